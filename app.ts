@@ -1,0 +1,86 @@
+/** Builds the Hono app from its dependencies: middleware, the /api operations, errors. */
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppDeps, AppEnv } from "./http/env.ts";
+import { ApiError, errorBody, forbidden } from "./http/errors.ts";
+import { loadSession } from "./http/session.ts";
+import { isCrossSite } from "./http/client.ts";
+import { log } from "./lib/log.ts";
+import { randomId } from "./lib/crypto.ts";
+import openapi from "./routes/openapi.json" with { type: "json" };
+import { userRoutes } from "./routes/user.ts";
+import { usersRoutes } from "./routes/users.ts";
+import { settingsRoutes } from "./routes/settings.ts";
+import { profileRoutes } from "./routes/profiles.ts";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** The request path, with the `.json` suffix that every operation also answers to removed. */
+function apiPath(req: Request): string {
+  const start = req.url.indexOf("/", req.url.indexOf("://") + 3);
+  const end = req.url.indexOf("?", start);
+  const path = end === -1 ? req.url.slice(start) : req.url.slice(start, end);
+  return path.startsWith("/api/") && path.endsWith(".json") ? path.slice(0, -5) : path;
+}
+
+/** Creates the whole HTTP application. */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ getPath: apiPath });
+
+  app.use("*", async (c, next) => {
+    const id = randomId(6);
+    c.set("requestId", id);
+    const started = performance.now();
+    await next();
+    c.header("X-Request-Id", id);
+    log.debug("request", {
+      id,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: (performance.now() - started).toFixed(1),
+    });
+  });
+
+  app.use("/api/*", async (c, next) => {
+    // A cookie-authenticated state change started by another site is a CSRF attempt.
+    if (!SAFE_METHODS.has(c.req.method) && c.req.header("cookie") && isCrossSite(c, deps.config)) {
+      throw forbidden("Cross-site requests are not allowed.");
+    }
+    c.header("Cache-Control", "no-store");
+    await next();
+  });
+  app.use("/api/*", loadSession(deps));
+  app.use("/events", loadSession(deps));
+
+  app.get("/api", (c) => c.json(openapi));
+  for (const routes of [userRoutes, usersRoutes, settingsRoutes, profileRoutes]) {
+    app.route("/api", routes(deps));
+  }
+
+  app.notFound((c) => {
+    if (c.req.path === "/api" || c.req.path.startsWith("/api/")) {
+      return c.json(errorBody([{ message: "Unknown operation.", path: "/" }]), 501);
+    }
+    return c.json(errorBody([{ message: "Not found.", path: "/" }]), 404);
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) {
+      return c.json(errorBody(err.errors), err.status as 400);
+    }
+    if (err instanceof HTTPException) {
+      const status = err.status;
+      const message = status === 413 ? "The request body is too large." : err.message || "Bad request.";
+      return c.json(errorBody([{ message, path: status === 413 ? "/body" : "/" }]), status);
+    }
+    const requestId = c.get("requestId");
+    log.error("request failed", { id: requestId, method: c.req.method, path: c.req.path, error: err });
+    return c.json(
+      errorBody([{ message: `Internal server error (request ${requestId}).`, path: "/" }]),
+      500,
+    );
+  });
+
+  return app;
+}

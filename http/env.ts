@@ -1,0 +1,26 @@
+/** The typed Hono environment and the dependencies every route is built from. */
+import type { Config } from "../config.ts";
+import type { Store } from "../store/mod.ts";
+import type { EventBus } from "../lib/bus.ts";
+import type { UserRecord } from "../store/users.ts";
+
+/** What `createApp` is given; routes take what they need from it. */
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  bus: EventBus;
+  /** Called before a user is deleted, to stop what runs for them and remove their files. */
+  userDeleted?: ((userId: number) => Promise<void>)[];
+}
+
+/** Per-request variables set by middleware. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    /** The logged-in user, when there is a valid session. */
+    user?: UserRecord;
+    /** Hash of the session id, when there is a valid session. */
+    sessionHash?: string;
+  };
+  Bindings: { remoteAddr?: Deno.NetAddr };
+}

@@ -1,0 +1,98 @@
+/** Sessions: the `parley` cookie, its server-side record, and the middleware that reads it. */
+import type { Context, MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { hmac, randomId, sha256Hex } from "../lib/crypto.ts";
+import type { UserRecord } from "../store/users.ts";
+import type { AppDeps, AppEnv } from "./env.ts";
+import { forbidden, unauthorized } from "./errors.ts";
+import { isHttps } from "./client.ts";
+
+/** The session cookie's name. */
+export const COOKIE = "parley";
+/** Sliding lifetime of a session. */
+export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
+// Extend the stored expiry at most once a minute, not on every request.
+const TOUCH_AFTER_MS = 60 * 1000;
+
+function cookieOptions(c: Context, deps: AppDeps) {
+  return {
+    httpOnly: true,
+    sameSite: "Lax" as const,
+    secure: isHttps(c, deps.config),
+    path: "/",
+    maxAge: SESSION_TTL_MS / 1000,
+  };
+}
+
+/** Reads the session cookie and, when it names a live session, sets `user` and `sessionHash`. */
+export function loadSession(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const id = getCookie(c, COOKIE);
+    if (id && id.length <= 100) {
+      const idHash = await sha256Hex(id);
+      const session = await deps.store.sessions.get(idHash);
+      const now = Date.now();
+      if (session && session.expires > now) {
+        const user = await deps.store.users.byId(session.userId);
+        if (user) {
+          c.set("user", user);
+          c.set("sessionHash", idHash);
+          if (now + SESSION_TTL_MS - session.expires > TOUCH_AFTER_MS) {
+            await deps.store.sessions.touch(idHash, now + SESSION_TTL_MS);
+            setCookie(c, COOKIE, id, cookieOptions(c, deps));
+          }
+        }
+      } else if (session) {
+        await deps.store.sessions.remove(idHash);
+      }
+    }
+    await next();
+  };
+}
+
+/** Refuses callers without a session (401), before any input is looked at. */
+export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!c.get("user")) throw unauthorized();
+  await next();
+};
+
+/** Refuses callers who are not admins (401 without a session, 403 otherwise). */
+export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const user = c.get("user");
+  if (!user) throw unauthorized();
+  if (!user.roles.includes("admin")) throw forbidden();
+  await next();
+};
+
+/** The logged-in user; only for handlers behind requireUser. */
+export function currentUser(c: Context<AppEnv>): UserRecord {
+  const user = c.get("user");
+  if (!user) throw unauthorized();
+  return user;
+}
+
+/** Starts a new session for a user and sets the cookie. */
+export async function startSession(c: Context<AppEnv>, deps: AppDeps, user: UserRecord): Promise<void> {
+  const old = c.get("sessionHash");
+  if (old) await deps.store.sessions.remove(old);
+  const id = randomId(32);
+  const idHash = await sha256Hex(id);
+  await deps.store.sessions.create(idHash, user.id, Date.now() + SESSION_TTL_MS);
+  setCookie(c, COOKIE, id, cookieOptions(c, deps));
+  c.set("user", user);
+  c.set("sessionHash", idHash);
+}
+
+/** Ends the current session and clears the cookie. */
+export async function endSession(c: Context<AppEnv>, deps: AppDeps): Promise<void> {
+  const idHash = c.get("sessionHash");
+  if (idHash) await deps.store.sessions.remove(idHash);
+  deleteCookie(c, COOKIE, { path: "/", secure: isHttps(c, deps.config) });
+  c.set("user", undefined);
+  c.set("sessionHash", undefined);
+}
+
+/** The CSRF value of the current session: an HMAC of its hash, so it needs no storage. */
+export function csrfToken(deps: AppDeps, sessionHash: string): Promise<string> {
+  return hmac(deps.config.secret, `csrf:${sessionHash}`);
+}

@@ -1,0 +1,41 @@
+/** Request validation with zod; every failure becomes a 400 whose `path` points at the field. */
+import type { Context } from "hono";
+import type { z } from "zod";
+import { ApiError, type ErrorItem } from "./errors.ts";
+
+function pointer(root: string, path: readonly PropertyKey[]): string {
+  return [root, ...path.map((p) => String(p).replaceAll("~", "~0").replaceAll("/", "~1"))].join("/");
+}
+
+/** Validates `data` against `schema`; `root` is `/body`, `/query` or `/params`. */
+export function validate<S extends z.ZodType>(schema: S, data: unknown, root: string): z.output<S> {
+  const result = schema.safeParse(data);
+  if (result.success) return result.data;
+  const items: ErrorItem[] = result.error.issues.map((issue) => ({
+    message: issue.message,
+    path: pointer(root, issue.path),
+  }));
+  throw new ApiError(400, items[0].message, items[0].path, items.slice(1));
+}
+
+/** Reads and validates the JSON body; malformed JSON is a 400 at `/body`. */
+export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  const text = await c.req.text();
+  let data: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw new ApiError(400, "The body is not valid JSON.", "/body");
+    }
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new ApiError(400, "The body must be a JSON object.", "/body");
+  }
+  return validate(schema, data, "/body");
+}
+
+/** Validates the query string (each name's last value). */
+export function queryParams<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
+  return validate(schema, c.req.query(), "/query");
+}

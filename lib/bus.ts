@@ -1,0 +1,43 @@
+/** The in-process event bus: IRC and the store publish per-user events, `/events` sockets listen. */
+
+/** One event as it goes out on the `/events` socket; `event` names its kind. */
+export interface BusEvent {
+  event: string;
+  [key: string]: unknown;
+}
+
+type Listener = (ev: BusEvent) => void;
+
+/** Fans events out to the listeners of one user. */
+export class EventBus {
+  #listeners = new Map<number, Set<Listener>>();
+
+  /** Registers a listener for a user's events; returns the function that removes it. */
+  subscribe(userId: number, fn: Listener): () => void {
+    let set = this.#listeners.get(userId);
+    if (!set) this.#listeners.set(userId, set = new Set());
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+      if (set.size === 0) this.#listeners.delete(userId);
+    };
+  }
+
+  /** Delivers an event to every listener of a user; one failing listener does not stop the rest. */
+  publish(userId: number, ev: BusEvent): void {
+    const set = this.#listeners.get(userId);
+    if (!set) return;
+    for (const fn of set) {
+      try {
+        fn(ev);
+      } catch (err) {
+        console.error("event listener failed", err);
+      }
+    }
+  }
+
+  /** How many listeners a user has (open sockets). */
+  listenerCount(userId: number): number {
+    return this.#listeners.get(userId)?.size ?? 0;
+  }
+}

@@ -1,0 +1,28 @@
+/** The User resource as the API returns it. */
+import type { AppDeps } from "../http/env.ts";
+import { formatMicros } from "../lib/time.ts";
+import type { UserRecord } from "../store/users.ts";
+
+/** Which optional lists getUser includes. */
+export interface UserJsonOptions {
+  connections?: boolean;
+  conversations?: boolean;
+}
+
+/** Shapes a user as the User schema, with server-wide read-only fields filled in. */
+export async function userJson(deps: AppDeps, user: UserRecord, opts: UserJsonOptions = {}) {
+  const settings = await deps.store.settings.all();
+  const out: Record<string, unknown> = {
+    email: user.email,
+    uid: String(user.id),
+    registered: formatMicros(user.registered),
+    roles: user.roles,
+    highlight_keywords: user.highlightKeywords,
+    unread: 0,
+    default_connection: (settings.default_connection as string | undefined) ?? deps.config.defaultConnection,
+    forced_connection: settings.forced_connection === true,
+    video_service: (settings.video_service as string | undefined) ?? "",
+  };
+  void opts;
+  return out;
+}

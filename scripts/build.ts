@@ -1,0 +1,41 @@
+/** `deno task build`: bundles the web client (static/app/) into static/dist/. `--if-stale` skips fresh bundles. */
+import { join } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+const entry = join(root, "static/app/main.tsx");
+const outDir = join(root, "static/dist");
+const outFile = join(outDir, "app.js");
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory ? newestMtime(path) : Deno.statSync(path).mtime?.getTime() ?? 0);
+  }
+  return newest;
+}
+
+function mtime(path: string): number {
+  try {
+    return Deno.statSync(path).mtime?.getTime() ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Bundles the client unless `ifStale` and the bundle is newer than every source. */
+export async function build(ifStale: boolean): Promise<void> {
+  if (mtime(entry) === 0) return; // no client yet
+  const sources = Math.max(newestMtime(join(root, "static/app")), mtime(join(root, "deno.json")));
+  if (ifStale && mtime(outFile) > sources) return;
+  await Deno.mkdir(outDir, { recursive: true });
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["bundle", "--platform", "browser", "--minify", "--sourcemap", "linked", "-o", outFile, entry],
+    cwd: root,
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error("deno bundle failed");
+}
+
+if (import.meta.main) await build(Deno.args.includes("--if-stale"));

@@ -1,0 +1,53 @@
+/** Finds or installs the Debian packages a task needs (ngircd, chromium), naming them when it cannot. */
+
+/** A program a task needs and the Debian package that provides it. */
+export interface SystemTool {
+  /** Candidate paths of the binary, first found wins. */
+  paths: string[];
+  /** The Debian package to install. */
+  pkg: string;
+}
+
+/** The IRC server used by the integration tests. */
+export const NGIRCD: SystemTool = { paths: ["/usr/sbin/ngircd", "/usr/bin/ngircd"], pkg: "ngircd" };
+/** The browser used by the end-to-end tests. */
+export const CHROMIUM: SystemTool = { paths: ["/usr/bin/chromium", "/usr/bin/chromium-browser"], pkg: "chromium" };
+
+function exists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+async function run(cmd: string, args: string[]): Promise<boolean> {
+  const child = new Deno.Command(cmd, {
+    args,
+    stdout: "inherit",
+    stderr: "inherit",
+    env: { DEBIAN_FRONTEND: "noninteractive" },
+  }).spawn();
+  return (await child.status).success;
+}
+
+/** Returns the path of each tool, installing the missing ones with apt-get when running as root. */
+export async function ensureTools(tools: SystemTool[]): Promise<string[]> {
+  const missing = tools.filter((t) => !t.paths.some(exists));
+  if (missing.length) {
+    const pkgs = missing.map((t) => t.pkg);
+    const isRoot = Deno.uid?.() === 0;
+    if (!isRoot || !exists("/usr/bin/apt-get")) {
+      throw new Error(`missing system packages: ${pkgs.join(" ")}. Install them with: sudo apt-get install ${pkgs.join(" ")}`);
+    }
+    console.error(`installing Debian packages: ${pkgs.join(" ")}`);
+    const ok = (await run("apt-get", ["update", "-qq"])) &&
+      (await run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...pkgs]));
+    if (!ok) throw new Error(`apt-get could not install: ${pkgs.join(" ")}`);
+  }
+  return tools.map((t) => {
+    const path = t.paths.find(exists);
+    if (!path) throw new Error(`${t.pkg} is installed but its binary was not found at ${t.paths.join(" or ")}`);
+    return path;
+  });
+}

@@ -1,0 +1,31 @@
+/** Opens the SQLite database with the pragmas Parley relies on. */
+import { DatabaseSync } from "node:sqlite";
+
+/** Opens (creating if needed) the database at `path` in WAL mode with foreign keys on. */
+export function openDatabase(path: string): DatabaseSync {
+  const db = new DatabaseSync(path);
+  // WAL lets readers run while the batched writer commits; NORMAL sync is safe under WAL.
+  db.exec(`
+    PRAGMA journal_mode = WAL;
+    PRAGMA synchronous = NORMAL;
+    PRAGMA foreign_keys = ON;
+    PRAGMA busy_timeout = 5000;
+    PRAGMA temp_store = MEMORY;
+    PRAGMA cache_size = -65536;
+    PRAGMA mmap_size = 268435456;
+  `);
+  return db;
+}
+
+/** Runs `fn` inside a transaction, rolling back when it throws. */
+export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const result = fn();
+    db.exec("COMMIT");
+    return result;
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  }
+}

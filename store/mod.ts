@@ -1,0 +1,41 @@
+/** The store: one object holding every table group's interface. Routes and IRC see only this. */
+import { join } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
+import { openDatabase } from "./db.ts";
+import { loadMigrations, migrate } from "./migrate.ts";
+import { sqliteUserStore, type UserStore } from "./users.ts";
+import { type SessionStore, sqliteSessionStore } from "./sessions.ts";
+import { type SettingsStore, sqliteSettingsStore } from "./settings.ts";
+import { type ProfileStore, sqliteProfileStore } from "./profiles.ts";
+
+/** Every table group of Parley's storage. Async so that another database can implement it. */
+export interface Store {
+  users: UserStore;
+  sessions: SessionStore;
+  settings: SettingsStore;
+  profiles: ProfileStore;
+  /** Flushes pending writes and closes the database. */
+  close(): Promise<void>;
+}
+
+/** Opens `parley.db` in the data folder, applies migrations, and returns the store. */
+export async function openStore(home: string): Promise<Store> {
+  const db = openDatabase(join(home, "parley.db"));
+  migrate(db, await loadMigrations());
+  return sqliteStore(db);
+}
+
+/** Builds the SQLite store over an open, migrated database. */
+export function sqliteStore(db: DatabaseSync): Store {
+  return {
+    users: sqliteUserStore(db),
+    sessions: sqliteSessionStore(db),
+    settings: sqliteSettingsStore(db),
+    profiles: sqliteProfileStore(db),
+    close() {
+      db.exec("PRAGMA optimize");
+      db.close();
+      return Promise.resolve();
+    },
+  };
+}

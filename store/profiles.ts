@@ -1,0 +1,86 @@
+/** Connection profiles: per-host defaults and limits set by an admin. */
+import type { DatabaseSync } from "node:sqlite";
+
+/** A connection profile as stored. */
+export interface ProfileRecord {
+  id: string;
+  url: string;
+  isDefault: boolean;
+  isForced: boolean;
+  maxBulkMessageSize: number;
+  maxMessageLength: number;
+  serviceAccounts: string[];
+  webircPassword: string;
+}
+
+/** Storage of connection profiles. */
+export interface ProfileStore {
+  list(): Promise<ProfileRecord[]>;
+  get(id: string): Promise<ProfileRecord | undefined>;
+  /** Inserts or replaces; a profile saved as default clears the flag on the others. */
+  save(profile: ProfileRecord): Promise<ProfileRecord>;
+  remove(id: string): Promise<boolean>;
+}
+
+interface Row {
+  id: string;
+  url: string;
+  is_default: number;
+  is_forced: number;
+  max_bulk_message_size: number;
+  max_message_length: number;
+  service_accounts: string;
+  webirc_password: string;
+}
+
+function toRecord(r: Row): ProfileRecord {
+  return {
+    id: r.id,
+    url: r.url,
+    isDefault: r.is_default === 1,
+    isForced: r.is_forced === 1,
+    maxBulkMessageSize: r.max_bulk_message_size,
+    maxMessageLength: r.max_message_length,
+    serviceAccounts: JSON.parse(r.service_accounts),
+    webircPassword: r.webirc_password,
+  };
+}
+
+/** The SQLite implementation of ProfileStore. */
+export function sqliteProfileStore(db: DatabaseSync): ProfileStore {
+  const q = {
+    list: db.prepare("SELECT * FROM connection_profiles ORDER BY id"),
+    get: db.prepare("SELECT * FROM connection_profiles WHERE id = ?"),
+    clearDefault: db.prepare("UPDATE connection_profiles SET is_default = 0 WHERE id != ?"),
+    upsert: db.prepare(`INSERT INTO connection_profiles
+      (id, url, is_default, is_forced, max_bulk_message_size, max_message_length, service_accounts, webirc_password)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT(id) DO UPDATE SET url = excluded.url, is_default = excluded.is_default,
+        is_forced = excluded.is_forced, max_bulk_message_size = excluded.max_bulk_message_size,
+        max_message_length = excluded.max_message_length, service_accounts = excluded.service_accounts,
+        webirc_password = excluded.webirc_password`),
+    remove: db.prepare("DELETE FROM connection_profiles WHERE id = ?"),
+  };
+  return {
+    list: () => Promise.resolve((q.list.all() as unknown as Row[]).map(toRecord)),
+    get(id) {
+      const row = q.get.get(id) as Row | undefined;
+      return Promise.resolve(row && toRecord(row));
+    },
+    save(p) {
+      if (p.isDefault) q.clearDefault.run(p.id);
+      q.upsert.run(
+        p.id,
+        p.url,
+        p.isDefault ? 1 : 0,
+        p.isForced ? 1 : 0,
+        p.maxBulkMessageSize,
+        p.maxMessageLength,
+        JSON.stringify(p.serviceAccounts),
+        p.webircPassword,
+      );
+      return Promise.resolve(toRecord(q.get.get(p.id) as unknown as Row));
+    },
+    remove: (id) => Promise.resolve(Number(q.remove.run(id).changes) > 0),
+  };
+}

@@ -1,0 +1,96 @@
+/** Users: accounts, their password hashes, roles and highlight keywords. */
+import type { DatabaseSync } from "node:sqlite";
+import { nowMicros } from "../lib/time.ts";
+
+/** A user as stored. */
+export interface UserRecord {
+  id: number;
+  email: string;
+  passwordHash: string;
+  roles: string[];
+  highlightKeywords: string[];
+  /** Registration time in microseconds. */
+  registered: number;
+}
+
+/** Changes to a user; absent fields stay as they are. */
+export interface UserPatch {
+  passwordHash?: string;
+  roles?: string[];
+  highlightKeywords?: string[];
+}
+
+/** Storage of users. */
+export interface UserStore {
+  count(): Promise<number>;
+  create(email: string, passwordHash: string, roles: string[]): Promise<UserRecord>;
+  byEmail(email: string): Promise<UserRecord | undefined>;
+  byId(id: number): Promise<UserRecord | undefined>;
+  /** Users ordered by email, those after `after`. */
+  list(after: string | undefined, limit: number): Promise<UserRecord[]>;
+  /** Users holding a role. */
+  withRole(role: string): Promise<UserRecord[]>;
+  update(id: number, patch: UserPatch): Promise<UserRecord | undefined>;
+  remove(id: number): Promise<boolean>;
+}
+
+interface Row {
+  id: number;
+  email: string;
+  password_hash: string;
+  roles: string;
+  highlight_keywords: string;
+  registered: number;
+}
+
+function toRecord(row: Row | undefined): UserRecord | undefined {
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    email: row.email,
+    passwordHash: row.password_hash,
+    roles: JSON.parse(row.roles),
+    highlightKeywords: JSON.parse(row.highlight_keywords),
+    registered: row.registered,
+  };
+}
+
+/** The SQLite implementation of UserStore. */
+export function sqliteUserStore(db: DatabaseSync): UserStore {
+  const q = {
+    count: db.prepare("SELECT count(*) AS n FROM users"),
+    insert: db.prepare(
+      "INSERT INTO users (email, password_hash, roles, registered) VALUES (?, ?, ?, ?) RETURNING *",
+    ),
+    byEmail: db.prepare("SELECT * FROM users WHERE email = ?"),
+    byId: db.prepare("SELECT * FROM users WHERE id = ?"),
+    list: db.prepare("SELECT * FROM users WHERE email > ? ORDER BY email LIMIT ?"),
+    all: db.prepare("SELECT * FROM users ORDER BY email"),
+    remove: db.prepare("DELETE FROM users WHERE id = ?"),
+  };
+  return {
+    count: () => Promise.resolve((q.count.get() as { n: number }).n),
+    create: (email, passwordHash, roles) =>
+      Promise.resolve(toRecord(q.insert.get(email, passwordHash, JSON.stringify(roles), nowMicros()) as unknown as Row)!),
+    byEmail: (email) => Promise.resolve(toRecord(q.byEmail.get(email) as Row | undefined)),
+    byId: (id) => Promise.resolve(toRecord(q.byId.get(id) as Row | undefined)),
+    list: (after, limit) =>
+      Promise.resolve((q.list.all(after ?? "", limit) as unknown as Row[]).map((r) => toRecord(r)!)),
+    withRole: (role) =>
+      Promise.resolve(
+        (q.all.all() as unknown as Row[]).map((r) => toRecord(r)!).filter((u) => u.roles.includes(role)),
+      ),
+    update(id, patch) {
+      const sets: string[] = [];
+      const values: string[] = [];
+      if (patch.passwordHash !== undefined) sets.push("password_hash = ?"), values.push(patch.passwordHash);
+      if (patch.roles !== undefined) sets.push("roles = ?"), values.push(JSON.stringify(patch.roles));
+      if (patch.highlightKeywords !== undefined) {
+        sets.push("highlight_keywords = ?"), values.push(JSON.stringify(patch.highlightKeywords));
+      }
+      if (sets.length) db.prepare(`UPDATE users SET ${sets.join(", ")} WHERE id = ?`).run(...values, id);
+      return Promise.resolve(toRecord(q.byId.get(id) as Row | undefined));
+    },
+    remove: (id) => Promise.resolve(Number(q.remove.run(id).changes) > 0),
+  };
+}

@@ -1,0 +1,96 @@
+/** Starts a real ngircd on a free loopback port for a test. */
+import { ensureTools, NGIRCD } from "../../scripts/system_deps.ts";
+import { freePort } from "./ports.ts";
+
+/** A running ngircd. */
+export interface IrcServer {
+  host: string;
+  port: number;
+  /** `irc://127.0.0.1:PORT` */
+  url: string;
+  output(): string;
+  /** Kills the server (connections drop); `start()` brings it back on the same port. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts ngircd with flood throttling off (MaxPenaltyTime = 0) and no DNS or ident lookups. */
+export async function startIrcServer(): Promise<IrcServer> {
+  const [bin] = await ensureTools([NGIRCD]);
+  const dir = await Deno.makeTempDir({ prefix: "parley-ngircd-" });
+  await Deno.chmod(dir, 0o755);
+  const port = freePort();
+  const conf = `${dir}/ngircd.conf`;
+  await Deno.writeTextFile(
+    conf,
+    `[Global]
+Name = irc.parley.test
+Info = Parley test server
+AdminInfo1 = Parley tests
+AdminInfo2 = localhost
+AdminEMail = root@localhost
+Listen = 127.0.0.1
+Ports = ${port}
+MotdPhrase = Welcome to the Parley test server
+[Limits]
+MaxPenaltyTime = 0
+PingTimeout = 120
+PongTimeout = 20
+MaxConnectionsIP = 0
+MaxJoins = 0
+MaxNickLength = 30
+[Options]
+DNS = no
+Ident = no
+PAM = no
+`,
+  );
+  await Deno.chmod(conf, 0o644);
+  let out = "";
+  let child: Deno.ChildProcess | undefined;
+
+  async function start() {
+    child = new Deno.Command(bin, { args: ["-n", "-f", conf], stdout: "piped", stderr: "piped" }).spawn();
+    const decoder = new TextDecoder();
+    for (const stream of [child.stdout, child.stderr]) {
+      (async () => {
+        for await (const chunk of stream) out += decoder.decode(chunk, { stream: true });
+      })();
+    }
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      try {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+        conn.close();
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 30));
+      }
+    }
+    throw new Error(`ngircd did not start:\n${out}`);
+  }
+
+  async function stop() {
+    if (!child) return;
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone */ }
+    await child.status;
+    child = undefined;
+  }
+
+  await start();
+  return {
+    host: "127.0.0.1",
+    port,
+    url: `irc://127.0.0.1:${port}`,
+    output: () => out,
+    stop,
+    start,
+    async close() {
+      await stop();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/** Starts the real Parley daemon as a child process on a free port with its own data folder. */
+import { freePort } from "./ports.ts";
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+
+/** A running Parley for one test. */
+export interface TestServer {
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  url: string;
+  home: string;
+  env: Record<string, string>;
+  /** Everything the daemon printed so far. */
+  output(): string;
+  /** Stops the daemon with SIGTERM and waits for it; keeps the data folder. */
+  stop(): Promise<void>;
+  /** Stops and starts again on the same port and data folder. */
+  restart(): Promise<void>;
+  /** Stops and removes the data folder. */
+  close(): Promise<void>;
+}
+
+/** Options for startServer. */
+export interface ServerOptions {
+  env?: Record<string, string>;
+  home?: string;
+  /** Run a compiled binary instead of `deno run main.ts`. */
+  binary?: string;
+}
+
+/** Starts Parley and resolves once it answers HTTP. */
+export async function startServer(opts: ServerOptions = {}): Promise<TestServer> {
+  const home = opts.home ?? await Deno.makeTempDir({ prefix: "parley-test-" });
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {
+    PARLEY_HOME: home,
+    PARLEY_LISTEN: url,
+    PARLEY_CONNECT_DELAY: "0",
+    PARLEY_LOG_LEVEL: "debug",
+    PARLEY_UPDATE_URL: "",
+    NO_COLOR: "1",
+    ...opts.env,
+  };
+  let out = "";
+  let child: Deno.ChildProcess | undefined;
+  let pumps: Promise<void>[] = [];
+
+  async function pump(stream: ReadableStream<Uint8Array>) {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) out += decoder.decode(chunk, { stream: true });
+  }
+
+  async function start() {
+    const cmd = opts.binary
+      ? new Deno.Command(opts.binary, { args: ["daemon"], env, stdout: "piped", stderr: "piped", cwd: home })
+      : new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "main.ts", "daemon"],
+        cwd: ROOT,
+        env,
+        stdout: "piped",
+        stderr: "piped",
+      });
+    child = cmd.spawn();
+    pumps = [pump(child.stdout), pump(child.stderr)];
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      try {
+        const res = await fetch(`${url}/api`);
+        await res.body?.cancel();
+        if (res.status === 200) return;
+      } catch { /* not listening yet */ }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`Parley did not start:\n${out}`);
+  }
+
+  async function stop() {
+    if (!child) return;
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already gone */ }
+    await child.status;
+    await Promise.all(pumps);
+    child = undefined;
+  }
+
+  await start();
+  return {
+    url,
+    home,
+    env,
+    output: () => out,
+    stop,
+    async restart() {
+      await stop();
+      await start();
+    },
+    async close() {
+      await stop();
+      await Deno.remove(home, { recursive: true }).catch(() => {});
+    },
+  };
+}
