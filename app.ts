@@ -54,9 +54,22 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("/events", loadSession(deps));
 
   app.get("/api", (c) => c.json(openapi));
-  for (const routes of [userRoutes, usersRoutes, settingsRoutes, profileRoutes]) {
-    app.route("/api", routes(deps));
-  }
+  const operations = [
+    // accounts
+    userRoutes,
+    usersRoutes,
+    settingsRoutes,
+    profileRoutes,
+    // irc: connections, conversations, sending
+
+    // history: messages, search, notifications
+
+    // outside world: files, embed, updates, webhook
+
+    // web client: i18n
+  ];
+  for (const routes of operations) app.route("/api", routes(deps));
+  // web client: static files and the single-page app (mounted after /api)
 
   app.notFound((c) => {
     if (c.req.path === "/api" || c.req.path.startsWith("/api/")) {
@@ -71,11 +84,18 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     }
     if (err instanceof HTTPException) {
       const status = err.status;
-      const message = status === 413 ? "The request body is too large." : err.message || "Bad request.";
+      const message = status === 413
+        ? "The request body is too large."
+        : err.message || "Bad request.";
       return c.json(errorBody([{ message, path: status === 413 ? "/body" : "/" }]), status);
     }
     const requestId = c.get("requestId");
-    log.error("request failed", { id: requestId, method: c.req.method, path: c.req.path, error: err });
+    log.error("request failed", {
+      id: requestId,
+      method: c.req.method,
+      path: c.req.path,
+      error: err,
+    });
     return c.json(
       errorBody([{ message: `Internal server error (request ${requestId}).`, path: "/" }]),
       500,

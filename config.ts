@@ -41,15 +41,39 @@ export const OPTIONS: Option[] = [
   { env: "PARLEY_LISTEN", flag: "listen", help: "listen URL (default http://127.0.0.1:3000)" },
   { env: "PARLEY_BASE_URL", flag: "base-url", help: "external URL used in links" },
   { env: "PARLEY_REVERSE_PROXY", flag: "reverse-proxy", help: "trust X-Forwarded-* headers (0/1)" },
-  { env: "PARLEY_SECRET", flag: "secret", help: "server secret (else generated in the data folder)" },
+  {
+    env: "PARLEY_SECRET",
+    flag: "secret",
+    help: "server secret (else generated in the data folder)",
+  },
   { env: "PARLEY_TLS_CERT", flag: "tls-cert", help: "TLS certificate file for https:// listen" },
   { env: "PARLEY_TLS_KEY", flag: "tls-key", help: "TLS key file for https:// listen" },
-  { env: "PARLEY_MAX_UPLOAD_SIZE", flag: "max-upload-size", help: "upload limit in bytes (default 40000000)" },
-  { env: "PARLEY_CONNECT_DELAY", flag: "connect-delay", help: "seconds between connects to one host (default 4)" },
+  {
+    env: "PARLEY_MAX_UPLOAD_SIZE",
+    flag: "max-upload-size",
+    help: "upload limit in bytes (default 40000000)",
+  },
+  {
+    env: "PARLEY_CONNECT_DELAY",
+    flag: "connect-delay",
+    help: "seconds between connects to one host (default 4)",
+  },
   { env: "PARLEY_LOG_LEVEL", flag: "log-level", help: "debug, info, warn or error (default info)" },
-  { env: "PARLEY_DEFAULT_CONNECTION", flag: "default-connection", help: "default IRC URL for new users" },
-  { env: "PARLEY_EMBED_ALLOW_PRIVATE", flag: "embed-allow-private", help: "let embed fetch private addresses (0/1)" },
-  { env: "PARLEY_UPDATE_URL", flag: "update-url", help: "URL asked for the newest version (empty: off)" },
+  {
+    env: "PARLEY_DEFAULT_CONNECTION",
+    flag: "default-connection",
+    help: "default IRC URL for new users",
+  },
+  {
+    env: "PARLEY_EMBED_ALLOW_PRIVATE",
+    flag: "embed-allow-private",
+    help: "let embed fetch private addresses (0/1)",
+  },
+  {
+    env: "PARLEY_UPDATE_URL",
+    flag: "update-url",
+    help: "URL asked for the newest version (empty: off)",
+  },
 ];
 
 /** The default URL offered to new users when nothing else is configured. */
@@ -62,10 +86,17 @@ function parseBool(name: string, value: string | undefined): boolean {
   throw new ConfigError(`${name} must be 0 or 1, not "${value}"`);
 }
 
-function parseNumber(name: string, value: string | undefined, fallback: number, min: number): number {
+function parseNumber(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min: number,
+): number {
   if (value === undefined || value === "") return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < min) throw new ConfigError(`${name} must be a number >= ${min}, not "${value}"`);
+  if (!Number.isFinite(n) || n < min) {
+    throw new ConfigError(`${name} must be a number >= ${min}, not "${value}"`);
+  }
   return n;
 }
 
@@ -99,15 +130,24 @@ export function flagsToEnv(args: string[]): Record<string, string> {
 }
 
 /** Builds a Config from environment values (flags already merged in). Pure: touches no files. */
-export function parseConfig(env: Record<string, string | undefined>): Omit<Config, "secret"> & { secret?: string } {
+export function parseConfig(
+  env: Record<string, string | undefined>,
+): Omit<Config, "secret"> & { secret?: string } {
   const home = resolve(env.PARLEY_HOME || "./local/parley");
-  const listen = parseUrl("PARLEY_LISTEN", env.PARLEY_LISTEN || "http://127.0.0.1:3000", ["http", "https"]);
+  const listen = parseUrl("PARLEY_LISTEN", env.PARLEY_LISTEN || "http://127.0.0.1:3000", [
+    "http",
+    "https",
+  ]);
   if (!listen.port) listen.port = listen.protocol === "https:" ? "443" : "80";
-  const baseUrl = env.PARLEY_BASE_URL ? parseUrl("PARLEY_BASE_URL", env.PARLEY_BASE_URL, ["http", "https"]) : new URL(listen.href);
+  const baseUrl = env.PARLEY_BASE_URL
+    ? parseUrl("PARLEY_BASE_URL", env.PARLEY_BASE_URL, ["http", "https"])
+    : new URL(listen.href);
   const tlsCert = env.PARLEY_TLS_CERT || undefined;
   const tlsKey = env.PARLEY_TLS_KEY || undefined;
   if (listen.protocol === "https:" && (!tlsCert || !tlsKey)) {
-    throw new ConfigError("PARLEY_LISTEN is https:// but PARLEY_TLS_CERT and PARLEY_TLS_KEY are not both set");
+    throw new ConfigError(
+      "PARLEY_LISTEN is https:// but PARLEY_TLS_CERT and PARLEY_TLS_KEY are not both set",
+    );
   }
   const logLevel = (env.PARLEY_LOG_LEVEL || "info").toLowerCase();
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
@@ -116,7 +156,9 @@ export function parseConfig(env: Record<string, string | undefined>): Omit<Confi
   const defaultConnection = env.PARLEY_DEFAULT_CONNECTION || DEFAULT_CONNECTION;
   parseUrl("PARLEY_DEFAULT_CONNECTION", defaultConnection, ["irc", "ircs"]);
   const secret = env.PARLEY_SECRET || undefined;
-  if (secret !== undefined && secret.length < 16) throw new ConfigError("PARLEY_SECRET must be at least 16 characters");
+  if (secret !== undefined && secret.length < 16) {
+    throw new ConfigError("PARLEY_SECRET must be at least 16 characters");
+  }
   return {
     home,
     listen,

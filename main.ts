@@ -32,8 +32,11 @@ async function daemon(args: string[]): Promise<void> {
   setLogLevel(config.logLevel);
 
   // Listen at once and answer 503 until the app is ready, so a client never sees a refused socket.
-  let handler: (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response> =
-    () => Response.json(errorBody([{ message: "Parley is starting.", path: "/" }]), { status: 503 });
+  let handler: (
+    req: Request,
+    info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+  ) => Response | Promise<Response> = () =>
+    Response.json(errorBody([{ message: "Parley is starting.", path: "/" }]), { status: 503 });
   const controller = new AbortController();
   const tls = config.tlsCert && config.tlsKey
     ? { cert: await Deno.readTextFile(config.tlsCert), key: await Deno.readTextFile(config.tlsKey) }
@@ -42,7 +45,8 @@ async function daemon(args: string[]): Promise<void> {
     hostname: config.listen.hostname.replace(/^\[|\]$/g, ""),
     port: Number(config.listen.port),
     signal: controller.signal,
-    onListen: ({ hostname, port }) => log.info("listening", { url: `${config.listen.protocol}//${hostname}:${port}` }),
+    onListen: ({ hostname, port }) =>
+      log.info("listening", { url: `${config.listen.protocol}//${hostname}:${port}` }),
     ...tls,
   }, (req, info) => handler(req, info));
 
@@ -84,18 +88,24 @@ async function userCommand(args: string[]): Promise<void> {
   try {
     const [sub, email, ...rest] = args;
     if (sub === "list") {
-      for (const u of await store.users.list(undefined, 1_000_000)) console.log(`${u.email}\t${u.roles.join(",")}`);
+      for (const u of await store.users.list(undefined, 1_000_000)) {
+        console.log(`${u.email}\t${u.roles.join(",")}`);
+      }
       return;
     }
     const user = email ? await store.users.byEmail(email.toLowerCase()) : undefined;
     if (!user) throw new ConfigError(`no such user: ${email ?? "(none given)"}`);
     if (sub === "set-password") {
       const password = await readLine();
-      if (password.length < 10) throw new ConfigError("the password must be at least 10 characters");
+      if (password.length < 10) {
+        throw new ConfigError("the password must be at least 10 characters");
+      }
       await store.users.update(user.id, { passwordHash: await hashPassword(password) });
       await store.sessions.removeForUser(user.id);
     } else if (sub === "set-role") {
-      await store.users.update(user.id, { roles: rest.filter((r) => r === "admin" || r === "bot") });
+      await store.users.update(user.id, {
+        roles: rest.filter((r) => r === "admin" || r === "bot"),
+      });
     } else {
       throw new ConfigError(`unknown user command: ${sub}`);
     }

@@ -21,7 +21,8 @@ export function isHttps(c: Context, config: Config): boolean {
 /** The origin this server is reached at for this request. */
 export function requestOrigin(c: Context, config: Config): string {
   const url = new URL(c.req.url);
-  const host = (config.reverseProxy && c.req.header("x-forwarded-host")) || c.req.header("host") || url.host;
+  const host = (config.reverseProxy && c.req.header("x-forwarded-host")) || c.req.header("host") ||
+    url.host;
   return `${isHttps(c, config) ? "https" : url.protocol.slice(0, -1)}://${host}`;
 }
 

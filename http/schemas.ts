@@ -20,5 +20,7 @@ export const queryBool = z.enum(["true", "false", "1", "0", ""]).optional()
 export function queryLimit(fallback: number, max: number) {
   return z.string().regex(/^\d+$/, { error: "Must be a positive integer." }).optional()
     .transform((v) => (v === undefined ? fallback : Number(v)))
-    .pipe(z.number().int().min(1, { error: "Must be at least 1." }).transform((n) => Math.min(n, max)));
+    .pipe(
+      z.number().int().min(1, { error: "Must be at least 1." }).transform((n) => Math.min(n, max)),
+    );
 }

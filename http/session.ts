@@ -72,7 +72,11 @@ export function currentUser(c: Context<AppEnv>): UserRecord {
 }
 
 /** Starts a new session for a user and sets the cookie. */
-export async function startSession(c: Context<AppEnv>, deps: AppDeps, user: UserRecord): Promise<void> {
+export async function startSession(
+  c: Context<AppEnv>,
+  deps: AppDeps,
+  user: UserRecord,
+): Promise<void> {
   const old = c.get("sessionHash");
   if (old) await deps.store.sessions.remove(old);
   const id = randomId(32);

@@ -4,7 +4,9 @@ import type { z } from "zod";
 import { ApiError, type ErrorItem } from "./errors.ts";
 
 function pointer(root: string, path: readonly PropertyKey[]): string {
-  return [root, ...path.map((p) => String(p).replaceAll("~", "~0").replaceAll("/", "~1"))].join("/");
+  return [root, ...path.map((p) => String(p).replaceAll("~", "~0").replaceAll("/", "~1"))].join(
+    "/",
+  );
 }
 
 /** Validates `data` against `schema`; `root` is `/body`, `/query` or `/params`. */

@@ -13,7 +13,11 @@ function write(level: LogLevel, msg: string, fields?: Record<string, unknown>): 
   if (ORDER[level] < threshold) return;
   let line = `${new Date().toISOString()} ${level.toUpperCase()} ${msg}`;
   for (const [k, v] of Object.entries(fields ?? {})) {
-    const text = v instanceof Error ? (v.stack ?? v.message) : typeof v === "string" ? v : JSON.stringify(v);
+    const text = v instanceof Error
+      ? (v.stack ?? v.message)
+      : typeof v === "string"
+      ? v
+      : JSON.stringify(v);
     line += ` ${k}=${text}`;
   }
   (level === "error" || level === "warn" ? console.error : console.log)(line);

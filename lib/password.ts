@@ -11,7 +11,10 @@ export function hashPassword(password: string): Promise<string> {
 }
 
 /** Checks a password against a stored hash; with no hash it spends the same time and fails. */
-export async function verifyPassword(stored: string | undefined, password: string): Promise<boolean> {
+export async function verifyPassword(
+  stored: string | undefined,
+  password: string,
+): Promise<boolean> {
   if (!stored) {
     decoy ??= hashPassword(crypto.randomUUID());
     await verify(await decoy, password).catch(() => false);

@@ -25,7 +25,9 @@ export function parseMicros(text: string): number | null {
   const base = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s);
   if (Number.isNaN(base)) return null;
   const check = new Date(base);
-  if (check.getUTCDate() !== +d || check.getUTCMonth() !== +mo - 1 || +h > 23 || +mi > 59 || +s > 60) return null;
+  if (
+    check.getUTCDate() !== +d || check.getUTCMonth() !== +mo - 1 || +h > 23 || +mi > 59 || +s > 60
+  ) return null;
   let offsetMin = 0;
   if (zone !== "Z" && zone !== "z") {
     const sign = zone[0] === "-" ? -1 : 1;

@@ -7,7 +7,12 @@ import { formatMicros } from "../lib/time.ts";
 export const INVITE_TTL_S = 24 * 3600;
 
 /** The token of an invite; changing the password (using the invite) makes old tokens invalid. */
-export function inviteToken(deps: AppDeps, email: string, exp: string, passwordHash: string): Promise<string> {
+export function inviteToken(
+  deps: AppDeps,
+  email: string,
+  exp: string,
+  passwordHash: string,
+): Promise<string> {
   return hmac(deps.config.secret, `invite:${email}:${exp}:${passwordHash}`);
 }
 
@@ -18,5 +23,9 @@ export async function createInvite(deps: AppDeps, email: string) {
   const token = await inviteToken(deps, email, exp, existing?.passwordHash ?? "");
   const url = new URL("register", deps.config.baseUrl.href.replace(/\/?$/, "/"));
   url.search = new URLSearchParams({ email, exp, token }).toString();
-  return { url: url.href, existing: Boolean(existing), expires: formatMicros(Number(exp) * 1_000_000) };
+  return {
+    url: url.href,
+    existing: Boolean(existing),
+    expires: formatMicros(Number(exp) * 1_000_000),
+  };
 }

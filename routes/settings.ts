@@ -16,7 +16,8 @@ const uri = (schemes: string[]) =>
   }, { error: `Must be a URL starting with ${schemes.map((s) => s + "://").join(" or ")}.` });
 
 const settingsBody = z.object({
-  contact: z.string().trim().min(3, { error: "Contact must be at least 3 characters." }).max(500).optional(),
+  contact: z.string().trim().min(3, { error: "Contact must be at least 3 characters." }).max(500)
+    .optional(),
   default_connection: uri(["irc", "ircs"]).optional(),
   forced_connection: z.boolean().optional(),
   open_to_public: z.boolean().optional(),

@@ -28,7 +28,9 @@ const loginBody = z.object({ email, password: z.string({ error: "Password is req
 const registerBody = z.object({
   email,
   password,
-  exp: z.union([z.string(), z.number()]).optional().transform((v) => (v === undefined ? undefined : String(v))),
+  exp: z.union([z.string(), z.number()]).optional().transform((
+    v,
+  ) => (v === undefined ? undefined : String(v))),
   token: z.string().optional(),
 });
 const updateBody = z.object({
@@ -44,7 +46,10 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   const throttle = new FailureThrottle();
   const { store } = deps;
 
-  async function withCsrf(c: { get(k: "sessionHash"): string | undefined }, body: Record<string, unknown>) {
+  async function withCsrf(
+    c: { get(k: "sessionHash"): string | undefined },
+    body: Record<string, unknown>,
+  ) {
     const hash = c.get("sessionHash");
     return hash ? { ...body, csrf: await csrfToken(deps, hash) } : body;
   }
@@ -52,7 +57,9 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   /** The target of /user/{email}: the caller, or anyone for an admin. */
   async function target(caller: UserRecord, rawEmail: string): Promise<UserRecord> {
     const address = validate(email, decodeURIComponent(rawEmail), "/params/email");
-    if (address !== caller.email && !caller.roles.includes("admin")) throw forbidden("You may only change your own account.");
+    if (address !== caller.email && !caller.roles.includes("admin")) {
+      throw forbidden("You may only change your own account.");
+    }
     const user = address === caller.email ? caller : await store.users.byEmail(address);
     if (!user) throw notFound("No such user.");
     return user;
@@ -86,8 +93,12 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     let user: UserRecord;
     if (body.token !== undefined || body.exp !== undefined) {
       const exp = Number(body.exp);
-      if (!body.exp || !Number.isInteger(exp)) throw badRequest("The invite has no valid expiry.", "/body/exp");
-      if (exp * 1000 < Date.now()) throw badRequest("The invite has expired. Ask for a new one.", "/body/exp");
+      if (!body.exp || !Number.isInteger(exp)) {
+        throw badRequest("The invite has no valid expiry.", "/body/exp");
+      }
+      if (exp * 1000 < Date.now()) {
+        throw badRequest("The invite has expired. Ask for a new one.", "/body/exp");
+      }
       const expected = await inviteToken(deps, body.email, body.exp, existing?.passwordHash ?? "");
       if (!body.token || !safeEqual(body.token, expected)) {
         throw badRequest("The invite is not valid. Ask for a new one.", "/body/token");
@@ -107,7 +118,11 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
         throw badRequest("Registration needs an invite from an admin.", "/body/token");
       }
       if (existing) throw badRequest("That email is already registered.", "/body/email");
-      user = await store.users.create(body.email, await hashPassword(body.password), first ? ["admin"] : []);
+      user = await store.users.create(
+        body.email,
+        await hashPassword(body.password),
+        first ? ["admin"] : [],
+      );
     }
     log.info("user registered", { uid: user.id });
     await startSession(c, deps, user);
@@ -117,7 +132,9 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   const logout = async (c: Context<AppEnv>) => {
     const { csrf } = queryParams(c, z.object({ csrf: z.string({ error: "csrf is required." }) }));
     const hash = c.get("sessionHash");
-    if (hash && !safeEqual(csrf, await csrfToken(deps, hash))) throw badRequest("Invalid csrf token.", "/query/csrf");
+    if (hash && !safeEqual(csrf, await csrfToken(deps, hash))) {
+      throw badRequest("Invalid csrf token.", "/query/csrf");
+    }
     await endSession(c, deps);
     return c.redirect(new URL("/login", deps.config.baseUrl).pathname, 302);
   };
@@ -154,7 +171,9 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
 
   app.delete("/user/:email", requireUser, async (c) => {
     const user = await target(currentUser(c), c.req.param("email"));
-    if (await isLastAdmin(user)) throw badRequest("The last admin cannot be deleted.", "/params/email");
+    if (await isLastAdmin(user)) {
+      throw badRequest("The last admin cannot be deleted.", "/params/email");
+    }
     for (const hook of deps.userDeleted ?? []) await hook(user.id);
     await store.users.remove(user.id);
     log.info("user deleted", { uid: user.id });
@@ -162,7 +181,11 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   const invite = async (c: Context<AppEnv>) => {
-    const address = validate(email, decodeURIComponent(c.req.param("email") ?? ""), "/params/email");
+    const address = validate(
+      email,
+      decodeURIComponent(c.req.param("email") ?? ""),
+      "/params/email",
+    );
     return c.json(await createInvite(deps, address));
   };
   app.post("/user/:email/invite", requireAdmin, invite);

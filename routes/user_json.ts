@@ -19,7 +19,8 @@ export async function userJson(deps: AppDeps, user: UserRecord, opts: UserJsonOp
     roles: user.roles,
     highlight_keywords: user.highlightKeywords,
     unread: 0,
-    default_connection: (settings.default_connection as string | undefined) ?? deps.config.defaultConnection,
+    default_connection: (settings.default_connection as string | undefined) ??
+      deps.config.defaultConnection,
     forced_connection: settings.forced_connection === true,
     video_service: (settings.video_service as string | undefined) ?? "",
   };

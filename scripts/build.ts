@@ -10,7 +10,10 @@ function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of Deno.readDirSync(dir)) {
     const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory ? newestMtime(path) : Deno.statSync(path).mtime?.getTime() ?? 0);
+    newest = Math.max(
+      newest,
+      entry.isDirectory ? newestMtime(path) : Deno.statSync(path).mtime?.getTime() ?? 0,
+    );
   }
   return newest;
 }
@@ -30,7 +33,17 @@ export async function build(ifStale: boolean): Promise<void> {
   if (ifStale && mtime(outFile) > sources) return;
   await Deno.mkdir(outDir, { recursive: true });
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--platform", "browser", "--minify", "--sourcemap", "linked", "-o", outFile, entry],
+    args: [
+      "bundle",
+      "--platform",
+      "browser",
+      "--minify",
+      "--sourcemap",
+      "linked",
+      "-o",
+      outFile,
+      entry,
+    ],
     cwd: root,
     stdout: "inherit",
     stderr: "inherit",

@@ -11,7 +11,10 @@ export interface SystemTool {
 /** The IRC server used by the integration tests. */
 export const NGIRCD: SystemTool = { paths: ["/usr/sbin/ngircd", "/usr/bin/ngircd"], pkg: "ngircd" };
 /** The browser used by the end-to-end tests. */
-export const CHROMIUM: SystemTool = { paths: ["/usr/bin/chromium", "/usr/bin/chromium-browser"], pkg: "chromium" };
+export const CHROMIUM: SystemTool = {
+  paths: ["/usr/bin/chromium", "/usr/bin/chromium-browser"],
+  pkg: "chromium",
+};
 
 function exists(path: string): boolean {
   try {
@@ -38,7 +41,11 @@ export async function ensureTools(tools: SystemTool[]): Promise<string[]> {
     const pkgs = missing.map((t) => t.pkg);
     const isRoot = Deno.uid?.() === 0;
     if (!isRoot || !exists("/usr/bin/apt-get")) {
-      throw new Error(`missing system packages: ${pkgs.join(" ")}. Install them with: sudo apt-get install ${pkgs.join(" ")}`);
+      throw new Error(
+        `missing system packages: ${pkgs.join(" ")}. Install them with: sudo apt-get install ${
+          pkgs.join(" ")
+        }`,
+      );
     }
     console.error(`installing Debian packages: ${pkgs.join(" ")}`);
     const ok = (await run("apt-get", ["update", "-qq"])) &&
@@ -47,7 +54,11 @@ export async function ensureTools(tools: SystemTool[]): Promise<string[]> {
   }
   return tools.map((t) => {
     const path = t.paths.find(exists);
-    if (!path) throw new Error(`${t.pkg} is installed but its binary was not found at ${t.paths.join(" or ")}`);
+    if (!path) {
+      throw new Error(
+        `${t.pkg} is installed but its binary was not found at ${t.paths.join(" or ")}`,
+      );
+    }
     return path;
   });
 }

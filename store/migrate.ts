@@ -18,11 +18,17 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
   for await (const entry of Deno.readDir(dir)) {
     const m = /^(\d+)_([\w-]+)\.sql$/.exec(entry.name);
     if (!entry.isFile || !m) continue;
-    out.push({ version: Number(m[1]), name: m[2], sql: await Deno.readTextFile(`${dir}/${entry.name}`) });
+    out.push({
+      version: Number(m[1]),
+      name: m[2],
+      sql: await Deno.readTextFile(`${dir}/${entry.name}`),
+    });
   }
   out.sort((a, b) => a.version - b.version);
   for (let i = 1; i < out.length; i++) {
-    if (out[i].version === out[i - 1].version) throw new Error(`two migrations numbered ${out[i].version}`);
+    if (out[i].version === out[i - 1].version) {
+      throw new Error(`two migrations numbered ${out[i].version}`);
+    }
   }
   return out;
 }
@@ -31,7 +37,9 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
 export function migrate(db: DatabaseSync, migrations: Migration[]): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL) STRICT`);
-  const row = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as { v: number | null };
+  const row = db.prepare("SELECT max(version) AS v FROM schema_migrations").get() as {
+    v: number | null;
+  };
   const current = row.v ?? 0;
   const applied: number[] = [];
   for (const m of migrations) {

@@ -14,6 +14,12 @@ export interface Store {
   sessions: SessionStore;
   settings: SettingsStore;
   profiles: ProfileStore;
+  // irc: connections, conversations
+
+  // history: messages, notifications
+
+  // outside world: files
+
   /** Flushes pending writes and closes the database. */
   close(): Promise<void>;
 }
@@ -32,6 +38,12 @@ export function sqliteStore(db: DatabaseSync): Store {
     sessions: sqliteSessionStore(db),
     settings: sqliteSettingsStore(db),
     profiles: sqliteProfileStore(db),
+    // irc
+
+    // history
+
+    // outside world
+
     close() {
       db.exec("PRAGMA optimize");
       db.close();

@@ -23,7 +23,9 @@ export interface SessionStore {
 /** The SQLite implementation of SessionStore. */
 export function sqliteSessionStore(db: DatabaseSync): SessionStore {
   const q = {
-    insert: db.prepare("INSERT INTO sessions (id_hash, user_id, created, expires) VALUES (?, ?, ?, ?)"),
+    insert: db.prepare(
+      "INSERT INTO sessions (id_hash, user_id, created, expires) VALUES (?, ?, ?, ?)",
+    ),
     get: db.prepare("SELECT id_hash, user_id, expires FROM sessions WHERE id_hash = ?"),
     touch: db.prepare("UPDATE sessions SET expires = ? WHERE id_hash = ?"),
     remove: db.prepare("DELETE FROM sessions WHERE id_hash = ?"),
@@ -31,10 +33,15 @@ export function sqliteSessionStore(db: DatabaseSync): SessionStore {
     purge: db.prepare("DELETE FROM sessions WHERE expires < ?"),
   };
   return {
-    create: async (idHash, userId, expires) => void q.insert.run(idHash, userId, Date.now(), expires),
+    create: async (idHash, userId, expires) =>
+      void q.insert.run(idHash, userId, Date.now(), expires),
     get(idHash) {
-      const row = q.get.get(idHash) as { id_hash: string; user_id: number; expires: number } | undefined;
-      return Promise.resolve(row && { idHash: row.id_hash, userId: row.user_id, expires: row.expires });
+      const row = q.get.get(idHash) as
+        | { id_hash: string; user_id: number; expires: number }
+        | undefined;
+      return Promise.resolve(
+        row && { idHash: row.id_hash, userId: row.user_id, expires: row.expires },
+      );
     },
     touch: async (idHash, expires) => void q.touch.run(expires, idHash),
     remove: async (idHash) => void q.remove.run(idHash),

@@ -17,7 +17,9 @@ export function sqliteSettingsStore(db: DatabaseSync): SettingsStore {
   return {
     all() {
       const out: Record<string, unknown> = {};
-      for (const row of all.all() as { key: string; value: string }[]) out[row.key] = JSON.parse(row.value);
+      for (const row of all.all() as { key: string; value: string }[]) {
+        out[row.key] = JSON.parse(row.value);
+      }
       return Promise.resolve(out);
     },
     async set(patch) {

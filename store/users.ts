@@ -71,24 +71,38 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
   return {
     count: () => Promise.resolve((q.count.get() as { n: number }).n),
     create: (email, passwordHash, roles) =>
-      Promise.resolve(toRecord(q.insert.get(email, passwordHash, JSON.stringify(roles), nowMicros()) as unknown as Row)!),
+      Promise.resolve(
+        toRecord(
+          q.insert.get(email, passwordHash, JSON.stringify(roles), nowMicros()) as unknown as Row,
+        )!,
+      ),
     byEmail: (email) => Promise.resolve(toRecord(q.byEmail.get(email) as Row | undefined)),
     byId: (id) => Promise.resolve(toRecord(q.byId.get(id) as Row | undefined)),
     list: (after, limit) =>
-      Promise.resolve((q.list.all(after ?? "", limit) as unknown as Row[]).map((r) => toRecord(r)!)),
+      Promise.resolve(
+        (q.list.all(after ?? "", limit) as unknown as Row[]).map((r) => toRecord(r)!),
+      ),
     withRole: (role) =>
       Promise.resolve(
-        (q.all.all() as unknown as Row[]).map((r) => toRecord(r)!).filter((u) => u.roles.includes(role)),
+        (q.all.all() as unknown as Row[]).map((r) => toRecord(r)!).filter((u) =>
+          u.roles.includes(role)
+        ),
       ),
     update(id, patch) {
       const sets: string[] = [];
       const values: string[] = [];
-      if (patch.passwordHash !== undefined) sets.push("password_hash = ?"), values.push(patch.passwordHash);
-      if (patch.roles !== undefined) sets.push("roles = ?"), values.push(JSON.stringify(patch.roles));
+      if (patch.passwordHash !== undefined) {
+        sets.push("password_hash = ?"), values.push(patch.passwordHash);
+      }
+      if (patch.roles !== undefined) {
+        sets.push("roles = ?"), values.push(JSON.stringify(patch.roles));
+      }
       if (patch.highlightKeywords !== undefined) {
         sets.push("highlight_keywords = ?"), values.push(JSON.stringify(patch.highlightKeywords));
       }
-      if (sets.length) db.prepare(`UPDATE users SET ${sets.join(", ")} WHERE id = ?`).run(...values, id);
+      if (sets.length) {
+        db.prepare(`UPDATE users SET ${sets.join(", ")} WHERE id = ?`).run(...values, id);
+      }
       return Promise.resolve(toRecord(q.byId.get(id) as Row | undefined));
     },
     remove: (id) => Promise.resolve(Number(q.remove.run(id).changes) > 0),

@@ -12,7 +12,10 @@ Deno.test("the first user becomes admin and a second needs an invite", async () 
     assert(typeof first.csrf === "string" && first.csrf.length > 20);
 
     const stranger = new ApiClient(server.url);
-    const refused = await stranger.post("/api/user/register", { email: "x@example.com", password: "long enough pw" });
+    const refused = await stranger.post("/api/user/register", {
+      email: "x@example.com",
+      password: "long enough pw",
+    });
     assertEquals(refused.status, 400);
     assertEquals(refused.body.errors[0].path, "/body/token");
   } finally {

@@ -36,7 +36,9 @@ export class ApiClient {
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(";");
       const [name, value] = pair.split(/=(.*)/s, 2);
-      const expired = attrs.some((a) => /max-age=0/i.test(a.trim()) || /expires=thu, 01 jan 1970/i.test(a.trim()));
+      const expired = attrs.some((a) =>
+        /max-age=0/i.test(a.trim()) || /expires=thu, 01 jan 1970/i.test(a.trim())
+      );
       if (expired || value === "") this.#cookies.delete(name.trim());
       else this.#cookies.set(name.trim(), value);
     }
@@ -57,16 +59,24 @@ export class ApiClient {
   }
 
   /** Registers (and so logs in) a user; throws unless it succeeds. */
-  async register(email: string, password = "correct horse battery", extra: Record<string, string> = {}) {
+  async register(
+    email: string,
+    password = "correct horse battery",
+    extra: Record<string, string> = {},
+  ) {
     const res = await this.post("/api/user/register", { email, password, ...extra });
-    if (res.status !== 200) throw new Error(`register ${email}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== 200) {
+      throw new Error(`register ${email}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
     return res.body;
   }
 
   /** Logs in; throws unless it succeeds. */
   async login(email: string, password = "correct horse battery") {
     const res = await this.post("/api/user/login", { email, password });
-    if (res.status !== 200) throw new Error(`login ${email}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== 200) {
+      throw new Error(`login ${email}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
     return res.body;
   }
 }

@@ -13,12 +13,18 @@ export function assert(value: unknown, msg?: string): asserts value {
 
 /** Fails unless `text` contains `part`. */
 export function assertStringIncludes(text: string, part: string, msg?: string): void {
-  ok(text.includes(part), msg ?? `expected ${JSON.stringify(text.slice(0, 500))} to include ${JSON.stringify(part)}`);
+  ok(
+    text.includes(part),
+    msg ?? `expected ${JSON.stringify(text.slice(0, 500))} to include ${JSON.stringify(part)}`,
+  );
 }
 
 /** Fails unless `a` and `b` differ. */
 export function assertNotEquals(a: unknown, b: unknown, msg?: string): void {
-  ok(JSON.stringify(a) !== JSON.stringify(b), msg ?? `expected values to differ: ${JSON.stringify(a)}`);
+  ok(
+    JSON.stringify(a) !== JSON.stringify(b),
+    msg ?? `expected values to differ: ${JSON.stringify(a)}`,
+  );
 }
 
 /** Fails unless `fn` rejects; returns the error. */

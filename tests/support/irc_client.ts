@@ -73,7 +73,9 @@ export class RawIrcClient {
           const line = parse(raw);
           if (line.command === "PING") this.send(`PONG :${line.params[0] ?? ""}`).catch(() => {});
           this.lines.push(line);
-          this.#waiters = this.#waiters.filter((w) => (w.test(line) ? (w.resolve(line), false) : true));
+          this.#waiters = this.#waiters.filter((
+            w,
+          ) => (w.test(line) ? (w.resolve(line), false) : true));
         }
       }
     } catch { /* socket closed */ }
@@ -93,8 +95,12 @@ export class RawIrcClient {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#waiters = this.#waiters.filter((w) => w.resolve !== done);
-        reject(new Error(`${this.nick}: no matching IRC line within ${timeoutMs} ms; last lines:\n` +
-          this.lines.slice(-10).map((l) => l.raw).join("\n")));
+        reject(
+          new Error(
+            `${this.nick}: no matching IRC line within ${timeoutMs} ms; last lines:\n` +
+              this.lines.slice(-10).map((l) => l.raw).join("\n"),
+          ),
+        );
       }, timeoutMs);
       const done = (l: IrcLine) => {
         clearTimeout(timer);
@@ -107,7 +113,9 @@ export class RawIrcClient {
   /** Joins a channel and waits until the server confirms it. */
   async join(channel: string): Promise<void> {
     await this.send(`JOIN ${channel}`);
-    await this.waitFor((l) => l.command === "366" && l.params[1]?.toLowerCase() === channel.toLowerCase());
+    await this.waitFor((l) =>
+      l.command === "366" && l.params[1]?.toLowerCase() === channel.toLowerCase()
+    );
   }
 
   /** Sends a PRIVMSG. */

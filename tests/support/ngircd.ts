@@ -51,7 +51,8 @@ PAM = no
   let child: Deno.ChildProcess | undefined;
 
   async function start() {
-    child = new Deno.Command(bin, { args: ["-n", "-f", conf], stdout: "piped", stderr: "piped" }).spawn();
+    child = new Deno.Command(bin, { args: ["-n", "-f", conf], stdout: "piped", stderr: "piped" })
+      .spawn();
     const decoder = new TextDecoder();
     for (const stream of [child.stdout, child.stderr]) {
       (async () => {

@@ -52,7 +52,13 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
 
   async function start() {
     const cmd = opts.binary
-      ? new Deno.Command(opts.binary, { args: ["daemon"], env, stdout: "piped", stderr: "piped", cwd: home })
+      ? new Deno.Command(opts.binary, {
+        args: ["daemon"],
+        env,
+        stdout: "piped",
+        stderr: "piped",
+        cwd: home,
+      })
       : new Deno.Command(Deno.execPath(), {
         args: ["run", "-A", "main.ts", "daemon"],
         cwd: ROOT,
