@@ -20,6 +20,9 @@ export interface SessionStore {
   purge(now: number): Promise<number>;
 }
 
+/** A resolved promise for a synchronous statement whose result is not needed. */
+const done = (_: unknown): Promise<void> => Promise.resolve();
+
 /** The SQLite implementation of SessionStore. */
 export function sqliteSessionStore(db: DatabaseSync): SessionStore {
   const q = {
@@ -43,9 +46,9 @@ export function sqliteSessionStore(db: DatabaseSync): SessionStore {
         row && { idHash: row.id_hash, userId: row.user_id, expires: row.expires },
       );
     },
-    touch: async (idHash, expires) => void q.touch.run(expires, idHash),
-    remove: async (idHash) => void q.remove.run(idHash),
-    removeForUser: async (userId) => void q.removeForUser.run(userId),
+    touch: (idHash, expires) => done(q.touch.run(expires, idHash)),
+    remove: (idHash) => done(q.remove.run(idHash)),
+    removeForUser: (userId) => done(q.removeForUser.run(userId)),
     purge: (now) => Promise.resolve(Number(q.purge.run(now).changes)),
   };
 }

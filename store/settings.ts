@@ -22,10 +22,11 @@ export function sqliteSettingsStore(db: DatabaseSync): SettingsStore {
       }
       return Promise.resolve(out);
     },
-    async set(patch) {
+    set(patch) {
       for (const [key, value] of Object.entries(patch)) {
         if (value !== undefined) upsert.run(key, JSON.stringify(value));
       }
+      return Promise.resolve();
     },
   };
 }

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- test responses are read field by field
 /** A small HTTP client for the API with a cookie jar, as a browser would keep one. */
 
 /** One answer: status, parsed JSON body (or text), headers. */
