@@ -36,8 +36,7 @@ export function sqliteSessionStore(db: DatabaseSync): SessionStore {
     purge: db.prepare("DELETE FROM sessions WHERE expires < ?"),
   };
   return {
-    create: async (idHash, userId, expires) =>
-      void q.insert.run(idHash, userId, Date.now(), expires),
+    create: (idHash, userId, expires) => done(q.insert.run(idHash, userId, Date.now(), expires)),
     get(idHash) {
       const row = q.get.get(idHash) as
         | { id_hash: string; user_id: number; expires: number }
