@@ -25,6 +25,8 @@ export interface ServerOptions {
   home?: string;
   /** Run a compiled binary instead of `deno run main.ts`. */
   binary?: string;
+  /** Permission flags for `deno run` instead of `-A`. */
+  permissions?: string[];
 }
 
 /** Starts Parley and resolves once it answers HTTP. */
@@ -60,7 +62,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
         cwd: home,
       })
       : new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "main.ts", "daemon"],
+        args: ["run", ...(opts.permissions ?? ["-A"]), "main.ts", "daemon"],
         cwd: ROOT,
         env,
         stdout: "piped",

@@ -1,0 +1,64 @@
+/**
+ * `deno task compile`: builds the single `parley` binary with the web client, the dictionaries
+ * and the migrations embedded. `deno compile` downloads its `denort` runtime unless `DENORT_BIN`
+ * names one already on disk (for offline builds); this script passes the environment through.
+ *
+ *   deno task compile                         # ./dist/parley for this machine
+ *   deno task compile --target aarch64-unknown-linux-gnu --output dist/parley-arm64
+ */
+import { join } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+
+/** Folders read at run time; the app finds them relative to `import.meta.dirname`. */
+export const EMBEDDED = ["static/", "i18n/", "store/migrations/"];
+
+function option(name: string): string | undefined {
+  const i = Deno.args.indexOf(`--${name}`);
+  return i === -1 ? undefined : Deno.args[i + 1];
+}
+
+if (import.meta.main) {
+  const output = option("output") ?? join(root, "dist", "parley");
+  const target = option("target");
+  for (const dir of EMBEDDED) {
+    try {
+      await Deno.stat(join(root, dir));
+    } catch {
+      console.error(`compile: ${dir} is missing; run \`deno task build\` first`);
+      Deno.exit(1);
+    }
+  }
+  const args = [
+    "compile",
+    // The daemon needs the network, its data folder, its environment, and FFI for argon2.
+    "--allow-net",
+    "--allow-read",
+    "--allow-write",
+    "--allow-env",
+    "--allow-ffi",
+    "--allow-sys",
+    ...EMBEDDED.flatMap((dir) => ["--include", dir]),
+    "--output",
+    output,
+    ...(target ? ["--target", target] : []),
+    "main.ts",
+  ];
+  if (Deno.env.get("DENORT_BIN")) {
+    console.error(`compile: using DENORT_BIN=${Deno.env.get("DENORT_BIN")}`);
+  }
+  const status = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: root,
+    stdout: "inherit",
+    stderr: "inherit",
+  })
+    .spawn().status;
+  if (!status.success) {
+    console.error(
+      "compile: deno compile failed. Offline, point DENORT_BIN at a denort binary of the same Deno version.",
+    );
+    Deno.exit(status.code || 1);
+  }
+  console.log(`compile: wrote ${output}`);
+}

@@ -1,0 +1,34 @@
+import { assertEquals } from "../support/assert.ts";
+import { ApiClient } from "../support/api.ts";
+import { startServer } from "../support/server.ts";
+import { EMBEDDED } from "../../scripts/compile.ts";
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+
+// `deno compile` embeds only EMBEDDED; if the daemon works while allowed to read nothing else
+// of the source tree, the compiled binary will find everything it needs.
+Deno.test("the daemon reads only the folders the compiled binary embeds", async () => {
+  const home = await Deno.makeTempDir({ prefix: "parley-perm-" });
+  const denoDir = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
+  const readable = [home, denoDir, ...EMBEDDED.map((d) => ROOT + d)];
+  const server = await startServer({
+    home,
+    permissions: [
+      `--allow-read=${readable.join(",")}`,
+      `--allow-write=${home}`,
+      "--allow-net",
+      "--allow-env",
+      "--allow-ffi",
+      "--allow-sys",
+    ],
+  });
+  try {
+    const c = new ApiClient(server.url);
+    const me = await c.register("admin@example.com");
+    assertEquals(me.roles, ["admin"]);
+    assertEquals((await c.get("/api/settings")).status, 200);
+    assertEquals((await c.get("/api")).body.swagger, "2.0");
+  } finally {
+    await server.close();
+  }
+});
