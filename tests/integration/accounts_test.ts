@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { adminAndUser, ApiClient } from "../support/api.ts";
+import { ApiClient } from "../support/api.ts";
 import { startServer } from "../support/server.ts";
 
 Deno.test("accounts: registration, invites, roles and sessions", async (t) => {
