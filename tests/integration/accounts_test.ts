@@ -219,7 +219,9 @@ Deno.test("accounts: registration, invites, roles and sessions", async (t) => {
       assertEquals(again.body.errors[0].path, "/body/email");
     });
 
-    await t.step("the data survive a restart", async () => {
+    await t.step("SIGTERM stops the daemon cleanly and the data survive a restart", async () => {
+      assertEquals(await server.stop(), 0);
+      assertStringIncludes(server.output(), "stopped");
       await server.restart();
       assertEquals((await admin.get("/api/user")).body.email, "admin@example.com");
       assertEquals((await admin.get("/api/settings")).body.open_to_public, true);

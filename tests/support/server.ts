@@ -11,8 +11,8 @@ export interface TestServer {
   env: Record<string, string>;
   /** Everything the daemon printed so far. */
   output(): string;
-  /** Stops the daemon with SIGTERM and waits for it; keeps the data folder. */
-  stop(): Promise<void>;
+  /** Stops the daemon with SIGTERM and waits for it; keeps the data folder; returns the exit code. */
+  stop(): Promise<number>;
   /** Stops and starts again on the same port and data folder. */
   restart(): Promise<void>;
   /** Stops and removes the data folder. */
@@ -82,14 +82,15 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     throw new Error(`Parley did not start:\n${out}`);
   }
 
-  async function stop() {
-    if (!child) return;
+  async function stop(): Promise<number> {
+    if (!child) return 0;
     try {
       child.kill("SIGTERM");
     } catch { /* already gone */ }
-    await child.status;
+    const { code } = await child.status;
     await Promise.all(pumps);
     child = undefined;
+    return code;
   }
 
   await start();
