@@ -12,6 +12,9 @@ import { userRoutes } from "./routes/user.ts";
 import { usersRoutes } from "./routes/users.ts";
 import { settingsRoutes } from "./routes/settings.ts";
 import { profileRoutes } from "./routes/profiles.ts";
+import { connectionRoutes } from "./routes/connections.ts";
+import { conversationRoutes } from "./routes/conversations.ts";
+import { eventRoutes } from "./routes/events.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -61,7 +64,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     settingsRoutes,
     profileRoutes,
     // irc: connections, conversations, sending
-
+    connectionRoutes,
+    conversationRoutes,
     // history: messages, search, notifications
 
     // outside world: files, embed, updates, webhook
@@ -69,6 +73,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // web client: i18n
   ];
   for (const routes of operations) app.route("/api", routes(deps));
+  app.route("/", eventRoutes(deps));
   // web client: static files and the single-page app (mounted after /api)
 
   app.notFound((c) => {

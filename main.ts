@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, OPTIONS } from "./config.ts";
 import { createApp } from "./app.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { EventBus } from "./lib/bus.ts";
+import { IrcManager } from "./irc/manager.ts";
 import { log, setLogLevel } from "./lib/log.ts";
 import { hashPassword } from "./lib/password.ts";
 import { errorBody } from "./http/errors.ts";
@@ -52,10 +53,12 @@ async function daemon(args: string[]): Promise<void> {
 
   const store = await openStore(config.home);
   const bus = new EventBus();
-  const deps: AppDeps = { config, store, bus, userDeleted: [] };
+  const irc = new IrcManager({ config, store, bus, version: VERSION });
+  const deps: AppDeps = { config, store, bus, irc, userDeleted: [(uid) => irc.userDeleted(uid)] };
   const app = createApp(deps);
   handler = (req, info) => app.fetch(req, { remoteAddr: info.remoteAddr });
   log.info("ready", { ms: (performance.now() - started).toFixed(0), home: config.home });
+  irc.start().catch((err) => log.error("irc start failed", { error: err }));
 
   const purge = setInterval(() => store.sessions.purge(Date.now()).catch(() => {}), 3600_000);
   let stopping = false;
@@ -66,6 +69,7 @@ async function daemon(args: string[]): Promise<void> {
     clearInterval(purge);
     controller.abort();
     await server.finished;
+    await irc.stop();
     await store.close();
     log.info("stopped");
     Deno.exit(0);

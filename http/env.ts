@@ -3,12 +3,15 @@ import type { Config } from "../config.ts";
 import type { Store } from "../store/mod.ts";
 import type { EventBus } from "../lib/bus.ts";
 import type { UserRecord } from "../store/users.ts";
+import type { IrcManager } from "../irc/manager.ts";
 
 /** What `createApp` is given; routes take what they need from it. */
 export interface AppDeps {
   config: Config;
   store: Store;
   bus: EventBus;
+  /** All IRC connections: connect, send, stop. */
+  irc: IrcManager;
   /** Called before a user is deleted, to stop what runs for them and remove their files. */
   userDeleted?: ((userId: number) => Promise<void>)[];
 }

@@ -2,6 +2,7 @@
 import type { AppDeps } from "../http/env.ts";
 import { formatMicros } from "../lib/time.ts";
 import type { UserRecord } from "../store/users.ts";
+import { conversationJson } from "../irc/record.ts";
 
 /** Which optional lists getUser includes. */
 export interface UserJsonOptions {
@@ -24,6 +25,10 @@ export async function userJson(deps: AppDeps, user: UserRecord, opts: UserJsonOp
     forced_connection: settings.forced_connection === true,
     video_service: (settings.video_service as string | undefined) ?? "",
   };
-  void opts;
+  if (opts.connections) out.connections = await deps.irc.list(user.id);
+  if (opts.conversations) {
+    out.conversations = (await deps.store.conversations.listForUser(user.id))
+      .filter((c) => c.conversationId !== "").map(conversationJson);
+  }
   return out;
 }

@@ -7,6 +7,10 @@ import { sqliteUserStore, type UserStore } from "./users.ts";
 import { type SessionStore, sqliteSessionStore } from "./sessions.ts";
 import { type SettingsStore, sqliteSettingsStore } from "./settings.ts";
 import { type ProfileStore, sqliteProfileStore } from "./profiles.ts";
+import { type ConnectionStore, sqliteConnectionStore } from "./connections.ts";
+import type { MessageStore } from "./message_types.ts";
+import { interimMessageStore } from "./interim_messages.ts";
+import { type ConversationStore, sqliteConversationStore } from "./conversations.ts";
 
 /** Every table group of Parley's storage. Async so that another database can implement it. */
 export interface Store {
@@ -15,8 +19,11 @@ export interface Store {
   settings: SettingsStore;
   profiles: ProfileStore;
   // irc: connections, conversations
+  connections: ConnectionStore;
+  conversations: ConversationStore;
 
   // history: messages, notifications
+  messages: MessageStore;
 
   // outside world: files
 
@@ -39,8 +46,11 @@ export function sqliteStore(db: DatabaseSync): Store {
     settings: sqliteSettingsStore(db),
     profiles: sqliteProfileStore(db),
     // irc
+    connections: sqliteConnectionStore(db),
+    conversations: sqliteConversationStore(db),
 
     // history
+    messages: interimMessageStore(),
 
     // outside world
 

@@ -1,0 +1,16 @@
+/** Reconnect delays: exponential backoff with jitter, capped. */
+import { type IrcTiming, TIMING } from "./timing.ts";
+
+/**
+ * The delay before reconnect attempt number `attempt` (0 for the first retry): `base * 2^attempt`
+ * capped at `max`, of which a random half is kept ("equal jitter"), so that many connections
+ * dropped together do not come back in lockstep.
+ */
+export function backoffDelay(
+  attempt: number,
+  timing: Pick<IrcTiming, "backoffBase" | "backoffMax"> = TIMING,
+  random: () => number = Math.random,
+): number {
+  const full = Math.min(timing.backoffMax, timing.backoffBase * 2 ** Math.min(attempt, 30));
+  return Math.round(full / 2 + random() * (full / 2));
+}

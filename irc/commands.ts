@@ -1,0 +1,269 @@
+/**
+ * What the user types: a plain message, or a slash command (`/join #x`, `/msg nick hi`...).
+ * One table, one small function per command, so adding a command touches one entry.
+ */
+import { badRequest } from "../http/errors.ts";
+import type { ConnectionRecord } from "../store/connections.ts";
+import type { ConversationRecord } from "../store/conversations.ts";
+import type { IrcConnection } from "./connection.ts";
+import type { IrcEvent } from "./framework.ts";
+import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
+
+/** What a command may use. */
+export interface CommandContext {
+  deps: RecordDeps;
+  record: ConnectionRecord;
+  /** The live connection, when there is one. */
+  conn: IrcConnection | undefined;
+  /** The conversation the command was typed in ("" for the server's). */
+  conversationId: string;
+  /** That conversation, when it exists. */
+  conversation: ConversationRecord | undefined;
+  /** Connection control, from the manager. */
+  control: {
+    connect(): Promise<void>;
+    disconnect(): Promise<void>;
+    reconnect(): Promise<void>;
+    setNick(nick: string): Promise<void>;
+  };
+}
+
+/** The answer to a send; goes out in the `sent` event. */
+export type CommandResult = Record<string, unknown>;
+
+type Command = (ctx: CommandContext, args: string) => Promise<CommandResult>;
+
+const NICK = /^[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}-]{0,29}$/;
+
+function fail(message: string): never {
+  throw badRequest(message, "/body/message");
+}
+
+function live(ctx: CommandContext): IrcConnection {
+  const conn = ctx.conn;
+  if (!conn || conn.state !== "connected") fail(`${ctx.record.connectionId} is not connected.`);
+  return conn;
+}
+
+/** The current conversation's name as IRC knows it; fails in the server conversation. */
+function here(ctx: CommandContext, what: string): string {
+  if (!ctx.conversationId) fail(`${what} needs a conversation; this is the server's.`);
+  return ctx.conversation?.name ?? ctx.conversationId;
+}
+
+function channelHere(ctx: CommandContext, conn: IrcConnection, what: string): string {
+  const name = here(ctx, what);
+  if (!conn.isChannel(name)) fail(`${what} works in a channel.`);
+  return name;
+}
+
+function firstWord(args: string): [string, string] {
+  const m = /^(\S+)\s*(.*)$/s.exec(args.trim());
+  return m ? [m[1], m[2]] : ["", ""];
+}
+
+/** Sends text to a target and stores it as the user's own (unless the server echoes it back). */
+async function say(
+  ctx: CommandContext,
+  target: string,
+  text: string,
+  type: "privmsg" | "action" | "notice",
+): Promise<CommandResult> {
+  const conn = live(ctx);
+  if (!text.trim()) fail("The message is empty.");
+  const lines = await conn.say(target, text, type);
+  if (!conn.echoes) {
+    for (const line of lines) {
+      await recordMessage(ctx.deps, conn, {
+        name: target,
+        from: conn.nick,
+        type,
+        text: line,
+        own: true,
+      });
+    }
+  }
+  return { conversation_id: conn.conversationId(target) };
+}
+
+async function raw(ctx: CommandContext, line: string): Promise<CommandResult> {
+  await live(ctx).enqueue(line);
+  return {};
+}
+
+/** Waits for one event from the live client that passes `test`, collecting until `done`. */
+function collect(
+  conn: IrcConnection,
+  event: string,
+  test: (ev: IrcEvent) => boolean,
+  timeoutMs = 10_000,
+): Promise<IrcEvent | undefined> {
+  const client = conn.client!;
+  return new Promise((resolve) => {
+    const fn = (ev: IrcEvent) => {
+      if (!test(ev)) return;
+      clearTimeout(timer);
+      client.off(event, fn);
+      resolve(ev);
+    };
+    const timer = setTimeout(() => {
+      client.off(event, fn);
+      resolve(undefined);
+    }, timeoutMs);
+    client.on(event, fn);
+  });
+}
+
+/** Every slash command, by name. */
+export const COMMANDS: Record<string, Command> = {
+  say: (ctx, args) => say(ctx, here(ctx, "A message"), args, "privmsg"),
+  me: (ctx, args) => say(ctx, here(ctx, "/me"), args, "action"),
+  msg: (ctx, args) => {
+    const [target, text] = firstWord(args);
+    if (!target) fail("Usage: /msg <nick|#channel> <message>");
+    return say(ctx, target, text, "privmsg");
+  },
+  notice: (ctx, args) => {
+    const [target, text] = firstWord(args);
+    if (!target) fail("Usage: /notice <nick|#channel> <message>");
+    return say(ctx, target, text, "notice");
+  },
+  query: async (ctx, args) => {
+    const [nick] = firstWord(args);
+    if (!nick || !NICK.test(nick)) fail("Usage: /query <nick>");
+    const conn = ctx.conn;
+    if (!conn) fail(`${ctx.record.connectionId} is not connected.`);
+    const conv = await conversationFor(ctx.deps, conn, nick);
+    return { conversation_id: conv.conversationId };
+  },
+  join: async (ctx, args) => {
+    const [channel, key] = firstWord(args);
+    const conn = live(ctx);
+    if (!channel || !conn.isChannel(channel)) fail("Usage: /join <#channel> [key]");
+    await conn.enqueue(key ? `JOIN ${channel} ${key}` : `JOIN ${channel}`);
+    return { conversation_id: conn.conversationId(channel) };
+  },
+  part: async (ctx, args) => {
+    const [first, rest] = firstWord(args);
+    const conn = ctx.conn;
+    const named = first && conn?.isChannel(first) ? first : "";
+    const name = named || here(ctx, "/part");
+    const reason = named ? rest : args.trim();
+    const id = named ? (conn?.conversationId(named) ?? named.toLowerCase()) : ctx.conversationId;
+    const conv = await ctx.deps.store.conversations.get(ctx.record.id, id);
+    if (conn?.isChannel(name) ?? name.startsWith("#")) {
+      if (conv) await ctx.deps.store.conversations.setJoined(conv.id, false);
+      if (conn?.state === "connected") {
+        await conn.enqueue(reason ? `PART ${name} :${reason}` : `PART ${name}`);
+      }
+    } else if (conv) {
+      // Leaving a private conversation closes it.
+      await ctx.deps.store.conversations.remove(conv.id);
+      ctx.deps.bus.publish(ctx.record.userId, {
+        event: "state",
+        type: "part",
+        connection_id: ctx.record.connectionId,
+        conversation_id: id,
+        nick: conn?.nick ?? "",
+      });
+    }
+    return { conversation_id: id };
+  },
+  close: (ctx, args) => COMMANDS.part(ctx, args),
+  nick: async (ctx, args) => {
+    const [nick] = firstWord(args);
+    if (!nick || !NICK.test(nick)) fail("Usage: /nick <new nick>");
+    await ctx.control.setNick(nick);
+    if (ctx.conn?.state === "connected") await ctx.conn.enqueue(`NICK ${nick}`);
+    return {};
+  },
+  topic: async (ctx, args) => {
+    const conn = live(ctx);
+    const channel = channelHere(ctx, conn, "/topic");
+    await conn.enqueue(args.trim() ? `TOPIC ${channel} :${args.trim()}` : `TOPIC ${channel}`);
+    return { topic: args.trim() || ctx.conversation?.topic || "" };
+  },
+  whois: async (ctx, args) => {
+    const [nick] = firstWord(args);
+    if (!nick) fail("Usage: /whois <nick>");
+    const reply = await live(ctx).whois(nick);
+    if (!reply) return { whois: { nick, error: "timeout" } };
+    const { tags: _tags, ...whois } = reply;
+    return { whois };
+  },
+  kick: async (ctx, args) => {
+    const conn = live(ctx);
+    const [nick, reason] = firstWord(args);
+    if (!nick) fail("Usage: /kick <nick> [reason]");
+    const channel = channelHere(ctx, conn, "/kick");
+    await conn.enqueue(reason ? `KICK ${channel} ${nick} :${reason}` : `KICK ${channel} ${nick}`);
+    return {};
+  },
+  mode: (ctx, args) => {
+    const conn = live(ctx);
+    const a = args.trim();
+    if (!a) return raw(ctx, `MODE ${channelHere(ctx, conn, "/mode")}`);
+    if (/^[+-]/.test(a)) {
+      const target = ctx.conversationId ? here(ctx, "/mode") : conn.nick;
+      return raw(ctx, `MODE ${target} ${a}`);
+    }
+    return raw(ctx, `MODE ${a}`);
+  },
+  invite: (ctx, args) => {
+    const conn = live(ctx);
+    const [nick, rest] = firstWord(args);
+    if (!nick) fail("Usage: /invite <nick> [#channel]");
+    const channel = firstWord(rest)[0] || channelHere(ctx, conn, "/invite");
+    return raw(ctx, `INVITE ${nick} ${channel}`);
+  },
+  away: (ctx, args) => raw(ctx, args.trim() ? `AWAY :${args.trim()}` : "AWAY"),
+  list: async (ctx, args) => {
+    const conn = live(ctx);
+    const done = collect(conn, "channel list end", () => true);
+    const channels: IrcEvent[] = [];
+    const fn = (list: IrcEvent) => {
+      if (Array.isArray(list)) channels.push(...list.slice(0, 1000 - channels.length));
+    };
+    conn.client!.on("channel list", fn);
+    await conn.enqueue(args.trim() ? `LIST ${args.trim()}` : "LIST");
+    await done;
+    conn.client?.off("channel list", fn);
+    return {
+      channels: channels.map((c) => ({ name: c.channel, users: c.num_users, topic: c.topic })),
+    };
+  },
+  names: async (ctx, args) => {
+    const conn = live(ctx);
+    const channel = firstWord(args)[0] || channelHere(ctx, conn, "/names");
+    const reply = collect(conn, "userlist", (ev) => conn.same(String(ev.channel), channel));
+    await conn.enqueue(`NAMES ${channel}`);
+    const ev = await reply;
+    const users = (ev?.users ?? []) as { nick: string; modes: string[] }[];
+    return { names: users.map((u) => ({ nick: u.nick, modes: u.modes })) };
+  },
+  quote: (ctx, args) => {
+    if (!args.trim()) fail("Usage: /quote <raw IRC line>");
+    return raw(ctx, args.trim());
+  },
+  raw: (ctx, args) => COMMANDS.quote(ctx, args),
+  connect: async (ctx) => (await ctx.control.connect(), {}),
+  disconnect: async (ctx) => (await ctx.control.disconnect(), {}),
+  reconnect: async (ctx) => (await ctx.control.reconnect(), {}),
+  clear: async (ctx, args) => {
+    if (args.trim().toLowerCase() !== "history") fail("Usage: /clear history");
+    if (!ctx.conversation) fail("No such conversation.");
+    await ctx.deps.store.messages.clear(ctx.conversation.id);
+    return { cleared: true };
+  },
+};
+
+/** Runs a message: a slash command, or plain text said in the conversation. */
+export function runCommand(ctx: CommandContext, message: string): Promise<CommandResult> {
+  // "//text" sends "/text" as a message.
+  if (message.startsWith("//")) return COMMANDS.say(ctx, message.slice(1));
+  if (!message.startsWith("/")) return COMMANDS.say(ctx, message);
+  const [name, args] = firstWord(message.slice(1));
+  const command = COMMANDS[name.toLowerCase()];
+  if (!command) fail(`Unknown command: /${name}. Try /join, /msg, /me, /nick or /quote.`);
+  return command(ctx, args);
+}

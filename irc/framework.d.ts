@@ -1,0 +1,2 @@
+declare const mod: { Client: new () => unknown; default?: { Client: new () => unknown } };
+export = mod;

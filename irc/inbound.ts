@@ -1,0 +1,123 @@
+/**
+ * What happens on IRC, as the user sees it: messages are stored, conversations created on join
+ * and on the first private message, topics kept, and every event published on the bus.
+ */
+import { log } from "../lib/log.ts";
+import { nowMicros } from "../lib/time.ts";
+import type { MessageType } from "../store/message_types.ts";
+import type { IrcConnection } from "./connection.ts";
+import type { IrcClient, IrcEvent } from "./framework.ts";
+import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
+
+/** Runs `fn` after everything queued before it for the same connection, so order is kept. */
+export type Serial = (fn: () => Promise<void>) => void;
+
+/** A serial runner; a failing step is logged and does not stop the ones after it. */
+export function serial(label: string): Serial {
+  let chain = Promise.resolve();
+  return (fn) => {
+    chain = chain.then(fn).catch((err) => log.error("irc event failed", { label, error: err }));
+  };
+}
+
+function micros(ms: unknown): number {
+  return typeof ms === "number" && Number.isFinite(ms) ? ms * 1000 : nowMicros();
+}
+
+/** Attaches the handlers of incoming IRC events to a fresh client of `conn`. */
+export function attachInbound(
+  deps: RecordDeps,
+  conn: IrcConnection,
+  client: IrcClient,
+  run: Serial,
+): void {
+  const on = (event: string, fn: (ev: IrcEvent) => Promise<void> | void) =>
+    client.on(event, (ev) => {
+      if (conn.client !== client) return;
+      const ts = micros(ev?.time);
+      run(async () => await fn({ ...ev, ts }));
+    });
+  const publish = (ev: Record<string, unknown>) =>
+    deps.bus.publish(conn.userId, { event: "state", connection_id: conn.id, ...ev });
+  const convId = (name: string) => conn.conversationId(name);
+  const server = (text: string, ts: number, type: MessageType = "notice") =>
+    recordMessage(deps, conn, { name: "", from: conn.url.host, type, text, ts });
+
+  const message = (type: MessageType) => async (ev: IrcEvent) => {
+    const target = String(ev.target ?? "");
+    const text = String(ev.message ?? "");
+    if (ev.from_server || !ev.nick || target === "*" || (!conn.nick && type === "notice")) {
+      await server(text, ev.ts);
+      return;
+    }
+    const own = conn.isMe(ev.nick);
+    // A channel message belongs to the channel; a private one to the other person's nick.
+    const name = conn.isChannel(target) ? target : own ? target : ev.nick;
+    await recordMessage(deps, conn, { name, from: ev.nick, type, text, ts: ev.ts, own });
+  };
+  on("privmsg", message("privmsg"));
+  on("action", message("action"));
+  on("notice", message("notice"));
+
+  on("motd", (ev) => server(String(ev.motd ?? ev.error ?? "").trimEnd(), ev.ts));
+  on("irc error", async (ev) => {
+    const text = [ev.error, ev.channel ?? ev.nick, ev.reason].filter(Boolean).join(": ");
+    await server(text, ev.ts);
+    publish({
+      type: "error",
+      conversation_id: ev.channel ? convId(ev.channel) : ev.nick ? convId(ev.nick) : "",
+      message: String(ev.reason ?? ev.error),
+      error: ev.error,
+    });
+  });
+
+  on("join", async (ev) => {
+    const channel = String(ev.channel);
+    if (conn.isMe(ev.nick)) {
+      const conv = await conversationFor(deps, conn, channel);
+      if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
+    }
+    publish({ type: "join", conversation_id: convId(channel), nick: ev.nick });
+  });
+  on("part", async (ev) => {
+    const channel = String(ev.channel);
+    if (conn.isMe(ev.nick)) await leave(channel);
+    publish({ type: "part", conversation_id: convId(channel), nick: ev.nick, message: ev.message });
+  });
+  on("kick", async (ev) => {
+    const channel = String(ev.channel);
+    if (conn.isMe(ev.kicked)) await leave(channel);
+    publish({
+      type: "kick",
+      conversation_id: convId(channel),
+      nick: ev.kicked,
+      by: ev.nick,
+      message: ev.message,
+    });
+  });
+  on("quit", (ev) => publish({ type: "quit", nick: ev.nick, message: ev.message }));
+  on("nick", (ev) => publish({ type: "nick_change", old_nick: ev.nick, new_nick: ev.new_nick }));
+  on("topic", async (ev) => {
+    const channel = String(ev.channel);
+    const conv = await deps.store.conversations.get(conn.record.id, convId(channel));
+    if (conv && conv.topic !== ev.topic) {
+      await deps.store.conversations.setTopic(conv.id, String(ev.topic ?? ""));
+    }
+    publish({ type: "topic", conversation_id: convId(channel), topic: ev.topic, nick: ev.nick });
+  });
+  on("mode", (ev) => {
+    const target = String(ev.target ?? "");
+    publish({
+      type: "mode",
+      conversation_id: conn.isChannel(target) ? convId(target) : "",
+      target,
+      mode: [ev.raw_modes, ...(ev.raw_params ?? [])].join(" "),
+      nick: ev.nick,
+    });
+  });
+
+  async function leave(channel: string) {
+    const conv = await deps.store.conversations.get(conn.record.id, convId(channel));
+    if (conv?.joined) await deps.store.conversations.setJoined(conv.id, false);
+  }
+}

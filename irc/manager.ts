@@ -1,0 +1,406 @@
+/**
+ * The IRC manager: owns every live connection, connects them through a per-host queue, runs what
+ * the user sends, and stops them at shutdown. Routes and the /events socket call only this.
+ */
+import type { Config } from "../config.ts";
+import { badRequest, notFound } from "../http/errors.ts";
+import type { EventBus } from "../lib/bus.ts";
+import { log } from "../lib/log.ts";
+import type { ConnectionRecord, WantedState } from "../store/connections.ts";
+import type { Store } from "../store/mod.ts";
+import type { UserRecord } from "../store/users.ts";
+import { type CommandResult, runCommand } from "./commands.ts";
+import { type ConnectionListener, IrcConnection } from "./connection.ts";
+import { hostId, hostShortName } from "./host_id.ts";
+import { attachInbound, type Serial, serial } from "./inbound.ts";
+import { conversationFor } from "./record.ts";
+import { TIMING } from "./timing.ts";
+import {
+  newConnectionId,
+  nickFromEmail,
+  parseIrcUrl,
+  publicUrl,
+  sameTarget,
+  withNick,
+} from "./url.ts";
+
+/** What the manager is built from. */
+export interface IrcManagerDeps {
+  config: Config;
+  store: Store;
+  bus: EventBus;
+  /** Sent as the CTCP VERSION answer. */
+  version?: string;
+}
+
+/** The Connection resource, as the API returns it. */
+export interface ConnectionJson {
+  connection_id: string;
+  name: string;
+  url: string;
+  info: Record<string, unknown>;
+  on_connect_commands: string[];
+  state: string;
+  wanted_state: WantedState;
+}
+
+/** Input of createConnection (validated by the route). */
+export interface CreateConnection {
+  url: string;
+  conversation_id?: string;
+  on_connect_commands?: string[];
+  wanted_state?: WantedState;
+}
+
+/** Input of updateConnection (validated by the route). */
+export interface UpdateConnection {
+  url?: string;
+  on_connect_commands?: string[];
+  wanted_state?: WantedState;
+}
+
+interface HostQueue {
+  last: number;
+  waiting: IrcConnection[];
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/** Owns all IRC connections of all users. */
+export class IrcManager {
+  #deps: IrcManagerDeps;
+  #live = new Map<number, IrcConnection>();
+  #serials = new Map<number, Serial>();
+  #hosts = new Map<string, HostQueue>();
+  #stopped = false;
+  #listener: ConnectionListener;
+
+  constructor(deps: IrcManagerDeps) {
+    this.#deps = deps;
+    this.#listener = {
+      changed: (conn) => this.#publishState(conn),
+      attach: (conn, client) => attachInbound(deps, conn, client, this.#serial(conn)),
+      registered: (conn) => this.#serial(conn)(() => this.#afterRegistration(conn)),
+      retry: (conn) => this.#enqueue(conn),
+    };
+  }
+
+  #serial(conn: IrcConnection): Serial {
+    let s = this.#serials.get(conn.record.id);
+    if (!s) this.#serials.set(conn.record.id, s = serial(conn.id));
+    return s;
+  }
+
+  /** Connects every connection whose wanted state is `connected` (at start). */
+  async start(): Promise<void> {
+    const wanted = await this.#deps.store.connections.wanted();
+    for (const record of wanted) this.#enqueue(this.#connection(record));
+    if (wanted.length) log.info("irc reconnecting", { connections: wanted.length });
+  }
+
+  /** Sends QUIT on every connection and waits (briefly) for them to close. */
+  async stop(message = "Parley is shutting down."): Promise<void> {
+    this.#stopped = true;
+    for (const q of this.#hosts.values()) clearTimeout(q.timer);
+    this.#hosts.clear();
+    await Promise.all([...this.#live.values()].map((c) => c.stop(message)));
+    for (const c of this.#live.values()) c.dispose();
+    this.#live.clear();
+  }
+
+  #connection(record: ConnectionRecord): IrcConnection {
+    let conn = this.#live.get(record.id);
+    if (conn) {
+      conn.record = record;
+      return conn;
+    }
+    conn = new IrcConnection(record, {
+      listener: this.#listener,
+      version: this.#deps.version ? `Parley ${this.#deps.version}` : "Parley",
+    });
+    this.#live.set(record.id, conn);
+    return conn;
+  }
+
+  /** Puts a connection in its host's connect queue; connects at once when the host allows. */
+  #enqueue(conn: IrcConnection): void {
+    if (this.#stopped) return;
+    const host = conn.url.host;
+    let q = this.#hosts.get(host);
+    if (!q) this.#hosts.set(host, q = { last: 0, waiting: [] });
+    if (!q.waiting.includes(conn)) q.waiting.push(conn);
+    conn.queue();
+    this.#drain(host, q);
+  }
+
+  #drain(host: string, q: HostQueue): void {
+    if (q.timer !== undefined) return;
+    while (q.waiting.length) {
+      const wait = q.last + this.#deps.config.connectDelay - Date.now();
+      if (wait > 0) {
+        q.timer = setTimeout(() => {
+          q.timer = undefined;
+          this.#drain(host, q);
+        }, wait);
+        return;
+      }
+      const conn = q.waiting.shift()!;
+      if (conn.state !== "queued") continue; // stopped while waiting
+      q.last = Date.now();
+      this.#applyProfile(conn).then(() => conn.connect()).catch((err) =>
+        log.error("irc connect failed", { connection: conn.id, error: err })
+      );
+    }
+    this.#hosts.delete(host);
+  }
+
+  /** Sets the send queue's burst from the host's connection profile, if there is one. */
+  async #applyProfile(conn: IrcConnection): Promise<void> {
+    const profile = await this.#deps.store.profiles.get(hostId(conn.url.host));
+    if (profile) conn.setBurst(Math.max(TIMING.sendBurst, profile.maxBulkMessageSize));
+  }
+
+  #removeFromQueue(conn: IrcConnection): void {
+    const q = this.#hosts.get(conn.url.host);
+    if (q) q.waiting = q.waiting.filter((c) => c !== conn);
+  }
+
+  async #afterRegistration(conn: IrcConnection): Promise<void> {
+    const { store } = this.#deps;
+    for (const command of conn.record.onConnectCommands) {
+      try {
+        await this.#run(conn.record, "", command.startsWith("/") ? command : `/quote ${command}`);
+      } catch (err) {
+        log.warn("on-connect command failed", { connection: conn.id, error: String(err) });
+      }
+    }
+    const conversations = await store.conversations.listForConnection(conn.record.id);
+    for (const c of conversations) {
+      if (c.joined && conn.isChannel(c.name)) {
+        await conn.enqueue(`JOIN ${c.name}`).catch(() => {});
+      }
+    }
+  }
+
+  #publishState(conn: IrcConnection): void {
+    this.#deps.bus.publish(conn.userId, {
+      event: "state",
+      type: "connection",
+      connection_id: conn.id,
+      state: conn.state,
+      info: this.#info(conn),
+    });
+  }
+
+  #info(conn: IrcConnection | undefined): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(conn?.info ?? {})) if (v !== undefined) out[k] = v;
+    return out;
+  }
+
+  /** The Connection resource of a stored connection, with its live state. */
+  json(record: ConnectionRecord): ConnectionJson {
+    const conn = this.#live.get(record.id);
+    return {
+      connection_id: record.connectionId,
+      name: record.name,
+      url: publicUrl(record.url),
+      info: this.#info(conn),
+      on_connect_commands: record.onConnectCommands,
+      state: conn?.state ?? "disconnected",
+      wanted_state: record.wantedState,
+    };
+  }
+
+  /** The user's connections as the API returns them. */
+  async list(userId: number): Promise<ConnectionJson[]> {
+    return (await this.#deps.store.connections.list(userId)).map((r) => this.json(r));
+  }
+
+  async #record(userId: number, connectionId: string): Promise<ConnectionRecord> {
+    const record = await this.#deps.store.connections.get(userId, connectionId);
+    if (!record) throw notFound("No such connection.");
+    return record;
+  }
+
+  async #checkUnique(userId: number, url: string, except?: number): Promise<void> {
+    const parsed = parseIrcUrl(url);
+    for (const other of await this.#deps.store.connections.list(userId)) {
+      if (other.id === except) continue;
+      if (sameTarget(parsed, parseIrcUrl(other.url))) {
+        throw badRequest(
+          `You already have a connection to ${parsed.host}:${parsed.port} as ${parsed.nick}.`,
+          "/body/url",
+        );
+      }
+    }
+  }
+
+  /** createConnection: stores the connection and, unless it should stay down, connects it. */
+  async create(user: UserRecord, input: CreateConnection): Promise<ConnectionJson> {
+    const { store } = this.#deps;
+    let parsed = parseIrcUrl(input.url);
+    await this.#checkForced(parsed.host);
+    let url = input.url.trim();
+    if (!parsed.nick) {
+      url = withNick(url, nickFromEmail(user.email));
+      parsed = parseIrcUrl(url);
+    }
+    await this.#checkUnique(user.id, url);
+    const existing = (await store.connections.list(user.id)).map((c) => c.connectionId);
+    const record = await store.connections.create({
+      userId: user.id,
+      connectionId: newConnectionId(parsed.host, existing),
+      name: hostShortName(parsed.host),
+      url,
+      onConnectCommands: input.on_connect_commands ?? [],
+      wantedState: input.wanted_state ?? "connected",
+    });
+    const conn = this.#connection(record);
+    // The first conversation (body or URL path) is joined, or opened, once connected.
+    for (const name of [input.conversation_id ?? "", parsed.conversation]) {
+      if (!name) continue;
+      const conv = await conversationFor(this.#deps, conn, name);
+      if (conn.isChannel(name)) await store.conversations.setJoined(conv.id, true);
+    }
+    log.info("connection created", { uid: user.id, connection: record.connectionId });
+    if (record.wantedState === "connected") this.#enqueue(conn);
+    return this.json(record);
+  }
+
+  /** With the server setting `forced_connection`, only the default connection's host is allowed. */
+  async #checkForced(host: string): Promise<void> {
+    const settings = await this.#deps.store.settings.all();
+    if (settings.forced_connection !== true) return;
+    const fallback = this.#deps.config.defaultConnection;
+    const allowed = parseIrcUrl(String(settings.default_connection || fallback)).host;
+    if (host !== allowed) {
+      throw badRequest(`This server only allows connections to ${allowed}.`, "/body/url");
+    }
+  }
+
+  /** updateConnection: a new URL reconnects; a wanted state connects or disconnects. */
+  async update(
+    userId: number,
+    connectionId: string,
+    input: UpdateConnection,
+  ): Promise<ConnectionJson> {
+    const { store } = this.#deps;
+    let record = await this.#record(userId, connectionId);
+    let urlChanged = false;
+    let url = input.url?.trim();
+    if (url !== undefined) {
+      const parsed = parseIrcUrl(url);
+      await this.#checkForced(parsed.host);
+      if (!parsed.nick) url = withNick(url, parseIrcUrl(record.url).nick);
+      await this.#checkUnique(userId, url, record.id);
+      urlChanged = url !== record.url;
+    }
+    record = (await store.connections.update(record.id, {
+      url,
+      onConnectCommands: input.on_connect_commands,
+      wantedState: input.wanted_state,
+      // A new URL names the nick to use from now on.
+      nick: urlChanged ? "" : undefined,
+    }))!;
+    const conn = this.#connection(record);
+    if (record.wantedState === "disconnected") {
+      this.#removeFromQueue(conn);
+      await conn.stop("Disconnected by the user.");
+    } else if (urlChanged) {
+      this.#removeFromQueue(conn);
+      await conn.stop("Reconnecting with new settings.");
+      this.#enqueue(conn);
+    } else if (conn.state === "disconnected" || conn.state === "disconnecting") {
+      this.#enqueue(conn);
+    }
+    return this.json(record);
+  }
+
+  /** removeConnection: disconnects and deletes it with its conversations and messages. */
+  async remove(userId: number, connectionId: string): Promise<void> {
+    const record = await this.#record(userId, connectionId);
+    await this.#drop(record);
+    await this.#deps.store.connections.remove(record.id);
+    log.info("connection removed", { uid: userId, connection: connectionId });
+  }
+
+  async #drop(record: ConnectionRecord): Promise<void> {
+    const conn = this.#live.get(record.id);
+    if (!conn) return;
+    this.#removeFromQueue(conn);
+    await conn.stop("Connection removed.");
+    conn.dispose();
+    this.#live.delete(record.id);
+    this.#serials.delete(record.id);
+  }
+
+  /** Stops every connection of a user (before the user is deleted). */
+  async userDeleted(userId: number): Promise<void> {
+    for (const record of await this.#deps.store.connections.list(userId)) await this.#drop(record);
+  }
+
+  /**
+   * Sends what the user typed in a conversation: a plain message or a slash command. Throws an
+   * ApiError: 404 for an unknown connection, 400 for a bad command or a connection that is down.
+   */
+  async send(
+    userId: number,
+    connectionId: string,
+    conversationId: string,
+    message: string,
+  ): Promise<CommandResult> {
+    const record = await this.#record(userId, connectionId);
+    return this.#run(record, conversationId, message);
+  }
+
+  async #run(
+    record: ConnectionRecord,
+    conversationId: string,
+    message: string,
+  ): Promise<CommandResult> {
+    const { store } = this.#deps;
+    const conversation = await store.conversations.get(record.id, conversationId);
+    if (conversationId !== "" && !conversation && !message.startsWith("/")) {
+      throw notFound("No such conversation.");
+    }
+    const conn = this.#live.get(record.id);
+    const userId = record.userId;
+    return runCommand({
+      deps: this.#deps,
+      record,
+      conn,
+      conversationId,
+      conversation,
+      control: {
+        connect: async () =>
+          void await this.update(userId, record.connectionId, {
+            wanted_state: "connected",
+          }),
+        disconnect: async () =>
+          void await this.update(userId, record.connectionId, {
+            wanted_state: "disconnected",
+          }),
+        reconnect: async () => {
+          const fresh = (await store.connections.update(record.id, { wantedState: "connected" }))!;
+          const c = this.#connection(fresh);
+          this.#removeFromQueue(c);
+          await c.stop("Reconnecting.");
+          this.#enqueue(c);
+        },
+        setNick: async (nick) => {
+          await store.connections.update(record.id, { nick });
+          const c = this.#live.get(record.id);
+          if (c) {
+            c.wantedNick = nick;
+            c.record.nick = nick;
+          }
+        },
+      },
+    }, message);
+  }
+
+  /** The live state of a connection (for tests and the bot). */
+  state(connectionRowId: number): string {
+    return this.#live.get(connectionRowId)?.state ?? "disconnected";
+  }
+}

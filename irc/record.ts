@@ -1,0 +1,99 @@
+/**
+ * Turning a message seen on IRC (or sent by the user) into a stored message, unread count,
+ * notification and live events.
+ */
+import type { EventBus } from "../lib/bus.ts";
+import { formatMicros, nowMicros } from "../lib/time.ts";
+import type { Store } from "../store/mod.ts";
+import type { ConversationRecord } from "../store/conversations.ts";
+import type { MessageType } from "../store/message_types.ts";
+import type { IrcConnection } from "./connection.ts";
+import { isHighlight } from "./highlight.ts";
+
+/** What recording needs. */
+export interface RecordDeps {
+  store: Store;
+  bus: EventBus;
+}
+
+/** A message to record. */
+export interface SeenMessage {
+  /** The conversation's name as IRC spells it (channel or nick); "" for the server. */
+  name: string;
+  from: string;
+  type: MessageType;
+  text: string;
+  /** Microseconds: IRCv3 server-time when the server said when, else the time it arrived. */
+  ts?: number;
+  /** Sent by the user (no unread, no highlight). */
+  own?: boolean;
+}
+
+/** The Conversation resource. */
+export function conversationJson(c: ConversationRecord) {
+  return {
+    connection_id: c.connectionId,
+    conversation_id: c.conversationId,
+    name: c.name,
+    topic: c.topic,
+    unread: c.unread,
+  };
+}
+
+/** Finds or creates a conversation; announces a new one on the bus. */
+export async function conversationFor(
+  deps: RecordDeps,
+  conn: IrcConnection,
+  name: string,
+): Promise<ConversationRecord> {
+  const id = name === "" ? "" : conn.conversationId(name);
+  const existing = await deps.store.conversations.get(conn.record.id, id);
+  if (existing) return existing;
+  const created = await deps.store.conversations.ensure(
+    conn.record.id,
+    id,
+    name === "" ? conn.url.host : name,
+  );
+  if (id !== "") {
+    deps.bus.publish(conn.userId, {
+      event: "state",
+      type: "conversation",
+      ...conversationJson(created),
+    });
+  }
+  return created;
+}
+
+/** Stores a message and publishes `message` (plus `unread` and `notification` when they apply). */
+export async function recordMessage(
+  deps: RecordDeps,
+  conn: IrcConnection,
+  m: SeenMessage,
+): Promise<void> {
+  const conv = await conversationFor(deps, conn, m.name);
+  const fromServer = m.name === "";
+  const isPrivate = !fromServer && !conn.isChannel(m.name);
+  let highlight = false;
+  if (!m.own && !fromServer) {
+    const keywords = isPrivate
+      ? []
+      : (await deps.store.users.byId(conn.userId))?.highlightKeywords ?? [];
+    highlight = isHighlight({ text: m.text, nick: conn.nick, keywords, isPrivate });
+  }
+  const { ts } = deps.store.messages.append({
+    conversation: conv.id,
+    userId: conn.userId,
+    from: m.from,
+    type: m.type,
+    text: m.text,
+    ts: m.ts ?? nowMicros(),
+    highlight,
+  });
+  const where = { connection_id: conn.id, conversation_id: conv.conversationId };
+  const message = { from: m.from, message: m.text, ts: formatMicros(ts), type: m.type };
+  deps.bus.publish(conn.userId, { event: "message", ...where, ...message, highlight });
+  if (m.own || fromServer) return;
+  const unread = await deps.store.conversations.addUnread(conv.id);
+  deps.bus.publish(conn.userId, { event: "unread", ...where, unread });
+  if (highlight) deps.bus.publish(conn.userId, { event: "notification", ...where, ...message });
+}

@@ -1,0 +1,57 @@
+/**
+ * Every delay of the IRC engine in one place, so tests can shorten them.
+ *
+ * `PARLEY_TEST_FAST_IRC=1` divides them for the test suite: reconnects start after 50 ms instead
+ * of seconds, a connection counts as stable after 1 s, and the send queue refills in milliseconds.
+ */
+
+const fast = (() => {
+  try {
+    return Deno.env.get("PARLEY_TEST_FAST_IRC") === "1";
+  } catch {
+    return false; // no env permission: production timings
+  }
+})();
+
+/** The timings one IrcConnection works with. */
+export interface IrcTiming {
+  /** First reconnect delay (ms); doubles per failed attempt. */
+  backoffBase: number;
+  /** Longest reconnect delay (ms). */
+  backoffMax: number;
+  /** A connection registered this long (ms) resets the backoff. */
+  stableAfter: number;
+  /** How long to wait for registration before giving up on an attempt (ms). */
+  registerTimeout: number;
+  /** Default token bucket: lines that may go out at once. */
+  sendBurst: number;
+  /** Default token bucket: ms per token refilled. */
+  sendInterval: number;
+  /** How often to try to regain the wanted nick (ms). */
+  nickRegainInterval: number;
+  /** How long a QUIT may take at shutdown before the socket is dropped (ms). */
+  quitTimeout: number;
+}
+
+/** The timings in force for this process. */
+export const TIMING: IrcTiming = fast
+  ? {
+    backoffBase: 50,
+    backoffMax: 500,
+    stableAfter: 1000,
+    registerTimeout: 5000,
+    sendBurst: 20,
+    sendInterval: 5,
+    nickRegainInterval: 500,
+    quitTimeout: 300,
+  }
+  : {
+    backoffBase: 4000,
+    backoffMax: 600_000,
+    stableAfter: 60_000,
+    registerTimeout: 60_000,
+    sendBurst: 5,
+    sendInterval: 2000,
+    nickRegainInterval: 60_000,
+    quitTimeout: 2000,
+  };

@@ -1,0 +1,127 @@
+/** `irc://` and `ircs://` URLs: parsing, validation, ids, and the password-free form for responses. */
+import { badRequest } from "../http/errors.ts";
+import { hostId } from "./host_id.ts";
+import { ircLower } from "./casefold.ts";
+
+/** Everything an IRC connection needs from its URL. */
+export interface IrcUrl {
+  host: string;
+  port: number;
+  tls: boolean;
+  tlsVerify: boolean;
+  /** The URL's user part (SASL account or server user), may be empty. */
+  user: string;
+  /** Server or SASL password; never returned or logged. */
+  password: string;
+  /** Wanted nick; empty when the URL names none. */
+  nick: string;
+  realname: string;
+  username: string;
+  sasl: "" | "plain" | "external";
+  /** Channel (or nick) named by the path (`/%23parley`), or empty. */
+  conversation: string;
+}
+
+const NICK = /^[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}-]{0,29}$/;
+const TRUE = /^(1|true|yes|on)$/i;
+const FALSE = /^(0|false|no|off)$/i;
+
+function flag(params: URLSearchParams, name: string, path: string): boolean | undefined {
+  const v = params.get(name);
+  if (v === null) return undefined;
+  if (v === "" || TRUE.test(v)) return true;
+  if (FALSE.test(v)) return false;
+  throw badRequest(`${name} must be 0 or 1.`, path);
+}
+
+/** Parses and validates a connection URL; bad input is a 400 at `path` (default `/body/url`). */
+export function parseIrcUrl(text: string, path = "/body/url"): IrcUrl {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw badRequest("The URL is not valid.", path);
+  }
+  const scheme = url.protocol.slice(0, -1).toLowerCase();
+  if (scheme !== "irc" && scheme !== "ircs") {
+    throw badRequest("The URL must start with irc:// or ircs://.", path);
+  }
+  const host = url.hostname.toLowerCase();
+  if (!host) throw badRequest("The URL has no host.", path);
+  if (/[\s/@]/.test(host)) throw badRequest("The URL's host is not valid.", path);
+  const p = url.searchParams;
+  const tls = flag(p, "tls", path) ?? scheme === "ircs";
+  const tlsVerify = flag(p, "tls_verify", path) ?? true;
+  const port = url.port ? Number(url.port) : tls ? 6697 : 6667;
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw badRequest("The URL's port is not valid.", path);
+  }
+  const nick = p.get("nick") ?? "";
+  if (nick && !NICK.test(nick)) throw badRequest("The nick in the URL is not valid.", path);
+  const sasl = (p.get("sasl") ?? "").toLowerCase();
+  if (sasl !== "" && sasl !== "plain" && sasl !== "external") {
+    throw badRequest("sasl must be plain or external.", path);
+  }
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  if (sasl === "plain" && !password) {
+    throw badRequest("SASL PLAIN needs a password in the URL.", path);
+  }
+  const username = p.get("username") ?? "";
+  if (/[\s@]/.test(username)) throw badRequest("username must not contain spaces or @.", path);
+  const conversation = decodeURIComponent(url.pathname.replace(/^\/+/, "")).split(/[\s,]/)[0];
+  return {
+    host,
+    port,
+    tls,
+    tlsVerify,
+    user,
+    password,
+    nick,
+    realname: p.get("realname") ?? "",
+    username,
+    sasl: sasl as IrcUrl["sasl"],
+    conversation,
+  };
+}
+
+/** The URL as responses show it: `irc://user:@host:port/path?nick=..`, never the password. */
+export function publicUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return "";
+  }
+  const user = url.username ? `${url.username}:@` : "";
+  const port = url.port ? `:${url.port}` : "";
+  const path = url.pathname && url.pathname !== "/" ? url.pathname : "";
+  return `${url.protocol}//${user}${url.host.replace(/:\d+$/, "")}${port}${path}${url.search}`;
+}
+
+/** The URL with a different nick (used to keep the nick the user chose with /nick). */
+export function withNick(text: string, nick: string): string {
+  const url = new URL(text);
+  url.searchParams.set("nick", nick);
+  return url.href;
+}
+
+/** What makes two connections of one user the same: host, port and nick. */
+export function sameTarget(a: IrcUrl, b: IrcUrl): boolean {
+  return a.host === b.host && a.port === b.port && ircLower(a.nick) === ircLower(b.nick);
+}
+
+/** `irc-libera`, or `irc-libera-2`, `irc-libera-3`... when the user already has that id. */
+export function newConnectionId(host: string, taken: Iterable<string>): string {
+  const used = new Set(taken);
+  const base = hostId(host);
+  if (!used.has(base)) return base;
+  for (let n = 2;; n++) if (!used.has(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/** A nick made from an email's local part, for URLs that name none (`Jane.Doe@x` -> `Jane_Doe`). */
+export function nickFromEmail(email: string): string {
+  let nick = email.split("@")[0].replace(/[^A-Za-z0-9\[\]\\`_^{|}-]/g, "_").slice(0, 30);
+  if (!/^[A-Za-z\[\]\\`_^{|}]/.test(nick)) nick = `u${nick}`.slice(0, 30);
+  return nick || "parley";
+}

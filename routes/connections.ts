@@ -1,0 +1,51 @@
+/** Connections: list, create, update (URL, wanted state, on-connect commands), remove. */
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { jsonBody } from "../http/validate.ts";
+import { currentUser, requireUser } from "../http/session.ts";
+
+const wantedState = z.enum(["connected", "disconnected"], {
+  error: "wanted_state must be connected or disconnected.",
+});
+const commands = z.array(z.string().max(512, { error: "A command is too long." })).max(50);
+const url = z.string({ error: "url is required." }).trim().min(1, { error: "url is required." })
+  .max(2048);
+
+const createBody = z.object({
+  url,
+  conversation_id: z.string().trim().max(100).optional(),
+  on_connect_commands: commands.optional(),
+  wanted_state: wantedState.optional(),
+});
+const updateBody = z.object({
+  url: url.optional(),
+  on_connect_commands: commands.optional(),
+  wanted_state: wantedState.optional(),
+});
+
+/** Routes under /api/connections and /api/connection/{connection_id}. */
+export function connectionRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get("/connections", requireUser, async (c) => {
+    return c.json({ connections: await deps.irc.list(currentUser(c).id) });
+  });
+
+  app.post("/connections", requireUser, async (c) => {
+    const body = await jsonBody(c, createBody);
+    return c.json(await deps.irc.create(currentUser(c), body));
+  });
+
+  app.post("/connection/:connection_id", requireUser, async (c) => {
+    const body = await jsonBody(c, updateBody);
+    return c.json(await deps.irc.update(currentUser(c).id, c.req.param("connection_id"), body));
+  });
+
+  app.delete("/connection/:connection_id", requireUser, async (c) => {
+    await deps.irc.remove(currentUser(c).id, c.req.param("connection_id"));
+    return c.json({ message: "Deleted." });
+  });
+
+  return app;
+}

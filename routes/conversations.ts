@@ -1,0 +1,82 @@
+/** Conversations: list, mark as read, and send a message into one (for scripts). */
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { notFound } from "../http/errors.ts";
+import { jsonBody } from "../http/validate.ts";
+import { currentUser, requireUser } from "../http/session.ts";
+import { conversationJson } from "../irc/record.ts";
+
+const sendBody = z.object({
+  message: z.string({ error: "message is required." }).min(1, { error: "message is required." })
+    .max(65536, { error: "The message is too long." }),
+});
+
+/** Routes under /api/conversations and /api/connection/{id}/conversation/{id}. */
+export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { store } = deps;
+
+  async function connectionOf(userId: number, connectionId: string) {
+    const record = await store.connections.get(userId, connectionId);
+    if (!record) throw notFound("No such connection.");
+    return record;
+  }
+
+  app.get("/conversations", requireUser, async (c) => {
+    const all = await store.conversations.listForUser(currentUser(c).id);
+    // The server's own conversation ("") is reached through connectionMessages, not listed.
+    return c.json({
+      conversations: all.filter((v) => v.conversationId !== "").map(conversationJson),
+    });
+  });
+
+  app.post("/connection/:connection_id/read", requireUser, async (c) => {
+    const record = await connectionOf(currentUser(c).id, c.req.param("connection_id"));
+    await store.conversations.markConnectionRead(record.id);
+    deps.bus.publish(record.userId, {
+      event: "unread",
+      connection_id: record.connectionId,
+      conversation_id: null,
+      unread: 0,
+    });
+    return c.json({});
+  });
+
+  app.post(
+    "/connection/:connection_id/conversation/:conversation_id/read",
+    requireUser,
+    async (c) => {
+      const record = await connectionOf(currentUser(c).id, c.req.param("connection_id"));
+      const id = c.req.param("conversation_id");
+      const conv = await store.conversations.get(record.id, id);
+      if (!conv) throw notFound("No such conversation.");
+      await store.conversations.markRead(conv.id);
+      deps.bus.publish(record.userId, {
+        event: "unread",
+        connection_id: record.connectionId,
+        conversation_id: conv.conversationId,
+        unread: 0,
+      });
+      return c.json({});
+    },
+  );
+
+  app.post(
+    "/connection/:connection_id/conversation/:conversation_id/messages",
+    requireUser,
+    async (c) => {
+      const body = await jsonBody(c, sendBody);
+      const user = currentUser(c);
+      const result = await deps.irc.send(
+        user.id,
+        c.req.param("connection_id"),
+        c.req.param("conversation_id"),
+        body.message,
+      );
+      return c.json({ message: "Sent.", ...result });
+    },
+  );
+
+  return app;
+}

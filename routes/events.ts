@@ -1,0 +1,141 @@
+/**
+ * `GET /events`: the live WebSocket of the web client. Pushes the user's events from the bus and
+ * answers `ping`, `load` and `send` requests. The protocol is written down in docs/events.md.
+ */
+import { Hono } from "hono";
+import { upgradeWebSocket } from "hono/deno";
+import type { WSContext } from "hono/ws";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { ApiError, type ErrorItem } from "../http/errors.ts";
+import { isCrossSite } from "../http/client.ts";
+import { log } from "../lib/log.ts";
+import type { UserRecord } from "../store/users.ts";
+import { userJson } from "./user_json.ts";
+
+/** Close code for a refused socket (policy violation). */
+export const POLICY_VIOLATION = 1008;
+
+interface Request {
+  id?: unknown;
+  method?: unknown;
+  connection_id?: unknown;
+  conversation_id?: unknown;
+  message?: unknown;
+}
+
+function errorsOf(err: unknown): ErrorItem[] {
+  if (err instanceof ApiError) {
+    // REST paths point into the body; on the socket the request object is the root.
+    return err.errors.map((e) => ({ ...e, path: e.path.replace(/^\/body(?=\/|$)/, "") || "/" }));
+  }
+  return [{ message: "Internal server error.", path: "/" }];
+}
+
+/** Answers one request from the client. */
+async function answer(deps: AppDeps, user: UserRecord, req: Request): Promise<object> {
+  const id = req.id;
+  switch (req.method) {
+    case "ping":
+      return { event: "pong", id, ts: new Date().toISOString() };
+    case "load": {
+      const fresh = (await deps.store.users.byId(user.id)) ?? user;
+      return {
+        event: "load",
+        id,
+        user: await userJson(deps, fresh, { connections: true, conversations: true }),
+      };
+    }
+    case "send": {
+      const where = {
+        connection_id: req.connection_id,
+        conversation_id: req.conversation_id ?? "",
+      };
+      const bad = (message: string, path: string) => ({
+        event: "sent",
+        id,
+        ...where,
+        errors: [{ message, path }],
+      });
+      if (typeof req.connection_id !== "string") {
+        return bad("connection_id is required.", "/connection_id");
+      }
+      if (typeof where.conversation_id !== "string") {
+        return bad("conversation_id must be a string.", "/conversation_id");
+      }
+      if (typeof req.message !== "string" || req.message.trim() === "") {
+        return bad("message is required.", "/message");
+      }
+      try {
+        const result = await deps.irc.send(
+          user.id,
+          req.connection_id,
+          where.conversation_id as string,
+          req.message,
+        );
+        return { event: "sent", id, ...where, message: req.message, ...result };
+      } catch (err) {
+        if (!(err instanceof ApiError)) log.error("send failed", { uid: user.id, error: err });
+        return { event: "sent", id, ...where, errors: errorsOf(err) };
+      }
+    }
+    default:
+      return {
+        event: "error",
+        id,
+        errors: [{ message: "Unknown method: use ping, load or send.", path: "/method" }],
+      };
+  }
+}
+
+/** The /events route. */
+export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get(
+    "/events",
+    upgradeWebSocket((c) => {
+      const user = c.get("user");
+      const refusal = !user
+        ? "You need to log in first."
+        : isCrossSite(c, deps.config)
+        ? "Cross-site WebSocket connections are not allowed."
+        : undefined;
+      let unsubscribe: (() => void) | undefined;
+      const send = (ws: WSContext, data: object) => {
+        if (ws.readyState === 1) ws.send(JSON.stringify(data));
+      };
+      return {
+        onOpen(_ev, ws) {
+          if (refusal || !user) {
+            send(ws, { event: "handshake", errors: [{ message: refusal, path: "/" }] });
+            ws.close(POLICY_VIOLATION, refusal);
+            return;
+          }
+          send(ws, { event: "handshake", uid: String(user.id) });
+          unsubscribe = deps.bus.subscribe(user.id, (ev) => send(ws, ev));
+        },
+        async onMessage(ev, ws) {
+          if (!user || refusal) return;
+          let req: Request;
+          try {
+            req = JSON.parse(String(ev.data));
+            if (req === null || typeof req !== "object" || Array.isArray(req)) throw new Error();
+          } catch {
+            send(ws, { event: "error", errors: [{ message: "Invalid JSON.", path: "/" }] });
+            return;
+          }
+          send(ws, await answer(deps, user, req));
+        },
+        onClose() {
+          unsubscribe?.();
+        },
+      };
+    }),
+  );
+  app.get(
+    "/events",
+    (c) => c.json({ errors: [{ message: "Expected a WebSocket.", path: "/" }] }, 400),
+  );
+
+  return app;
+}

@@ -1,0 +1,144 @@
+/** IRC connections: one row per connection of a user, with its URL and wanted state. */
+import type { DatabaseSync } from "node:sqlite";
+import { nowMicros } from "../lib/time.ts";
+
+/** The state a user asks for. */
+export type WantedState = "connected" | "disconnected";
+
+/** A connection as stored. */
+export interface ConnectionRecord {
+  /** Row id (`connections.id`). */
+  id: number;
+  userId: number;
+  /** The API's connection_id (`irc-libera`), unique per user. */
+  connectionId: string;
+  name: string;
+  /** The full URL, password included: never returned as is. */
+  url: string;
+  onConnectCommands: string[];
+  wantedState: WantedState;
+  /** The nick last used (kept across restarts); empty until the first registration. */
+  nick: string;
+  created: number;
+}
+
+/** Fields of a new connection. */
+export interface NewConnection {
+  userId: number;
+  connectionId: string;
+  name: string;
+  url: string;
+  onConnectCommands: string[];
+  wantedState: WantedState;
+}
+
+/** Changes to a connection; absent fields stay as they are. */
+export interface ConnectionPatch {
+  url?: string;
+  name?: string;
+  onConnectCommands?: string[];
+  wantedState?: WantedState;
+  nick?: string;
+}
+
+/** Storage of IRC connections. */
+export interface ConnectionStore {
+  create(c: NewConnection): Promise<ConnectionRecord>;
+  /** A user's connections, ordered by connection_id. */
+  list(userId: number): Promise<ConnectionRecord[]>;
+  get(userId: number, connectionId: string): Promise<ConnectionRecord | undefined>;
+  byId(id: number): Promise<ConnectionRecord | undefined>;
+  /** Every connection whose wanted state is `connected` (reconnected at start). */
+  wanted(): Promise<ConnectionRecord[]>;
+  update(id: number, patch: ConnectionPatch): Promise<ConnectionRecord | undefined>;
+  /** Deletes the connection; its conversations and messages go with it (foreign keys). */
+  remove(id: number): Promise<boolean>;
+}
+
+interface Row {
+  id: number;
+  user_id: number;
+  connection_id: string;
+  name: string;
+  url: string;
+  on_connect_commands: string;
+  wanted_state: WantedState;
+  nick: string;
+  created: number;
+}
+
+function toRecord(r: Row): ConnectionRecord {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    connectionId: r.connection_id,
+    name: r.name,
+    url: r.url,
+    onConnectCommands: JSON.parse(r.on_connect_commands),
+    wantedState: r.wanted_state,
+    nick: r.nick,
+    created: r.created,
+  };
+}
+
+const COLUMNS: Record<keyof ConnectionPatch, string> = {
+  url: "url",
+  name: "name",
+  onConnectCommands: "on_connect_commands",
+  wantedState: "wanted_state",
+  nick: "nick",
+};
+
+/** The SQLite implementation of ConnectionStore. */
+export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
+  const q = {
+    insert: db.prepare(`INSERT INTO connections
+      (user_id, connection_id, name, url, on_connect_commands, wanted_state, created)
+      VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`),
+    list: db.prepare("SELECT * FROM connections WHERE user_id = ? ORDER BY connection_id"),
+    get: db.prepare("SELECT * FROM connections WHERE user_id = ? AND connection_id = ?"),
+    byId: db.prepare("SELECT * FROM connections WHERE id = ?"),
+    wanted: db.prepare("SELECT * FROM connections WHERE wanted_state = 'connected' ORDER BY id"),
+    remove: db.prepare("DELETE FROM connections WHERE id = ?"),
+  };
+  const byId = (id: number) => {
+    const row = q.byId.get(id) as Row | undefined;
+    return row && toRecord(row);
+  };
+  return {
+    create: (c) =>
+      Promise.resolve(toRecord(
+        q.insert.get(
+          c.userId,
+          c.connectionId,
+          c.name,
+          c.url,
+          JSON.stringify(c.onConnectCommands),
+          c.wantedState,
+          nowMicros(),
+        ) as unknown as Row,
+      )),
+    list: (userId) => Promise.resolve((q.list.all(userId) as unknown as Row[]).map(toRecord)),
+    get(userId, connectionId) {
+      const row = q.get.get(userId, connectionId) as Row | undefined;
+      return Promise.resolve(row && toRecord(row));
+    },
+    byId: (id) => Promise.resolve(byId(id)),
+    wanted: () => Promise.resolve((q.wanted.all() as unknown as Row[]).map(toRecord)),
+    update(id, patch) {
+      const sets: string[] = [];
+      const values: string[] = [];
+      for (const [key, column] of Object.entries(COLUMNS)) {
+        const value = patch[key as keyof ConnectionPatch];
+        if (value === undefined) continue;
+        sets.push(`${column} = ?`);
+        values.push(Array.isArray(value) ? JSON.stringify(value) : value);
+      }
+      if (sets.length) {
+        db.prepare(`UPDATE connections SET ${sets.join(", ")} WHERE id = ?`).run(...values, id);
+      }
+      return Promise.resolve(byId(id));
+    },
+    remove: (id) => Promise.resolve(Number(q.remove.run(id).changes) > 0),
+  };
+}

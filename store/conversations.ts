@@ -1,0 +1,120 @@
+/** Conversations: the channels and private chats of a connection, with topic and unread count. */
+import type { DatabaseSync } from "node:sqlite";
+import { nowMicros } from "../lib/time.ts";
+
+/** A conversation as stored. */
+export interface ConversationRecord {
+  /** Row id (`conversations.id`), what messages refer to. */
+  id: number;
+  /** Row id of the connection. */
+  connection: number;
+  /** The API's connection_id of the connection (joined in for listings). */
+  connectionId: string;
+  /** The IRC-casefolded name; "" is the server's own conversation. */
+  conversationId: string;
+  /** The name as IRC spells it. */
+  name: string;
+  topic: string;
+  unread: number;
+  /** Microseconds of the last mark-as-read. */
+  lastRead: number;
+  /** True while the user wants to be in this channel (rejoined after reconnects). */
+  joined: boolean;
+}
+
+/** Storage of conversations. */
+export interface ConversationStore {
+  /** All conversations of a user, by connection_id then conversation_id. */
+  listForUser(userId: number): Promise<ConversationRecord[]>;
+  listForConnection(connection: number): Promise<ConversationRecord[]>;
+  get(connection: number, conversationId: string): Promise<ConversationRecord | undefined>;
+  /** Returns the conversation, creating it when missing (the name is kept as first seen). */
+  ensure(connection: number, conversationId: string, name: string): Promise<ConversationRecord>;
+  setTopic(id: number, topic: string): Promise<void>;
+  setJoined(id: number, joined: boolean): Promise<void>;
+  /** Renames a private conversation after a nick change (id and name). */
+  rename(id: number, conversationId: string, name: string): Promise<void>;
+  /** Adds one unread message; returns the new count. */
+  addUnread(id: number): Promise<number>;
+  markRead(id: number): Promise<void>;
+  /** Marks every conversation of a connection read. */
+  markConnectionRead(connection: number): Promise<void>;
+  /** Deletes a conversation and its messages. */
+  remove(id: number): Promise<void>;
+}
+
+interface Row {
+  id: number;
+  connection: number;
+  connection_id: string;
+  conversation_id: string;
+  name: string;
+  topic: string;
+  unread: number;
+  last_read: number;
+  joined: number;
+}
+
+function toRecord(r: Row): ConversationRecord {
+  return {
+    id: r.id,
+    connection: r.connection,
+    connectionId: r.connection_id,
+    conversationId: r.conversation_id,
+    name: r.name,
+    topic: r.topic,
+    unread: r.unread,
+    lastRead: r.last_read,
+    joined: r.joined === 1,
+  };
+}
+
+const SELECT = `SELECT v.*, c.connection_id FROM conversations v
+  JOIN connections c ON c.id = v.connection`;
+
+/** The SQLite implementation of ConversationStore. */
+export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
+  const q = {
+    listForUser: db.prepare(
+      `${SELECT} WHERE c.user_id = ? ORDER BY c.connection_id, v.conversation_id`,
+    ),
+    listForConnection: db.prepare(`${SELECT} WHERE v.connection = ? ORDER BY v.conversation_id`),
+    get: db.prepare(`${SELECT} WHERE v.connection = ? AND v.conversation_id = ?`),
+    insert: db.prepare(`INSERT INTO conversations (connection, conversation_id, name, created)
+      VALUES (?, ?, ?, ?) ON CONFLICT (connection, conversation_id) DO NOTHING`),
+    topic: db.prepare("UPDATE conversations SET topic = ? WHERE id = ?"),
+    joined: db.prepare("UPDATE conversations SET joined = ? WHERE id = ?"),
+    rename: db.prepare("UPDATE conversations SET conversation_id = ?, name = ? WHERE id = ?"),
+    unread: db.prepare(
+      "UPDATE conversations SET unread = unread + 1 WHERE id = ? RETURNING unread",
+    ),
+    read: db.prepare("UPDATE conversations SET unread = 0, last_read = ? WHERE id = ?"),
+    readAll: db.prepare("UPDATE conversations SET unread = 0, last_read = ? WHERE connection = ?"),
+    remove: db.prepare("DELETE FROM conversations WHERE id = ?"),
+  };
+  const get = (connection: number, conversationId: string) => {
+    const row = q.get.get(connection, conversationId) as Row | undefined;
+    return row && toRecord(row);
+  };
+  return {
+    listForUser: (userId) =>
+      Promise.resolve((q.listForUser.all(userId) as unknown as Row[]).map(toRecord)),
+    listForConnection: (connection) =>
+      Promise.resolve((q.listForConnection.all(connection) as unknown as Row[]).map(toRecord)),
+    get: (connection, conversationId) => Promise.resolve(get(connection, conversationId)),
+    ensure(connection, conversationId, name) {
+      q.insert.run(connection, conversationId, name, nowMicros());
+      return Promise.resolve(get(connection, conversationId)!);
+    },
+    setTopic: (id, topic) => Promise.resolve(void q.topic.run(topic, id)),
+    setJoined: (id, joined) => Promise.resolve(void q.joined.run(joined ? 1 : 0, id)),
+    rename: (id, conversationId, name) =>
+      Promise.resolve(void q.rename.run(conversationId, name, id)),
+    addUnread: (id) =>
+      Promise.resolve((q.unread.get(id) as { unread: number } | undefined)?.unread ?? 0),
+    markRead: (id) => Promise.resolve(void q.read.run(nowMicros(), id)),
+    markConnectionRead: (connection) =>
+      Promise.resolve(void q.readAll.run(nowMicros(), connection)),
+    remove: (id) => Promise.resolve(void q.remove.run(id)),
+  };
+}
