@@ -5,7 +5,7 @@ export type CaseMapping = "rfc1459" | "strict-rfc1459" | "ascii";
 
 /**
  * Lower-cases an IRC name the way the server compares names. Under rfc1459 (the default, and
- * what Parley uses for ids) `[]\~` are the upper-case forms of `{}|^`, so `#Foo[1]` -> `#foo{1}`.
+ * what Parley uses for ids) `[]\^` are the upper-case forms of `{}|~`, so `#Foo[1]` -> `#foo{1}`.
  */
 export function ircLower(name: string, mapping: CaseMapping = "rfc1459"): string {
   const top = mapping === "ascii" ? 90 : mapping === "strict-rfc1459" ? 93 : 94;

@@ -55,7 +55,7 @@ export function splitText(text: string, maxBytes: number): string[] {
   for (const line of text.split(/\r\n|\r|\n/)) {
     if (line.trim() === "") continue;
     let cur = "";
-    for (const word of line.split(" ")) {
+    for (const word of line.trimEnd().split(" ")) {
       const candidate = cur === "" ? word : `${cur} ${word}`;
       if (byteLength(candidate) <= maxBytes) {
         cur = candidate;

@@ -1,0 +1,164 @@
+/** Unit tests of the IRC engine's pure parts: URLs, casefolding, highlights, splitting, timing. */
+import { assert, assertEquals, assertThrows } from "../support/assert.ts";
+import { ApiError } from "../../http/errors.ts";
+import {
+  newConnectionId,
+  nickFromEmail,
+  parseIrcUrl,
+  publicUrl,
+  sameTarget,
+  withNick,
+} from "../../irc/url.ts";
+import { ircLower, isChannel } from "../../irc/casefold.ts";
+import { containsWord, isHighlight } from "../../irc/highlight.ts";
+import { byteLength, splitText, textBudget } from "../../irc/split.ts";
+import { TokenBucket } from "../../irc/token_bucket.ts";
+import { backoffDelay } from "../../irc/backoff.ts";
+
+Deno.test("parseIrcUrl reads every part of an irc:// URL", () => {
+  const u = parseIrcUrl(
+    "ircs://Jane:p%40ss@IRC.Libera.Chat:7000/%23parley?nick=jane&realname=Jane%20D&username=jd&tls_verify=0&sasl=plain",
+  );
+  assertEquals(u, {
+    host: "irc.libera.chat",
+    port: 7000,
+    tls: true,
+    tlsVerify: false,
+    user: "Jane",
+    password: "p@ss",
+    nick: "jane",
+    realname: "Jane D",
+    username: "jd",
+    sasl: "plain",
+    conversation: "#parley",
+  });
+});
+
+Deno.test("parseIrcUrl picks TLS and default ports from the scheme and ?tls", () => {
+  assertEquals(parseIrcUrl("irc://example.org").port, 6667);
+  assertEquals(parseIrcUrl("irc://example.org").tls, false);
+  assertEquals(parseIrcUrl("ircs://example.org").port, 6697);
+  assertEquals(parseIrcUrl("irc://example.org?tls=1").tls, true);
+  assertEquals(parseIrcUrl("irc://example.org?tls=1").port, 6697);
+  assertEquals(parseIrcUrl("ircs://example.org?tls=0").tls, false);
+  assertEquals(parseIrcUrl("ircs://example.org").tlsVerify, true);
+  assertEquals(parseIrcUrl("irc://[::1]:6667").host, "[::1]");
+  assertEquals(parseIrcUrl("irc://h?sasl=external").sasl, "external");
+});
+
+Deno.test("parseIrcUrl refuses bad URLs with a 400 at /body/url", () => {
+  for (
+    const bad of [
+      "http://example.org",
+      "irc://",
+      "nonsense",
+      "irc://h?nick=1abc",
+      "irc://h?nick=has space",
+      "irc://h?tls=maybe",
+      "irc://h?sasl=scram",
+      "irc://h?sasl=plain",
+    ]
+  ) {
+    const err = assertThrows(() => parseIrcUrl(bad), bad);
+    assert(err instanceof ApiError, bad);
+    assertEquals(err.status, 400, bad);
+    assertEquals(err.errors[0].path, "/body/url", bad);
+  }
+});
+
+Deno.test("publicUrl drops the password and keeps the rest", () => {
+  assertEquals(
+    publicUrl("irc://jane:secret@irc.example.org:6667/%23x?nick=jane"),
+    "irc://jane:@irc.example.org:6667/%23x?nick=jane",
+  );
+  assertEquals(publicUrl("ircs://irc.example.org?nick=j"), "ircs://irc.example.org?nick=j");
+  assertEquals(publicUrl("irc://:pw@h:1?nick=j"), "irc://h:1?nick=j");
+  assert(!publicUrl("irc://u:pw@h?nick=j").includes("pw"));
+});
+
+Deno.test("connection ids are unique per user", () => {
+  assertEquals(newConnectionId("irc.libera.chat", []), "irc-libera");
+  assertEquals(newConnectionId("irc.libera.chat", ["irc-libera"]), "irc-libera-2");
+  assertEquals(
+    newConnectionId("127.0.0.1", ["irc-localhost", "irc-localhost-2"]),
+    "irc-localhost-3",
+  );
+});
+
+Deno.test("sameTarget compares host, port and nick (casefolded)", () => {
+  const a = parseIrcUrl("irc://h:1?nick=Bob[1]");
+  assert(sameTarget(a, parseIrcUrl("irc://u:pw@h:1?nick=bob{1}")));
+  assert(!sameTarget(a, parseIrcUrl("irc://h:2?nick=bob[1]")));
+  assert(!sameTarget(a, parseIrcUrl("irc://h:1?nick=carol")));
+});
+
+Deno.test("nicks come from the URL or the email", () => {
+  assertEquals(parseIrcUrl(withNick("irc://h/%23a?tls=0", "zed")).nick, "zed");
+  assertEquals(nickFromEmail("Jane.Doe@example.com"), "Jane_Doe");
+  assertEquals(nickFromEmail("42@example.com"), "u42");
+});
+
+Deno.test("ircLower uses rfc1459 casemapping by default", () => {
+  // rfc1459: [ ] \ ^ are the upper-case forms of { } | ~.
+  assertEquals(ircLower("#Parley[Dev]\\^"), "#parley{dev}|~");
+  assertEquals(ircLower("Nick[A]", "ascii"), "nick[a]");
+  assertEquals(ircLower("A^~", "strict-rfc1459"), "a^~");
+  assert(isChannel("#x"));
+  assert(!isChannel("bob"));
+  assert(!isChannel("#"));
+});
+
+Deno.test("highlights: the nick or a keyword as a whole word, any private message", () => {
+  assert(containsWord("alice: hi", "alice"));
+  assert(containsWord("hi ALICE!", "alice"));
+  assert(containsWord("ping @alice.", "alice"));
+  assert(!containsWord("malice is not a mention", "alice"));
+  assert(!containsWord("alice_ is someone else", "alice"));
+  assert(containsWord("[bot] ready", "[bot]"));
+  const base = { nick: "alice", keywords: ["deploy"], isPrivate: false };
+  assert(isHighlight({ ...base, text: "Deploy done" }));
+  assert(!isHighlight({ ...base, text: "redeployed" }));
+  assert(!isHighlight({ ...base, text: "hello all" }));
+  assert(isHighlight({ ...base, text: "hello all", isPrivate: true }));
+});
+
+Deno.test("splitText breaks at spaces within the byte limit", () => {
+  assertEquals(splitText("aaa bbb ccc", 7), ["aaa bbb", "ccc"]);
+  assertEquals(splitText("one\ntwo\r\n\nthree", 100), ["one", "two", "three"]);
+  assertEquals(splitText("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+  // Multi-byte characters are never cut in half.
+  const parts = splitText("ééééé", 4);
+  assertEquals(parts, ["éé", "éé", "é"]);
+  for (const p of splitText("word ".repeat(300), 100)) assert(byteLength(p) <= 100);
+  assertEquals(splitText("word ".repeat(300), 100).join(" "), "word ".repeat(300).trim());
+});
+
+Deno.test("textBudget leaves room for the relayed prefix", () => {
+  const budget = textBudget("PRIVMSG", "#parley", "alice");
+  assert(budget < 512 - "PRIVMSG #parley :".length - 2 - "alice".length);
+  assert(budget > 350);
+});
+
+Deno.test("TokenBucket allows a burst, then one line per interval", () => {
+  let now = 0;
+  const bucket = new TokenBucket(3, 1000, () => now);
+  assertEquals([bucket.take(), bucket.take(), bucket.take()], [0, 0, 0]);
+  assertEquals(bucket.take(), 1000);
+  now = 500;
+  assertEquals(bucket.take(), 500);
+  now = 1000;
+  assertEquals(bucket.take(), 0);
+  now = 100_000;
+  assertEquals(Math.floor(bucket.available()), 3);
+});
+
+Deno.test("backoffDelay doubles with jitter and stops at the maximum", () => {
+  const timing = { backoffBase: 4000, backoffMax: 600_000 };
+  assertEquals(backoffDelay(0, timing, () => 0), 2000);
+  assertEquals(backoffDelay(0, timing, () => 1), 4000);
+  assertEquals(backoffDelay(3, timing, () => 1), 32_000);
+  assertEquals(backoffDelay(30, timing, () => 1), 600_000);
+  assertEquals(backoffDelay(30, timing, () => 0), 300_000);
+  const a = backoffDelay(2, timing, () => 0.25);
+  assert(a >= 8000 && a <= 16_000);
+});
