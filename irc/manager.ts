@@ -15,6 +15,7 @@ import { hostId, hostShortName } from "./host_id.ts";
 import { attachInbound, type Serial, serial } from "./inbound.ts";
 import { conversationFor } from "./record.ts";
 import { TIMING } from "./timing.ts";
+import { ircLower } from "./casefold.ts";
 import {
   newConnectionId,
   nickFromEmail,
@@ -350,7 +351,7 @@ export class IrcManager {
     message: string,
   ): Promise<CommandResult> {
     const record = await this.#record(userId, connectionId);
-    return this.#run(record, conversationId, message);
+    return this.#run(record, ircLower(conversationId), message);
   }
 
   async #run(

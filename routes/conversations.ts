@@ -6,6 +6,7 @@ import { notFound } from "../http/errors.ts";
 import { jsonBody } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { conversationJson } from "../irc/record.ts";
+import { ircLower } from "../irc/casefold.ts";
 
 const sendBody = z.object({
   message: z.string({ error: "message is required." }).min(1, { error: "message is required." })
@@ -48,7 +49,7 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
     requireUser,
     async (c) => {
       const record = await connectionOf(currentUser(c).id, c.req.param("connection_id"));
-      const id = c.req.param("conversation_id");
+      const id = ircLower(c.req.param("conversation_id"));
       const conv = await store.conversations.get(record.id, id);
       if (!conv) throw notFound("No such conversation.");
       await store.conversations.markRead(conv.id);

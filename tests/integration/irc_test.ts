@@ -169,6 +169,57 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       assertEquals(bad.body.errors[0].path, "/body/message");
     });
 
+    await t.step("CTCP, topics, on-connect commands and nick regain", async () => {
+      await bob.say("alice", "\x01PING 42\x01");
+      await bob.waitFor((l) => l.command === "NOTICE" && l.params[1] === "\x01PING 42\x01");
+      await bob.say("alice", "\x01VERSION\x01");
+      const version = await bob.waitFor((l) =>
+        l.command === "NOTICE" && l.params[1].startsWith("\x01VERSION")
+      );
+      assertStringIncludes(version.params[1], "Parley");
+      await bob.say("alice", "\x01TIME\x01");
+      await bob.waitFor((l) => l.command === "NOTICE" && l.params[1].startsWith("\x01TIME "));
+
+      const topic = await socket!.request({
+        method: "send",
+        connection_id: id,
+        conversation_id: "#test",
+        message: "/topic Parley testing",
+      });
+      assertEquals(topic.errors, undefined);
+      await poll(
+        "the topic",
+        async () => (await conversations(user))["#test"].topic === "Parley testing",
+      );
+      await socket!.waitFor((e) => e.type === "topic" && e.topic === "Parley testing");
+
+      // Someone holds the nick "erin"; the new connection gets "erin_" until it frees up.
+      const holder = await RawIrcClient.connect(irc.port, "erin");
+      await bob.join("#other");
+      const res = await user.post("/api/connections", {
+        url: `irc://127.0.0.1:${irc.port}?nick=erin`,
+        on_connect_commands: ["/join #other", "PRIVMSG bob :ready"],
+      });
+      assertEquals(res.status, 200);
+      assertEquals(res.body.on_connect_commands, ["/join #other", "PRIVMSG bob :ready"]);
+      const second = res.body.connection_id;
+      await bob.waitFor((l) =>
+        l.command === "JOIN" && l.nick === "erin_" && l.params[0] === "#other"
+      );
+      await bob.waitFor((l) =>
+        l.command === "PRIVMSG" && l.nick === "erin_" && l.params[1] === "ready"
+      );
+      assertEquals((await connection(user, second)).info.nick, "erin_");
+      await holder.close();
+      await poll(
+        "erin regained",
+        async () => (await connection(user, second)).info.nick === "erin",
+      );
+      await bob.waitFor((l) => l.command === "NICK" && l.params[0] === "erin");
+      assertEquals((await user.delete(`/api/connection/${second}`)).status, 200);
+      await bob.waitFor((l) => l.command === "QUIT" && l.nick === "erin");
+    });
+
     await t.step("the socket refuses anonymous and cross-site clients", async () => {
       const anon = await EventSocket.open({ base: server.url, cookieHeader: "" } as ApiClient);
       const hs = await anon.waitFor((e) => e.event === "handshake");
@@ -207,8 +258,19 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
     await t.step("the connection comes back after the IRC server dies", async () => {
       await irc.stop();
       await poll("alice to notice", async () => (await connection(user, id)).state !== "connected");
+      // A connection whose first connect fails keeps trying too.
+      const res = await user.post("/api/connections", {
+        url: `irc://127.0.0.1:${irc.port}?nick=dave`,
+      });
+      assertEquals(res.status, 200);
+      await poll("dave's first attempt to fail", async () => {
+        const c = await connection(user, res.body.connection_id);
+        return c.state === "disconnected" && c.info.reason;
+      });
       await irc.start();
       await waitState(user, id, "connected");
+      await waitState(user, res.body.connection_id, "connected");
+      assertEquals((await user.delete(`/api/connection/${res.body.connection_id}`)).status, 200);
       bob = await RawIrcClient.connect(irc.port, "bob");
       await bob.join("#test");
       // alice rejoins #test on her own.
@@ -248,6 +310,17 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       assertEquals((await user.get("/api/connections")).body.connections, []);
       assertEquals((await user.get("/api/conversations")).body.conversations, []);
       assertEquals((await user.delete(`/api/connection/${id}`)).status, 404);
+    });
+
+    await t.step("deleting the user ends their connections", async () => {
+      const res = await user.post("/api/connections", {
+        url: `irc://127.0.0.1:${irc.port}?nick=frank`,
+        conversation_id: "#test",
+      });
+      assertEquals(res.status, 200);
+      await bob.waitFor((l) => l.command === "JOIN" && l.nick === "frank");
+      assertEquals((await admin.delete("/api/user/user@example.com")).status, 200);
+      await bob.waitFor((l) => l.command === "QUIT" && l.nick === "frank");
     });
   } finally {
     if (Deno.env.get("PARLEY_TEST_DUMP")) console.log(server.output());
