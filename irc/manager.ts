@@ -151,7 +151,7 @@ export class IrcManager {
         log.error("irc connect failed", { connection: conn.id, error: err })
       );
     }
-    this.#hosts.delete(host);
+    // The host's entry stays, so its `last` still spaces out the next connect.
   }
 
   /** Sets the send queue's burst from the host's connection profile, if there is one. */
