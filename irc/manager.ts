@@ -66,6 +66,21 @@ interface HostQueue {
   timer?: ReturnType<typeof setTimeout>;
 }
 
+/** `JOIN #a,#b,...` lines of at most ~400 bytes each. */
+export function joinLines(channels: string[]): string[] {
+  const lines: string[] = [];
+  let cur: string[] = [];
+  for (const name of channels) {
+    if (cur.length && [...cur, name].join(",").length > 400) {
+      lines.push(`JOIN ${cur.join(",")}`);
+      cur = [];
+    }
+    cur.push(name);
+  }
+  if (cur.length) lines.push(`JOIN ${cur.join(",")}`);
+  return lines;
+}
+
 /** Owns all IRC connections of all users. */
 export class IrcManager {
   #deps: IrcManagerDeps;
@@ -175,10 +190,10 @@ export class IrcManager {
       }
     }
     const conversations = await store.conversations.listForConnection(conn.record.id);
-    for (const c of conversations) {
-      if (c.joined && conn.isChannel(c.name)) {
-        await conn.enqueue(`JOIN ${c.name}`).catch(() => {});
-      }
+    const channels = conversations.filter((c) => c.joined && conn.isChannel(c.name));
+    // Several channels per JOIN line, so rejoining many does not wait on the send queue.
+    for (const line of joinLines(channels.map((c) => c.name))) {
+      await conn.enqueue(line).catch(() => {});
     }
   }
 

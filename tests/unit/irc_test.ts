@@ -14,6 +14,7 @@ import { containsWord, isHighlight } from "../../irc/highlight.ts";
 import { byteLength, splitText, textBudget } from "../../irc/split.ts";
 import { TokenBucket } from "../../irc/token_bucket.ts";
 import { backoffDelay } from "../../irc/backoff.ts";
+import { joinLines } from "../../irc/manager.ts";
 
 Deno.test("parseIrcUrl reads every part of an irc:// URL", () => {
   const u = parseIrcUrl(
@@ -161,4 +162,14 @@ Deno.test("backoffDelay doubles with jitter and stops at the maximum", () => {
   assertEquals(backoffDelay(30, timing, () => 0), 300_000);
   const a = backoffDelay(2, timing, () => 0.25);
   assert(a >= 8000 && a <= 16_000);
+});
+
+Deno.test("joinLines packs channels into few JOIN lines", () => {
+  assertEquals(joinLines([]), []);
+  assertEquals(joinLines(["#a", "#b"]), ["JOIN #a,#b"]);
+  const many = Array.from({ length: 100 }, (_, i) => `#channel-${i}`);
+  const lines = joinLines(many);
+  assert(lines.length > 1 && lines.length < 10);
+  for (const l of lines) assert(l.length <= 410);
+  assertEquals(lines.flatMap((l) => l.slice(5).split(",")), many);
 });
