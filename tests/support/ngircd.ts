@@ -8,6 +8,8 @@ export interface IrcServer {
   port: number;
   /** `irc://127.0.0.1:PORT` */
   url: string;
+  /** With `{tls: true}`: the TLS port (self-signed certificate for CN=localhost), else 0. */
+  tlsPort: number;
   output(): string;
   /** Kills the server (connections drop); `start()` brings it back on the same port. */
   stop(): Promise<void>;
@@ -15,12 +17,41 @@ export interface IrcServer {
   close(): Promise<void>;
 }
 
+/** Options of startIrcServer. */
+export interface IrcServerOptions {
+  /** Also listen with TLS on `tlsPort`, with a fresh self-signed certificate (needs openssl). */
+  tls?: boolean;
+}
+
 /** Starts ngircd with flood throttling off (MaxPenaltyTime = 0) and no DNS or ident lookups. */
-export async function startIrcServer(): Promise<IrcServer> {
+export async function startIrcServer(opts: IrcServerOptions = {}): Promise<IrcServer> {
   const [bin] = await ensureTools([NGIRCD]);
   const dir = await Deno.makeTempDir({ prefix: "parley-ngircd-" });
   await Deno.chmod(dir, 0o755);
   const port = freePort();
+  const tlsPort = opts.tls ? freePort() : 0;
+  let ssl = "";
+  if (opts.tls) {
+    const made = await new Deno.Command("openssl", {
+      args: [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=localhost",
+        "-days",
+        "1",
+      ]
+        .concat(["-keyout", `${dir}/key.pem`, "-out", `${dir}/cert.pem`]),
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!made.success) throw new Error(new TextDecoder().decode(made.stderr));
+    for (const f of ["key.pem", "cert.pem"]) await Deno.chmod(`${dir}/${f}`, 0o644);
+    ssl = `[SSL]\nCertFile = ${dir}/cert.pem\nKeyFile = ${dir}/key.pem\nPorts = ${tlsPort}\n`;
+  }
   const conf = `${dir}/ngircd.conf`;
   await Deno.writeTextFile(
     conf,
@@ -44,7 +75,7 @@ MaxNickLength = 30
 DNS = no
 Ident = no
 PAM = no
-`,
+${ssl}`,
   );
   await Deno.chmod(conf, 0o644);
   let out = "";
@@ -86,6 +117,7 @@ PAM = no
     host: "127.0.0.1",
     port,
     url: `irc://127.0.0.1:${port}`,
+    tlsPort,
     output: () => out,
     stop,
     start,
