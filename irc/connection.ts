@@ -94,6 +94,13 @@ export class IrcConnection {
     this.wantedNick = record.nick || this.url.nick;
   }
 
+  /** Takes a fresh copy of the stored connection (URL, commands, nick); used from the next connect. */
+  setRecord(record: ConnectionRecord): void {
+    this.record = record;
+    this.url = parseIrcUrl(record.url);
+    this.wantedNick = record.nick || this.url.nick;
+  }
+
   /** The API's connection_id. */
   get id(): string {
     return this.record.connectionId;

@@ -126,7 +126,7 @@ export class IrcManager {
   #connection(record: ConnectionRecord): IrcConnection {
     let conn = this.#live.get(record.id);
     if (conn) {
-      conn.record = record;
+      conn.setRecord(record);
       return conn;
     }
     conn = new IrcConnection(record, {

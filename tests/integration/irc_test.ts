@@ -304,6 +304,24 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       await waitState(user, id, "connected");
     });
 
+    await t.step("changing the URL reconnects with the new settings", async () => {
+      bob.lines.splice(0);
+      const res = await user.post(`/api/connection/${id}`, {
+        url: `irc://127.0.0.1:${irc.port}?nick=alice2`,
+        on_connect_commands: ["PRIVMSG bob :back"],
+      });
+      assertEquals(res.status, 200);
+      assertEquals(res.body.url, `irc://127.0.0.1:${irc.port}?nick=alice2`);
+      await bob.waitFor((l) => l.command === "QUIT" && l.nick === "alice");
+      await bob.waitFor((l) => l.command === "JOIN" && l.nick === "alice2");
+      await bob.waitFor((l) => l.nick === "alice2" && l.params[1] === "back");
+      const bad = await user.post(`/api/connection/${id}`, { url: "https://example.com" });
+      assertEquals(bad.status, 400);
+      assertEquals(bad.body.errors[0].path, "/body/url");
+      const badState = await user.post(`/api/connection/${id}`, { wanted_state: "maybe" });
+      assertEquals(badState.body.errors[0].path, "/body/wanted_state");
+    });
+
     await t.step("removal deletes the connection and its conversations", async () => {
       const res = await user.delete(`/api/connection/${id}`);
       assertEquals(res.status, 200);
