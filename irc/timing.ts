@@ -31,6 +31,8 @@ export interface IrcTiming {
   nickRegainInterval: number;
   /** How long a QUIT may take at shutdown before the socket is dropped (ms). */
   quitTimeout: number;
+  /** How often an open /events socket checks that its session still exists (ms). */
+  sessionCheck: number;
 }
 
 /** The timings in force for this process. */
@@ -44,6 +46,7 @@ export const TIMING: IrcTiming = fast
     sendInterval: 5,
     nickRegainInterval: 500,
     quitTimeout: 300,
+    sessionCheck: 200,
   }
   : {
     backoffBase: 4000,
@@ -54,4 +57,5 @@ export const TIMING: IrcTiming = fast
     sendInterval: 2000,
     nickRegainInterval: 60_000,
     quitTimeout: 2000,
+    sessionCheck: 30_000,
   };

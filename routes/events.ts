@@ -9,6 +9,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, type ErrorItem } from "../http/errors.ts";
 import { isCrossSite } from "../http/client.ts";
 import { log } from "../lib/log.ts";
+import { TIMING } from "../irc/timing.ts";
 import type { UserRecord } from "../store/users.ts";
 import { userJson } from "./user_json.ts";
 
@@ -95,12 +96,26 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
     "/events",
     upgradeWebSocket((c) => {
       const user = c.get("user");
+      const sessionHash = c.get("sessionHash");
       const refusal = !user
         ? "You need to log in first."
         : isCrossSite(c, deps.config)
         ? "Cross-site WebSocket connections are not allowed."
         : undefined;
       let unsubscribe: (() => void) | undefined;
+      let checker: ReturnType<typeof setInterval> | undefined;
+      // A socket lives only as long as its session: logout, a password change or the user's
+      // deletion ends the session, and the socket closes at the next check.
+      const sessionAlive = async () => {
+        const s = sessionHash ? await deps.store.sessions.get(sessionHash) : undefined;
+        return !!s && s.expires > Date.now();
+      };
+      const endIfGone = async (ws: WSContext) => {
+        if (await sessionAlive()) return true;
+        send(ws, { event: "error", errors: [{ message: "The session has ended.", path: "/" }] });
+        ws.close(POLICY_VIOLATION, "The session has ended.");
+        return false;
+      };
       const send = (ws: WSContext, data: object) => {
         if (ws.readyState === 1) ws.send(JSON.stringify(data));
       };
@@ -113,9 +128,10 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
           }
           send(ws, { event: "handshake", uid: String(user.id) });
           unsubscribe = deps.bus.subscribe(user.id, (ev) => send(ws, ev));
+          checker = setInterval(() => void endIfGone(ws).catch(() => {}), TIMING.sessionCheck);
         },
         async onMessage(ev, ws) {
-          if (!user || refusal) return;
+          if (!user || refusal || !(await endIfGone(ws))) return;
           let req: Request;
           try {
             req = JSON.parse(String(ev.data));
@@ -127,6 +143,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
           send(ws, await answer(deps, user, req));
         },
         onClose() {
+          clearInterval(checker);
           unsubscribe?.();
         },
       };

@@ -4,7 +4,7 @@
  * person. One server and one IRC server for the whole file; the steps build on each other.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { adminAndUser, type ApiClient } from "../support/api.ts";
+import { adminAndUser, ApiClient } from "../support/api.ts";
 import { EventSocket } from "../support/events.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
@@ -229,6 +229,14 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       const hs2 = await cross.waitFor((e) => e.event === "handshake");
       assert(hs2.errors?.length);
       assertEquals((await cross.closed).code, 1008);
+      // A socket ends with its session.
+      const other = new ApiClient(server.url);
+      const me = await other.login("user@example.com");
+      const lived = await EventSocket.open(other);
+      await lived.waitFor((e) => e.event === "handshake" && !e.errors);
+      const out = await other.get(`/api/user/logout?csrf=${encodeURIComponent(me.csrf)}`);
+      assertEquals(out.status, 302);
+      assertEquals((await lived.closed).code, 1008);
     });
 
     await t.step("another user sees none of it", async () => {
