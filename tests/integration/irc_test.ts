@@ -46,6 +46,11 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       }
       const res = await user.post("/api/connections", {});
       assertEquals(res.body.errors[0].path, "/body/url");
+      const conv = await user.post("/api/connections", {
+        url: "irc://127.0.0.1:1?nick=x",
+        conversation_id: "#a b",
+      });
+      assertEquals(conv.body.errors[0].path, "/body/conversation_id");
     });
 
     await t.step("a new connection joins #test and reaches connected", async () => {
