@@ -139,7 +139,7 @@ export class IrcManager {
 
   /** Puts a connection in its host's connect queue; connects at once when the host allows. */
   #enqueue(conn: IrcConnection): void {
-    if (this.#stopped) return;
+    if (this.#stopped || conn.state === "connected" || conn.state === "connecting") return;
     const host = conn.url.host;
     let q = this.#hosts.get(host);
     if (!q) this.#hosts.set(host, q = { last: 0, waiting: [] });
