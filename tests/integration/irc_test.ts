@@ -225,6 +225,16 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       await bob.waitFor((l) => l.command === "QUIT" && l.nick === "erin");
     });
 
+    await t.step("a private conversation follows a nick change", async () => {
+      await bob.send("NICK bobby");
+      await socket!.waitFor((e) => e.type === "rename" && e.conversation_id === "bobby");
+      const convs = await conversations(user);
+      assertEquals(convs.bobby.name, "bobby");
+      assertEquals(convs.bob, undefined);
+      await bob.send("NICK bob");
+      await socket!.waitFor((e) => e.type === "rename" && e.conversation_id === "bob");
+    });
+
     await t.step("the socket refuses anonymous and cross-site clients", async () => {
       const anon = await EventSocket.open({ base: server.url, cookieHeader: "" } as ApiClient);
       const hs = await anon.waitFor((e) => e.event === "handshake");
