@@ -15,6 +15,8 @@ import { profileRoutes } from "./routes/profiles.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { i18nRoutes } from "./routes/i18n.ts";
+import { webRoutes } from "./routes/web.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -71,10 +73,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // outside world: files, embed, updates, webhook
 
     // web client: i18n
+    i18nRoutes,
   ];
   for (const routes of operations) app.route("/api", routes(deps));
   app.route("/", eventRoutes(deps));
   // web client: static files and the single-page app (mounted after /api)
+  app.route("/", webRoutes(deps));
 
   app.notFound((c) => {
     if (c.req.path === "/api" || c.req.path.startsWith("/api/")) {

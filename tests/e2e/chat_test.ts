@@ -1,0 +1,223 @@
+/** The web client in real headless Chromium against the real daemon and a real ngircd. */
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { startServer } from "../support/server.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { RawIrcClient } from "../support/irc_client.ts";
+import { hasHorizontalOverflow, launchBrowser, newPage, screenshot } from "../support/browser.ts";
+
+Deno.test("web client: register, connect, chat live, mention badge, narrow screens, log out", async (t) => {
+  const irc = await startIrcServer();
+  const server = await startServer();
+  const browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const { page, errors } = await newPage(context);
+  let bob: RawIrcClient | undefined;
+  try {
+    await t.step("the app page is served with a strict policy and the bundle", async () => {
+      const res = await fetch(server.url + "/chat/irc-x/%23y");
+      assertEquals(res.status, 200);
+      const csp = res.headers.get("content-security-policy") ?? "";
+      assertStringIncludes(csp, "script-src 'self'");
+      assert(!csp.includes("unsafe-inline"), "no inline script");
+      assertStringIncludes(await res.text(), '<script type="module" src="/dist/app.js">');
+      const js = await fetch(server.url + "/dist/app.js");
+      assertEquals(js.headers.get("content-type"), "text/javascript; charset=utf-8");
+      const etag = js.headers.get("etag")!;
+      await js.body?.cancel();
+      const again = await fetch(server.url + "/dist/app.js", {
+        headers: { "if-none-match": etag },
+      });
+      assertEquals(again.status, 304);
+      await again.body?.cancel();
+      const manifest = await fetch(server.url + "/manifest.webmanifest");
+      assertEquals(manifest.headers.get("content-type"), "application/manifest+json");
+      assertEquals((await manifest.json()).name, "Parley");
+      const missing = await fetch(server.url + "/nope.js");
+      assertEquals(missing.status, 404);
+      await missing.body?.cancel();
+    });
+
+    await t.step("an anonymous visitor sees the login form with labelled fields", async () => {
+      await page.goto(server.url + "/");
+      await page.waitForURL("**/login");
+      await page.getByLabel("Email").waitFor();
+      await page.getByLabel("Password", { exact: true }).waitFor();
+      await screenshot(page, "login");
+    });
+
+    await t.step("a wrong password shows the API's error", async () => {
+      await page.getByLabel("Email").fill("nobody@example.com");
+      await page.getByLabel("Password", { exact: true }).fill("wrong password");
+      await page.getByRole("button", { name: "Log in" }).click();
+      await page.getByText("Invalid email or password.").waitFor();
+    });
+
+    await t.step(
+      "the first user registers, sees a too-short password error at the field",
+      async () => {
+        await page.getByRole("link", { name: "Create one" }).click();
+        await page.waitForURL("**/register");
+        await page.getByLabel("Email").fill("alice@example.com");
+        await page.getByLabel("Password", { exact: true }).fill("short");
+        await page.getByRole("button", { name: "Create account" }).click();
+        const error = page.locator("#f-password-error");
+        await error.waitFor();
+        assertStringIncludes((await error.textContent()) ?? "", "10");
+        await screenshot(page, "register");
+        await page.getByLabel("Password", { exact: true }).fill("a long enough password");
+        await page.getByRole("button", { name: "Create account" }).click();
+        await page.waitForURL("**/settings/connection/add");
+      },
+    );
+
+    await t.step("adding a connection joins a channel", async () => {
+      await page.getByLabel("Host").fill("127.0.0.1");
+      await page.getByLabel("Port").fill(String(irc.port));
+      await page.getByLabel("Use TLS").uncheck();
+      await page.getByLabel("Nick").fill("alice");
+      await page.getByLabel("Channel to join").fill("#test");
+      await screenshot(page, "connection-add");
+      await page.getByRole("button", { name: "Connect" }).click();
+      await page.waitForURL("**/chat/irc-localhost");
+      const link = page.getByRole("link", { name: "#test" });
+      await link.waitFor();
+      await page.locator(".conn .state", { hasText: "connected" }).waitFor();
+      await link.click();
+      await page.waitForURL("**/chat/irc-localhost/%23test");
+      await page.getByLabel("Message", { exact: true }).waitFor();
+    });
+
+    await t.step("a message from a raw IRC client arrives live", async () => {
+      bob = await RawIrcClient.connect(irc.port, "bob");
+      await bob.join("#test");
+      await page.getByText("bob joined").waitFor();
+      await bob.send("PRIVMSG #test :hello from \x02bob\x02 https://example.invalid/x");
+      const line = page.locator(".line", { hasText: "hello from bob" });
+      await line.waitFor();
+      assertEquals(await line.locator(".b").textContent(), "bob");
+      assertEquals(
+        await line.locator("a[href='https://example.invalid/x']").getAttribute("target"),
+        "_blank",
+      );
+    });
+
+    await t.step("Enter sends, /me is an action, unknown commands explain themselves", async () => {
+      const box = page.getByLabel("Message", { exact: true });
+      await box.fill("hi bob");
+      await box.press("Enter");
+      await bob!.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "hi bob");
+      await box.fill("/me waves");
+      await box.press("Enter");
+      await bob!.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "\x01ACTION waves\x01");
+      await page.locator(".line.action", { hasText: "waves" }).waitFor();
+      await box.fill("/frobnicate");
+      await box.press("Enter");
+      await page.getByText("Unknown command: /frobnicate").waitFor();
+      assertEquals(await box.inputValue(), "/frobnicate", "a mistyped command stays to be fixed");
+      await box.fill("");
+      await box.press("ArrowUp");
+      assertEquals(await box.inputValue(), "/me waves");
+      await box.fill("bo");
+      await box.press("Tab");
+      assertEquals(await box.inputValue(), "bob: ");
+      await box.fill("");
+      await screenshot(page, "chat");
+    });
+
+    await t.step("a mention elsewhere shows a badge that reading clears", async () => {
+      await page.locator(".conn h2 a").first().click();
+      await page.waitForURL("**/chat/irc-localhost");
+      await bob!.send("PRIVMSG #test :alice: are you there?");
+      const badge = page.locator(".conv", { hasText: "#test" }).locator(".badge.mention");
+      await badge.waitFor();
+      assertEquals(await badge.textContent(), "@1");
+      await screenshot(page, "mention-badge");
+      await page.getByRole("link", { name: /#test/ }).click();
+      await page.locator(".line.highlight", { hasText: "are you there?" }).waitFor();
+      await badge.waitFor({ state: "detached" });
+    });
+
+    await t.step("settings screens render", async () => {
+      for (
+        const [path, name, heading] of [
+          ["/settings/account", "account", "Account"],
+          ["/settings/server", "admin-server", "Server settings"],
+          ["/settings/users", "admin-users", "Users"],
+          ["/settings/connection/irc-localhost", "connection-edit", "Edit connection"],
+        ]
+      ) {
+        await page.goto(server.url + path);
+        await page.getByRole("heading", { name: heading }).first().waitFor();
+        await screenshot(page, name);
+      }
+    });
+
+    await t.step(
+      "every screen fits 390 px without sideways scrolling; the sidebar is a drawer",
+      async () => {
+        await page.setViewportSize({ width: 390, height: 844 });
+        for (
+          const path of [
+            "/chat/irc-localhost/%23test",
+            "/settings/account",
+            "/settings/users",
+            "/settings/connection/add",
+            "/chat/notifications",
+          ]
+        ) {
+          await page.goto(server.url + path);
+          await page.locator("main h1").first().waitFor();
+          const wide = await page.evaluate(() =>
+            [...document.querySelectorAll("body *")].filter((e) =>
+              e.getBoundingClientRect().right > innerWidth + 1
+            ).slice(0, 5).map((e) => `${e.tagName}.${e.className}`).join(" ")
+          );
+          assert(
+            !(await hasHorizontalOverflow(page)),
+            `${path} scrolls sideways at 390 px: ${wide}`,
+          );
+        }
+        await page.goto(server.url + "/chat/irc-localhost/%23test");
+        await page.getByLabel("Message", { exact: true }).waitFor();
+        await screenshot(page, "mobile-chat");
+        assert(!(await page.locator(".sidebar").isVisible()), "the drawer starts closed");
+        await page.getByRole("button", { name: "Open menu" }).click();
+        await page.locator(".sidebar.open").waitFor();
+        await screenshot(page, "mobile-drawer");
+        await page.getByRole("link", { name: "Account" }).click();
+        await page.waitForURL("**/settings/account");
+        assert(!(await hasHorizontalOverflow(page)));
+        await page.setViewportSize({ width: 1280, height: 800 });
+      },
+    );
+
+    await t.step("dark theme and another language", async () => {
+      await page.goto(server.url + "/settings/account");
+      await page.getByLabel("Theme").selectOption("dark");
+      await page.getByLabel("Language").selectOption("de");
+      await page.getByRole("heading", { name: "Dieser Browser" }).waitFor();
+      await screenshot(page, "account-dark-de");
+      await page.getByLabel("Sprache").selectOption("en");
+      await page.getByLabel("Theme").selectOption("system");
+    });
+
+    await t.step("logging out returns to the login screen and ends the session", async () => {
+      await page.goto(server.url + "/chat");
+      await page.getByRole("button", { name: "Log out" }).click();
+      await page.waitForURL("**/login");
+      await page.goto(server.url + "/chat");
+      await page.waitForURL("**/login");
+    });
+
+    await t.step("no errors in the browser console", () => {
+      assertEquals(errors, []);
+    });
+  } finally {
+    await screenshot(page, "last").catch(() => {});
+    await bob?.close();
+    await context.close();
+    await browser.close();
+    await server.close();
+    await irc.close();
+  }
+});
