@@ -81,7 +81,8 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.waitForURL("**/chat/irc-localhost");
       const link = page.getByRole("link", { name: "#test" });
       await link.waitFor();
-      await page.locator(".conn .state", { hasText: "connected" }).waitFor();
+      await page.locator(".conn .dot.connected").waitFor();
+      assertEquals(await page.locator(".conn .state").textContent(), "connected");
       await link.click();
       await page.waitForURL("**/chat/irc-localhost/%23test");
       await page.getByLabel("Message", { exact: true }).waitFor();
@@ -137,6 +138,58 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await badge.waitFor({ state: "detached" });
     });
 
+    await t.step("scrolling up loads older pages and keeps the reading position", async () => {
+      await bob!.send("PRIVMSG #test :the quick zebra crossing");
+      for (let i = 1; i <= 300; i++) await bob!.send(`PRIVMSG #test :line ${i}`);
+      await page.locator(".line", { hasText: "line 300" }).waitFor();
+      await page.reload();
+      await page.locator(".line", { hasText: "line 300" }).waitFor();
+      const count = () => page.locator(".line:not(.event)").count();
+      assert((await count()) <= 60, "the first page is one page");
+      const list = page.locator(".messages");
+      for (let pages = 0; pages < 10; pages++) {
+        if (await page.locator(".history-start").isVisible()) break;
+        const first = page.locator(".line:not(.event)").first();
+        const ts = await first.getAttribute("data-ts");
+        const before = await count();
+        await list.evaluate((el) => (el.scrollTop = 0));
+        await page.waitForFunction((n) => document.querySelectorAll(".line").length > n, before);
+        // The message that was at the top is still on screen, not pushed out of view.
+        const box = await page.locator(`.line[data-ts="${ts}"]`).boundingBox();
+        const view = (await list.boundingBox())!;
+        assert(box && box.y >= view.y - 1 && box.y < view.y + view.height, "reading position kept");
+      }
+      await page.locator(".line", { hasText: "zebra" }).waitFor();
+      await page.locator(".history-start").waitFor();
+      assert((await count()) > 300, "all history was paged in");
+    });
+
+    await t.step("search finds a message and jumps to it in context", async () => {
+      await page.getByRole("link", { name: "Search" }).click();
+      await page.getByLabel("Search messages").fill("zebra");
+      await page.getByLabel("Search messages").press("Enter");
+      const result = page.locator(".result", { hasText: "the quick zebra crossing" });
+      await result.waitFor();
+      await page.locator(".result-group h2", { hasText: "#test" }).waitFor();
+      await screenshot(page, "search");
+      await result.click();
+      await page.waitForURL(/\/chat\/irc-localhost\/%23test\?around=/);
+      const line = page.locator(".line.focus", { hasText: "zebra" });
+      await line.waitFor();
+      assert(await line.isVisible());
+      await page.getByRole("button", { name: "Jump to the latest messages" }).click();
+      await page.locator(".line", { hasText: "line 300" }).waitFor();
+    });
+
+    await t.step("notifications list the mention and jump to it", async () => {
+      await page.getByRole("link", { name: "Notifications" }).click();
+      const item = page.locator(".result", { hasText: "are you there?" });
+      await item.waitFor();
+      await screenshot(page, "notifications");
+      await item.click();
+      await page.locator(".line.focus", { hasText: "are you there?" }).waitFor();
+    });
+
     await t.step("settings screens render", async () => {
       for (
         const [path, name, heading] of [
@@ -183,6 +236,9 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
         assert(!(await page.locator(".sidebar").isVisible()), "the drawer starts closed");
         await page.getByRole("button", { name: "Open menu" }).click();
         await page.locator(".sidebar.open").waitFor();
+        await page.waitForFunction(() =>
+          document.querySelector(".sidebar")!.getBoundingClientRect().left === 0
+        );
         await screenshot(page, "mobile-drawer");
         await page.getByRole("link", { name: "Account" }).click();
         await page.waitForURL("**/settings/account");

@@ -63,7 +63,10 @@ export function Sidebar() {
                 <span class={"dot " + (c.state ?? "disconnected")} aria-hidden="true" />
                 <span class="label">{c.name || c.connection_id}</span>
               </a>
-              <span class="state">{t(c.state ?? "disconnected")}</span>
+              {/* A healthy connection needs no words: the green dot says it. */}
+              <span class={"state" + (c.state === "connected" ? " visually-hidden" : "")}>
+                {t(c.state ?? "disconnected")}
+              </span>
               <a
                 class="icon-button"
                 href={`/settings/connection/${encodeURIComponent(c.connection_id)}`}
