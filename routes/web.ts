@@ -41,6 +41,17 @@ const CLIENT_ROUTES = ["/", "/login", "/register", "/chat", "/chat/*", "/setting
 interface Asset {
   body: Uint8Array;
   etag: string;
+  /** The gzipped body for text types, made once when first asked for. */
+  gzip?: Promise<Uint8Array>;
+}
+
+const COMPRESSIBLE = new Set([".html", ".js", ".css", ".map", ".svg", ".webmanifest", ".json"]);
+
+/** Gzips a body (assets are compressed once and kept, so requests pay nothing). */
+async function gzip(body: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([body as Uint8Array<ArrayBuffer>]).stream()
+    .pipeThrough(new CompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
 /** Reads one file below static/, refusing anything that escapes it; cached by modification time. */
@@ -66,12 +77,19 @@ async function readAsset(cache: Map<string, Asset & { mtime: number }>, rel: str
 }
 
 /** Answers with an asset, or 304 when the browser already has this version. */
-function send(c: Context<AppEnv>, asset: Asset, rel: string, cacheControl: string) {
+async function send(c: Context<AppEnv>, asset: Asset, rel: string, cacheControl: string) {
   c.header("ETag", asset.etag);
   c.header("Cache-Control", cacheControl);
   c.header("X-Content-Type-Options", "nosniff");
+  c.header("Vary", "Accept-Encoding");
   if (c.req.header("if-none-match") === asset.etag) return c.body(null, 304);
   c.header("Content-Type", TYPES[extname(rel)] ?? "application/octet-stream");
+  const accepts = /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
+  if (accepts && COMPRESSIBLE.has(extname(rel)) && asset.body.length > 1024) {
+    asset.gzip ??= gzip(asset.body);
+    c.header("Content-Encoding", "gzip");
+    return c.body((await asset.gzip) as Uint8Array<ArrayBuffer>, 200);
+  }
   return c.body(asset.body as Uint8Array<ArrayBuffer>, 200);
 }
 
@@ -86,7 +104,7 @@ export function webRoutes(_deps: AppDeps): Hono<AppEnv> {
     c.header("Content-Security-Policy", APP_CSP);
     c.header("Referrer-Policy", "same-origin");
     c.header("X-Frame-Options", "DENY");
-    return send(c, asset, "index.html", "no-cache");
+    return await send(c, asset, "index.html", "no-cache");
   };
   for (const route of CLIENT_ROUTES) app.get(route, page);
 
@@ -96,7 +114,7 @@ export function webRoutes(_deps: AppDeps): Hono<AppEnv> {
     const asset = await readAsset(cache, rel);
     if (!asset) return await next();
     // The bundle keeps its name across builds, so browsers revalidate with the ETag.
-    return send(c, asset, rel, "no-cache");
+    return await send(c, asset, rel, "no-cache");
   });
   return app;
 }
