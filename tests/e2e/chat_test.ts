@@ -219,8 +219,28 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await carol.getByRole("button", { name: "Save password" }).click();
       await carol.waitForURL("**/settings/connection/add**");
       assert(!(await hasHorizontalOverflow(carol)));
-      assertEquals(carolErrors, []);
       await other.close();
+
+      // A reset link for the existing user sets a new password.
+      await page.reload();
+      await page.locator(".user-list li", { hasText: "carol@example.com" })
+        .getByRole("button", { name: "Reset link" }).click();
+      const reset = await page.getByLabel("Password reset link").inputValue();
+      const again = await browser.newContext();
+      const { page: carol2, errors: carol2Errors } = await newPage(again);
+      await carol2.goto(reset.replace(/^https?:\/\/[^/]+/, server.url));
+      await carol2.getByRole("heading", { name: "Choose your password" }).waitFor();
+      await carol2.getByLabel("Password", { exact: true }).fill("carol's new password!");
+      await carol2.getByRole("button", { name: "Save password" }).click();
+      await carol2.waitForURL(/\/(chat|settings)/);
+      await carol2.getByRole("button", { name: "Log out" }).click();
+      await carol2.waitForURL("**/login");
+      await carol2.getByLabel("Email").fill("carol@example.com");
+      await carol2.getByLabel("Password", { exact: true }).fill("carol's new password!");
+      await carol2.getByRole("button", { name: "Log in" }).click();
+      await carol2.waitForURL(/\/(chat|settings)/);
+      assertEquals([...carolErrors, ...carol2Errors], []);
+      await again.close();
     });
 
     await t.step("settings screens render", async () => {
