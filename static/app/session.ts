@@ -143,7 +143,10 @@ function onEvent(f: Frame): void {
           type: f.type,
           highlight: f.highlight,
         });
-        if (document.visibilityState === "visible") void markRead(cid, conv);
+        // Someone else's message counts as unread on the server until the user has seen it.
+        if (document.visibilityState === "visible" && f.from !== myNick(cid)) {
+          void markRead(cid, conv, true);
+        }
       }
       break;
     }
@@ -155,7 +158,7 @@ function onEvent(f: Frame): void {
       } else if (conversations.value[key(cid, conv)]) {
         const visible = isOpen(cid, conv) && document.visibilityState === "visible";
         patchConversation(cid, conv, { unread: visible ? 0 : f.unread });
-        if (visible && f.unread > 0) void markRead(cid, conv);
+        if (visible && f.unread > 0) void markRead(cid, conv, true);
       }
       break;
     case "notification": {

@@ -24,8 +24,11 @@ export const loadError = signal("");
 const PAGE = 60;
 let generation = 0;
 
+// The server's own messages (conversation "") are the connection's messages.
 const path = (cid: string, conv: string) =>
-  `/connection/${seg(cid)}/conversation/${seg(conv)}/messages`;
+  conv === ""
+    ? `/connection/${seg(cid)}/messages`
+    : `/connection/${seg(cid)}/conversation/${seg(conv)}/messages`;
 
 /** Whether `cid`/`conv` is the open conversation. */
 export function isOpen(cid: string, conv: string): boolean {
@@ -123,14 +126,15 @@ export function appendLive(m: Message): void {
 }
 
 let readTimer: ReturnType<typeof setTimeout> | undefined;
-/** Marks the conversation read (debounced), clearing its unread count and mentions. */
-export function markRead(cid: string, conv: string): Promise<void> {
+/** Marks the conversation read (debounced), clearing its unread count and mentions; `force`
+ * tells the server even when the count shown is already 0 (a live message the user saw). */
+export function markRead(cid: string, conv: string, force = false): Promise<void> {
   clearTimeout(readTimer);
   return new Promise((resolve) => {
     readTimer = setTimeout(async () => {
       const k = key(cid, conv);
       const c = conversations.value[k];
-      if (c?.unread || mentions.value[k]) {
+      if (conv !== "" && (force || c?.unread || mentions.value[k])) {
         patchConversation(cid, conv, { unread: 0 });
         if (mentions.value[k]) {
           const next = { ...mentions.value };

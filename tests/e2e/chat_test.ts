@@ -135,6 +135,9 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await screenshot(page, "mention-badge");
       await page.getByRole("link", { name: /#test/ }).click();
       await page.locator(".line.highlight", { hasText: "are you there?" }).waitFor();
+      // The "new messages" marker sits right before the first unread message.
+      const next = page.locator(".new-marker + .line");
+      assertStringIncludes((await next.textContent()) ?? "", "are you there?");
       await badge.waitFor({ state: "detached" });
     });
 
