@@ -71,6 +71,14 @@ export function App() {
       closeConversation();
     }
   }, [u, route.value]);
+  useEffect(() => {
+    // Escape closes the drawer, as it would any overlay.
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && drawerOpen.value) drawerOpen.value = false;
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, []);
   if (u === undefined) return <div class="splash" aria-busy="true" />;
   if (area === "register") return <Register />;
   if (!u) return <Login />;

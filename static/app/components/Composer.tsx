@@ -1,5 +1,5 @@
 /** The message box: Enter sends, Shift+Enter breaks the line, Up recalls, Tab completes. */
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { parseInput, SERVER_COMMANDS } from "../commands.ts";
 import { applyCompletion, type Completion, nextCompletion, startCompletion } from "../complete.ts";
@@ -25,6 +25,11 @@ export function Composer(p: { cid: string; conv: string }) {
   const completion = useRef<Completion | null>(null);
   const recall = useRef(-1);
   const fileRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    // On a wide screen the message box takes the focus when a conversation opens; on a phone
+    // that would pop the keyboard up over the history.
+    if (matchMedia("(min-width: 761px)").matches) ref.current?.focus();
+  }, [p.cid, p.conv]);
 
   const insert = (s: string) => {
     const el = ref.current!;
