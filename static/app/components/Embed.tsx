@@ -19,6 +19,17 @@ export function embedsEnabled(): boolean {
   return localStorage.getItem("parley.embeds") !== "off";
 }
 
+/** Names that never resolve on the public internet (RFC 2606, 6761): not worth asking about. */
+export function isReservedHost(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.toLowerCase();
+    return host === "localhost" || /\.(test|example|invalid|localhost)$/.test(host) ||
+      /^(example\.(com|net|org))$/.test(host);
+  } catch {
+    return true;
+  }
+}
+
 function lookup(url: string): Promise<EmbedInfo | null> {
   let p = cache.get(url);
   if (!p) {
@@ -33,7 +44,7 @@ export function Embed(p: { url: string; onLoad?: () => void }) {
   const [info, setInfo] = useState<EmbedInfo | null>(null);
   const sameOriginImage = IMAGE.test(p.url) && p.url.startsWith(location.origin);
   useEffect(() => {
-    if (sameOriginImage) return;
+    if (sameOriginImage || isReservedHost(p.url)) return;
     let live = true;
     lookup(p.url).then((i) => live && setInfo(i));
     return () => {
