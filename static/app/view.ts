@@ -46,7 +46,11 @@ export async function openConversation(cid: string, conv: string, around?: strin
   focusTs.value = around;
   loadError.value = "";
   loading.value = true;
-  const unread = conversations.value[key(cid, conv)]?.unread ?? 0;
+  // A mention counts even if its "unread" event has not arrived yet.
+  const unread = Math.max(
+    conversations.value[key(cid, conv)]?.unread ?? 0,
+    mentions.value[key(cid, conv)] ?? 0,
+  );
   try {
     const page = await api<MessagePage>(
       "GET",

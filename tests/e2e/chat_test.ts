@@ -125,6 +125,36 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await screenshot(page, "chat");
     });
 
+    await t.step(
+      "/join opens a channel, /topic sets its topic, Leave closes it, /query opens a chat",
+      async () => {
+        const box = page.getByLabel("Message", { exact: true });
+        await box.fill("/join #second");
+        await box.press("Enter");
+        await page.waitForURL("**/chat/irc-localhost/%23second");
+        await page.locator(".conv", { hasText: "#second" }).waitFor();
+        await box.fill("/topic Plans for the weekend");
+        await box.press("Enter");
+        await page.locator(".topbar .topic", { hasText: "Plans for the weekend" }).waitFor();
+        await page.getByRole("link", { name: "Conversation settings" }).click();
+        await page.waitForURL("**/settings/conversation/irc-localhost/%23second");
+        assertEquals(
+          await page.getByRole("textbox", { name: "Topic" }).inputValue(),
+          "Plans for the weekend",
+        );
+        await screenshot(page, "conversation-settings");
+        await page.getByRole("button", { name: "Leave", exact: true }).click();
+        await page.locator(".conv", { hasText: "#second" }).waitFor({ state: "detached" });
+        await page.getByRole("link", { name: "#test" }).click();
+        await box.fill("/query bob");
+        await box.press("Enter");
+        await page.waitForURL("**/chat/irc-localhost/bob");
+        await page.locator(".conv", { hasText: "bob" }).waitFor();
+        await page.getByRole("link", { name: "#test" }).click();
+        await page.waitForURL("**/chat/irc-localhost/%23test");
+      },
+    );
+
     await t.step("a mention elsewhere shows a badge that reading clears", async () => {
       await page.locator(".conn h2 a").first().click();
       await page.waitForURL("**/chat/irc-localhost");
@@ -132,6 +162,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       const badge = page.locator(".conv", { hasText: "#test" }).locator(".badge.mention");
       await badge.waitFor();
       assertEquals(await badge.textContent(), "@1");
+      await page.locator(".conv", { hasText: "#test" }).locator(".badge:not(.mention)").waitFor();
       await screenshot(page, "mention-badge");
       await page.getByRole("link", { name: /#test/ }).click();
       await page.locator(".line.highlight", { hasText: "are you there?" }).waitFor();

@@ -52,7 +52,12 @@ export function ConnectionForm(p: { cid?: string }) {
       const c = existing
         ? await api<Connection>("POST", `/connection/${seg(existing.connection_id)}`, body)
         : await api<Connection>("POST", "/connections", body);
-      patchConnection(c.connection_id, c);
+      // The socket's state events may have overtaken this answer: they are the fresher truth.
+      const known = connections.value[c.connection_id];
+      patchConnection(
+        c.connection_id,
+        known?.state ? { ...c, state: known.state, info: known.info } : c,
+      );
       navigate(`/chat/${encodeURIComponent(c.connection_id)}`);
     } catch (err) {
       setErrors(toErrors(err));
