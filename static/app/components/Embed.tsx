@@ -42,20 +42,31 @@ function lookup(url: string): Promise<EmbedInfo | null> {
 /** The preview of `url`, or nothing when the server has none. */
 export function Embed(p: { url: string; onLoad?: () => void }) {
   const [info, setInfo] = useState<EmbedInfo | null>(null);
-  const sameOriginImage = IMAGE.test(p.url) && p.url.startsWith(location.origin);
+  const sameOrigin = p.url.startsWith(location.origin + "/");
+  // Our own uploads are shown directly: the embed service refuses this server's address anyway.
+  const sameOriginImage = sameOrigin &&
+    (IMAGE.test(p.url) || new URL(p.url).pathname.startsWith("/api/files/"));
+  const [broken, setBroken] = useState(false);
   useEffect(() => {
-    if (sameOriginImage || isReservedHost(p.url)) return;
+    if (sameOrigin || isReservedHost(p.url)) return;
     let live = true;
     lookup(p.url).then((i) => live && setInfo(i));
     return () => {
       live = false;
     };
   }, [p.url]);
+  if (broken) return null;
   if (sameOriginImage || (info?.type === "photo" && info.url)) {
     const src = sameOriginImage ? p.url : info!.url!;
     return (
       <a class="embed image" href={p.url} target="_blank" rel="noopener noreferrer">
-        <img src={src} alt={info?.title ?? ""} loading="lazy" onLoad={p.onLoad} />
+        <img
+          src={src}
+          alt={info?.title ?? ""}
+          loading="lazy"
+          onLoad={p.onLoad}
+          onError={() => setBroken(true)}
+        />
       </a>
     );
   }
