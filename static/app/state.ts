@@ -1,5 +1,5 @@
 /** The application state as signals: who is logged in, connections, conversations, mentions. */
-import { computed, signal } from "@preact/signals";
+import { computed, effect, signal } from "@preact/signals";
 import type { Connection, Conversation, User } from "./types.ts";
 
 /** The logged-in user, or null; undefined while the first check runs. */
@@ -118,3 +118,17 @@ export function showToast(text: string): void {
 
 /** A channel the user just asked to join, opened when the server confirms it. */
 export const pendingJoin = { cid: "", conv: "" };
+
+/** Unread messages over all conversations, and mentions (the tab title and the menu show them). */
+export const totals = computed(() => {
+  let unread = 0, mention = 0;
+  for (const c of Object.values(conversations.value)) unread += c.unread;
+  for (const n of Object.values(mentions.value)) mention += n;
+  return { unread, mention };
+});
+
+// "(3) Parley" in the tab and the task bar, as chat apps do.
+effect(() => {
+  const { unread } = totals.value;
+  document.title = unread ? `(${unread > 999 ? "999+" : unread}) Parley` : "Parley";
+});

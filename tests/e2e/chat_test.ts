@@ -164,12 +164,18 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       assertEquals(await badge.textContent(), "@1");
       await page.locator(".conv", { hasText: "#test" }).locator(".badge:not(.mention)").waitFor();
       await screenshot(page, "mention-badge");
+      assert(/^\(\d+\) Parley$/.test(await page.title()), "the tab title counts unread messages");
       await page.getByRole("link", { name: /#test/ }).click();
       await page.locator(".line.highlight", { hasText: "are you there?" }).waitFor();
       // The "new messages" marker sits right before the first unread message.
       const next = page.locator(".new-marker + .line");
       assertStringIncludes((await next.textContent()) ?? "", "are you there?");
       await badge.waitFor({ state: "detached" });
+      // Alt+Up steps to the previous entry of the sidebar: the server conversation.
+      await page.keyboard.press("Alt+ArrowUp");
+      await page.waitForURL(/\/chat\/irc-localhost$/);
+      await page.keyboard.press("Alt+ArrowDown");
+      await page.waitForURL("**/chat/irc-localhost/%23test");
     });
 
     await t.step("scrolling up loads older pages and keeps the reading position", async () => {

@@ -1,7 +1,7 @@
 /** The top-level component: picks the screen from the route and the login state. */
 import { useEffect } from "preact/hooks";
 import { t } from "../i18n.ts";
-import { navigate, parseRoute, route } from "../router.ts";
+import { chatPath, navigate, parseRoute, route } from "../router.ts";
 import { drawerOpen, sidebar, toast, user } from "../state.ts";
 import { closeConversation } from "../view.ts";
 import { Login, Register } from "./Auth.tsx";
@@ -75,6 +75,19 @@ export function App() {
     // Escape closes the drawer, as it would any overlay.
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape" && drawerOpen.value) drawerOpen.value = false;
+      // Alt+Up and Alt+Down step through the conversations in sidebar order.
+      if (e.altKey && (e.key === "ArrowUp" || e.key === "ArrowDown")) {
+        const paths = sidebar.value.flatMap((g) => [
+          chatPath(g.connection.connection_id, ""),
+          ...g.conversations.map((c) => chatPath(c.connection_id, c.conversation_id)),
+        ]);
+        const here = paths.indexOf(route.value.split("?")[0]);
+        const next = paths[(here + (e.key === "ArrowUp" ? -1 : 1) + paths.length) % paths.length];
+        if (next) {
+          e.preventDefault();
+          navigate(next);
+        }
+      }
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);

@@ -2,7 +2,7 @@
 import { useEffect } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { linkClick } from "../router.ts";
-import { connections, conversations, drawerOpen, key } from "../state.ts";
+import { connections, conversations, drawerOpen, key, totals } from "../state.ts";
 import { openConversation } from "../view.ts";
 import { MessageList } from "./MessageList.tsx";
 import { Composer } from "./Composer.tsx";
@@ -23,6 +23,10 @@ export function TopBar(
         onClick={() => (drawerOpen.value = !drawerOpen.value)}
       >
         <Icon name="menu" size={22} />
+        {totals.value.mention > 0 && <span class="menu-dot mention" aria-hidden="true" />}
+        {totals.value.mention === 0 && totals.value.unread > 0 && (
+          <span class="menu-dot" aria-hidden="true" />
+        )}
       </button>
       <div class="title">
         <h1>{p.title}</h1>
