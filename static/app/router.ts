@@ -2,7 +2,9 @@
 import { signal } from "@preact/signals";
 
 /** The current path plus query string. */
-export const route = signal(location.pathname + location.search);
+export const route = signal(
+  globalThis.location ? location.pathname + location.search : "/",
+);
 
 /** Goes to `path` (adding a history entry unless `replace`). */
 export function navigate(path: string, replace = false): void {
@@ -12,7 +14,7 @@ export function navigate(path: string, replace = false): void {
   route.value = path;
 }
 
-addEventListener("popstate", () => {
+globalThis.addEventListener?.("popstate", () => {
   route.value = location.pathname + location.search;
 });
 

@@ -7,7 +7,7 @@ import { user as me } from "../state.ts";
 import type { ApiErrorItem, User } from "../types.ts";
 import { Check, Field, FormErrors, Panel, Saved, toErrors } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
-import { formatSize } from "./Files.tsx";
+import { formatSize } from "../util.ts";
 
 type Tab = "server" | "users" | "profiles";
 

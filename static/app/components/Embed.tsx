@@ -1,6 +1,7 @@
 /** A link preview from `/api/embed`: an inline image or a small card. */
 import { useEffect, useState } from "preact/hooks";
 import { api, query } from "../api.ts";
+import { isReservedHost } from "../util.ts";
 
 interface EmbedInfo {
   type?: string;
@@ -17,17 +18,6 @@ const IMAGE = /\.(png|jpe?g|gif|webp|avif)(\?.*)?$/i;
 /** Whether previews are shown (the account setting "Show link previews"). */
 export function embedsEnabled(): boolean {
   return localStorage.getItem("parley.embeds") !== "off";
-}
-
-/** Names that never resolve on the public internet (RFC 2606, 6761): not worth asking about. */
-export function isReservedHost(url: string): boolean {
-  try {
-    const host = new URL(url).hostname.toLowerCase();
-    return host === "localhost" || /\.(test|example|invalid|localhost)$/.test(host) ||
-      /^(example\.(com|net|org))$/.test(host);
-  } catch {
-    return true;
-  }
 }
 
 function lookup(url: string): Promise<EmbedInfo | null> {

@@ -5,24 +5,13 @@ import { language, t } from "../i18n.ts";
 import { user } from "../state.ts";
 import { uploadFile } from "../upload.ts";
 import { TopBar } from "./ChatView.tsx";
+import { formatSize } from "../util.ts";
 
 interface FileRecord {
   id: string;
   name: string;
   saved: string;
   size: number;
-}
-
-/** A human size: 1.2 MB. */
-export function formatSize(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["kB", "MB", "GB", "TB"];
-  let v = n, i = -1;
-  do {
-    v /= 1024;
-    i++;
-  } while (v >= 1024 && i < units.length - 1);
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
 }
 
 /** The files screen. */

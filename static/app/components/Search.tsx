@@ -3,24 +3,10 @@ import { useEffect, useState } from "preact/hooks";
 import { api, query } from "../api.ts";
 import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
-import type { Message, MessagePage } from "../types.ts";
+import type { MessagePage } from "../types.ts";
 import { TopBar } from "./ChatView.tsx";
 import { ResultItem } from "./Notifications.tsx";
-
-/** Groups results by connection and conversation, keeping the newest-first order. */
-export function groupResults(list: Message[]): { key: string; title: string; items: Message[] }[] {
-  const groups = new Map<string, { key: string; title: string; items: Message[] }>();
-  for (const m of list) {
-    const key = `${m.connection_id}/${m.conversation_id}`;
-    let g = groups.get(key);
-    if (!g) {
-      g = { key, title: `${m.conversation_id || m.connection_id} · ${m.connection_id}`, items: [] };
-      groups.set(key, g);
-    }
-    g.items.push(m);
-  }
-  return [...groups.values()];
-}
+import { groupResults } from "../util.ts";
 
 /** The search screen; the query lives in the URL so results can be returned to. */
 export function Search(p: { q: string }) {
