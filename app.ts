@@ -15,6 +15,7 @@ import { profileRoutes } from "./routes/profiles.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { filesRoutes } from "./routes/files.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -69,7 +70,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // history: messages, search, notifications
 
     // outside world: files, embed, updates, webhook
-
+    filesRoutes,
     // web client: i18n
   ];
   for (const routes of operations) app.route("/api", routes(deps));
