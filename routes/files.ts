@@ -9,7 +9,7 @@ import { queryParams } from "../http/validate.ts";
 import { queryLimit } from "../http/schemas.ts";
 import { formatMicros } from "../lib/time.ts";
 import { extension, mediaType, servedInline } from "../lib/media_types.ts";
-import { type FileRecord, FileTooLargeError, UnknownCursorError } from "../store/files.ts";
+import { type FileRecord, FileTooLargeError, fileUrl, UnknownCursorError } from "../store/files.ts";
 
 /** Room for the multipart framing around the file itself. */
 const FORM_OVERHEAD = 64 * 1024;
@@ -22,12 +22,6 @@ const listQuery = z.object({
 const tooLarge = (max: number) =>
   new ApiError(413, `The file is larger than the limit of ${max} bytes.`, "/body/file");
 
-/** The public URL of a file. */
-export function fileUrl(deps: AppDeps, file: FileRecord): string {
-  const base = deps.config.baseUrl.href.replace(/\/?$/, "/");
-  return new URL(`api/files/${file.userId}/${file.id}`, base).href;
-}
-
 /** The upload answer's entry for one file. */
 export function uploadedJson(deps: AppDeps, file: FileRecord) {
   return {
@@ -36,7 +30,7 @@ export function uploadedJson(deps: AppDeps, file: FileRecord) {
     id: file.id,
     saved: formatMicros(file.saved),
     uid: String(file.userId),
-    url: fileUrl(deps, file),
+    url: fileUrl(deps.config.baseUrl, file),
   };
 }
 

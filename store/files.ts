@@ -45,6 +45,11 @@ export interface FilePage {
   next?: string;
 }
 
+/** The public URL of a file, under the external base URL (which may have a path). */
+export function fileUrl(baseUrl: URL, file: Pick<FileRecord, "userId" | "id">): string {
+  return new URL(`api/files/${file.userId}/${file.id}`, baseUrl.href.replace(/\/?$/, "/")).href;
+}
+
 /** Thrown by `save` when the contents exceed the limit; nothing is left on disk. */
 export class FileTooLargeError extends Error {}
 
