@@ -17,6 +17,7 @@ import { conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { filesRoutes } from "./routes/files.ts";
 import { updatesRoutes } from "./routes/updates.ts";
+import { embedRoutes } from "./routes/embed.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -72,6 +73,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
     // outside world: files, embed, updates, webhook
     filesRoutes,
+    embedRoutes,
     updatesRoutes,
     // web client: i18n
   ];
