@@ -18,6 +18,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { filesRoutes } from "./routes/files.ts";
 import { updatesRoutes } from "./routes/updates.ts";
 import { embedRoutes } from "./routes/embed.ts";
+import { webhookRoutes } from "./routes/webhook.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // outside world: files, embed, updates, webhook
     filesRoutes,
     embedRoutes,
+    webhookRoutes,
     updatesRoutes,
     // web client: i18n
   ];
