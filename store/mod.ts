@@ -9,7 +9,7 @@ import { type SettingsStore, sqliteSettingsStore } from "./settings.ts";
 import { type ProfileStore, sqliteProfileStore } from "./profiles.ts";
 import { type ConnectionStore, sqliteConnectionStore } from "./connections.ts";
 import type { MessageStore } from "./message_types.ts";
-import { interimMessageStore } from "./interim_messages.ts";
+import { sqliteMessageStore } from "./messages.ts";
 import { type ConversationStore, sqliteConversationStore } from "./conversations.ts";
 import { type FileStore, sqliteFileStore } from "./files.ts";
 
@@ -42,6 +42,7 @@ export async function openStore(home: string): Promise<Store> {
 
 /** Builds the SQLite store over an open, migrated database; `filesDir` holds uploaded files. */
 export function sqliteStore(db: DatabaseSync, filesDir?: string): Store {
+  const messages = sqliteMessageStore(db);
   return {
     users: sqliteUserStore(db),
     sessions: sqliteSessionStore(db),
@@ -52,15 +53,15 @@ export function sqliteStore(db: DatabaseSync, filesDir?: string): Store {
     conversations: sqliteConversationStore(db),
 
     // history
-    messages: interimMessageStore(),
+    messages,
 
     // outside world
     files: sqliteFileStore(db, filesDir),
 
-    close() {
+    async close() {
+      await messages.flush(); // the batched writer's last turn
       db.exec("PRAGMA optimize");
       db.close();
-      return Promise.resolve();
     },
   };
 }
