@@ -136,7 +136,16 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
     };
     // Anything that could run script is kept out of Parley's origin.
     if (!inline) headers["Content-Security-Policy"] = "sandbox";
-    const body = c.req.method === "HEAD" ? null : (await files.open(file)).readable;
+    let body: ReadableStream<Uint8Array> | null = null;
+    if (c.req.method !== "HEAD") {
+      try {
+        body = (await files.open(file)).readable;
+      } catch (err) {
+        // Contents removed behind Parley's back: as good as unknown.
+        if (err instanceof Deno.errors.NotFound) throw notFound();
+        throw err;
+      }
+    }
     return new Response(body, { status: 200, headers });
   });
 

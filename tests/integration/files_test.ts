@@ -84,6 +84,22 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
       }
     });
 
+    await t.step("the id field replaces an own file's contents, keeping its URL", async () => {
+      const res = await user.post(
+        "/api/files",
+        form("hello again", "hello.txt", "text/plain", { id: first.id }),
+      );
+      assertEquals(res.status, 200);
+      assertEquals(res.body.files[0].url, first.url);
+      assertEquals(await (await fetch(first.url)).text(), "hello again");
+      const foreign = await admin.post(
+        "/api/files",
+        form("mine now", "x.txt", "text/plain", { id: first.id }),
+      );
+      assertEquals(foreign.status, 404);
+      assertEquals(await (await fetch(first.url)).text(), "hello again");
+    });
+
     await t.step("write_only files are listed but never served", async () => {
       const up = await user.post(
         "/api/files",
