@@ -96,7 +96,17 @@ export function attachInbound(
     });
   });
   on("quit", (ev) => publish({ type: "quit", nick: ev.nick, message: ev.message }));
-  on("nick", (ev) => publish({ type: "nick_change", old_nick: ev.nick, new_nick: ev.new_nick }));
+  on("nick", async (ev) => {
+    publish({ type: "nick_change", old_nick: ev.nick, new_nick: ev.new_nick });
+    // A private conversation follows the person to their new nick (unless one exists already).
+    const store = deps.store.conversations;
+    const old = await store.get(conn.record.id, convId(String(ev.nick)));
+    const newId = convId(String(ev.new_nick));
+    if (old && !conn.isMe(ev.new_nick) && !(await store.get(conn.record.id, newId))) {
+      await store.rename(old.id, newId, String(ev.new_nick));
+      publish({ type: "rename", old_conversation_id: old.conversationId, conversation_id: newId });
+    }
+  });
   on("topic", async (ev) => {
     const channel = String(ev.channel);
     const conv = await deps.store.conversations.get(conn.record.id, convId(channel));

@@ -109,7 +109,14 @@ export class IrcManager {
   /** Connects every connection whose wanted state is `connected` (at start). */
   async start(): Promise<void> {
     const wanted = await this.#deps.store.connections.wanted();
-    for (const record of wanted) this.#enqueue(this.#connection(record));
+    for (const record of wanted) {
+      try {
+        this.#enqueue(this.#connection(record));
+      } catch (err) {
+        // One unusable stored URL must not keep the others down.
+        log.error("irc connection not started", { connection: record.connectionId, error: err });
+      }
+    }
     if (wanted.length) log.info("irc reconnecting", { connections: wanted.length });
   }
 

@@ -8,6 +8,9 @@ import { currentUser, requireUser } from "../http/session.ts";
 import { conversationJson } from "../irc/record.ts";
 import { ircLower } from "../irc/casefold.ts";
 
+// The conversation_id may be empty (the server's conversation): `/conversation//read`.
+const CONVERSATION = ":conversation_id{[^/]*}";
+
 const sendBody = z.object({
   message: z.string({ error: "message is required." }).min(1, { error: "message is required." })
     .max(65536, { error: "The message is too long." }),
@@ -45,7 +48,7 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   app.post(
-    "/connection/:connection_id/conversation/:conversation_id/read",
+    `/connection/:connection_id/conversation/${CONVERSATION}/read`,
     requireUser,
     async (c) => {
       const record = await connectionOf(currentUser(c).id, c.req.param("connection_id"));
@@ -64,7 +67,7 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
   );
 
   app.post(
-    "/connection/:connection_id/conversation/:conversation_id/messages",
+    `/connection/:connection_id/conversation/${CONVERSATION}/messages`,
     requireUser,
     async (c) => {
       const body = await jsonBody(c, sendBody);

@@ -130,6 +130,9 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       assertEquals((await conversations(user))["#test"].unread, 0);
       assertEquals((await conversations(user)).bob.unread, 1);
       assertEquals((await user.post(`/api/connection/${id}/read`)).status, 200);
+      assertEquals((await user.post(`/api/connection/${id}/conversation//read`)).status, 200);
+      const nope = await user.post(`/api/connection/${id}/conversation/%23nope/read`);
+      assertEquals(nope.status, 404);
       assertEquals((await conversations(user)).bob.unread, 0);
       await socket!.waitFor((e) => e.event === "unread" && e.unread === 0);
     });
@@ -170,6 +173,16 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       });
       assertEquals(rest.status, 200);
       await bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "a reply from a script");
+      const fromServer = await user.post(`/api/connection/${id}/conversation//messages`, {
+        message: "/msg bob from the server tab",
+      });
+      assertEquals(fromServer.status, 200);
+      assertEquals(fromServer.body.conversation_id, "bob");
+      await bob.waitFor((l) => l.params[1] === "from the server tab");
+      const plain = await user.post(`/api/connection/${id}/conversation//messages`, {
+        message: "plain text",
+      });
+      assertEquals(plain.status, 400);
       const bad = await user.post(`/api/connection/${id}/conversation/bob/messages`, {});
       assertEquals(bad.body.errors[0].path, "/body/message");
     });
@@ -223,6 +236,16 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       await bob.waitFor((l) => l.command === "NICK" && l.params[0] === "erin");
       assertEquals((await user.delete(`/api/connection/${second}`)).status, 200);
       await bob.waitFor((l) => l.command === "QUIT" && l.nick === "erin");
+    });
+
+    await t.step("a private conversation follows a nick change", async () => {
+      await bob.send("NICK bobby");
+      await socket!.waitFor((e) => e.type === "rename" && e.conversation_id === "bobby");
+      const convs = await conversations(user);
+      assertEquals(convs.bobby.name, "bobby");
+      assertEquals(convs.bob, undefined);
+      await bob.send("NICK bob");
+      await socket!.waitFor((e) => e.type === "rename" && e.conversation_id === "bob");
     });
 
     await t.step("the socket refuses anonymous and cross-site clients", async () => {
