@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- API answers are read field by field
 /** Paste: an outgoing message too long or too many lines for the network goes out as a link. */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
