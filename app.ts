@@ -18,6 +18,10 @@ import { notificationRoutes } from "./routes/notifications.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { filesRoutes } from "./routes/files.ts";
+import { updatesRoutes } from "./routes/updates.ts";
+import { embedRoutes } from "./routes/embed.ts";
+import { webhookRoutes } from "./routes/webhook.ts";
 import { i18nRoutes } from "./routes/i18n.ts";
 import { webRoutes } from "./routes/web.ts";
 
@@ -76,7 +80,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     searchRoutes,
     notificationRoutes,
     // outside world: files, embed, updates, webhook
-
+    filesRoutes,
+    embedRoutes,
+    webhookRoutes,
+    updatesRoutes,
     // web client: i18n
     i18nRoutes,
   ];

@@ -4,6 +4,8 @@ import { createApp } from "./app.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { EventBus } from "./lib/bus.ts";
 import { IrcManager } from "./irc/manager.ts";
+import { filesUserDeleted } from "./routes/files.ts";
+import { ensureBot, loadBotConfig } from "./irc/bot.ts";
 import { log, setLogLevel } from "./lib/log.ts";
 import { hashPassword } from "./lib/password.ts";
 import { errorBody } from "./http/errors.ts";
@@ -51,14 +53,22 @@ async function daemon(args: string[]): Promise<void> {
     ...tls,
   }, (req, info) => handler(req, info));
 
+  // A bad bot.json stops the start here, before anything else is opened.
+  const botConfig = await loadBotConfig(config.home);
   const store = await openStore(config.home);
   const bus = new EventBus();
   const irc = new IrcManager({ config, store, bus, version: VERSION });
   const deps: AppDeps = { config, store, bus, irc, userDeleted: [(uid) => irc.userDeleted(uid)] };
+  // outside world
+  deps.userDeleted!.push(filesUserDeleted(deps));
   const app = createApp(deps);
   handler = (req, info) => app.fetch(req, { remoteAddr: info.remoteAddr });
   log.info("ready", { ms: (performance.now() - started).toFixed(0), home: config.home });
   irc.start().catch((err) => log.error("irc start failed", { error: err }));
+  if (botConfig) {
+    ensureBot(deps, botConfig).then((bot) => (deps.bot = bot))
+      .catch((err) => log.error("bot start failed", { error: err }));
+  }
 
   const purge = setInterval(() => store.sessions.purge(Date.now()).catch(() => {}), 3600_000);
   let stopping = false;

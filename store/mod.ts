@@ -11,6 +11,7 @@ import { type ConnectionStore, sqliteConnectionStore } from "./connections.ts";
 import type { MessageStore } from "./message_types.ts";
 import { sqliteMessageStore } from "./messages.ts";
 import { type ConversationStore, sqliteConversationStore } from "./conversations.ts";
+import { type FileStore, sqliteFileStore } from "./files.ts";
 
 /** Every table group of Parley's storage. Async so that another database can implement it. */
 export interface Store {
@@ -26,6 +27,7 @@ export interface Store {
   messages: MessageStore;
 
   // outside world: files
+  files: FileStore;
 
   /** Flushes pending writes and closes the database. */
   close(): Promise<void>;
@@ -35,11 +37,11 @@ export interface Store {
 export async function openStore(home: string): Promise<Store> {
   const db = openDatabase(join(home, "parley.db"));
   migrate(db, await loadMigrations());
-  return sqliteStore(db);
+  return sqliteStore(db, join(home, "files"));
 }
 
-/** Builds the SQLite store over an open, migrated database. */
-export function sqliteStore(db: DatabaseSync): Store {
+/** Builds the SQLite store over an open, migrated database; `filesDir` holds uploaded files. */
+export function sqliteStore(db: DatabaseSync, filesDir?: string): Store {
   const messages = sqliteMessageStore(db);
   return {
     users: sqliteUserStore(db),
@@ -54,6 +56,7 @@ export function sqliteStore(db: DatabaseSync): Store {
     messages,
 
     // outside world
+    files: sqliteFileStore(db, filesDir),
 
     async close() {
       await messages.flush(); // the batched writer's last turn

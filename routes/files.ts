@@ -1,0 +1,165 @@
+/** Files: upload, list, download (no login: ids are unguessable), delete. */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { z } from "zod";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { ApiError, badRequest, notFound } from "../http/errors.ts";
+import { currentUser, requireUser } from "../http/session.ts";
+import { queryParams } from "../http/validate.ts";
+import { queryLimit } from "../http/schemas.ts";
+import { formatMicros } from "../lib/time.ts";
+import { extension, mediaType, servedInline } from "../lib/media_types.ts";
+import { type FileRecord, FileTooLargeError, fileUrl, UnknownCursorError } from "../store/files.ts";
+
+/** Room for the multipart framing around the file itself. */
+const FORM_OVERHEAD = 64 * 1024;
+
+const listQuery = z.object({
+  after: z.string().max(100).optional(),
+  limit: queryLimit(60, 60),
+});
+
+const tooLarge = (max: number) =>
+  new ApiError(413, `The file is larger than the limit of ${max} bytes.`, "/body/file");
+
+/** The upload answer's entry for one file. */
+export function uploadedJson(deps: AppDeps, file: FileRecord) {
+  return {
+    ext: extension(file.name),
+    filename: file.name,
+    id: file.id,
+    saved: formatMicros(file.saved),
+    uid: String(file.userId),
+    url: fileUrl(deps.config.baseUrl, file),
+  };
+}
+
+/** A Content-Disposition value that survives any file name. */
+function disposition(kind: "inline" | "attachment", name: string): string {
+  const ascii = Array.from(
+    name,
+    (ch) => (ch >= " " && ch <= "~" && ch !== '"' && ch !== "\\") ? ch : "_",
+  )
+    .join("");
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/** Routes under /api/files. */
+export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { files } = deps.store;
+  const max = deps.config.maxUploadSize;
+
+  app.post(
+    "/files",
+    requireUser,
+    // Refuses a too large Content-Length at once and counts the bytes of a chunked body.
+    bodyLimit({
+      maxSize: max + FORM_OVERHEAD,
+      onError: () => {
+        throw tooLarge(max);
+      },
+    }),
+    async (c) => {
+      const user = currentUser(c);
+      const type = c.req.header("content-type") ?? "";
+      if (!/^(multipart\/form-data|application\/x-www-form-urlencoded)\b/i.test(type)) {
+        throw badRequest("Send the file as multipart/form-data or urlencoded form data.", "/body");
+      }
+      let form: FormData;
+      try {
+        form = await c.req.raw.formData();
+      } catch (err) {
+        if (err instanceof ApiError) throw err;
+        throw badRequest("The form data could not be read.", "/body");
+      }
+      const field = form.get("file");
+      if (field === null || field === "") throw badRequest("file is required.", "/body/file");
+      const blob = typeof field === "string" ? new Blob([field]) : field;
+      if (blob.size > max) throw tooLarge(max);
+      const name = typeof field === "string" ? "paste.txt" : (field.name || "upload").slice(0, 255);
+      const id = form.get("id");
+      const writeOnly = /^(1|true|on|yes)$/i.test(String(form.get("write_only") ?? ""));
+      try {
+        const saved = await files.save(
+          {
+            userId: user.id,
+            name,
+            type: typeof field === "string" ? "text/plain" : mediaType(field.type, name),
+            writeOnly,
+            replace: typeof id === "string" && id !== "" ? id : undefined,
+          },
+          blob.stream(),
+          max,
+        );
+        return c.json({ files: [uploadedJson(deps, saved)] });
+      } catch (err) {
+        if (err instanceof FileTooLargeError) throw tooLarge(max);
+        if (err instanceof UnknownCursorError) throw notFound("No such file.");
+        throw err;
+      }
+    },
+  );
+
+  app.get("/files", requireUser, async (c) => {
+    const user = currentUser(c);
+    const query = queryParams(c, listQuery);
+    try {
+      const page = await files.page(user.id, query.after, query.limit);
+      return c.json({
+        files: page.files.map((f) => ({
+          id: f.id,
+          name: f.name,
+          saved: formatMicros(f.saved),
+          size: f.size,
+        })),
+        after: page.after,
+        ...(page.prev !== undefined ? { prev: page.prev } : {}),
+        ...(page.next !== undefined ? { next: page.next } : {}),
+      });
+    } catch (err) {
+      if (err instanceof UnknownCursorError) throw badRequest("No such file.", "/query/after");
+      throw err;
+    }
+  });
+
+  app.get("/files/:uid/:fid", async (c) => {
+    const file = await files.get(c.req.param("fid"));
+    if (!file || file.writeOnly || String(file.userId) !== c.req.param("uid")) throw notFound();
+    const inline = servedInline(file.type);
+    const headers: Record<string, string> = {
+      "Content-Type": file.type.startsWith("text/") ? `${file.type}; charset=utf-8` : file.type,
+      "Content-Length": String(file.size),
+      "Content-Disposition": disposition(inline ? "inline" : "attachment", file.name),
+      "X-Content-Type-Options": "nosniff",
+      "Cache-Control": "private, max-age=86400",
+    };
+    // Anything that could run script is kept out of Parley's origin.
+    if (!inline) headers["Content-Security-Policy"] = "sandbox";
+    let body: ReadableStream<Uint8Array> | null = null;
+    if (c.req.method !== "HEAD") {
+      try {
+        body = (await files.open(file)).readable;
+      } catch (err) {
+        // Contents removed behind Parley's back: as good as unknown.
+        if (err instanceof Deno.errors.NotFound) throw notFound();
+        throw err;
+      }
+    }
+    return new Response(body, { status: 200, headers });
+  });
+
+  app.delete("/files/:uid/:fid", requireUser, async (c) => {
+    const user = currentUser(c);
+    if (c.req.param("uid") !== String(user.id)) return c.json({ deleted: 0 });
+    const ids = c.req.param("fid").split(",").map((s) => s.trim()).filter(Boolean);
+    return c.json({ deleted: await files.remove(user.id, ids) });
+  });
+
+  return app;
+}
+
+/** The hook that removes a user's files when the user is deleted. */
+export function filesUserDeleted(deps: Pick<AppDeps, "store">) {
+  return (userId: number) => deps.store.files.removeUser(userId);
+}

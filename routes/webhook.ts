@@ -1,0 +1,61 @@
+/** POST /api/webhook/{provider_name}: payloads for the bot, authenticated by their signature. */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { ApiError, badRequest, notFound, unauthorized } from "../http/errors.ts";
+import {
+  deliver,
+  formatGithubEvent,
+  githubTargets,
+  verifyGithubSignature,
+} from "../webhook/github.ts";
+
+/** GitHub sends at most 25 MB; the events handled here are far smaller. */
+const MAX_PAYLOAD = 5_000_000;
+
+/** Routes under /api/webhook. */
+export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.post(
+    "/webhook/:provider",
+    async (c, next) => {
+      if (c.req.param("provider") !== "github") throw notFound("Unknown webhook provider.");
+      const github = deps.bot?.config.webhooks.github;
+      if (!deps.bot || !github) throw new ApiError(503, "No bot is configured for this webhook.");
+      await next();
+    },
+    bodyLimit({
+      maxSize: MAX_PAYLOAD,
+      onError: () => {
+        throw new ApiError(413, "The payload is too large.", "/body");
+      },
+    }),
+    async (c) => {
+      const bot = deps.bot!;
+      const secret = bot.config.webhooks.github!.secret;
+      // The signature covers the exact bytes sent, so it is checked before anything is parsed.
+      const raw = new Uint8Array(await c.req.arrayBuffer());
+      if (!(await verifyGithubSignature(secret, raw, c.req.header("x-hub-signature-256")))) {
+        throw unauthorized("The signature does not match.");
+      }
+      const event = c.req.header("x-github-event") ?? "";
+      if (event === "ping") return c.json({ delivered: [] });
+      let text = new TextDecoder().decode(raw);
+      if (/x-www-form-urlencoded/i.test(c.req.header("content-type") ?? "")) {
+        text = new URLSearchParams(text).get("payload") ?? "";
+      }
+      let payload;
+      try {
+        payload = JSON.parse(text);
+      } catch {
+        throw badRequest("The payload is not valid JSON.", "/body");
+      }
+      const message = formatGithubEvent(event, payload);
+      if (!message) return c.json({ delivered: [] });
+      const targets = githubTargets(bot, event, String(payload?.repository?.full_name ?? ""));
+      const result = await deliver(deps.irc, bot, targets, message);
+      return c.json(result.failed.length ? result : { delivered: result.delivered });
+    },
+  );
+  return app;
+}

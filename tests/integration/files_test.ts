@@ -1,0 +1,215 @@
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { adminAndUser, ApiClient } from "../support/api.ts";
+import { startServer } from "../support/server.ts";
+
+const MAX = 5000;
+
+function form(content: string | Uint8Array, name: string, type: string, extra = {}): FormData {
+  const f = new FormData();
+  f.set("file", new File([content as BlobPart], name, { type }));
+  for (const [k, v] of Object.entries(extra)) f.set(k, String(v));
+  return f;
+}
+
+async function diskEntries(home: string, uid: string): Promise<string[]> {
+  const out: string[] = [];
+  try {
+    for await (const e of Deno.readDir(`${home}/files/${uid}`)) out.push(e.name);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  return out.sort();
+}
+
+Deno.test("files: upload, paging, anonymous download, write_only, delete, limits", async (t) => {
+  const server = await startServer({ env: { PARLEY_MAX_UPLOAD_SIZE: String(MAX) } });
+  try {
+    const { admin, user } = await adminAndUser(server.url);
+    const anon = new ApiClient(server.url);
+    let first!: { id: string; uid: string; url: string };
+
+    await t.step("upload needs a session", async () => {
+      const res = await anon.post("/api/files", form("x", "a.txt", "text/plain"));
+      assertEquals(res.status, 401);
+    });
+
+    await t.step("multipart upload answers the uploaded file record", async () => {
+      const res = await user.post("/api/files", form("hello world", "hello.txt", "text/plain"));
+      assertEquals(res.status, 200);
+      const [f] = res.body.files;
+      assertEquals(f.ext, "txt");
+      assertEquals(f.filename, "hello.txt");
+      assert(/^[A-Za-z0-9_-]{22}$/.test(f.id), `128-bit url-safe id: ${f.id}`);
+      assert(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(f.saved), f.saved);
+      assertEquals(f.url, `${server.url}/api/files/${f.uid}/${f.id}`);
+      first = f;
+    });
+
+    await t.step("anyone with the URL downloads it, with its type and nosniff", async () => {
+      const res = await fetch(first.url);
+      assertEquals(res.status, 200);
+      assertEquals(await res.text(), "hello world");
+      assertEquals(res.headers.get("content-type"), "text/plain; charset=utf-8");
+      assertEquals(res.headers.get("x-content-type-options"), "nosniff");
+      assertStringIncludes(res.headers.get("content-disposition")!, "inline");
+      assertEquals(res.headers.get("content-security-policy"), null);
+    });
+
+    await t.step("urlencoded upload stores the text", async () => {
+      const res = await user.post("/api/files", new URLSearchParams({ file: "pasted text" }));
+      assertEquals(res.status, 200);
+      assertEquals(res.body.files[0].filename, "paste.txt");
+      const got = await fetch(res.body.files[0].url);
+      assertEquals(await got.text(), "pasted text");
+    });
+
+    await t.step("a missing file field is a 400 at /body/file", async () => {
+      const f = new FormData();
+      f.set("id", "x");
+      const res = await user.post("/api/files", f);
+      assertEquals(res.status, 400);
+      assertEquals(res.body.errors[0].path, "/body/file");
+    });
+
+    await t.step("HTML and SVG go out as sandboxed attachments", async () => {
+      for (const [name, type] of [["x.html", "text/html"], ["x.svg", "image/svg+xml"]]) {
+        const up = await user.post("/api/files", form("<script>alert(1)</script>", name, type));
+        const res = await fetch(up.body.files[0].url);
+        await res.body?.cancel();
+        assertEquals(res.status, 200);
+        assertStringIncludes(res.headers.get("content-type")!, type);
+        assertEquals(res.headers.get("content-security-policy"), "sandbox");
+        assertEquals(res.headers.get("x-content-type-options"), "nosniff");
+        assert(res.headers.get("content-disposition")!.startsWith("attachment;"), name);
+      }
+    });
+
+    await t.step("the id field replaces an own file's contents, keeping its URL", async () => {
+      const res = await user.post(
+        "/api/files",
+        form("hello again", "hello.txt", "text/plain", { id: first.id }),
+      );
+      assertEquals(res.status, 200);
+      assertEquals(res.body.files[0].url, first.url);
+      assertEquals(await (await fetch(first.url)).text(), "hello again");
+      const foreign = await admin.post(
+        "/api/files",
+        form("mine now", "x.txt", "text/plain", { id: first.id }),
+      );
+      assertEquals(foreign.status, 404);
+      assertEquals(await (await fetch(first.url)).text(), "hello again");
+    });
+
+    await t.step("write_only files are listed but never served", async () => {
+      const up = await user.post(
+        "/api/files",
+        form("secret", "w.txt", "text/plain", { write_only: 1 }),
+      );
+      assertEquals(up.status, 200);
+      const res = await fetch(up.body.files[0].url);
+      await res.body?.cancel();
+      assertEquals(res.status, 404);
+    });
+
+    await t.step("unknown files are 404", async () => {
+      const res = await anon.get(`/api/files/${first.uid}/AAAAAAAAAAAAAAAAAAAAAA`);
+      assertEquals(res.status, 404);
+      const wrongUid = await anon.get(`/api/files/999/${first.id}`);
+      assertEquals(wrongUid.status, 404);
+    });
+
+    await t.step("listing pages newest first across several pages", async () => {
+      for (let i = 0; i < 5; i++) {
+        const res = await user.post("/api/files", form(`n${i}`, `n${i}.txt`, "text/plain"));
+        assertEquals(res.status, 200);
+      }
+      // 10 files in all: hello, paste, x.html, x.svg, w.txt, n0..n4.
+      const p1 = await user.get("/api/files?limit=4");
+      assertEquals(p1.status, 200);
+      assertEquals(p1.body.files.map((f: { name: string }) => f.name), [
+        "n4.txt",
+        "n3.txt",
+        "n2.txt",
+        "n1.txt",
+      ]);
+      assertEquals(p1.body.after, "after");
+      assertEquals(p1.body.prev, undefined);
+      assertEquals(p1.body.next, p1.body.files[3].id);
+      assertEquals(typeof p1.body.files[0].size, "number");
+
+      const p2 = await user.get(`/api/files?limit=4&after=${p1.body.next}`);
+      assertEquals(p2.body.files.map((f: { name: string }) => f.name), [
+        "n0.txt",
+        "w.txt",
+        "x.svg",
+        "x.html",
+      ]);
+      assertEquals(p2.body.after, p1.body.next);
+      assertEquals(p2.body.prev, "prev");
+
+      const p3 = await user.get(`/api/files?limit=4&after=${p2.body.next}`);
+      assertEquals(p3.body.files.map((f: { name: string }) => f.name), ["paste.txt", "hello.txt"]);
+      assertEquals(p3.body.next, undefined);
+      assertEquals(p3.body.prev, p1.body.next);
+
+      const back = await user.get(`/api/files?limit=4&after=${p3.body.prev}`);
+      assertEquals(back.body.files, p2.body.files);
+      const again = await user.get(`/api/files?limit=4&after=${p2.body.prev}`);
+      assertEquals(again.body.files, p1.body.files);
+
+      const all = await user.get("/api/files?limit=500");
+      assertEquals(all.body.files.length, 10);
+      assertEquals((await admin.get("/api/files")).body.files, []);
+    });
+
+    await t.step("a bad cursor or limit is a 400 with its path", async () => {
+      const res = await user.get("/api/files?after=nosuchfile");
+      assertEquals(res.status, 400);
+      assertEquals(res.body.errors[0].path, "/query/after");
+      const foreign = await admin.get(`/api/files?after=${first.id}`);
+      assertEquals(foreign.status, 400);
+      const limit = await user.get("/api/files?limit=x");
+      assertEquals(limit.body.errors[0].path, "/query/limit");
+    });
+
+    await t.step("one byte over the limit is refused and leaves nothing on disk", async () => {
+      const before = await diskEntries(server.home, first.uid);
+      const res = await user.post("/api/files", form(new Uint8Array(MAX + 1), "big.bin", ""));
+      assertEquals(res.status, 413);
+      assertEquals(res.body.errors[0].path, "/body/file");
+      const exact = await user.post("/api/files", form(new Uint8Array(MAX), "max.bin", ""));
+      assertEquals(exact.status, 200);
+      const huge = await user.post("/api/files", form(new Uint8Array(MAX + 200_000), "h.bin", ""));
+      assertEquals(huge.status, 413);
+      const after = await diskEntries(server.home, first.uid);
+      assertEquals(after, [...before, exact.body.files[0].id].sort());
+    });
+
+    await t.step("delete removes only the caller's own files", async () => {
+      const foreign = await admin.delete(`/api/files/${first.uid}/${first.id}`);
+      assertEquals(foreign.status, 200);
+      assertEquals(foreign.body.deleted, 0);
+      assertEquals((await fetch(first.url)).status, 200);
+      const list = (await user.get("/api/files?limit=2")).body.files;
+      const ids = [first.id, ...list.map((f: { id: string }) => f.id), "nosuchid"].join(",");
+      const own = await user.delete(`/api/files/${first.uid}/${ids}`);
+      assertEquals(own.body.deleted, 3);
+      const gone = await fetch(first.url);
+      await gone.body?.cancel();
+      assertEquals(gone.status, 404);
+      assert(!(await diskEntries(server.home, first.uid)).includes(first.id));
+    });
+
+    await t.step("deleting the user removes their files", async () => {
+      const up = await user.post("/api/files", form("bye", "bye.txt", "text/plain"));
+      const res = await admin.delete("/api/user/user@example.com");
+      assertEquals(res.status, 200);
+      const gone = await fetch(up.body.files[0].url);
+      await gone.body?.cancel();
+      assertEquals(gone.status, 404);
+      assertEquals(await diskEntries(server.home, first.uid), []);
+    });
+  } finally {
+    await server.close();
+  }
+});
