@@ -58,7 +58,10 @@ export async function openConversation(cid: string, conv: string, around?: strin
     );
     if (gen !== generation) return;
     for (const m of page.messages) addNick(cid, conv, m.from);
-    messages.value = page.messages;
+    // Keep what arrived live while the page loaded (events, and messages the page lacks).
+    const inPage = new Set(page.messages.map((m) => m.ts));
+    const live = around ? [] : messages.value.filter((m) => m.event || !inPage.has(m.ts));
+    messages.value = [...page.messages, ...live];
     olderCursor.value = page.before;
     newerCursor.value = around ? page.after : undefined;
     // The marker goes before the first unread message from someone else.
