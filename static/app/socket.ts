@@ -26,7 +26,27 @@ export class EventSocket {
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
+    if (!this.#watching) {
+      this.#watching = true;
+      // A phone that loses its network keeps a dead socket for a long time: drop it at once,
+      // and try again as soon as the network (or the tab) is back instead of waiting out a backoff.
+      addEventListener("offline", () => this.#ws?.close());
+      addEventListener("online", () => this.#retryNow());
+      document.addEventListener("visibilitychange", () => {
+        if (document.visibilityState === "visible") this.#retryNow();
+      });
+    }
     this.#connect(false);
+  }
+
+  #watching = false;
+
+  #retryNow(): void {
+    if (this.#stopped || this.#ws?.readyState === WebSocket.OPEN) return;
+    if (this.#ws?.readyState === WebSocket.CONNECTING) return;
+    clearTimeout(this.#timer);
+    this.#attempt = 0;
+    this.#connect(true);
   }
 
   /** Closes the socket for good (logout). */

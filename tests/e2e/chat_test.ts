@@ -244,6 +244,17 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.locator(".line", { hasText: "after the restart" }).waitFor();
     });
 
+    await t.step("after losing the network, the client catches up on what it missed", async () => {
+      await page.locator(".socket.open").waitFor();
+      await context.setOffline(true);
+      await page.locator(".socket:not(.open)").waitFor();
+      await bob!.send("PRIVMSG #test :said while you were away");
+      await page.getByText("said while you were away").waitFor({ state: "detached" });
+      await context.setOffline(false);
+      await page.locator(".socket.open").waitFor({ timeout: 30_000 });
+      await page.locator(".line", { hasText: "said while you were away" }).waitFor();
+    });
+
     await t.step("an admin's invite link registers a second user", async () => {
       await page.goto(server.url + "/settings/users");
       await page.getByLabel("Email").fill("carol@example.com");
