@@ -356,6 +356,10 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.getByLabel("Language").selectOption("de");
       await page.getByRole("heading", { name: "Dieser Browser" }).waitFor();
       await screenshot(page, "account-dark-de");
+      await page.goto(server.url + "/chat/irc-localhost/%23test");
+      await page.locator(".line", { hasText: "line 300" }).waitFor();
+      await screenshot(page, "chat-dark-de");
+      await page.goto(server.url + "/settings/account");
       await page.getByLabel("Sprache").selectOption("en");
       await page.getByLabel("Theme").selectOption("system");
     });
