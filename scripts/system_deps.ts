@@ -6,6 +6,8 @@ export interface SystemTool {
   paths: string[];
   /** The Debian package to install. */
   pkg: string;
+  /** Packages installed alongside (recommended ones that matter, since we skip recommends). */
+  extra?: string[];
 }
 
 /** The IRC server used by the integration tests. */
@@ -38,7 +40,7 @@ async function run(cmd: string, args: string[]): Promise<boolean> {
 export async function ensureTools(tools: SystemTool[]): Promise<string[]> {
   const missing = tools.filter((t) => !t.paths.some(exists));
   if (missing.length) {
-    const pkgs = missing.map((t) => t.pkg);
+    const pkgs = missing.flatMap((t) => [t.pkg, ...(t.extra ?? [])]);
     const isRoot = Deno.uid?.() === 0;
     if (!isRoot || !exists("/usr/bin/apt-get")) {
       throw new Error(
