@@ -16,6 +16,8 @@ export const NGIRCD: SystemTool = { paths: ["/usr/sbin/ngircd", "/usr/bin/ngircd
 export const CHROMIUM: SystemTool = {
   paths: ["/usr/bin/chromium", "/usr/bin/chromium-browser"],
   pkg: "chromium",
+  // Recommends are skipped; without a font, pages render no text at all in screenshots.
+  extra: ["fonts-liberation"],
 };
 
 function exists(path: string): boolean {
