@@ -294,6 +294,28 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await again.close();
     });
 
+    await t.step("account and server settings save, and show errors at their field", async () => {
+      await page.goto(server.url + "/settings/account");
+      await page.getByLabel("Highlight keywords").fill("zebra, deploy");
+      await page.getByLabel("New password").fill("short");
+      await page.getByRole("button", { name: "Save" }).first().click();
+      await page.locator("#f-password-error").waitFor();
+      await page.getByLabel("New password").fill("");
+      await page.getByRole("button", { name: "Save" }).first().click();
+      await page.getByText("Saved.").waitFor();
+      await page.reload();
+      assertEquals(await page.getByLabel("Highlight keywords").inputValue(), "zebra, deploy");
+      await page.goto(server.url + "/settings/server");
+      await page.getByLabel("Contact").fill("ab");
+      await page.getByRole("button", { name: "Save" }).click();
+      assertStringIncludes(await page.locator("#f-contact-error").textContent() ?? "", "3");
+      await page.getByLabel("Contact").fill("mailto:admin@example.com");
+      await page.getByLabel("Organization name").fill("Example Chat");
+      await page.getByRole("button", { name: "Save" }).click();
+      await page.getByText("Saved.").waitFor();
+      await page.locator(".meter").waitFor();
+    });
+
     await t.step("settings screens render", async () => {
       for (
         const [path, name, heading] of [
