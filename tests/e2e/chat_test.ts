@@ -314,6 +314,15 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.getByRole("button", { name: "Save" }).click();
       await page.getByText("Saved.").waitFor();
       await page.locator(".meter").waitFor();
+
+      await page.getByRole("link", { name: "Connection profiles" }).click();
+      await page.getByLabel("Server URL").fill("irc://irc.example.org:6697");
+      await page.getByRole("button", { name: "Save profile" }).click();
+      const profile = page.locator(".user-list li", { hasText: "irc.example.org" });
+      await profile.waitFor();
+      await screenshot(page, "admin-profiles");
+      await profile.getByRole("button", { name: "Delete" }).click();
+      await profile.waitFor({ state: "detached" });
     });
 
     await t.step("settings screens render", async () => {
