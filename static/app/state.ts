@@ -99,6 +99,12 @@ export function addNick(cid: string, conv: string, nick: string): void {
   set.add(nick); // most recent last
 }
 
+/** Adds a nick as the least recent speaker (channel members who have not spoken yet). */
+export function addNickFirst(cid: string, conv: string, nick: string): void {
+  const k = key(cid, conv);
+  nicks.set(k, new Set([nick, ...(nicks.get(k) ?? [])]));
+}
+
 /** The user's current nick on a connection. */
 export function myNick(cid: string): string {
   const c = connections.value[cid];

@@ -2,7 +2,17 @@
 import { useEffect } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { linkClick } from "../router.ts";
-import { connections, conversations, drawerOpen, key, totals } from "../state.ts";
+import {
+  addNickFirst,
+  connections,
+  conversations,
+  drawerOpen,
+  key,
+  nicks,
+  socketState,
+  totals,
+} from "../state.ts";
+import { socket } from "../session.ts";
 import { openConversation } from "../view.ts";
 import { MessageList } from "./MessageList.tsx";
 import { Composer } from "./Composer.tsx";
@@ -42,6 +52,20 @@ export function ChatView(p: { cid: string; conv: string; around?: string }) {
   useEffect(() => {
     void openConversation(p.cid, p.conv, p.around);
   }, [p.cid, p.conv, p.around]);
+  useEffect(() => {
+    // Everyone in a channel can be Tab-completed, not only those who spoke since it opened.
+    if (!/^[#&!+]/.test(p.conv) || socketState.value !== "open") return;
+    void socket.request({
+      method: "send",
+      connection_id: p.cid,
+      conversation_id: p.conv,
+      message: "/names",
+    }).then((a) => {
+      for (const n of (a.names ?? []) as { nick: string }[]) {
+        if (!nicks.get(key(p.cid, p.conv))?.has(n.nick)) addNickFirst(p.cid, p.conv, n.nick);
+      }
+    });
+  }, [p.cid, p.conv, socketState.value]);
   const conv = conversations.value[key(p.cid, p.conv)];
   const connection = connections.value[p.cid];
   const title = p.conv ? conv?.name ?? p.conv : connection?.name || p.cid;
