@@ -4,29 +4,22 @@ import { api } from "../api.ts";
 import { t } from "../i18n.ts";
 import { linkClick, navigate, route } from "../router.ts";
 import { loggedIn } from "../session.ts";
-import type { ApiErrorItem, User } from "../types.ts";
-import { Field, FormErrors, toErrors } from "./Field.tsx";
+import type { User } from "../types.ts";
+import { Field, FormErrors, useFormAction } from "./Field.tsx";
 import { Logo } from "./Logo.tsx";
 
 /** The login form. */
 export function Login() {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
+  const { errors, busy, run } = useFormAction();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setErrors([]);
-    try {
+    return run(async () => {
       const u = await api<User>("POST", "/user/login", { email, password });
       await loggedIn(u);
       navigate("/chat", true);
-    } catch (err) {
-      setErrors(toErrors(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <main class="auth">
@@ -72,21 +65,14 @@ export function Register() {
     : null;
   const [email, setEmail] = useState(params.get("email") ?? "");
   const [password, setPassword] = useState("");
-  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
+  const { errors, busy, run } = useFormAction();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setErrors([]);
-    try {
+    return run(async () => {
       const u = await api<User>("POST", "/user/register", { email, password, ...(invite ?? {}) });
       await loggedIn(u);
       navigate(u.roles?.includes("admin") && !invite ? "/settings/connection/add" : "/chat", true);
-    } catch (err) {
-      setErrors(toErrors(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <main class="auth">

@@ -1,5 +1,6 @@
 /** Form building blocks: labelled fields whose errors come from the API error's `path`. */
 import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
 import type { ApiErrorItem } from "../types.ts";
 import { ApiFailure } from "../api.ts";
 import { t } from "../i18n.ts";
@@ -20,6 +21,24 @@ export function generalErrors(errors: ApiErrorItem[], fields: string[]): string[
 export function toErrors(e: unknown): ApiErrorItem[] {
   if (e instanceof ApiFailure) return e.errors;
   return [{ message: (e as Error)?.message ?? String(e), path: "/" }];
+}
+
+/** A form's submit state: `run` marks it busy, clears old errors and keeps the API's new ones. */
+export function useFormAction() {
+  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
+  const [busy, setBusy] = useState(false);
+  const run = async (action: () => Promise<void>) => {
+    setBusy(true);
+    setErrors([]);
+    try {
+      await action();
+    } catch (err) {
+      setErrors(toErrors(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { errors, setErrors, busy, run };
 }
 
 interface FieldProps {
