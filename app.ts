@@ -12,6 +12,9 @@ import { userRoutes } from "./routes/user.ts";
 import { usersRoutes } from "./routes/users.ts";
 import { settingsRoutes } from "./routes/settings.ts";
 import { profileRoutes } from "./routes/profiles.ts";
+import { messageRoutes } from "./routes/messages.ts";
+import { searchRoutes } from "./routes/search.ts";
+import { notificationRoutes } from "./routes/notifications.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
@@ -67,7 +70,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     connectionRoutes,
     conversationRoutes,
     // history: messages, search, notifications
-
+    messageRoutes,
+    searchRoutes,
+    notificationRoutes,
     // outside world: files, embed, updates, webhook
 
     // web client: i18n

@@ -1,5 +1,6 @@
 /** Field schemas shared by several operations, with the constraints of the API document. */
 import { z } from "zod";
+import { parseMicros } from "../lib/time.ts";
 
 /** An email address, lower-cased so that it identifies one user whatever its case. */
 export const email = z.string({ error: "Email is required." })
@@ -24,3 +25,17 @@ export function queryLimit(fallback: number, max: number) {
       z.number().int().min(1, { error: "Must be at least 1." }).transform((n) => Math.min(n, max)),
     );
 }
+
+/** An RFC 3339 date-time query value, as microseconds since the epoch. */
+export const queryTime = z.string().optional().transform((v, ctx) => {
+  if (v === undefined) return undefined;
+  const us = parseMicros(v);
+  if (us === null) {
+    ctx.addIssue({
+      code: "custom",
+      message: "Must be an ISO 8601 date-time, e.g. 2026-11-22T10:00:00Z.",
+    });
+    return z.NEVER;
+  }
+  return us;
+});

@@ -19,7 +19,7 @@ export async function userJson(deps: AppDeps, user: UserRecord, opts: UserJsonOp
     registered: formatMicros(user.registered),
     roles: user.roles,
     highlight_keywords: user.highlightKeywords,
-    unread: 0,
+    unread: await deps.store.messages.unreadNotifications(user.id),
     default_connection: (settings.default_connection as string | undefined) ??
       deps.config.defaultConnection,
     forced_connection: settings.forced_connection === true,

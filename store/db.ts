@@ -13,6 +13,7 @@ export function openDatabase(path: string): DatabaseSync {
     PRAGMA temp_store = MEMORY;
     PRAGMA cache_size = -65536;
     PRAGMA mmap_size = 268435456;
+    PRAGMA wal_autocheckpoint = 10000;
   `);
   return db;
 }

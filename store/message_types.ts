@@ -75,17 +75,12 @@ export interface MessageStore {
   append(msg: NewMessage): { ts: number };
   /** Resolves once everything appended so far is committed. */
   flush(): Promise<void>;
-  /** One page of a conversation of the user; undefined when the conversation is not the user's. */
-  history(
-    userId: number,
-    connectionId: string,
-    conversationId: string,
-    q: HistoryQuery,
-  ): Promise<MessagePage | undefined>;
+  /** One page of a conversation, by its row id (the caller has checked that it is the user's). */
+  historyOf(conversation: number, q: HistoryQuery): Promise<MessagePage>;
   /** Searches all of the user's conversations, newest first. */
   search(userId: number, q: SearchQuery): Promise<MessagePage>;
-  /** The user's notifications (highlighted messages), newest first. */
-  notifications(userId: number, limit: number): Promise<MessagePage>;
+  /** The user's notifications (highlighted messages), newest first, older than `before` (µs). */
+  notifications(userId: number, limit: number, before?: number): Promise<MessagePage>;
   /** How many of the user's notifications are unread. */
   unreadNotifications(userId: number): Promise<number>;
   /** Marks all of the user's notifications read. */

@@ -9,7 +9,7 @@ import { type SettingsStore, sqliteSettingsStore } from "./settings.ts";
 import { type ProfileStore, sqliteProfileStore } from "./profiles.ts";
 import { type ConnectionStore, sqliteConnectionStore } from "./connections.ts";
 import type { MessageStore } from "./message_types.ts";
-import { interimMessageStore } from "./interim_messages.ts";
+import { sqliteMessageStore } from "./messages.ts";
 import { type ConversationStore, sqliteConversationStore } from "./conversations.ts";
 
 /** Every table group of Parley's storage. Async so that another database can implement it. */
@@ -40,6 +40,7 @@ export async function openStore(home: string): Promise<Store> {
 
 /** Builds the SQLite store over an open, migrated database. */
 export function sqliteStore(db: DatabaseSync): Store {
+  const messages = sqliteMessageStore(db);
   return {
     users: sqliteUserStore(db),
     sessions: sqliteSessionStore(db),
@@ -50,14 +51,14 @@ export function sqliteStore(db: DatabaseSync): Store {
     conversations: sqliteConversationStore(db),
 
     // history
-    messages: interimMessageStore(),
+    messages,
 
     // outside world
 
-    close() {
+    async close() {
+      await messages.flush(); // the batched writer's last turn
       db.exec("PRAGMA optimize");
       db.close();
-      return Promise.resolve();
     },
   };
 }

@@ -1,0 +1,156 @@
+/**
+ * Benchmark: history and search at scale. Fills a fresh store with PARLEY_BENCH_MESSAGES
+ * messages (default 1,000,000) and prints ingest rate, history and search latencies, and size.
+ * Targets (DESIGN.md) at 10,000,000: ingest >= 50,000 msgs/s, history p99 <= 2 ms (store) and
+ * <= 10 ms (HTTP), search p99 <= 20 ms.
+ */
+import { join } from "node:path";
+import { openStore } from "../store/mod.ts";
+import { setLogLevel } from "../lib/log.ts";
+import { nowMicros } from "../lib/time.ts";
+import { rng, sentence, vocabulary, zipf } from "./history_data.ts";
+
+const N = Number(Deno.env.get("PARLEY_BENCH_MESSAGES") ?? 1_000_000);
+const USERS = 10;
+const CONNECTIONS_PER_USER = 2;
+const CONVERSATIONS_PER_CONNECTION = 20;
+// Messages per event-loop turn. At 50,000 msgs/s a commit of ~20 ms lets ~1,000 arrive meanwhile,
+// and the writer commits whatever arrived during the turn.
+const TURN = 1000;
+
+setLogLevel("warn");
+const random = rng(42);
+const words = vocabulary(30_000, random);
+const draw = zipf(words.length, random);
+const nicks = Array.from({ length: 400 }, (_, i) => `nick${i}`);
+
+/** Percentile of sorted-in-place samples. */
+function pct(samples: number[], p: number): number {
+  samples.sort((a, b) => a - b);
+  return samples[Math.min(samples.length - 1, Math.floor(samples.length * p))];
+}
+
+function line(name: string, value: number, unit: string) {
+  console.log(`${name}: ${value < 10 ? value.toFixed(3) : Math.round(value)} ${unit}`);
+}
+
+const home = await Deno.makeTempDir({ prefix: "parley-bench-history-" });
+const store = await openStore(home);
+try {
+  const conversations: {
+    id: number;
+    userId: number;
+    connectionId: string;
+    conversationId: string;
+  }[] = [];
+  const userIds: number[] = [];
+  for (let u = 0; u < USERS; u++) {
+    const user = await store.users.create(`u${u}@example.com`, "x", []);
+    userIds.push(user.id);
+    for (let k = 0; k < CONNECTIONS_PER_USER; k++) {
+      const conn = await store.connections.create({
+        userId: user.id,
+        connectionId: `irc-net${k}`,
+        name: `net${k}`,
+        url: `irc://irc.net${k}.example:6667?nick=u${u}`,
+        onConnectCommands: [],
+        wantedState: "disconnected",
+      });
+      for (let c = 0; c < CONVERSATIONS_PER_CONNECTION; c++) {
+        const conv = await store.conversations.ensure(conn.id, `#chan${c}`, `#chan${c}`);
+        conversations.push({
+          id: conv.id,
+          userId: user.id,
+          connectionId: conn.connectionId,
+          conversationId: conv.conversationId,
+        });
+      }
+    }
+  }
+
+  // Messages span the last ~2 years, in order, a few sharing a microsecond.
+  const span = 2 * 365 * 24 * 3600 * 1e6;
+  const start = nowMicros() - span;
+  const step = span / N;
+  const texts = Array.from({ length: 50_000 }, () => sentence(words, draw, random));
+  const t0 = performance.now();
+  for (let i = 0; i < N; i += TURN) {
+    for (let j = i; j < Math.min(N, i + TURN); j++) {
+      // Conversations are Zipf-busy too: a few channels carry most of the traffic.
+      const conv = conversations[Math.floor(random() ** 2 * conversations.length)];
+      store.messages.append({
+        conversation: conv.id,
+        userId: conv.userId,
+        from: nicks[Math.floor(random() * nicks.length)],
+        type: "privmsg",
+        text: j % 997 === 0
+          ? `${texts[j % texts.length]} u${conv.userId} deploy`
+          : texts[j % texts.length],
+        ts: Math.floor(start + j * step),
+        highlight: j % 997 === 0,
+      });
+    }
+    await store.messages.flush();
+  }
+  const ingestSeconds = (performance.now() - t0) / 1000;
+  line("ingest_msgs_per_s", N / ingestSeconds, "msgs/s");
+
+  // History: random pages, newest and deep (before a random time).
+  const history: number[] = [];
+  for (let i = 0; i < 2000; i++) {
+    const conv = conversations[Math.floor(random() * conversations.length)];
+    const before = i % 2 ? Math.floor(start + random() * span) : undefined;
+    const t = performance.now();
+    await store.messages.historyOf(conv.id, { limit: 60, before });
+    history.push(performance.now() - t);
+  }
+  line("history_p50_ms", pct(history, 0.5), "ms");
+  line("history_p99_ms", pct(history, 0.99), "ms");
+
+  // Search: common, mid and rare words, prefixes, phrases, with and without filters.
+  const search: number[] = [];
+  for (let i = 0; i < 1000; i++) {
+    const userId = userIds[Math.floor(random() * userIds.length)];
+    const kind = i % 5;
+    const rank = kind === 0
+      ? Math.floor(random() * 20)
+      : kind === 1
+      ? 100 + Math.floor(random() * 900)
+      : 1000 + Math.floor(random() * 29000);
+    const word = words[rank];
+    const match = kind === 3
+      ? `"${word} ${words[Math.floor(random() * 50)]}"`
+      : kind === 4
+      ? `${word.slice(0, Math.max(3, word.length - 2))} #chan${Math.floor(random() * 5)}`
+      : word;
+    const t = performance.now();
+    await store.messages.search(userId, { match, limit: 60 });
+    search.push(performance.now() - t);
+    if (Deno.env.get("BENCH_DEBUG") && performance.now() - t > 5) {
+      console.log(kind, match, (performance.now() - t).toFixed(1));
+    }
+  }
+  line("search_p50_ms", pct(search, 0.5), "ms");
+  line("search_p99_ms", pct(search, 0.99), "ms");
+
+  const notif: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const userId = userIds[i % userIds.length];
+    const t = performance.now();
+    await store.messages.notifications(userId, 40);
+    await store.messages.unreadNotifications(userId);
+    notif.push(performance.now() - t);
+  }
+  line("notifications_p99_ms", pct(notif, 0.99), "ms");
+
+  await store.close();
+  let bytes = 0;
+  for (const f of ["parley.db", "parley.db-wal"]) {
+    try {
+      bytes += (await Deno.stat(join(home, f))).size;
+    } catch { /* no WAL left */ }
+  }
+  line("db_bytes_per_msg", bytes / N, "bytes");
+} finally {
+  await Deno.remove(home, { recursive: true });
+}

@@ -1,0 +1,23 @@
+/**
+ * `deno task bench`: runs every benchmark in turn; each prints `name: value unit` lines.
+ * Sizes: PARLEY_BENCH_MESSAGES (history, default 1,000,000), IRC_BENCH_CONNECTIONS (default
+ * 1,000), IRC_BENCH_RATE and IRC_BENCH_SECONDS (latency, default 1,000/s for 5 s).
+ */
+const BENCHES = ["history.ts", "irc_connections.ts", "irc_latency.ts"];
+const dir = new URL(".", import.meta.url).pathname;
+const only = Deno.args[0];
+
+let failed = false;
+for (const file of BENCHES.filter((b) => !only || b.startsWith(only))) {
+  console.error(`# ${file}`);
+  const { success } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${dir}${file}`],
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (!success) {
+    console.error(`# ${file} failed`);
+    failed = true;
+  }
+}
+Deno.exit(failed ? 1 : 0);

@@ -1,0 +1,28 @@
+/** notificationMessages and markNotificationsAsRead. */
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { currentUser, requireUser } from "../http/session.ts";
+import { queryParams } from "../http/validate.ts";
+import { queryLimit, queryTime } from "../http/schemas.ts";
+
+const listQuery = z.object({ limit: queryLimit(40, 200), before: queryTime });
+
+/** Routes under /api/notifications. */
+export function notificationRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { messages } = deps.store;
+
+  app.get("/notifications", requireUser, async (c) => {
+    const q = queryParams(c, listQuery);
+    return c.json(await messages.notifications(currentUser(c).id, q.limit, q.before));
+  });
+
+  app.post("/notifications/read", requireUser, async (c) => {
+    const user = currentUser(c);
+    await messages.markNotificationsRead(user.id);
+    deps.bus.publish(user.id, { event: "unread", notifications: 0 });
+    return c.json({});
+  });
+  return app;
+}

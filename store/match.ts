@@ -1,0 +1,78 @@
+/**
+ * The `match` language of history and search, compiled to a safe FTS5 query.
+ *
+ * - `word`: some word of the message starts with it (`deplo` finds `deploy`, not `redeploy`);
+ *   words of one or two letters match whole words only;
+ * - `"two words"`: those whole words, in that order (`"secret"` does not find `secretary`);
+ * - `#name`: only that conversation; `@nick`: only that sender.
+ *
+ * User text never reaches FTS5 as syntax: it is cut into the tokens FTS5's unicode61 tokenizer
+ * would see, and each token is emitted inside double quotes.
+ */
+
+/** A parsed `match` string. */
+export interface ParsedMatch {
+  /** The FTS5 query, or undefined when no words were given. */
+  fts?: string;
+  /** `#name` restrictions (as typed). */
+  conversations: string[];
+  /** `@nick` restrictions (as typed). */
+  senders: string[];
+  /** True when words were given but none had a searchable character (`***`). */
+  empty: boolean;
+}
+
+const TOKEN = /[\p{L}\p{N}\p{Mn}\p{Co}]+/gu;
+
+/** Splits text into the tokens FTS5's unicode61 tokenizer would index. */
+export function tokens(text: string): string[] {
+  return text.match(TOKEN) ?? [];
+}
+
+/** Shorter words match whole words only: a one- or two-letter prefix would expand to a large
+ * part of the vocabulary and make one query read most of the index. */
+export const MIN_PREFIX = 3;
+
+function phrase(words: string[], prefix: boolean): string {
+  const star = prefix && words[words.length - 1].length >= MIN_PREFIX;
+  return `"${words.join(" ")}"${star ? "*" : ""}`;
+}
+
+/** At most this many words count; more would only make a slower query, never a better one. */
+export const MAX_TERMS = 16;
+/** Input beyond this many characters is ignored. */
+export const MAX_INPUT = 1000;
+
+/** Parses a `match` string. */
+export function parseMatch(input: string): ParsedMatch {
+  input = input.slice(0, MAX_INPUT);
+  const parts: string[] = [];
+  const conversations: string[] = [];
+  const senders: string[] = [];
+  let sawWords = false;
+  // Quoted phrases first (an unbalanced quote runs to the end), then the bare words.
+  const re = /"([^"]*)("|$)|(\S+)/g;
+  for (let m; (m = re.exec(input));) {
+    if (m[1] !== undefined) {
+      sawWords = true;
+      const words = tokens(m[1]);
+      if (words.length) parts.push(phrase(words, false));
+      continue;
+    }
+    const word = m[3];
+    if (word.length > 1 && word.startsWith("#")) conversations.push(word);
+    else if (word.length > 1 && word.startsWith("@")) senders.push(word.slice(1));
+    else {
+      sawWords = true;
+      const words = tokens(word);
+      if (words.length) parts.push(phrase(words, true));
+    }
+  }
+  const terms = parts.slice(0, MAX_TERMS);
+  return {
+    fts: terms.length ? terms.join(" AND ") : undefined,
+    conversations,
+    senders,
+    empty: sawWords && terms.length === 0,
+  };
+}
