@@ -18,6 +18,7 @@ import { notificationRoutes } from "./routes/notifications.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { filesRoutes } from "./routes/files.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -74,7 +75,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     searchRoutes,
     notificationRoutes,
     // outside world: files, embed, updates, webhook
-
+    filesRoutes,
     // web client: i18n
   ];
   for (const routes of operations) app.route("/api", routes(deps));

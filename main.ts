@@ -4,6 +4,7 @@ import { createApp } from "./app.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { EventBus } from "./lib/bus.ts";
 import { IrcManager } from "./irc/manager.ts";
+import { deleteUserFiles } from "./files/service.ts";
 import { log, setLogLevel } from "./lib/log.ts";
 import { hashPassword } from "./lib/password.ts";
 import { errorBody } from "./http/errors.ts";
@@ -55,6 +56,7 @@ async function daemon(args: string[]): Promise<void> {
   const bus = new EventBus();
   const irc = new IrcManager({ config, store, bus, version: VERSION });
   const deps: AppDeps = { config, store, bus, irc, userDeleted: [(uid) => irc.userDeleted(uid)] };
+  deps.userDeleted!.push((uid) => deleteUserFiles(deps, uid));
   const app = createApp(deps);
   handler = (req, info) => app.fetch(req, { remoteAddr: info.remoteAddr });
   log.info("ready", { ms: (performance.now() - started).toFixed(0), home: config.home });

@@ -11,6 +11,7 @@ import { type ConnectionStore, sqliteConnectionStore } from "./connections.ts";
 import type { MessageStore } from "./message_types.ts";
 import { sqliteMessageStore } from "./messages.ts";
 import { type ConversationStore, sqliteConversationStore } from "./conversations.ts";
+import { type FileStore, sqliteFileStore } from "./files.ts";
 
 /** Every table group of Parley's storage. Async so that another database can implement it. */
 export interface Store {
@@ -26,6 +27,7 @@ export interface Store {
   messages: MessageStore;
 
   // outside world: files
+  files: FileStore;
 
   /** Flushes pending writes and closes the database. */
   close(): Promise<void>;
@@ -54,6 +56,7 @@ export function sqliteStore(db: DatabaseSync): Store {
     messages,
 
     // outside world
+    files: sqliteFileStore(db),
 
     async close() {
       await messages.flush(); // the batched writer's last turn
