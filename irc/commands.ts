@@ -26,6 +26,8 @@ export interface CommandContext {
     reconnect(): Promise<void>;
     setNick(nick: string): Promise<void>;
   };
+  /** Saves a too-long plain message as a file and returns its URL (see irc/paste.ts). */
+  paste?: (text: string) => Promise<string | undefined>;
 }
 
 /** The answer to a send; goes out in the `sent` event. */
@@ -116,7 +118,13 @@ function collect(
 
 /** Every slash command, by name. */
 export const COMMANDS: Record<string, Command> = {
-  say: (ctx, args) => say(ctx, here(ctx, "A message"), args, "privmsg"),
+  say: async (ctx, args) => {
+    const target = here(ctx, "A message");
+    live(ctx);
+    // A message too long or with too many lines for the network goes out as a link to its text.
+    const url = args.trim() ? await ctx.paste?.(args) : undefined;
+    return say(ctx, target, url ?? args, "privmsg");
+  },
   me: (ctx, args) => say(ctx, here(ctx, "/me"), args, "action"),
   msg: (ctx, args) => {
     const [target, text] = firstWord(args);

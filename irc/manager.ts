@@ -24,6 +24,7 @@ import {
   sameTarget,
   withNick,
 } from "./url.ts";
+import { pasteIfLong } from "./paste.ts";
 
 /** What the manager is built from. */
 export interface IrcManagerDeps {
@@ -394,6 +395,7 @@ export class IrcManager {
       conn,
       conversationId,
       conversation,
+      paste: (text) => pasteIfLong(this.#deps, userId, new URL(record.url).hostname, text),
       control: {
         connect: async () =>
           void await this.update(userId, record.connectionId, {
