@@ -19,6 +19,7 @@ import { connectionRoutes } from "./routes/connections.ts";
 import { conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { filesRoutes } from "./routes/files.ts";
+import { updatesRoutes } from "./routes/updates.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -76,6 +77,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     notificationRoutes,
     // outside world: files, embed, updates, webhook
     filesRoutes,
+    updatesRoutes,
     // web client: i18n
   ];
   for (const routes of operations) app.route("/api", routes(deps));

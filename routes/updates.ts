@@ -1,0 +1,14 @@
+/** checkForUpdates: the running and the newest available version, as numbers. */
+import { Hono } from "hono";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { requireUser } from "../http/session.ts";
+import { UpdateChecker } from "../updates/check.ts";
+import denoJson from "../deno.json" with { type: "json" };
+
+/** The update check route. */
+export function updatesRoutes(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const checker = new UpdateChecker(deps.config.updateUrl, denoJson.version);
+  app.get("/check-for-updates", requireUser, async (c) => c.json(await checker.check()));
+  return app;
+}
