@@ -54,7 +54,6 @@ export function parseIPv6(text: string): number[] | null {
     ...head.map((g) => parseInt(g, 16)),
     ...zeros,
     ...back.map((g) => parseInt(g, 16)),
-    ...tail,
   ];
 }
 
