@@ -20,6 +20,7 @@ import { conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { filesRoutes } from "./routes/files.ts";
 import { updatesRoutes } from "./routes/updates.ts";
+import { embedRoutes } from "./routes/embed.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -78,6 +79,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // outside world: files, embed, updates, webhook
     filesRoutes,
     updatesRoutes,
+    embedRoutes,
     // web client: i18n
   ];
   for (const routes of operations) app.route("/api", routes(deps));
