@@ -21,6 +21,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { filesRoutes } from "./routes/files.ts";
 import { updatesRoutes } from "./routes/updates.ts";
 import { embedRoutes } from "./routes/embed.ts";
+import { webhookRoutes } from "./routes/webhook.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -80,6 +81,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     filesRoutes,
     updatesRoutes,
     embedRoutes,
+    webhookRoutes,
     // web client: i18n
   ];
   for (const routes of operations) app.route("/api", routes(deps));

@@ -5,6 +5,7 @@ import { openStore, type Store } from "./store/mod.ts";
 import { EventBus } from "./lib/bus.ts";
 import { IrcManager } from "./irc/manager.ts";
 import { deleteUserFiles } from "./files/service.ts";
+import { loadBotConfig, startBot } from "./irc/bot.ts";
 import { log, setLogLevel } from "./lib/log.ts";
 import { hashPassword } from "./lib/password.ts";
 import { errorBody } from "./http/errors.ts";
@@ -32,6 +33,8 @@ async function daemon(args: string[]): Promise<void> {
   const started = performance.now();
   const config = await loadConfig(args);
   setLogLevel(config.logLevel);
+  // A bad bot.json stops the start with a clear message, before anything listens.
+  const botConfig = await loadBotConfig(config.home);
 
   // Listen at once and answer 503 until the app is ready, so a client never sees a refused socket.
   let handler: (
@@ -57,6 +60,7 @@ async function daemon(args: string[]): Promise<void> {
   const irc = new IrcManager({ config, store, bus, version: VERSION });
   const deps: AppDeps = { config, store, bus, irc, userDeleted: [(uid) => irc.userDeleted(uid)] };
   deps.userDeleted!.push((uid) => deleteUserFiles(deps, uid));
+  if (botConfig) deps.bot = await startBot(deps, botConfig);
   const app = createApp(deps);
   handler = (req, info) => app.fetch(req, { remoteAddr: info.remoteAddr });
   log.info("ready", { ms: (performance.now() - started).toFixed(0), home: config.home });

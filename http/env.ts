@@ -4,6 +4,7 @@ import type { Store } from "../store/mod.ts";
 import type { EventBus } from "../lib/bus.ts";
 import type { UserRecord } from "../store/users.ts";
 import type { IrcManager } from "../irc/manager.ts";
+import type { Bot } from "../irc/bot.ts";
 
 /** What `createApp` is given; routes take what they need from it. */
 export interface AppDeps {
@@ -14,6 +15,8 @@ export interface AppDeps {
   irc: IrcManager;
   /** Called before a user is deleted, to stop what runs for them and remove their files. */
   userDeleted?: ((userId: number) => Promise<void>)[];
+  /** The bot, when `bot.json` configures one (webhooks post through it). */
+  bot?: Bot;
 }
 
 /** Per-request variables set by middleware. */
