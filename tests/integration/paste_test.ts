@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- API answers are read field by field
 /** Long messages go out as a link to a pasted text file: the real daemon, ngircd and a raw client. */
 import { assert, assertEquals } from "../support/assert.ts";
 import { adminAndUser } from "../support/api.ts";
