@@ -22,6 +22,8 @@ import { filesRoutes } from "./routes/files.ts";
 import { updatesRoutes } from "./routes/updates.ts";
 import { embedRoutes } from "./routes/embed.ts";
 import { webhookRoutes } from "./routes/webhook.ts";
+import { i18nRoutes } from "./routes/i18n.ts";
+import { webRoutes } from "./routes/web.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -79,14 +81,16 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     notificationRoutes,
     // outside world: files, embed, updates, webhook
     filesRoutes,
-    updatesRoutes,
     embedRoutes,
     webhookRoutes,
+    updatesRoutes,
     // web client: i18n
+    i18nRoutes,
   ];
   for (const routes of operations) app.route("/api", routes(deps));
   app.route("/", eventRoutes(deps));
   // web client: static files and the single-page app (mounted after /api)
+  app.route("/", webRoutes(deps));
 
   app.notFound((c) => {
     if (c.req.path === "/api" || c.req.path.startsWith("/api/")) {

@@ -4,8 +4,8 @@ import { createApp } from "./app.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { EventBus } from "./lib/bus.ts";
 import { IrcManager } from "./irc/manager.ts";
-import { deleteUserFiles } from "./files/service.ts";
-import { loadBotConfig, startBot } from "./irc/bot.ts";
+import { filesUserDeleted } from "./routes/files.ts";
+import { ensureBot, loadBotConfig } from "./irc/bot.ts";
 import { log, setLogLevel } from "./lib/log.ts";
 import { hashPassword } from "./lib/password.ts";
 import { errorBody } from "./http/errors.ts";
@@ -33,8 +33,6 @@ async function daemon(args: string[]): Promise<void> {
   const started = performance.now();
   const config = await loadConfig(args);
   setLogLevel(config.logLevel);
-  // A bad bot.json stops the start with a clear message, before anything listens.
-  const botConfig = await loadBotConfig(config.home);
 
   // Listen at once and answer 503 until the app is ready, so a client never sees a refused socket.
   let handler: (
@@ -55,16 +53,22 @@ async function daemon(args: string[]): Promise<void> {
     ...tls,
   }, (req, info) => handler(req, info));
 
+  // A bad bot.json stops the start here, before anything else is opened.
+  const botConfig = await loadBotConfig(config.home);
   const store = await openStore(config.home);
   const bus = new EventBus();
   const irc = new IrcManager({ config, store, bus, version: VERSION });
   const deps: AppDeps = { config, store, bus, irc, userDeleted: [(uid) => irc.userDeleted(uid)] };
-  deps.userDeleted!.push((uid) => deleteUserFiles(deps, uid));
-  if (botConfig) deps.bot = await startBot(deps, botConfig);
+  // outside world
+  deps.userDeleted!.push(filesUserDeleted(deps));
   const app = createApp(deps);
   handler = (req, info) => app.fetch(req, { remoteAddr: info.remoteAddr });
   log.info("ready", { ms: (performance.now() - started).toFixed(0), home: config.home });
   irc.start().catch((err) => log.error("irc start failed", { error: err }));
+  if (botConfig) {
+    ensureBot(deps, botConfig).then((bot) => (deps.bot = bot))
+      .catch((err) => log.error("bot start failed", { error: err }));
+  }
 
   const purge = setInterval(() => store.sessions.purge(Date.now()).catch(() => {}), 3600_000);
   let stopping = false;

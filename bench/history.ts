@@ -109,6 +109,8 @@ try {
 
   // Search: common, mid and rare words, prefixes, phrases, with and without filters.
   const search: number[] = [];
+  const KINDS = ["common", "mid", "rare", "phrase", "prefix_channel"];
+  const byKind: number[][] = KINDS.map(() => []);
   for (let i = 0; i < 1000; i++) {
     const userId = userIds[Math.floor(random() * userIds.length)];
     const kind = i % 5;
@@ -126,12 +128,14 @@ try {
     const t = performance.now();
     await store.messages.search(userId, { match, limit: 60 });
     search.push(performance.now() - t);
+    byKind[kind].push(performance.now() - t);
     if (Deno.env.get("BENCH_DEBUG") && performance.now() - t > 5) {
       console.log(kind, match, (performance.now() - t).toFixed(1));
     }
   }
   line("search_p50_ms", pct(search, 0.5), "ms");
   line("search_p99_ms", pct(search, 0.99), "ms");
+  KINDS.forEach((name, i) => line(`search_${name}_p99_ms`, pct(byKind[i], 0.99), "ms"));
 
   const notif: number[] = [];
   for (let i = 0; i < 500; i++) {

@@ -12,25 +12,38 @@ export function rng(seed: number): () => number {
   };
 }
 
-const SYLLABLES = [
-  "ka",
-  "lo",
-  "mi",
-  "ne",
-  "ru",
-  "ta",
-  "si",
-  "po",
-  "de",
-  "vu",
-  "an",
-  "el",
-  "or",
-  "is",
-  "ul",
+// English letter frequencies (per mille), so that word prefixes are as varied as in real text.
+const LETTERS = "etaoinshrdlcumwfgypbvkjxqz";
+const WEIGHTS = [
+  127,
+  91,
+  82,
+  75,
+  70,
+  67,
+  63,
+  61,
+  60,
+  43,
+  40,
+  28,
+  28,
+  24,
+  24,
+  22,
+  20,
+  20,
+  19,
+  15,
+  10,
+  8,
+  2,
+  2,
+  1,
+  1,
 ];
 
-/** A vocabulary of `size` distinct made-up words, most frequent first. */
+/** A vocabulary of `size` distinct made-up words (2 to 10 letters), most frequent first. */
 export function vocabulary(size: number, random: () => number): string[] {
   const common = [
     "the",
@@ -49,11 +62,17 @@ export function vocabulary(size: number, random: () => number): string[] {
     "ok",
     "yes",
   ];
+  const total = WEIGHTS.reduce((a, b) => a + b, 0);
+  const letter = () => {
+    let x = random() * total;
+    for (let i = 0; i < WEIGHTS.length; i++) if ((x -= WEIGHTS[i]) < 0) return LETTERS[i];
+    return "e";
+  };
   const words = new Set(common);
   while (words.size < size) {
+    const n = 2 + Math.floor(random() * random() * 9) + Math.floor(random() * 3);
     let w = "";
-    const n = 1 + Math.floor(random() * 4);
-    for (let i = 0; i < n; i++) w += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
+    for (let i = 0; i < n; i++) w += letter();
     words.add(w);
   }
   return [...words];

@@ -1,89 +1,76 @@
-/** Looks up a URL for a link preview: safe fetch, metadata, oEmbed discovery, cache. */
+/** The embed operation: fetch a URL safely, read what it is, cache the answer. */
+import { isPublicAddress } from "./address.ts";
 import { LruCache } from "./cache.ts";
-import { checkUrl, type Fetched, safeFetch } from "./fetch.ts";
-import { cardHtml, type EmbedInfo, mergeOembed, parseHtml } from "./metadata.ts";
+import {
+  charsetOf,
+  decodeText,
+  type EmbedInfo,
+  fromImage,
+  fromOther,
+  fromPage,
+  parseHtml,
+} from "./metadata.ts";
+import { FetchFailed, safeFetch, type SafeFetchOptions } from "./safe_fetch.ts";
 
-/** Options of the embed lookups. */
-export interface EmbedOptions {
-  allowPrivate: boolean;
-  userAgent?: string;
-}
+/** Limits of the embed fetches; tests may shorten them. */
+export const EMBED_LIMITS = {
+  timeoutMs: 5000,
+  maxBytes: 1_000_000,
+  maxRedirects: 3,
+  /** The oEmbed answer is small; more is not read. */
+  oembedBytes: 100_000,
+  cacheEntries: 1000,
+  cacheMs: 3600_000,
+};
 
-const LIMITS = { timeoutMs: 5000, maxBytes: 1_000_000, maxRedirects: 3 };
-
-function decode(res: Fetched): string {
-  const type = res.headers.get("content-type") ?? "";
-  let charset = /charset=["']?([\w-]+)/i.exec(type)?.[1];
-  if (!charset) {
-    const head = new TextDecoder("latin1").decode(res.body.subarray(0, 2048));
-    charset = /<meta[^>]+charset=["']?([\w-]+)/i.exec(head)?.[1];
-  }
-  try {
-    return new TextDecoder(charset ?? "utf-8").decode(res.body);
-  } catch {
-    return new TextDecoder().decode(res.body);
-  }
-}
-
-/** Embed lookups with a cache shared by all users (the answer depends only on the URL). */
+/** Looks up embeddable information about URLs, with an in-memory cache. */
 export class Embedder {
-  #cache = new LruCache<EmbedInfo>(500, 3600_000);
-  constructor(readonly opts: EmbedOptions) {}
+  #cache = new LruCache<EmbedInfo>(EMBED_LIMITS.cacheEntries, EMBED_LIMITS.cacheMs);
+  #fetch: SafeFetchOptions;
 
-  /** The oEmbed-style information about `url`; throws EmbedRefused or EmbedFailed. */
-  async lookup(text: string): Promise<EmbedInfo> {
-    const url = checkUrl(text);
-    const key = url.href;
-    const hit = this.#cache.get(key);
-    if (hit) return hit;
-    const info = await this.#lookup(url);
-    this.#cache.set(key, info);
+  /** `allowPrivate` lifts the public-address rule (intranets, tests). */
+  constructor(allowPrivate: boolean, extra: SafeFetchOptions = {}) {
+    this.#fetch = {
+      timeoutMs: EMBED_LIMITS.timeoutMs,
+      maxBytes: EMBED_LIMITS.maxBytes,
+      maxRedirects: EMBED_LIMITS.maxRedirects,
+      allowAddress: allowPrivate ? () => true : isPublicAddress,
+      ...extra,
+    };
+  }
+
+  /** The oEmbed-style information about `url`; throws FetchRefused or FetchFailed. */
+  async embed(url: URL): Promise<EmbedInfo> {
+    const cached = this.#cache.get(url.href);
+    if (cached) return cached;
+    const res = await safeFetch(url, this.#fetch);
+    if (res.status >= 400) throw new FetchFailed(`The page answered with status ${res.status}.`);
+    const type = (res.headers.get("content-type") ?? "").toLowerCase();
+    let info: EmbedInfo;
+    if (type.startsWith("image/")) {
+      info = fromImage(res.url);
+    } else if (/^(text\/html|application\/xhtml\+xml)/.test(type) || !type) {
+      const meta = parseHtml(decodeText(res.body, charsetOf(type, res.body)), res.url);
+      info = fromPage(res.url, meta, meta.oembed ? await this.#oembed(meta.oembed) : undefined);
+    } else {
+      info = fromOther(res.url);
+    }
+    this.#cache.set(url.href, info);
     return info;
   }
 
-  async #lookup(url: URL): Promise<EmbedInfo> {
-    const fetchOpts = {
-      ...LIMITS,
-      allowPrivate: this.opts.allowPrivate,
-      userAgent: this.opts.userAgent,
-    };
-    const res = await safeFetch(url, fetchOpts);
-    const type = (res.headers.get("content-type") ?? "").toLowerCase();
-    const provider = res.url.hostname;
-    let info: EmbedInfo;
-    if (res.status >= 400) {
-      info = { type: "link", url: url.href, provider_name: provider };
-    } else if (type.startsWith("image/")) {
-      const name = decodeURIComponent(res.url.pathname.split("/").pop() ?? "") || provider;
-      info = {
-        type: "photo",
-        url: res.url.href,
-        title: name,
-        provider_name: provider,
-        thumbnail_url: res.url.href,
-      };
-    } else if (/html|xml/.test(type) || type === "") {
-      const meta = parseHtml(decode(res), res.url);
-      info = {
-        type: "link",
-        url: res.url.href,
-        title: meta.title,
-        description: meta.description,
-        provider_name: meta.siteName ?? provider,
-        thumbnail_url: meta.image,
-      };
-      if (meta.oembed) {
-        try {
-          const o = await safeFetch(meta.oembed, { ...fetchOpts, accept: "application/json" });
-          if (o.status < 300) info = mergeOembed(info, JSON.parse(decode(o)), o.url);
-        } catch { /* the page's own metadata is enough */ }
-      }
-    } else {
-      info = { type: "link", url: res.url.href, provider_name: provider };
+  /** The oEmbed answer, fetched under the same rules; a failure just means no oEmbed data. */
+  async #oembed(href: string): Promise<Record<string, unknown> | undefined> {
+    try {
+      const res = await safeFetch(new URL(href), {
+        ...this.#fetch,
+        maxBytes: EMBED_LIMITS.oembedBytes,
+      });
+      if (res.status !== 200 || res.truncated) return undefined;
+      const data = JSON.parse(new TextDecoder().decode(res.body));
+      return data && typeof data === "object" && !Array.isArray(data) ? data : undefined;
+    } catch {
+      return undefined;
     }
-    for (const k of Object.keys(info) as (keyof EmbedInfo)[]) {
-      if (info[k] === undefined) delete info[k];
-    }
-    return { ...info, html: cardHtml(info) };
   }
 }

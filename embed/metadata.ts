@@ -1,20 +1,10 @@
 /**
- * Reads a page's link-preview metadata (OpenGraph, Twitter cards, `<title>`, meta description,
- * oEmbed discovery) and shapes the oEmbed-style answer. The page's own markup is never passed
- * on: any `html` in the answer is built here from escaped values.
+ * Link metadata: OpenGraph, Twitter card and oEmbed discovery from a page's HTML, merged with an
+ * oEmbed answer into one oEmbed-style result. Nothing of the page's markup is kept: the `html` of a
+ * result is built here from escaped values only.
  */
 
-/** What a page says about itself. */
-export interface PageMeta {
-  title?: string;
-  description?: string;
-  image?: string;
-  siteName?: string;
-  /** The discovered oEmbed JSON endpoint, absolute. */
-  oembed?: string;
-}
-
-/** The embed answer, shaped like an oEmbed response. */
+/** The answer of the embed operation. */
 export interface EmbedInfo {
   type: "link" | "photo" | "video" | "rich";
   url: string;
@@ -22,7 +12,19 @@ export interface EmbedInfo {
   description?: string;
   provider_name?: string;
   thumbnail_url?: string;
-  html?: string;
+  html: string;
+}
+
+/** What a page says about itself. */
+export interface PageMeta {
+  title?: string;
+  description?: string;
+  image?: string;
+  siteName?: string;
+  url?: string;
+  ogType?: string;
+  /** The JSON oEmbed endpoint the page advertises. */
+  oembed?: string;
 }
 
 const ENTITIES: Record<string, string> = {
@@ -31,122 +33,193 @@ const ENTITIES: Record<string, string> = {
   gt: ">",
   quot: '"',
   apos: "'",
-  nbsp: "\u00a0",
+  nbsp: " ",
+  ndash: "–",
+  mdash: "—",
+  hellip: "…",
+  laquo: "«",
+  raquo: "»",
+  copy: "©",
+  reg: "®",
+  rsquo: "’",
+  lsquo: "‘",
+  rdquo: "”",
+  ldquo: "“",
 };
 
-/** Decodes the HTML character references found in attribute values and titles. */
+/** Decodes the HTML character references of an attribute value or text. */
 export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, ref: string) => {
+  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});/gi, (whole, ref: string) => {
     if (ref[0] === "#") {
       const code = ref[1] === "x" || ref[1] === "X"
         ? parseInt(ref.slice(2), 16)
         : parseInt(ref.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
     }
-    return ENTITIES[ref.toLowerCase()] ?? m;
+    return ENTITIES[ref.toLowerCase()] ?? whole;
   });
 }
 
-/** Escapes text for HTML content and attribute values. */
+/** Escapes text for HTML content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function attributes(tag: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const re = /([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/g;
-  for (const m of tag.matchAll(re)) {
-    out[m[1].toLowerCase()] = decodeEntities(m[2] ?? m[3] ?? m[4] ?? "");
-  }
-  return out;
-}
-
 function clean(text: string | undefined, max: number): string | undefined {
-  const t = text?.replace(/\s+/g, " ").trim();
-  return t ? t.slice(0, max) : undefined;
+  if (text === undefined) return undefined;
+  const t = decodeEntities(text).replace(/\s+/g, " ").trim();
+  if (!t) return undefined;
+  return t.length > max ? t.slice(0, max - 1) + "…" : t;
 }
 
-/** An absolute http(s) URL, or undefined (no `javascript:`, `data:` or other schemes pass). */
-export function httpUrl(value: string | undefined, base: URL | string): string | undefined {
+/** An absolute http(s) URL made from `value` relative to `base`, or undefined. */
+export function httpUrl(value: string | undefined, base: URL): string | undefined {
   if (!value) return undefined;
   try {
-    const u = new URL(value.trim(), base);
+    const u = new URL(decodeEntities(value.trim()), base);
     return u.protocol === "http:" || u.protocol === "https:" ? u.href : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Parses the head of an HTML page. */
+function attributes(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const re = /([^\s"'=<>\/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+  for (const m of text.matchAll(re)) {
+    const name = m[1].toLowerCase();
+    if (!out.has(name)) out.set(name, m[2] ?? m[3] ?? m[4] ?? "");
+  }
+  return out;
+}
+
+/** Reads the title, OpenGraph and Twitter card tags and the oEmbed link of a page. */
 export function parseHtml(html: string, base: URL): PageMeta {
-  const headEnd = html.search(/<\/head\s*>|<body[\s>]/i);
-  const head = headEnd === -1 ? html : html.slice(0, headEnd);
-  const meta: Record<string, string> = {};
+  const meta = new Map<string, string>();
   let oembed: string | undefined;
-  for (const m of head.matchAll(/<(meta|link)\b([^>]*)>/gi)) {
-    const a = attributes(m[2]);
+  // Comments and scripts could hold tag-like text that is not markup.
+  const text = html.replace(/<!--[\s\S]*?-->/g, "").replace(
+    /<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi,
+    "",
+  );
+  for (const m of text.matchAll(/<(meta|link)\b([^>]*)>/gi)) {
+    const attrs = attributes(m[2]);
     if (m[1].toLowerCase() === "meta") {
-      const key = (a.property ?? a.name ?? "").toLowerCase();
-      if (key && a.content !== undefined && !(key in meta)) meta[key] = a.content;
+      const key = (attrs.get("property") ?? attrs.get("name") ?? "").toLowerCase();
+      const content = attrs.get("content");
+      if (key && content !== undefined && !meta.has(key)) meta.set(key, content);
     } else if (
-      !oembed && /(^|\s)alternate(\s|$)/i.test(a.rel ?? "") &&
-      (a.type ?? "").toLowerCase() === "application/json+oembed"
+      !oembed && /\balternate\b/i.test(attrs.get("rel") ?? "") &&
+      (attrs.get("type") ?? "").toLowerCase() === "application/json+oembed"
     ) {
-      oembed = httpUrl(a.href, base);
+      oembed = httpUrl(attrs.get("href"), base);
     }
   }
-  const title = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(head)?.[1];
+  const title = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(text)?.[1];
+  const pick = (...keys: string[]) => keys.map((k) => meta.get(k)).find((v) => v?.trim());
   return {
-    title: clean(meta["og:title"] ?? meta["twitter:title"] ?? decodeEntities(title ?? ""), 300),
-    description: clean(
-      meta["og:description"] ?? meta["twitter:description"] ?? meta["description"],
-      1000,
+    title: clean(pick("og:title", "twitter:title") ?? title, 300),
+    description: clean(pick("og:description", "twitter:description", "description"), 1000),
+    image: httpUrl(
+      pick("og:image:secure_url", "og:image", "og:image:url", "twitter:image", "twitter:image:src"),
+      base,
     ),
-    image: httpUrl(meta["og:image"] ?? meta["og:image:url"] ?? meta["twitter:image"], base),
-    siteName: clean(meta["og:site_name"], 100),
+    siteName: clean(pick("og:site_name", "application-name"), 200),
+    url: httpUrl(pick("og:url"), base),
+    ogType: pick("og:type")?.toLowerCase(),
     oembed,
   };
 }
 
-/** Merges an oEmbed JSON answer into the page's metadata (its `html` is ignored). */
-export function mergeOembed(info: EmbedInfo, data: unknown, base: URL): EmbedInfo {
-  if (!data || typeof data !== "object") return info;
-  const d = data as Record<string, unknown>;
-  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
-  const type = str(d.type);
-  return {
-    ...info,
-    type: type === "photo" || type === "video" || type === "rich" || type === "link"
-      ? type
-      : info.type,
-    title: clean(str(d.title), 300) ?? info.title,
-    provider_name: clean(str(d.provider_name), 100) ?? info.provider_name,
-    thumbnail_url: httpUrl(str(d.thumbnail_url), base) ??
-      (type === "photo" ? httpUrl(str(d.url), base) : undefined) ?? info.thumbnail_url,
-  };
+/** The charset a page's bytes are in: from the Content-Type header, else a `<meta>` near the top. */
+export function charsetOf(contentType: string, bytes: Uint8Array): string {
+  const header = /charset=["']?([\w.:-]+)/i.exec(contentType)?.[1];
+  if (header) return header;
+  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 2048));
+  return /<meta[^>]+charset=["']?([\w.:-]+)/i.exec(head)?.[1] ?? "utf-8";
 }
 
-/** Builds the preview card's HTML from escaped values only. */
-export function cardHtml(info: EmbedInfo): string {
-  const href = escapeHtml(info.url);
-  const link = `href="${href}" target="_blank" rel="noopener noreferrer nofollow"`;
+/** Decodes bytes in a charset, falling back to UTF-8 for unknown labels. */
+export function decodeText(bytes: Uint8Array, charset: string): string {
+  try {
+    return new TextDecoder(charset).decode(bytes);
+  } catch {
+    return new TextDecoder().decode(bytes);
+  }
+}
+
+const OEMBED_TYPES = new Set(["link", "photo", "video", "rich"]);
+
+/** Builds the result from page metadata and an optional oEmbed answer (only its plain fields). */
+export function fromPage(page: URL, meta: PageMeta, oembed?: Record<string, unknown>): EmbedInfo {
+  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+  const oType = str(oembed?.type);
+  let type: EmbedInfo["type"] = oType && OEMBED_TYPES.has(oType)
+    ? oType as EmbedInfo["type"]
+    : meta.ogType?.startsWith("video")
+    ? "video"
+    : "link";
+  const url = meta.url ?? page.href;
+  // An oEmbed photo names the image itself in `url`.
+  const photo = type === "photo" ? httpUrl(str(oembed?.url), page) : undefined;
+  if (type === "photo" && !photo) type = "link";
+  const info: EmbedInfo = {
+    type,
+    url: photo ?? url,
+    title: clean(str(oembed?.title), 300) ?? meta.title,
+    description: meta.description,
+    provider_name: clean(str(oembed?.provider_name), 200) ?? meta.siteName ?? page.hostname,
+    thumbnail_url: httpUrl(str(oembed?.thumbnail_url), page) ?? meta.image ?? photo,
+    html: "",
+  };
+  for (const k of Object.keys(info) as (keyof EmbedInfo)[]) {
+    if (info[k] === undefined) delete info[k];
+  }
+  info.html = embedHtml(info, url);
+  return info;
+}
+
+/** The result for a URL that is an image. */
+export function fromImage(url: URL): EmbedInfo {
+  const name = decodeURIComponent(url.pathname.split("/").pop() || "") || url.hostname;
+  const info: EmbedInfo = {
+    type: "photo",
+    url: url.href,
+    title: name,
+    provider_name: url.hostname,
+    thumbnail_url: url.href,
+    html: "",
+  };
+  info.html = embedHtml(info, url.href);
+  return info;
+}
+
+/** The result for anything that is neither a page nor an image. */
+export function fromOther(url: URL): EmbedInfo {
+  const info: EmbedInfo = {
+    type: "link",
+    url: url.href,
+    title: decodeURIComponent(url.pathname.split("/").pop() || "") || url.hostname,
+    provider_name: url.hostname,
+    html: "",
+  };
+  info.html = embedHtml(info, url.href);
+  return info;
+}
+
+/** A small HTML card built only from escaped values and checked http(s) URLs. */
+export function embedHtml(info: EmbedInfo, link: string): string {
+  const a = `<a href="${escapeHtml(link)}" target="_blank" rel="noopener noreferrer nofollow">`;
   if (info.type === "photo") {
-    const src = escapeHtml(info.thumbnail_url ?? info.url);
-    return `<a class="parley-embed-photo" ${link}><img src="${src}" alt="${
-      escapeHtml(info.title ?? "")
-    }" loading="lazy" referrerpolicy="no-referrer"></a>`;
+    return `<div class="parley-embed parley-embed-photo">${a}<img src="${
+      escapeHtml(info.url)
+    }" alt="${escapeHtml(info.title ?? "")}" loading="lazy"></a></div>`;
   }
-  const parts = [`<div class="parley-embed parley-embed-${info.type}">`];
-  if (info.thumbnail_url) {
-    parts.push(
-      `<a ${link}><img src="${
-        escapeHtml(info.thumbnail_url)
-      }" alt="" loading="lazy" referrerpolicy="no-referrer"></a>`,
-    );
-  }
-  parts.push(`<h3><a ${link}>${escapeHtml(info.title ?? info.url)}</a></h3>`);
-  if (info.description) parts.push(`<p>${escapeHtml(info.description)}</p>`);
-  if (info.provider_name) parts.push(`<small>${escapeHtml(info.provider_name)}</small>`);
-  parts.push("</div>");
-  return parts.join("");
+  const thumb = info.thumbnail_url
+    ? `<img src="${escapeHtml(info.thumbnail_url)}" alt="" loading="lazy">`
+    : "";
+  const desc = info.description ? `<p>${escapeHtml(info.description)}</p>` : "";
+  return `<div class="parley-embed parley-embed-${info.type}">${a}${thumb}<strong>${
+    escapeHtml(info.title ?? link)
+  }</strong></a>${desc}<small>${escapeHtml(info.provider_name ?? "")}</small></div>`;
 }

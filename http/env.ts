@@ -15,7 +15,7 @@ export interface AppDeps {
   irc: IrcManager;
   /** Called before a user is deleted, to stop what runs for them and remove their files. */
   userDeleted?: ((userId: number) => Promise<void>)[];
-  /** The bot, when `bot.json` configures one (webhooks post through it). */
+  /** The bot configured by bot.json, once started; absent without a bot.json. */
   bot?: Bot;
 }
 

@@ -1,142 +1,143 @@
 /**
- * The bot: a user with role `bot` whose IRC connections come from `<PARLEY_HOME>/bot.json`,
- * read at start. Webhooks (webhook/github.ts) post through it.
- *
- * ```json
- * {"email": "bot@example.com",
- *  "connections": [{"url": "irc://irc.example.org/?nick=parleybot", "channels": ["#chan"]}],
- *  "webhooks": {"github": {"secret": "...", "routes": [
- *    {"repository": "owner/name", "events": ["push", "issues"], "to": "irc-example/#chan"}]}}}
- * ```
+ * The bot: a user with role `bot` whose IRC connections and webhook routes come from
+ * `<PARLEY_HOME>/bot.json`, read at start. A bad file stops the start with a clear message.
  */
 import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../config.ts";
-import type { Store } from "../store/mod.ts";
-import type { UserRecord } from "../store/users.ts";
 import { randomId } from "../lib/crypto.ts";
 import { log } from "../lib/log.ts";
-import { ircLower, isChannel } from "./casefold.ts";
+import type { Store } from "../store/mod.ts";
+import type { UserRecord } from "../store/users.ts";
 import type { IrcManager } from "./manager.ts";
-import { parseIrcUrl, sameTarget, withNick } from "./url.ts";
+import { parseIrcUrl, sameTarget } from "./url.ts";
 
 /** The GitHub events the webhook turns into messages. */
 export const GITHUB_EVENTS = ["push", "issues", "pull_request", "release"] as const;
 
-const route = z.object({
-  repository: z.string().regex(/^[\w.-]+\/[\w.-]+$/, { error: "must be owner/name" }),
-  events: z.array(z.enum(GITHUB_EVENTS)).min(1),
-  to: z.string().regex(/^[\w-]+\/.+$/, { error: "must be <connection_id>/<conversation_id>" }),
-});
+const ircUrl = z.string().refine((v) => {
+  try {
+    const u = new URL(v);
+    return (u.protocol === "irc:" || u.protocol === "ircs:") && u.hostname !== "";
+  } catch {
+    return false;
+  }
+}, { error: "must be an irc:// or ircs:// URL with a host" });
 
-const botSchema = z.object({
-  email: z.email(),
-  connections: z.array(z.object({
-    url: z.string().refine((u) => {
-      try {
-        parseIrcUrl(u);
-        return true;
-      } catch {
-        return false;
-      }
-    }, { error: "must be an irc:// or ircs:// URL" }),
-    channels: z.array(z.string().min(2).max(200)).default([]),
-  })).default([]),
+const route = z.object({
+  repository: z.string().regex(/^[\w.-]+\/[\w.-]+$/, { error: 'must be "owner/name"' }),
+  events: z.array(z.enum(GITHUB_EVENTS)).min(1),
+  to: z.string().regex(/^[^/\s]+\/[^\s,]+$/, {
+    error: 'must be "<connection_id>/<conversation_id>", e.g. "irc-libera/#parley"',
+  }),
+}).strict();
+
+/** The schema of bot.json. */
+export const botConfigSchema = z.object({
+  email: z.email({ error: "must be an email address" }).transform((e) => e.toLowerCase()),
+  connections: z.array(
+    z.object({
+      url: ircUrl,
+      channels: z.array(
+        z.string().regex(/^[#&!+][^\s,]{1,63}$/, {
+          error: "must be a channel name such as #parley",
+        }),
+      ).default([]),
+    }).strict(),
+  ).default([]),
   webhooks: z.object({
     github: z.object({
-      secret: z.string().min(16, { error: "must be at least 16 characters" }),
+      secret: z.string().min(8, { error: "must be at least 8 characters" }),
       routes: z.array(route).default([]),
-    }).optional(),
-  }).default({}),
-});
+    }).strict().optional(),
+  }).strict().default({}),
+}).strict();
 
-/** The validated contents of bot.json. */
-export type BotConfig = z.output<typeof botSchema>;
+/** A validated bot.json. */
+export type BotConfig = z.output<typeof botConfigSchema>;
 
-/** The running bot: its user and configuration. */
+/** The bot as the webhook sees it once started. */
 export interface Bot {
-  user: UserRecord;
   config: BotConfig;
+  user: UserRecord;
 }
 
-/** Validates bot.json's contents; throws ConfigError naming the bad field. */
-export function parseBotConfig(data: unknown): BotConfig {
-  const result = botSchema.safeParse(data);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const where = issue.path.length ? issue.path.join(".") : "(top level)";
-    throw new ConfigError(`bot.json: ${where}: ${issue.message}`);
-  }
-  return result.data;
-}
-
-/** Reads `<home>/bot.json`: undefined when absent, ConfigError when unreadable or invalid. */
-export async function loadBotConfig(home: string): Promise<BotConfig | undefined> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(join(home, "bot.json"));
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    throw new ConfigError(`bot.json: cannot be read: ${(err as Error).message}`);
-  }
+/** Validates the text of a bot.json; throws ConfigError naming the bad field. */
+export function parseBotConfig(text: string, file = "bot.json"): BotConfig {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(`bot.json: not valid JSON: ${(err as Error).message}`);
+    throw new ConfigError(`${file} is not valid JSON: ${(err as Error).message}`);
   }
-  return parseBotConfig(data);
+  const result = botConfigSchema.safeParse(data);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue.path.length ? issue.path.join(".") : "(top level)";
+    throw new ConfigError(`${file}: ${where} ${issue.message}`);
+  }
+  return result.data;
+}
+
+/** Reads `<home>/bot.json`; undefined when there is none. */
+export async function loadBotConfig(home: string): Promise<BotConfig | undefined> {
+  const file = join(home, "bot.json");
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw new ConfigError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  return parseBotConfig(text, file);
+}
+
+/** The `/join` commands that put the bot in its channels after each registration. */
+function joinCommands(channels: string[]): string[] {
+  return channels.map((c) => `/join ${c}`);
 }
 
 /**
- * Makes sure the bot user exists with role `bot` (its password is unusable: it never logs in),
- * that its connections exist, join their channels and every routed conversation, and connect.
+ * Makes the configuration true: the bot user exists with role `bot` (its password is random and
+ * never told, so nobody logs in as it), and each configured connection exists, wants to be
+ * connected and joins its channels. Connections go through the IRC manager's createConnection path.
  */
-export async function startBot(
+export async function ensureBot(
   deps: { store: Store; irc: IrcManager },
   config: BotConfig,
 ): Promise<Bot> {
   const { store, irc } = deps;
-  const email = config.email.toLowerCase();
-  let user = await store.users.byEmail(email);
+  let user = await store.users.byEmail(config.email);
   if (!user) {
-    // Not an argon2 hash, so no password ever verifies against it.
-    user = await store.users.create(email, `!bot:${randomId(32)}`, ["bot"]);
+    // Not an argon2 hash: no password verifies against it.
+    user = await store.users.create(config.email, `!unusable!${randomId(32)}`, ["bot"]);
+    log.info("bot user created", { email: config.email });
   } else if (!user.roles.includes("bot")) {
     user = (await store.users.update(user.id, { roles: [...user.roles, "bot"] }))!;
   }
-  const targets = new Map<string, Set<string>>(); // connection_id -> conversation names
-  for (const c of config.connections) {
-    const url = parseIrcUrl(c.url).nick ? c.url : withNick(c.url, "parleybot");
-    const existing = (await store.connections.list(user.id)).find((r) =>
-      sameTarget(parseIrcUrl(r.url), parseIrcUrl(url))
-    );
-    const record = existing ??
-      await store.connections.get(
-        user.id,
-        (await irc.create(user, { url, wanted_state: "disconnected" })).connection_id,
-      );
-    targets.set(record!.connectionId, new Set(c.channels));
-  }
-  for (const r of config.webhooks.github?.routes ?? []) {
-    const [connectionId, ...rest] = r.to.split("/");
-    if (!targets.has(connectionId) && !(await store.connections.get(user.id, connectionId))) {
-      throw new ConfigError(
-        `bot.json: webhooks.github.routes: "${r.to}" names no connection of the bot ` +
-          `(it has ${[...targets.keys()].join(", ") || "none"})`,
-      );
+  const existing = await store.connections.list(user.id);
+  for (const want of config.connections) {
+    try {
+      const target = parseIrcUrl(want.url);
+      const found = existing.find((c) => sameTarget(parseIrcUrl(c.url), target));
+      const on_connect_commands = joinCommands(want.channels);
+      if (found) {
+        await irc.update(user.id, found.connectionId, {
+          on_connect_commands,
+          wanted_state: "connected",
+        });
+      } else {
+        const created = await irc.create(user, {
+          url: want.url,
+          on_connect_commands,
+          wanted_state: "connected",
+        });
+        log.info("bot connection created", { connection: created.connection_id });
+      }
+    } catch (err) {
+      // One unusable connection must not keep the bot's others (or the server) down.
+      log.error("bot connection not started", { error: String(err) });
     }
-    if (!targets.has(connectionId)) targets.set(connectionId, new Set());
-    targets.get(connectionId)!.add(rest.join("/"));
   }
-  for (const [connectionId, names] of targets) {
-    const record = (await store.connections.get(user.id, connectionId))!;
-    for (const name of names) {
-      const conv = await store.conversations.ensure(record.id, ircLower(name), name);
-      if (isChannel(name)) await store.conversations.setJoined(conv.id, true);
-    }
-    await irc.update(user.id, connectionId, { wanted_state: "connected" });
-  }
-  log.info("bot ready", { uid: user.id, connections: targets.size });
-  return { user, config };
+  return { config, user };
 }

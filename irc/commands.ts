@@ -19,6 +19,8 @@ export interface CommandContext {
   conversationId: string;
   /** That conversation, when it exists. */
   conversation: ConversationRecord | undefined;
+  /** Saves an over-long message as a file and returns its URL (irc/paste.ts); absent in tests. */
+  paste?: (text: string) => Promise<string | undefined>;
   /** Connection control, from the manager. */
   control: {
     connect(): Promise<void>;
@@ -26,8 +28,6 @@ export interface CommandContext {
     reconnect(): Promise<void>;
     setNick(nick: string): Promise<void>;
   };
-  /** Saves a too-long plain message as a file and returns its URL (see irc/paste.ts). */
-  paste?: (text: string) => Promise<string | undefined>;
 }
 
 /** The answer to a send; goes out in the `sent` event. */
@@ -73,6 +73,8 @@ async function say(
 ): Promise<CommandResult> {
   const conn = live(ctx);
   if (!text.trim()) fail("The message is empty.");
+  // Too long or too many lines for the network: send a link to the text instead.
+  text = (await ctx.paste?.(text)) ?? text;
   const lines = await conn.say(target, text, type);
   if (!conn.echoes) {
     for (const line of lines) {
@@ -118,13 +120,7 @@ function collect(
 
 /** Every slash command, by name. */
 export const COMMANDS: Record<string, Command> = {
-  say: async (ctx, args) => {
-    const target = here(ctx, "A message");
-    live(ctx);
-    // A message too long or with too many lines for the network goes out as a link to its text.
-    const url = args.trim() ? await ctx.paste?.(args) : undefined;
-    return say(ctx, target, url ?? args, "privmsg");
-  },
+  say: (ctx, args) => say(ctx, here(ctx, "A message"), args, "privmsg"),
   me: (ctx, args) => say(ctx, here(ctx, "/me"), args, "action"),
   msg: (ctx, args) => {
     const [target, text] = firstWord(args);

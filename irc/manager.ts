@@ -15,6 +15,7 @@ import { hostId, hostShortName } from "./host_id.ts";
 import { attachInbound, type Serial, serial } from "./inbound.ts";
 import { conversationFor } from "./record.ts";
 import { TIMING } from "./timing.ts";
+import { pasteIfLong } from "./paste.ts";
 import { ircLower } from "./casefold.ts";
 import {
   newConnectionId,
@@ -24,7 +25,6 @@ import {
   sameTarget,
   withNick,
 } from "./url.ts";
-import { pasteIfLong } from "./paste.ts";
 
 /** What the manager is built from. */
 export interface IrcManagerDeps {
@@ -395,7 +395,7 @@ export class IrcManager {
       conn,
       conversationId,
       conversation,
-      paste: (text) => pasteIfLong(this.#deps, userId, new URL(record.url).hostname, text),
+      paste: (text) => pasteIfLong(this.#deps, userId, parseIrcUrl(record.url).host, text),
       control: {
         connect: async () =>
           void await this.update(userId, record.connectionId, {

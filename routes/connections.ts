@@ -15,7 +15,7 @@ const url = z.string({ error: "url is required." }).trim().min(1, { error: "url 
 const createBody = z.object({
   url,
   conversation_id: z.string().trim().max(100)
-    .regex(/^[^\s,\x00-\x1f]*$/, { error: "Not a channel or nick name." }).optional(),
+    .regex(/^[^\s,\p{Cc}]*$/u, { error: "Not a channel or nick name." }).optional(),
   on_connect_commands: commands.optional(),
   wanted_state: wantedState.optional(),
 });

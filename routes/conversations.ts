@@ -9,7 +9,8 @@ import { conversationJson } from "../irc/record.ts";
 import { ircLower } from "../irc/casefold.ts";
 
 // The conversation_id may be empty (the server's conversation): `/conversation//read`.
-const CONVERSATION = ":conversation_id{[^/]*}";
+/** The conversation_id path parameter; it may be empty (the server conversation). */
+export const CONVERSATION = ":conversation_id{[^/]*}";
 
 const sendBody = z.object({
   message: z.string({ error: "message is required." }).min(1, { error: "message is required." })

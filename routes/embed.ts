@@ -1,55 +1,63 @@
-/** embed: link preview information for a URL, as JSON, an HTML fragment or JSONP. */
+/** embed: oEmbed-style information about a URL, as JSON, an HTML fragment or JSONP. */
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
-import { badRequest } from "../http/errors.ts";
+import { ApiError, badRequest } from "../http/errors.ts";
 import { requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
 import { Embedder } from "../embed/embed.ts";
-import { EmbedFailed, EmbedRefused } from "../embed/fetch.ts";
-import type { EmbedInfo } from "../embed/metadata.ts";
+import { FetchFailed, FetchRefused } from "../embed/safe_fetch.ts";
 
-const query = z.object({
+/** A JSONP callback name: an identifier or a dotted path, nothing that could be script. */
+export const CALLBACK = /^[A-Za-z_$][\w$.]{0,63}$/;
+
+const embedQuery = z.object({
   url: z.string({ error: "url is required." }).trim().min(1, { error: "url is required." })
-    .max(4096),
+    .max(4096, { error: "url is too long." }),
   callback: z.string().optional(),
 });
 
-const CALLBACK = /^[A-Za-z_$][\w$.]{0,63}$/;
-
-/** The embed routes. */
-export function embedRoutes(deps: AppDeps) {
+/** Routes /api/embed, /api/embed.html and /api/embed.jsonp (`.json` is stripped by the app). */
+export function embedRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const embedder = new Embedder({ allowPrivate: deps.config.embedAllowPrivate });
+  const embedder = new Embedder(deps.config.embedAllowPrivate);
 
-  async function info(c: Context<AppEnv>): Promise<EmbedInfo> {
-    const q = queryParams(c, query);
-    try {
-      return await embedder.lookup(q.url);
-    } catch (err) {
-      if (err instanceof EmbedRefused) throw badRequest(err.message, "/query/url");
-      if (err instanceof EmbedFailed) throw badRequest(err.message, "/query/url");
-      throw err;
-    }
-  }
-
-  app.get("/embed", requireUser, async (c) => c.json(await info(c)));
-  app.get("/embed.html", requireUser, async (c) => {
-    const html = (await info(c)).html ?? "";
-    c.header("X-Content-Type-Options", "nosniff");
-    // The fragment is built from escaped values; the policy makes sure it cannot run anything.
-    c.header("Content-Security-Policy", "default-src 'none'; img-src http: https:; sandbox");
-    return c.html(html);
-  });
-  app.get("/embed.jsonp", requireUser, async (c) => {
-    const callback = c.req.query("callback") ?? "";
-    if (!CALLBACK.test(callback)) {
+  const lookup = async (c: Context<AppEnv>, format: "json" | "html" | "jsonp") => {
+    const query = queryParams(c, embedQuery);
+    if (format === "jsonp" && !CALLBACK.test(query.callback ?? "")) {
       throw badRequest("callback must be a JavaScript identifier.", "/query/callback");
     }
-    const body = `/**/${callback}(${JSON.stringify(await info(c))});`;
+    let url: URL;
+    try {
+      url = new URL(query.url);
+    } catch {
+      throw badRequest("url must be an absolute http:// or https:// URL.", "/query/url");
+    }
+    let info;
+    try {
+      info = await embedder.embed(url);
+    } catch (err) {
+      if (err instanceof FetchRefused) throw badRequest(err.message, "/query/url");
+      if (err instanceof FetchFailed) throw new ApiError(502, err.message, "/query/url");
+      throw err;
+    }
     c.header("X-Content-Type-Options", "nosniff");
-    return c.body(body, 200, { "Content-Type": "application/javascript; charset=utf-8" });
-  });
+    if (format === "html") {
+      c.header("Content-Security-Policy", "default-src 'none'; img-src http: https:");
+      return c.html(info.html);
+    }
+    if (format === "jsonp") {
+      const json = JSON.stringify(info).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+      return c.body(`/**/${query.callback}(${json});`, 200, {
+        "Content-Type": "application/javascript; charset=utf-8",
+      });
+    }
+    return c.json(info);
+  };
+
+  app.get("/embed", requireUser, (c) => lookup(c, "json"));
+  app.get("/embed.html", requireUser, (c) => lookup(c, "html"));
+  app.get("/embed.jsonp", requireUser, (c) => lookup(c, "jsonp"));
   return app;
 }

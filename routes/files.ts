@@ -1,130 +1,165 @@
-/** Files: upload, list, download (no login: the ids are unguessable) and delete. */
+/** Files: upload, list, download (no login: ids are unguessable), delete. */
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
-import { badRequest, notFound } from "../http/errors.ts";
+import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
 import { queryLimit } from "../http/schemas.ts";
 import { formatMicros } from "../lib/time.ts";
-import { readUploadForm } from "../files/upload.ts";
-import { commitUpload, deleteFiles, fileUrl } from "../files/service.ts";
-import { filePath } from "../files/disk.ts";
-import { extension, servesInline } from "../files/types.ts";
-import type { FileRecord } from "../store/files.ts";
+import { extension, mediaType, servedInline } from "../lib/media_types.ts";
+import { type FileRecord, FileTooLargeError, fileUrl, UnknownCursorError } from "../store/files.ts";
+
+/** Room for the multipart framing around the file itself. */
+const FORM_OVERHEAD = 64 * 1024;
 
 const listQuery = z.object({
   after: z.string().max(100).optional(),
   limit: queryLimit(60, 60),
 });
 
-const ID = /^[\w-]{1,64}$/;
+const tooLarge = (max: number) =>
+  new ApiError(413, `The file is larger than the limit of ${max} bytes.`, "/body/file");
 
-/** `Content-Disposition` with an ASCII fallback and the UTF-8 name. */
+/** The upload answer's entry for one file. */
+export function uploadedJson(deps: AppDeps, file: FileRecord) {
+  return {
+    ext: extension(file.name),
+    filename: file.name,
+    id: file.id,
+    saved: formatMicros(file.saved),
+    uid: String(file.userId),
+    url: fileUrl(deps.config.baseUrl, file),
+  };
+}
+
+/** A Content-Disposition value that survives any file name. */
 function disposition(kind: "inline" | "attachment", name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  const ascii = Array.from(
+    name,
+    (ch) => (ch >= " " && ch <= "~" && ch !== '"' && ch !== "\\") ? ch : "_",
+  )
+    .join("");
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-/** The file routes. */
-export function filesRoutes(deps: AppDeps) {
+/** Routes under /api/files. */
+export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const { store, config } = deps;
+  const { files } = deps.store;
+  const max = deps.config.maxUploadSize;
 
-  app.post("/files", requireUser, async (c) => {
+  app.post(
+    "/files",
+    requireUser,
+    // Refuses a too large Content-Length at once and counts the bytes of a chunked body.
+    bodyLimit({
+      maxSize: max + FORM_OVERHEAD,
+      onError: () => {
+        throw tooLarge(max);
+      },
+    }),
+    async (c) => {
+      const user = currentUser(c);
+      const type = c.req.header("content-type") ?? "";
+      if (!/^(multipart\/form-data|application\/x-www-form-urlencoded)\b/i.test(type)) {
+        throw badRequest("Send the file as multipart/form-data or urlencoded form data.", "/body");
+      }
+      let form: FormData;
+      try {
+        form = await c.req.raw.formData();
+      } catch (err) {
+        if (err instanceof ApiError) throw err;
+        throw badRequest("The form data could not be read.", "/body");
+      }
+      const field = form.get("file");
+      if (field === null || field === "") throw badRequest("file is required.", "/body/file");
+      const blob = typeof field === "string" ? new Blob([field]) : field;
+      if (blob.size > max) throw tooLarge(max);
+      const name = typeof field === "string" ? "paste.txt" : (field.name || "upload").slice(0, 255);
+      const id = form.get("id");
+      const writeOnly = /^(1|true|on|yes)$/i.test(String(form.get("write_only") ?? ""));
+      try {
+        const saved = await files.save(
+          {
+            userId: user.id,
+            name,
+            type: typeof field === "string" ? "text/plain" : mediaType(field.type, name),
+            writeOnly,
+            replace: typeof id === "string" && id !== "" ? id : undefined,
+          },
+          blob.stream(),
+          max,
+        );
+        return c.json({ files: [uploadedJson(deps, saved)] });
+      } catch (err) {
+        if (err instanceof FileTooLargeError) throw tooLarge(max);
+        if (err instanceof UnknownCursorError) throw notFound("No such file.");
+        throw err;
+      }
+    },
+  );
+
+  app.get("/files", requireUser, async (c) => {
     const user = currentUser(c);
-    const form = await readUploadForm(c.req.raw, config.home, user.id, config.maxUploadSize);
+    const query = queryParams(c, listQuery);
     try {
-      const id = form.fields.id || undefined;
-      if (id !== undefined && (!ID.test(id) || !(await store.files.get(user.id, id)))) {
-        throw notFound("Unknown file id.");
-      }
-      const wo = form.fields.write_only ?? "";
-      if (!/^(|true|false|1|0)$/.test(wo)) {
-        throw badRequest("write_only must be true or false.", "/body/write_only");
-      }
-      const file = await commitUpload(deps, user.id, form.file, {
-        id,
-        name: form.name,
-        claimedType: form.claimedType,
-        writeOnly: wo === "true" || wo === "1",
-      });
+      const page = await files.page(user.id, query.after, query.limit);
       return c.json({
-        files: [{
-          ext: extension(file.name),
-          filename: file.name,
-          id: file.id,
-          saved: formatMicros(file.saved),
-          uid: String(user.id),
-          url: fileUrl(config, file),
-        }],
+        files: page.files.map((f) => ({
+          id: f.id,
+          name: f.name,
+          saved: formatMicros(f.saved),
+          size: f.size,
+        })),
+        after: page.after,
+        ...(page.prev !== undefined ? { prev: page.prev } : {}),
+        ...(page.next !== undefined ? { next: page.next } : {}),
       });
     } catch (err) {
-      await form.file.discard();
+      if (err instanceof UnknownCursorError) throw badRequest("No such file.", "/query/after");
       throw err;
     }
   });
 
-  app.get("/files", requireUser, async (c) => {
-    const user = currentUser(c);
-    const q = queryParams(c, listQuery);
-    // "", "after" and "prev" start at the newest file; any other value is a file id.
-    let cursor: FileRecord | undefined;
-    if (q.after && q.after !== "after" && q.after !== "prev") {
-      cursor = ID.test(q.after) ? await store.files.get(user.id, q.after) : undefined;
-      if (!cursor) throw badRequest("Unknown file id.", "/query/after");
-    }
-    const rows = await store.files.list(user.id, cursor?.seq, q.limit + 1);
-    const page = rows.slice(0, q.limit);
-    const out: Record<string, unknown> = {
-      files: page.map((f) => ({
-        id: f.id,
-        name: f.name,
-        saved: formatMicros(f.saved),
-        size: f.size,
-      })),
-      after: cursor ? cursor.id : "after",
-    };
-    if (cursor) {
-      // The previous page ends with the cursor; it starts after the file `limit` places newer.
-      const newer = await store.files.listNewer(user.id, cursor.seq, q.limit);
-      out.prev = newer.length === q.limit ? newer[q.limit - 1].id : "after";
-    }
-    if (rows.length > q.limit) out.next = page[page.length - 1].id;
-    return c.json(out);
-  });
-
   app.get("/files/:uid/:fid", async (c) => {
-    const uid = c.req.param("uid");
-    const fid = c.req.param("fid");
-    if (!/^\d{1,15}$/.test(uid) || !ID.test(fid)) throw notFound();
-    const file = await store.files.get(Number(uid), fid);
-    if (!file || file.writeOnly) throw notFound();
-    let handle: Deno.FsFile;
-    try {
-      handle = await Deno.open(filePath(config.home, file.userId, file.id), { read: true });
-    } catch {
-      throw notFound();
-    }
-    const inline = servesInline(file.contentType);
+    const file = await files.get(c.req.param("fid"));
+    if (!file || file.writeOnly || String(file.userId) !== c.req.param("uid")) throw notFound();
+    const inline = servedInline(file.type);
     const headers: Record<string, string> = {
-      "Content-Type": file.contentType,
+      "Content-Type": file.type.startsWith("text/") ? `${file.type}; charset=utf-8` : file.type,
       "Content-Length": String(file.size),
-      "X-Content-Type-Options": "nosniff",
       "Content-Disposition": disposition(inline ? "inline" : "attachment", file.name),
+      "X-Content-Type-Options": "nosniff",
       "Cache-Control": "private, max-age=86400",
     };
-    // Anything that could run script is a download, and sandboxed even if a browser renders it.
+    // Anything that could run script is kept out of Parley's origin.
     if (!inline) headers["Content-Security-Policy"] = "sandbox";
-    return new Response(handle.readable, { status: 200, headers });
+    let body: ReadableStream<Uint8Array> | null = null;
+    if (c.req.method !== "HEAD") {
+      try {
+        body = (await files.open(file)).readable;
+      } catch (err) {
+        // Contents removed behind Parley's back: as good as unknown.
+        if (err instanceof Deno.errors.NotFound) throw notFound();
+        throw err;
+      }
+    }
+    return new Response(body, { status: 200, headers });
   });
 
   app.delete("/files/:uid/:fid", requireUser, async (c) => {
     const user = currentUser(c);
     if (c.req.param("uid") !== String(user.id)) return c.json({ deleted: 0 });
-    const ids = c.req.param("fid").split(",").map((s) => s.trim()).filter(Boolean).slice(0, 1000);
-    return c.json({ deleted: await deleteFiles(deps, user.id, ids) });
+    const ids = c.req.param("fid").split(",").map((s) => s.trim()).filter(Boolean);
+    return c.json({ deleted: await files.remove(user.id, ids) });
   });
 
   return app;
+}
+
+/** The hook that removes a user's files when the user is deleted. */
+export function filesUserDeleted(deps: Pick<AppDeps, "store">) {
+  return (userId: number) => deps.store.files.removeUser(userId);
 }

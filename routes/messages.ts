@@ -7,6 +7,7 @@ import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
 import { queryLimit, queryTime } from "../http/schemas.ts";
 import { ircLower } from "../irc/casefold.ts";
+import { CONVERSATION } from "./conversations.ts";
 import type { HistoryQuery } from "../store/message_types.ts";
 
 /** Longest `match` accepted; longer is a 400, never a slow query. */
@@ -53,7 +54,7 @@ export function messageRoutes(deps: AppDeps): Hono<AppEnv> {
   }
 
   app.get(
-    "/connection/:connection_id/conversation/:conversation_id/messages",
+    `/connection/:connection_id/conversation/${CONVERSATION}/messages`,
     requireUser,
     (c) => page(c, c.req.param("conversation_id")),
   );

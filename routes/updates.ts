@@ -5,8 +5,8 @@ import { requireUser } from "../http/session.ts";
 import { UpdateChecker } from "../updates/check.ts";
 import denoJson from "../deno.json" with { type: "json" };
 
-/** The update check route. */
-export function updatesRoutes(deps: AppDeps) {
+/** Routes under /api/check-for-updates. */
+export function updatesRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const checker = new UpdateChecker(deps.config.updateUrl, denoJson.version);
   app.get("/check-for-updates", requireUser, async (c) => c.json(await checker.check()));

@@ -112,7 +112,8 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
         user = await store.users.create(body.email, hash, []);
       }
     } else {
-      const first = (await store.users.count()) === 0;
+      // The bot user (bot.json) is not a person: the first person to register is still the admin.
+      const first = (await store.users.count()) === (await store.users.withRole("bot")).length;
       const settings = await store.settings.all();
       if (!first && settings.open_to_public !== true) {
         throw badRequest("Registration needs an invite from an admin.", "/body/token");

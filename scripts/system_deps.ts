@@ -6,6 +6,8 @@ export interface SystemTool {
   paths: string[];
   /** The Debian package to install. */
   pkg: string;
+  /** Packages installed alongside (recommended ones that matter, since we skip recommends). */
+  extra?: string[];
 }
 
 /** The IRC server used by the integration tests. */
@@ -14,6 +16,8 @@ export const NGIRCD: SystemTool = { paths: ["/usr/sbin/ngircd", "/usr/bin/ngircd
 export const CHROMIUM: SystemTool = {
   paths: ["/usr/bin/chromium", "/usr/bin/chromium-browser"],
   pkg: "chromium",
+  // Recommends are skipped; without a font, pages render no text at all in screenshots.
+  extra: ["fonts-liberation"],
 };
 
 function exists(path: string): boolean {
@@ -38,7 +42,7 @@ async function run(cmd: string, args: string[]): Promise<boolean> {
 export async function ensureTools(tools: SystemTool[]): Promise<string[]> {
   const missing = tools.filter((t) => !t.paths.some(exists));
   if (missing.length) {
-    const pkgs = missing.map((t) => t.pkg);
+    const pkgs = missing.flatMap((t) => [t.pkg, ...(t.extra ?? [])]);
     const isRoot = Deno.uid?.() === 0;
     if (!isRoot || !exists("/usr/bin/apt-get")) {
       throw new Error(

@@ -11,8 +11,8 @@ export function openDatabase(path: string): DatabaseSync {
     PRAGMA foreign_keys = ON;
     PRAGMA busy_timeout = 5000;
     PRAGMA temp_store = MEMORY;
-    PRAGMA cache_size = -65536;
-    PRAGMA mmap_size = 268435456;
+    PRAGMA cache_size = -131072;
+    PRAGMA mmap_size = 2147418112;
     PRAGMA wal_autocheckpoint = 10000;
   `);
   return db;

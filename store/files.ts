@@ -1,44 +1,90 @@
-/** Files: metadata of uploaded files. The contents are kept on disk by `files/disk.ts`. */
+/**
+ * Uploaded files: metadata in SQLite, contents on disk under `<files>/<uid>/<file id>`. Contents are
+ * streamed to a temporary name and renamed, so a failed or refused upload leaves nothing behind and
+ * a reader never sees half a file.
+ */
+import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import { transaction } from "./db.ts";
+import { randomId } from "../lib/crypto.ts";
+import { nowMicros } from "../lib/time.ts";
 
-/** One uploaded file as stored. */
+/** A file as stored. */
 export interface FileRecord {
-  /** Internal, increasing with every save; orders listings. */
+  /** Insertion order, for paging. */
   seq: number;
-  /** Public id: 128-bit random, URL-safe. */
+  /** The API's file id. */
   id: string;
   userId: number;
   name: string;
-  contentType: string;
   size: number;
+  /** The media type it was uploaded with (or guessed from its name). */
+  type: string;
   writeOnly: boolean;
   /** Microseconds. */
   saved: number;
 }
 
-/** Storage of file metadata. */
+/** What `save` is given besides the contents. */
+export interface NewFile {
+  userId: number;
+  name: string;
+  type: string;
+  writeOnly: boolean;
+  /** Replace the contents of this existing file of the user instead of creating a new one. */
+  replace?: string;
+}
+
+/** One page of a user's files (see `FileStore.page`). */
+export interface FilePage {
+  files: FileRecord[];
+  /** The cursor that returns this page again. */
+  after: string;
+  /** The cursor of the previous (newer) page; absent on the first page. */
+  prev?: string;
+  /** The cursor of the next (older) page; absent on the last page. */
+  next?: string;
+}
+
+/** The public URL of a file, under the external base URL (which may have a path). */
+export function fileUrl(baseUrl: URL, file: Pick<FileRecord, "userId" | "id">): string {
+  return new URL(`api/files/${file.userId}/${file.id}`, baseUrl.href.replace(/\/?$/, "/")).href;
+}
+
+/** Thrown by `save` when the contents exceed the limit; nothing is left on disk. */
+export class FileTooLargeError extends Error {}
+
+/** Thrown by `page` for a cursor that names no file of the user. */
+export class UnknownCursorError extends Error {}
+
+/** The literal cursors `after` and `prev` both name the first (newest) page. */
+export const FIRST_PAGE = "after";
+
+/** Storage of uploaded files. */
 export interface FileStore {
-  /** Inserts a file, or replaces the user's file with the same id (it then counts as newest). */
-  save(file: Omit<FileRecord, "seq">): Promise<FileRecord>;
-  get(userId: number, id: string): Promise<FileRecord | undefined>;
-  /** The user's files older than `beforeSeq` (all when undefined), newest first. */
-  list(userId: number, beforeSeq: number | undefined, limit: number): Promise<FileRecord[]>;
-  /** The user's files newer than `afterSeq`, oldest first (to find the previous page). */
-  listNewer(userId: number, afterSeq: number, limit: number): Promise<FileRecord[]>;
-  /** Removes the user's files with these ids; returns the ids that existed. */
-  remove(userId: number, ids: string[]): Promise<string[]>;
-  /** Every file id of a user. */
-  ids(userId: number): Promise<string[]>;
+  /** Streams `content` to disk (at most `maxBytes`) and records it; throws FileTooLargeError. */
+  save(file: NewFile, content: ReadableStream<Uint8Array>, maxBytes: number): Promise<FileRecord>;
+  /** A file by its id, whoever owns it. */
+  get(id: string): Promise<FileRecord | undefined>;
+  /** Opens a file's contents for reading. */
+  open(file: FileRecord): Promise<Deno.FsFile>;
+  /**
+   * A page of the user's files, newest first. `cursor` is absent, `after` or `prev` for the first
+   * page, or the id of the file just before the wanted page (the `next` of the page before).
+   */
+  page(userId: number, cursor: string | undefined, limit: number): Promise<FilePage>;
+  /** Deletes those of `ids` that belong to the user; returns how many were deleted. */
+  remove(userId: number, ids: string[]): Promise<number>;
+  /** Deletes every file of a user (before the user is deleted). */
+  removeUser(userId: number): Promise<void>;
 }
 
 interface Row {
   seq: number;
-  id: string;
+  file_id: string;
   user_id: number;
   name: string;
-  content_type: string;
   size: number;
+  content_type: string;
   write_only: number;
   saved: number;
 }
@@ -46,71 +92,121 @@ interface Row {
 function toRecord(r: Row): FileRecord {
   return {
     seq: r.seq,
-    id: r.id,
+    id: r.file_id,
     userId: r.user_id,
     name: r.name,
-    contentType: r.content_type,
     size: r.size,
+    type: r.content_type,
     writeOnly: r.write_only === 1,
     saved: r.saved,
   };
 }
 
-/** The SQLite implementation of FileStore. */
-export function sqliteFileStore(db: DatabaseSync): FileStore {
+async function writeAll(file: Deno.FsFile, chunk: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < chunk.length) off += await file.write(chunk.subarray(off));
+}
+
+/** The SQLite-and-disk implementation of FileStore; `dir` is `<PARLEY_HOME>/files`. */
+export function sqliteFileStore(db: DatabaseSync, dir: string | undefined): FileStore {
   const q = {
-    remove: db.prepare("DELETE FROM files WHERE user_id = ? AND id = ? RETURNING id"),
-    insert: db.prepare(`INSERT INTO files (id, user_id, name, content_type, size, write_only, saved)
+    get: db.prepare("SELECT * FROM files WHERE file_id = ?"),
+    insert: db.prepare(`INSERT INTO files
+      (user_id, file_id, name, size, content_type, write_only, saved)
       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`),
-    get: db.prepare("SELECT * FROM files WHERE user_id = ? AND id = ?"),
-    first: db.prepare("SELECT * FROM files WHERE user_id = ? ORDER BY seq DESC LIMIT ?"),
-    before: db.prepare(
+    replace: db.prepare(`UPDATE files SET name = ?, size = ?, content_type = ?, write_only = ?,
+      saved = ? WHERE file_id = ? RETURNING *`),
+    older: db.prepare(
       "SELECT * FROM files WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
     ),
-    newer: db.prepare("SELECT * FROM files WHERE user_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?"),
-    ids: db.prepare("SELECT id FROM files WHERE user_id = ?"),
+    newer: db.prepare("SELECT * FROM files WHERE user_id = ? AND seq >= ? ORDER BY seq LIMIT ?"),
+    remove: db.prepare("DELETE FROM files WHERE user_id = ? AND file_id = ?"),
+    removeUser: db.prepare("DELETE FROM files WHERE user_id = ?"),
   };
+  const root = () => {
+    if (!dir) throw new Error("the file store has no folder");
+    return dir;
+  };
+  const userDir = (userId: number) => join(root(), String(userId));
+  const byId = (id: string) => {
+    const row = q.get.get(id) as Row | undefined;
+    return row && toRecord(row);
+  };
+
   return {
-    save(f) {
-      const row = transaction(db, () => {
-        q.remove.run(f.userId, f.id);
-        return q.insert.get(
-          f.id,
-          f.userId,
-          f.name,
-          f.contentType,
-          f.size,
-          f.writeOnly ? 1 : 0,
-          f.saved,
-        ) as unknown as Row;
-      });
-      return Promise.resolve(toRecord(row));
+    async save(file, content, maxBytes) {
+      const old = file.replace ? byId(file.replace) : undefined;
+      if (file.replace && (!old || old.userId !== file.userId)) {
+        throw new UnknownCursorError("No such file.");
+      }
+      const folder = userDir(file.userId);
+      await Deno.mkdir(folder, { recursive: true, mode: 0o700 });
+      const id = old?.id ?? randomId(16);
+      const tmp = join(folder, `.upload-${randomId(12)}`);
+      const out = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
+      let size = 0;
+      try {
+        for await (const chunk of content) {
+          size += chunk.length;
+          if (size > maxBytes) throw new FileTooLargeError("The file is too large.");
+          await writeAll(out, chunk);
+        }
+        out.close();
+      } catch (err) {
+        try {
+          out.close();
+        } catch { /* already closed */ }
+        await Deno.remove(tmp).catch(() => {});
+        throw err;
+      }
+      await Deno.rename(tmp, join(folder, id));
+      const saved = nowMicros();
+      const row = old
+        ? q.replace.get(file.name, size, file.type, file.writeOnly ? 1 : 0, saved, id)
+        : q.insert.get(file.userId, id, file.name, size, file.type, file.writeOnly ? 1 : 0, saved);
+      return toRecord(row as unknown as Row);
     },
-    get(userId, id) {
-      const row = q.get.get(userId, id) as Row | undefined;
-      return Promise.resolve(row && toRecord(row));
+
+    get: (id) => Promise.resolve(byId(id)),
+
+    open: (file) => Deno.open(join(userDir(file.userId), file.id), { read: true }),
+
+    page(userId, cursor, limit) {
+      let start = Number.MAX_SAFE_INTEGER;
+      const first = cursor === undefined || cursor === "" || cursor === FIRST_PAGE ||
+        cursor === "prev";
+      if (!first) {
+        const at = byId(cursor);
+        if (!at || at.userId !== userId) {
+          return Promise.reject(new UnknownCursorError("No such file."));
+        }
+        start = at.seq;
+      }
+      const rows = q.older.all(userId, start, limit + 1) as unknown as Row[];
+      const files = rows.slice(0, limit).map(toRecord);
+      const page: FilePage = { files, after: first ? FIRST_PAGE : cursor };
+      if (rows.length > limit) page.next = files[files.length - 1].id;
+      if (!first) {
+        // The previous page ends with the cursor file; its own cursor is the file just newer.
+        const newer = q.newer.all(userId, start, limit + 1) as unknown as Row[];
+        page.prev = newer.length > limit ? newer[limit].file_id : "prev";
+      }
+      return Promise.resolve(page);
     },
-    list(userId, beforeSeq, limit) {
-      const rows = beforeSeq === undefined
-        ? q.first.all(userId, limit)
-        : q.before.all(userId, beforeSeq, limit);
-      return Promise.resolve((rows as unknown as Row[]).map(toRecord));
+
+    async remove(userId, ids) {
+      let n = 0;
+      for (const id of new Set(ids)) {
+        if (Number(q.remove.run(userId, id).changes) === 0) continue;
+        n++;
+        await Deno.remove(join(userDir(userId), id)).catch(() => {});
+      }
+      return n;
     },
-    listNewer(userId, afterSeq, limit) {
-      return Promise.resolve(
-        (q.newer.all(userId, afterSeq, limit) as unknown as Row[]).map(toRecord),
-      );
-    },
-    remove(userId, ids) {
-      const gone = transaction(db, () =>
-        ids.flatMap((id) => {
-          const row = q.remove.get(userId, id) as { id: string } | undefined;
-          return row ? [row.id] : [];
-        }));
-      return Promise.resolve(gone);
-    },
-    ids(userId) {
-      return Promise.resolve((q.ids.all(userId) as { id: string }[]).map((r) => r.id));
+
+    async removeUser(userId) {
+      q.removeUser.run(userId);
+      await Deno.remove(userDir(userId), { recursive: true }).catch(() => {});
     },
   };
 }

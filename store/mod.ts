@@ -37,11 +37,11 @@ export interface Store {
 export async function openStore(home: string): Promise<Store> {
   const db = openDatabase(join(home, "parley.db"));
   migrate(db, await loadMigrations());
-  return sqliteStore(db);
+  return sqliteStore(db, join(home, "files"));
 }
 
-/** Builds the SQLite store over an open, migrated database. */
-export function sqliteStore(db: DatabaseSync): Store {
+/** Builds the SQLite store over an open, migrated database; `filesDir` holds uploaded files. */
+export function sqliteStore(db: DatabaseSync, filesDir?: string): Store {
   const messages = sqliteMessageStore(db);
   return {
     users: sqliteUserStore(db),
@@ -56,7 +56,7 @@ export function sqliteStore(db: DatabaseSync): Store {
     messages,
 
     // outside world
-    files: sqliteFileStore(db),
+    files: sqliteFileStore(db, filesDir),
 
     async close() {
       await messages.flush(); // the batched writer's last turn

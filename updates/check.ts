@@ -1,68 +1,72 @@
-/** Asks the configured update URL for the newest version, with a short timeout and a cache. */
+/**
+ * The update check: asks a configured URL for the newest version, with a short timeout, and keeps
+ * the answer for an hour. Versions are numbers: `major + minor / 100 + patch / 10000`, so 0.1.0 is
+ * 0.01 and 1.2.3 is 1.0203 (each part below 100 keeps the order of the versions).
+ */
 
 /** How long an answer (or a failure) is kept. */
-export const CACHE_MS = 3600_000;
-/** How long asking may take. */
-export const TIMEOUT_MS = 3000;
+export const UPDATE_CACHE_MS = 3600_000;
+/** How long the update URL may take to answer. */
+export const UPDATE_TIMEOUT_MS = 3000;
 
-/**
- * A version "x.y.z" as one number: major + minor/100 + patch/10000 ("1.2.3" -> 1.0203), so a
- * plain numeric comparison orders versions while minor and patch stay below 100. Null when the
- * text is not a version.
- */
-export function versionNumber(version: string): number | null {
-  const m = /^v?(\d{1,6})(?:\.(\d{1,2}))?(?:\.(\d{1,2}))?(?:[-+].*)?$/.exec(version.trim());
-  if (!m) return null;
-  const [major, minor = 0, patch = 0] = [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0)];
+/** `major.minor.patch` as a number (see the module comment); NaN when it is not a version. */
+export function versionNumber(version: string): number {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(version.trim());
+  if (!m) return NaN;
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
   return Number((major + minor / 100 + patch / 10000).toFixed(4));
 }
 
-/** Reads the newest version from an answer: JSON `{"version": "x.y.z"}` or the bare text. */
-export function parseAnswer(text: string): number | null {
-  try {
-    const data = JSON.parse(text);
-    if (typeof data === "string") return versionNumber(data);
-    if (data && typeof data.version === "string") return versionNumber(data.version);
-    if (data && typeof data.available === "number" && data.available >= 0) return data.available;
-    return null;
-  } catch {
-    return versionNumber(text);
+/**
+ * The newest version in an update URL's answer: JSON `{"version": "1.2.3"}`, JSON
+ * `{"available": 1.0203}`, or plain text `1.2.3`.
+ */
+export function parseAnswer(text: string): number {
+  const trimmed = text.trim();
+  if (trimmed.startsWith("{")) {
+    const data = JSON.parse(trimmed);
+    if (typeof data.available === "number" && Number.isFinite(data.available)) {
+      return data.available;
+    }
+    if (typeof data.version === "string") return versionNumber(data.version);
+    return NaN;
   }
+  return versionNumber(trimmed);
 }
 
-/** Checks for updates; one per daemon, so its cache is shared by every user. */
+/** Answers checkForUpdates: `{available, running}`, never failing. */
 export class UpdateChecker {
   #cached?: { at: number; available: number };
-  #pending?: Promise<number>;
+  readonly running: number;
 
-  constructor(readonly url: string, readonly running: string) {}
-
-  /** `{available, running}` as numbers; `available` equals `running` when off or offline. */
-  async check(now = Date.now()): Promise<{ available: number; running: number }> {
-    const running = versionNumber(this.running) ?? 0;
-    if (!this.url) return { available: running, running };
-    if (!this.#cached || now - this.#cached.at > CACHE_MS) {
-      // One request at a time, however many users ask at once.
-      this.#pending ??= this.#ask(running).finally(() => this.#pending = undefined);
-      this.#cached = { at: now, available: await this.#pending };
-    }
-    return { available: this.#cached.available, running };
+  constructor(readonly url: string, version: string, readonly now = () => Date.now()) {
+    this.running = versionNumber(version);
   }
 
-  async #ask(running: number): Promise<number> {
+  /** The newest available version and the running one; offline or off, both are the running. */
+  async check(): Promise<{ available: number; running: number }> {
+    const running = this.running;
+    if (!this.url) return { available: running, running };
+    if (!this.#cached || this.now() - this.#cached.at > UPDATE_CACHE_MS) {
+      this.#cached = { at: this.now(), available: await this.#ask() };
+    }
+    return { available: Math.max(this.#cached.available, running), running };
+  }
+
+  async #ask(): Promise<number> {
     try {
       const res = await fetch(this.url, {
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: AbortSignal.timeout(UPDATE_TIMEOUT_MS),
         headers: { accept: "application/json, text/plain" },
       });
       if (!res.ok) {
         await res.body?.cancel();
-        return running;
+        return this.running;
       }
-      const text = (await res.text()).slice(0, 10_000);
-      return parseAnswer(text) ?? running;
+      const n = parseAnswer((await res.text()).slice(0, 10_000));
+      return Number.isFinite(n) ? n : this.running;
     } catch {
-      return running;
+      return this.running;
     }
   }
 }

@@ -122,6 +122,21 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       const me = await user.get("/api/user?connections=true&conversations=true");
       assertEquals(me.body.connections[0].connection_id, id);
       assertEquals(me.body.conversations.length, 2);
+      assertEquals(
+        me.body.unread,
+        2,
+        "the mention and the private message are unread notifications",
+      );
+      const history = await user.get(`/api/connection/${id}/conversation/%23test/messages`);
+      assertEquals(
+        history.body.messages.filter((m: any) => m.from === "bob").map((m: any) => m.message),
+        ["hello everyone", "alice: are you there?"],
+      );
+      const notes = await user.get("/api/notifications");
+      assertEquals(notes.body.messages.map((m: any) => m.message), [
+        "psst, a secret",
+        "alice: are you there?",
+      ]);
     });
 
     await t.step("mark as read clears unread counts", async () => {

@@ -28,6 +28,10 @@ Deno.test("the daemon reads only the folders the compiled binary embeds", async 
     assertEquals(me.roles, ["admin"]);
     assertEquals((await c.get("/api/settings")).status, 200);
     assertEquals((await c.get("/api")).body.swagger, "2.0");
+    // The web client's page, bundle and dictionaries come from the embedded folders too.
+    assertEquals((await c.get("/chat")).status, 200);
+    assertEquals((await c.get("/dist/app.js")).status, 200);
+    assertEquals((await c.get("/api/i18n/de")).status, 200);
   } finally {
     await server.close();
   }

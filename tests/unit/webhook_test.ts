@@ -1,119 +1,151 @@
-import { assert, assertEquals, assertThrows } from "../support/assert.ts";
-import { formatGithubEvent, githubSignature, verifyGithubSignature } from "../../webhook/github.ts";
-import { parseBotConfig } from "../../irc/bot.ts";
+/** bot.json validation, GitHub signatures and the one-line messages of events. */
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { ConfigError } from "../../config.ts";
+import { parseBotConfig } from "../../irc/bot.ts";
+import {
+  formatGithubEvent,
+  githubSignature,
+  githubTargets,
+  oneLine,
+  verifyGithubSignature,
+} from "../../webhook/github.ts";
 
-const repository = { full_name: "acme/rocket" };
-const sender = { login: "alice" };
+const GOOD = {
+  email: "Bot@Example.com",
+  connections: [{ url: "irc://irc.example.org?nick=parleybot", channels: ["#dev"] }],
+  webhooks: {
+    github: {
+      secret: "a long enough secret",
+      routes: [{ repository: "owner/name", events: ["push", "issues"], to: "irc-example/#dev" }],
+    },
+  },
+};
 
-Deno.test("github: one line per event", () => {
+function configError(data: unknown): string {
+  try {
+    parseBotConfig(typeof data === "string" ? data : JSON.stringify(data));
+  } catch (err) {
+    assert(err instanceof ConfigError, String(err));
+    return err.message;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+Deno.test("bot.json: a good file, and a clear error for each bad one", () => {
+  const cfg = parseBotConfig(JSON.stringify(GOOD));
+  assertEquals(cfg.email, "bot@example.com");
+  assertEquals(cfg.connections[0].channels, ["#dev"]);
+  assertEquals(parseBotConfig('{"email":"b@example.com"}').connections, []);
+
+  assertStringIncludes(configError("{not json"), "not valid JSON");
+  assertStringIncludes(configError({ ...GOOD, email: "nope" }), "email");
+  assertStringIncludes(
+    configError({ ...GOOD, connections: [{ url: "http://x.example" }] }),
+    "connections.0.url",
+  );
+  assertStringIncludes(
+    configError({ ...GOOD, connections: [{ url: "irc://h", channels: ["dev"] }] }),
+    "connections.0.channels.0",
+  );
+  const hooks = (github: unknown) => ({ ...GOOD, webhooks: { github } });
+  assertStringIncludes(configError(hooks({ secret: "short", routes: [] })), "secret");
+  assertStringIncludes(
+    configError(
+      hooks({
+        secret: "long enough!",
+        routes: [{ repository: "x", events: ["push"], to: "a/#b" }],
+      }),
+    ),
+    "repository",
+  );
+  assertStringIncludes(
+    configError(
+      hooks({
+        secret: "long enough!",
+        routes: [{ repository: "o/n", events: ["star"], to: "a/#b" }],
+      }),
+    ),
+    "events.0",
+  );
+  assertStringIncludes(
+    configError(
+      hooks({
+        secret: "long enough!",
+        routes: [{ repository: "o/n", events: ["push"], to: "#b" }],
+      }),
+    ),
+    "to",
+  );
+  assertStringIncludes(configError({ ...GOOD, extra: 1 }), "extra");
+});
+
+Deno.test("github: the signature covers the raw bytes", async () => {
+  const body = new TextEncoder().encode('{"zen":"Keep it logically awesome."}');
+  const sig = await githubSignature("s3cret-s3cret", body);
+  assert(/^sha256=[0-9a-f]{64}$/.test(sig), sig);
+  assertEquals(await verifyGithubSignature("s3cret-s3cret", body, sig), true);
+  assertEquals(await verifyGithubSignature("other-secret", body, sig), false);
+  assertEquals(await verifyGithubSignature("s3cret-s3cret", body, undefined), false);
+  const changed = new TextEncoder().encode('{"zen":"Keep it logically awesome!"}');
+  assertEquals(await verifyGithubSignature("s3cret-s3cret", changed, sig), false);
+});
+
+Deno.test("github: one readable line per event, nothing that breaks IRC", () => {
+  const repository = { full_name: "owner/name" };
+  const sender = { login: "alice" };
   assertEquals(
     formatGithubEvent("issues", {
       action: "opened",
-      issue: {
-        number: 7,
-        title: "It\r\nbroke",
-        html_url: "https://github.com/acme/rocket/issues/7",
-      },
       repository,
       sender,
+      issue: {
+        number: 7,
+        title: "Crash\r\nQUIT :bye",
+        html_url: "https://github.com/owner/name/issues/7",
+      },
     }),
-    "[acme/rocket] alice opened issue #7: It broke https://github.com/acme/rocket/issues/7",
+    "[owner/name] alice opened issue #7: Crash QUIT :bye https://github.com/owner/name/issues/7",
+  );
+  assertEquals(formatGithubEvent("issues", { action: "labeled", repository, sender }), undefined);
+  assertEquals(
+    formatGithubEvent("push", {
+      ref: "refs/heads/main",
+      repository,
+      sender,
+      commits: [{ message: "a" }, { message: "b" }],
+      head_commit: { message: "Fix the thing\n\nLong body" },
+      compare: "https://github.com/owner/name/compare/1...2",
+    }),
+    "[owner/name] alice pushed 2 commits to main: Fix the thing https://github.com/owner/name/compare/1...2",
   );
   assertEquals(
     formatGithubEvent("pull_request", {
       action: "closed",
-      pull_request: { number: 3, title: "Fix", merged: true, html_url: "https://x/pull/3" },
       repository,
       sender,
+      pull_request: { number: 3, title: "Add X", merged: true, html_url: "https://g/p/3" },
     }),
-    "[acme/rocket] alice merged pull request #3: Fix https://x/pull/3",
-  );
-  assertEquals(
-    formatGithubEvent("push", {
-      ref: "refs/heads/main",
-      commits: [{ message: "a" }, { message: "b\n\nbody" }],
-      head_commit: { message: "b\n\nbody" },
-      compare: "https://x/compare/1...2",
-      repository,
-      sender,
-    }),
-    "[acme/rocket] alice pushed 2 commits to main: b https://x/compare/1...2",
+    "[owner/name] alice merged pull request #3: Add X https://g/p/3",
   );
   assertEquals(
     formatGithubEvent("release", {
       action: "published",
-      release: { tag_name: "v1.0", name: "", html_url: "https://x/releases/v1.0" },
       repository,
       sender,
+      release: { tag_name: "v1.0.0", name: "First", html_url: "https://g/r/1" },
     }),
-    "[acme/rocket] alice published release v1.0 https://x/releases/v1.0",
+    "[owner/name] alice published release v1.0.0 (First) https://g/r/1",
   );
   assertEquals(formatGithubEvent("star", { repository, sender }), undefined);
-  const long = formatGithubEvent("issues", {
-    action: "opened",
-    issue: { number: 1, title: "x".repeat(1000), html_url: "u" },
-    repository,
-    sender,
-  })!;
-  assert(long.length < 300, String(long.length));
+  assertEquals(oneLine("a\u0000b\nc\td"), "a b c d");
+  assertEquals(oneLine("x".repeat(300), 10).length, 10);
 });
 
-Deno.test("github: signatures over the raw body", async () => {
-  const body = new TextEncoder().encode('{"a":1}');
-  const sig = await githubSignature("It's a Secret to Everybody", body);
-  assert(/^sha256=[0-9a-f]{64}$/.test(sig));
-  assert(await verifyGithubSignature("It's a Secret to Everybody", body, sig));
-  assert(!(await verifyGithubSignature("another secret!!", body, sig)));
-  assert(!(await verifyGithubSignature("It's a Secret to Everybody", body, undefined)));
-  assert(
-    !(await verifyGithubSignature(
-      "It's a Secret to Everybody",
-      new TextEncoder().encode('{"a":2}'),
-      sig,
-    )),
-  );
-  // GitHub's documented example.
-  assertEquals(
-    await githubSignature("It's a Secret to Everybody", new TextEncoder().encode("Hello, World!")),
-    "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
-  );
-});
-
-Deno.test("bot.json validation names the bad field", () => {
-  const ok = parseBotConfig({
-    email: "bot@example.com",
-    connections: [{ url: "irc://127.0.0.1:6667/?nick=bot", channels: ["#a"] }],
-    webhooks: {
-      github: {
-        secret: "0123456789abcdef",
-        routes: [{ repository: "o/n", events: ["issues"], to: "irc-localhost/#a" }],
-      },
-    },
-  });
-  assertEquals(ok.connections[0].channels, ["#a"]);
-  const cases: [unknown, string][] = [
-    [{}, "email"],
-    [{ email: "nope" }, "email"],
-    [{ email: "b@x.org", connections: [{ url: "http://x" }] }, "connections.0.url"],
-    [{ email: "b@x.org", webhooks: { github: { secret: "short", routes: [] } } }, "secret"],
-    [
-      {
-        email: "b@x.org",
-        webhooks: {
-          github: {
-            secret: "0123456789abcdef",
-            routes: [{ repository: "o/n", events: ["fork"], to: "irc-x/#a" }],
-          },
-        },
-      },
-      "events",
-    ],
-    [[], "(top level)"],
-  ];
-  for (const [data, field] of cases) {
-    const err = assertThrows(() => parseBotConfig(data));
-    assert(err instanceof ConfigError, String(err));
-    assert(err.message.includes(field), `${err.message} should name ${field}`);
-  }
+Deno.test("github: routes match repository (any case) and event", () => {
+  const bot = { config: parseBotConfig(JSON.stringify(GOOD)), user: {} } as Parameters<
+    typeof githubTargets
+  >[0];
+  assertEquals(githubTargets(bot, "push", "Owner/Name"), ["irc-example/#dev"]);
+  assertEquals(githubTargets(bot, "release", "owner/name"), []);
+  assertEquals(githubTargets(bot, "push", "owner/other"), []);
 });

@@ -1,0 +1,311 @@
+/**
+ * A GET that can only reach addresses the policy allows: the host name is resolved once, every
+ * address is checked, and the TCP connection is opened to a checked address (TLS then verifies
+ * the certificate against the name and sends it as SNI). Nothing resolves the name again later,
+ * so DNS rebinding cannot slip another address in. A small HTTP/1.1 client on `Deno.connect` does
+ * the request, because `fetch` would resolve the name by itself.
+ */
+import { isLocalName, isPublicAddress, parseIPv4 } from "./address.ts";
+
+/** Limits and policy of one fetch. */
+export interface SafeFetchOptions {
+  /** For the whole fetch, redirects included. */
+  timeoutMs?: number;
+  /** Body bytes kept; the rest is not read. */
+  maxBytes?: number;
+  maxRedirects?: number;
+  /** Whether an address may be connected to; default: public addresses only. */
+  allowAddress?: (ip: string) => boolean;
+  /** Resolves a host name to its addresses; default: DNS A and AAAA records. */
+  resolve?: (host: string) => Promise<string[]>;
+  userAgent?: string;
+}
+
+/** A fetched response; `url` is the final one after redirects. */
+export interface SafeResponse {
+  url: URL;
+  status: number;
+  headers: Headers;
+  body: Uint8Array;
+  /** The body was longer than `maxBytes` and was cut. */
+  truncated: boolean;
+}
+
+/** The fetch was refused by policy (scheme or address): the caller's input is at fault. */
+export class FetchRefused extends Error {}
+/** The fetch failed: DNS, connection, timeout, too many redirects, malformed answer. */
+export class FetchFailed extends Error {}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const MAX_HEAD = 32 * 1024;
+
+/** The DNS A and AAAA records of a name. */
+export async function resolveDns(host: string): Promise<string[]> {
+  const results = await Promise.allSettled([
+    Deno.resolveDns(host, "A"),
+    Deno.resolveDns(host, "AAAA"),
+  ]);
+  return results.flatMap((r) => (r.status === "fulfilled" ? r.value : []));
+}
+
+/** Checks the scheme of a URL given by a user; throws FetchRefused. */
+export function checkScheme(url: URL): void {
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new FetchRefused("Only http:// and https:// URLs can be fetched.");
+  }
+  if (url.username || url.password) throw new FetchRefused("URLs with credentials are refused.");
+}
+
+/** The addresses to connect to for a URL's host, every one of them allowed; else FetchRefused. */
+export async function checkedAddresses(
+  hostname: string,
+  allow: (ip: string) => boolean,
+  resolve: (host: string) => Promise<string[]>,
+): Promise<string[]> {
+  let addresses: string[];
+  if (hostname.startsWith("[")) addresses = [hostname.slice(1, -1)];
+  else if (parseIPv4(hostname) !== undefined) addresses = [hostname];
+  else if (isLocalName(hostname)) addresses = ["127.0.0.1", "::1"];
+  else {
+    try {
+      addresses = await resolve(hostname);
+    } catch {
+      addresses = [];
+    }
+    if (!addresses.length) throw new FetchFailed(`Could not resolve ${hostname}.`);
+  }
+  // Every address is checked: a name with one private address among public ones is refused.
+  for (const ip of addresses) {
+    if (!allow(ip)) throw new FetchRefused(`The address of ${hostname} is not public.`);
+  }
+  return addresses;
+}
+
+/** Buffered reading from a connection. */
+class ByteReader {
+  #reader: ReadableStreamDefaultReader<Uint8Array>;
+  buf = new Uint8Array(0);
+  eof = false;
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.#reader = stream.getReader();
+  }
+  async fill(): Promise<boolean> {
+    if (this.eof) return false;
+    const { done, value } = await this.#reader.read();
+    if (done || !value) {
+      this.eof = true;
+      return false;
+    }
+    const next = new Uint8Array(this.buf.length + value.length);
+    next.set(this.buf);
+    next.set(value, this.buf.length);
+    this.buf = next;
+    return true;
+  }
+  take(n: number): Uint8Array {
+    const out = this.buf.subarray(0, n);
+    this.buf = this.buf.subarray(n);
+    return out;
+  }
+  /** Reads up to CRLF (not included); at most `limit` bytes. */
+  async line(limit = 8192): Promise<string> {
+    for (;;) {
+      const i = this.buf.indexOf(10);
+      if (i !== -1) {
+        const text = decoder.decode(this.take(i + 1));
+        return text.replace(/\r?\n$/, "");
+      }
+      if (this.buf.length > limit) throw new FetchFailed("A response line is too long.");
+      if (!(await this.fill())) throw new FetchFailed("The connection closed early.");
+    }
+  }
+  /** Reads up to `n` bytes; fewer only at the end of the stream. */
+  async bytes(n: number): Promise<Uint8Array> {
+    while (this.buf.length < n && (await this.fill()));
+    return this.take(Math.min(n, this.buf.length)).slice();
+  }
+}
+
+async function readHead(r: ByteReader): Promise<{ status: number; headers: Headers }> {
+  const statusLine = await r.line();
+  const m = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(statusLine);
+  if (!m) throw new FetchFailed("The answer is not HTTP/1.x.");
+  const headers = new Headers();
+  let size = statusLine.length;
+  for (;;) {
+    const line = await r.line();
+    if (line === "") break;
+    size += line.length;
+    if (size > MAX_HEAD) throw new FetchFailed("The response headers are too large.");
+    const colon = line.indexOf(":");
+    if (colon <= 0) continue;
+    try {
+      headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+    } catch { /* an invalid header is ignored */ }
+  }
+  return { status: Number(m[1]), headers };
+}
+
+async function readBody(
+  r: ByteReader,
+  headers: Headers,
+  max: number,
+): Promise<{ body: Uint8Array; truncated: boolean }> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  let truncated = false;
+  const add = (chunk: Uint8Array) => {
+    const room = max - total;
+    if (chunk.length > room) {
+      truncated = true;
+      chunk = chunk.subarray(0, room);
+    }
+    parts.push(chunk);
+    total += chunk.length;
+  };
+  if (/\bchunked\b/i.test(headers.get("transfer-encoding") ?? "")) {
+    while (!truncated) {
+      const size = parseInt((await r.line()).split(";")[0].trim(), 16);
+      if (!Number.isFinite(size)) throw new FetchFailed("A malformed chunked body.");
+      if (size === 0) break;
+      add(await r.bytes(Math.min(size, max - total + 1)));
+      if (truncated) break;
+      await r.line();
+    }
+  } else if (headers.has("content-length")) {
+    const length = Number(headers.get("content-length"));
+    if (!Number.isSafeInteger(length) || length < 0) throw new FetchFailed("A bad Content-Length.");
+    add(await r.bytes(Math.min(length, max + 1)));
+  } else {
+    while (!truncated && total <= max) {
+      if (!r.buf.length && !(await r.fill())) break;
+      add(r.take(r.buf.length).slice());
+    }
+  }
+  const body = new Uint8Array(total);
+  let off = 0;
+  for (const p of parts) body.set(p, (off += p.length) - p.length);
+  return { body, truncated };
+}
+
+function closeQuietly(conn: Deno.Conn | undefined): void {
+  try {
+    conn?.close();
+  } catch { /* already closed */ }
+}
+
+/** One request to one checked address; the connection is closed when it returns. */
+async function request(
+  url: URL,
+  addresses: string[],
+  opts: Required<Pick<SafeFetchOptions, "maxBytes" | "userAgent">>,
+  track: (conn: Deno.Conn | undefined) => void,
+): Promise<Omit<SafeResponse, "url">> {
+  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+  let conn: Deno.Conn | undefined;
+  let tcp: Deno.TcpConn | undefined;
+  let lastError: unknown;
+  for (const ip of addresses) {
+    try {
+      conn = tcp = await Deno.connect({ hostname: ip, port, transport: "tcp" });
+      break;
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  if (!conn) throw new FetchFailed(`Could not connect to ${url.host}: ${String(lastError)}`);
+  track(conn);
+  try {
+    if (url.protocol === "https:") {
+      // The name (not the address) is verified against the certificate and sent as SNI.
+      const tls = await Deno.startTls(tcp!, { hostname: url.hostname.replace(/^\[|\]$/g, "") });
+      conn = tls;
+      track(conn);
+    }
+    const head = [
+      `GET ${url.pathname}${url.search} HTTP/1.1`,
+      `Host: ${url.host}`,
+      `User-Agent: ${opts.userAgent}`,
+      "Accept: text/html,application/xhtml+xml,application/json;q=0.9,image/*;q=0.8,*/*;q=0.5",
+      "Accept-Encoding: identity",
+      "Connection: close",
+      "",
+      "",
+    ].join("\r\n");
+    const bytes = encoder.encode(head);
+    for (let off = 0; off < bytes.length;) off += await conn.write(bytes.subarray(off));
+    const reader = new ByteReader(conn.readable);
+    let { status, headers } = await readHead(reader);
+    while (status >= 100 && status < 200) ({ status, headers } = await readHead(reader));
+    if ((status >= 300 && status < 400) || status === 204) {
+      return { status, headers, body: new Uint8Array(0), truncated: false };
+    }
+    return { status, headers, ...(await readBody(reader, headers, opts.maxBytes)) };
+  } finally {
+    closeQuietly(conn);
+    track(undefined);
+  }
+}
+
+/**
+ * GETs `input`, following at most `maxRedirects` redirects, each target checked like the first.
+ * Throws FetchRefused (scheme, address) or FetchFailed (network, timeout, redirects).
+ */
+export async function safeFetch(input: URL, options: SafeFetchOptions = {}): Promise<SafeResponse> {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const maxRedirects = options.maxRedirects ?? 3;
+  const allow = options.allowAddress ?? isPublicAddress;
+  const resolve = options.resolve ?? resolveDns;
+  const opts = {
+    maxBytes: options.maxBytes ?? 1_000_000,
+    userAgent: options.userAgent ?? "Parley link preview",
+  };
+  let current: Deno.Conn | undefined;
+  let timedOut = false;
+  let expire!: (err: Error) => void;
+  const deadline = new Promise<never>((_, reject) => (expire = reject));
+  deadline.catch(() => {});
+  const timer = setTimeout(() => {
+    timedOut = true;
+    closeQuietly(current);
+    expire(new FetchFailed("The page took too long to answer."));
+  }, timeoutMs);
+  // A connection opened after the deadline is closed at once, so nothing outlives the fetch.
+  const track = (conn: Deno.Conn | undefined) => {
+    current = conn;
+    if (timedOut) closeQuietly(conn);
+  };
+  try {
+    let url = new URL(input.href);
+    for (let hop = 0;; hop++) {
+      checkScheme(url);
+      const addresses = await Promise.race([
+        checkedAddresses(url.hostname, allow, resolve),
+        deadline,
+      ]);
+      const res = await Promise.race([
+        request(url, addresses, opts, track),
+        deadline,
+      ]);
+      const location = res.headers.get("location");
+      if (res.status >= 300 && res.status < 400 && location) {
+        if (hop >= maxRedirects) throw new FetchFailed("Too many redirects.");
+        try {
+          url = new URL(location, url);
+        } catch {
+          throw new FetchFailed("A redirect to a malformed URL.");
+        }
+        continue;
+      }
+      return { url, ...res };
+    }
+  } catch (err) {
+    if (err instanceof FetchRefused || err instanceof FetchFailed) throw err;
+    if (timedOut) throw new FetchFailed("The page took too long to answer.");
+    throw new FetchFailed(`The page could not be fetched: ${String(err)}`);
+  } finally {
+    clearTimeout(timer);
+    closeQuietly(current);
+  }
+}

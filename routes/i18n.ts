@@ -1,0 +1,40 @@
+/** getDictionary: the translations of the web client, one JSON file per language in i18n/. */
+import { Hono } from "hono";
+import { join } from "node:path";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { notFound } from "../http/errors.ts";
+
+const DIR = join(import.meta.dirname ?? ".", "..", "i18n");
+
+/** A language's code and its own name, as listed in `available_languages`. */
+export type Languages = Record<string, { name: string }>;
+
+/** Loads every dictionary once: `{lang: {english: translated}}`, plus the language list. */
+export async function loadDictionaries(dir = DIR) {
+  const dictionaries = new Map<string, Record<string, string>>();
+  const languages: Languages = {};
+  for await (const entry of Deno.readDir(dir)) {
+    const m = /^([a-z]{2}(?:-[A-Za-z]{2})?)\.json$/.exec(entry.name);
+    if (!m) continue;
+    const data = JSON.parse(await Deno.readTextFile(join(dir, entry.name)));
+    const { _language: name, ...dictionary } = data as Record<string, string>;
+    dictionaries.set(m[1], dictionary);
+    languages[m[1]] = { name: name ?? m[1] };
+  }
+  return { dictionaries, languages };
+}
+
+/** The router for `GET /i18n/:lang`. */
+export function i18nRoutes(_deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  let loaded: ReturnType<typeof loadDictionaries> | undefined;
+  app.get("/i18n/:lang", async (c) => {
+    loaded ??= loadDictionaries();
+    const { dictionaries, languages } = await loaded;
+    const dictionary = dictionaries.get(c.req.param("lang"));
+    if (!dictionary) throw notFound("No such language.");
+    c.header("Cache-Control", "public, max-age=86400");
+    return c.json({ dictionary, available_languages: languages });
+  });
+  return app;
+}

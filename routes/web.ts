@@ -1,0 +1,120 @@
+/** Serves the web client: static assets with ETags, and index.html for every client route. */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { extname, join, normalize } from "node:path";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+
+const STATIC = join(import.meta.dirname ?? ".", "..", "static");
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".map": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".webmanifest": "application/manifest+json",
+  ".json": "application/json",
+  ".txt": "text/plain; charset=utf-8",
+};
+
+/** The page's policy: no inline script, connections only to this origin (and its WebSocket). */
+export const APP_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' https: data: blob:",
+  "media-src 'self' https:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "manifest-src 'self'",
+].join("; ");
+
+/** The client routes that all load the single page. */
+const CLIENT_ROUTES = ["/", "/login", "/register", "/chat", "/chat/*", "/settings", "/settings/*"];
+
+interface Asset {
+  body: Uint8Array;
+  etag: string;
+  /** The gzipped body for text types, made once when first asked for. */
+  gzip?: Promise<Uint8Array>;
+}
+
+const COMPRESSIBLE = new Set([".html", ".js", ".css", ".map", ".svg", ".webmanifest", ".json"]);
+
+/** Gzips a body (assets are compressed once and kept, so requests pay nothing). */
+async function gzip(body: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([body as Uint8Array<ArrayBuffer>]).stream()
+    .pipeThrough(new CompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** Reads one file below static/, refusing anything that escapes it; cached by modification time. */
+async function readAsset(cache: Map<string, Asset & { mtime: number }>, rel: string) {
+  const path = normalize(join(STATIC, rel));
+  if (!path.startsWith(STATIC + "/")) return null;
+  let stat: Deno.FileInfo;
+  try {
+    stat = await Deno.stat(path);
+  } catch {
+    return null;
+  }
+  if (!stat.isFile) return null;
+  const mtime = stat.mtime?.getTime() ?? 0;
+  const hit = cache.get(path);
+  if (hit && hit.mtime === mtime) return hit;
+  const body = await Deno.readFile(path);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
+  const etag = `"${[...digest.slice(0, 10)].map((b) => b.toString(16).padStart(2, "0")).join("")}"`;
+  const asset = { body, mtime, etag };
+  cache.set(path, asset);
+  return asset;
+}
+
+/** Answers with an asset, or 304 when the browser already has this version. */
+async function send(c: Context<AppEnv>, asset: Asset, rel: string, cacheControl: string) {
+  c.header("ETag", asset.etag);
+  c.header("Cache-Control", cacheControl);
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Vary", "Accept-Encoding");
+  if (c.req.header("if-none-match") === asset.etag) return c.body(null, 304);
+  c.header("Content-Type", TYPES[extname(rel)] ?? "application/octet-stream");
+  const accepts = /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
+  if (accepts && COMPRESSIBLE.has(extname(rel)) && asset.body.length > 1024) {
+    asset.gzip ??= gzip(asset.body);
+    c.header("Content-Encoding", "gzip");
+    return c.body((await asset.gzip) as Uint8Array<ArrayBuffer>, 200);
+  }
+  return c.body(asset.body as Uint8Array<ArrayBuffer>, 200);
+}
+
+/** The router for `/`, the client routes and the static files. */
+export function webRoutes(_deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const cache = new Map<string, Asset & { mtime: number }>();
+
+  const page = async (c: Context<AppEnv>) => {
+    const asset = await readAsset(cache, "index.html");
+    if (!asset) return c.text("The web client is missing.", 500);
+    c.header("Content-Security-Policy", APP_CSP);
+    c.header("Referrer-Policy", "same-origin");
+    c.header("X-Frame-Options", "DENY");
+    return await send(c, asset, "index.html", "no-cache");
+  };
+  for (const route of CLIENT_ROUTES) app.get(route, page);
+
+  app.get("/*", async (c, next) => {
+    const rel = decodeURIComponent(c.req.path).slice(1);
+    if (rel === "" || rel === "index.html" || rel.startsWith("app/")) return await next();
+    const asset = await readAsset(cache, rel);
+    if (!asset) return await next();
+    // The bundle keeps its name across builds, so browsers revalidate with the ETag.
+    return await send(c, asset, rel, "no-cache");
+  });
+  return app;
+}

@@ -1,0 +1,62 @@
+/** Tab completion of nicks, commands and channels in the composer; pure. */
+import { ALL_COMMANDS } from "./commands.ts";
+
+/** The state of a completion cycle, so repeated Tab presses step through candidates. */
+export interface Completion {
+  /** The text before the word being completed. */
+  prefix: string;
+  /** The text after the cursor. */
+  suffix: string;
+  candidates: string[];
+  index: number;
+}
+
+/** The candidates that `word` could be completed to, in a stable order. */
+export function candidatesFor(
+  word: string,
+  atStart: boolean,
+  nicks: string[],
+  channels: string[],
+): string[] {
+  const lower = word.toLowerCase();
+  if (word.startsWith("/") && atStart) {
+    return ALL_COMMANDS.filter((c) => c.startsWith(lower.slice(1))).map((c) => "/" + c);
+  }
+  if (word.startsWith("#") || word.startsWith("&")) {
+    return channels.filter((c) => c.toLowerCase().startsWith(lower));
+  }
+  if (!word) return [];
+  return nicks.filter((n) => n.toLowerCase().startsWith(lower));
+}
+
+/** Starts completing the word before `cursor`; null when nothing matches. */
+export function startCompletion(
+  text: string,
+  cursor: number,
+  nicks: string[],
+  channels: string[],
+): Completion | null {
+  const before = text.slice(0, cursor);
+  const m = /(\S*)$/.exec(before)!;
+  const word = m[1];
+  const prefix = before.slice(0, before.length - word.length);
+  const candidates = candidatesFor(word, prefix.trim() === "", nicks, channels);
+  if (!candidates.length) return null;
+  return { prefix, suffix: text.slice(cursor), candidates, index: 0 };
+}
+
+/** The text and cursor position for the current candidate of `c`. */
+export function applyCompletion(c: Completion): { text: string; cursor: number } {
+  const word = c.candidates[c.index];
+  // A nick at the start of a line is addressed: "bob: ".
+  const isNick = !word.startsWith("/") && !word.startsWith("#") && !word.startsWith("&");
+  const tail = c.prefix.trim() === "" && isNick ? ": " : " ";
+  const head = c.prefix + word + (c.suffix.startsWith(" ") ? "" : tail);
+  return { text: head + c.suffix, cursor: head.length };
+}
+
+/** The next candidate (Tab again), wrapping around. */
+export function nextCompletion(c: Completion, step = 1): Completion {
+  const n = c.candidates.length;
+  return { ...c, index: (c.index + step + n) % n };
+}

@@ -1,0 +1,134 @@
+/** The account screen: password, highlight keywords, notifications, previews, theme, language. */
+import { useState } from "preact/hooks";
+import { api, seg } from "../api.ts";
+import { chooseLanguage, language, languages, t } from "../i18n.ts";
+import { applyUser, showToast, user } from "../state.ts";
+import { applyTheme, savedTheme } from "../theme.ts";
+import type { ApiErrorItem, User } from "../types.ts";
+import { Check, Field, FormErrors, Panel, Saved, toErrors } from "./Field.tsx";
+import { TopBar } from "./ChatView.tsx";
+
+/** The account settings. */
+export function Account() {
+  const u = user.value!;
+  const [password, setPassword] = useState("");
+  const [keywords, setKeywords] = useState((u.highlight_keywords ?? []).join(", "));
+  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
+  const [saved, setSaved] = useState(false);
+  const [theme, setTheme] = useState(savedTheme());
+  const [notify, setNotify] = useState(localStorage.getItem("parley.notify") === "on");
+  const [embeds, setEmbeds] = useState(localStorage.getItem("parley.embeds") !== "off");
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setErrors([]);
+    setSaved(false);
+    const body: Record<string, unknown> = {
+      highlight_keywords: keywords.split(",").map((k) => k.trim()).filter(Boolean),
+    };
+    if (password) body.password = password;
+    try {
+      const next = await api<User>("POST", `/user/${seg(u.email)}`, body);
+      applyUser({ ...u, ...next, connections: undefined, conversations: undefined });
+      setPassword("");
+      setSaved(true);
+    } catch (err) {
+      setErrors(toErrors(err));
+    }
+  };
+
+  const toggleNotify = async (on: boolean) => {
+    if (on && typeof Notification !== "undefined" && Notification.permission !== "granted") {
+      const p = await Notification.requestPermission();
+      if (p !== "granted") {
+        showToast(t("The browser did not allow notifications."));
+        on = false;
+      }
+    }
+    localStorage.setItem("parley.notify", on ? "on" : "off");
+    setNotify(on);
+  };
+
+  return (
+    <main class="page">
+      <TopBar title={t("Account")} subtitle={u.email} />
+      <div class="page-body">
+        <Panel title={t("Account")}>
+          <form onSubmit={save} noValidate>
+            <Field label={t("Email")} name="email" value={u.email} onInput={() => {}} readOnly />
+            <Field
+              label={t("New password")}
+              name="password"
+              type="password"
+              value={password}
+              onInput={setPassword}
+              errors={errors}
+              autocomplete="new-password"
+              hint={t("At least 10 characters. Leave empty to keep the current one.")}
+            />
+            <Field
+              label={t("Highlight keywords")}
+              name="highlight_keywords"
+              value={keywords}
+              onInput={setKeywords}
+              errors={errors}
+              hint={t("Comma-separated words that notify you like your nick does.")}
+            />
+            <FormErrors errors={errors} fields={["password", "highlight_keywords"]} />
+            <div class="actions">
+              <button class="primary" type="submit">{t("Save")}</button>
+              <Saved show={saved} />
+            </div>
+          </form>
+        </Panel>
+        <Panel title={t("This browser")}>
+          <div class="field">
+            <label for="f-theme">{t("Theme")}</label>
+            <select
+              id="f-theme"
+              value={theme}
+              onChange={(e) => {
+                const v = (e.currentTarget as HTMLSelectElement).value;
+                setTheme(v);
+                applyTheme(v);
+              }}
+            >
+              <option value="system">{t("Follow the system")}</option>
+              <option value="light">{t("Light")}</option>
+              <option value="dark">{t("Dark")}</option>
+            </select>
+          </div>
+          <div class="field">
+            <label for="f-language">{t("Language")}</label>
+            <select
+              id="f-language"
+              value={language.value}
+              onChange={(e) => chooseLanguage((e.currentTarget as HTMLSelectElement).value)}
+            >
+              {Object.entries(languages.value).map(([code, l]) => (
+                <option key={code} value={code}>{l.name}</option>
+              ))}
+            </select>
+          </div>
+          <div class="checks">
+            <Check
+              label={t("Desktop notifications for mentions")}
+              name="notify"
+              checked={notify}
+              onChange={toggleNotify}
+            />
+            <Check
+              label={t("Show link previews")}
+              name="embeds"
+              checked={embeds}
+              onChange={(v) => {
+                localStorage.setItem("parley.embeds", v ? "on" : "off");
+                setEmbeds(v);
+              }}
+            />
+          </div>
+        </Panel>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,109 @@
+/** The top-level component: picks the screen from the route and the login state. */
+import { useEffect } from "preact/hooks";
+import { t } from "../i18n.ts";
+import { chatPath, navigate, parseRoute, route } from "../router.ts";
+import { drawerOpen, sidebar, toast, user } from "../state.ts";
+import { closeConversation } from "../view.ts";
+import { Login, Register } from "./Auth.tsx";
+import { Sidebar } from "./Sidebar.tsx";
+import { ChatView, TopBar } from "./ChatView.tsx";
+import { Notifications } from "./Notifications.tsx";
+import { Search } from "./Search.tsx";
+import { ConnectionForm } from "./ConnectionForm.tsx";
+import { ConversationSettings } from "./ConversationSettings.tsx";
+import { Account } from "./Account.tsx";
+import { Files } from "./Files.tsx";
+import { Admin } from "./Admin.tsx";
+
+function Welcome() {
+  const first = sidebar.value.flatMap((g) => g.conversations)[0];
+  useEffect(() => {
+    if (first) {
+      navigate(
+        `/chat/${encodeURIComponent(first.connection_id)}/${
+          encodeURIComponent(first.conversation_id)
+        }`,
+        true,
+      );
+    } else if (!sidebar.value.length) navigate("/settings/connection/add", true);
+  }, [first?.conversation_id, sidebar.value.length]);
+  return (
+    <main class="chat">
+      <TopBar title="Parley" />
+      <p class="empty">{t("Pick a conversation, or join a channel with /join #channel.")}</p>
+    </main>
+  );
+}
+
+function Screen() {
+  const { parts, params } = parseRoute(route.value);
+  const [area, a, b, c] = parts;
+  if (area === "chat") {
+    if (a === "notifications") return <Notifications />;
+    if (a === "search") return <Search q={params.get("q") ?? ""} />;
+    if (a) return <ChatView cid={a} conv={b ?? ""} around={params.get("around") ?? undefined} />;
+    return <Welcome />;
+  }
+  if (area === "settings") {
+    if (a === "connection") return <ConnectionForm cid={b === "add" ? undefined : b} />;
+    if (a === "conversation") return <ConversationSettings cid={b} conv={c ?? ""} />;
+    if (a === "account") return <Account />;
+    if (a === "files") return <Files />;
+    if (a === "server" || a === "users" || a === "profiles") return <Admin tab={a} />;
+  }
+  return <Welcome />;
+}
+
+/** The whole app. */
+export function App() {
+  const u = user.value;
+  const { parts } = parseRoute(route.value);
+  const area = parts[0] ?? "";
+  useEffect(() => {
+    if (u === null && area !== "login" && area !== "register") navigate("/login", true);
+    if (
+      u &&
+      (area === "login" || area === "" || (area === "register" && !route.value.includes("token=")))
+    ) {
+      navigate("/chat", true);
+    }
+    if (area !== "chat" || ["notifications", "search", undefined].includes(parts[1])) {
+      closeConversation();
+    }
+  }, [u, route.value]);
+  useEffect(() => {
+    // Escape closes the drawer, as it would any overlay.
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && drawerOpen.value) drawerOpen.value = false;
+      // Alt+Up and Alt+Down step through the conversations in sidebar order.
+      if (e.altKey && (e.key === "ArrowUp" || e.key === "ArrowDown")) {
+        const paths = sidebar.value.flatMap((g) => [
+          chatPath(g.connection.connection_id, ""),
+          ...g.conversations.map((c) => chatPath(c.connection_id, c.conversation_id)),
+        ]);
+        const here = paths.indexOf(route.value.split("?")[0]);
+        const next = paths[(here + (e.key === "ArrowUp" ? -1 : 1) + paths.length) % paths.length];
+        if (next) {
+          e.preventDefault();
+          navigate(next);
+        }
+      }
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, []);
+  if (u === undefined) return <div class="splash" aria-busy="true" />;
+  if (area === "register") return <Register />;
+  if (!u) return <Login />;
+  return (
+    <div class="layout">
+      <a class="skip" href="#composer-input">{t("Skip to the message box")}</a>
+      <Sidebar />
+      {drawerOpen.value && (
+        <div class="scrim" aria-hidden="true" onClick={() => (drawerOpen.value = false)} />
+      )}
+      <Screen />
+      {toast.value && <div class="toast" role="status">{toast.value}</div>}
+    </div>
+  );
+}

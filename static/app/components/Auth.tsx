@@ -1,0 +1,139 @@
+/** The screens that get a user in: login, registration (first user, invite, password reset). */
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { t } from "../i18n.ts";
+import { linkClick, navigate, route } from "../router.ts";
+import { loggedIn } from "../session.ts";
+import type { ApiErrorItem, User } from "../types.ts";
+import { Field, FormErrors, toErrors } from "./Field.tsx";
+import { Logo } from "./Logo.tsx";
+
+/** The login form. */
+export function Login() {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setErrors([]);
+    try {
+      const u = await api<User>("POST", "/user/login", { email, password });
+      await loggedIn(u);
+      navigate("/chat", true);
+    } catch (err) {
+      setErrors(toErrors(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="auth">
+      <form class="card" onSubmit={submit} noValidate>
+        <Logo />
+        <h1>{t("Log in")}</h1>
+        <Field
+          label={t("Email")}
+          name="email"
+          type="email"
+          value={email}
+          onInput={setEmail}
+          errors={errors}
+          autocomplete="username"
+          required
+          autofocus
+        />
+        <Field
+          label={t("Password")}
+          name="password"
+          type="password"
+          value={password}
+          onInput={setPassword}
+          errors={errors}
+          autocomplete="current-password"
+          required
+        />
+        <FormErrors errors={errors} fields={["email", "password"]} />
+        <button class="primary" type="submit" disabled={busy}>{t("Log in")}</button>
+        <p class="muted">
+          {t("No account yet?")} <a href="/register" onClick={linkClick}>{t("Create one")}</a>
+        </p>
+      </form>
+    </main>
+  );
+}
+
+/** Registration: with an invite link (new user or password reset) or without (first user). */
+export function Register() {
+  const params = new URLSearchParams(route.value.split("?")[1] ?? "");
+  const invite = params.get("token")
+    ? { exp: params.get("exp") ?? "", token: params.get("token")! }
+    : null;
+  const [email, setEmail] = useState(params.get("email") ?? "");
+  const [password, setPassword] = useState("");
+  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setErrors([]);
+    try {
+      const u = await api<User>("POST", "/user/register", { email, password, ...(invite ?? {}) });
+      await loggedIn(u);
+      navigate(u.roles?.includes("admin") && !invite ? "/settings/connection/add" : "/chat", true);
+    } catch (err) {
+      setErrors(toErrors(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="auth">
+      <form class="card" onSubmit={submit} noValidate>
+        <Logo />
+        <h1>{invite ? t("Choose your password") : t("Create an account")}</h1>
+        <p class="muted">
+          {invite
+            ? t(
+              "This invite link sets the password of the account below. An existing account keeps its data.",
+            )
+            : t(
+              "The first account becomes the administrator. Later accounts need an invite link unless registration is open.",
+            )}
+        </p>
+        <Field
+          label={t("Email")}
+          name="email"
+          type="email"
+          value={email}
+          onInput={setEmail}
+          errors={errors}
+          autocomplete="username"
+          readOnly={!!invite}
+          required
+          autofocus={!invite}
+        />
+        <Field
+          label={t("Password")}
+          name="password"
+          type="password"
+          value={password}
+          onInput={setPassword}
+          errors={errors}
+          autocomplete="new-password"
+          hint={t("At least 10 characters.")}
+          required
+          autofocus={!!invite}
+        />
+        <FormErrors errors={errors} fields={["email", "password"]} />
+        <button class="primary" type="submit" disabled={busy}>
+          {invite ? t("Save password") : t("Create account")}
+        </button>
+        <p class="muted">
+          {t("Already registered?")} <a href="/login" onClick={linkClick}>{t("Log in")}</a>
+        </p>
+      </form>
+    </main>
+  );
+}

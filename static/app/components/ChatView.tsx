@@ -1,0 +1,99 @@
+/** One conversation: header with name and topic, the message list and the composer. */
+import { useEffect } from "preact/hooks";
+import { t } from "../i18n.ts";
+import { linkClick } from "../router.ts";
+import {
+  addNickFirst,
+  connections,
+  conversations,
+  drawerOpen,
+  key,
+  nicks,
+  socketState,
+  totals,
+} from "../state.ts";
+import { socket } from "../session.ts";
+import { openConversation } from "../view.ts";
+import { MessageList } from "./MessageList.tsx";
+import { Composer } from "./Composer.tsx";
+import { stripFormatting } from "../irc_format.ts";
+import { Icon } from "./Icon.tsx";
+
+/** The header bar shared by every screen of the chat layout (menu button on narrow screens). */
+export function TopBar(
+  p: { title: string; subtitle?: string; actions?: preact.ComponentChildren },
+) {
+  return (
+    <header class="topbar">
+      <button
+        type="button"
+        class="icon-button menu"
+        aria-label={t("Open menu")}
+        aria-expanded={drawerOpen.value}
+        onClick={() => (drawerOpen.value = !drawerOpen.value)}
+      >
+        <Icon name="menu" size={22} />
+        {totals.value.mention > 0 && <span class="menu-dot mention" aria-hidden="true" />}
+        {totals.value.mention === 0 && totals.value.unread > 0 && (
+          <span class="menu-dot" aria-hidden="true" />
+        )}
+      </button>
+      <div class="title">
+        <h1>{p.title}</h1>
+        {p.subtitle && <p class="topic" title={p.subtitle}>{p.subtitle}</p>}
+      </div>
+      {p.actions}
+    </header>
+  );
+}
+
+/** The conversation screen. */
+export function ChatView(p: { cid: string; conv: string; around?: string }) {
+  useEffect(() => {
+    void openConversation(p.cid, p.conv, p.around);
+  }, [p.cid, p.conv, p.around]);
+  useEffect(() => {
+    // Everyone in a channel can be Tab-completed, not only those who spoke since it opened.
+    if (!/^[#&!+]/.test(p.conv) || socketState.value !== "open") return;
+    void socket.request({
+      method: "send",
+      connection_id: p.cid,
+      conversation_id: p.conv,
+      message: "/names",
+    }).then((a) => {
+      for (const n of (a.names ?? []) as { nick: string }[]) {
+        if (!nicks.get(key(p.cid, p.conv))?.has(n.nick)) addNickFirst(p.cid, p.conv, n.nick);
+      }
+    });
+  }, [p.cid, p.conv, socketState.value]);
+  const conv = conversations.value[key(p.cid, p.conv)];
+  const connection = connections.value[p.cid];
+  const title = p.conv ? conv?.name ?? p.conv : connection?.name || p.cid;
+  const subtitle = p.conv
+    ? stripFormatting(conv?.topic ?? "")
+    : t("Server messages · {state}", { state: t(connection?.state ?? "disconnected") });
+  const settings = p.conv
+    ? `/settings/conversation/${encodeURIComponent(p.cid)}/${encodeURIComponent(p.conv)}`
+    : `/settings/connection/${encodeURIComponent(p.cid)}`;
+  return (
+    <main class="chat" aria-label={title}>
+      <TopBar
+        title={title}
+        subtitle={subtitle}
+        actions={
+          <a
+            class="icon-button"
+            href={settings}
+            onClick={linkClick}
+            aria-label={t("Conversation settings")}
+            title={t("Conversation settings")}
+          >
+            <Icon name="gear" size={20} />
+          </a>
+        }
+      />
+      <MessageList />
+      <Composer cid={p.cid} conv={p.conv} />
+    </main>
+  );
+}

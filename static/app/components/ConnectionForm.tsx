@@ -1,0 +1,239 @@
+/** Add or edit a connection: server, TLS, nick, login, SASL, on-connect commands, wanted state. */
+import { useEffect, useState } from "preact/hooks";
+import { api, seg } from "../api.ts";
+import { t } from "../i18n.ts";
+import { navigate } from "../router.ts";
+import { connections, patchConnection, removeConnection } from "../state.ts";
+import { type ConnFields, EMPTY_FIELDS, fieldsFromUrl, urlFromFields } from "../conn_url.ts";
+import type { ApiErrorItem, Connection } from "../types.ts";
+import { Check, Field, FormErrors, Panel, toErrors } from "./Field.tsx";
+import { TopBar } from "./ChatView.tsx";
+
+/** The connection form; `cid` undefined adds a new connection. */
+export function ConnectionForm(p: { cid?: string }) {
+  const existing = p.cid ? connections.value[p.cid] : undefined;
+  const [f, setF] = useState<ConnFields>(
+    existing ? fieldsFromUrl(existing.url) : { ...EMPTY_FIELDS },
+  );
+  const [commands, setCommands] = useState((existing?.on_connect_commands ?? []).join("\n"));
+  const [wanted, setWanted] = useState(existing?.wanted_state !== "disconnected");
+  const [channel, setChannel] = useState("");
+  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (existing) {
+      setF(fieldsFromUrl(existing.url));
+      setCommands((existing.on_connect_commands ?? []).join("\n"));
+      setWanted(existing.wanted_state !== "disconnected");
+    }
+  }, [p.cid, !!existing]);
+  const set = (k: keyof ConnFields) => (v: string | boolean) => setF({ ...f, [k]: v });
+  // A URL error is shown at the host field, where most of the URL is typed.
+  const shown = errors.map((e) => e.path === "/body/url" ? { ...e, path: "/body/host" } : e);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setErrors([]);
+    if (!f.host.trim()) {
+      setErrors([{ message: t("Enter the server's host name."), path: "/body/host" }]);
+      return;
+    }
+    setBusy(true);
+    const body: Record<string, unknown> = {
+      on_connect_commands: commands.split("\n").map((c) => c.trim()).filter(Boolean),
+      wanted_state: wanted ? "connected" : "disconnected",
+    };
+    const url = urlFromFields(f);
+    const urlChanged = !existing || url !== urlFromFields(fieldsFromUrl(existing.url)) ||
+      f.password;
+    if (urlChanged) body.url = url;
+    if (!existing && channel.trim()) body.conversation_id = channel.trim();
+    try {
+      const c = existing
+        ? await api<Connection>("POST", `/connection/${seg(existing.connection_id)}`, body)
+        : await api<Connection>("POST", "/connections", body);
+      // The socket's state events may have overtaken this answer: they are the fresher truth.
+      const known = connections.value[c.connection_id];
+      patchConnection(
+        c.connection_id,
+        known?.state ? { ...c, state: known.state, info: known.info } : c,
+      );
+      navigate(`/chat/${encodeURIComponent(c.connection_id)}`);
+    } catch (err) {
+      setErrors(toErrors(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const remove = async () => {
+    if (!existing || !confirm(t("Delete this connection and all its messages?"))) return;
+    try {
+      await api("DELETE", `/connection/${seg(existing.connection_id)}`);
+      removeConnection(existing.connection_id);
+      navigate("/chat");
+    } catch (err) {
+      setErrors(toErrors(err));
+    }
+  };
+
+  return (
+    <main class="page">
+      <TopBar title={existing ? t("Edit connection") : t("Add connection")} />
+      <div class="page-body">
+        <Panel title={existing ? existing.connection_id : t("Connect to an IRC server")}>
+          {existing && (
+            <p class="live-state" role="status">
+              <span class={"dot " + (existing.state ?? "disconnected")} aria-hidden="true" />
+              {t("State")}: <strong>{t(existing.state ?? "disconnected")}</strong>
+              {(existing.info as { reason?: string })?.reason
+                ? ` · ${(existing.info as { reason?: string }).reason}`
+                : ""}
+            </p>
+          )}
+          <form onSubmit={submit} noValidate class="form-grid">
+            <Field
+              label={t("Host")}
+              name="host"
+              value={f.host}
+              onInput={set("host")}
+              errors={shown}
+              placeholder="irc.libera.chat"
+              required
+              autofocus={!existing}
+            />
+            <Field
+              label={t("Port")}
+              name="port"
+              value={f.port}
+              onInput={set("port")}
+              errors={shown}
+              inputMode="numeric"
+              placeholder={f.tls ? "6697" : "6667"}
+            />
+            <div class="checks">
+              <Check label={t("Use TLS")} name="tls" checked={f.tls} onChange={set("tls")} />
+              {f.tls && (
+                <Check
+                  label={t("Verify the certificate")}
+                  name="tls_verify"
+                  checked={f.tlsVerify}
+                  onChange={set("tlsVerify")}
+                />
+              )}
+            </div>
+            <Field
+              label={t("Nick")}
+              name="nick"
+              value={f.nick}
+              onInput={set("nick")}
+              errors={shown}
+              autocomplete="off"
+            />
+            <Field
+              label={t("User name")}
+              name="username"
+              value={f.username}
+              onInput={set("username")}
+              errors={shown}
+              autocomplete="off"
+            />
+            <Field
+              label={t("Real name")}
+              name="realname"
+              value={f.realname}
+              onInput={set("realname")}
+              errors={shown}
+              autocomplete="off"
+            />
+            <Field
+              label={t("Login")}
+              name="login"
+              value={f.login}
+              onInput={set("login")}
+              errors={shown}
+              autocomplete="off"
+              hint={t("Account name for SASL or the server password.")}
+            />
+            <Field
+              label={t("Password")}
+              name="password"
+              type="password"
+              value={f.password}
+              onInput={set("password")}
+              errors={shown}
+              autocomplete="new-password"
+              hint={existing ? t("Leave empty to keep the current password.") : undefined}
+            />
+            <div class="field">
+              <label for="f-sasl">{t("SASL")}</label>
+              <select
+                id="f-sasl"
+                value={f.sasl}
+                onChange={(e) => set("sasl")((e.currentTarget as HTMLSelectElement).value)}
+              >
+                <option value="">{t("None")}</option>
+                <option value="plain">PLAIN</option>
+                <option value="external">EXTERNAL</option>
+              </select>
+            </div>
+            {!existing && (
+              <Field
+                label={t("Channel to join")}
+                name="conversation_id"
+                value={channel}
+                onInput={setChannel}
+                errors={shown}
+                placeholder="#parley"
+              />
+            )}
+            <div class="field full">
+              <label for="f-commands">{t("On-connect commands")}</label>
+              <textarea
+                id="f-commands"
+                rows={3}
+                value={commands}
+                onInput={(e) => setCommands((e.currentTarget as HTMLTextAreaElement).value)}
+                placeholder="/msg NickServ identify …"
+              />
+              <p class="hint">{t("One command per line, run after connecting.")}</p>
+            </div>
+            <div class="checks full">
+              <Check
+                label={t("Stay connected")}
+                name="wanted_state"
+                checked={wanted}
+                onChange={setWanted}
+              />
+            </div>
+            <FormErrors
+              errors={shown}
+              fields={[
+                "host",
+                "port",
+                "nick",
+                "username",
+                "realname",
+                "login",
+                "password",
+                "conversation_id",
+                "on_connect_commands",
+                "wanted_state",
+              ]}
+            />
+            <div class="actions full">
+              <button class="primary" type="submit" disabled={busy}>
+                {existing ? t("Save") : t("Connect")}
+              </button>
+              {existing && (
+                <button type="button" class="danger" onClick={remove}>
+                  {t("Delete connection")}
+                </button>
+              )}
+            </div>
+          </form>
+        </Panel>
+      </div>
+    </main>
+  );
+}

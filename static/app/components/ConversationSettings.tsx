@@ -1,0 +1,94 @@
+/** A conversation's settings: its topic, and leaving it. */
+import { useState } from "preact/hooks";
+import { t } from "../i18n.ts";
+import { navigate } from "../router.ts";
+import { socket } from "../session.ts";
+import { conversations, key, removeConversation } from "../state.ts";
+import { stripFormatting } from "../irc_format.ts";
+import { Panel } from "./Field.tsx";
+import { TopBar } from "./ChatView.tsx";
+
+/** The settings of conversation `conv` on connection `cid`. */
+export function ConversationSettings(p: { cid: string; conv: string }) {
+  const c = conversations.value[key(p.cid, p.conv)];
+  const [topic, setTopic] = useState(stripFormatting(c?.topic ?? ""));
+  const [message, setMessage] = useState("");
+  const isChannel = /^[#&!+]/.test(p.conv);
+  const send = async (line: string) => {
+    const a = await socket.request({
+      method: "send",
+      connection_id: p.cid,
+      conversation_id: p.conv,
+      message: line,
+    });
+    setMessage(
+      a.errors ? a.errors.map((e: { message: string }) => e.message).join(" ") : t("Done."),
+    );
+    return !a.errors;
+  };
+  const back = `/chat/${encodeURIComponent(p.cid)}/${encodeURIComponent(p.conv)}`;
+  return (
+    <main class="page">
+      <TopBar title={c?.name ?? p.conv} subtitle={p.cid} />
+      <div class="page-body">
+        {isChannel && (
+          <Panel title={t("Topic")}>
+            <form
+              onSubmit={async (e) => {
+                e.preventDefault();
+                await send(`/topic ${topic}`);
+              }}
+            >
+              <div class="field">
+                <label for="f-topic">{t("Topic")}</label>
+                <textarea
+                  id="f-topic"
+                  rows={2}
+                  value={topic}
+                  onInput={(e) => setTopic((e.currentTarget as HTMLTextAreaElement).value)}
+                />
+              </div>
+              <div class="actions">
+                <button class="primary" type="submit">{t("Set topic")}</button>
+              </div>
+            </form>
+          </Panel>
+        )}
+        <Panel title={isChannel ? t("Leave the channel") : t("Close the conversation")}>
+          <p class="muted">
+            {isChannel
+              ? t(
+                "You stop receiving its messages and it is not rejoined. Its history stays searchable.",
+              )
+              : t("The conversation disappears from the sidebar.")}
+          </p>
+          <div class="actions">
+            <button
+              type="button"
+              class="danger"
+              onClick={async () => {
+                if (await send("/part")) {
+                  removeConversation(p.cid, p.conv);
+                  navigate("/chat");
+                }
+              }}
+            >
+              {isChannel ? t("Leave") : t("Close")}
+            </button>
+            <a
+              class="button"
+              href={back}
+              onClick={(e) => {
+                e.preventDefault();
+                navigate(back);
+              }}
+            >
+              {t("Back")}
+            </a>
+          </div>
+        </Panel>
+        {message && <p class="saved" role="status">{message}</p>}
+      </div>
+    </main>
+  );
+}

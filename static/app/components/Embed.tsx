@@ -1,0 +1,76 @@
+/** A link preview from `/api/embed`: an inline image or a small card. */
+import { useEffect, useState } from "preact/hooks";
+import { api, query } from "../api.ts";
+import { isReservedHost } from "../util.ts";
+
+interface EmbedInfo {
+  type?: string;
+  title?: string;
+  description?: string;
+  url?: string;
+  provider_name?: string;
+  thumbnail_url?: string;
+}
+
+const cache = new Map<string, Promise<EmbedInfo | null>>();
+const IMAGE = /\.(png|jpe?g|gif|webp|avif)(\?.*)?$/i;
+
+/** Whether previews are shown (the account setting "Show link previews"). */
+export function embedsEnabled(): boolean {
+  return localStorage.getItem("parley.embeds") !== "off";
+}
+
+function lookup(url: string): Promise<EmbedInfo | null> {
+  let p = cache.get(url);
+  if (!p) {
+    p = api<EmbedInfo>("GET", "/embed" + query({ url })).catch(() => null);
+    cache.set(url, p);
+  }
+  return p;
+}
+
+/** The preview of `url`, or nothing when the server has none. */
+export function Embed(p: { url: string; onLoad?: () => void }) {
+  const [info, setInfo] = useState<EmbedInfo | null>(null);
+  const sameOrigin = p.url.startsWith(location.origin + "/");
+  // Our own uploads are shown directly: the embed service refuses this server's address anyway.
+  const sameOriginImage = sameOrigin &&
+    (IMAGE.test(p.url) || new URL(p.url).pathname.startsWith("/api/files/"));
+  const [broken, setBroken] = useState(false);
+  useEffect(() => {
+    if (sameOrigin || isReservedHost(p.url)) return;
+    let live = true;
+    lookup(p.url).then((i) => live && setInfo(i));
+    return () => {
+      live = false;
+    };
+  }, [p.url]);
+  if (broken) return null;
+  if (sameOriginImage || (info?.type === "photo" && info.url)) {
+    const src = sameOriginImage ? p.url : info!.url!;
+    return (
+      <a class="embed image" href={p.url} target="_blank" rel="noopener noreferrer">
+        <img
+          src={src}
+          alt={info?.title ?? ""}
+          loading="lazy"
+          onLoad={p.onLoad}
+          onError={() => setBroken(true)}
+        />
+      </a>
+    );
+  }
+  if (!info || (!info.title && !info.description)) return null;
+  return (
+    <a class="embed card" href={p.url} target="_blank" rel="noopener noreferrer nofollow">
+      {info.thumbnail_url && (
+        <img src={info.thumbnail_url} alt="" loading="lazy" onLoad={p.onLoad} />
+      )}
+      <span class="embed-text">
+        {info.provider_name && <span class="provider">{info.provider_name}</span>}
+        {info.title && <strong>{info.title}</strong>}
+        {info.description && <span class="desc">{info.description}</span>}
+      </span>
+    </a>
+  );
+}

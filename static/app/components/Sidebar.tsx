@@ -1,0 +1,132 @@
+/** The sidebar: connections with their state, their conversations with unread and mention badges. */
+import { t } from "../i18n.ts";
+import { chatPath, linkClick, route } from "../router.ts";
+import { drawerOpen, isAdmin, key, mentions, sidebar, socketState, user } from "../state.ts";
+import { logout } from "../session.ts";
+import { Logo } from "./Logo.tsx";
+import { Icon } from "./Icon.tsx";
+
+function NavLink(p: { href: string; label: string; badge?: number; icon?: string }) {
+  const current = route.value.split("?")[0] === p.href;
+  return (
+    <a
+      href={p.href}
+      class={"nav-link" + (current ? " current" : "")}
+      aria-current={current ? "page" : undefined}
+      onClick={(e) => {
+        drawerOpen.value = false;
+        linkClick(e);
+      }}
+    >
+      {p.icon && <Icon name={p.icon} />}
+      <span class="label">{p.label}</span>
+      {p.badge ? <span class="badge mention">{p.badge}</span> : null}
+    </a>
+  );
+}
+
+/** The sidebar (a drawer on narrow screens). */
+export function Sidebar() {
+  const here = decodeURIComponent(route.value.split("?")[0]);
+  return (
+    <nav class={"sidebar" + (drawerOpen.value ? " open" : "")} aria-label={t("Conversations")}>
+      <div class="sidebar-head">
+        <Logo />
+        <span
+          class={"socket " + socketState.value}
+          role="status"
+          title={socketState.value === "open" ? t("Live") : t("Reconnecting…")}
+        >
+          {socketState.value === "open" ? t("Live") : t("Reconnecting…")}
+        </span>
+      </div>
+      <div class="sidebar-scroll">
+        <NavLink
+          href="/chat/notifications"
+          icon="bell"
+          label={t("Notifications")}
+          badge={user.value?.unread}
+        />
+        <NavLink href="/chat/search" icon="search" label={t("Search")} />
+        {sidebar.value.map(({ connection: c, conversations }) => (
+          <section class="conn" key={c.connection_id}>
+            <h2>
+              <a
+                href={chatPath(c.connection_id, "")}
+                onClick={(e) => {
+                  drawerOpen.value = false;
+                  linkClick(e);
+                }}
+                aria-current={here === `/chat/${c.connection_id}` ? "page" : undefined}
+                class={here === `/chat/${c.connection_id}` ? "current" : ""}
+              >
+                <span class={"dot " + (c.state ?? "disconnected")} aria-hidden="true" />
+                <span class="label">{c.name || c.connection_id}</span>
+              </a>
+              {/* A healthy connection needs no words: the green dot says it. */}
+              <span class={"state" + (c.state === "connected" ? " visually-hidden" : "")}>
+                {t(c.state ?? "disconnected")}
+              </span>
+              <a
+                class="icon-button"
+                href={`/settings/connection/${encodeURIComponent(c.connection_id)}`}
+                onClick={(e) => {
+                  drawerOpen.value = false;
+                  linkClick(e);
+                }}
+                aria-label={t("Edit connection {name}", { name: c.connection_id })}
+                title={t("Edit connection")}
+              >
+                <Icon name="gear" size={16} />
+              </a>
+            </h2>
+            <ul>
+              {conversations.map((conv) => {
+                const path = chatPath(conv.connection_id, conv.conversation_id);
+                const current = here === decodeURIComponent(path);
+                const m = mentions.value[key(conv.connection_id, conv.conversation_id)] ?? 0;
+                return (
+                  <li key={conv.conversation_id}>
+                    <a
+                      href={path}
+                      class={"conv" + (current ? " current" : "") + (conv.unread ? " unread" : "")}
+                      aria-current={current ? "page" : undefined}
+                      onClick={(e) => {
+                        drawerOpen.value = false;
+                        linkClick(e);
+                      }}
+                    >
+                      <span class="label">{conv.name}</span>
+                      {m > 0 && (
+                        <span class="badge mention" aria-label={t("{n} mentions", { n: m })}>
+                          @{m}
+                        </span>
+                      )}
+                      {conv.unread > 0 && (
+                        <span class="badge" aria-label={t("{n} unread", { n: conv.unread })}>
+                          {conv.unread > 999 ? "999+" : conv.unread}
+                        </span>
+                      )}
+                    </a>
+                  </li>
+                );
+              })}
+            </ul>
+          </section>
+        ))}
+        <NavLink href="/settings/connection/add" icon="plus" label={t("Add connection")} />
+      </div>
+      <div class="sidebar-foot">
+        <NavLink href="/settings/account" icon="user" label={t("Account")} />
+        <NavLink href="/settings/files" icon="files" label={t("Files")} />
+        {isAdmin.value && (
+          <NavLink href="/settings/server" icon="shield" label={t("Administration")} />
+        )}
+        <button type="button" class="nav-link" onClick={() => logout()}>
+          <Icon name="logout" />
+          <span class="label">{t("Log out")}</span>
+        </button>
+      </div>
+    </nav>
+  );
+}

@@ -1,0 +1,40 @@
+/** Client-side routing: the path is a signal; links and code call navigate(). */
+import { signal } from "@preact/signals";
+
+/** The current path plus query string. */
+export const route = signal(
+  globalThis.location ? location.pathname + location.search : "/",
+);
+
+/** Goes to `path` (adding a history entry unless `replace`). */
+export function navigate(path: string, replace = false): void {
+  if (path === route.value) return;
+  if (replace) history.replaceState(null, "", path);
+  else history.pushState(null, "", path);
+  route.value = path;
+}
+
+globalThis.addEventListener?.("popstate", () => {
+  route.value = location.pathname + location.search;
+});
+
+/** The path of a conversation's screen; the server conversation is `/chat/<cid>`. */
+export function chatPath(cid: string, conv: string, around?: string): string {
+  const base = `/chat/${encodeURIComponent(cid)}` + (conv ? `/${encodeURIComponent(conv)}` : "");
+  return around ? `${base}?around=${encodeURIComponent(around)}` : base;
+}
+
+/** Splits the current route into path segments (decoded) and query parameters. */
+export function parseRoute(r: string): { parts: string[]; params: URLSearchParams } {
+  const [path, q = ""] = r.split("?", 2);
+  const parts = path.split("/").filter(Boolean).map((p) => decodeURIComponent(p));
+  return { parts, params: new URLSearchParams(q) };
+}
+
+/** A click handler for in-app links that keeps ctrl/middle clicks working. */
+export function linkClick(e: MouseEvent): void {
+  const a = e.currentTarget as HTMLAnchorElement;
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
+  e.preventDefault();
+  navigate(a.getAttribute("href")!);
+}

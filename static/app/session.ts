@@ -1,0 +1,296 @@
+/** Logging in and out, loading the user, and applying the socket's events to the state. */
+import { api, setUnauthorizedHandler } from "./api.ts";
+import { EventSocket, type Frame } from "./socket.ts";
+import {
+  addNick,
+  applyUser,
+  connections,
+  conversations,
+  key,
+  mentions,
+  myNick,
+  patchConnection,
+  patchConversation,
+  pendingJoin,
+  removeConversation,
+  user,
+} from "./state.ts";
+import {
+  appendLive,
+  closeConversation,
+  isOpen,
+  loadNewer,
+  markRead,
+  messages,
+  openConv,
+} from "./view.ts";
+import { navigate, route } from "./router.ts";
+import { chooseLanguage, language, t } from "./i18n.ts";
+import { stripFormatting } from "./irc_format.ts";
+import type { Message, User } from "./types.ts";
+
+/** The one socket of this tab. */
+export const socket = new EventSocket(onEvent, onOpen, () => expire());
+
+/** Checks the session at start; shows the login screen without one. */
+export async function boot(): Promise<void> {
+  setUnauthorizedHandler(expire);
+  try {
+    const u = await api<User>("GET", "/user?connections=true&conversations=true");
+    await loggedIn(u);
+  } catch {
+    user.value = null;
+  }
+}
+
+/** Called after login or registration, or at start with a session. */
+export async function loggedIn(u: User): Promise<void> {
+  applyUser(u);
+  if (!u.connections) {
+    applyUser(await api<User>("GET", "/user?connections=true&conversations=true"));
+  }
+  const saved = localStorage.getItem("parley.language");
+  if (saved && saved !== language.value) await chooseLanguage(saved);
+  socket.start();
+  void loadMentions();
+}
+
+/** Counts unread mentions per conversation from the newest `user.unread` notifications. */
+async function loadMentions(): Promise<void> {
+  const unread = user.value?.unread ?? 0;
+  if (!unread) return;
+  try {
+    const res = await api<{ messages: Message[] }>("GET", "/notifications");
+    const counts: Record<string, number> = {};
+    for (const n of res.messages.slice(0, unread)) {
+      if (n.connection_id === undefined || n.conversation_id === undefined) continue;
+      const k = key(n.connection_id, n.conversation_id);
+      const conv = conversations.value[k];
+      if (conv && conv.unread > 0) counts[k] = (counts[k] ?? 0) + 1;
+    }
+    mentions.value = counts;
+  } catch {
+    // Notifications are optional decoration of the sidebar.
+  }
+}
+
+/** Forgets the session (after logout, a 401 or a refused socket) and shows the login screen. */
+export function expire(): void {
+  socket.stop();
+  closeConversation();
+  user.value = null;
+  connections.value = {};
+  conversations.value = {};
+  mentions.value = {};
+  if (!/^\/(login|register)/.test(route.value)) navigate("/login", true);
+}
+
+/** Logs out on the server (with the csrf token) and locally. */
+export async function logout(): Promise<void> {
+  const csrf = user.value?.csrf ??
+    (await api<User>("GET", "/user").catch(() => ({ csrf: "" } as User))).csrf ?? "";
+  await fetch(`/api/user/logout?csrf=${encodeURIComponent(csrf)}`, { redirect: "manual" })
+    .catch(() => {});
+  expire();
+}
+
+async function onOpen(reconnect: boolean): Promise<void> {
+  const answer = await socket.request({ method: "load" });
+  if (answer.user) applyUser(answer.user);
+  // Events are not replayed: fetch what the open conversation missed while disconnected.
+  if (reconnect && openConv.value) await loadNewer().catch(() => {});
+}
+
+function eventLine(cid: string, conv: string, text: string, event: string): void {
+  if (!isOpen(cid, conv)) return;
+  const last = messages.value[messages.value.length - 1];
+  const ts = last && last.ts > new Date().toISOString() ? last.ts : new Date().toISOString();
+  appendLive({ from: "", message: text, ts, event });
+}
+
+/** Shows a desktop notification for a mention when the tab is hidden and the user allows it. */
+function desktopNotify(f: Frame): void {
+  if (localStorage.getItem("parley.notify") !== "on") return;
+  if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
+  if (document.visibilityState === "visible" && isOpen(f.connection_id, f.conversation_id)) return;
+  const n = new Notification(f.conversation_id ? `${f.from} (${f.conversation_id})` : f.from, {
+    body: stripFormatting(f.message ?? ""),
+    tag: `${f.connection_id}/${f.conversation_id}`,
+  });
+  n.onclick = () => {
+    focus();
+    navigate(
+      `/chat/${encodeURIComponent(f.connection_id)}/${encodeURIComponent(f.conversation_id)}`,
+    );
+  };
+}
+
+/** Applies one pushed event. */
+function onEvent(f: Frame): void {
+  const cid = f.connection_id as string;
+  const conv = f.conversation_id as string;
+  switch (f.event) {
+    case "message": {
+      addNick(cid, conv, f.from);
+      if (!conversations.value[key(cid, conv)] && conv !== "") {
+        patchConversation(cid, conv, { name: conv, unread: 0 });
+      }
+      if (isOpen(cid, conv)) {
+        appendLive({
+          from: f.from,
+          message: f.message,
+          ts: f.ts,
+          type: f.type,
+          highlight: f.highlight,
+        });
+        // Someone else's message counts as unread on the server until the user has seen it.
+        if (document.visibilityState === "visible" && f.from !== myNick(cid)) {
+          void markRead(cid, conv, true);
+        }
+      }
+      break;
+    }
+    case "unread":
+      if (conv === null || conv === undefined) {
+        for (const c of Object.values(conversations.value)) {
+          if (c.connection_id === cid) patchConversation(cid, c.conversation_id, { unread: 0 });
+        }
+      } else if (conversations.value[key(cid, conv)]) {
+        const visible = isOpen(cid, conv) && document.visibilityState === "visible";
+        patchConversation(cid, conv, { unread: visible ? 0 : f.unread });
+        if (visible && f.unread > 0) void markRead(cid, conv, true);
+      }
+      break;
+    case "notification": {
+      const visible = isOpen(cid, conv) && document.visibilityState === "visible";
+      if (!visible) {
+        const k = key(cid, conv);
+        mentions.value = { ...mentions.value, [k]: (mentions.value[k] ?? 0) + 1 };
+        if (user.value) user.value = { ...user.value, unread: user.value.unread + 1 };
+      }
+      desktopNotify(f);
+      break;
+    }
+    case "state":
+      onState(f, cid, conv);
+      break;
+  }
+}
+
+function onState(f: Frame, cid: string, conv: string): void {
+  switch (f.type) {
+    case "connection":
+      patchConnection(cid, { state: f.state, info: f.info ?? connections.value[cid]?.info });
+      eventLine(cid, "", t("Connection state: {state}", { state: t(f.state) }), "state");
+      break;
+    case "conversation":
+      patchConversation(cid, conv, {
+        name: f.name ?? conv,
+        topic: f.topic,
+        unread: f.unread ?? conversations.value[key(cid, conv)]?.unread ?? 0,
+      });
+      if (pendingJoin.cid === cid && pendingJoin.conv === conv) {
+        pendingJoin.cid = "";
+        navigate(`/chat/${encodeURIComponent(cid)}/${encodeURIComponent(conv)}`);
+      }
+      break;
+    case "join":
+      addNick(cid, conv, f.nick);
+      eventLine(cid, conv, t("{nick} joined", { nick: f.nick }), "join");
+      break;
+    case "part":
+      if (f.nick === myNick(cid) && !/^[#&!+]/.test(conv)) {
+        removeConversation(cid, conv);
+        if (isOpen(cid, conv)) navigate("/chat", true);
+        break;
+      }
+      eventLine(
+        cid,
+        conv,
+        t("{nick} left", { nick: f.nick }) + (f.message ? ` (${f.message})` : ""),
+        "part",
+      );
+      break;
+    case "kick":
+      eventLine(
+        cid,
+        conv,
+        t("{nick} was kicked by {by}", { nick: f.nick, by: f.by }) +
+          (f.message ? ` (${f.message})` : ""),
+        "part",
+      );
+      break;
+    case "quit": {
+      const o = openConv.value;
+      if (o && o.cid === cid) {
+        eventLine(
+          cid,
+          o.conv,
+          t("{nick} quit", { nick: f.nick }) +
+            (f.message ? ` (${f.message})` : ""),
+          "part",
+        );
+      }
+      break;
+    }
+    case "nick_change": {
+      const o = openConv.value;
+      if (o && o.cid === cid) {
+        addNick(cid, o.conv, f.new_nick);
+        eventLine(
+          cid,
+          o.conv,
+          t("{old} is now known as {new}", {
+            old: f.old_nick,
+            new: f.new_nick,
+          }),
+          "nick",
+        );
+      }
+      const c = connections.value[cid];
+      if (c && myNick(cid) === f.old_nick) {
+        patchConnection(cid, { info: { ...(c.info ?? {}), nick: f.new_nick } });
+      }
+      break;
+    }
+    case "rename": {
+      const old = conversations.value[key(cid, f.old_conversation_id)];
+      removeConversation(cid, f.old_conversation_id);
+      patchConversation(cid, conv, { ...(old ?? {}), conversation_id: conv, name: f.name ?? conv });
+      break;
+    }
+    case "topic":
+      patchConversation(cid, conv, { topic: f.topic });
+      if (f.nick) {
+        eventLine(
+          cid,
+          conv,
+          t("{nick} changed the topic to: {topic}", {
+            nick: f.nick,
+            topic: f.topic,
+          }),
+          "topic",
+        );
+      }
+      break;
+    case "mode":
+      if (conv) {
+        eventLine(
+          cid,
+          conv,
+          t("{nick} sets mode {mode}", {
+            nick: f.nick ?? "",
+            mode: f.mode,
+          }),
+          "mode",
+        );
+      }
+      break;
+    case "error":
+      eventLine(cid, conv ?? "", f.message ?? f.error, "error");
+      if (openConv.value?.cid === cid && openConv.value.conv !== (conv ?? "")) {
+        eventLine(cid, openConv.value.conv, f.message ?? f.error, "error");
+      }
+      break;
+  }
+}

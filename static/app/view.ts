@@ -1,0 +1,163 @@
+/** The open conversation: its messages, paging older history, live appends and catching up. */
+import { signal } from "@preact/signals";
+import { api, query, seg } from "./api.ts";
+import { addNick, conversations, key, mentions, patchConversation } from "./state.ts";
+import type { Message, MessagePage } from "./types.ts";
+
+/** Which conversation is open. */
+export const openConv = signal<{ cid: string; conv: string } | null>(null);
+/** Its messages, oldest first. */
+export const messages = signal<Message[]>([]);
+/** Cursor for older messages, or undefined when the start is reached. */
+export const olderCursor = signal<string | undefined>(undefined);
+/** Cursor for newer messages when viewing the past (`around`); undefined at the live end. */
+export const newerCursor = signal<string | undefined>(undefined);
+/** The timestamp before which messages were read when the conversation was opened. */
+export const readMarker = signal<string | undefined>(undefined);
+/** The message to highlight after a jump. */
+export const focusTs = signal<string | undefined>(undefined);
+/** True while a page loads. */
+export const loading = signal(false);
+/** An error loading history, shown in the view. */
+export const loadError = signal("");
+
+const PAGE = 60;
+let generation = 0;
+
+// The server's own messages (conversation "") are the connection's messages.
+const path = (cid: string, conv: string) =>
+  conv === ""
+    ? `/connection/${seg(cid)}/messages`
+    : `/connection/${seg(cid)}/conversation/${seg(conv)}/messages`;
+
+/** Whether `cid`/`conv` is the open conversation. */
+export function isOpen(cid: string, conv: string): boolean {
+  const o = openConv.value;
+  return !!o && o.cid === cid && o.conv === conv;
+}
+
+/** Opens a conversation at its end, or around a timestamp (a jump from search/notifications). */
+export async function openConversation(cid: string, conv: string, around?: string) {
+  const gen = ++generation;
+  openConv.value = { cid, conv };
+  messages.value = [];
+  olderCursor.value = undefined;
+  newerCursor.value = undefined;
+  focusTs.value = around;
+  loadError.value = "";
+  loading.value = true;
+  // A mention counts even if its "unread" event has not arrived yet.
+  const unread = Math.max(
+    conversations.value[key(cid, conv)]?.unread ?? 0,
+    mentions.value[key(cid, conv)] ?? 0,
+  );
+  try {
+    const page = await api<MessagePage>(
+      "GET",
+      path(cid, conv) + query({ limit: PAGE, around }),
+    );
+    if (gen !== generation) return;
+    for (const m of page.messages) addNick(cid, conv, m.from);
+    // Keep what arrived live while the page loaded (events, and messages the page lacks).
+    const inPage = new Set(page.messages.map((m) => m.ts));
+    const live = around ? [] : messages.value.filter((m) => m.event || !inPage.has(m.ts));
+    messages.value = [...page.messages, ...live];
+    olderCursor.value = page.before;
+    newerCursor.value = around ? page.after : undefined;
+    // The marker goes before the first unread message from someone else.
+    const own = page.messages;
+    readMarker.value = unread > 0 && !around
+      ? own[Math.max(0, own.length - unread)]?.ts
+      : undefined;
+  } catch (e) {
+    if (gen === generation) loadError.value = (e as Error).message;
+  } finally {
+    if (gen === generation) loading.value = false;
+  }
+  if (gen === generation) await markRead(cid, conv);
+}
+
+/** Loads the page before the oldest shown message; returns how many were added. */
+export async function loadOlder(): Promise<number> {
+  const o = openConv.value;
+  if (!o || loading.value || !olderCursor.value) return 0;
+  const gen = generation;
+  loading.value = true;
+  try {
+    const page = await api<MessagePage>(
+      "GET",
+      path(o.cid, o.conv) + query({ limit: PAGE, before: olderCursor.value }),
+    );
+    if (gen !== generation) return 0;
+    messages.value = [...page.messages, ...messages.value];
+    olderCursor.value = page.before;
+    return page.messages.length;
+  } catch (e) {
+    loadError.value = (e as Error).message;
+    return 0;
+  } finally {
+    if (gen === generation) loading.value = false;
+  }
+}
+
+/** Loads newer pages until the live end (after a jump, or after the socket reconnects). */
+export async function loadNewer(): Promise<void> {
+  const o = openConv.value;
+  if (!o) return;
+  const gen = generation;
+  const last = [...messages.value].reverse().find((m) => !m.event)?.ts;
+  if (!last) {
+    await openConversation(o.cid, o.conv);
+    return;
+  }
+  let after: string | undefined = last;
+  while (after && gen === generation) {
+    const page: MessagePage = await api<MessagePage>(
+      "GET",
+      path(o.cid, o.conv) + query({ limit: 200, after }),
+    );
+    if (gen !== generation) return;
+    const seen = new Set(messages.value.map((m) => m.ts));
+    messages.value = [...messages.value, ...page.messages.filter((m) => !seen.has(m.ts))];
+    after = page.after;
+  }
+  newerCursor.value = undefined;
+}
+
+/** Appends a live message or event line to the open conversation (unless viewing the past). */
+export function appendLive(m: Message): void {
+  if (newerCursor.value) return; // a jump shows the past; the live end is loaded on demand
+  const list = messages.value;
+  if (!m.event && list.some((x) => x.ts === m.ts && x.from === m.from && !x.event)) return;
+  messages.value = [...list, m];
+}
+
+let readTimer: ReturnType<typeof setTimeout> | undefined;
+/** Marks the conversation read (debounced), clearing its unread count and mentions; `force`
+ * tells the server even when the count shown is already 0 (a live message the user saw). */
+export function markRead(cid: string, conv: string, force = false): Promise<void> {
+  clearTimeout(readTimer);
+  return new Promise((resolve) => {
+    readTimer = setTimeout(async () => {
+      const k = key(cid, conv);
+      const c = conversations.value[k];
+      if (conv !== "" && (force || c?.unread || mentions.value[k])) {
+        patchConversation(cid, conv, { unread: 0 });
+        if (mentions.value[k]) {
+          const next = { ...mentions.value };
+          delete next[k];
+          mentions.value = next;
+        }
+        await api("POST", `/connection/${seg(cid)}/conversation/${seg(conv)}/read`).catch(() => {});
+      }
+      resolve();
+    }, 150);
+  });
+}
+
+/** Forgets the open conversation (when leaving the chat screen). */
+export function closeConversation(): void {
+  generation++;
+  openConv.value = null;
+  messages.value = [];
+}

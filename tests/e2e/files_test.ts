@@ -1,0 +1,126 @@
+/** Files in the web client: upload by button, paste and drop, inline previews, list and delete. */
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { startServer } from "../support/server.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { RawIrcClient } from "../support/irc_client.ts";
+import { Buffer } from "node:buffer";
+import { launchBrowser, newPage, screenshot } from "../support/browser.ts";
+
+// A 2x2 red PNG.
+const PNG = Uint8Array.from(
+  atob(
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==",
+  ),
+  (c) => c.charCodeAt(0),
+);
+
+Deno.test("web client files: upload, paste, drop, preview, list, delete", async (t) => {
+  const irc = await startIrcServer();
+  const server = await startServer();
+  const browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const { page, errors } = await newPage(context);
+  let bob: RawIrcClient | undefined;
+  try {
+    await t.step("set up: a user in a channel with a raw IRC client", async () => {
+      await page.goto(server.url + "/register");
+      await page.getByLabel("Email").fill("dora@example.com");
+      await page.getByLabel("Password", { exact: true }).fill("dora's long password");
+      await page.getByRole("button", { name: "Create account" }).click();
+      await page.waitForURL("**/settings/connection/add");
+      await page.getByLabel("Host").fill("127.0.0.1");
+      await page.getByLabel("Port").fill(String(irc.port));
+      await page.getByLabel("Use TLS").uncheck();
+      await page.getByLabel("Nick").fill("dora");
+      await page.getByLabel("Channel to join").fill("#files");
+      await page.getByRole("button", { name: "Connect" }).click();
+      await page.getByRole("link", { name: "#files" }).click();
+      bob = await RawIrcClient.connect(irc.port, "bob");
+      await bob.join("#files");
+      await page.getByText("bob joined").waitFor();
+    });
+
+    await t.step("the upload button puts the file's link into the message box", async () => {
+      await page.locator(".composer input[type=file]").setInputFiles({
+        name: "red.png",
+        mimeType: "image/png",
+        buffer: Buffer.from(PNG),
+      });
+      const box = page.getByLabel("Message", { exact: true });
+      await page.waitForFunction(() =>
+        (document.querySelector("#composer-input") as HTMLTextAreaElement).value.includes("/")
+      );
+      const url = (await box.inputValue()).trim();
+      assert(/^https?:\/\//.test(url), `an absolute link: ${url}`);
+      await box.press("Enter");
+      const line = await bob!.waitFor((l) => l.command === "PRIVMSG" && l.params[1].includes(url));
+      assertStringIncludes(line.params[1], url);
+      const img = page.locator(".line .embed.image img").last();
+      await img.waitFor();
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll(".embed.image img")].some((i) =>
+          (i as HTMLImageElement).naturalWidth === 2
+        )
+      );
+      await screenshot(page, "chat-image");
+    });
+
+    await t.step("pasting an image and dropping a file upload them too", async () => {
+      const box = page.getByLabel("Message", { exact: true });
+      await box.fill("");
+      await page.evaluate((bytes) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([new Uint8Array(bytes)], "pasted.png", { type: "image/png" }));
+        const ev = new ClipboardEvent("paste", {
+          clipboardData: dt,
+          bubbles: true,
+          cancelable: true,
+        });
+        document.querySelector("#composer-input")!.dispatchEvent(ev);
+      }, [...PNG]);
+      await page.waitForFunction(() =>
+        (document.querySelector("#composer-input") as HTMLTextAreaElement).value.includes("http")
+      );
+      await box.fill("");
+      await page.evaluate(() => {
+        const dt = new DataTransfer();
+        dt.items.add(new File(["hello"], "notes.txt", { type: "text/plain" }));
+        const ev = new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true });
+        document.querySelector(".composer")!.dispatchEvent(ev);
+      });
+      await page.waitForFunction(() =>
+        (document.querySelector("#composer-input") as HTMLTextAreaElement).value.includes("http")
+      );
+      await box.fill("");
+    });
+
+    await t.step("the files screen lists the uploads, opens and deletes them", async () => {
+      await page.getByRole("link", { name: "Files", exact: true }).click();
+      await page.waitForURL("**/settings/files");
+      await page.locator(".file-list li", { hasText: "red.png" }).waitFor();
+      await page.locator(".file-list li", { hasText: "notes.txt" }).waitFor();
+      assertEquals(await page.locator(".file-list li").count(), 3);
+      await screenshot(page, "files");
+      const href = await page.locator(".file-list li", { hasText: "notes.txt" }).locator("a")
+        .getAttribute("href");
+      const res = await fetch(server.url + href);
+      assertEquals(await res.text(), "hello");
+      page.once("dialog", (d) => d.accept());
+      await page.getByRole("button", { name: "Delete notes.txt" }).click();
+      await page.locator(".file-list li", { hasText: "notes.txt" }).waitFor({ state: "detached" });
+      await page.reload();
+      await page.locator(".file-list li", { hasText: "red.png" }).waitFor();
+      assertEquals(await page.locator(".file-list li", { hasText: "notes.txt" }).count(), 0);
+    });
+
+    await t.step("no errors in the browser console", () => {
+      assertEquals(errors, []);
+    });
+  } finally {
+    await bob?.close();
+    await context.close();
+    await browser.close();
+    await server.close();
+    await irc.close();
+  }
+});
