@@ -77,6 +77,7 @@ async function daemon(args: string[]): Promise<void> {
     stopping = true;
     log.info("stopping", { signal });
     clearInterval(purge);
+    bus.broadcast({ event: "shutdown" });
     controller.abort();
     await server.finished;
     await irc.stop();

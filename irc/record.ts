@@ -9,6 +9,7 @@ import type { ConversationRecord } from "../store/conversations.ts";
 import type { MessageType } from "../store/message_types.ts";
 import type { IrcConnection } from "./connection.ts";
 import { isHighlight } from "./highlight.ts";
+import { isChannel } from "./casefold.ts";
 
 /** What recording needs. */
 export interface RecordDeps {
@@ -27,6 +28,14 @@ export interface SeenMessage {
   ts?: number;
   /** Sent by the user (no unread, no highlight). */
   own?: boolean;
+}
+
+/**
+ * Whether a conversation appears in listings: not the server's own, and not a channel the user
+ * has left (its history stays searchable, and joining again brings it back).
+ */
+export function isListed(c: ConversationRecord): boolean {
+  return c.conversationId !== "" && (c.joined || !isChannel(c.conversationId));
 }
 
 /** The Conversation resource. */

@@ -36,6 +36,11 @@ export class EventBus {
     }
   }
 
+  /** Delivers an event to every listener of every user (server shutdown). */
+  broadcast(ev: BusEvent): void {
+    for (const userId of [...this.#listeners.keys()]) this.publish(userId, ev);
+  }
+
   /** How many listeners a user has (open sockets). */
   listenerCount(userId: number): number {
     return this.#listeners.get(userId)?.size ?? 0;

@@ -5,7 +5,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { jsonBody } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
-import { conversationJson } from "../irc/record.ts";
+import { conversationJson, isListed } from "../irc/record.ts";
 import { ircLower } from "../irc/casefold.ts";
 
 // The conversation_id may be empty (the server's conversation): `/conversation//read`.
@@ -32,7 +32,7 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
     const all = await store.conversations.listForUser(currentUser(c).id);
     // The server's own conversation ("") is reached through connectionMessages, not listed.
     return c.json({
-      conversations: all.filter((v) => v.conversationId !== "").map(conversationJson),
+      conversations: all.filter(isListed).map(conversationJson),
     });
   });
 

@@ -15,6 +15,8 @@ import { userJson } from "./user_json.ts";
 
 /** Close code for a refused socket (policy violation). */
 export const POLICY_VIOLATION = 1008;
+/** Close code when the server shuts down. */
+export const GOING_AWAY = 1001;
 
 interface Request {
   id?: unknown;
@@ -127,7 +129,11 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
             return;
           }
           send(ws, { event: "handshake", uid: String(user.id) });
-          unsubscribe = deps.bus.subscribe(user.id, (ev) => send(ws, ev));
+          unsubscribe = deps.bus.subscribe(user.id, (ev) => {
+            send(ws, ev);
+            // A clean "going away" close, so that clients reconnect quietly after a restart.
+            if (ev.event === "shutdown") ws.close(GOING_AWAY, "Parley is shutting down.");
+          });
           checker = setInterval(() => void endIfGone(ws).catch(() => {}), TIMING.sessionCheck);
         },
         async onMessage(ev, ws) {

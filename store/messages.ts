@@ -15,6 +15,10 @@ import type {
 } from "./message_types.ts";
 
 const TYPES: MessageType[] = ["privmsg", "notice", "action"];
+/** Quiet time after the last write before the search index is tidied. */
+const MERGE_IDLE_MS = 1000;
+/** Pages of index work per merge step: a few milliseconds, so the event loop stays responsive. */
+const MERGE_PAGES = 64;
 const TYPE_CODE: Record<MessageType, number> = { privmsg: 0, notice: 1, action: 2 };
 
 interface Row {
@@ -57,7 +61,7 @@ const JOIN_WHERE =
   "JOIN conversations c ON c.id = m.conversation JOIN connections k ON k.id = c.connection";
 
 /** The SQLite implementation of MessageStore. */
-export function sqliteMessageStore(db: DatabaseSync): MessageStore {
+export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose(): void } {
   const insert = db.prepare(
     "INSERT INTO messages (conversation, user_id, ts, type, highlight, sender, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
@@ -143,6 +147,38 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore {
     const batch = pending;
     pending = [];
     writeBatch(batch);
+    scheduleMerge();
+  }
+
+  // Index maintenance while idle: ingest leaves many small FTS5 segments (automerge is set high
+  // so that writes stay fast), and every term lookup probes each of them. Once the writer has
+  // been quiet for a moment, merge them in small steps, yielding between steps.
+  const merge = db.prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('merge', ?)");
+  const totalChanges = db.prepare("SELECT total_changes() AS n");
+  let mergeTimer: ReturnType<typeof setTimeout> | undefined;
+  const settledWaiters: (() => void)[] = [];
+  function scheduleMerge(delay = MERGE_IDLE_MS) {
+    if (mergeTimer !== undefined) clearTimeout(mergeTimer);
+    mergeTimer = setTimeout(mergeStep, delay);
+    // Tidying alone must not keep a process alive, unless someone waits for it.
+    if (!settledWaiters.length) Deno.unrefTimer(mergeTimer as unknown as number);
+  }
+  function mergeStep() {
+    mergeTimer = undefined;
+    if (pending.length) return scheduleMerge();
+    const before = (totalChanges.get() as { n: number }).n;
+    try {
+      merge.run(MERGE_PAGES);
+    } catch (err) {
+      log.warn("search index merge failed", { error: String(err) });
+      return settle();
+    }
+    // Fewer than two changes means there was nothing left to merge (SQLite's FTS5 docs).
+    if ((totalChanges.get() as { n: number }).n - before >= 2) scheduleMerge(0);
+    else settle();
+  }
+  function settle() {
+    for (const resolve of settledWaiters.splice(0)) resolve();
   }
 
   /** A timestamp no other message of the conversation has. */
@@ -319,6 +355,19 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore {
     flush() {
       flushNow();
       return Promise.resolve();
+    },
+    dispose() {
+      flushNow();
+      if (mergeTimer !== undefined) clearTimeout(mergeTimer);
+      mergeTimer = undefined;
+      settle();
+    },
+    settled() {
+      flushNow();
+      if (mergeTimer === undefined) return Promise.resolve();
+      const done = new Promise<void>((resolve) => settledWaiters.push(resolve));
+      scheduleMerge(0);
+      return done;
     },
     historyOf(conversation, q) {
       flushNow();

@@ -58,10 +58,11 @@ export function sqliteStore(db: DatabaseSync, filesDir?: string): Store {
     // outside world
     files: sqliteFileStore(db, filesDir),
 
-    async close() {
-      await messages.flush(); // the batched writer's last turn
+    close() {
+      messages.dispose(); // the batched writer's last turn; no index tidying after this
       db.exec("PRAGMA optimize");
       db.close();
+      return Promise.resolve();
     },
   };
 }

@@ -287,3 +287,36 @@ Deno.test("history store: match, search and notifications", async (t) => {
     await done(f);
   }
 });
+
+Deno.test("history store: idle time merges the search index without changing results", async () => {
+  const f = await fixture();
+  try {
+    // Sixty separate commits leave sixty small index segments behind.
+    for (let i = 0; i < 60; i++) {
+      for (let j = 0; j < 10; j++) {
+        f.store.messages.append({
+          conversation: f.test,
+          userId: f.userId,
+          from: "alice",
+          type: "privmsg",
+          text: `batch ${i} item ${j} ${j === 0 ? "needle" : "hay"}`,
+        });
+      }
+      await f.store.messages.flush();
+    }
+    const { DatabaseSync } = await import("node:sqlite");
+    const db = new DatabaseSync(`${f.home}/parley.db`);
+    const pages = () =>
+      (db.prepare("SELECT count(*) AS n FROM messages_fts_data").get() as { n: number }).n;
+    const before = pages();
+    const found = async () =>
+      texts(await f.store.messages.search(f.userId, { match: "needle", limit: 200 })).length;
+    assertEquals(await found(), 60);
+    await f.store.messages.settled();
+    assert(pages() < before, `index pages ${pages()} should be fewer than ${before}`);
+    assertEquals(await found(), 60);
+    db.close();
+  } finally {
+    await done(f);
+  }
+});

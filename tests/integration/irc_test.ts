@@ -263,6 +263,21 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       await socket!.waitFor((e) => e.type === "rename" && e.conversation_id === "bob");
     });
 
+    await t.step(
+      "a channel left with /part leaves the list, and /join brings it back",
+      async () => {
+        const send = (message: string) =>
+          user.post(`/api/connection/${id}/conversation/%23test/messages`, { message });
+        assertEquals((await send("/part")).status, 200);
+        await bob.waitFor((l) => l.command === "PART" && l.nick === "alice");
+        assertEquals((await conversations(user))["#test"], undefined);
+        const kept = await user.get(`/api/connection/${id}/conversation/%23test/messages`);
+        assert(kept.body.messages.length > 0, "the history is kept");
+        assertEquals((await send("/join #test")).status, 200);
+        await poll("#test listed again", async () => (await conversations(user))["#test"]);
+      },
+    );
+
     await t.step("the socket refuses anonymous and cross-site clients", async () => {
       const anon = await EventSocket.open({ base: server.url, cookieHeader: "" } as ApiClient);
       const hs = await anon.waitFor((e) => e.event === "handshake");
