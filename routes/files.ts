@@ -1,26 +1,21 @@
 /** Files: upload, list, download (no login: ids are unguessable), delete. */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { join } from "node:path";
 import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
-import { ApiError, badRequest, notFound } from "../http/errors.ts";
+import { badRequest, notFound } from "../http/errors.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
 import { queryLimit } from "../http/schemas.ts";
 import { formatMicros } from "../lib/time.ts";
 import { extension, mediaType, servedInline } from "../lib/media_types.ts";
 import { type FileRecord, FileTooLargeError, fileUrl, UnknownCursorError } from "../store/files.ts";
-
-/** Room for the multipart framing around the file itself. */
-const FORM_OVERHEAD = 64 * 1024;
+import { readUploadForm, tooLarge } from "../files/upload.ts";
 
 const listQuery = z.object({
   after: z.string().max(100).optional(),
   limit: queryLimit(60, 60),
 });
-
-const tooLarge = (max: number) =>
-  new ApiError(413, `The file is larger than the limit of ${max} bytes.`, "/body/file");
 
 /** The upload answer's entry for one file. */
 export function uploadedJson(deps: AppDeps, file: FileRecord) {
@@ -50,56 +45,38 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
   const { files } = deps.store;
   const max = deps.config.maxUploadSize;
 
-  app.post(
-    "/files",
-    requireUser,
-    // Refuses a too large Content-Length at once and counts the bytes of a chunked body.
-    bodyLimit({
-      maxSize: max + FORM_OVERHEAD,
-      onError: () => {
-        throw tooLarge(max);
-      },
-    }),
-    async (c) => {
-      const user = currentUser(c);
-      const type = c.req.header("content-type") ?? "";
-      if (!/^(multipart\/form-data|application\/x-www-form-urlencoded)\b/i.test(type)) {
-        throw badRequest("Send the file as multipart/form-data or urlencoded form data.", "/body");
-      }
-      let form: FormData;
-      try {
-        form = await c.req.raw.formData();
-      } catch (err) {
-        if (err instanceof ApiError) throw err;
-        throw badRequest("The form data could not be read.", "/body");
-      }
-      const field = form.get("file");
-      if (field === null || field === "") throw badRequest("file is required.", "/body/file");
-      const blob = typeof field === "string" ? new Blob([field]) : field;
-      if (blob.size > max) throw tooLarge(max);
-      const name = typeof field === "string" ? "paste.txt" : (field.name || "upload").slice(0, 255);
-      const id = form.get("id");
-      const writeOnly = /^(1|true|on|yes)$/i.test(String(form.get("write_only") ?? ""));
-      try {
-        const saved = await files.save(
-          {
-            userId: user.id,
-            name,
-            type: typeof field === "string" ? "text/plain" : mediaType(field.type, name),
-            writeOnly,
-            replace: typeof id === "string" && id !== "" ? id : undefined,
-          },
-          blob.stream(),
-          max,
-        );
-        return c.json({ files: [uploadedJson(deps, saved)] });
-      } catch (err) {
-        if (err instanceof FileTooLargeError) throw tooLarge(max);
-        if (err instanceof UnknownCursorError) throw notFound("No such file.");
-        throw err;
-      }
-    },
-  );
+  app.post("/files", requireUser, async (c) => {
+    const user = currentUser(c);
+    // Streamed: the limit is counted while the body arrives, never after buffering it whole.
+    const form = await readUploadForm(
+      c.req.raw,
+      join(deps.config.home, "files", String(user.id)),
+      max,
+    );
+    try {
+      const name = form.name.slice(0, 255);
+      const id = form.fields.id;
+      const writeOnly = /^(1|true|on|yes)$/i.test(form.fields.write_only ?? "");
+      const saved = await files.save(
+        {
+          userId: user.id,
+          name,
+          type: form.text ? "text/plain" : mediaType(form.claimedType ?? "", name),
+          writeOnly,
+          replace: id ? id : undefined,
+        },
+        await form.spool.readable(),
+        max,
+      );
+      return c.json({ files: [uploadedJson(deps, saved)] });
+    } catch (err) {
+      if (err instanceof FileTooLargeError) throw tooLarge(max);
+      if (err instanceof UnknownCursorError) throw notFound("No such file.");
+      throw err;
+    } finally {
+      await form.spool.discard();
+    }
+  });
 
   app.get("/files", requireUser, async (c) => {
     const user = currentUser(c);

@@ -185,6 +185,46 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
       assertEquals(after, [...before, exact.body.files[0].id].sort());
     });
 
+    await t.step("a body without Content-Length is counted as it streams", async () => {
+      const before = await diskEntries(server.home, first.uid);
+      const enc = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        start(ctl) {
+          ctl.enqueue(
+            enc.encode(
+              '--B\r\nContent-Disposition: form-data; name="file"; filename="s.bin"\r\n\r\n',
+            ),
+          );
+          for (let sent = 0; sent <= MAX; sent += 500) ctl.enqueue(new Uint8Array(500));
+          ctl.enqueue(enc.encode("\r\n--B--\r\n"));
+          ctl.close();
+        },
+      });
+      const streamed = await fetch(`${server.url}/api/files`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "multipart/form-data; boundary=B", cookie: user.cookieHeader },
+      });
+      assertEquals(streamed.status, 413);
+      assertEquals((await streamed.json()).errors[0].path, "/body/file");
+      const text = await user.post(
+        "/api/files",
+        new URLSearchParams({ file: "z".repeat(MAX + 1) }),
+      );
+      assertEquals(text.status, 413);
+      // Fields after the file are read too: write_only given last still hides the file.
+      const late = new FormData();
+      late.append("file", new File(["late"], "late.txt", { type: "text/plain" }));
+      late.append("write_only", "true");
+      const hidden = await user.post("/api/files", late);
+      assertEquals(hidden.status, 200);
+      const get = await fetch(hidden.body.files[0].url);
+      await get.body?.cancel();
+      assertEquals(get.status, 404);
+      await user.delete(`/api/files/${first.uid}/${hidden.body.files[0].id}`);
+      assertEquals(await diskEntries(server.home, first.uid), before);
+    });
+
     await t.step("delete removes only the caller's own files", async () => {
       const foreign = await admin.delete(`/api/files/${first.uid}/${first.id}`);
       assertEquals(foreign.status, 200);

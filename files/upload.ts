@@ -1,0 +1,200 @@
+/**
+ * Reads an upload form (multipart or urlencoded) as a stream. The `file` part is spooled to a
+ * temporary file while its bytes are counted, so a too-large upload is stopped at the byte that
+ * passes the limit instead of being buffered whole in memory (`Request.formData()` would hold up
+ * to the whole limit per request). The spool is then handed to the file store as a stream and
+ * removed; a refused upload leaves nothing behind.
+ */
+import busboy from "busboy";
+import type { Readable } from "node:stream";
+import { join } from "node:path";
+import { ApiError, badRequest } from "../http/errors.ts";
+import { randomId } from "../lib/crypto.ts";
+
+/** Room for the form's own framing (boundaries, part headers, small fields) above the limit. */
+export const FORM_OVERHEAD = 64 * 1024;
+
+/** Thrown when the file grows past the limit. */
+export class UploadTooLarge extends Error {}
+
+/** A file being spooled to a temporary name. */
+export class Spool {
+  #file: Deno.FsFile;
+  #closed = false;
+  size = 0;
+  private constructor(readonly path: string, file: Deno.FsFile, readonly limit: number) {
+    this.#file = file;
+  }
+
+  /** Creates the spool file in `dir` (created if needed, mode 0700). */
+  static async create(dir: string, limit: number): Promise<Spool> {
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, `.spool-${randomId(12)}`);
+    const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
+    return new Spool(path, file, limit);
+  }
+
+  /** Appends bytes; throws UploadTooLarge, before writing, when they would pass the limit. */
+  async write(chunk: Uint8Array): Promise<void> {
+    if (this.size + chunk.length > this.limit) throw new UploadTooLarge();
+    this.size += chunk.length;
+    let off = 0;
+    while (off < chunk.length) off += await this.#file.write(chunk.subarray(off));
+  }
+
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#file.close();
+    } catch { /* already closed */ }
+  }
+
+  /** The spooled contents, for the file store to copy. */
+  async readable(): Promise<ReadableStream<Uint8Array>> {
+    this.#close();
+    return (await Deno.open(this.path, { read: true })).readable;
+  }
+
+  /** Closes and removes the spool file. */
+  async discard(): Promise<void> {
+    this.#close();
+    await Deno.remove(this.path).catch(() => {});
+  }
+}
+
+/** What an upload form carried. */
+export interface UploadForm {
+  spool: Spool;
+  /** The uploaded file's name; `paste.txt` when `file` was a text field. */
+  name: string;
+  /** The part's declared type; undefined for a text field. */
+  claimedType?: string;
+  /** Whether `file` was a text field (urlencoded, or a plain multipart field). */
+  text: boolean;
+  fields: Record<string, string>;
+}
+
+/** The 413 answer for a too-large upload. */
+export function tooLarge(limit: number): ApiError {
+  return new ApiError(413, `The file is larger than the limit of ${limit} bytes.`, "/body/file");
+}
+
+/**
+ * Parses the upload in `req`, spooling its file into `dir`. Throws ApiError (400 or 413), and
+ * then no spool is left on disk. The caller discards the returned spool when done.
+ */
+export async function readUploadForm(
+  req: Request,
+  dir: string,
+  limit: number,
+): Promise<UploadForm> {
+  const length = Number(req.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(length) && length > limit + FORM_OVERHEAD) throw tooLarge(limit);
+  const type = req.headers.get("content-type") ?? "";
+  if (!/^(multipart\/form-data|application\/x-www-form-urlencoded)\b/i.test(type) || !req.body) {
+    throw badRequest("Send the file as multipart/form-data or urlencoded form data.", "/body");
+  }
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { "content-type": type },
+      // One byte of slack: the spool enforces the exact limit; busboy only stops runaway parts.
+      limits: { files: 1, fields: 20, fieldSize: limit + 1, fileSize: limit + 1, parts: 24 },
+    });
+  } catch {
+    throw badRequest("The form data could not be read.", "/body");
+  }
+
+  const fields: Record<string, string> = {};
+  let upload: Omit<UploadForm, "fields"> | undefined;
+  let failure: unknown;
+  let failed!: () => void;
+  const failedSignal = new Promise<void>((resolve) => failed = resolve);
+  const fail = (err: unknown) => {
+    failure ??= err;
+    failed();
+  };
+  const work: Promise<void>[] = [];
+  let active: Readable | undefined;
+
+  parser.on("file", (field: string, stream: Readable, info: busboy.FileInfo) => {
+    if (field !== "file" || upload || failure) {
+      stream.resume();
+      return;
+    }
+    active = stream;
+    work.push((async () => {
+      const spool = await Spool.create(dir, limit);
+      upload = { spool, name: info.filename || "upload", claimedType: info.mimeType, text: false };
+      try {
+        for await (const chunk of stream) {
+          if (failure) break;
+          await spool.write(chunk as Uint8Array);
+        }
+        // busboy stops a part at fileSize and flags it rather than failing.
+        if ((stream as Readable & { truncated?: boolean }).truncated) throw new UploadTooLarge();
+      } catch (err) {
+        fail(err);
+        stream.resume();
+      }
+    })());
+  });
+  parser.on("field", (name: string, value: string, info: busboy.FieldInfo) => {
+    if (info.valueTruncated) {
+      fail(name === "file" ? new UploadTooLarge() : badRequest("Too long.", `/body/${name}`));
+    } else if (name === "file" && !upload) {
+      work.push((async () => {
+        const spool = await Spool.create(dir, limit);
+        upload = { spool, name: "paste.txt", text: true };
+        try {
+          await spool.write(new TextEncoder().encode(value));
+        } catch (err) {
+          fail(err);
+        }
+      })());
+    } else {
+      fields[name] = value;
+    }
+  });
+  const finished = new Promise<void>((resolve, reject) => {
+    parser.on("close", resolve);
+    parser.on("error", reject);
+  });
+
+  try {
+    const reader = req.body.getReader();
+    while (!failure) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!parser.write(value)) {
+        await Promise.race([new Promise((r) => parser.once("drain", r)), failedSignal]);
+      }
+    }
+    if (failure) {
+      await reader.cancel().catch(() => {});
+      active?.destroy(); // the file part gets no more data: end it so its writer finishes
+    } else {
+      parser.end();
+      await Promise.race([finished, failedSignal]);
+    }
+    await Promise.all(work);
+  } catch (err) {
+    fail(
+      err instanceof ApiError || err instanceof UploadTooLarge
+        ? err
+        : badRequest("The form data could not be read.", "/body"),
+    );
+    await Promise.allSettled(work);
+  }
+  if (failure) {
+    await upload?.spool.discard();
+    if (failure instanceof UploadTooLarge) throw tooLarge(limit);
+    throw failure;
+  }
+  if (!upload || (upload.text && upload.spool.size === 0)) {
+    await upload?.spool.discard();
+    throw badRequest("file is required.", "/body/file");
+  }
+  return { ...upload, fields };
+}
