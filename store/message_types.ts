@@ -70,7 +70,7 @@ export interface MessageStore {
   /**
    * Queues a message for the batched writer and returns it with its final timestamp
    * (unique within the conversation: a collision is nudged by 1 µs). Synchronous so the
-   * caller can publish the event at once; the write lands within the current event-loop turn.
+   * caller can publish the event at once; the write lands within the writer's 10 ms window.
    */
   append(msg: NewMessage): { ts: number };
   /** Resolves once everything appended so far is committed. */

@@ -15,6 +15,12 @@ import type {
 } from "./message_types.ts";
 
 const TYPES: MessageType[] = ["privmsg", "notice", "action"];
+/**
+ * How long the writer gathers messages before committing them in one transaction. Each commit
+ * also writes a search-index segment, so committing every message of a quiet channel on its
+ * own makes segment merges frequent; a crash loses at most this much.
+ */
+const WRITE_WINDOW_MS = 10;
 /** Quiet time after the last write before the search index is tidied. */
 const MERGE_IDLE_MS = 1000;
 /** Pages of index work per merge step: a few milliseconds, so the event loop stays responsive. */
@@ -348,8 +354,8 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
         sender: msg.from,
         text: msg.text,
       });
-      // One transaction per event-loop turn, however many messages arrived in it.
-      timer ??= setTimeout(flushNow, 0);
+      // One transaction per write window, however many messages arrived in it.
+      timer ??= setTimeout(flushNow, WRITE_WINDOW_MS);
       return { ts };
     },
     flush() {
