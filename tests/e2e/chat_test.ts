@@ -90,6 +90,8 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
 
     await t.step("a message from a raw IRC client arrives live", async () => {
       bob = await RawIrcClient.connect(irc.port, "bob");
+      // Parley shows the channel before the server has confirmed its JOIN; wait for that.
+      await bob.waitForMember("#test", "alice");
       await bob.join("#test");
       await page.getByText("bob joined").waitFor();
       await bob.send("PRIVMSG #test :hello from \x02bob\x02 https://example.invalid/x");

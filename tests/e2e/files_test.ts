@@ -36,6 +36,8 @@ Deno.test("web client files: upload, paste, drop, preview, list, delete", async 
       await page.getByRole("button", { name: "Connect" }).click();
       await page.getByRole("link", { name: "#files" }).click();
       bob = await RawIrcClient.connect(irc.port, "bob");
+      // Parley shows the channel before the server has confirmed its JOIN; wait for that.
+      await bob.waitForMember("#files", "dora");
       await bob.join("#files");
       await page.getByText("bob joined").waitFor();
     });

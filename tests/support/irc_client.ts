@@ -118,6 +118,21 @@ export class RawIrcClient {
     );
   }
 
+  /** Asks NAMES until `nick` is in `channel` (another client's JOIN may still be on its way). */
+  async waitForMember(channel: string, nick: string, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const from = this.lines.length;
+      await this.send(`NAMES ${channel}`);
+      await this.waitFor((l) => l.command === "366" && this.lines.indexOf(l) >= from);
+      const names = this.lines.slice(from).filter((l) => l.command === "353")
+        .flatMap((l) => (l.params.at(-1) ?? "").split(" ").map((n) => n.replace(/^[@+%~&]/, "")));
+      if (names.some((n) => n.toLowerCase() === nick.toLowerCase())) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`${nick} did not join ${channel} within ${timeoutMs} ms`);
+  }
+
   /** Sends a PRIVMSG. */
   say(target: string, text: string): Promise<void> {
     return this.send(`PRIVMSG ${target} :${text}`);
