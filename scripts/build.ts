@@ -1,4 +1,7 @@
-/** `deno task build`: bundles the web client (static/app/) into static/dist/. `--if-stale` skips fresh bundles. */
+/**
+ * `deno task build`: bundles the web client (static/app/) into static/dist/. `--if-stale` skips
+ * a bundle newer than its sources; `--watch` rebundles on every change.
+ */
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -26,11 +29,14 @@ function mtime(path: string): number {
   }
 }
 
-/** Bundles the client unless `ifStale` and the bundle is newer than every source. */
-export async function build(ifStale: boolean): Promise<void> {
+/**
+ * Bundles the client unless `ifStale` and the bundle is newer than every source; with `watch`
+ * it keeps running and rebundles on every change (for `deno task dev`).
+ */
+export async function build(ifStale: boolean, watch = false): Promise<void> {
   if (mtime(entry) === 0) return; // no client yet
   const sources = Math.max(newestMtime(join(root, "static/app")), mtime(join(root, "deno.json")));
-  if (ifStale && mtime(outFile) > sources) return;
+  if (ifStale && !watch && mtime(outFile) > sources) return;
   await Deno.mkdir(outDir, { recursive: true });
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
@@ -40,6 +46,7 @@ export async function build(ifStale: boolean): Promise<void> {
       "--minify",
       "--sourcemap",
       "linked",
+      ...(watch ? ["--watch"] : []),
       "-o",
       outFile,
       entry,
@@ -51,4 +58,4 @@ export async function build(ifStale: boolean): Promise<void> {
   if (!out.success) throw new Error("deno bundle failed");
 }
 
-if (import.meta.main) await build(Deno.args.includes("--if-stale"));
+if (import.meta.main) await build(Deno.args.includes("--if-stale"), Deno.args.includes("--watch"));
