@@ -20,6 +20,31 @@ export interface ParsedMatch {
   senders: string[];
   /** True when words were given but none had a searchable character (`***`). */
   empty: boolean;
+  /** The terms the FTS5 query is built from, in order. */
+  terms: Term[];
+}
+
+/** One term of a query: a word or a phrase, matched as a prefix or whole. */
+export interface Term {
+  words: string[];
+  /** True when the last word matches word starts (bare words of MIN_PREFIX letters or more). */
+  prefix: boolean;
+}
+
+/** The FTS5 syntax of one term: its words quoted, a star for a prefix. */
+export function termFts(term: Term): string {
+  return `"${term.words.join(" ")}"${term.prefix ? "*" : ""}`;
+}
+
+/** Folds text the way the index does (case and diacritics), for comparisons outside FTS5. */
+export function fold(text: string): string {
+  return text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+}
+
+/** True when, for every prefix, some word of `text` starts with it (prefixes already folded). */
+export function hasWordPrefixes(text: string, prefixes: string[]): boolean {
+  const words = tokens(fold(text));
+  return prefixes.every((p) => words.some((w) => w.startsWith(p)));
 }
 
 const TOKEN = /[\p{L}\p{N}\p{Mn}\p{Co}]+/gu;
@@ -33,9 +58,8 @@ export function tokens(text: string): string[] {
  * part of the vocabulary and make one query read most of the index. */
 export const MIN_PREFIX = 3;
 
-function phrase(words: string[], prefix: boolean): string {
-  const star = prefix && words[words.length - 1].length >= MIN_PREFIX;
-  return `"${words.join(" ")}"${star ? "*" : ""}`;
+function term(words: string[], prefix: boolean): Term {
+  return { words, prefix: prefix && words[words.length - 1].length >= MIN_PREFIX };
 }
 
 /** At most this many words count; more would only make a slower query, never a better one. */
@@ -46,7 +70,7 @@ export const MAX_INPUT = 1000;
 /** Parses a `match` string. */
 export function parseMatch(input: string): ParsedMatch {
   input = input.slice(0, MAX_INPUT);
-  const parts: string[] = [];
+  const parts: Term[] = [];
   const conversations: string[] = [];
   const senders: string[] = [];
   let sawWords = false;
@@ -56,7 +80,7 @@ export function parseMatch(input: string): ParsedMatch {
     if (m[1] !== undefined) {
       sawWords = true;
       const words = tokens(m[1]);
-      if (words.length) parts.push(phrase(words, false));
+      if (words.length) parts.push(term(words, false));
       continue;
     }
     const word = m[3];
@@ -65,12 +89,13 @@ export function parseMatch(input: string): ParsedMatch {
     else {
       sawWords = true;
       const words = tokens(word);
-      if (words.length) parts.push(phrase(words, true));
+      if (words.length) parts.push(term(words, true));
     }
   }
   const terms = parts.slice(0, MAX_TERMS);
   return {
-    fts: terms.length ? terms.join(" AND ") : undefined,
+    fts: terms.length ? terms.map(termFts).join(" AND ") : undefined,
+    terms,
     conversations,
     senders,
     empty: sawWords && terms.length === 0,

@@ -2,7 +2,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { formatMicros, nowMicros } from "../lib/time.ts";
 import { log } from "../lib/log.ts";
-import { parseMatch } from "./match.ts";
+import { fold, hasWordPrefixes, MIN_PREFIX, parseMatch, type Term, termFts } from "./match.ts";
 import { ircLower } from "../irc/casefold.ts";
 import type {
   HistoryQuery,
@@ -21,6 +21,8 @@ const TYPES: MessageType[] = ["privmsg", "notice", "action"];
  * own makes segment merges frequent; a crash loses at most this much.
  */
 const WRITE_WINDOW_MS = 10;
+/** Rows sampled to decide how to look up a long prefix (see planTerms). */
+const SAMPLE = 200;
 /** Quiet time after the last write before the search index is tidied. */
 const MERGE_IDLE_MS = 1000;
 /** Pages of index work per merge step: a few milliseconds, so the event loop stays responsive. */
@@ -102,6 +104,15 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
      ON CONFLICT(user_id) DO UPDATE SET last_ts = max(last_ts, excluded.last_ts)`,
   );
   const clear = db.prepare("DELETE FROM messages WHERE conversation = ?");
+  const sampleTexts = db.prepare(
+    `SELECT m.text FROM messages_fts f JOIN messages m ON m.id = f.rowid
+     WHERE messages_fts MATCH ? ORDER BY f.rowid DESC LIMIT ?`,
+  );
+  db.function(
+    "parley_word_prefixes",
+    { deterministic: true },
+    (text, prefixes) => hasWordPrefixes(String(text), String(prefixes).split(" ")) ? 1 : 0,
+  );
   // Statements built from a query's shape are cached by their SQL text.
   const dynamic = new Map<string, StatementSync>();
   const prepared = (sql: string) => {
@@ -298,6 +309,35 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
     return (prepared(sql).all(...args) as { id: number }[]).map((r) => r.id);
   }
 
+  /**
+   * The FTS5 text query for the terms. A long prefix of a common word (`that`) would make FTS5
+   * merge the lists of every matching term before the first row; such a word is looked up by
+   * its first MIN_PREFIX letters through the prefix index instead, and the rows are filtered
+   * by the full prefix in SQL. A sample of the scoped rows decides: the short prefix is used
+   * when it yields few rows or when the full prefix is a good share of them.
+   */
+  function planTerms(terms: Term[], scope: string): { text: string; prefixes: string[] } {
+    const prefixes: string[] = [];
+    const parts = terms.map((term) => {
+      const word = term.words[0];
+      if (term.words.length !== 1 || !term.prefix || word.length <= MIN_PREFIX) {
+        return termFts(term);
+      }
+      const short = `"${word.slice(0, MIN_PREFIX)}"*`;
+      const sample = sampleTexts.all(`scope : ${scope} AND text : (${short})`, SAMPLE) as {
+        text: string;
+      }[];
+      const folded = fold(word);
+      const hits = sample.filter((r) => hasWordPrefixes(r.text, [folded])).length;
+      if (sample.length < SAMPLE || hits >= SAMPLE * 0.15) {
+        prefixes.push(folded);
+        return short;
+      }
+      return termFts(term);
+    });
+    return { text: parts.join(" AND "), prefixes };
+  }
+
   function search(userId: number, q: SearchQuery): MessagePage {
     const parsed = parseMatch(q.match ?? "");
     const senders = [...parsed.senders, ...(q.from ? [q.from] : [])];
@@ -327,10 +367,18 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
         if (!ids.length) return { messages: [], end: true };
         scope = `(${ids.map((id) => `"c${id}"`).join(" OR ")})`;
       }
+      const { text, prefixes } = planTerms(parsed.terms, scope);
+      if (prefixes.length) {
+        where.push("parley_word_prefixes(m.text, ?)");
+        args.push(prefixes.join(" "));
+      }
+      // A phrase intersected with a scope token is slow in FTS5 (positions are checked for
+      // every scoped row); phrases narrow well alone, and the SQL filters above keep the scope.
+      const phrase = parsed.terms.some((t) => t.words.length > 1);
       sql =
         `SELECT ${WHERE_COLUMNS} FROM messages_fts f JOIN messages m ON m.id = f.rowid ${JOIN_WHERE}
         WHERE messages_fts MATCH ? AND ${where.join(" AND ")} ORDER BY f.rowid DESC LIMIT ?`;
-      args.unshift(`scope : ${scope} AND text : (${parsed.fts})`);
+      args.unshift(phrase ? `text : (${text})` : `scope : ${scope} AND text : (${text})`);
     } else {
       sql = `SELECT ${WHERE_COLUMNS} FROM messages m ${JOIN_WHERE}
         WHERE ${where.join(" AND ")} ORDER BY m.id DESC LIMIT ?`;

@@ -320,3 +320,42 @@ Deno.test("history store: idle time merges the search index without changing res
     await done(f);
   }
 });
+
+Deno.test("history store: long prefixes find the same rows whichever lookup is chosen", async () => {
+  const f = await fixture();
+  try {
+    const add = (text: string) =>
+      f.store.messages.append({
+        conversation: f.test,
+        userId: f.userId,
+        from: "a",
+        type: "privmsg",
+        text,
+      });
+    // 300 rows share the three-letter prefix "the"; few have "thermodynamics", many "them".
+    for (let i = 0; i < 300; i++) {
+      add(i % 100 === 0 ? `Thermodynamics lecture ${i}` : `tell them ${i}`);
+    }
+    add("the theory of thermal things");
+    await f.store.messages.flush();
+    const search = async (match: string, limit = 500) =>
+      texts(await f.store.messages.search(f.userId, { match, limit }));
+    // A rare long prefix under a common short one: looked up as the exact prefix.
+    assertEquals(await search("thermody"), [
+      "Thermodynamics lecture 200",
+      "Thermodynamics lecture 100",
+      "Thermodynamics lecture 0",
+    ]);
+    // A common long prefix: looked up by the short prefix and filtered.
+    assertEquals((await search("them")).length, 297);
+    const page = await f.store.messages.search(f.userId, { match: "them", limit: 10 });
+    assertEquals(page.messages.length, 10);
+    assertEquals(page.end, false);
+    // Both rules still hold: word starts only, and every word must occur.
+    assertEquals(await search("herm"), []);
+    assertEquals(await search("therm theor"), ["the theory of thermal things"]);
+    assertEquals(await search("tell 299"), ["tell them 299"]);
+  } finally {
+    await done(f);
+  }
+});
