@@ -10,8 +10,18 @@ import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
 
-/** Folders read at run time; the app finds them relative to `import.meta.dirname`. */
-export const EMBEDDED = ["static/", "i18n/", "store/migrations/"];
+/**
+ * Files and folders read at run time: the app finds them relative to `import.meta.dirname`,
+ * and the search indexer's worker module (with the one module it imports) is loaded by URL,
+ * which compile does not follow on its own.
+ */
+export const EMBEDDED = [
+  "static/",
+  "i18n/",
+  "store/migrations/",
+  "store/search_worker.ts",
+  "store/search_file.ts",
+];
 
 function option(name: string): string | undefined {
   const i = Deno.args.indexOf(`--${name}`);

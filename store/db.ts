@@ -13,7 +13,7 @@ export function openDatabase(path: string): DatabaseSync {
     PRAGMA temp_store = MEMORY;
     PRAGMA cache_size = -131072;
     PRAGMA mmap_size = 2147418112;
-    PRAGMA wal_autocheckpoint = 3000;
+    PRAGMA wal_autocheckpoint = 20000;
   `);
   return db;
 }

@@ -75,7 +75,9 @@ export interface MessageStore {
   append(msg: NewMessage): { ts: number };
   /** Resolves once everything appended so far is committed. */
   flush(): Promise<void>;
-  /** Resolves once the background tidying of the search index has caught up (benchmarks). */
+  /** Resolves once everything appended so far is committed and in the search index. */
+  searchable(): Promise<void>;
+  /** Resolves once the search index has caught up and is tidied (benchmarks, tests). */
   settled(): Promise<void>;
   /** One page of a conversation, by its row id (the caller has checked that it is the user's). */
   historyOf(conversation: number, q: HistoryQuery): Promise<MessagePage>;

@@ -4,6 +4,8 @@ import { formatMicros, nowMicros } from "../lib/time.ts";
 import { log } from "../lib/log.ts";
 import { fold, hasWordPrefixes, MIN_PREFIX, parseMatch, type Term, termFts } from "./match.ts";
 import { ircLower } from "../irc/casefold.ts";
+import type { SearchIndexer } from "./search_index.ts";
+import { userIndex } from "./search_file.ts";
 import type {
   HistoryQuery,
   MessageJson,
@@ -23,10 +25,8 @@ const TYPES: MessageType[] = ["privmsg", "notice", "action"];
 const WRITE_WINDOW_MS = 10;
 /** Rows sampled to decide how to look up a long prefix (see planTerms). */
 const SAMPLE = 200;
-/** Quiet time after the last write before the search index is tidied. */
-const MERGE_IDLE_MS = 1000;
-/** Pages of index work per merge step: a few milliseconds, so the event loop stays responsive. */
-const MERGE_PAGES = 64;
+/** Most index rows a search reads at once while looking for rows that pass its filters. */
+const MAX_CHUNK = 5000;
 const TYPE_CODE: Record<MessageType, number> = { privmsg: 0, notice: 1, action: 2 };
 
 interface Row {
@@ -63,17 +63,31 @@ function toJson(row: Row): MessageJson {
   return out;
 }
 
+/** An FTS5 query for `text` in the text column, restricted to `scope` tokens when given. */
+function scoped(text: string, scope?: string): string {
+  return scope ? `scope : ${scope} AND text : (${text})` : `text : (${text})`;
+}
+
 const COLUMNS = "m.id, m.ts, m.type, m.highlight, m.sender, m.text";
 const WHERE_COLUMNS = `${COLUMNS}, k.connection_id, c.conversation_id`;
 const JOIN_WHERE =
   "JOIN conversations c ON c.id = m.conversation JOIN connections k ON k.id = c.connection";
 
-/** The SQLite implementation of MessageStore. */
-export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose(): void } {
+/**
+ * The SQLite implementation of MessageStore. The search index lives in the attached `search`
+ * schema and is written by the indexer's worker; this side appends messages and says how far.
+ */
+export function sqliteMessageStore(
+  db: DatabaseSync,
+  searchDb: DatabaseSync,
+  indexer: SearchIndexer,
+): MessageStore & { dispose(): void } {
   const insert = db.prepare(
-    "INSERT INTO messages (conversation, user_id, ts, type, highlight, sender, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO messages (id, conversation, user_id, ts, type, highlight, sender, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   );
-  const index = db.prepare("INSERT INTO messages_fts (rowid, text, scope) VALUES (?, ?, ?)");
+  const saveNextId = db.prepare("UPDATE message_ids SET next = ?");
+  const readNextId = db.prepare("SELECT next FROM message_ids");
+  const trimDeletions = db.prepare("DELETE FROM message_deletions WHERE seq <= ?");
   const maxTs = db.prepare("SELECT max(ts) AS ts FROM messages WHERE conversation = ?");
   const tsTaken = db.prepare("SELECT 1 AS x FROM messages WHERE conversation = ? AND ts = ?");
   const older = db.prepare(
@@ -104,9 +118,11 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
      ON CONFLICT(user_id) DO UPDATE SET last_ts = max(last_ts, excluded.last_ts)`,
   );
   const clear = db.prepare("DELETE FROM messages WHERE conversation = ?");
-  const sampleTexts = db.prepare(
-    `SELECT m.text FROM messages_fts f JOIN messages m ON m.id = f.rowid
-     WHERE messages_fts MATCH ? ORDER BY f.rowid DESC LIMIT ?`,
+  const hasIndex = searchDb.prepare(
+    "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?",
+  );
+  const ownerOf = db.prepare(
+    "SELECT k.user_id FROM conversations c JOIN connections k ON k.id = c.connection WHERE c.id = ?",
   );
   db.function(
     "parley_word_prefixes",
@@ -115,19 +131,36 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
   );
   // Statements built from a query's shape are cached by their SQL text.
   const dynamic = new Map<string, StatementSync>();
-  const prepared = (sql: string) => {
+  const prepared = (sql: string, on = db) => {
     let st = dynamic.get(sql);
-    if (!st) dynamic.set(sql, st = db.prepare(sql));
+    if (!st) dynamic.set(sql, st = on.prepare(sql));
     return st;
   };
+  const textsOf = db.prepare(
+    "SELECT text FROM messages WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id DESC",
+  );
+
+  /** Ids of the rows of `table` matching `fts`, newest first, below id `below`. */
+  function matchingIds(table: string, fts: string, below: number, limit: number): number[] {
+    const sql = `SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ? AND rowid < ?
+      ORDER BY rowid DESC LIMIT ?`;
+    return (prepared(sql, searchDb).all(fts, below, limit) as { id: number }[]).map((r) => r.id);
+  }
 
   const lastTs = new Map<number, number>();
   let pending: Pending[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // Ids are assigned here and never reused (see migration 005), so the indexer can work from
+  // "everything after id N".
+  let nextId = (readNextId.get() as { next: number }).next;
+  let trimmed = 0;
+  indexer.committed(nextId - 1);
 
   function writeBatch(batch: Pending[]) {
+    let first = nextId;
     const run = (p: Pending) => {
-      const { lastInsertRowid } = insert.run(
+      insert.run(
+        nextId++,
         p.conversation,
         p.userId,
         p.ts,
@@ -136,15 +169,24 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
         p.sender,
         p.text,
       );
-      index.run(lastInsertRowid, p.text, `u${p.userId} c${p.conversation}`);
     };
-    db.exec("BEGIN");
+    // The indexer's finished part of the deletion log goes in the same transaction.
+    const trimTo = indexer.deletedUpTo();
+    db.exec("BEGIN IMMEDIATE");
     try {
+      // Re-read inside the transaction: another process on the same file must not get the
+      // same ids (one Parley per data folder is the rule; this keeps a mistake harmless).
+      nextId = first = Math.max(nextId, (readNextId.get() as { next: number }).next);
       for (const p of batch) run(p);
+      saveNextId.run(nextId);
+      if (trimTo > trimmed) trimDeletions.run(trimTo);
       db.exec("COMMIT");
+      trimmed = Math.max(trimmed, trimTo);
+      indexer.committed(nextId - 1);
       return;
     } catch (err) {
       db.exec("ROLLBACK");
+      nextId = first;
       log.warn("message batch failed; writing one by one", { error: String(err) });
     }
     // One bad row (its conversation deleted meanwhile) must not lose the others.
@@ -155,6 +197,8 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
         log.warn("message dropped", { conversation: p.conversation, error: String(err) });
       }
     }
+    saveNextId.run(nextId);
+    indexer.committed(nextId - 1);
   }
 
   function flushNow() {
@@ -164,38 +208,15 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
     const batch = pending;
     pending = [];
     writeBatch(batch);
-    scheduleMerge();
   }
 
-  // Index maintenance while idle: ingest leaves many small FTS5 segments (automerge is set high
-  // so that writes stay fast), and every term lookup probes each of them. Once the writer has
-  // been quiet for a moment, merge them in small steps, yielding between steps.
-  const merge = db.prepare("INSERT INTO messages_fts (messages_fts, rank) VALUES ('merge', ?)");
-  const totalChanges = db.prepare("SELECT total_changes() AS n");
-  let mergeTimer: ReturnType<typeof setTimeout> | undefined;
-  const settledWaiters: (() => void)[] = [];
-  function scheduleMerge(delay = MERGE_IDLE_MS) {
-    if (mergeTimer !== undefined) clearTimeout(mergeTimer);
-    mergeTimer = setTimeout(mergeStep, delay);
-    // Tidying alone must not keep a process alive, unless someone waits for it.
-    if (!settledWaiters.length) Deno.unrefTimer(mergeTimer as unknown as number);
-  }
-  function mergeStep() {
-    mergeTimer = undefined;
-    if (pending.length) return scheduleMerge();
-    const before = (totalChanges.get() as { n: number }).n;
-    try {
-      merge.run(MERGE_PAGES);
-    } catch (err) {
-      log.warn("search index merge failed", { error: String(err) });
-      return settle();
-    }
-    // Fewer than two changes means there was nothing left to merge (SQLite's FTS5 docs).
-    if ((totalChanges.get() as { n: number }).n - before >= 2) scheduleMerge(0);
-    else settle();
-  }
-  function settle() {
-    for (const resolve of settledWaiters.splice(0)) resolve();
+  /**
+   * Commits what is pending and waits until the search index has it too; a search waits a
+   * bounded time (see SearchIndexer.searchable), a caller of MessageStore.searchable for good.
+   */
+  function searchable(waitMs?: number): Promise<void> {
+    flushNow();
+    return indexer.searchable(nextId - 1, waitMs);
   }
 
   /** A timestamp no other message of the conversation has. */
@@ -251,6 +272,9 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
 
   /** Matching rows of one conversation, as a history page (newest `limit` unless a cursor says otherwise). */
   function matchPage(conversation: number, words: string, q: HistoryQuery): MessagePage {
+    const owner = ownerOf.get(conversation) as { user_id: number } | undefined;
+    const table = owner && indexOf(owner.user_id);
+    if (!table) return { messages: [] };
     let fts = words;
     const limit = q.limit;
     const lower = q.after ?? Number.MIN_SAFE_INTEGER;
@@ -258,9 +282,12 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
     const forward = q.after !== undefined && q.around === undefined;
     const sql = `SELECT ${COLUMNS} FROM messages m
       WHERE m.conversation = ? AND m.ts > ? AND m.ts < ?
-        AND m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)
+        AND m.id IN (SELECT value FROM json_each(?))
       ORDER BY m.ts ${forward ? "ASC" : "DESC"} LIMIT ?`;
-    fts = `scope : "c${conversation}" AND text : (${fts})`;
+    // Every match in the conversation (as one JSON array built by SQLite); the page is cut by
+    // time on the messages side, so cursors stay exact whatever the arrival order was.
+    const all = `SELECT json_group_array(rowid) AS ids FROM ${table} WHERE ${table} MATCH ?`;
+    fts = (prepared(all, searchDb).get(scoped(fts, `"c${conversation}"`)) as { ids: string }).ids;
     if (q.around !== undefined) {
       const before = prepared(sql).all(
         conversation,
@@ -295,6 +322,12 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
     return out;
   }
 
+  /** The user's index table, or undefined when nothing of theirs is indexed yet. */
+  function indexOf(userId: number): string | undefined {
+    const table = userIndex(userId);
+    return hasIndex.get(table) ? table : undefined;
+  }
+
   /** Row ids of the user's conversations named `names` (all, when none), on one connection if given. */
   function scopeIds(userId: number, names: string[], connectionId?: string): number[] {
     const where = ["k.user_id = ?"];
@@ -316,17 +349,21 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
    * by the full prefix in SQL. A sample of the scoped rows decides: the short prefix is used
    * when it yields few rows or when the full prefix is a good share of them.
    */
-  function planTerms(terms: Term[], scope: string): { text: string; prefixes: string[] } {
+  function planTerms(
+    table: string,
+    terms: Term[],
+    scope?: string,
+  ): { text: string; prefixes: string[] } {
     const prefixes: string[] = [];
+
     const parts = terms.map((term) => {
       const word = term.words[0];
       if (term.words.length !== 1 || !term.prefix || word.length <= MIN_PREFIX) {
         return termFts(term);
       }
       const short = `"${word.slice(0, MIN_PREFIX)}"*`;
-      const sample = sampleTexts.all(`scope : ${scope} AND text : (${short})`, SAMPLE) as {
-        text: string;
-      }[];
+      const ids = matchingIds(table, scoped(short, scope), Number.MAX_SAFE_INTEGER, SAMPLE);
+      const sample = textsOf.all(JSON.stringify(ids)) as { text: string }[];
       const folded = fold(word);
       const hits = sample.filter((r) => hasWordPrefixes(r.text, [folded])).length;
       if (sample.length < SAMPLE || hits >= SAMPLE * 0.15) {
@@ -357,17 +394,19 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
     for (const s of senders) where.push("m.sender = ? COLLATE NOCASE"), args.push(s);
     if (q.before !== undefined) where.push("m.ts < ?"), args.push(q.before);
     if (q.after !== undefined) where.push("m.ts > ?"), args.push(q.after);
-    let sql: string;
+    let got: Row[];
     if (parsed.fts !== undefined) {
-      // The user and conversation restrictions are tokens of the index too, so FTS5 intersects
-      // them with the words; walking it newest first stops at the limit without sorting.
-      let scope = `"u${userId}"`;
+      // Each user has an index of their own. Conversation restrictions are tokens of the index
+      // too, so FTS5 intersects them with the words.
+      const table = indexOf(userId);
+      if (!table) return { messages: [], end: true };
+      let scope: string | undefined;
       if (conversations.length || q.connectionId !== undefined) {
         const ids = scopeIds(userId, conversations, q.connectionId);
         if (!ids.length) return { messages: [], end: true };
         scope = `(${ids.map((id) => `"c${id}"`).join(" OR ")})`;
       }
-      const { text, prefixes } = planTerms(parsed.terms, scope);
+      const { text, prefixes } = planTerms(table, parsed.terms, scope);
       if (prefixes.length) {
         where.push("parley_word_prefixes(m.text, ?)");
         args.push(prefixes.join(" "));
@@ -375,15 +414,26 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
       // A phrase intersected with a scope token is slow in FTS5 (positions are checked for
       // every scoped row); phrases narrow well alone, and the SQL filters above keep the scope.
       const phrase = parsed.terms.some((t) => t.words.length > 1);
-      sql =
-        `SELECT ${WHERE_COLUMNS} FROM messages_fts f JOIN messages m ON m.id = f.rowid ${JOIN_WHERE}
-        WHERE messages_fts MATCH ? AND ${where.join(" AND ")} ORDER BY f.rowid DESC LIMIT ?`;
-      args.unshift(phrase ? `text : (${text})` : `scope : ${scope} AND text : (${text})`);
+      const fts = scoped(text, phrase ? undefined : scope);
+      const rowsOf = prepared(`SELECT ${WHERE_COLUMNS} FROM messages m ${JOIN_WHERE}
+        WHERE m.id IN (SELECT value FROM json_each(?)) AND ${where.join(" AND ")}
+        ORDER BY m.id DESC`);
+      // Walk the index newest first in growing chunks, stopping at the limit without sorting;
+      // the messages side applies what the index does not know (sender, time, full prefixes).
+      const want = q.limit + 1;
+      got = [];
+      for (let below = Number.MAX_SAFE_INTEGER, chunk = want; got.length < want;) {
+        const ids = matchingIds(table, fts, below, chunk);
+        if (ids.length) got.push(...rowsOf.all(JSON.stringify(ids), ...args) as unknown as Row[]);
+        if (ids.length < chunk) break;
+        below = ids[ids.length - 1];
+        chunk = Math.min(chunk * 4, MAX_CHUNK);
+      }
     } else {
-      sql = `SELECT ${WHERE_COLUMNS} FROM messages m ${JOIN_WHERE}
+      const sql = `SELECT ${WHERE_COLUMNS} FROM messages m ${JOIN_WHERE}
         WHERE ${where.join(" AND ")} ORDER BY m.id DESC LIMIT ?`;
+      got = prepared(sql).all(...args, q.limit + 1) as unknown as Row[];
     }
-    const got = prepared(sql).all(...args, q.limit + 1) as unknown as Row[];
     const rows = got.slice(0, q.limit);
     const out: MessagePage = { messages: rows.map(toJson), end: got.length <= q.limit };
     if (!out.end) out.before = formatMicros(rows[rows.length - 1].ts);
@@ -410,33 +460,29 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
       flushNow();
       return Promise.resolve();
     },
+    searchable: () => searchable(Infinity),
     dispose() {
       flushNow();
-      if (mergeTimer !== undefined) clearTimeout(mergeTimer);
-      mergeTimer = undefined;
-      settle();
     },
     settled() {
       flushNow();
-      if (mergeTimer === undefined) return Promise.resolve();
-      const done = new Promise<void>((resolve) => settledWaiters.push(resolve));
-      scheduleMerge(0);
-      return done;
+      return indexer.settled();
     },
-    historyOf(conversation, q) {
+    async historyOf(conversation, q) {
       flushNow();
       if (q.match !== undefined) {
         const parsed = parseMatch(q.match);
-        if (parsed.empty) return Promise.resolve({ messages: [] });
+        if (parsed.empty) return { messages: [] };
         if (parsed.fts !== undefined) {
-          return Promise.resolve(matchPage(conversation, parsed.fts, q));
+          await searchable();
+          return matchPage(conversation, parsed.fts, q);
         }
       }
-      return Promise.resolve(page(conversation, q));
+      return page(conversation, q);
     },
-    search(userId, q) {
-      flushNow();
-      return Promise.resolve(search(userId, q));
+    async search(userId, q) {
+      await searchable();
+      return search(userId, q);
     },
     notifications(userId, limit, before = Number.MAX_SAFE_INTEGER) {
       flushNow();
@@ -459,7 +505,8 @@ export function sqliteMessageStore(db: DatabaseSync): MessageStore & { dispose()
     },
     clear(conversation) {
       flushNow();
-      clear.run(conversation);
+      clear.run(conversation); // the trigger logs the ids for the indexer to remove
+      indexer.committed(nextId - 1);
       return Promise.resolve();
     },
   };

@@ -12,6 +12,8 @@ import type { MessageStore } from "./message_types.ts";
 import { sqliteMessageStore } from "./messages.ts";
 import { type ConversationStore, sqliteConversationStore } from "./conversations.ts";
 import { type FileStore, sqliteFileStore } from "./files.ts";
+import { openSearch } from "./search_file.ts";
+import { type SearchIndexer, startSearchIndexer } from "./search_index.ts";
 
 /** Every table group of Parley's storage. Async so that another database can implement it. */
 export interface Store {
@@ -33,16 +35,31 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** Opens `parley.db` in the data folder, applies migrations, and returns the store. */
+/**
+ * Opens `parley.db` in the data folder, applies migrations, attaches the search index
+ * (`search.db`), starts its indexing worker, and returns the store.
+ */
 export async function openStore(home: string): Promise<Store> {
-  const db = openDatabase(join(home, "parley.db"));
+  const dbPath = join(home, "parley.db");
+  const searchPath = join(home, "search.db");
+  const db = openDatabase(dbPath);
   migrate(db, await loadMigrations());
-  return sqliteStore(db, join(home, "files"));
+  const next = (db.prepare("SELECT next FROM message_ids").get() as { next: number }).next;
+  const deletions = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM message_deletions")
+    .get() as { seq: number };
+  const searchDb = await openSearch(searchPath, next, deletions.seq);
+  const indexer = startSearchIndexer(dbPath, searchPath, next - 1);
+  return sqliteStore(db, searchDb, indexer, join(home, "files"));
 }
 
-/** Builds the SQLite store over an open, migrated database; `filesDir` holds uploaded files. */
-export function sqliteStore(db: DatabaseSync, filesDir?: string): Store {
-  const messages = sqliteMessageStore(db);
+/** Builds the SQLite store over open databases; `filesDir` holds uploaded files. */
+function sqliteStore(
+  db: DatabaseSync,
+  searchDb: DatabaseSync,
+  indexer: SearchIndexer,
+  filesDir: string,
+): Store {
+  const messages = sqliteMessageStore(db, searchDb, indexer);
   return {
     users: sqliteUserStore(db),
     sessions: sqliteSessionStore(db),
@@ -58,11 +75,12 @@ export function sqliteStore(db: DatabaseSync, filesDir?: string): Store {
     // outside world
     files: sqliteFileStore(db, filesDir),
 
-    close() {
-      messages.dispose(); // the batched writer's last turn; no index tidying after this
+    async close() {
+      messages.dispose(); // the batched writer's last turn
+      await indexer.close(); // what it has not indexed yet, it indexes at the next start
       db.exec("PRAGMA optimize");
       db.close();
-      return Promise.resolve();
+      searchDb.close();
     },
   };
 }

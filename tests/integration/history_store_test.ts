@@ -2,6 +2,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { openStore, type Store } from "../../store/mod.ts";
 import type { MessageJson } from "../../store/message_types.ts";
 import { parseMicros } from "../../lib/time.ts";
+import { userIndex } from "../../store/search_file.ts";
 
 interface Fixture {
   store: Store;
@@ -14,8 +15,8 @@ interface Fixture {
   foreign: number;
 }
 
-async function fixture(): Promise<Fixture> {
-  const home = await Deno.makeTempDir({ prefix: "parley-history-" });
+async function fixture(existing?: string): Promise<Fixture> {
+  const home = existing ?? await Deno.makeTempDir({ prefix: "parley-history-" });
   const store = await openStore(home);
   const user = await store.users.create("u@example.com", "x", []);
   const other = await store.users.create("o@example.com", "x", []);
@@ -291,7 +292,7 @@ Deno.test("history store: match, search and notifications", async (t) => {
 Deno.test("history store: idle time merges the search index without changing results", async () => {
   const f = await fixture();
   try {
-    // Sixty separate commits leave sixty small index segments behind.
+    // Sixty separately indexed commits leave sixty small index segments behind.
     for (let i = 0; i < 60; i++) {
       for (let j = 0; j < 10; j++) {
         f.store.messages.append({
@@ -302,12 +303,14 @@ Deno.test("history store: idle time merges the search index without changing res
           text: `batch ${i} item ${j} ${j === 0 ? "needle" : "hay"}`,
         });
       }
-      await f.store.messages.flush();
+      await f.store.messages.searchable();
     }
     const { DatabaseSync } = await import("node:sqlite");
-    const db = new DatabaseSync(`${f.home}/parley.db`);
+    const db = new DatabaseSync(`${f.home}/search.db`);
     const pages = () =>
-      (db.prepare("SELECT count(*) AS n FROM messages_fts_data").get() as { n: number }).n;
+      (db.prepare(`SELECT count(*) AS n FROM ${userIndex(f.userId)}_data`).get() as {
+        n: number;
+      }).n;
     const before = pages();
     const found = async () =>
       texts(await f.store.messages.search(f.userId, { match: "needle", limit: 200 })).length;
@@ -355,6 +358,140 @@ Deno.test("history store: long prefixes find the same rows whichever lookup is c
     assertEquals(await search("herm"), []);
     assertEquals(await search("therm theor"), ["the theory of thermal things"]);
     assertEquals(await search("tell 299"), ["tell them 299"]);
+  } finally {
+    await done(f);
+  }
+});
+
+/** How many rows of conversation `conversation` the search index holds. */
+async function indexed(f: Fixture, conversation: number): Promise<number> {
+  const { DatabaseSync } = await import("node:sqlite");
+  const db = new DatabaseSync(`${f.home}/search.db`, { readOnly: true });
+  const table = userIndex(f.userId);
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH ?`)
+      .get(`scope : "c${conversation}"`) as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+function say(f: Fixture, conversation: number, text: string) {
+  f.store.messages.append({ conversation, userId: f.userId, from: "a", type: "privmsg", text });
+}
+
+Deno.test("search index: catches up after a restart and rebuilds when its file is gone", async () => {
+  let f = await fixture();
+  const reopen = async () => {
+    await f.store.close();
+    f = { ...f, store: await openStore(f.home) };
+  };
+  try {
+    for (let i = 0; i < 500; i++) say(f, f.test, `before restart ${i} walrus`);
+    // Closed right after the commit: whatever the worker had not indexed, it does at start.
+    await f.store.messages.flush();
+    await reopen();
+    const walrus = async () =>
+      (await f.store.messages.search(f.userId, { match: "walrus", limit: 200 })).messages.length;
+    assertEquals(await walrus(), 200);
+    assertEquals(await indexed(f, f.test), 500);
+
+    await f.store.close();
+    await Deno.remove(`${f.home}/search.db`);
+    f = { ...f, store: await openStore(f.home) };
+    assertEquals(await walrus(), 200);
+    assertEquals(await indexed(f, f.test), 500);
+  } finally {
+    await done(f);
+  }
+});
+
+Deno.test("search index: deleted messages leave it, and their ids are never reused", async () => {
+  const f = await fixture();
+  try {
+    for (let i = 0; i < 50; i++) say(f, f.test, `old ${i} pelican`);
+    for (let i = 0; i < 5; i++) say(f, f.other, `kept ${i} pelican`);
+    await f.store.messages.settled();
+    assertEquals(await indexed(f, f.test), 50);
+    await f.store.messages.clear(f.test);
+    // Deleted rows vanish from results at once; the index entries go in the background.
+    const pelicans = async () =>
+      texts(await f.store.messages.search(f.userId, { match: "pelican", limit: 100 }));
+    assertEquals((await pelicans()).length, 5);
+    await f.store.messages.settled();
+    assertEquals(await indexed(f, f.test), 0);
+    assertEquals(await indexed(f, f.other), 5);
+
+    // New messages after the deletion get new ids, so the indexer sees them as new.
+    say(f, f.test, "new pelican");
+    assertEquals((await pelicans())[0], "new pelican");
+    assertEquals(await indexed(f, f.test), 1);
+  } finally {
+    await done(f);
+  }
+});
+
+Deno.test("search index: one left from another database is rebuilt, not trusted", async () => {
+  const f = await fixture();
+  try {
+    for (let i = 0; i < 30; i++) say(f, f.test, `yak ${i}`);
+    await f.store.messages.settled();
+    await f.store.close();
+    // parley.db starts over (a restore, a mistake); search.db still claims 30 messages.
+    for (const name of ["parley.db", "parley.db-wal", "parley.db-shm"]) {
+      await Deno.remove(`${f.home}/${name}`).catch(() => {});
+    }
+    const g = await fixture(f.home);
+    try {
+      say(g, g.test, "emu");
+      const search = async (match: string) =>
+        texts(await g.store.messages.search(g.userId, { match, limit: 100 }));
+      // A trusted stale index would map old entries onto the new rows with the same ids, and
+      // would think the new rows indexed already.
+      assertEquals(await search("yak"), []);
+      assertEquals(await search("emu"), ["emu"]);
+    } finally {
+      await g.store.close();
+    }
+  } finally {
+    await Deno.remove(f.home, { recursive: true });
+  }
+});
+
+Deno.test("search index: a deleted user's index is dropped whole", async () => {
+  const f = await fixture();
+  try {
+    for (let i = 0; i < 20; i++) {
+      f.store.messages.append({
+        conversation: f.foreign,
+        userId: f.otherId,
+        from: "o",
+        type: "privmsg",
+        text: `theirs ${i}`,
+      });
+    }
+    say(f, f.test, "mine");
+    await f.store.messages.settled();
+    const { DatabaseSync } = await import("node:sqlite");
+    const tables = () => {
+      const db = new DatabaseSync(`${f.home}/search.db`, { readOnly: true });
+      try {
+        return (db.prepare(
+          "SELECT name FROM sqlite_master WHERE name LIKE 'fts_user_%' AND sql LIKE 'CREATE VIRTUAL%'",
+        ).all() as { name: string }[]).map((r) => r.name).sort();
+      } finally {
+        db.close();
+      }
+    };
+    assertEquals(tables(), [userIndex(f.userId), userIndex(f.otherId)].sort());
+    assert(await f.store.users.remove(f.otherId));
+    // The cascade is not announced; the worker's idle poll or the next write finds it.
+    say(f, f.test, "nudge");
+    await f.store.messages.settled();
+    assertEquals(tables(), [userIndex(f.userId)]);
+    assertEquals(texts(await f.store.messages.search(f.userId, { match: "mine", limit: 5 })), [
+      "mine",
+    ]);
   } finally {
     await done(f);
   }

@@ -1,4 +1,4 @@
-import { assertEquals } from "../support/assert.ts";
+import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
 import { startServer } from "../support/server.ts";
 import { EMBEDDED } from "../../scripts/compile.ts";
@@ -32,6 +32,13 @@ Deno.test("the daemon reads only the folders the compiled binary embeds", async 
     assertEquals((await c.get("/chat")).status, 200);
     assertEquals((await c.get("/dist/app.js")).status, 200);
     assertEquals((await c.get("/api/i18n/de")).status, 200);
+    // The search indexer's worker module loads too.
+    const deadline = Date.now() + 10_000;
+    while (!server.output().includes("search index open") && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert(server.output().includes("search index open"), server.output());
+    assert(!server.output().includes("search indexer failed"), server.output());
   } finally {
     await server.close();
   }

@@ -1,13 +1,17 @@
-/** The connection and conversation stores against a real (in-memory) SQLite database. */
+/** The connection and conversation stores against a real SQLite database in a temp folder. */
 import { assert, assertEquals } from "../support/assert.ts";
-import { openDatabase } from "../../store/db.ts";
-import { loadMigrations, migrate } from "../../store/migrate.ts";
-import { sqliteStore, type Store } from "../../store/mod.ts";
+import { openStore, type Store } from "../../store/mod.ts";
 
 async function fresh(): Promise<Store> {
-  const db = openDatabase(":memory:");
-  migrate(db, await loadMigrations());
-  return sqliteStore(db);
+  const home = await Deno.makeTempDir({ prefix: "parley-irc-store-" });
+  const store = await openStore(home);
+  return {
+    ...store,
+    async close() {
+      await store.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
 }
 
 Deno.test("connections: create, list per user, update, wanted, remove", async () => {

@@ -1,16 +1,12 @@
 /** Paste against a real SQLite store and a real files folder. */
 import { assert, assertEquals } from "../support/assert.ts";
-import { openDatabase } from "../../store/db.ts";
-import { loadMigrations, migrate } from "../../store/migrate.ts";
-import { sqliteStore } from "../../store/mod.ts";
+import { openStore } from "../../store/mod.ts";
 import { needsPaste, pasteIfLong } from "../../irc/paste.ts";
 
 Deno.test("paste: long or multi-line messages become a text file URL", async () => {
   const dir = await Deno.makeTempDir({ prefix: "parley-paste-" });
   try {
-    const db = openDatabase(":memory:");
-    migrate(db, await loadMigrations());
-    const store = sqliteStore(db, dir);
+    const store = await openStore(dir);
     const user = await store.users.create("p@example.com", "x", []);
     const deps = {
       store,
@@ -31,7 +27,7 @@ Deno.test("paste: long or multi-line messages become a text file URL", async () 
       513,
       false,
     ]);
-    assertEquals(await Deno.readTextFile(`${dir}/${user.id}/${id}`), long);
+    assertEquals(await Deno.readTextFile(`${dir}/files/${user.id}/${id}`), long);
     assert(await pasteIfLong(deps, user.id, "irc.libera.chat", "a\nb\nc\nd"), "four lines");
 
     // A profile for the host sets the limits.
@@ -51,6 +47,7 @@ Deno.test("paste: long or multi-line messages become a text file URL", async () 
     // Another host keeps the defaults.
     assertEquals(await pasteIfLong(deps, user.id, "irc.oftc.net", "z".repeat(41)), undefined);
     assertEquals((await store.files.page(user.id, undefined, 60)).files.length, 4);
+    await store.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

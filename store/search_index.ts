@@ -1,0 +1,152 @@
+/**
+ * The main thread's handle on the indexing worker (store/search_worker.ts): it tells the
+ * worker how far messages are committed and lets searches wait until they are indexed.
+ */
+import { log } from "../lib/log.ts";
+
+/** Messages to the worker. */
+export type ToWorker =
+  | { kind: "start"; dbPath: string; searchPath: string; committed: number }
+  | { kind: "work"; committed: number }
+  | { kind: "settle" }
+  | { kind: "close" };
+
+/** Messages from the worker. */
+export type FromWorker =
+  | { kind: "ready"; indexed: number }
+  | { kind: "progress"; indexed: number; deleted: number }
+  | { kind: "settled" }
+  | { kind: "closed" }
+  | { kind: "failed"; error: string };
+
+/** How long a search waits for the index before answering from what is indexed. */
+const SEARCH_WAIT_MS = 2000;
+/** Delay before a failed worker is started again. */
+const RESTART_MS = 5000;
+
+/** The indexer as the message store sees it. */
+export interface SearchIndexer {
+  /** Messages with ids up to `id` are committed (or some deleted): bring the index up to date. */
+  committed(id: number): void;
+  /**
+   * Resolves once every message up to `id` is searchable, or after `waitMs` (a rebuild of a
+   * large index, a failed worker): search then answers from what is indexed.
+   */
+  searchable(id: number, waitMs?: number): Promise<void>;
+  /** The `seq` up to which logged deletions are applied, so the log can be trimmed. */
+  deletedUpTo(): number;
+  /** Resolves once everything is indexed and the index is merged (benchmarks, tests). */
+  settled(): Promise<void>;
+  /** Stops the worker; what is not yet indexed is indexed at the next start. */
+  close(): Promise<void>;
+}
+
+/** Starts the worker for `parley.db` at `dbPath` and its index at `searchPath`. */
+export function startSearchIndexer(
+  dbPath: string,
+  searchPath: string,
+  committedId: number,
+): SearchIndexer {
+  let worker: Worker | undefined;
+  let committed = committedId;
+  let indexed = 0;
+  let deleted = 0;
+  let closing = false;
+  let restartTimer: ReturnType<typeof setTimeout> | undefined;
+  const waiters = new Set<{ id: number; done: () => void }>();
+  const settleWaiters: (() => void)[] = [];
+  let onClosed: (() => void) | undefined;
+
+  function release(all: boolean) {
+    for (const w of waiters) {
+      if (all || w.id <= indexed) {
+        waiters.delete(w);
+        w.done();
+      }
+    }
+  }
+
+  function spawn() {
+    const w = new Worker(new URL("./search_worker.ts", import.meta.url).href, { type: "module" });
+    worker = w;
+    w.onmessage = (e: MessageEvent<FromWorker>) => {
+      const msg = e.data;
+      if (msg.kind === "ready") {
+        log.info("search index open", { indexed: msg.indexed, committed });
+      } else if (msg.kind === "progress") {
+        indexed = Math.max(indexed, msg.indexed);
+        deleted = Math.max(deleted, msg.deleted);
+        release(false);
+      } else if (msg.kind === "settled") {
+        for (const done of settleWaiters.splice(0)) done();
+      } else if (msg.kind === "closed") {
+        w.terminate();
+        onClosed?.();
+      } else if (msg.kind === "failed") {
+        failed(msg.error);
+      }
+    };
+    w.onerror = (e) => {
+      e.preventDefault();
+      failed(e.message);
+    };
+    const start: ToWorker = { kind: "start", dbPath, searchPath, committed };
+    w.postMessage(start);
+  }
+
+  // Searches must not hang on a broken index: they answer from what is there, and the worker
+  // is started again a little later (it resumes from what search.db says it has done).
+  function failed(error: string) {
+    log.error("search indexer failed", { error });
+    worker?.terminate();
+    worker = undefined;
+    release(true);
+    for (const done of settleWaiters.splice(0)) done();
+    if (closing) return onClosed?.();
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      if (!closing) spawn();
+    }, RESTART_MS);
+  }
+
+  function send(msg: ToWorker) {
+    worker?.postMessage(msg);
+  }
+
+  spawn();
+  return {
+    committed(id) {
+      committed = Math.max(committed, id);
+      send({ kind: "work", committed });
+    },
+    searchable(id, waitMs = SEARCH_WAIT_MS) {
+      if (id <= indexed || !worker) return Promise.resolve();
+      return new Promise((resolve) => {
+        const waiter = { id, done: () => (clearTimeout(timer), resolve()) };
+        const timer = Number.isFinite(waitMs)
+          ? setTimeout(() => {
+            waiters.delete(waiter);
+            resolve();
+          }, waitMs)
+          : undefined;
+        waiters.add(waiter);
+      });
+    },
+    deletedUpTo: () => deleted,
+    settled() {
+      if (!worker) return Promise.resolve();
+      const done = new Promise<void>((resolve) => settleWaiters.push(resolve));
+      send({ kind: "settle" });
+      return done;
+    },
+    close() {
+      closing = true;
+      if (restartTimer !== undefined) clearTimeout(restartTimer);
+      release(true);
+      if (!worker) return Promise.resolve();
+      const done = new Promise<void>((resolve) => onClosed = resolve);
+      send({ kind: "close" });
+      return done;
+    },
+  };
+}

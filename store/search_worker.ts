@@ -1,0 +1,249 @@
+/**
+ * The indexing worker: a thread of its own that keeps `search.db` in step with `messages`.
+ *
+ * The message writer on the main thread only appends rows and says how far it has committed;
+ * this worker reads the new rows through its own connection and indexes them, so the two
+ * halves of storing a message run on two cores. It also applies logged deletions, merges index
+ * segments while the server is idle, and checkpoints `parley.db`'s WAL, so neither the merge
+ * nor the checkpoint's fsyncs stall the event loop that serves IRC and the browsers.
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { createUserIndex, indexUser, META, SEARCH_PRAGMAS, userIndex } from "./search_file.ts";
+import type { FromWorker, ToWorker } from "./search_index.ts";
+
+/** Rows per indexing transaction at most; a backlog is worked off in steps this size. */
+const BATCH = 20_000;
+/** Quiet time before the index is tidied (segments merged). */
+const MERGE_IDLE_MS = 1000;
+/** Index pages per merge step; the worker looks for new work between steps. */
+const MERGE_PAGES = 256;
+/** Least time between checkpoints of `parley.db`'s WAL. */
+const CHECKPOINT_MS = 1000;
+/** Deletions made by cascades (users, connections) are not announced; look for them this often. */
+const POLL_MS = 5000;
+
+const port = self as unknown as {
+  onmessage: ((e: MessageEvent<ToWorker>) => void) | null;
+  postMessage(message: FromWorker): void;
+};
+
+let search: DatabaseSync;
+let source: DatabaseSync;
+let statements: ReturnType<typeof prepare>;
+/** Highest message id the main thread has said is committed. */
+let target = 0;
+let indexed = 0;
+let deleted = 0;
+let working = false;
+let lastCheckpoint = 0;
+let mergeTimer: ReturnType<typeof setTimeout> | undefined;
+let settleWanted = false;
+let closed = false;
+
+function prepare() {
+  return {
+    messages: source.prepare(
+      "SELECT id, user_id, conversation, text FROM messages WHERE id > ? ORDER BY id LIMIT ?",
+    ),
+    deletions: source.prepare(
+      "SELECT seq, id, user_id FROM message_deletions WHERE seq > ? ORDER BY seq LIMIT ?",
+    ),
+    userExists: source.prepare("SELECT 1 AS x FROM users WHERE id = ?"),
+    meta: search.prepare("UPDATE search_meta SET value = ? WHERE key = ?"),
+    readMeta: search.prepare("SELECT value FROM search_meta WHERE key = ?"),
+    changes: search.prepare("SELECT total_changes() AS n"),
+    tables: search.prepare("SELECT name FROM sqlite_master WHERE type = 'table'"),
+  };
+}
+
+/** The statements on one user's index, created with the index on first use. */
+interface UserIndex {
+  insert: StatementSync;
+  remove: StatementSync;
+  merge: StatementSync;
+}
+const users = new Map<number, UserIndex>();
+
+function userStatements(userId: number): UserIndex {
+  let u = users.get(userId);
+  if (!u) {
+    const table = userIndex(userId);
+    search.exec(createUserIndex(userId));
+    u = {
+      insert: search.prepare(`INSERT INTO ${table} (rowid, text, scope) VALUES (?, ?, ?)`),
+      remove: search.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
+      merge: search.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`),
+    };
+    users.set(userId, u);
+  }
+  return u;
+}
+
+/** Drops the index of a deleted user at once, instead of deleting their rows one by one. */
+function dropUser(userId: number) {
+  users.delete(userId);
+  search.exec(`DROP TABLE IF EXISTS ${userIndex(userId)}`);
+}
+
+function open(dbPath: string, searchPath: string) {
+  search = new DatabaseSync(searchPath);
+  search.exec(SEARCH_PRAGMAS);
+  search.exec("PRAGMA wal_autocheckpoint = 10000;");
+  source = new DatabaseSync(dbPath);
+  // Read-only use, but a read-write handle, because checkpointing writes the database file.
+  source.exec("PRAGMA busy_timeout = 5000; PRAGMA mmap_size = 2147418112;");
+  statements = prepare();
+  for (const { name } of statements.tables.all() as { name: string }[]) {
+    const userId = indexUser(name);
+    if (userId !== undefined) userStatements(userId);
+  }
+  indexed = readMeta(META.indexed);
+}
+
+/** One transaction of indexing and deleting; false when there was nothing to do. */
+function step(): boolean {
+  const known = target;
+  // The write lock first, then the watermarks: a second Parley on the same folder (a mistake,
+  // but a possible one) then waits instead of indexing the same rows twice.
+  search.exec("BEGIN IMMEDIATE");
+  let rows: { id: number; user_id: number; conversation: number; text: string }[];
+  let dels: { seq: number; id: number; user_id: number }[];
+  try {
+    indexed = readMeta(META.indexed);
+    deleted = readMeta(META.deleted);
+    dels = statements.deletions.all(deleted, BATCH) as typeof dels;
+    rows = statements.messages.all(indexed, BATCH) as typeof rows;
+    for (const r of rows) userStatements(r.user_id).insert.run(r.id, r.text, `c${r.conversation}`);
+    const gone = new Set<number>();
+    for (const d of dels) {
+      // A deleted id above `indexed` was never indexed: it vanished before this step read it.
+      if (d.id > indexed || gone.has(d.user_id) || !users.has(d.user_id)) continue;
+      if (!statements.userExists.get(d.user_id)) {
+        gone.add(d.user_id);
+        dropUser(d.user_id);
+        continue;
+      }
+      users.get(d.user_id)!.remove.run(d.id);
+    }
+    if (rows.length) statements.meta.run(rows[rows.length - 1].id, META.indexed);
+    if (dels.length) statements.meta.run(dels[dels.length - 1].seq, META.deleted);
+    search.exec("COMMIT");
+  } catch (err) {
+    search.exec("ROLLBACK");
+    throw err;
+  }
+  if (rows.length) indexed = rows[rows.length - 1].id;
+  if (dels.length) deleted = dels[dels.length - 1].seq;
+  // Everything committed before `known` was announced has been read, unless a batch was full.
+  report(rows.length < BATCH && dels.length < BATCH ? known : 0);
+  return rows.length > 0 || dels.length > 0;
+}
+
+function readMeta(key: string): number {
+  return (statements.readMeta.get(key) as { value: number }).value;
+}
+
+function report(known: number) {
+  port.postMessage({ kind: "progress", indexed: Math.max(indexed, known), deleted });
+}
+
+function checkpoint(force = false) {
+  const now = performance.now();
+  if (!force && now - lastCheckpoint < CHECKPOINT_MS) return;
+  lastCheckpoint = now;
+  // PASSIVE: copies what it can without waiting for, or blocking, the writer.
+  source.exec("PRAGMA wal_checkpoint(PASSIVE)");
+}
+
+function work() {
+  working = false;
+  if (closed) return;
+  let more = false;
+  try {
+    more = step();
+    checkpoint();
+  } catch (err) {
+    fail(err);
+    return;
+  }
+  if (more) {
+    working = true;
+    setTimeout(work, 0); // yields, so that a close or settle request is seen between steps
+  } else {
+    scheduleMerge(settleWanted ? 0 : MERGE_IDLE_MS);
+  }
+}
+
+function wake() {
+  if (working || closed) return;
+  working = true;
+  if (mergeTimer !== undefined) clearTimeout(mergeTimer);
+  mergeTimer = undefined;
+  setTimeout(work, 0);
+}
+
+function scheduleMerge(delay: number) {
+  if (mergeTimer !== undefined) clearTimeout(mergeTimer);
+  mergeTimer = setTimeout(mergeStep, delay);
+}
+
+// Ingest leaves many small index segments (automerge is set high so that writes stay fast),
+// and every term lookup probes each of them; once writes pause, merge them in small steps.
+function mergeStep() {
+  mergeTimer = undefined;
+  if (closed || working) return;
+  let more = false;
+  try {
+    for (const u of users.values()) {
+      const before = (statements.changes.get() as { n: number }).n;
+      u.merge.run(MERGE_PAGES);
+      // Fewer than two changes means there was nothing left to merge (SQLite's FTS5 docs).
+      if ((statements.changes.get() as { n: number }).n - before >= 2) {
+        more = true;
+        break;
+      }
+    }
+  } catch (err) {
+    fail(err);
+    return;
+  }
+  if (more) return scheduleMerge(0);
+  checkpoint(true);
+  if (settleWanted) {
+    settleWanted = false;
+    port.postMessage({ kind: "settled" });
+  }
+  // While idle, look now and then for deletions made by cascades.
+  mergeTimer = setTimeout(wake, POLL_MS);
+}
+
+function fail(err: unknown) {
+  closed = true;
+  port.postMessage({ kind: "failed", error: String(err) });
+}
+
+port.onmessage = (e) => {
+  const msg = e.data;
+  try {
+    if (msg.kind === "start") {
+      open(msg.dbPath, msg.searchPath);
+      port.postMessage({ kind: "ready", indexed });
+      target = msg.committed;
+      wake();
+    } else if (msg.kind === "work") {
+      target = Math.max(target, msg.committed);
+      wake();
+    } else if (msg.kind === "settle") {
+      settleWanted = true;
+      wake();
+    } else if (msg.kind === "close") {
+      closed = true;
+      if (mergeTimer !== undefined) clearTimeout(mergeTimer);
+      search?.close();
+      source?.close();
+      port.postMessage({ kind: "closed" });
+    }
+  } catch (err) {
+    fail(err);
+  }
+};
