@@ -46,7 +46,8 @@ function prepare() {
       "SELECT id, user_id, conversation, text FROM messages WHERE id > ? ORDER BY id LIMIT ?",
     ),
     deletions: source.prepare(
-      "SELECT seq, id, user_id FROM message_deletions WHERE seq > ? ORDER BY seq LIMIT ?",
+      `SELECT seq, id, user_id, conversation, text FROM message_deletions
+       WHERE seq > ? ORDER BY seq LIMIT ?`,
     ),
     userExists: source.prepare("SELECT 1 AS x FROM users WHERE id = ?"),
     meta: search.prepare("UPDATE search_meta SET value = ? WHERE key = ?"),
@@ -71,7 +72,9 @@ function userStatements(userId: number): UserIndex {
     search.exec(createUserIndex(userId));
     u = {
       insert: search.prepare(`INSERT INTO ${table} (rowid, text, scope) VALUES (?, ?, ?)`),
-      remove: search.prepare(`DELETE FROM ${table} WHERE rowid = ?`),
+      remove: search.prepare(
+        `INSERT INTO ${table} (${table}, rowid, text, scope) VALUES ('delete', ?, ?, ?)`,
+      ),
       merge: search.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`),
     };
     users.set(userId, u);
@@ -107,12 +110,20 @@ function step(): boolean {
   // but a possible one) then waits instead of indexing the same rows twice.
   search.exec("BEGIN IMMEDIATE");
   let rows: { id: number; user_id: number; conversation: number; text: string }[];
-  let dels: { seq: number; id: number; user_id: number }[];
+  let dels: { seq: number; id: number; user_id: number; conversation: number; text: string }[];
   try {
     indexed = readMeta(META.indexed);
     deleted = readMeta(META.deleted);
-    dels = statements.deletions.all(deleted, BATCH) as typeof dels;
-    rows = statements.messages.all(indexed, BATCH) as typeof rows;
+    // One snapshot for both reads: a message deleted after it is read here shows up in a later
+    // step's deletions; one deleted before is in neither list, so nothing is ever removed that
+    // was not indexed (a contentless index would be corrupted by that).
+    source.exec("BEGIN");
+    try {
+      dels = statements.deletions.all(deleted, BATCH) as typeof dels;
+      rows = statements.messages.all(indexed, BATCH) as typeof rows;
+    } finally {
+      source.exec("COMMIT");
+    }
     for (const r of rows) userStatements(r.user_id).insert.run(r.id, r.text, `c${r.conversation}`);
     const gone = new Set<number>();
     for (const d of dels) {
@@ -123,7 +134,7 @@ function step(): boolean {
         dropUser(d.user_id);
         continue;
       }
-      users.get(d.user_id)!.remove.run(d.id);
+      users.get(d.user_id)!.remove.run(d.id, d.text, `c${d.conversation}`);
     }
     if (rows.length) statements.meta.run(rows[rows.length - 1].id, META.indexed);
     if (dels.length) statements.meta.run(dels[dels.length - 1].seq, META.deleted);

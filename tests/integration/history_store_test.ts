@@ -376,6 +376,18 @@ async function indexed(f: Fixture, conversation: number): Promise<number> {
   }
 }
 
+/** FTS5's own check of the user's index; it throws when removals did not match what was added. */
+async function integrityCheck(f: Fixture) {
+  const { DatabaseSync } = await import("node:sqlite");
+  const db = new DatabaseSync(`${f.home}/search.db`);
+  const table = userIndex(f.userId);
+  try {
+    db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('integrity-check', 0)`);
+  } finally {
+    db.close();
+  }
+}
+
 function say(f: Fixture, conversation: number, text: string) {
   f.store.messages.append({ conversation, userId: f.userId, from: "a", type: "privmsg", text });
 }
@@ -421,6 +433,7 @@ Deno.test("search index: deleted messages leave it, and their ids are never reus
     await f.store.messages.settled();
     assertEquals(await indexed(f, f.test), 0);
     assertEquals(await indexed(f, f.other), 5);
+    await integrityCheck(f);
 
     // New messages after the deletion get new ids, so the indexer sees them as new.
     say(f, f.test, "new pelican");
