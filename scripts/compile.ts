@@ -12,8 +12,8 @@ const root = new URL("..", import.meta.url).pathname;
 
 /**
  * Files and folders read at run time: the app finds them relative to `import.meta.dirname`,
- * and the search indexer's worker module (with the one module it imports) is loaded by URL,
- * which compile does not follow on its own.
+ * and the worker modules (the search indexer with the one module it imports, the checkpointer)
+ * are loaded by URL, which compile does not follow on its own.
  */
 export const EMBEDDED = [
   "static/",
@@ -21,6 +21,7 @@ export const EMBEDDED = [
   "store/migrations/",
   "store/search_worker.ts",
   "store/search_file.ts",
+  "store/checkpoint_worker.ts",
 ];
 
 function option(name: string): string | undefined {

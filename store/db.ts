@@ -5,6 +5,8 @@ import { DatabaseSync } from "node:sqlite";
 export function openDatabase(path: string): DatabaseSync {
   const db = new DatabaseSync(path);
   // WAL lets readers run while the batched writer commits; NORMAL sync is safe under WAL.
+  // Checkpoints are the search indexer's job (off the event loop); the automatic one here is a
+  // backstop for a WAL that never gets a quiet moment to be reset.
   db.exec(`
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
@@ -13,7 +15,7 @@ export function openDatabase(path: string): DatabaseSync {
     PRAGMA temp_store = MEMORY;
     PRAGMA cache_size = -131072;
     PRAGMA mmap_size = 2147418112;
-    PRAGMA wal_autocheckpoint = 20000;
+    PRAGMA wal_autocheckpoint = 100000;
   `);
   return db;
 }

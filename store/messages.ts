@@ -5,6 +5,7 @@ import { log } from "../lib/log.ts";
 import { fold, hasWordPrefixes, MIN_PREFIX, parseMatch, type Term, termFts } from "./match.ts";
 import { ircLower } from "../irc/casefold.ts";
 import type { SearchIndexer } from "./search_index.ts";
+import type { Checkpointer } from "./checkpointer.ts";
 import { userIndex } from "./search_file.ts";
 import type {
   HistoryQuery,
@@ -27,6 +28,10 @@ const WRITE_WINDOW_MS = 10;
 const SAMPLE = 200;
 /** Most index rows a search reads at once while looking for rows that pass its filters. */
 const MAX_CHUNK = 5000;
+/** How often the writer has the WAL checkpointed while messages keep coming. */
+const CHECKPOINT_EVERY_MS = 1000;
+/** Longest the writer holds commits back for a checkpoint (they wait in memory meanwhile). */
+const CHECKPOINT_HOLD_MS = 250;
 const TYPE_CODE: Record<MessageType, number> = { privmsg: 0, notice: 1, action: 2 };
 
 interface Row {
@@ -81,7 +86,8 @@ export function sqliteMessageStore(
   db: DatabaseSync,
   searchDb: DatabaseSync,
   indexer: SearchIndexer,
-): MessageStore & { dispose(): void } {
+  checkpointer: Checkpointer,
+): MessageStore & { dispose(): Promise<void> } {
   const insert = db.prepare(
     "INSERT INTO messages (id, conversation, user_id, ts, type, highlight, sender, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   );
@@ -208,6 +214,39 @@ export function sqliteMessageStore(
     const batch = pending;
     pending = [];
     writeBatch(batch);
+    maybeCheckpoint();
+  }
+
+  /** The write window's flush: it waits while a checkpoint runs (reads flush at once). */
+  function flushSoon() {
+    timer = undefined;
+    if (!checkpointing) flushNow();
+  }
+
+  // The WAL can only start over when a checkpoint has copied all of it and no commit came in
+  // between; under steady traffic that moment never comes by itself and the WAL grows without
+  // bound. So once a second the writer asks the checkpoint worker to copy it and holds its own
+  // commits back meanwhile (the messages are already published; they wait in memory), and the
+  // next commit then starts the WAL over. The fsyncs happen on the worker's thread.
+  let checkpointing = false;
+  let lastCheckpoint = performance.now();
+  let checkpointDone: Promise<void> = Promise.resolve();
+  function maybeCheckpoint() {
+    if (checkpointing || performance.now() - lastCheckpoint < CHECKPOINT_EVERY_MS) return;
+    checkpointing = true;
+    let hold: ReturnType<typeof setTimeout> | undefined;
+    checkpointDone = new Promise<void>((resolve) => {
+      const done = () => {
+        if (hold !== undefined) clearTimeout(hold);
+        if (!checkpointing) return resolve();
+        checkpointing = false;
+        lastCheckpoint = performance.now();
+        if (pending.length) timer ??= setTimeout(flushSoon, 0);
+        resolve();
+      };
+      hold = setTimeout(done, CHECKPOINT_HOLD_MS);
+      checkpointer.checkpoint().then(done);
+    });
   }
 
   /**
@@ -453,16 +492,17 @@ export function sqliteMessageStore(
         text: msg.text,
       });
       // One transaction per write window, however many messages arrived in it.
-      timer ??= setTimeout(flushNow, WRITE_WINDOW_MS);
+      timer ??= setTimeout(flushSoon, WRITE_WINDOW_MS);
       return { ts };
     },
-    flush() {
+    async flush() {
+      await checkpointDone;
       flushNow();
-      return Promise.resolve();
     },
     searchable: () => searchable(Infinity),
-    dispose() {
+    async dispose() {
       flushNow();
+      await checkpointDone;
     },
     settled() {
       flushNow();

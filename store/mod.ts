@@ -14,6 +14,7 @@ import { type ConversationStore, sqliteConversationStore } from "./conversations
 import { type FileStore, sqliteFileStore } from "./files.ts";
 import { openSearch } from "./search_file.ts";
 import { type SearchIndexer, startSearchIndexer } from "./search_index.ts";
+import { type Checkpointer, startCheckpointer } from "./checkpointer.ts";
 
 /** Every table group of Parley's storage. Async so that another database can implement it. */
 export interface Store {
@@ -49,7 +50,8 @@ export async function openStore(home: string): Promise<Store> {
     .get() as { seq: number };
   const searchDb = await openSearch(searchPath, next, deletions.seq);
   const indexer = startSearchIndexer(dbPath, searchPath, next - 1);
-  return sqliteStore(db, searchDb, indexer, join(home, "files"));
+  const checkpointer = startCheckpointer(dbPath);
+  return sqliteStore(db, searchDb, indexer, checkpointer, join(home, "files"));
 }
 
 /** Builds the SQLite store over open databases; `filesDir` holds uploaded files. */
@@ -57,9 +59,10 @@ function sqliteStore(
   db: DatabaseSync,
   searchDb: DatabaseSync,
   indexer: SearchIndexer,
+  checkpointer: Checkpointer,
   filesDir: string,
 ): Store {
-  const messages = sqliteMessageStore(db, searchDb, indexer);
+  const messages = sqliteMessageStore(db, searchDb, indexer, checkpointer);
   return {
     users: sqliteUserStore(db),
     sessions: sqliteSessionStore(db),
@@ -76,8 +79,9 @@ function sqliteStore(
     files: sqliteFileStore(db, filesDir),
 
     async close() {
-      messages.dispose(); // the batched writer's last turn
+      await messages.dispose(); // the batched writer's last turn
       await indexer.close(); // what it has not indexed yet, it indexes at the next start
+      await checkpointer.close(); // closing the last connection checkpoints the WAL
       db.exec("PRAGMA optimize");
       db.close();
       searchDb.close();

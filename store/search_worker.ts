@@ -3,9 +3,9 @@
  *
  * The message writer on the main thread only appends rows and says how far it has committed;
  * this worker reads the new rows through its own connection and indexes them, so the two
- * halves of storing a message run on two cores. It also applies logged deletions, merges index
- * segments while the server is idle, and checkpoints `parley.db`'s WAL, so neither the merge
- * nor the checkpoint's fsyncs stall the event loop that serves IRC and the browsers.
+ * halves of storing a message run on two cores. It also applies logged deletions and merges
+ * index segments while the server is idle, so merging never stalls the event loop that serves
+ * IRC and the browsers.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { createUserIndex, indexUser, META, SEARCH_PRAGMAS, userIndex } from "./search_file.ts";
@@ -17,8 +17,6 @@ const BATCH = 20_000;
 const MERGE_IDLE_MS = 1000;
 /** Index pages per merge step; the worker looks for new work between steps. */
 const MERGE_PAGES = 256;
-/** Least time between checkpoints of `parley.db`'s WAL. */
-const CHECKPOINT_MS = 1000;
 /** Deletions made by cascades (users, connections) are not announced; look for them this often. */
 const POLL_MS = 5000;
 
@@ -35,7 +33,6 @@ let target = 0;
 let indexed = 0;
 let deleted = 0;
 let working = false;
-let lastCheckpoint = 0;
 let mergeTimer: ReturnType<typeof setTimeout> | undefined;
 let settleWanted = false;
 let closed = false;
@@ -93,8 +90,7 @@ function open(dbPath: string, searchPath: string) {
   search.exec(SEARCH_PRAGMAS);
   search.exec("PRAGMA wal_autocheckpoint = 10000;");
   source = new DatabaseSync(dbPath);
-  // Read-only use, but a read-write handle, because checkpointing writes the database file.
-  source.exec("PRAGMA busy_timeout = 5000; PRAGMA mmap_size = 2147418112;");
+  source.exec("PRAGMA busy_timeout = 5000; PRAGMA mmap_size = 2147418112; PRAGMA query_only = 1;");
   statements = prepare();
   for (const { name } of statements.tables.all() as { name: string }[]) {
     const userId = indexUser(name);
@@ -158,21 +154,12 @@ function report(known: number) {
   port.postMessage({ kind: "progress", indexed: Math.max(indexed, known), deleted });
 }
 
-function checkpoint(force = false) {
-  const now = performance.now();
-  if (!force && now - lastCheckpoint < CHECKPOINT_MS) return;
-  lastCheckpoint = now;
-  // PASSIVE: copies what it can without waiting for, or blocking, the writer.
-  source.exec("PRAGMA wal_checkpoint(PASSIVE)");
-}
-
 function work() {
   working = false;
   if (closed) return;
   let more = false;
   try {
     more = step();
-    checkpoint();
   } catch (err) {
     fail(err);
     return;
@@ -219,7 +206,6 @@ function mergeStep() {
     return;
   }
   if (more) return scheduleMerge(0);
-  checkpoint(true);
   if (settleWanted) {
     settleWanted = false;
     port.postMessage({ kind: "settled" });
