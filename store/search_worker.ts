@@ -61,6 +61,8 @@ interface UserIndex {
   merge: StatementSync;
 }
 const users = new Map<number, UserIndex>();
+/** Users whose index got rows since it was last fully merged: the only ones worth merging. */
+const unmerged = new Set<number>();
 
 function userStatements(userId: number): UserIndex {
   let u = users.get(userId);
@@ -82,6 +84,7 @@ function userStatements(userId: number): UserIndex {
 /** Drops the index of a deleted user at once, instead of deleting their rows one by one. */
 function dropUser(userId: number) {
   users.delete(userId);
+  unmerged.delete(userId);
   search.exec(`DROP TABLE IF EXISTS ${userIndex(userId)}`);
 }
 
@@ -94,7 +97,7 @@ function open(dbPath: string, searchPath: string) {
   statements = prepare();
   for (const { name } of statements.tables.all() as { name: string }[]) {
     const userId = indexUser(name);
-    if (userId !== undefined) userStatements(userId);
+    if (userId !== undefined) userStatements(userId), unmerged.add(userId);
   }
   indexed = readMeta(META.indexed);
 }
@@ -120,7 +123,10 @@ function step(): boolean {
     } finally {
       source.exec("COMMIT");
     }
-    for (const r of rows) userStatements(r.user_id).insert.run(r.id, r.text, `c${r.conversation}`);
+    for (const r of rows) {
+      userStatements(r.user_id).insert.run(r.id, r.text, `c${r.conversation}`);
+      unmerged.add(r.user_id);
+    }
     const gone = new Set<number>();
     for (const d of dels) {
       // A deleted id above `indexed` was never indexed: it vanished before this step read it.
@@ -192,14 +198,15 @@ function mergeStep() {
   if (closed || working) return;
   let more = false;
   try {
-    for (const u of users.values()) {
+    for (const userId of unmerged) {
       const before = (statements.changes.get() as { n: number }).n;
-      u.merge.run(MERGE_PAGES);
+      users.get(userId)?.merge.run(MERGE_PAGES);
       // Fewer than two changes means there was nothing left to merge (SQLite's FTS5 docs).
       if ((statements.changes.get() as { n: number }).n - before >= 2) {
         more = true;
         break;
       }
+      unmerged.delete(userId);
     }
   } catch (err) {
     fail(err);

@@ -41,7 +41,8 @@ Deno.test("accounts: registration, invites, roles and sessions", async (t) => {
       const base = { email: "new@example.com", password: "long enough pw", exp: p.get("exp")! };
       const tampered = await anon.post("/api/user/register", {
         ...base,
-        token: p.get("token")!.replace(/^./, "x"),
+        // Another first character (replacing it with a fixed one failed 1 run in 64).
+        token: p.get("token")!.replace(/^./, (c) => c === "x" ? "y" : "x"),
       });
       assertEquals(tampered.status, 400);
       assertEquals(tampered.body.errors[0].path, "/body/token");
