@@ -14,14 +14,18 @@ export function base64url(bytes: Uint8Array): string {
   return btoa(bin).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
-/** SHA-256 of a string, hex encoded. */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+/** Encodes bytes as lowercase hex. */
+export function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** HMAC-SHA256 of `message` under `secret`, URL-safe base64. */
-export async function hmac(secret: string, message: string): Promise<string> {
+/** SHA-256 of a string, hex encoded. */
+export async function sha256Hex(text: string): Promise<string> {
+  return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text))));
+}
+
+/** HMAC-SHA256 of `message` (text, or raw bytes as received) under `secret`. */
+export async function hmacBytes(secret: string, message: string | Uint8Array): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey(
     "raw",
     encoder.encode(secret),
@@ -29,7 +33,13 @@ export async function hmac(secret: string, message: string): Promise<string> {
     false,
     ["sign"],
   );
-  return base64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(message))));
+  const data = typeof message === "string" ? encoder.encode(message) : message;
+  return new Uint8Array(await crypto.subtle.sign("HMAC", key, data as BufferSource));
+}
+
+/** HMAC-SHA256 of `message` under `secret`, URL-safe base64. */
+export async function hmac(secret: string, message: string): Promise<string> {
+  return base64url(await hmacBytes(secret, message));
 }
 
 /** Compares two strings in time that does not depend on where they differ. */

@@ -3,24 +3,14 @@
  * IRC connections to the conversations that bot.json routes the repository's events to.
  */
 import { ApiError } from "../http/errors.ts";
-import { safeEqual } from "../lib/crypto.ts";
+import { hex, hmacBytes, safeEqual } from "../lib/crypto.ts";
 import { log } from "../lib/log.ts";
 import type { Bot } from "../irc/bot.ts";
 import type { IrcManager } from "../irc/manager.ts";
 
-const encoder = new TextEncoder();
-
 /** HMAC-SHA256 of the raw body under the secret, as GitHub writes it: `sha256=<hex>`. */
 export async function githubSignature(secret: string, body: Uint8Array): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    encoder.encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, body as BufferSource));
-  return "sha256=" + Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("");
+  return "sha256=" + hex(await hmacBytes(secret, body));
 }
 
 /** Whether `header` (X-Hub-Signature-256) signs exactly these bytes; compared in constant time. */

@@ -79,6 +79,15 @@ Deno.test("bot.json: a good file, and a clear error for each bad one", () => {
   assertStringIncludes(configError({ ...GOOD, extra: 1 }), "extra");
 });
 
+Deno.test("github: the signature matches GitHub's documented example", async () => {
+  // From GitHub's "Validating webhook deliveries" page (also what `openssl dgst -hmac` gives).
+  const body = new TextEncoder().encode("Hello, World!");
+  assertEquals(
+    await githubSignature("It's a Secret to Everybody", body),
+    "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
+  );
+});
+
 Deno.test("github: the signature covers the raw bytes", async () => {
   const body = new TextEncoder().encode('{"zen":"Keep it logically awesome."}');
   const sig = await githubSignature("s3cret-s3cret", body);
