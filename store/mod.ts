@@ -12,8 +12,7 @@ import type { MessageStore } from "./message_types.ts";
 import { sqliteMessageStore } from "./messages.ts";
 import { type ConversationStore, sqliteConversationStore } from "./conversations.ts";
 import { type FileStore, sqliteFileStore } from "./files.ts";
-import { openSearch } from "./search_file.ts";
-import { type SearchIndexer, startSearchIndexer } from "./search_index.ts";
+import { openSearch, type SearchIndexer, startSearchIndexer } from "./search_index.ts";
 import { type Checkpointer, startCheckpointer } from "./checkpointer.ts";
 
 /** Every table group of Parley's storage. Async so that another database can implement it. */

@@ -2,14 +2,12 @@
  * The search index file, `search.db`: one FTS5 index per user over their `messages`, kept
  * beside `parley.db` and written only by the indexing worker (store/search_worker.ts).
  *
- * It holds nothing that cannot be rebuilt from `messages`: when it is from another version,
- * or ahead of the messages it claims to index (an older `parley.db` restored from a backup),
- * it is deleted and the worker fills a new one.
+ * It holds nothing that cannot be rebuilt from `messages` (see openSearch in search_index.ts).
+ * The worker imports this module, so it imports nothing itself.
  */
-import { DatabaseSync } from "node:sqlite";
 
 /** Bump when the index definition changes: every install then rebuilds its index. */
-const SEARCH_VERSION = 3;
+export const SEARCH_VERSION = 3;
 
 /** Keys of `search_meta`. */
 export const META = {
@@ -66,46 +64,3 @@ export const SEARCH_PRAGMAS = `
   PRAGMA mmap_size = 2147418112;
   PRAGMA cache_size = -65536;
 `;
-
-/**
- * Opens `search.db` for the main thread's searches, starting a new file first when the one
- * there does not match `messages` (whose next id is `nextId`, and whose deletion log has
- * reached `deletedSeq`). Separate connections, not ATTACH: Deno's node:sqlite allows ATTACH
- * only to processes with every permission, which a compiled Parley does not have.
- */
-export async function openSearch(
-  path: string,
-  nextId: number,
-  deletedSeq: number,
-): Promise<DatabaseSync> {
-  const open = () => {
-    const db = new DatabaseSync(path);
-    // Takes effect only while the file is new. Measured: 16 KiB pages index 14% faster than 4 KiB
-    // and take a third less space (the index is mostly long runs of list data).
-    db.exec("PRAGMA page_size = 16384");
-    db.exec(SEARCH_PRAGMAS);
-    db.exec(`CREATE TABLE IF NOT EXISTS search_meta (
-      key TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT`);
-    return db;
-  };
-  let db = open();
-  const meta = db.prepare("SELECT value FROM search_meta WHERE key = ?");
-  const value = (key: string) => (meta.get(key) as { value: number } | undefined)?.value;
-  if (value(META.version) === SEARCH_VERSION && (value(META.indexed) ?? 0) < nextId) return db;
-
-  db.close();
-  for (const suffix of ["", "-wal", "-shm"]) {
-    await Deno.remove(path + suffix).catch((err) => {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
-    });
-  }
-  db = open();
-  const set = db.prepare("INSERT INTO search_meta (key, value) VALUES (?, ?)");
-  db.exec("BEGIN IMMEDIATE");
-  set.run(META.version, SEARCH_VERSION);
-  set.run(META.indexed, 0);
-  // Deletions logged before this point concern messages the rebuild will not find.
-  set.run(META.deleted, deletedSeq);
-  db.exec("COMMIT");
-  return db;
-}

@@ -1,8 +1,11 @@
 /**
- * The main thread's handle on the indexing worker (store/search_worker.ts): it tells the
- * worker how far messages are committed and lets searches wait until they are indexed.
+ * The main thread's side of the search index: opening `search.db` (and starting it over when
+ * it cannot be trusted), and the handle on the indexing worker (store/search_worker.ts), which
+ * it tells how far messages are committed, so that searches can wait until they are indexed.
  */
+import { DatabaseSync } from "node:sqlite";
 import { log } from "../lib/log.ts";
+import { META, SEARCH_PRAGMAS, SEARCH_VERSION } from "./search_file.ts";
 
 /** Messages to the worker. */
 export type ToWorker =
@@ -149,4 +152,53 @@ export function startSearchIndexer(
       return done;
     },
   };
+}
+
+/**
+ * Opens `search.db` for the main thread's searches, starting a new file first when the one
+ * there does not match `messages` (whose next id is `nextId`, and whose deletion log has
+ * reached `deletedSeq`). Separate connections, not ATTACH: Deno's node:sqlite allows ATTACH
+ * only to processes with every permission, which a compiled Parley does not have.
+ */
+export async function openSearch(
+  path: string,
+  nextId: number,
+  deletedSeq: number,
+): Promise<DatabaseSync> {
+  const open = () => {
+    const db = new DatabaseSync(path);
+    // Takes effect only while the file is new. Measured: 16 KiB pages index 14% faster than 4 KiB
+    // and take a third less space (the index is mostly long runs of list data).
+    db.exec("PRAGMA page_size = 16384");
+    db.exec(SEARCH_PRAGMAS);
+    db.exec(`CREATE TABLE IF NOT EXISTS search_meta (
+      key TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT`);
+    return db;
+  };
+  let db: DatabaseSync | undefined;
+  try {
+    db = open();
+    const meta = db.prepare("SELECT value FROM search_meta WHERE key = ?");
+    const value = (key: string) => (meta.get(key) as { value: number } | undefined)?.value;
+    if (value(META.version) === SEARCH_VERSION && (value(META.indexed) ?? 0) < nextId) return db;
+  } catch (err) {
+    // Not a database (damaged, or some other file): it is only an index, so start it over.
+    log.warn("search index unreadable; rebuilding it", { error: String(err) });
+  }
+
+  db?.close();
+  for (const suffix of ["", "-wal", "-shm"]) {
+    await Deno.remove(path + suffix).catch((err) => {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    });
+  }
+  db = open();
+  const set = db.prepare("INSERT INTO search_meta (key, value) VALUES (?, ?)");
+  db.exec("BEGIN IMMEDIATE");
+  set.run(META.version, SEARCH_VERSION);
+  set.run(META.indexed, 0);
+  // Deletions logged before this point concern messages the rebuild will not find.
+  set.run(META.deleted, deletedSeq);
+  db.exec("COMMIT");
+  return db;
 }

@@ -392,7 +392,7 @@ function say(f: Fixture, conversation: number, text: string) {
   f.store.messages.append({ conversation, userId: f.userId, from: "a", type: "privmsg", text });
 }
 
-Deno.test("search index: catches up after a restart and rebuilds when its file is gone", async () => {
+Deno.test("search index: catches up after a restart, rebuilds when its file is gone or damaged", async () => {
   let f = await fixture();
   const reopen = async () => {
     await f.store.close();
@@ -410,6 +410,13 @@ Deno.test("search index: catches up after a restart and rebuilds when its file i
 
     await f.store.close();
     await Deno.remove(`${f.home}/search.db`);
+    f = { ...f, store: await openStore(f.home) };
+    assertEquals(await walrus(), 200);
+    assertEquals(await indexed(f, f.test), 500);
+
+    // A damaged file is only an index: it is started over, not a reason to refuse to start.
+    await f.store.close();
+    await Deno.writeTextFile(`${f.home}/search.db`, "not a database ".repeat(1000));
     f = { ...f, store: await openStore(f.home) };
     assertEquals(await walrus(), 200);
     assertEquals(await indexed(f, f.test), 500);
