@@ -27,7 +27,7 @@ export function startCheckpointer(path: string): Checkpointer {
     type: "module",
   });
   // One request at a time; the worker answers in order.
-  let waiting: (() => void)[] = [];
+  const waiting: (() => void)[] = [];
   let onClosed: (() => void) | undefined;
   let closed = false;
   const send = (msg: ToCheckpointer) => worker.postMessage(msg);
@@ -61,7 +61,6 @@ export function startCheckpointer(path: string): Checkpointer {
       closed = true;
       const done = new Promise<void>((resolve) => onClosed = resolve);
       for (const w of waiting.splice(0)) w();
-      waiting = [];
       send({ kind: "close" });
       return done;
     },

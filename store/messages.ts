@@ -160,7 +160,6 @@ export function sqliteMessageStore(
   // "everything after id N".
   let nextId = (readNextId.get() as { next: number }).next;
   let trimmed = 0;
-  indexer.committed(nextId - 1);
 
   function writeBatch(batch: Pending[]) {
     let first = nextId;
@@ -178,6 +177,7 @@ export function sqliteMessageStore(
     };
     // The indexer's finished part of the deletion log goes in the same transaction.
     const trimTo = indexer.deletedUpTo();
+    let together = false;
     db.exec("BEGIN IMMEDIATE");
     try {
       // Re-read inside the transaction: another process on the same file must not get the
@@ -188,22 +188,23 @@ export function sqliteMessageStore(
       if (trimTo > trimmed) trimDeletions.run(trimTo);
       db.exec("COMMIT");
       trimmed = Math.max(trimmed, trimTo);
-      indexer.committed(nextId - 1);
-      return;
+      together = true;
     } catch (err) {
       db.exec("ROLLBACK");
       nextId = first;
       log.warn("message batch failed; writing one by one", { error: String(err) });
     }
-    // One bad row (its conversation deleted meanwhile) must not lose the others.
-    for (const p of batch) {
-      try {
-        run(p);
-      } catch (err) {
-        log.warn("message dropped", { conversation: p.conversation, error: String(err) });
+    if (!together) {
+      // One bad row (its conversation deleted meanwhile) must not lose the others.
+      for (const p of batch) {
+        try {
+          run(p);
+        } catch (err) {
+          log.warn("message dropped", { conversation: p.conversation, error: String(err) });
+        }
       }
+      saveNextId.run(nextId);
     }
-    saveNextId.run(nextId);
     indexer.committed(nextId - 1);
   }
 
@@ -314,7 +315,6 @@ export function sqliteMessageStore(
     const owner = ownerOf.get(conversation) as { user_id: number } | undefined;
     const table = owner && indexOf(owner.user_id);
     if (!table) return { messages: [] };
-    let fts = words;
     const limit = q.limit;
     const lower = q.after ?? Number.MIN_SAFE_INTEGER;
     const upper = q.before ?? Number.MAX_SAFE_INTEGER;
@@ -326,13 +326,15 @@ export function sqliteMessageStore(
     // Every match in the conversation (as one JSON array built by SQLite); the page is cut by
     // time on the messages side, so cursors stay exact whatever the arrival order was.
     const all = `SELECT json_group_array(rowid) AS ids FROM ${table} WHERE ${table} MATCH ?`;
-    fts = (prepared(all, searchDb).get(scoped(fts, `"c${conversation}"`)) as { ids: string }).ids;
+    const ids = (prepared(all, searchDb).get(scoped(words, `"c${conversation}"`)) as {
+      ids: string;
+    }).ids;
     if (q.around !== undefined) {
       const before = prepared(sql).all(
         conversation,
         lower,
         q.around,
-        fts,
+        ids,
         limit + 1,
       ) as unknown as Row[];
       const afterSql = sql.replace("ORDER BY m.ts DESC", "ORDER BY m.ts ASC");
@@ -340,7 +342,7 @@ export function sqliteMessageStore(
         conversation,
         q.around - 1,
         upper,
-        fts,
+        ids,
         limit + 1,
       ) as unknown as Row[];
       const rows = [...before.slice(0, limit).reverse(), ...after.slice(0, limit)];
@@ -349,7 +351,7 @@ export function sqliteMessageStore(
       if (after.length > limit) out.after = formatMicros(rows[rows.length - 1].ts);
       return out;
     }
-    const got = prepared(sql).all(conversation, lower, upper, fts, limit + 1) as unknown as Row[];
+    const got = prepared(sql).all(conversation, lower, upper, ids, limit + 1) as unknown as Row[];
     const more = got.length > limit;
     const rows = forward ? got.slice(0, limit) : got.slice(0, limit).reverse();
     const out: MessagePage = { messages: rows.map(toJson) };
