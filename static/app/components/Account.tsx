@@ -4,8 +4,8 @@ import { api, seg } from "../api.ts";
 import { chooseLanguage, language, languages, t } from "../i18n.ts";
 import { applyUser, showToast, user } from "../state.ts";
 import { applyTheme, savedTheme } from "../theme.ts";
-import type { ApiErrorItem, User } from "../types.ts";
-import { Check, Field, FormErrors, Panel, Saved, toErrors } from "./Field.tsx";
+import type { User } from "../types.ts";
+import { Check, Field, FormErrors, Panel, Saved, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
 
 /** The account settings. */
@@ -13,28 +13,25 @@ export function Account() {
   const u = user.value!;
   const [password, setPassword] = useState("");
   const [keywords, setKeywords] = useState((u.highlight_keywords ?? []).join(", "));
-  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
+  const { errors, run } = useFormAction();
   const [saved, setSaved] = useState(false);
   const [theme, setTheme] = useState(savedTheme());
   const [notify, setNotify] = useState(localStorage.getItem("parley.notify") === "on");
   const [embeds, setEmbeds] = useState(localStorage.getItem("parley.embeds") !== "off");
 
-  const save = async (e: Event) => {
+  const save = (e: Event) => {
     e.preventDefault();
-    setErrors([]);
     setSaved(false);
     const body: Record<string, unknown> = {
       highlight_keywords: keywords.split(",").map((k) => k.trim()).filter(Boolean),
     };
     if (password) body.password = password;
-    try {
+    return run(async () => {
       const next = await api<User>("POST", `/user/${seg(u.email)}`, body);
       applyUser({ ...u, ...next, connections: undefined, conversations: undefined });
       setPassword("");
       setSaved(true);
-    } catch (err) {
-      setErrors(toErrors(err));
-    }
+    });
   };
 
   const toggleNotify = async (on: boolean) => {

@@ -4,8 +4,8 @@ import { api, query, seg } from "../api.ts";
 import { t } from "../i18n.ts";
 import { linkClick } from "../router.ts";
 import { user as me } from "../state.ts";
-import type { ApiErrorItem, User } from "../types.ts";
-import { Check, Field, FormErrors, Panel, Saved, toErrors } from "./Field.tsx";
+import type { User } from "../types.ts";
+import { Check, Field, FormErrors, Panel, Saved, toErrors, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
 import { formatSize } from "../util.ts";
 
@@ -46,24 +46,21 @@ interface Settings {
 
 function ServerSettings() {
   const [s, setS] = useState<Settings | null>(null);
-  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
+  const { errors, setErrors, run } = useFormAction();
   const [saved, setSaved] = useState(false);
   useEffect(() => {
     api<Settings>("GET", "/settings").then(setS).catch((e) => setErrors(toErrors(e)));
   }, []);
   if (!s) return <FormErrors errors={errors} fields={[]} />;
   const set = (k: keyof Settings) => (v: string | boolean) => setS({ ...s, [k]: v });
-  const save = async (e: Event) => {
+  const save = (e: Event) => {
     e.preventDefault();
-    setErrors([]);
     setSaved(false);
     const { disk_usage: _d, ...body } = s;
-    try {
+    return run(async () => {
       setS(await api<Settings>("POST", "/settings", body));
       setSaved(true);
-    } catch (err) {
-      setErrors(toErrors(err));
-    }
+    });
   };
   const d = s.disk_usage;
   const used = d && d.blocks_total ? d.blocks_used / d.blocks_total : 0;
@@ -168,40 +165,30 @@ function Users() {
   const [invite, setInvite] = useState<
     { url: string; existing?: boolean; expires?: string } | null
   >(null);
-  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
+  const { errors, setErrors, run } = useFormAction();
   const load = () =>
     api<{ users: User[] }>("GET", "/users" + query({})).then((r) => setUsers(r.users))
       .catch((e) => setErrors(toErrors(e)));
   useEffect(() => {
     void load();
   }, []);
-  const makeInvite = async (address: string) => {
-    setErrors([]);
-    try {
-      setInvite(await api("POST", `/user/${seg(address)}/invite`));
-    } catch (err) {
-      setErrors(toErrors(err));
-    }
-  };
-  const toggleAdmin = async (u: User) => {
+  const makeInvite = (address: string) =>
+    run(async () => setInvite(await api("POST", `/user/${seg(address)}/invite`)));
+  const toggleAdmin = (u: User) => {
     const roles = u.roles?.includes("admin")
       ? (u.roles ?? []).filter((r) => r !== "admin")
       : [...(u.roles ?? []), "admin"];
-    try {
+    return run(async () => {
       await api("POST", `/user/${seg(u.email)}`, { roles });
       await load();
-    } catch (err) {
-      setErrors(toErrors(err));
-    }
+    });
   };
   const remove = async (u: User) => {
     if (!confirm(t("Delete {name} and all their data?", { name: u.email }))) return;
-    try {
+    await run(async () => {
       await api("DELETE", `/user/${seg(u.email)}`);
       await load();
-    } catch (err) {
-      setErrors(toErrors(err));
-    }
+    });
   };
   return (
     <>
@@ -294,7 +281,7 @@ function Profiles() {
   const [list, setList] = useState<Profile[]>([]);
   const [url, setUrl] = useState("");
   const [isDefault, setDefault] = useState(false);
-  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
+  const { errors, setErrors, run } = useFormAction();
   const load = () =>
     api<{ profiles: Profile[] }>("GET", "/connection-profiles").then((r) => setList(r.profiles))
       .catch((e) => setErrors(toErrors(e)));
@@ -338,16 +325,13 @@ function Profiles() {
       </Panel>
       <Panel title={t("Add or change a profile")}>
         <form
-          onSubmit={async (e) => {
+          onSubmit={(e) => {
             e.preventDefault();
-            setErrors([]);
-            try {
+            return run(async () => {
               await api("POST", "/connection-profiles", { url, is_default: isDefault });
               setUrl("");
               await load();
-            } catch (err) {
-              setErrors(toErrors(err));
-            }
+            });
           }}
           noValidate
         >

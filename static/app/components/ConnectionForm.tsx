@@ -5,8 +5,8 @@ import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import { connections, patchConnection, removeConnection } from "../state.ts";
 import { type ConnFields, EMPTY_FIELDS, fieldsFromUrl, urlFromFields } from "../conn_url.ts";
-import type { ApiErrorItem, Connection } from "../types.ts";
-import { Check, Field, FormErrors, Panel, toErrors } from "./Field.tsx";
+import type { Connection } from "../types.ts";
+import { Check, Field, FormErrors, Panel, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
 
 /** The connection form; `cid` undefined adds a new connection. */
@@ -18,8 +18,7 @@ export function ConnectionForm(p: { cid?: string }) {
   const [commands, setCommands] = useState((existing?.on_connect_commands ?? []).join("\n"));
   const [wanted, setWanted] = useState(existing?.wanted_state !== "disconnected");
   const [channel, setChannel] = useState("");
-  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
-  const [busy, setBusy] = useState(false);
+  const { errors, setErrors, busy, run } = useFormAction();
   useEffect(() => {
     if (existing) {
       setF(fieldsFromUrl(existing.url));
@@ -31,14 +30,12 @@ export function ConnectionForm(p: { cid?: string }) {
   // A URL error is shown at the host field, where most of the URL is typed.
   const shown = errors.map((e) => e.path === "/body/url" ? { ...e, path: "/body/host" } : e);
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setErrors([]);
     if (!f.host.trim()) {
       setErrors([{ message: t("Enter the server's host name."), path: "/body/host" }]);
       return;
     }
-    setBusy(true);
     const body: Record<string, unknown> = {
       on_connect_commands: commands.split("\n").map((c) => c.trim()).filter(Boolean),
       wanted_state: wanted ? "connected" : "disconnected",
@@ -48,7 +45,7 @@ export function ConnectionForm(p: { cid?: string }) {
       f.password;
     if (urlChanged) body.url = url;
     if (!existing && channel.trim()) body.conversation_id = channel.trim();
-    try {
+    return run(async () => {
       const c = existing
         ? await api<Connection>("POST", `/connection/${seg(existing.connection_id)}`, body)
         : await api<Connection>("POST", "/connections", body);
@@ -59,22 +56,16 @@ export function ConnectionForm(p: { cid?: string }) {
         known?.state ? { ...c, state: known.state, info: known.info } : c,
       );
       navigate(`/chat/${encodeURIComponent(c.connection_id)}`);
-    } catch (err) {
-      setErrors(toErrors(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const remove = async () => {
     if (!existing || !confirm(t("Delete this connection and all its messages?"))) return;
-    try {
+    await run(async () => {
       await api("DELETE", `/connection/${seg(existing.connection_id)}`);
       removeConnection(existing.connection_id);
       navigate("/chat");
-    } catch (err) {
-      setErrors(toErrors(err));
-    }
+    });
   };
 
   return (
