@@ -99,10 +99,11 @@ export class HeadReader {
   /** Counts one event; false (and the head ends) past the bound. */
   #count(): boolean {
     if (this.#done) return false;
-    if (++this.tokens > HEAD_LIMITS.tokens) {
+    if (this.tokens >= HEAD_LIMITS.tokens) {
       this.#finish();
       return false;
     }
+    this.tokens++;
     return true;
   }
 
