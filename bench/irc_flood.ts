@@ -2,8 +2,9 @@
  * Benchmark: a burst of PRIVMSGs through a real ngircd into a real daemon (one user, one
  * connection, one channel). A raw client floods `PARLEY_BENCH_FLOOD` lines (default 200,000) in
  * 2,000-line writes; the figure is the time until the last one is readable through the API. A
- * plain counting socket reader in the same channel gets the same flood in the same run: its rate
- * is the pipe's limit, and the ratio to it is the figure that survives a busy machine.
+ * plain counting socket reader in the same channel (on its own thread) gets the same flood in the
+ * same run: its rate is the pipe's limit, and the ratio to it is the figure that survives a busy
+ * machine.
  *
  * ngircd keeps at most 32 KiB of unsent data per client (WRITEBUFFER_MAX_LEN, a compile-time
  * constant; there is no SendQ setting) and closes a client whose buffer would pass that ("Write
@@ -14,12 +15,13 @@
  * Targets (issue 11): 0 lost, never dropped, >= 40,000 msg/s and >= 70% of the raw reader,
  * RSS idle < 75 MB and < 110 MB 30 s after the flood.
  * `PARLEY_BENCH_DENO_FLAGS` adds flags to the daemon's `deno run` (e.g. `--cpu-prof
- * --cpu-prof-dir=/tmp/prof`: the profile is written when the daemon exits at the end).
+ * --cpu-prof-dir=/tmp/prof`: the profile is written when the daemon exits at the end), and
+ * `PARLEY_BENCH_DAEMON_OUTPUT=FILE` keeps what the daemon printed.
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { ApiClient } from "../tests/support/api.ts";
-import { CountingReader, Flooder, floodText } from "../tests/support/flood.ts";
+import { Flooder, floodText } from "../tests/support/flood.ts";
 import { startIrcServer } from "../tests/support/ngircd.ts";
 import { startServer } from "../tests/support/server.ts";
 
@@ -54,6 +56,37 @@ function statusMb(pid: number, field: "VmRSS" | "VmHWM"): number {
   return Math.round(kb / 1024);
 }
 
+/** CPU seconds the process has used (user + system, all its threads: the search worker too). */
+function cpuSeconds(pid: number): number {
+  // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) / 100; // clock ticks (USER_HZ = 100)
+}
+
+/**
+ * Resident memory by mapping (/proc/PID/smaps), in MB: "anon" is the JavaScript heaps of the main
+ * thread and the workers plus malloc (SQLite's page caches); files are named by their base name
+ * (parley.db and search.db are memory-mapped, their -shm files are the WAL indexes).
+ */
+function rssByMapping(pid: number): string {
+  const sums = new Map<string, number>();
+  let key = "anon";
+  for (const l of Deno.readTextFileSync(`/proc/${pid}/smaps`).split("\n")) {
+    const header = l.match(/^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/);
+    if (header) {
+      const path = header[1].trim();
+      key = !path || path.startsWith("[") ? "anon" : path.split("/").pop()!;
+      if (key.startsWith("deno") || key.endsWith(".so") || /\.so\./.test(key)) key = "code";
+      continue;
+    }
+    const rss = l.match(/^Rss:\s+(\d+) kB/);
+    if (rss) sums.set(key, (sums.get(key) ?? 0) + Number(rss[1]));
+  }
+  return [...sums].filter(([, kb]) => kb >= 1024).sort((a, b) => b[1] - a[1])
+    .map(([k, kb]) => `${k}=${Math.round(kb / 1024)}`).join(" ");
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const irc = await startIrcServer();
@@ -61,7 +94,41 @@ const server = await startServer({
   env: { PARLEY_LOG_LEVEL: "warn" },
   permissions: ["-A", ...extraFlags],
 });
-let reader: CountingReader | undefined;
+/** The raw reader, on its own thread (tests/support/flood_reader_worker.ts). */
+class ReaderThread {
+  count = 0;
+  lastAt = 0;
+  dropped = "";
+  #worker = new Worker(new URL("../tests/support/flood_reader_worker.ts", import.meta.url), {
+    type: "module",
+  });
+  #closed: Promise<void>;
+  private constructor(ready: () => void) {
+    let closed = () => {};
+    this.#closed = new Promise((r) => (closed = r));
+    this.#worker.onmessage = (e) => {
+      if (e.data.ready) return ready();
+      // Its clock is epoch ms; ours is performance.now().
+      this.count = e.data.count;
+      this.lastAt = e.data.lastAt - performance.timeOrigin;
+      this.dropped = e.data.dropped;
+      if (e.data.closed) closed();
+    };
+  }
+  static start(port: number, nick: string, channel: string): Promise<ReaderThread> {
+    return new Promise((resolve) => {
+      const r: ReaderThread = new ReaderThread(() => resolve(r));
+      r.#worker.postMessage({ port, nick, channel });
+    });
+  }
+  async close() {
+    this.#worker.postMessage("close");
+    await this.#closed;
+    this.#worker.terminate();
+  }
+}
+
+let reader: ReaderThread | undefined;
 let flooder: Flooder | undefined;
 try {
   const pid = daemonPid(server.home);
@@ -73,7 +140,7 @@ try {
     conversation_id: CHANNEL,
   });
   const cid = created.body.connection_id as string;
-  reader = await CountingReader.connect(irc.port, "rawreader", CHANNEL);
+  reader = await ReaderThread.start(irc.port, "rawreader", CHANNEL);
   flooder = await Flooder.connect(irc.port, "flooder", CHANNEL);
   const messagesPath = `/api/connection/${cid}/conversation/${
     encodeURIComponent(CHANNEL)
@@ -85,8 +152,10 @@ try {
   }
   await sleep(5000); // registration, MOTD and join settle before the idle figure
   line("rss_idle_mb", statusMb(pid, "VmRSS"), "MB");
+  line("rss_idle_by_mapping", rssByMapping(pid), "MB");
 
   const lastText = floodText(total - 1);
+  const cpuBefore = cpuSeconds(pid);
   const started = performance.now();
   let sentAt = 0;
   const sending = flooder.send(total).then(() => void (sentAt = performance.now()));
@@ -113,6 +182,7 @@ try {
     await sleep(20);
   }
 
+  const cpu = cpuSeconds(pid) - cpuBefore;
   const conns = (await api.get("/api/connections")).body.connections as {
     state: string;
     info?: { reason?: string };
@@ -143,15 +213,23 @@ try {
   line("raw_reader_msgs_per_s", Math.round(rawRate), "msg/s");
   line("raw_reader_received", reader.count, "messages");
   if (reader.dropped) line("raw_reader_dropped", reader.dropped);
+  // CPU per stored message: what a busy machine changes least (includes the API polling).
+  line("irc_flood_daemon_cpu_s", cpu.toFixed(2), "s");
+  line("irc_flood_cpu_us_per_msg", stored ? Math.round(cpu / stored * 1e6) : "n/a", "us");
   line("irc_flood_ratio", rawRate ? (parleyRate / rawRate).toFixed(3) : "n/a");
   line("rss_peak_mb", statusMb(pid, "VmHWM"), "MB");
   line("rss_after_flood_now_mb", statusMb(pid, "VmRSS"), "MB");
   await sleep(settleMs);
   line("rss_after_flood_mb", statusMb(pid, "VmRSS"), "MB");
+  line("rss_after_flood_by_mapping", rssByMapping(pid), "MB");
   line("load_avg_1m_after", Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
 } finally {
   flooder?.close();
   await reader?.close();
+  await server.stop();
+  // With e.g. `--v8-flags=--trace-gc` in PARLEY_BENCH_DENO_FLAGS: the daemon's GC lines.
+  const keep = Deno.env.get("PARLEY_BENCH_DAEMON_OUTPUT");
+  if (keep) await Deno.writeTextFile(keep, server.output());
   await server.close();
   await irc.close();
 }
