@@ -145,8 +145,12 @@ try {
   const messagesPath = `/api/connection/${cid}/conversation/${
     encodeURIComponent(CHANNEL)
   }/messages?limit=1`;
+  // Listed once the daemon has joined (a channel it has not joined is not listed).
+  const joined = async () =>
+    ((await api.get("/api/conversations")).body.conversations as { conversation_id: string }[])
+      .some((c) => c.conversation_id === CHANNEL);
   const deadline = Date.now() + 30_000;
-  while ((await api.get(messagesPath)).status !== 200) {
+  while (!(await joined())) {
     if (Date.now() > deadline) throw new Error(`parley did not join ${CHANNEL}`);
     await sleep(100);
   }
