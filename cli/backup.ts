@@ -114,7 +114,7 @@ export async function backupCommand(args: string[]): Promise<void> {
     );
     const now = Math.floor(Date.now() / 1000);
     let count = 0;
-    async function* sources(): AsyncGenerator<Source> {
+    const sources = async function* (): AsyncGenerator<Source> {
       yield {
         entry: { name: MANIFEST, type: "file", size: manifest.length, mode: 0o600, mtime: now },
         bytes: manifest,
@@ -132,7 +132,7 @@ export async function backupCommand(args: string[]): Promise<void> {
           yield s;
         }
       }
-    }
+    };
     const file = await Deno.open(partial, { write: true, create: true, mode: 0o600 });
     await ReadableStream.from(archive(sources()))
       .pipeThrough(new CompressionStream("gzip"))

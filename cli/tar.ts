@@ -166,14 +166,14 @@ export async function readTar(
         mtime: readNumber(block, 136, 12),
       };
       let left = entry.size;
-      async function* chunks() {
+      const chunks = async function* () {
         while (left > 0) {
           const part = await input.readSome(left);
           if (!part.length) throw new Error(`the archive ends in the middle of ${name}`);
           left -= part.length;
           yield part;
         }
-      }
+      };
       await onEntry(entry, chunks);
       for await (const _ of chunks()) { /* what the caller did not read */ }
       await input.read(padding(entry.size).length);
