@@ -3,7 +3,7 @@
  * Sizes: PARLEY_BENCH_MESSAGES (history, default 1,000,000), IRC_BENCH_CONNECTIONS (default
  * 1,000), IRC_BENCH_RATE and IRC_BENCH_SECONDS (latency, default 1,000/s for 5 s).
  */
-const BENCHES = ["history.ts", "irc_connections.ts", "irc_latency.ts"];
+const BENCHES = ["history.ts", "irc_connections.ts", "irc_latency.ts", "import.ts"];
 const dir = new URL(".", import.meta.url).pathname;
 const only = Deno.args[0];
 

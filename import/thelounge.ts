@@ -5,7 +5,7 @@
  * channel name, time in milliseconds, type, and the rest of the message as JSON.
  */
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { ConfigError } from "../config.ts";
 import { ircLower } from "../irc/casefold.ts";
 import type { MessageType } from "../store/message_types.ts";
@@ -153,7 +153,22 @@ export async function importTheLounge(
   }
 }
 
-/** Imports one user's SQLite log, in time order per conversation. */
+/** Rows read from a log at a time. */
+const READ_CHUNK = 10_000;
+
+type LogRow = {
+  id: number;
+  network: string;
+  channel: string;
+  time: number;
+  type: string;
+  msg: string;
+};
+
+/**
+ * Imports one user's SQLite log in insertion order (which is time order: The Lounge appends),
+ * read in chunks by rowid, the fastest way through a large log.
+ */
 async function importLog(
   session: ImportSession,
   path: string,
@@ -167,53 +182,58 @@ async function importLog(
     throw fileError(path, err);
   }
   let db: DatabaseSync;
-  let rows: Iterable<{ network: string; channel: string; time: number; type: string; msg: string }>;
+  let read: StatementSync;
   try {
     db = new DatabaseSync(path, { readOnly: true });
-    rows = db.prepare(
-      `SELECT network, channel, time, type, msg FROM messages
-       WHERE type IN ('message', 'notice', 'action') ORDER BY network, channel, time, id`,
-    ).iterate() as typeof rows;
+    read = db.prepare(
+      `SELECT id, network, channel, time, type, msg FROM messages
+       WHERE id > ? AND type IN ('message', 'notice', 'action') ORDER BY id LIMIT ?`,
+    );
   } catch (err) {
     throw fileError(path, err);
   }
+  const conversations = new Map<string, { id: number; isQuery: boolean; nick: string }>();
   try {
-    let key = "";
-    let conversation: { id: number; isQuery: boolean; nick: string } | undefined;
-    for (const row of rows) {
-      const net = networks.get(row.network);
-      if (!net) {
-        session.summary.skipped++;
-        continue;
+    for (let after = 0;;) {
+      const rows = read.all(after, READ_CHUNK) as unknown as LogRow[];
+      if (!rows.length) break;
+      after = rows[rows.length - 1].id;
+      for (const row of rows) {
+        const net = networks.get(row.network);
+        if (!net) {
+          session.summary.skipped++;
+          continue;
+        }
+        const key = `${row.network}\n${row.channel}`;
+        let conversation = conversations.get(key);
+        if (!conversation) {
+          // The lobby (the network's own messages) is logged under the network's name.
+          const lobby = row.channel === str(net.network.name).toLowerCase() &&
+            !CHANNEL.test(row.channel);
+          const name = lobby ? "" : spelling(net.network, row.channel);
+          const conv = await session.conversation(net.id, name);
+          conversation = { id: conv.id, isQuery: !lobby && !CHANNEL.test(name), nick: net.nick };
+          conversations.set(key, conversation);
+        }
+        let msg: { from?: { nick?: unknown }; text?: unknown; self?: unknown; highlight?: unknown };
+        try {
+          msg = JSON.parse(row.msg);
+        } catch {
+          session.summary.skipped++;
+          continue;
+        }
+        const self = msg.self === true;
+        session.message({
+          conversation: conversation.id,
+          userId,
+          ts: Math.trunc(Number(row.time)) * 1000,
+          type: TYPES[row.type],
+          from: str(msg.from?.nick) || (self ? conversation.nick : ""),
+          text: str(msg.text),
+          // As Parley records them: mentions, and every private message from someone else.
+          highlight: !self && (conversation.isQuery || msg.highlight === true),
+        });
       }
-      const rowKey = `${row.network}\n${row.channel}`;
-      if (rowKey !== key) {
-        key = rowKey;
-        // The lobby (the network's own messages) is logged under the network's name.
-        const lobby = row.channel === str(net.network.name).toLowerCase() &&
-          !CHANNEL.test(row.channel);
-        const name = lobby ? "" : spelling(net.network, row.channel);
-        const conv = await session.conversation(net.id, name);
-        conversation = { id: conv.id, isQuery: !lobby && !CHANNEL.test(name), nick: net.nick };
-      }
-      let msg: { from?: { nick?: unknown }; text?: unknown; self?: unknown; highlight?: unknown };
-      try {
-        msg = JSON.parse(row.msg);
-      } catch {
-        session.summary.skipped++;
-        continue;
-      }
-      const self = msg.self === true;
-      session.message({
-        conversation: conversation!.id,
-        userId,
-        ts: Math.trunc(Number(row.time)) * 1000,
-        type: TYPES[row.type],
-        from: str(msg.from?.nick) || (self ? conversation!.nick : ""),
-        text: str(msg.text),
-        // As Parley records them: mentions, and every private message from someone else.
-        highlight: !self && (conversation!.isQuery || msg.highlight === true),
-      });
     }
   } catch (err) {
     if (err instanceof ConfigError) throw err;

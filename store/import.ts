@@ -42,9 +42,13 @@ export function messageImporter(db: DatabaseSync): MessageImporter {
     "INSERT INTO messages (id, conversation, user_id, ts, type, highlight, sender, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const at = db.prepare("SELECT sender, text FROM messages WHERE conversation = ? AND ts = ?");
+  const maxTs = db.prepare("SELECT max(ts) AS ts FROM messages WHERE conversation = ?");
   const readNext = db.prepare("SELECT next FROM message_ids");
   const saveNext = db.prepare("UPDATE message_ids SET next = ?");
   const lastTs = new Map<number, number>();
+  // The newest time each conversation had before this import: above it nothing can collide,
+  // so a first import (the common case) never looks for an existing row.
+  const before = new Map<number, number>();
   let open = false;
   let rows = 0;
   let nextId = 0;
@@ -68,8 +72,13 @@ export function messageImporter(db: DatabaseSync): MessageImporter {
       if (!open) begin();
       const last = lastTs.get(m.conversation);
       let ts = last !== undefined && m.ts <= last ? last + 1 : m.ts;
+      let newest = before.get(m.conversation);
+      if (newest === undefined) {
+        newest = (maxTs.get(m.conversation) as { ts: number | null }).ts ?? -Infinity;
+        before.set(m.conversation, newest);
+      }
       // A bounded walk: a different message at this microsecond moves this one a little later.
-      for (let i = 0; i < 1000; i++, ts++) {
+      for (let i = 0; i < 1000 && ts <= newest; i++, ts++) {
         const there = at.get(m.conversation, ts) as { sender: string; text: string } | undefined;
         if (!there) break;
         if (there.sender === m.from && there.text === m.text) {
