@@ -8,6 +8,15 @@ import { startServer } from "../support/server.ts";
 import { parley } from "../support/cli.ts";
 
 const FIXTURE = new URL("../fixtures/thelounge", import.meta.url).pathname;
+const IMPORT = [
+  "import",
+  "thelounge",
+  FIXTURE,
+  "--domain",
+  "example.org",
+  "--email",
+  "bob=bob@b.example",
+];
 
 /** Registers through the invite link the import printed for `email`. */
 async function acceptInvite(base: string, stdout: string, email: string): Promise<ApiClient> {
@@ -33,10 +42,7 @@ Deno.test("import thelounge: users, networks, channels and history, once", async
       assertStringIncludes(r.stderr, '"alice" has no email');
     });
     await t.step("the import prints a summary and an invite per user", async () => {
-      const r = await parley(
-        ["import", "thelounge", FIXTURE, "--domain", "example.org", "--email", "bob=bob@b.example"],
-        { env },
-      );
+      const r = await parley(IMPORT, { env });
       assertEquals(r.code, 0, r.stderr);
       assertStringIncludes(
         r.stdout,
@@ -45,10 +51,7 @@ Deno.test("import thelounge: users, networks, channels and history, once", async
       first = r.stdout;
     });
     await t.step("a second run imports nothing twice", async () => {
-      const r = await parley(
-        ["import", "thelounge", FIXTURE, "--domain", "example.org", "--email", "bob=bob@b.example"],
-        { env },
-      );
+      const r = await parley(IMPORT, { env });
       assertEquals(r.code, 0, r.stderr);
       assertStringIncludes(
         r.stdout,
