@@ -10,6 +10,7 @@ const BENCHES = [
   "irc_latency.ts",
   "irc_flood.ts",
   "embed_parse.ts",
+  "import.ts",
 ];
 const dir = new URL(".", import.meta.url).pathname;
 const only = Deno.args[0];
