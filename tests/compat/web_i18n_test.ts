@@ -28,7 +28,7 @@ Deno.test("web-i18n.t", async () => {
     res = await api.get("/api/i18n/es.json");
     statusIs("web-i18n.t:45", res, 200);
     jsonIs("web-i18n.t:46", res, "/dictionary/", undefined);
-    // LEFT OUT web-i18n.t:26-27, 37-38, 56-57: it, no and ro are not shipped (see above).
+    // LEFT OUT web-i18n.t:26-27, 37-38, 56-57 (design): it, no and ro are not shipped (above).
     // LEFT OUT web-i18n.t:62-66 (perl internals): a Mojolicious helper counts reloads.
   } finally {
     await server.close();
