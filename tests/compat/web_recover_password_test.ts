@@ -1,12 +1,13 @@
 /** Convos 8.07 t/web-recover-password.t ported: an invite for an existing user resets a password. */
-import { compatServer, jsonIs, jsonLike, pending, statusIs, withCsrf } from "../support/compat.ts";
-import type { ApiClient } from "../support/api.ts";
-
-/** The API logout, so that a missing GET /logout does not change what the next checks mean. */
-async function apiLogout(api: ApiClient) {
-  const csrf = (await api.get("/api/user")).body?.csrf;
-  if (csrf) await api.get(`/api/user/logout?csrf=${encodeURIComponent(csrf)}`);
-}
+import {
+  apiLogout,
+  compatServer,
+  jsonIs,
+  jsonLike,
+  pending,
+  statusIs,
+  withCsrf,
+} from "../support/compat.ts";
 
 Deno.test("web-recover-password.t", async (t) => {
   // web-recover-password.t:10: an admin made in the core.

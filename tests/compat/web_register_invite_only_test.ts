@@ -1,5 +1,14 @@
 /** Convos 8.07 t/web-register-invite-only.t ported: registration needs an invite. */
-import { compatServer, is, jsonIs, ok, pending, statusIs, withCsrf } from "../support/compat.ts";
+import {
+  apiLogout,
+  compatServer,
+  is,
+  jsonIs,
+  ok,
+  pending,
+  statusIs,
+  withCsrf,
+} from "../support/compat.ts";
 import type { ApiResponse } from "../support/api.ts";
 
 Deno.test("web-register-invite-only.t", async () => {
@@ -42,8 +51,7 @@ Deno.test("web-register-invite-only.t", async () => {
     const invite: ApiResponse = await admin.post("/api/user/superman@example.com/invite");
     const url = new URL(invite.body?.url ?? "http://invalid/");
     // Without GET /logout the first user may still be logged in here: end that session too.
-    const csrf = (await api.get("/api/user")).body?.csrf;
-    if (csrf) await api.get(`/api/user/logout?csrf=${encodeURIComponent(csrf)}`);
+    await apiLogout(api);
     is("web-register-invite-only.t:39", url.searchParams.get("email"), "superman@example.com");
     ok("web-register-invite-only.t:40", url.searchParams.get("exp"), "register url exp");
     ok("web-register-invite-only.t:41", url.searchParams.get("token"), "register url token");

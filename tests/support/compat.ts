@@ -246,6 +246,14 @@ export async function withCsrf(api: ApiClient, path: string): Promise<ApiRespons
   return api.get(`${path}?csrf=${encodeURIComponent(await csrfOf(api))}`);
 }
 
+/**
+ * Logs out through the API (logoutUser), so that a check after a missing GET /logout still means
+ * what Convos's does: the session has ended.
+ */
+export async function apiLogout(api: ApiClient): Promise<void> {
+  await withCsrf(api, "/api/user/logout");
+}
+
 /** Convos's t/Helper.pm messages.txt: 81 lines of `nick text` (`-` notice, `*` action). */
 export function helperMessages(): { from: string; message: string; type: string }[] {
   return HELPER_MESSAGES.trim().split("\n").map((line) => {
