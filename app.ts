@@ -16,7 +16,7 @@ import { messageRoutes } from "./routes/messages.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
 import { connectionRoutes } from "./routes/connections.ts";
-import { conversationRoutes } from "./routes/conversations.ts";
+import { CONVERSATION, conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { filesRoutes } from "./routes/files.ts";
 import { updatesRoutes } from "./routes/updates.ts";
@@ -26,6 +26,9 @@ import { i18nRoutes } from "./routes/i18n.ts";
 import { webRoutes } from "./routes/web.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Sending takes a message of up to 65,536 characters, each up to 6 bytes once JSON-escaped. */
+export const SEND_BODY_LIMIT = 6 * 65_536 + 1024;
 
 /** The request path, with the `.json` suffix that every operation also answers to removed. */
 function apiPath(req: Request): string {
@@ -63,6 +66,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await next();
   });
   app.use("/api/*", loadSession(deps));
+  // Every other JSON operation reads at most JSON_BODY_LIMIT (http/body.ts).
+  app.use(
+    `/api/connection/:connection_id/conversation/${CONVERSATION}/messages`,
+    async (c, next) => {
+      c.set("bodyLimit", SEND_BODY_LIMIT);
+      await next();
+    },
+  );
   app.use("/events", loadSession(deps));
 
   app.get("/api", (c) => c.json(openapi));

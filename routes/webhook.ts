@@ -1,8 +1,8 @@
 /** POST /api/webhook/{provider_name}: payloads for the bot, authenticated by their signature. */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, notFound, unauthorized } from "../http/errors.ts";
+import { readBody } from "../http/body.ts";
 import {
   deliver,
   formatGithubEvent,
@@ -24,17 +24,11 @@ export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
       if (!deps.bot || !github) throw new ApiError(503, "No bot is configured for this webhook.");
       await next();
     },
-    bodyLimit({
-      maxSize: MAX_PAYLOAD,
-      onError: () => {
-        throw new ApiError(413, "The payload is too large.", "/body");
-      },
-    }),
     async (c) => {
       const bot = deps.bot!;
       const secret = bot.config.webhooks.github!.secret;
       // The signature covers the exact bytes sent, so it is checked before anything is parsed.
-      const raw = new Uint8Array(await c.req.arrayBuffer());
+      const raw = await readBody(c.req.raw, MAX_PAYLOAD);
       if (!(await verifyGithubSignature(secret, raw, c.req.header("x-hub-signature-256")))) {
         throw unauthorized("The signature does not match.");
       }
