@@ -14,7 +14,7 @@ import {
   startSession,
 } from "../http/session.ts";
 import { clientAddress } from "../http/client.ts";
-import { FailureThrottle } from "../http/throttle.ts";
+import { LoginThrottle } from "../http/throttle.ts";
 import { hashPassword, verifyPassword } from "../lib/password.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { log } from "../lib/log.ts";
@@ -43,7 +43,7 @@ const getUserQuery = z.object({ connections: queryBool, conversations: queryBool
 /** Routes under /api/user. */
 export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const throttle = new FailureThrottle();
+  const throttle = new LoginThrottle();
   const { store } = deps;
 
   async function withCsrf(
@@ -72,17 +72,20 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
 
   app.post("/user/login", async (c) => {
     const body = await jsonBody(c, loginBody);
-    const keys = [`email:${body.email}`, `addr:${clientAddress(c, deps.config)}`];
-    if (throttle.blocked(keys)) {
-      throw new ApiError(429, "Too many failed logins. Try again in a few minutes.");
+    const addr = clientAddress(c, deps.config);
+    const wait = throttle.wait(body.email, addr);
+    if (wait > 0) {
+      const seconds = Math.ceil(wait / 1000);
+      c.header("Retry-After", String(seconds));
+      throw new ApiError(429, `Too many failed logins. Try again in ${seconds} seconds.`);
     }
     const user = await store.users.byEmail(body.email);
     if (!(await verifyPassword(user?.passwordHash, body.password)) || !user) {
-      throttle.fail(keys);
-      log.info("login failed", { email: body.email, addr: keys[1].slice(5) });
+      throttle.fail(body.email, addr);
+      log.info("login failed", { email: body.email, addr });
       throw badRequest("Invalid email or password.");
     }
-    throttle.clear(keys[0]);
+    throttle.succeed(body.email, addr);
     await startSession(c, deps, user);
     return c.json(await withCsrf(c, await userJson(deps, user)));
   });
