@@ -115,18 +115,22 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
         user = await store.users.create(body.email, hash, []);
       }
     } else {
-      // The bot user (bot.json) is not a person: the first person to register is still the admin.
-      const first = (await store.users.count()) === (await store.users.withRole("bot")).length;
-      const settings = await store.settings.all();
-      if (!first && settings.open_to_public !== true) {
+      const open = (await store.settings.all()).open_to_public === true;
+      // Refused before the costly hash when it surely will be; register() decides for certain.
+      if (!open && await store.users.hasPeople()) {
         throw badRequest("Registration needs an invite from an admin.", "/body/token");
       }
-      if (existing) throw badRequest("That email is already registered.", "/body/email");
-      user = await store.users.create(
+      const result = await store.users.register(
         body.email,
         await hashPassword(body.password),
-        first ? ["admin"] : [],
+        open,
       );
+      if ("refused" in result) {
+        throw result.refused === "taken"
+          ? badRequest("That email is already registered.", "/body/email")
+          : badRequest("Registration needs an invite from an admin.", "/body/token");
+      }
+      user = result.user;
     }
     log.info("user registered", { uid: user.id });
     await startSession(c, deps, user);

@@ -6,6 +6,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
 import { JSON_BODY_LIMIT } from "../../http/body.ts";
+import { botConfigSchema, ensureBot } from "../../irc/bot.ts";
 
 /** A body stream that yields `chunk` up to `total` bytes and counts what was pulled from it. */
 function countingBody(total: number, chunkSize = 16 * 1024) {
@@ -193,6 +194,68 @@ Deno.test("hardening: behind a proxy the client is X-Forwarded-For's last hop", 
     assertEquals(forged.status, 429, "a forged first hop does not make a new client");
     const framed = await login("x@example.com", "192.0.2.10, 192.0.2.11");
     assertEquals(framed.status, 400, "writing another client's address first does not throttle us");
+  } finally {
+    await a.close();
+  }
+});
+
+Deno.test("hardening: five concurrent first registrations make exactly one admin", async () => {
+  const a = await startApp();
+  try {
+    {
+      const results = await Promise.all(
+        [1, 2, 3, 4, 5].map((i) =>
+          a.post("/api/user/register", { email: `p${i}@example.com`, password: "long enough pw" })
+        ),
+      );
+      const admins = results.filter((r) => r.status === 200 && r.body.roles.includes("admin"));
+      assertEquals(admins.length, 1, JSON.stringify(results.map((r) => r.body)));
+      for (const r of results.filter((r) => r.status !== 200)) {
+        assertEquals(r.status, 400);
+        assertEquals(r.body.errors[0].path, "/body/token");
+      }
+      const admin = await a.deps.store.users.withRole("admin");
+      assertEquals(admin.length, 1);
+      assertEquals((await a.deps.store.users.list(undefined, 10)).length, 1);
+    }
+  } finally {
+    await a.close();
+  }
+});
+
+Deno.test("hardening: a bot.json naming the admin does not open registration", async () => {
+  const a = await startApp();
+  try {
+    await a.register("admin@example.com");
+    const bot = await ensureBot(a.deps, botConfigSchema.parse({ email: "admin@example.com" }));
+    assertEquals(bot.user.roles, ["admin", "bot"]);
+    const res = await a.post("/api/user/register", {
+      email: "stranger@example.com",
+      password: "long enough pw",
+    });
+    assertEquals(res.status, 400);
+    assertEquals(res.body.errors[0].path, "/body/token");
+    assertEquals(await a.deps.store.users.byEmail("stranger@example.com"), undefined);
+  } finally {
+    await a.close();
+  }
+});
+
+Deno.test("hardening: a bot created first does not stop the first person becoming admin", async () => {
+  const a = await startApp();
+  try {
+    await ensureBot(a.deps, botConfigSchema.parse({ email: "bot@example.com" }));
+    const res = await a.post("/api/user/register", {
+      email: "first@example.com",
+      password: "long enough pw",
+    });
+    assertEquals(res.status, 200);
+    assertEquals(res.body.roles, ["admin"]);
+    const second = await a.post("/api/user/register", {
+      email: "second@example.com",
+      password: "long enough pw",
+    });
+    assertEquals(second.status, 400);
   } finally {
     await a.close();
   }
