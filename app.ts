@@ -38,6 +38,17 @@ function apiPath(req: Request): string {
   return path.startsWith("/api/") && path.endsWith(".json") ? path.slice(0, -5) : path;
 }
 
+/** Whether a path's %-escapes decode (to UTF-8). */
+function decodable(path: string): boolean {
+  if (!path.includes("%")) return true;
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Creates the whole HTTP application. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ getPath: apiPath });
@@ -46,6 +57,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     const id = randomId(6);
     c.set("requestId", id);
     const started = performance.now();
+    if (!decodable(c.req.path)) {
+      // Every route may decode its path and parameters: a bad escape never reaches one.
+      c.header("X-Request-Id", id);
+      return c.json(errorBody([{ message: "The path has a malformed %-escape.", path: "/" }]), 400);
+    }
     await next();
     c.header("X-Request-Id", id);
     log.debug("request", {

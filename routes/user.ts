@@ -56,7 +56,8 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
 
   /** The target of /user/{email}: the caller, or anyone for an admin. */
   async function target(caller: UserRecord, rawEmail: string): Promise<UserRecord> {
-    const address = validate(email, decodeURIComponent(rawEmail), "/params/email");
+    // Hono's param() has decoded it already; decoding twice would turn %2540 into @.
+    const address = validate(email, rawEmail, "/params/email");
     if (address !== caller.email && !caller.roles.includes("admin")) {
       throw forbidden("You may only change your own account.");
     }
@@ -189,11 +190,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   const invite = async (c: Context<AppEnv>) => {
-    const address = validate(
-      email,
-      decodeURIComponent(c.req.param("email") ?? ""),
-      "/params/email",
-    );
+    const address = validate(email, c.req.param("email") ?? "", "/params/email");
     return c.json(await createInvite(deps, address));
   };
   app.post("/user/:email/invite", requireAdmin, invite);
