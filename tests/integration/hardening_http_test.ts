@@ -368,3 +368,63 @@ Deno.test("hardening: an open data folder is reported and old database files are
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("hardening: uploads that could run are served so that they cannot", async (t) => {
+  const a = await startApp();
+  try {
+    const cookie = await a.register("admin@example.com");
+    const upload = async (name: string, type: string) => {
+      const form = new FormData();
+      form.set("file", new File(["alert(document.cookie)"], name, { type }));
+      const res = await a.request("/api/files", {
+        method: "POST",
+        body: form,
+        headers: { cookie },
+      });
+      assertEquals(res.status, 200, name);
+      return await a.request(new URL(res.body.files[0].url).pathname);
+    };
+    await t.step("scripts, CSS, HTML, SVG and XML are octet-stream downloads", async () => {
+      for (
+        const [name, type] of [
+          ["x.js", "text/javascript"],
+          ["x.mjs", "application/javascript"],
+          ["x.css", "text/css"],
+          ["x.html", "text/html"],
+          ["x.xhtml", "application/xhtml+xml"],
+          ["x.svg", "image/svg+xml"],
+          ["x.xml", "application/xml"],
+          ["x.xsl", "text/xsl"],
+          ["x.bin", "application/x-unknown"],
+        ]
+      ) {
+        const res = await upload(name, type);
+        assertEquals(res.headers.get("content-type"), "application/octet-stream", name);
+        assertEquals(res.headers.get("x-content-type-options"), "nosniff", name);
+        assert(res.headers.get("content-disposition")!.startsWith("attachment;"), name);
+      }
+    });
+    await t.step("PDFs are attachments; text and pictures stay inline", async () => {
+      const pdf = await upload("x.pdf", "application/pdf");
+      assertEquals(pdf.headers.get("content-type"), "application/pdf");
+      assert(pdf.headers.get("content-disposition")!.startsWith("attachment;"));
+      const txt = await upload("x.txt", "text/plain");
+      assertEquals(txt.headers.get("content-type"), "text/plain; charset=utf-8");
+      assert(txt.headers.get("content-disposition")!.startsWith("inline;"));
+      const png = await upload("x.png", "image/png");
+      assert(png.headers.get("content-disposition")!.startsWith("inline;"));
+    });
+    await t.step("the page may run the bundle only, not any script of its origin", async () => {
+      const page = await a.request("/chat", { headers: { host: "parley.example:8443" } });
+      const csp = page.headers.get("content-security-policy")!;
+      const scriptSrc = csp.split("; ").find((d) => d.startsWith("script-src"));
+      assertEquals(scriptSrc, "script-src http://parley.example:8443/dist/app.js");
+      const forged = await a.request("/", { headers: { host: "x; script-src *" } });
+      const forgedSrc = forged.headers.get("content-security-policy")!.split("; ")
+        .find((d) => d.startsWith("script-src"));
+      assertEquals(forgedSrc, "script-src http://127.0.0.1:3000/dist/app.js");
+    });
+  } finally {
+    await a.close();
+  }
+});
