@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, notFound, unauthorized } from "../http/errors.ts";
 import { readBody } from "../http/body.ts";
+import { RecentKeys } from "../webhook/replay.ts";
 import {
   deliver,
   formatGithubEvent,
@@ -16,6 +17,7 @@ const MAX_PAYLOAD = 5_000_000;
 /** Routes under /api/webhook. */
 export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const recent = new RecentKeys();
   app.post(
     "/webhook/:provider",
     async (c, next) => {
@@ -46,8 +48,23 @@ export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
       }
       const message = formatGithubEvent(event, payload);
       if (!message) return c.json({ delivered: [] });
+      // A replay of something posted is refused. The delivery id is not signed, so the signature
+      // (the body's own) is remembered too: a replay under a new id is still a replay.
+      const keys = [`sig:${c.req.header("x-hub-signature-256")!.trim().toLowerCase()}`];
+      const id = c.req.header("x-github-delivery")?.trim();
+      if (id) keys.push(`id:${id.slice(0, 100)}`);
+      if (recent.seen(keys)) {
+        throw new ApiError(
+          409,
+          "This delivery was received before; a replay is not posted.",
+          "/body",
+        );
+      }
+      recent.add(keys);
       const targets = githubTargets(bot, event, String(payload?.repository?.full_name ?? ""));
       const result = await deliver(deps.irc, bot, targets, message);
+      // Posted nowhere: GitHub's "Redeliver" may try again.
+      if (result.failed.length && !result.delivered.length) recent.forget(keys);
       return c.json(result.failed.length ? result : { delivered: result.delivered });
     },
   );

@@ -116,6 +116,18 @@ Deno.test("webhook: a signed GitHub event reaches the routed IRC channel", async
       assertEquals(line.params[1], message);
     });
 
+    await t.step("the same event sent again is a 409 and is not posted twice", async () => {
+      const body = JSON.stringify(ISSUE);
+      const replay = await post(
+        server.url,
+        "issues",
+        body,
+        await githubSignature(SECRET, new TextEncoder().encode(body)),
+      );
+      assertEquals(replay.status, 409);
+      assertEquals(replay.body.errors[0].path, "/body");
+    });
+
     await t.step("a bad or missing signature is a 401 and posts nothing", async () => {
       const body = JSON.stringify({ ...ISSUE, issue: { ...ISSUE.issue, title: "forged" } });
       const forged = await post(
@@ -137,6 +149,8 @@ Deno.test("webhook: a signed GitHub event reaches the routed IRC channel", async
       );
       await watcher.waitFor((l) => l.command === "PRIVMSG" && l.params[1].includes("closed issue"));
       assert(!watcher.lines.some((l) => l.params.some((p) => p.includes("forged"))));
+      const opened = watcher.lines.filter((l) => l.params[1]?.includes("opened issue #42"));
+      assertEquals(opened.length, 1, "the replayed event was not posted");
     });
 
     await t.step("ping answers 200 without posting; other events post nothing", async () => {
