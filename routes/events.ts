@@ -17,7 +17,7 @@ import { userJson } from "./user_json.ts";
 export const POLICY_VIOLATION = 1008;
 /** Close code when the server shuts down. */
 export const GOING_AWAY = 1001;
-/** Close code for a client too far behind: it reconnects and catches up with a `load`. */
+/** Close code for a client too far behind: it reconnects and catches up (docs/events.md). */
 export const TRY_AGAIN_LATER = 1013;
 /**
  * Bytes that may wait unsent on one socket. A client that stops reading (a stalled network, a
