@@ -16,7 +16,7 @@ import { messageRoutes } from "./routes/messages.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
 import { connectionRoutes } from "./routes/connections.ts";
-import { conversationRoutes } from "./routes/conversations.ts";
+import { CONVERSATION, conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { filesRoutes } from "./routes/files.ts";
 import { updatesRoutes } from "./routes/updates.ts";
@@ -27,12 +27,26 @@ import { webRoutes } from "./routes/web.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** Sending takes a message of up to 65,536 characters, each up to 6 bytes once JSON-escaped. */
+export const SEND_BODY_LIMIT = 6 * 65_536 + 1024;
+
 /** The request path, with the `.json` suffix that every operation also answers to removed. */
 function apiPath(req: Request): string {
   const start = req.url.indexOf("/", req.url.indexOf("://") + 3);
   const end = req.url.indexOf("?", start);
   const path = end === -1 ? req.url.slice(start) : req.url.slice(start, end);
   return path.startsWith("/api/") && path.endsWith(".json") ? path.slice(0, -5) : path;
+}
+
+/** Whether a path's %-escapes decode (to UTF-8). */
+function decodable(path: string): boolean {
+  if (!path.includes("%")) return true;
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Creates the whole HTTP application. */
@@ -43,6 +57,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     const id = randomId(6);
     c.set("requestId", id);
     const started = performance.now();
+    if (!decodable(c.req.path)) {
+      // Every route may decode its path and parameters: a bad escape never reaches one.
+      c.header("X-Request-Id", id);
+      return c.json(errorBody([{ message: "The path has a malformed %-escape.", path: "/" }]), 400);
+    }
     await next();
     c.header("X-Request-Id", id);
     log.debug("request", {
@@ -63,6 +82,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await next();
   });
   app.use("/api/*", loadSession(deps));
+  // Every other JSON operation reads at most JSON_BODY_LIMIT (http/body.ts).
+  app.use(
+    `/api/connection/:connection_id/conversation/${CONVERSATION}/messages`,
+    async (c, next) => {
+      c.set("bodyLimit", SEND_BODY_LIMIT);
+      await next();
+    },
+  );
   app.use("/events", loadSession(deps));
 
   app.get("/api", (c) => c.json(openapi));

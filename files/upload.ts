@@ -14,6 +14,9 @@ import { randomId } from "../lib/crypto.ts";
 /** Room for the form's own framing (boundaries, part headers, small fields) above the limit. */
 export const FORM_OVERHEAD = 64 * 1024;
 
+/** The longest value of a field other than `file` (an id, a flag): bytes. */
+export const FIELD_LIMIT = 1024;
+
 /** Thrown when the file grows past the limit. */
 export class UploadTooLarge extends Error {}
 
@@ -63,6 +66,11 @@ export class Spool {
   }
 }
 
+/** The JSON pointer of a form field. */
+function pointer(name: string): string {
+  return `/body/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+}
+
 /** What an upload form carried. */
 export interface UploadForm {
   spool: Spool;
@@ -95,12 +103,17 @@ export async function readUploadForm(
   if (!/^(multipart\/form-data|application\/x-www-form-urlencoded)\b/i.test(type) || !req.body) {
     throw badRequest("Send the file as multipart/form-data or urlencoded form data.", "/body");
   }
+  // In multipart form data every text field is cut one byte past FIELD_LIMIT as it streams (the
+  // file travels as a file part). Urlencoded, `file` is the text itself, so fields may be as long
+  // as the file; the other fields are checked when they end, and the whole body is counted below.
+  const multipart = /^multipart\//i.test(type);
+  const fieldSize = (multipart ? FIELD_LIMIT : limit) + 1;
   let parser: busboy.Busboy;
   try {
     parser = busboy({
       headers: { "content-type": type },
       // One byte of slack: the spool enforces the exact limit; busboy only stops runaway parts.
-      limits: { files: 1, fields: 20, fieldSize: limit + 1, fileSize: limit + 1, parts: 24 },
+      limits: { files: 1, fields: 20, fieldSize, fileSize: limit + 1, parts: 24 },
     });
   } catch {
     throw badRequest("The form data could not be read.", "/body");
@@ -141,8 +154,15 @@ export async function readUploadForm(
     })());
   });
   parser.on("field", (name: string, value: string, info: busboy.FieldInfo) => {
-    if (info.valueTruncated) {
-      fail(name === "file" ? new UploadTooLarge() : badRequest("Too long.", `/body/${name}`));
+    const fieldTooLong = name !== "file" && new TextEncoder().encode(value).length > FIELD_LIMIT;
+    if (info.valueTruncated && name === "file" && multipart) {
+      fail(badRequest("Send the file as a file part (with a file name).", "/body/file"));
+    } else if (info.valueTruncated || fieldTooLong) {
+      fail(
+        name === "file"
+          ? new UploadTooLarge()
+          : badRequest(`A field may hold at most ${FIELD_LIMIT} bytes.`, pointer(name)),
+      );
     } else if (name === "file" && !upload) {
       work.push((async () => {
         const spool = await Spool.create(dir, limit);
@@ -164,9 +184,16 @@ export async function readUploadForm(
 
   try {
     const reader = req.body.getReader();
+    let received = 0;
     while (!failure) {
       const { done, value } = await reader.read();
       if (done) break;
+      // A body without Content-Length is counted as it arrives.
+      received += value.length;
+      if (received > limit + FORM_OVERHEAD) {
+        fail(new UploadTooLarge());
+        break;
+      }
       if (!parser.write(value)) {
         await Promise.race([new Promise((r) => parser.once("drain", r)), failedSignal]);
       }

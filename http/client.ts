@@ -3,11 +3,16 @@ import type { Context } from "hono";
 import type { Config } from "../config.ts";
 import type { AppEnv } from "./env.ts";
 
-/** The client's address: X-Forwarded-For's first hop behind a trusted proxy, else the socket peer. */
+/**
+ * The client's address. Behind a trusted proxy (PARLEY_REVERSE_PROXY=1) it is X-Forwarded-For's
+ * last hop, the one that proxy appended (nginx's `$proxy_add_x_forwarded_for`): the hops before
+ * it are whatever the client wrote. Else the socket peer.
+ */
 export function clientAddress(c: Context<AppEnv>, config: Config): string {
   if (config.reverseProxy) {
-    const fwd = c.req.header("x-forwarded-for");
-    if (fwd) return fwd.split(",")[0].trim();
+    const hops = (c.req.header("x-forwarded-for") ?? "").split(",").map((h) => h.trim())
+      .filter(Boolean);
+    if (hops.length) return hops[hops.length - 1];
   }
   return c.env?.remoteAddr?.hostname ?? "unknown";
 }

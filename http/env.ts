@@ -27,6 +27,8 @@ export interface AppEnv {
     user?: UserRecord;
     /** Hash of the session id, when there is a valid session. */
     sessionHash?: string;
+    /** The body limit of this operation when it needs more than JSON_BODY_LIMIT. */
+    bodyLimit?: number;
   };
   Bindings: { remoteAddr?: Deno.NetAddr };
 }

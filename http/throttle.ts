@@ -1,33 +1,102 @@
-/** Failed-login throttling: a sliding window of failures per email and per client address. */
+/**
+ * Failed-login throttling. Failures count per (email, client address): after a few free tries
+ * each further try of that pair waits twice as long as the one before, so guessing one account's
+ * password from one place slows down fast, while the account's owner, logging in from elsewhere,
+ * is never locked out by a stranger. Each address also has a hard budget of failures over all
+ * emails, against one place trying many accounts.
+ */
 
-/** Counts failures per key and refuses a key once it reaches `max` within `windowMs`. */
-export class FailureThrottle {
-  #failures = new Map<string, number[]>();
-  constructor(readonly max = 10, readonly windowMs = 10 * 60 * 1000) {}
+/** The throttle's settings (milliseconds and counts). */
+export interface ThrottleLimits {
+  /** Failures of one (email, address) pair that cost nothing. */
+  free: number;
+  /** The wait after the first failure past `free`; each further failure doubles it. */
+  baseDelayMs: number;
+  /** The longest wait of a pair. */
+  maxDelayMs: number;
+  /** A pair's failures are forgotten this long after its last one. */
+  forgetMs: number;
+  /** Failures one address may have over all emails within `addressWindowMs`. */
+  addressMax: number;
+  addressWindowMs: number;
+}
 
-  #recent(key: string, now: number): number[] {
-    const list = (this.#failures.get(key) ?? []).filter((t) => t > now - this.windowMs);
-    if (list.length) this.#failures.set(key, list);
-    else this.#failures.delete(key);
+/** The limits Parley uses; docs/security.md lists them. */
+export const LOGIN_LIMITS: ThrottleLimits = {
+  free: 5,
+  baseDelayMs: 1000,
+  maxDelayMs: 15 * 60_000,
+  forgetMs: 60 * 60_000,
+  addressMax: 50,
+  addressWindowMs: 10 * 60_000,
+};
+
+// Bound memory under a flood of distinct emails or addresses.
+const MAX_KEYS = 100_000;
+
+interface PairState {
+  failures: number;
+  last: number;
+}
+
+/** Tracks failures and says how long a login attempt must wait. */
+export class LoginThrottle {
+  #pairs = new Map<string, PairState>();
+  #addresses = new Map<string, number[]>();
+  constructor(readonly limits: ThrottleLimits = LOGIN_LIMITS) {}
+
+  #pair(email: string, address: string, now: number): PairState | undefined {
+    const key = `${address} ${email}`;
+    const state = this.#pairs.get(key);
+    if (state && now - state.last > this.limits.forgetMs) {
+      this.#pairs.delete(key);
+      return undefined;
+    }
+    return state;
+  }
+
+  #recent(address: string, now: number): number[] {
+    const list = (this.#addresses.get(address) ?? [])
+      .filter((t) => t > now - this.limits.addressWindowMs);
+    if (list.length) this.#addresses.set(address, list);
+    else this.#addresses.delete(address);
     return list;
   }
 
-  /** True when any of the keys has used up its failures. */
-  blocked(keys: string[], now = Date.now()): boolean {
-    return keys.some((k) => this.#recent(k, now).length >= this.max);
+  /** Milliseconds before this email may be tried again from this address; 0 when it may now. */
+  wait(email: string, address: string, now = Date.now()): number {
+    const { free, baseDelayMs, maxDelayMs, addressMax, addressWindowMs } = this.limits;
+    let wait = 0;
+    const pair = this.#pair(email, address, now);
+    if (pair && pair.failures >= free) {
+      const delay = Math.min(baseDelayMs * 2 ** (pair.failures - free), maxDelayMs);
+      wait = Math.max(wait, pair.last + delay - now);
+    }
+    const recent = this.#recent(address, now);
+    if (recent.length >= addressMax) {
+      wait = Math.max(wait, recent[recent.length - addressMax] + addressWindowMs - now);
+    }
+    return Math.max(0, wait);
   }
 
-  /** Records one failure against each key. */
-  fail(keys: string[], now = Date.now()): void {
-    for (const k of keys) this.#failures.set(k, [...this.#recent(k, now), now]);
-    // Bound memory under a flood of distinct keys: forget the oldest entries.
-    if (this.#failures.size > 100_000) {
-      for (const k of [...this.#failures.keys()].slice(0, 10_000)) this.#failures.delete(k);
+  /** Records one failed login. */
+  fail(email: string, address: string, now = Date.now()): void {
+    const key = `${address} ${email}`;
+    const failures = (this.#pair(email, address, now)?.failures ?? 0) + 1;
+    this.#pairs.delete(key); // re-inserted last: the maps drop their oldest entries first
+    this.#pairs.set(key, { failures, last: now });
+    const recent = this.#recent(address, now);
+    recent.splice(0, recent.length - (this.limits.addressMax - 1));
+    this.#addresses.delete(address);
+    this.#addresses.set(address, [...recent, now]);
+    for (const map of [this.#pairs, this.#addresses]) {
+      if (map.size <= MAX_KEYS) continue;
+      for (const k of [...map.keys()].slice(0, MAX_KEYS / 10)) map.delete(k);
     }
   }
 
-  /** Forgets the failures of a key (after a successful login). */
-  clear(key: string): void {
-    this.#failures.delete(key);
+  /** Forgets the pair's failures after a successful login (the address's budget stays spent). */
+  succeed(email: string, address: string): void {
+    this.#pairs.delete(`${address} ${email}`);
   }
 }

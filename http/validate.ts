@@ -2,6 +2,8 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { ApiError, type ErrorItem } from "./errors.ts";
+import { JSON_BODY_LIMIT, readBody } from "./body.ts";
+import type { AppEnv } from "./env.ts";
 
 function pointer(root: string, path: readonly PropertyKey[]): string {
   return [root, ...path.map((p) => String(p).replaceAll("~", "~0").replaceAll("/", "~1"))].join(
@@ -20,9 +22,16 @@ export function validate<S extends z.ZodType>(schema: S, data: unknown, root: st
   throw new ApiError(400, items[0].message, items[0].path, items.slice(1));
 }
 
-/** Reads and validates the JSON body; malformed JSON is a 400 at `/body`. */
-export async function jsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
-  const text = await c.req.text();
+/**
+ * Reads and validates the JSON body; malformed JSON is a 400 at `/body`, a body over the
+ * operation's limit (`bodyLimit`, else JSON_BODY_LIMIT) a 413 before it is read whole.
+ */
+export async function jsonBody<S extends z.ZodType>(
+  c: Context<AppEnv>,
+  schema: S,
+): Promise<z.output<S>> {
+  const bytes = await readBody(c.req.raw, c.get("bodyLimit") ?? JSON_BODY_LIMIT);
+  const text = new TextDecoder().decode(bytes);
   let data: unknown = {};
   if (text.trim() !== "") {
     try {

@@ -24,12 +24,13 @@ const BY_EXT: Record<string, string> = {
   webm: "video/webm",
 };
 
-// Types a browser shows without running anything in the server's origin. Everything else (HTML,
-// SVG, XML, scripts, unknown types) is sent as a download under a sandboxing CSP.
+// Types a browser shows without running anything in the server's origin. Everything else is sent
+// as a download that cannot run: scripts, CSS, HTML, SVG and XML would run or style a page if
+// served with their own type (a `<script src>` pointing at an upload, should any HTML ever be
+// injected), whatever the disposition; as application/octet-stream under nosniff they cannot.
 const INLINE = new Set([
   "text/plain",
   "application/json",
-  "application/pdf",
   "image/gif",
   "image/jpeg",
   "image/png",
@@ -40,6 +41,9 @@ const INLINE = new Set([
   "video/ogg",
   "video/webm",
 ]);
+
+// Types that cannot run but that browsers open in a viewer of their own: downloaded, typed.
+const DOWNLOAD_TYPED = new Set(["application/pdf"]);
 
 /** The extension of a file name, lower-cased and without the dot; "" when it has none. */
 export function extension(name: string): string {
@@ -56,7 +60,9 @@ export function mediaType(declared: string, name: string): string {
   return BY_EXT[extension(name)] ?? "application/octet-stream";
 }
 
-/** Whether a type may be shown inline; the others go out as attachments under CSP sandbox. */
-export function servedInline(type: string): boolean {
-  return INLINE.has(type);
+/** How an upload of a type is served: the Content-Type sent, and whether it is shown inline. */
+export function servedAs(type: string): { type: string; inline: boolean } {
+  if (INLINE.has(type)) return { type, inline: true };
+  if (DOWNLOAD_TYPED.has(type)) return { type, inline: false };
+  return { type: "application/octet-stream", inline: false };
 }

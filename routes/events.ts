@@ -17,6 +17,13 @@ import { userJson } from "./user_json.ts";
 export const POLICY_VIOLATION = 1008;
 /** Close code when the server shuts down. */
 export const GOING_AWAY = 1001;
+/** Close code for a client too far behind: it reconnects and catches up (docs/events.md). */
+export const TRY_AGAIN_LATER = 1013;
+/**
+ * Bytes that may wait unsent on one socket. A client that stops reading (a stalled network, a
+ * frozen tab) would otherwise make Parley hold every event for it in memory.
+ */
+export const MAX_BUFFERED = 4 * 1024 * 1024;
 
 interface Request {
   id?: unknown;
@@ -118,8 +125,21 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
         ws.close(POLICY_VIOLATION, "The session has ended.");
         return false;
       };
+      const stop = () => {
+        clearInterval(checker);
+        unsubscribe?.();
+        unsubscribe = undefined;
+      };
       const send = (ws: WSContext, data: object) => {
-        if (ws.readyState === 1) ws.send(JSON.stringify(data));
+        if (ws.readyState !== 1) return;
+        if (((ws.raw as WebSocket | undefined)?.bufferedAmount ?? 0) > MAX_BUFFERED) {
+          // Stop queueing at once: the close frame itself waits behind what the client never read.
+          stop();
+          log.info("events socket too far behind; closed", { uid: user?.id });
+          ws.close(TRY_AGAIN_LATER, "Too far behind: reconnect to catch up.");
+          return;
+        }
+        ws.send(JSON.stringify(data));
       };
       return {
         onOpen(_ev, ws) {
@@ -149,8 +169,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
           send(ws, await answer(deps, user, req));
         },
         onClose() {
-          clearInterval(checker);
-          unsubscribe?.();
+          stop();
         },
       };
     }),

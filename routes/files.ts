@@ -8,7 +8,7 @@ import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
 import { queryLimit } from "../http/schemas.ts";
 import { formatMicros } from "../lib/time.ts";
-import { extension, mediaType, servedInline } from "../lib/media_types.ts";
+import { extension, mediaType, servedAs } from "../lib/media_types.ts";
 import { type FileRecord, FileTooLargeError, fileUrl, UnknownCursorError } from "../store/files.ts";
 import { readUploadForm, tooLarge } from "../files/upload.ts";
 
@@ -103,15 +103,15 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
   app.get("/files/:uid/:fid", async (c) => {
     const file = await files.get(c.req.param("fid"));
     if (!file || file.writeOnly || String(file.userId) !== c.req.param("uid")) throw notFound();
-    const inline = servedInline(file.type);
+    const { type, inline } = servedAs(file.type);
     const headers: Record<string, string> = {
-      "Content-Type": file.type.startsWith("text/") ? `${file.type}; charset=utf-8` : file.type,
+      "Content-Type": type.startsWith("text/") ? `${type}; charset=utf-8` : type,
       "Content-Length": String(file.size),
       "Content-Disposition": disposition(inline ? "inline" : "attachment", file.name),
       "X-Content-Type-Options": "nosniff",
       "Cache-Control": "private, max-age=86400",
     };
-    // Anything that could run script is kept out of Parley's origin.
+    // Should a browser render a download anyway, it runs nothing in Parley's origin.
     if (!inline) headers["Content-Security-Policy"] = "sandbox";
     let body: ReadableStream<Uint8Array> | null = null;
     if (c.req.method !== "HEAD") {

@@ -14,7 +14,7 @@ import {
   startSession,
 } from "../http/session.ts";
 import { clientAddress } from "../http/client.ts";
-import { FailureThrottle } from "../http/throttle.ts";
+import { LoginThrottle } from "../http/throttle.ts";
 import { hashPassword, verifyPassword } from "../lib/password.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { log } from "../lib/log.ts";
@@ -43,7 +43,7 @@ const getUserQuery = z.object({ connections: queryBool, conversations: queryBool
 /** Routes under /api/user. */
 export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const throttle = new FailureThrottle();
+  const throttle = new LoginThrottle();
   const { store } = deps;
 
   async function withCsrf(
@@ -56,7 +56,8 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
 
   /** The target of /user/{email}: the caller, or anyone for an admin. */
   async function target(caller: UserRecord, rawEmail: string): Promise<UserRecord> {
-    const address = validate(email, decodeURIComponent(rawEmail), "/params/email");
+    // Hono's param() has decoded it already; decoding twice would turn %2540 into @.
+    const address = validate(email, rawEmail, "/params/email");
     if (address !== caller.email && !caller.roles.includes("admin")) {
       throw forbidden("You may only change your own account.");
     }
@@ -72,17 +73,20 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
 
   app.post("/user/login", async (c) => {
     const body = await jsonBody(c, loginBody);
-    const keys = [`email:${body.email}`, `addr:${clientAddress(c, deps.config)}`];
-    if (throttle.blocked(keys)) {
-      throw new ApiError(429, "Too many failed logins. Try again in a few minutes.");
+    const addr = clientAddress(c, deps.config);
+    const wait = throttle.wait(body.email, addr);
+    if (wait > 0) {
+      const seconds = Math.ceil(wait / 1000);
+      c.header("Retry-After", String(seconds));
+      throw new ApiError(429, `Too many failed logins. Try again in ${seconds} seconds.`);
     }
     const user = await store.users.byEmail(body.email);
     if (!(await verifyPassword(user?.passwordHash, body.password)) || !user) {
-      throttle.fail(keys);
-      log.info("login failed", { email: body.email, addr: keys[1].slice(5) });
+      throttle.fail(body.email, addr);
+      log.info("login failed", { email: body.email, addr });
       throw badRequest("Invalid email or password.");
     }
-    throttle.clear(keys[0]);
+    throttle.succeed(body.email, addr);
     await startSession(c, deps, user);
     return c.json(await withCsrf(c, await userJson(deps, user)));
   });
@@ -112,18 +116,22 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
         user = await store.users.create(body.email, hash, []);
       }
     } else {
-      // The bot user (bot.json) is not a person: the first person to register is still the admin.
-      const first = (await store.users.count()) === (await store.users.withRole("bot")).length;
-      const settings = await store.settings.all();
-      if (!first && settings.open_to_public !== true) {
+      const open = (await store.settings.all()).open_to_public === true;
+      // Refused before the costly hash when it surely will be; register() decides for certain.
+      if (!open && await store.users.hasPeople()) {
         throw badRequest("Registration needs an invite from an admin.", "/body/token");
       }
-      if (existing) throw badRequest("That email is already registered.", "/body/email");
-      user = await store.users.create(
+      const result = await store.users.register(
         body.email,
         await hashPassword(body.password),
-        first ? ["admin"] : [],
+        open,
       );
+      if ("refused" in result) {
+        throw result.refused === "taken"
+          ? badRequest("That email is already registered.", "/body/email")
+          : badRequest("Registration needs an invite from an admin.", "/body/token");
+      }
+      user = result.user;
     }
     log.info("user registered", { uid: user.id });
     await startSession(c, deps, user);
@@ -182,11 +190,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   const invite = async (c: Context<AppEnv>) => {
-    const address = validate(
-      email,
-      decodeURIComponent(c.req.param("email") ?? ""),
-      "/params/email",
-    );
+    const address = validate(email, c.req.param("email") ?? "", "/params/email");
     return c.json(await createInvite(deps, address));
   };
   app.post("/user/:email/invite", requireAdmin, invite);

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { extname, join, normalize } from "node:path";
 import type { AppDeps, AppEnv } from "../http/env.ts";
+import { requestOrigin } from "../http/client.ts";
 
 const STATIC = join(import.meta.dirname ?? ".", "..", "static");
 
@@ -19,21 +20,30 @@ const TYPES: Record<string, string> = {
   ".txt": "text/plain; charset=utf-8",
 };
 
-/** The page's policy: no inline script, connections only to this origin (and its WebSocket). */
-export const APP_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' https: data: blob:",
-  "media-src 'self' https:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "manifest-src 'self'",
-].join("; ");
+/** The path of the client's one script, the only one the page may load. */
+export const BUNDLE_PATH = "/dist/app.js";
+
+/**
+ * The page's policy: no inline script, and no script but the bundle (not `'self'`: uploads are
+ * served from this origin too), connections only to this origin (and its WebSocket).
+ * `origin` is the one the browser reached this page at.
+ */
+export function appCsp(origin: string): string {
+  return [
+    "default-src 'self'",
+    `script-src ${origin}${BUNDLE_PATH}`,
+    "style-src 'self'",
+    "img-src 'self' https: data: blob:",
+    "media-src 'self' https:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "manifest-src 'self'",
+  ].join("; ");
+}
 
 /** The client routes that all load the single page. */
 const CLIENT_ROUTES = ["/", "/login", "/register", "/chat", "/chat/*", "/settings", "/settings/*"];
@@ -94,14 +104,17 @@ async function send(c: Context<AppEnv>, asset: Asset, rel: string, cacheControl:
 }
 
 /** The router for `/`, the client routes and the static files. */
-export function webRoutes(_deps: AppDeps): Hono<AppEnv> {
+export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const cache = new Map<string, Asset & { mtime: number }>();
 
   const page = async (c: Context<AppEnv>) => {
     const asset = await readAsset(cache, "index.html");
     if (!asset) return c.text("The web client is missing.", 500);
-    c.header("Content-Security-Policy", APP_CSP);
+    // The Host header is the client's word: anything but a plain origin falls back to the base URL.
+    const origin = requestOrigin(c, deps.config);
+    const safe = /^https?:\/\/[\w.:[\]-]+$/.test(origin) ? origin : deps.config.baseUrl.origin;
+    c.header("Content-Security-Policy", appCsp(safe));
     c.header("Referrer-Policy", "same-origin");
     c.header("X-Frame-Options", "DENY");
     return await send(c, asset, "index.html", "no-cache");

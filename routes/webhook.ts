@@ -1,8 +1,9 @@
 /** POST /api/webhook/{provider_name}: payloads for the bot, authenticated by their signature. */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, notFound, unauthorized } from "../http/errors.ts";
+import { readBody } from "../http/body.ts";
+import { RecentKeys } from "../webhook/replay.ts";
 import {
   deliver,
   formatGithubEvent,
@@ -16,6 +17,7 @@ const MAX_PAYLOAD = 5_000_000;
 /** Routes under /api/webhook. */
 export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const recent = new RecentKeys();
   app.post(
     "/webhook/:provider",
     async (c, next) => {
@@ -24,17 +26,11 @@ export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
       if (!deps.bot || !github) throw new ApiError(503, "No bot is configured for this webhook.");
       await next();
     },
-    bodyLimit({
-      maxSize: MAX_PAYLOAD,
-      onError: () => {
-        throw new ApiError(413, "The payload is too large.", "/body");
-      },
-    }),
     async (c) => {
       const bot = deps.bot!;
       const secret = bot.config.webhooks.github!.secret;
       // The signature covers the exact bytes sent, so it is checked before anything is parsed.
-      const raw = new Uint8Array(await c.req.arrayBuffer());
+      const raw = await readBody(c.req.raw, MAX_PAYLOAD);
       if (!(await verifyGithubSignature(secret, raw, c.req.header("x-hub-signature-256")))) {
         throw unauthorized("The signature does not match.");
       }
@@ -52,8 +48,23 @@ export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
       }
       const message = formatGithubEvent(event, payload);
       if (!message) return c.json({ delivered: [] });
+      // A replay of something posted is refused. The delivery id is not signed, so the signature
+      // (the body's own) is remembered too: a replay under a new id is still a replay.
+      const keys = [`sig:${c.req.header("x-hub-signature-256")!.trim().toLowerCase()}`];
+      const id = c.req.header("x-github-delivery")?.trim();
+      if (id) keys.push(`id:${id.slice(0, 100)}`);
+      if (recent.seen(keys)) {
+        throw new ApiError(
+          409,
+          "This delivery was received before; a replay is not posted.",
+          "/body",
+        );
+      }
+      recent.add(keys);
       const targets = githubTargets(bot, event, String(payload?.repository?.full_name ?? ""));
       const result = await deliver(deps.irc, bot, targets, message);
+      // Posted nowhere: GitHub's "Redeliver" may try again.
+      if (result.failed.length && !result.delivered.length) recent.forget(keys);
       return c.json(result.failed.length ? result : { delivered: result.delivered });
     },
   );

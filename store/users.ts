@@ -1,6 +1,19 @@
 /** Users: accounts, their password hashes, roles and highlight keywords. */
 import type { DatabaseSync } from "node:sqlite";
 import { nowMicros } from "../lib/time.ts";
+import { transaction } from "./db.ts";
+
+/**
+ * A password hash starting with this is no hash: nobody can log in to the account (the bot's).
+ * Such accounts are not people, so they do not make the next registration a second one.
+ */
+export const NO_PASSWORD = "!";
+
+/** The outcome of a registration without an invite. */
+export type Registration =
+  | { user: UserRecord }
+  /** `taken`: the email is registered; `invite`: people exist and registration is not open. */
+  | { refused: "taken" | "invite" };
 
 /** A user as stored. */
 export interface UserRecord {
@@ -24,6 +37,14 @@ export interface UserPatch {
 export interface UserStore {
   count(): Promise<number>;
   create(email: string, passwordHash: string, roles: string[]): Promise<UserRecord>;
+  /**
+   * Registers a person without an invite. In one transaction, so that concurrent first
+   * registrations cannot all see an empty install: the first person (no account with a password
+   * exists yet) becomes admin; later people register, with no role, only when `open`.
+   */
+  register(email: string, passwordHash: string, open: boolean): Promise<Registration>;
+  /** Whether any account with a password exists (a registration would not be the first). */
+  hasPeople(): Promise<boolean>;
   byEmail(email: string): Promise<UserRecord | undefined>;
   byId(id: number): Promise<UserRecord | undefined>;
   /** Users ordered by email, those after `after`. */
@@ -59,6 +80,9 @@ function toRecord(row: Row | undefined): UserRecord | undefined {
 export function sqliteUserStore(db: DatabaseSync): UserStore {
   const q = {
     count: db.prepare("SELECT count(*) AS n FROM users"),
+    people: db.prepare(
+      "SELECT EXISTS (SELECT 1 FROM users WHERE substr(password_hash, 1, 1) <> ?) AS people",
+    ),
     insert: db.prepare(
       "INSERT INTO users (email, password_hash, roles, registered) VALUES (?, ?, ?, ?) RETURNING *",
     ),
@@ -68,6 +92,7 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
     all: db.prepare("SELECT * FROM users ORDER BY email"),
     remove: db.prepare("DELETE FROM users WHERE id = ?"),
   };
+  const hasPeople = () => (q.people.get(NO_PASSWORD) as { people: number }).people === 1;
   return {
     count: () => Promise.resolve((q.count.get() as { n: number }).n),
     create: (email, passwordHash, roles) =>
@@ -76,6 +101,21 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
           q.insert.get(email, passwordHash, JSON.stringify(roles), nowMicros()) as unknown as Row,
         )!,
       ),
+    hasPeople: () => Promise.resolve(hasPeople()),
+    register: (email, passwordHash, open) =>
+      Promise.resolve(transaction(db, (): Registration => {
+        const first = !hasPeople();
+        // Invite first: a closed install does not tell strangers which emails it knows.
+        if (!first && !open) return { refused: "invite" };
+        if (q.byEmail.get(email)) return { refused: "taken" };
+        const row = q.insert.get(
+          email,
+          passwordHash,
+          JSON.stringify(first ? ["admin"] : []),
+          nowMicros(),
+        );
+        return { user: toRecord(row as unknown as Row)! };
+      })),
     byEmail: (email) => Promise.resolve(toRecord(q.byEmail.get(email) as Row | undefined)),
     byId: (id) => Promise.resolve(toRecord(q.byId.get(id) as Row | undefined)),
     list: (after, limit) =>

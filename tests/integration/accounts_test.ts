@@ -241,30 +241,27 @@ Deno.test("accounts: registration, invites, roles and sessions", async (t) => {
   }
 });
 
-Deno.test("accounts: login throttling answers 429 after ten failures", async () => {
+Deno.test("accounts: login throttling answers 429 with Retry-After after five failures", async () => {
   const server = await startServer();
   try {
     const c = new ApiClient(server.url);
     await c.register("admin@example.com");
     const anon = new ApiClient(server.url);
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 5; i++) {
       const res = await anon.post("/api/user/login", {
         email: "admin@example.com",
         password: `wrong ${i}`,
       });
       assertEquals(res.status, 400);
     }
+    // Past the free tries, this email waits from this address (tests/integration/hardening_http_test.ts).
     const blocked = await anon.post("/api/user/login", {
       email: "admin@example.com",
       password: "correct horse battery",
     });
     assertEquals(blocked.status, 429);
     assertEquals(typeof blocked.body.errors[0].message, "string");
-    const other = await anon.post("/api/user/login", {
-      email: "someone@example.com",
-      password: "whatever pw",
-    });
-    assertEquals(other.status, 429, "the client address is throttled too");
+    assert(Number(blocked.headers.get("retry-after")) >= 1);
   } finally {
     await server.close();
   }

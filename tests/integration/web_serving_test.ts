@@ -20,7 +20,7 @@ Deno.test("web client serving: app page, assets, caching, compression, translati
         assertEquals(res.status, 200, path);
         assertEquals(res.headers.get("content-type"), "text/html; charset=utf-8");
         const csp = res.headers.get("content-security-policy") ?? "";
-        assertStringIncludes(csp, "script-src 'self'");
+        assertStringIncludes(csp, `script-src ${server.url}/dist/app.js;`);
         assertStringIncludes(csp, "frame-ancestors 'none'");
         assert(!csp.includes("unsafe"), "nothing unsafe is allowed");
         const html = await res.text();

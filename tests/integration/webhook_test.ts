@@ -98,14 +98,13 @@ Deno.test("webhook: a signed GitHub event reaches the routed IRC channel", async
       await watcher.waitFor((l) => l.command === "JOIN" && l.nick === "hookbot", 15_000);
     });
 
-    await t.step("a signed issues event is posted in the channel", async () => {
+    const postIssue = async () => {
       const body = JSON.stringify(ISSUE);
-      const res = await post(
-        server.url,
-        "issues",
-        body,
-        await githubSignature(SECRET, new TextEncoder().encode(body)),
-      );
+      const sig = await githubSignature(SECRET, new TextEncoder().encode(body));
+      return await post(server.url, "issues", body, sig);
+    };
+    await t.step("a signed issues event is posted in the channel", async () => {
+      const res = await postIssue();
       assertEquals(res.status, 200);
       const message =
         "[owner/name] alice opened issue #42: The bot works https://github.com/owner/name/issues/42";
@@ -114,6 +113,12 @@ Deno.test("webhook: a signed GitHub event reaches the routed IRC channel", async
         l.command === "PRIVMSG" && l.nick === "hookbot" && l.params[0] === "#hooks"
       );
       assertEquals(line.params[1], message);
+    });
+
+    await t.step("the same event sent again is a 409 and is not posted twice", async () => {
+      const replay = await postIssue();
+      assertEquals(replay.status, 409);
+      assertEquals(replay.body.errors[0].path, "/body");
     });
 
     await t.step("a bad or missing signature is a 401 and posts nothing", async () => {
@@ -137,6 +142,8 @@ Deno.test("webhook: a signed GitHub event reaches the routed IRC channel", async
       );
       await watcher.waitFor((l) => l.command === "PRIVMSG" && l.params[1].includes("closed issue"));
       assert(!watcher.lines.some((l) => l.params.some((p) => p.includes("forged"))));
+      const opened = watcher.lines.filter((l) => l.params[1]?.includes("opened issue #42"));
+      assertEquals(opened.length, 1, "the replayed event was not posted");
     });
 
     await t.step("ping answers 200 without posting; other events post nothing", async () => {

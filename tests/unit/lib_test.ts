@@ -1,7 +1,6 @@
 import { assertEquals } from "../support/assert.ts";
 import { formatMicros, parseMicros } from "../../lib/time.ts";
 import { hostId, hostShortName } from "../../irc/host_id.ts";
-import { FailureThrottle } from "../../http/throttle.ts";
 import { hmac, safeEqual } from "../../lib/crypto.ts";
 
 Deno.test("time: RFC 3339 with microseconds round-trips", () => {
@@ -32,19 +31,6 @@ Deno.test("host ids: short names of IRC hosts", () => {
   assertEquals(hostShortName("chat.freenode.net"), "freenode");
   assertEquals(hostShortName("10.1.2.3"), "10-1-2-3");
   assertEquals(hostId("irc.example.org"), "irc-example");
-});
-
-Deno.test("throttle: ten failures in the window block, older ones expire", () => {
-  const t = new FailureThrottle(10, 1000);
-  for (let i = 0; i < 9; i++) t.fail(["a", "addr"], 100);
-  assertEquals(t.blocked(["a"], 100), false);
-  t.fail(["a"], 200);
-  assertEquals(t.blocked(["a"], 300), true);
-  assertEquals(t.blocked(["addr"], 300), false);
-  assertEquals(t.blocked(["a"], 1201), false, "the window slid past the failures");
-  t.fail(["b"], 0);
-  t.clear("b");
-  assertEquals(t.blocked(["b"], 0), false);
 });
 
 Deno.test("crypto: hmac is stable and compares safely", async () => {
