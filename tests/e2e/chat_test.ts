@@ -219,7 +219,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       const line = page.locator(".line.focus", { hasText: "zebra" });
       await line.waitFor();
       assert(await line.isVisible());
-      await page.getByRole("button", { name: "Jump to the latest messages" }).click();
+      await page.getByRole("button", { name: "Jump to latest" }).click();
       await page.locator(".line", { hasText: "line 300" }).waitFor();
     });
 

@@ -1,0 +1,70 @@
+/** Turns the reason a connection failed (socket errors, IRC replies) into plain words. */
+import { t } from "./i18n.ts";
+import { connections } from "./state.ts";
+import type { Connection } from "./types.ts";
+
+type Words = (host: string, reason: string) => string;
+
+/** Patterns of known reasons, most specific first, with their plain words. */
+const KNOWN: [RegExp, Words][] = [
+  [
+    /ECONNREFUSED|connection refused/i,
+    () => t("Connection refused: nothing listens on that port."),
+  ],
+  [
+    /certificate|UnknownIssuer|self[- ]signed|CERT_|NotValidForName|hostname mismatch/i,
+    () => t("The server's TLS certificate is not trusted."),
+  ],
+  [
+    /TLS|SSL|handshake|wrong version number|InvalidContentType|CorruptMessage|record overflow|EPROTO/i,
+    () => t("TLS handshake failed: is this a plain-text port?"),
+  ],
+  [
+    /ENOTFOUND|EAI_AGAIN|getaddrinfo|failed to lookup address|Name or service not known|No address associated/i,
+    (host) => t("Unknown host: {host}", { host }),
+  ],
+  [/ETIMEDOUT|timed out/i, () => t("The server did not answer in time.")],
+  [/EHOSTUNREACH|ENETUNREACH|unreachable/i, () => t("The server cannot be reached from here.")],
+  [/ECONNRESET|reset by peer|broken pipe/i, () => t("The server closed the connection.")],
+  [/SASL|password|passwd|\b464\b|not authori[sz]ed/i, () => t("The server refused the password.")],
+  [
+    /banned|K-?lined|G-?lined|Z-?lined/i,
+    (_, reason) => t("Banned from this server: {reason}", { reason }),
+  ],
+];
+
+/**
+ * A plain description of `reason` (e.g. "connect ECONNREFUSED 127.0.0.1:6667"), or the reason
+ * itself when it is not a known one; "" when there is none.
+ */
+export function plainReason(reason: unknown, host = ""): string {
+  const text = typeof reason === "string" ? reason.trim().slice(0, 300) : "";
+  if (!text) return "";
+  for (const [re, plain] of KNOWN) {
+    if (re.test(text)) return plain(host || "?", text);
+  }
+  return text;
+}
+
+/** The state of a connection in plain words, with the reason it failed. */
+export function connectionProblem(cid: string): string {
+  const c = connections.value[cid];
+  if (!c || c.state === "connected" || c.state === "connecting" || c.state === "queued") return "";
+  const info = (c.info ?? {}) as { reason?: string; host?: string };
+  return plainReason(info.reason, info.host ?? /^\w+:\/\/([^/:?]+)/.exec(c.url)?.[1]);
+}
+
+/** What a connection is called: its name, else its host, never its internal id alone. */
+export function connectionTitle(c: Connection | undefined, cid: string): string {
+  const host = /^\w+:\/\/(?:[^@/]*@)?([^/:?]+)/.exec(c?.url ?? "")?.[1];
+  const name = c?.name || host || cid;
+  // Two connections to one server are told apart by the nick used on each.
+  const twins = Object.values(connections.value).filter((o) =>
+    o.connection_id !== cid && (o.name || "") === (c?.name || "") &&
+    /^\w+:\/\/(?:[^@/]*@)?([^/:?]+)/.exec(o.url ?? "")?.[1] === host
+  );
+  if (!twins.length) return name;
+  const nick = (c?.info as { nick?: string } | undefined)?.nick ||
+    /[?&]nick=([^&]+)/.exec(c?.url ?? "")?.[1];
+  return nick ? `${name} (${decodeURIComponent(nick)})` : `${name} (${cid})`;
+}
