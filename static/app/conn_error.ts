@@ -56,15 +56,22 @@ export function connectionProblem(cid: string): string {
 
 /** What a connection is called: its name, else its host, never its internal id alone. */
 export function connectionTitle(c: Connection | undefined, cid: string): string {
-  const host = /^\w+:\/\/(?:[^@/]*@)?([^/:?]+)/.exec(c?.url ?? "")?.[1];
-  const name = c?.name || host || cid;
-  // Two connections to one server are told apart by the nick used on each.
+  const where = (o: Connection | undefined) => HOST.exec(o?.url ?? "");
+  const m = where(c);
+  const name = c?.name || m?.[1] || cid;
+  // Two connections to one server are told apart by the nick used on each, else by the port.
   const twins = Object.values(connections.value).filter((o) =>
-    o.connection_id !== cid && (o.name || "") === (c?.name || "") &&
-    /^\w+:\/\/(?:[^@/]*@)?([^/:?]+)/.exec(o.url ?? "")?.[1] === host
+    o.connection_id !== cid && (o.name || where(o)?.[1]) === name
   );
   if (!twins.length) return name;
-  const nick = (c?.info as { nick?: string } | undefined)?.nick ||
-    /[?&]nick=([^&]+)/.exec(c?.url ?? "")?.[1];
-  return nick ? `${name} (${decodeURIComponent(nick)})` : `${name} (${cid})`;
+  const nick = (x: Connection | undefined) =>
+    String((x?.info as { nick?: string } | undefined)?.nick || NICK.exec(x?.url ?? "")?.[1] || "");
+  const mine = decodeURIComponent(nick(c));
+  if (mine && !twins.some((o) => decodeURIComponent(nick(o)) === mine)) {
+    return `${name} (${mine})`;
+  }
+  return m?.[2] ? `${name}:${m[2]}` : `${name} (${cid})`;
 }
+
+const HOST = /^\w+:\/\/(?:[^@/]*@)?(\[[^\]]+\]|[^/:?]+)(?::(\d+))?/;
+const NICK = /[?&]nick=([^&]+)/;

@@ -328,11 +328,15 @@ function onState(f: Frame, cid: string, conv: string): void {
         );
       }
       break;
-    case "error":
-      eventLine(cid, conv ?? "", f.message ?? f.error, "error");
-      if (openConv.value?.cid === cid && openConv.value.conv !== (conv ?? "")) {
-        eventLine(cid, openConv.value.conv, f.message ?? f.error, "error");
-      }
+    case "error": {
+      // In the conversation it concerns when that exists ("no such nick" in the private
+      // conversation with that nick), else where the user is, naming what it is about.
+      const where = conv ?? "";
+      const text = (where ? `${f.conversation_id}: ` : "") + String(f.message ?? f.error ?? "");
+      if (where === "" || conversations.value[key(cid, where)]) {
+        eventLine(cid, where, text, "error");
+      } else if (openConv.value?.cid === cid) eventLine(cid, openConv.value.conv, text, "error");
       break;
+    }
   }
 }

@@ -92,5 +92,8 @@ export async function assertOnScreen(
     if (!problem || Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  if (problem) throw new Error(`not on screen: ${problem}`);
+  if (problem) {
+    const v = page.viewportSize();
+    throw new Error(`not on screen at ${v?.width}x${v?.height} (${page.url()}): ${problem}`);
+  }
 }

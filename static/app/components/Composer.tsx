@@ -45,8 +45,9 @@ function showAnswer(cid: string, conv: string, parsed: Parsed & { kind: "send" }
   const w = answer.whois as { nick?: string; error?: string } | undefined;
   if (w && typeof w === "object") {
     const nick = String(w.nick ?? args[0] ?? "");
-    if (w.error === "not_found") localLine(t("No such nick: {nick}", { nick }));
-    else if (w.error) localLine(t("No answer about {nick} from the server.", { nick }));
+    // "No such nick" comes from the server as an error event too: shown once, by session.ts.
+    if (w.error === "not_found") return;
+    if (w.error) localLine(t("No answer about {nick} from the server.", { nick }));
     else localLine("", "whois", w);
   }
   if (Array.isArray(answer.names)) {

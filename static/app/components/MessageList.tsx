@@ -122,7 +122,16 @@ function knownNicks(): Set<string> {
 export function MessageList() {
   const ref = useRef<HTMLDivElement>(null);
   const linesRef = useRef<HTMLOListElement>(null);
-  const state = useRef({ first: "", last: "", count: 0, height: 0, atBottom: true, jumped: "" });
+  const state = useRef({
+    first: "",
+    last: "",
+    count: 0,
+    height: 0,
+    /** Pinned to the newest message: only the reader scrolling up unpins. */
+    atBottom: true,
+    lastTop: 0,
+    jumped: "",
+  });
   const [unseen, setUnseen] = useState(0);
   const [scrolledUp, setScrolledUp] = useState(false);
   const list = messages.value;
@@ -141,6 +150,7 @@ export function MessageList() {
     el.scrollTop = el.scrollHeight;
     state.current.atBottom = true;
     state.current.height = el.scrollHeight;
+    state.current.lastTop = el.scrollTop;
   };
 
   useEffect(() => {
@@ -153,8 +163,10 @@ export function MessageList() {
       if (!el) return;
       if (state.current.atBottom && !focusTs.value) el.scrollTop = el.scrollHeight;
       state.current.height = el.scrollHeight;
+      state.current.lastTop = el.scrollTop;
     });
     ro.observe(lines);
+    ro.observe(ref.current!);
     return () => ro.disconnect();
   }, []);
 
@@ -186,13 +198,19 @@ export function MessageList() {
     s.count = list.length;
     s.height = el.scrollHeight;
     s.atBottom = atBottom();
+    s.lastTop = el.scrollTop;
     setScrolledUp(farUp());
   }, [list]);
 
   const onScroll = async () => {
     const el = ref.current!;
     const s = state.current;
-    s.atBottom = atBottom();
+    // Content growing below (a preview loading) also moves the bottom away; only the reader
+    // scrolling up unpins the view.
+    if (atBottom()) s.atBottom = true;
+    else if (el.scrollTop < s.lastTop - 2) s.atBottom = false;
+    else if (s.atBottom && !focusTs.value) el.scrollTop = el.scrollHeight;
+    s.lastTop = el.scrollTop;
     s.height = el.scrollHeight;
     setScrolledUp(farUp());
     if (s.atBottom && !newerCursor.value) setUnseen(0);
