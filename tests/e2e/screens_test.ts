@@ -34,7 +34,7 @@ Deno.test("web screens: register, connect, log in and set a password are on scre
           await page.getByRole("button", { name: "Create account" }).click();
           await page.waitForURL("**/settings/connection/add");
           await assertOnScreen(page, page.getByRole("heading", { name: "Add connection" }));
-          await page.getByLabel("Host").fill("127.0.0.1");
+          await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
           await page.getByLabel("Port").fill(String(irc.port));
           await page.getByLabel("Use TLS").uncheck();
           await page.getByLabel("Channel to join").fill(`#${size.name}`);

@@ -14,7 +14,7 @@ import {
 } from "../state.ts";
 import { loadMembers } from "../session.ts";
 import { members, membersOpen } from "../members.ts";
-import { connectionProblem, connectionTitle } from "../conn_error.ts";
+import { connectionProblem, connectionTitle } from "../conn_status.ts";
 import { MemberList } from "./MemberList.tsx";
 import { openConversation } from "../view.ts";
 import { MessageList } from "./MessageList.tsx";

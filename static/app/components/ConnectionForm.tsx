@@ -12,7 +12,7 @@ import {
   urlFromFields,
   validPort,
 } from "../conn_url.ts";
-import { connectionProblem, connectionTitle } from "../conn_error.ts";
+import { connectionProblem, connectionTitle } from "../conn_status.ts";
 import type { Connection } from "../types.ts";
 import { Check, Field, FormErrors, Panel, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";

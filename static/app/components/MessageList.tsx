@@ -1,5 +1,6 @@
 /** The scrolling history of the open conversation: day separators, nick colours, previews. */
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { Component } from "preact";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { language, t } from "../i18n.ts";
 import { findLinks } from "../irc_format.ts";
 import { nickColor } from "../nick_color.ts";
@@ -17,7 +18,7 @@ import {
 } from "../view.ts";
 import { key, nicks } from "../state.ts";
 import { members } from "../members.ts";
-import { compact, timeOf } from "../prefs.ts";
+import { compact, dateTimeOf, formatter, timeOf } from "../prefs.ts";
 import type { Message } from "../types.ts";
 import { MessageText } from "./MessageText.tsx";
 import { Embed, embedsEnabled } from "./Embed.tsx";
@@ -37,12 +38,12 @@ function dayLabel(ts: string): string {
   const yesterday = new Date(Date.now() - 86400_000);
   if (d.toDateString() === today.toDateString()) return t("Today");
   if (d.toDateString() === yesterday.toDateString()) return t("Yesterday");
-  return d.toLocaleDateString(language.value, {
+  return formatter(language.value, {
     weekday: "long",
     year: "numeric",
     month: "long",
     day: "numeric",
-  });
+  }).format(d);
 }
 
 /** What an event line shows: text, or a command's answer as a table. */
@@ -56,7 +57,28 @@ function EventBody(p: { m: Message }) {
   return <span class="text">{m.message}</span>;
 }
 
-function Line(p: { m: Message; grouped: boolean; server: boolean; known: Set<string> }) {
+interface LineProps {
+  m: Message;
+  grouped: boolean;
+  server: boolean;
+  known: Set<string>;
+}
+
+/**
+ * A line renders again only when its own inputs change (or a signal it reads): a busy channel
+ * appends hundreds of lines, and rendering every line for each would take seconds.
+ */
+class MemoLine extends Component<LineProps> {
+  override shouldComponentUpdate(n: LineProps): boolean {
+    const o = this.props;
+    return n.m !== o.m || n.grouped !== o.grouped || n.server !== o.server || n.known !== o.known;
+  }
+  override render(p: LineProps) {
+    return <Line {...p} />;
+  }
+}
+
+function Line(p: LineProps) {
   const m = p.m;
   const time = timeOf(m.ts, language.value);
   if (m.event) {
@@ -74,7 +96,7 @@ function Line(p: { m: Message; grouped: boolean; server: boolean; known: Set<str
     (p.server ? " server" : "");
   return (
     <li class={cls} data-ts={m.ts}>
-      <time dateTime={m.ts} title={new Date(m.ts).toLocaleString(language.value)}>{time}</time>
+      <time dateTime={m.ts} title={dateTimeOf(m.ts, language.value)}>{time}</time>
       {m.type === "action"
         ? (
           <span class="text">
@@ -227,7 +249,10 @@ export function MessageList() {
     setScrolledUp(false);
   };
 
-  const known = knownNicks();
+  const o = openConv.value;
+  const k = o ? key(o.cid, o.conv) : "";
+  // Recomputed when the members or the speakers change, so that lines need not re-render.
+  const known = useMemo(knownNicks, [k, members.value[k], nicks.get(k)?.size]);
   const server = openConv.value?.conv === "";
   let prevDay = "";
   let prev: Message | undefined;
@@ -266,7 +291,7 @@ export function MessageList() {
             );
           }
           out.push(
-            <Line
+            <MemoLine
               key={m.ts + m.from + (m.event ?? "")}
               m={m}
               grouped={continues(prev, m)}

@@ -5,7 +5,7 @@ import { drawerOpen, isAdmin, key, mentions, sidebar, socketState, user } from "
 import { logout } from "../session.ts";
 import { Logo } from "./Logo.tsx";
 import { Icon } from "./Icon.tsx";
-import { connectionProblem, connectionTitle } from "../conn_error.ts";
+import { connectionProblem, connectionTitle } from "../conn_status.ts";
 
 function NavLink(p: { href: string; label: string; badge?: number; icon?: string }) {
   const current = route.value.split("?")[0] === p.href;
