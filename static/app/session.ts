@@ -19,6 +19,7 @@ import {
   appendLive,
   closeConversation,
   isOpen,
+  keepForLater,
   loadNewer,
   markRead,
   messages,
@@ -131,6 +132,8 @@ const isMember = (cid: string, conv: string, nick: string) => {
   const list = members.value[key(cid, conv)];
   return !list || list.some((m) => m.nick.toLowerCase() === nick.toLowerCase());
 };
+
+const now = () => new Date().toISOString();
 
 function eventLine(cid: string, conv: string, text: string, event: string): void {
   if (!isOpen(cid, conv)) return;
@@ -333,9 +336,15 @@ function onState(f: Frame, cid: string, conv: string): void {
       // conversation with that nick), else where the user is, naming what it is about.
       const where = conv ?? "";
       const text = (where ? `${f.conversation_id}: ` : "") + String(f.message ?? f.error ?? "");
-      if (where === "" || conversations.value[key(cid, where)]) {
-        eventLine(cid, where, text, "error");
-      } else if (openConv.value?.cid === cid) eventLine(cid, openConv.value.conv, text, "error");
+      if (isOpen(cid, where)) eventLine(cid, where, text, "error");
+      else {
+        // The user may be on the way there (a /msg opens the conversation after its answer).
+        if (where) keepForLater(cid, where, { from: "", message: text, ts: now(), event: "error" });
+        const known = where === "" || conversations.value[key(cid, where)];
+        if (!known && openConv.value?.cid === cid) {
+          eventLine(cid, openConv.value.conv, text, "error");
+        }
+      }
       break;
     }
   }

@@ -194,7 +194,7 @@ Deno.test("web client as a daily IRC client", async (t) => {
     await t.step("an error about a nick shows in that nick's conversation", async () => {
       await send("/msg nobody hello?");
       await page.waitForURL("**/chat/irc-localhost/nobody");
-      const line = page.locator(".line.event.error", { hasText: "nobody: No such nick" });
+      const line = page.locator(".line.event.error", { hasText: "nobody: No such nick" }).last();
       await line.waitFor();
       await assertOnScreen(page, line);
       await page.getByRole("link", { name: "#busy" }).click();
