@@ -71,3 +71,35 @@ export function urlFromFields(f: ConnFields): string {
   const qs = q.toString();
   return `irc://${auth}${host}${port}${qs ? "?" + qs : ""}`;
 }
+
+/** Whether `port` is empty (the default port) or a whole number from 1 to 65535. */
+export function validPort(port: string): boolean {
+  const p = port.trim();
+  return p === "" || (/^\d{1,5}$/.test(p) && Number(p) >= 1 && Number(p) <= 65535);
+}
+
+/** A nick made from an email address: its local part in the characters IRC allows. */
+export function nickFromEmail(email: string): string {
+  let nick = email.split("@")[0].replace(/[^A-Za-z0-9_\-\[\]\\`^{}|]/g, "").slice(0, 15);
+  if (/^[0-9-]/.test(nick)) nick = ("u" + nick).slice(0, 15);
+  return nick;
+}
+
+/**
+ * The fields of a new connection: what the user typed so far wins, then the default profile's
+ * URL, then a nick derived from the account's email.
+ */
+export function prefill(
+  now: ConnFields,
+  profileUrl: string | undefined,
+  email: string,
+): ConnFields {
+  const base = profileUrl ? fieldsFromUrl(profileUrl) : { ...EMPTY_FIELDS };
+  if (!base.nick && email) base.nick = nickFromEmail(email);
+  const out = { ...now };
+  for (const k of Object.keys(base) as (keyof ConnFields)[]) {
+    const typed = now[k] !== EMPTY_FIELDS[k];
+    if (!typed) (out as Record<string, unknown>)[k] = base[k];
+  }
+  return out;
+}

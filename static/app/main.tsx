@@ -7,4 +7,8 @@ import { applyTheme } from "./theme.ts";
 
 applyTheme();
 await Promise.all([loadLanguage(preferredLanguage()), boot()]);
-render(<App />, document.getElementById("app")!);
+// The static splash of index.html must go: Preact would keep it as a stranger above the app,
+// where it fills the screen and body{overflow:hidden} hides the real view below it.
+const root = document.getElementById("app")!;
+root.replaceChildren();
+render(<App />, root);

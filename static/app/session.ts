@@ -19,6 +19,7 @@ import {
   appendLive,
   closeConversation,
   isOpen,
+  keepForLater,
   loadNewer,
   markRead,
   messages,
@@ -28,6 +29,16 @@ import { navigate, route } from "./router.ts";
 import { chooseLanguage, language, t } from "./i18n.ts";
 import { stripFormatting } from "./irc_format.ts";
 import type { Message, User } from "./types.ts";
+import {
+  joined,
+  left,
+  type Member,
+  members,
+  moded,
+  renamed,
+  setMembers,
+  updateMembers,
+} from "./members.ts";
 
 /** The one socket of this tab. */
 export const socket = new EventSocket(onEvent, onOpen, () => expire());
@@ -100,6 +111,29 @@ async function onOpen(reconnect: boolean): Promise<void> {
   // Events are not replayed: fetch what the open conversation missed while disconnected.
   if (reconnect && openConv.value) await loadNewer().catch(() => {});
 }
+
+/** Asks the server for the members of a channel and replaces its member list. */
+export async function loadMembers(cid: string, conv: string): Promise<Member[] | undefined> {
+  if (!/^[#&!+]/.test(conv)) return;
+  const a = await socket.request({
+    method: "send",
+    connection_id: cid,
+    conversation_id: conv,
+    message: "/names",
+  });
+  if (!Array.isArray(a.names)) return;
+  const list = (a.names as Member[]).map((n) => ({ nick: n.nick, modes: n.modes ?? [] }));
+  setMembers(key(cid, conv), list);
+  return list;
+}
+
+const onConnection = (cid: string) => (k: string) => k.startsWith(key(cid, ""));
+const isMember = (cid: string, conv: string, nick: string) => {
+  const list = members.value[key(cid, conv)];
+  return !list || list.some((m) => m.nick.toLowerCase() === nick.toLowerCase());
+};
+
+const now = () => new Date().toISOString();
 
 function eventLine(cid: string, conv: string, text: string, event: string): void {
   if (!isOpen(cid, conv)) return;
@@ -196,9 +230,13 @@ function onState(f: Frame, cid: string, conv: string): void {
       break;
     case "join":
       addNick(cid, conv, f.nick);
+      if (f.nick === myNick(cid)) {
+        if (isOpen(cid, conv)) void loadMembers(cid, conv);
+      } else updateMembers((l) => joined(l, f.nick), (k) => k === key(cid, conv));
       eventLine(cid, conv, t("{nick} joined", { nick: f.nick }), "join");
       break;
     case "part":
+      updateMembers((l) => left(l, f.nick), (k) => k === key(cid, conv));
       if (f.nick === myNick(cid) && !/^[#&!+]/.test(conv)) {
         removeConversation(cid, conv);
         if (isOpen(cid, conv)) navigate("/chat", true);
@@ -212,6 +250,7 @@ function onState(f: Frame, cid: string, conv: string): void {
       );
       break;
     case "kick":
+      updateMembers((l) => left(l, f.nick), (k) => k === key(cid, conv));
       eventLine(
         cid,
         conv,
@@ -222,7 +261,10 @@ function onState(f: Frame, cid: string, conv: string): void {
       break;
     case "quit": {
       const o = openConv.value;
-      if (o && o.cid === cid) {
+      // Only where the quitter was: their name in a channel they were not in is noise.
+      const was = o && o.cid === cid && isMember(cid, o.conv, f.nick);
+      updateMembers((l) => left(l, f.nick), onConnection(cid));
+      if (o && was) {
         eventLine(
           cid,
           o.conv,
@@ -235,7 +277,9 @@ function onState(f: Frame, cid: string, conv: string): void {
     }
     case "nick_change": {
       const o = openConv.value;
-      if (o && o.cid === cid) {
+      const was = o && o.cid === cid && isMember(cid, o.conv, f.old_nick);
+      updateMembers((l) => renamed(l, f.old_nick, f.new_nick), onConnection(cid));
+      if (o && was) {
         addNick(cid, o.conv, f.new_nick);
         eventLine(
           cid,
@@ -275,6 +319,7 @@ function onState(f: Frame, cid: string, conv: string): void {
       break;
     case "mode":
       if (conv) {
+        updateMembers((l) => moded(l, f.mode ?? ""), (k) => k === key(cid, conv));
         eventLine(
           cid,
           conv,
@@ -286,11 +331,21 @@ function onState(f: Frame, cid: string, conv: string): void {
         );
       }
       break;
-    case "error":
-      eventLine(cid, conv ?? "", f.message ?? f.error, "error");
-      if (openConv.value?.cid === cid && openConv.value.conv !== (conv ?? "")) {
-        eventLine(cid, openConv.value.conv, f.message ?? f.error, "error");
+    case "error": {
+      // In the conversation it concerns when that exists ("no such nick" in the private
+      // conversation with that nick), else where the user is, naming what it is about.
+      const where = conv ?? "";
+      const text = (where ? `${f.conversation_id}: ` : "") + String(f.message ?? f.error ?? "");
+      if (isOpen(cid, where)) eventLine(cid, where, text, "error");
+      else {
+        // The user may be on the way there (a /msg opens the conversation after its answer).
+        if (where) keepForLater(cid, where, { from: "", message: text, ts: now(), event: "error" });
+        const known = where === "" || conversations.value[key(cid, where)];
+        if (!known && openConv.value?.cid === cid) {
+          eventLine(cid, openConv.value.conv, text, "error");
+        }
       }
       break;
+    }
   }
 }

@@ -50,6 +50,8 @@ export interface Message {
   conversation_id?: string;
   /** Client-side only: an event line (join, part, quit, nick, topic, mode, error). */
   event?: string;
+  /** Client-side only: the answer a command line shows (whois, list). */
+  data?: unknown;
 }
 
 /** A page of messages. */

@@ -22,6 +22,17 @@ export const loading = signal(false);
 export const loadError = signal("");
 
 const PAGE = 60;
+
+/** Event lines about conversations that were not open (an error about a nick), shown on opening. */
+const waiting = new Map<string, Message[]>();
+
+/** Keeps an event line for `cid`/`conv` until it is opened (the last few, briefly). */
+export function keepForLater(cid: string, conv: string, m: Message): void {
+  const k = key(cid, conv);
+  const now = Date.now();
+  const list = (waiting.get(k) ?? []).filter((x) => now - Date.parse(x.ts) < 120_000);
+  waiting.set(k, [...list, m].slice(-5));
+}
 let generation = 0;
 
 // The server's own messages (conversation "") are the connection's messages.
@@ -61,7 +72,9 @@ export async function openConversation(cid: string, conv: string, around?: strin
     // Keep what arrived live while the page loaded (events, and messages the page lacks).
     const inPage = new Set(page.messages.map((m) => m.ts));
     const live = around ? [] : messages.value.filter((m) => m.event || !inPage.has(m.ts));
-    messages.value = [...page.messages, ...live];
+    const kept = around ? [] : waiting.get(key(cid, conv)) ?? [];
+    waiting.delete(key(cid, conv));
+    messages.value = [...page.messages, ...kept, ...live];
     olderCursor.value = page.before;
     newerCursor.value = around ? page.after : undefined;
     // The marker goes before the first unread message from someone else.

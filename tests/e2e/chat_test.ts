@@ -3,7 +3,13 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { startServer } from "../support/server.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
-import { hasHorizontalOverflow, launchBrowser, newPage, screenshot } from "../support/browser.ts";
+import {
+  assertOnScreen,
+  hasHorizontalOverflow,
+  launchBrowser,
+  newPage,
+  screenshot,
+} from "../support/browser.ts";
 
 Deno.test("web client: register, connect, chat live, mention badge, narrow screens, log out", async (t) => {
   const irc = await startIrcServer();
@@ -41,8 +47,9 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
     await t.step("an anonymous visitor sees the login form with labelled fields", async () => {
       await page.goto(server.url + "/");
       await page.waitForURL("**/login");
-      await page.getByLabel("Email").waitFor();
-      await page.getByLabel("Password", { exact: true }).waitFor();
+      await assertOnScreen(page, page.getByRole("heading", { name: "Log in" }));
+      await assertOnScreen(page, page.getByLabel("Email"));
+      await assertOnScreen(page, page.getByLabel("Password", { exact: true }));
       await screenshot(page, "login");
     });
 
@@ -58,6 +65,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       async () => {
         await page.getByRole("link", { name: "Create one" }).click();
         await page.waitForURL("**/register");
+        await assertOnScreen(page, page.getByRole("heading", { name: "Create an account" }));
         await page.getByLabel("Email").fill("alice@example.com");
         await page.getByLabel("Password", { exact: true }).fill("short");
         await page.getByRole("button", { name: "Create account" }).click();
@@ -68,11 +76,12 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
         await page.getByLabel("Password", { exact: true }).fill("a long enough password");
         await page.getByRole("button", { name: "Create account" }).click();
         await page.waitForURL("**/settings/connection/add");
+        await assertOnScreen(page, page.getByRole("heading", { name: "Add connection" }));
       },
     );
 
     await t.step("adding a connection joins a channel", async () => {
-      await page.getByLabel("Host").fill("127.0.0.1");
+      await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
       await page.getByLabel("Port").fill(String(irc.port));
       await page.getByLabel("Use TLS").uncheck();
       await page.getByLabel("Nick").fill("alice");
@@ -86,7 +95,8 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       assertEquals(await page.locator(".conn .state").textContent(), "connected");
       await link.click();
       await page.waitForURL("**/chat/irc-localhost/%23test");
-      await page.getByLabel("Message", { exact: true }).waitFor();
+      await assertOnScreen(page, page.getByRole("heading", { name: "#test" }));
+      await assertOnScreen(page, page.getByLabel("Message", { exact: true }));
     });
 
     await t.step("a message from a raw IRC client arrives live", async () => {
@@ -97,7 +107,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.getByText("bob joined").waitFor();
       await bob.send("PRIVMSG #test :hello from \x02bob\x02 https://example.invalid/x");
       const line = page.locator(".line", { hasText: "hello from bob" });
-      await line.waitFor();
+      await assertOnScreen(page, line);
       assertEquals(await line.locator(".b").textContent(), "bob");
       assertEquals(
         await line.locator("a[href='https://example.invalid/x']").getAttribute("target"),
@@ -141,6 +151,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
         await page.locator(".topbar .topic", { hasText: "Plans for the weekend" }).waitFor();
         await page.getByRole("link", { name: "Conversation settings" }).click();
         await page.waitForURL("**/settings/conversation/irc-localhost/%23second");
+        await assertOnScreen(page, page.getByRole("textbox", { name: "Topic" }));
         assertEquals(
           await page.getByRole("textbox", { name: "Topic" }).inputValue(),
           "Plans for the weekend",
@@ -169,7 +180,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await screenshot(page, "mention-badge");
       assert(/^\(\d+\) Parley$/.test(await page.title()), "the tab title counts unread messages");
       await page.getByRole("link", { name: /#test/ }).click();
-      await page.locator(".line.highlight", { hasText: "are you there?" }).waitFor();
+      await assertOnScreen(page, page.locator(".line.highlight", { hasText: "are you there?" }));
       // The "new messages" marker sits right before the first unread message.
       const next = page.locator(".new-marker + .line");
       assertStringIncludes((await next.textContent()) ?? "", "are you there?");
@@ -212,25 +223,24 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.getByLabel("Search messages").fill("zebra");
       await page.getByLabel("Search messages").press("Enter");
       const result = page.locator(".result", { hasText: "the quick zebra crossing" });
-      await result.waitFor();
+      await assertOnScreen(page, result);
       await page.locator(".result-group h2", { hasText: "#test" }).waitFor();
       await screenshot(page, "search");
       await result.click();
       await page.waitForURL(/\/chat\/irc-localhost\/%23test\?around=/);
       const line = page.locator(".line.focus", { hasText: "zebra" });
-      await line.waitFor();
-      assert(await line.isVisible());
-      await page.getByRole("button", { name: "Jump to the latest messages" }).click();
-      await page.locator(".line", { hasText: "line 300" }).waitFor();
+      await assertOnScreen(page, line);
+      await page.getByRole("button", { name: "Jump to latest" }).click();
+      await assertOnScreen(page, page.locator(".line", { hasText: "line 300" }));
     });
 
     await t.step("notifications list the mention and jump to it", async () => {
       await page.getByRole("link", { name: "Notifications" }).click();
       const item = page.locator(".result", { hasText: "are you there?" });
-      await item.waitFor();
+      await assertOnScreen(page, item);
       await screenshot(page, "notifications");
       await item.click();
-      await page.locator(".line.focus", { hasText: "are you there?" }).waitFor();
+      await assertOnScreen(page, page.locator(".line.focus", { hasText: "are you there?" }));
     });
 
     await t.step("the socket reconnects by itself after the server restarts", async () => {
@@ -244,7 +254,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
         l.command === "JOIN" && l.prefix.startsWith("alice") && bob!.lines.indexOf(l) >= seen
       );
       await bob!.send("PRIVMSG #test :after the restart");
-      await page.locator(".line", { hasText: "after the restart" }).waitFor();
+      await assertOnScreen(page, page.locator(".line", { hasText: "after the restart" }));
     });
 
     await t.step("after losing the network, the client catches up on what it missed", async () => {
@@ -255,7 +265,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.getByText("said while you were away").waitFor({ state: "detached" });
       await context.setOffline(false);
       await page.locator(".socket.open").waitFor({ timeout: 30_000 });
-      await page.locator(".line", { hasText: "said while you were away" }).waitFor();
+      await assertOnScreen(page, page.locator(".line", { hasText: "said while you were away" }));
     });
 
     await t.step("an admin's invite link registers a second user", async () => {
@@ -268,10 +278,12 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       const other = await browser.newContext({ viewport: { width: 390, height: 844 } });
       const { page: carol, errors: carolErrors } = await newPage(other);
       await carol.goto(url.replace(/^https?:\/\/[^/]+/, server.url));
+      await assertOnScreen(carol, carol.getByRole("heading", { name: "Choose your password" }));
       assertEquals(await carol.getByLabel("Email").inputValue(), "carol@example.com");
       await carol.getByLabel("Password", { exact: true }).fill("carol's long password");
       await carol.getByRole("button", { name: "Save password" }).click();
       await carol.waitForURL("**/settings/connection/add**");
+      await assertOnScreen(carol, carol.getByRole("heading", { name: "Add connection" }));
       assert(!(await hasHorizontalOverflow(carol)));
       await other.close();
 
@@ -283,7 +295,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       const again = await browser.newContext();
       const { page: carol2, errors: carol2Errors } = await newPage(again);
       await carol2.goto(reset.replace(/^https?:\/\/[^/]+/, server.url));
-      await carol2.getByRole("heading", { name: "Choose your password" }).waitFor();
+      await assertOnScreen(carol2, carol2.getByRole("heading", { name: "Choose your password" }));
       await carol2.getByLabel("Password", { exact: true }).fill("carol's new password!");
       await carol2.getByRole("button", { name: "Save password" }).click();
       await carol2.waitForURL(/\/(chat|settings)/);
@@ -337,7 +349,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
         ]
       ) {
         await page.goto(server.url + path);
-        await page.getByRole("heading", { name: heading }).first().waitFor();
+        await assertOnScreen(page, page.getByRole("heading", { name: heading }).first());
         await screenshot(page, name);
       }
     });
@@ -356,7 +368,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
           ]
         ) {
           await page.goto(server.url + path);
-          await page.locator("main h1").first().waitFor();
+          await assertOnScreen(page, page.locator("main h1").first());
           const wide = await page.evaluate(() =>
             [...document.querySelectorAll("body *")].filter((e) =>
               e.getBoundingClientRect().right > innerWidth + 1
@@ -368,17 +380,19 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
           );
         }
         await page.goto(server.url + "/chat/irc-localhost/%23test");
-        await page.getByLabel("Message", { exact: true }).waitFor();
+        await assertOnScreen(page, page.getByLabel("Message", { exact: true }));
         await screenshot(page, "mobile-chat");
         assert(!(await page.locator(".sidebar").isVisible()), "the drawer starts closed");
         await page.getByRole("button", { name: "Open menu" }).click();
         await page.locator(".sidebar.open").waitFor();
+        await assertOnScreen(page, page.getByRole("link", { name: "Account" }));
         await page.waitForFunction(() =>
           document.querySelector(".sidebar")!.getBoundingClientRect().left === 0
         );
         await screenshot(page, "mobile-drawer");
         await page.getByRole("link", { name: "Account" }).click();
         await page.waitForURL("**/settings/account");
+        await assertOnScreen(page, page.getByRole("heading", { name: "Account" }).first());
         assert(!(await hasHorizontalOverflow(page)));
         await page.setViewportSize({ width: 1280, height: 800 });
       },
@@ -388,10 +402,10 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.goto(server.url + "/settings/account");
       await page.getByLabel("Theme").selectOption("dark");
       await page.getByLabel("Language").selectOption("de");
-      await page.getByRole("heading", { name: "Dieser Browser" }).waitFor();
+      await assertOnScreen(page, page.getByRole("heading", { name: "Dieser Browser" }));
       await screenshot(page, "account-dark-de");
       await page.goto(server.url + "/chat/irc-localhost/%23test");
-      await page.locator(".line", { hasText: "line 300" }).waitFor();
+      await assertOnScreen(page, page.locator(".line", { hasText: "line 300" }));
       await screenshot(page, "chat-dark-de");
       await page.goto(server.url + "/settings/account");
       await page.getByLabel("Sprache").selectOption("en");
@@ -404,6 +418,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.waitForURL("**/login");
       await page.goto(server.url + "/chat");
       await page.waitForURL("**/login");
+      await assertOnScreen(page, page.getByRole("heading", { name: "Log in" }));
     });
 
     await t.step("no errors in the browser console", () => {

@@ -4,7 +4,7 @@ import { startServer } from "../support/server.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { Buffer } from "node:buffer";
-import { launchBrowser, newPage, screenshot } from "../support/browser.ts";
+import { assertOnScreen, launchBrowser, newPage, screenshot } from "../support/browser.ts";
 
 // A 2x2 red PNG.
 const PNG = Uint8Array.from(
@@ -28,13 +28,14 @@ Deno.test("web client files: upload, paste, drop, preview, list, delete", async 
       await page.getByLabel("Password", { exact: true }).fill("dora's long password");
       await page.getByRole("button", { name: "Create account" }).click();
       await page.waitForURL("**/settings/connection/add");
-      await page.getByLabel("Host").fill("127.0.0.1");
+      await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
       await page.getByLabel("Port").fill(String(irc.port));
       await page.getByLabel("Use TLS").uncheck();
       await page.getByLabel("Nick").fill("dora");
       await page.getByLabel("Channel to join").fill("#files");
       await page.getByRole("button", { name: "Connect" }).click();
       await page.getByRole("link", { name: "#files" }).click();
+      await assertOnScreen(page, page.getByLabel("Message", { exact: true }));
       bob = await RawIrcClient.connect(irc.port, "bob");
       // Parley shows the channel before the server has confirmed its JOIN; wait for that.
       await bob.waitForMember("#files", "dora");
@@ -58,7 +59,7 @@ Deno.test("web client files: upload, paste, drop, preview, list, delete", async 
       const line = await bob!.waitFor((l) => l.command === "PRIVMSG" && l.params[1].includes(url));
       assertStringIncludes(line.params[1], url);
       const img = page.locator(".line .embed.image img").last();
-      await img.waitFor();
+      await assertOnScreen(page, img);
       await page.waitForFunction(() =>
         [...document.querySelectorAll(".embed.image img")].some((i) =>
           (i as HTMLImageElement).naturalWidth === 2
@@ -99,7 +100,8 @@ Deno.test("web client files: upload, paste, drop, preview, list, delete", async 
     await t.step("the files screen lists the uploads, opens and deletes them", async () => {
       await page.getByRole("link", { name: "Files", exact: true }).click();
       await page.waitForURL("**/settings/files");
-      await page.locator(".file-list li", { hasText: "red.png" }).waitFor();
+      await assertOnScreen(page, page.getByRole("heading", { name: "Files" }).first());
+      await assertOnScreen(page, page.locator(".file-list li", { hasText: "red.png" }));
       await page.locator(".file-list li", { hasText: "notes.txt" }).waitFor();
       assertEquals(await page.locator(".file-list li").count(), 3);
       await screenshot(page, "files");

@@ -1,8 +1,14 @@
 /** Launches Debian's headless Chromium through playwright-core for the end-to-end tests. */
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type Locator,
+  type Page,
+} from "playwright-core";
 import { CHROMIUM, ensureTools } from "../../scripts/system_deps.ts";
 
-export type { Browser, BrowserContext, Page };
+export type { Browser, BrowserContext, Locator, Page };
 
 const ARGS = [
   "--no-sandbox",
@@ -46,4 +52,48 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = new URL("../e2e/screenshots/", import.meta.url).pathname;
   await Deno.mkdir(dir, { recursive: true });
   await page.screenshot({ path: `${dir}${name}.png` });
+}
+
+/** What `assertOnScreen` found wrong with an element, or "" when it is fine. */
+type Placement = string;
+
+/**
+ * Asserts that a user can see `locator`'s element without scrolling the page: its box lies inside
+ * the viewport and the topmost element at its centre (`document.elementFromPoint`) is the element
+ * itself or inside it. Playwright's `isVisible` and `waitFor` count off-screen and covered elements
+ * as visible; this does not. Waits up to `timeoutMs` for the screen to settle (drawers slide).
+ */
+export async function assertOnScreen(
+  page: Page,
+  locator: Locator,
+  timeoutMs = 10_000,
+): Promise<void> {
+  await locator.first().waitFor({ state: "attached", timeout: timeoutMs });
+  const deadline = Date.now() + timeoutMs;
+  let problem: Placement = "";
+  while (true) {
+    problem = await locator.first().evaluate((el): string => {
+      const r = el.getBoundingClientRect();
+      const desc = `<${el.tagName.toLowerCase()}> "${(el.textContent ?? "").trim().slice(0, 40)}"`;
+      if (r.width === 0 || r.height === 0) return `${desc} has no size`;
+      const fits = r.left >= -1 && r.top >= -1 && r.right <= innerWidth + 1 &&
+        r.bottom <= innerHeight + 1;
+      if (!fits) {
+        return `${desc} at (${Math.round(r.left)},${Math.round(r.top)})-(${Math.round(r.right)},${
+          Math.round(r.bottom)
+        }) is outside the ${innerWidth}x${innerHeight} viewport`;
+      }
+      const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      if (top && (top === el || el.contains(top))) return "";
+      return `${desc} is covered at its centre by <${top?.tagName.toLowerCase()} class="${
+        top?.getAttribute("class") ?? ""
+      }">`;
+    }).catch((e) => String(e));
+    if (!problem || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  if (problem) {
+    const v = page.viewportSize();
+    throw new Error(`not on screen at ${v?.width}x${v?.height} (${page.url()}): ${problem}`);
+  }
 }

@@ -30,9 +30,9 @@ Deno.test("commands: text, server commands, client commands, unknown, escaped sl
 Deno.test("nick colour: stable, case-insensitive, differs between nicks", () => {
   assertEquals(nickHue("Alice"), nickHue("alice"));
   assertEquals(nickColor("bob"), nickColor("bob"));
-  const hues = new Set(["alice", "bob", "carol", "dave", "eve", "mallory"].map(nickHue));
+  const hues = new Set(["alice", "bob", "carol", "dave", "eve", "mallory"].map(nickColor));
   assert(hues.size >= 5, "different nicks get different colours");
-  assert(/^hsl\(\d+ /.test(nickColor("x")));
+  assert(/^hsl\([\d.]+ /.test(nickColor("x")));
 });
 
 Deno.test("tab completion: nicks at the start get a colon, cycling wraps", () => {

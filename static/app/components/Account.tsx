@@ -5,6 +5,7 @@ import { chooseLanguage, language, languages, t } from "../i18n.ts";
 import { applyUser, showToast, user } from "../state.ts";
 import { applyTheme, savedTheme } from "../theme.ts";
 import type { User } from "../types.ts";
+import { clock24, compact, seconds, setPref } from "../prefs.ts";
 import { Check, Field, FormErrors, Panel, Saved, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
 
@@ -122,6 +123,24 @@ export function Account() {
                 localStorage.setItem("parley.embeds", v ? "on" : "off");
                 setEmbeds(v);
               }}
+            />
+            <Check
+              label={t("Compact layout")}
+              name="compact"
+              checked={compact.value}
+              onChange={(v) => setPref("compact", v)}
+            />
+            <Check
+              label={t("24-hour clock")}
+              name="clock24"
+              checked={clock24.value}
+              onChange={(v) => setPref("clock24", v)}
+            />
+            <Check
+              label={t("Show seconds")}
+              name="seconds"
+              checked={seconds.value}
+              onChange={(v) => setPref("seconds", v)}
             />
           </div>
         </Panel>

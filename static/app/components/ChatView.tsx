@@ -12,7 +12,10 @@ import {
   socketState,
   totals,
 } from "../state.ts";
-import { socket } from "../session.ts";
+import { loadMembers } from "../session.ts";
+import { members, membersOpen } from "../members.ts";
+import { connectionProblem, connectionTitle } from "../conn_status.ts";
+import { MemberList } from "./MemberList.tsx";
 import { openConversation } from "../view.ts";
 import { MessageList } from "./MessageList.tsx";
 import { Composer } from "./Composer.tsx";
@@ -49,51 +52,81 @@ export function TopBar(
 
 /** The conversation screen. */
 export function ChatView(p: { cid: string; conv: string; around?: string }) {
+  const channel = /^[#&!+]/.test(p.conv);
   useEffect(() => {
     void openConversation(p.cid, p.conv, p.around);
   }, [p.cid, p.conv, p.around]);
   useEffect(() => {
-    // Everyone in a channel can be Tab-completed, not only those who spoke since it opened.
-    if (!/^[#&!+]/.test(p.conv) || socketState.value !== "open") return;
-    void socket.request({
-      method: "send",
-      connection_id: p.cid,
-      conversation_id: p.conv,
-      message: "/names",
-    }).then((a) => {
-      for (const n of (a.names ?? []) as { nick: string }[]) {
+    // The member list, and everyone in a channel can be Tab-completed, not only those who spoke.
+    if (!channel || socketState.value !== "open") return;
+    void loadMembers(p.cid, p.conv).then((list) => {
+      for (const n of list ?? []) {
         if (!nicks.get(key(p.cid, p.conv))?.has(n.nick)) addNickFirst(p.cid, p.conv, n.nick);
       }
     });
-  }, [p.cid, p.conv, socketState.value]);
+  }, [p.cid, p.conv, socketState.value, connections.value[p.cid]?.state]);
   const conv = conversations.value[key(p.cid, p.conv)];
   const connection = connections.value[p.cid];
-  const title = p.conv ? conv?.name ?? p.conv : connection?.name || p.cid;
+  const title = p.conv ? conv?.name ?? p.conv : connectionTitle(connection, p.cid);
   const subtitle = p.conv
     ? stripFormatting(conv?.topic ?? "")
     : t("Server messages · {state}", { state: t(connection?.state ?? "disconnected") });
   const settings = p.conv
     ? `/settings/conversation/${encodeURIComponent(p.cid)}/${encodeURIComponent(p.conv)}`
     : `/settings/connection/${encodeURIComponent(p.cid)}`;
+  const problem = connectionProblem(p.cid);
+  const count = members.value[key(p.cid, p.conv)]?.length;
+  const showMembers = channel && membersOpen.value;
   return (
-    <main class="chat" aria-label={title}>
+    <main class={"chat" + (showMembers ? " with-members" : "")} aria-label={title}>
       <TopBar
         title={title}
         subtitle={subtitle}
         actions={
-          <a
-            class="icon-button"
-            href={settings}
-            onClick={linkClick}
-            aria-label={t("Conversation settings")}
-            title={t("Conversation settings")}
-          >
-            <Icon name="gear" size={20} />
-          </a>
+          <>
+            {channel && (
+              <button
+                type="button"
+                class="icon-button members-toggle"
+                aria-label={t("Members")}
+                aria-expanded={showMembers}
+                title={t("Members")}
+                onClick={() => (membersOpen.value = !membersOpen.value)}
+              >
+                <Icon name="users" size={20} />
+                {count !== undefined && <span class="count" aria-hidden="true">{count}</span>}
+              </button>
+            )}
+            <a
+              class="icon-button"
+              href={settings}
+              onClick={linkClick}
+              aria-label={t("Conversation settings")}
+              title={t("Conversation settings")}
+            >
+              <Icon name="gear" size={20} />
+            </a>
+          </>
         }
       />
-      <MessageList />
-      <Composer cid={p.cid} conv={p.conv} />
+      <div class="chat-body">
+        <div class="chat-main">
+          {problem && (
+            <p class="conn-problem" role="alert">
+              {t("Not connected: {reason}", { reason: problem })}
+            </p>
+          )}
+          <MessageList />
+          <Composer cid={p.cid} conv={p.conv} />
+        </div>
+        {showMembers && (
+          <MemberList
+            cid={p.cid}
+            conv={p.conv}
+            onClose={() => (membersOpen.value = false)}
+          />
+        )}
+      </div>
     </main>
   );
 }

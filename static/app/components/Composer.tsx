@@ -1,7 +1,9 @@
 /** The message box: Enter sends, Shift+Enter breaks the line, Up recalls, Tab completes. */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
-import { parseInput, SERVER_COMMANDS } from "../commands.ts";
+import { type Parsed, parseInput } from "../commands.ts";
+import type { Frame } from "../socket.ts";
+import { type Member, membersOpen, setMembers } from "../members.ts";
 import { applyCompletion, type Completion, nextCompletion, startCompletion } from "../complete.ts";
 import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
@@ -13,8 +15,49 @@ import { Icon } from "./Icon.tsx";
 const history: string[] = [];
 
 /** Shows a line from the client itself (errors, help) in the open conversation. */
-function localLine(text: string, event = "error"): void {
-  appendLive({ from: "", message: text, ts: new Date().toISOString(), event });
+function localLine(text: string, event = "error", data?: unknown): void {
+  appendLive({ from: "", message: text, ts: new Date().toISOString(), event, data });
+}
+
+/** Shows what a command answered, readably: tables, the member list, confirmations. */
+function showAnswer(cid: string, conv: string, parsed: Parsed & { kind: "send" }, answer: Frame) {
+  const args = parsed.message.split(/\s+/).slice(1);
+  if (parsed.command === "join") {
+    const name = (args[0] ?? "").toLowerCase();
+    if (conversations.value[key(cid, name)]) {
+      navigate(`/chat/${encodeURIComponent(cid)}/${encodeURIComponent(name)}`);
+    } else Object.assign(pendingJoin, { cid, conv: name });
+  }
+  if (
+    (parsed.command === "query" || parsed.command === "msg") &&
+    answer.conversation_id !== undefined && answer.conversation_id !== conv
+  ) {
+    navigate(`/chat/${encodeURIComponent(cid)}/${encodeURIComponent(answer.conversation_id)}`);
+  }
+  if (parsed.command === "away") {
+    localLine(
+      args.length
+        ? t("You are marked as away: {message}", { message: args.join(" ") })
+        : t("You are no longer marked as away."),
+      "info",
+    );
+  }
+  const w = answer.whois as { nick?: string; error?: string } | undefined;
+  if (w && typeof w === "object") {
+    const nick = String(w.nick ?? args[0] ?? "");
+    // "No such nick" comes from the server as an error event too: shown once, by session.ts.
+    if (w.error === "not_found") return;
+    if (w.error) localLine(t("No answer about {nick} from the server.", { nick }));
+    else localLine("", "whois", w);
+  }
+  if (Array.isArray(answer.names)) {
+    const channel = (args[0] ?? conv).toLowerCase();
+    const list = (answer.names as Member[]).map((n) => ({ nick: n.nick, modes: n.modes ?? [] }));
+    setMembers(key(cid, channel), list);
+    if (channel === conv) membersOpen.value = true;
+    localLine(t("{n} members in {channel}", { n: list.length, channel }), "info");
+  }
+  if (Array.isArray(answer.channels)) localLine("", "list", answer.channels);
 }
 
 /** The composer of conversation `conv` on connection `cid`. */
@@ -52,6 +95,10 @@ export function Composer(p: { cid: string; conv: string }) {
     }
   };
 
+  // The conversation this composer belongs to now: an answer may arrive after the user moved on.
+  const here = useRef("");
+  here.current = key(p.cid, p.conv);
+
   const send = async () => {
     const input = text;
     const parsed = parseInput(input);
@@ -62,22 +109,17 @@ export function Composer(p: { cid: string; conv: string }) {
       }));
       return;
     }
-    history.push(input);
-    recall.current = -1;
-    setText("");
     if (parsed.kind === "client") {
+      history.push(input);
+      setText("");
       if (parsed.command === "search") {
         navigate("/chat/search?q=" + encodeURIComponent(parsed.args));
-      } else {
-        localLine(
-          t("Commands: {list}", {
-            list: [...SERVER_COMMANDS, "search", "help"].map((c) => "/" + c).join(" "),
-          }),
-          "help",
-        );
-      }
+      } else localLine("", "help");
       return;
     }
+    const from = key(p.cid, p.conv);
+    recall.current = -1;
+    setText("");
     setBusy(true);
     const answer = await socket.request({
       method: "send",
@@ -87,40 +129,18 @@ export function Composer(p: { cid: string; conv: string }) {
     });
     setBusy(false);
     if (answer.errors) {
-      localLine(answer.errors.map((e: { message: string }) => e.message).join(" "));
-      if (!text) setText(input);
+      // Nothing typed is lost: the text goes back into the box (unless something new was typed
+      // there meanwhile, or the user moved to another conversation) to be sent again.
+      if (here.current === from) setText((now) => (now === "" ? input : now));
+      localLine(
+        t("Not sent: {error}", {
+          error: answer.errors.map((e: { message: string }) => e.message).join(" "),
+        }),
+      );
       return;
     }
-    if (parsed.command === "join") {
-      const name = parsed.message.split(/\s+/)[1] ?? "";
-      const conv = name.toLowerCase();
-      if (conversations.value[key(p.cid, conv)]) {
-        navigate(`/chat/${encodeURIComponent(p.cid)}/${encodeURIComponent(conv)}`);
-      } else Object.assign(pendingJoin, { cid: p.cid, conv });
-    }
-    if (
-      (parsed.command === "query" || parsed.command === "msg") &&
-      answer.conversation_id !== undefined && answer.conversation_id !== p.conv
-    ) {
-      navigate(`/chat/${encodeURIComponent(p.cid)}/${encodeURIComponent(answer.conversation_id)}`);
-    }
-    if (answer.whois) localLine(JSON.stringify(answer.whois), "help");
-    if (answer.names) {
-      localLine(
-        answer.names.map((n: { nick: string; modes?: string[] }) =>
-          (n.modes?.join("") ?? "") + n.nick
-        ).join(" "),
-        "help",
-      );
-    }
-    if (answer.channels) {
-      localLine(
-        answer.channels.slice(0, 50).map((c: { name: string; users: number }) =>
-          `${c.name} (${c.users})`
-        ).join(", "),
-        "help",
-      );
-    }
+    history.push(input);
+    showAnswer(p.cid, p.conv, parsed, answer);
   };
 
   const onKeyDown = (e: KeyboardEvent) => {
@@ -218,7 +238,11 @@ export function Composer(p: { cid: string; conv: string }) {
         }}
         autoComplete="off"
         enterkeyhint="send"
-        style={{ height: `${Math.min(8, text.split("\n").length) * 1.5 + 1}em` }}
+        // A scroll bar only when the text is taller than the box may grow (eight lines).
+        style={{
+          height: `${Math.min(8, text.split("\n").length) * 1.5 + 1}em`,
+          overflowY: text.split("\n").length > 8 ? "auto" : "hidden",
+        }}
       />
       <button type="submit" class="primary send" disabled={busy || !text.trim()}>
         {t("Send")}

@@ -3,8 +3,16 @@ import { useEffect, useState } from "preact/hooks";
 import { api, seg } from "../api.ts";
 import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
-import { connections, patchConnection, removeConnection } from "../state.ts";
-import { type ConnFields, EMPTY_FIELDS, fieldsFromUrl, urlFromFields } from "../conn_url.ts";
+import { connections, patchConnection, removeConnection, user } from "../state.ts";
+import {
+  type ConnFields,
+  EMPTY_FIELDS,
+  fieldsFromUrl,
+  prefill,
+  urlFromFields,
+  validPort,
+} from "../conn_url.ts";
+import { connectionProblem, connectionTitle } from "../conn_status.ts";
 import type { Connection } from "../types.ts";
 import { Check, Field, FormErrors, Panel, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
@@ -26,6 +34,21 @@ export function ConnectionForm(p: { cid?: string }) {
       setWanted(existing.wanted_state !== "disconnected");
     }
   }, [p.cid, !!existing]);
+  useEffect(() => {
+    // A new connection starts from the server's default profile, with a nick from the account.
+    if (existing) return;
+    let live = true;
+    api<{ profiles: { url: string; is_default?: boolean }[] }>("GET", "/connection-profiles")
+      .then((r) => r.profiles.find((x) => x.is_default))
+      .catch(() => undefined)
+      .then((profile) => {
+        if (!live) return;
+        setF((now) => prefill(now, profile?.url, user.value?.email ?? ""));
+      });
+    return () => {
+      live = false;
+    };
+  }, [p.cid]);
   const set = (k: keyof ConnFields) => (v: string | boolean) => setF({ ...f, [k]: v });
   // A URL error is shown at the host field, where most of the URL is typed.
   const shown = errors.map((e) => e.path === "/body/url" ? { ...e, path: "/body/host" } : e);
@@ -34,6 +57,10 @@ export function ConnectionForm(p: { cid?: string }) {
     e.preventDefault();
     if (!f.host.trim()) {
       setErrors([{ message: t("Enter the server's host name."), path: "/body/host" }]);
+      return;
+    }
+    if (!validPort(f.port)) {
+      setErrors([{ message: t("The port is a number from 1 to 65535."), path: "/body/port" }]);
       return;
     }
     const body: Record<string, unknown> = {
@@ -72,13 +99,17 @@ export function ConnectionForm(p: { cid?: string }) {
     <main class="page">
       <TopBar title={existing ? t("Edit connection") : t("Add connection")} />
       <div class="page-body">
-        <Panel title={existing ? existing.connection_id : t("Connect to an IRC server")}>
+        <Panel
+          title={existing
+            ? connectionTitle(existing, existing.connection_id)
+            : t("Connect to an IRC server")}
+        >
           {existing && (
             <p class="live-state" role="status">
               <span class={"dot " + (existing.state ?? "disconnected")} aria-hidden="true" />
               {t("State")}: <strong>{t(existing.state ?? "disconnected")}</strong>
-              {(existing.info as { reason?: string })?.reason
-                ? ` · ${(existing.info as { reason?: string }).reason}`
+              {connectionProblem(existing.connection_id)
+                ? ` · ${connectionProblem(existing.connection_id)}`
                 : ""}
             </p>
           )}
@@ -99,6 +130,7 @@ export function ConnectionForm(p: { cid?: string }) {
               value={f.port}
               onInput={set("port")}
               errors={shown}
+              type="number"
               inputMode="numeric"
               placeholder={f.tls ? "6697" : "6667"}
             />

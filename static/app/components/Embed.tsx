@@ -37,6 +37,7 @@ export function Embed(p: { url: string; onLoad?: () => void }) {
   const sameOriginImage = sameOrigin &&
     (IMAGE.test(p.url) || new URL(p.url).pathname.startsWith("/api/files/"));
   const [broken, setBroken] = useState(false);
+  const [thumbBroken, setThumbBroken] = useState(false);
   useEffect(() => {
     if (sameOrigin || isReservedHost(p.url)) return;
     let live = true;
@@ -63,8 +64,14 @@ export function Embed(p: { url: string; onLoad?: () => void }) {
   if (!info || (!info.title && !info.description)) return null;
   return (
     <a class="embed card" href={p.url} target="_blank" rel="noopener noreferrer nofollow">
-      {info.thumbnail_url && (
-        <img src={info.thumbnail_url} alt="" loading="lazy" onLoad={p.onLoad} />
+      {info.thumbnail_url && !thumbBroken && (
+        <img
+          src={info.thumbnail_url}
+          alt=""
+          loading="lazy"
+          onLoad={p.onLoad}
+          onError={() => setThumbBroken(true)}
+        />
       )}
       <span class="embed-text">
         {info.provider_name && <span class="provider">{info.provider_name}</span>}

@@ -13,6 +13,8 @@ const PATHS: Record<string, string> = {
     "M12 9a3 3 0 1 0 0 6a3 3 0 1 0 0-6zM12 2v3M12 19v3M2 12h3M19 12h3M4.9 4.9l2.1 2.1M17 17l2.1 2.1M4.9 19.1L7 17M17 7l2.1-2.1",
   menu: "M4 6h16M4 12h16M4 18h16",
   send: "M4 12l16-8l-6 16l-2-7z",
+  users:
+    "M9 5a3.5 3.5 0 1 0 0 7a3.5 3.5 0 1 0 0-7zM2.5 20c.8-3.5 3.3-5 6.5-5s5.7 1.5 6.5 5M16 5.5a3 3 0 0 1 0 6M18 15c2 .5 3.2 2 3.5 5",
 };
 
 /** An icon by name; decorative (hidden from screen readers: the button or link has the label). */

@@ -1,5 +1,6 @@
 /** The scrolling history of the open conversation: day separators, nick colours, previews. */
-import { useLayoutEffect, useRef } from "preact/hooks";
+import { Component } from "preact";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { language, t } from "../i18n.ts";
 import { findLinks } from "../irc_format.ts";
 import { nickColor } from "../nick_color.ts";
@@ -12,11 +13,22 @@ import {
   messages,
   newerCursor,
   olderCursor,
+  openConv,
   readMarker,
 } from "../view.ts";
+import { key, nicks } from "../state.ts";
+import { members } from "../members.ts";
+import { compact, dateTimeOf, formatter, timeOf } from "../prefs.ts";
 import type { Message } from "../types.ts";
 import { MessageText } from "./MessageText.tsx";
 import { Embed, embedsEnabled } from "./Embed.tsx";
+import {
+  ChannelTable,
+  HelpTable,
+  type ListedChannel,
+  type Whois,
+  WhoisTable,
+} from "./CommandOutput.tsx";
 
 const dayKey = (ts: string) => new Date(ts).toDateString();
 
@@ -26,73 +38,166 @@ function dayLabel(ts: string): string {
   const yesterday = new Date(Date.now() - 86400_000);
   if (d.toDateString() === today.toDateString()) return t("Today");
   if (d.toDateString() === yesterday.toDateString()) return t("Yesterday");
-  return d.toLocaleDateString(language.value, {
+  return formatter(language.value, {
     weekday: "long",
     year: "numeric",
     month: "long",
     day: "numeric",
-  });
+  }).format(d);
 }
 
-const timeOf = (ts: string) =>
-  new Date(ts).toLocaleTimeString(language.value, { hour: "2-digit", minute: "2-digit" });
-
-function Line(p: { m: Message; grouped: boolean; onMedia: () => void }) {
+/** What an event line shows: text, or a command's answer as a table. */
+function EventBody(p: { m: Message }) {
   const m = p.m;
+  if (m.event === "whois" && m.data) return <WhoisTable w={m.data as Whois} />;
+  if (m.event === "list" && Array.isArray(m.data)) {
+    return <ChannelTable channels={m.data as ListedChannel[]} />;
+  }
+  if (m.event === "help" && !m.message) return <HelpTable />;
+  return <span class="text">{m.message}</span>;
+}
+
+interface LineProps {
+  m: Message;
+  grouped: boolean;
+  server: boolean;
+  known: Set<string>;
+}
+
+/**
+ * A line renders again only when its own inputs change (or a signal it reads): a busy channel
+ * appends hundreds of lines, and rendering every line for each would take seconds.
+ */
+class MemoLine extends Component<LineProps> {
+  override shouldComponentUpdate(n: LineProps): boolean {
+    const o = this.props;
+    return n.m !== o.m || n.grouped !== o.grouped || n.server !== o.server || n.known !== o.known;
+  }
+  override render(p: LineProps) {
+    return <Line {...p} />;
+  }
+}
+
+function Line(p: LineProps) {
+  const m = p.m;
+  const time = timeOf(m.ts, language.value);
   if (m.event) {
     return (
       <li class={"line event " + m.event} data-ts={m.ts}>
-        <time dateTime={m.ts}>{timeOf(m.ts)}</time>
-        <span class="text">{m.message}</span>
+        <time dateTime={m.ts}>{time}</time>
+        <EventBody m={m} />
       </li>
     );
   }
   const color = { color: nickColor(m.from) };
   const links = embedsEnabled() ? findLinks(m.message).slice(0, 1) : [];
   const cls = "line " + (m.type ?? "privmsg") + (m.highlight ? " highlight" : "") +
-    (p.grouped ? " grouped" : "") + (focusTs.value === m.ts ? " focus" : "");
+    (p.grouped ? " grouped" : "") + (focusTs.value === m.ts ? " focus" : "") +
+    (p.server ? " server" : "");
   return (
     <li class={cls} data-ts={m.ts}>
-      <time dateTime={m.ts} title={new Date(m.ts).toLocaleString(language.value)}>
-        {timeOf(m.ts)}
-      </time>
+      <time dateTime={m.ts} title={dateTimeOf(m.ts, language.value)}>{time}</time>
       {m.type === "action"
         ? (
           <span class="text">
-            <span class="nick" style={color}>* {m.from}</span> <MessageText text={m.message} />
+            <span class="nick" style={color}>* {m.from}</span>{" "}
+            <MessageText text={m.message} nicks={p.known} />
           </span>
         )
         : (
           <>
-            <span class="nick" style={color}>
+            <span class="nick" style={color} title={m.from}>
               {m.type === "notice" ? `-${m.from}-` : m.from}
             </span>
             <span class="text">
-              <MessageText text={m.message} />
+              <MessageText text={m.message} nicks={p.server ? undefined : p.known} />
             </span>
           </>
         )}
-      {links.map((url) => <Embed key={url} url={url} onLoad={p.onMedia} />)}
+      {links.map((url) => <Embed key={url} url={url} />)}
     </li>
   );
 }
 
-/** The message list; keeps the reading position when older pages are prepended. */
+/** Whether `m` continues the group of `prev`: same person, same day, within five minutes. */
+export function continues(prev: Message | undefined, m: Message): boolean {
+  return !!prev && !prev.event && !m.event && prev.from === m.from &&
+    dayKey(prev.ts) === dayKey(m.ts) && m.type !== "action" && prev.type !== "action" &&
+    Date.parse(m.ts) - Date.parse(prev.ts) <= 5 * 60_000;
+}
+
+/** Nicks known in the open conversation, lower-cased, for colouring mentions in messages. */
+function knownNicks(): Set<string> {
+  const o = openConv.value;
+  const out = new Set<string>();
+  if (!o) return out;
+  const k = key(o.cid, o.conv);
+  for (const m of members.value[k] ?? []) out.add(m.nick.toLowerCase());
+  for (const n of nicks.get(k) ?? []) out.add(n.toLowerCase());
+  return out;
+}
+
+/**
+ * The message list. Keeps the reading position when older pages are prepended, stays pinned to
+ * the newest message while previews load above it, and counts what arrives while scrolled up.
+ */
 export function MessageList() {
   const ref = useRef<HTMLDivElement>(null);
-  const state = useRef({ first: "", count: 0, height: 0, atBottom: true, jumped: "" });
+  const linesRef = useRef<HTMLOListElement>(null);
+  const state = useRef({
+    first: "",
+    last: "",
+    count: 0,
+    height: 0,
+    /** Pinned to the newest message: only the reader scrolling up unpins. */
+    atBottom: true,
+    lastTop: 0,
+    jumped: "",
+  });
+  const [unseen, setUnseen] = useState(0);
+  const [scrolledUp, setScrolledUp] = useState(false);
   const list = messages.value;
 
   const atBottom = () => {
     const el = ref.current!;
     return el.scrollHeight - el.scrollTop - el.clientHeight < 40;
   };
+  // More than a screen above the newest message: worth a button back.
+  const farUp = () => {
+    const el = ref.current!;
+    return el.scrollHeight - el.scrollTop - el.clientHeight > el.clientHeight;
+  };
+  const toBottom = () => {
+    const el = ref.current!;
+    el.scrollTop = el.scrollHeight;
+    state.current.atBottom = true;
+    state.current.height = el.scrollHeight;
+    state.current.lastTop = el.scrollTop;
+  };
+
+  useEffect(() => {
+    // Previews, images and tables change height after the scroll was set: while the reader is at
+    // the newest message, every such change keeps them there.
+    const lines = linesRef.current;
+    if (!lines || typeof ResizeObserver === "undefined") return;
+    const ro = new ResizeObserver(() => {
+      const el = ref.current;
+      if (!el) return;
+      if (state.current.atBottom && !focusTs.value) el.scrollTop = el.scrollHeight;
+      state.current.height = el.scrollHeight;
+      state.current.lastTop = el.scrollTop;
+    });
+    ro.observe(lines);
+    ro.observe(ref.current!);
+    return () => ro.disconnect();
+  }, []);
 
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
     const s = state.current;
     const first = list[0]?.ts ?? "";
+    const last = list[list.length - 1]?.ts ?? "";
     if (focusTs.value && s.jumped !== focusTs.value && list.length) {
       const target = el.querySelector(`[data-ts="${CSS.escape(focusTs.value)}"]`);
       if (target) {
@@ -104,30 +209,61 @@ export function MessageList() {
       el.scrollTop += el.scrollHeight - s.height;
     } else if (s.atBottom || !s.count) {
       el.scrollTop = el.scrollHeight;
+    } else if (first === s.first && list.length > s.count) {
+      // New messages below while the reader is scrolled up: count them for "Jump to latest".
+      const added = list.slice(s.count).filter((m) => !m.event).length;
+      if (added) setUnseen((n) => n + added);
     }
+    if (!list.length) setUnseen(0);
     s.first = first;
+    s.last = last;
     s.count = list.length;
     s.height = el.scrollHeight;
     s.atBottom = atBottom();
+    s.lastTop = el.scrollTop;
+    setScrolledUp(farUp());
   }, [list]);
 
   const onScroll = async () => {
     const el = ref.current!;
     const s = state.current;
-    s.atBottom = atBottom();
+    // Content growing below (a preview loading) also moves the bottom away; only the reader
+    // scrolling up unpins the view.
+    if (atBottom()) s.atBottom = true;
+    else if (el.scrollTop < s.lastTop - 2) s.atBottom = false;
+    else if (s.atBottom && !focusTs.value) el.scrollTop = el.scrollHeight;
+    s.lastTop = el.scrollTop;
     s.height = el.scrollHeight;
+    setScrolledUp(farUp());
+    if (s.atBottom && !newerCursor.value) setUnseen(0);
     if (el.scrollTop < 300 && olderCursor.value && !loading.value) await loadOlder();
   };
 
-  const onMedia = () => {
-    if (state.current.atBottom) ref.current!.scrollTop = ref.current!.scrollHeight;
-    state.current.height = ref.current!.scrollHeight;
+  const jump = async () => {
+    if (newerCursor.value) {
+      focusTs.value = undefined;
+      await loadNewer();
+    }
+    setUnseen(0);
+    toBottom();
+    setScrolledUp(false);
   };
 
+  const o = openConv.value;
+  const k = o ? key(o.cid, o.conv) : "";
+  // Recomputed when the members or the speakers change, so that lines need not re-render.
+  const known = useMemo(knownNicks, [k, members.value[k], nicks.get(k)?.size]);
+  const server = openConv.value?.conv === "";
   let prevDay = "";
   let prev: Message | undefined;
   return (
-    <div class="messages" ref={ref} onScroll={onScroll} tabIndex={0} aria-label={t("Messages")}>
+    <div
+      class={"messages" + (compact.value ? " compact" : "")}
+      ref={ref}
+      onScroll={onScroll}
+      tabIndex={0}
+      aria-label={t("Messages")}
+    >
       {!olderCursor.value && !loading.value && list.length > 0 && (
         <p class="history-start">{t("This is the start of the conversation.")}</p>
       )}
@@ -136,7 +272,7 @@ export function MessageList() {
       {!loading.value && !list.length && !loadError.value && (
         <p class="empty">{t("No messages yet. Say hello!")}</p>
       )}
-      <ol class="lines" role="log" aria-live="polite">
+      <ol class="lines" role="log" aria-live="polite" ref={linesRef}>
         {list.map((m) => {
           const day = dayKey(m.ts);
           const out = [];
@@ -154,15 +290,13 @@ export function MessageList() {
               </li>,
             );
           }
-          const grouped = !!prev && !prev.event && !m.event && prev.from === m.from &&
-            day === prevDay && m.type !== "action" &&
-            Date.parse(m.ts) - Date.parse(prev.ts) < 5 * 60_000;
           out.push(
-            <Line
+            <MemoLine
               key={m.ts + m.from + (m.event ?? "")}
               m={m}
-              grouped={grouped}
-              onMedia={onMedia}
+              grouped={continues(prev, m)}
+              server={server && m.from.includes(".")}
+              known={known}
             />,
           );
           prevDay = day;
@@ -170,13 +304,12 @@ export function MessageList() {
           return out;
         })}
       </ol>
-      {newerCursor.value && (
-        <button
-          type="button"
-          class="jump-live"
-          onClick={() => loadNewer()}
-        >
-          {t("Jump to the latest messages")}
+      {(newerCursor.value || unseen > 0 || scrolledUp) && (
+        <button type="button" class="jump-live primary" onClick={jump}>
+          {t("Jump to latest")}
+          {unseen > 0 && (
+            <span class="count">{t("{n} new", { n: unseen > 999 ? "999+" : unseen })}</span>
+          )}
         </button>
       )}
     </div>

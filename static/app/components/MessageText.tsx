@@ -1,4 +1,5 @@
 /** Renders IRC-formatted text as styled spans and links: never as HTML. */
+import { nickColor } from "../nick_color.ts";
 import { cssColor, linkify, parseFormatting, type Run } from "../irc_format.ts";
 
 function runStyle(r: Run): Record<string, string> | undefined {
@@ -21,8 +22,23 @@ function runClass(r: Run): string | undefined {
   return c || undefined;
 }
 
-/** The message text with formatting and clickable links. */
-export function MessageText(p: { text: string }) {
+// Words that may be nicks: letters, digits and the special characters RFC 2812 allows.
+const WORD = /([\p{L}\p{N}_\-\[\]\\`^{}|]{2,})/u;
+
+/** Plain text with the nicks it mentions in their colour. */
+function withNicks(text: string, nicks: Set<string> | undefined) {
+  if (!nicks?.size) return text;
+  const parts = text.split(WORD);
+  if (parts.length === 1) return text;
+  return parts.map((w, i) =>
+    i % 2 && nicks.has(w.toLowerCase())
+      ? <span key={i} class="mention-nick" style={{ color: nickColor(w) }}>{w}</span>
+      : w
+  );
+}
+
+/** The message text with formatting, clickable links and coloured mentions of known `nicks`. */
+export function MessageText(p: { text: string; nicks?: Set<string> }) {
   return (
     <>
       {parseFormatting(p.text).map((run, i) => {
@@ -33,7 +49,7 @@ export function MessageText(p: { text: string }) {
                 {piece.text}
               </a>
             )
-            : piece.text
+            : withNicks(piece.text, p.nicks)
         );
         const cls = runClass(run), style = runStyle(run);
         return cls || style ? <span key={i} class={cls} style={style}>{pieces}</span> : pieces;

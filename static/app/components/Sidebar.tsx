@@ -5,6 +5,7 @@ import { drawerOpen, isAdmin, key, mentions, sidebar, socketState, user } from "
 import { logout } from "../session.ts";
 import { Logo } from "./Logo.tsx";
 import { Icon } from "./Icon.tsx";
+import { connectionProblem, connectionTitle } from "../conn_status.ts";
 
 function NavLink(p: { href: string; label: string; badge?: number; icon?: string }) {
   const current = route.value.split("?")[0] === p.href;
@@ -53,6 +54,7 @@ export function Sidebar() {
             <h2>
               <a
                 href={chatPath(c.connection_id, "")}
+                title={connectionProblem(c.connection_id) || undefined}
                 onClick={(e) => {
                   drawerOpen.value = false;
                   linkClick(e);
@@ -61,7 +63,7 @@ export function Sidebar() {
                 class={here === `/chat/${c.connection_id}` ? "current" : ""}
               >
                 <span class={"dot " + (c.state ?? "disconnected")} aria-hidden="true" />
-                <span class="label">{c.name || c.connection_id}</span>
+                <span class="label">{connectionTitle(c, c.connection_id)}</span>
               </a>
               {/* A healthy connection needs no words: the green dot says it. */}
               <span class={"state" + (c.state === "connected" ? " visually-hidden" : "")}>
@@ -74,7 +76,9 @@ export function Sidebar() {
                   drawerOpen.value = false;
                   linkClick(e);
                 }}
-                aria-label={t("Edit connection {name}", { name: c.connection_id })}
+                aria-label={t("Edit connection {name}", {
+                  name: connectionTitle(c, c.connection_id),
+                })}
                 title={t("Edit connection")}
               >
                 <Icon name="gear" size={16} />

@@ -1,0 +1,145 @@
+/** Readable answers to commands: /whois and /list as tables, /help with usage and descriptions. */
+import { t } from "../i18n.ts";
+import { nickColor } from "../nick_color.ts";
+import { MessageText } from "./MessageText.tsx";
+
+/** The fields of a WHOIS reply the client shows (irc-framework's names). */
+export interface Whois {
+  nick: string;
+  ident?: string;
+  hostname?: string;
+  real_name?: string;
+  server?: string;
+  server_info?: string;
+  channels?: string;
+  idle?: number | string;
+  logon?: number | string;
+  account?: string;
+  away?: string;
+  operator?: string;
+  secure?: boolean;
+}
+
+/** "2 h 5 min" from seconds. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60) return t("{n} s", { n: s });
+  if (s < 3600) return t("{n} min", { n: Math.floor(s / 60) });
+  if (s < 86400) {
+    return t("{h} h {m} min", { h: Math.floor(s / 3600), m: Math.floor(s % 3600 / 60) });
+  }
+  return t("{d} d {h} h", { d: Math.floor(s / 86400), h: Math.floor(s % 86400 / 3600) });
+}
+
+const text = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : "");
+
+/** A WHOIS reply as a small table. */
+export function WhoisTable(p: { w: Whois }) {
+  const w = p.w;
+  const rows: [string, string][] = [
+    [t("Nick"), text(w.nick)],
+    [t("User"), w.ident || w.hostname ? `${text(w.ident)}@${text(w.hostname)}` : ""],
+    [t("Real name"), text(w.real_name)],
+    [t("Server"), [text(w.server), text(w.server_info)].filter(Boolean).join(" · ")],
+    [t("Channels"), text(w.channels)],
+    [t("Idle"), w.idle !== undefined && !isNaN(Number(w.idle)) ? duration(Number(w.idle)) : ""],
+    [t("Account"), text(w.account)],
+    [t("Away"), text(w.away)],
+    [t("Operator"), text(w.operator)],
+    [t("Secure connection"), w.secure ? t("yes") : ""],
+  ];
+  return (
+    <table class="cmd-table whois" aria-label={t("Whois {nick}", { nick: text(w.nick) })}>
+      <tbody>
+        {rows.filter(([, v]) => v).map(([k, v]) => (
+          <tr key={k}>
+            <th scope="row">{k}</th>
+            <td style={k === t("Nick") ? { color: nickColor(v) } : undefined}>{v}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** One channel of a /list answer. */
+export interface ListedChannel {
+  name: string;
+  users: number;
+  topic?: string;
+}
+
+/** A /list answer as a table, most populated first. */
+export function ChannelTable(p: { channels: ListedChannel[] }) {
+  const list = [...p.channels].sort((a, b) => b.users - a.users).slice(0, 200);
+  if (!list.length) return <span class="text">{t("No channels listed.")}</span>;
+  return (
+    <table class="cmd-table list" aria-label={t("Channels")}>
+      <thead>
+        <tr>
+          <th scope="col">{t("Channel")}</th>
+          <th scope="col">{t("Users")}</th>
+          <th scope="col">{t("Topic")}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {list.map((c) => (
+          <tr key={c.name}>
+            <td>{text(c.name)}</td>
+            <td class="num">{text(c.users)}</td>
+            <td>
+              <MessageText text={text(c.topic)} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Each command with its usage and what it does. */
+export function commandHelp(): [string, string][] {
+  return [
+    ["/me <text>", t("Describes an action: * you waves")],
+    ["/msg <nick> <text>", t("Sends a private message")],
+    ["/notice <target> <text>", t("Sends a notice")],
+    ["/query <nick>", t("Opens a private conversation")],
+    ["/join <#channel> [key]", t("Joins a channel")],
+    ["/part [#channel] [reason]", t("Leaves this or the named channel")],
+    ["/close", t("Leaves a channel or closes a private conversation")],
+    ["/nick <nick>", t("Changes your nick")],
+    ["/topic [text]", t("Sets or shows the topic of this channel")],
+    ["/whois <nick>", t("Shows who someone is")],
+    ["/kick <nick> [reason]", t("Removes someone from this channel")],
+    ["/mode [args]", t("Sets or shows modes (e.g. +o nick)")],
+    ["/invite <nick> [#channel]", t("Invites someone to a channel")],
+    ["/away [message]", t("Marks you as away, or back without a message")],
+    ["/list [args]", t("Lists the channels of the server")],
+    ["/names [#channel]", t("Shows the members of a channel")],
+    ["/quote <raw line>", t("Sends a raw IRC line (also /raw)")],
+    ["/connect", t("Connects this connection")],
+    ["/disconnect", t("Disconnects this connection")],
+    ["/reconnect", t("Reconnects this connection")],
+    ["/clear history", t("Deletes the stored messages of this conversation")],
+    ["/search <words>", t("Searches your messages")],
+    ["/help", t("Shows this list")],
+  ];
+}
+
+/** The /help answer as a table. */
+export function HelpTable() {
+  return (
+    <table class="cmd-table help" aria-label={t("Commands")}>
+      <tbody>
+        {commandHelp().map(([usage, what]) => (
+          <tr key={usage}>
+            <th scope="row">
+              <code>{usage}</code>
+            </th>
+            <td>{what}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,111 @@
+/** Channel members: who is in each channel, with their prefix modes, kept current from events. */
+import { signal } from "@preact/signals";
+
+/** One member: the nick and its prefix mode letters (`o`, `v`...), highest first. */
+export interface Member {
+  nick: string;
+  modes: string[];
+}
+
+/** Whether the member list is shown: beside the messages on a wide screen, over them on a phone. */
+export const membersOpen = signal(
+  typeof matchMedia === "function" ? !matchMedia("(max-width: 760px)").matches : true,
+);
+
+/** Members per conversation key (`key(cid, conv)`), only for channels whose list was loaded. */
+export const members = signal<Record<string, Member[]>>({});
+
+// The usual PREFIX of IRC servers, highest rank first: owner, admin, operator, half-op, voice.
+const PREFIX_MODES = "qaohv";
+const PREFIX_SIGNS = "~&@%+";
+
+/** The sign shown before a member's nick (`@` for an operator), or "". */
+export function prefixOf(m: Member): string {
+  const i = rank(m);
+  return i < PREFIX_MODES.length ? PREFIX_SIGNS[i] : "";
+}
+
+/** 0 for the highest mode (owner) up to 5 for a member without a prefix mode. */
+export function rank(m: Member): number {
+  let best = PREFIX_MODES.length;
+  for (const mode of m.modes) {
+    const i = PREFIX_MODES.indexOf(mode);
+    if (i >= 0 && i < best) best = i;
+  }
+  return best;
+}
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** Members sorted as IRC clients show them: by rank, then by nick. */
+export function sortMembers(list: Member[]): Member[] {
+  return [...list].sort((a, b) =>
+    rank(a) - rank(b) || a.nick.toLowerCase().localeCompare(b.nick.toLowerCase())
+  );
+}
+
+/** Members whose nick contains `filter` (case-insensitively). */
+export function filterMembers(list: Member[], filter: string): Member[] {
+  const f = filter.trim().toLowerCase();
+  return f ? list.filter((m) => m.nick.toLowerCase().includes(f)) : list;
+}
+
+/** The list after `nick` joined. */
+export function joined(list: Member[], nick: string): Member[] {
+  return list.some((m) => same(m.nick, nick)) ? list : [...list, { nick, modes: [] }];
+}
+
+/** The list after `nick` left (part, kick or quit). */
+export function left(list: Member[], nick: string): Member[] {
+  return list.filter((m) => !same(m.nick, nick));
+}
+
+/** The list after `from` became `to`. */
+export function renamed(list: Member[], from: string, to: string): Member[] {
+  return list.map((m) => same(m.nick, from) ? { ...m, nick: to } : m);
+}
+
+// Channel modes that take a parameter: always (b, e, I, k, and the prefix modes) or only when set (l).
+const ALWAYS_PARAM = "beIk" + PREFIX_MODES;
+
+/** The list after a MODE change such as `+o-v bob carol` (other modes are skipped). */
+export function moded(list: Member[], change: string): Member[] {
+  const [modes = "", ...params] = change.trim().split(/\s+/);
+  let adding = true;
+  let out = list;
+  for (const ch of modes) {
+    if (ch === "+" || ch === "-") {
+      adding = ch === "+";
+      continue;
+    }
+    const takes = ALWAYS_PARAM.includes(ch) || (ch === "l" && adding);
+    const param = takes ? params.shift() : undefined;
+    if (!param || !PREFIX_MODES.includes(ch)) continue;
+    out = out.map((m) => {
+      if (!same(m.nick, param)) return m;
+      const rest = m.modes.filter((x) => x !== ch);
+      return { ...m, modes: adding ? [...rest, ch] : rest };
+    });
+  }
+  return out;
+}
+
+/** Replaces the member list of one channel. */
+export function setMembers(k: string, list: Member[]): void {
+  members.value = { ...members.value, [k]: list };
+}
+
+/** Applies `fn` to the loaded member lists of the given keys (all when `keys` is undefined). */
+export function updateMembers(
+  fn: (list: Member[]) => Member[],
+  keys: (k: string) => boolean,
+): void {
+  let changed = false;
+  const next: Record<string, Member[]> = {};
+  for (const [k, list] of Object.entries(members.value)) {
+    const out = keys(k) ? fn(list) : list;
+    if (out !== list) changed = true;
+    next[k] = out;
+  }
+  if (changed) members.value = next;
+}

@@ -1,0 +1,46 @@
+/** Display choices kept in this browser: compact layout, 24-hour clock, seconds. */
+import { signal } from "@preact/signals";
+
+const read = (name: string, fallback: boolean) => {
+  const v = localStorage.getItem(`parley.${name}`);
+  return v === null ? fallback : v === "on";
+};
+
+/** One line per message with a fixed nick column, as classic IRC clients show them. */
+export const compact = signal(read("compact", false));
+/** Times as 14:05 rather than 2:05 PM, whatever the language. */
+export const clock24 = signal(read("clock24", true));
+/** Times with seconds. */
+export const seconds = signal(read("seconds", false));
+
+/** Saves a choice and applies it at once. */
+export function setPref(name: "compact" | "clock24" | "seconds", on: boolean): void {
+  localStorage.setItem(`parley.${name}`, on ? "on" : "off");
+  ({ compact, clock24, seconds })[name].value = on;
+}
+
+// Building an Intl formatter is slow (far slower than formatting): one per set of choices.
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+/** A cached formatter for `lang` and `opts`. */
+export function formatter(lang: string, opts: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const k = lang + JSON.stringify(opts);
+  let f = formats.get(k);
+  if (!f) formats.set(k, f = new Intl.DateTimeFormat(lang, opts));
+  return f;
+}
+
+/** The time of day of `ts` as the choices above say. */
+export function timeOf(ts: string, lang: string): string {
+  return formatter(lang, {
+    hour: "2-digit",
+    minute: "2-digit",
+    second: seconds.value ? "2-digit" : undefined,
+    hourCycle: clock24.value ? "h23" : "h12",
+  }).format(new Date(ts));
+}
+
+/** Date and time of `ts`, for a tooltip. */
+export function dateTimeOf(ts: string, lang: string): string {
+  return formatter(lang, { dateStyle: "medium", timeStyle: "medium" }).format(new Date(ts));
+}

@@ -1,0 +1,79 @@
+/** Member lists (static/app/members.ts), plain connection errors and the connection form's prefill. */
+import { assert, assertEquals } from "../support/assert.ts";
+import {
+  filterMembers,
+  joined,
+  left,
+  type Member,
+  moded,
+  prefixOf,
+  renamed,
+  sortMembers,
+} from "../../static/app/members.ts";
+import { plainReason } from "../../static/app/conn_error.ts";
+import { EMPTY_FIELDS, nickFromEmail, prefill, validPort } from "../../static/app/conn_url.ts";
+
+const nicks = (l: Member[]) => sortMembers(l).map((m) => prefixOf(m) + m.nick).join(" ");
+
+Deno.test("members: operators, then voiced, then the rest, each by nick", () => {
+  const list: Member[] = [
+    { nick: "zed", modes: [] },
+    { nick: "Amy", modes: ["v"] },
+    { nick: "bob", modes: ["o"] },
+    { nick: "al", modes: [] },
+    { nick: "root", modes: ["v", "q"] },
+  ];
+  assertEquals(nicks(list), "~root @bob +Amy al zed");
+});
+
+Deno.test("members: join, part, nick and mode changes keep the list current", () => {
+  let l: Member[] = [{ nick: "bob", modes: ["o"] }, { nick: "carol", modes: [] }];
+  l = joined(l, "dave");
+  l = joined(l, "DAVE"); // twice is once
+  assertEquals(nicks(l), "@bob carol dave");
+  l = moded(l, "+v-o carol bob");
+  assertEquals(nicks(l), "+carol bob dave");
+  // Parameters of other modes (a key, a ban mask, a limit) are skipped, not taken for nicks.
+  l = moded(l, "+kol secret dave 10");
+  assertEquals(nicks(l), "@dave +carol bob");
+  l = moded(l, "-lb *!*@x");
+  assertEquals(nicks(l), "@dave +carol bob");
+  l = renamed(l, "Carol", "carla");
+  assertEquals(nicks(l), "@dave +carla bob");
+  l = left(l, "DAVE");
+  assertEquals(nicks(l), "+carla bob");
+  assertEquals(filterMembers(sortMembers(l), "CAR").map((m) => m.nick), ["carla"]);
+});
+
+Deno.test("connection errors: known reasons in plain words, others as they are", () => {
+  assertEquals(
+    plainReason("connect ECONNREFUSED 127.0.0.1:6667"),
+    "Connection refused: nothing listens on that port.",
+  );
+  assertEquals(
+    plainReason("Client network socket disconnected before secure TLS connection was established"),
+    "TLS handshake failed: is this a plain-text port?",
+  );
+  assertEquals(
+    plainReason("getaddrinfo ENOTFOUND irc.nowhere.test", "irc.nowhere.test"),
+    "Unknown host: irc.nowhere.test",
+  );
+  assertEquals(plainReason("Password incorrect"), "The server refused the password.");
+  assertEquals(plainReason("Closing link: too many clones"), "Closing link: too many clones");
+  assertEquals(plainReason(undefined), "");
+});
+
+Deno.test("connection form: port checked alone, nick from the email, profile prefill", () => {
+  assert(validPort("") && validPort("6697") && validPort("1") && validPort("65535"));
+  assert(!validPort("0") && !validPort("65536") && !validPort("66a") && !validPort("-1"));
+  assertEquals(nickFromEmail("erin.k+irc@example.com"), "erinkirc");
+  assertEquals(nickFromEmail("42@example.com"), "u42");
+  const f = prefill(
+    { ...EMPTY_FIELDS, host: "typed.example" },
+    "irc://irc.libera.chat:6697?tls=1",
+    "ann@x.y",
+  );
+  assertEquals(f.host, "typed.example", "what the user typed wins");
+  assertEquals(f.port, "6697");
+  assertEquals(f.nick, "ann");
+});
