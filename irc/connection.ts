@@ -11,7 +11,7 @@ import { type IrcClient, type IrcEvent, newIrcClient } from "./framework.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { type IrcTiming, TIMING } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
-import { type IrcUrl, parseIrcUrl } from "./url.ts";
+import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "./url.ts";
 
 /** The actual state of a connection, as the API reports it. */
 export type ConnectionState =
@@ -393,8 +393,13 @@ export class IrcConnection {
     if (this.state !== "connected" || !this.client) {
       return Promise.reject(new SendError(`${this.id} is not connected.`));
     }
+    if (LINE_BREAKING.test(line)) {
+      // Every caller checks its input; reaching this is a bug, and writing it an injection.
+      log.warn("irc line refused", { connection: this.id, reason: "CR, LF or NUL in a line" });
+      return Promise.reject(new SendError("A line with CR, LF or NUL cannot be sent."));
+    }
     return new Promise((resolve, reject) => {
-      this.#queue.push({ line: line.replace(/[\r\n]+/g, " "), resolve, reject });
+      this.#queue.push({ line, resolve, reject });
       this.#pump();
     });
   }

@@ -10,7 +10,7 @@ import type { ConnectionRecord, WantedState } from "../store/connections.ts";
 import type { Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
 import { type CommandResult, runCommand } from "./commands.ts";
-import { type ConnectionListener, IrcConnection } from "./connection.ts";
+import { type ConnectionListener, IrcConnection, SendError } from "./connection.ts";
 import { hostId, hostShortName } from "./host_id.ts";
 import { attachInbound, type Serial, serial } from "./inbound.ts";
 import { conversationFor } from "./record.ts";
@@ -374,7 +374,13 @@ export class IrcManager {
     message: string,
   ): Promise<CommandResult> {
     const record = await this.#record(userId, connectionId);
-    return this.#run(record, ircLower(conversationId), message);
+    try {
+      return await this.#run(record, ircLower(conversationId), message);
+    } catch (err) {
+      // Not written (the connection closed, or the line was refused): never answer "Sent".
+      if (err instanceof SendError) throw badRequest(err.message, "/body/message");
+      throw err;
+    }
   }
 
   async #run(

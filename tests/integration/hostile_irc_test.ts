@@ -84,3 +84,66 @@ Deno.test("server time tags: only with the capability and inside a sane window",
     await capable.close();
   }
 });
+
+Deno.test("line injection: CR, LF and NUL never reach the IRC server", async () => {
+  const server = await startServer({ env: FAST });
+  const api = new ApiClient(server.url);
+  await api.register("inject@example.com");
+  const irc = startHostileIrc();
+  const base = `irc://127.0.0.1:${irc.port}`;
+  try {
+    for (
+      const url of [
+        `${base}?nick=a&realname=Jane%0D%0AINJECTED`,
+        `${base}?nick=a&username=jd%00INJECTED`,
+        `irc://jd:pw%0D%0AINJECTED@127.0.0.1:${irc.port}?nick=a`,
+        `irc://jd%0AINJECTED:pw@127.0.0.1:${irc.port}?nick=a`,
+        `${base}?nick=a%0D%0AINJECTED`,
+      ]
+    ) {
+      const res = await api.post("/api/connections", { url });
+      assertEquals([res.status, res.body.errors?.[0]?.path], [400, "/body/url"], url);
+    }
+    const badCommands = await api.post("/api/connections", {
+      url: `${base}?nick=a`,
+      on_connect_commands: ["/join #ok", "JOIN #x\r\nINJECTED"],
+    });
+    assertEquals(badCommands.body.errors[0].path, "/body/on_connect_commands/1");
+    const made = await api.post("/api/connections", {
+      url: `${base}?nick=victim`,
+      conversation_id: "#room",
+    });
+    assertEquals(made.status, 200);
+    const client = await irc.registered();
+    const id = made.body.connection_id;
+    await client.send(":victim!v@h JOIN #room");
+    const send = (conversation: string, message: string) =>
+      api.post(
+        `/api/connection/${id}/conversation/${encodeURIComponent(conversation)}/messages`,
+        { message },
+      );
+    await poll("joined", async () => (await send("#room", "hello")).status === 200);
+    for (const conversation of ["#room x", "#room\u0007", "#a,#b"]) {
+      const res = await send(conversation, "/say INJECTED");
+      assertEquals(
+        [res.status, res.body.errors?.[0]?.path],
+        [400, "/params/conversation_id"],
+        conversation,
+      );
+    }
+    for (
+      const message of ["hi\0INJECTED", "/quote PRIVMSG #room :a\r\nINJECTED", "/me a\nINJECTED"]
+    ) {
+      const res = await send("#room", message);
+      assertEquals([res.status, res.body.errors?.[0]?.path], [400, "/body/message"], message);
+    }
+    // Plain text over several lines is several messages, each its own IRC line.
+    assertEquals((await send("#room", "one\r\ntwo")).status, 200);
+    await client.waitFor((l) => l === "PRIVMSG #room :two");
+    assert(client.lines.includes("PRIVMSG #room :one"));
+    assert(!client.lines.some((l) => l.includes("INJECTED") || l.includes("\0")), "injected");
+  } finally {
+    await server.close();
+    await irc.close();
+  }
+});

@@ -67,6 +67,36 @@ Deno.test("parseIrcUrl refuses bad URLs with a 400 at /body/url", () => {
   }
 });
 
+Deno.test("parseIrcUrl refuses CR, LF and NUL in every part that becomes an IRC line", () => {
+  for (
+    const bad of [
+      "irc://h?nick=a&realname=Jane%0D%0AQUIT",
+      "irc://h?nick=a&realname=Jane%00",
+      "irc://h?nick=a&username=jd%0AQUIT",
+      "irc://h?nick=a&username=jd%00",
+      "irc://jane:pw%0D%0AQUIT@h?nick=a",
+      "irc://jane:pw%00x@h?nick=a",
+      "irc://ja%0Ane:pw@h?nick=a",
+      "irc://h/%23x%00QUIT?nick=a",
+      "irc://h?nick=a%0D",
+      "irc://jane:%E0%A4%A@h?nick=a",
+      "irc://h/%?nick=a",
+    ]
+  ) {
+    const err = assertThrows(() => parseIrcUrl(bad), bad);
+    assert(err instanceof ApiError, bad);
+    assertEquals([err.status, err.errors[0].path], [400, "/body/url"], bad);
+  }
+});
+
+Deno.test("publicUrl shows neither a password (even with @ in it) nor a channel key", () => {
+  const url = publicUrl("irc://svc:Secr3t@pass@irc.example.org:6667/%23convos%20s3cret?nick=j");
+  assertEquals(url, "irc://svc:@irc.example.org:6667/%23convos?nick=j");
+  assertEquals(publicUrl("ircs://h/%23a,%23b%20key"), "ircs://h/%23a");
+  assertEquals(publicUrl("ircs://h/%?nick=j"), "ircs://h?nick=j");
+  assertEquals(publicUrl("not a url"), "");
+});
+
 Deno.test("publicUrl drops the password and keeps the rest", () => {
   assertEquals(
     publicUrl("irc://jane:secret@irc.example.org:6667/%23x?nick=jane"),
