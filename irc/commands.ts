@@ -138,6 +138,7 @@ export const COMMANDS: Record<string, Command> = {
     const conn = ctx.conn;
     if (!conn) fail(`${ctx.record.connectionId} is not connected.`);
     const conv = await conversationFor(ctx.deps, conn, nick);
+    if (!conv) fail("This connection has as many conversations as the server allows.");
     return { conversation_id: conv.conversationId };
   },
   join: async (ctx, args) => {

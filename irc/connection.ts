@@ -11,6 +11,8 @@ import { type IrcClient, type IrcEvent, newIrcClient } from "./framework.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { type IrcTiming, TIMING } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
+import { publicAddress, TransportRefusal } from "./target.ts";
+import { LineTransport } from "./transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "./url.ts";
 
 /** The actual state of a connection, as the API reports it. */
@@ -67,6 +69,8 @@ export class IrcConnection {
   wantedNick: string;
   client: IrcClient | undefined;
   url: IrcUrl;
+  /** The server conversation already says that the conversation cap was reached. */
+  conversationCapNoticed = false;
   #timing: IrcTiming;
   #listener: ConnectionListener;
   #bucket: TokenBucket;
@@ -152,8 +156,11 @@ export class IrcConnection {
     if (this.state !== "queued") this.#setState("queued");
   }
 
-  /** Opens the socket now (the manager calls this when the connect queue allows). */
-  connect(): void {
+  /**
+   * Opens the socket now (the manager calls this when the connect queue allows). Unless
+   * `allowPrivate`, the server's address must be public (checked after DNS resolution).
+   */
+  connect({ allowPrivate = true }: { allowPrivate?: boolean } = {}): void {
     this.#stopping = false;
     this.#permanent = undefined;
     clearTimeout(this.#retryTimer);
@@ -173,12 +180,14 @@ export class IrcConnection {
         client.connection.end(undefined, true);
       }
     }, this.#timing.registerTimeout);
-    client.connect(this.#clientOptions());
+    client.connect(this.#clientOptions(allowPrivate));
   }
 
-  #clientOptions(): Record<string, unknown> {
+  #clientOptions(allowPrivate: boolean): Record<string, unknown> {
     const u = this.url;
     const opts: Record<string, unknown> = {
+      transport: LineTransport,
+      parley_address: allowPrivate ? undefined : (host: string) => publicAddress(host),
       host: u.host,
       port: u.port,
       tls: u.tls,
@@ -290,6 +299,11 @@ export class IrcConnection {
     this.#dropClient();
     const done = this.#closed;
     this.#closed = undefined;
+    if (err instanceof TransportRefusal) {
+      // Parley's own refusal (private address, over-long line) says more than any IRC error.
+      this.info.reason = err.message;
+      if (err.permanent) this.#permanent = err.message;
+    }
     if (this.#stopping) {
       this.#setState("disconnected", { reason: this.info.reason ?? "Disconnected." });
       done?.();

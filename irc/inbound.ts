@@ -71,6 +71,7 @@ export function attachInbound(
     const channel = String(ev.channel);
     if (conn.isMe(ev.nick)) {
       const conv = await conversationFor(deps, conn, channel);
+      if (!conv) return; // over the conversation cap
       if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
     }
     publish({ type: "join", conversation_id: convId(channel), nick: ev.nick });

@@ -41,6 +41,16 @@ const MAX_TS = Number.MAX_SAFE_INTEGER - 2 ** 40;
 /** Most microseconds tried when looking for a free one in the past. */
 const MAX_TS_PROBES = 100;
 
+/** Longest message text stored, in UTF-16 code units; the rest is cut off. */
+export const MAX_TEXT = 10_000;
+
+/** The text as stored: at most MAX_TEXT code units, never half a surrogate pair. */
+function capText(text: string): string {
+  if (text.length <= MAX_TEXT) return text;
+  const cut = text.slice(0, MAX_TEXT);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 /** Whether a wanted timestamp can be stored as it is. */
 function validTs(ts: number): boolean {
   return Number.isSafeInteger(ts) && ts >= 0 && ts <= MAX_TS;
@@ -511,8 +521,8 @@ export function sqliteMessageStore(
         ts,
         type: TYPE_CODE[msg.type] ?? 0,
         highlight: msg.highlight ? 1 : 0,
-        sender: msg.from,
-        text: msg.text,
+        sender: msg.from.slice(0, 100),
+        text: capText(msg.text),
       });
       // One transaction per write window, however many messages arrived in it.
       timer ??= setTimeout(flushSoon, WRITE_WINDOW_MS);

@@ -4,7 +4,7 @@
  * Parley keeps serving everyone.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { ApiClient } from "../support/api.ts";
+import { adminAndUser, ApiClient } from "../support/api.ts";
 import { startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
 import { startServer } from "../support/server.ts";
@@ -142,6 +142,166 @@ Deno.test("line injection: CR, LF and NUL never reach the IRC server", async () 
     await client.waitFor((l) => l === "PRIVMSG #room :two");
     assert(client.lines.includes("PRIVMSG #room :one"));
     assert(!client.lines.some((l) => l.includes("INJECTED") || l.includes("\0")), "injected");
+  } finally {
+    await server.close();
+    await irc.close();
+  }
+});
+
+async function connectionInfo(api: ApiClient, id: string): Promise<any> {
+  const res = await answered("connections", api.get("/api/connections"));
+  return res.body.connections.find((c: any) => c.connection_id === id);
+}
+
+Deno.test("hostile lines: a 20 MB line drops the connection; JOIN floods hit the cap", async (t) => {
+  const server = await startServer({ env: FAST });
+  const api = new ApiClient(server.url);
+  await api.register("lines@example.com");
+  const irc = startHostileIrc();
+  try {
+    await t.step("a line past 8 KB closes the connection with the reason", async () => {
+      const made = await api.post("/api/connections", { url: `${irc.url}?nick=victim` });
+      const client = await irc.registered();
+      const huge = new TextEncoder().encode(
+        `:eve!e@h PRIVMSG victim :${"a".repeat(20 * 1024 * 1024)}\r\n`,
+      );
+      await client.write(huge).catch(() => {}); // Parley hangs up midway
+      await client.closed;
+      const info = await poll("the reason", async () => {
+        const c = await connectionInfo(api, made.body.connection_id);
+        return c.info.reason?.includes("longer than 8192 bytes") && c;
+      });
+      assert(info.state !== "connected", info.state);
+      const eve = await history(api, made.body.connection_id, "eve");
+      assertEquals(eve.status, 404, "no conversation was made from the line");
+      const all = await answered("search", api.get("/api/search?match=aaaa"));
+      assert(JSON.stringify(all.body).length < 100_000, "nothing 20 MB is stored");
+      // It reconnects (the server may have been broken, not hostile) and the next line is fine.
+      const again = await irc.registered();
+      await again.send(`:eve!e@h PRIVMSG victim :${"b".repeat(8000)}`);
+      const got = await poll("a long but legal line", async () => {
+        const res = await history(api, made.body.connection_id, "eve");
+        return res.status === 200 && res.body.messages.length && res.body.messages;
+      });
+      assertEquals(got[0].message.length, 8000);
+      await api.delete(`/api/connection/${made.body.connection_id}`);
+    });
+
+    await t.step("2,000 forced JOINs stop at the conversation cap, said once", async () => {
+      const set = await api.post("/api/settings", { max_conversations_per_connection: 50 });
+      assertEquals(set.body.max_conversations_per_connection, 50);
+      const made = await api.post("/api/connections", { url: `${irc.url}?nick=joiner` });
+      const id = made.body.connection_id;
+      const client = await irc.registered();
+      const joins = [];
+      for (let i = 0; i < 2100; i++) joins.push(`:joiner!j@h JOIN #c${i}\r\n`);
+      await client.write(new TextEncoder().encode(joins.join("")));
+      await client.send(":irc.hostile.test NOTICE joiner :all joins sent");
+      const notes = await poll("the server conversation to catch up", async () => {
+        const res = await answered("server messages", api.get(`/api/connection/${id}/messages`));
+        const texts = res.body.messages.map((m: any) => m.message);
+        return texts.includes("all joins sent") && texts;
+      });
+      assertEquals(notes.filter((m: string) => m.includes("the most this server keeps")).length, 1);
+      const convs = await answered("conversations", api.get("/api/conversations"));
+      const mine = convs.body.conversations.filter((c: any) => c.connection_id === id);
+      assertEquals(mine.length, 50);
+      const user = await answered("user", api.get("/api/user?connections=1&conversations=1"));
+      assertEquals(user.status, 200);
+    });
+  } finally {
+    await server.close();
+    await irc.close();
+  }
+});
+
+Deno.test("connections per user: 20 by default, a setting, admins exempt", async () => {
+  const server = await startServer({ env: FAST });
+  const { admin, user } = await adminAndUser(server.url);
+  try {
+    const create = (api: ApiClient, n: number) =>
+      api.post("/api/connections", {
+        url: `irc://127.0.0.1:1?nick=n${n}`,
+        wanted_state: "disconnected",
+      });
+    for (let n = 0; n < 20; n++) assertEquals((await create(user, n)).status, 200);
+    const over = await create(user, 20);
+    assertEquals(over.status, 400);
+    assert(
+      /most this server allows \(20\)/.test(over.body.errors[0].message),
+      over.body.errors[0].message,
+    );
+    for (let n = 0; n < 21; n++) assertEquals((await create(admin, n)).status, 200, "admin");
+    await admin.post("/api/settings", { max_connections_per_user: 21 });
+    assertEquals((await create(user, 20)).status, 200);
+    assertEquals((await create(user, 21)).status, 400);
+    const bad = await admin.post("/api/settings", { max_connections_per_user: 0 });
+    assertEquals(bad.body.errors[0].path, "/body/max_connections_per_user");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("private targets: ordinary users are refused unless allowed; admins are not", async (t) => {
+  const server = await startServer({ env: { ...FAST, PARLEY_IRC_ALLOW_PRIVATE: "0" } });
+  const { admin, user } = await adminAndUser(server.url);
+  const irc = startHostileIrc();
+  try {
+    await t.step("a private literal address is a 400 at /body/url", async () => {
+      for (
+        const host of [
+          `127.0.0.1:${irc.port}`,
+          `localhost:${irc.port}`,
+          "10.1.2.3",
+          "[::1]:6667",
+          "169.254.169.254",
+          "192.168.1.1",
+          "[fe80::1]",
+          "0x7f.1",
+        ]
+      ) {
+        const res = await user.post("/api/connections", { url: `irc://${host}?nick=u` });
+        assertEquals([res.status, res.body.errors?.[0]?.path], [400, "/body/url"], host);
+        assert(res.body.errors[0].message.includes("only an admin"), res.body.errors[0].message);
+      }
+    });
+
+    let id = "";
+    await t.step("admins connect anywhere", async () => {
+      const res = await admin.post("/api/connections", { url: `${irc.url}?nick=boss` });
+      assertEquals(res.status, 200);
+      await irc.registered();
+      await poll(
+        "admin connected",
+        async () => (await connectionInfo(admin, res.body.connection_id)).state === "connected",
+      );
+    });
+
+    await t.step("the server setting lets ordinary users in", async () => {
+      await admin.post("/api/settings", { irc_allow_private: true });
+      const res = await user.post("/api/connections", { url: `${irc.url}?nick=u` });
+      assertEquals(res.status, 200);
+      id = res.body.connection_id;
+      await irc.registered();
+      await poll(
+        "user connected",
+        async () => (await connectionInfo(user, id)).state === "connected",
+      );
+    });
+
+    await t.step("checked again at connect time: refused, with the reason, no retry", async () => {
+      await admin.post("/api/settings", { irc_allow_private: false });
+      await user.post(`/api/connection/${id}`, { wanted_state: "disconnected" });
+      const before = irc.clients.length;
+      await user.post(`/api/connection/${id}`, { wanted_state: "connected" });
+      const c = await poll("the refusal", async () => {
+        const c = await connectionInfo(user, id);
+        return c.state === "disconnected" && c.info.reason?.includes("only an admin") && c;
+      });
+      assert(c.info.reason.includes("loopback"), c.info.reason);
+      assertEquals(c.info.retry_in_ms, undefined);
+      assertEquals(irc.clients.length, before, "no socket was opened");
+    });
   } finally {
     await server.close();
     await irc.close();

@@ -131,6 +131,18 @@ Deno.test("messages: timestamps out of range are replaced, and finding a free on
   assert(crowded > old + 1000, "the search for a free microsecond is bounded");
   const page = await store.messages.historyOf(conv.id, { limit: 10 });
   assertEquals(page.messages.length, 10);
+  // A stored text is capped too, never cutting a character in half.
+  store.messages.append({
+    conversation: conv.id,
+    userId: u.id,
+    from: "eve",
+    type: "privmsg",
+    text: "a" + "😀".repeat(50_000),
+    highlight: false,
+  });
+  const [last] = (await store.messages.historyOf(conv.id, { limit: 1 })).messages;
+  assertEquals(last.message.length, 9_999);
+  assert(last.message.endsWith("😀"));
   assertEquals((await store.messages.notifications(u.id, 10)).messages, []);
   await store.close();
 });
