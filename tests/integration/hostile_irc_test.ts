@@ -11,14 +11,17 @@ import { startServer } from "../support/server.ts";
 
 const FAST = { PARLEY_TEST_FAST_IRC: "1" };
 
-/** Fails instead of hanging when Parley stops answering (the bug this file guards against). */
-function answered<T>(what: string, p: Promise<T>, ms = 20_000): Promise<T> {
+/** Fails instead of hanging when what a test waits for never happens. */
+function within<T>(what: string, p: Promise<T>, ms = 20_000): Promise<T> {
   let timer: ReturnType<typeof setTimeout>;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Parley stopped answering: ${what}`)), ms);
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
   });
   return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
 }
+
+/** A request that must be answered: Parley stopping to answer is the bug this file guards against. */
+const answered = <T>(what: string, p: Promise<T>) => within(`an answer: ${what}`, p);
 
 async function history(api: ApiClient, connection: string, conversation: string) {
   const path = `/api/connection/${connection}/conversation/${encodeURIComponent(conversation)}`;
@@ -166,7 +169,7 @@ Deno.test("hostile lines: a 20 MB line drops the connection; JOIN floods hit the
         `:eve!e@h PRIVMSG victim :${"a".repeat(20 * 1024 * 1024)}\r\n`,
       );
       await client.write(huge).catch(() => {}); // Parley hangs up midway
-      await client.closed;
+      await within("Parley to hang up", client.closed);
       const info = await poll("the reason", async () => {
         const c = await connectionInfo(api, made.body.connection_id);
         return c.info.reason?.includes("longer than 8192 bytes") && c;
@@ -302,6 +305,44 @@ Deno.test("private targets: ordinary users are refused unless allowed; admins ar
       assertEquals(c.info.retry_in_ms, undefined);
       assertEquals(irc.clients.length, before, "no socket was opened");
     });
+  } finally {
+    await server.close();
+    await irc.close();
+  }
+});
+
+Deno.test("CTCP floods: few answers, and the user's own line goes first", async () => {
+  const server = await startServer({ env: FAST });
+  const api = new ApiClient(server.url);
+  await api.register("ctcp@example.com");
+  const irc = startHostileIrc();
+  try {
+    const made = await api.post("/api/connections", { url: `${irc.url}?nick=victim` });
+    const id = made.body.connection_id;
+    const client = await irc.registered();
+    await poll("connected", async () => (await connectionInfo(api, id)).state === "connected");
+    const flood = [];
+    for (let i = 0; i < 100; i++) {
+      flood.push(`:eve!e@h PRIVMSG victim :\x01${i % 2 ? "PING " + i : "VERSION"}\x01\r\n`);
+    }
+    await client.write(new TextEncoder().encode(flood.join("")));
+    const sent = await api.post(`/api/connection/${id}/conversation//messages`, {
+      message: "/msg eve hello",
+    });
+    assertEquals(sent.status, 200);
+    await client.waitFor((l) => l === "PRIVMSG eve :hello");
+    // Everything of the flood has been read once a line sent after it is stored.
+    await client.send(":eve!e@h PRIVMSG victim :after the flood");
+    await poll("the flood read", async () => {
+      const res = await history(api, id, "eve");
+      return res.body.messages?.some((m: any) => m.message === "after the flood");
+    });
+    const answers = client.lines.filter((l) => l.startsWith("NOTICE eve :\x01"));
+    assert(answers.length >= 1 && answers.length <= 6, `${answers.length} answers`);
+    assert(answers.some((l) => l.includes("VERSION Parley")), answers.join(" | "));
+    const hello = client.lines.indexOf("PRIVMSG eve :hello");
+    const before = client.lines.slice(0, hello).filter((l) => l.startsWith("NOTICE eve :\x01"));
+    assert(before.length <= 3, `${before.length} answers went out before the user's line`);
   } finally {
     await server.close();
     await irc.close();
