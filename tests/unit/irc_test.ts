@@ -15,6 +15,9 @@ import { byteLength, splitText, textBudget } from "../../irc/split.ts";
 import { TokenBucket } from "../../irc/token_bucket.ts";
 import { backoffDelay } from "../../irc/backoff.ts";
 import { joinLines } from "../../irc/manager.ts";
+import { publicAddress, TransportRefusal } from "../../irc/target.ts";
+import { lineTime } from "../../irc/server_time.ts";
+import { ctcpAnswer } from "../../irc/ctcp.ts";
 
 Deno.test("parseIrcUrl reads every part of an irc:// URL", () => {
   const u = parseIrcUrl(
@@ -202,4 +205,47 @@ Deno.test("joinLines packs channels into few JOIN lines", () => {
   assert(lines.length > 1 && lines.length < 10);
   for (const l of lines) assert(l.length <= 410);
   assertEquals(lines.flatMap((l) => l.slice(5).split(",")), many);
+});
+
+Deno.test("publicAddress checks every resolved address and returns a checked one", async () => {
+  const dns = (answers: Record<string, string[]>) => (host: string) =>
+    Promise.resolve(answers[host] ?? []);
+  const resolve = dns({
+    "irc.example.org": ["93.184.216.34"],
+    "inside.example.org": ["10.0.0.5"],
+    "mixed.example.org": ["93.184.216.34", "127.0.0.1"],
+    "v6.example.org": ["fe80::1"],
+  });
+  assertEquals(await publicAddress("irc.example.org", resolve), "93.184.216.34");
+  assertEquals(await publicAddress("93.184.216.34", resolve), "93.184.216.34");
+  for (const host of ["inside.example.org", "mixed.example.org", "v6.example.org", "localhost"]) {
+    const err = await publicAddress(host, resolve).then(() => undefined, (e) => e);
+    assert(err instanceof TransportRefusal && err.permanent, host);
+    assert(err.message.includes("only an admin"), err.message);
+  }
+  for (const host of ["127.0.0.1", "[::1]", "192.168.0.1", "169.254.169.254", "0x7f.1"]) {
+    const err = await publicAddress(host, resolve).then(() => undefined, (e) => e);
+    assert(err instanceof TransportRefusal && err.permanent, host);
+  }
+  const missing = await publicAddress("nowhere.example.org", resolve).then(() => 0, (e) => e);
+  assert(missing instanceof TransportRefusal && !missing.permanent, "a DNS failure is retried");
+});
+
+Deno.test("lineTime believes a server time only when negotiated and inside the window", () => {
+  const now = Date.UTC(2026, 0, 1) * 1000;
+  const hourAgo = now / 1000 - 3_600_000;
+  assertEquals(lineTime(hourAgo, true, now), hourAgo * 1000);
+  assertEquals(lineTime(hourAgo, false, now), now);
+  for (const bad of [Date.UTC(3100, 0, 1), Date.UTC(1000, 0, 1), Date.UTC(1989, 11, 31), NaN]) {
+    assertEquals(lineTime(bad, true, now), now, String(bad));
+  }
+  assertEquals(lineTime(now / 1000 + 3_600_000, true, now), now + 3_600_000_000, "an hour ahead");
+  assertEquals(lineTime("2025-01-01", true, now), now);
+});
+
+Deno.test("ctcpAnswer answers the usual requests, briefly", () => {
+  assertEquals(ctcpAnswer("version", "", "Parley 1"), "VERSION Parley 1");
+  assertEquals(ctcpAnswer("PING", "x".repeat(500), "P"), `PING ${"x".repeat(64)}`);
+  assertEquals(ctcpAnswer("CLIENTINFO", "", "P"), "CLIENTINFO CLIENTINFO PING TIME VERSION");
+  assertEquals(ctcpAnswer("DCC", "SEND x", "P"), undefined);
 });
