@@ -28,6 +28,23 @@ async function history(api: ApiClient, connection: string, conversation: string)
   return await answered("history", api.get(`${path}/messages`));
 }
 
+/** A Parley with one registered user (the admin) and a hostile IRC server. */
+async function parleyAndHostile(email: string) {
+  const server = await startServer({ env: FAST });
+  const api = new ApiClient(server.url);
+  await api.register(email);
+  const irc = startHostileIrc();
+  return {
+    server,
+    api,
+    irc,
+    async close() {
+      await server.close();
+      await irc.close();
+    },
+  };
+}
+
 Deno.test("server time tags: only with the capability and inside a sane window", async (t) => {
   const server = await startServer({ env: FAST });
   const api = new ApiClient(server.url);
@@ -89,10 +106,7 @@ Deno.test("server time tags: only with the capability and inside a sane window",
 });
 
 Deno.test("line injection: CR, LF and NUL never reach the IRC server", async () => {
-  const server = await startServer({ env: FAST });
-  const api = new ApiClient(server.url);
-  await api.register("inject@example.com");
-  const irc = startHostileIrc();
+  const { api, irc, close } = await parleyAndHostile("inject@example.com");
   const base = `irc://127.0.0.1:${irc.port}`;
   try {
     for (
@@ -146,8 +160,7 @@ Deno.test("line injection: CR, LF and NUL never reach the IRC server", async () 
     assert(client.lines.includes("PRIVMSG #room :one"));
     assert(!client.lines.some((l) => l.includes("INJECTED") || l.includes("\0")), "injected");
   } finally {
-    await server.close();
-    await irc.close();
+    await close();
   }
 });
 
@@ -157,10 +170,7 @@ async function connectionInfo(api: ApiClient, id: string): Promise<any> {
 }
 
 Deno.test("hostile lines: a 20 MB line drops the connection; JOIN floods hit the cap", async (t) => {
-  const server = await startServer({ env: FAST });
-  const api = new ApiClient(server.url);
-  await api.register("lines@example.com");
-  const irc = startHostileIrc();
+  const { api, irc, close } = await parleyAndHostile("lines@example.com");
   try {
     await t.step("a line past 8 KB closes the connection with the reason", async () => {
       const made = await api.post("/api/connections", { url: `${irc.url}?nick=victim` });
@@ -213,8 +223,7 @@ Deno.test("hostile lines: a 20 MB line drops the connection; JOIN floods hit the
       assertEquals(user.status, 200);
     });
   } finally {
-    await server.close();
-    await irc.close();
+    await close();
   }
 });
 
@@ -306,16 +315,12 @@ Deno.test("private targets: ordinary users are refused unless allowed; admins ar
       assertEquals(irc.clients.length, before, "no socket was opened");
     });
   } finally {
-    await server.close();
-    await irc.close();
+    await close();
   }
 });
 
 Deno.test("CTCP floods: few answers, and the user's own line goes first", async () => {
-  const server = await startServer({ env: FAST });
-  const api = new ApiClient(server.url);
-  await api.register("ctcp@example.com");
-  const irc = startHostileIrc();
+  const { api, irc, close } = await parleyAndHostile("ctcp@example.com");
   try {
     const made = await api.post("/api/connections", { url: `${irc.url}?nick=victim` });
     const id = made.body.connection_id;
@@ -344,7 +349,6 @@ Deno.test("CTCP floods: few answers, and the user's own line goes first", async 
     const before = client.lines.slice(0, hello).filter((l) => l.startsWith("NOTICE eve :\x01"));
     assert(before.length <= 3, `${before.length} answers went out before the user's line`);
   } finally {
-    await server.close();
-    await irc.close();
+    await close();
   }
 });

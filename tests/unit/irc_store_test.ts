@@ -15,6 +15,21 @@ async function fresh(): Promise<Store> {
   };
 }
 
+/** A fresh store with one user and one connection of theirs. */
+async function withConnection() {
+  const store = await fresh();
+  const u = await store.users.create("a@example.com", "x", []);
+  const c = await store.connections.create({
+    userId: u.id,
+    connectionId: "irc-x",
+    name: "x",
+    url: "irc://x?nick=a",
+    onConnectCommands: [],
+    wantedState: "connected",
+  });
+  return { store, u, c };
+}
+
 Deno.test("connections: create, list per user, update, wanted, remove", async () => {
   const store = await fresh();
   const a = await store.users.create("a@example.com", "x", []);
@@ -55,16 +70,7 @@ Deno.test("connections: create, list per user, update, wanted, remove", async ()
 });
 
 Deno.test("conversations: ensure, unread, read, topic, joined, rename, cascade", async () => {
-  const store = await fresh();
-  const u = await store.users.create("a@example.com", "x", []);
-  const c = await store.connections.create({
-    userId: u.id,
-    connectionId: "irc-x",
-    name: "x",
-    url: "irc://x?nick=a",
-    onConnectCommands: [],
-    wantedState: "connected",
-  });
+  const { store, u, c } = await withConnection();
   const chan = await store.conversations.ensure(c.id, "#parley", "#Parley");
   assertEquals((await store.conversations.ensure(c.id, "#parley", "#other")).id, chan.id);
   assertEquals(chan.name, "#Parley");
@@ -95,16 +101,7 @@ Deno.test("conversations: ensure, unread, read, topic, joined, rename, cascade",
 });
 
 Deno.test("messages: timestamps out of range are replaced, and finding a free one is bounded", async () => {
-  const store = await fresh();
-  const u = await store.users.create("a@example.com", "x", []);
-  const c = await store.connections.create({
-    userId: u.id,
-    connectionId: "irc-x",
-    name: "x",
-    url: "irc://x?nick=a",
-    onConnectCommands: [],
-    wantedState: "connected",
-  });
+  const { store, u, c } = await withConnection();
   const conv = await store.conversations.ensure(c.id, "eve", "eve");
   const add = (ts: number) =>
     store.messages.append({

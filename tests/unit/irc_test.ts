@@ -50,6 +50,12 @@ Deno.test("parseIrcUrl picks TLS and default ports from the scheme and ?tls", ()
   assertEquals(parseIrcUrl("irc://h?sasl=external").sasl, "external");
 });
 
+function assertUrlRefused(bad: string) {
+  const err = assertThrows(() => parseIrcUrl(bad), bad);
+  assert(err instanceof ApiError, bad);
+  assertEquals([err.status, err.errors[0].path], [400, "/body/url"], bad);
+}
+
 Deno.test("parseIrcUrl refuses bad URLs with a 400 at /body/url", () => {
   for (
     const bad of [
@@ -62,12 +68,7 @@ Deno.test("parseIrcUrl refuses bad URLs with a 400 at /body/url", () => {
       "irc://h?sasl=scram",
       "irc://h?sasl=plain",
     ]
-  ) {
-    const err = assertThrows(() => parseIrcUrl(bad), bad);
-    assert(err instanceof ApiError, bad);
-    assertEquals(err.status, 400, bad);
-    assertEquals(err.errors[0].path, "/body/url", bad);
-  }
+  ) assertUrlRefused(bad);
 });
 
 Deno.test("parseIrcUrl refuses CR, LF and NUL in every part that becomes an IRC line", () => {
@@ -85,11 +86,7 @@ Deno.test("parseIrcUrl refuses CR, LF and NUL in every part that becomes an IRC 
       "irc://jane:%E0%A4%A@h?nick=a",
       "irc://h/%?nick=a",
     ]
-  ) {
-    const err = assertThrows(() => parseIrcUrl(bad), bad);
-    assert(err instanceof ApiError, bad);
-    assertEquals([err.status, err.errors[0].path], [400, "/body/url"], bad);
-  }
+  ) assertUrlRefused(bad);
 });
 
 Deno.test("publicUrl shows neither a password (even with @ in it) nor a channel key", () => {
