@@ -1,27 +1,31 @@
 /** The embed operation: fetch a URL safely, read what it is, cache the answer. */
 import { isPublicAddress } from "./address.ts";
 import { LruCache } from "./cache.ts";
-import {
-  charsetOf,
-  decodeText,
-  type EmbedInfo,
-  fromImage,
-  fromOther,
-  fromPage,
-  parseHtml,
-} from "./metadata.ts";
+import { type EmbedInfo, fromImage, fromOther, fromPage, pageMeta } from "./metadata.ts";
+import { PageReader } from "./page_reader.ts";
 import { FetchFailed, safeFetch, type SafeFetchOptions } from "./safe_fetch.ts";
 
 /** Limits of the embed fetches; tests may shorten them. */
 export const EMBED_LIMITS = {
   timeoutMs: 5000,
-  maxBytes: 1_000_000,
+  /** Bytes of a page read at most: its head should be over by then (reading stops at its end). */
+  headBytes: 256 * 1024,
   maxRedirects: 3,
   /** The oEmbed answer is small; more is not read. */
   oembedBytes: 100_000,
   cacheEntries: 1000,
   cacheMs: 3600_000,
 };
+
+function contentType(headers: Headers): string {
+  return (headers.get("content-type") ?? "").toLowerCase();
+}
+
+/** An HTML page (a missing type is taken as one). */
+function isPage(headers: Headers): boolean {
+  const type = contentType(headers);
+  return !type || type.startsWith("text/html") || type.startsWith("application/xhtml+xml");
+}
 
 /** Looks up embeddable information about URLs, with an in-memory cache. */
 export class Embedder {
@@ -32,7 +36,6 @@ export class Embedder {
   constructor(allowPrivate: boolean, extra: SafeFetchOptions = {}) {
     this.#fetch = {
       timeoutMs: EMBED_LIMITS.timeoutMs,
-      maxBytes: EMBED_LIMITS.maxBytes,
       maxRedirects: EMBED_LIMITS.maxRedirects,
       allowAddress: allowPrivate ? () => true : isPublicAddress,
       ...extra,
@@ -43,15 +46,24 @@ export class Embedder {
   async embed(url: URL): Promise<EmbedInfo> {
     const cached = this.#cache.get(url.href);
     if (cached) return cached;
-    const res = await safeFetch(url, this.#fetch);
+    // The page is parsed as it arrives; an image or anything else needs no body at all.
+    let page: PageReader | undefined;
+    const res = await safeFetch(url, {
+      ...this.#fetch,
+      maxBytes: EMBED_LIMITS.headBytes,
+      onBody: (piece, head) => {
+        if (head.status >= 400 || !isPage(head.headers)) return true;
+        page ??= new PageReader(head.headers.get("content-type") ?? "");
+        return page.write(piece);
+      },
+    });
     if (res.status >= 400) throw new FetchFailed(`The page answered with status ${res.status}.`);
-    const type = (res.headers.get("content-type") ?? "").toLowerCase();
     let info: EmbedInfo;
-    if (type.startsWith("image/")) {
-      info = fromImage(res.url);
-    } else if (/^(text\/html|application\/xhtml\+xml)/.test(type) || !type) {
-      const meta = parseHtml(decodeText(res.body, charsetOf(type, res.body)), res.url);
+    if (isPage(res.headers)) {
+      const meta = pageMeta((page ?? new PageReader("")).end(), res.url);
       info = fromPage(res.url, meta, meta.oembed ? await this.#oembed(meta.oembed) : undefined);
+    } else if (contentType(res.headers).startsWith("image/")) {
+      info = fromImage(res.url);
     } else {
       info = fromOther(res.url);
     }

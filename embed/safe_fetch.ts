@@ -19,6 +19,11 @@ export interface SafeFetchOptions {
   /** Resolves a host name to its addresses; default: DNS A and AAAA records. */
   resolve?: (host: string) => Promise<string[]>;
   userAgent?: string;
+  /**
+   * Takes the final response's body piece by piece as it arrives (within `maxBytes`) instead of
+   * keeping it: `body` is then empty. Returning true stops reading there and closes the socket.
+   */
+  onBody?: (piece: Uint8Array, head: { status: number; headers: Headers }) => boolean;
 }
 
 /** A fetched response; `url` is the final one after redirects. */
@@ -85,7 +90,7 @@ export async function checkedAddresses(
 /** Buffered reading from a connection. */
 class ByteReader {
   #reader: ReadableStreamDefaultReader<Uint8Array>;
-  buf = new Uint8Array(0);
+  buf: Uint8Array = new Uint8Array(0);
   eof = false;
   constructor(stream: ReadableStream<Uint8Array>) {
     this.#reader = stream.getReader();
@@ -97,10 +102,14 @@ class ByteReader {
       this.eof = true;
       return false;
     }
-    const next = new Uint8Array(this.buf.length + value.length);
-    next.set(this.buf);
-    next.set(value, this.buf.length);
-    this.buf = next;
+    // Only a line being looked for (at most a few KB) is ever joined with what came before.
+    if (!this.buf.length) this.buf = value;
+    else {
+      const next = new Uint8Array(this.buf.length + value.length);
+      next.set(this.buf);
+      next.set(value, this.buf.length);
+      this.buf = next;
+    }
     return true;
   }
   take(n: number): Uint8Array {
@@ -120,10 +129,10 @@ class ByteReader {
       if (!(await this.fill())) throw new FetchFailed("The connection closed early.");
     }
   }
-  /** Reads up to `n` bytes; fewer only at the end of the stream. */
-  async bytes(n: number): Promise<Uint8Array> {
-    while (this.buf.length < n && (await this.fill()));
-    return this.take(Math.min(n, this.buf.length)).slice();
+  /** What is buffered or arrives next, at most `n` bytes; empty only at the end of the stream. */
+  async some(n: number): Promise<Uint8Array> {
+    if (!this.buf.length && !(await this.fill())) return new Uint8Array(0);
+    return this.take(Math.min(n, this.buf.length));
   }
 }
 
@@ -147,43 +156,59 @@ async function readHead(r: ByteReader): Promise<{ status: number; headers: Heade
   return { status: Number(m[1]), headers };
 }
 
+/** Hands a body piece on; false once no more is wanted. */
+type Take = (piece: Uint8Array) => boolean;
+
+/** Passes `n` bytes (fewer if the stream ends) to `take` piece by piece as they arrive. */
+async function copy(r: ByteReader, n: number, take: Take): Promise<boolean> {
+  while (n > 0) {
+    const piece = await r.some(n);
+    if (!piece.length) return true;
+    n -= piece.length;
+    if (!take(piece)) return false;
+  }
+  return true;
+}
+
+/**
+ * Reads a body of any framing up to `max` bytes, each piece going to `sink` if given (which may
+ * stop the reading), else kept. Nothing is joined until the end, so the work is linear in the size.
+ */
 async function readBody(
   r: ByteReader,
   headers: Headers,
   max: number,
+  sink?: (piece: Uint8Array) => boolean,
 ): Promise<{ body: Uint8Array; truncated: boolean }> {
   const parts: Uint8Array[] = [];
   let total = 0;
   let truncated = false;
-  const add = (chunk: Uint8Array) => {
+  const take: Take = (piece) => {
     const room = max - total;
-    if (chunk.length > room) {
+    if (piece.length > room) {
       truncated = true;
-      chunk = chunk.subarray(0, room);
+      piece = piece.subarray(0, room);
     }
-    parts.push(chunk);
-    total += chunk.length;
+    total += piece.length;
+    if (sink) return !(piece.length && sink(piece)) && !truncated;
+    parts.push(piece.slice());
+    return !truncated;
   };
   if (/\bchunked\b/i.test(headers.get("transfer-encoding") ?? "")) {
-    while (!truncated) {
+    for (;;) {
       const size = parseInt((await r.line()).split(";")[0].trim(), 16);
       if (!Number.isFinite(size)) throw new FetchFailed("A malformed chunked body.");
-      if (size === 0) break;
-      add(await r.bytes(Math.min(size, max - total + 1)));
-      if (truncated) break;
+      if (size === 0 || !(await copy(r, size, take))) break;
       await r.line();
     }
   } else if (headers.has("content-length")) {
     const length = Number(headers.get("content-length"));
     if (!Number.isSafeInteger(length) || length < 0) throw new FetchFailed("A bad Content-Length.");
-    add(await r.bytes(Math.min(length, max + 1)));
+    await copy(r, length, take);
   } else {
-    while (!truncated && total <= max) {
-      if (!r.buf.length && !(await r.fill())) break;
-      add(r.take(r.buf.length).slice());
-    }
+    await copy(r, Infinity, take);
   }
-  const body = new Uint8Array(total);
+  const body = new Uint8Array(sink ? 0 : total);
   let off = 0;
   for (const p of parts) body.set(p, (off += p.length) - p.length);
   return { body, truncated };
@@ -199,7 +224,9 @@ function closeQuietly(conn: Deno.Conn | undefined): void {
 async function request(
   url: URL,
   addresses: string[],
-  opts: Required<Pick<SafeFetchOptions, "maxBytes" | "userAgent">>,
+  opts:
+    & Required<Pick<SafeFetchOptions, "maxBytes" | "userAgent">>
+    & Pick<SafeFetchOptions, "onBody">,
   track: (conn: Deno.Conn | undefined) => void,
 ): Promise<Omit<SafeResponse, "url">> {
   const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
@@ -241,7 +268,9 @@ async function request(
     if ((status >= 300 && status < 400) || status === 204) {
       return { status, headers, body: new Uint8Array(0), truncated: false };
     }
-    return { status, headers, ...(await readBody(reader, headers, opts.maxBytes)) };
+    const onBody = opts.onBody;
+    const sink = onBody && ((piece: Uint8Array) => onBody(piece, { status, headers }));
+    return { status, headers, ...(await readBody(reader, headers, opts.maxBytes, sink)) };
   } finally {
     closeQuietly(conn);
     track(undefined);
@@ -260,6 +289,7 @@ export async function safeFetch(input: URL, options: SafeFetchOptions = {}): Pro
   const opts = {
     maxBytes: options.maxBytes ?? 1_000_000,
     userAgent: options.userAgent ?? "Parley link preview",
+    onBody: options.onBody,
   };
   let current: Deno.Conn | undefined;
   let timedOut = false;

@@ -3,6 +3,13 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 let threshold: number = ORDER.info;
+// Commands other than the daemon keep stdout for their output (lists, links).
+let allToStderr = false;
+
+/** Sends every level to stderr (commands whose stdout is their output). */
+export function logToStderr(): void {
+  allToStderr = true;
+}
 
 /** Sets the lowest level that is written. */
 export function setLogLevel(level: LogLevel): void {
@@ -20,7 +27,7 @@ function write(level: LogLevel, msg: string, fields?: Record<string, unknown>): 
       : JSON.stringify(v);
     line += ` ${k}=${text}`;
   }
-  (level === "error" || level === "warn" ? console.error : console.log)(line);
+  (allToStderr || level === "error" || level === "warn" ? console.error : console.log)(line);
 }
 
 /** The process-wide logger. */

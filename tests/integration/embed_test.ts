@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
 import { startServer } from "../support/server.ts";
+import { serveHostile } from "../support/hostile_pages.ts";
 
 const PAGE = `<!doctype html><html><head>
 <title>Fallback title</title>
@@ -28,6 +29,7 @@ Deno.test("embed: private pages refused by default, read when allowed", async (t
     }
     return new Response("missing", { status: 404 });
   });
+  const hostile = serveHostile();
   const port = site.addr.port;
   const page = `http://127.0.0.1:${port}/page`;
   const strict = await startServer();
@@ -98,6 +100,14 @@ Deno.test("embed: private pages refused by default, read when allowed", async (t
       assertEquals(res.body.errors[0].path, "/query/url");
     });
 
+    await t.step("hostile pages that never end get a preview from their head", async () => {
+      for (const [name, title] of [["comments", "Comments"], ["head", "Head"]]) {
+        const url = hostile.url("open", name);
+        const res = await o.get(`/api/embed?url=${encodeURIComponent(url)}`);
+        assertEquals([res.status, res.body.title], [200, title], name);
+      }
+    });
+
     await t.step("the html and jsonp variants", async () => {
       const html = await o.get(`/api/embed.html?url=${encodeURIComponent(page)}`);
       assertEquals(html.status, 200);
@@ -121,5 +131,6 @@ Deno.test("embed: private pages refused by default, read when allowed", async (t
     await strict.close();
     await open.close();
     await site.shutdown();
+    await hostile.close();
   }
 });

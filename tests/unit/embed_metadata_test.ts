@@ -2,6 +2,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { escapeHtml, fromImage, fromPage, parseHtml } from "../../embed/metadata.ts";
 import { LruCache } from "../../embed/cache.ts";
+import { PageReader } from "../../embed/page_reader.ts";
 
 const base = new URL("https://news.example.com/story/1");
 
@@ -28,6 +29,63 @@ Deno.test("embed metadata: OpenGraph, Twitter card and oEmbed discovery", () => 
     parseHtml('<meta property="og:image" content="javascript:alert(1)">', base).image,
     undefined,
   );
+});
+
+Deno.test("embed metadata: only the head is read, entities decoded by the tokenizer", () => {
+  const head = `<head><title>Caf&eacute; &#x1F600; &amp;c</title>
+    <link rel="stylesheet alternate" type=" Application/JSON+oEmbed " href="/o?a=1&amp;b=2">
+    <meta property="og:description" content="one&#10;two&nbsp;three"></head>`;
+  const meta = parseHtml(head + '<meta property="og:title" content="after the head">', base);
+  assertEquals(meta.title, "Café 😀 &c");
+  assertEquals(meta.description, "one two three");
+  assertEquals(meta.oembed, "https://news.example.com/o?a=1&b=2");
+  assertEquals(
+    parseHtml('<title>T</title><body><meta property="og:title" content="in the body">', base).title,
+    "T",
+  );
+  // Attribute names are not case-sensitive; the first of a repeated key wins.
+  assertEquals(
+    parseHtml('<META PROPERTY="og:title" CONTENT="A"><meta property="og:title" content="B">', base)
+      .title,
+    "A",
+  );
+});
+
+Deno.test("embed metadata: the charset from the header, else from the page", () => {
+  const latin1 = (text: string) => new Uint8Array([...text].map((c) => c.charCodeAt(0)));
+  const read = (type: string, ...pieces: Uint8Array[]) => {
+    const reader = new PageReader(type);
+    for (const p of pieces) reader.write(p);
+    return reader.end();
+  };
+  assertEquals(
+    read("text/html; charset=ISO-8859-1", latin1("<title>Caf\xe9</title>")).title,
+    "Café",
+  );
+  assertEquals(
+    read("text/html", latin1('<meta charset="windows-1252"><title>\x93q\x94</title>')).title,
+    "“q”",
+  );
+  assertEquals(
+    read(
+      "text/html",
+      latin1('<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-15">'),
+      latin1("<title>\xa4</title>"),
+    ).title,
+    "€",
+  );
+  // The header wins over the page; an unknown label falls back to UTF-8.
+  const utf8 = new TextEncoder().encode('<meta charset="latin1"><title>Café ✓</title>');
+  assertEquals(read("text/html; charset=utf-8", utf8).title, "Café ✓");
+  assertEquals(read("text/html; charset=nonsense", utf8).title, "Café ✓");
+  assertEquals(
+    read("text/html", new TextEncoder().encode("<title>Café ✓</title>")).title,
+    "Café ✓",
+  );
+  // A character split between two pieces, after the first 2 KB.
+  const long = new TextEncoder().encode(`<!--${" ".repeat(3000)}--><title>ü</title>`);
+  const cut = long.indexOf(0xc3) + 1;
+  assertEquals(read("text/html", long.subarray(0, cut), long.subarray(cut)).title, "ü");
 });
 
 Deno.test("embed metadata: the html is built from escaped values only", () => {

@@ -1,0 +1,111 @@
+/** `parley daemon`: runs the server until SIGINT or SIGTERM. */
+import { ConfigError, loadConfig } from "../config.ts";
+import { createApp } from "../app.ts";
+import { openStore } from "../store/mod.ts";
+import { EventBus } from "../lib/bus.ts";
+import { IrcManager } from "../irc/manager.ts";
+import { filesUserDeleted } from "../routes/files.ts";
+import { ensureBot, loadBotConfig } from "../irc/bot.ts";
+import { log, setLogLevel } from "../lib/log.ts";
+import { errorBody } from "../http/errors.ts";
+import type { AppDeps } from "../http/env.ts";
+import { lockHome } from "./home.ts";
+import { VERSION } from "./help.ts";
+
+type Handler = (
+  req: Request,
+  info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+) => Response | Promise<Response>;
+
+/** Listens, or turns the usual reasons it cannot into a one-line configuration error. */
+function listen(
+  options: Deno.ServeTcpOptions & Partial<Deno.TlsCertifiedKeyPem>,
+  handler: Handler,
+): Deno.HttpServer<Deno.NetAddr> {
+  const where = `${options.hostname}:${options.port}`;
+  try {
+    return Deno.serve(options, handler);
+  } catch (err) {
+    if (err instanceof Deno.errors.AddrInUse) {
+      throw new ConfigError(`PARLEY_LISTEN: ${where} is already in use by another program`);
+    }
+    if (err instanceof Deno.errors.PermissionDenied) {
+      throw new ConfigError(`PARLEY_LISTEN: no permission to listen on ${where}`);
+    }
+    if (err instanceof Deno.errors.AddrNotAvailable) {
+      throw new ConfigError(`PARLEY_LISTEN: ${options.hostname} is not an address of this machine`);
+    }
+    throw err;
+  }
+}
+
+/** Runs the server until SIGINT or SIGTERM. */
+export async function daemon(args: string[]): Promise<void> {
+  const started = performance.now();
+  const config = await loadConfig(args);
+  setLogLevel(config.logLevel);
+  // Before the port: a second daemon on this folder says so, not "port in use".
+  const lock = await lockHome(config.home, "starting another");
+
+  // Listen at once and answer 503 until the app is ready, so a client never sees a refused socket.
+  let handler: Handler = () =>
+    Response.json(errorBody([{ message: "Parley is starting.", path: "/" }]), { status: 503 });
+  const controller = new AbortController();
+  const tls = config.tlsCert && config.tlsKey
+    ? { cert: await Deno.readTextFile(config.tlsCert), key: await Deno.readTextFile(config.tlsKey) }
+    : {};
+  const server = listen({
+    hostname: config.listen.hostname.replace(/^\[|\]$/g, ""),
+    port: Number(config.listen.port),
+    signal: controller.signal,
+    onListen: ({ hostname, port }) =>
+      log.info("listening", { url: `${config.listen.protocol}//${hostname}:${port}` }),
+    ...tls,
+  }, (req, info) => handler(req, info));
+
+  // A bad bot.json stops the start here, before anything else is opened.
+  const botConfig = await loadBotConfig(config.home);
+  const store = await openStore(config.home);
+  const bus = new EventBus();
+  const irc = new IrcManager({ config, store, bus, version: VERSION });
+  const deps: AppDeps = { config, store, bus, irc, userDeleted: [(uid) => irc.userDeleted(uid)] };
+  // outside world
+  deps.userDeleted!.push(filesUserDeleted(deps));
+  const app = createApp(deps);
+  handler = (req, info) => app.fetch(req, { remoteAddr: info.remoteAddr });
+  log.info("ready", { ms: (performance.now() - started).toFixed(0), home: config.home });
+  // Where to go: the URL people use, and on a fresh install who becomes the admin. The bot
+  // (bot.json) is not a person, as in registration.
+  const people = (await store.users.count()) - (await store.users.withRole("bot")).length;
+  log.info("open Parley", { url: config.baseUrl.href });
+  if (people === 0) {
+    log.info("fresh install: the first account registered becomes the admin", {
+      url: new URL("register", config.baseUrl.href.replace(/\/?$/, "/")).href,
+    });
+  }
+  irc.start().catch((err) => log.error("irc start failed", { error: err }));
+  if (botConfig) {
+    ensureBot(deps, botConfig).then((bot) => (deps.bot = bot))
+      .catch((err) => log.error("bot start failed", { error: err }));
+  }
+
+  const purge = setInterval(() => store.sessions.purge(Date.now()).catch(() => {}), 3600_000);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("stopping", { signal });
+    clearInterval(purge);
+    bus.broadcast({ event: "shutdown" });
+    controller.abort();
+    await server.finished;
+    await irc.stop();
+    await store.close();
+    lock.close();
+    log.info("stopped");
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
+  await server.finished;
+}

@@ -1,0 +1,81 @@
+/** Usage text of every command. */
+import { OPTIONS } from "../config.ts";
+import denoJson from "../deno.json" with { type: "json" };
+
+/** Parley's version. */
+export const VERSION = denoJson.version;
+
+const CONFIG_NOTE = `Every command reads the same configuration as the daemon: PARLEY_HOME (or
+--home DIR) names the data folder, which must exist for every command but the daemon.`;
+
+/** `parley --help`. */
+export const MAIN_USAGE = `parley ${VERSION}: a multiuser, persistent IRC proxy
+
+Usage:
+  parley [daemon] [--flag value ...]      run the server (the default)
+  parley user list|add|delete|set-password|set-role|invite ...
+                                          manage accounts (parley user --help)
+  parley backup FILE                      write a backup of the data folder (.tar.gz)
+  parley restore FILE                     restore a backup into an empty data folder
+  parley import thelounge|convos DIR      move in from The Lounge or Convos
+  parley version                          print the version
+  parley help [COMMAND]                   this text, or a command's
+
+${CONFIG_NOTE}
+`;
+
+/** `parley daemon --help`. */
+export const DAEMON_USAGE = `Usage: parley [daemon] [--flag value ...]
+
+Runs the server. One daemon per data folder: a second one refuses to start.
+
+Flags (each also an environment variable; a flag wins):
+${OPTIONS.map((o) => `  --${o.flag.padEnd(22)}${o.env}: ${o.help}`).join("\n")}
+`;
+
+/** `parley user --help`. */
+export const USER_USAGE = `Usage:
+  parley user list                        list users and their roles (tab-separated)
+  parley user add EMAIL [ROLE...]         create a user; the password is read from stdin
+  parley user delete EMAIL                delete a user with their connections and history
+  parley user set-password EMAIL          read a new password from stdin; ends their sessions
+  parley user set-role EMAIL [ROLE...]    replace a user's roles (admin, bot; none clears them)
+  parley user invite EMAIL                print an invite link (a password reset for a user)
+
+${CONFIG_NOTE}
+`;
+
+/** `parley backup --help`. */
+export const BACKUP_USAGE = `Usage: parley backup FILE
+
+Writes a consistent copy of the data folder to FILE (a .tar.gz), also while the daemon runs:
+the database (parley.db, copied with VACUUM INTO), uploaded files (files/), secret and bot.json.
+search.db is left out: it is derived from parley.db and rebuilt at the next start.
+
+${CONFIG_NOTE}
+`;
+
+/** `parley restore --help`. */
+export const RESTORE_USAGE = `Usage: parley restore FILE
+
+Restores a backup written by \`parley backup\` into the data folder, which must be empty or
+not exist yet (it is created). Start the daemon afterwards; it rebuilds the search index.
+`;
+
+/** `parley import --help`. */
+export const IMPORT_USAGE = `Usage:
+  parley import thelounge DIR [--domain DOMAIN] [--email NAME=EMAIL ...]
+  parley import convos DIR
+
+Moves users, their connections, conversations and whole history in from another IRC client's
+home folder, keeping the original timestamps. Stop the daemon first. Running it again imports
+nothing twice. Each new user gets an invite link to set a password (valid 24 hours; make a new
+one with \`parley user invite EMAIL\`).
+
+  thelounge DIR   a The Lounge 4.x home folder (users/*.json, logs/*.sqlite3). Its users have
+                  names, not emails: --domain example.org makes alice@example.org, and
+                  --email alice=a@b.c sets one user's address.
+  convos DIR      a Convos 8.x home folder (file backend: one folder per user email).
+
+${CONFIG_NOTE}
+`;

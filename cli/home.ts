@@ -1,0 +1,55 @@
+/** The data folder as the commands see it: its configuration, and the lock one daemon holds. */
+import { join } from "node:path";
+import { type Config, ConfigError, loadConfig, parseConfig } from "../config.ts";
+import { logToStderr, setLogLevel } from "../lib/log.ts";
+
+/** The lock file's name in the data folder. */
+export const LOCK_FILE = "parley.lock";
+
+/** Whether `path` exists as a folder. */
+export async function isDir(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
+/**
+ * The configuration of a command other than the daemon: logs go to stderr (stdout is the
+ * command's output), and a data folder that does not exist is an error rather than a new empty
+ * installation (a mistyped PARLEY_HOME must not look like "no users").
+ */
+export async function commandConfig(flags: Record<string, string>): Promise<Config> {
+  logToStderr();
+  const env = { ...Deno.env.toObject(), ...flags };
+  const home = parseConfig(env).home;
+  if (!(await isDir(home))) {
+    throw new ConfigError(
+      `the data folder ${home} does not exist (set PARLEY_HOME or pass --home)`,
+    );
+  }
+  const config = await loadConfig([], env);
+  setLogLevel(config.logLevel);
+  return config;
+}
+
+/**
+ * Takes the data folder's lock, held until the process ends (the OS releases it if the process
+ * dies). One daemon per folder: a second one, or an import or restore beside a running daemon,
+ * would write the same database behind its back.
+ */
+export async function lockHome(home: string, what: string): Promise<Deno.FsFile> {
+  const path = join(home, LOCK_FILE);
+  const file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
+  if (!(await file.tryLock(true))) {
+    file.close();
+    throw new ConfigError(
+      `another Parley is running on ${home} (${path} is locked); stop it before ${what}`,
+    );
+  }
+  await file.truncate();
+  await file.write(new TextEncoder().encode(`${Deno.pid}\n`));
+  return file;
+}

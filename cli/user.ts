@@ -1,0 +1,113 @@
+/** `parley user ...`: account maintenance from the shell (a locked-out admin, scripted setups). */
+import { type Config, ConfigError } from "../config.ts";
+import { openStore, type Store } from "../store/mod.ts";
+import type { UserRecord } from "../store/users.ts";
+import { hashPassword } from "../lib/password.ts";
+import { email as emailSchema } from "../http/schemas.ts";
+import { createInvite } from "../routes/invite.ts";
+import type { AppDeps } from "../http/env.ts";
+import { parseArgs } from "./args.ts";
+import { commandConfig, lockHome } from "./home.ts";
+import { USER_USAGE } from "./help.ts";
+
+/** The roles an account can hold. */
+export const ROLES = ["admin", "bot"];
+const MIN_PASSWORD = 10;
+
+/** The first line of stdin (a password piped in or typed), at most 64 KiB read. */
+async function readPassword(): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of Deno.stdin.readable) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > 65536 || chunk.includes(10)) break;
+  }
+  const text = new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
+  const password = text.split(/\r?\n/)[0];
+  if (password.length < MIN_PASSWORD) {
+    throw new ConfigError(
+      `the password (read from stdin) must be at least ${MIN_PASSWORD} characters`,
+    );
+  }
+  return password;
+}
+
+function validEmail(text: string | undefined): string {
+  if (!text) throw new ConfigError(`an EMAIL is needed\n\n${USER_USAGE}`);
+  const parsed = emailSchema.safeParse(text);
+  if (!parsed.success) throw new ConfigError(`not an email address: ${text}`);
+  return parsed.data;
+}
+
+function validRoles(roles: string[]): string[] {
+  const unknown = roles.filter((r) => !ROLES.includes(r));
+  if (unknown.length) {
+    throw new ConfigError(`unknown role ${unknown.join(", ")} (roles: ${ROLES.join(", ")})`);
+  }
+  return [...new Set(roles)];
+}
+
+async function existing(store: Store, email: string): Promise<UserRecord> {
+  const user = await store.users.byEmail(email);
+  if (!user) throw new ConfigError(`no such user: ${email}`);
+  return user;
+}
+
+/** Prints an invite link for `email` (the config's secret signs it, the base URL starts it). */
+export async function printInvite(config: Config, store: Store, email: string): Promise<string> {
+  const invite = await createInvite({ config, store } as AppDeps, email);
+  return invite.url;
+}
+
+/** Runs `parley user SUB ...`. */
+export async function userCommand(args: string[]): Promise<void> {
+  const parsed = parseArgs(args);
+  const [sub, address, ...rest] = parsed.positional;
+  if (parsed.help || !sub || sub === "help") {
+    console.log(USER_USAGE);
+    return;
+  }
+  const known = ["list", "add", "delete", "set-password", "set-role", "invite"];
+  if (!known.includes(sub)) throw new ConfigError(`unknown user command "${sub}"\n\n${USER_USAGE}`);
+  // Arguments first, so that a typo costs nothing and reads no password.
+  const email = sub === "list" ? "" : validEmail(address);
+  const roles = sub === "add" || sub === "set-role" ? validRoles(rest) : [];
+  const config = await commandConfig(parsed.env);
+  // Deleting a user while the daemon runs would leave their IRC connections open there.
+  const lock = sub === "delete" ? await lockHome(config.home, "deleting a user") : undefined;
+  const store = await openStore(config.home);
+  try {
+    if (sub === "list") {
+      for (const u of await store.users.list(undefined, 1_000_000)) {
+        console.log(`${u.email}\t${u.roles.join(",")}`);
+      }
+    } else if (sub === "add") {
+      if (await store.users.byEmail(email)) throw new ConfigError(`${email} already exists`);
+      const password = await readPassword();
+      await store.users.create(email, await hashPassword(password), roles);
+      console.log(`added ${email}`);
+    } else if (sub === "delete") {
+      const user = await existing(store, email);
+      await store.files.removeUser(user.id);
+      await store.users.remove(user.id);
+      console.log(`deleted ${email}`);
+    } else if (sub === "set-password") {
+      const user = await existing(store, email);
+      const password = await readPassword();
+      await store.users.update(user.id, { passwordHash: await hashPassword(password) });
+      await store.sessions.removeForUser(user.id);
+      console.log(`password set for ${email}`);
+    } else if (sub === "set-role") {
+      const user = await existing(store, email);
+      await store.users.update(user.id, { roles });
+      console.log(`${email}: ${roles.join(",") || "(no roles)"}`);
+    } else if (sub === "invite") {
+      // A new address gets a registration link; an existing user a password reset.
+      console.log(await printInvite(config, store, email));
+    }
+  } finally {
+    await store.close();
+    lock?.close();
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * What both importers share: the target data folder (opened directly, the daemon stopped),
+ * idempotent "find or create" for users, connections and conversations, the message writer,
+ * the progress line, the summary, and errors that name the file they concern.
+ */
+import { join } from "node:path";
+import { type Config, ConfigError } from "../config.ts";
+import { openDatabase } from "../store/db.ts";
+import { loadMigrations, migrate } from "../store/migrate.ts";
+import { sqliteUserStore, type UserStore } from "../store/users.ts";
+import { type ConnectionRecord, sqliteConnectionStore } from "../store/connections.ts";
+import { type ConversationRecord, sqliteConversationStore } from "../store/conversations.ts";
+import { type ImportedMessage, messageImporter } from "../store/import.ts";
+import { openStore, type Store } from "../store/mod.ts";
+import { email as emailSchema } from "../http/schemas.ts";
+import { ircLower } from "../irc/casefold.ts";
+import { newConnectionId, parseIrcUrl, sameTarget } from "../irc/url.ts";
+import { createInvite } from "../routes/invite.ts";
+import type { AppDeps } from "../http/env.ts";
+
+/** What an import did, printed at the end. */
+export interface ImportSummary {
+  users: number;
+  connections: number;
+  conversations: number;
+  messages: number;
+  /** Messages already there from an earlier run. */
+  alreadyThere: number;
+  /** Messages that cannot be placed (a network no longer configured, an unknown line). */
+  skipped: number;
+}
+
+/** An unreadable or invalid input file: the message names it. */
+export function fileError(path: string, reason: unknown): ConfigError {
+  const text = reason instanceof Error ? reason.message : String(reason);
+  return new ConfigError(`cannot import ${path}: ${text}`);
+}
+
+/** Reads and parses a JSON file, or fails naming it. */
+export async function readJson(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    throw fileError(path, err);
+  }
+  try {
+    const value = JSON.parse(text);
+    if (!value || typeof value !== "object" || Array.isArray(value)) {
+      throw new Error("not a JSON object");
+    }
+    return value;
+  } catch (err) {
+    throw fileError(path, err);
+  }
+}
+
+/** A validated, lower-cased email address, or an error saying whose it was. */
+export function checkEmail(text: string, whose: string): string {
+  const parsed = emailSchema.safeParse(text);
+  if (!parsed.success) throw new ConfigError(`${whose}: "${text}" is not an email address`);
+  return parsed.data;
+}
+
+/** A connection as another program describes it. */
+export interface WantedConnection {
+  /** The id to keep when it is free (Convos has them); else one is made from the host. */
+  connectionId?: string;
+  name: string;
+  url: string;
+  onConnectCommands: string[];
+  wantedState: "connected" | "disconnected";
+}
+
+/** One import into one data folder. */
+export class ImportSession {
+  readonly summary: ImportSummary = {
+    users: 0,
+    connections: 0,
+    conversations: 0,
+    messages: 0,
+    alreadyThere: 0,
+    skipped: 0,
+  };
+  /** Users created by this run, who need an invite link to set a password. */
+  readonly newUsers: string[] = [];
+  readonly #db;
+  readonly #users: UserStore;
+  readonly #connections;
+  readonly #conversations;
+  readonly #messages;
+  #lastProgress = performance.now();
+  readonly #started = performance.now();
+
+  private constructor(readonly config: Config, db: ReturnType<typeof openDatabase>) {
+    this.#db = db;
+    this.#users = sqliteUserStore(db);
+    this.#connections = sqliteConnectionStore(db);
+    this.#conversations = sqliteConversationStore(db);
+    this.#messages = messageImporter(db);
+  }
+
+  /** Opens the data folder's database (migrating it, as the daemon would). */
+  static async open(config: Config): Promise<ImportSession> {
+    const db = openDatabase(join(config.home, "parley.db"));
+    migrate(db, await loadMigrations());
+    return new ImportSession(config, db);
+  }
+
+  /** The user with this email, created (without a usable password) when missing. */
+  async user(email: string, roles: string[] = [], highlightKeywords: string[] = []) {
+    const found = await this.#users.byEmail(email);
+    if (found) return found;
+    // An empty hash matches no password: the user sets one through the invite link.
+    const user = await this.#users.create(email, "", roles);
+    if (highlightKeywords.length) await this.#users.update(user.id, { highlightKeywords });
+    this.summary.users++;
+    this.newUsers.push(email);
+    return user;
+  }
+
+  /** The user's connection to the same server and nick, created when missing. */
+  async connection(
+    userId: number,
+    want: WantedConnection,
+    file: string,
+  ): Promise<ConnectionRecord> {
+    let target;
+    try {
+      target = parseIrcUrl(want.url);
+    } catch (err) {
+      throw fileError(
+        file,
+        `the connection "${want.name}" has no usable server (${(err as Error).message})`,
+      );
+    }
+    const existing = await this.#connections.list(userId);
+    const same = existing.find((c) => {
+      try {
+        return sameTarget(parseIrcUrl(c.url), target);
+      } catch {
+        return false;
+      }
+    });
+    if (same) return same;
+    const taken = existing.map((c) => c.connectionId);
+    const id = want.connectionId && /^[\w-]{1,64}$/.test(want.connectionId) &&
+        !taken.includes(want.connectionId)
+      ? want.connectionId
+      : newConnectionId(target.host, taken);
+    this.summary.connections++;
+    return await this.#connections.create({
+      userId,
+      connectionId: id,
+      name: want.name.slice(0, 100) || target.host,
+      url: want.url,
+      onConnectCommands: want.onConnectCommands,
+      wantedState: want.wantedState,
+    });
+  }
+
+  /**
+   * The conversation `name` on a connection ("" for the server's own messages), created when
+   * missing; a channel the user was in is marked joined, so Parley joins it at start.
+   */
+  async conversation(
+    connection: number,
+    name: string,
+    opts: { joined?: boolean; topic?: string } = {},
+  ): Promise<ConversationRecord> {
+    const id = ircLower(name);
+    const found = await this.#conversations.get(connection, id);
+    if (found) return found;
+    const made = await this.#conversations.ensure(connection, id, name);
+    if (opts.joined) await this.#conversations.setJoined(made.id, true);
+    if (opts.topic) await this.#conversations.setTopic(made.id, opts.topic.slice(0, 1000));
+    this.summary.conversations++;
+    return made;
+  }
+
+  /** Adds one message (skipped when an earlier run imported it), with a progress line now and then. */
+  message(m: ImportedMessage): void {
+    if (this.#messages.add(m)) this.summary.messages++;
+    else this.summary.alreadyThere++;
+    const now = performance.now();
+    if (now - this.#lastProgress > 2000) {
+      this.#lastProgress = now;
+      const done = this.summary.messages + this.summary.alreadyThere;
+      const rate = Math.round(done / ((now - this.#started) / 1000));
+      console.error(`importing: ${done.toLocaleString("en")} messages read (${rate}/s)`);
+    }
+  }
+
+  /** Commits, closes, lets the search index take the new messages in, and prints the summary. */
+  async finish(): Promise<void> {
+    this.#messages.flush();
+    this.#db.exec("PRAGMA optimize");
+    this.#db.close();
+    // The search worker indexes everything after the last id it has; wait for it here, so
+    // that the history is searchable the moment the daemon starts.
+    let store: Store | undefined;
+    try {
+      if (this.summary.messages) console.error("indexing the imported messages for search...");
+      store = await openStore(this.config.home);
+      await store.messages.searchable();
+      const s = this.summary;
+      console.log(
+        `imported: ${s.users} users, ${s.connections} connections, ${s.conversations} conversations, ${s.messages} messages` +
+          (s.alreadyThere ? ` (${s.alreadyThere} messages were already there)` : "") +
+          (s.skipped ? ` (${s.skipped} skipped: no matching network or not a message)` : ""),
+      );
+      for (const email of this.newUsers) {
+        const invite = await createInvite({ config: this.config, store } as AppDeps, email);
+        console.log(`invite for ${email}: ${invite.url}`);
+      }
+      if (this.newUsers.length) {
+        console.log(
+          "Each invite link sets that user's password (valid 24 hours; `parley user invite EMAIL` makes a new one).",
+        );
+      }
+      const admins = await store.users.withRole("admin");
+      if (!admins.length) {
+        console.log("No admin yet: make one with `parley user set-role EMAIL admin`.");
+      }
+    } finally {
+      await store?.close();
+    }
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * `parley import convos DIR`: a Convos 8.x home folder, file backend. One folder per user
+ * (named by email) with `user.json`; in it one folder per connection with `connection.json`
+ * (its URL, on-connect commands and conversations), the connection's own log
+ * `YYYY/MM.log`, and one log per conversation and month, `YYYY/MM/NAME.log` ("/" in a name is
+ * written %2F). A log line is `YYYY-MM-DDTHH:MM:SS F MESSAGE` in UTC, where the optional F is
+ * a flag digit (1 = highlight) and MESSAGE is `<nick> text`, `-nick- text` (notice),
+ * `* nick text` (action) or `-!- event` (joins and the like, not messages in Parley).
+ */
+import { join } from "node:path";
+import { ConfigError } from "../config.ts";
+import { ircLower } from "../irc/casefold.ts";
+import type { MessageType } from "../store/message_types.ts";
+import { checkEmail, fileError, ImportSession, readJson } from "./common.ts";
+
+const LINE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2}) (?:(\d) )?\s*(.*)$/;
+const CHANNEL = /^[#&+!]/;
+
+/** A log line's message, or undefined for events and anything unknown. */
+export function parseConvosMessage(
+  message: string,
+): { type: MessageType; from: string; text: string } | undefined {
+  let m = /^<([^\s>]+)> ?(.*)$/s.exec(message);
+  if (m) return { type: "privmsg", from: m[1], text: m[2] };
+  m = /^-([^\s>]+)- ?(.*)$/s.exec(message);
+  if (m && m[1] !== "!") return { type: "notice", from: m[1], text: m[2] };
+  m = /^\* (\S+) ?(.*)$/s.exec(message);
+  if (m) return { type: "action", from: m[1], text: m[2] };
+  return undefined;
+}
+
+async function list(dir: string): Promise<Deno.DirEntry[]> {
+  const out: Deno.DirEntry[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) out.push(e);
+  } catch (err) {
+    throw fileError(dir, err);
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Log files of a connection by conversation name ("" = the connection's own), oldest first. */
+async function logFiles(connDir: string): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const add = (name: string, path: string) => out.set(name, [...(out.get(name) ?? []), path]);
+  for (const year of await list(connDir)) {
+    if (!year.isDirectory || !/^\d{4}$/.test(year.name)) continue;
+    const yearDir = join(connDir, year.name);
+    for (const month of await list(yearDir)) {
+      if (month.isFile && /^\d{2}\.log$/.test(month.name)) add("", join(yearDir, month.name));
+      if (!month.isDirectory || !/^\d{2}$/.test(month.name)) continue;
+      for (const f of await list(join(yearDir, month.name))) {
+        if (!f.isFile || !f.name.endsWith(".log")) continue;
+        add(f.name.slice(0, -4).replaceAll("%2F", "/"), join(yearDir, month.name, f.name));
+      }
+    }
+  }
+  // Year and month folders were listed in order, so each list is already chronological.
+  return out;
+}
+
+const str = (v: unknown) => (typeof v === "string" ? v : "");
+
+/** Imports every user of a Convos home folder. */
+export async function importConvos(session: ImportSession, dir: string): Promise<void> {
+  const users = (await list(dir)).filter((e) => e.isDirectory && /.@./.test(e.name));
+  let found = 0;
+  for (const u of users) {
+    const userFile = join(dir, u.name, "user.json");
+    try {
+      await Deno.stat(userFile);
+    } catch {
+      continue; // not a user folder
+    }
+    found++;
+    const json = await readJson(userFile);
+    const email = checkEmail(str(json.email) || u.name, userFile);
+    // Convos admins stay admins; its other roles have no meaning here.
+    const roles = Array.isArray(json.roles) && json.roles.includes("admin") ? ["admin"] : [];
+    const keywords = Array.isArray(json.highlight_keywords)
+      ? json.highlight_keywords.filter((k): k is string => typeof k === "string" && k !== "")
+      : [];
+    const user = await session.user(email, roles, keywords);
+    for (const c of await list(join(dir, u.name))) {
+      const connFile = join(dir, u.name, c.name, "connection.json");
+      if (!c.isDirectory) continue;
+      try {
+        await Deno.stat(connFile);
+      } catch {
+        continue;
+      }
+      await importConnection(session, user.id, join(dir, u.name, c.name), connFile);
+    }
+  }
+  if (!found) {
+    throw new ConfigError(`${dir} is not a Convos home folder (no EMAIL/user.json in it)`);
+  }
+}
+
+async function importConnection(
+  session: ImportSession,
+  userId: number,
+  connDir: string,
+  file: string,
+): Promise<void> {
+  const json = await readJson(file);
+  const url = str(json.url);
+  const nick = (() => {
+    try {
+      return new URL(url).searchParams.get("nick") ?? "";
+    } catch {
+      return "";
+    }
+  })();
+  const connection = await session.connection(userId, {
+    connectionId: str(json.connection_id),
+    name: str(json.name),
+    url,
+    onConnectCommands: Array.isArray(json.on_connect_commands)
+      ? json.on_connect_commands.filter((x): x is string => typeof x === "string")
+      : [],
+    wantedState: json.wanted_state === "disconnected" ? "disconnected" : "connected",
+  }, file);
+  const known = new Map<string, { name: string; topic: string; frozen: string }>();
+  for (const v of Array.isArray(json.conversations) ? json.conversations : []) {
+    const name = str(v?.name) || str(v?.conversation_id);
+    if (!name) continue;
+    known.set(ircLower(name), { name, topic: str(v.topic), frozen: str(v.frozen) });
+    // A channel is joined unless Convos marked it frozen (parted, kicked, banned...).
+    await session.conversation(connection.id, name, {
+      joined: CHANNEL.test(name) && str(v.frozen) === "",
+      topic: str(v.topic),
+    });
+  }
+  for (const [id, files] of await logFiles(connDir)) {
+    const name = known.get(ircLower(id))?.name ?? id;
+    const conversation = await session.conversation(connection.id, name);
+    const isPrivate = name !== "" && !CHANNEL.test(name);
+    for (const path of files) {
+      let text: string;
+      try {
+        text = new TextDecoder().decode(await Deno.readFile(path));
+      } catch (err) {
+        throw fileError(path, err);
+      }
+      for (const line of text.split("\n")) {
+        const m = LINE.exec(line);
+        if (!m) {
+          if (line.trim()) session.summary.skipped++;
+          continue;
+        }
+        const parsed = parseConvosMessage(m[8]);
+        if (!parsed) {
+          session.summary.skipped++;
+          continue;
+        }
+        const ts = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) * 1000;
+        const self = nick !== "" && ircLower(parsed.from) === ircLower(nick);
+        session.message({
+          conversation: conversation.id,
+          userId,
+          ts,
+          ...parsed,
+          // Flag 1 is Convos's highlight; Parley also counts every private message from others.
+          highlight: !self && (isPrivate || (Number(m[7] ?? 0) & 1) === 1),
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * `parley import thelounge DIR`: a The Lounge 4.x home folder. Each `users/NAME.json` holds the
+ * user's networks (with the uuid The Lounge gave each) and their channels and queries; each
+ * `logs/NAME.sqlite3` holds the history, one row per message: network uuid, lower-cased
+ * channel name, time in milliseconds, type, and the rest of the message as JSON.
+ */
+import { join } from "node:path";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { ConfigError } from "../config.ts";
+import { ircLower } from "../irc/casefold.ts";
+import type { MessageType } from "../store/message_types.ts";
+import { checkEmail, fileError, ImportSession, readJson, type WantedConnection } from "./common.ts";
+
+/** The Lounge's message types that are messages in Parley; joins, parts, modes... are not. */
+const TYPES: Record<string, MessageType> = {
+  message: "privmsg",
+  notice: "notice",
+  action: "action",
+};
+const CHANNEL = /^[#&+!]/;
+
+interface LoungeChannel {
+  name?: unknown;
+  key?: unknown;
+  type?: unknown;
+}
+
+interface LoungeNetwork {
+  uuid?: unknown;
+  name?: unknown;
+  host?: unknown;
+  port?: unknown;
+  tls?: unknown;
+  rejectUnauthorized?: unknown;
+  password?: unknown;
+  nick?: unknown;
+  username?: unknown;
+  realname?: unknown;
+  sasl?: unknown;
+  saslAccount?: unknown;
+  saslPassword?: unknown;
+  commands?: unknown;
+  channels?: unknown;
+  userDisconnected?: unknown;
+}
+
+const str = (v: unknown) => (typeof v === "string" ? v : "");
+
+/** Options of the The Lounge import. */
+export interface LoungeOptions {
+  /** Makes NAME@domain for users without an explicit address. */
+  domain?: string;
+  /** Explicit addresses by The Lounge user name. */
+  emails: Map<string, string>;
+}
+
+/** The Parley connection URL of a The Lounge network. */
+export function networkUrl(n: LoungeNetwork): string {
+  const tls = n.tls === true;
+  const url = new URL(`${tls ? "ircs" : "irc"}://${str(n.host) || "invalid"}`);
+  const port = Number(n.port);
+  if (Number.isInteger(port) && port > 0) url.port = String(port);
+  const sasl = str(n.sasl);
+  if (sasl === "plain") {
+    url.username = encodeURIComponent(str(n.saslAccount));
+    url.password = encodeURIComponent(str(n.saslPassword));
+    url.searchParams.set("sasl", "plain");
+  } else if (sasl === "external") {
+    url.searchParams.set("sasl", "external");
+  } else if (str(n.password)) {
+    url.password = encodeURIComponent(str(n.password));
+  }
+  if (str(n.nick)) url.searchParams.set("nick", str(n.nick));
+  if (str(n.username) && str(n.username) !== str(n.nick)) {
+    url.searchParams.set("username", str(n.username));
+  }
+  if (str(n.realname)) url.searchParams.set("realname", str(n.realname));
+  if (tls && n.rejectUnauthorized === false) url.searchParams.set("tls_verify", "0");
+  return url.href;
+}
+
+/** Lists the user files of the home folder, or says it is not one. */
+async function userFiles(dir: string): Promise<string[]> {
+  const users = join(dir, "users");
+  const names: string[] = [];
+  try {
+    for await (const e of Deno.readDir(users)) {
+      if (e.isFile && e.name.endsWith(".json")) names.push(e.name.slice(0, -5));
+    }
+  } catch (err) {
+    throw new ConfigError(
+      `${dir} is not a The Lounge home folder (cannot read ${users}: ${(err as Error).message})`,
+    );
+  }
+  return names.sort();
+}
+
+/** Imports every user of a The Lounge home folder. */
+export async function importTheLounge(
+  session: ImportSession,
+  dir: string,
+  opts: LoungeOptions,
+): Promise<void> {
+  const names = await userFiles(dir);
+  // Every address first: a missing one stops the import before anything is written.
+  const emails = new Map<string, string>();
+  for (const name of names) {
+    const given = opts.emails.get(name);
+    if (!given && !opts.domain) {
+      throw new ConfigError(
+        `The Lounge user "${name}" has no email: pass --domain example.org or --email ${name}=ADDRESS`,
+      );
+    }
+    emails.set(name, checkEmail(given ?? `${name}@${opts.domain}`, `The Lounge user "${name}"`));
+  }
+  for (const name of [...opts.emails.keys()].filter((n) => !names.includes(n))) {
+    throw new ConfigError(`--email ${name}=...: there is no users/${name}.json in ${dir}`);
+  }
+
+  for (const name of names) {
+    const file = join(dir, "users", `${name}.json`);
+    const json = await readJson(file);
+    const user = await session.user(emails.get(name)!);
+    const networks = Array.isArray(json.networks) ? (json.networks as LoungeNetwork[]) : [];
+    // network uuid -> connection row and its conversations by lower-cased name
+    const byUuid = new Map<string, { id: number; nick: string; network: LoungeNetwork }>();
+    for (const n of networks) {
+      if (!n || typeof n !== "object") throw fileError(file, "a network is not an object");
+      const channels = Array.isArray(n.channels) ? (n.channels as LoungeChannel[]) : [];
+      const keyed = channels.filter((c) => str(c.key) && CHANNEL.test(str(c.name)));
+      const want: WantedConnection = {
+        name: str(n.name) || str(n.host),
+        url: networkUrl(n),
+        // Parley keeps no channel keys: a keyed channel is joined by an on-connect command.
+        onConnectCommands: [
+          ...(Array.isArray(n.commands) ? n.commands.filter((c) => typeof c === "string") : []),
+          ...keyed.map((c) => `/join ${str(c.name)} ${str(c.key)}`),
+        ],
+        wantedState: n.userDisconnected === true ? "disconnected" : "connected",
+      };
+      const connection = await session.connection(user.id, want, file);
+      for (const c of channels) {
+        const cname = str(c.name);
+        if (!cname) continue;
+        const isQuery = c.type === "query" || !CHANNEL.test(cname);
+        await session.conversation(connection.id, cname, { joined: !isQuery });
+      }
+      if (str(n.uuid)) {
+        byUuid.set(str(n.uuid), { id: connection.id, nick: str(n.nick), network: n });
+      }
+    }
+    await importLog(session, join(dir, "logs", `${name}.sqlite3`), user.id, byUuid);
+  }
+}
+
+/** Rows read from a log at a time. */
+const READ_CHUNK = 10_000;
+
+type LogRow = {
+  id: number;
+  network: string;
+  channel: string;
+  time: number;
+  type: string;
+  msg: string;
+};
+
+/**
+ * Imports one user's SQLite log in insertion order (which is time order: The Lounge appends),
+ * read in chunks by rowid, the fastest way through a large log.
+ */
+async function importLog(
+  session: ImportSession,
+  path: string,
+  userId: number,
+  networks: Map<string, { id: number; nick: string; network: LoungeNetwork }>,
+): Promise<void> {
+  try {
+    await Deno.stat(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return; // logging was off for this user
+    throw fileError(path, err);
+  }
+  let db: DatabaseSync;
+  let read: StatementSync;
+  try {
+    db = new DatabaseSync(path, { readOnly: true });
+    read = db.prepare(
+      `SELECT id, network, channel, time, type, msg FROM messages
+       WHERE id > ? AND type IN ('message', 'notice', 'action') ORDER BY id LIMIT ?`,
+    );
+  } catch (err) {
+    throw fileError(path, err);
+  }
+  const conversations = new Map<string, { id: number; isQuery: boolean; nick: string }>();
+  try {
+    for (let after = 0;;) {
+      const rows = read.all(after, READ_CHUNK) as unknown as LogRow[];
+      if (!rows.length) break;
+      after = rows[rows.length - 1].id;
+      for (const row of rows) {
+        const net = networks.get(row.network);
+        if (!net) {
+          session.summary.skipped++;
+          continue;
+        }
+        const key = `${row.network}\n${row.channel}`;
+        let conversation = conversations.get(key);
+        if (!conversation) {
+          // The lobby (the network's own messages) is logged under the network's name.
+          const lobby = row.channel === str(net.network.name).toLowerCase() &&
+            !CHANNEL.test(row.channel);
+          const name = lobby ? "" : spelling(net.network, row.channel);
+          const conv = await session.conversation(net.id, name);
+          conversation = { id: conv.id, isQuery: !lobby && !CHANNEL.test(name), nick: net.nick };
+          conversations.set(key, conversation);
+        }
+        let msg: { from?: { nick?: unknown }; text?: unknown; self?: unknown; highlight?: unknown };
+        try {
+          msg = JSON.parse(row.msg);
+        } catch {
+          session.summary.skipped++;
+          continue;
+        }
+        const self = msg.self === true;
+        session.message({
+          conversation: conversation.id,
+          userId,
+          ts: Math.trunc(Number(row.time)) * 1000,
+          type: TYPES[row.type],
+          from: str(msg.from?.nick) || (self ? conversation.nick : ""),
+          text: str(msg.text),
+          // As Parley records them: mentions, and every private message from someone else.
+          highlight: !self && (conversation.isQuery || msg.highlight === true),
+        });
+      }
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw fileError(path, err);
+  } finally {
+    db.close();
+  }
+}
+
+/** The channel's name as the user file spells it (the log keeps it lower-cased). */
+function spelling(n: LoungeNetwork, lower: string): string {
+  const channels = Array.isArray(n.channels) ? (n.channels as LoungeChannel[]) : [];
+  return channels.map((c) => str(c.name)).find((name) => ircLower(name) === ircLower(lower)) ??
+    lower;
+}

@@ -1,0 +1,82 @@
+/** Convos 8.07 t/web-forced-server.t ported: users may only use the forced connection. */
+import { compatServer, jsonIs, pending, statusIs } from "../support/compat.ts";
+
+Deno.test("web-forced-server.t", async () => {
+  // web-forced-server.t:7-8
+  const server = await compatServer({
+    seed: {
+      settings: {
+        default_connection: "irc://chat.example.com:1234",
+        forced_connection: true,
+        open_to_public: true,
+      },
+    },
+  });
+  const api = server.client();
+  try {
+    let res = await api.post("/api/user/register", {
+      email: "superman@example.com",
+      password: "longenough",
+    });
+    statusIs("web-forced-server.t:11", res, 200);
+
+    res = await api.post("/api/connections", { url: "irc://irc.perl.org" });
+    statusIs("web-forced-server.t:13", res, 400);
+    res = await api.post("/api/connections", { url: "irc://irc.libera.chat" });
+    statusIs("web-forced-server.t:14", res, 400);
+    await pending("'Will only accept forced connection URL.' wording", () =>
+      jsonIs(
+        "web-forced-server.t:15",
+        res,
+        "/errors/0/message",
+        "Will only accept forced connection URL.",
+      ));
+
+    res = await api.get("/api/connections");
+    statusIs("web-forced-server.t:17", res, 200);
+    await pending(
+      "registering does not add the forced connection",
+      () => jsonIs("web-forced-server.t:18", res, "/connections/0/connection_id", "irc-example"),
+    );
+    await pending(
+      "registering does not add the forced connection",
+      () => jsonIs("web-forced-server.t:19", res, "/connections/0/name", "example"),
+    );
+    await pending("registering does not add the forced connection", () =>
+      jsonIs(
+        "web-forced-server.t:20",
+        res,
+        "/connections/0/url",
+        "irc://chat.example.com:1234?nick=superman&tls=1",
+      ));
+
+    // web-forced-server.t:22: the new URL's host is ignored, its parameters are taken.
+    res = await api.post("/api/connection/irc-example", {
+      url: "irc://irc.perl.org?nick=superduper&tls=0&tls_verify=0",
+    });
+    await pending(
+      "registering does not add the forced connection",
+      () => statusIs("web-forced-server.t:24", res, 200),
+    );
+
+    res = await api.get("/api/connections");
+    statusIs("web-forced-server.t:26", res, 200);
+    await pending(
+      "registering does not add the forced connection",
+      () => jsonIs("web-forced-server.t:27", res, "/connections/0/connection_id", "irc-example"),
+    );
+    await pending(
+      "registering does not add the forced connection",
+      () => jsonIs("web-forced-server.t:28", res, "/connections/0/name", "example"),
+    );
+    await pending("registering does not add the forced connection", () =>
+      jsonIs(
+        "web-forced-server.t:29",
+        res,
+        "/connections/0/url",
+        "irc://chat.example.com:1234?nick=superduper&tls=0&tls_verify=0",
+      ));
+  } finally {
+    await server.close();
+  }
+});

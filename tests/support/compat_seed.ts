@@ -1,0 +1,44 @@
+/**
+ * Seeds a Parley data folder the way Convos's tests seed their core before a request: users made
+ * without registering (`$core->user(...)->set_password`, no role, no connection) and server
+ * settings (`$core->settings->open_to_public(1)`). Run as its own process (tests/support/compat.ts
+ * does), so the test process opens no database and the daemon sees ordinary rows.
+ *
+ * Usage: deno run -A tests/support/compat_seed.ts HOME '{"users":[...],"settings":{...}}'
+ */
+import { join } from "node:path";
+import { openDatabase } from "../../store/db.ts";
+import { loadMigrations, migrate } from "../../store/migrate.ts";
+import { sqliteSettingsStore } from "../../store/settings.ts";
+import { sqliteUserStore } from "../../store/users.ts";
+import { hashPassword } from "../../lib/password.ts";
+
+/** What to put into the data folder. */
+export interface Seed {
+  users?: { email: string; password?: string; roles?: string[] }[];
+  settings?: Record<string, unknown>;
+}
+
+if (import.meta.main) {
+  const [home, json] = Deno.args;
+  const seed = JSON.parse(json) as Seed;
+  await Deno.mkdir(home, { recursive: true });
+  const db = openDatabase(join(home, "parley.db"));
+  try {
+    migrate(db, await loadMigrations());
+    const users = sqliteUserStore(db);
+    for (const u of seed.users ?? []) {
+      const existing = await users.byEmail(u.email);
+      if (existing) {
+        // A role change only, unless a password is given (as `$user->role(give => ...)`).
+        const hash = u.password ? await hashPassword(u.password) : undefined;
+        await users.update(existing.id, { roles: u.roles ?? [], passwordHash: hash });
+      } else {
+        await users.create(u.email, await hashPassword(u.password ?? "s3cret"), u.roles ?? []);
+      }
+    }
+    if (seed.settings) await sqliteSettingsStore(db).set(seed.settings);
+  } finally {
+    db.close();
+  }
+}
