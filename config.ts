@@ -22,6 +22,8 @@ export interface Config {
   tlsCert?: string;
   tlsKey?: string;
   embedAllowPrivate: boolean;
+  /** Let every user's IRC connections reach loopback, private and link-local addresses. */
+  ircAllowPrivate: boolean;
   /** URL asked for the newest version; empty turns the check off. */
   updateUrl: string;
 }
@@ -68,6 +70,11 @@ export const OPTIONS: Option[] = [
     env: "PARLEY_EMBED_ALLOW_PRIVATE",
     flag: "embed-allow-private",
     help: "let embed fetch private addresses (0/1)",
+  },
+  {
+    env: "PARLEY_IRC_ALLOW_PRIVATE",
+    flag: "irc-allow-private",
+    help: "let every user connect to private IRC servers (0/1)",
   },
   {
     env: "PARLEY_UPDATE_URL",
@@ -172,6 +179,7 @@ export function parseConfig(
     tlsCert,
     tlsKey,
     embedAllowPrivate: parseBool("PARLEY_EMBED_ALLOW_PRIVATE", env.PARLEY_EMBED_ALLOW_PRIVATE),
+    ircAllowPrivate: parseBool("PARLEY_IRC_ALLOW_PRIVATE", env.PARLEY_IRC_ALLOW_PRIVATE),
     updateUrl: env.PARLEY_UPDATE_URL ?? "",
   };
 }

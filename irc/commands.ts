@@ -138,6 +138,7 @@ export const COMMANDS: Record<string, Command> = {
     const conn = ctx.conn;
     if (!conn) fail(`${ctx.record.connectionId} is not connected.`);
     const conv = await conversationFor(ctx.deps, conn, nick);
+    if (!conv) fail("This connection has as many conversations as the server allows.");
     return { conversation_id: conv.conversationId };
   },
   join: async (ctx, args) => {
@@ -263,6 +264,13 @@ export const COMMANDS: Record<string, Command> = {
 
 /** Runs a message: a slash command, or plain text said in the conversation. */
 export function runCommand(ctx: CommandContext, message: string): Promise<CommandResult> {
+  // NUL cuts a line short on most servers (ngircd wedges on it): it is never sent.
+  if (message.includes("\0")) fail("The message must not contain NUL characters.");
+  // Text may span lines (each becomes its own message); a command is one IRC line.
+  if (/^\/(?!\/)/.test(message) && /[\r\n]/.test(message.trimEnd())) {
+    fail("A command must be a single line.");
+  }
+  message = message.startsWith("/") ? message.trimEnd() : message;
   // "//text" sends "/text" as a message.
   if (message.startsWith("//")) return COMMANDS.say(ctx, message.slice(1));
   if (!message.startsWith("/")) return COMMANDS.say(ctx, message);

@@ -11,7 +11,10 @@ import { type IrcClient, type IrcEvent, newIrcClient } from "./framework.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { type IrcTiming, TIMING } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
-import { type IrcUrl, parseIrcUrl } from "./url.ts";
+import { ctcpAnswer } from "./ctcp.ts";
+import { publicAddress, TransportRefusal } from "./target.ts";
+import { LineTransport } from "./transport.ts";
+import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "./url.ts";
 
 /** The actual state of a connection, as the API reports it. */
 export type ConnectionState =
@@ -54,6 +57,9 @@ type Timer = ReturnType<typeof setTimeout>;
 /** Errors of a send that cannot go out (not connected, stopped). */
 export class SendError extends Error {}
 
+/** Most automatic answers waiting in the send queue at once. */
+const MAX_LOW = 10;
+
 const PERMANENT_ERROR = /k-?lined|g-?lined|z-?lined|\bbanned\b|akill|password/i;
 
 /** One live IRC connection. */
@@ -67,10 +73,15 @@ export class IrcConnection {
   wantedNick: string;
   client: IrcClient | undefined;
   url: IrcUrl;
+  /** The server conversation already says that the conversation cap was reached. */
+  conversationCapNoticed = false;
   #timing: IrcTiming;
   #listener: ConnectionListener;
   #bucket: TokenBucket;
   #queue: Pending[] = [];
+  /** Lines that wait behind the user's own (CTCP answers); bounded. */
+  #low: Pending[] = [];
+  #ctcpBucket: TokenBucket;
   #pumpTimer: Timer | undefined;
   #retryTimer: Timer | undefined;
   #stableTimer: Timer | undefined;
@@ -90,6 +101,7 @@ export class IrcConnection {
       opts.interval ?? this.#timing.sendInterval,
     );
     this.#version = opts.version ?? "Parley";
+    this.#ctcpBucket = new TokenBucket(this.#timing.ctcpBurst, this.#timing.ctcpInterval);
     this.url = parseIrcUrl(record.url);
     this.wantedNick = record.nick || this.url.nick;
   }
@@ -152,8 +164,11 @@ export class IrcConnection {
     if (this.state !== "queued") this.#setState("queued");
   }
 
-  /** Opens the socket now (the manager calls this when the connect queue allows). */
-  connect(): void {
+  /**
+   * Opens the socket now (the manager calls this when the connect queue allows). Unless
+   * `allowPrivate`, the server's address must be public (checked after DNS resolution).
+   */
+  connect({ allowPrivate = true }: { allowPrivate?: boolean } = {}): void {
     this.#stopping = false;
     this.#permanent = undefined;
     clearTimeout(this.#retryTimer);
@@ -173,12 +188,14 @@ export class IrcConnection {
         client.connection.end(undefined, true);
       }
     }, this.#timing.registerTimeout);
-    client.connect(this.#clientOptions());
+    client.connect(this.#clientOptions(allowPrivate));
   }
 
-  #clientOptions(): Record<string, unknown> {
+  #clientOptions(allowPrivate: boolean): Record<string, unknown> {
     const u = this.url;
     const opts: Record<string, unknown> = {
+      transport: LineTransport,
+      parley_address: allowPrivate ? undefined : (host: string) => publicAddress(host),
       host: u.host,
       port: u.port,
       tls: u.tls,
@@ -190,7 +207,8 @@ export class IrcConnection {
       ping_interval: 30,
       ping_timeout: 120,
       enable_echomessage: true,
-      version: this.#version,
+      // Empty: irc-framework would answer CTCP VERSION itself, past the send queue.
+      version: "",
       // An empty account stops irc-framework from reusing a server password for SASL.
       account: {},
     };
@@ -267,13 +285,16 @@ export class IrcConnection {
       client.connection.end(undefined, true);
     });
     client.on("ctcp request", (ev) => {
-      if (!mine() || !ev.nick) return;
-      const type = String(ev.type ?? "").toUpperCase();
-      const arg = String(ev.message ?? "").slice(type.length + 1);
-      if (type === "PING") this.enqueue(`NOTICE ${ev.nick} :\x01PING ${arg}\x01`).catch(() => {});
-      if (type === "TIME") {
-        this.enqueue(`NOTICE ${ev.nick} :\x01TIME ${new Date().toUTCString()}\x01`).catch(() => {});
-      }
+      if (!mine() || !ev.nick || ev.from_server) return;
+      const type = String(ev.type ?? "");
+      const answer = ctcpAnswer(
+        type,
+        String(ev.message ?? "").slice(type.length + 1),
+        this.#version,
+      );
+      // Anyone can ask: past the budget requests go unanswered rather than flood the server.
+      if (!answer || this.#ctcpBucket.take() > 0) return;
+      this.enqueue(`NOTICE ${ev.nick} :\x01${answer}\x01`, { low: true }).catch(() => {});
     });
     client.on("socket close", (err) => {
       if (mine()) this.#onClose(err);
@@ -290,6 +311,11 @@ export class IrcConnection {
     this.#dropClient();
     const done = this.#closed;
     this.#closed = undefined;
+    if (err instanceof TransportRefusal) {
+      // Parley's own refusal (private address, over-long line) says more than any IRC error.
+      this.info.reason = err.message;
+      if (err.permanent) this.#permanent = err.message;
+    }
     if (this.#stopping) {
       this.#setState("disconnected", { reason: this.info.reason ?? "Disconnected." });
       done?.();
@@ -388,20 +414,31 @@ export class IrcConnection {
     this.client?.raw(`NICK ${this.wantedNick}`);
   }
 
-  /** Queues one raw line behind the token bucket; resolves when it is written. */
-  enqueue(line: string): Promise<void> {
+  /**
+   * Queues one raw line behind the token bucket; resolves when it is written. A `low` line (an
+   * automatic answer) goes out only when none of the user's lines are waiting.
+   */
+  enqueue(line: string, { low = false }: { low?: boolean } = {}): Promise<void> {
     if (this.state !== "connected" || !this.client) {
       return Promise.reject(new SendError(`${this.id} is not connected.`));
     }
+    if (LINE_BREAKING.test(line)) {
+      // Every caller checks its input; reaching this is a bug, and writing it an injection.
+      log.warn("irc line refused", { connection: this.id, reason: "CR, LF or NUL in a line" });
+      return Promise.reject(new SendError("A line with CR, LF or NUL cannot be sent."));
+    }
+    if (low && this.#low.length >= MAX_LOW) {
+      return Promise.reject(new SendError("Too many automatic answers waiting."));
+    }
     return new Promise((resolve, reject) => {
-      this.#queue.push({ line: line.replace(/[\r\n]+/g, " "), resolve, reject });
+      (low ? this.#low : this.#queue).push({ line, resolve, reject });
       this.#pump();
     });
   }
 
   #pump(): void {
     if (this.#pumpTimer !== undefined) return;
-    while (this.#queue.length) {
+    while (this.#queue.length || this.#low.length) {
       const wait = this.#bucket.take();
       if (wait > 0) {
         this.#pumpTimer = setTimeout(() => {
@@ -410,7 +447,7 @@ export class IrcConnection {
         }, wait);
         return;
       }
-      const item = this.#queue.shift()!;
+      const item = (this.#queue.length ? this.#queue : this.#low).shift()!;
       if (!this.client) {
         item.reject(new SendError(`${this.id} is not connected.`));
         continue;
@@ -423,7 +460,9 @@ export class IrcConnection {
   #failQueue(reason: string): void {
     clearTimeout(this.#pumpTimer);
     this.#pumpTimer = undefined;
-    for (const item of this.#queue.splice(0)) item.reject(new SendError(reason));
+    for (const item of [...this.#queue.splice(0), ...this.#low.splice(0)]) {
+      item.reject(new SendError(reason));
+    }
   }
 
   /** Changes how many lines may go out at once (from the host's connection profile). */
@@ -435,7 +474,7 @@ export class IrcConnection {
 
   /** Lines waiting in the send queue. */
   get queued(): number {
-    return this.#queue.length;
+    return this.#queue.length + this.#low.length;
   }
 
   /** The server's line limit (ISUPPORT LINELEN, else 512). */

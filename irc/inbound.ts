@@ -3,11 +3,11 @@
  * and on the first private message, topics kept, and every event published on the bus.
  */
 import { log } from "../lib/log.ts";
-import { nowMicros } from "../lib/time.ts";
 import type { MessageType } from "../store/message_types.ts";
 import type { IrcConnection } from "./connection.ts";
 import type { IrcClient, IrcEvent } from "./framework.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
+import { lineTime, serverTimeEnabled } from "./server_time.ts";
 
 /** Runs `fn` after everything queued before it for the same connection, so order is kept. */
 export type Serial = (fn: () => Promise<void>) => void;
@@ -20,10 +20,6 @@ export function serial(label: string): Serial {
   };
 }
 
-function micros(ms: unknown): number {
-  return typeof ms === "number" && Number.isFinite(ms) ? ms * 1000 : nowMicros();
-}
-
 /** Attaches the handlers of incoming IRC events to a fresh client of `conn`. */
 export function attachInbound(
   deps: RecordDeps,
@@ -34,7 +30,7 @@ export function attachInbound(
   const on = (event: string, fn: (ev: IrcEvent) => Promise<void> | void) =>
     client.on(event, (ev) => {
       if (conn.client !== client) return;
-      const ts = micros(ev?.time);
+      const ts = lineTime(ev?.time, serverTimeEnabled(client));
       run(async () => await fn({ ...ev, ts }));
     });
   const publish = (ev: Record<string, unknown>) =>
@@ -75,6 +71,7 @@ export function attachInbound(
     const channel = String(ev.channel);
     if (conn.isMe(ev.nick)) {
       const conv = await conversationFor(deps, conn, channel);
+      if (!conv) return; // over the conversation cap
       if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
     }
     publish({ type: "join", conversation_id: convId(channel), nick: ev.nick });

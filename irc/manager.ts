@@ -9,12 +9,14 @@ import { log } from "../lib/log.ts";
 import type { ConnectionRecord, WantedState } from "../store/connections.ts";
 import type { Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
+import type { ServerSettings } from "../store/settings.ts";
 import { type CommandResult, runCommand } from "./commands.ts";
-import { type ConnectionListener, IrcConnection } from "./connection.ts";
+import { type ConnectionListener, IrcConnection, SendError } from "./connection.ts";
 import { hostId, hostShortName } from "./host_id.ts";
 import { attachInbound, type Serial, serial } from "./inbound.ts";
 import { conversationFor } from "./record.ts";
 import { TIMING } from "./timing.ts";
+import { literalClass, refusal } from "./target.ts";
 import { pasteIfLong } from "./paste.ts";
 import { ircLower } from "./casefold.ts";
 import {
@@ -65,6 +67,14 @@ interface HostQueue {
   last: number;
   waiting: IrcConnection[];
   timer?: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * Users whose connections the operator vouches for: admins, and the bot (its connections come
+ * from bot.json). Limits meant for ordinary users do not apply to them.
+ */
+export function trusted(user: UserRecord): boolean {
+  return user.roles.includes("admin") || user.roles.includes("bot");
 }
 
 /** `JOIN #a,#b,...` lines of at most ~400 bytes each. */
@@ -170,9 +180,9 @@ export class IrcManager {
       const conn = q.waiting.shift()!;
       if (conn.state !== "queued") continue; // stopped while waiting
       q.last = Date.now();
-      this.#applyProfile(conn).then(() => conn.connect()).catch((err) =>
-        log.error("irc connect failed", { connection: conn.id, error: err })
-      );
+      this.#applyProfile(conn).then(() => this.#mayReachPrivate(conn.userId)).then((allowPrivate) =>
+        conn.connect({ allowPrivate })
+      ).catch((err) => log.error("irc connect failed", { connection: conn.id, error: err }));
     }
     // The host's entry stays, so its `last` still spaces out the next connect.
   }
@@ -264,6 +274,7 @@ export class IrcManager {
     const { store } = this.#deps;
     let parsed = parseIrcUrl(input.url);
     await this.#checkForced(parsed.host);
+    await this.#checkTarget(user, parsed.host);
     let url = input.url.trim();
     if (!parsed.nick) {
       url = withNick(url, nickFromEmail(user.email));
@@ -271,6 +282,7 @@ export class IrcManager {
     }
     await this.#checkUnique(user.id, url);
     const existing = (await store.connections.list(user.id)).map((c) => c.connectionId);
+    await this.#checkCount(user, existing.length);
     const record = await store.connections.create({
       userId: user.id,
       connectionId: newConnectionId(parsed.host, existing),
@@ -284,21 +296,55 @@ export class IrcManager {
     for (const name of [input.conversation_id ?? "", parsed.conversation]) {
       if (!name) continue;
       const conv = await conversationFor(this.#deps, conn, name);
-      if (conn.isChannel(name)) await store.conversations.setJoined(conv.id, true);
+      if (conv && conn.isChannel(name)) await store.conversations.setJoined(conv.id, true);
     }
     log.info("connection created", { uid: user.id, connection: record.connectionId });
     if (record.wantedState === "connected") this.#enqueue(conn);
     return this.json(record);
   }
 
+  /** The server settings in force. */
+  #settings(): Promise<ServerSettings> {
+    return this.#deps.store.settings.current(this.#deps.config.defaultConnection);
+  }
+
   /** With the server setting `forced_connection`, only the default connection's host is allowed. */
   async #checkForced(host: string): Promise<void> {
-    const settings = await this.#deps.store.settings.all();
-    if (settings.forced_connection !== true) return;
-    const fallback = this.#deps.config.defaultConnection;
-    const allowed = parseIrcUrl(String(settings.default_connection || fallback)).host;
+    const settings = await this.#settings();
+    if (!settings.forced_connection) return;
+    const allowed = parseIrcUrl(settings.default_connection).host;
     if (host !== allowed) {
       throw badRequest(`This server only allows connections to ${allowed}.`, "/body/url");
+    }
+  }
+
+  /**
+   * Whether a user's connections may reach loopback, private and link-local addresses: admins and
+   * the bot always, everyone when the environment or the server settings allow it.
+   */
+  async #mayReachPrivate(user: UserRecord | number): Promise<boolean> {
+    if (this.#deps.config.ircAllowPrivate) return true;
+    const record = typeof user === "number" ? await this.#deps.store.users.byId(user) : user;
+    if (record && trusted(record)) return true;
+    return (await this.#settings()).irc_allow_private;
+  }
+
+  /** An obviously private target (an IP literal or localhost) is refused before it is stored. */
+  async #checkTarget(user: UserRecord | number, host: string): Promise<void> {
+    const cls = literalClass(host);
+    if (cls === undefined || cls === "public" || await this.#mayReachPrivate(user)) return;
+    throw badRequest(refusal(host, host, cls), "/body/url");
+  }
+
+  /** Ordinary users have at most `max_connections_per_user` connections. */
+  async #checkCount(user: UserRecord, existing: number): Promise<void> {
+    if (trusted(user)) return;
+    const max = (await this.#settings()).max_connections_per_user;
+    if (existing >= max) {
+      throw badRequest(
+        `You already have ${existing} connections, the most this server allows (${max}).`,
+        "/body",
+      );
     }
   }
 
@@ -315,6 +361,7 @@ export class IrcManager {
     if (url !== undefined) {
       const parsed = parseIrcUrl(url);
       await this.#checkForced(parsed.host);
+      await this.#checkTarget(userId, parsed.host);
       if (!parsed.nick) url = withNick(url, parseIrcUrl(record.url).nick);
       await this.#checkUnique(userId, url, record.id);
       urlChanged = url !== record.url;
@@ -374,7 +421,13 @@ export class IrcManager {
     message: string,
   ): Promise<CommandResult> {
     const record = await this.#record(userId, connectionId);
-    return this.#run(record, ircLower(conversationId), message);
+    try {
+      return await this.#run(record, ircLower(conversationId), message);
+    } catch (err) {
+      // Not written (the connection closed, or the line was refused): never answer "Sent".
+      if (err instanceof SendError) throw badRequest(err.message, "/body/message");
+      throw err;
+    }
   }
 
   async #run(

@@ -3,6 +3,7 @@
  * notification and live events.
  */
 import type { EventBus } from "../lib/bus.ts";
+import { log } from "../lib/log.ts";
 import { formatMicros, nowMicros } from "../lib/time.ts";
 import type { Store } from "../store/mod.ts";
 import type { ConversationRecord } from "../store/conversations.ts";
@@ -49,15 +50,20 @@ export function conversationJson(c: ConversationRecord) {
   };
 }
 
-/** Finds or creates a conversation; announces a new one on the bus. */
+/**
+ * Finds or creates a conversation; announces a new one on the bus. Undefined when the connection
+ * already has as many conversations as the server setting allows (a hostile server can make us
+ * join thousands of channels); the server conversation says so once.
+ */
 export async function conversationFor(
   deps: RecordDeps,
   conn: IrcConnection,
   name: string,
-): Promise<ConversationRecord> {
+): Promise<ConversationRecord | undefined> {
   const id = name === "" ? "" : conn.conversationId(name);
   const existing = await deps.store.conversations.get(conn.record.id, id);
   if (existing) return existing;
+  if (id !== "" && !(await roomForConversation(deps, conn))) return undefined;
   const created = await deps.store.conversations.ensure(
     conn.record.id,
     id,
@@ -73,6 +79,26 @@ export async function conversationFor(
   return created;
 }
 
+async function roomForConversation(deps: RecordDeps, conn: IrcConnection): Promise<boolean> {
+  const max = (await deps.store.settings.current()).max_conversations_per_connection;
+  if ((await deps.store.conversations.count(conn.record.id)) < max) {
+    conn.conversationCapNoticed = false;
+    return true;
+  }
+  if (!conn.conversationCapNoticed) {
+    conn.conversationCapNoticed = true;
+    log.warn("irc conversation cap", { connection: conn.id, uid: conn.userId, max });
+    await recordMessage(deps, conn, {
+      name: "",
+      from: conn.url.host,
+      type: "notice",
+      text: `This connection has ${max} conversations, the most this server keeps. ` +
+        "New channels and private messages are ignored until you close some.",
+    });
+  }
+  return false;
+}
+
 /** Stores a message and publishes `message` (plus `unread` and `notification` when they apply). */
 export async function recordMessage(
   deps: RecordDeps,
@@ -80,6 +106,7 @@ export async function recordMessage(
   m: SeenMessage,
 ): Promise<void> {
   const conv = await conversationFor(deps, conn, m.name);
+  if (!conv) return; // over the conversation cap: dropped
   const fromServer = m.name === "";
   const isPrivate = !fromServer && !conn.isChannel(m.name);
   let highlight = false;

@@ -33,7 +33,14 @@ export interface IrcTiming {
   quitTimeout: number;
   /** How often an open /events socket checks that its session still exists (ms). */
   sessionCheck: number;
+  /** CTCP answers that may go out at once; more requests than that are not answered. */
+  ctcpBurst: number;
+  /** ms per CTCP answer regained (3 per 10 s). */
+  ctcpInterval: number;
 }
+
+/** Same in tests: the budget is what tests count. */
+const CTCP = { ctcpBurst: 3, ctcpInterval: 3334 };
 
 /** The timings in force for this process. */
 export const TIMING: IrcTiming = fast
@@ -47,6 +54,7 @@ export const TIMING: IrcTiming = fast
     nickRegainInterval: 500,
     quitTimeout: 300,
     sessionCheck: 200,
+    ...CTCP,
   }
   : {
     backoffBase: 4000,
@@ -58,4 +66,5 @@ export const TIMING: IrcTiming = fast
     nickRegainInterval: 60_000,
     quitTimeout: 2000,
     sessionCheck: 30_000,
+    ...CTCP,
   };

@@ -62,14 +62,15 @@ export function parseIrcUrl(text: string, path = "/body/url"): IrcUrl {
   if (sasl !== "" && sasl !== "plain" && sasl !== "external") {
     throw badRequest("sasl must be plain or external.", path);
   }
-  const user = decodeURIComponent(url.username);
-  const password = decodeURIComponent(url.password);
+  const user = lineSafe(decoded(url.username, "user", path), "The user", path);
+  const password = lineSafe(decoded(url.password, "password", path), "The password", path);
   if (sasl === "plain" && !password) {
     throw badRequest("SASL PLAIN needs a password in the URL.", path);
   }
-  const username = p.get("username") ?? "";
+  const username = lineSafe(p.get("username") ?? "", "username", path);
   if (/[\s@]/.test(username)) throw badRequest("username must not contain spaces or @.", path);
-  const conversation = decodeURIComponent(url.pathname.replace(/^\/+/, "")).split(/[\s,]/)[0];
+  const realname = lineSafe(p.get("realname") ?? "", "realname", path);
+  const conversation = lineSafe(pathConversation(url, path).name, "The channel", path);
   return {
     host,
     port,
@@ -78,25 +79,59 @@ export function parseIrcUrl(text: string, path = "/body/url"): IrcUrl {
     user,
     password,
     nick,
-    realname: p.get("realname") ?? "",
+    realname,
     username,
     sasl: sasl as IrcUrl["sasl"],
     conversation,
   };
 }
 
-/** The URL as responses show it: `irc://user:@host:port/path?nick=..`, never the password. */
+/** CR, LF and NUL end or break an IRC line: a value holding one would inject raw commands. */
+export const LINE_BREAKING = /[\r\n\0]/;
+
+/** Returns `value`, or throws a 400 when it holds CR, LF or NUL. */
+function lineSafe(value: string, what: string, path: string): string {
+  if (LINE_BREAKING.test(value)) {
+    throw badRequest(`${what} in the URL must not contain CR, LF or NUL.`, path);
+  }
+  return value;
+}
+
+/** Percent-decodes a URL part; malformed encoding is a 400, not a crash. */
+function decoded(part: string, what: string, path: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw badRequest(`The ${what} in the URL has malformed percent-encoding.`, path);
+  }
+}
+
+/** The channel (or nick) named by the URL's path, and its key when one follows a space. */
+function pathConversation(url: URL, path: string): { name: string; key: string } {
+  const [name = "", key = ""] = decoded(url.pathname.replace(/^\/+/, ""), "path", path)
+    .split(/[\s,]+/);
+  return { name, key };
+}
+
+/**
+ * The URL as responses show it, rebuilt from its parts: `irc://user:@host:port/%23chan?nick=..`,
+ * never the password nor a channel key. Only the first path segment's name survives.
+ */
 export function publicUrl(text: string): string {
   let url: URL;
   try {
-    url = new URL(text);
+    url = new URL(text.trim());
   } catch {
     return "";
   }
+  let name = "";
+  try {
+    name = pathConversation(url, "/").name;
+  } catch { /* malformed path: shown without it */ }
   const user = url.username ? `${url.username}:@` : "";
   const port = url.port ? `:${url.port}` : "";
-  const path = url.pathname && url.pathname !== "/" ? url.pathname : "";
-  return `${url.protocol}//${user}${url.host.replace(/:\d+$/, "")}${port}${path}${url.search}`;
+  const path = name ? `/${encodeURIComponent(name)}` : "";
+  return `${url.protocol}//${user}${url.hostname}${port}${path}${url.search}`;
 }
 
 /** The URL with a different nick (used to keep the nick the user chose with /nick). */

@@ -4,18 +4,21 @@ import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { jsonBody } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
+import { conversationName } from "./conversations.ts";
 
 const wantedState = z.enum(["connected", "disconnected"], {
   error: "wanted_state must be connected or disconnected.",
 });
-const commands = z.array(z.string().max(512, { error: "A command is too long." })).max(50);
+const commands = z.array(
+  z.string().max(512, { error: "A command is too long." })
+    .regex(/^[^\r\n\0]*$/, { error: "A command must be one line without NUL." }),
+).max(50);
 const url = z.string({ error: "url is required." }).trim().min(1, { error: "url is required." })
   .max(2048);
 
 const createBody = z.object({
   url,
-  conversation_id: z.string().trim().max(100)
-    .regex(/^[^\s,\p{Cc}]*$/u, { error: "Not a channel or nick name." }).optional(),
+  conversation_id: z.string().trim().pipe(conversationName).optional(),
   on_connect_commands: commands.optional(),
   wanted_state: wantedState.optional(),
 });

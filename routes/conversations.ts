@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
-import { jsonBody } from "../http/validate.ts";
+import { jsonBody, validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { conversationJson, isListed } from "../irc/record.ts";
 import { ircLower } from "../irc/casefold.ts";
@@ -11,6 +11,12 @@ import { ircLower } from "../irc/casefold.ts";
 // The conversation_id may be empty (the server's conversation): `/conversation//read`.
 /** The conversation_id path parameter; it may be empty (the server conversation). */
 export const CONVERSATION = ":conversation_id{[^/]*}";
+
+/** A channel or nick as a conversation_id: no spaces, commas or control characters. */
+export const conversationName = z.string().max(100, { error: "The name is too long." })
+  .regex(/^[^\s,\p{Cc}]*$/u, { error: "Not a channel or nick name." });
+
+const sendParams = z.object({ conversation_id: conversationName });
 
 const sendBody = z.object({
   message: z.string({ error: "message is required." }).min(1, { error: "message is required." })
@@ -71,12 +77,18 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
     `/connection/:connection_id/conversation/${CONVERSATION}/messages`,
     requireUser,
     async (c) => {
+      // The id becomes part of IRC lines: a space or a control character would inject.
+      const { conversation_id } = validate(
+        sendParams,
+        { conversation_id: c.req.param("conversation_id") },
+        "/params",
+      );
       const body = await jsonBody(c, sendBody);
       const user = currentUser(c);
       const result = await deps.irc.send(
         user.id,
         c.req.param("connection_id"),
-        c.req.param("conversation_id"),
+        conversation_id,
         body.message,
       );
       return c.json({ message: "Sent.", ...result });

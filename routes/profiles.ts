@@ -6,6 +6,7 @@ import { notFound } from "../http/errors.ts";
 import { requireAdmin, requireUser } from "../http/session.ts";
 import { jsonBody } from "../http/validate.ts";
 import { hostId } from "../irc/host_id.ts";
+import { publicUrl } from "../irc/url.ts";
 import type { ProfileRecord } from "../store/profiles.ts";
 
 const profileBody = z.object({
@@ -29,7 +30,7 @@ const profileBody = z.object({
 export function profileJson(p: ProfileRecord) {
   return {
     id: p.id,
-    url: p.url.replace(/\/\/[^@/]*@/, (m) => m.replace(/:[^@]*@/, ":@")),
+    url: publicUrl(p.url),
     is_default: p.isDefault,
     is_forced: p.isForced,
     max_bulk_message_size: p.maxBulkMessageSize,

@@ -24,20 +24,10 @@ const settingsBody = z.object({
   organization_name: z.string().trim().max(200).optional(),
   organization_url: z.union([z.literal(""), uri(["http", "https"])]).optional(),
   video_service: z.union([z.literal(""), uri(["http", "https"])]).optional(),
+  max_connections_per_user: z.number().int().min(1).max(10_000).optional(),
+  max_conversations_per_connection: z.number().int().min(1).max(1_000_000).optional(),
+  irc_allow_private: z.boolean().optional(),
 });
-
-/** The settings every server has until an admin changes them. */
-function defaults(deps: AppDeps) {
-  return {
-    contact: "mailto:root@localhost",
-    default_connection: deps.config.defaultConnection,
-    forced_connection: false,
-    open_to_public: false,
-    organization_name: "Parley",
-    organization_url: "",
-    video_service: "",
-  };
-}
 
 /** Block and inode counts of the file system that holds the data folder. */
 async function diskUsage(home: string) {
@@ -57,8 +47,7 @@ async function diskUsage(home: string) {
 export function settingsRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const current = async () => ({
-    ...defaults(deps),
-    ...(await deps.store.settings.all()),
+    ...(await deps.store.settings.current(deps.config.defaultConnection)),
     disk_usage: await diskUsage(deps.config.home),
   });
   app.get("/settings", requireAdmin, async (c) => c.json(await current()));

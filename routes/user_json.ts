@@ -3,6 +3,7 @@ import type { AppDeps } from "../http/env.ts";
 import { formatMicros } from "../lib/time.ts";
 import type { UserRecord } from "../store/users.ts";
 import { conversationJson, isListed } from "../irc/record.ts";
+import { publicUrl } from "../irc/url.ts";
 
 /** Which optional lists getUser includes. */
 export interface UserJsonOptions {
@@ -12,7 +13,7 @@ export interface UserJsonOptions {
 
 /** Shapes a user as the User schema, with server-wide read-only fields filled in. */
 export async function userJson(deps: AppDeps, user: UserRecord, opts: UserJsonOptions = {}) {
-  const settings = await deps.store.settings.all();
+  const settings = await deps.store.settings.current(deps.config.defaultConnection);
   const out: Record<string, unknown> = {
     email: user.email,
     uid: String(user.id),
@@ -20,10 +21,10 @@ export async function userJson(deps: AppDeps, user: UserRecord, opts: UserJsonOp
     roles: user.roles,
     highlight_keywords: user.highlightKeywords,
     unread: await deps.store.messages.unreadNotifications(user.id),
-    default_connection: (settings.default_connection as string | undefined) ??
-      deps.config.defaultConnection,
-    forced_connection: settings.forced_connection === true,
-    video_service: (settings.video_service as string | undefined) ?? "",
+    // Shown to every user: without the password or a channel key an admin may have put in it.
+    default_connection: publicUrl(settings.default_connection),
+    forced_connection: settings.forced_connection,
+    video_service: settings.video_service,
   };
   if (opts.connections) out.connections = await deps.irc.list(user.id);
   if (opts.conversations) {

@@ -27,6 +27,8 @@ export interface ConversationStore {
   /** All conversations of a user, by connection_id then conversation_id. */
   listForUser(userId: number): Promise<ConversationRecord[]>;
   listForConnection(connection: number): Promise<ConversationRecord[]>;
+  /** How many conversations a connection has, not counting the server's own. */
+  count(connection: number): Promise<number>;
   get(connection: number, conversationId: string): Promise<ConversationRecord | undefined>;
   /** Returns the conversation, creating it when missing (the name is kept as first seen). */
   ensure(connection: number, conversationId: string, name: string): Promise<ConversationRecord>;
@@ -80,6 +82,9 @@ export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
     ),
     listForConnection: db.prepare(`${SELECT} WHERE v.connection = ? ORDER BY v.conversation_id`),
     get: db.prepare(`${SELECT} WHERE v.connection = ? AND v.conversation_id = ?`),
+    count: db.prepare(
+      "SELECT count(*) AS n FROM conversations WHERE connection = ? AND conversation_id != ''",
+    ),
     insert: db.prepare(`INSERT INTO conversations (connection, conversation_id, name, created)
       VALUES (?, ?, ?, ?) ON CONFLICT (connection, conversation_id) DO NOTHING`),
     topic: db.prepare("UPDATE conversations SET topic = ? WHERE id = ?"),
@@ -102,6 +107,7 @@ export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
     listForConnection: (connection) =>
       Promise.resolve((q.listForConnection.all(connection) as unknown as Row[]).map(toRecord)),
     get: (connection, conversationId) => Promise.resolve(get(connection, conversationId)),
+    count: (connection) => Promise.resolve((q.count.get(connection) as { n: number }).n),
     ensure(connection, conversationId, name) {
       q.insert.run(connection, conversationId, name, nowMicros());
       return Promise.resolve(get(connection, conversationId)!);

@@ -33,6 +33,28 @@ const CHECKPOINT_EVERY_MS = 1000;
 /** Longest the writer holds commits back for a checkpoint (they wait in memory meanwhile). */
 const CHECKPOINT_HOLD_MS = 250;
 const TYPE_CODE: Record<MessageType, number> = { privmsg: 0, notice: 1, action: 2 };
+/**
+ * Latest timestamp stored (microseconds, about the year 2255): far below 2^53, so `ts + 1` and
+ * every cursor computed from a stored time stay exact integers.
+ */
+const MAX_TS = Number.MAX_SAFE_INTEGER - 2 ** 40;
+/** Most microseconds tried when looking for a free one in the past. */
+const MAX_TS_PROBES = 100;
+
+/** Longest message text stored, in UTF-16 code units; the rest is cut off. */
+export const MAX_TEXT = 10_000;
+
+/** The text as stored: at most MAX_TEXT code units, never half a surrogate pair. */
+function capText(text: string): string {
+  if (text.length <= MAX_TEXT) return text;
+  const cut = text.slice(0, MAX_TEXT);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/** Whether a wanted timestamp can be stored as it is. */
+function validTs(ts: number): boolean {
+  return Number.isSafeInteger(ts) && ts >= 0 && ts <= MAX_TS;
+}
 
 interface Row {
   id: number;
@@ -94,7 +116,10 @@ export function sqliteMessageStore(
   const saveNextId = db.prepare("UPDATE message_ids SET next = ?");
   const readNextId = db.prepare("SELECT next FROM message_ids");
   const trimDeletions = db.prepare("DELETE FROM message_deletions WHERE seq <= ?");
-  const maxTs = db.prepare("SELECT max(ts) AS ts FROM messages WHERE conversation = ?");
+  // Rows stored before times were bounded may lie outside it; they must not push new ones out.
+  const maxTs = db.prepare(
+    "SELECT max(ts) AS ts FROM messages WHERE conversation = ? AND ts BETWEEN 0 AND ?",
+  );
   const tsTaken = db.prepare("SELECT 1 AS x FROM messages WHERE conversation = ? AND ts = ?");
   const older = db.prepare(
     `SELECT ${COLUMNS} FROM messages m WHERE m.conversation = ? AND m.ts < ? AND m.ts > ? ORDER BY m.ts DESC LIMIT ?`,
@@ -259,21 +284,27 @@ export function sqliteMessageStore(
     return indexer.searchable(nextId - 1, waitMs);
   }
 
-  /** A timestamp no other message of the conversation has. */
+  /**
+   * A timestamp no other message of the conversation has. The last line of defence against
+   * hostile times: anything outside [0, MAX_TS] becomes the current time, and the search for a
+   * free microsecond is bounded, so no value reaches SQLite that JavaScript cannot count with.
+   */
   function uniqueTs(conversation: number, wanted: number): number {
     let last = lastTs.get(conversation);
     if (last === undefined) {
-      last = (maxTs.get(conversation) as { ts: number | null }).ts ?? 0;
+      last = (maxTs.get(conversation, MAX_TS) as { ts: number | null }).ts ?? 0;
     }
-    let ts = wanted;
+    let ts = validTs(wanted) ? wanted : nowMicros();
     if (ts <= last) {
       if (ts === last || last - ts < 1000) {
         ts = last + 1; // same moment or a hair older: keep arrival order
       } else {
         // A genuinely older message (server-time replay): find a free microsecond in place.
         flushNow();
-        while (tsTaken.get(conversation, ts)) ts++;
-        return ts;
+        for (let tries = 0; tries < MAX_TS_PROBES; tries++, ts++) {
+          if (!tsTaken.get(conversation, ts)) return ts;
+        }
+        ts = last + 1; // a crowded moment: file it after the newest instead
       }
     }
     lastTs.set(conversation, ts);
@@ -490,8 +521,8 @@ export function sqliteMessageStore(
         ts,
         type: TYPE_CODE[msg.type] ?? 0,
         highlight: msg.highlight ? 1 : 0,
-        sender: msg.from,
-        text: msg.text,
+        sender: msg.from.slice(0, 100),
+        text: capText(msg.text),
       });
       // One transaction per write window, however many messages arrived in it.
       timer ??= setTimeout(flushSoon, WRITE_WINDOW_MS);

@@ -1,9 +1,48 @@
-/** Server settings as key/value pairs with JSON values. */
+/** Server settings as key/value pairs with JSON values, and their typed defaults. */
 import type { DatabaseSync } from "node:sqlite";
+import { DEFAULT_CONNECTION } from "../config.ts";
+
+/** Every server setting, as `/api/settings` shows it (without disk usage). */
+export interface ServerSettings {
+  contact: string;
+  default_connection: string;
+  forced_connection: boolean;
+  open_to_public: boolean;
+  organization_name: string;
+  organization_url: string;
+  video_service: string;
+  /** Most IRC connections an ordinary user may have (admins and the bot are not limited). */
+  max_connections_per_user: number;
+  /** Most conversations one connection keeps; past it new ones are refused (hostile servers). */
+  max_conversations_per_connection: number;
+  /** Let ordinary users connect to loopback, private and link-local addresses. */
+  irc_allow_private: boolean;
+}
+
+/** The settings every server has until an admin changes them. */
+export function defaultSettings(defaultConnection: string): ServerSettings {
+  return {
+    contact: "mailto:root@localhost",
+    default_connection: defaultConnection,
+    forced_connection: false,
+    open_to_public: false,
+    organization_name: "Parley",
+    organization_url: "",
+    video_service: "",
+    max_connections_per_user: 20,
+    max_conversations_per_connection: 1000,
+    irc_allow_private: false,
+  };
+}
 
 /** Storage of server settings. */
 export interface SettingsStore {
   all(): Promise<Record<string, unknown>>;
+  /**
+   * Every setting: the stored value, else the default. `defaultConnection` is the configured
+   * default URL; callers that do not read `default_connection` may leave it out.
+   */
+  current(defaultConnection?: string): Promise<ServerSettings>;
   /** Writes the given keys; `undefined` values are left alone. */
   set(patch: Record<string, unknown>): Promise<void>;
 }
@@ -14,11 +53,22 @@ export function sqliteSettingsStore(db: DatabaseSync): SettingsStore {
   const upsert = db.prepare(
     "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
   );
+  const read = () => {
+    const out: Record<string, unknown> = {};
+    for (const row of all.all() as { key: string; value: string }[]) {
+      out[row.key] = JSON.parse(row.value);
+    }
+    return out;
+  };
   return {
-    all() {
-      const out: Record<string, unknown> = {};
-      for (const row of all.all() as { key: string; value: string }[]) {
-        out[row.key] = JSON.parse(row.value);
+    all: () => Promise.resolve(read()),
+    current(defaultConnection) {
+      const stored = read();
+      const out = defaultSettings(defaultConnection ?? DEFAULT_CONNECTION);
+      const typed = out as unknown as Record<string, unknown>;
+      // A stored value of the wrong type (older versions, hand edits) falls back to the default.
+      for (const [key, value] of Object.entries(stored)) {
+        if (key in typed && typeof value === typeof typed[key]) typed[key] = value;
       }
       return Promise.resolve(out);
     },

@@ -40,6 +40,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     PARLEY_CONNECT_DELAY: "0",
     PARLEY_LOG_LEVEL: "debug",
     PARLEY_UPDATE_URL: "",
+    // The test IRC servers run on loopback, which ordinary users may not reach by default;
+    // tests of that rule pass "0".
+    PARLEY_IRC_ALLOW_PRIVATE: "1",
     NO_COLOR: "1",
     ...opts.env,
   };

@@ -1,6 +1,7 @@
 /** The connection and conversation stores against a real SQLite database in a temp folder. */
 import { assert, assertEquals } from "../support/assert.ts";
 import { openStore, type Store } from "../../store/mod.ts";
+import { nowMicros } from "../../lib/time.ts";
 
 async function fresh(): Promise<Store> {
   const home = await Deno.makeTempDir({ prefix: "parley-irc-store-" });
@@ -12,6 +13,21 @@ async function fresh(): Promise<Store> {
       await Deno.remove(home, { recursive: true });
     },
   };
+}
+
+/** A fresh store with one user and one connection of theirs. */
+async function withConnection() {
+  const store = await fresh();
+  const u = await store.users.create("a@example.com", "x", []);
+  const c = await store.connections.create({
+    userId: u.id,
+    connectionId: "irc-x",
+    name: "x",
+    url: "irc://x?nick=a",
+    onConnectCommands: [],
+    wantedState: "connected",
+  });
+  return { store, u, c };
 }
 
 Deno.test("connections: create, list per user, update, wanted, remove", async () => {
@@ -54,16 +70,7 @@ Deno.test("connections: create, list per user, update, wanted, remove", async ()
 });
 
 Deno.test("conversations: ensure, unread, read, topic, joined, rename, cascade", async () => {
-  const store = await fresh();
-  const u = await store.users.create("a@example.com", "x", []);
-  const c = await store.connections.create({
-    userId: u.id,
-    connectionId: "irc-x",
-    name: "x",
-    url: "irc://x?nick=a",
-    onConnectCommands: [],
-    wantedState: "connected",
-  });
+  const { store, u, c } = await withConnection();
   const chan = await store.conversations.ensure(c.id, "#parley", "#Parley");
   assertEquals((await store.conversations.ensure(c.id, "#parley", "#other")).id, chan.id);
   assertEquals(chan.name, "#Parley");
@@ -90,5 +97,49 @@ Deno.test("conversations: ensure, unread, read, topic, joined, rename, cascade",
   );
   await store.connections.remove(c.id);
   assertEquals(await store.conversations.listForUser(u.id), []);
+  await store.close();
+});
+
+Deno.test("messages: timestamps out of range are replaced, and finding a free one is bounded", async () => {
+  const { store, u, c } = await withConnection();
+  const conv = await store.conversations.ensure(c.id, "eve", "eve");
+  const add = (ts: number) =>
+    store.messages.append({
+      conversation: conv.id,
+      userId: u.id,
+      from: "eve",
+      type: "privmsg",
+      text: "x",
+      ts,
+      highlight: false,
+    }).ts;
+  const before = nowMicros();
+  const year3100 = Date.UTC(3100, 0, 1) * 1000;
+  const year1000 = Date.UTC(1000, 0, 1) * 1000;
+  const got = [year3100, year3100, year1000, year1000, NaN, 2 ** 60, -1].map(add);
+  for (const ts of got) {
+    assert(Number.isSafeInteger(ts) && ts >= before && ts <= nowMicros() + 1000, String(ts));
+  }
+  assertEquals(new Set(got).size, got.length);
+  // An old moment already crowded with messages: the search stops and files the next one last.
+  const old = before - 60_000_000;
+  for (let i = 0; i < 101; i++) add(old);
+  const crowded = add(old);
+  assert(crowded > old + 1000, "the search for a free microsecond is bounded");
+  const page = await store.messages.historyOf(conv.id, { limit: 10 });
+  assertEquals(page.messages.length, 10);
+  // A stored text is capped too, never cutting a character in half.
+  store.messages.append({
+    conversation: conv.id,
+    userId: u.id,
+    from: "eve",
+    type: "privmsg",
+    text: "a" + "😀".repeat(50_000),
+    highlight: false,
+  });
+  const [last] = (await store.messages.historyOf(conv.id, { limit: 1 })).messages;
+  assertEquals(last.message.length, 9_999);
+  assert(last.message.endsWith("😀"));
+  assertEquals((await store.messages.notifications(u.id, 10)).messages, []);
   await store.close();
 });

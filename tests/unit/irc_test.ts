@@ -15,6 +15,9 @@ import { byteLength, splitText, textBudget } from "../../irc/split.ts";
 import { TokenBucket } from "../../irc/token_bucket.ts";
 import { backoffDelay } from "../../irc/backoff.ts";
 import { joinLines } from "../../irc/manager.ts";
+import { publicAddress, TransportRefusal } from "../../irc/target.ts";
+import { lineTime } from "../../irc/server_time.ts";
+import { ctcpAnswer } from "../../irc/ctcp.ts";
 
 Deno.test("parseIrcUrl reads every part of an irc:// URL", () => {
   const u = parseIrcUrl(
@@ -47,6 +50,12 @@ Deno.test("parseIrcUrl picks TLS and default ports from the scheme and ?tls", ()
   assertEquals(parseIrcUrl("irc://h?sasl=external").sasl, "external");
 });
 
+function assertUrlRefused(bad: string) {
+  const err = assertThrows(() => parseIrcUrl(bad), bad);
+  assert(err instanceof ApiError, bad);
+  assertEquals([err.status, err.errors[0].path], [400, "/body/url"], bad);
+}
+
 Deno.test("parseIrcUrl refuses bad URLs with a 400 at /body/url", () => {
   for (
     const bad of [
@@ -59,12 +68,33 @@ Deno.test("parseIrcUrl refuses bad URLs with a 400 at /body/url", () => {
       "irc://h?sasl=scram",
       "irc://h?sasl=plain",
     ]
-  ) {
-    const err = assertThrows(() => parseIrcUrl(bad), bad);
-    assert(err instanceof ApiError, bad);
-    assertEquals(err.status, 400, bad);
-    assertEquals(err.errors[0].path, "/body/url", bad);
-  }
+  ) assertUrlRefused(bad);
+});
+
+Deno.test("parseIrcUrl refuses CR, LF and NUL in every part that becomes an IRC line", () => {
+  for (
+    const bad of [
+      "irc://h?nick=a&realname=Jane%0D%0AQUIT",
+      "irc://h?nick=a&realname=Jane%00",
+      "irc://h?nick=a&username=jd%0AQUIT",
+      "irc://h?nick=a&username=jd%00",
+      "irc://jane:pw%0D%0AQUIT@h?nick=a",
+      "irc://jane:pw%00x@h?nick=a",
+      "irc://ja%0Ane:pw@h?nick=a",
+      "irc://h/%23x%00QUIT?nick=a",
+      "irc://h?nick=a%0D",
+      "irc://jane:%E0%A4%A@h?nick=a",
+      "irc://h/%?nick=a",
+    ]
+  ) assertUrlRefused(bad);
+});
+
+Deno.test("publicUrl shows neither a password (even with @ in it) nor a channel key", () => {
+  const url = publicUrl("irc://svc:Secr3t@pass@irc.example.org:6667/%23convos%20s3cret?nick=j");
+  assertEquals(url, "irc://svc:@irc.example.org:6667/%23convos?nick=j");
+  assertEquals(publicUrl("ircs://h/%23a,%23b%20key"), "ircs://h/%23a");
+  assertEquals(publicUrl("ircs://h/%?nick=j"), "ircs://h?nick=j");
+  assertEquals(publicUrl("not a url"), "");
 });
 
 Deno.test("publicUrl drops the password and keeps the rest", () => {
@@ -172,4 +202,47 @@ Deno.test("joinLines packs channels into few JOIN lines", () => {
   assert(lines.length > 1 && lines.length < 10);
   for (const l of lines) assert(l.length <= 410);
   assertEquals(lines.flatMap((l) => l.slice(5).split(",")), many);
+});
+
+Deno.test("publicAddress checks every resolved address and returns a checked one", async () => {
+  const dns = (answers: Record<string, string[]>) => (host: string) =>
+    Promise.resolve(answers[host] ?? []);
+  const resolve = dns({
+    "irc.example.org": ["93.184.216.34"],
+    "inside.example.org": ["10.0.0.5"],
+    "mixed.example.org": ["93.184.216.34", "127.0.0.1"],
+    "v6.example.org": ["fe80::1"],
+  });
+  assertEquals(await publicAddress("irc.example.org", resolve), "93.184.216.34");
+  assertEquals(await publicAddress("93.184.216.34", resolve), "93.184.216.34");
+  for (const host of ["inside.example.org", "mixed.example.org", "v6.example.org", "localhost"]) {
+    const err = await publicAddress(host, resolve).then(() => undefined, (e) => e);
+    assert(err instanceof TransportRefusal && err.permanent, host);
+    assert(err.message.includes("only an admin"), err.message);
+  }
+  for (const host of ["127.0.0.1", "[::1]", "192.168.0.1", "169.254.169.254", "0x7f.1"]) {
+    const err = await publicAddress(host, resolve).then(() => undefined, (e) => e);
+    assert(err instanceof TransportRefusal && err.permanent, host);
+  }
+  const missing = await publicAddress("nowhere.example.org", resolve).then(() => 0, (e) => e);
+  assert(missing instanceof TransportRefusal && !missing.permanent, "a DNS failure is retried");
+});
+
+Deno.test("lineTime believes a server time only when negotiated and inside the window", () => {
+  const now = Date.UTC(2026, 0, 1) * 1000;
+  const hourAgo = now / 1000 - 3_600_000;
+  assertEquals(lineTime(hourAgo, true, now), hourAgo * 1000);
+  assertEquals(lineTime(hourAgo, false, now), now);
+  for (const bad of [Date.UTC(3100, 0, 1), Date.UTC(1000, 0, 1), Date.UTC(1989, 11, 31), NaN]) {
+    assertEquals(lineTime(bad, true, now), now, String(bad));
+  }
+  assertEquals(lineTime(now / 1000 + 3_600_000, true, now), now + 3_600_000_000, "an hour ahead");
+  assertEquals(lineTime("2025-01-01", true, now), now);
+});
+
+Deno.test("ctcpAnswer answers the usual requests, briefly", () => {
+  assertEquals(ctcpAnswer("version", "", "Parley 1"), "VERSION Parley 1");
+  assertEquals(ctcpAnswer("PING", "x".repeat(500), "P"), `PING ${"x".repeat(64)}`);
+  assertEquals(ctcpAnswer("CLIENTINFO", "", "P"), "CLIENTINFO CLIENTINFO PING TIME VERSION");
+  assertEquals(ctcpAnswer("DCC", "SEND x", "P"), undefined);
 });

@@ -1,0 +1,190 @@
+/**
+ * A small scriptable IRC server on loopback for tests of hostile input: it registers whoever
+ * connects (optionally offering IRCv3 capabilities) and then sends whatever the test tells it to.
+ * It records every line the client sends, so tests can count replies and check their order.
+ */
+
+/** One client connected to the hostile server. */
+export interface HostileClient {
+  /** Lines received from the client, without CR LF. */
+  readonly lines: string[];
+  /** The nick the client registered with. */
+  nick: string;
+  /** Sends one line (CR LF added). */
+  send(line: string): Promise<void>;
+  /** Sends raw bytes as they are. */
+  write(bytes: Uint8Array): Promise<void>;
+  /** Resolves with the first received line (past or future) that passes `test`. */
+  waitFor(test: (line: string) => boolean, timeoutMs?: number): Promise<string>;
+  /** Resolves when the client's socket has closed. */
+  readonly closed: Promise<void>;
+  close(): void;
+}
+
+/** The running server. */
+export interface HostileIrc {
+  port: number;
+  /** `irc://127.0.0.1:PORT` */
+  url: string;
+  /** Every client that connected so far, oldest first. */
+  readonly clients: HostileClient[];
+  /** Resolves with the next client once it has registered (001 sent). */
+  registered(): Promise<HostileClient>;
+  close(): Promise<void>;
+}
+
+/** Options of startHostileIrc. */
+export interface HostileOptions {
+  /** Capabilities offered in CAP LS and acknowledged when requested (e.g. `server-time`). */
+  caps?: string[];
+}
+
+const SERVER = "irc.hostile.test";
+const encoder = new TextEncoder();
+
+/** Starts the server on 127.0.0.1 on a free port. */
+export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const clients: HostileClient[] = [];
+  const sockets = new Set<Deno.Conn>();
+  let waiting: ((c: HostileClient) => void)[] = [];
+  const ready: HostileClient[] = [];
+
+  function onRegistered(client: HostileClient) {
+    const w = waiting.shift();
+    if (w) w(client);
+    else ready.push(client);
+  }
+
+  function serve(conn: Deno.Conn) {
+    sockets.add(conn);
+    const lines: string[] = [];
+    let waiters: { test: (l: string) => boolean; resolve: (l: string) => void }[] = [];
+    let closedResolve!: () => void;
+    const closed = new Promise<void>((r) => (closedResolve = r));
+    let writing = Promise.resolve();
+    const client: HostileClient = {
+      lines,
+      nick: "",
+      send: (line) => client.write(encoder.encode(line + "\r\n")),
+      write(bytes) {
+        // Writes are chained so lines never interleave.
+        writing = writing.then(async () => {
+          for (let off = 0; off < bytes.length;) off += await conn.write(bytes.subarray(off));
+        });
+        return writing;
+      },
+      waitFor(test, timeoutMs = 10_000) {
+        const seen = lines.find(test);
+        if (seen !== undefined) return Promise.resolve(seen);
+        return new Promise((resolve, reject) => {
+          const timer = setTimeout(() => {
+            waiters = waiters.filter((w) => w.resolve !== done);
+            reject(new Error(`no matching line; last: ${lines.slice(-5).join(" | ")}`));
+          }, timeoutMs);
+          const done = (l: string) => {
+            clearTimeout(timer);
+            resolve(l);
+          };
+          waiters.push({ test, resolve: done });
+        });
+      },
+      closed,
+      close() {
+        try {
+          conn.close();
+        } catch { /* closed */ }
+      },
+    };
+    clients.push(client);
+    const offered = opts.caps ?? [];
+    let gotUser = false;
+    let capPending = false;
+    let welcomed = false;
+    const welcome = async () => {
+      if (welcomed || !client.nick || !gotUser || capPending) return;
+      welcomed = true;
+      const n = client.nick;
+      await client.send(`:${SERVER} 001 ${n} :Welcome to the hostile test network ${n}`);
+      await client.send(`:${SERVER} 005 ${n} CHANTYPES=# NETWORK=Hostile :are supported`);
+      await client.send(`:${SERVER} 422 ${n} :MOTD File is missing`);
+      onRegistered(client);
+    };
+    const handle = async (line: string) => {
+      const [command, ...params] = line.split(" ");
+      switch (command.toUpperCase()) {
+        case "CAP":
+          if (params[0] === "LS") {
+            capPending = true;
+            await client.send(`:${SERVER} CAP * LS :${offered.join(" ")}`);
+          } else if (params[0] === "REQ") {
+            const wanted = params.slice(1).join(" ").replace(/^:/, "").split(" ");
+            const ok = wanted.every((c) => offered.includes(c));
+            await client.send(`:${SERVER} CAP * ${ok ? "ACK" : "NAK"} :${wanted.join(" ")}`);
+          } else if (params[0] === "END") {
+            capPending = false;
+            await welcome();
+          }
+          break;
+        case "NICK":
+          client.nick = params[0].replace(/^:/, "");
+          await welcome();
+          break;
+        case "USER":
+          gotUser = true;
+          await welcome();
+          break;
+        case "PING":
+          await client.send(`:${SERVER} PONG ${SERVER} ${params.join(" ")}`);
+          break;
+      }
+    };
+    (async () => {
+      const decoder = new TextDecoder();
+      let buf = "";
+      try {
+        for await (const chunk of conn.readable) {
+          buf += decoder.decode(chunk, { stream: true });
+          let nl;
+          while ((nl = buf.indexOf("\n")) !== -1) {
+            const line = buf.slice(0, nl).replace(/\r$/, "");
+            buf = buf.slice(nl + 1);
+            lines.push(line);
+            waiters = waiters.filter((w) => (w.test(line) ? (w.resolve(line), false) : true));
+            await handle(line).catch(() => {});
+          }
+        }
+      } catch { /* closed */ }
+      sockets.delete(conn);
+      closedResolve();
+    })();
+  }
+
+  const accepting = (async () => {
+    try {
+      for await (const conn of listener) serve(conn);
+    } catch { /* listener closed */ }
+  })();
+
+  return {
+    port,
+    url: `irc://127.0.0.1:${port}`,
+    clients,
+    registered() {
+      const c = ready.shift();
+      if (c) return Promise.resolve(c);
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+    async close() {
+      listener.close();
+      for (const s of sockets) {
+        try {
+          s.close();
+        } catch { /* closed */ }
+      }
+      waiting = [];
+      await accepting;
+    },
+  };
+}
