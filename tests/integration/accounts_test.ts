@@ -471,22 +471,32 @@ Deno.test("accounts: the HTTP surface (auth first, suffixes, errors, CSRF, profi
         url: "irc://127.0.0.1:6667",
         is_default: true,
       });
+      // The server's first default connection is a profile too (as in Convos), listed by id.
       const list = await admin.get("/api/connection-profiles");
-      assertEquals(list.body.profiles.map((p: { id: string }) => p.id), [
+      const ids = list.body.profiles.map((p: { id: string }) => p.id);
+      assertEquals(ids.filter((id: string) => id !== "irc-libera"), [
         "irc-example",
         "irc-localhost",
       ]);
-      assertEquals(list.body.profiles.map((p: { is_default: boolean }) => p.is_default), [
-        false,
-        true,
-      ]);
+      assertEquals(
+        list.body.profiles.filter((p: { is_default: boolean }) => p.is_default)
+          .map((p: { id: string }) => p.id),
+        ["irc-localhost"],
+      );
+      assertEquals(
+        (await admin.delete("/api/connection-profiles/irc-localhost")).body.errors[0].message,
+        "You cannot delete the default connection.",
+      );
       assert(
         !JSON.stringify(list.body).includes("s3cret-webirc"),
         "the WEBIRC password is never returned",
       );
       assertEquals((await admin.delete("/api/connection-profiles/irc-example")).status, 200);
       assertEquals((await admin.delete("/api/connection-profiles/irc-example")).status, 404);
-      assertEquals((await admin.get("/api/connection-profiles")).body.profiles.length, 1);
+      assertEquals(
+        (await admin.get("/api/connection-profiles")).body.profiles.length,
+        ids.length - 1,
+      );
     });
   } finally {
     await server.close();
