@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { assert, assertEquals } from "../support/assert.ts";
 import { adminAndUser, ApiClient } from "../support/api.ts";
 import { startServer } from "../support/server.ts";
 
