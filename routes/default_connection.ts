@@ -22,6 +22,7 @@ export function defaultConnectionUrl(defaultConnection: string, email: string): 
  * setting, an unreachable host) is logged; the registration itself stands.
  */
 export async function addDefaultConnection(deps: AppDeps, user: UserRecord): Promise<void> {
+  if (!deps.config.newUserConnection) return;
   try {
     const settings = await deps.store.settings.current(deps.config.defaultConnection);
     const url = defaultConnectionUrl(settings.default_connection, user.email);
