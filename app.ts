@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { AppDeps, AppEnv } from "./http/env.ts";
 import { ApiError, errorBody, forbidden } from "./http/errors.ts";
 import { loadSession } from "./http/session.ts";
-import { isCrossSite } from "./http/client.ts";
+import { isCrossSite, requestOrigin } from "./http/client.ts";
 import { log } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
 import openapi from "./routes/openapi.json" with { type: "json" };
@@ -92,7 +92,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   );
   app.use("/events", loadSession(deps));
 
-  app.get("/api", (c) => c.json(openapi));
+  // `host` as Convos gives it: where this client reached the server (X-Forwarded-Host behind a
+  // trusted proxy), so that a client can build URLs.
+  app.get("/api", (c) => {
+    let host = deps.config.baseUrl.host;
+    try {
+      host = new URL(requestOrigin(c, deps.config)).host;
+    } catch { /* a Host header that is no host: the base URL's */ }
+    return c.json({ ...openapi, host });
+  });
   const operations = [
     // accounts
     userRoutes,

@@ -24,6 +24,8 @@ export interface Config {
   embedAllowPrivate: boolean;
   /** Let every user's IRC connections reach loopback, private and link-local addresses. */
   ircAllowPrivate: boolean;
+  /** Give every newly registered user the default connection, connected (as Convos does). */
+  newUserConnection: boolean;
   /** URL asked for the newest version; empty turns the check off. */
   updateUrl: string;
 }
@@ -75,6 +77,11 @@ export const OPTIONS: Option[] = [
     env: "PARLEY_IRC_ALLOW_PRIVATE",
     flag: "irc-allow-private",
     help: "let every user connect to private IRC servers (0/1)",
+  },
+  {
+    env: "PARLEY_NEW_USER_CONNECTION",
+    flag: "new-user-connection",
+    help: "give each new user the default connection (0/1, default 1)",
   },
   {
     env: "PARLEY_UPDATE_URL",
@@ -180,6 +187,8 @@ export function parseConfig(
     tlsKey,
     embedAllowPrivate: parseBool("PARLEY_EMBED_ALLOW_PRIVATE", env.PARLEY_EMBED_ALLOW_PRIVATE),
     ircAllowPrivate: parseBool("PARLEY_IRC_ALLOW_PRIVATE", env.PARLEY_IRC_ALLOW_PRIVATE),
+    newUserConnection: (env.PARLEY_NEW_USER_CONNECTION ?? "") === "" ||
+      parseBool("PARLEY_NEW_USER_CONNECTION", env.PARLEY_NEW_USER_CONNECTION),
     updateUrl: env.PARLEY_UPDATE_URL ?? "",
   };
 }

@@ -42,6 +42,11 @@ export class Embedder {
     };
   }
 
+  /** The cached answer for `url`, if there is a fresh one (fetches nothing). */
+  cached(url: URL): EmbedInfo | undefined {
+    return this.#cache.get(url.href);
+  }
+
   /** The oEmbed-style information about `url`; throws FetchRefused or FetchFailed. */
   async embed(url: URL): Promise<EmbedInfo> {
     const cached = this.#cache.get(url.href);

@@ -83,13 +83,16 @@ export interface UploadForm {
   fields: Record<string, string>;
 }
 
-/** The 413 answer for a too-large upload. */
-export function tooLarge(limit: number): ApiError {
-  return new ApiError(413, `The file is larger than the limit of ${limit} bytes.`, "/body/file");
+/**
+ * The answer for a too-large upload: Convos's 400 "Maximum message size exceeded" at `/file`.
+ * `limit` goes to the log line of the caller, not the answer (Convos's clients match the text).
+ */
+export function tooLarge(_limit: number): ApiError {
+  return new ApiError(400, "Maximum message size exceeded", "/file");
 }
 
 /**
- * Parses the upload in `req`, spooling its file into `dir`. Throws ApiError (400 or 413), and
+ * Parses the upload in `req`, spooling its file into `dir`. Throws ApiError (400), and
  * then no spool is left on disk. The caller discards the returned spool when done.
  */
 export async function readUploadForm(
@@ -100,6 +103,8 @@ export async function readUploadForm(
   const length = Number(req.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(length) && length > limit + FORM_OVERHEAD) throw tooLarge(limit);
   const type = req.headers.get("content-type") ?? "";
+  // No form at all (no body, no type): Convos's "No upload." at /file.
+  if (!type) throw badRequest("No upload.", "/file");
   if (!/^(multipart\/form-data|application\/x-www-form-urlencoded)\b/i.test(type) || !req.body) {
     throw badRequest("Send the file as multipart/form-data or urlencoded form data.", "/body");
   }

@@ -22,7 +22,7 @@ export const notFound = (message = "Not found.") => new ApiError(404, message);
 /** 403 for a logged-in caller without the right. */
 export const forbidden = (message = "Only an admin may do that.") => new ApiError(403, message);
 /** 401 for a caller without a session. */
-export const unauthorized = (message = "You need to log in first.") => new ApiError(401, message);
+export const unauthorized = (message = "Need to log in first.") => new ApiError(401, message);
 
 /** Builds the error body. */
 export function errorBody(errors: ErrorItem[]): { errors: ErrorItem[] } {

@@ -6,7 +6,7 @@ import { parseMicros } from "../lib/time.ts";
 export const email = z.string({ error: "Email is required." })
   .trim()
   .toLowerCase()
-  .pipe(z.email({ error: "Invalid email address." }));
+  .pipe(z.email({ error: "Does not match email format." }));
 
 /** A new password: at least 10 characters. */
 export const password = z.string({ error: "Password is required." })

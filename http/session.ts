@@ -56,13 +56,18 @@ export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** Refuses callers who are not admins (401 without a session, 403 otherwise). */
-export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const user = c.get("user");
-  if (!user) throw unauthorized();
-  if (!user.roles.includes("admin")) throw forbidden();
-  await next();
-};
+/** Refuses callers who are not admins (401 without a session, 403 with `message` otherwise). */
+export function adminOnly(message?: string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const user = c.get("user");
+    if (!user) throw unauthorized();
+    if (!user.roles.includes("admin")) throw forbidden(message);
+    await next();
+  };
+}
+
+/** adminOnly with the generic message. */
+export const requireAdmin: MiddlewareHandler<AppEnv> = adminOnly();
 
 /** The logged-in user; only for handlers behind requireUser. */
 export function currentUser(c: Context<AppEnv>): UserRecord {

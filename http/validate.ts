@@ -24,15 +24,19 @@ export function validate<S extends z.ZodType>(schema: S, data: unknown, root: st
 
 /**
  * Reads and validates the JSON body; malformed JSON is a 400 at `/body`, a body over the
- * operation's limit (`bodyLimit`, else JSON_BODY_LIMIT) a 413 before it is read whole.
+ * operation's limit (`bodyLimit`, else JSON_BODY_LIMIT) a 413 before it is read whole. With
+ * `required`, an empty body is a 400 "Missing property." at `/body`, as Convos answers.
  */
 export async function jsonBody<S extends z.ZodType>(
   c: Context<AppEnv>,
   schema: S,
+  opts: { required?: boolean } = {},
 ): Promise<z.output<S>> {
   const bytes = await readBody(c.req.raw, c.get("bodyLimit") ?? JSON_BODY_LIMIT);
   const text = new TextDecoder().decode(bytes);
   let data: unknown = {};
+  // Convos's wording for an operation whose body is required but absent.
+  if (opts.required && text.trim() === "") throw new ApiError(400, "Missing property.", "/body");
   if (text.trim() !== "") {
     try {
       data = JSON.parse(text);

@@ -15,6 +15,7 @@ const BY_EXT: Record<string, string> = {
   svg: "image/svg+xml",
   html: "text/html",
   htm: "text/html",
+  xhtml: "application/xhtml+xml",
   xml: "application/xml",
   mp3: "audio/mpeg",
   ogg: "audio/ogg",
@@ -42,8 +43,16 @@ const INLINE = new Set([
   "video/webm",
 ]);
 
-// Types that cannot run but that browsers open in a viewer of their own: downloaded, typed.
-const DOWNLOAD_TYPED = new Set(["application/pdf"]);
+// Types downloaded with their own type (as Convos serves them): PDF cannot run; HTML, XHTML and
+// SVG could, but go out as attachments under `Content-Security-Policy: sandbox` and nosniff, so a
+// browser neither renders them in this origin nor runs them from a `<script src>` (nosniff lets
+// only JavaScript types run as scripts).
+const DOWNLOAD_TYPED = new Set([
+  "application/pdf",
+  "text/html",
+  "application/xhtml+xml",
+  "image/svg+xml",
+]);
 
 /** The extension of a file name, lower-cased and without the dot; "" when it has none. */
 export function extension(name: string): string {
@@ -51,13 +60,30 @@ export function extension(name: string): string {
   return m ? m[1].toLowerCase() : "";
 }
 
-/** The type to record for an upload: the declared one when well-formed, else guessed from the name. */
-export function mediaType(declared: string, name: string): string {
+/**
+ * The type to record for an upload: the declared one when well-formed, else guessed from the name,
+ * else from the first bytes (`head`). A declared `text/plain` is what a multipart part without a
+ * Content-Type of its own reads as (RFC 7578's default), so it is guessed too.
+ */
+export function mediaType(declared: string, name: string, head?: Uint8Array): string {
   const base = declared.split(";")[0].trim().toLowerCase();
-  if (/^[a-z0-9][\w.+-]*\/[a-z0-9][\w.+-]*$/.test(base) && base !== "application/octet-stream") {
-    return base;
+  const vague = base === "application/octet-stream" || base === "text/plain";
+  if (/^[a-z0-9][\w.+-]*\/[a-z0-9][\w.+-]*$/.test(base) && !vague) return base;
+  const byName = BY_EXT[extension(name)];
+  if (byName) return byName;
+  if (head) return looksLikeText(head) ? "text/plain" : "application/octet-stream";
+  return base === "text/plain" ? base : "application/octet-stream";
+}
+
+/** Whether bytes read as UTF-8 text: no NUL and no invalid sequence (a cut last one is fine). */
+export function looksLikeText(head: Uint8Array): boolean {
+  if (head.includes(0)) return false;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: true });
+    return true;
+  } catch {
+    return false;
   }
-  return BY_EXT[extension(name)] ?? "application/octet-stream";
 }
 
 /** How an upload of a type is served: the Content-Type sent, and whether it is shown inline. */

@@ -34,9 +34,11 @@ export function embedRoutes(deps: AppDeps): Hono<AppEnv> {
     } catch {
       throw badRequest("url must be an absolute http:// or https:// URL.", "/query/url");
     }
-    let info;
+    let info = embedder.cached(url);
+    // As Convos: an answer from the cache says so.
+    if (info) c.header("X-Cached", "1");
     try {
-      info = await embedder.embed(url);
+      info ??= await embedder.embed(url);
     } catch (err) {
       if (err instanceof FetchRefused) throw badRequest(err.message, "/query/url");
       if (err instanceof FetchFailed) throw new ApiError(502, err.message, "/query/url");

@@ -29,14 +29,35 @@ export function uploadedJson(deps: AppDeps, file: FileRecord) {
   };
 }
 
-/** A Content-Disposition value that survives any file name. */
-function disposition(kind: "inline" | "attachment", name: string): string {
+/** A Content-Disposition value that survives any file name (`filename*` only when needed). */
+function disposition(kind: "attachment", name: string): string {
   const ascii = Array.from(
     name,
     (ch) => (ch >= " " && ch <= "~" && ch !== '"' && ch !== "\\") ? ch : "_",
   )
     .join("");
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+  const plain = `${kind}; filename="${ascii}"`;
+  return ascii === name ? plain : `${plain}; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/** An id a client may choose for its file: safe as a file name, as Convos's keys are. */
+const CHOSEN_ID = /^[\w-]{1,64}$/;
+
+/** Phones name every photo `image.jpg`; like Convos, give it a name that tells uploads apart. */
+function uploadName(name: string): string {
+  return /^image\.jpe?g$/i.test(name) ? `IMG_${Math.floor(Date.now() / 1000) % 10000}.jpg` : name;
+}
+
+/** The first bytes of a spooled upload, to tell text from binary when nothing else says. */
+async function head(path: string): Promise<Uint8Array> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    const buf = new Uint8Array(1024);
+    const n = await file.read(buf);
+    return buf.subarray(0, n ?? 0);
+  } finally {
+    file.close();
+  }
 }
 
 /** Routes under /api/files. */
@@ -54,14 +75,19 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
       max,
     );
     try {
-      const name = form.name.slice(0, 255);
+      const name = uploadName(form.name.slice(0, 255));
       const id = form.fields.id;
+      if (id && !CHOSEN_ID.test(id)) {
+        throw badRequest("An id is 1 to 64 letters, digits, _ or -.", "/body/id");
+      }
       const writeOnly = /^(1|true|on|yes)$/i.test(form.fields.write_only ?? "");
       const saved = await files.save(
         {
           userId: user.id,
           name,
-          type: form.text ? "text/plain" : mediaType(form.claimedType ?? "", name),
+          type: form.text
+            ? "text/plain"
+            : mediaType(form.claimedType ?? "", name, await head(form.spool.path)),
           writeOnly,
           replace: id ? id : undefined,
         },
@@ -71,7 +97,6 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
       return c.json({ files: [uploadedJson(deps, saved)] });
     } catch (err) {
       if (err instanceof FileTooLargeError) throw tooLarge(max);
-      if (err instanceof UnknownCursorError) throw notFound("No such file.");
       throw err;
     } finally {
       await form.spool.discard();
@@ -90,27 +115,32 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
           saved: formatMicros(f.saved),
           size: f.size,
         })),
-        after: page.after,
+        ...(page.after !== undefined ? { after: page.after } : {}),
         ...(page.prev !== undefined ? { prev: page.prev } : {}),
         ...(page.next !== undefined ? { next: page.next } : {}),
       });
     } catch (err) {
-      if (err instanceof UnknownCursorError) throw badRequest("No such file.", "/query/after");
+      // As Convos: a cursor that names no file of the user is an empty page, not an error.
+      if (err instanceof UnknownCursorError) return c.json({ files: [] });
       throw err;
     }
   });
 
+  // The id may carry the file's extension (`/api/files/1/<id>.jpg`), as Convos's file URLs do.
   app.get("/files/:uid/:fid", async (c) => {
-    const file = await files.get(c.req.param("fid"));
-    if (!file || file.writeOnly || String(file.userId) !== c.req.param("uid")) throw notFound();
+    const uid = Number(c.req.param("uid"));
+    const fid = c.req.param("fid").replace(/\.[A-Za-z0-9]{1,10}$/, "");
+    const file = Number.isSafeInteger(uid) ? await files.find(uid, fid) : undefined;
+    if (!file || file.writeOnly) throw notFound();
     const { type, inline } = servedAs(file.type);
     const headers: Record<string, string> = {
-      "Content-Type": type.startsWith("text/") ? `${type}; charset=utf-8` : type,
+      "Content-Type": type.startsWith("text/") ? `${type};charset=UTF-8` : type,
       "Content-Length": String(file.size),
-      "Content-Disposition": disposition(inline ? "inline" : "attachment", file.name),
       "X-Content-Type-Options": "nosniff",
-      "Cache-Control": "private, max-age=86400",
+      "Cache-Control": "max-age=86400",
     };
+    // Shown inline without a disposition, as Convos does; downloads carry the name.
+    if (!inline) headers["Content-Disposition"] = disposition("attachment", file.name);
     // Should a browser render a download anyway, it runs nothing in Parley's origin.
     if (!inline) headers["Content-Security-Policy"] = "sandbox";
     let body: ReadableStream<Uint8Array> | null = null;

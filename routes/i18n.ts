@@ -6,8 +6,8 @@ import { notFound } from "../http/errors.ts";
 
 const DIR = join(import.meta.dirname ?? ".", "..", "i18n");
 
-/** A language's code and its own name, as listed in `available_languages`. */
-export type Languages = Record<string, { name: string }>;
+/** A language's code, its own name and who translates it, as listed in `available_languages`. */
+export type Languages = Record<string, { name: string; language_team: string }>;
 
 /** Loads every dictionary once: `{lang: {english: translated}}`, plus the language list. */
 export async function loadDictionaries(dir = DIR) {
@@ -17,9 +17,12 @@ export async function loadDictionaries(dir = DIR) {
     const m = /^([a-z]{2}(?:-[A-Za-z]{2})?)\.json$/.exec(entry.name);
     if (!m) continue;
     const data = JSON.parse(await Deno.readTextFile(join(dir, entry.name)));
-    const { _language: name, ...dictionary } = data as Record<string, string>;
+    const { _language: name, _language_team: team, ...dictionary } = data as Record<
+      string,
+      string
+    >;
     dictionaries.set(m[1], dictionary);
-    languages[m[1]] = { name: name ?? m[1] };
+    languages[m[1]] = { name: name ?? m[1], language_team: team ?? name ?? m[1] };
   }
   return { dictionaries, languages };
 }

@@ -2,12 +2,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
-import { notFound } from "../http/errors.ts";
-import { requireAdmin, requireUser } from "../http/session.ts";
+import { badRequest, notFound } from "../http/errors.ts";
+import { adminOnly, currentUser, requireUser } from "../http/session.ts";
 import { jsonBody } from "../http/validate.ts";
 import { hostId } from "../irc/host_id.ts";
 import { publicUrl } from "../irc/url.ts";
 import type { ProfileRecord } from "../store/profiles.ts";
+import type { ServerSettings } from "../store/settings.ts";
 
 const profileBody = z.object({
   url: z.string({ error: "url is required." }).trim().refine((v) => {
@@ -23,21 +24,59 @@ const profileBody = z.object({
   max_bulk_message_size: z.number().int().min(1).max(32).optional(),
   max_message_length: z.number().int().min(32).max(2048).optional(),
   service_accounts: z.array(z.string().trim().min(1).max(64)).max(32).optional(),
+  skip_queue: z.boolean().optional(),
   webirc_password: z.string().max(256).optional(),
 });
 
-/** A profile as the API returns it. The WEBIRC password is a secret and never leaves the server. */
-export function profileJson(p: ProfileRecord) {
+const hostOf = (url: string) => new URL(url).hostname.toLowerCase();
+
+/**
+ * A profile as the API returns it. `is_default` and `is_forced` come from the server settings (the
+ * profile of the default connection's host is the default). The WEBIRC password is a secret and
+ * never leaves the server; admins see whether one is set.
+ */
+export function profileJson(p: ProfileRecord, settings: ServerSettings, admin: boolean) {
+  const isDefault = hostOf(p.url) === hostOf(settings.default_connection);
   return {
     id: p.id,
     url: publicUrl(p.url),
-    is_default: p.isDefault,
-    is_forced: p.isForced,
+    is_default: isDefault,
+    is_forced: isDefault && settings.forced_connection,
     max_bulk_message_size: p.maxBulkMessageSize,
     max_message_length: p.maxMessageLength,
     service_accounts: p.serviceAccounts,
-    webirc_password_set: p.webircPassword !== "",
+    skip_queue: p.skipQueue,
+    ...(admin ? { webirc_password_set: p.webircPassword !== "" } : {}),
   };
+}
+
+/**
+ * The default connection is itself a profile, as in Convos: saved with the defaults the first time
+ * it is looked for, so that it stays (and can be deleted) once another profile becomes the default.
+ */
+export async function ensureDefaultProfile(deps: AppDeps): Promise<ServerSettings> {
+  const settings = await deps.store.settings.current(deps.config.defaultConnection);
+  let host: string;
+  try {
+    host = hostOf(settings.default_connection);
+  } catch {
+    return settings; // an unusable setting has no profile
+  }
+  const id = hostId(host);
+  if (host && !(await deps.store.profiles.get(id))) {
+    await deps.store.profiles.save({
+      id,
+      url: settings.default_connection,
+      isDefault: true,
+      isForced: false,
+      maxBulkMessageSize: 3,
+      maxMessageLength: 512,
+      serviceAccounts: ["chanserv", "nickserv"],
+      skipQueue: host === "localhost",
+      webircPassword: "",
+    });
+  }
+  return settings;
 }
 
 /** Routes under /api/connection-profiles. */
@@ -46,30 +85,60 @@ export function profileRoutes(deps: AppDeps): Hono<AppEnv> {
   const { profiles } = deps.store;
 
   app.get("/connection-profiles", requireUser, async (c) => {
-    return c.json({ profiles: (await profiles.list()).map(profileJson) });
-  });
-
-  app.post("/connection-profiles", requireAdmin, async (c) => {
-    const body = await jsonBody(c, profileBody);
-    const id = hostId(new URL(body.url).hostname);
-    const old = await profiles.get(id);
-    const saved = await profiles.save({
-      id,
-      url: body.url,
-      isDefault: body.is_default ?? old?.isDefault ?? false,
-      isForced: body.is_forced ?? old?.isForced ?? false,
-      maxBulkMessageSize: body.max_bulk_message_size ?? old?.maxBulkMessageSize ?? 3,
-      maxMessageLength: body.max_message_length ?? old?.maxMessageLength ?? 512,
-      serviceAccounts: body.service_accounts ?? old?.serviceAccounts ?? ["chanserv", "nickserv"],
-      webircPassword: body.webirc_password ?? old?.webircPassword ?? "",
+    const settings = await ensureDefaultProfile(deps);
+    const admin = currentUser(c).roles.includes("admin");
+    return c.json({
+      profiles: (await profiles.list()).map((p) => profileJson(p, settings, admin)),
     });
-    return c.json(profileJson(saved));
   });
 
-  app.delete("/connection-profiles/:id", requireAdmin, async (c) => {
-    if (!(await profiles.remove(c.req.param("id")))) throw notFound("No such connection profile.");
-    return c.json({});
-  });
+  app.post(
+    "/connection-profiles",
+    adminOnly("Only admins can save connection profiles."),
+    async (c) => {
+      const body = await jsonBody(c, profileBody);
+      await ensureDefaultProfile(deps);
+      const host = hostOf(body.url);
+      const id = hostId(host);
+      const old = await profiles.get(id);
+      const saved = await profiles.save({
+        id,
+        url: body.url,
+        isDefault: body.is_default ?? old?.isDefault ?? false,
+        isForced: body.is_forced ?? old?.isForced ?? false,
+        maxBulkMessageSize: body.max_bulk_message_size ?? old?.maxBulkMessageSize ?? 3,
+        maxMessageLength: body.max_message_length ?? old?.maxMessageLength ?? 512,
+        serviceAccounts: body.service_accounts ?? old?.serviceAccounts ?? ["chanserv", "nickserv"],
+        skipQueue: body.skip_queue ?? old?.skipQueue ?? host === "localhost",
+        webircPassword: body.webirc_password ?? old?.webircPassword ?? "",
+      });
+      // Saving a profile as the default makes its URL the default connection (and is_forced the
+      // forced_connection setting), as Convos does.
+      if (body.is_default) {
+        await deps.store.settings.set({
+          default_connection: body.url,
+          forced_connection: body.is_forced ?? false,
+        });
+      }
+      const settings = await deps.store.settings.current(deps.config.defaultConnection);
+      return c.json(profileJson(saved, settings, true));
+    },
+  );
+
+  app.delete(
+    "/connection-profiles/:id",
+    adminOnly("Only admins can delete connection profiles."),
+    async (c) => {
+      const settings = await ensureDefaultProfile(deps);
+      const profile = await profiles.get(c.req.param("id"));
+      if (!profile) throw notFound("No such connection profile.");
+      if (hostOf(profile.url) === hostOf(settings.default_connection)) {
+        throw badRequest("You cannot delete the default connection.");
+      }
+      await profiles.remove(profile.id);
+      return c.json({ message: "Deleted." });
+    },
+  );
 
   return app;
 }

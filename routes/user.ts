@@ -21,23 +21,32 @@ import { log } from "../lib/log.ts";
 import type { UserRecord } from "../store/users.ts";
 import { createInvite, inviteToken } from "./invite.ts";
 import { userJson } from "./user_json.ts";
+import { addDefaultConnection } from "./default_connection.ts";
 
 const ROLES = ["admin", "bot"] as const;
 
 const loginBody = z.object({ email, password: z.string({ error: "Password is required." }) });
+// An empty exp or token (a register form with blank hidden fields) is the same as none.
 const registerBody = z.object({
   email,
   password,
   exp: z.union([z.string(), z.number()]).optional().transform((
     v,
-  ) => (v === undefined ? undefined : String(v))),
-  token: z.string().optional(),
+  ) => (v === undefined || v === "" ? undefined : String(v))),
+  token: z.string().optional().transform((v) => v || undefined),
 });
+/** As Convos: each keyword is trimmed, and one without a word character is dropped. */
+const keywords = z.array(z.string().max(100)).max(100)
+  .transform((list) => list.map((k) => k.trim()).filter((k) => /\w/.test(k)));
 const updateBody = z.object({
-  highlight_keywords: z.array(z.string().trim().min(1).max(100)).max(100).optional(),
+  highlight_keywords: keywords.optional(),
   password: password.optional(),
+  // The web client sends it when a user changes their own password; scripts may leave it out.
+  current_password: z.string().max(1024).optional(),
   roles: z.array(z.enum(ROLES, { error: "Unknown role." })).optional(),
 });
+const NOT_OPEN = "Convos registration is not open to public.";
+const BAD_INVITE = "Invalid token. You have to ask your Convos admin for a new link.";
 const getUserQuery = z.object({ connections: queryBool, conversations: queryBool });
 
 /** Routes under /api/user. */
@@ -55,16 +64,23 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   }
 
   /** The target of /user/{email}: the caller, or anyone for an admin. */
-  async function target(caller: UserRecord, rawEmail: string): Promise<UserRecord> {
+  async function target(
+    caller: UserRecord,
+    rawEmail: string,
+    action: "update" | "delete",
+  ): Promise<UserRecord> {
     // Hono's param() has decoded it already; decoding twice would turn %2540 into @.
     const address = validate(email, rawEmail, "/params/email");
     if (address !== caller.email && !caller.roles.includes("admin")) {
-      throw forbidden("You may only change your own account.");
+      throw forbidden(`Only admins can ${action} other users.`);
     }
     const user = address === caller.email ? caller : await store.users.byEmail(address);
     if (!user) throw notFound("No such user.");
     return user;
   }
+
+  /** What only the caller sees of their own account. */
+  const own = (c: Context<AppEnv>) => ({ remoteAddress: clientAddress(c, deps.config) });
 
   async function isLastAdmin(user: UserRecord): Promise<boolean> {
     if (!user.roles.includes("admin")) return false;
@@ -72,7 +88,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   }
 
   app.post("/user/login", async (c) => {
-    const body = await jsonBody(c, loginBody);
+    const body = await jsonBody(c, loginBody, { required: true });
     const addr = clientAddress(c, deps.config);
     const wait = throttle.wait(body.email, addr);
     if (wait > 0) {
@@ -88,25 +104,22 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     }
     throttle.succeed(body.email, addr);
     await startSession(c, deps, user);
-    return c.json(await withCsrf(c, await userJson(deps, user)));
+    return c.json(await withCsrf(c, await userJson(deps, user, own(c))));
   });
 
   app.post("/user/register", async (c) => {
-    const body = await jsonBody(c, registerBody);
+    const body = await jsonBody(c, registerBody, { required: true });
     const existing = await store.users.byEmail(body.email);
     let user: UserRecord;
-    if (body.token !== undefined || body.exp !== undefined) {
+    let created = false;
+    if (body.token !== undefined) {
+      // Convos's one answer for a missing or bad expiry, an expired link and a wrong token.
       const exp = Number(body.exp);
-      if (!body.exp || !Number.isInteger(exp)) {
-        throw badRequest("The invite has no valid expiry.", "/body/exp");
-      }
-      if (exp * 1000 < Date.now()) {
-        throw badRequest("The invite has expired. Ask for a new one.", "/body/exp");
+      if (!body.exp || !Number.isInteger(exp) || exp * 1000 < Date.now()) {
+        throw new ApiError(401, BAD_INVITE);
       }
       const expected = await inviteToken(deps, body.email, body.exp, existing?.passwordHash ?? "");
-      if (!body.token || !safeEqual(body.token, expected)) {
-        throw badRequest("The invite is not valid. Ask for a new one.", "/body/token");
-      }
+      if (!safeEqual(body.token, expected)) throw new ApiError(401, BAD_INVITE);
       const hash = await hashPassword(body.password);
       if (existing) {
         // An invite for an existing user is a password reset; it ends every old session.
@@ -114,13 +127,12 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
         user = (await store.users.update(existing.id, { passwordHash: hash }))!;
       } else {
         user = await store.users.create(body.email, hash, []);
+        created = true;
       }
     } else {
       const open = (await store.settings.all()).open_to_public === true;
       // Refused before the costly hash when it surely will be; register() decides for certain.
-      if (!open && await store.users.hasPeople()) {
-        throw badRequest("Registration needs an invite from an admin.", "/body/token");
-      }
+      if (!open && await store.users.hasPeople()) throw new ApiError(401, NOT_OPEN);
       const result = await store.users.register(
         body.email,
         await hashPassword(body.password),
@@ -129,13 +141,15 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
       if ("refused" in result) {
         throw result.refused === "taken"
           ? badRequest("That email is already registered.", "/body/email")
-          : badRequest("Registration needs an invite from an admin.", "/body/token");
+          : new ApiError(401, NOT_OPEN);
       }
       user = result.user;
+      created = true;
     }
     log.info("user registered", { uid: user.id });
     await startSession(c, deps, user);
-    return c.json(await withCsrf(c, await userJson(deps, user)));
+    if (created) await addDefaultConnection(deps, user);
+    return c.json(await withCsrf(c, await userJson(deps, user, own(c))));
   });
 
   const logout = async (c: Context<AppEnv>) => {
@@ -152,21 +166,26 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
 
   app.get("/user", requireUser, async (c) => {
     const query = queryParams(c, getUserQuery);
-    return c.json(await withCsrf(c, await userJson(deps, currentUser(c), query)));
+    return c.json(await withCsrf(c, await userJson(deps, currentUser(c), { ...query, ...own(c) })));
   });
 
   app.post("/user/:email", requireUser, async (c) => {
     const caller = currentUser(c);
-    const user = await target(caller, c.req.param("email"));
+    const user = await target(caller, c.req.param("email"), "update");
     const body = await jsonBody(c, updateBody);
-    if (body.roles !== undefined) {
-      if (!caller.roles.includes("admin")) throw forbidden("Only an admin may change roles.");
-      if (!body.roles.includes("admin") && (await isLastAdmin(user))) {
-        throw badRequest("The last admin cannot give up the admin role.", "/body/roles");
-      }
+    // As Convos: roles from a non-admin are ignored, not refused.
+    const roles = caller.roles.includes("admin") ? body.roles : undefined;
+    if (roles !== undefined && !roles.includes("admin") && (await isLastAdmin(user))) {
+      throw badRequest("The last admin cannot give up the admin role.", "/body/roles");
+    }
+    if (
+      body.current_password !== undefined &&
+      !(await verifyPassword(user.passwordHash, body.current_password))
+    ) {
+      throw badRequest("The current password is wrong.", "/body/current_password");
     }
     const updated = await store.users.update(user.id, {
-      roles: body.roles ? [...new Set(body.roles)] : undefined,
+      roles: roles ? [...new Set(roles)] : undefined,
       highlightKeywords: body.highlight_keywords,
       passwordHash: body.password === undefined ? undefined : await hashPassword(body.password),
     });
@@ -175,11 +194,14 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
       await store.sessions.removeForUser(user.id);
       if (user.id === caller.id) await startSession(c, deps, updated);
     }
-    return c.json(await userJson(deps, updated));
+    return c.json(await userJson(deps, updated, user.id === caller.id ? own(c) : {}));
   });
 
   app.delete("/user/:email", requireUser, async (c) => {
-    const user = await target(currentUser(c), c.req.param("email"));
+    const user = await target(currentUser(c), c.req.param("email"), "delete");
+    if ((await store.users.countPeople()) <= 1) {
+      throw badRequest("You are the only user left.");
+    }
     if (await isLastAdmin(user)) {
       throw badRequest("The last admin cannot be deleted.", "/params/email");
     }

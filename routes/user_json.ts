@@ -9,6 +9,8 @@ import { publicUrl } from "../irc/url.ts";
 export interface UserJsonOptions {
   connections?: boolean;
   conversations?: boolean;
+  /** The caller's address, shown to themselves as Convos's `remote_address`. */
+  remoteAddress?: string;
 }
 
 /** Shapes a user as the User schema, with server-wide read-only fields filled in. */
@@ -18,6 +20,7 @@ export async function userJson(deps: AppDeps, user: UserRecord, opts: UserJsonOp
     email: user.email,
     uid: String(user.id),
     registered: formatMicros(user.registered),
+    ...(opts.remoteAddress ? { remote_address: opts.remoteAddress } : {}),
     roles: user.roles,
     highlight_keywords: user.highlightKeywords,
     unread: await deps.store.messages.unreadNotifications(user.id),

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
-import { requireAdmin } from "../http/session.ts";
+import { adminOnly } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
 import { queryLimit } from "../http/schemas.ts";
 import { userJson } from "./user_json.ts";
@@ -12,7 +12,7 @@ const listQuery = z.object({ after: z.string().max(320).optional(), limit: query
 /** Routes under /api/users. */
 export function usersRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/users", requireAdmin, async (c) => {
+  app.get("/users", adminOnly("Only admins can list users."), async (c) => {
     const { after, limit } = queryParams(c, listQuery);
     const rows = await deps.store.users.list(after?.toLowerCase(), limit + 1);
     const page = rows.slice(0, limit);

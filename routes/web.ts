@@ -4,6 +4,9 @@ import type { Context } from "hono";
 import { extname, join, normalize } from "node:path";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { requestOrigin } from "../http/client.ts";
+import { badRequest } from "../http/errors.ts";
+import { csrfToken, endSession, loadSession } from "../http/session.ts";
+import { safeEqual } from "../lib/crypto.ts";
 
 const STATIC = join(import.meta.dirname ?? ".", "..", "static");
 
@@ -120,6 +123,33 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
     return await send(c, asset, "index.html", "no-cache");
   };
   for (const route of CLIENT_ROUTES) app.get(route, page);
+
+  // Convos's file links: the file itself lives at the API's URL (with its extension, if given).
+  app.get("/file/:uid/:fid", (c) => {
+    const path = `api/files/${encodeURIComponent(c.req.param("uid"))}/${
+      encodeURIComponent(c.req.param("fid"))
+    }`;
+    return c.redirect(new URL(path, deps.config.baseUrl.href.replace(/\/?$/, "/")).pathname, 302);
+  });
+
+  // Convos's logout link. A GET that ends a session must come from Parley's own page: it carries
+  // the session's csrf value, or the browser says the request is same-origin (Sec-Fetch-Site is
+  // set by the browser and cannot be forged by another site's page).
+  app.get("/logout", loadSession(deps), async (c) => {
+    const hash = c.get("sessionHash");
+    if (hash) {
+      const csrf = c.req.query("csrf") ?? "";
+      const sameOrigin = c.req.header("sec-fetch-site") === "same-origin";
+      if (!sameOrigin && !safeEqual(csrf, await csrfToken(deps, hash))) {
+        throw badRequest("Invalid csrf token.", "/query/csrf");
+      }
+      await endSession(c, deps);
+    }
+    return c.redirect(
+      new URL("login", deps.config.baseUrl.href.replace(/\/?$/, "/")).pathname,
+      302,
+    );
+  });
 
   app.get("/*", async (c, next) => {
     const rel = decodeURIComponent(c.req.path).slice(1);

@@ -35,7 +35,7 @@ export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
         throw unauthorized("The signature does not match.");
       }
       const event = c.req.header("x-github-event") ?? "";
-      if (event === "ping") return c.json({ delivered: [] });
+      if (event === "ping") return c.json({ status: [], delivered: [] });
       let text = new TextDecoder().decode(raw);
       if (/x-www-form-urlencoded/i.test(c.req.header("content-type") ?? "")) {
         text = new URLSearchParams(text).get("payload") ?? "";
@@ -47,7 +47,7 @@ export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
         throw badRequest("The payload is not valid JSON.", "/body");
       }
       const message = formatGithubEvent(event, payload);
-      if (!message) return c.json({ delivered: [] });
+      if (!message) return c.json({ status: [], delivered: [] });
       // A replay of something posted is refused. The delivery id is not signed, so the signature
       // (the body's own) is remembered too: a replay under a new id is still a replay.
       const keys = [`sig:${c.req.header("x-hub-signature-256")!.trim().toLowerCase()}`];
@@ -65,7 +65,19 @@ export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
       const result = await deliver(deps.irc, bot, targets, message);
       // Posted nowhere: GitHub's "Redeliver" may try again.
       if (result.failed.length && !result.delivered.length) recent.forget(keys);
-      return c.json(result.failed.length ? result : { delivered: result.delivered });
+      // `status` is Convos's answer: one entry per target, `error` empty when it was posted.
+      const status = [
+        ...result.delivered.map((d) => ({ to: d.to, error: "" })),
+        ...result.failed.map((f) => ({ to: f.to, error: f.error })),
+      ].map(({ to, error }) => ({
+        connection_id: to.slice(0, to.indexOf("/")),
+        conversation_id: to.slice(to.indexOf("/") + 1),
+        error,
+      }));
+      return c.json({
+        status,
+        ...(result.failed.length ? result : { delivered: result.delivered }),
+      });
     },
   );
   return app;

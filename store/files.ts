@@ -30,18 +30,24 @@ export interface NewFile {
   name: string;
   type: string;
   writeOnly: boolean;
-  /** Replace the contents of this existing file of the user instead of creating a new one. */
+  /**
+   * Replace the contents of this existing file of the user; when no file has this id yet, it is
+   * created with it (a key stored by a client under a name of its choosing, as in Convos).
+   */
   replace?: string;
 }
 
 /** One page of a user's files (see `FileStore.page`). */
 export interface FilePage {
   files: FileRecord[];
-  /** The cursor that returns this page again. */
-  after: string;
+  /** The cursor that returns this page again; absent on the first page. */
+  after?: string;
   /** The cursor of the previous (newer) page; absent on the first page. */
   prev?: string;
-  /** The cursor of the next (older) page; absent on the last page. */
+  /**
+   * The first file of the next (older) page, absent on the last page: a flag, as in Convos. The
+   * next page's cursor is the last file of this one.
+   */
   next?: string;
 }
 
@@ -63,13 +69,15 @@ export const FIRST_PAGE = "after";
 export interface FileStore {
   /** Streams `content` to disk (at most `maxBytes`) and records it; throws FileTooLargeError. */
   save(file: NewFile, content: ReadableStream<Uint8Array>, maxBytes: number): Promise<FileRecord>;
-  /** A file by its id, whoever owns it. */
+  /** A file by its id, whoever owns it (a random id; a chosen one may name several). */
   get(id: string): Promise<FileRecord | undefined>;
+  /** One user's file by its id. */
+  find(userId: number, id: string): Promise<FileRecord | undefined>;
   /** Opens a file's contents for reading. */
   open(file: FileRecord): Promise<Deno.FsFile>;
   /**
    * A page of the user's files, newest first. `cursor` is absent, `after` or `prev` for the first
-   * page, or the id of the file just before the wanted page (the `next` of the page before).
+   * page, or the id of the file just before the wanted page (the last of the page before).
    */
   page(userId: number, cursor: string | undefined, limit: number): Promise<FilePage>;
   /** Deletes those of `ids` that belong to the user; returns how many were deleted. */
@@ -111,11 +119,12 @@ async function writeAll(file: Deno.FsFile, chunk: Uint8Array): Promise<void> {
 export function sqliteFileStore(db: DatabaseSync, dir: string | undefined): FileStore {
   const q = {
     get: db.prepare("SELECT * FROM files WHERE file_id = ?"),
+    find: db.prepare("SELECT * FROM files WHERE user_id = ? AND file_id = ?"),
     insert: db.prepare(`INSERT INTO files
       (user_id, file_id, name, size, content_type, write_only, saved)
       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`),
     replace: db.prepare(`UPDATE files SET name = ?, size = ?, content_type = ?, write_only = ?,
-      saved = ? WHERE file_id = ? RETURNING *`),
+      saved = ? WHERE user_id = ? AND file_id = ? RETURNING *`),
     older: db.prepare(
       "SELECT * FROM files WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
     ),
@@ -132,16 +141,17 @@ export function sqliteFileStore(db: DatabaseSync, dir: string | undefined): File
     const row = q.get.get(id) as Row | undefined;
     return row && toRecord(row);
   };
+  const find = (userId: number, id: string) => {
+    const row = q.find.get(userId, id) as Row | undefined;
+    return row && toRecord(row);
+  };
 
   return {
     async save(file, content, maxBytes) {
-      const old = file.replace ? byId(file.replace) : undefined;
-      if (file.replace && (!old || old.userId !== file.userId)) {
-        throw new UnknownCursorError("No such file.");
-      }
+      const old = file.replace ? find(file.userId, file.replace) : undefined;
       const folder = userDir(file.userId);
       await Deno.mkdir(folder, { recursive: true, mode: 0o700 });
-      const id = old?.id ?? randomId(16);
+      const id = old?.id ?? file.replace ?? randomId(16);
       const tmp = join(folder, `.upload-${randomId(12)}`);
       const out = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
       let size = 0;
@@ -162,12 +172,13 @@ export function sqliteFileStore(db: DatabaseSync, dir: string | undefined): File
       await Deno.rename(tmp, join(folder, id));
       const saved = nowMicros();
       const row = old
-        ? q.replace.get(file.name, size, file.type, file.writeOnly ? 1 : 0, saved, id)
+        ? q.replace.get(file.name, size, file.type, file.writeOnly ? 1 : 0, saved, file.userId, id)
         : q.insert.get(file.userId, id, file.name, size, file.type, file.writeOnly ? 1 : 0, saved);
       return toRecord(row as unknown as Row);
     },
 
     get: (id) => Promise.resolve(byId(id)),
+    find: (userId, id) => Promise.resolve(find(userId, id)),
 
     open: (file) => Deno.open(join(userDir(file.userId), file.id), { read: true }),
 
@@ -176,16 +187,16 @@ export function sqliteFileStore(db: DatabaseSync, dir: string | undefined): File
       const first = cursor === undefined || cursor === "" || cursor === FIRST_PAGE ||
         cursor === "prev";
       if (!first) {
-        const at = byId(cursor);
-        if (!at || at.userId !== userId) {
+        const at = find(userId, cursor);
+        if (!at) {
           return Promise.reject(new UnknownCursorError("No such file."));
         }
         start = at.seq;
       }
       const rows = q.older.all(userId, start, limit + 1) as unknown as Row[];
       const files = rows.slice(0, limit).map(toRecord);
-      const page: FilePage = { files, after: first ? FIRST_PAGE : cursor };
-      if (rows.length > limit) page.next = files[files.length - 1].id;
+      const page: FilePage = first ? { files } : { files, after: cursor };
+      if (rows.length > limit) page.next = rows[limit].file_id;
       if (!first) {
         // The previous page ends with the cursor file; its own cursor is the file just newer.
         const newer = q.newer.all(userId, start, limit + 1) as unknown as Row[];

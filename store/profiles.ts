@@ -10,15 +10,20 @@ export interface ProfileRecord {
   maxBulkMessageSize: number;
   maxMessageLength: number;
   serviceAccounts: string[];
+  /** Connect without waiting in the per-host connect queue. */
+  skipQueue: boolean;
   webircPassword: string;
 }
+
+/** What save() takes: a profile, skip_queue optional (off). */
+export type ProfileInput = Omit<ProfileRecord, "skipQueue"> & { skipQueue?: boolean };
 
 /** Storage of connection profiles. */
 export interface ProfileStore {
   list(): Promise<ProfileRecord[]>;
   get(id: string): Promise<ProfileRecord | undefined>;
   /** Inserts or replaces; a profile saved as default clears the flag on the others. */
-  save(profile: ProfileRecord): Promise<ProfileRecord>;
+  save(profile: ProfileInput): Promise<ProfileRecord>;
   remove(id: string): Promise<boolean>;
 }
 
@@ -30,6 +35,7 @@ interface Row {
   max_bulk_message_size: number;
   max_message_length: number;
   service_accounts: string;
+  skip_queue: number;
   webirc_password: string;
 }
 
@@ -42,6 +48,7 @@ function toRecord(r: Row): ProfileRecord {
     maxBulkMessageSize: r.max_bulk_message_size,
     maxMessageLength: r.max_message_length,
     serviceAccounts: JSON.parse(r.service_accounts),
+    skipQueue: r.skip_queue === 1,
     webircPassword: r.webirc_password,
   };
 }
@@ -53,12 +60,12 @@ export function sqliteProfileStore(db: DatabaseSync): ProfileStore {
     get: db.prepare("SELECT * FROM connection_profiles WHERE id = ?"),
     clearDefault: db.prepare("UPDATE connection_profiles SET is_default = 0 WHERE id != ?"),
     upsert: db.prepare(`INSERT INTO connection_profiles
-      (id, url, is_default, is_forced, max_bulk_message_size, max_message_length, service_accounts, webirc_password)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      (id, url, is_default, is_forced, max_bulk_message_size, max_message_length, service_accounts, skip_queue, webirc_password)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT(id) DO UPDATE SET url = excluded.url, is_default = excluded.is_default,
         is_forced = excluded.is_forced, max_bulk_message_size = excluded.max_bulk_message_size,
         max_message_length = excluded.max_message_length, service_accounts = excluded.service_accounts,
-        webirc_password = excluded.webirc_password`),
+        skip_queue = excluded.skip_queue, webirc_password = excluded.webirc_password`),
     remove: db.prepare("DELETE FROM connection_profiles WHERE id = ?"),
   };
   return {
@@ -77,6 +84,7 @@ export function sqliteProfileStore(db: DatabaseSync): ProfileStore {
         p.maxBulkMessageSize,
         p.maxMessageLength,
         JSON.stringify(p.serviceAccounts),
+        p.skipQueue ? 1 : 0,
         p.webircPassword,
       );
       return Promise.resolve(toRecord(q.get.get(p.id) as unknown as Row));

@@ -28,7 +28,7 @@ export function defaultSettings(defaultConnection: string): ServerSettings {
     open_to_public: false,
     organization_name: "Parley",
     organization_url: "",
-    video_service: "",
+    video_service: "https://meet.jit.si/",
     max_connections_per_user: 20,
     max_conversations_per_connection: 1000,
     irc_allow_private: false,

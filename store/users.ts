@@ -45,6 +45,8 @@ export interface UserStore {
   register(email: string, passwordHash: string, open: boolean): Promise<Registration>;
   /** Whether any account with a password exists (a registration would not be the first). */
   hasPeople(): Promise<boolean>;
+  /** How many accounts with a password (people, not the bot) exist. */
+  countPeople(): Promise<number>;
   byEmail(email: string): Promise<UserRecord | undefined>;
   byId(id: number): Promise<UserRecord | undefined>;
   /** Users ordered by email, those after `after`. */
@@ -83,6 +85,9 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
     people: db.prepare(
       "SELECT EXISTS (SELECT 1 FROM users WHERE substr(password_hash, 1, 1) <> ?) AS people",
     ),
+    countPeople: db.prepare(
+      "SELECT count(*) AS n FROM users WHERE substr(password_hash, 1, 1) <> ?",
+    ),
     insert: db.prepare(
       "INSERT INTO users (email, password_hash, roles, registered) VALUES (?, ?, ?, ?) RETURNING *",
     ),
@@ -102,6 +107,7 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
         )!,
       ),
     hasPeople: () => Promise.resolve(hasPeople()),
+    countPeople: () => Promise.resolve((q.countPeople.get(NO_PASSWORD) as { n: number }).n),
     register: (email, passwordHash, open) =>
       Promise.resolve(transaction(db, (): Registration => {
         const first = !hasPeople();

@@ -34,15 +34,10 @@ Deno.test("web-forced-server.t", async () => {
 
     res = await api.get("/api/connections");
     statusIs("web-forced-server.t:17", res, 200);
-    await pending(
-      "registering does not add the forced connection",
-      () => jsonIs("web-forced-server.t:18", res, "/connections/0/connection_id", "irc-example"),
-    );
-    await pending(
-      "registering does not add the forced connection",
-      () => jsonIs("web-forced-server.t:19", res, "/connections/0/name", "example"),
-    );
-    await pending("registering does not add the forced connection", () =>
+    jsonIs("web-forced-server.t:18", res, "/connections/0/connection_id", "irc-example");
+    jsonIs("web-forced-server.t:19", res, "/connections/0/name", "example");
+    // Parley spells out tls=0 for a bare irc:// (docs/api.md, Differences from Convos).
+    await pending("design: the default connection's tls says what Parley does", () =>
       jsonIs(
         "web-forced-server.t:20",
         res,
@@ -55,21 +50,15 @@ Deno.test("web-forced-server.t", async () => {
       url: "irc://irc.perl.org?nick=superduper&tls=0&tls_verify=0",
     });
     await pending(
-      "registering does not add the forced connection",
+      "updating the forced connection to another host is refused, not the host ignored",
       () => statusIs("web-forced-server.t:24", res, 200),
     );
 
     res = await api.get("/api/connections");
     statusIs("web-forced-server.t:26", res, 200);
-    await pending(
-      "registering does not add the forced connection",
-      () => jsonIs("web-forced-server.t:27", res, "/connections/0/connection_id", "irc-example"),
-    );
-    await pending(
-      "registering does not add the forced connection",
-      () => jsonIs("web-forced-server.t:28", res, "/connections/0/name", "example"),
-    );
-    await pending("registering does not add the forced connection", () =>
+    jsonIs("web-forced-server.t:27", res, "/connections/0/connection_id", "irc-example");
+    jsonIs("web-forced-server.t:28", res, "/connections/0/name", "example");
+    await pending("updating the forced connection to another host is refused", () =>
       jsonIs(
         "web-forced-server.t:29",
         res,

@@ -88,7 +88,10 @@ Deno.test("web client serving: app page, assets, caching, compression, translati
         assertEquals(res.headers.get("cache-control"), "public, max-age=86400");
         const body = await res.json();
         assertEquals(body.dictionary["Log in"], "Anmelden");
-        assertEquals(body.available_languages.en, { name: "English" });
+        assertEquals(body.available_languages.en, {
+          name: "English",
+          language_team: "English (Parley translators)",
+        });
         assertEquals(Object.keys(body.available_languages).sort(), ["de", "en", "es", "fr"]);
         const json = await get("/api/i18n/fr.json");
         assertEquals((await json.json()).dictionary.Password, "Mot de passe");

@@ -48,6 +48,8 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       PARLEY_LISTEN: "http://127.0.0.1:3000",
       PARLEY_CONNECT_DELAY: "0",
       PARLEY_UPDATE_URL: "",
+      // No new user's own default connection reaching out to the configured IRC network.
+      PARLEY_NEW_USER_CONNECTION: "0",
       ...env,
     }),
     secret: "test secret, long enough",

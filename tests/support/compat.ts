@@ -225,7 +225,12 @@ async function runSeed(home: string, seed: Seed) {
 export async function compatServer(opts: CompatOptions = {}): Promise<CompatServer> {
   const home = await Deno.makeTempDir({ prefix: "parley-compat-" });
   if (opts.seed) await runSeed(home, opts.seed);
-  const env: Record<string, string> = { PARLEY_TEST_FAST_IRC: "1", ...opts.env };
+  // Convos gives each new user the default connection (web-user.t:80-104).
+  const env: Record<string, string> = {
+    PARLEY_TEST_FAST_IRC: "1",
+    PARLEY_NEW_USER_CONNECTION: "1",
+    ...opts.env,
+  };
   if (opts.defaultConnection) env.PARLEY_DEFAULT_CONNECTION = opts.defaultConnection;
   const server = await startServer({ home, env });
   return {

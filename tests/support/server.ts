@@ -43,6 +43,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     // The test IRC servers run on loopback, which ordinary users may not reach by default;
     // tests of that rule pass "0".
     PARLEY_IRC_ALLOW_PRIVATE: "1",
+    // A new user's own default connection would reach out to the configured IRC network; the
+    // tests that want it (tests/compat/) pass "1".
+    PARLEY_NEW_USER_CONNECTION: "0",
     NO_COLOR: "1",
     ...opts.env,
   };

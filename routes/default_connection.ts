@@ -1,0 +1,36 @@
+/** The connection every new user starts with: the server's default connection, connected. */
+import type { AppDeps } from "../http/env.ts";
+import { nickFromEmail, parseIrcUrl } from "../irc/url.ts";
+import { log } from "../lib/log.ts";
+import type { UserRecord } from "../store/users.ts";
+
+/**
+ * The default connection's URL for one user: the email's local part as nick, and `tls` spelled
+ * out (as Convos stores it) unless the URL names them already. Parley reads a bare irc:// as
+ * plain text, so `tls` says what Parley will do, not Convos's "try TLS first".
+ */
+export function defaultConnectionUrl(defaultConnection: string, email: string): string {
+  const url = new URL(defaultConnection.trim());
+  const params = url.searchParams;
+  if (!params.has("nick")) params.set("nick", nickFromEmail(email));
+  if (!params.has("tls")) params.set("tls", parseIrcUrl(url.href).tls ? "1" : "0");
+  return url.href;
+}
+
+/**
+ * Adds and connects the default connection for a newly registered user. A failure (a bad
+ * setting, an unreachable host) is logged; the registration itself stands.
+ */
+export async function addDefaultConnection(deps: AppDeps, user: UserRecord): Promise<void> {
+  if (!deps.config.newUserConnection) return;
+  try {
+    const settings = await deps.store.settings.current(deps.config.defaultConnection);
+    const url = defaultConnectionUrl(settings.default_connection, user.email);
+    // The admin chose this URL, so the checks meant for a user's own URLs (private addresses,
+    // the per-user count) do not apply: the manager skips them for trusted (admin) callers.
+    const vouched: UserRecord = { ...user, roles: [...new Set([...user.roles, "admin"])] };
+    await deps.irc.create(vouched, { url, wanted_state: "connected" });
+  } catch (err) {
+    log.warn("default connection not added", { uid: user.id, error: String(err) });
+  }
+}
