@@ -48,8 +48,9 @@ function live(ctx: CommandContext): IrcConnection {
 }
 
 /** The current conversation's name as IRC knows it; fails in the server conversation. */
-function here(ctx: CommandContext, what: string): string {
-  if (!ctx.conversationId) fail(`${what} needs a conversation; this is the server's.`);
+function here(ctx: CommandContext, _what: string): string {
+  // Convos's words: `what` names the command only in the usage errors of other commands.
+  if (!ctx.conversationId) fail("Cannot send without target.");
   return ctx.conversation?.name ?? ctx.conversationId;
 }
 

@@ -3,6 +3,7 @@
  * and on the first private message, topics kept, and every event published on the bus.
  */
 import { log } from "../lib/log.ts";
+import { formatMicros } from "../lib/time.ts";
 import type { MessageType } from "../store/message_types.ts";
 import type { IrcConnection } from "./connection.ts";
 import type { IrcClient, IrcEvent } from "./framework.ts";
@@ -84,12 +85,14 @@ export function attachInbound(
   on("kick", async (ev) => {
     const channel = String(ev.channel);
     if (conn.isMe(ev.kicked)) await leave(channel);
+    // Convos sends a kick as a part with the kicker.
     publish({
-      type: "kick",
+      type: "part",
       conversation_id: convId(channel),
       nick: ev.kicked,
-      by: ev.nick,
+      kicker: ev.nick,
       message: ev.message,
+      ts: formatMicros(ev.ts),
     });
   });
   on("quit", (ev) => publish({ type: "quit", nick: ev.nick, message: ev.message }));

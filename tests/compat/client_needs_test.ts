@@ -230,14 +230,8 @@ Deno.test("client needs 4-11: IRC through the events socket", async (t) => {
         3000,
         ws.waitFor((e) => ws.events.indexOf(e) >= n && (e.event === "pong" || e.errors)),
       );
-      await pending(
-        "a frame without method is an error, not a ping",
-        () => jsonIs("client need 7", asRes(ev), "/event", "pong"),
-      );
-      await pending(
-        "a frame without method is an error, not a ping",
-        () => jsonIs("client need 7", asRes(ev), "/errors", undefined),
-      );
+      jsonIs("client need 7", asRes(ev), "/event", "pong");
+      jsonIs("client need 7", asRes(ev), "/errors", undefined);
     });
 
     await t.step("11: join, nick_change, mode, part with kicker, quit; /mode answers", async () => {
@@ -266,14 +260,8 @@ Deno.test("client needs 4-11: IRC through the events socket", async (t) => {
       const kick = await state((e) =>
         e.nick === "carol2" && (e.type === "part" || e.type === "kick")
       );
-      await pending(
-        "a kick is type kick, without kicker",
-        () => is("client need 11", kick?.type, "part", "a kick is a part: "),
-      );
-      await pending(
-        "a kick is type kick, without kicker",
-        () => is("client need 11", kick?.kicker, "superman", "kicker: "),
-      );
+      is("client need 11", kick?.type, "part", "a kick is a part: ");
+      is("client need 11", kick?.kicker, "superman", "kicker: ");
       await bob.send("PART #convos :bye");
       ok("client need 11", await state((e) => e.type === "part" && e.nick === "bob"), "part");
       await bob.join("#convos");

@@ -31,10 +31,7 @@ Deno.test("web-irc-events.t", async (t) => {
     await t.step("handshake without a login", async () => {
       const anon = await EventSocket.open(server.client());
       const hs = msg(await within(5000, anon.waitFor((e) => e.event === "handshake")));
-      await pending(
-        "'Need to log in first.' wording",
-        () => jsonIs("web-irc-events.t:13", hs, "/errors/0/message", "Need to log in first."),
-      );
+      jsonIs("web-irc-events.t:13", hs, "/errors/0/message", "Need to log in first.");
       jsonIs("web-irc-events.t:14", hs, "/event", "handshake");
       await anon.close();
     });
@@ -113,10 +110,7 @@ Deno.test("web-irc-events.t", async (t) => {
     await t.step("debug", async () => {
       ws!.ws.send(JSON.stringify({ method: "debug", what: "ever" }));
       const ev = await within(3000, ws!.waitFor((e) => e.event === "debug" || e.event === "error"));
-      await pending(
-        "an unknown method answers event error, not an event named after it",
-        () => jsonIs("web-irc-events.t:51", msg(ev), "/event", "debug"),
-      );
+      jsonIs("web-irc-events.t:51", msg(ev), "/event", "debug");
     });
 
     await t.step("ping", async () => {
@@ -137,45 +131,26 @@ Deno.test("web-irc-events.t", async (t) => {
 
     await t.step("send - invalid input", async () => {
       const res = await sent();
-      await pending(
-        "a send without id is answered without id",
-        () => jsonLike("web-irc-events.t:65", res, "/id", /^\d+/),
-      );
+      jsonLike("web-irc-events.t:65", res, "/id", /^\d+/);
       jsonIs("web-irc-events.t:66", res, "/event", "sent");
-      await pending(
-        "'Invalid input.' wording",
-        () => jsonIs("web-irc-events.t:67", res, "/errors/0/message", "Invalid input."),
-      );
+      jsonIs("web-irc-events.t:67", res, "/errors/0/message", "Invalid input.");
     });
 
     await t.step("send - no connection", async () => {
       send.connection_id = "irc-whatever";
       send.message = "/kick superduper";
       const res = await sent();
-      await pending(
-        "a send without id is answered without id",
-        () => jsonLike("web-irc-events.t:75", res, "/id", /^\d+/),
-      );
+      jsonLike("web-irc-events.t:75", res, "/id", /^\d+/);
       jsonIs("web-irc-events.t:76", res, "/event", "sent");
-      await pending(
-        "'Connection not found.' wording",
-        () => jsonIs("web-irc-events.t:77", res, "/errors/0/message", "Connection not found."),
-      );
+      jsonIs("web-irc-events.t:77", res, "/errors/0/message", "Connection not found.");
     });
 
     await t.step("send - no target", async () => {
       send.connection_id = "irc-localhost";
       const res = await sent();
-      await pending(
-        "a send without id is answered without id",
-        () => jsonLike("web-irc-events.t:84", res, "/id", /^\d+/),
-      );
+      jsonLike("web-irc-events.t:84", res, "/id", /^\d+/);
       jsonIs("web-irc-events.t:85", res, "/event", "sent");
-      await pending(
-        "'Cannot send without target.' wording",
-        () =>
-          jsonIs("web-irc-events.t:86", res, "/errors/0/message", "Cannot send without target."),
-      );
+      jsonIs("web-irc-events.t:86", res, "/errors/0/message", "Cannot send without target.");
     });
 
     await t.step("send - kick", async () => {
@@ -210,20 +185,11 @@ Deno.test("web-irc-events.t", async (t) => {
       jsonIs("web-irc-events.t:96", kick, "/connection_id", "irc-localhost");
       jsonIs("web-irc-events.t:97", kick, "/conversation_id", "#convos");
       jsonIs("web-irc-events.t:97", kick, "/event", "state");
-      await pending(
-        "a kick is {type: kick}, not a part with kicker and ts",
-        () => jsonIs("web-irc-events.t:98", kick, "/kicker", "superman"),
-      );
+      jsonIs("web-irc-events.t:98", kick, "/kicker", "superman");
       jsonIs("web-irc-events.t:98", kick, "/message", "So long...");
       jsonIs("web-irc-events.t:99", kick, "/nick", "superduper");
-      await pending(
-        "a kick is {type: kick}, not a part with kicker and ts",
-        () => jsonIs("web-irc-events.t:99", kick, "/type", "part"),
-      );
-      await pending(
-        "a kick is {type: kick}, not a part with kicker and ts",
-        () => jsonLike("web-irc-events.t:100", kick, "/ts", /^\d+-\d+-\d+/),
-      );
+      jsonIs("web-irc-events.t:99", kick, "/type", "part");
+      jsonLike("web-irc-events.t:100", kick, "/ts", /^\d+-\d+-\d+/);
 
       const res = msg(await within(5000, ws!.waitFor((e) => e.event === "sent" && e.id === "42")));
       jsonIs("web-irc-events.t:106", res, "/connection_id", "irc-localhost");
@@ -231,10 +197,7 @@ Deno.test("web-irc-events.t", async (t) => {
       jsonIs("web-irc-events.t:107", res, "/event", "sent");
       jsonIs("web-irc-events.t:108", res, "/id", "42");
       jsonIs("web-irc-events.t:108", res, "/message", "/kick superduper So long...");
-      await pending(
-        "the sent answer has no method",
-        () => jsonIs("web-irc-events.t:109", res, "/method", "send"),
-      );
+      jsonIs("web-irc-events.t:109", res, "/method", "send");
       is("web-irc-events.t:109", typeof res.body?.id, "string", "id type: ");
     });
   } finally {
