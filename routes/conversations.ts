@@ -7,6 +7,7 @@ import { jsonBody, validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { conversationJson, isListed } from "../irc/record.ts";
 import { ircLower } from "../irc/casefold.ts";
+import type { ConversationRecord } from "../store/conversations.ts";
 
 // The conversation_id may be empty (the server's conversation): `/conversation//read`.
 /** The conversation_id path parameter; it may be empty (the server conversation). */
@@ -23,6 +24,33 @@ const sendBody = z.object({
     .max(65536, { error: "The message is too long." }),
 });
 
+/**
+ * The Conversation resource as Convos has it: `frozen` says why nothing can be sent ("" when
+ * something can), `info` is kept for Convos's clients, `notifications` counts highlights since
+ * the last read.
+ */
+export function conversationResource(conv: ConversationRecord, connectionState: string) {
+  return {
+    ...conversationJson(conv),
+    frozen: connectionState === "connected" ? "" : "Not connected.",
+    info: {},
+    notifications: conv.notifications,
+  };
+}
+
+/** getConversations: the user's listed conversations, by conversation_id (as Convos). */
+export async function listConversations(deps: AppDeps, userId: number) {
+  const { store } = deps;
+  await store.messages.flush(); // the notification counts include what was just received
+  const all = await store.conversations.listForUser(userId);
+  const connections = await store.connections.list(userId);
+  const rowOf = new Map(connections.map((r) => [r.connectionId, r.id]));
+  // The server's own conversation ("") is reached through connectionMessages, not listed.
+  return all.filter(isListed).map((conv) =>
+    conversationResource(conv, deps.irc.state(rowOf.get(conv.connectionId) ?? 0))
+  );
+}
+
 /** Routes under /api/conversations and /api/connection/{id}/conversation/{id}. */
 export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -35,11 +63,7 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
   }
 
   app.get("/conversations", requireUser, async (c) => {
-    const all = await store.conversations.listForUser(currentUser(c).id);
-    // The server's own conversation ("") is reached through connectionMessages, not listed.
-    return c.json({
-      conversations: all.filter(isListed).map(conversationJson),
-    });
+    return c.json({ conversations: await listConversations(deps, currentUser(c).id) });
   });
 
   app.post("/connection/:connection_id/read", requireUser, async (c) => {
