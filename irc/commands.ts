@@ -82,7 +82,7 @@ async function say(
       await recordMessage(ctx.deps, conn, {
         name: target,
         from: conn.nick,
-        type,
+        type: type === "privmsg" ? "private" : type,
         text: line,
         own: true,
       });

@@ -52,7 +52,7 @@ export function attachInbound(
     const name = conn.isChannel(target) ? target : own ? target : ev.nick;
     await recordMessage(deps, conn, { name, from: ev.nick, type, text, ts: ev.ts, own });
   };
-  on("privmsg", message("privmsg"));
+  on("privmsg", message("private"));
   on("action", message("action"));
   on("notice", message("notice"));
 

@@ -4,7 +4,8 @@
  */
 
 /** A message kind. */
-export type MessageType = "privmsg" | "notice" | "action";
+/** Convos's names: `private` is a PRIVMSG (in a channel too), `error` a failure shown in place. */
+export type MessageType = "private" | "notice" | "action" | "error";
 
 /** A message as IRC hands it to the store. */
 export interface NewMessage {

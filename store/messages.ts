@@ -17,7 +17,7 @@ import type {
   SearchQuery,
 } from "./message_types.ts";
 
-const TYPES: MessageType[] = ["privmsg", "notice", "action"];
+const TYPES: MessageType[] = ["private", "notice", "action", "error"];
 /**
  * How long the writer gathers messages before committing them in one transaction. Each commit
  * also writes a search-index segment, so committing every message of a quiet channel on its
@@ -32,7 +32,7 @@ const MAX_CHUNK = 5000;
 const CHECKPOINT_EVERY_MS = 1000;
 /** Longest the writer holds commits back for a checkpoint (they wait in memory meanwhile). */
 const CHECKPOINT_HOLD_MS = 250;
-const TYPE_CODE: Record<MessageType, number> = { privmsg: 0, notice: 1, action: 2 };
+const TYPE_CODE: Record<MessageType, number> = { private: 0, notice: 1, action: 2, error: 3 };
 /**
  * Latest timestamp stored (microseconds, about the year 2255): far below 2^53, so `ts + 1` and
  * every cursor computed from a stored time stay exact integers.
@@ -82,7 +82,7 @@ function toJson(row: Row): MessageJson {
     from: row.sender,
     message: row.text,
     ts: formatMicros(row.ts),
-    type: TYPES[row.type] ?? "privmsg",
+    type: TYPES[row.type] ?? "private",
   };
   if (row.highlight) out.highlight = true;
   if (row.connection_id !== undefined) out.connection_id = row.connection_id;

@@ -108,7 +108,7 @@ Deno.test("messages: timestamps out of range are replaced, and finding a free on
       conversation: conv.id,
       userId: u.id,
       from: "eve",
-      type: "privmsg",
+      type: "private",
       text: "x",
       ts,
       highlight: false,
@@ -133,7 +133,7 @@ Deno.test("messages: timestamps out of range are replaced, and finding a free on
     conversation: conv.id,
     userId: u.id,
     from: "eve",
-    type: "privmsg",
+    type: "private",
     text: "a" + "😀".repeat(50_000),
     highlight: false,
   });
