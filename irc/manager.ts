@@ -470,12 +470,24 @@ export class IrcManager {
   ): Promise<CommandResult> {
     const record = await this.#record(userId, connectionId);
     try {
+      await this.#openPrivate(record, conversationId, message);
       return await this.#run(record, ircLower(conversationId), message);
     } catch (err) {
       // Not written (the connection closed, or the line was refused): never answer "Sent".
       if (err instanceof SendError) throw badRequest(err.message, "/body/message");
       throw err;
     }
+  }
+
+  /**
+   * As Convos: a message to a nick with no conversation yet opens the private conversation
+   * (named as the user spelt the nick) and is sent there. Channels still need a join first.
+   */
+  async #openPrivate(record: ConnectionRecord, name: string, message: string): Promise<void> {
+    const conn = this.#live.get(record.id);
+    if (!conn || name === "" || conn.isChannel(name) || message.startsWith("/")) return;
+    if (await this.#deps.store.conversations.get(record.id, ircLower(name))) return;
+    await conversationFor(this.#deps, conn, name);
   }
 
   async #run(
