@@ -466,8 +466,20 @@ export function sqliteMessageStore(
     for (const s of senders) where.push("m.sender = ? COLLATE NOCASE"), args.push(s);
     if (q.before !== undefined) where.push("m.ts < ?"), args.push(q.before);
     if (q.after !== undefined) where.push("m.ts > ?"), args.push(q.after);
+    // As Convos: `6` finds "62 toys" when a sender or a conversation narrows the rows. Such a
+    // word leaves the index (where a one- or two-letter prefix would read most of it) and
+    // filters the narrowed rows instead.
+    let terms = parsed.terms;
+    if (senders.length || conversations.length) {
+      const short = terms.filter((t) => t.bare && !t.prefix).map((t) => fold(t.words[0]));
+      if (short.length) {
+        terms = terms.filter((t) => !(t.bare && !t.prefix));
+        where.push("parley_word_prefixes(m.text, ?)");
+        args.push(short.join(" "));
+      }
+    }
     let got: Row[];
-    if (parsed.fts !== undefined) {
+    if (terms.length) {
       // Each user has an index of their own. Conversation restrictions are tokens of the index
       // too, so FTS5 intersects them with the words.
       const table = indexOf(userId);
@@ -478,14 +490,14 @@ export function sqliteMessageStore(
         if (!ids.length) return { messages: [], end: true };
         scope = `(${ids.map((id) => `"c${id}"`).join(" OR ")})`;
       }
-      const { text, prefixes } = planTerms(table, parsed.terms, scope);
+      const { text, prefixes } = planTerms(table, terms, scope);
       if (prefixes.length) {
         where.push("parley_word_prefixes(m.text, ?)");
         args.push(prefixes.join(" "));
       }
       // A phrase intersected with a scope token is slow in FTS5 (positions are checked for
       // every scoped row); phrases narrow well alone, and the SQL filters above keep the scope.
-      const phrase = parsed.terms.some((t) => t.words.length > 1);
+      const phrase = terms.some((t) => t.words.length > 1);
       const fts = scoped(text, phrase ? undefined : scope);
       const rowsOf = prepared(`SELECT ${WHERE_COLUMNS} FROM messages m ${JOIN_WHERE}
         WHERE m.id IN (SELECT value FROM json_each(?)) AND ${where.join(" AND ")}
