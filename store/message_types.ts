@@ -70,7 +70,8 @@ export interface SearchQuery {
 export interface MessageStore {
   /**
    * Queues a message for the batched writer and returns it with its final timestamp
-   * (unique within the conversation: a collision is nudged by 1 µs). Synchronous so the
+   * (unique within the conversation at millisecond resolution: a collision moves it to the next
+   * free millisecond, so millisecond cursors stay exact). Synchronous so the
    * caller can publish the event at once; the write lands within the writer's 10 ms window.
    */
   append(msg: NewMessage): { ts: number };

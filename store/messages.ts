@@ -26,6 +26,16 @@ const TYPES: MessageType[] = ["private", "notice", "action", "error"];
 const WRITE_WINDOW_MS = 10;
 /** Rows sampled to decide how to look up a long prefix (see planTerms). */
 const SAMPLE = 200;
+/** A millisecond in microseconds: the resolution of stored timestamps (see uniqueTs). */
+const MS = 1000;
+
+/**
+ * A message this much older than the conversation's newest is filed after it, in arrival order
+ * (a burst spread a millisecond apart runs ahead of the clock); an older one is a replay and
+ * keeps its own time.
+ */
+const ARRIVAL_WINDOW = 1_000_000;
+
 /** Most index rows a search reads at once while looking for rows that pass its filters. */
 const MAX_CHUNK = 5000;
 /** How often the writer has the WAL checkpointed while messages keep coming. */
@@ -285,9 +295,13 @@ export function sqliteMessageStore(
   }
 
   /**
-   * A timestamp no other message of the conversation has. The last line of defence against
-   * hostile times: anything outside [0, MAX_TS] becomes the current time, and the search for a
-   * free microsecond is bounded, so no value reaches SQLite that JavaScript cannot count with.
+   * A timestamp no other message of the conversation has, in whole milliseconds: each message
+   * owns its millisecond, so a cursor cut to milliseconds (Convos's client sends three decimals)
+   * still names exactly one message and scroll-back neither skips nor repeats (docs/api.md). A
+   * burst faster than one line per millisecond is spread a millisecond apart. The last line of
+   * defence against hostile times: anything outside [0, MAX_TS] becomes the current time, and
+   * the search for a free millisecond is bounded, so no value reaches SQLite that JavaScript
+   * cannot count with.
    */
   function uniqueTs(conversation: number, wanted: number): number {
     let last = lastTs.get(conversation);
@@ -295,19 +309,22 @@ export function sqliteMessageStore(
       last = (maxTs.get(conversation, MAX_TS) as { ts: number | null }).ts ?? 0;
     }
     let ts = validTs(wanted) ? wanted : nowMicros();
+    ts -= ts % MS;
     if (ts <= last) {
-      if (ts === last || last - ts < 1000) {
-        ts = last + 1; // same moment or a hair older: keep arrival order
+      const next = last - (last % MS) + MS; // the millisecond after the newest
+      if (last - ts < ARRIVAL_WINDOW) {
+        ts = next; // same moment, or behind a burst spread ahead: keep arrival order
       } else {
-        // A genuinely older message (server-time replay): find a free microsecond in place.
+        // A genuinely older message (server-time replay): find a free millisecond in place.
         flushNow();
-        for (let tries = 0; tries < MAX_TS_PROBES; tries++, ts++) {
-          if (!tsTaken.get(conversation, ts)) return ts;
+        let free: number | undefined;
+        for (let tries = 0; tries < MAX_TS_PROBES && free === undefined; tries++, ts += MS) {
+          if (!tsTaken.get(conversation, ts)) free = ts;
         }
-        ts = last + 1; // a crowded moment: file it after the newest instead
+        ts = free !== undefined && free < last ? free : next; // crowded: after the newest
       }
     }
-    lastTs.set(conversation, ts);
+    lastTs.set(conversation, Math.max(last, ts));
     return ts;
   }
 

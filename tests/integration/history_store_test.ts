@@ -1,3 +1,4 @@
+import { nowMicros } from "../../lib/time.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { openStore, type Store } from "../../store/mod.ts";
 import type { MessageJson } from "../../store/message_types.ts";
@@ -131,13 +132,26 @@ Deno.test("history store: timestamps are unique and paging walks every message o
 
 Deno.test("history store: match, search and notifications", async (t) => {
   const f = await fixture();
+  // A millisecond apart, as messages arrive: a conversation's timestamps are unique at
+  // millisecond resolution, so faster appends would be spread ahead per conversation and
+  // "newest first" across conversations would depend on the spread.
+  let at = nowMicros();
   const add = (
     conversation: number,
     userId: number,
     from: string,
     text: string,
     highlight = false,
-  ) => f.store.messages.append({ conversation, userId, from, type: "private", text, highlight });
+  ) =>
+    f.store.messages.append({
+      conversation,
+      userId,
+      from,
+      type: "private",
+      text,
+      highlight,
+      ts: at += 1000,
+    });
   try {
     add(f.test, f.userId, "alice", "we deploy on friday");
     add(f.test, f.userId, "bob", "the redeploy failed");
