@@ -9,6 +9,24 @@ import type { IrcConnection } from "./connection.ts";
 import type { IrcClient, IrcEvent } from "./framework.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { lineTime, serverTimeEnabled } from "./server_time.ts";
+import { publishFrozen } from "./frozen.ts";
+import { serverNotice } from "./state_message.ts";
+
+/** The text of a 001-004 line (after the nick), or undefined for any other line. */
+export function welcomeText(line: string): { numeric: string; text: string } | undefined {
+  const m = /^(?:@\S+ +)?(?::\S+ +)?(00[1-4]) +\S+ *(.*)$/.exec(
+    line.slice(0, 1024).replace(/[\r\n]+$/, ""),
+  );
+  if (!m) return undefined;
+  const rest = m[2];
+  const colon = rest.startsWith(":") ? 0 : rest.indexOf(" :");
+  const text = colon < 0
+    ? rest
+    : colon === 0
+    ? rest.slice(1)
+    : `${rest.slice(0, colon)} ${rest.slice(colon + 2)}`;
+  return { numeric: m[1], text: text.replace(/[\r\n\0]/g, "").trim() };
+}
 
 /** Runs `fn` after everything queued before it for the same connection, so order is kept. */
 export type Serial = (fn: () => Promise<void>) => void;
@@ -56,6 +74,16 @@ export function attachInbound(
   on("action", message("action"));
   on("notice", message("notice"));
 
+  // The server's greeting (001-004) is shown as Convos shows it, after "Connected to".
+  on("raw", async (ev) => {
+    if (!ev.from_server) return;
+    const greeting = welcomeText(String(ev.line ?? ""));
+    if (!greeting) return;
+    if (greeting.numeric === "001") {
+      await recordMessage(deps, conn, serverNotice(conn, `Connected to ${conn.url.host}.`));
+    }
+    if (greeting.text) await server(greeting.text, ev.ts);
+  });
   on("motd", (ev) => server(String(ev.motd ?? ev.error ?? "").trimEnd(), ev.ts));
   on("irc error", async (ev) => {
     const text = [ev.error, ev.channel ?? ev.nick, ev.reason].filter(Boolean).join(": ");
@@ -74,6 +102,8 @@ export function attachInbound(
       const conv = await conversationFor(deps, conn, channel);
       if (!conv) return; // over the conversation cap
       if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
+      // Joined: the channel takes messages again (Convos's client enables it on this event).
+      publishFrozen(deps.bus, conn.userId, [{ ...conv, joined: true }], "");
     }
     publish({ type: "join", conversation_id: convId(channel), nick: ev.nick });
   });

@@ -14,7 +14,9 @@ import { type CommandResult, runCommand } from "./commands.ts";
 import { type ConnectionListener, IrcConnection, SendError } from "./connection.ts";
 import { hostId, hostShortName } from "./host_id.ts";
 import { attachInbound, type Serial, serial } from "./inbound.ts";
-import { conversationFor } from "./record.ts";
+import { conversationFor, isListed, recordMessage } from "./record.ts";
+import { NOT_CONNECTED, publishFrozen } from "./frozen.ts";
+import { serverNotice, stateMessage } from "./state_message.ts";
 import { TIMING } from "./timing.ts";
 import { literalClass, refusal } from "./target.ts";
 import { pasteIfLong } from "./paste.ts";
@@ -100,6 +102,8 @@ export class IrcManager {
   #listener: ConnectionListener;
   /** Callers waiting for a connection's next state change (updateConnection waits for it). */
   #waiters = new Map<IrcConnection, Set<() => void>>();
+  /** The state last published per connection, to tell a change from an info update. */
+  #lastState = new WeakMap<IrcConnection, string>();
 
   constructor(deps: IrcManagerDeps) {
     this.#deps = deps;
@@ -219,14 +223,48 @@ export class IrcManager {
     }
   }
 
+  /**
+   * Publishes a connection's state as Convos does: a `connection` event (with a `message` when
+   * the state changed, stored as a notice in the server conversation too), its `info`, and
+   * `frozen` events for its conversations when it goes up or down.
+   */
   #publishState(conn: IrcConnection): void {
-    this.#deps.bus.publish(conn.userId, {
+    const { bus } = this.#deps;
+    const prev = this.#lastState.get(conn) ?? "disconnected";
+    this.#lastState.set(conn, conn.state);
+    const changed = prev !== conn.state;
+    const message = changed ? stateMessage(conn) : undefined;
+    bus.publish(conn.userId, {
       event: "state",
       type: "connection",
       connection_id: conn.id,
       state: conn.state,
       info: this.#info(conn),
+      ...(message ? { message } : {}),
     });
+    const run = this.#serial(conn);
+    // "Connected to" is stored by irc/inbound.ts, just before the server's welcome.
+    if (message && conn.state !== "connected") {
+      run(() => recordMessage(this.#deps, conn, serverNotice(conn, message)));
+    }
+    run(() => {
+      bus.publish(conn.userId, {
+        ...this.#info(conn),
+        event: "state",
+        type: "info",
+        connection_id: conn.id,
+      });
+      return Promise.resolve();
+    });
+    const up = conn.state === "connected";
+    if (changed && (up || prev === "connected")) {
+      run(async () => {
+        const all = await this.#deps.store.conversations.listForConnection(conn.record.id);
+        // Channels thaw when joined again (irc/inbound.ts); private conversations at once.
+        const affected = all.filter((c) => isListed(c) && (!up || !conn.isChannel(c.name)));
+        publishFrozen(bus, conn.userId, affected, up ? "" : NOT_CONNECTED);
+      });
+    }
   }
 
   /**

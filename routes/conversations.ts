@@ -5,9 +5,9 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
-import { conversationJson, isListed } from "../irc/record.ts";
+import { isListed } from "../irc/record.ts";
+import { conversationResource, NOT_CONNECTED } from "../irc/frozen.ts";
 import { ircLower } from "../irc/casefold.ts";
-import type { ConversationRecord } from "../store/conversations.ts";
 
 // The conversation_id may be empty (the server's conversation): `/conversation//read`.
 /** The conversation_id path parameter; it may be empty (the server conversation). */
@@ -24,20 +24,6 @@ const sendBody = z.object({
     .max(65536, { error: "The message is too long." }),
 });
 
-/**
- * The Conversation resource as Convos has it: `frozen` says why nothing can be sent ("" when
- * something can), `info` is kept for Convos's clients, `notifications` counts highlights since
- * the last read.
- */
-export function conversationResource(conv: ConversationRecord, connectionState: string) {
-  return {
-    ...conversationJson(conv),
-    frozen: connectionState === "connected" ? "" : "Not connected.",
-    info: {},
-    notifications: conv.notifications,
-  };
-}
-
 /** getConversations: the user's listed conversations, by conversation_id (as Convos). */
 export async function listConversations(deps: AppDeps, userId: number) {
   const { store } = deps;
@@ -47,7 +33,10 @@ export async function listConversations(deps: AppDeps, userId: number) {
   const rowOf = new Map(connections.map((r) => [r.connectionId, r.id]));
   // The server's own conversation ("") is reached through connectionMessages, not listed.
   return all.filter(isListed).map((conv) =>
-    conversationResource(conv, deps.irc.state(rowOf.get(conv.connectionId) ?? 0))
+    conversationResource(
+      conv,
+      deps.irc.state(rowOf.get(conv.connectionId) ?? 0) === "connected" ? "" : NOT_CONNECTED,
+    )
   );
 }
 
