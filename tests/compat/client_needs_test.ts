@@ -120,7 +120,7 @@ Deno.test("client needs 4-11: IRC through the events socket", async (t) => {
       await bob.waitForMember("#convos", "superman");
     });
 
-    await t.step("11: state events of a connection", async () => {
+    await t.step("11: state events of a connection", () => {
       const conn = ws.events.filter((e) =>
         e.event === "state" && e.connection_id === "irc-localhost"
       );

@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any -- answers are read field by field
 /** Convos 8.07 t/web-conversation.t ported: conversations, unread counts and notifications. */
-import { compatServer, is, jsonHasnt, jsonIs, pending, statusIs } from "../support/compat.ts";
+import { compatServer, is, jsonHasnt, jsonIs, statusIs } from "../support/compat.ts";
 import type { ApiClient } from "../support/api.ts";
 import { EventSocket } from "../support/events.ts";
 import { RawIrcClient } from "../support/irc_client.ts";

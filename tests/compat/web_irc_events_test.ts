@@ -1,14 +1,6 @@
 // deno-lint-ignore-file no-explicit-any -- events are read field by field
 /** Convos 8.07 t/web-irc-events.t ported: the /events socket with a live IRC connection. */
-import {
-  check,
-  compatServer,
-  is,
-  jsonIs,
-  jsonLike,
-  statusIs,
-  within,
-} from "../support/compat.ts";
+import { check, compatServer, is, jsonIs, jsonLike, statusIs, within } from "../support/compat.ts";
 import type { ApiResponse } from "../support/api.ts";
 import { EventSocket } from "../support/events.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
