@@ -74,6 +74,11 @@ export function attachInbound(
   on("action", message("action"));
   on("notice", message("notice"));
 
+  // Convos's `info.authenticated`: a SASL or services login on this (fresh) client.
+  conn.info.authenticated = false;
+  on("loggedin", () => void (conn.info.authenticated = true));
+  on("loggedout", () => void (conn.info.authenticated = false));
+
   // The server's greeting (001-004) is shown as Convos shows it, after "Connected to".
   on("raw", async (ev) => {
     if (!ev.from_server) return;

@@ -274,6 +274,7 @@ export class IrcManager {
   #info(conn: IrcConnection | undefined): Record<string, unknown> {
     const out: Record<string, unknown> = { authenticated: false, capabilities: {} };
     for (const [k, v] of Object.entries(conn?.info ?? {})) if (v !== undefined) out[k] = v;
+    out.authenticated = conn?.state === "connected" && conn.info.authenticated === true;
     const enabled = (conn?.client?.network.cap as { enabled?: unknown } | undefined)?.enabled;
     if (conn?.state === "connected" && Array.isArray(enabled)) {
       out.capabilities = Object.fromEntries(enabled.slice(0, 100).map((c) => [String(c), true]));
