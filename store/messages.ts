@@ -7,17 +7,18 @@ import { ircLower } from "../irc/casefold.ts";
 import type { SearchIndexer } from "./search_index.ts";
 import type { Checkpointer } from "./checkpointer.ts";
 import { userIndex } from "./search_file.ts";
-import type {
-  HistoryQuery,
-  MessageJson,
-  MessagePage,
-  MessageStore,
-  MessageType,
-  NewMessage,
-  SearchQuery,
+import {
+  FIRST_EVENT_CODE,
+  type HistoryQuery,
+  type MessageJson,
+  type MessagePage,
+  type MessageStore,
+  type NewMessage,
+  type SearchQuery,
+  TYPE_CODE,
+  TYPES,
 } from "./message_types.ts";
 
-const TYPES: MessageType[] = ["private", "notice", "action", "error"];
 /**
  * How long the writer gathers messages before committing them in one transaction. Each commit
  * also writes a search-index segment, so committing every message of a quiet channel on its
@@ -42,7 +43,6 @@ const MAX_CHUNK = 5000;
 const CHECKPOINT_EVERY_MS = 1000;
 /** Longest the writer holds commits back for a checkpoint (they wait in memory meanwhile). */
 const CHECKPOINT_HOLD_MS = 250;
-const TYPE_CODE: Record<MessageType, number> = { private: 0, notice: 1, action: 2, error: 3 };
 /**
  * Latest timestamp stored (microseconds, about the year 2255): far below 2^53, so `ts + 1` and
  * every cursor computed from a stored time stay exact integers.
@@ -473,7 +473,8 @@ export function sqliteMessageStore(
       conversations.length > 0 ||
       q.connectionId !== undefined;
     if (!hasCriteria || parsed.empty) return { messages: [], end: true };
-    const where = ["m.user_id = ?"];
+    // Channel events (joins, parts...) are history, never search results.
+    const where = ["m.user_id = ?", `m.type < ${FIRST_EVENT_CODE}`];
     const args: (string | number)[] = [userId];
     if (q.connectionId !== undefined) where.push("k.connection_id = ?"), args.push(q.connectionId);
     if (conversations.length) {

@@ -10,6 +10,7 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { createUserIndex, indexUser, META, SEARCH_PRAGMAS, userIndex } from "./search_file.ts";
 import type { FromWorker, ToWorker } from "./search_index.ts";
+import { FIRST_EVENT_CODE } from "./message_types.ts";
 
 /** Rows per indexing transaction at most; a backlog is worked off in steps this size. */
 const BATCH = 20_000;
@@ -40,7 +41,10 @@ let closed = false;
 function prepare() {
   return {
     messages: source.prepare(
-      "SELECT id, user_id, conversation, text FROM messages WHERE id > ? ORDER BY id LIMIT ?",
+      // Channel events (joins, parts...) stay out of the index (migration 008 keeps their
+      // deletions out of the deletion log).
+      `SELECT id, user_id, conversation, text FROM messages
+       WHERE id > ? AND type < ${FIRST_EVENT_CODE} ORDER BY id LIMIT ?`,
     ),
     deletions: source.prepare(
       `SELECT seq, id, user_id, conversation, text FROM message_deletions

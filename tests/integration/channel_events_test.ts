@@ -1,0 +1,79 @@
+// deno-lint-ignore-file no-explicit-any -- API answers are read field by field
+/**
+ * Channel events in history (issue 16, item 5): joins, parts, quits, kicks, nick changes, topic
+ * changes and modes are stored with types of their own and come back from history (what a page
+ * reload reads), but they are never unread, never notifications and never search results.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { ApiClient } from "../support/api.ts";
+import { RawIrcClient } from "../support/irc_client.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { poll } from "../support/poll.ts";
+import { startServer } from "../support/server.ts";
+
+Deno.test("channel events are kept in history, not unread, notified or searchable", async () => {
+  const irc = await startIrcServer();
+  const server = await startServer({ env: { PARLEY_TEST_FAST_IRC: "1" } });
+  const api = new ApiClient(server.url);
+  await api.register("alice@example.com");
+  const bob = await RawIrcClient.connect(irc.port, "bob");
+  let carol: RawIrcClient | undefined;
+  try {
+    const made = await api.post("/api/connections", {
+      url: `irc://127.0.0.1:${irc.port}?nick=alice`,
+      conversation_id: "#events",
+    });
+    assertEquals(made.status, 200, JSON.stringify(made.body));
+    const history = async () =>
+      (await api.get("/api/connection/irc-localhost/conversation/%23events/messages")).body
+        .messages as any[];
+    await poll("alice in #events", async () => (await history()).some((m) => m.type === "join"));
+    await bob.join("#events");
+    await bob.waitForMember("#events", "alice");
+    // alice joined first, so she is an operator: she gives bob +o, bob does the rest.
+    const send = (message: string) =>
+      api.post("/api/connection/irc-localhost/conversation/%23events/messages", { message });
+    assertEquals((await send("/mode +o bob")).status, 200);
+    await bob.waitFor((l) => l.command === "MODE");
+    await bob.send("TOPIC #events :what we talk about");
+    await bob.send("NICK bobby");
+    carol = await RawIrcClient.connect(irc.port, "carol");
+    await carol.join("#events");
+    await carol.send("PART #events :bye");
+    await carol.join("#events");
+    await bob.send("KICK #events carol :out");
+    await bob.send("QUIT :gone");
+    const want = ["join", "join", "mode", "topic", "nick_change", "join", "part", "join", "kick"];
+    await poll("every event stored", async () => (await history()).some((m) => m.type === "quit"));
+    const got = await history();
+    assertEquals(got.map((m) => m.type), [...want, "quit"]);
+    assertEquals(
+      got.find((m) => m.type === "topic").message,
+      "bob changed the topic to: what we talk about",
+    );
+    assertEquals(got.find((m) => m.type === "kick").message, "carol was kicked by bobby: out");
+    // ngircd quotes a quit reason.
+    assertEquals(got.find((m) => m.type === "quit").message, 'bobby quit: "gone"');
+    assertEquals(got.find((m) => m.type === "nick_change").message, "bob is now known as bobby.");
+
+    const conv = (await api.get("/api/conversations")).body.conversations
+      .find((c: any) => c.conversation_id === "#events");
+    assertEquals(conv.unread, 0, "events are not unread");
+    assertEquals(conv.notifications, 0);
+    assertEquals((await api.get("/api/notifications")).body.messages, []);
+    // Searchable words of the events ("joined", "kicked", the topic) find nothing; the topic
+    // itself is the conversation's topic, not a message.
+    for (const word of ["joined", "kicked", "talk", "known"]) {
+      const found = await api.get(`/api/search?match=${word}`);
+      assertEquals(found.body.messages, [], word);
+    }
+    const bySender = await api.get("/api/search?from=bobby");
+    assertEquals(bySender.body.messages, [], "events are not search results");
+    assert(conv.topic === "what we talk about");
+  } finally {
+    await carol?.close();
+    await bob.close().catch(() => {});
+    await server.close();
+    await irc.close();
+  }
+});
