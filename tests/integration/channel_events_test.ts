@@ -10,6 +10,8 @@ import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { startServer } from "../support/server.ts";
+import { openStore } from "../../store/mod.ts";
+import { DatabaseSync } from "node:sqlite";
 
 Deno.test("channel events are kept in history, not unread, notified or searchable", async () => {
   const irc = await startIrcServer();
@@ -75,5 +77,37 @@ Deno.test("channel events are kept in history, not unread, notified or searchabl
     await bob.close().catch(() => {});
     await server.close();
     await irc.close();
+  }
+});
+
+Deno.test("deleting channel events leaves the search index's deletion log alone", async () => {
+  const home = await Deno.makeTempDir({ prefix: "parley-events-" });
+  const store = await openStore(home);
+  try {
+    const user = await store.users.create("u@example.com", "x", []);
+    const conn = await store.connections.create({
+      userId: user.id,
+      connectionId: "irc-localhost",
+      name: "localhost",
+      url: "irc://127.0.0.1:6667?nick=me",
+      onConnectCommands: [],
+      wantedState: "disconnected",
+    });
+    const conv = await store.conversations.ensure(conn.id, "#test", "#test");
+    const add = (type: "join" | "part" | "private", text: string) =>
+      store.messages.append({ conversation: conv.id, userId: user.id, from: "bob", type, text });
+    add("join", "bob joined.");
+    add("private", "hello there");
+    add("part", "bob left.");
+    await store.messages.searchable();
+    await store.messages.clear(conv.id);
+    const db = new DatabaseSync(`${home}/parley.db`, { readOnly: true });
+    const logged = db.prepare("SELECT text FROM message_deletions").all().map((r) => r.text);
+    db.close();
+    // Only the indexed message: removing never-indexed rows would corrupt the index.
+    assertEquals(logged, ["hello there"]);
+  } finally {
+    await store.close();
+    await Deno.remove(home, { recursive: true });
   }
 });
