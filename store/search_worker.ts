@@ -10,7 +10,9 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { createUserIndex, indexUser, META, SEARCH_PRAGMAS, userIndex } from "./search_file.ts";
 import type { FromWorker, ToWorker } from "./search_index.ts";
-import { FIRST_EVENT_CODE } from "./message_types.ts";
+// FIRST_EVENT_CODE of store/message_types.ts, written out: the worker of the compiled binary may
+// read only the modules it was built with.
+const FIRST_EVENT_CODE = 4;
 
 /** Rows per indexing transaction at most; a backlog is worked off in steps this size. */
 const BATCH = 20_000;

@@ -32,21 +32,30 @@ Deno.test("channel events are kept in history, not unread, notified or searchabl
     await poll("alice in #events", async () => (await history()).some((m) => m.type === "join"));
     await bob.join("#events");
     await bob.waitForMember("#events", "alice");
+    // Each event is awaited in history before the next, so their order is the test's own.
+    const then = async (type: string, act: () => Promise<unknown>) => {
+      const n = (await history()).length;
+      await act();
+      await poll(
+        `${type} stored`,
+        async () => (await history()).slice(n).some((m) => m.type === type),
+      );
+    };
     // alice joined first, so she is an operator: she gives bob +o, bob does the rest.
     const send = (message: string) =>
       api.post("/api/connection/irc-localhost/conversation/%23events/messages", { message });
-    assertEquals((await send("/mode +o bob")).status, 200);
-    await bob.waitFor((l) => l.command === "MODE");
-    await bob.send("TOPIC #events :what we talk about");
-    await bob.send("NICK bobby");
-    carol = await RawIrcClient.connect(irc.port, "carol");
-    await carol.join("#events");
-    await carol.send("PART #events :bye");
-    await carol.join("#events");
-    await bob.send("KICK #events carol :out");
-    await bob.send("QUIT :gone");
+    await then("mode", () => send("/mode +o bob"));
+    await then("topic", () => bob.send("TOPIC #events :what we talk about"));
+    await then("nick_change", () => bob.send("NICK bobby"));
+    await then("join", async () => {
+      carol = await RawIrcClient.connect(irc.port, "carol");
+      await carol.join("#events");
+    });
+    await then("part", () => carol!.send("PART #events :bye"));
+    await then("join", () => carol!.join("#events"));
+    await then("kick", () => bob.send("KICK #events carol :out"));
+    await then("quit", () => bob.send("QUIT :gone"));
     const want = ["join", "join", "mode", "topic", "nick_change", "join", "part", "join", "kick"];
-    await poll("every event stored", async () => (await history()).some((m) => m.type === "quit"));
     const got = await history();
     assertEquals(got.map((m) => m.type), [...want, "quit"]);
     assertEquals(
