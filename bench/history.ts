@@ -91,7 +91,7 @@ try {
         conversation: conv.id,
         userId: conv.userId,
         from: nicks[Math.floor(random() * nicks.length)],
-        type: "privmsg",
+        type: "private",
         text: j % 997 === 0
           ? `${texts[j % texts.length]} u${conv.userId} deploy`
           : texts[j % texts.length],

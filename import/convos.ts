@@ -21,7 +21,7 @@ export function parseConvosMessage(
   message: string,
 ): { type: MessageType; from: string; text: string } | undefined {
   let m = /^<([^\s>]+)> ?(.*)$/s.exec(message);
-  if (m) return { type: "privmsg", from: m[1], text: m[2] };
+  if (m) return { type: "private", from: m[1], text: m[2] };
   m = /^-([^\s>]+)- ?(.*)$/s.exec(message);
   if (m && m[1] !== "!") return { type: "notice", from: m[1], text: m[2] };
   m = /^\* (\S+) ?(.*)$/s.exec(message);

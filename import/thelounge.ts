@@ -13,7 +13,7 @@ import { checkEmail, fileError, ImportSession, readJson, type WantedConnection }
 
 /** The Lounge's message types that are messages in Parley; joins, parts, modes... are not. */
 const TYPES: Record<string, MessageType> = {
-  message: "privmsg",
+  message: "private",
   notice: "notice",
   action: "action",
 };

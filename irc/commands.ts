@@ -48,8 +48,9 @@ function live(ctx: CommandContext): IrcConnection {
 }
 
 /** The current conversation's name as IRC knows it; fails in the server conversation. */
-function here(ctx: CommandContext, what: string): string {
-  if (!ctx.conversationId) fail(`${what} needs a conversation; this is the server's.`);
+function here(ctx: CommandContext, _what: string): string {
+  // Convos's words: `what` names the command only in the usage errors of other commands.
+  if (!ctx.conversationId) fail("Cannot send without target.");
   return ctx.conversation?.name ?? ctx.conversationId;
 }
 
@@ -81,7 +82,7 @@ async function say(
       await recordMessage(ctx.deps, conn, {
         name: target,
         from: conn.nick,
-        type,
+        type: type === "privmsg" ? "private" : type,
         text: line,
         own: true,
       });
@@ -116,6 +117,23 @@ function collect(
     }, timeoutMs);
     client.on(event, fn);
   });
+}
+
+/**
+ * `/list` arguments as Convos's client sends them: `/text/` keeps channels whose name contains
+ * the text (a substring, not a regular expression: a pattern from the user must not be able to
+ * make the server spin), `refresh` asks again (every /list asks the server anew here), and
+ * anything else is a mask for the server's LIST.
+ */
+function listArgs(args: string): { filter: string; mask: string } {
+  let filter = "";
+  const mask: string[] = [];
+  for (const word of args.trim().split(/\s+/).filter(Boolean)) {
+    const m = /^\/(.*)\/$/.exec(word);
+    if (m) filter = m[1].toLowerCase();
+    else if (word.toLowerCase() !== "refresh") mask.push(word);
+  }
+  return { filter, mask: mask.join(" ") };
 }
 
 /** Every slash command, by name. */
@@ -204,10 +222,22 @@ export const COMMANDS: Record<string, Command> = {
     await conn.enqueue(reason ? `KICK ${channel} ${nick} :${reason}` : `KICK ${channel} ${nick}`);
     return {};
   },
-  mode: (ctx, args) => {
+  mode: async (ctx, args) => {
     const conn = live(ctx);
     const a = args.trim();
-    if (!a) return raw(ctx, `MODE ${channelHere(ctx, conn, "/mode")}`);
+    if (!a) {
+      // Asking a channel's modes: the answer carries them (RPL_CHANNELMODEIS), as Convos's does.
+      const channel = channelHere(ctx, conn, "/mode");
+      const reply = collect(
+        conn,
+        "channel info",
+        (ev) => conn.same(String(ev.channel), channel) && typeof ev.raw_modes === "string",
+      );
+      await conn.enqueue(`MODE ${channel}`);
+      const ev = await reply;
+      const modes = ev ? [ev.raw_modes, ...(ev.raw_params ?? [])].join(" ") : "";
+      return { conversation_id: conn.conversationId(channel), modes };
+    }
     if (/^[+-]/.test(a)) {
       const target = ctx.conversationId ? here(ctx, "/mode") : conn.nick;
       return raw(ctx, `MODE ${target} ${a}`);
@@ -224,17 +254,31 @@ export const COMMANDS: Record<string, Command> = {
   away: (ctx, args) => raw(ctx, args.trim() ? `AWAY :${args.trim()}` : "AWAY"),
   list: async (ctx, args) => {
     const conn = live(ctx);
+    const { filter, mask } = listArgs(args);
     const done = collect(conn, "channel list end", () => true);
     const channels: IrcEvent[] = [];
+    let total = 0;
     const fn = (list: IrcEvent) => {
-      if (Array.isArray(list)) channels.push(...list.slice(0, 1000 - channels.length));
+      if (!Array.isArray(list)) return;
+      total += list.length;
+      channels.push(...list.slice(0, 1000 - channels.length));
     };
     conn.client!.on("channel list", fn);
-    await conn.enqueue(args.trim() ? `LIST ${args.trim()}` : "LIST");
-    await done;
+    await conn.enqueue(mask ? `LIST ${mask}` : "LIST");
+    const ended = (await done) !== undefined;
     conn.client?.off("channel list", fn);
+    const shown = channels.filter((c) => String(c.channel).toLowerCase().includes(filter));
     return {
-      channels: channels.map((c) => ({ name: c.channel, users: c.num_users, topic: c.topic })),
+      // Convos's shape (its client reads these)...
+      conversations: shown.map((c) => ({
+        name: c.channel,
+        n_users: Number(c.num_users) || 0,
+        topic: c.topic ?? "",
+      })),
+      n_conversations: total,
+      done: ended,
+      // ...and Parley's own, which its web client shows as a table.
+      channels: shown.map((c) => ({ name: c.channel, users: c.num_users, topic: c.topic })),
     };
   },
   names: async (ctx, args) => {
@@ -244,7 +288,11 @@ export const COMMANDS: Record<string, Command> = {
     await conn.enqueue(`NAMES ${channel}`);
     const ev = await reply;
     const users = (ev?.users ?? []) as { nick: string; modes: string[] }[];
-    return { names: users.map((u) => ({ nick: u.nick, modes: u.modes })) };
+    return {
+      // Convos's shape: one mode string per participant ("o", "v", or "").
+      participants: users.map((u) => ({ nick: u.nick, mode: (u.modes ?? []).join("") })),
+      names: users.map((u) => ({ nick: u.nick, modes: u.modes })),
+    };
   },
   quote: (ctx, args) => {
     if (!args.trim()) fail("Usage: /quote <raw IRC line>");

@@ -3,11 +3,32 @@
  * and on the first private message, topics kept, and every event published on the bus.
  */
 import { log } from "../lib/log.ts";
+import { formatMicros } from "../lib/time.ts";
 import type { MessageType } from "../store/message_types.ts";
 import type { IrcConnection } from "./connection.ts";
 import type { IrcClient, IrcEvent } from "./framework.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { lineTime, serverTimeEnabled } from "./server_time.ts";
+import { publishFrozen } from "./frozen.ts";
+import { Presence } from "./presence.ts";
+import type { EventType } from "../store/message_types.ts";
+import { serverNotice } from "./state_message.ts";
+
+/** The text of a 001-004 line (after the nick), or undefined for any other line. */
+export function welcomeText(line: string): { numeric: string; text: string } | undefined {
+  const m = /^(?:@\S+ +)?(?::\S+ +)?(00[1-4]) +\S+ *(.*)$/.exec(
+    line.slice(0, 1024).replace(/[\r\n]+$/, ""),
+  );
+  if (!m) return undefined;
+  const rest = m[2];
+  const colon = rest.startsWith(":") ? 0 : rest.indexOf(" :");
+  const text = colon < 0
+    ? rest
+    : colon === 0
+    ? rest.slice(1)
+    : `${rest.slice(0, colon)} ${rest.slice(colon + 2)}`;
+  return { numeric: m[1], text: text.replace(/[\r\n\0]/g, "").trim() };
+}
 
 /** Runs `fn` after everything queued before it for the same connection, so order is kept. */
 export type Serial = (fn: () => Promise<void>) => void;
@@ -51,10 +72,25 @@ export function attachInbound(
     const name = conn.isChannel(target) ? target : own ? target : ev.nick;
     await recordMessage(deps, conn, { name, from: ev.nick, type, text, ts: ev.ts, own });
   };
-  on("privmsg", message("privmsg"));
+  on("privmsg", message("private"));
   on("action", message("action"));
   on("notice", message("notice"));
 
+  // Convos's `info.authenticated`: a SASL or services login on this (fresh) client.
+  conn.info.authenticated = false;
+  on("loggedin", () => void (conn.info.authenticated = true));
+  on("loggedout", () => void (conn.info.authenticated = false));
+
+  // The server's greeting (001-004) is shown as Convos shows it, after "Connected to".
+  on("raw", async (ev) => {
+    if (!ev.from_server) return;
+    const greeting = welcomeText(String(ev.line ?? ""));
+    if (!greeting) return;
+    if (greeting.numeric === "001") {
+      await recordMessage(deps, conn, serverNotice(conn, `Connected to ${conn.url.host}.`));
+    }
+    if (greeting.text) await server(greeting.text, ev.ts);
+  });
   on("motd", (ev) => server(String(ev.motd ?? ev.error ?? "").trimEnd(), ev.ts));
   on("irc error", async (ev) => {
     const text = [ev.error, ev.channel ?? ev.nick, ev.reason].filter(Boolean).join(": ");
@@ -67,34 +103,79 @@ export function attachInbound(
     });
   });
 
+  // Channel events are kept in history (issue 16): never unread, notified or searchable.
+  const presence = new Presence();
+  const lower = (nick: unknown) => conn.conversationId(String(nick ?? ""));
+  const keep = async (name: string, type: EventType, from: string, text: string, ts: number) => {
+    const conv = await deps.store.conversations.get(conn.record.id, convId(name));
+    if (!conv) return;
+    deps.store.messages.append({
+      conversation: conv.id,
+      userId: conn.userId,
+      from: from.slice(0, 100),
+      type,
+      text: text.slice(0, 1000),
+      ts,
+      highlight: false,
+    });
+  };
+  const why = (reason: unknown) => (reason ? `: ${String(reason)}` : ".");
+
+  on("userlist", (ev) => {
+    const channel = convId(String(ev.channel));
+    for (const u of (ev.users ?? []) as { nick?: string }[]) presence.join(channel, lower(u.nick));
+  });
   on("join", async (ev) => {
     const channel = String(ev.channel);
+    presence.join(convId(channel), lower(ev.nick));
     if (conn.isMe(ev.nick)) {
       const conv = await conversationFor(deps, conn, channel);
       if (!conv) return; // over the conversation cap
       if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
+      // Joined: the channel takes messages again (Convos's client enables it on this event).
+      publishFrozen(deps.bus, conn.userId, [{ ...conv, joined: true }], "");
     }
     publish({ type: "join", conversation_id: convId(channel), nick: ev.nick });
+    await keep(channel, "join", String(ev.nick), `${ev.nick} joined.`, ev.ts);
   });
   on("part", async (ev) => {
     const channel = String(ev.channel);
+    presence.part(convId(channel), lower(ev.nick), conn.isMe(ev.nick));
+    await keep(channel, "part", String(ev.nick), `${ev.nick} left${why(ev.message)}`, ev.ts);
     if (conn.isMe(ev.nick)) await leave(channel);
     publish({ type: "part", conversation_id: convId(channel), nick: ev.nick, message: ev.message });
   });
   on("kick", async (ev) => {
     const channel = String(ev.channel);
+    presence.part(convId(channel), lower(ev.kicked), conn.isMe(ev.kicked));
+    const text = `${ev.kicked} was kicked by ${ev.nick}${why(ev.message)}`;
+    await keep(channel, "kick", String(ev.nick), text, ev.ts);
     if (conn.isMe(ev.kicked)) await leave(channel);
+    // Convos sends a kick as a part with the kicker.
     publish({
-      type: "kick",
+      type: "part",
       conversation_id: convId(channel),
       nick: ev.kicked,
-      by: ev.nick,
+      kicker: ev.nick,
       message: ev.message,
+      ts: formatMicros(ev.ts),
     });
   });
-  on("quit", (ev) => publish({ type: "quit", nick: ev.nick, message: ev.message }));
+  on("quit", async (ev) => {
+    publish({ type: "quit", nick: ev.nick, message: ev.message });
+    const text = `${ev.nick} quit${why(ev.message)}`;
+    for (const channel of [...presence.quit(lower(ev.nick)), String(ev.nick)]) {
+      await keep(channel, "quit", String(ev.nick), text, ev.ts);
+    }
+  });
   on("nick", async (ev) => {
     publish({ type: "nick_change", old_nick: ev.nick, new_nick: ev.new_nick });
+    const text = `${ev.nick} is now known as ${ev.new_nick}.`;
+    for (
+      const channel of [...presence.rename(lower(ev.nick), lower(ev.new_nick)), String(ev.nick)]
+    ) {
+      await keep(channel, "nick_change", String(ev.nick), text, ev.ts);
+    }
     // A private conversation follows the person to their new nick (unless one exists already).
     const store = deps.store.conversations;
     const old = await store.get(conn.record.id, convId(String(ev.nick)));
@@ -111,9 +192,21 @@ export function attachInbound(
       await deps.store.conversations.setTopic(conv.id, String(ev.topic ?? ""));
     }
     publish({ type: "topic", conversation_id: convId(channel), topic: ev.topic, nick: ev.nick });
+    // Only a change someone made: the topic the server tells on every join is not news.
+    if (ev.nick) {
+      const topic = String(ev.topic ?? "");
+      const text = topic
+        ? `${ev.nick} changed the topic to: ${topic}`
+        : `${ev.nick} cleared the topic.`;
+      await keep(channel, "topic", String(ev.nick), text, ev.ts);
+    }
   });
-  on("mode", (ev) => {
+  on("mode", async (ev) => {
     const target = String(ev.target ?? "");
+    if (conn.isChannel(target) && ev.nick) {
+      const mode = [ev.raw_modes, ...(ev.raw_params ?? [])].join(" ");
+      await keep(target, "mode", String(ev.nick), `${ev.nick} set mode ${mode}.`, ev.ts);
+    }
     publish({
       type: "mode",
       conversation_id: conn.isChannel(target) ? convId(target) : "",

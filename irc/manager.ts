@@ -3,7 +3,7 @@
  * the user sends, and stops them at shutdown. Routes and the /events socket call only this.
  */
 import type { Config } from "../config.ts";
-import { badRequest, notFound } from "../http/errors.ts";
+import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import type { EventBus } from "../lib/bus.ts";
 import { log } from "../lib/log.ts";
 import type { ConnectionRecord, WantedState } from "../store/connections.ts";
@@ -14,19 +14,14 @@ import { type CommandResult, runCommand } from "./commands.ts";
 import { type ConnectionListener, IrcConnection, SendError } from "./connection.ts";
 import { hostId, hostShortName } from "./host_id.ts";
 import { attachInbound, type Serial, serial } from "./inbound.ts";
-import { conversationFor } from "./record.ts";
+import { conversationFor, isListed, recordMessage } from "./record.ts";
+import { NOT_CONNECTED, publishFrozen } from "./frozen.ts";
+import { serverNotice, stateMessage } from "./state_message.ts";
 import { TIMING } from "./timing.ts";
 import { literalClass, refusal } from "./target.ts";
 import { pasteIfLong } from "./paste.ts";
 import { ircLower } from "./casefold.ts";
-import {
-  newConnectionId,
-  nickFromEmail,
-  parseIrcUrl,
-  publicUrl,
-  sameTarget,
-  withNick,
-} from "./url.ts";
+import { newConnectionId, nickFromEmail, parseIrcUrl, publicUrl, sameTarget } from "./url.ts";
 
 /** What the manager is built from. */
 export interface IrcManagerDeps {
@@ -44,9 +39,14 @@ export interface ConnectionJson {
   url: string;
   info: Record<string, unknown>;
   on_connect_commands: string[];
+  /** Nicks of the network's services (from the host's connection profile). */
+  service_accounts: string[];
   state: string;
   wanted_state: WantedState;
 }
+
+/** How long updateConnection waits for a connect attempt before answering with the state. */
+const ATTEMPT_WAIT_MS = 10_000;
 
 /** Input of createConnection (validated by the route). */
 export interface CreateConnection {
@@ -100,11 +100,19 @@ export class IrcManager {
   #hosts = new Map<string, HostQueue>();
   #stopped = false;
   #listener: ConnectionListener;
+  /** Callers waiting for a connection's next state change (updateConnection waits for it). */
+  #waiters = new Map<IrcConnection, Set<() => void>>();
+  /** The state last published per connection, to tell a change from an info update. */
+  #lastState = new WeakMap<IrcConnection, string>();
 
   constructor(deps: IrcManagerDeps) {
     this.#deps = deps;
     this.#listener = {
-      changed: (conn) => this.#publishState(conn),
+      changed: (conn) => {
+        this.#publishState(conn);
+        const waiting = this.#waiters.get(conn);
+        if (waiting) { for (const wake of waiting) wake(); }
+      },
       attach: (conn, client) => attachInbound(deps, conn, client, this.#serial(conn)),
       registered: (conn) => this.#serial(conn)(() => this.#afterRegistration(conn)),
       retry: (conn) => this.#enqueue(conn),
@@ -215,31 +223,77 @@ export class IrcManager {
     }
   }
 
+  /**
+   * Publishes a connection's state as Convos does: a `connection` event (with a `message` when
+   * the state changed, stored as a notice in the server conversation too), its `info`, and
+   * `frozen` events for its conversations when it goes up or down.
+   */
   #publishState(conn: IrcConnection): void {
-    this.#deps.bus.publish(conn.userId, {
+    const { bus } = this.#deps;
+    const prev = this.#lastState.get(conn) ?? "disconnected";
+    this.#lastState.set(conn, conn.state);
+    const changed = prev !== conn.state;
+    const message = changed ? stateMessage(conn) : undefined;
+    bus.publish(conn.userId, {
       event: "state",
       type: "connection",
       connection_id: conn.id,
       state: conn.state,
       info: this.#info(conn),
+      ...(message ? { message } : {}),
     });
+    const run = this.#serial(conn);
+    // "Connected to" is stored by irc/inbound.ts, just before the server's welcome.
+    if (message && conn.state !== "connected") {
+      run(() => recordMessage(this.#deps, conn, serverNotice(conn, message)));
+    }
+    run(() => {
+      bus.publish(conn.userId, {
+        ...this.#info(conn),
+        event: "state",
+        type: "info",
+        connection_id: conn.id,
+      });
+      return Promise.resolve();
+    });
+    const up = conn.state === "connected";
+    if (changed && (up || prev === "connected")) {
+      run(async () => {
+        const all = await this.#deps.store.conversations.listForConnection(conn.record.id);
+        // Channels thaw when joined again (irc/inbound.ts); private conversations at once.
+        const affected = all.filter((c) => isListed(c) && (!up || !conn.isChannel(c.name)));
+        publishFrozen(bus, conn.userId, affected, up ? "" : NOT_CONNECTED);
+      });
+    }
   }
 
+  /**
+   * The Connection's `info`: what the connection learnt (nick, reason...) plus, as Convos has
+   * them, `authenticated` (SASL or services login done) and the enabled IRCv3 `capabilities`.
+   */
   #info(conn: IrcConnection | undefined): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = { authenticated: false, capabilities: {} };
     for (const [k, v] of Object.entries(conn?.info ?? {})) if (v !== undefined) out[k] = v;
+    out.authenticated = conn?.state === "connected" && conn.info.authenticated === true;
+    const enabled = (conn?.client?.network.cap as { enabled?: unknown } | undefined)?.enabled;
+    if (conn?.state === "connected" && Array.isArray(enabled)) {
+      out.capabilities = Object.fromEntries(enabled.slice(0, 100).map((c) => [String(c), true]));
+    }
     return out;
   }
 
   /** The Connection resource of a stored connection, with its live state. */
-  json(record: ConnectionRecord): ConnectionJson {
+  async json(record: ConnectionRecord): Promise<ConnectionJson> {
     const conn = this.#live.get(record.id);
+    const profile = await this.#deps.store.profiles.get(hostId(parseIrcUrl(record.url).host))
+      .catch(() => undefined);
     return {
       connection_id: record.connectionId,
       name: record.name,
       url: publicUrl(record.url),
       info: this.#info(conn),
       on_connect_commands: record.onConnectCommands,
+      service_accounts: profile?.serviceAccounts ?? ["chanserv", "nickserv"],
       state: conn?.state ?? "disconnected",
       wanted_state: record.wantedState,
     };
@@ -247,7 +301,8 @@ export class IrcManager {
 
   /** The user's connections as the API returns them. */
   async list(userId: number): Promise<ConnectionJson[]> {
-    return (await this.#deps.store.connections.list(userId)).map((r) => this.json(r));
+    const records = await this.#deps.store.connections.list(userId);
+    return await Promise.all(records.map((r) => this.json(r)));
   }
 
   async #record(userId: number, connectionId: string): Promise<ConnectionRecord> {
@@ -256,15 +311,17 @@ export class IrcManager {
     return record;
   }
 
-  async #checkUnique(userId: number, url: string, except?: number): Promise<void> {
-    const parsed = parseIrcUrl(url);
+  /** The nick a connection uses: its URL's, else the one kept beside the URL. */
+  #nickOf(record: ConnectionRecord): string {
+    return parseIrcUrl(record.url).nick || record.nick;
+  }
+
+  async #checkUnique(userId: number, host: string, port: number, nick: string, except?: number) {
+    const wanted = { ...parseIrcUrl(`irc://${host}:${port}`), nick };
     for (const other of await this.#deps.store.connections.list(userId)) {
       if (other.id === except) continue;
-      if (sameTarget(parsed, parseIrcUrl(other.url))) {
-        throw badRequest(
-          `You already have a connection to ${parsed.host}:${parsed.port} as ${parsed.nick}.`,
-          "/body/url",
-        );
+      if (sameTarget(wanted, { ...parseIrcUrl(other.url), nick: this.#nickOf(other) })) {
+        throw badRequest("Connection already exists.", "/body/url");
       }
     }
   }
@@ -272,15 +329,13 @@ export class IrcManager {
   /** createConnection: stores the connection and, unless it should stay down, connects it. */
   async create(user: UserRecord, input: CreateConnection): Promise<ConnectionJson> {
     const { store } = this.#deps;
-    let parsed = parseIrcUrl(input.url);
+    const parsed = parseIrcUrl(input.url);
     await this.#checkForced(parsed.host);
     await this.#checkTarget(user, parsed.host);
-    let url = input.url.trim();
-    if (!parsed.nick) {
-      url = withNick(url, nickFromEmail(user.email));
-      parsed = parseIrcUrl(url);
-    }
-    await this.#checkUnique(user.id, url);
+    // The URL is kept (and returned) as given; a nick it lacks is kept beside it.
+    const url = input.url.trim();
+    const nick = parsed.nick || nickFromEmail(user.email);
+    await this.#checkUnique(user.id, parsed.host, parsed.port, nick);
     const existing = (await store.connections.list(user.id)).map((c) => c.connectionId);
     await this.#checkCount(user, existing.length);
     const record = await store.connections.create({
@@ -290,6 +345,7 @@ export class IrcManager {
       url,
       onConnectCommands: input.on_connect_commands ?? [],
       wantedState: input.wanted_state ?? "connected",
+      nick,
     });
     const conn = this.#connection(record);
     // The first conversation (body or URL path) is joined, or opened, once connected.
@@ -357,21 +413,22 @@ export class IrcManager {
     const { store } = this.#deps;
     let record = await this.#record(userId, connectionId);
     let urlChanged = false;
-    let url = input.url?.trim();
+    const url = input.url?.trim();
+    let nick: string | undefined;
     if (url !== undefined) {
       const parsed = parseIrcUrl(url);
       await this.#checkForced(parsed.host);
       await this.#checkTarget(userId, parsed.host);
-      if (!parsed.nick) url = withNick(url, parseIrcUrl(record.url).nick);
-      await this.#checkUnique(userId, url, record.id);
+      // A nick in the new URL is the one to use from now on; without one the current nick stays.
+      nick = parsed.nick || this.#nickOf(record);
+      await this.#checkUnique(userId, parsed.host, parsed.port, nick, record.id);
       urlChanged = url !== record.url;
     }
     record = (await store.connections.update(record.id, {
       url,
       onConnectCommands: input.on_connect_commands,
       wantedState: input.wanted_state,
-      // A new URL names the nick to use from now on.
-      nick: urlChanged ? "" : undefined,
+      nick: urlChanged ? nick : undefined,
     }))!;
     const conn = this.#connection(record);
     if (record.wantedState === "disconnected") {
@@ -384,7 +441,37 @@ export class IrcManager {
     } else if (conn.state === "disconnected" || conn.state === "disconnecting") {
       this.#enqueue(conn);
     }
+    if (record.wantedState === "connected" && (urlChanged || input.wanted_state === "connected")) {
+      // As Convos does: the answer waits for the attempt, and a failed one is a 424.
+      await this.#attempted(conn, ATTEMPT_WAIT_MS);
+      if (conn.state === "disconnected") {
+        throw new ApiError(
+          424,
+          String(conn.info.reason ?? "Could not connect."),
+          "/wanted_state",
+        );
+      }
+    }
     return this.json(record);
+  }
+
+  /** Resolves once the connection is connected or down again, or after `ms` at most. */
+  #attempted(conn: IrcConnection, ms: number): Promise<void> {
+    const settled = () => conn.state === "connected" || conn.state === "disconnected";
+    if (settled()) return Promise.resolve();
+    return new Promise((resolve) => {
+      let waiting = this.#waiters.get(conn);
+      if (!waiting) this.#waiters.set(conn, waiting = new Set());
+      const done = () => {
+        clearTimeout(timer);
+        waiting.delete(wake);
+        if (!waiting.size) this.#waiters.delete(conn);
+        resolve();
+      };
+      const wake = () => settled() && done();
+      const timer = setTimeout(done, ms);
+      waiting.add(wake);
+    });
   }
 
   /** removeConnection: disconnects and deletes it with its conversations and messages. */
@@ -422,12 +509,24 @@ export class IrcManager {
   ): Promise<CommandResult> {
     const record = await this.#record(userId, connectionId);
     try {
+      await this.#openPrivate(record, conversationId, message);
       return await this.#run(record, ircLower(conversationId), message);
     } catch (err) {
       // Not written (the connection closed, or the line was refused): never answer "Sent".
       if (err instanceof SendError) throw badRequest(err.message, "/body/message");
       throw err;
     }
+  }
+
+  /**
+   * As Convos: a message to a nick with no conversation yet opens the private conversation
+   * (named as the user spelt the nick) and is sent there. Channels still need a join first.
+   */
+  async #openPrivate(record: ConnectionRecord, name: string, message: string): Promise<void> {
+    const conn = this.#live.get(record.id);
+    if (!conn || name === "" || conn.isChannel(name) || message.startsWith("/")) return;
+    if (await this.#deps.store.conversations.get(record.id, ircLower(name))) return;
+    await conversationFor(this.#deps, conn, name);
   }
 
   async #run(

@@ -58,9 +58,11 @@ export function parseIrcUrl(text: string, path = "/body/url"): IrcUrl {
   }
   const nick = p.get("nick") ?? "";
   if (nick && !NICK.test(nick)) throw badRequest("The nick in the URL is not valid.", path);
-  const sasl = (p.get("sasl") ?? "").toLowerCase();
+  // Convos's client sends `sasl=none` for "no SASL".
+  let sasl = (p.get("sasl") ?? "").toLowerCase();
+  if (sasl === "none") sasl = "";
   if (sasl !== "" && sasl !== "plain" && sasl !== "external") {
-    throw badRequest("sasl must be plain or external.", path);
+    throw badRequest("sasl must be none, plain or external.", path);
   }
   const user = lineSafe(decoded(url.username, "user", path), "The user", path);
   const password = lineSafe(decoded(url.password, "password", path), "The password", path);

@@ -10,7 +10,7 @@ const wantedState = z.enum(["connected", "disconnected"], {
   error: "wanted_state must be connected or disconnected.",
 });
 const commands = z.array(
-  z.string().max(512, { error: "A command is too long." })
+  z.string().trim().max(512, { error: "A command is too long." })
     .regex(/^[^\r\n\0]*$/, { error: "A command must be one line without NUL." }),
 ).max(50);
 const url = z.string({ error: "url is required." }).trim().min(1, { error: "url is required." })

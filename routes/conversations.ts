@@ -5,7 +5,8 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
-import { conversationJson, isListed } from "../irc/record.ts";
+import { isListed } from "../irc/record.ts";
+import { conversationResource, NOT_CONNECTED } from "../irc/frozen.ts";
 import { ircLower } from "../irc/casefold.ts";
 
 // The conversation_id may be empty (the server's conversation): `/conversation//read`.
@@ -23,6 +24,22 @@ const sendBody = z.object({
     .max(65536, { error: "The message is too long." }),
 });
 
+/** getConversations: the user's listed conversations, by conversation_id (as Convos). */
+export async function listConversations(deps: AppDeps, userId: number) {
+  const { store } = deps;
+  await store.messages.flush(); // the notification counts include what was just received
+  const all = await store.conversations.listForUser(userId);
+  const connections = await store.connections.list(userId);
+  const rowOf = new Map(connections.map((r) => [r.connectionId, r.id]));
+  // The server's own conversation ("") is reached through connectionMessages, not listed.
+  return all.filter(isListed).map((conv) =>
+    conversationResource(
+      conv,
+      deps.irc.state(rowOf.get(conv.connectionId) ?? 0) === "connected" ? "" : NOT_CONNECTED,
+    )
+  );
+}
+
 /** Routes under /api/conversations and /api/connection/{id}/conversation/{id}. */
 export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -35,11 +52,7 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
   }
 
   app.get("/conversations", requireUser, async (c) => {
-    const all = await store.conversations.listForUser(currentUser(c).id);
-    // The server's own conversation ("") is reached through connectionMessages, not listed.
-    return c.json({
-      conversations: all.filter(isListed).map(conversationJson),
-    });
+    return c.json({ conversations: await listConversations(deps, currentUser(c).id) });
   });
 
   app.post("/connection/:connection_id/read", requireUser, async (c) => {

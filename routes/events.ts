@@ -36,15 +36,31 @@ interface Request {
 function errorsOf(err: unknown): ErrorItem[] {
   if (err instanceof ApiError) {
     // REST paths point into the body; on the socket the request object is the root.
-    return err.errors.map((e) => ({ ...e, path: e.path.replace(/^\/body(?=\/|$)/, "") || "/" }));
+    return err.errors.map((e) => ({
+      // Convos's wording for an unknown connection on the socket.
+      message: e.message === "No such connection." ? "Connection not found." : e.message,
+      path: e.path.replace(/^\/body(?=\/|$)/, "") || "/",
+    }));
   }
   return [{ message: "Internal server error.", path: "/" }];
 }
 
-/** Answers one request from the client. */
+/** Ids given to requests that carry none, so that every answer names its request. */
+let lastId = 0;
+
+/** Answers one request from the client; the answer carries the request's `id` and `method`. */
 async function answer(deps: AppDeps, user: UserRecord, req: Request): Promise<object> {
+  const id = typeof req.id === "string" || typeof req.id === "number" ? req.id : String(++lastId);
+  const method = typeof req.method === "string" ? req.method.slice(0, 64) : undefined;
+  const out = await answerMethod(deps, user, { ...req, id, method });
+  return { ...out, id, ...(method === undefined ? {} : { method }) };
+}
+
+async function answerMethod(deps: AppDeps, user: UserRecord, req: Request): Promise<object> {
   const id = req.id;
   switch (req.method) {
+    // Convos's client sends `{}` as its keepalive: a frame without a method is a ping.
+    case undefined:
     case "ping":
       return { event: "pong", id, ts: new Date().toISOString() };
     case "load": {
@@ -66,14 +82,13 @@ async function answer(deps: AppDeps, user: UserRecord, req: Request): Promise<ob
         ...where,
         errors: [{ message, path }],
       });
-      if (typeof req.connection_id !== "string") {
-        return bad("connection_id is required.", "/connection_id");
-      }
+      // Convos's words for a request that is not a send.
+      if (typeof req.connection_id !== "string") return bad("Invalid input.", "/connection_id");
       if (typeof where.conversation_id !== "string") {
-        return bad("conversation_id must be a string.", "/conversation_id");
+        return bad("Invalid input.", "/conversation_id");
       }
       if (typeof req.message !== "string" || req.message.trim() === "") {
-        return bad("message is required.", "/message");
+        return bad("Invalid input.", "/message");
       }
       try {
         const result = await deps.irc.send(
@@ -89,8 +104,9 @@ async function answer(deps: AppDeps, user: UserRecord, req: Request): Promise<ob
       }
     }
     default:
+      // As Convos: the answer is an event named after the method.
       return {
-        event: "error",
+        event: typeof req.method === "string" ? req.method : "error",
         id,
         errors: [{ message: "Unknown method: use ping, load or send.", path: "/method" }],
       };
@@ -107,7 +123,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
       const user = c.get("user");
       const sessionHash = c.get("sessionHash");
       const refusal = !user
-        ? "You need to log in first."
+        ? "Need to log in first."
         : isCrossSite(c, deps.config)
         ? "Cross-site WebSocket connections are not allowed."
         : undefined;

@@ -2,7 +2,7 @@
 import type { AppDeps } from "../http/env.ts";
 import { formatMicros } from "../lib/time.ts";
 import type { UserRecord } from "../store/users.ts";
-import { conversationJson, isListed } from "../irc/record.ts";
+import { listConversations } from "./conversations.ts";
 import { publicUrl } from "../irc/url.ts";
 
 /** Which optional lists getUser includes. */
@@ -31,8 +31,7 @@ export async function userJson(deps: AppDeps, user: UserRecord, opts: UserJsonOp
   };
   if (opts.connections) out.connections = await deps.irc.list(user.id);
   if (opts.conversations) {
-    out.conversations = (await deps.store.conversations.listForUser(user.id))
-      .filter(isListed).map(conversationJson);
+    out.conversations = await listConversations(deps, user.id);
   }
   return out;
 }

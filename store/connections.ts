@@ -30,6 +30,8 @@ export interface NewConnection {
   url: string;
   onConnectCommands: string[];
   wantedState: WantedState;
+  /** The nick to use when the URL names none (kept beside the URL, which stays as given). */
+  nick?: string;
 }
 
 /** Changes to a connection; absent fields stay as they are. */
@@ -93,8 +95,8 @@ const COLUMNS: Record<keyof ConnectionPatch, string> = {
 export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
   const q = {
     insert: db.prepare(`INSERT INTO connections
-      (user_id, connection_id, name, url, on_connect_commands, wanted_state, created)
-      VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`),
+      (user_id, connection_id, name, url, on_connect_commands, wanted_state, nick, created)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`),
     list: db.prepare("SELECT * FROM connections WHERE user_id = ? ORDER BY connection_id"),
     get: db.prepare("SELECT * FROM connections WHERE user_id = ? AND connection_id = ?"),
     byId: db.prepare("SELECT * FROM connections WHERE id = ?"),
@@ -115,6 +117,7 @@ export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
           c.url,
           JSON.stringify(c.onConnectCommands),
           c.wantedState,
+          c.nick ?? "",
           nowMicros(),
         ) as unknown as Row,
       )),

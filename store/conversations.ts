@@ -20,11 +20,16 @@ export interface ConversationRecord {
   lastRead: number;
   /** True while the user wants to be in this channel (rejoined after reconnects). */
   joined: boolean;
+  /** Highlighted messages since the last mark-as-read (listForUser only; 0 elsewhere). */
+  notifications: number;
 }
 
 /** Storage of conversations. */
 export interface ConversationStore {
-  /** All conversations of a user, by connection_id then conversation_id. */
+  /**
+   * All conversations of a user, by conversation_id then connection_id (as Convos lists them),
+   * with their notification counts.
+   */
   listForUser(userId: number): Promise<ConversationRecord[]>;
   listForConnection(connection: number): Promise<ConversationRecord[]>;
   /** How many conversations a connection has, not counting the server's own. */
@@ -55,6 +60,7 @@ interface Row {
   unread: number;
   last_read: number;
   joined: number;
+  notifications?: number;
 }
 
 function toRecord(r: Row): ConversationRecord {
@@ -68,6 +74,7 @@ function toRecord(r: Row): ConversationRecord {
     unread: r.unread,
     lastRead: r.last_read,
     joined: r.joined === 1,
+    notifications: r.notifications ?? 0,
   };
 }
 
@@ -77,8 +84,14 @@ const SELECT = `SELECT v.*, c.connection_id FROM conversations v
 /** The SQLite implementation of ConversationStore. */
 export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
   const q = {
+    // The count walks the user's highlights since the last read (a small partial index), never
+    // the unread messages of a busy channel.
     listForUser: db.prepare(
-      `${SELECT} WHERE c.user_id = ? ORDER BY c.connection_id, v.conversation_id`,
+      `SELECT v.*, c.connection_id, (SELECT count(*) FROM messages m INDEXED BY messages_highlight
+         WHERE m.user_id = c.user_id AND m.highlight = 1 AND m.ts > v.last_read
+           AND m.conversation = v.id) AS notifications
+       FROM conversations v JOIN connections c ON c.id = v.connection
+       WHERE c.user_id = ? ORDER BY v.conversation_id, c.connection_id`,
     ),
     listForConnection: db.prepare(`${SELECT} WHERE v.connection = ? ORDER BY v.conversation_id`),
     get: db.prepare(`${SELECT} WHERE v.connection = ? AND v.conversation_id = ?`),

@@ -2,7 +2,8 @@
  * The `match` language of history and search, compiled to a safe FTS5 query.
  *
  * - `word`: some word of the message starts with it (`deplo` finds `deploy`, not `redeploy`);
- *   words of one or two letters match whole words only;
+ *   words of one or two letters match whole words only, unless a sender or a conversation
+ *   narrows the search (store/messages.ts filters those rows by the short prefix instead);
  * - `"two words"`: those whole words, in that order (`"secret"` does not find `secretary`);
  * - `#name`: only that conversation; `@nick`: only that sender.
  *
@@ -29,6 +30,11 @@ export interface Term {
   words: string[];
   /** True when the last word matches word starts (bare words of MIN_PREFIX letters or more). */
   prefix: boolean;
+  /**
+   * True for a bare word (typed without quotes): a prefix by intent. A shorter one is matched
+   * whole by the index, or as a prefix by the caller when other criteria narrow the rows.
+   */
+  bare: boolean;
 }
 
 /** The FTS5 syntax of one term: its words quoted, a star for a prefix. */
@@ -59,7 +65,11 @@ export function tokens(text: string): string[] {
 export const MIN_PREFIX = 3;
 
 function term(words: string[], prefix: boolean): Term {
-  return { words, prefix: prefix && words[words.length - 1].length >= MIN_PREFIX };
+  return {
+    words,
+    prefix: prefix && words[words.length - 1].length >= MIN_PREFIX,
+    bare: prefix && words.length === 1,
+  };
 }
 
 /** At most this many words count; more would only make a slower query, never a better one. */

@@ -4,7 +4,39 @@
  */
 
 /** A message kind. */
-export type MessageType = "privmsg" | "notice" | "action";
+/** Convos's names: `private` is a PRIVMSG (in a channel too), `error` a failure shown in place. */
+export type ChatType = "private" | "notice" | "action" | "error";
+
+/**
+ * What happened in a channel, kept in history beside the messages (shown after a reload) but
+ * never unread, never a notification and never in the search index.
+ */
+export type EventType = "join" | "part" | "quit" | "kick" | "nick_change" | "topic" | "mode";
+
+/** A message kind. */
+export type MessageType = ChatType | EventType;
+
+/** Stored codes (`messages.type`); codes from FIRST_EVENT_CODE on are channel events. */
+export const TYPE_CODE: Record<MessageType, number> = {
+  private: 0,
+  notice: 1,
+  action: 2,
+  error: 3,
+  join: 4,
+  part: 5,
+  quit: 6,
+  kick: 7,
+  nick_change: 8,
+  topic: 9,
+  mode: 10,
+};
+
+/** The first code of a channel event: rows with `type >= FIRST_EVENT_CODE` are not searchable. */
+export const FIRST_EVENT_CODE = 4;
+
+/** The type of each stored code. */
+export const TYPES: MessageType[] = Object.entries(TYPE_CODE).sort((a, b) => a[1] - b[1])
+  .map(([name]) => name as MessageType);
 
 /** A message as IRC hands it to the store. */
 export interface NewMessage {
@@ -69,7 +101,8 @@ export interface SearchQuery {
 export interface MessageStore {
   /**
    * Queues a message for the batched writer and returns it with its final timestamp
-   * (unique within the conversation: a collision is nudged by 1 µs). Synchronous so the
+   * (unique within the conversation at millisecond resolution: a collision moves it to the next
+   * free millisecond, so millisecond cursors stay exact). Synchronous so the
    * caller can publish the event at once; the write lands within the writer's 10 ms window.
    */
   append(msg: NewMessage): { ts: number };

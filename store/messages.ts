@@ -7,17 +7,18 @@ import { ircLower } from "../irc/casefold.ts";
 import type { SearchIndexer } from "./search_index.ts";
 import type { Checkpointer } from "./checkpointer.ts";
 import { userIndex } from "./search_file.ts";
-import type {
-  HistoryQuery,
-  MessageJson,
-  MessagePage,
-  MessageStore,
-  MessageType,
-  NewMessage,
-  SearchQuery,
+import {
+  FIRST_EVENT_CODE,
+  type HistoryQuery,
+  type MessageJson,
+  type MessagePage,
+  type MessageStore,
+  type NewMessage,
+  type SearchQuery,
+  TYPE_CODE,
+  TYPES,
 } from "./message_types.ts";
 
-const TYPES: MessageType[] = ["privmsg", "notice", "action"];
 /**
  * How long the writer gathers messages before committing them in one transaction. Each commit
  * also writes a search-index segment, so committing every message of a quiet channel on its
@@ -26,13 +27,22 @@ const TYPES: MessageType[] = ["privmsg", "notice", "action"];
 const WRITE_WINDOW_MS = 10;
 /** Rows sampled to decide how to look up a long prefix (see planTerms). */
 const SAMPLE = 200;
+/** A millisecond in microseconds: the resolution of stored timestamps (see uniqueTs). */
+const MS = 1000;
+
+/**
+ * A message this much older than the conversation's newest is filed after it, in arrival order
+ * (a burst spread a millisecond apart runs ahead of the clock); an older one is a replay and
+ * keeps its own time.
+ */
+const ARRIVAL_WINDOW = 1_000_000;
+
 /** Most index rows a search reads at once while looking for rows that pass its filters. */
 const MAX_CHUNK = 5000;
 /** How often the writer has the WAL checkpointed while messages keep coming. */
 const CHECKPOINT_EVERY_MS = 1000;
 /** Longest the writer holds commits back for a checkpoint (they wait in memory meanwhile). */
 const CHECKPOINT_HOLD_MS = 250;
-const TYPE_CODE: Record<MessageType, number> = { privmsg: 0, notice: 1, action: 2 };
 /**
  * Latest timestamp stored (microseconds, about the year 2255): far below 2^53, so `ts + 1` and
  * every cursor computed from a stored time stay exact integers.
@@ -82,7 +92,7 @@ function toJson(row: Row): MessageJson {
     from: row.sender,
     message: row.text,
     ts: formatMicros(row.ts),
-    type: TYPES[row.type] ?? "privmsg",
+    type: TYPES[row.type] ?? "private",
   };
   if (row.highlight) out.highlight = true;
   if (row.connection_id !== undefined) out.connection_id = row.connection_id;
@@ -285,9 +295,13 @@ export function sqliteMessageStore(
   }
 
   /**
-   * A timestamp no other message of the conversation has. The last line of defence against
-   * hostile times: anything outside [0, MAX_TS] becomes the current time, and the search for a
-   * free microsecond is bounded, so no value reaches SQLite that JavaScript cannot count with.
+   * A timestamp no other message of the conversation has, in whole milliseconds: each message
+   * owns its millisecond, so a cursor cut to milliseconds (Convos's client sends three decimals)
+   * still names exactly one message and scroll-back neither skips nor repeats (docs/api.md). A
+   * burst faster than one line per millisecond is spread a millisecond apart. The last line of
+   * defence against hostile times: anything outside [0, MAX_TS] becomes the current time, and
+   * the search for a free millisecond is bounded, so no value reaches SQLite that JavaScript
+   * cannot count with.
    */
   function uniqueTs(conversation: number, wanted: number): number {
     let last = lastTs.get(conversation);
@@ -295,19 +309,22 @@ export function sqliteMessageStore(
       last = (maxTs.get(conversation, MAX_TS) as { ts: number | null }).ts ?? 0;
     }
     let ts = validTs(wanted) ? wanted : nowMicros();
+    ts -= ts % MS;
     if (ts <= last) {
-      if (ts === last || last - ts < 1000) {
-        ts = last + 1; // same moment or a hair older: keep arrival order
+      const next = last - (last % MS) + MS; // the millisecond after the newest
+      if (last - ts < ARRIVAL_WINDOW) {
+        ts = next; // same moment, or behind a burst spread ahead: keep arrival order
       } else {
-        // A genuinely older message (server-time replay): find a free microsecond in place.
+        // A genuinely older message (server-time replay): find a free millisecond in place.
         flushNow();
-        for (let tries = 0; tries < MAX_TS_PROBES; tries++, ts++) {
-          if (!tsTaken.get(conversation, ts)) return ts;
+        let free: number | undefined;
+        for (let tries = 0; tries < MAX_TS_PROBES && free === undefined; tries++, ts += MS) {
+          if (!tsTaken.get(conversation, ts)) free = ts;
         }
-        ts = last + 1; // a crowded moment: file it after the newest instead
+        ts = free !== undefined && free < last ? free : next; // crowded: after the newest
       }
     }
-    lastTs.set(conversation, ts);
+    lastTs.set(conversation, Math.max(last, ts));
     return ts;
   }
 
@@ -456,7 +473,8 @@ export function sqliteMessageStore(
       conversations.length > 0 ||
       q.connectionId !== undefined;
     if (!hasCriteria || parsed.empty) return { messages: [], end: true };
-    const where = ["m.user_id = ?"];
+    // Channel events (joins, parts...) are history, never search results.
+    const where = ["m.user_id = ?", `m.type < ${FIRST_EVENT_CODE}`];
     const args: (string | number)[] = [userId];
     if (q.connectionId !== undefined) where.push("k.connection_id = ?"), args.push(q.connectionId);
     if (conversations.length) {
@@ -466,8 +484,20 @@ export function sqliteMessageStore(
     for (const s of senders) where.push("m.sender = ? COLLATE NOCASE"), args.push(s);
     if (q.before !== undefined) where.push("m.ts < ?"), args.push(q.before);
     if (q.after !== undefined) where.push("m.ts > ?"), args.push(q.after);
+    // As Convos: `6` finds "62 toys" when a sender or a conversation narrows the rows. Such a
+    // word leaves the index (where a one- or two-letter prefix would read most of it) and
+    // filters the narrowed rows instead.
+    let terms = parsed.terms;
+    if (senders.length || conversations.length) {
+      const short = terms.filter((t) => t.bare && !t.prefix).map((t) => fold(t.words[0]));
+      if (short.length) {
+        terms = terms.filter((t) => !(t.bare && !t.prefix));
+        where.push("parley_word_prefixes(m.text, ?)");
+        args.push(short.join(" "));
+      }
+    }
     let got: Row[];
-    if (parsed.fts !== undefined) {
+    if (terms.length) {
       // Each user has an index of their own. Conversation restrictions are tokens of the index
       // too, so FTS5 intersects them with the words.
       const table = indexOf(userId);
@@ -478,14 +508,14 @@ export function sqliteMessageStore(
         if (!ids.length) return { messages: [], end: true };
         scope = `(${ids.map((id) => `"c${id}"`).join(" OR ")})`;
       }
-      const { text, prefixes } = planTerms(table, parsed.terms, scope);
+      const { text, prefixes } = planTerms(table, terms, scope);
       if (prefixes.length) {
         where.push("parley_word_prefixes(m.text, ?)");
         args.push(prefixes.join(" "));
       }
       // A phrase intersected with a scope token is slow in FTS5 (positions are checked for
       // every scoped row); phrases narrow well alone, and the SQL filters above keep the scope.
-      const phrase = parsed.terms.some((t) => t.words.length > 1);
+      const phrase = terms.some((t) => t.words.length > 1);
       const fts = scoped(text, phrase ? undefined : scope);
       const rowsOf = prepared(`SELECT ${WHERE_COLUMNS} FROM messages m ${JOIN_WHERE}
         WHERE m.id IN (SELECT value FROM json_each(?)) AND ${where.join(" AND ")}

@@ -10,6 +10,9 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { createUserIndex, indexUser, META, SEARCH_PRAGMAS, userIndex } from "./search_file.ts";
 import type { FromWorker, ToWorker } from "./search_index.ts";
+// FIRST_EVENT_CODE of store/message_types.ts, written out: the worker of the compiled binary may
+// read only the modules it was built with.
+const FIRST_EVENT_CODE = 4;
 
 /** Rows per indexing transaction at most; a backlog is worked off in steps this size. */
 const BATCH = 20_000;
@@ -40,7 +43,10 @@ let closed = false;
 function prepare() {
   return {
     messages: source.prepare(
-      "SELECT id, user_id, conversation, text FROM messages WHERE id > ? ORDER BY id LIMIT ?",
+      // Channel events (joins, parts...) stay out of the index (migration 008 keeps their
+      // deletions out of the deletion log).
+      `SELECT id, user_id, conversation, text FROM messages
+       WHERE id > ? AND type < ${FIRST_EVENT_CODE} ORDER BY id LIMIT ?`,
     ),
     deletions: source.prepare(
       `SELECT seq, id, user_id, conversation, text FROM message_deletions

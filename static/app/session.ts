@@ -245,17 +245,10 @@ function onState(f: Frame, cid: string, conv: string): void {
       eventLine(
         cid,
         conv,
-        t("{nick} left", { nick: f.nick }) + (f.message ? ` (${f.message})` : ""),
-        "part",
-      );
-      break;
-    case "kick":
-      updateMembers((l) => left(l, f.nick), (k) => k === key(cid, conv));
-      eventLine(
-        cid,
-        conv,
-        t("{nick} was kicked by {by}", { nick: f.nick, by: f.by }) +
-          (f.message ? ` (${f.message})` : ""),
+        // A kick is a part with `kicker`, as Convos sends it.
+        (f.kicker
+          ? t("{nick} was kicked by {by}", { nick: f.nick, by: f.kicker })
+          : t("{nick} left", { nick: f.nick })) + (f.message ? ` (${f.message})` : ""),
         "part",
       );
       break;

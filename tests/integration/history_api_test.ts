@@ -32,7 +32,7 @@ Deno.test("history API: pages, search and notifications over HTTP", async (t) =>
         conversation: chan.id,
         userId: adminId,
         from: i % 2 ? "alice" : "bob",
-        type: i % 7 ? "privmsg" : "action",
+        type: i % 7 ? "private" : "action",
         text: i === 100 ? "admin: the deploy is done" : `line ${i}`,
         ts: T0 + Math.floor(i / 25) * 1_000_000,
         highlight: i === 100,
@@ -49,7 +49,7 @@ Deno.test("history API: pages, search and notifications over HTTP", async (t) =>
       conversation: userChan.id,
       userId,
       from: "eve",
-      type: "privmsg",
+      type: "private",
       text: "user deploy secret",
     });
     // Indexed before this store closes: the server's own indexer only hears of its own writes.
@@ -62,7 +62,7 @@ Deno.test("history API: pages, search and notifications over HTTP", async (t) =>
       assertEquals(res.status, 200);
       assertEquals(res.body.messages.length, 60);
       assertEquals(res.body.messages[59].message, "line 249");
-      assertEquals(res.body.messages[0].type, "privmsg");
+      assertEquals(res.body.messages[0].type, "private");
       assert(typeof res.body.before === "string");
       assertEquals(res.body.after, undefined);
       assert(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(res.body.messages[0].ts));

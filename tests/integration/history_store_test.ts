@@ -1,3 +1,4 @@
+import { nowMicros } from "../../lib/time.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { openStore, type Store } from "../../store/mod.ts";
 import type { MessageJson } from "../../store/message_types.ts";
@@ -59,7 +60,7 @@ Deno.test("history store: timestamps are unique and paging walks every message o
         conversation: f.test,
         userId: f.userId,
         from: "alice",
-        type: "privmsg",
+        type: "private",
         text: `message ${i}`,
         ts: T0 + Math.floor(i / 10) * 1_000_000,
       });
@@ -131,13 +132,26 @@ Deno.test("history store: timestamps are unique and paging walks every message o
 
 Deno.test("history store: match, search and notifications", async (t) => {
   const f = await fixture();
+  // A millisecond apart, as messages arrive: a conversation's timestamps are unique at
+  // millisecond resolution, so faster appends would be spread ahead per conversation and
+  // "newest first" across conversations would depend on the spread.
+  let at = nowMicros();
   const add = (
     conversation: number,
     userId: number,
     from: string,
     text: string,
     highlight = false,
-  ) => f.store.messages.append({ conversation, userId, from, type: "privmsg", text, highlight });
+  ) =>
+    f.store.messages.append({
+      conversation,
+      userId,
+      from,
+      type: "private",
+      text,
+      highlight,
+      ts: at += 1000,
+    });
   try {
     add(f.test, f.userId, "alice", "we deploy on friday");
     add(f.test, f.userId, "bob", "the redeploy failed");
@@ -299,7 +313,7 @@ Deno.test("history store: idle time merges the search index without changing res
           conversation: f.test,
           userId: f.userId,
           from: "alice",
-          type: "privmsg",
+          type: "private",
           text: `batch ${i} item ${j} ${j === 0 ? "needle" : "hay"}`,
         });
       }
@@ -332,7 +346,7 @@ Deno.test("history store: long prefixes find the same rows whichever lookup is c
         conversation: f.test,
         userId: f.userId,
         from: "a",
-        type: "privmsg",
+        type: "private",
         text,
       });
     // 300 rows share the three-letter prefix "the"; few have "thermodynamics", many "them".
@@ -389,7 +403,7 @@ async function integrityCheck(f: Fixture) {
 }
 
 function say(f: Fixture, conversation: number, text: string) {
-  f.store.messages.append({ conversation, userId: f.userId, from: "a", type: "privmsg", text });
+  f.store.messages.append({ conversation, userId: f.userId, from: "a", type: "private", text });
 }
 
 Deno.test("search index: catches up after a restart, rebuilds when its file is gone or damaged", async () => {
@@ -486,7 +500,7 @@ Deno.test("search index: a deleted user's index is dropped whole", async () => {
         conversation: f.foreign,
         userId: f.otherId,
         from: "o",
-        type: "privmsg",
+        type: "private",
         text: `theirs ${i}`,
       });
     }

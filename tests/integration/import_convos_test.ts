@@ -72,19 +72,19 @@ Deno.test("import convos: users, connections, conversations and monthly logs, on
           highlight?: boolean;
         }[];
         assertEquals(msgs.map((m) => [m.ts, m.type, m.from, m.message]), [
-          ["2024-12-31T23:00:00.000000Z", "privmsg", "dave", "last message of the year"],
-          ["2024-12-31T23:00:00.000001Z", "privmsg", "erin", "same second, next line"],
-          ["2024-12-31T23:10:00.000000Z", "privmsg", "dave", "alice: happy new year"],
-          ["2025-01-02T08:00:00.000000Z", "privmsg", "alice", "back to work"],
+          ["2024-12-31T23:00:00.000000Z", "private", "dave", "last message of the year"],
+          ["2024-12-31T23:00:00.000001Z", "private", "erin", "same second, next line"],
+          ["2024-12-31T23:10:00.000000Z", "private", "dave", "alice: happy new year"],
+          ["2025-01-02T08:00:00.000000Z", "private", "alice", "back to work"],
           ["2025-01-02T08:00:05.000000Z", "action", "dave", "waves"],
           ["2025-01-02T08:01:00.000000Z", "notice", "ChanServ", "[#convos] Welcome"],
           [
             "2025-01-02T08:03:00.000000Z",
-            "privmsg",
+            "private",
             "erin",
             "Ünïcode survives 🎉 and so does parley",
           ],
-          ["2025-01-02T08:04:00.000000Z", "privmsg", "dave", "an old line without a flag"],
+          ["2025-01-02T08:04:00.000000Z", "private", "dave", "an old line without a flag"],
         ]);
         assertEquals(msgs[2].highlight, true, "Convos's highlight flag is kept");
         const found = await alice.get("/api/search?match=survives");

@@ -315,7 +315,8 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       await bob.say("alice", "only for alice");
       await socket!.waitFor((e) => e.event === "message" && e.message === "only for alice");
       const answer = await adminSocket.request({ method: "send", connection_id: id, message: "x" });
-      assertEquals(answer.errors[0].message, "No such connection.");
+      // Convos's wording on the socket (t/web-irc-events.t:77).
+      assertEquals(answer.errors[0].message, "Connection not found.");
       assert(!adminSocket.events.some((e) => e.event === "message"));
       await adminSocket.close();
       assertEquals((await user.get(`/api/connection/${id}`)).status !== 200, true);

@@ -91,7 +91,7 @@ function Line(p: LineProps) {
   }
   const color = { color: nickColor(m.from) };
   const links = embedsEnabled() ? findLinks(m.message).slice(0, 1) : [];
-  const cls = "line " + (m.type ?? "privmsg") + (m.highlight ? " highlight" : "") +
+  const cls = "line " + (m.type ?? "private") + (m.highlight ? " highlight" : "") +
     (p.grouped ? " grouped" : "") + (focusTs.value === m.ts ? " focus" : "") +
     (p.server ? " server" : "");
   return (
