@@ -43,7 +43,7 @@ let closed = false;
 function prepare() {
   return {
     messages: source.prepare(
-      // Channel events (joins, parts...) stay out of the index (migration 008 keeps their
+      // Channel events (joins, parts...) stay out of the index (migration 010 keeps their
       // deletions out of the deletion log).
       `SELECT id, user_id, conversation, text FROM messages
        WHERE id > ? AND type < ${FIRST_EVENT_CODE} ORDER BY id LIMIT ?`,

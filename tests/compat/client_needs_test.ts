@@ -11,7 +11,6 @@ import {
   jsonIs,
   jsonLike,
   ok,
-  pending,
   statusIs,
   within,
 } from "../support/compat.ts";
