@@ -342,10 +342,7 @@ Deno.test("web-files.t", async (t) => {
       jsonLike("web-files.t:163", res, "/files/0/saved", /^\d+-\d+-\d+T/);
       jsonHas("web-files.t:163", res, "/files/0/size");
       ids = (res.body?.files ?? []).map((f: any) => f.id);
-      await pending(
-        "17 files: the paste above is missing (a send to a nick without a conversation)",
-        () => is("web-files.t:165", ids.length, 17, "got all files: "),
-      );
+      is("web-files.t:165", ids.length, 17, "got all files: ");
 
       res = await api.get("/api/files?limit=1&after=unknown");
       statusIs("web-files.t:168", res, 200);
