@@ -24,6 +24,11 @@ export interface ConversationRecord {
 
 /** Storage of conversations. */
 export interface ConversationStore {
+  /**
+   * Bumped whenever a conversation is renamed or removed, so that callers caching rows by name
+   * (the IRC hot path) know when to look again.
+   */
+  readonly generation: number;
   /** All conversations of a user, by connection_id then conversation_id. */
   listForUser(userId: number): Promise<ConversationRecord[]>;
   listForConnection(connection: number): Promise<ConversationRecord[]>;
@@ -101,7 +106,11 @@ export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
     const row = q.get.get(connection, conversationId) as Row | undefined;
     return row && toRecord(row);
   };
+  let generation = 0;
   return {
+    get generation() {
+      return generation;
+    },
     listForUser: (userId) =>
       Promise.resolve((q.listForUser.all(userId) as unknown as Row[]).map(toRecord)),
     listForConnection: (connection) =>
@@ -114,13 +123,18 @@ export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
     },
     setTopic: (id, topic) => Promise.resolve(void q.topic.run(topic, id)),
     setJoined: (id, joined) => Promise.resolve(void q.joined.run(joined ? 1 : 0, id)),
-    rename: (id, conversationId, name) =>
-      Promise.resolve(void q.rename.run(conversationId, name, id)),
+    rename: (id, conversationId, name) => {
+      generation++;
+      return Promise.resolve(void q.rename.run(conversationId, name, id));
+    },
     addUnread: (id) =>
       Promise.resolve((q.unread.get(id) as { unread: number } | undefined)?.unread ?? 0),
     markRead: (id) => Promise.resolve(void q.read.run(nowMicros(), id)),
     markConnectionRead: (connection) =>
       Promise.resolve(void q.readAll.run(nowMicros(), connection)),
-    remove: (id) => Promise.resolve(void q.remove.run(id)),
+    remove: (id) => {
+      generation++;
+      return Promise.resolve(void q.remove.run(id));
+    },
   };
 }

@@ -67,6 +67,13 @@ interface Row {
   conversation_id?: string;
 }
 
+/** See `countUnread`. */
+interface UnreadWindow {
+  base: number;
+  since: number;
+  arrivals: number[];
+}
+
 interface Pending {
   conversation: number;
   userId: number;
@@ -178,6 +185,37 @@ export function sqliteMessageStore(
     return (prepared(sql, searchDb).all(fts, below, limit) as { id: number }[]).map((r) => r.id);
   }
 
+  const unreadOf = db.prepare("SELECT unread, last_read FROM conversations WHERE id = ?");
+  const addUnread = db.prepare("UPDATE conversations SET unread = unread + ? WHERE id = ?");
+  const setUnread = db.prepare("UPDATE conversations SET unread = ? WHERE id = ?");
+  /**
+   * Unread messages not yet committed, per conversation: the stored count when the first one came
+   * (read once per conversation per batch, not per message), when that was, and when each one
+   * since arrived (to tell those before and after a mark-as-read that comes in between).
+   */
+  let unread = new Map<number, UnreadWindow>();
+
+  function countUnread(conversation: number): number {
+    let u = unread.get(conversation);
+    if (!u) {
+      const row = unreadOf.get(conversation) as { unread: number } | undefined;
+      unread.set(conversation, u = { base: row?.unread ?? 0, since: nowMicros(), arrivals: [] });
+    }
+    u.arrivals.push(nowMicros());
+    return u.base + u.arrivals.length;
+  }
+
+  /** Adds a batch's unread messages; those before a mark-as-read made meanwhile do not count. */
+  function saveUnread(window: Map<number, UnreadWindow>) {
+    for (const [conversation, u] of window) {
+      const row = unreadOf.get(conversation) as { last_read: number } | undefined;
+      if (!row) continue; // removed meanwhile
+      if (row.last_read >= u.since) {
+        setUnread.run(u.arrivals.filter((t) => t > row.last_read).length, conversation);
+      } else addUnread.run(u.arrivals.length, conversation);
+    }
+  }
+
   const lastTs = new Map<number, number>();
   let pending: Pending[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -186,7 +224,7 @@ export function sqliteMessageStore(
   let nextId = (readNextId.get() as { next: number }).next;
   let trimmed = 0;
 
-  function writeBatch(batch: Pending[]) {
+  function writeBatch(batch: Pending[], unreadAdded: Map<number, UnreadWindow>) {
     let first = nextId;
     const run = (p: Pending) => {
       insert.run(
@@ -210,6 +248,7 @@ export function sqliteMessageStore(
       nextId = first = Math.max(nextId, (readNextId.get() as { next: number }).next);
       for (const p of batch) run(p);
       saveNextId.run(nextId);
+      saveUnread(unreadAdded);
       if (trimTo > trimmed) trimDeletions.run(trimTo);
       db.exec("COMMIT");
       trimmed = Math.max(trimmed, trimTo);
@@ -229,6 +268,11 @@ export function sqliteMessageStore(
         }
       }
       saveNextId.run(nextId);
+      try {
+        saveUnread(unreadAdded);
+      } catch (err) {
+        log.warn("unread counts not saved", { error: String(err) });
+      }
     }
     indexer.committed(nextId - 1);
   }
@@ -238,8 +282,10 @@ export function sqliteMessageStore(
     timer = undefined;
     if (!pending.length) return;
     const batch = pending;
+    const unreadAdded = unread;
     pending = [];
-    writeBatch(batch);
+    unread = new Map();
+    writeBatch(batch, unreadAdded);
     maybeCheckpoint();
   }
 
@@ -526,7 +572,7 @@ export function sqliteMessageStore(
       });
       // One transaction per write window, however many messages arrived in it.
       timer ??= setTimeout(flushSoon, WRITE_WINDOW_MS);
-      return { ts };
+      return msg.unread ? { ts, unread: countUnread(msg.conversation) } : { ts };
     },
     async flush() {
       await checkpointDone;
