@@ -79,8 +79,14 @@ function toRecord(r: Row): ConversationRecord {
 const SELECT = `SELECT v.*, c.connection_id FROM conversations v
   JOIN connections c ON c.id = v.connection`;
 
-/** The SQLite implementation of ConversationStore. */
-export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
+/**
+ * The SQLite implementation of ConversationStore. `commitPending` commits what the message writer
+ * holds (its unread counts are saved in its batch), so reads and mark-as-read see every message.
+ */
+export function sqliteConversationStore(
+  db: DatabaseSync,
+  commitPending: () => void = () => {},
+): ConversationStore {
   const q = {
     listForUser: db.prepare(
       `${SELECT} WHERE c.user_id = ? ORDER BY c.connection_id, v.conversation_id`,
@@ -103,8 +109,14 @@ export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
     remove: db.prepare("DELETE FROM conversations WHERE id = ?"),
   };
   const get = (connection: number, conversationId: string) => {
+    commitPending();
     const row = q.get.get(connection, conversationId) as Row | undefined;
     return row && toRecord(row);
+  };
+  /** Runs `fn` once the message writer's pending unread counts are committed. */
+  const committed = <T>(fn: () => T): Promise<T> => {
+    commitPending();
+    return Promise.resolve(fn());
   };
   let generation = 0;
   return {
@@ -112,9 +124,9 @@ export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
       return generation;
     },
     listForUser: (userId) =>
-      Promise.resolve((q.listForUser.all(userId) as unknown as Row[]).map(toRecord)),
+      committed(() => (q.listForUser.all(userId) as unknown as Row[]).map(toRecord)),
     listForConnection: (connection) =>
-      Promise.resolve((q.listForConnection.all(connection) as unknown as Row[]).map(toRecord)),
+      committed(() => (q.listForConnection.all(connection) as unknown as Row[]).map(toRecord)),
     get: (connection, conversationId) => Promise.resolve(get(connection, conversationId)),
     count: (connection) => Promise.resolve((q.count.get(connection) as { n: number }).n),
     ensure(connection, conversationId, name) {
@@ -129,9 +141,9 @@ export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
     },
     addUnread: (id) =>
       Promise.resolve((q.unread.get(id) as { unread: number } | undefined)?.unread ?? 0),
-    markRead: (id) => Promise.resolve(void q.read.run(nowMicros(), id)),
+    markRead: (id) => committed(() => void q.read.run(nowMicros(), id)),
     markConnectionRead: (connection) =>
-      Promise.resolve(void q.readAll.run(nowMicros(), connection)),
+      committed(() => void q.readAll.run(nowMicros(), connection)),
     remove: (id) => {
       generation++;
       return Promise.resolve(void q.remove.run(id));

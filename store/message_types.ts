@@ -78,6 +78,8 @@ export interface MessageStore {
   append(msg: NewMessage): { ts: number; unread?: number };
   /** Resolves once everything appended so far is committed. */
   flush(): Promise<void>;
+  /** Commits what is pending now (unread counts included), as reads do. */
+  commit(): void;
   /** Resolves once everything appended so far is committed and in the search index. */
   searchable(): Promise<void>;
   /** Resolves once the search index has caught up and is tidied (benchmarks, tests). */

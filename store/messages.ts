@@ -70,8 +70,7 @@ interface Row {
 /** See `countUnread`. */
 interface UnreadWindow {
   base: number;
-  since: number;
-  arrivals: number[];
+  added: number;
 }
 
 interface Pending {
@@ -185,13 +184,12 @@ export function sqliteMessageStore(
     return (prepared(sql, searchDb).all(fts, below, limit) as { id: number }[]).map((r) => r.id);
   }
 
-  const unreadOf = db.prepare("SELECT unread, last_read FROM conversations WHERE id = ?");
+  const unreadOf = db.prepare("SELECT unread FROM conversations WHERE id = ?");
   const addUnread = db.prepare("UPDATE conversations SET unread = unread + ? WHERE id = ?");
-  const setUnread = db.prepare("UPDATE conversations SET unread = ? WHERE id = ?");
   /**
    * Unread messages not yet committed, per conversation: the stored count when the first one came
-   * (read once per conversation per batch, not per message), when that was, and when each one
-   * since arrived (to tell those before and after a mark-as-read that comes in between).
+   * (read once per conversation per batch, not per message) and how many came since. Reads of
+   * conversations and mark-as-read commit first (`commit`), so none of them sees a stale count.
    */
   let unread = new Map<number, UnreadWindow>();
 
@@ -199,21 +197,13 @@ export function sqliteMessageStore(
     let u = unread.get(conversation);
     if (!u) {
       const row = unreadOf.get(conversation) as { unread: number } | undefined;
-      unread.set(conversation, u = { base: row?.unread ?? 0, since: nowMicros(), arrivals: [] });
+      unread.set(conversation, u = { base: row?.unread ?? 0, added: 0 });
     }
-    u.arrivals.push(nowMicros());
-    return u.base + u.arrivals.length;
+    return u.base + ++u.added;
   }
 
-  /** Adds a batch's unread messages; those before a mark-as-read made meanwhile do not count. */
   function saveUnread(window: Map<number, UnreadWindow>) {
-    for (const [conversation, u] of window) {
-      const row = unreadOf.get(conversation) as { last_read: number } | undefined;
-      if (!row) continue; // removed meanwhile
-      if (row.last_read >= u.since) {
-        setUnread.run(u.arrivals.filter((t) => t > row.last_read).length, conversation);
-      } else addUnread.run(u.arrivals.length, conversation);
-    }
+    for (const [conversation, u] of window) addUnread.run(u.added, conversation);
   }
 
   const lastTs = new Map<number, number>();
@@ -578,6 +568,7 @@ export function sqliteMessageStore(
       await checkpointDone;
       flushNow();
     },
+    commit: flushNow,
     searchable: () => searchable(Infinity),
     async dispose() {
       flushNow();
