@@ -168,6 +168,8 @@ export async function recordMessage(
     highlight,
     unread: counts,
   });
+  // Nobody listening (no /events socket open): the events would go nowhere; skip building them.
+  if (deps.bus.listenerCount(conn.userId) === 0) return;
   const where = { connection_id: conn.id, conversation_id: conv.conversationId };
   const message = { from: m.from, message: m.text, ts: formatMicros(ts), type: m.type };
   deps.bus.publish(conn.userId, { event: "message", ...where, ...message, highlight });
