@@ -24,6 +24,8 @@ const TYPES: MessageType[] = ["privmsg", "notice", "action"];
  * own makes segment merges frequent; a crash loses at most this much.
  */
 const WRITE_WINDOW_MS = 10;
+/** Most messages the write window commits per turn of the event loop (see flushSoon). */
+const WINDOW_BATCH = 1000;
 /** Rows sampled to decide how to look up a long prefix (see planTerms). */
 const SAMPLE = 200;
 /** Most index rows a search reads at once while looking for rows that pass its filters. */
@@ -267,22 +269,28 @@ export function sqliteMessageStore(
     indexer.committed(nextId - 1);
   }
 
-  function flushNow() {
+  /** Commits up to `limit` pending messages (and every pending unread count). */
+  function flushNow(limit = Infinity) {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     if (!pending.length) return;
-    const batch = pending;
+    const batch = pending.length > limit ? pending.slice(0, limit) : pending;
+    pending = pending.length > limit ? pending.slice(limit) : [];
     const unreadAdded = unread;
-    pending = [];
     unread = new Map();
     writeBatch(batch, unreadAdded);
     maybeCheckpoint();
+    if (pending.length) timer = setTimeout(flushSoon, 0);
   }
 
-  /** The write window's flush: it waits while a checkpoint runs (reads flush at once). */
+  /**
+   * The write window's flush: it waits while a checkpoint runs (reads flush at once), and commits
+   * at most WINDOW_BATCH messages per turn of the event loop, so that a burst held back by a
+   * checkpoint does not stop the IRC sockets from being read for tens of milliseconds.
+   */
   function flushSoon() {
     timer = undefined;
-    if (!checkpointing) flushNow();
+    if (!checkpointing) flushNow(WINDOW_BATCH);
   }
 
   // The WAL can only start over when a checkpoint has copied all of it and no commit came in
