@@ -198,6 +198,10 @@ export class LineTransport extends EventEmitter {
   }
 
   #enqueue(lines: string[], chars: number): void {
+    // Live traffic (nothing waiting, a chunk of a few lines) is handled at once: a timer turn
+    // would only add latency. Only a backlog is handed over in slices.
+    const live = this.#head === this.#queue.length && this.#drainTimer === undefined &&
+      lines.length <= SLICE_LINES;
     if (this.#head === this.#queue.length) {
       this.#queue = lines;
       this.#head = 0;
@@ -215,7 +219,8 @@ export class LineTransport extends EventEmitter {
       this.#socket?.pause();
       this.#options.parley_queue_full?.(this.#queue.length - this.#head);
     }
-    this.#scheduleDrain();
+    if (live) this.#drain();
+    else this.#scheduleDrain();
   }
 
   /** Lines read and not yet processed. */
