@@ -205,7 +205,16 @@ export class IrcConnection {
       gecos: u.realname || "Parley user",
       auto_reconnect: false,
       ping_interval: 30,
-      ping_timeout: 120,
+      // irc-framework's ping timeout resets a timer on every line; the transport drops a server
+      // that says nothing for this long instead (it answers the pings sent every 30 s).
+      ping_timeout: 0,
+      parley_idle_timeout: 150,
+      parley_queue_full: (lines: number) =>
+        log.warn("irc read queue full; reading paused until it is processed", {
+          connection: this.id,
+          uid: this.userId,
+          lines,
+        }),
       enable_echomessage: true,
       // Empty: irc-framework would answer CTCP VERSION itself, past the send queue.
       version: "",

@@ -5,14 +5,21 @@ function escape(text: string): string {
 }
 
 /**
- * True when `text` contains `word` as a whole word, case-insensitively. Word edges are positions
- * not touching a letter, digit or one of the characters nicks are made of, so `bob` matches
- * "bob: hi" and "hi @bob!" but not "bobby" or "kabob".
+ * Word edges are positions not touching a letter, digit or one of the characters nicks are made
+ * of, so `bob` matches "bob: hi" and "hi @bob!" but not "bobby" or "kabob".
  */
+const EDGE = "[\\p{L}\\p{N}_\\-\\[\\]\\\\`^{}|]";
+
+/** One regexp matching any of `words` as a whole word, case-insensitively; undefined for none. */
+function wordsRegExp(words: readonly string[]): RegExp | undefined {
+  const alternatives = words.filter((w) => w).map(escape);
+  if (!alternatives.length) return undefined;
+  return new RegExp(`(?<!${EDGE})(?:${alternatives.join("|")})(?!${EDGE})`, "iu");
+}
+
+/** True when `text` contains `word` as a whole word, case-insensitively. */
 export function containsWord(text: string, word: string): boolean {
-  if (!word) return false;
-  const edge = "[\\p{L}\\p{N}_\\-\\[\\]\\\\`^{}|]";
-  return new RegExp(`(?<!${edge})${escape(word)}(?!${edge})`, "iu").test(text);
+  return wordsRegExp([word])?.test(text) ?? false;
 }
 
 /** What decides a highlight. */
@@ -25,9 +32,25 @@ export interface HighlightInput {
   isPrivate: boolean;
 }
 
+/**
+ * Compiled regexps by nick and keyword list: every line of a channel is tested, so the pattern is
+ * built once per (nick, keywords) rather than once per keyword per line. Bounded: cleared when full.
+ */
+const compiled = new Map<string, RegExp | undefined>();
+const MAX_COMPILED = 1000;
+
+function mentionRegExp(nick: string, keywords: readonly string[]): RegExp | undefined {
+  const words = [nick, ...keywords.map((k) => k.trim())];
+  const key = words.join("\n");
+  if (compiled.has(key)) return compiled.get(key);
+  if (compiled.size >= MAX_COMPILED) compiled.clear();
+  const re = wordsRegExp(words);
+  compiled.set(key, re);
+  return re;
+}
+
 /** True when the message should become a notification. */
 export function isHighlight(input: HighlightInput): boolean {
   if (input.isPrivate) return true;
-  if (containsWord(input.text, input.nick)) return true;
-  return input.keywords.some((k) => containsWord(input.text, k.trim()));
+  return mentionRegExp(input.nick, input.keywords)?.test(input.text) ?? false;
 }

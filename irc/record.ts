@@ -99,24 +99,66 @@ async function roomForConversation(deps: RecordDeps, conn: IrcConnection): Promi
   return false;
 }
 
+/**
+ * Conversations by conversation_id per connection, for the per-line path: looking one up in SQL
+ * for every line of a burst cost a quarter of the CPU. Dropped when the store says a
+ * conversation was renamed or removed (its generation changes).
+ */
+const conversationCache = new WeakMap<
+  IrcConnection,
+  { generation: number; byId: Map<string, ConversationRecord> }
+>();
+
+async function cachedConversation(
+  deps: RecordDeps,
+  conn: IrcConnection,
+  name: string,
+): Promise<ConversationRecord | undefined> {
+  const generation = deps.store.conversations.generation;
+  let cache = conversationCache.get(conn);
+  if (!cache || cache.generation !== generation) {
+    conversationCache.set(conn, cache = { generation, byId: new Map() });
+  }
+  const id = name === "" ? "" : conn.conversationId(name);
+  const hit = cache.byId.get(id);
+  if (hit && hit.connection === conn.record.id) return hit;
+  const conv = await conversationFor(deps, conn, name);
+  // Only while nothing was renamed or removed meanwhile (the lookup may have awaited).
+  if (conv && deps.store.conversations.generation === generation) cache.byId.set(id, conv);
+  return conv;
+}
+
+/** Highlight keywords per user, read again when the user store says a user changed. */
+const keywordCache = new Map<number, { generation: number; keywords: string[] }>();
+
+async function highlightKeywords(deps: RecordDeps, userId: number): Promise<string[]> {
+  const generation = deps.store.users.generation;
+  const hit = keywordCache.get(userId);
+  if (hit && hit.generation === generation) return hit.keywords;
+  const keywords = (await deps.store.users.byId(userId))?.highlightKeywords ?? [];
+  if (keywordCache.size >= 10_000) keywordCache.clear();
+  keywordCache.set(userId, { generation, keywords });
+  return keywords;
+}
+
 /** Stores a message and publishes `message` (plus `unread` and `notification` when they apply). */
 export async function recordMessage(
   deps: RecordDeps,
   conn: IrcConnection,
   m: SeenMessage,
 ): Promise<void> {
-  const conv = await conversationFor(deps, conn, m.name);
+  const conv = await cachedConversation(deps, conn, m.name);
   if (!conv) return; // over the conversation cap: dropped
   const fromServer = m.name === "";
   const isPrivate = !fromServer && !conn.isChannel(m.name);
   let highlight = false;
   if (!m.own && !fromServer) {
-    const keywords = isPrivate
-      ? []
-      : (await deps.store.users.byId(conn.userId))?.highlightKeywords ?? [];
+    const keywords = isPrivate ? [] : await highlightKeywords(deps, conn.userId);
     highlight = isHighlight({ text: m.text, nick: conn.nick, keywords, isPrivate });
   }
-  const { ts } = deps.store.messages.append({
+  const counts = !m.own && !fromServer;
+  // The unread count is kept by the writer and saved in its batch; the event goes out now.
+  const { ts, unread } = deps.store.messages.append({
     conversation: conv.id,
     userId: conn.userId,
     from: m.from,
@@ -124,12 +166,14 @@ export async function recordMessage(
     text: m.text,
     ts: m.ts ?? nowMicros(),
     highlight,
+    unread: counts,
   });
+  // Nobody listening (no /events socket open): the events would go nowhere; skip building them.
+  if (deps.bus.listenerCount(conn.userId) === 0) return;
   const where = { connection_id: conn.id, conversation_id: conv.conversationId };
   const message = { from: m.from, message: m.text, ts: formatMicros(ts), type: m.type };
   deps.bus.publish(conn.userId, { event: "message", ...where, ...message, highlight });
-  if (m.own || fromServer) return;
-  const unread = await deps.store.conversations.addUnread(conv.id);
-  deps.bus.publish(conn.userId, { event: "unread", ...where, unread });
+  if (!counts) return;
+  deps.bus.publish(conn.userId, { event: "unread", ...where, unread: unread ?? 0 });
   if (highlight) deps.bus.publish(conn.userId, { event: "notification", ...where, ...message });
 }

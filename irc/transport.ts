@@ -3,6 +3,12 @@
  * the connection can be held to checked addresses. irc-framework's transport buffers a line until
  * its newline arrives, however long, copying the whole buffer per chunk, so one hostile 20 MB line
  * cost hundreds of MB and seconds of CPU; here a line past the limit drops the connection.
+ *
+ * Reading is decoupled from processing: whole socket chunks are decoded and split at once into a
+ * bounded queue, which is handed to irc-framework in slices between socket reads. A server gives
+ * a slow reader only a few MB of buffer before dropping it (and every line still in flight), so
+ * during a burst the socket must keep being drained while the lines are stored (docs/performance.md,
+ * "IRC bursts"). Lines already read are still processed when the server then closes.
  */
 import { EventEmitter } from "node:events";
 import net from "node:net";
@@ -12,6 +18,16 @@ import { TransportRefusal } from "./target.ts";
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 export const MAX_LINE = 8192;
 
+/** Most lines read but not yet processed; past it (or READ_QUEUE_BYTES) reading pauses. */
+export const READ_QUEUE_LINES = 200_000;
+/** Most characters read but not yet processed (about bytes: IRC is mostly ASCII). */
+export const READ_QUEUE_BYTES = 64 * 1024 * 1024;
+/**
+ * Lines handed to irc-framework per slice; the socket is read between slices. Counted in lines,
+ * not time: on a loaded machine a slice measured in wall time holds almost no CPU time.
+ */
+const SLICE_LINES = 256;
+
 /** Options irc-framework passes to its transport, plus Parley's. */
 export interface TransportOptions {
   host: string;
@@ -20,11 +36,13 @@ export interface TransportOptions {
   rejectUnauthorized?: boolean;
   ping_interval?: number;
   ping_timeout?: number;
+  /** Seconds without any data from the server after which the connection is dropped. */
+  parley_idle_timeout?: number;
+  /** Told when the read queue is full (once per time, until it has room again). */
+  parley_queue_full?: (lines: number) => void;
   /** Resolves and checks the host, returning the address to connect to (throws to refuse). */
   parley_address?: (host: string) => Promise<string>;
 }
-
-const decoder = new TextDecoder();
 
 /** An irc-framework transport over node:net / node:tls with a bounded line buffer. */
 export class LineTransport extends EventEmitter {
@@ -35,6 +53,15 @@ export class LineTransport extends EventEmitter {
   /** Bytes of a line still waiting for its newline. */
   #partial: Uint8Array[] = [];
   #partialBytes = 0;
+  /** Lines read, not yet handed to irc-framework: `#queue[#head...]`. */
+  #queue: string[] = [];
+  #head = 0;
+  #queuedChars = 0;
+  #drainTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Reading is paused because the queue is full. */
+  #paused = false;
+  /** The socket closed; "close" is emitted once the queue is processed. */
+  #closedWith: Error | false | undefined;
   /** Bumped on every connect and dispose, so a late DNS answer knows it is stale. */
   #generation = 0;
   /** The address check of the current connect is still running. */
@@ -65,6 +92,7 @@ export class LineTransport extends EventEmitter {
     this.#error = undefined;
     this.#partial = [];
     this.#partialBytes = 0;
+    this.#clearQueue();
     const o = this.#options;
     const check = o.parley_address ?? ((host: string) => Promise.resolve(host));
     this.#resolving = true;
@@ -92,9 +120,9 @@ export class LineTransport extends EventEmitter {
       : net.connect({ host: address, port: o.port });
     this.#socket = socket;
     const mine = () => this.#socket === socket;
-    if ((o.ping_interval ?? 0) > 0 && (o.ping_timeout ?? 0) > 0) {
-      socket.setTimeout((o.ping_interval! + o.ping_timeout!) * 1000);
-    }
+    // The client pings every ping_interval; a live server answers, so silence means it is gone.
+    // (irc-framework's own ping timeout resets a timer on every line: too dear during a burst.)
+    if ((o.parley_idle_timeout ?? 0) > 0) socket.setTimeout(o.parley_idle_timeout! * 1000);
     socket.on("connect", () => {
       if (!mine()) return;
       this.#connected = true;
@@ -110,40 +138,138 @@ export class LineTransport extends EventEmitter {
     socket.on("close", () => {
       if (!mine()) return;
       this.#connected = false;
-      this.emit("close", this.#error ?? false);
+      this.#closedWith = this.#error ?? false;
+      this.#scheduleDrain();
     });
   }
 
-  /** Splits incoming bytes into lines; a line longer than MAX_LINE ends the connection. */
+  /**
+   * Splits incoming bytes into lines and queues them; a line longer than MAX_LINE ends the
+   * connection. The bytes up to the chunk's last newline are decoded in one call and split as a
+   * string (a decoder call and a copy per line cost more than the rest of reading).
+   */
   #data(chunk: Uint8Array): void {
+    let last = chunk.lastIndexOf(0x0a);
+    if (last === -1) return this.#keepPartial(chunk, 0);
+    // Line lengths are checked in bytes, one native search per line.
+    let tooLong = false;
     let start = 0;
+    let lineStart = -this.#partialBytes;
     for (;;) {
       const nl = chunk.indexOf(0x0a, start);
       if (nl === -1) break;
-      const length = this.#partialBytes + nl + 1 - start;
-      if (length > MAX_LINE) return this.#tooLong();
-      let line = chunk.subarray(start, nl + 1);
+      if (nl + 1 - lineStart > MAX_LINE) {
+        // The lines before it are still processed.
+        tooLong = true;
+        last = lineStart - 1;
+        break;
+      }
+      lineStart = start = nl + 1;
+    }
+    if (last >= 0) {
+      let whole = chunk.subarray(0, last + 1);
       if (this.#partialBytes) {
-        const whole = new Uint8Array(length);
+        const joined = new Uint8Array(this.#partialBytes + whole.length);
         let at = 0;
-        for (const part of [...this.#partial, line]) {
-          whole.set(part, at);
+        for (const part of [...this.#partial, whole]) {
+          joined.set(part, at);
           at += part.length;
         }
-        line = whole;
+        whole = joined;
         this.#partial = [];
         this.#partialBytes = 0;
       }
-      this.emit("line", decoder.decode(line));
-      if (!this.#socket) return; // a handler closed the connection
-      start = nl + 1;
+      // Each line ends in "\n", which a bad UTF-8 sequence never swallows: the parts are the lines.
+      const text = new TextDecoder().decode(whole);
+      const lines = text.split("\n");
+      lines.pop(); // the empty string after the last newline
+      this.#enqueue(lines, text.length);
     }
-    if (start < chunk.length) {
-      this.#partialBytes += chunk.length - start;
-      if (this.#partialBytes > MAX_LINE) return this.#tooLong();
-      // A copy: the chunk's buffer may be reused by the socket.
-      this.#partial.push(chunk.slice(start));
+    if (tooLong) return this.#tooLong();
+    this.#keepPartial(chunk, last + 1);
+  }
+
+  #keepPartial(chunk: Uint8Array, from: number): void {
+    if (from >= chunk.length) return;
+    this.#partialBytes += chunk.length - from;
+    if (this.#partialBytes > MAX_LINE) return this.#tooLong();
+    // A copy: the chunk's buffer may be reused by the socket.
+    this.#partial.push(chunk.slice(from));
+  }
+
+  #enqueue(lines: string[], chars: number): void {
+    // Live traffic (nothing waiting, a chunk of a few lines) is handled at once: a timer turn
+    // would only add latency. Only a backlog is handed over in slices.
+    const live = this.#head === this.#queue.length && this.#drainTimer === undefined &&
+      lines.length <= SLICE_LINES;
+    if (this.#head === this.#queue.length) {
+      this.#queue = lines;
+      this.#head = 0;
+    } else {
+      for (const line of lines) this.#queue.push(line);
     }
+    this.#queuedChars += chars;
+    if (
+      !this.#paused &&
+      (this.#queue.length - this.#head >= READ_QUEUE_LINES ||
+        this.#queuedChars >= READ_QUEUE_BYTES)
+    ) {
+      // The server's buffers take the rest; it may drop the connection if they fill too.
+      this.#paused = true;
+      this.#socket?.pause();
+      this.#options.parley_queue_full?.(this.#queue.length - this.#head);
+    }
+    if (live) this.#drain();
+    else this.#scheduleDrain();
+  }
+
+  /** Lines read and not yet processed. */
+  get queuedLines(): number {
+    return this.#queue.length - this.#head;
+  }
+
+  #scheduleDrain(): void {
+    // setTimeout, not setImmediate: in Deno 2.9 an immediate loop starves a node:net socket.
+    this.#drainTimer ??= setTimeout(() => this.#drain(), 0);
+  }
+
+  /** Hands a slice of queued lines to irc-framework; goes on after the next socket read. */
+  #drain(): void {
+    this.#drainTimer = undefined;
+    const generation = this.#generation;
+    const end = Math.min(this.#queue.length, this.#head + SLICE_LINES);
+    while (this.#head < end) {
+      const line = this.#queue[this.#head++];
+      this.#queuedChars -= line.length + 1;
+      this.emit("line", line);
+      if (generation !== this.#generation) return; // a handler dropped the connection
+    }
+    if (
+      this.#paused && this.queuedLines < READ_QUEUE_LINES / 2 &&
+      this.#queuedChars < READ_QUEUE_BYTES / 2
+    ) {
+      this.#paused = false;
+      this.#socket?.resume();
+    }
+    if (this.#head < this.#queue.length) return this.#scheduleDrain();
+    this.#queue = [];
+    this.#head = 0;
+    this.#queuedChars = 0;
+    if (this.#closedWith !== undefined) {
+      const err = this.#closedWith;
+      this.#closedWith = undefined;
+      this.emit("close", err);
+    }
+  }
+
+  #clearQueue(): void {
+    clearTimeout(this.#drainTimer);
+    this.#drainTimer = undefined;
+    this.#queue = [];
+    this.#head = 0;
+    this.#queuedChars = 0;
+    this.#paused = false;
+    this.#closedWith = undefined;
   }
 
   #tooLong(): void {
@@ -174,6 +300,7 @@ export class LineTransport extends EventEmitter {
   disposeSocket(): void {
     this.#generation++;
     this.#resolving = false;
+    this.#clearQueue();
     const socket = this.#socket;
     this.#socket = undefined;
     this.#connected = false;

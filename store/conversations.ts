@@ -27,6 +27,11 @@ export interface ConversationRecord {
 /** Storage of conversations. */
 export interface ConversationStore {
   /**
+   * Bumped whenever a conversation is renamed or removed, so that callers caching rows by name
+   * (the IRC hot path) know when to look again.
+   */
+  readonly generation: number;
+  /**
    * All conversations of a user, by conversation_id then connection_id (as Convos lists them),
    * with their notification counts.
    */
@@ -81,8 +86,14 @@ function toRecord(r: Row): ConversationRecord {
 const SELECT = `SELECT v.*, c.connection_id FROM conversations v
   JOIN connections c ON c.id = v.connection`;
 
-/** The SQLite implementation of ConversationStore. */
-export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
+/**
+ * The SQLite implementation of ConversationStore. `commitPending` commits what the message writer
+ * holds (its unread counts are saved in its batch), so reads and mark-as-read see every message.
+ */
+export function sqliteConversationStore(
+  db: DatabaseSync,
+  commitPending: () => void = () => {},
+): ConversationStore {
   const q = {
     // The count walks the user's highlights since the last read (a small partial index), never
     // the unread messages of a busy channel.
@@ -111,14 +122,24 @@ export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
     remove: db.prepare("DELETE FROM conversations WHERE id = ?"),
   };
   const get = (connection: number, conversationId: string) => {
+    commitPending();
     const row = q.get.get(connection, conversationId) as Row | undefined;
     return row && toRecord(row);
   };
+  /** Runs `fn` once the message writer's pending unread counts are committed. */
+  const committed = <T>(fn: () => T): Promise<T> => {
+    commitPending();
+    return Promise.resolve(fn());
+  };
+  let generation = 0;
   return {
+    get generation() {
+      return generation;
+    },
     listForUser: (userId) =>
-      Promise.resolve((q.listForUser.all(userId) as unknown as Row[]).map(toRecord)),
+      committed(() => (q.listForUser.all(userId) as unknown as Row[]).map(toRecord)),
     listForConnection: (connection) =>
-      Promise.resolve((q.listForConnection.all(connection) as unknown as Row[]).map(toRecord)),
+      committed(() => (q.listForConnection.all(connection) as unknown as Row[]).map(toRecord)),
     get: (connection, conversationId) => Promise.resolve(get(connection, conversationId)),
     count: (connection) => Promise.resolve((q.count.get(connection) as { n: number }).n),
     ensure(connection, conversationId, name) {
@@ -127,13 +148,18 @@ export function sqliteConversationStore(db: DatabaseSync): ConversationStore {
     },
     setTopic: (id, topic) => Promise.resolve(void q.topic.run(topic, id)),
     setJoined: (id, joined) => Promise.resolve(void q.joined.run(joined ? 1 : 0, id)),
-    rename: (id, conversationId, name) =>
-      Promise.resolve(void q.rename.run(conversationId, name, id)),
+    rename: (id, conversationId, name) => {
+      generation++;
+      return Promise.resolve(void q.rename.run(conversationId, name, id));
+    },
     addUnread: (id) =>
       Promise.resolve((q.unread.get(id) as { unread: number } | undefined)?.unread ?? 0),
-    markRead: (id) => Promise.resolve(void q.read.run(nowMicros(), id)),
+    markRead: (id) => committed(() => void q.read.run(nowMicros(), id)),
     markConnectionRead: (connection) =>
-      Promise.resolve(void q.readAll.run(nowMicros(), connection)),
-    remove: (id) => Promise.resolve(void q.remove.run(id)),
+      committed(() => void q.readAll.run(nowMicros(), connection)),
+    remove: (id) => {
+      generation++;
+      return Promise.resolve(void q.remove.run(id));
+    },
   };
 }

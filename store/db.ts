@@ -42,14 +42,16 @@ export function openDatabase(path: string): DatabaseSync {
   const db = new DatabaseSync(path);
   // WAL lets readers run while the batched writer commits; NORMAL sync is safe under WAL.
   // Checkpoints are the search indexer's job (off the event loop); the automatic one here is a
-  // backstop for a WAL that never gets a quiet moment to be reset.
+  // backstop for a WAL that never gets a quiet moment to be reset. The page cache is 16 MB: the
+  // hot pages (recent messages, index tops) fit, and the OS page cache and mmap hold the rest;
+  // 128 MB per connection only ever grew the process (docs/performance.md, "IRC bursts").
   db.exec(`
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
     PRAGMA foreign_keys = ON;
     PRAGMA busy_timeout = 5000;
     PRAGMA temp_store = MEMORY;
-    PRAGMA cache_size = -131072;
+    PRAGMA cache_size = -16384;
     PRAGMA mmap_size = 2147418112;
     PRAGMA wal_autocheckpoint = 100000;
   `);

@@ -52,6 +52,8 @@ export interface NewMessage {
   ts?: number;
   /** True when it mentions the user (nick or highlight keyword) or is a private message. */
   highlight?: boolean;
+  /** Counts as unread in its conversation (added in the writer's transaction). */
+  unread?: boolean;
 }
 
 /** A message as the API returns it. */
@@ -105,9 +107,12 @@ export interface MessageStore {
    * free millisecond, so millisecond cursors stay exact). Synchronous so the
    * caller can publish the event at once; the write lands within the writer's 10 ms window.
    */
-  append(msg: NewMessage): { ts: number };
+  /** Queues a message; `unread` is the conversation's count with it when `msg.unread`. */
+  append(msg: NewMessage): { ts: number; unread?: number };
   /** Resolves once everything appended so far is committed. */
   flush(): Promise<void>;
+  /** Commits what is pending now (unread counts included), as reads do. */
+  commit(): void;
   /** Resolves once everything appended so far is committed and in the search index. */
   searchable(): Promise<void>;
   /** Resolves once the search index has caught up and is tidied (benchmarks, tests). */

@@ -25,6 +25,8 @@ import {
  * own makes segment merges frequent; a crash loses at most this much.
  */
 const WRITE_WINDOW_MS = 10;
+/** Most messages the write window commits per turn of the event loop (see flushSoon). */
+const WINDOW_BATCH = 1000;
 /** Rows sampled to decide how to look up a long prefix (see planTerms). */
 const SAMPLE = 200;
 /** A millisecond in microseconds: the resolution of stored timestamps (see uniqueTs). */
@@ -75,6 +77,12 @@ interface Row {
   text: string;
   connection_id?: string;
   conversation_id?: string;
+}
+
+/** See `countUnread`. */
+interface UnreadWindow {
+  base: number;
+  added: number;
 }
 
 interface Pending {
@@ -188,6 +196,28 @@ export function sqliteMessageStore(
     return (prepared(sql, searchDb).all(fts, below, limit) as { id: number }[]).map((r) => r.id);
   }
 
+  const unreadOf = db.prepare("SELECT unread FROM conversations WHERE id = ?");
+  const addUnread = db.prepare("UPDATE conversations SET unread = unread + ? WHERE id = ?");
+  /**
+   * Unread messages not yet committed, per conversation: the stored count when the first one came
+   * (read once per conversation per batch, not per message) and how many came since. Reads of
+   * conversations and mark-as-read commit first (`commit`), so none of them sees a stale count.
+   */
+  let unread = new Map<number, UnreadWindow>();
+
+  function countUnread(conversation: number): number {
+    let u = unread.get(conversation);
+    if (!u) {
+      const row = unreadOf.get(conversation) as { unread: number } | undefined;
+      unread.set(conversation, u = { base: row?.unread ?? 0, added: 0 });
+    }
+    return u.base + ++u.added;
+  }
+
+  function saveUnread(window: Map<number, UnreadWindow>) {
+    for (const [conversation, u] of window) addUnread.run(u.added, conversation);
+  }
+
   const lastTs = new Map<number, number>();
   let pending: Pending[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -196,7 +226,7 @@ export function sqliteMessageStore(
   let nextId = (readNextId.get() as { next: number }).next;
   let trimmed = 0;
 
-  function writeBatch(batch: Pending[]) {
+  function writeBatch(batch: Pending[], unreadAdded: Map<number, UnreadWindow>) {
     let first = nextId;
     const run = (p: Pending) => {
       insert.run(
@@ -220,6 +250,7 @@ export function sqliteMessageStore(
       nextId = first = Math.max(nextId, (readNextId.get() as { next: number }).next);
       for (const p of batch) run(p);
       saveNextId.run(nextId);
+      saveUnread(unreadAdded);
       if (trimTo > trimmed) trimDeletions.run(trimTo);
       db.exec("COMMIT");
       trimmed = Math.max(trimmed, trimTo);
@@ -239,24 +270,37 @@ export function sqliteMessageStore(
         }
       }
       saveNextId.run(nextId);
+      try {
+        saveUnread(unreadAdded);
+      } catch (err) {
+        log.warn("unread counts not saved", { error: String(err) });
+      }
     }
     indexer.committed(nextId - 1);
   }
 
-  function flushNow() {
+  /** Commits up to `limit` pending messages (and every pending unread count). */
+  function flushNow(limit = Infinity) {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     if (!pending.length) return;
-    const batch = pending;
-    pending = [];
-    writeBatch(batch);
+    const batch = pending.length > limit ? pending.slice(0, limit) : pending;
+    pending = pending.length > limit ? pending.slice(limit) : [];
+    const unreadAdded = unread;
+    unread = new Map();
+    writeBatch(batch, unreadAdded);
     maybeCheckpoint();
+    if (pending.length) timer = setTimeout(flushSoon, 0);
   }
 
-  /** The write window's flush: it waits while a checkpoint runs (reads flush at once). */
+  /**
+   * The write window's flush: it waits while a checkpoint runs (reads flush at once), and commits
+   * at most WINDOW_BATCH messages per turn of the event loop, so that a burst held back by a
+   * checkpoint does not stop the IRC sockets from being read for tens of milliseconds.
+   */
   function flushSoon() {
     timer = undefined;
-    if (!checkpointing) flushNow();
+    if (!checkpointing) flushNow(WINDOW_BATCH);
   }
 
   // The WAL can only start over when a checkpoint has copied all of it and no commit came in
@@ -556,12 +600,13 @@ export function sqliteMessageStore(
       });
       // One transaction per write window, however many messages arrived in it.
       timer ??= setTimeout(flushSoon, WRITE_WINDOW_MS);
-      return { ts };
+      return msg.unread ? { ts, unread: countUnread(msg.conversation) } : { ts };
     },
     async flush() {
       await checkpointDone;
       flushNow();
     },
+    commit: flushNow,
     searchable: () => searchable(Infinity),
     async dispose() {
       flushNow();

@@ -69,7 +69,7 @@ function sqliteStore(
     profiles: sqliteProfileStore(db),
     // irc
     connections: sqliteConnectionStore(db),
-    conversations: sqliteConversationStore(db),
+    conversations: sqliteConversationStore(db, () => messages.commit()),
 
     // history
     messages,

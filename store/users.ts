@@ -35,6 +35,8 @@ export interface UserPatch {
 
 /** Storage of users. */
 export interface UserStore {
+  /** Bumped on every update or removal, so that callers caching a user know to read again. */
+  readonly generation: number;
   count(): Promise<number>;
   create(email: string, passwordHash: string, roles: string[]): Promise<UserRecord>;
   /**
@@ -98,7 +100,11 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
     remove: db.prepare("DELETE FROM users WHERE id = ?"),
   };
   const hasPeople = () => (q.people.get(NO_PASSWORD) as { people: number }).people === 1;
+  let generation = 0;
   return {
+    get generation() {
+      return generation;
+    },
     count: () => Promise.resolve((q.count.get() as { n: number }).n),
     create: (email, passwordHash, roles) =>
       Promise.resolve(
@@ -135,6 +141,7 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
         ),
       ),
     update(id, patch) {
+      generation++;
       const sets: string[] = [];
       const values: string[] = [];
       if (patch.passwordHash !== undefined) {
@@ -151,6 +158,9 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
       }
       return Promise.resolve(toRecord(q.byId.get(id) as Row | undefined));
     },
-    remove: (id) => Promise.resolve(Number(q.remove.run(id).changes) > 0),
+    remove: (id) => {
+      generation++;
+      return Promise.resolve(Number(q.remove.run(id).changes) > 0);
+    },
   };
 }
