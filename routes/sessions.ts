@@ -19,18 +19,22 @@ const publicId = z.string().regex(/^[\w-]{1,64}$/, "Not a session id.");
 export function noteSessionClient(deps: AppDeps): MiddlewareHandler<AppEnv> {
   const seen = new Map<string, string>();
   return async (c, next) => {
-    const hash = c.get("sessionHash");
-    if (hash) {
+    const note = async (hash: string | undefined) => {
+      if (!hash) return;
       const ua = (c.req.header("user-agent") ?? "").slice(0, 300);
       const addr = clientAddress(c, deps.config);
       const key = `${ua}\n${addr}`;
-      if (seen.get(hash) !== key) {
-        if (seen.size > 10_000) seen.clear();
-        seen.set(hash, key);
-        await deps.store.sessions.noteClient(hash, ua, addr);
-      }
-    }
+      if (seen.get(hash) === key) return;
+      if (seen.size > 10_000) seen.clear();
+      seen.set(hash, key);
+      await deps.store.sessions.noteClient(hash, ua, addr);
+    };
+    const before = c.get("sessionHash");
+    await note(before);
     await next();
+    // A login has its new session only now (a logout none).
+    const after = c.get("sessionHash");
+    if (after !== before) await note(after);
   };
 }
 

@@ -11,6 +11,7 @@ import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { pushFor } from "../../push/mod.ts";
+import { AWAY_MESSAGE } from "../../push/away.ts";
 import { loadVapidKeys, VAPID_FILE } from "../../push/vapid.ts";
 import { payloadOf, PUSH_LIMITS } from "../../push/notify.ts";
 
@@ -320,6 +321,38 @@ Deno.test("push: mentions and private messages reach the browser's push service,
       await push.notifier.settled();
       assertEquals(service.received.at(-1)?.path, "/push/carol");
       assertEquals(await t0.deps.store.push.countForUser(carol.id), 0);
+    });
+
+    await t.step("automatic away: away once no browser is open, back when one opens", async () => {
+      const bad = await json("POST", "/api/push/settings", { auto_away: "yes" });
+      assertEquals(bad.status, 400);
+      assertEquals(bad.body.errors[0].path, "/body/auto_away");
+      const on = await json("POST", "/api/push/settings", { auto_away: true });
+      assertEquals(on.body, { auto_away: true });
+      assertEquals((await json("GET", "/api/push")).body.auto_away, true);
+      push.away.graceMs = 0;
+      // Whether bob's WHOIS of alice says she is away (301 before the 318 that ends it).
+      const away = async () => {
+        const from = bob!.lines.length;
+        await bob!.send("WHOIS alice");
+        await bob!.waitFor((l) => l.command === "318" && bob!.lines.indexOf(l) >= from);
+        return bob!.lines.slice(from).some((l) => l.command === "301");
+      };
+      assertEquals(await away(), false);
+      const socket = t0.deps.bus.subscribe(uid, () => {});
+      socket(); // the last browser closes
+      await poll("alice away", away);
+      assertStringIncludes(bob!.lines.findLast((l) => l.command === "301")!.raw, AWAY_MESSAGE);
+      const again = t0.deps.bus.subscribe(uid, () => {});
+      try {
+        await poll("alice back", async () => !(await away()));
+      } finally {
+        again();
+      }
+      await poll("alice away again", away);
+      await json("POST", "/api/push/settings", { auto_away: false });
+      const back = t0.deps.bus.subscribe(uid, () => {});
+      back();
     });
 
     await t.step("signing out a session ends its subscription", async () => {
