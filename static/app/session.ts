@@ -26,6 +26,7 @@ import {
   openConv,
 } from "./view.ts";
 import { navigate, route } from "./router.ts";
+import { mentionSound } from "./push.ts";
 import { chooseLanguage, language, t } from "./i18n.ts";
 import { stripFormatting } from "./irc_format.ts";
 import type { Message, User } from "./types.ts";
@@ -50,7 +51,18 @@ export async function boot(): Promise<void> {
     const u = await api<User>("GET", "/user?connections=true&conversations=true");
     await loggedIn(u);
   } catch {
+    await freshInstall();
     user.value = null;
+  }
+}
+
+/** On a fresh install (no account yet) the first screen is registration, not login. */
+async function freshInstall(): Promise<void> {
+  try {
+    const { first_user } = await api<{ first_user: boolean }>("GET", "/install");
+    if (first_user && !route.value.startsWith("/register")) navigate("/register", true);
+  } catch {
+    // The hint is a nicety: without it the login screen links to registration.
   }
 }
 
@@ -203,6 +215,7 @@ function onEvent(f: Frame): void {
         if (user.value) user.value = { ...user.value, unread: user.value.unread + 1 };
       }
       desktopNotify(f);
+      mentionSound();
       break;
     }
     case "state":
