@@ -16,10 +16,25 @@ interface SessionItem {
 
 /** A short name for a user agent: the browser and the system, not the whole string. */
 export function browserName(ua: string): string {
-  const browser = /\b(Edg|OPR|Firefox|Chrome|Safari)\/[\d.]+/.exec(ua)?.[1];
-  const system = /\b(Android|iPhone|iPad|Windows|Mac OS X|Linux|CrOS)\b/.exec(ua)?.[1];
-  const names: Record<string, string> = { Edg: "Edge", OPR: "Opera", "Mac OS X": "macOS" };
-  const parts = [browser, system].filter(Boolean).map((p) => names[p!] ?? p);
+  // Most specific first: Edge and Opera say Chrome too, Chrome says Safari, Android says Linux.
+  const first = (names: [string, string][]) => names.find(([k]) => ua.includes(k))?.[1];
+  const browser = first([
+    ["Edg/", "Edge"],
+    ["OPR/", "Opera"],
+    ["Firefox/", "Firefox"],
+    ["Chrome/", "Chrome"],
+    ["Safari/", "Safari"],
+  ]);
+  const system = first([
+    ["Android", "Android"],
+    ["iPhone", "iPhone"],
+    ["iPad", "iPad"],
+    ["CrOS", "ChromeOS"],
+    ["Windows", "Windows"],
+    ["Mac OS X", "macOS"],
+    ["Linux", "Linux"],
+  ]);
+  const parts = [browser, system].filter(Boolean);
   return parts.length ? parts.join(", ") : ua.slice(0, 60);
 }
 
