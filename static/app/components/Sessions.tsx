@@ -44,7 +44,9 @@ export function Sessions() {
   const [error, setError] = useState("");
   const load = () =>
     api<{ sessions: SessionItem[] }>("GET", "/user/sessions")
-      .then((r) => setList(r.sessions), (e) => setError((e as Error).message));
+      // This browser first, then the most recently used.
+      .then((r) => setList(r.sessions.sort((a, b) => Number(b.current) - Number(a.current))), (e) =>
+        setError((e as Error).message));
   useEffect(() => void load(), []);
   const when = (ts: string) => new Date(ts).toLocaleString(language.value);
 
