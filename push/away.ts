@@ -29,9 +29,17 @@ export class AutoAway {
 
   constructor(private deps: AwayDeps) {}
 
-  /** Starts watching the bus. */
+  /**
+   * Starts watching the bus. At a start no browser is connected yet: users who chose automatic
+   * away get their grace period as if their last browser had just closed.
+   */
   start(): void {
-    this.#untap ??= this.deps.bus.tap((userId, ev) => {
+    if (this.#untap) return;
+    void this.deps.store.push.autoAwayUsers().then(
+      (users) => users.forEach((uid) => void this.#startGrace(uid)),
+      () => {},
+    );
+    this.#untap = this.deps.bus.tap((userId, ev) => {
       if (ev.event === "listeners") this.#sockets(userId, Number(ev.count));
       else if (
         ev.event === "state" && ev.type === "connection" && ev.state === "connected" &&

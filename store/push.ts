@@ -22,6 +22,8 @@ export interface PushStore {
   remove(endpoint: string, userId?: number): Promise<boolean>;
   autoAway(userId: number): Promise<boolean>;
   setAutoAway(userId: number, on: boolean): Promise<void>;
+  /** The users who chose automatic away. */
+  autoAwayUsers(): Promise<number[]>;
 }
 
 interface Row {
@@ -48,6 +50,7 @@ export function sqlitePushStore(db: DatabaseSync): PushStore {
     remove: db.prepare("DELETE FROM push_subscriptions WHERE endpoint = ?"),
     removeOwn: db.prepare("DELETE FROM push_subscriptions WHERE endpoint = ? AND user_id = ?"),
     autoAway: db.prepare("SELECT auto_away FROM push_prefs WHERE user_id = ?"),
+    autoAwayUsers: db.prepare("SELECT user_id FROM push_prefs WHERE auto_away = 1"),
     setAutoAway: db.prepare(
       `INSERT INTO push_prefs (user_id, auto_away) VALUES (?, ?)
        ON CONFLICT(user_id) DO UPDATE SET auto_away = excluded.auto_away`,
@@ -76,6 +79,10 @@ export function sqlitePushStore(db: DatabaseSync): PushStore {
     autoAway(userId) {
       const row = q.autoAway.get(userId) as { auto_away: number } | undefined;
       return Promise.resolve(row?.auto_away === 1);
+    },
+    autoAwayUsers() {
+      const rows = q.autoAwayUsers.all() as { user_id: number }[];
+      return Promise.resolve(rows.map((r) => r.user_id));
     },
     setAutoAway(userId, on) {
       q.setAutoAway.run(userId, on ? 1 : 0);

@@ -11,7 +11,7 @@ import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { pushFor } from "../../push/mod.ts";
-import { AWAY_MESSAGE } from "../../push/away.ts";
+import { AutoAway, AWAY_MESSAGE } from "../../push/away.ts";
 import { loadVapidKeys, VAPID_FILE } from "../../push/vapid.ts";
 import { payloadOf, PUSH_LIMITS } from "../../push/notify.ts";
 
@@ -350,9 +350,20 @@ Deno.test("push: mentions and private messages reach the browser's push service,
         again();
       }
       await poll("alice away again", away);
-      await json("POST", "/api/push/settings", { auto_away: false });
+      // After a restart no browser is connected yet: a new watcher marks her away by itself.
       const back = t0.deps.bus.subscribe(uid, () => {});
+      await poll("alice back again", async () => !(await away()));
+      push.away.stop();
       back();
+      const restarted = new AutoAway(t0.deps);
+      restarted.graceMs = 0;
+      restarted.start();
+      try {
+        await poll("alice away after a restart", away);
+      } finally {
+        restarted.stop();
+      }
+      await json("POST", "/api/push/settings", { auto_away: false });
     });
 
     await t.step("signing out a session ends its subscription", async () => {
