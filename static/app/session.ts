@@ -47,20 +47,25 @@ export const socket = new EventSocket(onEvent, onOpen, () => expire());
 /** Checks the session at start; shows the login screen without one. */
 export async function boot(): Promise<void> {
   setUnauthorizedHandler(expire);
+  const asked = route.value; // before a 401 sends it to /login
   try {
     const u = await api<User>("GET", "/user?connections=true&conversations=true");
     await loggedIn(u);
   } catch {
-    await freshInstall();
+    await freshInstall(asked);
     user.value = null;
   }
 }
 
-/** On a fresh install (no account yet) the first screen is registration, not login. */
-async function freshInstall(): Promise<void> {
+/**
+ * On a fresh install (no account yet) the first screen is registration, not login; a visit to
+ * /login itself is left alone.
+ */
+async function freshInstall(asked: string): Promise<void> {
+  if (/^\/(login|register)/.test(asked)) return;
   try {
     const { first_user } = await api<{ first_user: boolean }>("GET", "/install");
-    if (first_user && !route.value.startsWith("/register")) navigate("/register", true);
+    if (first_user) navigate("/register", true);
   } catch {
     // The hint is a nicety: without it the login screen links to registration.
   }
