@@ -403,6 +403,8 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.goto(server.url + "/settings/account");
       await page.getByLabel("Theme").selectOption("dark");
       await page.getByLabel("Language").selectOption("de");
+      // Below the account's sessions: scrolled to, as a reader would.
+      await page.getByRole("heading", { name: "Dieser Browser" }).scrollIntoViewIfNeeded();
       await assertOnScreen(page, page.getByRole("heading", { name: "Dieser Browser" }));
       await screenshot(page, "account-dark-de");
       await page.goto(server.url + "/chat/irc-localhost/%23test");
