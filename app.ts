@@ -24,6 +24,8 @@ import { embedRoutes } from "./routes/embed.ts";
 import { webhookRoutes } from "./routes/webhook.ts";
 import { i18nRoutes } from "./routes/i18n.ts";
 import { webRoutes } from "./routes/web.ts";
+import { noteSessionClient, sessionRoutes } from "./routes/sessions.ts";
+import { pushRoutes } from "./routes/push.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -82,6 +84,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await next();
   });
   app.use("/api/*", loadSession(deps));
+  app.use("/api/*", noteSessionClient(deps));
   // Every other JSON operation reads at most JSON_BODY_LIMIT (http/body.ts).
   app.use(
     `/api/connection/:connection_id/conversation/${CONVERSATION}/messages`,
@@ -121,6 +124,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     updatesRoutes,
     // web client: i18n
     i18nRoutes,
+    // account page and push notifications
+    sessionRoutes,
+    pushRoutes,
   ];
   for (const routes of operations) app.route("/api", routes(deps));
   app.route("/", eventRoutes(deps));

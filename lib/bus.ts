@@ -7,24 +7,49 @@ export interface BusEvent {
 }
 
 type Listener = (ev: BusEvent) => void;
+/**
+ * Sees every user's events without counting as a socket (push notifications, automatic away),
+ * plus `{event: "listeners", count}` whenever a user's sockets come or go.
+ */
+type Tap = (userId: number, ev: BusEvent) => void;
 
 /** Fans events out to the listeners of one user. */
 export class EventBus {
   #listeners = new Map<number, Set<Listener>>();
+  #taps = new Set<Tap>();
+
+  /** Adds a tap; returns the function that removes it. */
+  tap(fn: Tap): () => void {
+    this.#taps.add(fn);
+    return () => void this.#taps.delete(fn);
+  }
+
+  #toTaps(userId: number, ev: BusEvent): void {
+    for (const fn of this.#taps) {
+      try {
+        fn(userId, ev);
+      } catch (err) {
+        console.error("event tap failed", err);
+      }
+    }
+  }
 
   /** Registers a listener for a user's events; returns the function that removes it. */
   subscribe(userId: number, fn: Listener): () => void {
     let set = this.#listeners.get(userId);
     if (!set) this.#listeners.set(userId, set = new Set());
     set.add(fn);
+    this.#toTaps(userId, { event: "listeners", count: set.size });
     return () => {
-      set.delete(fn);
+      if (!set.delete(fn)) return;
       if (set.size === 0) this.#listeners.delete(userId);
+      this.#toTaps(userId, { event: "listeners", count: set.size });
     };
   }
 
   /** Delivers an event to every listener of a user; one failing listener does not stop the rest. */
   publish(userId: number, ev: BusEvent): void {
+    this.#toTaps(userId, ev);
     const set = this.#listeners.get(userId);
     if (!set) return;
     for (const fn of set) {

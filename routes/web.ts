@@ -28,13 +28,15 @@ export const BUNDLE_PATH = "/dist/app.js";
 
 /**
  * The page's policy: no inline script, and no script but the bundle (not `'self'`: uploads are
- * served from this origin too), connections only to this origin (and its WebSocket).
+ * served from this origin too) and the service worker, connections only to this origin (and its
+ * WebSocket).
  * `origin` is the one the browser reached this page at.
  */
 export function appCsp(origin: string): string {
   return [
     "default-src 'self'",
     `script-src ${origin}${BUNDLE_PATH}`,
+    `worker-src ${origin}/sw.js`,
     "style-src 'self'",
     "img-src 'self' https: data: blob:",
     "media-src 'self' https:",

@@ -12,6 +12,7 @@ import type { MessageStore } from "./message_types.ts";
 import { sqliteMessageStore } from "./messages.ts";
 import { type ConversationStore, sqliteConversationStore } from "./conversations.ts";
 import { type FileStore, sqliteFileStore } from "./files.ts";
+import { type PushStore, sqlitePushStore } from "./push.ts";
 import { openSearch, type SearchIndexer, startSearchIndexer } from "./search_index.ts";
 import { type Checkpointer, startCheckpointer } from "./checkpointer.ts";
 
@@ -30,6 +31,7 @@ export interface Store {
 
   // outside world: files
   files: FileStore;
+  push: PushStore;
 
   /** Flushes pending writes and closes the database. */
   close(): Promise<void>;
@@ -76,6 +78,7 @@ function sqliteStore(
 
     // outside world
     files: sqliteFileStore(db, filesDir),
+    push: sqlitePushStore(db),
 
     async close() {
       await messages.dispose(); // the batched writer's last turn

@@ -4,6 +4,7 @@ import { App } from "./components/App.tsx";
 import { loadLanguage, preferredLanguage } from "./i18n.ts";
 import { boot } from "./session.ts";
 import { applyTheme } from "./theme.ts";
+import { registerWorker } from "./push.ts";
 
 applyTheme();
 await Promise.all([loadLanguage(preferredLanguage()), boot()]);
@@ -12,3 +13,4 @@ await Promise.all([loadLanguage(preferredLanguage()), boot()]);
 const root = document.getElementById("app")!;
 root.replaceChildren();
 render(<App />, root);
+registerWorker();

@@ -26,6 +26,7 @@ import {
   openConv,
 } from "./view.ts";
 import { navigate, route } from "./router.ts";
+import { mentionSound } from "./push.ts";
 import { chooseLanguage, language, t } from "./i18n.ts";
 import { stripFormatting } from "./irc_format.ts";
 import type { Message, User } from "./types.ts";
@@ -46,11 +47,27 @@ export const socket = new EventSocket(onEvent, onOpen, () => expire());
 /** Checks the session at start; shows the login screen without one. */
 export async function boot(): Promise<void> {
   setUnauthorizedHandler(expire);
+  const asked = route.value; // before a 401 sends it to /login
   try {
     const u = await api<User>("GET", "/user?connections=true&conversations=true");
     await loggedIn(u);
   } catch {
+    await freshInstall(asked);
     user.value = null;
+  }
+}
+
+/**
+ * On a fresh install (no account yet) the first screen is registration, not login; a visit to
+ * /login itself is left alone.
+ */
+async function freshInstall(asked: string): Promise<void> {
+  if (/^\/(login|register)/.test(asked)) return;
+  try {
+    const { first_user } = await api<{ first_user: boolean }>("GET", "/install");
+    if (first_user) navigate("/register", true);
+  } catch {
+    // The hint is a nicety: without it the login screen links to registration.
   }
 }
 
@@ -203,6 +220,7 @@ function onEvent(f: Frame): void {
         if (user.value) user.value = { ...user.value, unread: user.value.unread + 1 };
       }
       desktopNotify(f);
+      mentionSound();
       break;
     }
     case "state":

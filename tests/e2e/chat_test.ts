@@ -45,7 +45,8 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
     });
 
     await t.step("an anonymous visitor sees the login form with labelled fields", async () => {
-      await page.goto(server.url + "/");
+      // "/" would open on registration: this install has no account yet (account_test.ts).
+      await page.goto(server.url + "/login");
       await page.waitForURL("**/login");
       await assertOnScreen(page, page.getByRole("heading", { name: "Log in" }));
       await assertOnScreen(page, page.getByLabel("Email"));
@@ -402,6 +403,8 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.goto(server.url + "/settings/account");
       await page.getByLabel("Theme").selectOption("dark");
       await page.getByLabel("Language").selectOption("de");
+      // Below the account's sessions: scrolled to, as a reader would.
+      await page.getByRole("heading", { name: "Dieser Browser" }).scrollIntoViewIfNeeded();
       await assertOnScreen(page, page.getByRole("heading", { name: "Dieser Browser" }));
       await screenshot(page, "account-dark-de");
       await page.goto(server.url + "/chat/irc-localhost/%23test");

@@ -1,5 +1,8 @@
-/** The account screen: password, highlight keywords, notifications, previews, theme, language. */
-import { useState } from "preact/hooks";
+/**
+ * The account screen: password, highlight keywords, automatic away, sessions, and this browser's
+ * notifications, sound, previews, theme and language.
+ */
+import { useEffect, useState } from "preact/hooks";
 import { api, seg } from "../api.ts";
 import { chooseLanguage, language, languages, t } from "../i18n.ts";
 import { applyUser, showToast, user } from "../state.ts";
@@ -8,17 +11,53 @@ import type { User } from "../types.ts";
 import { clock24, compact, seconds, setPref } from "../prefs.ts";
 import { Check, Field, FormErrors, Panel, Saved, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
+import { Sessions } from "./Sessions.tsx";
+import { currentSubscription, disablePush, enablePush, pushSupported } from "../push.ts";
 
 /** The account settings. */
 export function Account() {
   const u = user.value!;
   const [password, setPassword] = useState("");
+  const [current, setCurrent] = useState("");
   const [keywords, setKeywords] = useState((u.highlight_keywords ?? []).join(", "));
   const { errors, run } = useFormAction();
   const [saved, setSaved] = useState(false);
   const [theme, setTheme] = useState(savedTheme());
   const [notify, setNotify] = useState(localStorage.getItem("parley.notify") === "on");
   const [embeds, setEmbeds] = useState(localStorage.getItem("parley.embeds") !== "off");
+  const [sound, setSound] = useState(localStorage.getItem("parley.sound") === "on");
+  const [push, setPush] = useState(false);
+  const [autoAway, setAutoAway] = useState(false);
+  useEffect(() => {
+    void currentSubscription().then((s) => setPush(!!s), () => {});
+    void api<{ auto_away: boolean }>("GET", "/push").then(
+      (r) => setAutoAway(r.auto_away),
+      () => {},
+    );
+  }, []);
+
+  const togglePush = async (on: boolean) => {
+    try {
+      if (on) await enablePush();
+      else await disablePush();
+      setPush(on);
+    } catch (err) {
+      setPush(false);
+      showToast(
+        t("Notifications could not be enabled: {reason}", { reason: (err as Error).message }),
+      );
+    }
+  };
+
+  const toggleAway = async (on: boolean) => {
+    try {
+      setAutoAway(
+        (await api<{ auto_away: boolean }>("POST", "/push/settings", { auto_away: on })).auto_away,
+      );
+    } catch (err) {
+      showToast((err as Error).message);
+    }
+  };
 
   const save = (e: Event) => {
     e.preventDefault();
@@ -26,11 +65,15 @@ export function Account() {
     const body: Record<string, unknown> = {
       highlight_keywords: keywords.split(",").map((k) => k.trim()).filter(Boolean),
     };
-    if (password) body.password = password;
+    if (password) {
+      body.password = password;
+      body.current_password = current;
+    }
     return run(async () => {
       const next = await api<User>("POST", `/user/${seg(u.email)}`, body);
       applyUser({ ...u, ...next, connections: undefined, conversations: undefined });
       setPassword("");
+      setCurrent("");
       setSaved(true);
     });
   };
@@ -55,6 +98,16 @@ export function Account() {
           <form onSubmit={save} noValidate>
             <Field label={t("Email")} name="email" value={u.email} onInput={() => {}} readOnly />
             <Field
+              label={t("Current password")}
+              name="current_password"
+              type="password"
+              value={current}
+              onInput={setCurrent}
+              errors={errors}
+              autocomplete="current-password"
+              hint={t("Needed to set a new password.")}
+            />
+            <Field
               label={t("New password")}
               name="password"
               type="password"
@@ -72,13 +125,25 @@ export function Account() {
               errors={errors}
               hint={t("Comma-separated words that notify you like your nick does.")}
             />
-            <FormErrors errors={errors} fields={["password", "highlight_keywords"]} />
+            <FormErrors
+              errors={errors}
+              fields={["current_password", "password", "highlight_keywords"]}
+            />
             <div class="actions">
               <button class="primary" type="submit">{t("Save")}</button>
               <Saved show={saved} />
             </div>
           </form>
+          <div class="checks">
+            <Check
+              label={t("Away on IRC when no browser is open")}
+              name="auto_away"
+              checked={autoAway}
+              onChange={toggleAway}
+            />
+          </div>
         </Panel>
+        <Sessions />
         <Panel title={t("This browser")}>
           <div class="field">
             <label for="f-theme">{t("Theme")}</label>
@@ -114,6 +179,26 @@ export function Account() {
               name="notify"
               checked={notify}
               onChange={toggleNotify}
+            />
+            <Check
+              label={t("Enable notifications")}
+              name="push"
+              checked={push}
+              onChange={togglePush}
+            />
+            {!pushSupported() && (
+              <p class="hint">
+                {t("This browser cannot get notifications while Parley is closed.")}
+              </p>
+            )}
+            <Check
+              label={t("Sound on mentions")}
+              name="sound"
+              checked={sound}
+              onChange={(v) => {
+                localStorage.setItem("parley.sound", v ? "on" : "off");
+                setSound(v);
+              }}
             />
             <Check
               label={t("Show link previews")}

@@ -1,0 +1,112 @@
+/**
+ * Automatic away (a per-user setting, off by default): once none of the user's browsers has had
+ * a socket open for a grace period, every connected IRC connection of theirs is marked away; the
+ * first socket that opens marks them back. Connections that come up meanwhile are marked too.
+ */
+import type { EventBus } from "../lib/bus.ts";
+import { log } from "../lib/log.ts";
+import type { IrcManager } from "../irc/manager.ts";
+import type { Store } from "../store/mod.ts";
+
+/** The away message other IRC users see. */
+export const AWAY_MESSAGE = "Away (no browser open)";
+
+/** What automatic away needs. */
+export interface AwayDeps {
+  store: Store;
+  bus: EventBus;
+  irc: IrcManager;
+}
+
+/** Watches socket counts (the bus's `listeners` events) and sends AWAY accordingly. */
+export class AutoAway {
+  /** How long after the last socket closes the user goes away (a reload is not leaving). */
+  graceMs = 60_000;
+  #timers = new Map<number, ReturnType<typeof setTimeout>>();
+  /** Users this module has marked away. */
+  #away = new Set<number>();
+  #untap?: () => void;
+
+  constructor(private deps: AwayDeps) {}
+
+  /**
+   * Starts watching the bus. At a start no browser is connected yet: users who chose automatic
+   * away get their grace period as if their last browser had just closed.
+   */
+  start(): void {
+    if (this.#untap) return;
+    void this.deps.store.push.autoAwayUsers().then(
+      (users) => users.forEach((uid) => void this.#startGrace(uid)),
+      () => {},
+    );
+    this.#untap = this.deps.bus.tap((userId, ev) => {
+      if (ev.event === "listeners") this.#sockets(userId, Number(ev.count));
+      else if (
+        ev.event === "state" && ev.type === "connection" && ev.state === "connected" &&
+        this.#away.has(userId)
+      ) {
+        this.#send(userId, String(ev.connection_id), `/away ${AWAY_MESSAGE}`);
+      }
+    });
+  }
+
+  /** Stops watching and forgets pending timers. */
+  stop(): void {
+    this.#untap?.();
+    this.#untap = undefined;
+    for (const t of this.#timers.values()) clearTimeout(t);
+    this.#timers.clear();
+  }
+
+  /** Whether this module has marked a user away. */
+  isAway(userId: number): boolean {
+    return this.#away.has(userId);
+  }
+
+  #sockets(userId: number, count: number): void {
+    clearTimeout(this.#timers.get(userId));
+    this.#timers.delete(userId);
+    if (count > 0) {
+      if (this.#away.delete(userId)) void this.#all(userId, "/away");
+      return;
+    }
+    void this.#startGrace(userId);
+  }
+
+  async #startGrace(userId: number): Promise<void> {
+    // Only users who chose it get a timer (most never do).
+    if (!(await this.deps.store.push.autoAway(userId).catch(() => false))) return;
+    if (this.deps.bus.listenerCount(userId) > 0 || this.#timers.has(userId)) return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(userId);
+      void this.#goAway(userId);
+    }, this.graceMs);
+    Deno.unrefTimer(timer);
+    this.#timers.set(userId, timer);
+  }
+
+  async #goAway(userId: number): Promise<void> {
+    try {
+      if (this.deps.bus.listenerCount(userId) > 0) return;
+      if (!(await this.deps.store.push.autoAway(userId))) return;
+      this.#away.add(userId);
+      await this.#all(userId, `/away ${AWAY_MESSAGE}`);
+    } catch (err) {
+      log.warn("automatic away failed", { uid: userId, error: err });
+    }
+  }
+
+  async #all(userId: number, command: string): Promise<void> {
+    for (const c of await this.deps.irc.list(userId)) {
+      if (c.state === "connected") await this.#send(userId, c.connection_id, command);
+    }
+  }
+
+  async #send(userId: number, connectionId: string, command: string): Promise<void> {
+    try {
+      await this.deps.irc.send(userId, connectionId, "", command);
+    } catch (err) {
+      log.info("automatic away not sent", { uid: userId, connection: connectionId, error: err });
+    }
+  }
+}

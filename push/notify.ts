@@ -1,0 +1,169 @@
+/**
+ * Web Push for mentions and private messages while none of the user's browsers is open: the
+ * `web-push` package encrypts (aes128gcm) and signs (VAPID); `fetch` delivers, bounded in time.
+ */
+// @ts-types="./web_push.d.ts"
+import webpush from "web-push";
+import type { BusEvent, EventBus } from "../lib/bus.ts";
+import { log } from "../lib/log.ts";
+import type { Store } from "../store/mod.ts";
+import type { PushSubscriptionRecord } from "../store/push.ts";
+import type { VapidKeys } from "./vapid.ts";
+
+/** Limits that keep a busy channel or a hostile nick from flooding phones and push services. */
+export const PUSH_LIMITS = {
+  /** Pushes per user per window; the rest are dropped (the unread counts still tell). */
+  perWindow: 10,
+  windowMs: 10 * 60_000,
+  /** Characters of the message text in a payload (push services take about 4 KB). */
+  textChars: 300,
+  /** Bytes of the whole JSON payload, before encryption. */
+  payloadBytes: 2048,
+  /** A push service that does not answer within this is given up on. */
+  timeoutMs: 10_000,
+  /** Subscriptions per user (one per browser session). */
+  subscriptions: 10,
+};
+
+/** What a push carries; the service worker shows it (static/sw.js). */
+export interface PushPayload {
+  title: string;
+  body: string;
+  /** The client path to open on a click. */
+  url: string;
+  /** One notification per conversation: a newer one replaces it. */
+  tag: string;
+}
+
+const encoder = new TextEncoder();
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, max - 1) + "…";
+}
+
+/** The payload of a `notification` bus event, never larger than PUSH_LIMITS.payloadBytes. */
+export function payloadOf(ev: BusEvent): string {
+  const cid = String(ev.connection_id ?? "");
+  const conv = String(ev.conversation_id ?? "");
+  const from = cut(String(ev.from ?? ""), 64);
+  const p: PushPayload = {
+    title: conv && conv !== from.toLowerCase() ? `${from} in ${cut(conv, 64)}` : from,
+    body: cut(String(ev.message ?? ""), PUSH_LIMITS.textChars),
+    url: `/chat/${encodeURIComponent(cid)}` + (conv ? `/${encodeURIComponent(conv)}` : ""),
+    tag: cut(`${cid}/${conv}`, 200),
+  };
+  let json = JSON.stringify(p);
+  // Multi-byte text can still exceed the byte budget: shorten the body until it fits.
+  while (encoder.encode(json).length > PUSH_LIMITS.payloadBytes && p.body.length > 0) {
+    p.body = cut(p.body, Math.floor(p.body.length / 2));
+    json = JSON.stringify(p);
+  }
+  return json;
+}
+
+/** What the notifier needs. */
+export interface NotifierDeps {
+  store: Store;
+  bus: EventBus;
+  keys: VapidKeys;
+  /** The VAPID subject: a mailto: or https: URL push services may contact. */
+  subject: () => Promise<string>;
+}
+
+/** Sends pushes for the bus's `notification` events of users without an open socket. */
+export class PushNotifier {
+  /** The HTTP client for push services; tests give one that trusts their local endpoint's CA. */
+  httpClient?: Deno.HttpClient;
+  #windows = new Map<number, { start: number; count: number }>();
+  #inFlight = new Set<Promise<unknown>>();
+  #untap?: () => void;
+
+  constructor(private deps: NotifierDeps) {}
+
+  /** Starts listening to the bus. */
+  start(): void {
+    this.#untap ??= this.deps.bus.tap((userId, ev) => {
+      if (ev.event !== "notification" || this.deps.bus.listenerCount(userId) > 0) return;
+      const job = this.notify(userId, payloadOf(ev)).catch((err) =>
+        log.warn("push failed", { uid: userId, error: err })
+      );
+      this.#inFlight.add(job);
+      job.finally(() => this.#inFlight.delete(job));
+    });
+  }
+
+  /** Stops listening and waits for the pushes under way. */
+  async stop(): Promise<void> {
+    this.#untap?.();
+    this.#untap = undefined;
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** Resolves once the pushes under way are done. */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** Whether the user may get one more push now (counts it). */
+  #allow(userId: number): boolean {
+    const now = Date.now();
+    let w = this.#windows.get(userId);
+    if (!w || now - w.start >= PUSH_LIMITS.windowMs) {
+      this.#windows.set(userId, w = { start: now, count: 0 });
+    }
+    if (w.count >= PUSH_LIMITS.perWindow) return false;
+    w.count++;
+    return true;
+  }
+
+  /** Pushes `payload` to every subscription of a user; returns how many took it. */
+  async notify(userId: number, payload: string): Promise<number> {
+    const subs = await this.deps.store.push.forUser(userId);
+    if (subs.length === 0) return 0;
+    if (!this.#allow(userId)) {
+      log.debug("push rate limited", { uid: userId });
+      return 0;
+    }
+    const subject = await this.deps.subject();
+    const results = await Promise.all(subs.map((s) => this.#send(s, payload, subject)));
+    return results.filter(Boolean).length;
+  }
+
+  async #send(sub: PushSubscriptionRecord, payload: string, subject: string): Promise<boolean> {
+    const req = webpush.generateRequestDetails(
+      { endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } },
+      payload,
+      {
+        vapidDetails: { subject, ...this.deps.keys },
+        TTL: 24 * 3600,
+        urgency: "high",
+        contentEncoding: "aes128gcm",
+      },
+    );
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) headers.set(k, String(v));
+    let res: Response;
+    try {
+      res = await fetch(req.endpoint, {
+        method: req.method,
+        headers,
+        body: req.body as Uint8Array<ArrayBuffer> | null,
+        redirect: "manual",
+        signal: AbortSignal.timeout(PUSH_LIMITS.timeoutMs),
+        client: this.httpClient,
+      });
+    } catch (err) {
+      log.info("push service unreachable", { uid: sub.userId, error: String(err) });
+      return false;
+    }
+    await res.body?.cancel();
+    if (res.status === 404 || res.status === 410) {
+      // The browser unsubscribed or the subscription expired: it will never work again.
+      await this.deps.store.push.remove(sub.endpoint);
+      log.info("push subscription gone; removed", { uid: sub.userId, status: res.status });
+      return false;
+    }
+    if (!res.ok) log.info("push refused", { uid: sub.userId, status: res.status });
+    return res.ok;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The user's sessions on the account page (list, sign out one), the client each was last used
+ * from, and the install hint the client needs before anyone can log in.
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import { z } from "zod";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { notFound } from "../http/errors.ts";
+import { validate } from "../http/validate.ts";
+import { currentUser, requireUser } from "../http/session.ts";
+import { clientAddress } from "../http/client.ts";
+
+const publicId = z.string().regex(/^[\w-]{1,64}$/, "Not a session id.");
+
+/**
+ * Records the user agent and address a session is used from, written only when they change
+ * (a small cache per process spares the database a write per request).
+ */
+export function noteSessionClient(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  const seen = new Map<string, string>();
+  return async (c, next) => {
+    const note = async (hash: string | undefined) => {
+      if (!hash) return;
+      const ua = (c.req.header("user-agent") ?? "").slice(0, 300);
+      const addr = clientAddress(c, deps.config);
+      const key = `${ua}\n${addr}`;
+      if (seen.get(hash) === key) return;
+      if (seen.size > 10_000) seen.clear();
+      seen.set(hash, key);
+      await deps.store.sessions.noteClient(hash, ua, addr);
+    };
+    const before = c.get("sessionHash");
+    await note(before);
+    await next();
+    // A login has its new session only now (a logout none).
+    const after = c.get("sessionHash");
+    if (after !== before) await note(after);
+  };
+}
+
+/** Routes under /api: /user/sessions and /install. */
+export function sessionRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { store } = deps;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  app.get("/user/sessions", requireUser, async (c) => {
+    const current = c.get("sessionHash");
+    const sessions = await store.sessions.listForUser(currentUser(c).id, Date.now());
+    return c.json({
+      sessions: sessions.map((s) => ({
+        id: s.publicId,
+        created: iso(s.created),
+        last_used: iso(s.lastUsed || s.created),
+        expires: iso(s.expires),
+        user_agent: s.userAgent,
+        address: s.address,
+        current: s.idHash === current,
+      })),
+    });
+  });
+
+  app.delete("/user/sessions/:id", requireUser, async (c) => {
+    const id = validate(publicId, c.req.param("id"), "/params/id");
+    // Another user's id is "no such session" too: ids of others are not confirmed.
+    if (!(await store.sessions.removePublic(currentUser(c).id, id))) {
+      throw notFound("No such session.");
+    }
+    return c.json({});
+  });
+
+  // Only whether the install is fresh: the client opens on registration then.
+  app.get("/install", async (c) => c.json({ first_user: !(await store.users.hasPeople()) }));
+
+  return app;
+}

@@ -1,0 +1,36 @@
+// Parley's service worker: shows Web Push notifications (mentions and private messages that
+// arrived while no Parley tab was open) and opens the conversation when one is clicked. Served
+// from the site root so that its scope covers the whole app. Plain JavaScript, not bundled: the
+// page's CSP allows exactly this file as a worker.
+const sw = self;
+
+sw.addEventListener("install", () => sw.skipWaiting());
+sw.addEventListener("activate", (event) => event.waitUntil(sw.clients.claim()));
+
+sw.addEventListener("push", (event) => {
+  let data = { title: "Parley", body: "", url: "/chat", tag: "parley" };
+  try {
+    data = { ...data, ...event.data.json() };
+  } catch {
+    // Not ours or not JSON: show the generic notification rather than nothing.
+  }
+  event.waitUntil(sw.registration.showNotification(String(data.title).slice(0, 200), {
+    body: String(data.body).slice(0, 500),
+    tag: String(data.tag),
+    icon: "/icon.svg",
+    data: { url: String(data.url).startsWith("/") ? data.url : "/chat" },
+  }));
+});
+
+sw.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const url = event.notification.data?.url ?? "/chat";
+  event.waitUntil((async () => {
+    const tabs = await sw.clients.matchAll({ type: "window", includeUncontrolled: true });
+    const tab = tabs.find((c) => new URL(c.url).origin === sw.location.origin);
+    if (tab) {
+      await tab.focus();
+      tab.postMessage({ parley: "open", url });
+    } else await sw.clients.openWindow(url);
+  })());
+});

@@ -1,0 +1,386 @@
+// deno-lint-ignore-file no-explicit-any -- API answers are read field by field
+/**
+ * Web Push end to end: a real ngircd, the real app over a real store, and a local push service
+ * (Deno.serve with TLS on loopback) that receives the encrypted POST. The test plays the browser:
+ * it holds the subscription's private key and auth secret, checks the VAPID JWT and decrypts the
+ * aes128gcm body (RFC 8291). No browser push service can be reached from here.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { startApp } from "../support/app.ts";
+import { RawIrcClient } from "../support/irc_client.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { poll } from "../support/poll.ts";
+import { pushFor } from "../../push/mod.ts";
+import { AutoAway, AWAY_MESSAGE } from "../../push/away.ts";
+import { loadVapidKeys, VAPID_FILE } from "../../push/vapid.ts";
+import { payloadOf, PUSH_LIMITS } from "../../push/notify.ts";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+function b64url(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
+    .replace(/=+$/, "");
+}
+function unb64url(s: string): Uint8Array<ArrayBuffer> {
+  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) out.set(p, (at += p.length) - p.length);
+  return out;
+}
+
+/** A browser's side of a push subscription: an ECDH key pair and an auth secret. */
+async function browserKeys() {
+  const pair = await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, true, [
+    "deriveBits",
+  ]) as CryptoKeyPair;
+  const publicRaw = new Uint8Array(await crypto.subtle.exportKey("raw", pair.publicKey));
+  const auth = crypto.getRandomValues(new Uint8Array(16));
+  return { pair, publicRaw, auth, p256dh: b64url(publicRaw), authB64: b64url(auth) };
+}
+
+async function hkdf(
+  salt: Uint8Array<ArrayBuffer>,
+  ikm: Uint8Array<ArrayBuffer>,
+  info: Uint8Array<ArrayBuffer>,
+  bytes: number,
+) {
+  const key = await crypto.subtle.importKey("raw", ikm, "HKDF", false, ["deriveBits"]);
+  return new Uint8Array(
+    await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt, info }, key, bytes * 8),
+  );
+}
+
+/** Decrypts an aes128gcm Web Push body (RFC 8188 framing, RFC 8291 keys) as the browser would. */
+async function decrypt(body: Uint8Array, b: Awaited<ReturnType<typeof browserKeys>>) {
+  const salt = body.slice(0, 16);
+  const idLen = body[20];
+  const serverPublic = body.slice(21, 21 + idLen);
+  const ciphertext = body.slice(21 + idLen);
+  const serverKey = await crypto.subtle.importKey(
+    "raw",
+    serverPublic,
+    { name: "ECDH", namedCurve: "P-256" },
+    false,
+    [],
+  );
+  const shared = new Uint8Array(
+    await crypto.subtle.deriveBits({ name: "ECDH", public: serverKey }, b.pair.privateKey, 256),
+  );
+  const keyInfo = concat(enc.encode("WebPush: info\0"), b.publicRaw, serverPublic);
+  const ikm = await hkdf(b.auth, shared, keyInfo, 32);
+  const cek = await hkdf(salt, ikm, enc.encode("Content-Encoding: aes128gcm\0"), 16);
+  const nonce = await hkdf(salt, ikm, enc.encode("Content-Encoding: nonce\0"), 12);
+  const aes = await crypto.subtle.importKey("raw", cek, "AES-GCM", false, ["decrypt"]);
+  const padded = new Uint8Array(
+    await crypto.subtle.decrypt({ name: "AES-GCM", iv: nonce }, aes, ciphertext),
+  );
+  let end = padded.length - 1;
+  while (end >= 0 && padded[end] === 0) end--;
+  assertEquals(padded[end], 2, "the last record ends with the 0x02 delimiter");
+  return dec.decode(padded.slice(0, end));
+}
+
+/** Checks the `vapid t=<JWT>, k=<key>` header: ES256 over the claims, by the server's key. */
+async function checkVapid(header: string, publicKey: string, audience: string) {
+  const m = /^vapid t=([\w-]+)\.([\w-]+)\.([\w-]+), k=([\w-]+)$/.exec(header);
+  assert(m, `a VAPID Authorization header: ${header}`);
+  assertEquals(m[4], publicKey);
+  const claims = JSON.parse(dec.decode(unb64url(m[2])));
+  assertEquals(JSON.parse(dec.decode(unb64url(m[1]))).alg, "ES256");
+  assertEquals(claims.aud, audience);
+  assert(claims.exp * 1000 > Date.now(), "the JWT has not expired");
+  assertStringIncludes(claims.sub, "mailto:");
+  const key = await crypto.subtle.importKey(
+    "raw",
+    unb64url(publicKey),
+    { name: "ECDSA", namedCurve: "P-256" },
+    false,
+    ["verify"],
+  );
+  const ok = await crypto.subtle.verify(
+    { name: "ECDSA", hash: "SHA-256" },
+    key,
+    unb64url(m[3]),
+    enc.encode(`${m[1]}.${m[2]}`),
+  );
+  assert(ok, "the JWT is signed by the server's VAPID key");
+}
+
+/** A local push service over TLS; `gone` paths answer 410 as a push service does. */
+async function pushService() {
+  const dir = await Deno.makeTempDir({ prefix: "parley-push-" });
+  const made = await new Deno.Command("openssl", {
+    args: [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-addext",
+      // A self-signed CA certificate may not also serve as the server's own (rustls).
+      "basicConstraints=critical,CA:FALSE",
+      "-days",
+      "1",
+      "-keyout",
+      `${dir}/key.pem`,
+      "-out",
+      `${dir}/cert.pem`,
+    ],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!made.success) throw new Error(dec.decode(made.stderr));
+  const cert = await Deno.readTextFile(`${dir}/cert.pem`);
+  const key = await Deno.readTextFile(`${dir}/key.pem`);
+  const received: { path: string; headers: Headers; body: Uint8Array }[] = [];
+  const gone = new Set<string>();
+  const { promise: ready, resolve } = Promise.withResolvers<number>();
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    cert,
+    key,
+    onListen: ({ port }) => resolve(port),
+  }, async (req) => {
+    const path = new URL(req.url).pathname;
+    received.push({
+      path,
+      headers: new Headers(req.headers),
+      body: new Uint8Array(await req.arrayBuffer()),
+    });
+    return new Response(null, { status: gone.has(path) ? 410 : 201 });
+  });
+  const port = await ready;
+  return {
+    url: (path: string) => `https://127.0.0.1:${port}${path}`,
+    origin: `https://127.0.0.1:${port}`,
+    received,
+    gone,
+    client: Deno.createHttpClient({ caCerts: [cert] }),
+    async close() {
+      await server.shutdown();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+Deno.test("push: mentions and private messages reach the browser's push service, encrypted", async (t) => {
+  const irc = await startIrcServer();
+  const t0 = await startApp({ PARLEY_IRC_ALLOW_PRIVATE: "1", PARLEY_TEST_FAST_IRC: "1" });
+  const service = await pushService();
+  const push = pushFor(t0.deps);
+  push.notifier.httpClient = service.client;
+  const cookie = await t0.register("alice@example.com");
+  const uid = (await t0.deps.store.users.byEmail("alice@example.com"))!.id;
+  const browser = await browserKeys();
+  let bob: RawIrcClient | undefined;
+  let created: any;
+  const json = (method: string, path: string, body?: unknown) =>
+    t0.request(path, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { cookie, "content-type": "application/json" },
+    });
+  try {
+    await t.step("the VAPID keys are made once, kept private in the data folder", async () => {
+      const res = await json("GET", "/api/push");
+      assertEquals(res.status, 200);
+      assertEquals(res.body.public_key, push.keys.publicKey);
+      assertEquals(res.body.auto_away, false);
+      const stat = await Deno.stat(`${t0.home}/${VAPID_FILE}`);
+      assertEquals((stat.mode ?? 0) & 0o777, 0o600);
+      assertEquals(loadVapidKeys(t0.home), push.keys, "a restart keeps the same pair");
+    });
+
+    await t.step("bad subscriptions are refused with a pointer to the field", async () => {
+      const cases: [unknown, string][] = [
+        [{
+          endpoint: "http://127.0.0.1/x",
+          keys: { p256dh: browser.p256dh, auth: browser.authB64 },
+        }, "/body/endpoint"],
+        [
+          { endpoint: service.url("/a"), keys: { p256dh: "short", auth: browser.authB64 } },
+          "/body/keys/p256dh",
+        ],
+        [{ endpoint: service.url("/a"), keys: { p256dh: browser.p256dh } }, "/body/keys/auth"],
+        [{
+          endpoint: service.url("/" + "x".repeat(3000)),
+          keys: { p256dh: browser.p256dh, auth: browser.authB64 },
+        }, "/body/endpoint"],
+      ];
+      for (const [body, path] of cases) {
+        const res = await json("POST", "/api/push/subscriptions", body);
+        assertEquals(res.status, 400, JSON.stringify(body).slice(0, 80));
+        assertEquals(res.body.errors[0].path, path);
+      }
+      const anon = await t0.post("/api/push/subscriptions", {});
+      assertEquals(anon.status, 401);
+    });
+
+    await t.step("a browser subscribes", async () => {
+      const res = await json("POST", "/api/push/subscriptions", {
+        endpoint: service.url("/push/alice"),
+        keys: { p256dh: browser.p256dh, auth: browser.authB64 },
+      });
+      assertEquals(res.status, 201, JSON.stringify(res.body));
+      assertEquals((await json("GET", "/api/push")).body.subscriptions, 1);
+    });
+
+    await t.step("a private message on IRC with no browser open is pushed", async () => {
+      created = await json("POST", "/api/connections", {
+        url: `irc://127.0.0.1:${irc.port}?nick=alice`,
+      });
+      assertEquals(created.status, 200, JSON.stringify(created.body));
+      await poll("alice connected", async () => {
+        const list = (await json("GET", "/api/connections")).body.connections;
+        return list[0]?.state === "connected";
+      });
+      bob = await RawIrcClient.connect(irc.port, "bob");
+      await bob.say("alice", "are you there?");
+      const got = await poll("a push", () => service.received[0]);
+      await push.notifier.settled();
+      assertEquals(got.path, "/push/alice");
+      assertEquals(got.headers.get("content-encoding"), "aes128gcm");
+      assert(Number(got.headers.get("ttl")) > 0, "a TTL");
+      await checkVapid(got.headers.get("authorization")!, push.keys.publicKey, service.origin);
+      const text = await decrypt(got.body, browser);
+      assert(enc.encode(text).length <= PUSH_LIMITS.payloadBytes, `payload ${text.length}`);
+      const payload = JSON.parse(text);
+      assertEquals(payload.title, "bob");
+      assertStringIncludes(payload.body, "are you there?");
+      assertEquals(payload.url, `/chat/${created.body.connection_id}/bob`);
+    });
+
+    await t.step("nothing is pushed while a browser socket is open", async () => {
+      const before = service.received.length;
+      let seen = false;
+      // What /events does for each open socket.
+      const socket = t0.deps.bus.subscribe(uid, (ev) => seen ||= ev.event === "notification");
+      try {
+        await bob!.say("alice", "seen in the browser");
+        await poll("the socket to get it", () => seen); // pushing is decided before sockets get it
+        await push.notifier.settled();
+        assertEquals(service.received.length, before);
+      } finally {
+        socket();
+      }
+    });
+
+    await t.step("a payload stays within its byte budget, whatever the text", () => {
+      const text = payloadOf({
+        event: "notification",
+        connection_id: "irc-x",
+        conversation_id: "#" + "c".repeat(500),
+        from: "n".repeat(500),
+        message: "ü😀".repeat(20_000),
+      });
+      assert(enc.encode(text).length <= PUSH_LIMITS.payloadBytes, `${enc.encode(text).length}`);
+      assertStringIncludes(JSON.parse(text).body, "ü😀");
+    });
+
+    await t.step("pushes per user are rate limited", async () => {
+      const before = service.received.length;
+      for (let i = 0; i < PUSH_LIMITS.perWindow + 5; i++) {
+        t0.deps.bus.publish(uid, {
+          event: "notification",
+          connection_id: "irc-x",
+          conversation_id: "#c",
+          from: "bob",
+          message: `alice: ${i}`,
+        });
+      }
+      await push.notifier.settled();
+      // One went out in the IRC step: the window holds perWindow in all.
+      assertEquals(service.received.length - before, PUSH_LIMITS.perWindow - 1);
+    });
+
+    await t.step("a subscription the push service calls gone (410) is removed", async () => {
+      // Another user (alice's window is used up above) whose browser unsubscribed.
+      const carol = await t0.deps.store.users.create("carol@example.com", "x", []);
+      await t0.deps.store.sessions.create("carol-session", carol.id, Date.now() + 60_000);
+      await t0.deps.store.push.save({
+        endpoint: service.url("/push/carol"),
+        userId: carol.id,
+        sessionHash: "carol-session",
+        p256dh: browser.p256dh,
+        auth: browser.authB64,
+      });
+      service.gone.add("/push/carol");
+      t0.deps.bus.publish(carol.id, { event: "notification", from: "bob", message: "hi" });
+      await push.notifier.settled();
+      assertEquals(service.received.at(-1)?.path, "/push/carol");
+      assertEquals(await t0.deps.store.push.countForUser(carol.id), 0);
+    });
+
+    await t.step("automatic away: away once no browser is open, back when one opens", async () => {
+      const bad = await json("POST", "/api/push/settings", { auto_away: "yes" });
+      assertEquals(bad.status, 400);
+      assertEquals(bad.body.errors[0].path, "/body/auto_away");
+      const on = await json("POST", "/api/push/settings", { auto_away: true });
+      assertEquals(on.body, { auto_away: true });
+      assertEquals((await json("GET", "/api/push")).body.auto_away, true);
+      push.away.graceMs = 0;
+      // Whether bob's WHOIS of alice says she is away (301 before the 318 that ends it).
+      const away = async () => {
+        const from = bob!.lines.length;
+        await bob!.send("WHOIS alice");
+        await bob!.waitFor((l) => l.command === "318" && bob!.lines.indexOf(l) >= from);
+        return bob!.lines.slice(from).some((l) => l.command === "301");
+      };
+      assertEquals(await away(), false);
+      const socket = t0.deps.bus.subscribe(uid, () => {});
+      socket(); // the last browser closes
+      await poll("alice away", away);
+      assertStringIncludes(bob!.lines.findLast((l) => l.command === "301")!.raw, AWAY_MESSAGE);
+      const again = t0.deps.bus.subscribe(uid, () => {});
+      try {
+        await poll("alice back", async () => !(await away()));
+      } finally {
+        again();
+      }
+      await poll("alice away again", away);
+      // After a restart no browser is connected yet: a new watcher marks her away by itself.
+      const back = t0.deps.bus.subscribe(uid, () => {});
+      await poll("alice back again", async () => !(await away()));
+      push.away.stop();
+      back();
+      const restarted = new AutoAway(t0.deps);
+      restarted.graceMs = 0;
+      restarted.start();
+      try {
+        await poll("alice away after a restart", away);
+      } finally {
+        restarted.stop();
+      }
+      await json("POST", "/api/push/settings", { auto_away: false });
+    });
+
+    await t.step("signing out a session ends its subscription", async () => {
+      assertEquals(await t0.deps.store.push.countForUser(uid), 1);
+      const list = await json("GET", "/api/user/sessions");
+      const id = list.body.sessions.find((s: any) => s.current).id;
+      const out = await json("DELETE", `/api/user/sessions/${id}`);
+      assertEquals(out.status, 200);
+      assertEquals(await t0.deps.store.push.countForUser(uid), 0);
+    });
+  } finally {
+    await bob?.close();
+    await push.notifier.settled();
+    push.away.stop();
+    service.client.close();
+    await service.close();
+    await t0.close();
+    await irc.stop();
+  }
+});
