@@ -168,12 +168,15 @@ export async function recordMessage(
     highlight,
     unread: counts,
   });
-  // Nobody listening (no /events socket open): the events would go nowhere; skip building them.
-  if (deps.bus.listenerCount(conn.userId) === 0) return;
+  // Nobody listening (no /events socket open): message and unread events would go nowhere, so a
+  // burst skips building them; a notification still goes out, for Web Push (push/notify.ts).
+  const listening = deps.bus.listenerCount(conn.userId) > 0;
+  if (!listening && !highlight) return;
   const where = { connection_id: conn.id, conversation_id: conv.conversationId };
   const message = { from: m.from, message: m.text, ts: formatMicros(ts), type: m.type };
-  deps.bus.publish(conn.userId, { event: "message", ...where, ...message, highlight });
-  if (!counts) return;
-  deps.bus.publish(conn.userId, { event: "unread", ...where, unread: unread ?? 0 });
+  if (listening) {
+    deps.bus.publish(conn.userId, { event: "message", ...where, ...message, highlight });
+    if (counts) deps.bus.publish(conn.userId, { event: "unread", ...where, unread: unread ?? 0 });
+  }
   if (highlight) deps.bus.publish(conn.userId, { event: "notification", ...where, ...message });
 }
