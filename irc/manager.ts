@@ -370,7 +370,8 @@ export class IrcManager {
     if (!settings.forced_connection) return;
     const allowed = parseIrcUrl(settings.default_connection).host;
     if (host !== allowed) {
-      throw badRequest(`This server only allows connections to ${allowed}.`, "/body/url");
+      // Convos's wording: its clients translate errors by their English text.
+      throw badRequest("Will only accept forced connection URL.", "/body/url");
     }
   }
 

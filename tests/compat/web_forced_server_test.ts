@@ -24,13 +24,12 @@ Deno.test("web-forced-server.t", async () => {
     statusIs("web-forced-server.t:13", res, 400);
     res = await api.post("/api/connections", { url: "irc://irc.libera.chat" });
     statusIs("web-forced-server.t:14", res, 400);
-    await pending("'Will only accept forced connection URL.' wording", () =>
-      jsonIs(
-        "web-forced-server.t:15",
-        res,
-        "/errors/0/message",
-        "Will only accept forced connection URL.",
-      ));
+    jsonIs(
+      "web-forced-server.t:15",
+      res,
+      "/errors/0/message",
+      "Will only accept forced connection URL.",
+    );
 
     res = await api.get("/api/connections");
     statusIs("web-forced-server.t:17", res, 200);
