@@ -42,6 +42,14 @@ Deno.test("web-irc-events.t", async (t) => {
       if (made.status !== 200) throw new Error(JSON.stringify(made.body));
       await ws.waitFor((e) => e.event === "state" && e.state === "connected").catch(() => {});
       await within(3000, ws.waitFor((e) => /Welcome/.test(e.message ?? "")));
+      // 002-004 follow the welcome in their own lines; wait (bounded) until they are here too
+      // before the order is read, so a busy machine does not cut the list short.
+      const threeAfterWelcome = () => {
+        const mine = ws!.events.filter((e) => e.connection_id === "irc-localhost");
+        const w = mine.findIndex((e) => e.event === "message" && /Welcome/.test(e.message ?? ""));
+        return w >= 0 && mine.slice(w + 1).filter((e) => e.event === "message").length >= 3;
+      };
+      await ws.waitFor(threeAfterWelcome, 5000).catch(() => {});
       // web-irc-events.t:29-44: Convos pins the order of the first events of a connection. Here
       // each must come after the one before it (other events may come between).
       const events = ws.events.filter((e) => e.connection_id === "irc-localhost");
