@@ -53,7 +53,12 @@ Deno.test("web client as a daily IRC client", async (t) => {
   const site = startSite();
   const siteUrl = `http://127.0.0.1:${site.addr.port}`;
   const browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // Playwright's offline emulation does not reliably reach a page whose service worker is being
+  // installed, and these tests take the network away; account_test covers the worker.
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    serviceWorkers: "block",
+  });
   const { page, errors } = await newPage(context);
   const clients: RawIrcClient[] = [];
   const raw = async (nick: string) => {
