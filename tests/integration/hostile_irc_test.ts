@@ -319,7 +319,9 @@ Deno.test("private targets: ordinary users are refused unless allowed; admins ar
       assertEquals(irc.clients.length, before, "no socket was opened");
     });
   } finally {
-    await close();
+    // (A bare close() here was globalThis.close, which ends the whole test process.)
+    await server.close();
+    await irc.close();
   }
 });
 
