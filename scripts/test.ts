@@ -14,24 +14,54 @@ const build = await new Deno.Command(Deno.execPath(), {
 if (!build.success) Deno.exit(build.code || 1);
 
 const args = Deno.args.length ? Deno.args : ["tests/"];
-const child = new Deno.Command(Deno.execPath(), {
-  args: ["test", "-A", "--parallel", ...args],
-  cwd: root,
-  stdout: "piped",
-  stderr: "inherit",
-  env: { NO_COLOR: "1" },
-}).spawn();
 
-// Pass the output through while keeping the last lines for the summary.
-let tail = "";
-const decoder = new TextDecoder();
-for await (const chunk of child.stdout) {
-  await Deno.stdout.write(chunk);
-  tail = (tail + decoder.decode(chunk, { stream: true })).slice(-4000);
+/** One `deno test` run, its output passed through; returns the counts and the failed files. */
+async function run(testArgs: string[]) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["test", "-A", ...testArgs],
+    cwd: root,
+    stdout: "piped",
+    stderr: "inherit",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  let out = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of child.stdout) {
+    await Deno.stdout.write(chunk);
+    out += decoder.decode(chunk, { stream: true });
+  }
+  const status = await child.status;
+  const m = /(\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/.exec(out.slice(-4000));
+  const files = new Set<string>();
+  for (
+    const f of out.matchAll(
+      /^(?:Uncaught error from )?(\.\/tests\/\S+_test\.ts)(?: => .*)? FAILED/gm,
+    )
+  ) {
+    files.add(f[1]);
+  }
+  return {
+    ok: status.success && m !== null,
+    code: status.code || 1,
+    passed: m ? Number(m[1]) : 0,
+    failed: m ? Number(m[2]) : status.success ? 0 : 1,
+    files: [...files],
+  };
 }
-const status = await child.status;
-const m = /(\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/.exec(tail);
-const passed = m ? Number(m[1]) : 0;
-const failed = m ? Number(m[2]) : status.success ? 0 : 1;
+
+const first = await run(["--parallel", ...args]);
+let { passed, failed } = first;
+let ok = first.ok;
+// Stopgap while some end-to-end and timing-sensitive tests are flaky on a loaded 2-core machine:
+// files that failed are run once more, alone and one at a time, and named here so that a flaky
+// file stays visible. A file that fails twice fails the run.
+if (!ok && first.files.length && first.files.length <= 5) {
+  console.log(`\nretrying alone, once: ${first.files.join(" ")}`);
+  const again = await run(first.files);
+  passed = first.passed + first.failed - again.failed;
+  failed = again.failed;
+  ok = again.ok;
+  if (ok) console.log(`flaky (passed when run again): ${first.files.join(" ")}`);
+}
 console.log(`tests: ${passed} passed, ${failed} failed`);
-Deno.exit(status.success && m ? 0 : status.code || 1);
+Deno.exit(ok ? 0 : first.code);
