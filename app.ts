@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppDeps, AppEnv } from "./http/env.ts";
-import { ApiError, errorBody, forbidden } from "./http/errors.ts";
+import { ApiError, errorBody, forbidden, fromDomain } from "./http/errors.ts";
 import { loadSession } from "./http/session.ts";
 import { isCrossSite, requestOrigin } from "./http/client.ts";
 import { log } from "./lib/log.ts";
@@ -140,7 +140,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     return c.json(errorBody([{ message: "Not found.", path: "/" }]), 404);
   });
 
-  app.onError((err, c) => {
+  app.onError((e, c) => {
+    const err = fromDomain(e) ?? e;
     if (err instanceof ApiError) {
       return c.json(errorBody(err.errors), err.status as 400);
     }

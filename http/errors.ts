@@ -1,4 +1,5 @@
 /** The API's error body and the exception that carries it. */
+import { DomainError, type ErrorKind } from "../lib/errors.ts";
 
 /** One entry of the error body: a message and a JSON pointer to the bad input. */
 export interface ErrorItem {
@@ -27,4 +28,19 @@ export const unauthorized = (message = "Need to log in first.") => new ApiError(
 /** Builds the error body. */
 export function errorBody(errors: ErrorItem[]): { errors: ErrorItem[] } {
   return { errors };
+}
+
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  not_found: 404,
+  forbidden: 403,
+  conflict: 409,
+  unavailable: 503,
+  too_large: 413,
+};
+
+/** The API error for a lower layer's DomainError (the edge's one mapping), else undefined. */
+export function fromDomain(err: unknown): ApiError | undefined {
+  if (err instanceof DomainError) return new ApiError(STATUS[err.kind], err.message, err.path);
+  return undefined;
 }
