@@ -1,6 +1,6 @@
 /** Files in the web client: upload by button, paste and drop, inline previews, list and delete. */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { startServer } from "../support/server.ts";
+import { diagnose, startServer } from "../support/server.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { Buffer } from "node:buffer";
@@ -23,22 +23,36 @@ Deno.test("web client files: upload, paste, drop, preview, list, delete", async 
   let bob: RawIrcClient | undefined;
   try {
     await t.step("set up: a user in a channel with a raw IRC client", async () => {
+      // The default profile is answered late, as by a slow server: the form must not be
+      // typed into before it is filled in, or the typing mixes with the profile's host.
+      await page.route("**/api/connection-profiles", async (route) => {
+        await new Promise((r) => setTimeout(r, 800));
+        await route.continue();
+      });
       await page.goto(server.url + "/register");
       await page.getByLabel("Email").fill("dora@example.com");
       await page.getByLabel("Password", { exact: true }).fill("dora's long password");
       await page.getByRole("button", { name: "Create account" }).click();
       await page.waitForURL("**/settings/connection/add");
-      await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+      const host = page.getByLabel("Host", { exact: true });
+      await host.waitFor();
+      assertEquals(await host.inputValue(), "irc.libera.chat", "shown filled in, not empty");
+      await page.unroute("**/api/connection-profiles");
+      await host.fill("127.0.0.1");
       await page.getByLabel("Port").fill(String(irc.port));
       await page.getByLabel("Use TLS").uncheck();
       await page.getByLabel("Nick").fill("dora");
       await page.getByLabel("Channel to join").fill("#files");
       await page.getByRole("button", { name: "Connect" }).click();
+      await page.waitForURL("**/chat/irc-localhost");
+      await page.locator(".conn .dot.connected").waitFor();
       await page.getByRole("link", { name: "#files" }).click();
       await assertOnScreen(page, page.getByLabel("Message", { exact: true }));
       bob = await RawIrcClient.connect(irc.port, "bob");
       // Parley shows the channel before the server has confirmed its JOIN; wait for that.
-      await bob.waitForMember("#files", "dora");
+      await bob.waitForMember("#files", "dora").catch((err) => {
+        throw new Error(`${err.message}\n${diagnose(server.output(), irc.output())}`);
+      });
       await bob.join("#files");
       await page.getByText("bob joined").waitFor();
     });

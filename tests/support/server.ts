@@ -116,3 +116,17 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     },
   };
 }
+
+/**
+ * The IRC-related tail of a daemon's log and an IRC server's output, for a failure message: CI
+ * shows only part of a run's output, so a test that waits on IRC says what Parley saw.
+ */
+export function diagnose(daemonLog: string, ircLog = "", lines = 30): string {
+  const irc = daemonLog.split("\n").filter((l) => /irc|connect|join|regist|nick/i.test(l));
+  return [
+    "--- parley (irc lines) ---",
+    ...irc.slice(-lines),
+    "--- irc server ---",
+    ...ircLog.split("\n").slice(-lines),
+  ].join("\n");
+}

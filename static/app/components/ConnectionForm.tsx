@@ -34,19 +34,27 @@ export function ConnectionForm(p: { cid?: string }) {
       setWanted(existing.wanted_state !== "disconnected");
     }
   }, [p.cid, !!existing]);
+  // A new connection's form is shown once the default profile has filled it in: typing into a
+  // field that the profile then fills as well mixed the two ("irc.libera.chat127.0.0.1").
+  const [ready, setReady] = useState(!!existing);
   useEffect(() => {
     // A new connection starts from the server's default profile, with a nick from the account.
     if (existing) return;
     let live = true;
+    const show = () => live && setReady(true);
+    // A slow server must not keep the form away: after 3 s it is shown unfilled.
+    const slow = setTimeout(show, 3000);
     api<{ profiles: { url: string; is_default?: boolean }[] }>("GET", "/connection-profiles")
       .then((r) => r.profiles.find((x) => x.is_default))
       .catch(() => undefined)
       .then((profile) => {
         if (!live) return;
         setF((now) => prefill(now, profile?.url, user.value?.email ?? ""));
+        show();
       });
     return () => {
       live = false;
+      clearTimeout(slow);
     };
   }, [p.cid]);
   const set = (k: keyof ConnFields) => (v: string | boolean) => setF({ ...f, [k]: v });
@@ -113,7 +121,8 @@ export function ConnectionForm(p: { cid?: string }) {
                 : ""}
             </p>
           )}
-          <form onSubmit={submit} noValidate class="form-grid">
+          {!ready && <p class="loading" role="status">{t("Loading…")}</p>}
+          <form onSubmit={submit} noValidate class="form-grid" hidden={!ready}>
             <Field
               label={t("Host")}
               name="host"
