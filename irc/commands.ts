@@ -50,6 +50,11 @@ function live(ctx: CommandContext): IrcConnection {
   return conn;
 }
 
+/** Fails with the command's usage, as the table writes it. */
+function usage(name: ServerCommandName): never {
+  fail(`Usage: ${findCommand(name)?.usage}`);
+}
+
 /** The current conversation's name as IRC knows it; fails in the server conversation. */
 function here(ctx: CommandContext): string {
   // Convos's words.
@@ -161,17 +166,17 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   me: (ctx, args) => say(ctx, here(ctx), args, "action"),
   msg: (ctx, args) => {
     const [target, text] = firstWord(args);
-    if (!target) fail("Usage: /msg <nick|#channel> <message>");
+    if (!target) usage("msg");
     return say(ctx, target, text, "privmsg");
   },
   notice: (ctx, args) => {
     const [target, text] = firstWord(args);
-    if (!target) fail("Usage: /notice <nick|#channel> <message>");
+    if (!target) usage("notice");
     return say(ctx, target, text, "notice");
   },
   query: async (ctx, args) => {
     const [nick] = firstWord(args);
-    if (!nick || !NICK.test(nick)) fail("Usage: /query <nick>");
+    if (!nick || !NICK.test(nick)) usage("query");
     const conn = ctx.conn;
     if (!conn) fail(`${ctx.record.connectionId} is not connected.`);
     const conv = await conversationFor(ctx.deps, conn, nick);
@@ -181,7 +186,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   join: async (ctx, args) => {
     const [channel, key] = firstWord(args);
     const conn = live(ctx);
-    if (!channel || !conn.isChannel(channel)) fail("Usage: /join <#channel> [key]");
+    if (!channel || !conn.isChannel(channel)) usage("join");
     await conn.enqueue(key ? `JOIN ${channel} ${key}` : `JOIN ${channel}`);
     return { conversation_id: conn.conversationId(channel) };
   },
@@ -213,7 +218,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   },
   nick: async (ctx, args) => {
     const [nick] = firstWord(args);
-    if (!nick || !NICK.test(nick)) fail("Usage: /nick <new nick>");
+    if (!nick || !NICK.test(nick)) usage("nick");
     await ctx.control.setNick(nick);
     if (ctx.conn?.state === "connected") await ctx.conn.enqueue(`NICK ${nick}`);
     return {};
@@ -226,7 +231,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   },
   whois: async (ctx, args) => {
     const [nick] = firstWord(args);
-    if (!nick) fail("Usage: /whois <nick>");
+    if (!nick) usage("whois");
     const reply = await live(ctx).whois(nick);
     if (!reply) return { whois: { nick, error: "timeout" } };
     const { tags: _tags, ...whois } = reply;
@@ -235,7 +240,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   kick: async (ctx, args) => {
     const conn = live(ctx);
     const [nick, reason] = firstWord(args);
-    if (!nick) fail("Usage: /kick <nick> [reason]");
+    if (!nick) usage("kick");
     const channel = here(ctx);
     await conn.enqueue(reason ? `KICK ${channel} ${nick} :${reason}` : `KICK ${channel} ${nick}`);
     return {};
@@ -265,7 +270,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   invite: (ctx, args) => {
     live(ctx); // "not connected" before any usage error, as the other commands do
     const [nick, rest] = firstWord(args);
-    if (!nick) fail("Usage: /invite <nick> [#channel]");
+    if (!nick) usage("invite");
     const channel = firstWord(rest)[0] || channelHere(ctx, "/invite");
     return raw(ctx, `INVITE ${nick} ${channel}`);
   },
@@ -313,14 +318,14 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     };
   },
   quote: (ctx, args) => {
-    if (!args.trim()) fail("Usage: /quote <raw IRC line>");
+    if (!args.trim()) usage("quote");
     return raw(ctx, args.trim());
   },
   connect: async (ctx) => (await ctx.control.connect(), {}),
   disconnect: async (ctx) => (await ctx.control.disconnect(), {}),
   reconnect: async (ctx) => (await ctx.control.reconnect(), {}),
   clear: async (ctx, args) => {
-    if (args.trim().toLowerCase() !== "history") fail("Usage: /clear history");
+    if (args.trim().toLowerCase() !== "history") usage("clear");
     if (!ctx.conversation) fail("No such conversation.");
     await ctx.deps.store.messages.clear(ctx.conversation.id);
     return { cleared: true };

@@ -147,7 +147,7 @@ async function refusal(run: () => Promise<unknown>): Promise<DomainError> {
   throw new Error("not refused");
 }
 
-Deno.test("server: the table's `where` is enforced before the handler, as a domain error", async () => {
+Deno.test("server: `where` is enforced before the handler and usage errors quote the table", async () => {
   await using server = await context("");
   await using priv = await context("bob");
   for (const c of COMMAND_TABLE.filter((c) => c.where !== "anywhere")) {
@@ -160,6 +160,11 @@ Deno.test("server: the table's `where` is enforced before the handler, as a doma
     if (c.where !== "channel") continue;
     const inPrivate = await refusal(() => runCommand(priv.ctx, `/${c.name} x`));
     assertEquals(inPrivate.message, `/${c.name} works in a channel.`);
+  }
+  // A usage error quotes the table's usage line.
+  for (const name of ["msg", "notice", "query", "nick", "whois", "quote", "clear"]) {
+    const err = await refusal(() => runCommand(priv.ctx, `/${name}`));
+    assertEquals(err.message, `Usage: ${findCommand(name)!.usage}`);
   }
   // Plain text is /say: it needs a conversation too.
   assertEquals(
