@@ -1,13 +1,15 @@
 /**
  * What the user types: a plain message, or a slash command (`/join #x`, `/msg nick hi`...).
- * One table, one small function per command, so adding a command touches one entry.
+ * The commands are listed once, in irc/command_table.ts (usage, description, who and where);
+ * here is one small handler per entry, and runCommand checks who and where before it runs.
  */
-import { badRequest } from "../http/errors.ts";
+import { denied, invalid } from "../lib/errors.ts";
 import type { ConnectionRecord } from "../store/connections.ts";
 import type { ConversationRecord } from "../store/conversations.ts";
 import type { IrcConnection } from "./connection.ts";
 import type { IrcEvent } from "./framework.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
+import { type CommandSpec, findCommand, mayUse, type ServerCommandName } from "./command_table.ts";
 
 /** What a command may use. */
 export interface CommandContext {
@@ -37,8 +39,9 @@ type Command = (ctx: CommandContext, args: string) => Promise<CommandResult>;
 
 const NICK = /^[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}-]{0,29}$/;
 
+// The message is the input at fault; the HTTP edge maps the pointer for REST and the socket.
 function fail(message: string): never {
-  throw badRequest(message, "/body/message");
+  throw invalid(message, "/body/message");
 }
 
 function live(ctx: CommandContext): IrcConnection {
@@ -47,17 +50,38 @@ function live(ctx: CommandContext): IrcConnection {
   return conn;
 }
 
+/** Fails with the command's usage, as the table writes it. */
+function usage(name: ServerCommandName): never {
+  fail(`Usage: ${findCommand(name)?.usage}`);
+}
+
 /** The current conversation's name as IRC knows it; fails in the server conversation. */
-function here(ctx: CommandContext, _what: string): string {
-  // Convos's words: `what` names the command only in the usage errors of other commands.
+function here(ctx: CommandContext): string {
+  // Convos's words.
   if (!ctx.conversationId) fail("Cannot send without target.");
   return ctx.conversation?.name ?? ctx.conversationId;
 }
 
-function channelHere(ctx: CommandContext, conn: IrcConnection, what: string): string {
-  const name = here(ctx, what);
-  if (!conn.isChannel(name)) fail(`${what} works in a channel.`);
+function isChannel(ctx: CommandContext, name: string): boolean {
+  // Without a connection the server's channel prefixes are unknown: RFC 2811's usual ones.
+  return ctx.conn ? ctx.conn.isChannel(name) : /^[#&!+]/.test(name);
+}
+
+/** The current channel; fails elsewhere, naming `what` (the command) in the error. */
+function channelHere(ctx: CommandContext, what: string): string {
+  const name = here(ctx);
+  if (!isChannel(ctx, name)) fail(`${what} works in a channel.`);
   return name;
+}
+
+/** Refuses a command the user may not run, or one typed where it does not work. */
+export async function checkAllowed(ctx: CommandContext, spec: CommandSpec): Promise<void> {
+  if (spec.who !== "everyone") {
+    const user = await ctx.deps.store.users.byId(ctx.record.userId);
+    if (!mayUse(spec, user?.roles ?? [])) throw denied(`Only an admin may use /${spec.name}.`);
+  }
+  if (spec.where === "conversation") here(ctx);
+  if (spec.where === "channel") channelHere(ctx, `/${spec.name}`);
 }
 
 function firstWord(args: string): [string, string] {
@@ -136,23 +160,23 @@ function listArgs(args: string): { filter: string; mask: string } {
   return { filter, mask: mask.join(" ") };
 }
 
-/** Every slash command, by name. */
-export const COMMANDS: Record<string, Command> = {
-  say: (ctx, args) => say(ctx, here(ctx, "A message"), args, "privmsg"),
-  me: (ctx, args) => say(ctx, here(ctx, "/me"), args, "action"),
+/** The handler of every command the server runs, keyed by irc/command_table.ts. */
+export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
+  say: (ctx, args) => say(ctx, here(ctx), args, "privmsg"),
+  me: (ctx, args) => say(ctx, here(ctx), args, "action"),
   msg: (ctx, args) => {
     const [target, text] = firstWord(args);
-    if (!target) fail("Usage: /msg <nick|#channel> <message>");
+    if (!target) usage("msg");
     return say(ctx, target, text, "privmsg");
   },
   notice: (ctx, args) => {
     const [target, text] = firstWord(args);
-    if (!target) fail("Usage: /notice <nick|#channel> <message>");
+    if (!target) usage("notice");
     return say(ctx, target, text, "notice");
   },
   query: async (ctx, args) => {
     const [nick] = firstWord(args);
-    if (!nick || !NICK.test(nick)) fail("Usage: /query <nick>");
+    if (!nick || !NICK.test(nick)) usage("query");
     const conn = ctx.conn;
     if (!conn) fail(`${ctx.record.connectionId} is not connected.`);
     const conv = await conversationFor(ctx.deps, conn, nick);
@@ -162,7 +186,7 @@ export const COMMANDS: Record<string, Command> = {
   join: async (ctx, args) => {
     const [channel, key] = firstWord(args);
     const conn = live(ctx);
-    if (!channel || !conn.isChannel(channel)) fail("Usage: /join <#channel> [key]");
+    if (!channel || !conn.isChannel(channel)) usage("join");
     await conn.enqueue(key ? `JOIN ${channel} ${key}` : `JOIN ${channel}`);
     return { conversation_id: conn.conversationId(channel) };
   },
@@ -170,7 +194,7 @@ export const COMMANDS: Record<string, Command> = {
     const [first, rest] = firstWord(args);
     const conn = ctx.conn;
     const named = first && conn?.isChannel(first) ? first : "";
-    const name = named || here(ctx, "/part");
+    const name = named || here(ctx);
     const reason = named ? rest : args.trim();
     const id = named ? (conn?.conversationId(named) ?? named.toLowerCase()) : ctx.conversationId;
     const conv = await ctx.deps.store.conversations.get(ctx.record.id, id);
@@ -192,23 +216,22 @@ export const COMMANDS: Record<string, Command> = {
     }
     return { conversation_id: id };
   },
-  close: (ctx, args) => COMMANDS.part(ctx, args),
   nick: async (ctx, args) => {
     const [nick] = firstWord(args);
-    if (!nick || !NICK.test(nick)) fail("Usage: /nick <new nick>");
+    if (!nick || !NICK.test(nick)) usage("nick");
     await ctx.control.setNick(nick);
     if (ctx.conn?.state === "connected") await ctx.conn.enqueue(`NICK ${nick}`);
     return {};
   },
   topic: async (ctx, args) => {
     const conn = live(ctx);
-    const channel = channelHere(ctx, conn, "/topic");
+    const channel = here(ctx);
     await conn.enqueue(args.trim() ? `TOPIC ${channel} :${args.trim()}` : `TOPIC ${channel}`);
     return { topic: args.trim() || ctx.conversation?.topic || "" };
   },
   whois: async (ctx, args) => {
     const [nick] = firstWord(args);
-    if (!nick) fail("Usage: /whois <nick>");
+    if (!nick) usage("whois");
     const reply = await live(ctx).whois(nick);
     if (!reply) return { whois: { nick, error: "timeout" } };
     const { tags: _tags, ...whois } = reply;
@@ -217,8 +240,8 @@ export const COMMANDS: Record<string, Command> = {
   kick: async (ctx, args) => {
     const conn = live(ctx);
     const [nick, reason] = firstWord(args);
-    if (!nick) fail("Usage: /kick <nick> [reason]");
-    const channel = channelHere(ctx, conn, "/kick");
+    if (!nick) usage("kick");
+    const channel = here(ctx);
     await conn.enqueue(reason ? `KICK ${channel} ${nick} :${reason}` : `KICK ${channel} ${nick}`);
     return {};
   },
@@ -227,7 +250,7 @@ export const COMMANDS: Record<string, Command> = {
     const a = args.trim();
     if (!a) {
       // Asking a channel's modes: the answer carries them (RPL_CHANNELMODEIS), as Convos's does.
-      const channel = channelHere(ctx, conn, "/mode");
+      const channel = channelHere(ctx, "/mode");
       const reply = collect(
         conn,
         "channel info",
@@ -239,16 +262,16 @@ export const COMMANDS: Record<string, Command> = {
       return { conversation_id: conn.conversationId(channel), modes };
     }
     if (/^[+-]/.test(a)) {
-      const target = ctx.conversationId ? here(ctx, "/mode") : conn.nick;
+      const target = ctx.conversationId ? here(ctx) : conn.nick;
       return raw(ctx, `MODE ${target} ${a}`);
     }
     return raw(ctx, `MODE ${a}`);
   },
   invite: (ctx, args) => {
-    const conn = live(ctx);
+    live(ctx); // "not connected" before any usage error, as the other commands do
     const [nick, rest] = firstWord(args);
-    if (!nick) fail("Usage: /invite <nick> [#channel]");
-    const channel = firstWord(rest)[0] || channelHere(ctx, conn, "/invite");
+    if (!nick) usage("invite");
+    const channel = firstWord(rest)[0] || channelHere(ctx, "/invite");
     return raw(ctx, `INVITE ${nick} ${channel}`);
   },
   away: (ctx, args) => raw(ctx, args.trim() ? `AWAY :${args.trim()}` : "AWAY"),
@@ -283,7 +306,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   names: async (ctx, args) => {
     const conn = live(ctx);
-    const channel = firstWord(args)[0] || channelHere(ctx, conn, "/names");
+    const channel = firstWord(args)[0] || channelHere(ctx, "/names");
     const reply = collect(conn, "userlist", (ev) => conn.same(String(ev.channel), channel));
     await conn.enqueue(`NAMES ${channel}`);
     const ev = await reply;
@@ -295,15 +318,14 @@ export const COMMANDS: Record<string, Command> = {
     };
   },
   quote: (ctx, args) => {
-    if (!args.trim()) fail("Usage: /quote <raw IRC line>");
+    if (!args.trim()) usage("quote");
     return raw(ctx, args.trim());
   },
-  raw: (ctx, args) => COMMANDS.quote(ctx, args),
   connect: async (ctx) => (await ctx.control.connect(), {}),
   disconnect: async (ctx) => (await ctx.control.disconnect(), {}),
   reconnect: async (ctx) => (await ctx.control.reconnect(), {}),
   clear: async (ctx, args) => {
-    if (args.trim().toLowerCase() !== "history") fail("Usage: /clear history");
+    if (args.trim().toLowerCase() !== "history") usage("clear");
     if (!ctx.conversation) fail("No such conversation.");
     await ctx.deps.store.messages.clear(ctx.conversation.id);
     return { cleared: true };
@@ -311,7 +333,7 @@ export const COMMANDS: Record<string, Command> = {
 };
 
 /** Runs a message: a slash command, or plain text said in the conversation. */
-export function runCommand(ctx: CommandContext, message: string): Promise<CommandResult> {
+export async function runCommand(ctx: CommandContext, message: string): Promise<CommandResult> {
   // NUL cuts a line short on most servers (ngircd wedges on it): it is never sent.
   if (message.includes("\0")) fail("The message must not contain NUL characters.");
   // Text may span lines (each becomes its own message); a command is one IRC line.
@@ -319,11 +341,16 @@ export function runCommand(ctx: CommandContext, message: string): Promise<Comman
     fail("A command must be a single line.");
   }
   message = message.startsWith("/") ? message.trimEnd() : message;
-  // "//text" sends "/text" as a message.
-  if (message.startsWith("//")) return COMMANDS.say(ctx, message.slice(1));
-  if (!message.startsWith("/")) return COMMANDS.say(ctx, message);
-  const [name, args] = firstWord(message.slice(1));
-  const command = COMMANDS[name.toLowerCase()];
-  if (!command) fail(`Unknown command: /${name}. Try /join, /msg, /me, /nick or /quote.`);
-  return command(ctx, args);
+  // Plain text is /say; "//text" sends "/text" as a message.
+  let [name, args] = ["say", message.startsWith("//") ? message.slice(1) : message];
+  if (message.startsWith("/") && !message.startsWith("//")) {
+    [name, args] = firstWord(message.slice(1));
+  }
+  const spec = findCommand(name);
+  // The client's own commands (/help, /search) mean nothing here.
+  if (spec?.runs !== "server") {
+    fail(`Unknown command: /${name}. Try /join, /msg, /me, /nick or /quote.`);
+  }
+  await checkAllowed(ctx, spec);
+  return HANDLERS[spec.name as ServerCommandName](ctx, args);
 }

@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { upgradeWebSocket } from "hono/deno";
 import type { WSContext } from "hono/ws";
 import type { AppDeps, AppEnv } from "../http/env.ts";
-import { ApiError, type ErrorItem } from "../http/errors.ts";
+import { ApiError, type ErrorItem, fromDomain } from "../http/errors.ts";
 import { isCrossSite } from "../http/client.ts";
 import { log } from "../lib/log.ts";
 import { TIMING } from "../irc/timing.ts";
@@ -98,7 +98,9 @@ async function answerMethod(deps: AppDeps, user: UserRecord, req: Request): Prom
           req.message,
         );
         return { event: "sent", id, ...where, message: req.message, ...result };
-      } catch (err) {
+      } catch (thrown) {
+        // irc/commands.ts throws domain errors: mapped as the HTTP edge maps them.
+        const err = fromDomain(thrown) ?? thrown;
         if (!(err instanceof ApiError)) log.error("send failed", { uid: user.id, error: err });
         return { event: "sent", id, ...where, errors: errorsOf(err) };
       }

@@ -35,7 +35,12 @@ function mtime(path: string): number {
  */
 export async function build(ifStale: boolean, watch = false): Promise<void> {
   if (mtime(entry) === 0) return; // no client yet
-  const sources = Math.max(newestMtime(join(root, "static/app")), mtime(join(root, "deno.json")));
+  const sources = Math.max(
+    newestMtime(join(root, "static/app")),
+    mtime(join(root, "deno.json")),
+    // The one module outside static/app/ that the client bundles: the command table.
+    mtime(join(root, "irc/command_table.ts")),
+  );
   if (ifStale && !watch && mtime(outFile) > sources) return;
   await Deno.mkdir(outDir, { recursive: true });
   const out = await new Deno.Command(Deno.execPath(), {

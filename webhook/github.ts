@@ -3,6 +3,7 @@
  * IRC connections to the conversations that bot.json routes the repository's events to.
  */
 import { ApiError } from "../http/errors.ts";
+import { DomainError } from "../lib/errors.ts";
 import { hex, hmacBytes, safeEqual } from "../lib/crypto.ts";
 import { log } from "../lib/log.ts";
 import type { Bot } from "../irc/bot.ts";
@@ -130,7 +131,10 @@ export async function deliver(
       }
       out.delivered.push({ to, message });
     } catch (err) {
-      const error = err instanceof ApiError ? err.message : "Delivery failed.";
+      // A command's refusal (irc/commands.ts, a DomainError) says why, as an ApiError does.
+      const error = err instanceof ApiError || err instanceof DomainError
+        ? err.message
+        : "Delivery failed.";
       log.warn("webhook delivery failed", { to, error: String(err) });
       out.failed.push({ to, error });
     }

@@ -1,42 +1,19 @@
-/** Parses what the user typed into the composer: a message, a server command or an error. */
-
-/** The commands the server understands (docs/events.md), sent as typed through the socket. */
-export const SERVER_COMMANDS = [
-  "me",
-  "msg",
-  "notice",
-  "query",
-  "join",
-  "part",
-  "close",
-  "nick",
-  "topic",
-  "whois",
-  "kick",
-  "mode",
-  "invite",
-  "away",
-  "list",
-  "names",
-  "quote",
-  "raw",
-  "connect",
-  "disconnect",
-  "reconnect",
-  "clear",
-] as const;
-
-/** Commands the client handles itself. */
-export const CLIENT_COMMANDS = ["help", "search"] as const;
-
-/** Every command, for completion. */
-export const ALL_COMMANDS = [...SERVER_COMMANDS, ...CLIENT_COMMANDS].sort();
+/**
+ * Parses what the user typed into the composer: a message, a server command or an error. The
+ * commands come from the one table the server also runs them by (irc/command_table.ts).
+ */
+import {
+  type ClientCommandName,
+  commandsFor,
+  type CommandSpec,
+  findCommand,
+} from "../../irc/command_table.ts";
 
 /** What to do with a line typed in the composer. */
 export type Parsed =
   | { kind: "empty" }
   | { kind: "send"; message: string; command?: string }
-  | { kind: "client"; command: "help" | "search"; args: string }
+  | { kind: "client"; command: ClientCommandName; args: string }
   | { kind: "unknown"; command: string };
 
 /** Decides how to handle `input`; `//text` sends `/text` as text (the server unescapes it). */
@@ -45,13 +22,35 @@ export function parseInput(input: string): Parsed {
   if (!text.trim()) return { kind: "empty" };
   if (!text.startsWith("/") || text.startsWith("//")) return { kind: "send", message: text };
   const m = /^\/(\S+)\s*([\s\S]*)$/.exec(text)!;
-  const command = m[1].toLowerCase();
-  if ((CLIENT_COMMANDS as readonly string[]).includes(command)) {
-    return { kind: "client", command: command as "help" | "search", args: m[2] };
+  const typed = m[1].toLowerCase();
+  const spec = findCommand(typed);
+  if (!spec) return { kind: "unknown", command: typed };
+  if (spec.runs === "client") {
+    return { kind: "client", command: spec.name as ClientCommandName, args: m[2] };
   }
-  if ((SERVER_COMMANDS as readonly string[]).includes(command)) {
-    // Send the command lower-cased so "/ME waves" works as well.
-    return { kind: "send", message: `/${command}${m[2] ? " " + m[2] : ""}`, command };
-  }
-  return { kind: "unknown", command };
+  // Sent lower-cased so "/ME waves" works as well; `command` is the name, never an alias.
+  return { kind: "send", message: `/${typed}${m[2] ? " " + m[2] : ""}`, command: spec.name };
+}
+
+/** What the client's own commands may do. */
+export interface ClientEnv {
+  navigate(path: string): void;
+  showHelp(): void;
+}
+
+/** The handler of every command the client runs itself, keyed by the table. */
+export const CLIENT_HANDLERS: Readonly<
+  Record<ClientCommandName, (args: string, env: ClientEnv) => void>
+> = {
+  search: (args, env) => env.navigate("/chat/search?q=" + encodeURIComponent(args)),
+  help: (_args, env) => env.showHelp(),
+};
+
+/** The names and aliases a user with `roles` may complete to, sorted; admin commands only for
+ * admins. */
+export function completableCommands(
+  roles: readonly string[],
+  table?: readonly CommandSpec[],
+): string[] {
+  return commandsFor(roles, table).flatMap((c) => [c.name, ...c.aliases]).sort();
 }

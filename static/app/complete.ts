@@ -1,5 +1,5 @@
 /** Tab completion of nicks, commands and channels in the composer; pure. */
-import { ALL_COMMANDS } from "./commands.ts";
+import { completableCommands } from "./commands.ts";
 
 /** The state of a completion cycle, so repeated Tab presses step through candidates. */
 export interface Completion {
@@ -11,16 +11,20 @@ export interface Completion {
   index: number;
 }
 
-/** The candidates that `word` could be completed to, in a stable order. */
+/**
+ * The candidates that `word` could be completed to, in a stable order; `commands` are those the
+ * user may run (completableCommands).
+ */
 export function candidatesFor(
   word: string,
   atStart: boolean,
   nicks: string[],
   channels: string[],
+  commands: readonly string[] = completableCommands([]),
 ): string[] {
   const lower = word.toLowerCase();
   if (word.startsWith("/") && atStart) {
-    return ALL_COMMANDS.filter((c) => c.startsWith(lower.slice(1))).map((c) => "/" + c);
+    return commands.filter((c) => c.startsWith(lower.slice(1))).map((c) => "/" + c);
   }
   if (word.startsWith("#") || word.startsWith("&")) {
     return channels.filter((c) => c.toLowerCase().startsWith(lower));
@@ -35,12 +39,13 @@ export function startCompletion(
   cursor: number,
   nicks: string[],
   channels: string[],
+  commands?: readonly string[],
 ): Completion | null {
   const before = text.slice(0, cursor);
   const m = /(\S*)$/.exec(before)!;
   const word = m[1];
   const prefix = before.slice(0, before.length - word.length);
-  const candidates = candidatesFor(word, prefix.trim() === "", nicks, channels);
+  const candidates = candidatesFor(word, prefix.trim() === "", nicks, channels, commands);
   if (!candidates.length) return null;
   return { prefix, suffix: text.slice(cursor), candidates, index: 0 };
 }

@@ -1,6 +1,8 @@
 /** Readable answers to commands: /whois and /list as tables, /help with usage and descriptions. */
+import { commandsFor } from "../../../irc/command_table.ts";
 import { t } from "../i18n.ts";
 import { nickColor } from "../nick_color.ts";
+import { user } from "../state.ts";
 import { MessageText } from "./MessageText.tsx";
 
 /** The fields of a WHOIS reply the client shows (irc-framework's names). */
@@ -97,44 +99,31 @@ export function ChannelTable(p: { channels: ListedChannel[] }) {
   );
 }
 
-/** Each command with its usage and what it does. */
-export function commandHelp(): [string, string][] {
-  return [
-    ["/me <text>", t("Describes an action: * you waves")],
-    ["/msg <nick> <text>", t("Sends a private message")],
-    ["/notice <target> <text>", t("Sends a notice")],
-    ["/query <nick>", t("Opens a private conversation")],
-    ["/join <#channel> [key]", t("Joins a channel")],
-    ["/part [#channel] [reason]", t("Leaves this or the named channel")],
-    ["/close", t("Leaves a channel or closes a private conversation")],
-    ["/nick <nick>", t("Changes your nick")],
-    ["/topic [text]", t("Sets or shows the topic of this channel")],
-    ["/whois <nick>", t("Shows who someone is")],
-    ["/kick <nick> [reason]", t("Removes someone from this channel")],
-    ["/mode [args]", t("Sets or shows modes (e.g. +o nick)")],
-    ["/invite <nick> [#channel]", t("Invites someone to a channel")],
-    ["/away [message]", t("Marks you as away, or back without a message")],
-    ["/list [args]", t("Lists the channels of the server")],
-    ["/names [#channel]", t("Shows the members of a channel")],
-    ["/quote <raw line>", t("Sends a raw IRC line (also /raw)")],
-    ["/connect", t("Connects this connection")],
-    ["/disconnect", t("Disconnects this connection")],
-    ["/reconnect", t("Reconnects this connection")],
-    ["/clear history", t("Deletes the stored messages of this conversation")],
-    ["/search <words>", t("Searches your messages")],
-    ["/help", t("Shows this list")],
-  ];
+/** Each command a user with `roles` may run: its usage, its aliases and what it does. */
+export function commandHelp(roles: readonly string[]): [string, string[], string][] {
+  return commandsFor(roles).map((c) => [
+    c.usage,
+    c.aliases.map((a) => "/" + a),
+    // The table's English description is its key in the dictionaries.
+    t(c.description),
+  ]);
 }
 
-/** The /help answer as a table. */
+/** The /help answer as a table: the commands of the one table, admin ones only for admins. */
 export function HelpTable() {
   return (
     <table class="cmd-table help" aria-label={t("Commands")}>
       <tbody>
-        {commandHelp().map(([usage, what]) => (
+        {commandHelp(user.value?.roles ?? []).map(([usage, aliases, what]) => (
           <tr key={usage}>
             <th scope="row">
               <code>{usage}</code>
+              {aliases.map((a) => (
+                <span key={a}>
+                  {", "}
+                  <code>{a}</code>
+                </span>
+              ))}
             </th>
             <td>{what}</td>
           </tr>

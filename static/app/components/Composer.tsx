@@ -1,13 +1,13 @@
 /** The message box: Enter sends, Shift+Enter breaks the line, Up recalls, Tab completes. */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
-import { type Parsed, parseInput } from "../commands.ts";
+import { CLIENT_HANDLERS, completableCommands, type Parsed, parseInput } from "../commands.ts";
 import type { Frame } from "../socket.ts";
 import { type Member, membersOpen, setMembers } from "../members.ts";
 import { applyCompletion, type Completion, nextCompletion, startCompletion } from "../complete.ts";
 import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
-import { conversations, key, nicks, pendingJoin, showToast } from "../state.ts";
+import { conversations, key, nicks, pendingJoin, showToast, user } from "../state.ts";
 import { appendLive } from "../view.ts";
 import { uploadFile } from "../upload.ts";
 import { Icon } from "./Icon.tsx";
@@ -112,9 +112,10 @@ export function Composer(p: { cid: string; conv: string }) {
     if (parsed.kind === "client") {
       history.push(input);
       setText("");
-      if (parsed.command === "search") {
-        navigate("/chat/search?q=" + encodeURIComponent(parsed.args));
-      } else localLine("", "help");
+      CLIENT_HANDLERS[parsed.command](parsed.args, {
+        navigate,
+        showHelp: () => localLine("", "help"),
+      });
       return;
     }
     const from = key(p.cid, p.conv);
@@ -152,7 +153,10 @@ export function Composer(p: { cid: string; conv: string }) {
         .filter((c) => c.connection_id === p.cid && /^[#&]/.test(c.name)).map((c) => c.name);
       let c = completion.current;
       if (c) c = nextCompletion(c, e.shiftKey ? -1 : 1);
-      else c = startCompletion(text, el.selectionStart ?? text.length, nickList, channels);
+      else {
+        const commands = completableCommands(user.value?.roles ?? []);
+        c = startCompletion(text, el.selectionStart ?? text.length, nickList, channels, commands);
+      }
       if (!c) return; // nothing to complete: let Tab move the focus
       e.preventDefault();
       completion.current = c;
