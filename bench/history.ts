@@ -5,7 +5,7 @@
  * <= 10 ms (HTTP), search p99 <= 20 ms.
  */
 import { join } from "node:path";
-import { openStore } from "../store/mod.ts";
+import { openSqliteStore } from "../store/mod.ts";
 import { setLogLevel } from "../lib/log.ts";
 import { nowMicros } from "../lib/time.ts";
 import { rng, sentence, vocabulary, zipf } from "./history_data.ts";
@@ -39,7 +39,7 @@ const keep = Deno.env.get("PARLEY_BENCH_DIR");
 const home = keep ?? await Deno.makeTempDir({ prefix: "parley-bench-history-" });
 const reuse = keep !== undefined &&
   await Deno.stat(join(home, "parley.db")).then(() => true, () => false);
-const store = await openStore(home);
+const store = await openSqliteStore(home);
 try {
   const conversations: {
     id: number;
@@ -82,12 +82,13 @@ try {
   const start = nowMicros() - span;
   const step = span / N;
   const texts = Array.from({ length: 50_000 }, () => sentence(words, draw, random));
+  const appended: Promise<unknown>[] = [];
   const t0 = performance.now();
   for (let i = 0; i < (reuse ? 0 : N); i += TURN) {
     for (let j = i; j < Math.min(N, i + TURN); j++) {
       // Conversations are Zipf-busy too: a few channels carry most of the traffic.
       const conv = conversations[Math.floor(random() ** 2 * conversations.length)];
-      store.messages.append({
+      appended.push(store.messages.append({
         conversation: conv.id,
         userId: conv.userId,
         from: nicks[Math.floor(random() * nicks.length)],
@@ -97,8 +98,10 @@ try {
           : texts[j % texts.length],
         ts: Math.floor(start + j * step),
         highlight: j % 997 === 0,
-      });
+      }));
     }
+    await Promise.all(appended); // as IRC does: every append is awaited
+    appended.length = 0;
     await store.messages.flush();
   }
   const written = performance.now();
@@ -149,7 +152,7 @@ try {
       ? `${word.slice(0, Math.max(3, word.length - 2))} #chan${Math.floor(random() * 5)}`
       : word;
     const t = performance.now();
-    await store.messages.search(userId, { match, limit: 60 });
+    await store.messages.search.forUser(userId, { match, limit: 60 });
     search.push(performance.now() - t);
     byKind[kind].push(performance.now() - t);
     if (performance.now() - t > Number(Deno.env.get("BENCH_DEBUG") ?? Infinity)) {
@@ -164,8 +167,8 @@ try {
   for (let i = 0; i < 500; i++) {
     const userId = userIds[i % userIds.length];
     const t = performance.now();
-    await store.messages.notifications(userId, 40);
-    await store.messages.unreadNotifications(userId);
+    await store.messages.notifications.list(userId, 40);
+    await store.messages.notifications.unread(userId);
     notif.push(performance.now() - t);
   }
   line("notifications_p99_ms", pct(notif, 0.99), "ms");

@@ -11,7 +11,7 @@ import { sqliteUserStore, type UserStore } from "../store/users.ts";
 import { type ConnectionRecord, sqliteConnectionStore } from "../store/connections.ts";
 import { type ConversationRecord, sqliteConversationStore } from "../store/conversations.ts";
 import { type ImportedMessage, messageImporter } from "../store/import.ts";
-import { openStore, type Store } from "../store/mod.ts";
+import { openSqliteStore, type Store } from "../store/mod.ts";
 import { email as emailSchema } from "../http/schemas.ts";
 import { ircLower } from "../irc/casefold.ts";
 import { newConnectionId, parseIrcUrl, sameTarget } from "../irc/url.ts";
@@ -201,8 +201,9 @@ export class ImportSession {
     let store: Store | undefined;
     try {
       if (this.summary.messages) console.error("indexing the imported messages for search...");
-      store = await openStore(this.config.home);
-      await store.messages.searchable();
+      const sqlite = await openSqliteStore(this.config.home);
+      store = sqlite;
+      await sqlite.messages.searchable();
       const s = this.summary;
       console.log(
         `imported: ${s.users} users, ${s.connections} connections, ${s.conversations} conversations, ${s.messages} messages` +

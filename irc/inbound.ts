@@ -109,7 +109,7 @@ export function attachInbound(
   const keep = async (name: string, type: EventType, from: string, text: string, ts: number) => {
     const conv = await deps.store.conversations.get(conn.record.id, convId(name));
     if (!conv) return;
-    deps.store.messages.append({
+    await deps.store.messages.append({
       conversation: conv.id,
       userId: conn.userId,
       from: from.slice(0, 100),

@@ -158,7 +158,7 @@ export async function recordMessage(
   }
   const counts = !m.own && !fromServer;
   // The unread count is kept by the writer and saved in its batch; the event goes out now.
-  const { ts, unread } = deps.store.messages.append({
+  const { ts, unread } = await deps.store.messages.append({
     conversation: conv.id,
     userId: conn.userId,
     from: m.from,

@@ -8,6 +8,7 @@ import { queryParams } from "../http/validate.ts";
 import { queryLimit, queryTime } from "../http/schemas.ts";
 import { ircLower } from "../irc/casefold.ts";
 import { CONVERSATION } from "./conversations.ts";
+import { DomainError } from "../lib/errors.ts";
 import type { HistoryQuery } from "../store/message_types.ts";
 
 /** Longest `match` accepted; longer is a 400, never a slow query. */
@@ -26,7 +27,7 @@ const historyQuery = z.object({
 });
 
 /** Validates the listing query; `before` later than `after` is refused (cursors, not a window). */
-export function readHistoryQuery(c: Context): HistoryQuery {
+export function readHistoryQuery(c: Context): HistoryQuery & { match?: string } {
   const q = queryParams(c, historyQuery);
   if (q.before !== undefined && q.after !== undefined && q.before > q.after) {
     throw badRequest("before must not be later than after.", "/query/before");
@@ -50,7 +51,11 @@ export function messageRoutes(deps: AppDeps): Hono<AppEnv> {
       if (conversationId === "") return c.json({ messages: [] });
       throw notFound("No such conversation.");
     }
-    return c.json(await store.messages.historyOf(conversation.id, q));
+    const { match, ...page } = q;
+    if (match === undefined) return c.json(await store.messages.historyOf(conversation.id, page));
+    const { search } = store.messages;
+    if (!search) throw new DomainError("unavailable", "Search is not available.", "/query/match");
+    return c.json(await search.inConversation(conversation.id, match, page));
   }
 
   app.get(

@@ -15,12 +15,13 @@ export function notificationRoutes(deps: AppDeps): Hono<AppEnv> {
 
   app.get("/notifications", requireUser, async (c) => {
     const q = queryParams(c, listQuery);
-    return c.json(await messages.notifications(currentUser(c).id, q.limit, q.before));
+    const page = messages.notifications?.list(currentUser(c).id, q.limit, q.before);
+    return c.json(await page ?? { messages: [], end: true });
   });
 
   app.post("/notifications/read", requireUser, async (c) => {
     const user = currentUser(c);
-    await messages.markNotificationsRead(user.id);
+    await messages.notifications?.markRead(user.id);
     deps.bus.publish(user.id, { event: "unread", notifications: 0 });
     return c.json({});
   });

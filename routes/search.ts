@@ -1,5 +1,6 @@
 /** searchMessages: word search over all of the user's conversations. */
 import { Hono } from "hono";
+import { DomainError } from "../lib/errors.ts";
 import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { currentUser, requireUser } from "../http/session.ts";
@@ -23,7 +24,9 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get("/search", requireUser, async (c) => {
     const q = queryParams(c, searchQuery);
-    const page = await deps.store.messages.search(currentUser(c).id, {
+    const { search } = deps.store.messages;
+    if (!search) throw new DomainError("unavailable", "Search is not available.");
+    const page = await search.forUser(currentUser(c).id, {
       match: q.match,
       connectionId: q.connection_id,
       conversationId: q.conversation_id === undefined ? undefined : ircLower(q.conversation_id),

@@ -23,7 +23,7 @@ export async function userJson(deps: AppDeps, user: UserRecord, opts: UserJsonOp
     ...(opts.remoteAddress ? { remote_address: opts.remoteAddress } : {}),
     roles: user.roles,
     highlight_keywords: user.highlightKeywords,
-    unread: await deps.store.messages.unreadNotifications(user.id),
+    unread: await deps.store.messages.notifications?.unread(user.id) ?? 0,
     // Shown to every user: without the password or a channel key an admin may have put in it.
     default_connection: publicUrl(settings.default_connection),
     forced_connection: settings.forced_connection,

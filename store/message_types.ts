@@ -1,9 +1,9 @@
 /**
  * The contract between IRC (which writes messages) and the history store (which keeps and
- * serves them). `store/messages.ts` implements MessageStore.
+ * serves them): a small core every backend implements, and optional capabilities (search,
+ * notifications) that callers check for. `store/messages/` is the SQLite implementation.
  */
 
-/** A message kind. */
 /** Convos's names: `private` is a PRIVMSG (in a channel too), `error` a failure shown in place. */
 export type ChatType = "private" | "notice" | "action" | "error";
 
@@ -52,7 +52,7 @@ export interface NewMessage {
   ts?: number;
   /** True when it mentions the user (nick or highlight keyword) or is a private message. */
   highlight?: boolean;
-  /** Counts as unread in its conversation (added in the writer's transaction). */
+  /** Counts as unread: the conversation's unread count goes up with it. */
   unread?: boolean;
 }
 
@@ -79,19 +79,23 @@ export interface MessagePage {
   end?: boolean;
 }
 
-/** Filters of conversationMessages / connectionMessages (already validated; times in µs). */
+/** A page of a conversation's history (already validated; times in µs). */
 export interface HistoryQuery {
+  /** Messages older than this. */
   before?: number;
+  /** Messages newer than this. */
   after?: number;
+  /** Up to `limit` messages on each side of this time, the one at it included. */
   around?: number;
   limit: number;
-  match?: string;
 }
 
-/** Filters of searchMessages (already validated; times in µs). */
+/** Filters of a search over all of a user's conversations (already validated; times in µs). */
 export interface SearchQuery {
+  /** The `match` language of store/match.ts. */
   match?: string;
   connectionId?: string;
+  /** A casefolded conversation id. */
   conversationId?: string;
   from?: string;
   before?: number;
@@ -99,34 +103,52 @@ export interface SearchQuery {
   limit: number;
 }
 
-/** Storage of messages, their search index and the notifications drawn from them. */
+/** What `append` gives back. */
+export interface Appended {
+  /** The stored timestamp (µs), unique within the conversation at millisecond resolution. */
+  ts: number;
+  /** The conversation's unread count with this message, when it counts as unread. */
+  unread?: number;
+}
+
+/**
+ * The history core every backend implements. Reads see every message appended before them,
+ * committed or not.
+ */
 export interface MessageStore {
   /**
-   * Queues a message for the batched writer and returns it with its final timestamp
-   * (unique within the conversation at millisecond resolution: a collision moves it to the next
-   * free millisecond, so millisecond cursors stay exact). Synchronous so the
-   * caller can publish the event at once; the write lands within the writer's 10 ms window.
+   * Stores a message and resolves with its final timestamp: unique within the conversation at
+   * millisecond resolution (a collision moves it to the next free millisecond, so millisecond
+   * cursors stay exact), and anything outside the storable range becomes the current time.
+   * Resolves at once; the write may be batched (see `flush`).
    */
-  /** Queues a message; `unread` is the conversation's count with it when `msg.unread`. */
-  append(msg: NewMessage): { ts: number; unread?: number };
+  append(msg: NewMessage): Promise<Appended>;
   /** Resolves once everything appended so far is committed. */
   flush(): Promise<void>;
-  /** Commits what is pending now (unread counts included), as reads do. */
-  commit(): void;
-  /** Resolves once everything appended so far is committed and in the search index. */
-  searchable(): Promise<void>;
-  /** Resolves once the search index has caught up and is tidied (benchmarks, tests). */
-  settled(): Promise<void>;
   /** One page of a conversation, by its row id (the caller has checked that it is the user's). */
   historyOf(conversation: number, q: HistoryQuery): Promise<MessagePage>;
-  /** Searches all of the user's conversations, newest first. */
-  search(userId: number, q: SearchQuery): Promise<MessagePage>;
-  /** The user's notifications (highlighted messages), newest first, older than `before` (µs). */
-  notifications(userId: number, limit: number, before?: number): Promise<MessagePage>;
-  /** How many of the user's notifications are unread. */
-  unreadNotifications(userId: number): Promise<number>;
-  /** Marks all of the user's notifications read. */
-  markNotificationsRead(userId: number): Promise<void>;
   /** Deletes all messages of a conversation (`/clear history`). */
   clear(conversation: number): Promise<void>;
+  /** Word search, when the backend has an index for it. */
+  readonly search?: MessageSearch;
+  /** Highlighted messages as notifications, when the backend keeps a read marker. */
+  readonly notifications?: MessageNotifications;
+}
+
+/** The search capability: the `match` language (store/match.ts) over stored messages. */
+export interface MessageSearch {
+  /** Searches all of the user's conversations, newest first; channel events never match. */
+  forUser(userId: number, q: SearchQuery): Promise<MessagePage>;
+  /** One conversation's messages matching `match`, paged like `historyOf`. */
+  inConversation(conversation: number, match: string, q: HistoryQuery): Promise<MessagePage>;
+}
+
+/** The notifications capability: a user's highlighted messages and how many are unread. */
+export interface MessageNotifications {
+  /** The user's notifications, newest first, older than `before` (µs). */
+  list(userId: number, limit: number, before?: number): Promise<MessagePage>;
+  /** How many of the user's notifications are unread. */
+  unread(userId: number): Promise<number>;
+  /** Marks all of the user's notifications read. */
+  markRead(userId: number): Promise<void>;
 }

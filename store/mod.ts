@@ -9,7 +9,7 @@ import { type SettingsStore, sqliteSettingsStore } from "./settings.ts";
 import { type ProfileStore, sqliteProfileStore } from "./profiles.ts";
 import { type ConnectionStore, sqliteConnectionStore } from "./connections.ts";
 import type { MessageStore } from "./message_types.ts";
-import { sqliteMessageStore } from "./messages.ts";
+import { type SqliteMessageStore, sqliteMessageStore } from "./messages/mod.ts";
 import { type ConversationStore, sqliteConversationStore } from "./conversations.ts";
 import { type FileStore, sqliteFileStore } from "./files.ts";
 import { type PushStore, sqlitePushStore } from "./push.ts";
@@ -37,11 +37,21 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** The SQLite store, whose message store also says when the search index has caught up. */
+export interface SqliteStore extends Store {
+  messages: SqliteMessageStore;
+}
+
+/** Opens the store of the data folder `home`. */
+export function openStore(home: string): Promise<Store> {
+  return openSqliteStore(home);
+}
+
 /**
- * Opens `parley.db` in the data folder, applies migrations, attaches the search index
- * (`search.db`), starts its indexing worker, and returns the store.
+ * Opens `parley.db` in the data folder, applies migrations, opens the search index
+ * (`search.db`, a database of its own), starts its indexing worker, and returns the store.
  */
-export async function openStore(home: string): Promise<Store> {
+export async function openSqliteStore(home: string): Promise<SqliteStore> {
   const dbPath = join(home, "parley.db");
   const searchPath = join(home, "search.db");
   const db = openDatabase(dbPath);
@@ -62,8 +72,8 @@ function sqliteStore(
   indexer: SearchIndexer,
   checkpointer: Checkpointer,
   filesDir: string,
-): Store {
-  const messages = sqliteMessageStore(db, searchDb, indexer, checkpointer);
+): SqliteStore {
+  const history = sqliteMessageStore(db, searchDb, indexer, checkpointer);
   return {
     users: sqliteUserStore(db),
     sessions: sqliteSessionStore(db),
@@ -71,17 +81,17 @@ function sqliteStore(
     profiles: sqliteProfileStore(db),
     // irc
     connections: sqliteConnectionStore(db),
-    conversations: sqliteConversationStore(db, () => messages.commit()),
+    conversations: sqliteConversationStore(db, history.commit),
 
     // history
-    messages,
+    messages: history.messages,
 
     // outside world
     files: sqliteFileStore(db, filesDir),
     push: sqlitePushStore(db),
 
     async close() {
-      await messages.dispose(); // the batched writer's last turn
+      await history.close(); // the batched writer's last turn
       await indexer.close(); // what it has not indexed yet, it indexes at the next start
       await checkpointer.close(); // closing the last connection checkpoints the WAL
       db.exec("PRAGMA optimize");

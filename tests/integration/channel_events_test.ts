@@ -10,7 +10,7 @@ import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { startServer } from "../support/server.ts";
-import { openStore } from "../../store/mod.ts";
+import { openSqliteStore } from "../../store/mod.ts";
 import { DatabaseSync } from "node:sqlite";
 
 Deno.test("channel events are kept in history, not unread, notified or searchable", async () => {
@@ -91,7 +91,7 @@ Deno.test("channel events are kept in history, not unread, notified or searchabl
 
 Deno.test("deleting channel events leaves the search index's deletion log alone", async () => {
   const home = await Deno.makeTempDir({ prefix: "parley-events-" });
-  const store = await openStore(home);
+  const store = await openSqliteStore(home);
   try {
     const user = await store.users.create("u@example.com", "x", []);
     const conn = await store.connections.create({

@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { adminAndUser } from "../support/api.ts";
 import { startServer } from "../support/server.ts";
-import { openStore } from "../../store/mod.ts";
+import { openSqliteStore } from "../../store/mod.ts";
 import { parseMicros } from "../../lib/time.ts";
 
 const T0 = Date.UTC(2026, 0, 1) * 1000;
@@ -19,7 +19,7 @@ Deno.test("history API: pages, search and notifications over HTTP", async (t) =>
       });
       assertEquals(res.status, 200, JSON.stringify(res.body));
     }
-    const store = await openStore(server.home);
+    const store = await openSqliteStore(server.home);
     const adminId = (await store.users.byEmail("admin@example.com"))!.id;
     const userId = (await store.users.byEmail("user@example.com"))!.id;
     const adminConn = (await store.connections.get(adminId, "irc-localhost"))!;

@@ -1,12 +1,12 @@
 import { nowMicros } from "../../lib/time.ts";
 import { assert, assertEquals } from "../support/assert.ts";
-import { openStore, type Store } from "../../store/mod.ts";
+import { openSqliteStore, type SqliteStore } from "../../store/mod.ts";
 import type { MessageJson } from "../../store/message_types.ts";
 import { parseMicros } from "../../lib/time.ts";
 import { userIndex } from "../../store/search_file.ts";
 
 interface Fixture {
-  store: Store;
+  store: SqliteStore;
   home: string;
   userId: number;
   otherId: number;
@@ -18,7 +18,7 @@ interface Fixture {
 
 async function fixture(existing?: string): Promise<Fixture> {
   const home = existing ?? await Deno.makeTempDir({ prefix: "parley-history-" });
-  const store = await openStore(home);
+  const store = await openSqliteStore(home);
   const user = await store.users.create("u@example.com", "x", []);
   const other = await store.users.create("o@example.com", "x", []);
   const conn = (userId: number) =>
@@ -163,7 +163,7 @@ Deno.test("history store: match, search and notifications", async (t) => {
     add(f.foreign, f.otherId, "eve", "deploy secrets of another user", true);
     await f.store.messages.flush();
     const search = async (match: string, extra = {}) =>
-      texts(await f.store.messages.search(f.userId, { match, limit: 60, ...extra }));
+      texts(await f.store.messages.search.forUser(f.userId, { match, limit: 60, ...extra }));
 
     await t.step("a word matches the start of words, not their middle", async () => {
       assertEquals(await search("deplo"), ["deployment notes in #other", "we deploy on friday"]);
@@ -207,11 +207,11 @@ Deno.test("history store: match, search and notifications", async (t) => {
     await t.step(
       "results carry their connection and conversation, newest first, and end",
       async () => {
-        const page = await f.store.messages.search(f.userId, { match: "secret", limit: 2 });
+        const page = await f.store.messages.search.forUser(f.userId, { match: "secret", limit: 2 });
         assertEquals(page.messages.map((m) => m.conversation_id), ["#test", "#test"]);
         assertEquals(page.messages[0].connection_id, "irc-localhost");
         assertEquals(page.end, false);
-        const rest = await f.store.messages.search(f.userId, {
+        const rest = await f.store.messages.search.forUser(f.userId, {
           match: "secret",
           limit: 2,
           before: parseMicros(page.before!)!,
@@ -254,37 +254,39 @@ Deno.test("history store: match, search and notifications", async (t) => {
           "x ".repeat(500_000),
         ]
       ) {
-        const page = await f.store.messages.search(f.userId, { match: evil, limit: 10 });
+        const page = await f.store.messages.search.forUser(f.userId, { match: evil, limit: 10 });
         assert(Array.isArray(page.messages), evil.slice(0, 20));
-        const hist = await f.store.messages.historyOf(f.test, { limit: 10, match: evil });
+        const hist = await f.store.messages.search.inConversation(f.test, evil, { limit: 10 });
         assert(Array.isArray(hist.messages), evil.slice(0, 20));
       }
       assertEquals(await search("AND"), [], "operators are words");
     });
 
     await t.step("match filters a conversation's history with the same rules", async () => {
-      const page = await f.store.messages.historyOf(f.test, { limit: 60, match: "secret" });
+      const page = await f.store.messages.search.inConversation(f.test, "secret", { limit: 60 });
       assertEquals(texts(page), [
         "my secretary knows",
         "keep the secret safe, me",
         "safe secret order matters",
       ]);
-      const quoted = await f.store.messages.historyOf(f.test, { limit: 60, match: '"secret"' });
+      const quoted = await f.store.messages.search.inConversation(f.test, '"secret"', {
+        limit: 60,
+      });
       assertEquals(quoted.messages.length, 2);
     });
 
     await t.step(
       "notifications are the highlighted messages, newest first, until read",
       async () => {
-        const page = await f.store.messages.notifications(f.userId, 40);
+        const page = await f.store.messages.notifications.list(f.userId, 40);
         assertEquals(texts(page), ["café au lait", "safe secret order matters"]);
         assertEquals(page.messages[0].conversation_id, "#other");
-        assertEquals(await f.store.messages.unreadNotifications(f.userId), 2);
-        await f.store.messages.markNotificationsRead(f.userId);
-        assertEquals(await f.store.messages.unreadNotifications(f.userId), 0);
-        assertEquals(await f.store.messages.unreadNotifications(f.otherId), 1);
+        assertEquals(await f.store.messages.notifications.unread(f.userId), 2);
+        await f.store.messages.notifications.markRead(f.userId);
+        assertEquals(await f.store.messages.notifications.unread(f.userId), 0);
+        assertEquals(await f.store.messages.notifications.unread(f.otherId), 1);
         add(f.test, f.userId, "alice", "ping me", true);
-        assertEquals(await f.store.messages.unreadNotifications(f.userId), 1);
+        assertEquals(await f.store.messages.notifications.unread(f.userId), 1);
       },
     );
 
@@ -327,7 +329,8 @@ Deno.test("history store: idle time merges the search index without changing res
       }).n;
     const before = pages();
     const found = async () =>
-      texts(await f.store.messages.search(f.userId, { match: "needle", limit: 200 })).length;
+      texts(await f.store.messages.search.forUser(f.userId, { match: "needle", limit: 200 }))
+        .length;
     assertEquals(await found(), 60);
     await f.store.messages.settled();
     assert(pages() < before, `index pages ${pages()} should be fewer than ${before}`);
@@ -356,7 +359,7 @@ Deno.test("history store: long prefixes find the same rows whichever lookup is c
     add("the theory of thermal things");
     await f.store.messages.flush();
     const search = async (match: string, limit = 500) =>
-      texts(await f.store.messages.search(f.userId, { match, limit }));
+      texts(await f.store.messages.search.forUser(f.userId, { match, limit }));
     // A rare long prefix under a common short one: looked up as the exact prefix.
     assertEquals(await search("thermody"), [
       "Thermodynamics lecture 200",
@@ -365,7 +368,7 @@ Deno.test("history store: long prefixes find the same rows whichever lookup is c
     ]);
     // A common long prefix: looked up by the short prefix and filtered.
     assertEquals((await search("them")).length, 297);
-    const page = await f.store.messages.search(f.userId, { match: "them", limit: 10 });
+    const page = await f.store.messages.search.forUser(f.userId, { match: "them", limit: 10 });
     assertEquals(page.messages.length, 10);
     assertEquals(page.end, false);
     // Both rules still hold: word starts only, and every word must occur.
@@ -410,7 +413,7 @@ Deno.test("search index: catches up after a restart, rebuilds when its file is g
   let f = await fixture();
   const reopen = async () => {
     await f.store.close();
-    f = { ...f, store: await openStore(f.home) };
+    f = { ...f, store: await openSqliteStore(f.home) };
   };
   try {
     for (let i = 0; i < 500; i++) say(f, f.test, `before restart ${i} walrus`);
@@ -418,20 +421,21 @@ Deno.test("search index: catches up after a restart, rebuilds when its file is g
     await f.store.messages.flush();
     await reopen();
     const walrus = async () =>
-      (await f.store.messages.search(f.userId, { match: "walrus", limit: 200 })).messages.length;
+      (await f.store.messages.search.forUser(f.userId, { match: "walrus", limit: 200 })).messages
+        .length;
     assertEquals(await walrus(), 200);
     assertEquals(await indexed(f, f.test), 500);
 
     await f.store.close();
     await Deno.remove(`${f.home}/search.db`);
-    f = { ...f, store: await openStore(f.home) };
+    f = { ...f, store: await openSqliteStore(f.home) };
     assertEquals(await walrus(), 200);
     assertEquals(await indexed(f, f.test), 500);
 
     // A damaged file is only an index: it is started over, not a reason to refuse to start.
     await f.store.close();
     await Deno.writeTextFile(`${f.home}/search.db`, "not a database ".repeat(1000));
-    f = { ...f, store: await openStore(f.home) };
+    f = { ...f, store: await openSqliteStore(f.home) };
     assertEquals(await walrus(), 200);
     assertEquals(await indexed(f, f.test), 500);
   } finally {
@@ -449,7 +453,7 @@ Deno.test("search index: deleted messages leave it, and their ids are never reus
     await f.store.messages.clear(f.test);
     // Deleted rows vanish from results at once; the index entries go in the background.
     const pelicans = async () =>
-      texts(await f.store.messages.search(f.userId, { match: "pelican", limit: 100 }));
+      texts(await f.store.messages.search.forUser(f.userId, { match: "pelican", limit: 100 }));
     assertEquals((await pelicans()).length, 5);
     await f.store.messages.settled();
     assertEquals(await indexed(f, f.test), 0);
@@ -479,7 +483,7 @@ Deno.test("search index: one left from another database is rebuilt, not trusted"
     try {
       say(g, g.test, "emu");
       const search = async (match: string) =>
-        texts(await g.store.messages.search(g.userId, { match, limit: 100 }));
+        texts(await g.store.messages.search.forUser(g.userId, { match, limit: 100 }));
       // A trusted stale index would map old entries onto the new rows with the same ids, and
       // would think the new rows indexed already.
       assertEquals(await search("yak"), []);
@@ -523,9 +527,12 @@ Deno.test("search index: a deleted user's index is dropped whole", async () => {
     say(f, f.test, "nudge");
     await f.store.messages.settled();
     assertEquals(tables(), [userIndex(f.userId)]);
-    assertEquals(texts(await f.store.messages.search(f.userId, { match: "mine", limit: 5 })), [
-      "mine",
-    ]);
+    assertEquals(
+      texts(await f.store.messages.search.forUser(f.userId, { match: "mine", limit: 5 })),
+      [
+        "mine",
+      ],
+    );
   } finally {
     await done(f);
   }

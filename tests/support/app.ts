@@ -7,7 +7,7 @@
 import type { Hono } from "hono";
 import { parseConfig } from "../../config.ts";
 import { createApp } from "../../app.ts";
-import { openStore } from "../../store/mod.ts";
+import { openStore, type Store } from "../../store/mod.ts";
 import { EventBus } from "../../lib/bus.ts";
 import { IrcManager } from "../../irc/manager.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
@@ -39,8 +39,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Builds the app over a fresh data folder; `env` adds PARLEY_* settings. */
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * Builds the app over a fresh data folder; `env` adds PARLEY_* settings, `storeView` shows the
+ * app a view of the store (a backend with fewer capabilities).
+ */
+export async function startApp(
+  env: Record<string, string> = {},
+  storeView: (store: Store) => Store = (store) => store,
+): Promise<TestApp> {
   const home = await Deno.makeTempDir({ prefix: "parley-app-" });
   const config = {
     ...parseConfig({
@@ -54,7 +60,8 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     }),
     secret: "test secret, long enough",
   };
-  const store = await openStore(home);
+  const opened = await openStore(home);
+  const store = storeView(opened);
   const bus = new EventBus();
   const irc = new IrcManager({ config, store, bus, version: "test" });
   const deps: AppDeps = { config, store, bus, irc };
@@ -112,7 +119,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     },
     async close() {
       await irc.stop();
-      await store.close();
+      await opened.close();
       await Deno.remove(home, { recursive: true }).catch(() => {});
     },
   };

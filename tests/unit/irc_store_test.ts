@@ -1,11 +1,11 @@
 /** The connection and conversation stores against a real SQLite database in a temp folder. */
 import { assert, assertEquals } from "../support/assert.ts";
-import { openStore, type Store } from "../../store/mod.ts";
+import { openSqliteStore, type SqliteStore } from "../../store/mod.ts";
 import { nowMicros } from "../../lib/time.ts";
 
-async function fresh(): Promise<Store> {
+async function fresh(): Promise<SqliteStore> {
   const home = await Deno.makeTempDir({ prefix: "parley-irc-store-" });
-  const store = await openStore(home);
+  const store = await openSqliteStore(home);
   return {
     ...store,
     async close() {
@@ -103,8 +103,8 @@ Deno.test("conversations: ensure, unread, read, topic, joined, rename, cascade",
 Deno.test("messages: timestamps out of range are replaced, and finding a free one is bounded", async () => {
   const { store, u, c } = await withConnection();
   const conv = await store.conversations.ensure(c.id, "eve", "eve");
-  const add = (ts: number) =>
-    store.messages.append({
+  const add = async (ts: number) =>
+    (await store.messages.append({
       conversation: conv.id,
       userId: u.id,
       from: "eve",
@@ -112,11 +112,14 @@ Deno.test("messages: timestamps out of range are replaced, and finding a free on
       text: "x",
       ts,
       highlight: false,
-    }).ts;
+    })).ts;
   const before = nowMicros();
   const year3100 = Date.UTC(3100, 0, 1) * 1000;
   const year1000 = Date.UTC(1000, 0, 1) * 1000;
-  const got = [year3100, year3100, year1000, year1000, NaN, 2 ** 60, -1].map(add);
+  const got = [];
+  for (const ts of [year3100, year3100, year1000, year1000, NaN, 2 ** 60, -1]) {
+    got.push(await add(ts));
+  }
   for (const ts of got) {
     // Each message owns its millisecond: seven at once are spread up to seven ms ahead.
     assert(
@@ -127,8 +130,8 @@ Deno.test("messages: timestamps out of range are replaced, and finding a free on
   assertEquals(new Set(got).size, got.length);
   // An old moment already crowded with messages: the search stops and files the next one last.
   const old = before - 60_000_000;
-  for (let i = 0; i < 101; i++) add(old);
-  const crowded = add(old);
+  for (let i = 0; i < 101; i++) await add(old);
+  const crowded = await add(old);
   assert(
     crowded > old + 101 * 1000,
     `the search for a free millisecond is bounded ${crowded - old}`,
@@ -147,6 +150,6 @@ Deno.test("messages: timestamps out of range are replaced, and finding a free on
   const [last] = (await store.messages.historyOf(conv.id, { limit: 1 })).messages;
   assertEquals(last.message.length, 9_999);
   assert(last.message.endsWith("😀"));
-  assertEquals((await store.messages.notifications(u.id, 10)).messages, []);
+  assertEquals((await store.messages.notifications.list(u.id, 10)).messages, []);
   await store.close();
 });

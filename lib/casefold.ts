@@ -1,0 +1,22 @@
+/**
+ * IRC casefolding, the rule by which conversation ids are stored: shared by IRC (which folds
+ * names as it meets them) and the store (which folds the `#name` of a search), so that the store
+ * imports no IRC code.
+ */
+
+/** A CASEMAPPING value from RPL_ISUPPORT. */
+export type CaseMapping = "rfc1459" | "strict-rfc1459" | "ascii";
+
+/**
+ * Lower-cases an IRC name the way the server compares names. Under rfc1459 (the default, and
+ * what Parley uses for ids) `[]\^` are the upper-case forms of `{}|~`, so `#Foo[1]` -> `#foo{1}`.
+ */
+export function ircLower(name: string, mapping: CaseMapping = "rfc1459"): string {
+  const top = mapping === "ascii" ? 90 : mapping === "strict-rfc1459" ? 93 : 94;
+  let out = "";
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    out += c >= 65 && c <= top ? String.fromCharCode(c + 32) : name[i];
+  }
+  return out;
+}

@@ -1,0 +1,59 @@
+/** Rows of `messages` as the SQLite queries read them, and their API shape. */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { formatMicros } from "../../lib/time.ts";
+import { type MessageJson, type MessagePage, TYPES } from "../message_types.ts";
+
+/** A message row; the two ids are there when the query joined its conversation. */
+export interface Row {
+  id: number;
+  ts: number;
+  type: number;
+  highlight: number;
+  sender: string;
+  text: string;
+  connection_id?: string;
+  conversation_id?: string;
+}
+
+/** The columns of a Row, from `messages m`. */
+export const COLUMNS = "m.id, m.ts, m.type, m.highlight, m.sender, m.text";
+/** The columns of a Row with where it was said (needs JOIN_WHERE). */
+export const WHERE_COLUMNS = `${COLUMNS}, k.connection_id, c.conversation_id`;
+/** Joins a message to its conversation and connection. */
+export const JOIN_WHERE =
+  "JOIN conversations c ON c.id = m.conversation JOIN connections k ON k.id = c.connection";
+
+/** A row as the API returns it. */
+export function toJson(row: Row): MessageJson {
+  const out: MessageJson = {
+    from: row.sender,
+    message: row.text,
+    ts: formatMicros(row.ts),
+    type: TYPES[row.type] ?? "private",
+  };
+  if (row.highlight) out.highlight = true;
+  if (row.connection_id !== undefined) out.connection_id = row.connection_id;
+  if (row.conversation_id !== undefined) out.conversation_id = row.conversation_id;
+  return out;
+}
+
+/**
+ * A page of `got` (fetched with limit + 1, newest first) cut to `limit`: `end` when nothing
+ * older is left, else `before` to read on. The shape of search and notification pages.
+ */
+export function newestFirstPage(got: Row[], limit: number): MessagePage {
+  const rows = got.slice(0, limit);
+  const out: MessagePage = { messages: rows.map(toJson), end: got.length <= limit };
+  if (!out.end) out.before = formatMicros(rows[rows.length - 1].ts);
+  return out;
+}
+
+/** Prepares statements whose SQL depends on a query's shape once, cached by their text. */
+export function statementCache(): (sql: string, on: DatabaseSync) => StatementSync {
+  const cache = new Map<string, StatementSync>();
+  return (sql, on) => {
+    let st = cache.get(sql);
+    if (!st) cache.set(sql, st = on.prepare(sql));
+    return st;
+  };
+}

@@ -1,0 +1,71 @@
+/** The writer's timestamps: one free millisecond per message and conversation. */
+import type { DatabaseSync } from "node:sqlite";
+import { nowMicros } from "../../lib/time.ts";
+
+/** A millisecond in microseconds: the resolution of stored timestamps. */
+const MS = 1000;
+/**
+ * A message this much older than the conversation's newest is filed after it, in arrival order
+ * (a burst spread a millisecond apart runs ahead of the clock); an older one is a replay and
+ * keeps its own time.
+ */
+const ARRIVAL_WINDOW = 1_000_000;
+/**
+ * Latest timestamp stored (microseconds, about the year 2255): far below 2^53, so `ts + 1` and
+ * every cursor computed from a stored time stay exact integers.
+ */
+const MAX_TS = Number.MAX_SAFE_INTEGER - 2 ** 40;
+/** Most milliseconds tried when looking for a free one in the past. */
+const MAX_TS_PROBES = 100;
+
+/** Whether a wanted timestamp can be stored as it is. */
+function validTs(ts: number): boolean {
+  return Number.isSafeInteger(ts) && ts >= 0 && ts <= MAX_TS;
+}
+
+/**
+ * Hands out timestamps. `commit` writes what the writer holds, so that a look for a free
+ * millisecond in the past sees it.
+ */
+export function timestamps(db: DatabaseSync, commit: () => void) {
+  // Rows stored before times were bounded may lie outside it; they must not push new ones out.
+  const maxTs = db.prepare(
+    "SELECT max(ts) AS ts FROM messages WHERE conversation = ? AND ts BETWEEN 0 AND ?",
+  );
+  const tsTaken = db.prepare("SELECT 1 AS x FROM messages WHERE conversation = ? AND ts = ?");
+  const lastTs = new Map<number, number>();
+
+  /**
+   * A timestamp no other message of the conversation has, in whole milliseconds: each message
+   * owns its millisecond, so a cursor cut to milliseconds (Convos's client sends three decimals)
+   * still names exactly one message and scroll-back neither skips nor repeats (docs/api.md). A
+   * burst faster than one line per millisecond is spread a millisecond apart. The last line of
+   * defence against hostile times: anything outside [0, MAX_TS] becomes the current time, and
+   * the search for a free millisecond is bounded, so no value reaches SQLite that JavaScript
+   * cannot count with.
+   */
+  return function uniqueTs(conversation: number, wanted: number): number {
+    let last = lastTs.get(conversation);
+    if (last === undefined) {
+      last = (maxTs.get(conversation, MAX_TS) as { ts: number | null }).ts ?? 0;
+    }
+    let ts = validTs(wanted) ? wanted : nowMicros();
+    ts -= ts % MS;
+    if (ts <= last) {
+      const next = last - (last % MS) + MS; // the millisecond after the newest
+      if (last - ts < ARRIVAL_WINDOW) {
+        ts = next; // same moment, or behind a burst spread ahead: keep arrival order
+      } else {
+        // A genuinely older message (server-time replay): find a free millisecond in place.
+        commit();
+        let free: number | undefined;
+        for (let tries = 0; tries < MAX_TS_PROBES && free === undefined; tries++, ts += MS) {
+          if (!tsTaken.get(conversation, ts)) free = ts;
+        }
+        ts = free !== undefined && free < last ? free : next; // crowded: after the newest
+      }
+    }
+    lastTs.set(conversation, Math.max(last, ts));
+    return ts;
+  };
+}
