@@ -17,7 +17,6 @@ import { attachInbound, type Serial, serial } from "./inbound.ts";
 import { conversationFor, isListed, recordMessage } from "./record.ts";
 import { NOT_CONNECTED, publishFrozen } from "./frozen.ts";
 import { serverNotice, stateMessage } from "./state_message.ts";
-import { TIMING } from "./timing.ts";
 import { literalClass, refusal } from "./target.ts";
 import { pasteIfLong } from "./paste.ts";
 import { ircLower } from "./casefold.ts";
@@ -158,6 +157,7 @@ export class IrcManager {
     conn = new IrcConnection(record, {
       listener: this.#listener,
       version: this.#deps.version ? `Parley ${this.#deps.version}` : "Parley",
+      timing: this.#deps.config.ircTiming,
     });
     this.#live.set(record.id, conn);
     return conn;
@@ -198,7 +198,7 @@ export class IrcManager {
   /** Sets the send queue's burst from the host's connection profile, if there is one. */
   async #applyProfile(conn: IrcConnection): Promise<void> {
     const profile = await this.#deps.store.profiles.get(hostId(conn.url.host));
-    if (profile) conn.setBurst(Math.max(TIMING.sendBurst, profile.maxBulkMessageSize));
+    if (profile) conn.setBurst(Math.max(this.#deps.config.ircTiming.sendBurst, profile.maxBulkMessageSize));
   }
 
   #removeFromQueue(conn: IrcConnection): void {
