@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { upgradeWebSocket } from "hono/deno";
 import type { WSContext } from "hono/ws";
 import type { AppDeps, AppEnv } from "../http/env.ts";
-import { ApiError, type ErrorItem } from "../http/errors.ts";
+import { ApiError, type ErrorItem, fromDomain } from "../http/errors.ts";
 import { isCrossSite } from "../http/client.ts";
 import { log } from "../lib/log.ts";
 import type { UserRecord } from "../store/users.ts";
@@ -32,7 +32,8 @@ interface Request {
   message?: unknown;
 }
 
-function errorsOf(err: unknown): ErrorItem[] {
+function errorsOf(caught: unknown): ErrorItem[] {
+  const err = fromDomain(caught) ?? caught;
   if (err instanceof ApiError) {
     // REST paths point into the body; on the socket the request object is the root.
     return err.errors.map((e) => ({
@@ -98,7 +99,9 @@ async function answerMethod(deps: AppDeps, user: UserRecord, req: Request): Prom
         );
         return { event: "sent", id, ...where, message: req.message, ...result };
       } catch (err) {
-        if (!(err instanceof ApiError)) log.error("send failed", { uid: user.id, error: err });
+        if (!(err instanceof ApiError || fromDomain(err))) {
+          log.error("send failed", { uid: user.id, error: err });
+        }
         return { event: "sent", id, ...where, errors: errorsOf(err) };
       }
     }

@@ -29,7 +29,7 @@ export async function userJson(deps: AppDeps, user: UserRecord, opts: UserJsonOp
     forced_connection: settings.forced_connection,
     video_service: settings.video_service,
   };
-  if (opts.connections) out.connections = await deps.irc.list(user.id);
+  if (opts.connections) out.connections = await deps.connections.list(user.id);
   if (opts.conversations) {
     out.conversations = await listConversations(deps, user.id);
   }
