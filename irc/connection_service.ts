@@ -46,6 +46,9 @@ export interface UpdateConnection {
   wanted_state?: WantedState;
 }
 
+/** The parameters of a URL that are the user's to choose, even on a forced connection. */
+const USER_PARAMS = ["nick", "realname", "sasl", "tls", "tls_verify"];
+
 /** The JSON pointer of `key` inside the input at `at`. */
 function field(at: string, key: string): string {
   return `${at === "/" ? "" : at}/${key}`;
@@ -109,6 +112,23 @@ export class ConnectionService {
     }
   }
 
+  /**
+   * With `forced_connection`, the URL an update stores: the forced one (the default connection's)
+   * with only the user's own parameters taken from the given URL, as Convos does. Undefined when
+   * no connection is forced.
+   */
+  async #forcedUrl(url: string): Promise<string | undefined> {
+    const settings = await this.#deps.store.settings.current(this.#deps.config.defaultConnection);
+    if (!settings.forced_connection) return undefined;
+    const given = new URL(url).searchParams;
+    const forced = new URL(settings.default_connection.trim());
+    for (const key of USER_PARAMS) {
+      const value = given.get(key);
+      if (value !== null) forced.searchParams.set(key, value);
+    }
+    return forced.href;
+  }
+
   /** An obviously private target (an IP literal or localhost) is refused before it is stored. */
   async #checkTarget(user: UserRecord | number, host: string, path: string): Promise<void> {
     const cls = literalClass(host);
@@ -163,8 +183,9 @@ export class ConnectionService {
   }
 
   /**
-   * updateConnection: a new URL reconnects; a wanted state connects or disconnects. Asked to be
-   * connected, the answer waits for the attempt, and a failed one is an `upstream` error.
+   * updateConnection: a new URL reconnects (a forced connection's at its next connect); a wanted
+   * state connects or disconnects. Asked to be connected, the answer waits for the attempt, and a
+   * failed one is an `upstream` error.
    */
   async update(
     userId: number,
@@ -175,10 +196,15 @@ export class ConnectionService {
     const { store, irc } = this.#deps;
     let record = await this.#record(userId, connectionId);
     let urlChanged = false;
-    const url = input.url?.trim();
+    let url = input.url?.trim();
     let nick: string | undefined;
+    let forced = false;
     if (url !== undefined) {
       const urlPath = field(at, "url");
+      parseIrcUrl(url, urlPath);
+      const forcedUrl = await this.#forcedUrl(url);
+      forced = forcedUrl !== undefined;
+      url = forcedUrl ?? url;
       const parsed = parseIrcUrl(url, urlPath);
       await this.#checkForced(parsed.host, urlPath);
       await this.#checkTarget(userId, parsed.host, urlPath);
@@ -193,11 +219,10 @@ export class ConnectionService {
       wantedState: input.wanted_state,
       nick: urlChanged ? nick : undefined,
     }))!;
-    const conn = await irc.apply(
-      record,
-      urlChanged ? "Reconnecting with new settings." : undefined,
-    );
-    if (record.wantedState === "connected" && (urlChanged || input.wanted_state === "connected")) {
+    // As Convos: a forced connection's new parameters wait for its next connect.
+    const restart = urlChanged && !forced;
+    const conn = await irc.apply(record, restart ? "Reconnecting with new settings." : undefined);
+    if (record.wantedState === "connected" && (restart || input.wanted_state === "connected")) {
       await irc.attempted(conn);
     }
     return this.json(record);

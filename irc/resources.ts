@@ -5,7 +5,7 @@
 import type { ConnectionRecord, WantedState } from "../store/connections.ts";
 import type { ConversationRecord } from "../store/conversations.ts";
 import type { IrcConnection } from "./connection.ts";
-import { publicUrl } from "./url.ts";
+import { parseIrcUrl, publicUrl } from "./url.ts";
 
 /** The Connection resource. */
 export interface ConnectionJson {
@@ -26,9 +26,16 @@ export const DEFAULT_SERVICE_ACCOUNTS = ["chanserv", "nickserv"];
 /**
  * A Connection's `info`: what the live connection learnt (nick, reason...) plus, as Convos has
  * them, `authenticated` (SASL or services login done) and the enabled IRCv3 `capabilities`.
+ * `nick` is known before connecting, as Convos reports it: the nick Parley will ask for, until
+ * the server names the one it got.
  */
-export function connectionInfo(conn: IrcConnection | undefined): Record<string, unknown> {
+export function connectionInfo(
+  conn: IrcConnection | undefined,
+  record?: ConnectionRecord,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { authenticated: false, capabilities: {} };
+  const wanted = conn?.wantedNick || (record && wantedNick(record));
+  if (wanted) out.nick = wanted;
   for (const [k, v] of Object.entries(conn?.info ?? {})) if (v !== undefined) out[k] = v;
   out.authenticated = conn?.state === "connected" && conn.info.authenticated === true;
   const enabled = (conn?.client?.network.cap as { enabled?: unknown } | undefined)?.enabled;
@@ -36,6 +43,16 @@ export function connectionInfo(conn: IrcConnection | undefined): Record<string, 
     out.capabilities = Object.fromEntries(enabled.slice(0, 100).map((c) => [String(c), true]));
   }
   return out;
+}
+
+/** The nick a stored connection asks for (as `IrcConnection` picks it): the one kept, else the URL's. */
+function wantedNick(record: ConnectionRecord): string {
+  if (record.nick) return record.nick;
+  try {
+    return parseIrcUrl(record.url).nick;
+  } catch {
+    return ""; // an unusable stored URL: no nick to show
+  }
 }
 
 /** The Connection resource of a stored connection with its live state, if it has one. */
@@ -48,7 +65,7 @@ export function connectionJson(
     connection_id: record.connectionId,
     name: record.name,
     url: publicUrl(record.url),
-    info: connectionInfo(conn),
+    info: connectionInfo(conn, record),
     on_connect_commands: record.onConnectCommands,
     service_accounts: serviceAccounts,
     state: conn?.state ?? "disconnected",
