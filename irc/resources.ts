@@ -26,15 +26,15 @@ export const DEFAULT_SERVICE_ACCOUNTS = ["chanserv", "nickserv"];
 /**
  * A Connection's `info`: what the live connection learnt (nick, reason...) plus, as Convos has
  * them, `authenticated` (SASL or services login done) and the enabled IRCv3 `capabilities`.
- * `nick` is known before connecting, as Convos reports it: the nick Parley will ask for, until
- * the server names the one it got.
+ * `nick` is known before connecting when the URL names one, as Convos reports it: the URL's nick
+ * until the server names the one it got.
  */
 export function connectionInfo(
   conn: IrcConnection | undefined,
   record?: ConnectionRecord,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = { authenticated: false, capabilities: {} };
-  const wanted = conn?.wantedNick || (record && wantedNick(record));
+  const wanted = conn ? conn.url.nick : record && urlNick(record);
   if (wanted) out.nick = wanted;
   for (const [k, v] of Object.entries(conn?.info ?? {})) if (v !== undefined) out[k] = v;
   out.authenticated = conn?.state === "connected" && conn.info.authenticated === true;
@@ -45,9 +45,8 @@ export function connectionInfo(
   return out;
 }
 
-/** The nick a stored connection asks for (as `IrcConnection` picks it): the one kept, else the URL's. */
-function wantedNick(record: ConnectionRecord): string {
-  if (record.nick) return record.nick;
+/** The nick a stored connection's URL names, or "". */
+function urlNick(record: ConnectionRecord): string {
   try {
     return parseIrcUrl(record.url).nick;
   } catch {
