@@ -202,11 +202,11 @@ export class ConnectionService {
     if (url !== undefined) {
       const urlPath = field(at, "url");
       parseIrcUrl(url, urlPath);
+      // Forced, the host is the forced one whatever the given URL says (so #checkForced holds).
       const forcedUrl = await this.#forcedUrl(url);
       forced = forcedUrl !== undefined;
       url = forcedUrl ?? url;
       const parsed = parseIrcUrl(url, urlPath);
-      await this.#checkForced(parsed.host, urlPath);
       await this.#checkTarget(userId, parsed.host, urlPath);
       // A nick in the new URL is the one to use from now on; without one the current nick stays.
       nick = parsed.nick || this.#nickOf(record);
