@@ -2,6 +2,7 @@
 import { join, resolve } from "node:path";
 import type { LogLevel } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
+import { DEFAULT_TIMING, FAST_TIMING, type IrcTiming } from "./irc/timing.ts";
 
 /** Everything the daemon needs to know at start. */
 export interface Config {
@@ -28,6 +29,8 @@ export interface Config {
   newUserConnection: boolean;
   /** URL asked for the newest version; empty turns the check off. */
   updateUrl: string;
+  /** The IRC engine's delays: production ones, or the test suite's (`PARLEY_TEST_FAST_IRC=1`). */
+  ircTiming: IrcTiming;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -190,6 +193,10 @@ export function parseConfig(
     newUserConnection: (env.PARLEY_NEW_USER_CONNECTION ?? "") === "" ||
       parseBool("PARLEY_NEW_USER_CONNECTION", env.PARLEY_NEW_USER_CONNECTION),
     updateUrl: env.PARLEY_UPDATE_URL ?? "",
+    // A test-only switch, so it is not among OPTIONS (the --help list).
+    ircTiming: parseBool("PARLEY_TEST_FAST_IRC", env.PARLEY_TEST_FAST_IRC)
+      ? FAST_TIMING
+      : DEFAULT_TIMING,
   };
 }
 

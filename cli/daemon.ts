@@ -4,6 +4,7 @@ import { createApp } from "../app.ts";
 import { openStore } from "../store/mod.ts";
 import { EventBus } from "../lib/bus.ts";
 import { IrcManager } from "../irc/manager.ts";
+import { ConnectionService } from "../irc/connection_service.ts";
 import { filesUserDeleted } from "../routes/files.ts";
 import { ensureBot, loadBotConfig } from "../irc/bot.ts";
 import { log, setLogLevel } from "../lib/log.ts";
@@ -68,7 +69,15 @@ export async function daemon(args: string[]): Promise<void> {
   const store = await openStore(config.home);
   const bus = new EventBus();
   const irc = new IrcManager({ config, store, bus, version: VERSION });
-  const deps: AppDeps = { config, store, bus, irc, userDeleted: [(uid) => irc.userDeleted(uid)] };
+  const connections = new ConnectionService({ config, store, bus, irc });
+  const deps: AppDeps = {
+    config,
+    store,
+    bus,
+    irc,
+    connections,
+    userDeleted: [(uid) => irc.userDeleted(uid)],
+  };
   // outside world
   deps.userDeleted!.push(filesUserDeleted(deps));
   const app = createApp(deps);

@@ -8,7 +8,7 @@
 import busboy from "busboy";
 import type { Readable } from "node:stream";
 import { join } from "node:path";
-import { ApiError, badRequest } from "../http/errors.ts";
+import { DomainError, invalid } from "../lib/errors.ts";
 import { randomId } from "../lib/crypto.ts";
 
 /** Room for the form's own framing (boundaries, part headers, small fields) above the limit. */
@@ -84,15 +84,16 @@ export interface UploadForm {
 }
 
 /**
- * The answer for a too-large upload: Convos's 400 "Maximum message size exceeded" at `/file`.
- * `limit` goes to the log line of the caller, not the answer (Convos's clients match the text).
+ * The error for a too-large upload: Convos's "Maximum message size exceeded" at `/file`, as bad
+ * input (a 400 at the edge). `limit` goes to the log line of the caller, not the answer (Convos's
+ * clients match the text).
  */
-export function tooLarge(_limit: number): ApiError {
-  return new ApiError(400, "Maximum message size exceeded", "/file");
+export function tooLarge(_limit: number): DomainError {
+  return invalid("Maximum message size exceeded", "/file");
 }
 
 /**
- * Parses the upload in `req`, spooling its file into `dir`. Throws ApiError (400), and
+ * Parses the upload in `req`, spooling its file into `dir`. Throws an `invalid` DomainError, and
  * then no spool is left on disk. The caller discards the returned spool when done.
  */
 export async function readUploadForm(
@@ -104,9 +105,9 @@ export async function readUploadForm(
   if (Number.isFinite(length) && length > limit + FORM_OVERHEAD) throw tooLarge(limit);
   const type = req.headers.get("content-type") ?? "";
   // No form at all (no body, no type): Convos's "No upload." at /file.
-  if (!type) throw badRequest("No upload.", "/file");
+  if (!type) throw invalid("No upload.", "/file");
   if (!/^(multipart\/form-data|application\/x-www-form-urlencoded)\b/i.test(type) || !req.body) {
-    throw badRequest("Send the file as multipart/form-data or urlencoded form data.", "/body");
+    throw invalid("Send the file as multipart/form-data or urlencoded form data.", "/body");
   }
   // In multipart form data every text field is cut one byte past FIELD_LIMIT as it streams (the
   // file travels as a file part). Urlencoded, `file` is the text itself, so fields may be as long
@@ -121,7 +122,7 @@ export async function readUploadForm(
       limits: { files: 1, fields: 20, fieldSize, fileSize: limit + 1, parts: 24 },
     });
   } catch {
-    throw badRequest("The form data could not be read.", "/body");
+    throw invalid("The form data could not be read.", "/body");
   }
 
   const fields: Record<string, string> = {};
@@ -161,12 +162,12 @@ export async function readUploadForm(
   parser.on("field", (name: string, value: string, info: busboy.FieldInfo) => {
     const fieldTooLong = name !== "file" && new TextEncoder().encode(value).length > FIELD_LIMIT;
     if (info.valueTruncated && name === "file" && multipart) {
-      fail(badRequest("Send the file as a file part (with a file name).", "/body/file"));
+      fail(invalid("Send the file as a file part (with a file name).", "/body/file"));
     } else if (info.valueTruncated || fieldTooLong) {
       fail(
         name === "file"
           ? new UploadTooLarge()
-          : badRequest(`A field may hold at most ${FIELD_LIMIT} bytes.`, pointer(name)),
+          : invalid(`A field may hold at most ${FIELD_LIMIT} bytes.`, pointer(name)),
       );
     } else if (name === "file" && !upload) {
       work.push((async () => {
@@ -213,9 +214,9 @@ export async function readUploadForm(
     await Promise.all(work);
   } catch (err) {
     fail(
-      err instanceof ApiError || err instanceof UploadTooLarge
+      err instanceof DomainError || err instanceof UploadTooLarge
         ? err
-        : badRequest("The form data could not be read.", "/body"),
+        : invalid("The form data could not be read.", "/body"),
     );
     await Promise.allSettled(work);
   }
@@ -226,7 +227,7 @@ export async function readUploadForm(
   }
   if (!upload || (upload.text && upload.spool.size === 0)) {
     await upload?.spool.discard();
-    throw badRequest("file is required.", "/body/file");
+    throw invalid("file is required.", "/body/file");
   }
   return { ...upload, fields };
 }

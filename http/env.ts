@@ -4,6 +4,7 @@ import type { Store } from "../store/mod.ts";
 import type { EventBus } from "../lib/bus.ts";
 import type { UserRecord } from "../store/users.ts";
 import type { IrcManager } from "../irc/manager.ts";
+import type { ConnectionService } from "../irc/connection_service.ts";
 import type { Bot } from "../irc/bot.ts";
 
 /** What `createApp` is given; routes take what they need from it. */
@@ -13,6 +14,8 @@ export interface AppDeps {
   bus: EventBus;
   /** All IRC connections: connect, send, stop. */
   irc: IrcManager;
+  /** Users' connections: create, update, remove, list. */
+  connections: ConnectionService;
   /** Called before a user is deleted, to stop what runs for them and remove their files. */
   userDeleted?: ((userId: number) => Promise<void>)[];
   /** The bot configured by bot.json, once started; absent without a bot.json. */

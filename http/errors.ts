@@ -37,6 +37,7 @@ const STATUS: Record<ErrorKind, number> = {
   conflict: 409,
   unavailable: 503,
   too_large: 413,
+  upstream: 424,
 };
 
 /** The API error for a lower layer's DomainError (the edge's one mapping), else undefined. */

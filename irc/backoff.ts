@@ -1,5 +1,5 @@
 /** Reconnect delays: exponential backoff with jitter, capped. */
-import { type IrcTiming, TIMING } from "./timing.ts";
+import type { IrcTiming } from "./timing.ts";
 
 /**
  * The delay before reconnect attempt number `attempt` (0 for the first retry): `base * 2^attempt`
@@ -8,7 +8,7 @@ import { type IrcTiming, TIMING } from "./timing.ts";
  */
 export function backoffDelay(
   attempt: number,
-  timing: Pick<IrcTiming, "backoffBase" | "backoffMax"> = TIMING,
+  timing: Pick<IrcTiming, "backoffBase" | "backoffMax">,
   random: () => number = Math.random,
 ): number {
   const full = Math.min(timing.backoffMax, timing.backoffBase * 2 ** Math.min(attempt, 30));

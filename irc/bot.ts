@@ -9,7 +9,7 @@ import { randomId } from "../lib/crypto.ts";
 import { log } from "../lib/log.ts";
 import type { Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
-import type { IrcManager } from "./manager.ts";
+import type { ConnectionService } from "./connection_service.ts";
 import { parseIrcUrl, sameTarget } from "./url.ts";
 
 /** The GitHub events the webhook turns into messages. */
@@ -100,13 +100,13 @@ function joinCommands(channels: string[]): string[] {
 /**
  * Makes the configuration true: the bot user exists with role `bot` (its password is random and
  * never told, so nobody logs in as it), and each configured connection exists, wants to be
- * connected and joins its channels. Connections go through the IRC manager's createConnection path.
+ * connected and joins its channels. Connections go through the connection service, as a user's do.
  */
 export async function ensureBot(
-  deps: { store: Store; irc: IrcManager },
+  deps: { store: Store; connections: ConnectionService },
   config: BotConfig,
 ): Promise<Bot> {
-  const { store, irc } = deps;
+  const { store, connections } = deps;
   let user = await store.users.byEmail(config.email);
   if (!user) {
     // Not an argon2 hash: no password verifies against it.
@@ -122,16 +122,16 @@ export async function ensureBot(
       const found = existing.find((c) => sameTarget(parseIrcUrl(c.url), target));
       const on_connect_commands = joinCommands(want.channels);
       if (found) {
-        await irc.update(user.id, found.connectionId, {
+        await connections.update(user.id, found.connectionId, {
           on_connect_commands,
           wanted_state: "connected",
-        });
+        }, "/");
       } else {
-        const created = await irc.create(user, {
+        const created = await connections.create(user, {
           url: want.url,
           on_connect_commands,
           wanted_state: "connected",
-        });
+        }, "/");
         log.info("bot connection created", { connection: created.connection_id });
       }
     } catch (err) {

@@ -9,7 +9,7 @@ import { backoffDelay } from "./backoff.ts";
 import { type CaseMapping, ircLower, isChannel } from "./casefold.ts";
 import { type IrcClient, type IrcEvent, newIrcClient } from "./framework.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
-import { type IrcTiming, TIMING } from "./timing.ts";
+import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
 import { ctcpAnswer } from "./ctcp.ts";
 import { publicAddress, TransportRefusal } from "./target.ts";
@@ -95,7 +95,7 @@ export class IrcConnection {
 
   constructor(public record: ConnectionRecord, opts: ConnectionOptions) {
     this.#listener = opts.listener;
-    this.#timing = opts.timing ?? TIMING;
+    this.#timing = opts.timing ?? DEFAULT_TIMING;
     this.#bucket = new TokenBucket(
       opts.burst ?? this.#timing.sendBurst,
       opts.interval ?? this.#timing.sendInterval,

@@ -1,19 +1,13 @@
 /**
- * The Conversation resource as Convos has it, and its `frozen` state events: `frozen` says why
- * nothing can be sent there ("" when something can), and Convos's client reads these events to
- * enable or disable a conversation.
+ * A Conversation's `frozen` state events: `frozen` says why nothing can be sent there ("" when
+ * something can), and Convos's client reads these events to enable or disable a conversation.
  */
 import type { EventBus } from "../lib/bus.ts";
 import type { ConversationRecord } from "../store/conversations.ts";
-import { conversationJson } from "./record.ts";
+import { conversationJson } from "./resources.ts";
 
 /** Why nothing can be sent while the connection is not connected. */
 export const NOT_CONNECTED = "Not connected.";
-
-/** The Conversation resource with `frozen`, `info` and `notifications`. */
-export function conversationResource(conv: ConversationRecord, frozen: string) {
-  return { ...conversationJson(conv), frozen, info: {}, notifications: conv.notifications };
-}
 
 /** Publishes a `frozen` state event for each conversation. */
 export function publishFrozen(
@@ -26,7 +20,7 @@ export function publishFrozen(
     bus.publish(userId, {
       event: "state",
       type: "frozen",
-      ...conversationResource(conv, frozen),
+      ...conversationJson(conv, frozen),
     });
   }
 }

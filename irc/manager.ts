@@ -1,27 +1,28 @@
 /**
- * The IRC manager: owns every live connection, connects them through a per-host queue, runs what
- * the user sends, and stops them at shutdown. Routes and the /events socket call only this.
+ * The IRC manager supervises connections: it owns every live one, connects them through a
+ * per-host queue, reconnects them, publishes their state, runs what the user sends, and stops them
+ * at shutdown. What users do to their connections (create, update, remove, and the checks before)
+ * is the connection service's (`irc/connection_service.ts`), which tells this module what the
+ * stored records now want.
  */
 import type { Config } from "../config.ts";
-import { ApiError, badRequest, notFound } from "../http/errors.ts";
+import { invalid, missing, upstream } from "../lib/errors.ts";
 import type { EventBus } from "../lib/bus.ts";
 import { log } from "../lib/log.ts";
 import type { ConnectionRecord, WantedState } from "../store/connections.ts";
 import type { Store } from "../store/mod.ts";
-import type { UserRecord } from "../store/users.ts";
-import type { ServerSettings } from "../store/settings.ts";
 import { type CommandResult, runCommand } from "./commands.ts";
 import { type ConnectionListener, IrcConnection, SendError } from "./connection.ts";
-import { hostId, hostShortName } from "./host_id.ts";
+import { hostId } from "./host_id.ts";
 import { attachInbound, type Serial, serial } from "./inbound.ts";
 import { conversationFor, isListed, recordMessage } from "./record.ts";
 import { NOT_CONNECTED, publishFrozen } from "./frozen.ts";
 import { serverNotice, stateMessage } from "./state_message.ts";
-import { TIMING } from "./timing.ts";
-import { literalClass, refusal } from "./target.ts";
 import { pasteIfLong } from "./paste.ts";
 import { ircLower } from "./casefold.ts";
-import { newConnectionId, nickFromEmail, parseIrcUrl, publicUrl, sameTarget } from "./url.ts";
+import { connectionInfo } from "./resources.ts";
+import { mayReachPrivate } from "./trust.ts";
+import { parseIrcUrl } from "./url.ts";
 
 /** What the manager is built from. */
 export interface IrcManagerDeps {
@@ -32,49 +33,13 @@ export interface IrcManagerDeps {
   version?: string;
 }
 
-/** The Connection resource, as the API returns it. */
-export interface ConnectionJson {
-  connection_id: string;
-  name: string;
-  url: string;
-  info: Record<string, unknown>;
-  on_connect_commands: string[];
-  /** Nicks of the network's services (from the host's connection profile). */
-  service_accounts: string[];
-  state: string;
-  wanted_state: WantedState;
-}
-
-/** How long updateConnection waits for a connect attempt before answering with the state. */
+/** How long a wanted connect may take before `attempted` answers with the state as it is. */
 const ATTEMPT_WAIT_MS = 10_000;
-
-/** Input of createConnection (validated by the route). */
-export interface CreateConnection {
-  url: string;
-  conversation_id?: string;
-  on_connect_commands?: string[];
-  wanted_state?: WantedState;
-}
-
-/** Input of updateConnection (validated by the route). */
-export interface UpdateConnection {
-  url?: string;
-  on_connect_commands?: string[];
-  wanted_state?: WantedState;
-}
 
 interface HostQueue {
   last: number;
   waiting: IrcConnection[];
   timer?: ReturnType<typeof setTimeout>;
-}
-
-/**
- * Users whose connections the operator vouches for: admins, and the bot (its connections come
- * from bot.json). Limits meant for ordinary users do not apply to them.
- */
-export function trusted(user: UserRecord): boolean {
-  return user.roles.includes("admin") || user.roles.includes("bot");
 }
 
 /** `JOIN #a,#b,...` lines of at most ~400 bytes each. */
@@ -158,6 +123,7 @@ export class IrcManager {
     conn = new IrcConnection(record, {
       listener: this.#listener,
       version: this.#deps.version ? `Parley ${this.#deps.version}` : "Parley",
+      timing: this.#deps.config.ircTiming,
     });
     this.#live.set(record.id, conn);
     return conn;
@@ -188,9 +154,11 @@ export class IrcManager {
       const conn = q.waiting.shift()!;
       if (conn.state !== "queued") continue; // stopped while waiting
       q.last = Date.now();
-      this.#applyProfile(conn).then(() => this.#mayReachPrivate(conn.userId)).then((allowPrivate) =>
-        conn.connect({ allowPrivate })
-      ).catch((err) => log.error("irc connect failed", { connection: conn.id, error: err }));
+      this.#applyProfile(conn).then(() => mayReachPrivate(this.#deps, conn.userId)).then((
+        allowPrivate,
+      ) => conn.connect({ allowPrivate })).catch((err) =>
+        log.error("irc connect failed", { connection: conn.id, error: err })
+      );
     }
     // The host's entry stays, so its `last` still spaces out the next connect.
   }
@@ -198,7 +166,9 @@ export class IrcManager {
   /** Sets the send queue's burst from the host's connection profile, if there is one. */
   async #applyProfile(conn: IrcConnection): Promise<void> {
     const profile = await this.#deps.store.profiles.get(hostId(conn.url.host));
-    if (profile) conn.setBurst(Math.max(TIMING.sendBurst, profile.maxBulkMessageSize));
+    if (profile) {
+      conn.setBurst(Math.max(this.#deps.config.ircTiming.sendBurst, profile.maxBulkMessageSize));
+    }
   }
 
   #removeFromQueue(conn: IrcConnection): void {
@@ -239,7 +209,7 @@ export class IrcManager {
       type: "connection",
       connection_id: conn.id,
       state: conn.state,
-      info: this.#info(conn),
+      info: connectionInfo(conn),
       ...(message ? { message } : {}),
     });
     const run = this.#serial(conn);
@@ -249,7 +219,7 @@ export class IrcManager {
     }
     run(() => {
       bus.publish(conn.userId, {
-        ...this.#info(conn),
+        ...connectionInfo(conn),
         event: "state",
         type: "info",
         connection_id: conn.id,
@@ -267,193 +237,57 @@ export class IrcManager {
     }
   }
 
-  /**
-   * The Connection's `info`: what the connection learnt (nick, reason...) plus, as Convos has
-   * them, `authenticated` (SASL or services login done) and the enabled IRCv3 `capabilities`.
-   */
-  #info(conn: IrcConnection | undefined): Record<string, unknown> {
-    const out: Record<string, unknown> = { authenticated: false, capabilities: {} };
-    for (const [k, v] of Object.entries(conn?.info ?? {})) if (v !== undefined) out[k] = v;
-    out.authenticated = conn?.state === "connected" && conn.info.authenticated === true;
-    const enabled = (conn?.client?.network.cap as { enabled?: unknown } | undefined)?.enabled;
-    if (conn?.state === "connected" && Array.isArray(enabled)) {
-      out.capabilities = Object.fromEntries(enabled.slice(0, 100).map((c) => [String(c), true]));
-    }
-    return out;
+  /** The live connection of a stored one, if it has been started. */
+  live(connectionRowId: number): IrcConnection | undefined {
+    return this.#live.get(connectionRowId);
   }
 
-  /** The Connection resource of a stored connection, with its live state. */
-  async json(record: ConnectionRecord): Promise<ConnectionJson> {
-    const conn = this.#live.get(record.id);
-    const profile = await this.#deps.store.profiles.get(hostId(parseIrcUrl(record.url).host))
-      .catch(() => undefined);
-    return {
-      connection_id: record.connectionId,
-      name: record.name,
-      url: publicUrl(record.url),
-      info: this.#info(conn),
-      on_connect_commands: record.onConnectCommands,
-      service_accounts: profile?.serviceAccounts ?? ["chanserv", "nickserv"],
-      state: conn?.state ?? "disconnected",
-      wanted_state: record.wantedState,
-    };
+  /** The live connection for a stored one, made (not connected) when there is none yet. */
+  supervise(record: ConnectionRecord): IrcConnection {
+    return this.#connection(record);
   }
 
-  /** The user's connections as the API returns them. */
-  async list(userId: number): Promise<ConnectionJson[]> {
-    const records = await this.#deps.store.connections.list(userId);
-    return await Promise.all(records.map((r) => this.json(r)));
-  }
-
-  async #record(userId: number, connectionId: string): Promise<ConnectionRecord> {
-    const record = await this.#deps.store.connections.get(userId, connectionId);
-    if (!record) throw notFound("No such connection.");
-    return record;
-  }
-
-  /** The nick a connection uses: its URL's, else the one kept beside the URL. */
-  #nickOf(record: ConnectionRecord): string {
-    return parseIrcUrl(record.url).nick || record.nick;
-  }
-
-  async #checkUnique(userId: number, host: string, port: number, nick: string, except?: number) {
-    const wanted = { ...parseIrcUrl(`irc://${host}:${port}`), nick };
-    for (const other of await this.#deps.store.connections.list(userId)) {
-      if (other.id === except) continue;
-      if (sameTarget(wanted, { ...parseIrcUrl(other.url), nick: this.#nickOf(other) })) {
-        throw badRequest("Connection already exists.", "/body/url");
-      }
-    }
-  }
-
-  /** createConnection: stores the connection and, unless it should stay down, connects it. */
-  async create(user: UserRecord, input: CreateConnection): Promise<ConnectionJson> {
-    const { store } = this.#deps;
-    const parsed = parseIrcUrl(input.url);
-    await this.#checkForced(parsed.host);
-    await this.#checkTarget(user, parsed.host);
-    // The URL is kept (and returned) as given; a nick it lacks is kept beside it.
-    const url = input.url.trim();
-    const nick = parsed.nick || nickFromEmail(user.email);
-    await this.#checkUnique(user.id, parsed.host, parsed.port, nick);
-    const existing = (await store.connections.list(user.id)).map((c) => c.connectionId);
-    await this.#checkCount(user, existing.length);
-    const record = await store.connections.create({
-      userId: user.id,
-      connectionId: newConnectionId(parsed.host, existing),
-      name: hostShortName(parsed.host),
-      url,
-      onConnectCommands: input.on_connect_commands ?? [],
-      wantedState: input.wanted_state ?? "connected",
-      nick,
-    });
-    const conn = this.#connection(record);
-    // The first conversation (body or URL path) is joined, or opened, once connected.
-    for (const name of [input.conversation_id ?? "", parsed.conversation]) {
-      if (!name) continue;
-      const conv = await conversationFor(this.#deps, conn, name);
-      if (conv && conn.isChannel(name)) await store.conversations.setJoined(conv.id, true);
-    }
-    log.info("connection created", { uid: user.id, connection: record.connectionId });
-    if (record.wantedState === "connected") this.#enqueue(conn);
-    return this.json(record);
-  }
-
-  /** The server settings in force. */
-  #settings(): Promise<ServerSettings> {
-    return this.#deps.store.settings.current(this.#deps.config.defaultConnection);
-  }
-
-  /** With the server setting `forced_connection`, only the default connection's host is allowed. */
-  async #checkForced(host: string): Promise<void> {
-    const settings = await this.#settings();
-    if (!settings.forced_connection) return;
-    const allowed = parseIrcUrl(settings.default_connection).host;
-    if (host !== allowed) {
-      // Convos's wording: its clients translate errors by their English text.
-      throw badRequest("Will only accept forced connection URL.", "/body/url");
-    }
+  /** Connects through the host's connect queue. */
+  connectSoon(conn: IrcConnection): void {
+    this.#enqueue(conn);
   }
 
   /**
-   * Whether a user's connections may reach loopback, private and link-local addresses: admins and
-   * the bot always, everyone when the environment or the server settings allow it.
+   * Brings the live connection in line with its stored record: down when it is wanted down,
+   * restarted (with `restart` as the QUIT message) after its settings changed, else up if down.
    */
-  async #mayReachPrivate(user: UserRecord | number): Promise<boolean> {
-    if (this.#deps.config.ircAllowPrivate) return true;
-    const record = typeof user === "number" ? await this.#deps.store.users.byId(user) : user;
-    if (record && trusted(record)) return true;
-    return (await this.#settings()).irc_allow_private;
-  }
-
-  /** An obviously private target (an IP literal or localhost) is refused before it is stored. */
-  async #checkTarget(user: UserRecord | number, host: string): Promise<void> {
-    const cls = literalClass(host);
-    if (cls === undefined || cls === "public" || await this.#mayReachPrivate(user)) return;
-    throw badRequest(refusal(host, host, cls), "/body/url");
-  }
-
-  /** Ordinary users have at most `max_connections_per_user` connections. */
-  async #checkCount(user: UserRecord, existing: number): Promise<void> {
-    if (trusted(user)) return;
-    const max = (await this.#settings()).max_connections_per_user;
-    if (existing >= max) {
-      throw badRequest(
-        `You already have ${existing} connections, the most this server allows (${max}).`,
-        "/body",
-      );
-    }
-  }
-
-  /** updateConnection: a new URL reconnects; a wanted state connects or disconnects. */
-  async update(
-    userId: number,
-    connectionId: string,
-    input: UpdateConnection,
-  ): Promise<ConnectionJson> {
-    const { store } = this.#deps;
-    let record = await this.#record(userId, connectionId);
-    let urlChanged = false;
-    const url = input.url?.trim();
-    let nick: string | undefined;
-    if (url !== undefined) {
-      const parsed = parseIrcUrl(url);
-      await this.#checkForced(parsed.host);
-      await this.#checkTarget(userId, parsed.host);
-      // A nick in the new URL is the one to use from now on; without one the current nick stays.
-      nick = parsed.nick || this.#nickOf(record);
-      await this.#checkUnique(userId, parsed.host, parsed.port, nick, record.id);
-      urlChanged = url !== record.url;
-    }
-    record = (await store.connections.update(record.id, {
-      url,
-      onConnectCommands: input.on_connect_commands,
-      wantedState: input.wanted_state,
-      nick: urlChanged ? nick : undefined,
-    }))!;
+  async apply(record: ConnectionRecord, restart?: string): Promise<IrcConnection> {
     const conn = this.#connection(record);
     if (record.wantedState === "disconnected") {
       this.#removeFromQueue(conn);
       await conn.stop("Disconnected by the user.");
-    } else if (urlChanged) {
+    } else if (restart) {
       this.#removeFromQueue(conn);
-      await conn.stop("Reconnecting with new settings.");
+      await conn.stop(restart);
       this.#enqueue(conn);
     } else if (conn.state === "disconnected" || conn.state === "disconnecting") {
       this.#enqueue(conn);
     }
-    if (record.wantedState === "connected" && (urlChanged || input.wanted_state === "connected")) {
-      // As Convos does: the answer waits for the attempt, and a failed one is a 424.
-      await this.#attempted(conn, ATTEMPT_WAIT_MS);
-      if (conn.state === "disconnected") {
-        throw new ApiError(
-          424,
-          String(conn.info.reason ?? "Could not connect."),
-          "/wanted_state",
-        );
-      }
+    return conn;
+  }
+
+  /**
+   * Waits (10 s at most) for a wanted connect to succeed or fail; a failed one throws `upstream`
+   * with the reason, at Convos's path `/wanted_state` (Convos answers it with a 424).
+   */
+  async attempted(conn: IrcConnection): Promise<void> {
+    await this.#attempted(conn, ATTEMPT_WAIT_MS);
+    if (conn.state === "disconnected") {
+      throw upstream(String(conn.info.reason ?? "Could not connect."), "/wanted_state");
     }
-    return this.json(record);
+  }
+
+  /** Wants a connection up or down, stores it, and (up) waits for the attempt as `attempted`. */
+  async #setWanted(record: ConnectionRecord, wanted: WantedState): Promise<void> {
+    const fresh = await this.#deps.store.connections.update(record.id, { wantedState: wanted });
+    if (!fresh) throw missing("No such connection.");
+    const conn = await this.apply(fresh);
+    if (wanted === "connected") await this.attempted(conn);
   }
 
   /** Resolves once the connection is connected or down again, or after `ms` at most. */
@@ -475,15 +309,8 @@ export class IrcManager {
     });
   }
 
-  /** removeConnection: disconnects and deletes it with its conversations and messages. */
-  async remove(userId: number, connectionId: string): Promise<void> {
-    const record = await this.#record(userId, connectionId);
-    await this.#drop(record);
-    await this.#deps.store.connections.remove(record.id);
-    log.info("connection removed", { uid: userId, connection: connectionId });
-  }
-
-  async #drop(record: ConnectionRecord): Promise<void> {
+  /** Stops a connection for good and forgets it (before its record is deleted). */
+  async drop(record: ConnectionRecord): Promise<void> {
     const conn = this.#live.get(record.id);
     if (!conn) return;
     this.#removeFromQueue(conn);
@@ -495,12 +322,13 @@ export class IrcManager {
 
   /** Stops every connection of a user (before the user is deleted). */
   async userDeleted(userId: number): Promise<void> {
-    for (const record of await this.#deps.store.connections.list(userId)) await this.#drop(record);
+    for (const record of await this.#deps.store.connections.list(userId)) await this.drop(record);
   }
 
   /**
-   * Sends what the user typed in a conversation: a plain message or a slash command. Throws an
-   * ApiError: 404 for an unknown connection, 400 for a bad command or a connection that is down.
+   * Sends what the user typed in a conversation: a plain message or a slash command. Throws a
+   * DomainError: not_found for an unknown connection, invalid (at `/body/message`, the send
+   * routes' input) for a bad command or a connection that is down.
    */
   async send(
     userId: number,
@@ -508,13 +336,14 @@ export class IrcManager {
     conversationId: string,
     message: string,
   ): Promise<CommandResult> {
-    const record = await this.#record(userId, connectionId);
+    const record = await this.#deps.store.connections.get(userId, connectionId);
+    if (!record) throw missing("No such connection.");
     try {
       await this.#openPrivate(record, conversationId, message);
       return await this.#run(record, ircLower(conversationId), message);
     } catch (err) {
       // Not written (the connection closed, or the line was refused): never answer "Sent".
-      if (err instanceof SendError) throw badRequest(err.message, "/body/message");
+      if (err instanceof SendError) throw invalid(err.message, "/body/message");
       throw err;
     }
   }
@@ -538,7 +367,7 @@ export class IrcManager {
     const { store } = this.#deps;
     const conversation = await store.conversations.get(record.id, conversationId);
     if (conversationId !== "" && !conversation && !message.startsWith("/")) {
-      throw notFound("No such conversation.");
+      throw missing("No such conversation.");
     }
     const conn = this.#live.get(record.id);
     const userId = record.userId;
@@ -550,14 +379,8 @@ export class IrcManager {
       conversation,
       paste: (text) => pasteIfLong(this.#deps, userId, parseIrcUrl(record.url).host, text),
       control: {
-        connect: async () =>
-          void await this.update(userId, record.connectionId, {
-            wanted_state: "connected",
-          }),
-        disconnect: async () =>
-          void await this.update(userId, record.connectionId, {
-            wanted_state: "disconnected",
-          }),
+        connect: () => this.#setWanted(record, "connected"),
+        disconnect: () => this.#setWanted(record, "disconnected"),
         reconnect: async () => {
           const fresh = (await store.connections.update(record.id, { wantedState: "connected" }))!;
           const c = this.#connection(fresh);

@@ -11,6 +11,7 @@ import type { MessageType } from "../store/message_types.ts";
 import type { IrcConnection } from "./connection.ts";
 import { isHighlight } from "./highlight.ts";
 import { isChannel } from "./casefold.ts";
+import { conversationJson } from "./resources.ts";
 
 /** What recording needs. */
 export interface RecordDeps {
@@ -37,17 +38,6 @@ export interface SeenMessage {
  */
 export function isListed(c: ConversationRecord): boolean {
   return c.conversationId !== "" && (c.joined || !isChannel(c.conversationId));
-}
-
-/** The Conversation resource. */
-export function conversationJson(c: ConversationRecord) {
-  return {
-    connection_id: c.connectionId,
-    conversation_id: c.conversationId,
-    name: c.name,
-    topic: c.topic,
-    unread: c.unread,
-  };
 }
 
 /**

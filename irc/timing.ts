@@ -1,17 +1,8 @@
 /**
- * Every delay of the IRC engine in one place, so tests can shorten them.
- *
- * `PARLEY_TEST_FAST_IRC=1` divides them for the test suite: reconnects start after 50 ms instead
- * of seconds, a connection counts as stable after 1 s, and the send queue refills in milliseconds.
+ * Every delay of the IRC engine in one place, so tests can shorten them. Nothing here reads the
+ * environment: `config.ts` picks the set once at start (`PARLEY_TEST_FAST_IRC=1` for the test
+ * suite) and the manager passes it to each connection.
  */
-
-const fast = (() => {
-  try {
-    return Deno.env.get("PARLEY_TEST_FAST_IRC") === "1";
-  } catch {
-    return false; // no env permission: production timings
-  }
-})();
 
 /** The timings one IrcConnection works with. */
 export interface IrcTiming {
@@ -42,29 +33,33 @@ export interface IrcTiming {
 /** Same in tests: the budget is what tests count. */
 const CTCP = { ctcpBurst: 3, ctcpInterval: 3334 };
 
-/** The timings in force for this process. */
-export const TIMING: IrcTiming = fast
-  ? {
-    backoffBase: 50,
-    backoffMax: 500,
-    stableAfter: 1000,
-    registerTimeout: 5000,
-    sendBurst: 20,
-    sendInterval: 5,
-    nickRegainInterval: 500,
-    quitTimeout: 300,
-    sessionCheck: 200,
-    ...CTCP,
-  }
-  : {
-    backoffBase: 4000,
-    backoffMax: 600_000,
-    stableAfter: 60_000,
-    registerTimeout: 60_000,
-    sendBurst: 5,
-    sendInterval: 2000,
-    nickRegainInterval: 60_000,
-    quitTimeout: 2000,
-    sessionCheck: 30_000,
-    ...CTCP,
-  };
+/**
+ * The test suite's timings: reconnects start after 50 ms instead of seconds, a connection counts
+ * as stable after 1 s, and the send queue refills in milliseconds.
+ */
+export const FAST_TIMING: IrcTiming = {
+  backoffBase: 50,
+  backoffMax: 500,
+  stableAfter: 1000,
+  registerTimeout: 5000,
+  sendBurst: 20,
+  sendInterval: 5,
+  nickRegainInterval: 500,
+  quitTimeout: 300,
+  sessionCheck: 200,
+  ...CTCP,
+};
+
+/** The production timings. */
+export const DEFAULT_TIMING: IrcTiming = {
+  backoffBase: 4000,
+  backoffMax: 600_000,
+  stableAfter: 60_000,
+  registerTimeout: 60_000,
+  sendBurst: 5,
+  sendInterval: 2000,
+  nickRegainInterval: 60_000,
+  quitTimeout: 2000,
+  sessionCheck: 30_000,
+  ...CTCP,
+};

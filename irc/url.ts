@@ -1,5 +1,5 @@
 /** `irc://` and `ircs://` URLs: parsing, validation, ids, and the password-free form for responses. */
-import { badRequest } from "../http/errors.ts";
+import { invalid } from "../lib/errors.ts";
 import { hostId } from "./host_id.ts";
 import { ircLower } from "./casefold.ts";
 
@@ -31,46 +31,49 @@ function flag(params: URLSearchParams, name: string, path: string): boolean | un
   if (v === null) return undefined;
   if (v === "" || TRUE.test(v)) return true;
   if (FALSE.test(v)) return false;
-  throw badRequest(`${name} must be 0 or 1.`, path);
+  throw invalid(`${name} must be 0 or 1.`, path);
 }
 
-/** Parses and validates a connection URL; bad input is a 400 at `path` (default `/body/url`). */
-export function parseIrcUrl(text: string, path = "/body/url"): IrcUrl {
+/**
+ * Parses and validates a connection URL. Bad input is an `invalid` DomainError at `path`: the
+ * caller says where the URL came from (`/body/url`); "/" means the text itself was the input.
+ */
+export function parseIrcUrl(text: string, path = "/"): IrcUrl {
   let url: URL;
   try {
     url = new URL(text.trim());
   } catch {
-    throw badRequest("The URL is not valid.", path);
+    throw invalid("The URL is not valid.", path);
   }
   const scheme = url.protocol.slice(0, -1).toLowerCase();
   if (scheme !== "irc" && scheme !== "ircs") {
-    throw badRequest("The URL must start with irc:// or ircs://.", path);
+    throw invalid("The URL must start with irc:// or ircs://.", path);
   }
   const host = url.hostname.toLowerCase();
-  if (!host) throw badRequest("The URL has no host.", path);
-  if (/[\s/@]/.test(host)) throw badRequest("The URL's host is not valid.", path);
+  if (!host) throw invalid("The URL has no host.", path);
+  if (/[\s/@]/.test(host)) throw invalid("The URL's host is not valid.", path);
   const p = url.searchParams;
   const tls = flag(p, "tls", path) ?? scheme === "ircs";
   const tlsVerify = flag(p, "tls_verify", path) ?? true;
   const port = url.port ? Number(url.port) : tls ? 6697 : 6667;
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw badRequest("The URL's port is not valid.", path);
+    throw invalid("The URL's port is not valid.", path);
   }
   const nick = p.get("nick") ?? "";
-  if (nick && !NICK.test(nick)) throw badRequest("The nick in the URL is not valid.", path);
+  if (nick && !NICK.test(nick)) throw invalid("The nick in the URL is not valid.", path);
   // Convos's client sends `sasl=none` for "no SASL".
   let sasl = (p.get("sasl") ?? "").toLowerCase();
   if (sasl === "none") sasl = "";
   if (sasl !== "" && sasl !== "plain" && sasl !== "external") {
-    throw badRequest("sasl must be none, plain or external.", path);
+    throw invalid("sasl must be none, plain or external.", path);
   }
   const user = lineSafe(decoded(url.username, "user", path), "The user", path);
   const password = lineSafe(decoded(url.password, "password", path), "The password", path);
   if (sasl === "plain" && !password) {
-    throw badRequest("SASL PLAIN needs a password in the URL.", path);
+    throw invalid("SASL PLAIN needs a password in the URL.", path);
   }
   const username = lineSafe(p.get("username") ?? "", "username", path);
-  if (/[\s@]/.test(username)) throw badRequest("username must not contain spaces or @.", path);
+  if (/[\s@]/.test(username)) throw invalid("username must not contain spaces or @.", path);
   const realname = lineSafe(p.get("realname") ?? "", "realname", path);
   const conversation = lineSafe(pathConversation(url, path).name, "The channel", path);
   return {
@@ -91,20 +94,20 @@ export function parseIrcUrl(text: string, path = "/body/url"): IrcUrl {
 /** CR, LF and NUL end or break an IRC line: a value holding one would inject raw commands. */
 export const LINE_BREAKING = /[\r\n\0]/;
 
-/** Returns `value`, or throws a 400 when it holds CR, LF or NUL. */
+/** Returns `value`, or throws `invalid` when it holds CR, LF or NUL. */
 function lineSafe(value: string, what: string, path: string): string {
   if (LINE_BREAKING.test(value)) {
-    throw badRequest(`${what} in the URL must not contain CR, LF or NUL.`, path);
+    throw invalid(`${what} in the URL must not contain CR, LF or NUL.`, path);
   }
   return value;
 }
 
-/** Percent-decodes a URL part; malformed encoding is a 400, not a crash. */
+/** Percent-decodes a URL part; malformed encoding is `invalid`, not a crash. */
 function decoded(part: string, what: string, path: string): string {
   try {
     return decodeURIComponent(part);
   } catch {
-    throw badRequest(`The ${what} in the URL has malformed percent-encoding.`, path);
+    throw invalid(`The ${what} in the URL has malformed percent-encoding.`, path);
   }
 }
 

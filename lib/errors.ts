@@ -4,14 +4,15 @@
  */
 
 /** What kind of failure; the edge maps invalid→400, not_found→404, forbidden→403, conflict→409,
- * unavailable→503, too_large→413. */
+ * unavailable→503, too_large→413, upstream→424. */
 export type ErrorKind =
   | "invalid"
   | "not_found"
   | "forbidden"
   | "conflict"
   | "unavailable"
-  | "too_large";
+  | "too_large"
+  | "upstream";
 
 /** A failure the caller can act on, with a JSON pointer to the input concerned ("/" for none). */
 export class DomainError extends Error {
@@ -29,3 +30,5 @@ export const missing = (message = "Not found.") => new DomainError("not_found", 
 export const denied = (message: string) => new DomainError("forbidden", message);
 /** Clashes with what exists. */
 export const clash = (message: string, path = "/") => new DomainError("conflict", message, path);
+/** What was asked depended on another server (an IRC server), and that failed. */
+export const upstream = (message: string, path = "/") => new DomainError("upstream", message, path);

@@ -97,8 +97,10 @@ export class AutoAway {
   }
 
   async #all(userId: number, command: string): Promise<void> {
-    for (const c of await this.deps.irc.list(userId)) {
-      if (c.state === "connected") await this.#send(userId, c.connection_id, command);
+    for (const c of await this.deps.store.connections.list(userId)) {
+      if (this.deps.irc.state(c.id) === "connected") {
+        await this.#send(userId, c.connectionId, command);
+      }
     }
   }
 

@@ -1,6 +1,6 @@
 /** Push notifications and automatic away, started once per app from its dependencies. */
-import type { AppDeps } from "../http/env.ts";
-import { AutoAway } from "./away.ts";
+import type { Config } from "../config.ts";
+import { AutoAway, type AwayDeps } from "./away.ts";
 import { PushNotifier } from "./notify.ts";
 import { loadVapidKeys, type VapidKeys } from "./vapid.ts";
 
@@ -11,10 +11,15 @@ export interface Push {
   away: AutoAway;
 }
 
-const started = new WeakMap<AppDeps, Push>();
+/** What push is started from (the app's dependencies have it); nothing of HTTP. */
+export interface PushDeps extends AwayDeps {
+  config: Config;
+}
+
+const started = new WeakMap<PushDeps, Push>();
 
 /** A VAPID subject push services accept: the contact setting, else the base URL. */
-async function subject(deps: AppDeps): Promise<string> {
+async function subject(deps: PushDeps): Promise<string> {
   const contact = (await deps.store.settings.current()).contact;
   if (/^mailto:[^\s@]+@[^\s@]+$/.test(contact) || /^https:\/\/\S+$/.test(contact)) return contact;
   const base = deps.config.baseUrl;
@@ -22,7 +27,7 @@ async function subject(deps: AppDeps): Promise<string> {
 }
 
 /** Starts (once) and returns the push services of `deps`. */
-export function pushFor(deps: AppDeps): Push {
+export function pushFor(deps: PushDeps): Push {
   let p = started.get(deps);
   if (!p) {
     const keys = loadVapidKeys(deps.config.home);

@@ -33,21 +33,22 @@ export function connectionRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/connections", requireUser, async (c) => {
-    return c.json({ connections: await deps.irc.list(currentUser(c).id) });
+    return c.json({ connections: await deps.connections.list(currentUser(c).id) });
   });
 
   app.post("/connections", requireUser, async (c) => {
     const body = await jsonBody(c, createBody);
-    return c.json(await deps.irc.create(currentUser(c), body));
+    return c.json(await deps.connections.create(currentUser(c), body, "/body"));
   });
 
   app.post("/connection/:connection_id", requireUser, async (c) => {
     const body = await jsonBody(c, updateBody);
-    return c.json(await deps.irc.update(currentUser(c).id, c.req.param("connection_id"), body));
+    const id = c.req.param("connection_id");
+    return c.json(await deps.connections.update(currentUser(c).id, id, body, "/body"));
   });
 
   app.delete("/connection/:connection_id", requireUser, async (c) => {
-    await deps.irc.remove(currentUser(c).id, c.req.param("connection_id"));
+    await deps.connections.remove(currentUser(c).id, c.req.param("connection_id"));
     return c.json({ message: "Deleted." });
   });
 

@@ -6,7 +6,8 @@ import { notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { isListed } from "../irc/record.ts";
-import { conversationResource, NOT_CONNECTED } from "../irc/frozen.ts";
+import { NOT_CONNECTED } from "../irc/frozen.ts";
+import { conversationJson } from "../irc/resources.ts";
 import { ircLower } from "../irc/casefold.ts";
 
 // The conversation_id may be empty (the server's conversation): `/conversation//read`.
@@ -33,7 +34,7 @@ export async function listConversations(deps: AppDeps, userId: number) {
   const rowOf = new Map(connections.map((r) => [r.connectionId, r.id]));
   // The server's own conversation ("") is reached through connectionMessages, not listed.
   return all.filter(isListed).map((conv) =>
-    conversationResource(
+    conversationJson(
       conv,
       deps.irc.state(rowOf.get(conv.connectionId) ?? 0) === "connected" ? "" : NOT_CONNECTED,
     )

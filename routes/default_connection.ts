@@ -27,9 +27,9 @@ export async function addDefaultConnection(deps: AppDeps, user: UserRecord): Pro
     const settings = await deps.store.settings.current(deps.config.defaultConnection);
     const url = defaultConnectionUrl(settings.default_connection, user.email);
     // The admin chose this URL, so the checks meant for a user's own URLs (private addresses,
-    // the per-user count) do not apply: the manager skips them for trusted (admin) callers.
+    // the per-user count) do not apply: the service skips them for trusted (admin) callers.
     const vouched: UserRecord = { ...user, roles: [...new Set([...user.roles, "admin"])] };
-    await deps.irc.create(vouched, { url, wanted_state: "connected" });
+    await deps.connections.create(vouched, { url, wanted_state: "connected" }, "/");
   } catch (err) {
     log.warn("default connection not added", { uid: user.id, error: String(err) });
   }

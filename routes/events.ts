@@ -9,7 +9,6 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, type ErrorItem, fromDomain } from "../http/errors.ts";
 import { isCrossSite } from "../http/client.ts";
 import { log } from "../lib/log.ts";
-import { TIMING } from "../irc/timing.ts";
 import type { UserRecord } from "../store/users.ts";
 import { userJson } from "./user_json.ts";
 
@@ -33,7 +32,8 @@ interface Request {
   message?: unknown;
 }
 
-function errorsOf(err: unknown): ErrorItem[] {
+function errorsOf(caught: unknown): ErrorItem[] {
+  const err = fromDomain(caught) ?? caught;
   if (err instanceof ApiError) {
     // REST paths point into the body; on the socket the request object is the root.
     return err.errors.map((e) => ({
@@ -172,7 +172,10 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
             // A clean "going away" close, so that clients reconnect quietly after a restart.
             if (ev.event === "shutdown") ws.close(GOING_AWAY, "Parley is shutting down.");
           });
-          checker = setInterval(() => void endIfGone(ws).catch(() => {}), TIMING.sessionCheck);
+          checker = setInterval(
+            () => void endIfGone(ws).catch(() => {}),
+            deps.config.ircTiming.sessionCheck,
+          );
         },
         async onMessage(ev, ws) {
           if (!user || refusal || !(await endIfGone(ws))) return;

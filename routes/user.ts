@@ -130,7 +130,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
         created = true;
       }
     } else {
-      const open = (await store.settings.all()).open_to_public === true;
+      const open = (await store.settings.current()).open_to_public;
       // Refused before the costly hash when it surely will be; register() decides for certain.
       if (!open && await store.users.hasPeople()) throw new ApiError(401, NOT_OPEN);
       const result = await store.users.register(

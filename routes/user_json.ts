@@ -4,6 +4,7 @@ import { formatMicros } from "../lib/time.ts";
 import type { UserRecord } from "../store/users.ts";
 import { listConversations } from "./conversations.ts";
 import { publicUrl } from "../irc/url.ts";
+import type { ConnectionJson, ConversationJson } from "../irc/resources.ts";
 
 /** Which optional lists getUser includes. */
 export interface UserJsonOptions {
@@ -13,10 +14,30 @@ export interface UserJsonOptions {
   remoteAddress?: string;
 }
 
+/** The User resource (a type, not an interface, so it passes as a plain JSON record). */
+export type UserJson = {
+  email: string;
+  uid: string;
+  registered: string;
+  remote_address?: string;
+  roles: string[];
+  highlight_keywords: string[];
+  unread: number;
+  default_connection: string;
+  forced_connection: boolean;
+  video_service: string;
+  connections?: ConnectionJson[];
+  conversations?: ConversationJson[];
+};
+
 /** Shapes a user as the User schema, with server-wide read-only fields filled in. */
-export async function userJson(deps: AppDeps, user: UserRecord, opts: UserJsonOptions = {}) {
+export async function userJson(
+  deps: AppDeps,
+  user: UserRecord,
+  opts: UserJsonOptions = {},
+): Promise<UserJson> {
   const settings = await deps.store.settings.current(deps.config.defaultConnection);
-  const out: Record<string, unknown> = {
+  const out: UserJson = {
     email: user.email,
     uid: String(user.id),
     registered: formatMicros(user.registered),
@@ -29,7 +50,7 @@ export async function userJson(deps: AppDeps, user: UserRecord, opts: UserJsonOp
     forced_connection: settings.forced_connection,
     video_service: settings.video_service,
   };
-  if (opts.connections) out.connections = await deps.irc.list(user.id);
+  if (opts.connections) out.connections = await deps.connections.list(user.id);
   if (opts.conversations) {
     out.conversations = await listConversations(deps, user.id);
   }

@@ -35,16 +35,15 @@ export function defaultSettings(defaultConnection: string): ServerSettings {
   };
 }
 
-/** Storage of server settings. */
+/** Storage of server settings; read them typed, through `current`. */
 export interface SettingsStore {
-  all(): Promise<Record<string, unknown>>;
   /**
    * Every setting: the stored value, else the default. `defaultConnection` is the configured
    * default URL; callers that do not read `default_connection` may leave it out.
    */
   current(defaultConnection?: string): Promise<ServerSettings>;
   /** Writes the given keys; `undefined` values are left alone. */
-  set(patch: Record<string, unknown>): Promise<void>;
+  set(patch: Partial<ServerSettings>): Promise<void>;
 }
 
 /** The SQLite implementation of SettingsStore. */
@@ -61,14 +60,13 @@ export function sqliteSettingsStore(db: DatabaseSync): SettingsStore {
     return out;
   };
   return {
-    all: () => Promise.resolve(read()),
     current(defaultConnection) {
       const stored = read();
       const out = defaultSettings(defaultConnection ?? DEFAULT_CONNECTION);
-      const typed = out as unknown as Record<string, unknown>;
-      // A stored value of the wrong type (older versions, hand edits) falls back to the default.
-      for (const [key, value] of Object.entries(stored)) {
-        if (key in typed && typeof value === typeof typed[key]) typed[key] = value;
+      // A stored value of the wrong type (older versions, hand edits) falls back to the default;
+      // keys Parley does not know are left out.
+      for (const [key, value] of Object.entries(out)) {
+        if (typeof stored[key] === typeof value) Object.assign(out, { [key]: stored[key] });
       }
       return Promise.resolve(out);
     },

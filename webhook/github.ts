@@ -2,7 +2,6 @@
  * GitHub webhooks: signature check, one readable line per event, and delivery through the bot's
  * IRC connections to the conversations that bot.json routes the repository's events to.
  */
-import { ApiError } from "../http/errors.ts";
 import { DomainError } from "../lib/errors.ts";
 import { hex, hmacBytes, safeEqual } from "../lib/crypto.ts";
 import { log } from "../lib/log.ts";
@@ -124,17 +123,18 @@ export async function deliver(
         await irc.send(bot.user.id, connectionId, conversationId, message);
       } catch (err) {
         // Not (yet) a conversation of the bot: send it as a /msg on the connection.
-        if (!(err instanceof ApiError && err.status === 404 && /conversation/i.test(err.message))) {
+        if (
+          !(err instanceof DomainError && err.kind === "not_found" &&
+            /conversation/i.test(err.message))
+        ) {
           throw err;
         }
         await irc.send(bot.user.id, connectionId, "", `/msg ${conversationId} ${message}`);
       }
       out.delivered.push({ to, message });
     } catch (err) {
-      // A command's refusal (irc/commands.ts, a DomainError) says why, as an ApiError does.
-      const error = err instanceof ApiError || err instanceof DomainError
-        ? err.message
-        : "Delivery failed.";
+      // A domain error's message is meant for the user; anything else stays in the log.
+      const error = err instanceof DomainError ? err.message : "Delivery failed.";
       log.warn("webhook delivery failed", { to, error: String(err) });
       out.failed.push({ to, error });
     }

@@ -116,10 +116,7 @@ Deno.test("web-user.t", async (t) => {
       is("web-user.t:93", conn.info?.authenticated, false);
       is("web-user.t:94", conn.info?.capabilities, {});
       // LEFT OUT web-user.t:95 (perl internals): Convos's generated client certificate.
-      await pending(
-        "connection info has no nick before it connects",
-        () => is("web-user.t:96", conn.info?.nick, "superman"),
-      );
+      is("web-user.t:96", conn.info?.nick, "superman");
       // LEFT OUT web-user.t:97 (perl internals): `socket => ignore` checks nothing.
       is("web-user.t:99", conn.name, "localhost");
       is("web-user.t:100", conn.on_connect_commands, []);

@@ -10,6 +10,7 @@ import { createApp } from "../../app.ts";
 import { openStore, type Store } from "../../store/mod.ts";
 import { EventBus } from "../../lib/bus.ts";
 import { IrcManager } from "../../irc/manager.ts";
+import { ConnectionService } from "../../irc/connection_service.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
 
 /** One answer: status, parsed JSON body (or text), headers. */
@@ -64,7 +65,8 @@ export async function startApp(
   const store = storeView(opened);
   const bus = new EventBus();
   const irc = new IrcManager({ config, store, bus, version: "test" });
-  const deps: AppDeps = { config, store, bus, irc };
+  const connections = new ConnectionService({ config, store, bus, irc });
+  const deps: AppDeps = { config, store, bus, irc, connections };
   const app = createApp(deps);
 
   async function request(path: string, init: RequestInit = {}, addr = "127.0.0.1") {

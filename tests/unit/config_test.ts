@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertThrows } from "../support/assert.ts";
 import { ConfigError, flagsToEnv, loadConfig, parseConfig } from "../../config.ts";
+import { DEFAULT_TIMING, FAST_TIMING } from "../../irc/timing.ts";
 
 Deno.test("config: defaults", () => {
   const c = parseConfig({});
@@ -83,4 +84,11 @@ Deno.test("config: the secret is generated once and kept with mode 0600", async 
   } finally {
     await Deno.remove(home, { recursive: true });
   }
+});
+
+Deno.test("config: the IRC timings are read once here, PARLEY_TEST_FAST_IRC=1 picks the fast set", () => {
+  assertEquals(parseConfig({}).ircTiming, DEFAULT_TIMING);
+  assertEquals(parseConfig({ PARLEY_TEST_FAST_IRC: "1" }).ircTiming, FAST_TIMING);
+  assertEquals(parseConfig({ PARLEY_TEST_FAST_IRC: "0" }).ircTiming, DEFAULT_TIMING);
+  assert(assertThrows(() => parseConfig({ PARLEY_TEST_FAST_IRC: "fast" })) instanceof ConfigError);
 });

@@ -1,5 +1,5 @@
 import { assertEquals } from "../support/assert.ts";
-import { clash, denied, invalid, missing } from "../../lib/errors.ts";
+import { clash, denied, invalid, missing, upstream } from "../../lib/errors.ts";
 import { fromDomain } from "../../http/errors.ts";
 
 Deno.test("the HTTP edge maps each domain error kind to its status, message and path", () => {
@@ -8,6 +8,7 @@ Deno.test("the HTTP edge maps each domain error kind to its status, message and 
     [missing("Connection not found."), 404, "/"],
     [denied("Only an admin may do that."), 403, "/"],
     [clash("Already connected.", "/body/url"), 409, "/body/url"],
+    [upstream("Connection refused.", "/wanted_state"), 424, "/wanted_state"],
   ] as const;
   for (const [err, status, path] of cases) {
     const api = fromDomain(err)!;

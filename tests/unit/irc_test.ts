@@ -1,6 +1,6 @@
 /** Unit tests of the IRC engine's pure parts: URLs, casefolding, highlights, splitting, timing. */
 import { assert, assertEquals, assertThrows } from "../support/assert.ts";
-import { ApiError } from "../../http/errors.ts";
+import { DomainError } from "../../lib/errors.ts";
 import {
   newConnectionId,
   nickFromEmail,
@@ -51,12 +51,15 @@ Deno.test("parseIrcUrl picks TLS and default ports from the scheme and ?tls", ()
 });
 
 function assertUrlRefused(bad: string) {
-  const err = assertThrows(() => parseIrcUrl(bad), bad);
-  assert(err instanceof ApiError, bad);
-  assertEquals([err.status, err.errors[0].path], [400, "/body/url"], bad);
+  // The caller names the input it parsed; without a path the URL text itself is the input.
+  for (const [path, expected] of [[undefined, "/"], ["/body/url", "/body/url"]]) {
+    const err = assertThrows(() => parseIrcUrl(bad, path), bad);
+    assert(err instanceof DomainError, bad);
+    assertEquals([err.kind, err.path], ["invalid", expected], bad);
+  }
 }
 
-Deno.test("parseIrcUrl refuses bad URLs with a 400 at /body/url", () => {
+Deno.test("parseIrcUrl refuses bad URLs as invalid input at the path its caller gives", () => {
   for (
     const bad of [
       "http://example.org",

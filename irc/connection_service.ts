@@ -1,0 +1,238 @@
+/**
+ * The connection service: what a user does to their connections (create, update, remove, list)
+ * and the checks before anything is stored (forced connection, private targets, uniqueness,
+ * count). Keeping them running is the manager's job (`irc/manager.ts`); this module only tells
+ * it what the stored records now want.
+ *
+ * Errors are DomainErrors. Input errors point into the caller's input: `at` is the JSON pointer
+ * of the input object in the caller's request (`/body` for the API's JSON body, "/" when the
+ * input is the whole request).
+ */
+import type { Config } from "../config.ts";
+import type { EventBus } from "../lib/bus.ts";
+import { invalid, missing } from "../lib/errors.ts";
+import { log } from "../lib/log.ts";
+import type { ConnectionRecord, WantedState } from "../store/connections.ts";
+import type { Store } from "../store/mod.ts";
+import type { UserRecord } from "../store/users.ts";
+import { hostId, hostShortName } from "./host_id.ts";
+import type { IrcManager } from "./manager.ts";
+import { conversationFor } from "./record.ts";
+import { type ConnectionJson, connectionJson } from "./resources.ts";
+import { literalClass, refusal } from "./target.ts";
+import { mayReachPrivate, trusted } from "./trust.ts";
+import { newConnectionId, nickFromEmail, parseIrcUrl, sameTarget } from "./url.ts";
+
+/** What the service is built from. */
+export interface ConnectionServiceDeps {
+  config: Config;
+  store: Store;
+  bus: EventBus;
+  irc: IrcManager;
+}
+
+/** Input of createConnection (validated by the route). */
+export interface CreateConnection {
+  url: string;
+  conversation_id?: string;
+  on_connect_commands?: string[];
+  wanted_state?: WantedState;
+}
+
+/** Input of updateConnection (validated by the route). */
+export interface UpdateConnection {
+  url?: string;
+  on_connect_commands?: string[];
+  wanted_state?: WantedState;
+}
+
+/** The parameters of a URL that are the user's to choose, even on a forced connection. */
+const USER_PARAMS = ["nick", "realname", "sasl", "tls", "tls_verify"];
+
+/** The JSON pointer of `key` inside the input at `at`. */
+function field(at: string, key: string): string {
+  return `${at === "/" ? "" : at}/${key}`;
+}
+
+/** Creates, updates and removes users' connections; the manager keeps them running. */
+export class ConnectionService {
+  #deps: ConnectionServiceDeps;
+
+  constructor(deps: ConnectionServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** The Connection resource of a stored connection, with its live state. */
+  async json(record: ConnectionRecord): Promise<ConnectionJson> {
+    const profile = await this.#deps.store.profiles.get(hostId(parseIrcUrl(record.url).host))
+      .catch(() => undefined);
+    return connectionJson(record, this.#deps.irc.live(record.id), profile?.serviceAccounts);
+  }
+
+  /** The user's connections as the API returns them. */
+  async list(userId: number): Promise<ConnectionJson[]> {
+    const records = await this.#deps.store.connections.list(userId);
+    return await Promise.all(records.map((r) => this.json(r)));
+  }
+
+  async #record(userId: number, connectionId: string): Promise<ConnectionRecord> {
+    const record = await this.#deps.store.connections.get(userId, connectionId);
+    if (!record) throw missing("No such connection.");
+    return record;
+  }
+
+  /** The nick a connection uses: its URL's, else the one kept beside the URL. */
+  #nickOf(record: ConnectionRecord): string {
+    return parseIrcUrl(record.url).nick || record.nick;
+  }
+
+  /** Host, port and nick name one connection per user ("Connection already exists."). */
+  async #checkUnique(
+    userId: number,
+    target: { host: string; port: number; nick: string },
+    path: string,
+    except?: number,
+  ): Promise<void> {
+    const wanted = { ...parseIrcUrl(`irc://${target.host}:${target.port}`), nick: target.nick };
+    for (const other of await this.#deps.store.connections.list(userId)) {
+      if (other.id === except) continue;
+      if (sameTarget(wanted, { ...parseIrcUrl(other.url), nick: this.#nickOf(other) })) {
+        throw invalid("Connection already exists.", path);
+      }
+    }
+  }
+
+  /** With the server setting `forced_connection`, only the default connection's host is allowed. */
+  async #checkForced(host: string, path: string): Promise<void> {
+    const settings = await this.#deps.store.settings.current(this.#deps.config.defaultConnection);
+    if (!settings.forced_connection) return;
+    if (host !== parseIrcUrl(settings.default_connection).host) {
+      // Convos's wording: its clients translate errors by their English text.
+      throw invalid("Will only accept forced connection URL.", path);
+    }
+  }
+
+  /**
+   * With `forced_connection`, the URL an update stores: the forced one (the default connection's)
+   * with only the user's own parameters taken from the given URL, as Convos does. Undefined when
+   * no connection is forced.
+   */
+  async #forcedUrl(url: string): Promise<string | undefined> {
+    const settings = await this.#deps.store.settings.current(this.#deps.config.defaultConnection);
+    if (!settings.forced_connection) return undefined;
+    const given = new URL(url).searchParams;
+    const forced = new URL(settings.default_connection.trim());
+    for (const key of USER_PARAMS) {
+      const value = given.get(key);
+      if (value !== null) forced.searchParams.set(key, value);
+    }
+    return forced.href;
+  }
+
+  /** An obviously private target (an IP literal or localhost) is refused before it is stored. */
+  async #checkTarget(user: UserRecord | number, host: string, path: string): Promise<void> {
+    const cls = literalClass(host);
+    if (cls === undefined || cls === "public" || await mayReachPrivate(this.#deps, user)) return;
+    throw invalid(refusal(host, host, cls), path);
+  }
+
+  /** Ordinary users have at most `max_connections_per_user` connections. */
+  async #checkCount(user: UserRecord, existing: number, path: string): Promise<void> {
+    if (trusted(user)) return;
+    const max = (await this.#deps.store.settings.current()).max_connections_per_user;
+    if (existing >= max) {
+      throw invalid(
+        `You already have ${existing} connections, the most this server allows (${max}).`,
+        path,
+      );
+    }
+  }
+
+  /** createConnection: stores the connection and, unless it should stay down, connects it. */
+  async create(user: UserRecord, input: CreateConnection, at: string): Promise<ConnectionJson> {
+    const { store, irc } = this.#deps;
+    const urlPath = field(at, "url");
+    const parsed = parseIrcUrl(input.url, urlPath);
+    await this.#checkForced(parsed.host, urlPath);
+    await this.#checkTarget(user, parsed.host, urlPath);
+    // The URL is kept (and returned) as given; a nick it lacks is kept beside it.
+    const url = input.url.trim();
+    const nick = parsed.nick || nickFromEmail(user.email);
+    await this.#checkUnique(user.id, { ...parsed, nick }, urlPath);
+    const existing = (await store.connections.list(user.id)).map((c) => c.connectionId);
+    await this.#checkCount(user, existing.length, at);
+    const record = await store.connections.create({
+      userId: user.id,
+      connectionId: newConnectionId(parsed.host, existing),
+      name: hostShortName(parsed.host),
+      url,
+      onConnectCommands: input.on_connect_commands ?? [],
+      wantedState: input.wanted_state ?? "connected",
+      nick,
+    });
+    const conn = irc.supervise(record);
+    // The first conversation (body or URL path) is joined, or opened, once connected.
+    for (const name of [input.conversation_id ?? "", parsed.conversation]) {
+      if (!name) continue;
+      const conv = await conversationFor(this.#deps, conn, name);
+      if (conv && conn.isChannel(name)) await store.conversations.setJoined(conv.id, true);
+    }
+    log.info("connection created", { uid: user.id, connection: record.connectionId });
+    if (record.wantedState === "connected") irc.connectSoon(conn);
+    return this.json(record);
+  }
+
+  /**
+   * updateConnection: a new URL reconnects (a forced connection's at its next connect); a wanted
+   * state connects or disconnects. Asked to be connected, the answer waits for the attempt, and a
+   * failed one is an `upstream` error.
+   */
+  async update(
+    userId: number,
+    connectionId: string,
+    input: UpdateConnection,
+    at: string,
+  ): Promise<ConnectionJson> {
+    const { store, irc } = this.#deps;
+    let record = await this.#record(userId, connectionId);
+    let urlChanged = false;
+    let url = input.url?.trim();
+    let nick: string | undefined;
+    let forced = false;
+    if (url !== undefined) {
+      const urlPath = field(at, "url");
+      parseIrcUrl(url, urlPath);
+      // Forced, the host is the forced one whatever the given URL says (so #checkForced holds).
+      const forcedUrl = await this.#forcedUrl(url);
+      forced = forcedUrl !== undefined;
+      url = forcedUrl ?? url;
+      const parsed = parseIrcUrl(url, urlPath);
+      await this.#checkTarget(userId, parsed.host, urlPath);
+      // A nick in the new URL is the one to use from now on; without one the current nick stays.
+      nick = parsed.nick || this.#nickOf(record);
+      await this.#checkUnique(userId, { ...parsed, nick }, urlPath, record.id);
+      urlChanged = url !== record.url;
+    }
+    record = (await store.connections.update(record.id, {
+      url,
+      onConnectCommands: input.on_connect_commands,
+      wantedState: input.wanted_state,
+      nick: urlChanged ? nick : undefined,
+    }))!;
+    // As Convos: a forced connection's new parameters wait for its next connect.
+    const restart = urlChanged && !forced;
+    const conn = await irc.apply(record, restart ? "Reconnecting with new settings." : undefined);
+    if (record.wantedState === "connected" && (restart || input.wanted_state === "connected")) {
+      await irc.attempted(conn);
+    }
+    return this.json(record);
+  }
+
+  /** removeConnection: disconnects and deletes it with its conversations and messages. */
+  async remove(userId: number, connectionId: string): Promise<void> {
+    const record = await this.#record(userId, connectionId);
+    await this.#deps.irc.drop(record);
+    await this.#deps.store.connections.remove(record.id);
+    log.info("connection removed", { uid: userId, connection: connectionId });
+  }
+}

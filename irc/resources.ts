@@ -1,0 +1,107 @@
+/**
+ * The API's JSON of the IRC resources, each shaped in this one place: routes, the /events socket
+ * and the state events all build a Connection or a Conversation here, so they cannot drift apart.
+ */
+import type { ConnectionRecord, WantedState } from "../store/connections.ts";
+import type { ConversationRecord } from "../store/conversations.ts";
+import type { IrcConnection } from "./connection.ts";
+import { parseIrcUrl, publicUrl } from "./url.ts";
+
+/** The Connection resource. */
+export interface ConnectionJson {
+  connection_id: string;
+  name: string;
+  url: string;
+  info: Record<string, unknown>;
+  on_connect_commands: string[];
+  /** Nicks of the network's services (from the host's connection profile). */
+  service_accounts: string[];
+  state: string;
+  wanted_state: WantedState;
+}
+
+/** Services Convos assumes on a network without a connection profile. */
+export const DEFAULT_SERVICE_ACCOUNTS = ["chanserv", "nickserv"];
+
+/**
+ * A Connection's `info`: what the live connection learnt (nick, reason...) plus, as Convos has
+ * them, `authenticated` (SASL or services login done) and the enabled IRCv3 `capabilities`.
+ * `nick` is known before connecting when the URL names one, as Convos reports it: the URL's nick
+ * until the server names the one it got.
+ */
+export function connectionInfo(
+  conn: IrcConnection | undefined,
+  record?: ConnectionRecord,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { authenticated: false, capabilities: {} };
+  const wanted = conn ? conn.url.nick : record && urlNick(record);
+  if (wanted) out.nick = wanted;
+  for (const [k, v] of Object.entries(conn?.info ?? {})) if (v !== undefined) out[k] = v;
+  out.authenticated = conn?.state === "connected" && conn.info.authenticated === true;
+  const enabled = (conn?.client?.network.cap as { enabled?: unknown } | undefined)?.enabled;
+  if (conn?.state === "connected" && Array.isArray(enabled)) {
+    out.capabilities = Object.fromEntries(enabled.slice(0, 100).map((c) => [String(c), true]));
+  }
+  return out;
+}
+
+/** The nick a stored connection's URL names, or "". */
+function urlNick(record: ConnectionRecord): string {
+  try {
+    return parseIrcUrl(record.url).nick;
+  } catch {
+    return ""; // an unusable stored URL: no nick to show
+  }
+}
+
+/** The Connection resource of a stored connection with its live state, if it has one. */
+export function connectionJson(
+  record: ConnectionRecord,
+  conn: IrcConnection | undefined,
+  serviceAccounts: string[] = DEFAULT_SERVICE_ACCOUNTS,
+): ConnectionJson {
+  return {
+    connection_id: record.connectionId,
+    name: record.name,
+    url: publicUrl(record.url),
+    info: connectionInfo(conn, record),
+    on_connect_commands: record.onConnectCommands,
+    service_accounts: serviceAccounts,
+    state: conn?.state ?? "disconnected",
+    wanted_state: record.wantedState,
+  };
+}
+
+/** A Conversation as the `conversation` state event announces it. */
+export interface ConversationCore {
+  connection_id: string;
+  conversation_id: string;
+  name: string;
+  topic: string;
+  unread: number;
+}
+
+/** The Conversation resource: with `frozen` (why nothing can be sent, or ""), as Convos. */
+export interface ConversationJson extends ConversationCore {
+  frozen: string;
+  info: Record<string, never>;
+  notifications: number;
+}
+
+/** The Conversation resource; without `frozen`, the core that new-conversation events carry. */
+export function conversationJson(c: ConversationRecord): ConversationCore;
+export function conversationJson(c: ConversationRecord, frozen: string): ConversationJson;
+export function conversationJson(
+  c: ConversationRecord,
+  frozen?: string,
+): ConversationCore | ConversationJson {
+  const core = {
+    connection_id: c.connectionId,
+    conversation_id: c.conversationId,
+    name: c.name,
+    topic: c.topic,
+    unread: c.unread,
+  };
+  if (frozen === undefined) return core;
+  return { ...core, frozen, info: {}, notifications: c.notifications };
+}
