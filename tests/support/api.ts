@@ -8,10 +8,13 @@ export interface ApiResponse<T = any> {
   headers: Headers;
 }
 
+/** Sends one request: `fetch` over a socket, or an app's own handler in process. */
+export type Fetcher = (req: Request) => Promise<Response>;
+
 /** Talks to one Parley server as one user. */
 export class ApiClient {
   #cookies = new Map<string, string>();
-  constructor(readonly base: string) {}
+  constructor(readonly base: string, readonly fetcher: Fetcher = (req) => fetch(req)) {}
 
   /** The Cookie header this client sends. */
   get cookieHeader(): string {
@@ -33,7 +36,7 @@ export class ApiClient {
       init.body = JSON.stringify(body);
       (init.headers as Record<string, string>)["content-type"] = "application/json";
     }
-    const res = await fetch(this.base + path, init);
+    const res = await this.fetcher(new Request(this.base + path, init));
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(";");
       const [name, value] = pair.split(/=(.*)/s, 2);

@@ -3,6 +3,10 @@
  * Parley's HTTP application in the test process: the real app over a real store in a temporary
  * data folder, answered through `app.request()` (no socket), with the client address chosen per
  * request. For what only a socket shows, `listen()` serves the same app on 127.0.0.1.
+ *
+ * `client()` gives the same ApiClient the daemon tests use, answered in process; every answer of
+ * a documented operation is checked against routes/openapi.json on the way (a mismatch throws),
+ * so each route test also keeps the document true.
  */
 import type { Hono } from "hono";
 import { parseConfig } from "../../config.ts";
@@ -11,12 +15,28 @@ import { openStore } from "../../store/mod.ts";
 import { EventBus } from "../../lib/bus.ts";
 import { IrcManager } from "../../irc/manager.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
+import { ApiClient } from "./api.ts";
+import { responseErrors } from "./openapi.ts";
 
 /** One answer: status, parsed JSON body (or text), headers. */
 export interface AppResponse {
   status: number;
   body: any;
   headers: Headers;
+}
+
+/** Sees one request and its answer. */
+export type Observer = (req: Request, res: Response) => void | Promise<void>;
+
+/** Throws when `res` (to `req`) breaks the document; an undocumented path is left alone. */
+export async function checkAgainstDocument(req: Request, res: Response): Promise<void> {
+  const type = res.headers.get("content-type") ?? "";
+  const text = await res.clone().text();
+  const body = type.includes("json") && text ? JSON.parse(text) : text;
+  const errors = responseErrors(req.method, req.url, res.status, body);
+  if (errors.length && !errors[0].includes("no such operation")) {
+    throw new Error(`the answer breaks routes/openapi.json:\n${errors.join("\n")}`);
+  }
 }
 
 /** The app of one test and its dependencies. */
@@ -32,6 +52,11 @@ export interface TestApp {
     body: unknown,
     opts?: { cookie?: string; addr?: string },
   ): Promise<AppResponse>;
+  /**
+   * A client with its own cookie jar, answered in process from `addr`; `observe` sees each
+   * request with its answer (after the document check).
+   */
+  client(opts?: { addr?: string; observe?: Observer }): ApiClient;
   /** Registers a user (the first becomes admin) and returns its session cookie. */
   register(email: string, password?: string): Promise<string>;
   /** Serves the app on a free loopback port; the returned function stops it. */
@@ -79,12 +104,25 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       },
     }, opts.addr);
 
+  const remote = (addr: string) => ({
+    remoteAddr: { transport: "tcp" as const, hostname: addr, port: 40000 },
+  });
+  function client(opts: { addr?: string; observe?: Observer } = {}) {
+    return new ApiClient(config.baseUrl.origin, async (req) => {
+      const res = await app.fetch(req, remote(opts.addr ?? "127.0.0.1"));
+      if (new URL(req.url).pathname.startsWith("/api/")) await checkAgainstDocument(req, res);
+      await opts.observe?.(req, res);
+      return res;
+    });
+  }
+
   return {
     app,
     deps,
     home,
     request,
     post,
+    client,
     async register(email, password = "correct horse battery") {
       const res = await app.request("/api/user/register", {
         method: "POST",
