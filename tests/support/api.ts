@@ -85,13 +85,19 @@ export class ApiClient {
   }
 }
 
-/** Registers the first user (the admin) and a second user through an invite; returns both clients. */
-export async function adminAndUser(base: string): Promise<{ admin: ApiClient; user: ApiClient }> {
-  const admin = new ApiClient(base);
+/**
+ * Registers the first user (the admin) and a second user through an invite; returns both clients.
+ * `server` is a daemon's URL, or an in-process app (tests/support/app.ts) that makes clients.
+ */
+export async function adminAndUser(
+  server: string | { client(): ApiClient },
+): Promise<{ admin: ApiClient; user: ApiClient }> {
+  const make = () => typeof server === "string" ? new ApiClient(server) : server.client();
+  const admin = make();
   await admin.register("admin@example.com");
   const invite = await admin.post("/api/user/user@example.com/invite");
   const params = new URL(invite.body.url).searchParams;
-  const user = new ApiClient(base);
+  const user = make();
   await user.register("user@example.com", "correct horse battery", {
     exp: params.get("exp")!,
     token: params.get("token")!,
