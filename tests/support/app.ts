@@ -14,6 +14,7 @@ import { createApp } from "../../app.ts";
 import { openStore } from "../../store/mod.ts";
 import { EventBus } from "../../lib/bus.ts";
 import { IrcManager } from "../../irc/manager.ts";
+import { filesUserDeleted } from "../../routes/files.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
 import { ApiClient } from "./api.ts";
 import { responseErrors } from "./openapi.ts";
@@ -82,7 +83,9 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   const store = await openStore(home);
   const bus = new EventBus();
   const irc = new IrcManager({ config, store, bus, version: "test" });
-  const deps: AppDeps = { config, store, bus, irc };
+  // Wired as cli/daemon.ts wires them, so that deleting a user does here what it does there.
+  const deps: AppDeps = { config, store, bus, irc, userDeleted: [(uid) => irc.userDeleted(uid)] };
+  deps.userDeleted!.push(filesUserDeleted(deps));
   const app = createApp(deps);
 
   async function request(path: string, init: RequestInit = {}, addr = "127.0.0.1") {
