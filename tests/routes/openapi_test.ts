@@ -4,7 +4,9 @@
  * code: every route of the Hono app is an operation of the document and the reverse, path
  * parameters carry the same names, and every query parameter and body property a route's zod
  * schema reads is documented with the same type and required-ness, and nothing more.
- * openapi_responses_test.ts checks real answers against the response schemas.
+ * A last check sends each body property a value of the wrong type, so that a route reading its
+ * body with another schema than the one named here fails too. openapi_responses_test.ts checks
+ * real answers against the response schemas.
  */
 import { assertEquals } from "../support/assert.ts";
 import { z } from "zod";
@@ -204,4 +206,50 @@ Deno.test("query parameters and body properties match the routes' zod schemas", 
     if (!operations().some((o) => o.operationId === id)) errors.push(`${id}: no such operation`);
   }
   assertEquals(errors, []);
+});
+
+/** A JSON value of a type that `schema` (zod's JSON schema of one property) does not allow. */
+function wrongValue(schema: any): unknown {
+  const allowed = zodTypes(schema);
+  const candidates: [string[], unknown][] = [
+    [["number", "integer"], 12345],
+    [["string"], "x"],
+    [["boolean"], true],
+    [["array"], ["x"]],
+    [["object"], {}],
+  ];
+  return candidates.find(([types]) => !types.some((t) => allowed.includes(t)))![1];
+}
+
+Deno.test("each route reads its body with the schema SCHEMAS names (a wrong type is a 400 there)", async () => {
+  const a = await startApp({ PARLEY_IRC_ALLOW_PRIVATE: "1" });
+  try {
+    const admin = a.client();
+    await admin.register("admin@example.com");
+    const conn = await admin.post("/api/connections", {
+      url: "irc://127.0.0.1:1?nick=admin",
+      wanted_state: "disconnected",
+    });
+    const ids: Record<string, string> = {
+      connection_id: conn.body.connection_id,
+      conversation_id: "%23test",
+      email: "admin@example.com",
+    };
+    const errors: string[] = [];
+    for (const op of operations()) {
+      const schema = SCHEMAS[op.operationId]?.body;
+      if (!schema) continue;
+      const path = "/api" + op.path.replace(/\{(\w+)\}/g, (_, name) => ids[name]);
+      for (const [name, prop] of Object.entries<any>(inputSchema(schema).properties ?? {})) {
+        const res = await admin.request(op.method, path, { [name]: wrongValue(prop) });
+        const paths = (res.body.errors ?? []).map((e: { path: string }) => e.path);
+        if (res.status !== 400 || !paths.includes(`/body/${name}`)) {
+          errors.push(`${op.operationId} ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+        }
+      }
+    }
+    assertEquals(errors, []);
+  } finally {
+    await a.close();
+  }
 });
