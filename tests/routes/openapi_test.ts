@@ -253,3 +253,52 @@ Deno.test("each route reads its body with the schema SCHEMAS names (a wrong type
     await a.close();
   }
 });
+
+Deno.test("the document keeps all of Convos 8.07's API (tests/fixtures/convos/api-8.07-surface.json)", async () => {
+  const convos = JSON.parse(
+    await Deno.readTextFile(new URL("../fixtures/convos/api-8.07-surface.json", import.meta.url)),
+  );
+  const errors: string[] = [];
+  if (openapi.swagger !== convos.swagger || openapi.basePath !== convos.basePath) {
+    errors.push("swagger and basePath must stay Convos's");
+  }
+  for (const want of convos.operations) {
+    const op = operations().find((o) => o.method === want.method && o.path === want.path);
+    if (!op || op.operationId !== want.operationId) {
+      errors.push(`${want.method} ${want.path}: ${want.operationId} is gone`);
+      continue;
+    }
+    const params = parametersOf(op);
+    for (const p of want.parameters) {
+      const got = params.find((x) => x.in === p.in && x.name === p.name);
+      if (!got) errors.push(`${want.operationId}: parameter ${p.in} ${p.name} is gone`);
+      else if (Boolean(got.required) !== p.required || (p.type && got.type !== p.type)) {
+        errors.push(`${want.operationId}: parameter ${p.name} changed`);
+      }
+    }
+    for (const status of want.responses) {
+      if (!op.spec.responses[status]) {
+        errors.push(`${want.operationId}: response ${status} is gone`);
+      }
+    }
+  }
+  for (const [name, want] of Object.entries<any>(convos.definitions)) {
+    const got = openapi.definitions[name];
+    if (!got) {
+      errors.push(`definition ${name} is gone`);
+      continue;
+    }
+    for (const r of want.required) {
+      if (!(got.required ?? []).includes(r)) errors.push(`${name}.${r} is no longer required`);
+    }
+    for (const r of got.required ?? []) {
+      if (!want.required.includes(r)) errors.push(`${name}.${r} became required`);
+    }
+    for (const [prop, type] of Object.entries(want.properties)) {
+      const mine = got.properties?.[prop];
+      if (!mine) errors.push(`${name}.${prop} is gone`);
+      else if (type && docType(mine) !== type) errors.push(`${name}.${prop} changed its type`);
+    }
+  }
+  assertEquals(errors, []);
+});
