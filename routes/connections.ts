@@ -16,13 +16,15 @@ const commands = z.array(
 const url = z.string({ error: "url is required." }).trim().min(1, { error: "url is required." })
   .max(2048);
 
-const createBody = z.object({
+/** createConnection's body. */
+export const createBody = z.object({
   url,
   conversation_id: z.string().trim().pipe(conversationName).optional(),
   on_connect_commands: commands.optional(),
   wanted_state: wantedState.optional(),
 });
-const updateBody = z.object({
+/** updateConnection's body. */
+export const updateBody = z.object({
   url: url.optional(),
   on_connect_commands: commands.optional(),
   wanted_state: wantedState.optional(),

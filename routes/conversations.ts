@@ -20,7 +20,8 @@ export const conversationName = z.string().max(100, { error: "The name is too lo
 
 const sendParams = z.object({ conversation_id: conversationName });
 
-const sendBody = z.object({
+/** sendMessage's body. */
+export const sendBody = z.object({
   message: z.string({ error: "message is required." }).min(1, { error: "message is required." })
     .max(65536, { error: "The message is too long." }),
 });

@@ -12,7 +12,8 @@ import { FetchFailed, FetchRefused } from "../embed/safe_fetch.ts";
 /** A JSONP callback name: an identifier or a dotted path, nothing that could be script. */
 export const CALLBACK = /^[A-Za-z_$][\w$.]{0,63}$/;
 
-const embedQuery = z.object({
+/** embed's query. */
+export const embedQuery = z.object({
   url: z.string({ error: "url is required." }).trim().min(1, { error: "url is required." })
     .max(4096, { error: "url is too long." }),
   callback: z.string().optional(),

@@ -12,7 +12,8 @@ import { extension, mediaType, servedAs } from "../lib/media_types.ts";
 import { type FileRecord, FileTooLargeError, fileUrl, UnknownCursorError } from "../store/files.ts";
 import { readUploadForm, tooLarge } from "../files/upload.ts";
 
-const listQuery = z.object({
+/** getFiles's query. */
+export const listQuery = z.object({
   after: z.string().max(100).optional(),
   limit: queryLimit(60, 60),
 });

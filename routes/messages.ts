@@ -18,7 +18,8 @@ export const MAX_MATCH = 500;
 export const matchParam = z.string().max(MAX_MATCH, { error: `At most ${MAX_MATCH} characters.` })
   .optional();
 
-const historyQuery = z.object({
+/** The query of conversationMessages and connectionMessages. */
+export const historyQuery = z.object({
   before: queryTime,
   after: queryTime,
   around: queryTime,

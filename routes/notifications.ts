@@ -6,7 +6,8 @@ import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
 import { queryLimit, queryTime } from "../http/schemas.ts";
 
-const listQuery = z.object({ limit: queryLimit(40, 200), before: queryTime });
+/** notificationMessages's query. */
+export const listQuery = z.object({ limit: queryLimit(40, 200), before: queryTime });
 
 /** Routes under /api/notifications. */
 export function notificationRoutes(deps: AppDeps): Hono<AppEnv> {

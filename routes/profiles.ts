@@ -10,7 +10,8 @@ import { publicUrl } from "../irc/url.ts";
 import type { ProfileRecord } from "../store/profiles.ts";
 import type { ServerSettings } from "../store/settings.ts";
 
-const profileBody = z.object({
+/** saveConnectionProfile's body. */
+export const profileBody = z.object({
   url: z.string({ error: "url is required." }).trim().refine((v) => {
     try {
       const u = new URL(v);

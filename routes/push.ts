@@ -18,15 +18,18 @@ const b64url = (len: number, what: string) =>
 const endpoint = z.url({ protocol: /^https$/, error: "endpoint must be an https URL." })
   .max(2048, "endpoint is too long.");
 
-const subscribeBody = z.object({
+/** subscribePush's body. */
+export const subscribeBody = z.object({
   endpoint,
   keys: z.object({
     p256dh: b64url(87, "keys.p256dh"),
     auth: b64url(22, "keys.auth"),
   }, { error: "keys is required." }),
 });
-const unsubscribeBody = z.object({ endpoint });
-const settingsBody = z.object({
+/** unsubscribePush's body. */
+export const unsubscribeBody = z.object({ endpoint });
+/** updatePushSettings's body. */
+export const settingsBody = z.object({
   auto_away: z.boolean({ error: "auto_away must be true or false." }),
 });
 

@@ -9,7 +9,8 @@ import { queryLimit, queryTime } from "../http/schemas.ts";
 import { ircLower } from "../irc/casefold.ts";
 import { matchParam } from "./messages.ts";
 
-const searchQuery = z.object({
+/** searchMessages's query. */
+export const searchQuery = z.object({
   match: matchParam,
   connection_id: z.string().max(100).optional(),
   conversation_id: z.string().max(200).optional(),

@@ -19,7 +19,8 @@ const uri = (schemes: string[], error: string) =>
   }, { error });
 const HTTP = ["http", "https"];
 
-const settingsBody = z.object({
+/** updateSettings's body. */
+export const settingsBody = z.object({
   contact: z.string().trim().min(3, { error: "Contact must be at least 3 characters." }).max(500)
     .optional(),
   default_connection: uri(["irc", "ircs"], "Connection URL require a scheme and host.").optional(),

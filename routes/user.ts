@@ -25,9 +25,13 @@ import { addDefaultConnection } from "./default_connection.ts";
 
 const ROLES = ["admin", "bot"] as const;
 
-const loginBody = z.object({ email, password: z.string({ error: "Password is required." }) });
-// An empty exp or token (a register form with blank hidden fields) is the same as none.
-const registerBody = z.object({
+/** loginUser's body. */
+export const loginBody = z.object({
+  email,
+  password: z.string({ error: "Password is required." }),
+});
+/** registerUser's body; an empty exp or token (blank hidden form fields) is the same as none. */
+export const registerBody = z.object({
   email,
   password,
   exp: z.union([z.string(), z.number()]).optional().transform((
@@ -38,7 +42,8 @@ const registerBody = z.object({
 /** As Convos: each keyword is trimmed, and one without a word character is dropped. */
 const keywords = z.array(z.string().max(100)).max(100)
   .transform((list) => list.map((k) => k.trim()).filter((k) => /\w/.test(k)));
-const updateBody = z.object({
+/** updateUser's body. */
+export const updateBody = z.object({
   highlight_keywords: keywords.optional(),
   password: password.optional(),
   // The web client sends it when a user changes their own password; scripts may leave it out.
@@ -47,7 +52,10 @@ const updateBody = z.object({
 });
 const NOT_OPEN = "Convos registration is not open to public.";
 const BAD_INVITE = "Invalid token. You have to ask your Convos admin for a new link.";
-const getUserQuery = z.object({ connections: queryBool, conversations: queryBool });
+/** getUser's query. */
+export const getUserQuery = z.object({ connections: queryBool, conversations: queryBool });
+/** logoutUser's query. */
+export const logoutQuery = z.object({ csrf: z.string({ error: "csrf is required." }) });
 
 /** Routes under /api/user. */
 export function userRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -153,7 +161,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   const logout = async (c: Context<AppEnv>) => {
-    const { csrf } = queryParams(c, z.object({ csrf: z.string({ error: "csrf is required." }) }));
+    const { csrf } = queryParams(c, logoutQuery);
     const hash = c.get("sessionHash");
     if (hash && !safeEqual(csrf, await csrfToken(deps, hash))) {
       throw badRequest("Invalid csrf token.", "/query/csrf");

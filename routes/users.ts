@@ -7,7 +7,11 @@ import { queryParams } from "../http/validate.ts";
 import { queryLimit } from "../http/schemas.ts";
 import { userJson } from "./user_json.ts";
 
-const listQuery = z.object({ after: z.string().max(320).optional(), limit: queryLimit(100, 500) });
+/** getUsers's query. */
+export const listQuery = z.object({
+  after: z.string().max(320).optional(),
+  limit: queryLimit(100, 500),
+});
 
 /** Routes under /api/users. */
 export function usersRoutes(deps: AppDeps): Hono<AppEnv> {

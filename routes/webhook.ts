@@ -19,9 +19,9 @@ export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const recent = new RecentKeys();
   app.post(
-    "/webhook/:provider",
+    "/webhook/:provider_name",
     async (c, next) => {
-      if (c.req.param("provider") !== "github") throw notFound("Unknown webhook provider.");
+      if (c.req.param("provider_name") !== "github") throw notFound("Unknown webhook provider.");
       const github = deps.bot?.config.webhooks.github;
       if (!deps.bot || !github) throw new ApiError(503, "No bot is configured for this webhook.");
       await next();

@@ -3,7 +3,7 @@
  * server, and the optional sound on mentions. Without a service worker (plain HTTP on another
  * host, old browsers) the settings say notifications are unavailable.
  */
-import { api } from "./api.ts";
+import { api, type Body } from "./api.ts";
 import { navigate } from "./router.ts";
 
 /** Whether this browser can receive pushes at all (secure context, worker, PushManager). */
@@ -51,14 +51,27 @@ export async function enablePush(): Promise<void> {
   }
   sub ??= await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
   const json = sub.toJSON();
-  await api("POST", "/push/subscriptions", { endpoint: json.endpoint, keys: json.keys });
+  await api(
+    "POST",
+    "/push/subscriptions",
+    {
+      endpoint: json.endpoint ?? "",
+      keys: { p256dh: json.keys?.p256dh ?? "", auth: json.keys?.auth ?? "" },
+    } satisfies Body<"subscribePush">,
+  );
 }
 
 /** Unsubscribes this browser here and on the server. */
 export async function disablePush(): Promise<void> {
   const sub = await currentSubscription();
   if (!sub) return;
-  await api("DELETE", "/push/subscriptions", { endpoint: sub.endpoint }).catch(() => {});
+  await api(
+    "DELETE",
+    "/push/subscriptions",
+    {
+      endpoint: sub.endpoint,
+    } satisfies Body<"unsubscribePush">,
+  ).catch(() => {});
   await sub.unsubscribe();
 }
 

@@ -1,4 +1,6 @@
 /** The shapes the API and the /events socket deliver. */
+import type { RequestBodies } from "../../http/api_types.ts";
+import type { MessageJson, MessagePage as StoredPage } from "../../store/message_types.ts";
 
 /** One error entry of the API's error body. */
 export interface ApiErrorItem {
@@ -31,7 +33,8 @@ export interface User {
   email: string;
   uid?: string;
   unread: number;
-  roles?: string[];
+  /** The roles updateUser takes (the server's zod enum). */
+  roles?: NonNullable<RequestBodies["updateUser"]["roles"]>;
   highlight_keywords?: string[];
   registered?: string;
   csrf?: string;
@@ -39,25 +42,17 @@ export interface User {
   conversations?: Conversation[];
 }
 
-/** A stored message, or a quiet event line (join, part...) made by the client. */
-export interface Message {
-  from: string;
-  message: string;
-  ts: string;
-  type?: string;
-  highlight?: boolean;
-  connection_id?: string;
-  conversation_id?: string;
+/** A stored message as the server shapes it, or a quiet event line (join, part...) made by the client. */
+export interface Message extends Omit<MessageJson, "type"> {
+  /** Absent on a line the client makes. */
+  type?: MessageJson["type"];
   /** Client-side only: an event line (join, part, quit, nick, topic, mode, error). */
   event?: string;
   /** Client-side only: the answer a command line shows (whois, list). */
   data?: unknown;
 }
 
-/** A page of messages. */
-export interface MessagePage {
+/** A page of messages (history, search, notifications), as the server shapes it. */
+export interface MessagePage extends Omit<StoredPage, "messages"> {
   messages: Message[];
-  before?: string;
-  after?: string;
-  end?: boolean;
 }

@@ -8,10 +8,13 @@ export interface ApiResponse<T = any> {
   headers: Headers;
 }
 
+/** Sends one request: `fetch` over a socket, or an app's own handler in process. */
+export type Fetcher = (req: Request) => Promise<Response>;
+
 /** Talks to one Parley server as one user. */
 export class ApiClient {
   #cookies = new Map<string, string>();
-  constructor(readonly base: string) {}
+  constructor(readonly base: string, readonly fetcher: Fetcher = (req) => fetch(req)) {}
 
   /** The Cookie header this client sends. */
   get cookieHeader(): string {
@@ -33,7 +36,7 @@ export class ApiClient {
       init.body = JSON.stringify(body);
       (init.headers as Record<string, string>)["content-type"] = "application/json";
     }
-    const res = await fetch(this.base + path, init);
+    const res = await this.fetcher(new Request(this.base + path, init));
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(";");
       const [name, value] = pair.split(/=(.*)/s, 2);
@@ -82,13 +85,19 @@ export class ApiClient {
   }
 }
 
-/** Registers the first user (the admin) and a second user through an invite; returns both clients. */
-export async function adminAndUser(base: string): Promise<{ admin: ApiClient; user: ApiClient }> {
-  const admin = new ApiClient(base);
+/**
+ * Registers the first user (the admin) and a second user through an invite; returns both clients.
+ * `server` is a daemon's URL, or an in-process app (tests/support/app.ts) that makes clients.
+ */
+export async function adminAndUser(
+  server: string | { client(): ApiClient },
+): Promise<{ admin: ApiClient; user: ApiClient }> {
+  const make = () => typeof server === "string" ? new ApiClient(server) : server.client();
+  const admin = make();
   await admin.register("admin@example.com");
   const invite = await admin.post("/api/user/user@example.com/invite");
   const params = new URL(invite.body.url).searchParams;
-  const user = new ApiClient(base);
+  const user = make();
   await user.register("user@example.com", "correct horse battery", {
     exp: params.get("exp")!,
     token: params.get("token")!,

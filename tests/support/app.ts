@@ -3,15 +3,22 @@
  * Parley's HTTP application in the test process: the real app over a real store in a temporary
  * data folder, answered through `app.request()` (no socket), with the client address chosen per
  * request. For what only a socket shows, `listen()` serves the same app on 127.0.0.1.
+ *
+ * `client()` gives the same ApiClient the daemon tests use, answered in process; every answer of
+ * a documented operation is checked against routes/openapi.json on the way (a mismatch throws),
+ * so each route test also keeps the document true.
  */
 import type { Hono } from "hono";
 import { parseConfig } from "../../config.ts";
 import { createApp } from "../../app.ts";
-import { openStore, type Store } from "../../store/mod.ts";
+import { openSqliteStore, type SqliteStore, type Store } from "../../store/mod.ts";
 import { EventBus } from "../../lib/bus.ts";
 import { IrcManager } from "../../irc/manager.ts";
 import { ConnectionService } from "../../irc/connection_service.ts";
+import { filesUserDeleted } from "../../routes/files.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
+import { ApiClient } from "./api.ts";
+import { responseErrors } from "./openapi.ts";
 
 /** One answer: status, parsed JSON body (or text), headers. */
 export interface AppResponse {
@@ -20,10 +27,26 @@ export interface AppResponse {
   headers: Headers;
 }
 
+/** Sees one request and its answer. */
+export type Observer = (req: Request, res: Response) => void | Promise<void>;
+
+/** Throws when `res` (to `req`) breaks the document; an undocumented path is left alone. */
+export async function checkAgainstDocument(req: Request, res: Response): Promise<void> {
+  const type = res.headers.get("content-type") ?? "";
+  const text = await res.clone().text();
+  const body = type.includes("json") && text ? JSON.parse(text) : text;
+  const errors = responseErrors(req.method, req.url, res.status, body);
+  if (errors.length && !errors[0].includes("no such operation")) {
+    throw new Error(`the answer breaks routes/openapi.json:\n${errors.join("\n")}`);
+  }
+}
+
 /** The app of one test and its dependencies. */
 export interface TestApp {
   app: Hono<AppEnv>;
   deps: AppDeps;
+  /** The SQLite store under the app's view, with its test hooks (search index caught up). */
+  sqlite: SqliteStore;
   home: string;
   /** Sends one request from `addr` (the socket peer; default 127.0.0.1). */
   request(path: string, init?: RequestInit, addr?: string): Promise<AppResponse>;
@@ -33,6 +56,11 @@ export interface TestApp {
     body: unknown,
     opts?: { cookie?: string; addr?: string },
   ): Promise<AppResponse>;
+  /**
+   * A client with its own cookie jar, answered in process from `addr`; `observe` sees each
+   * request with its answer (after the document check).
+   */
+  client(opts?: { addr?: string; observe?: Observer }): ApiClient;
   /** Registers a user (the first becomes admin) and returns its session cookie. */
   register(email: string, password?: string): Promise<string>;
   /** Serves the app on a free loopback port; the returned function stops it. */
@@ -61,12 +89,21 @@ export async function startApp(
     }),
     secret: "test secret, long enough",
   };
-  const opened = await openStore(home);
+  const opened = await openSqliteStore(home);
   const store = storeView(opened);
   const bus = new EventBus();
   const irc = new IrcManager({ config, store, bus, version: "test" });
   const connections = new ConnectionService({ config, store, bus, irc });
-  const deps: AppDeps = { config, store, bus, irc, connections };
+  // Wired as cli/daemon.ts wires them, so that deleting a user does here what it does there.
+  const deps: AppDeps = {
+    config,
+    store,
+    bus,
+    irc,
+    connections,
+    userDeleted: [(uid) => irc.userDeleted(uid)],
+  };
+  deps.userDeleted!.push(filesUserDeleted(deps));
   const app = createApp(deps);
 
   async function request(path: string, init: RequestInit = {}, addr = "127.0.0.1") {
@@ -88,12 +125,26 @@ export async function startApp(
       },
     }, opts.addr);
 
+  const remote = (addr: string) => ({
+    remoteAddr: { transport: "tcp" as const, hostname: addr, port: 40000 },
+  });
+  function client(opts: { addr?: string; observe?: Observer } = {}) {
+    return new ApiClient(config.baseUrl.origin, async (req) => {
+      const res = await app.fetch(req, remote(opts.addr ?? "127.0.0.1"));
+      if (new URL(req.url).pathname.startsWith("/api/")) await checkAgainstDocument(req, res);
+      await opts.observe?.(req, res);
+      return res;
+    });
+  }
+
   return {
     app,
     deps,
+    sqlite: opened,
     home,
     request,
     post,
+    client,
     async register(email, password = "correct horse battery") {
       const res = await app.request("/api/user/register", {
         method: "POST",

@@ -3,7 +3,7 @@
  * notifications, sound, previews, theme and language.
  */
 import { useEffect, useState } from "preact/hooks";
-import { api, seg } from "../api.ts";
+import { api, type Body, seg } from "../api.ts";
 import { chooseLanguage, language, languages, t } from "../i18n.ts";
 import { applyUser, showToast, user } from "../state.ts";
 import { applyTheme, savedTheme } from "../theme.ts";
@@ -52,7 +52,13 @@ export function Account() {
   const toggleAway = async (on: boolean) => {
     try {
       setAutoAway(
-        (await api<{ auto_away: boolean }>("POST", "/push/settings", { auto_away: on })).auto_away,
+        (await api<{ auto_away: boolean }>(
+          "POST",
+          "/push/settings",
+          {
+            auto_away: on,
+          } satisfies Body<"updatePushSettings">,
+        )).auto_away,
       );
     } catch (err) {
       showToast((err as Error).message);
@@ -62,7 +68,7 @@ export function Account() {
   const save = (e: Event) => {
     e.preventDefault();
     setSaved(false);
-    const body: Record<string, unknown> = {
+    const body: Body<"updateUser"> = {
       highlight_keywords: keywords.split(",").map((k) => k.trim()).filter(Boolean),
     };
     if (password) {

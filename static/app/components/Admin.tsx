@@ -1,6 +1,6 @@
 /** Administration: server settings with disk usage, users (roles, delete, invites), profiles. */
 import { useEffect, useState } from "preact/hooks";
-import { api, query, seg } from "../api.ts";
+import { api, type Body, query, seg } from "../api.ts";
 import { t } from "../i18n.ts";
 import { linkClick } from "../router.ts";
 import { user as me } from "../state.ts";
@@ -175,11 +175,11 @@ function Users() {
   const makeInvite = (address: string) =>
     run(async () => setInvite(await api("POST", `/user/${seg(address)}/invite`)));
   const toggleAdmin = (u: User) => {
-    const roles = u.roles?.includes("admin")
+    const roles: User["roles"] = u.roles?.includes("admin")
       ? (u.roles ?? []).filter((r) => r !== "admin")
       : [...(u.roles ?? []), "admin"];
     return run(async () => {
-      await api("POST", `/user/${seg(u.email)}`, { roles });
+      await api("POST", `/user/${seg(u.email)}`, { roles } satisfies Body<"updateUser">);
       await load();
     });
   };
@@ -328,7 +328,14 @@ function Profiles() {
           onSubmit={(e) => {
             e.preventDefault();
             return run(async () => {
-              await api("POST", "/connection-profiles", { url, is_default: isDefault });
+              await api(
+                "POST",
+                "/connection-profiles",
+                {
+                  url,
+                  is_default: isDefault,
+                } satisfies Body<"saveConnectionProfile">,
+              );
               setUrl("");
               await load();
             });

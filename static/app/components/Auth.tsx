@@ -1,6 +1,6 @@
 /** The screens that get a user in: login, registration (first user, invite, password reset). */
 import { useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { api, type Body } from "../api.ts";
 import { t } from "../i18n.ts";
 import { linkClick, navigate, route } from "../router.ts";
 import { loggedIn } from "../session.ts";
@@ -16,7 +16,11 @@ export function Login() {
   const submit = (e: Event) => {
     e.preventDefault();
     return run(async () => {
-      const u = await api<User>("POST", "/user/login", { email, password });
+      const u = await api<User>(
+        "POST",
+        "/user/login",
+        { email, password } satisfies Body<"loginUser">,
+      );
       await loggedIn(u);
       navigate("/chat", true);
     });
@@ -69,7 +73,15 @@ export function Register() {
   const submit = (e: Event) => {
     e.preventDefault();
     return run(async () => {
-      const u = await api<User>("POST", "/user/register", { email, password, ...(invite ?? {}) });
+      const u = await api<User>(
+        "POST",
+        "/user/register",
+        {
+          email,
+          password,
+          ...(invite ?? {}),
+        } satisfies Body<"registerUser">,
+      );
       await loggedIn(u);
       navigate(u.roles?.includes("admin") && !invite ? "/settings/connection/add" : "/chat", true);
     });

@@ -1,6 +1,6 @@
 /** Add or edit a connection: server, TLS, nick, login, SASL, on-connect commands, wanted state. */
 import { useEffect, useState } from "preact/hooks";
-import { api, seg } from "../api.ts";
+import { api, type Body, seg } from "../api.ts";
 import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import { connections, patchConnection, removeConnection, user } from "../state.ts";
@@ -71,7 +71,7 @@ export function ConnectionForm(p: { cid?: string }) {
       setErrors([{ message: t("The port is a number from 1 to 65535."), path: "/body/port" }]);
       return;
     }
-    const body: Record<string, unknown> = {
+    const body: Body<"updateConnection"> & Partial<Body<"createConnection">> = {
       on_connect_commands: commands.split("\n").map((c) => c.trim()).filter(Boolean),
       wanted_state: wanted ? "connected" : "disconnected",
     };
@@ -83,7 +83,7 @@ export function ConnectionForm(p: { cid?: string }) {
     return run(async () => {
       const c = existing
         ? await api<Connection>("POST", `/connection/${seg(existing.connection_id)}`, body)
-        : await api<Connection>("POST", "/connections", body);
+        : await api<Connection>("POST", "/connections", { ...body, url });
       // The socket's state events may have overtaken this answer: they are the fresher truth.
       const known = connections.value[c.connection_id];
       patchConnection(

@@ -1,6 +1,7 @@
+/** checkForUpdates in process (tests/support/app.ts), against an update URL on loopback. */
 import { assertEquals } from "../support/assert.ts";
-import { ApiClient } from "../support/api.ts";
-import { startServer } from "../support/server.ts";
+import { startApp } from "../support/app.ts";
+import type { ApiClient } from "../support/api.ts";
 
 Deno.test("checkForUpdates: a newer version from the update URL, and offline", async (t) => {
   let asked = 0;
@@ -8,11 +9,21 @@ Deno.test("checkForUpdates: a newer version from the update URL, and offline", a
     asked++;
     return Response.json({ version: "9.8.7" });
   });
-  const server = await startServer({
-    env: { PARLEY_UPDATE_URL: `http://127.0.0.1:${updates.addr.port}/latest` },
-  });
+  const updateUrl = `http://127.0.0.1:${updates.addr.port}/latest`;
+  /** Runs `fn` with a registered client of an app whose update URL is `url`. */
+  const withApp = async (url: string, fn: (c: ApiClient) => Promise<void>) => {
+    const app = await startApp({ PARLEY_UPDATE_URL: url });
+    try {
+      const client = app.client();
+      await client.register("admin@example.com");
+      await fn(client);
+    } finally {
+      await app.close();
+    }
+  };
+  const a = await startApp({ PARLEY_UPDATE_URL: updateUrl });
   try {
-    const client = new ApiClient(server.url);
+    const client = a.client();
     await t.step("needs a session", async () => {
       assertEquals((await client.get("/api/check-for-updates")).status, 401);
       assertEquals(asked, 0);
@@ -29,24 +40,22 @@ Deno.test("checkForUpdates: a newer version from the update URL, and offline", a
     });
 
     await t.step("with the check off, available is the running version", async () => {
-      server.env.PARLEY_UPDATE_URL = "";
-      await server.restart();
-      await client.login("admin@example.com");
-      const res = await client.get("/api/check-for-updates");
-      assertEquals(res.body, { available: 0.01, running: 0.01 });
-      assertEquals(asked, 1);
+      await withApp("", async (c) => {
+        const res = await c.get("/api/check-for-updates");
+        assertEquals(res.body, { available: 0.01, running: 0.01 });
+        assertEquals(asked, 1);
+      });
     });
 
     await t.step("with the update URL down, available is the running version", async () => {
-      server.env.PARLEY_UPDATE_URL = `http://127.0.0.1:${updates.addr.port}/latest`;
       await updates.shutdown();
-      await server.restart();
-      await client.login("admin@example.com");
-      const res = await client.get("/api/check-for-updates");
-      assertEquals(res.body, { available: 0.01, running: 0.01 });
+      await withApp(updateUrl, async (c) => {
+        const res = await c.get("/api/check-for-updates");
+        assertEquals(res.body, { available: 0.01, running: 0.01 });
+      });
     });
   } finally {
-    await server.close();
+    await a.close();
     await updates.shutdown();
   }
 });

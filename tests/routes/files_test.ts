@@ -1,6 +1,10 @@
+/**
+ * Files in process (tests/support/app.ts): upload, paging, download, write_only, delete and the
+ * size limits, each answer also checked against routes/openapi.json.
+ */
 import { assert, assertEquals } from "../support/assert.ts";
-import { adminAndUser, ApiClient } from "../support/api.ts";
-import { startServer } from "../support/server.ts";
+import { adminAndUser } from "../support/api.ts";
+import { startApp } from "../support/app.ts";
 
 const MAX = 5000;
 
@@ -22,10 +26,13 @@ async function diskEntries(home: string, uid: string): Promise<string[]> {
 }
 
 Deno.test("files: upload, paging, anonymous download, write_only, delete, limits", async (t) => {
-  const server = await startServer({ env: { PARLEY_MAX_UPLOAD_SIZE: String(MAX) } });
+  const a = await startApp({ PARLEY_MAX_UPLOAD_SIZE: String(MAX) });
   try {
-    const { admin, user } = await adminAndUser(server.url);
-    const anon = new ApiClient(server.url);
+    const { admin, user } = await adminAndUser(a);
+    const anon = a.client();
+    const base = a.deps.config.baseUrl.origin;
+    // A request as a browser sends it, without the client's JSON handling.
+    const raw = (url: string, init?: RequestInit) => anon.fetcher(new Request(url, init));
     let first!: { id: string; uid: string; url: string };
 
     await t.step("upload needs a session", async () => {
@@ -41,12 +48,12 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
       assertEquals(f.filename, "hello.txt");
       assert(/^[A-Za-z0-9_-]{22}$/.test(f.id), `128-bit url-safe id: ${f.id}`);
       assert(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(f.saved), f.saved);
-      assertEquals(f.url, `${server.url}/api/files/${f.uid}/${f.id}`);
+      assertEquals(f.url, `${base}/api/files/${f.uid}/${f.id}`);
       first = f;
     });
 
     await t.step("anyone with the URL downloads it, with its type and nosniff", async () => {
-      const res = await fetch(first.url);
+      const res = await raw(first.url);
       assertEquals(res.status, 200);
       assertEquals(await res.text(), "hello world");
       // Convos's spelling and its inline files without a disposition (web-files.t:42, 88).
@@ -61,7 +68,7 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
       const res = await user.post("/api/files", new URLSearchParams({ file: "pasted text" }));
       assertEquals(res.status, 200);
       assertEquals(res.body.files[0].filename, "paste.txt");
-      const got = await fetch(res.body.files[0].url);
+      const got = await raw(res.body.files[0].url);
       assertEquals(await got.text(), "pasted text");
     });
 
@@ -76,7 +83,7 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
     await t.step("HTML and SVG go out as sandboxed attachments that cannot run", async () => {
       for (const [name, type] of [["x.html", "text/html"], ["x.svg", "image/svg+xml"]]) {
         const up = await user.post("/api/files", form("<script>alert(1)</script>", name, type));
-        const res = await fetch(up.body.files[0].url);
+        const res = await raw(up.body.files[0].url);
         await res.body?.cancel();
         assertEquals(res.status, 200);
         // Their own type, as Convos sends them (web-files.t:106, 129): as an attachment under
@@ -95,7 +102,7 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
       );
       assertEquals(res.status, 200);
       assertEquals(res.body.files[0].url, first.url);
-      assertEquals(await (await fetch(first.url)).text(), "hello again");
+      assertEquals(await (await raw(first.url)).text(), "hello again");
       // Ids are per user (Convos's chosen keys): another user's upload with this id makes that
       // user's own file and leaves this one alone.
       const foreign = await admin.post(
@@ -104,7 +111,7 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
       );
       assertEquals(foreign.status, 200);
       assert(foreign.body.files[0].url !== first.url);
-      assertEquals(await (await fetch(first.url)).text(), "hello again");
+      assertEquals(await (await raw(first.url)).text(), "hello again");
       await admin.delete(`/api/files/${foreign.body.files[0].uid}/${first.id}`);
     });
 
@@ -114,7 +121,7 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
         form("secret", "w.txt", "text/plain", { write_only: 1 }),
       );
       assertEquals(up.status, 200);
-      const res = await fetch(up.body.files[0].url);
+      const res = await raw(up.body.files[0].url);
       await res.body?.cancel();
       assertEquals(res.status, 404);
     });
@@ -189,7 +196,7 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
     );
 
     await t.step("one byte over the limit is refused and leaves nothing on disk", async () => {
-      const before = await diskEntries(server.home, first.uid);
+      const before = await diskEntries(a.home, first.uid);
       const res = await user.post("/api/files", form(new Uint8Array(MAX + 1), "big.bin", ""));
       // Convos's answer (web-files.t:145-146).
       assertEquals(res.status, 400);
@@ -198,12 +205,12 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
       assertEquals(exact.status, 200);
       const huge = await user.post("/api/files", form(new Uint8Array(MAX + 200_000), "h.bin", ""));
       assertEquals(huge.status, 400);
-      const after = await diskEntries(server.home, first.uid);
+      const after = await diskEntries(a.home, first.uid);
       assertEquals(after, [...before, exact.body.files[0].id].sort());
     });
 
     await t.step("a body without Content-Length is counted as it streams", async () => {
-      const before = await diskEntries(server.home, first.uid);
+      const before = await diskEntries(a.home, first.uid);
       const enc = new TextEncoder();
       const body = new ReadableStream<Uint8Array>({
         start(ctl) {
@@ -217,7 +224,7 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
           ctl.close();
         },
       });
-      const streamed = await fetch(`${server.url}/api/files`, {
+      const streamed = await raw(`${base}/api/files`, {
         method: "POST",
         body,
         headers: { "content-type": "multipart/form-data; boundary=B", cookie: user.cookieHeader },
@@ -235,38 +242,38 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
       late.append("write_only", "true");
       const hidden = await user.post("/api/files", late);
       assertEquals(hidden.status, 200);
-      const get = await fetch(hidden.body.files[0].url);
+      const get = await raw(hidden.body.files[0].url);
       await get.body?.cancel();
       assertEquals(get.status, 404);
       await user.delete(`/api/files/${first.uid}/${hidden.body.files[0].id}`);
-      assertEquals(await diskEntries(server.home, first.uid), before);
+      assertEquals(await diskEntries(a.home, first.uid), before);
     });
 
     await t.step("delete removes only the caller's own files", async () => {
       const foreign = await admin.delete(`/api/files/${first.uid}/${first.id}`);
       assertEquals(foreign.status, 200);
       assertEquals(foreign.body.deleted, 0);
-      assertEquals((await fetch(first.url)).status, 200);
+      assertEquals((await raw(first.url)).status, 200);
       const list = (await user.get("/api/files?limit=2")).body.files;
       const ids = [first.id, ...list.map((f: { id: string }) => f.id), "nosuchid"].join(",");
       const own = await user.delete(`/api/files/${first.uid}/${ids}`);
       assertEquals(own.body.deleted, 3);
-      const gone = await fetch(first.url);
+      const gone = await raw(first.url);
       await gone.body?.cancel();
       assertEquals(gone.status, 404);
-      assert(!(await diskEntries(server.home, first.uid)).includes(first.id));
+      assert(!(await diskEntries(a.home, first.uid)).includes(first.id));
     });
 
     await t.step("deleting the user removes their files", async () => {
       const up = await user.post("/api/files", form("bye", "bye.txt", "text/plain"));
       const res = await admin.delete("/api/user/user@example.com");
       assertEquals(res.status, 200);
-      const gone = await fetch(up.body.files[0].url);
+      const gone = await raw(up.body.files[0].url);
       await gone.body?.cancel();
       assertEquals(gone.status, 404);
-      assertEquals(await diskEntries(server.home, first.uid), []);
+      assertEquals(await diskEntries(a.home, first.uid), []);
     });
   } finally {
-    await server.close();
+    await a.close();
   }
 });

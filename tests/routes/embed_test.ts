@@ -1,6 +1,9 @@
+/**
+ * embed in process (tests/support/app.ts) against real pages on loopback: private addresses
+ * refused in every spelling unless allowed, metadata, hostile pages, the html and jsonp variants.
+ */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { ApiClient } from "../support/api.ts";
-import { startServer } from "../support/server.ts";
+import { startApp } from "../support/app.ts";
 import { serveHostile } from "../support/hostile_pages.ts";
 
 const PAGE = `<!doctype html><html><head>
@@ -32,11 +35,11 @@ Deno.test("embed: private pages refused by default, read when allowed", async (t
   const hostile = serveHostile();
   const port = site.addr.port;
   const page = `http://127.0.0.1:${port}/page`;
-  const strict = await startServer();
-  const open = await startServer({ env: { PARLEY_EMBED_ALLOW_PRIVATE: "1" } });
+  const strict = await startApp();
+  const open = await startApp({ PARLEY_EMBED_ALLOW_PRIVATE: "1" });
   try {
-    const s = new ApiClient(strict.url);
-    const o = new ApiClient(open.url);
+    const s = strict.client();
+    const o = open.client();
 
     await t.step("needs a session", async () => {
       const res = await s.get(`/api/embed?url=${encodeURIComponent(page)}`);

@@ -1,17 +1,16 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { adminAndUser } from "../support/api.ts";
-import { startServer } from "../support/server.ts";
-import { openSqliteStore } from "../../store/mod.ts";
+import { startApp } from "../support/app.ts";
 import { parseMicros } from "../../lib/time.ts";
 
 const T0 = Date.UTC(2026, 0, 1) * 1000;
 
 Deno.test("history API: pages, search and notifications over HTTP", async (t) => {
-  const server = await startServer();
+  const a = await startApp({ PARLEY_IRC_ALLOW_PRIVATE: "1" });
   try {
-    const { admin, user } = await adminAndUser(server.url);
-    // Connections are made through the API (staying disconnected); messages are written by a
-    // second connection to the same database file, as the IRC side would write them.
+    const { admin, user } = await adminAndUser(a);
+    // Connections are made through the API (staying disconnected); messages are written to the
+    // store as the IRC side writes them.
     for (const c of [admin, user]) {
       const res = await c.post("/api/connections", {
         url: "irc://127.0.0.1:1?nick=me",
@@ -19,7 +18,7 @@ Deno.test("history API: pages, search and notifications over HTTP", async (t) =>
       });
       assertEquals(res.status, 200, JSON.stringify(res.body));
     }
-    const store = await openSqliteStore(server.home);
+    const { store } = a.deps;
     const adminId = (await store.users.byEmail("admin@example.com"))!.id;
     const userId = (await store.users.byEmail("user@example.com"))!.id;
     const adminConn = (await store.connections.get(adminId, "irc-localhost"))!;
@@ -52,9 +51,8 @@ Deno.test("history API: pages, search and notifications over HTTP", async (t) =>
       type: "private",
       text: "user deploy secret",
     });
-    // Indexed before this store closes: the server's own indexer only hears of its own writes.
-    await store.messages.searchable();
-    await store.close();
+    await store.messages.flush();
+    await a.sqlite.messages.searchable();
     const base = "/api/connection/irc-localhost/conversation/%23test/messages";
 
     await t.step("the newest page, oldest first, with before and without after", async () => {
@@ -191,11 +189,9 @@ Deno.test("history API: pages, search and notifications over HTTP", async (t) =>
     });
 
     await t.step("anonymous callers get 401", async () => {
-      const res = await fetch(`${server.url}${base}`);
-      assertEquals(res.status, 401);
-      await res.body?.cancel();
+      assertEquals((await a.client().get(base)).status, 401);
     });
   } finally {
-    await server.close();
+    await a.close();
   }
 });
