@@ -51,9 +51,13 @@ export interface FilePage {
   next?: string;
 }
 
-/** The public URL of a file, under the external base URL (which may have a path). */
+/**
+ * The public URL of a file, under the external base URL (which may have a path). Convos's form,
+ * `/file/<uid>/<id>` (web-files.t:34): scripts and clients written for Convos recognise it, and
+ * it redirects to the API's URL of the file (routes/web.ts).
+ */
 export function fileUrl(baseUrl: URL, file: Pick<FileRecord, "userId" | "id">): string {
-  return new URL(`api/files/${file.userId}/${file.id}`, baseUrl.href.replace(/\/?$/, "/")).href;
+  return new URL(`file/${file.userId}/${file.id}`, baseUrl.href.replace(/\/?$/, "/")).href;
 }
 
 /** Thrown by `save` when the contents exceed the limit; nothing is left on disk. */

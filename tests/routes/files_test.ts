@@ -48,7 +48,7 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
       assertEquals(f.filename, "hello.txt");
       assert(/^[A-Za-z0-9_-]{22}$/.test(f.id), `128-bit url-safe id: ${f.id}`);
       assert(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(f.saved), f.saved);
-      assertEquals(f.url, `${base}/api/files/${f.uid}/${f.id}`);
+      assertEquals(f.url, `${base}/file/${f.uid}/${f.id}`);
       first = f;
     });
 

@@ -35,7 +35,7 @@ export function Embed(p: { url: string; onLoad?: () => void }) {
   const sameOrigin = p.url.startsWith(location.origin + "/");
   // Our own uploads are shown directly: the embed service refuses this server's address anyway.
   const sameOriginImage = sameOrigin &&
-    (IMAGE.test(p.url) || new URL(p.url).pathname.startsWith("/api/files/"));
+    (IMAGE.test(p.url) || /^\/(api\/files|file)\//.test(new URL(p.url).pathname));
   const [broken, setBroken] = useState(false);
   const [thumbBroken, setThumbBroken] = useState(false);
   useEffect(() => {
