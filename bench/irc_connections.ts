@@ -38,7 +38,9 @@ try {
   const started = performance.now();
   const up = new Set<unknown>();
   bus.subscribe(user.id, (ev) => {
-    if (ev.type === "connection" && ev.state === "connected") up.add(ev.connection_id);
+    if (ev.event === "state" && ev.type === "connection" && ev.state === "connected") {
+      up.add(ev.connection_id);
+    }
   });
   await manager.start();
   const deadline = Date.now() + 120_000;

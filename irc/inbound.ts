@@ -4,7 +4,8 @@
  */
 import { log } from "../lib/log.ts";
 import { formatMicros } from "../lib/time.ts";
-import type { MessageType } from "../store/message_types.ts";
+import type { ChatType } from "../store/message_types.ts";
+import type { ChannelStateEvent, OmitEach } from "../lib/events.ts";
 import type { IrcConnection } from "./connection.ts";
 import type { IrcClient, IrcEvent } from "./framework.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
@@ -54,13 +55,13 @@ export function attachInbound(
       const ts = lineTime(ev?.time, serverTimeEnabled(client));
       run(async () => await fn({ ...ev, ts }));
     });
-  const publish = (ev: Record<string, unknown>) =>
+  const publish = (ev: OmitEach<ChannelStateEvent, "event" | "connection_id">) =>
     deps.bus.publish(conn.userId, { event: "state", connection_id: conn.id, ...ev });
   const convId = (name: string) => conn.conversationId(name);
-  const server = (text: string, ts: number, type: MessageType = "notice") =>
+  const server = (text: string, ts: number, type: ChatType = "notice") =>
     recordMessage(deps, conn, { name: "", from: conn.url.host, type, text, ts });
 
-  const message = (type: MessageType) => async (ev: IrcEvent) => {
+  const message = (type: ChatType) => async (ev: IrcEvent) => {
     const target = String(ev.target ?? "");
     const text = String(ev.message ?? "");
     if (ev.from_server || !ev.nick || target === "*" || (!conn.nick && type === "notice")) {
@@ -182,7 +183,12 @@ export function attachInbound(
     const newId = convId(String(ev.new_nick));
     if (old && !conn.isMe(ev.new_nick) && !(await store.get(conn.record.id, newId))) {
       await store.rename(old.id, newId, String(ev.new_nick));
-      publish({ type: "rename", old_conversation_id: old.conversationId, conversation_id: newId });
+      publish({
+        type: "rename",
+        old_conversation_id: old.conversationId,
+        conversation_id: newId,
+        name: String(ev.new_nick),
+      });
     }
   });
   on("topic", async (ev) => {

@@ -7,7 +7,7 @@ import { log } from "../lib/log.ts";
 import { formatMicros, nowMicros } from "../lib/time.ts";
 import type { Store } from "../store/mod.ts";
 import type { ConversationRecord } from "../store/conversations.ts";
-import type { MessageType } from "../store/message_types.ts";
+import type { ChatType } from "../store/message_types.ts";
 import type { IrcConnection } from "./connection.ts";
 import { isHighlight } from "./highlight.ts";
 import { isChannel } from "./casefold.ts";
@@ -24,7 +24,7 @@ export interface SeenMessage {
   /** The conversation's name as IRC spells it (channel or nick); "" for the server. */
   name: string;
   from: string;
-  type: MessageType;
+  type: ChatType;
   text: string;
   /** Microseconds: IRCv3 server-time when the server said when, else the time it arrived. */
   ts?: number;
@@ -158,15 +158,16 @@ export async function recordMessage(
     highlight,
     unread: counts,
   });
-  // Nobody listening (no /events socket open): message and unread events would go nowhere, so a
-  // burst skips building them; a notification still goes out, for Web Push (push/notify.ts).
-  const listening = deps.bus.listenerCount(conn.userId) > 0;
-  if (!listening && !highlight) return;
+  // Nobody to receive them (no /events socket open, no bus tap that wants them): a burst skips
+  // building the events. Web Push taps notifications (push/notify.ts), so those still go out.
+  const uid = conn.userId;
+  const toMessage = deps.bus.wouldReceive(uid, "message");
+  const toUnread = counts && deps.bus.wouldReceive(uid, "unread");
+  const toNotification = highlight && deps.bus.wouldReceive(uid, "notification");
+  if (!toMessage && !toUnread && !toNotification) return;
   const where = { connection_id: conn.id, conversation_id: conv.conversationId };
   const message = { from: m.from, message: m.text, ts: formatMicros(ts), type: m.type };
-  if (listening) {
-    deps.bus.publish(conn.userId, { event: "message", ...where, ...message, highlight });
-    if (counts) deps.bus.publish(conn.userId, { event: "unread", ...where, unread: unread ?? 0 });
-  }
-  if (highlight) deps.bus.publish(conn.userId, { event: "notification", ...where, ...message });
+  if (toMessage) deps.bus.publish(uid, { event: "message", ...where, ...message, highlight });
+  if (toUnread) deps.bus.publish(uid, { event: "unread", ...where, unread: unread ?? 0 });
+  if (toNotification) deps.bus.publish(uid, { event: "notification", ...where, ...message });
 }

@@ -40,14 +40,14 @@ export class AutoAway {
       () => {},
     );
     this.#untap = this.deps.bus.tap((userId, ev) => {
-      if (ev.event === "listeners") this.#sockets(userId, Number(ev.count));
+      if (ev.event === "listeners") this.#sockets(userId, ev.count);
       else if (
         ev.event === "state" && ev.type === "connection" && ev.state === "connected" &&
         this.#away.has(userId)
       ) {
-        this.#send(userId, String(ev.connection_id), `/away ${AWAY_MESSAGE}`);
+        this.#send(userId, ev.connection_id, `/away ${AWAY_MESSAGE}`);
       }
-    });
+    }, ["listeners", "state"]);
   }
 
   /** Stops watching and forgets pending timers. */

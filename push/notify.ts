@@ -4,7 +4,8 @@
  */
 // @ts-types="./web_push.d.ts"
 import webpush from "web-push";
-import type { BusEvent, EventBus } from "../lib/bus.ts";
+import type { EventBus } from "../lib/bus.ts";
+import type { NotificationEvent } from "../lib/events.ts";
 import { log } from "../lib/log.ts";
 import type { Store } from "../store/mod.ts";
 import type { PushSubscriptionRecord } from "../store/push.ts";
@@ -42,7 +43,7 @@ function cut(text: string, max: number): string {
 }
 
 /** The payload of a `notification` bus event, never larger than PUSH_LIMITS.payloadBytes. */
-export function payloadOf(ev: BusEvent): string {
+export function payloadOf(ev: NotificationEvent): string {
   const cid = String(ev.connection_id ?? "");
   const conv = String(ev.conversation_id ?? "");
   const from = cut(String(ev.from ?? ""), 64);
@@ -89,7 +90,7 @@ export class PushNotifier {
       );
       this.#inFlight.add(job);
       job.finally(() => this.#inFlight.delete(job));
-    });
+    }, ["notification"]);
   }
 
   /** Stops listening and waits for the pushes under way. */

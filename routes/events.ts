@@ -11,6 +11,14 @@ import { isCrossSite } from "../http/client.ts";
 import { log } from "../lib/log.ts";
 import type { UserRecord } from "../store/users.ts";
 import { userJson } from "./user_json.ts";
+import type {
+  AnswerTo,
+  ClientRequest,
+  RequestId,
+  SendResult,
+  ServerFrame,
+  UnknownMethodFrame,
+} from "../lib/events.ts";
 
 /** Close code for a refused socket (policy violation). */
 export const POLICY_VIOLATION = 1008;
@@ -24,13 +32,12 @@ export const TRY_AGAIN_LATER = 1013;
  */
 export const MAX_BUFFERED = 4 * 1024 * 1024;
 
-interface Request {
-  id?: unknown;
-  method?: unknown;
-  connection_id?: unknown;
-  conversation_id?: unknown;
-  message?: unknown;
-}
+/** A request as it arrives: any of ClientRequest's fields, each of them not yet checked. */
+type Request = { [K in keyof SendRequestFields]?: unknown };
+type SendRequestFields = Extract<ClientRequest, { method: "send" }>;
+
+/** Every answer to a request. */
+type Answer = AnswerTo[keyof AnswerTo] | UnknownMethodFrame;
 
 function errorsOf(caught: unknown): ErrorItem[] {
   const err = fromDomain(caught) ?? caught;
@@ -49,25 +56,30 @@ function errorsOf(caught: unknown): ErrorItem[] {
 let lastId = 0;
 
 /** Answers one request from the client; the answer carries the request's `id` and `method`. */
-async function answer(deps: AppDeps, user: UserRecord, req: Request): Promise<object> {
+function answer(deps: AppDeps, user: UserRecord, req: Request): Promise<Answer> {
   const id = typeof req.id === "string" || typeof req.id === "number" ? req.id : String(++lastId);
   const method = typeof req.method === "string" ? req.method.slice(0, 64) : undefined;
-  const out = await answerMethod(deps, user, { ...req, id, method });
-  return { ...out, id, ...(method === undefined ? {} : { method }) };
+  return answerMethod(deps, user, req, id, method);
 }
 
-async function answerMethod(deps: AppDeps, user: UserRecord, req: Request): Promise<object> {
-  const id = req.id;
-  switch (req.method) {
+async function answerMethod(
+  deps: AppDeps,
+  user: UserRecord,
+  req: Request,
+  id: RequestId,
+  method: string | undefined,
+): Promise<Answer> {
+  switch (method) {
     // Convos's client sends `{}` as its keepalive: a frame without a method is a ping.
     case undefined:
     case "ping":
-      return { event: "pong", id, ts: new Date().toISOString() };
+      return { event: "pong", id, ...(method ? { method } : {}), ts: new Date().toISOString() };
     case "load": {
       const fresh = (await deps.store.users.byId(user.id)) ?? user;
       return {
         event: "load",
         id,
+        method,
         user: await userJson(deps, fresh, { connections: true, conversations: true }),
       };
     }
@@ -76,9 +88,10 @@ async function answerMethod(deps: AppDeps, user: UserRecord, req: Request): Prom
         connection_id: req.connection_id,
         conversation_id: req.conversation_id ?? "",
       };
-      const bad = (message: string, path: string) => ({
+      const bad = (message: string, path: string): Answer => ({
         event: "sent",
         id,
+        method: "send",
         ...where,
         errors: [{ message, path }],
       });
@@ -97,19 +110,29 @@ async function answerMethod(deps: AppDeps, user: UserRecord, req: Request): Prom
           where.conversation_id as string,
           req.message,
         );
-        return { event: "sent", id, ...where, message: req.message, ...result };
+        return {
+          event: "sent",
+          id,
+          method: "send",
+          connection_id: req.connection_id,
+          conversation_id: where.conversation_id as string,
+          message: req.message,
+          // What the commands return (irc/commands.ts) is declared once, as SendResult.
+          ...(result as SendResult),
+        };
       } catch (thrown) {
         // irc/commands.ts throws domain errors: mapped as the HTTP edge maps them.
         const err = fromDomain(thrown) ?? thrown;
         if (!(err instanceof ApiError)) log.error("send failed", { uid: user.id, error: err });
-        return { event: "sent", id, ...where, errors: errorsOf(err) };
+        return { event: "sent", id, method: "send", ...where, errors: errorsOf(err) };
       }
     }
     default:
       // As Convos: the answer is an event named after the method.
       return {
-        event: typeof req.method === "string" ? req.method : "error",
+        event: method,
         id,
+        method,
         errors: [{ message: "Unknown method: use ping, load or send.", path: "/method" }],
       };
   }
@@ -148,7 +171,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
         unsubscribe?.();
         unsubscribe = undefined;
       };
-      const send = (ws: WSContext, data: object) => {
+      const send = (ws: WSContext, data: ServerFrame | UnknownMethodFrame) => {
         if (ws.readyState !== 1) return;
         if (((ws.raw as WebSocket | undefined)?.bufferedAmount ?? 0) > MAX_BUFFERED) {
           // Stop queueing at once: the close frame itself waits behind what the client never read.
@@ -162,7 +185,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
       return {
         onOpen(_ev, ws) {
           if (refusal || !user) {
-            send(ws, { event: "handshake", errors: [{ message: refusal, path: "/" }] });
+            send(ws, { event: "handshake", errors: [{ message: refusal ?? "", path: "/" }] });
             ws.close(POLICY_VIOLATION, refusal);
             return;
           }

@@ -23,7 +23,8 @@ export function notificationRoutes(deps: AppDeps): Hono<AppEnv> {
   app.post("/notifications/read", requireUser, async (c) => {
     const user = currentUser(c);
     await messages.notifications?.markRead(user.id);
-    deps.bus.publish(user.id, { event: "unread", notifications: 0 });
+    // Every other tab and device of the user clears its notification badge now.
+    deps.bus.publish(user.id, { event: "notifications", unread: 0 });
     return c.json({});
   });
   return app;

@@ -1,6 +1,7 @@
 /** Logging in and out, loading the user, and applying the socket's events to the state. */
 import { api, setUnauthorizedHandler } from "./api.ts";
-import { EventSocket, type Frame } from "./socket.ts";
+import { EventSocket } from "./socket.ts";
+import type { NotificationEvent, PushedEvent, StateEvent } from "../../lib/events.ts";
 import {
   addNick,
   applyUser,
@@ -124,7 +125,7 @@ export async function logout(): Promise<void> {
 
 async function onOpen(reconnect: boolean): Promise<void> {
   const answer = await socket.request({ method: "load" });
-  if (answer.user) applyUser(answer.user);
+  if (answer.event === "load") applyUser(answer.user);
   // Events are not replayed: fetch what the open conversation missed while disconnected.
   if (reconnect && openConv.value) await loadNewer().catch(() => {});
 }
@@ -138,8 +139,8 @@ export async function loadMembers(cid: string, conv: string): Promise<Member[] |
     conversation_id: conv,
     message: "/names",
   });
-  if (!Array.isArray(a.names)) return;
-  const list = (a.names as Member[]).map((n) => ({ nick: n.nick, modes: n.modes ?? [] }));
+  if (a.errors || !Array.isArray(a.names)) return;
+  const list: Member[] = a.names.map((n) => ({ nick: n.nick, modes: n.modes ?? [] }));
   setMembers(key(cid, conv), list);
   return list;
 }
@@ -160,7 +161,7 @@ function eventLine(cid: string, conv: string, text: string, event: string): void
 }
 
 /** Shows a desktop notification for a mention when the tab is hidden and the user allows it. */
-function desktopNotify(f: Frame): void {
+function desktopNotify(f: NotificationEvent): void {
   if (localStorage.getItem("parley.notify") !== "on") return;
   if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
   if (document.visibilityState === "visible" && isOpen(f.connection_id, f.conversation_id)) return;
@@ -176,12 +177,11 @@ function desktopNotify(f: Frame): void {
   };
 }
 
-/** Applies one pushed event. */
-function onEvent(f: Frame): void {
-  const cid = f.connection_id as string;
-  const conv = f.conversation_id as string;
+/** Applies one pushed event (lib/events.ts declares them). */
+function onEvent(f: PushedEvent): void {
   switch (f.event) {
     case "message": {
+      const { connection_id: cid, conversation_id: conv } = f;
       addNick(cid, conv, f.from);
       if (!conversations.value[key(cid, conv)] && conv !== "") {
         patchConversation(cid, conv, { name: conv, unread: 0 });
@@ -201,8 +201,9 @@ function onEvent(f: Frame): void {
       }
       break;
     }
-    case "unread":
-      if (conv === null || conv === undefined) {
+    case "unread": {
+      const { connection_id: cid, conversation_id: conv } = f;
+      if (conv === null) {
         for (const c of Object.values(conversations.value)) {
           if (c.connection_id === cid) patchConversation(cid, c.conversation_id, { unread: 0 });
         }
@@ -212,7 +213,9 @@ function onEvent(f: Frame): void {
         if (visible && f.unread > 0) void markRead(cid, conv, true);
       }
       break;
+    }
     case "notification": {
+      const { connection_id: cid, conversation_id: conv } = f;
       const visible = isOpen(cid, conv) && document.visibilityState === "visible";
       if (!visible) {
         const k = key(cid, conv);
@@ -223,37 +226,43 @@ function onEvent(f: Frame): void {
       mentionSound();
       break;
     }
+    case "notifications":
+      // Read on another tab or device (or this one): the notification badge follows.
+      if (user.value) user.value = { ...user.value, unread: f.unread };
+      break;
     case "state":
-      onState(f, cid, conv);
+      onState(f);
       break;
   }
 }
 
-function onState(f: Frame, cid: string, conv: string): void {
+function onState(f: StateEvent): void {
+  const cid = f.connection_id;
   switch (f.type) {
     case "connection":
       patchConnection(cid, { state: f.state, info: f.info ?? connections.value[cid]?.info });
       eventLine(cid, "", t("Connection state: {state}", { state: t(f.state) }), "state");
       break;
-    case "conversation":
-      patchConversation(cid, conv, {
-        name: f.name ?? conv,
-        topic: f.topic,
-        unread: f.unread ?? conversations.value[key(cid, conv)]?.unread ?? 0,
-      });
+    case "conversation": {
+      const conv = f.conversation_id;
+      patchConversation(cid, conv, { name: f.name, topic: f.topic, unread: f.unread });
       if (pendingJoin.cid === cid && pendingJoin.conv === conv) {
         pendingJoin.cid = "";
         navigate(`/chat/${encodeURIComponent(cid)}/${encodeURIComponent(conv)}`);
       }
       break;
-    case "join":
+    }
+    case "join": {
+      const conv = f.conversation_id;
       addNick(cid, conv, f.nick);
       if (f.nick === myNick(cid)) {
         if (isOpen(cid, conv)) void loadMembers(cid, conv);
       } else updateMembers((l) => joined(l, f.nick), (k) => k === key(cid, conv));
       eventLine(cid, conv, t("{nick} joined", { nick: f.nick }), "join");
       break;
-    case "part":
+    }
+    case "part": {
+      const conv = f.conversation_id;
       updateMembers((l) => left(l, f.nick), (k) => k === key(cid, conv));
       if (f.nick === myNick(cid) && !/^[#&!+]/.test(conv)) {
         removeConversation(cid, conv);
@@ -270,6 +279,7 @@ function onState(f: Frame, cid: string, conv: string): void {
         "part",
       );
       break;
+    }
     case "quit": {
       const o = openConv.value;
       // Only where the quitter was: their name in a channel they were not in is noise.
@@ -309,12 +319,14 @@ function onState(f: Frame, cid: string, conv: string): void {
       break;
     }
     case "rename": {
+      const conv = f.conversation_id;
       const old = conversations.value[key(cid, f.old_conversation_id)];
       removeConversation(cid, f.old_conversation_id);
-      patchConversation(cid, conv, { ...(old ?? {}), conversation_id: conv, name: f.name ?? conv });
+      patchConversation(cid, conv, { ...(old ?? {}), conversation_id: conv, name: f.name });
       break;
     }
-    case "topic":
+    case "topic": {
+      const conv = f.conversation_id;
       patchConversation(cid, conv, { topic: f.topic });
       if (f.nick) {
         eventLine(
@@ -328,7 +340,9 @@ function onState(f: Frame, cid: string, conv: string): void {
         );
       }
       break;
-    case "mode":
+    }
+    case "mode": {
+      const conv = f.conversation_id;
       if (conv) {
         updateMembers((l) => moded(l, f.mode ?? ""), (k) => k === key(cid, conv));
         eventLine(
@@ -342,10 +356,11 @@ function onState(f: Frame, cid: string, conv: string): void {
         );
       }
       break;
+    }
     case "error": {
       // In the conversation it concerns when that exists ("no such nick" in the private
       // conversation with that nick), else where the user is, naming what it is about.
-      const where = conv ?? "";
+      const where = f.conversation_id ?? "";
       const text = (where ? `${f.conversation_id}: ` : "") + String(f.message ?? f.error ?? "");
       if (isOpen(cid, where)) eventLine(cid, where, text, "error");
       else {

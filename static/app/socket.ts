@@ -1,14 +1,34 @@
 /** The `/events` WebSocket: requests with ids, pushed events, reconnects with backoff. */
 import { socketState } from "./state.ts";
+// Type-only: the protocol is declared once for server and client, and nothing of it is bundled.
+import type {
+  AnswerTo,
+  ClientRequest,
+  EventError,
+  PushedEvent,
+  ServerFrame,
+} from "../../lib/events.ts";
+import type { User } from "./types.ts";
 
-// deno-lint-ignore no-explicit-any
-export type Frame = Record<string, any>;
+/** What a request resolves with when the socket is not open, or closes before the answer. */
+export interface LostAnswer {
+  event?: undefined;
+  errors: EventError[];
+}
+
+/** The answer to a request of `method`. */
+export type Answer<M extends keyof AnswerTo> = AnswerTo<User>[M] | LostAnswer;
+
+/** A request of `method`, without the id the socket gives it. */
+export type RequestOf<M extends keyof AnswerTo> =
+  & Omit<Extract<ClientRequest, { method?: M }>, "id">
+  & { method: M };
 
 /** Keeps one socket open while the user is logged in. */
 export class EventSocket {
   #ws: WebSocket | null = null;
   #nextId = 1;
-  #pending = new Map<number, (frame: Frame) => void>();
+  #pending = new Map<number, (frame: ServerFrame<User> | LostAnswer) => void>();
   #attempt = 0;
   #stopped = true;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -17,7 +37,7 @@ export class EventSocket {
 
   /** `onEvent` gets pushed events; `onOpen` runs after every (re)connect's handshake. */
   constructor(
-    readonly onEvent: (frame: Frame) => void,
+    readonly onEvent: (frame: PushedEvent) => void,
     readonly onOpen: (reconnect: boolean) => void,
     readonly onRefused: () => void,
   ) {}
@@ -65,7 +85,7 @@ export class EventSocket {
     const ws = new WebSocket(url);
     this.#ws = ws;
     ws.onmessage = (e) => {
-      let frame: Frame;
+      let frame: ServerFrame<User>;
       try {
         frame = JSON.parse(e.data);
       } catch {
@@ -86,16 +106,16 @@ export class EventSocket {
         return;
       }
       if (frame.event === "pong") this.#lastPong = Date.now();
-      if (frame.id !== undefined && this.#pending.has(frame.id)) {
-        this.#pending.get(frame.id)!(frame);
-        this.#pending.delete(frame.id);
-        if (frame.event !== "sent") return;
-      }
-      if (frame.event === "error" && frame.errors && frame.id === undefined) {
-        // "The session has ended." closes the socket with 1008; onclose handles it.
+      if ("id" in frame) {
+        // An answer: to its request, never to onEvent.
+        const id = frame.id as number;
+        this.#pending.get(id)?.(frame);
+        this.#pending.delete(id);
         return;
       }
-      if (frame.event !== "sent") this.onEvent(frame);
+      // "The session has ended." closes the socket with 1008; onclose handles it.
+      if (frame.event === "error") return;
+      this.onEvent(frame);
     };
     ws.onclose = (e) => {
       if (this.#ws !== ws) return;
@@ -126,7 +146,7 @@ export class EventSocket {
   }
 
   /** Sends a request and resolves with its answer (or an error frame when disconnected). */
-  request(frame: Frame): Promise<Frame> {
+  request<M extends keyof AnswerTo>(frame: RequestOf<M>): Promise<Answer<M>> {
     const ws = this.#ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {
       return Promise.resolve({
@@ -135,7 +155,8 @@ export class EventSocket {
     }
     const id = this.#nextId++;
     return new Promise((resolve) => {
-      this.#pending.set(id, resolve);
+      // The server answers with the request's id: the frame is the answer to this method.
+      this.#pending.set(id, resolve as (frame: ServerFrame<User> | LostAnswer) => void);
       ws.send(JSON.stringify({ ...frame, id }));
     });
   }

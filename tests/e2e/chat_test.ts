@@ -3,6 +3,7 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { startServer } from "../support/server.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
+import { ApiClient } from "../support/api.ts";
 import {
   assertOnScreen,
   hasHorizontalOverflow,
@@ -196,6 +197,19 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.waitForURL(/\/chat\/irc-localhost$/);
       await page.keyboard.press("Alt+ArrowDown");
       await page.waitForURL("**/chat/irc-localhost/%23test");
+    });
+
+    await t.step("notifications read on another device clear the badge here, live", async () => {
+      const bell = page.getByRole("link", { name: "Notifications" }).locator(".badge");
+      await bell.waitFor();
+      const phone = new ApiClient(server.url);
+      const login = await phone.post("/api/user/login", {
+        email: "alice@example.com",
+        password: "a long enough password",
+      });
+      assertEquals(login.status, 200);
+      assertEquals((await phone.post("/api/notifications/read")).status, 200);
+      await bell.waitFor({ state: "detached" });
     });
 
     await t.step("scrolling up loads older pages and keeps the reading position", async () => {

@@ -497,7 +497,16 @@ Deno.test("hardening: an /events client that stops reading is closed, not buffer
     // The client reads nothing from here on while 40 MB of events are published.
     const text = "x".repeat(64 * 1024);
     for (let i = 0; i < 640 && a.deps.bus.listenerCount(uid) > 0; i++) {
-      a.deps.bus.publish(uid, { event: "message", n: i, message: text });
+      a.deps.bus.publish(uid, {
+        event: "message",
+        connection_id: "irc-x",
+        conversation_id: "#x",
+        from: "bob",
+        message: text,
+        ts: "2026-11-22T10:00:00.000000Z",
+        type: "private",
+        highlight: false,
+      });
       if (i % 8 === 0) await new Promise((r) => setTimeout(r, 1));
     }
     await poll("the slow socket's unsubscription", () => a.deps.bus.listenerCount(uid) === 0);

@@ -284,6 +284,8 @@ Deno.test("push: mentions and private messages reach the browser's push service,
         conversation_id: "#" + "c".repeat(500),
         from: "n".repeat(500),
         message: "ü😀".repeat(20_000),
+        ts: "2026-11-22T10:00:00.000000Z",
+        type: "private",
       });
       assert(enc.encode(text).length <= PUSH_LIMITS.payloadBytes, `${enc.encode(text).length}`);
       assertStringIncludes(JSON.parse(text).body, "ü😀");
@@ -298,6 +300,8 @@ Deno.test("push: mentions and private messages reach the browser's push service,
           conversation_id: "#c",
           from: "bob",
           message: `alice: ${i}`,
+          ts: "2026-11-22T10:00:00.000000Z",
+          type: "private",
         });
       }
       await push.notifier.settled();
@@ -317,7 +321,15 @@ Deno.test("push: mentions and private messages reach the browser's push service,
         auth: browser.authB64,
       });
       service.gone.add("/push/carol");
-      t0.deps.bus.publish(carol.id, { event: "notification", from: "bob", message: "hi" });
+      t0.deps.bus.publish(carol.id, {
+        event: "notification",
+        connection_id: "irc-x",
+        conversation_id: "bob",
+        from: "bob",
+        message: "hi",
+        ts: "2026-11-22T10:00:00.000000Z",
+        type: "private",
+      });
       await push.notifier.settled();
       assertEquals(service.received.at(-1)?.path, "/push/carol");
       assertEquals(await t0.deps.store.push.countForUser(carol.id), 0);

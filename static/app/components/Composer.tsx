@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { CLIENT_HANDLERS, completableCommands, type Parsed, parseInput } from "../commands.ts";
-import type { Frame } from "../socket.ts";
+import type { SentFrame } from "../../../lib/events.ts";
 import { type Member, membersOpen, setMembers } from "../members.ts";
 import { applyCompletion, type Completion, nextCompletion, startCompletion } from "../complete.ts";
 import { navigate } from "../router.ts";
@@ -20,7 +20,12 @@ function localLine(text: string, event = "error", data?: unknown): void {
 }
 
 /** Shows what a command answered, readably: tables, the member list, confirmations. */
-function showAnswer(cid: string, conv: string, parsed: Parsed & { kind: "send" }, answer: Frame) {
+function showAnswer(
+  cid: string,
+  conv: string,
+  parsed: Parsed & { kind: "send" },
+  answer: SentFrame,
+) {
   const args = parsed.message.split(/\s+/).slice(1);
   if (parsed.command === "join") {
     const name = (args[0] ?? "").toLowerCase();

@@ -1,0 +1,311 @@
+/**
+ * The event protocol, declared once: every event on the bus (lib/bus.ts) and every frame of the
+ * `/events` WebSocket, both ways. Publishers, routes/events.ts and the web client (type-only, so
+ * nothing of the server is bundled) import these types: a field one side reads and the other
+ * does not send is a type error. Field names are Convos's where Convos has the event.
+ * docs/events.md describes the same frames; tests/unit/events_doc_test.ts keeps them in step.
+ */
+import type { ConnectionState } from "../irc/connection.ts";
+import type { ChatType } from "../store/message_types.ts";
+
+export type { ChatType, ConnectionState };
+
+/** One error entry, as in the API's error body; `path` points into the request. */
+export interface EventError {
+  message: string;
+  path: string;
+}
+
+/** Where an event happened: the connection, and the IRC-casefolded conversation ("" = server). */
+interface Where {
+  connection_id: string;
+  conversation_id: string;
+}
+
+// ---- Pushed events (server -> client, and on the bus) ----
+
+/** A message was stored: from someone else, from the user, or from the server. */
+export interface MessageEvent extends Where {
+  event: "message";
+  from: string;
+  message: string;
+  /** RFC 3339 with microseconds, as the history API returns it. */
+  ts: string;
+  type: ChatType;
+  highlight: boolean;
+}
+
+/** A conversation's unread count changed; `conversation_id` null: every one of the connection. */
+export interface UnreadEvent {
+  event: "unread";
+  connection_id: string;
+  conversation_id: string | null;
+  unread: number;
+}
+
+/** A highlighted message was stored (also listed by `GET /api/notifications`). */
+export interface NotificationEvent extends Where {
+  event: "notification";
+  from: string;
+  message: string;
+  ts: string;
+  type: ChatType;
+}
+
+/** The user's count of unread notifications (the User's `unread`) is now `unread`. */
+export interface NotificationsEvent {
+  event: "notifications";
+  unread: number;
+}
+
+/** The server shuts down; the socket closes with 1001 next. */
+export interface ShutdownEvent {
+  event: "shutdown";
+}
+
+interface State<T extends string> {
+  event: "state";
+  type: T;
+  connection_id: string;
+}
+
+/** The connection's actual state; `message` says why when it changed. */
+export interface ConnectionStateEvent extends State<"connection"> {
+  state: ConnectionState;
+  info: Record<string, unknown>;
+  message?: string;
+}
+
+/** The connection's info fields, at the top level (as Convos's client reads them). */
+export interface InfoStateEvent extends State<"info"> {
+  [field: string]: unknown;
+}
+
+/** A new conversation exists. */
+export interface ConversationStateEvent extends State<"conversation">, Where {
+  name: string;
+  topic: string;
+  unread: number;
+}
+
+/** Whether a conversation takes messages: why not, or "" when it does. */
+export interface FrozenStateEvent extends State<"frozen">, Where {
+  name: string;
+  topic: string;
+  unread: number;
+  frozen: string;
+  info: Record<string, never>;
+  notifications: number;
+}
+
+/** Someone (or the user) joined a channel. */
+export interface JoinStateEvent extends State<"join">, Where {
+  nick: string;
+}
+
+/** Someone left a channel, was kicked (`kicker`, `ts`), or the user closed a private one. */
+export interface PartStateEvent extends State<"part">, Where {
+  nick: string;
+  message?: string;
+  kicker?: string;
+  ts?: string;
+}
+
+/** Someone quit IRC. */
+export interface QuitStateEvent extends State<"quit"> {
+  nick: string;
+  message?: string;
+}
+
+/** Someone (or the user) changed nick. */
+export interface NickChangeStateEvent extends State<"nick_change"> {
+  old_nick: string;
+  new_nick: string;
+}
+
+/** A private conversation followed its person to a new nick; `name` is that nick as spelled. */
+export interface RenameStateEvent extends State<"rename">, Where {
+  old_conversation_id: string;
+  name: string;
+}
+
+/** The topic is now `topic` (on join, or set by `nick`). */
+export interface TopicStateEvent extends State<"topic">, Where {
+  topic: string;
+  nick?: string;
+}
+
+/** A mode change (`+o bob`); `conversation_id` "" for user modes. */
+export interface ModeStateEvent extends State<"mode">, Where {
+  target: string;
+  mode: string;
+  nick?: string;
+}
+
+/** The server refused something (`cannot_send_to_channel`, `no_such_nick`...). */
+export interface ErrorStateEvent extends State<"error">, Where {
+  message: string;
+  error: string;
+}
+
+/** Something changed that is not a message; `type` says what. */
+export type StateEvent =
+  | ConnectionStateEvent
+  | InfoStateEvent
+  | ConversationStateEvent
+  | FrozenStateEvent
+  | JoinStateEvent
+  | PartStateEvent
+  | QuitStateEvent
+  | NickChangeStateEvent
+  | RenameStateEvent
+  | TopicStateEvent
+  | ModeStateEvent
+  | ErrorStateEvent;
+
+/** A state event of a connection's channels and people, as IRC tells it (irc/inbound.ts). */
+export type ChannelStateEvent = Exclude<StateEvent, ConnectionStateEvent | InfoStateEvent>;
+
+/** `Omit` for each member of a union, so each keeps its own fields. */
+export type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** What publishers put on the bus and every `/events` socket of the user receives. */
+export type PushedEvent =
+  | MessageEvent
+  | UnreadEvent
+  | NotificationEvent
+  | NotificationsEvent
+  | StateEvent
+  | ShutdownEvent;
+
+/** Seen only by bus taps (never on a socket): the user's open sockets, after one came or went. */
+export interface ListenersEvent {
+  event: "listeners";
+  count: number;
+}
+
+/** Everything a bus tap sees. */
+export type TapEvent = PushedEvent | ListenersEvent;
+
+/** The kind of a bus event (its `event`). */
+export type EventKind = TapEvent["event"];
+
+// ---- Requests (client -> server) ----
+
+/** The client's own id for a request; the answer carries it back. */
+export type RequestId = number | string;
+
+/** A keepalive; Convos's client sends `{}`, which counts as one. */
+export interface PingRequest {
+  method?: "ping";
+  id?: RequestId;
+}
+
+/** Asks for the user with connections and conversations. */
+export interface LoadRequest {
+  method: "load";
+  id?: RequestId;
+}
+
+/** Text or a command, typed in a conversation ("" = the server conversation). */
+export interface SendRequest extends Where {
+  method: "send";
+  id?: RequestId;
+  message: string;
+}
+
+/** Every request a client sends. */
+export type ClientRequest = PingRequest | LoadRequest | SendRequest;
+
+// ---- Answers (server -> client) ----
+
+/** The first frame on every socket: the user's id, or why the socket is refused. */
+export type HandshakeFrame =
+  | { event: "handshake"; uid: string; errors?: undefined }
+  | { event: "handshake"; errors: EventError[] };
+
+/** The answer to a ping. */
+export interface PongFrame {
+  event: "pong";
+  id: RequestId;
+  method?: "ping";
+  ts: string;
+}
+
+/** The answer to `load`: the User resource; its shape is the API's (routes/openapi.json). */
+export interface LoadFrame<User = Record<string, unknown>> {
+  event: "load";
+  id: RequestId;
+  method: "load";
+  user: User;
+}
+
+/** What a command adds to its `sent` answer (docs/events.md, the table of commands). */
+export interface SendResult {
+  /** The conversation the command concerns (`/query`, `/msg`, `/join`, `/part`, `/mode`). */
+  conversation_id?: string;
+  topic?: string;
+  /** The server's WHOIS reply, or `{nick, error}` when it gave none. */
+  whois?: { nick?: string; error?: string; [field: string]: unknown };
+  modes?: string;
+  /** `/list` in Convos's shape... */
+  conversations?: { name: string; n_users: number; topic: string }[];
+  n_conversations?: number;
+  done?: boolean;
+  /** ...and in Parley's. */
+  channels?: { name: string; users: unknown; topic: string }[];
+  /** `/names` in Convos's shape (one mode string each)... */
+  participants?: { nick: string; mode: string }[];
+  /** ...and in Parley's. */
+  names?: { nick: string; modes: string[] }[];
+  cleared?: boolean;
+}
+
+/** A send that went through: the request's fields plus what the command returned. */
+export interface SentFrame extends SendResult {
+  event: "sent";
+  id: RequestId;
+  method: "send";
+  connection_id: string;
+  conversation_id: string;
+  message: string;
+  errors?: undefined;
+}
+
+/** A send that failed; the error paths point into the request object. */
+export interface SentErrorFrame {
+  event: "sent";
+  id: RequestId;
+  method: "send";
+  connection_id: unknown;
+  conversation_id: unknown;
+  errors: EventError[];
+}
+
+/** Not JSON, or the session has ended; no `id`. */
+export interface ErrorFrame {
+  event: "error";
+  errors: EventError[];
+}
+
+/** An unknown method is answered by an event named after it, as Convos does. */
+export interface UnknownMethodFrame {
+  event: string;
+  id: RequestId;
+  method?: string;
+  errors: EventError[];
+}
+
+/** The answer to each request. */
+export interface AnswerTo<User = Record<string, unknown>> {
+  ping: PongFrame;
+  load: LoadFrame<User>;
+  send: SentFrame | SentErrorFrame;
+}
+
+/** Every frame the server sends (besides an unknown method's answer, named after the method). */
+export type ServerFrame<User = Record<string, unknown>> =
+  | PushedEvent
+  | HandshakeFrame
+  | AnswerTo<User>[keyof AnswerTo]
+  | ErrorFrame;
