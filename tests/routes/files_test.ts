@@ -32,7 +32,15 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
     const anon = a.client();
     const base = a.deps.config.baseUrl.origin;
     // A request as a browser sends it, without the client's JSON handling.
-    const raw = (url: string, init?: RequestInit) => anon.fetcher(new Request(url, init));
+    // A file's public URL is Convos's /file/<uid>/<id>, which redirects to the API's; followed
+    // here as a browser follows it.
+    const raw = async (url: string, init?: RequestInit) => {
+      const res = await anon.fetcher(new Request(url, init));
+      const to = res.status === 302 ? res.headers.get("location") : null;
+      if (!to) return res;
+      await res.body?.cancel();
+      return anon.fetcher(new Request(new URL(to, url), init));
+    };
     let first!: { id: string; uid: string; url: string };
 
     await t.step("upload needs a session", async () => {

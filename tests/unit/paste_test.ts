@@ -18,7 +18,7 @@ Deno.test("paste: long or multi-line messages become a text file URL", async () 
     assertEquals(await pasteIfLong(deps, user.id, "irc.libera.chat", "a\nb\nc"), undefined);
     const long = "y".repeat(513);
     const url = await pasteIfLong(deps, user.id, "irc.libera.chat", long);
-    assert(url?.startsWith(`https://chat.example.com/parley/api/files/${user.id}/`), url);
+    assert(url?.startsWith(`https://chat.example.com/parley/file/${user.id}/`), url);
     const id = url!.split("/").pop()!;
     const file = (await store.files.get(id))!;
     assertEquals([file.name, file.type, file.size, file.writeOnly], [
