@@ -108,7 +108,16 @@ Deno.test("client needs 4-11: IRC through the events socket", async (t) => {
       await bob.waitForMember("#convos", "superman");
     });
 
-    await t.step("11: state events of a connection", () => {
+    await t.step("11: state events of a connection", async () => {
+      // The channel's thaw (frozen: "") follows the server's JOIN echo, which Parley may handle
+      // just after the IRC server lists it as a member: wait for each kind, briefly.
+      for (const type of ["connection", "info", "frozen"]) {
+        await ws.waitFor(
+          (e) => e.event === "state" && e.connection_id === "irc-localhost" && e.type === type,
+          10_000,
+        )
+          .catch(() => undefined);
+      }
       const conn = ws.events.filter((e) =>
         e.event === "state" && e.connection_id === "irc-localhost"
       );
