@@ -3,6 +3,7 @@
  * The commands are listed once, in irc/command_table.ts (usage, description, who and where);
  * here is one small handler per entry, and runCommand checks who and where before it runs.
  */
+import type { SendResult } from "../lib/events.ts";
 import { denied, invalid } from "../lib/errors.ts";
 import type { ConnectionRecord } from "../store/connections.ts";
 import type { ConversationRecord } from "../store/conversations.ts";
@@ -32,8 +33,8 @@ export interface CommandContext {
   };
 }
 
-/** The answer to a send; goes out in the `sent` event. */
-export type CommandResult = Record<string, unknown>;
+/** What a command answers (the `sent` event carries it): declared once, with the socket frames, in lib/events.ts. */
+export type CommandResult = SendResult;
 
 type Command = (ctx: CommandContext, args: string) => Promise<CommandResult>;
 

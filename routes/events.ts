@@ -15,7 +15,6 @@ import type {
   AnswerTo,
   ClientRequest,
   RequestId,
-  SendResult,
   ServerFrame,
   UnknownMethodFrame,
 } from "../lib/events.ts";
@@ -118,7 +117,7 @@ async function answerMethod(
           conversation_id: where.conversation_id as string,
           message: req.message,
           // What the commands return (irc/commands.ts) is declared once, as SendResult.
-          ...(result as SendResult),
+          ...result,
         };
       } catch (thrown) {
         // irc/commands.ts throws domain errors: mapped as the HTTP edge maps them.
