@@ -1,6 +1,8 @@
 /** The shapes the API and the /events socket deliver. */
 import type { RequestBodies } from "../../http/api_types.ts";
 import type { MessageJson, MessagePage as StoredPage } from "../../store/message_types.ts";
+import type { ConnectionJson, ConversationJson } from "../../irc/resources.ts";
+import type { UserJson } from "../../routes/user_json.ts";
 
 /** One error entry of the API's error body. */
 export interface ApiErrorItem {
@@ -8,39 +10,28 @@ export interface ApiErrorItem {
   path?: string;
 }
 
-/** A connection as listConnections returns it. */
-export interface Connection {
-  connection_id: string;
-  url: string;
-  name?: string;
-  state?: string;
-  wanted_state?: string;
-  on_connect_commands?: string[];
-  info?: Record<string, unknown>;
-}
+/**
+ * A connection as the API shapes it (irc/resources.ts); the socket's state events patch parts of
+ * it, so only its id and URL are always there.
+ */
+export type Connection = Pick<ConnectionJson, "connection_id" | "url"> & Partial<ConnectionJson>;
 
-/** A conversation. */
-export interface Conversation {
-  connection_id: string;
-  conversation_id: string;
-  name: string;
-  unread: number;
-  topic?: string;
-}
+/** A conversation as the API shapes it (irc/resources.ts); events carry its core. */
+export type Conversation =
+  & Pick<ConversationJson, "connection_id" | "conversation_id" | "name" | "unread">
+  & Partial<ConversationJson>;
 
-/** A user. */
-export interface User {
-  email: string;
-  uid?: string;
-  unread: number;
-  /** The roles updateUser takes (the server's zod enum). */
-  roles?: NonNullable<RequestBodies["updateUser"]["roles"]>;
-  highlight_keywords?: string[];
-  registered?: string;
-  csrf?: string;
-  connections?: Connection[];
-  conversations?: Conversation[];
-}
+/** The user as getUser shapes it (routes/user_json.ts), with the lists in the client's types. */
+export type User =
+  & Pick<UserJson, "email" | "unread">
+  & Partial<Omit<UserJson, "connections" | "conversations" | "roles">>
+  & {
+    /** The roles updateUser takes (the server's zod enum). */
+    roles?: NonNullable<RequestBodies["updateUser"]["roles"]>;
+    csrf?: string;
+    connections?: Connection[];
+    conversations?: Conversation[];
+  };
 
 /** A stored message as the server shapes it, or a quiet event line (join, part...) made by the client. */
 export interface Message extends Omit<MessageJson, "type"> {
