@@ -390,7 +390,10 @@ Deno.test("hardening: uploads that could run are served so that they cannot", as
         headers: { cookie },
       });
       assertEquals(res.status, 200, name);
-      return await a.request(new URL(res.body.files[0].url).pathname);
+      // The public URL (/file/...) redirects to the API's; followed as a browser does.
+      const link = await a.request(new URL(res.body.files[0].url).pathname);
+      assertEquals(link.status, 302, name);
+      return await a.request(link.headers.get("location")!);
     };
     await t.step("HTML, XHTML and SVG are sandboxed attachments of their own type", async () => {
       // Their own type as Convos sends them (web-files.t:105-129). As attachments they are not

@@ -35,7 +35,7 @@ Deno.test("paste: long and many-line messages reach IRC as a link to their text"
     const long = "a line that is much longer than forty bytes, so it is pasted";
     assertEquals((await send(long)).status, 200);
     const link = await bob.waitFor((l) =>
-      l.command === "PRIVMSG" && l.params[1].includes("/api/files/")
+      l.command === "PRIVMSG" && l.params[1].includes("/file/")
     );
     const url = new URL(link.params[1]);
     const file = await fetch(url);
@@ -46,11 +46,11 @@ Deno.test("paste: long and many-line messages reach IRC as a link to their text"
     const second = await poll(
       "a second link",
       () =>
-        bob.lines.filter((l) => l.command === "PRIVMSG" && l.params[1].includes("/api/files/"))
+        bob.lines.filter((l) => l.command === "PRIVMSG" && l.params[1].includes("/file/"))
           .length === 2,
     );
     assert(second);
-    const last = bob.lines.filter((l) => l.params[1]?.includes("/api/files/")).at(-1)!;
+    const last = bob.lines.filter((l) => l.params[1]?.includes("/file/")).at(-1)!;
     assertEquals(await (await fetch(last.params[1])).text(), lines);
   } finally {
     await bob.close();
