@@ -1,15 +1,11 @@
 /** `parley daemon`: runs the server until SIGINT or SIGTERM. */
 import { ConfigError, loadConfig } from "../config.ts";
 import { createApp } from "../app.ts";
+import { wireDeps } from "../deps.ts";
 import { openStore } from "../store/mod.ts";
-import { EventBus } from "../lib/bus.ts";
-import { IrcManager } from "../irc/manager.ts";
-import { ConnectionService } from "../irc/connection_service.ts";
-import { filesUserDeleted } from "../routes/files.ts";
 import { ensureBot, loadBotConfig } from "../irc/bot.ts";
 import { log, setLogLevel } from "../lib/log.ts";
 import { errorBody } from "../http/errors.ts";
-import type { AppDeps } from "../http/env.ts";
 import { lockHome } from "./home.ts";
 import { VERSION } from "./help.ts";
 
@@ -67,19 +63,8 @@ export async function daemon(args: string[]): Promise<void> {
   // A bad bot.json stops the start here, before anything else is opened.
   const botConfig = await loadBotConfig(config.home);
   const store = await openStore(config.home);
-  const bus = new EventBus();
-  const irc = new IrcManager({ config, store, bus, version: VERSION });
-  const connections = new ConnectionService({ config, store, bus, irc });
-  const deps: AppDeps = {
-    config,
-    store,
-    bus,
-    irc,
-    connections,
-    userDeleted: [(uid) => irc.userDeleted(uid)],
-  };
-  // outside world
-  deps.userDeleted!.push(filesUserDeleted(deps));
+  const deps = wireDeps(config, store, VERSION);
+  const { irc, bus } = deps;
   const app = createApp(deps);
   handler = (req, info) => app.fetch(req, { remoteAddr: info.remoteAddr });
   log.info("ready", { ms: (performance.now() - started).toFixed(0), home: config.home });

@@ -11,11 +11,8 @@
 import type { Hono } from "hono";
 import { parseConfig } from "../../config.ts";
 import { createApp } from "../../app.ts";
+import { wireDeps } from "../../deps.ts";
 import { openSqliteStore, type SqliteStore, type Store } from "../../store/mod.ts";
-import { EventBus } from "../../lib/bus.ts";
-import { IrcManager } from "../../irc/manager.ts";
-import { ConnectionService } from "../../irc/connection_service.ts";
-import { filesUserDeleted } from "../../routes/files.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
 import { ApiClient } from "./api.ts";
 import { responseErrors } from "./openapi.ts";
@@ -91,19 +88,9 @@ export async function startApp(
   };
   const opened = await openSqliteStore(home);
   const store = storeView(opened);
-  const bus = new EventBus();
-  const irc = new IrcManager({ config, store, bus, version: "test" });
-  const connections = new ConnectionService({ config, store, bus, irc });
   // Wired as cli/daemon.ts wires them, so that deleting a user does here what it does there.
-  const deps: AppDeps = {
-    config,
-    store,
-    bus,
-    irc,
-    connections,
-    userDeleted: [(uid) => irc.userDeleted(uid)],
-  };
-  deps.userDeleted!.push(filesUserDeleted(deps));
+  const deps = wireDeps(config, store, "test");
+  const { irc } = deps;
   const app = createApp(deps);
 
   async function request(path: string, init: RequestInit = {}, addr = "127.0.0.1") {

@@ -1,0 +1,29 @@
+/**
+ * Wires the parts the app runs on: the bus, the IRC manager, the connection service and what
+ * happens when a user is deleted. One place, so the daemon (cli/daemon.ts) and the in-process test
+ * app (tests/support/app.ts) run the same wiring.
+ */
+import type { Config } from "./config.ts";
+import type { AppDeps } from "./http/env.ts";
+import { EventBus } from "./lib/bus.ts";
+import { IrcManager } from "./irc/manager.ts";
+import { ConnectionService } from "./irc/connection_service.ts";
+import { filesUserDeleted } from "./routes/files.ts";
+import type { Store } from "./store/mod.ts";
+
+/** The app's dependencies over an opened store. */
+export function wireDeps(config: Config, store: Store, version: string): AppDeps {
+  const bus = new EventBus();
+  const irc = new IrcManager({ config, store, bus, version });
+  const connections = new ConnectionService({ config, store, bus, irc });
+  const deps: AppDeps = {
+    config,
+    store,
+    bus,
+    irc,
+    connections,
+    userDeleted: [(uid) => irc.userDeleted(uid)],
+  };
+  deps.userDeleted!.push(filesUserDeleted(deps));
+  return deps;
+}
