@@ -34,6 +34,8 @@ export interface ConnectionServiceDeps {
 /** Input of createConnection (validated by the route). */
 export interface CreateConnection {
   url: string;
+  /** A display name; without one, the host's short name. */
+  name?: string;
   conversation_id?: string;
   on_connect_commands?: string[];
   wanted_state?: WantedState;
@@ -42,6 +44,7 @@ export interface CreateConnection {
 /** Input of updateConnection (validated by the route). */
 export interface UpdateConnection {
   url?: string;
+  name?: string;
   on_connect_commands?: string[];
   wanted_state?: WantedState;
 }
@@ -164,7 +167,7 @@ export class ConnectionService {
     const record = await store.connections.create({
       userId: user.id,
       connectionId: newConnectionId(parsed.host, existing),
-      name: hostShortName(parsed.host),
+      name: input.name ?? hostShortName(parsed.host),
       url,
       onConnectCommands: input.on_connect_commands ?? [],
       wantedState: input.wanted_state ?? "connected",
@@ -215,6 +218,7 @@ export class ConnectionService {
     }
     record = (await store.connections.update(record.id, {
       url,
+      name: input.name,
       onConnectCommands: input.on_connect_commands,
       wantedState: input.wanted_state,
       nick: urlChanged ? nick : undefined,

@@ -13,12 +13,17 @@ const commands = z.array(
   z.string().trim().max(512, { error: "A command is too long." })
     .regex(/^[^\r\n\0]*$/, { error: "A command must be one line without NUL." }),
 ).max(50);
+/** A display name the user picks (Parley's; Convos names a connection after its host). */
+const name = z.string().trim().min(1, { error: "name must not be empty." })
+  .max(64, { error: "name is at most 64 characters." })
+  .regex(/^[^\p{Cc}]*$/u, { error: "name must not contain control characters." });
 const url = z.string({ error: "url is required." }).trim().min(1, { error: "url is required." })
   .max(2048);
 
 /** createConnection's body. */
 export const createBody = z.object({
   url,
+  name: name.optional(),
   conversation_id: z.string().trim().pipe(conversationName).optional(),
   on_connect_commands: commands.optional(),
   wanted_state: wantedState.optional(),
@@ -26,6 +31,7 @@ export const createBody = z.object({
 /** updateConnection's body. */
 export const updateBody = z.object({
   url: url.optional(),
+  name: name.optional(),
   on_connect_commands: commands.optional(),
   wanted_state: wantedState.optional(),
 });

@@ -253,7 +253,12 @@ Deno.test("web client as a daily IRC client", async (t) => {
         for (let i = 1; i <= 80; i++) await bob.say("#busy", `busy line ${i} with some words`);
         await page.locator(".line", { hasText: "busy line 80 " }).waitFor();
         assert(await messagesAtBottom(page), "stays at the newest message while at the bottom");
-        await page.locator(".messages").evaluate((el) => (el.scrollTop = 0));
+        // The scroll event is dispatched here, not on the next frame, so the client knows it is
+        // scrolled up before the next line arrives (else it followed that line to the bottom).
+        await page.locator(".messages").evaluate((el) => {
+          el.scrollTop = 0;
+          el.dispatchEvent(new Event("scroll"));
+        });
         await bob.say("#busy", "new one");
         await bob.say("#busy", "new two");
         await bob.say("#busy", "new three");
@@ -305,6 +310,8 @@ Deno.test("web client as a daily IRC client", async (t) => {
         await page.getByLabel("Port").fill(port);
         if (!tls) await page.getByLabel("Use TLS").uncheck();
         else await page.getByLabel("Verify the certificate").uncheck();
+        // A second connection to the same host: named, so it is not "localhost" twice.
+        if (tls) await page.getByLabel("Connection name").fill("Work bouncer");
         await page.getByRole("button", { name: "Connect" }).click();
         await page.waitForURL(/\/chat\/irc-[^/]+$/);
         const cid = decodeURIComponent(new URL(page.url()).pathname.split("/")[2]);
@@ -314,6 +321,7 @@ Deno.test("web client as a daily IRC client", async (t) => {
         assertStringIncludes((await alert.textContent()) ?? "", words);
         const entry = page.locator(`.conn h2 a[href="/chat/${encodeURIComponent(cid)}"]`);
         assertStringIncludes((await entry.getAttribute("title")) ?? "", words);
+        if (tls) assertStringIncludes((await entry.textContent()) ?? "", "Work bouncer");
         if (tls) await screenshot(page, "connection-error");
         assertEquals(await api(page, "DELETE", `/connection/${encodeURIComponent(cid)}`), 200);
       }

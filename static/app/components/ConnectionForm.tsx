@@ -26,12 +26,14 @@ export function ConnectionForm(p: { cid?: string }) {
   const [commands, setCommands] = useState((existing?.on_connect_commands ?? []).join("\n"));
   const [wanted, setWanted] = useState(existing?.wanted_state !== "disconnected");
   const [channel, setChannel] = useState("");
+  const [name, setName] = useState(existing?.name ?? "");
   const { errors, setErrors, busy, run } = useFormAction();
   useEffect(() => {
     if (existing) {
       setF(fieldsFromUrl(existing.url));
       setCommands((existing.on_connect_commands ?? []).join("\n"));
       setWanted(existing.wanted_state !== "disconnected");
+      setName(existing.name ?? "");
     }
   }, [p.cid, !!existing]);
   // A new connection's form is shown once the default profile has filled it in: typing into a
@@ -80,6 +82,8 @@ export function ConnectionForm(p: { cid?: string }) {
       f.password;
     if (urlChanged) body.url = url;
     if (!existing && channel.trim()) body.conversation_id = channel.trim();
+    // Empty keeps the host's short name (a new connection) or the current name.
+    if (name.trim() && name.trim() !== existing?.name) body.name = name.trim();
     return run(async () => {
       const c = existing
         ? await api<Connection>("POST", `/connection/${seg(existing.connection_id)}`, body)
@@ -154,6 +158,15 @@ export function ConnectionForm(p: { cid?: string }) {
                 />
               )}
             </div>
+            <Field
+              label={t("Connection name")}
+              name="name"
+              value={name}
+              onInput={setName}
+              errors={shown}
+              autocomplete="off"
+              hint={t("Shown in the sidebar. Empty: the server's short name.")}
+            />
             <Field
               label={t("Nick")}
               name="nick"
