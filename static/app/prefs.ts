@@ -1,5 +1,6 @@
-/** Display choices kept in this browser: compact layout, 24-hour clock, seconds. */
+/** Display choices kept in this browser: compact layout, 24-hour clock, seconds, joins and parts. */
 import { signal } from "@preact/signals";
+import type { JoinPartMode } from "./event_runs.ts";
 
 const read = (name: string, fallback: boolean) => {
   const v = localStorage.getItem(`parley.${name}`);
@@ -12,6 +13,19 @@ export const compact = signal(read("compact", false));
 export const clock24 = signal(read("clock24", true));
 /** Times with seconds. */
 export const seconds = signal(read("seconds", false));
+
+/** Joins, parts, quits and nick changes: each shown, runs collapsed (the default), or hidden. */
+export const joinParts = signal<JoinPartMode>(
+  (["show", "condense", "hide"] as const).find((m) =>
+    m === localStorage.getItem("parley.joinParts")
+  ) ?? "condense",
+);
+
+/** Saves how joins and parts are shown. */
+export function setJoinParts(mode: JoinPartMode): void {
+  localStorage.setItem("parley.joinParts", mode);
+  joinParts.value = mode;
+}
 
 /** Saves a choice and applies it at once. */
 export function setPref(name: "compact" | "clock24" | "seconds", on: boolean): void {

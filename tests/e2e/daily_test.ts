@@ -275,6 +275,47 @@ Deno.test("web client as a daily IRC client", async (t) => {
       },
     );
 
+    await t.step(
+      "joins and parts collapse into one line; a setting shows or hides them",
+      async () => {
+        const run = page.locator(".line.event.run .run-toggle");
+        const comers = [await raw("dave"), await raw("erin2"), await raw("frank")];
+        for (const c of comers) await c.join("#busy");
+        for (const c of comers.slice(0, 2)) await c.send("PART #busy :bye");
+        await page.getByText("2 left").waitFor();
+        await assertOnScreen(page, run.last());
+        assertEquals((await run.last().textContent())?.trim(), "3 joined, 2 left");
+        assertEquals(await run.last().getAttribute("aria-expanded"), "false");
+        await screenshot(page, "collapsed-events");
+        await run.last().click();
+        assertEquals(await run.last().getAttribute("aria-expanded"), "true");
+        await assertOnScreen(page, page.locator(".line.event", { hasText: "frank joined" }));
+        await run.last().click();
+        assertEquals(await page.locator(".line.event", { hasText: "frank joined" }).count(), 0);
+        // After a reload the stored events collapse the same way.
+        await page.reload();
+        await page.locator(".line.event.run", { hasText: "3 joined, 2 left" }).waitFor();
+        // The setting: each one, or none.
+        await page.goto(server.url + "/settings/account");
+        await page.getByLabel("Joins and parts").selectOption("hide");
+        await page.goto(server.url + "/chat/irc-localhost/%23busy");
+        await page.locator(".line", { hasText: "new three" }).waitFor();
+        assertEquals(await run.count(), 0);
+        assertEquals(await page.locator(".line.join, .line.part, .line.event.join").count(), 0);
+        await page.goto(server.url + "/settings/account");
+        await page.getByLabel("Joins and parts").selectOption("show");
+        await page.goto(server.url + "/chat/irc-localhost/%23busy");
+        await page.locator(".line", { hasText: "frank joined" }).waitFor();
+        assertEquals(await run.count(), 0);
+        await page.goto(server.url + "/settings/account");
+        await page.getByLabel("Joins and parts").selectOption("condense");
+        await page.goto(server.url + "/chat/irc-localhost/%23busy");
+        // A live part joins the run shown from history; the channel is as before the step.
+        await comers[2].send("PART #busy :bye");
+        await page.locator(".line.event.run", { hasText: "3 joined, 3 left" }).waitFor();
+      },
+    );
+
     await t.step("opening a channel with previews lands on the newest message", async () => {
       await bob.join("#previews");
       await send("/join #previews");

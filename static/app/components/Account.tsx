@@ -8,7 +8,8 @@ import { chooseLanguage, language, languages, t } from "../i18n.ts";
 import { applyUser, showToast, user } from "../state.ts";
 import { applyTheme, savedTheme } from "../theme.ts";
 import type { User } from "../types.ts";
-import { clock24, compact, seconds, setPref } from "../prefs.ts";
+import { clock24, compact, joinParts, seconds, setJoinParts, setPref } from "../prefs.ts";
+import type { JoinPartMode } from "../event_runs.ts";
 import { Check, Field, FormErrors, Panel, Saved, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
 import { Sessions } from "./Sessions.tsx";
@@ -177,6 +178,19 @@ export function Account() {
               {Object.entries(languages.value).map(([code, l]) => (
                 <option key={code} value={code}>{l.name}</option>
               ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="f-joinparts">{t("Joins and parts")}</label>
+            <select
+              id="f-joinparts"
+              value={joinParts.value}
+              onChange={(e) =>
+                setJoinParts((e.currentTarget as HTMLSelectElement).value as JoinPartMode)}
+            >
+              <option value="condense">{t("Collapse runs into one line")}</option>
+              <option value="show">{t("Show each one")}</option>
+              <option value="hide">{t("Hide them")}</option>
             </select>
           </div>
           <div class="checks">

@@ -18,7 +18,8 @@ import {
 } from "../view.ts";
 import { key, nicks } from "../state.ts";
 import { members } from "../members.ts";
-import { compact, dateTimeOf, formatter, timeOf } from "../prefs.ts";
+import { compact, dateTimeOf, formatter, joinParts, timeOf } from "../prefs.ts";
+import { groupRuns, type Item } from "../event_runs.ts";
 import type { Message } from "../types.ts";
 import { MessageText } from "./MessageText.tsx";
 import { Embed, embedsEnabled } from "./Embed.tsx";
@@ -119,9 +120,45 @@ function Line(p: LineProps) {
   );
 }
 
+type Run = Extract<Item, { kind: "run" }>;
+
+/** A collapsed run of joins and parts: its counts, a button that opens it, then its lines. */
+function RunLine(p: { run: Run; open: boolean; toggle: () => void; known: Set<string> }) {
+  const first = p.run.lines[0];
+  const c = p.run.counts;
+  const summary = [
+    c.joined ? t("{n} joined", { n: c.joined }) : "",
+    c.left ? t("{n} left", { n: c.left }) : "",
+    c.renamed ? t("{n} changed nick", { n: c.renamed }) : "",
+  ].filter(Boolean).join(", ");
+  return (
+    <>
+      <li class="line event run" data-ts={first.ts}>
+        <time dateTime={first.ts}>{timeOf(first.ts, language.value)}</time>
+        <button type="button" class="run-toggle" aria-expanded={p.open} onClick={p.toggle}>
+          {summary}
+        </button>
+      </li>
+      {p.open &&
+        p.run.lines.map((m) => (
+          <MemoLine
+            key={m.ts + m.from + (m.event ?? "")}
+            m={m}
+            grouped={false}
+            server={false}
+            known={p.known}
+          />
+        ))}
+    </>
+  );
+}
+
+/** A message someone wrote, not an event line or a stored channel event (join, topic...). */
+const chat = (m: Message) => !m.event && ["private", "notice", "error", undefined].includes(m.type);
+
 /** Whether `m` continues the group of `prev`: same person, same day, within five minutes. */
 export function continues(prev: Message | undefined, m: Message): boolean {
-  return !!prev && !prev.event && !m.event && prev.from === m.from &&
+  return !!prev && chat(prev) && chat(m) && prev.from === m.from &&
     dayKey(prev.ts) === dayKey(m.ts) && m.type !== "action" && prev.type !== "action" &&
     Date.parse(m.ts) - Date.parse(prev.ts) <= 5 * 60_000;
 }
@@ -156,6 +193,8 @@ export function MessageList() {
   });
   const [unseen, setUnseen] = useState(0);
   const [scrolledUp, setScrolledUp] = useState(false);
+  /** The runs of joins and parts the reader opened, by key. */
+  const [openRuns, setOpenRuns] = useState<ReadonlySet<string>>(new Set());
   const list = messages.value;
 
   const atBottom = () => {
@@ -273,7 +312,12 @@ export function MessageList() {
         <p class="empty">{t("No messages yet. Say hello!")}</p>
       )}
       <ol class="lines" role="log" aria-live="polite" ref={linesRef}>
-        {list.map((m) => {
+        {groupRuns(
+          list,
+          joinParts.value,
+          (a, b) => dayKey(a.ts) !== dayKey(b.ts) || readMarker.value === b.ts,
+        ).map((item) => {
+          const m = item.kind === "run" ? item.lines[0] : item.m;
           const day = dayKey(m.ts);
           const out = [];
           if (day !== prevDay) {
@@ -289,6 +333,27 @@ export function MessageList() {
                 <span>{t("New messages")}</span>
               </li>,
             );
+          }
+          if (item.kind === "run") {
+            const open = openRuns.has(item.key);
+            out.push(
+              <RunLine
+                key={item.key}
+                run={item}
+                open={open}
+                known={known}
+                toggle={() =>
+                  setOpenRuns((now) => {
+                    const next = new Set(now);
+                    if (open) next.delete(item.key);
+                    else next.add(item.key);
+                    return next;
+                  })}
+              />,
+            );
+            prevDay = day;
+            prev = item.lines[item.lines.length - 1];
+            return out;
           }
           out.push(
             <MemoLine
