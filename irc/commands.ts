@@ -22,7 +22,7 @@ export interface CommandContext {
   conversationId: string;
   /** That conversation, when it exists. */
   conversation: ConversationRecord | undefined;
-  /** Saves an over-long message as a file and returns its URL (irc/paste.ts); absent in tests. */
+  /** Saves an over-long message as a file and returns the line to send instead (irc/paste.ts). */
   paste?: (text: string) => Promise<string | undefined>;
   /** Connection control, from the manager. */
   control: {
@@ -99,7 +99,7 @@ async function say(
 ): Promise<CommandResult> {
   const conn = live(ctx);
   if (!text.trim()) fail("The message is empty.");
-  // Too long or too many lines for the network: send a link to the text instead.
+  // Too long or too many lines for the network: its first line and a link to the text instead.
   text = (await ctx.paste?.(text)) ?? text;
   const lines = await conn.say(target, text, type);
   if (!conn.echoes) {

@@ -1,6 +1,7 @@
 /**
  * Paste: an outgoing message too long or with too many lines for the network is saved as a text
- * file, and its URL is sent instead. The limits come from the host's connection profile.
+ * file, and one line goes out instead: its first line, its size and the file's URL, so people on
+ * IRC see what it is about before they open it. The limits come from the host's connection profile.
  */
 import type { Config } from "../config.ts";
 import type { Store } from "../store/mod.ts";
@@ -17,14 +18,39 @@ export function needsPaste(text: string, maxLength: number, maxLines: number): b
   return encoder.encode(text).length > maxLength || text.split(/\r\n|\r|\n/).length > maxLines;
 }
 
+/** The most of the first line that goes out with the link (characters). */
+export const PREVIEW_CHARS = 100;
+
+/** "812 B", "3.4 KB", "1.2 MB". */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
 /**
- * Returns the URL of a saved text file holding `text` when it is longer than the host's profile
- * `max_message_length` (bytes) or has more lines than `max_bulk_message_size`, else undefined.
- * Used by the IRC send path: when it answers a URL, send the URL instead of the text.
+ * The line sent in place of a pasted `text`: its first non-empty line (cut to PREVIEW_CHARS, with
+ * "…"), its size in lines and bytes, and the URL. `first line… (12 lines, 3.4 KB) https://…`
+ */
+export function pasteLine(text: string, url: string): string {
+  const lines = text.split(/\r\n|\r|\n/);
+  const first = (lines.find((l) => l.trim()) ?? "").trim();
+  const chars = [...first];
+  const shown = chars.length > PREVIEW_CHARS || lines.length > 1
+    ? chars.slice(0, PREVIEW_CHARS).join("") + "…"
+    : first;
+  const size = formatSize(encoder.encode(text).length);
+  const about = lines.length > 1 ? `${lines.length} lines, ${size}` : size;
+  return `${shown} (${about}) ${url}`;
+}
+
+/**
+ * When `text` is longer than the host's profile `max_message_length` (bytes) or has more lines
+ * than `max_bulk_message_size`, saves it as a text file and returns the line to send instead
+ * (pasteLine); else undefined.
  *
  * @example
- * const url = await pasteIfLong(deps, user.id, "irc.libera.chat", text);
- * if (url) text = url;
+ * text = (await pasteIfLong(deps, user.id, "irc.libera.chat", text)) ?? text;
  */
 export async function pasteIfLong(
   deps: { store: Store; config: Pick<Config, "baseUrl" | "maxUploadSize"> },
@@ -41,5 +67,5 @@ export async function pasteIfLong(
     new Blob([text]).stream(),
     deps.config.maxUploadSize,
   );
-  return fileUrl(deps.config.baseUrl, file);
+  return pasteLine(text, fileUrl(deps.config.baseUrl, file));
 }

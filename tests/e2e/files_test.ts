@@ -54,7 +54,10 @@ Deno.test("web client files: upload, paste, drop, preview, list, delete", async 
         throw new Error(`${err.message}\n${diagnose(server.output(), irc.output())}`);
       });
       await bob.join("#files");
-      await page.getByText("bob joined").waitFor();
+      // Parley saw bob join: he is in the channel's member list (the join line itself may be
+      // collapsed with dora's own into "2 joined").
+      await page.getByRole("complementary", { name: "Members" }).getByRole("listitem")
+        .filter({ hasText: "bob" }).waitFor();
     });
 
     await t.step("the upload button puts the file's link into the message box", async () => {
@@ -129,6 +132,22 @@ Deno.test("web client files: upload, paste, drop, preview, list, delete", async 
       await page.reload();
       await page.locator(".file-list li", { hasText: "red.png" }).waitFor();
       assertEquals(await page.locator(".file-list li", { hasText: "notes.txt" }).count(), 0);
+    });
+
+    await t.step("a long message goes out as its first line, its size and a link", async () => {
+      await page.goto(server.url + "/chat/irc-localhost/%23files");
+      const box = page.getByLabel("Message", { exact: true });
+      await box.fill("the build log follows\n" + "step ok\n".repeat(20));
+      await box.press("Enter");
+      const got = await bob!.waitFor((l) =>
+        l.command === "PRIVMSG" && l.params[1].startsWith("the build log")
+      );
+      assertStringIncludes(got.params[1], "the build log follows… (21 lines, 181 B) http");
+      const line = page.locator(".line", { hasText: "the build log follows… (21 lines, 181 B)" });
+      await assertOnScreen(page, line);
+      const href = await line.locator("a[href*='/file/']").getAttribute("href");
+      const text = await (await fetch(href!)).text();
+      assertStringIncludes(text, "step ok\nstep ok");
     });
 
     await t.step("no errors in the browser console", () => {

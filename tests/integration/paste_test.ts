@@ -37,7 +37,14 @@ Deno.test("paste: long and many-line messages reach IRC as a link to their text"
     const link = await bob.waitFor((l) =>
       l.command === "PRIVMSG" && l.params[1].includes("/file/")
     );
-    const url = new URL(link.params[1]);
+    // IRC sees what it is about: the first line (cut), its size, then the link.
+    assert(
+      link.params[1].startsWith(
+        "a line that is much longer than forty bytes, so it is pasted (60 B) http",
+      ),
+      link.params[1],
+    );
+    const url = new URL(link.params[1].split(" ").at(-1)!);
     const file = await fetch(url);
     assertEquals(await file.text(), long);
 
@@ -51,7 +58,8 @@ Deno.test("paste: long and many-line messages reach IRC as a link to their text"
     );
     assert(second);
     const last = bob.lines.filter((l) => l.params[1]?.includes("/file/")).at(-1)!;
-    assertEquals(await (await fetch(last.params[1])).text(), lines);
+    assert(last.params[1].startsWith("one… (3 lines, 13 B) http"), last.params[1]);
+    assertEquals(await (await fetch(last.params[1].split(" ").at(-1)!)).text(), lines);
   } finally {
     await bob.close();
     await server.close();

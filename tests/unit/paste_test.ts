@@ -1,7 +1,7 @@
 /** Paste against a real SQLite store and a real files folder. */
 import { assert, assertEquals } from "../support/assert.ts";
 import { openStore } from "../../store/mod.ts";
-import { needsPaste, pasteIfLong } from "../../irc/paste.ts";
+import { formatSize, needsPaste, pasteIfLong, pasteLine } from "../../irc/paste.ts";
 
 Deno.test("paste: long or multi-line messages become a text file URL", async () => {
   const dir = await Deno.makeTempDir({ prefix: "parley-paste-" });
@@ -17,7 +17,10 @@ Deno.test("paste: long or multi-line messages become a text file URL", async () 
     assertEquals(await pasteIfLong(deps, user.id, "irc.libera.chat", "x".repeat(512)), undefined);
     assertEquals(await pasteIfLong(deps, user.id, "irc.libera.chat", "a\nb\nc"), undefined);
     const long = "y".repeat(513);
-    const url = await pasteIfLong(deps, user.id, "irc.libera.chat", long);
+    const line = await pasteIfLong(deps, user.id, "irc.libera.chat", long);
+    // The first line (cut), the size, then the link.
+    assert(line?.startsWith("y".repeat(100) + "… (513 B) https://"), line);
+    const url = line!.split(" ").at(-1);
     assert(url?.startsWith(`https://chat.example.com/parley/file/${user.id}/`), url);
     const id = url!.split("/").pop()!;
     const file = (await store.files.get(id))!;
@@ -57,4 +60,15 @@ Deno.test("paste: length is counted in UTF-8 bytes", () => {
   assertEquals(needsPaste("é".repeat(256), 512, 3), false);
   assertEquals(needsPaste("é".repeat(257), 512, 3), true);
   assertEquals(needsPaste("a\r\nb\r\nc", 512, 3), false);
+});
+
+Deno.test("paste: the line sent is the first line, the size and the link", () => {
+  const url = "https://x.example/file/1/abc";
+  assertEquals(pasteLine("short\nsecond\nthird", url), `short… (3 lines, 18 B) ${url}`);
+  assertEquals(pasteLine("\n\n  first words \nmore", url), `first words… (4 lines, 21 B) ${url}`);
+  assertEquals(pasteLine("é".repeat(300), url), `${"é".repeat(100)}… (600 B) ${url}`);
+  assertEquals(pasteLine("just long enough", url), `just long enough (16 B) ${url}`);
+  assertEquals(formatSize(1023), "1023 B");
+  assertEquals(formatSize(3482), "3.4 KB");
+  assertEquals(formatSize(1_300_000), "1.2 MB");
 });
