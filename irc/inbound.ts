@@ -14,6 +14,7 @@ import { publishFrozen } from "./frozen.ts";
 import { Presence } from "./presence.ts";
 import type { EventType } from "../store/message_types.ts";
 import { serverNotice } from "./state_message.ts";
+import { connectionInfo } from "./resources.ts";
 
 /** The text of a 001-004 line (after the nick), or undefined for any other line. */
 export function welcomeText(line: string): { numeric: string; text: string } | undefined {
@@ -40,6 +41,21 @@ export function serial(label: string): Serial {
   return (fn) => {
     chain = chain.then(fn).catch((err) => log.error("irc event failed", { label, error: err }));
   };
+}
+
+/** irc-framework's parsed PREFIX back in ISUPPORT's form, "(ov)@+"; undefined when unusable. */
+export function prefixString(prefix: unknown): string | undefined {
+  if (!Array.isArray(prefix) || prefix.length > 16) return undefined;
+  let modes = "";
+  let signs = "";
+  for (const p of prefix) {
+    const { mode, symbol } = p as { mode?: unknown; symbol?: unknown };
+    if (typeof mode !== "string" || typeof symbol !== "string") return undefined;
+    if (!/^[A-Za-z]$/.test(mode) || !/^[^\sA-Za-z0-9,]$/.test(symbol)) return undefined;
+    modes += mode;
+    signs += symbol;
+  }
+  return `(${modes})${signs}`;
 }
 
 /** Attaches the handlers of incoming IRC events to a fresh client of `conn`. */
@@ -79,6 +95,19 @@ export function attachInbound(
 
   // Convos's `info.authenticated`: a SASL or services login on this (fresh) client.
   conn.info.authenticated = false;
+  // The server's PREFIX (ISUPPORT 005, after the welcome): the modes that rank channel members
+  // and their signs, as "(qaohv)~&@%+". The web client ranks its member lists by it.
+  on("server options", () => {
+    const prefix = prefixString(client.network.options.PREFIX);
+    if (prefix === undefined || prefix === conn.info.prefix) return;
+    conn.info.prefix = prefix;
+    deps.bus.publish(conn.userId, {
+      ...connectionInfo(conn),
+      event: "state",
+      type: "info",
+      connection_id: conn.id,
+    });
+  });
   on("loggedin", () => void (conn.info.authenticated = true));
   on("loggedout", () => void (conn.info.authenticated = false));
 

@@ -15,21 +15,33 @@ export const membersOpen = signal(
 /** Members per conversation key (`key(cid, conv)`), only for channels whose list was loaded. */
 export const members = signal<Record<string, Member[]>>({});
 
-// The usual PREFIX of IRC servers, highest rank first: owner, admin, operator, half-op, voice.
-const PREFIX_MODES = "qaohv";
-const PREFIX_SIGNS = "~&@%+";
-
-/** The sign shown before a member's nick (`@` for an operator), or "". */
-export function prefixOf(m: Member): string {
-  const i = rank(m);
-  return i < PREFIX_MODES.length ? PREFIX_SIGNS[i] : "";
+/** A server's PREFIX: its member modes, highest rank first, and the sign of each. */
+export interface Prefix {
+  modes: string;
+  signs: string;
 }
 
-/** 0 for the highest mode (owner) up to 5 for a member without a prefix mode. */
-export function rank(m: Member): number {
-  let best = PREFIX_MODES.length;
+/** The usual PREFIX of IRC servers: owner, admin, operator, half-op, voice. */
+export const DEFAULT_PREFIX: Prefix = { modes: "qaohv", signs: "~&@%+" };
+
+/** Reads ISUPPORT's "(ov)@+" (a connection's `info.prefix`); the usual one when absent or odd. */
+export function parsePrefix(text: unknown): Prefix {
+  const m = typeof text === "string" ? /^\(([A-Za-z]*)\)(\S*)$/.exec(text) : null;
+  if (!m || m[1].length !== [...m[2]].length) return DEFAULT_PREFIX;
+  return { modes: m[1], signs: m[2] };
+}
+
+/** The sign shown before a member's nick (`@` for an operator), or "". */
+export function prefixOf(m: Member, p: Prefix = DEFAULT_PREFIX): string {
+  const i = rank(m, p);
+  return i < p.modes.length ? [...p.signs][i] : "";
+}
+
+/** 0 for the highest mode up to the number of modes for a member without a prefix mode. */
+export function rank(m: Member, p: Prefix = DEFAULT_PREFIX): number {
+  let best = p.modes.length;
   for (const mode of m.modes) {
-    const i = PREFIX_MODES.indexOf(mode);
+    const i = p.modes.indexOf(mode);
     if (i >= 0 && i < best) best = i;
   }
   return best;
@@ -38,9 +50,9 @@ export function rank(m: Member): number {
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** Members sorted as IRC clients show them: by rank, then by nick. */
-export function sortMembers(list: Member[]): Member[] {
+export function sortMembers(list: Member[], p: Prefix = DEFAULT_PREFIX): Member[] {
   return [...list].sort((a, b) =>
-    rank(a) - rank(b) || a.nick.toLowerCase().localeCompare(b.nick.toLowerCase())
+    rank(a, p) - rank(b, p) || a.nick.toLowerCase().localeCompare(b.nick.toLowerCase())
   );
 }
 
@@ -66,10 +78,10 @@ export function renamed(list: Member[], from: string, to: string): Member[] {
 }
 
 // Channel modes that take a parameter: always (b, e, I, k, and the prefix modes) or only when set (l).
-const ALWAYS_PARAM = "beIk" + PREFIX_MODES;
+const ALWAYS_PARAM = "beIk";
 
 /** The list after a MODE change such as `+o-v bob carol` (other modes are skipped). */
-export function moded(list: Member[], change: string): Member[] {
+export function moded(list: Member[], change: string, p: Prefix = DEFAULT_PREFIX): Member[] {
   const [modes = "", ...params] = change.trim().split(/\s+/);
   let adding = true;
   let out = list;
@@ -78,9 +90,10 @@ export function moded(list: Member[], change: string): Member[] {
       adding = ch === "+";
       continue;
     }
-    const takes = ALWAYS_PARAM.includes(ch) || (ch === "l" && adding);
+    const member = p.modes.includes(ch);
+    const takes = member || ALWAYS_PARAM.includes(ch) || (ch === "l" && adding);
     const param = takes ? params.shift() : undefined;
-    if (!param || !PREFIX_MODES.includes(ch)) continue;
+    if (!param || !member) continue;
     out = out.map((m) => {
       if (!same(m.nick, param)) return m;
       const rest = m.modes.filter((x) => x !== ch);

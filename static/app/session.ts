@@ -37,6 +37,7 @@ import {
   type Member,
   members,
   moded,
+  parsePrefix,
   renamed,
   setMembers,
   updateMembers,
@@ -243,6 +244,12 @@ function onState(f: StateEvent): void {
       patchConnection(cid, { state: f.state, info: f.info ?? connections.value[cid]?.info });
       eventLine(cid, "", t("Connection state: {state}", { state: t(f.state) }), "state");
       break;
+    case "info": {
+      // The connection's info, flat in the event (Convos's shape): what the server told since.
+      const { event: _e, type: _t, connection_id: _c, ...info } = f;
+      patchConnection(cid, { info: { ...(connections.value[cid]?.info ?? {}), ...info } });
+      break;
+    }
     case "conversation": {
       const conv = f.conversation_id;
       patchConversation(cid, conv, { name: f.name, topic: f.topic, unread: f.unread });
@@ -344,7 +351,8 @@ function onState(f: StateEvent): void {
     case "mode": {
       const conv = f.conversation_id;
       if (conv) {
-        updateMembers((l) => moded(l, f.mode ?? ""), (k) => k === key(cid, conv));
+        const prefix = parsePrefix(connections.value[cid]?.info?.prefix);
+        updateMembers((l) => moded(l, f.mode ?? "", prefix), (k) => k === key(cid, conv));
         eventLine(
           cid,
           conv,

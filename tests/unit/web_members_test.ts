@@ -6,6 +6,7 @@ import {
   left,
   type Member,
   moded,
+  parsePrefix,
   prefixOf,
   renamed,
   sortMembers,
@@ -24,6 +25,25 @@ Deno.test("members: operators, then voiced, then the rest, each by nick", () => 
     { nick: "root", modes: ["v", "q"] },
   ];
   assertEquals(nicks(list), "~root @bob +Amy al zed");
+});
+
+Deno.test("members: ranked and signed by the server's own PREFIX", () => {
+  const p = parsePrefix("(Yov)!@+");
+  assertEquals(p, { modes: "Yov", signs: "!@+" });
+  const list: Member[] = [
+    { nick: "amy", modes: ["v"] },
+    { nick: "bob", modes: ["o"] },
+    { nick: "cid", modes: ["Y"] },
+    { nick: "dee", modes: ["q"] },
+  ];
+  const shown = (l: Member[]) => sortMembers(l, p).map((m) => prefixOf(m, p) + m.nick).join(" ");
+  // q is not this server's: dee has no rank here, and Y (unknown to the usual list) is first.
+  assertEquals(shown(list), "!cid @bob +amy dee");
+  // A MODE with the server's own letter takes its parameter and ranks the member.
+  assertEquals(shown(moded(list, "+Y-o amy bob", p)), "!amy !cid bob dee");
+  // An absent or odd PREFIX is the usual one.
+  assertEquals(parsePrefix(undefined), parsePrefix("(qaohv)~&@%+"));
+  assertEquals(parsePrefix("(ov)@"), parsePrefix(undefined));
 });
 
 Deno.test("members: join, part, nick and mode changes keep the list current", () => {

@@ -1,15 +1,17 @@
 /** The member list of a channel: operators and voiced first, a count and a filter. */
 import { useState } from "preact/hooks";
 import { t } from "../i18n.ts";
-import { key } from "../state.ts";
-import { filterMembers, members, prefixOf, sortMembers } from "../members.ts";
+import { connections, key } from "../state.ts";
+import { filterMembers, members, parsePrefix, prefixOf, sortMembers } from "../members.ts";
 import { nickColor } from "../nick_color.ts";
 
 /** The panel; `onPick` is called with a nick the user clicked (it goes into the message box). */
 export function MemberList(p: { cid: string; conv: string; onClose?: () => void }) {
   const [filter, setFilter] = useState("");
   const list = members.value[key(p.cid, p.conv)];
-  const sorted = list ? sortMembers(list) : [];
+  // The server's own ranks and signs (ISUPPORT PREFIX), else the usual ones.
+  const prefix = parsePrefix(connections.value[p.cid]?.info?.prefix);
+  const sorted = list ? sortMembers(list, prefix) : [];
   const shown = filterMembers(sorted, filter);
   return (
     <aside class="members" aria-label={t("Members")}>
@@ -34,7 +36,7 @@ export function MemberList(p: { cid: string; conv: string; onClose?: () => void 
       />
       <ul>
         {shown.map((m) => {
-          const sign = prefixOf(m);
+          const sign = prefixOf(m, prefix);
           return (
             <li key={m.nick} title={sign + m.nick}>
               <span class="prefix" aria-hidden={sign ? undefined : "true"}>{sign}</span>
