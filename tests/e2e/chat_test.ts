@@ -111,7 +111,10 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       // Parley shows the channel before the server has confirmed its JOIN; wait for that.
       await bob.waitForMember("#test", "alice");
       await bob.join("#test");
-      await page.getByText("bob joined").waitFor();
+      // Parley saw bob join: he is in the member list (the join line itself may be collapsed
+      // with alice's own into "2 joined").
+      await page.getByRole("complementary", { name: "Members" }).getByRole("listitem")
+        .filter({ hasText: "bob" }).waitFor();
       await bob.send("PRIVMSG #test :hello from \x02bob\x02 https://example.invalid/x");
       const line = page.locator(".line", { hasText: "hello from bob" });
       await assertOnScreen(page, line);

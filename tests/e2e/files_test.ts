@@ -145,7 +145,7 @@ Deno.test("web client files: upload, paste, drop, preview, list, delete", async 
       assertStringIncludes(got.params[1], "the build log follows… (21 lines, 181 B) http");
       const line = page.locator(".line", { hasText: "the build log follows… (21 lines, 181 B)" });
       await assertOnScreen(page, line);
-      const href = await line.locator("a[href*='/file/']").getAttribute("href");
+      const href = await line.locator("a[href*='/file/']:not(.embed)").getAttribute("href");
       const text = await (await fetch(href!)).text();
       assertStringIncludes(text, "step ok\nstep ok");
     });

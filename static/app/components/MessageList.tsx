@@ -79,12 +79,18 @@ class MemoLine extends Component<LineProps> {
   }
 }
 
+const CHANNEL_EVENTS = new Set(["join", "part", "quit", "kick", "nick_change", "topic", "mode"]);
+
+/** A message someone wrote, not an event line or a stored channel event (join, topic...). */
+const chat = (m: Message) => !m.event && !CHANNEL_EVENTS.has(m.type ?? "");
+
 function Line(p: LineProps) {
   const m = p.m;
   const time = timeOf(m.ts, language.value);
-  if (m.event) {
+  if (m.event || !chat(m)) {
+    // A client event line, or a channel event from history (join, topic...): quiet, no nick.
     return (
-      <li class={"line event " + m.event} data-ts={m.ts}>
+      <li class={"line event " + (m.event ?? m.type)} data-ts={m.ts}>
         <time dateTime={m.ts}>{time}</time>
         <EventBody m={m} />
       </li>
@@ -152,9 +158,6 @@ function RunLine(p: { run: Run; open: boolean; toggle: () => void; known: Set<st
     </>
   );
 }
-
-/** A message someone wrote, not an event line or a stored channel event (join, topic...). */
-const chat = (m: Message) => !m.event && ["private", "notice", "error", undefined].includes(m.type);
 
 /** Whether `m` continues the group of `prev`: same person, same day, within five minutes. */
 export function continues(prev: Message | undefined, m: Message): boolean {
