@@ -1,0 +1,71 @@
+/**
+ * A full garbage collection once a burst is over. A burst (an IRC flood read ahead and stored)
+ * grows the JavaScript heap by a hundred MB and more, and V8 gives it back only after a major
+ * collection, which an idle process may not run for minutes (docs/performance.md, "IRC bursts").
+ * So when every burst has been quiet for a second, ask for one. `gc` exists only with
+ * `--v8-flags=--expose-gc` (the `start` task, the compiled binary, the tests' daemon); without
+ * it this does nothing.
+ */
+import { log } from "./log.ts";
+
+/** Quiet time after the last burst before collecting. */
+const QUIET_MS = 1000;
+/** Collections are at least this far apart (each one stops the thread for tens of ms). */
+const MIN_GAP_MS = 10_000;
+
+/** Counts bursts under way and collects once none has been for `quietMs`. */
+export class IdleCollector {
+  #collect: () => void;
+  #quietMs: number;
+  #gapMs: number;
+  #bursts = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #last = -Infinity;
+
+  constructor(collect: () => void, quietMs = QUIET_MS, gapMs = MIN_GAP_MS) {
+    this.#collect = collect;
+    this.#quietMs = quietMs;
+    this.#gapMs = gapMs;
+  }
+
+  /** A burst began: no collection until it ends. */
+  started(): void {
+    this.#bursts++;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** A burst ended (each `started` is matched by one `ended`). */
+  ended(): void {
+    this.#bursts = Math.max(0, this.#bursts - 1);
+    if (this.#bursts === 0) this.#arm(this.#quietMs);
+  }
+
+  #arm(ms: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#fire(), ms);
+    // Never what keeps a process (or a test) alive.
+    Deno.unrefTimer(this.#timer);
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    if (this.#bursts > 0) return;
+    const wait = this.#last + this.#gapMs - performance.now();
+    if (wait > 0) return this.#arm(wait);
+    this.#last = performance.now();
+    this.#collect();
+  }
+}
+
+/** V8's collector, when the process was started with `--expose-gc`. */
+function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc !== "function") return;
+  const start = performance.now();
+  gc();
+  log.debug("collected after a burst", { ms: Math.round(performance.now() - start) });
+}
+
+/** The process's collector: IRC transports report their bursts to it. */
+export const idleGc = new IdleCollector(collectGarbage);
