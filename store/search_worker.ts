@@ -251,10 +251,11 @@ function mergeStep() {
  * `--v8-flags=--expose-gc`, as in lib/idle_gc.ts (not imported: see FIRST_EVENT_CODE above).
  */
 function collect() {
-  const gc = (globalThis as { gc?: () => void }).gc;
+  const gc = (globalThis as { gc?: (options: object) => void }).gc;
   if (!grown || typeof gc !== "function") return;
   grown = false;
-  gc();
+  // Memory-reducing: shrinks the heap's pages too (see lib/idle_gc.ts).
+  gc({ type: "major", execution: "sync", flavor: "last-resort" });
 }
 
 function fail(err: unknown) {
