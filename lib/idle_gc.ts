@@ -41,6 +41,13 @@ export class IdleCollector {
     if (this.#bursts === 0) this.#arm(this.#quietMs);
   }
 
+  /** A burst that ends by itself after `ms` (the daemon's start: modules, migrations, logins). */
+  burstFor(ms: number): void {
+    this.started();
+    const t = setTimeout(() => this.ended(), ms);
+    Deno.unrefTimer(t);
+  }
+
   #arm(ms: number): void {
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => this.#fire(), ms);

@@ -46,3 +46,13 @@ Deno.test("idle gc: collections are kept apart", async () => {
   await sleep(200);
   assertEquals(collected, 2, "done once the gap has passed");
 });
+
+Deno.test("idle gc: a burst for a given time collects after it and the quiet time", async () => {
+  let collected = 0;
+  const c = new IdleCollector(() => collected++, 10, 0);
+  c.burstFor(40);
+  await sleep(20);
+  assertEquals(collected, 0);
+  await sleep(100);
+  assertEquals(collected, 1);
+});
