@@ -48,6 +48,19 @@ export class IdleCollector {
     Deno.unrefTimer(t);
   }
 
+  #hooks: (() => void)[] = [];
+
+  /**
+   * Runs `fn` before each collection (e.g. a SQLite connection giving back its page cache);
+   * returns what stops it.
+   */
+  beforeCollect(fn: () => void): () => void {
+    this.#hooks.push(fn);
+    return () => {
+      this.#hooks = this.#hooks.filter((h) => h !== fn);
+    };
+  }
+
   #arm(ms: number): void {
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => this.#fire(), ms);
@@ -61,6 +74,13 @@ export class IdleCollector {
     const wait = this.#last + this.#gapMs - performance.now();
     if (wait > 0) return this.#arm(wait);
     this.#last = performance.now();
+    for (const fn of this.#hooks) {
+      try {
+        fn();
+      } catch (err) {
+        log.warn("before a collection", { error: String(err) });
+      }
+    }
     this.#collect();
   }
 }

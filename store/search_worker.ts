@@ -254,6 +254,8 @@ function collect() {
   const gc = (globalThis as { gc?: (options: object) => void }).gc;
   if (!grown || typeof gc !== "function") return;
   grown = false;
+  // The page caches filled by the burst go back too (they refill from mmap as needed).
+  for (const db of [search, source, wal]) db?.exec("PRAGMA shrink_memory");
   // Memory-reducing: shrinks the heap's pages too (see lib/idle_gc.ts).
   gc({ type: "major", execution: "sync", flavor: "last-resort" });
 }

@@ -56,3 +56,15 @@ Deno.test("idle gc: a burst for a given time collects after it and the quiet tim
   await sleep(100);
   assertEquals(collected, 1);
 });
+
+Deno.test("idle gc: hooks run before each collection until removed", async () => {
+  const order: string[] = [];
+  const c = new IdleCollector(() => order.push("gc"), 5, 0);
+  const stop = c.beforeCollect(() => order.push("shrink"));
+  c.burstFor(0);
+  await sleep(40);
+  stop();
+  c.burstFor(0);
+  await sleep(40);
+  assertEquals(order, ["shrink", "gc", "gc"]);
+});
