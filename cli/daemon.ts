@@ -5,6 +5,7 @@ import { wireDeps } from "../deps.ts";
 import { openStore } from "../store/mod.ts";
 import { ensureBot, loadBotConfig } from "../irc/bot.ts";
 import { log, setLogLevel } from "../lib/log.ts";
+import { idleGc } from "../lib/idle_gc.ts";
 import { errorBody } from "../http/errors.ts";
 import { lockHome } from "./home.ts";
 import { VERSION } from "./help.ts";
@@ -13,6 +14,9 @@ type Handler = (
   req: Request,
   info: Deno.ServeHandlerInfo<Deno.NetAddr>,
 ) => Response | Promise<Response>;
+
+/** Time after start by which connections are usually made and channels joined. */
+const STARTUP_QUIET_MS = 3000;
 
 /** Listens, or turns the usual reasons it cannot into a one-line configuration error. */
 function listen(
@@ -67,6 +71,9 @@ export async function daemon(args: string[]): Promise<void> {
   const { irc, bus } = deps;
   const app = createApp(deps);
   handler = (req, info) => app.fetch(req, { remoteAddr: info.remoteAddr });
+  // Starting grows the heap (modules compiled, the store opened, connections made): give it back
+  // once things are quiet, as after a burst.
+  idleGc.burstFor(STARTUP_QUIET_MS);
   log.info("ready", { ms: (performance.now() - started).toFixed(0), home: config.home });
   // Where to go: the URL people use, and on a fresh install who becomes the admin. The bot
   // (bot.json) is not a person, as in registration.

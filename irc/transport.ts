@@ -14,6 +14,7 @@ import { EventEmitter } from "node:events";
 import net from "node:net";
 import tls from "node:tls";
 import { TransportRefusal } from "./target.ts";
+import { idleGc } from "../lib/idle_gc.ts";
 
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 export const MAX_LINE = 8192;
@@ -58,6 +59,8 @@ export class LineTransport extends EventEmitter {
   #head = 0;
   #queuedChars = 0;
   #drainTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A backlog is being worked off (told to idleGc, which collects once every burst is over). */
+  #burst = false;
   /** Reading is paused because the queue is full. */
   #paused = false;
   /** The socket closed; "close" is emitted once the queue is processed. */
@@ -229,8 +232,18 @@ export class LineTransport extends EventEmitter {
   }
 
   #scheduleDrain(): void {
+    if (!this.#burst) {
+      this.#burst = true;
+      idleGc.started();
+    }
     // setTimeout, not setImmediate: in Deno 2.9 an immediate loop starves a node:net socket.
     this.#drainTimer ??= setTimeout(() => this.#drain(), 0);
+  }
+
+  #burstOver(): void {
+    if (!this.#burst) return;
+    this.#burst = false;
+    idleGc.ended();
   }
 
   /** Hands a slice of queued lines to irc-framework; goes on after the next socket read. */
@@ -255,6 +268,7 @@ export class LineTransport extends EventEmitter {
     this.#queue = [];
     this.#head = 0;
     this.#queuedChars = 0;
+    this.#burstOver();
     if (this.#closedWith !== undefined) {
       const err = this.#closedWith;
       this.#closedWith = undefined;
@@ -270,6 +284,7 @@ export class LineTransport extends EventEmitter {
     this.#queuedChars = 0;
     this.#paused = false;
     this.#closedWith = undefined;
+    this.#burstOver();
   }
 
   #tooLong(): void {

@@ -12,8 +12,8 @@ const root = new URL("..", import.meta.url).pathname;
 
 /**
  * Files and folders read at run time: the app finds them relative to `import.meta.dirname`,
- * and the worker modules (the search indexer with the one module it imports, the checkpointer)
- * are loaded by URL, which compile does not follow on its own.
+ * and the worker module (the search indexer, which also checkpoints, with the one module it
+ * imports) is loaded by URL, which compile does not follow on its own.
  */
 export const EMBEDDED = [
   "static/",
@@ -21,7 +21,6 @@ export const EMBEDDED = [
   "store/migrations/",
   "store/search_worker.ts",
   "store/search_file.ts",
-  "store/checkpoint_worker.ts",
 ];
 
 function option(name: string): string | undefined {
@@ -49,6 +48,8 @@ if (import.meta.main) {
     "--allow-env",
     "--allow-ffi",
     "--allow-sys",
+    // `gc()` for a full collection once a burst is over (lib/idle_gc.ts), as `deno task start`.
+    "--v8-flags=--expose-gc",
     ...EMBEDDED.flatMap((dir) => ["--include", dir]),
     "--output",
     output,

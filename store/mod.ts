@@ -14,7 +14,7 @@ import { type ConversationStore, sqliteConversationStore } from "./conversations
 import { type FileStore, sqliteFileStore } from "./files.ts";
 import { type PushStore, sqlitePushStore } from "./push.ts";
 import { openSearch, type SearchIndexer, startSearchIndexer } from "./search_index.ts";
-import { type Checkpointer, startCheckpointer } from "./checkpointer.ts";
+import type { Checkpointer } from "./checkpointer.ts";
 
 /** Every table group of Parley's storage. Async so that another database can implement it. */
 export interface Store {
@@ -61,8 +61,8 @@ export async function openSqliteStore(home: string): Promise<SqliteStore> {
     .get() as { seq: number };
   const searchDb = await openSearch(searchPath, next, deletions.seq);
   const indexer = startSearchIndexer(dbPath, searchPath, next - 1);
-  const checkpointer = startCheckpointer(dbPath);
-  return sqliteStore(db, searchDb, indexer, checkpointer, join(home, "files"));
+  // The indexer's worker also checkpoints parley.db (one thread, one JavaScript engine).
+  return sqliteStore(db, searchDb, indexer, indexer, join(home, "files"));
 }
 
 /** Builds the SQLite store over open databases; `filesDir` holds uploaded files. */
@@ -92,8 +92,9 @@ function sqliteStore(
 
     async close() {
       await history.close(); // the batched writer's last turn
-      await indexer.close(); // what it has not indexed yet, it indexes at the next start
-      await checkpointer.close(); // closing the last connection checkpoints the WAL
+      // What it has not indexed yet, it indexes at the next start; closing the last connection
+      // (below) checkpoints the WAL.
+      await indexer.close();
       db.exec("PRAGMA optimize");
       db.close();
       searchDb.close();

@@ -6,6 +6,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { log } from "../lib/log.ts";
 import { makePrivate } from "./db.ts";
+import type { Checkpointer } from "./checkpointer.ts";
 import { META, SEARCH_PRAGMAS, SEARCH_VERSION } from "./search_file.ts";
 
 /** Messages to the worker. */
@@ -13,6 +14,7 @@ export type ToWorker =
   | { kind: "start"; dbPath: string; searchPath: string; committed: number }
   | { kind: "work"; committed: number }
   | { kind: "settle" }
+  | { kind: "checkpoint" }
   | { kind: "close" };
 
 /** Messages from the worker. */
@@ -20,6 +22,7 @@ export type FromWorker =
   | { kind: "ready"; indexed: number }
   | { kind: "progress"; indexed: number; deleted: number }
   | { kind: "settled" }
+  | { kind: "checkpointed"; error?: string }
   | { kind: "closed" }
   | { kind: "failed"; error: string };
 
@@ -28,8 +31,11 @@ const SEARCH_WAIT_MS = 2000;
 /** Delay before a failed worker is started again. */
 const RESTART_MS = 5000;
 
-/** The indexer as the message store sees it. */
-export interface SearchIndexer {
+/**
+ * The indexer as the message store sees it. Its worker also checkpoints parley.db's WAL (the
+ * `Checkpointer` side): one thread and one JavaScript engine for both.
+ */
+export interface SearchIndexer extends Checkpointer {
   /** Messages with ids up to `id` are committed (or some deleted): bring the index up to date. */
   committed(id: number): void;
   /**
@@ -59,6 +65,8 @@ export function startSearchIndexer(
   let restartTimer: ReturnType<typeof setTimeout> | undefined;
   const waiters = new Set<{ id: number; done: () => void }>();
   const settleWaiters: (() => void)[] = [];
+  /** Checkpoints asked for and not answered yet; the worker answers in order. */
+  const checkpoints: (() => void)[] = [];
   let onClosed: (() => void) | undefined;
 
   function release(all: boolean) {
@@ -83,6 +91,9 @@ export function startSearchIndexer(
         release(false);
       } else if (msg.kind === "settled") {
         for (const done of settleWaiters.splice(0)) done();
+      } else if (msg.kind === "checkpointed") {
+        if (msg.error) log.warn("checkpoint failed", { error: msg.error });
+        checkpoints.shift()?.();
       } else if (msg.kind === "closed") {
         w.terminate();
         onClosed?.();
@@ -106,6 +117,7 @@ export function startSearchIndexer(
     worker = undefined;
     release(true);
     for (const done of settleWaiters.splice(0)) done();
+    for (const done of checkpoints.splice(0)) done();
     if (closing) return onClosed?.();
     restartTimer = setTimeout(() => {
       restartTimer = undefined;
@@ -137,6 +149,14 @@ export function startSearchIndexer(
       });
     },
     deletedUpTo: () => deleted,
+    checkpoint() {
+      // Without a worker (restarting after a failure) the automatic checkpoint is the backstop.
+      if (!worker || closing) return Promise.resolve();
+      return new Promise((resolve) => {
+        checkpoints.push(resolve);
+        send({ kind: "checkpoint" });
+      });
+    },
     settled() {
       if (!worker) return Promise.resolve();
       const done = new Promise<void>((resolve) => settleWaiters.push(resolve));
@@ -147,6 +167,7 @@ export function startSearchIndexer(
       closing = true;
       if (restartTimer !== undefined) clearTimeout(restartTimer);
       release(true);
+      for (const done of checkpoints.splice(0)) done();
       if (!worker) return Promise.resolve();
       const done = new Promise<void>((resolve) => onClosed = resolve);
       send({ kind: "close" });
@@ -173,6 +194,9 @@ export async function openSearch(
     // and take a third less space (the index is mostly long runs of list data).
     db.exec("PRAGMA page_size = 16384");
     db.exec(SEARCH_PRAGMAS);
+    // This connection only answers searches, which read through mmap: a small page cache is
+    // enough (the indexer's worker, which writes, sizes its own).
+    db.exec("PRAGMA cache_size = -4096");
     db.exec(`CREATE TABLE IF NOT EXISTS search_meta (
       key TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT`);
     return db;

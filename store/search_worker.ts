@@ -5,7 +5,9 @@
  * this worker reads the new rows through its own connection and indexes them, so the two
  * halves of storing a message run on two cores. It also applies logged deletions and merges
  * index segments while the server is idle, so merging never stalls the event loop that serves
- * IRC and the browsers.
+ * IRC and the browsers. It also checkpoints `parley.db`'s write-ahead log when the message writer
+ * asks (the fsyncs at its end can take a hundred milliseconds and more): one thread and one
+ * JavaScript engine for both jobs, since an engine costs ~10 MB of memory even when idle.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { createUserIndex, indexUser, META, SEARCH_PRAGMAS, userIndex } from "./search_file.ts";
@@ -30,6 +32,8 @@ const port = self as unknown as {
 
 let search: DatabaseSync;
 let source: DatabaseSync;
+/** The connection that checkpoints parley.db (a read-only one cannot). */
+let wal: DatabaseSync | undefined;
 let statements: ReturnType<typeof prepare>;
 /** Highest message id the main thread has said is committed. */
 let target = 0;
@@ -38,6 +42,8 @@ let deleted = 0;
 let working = false;
 let mergeTimer: ReturnType<typeof setTimeout> | undefined;
 let settleWanted = false;
+/** Rows were indexed since the last full collection (see `collect`). */
+let grown = false;
 let closed = false;
 
 function prepare() {
@@ -99,7 +105,17 @@ function open(dbPath: string, searchPath: string) {
   search.exec(SEARCH_PRAGMAS);
   search.exec("PRAGMA wal_autocheckpoint = 10000;");
   source = new DatabaseSync(dbPath);
-  source.exec("PRAGMA busy_timeout = 5000; PRAGMA mmap_size = 2147418112; PRAGMA query_only = 1;");
+  // Page caches sized on purpose (each grows only as it is used): the index's writes want the
+  // index's top pages at hand; the source is read once, in id order, through mmap; the WAL
+  // connection reads nothing.
+  search.exec("PRAGMA cache_size = -16384;");
+  source.exec(`PRAGMA busy_timeout = 5000; PRAGMA mmap_size = 2147418112; PRAGMA query_only = 1;
+    PRAGMA cache_size = -2048;`);
+  wal = new DatabaseSync(dbPath);
+  // After a restart the WAL file is cut back to this size, so a burst does not keep it big.
+  wal.exec(
+    "PRAGMA busy_timeout = 5000; PRAGMA journal_size_limit = 67108864; PRAGMA cache_size = -256;",
+  );
   statements = prepare();
   for (const { name } of statements.tables.all() as { name: string }[]) {
     const userId = indexUser(name);
@@ -129,6 +145,7 @@ function step(): boolean {
     } finally {
       source.exec("COMMIT");
     }
+    grown ||= rows.length > 0;
     for (const r of rows) {
       userStatements(r.user_id).insert.run(r.id, r.text, `c${r.conversation}`);
       unmerged.add(r.user_id);
@@ -219,6 +236,7 @@ function mergeStep() {
     return;
   }
   if (more) return scheduleMerge(0);
+  collect();
   if (settleWanted) {
     settleWanted = false;
     port.postMessage({ kind: "settled" });
@@ -227,9 +245,39 @@ function mergeStep() {
   mergeTimer = setTimeout(wake, POLL_MS);
 }
 
+/**
+ * Once indexing is done and the index merged, a full collection gives back the heap a burst
+ * grew (V8 may not run one for minutes in an idle thread). `gc` exists only with
+ * `--v8-flags=--expose-gc`, as in lib/idle_gc.ts (not imported: see FIRST_EVENT_CODE above).
+ */
+function collect() {
+  const gc = (globalThis as { gc?: (options: object) => void }).gc;
+  if (!grown || typeof gc !== "function") return;
+  grown = false;
+  // The page caches filled by the burst go back too (they refill from mmap as needed).
+  for (const db of [search, source, wal]) db?.exec("PRAGMA shrink_memory");
+  // Memory-reducing: shrinks the heap's pages too (see lib/idle_gc.ts).
+  gc({ type: "major", execution: "sync", flavor: "last-resort" });
+}
+
 function fail(err: unknown) {
   closed = true;
   port.postMessage({ kind: "failed", error: String(err) });
+}
+
+/**
+ * RESTART: copies all of the WAL, waiting for readers of older snapshots, so that the next commit
+ * starts it over. It would also hold writers back, but the writer holds its commits back itself
+ * while it waits for the answer. This thread's own reads are never in a transaction here: it runs
+ * between indexing steps. A failure is the writer's to log; indexing goes on.
+ */
+function checkpoint() {
+  try {
+    wal?.exec("PRAGMA wal_checkpoint(RESTART)");
+    port.postMessage({ kind: "checkpointed" });
+  } catch (err) {
+    port.postMessage({ kind: "checkpointed", error: String(err) });
+  }
 }
 
 port.onmessage = (e) => {
@@ -246,11 +294,14 @@ port.onmessage = (e) => {
     } else if (msg.kind === "settle") {
       settleWanted = true;
       wake();
+    } else if (msg.kind === "checkpoint") {
+      checkpoint();
     } else if (msg.kind === "close") {
       closed = true;
       if (mergeTimer !== undefined) clearTimeout(mergeTimer);
       search?.close();
       source?.close();
+      wal?.close();
       port.postMessage({ kind: "closed" });
     }
   } catch (err) {

@@ -9,6 +9,7 @@ import type { Checkpointer } from "../checkpointer.ts";
 import { parseMatch } from "../match.ts";
 import type { MessageNotifications, MessageSearch, MessageStore } from "../message_types.ts";
 import { messageWriter } from "./writer.ts";
+import { idleGc } from "../../lib/idle_gc.ts";
 import { historyPages } from "./paging.ts";
 import { ftsIndex } from "./fts.ts";
 import { userSearch } from "./search.ts";
@@ -94,5 +95,11 @@ export function sqliteMessageStore(
       return indexer.settled();
     },
   };
-  return { messages, commit, close: writer.close };
+  // After a burst the page caches it filled go back with the heap (they refill from mmap).
+  const unhook = idleGc.beforeCollect(() => {
+    db.exec("PRAGMA shrink_memory");
+    searchDb.exec("PRAGMA shrink_memory");
+  });
+  const close = () => (unhook(), writer.close());
+  return { messages, commit, close };
 }

@@ -68,7 +68,14 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
         cwd: home,
       })
       : new Deno.Command(Deno.execPath(), {
-        args: ["run", ...(opts.permissions ?? ["-A"]), "main.ts", "daemon"],
+        // --expose-gc as `deno task start` has it: the daemon collects after a burst.
+        args: [
+          "run",
+          "--v8-flags=--expose-gc",
+          ...(opts.permissions ?? ["-A"]),
+          "main.ts",
+          "daemon",
+        ],
         cwd: ROOT,
         env,
         stdout: "piped",

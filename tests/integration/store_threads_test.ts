@@ -1,0 +1,38 @@
+/** The store's threads: the search indexer's worker also checkpoints parley.db's WAL. */
+import { join } from "node:path";
+import { assert, assertEquals } from "../support/assert.ts";
+import { openDatabase } from "../../store/db.ts";
+import { loadMigrations, migrate } from "../../store/migrate.ts";
+import { openSearch, startSearchIndexer } from "../../store/search_index.ts";
+
+Deno.test("the indexer's worker copies parley.db's WAL into the file when asked", async () => {
+  const home = await Deno.makeTempDir({ prefix: "parley-threads-" });
+  const dbPath = join(home, "parley.db");
+  const db = openDatabase(dbPath);
+  migrate(db, await loadMigrations());
+  // Only an explicit checkpoint may move pages into the file in this test.
+  db.exec("PRAGMA wal_autocheckpoint = 0");
+  const searchDb = await openSearch(join(home, "search.db"), 1, 0);
+  const indexer = startSearchIndexer(dbPath, join(home, "search.db"), 0);
+  try {
+    db.exec("CREATE TABLE filler (x BLOB)");
+    const insert = db.prepare("INSERT INTO filler (x) VALUES (randomblob(4000))");
+    db.exec("BEGIN");
+    for (let i = 0; i < 500; i++) insert.run();
+    db.exec("COMMIT");
+    const before = Deno.statSync(dbPath).size;
+    assert(Deno.statSync(dbPath + "-wal").size > 2_000_000, "the rows are in the WAL");
+    await indexer.checkpoint();
+    assert(Deno.statSync(dbPath).size > before + 2_000_000, "the rows were copied into the file");
+    // A second request is answered too (they are answered in order).
+    await indexer.checkpoint();
+    assertEquals((db.prepare("SELECT count(*) AS n FROM filler").get() as { n: number }).n, 500);
+  } finally {
+    await indexer.close();
+    // Answered at once once closed: a late writer never waits on a stopped worker.
+    await indexer.checkpoint();
+    searchDb.close();
+    db.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});
