@@ -256,3 +256,144 @@ forEachBackend("message store: match and search follow the same rules", async (b
     },
   );
 });
+
+forEachBackend(
+  "message store: timestamps out of range are replaced, and finding a free one is bounded",
+  async (b) => {
+    const u = await b.user("a@example.com");
+    const conv = await b.conversation(await b.connection(u, "irc-x"), "eve");
+    const add = async (ts: number) =>
+      (await b.messages.append({
+        conversation: conv,
+        userId: u,
+        from: "eve",
+        type: "private",
+        text: "x",
+        ts,
+        highlight: false,
+      })).ts;
+    const before = nowMicros();
+    const year3100 = Date.UTC(3100, 0, 1) * 1000;
+    const year1000 = Date.UTC(1000, 0, 1) * 1000;
+    const got = [];
+    for (const ts of [year3100, year3100, year1000, year1000, NaN, 2 ** 60, -1]) {
+      got.push(await add(ts));
+    }
+    for (const ts of got) {
+      // Each message owns its millisecond: seven at once are spread up to seven ms ahead.
+      assert(
+        Number.isSafeInteger(ts) && ts >= before - 1000 && ts <= nowMicros() + got.length * 1000,
+        String(ts),
+      );
+    }
+    assertEquals(new Set(got).size, got.length);
+    // An old moment already crowded with messages: the search stops and files the next one last.
+    const old = before - 60_000_000;
+    for (let i = 0; i < 101; i++) await add(old);
+    const crowded = await add(old);
+    assert(
+      crowded > old + 101 * 1000,
+      `the search for a free millisecond is bounded ${crowded - old}`,
+    );
+    const page = await b.messages.historyOf(conv, { limit: 10 });
+    assertEquals(page.messages.length, 10);
+    // A stored text is capped too, never cutting a character in half.
+    b.messages.append({
+      conversation: conv,
+      userId: u,
+      from: "eve",
+      type: "private",
+      text: "a" + "😀".repeat(50_000),
+      highlight: false,
+    });
+    const [last] = (await b.messages.historyOf(conv, { limit: 1 })).messages;
+    assertEquals(last.message.length, 9_999);
+    assert(last.message.endsWith("😀"));
+  },
+);
+
+forEachBackend("message store: unread counts and replayed messages", async (b, t) => {
+  const u = await b.user("a@example.com");
+  const conn = await b.connection(u, "irc-x");
+  const chan = await b.conversation(conn, "#chan");
+  const quiet = await b.conversation(conn, "#quiet");
+  const add = (conversation: number, text: string, ts?: number, unread = true) =>
+    b.messages.append({ conversation, userId: u, from: "bob", type: "private", text, ts, unread });
+
+  await t.step("each unread message answers with its conversation's count", async () => {
+    const counts = [];
+    for (let i = 0; i < 5; i++) counts.push((await add(chan, `m${i}`)).unread);
+    assertEquals(counts, [1, 2, 3, 4, 5]);
+    assertEquals((await add(chan, "read", undefined, false)).unread, undefined);
+    assertEquals((await add(quiet, "q")).unread, 1);
+    await b.messages.flush();
+    assertEquals(await b.unread(chan), 5);
+    assertEquals(await b.unread(quiet), 1);
+  });
+
+  await t.step("a replayed older message keeps its own free millisecond", async () => {
+    const now = nowMicros();
+    const old = now - 3_600_000_000; // an hour ago: a replay, not a burst
+    const first = await add(quiet, "old 1", old + 123);
+    const second = await add(quiet, "old 2", old + 456);
+    assertEquals(first.ts, old - (old % 1000));
+    assertEquals(second.ts, first.ts + 1000, "the same millisecond is taken: the next one");
+    const page = await b.messages.historyOf(quiet, { limit: 10 });
+    assertEquals(texts(page), ["old 1", "old 2", "q"]);
+  });
+
+  await t.step(
+    "a burst at one moment is spread a millisecond apart, in arrival order",
+    async () => {
+      const at = nowMicros() + 10_000_000;
+      const got = [];
+      for (let i = 0; i < 4; i++) got.push((await add(chan, `burst ${i}`, at, false)).ts);
+      const base = at - (at % 1000);
+      assertEquals(got, [base, base + 1000, base + 2000, base + 3000]);
+    },
+  );
+
+  await t.step("clear empties the conversation", async () => {
+    await b.messages.clear(chan);
+    assertEquals((await b.messages.historyOf(chan, { limit: 10 })).messages, []);
+    assertEquals((await b.messages.historyOf(quiet, { limit: 10 })).messages.length, 3);
+  });
+});
+
+forEachBackend(
+  "message store: short words, non-Latin words and event types in search",
+  async (b, t) => {
+    const u = await b.user("a@example.com");
+    const conn = await b.connection(u, "irc-x");
+    const chan = await b.conversation(conn, "#chan");
+    let at = nowMicros();
+    const add = (from: string, text: string, type: "private" | "join" | "action" = "private") =>
+      b.messages.append({ conversation: chan, userId: u, from, type, text, ts: at += 1000 });
+    add("bob", "62 toys in the box");
+    add("bob", "Ünïcode 日本語 text, ÉLAN vital");
+    add("carol", "6 of them");
+    add("bob", "joined the toys", "join");
+    add("bob", "waves at the toys", "action");
+    await b.messages.flush();
+    const search = async (match: string) =>
+      texts(await b.messages.search.forUser(u, { match, limit: 10 }));
+
+    await t.step("a short word is whole alone, a prefix when a sender narrows", async () => {
+      assertEquals(await search("6"), ["6 of them"]);
+      assertEquals(await search("6 @bob"), ["62 toys in the box"]);
+      assertEquals(await search("6 #chan"), ["6 of them", "62 toys in the box"]);
+    });
+
+    await t.step("letters beyond ASCII are words, folded", async () => {
+      assertEquals(await search("unicode"), ["Ünïcode 日本語 text, ÉLAN vital"]);
+      assertEquals(await search("日本語"), ["Ünïcode 日本語 text, ÉLAN vital"]);
+      assertEquals(await search('"elan vital"'), ["Ünïcode 日本語 text, ÉLAN vital"]);
+      assertEquals(await search('"vital elan"'), [], "a phrase keeps its order");
+    });
+
+    await t.step("channel events are history, never search results; actions are", async () => {
+      assertEquals(await search("toys"), ["waves at the toys", "62 toys in the box"]);
+      assertEquals((await b.messages.historyOf(chan, { limit: 10 })).messages.length, 5);
+    });
+  },
+);
