@@ -331,6 +331,15 @@ forEachBackend("message store: unread counts and replayed messages", async (b, t
     assertEquals(await b.unread(quiet), 1);
   });
 
+  await t.step("counts stay exact across write batches", async () => {
+    const other = await b.conversation(conn, "#busy");
+    const got = await Promise.all(Array.from({ length: 1500 }, (_, i) => add(other, `b${i}`)));
+    assertEquals(got.map((a) => a.unread), Array.from({ length: 1500 }, (_, i) => i + 1));
+    assertEquals((await add(other, "one more")).unread, 1501);
+    await b.messages.flush();
+    assertEquals(await b.unread(other), 1501);
+  });
+
   await t.step("a replayed older message keeps its own free millisecond", async () => {
     const now = nowMicros();
     const old = now - 3_600_000_000; // an hour ago: a replay, not a burst
