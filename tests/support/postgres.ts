@@ -48,7 +48,11 @@ export async function startPostgres(): Promise<PgServer> {
   await ensureTools([POSTGRES]); // names the package when it is missing and cannot be installed
   const bin = postgresBinDirs()[0];
   const asPostgres = Deno.uid?.() === 0;
-  const dir = await Deno.makeTempDir({ prefix: "parley-pg-" });
+  // As root the server runs as `postgres`, which must reach the folder: /tmp, whatever TMPDIR is.
+  const dir = await Deno.makeTempDir({
+    prefix: "parley-pg-",
+    dir: asPostgres ? "/tmp" : undefined,
+  });
   const data = `${dir}/data`;
   if (asPostgres) {
     const { uid, gid } = await postgresUser();
