@@ -51,3 +51,11 @@ export async function migratePg(sql: Sql, migrations?: Migration[]): Promise<num
   }
   return applied;
 }
+
+/**
+ * A string PostgreSQL can hold: its text type refuses NUL, which hostile IRC servers and search
+ * input may contain; it becomes U+FFFD (SQLite keeps it), so the message is kept, not dropped.
+ */
+export function pgString(s: string): string {
+  return s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s;
+}

@@ -3,7 +3,7 @@ import { ircLower } from "../../lib/casefold.ts";
 import { parseMatch } from "../match.ts";
 import { FIRST_EVENT_CODE, type MessagePage, type SearchQuery } from "../message_types.ts";
 import { JOIN_WHERE, newestFirstPage, type Row } from "../messages/rows.ts";
-import type { Sql } from "./db.ts";
+import { pgString, type Sql } from "./db.ts";
 import { PG_COLUMNS } from "./paging.ts";
 import { toTsquery } from "./tsquery.ts";
 
@@ -18,7 +18,7 @@ export function pgUserSearch(sql: Sql) {
       conversations.length > 0 || q.connectionId !== undefined;
     if (!hasCriteria || parsed.empty) return { messages: [], end: true };
     const args: (string | number)[] = [];
-    const arg = (v: string | number) => `$${args.push(v)}`;
+    const arg = (v: string | number) => `$${args.push(typeof v === "string" ? pgString(v) : v)}`;
     // Channel events (joins, parts...) are history, never search results.
     const where = [`m.user_id = ${arg(userId)}`, `m.type < ${FIRST_EVENT_CODE}`];
     if (q.connectionId !== undefined) where.push(`k.connection_id = ${arg(q.connectionId)}`);

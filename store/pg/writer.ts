@@ -7,7 +7,7 @@ import { log } from "../../lib/log.ts";
 import { nowMicros } from "../../lib/time.ts";
 import { type Appended, type NewMessage, TYPE_CODE } from "../message_types.ts";
 import { MAX_TEXT } from "../messages/writer.ts";
-import type { Sql } from "./db.ts";
+import { pgString, type Sql } from "./db.ts";
 import { pgTimestamps } from "./timestamps.ts";
 import { tsvectorOf } from "./tsquery.ts";
 
@@ -116,14 +116,14 @@ export function pgWriter(sql: Sql) {
       }
       count = u.base + ++u.added;
     }
-    const text = storedText(msg.text);
+    const text = pgString(storedText(msg.text));
     pending.push({
       conversation: msg.conversation,
       user_id: msg.userId,
       ts,
       type: TYPE_CODE[msg.type] ?? 0,
       highlight: Boolean(msg.highlight),
-      sender: msg.from.slice(0, 100),
+      sender: pgString(msg.from.slice(0, 100)),
       text,
       words: tsvectorOf(text),
     });
