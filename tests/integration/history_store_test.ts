@@ -51,35 +51,18 @@ const texts = (page: { messages: MessageJson[] }) => page.messages.map((m) => m.
 
 Deno.test("history store: notifications, and deleting a conversation cleans the index", async (t) => {
   const f = await fixture();
-  // A millisecond apart, as messages arrive: a conversation's timestamps are unique at
-  // millisecond resolution, so faster appends would be spread ahead per conversation and
-  // "newest first" across conversations would depend on the spread.
+  // A millisecond apart, as messages arrive (see message_store_test.ts).
   let at = nowMicros();
-  const add = (
-    conversation: number,
-    userId: number,
-    from: string,
-    text: string,
-    highlight = false,
-  ) =>
-    f.store.messages.append({
-      conversation,
-      userId,
-      from,
-      type: "private",
-      text,
-      highlight,
-      ts: at += 1000,
-    });
+  const add = (conversation: number, userId: number, text: string, highlight = false) => {
+    const msg = { conversation, userId, from: "alice", text, highlight, ts: at += 1000 };
+    return f.store.messages.append({ ...msg, type: "private" });
+  };
   try {
-    add(f.test, f.userId, "alice", "we deploy on friday");
-    add(f.test, f.userId, "bob", "the redeploy failed");
-    add(f.test, f.userId, "alice", "my secretary knows");
-    add(f.test, f.userId, "carol", "keep the secret safe, me");
-    add(f.test, f.userId, "carol", "safe secret order matters", true);
-    add(f.other, f.userId, "Dave", "deployment notes in #other");
-    add(f.other, f.userId, "dave", "café au lait", true);
-    add(f.foreign, f.otherId, "eve", "deploy secrets of another user", true);
+    add(f.test, f.userId, "we deploy on friday");
+    add(f.test, f.userId, "safe secret order matters", true);
+    add(f.other, f.userId, "deployment notes in #other");
+    add(f.other, f.userId, "café au lait", true);
+    add(f.foreign, f.otherId, "deploy secrets of another user", true);
     await f.store.messages.flush();
     const search = async (match: string, extra = {}) =>
       texts(await f.store.messages.search.forUser(f.userId, { match, limit: 60, ...extra }));
@@ -94,7 +77,7 @@ Deno.test("history store: notifications, and deleting a conversation cleans the 
         await f.store.messages.notifications.markRead(f.userId);
         assertEquals(await f.store.messages.notifications.unread(f.userId), 0);
         assertEquals(await f.store.messages.notifications.unread(f.otherId), 1);
-        add(f.test, f.userId, "alice", "ping me", true);
+        add(f.test, f.userId, "ping me", true);
         assertEquals(await f.store.messages.notifications.unread(f.userId), 1);
       },
     );
