@@ -30,16 +30,20 @@ export function connectPg(url: string, max = 4): Sql {
   });
 }
 
+/** The advisory lock key that serialises migrations ("parley" in ASCII). */
+const MIGRATION_LOCK = 0x706172_6c6579;
+
 /** Applies the migrations newer than the database's version; returns the versions applied. */
 export async function migratePg(sql: Sql, migrations?: Migration[]): Promise<number[]> {
   migrations ??= await loadMigrations(PG_MIGRATIONS_DIR);
-  await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version integer PRIMARY KEY, name text NOT NULL, applied bigint NOT NULL)`;
   const applied: number[] = [];
   for (const m of migrations) {
     const done = await sql.begin(async (tx) => {
-      // Two Parleys starting on one database: the second waits, then sees the version applied.
-      await tx`LOCK TABLE schema_migrations IN EXCLUSIVE MODE`;
+      // Two Parleys starting on one database: the second waits here, then sees the version
+      // applied. The lock also covers creating the table (concurrent CREATE IF NOT EXISTS fail).
+      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+      await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY, name text NOT NULL, applied bigint NOT NULL)`;
       const [row] = await tx`SELECT 1 AS x FROM schema_migrations WHERE version = ${m.version}`;
       if (row) return false;
       await tx.unsafe(m.sql);
@@ -54,7 +58,7 @@ export async function migratePg(sql: Sql, migrations?: Migration[]): Promise<num
 
 /**
  * A string PostgreSQL can hold: its text type refuses NUL, which hostile IRC servers and search
- * input may contain; it becomes U+FFFD (SQLite keeps it), so the message is kept, not dropped.
+ * input may contain; it becomes U+FFFD, so the message is kept, not dropped.
  */
 export function pgString(s: string): string {
   return s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s;
