@@ -2,10 +2,15 @@
  * Benchmark: history and search at scale. Fills a fresh store with PARLEY_BENCH_MESSAGES
  * messages (default 1,000,000) and prints ingest rate, history and search latencies, and size.
  * Targets (DESIGN.md) at 10,000,000: ingest >= 50,000 msgs/s, history p99 <= 2 ms (store) and
- * <= 10 ms (HTTP), search p99 <= 20 ms.
+ * <= 10 ms (HTTP), search p99 <= 20 ms. With PARLEY_BENCH_DATABASE_URL (an empty PostgreSQL
+ * database) the messages go to the PostgreSQL message store instead (store/pg/); the users,
+ * connections and conversations are made there too, and there are no notification figures.
  */
 import { join } from "node:path";
 import { openSqliteStore } from "../store/mod.ts";
+import type { MessageStore } from "../store/message_types.ts";
+import { openPgMessageStore, type PgMessageStore } from "../store/pg/messages.ts";
+import { connectPg } from "../store/pg/db.ts";
 import { setLogLevel } from "../lib/log.ts";
 import { nowMicros } from "../lib/time.ts";
 import { rng, sentence, vocabulary, zipf } from "./history_data.ts";
@@ -40,6 +45,27 @@ const home = keep ?? await Deno.makeTempDir({ prefix: "parley-bench-history-" })
 const reuse = keep !== undefined &&
   await Deno.stat(join(home, "parley.db")).then(() => true, () => false);
 const store = await openSqliteStore(home);
+const pgUrl = Deno.env.get("PARLEY_BENCH_DATABASE_URL");
+const pg: PgMessageStore | undefined = pgUrl ? await openPgMessageStore(pgUrl) : undefined;
+const pgSql = pgUrl ? connectPg(pgUrl, 1) : undefined;
+const messages: MessageStore & Pick<PgMessageStore, "search"> = pg ?? store.messages;
+
+/** The conversation's row id in PostgreSQL: the same user, connection and name made there. */
+async function pgConversation(email: string, connectionId: string, conversationId: string) {
+  const sql = pgSql!;
+  const [u] = await sql`INSERT INTO users (email) VALUES (${email})
+    ON CONFLICT (email) DO UPDATE SET email = excluded.email RETURNING id`;
+  const [k] = await sql`INSERT INTO connections (user_id, connection_id)
+    VALUES (${u.id}, ${connectionId})
+    ON CONFLICT (user_id, connection_id) DO UPDATE SET connection_id = excluded.connection_id
+    RETURNING id`;
+  const [c] = await sql`INSERT INTO conversations (connection, conversation_id)
+    VALUES (${k.id}, ${conversationId})
+    ON CONFLICT (connection, conversation_id) DO UPDATE SET unread = conversations.unread
+    RETURNING id`;
+  return { userId: u.id as number, id: c.id as number };
+}
+
 try {
   const conversations: {
     id: number;
@@ -67,9 +93,11 @@ try {
         });
       for (let c = 0; c < CONVERSATIONS_PER_CONNECTION; c++) {
         const conv = await store.conversations.ensure(conn.id, `#chan${c}`, `#chan${c}`);
+        const inPg = pg && await pgConversation(email, conn.connectionId, conv.conversationId);
+        if (inPg && c === 0 && k === 0) userIds[userIds.length - 1] = inPg.userId;
         conversations.push({
-          id: conv.id,
-          userId: user.id,
+          id: inPg ? inPg.id : conv.id,
+          userId: inPg ? inPg.userId : user.id,
           connectionId: conn.connectionId,
           conversationId: conv.conversationId,
         });
@@ -88,7 +116,7 @@ try {
     for (let j = i; j < Math.min(N, i + TURN); j++) {
       // Conversations are Zipf-busy too: a few channels carry most of the traffic.
       const conv = conversations[Math.floor(random() ** 2 * conversations.length)];
-      appended.push(store.messages.append({
+      appended.push(messages.append({
         conversation: conv.id,
         userId: conv.userId,
         from: nicks[Math.floor(random() * nicks.length)],
@@ -102,11 +130,11 @@ try {
     }
     await Promise.all(appended); // as IRC does: every append is awaited
     appended.length = 0;
-    await store.messages.flush();
+    await messages.flush();
   }
   const written = performance.now();
   // Stored means searchable too: the clock stops when the indexer has caught up.
-  await store.messages.searchable();
+  if (!pg) await store.messages.searchable();
   if (Deno.env.get("BENCH_DEBUG")) {
     console.log(
       `written ${((written - t0) / 1000).toFixed(1)} s, indexed ${
@@ -118,7 +146,7 @@ try {
   if (!reuse) line("ingest_msgs_per_s", N / ingestSeconds, "msgs/s");
   // A server is idle most of the time; that is when the search index is tidied.
   const t1 = performance.now();
-  await store.messages.settled();
+  if (!pg) await store.messages.settled();
   line("index_tidy_after_ingest_s", (performance.now() - t1) / 1000, "s");
 
   // History: random pages, newest and deep (before a random time).
@@ -127,7 +155,7 @@ try {
     const conv = conversations[Math.floor(random() * conversations.length)];
     const before = i % 2 ? Math.floor(start + random() * span) : undefined;
     const t = performance.now();
-    await store.messages.historyOf(conv.id, { limit: 60, before });
+    await messages.historyOf(conv.id, { limit: 60, before });
     history.push(performance.now() - t);
   }
   line("history_p50_ms", pct(history, 0.5), "ms");
@@ -152,7 +180,7 @@ try {
       ? `${word.slice(0, Math.max(3, word.length - 2))} #chan${Math.floor(random() * 5)}`
       : word;
     const t = performance.now();
-    await store.messages.search.forUser(userId, { match, limit: 60 });
+    await messages.search.forUser(userId, { match, limit: 60 });
     search.push(performance.now() - t);
     byKind[kind].push(performance.now() - t);
     if (performance.now() - t > Number(Deno.env.get("BENCH_DEBUG") ?? Infinity)) {
@@ -164,18 +192,24 @@ try {
   KINDS.forEach((name, i) => line(`search_${name}_p99_ms`, pct(byKind[i], 0.99), "ms"));
 
   const notif: number[] = [];
-  for (let i = 0; i < 500; i++) {
+  for (let i = 0; i < (pg ? 0 : 500); i++) {
     const userId = userIds[i % userIds.length];
     const t = performance.now();
     await store.messages.notifications.list(userId, 40);
     await store.messages.notifications.unread(userId);
     notif.push(performance.now() - t);
   }
-  line("notifications_p99_ms", pct(notif, 0.99), "ms");
+  if (!pg) line("notifications_p99_ms", pct(notif, 0.99), "ms");
 
-  await store.close();
   let bytes = 0;
-  for (const f of ["parley.db", "parley.db-wal", "search.db", "search.db-wal"]) {
+  if (pgSql) {
+    const [{ size }] = await pgSql`SELECT pg_database_size(current_database()) AS size`;
+    bytes = size;
+    await pgSql.end();
+    await pg!.close();
+  }
+  await store.close();
+  for (const f of pg ? [] : ["parley.db", "parley.db-wal", "search.db", "search.db-wal"]) {
     try {
       bytes += (await Deno.stat(join(home, f))).size;
     } catch { /* no WAL left */ }

@@ -1,4 +1,7 @@
-/** Finds or installs the Debian packages a task needs (ngircd, chromium), naming them when it cannot. */
+/**
+ * Finds or installs the Debian packages a task needs (ngircd, chromium, postgresql), naming them
+ * when it cannot.
+ */
 
 /** A program a task needs and the Debian package that provides it. */
 export interface SystemTool {
@@ -19,6 +22,31 @@ export const CHROMIUM: SystemTool = {
   // Recommends are skipped; without a font, pages render no text at all in screenshots.
   extra: ["fonts-liberation"],
 };
+
+/**
+ * PostgreSQL's server programs: Debian keeps them in /usr/lib/postgresql/<version>/bin, off
+ * PATH. `paths` is a getter so that it finds the version folder again after an install.
+ */
+export const POSTGRES: SystemTool = {
+  get paths() {
+    return postgresBinDirs().map((dir) => `${dir}/initdb`);
+  },
+  pkg: "postgresql",
+};
+
+/** The bin folders of the installed PostgreSQL versions, newest first. */
+export function postgresBinDirs(): string[] {
+  const root = "/usr/lib/postgresql";
+  let versions: string[] = [];
+  try {
+    versions = [...Deno.readDirSync(root)].filter((e) => e.isDirectory).map((e) => e.name);
+  } catch {
+    return [];
+  }
+  return versions.sort((a, b) => Number(b) - Number(a) || b.localeCompare(a))
+    .map((v) => `${root}/${v}/bin`)
+    .filter((dir) => ["initdb", "pg_ctl", "postgres"].every((p) => exists(`${dir}/${p}`)));
+}
 
 function exists(path: string): boolean {
   try {

@@ -1,9 +1,9 @@
 /** `deno task test`: installs what the tests need, builds the client, runs every test, sums up. */
-import { CHROMIUM, ensureTools, NGIRCD } from "./system_deps.ts";
+import { CHROMIUM, ensureTools, NGIRCD, POSTGRES } from "./system_deps.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 
-await ensureTools([NGIRCD, CHROMIUM]);
+await ensureTools([NGIRCD, CHROMIUM, POSTGRES]);
 
 const build = await new Deno.Command(Deno.execPath(), {
   args: ["run", "-A", "scripts/build.ts", "--if-stale"],

@@ -3,23 +3,23 @@ import type { DatabaseSync } from "node:sqlite";
 import { nowMicros } from "../../lib/time.ts";
 
 /** A millisecond in microseconds: the resolution of stored timestamps. */
-const MS = 1000;
+export const MS = 1000;
 /**
  * A message this much older than the conversation's newest is filed after it, in arrival order
  * (a burst spread a millisecond apart runs ahead of the clock); an older one is a replay and
  * keeps its own time.
  */
-const ARRIVAL_WINDOW = 1_000_000;
+export const ARRIVAL_WINDOW = 1_000_000;
 /**
  * Latest timestamp stored (microseconds, about the year 2255): far below 2^53, so `ts + 1` and
  * every cursor computed from a stored time stay exact integers.
  */
-const MAX_TS = Number.MAX_SAFE_INTEGER - 2 ** 40;
+export const MAX_TS = Number.MAX_SAFE_INTEGER - 2 ** 40;
 /** Most milliseconds tried when looking for a free one in the past. */
-const MAX_TS_PROBES = 100;
+export const MAX_TS_PROBES = 100;
 
 /** Whether a wanted timestamp can be stored as it is. */
-function validTs(ts: number): boolean {
+export function validTs(ts: number): boolean {
   return Number.isSafeInteger(ts) && ts >= 0 && ts <= MAX_TS;
 }
 

@@ -1,7 +1,6 @@
 /** The connection and conversation stores against a real SQLite database in a temp folder. */
 import { assert, assertEquals } from "../support/assert.ts";
 import { openSqliteStore, type SqliteStore } from "../../store/mod.ts";
-import { nowMicros } from "../../lib/time.ts";
 
 async function fresh(): Promise<SqliteStore> {
   const home = await Deno.makeTempDir({ prefix: "parley-irc-store-" });
@@ -97,59 +96,5 @@ Deno.test("conversations: ensure, unread, read, topic, joined, rename, cascade",
   );
   await store.connections.remove(c.id);
   assertEquals(await store.conversations.listForUser(u.id), []);
-  await store.close();
-});
-
-Deno.test("messages: timestamps out of range are replaced, and finding a free one is bounded", async () => {
-  const { store, u, c } = await withConnection();
-  const conv = await store.conversations.ensure(c.id, "eve", "eve");
-  const add = async (ts: number) =>
-    (await store.messages.append({
-      conversation: conv.id,
-      userId: u.id,
-      from: "eve",
-      type: "private",
-      text: "x",
-      ts,
-      highlight: false,
-    })).ts;
-  const before = nowMicros();
-  const year3100 = Date.UTC(3100, 0, 1) * 1000;
-  const year1000 = Date.UTC(1000, 0, 1) * 1000;
-  const got = [];
-  for (const ts of [year3100, year3100, year1000, year1000, NaN, 2 ** 60, -1]) {
-    got.push(await add(ts));
-  }
-  for (const ts of got) {
-    // Each message owns its millisecond: seven at once are spread up to seven ms ahead.
-    assert(
-      Number.isSafeInteger(ts) && ts >= before - 1000 && ts <= nowMicros() + got.length * 1000,
-      String(ts),
-    );
-  }
-  assertEquals(new Set(got).size, got.length);
-  // An old moment already crowded with messages: the search stops and files the next one last.
-  const old = before - 60_000_000;
-  for (let i = 0; i < 101; i++) await add(old);
-  const crowded = await add(old);
-  assert(
-    crowded > old + 101 * 1000,
-    `the search for a free millisecond is bounded ${crowded - old}`,
-  );
-  const page = await store.messages.historyOf(conv.id, { limit: 10 });
-  assertEquals(page.messages.length, 10);
-  // A stored text is capped too, never cutting a character in half.
-  store.messages.append({
-    conversation: conv.id,
-    userId: u.id,
-    from: "eve",
-    type: "private",
-    text: "a" + "😀".repeat(50_000),
-    highlight: false,
-  });
-  const [last] = (await store.messages.historyOf(conv.id, { limit: 1 })).messages;
-  assertEquals(last.message.length, 9_999);
-  assert(last.message.endsWith("😀"));
-  assertEquals((await store.messages.notifications.list(u.id, 10)).messages, []);
   await store.close();
 });

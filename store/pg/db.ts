@@ -1,0 +1,65 @@
+/**
+ * A PostgreSQL connection pool for the store, and its numbered migrations (store/pg/migrations,
+ * `NNN_name.sql`), each applied in its own transaction as store/migrate.ts does for SQLite.
+ */
+import postgres from "postgres";
+import { loadMigrations, type Migration } from "../migrate.ts";
+
+/** A connection pool (porsager's `postgres` client). */
+export type Sql = postgres.Sql;
+
+/** The folder of the PostgreSQL migration files. */
+export const PG_MIGRATIONS_DIR = `${import.meta.dirname}/migrations`;
+
+/**
+ * Opens a pool on `url`. int8 columns come back as numbers: every id and timestamp the store
+ * keeps is a safe integer (timestamps are bounded far below 2^53, see timestamps.ts).
+ */
+export function connectPg(url: string, max = 4): Sql {
+  return postgres(url, {
+    max,
+    onnotice: () => {},
+    types: {
+      bigint: {
+        to: 20,
+        from: [20],
+        serialize: (x: number) => String(x),
+        parse: (x: string) => Number(x),
+      },
+    },
+  });
+}
+
+/** The advisory lock key that serialises migrations ("parley" in ASCII). */
+const MIGRATION_LOCK = 0x706172_6c6579;
+
+/** Applies the migrations newer than the database's version; returns the versions applied. */
+export async function migratePg(sql: Sql, migrations?: Migration[]): Promise<number[]> {
+  migrations ??= await loadMigrations(PG_MIGRATIONS_DIR);
+  const applied: number[] = [];
+  for (const m of migrations) {
+    const done = await sql.begin(async (tx) => {
+      // Two Parleys starting on one database: the second waits here, then sees the version
+      // applied. The lock also covers creating the table (concurrent CREATE IF NOT EXISTS fail).
+      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+      await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY, name text NOT NULL, applied bigint NOT NULL)`;
+      const [row] = await tx`SELECT 1 AS x FROM schema_migrations WHERE version = ${m.version}`;
+      if (row) return false;
+      await tx.unsafe(m.sql);
+      await tx`INSERT INTO schema_migrations (version, name, applied)
+        VALUES (${m.version}, ${m.name}, ${Date.now()})`;
+      return true;
+    });
+    if (done) applied.push(m.version);
+  }
+  return applied;
+}
+
+/**
+ * A string PostgreSQL can hold: its text type refuses NUL, which hostile IRC servers and search
+ * input may contain; it becomes U+FFFD, so the message is kept, not dropped.
+ */
+export function pgString(s: string): string {
+  return s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s;
+}

@@ -1,0 +1,69 @@
+/**
+ * The PostgreSQL message store: the MessageStore core and the search capability (PostgreSQL's
+ * own full-text search). The batched writer (writer.ts) appends; reads commit what is pending
+ * first. No notifications capability yet.
+ */
+import { parseMatch } from "../match.ts";
+import type { MessageSearch, MessageStore } from "../message_types.ts";
+import { connectPg, migratePg, type Sql } from "./db.ts";
+import { pgPages } from "./paging.ts";
+import { pgUserSearch } from "./search.ts";
+import { toTsquery } from "./tsquery.ts";
+import { pgWriter } from "./writer.ts";
+
+/** The PostgreSQL message store, with search, and the pool it holds. */
+export interface PgMessageStore extends MessageStore {
+  readonly search: MessageSearch;
+  /** Waits for the appends under way and closes the pool. */
+  close(): Promise<void>;
+}
+
+/** Connects to `url`, applies the migrations and returns the message store. */
+export async function openPgMessageStore(url: string): Promise<PgMessageStore> {
+  const sql = connectPg(url);
+  try {
+    await migratePg(sql);
+  } catch (err) {
+    await sql.end();
+    throw err;
+  }
+  return pgMessageStore(sql);
+}
+
+/** The message store over a migrated database. */
+export function pgMessageStore(sql: Sql): PgMessageStore {
+  const pages = pgPages(sql);
+  const searchAll = pgUserSearch(sql);
+  const writer = pgWriter(sql);
+  const settled = writer.flush;
+
+  return {
+    append: writer.append,
+    flush: settled,
+    async historyOf(conversation, q) {
+      await settled();
+      return pages.history(conversation, q);
+    },
+    async clear(conversation) {
+      await settled();
+      await sql`DELETE FROM messages WHERE conversation = ${conversation}`;
+    },
+    search: {
+      async forUser(userId, q) {
+        await settled();
+        return searchAll(userId, q);
+      },
+      async inConversation(conversation, match, q) {
+        await settled();
+        const parsed = parseMatch(match);
+        if (parsed.empty) return { messages: [] };
+        if (parsed.fts === undefined) return pages.history(conversation, q); // only `#name`/`@nick`
+        return pages.matching(conversation, toTsquery(parsed.terms), q);
+      },
+    },
+    async close() {
+      await settled();
+      await sql.end();
+    },
+  };
+}

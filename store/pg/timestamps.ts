@@ -1,0 +1,48 @@
+/** The writer's timestamps: the same rules as store/messages/timestamps.ts, over PostgreSQL. */
+import { nowMicros } from "../../lib/time.ts";
+import { ARRIVAL_WINDOW, MAX_TS, MAX_TS_PROBES, MS, validTs } from "../messages/timestamps.ts";
+import type { Sql } from "./db.ts";
+
+/**
+ * Hands out timestamps, one call at a time (the writer serialises them). `commit` writes what
+ * the writer holds, so that a look for a free millisecond in the past sees it.
+ */
+export function pgTimestamps(sql: Sql, commit: () => Promise<void>) {
+  /** The newest timestamp handed out per conversation. */
+  const lastTs = new Map<number, number>();
+
+  /** The conversation's newest stored time within the storable range. */
+  async function newest(conversation: number): Promise<number> {
+    const [row] = await sql`SELECT max(ts) AS ts FROM messages
+      WHERE conversation = ${conversation} AND ts BETWEEN 0 AND ${MAX_TS}`;
+    return row?.ts ?? 0;
+  }
+
+  /** The first free millisecond from `ts` on, among the next MAX_TS_PROBES (one query). */
+  async function freeFrom(conversation: number, ts: number): Promise<number | undefined> {
+    await commit();
+    const taken = new Set(
+      (await sql`SELECT ts FROM messages WHERE conversation = ${conversation}
+        AND ts >= ${ts} AND ts < ${ts + MAX_TS_PROBES * MS}`).map((r) => r.ts as number),
+    );
+    for (let i = 0; i < MAX_TS_PROBES; i++, ts += MS) if (!taken.has(ts)) return ts;
+    return undefined;
+  }
+
+  /** A timestamp no other message of the conversation has, in whole milliseconds. */
+  return async function uniqueTs(conversation: number, wanted: number): Promise<number> {
+    const last = lastTs.get(conversation) ?? await newest(conversation);
+    let ts = validTs(wanted) ? wanted : nowMicros();
+    ts -= ts % MS;
+    if (ts <= last) {
+      const next = last - (last % MS) + MS; // the millisecond after the newest
+      if (last - ts < ARRIVAL_WINDOW) ts = next; // a burst: keep arrival order
+      else {
+        const free = await freeFrom(conversation, ts); // a replay: a free millisecond in place
+        ts = free !== undefined && free < last ? free : next;
+      }
+    }
+    lastTs.set(conversation, Math.max(last, ts));
+    return ts;
+  };
+}

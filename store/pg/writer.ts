@@ -1,0 +1,151 @@
+/**
+ * The PostgreSQL writer: appends are taken one at a time (timestamps and unread counts need the
+ * ones before), gathered in memory, and committed one transaction per write window, as the
+ * SQLite writer (store/messages/writer.ts) does.
+ */
+import { log } from "../../lib/log.ts";
+import { nowMicros } from "../../lib/time.ts";
+import { type Appended, type NewMessage, TYPE_CODE } from "../message_types.ts";
+import { MAX_TEXT } from "../messages/writer.ts";
+import { pgString, type Sql } from "./db.ts";
+import { pgTimestamps } from "./timestamps.ts";
+import { tsvectorOf } from "./tsquery.ts";
+
+/** How long appends gather before they are committed (a crash loses at most this much). */
+const WRITE_WINDOW_MS = 10;
+/** Most messages in one transaction. */
+const BATCH = 1000;
+
+/** At most MAX_TEXT UTF-16 code units, never ending in half a surrogate pair (as SQLite's writer). */
+function storedText(text: string): string {
+  if (text.length <= MAX_TEXT) return text;
+  const cut = text.slice(0, MAX_TEXT);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+interface Row {
+  conversation: number;
+  user_id: number;
+  ts: number;
+  type: number;
+  highlight: boolean;
+  sender: string;
+  text: string;
+  words: string;
+}
+
+const COLUMNS: (keyof Row)[] = [
+  "conversation",
+  "user_id",
+  "ts",
+  "type",
+  "highlight",
+  "sender",
+  "text",
+  "words",
+];
+
+/** One conversation's count: the stored count when its first unread came, and how many since. */
+interface Unread {
+  base: number;
+  added: number;
+}
+
+/** The writer of `messages` and of the conversations' unread counts. */
+export function pgWriter(sql: Sql) {
+  let pending: Row[] = [];
+  let unread = new Map<number, Unread>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** The batches being committed, in order; never rejects. */
+  let writing: Promise<void> = Promise.resolve();
+  /** The appends being taken, in order; never rejects. */
+  let taking: Promise<unknown> = Promise.resolve();
+  const uniqueTs = pgTimestamps(sql, () => commit());
+
+  async function writeBatch(rows: Row[], counts: Map<number, Unread>) {
+    const save = async (tx: Sql, one: Row[]) => {
+      await tx`INSERT INTO messages ${tx(one, COLUMNS)}`;
+    };
+    try {
+      await sql.begin(async (tx) => {
+        await save(tx as unknown as Sql, rows);
+        for (const [id, u] of counts) {
+          await tx`UPDATE conversations SET unread = unread + ${u.added} WHERE id = ${id}`;
+        }
+      });
+      return;
+    } catch (err) {
+      log.warn("message batch failed; writing one by one", { error: String(err) });
+    }
+    // One bad row (its conversation deleted meanwhile) must not lose the others.
+    for (const row of rows) {
+      await save(sql, [row]).catch((err) =>
+        log.warn("message dropped", { conversation: row.conversation, error: String(err) })
+      );
+    }
+    for (const [id, u] of counts) {
+      await sql`UPDATE conversations SET unread = unread + ${u.added} WHERE id = ${id}`
+        .catch((err) => log.warn("unread count not saved", { error: String(err) }));
+    }
+  }
+
+  /** Starts committing what is pending; resolves once everything taken so far is committed. */
+  function commit(): Promise<void> {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (pending.length) {
+      const rows = pending;
+      const counts = unread;
+      pending = [];
+      unread = new Map();
+      writing = writing.then(() => writeBatch(rows, counts));
+    }
+    return writing;
+  }
+
+  async function take(msg: NewMessage): Promise<Appended> {
+    const ts = await uniqueTs(msg.conversation, msg.ts ?? nowMicros());
+    let count: number | undefined;
+    if (msg.unread) {
+      let u = unread.get(msg.conversation);
+      if (!u) {
+        // The stored count, once every batch before has added its own.
+        await writing;
+        const [row] = await sql`SELECT unread FROM conversations WHERE id = ${msg.conversation}`;
+        unread.set(msg.conversation, u = { base: row?.unread ?? 0, added: 0 });
+      }
+      count = u.base + ++u.added;
+    }
+    const text = pgString(storedText(msg.text));
+    pending.push({
+      conversation: msg.conversation,
+      user_id: msg.userId,
+      ts,
+      type: TYPE_CODE[msg.type] ?? 0,
+      highlight: Boolean(msg.highlight),
+      sender: pgString(msg.from.slice(0, 100)),
+      text,
+      words: tsvectorOf(text),
+    });
+    if (pending.length >= BATCH) commit();
+    else timer ??= setTimeout(commit, WRITE_WINDOW_MS);
+    return count === undefined ? { ts } : { ts, unread: count };
+  }
+
+  return {
+    /** Takes a message; resolves with its final timestamp (and unread count when it counts). */
+    append(msg: NewMessage): Promise<Appended> {
+      const done = taking.then(() => take(msg)).catch((err) => {
+        log.warn("message dropped", { conversation: msg.conversation, error: String(err) });
+        return { ts: msg.ts ?? nowMicros() };
+      });
+      taking = done;
+      return done;
+    },
+    /** Resolves once everything appended so far is committed (reads call it first). */
+    async flush(): Promise<void> {
+      await taking;
+      await commit();
+    },
+  };
+}

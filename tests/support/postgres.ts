@@ -1,0 +1,118 @@
+/**
+ * Starts a real PostgreSQL for a test file: a throwaway cluster in a temporary folder, on a free
+ * loopback port, tuned for speed over durability (fsync off: the data is thrown away).
+ */
+import postgres from "postgres";
+import { ensureTools, POSTGRES, postgresBinDirs } from "../../scripts/system_deps.ts";
+import { freePort } from "./ports.ts";
+
+/** A running PostgreSQL. */
+export interface PgServer {
+  /** `postgres://parley@127.0.0.1:PORT/parley_test` */
+  url: string;
+  /** A new, empty database on the same server; returns its URL. */
+  database(): Promise<string>;
+  /** Stops the server at once and removes its folder. */
+  close(): Promise<void>;
+}
+
+const USER = "parley";
+
+/** The uid and gid of the `postgres` system user (the Debian package creates it). */
+async function postgresUser(): Promise<{ uid: number; gid: number }> {
+  const passwd = await Deno.readTextFile("/etc/passwd");
+  const line = passwd.split("\n").find((l) => l.startsWith("postgres:"));
+  if (!line) throw new Error("the postgres system user is missing (Debian package postgresql)");
+  const [, , uid, gid] = line.split(":");
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+async function run(cmd: string[], asPostgres: boolean): Promise<void> {
+  // initdb and the server refuse to run as root: as root they run as the `postgres` user.
+  const argv = asPostgres ? ["runuser", "-u", "postgres", "--", ...cmd] : cmd;
+  const out = await new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    const dec = new TextDecoder();
+    throw new Error(
+      `${cmd.join(" ")} failed: ${dec.decode(out.stderr)}${dec.decode(out.stdout)}`,
+    );
+  }
+}
+
+/** Initialises a cluster, starts it and creates the database `parley_test`. */
+export async function startPostgres(): Promise<PgServer> {
+  await ensureTools([POSTGRES]); // names the package when it is missing and cannot be installed
+  const bin = postgresBinDirs()[0];
+  const asPostgres = Deno.uid?.() === 0;
+  // As root the server runs as `postgres`, which must reach the folder: /tmp, whatever TMPDIR is.
+  const dir = await Deno.makeTempDir({
+    prefix: "parley-pg-",
+    dir: asPostgres ? "/tmp" : undefined,
+  });
+  const data = `${dir}/data`;
+  if (asPostgres) {
+    const { uid, gid } = await postgresUser();
+    await Deno.chown(dir, uid, gid);
+  }
+  const port = freePort();
+  await run([
+    `${bin}/initdb`,
+    "-D",
+    data,
+    "-U",
+    USER,
+    "--auth=trust",
+    "--encoding=UTF8",
+    "--locale=C",
+    "--no-sync",
+  ], asPostgres);
+  const opts = [
+    `-c port=${port}`,
+    "-c listen_addresses=127.0.0.1",
+    `-c unix_socket_directories=${dir}`,
+    "-c fsync=off",
+    "-c synchronous_commit=off",
+    "-c full_page_writes=off",
+    "-c shared_buffers=16MB",
+    "-c max_connections=40",
+  ].join(" ");
+  // -w waits until the server accepts connections.
+  await run(
+    [`${bin}/pg_ctl`, "start", "-w", "-t", "60", "-D", data, "-l", `${dir}/log`, "-o", opts],
+    asPostgres,
+  );
+  const base = `postgres://${USER}@127.0.0.1:${port}`;
+  let n = 0;
+  async function database(): Promise<string> {
+    const name = `parley_test${n++ || ""}`;
+    const admin = postgres(`${base}/postgres`, { max: 1, onnotice: () => {} });
+    try {
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+    } finally {
+      await admin.end();
+    }
+    return `${base}/${name}`;
+  }
+  try {
+    const url = await database();
+    return {
+      url,
+      database,
+      async close() {
+        await run([`${bin}/pg_ctl`, "stop", "-m", "immediate", "-D", data], asPostgres)
+          .catch(() => {});
+        await Deno.remove(dir, { recursive: true });
+      },
+    };
+  } catch (err) {
+    await run([`${bin}/pg_ctl`, "stop", "-m", "immediate", "-D", data], asPostgres).catch(
+      () => {},
+    );
+    await Deno.remove(dir, { recursive: true });
+    throw err;
+  }
+}
