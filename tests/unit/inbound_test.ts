@@ -1,0 +1,107 @@
+/**
+ * irc/inbound.ts with a fake connection: a real store in a temporary folder and a real bus, and
+ * an event emitter standing in for irc-framework's client, so each handler is exercised without
+ * a daemon or an IRC server (those are in tests/integration/).
+ */
+import { EventEmitter } from "node:events";
+import { assert, assertEquals } from "../support/assert.ts";
+import { openStore } from "../../store/mod.ts";
+import { EventBus } from "../../lib/bus.ts";
+import type { PushedEvent } from "../../lib/events.ts";
+import { attachInbound, serial } from "../../irc/inbound.ts";
+import { ircLower } from "../../lib/casefold.ts";
+import { isChannel } from "../../irc/casefold.ts";
+import type { IrcConnection } from "../../irc/connection.ts";
+import type { IrcClient } from "../../irc/framework.ts";
+
+/** What attachInbound and recordMessage read of a connection, over a stored record. */
+function fakeConnection(record: { id: number; userId: number }, client: EventEmitter) {
+  return {
+    id: "irc-localhost",
+    userId: record.userId,
+    record,
+    client,
+    nick: "alice",
+    url: { host: "irc.example.test", nick: "alice" },
+    info: {} as Record<string, unknown>,
+    state: "connected",
+    conversationCapNoticed: false,
+    conversationId: (name: string) => ircLower(name),
+    isChannel: (name: string) => isChannel(name),
+    isMe: (nick: string | undefined) => !!nick && ircLower(nick) === "alice",
+    same: (a: string, b: string) => ircLower(a) === ircLower(b),
+  };
+}
+
+Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connection", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "parley-inbound-" });
+  const store = await openStore(dir);
+  try {
+    const user = await store.users.create("alice@example.com", "x", []);
+    const record = await store.connections.create({
+      userId: user.id,
+      connectionId: "irc-localhost",
+      name: "localhost",
+      url: "irc://irc.example.test?nick=alice",
+      onConnectCommands: [],
+      wantedState: "connected",
+      nick: "alice",
+    });
+    const bus = new EventBus();
+    const seen: PushedEvent[] = [];
+    bus.subscribe(user.id, (ev) => seen.push(ev));
+    const client = Object.assign(new EventEmitter(), {
+      network: {
+        options: { PREFIX: [{ mode: "o", symbol: "@" }] },
+        cap: { isEnabled: () => false, enabled: [] },
+      },
+    });
+    const conn = fakeConnection(record, client);
+    const run = serial("test");
+    attachInbound(
+      { store, bus },
+      conn as unknown as IrcConnection,
+      client as unknown as IrcClient,
+      run,
+    );
+    const settle = async () => {
+      await new Promise((r) => setTimeout(r, 0));
+      await new Promise<void>((r) => run(() => Promise.resolve(r())));
+      await store.messages.flush();
+    };
+
+    await t.step("a channel message is stored and published in its channel", async () => {
+      client.emit("privmsg", { nick: "bob", target: "#Test", message: "hello alice" });
+      await settle();
+      const conv = (await store.conversations.get(record.id, "#test"))!;
+      assert(conv, "the channel's conversation exists");
+      const page = await store.messages.historyOf(conv.id, { limit: 10 });
+      assertEquals(page.messages.map((m) => [m.from, m.message, m.type]), [
+        ["bob", "hello alice", "private"],
+      ]);
+      const ev = seen.find((e) => e.event === "message");
+      assertEquals(ev && [ev.conversation_id, ev.from, ev.highlight], ["#test", "bob", true]);
+    });
+
+    await t.step("someone's join is a state event and a stored join", async () => {
+      client.emit("join", { nick: "carol", channel: "#test" });
+      await settle();
+      const join = seen.find((e) => e.event === "state" && e.type === "join");
+      assertEquals(join && [join.conversation_id, join.nick], ["#test", "carol"]);
+      const conv = (await store.conversations.get(record.id, "#test"))!;
+      const page = await store.messages.historyOf(conv.id, { limit: 10 });
+      assertEquals(page.messages.at(-1)?.type, "join");
+    });
+
+    await t.step("the server's PREFIX becomes info.prefix, announced once", async () => {
+      client.emit("server options", {});
+      client.emit("server options", {});
+      await settle();
+      assertEquals(conn.info.prefix, "(o)@");
+      assertEquals(seen.filter((e) => e.event === "state" && e.type === "info").length, 1);
+    });
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
