@@ -232,8 +232,16 @@ Deno.test("web client as a daily IRC client", async (t) => {
         200,
       );
       await page.locator(".conn .dot.disconnected").waitFor();
+      // The lost-socket step left a "Not sent" line: wait for a new one, not that one.
+      const notSent = page.locator(".line.event.error", { hasText: "Not sent" });
+      const before = await notSent.count();
       await send("kept while disconnected");
-      await page.locator(".line.event.error", { hasText: "Not sent" }).last().waitFor();
+      await page.waitForFunction(
+        (n) =>
+          [...document.querySelectorAll(".line.event.error")]
+            .filter((l) => l.textContent?.includes("Not sent")).length > n,
+        before,
+      );
       assertEquals(await box.inputValue(), "kept while disconnected");
       assertEquals(
         await api(page, "POST", "/connection/irc-localhost", { wanted_state: "connected" }),
