@@ -15,6 +15,28 @@ if (!build.success) Deno.exit(build.code || 1);
 
 const args = Deno.args.length ? Deno.args : ["tests/"];
 
+/**
+ * Files that say `@test-alone` near their top run after the parallel pass, one at a time: they
+ * measure whether Parley keeps up with a real IRC server (a burst that must be read faster than
+ * the server gives up on it), which other files' load on two cores decides more than the code.
+ */
+async function aloneFiles(paths: string[]): Promise<string[]> {
+  const out: string[] = [];
+  const visit = async (path: string) => {
+    const info = await Deno.stat(path).catch(() => undefined);
+    if (!info) return;
+    if (info.isDirectory) {
+      for await (const e of Deno.readDir(path)) await visit(`${path.replace(/\/$/, "")}/${e.name}`);
+    } else if (/_test\.tsx?$/.test(path)) {
+      const head = (await Deno.readTextFile(path)).slice(0, 2000);
+      if (head.includes("@test-alone")) out.push(path);
+    }
+  };
+  for (const p of paths) await visit(`${root}${p}`);
+  return out.map((p) => "./" + p.slice(root.length)).sort();
+}
+const alone = await aloneFiles(args);
+
 /** One `deno test` run, its output passed through; returns the counts and the failed files. */
 async function run(testArgs: string[]) {
   const child = new Deno.Command(Deno.execPath(), {
@@ -49,19 +71,33 @@ async function run(testArgs: string[]) {
   };
 }
 
-const first = await run(["--parallel", ...args]);
+const ignore = alone.length ? [`--ignore=${alone.join(",")}`] : [];
+// Asked only for files that run alone: there is no parallel pass.
+const rest = args.filter((a) => !alone.includes("./" + a.replace(/^\.\//, "")));
+const first = rest.length
+  ? await run(["--parallel", ...ignore, ...rest])
+  : { ok: true, code: 0, passed: 0, failed: 0, files: [] as string[] };
 let { passed, failed } = first;
 let ok = first.ok;
+const files = [...first.files];
+if (alone.length) {
+  console.log(`\nrunning alone: ${alone.join(" ")}`);
+  const solo = await run(alone);
+  passed += solo.passed;
+  failed += solo.failed;
+  ok = ok && solo.ok;
+  files.push(...solo.files);
+}
 // Stopgap while some end-to-end and timing-sensitive tests are flaky on a loaded 2-core machine:
 // files that failed are run once more, alone and one at a time, and named here so that a flaky
 // file stays visible. A file that fails twice fails the run.
-if (!ok && first.files.length && first.files.length <= 5) {
-  console.log(`\nretrying alone, once: ${first.files.join(" ")}`);
-  const again = await run(first.files);
-  passed = first.passed + first.failed - again.failed;
+if (!ok && files.length && files.length <= 5) {
+  console.log(`\nretrying alone, once: ${files.join(" ")}`);
+  const again = await run(files);
+  passed = passed + failed - again.failed;
   failed = again.failed;
   ok = again.ok;
-  if (ok) console.log(`flaky (passed when run again): ${first.files.join(" ")}`);
+  if (ok) console.log(`flaky (passed when run again): ${files.join(" ")}`);
 }
 console.log(`tests: ${passed} passed, ${failed} failed`);
 Deno.exit(ok ? 0 : first.code);

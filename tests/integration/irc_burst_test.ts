@@ -4,6 +4,9 @@
  * client and the kernel ~4 MB; a reader that falls further behind is dropped, with every line
  * still in flight. 40,000 lines are 4.9 MB: Parley has to read them off the socket faster than it
  * stores them, and store every one.
+ *
+ * @test-alone: whether Parley keeps up depends on the CPU it gets; scripts/test.ts runs this file
+ * after the parallel pass, by itself.
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
