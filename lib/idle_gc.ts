@@ -28,6 +28,17 @@ export class IdleCollector {
     this.#gapMs = gapMs;
   }
 
+  #lastRead = -Infinity;
+
+  /**
+   * Data arrived (a socket read, cheap: no timer). A collection waits for `quietMs` without any,
+   * so that a flood read as fast as it comes, with no backlog to call a burst, is not stopped for
+   * a few hundred ms by a collection in the middle of it (the server drops a reader that lags).
+   */
+  read(): void {
+    this.#lastRead = performance.now();
+  }
+
   /** A burst began: no collection until it ends. */
   started(): void {
     this.#bursts++;
@@ -71,6 +82,8 @@ export class IdleCollector {
   #fire(): void {
     this.#timer = undefined;
     if (this.#bursts > 0) return;
+    const reading = this.#lastRead + this.#quietMs - performance.now();
+    if (reading > 0) return this.#arm(reading);
     const wait = this.#last + this.#gapMs - performance.now();
     if (wait > 0) return this.#arm(wait);
     this.#last = performance.now();

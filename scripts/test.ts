@@ -86,7 +86,8 @@ if (alone.length) {
   passed += solo.passed;
   failed += solo.failed;
   ok = ok && solo.ok;
-  files.push(...solo.files);
+  // Run without --parallel, deno names no file on a failed test's line: retry them all.
+  if (!solo.ok) files.push(...alone);
 }
 // Stopgap while some end-to-end and timing-sensitive tests are flaky on a loaded 2-core machine:
 // files that failed are run once more, alone and one at a time, and named here so that a flaky

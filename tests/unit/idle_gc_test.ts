@@ -68,3 +68,18 @@ Deno.test("idle gc: hooks run before each collection until removed", async () =>
   await sleep(40);
   assertEquals(order, ["shrink", "gc", "gc"]);
 });
+
+Deno.test("idle gc: reads without a backlog put the collection off until they stop", async () => {
+  let collected = 0;
+  const c = new IdleCollector(() => collected++, 40, 0);
+  c.started();
+  c.ended();
+  // A flood read as fast as it comes: no backlog, but data all the time.
+  for (let i = 0; i < 8; i++) {
+    c.read();
+    await sleep(15);
+  }
+  assertEquals(collected, 0, "no collection while data keeps arriving");
+  await sleep(100);
+  assertEquals(collected, 1, "collected once the reads stopped");
+});
