@@ -14,7 +14,7 @@ import { publishFrozen } from "./frozen.ts";
 import { Presence } from "./presence.ts";
 import type { EventType } from "../store/message_types.ts";
 import { serverNotice } from "./state_message.ts";
-import { connectionInfo } from "./resources.ts";
+import { infoStateEvent } from "./resources.ts";
 
 /** The text of a 001-004 line (after the nick), or undefined for any other line. */
 export function welcomeText(line: string): { numeric: string; text: string } | undefined {
@@ -101,12 +101,7 @@ export function attachInbound(
     const prefix = prefixString(client.network.options.PREFIX);
     if (prefix === undefined || prefix === conn.info.prefix) return;
     conn.info.prefix = prefix;
-    deps.bus.publish(conn.userId, {
-      ...connectionInfo(conn),
-      event: "state",
-      type: "info",
-      connection_id: conn.id,
-    });
+    deps.bus.publish(conn.userId, infoStateEvent(conn));
   });
   on("loggedin", () => void (conn.info.authenticated = true));
   on("loggedout", () => void (conn.info.authenticated = false));

@@ -20,7 +20,7 @@ import { NOT_CONNECTED, publishFrozen } from "./frozen.ts";
 import { serverNotice, stateMessage } from "./state_message.ts";
 import { pasteIfLong } from "./paste.ts";
 import { ircLower } from "./casefold.ts";
-import { connectionInfo } from "./resources.ts";
+import { connectionInfo, infoStateEvent } from "./resources.ts";
 import { mayReachPrivate } from "./trust.ts";
 import { parseIrcUrl } from "./url.ts";
 
@@ -218,12 +218,7 @@ export class IrcManager {
       run(() => recordMessage(this.#deps, conn, serverNotice(conn, message)));
     }
     run(() => {
-      bus.publish(conn.userId, {
-        ...connectionInfo(conn),
-        event: "state",
-        type: "info",
-        connection_id: conn.id,
-      });
+      bus.publish(conn.userId, infoStateEvent(conn));
       return Promise.resolve();
     });
     const up = conn.state === "connected";

@@ -5,6 +5,7 @@
 import type { ConnectionRecord, WantedState } from "../store/connections.ts";
 import type { ConversationRecord } from "../store/conversations.ts";
 import type { IrcConnection } from "./connection.ts";
+import type { InfoStateEvent } from "../lib/events.ts";
 import { parseIrcUrl, publicUrl } from "./url.ts";
 
 /** The Connection resource. */
@@ -43,6 +44,11 @@ export function connectionInfo(
     out.capabilities = Object.fromEntries(enabled.slice(0, 100).map((c) => [String(c), true]));
   }
   return out;
+}
+
+/** The `info` state event of a live connection: its info, flat, as Convos's client reads it. */
+export function infoStateEvent(conn: IrcConnection): InfoStateEvent {
+  return { ...connectionInfo(conn), event: "state", type: "info", connection_id: conn.id };
 }
 
 /** The nick a stored connection's URL names, or "". */

@@ -38,8 +38,9 @@ export async function build(ifStale: boolean, watch = false): Promise<void> {
   const sources = Math.max(
     newestMtime(join(root, "static/app")),
     mtime(join(root, "deno.json")),
-    // The one module outside static/app/ that the client bundles: the command table.
+    // The modules outside static/app/ that the client bundles: commands, message kinds.
     mtime(join(root, "irc/command_table.ts")),
+    mtime(join(root, "store/message_types.ts")),
   );
   if (ifStale && !watch && mtime(outFile) > sources) return;
   await Deno.mkdir(outDir, { recursive: true });

@@ -1,8 +1,7 @@
 /** `match` within one conversation: matching messages, paged by time like history. */
 import type { DatabaseSync } from "node:sqlite";
-import { formatMicros } from "../../lib/time.ts";
 import type { HistoryQuery, MessagePage } from "../message_types.ts";
-import { COLUMNS, type Row, statementCache, toJson } from "./rows.ts";
+import { aroundPage, COLUMNS, oneWayPage, type Row, statementCache } from "./rows.ts";
 import { type FtsIndex, scoped } from "./fts.ts";
 
 /** Pages of a conversation's messages matching an FTS5 text query. */
@@ -34,20 +33,10 @@ export function conversationMatches(db: DatabaseSync, index: FtsIndex) {
       const afterSql = sql.replace("ORDER BY m.ts DESC", "ORDER BY m.ts ASC");
       const after = prepared(afterSql, db)
         .all(conversation, q.around - 1, upper, ids, limit + 1) as unknown as Row[];
-      const rows = [...before.slice(0, limit).reverse(), ...after.slice(0, limit)];
-      const out: MessagePage = { messages: rows.map(toJson) };
-      if (before.length > limit) out.before = formatMicros(rows[0].ts);
-      if (after.length > limit) out.after = formatMicros(rows[rows.length - 1].ts);
-      return out;
+      return aroundPage(before, after, limit);
     }
     const got = prepared(sql, db)
       .all(conversation, lower, upper, ids, limit + 1) as unknown as Row[];
-    const more = got.length > limit;
-    const rows = forward ? got.slice(0, limit) : got.slice(0, limit).reverse();
-    const out: MessagePage = { messages: rows.map(toJson) };
-    if (!rows.length || !more) return out;
-    if (forward) out.after = formatMicros(rows[rows.length - 1].ts);
-    else out.before = formatMicros(rows[0].ts);
-    return out;
+    return oneWayPage(got, limit, forward);
   };
 }

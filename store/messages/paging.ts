@@ -1,8 +1,7 @@
 /** Pages of one conversation's history by time, with cursors to the pages on either side. */
 import type { DatabaseSync } from "node:sqlite";
-import { formatMicros } from "../../lib/time.ts";
 import type { HistoryQuery, MessagePage } from "../message_types.ts";
-import { COLUMNS, type Row, toJson } from "./rows.ts";
+import { aroundPage, COLUMNS, pageOf, type Row } from "./rows.ts";
 
 const MIN = Number.MIN_SAFE_INTEGER;
 const MAX = Number.MAX_SAFE_INTEGER;
@@ -31,9 +30,7 @@ export function historyPages(db: DatabaseSync) {
     if (q.around !== undefined) {
       const before = older.all(conversation, q.around, MIN, limit + 1) as unknown as Row[];
       const after = newer.all(conversation, q.around - 1, MAX, limit + 1) as unknown as Row[];
-      hasOlder = before.length > limit;
-      hasNewer = after.length > limit;
-      rows = [...before.slice(0, limit).reverse(), ...after.slice(0, limit)];
+      return aroundPage(before, after, limit);
     } else if (q.after !== undefined) {
       const got = newer.all(conversation, q.after, q.before ?? MAX, limit + 1) as unknown as Row[];
       hasNewer = got.length > limit;
@@ -45,9 +42,6 @@ export function historyPages(db: DatabaseSync) {
       rows = got.slice(0, limit).reverse();
       hasNewer = rows.length > 0 && Boolean(anyNewer.get(conversation, rows[rows.length - 1].ts));
     }
-    const out: MessagePage = { messages: rows.map(toJson) };
-    if (hasOlder && rows.length) out.before = formatMicros(rows[0].ts);
-    if (hasNewer && rows.length) out.after = formatMicros(rows[rows.length - 1].ts);
-    return out;
+    return pageOf(rows, hasOlder, hasNewer);
   };
 }

@@ -48,6 +48,27 @@ export function newestFirstPage(got: Row[], limit: number): MessagePage {
   return out;
 }
 
+/** A page of `rows` (oldest first), with a cursor on each side where more is left. */
+export function pageOf(rows: Row[], hasOlder: boolean, hasNewer: boolean): MessagePage {
+  const out: MessagePage = { messages: rows.map(toJson) };
+  if (hasOlder && rows.length) out.before = formatMicros(rows[0].ts);
+  if (hasNewer && rows.length) out.after = formatMicros(rows[rows.length - 1].ts);
+  return out;
+}
+
+/** The page around a time: each side fetched nearest first with limit + 1 rows. */
+export function aroundPage(before: Row[], after: Row[], limit: number): MessagePage {
+  const rows = [...before.slice(0, limit).reverse(), ...after.slice(0, limit)];
+  return pageOf(rows, before.length > limit, after.length > limit);
+}
+
+/** One direction's page: `got` fetched nearest the cursor first with limit + 1 rows. */
+export function oneWayPage(got: Row[], limit: number, forward: boolean): MessagePage {
+  const more = got.length > limit;
+  const rows = forward ? got.slice(0, limit) : got.slice(0, limit).reverse();
+  return pageOf(rows, !forward && more, forward && more);
+}
+
 /** Prepares statements whose SQL depends on a query's shape once, cached by their text. */
 export function statementCache(): (sql: string, on: DatabaseSync) => StatementSync {
   const cache = new Map<string, StatementSync>();

@@ -2,9 +2,8 @@
  * Pages of one conversation by time, as store/messages/paging.ts (history) and
  * store/messages/conversation_match.ts (`match` within a conversation) cut them for SQLite.
  */
-import { formatMicros } from "../../lib/time.ts";
 import type { HistoryQuery, MessagePage } from "../message_types.ts";
-import { type Row, toJson } from "../messages/rows.ts";
+import { aroundPage, oneWayPage, pageOf, type Row } from "../messages/rows.ts";
 import type { Sql } from "./db.ts";
 
 const MIN = Number.MIN_SAFE_INTEGER;
@@ -58,9 +57,7 @@ export function pgPages(sql: Sql) {
       if (q.around !== undefined) {
         const before = await between(conversation, MIN, q.around, true, limit + 1);
         const after = await between(conversation, q.around - 1, MAX, false, limit + 1);
-        hasOlder = before.length > limit;
-        hasNewer = after.length > limit;
-        rows = [...before.slice(0, limit).reverse(), ...after.slice(0, limit)];
+        return aroundPage(before, after, limit);
       } else if (q.after !== undefined) {
         const got = await between(conversation, q.after, q.before ?? MAX, false, limit + 1);
         hasNewer = got.length > limit;
@@ -72,10 +69,7 @@ export function pgPages(sql: Sql) {
         rows = got.slice(0, limit).reverse();
         hasNewer = rows.length > 0 && await any(conversation, ">", rows[rows.length - 1].ts);
       }
-      const out: MessagePage = { messages: rows.map(toJson) };
-      if (hasOlder && rows.length) out.before = formatMicros(rows[0].ts);
-      if (hasNewer && rows.length) out.after = formatMicros(rows[rows.length - 1].ts);
-      return out;
+      return pageOf(rows, hasOlder, hasNewer);
     },
 
     /** The conversation's messages matching `tsquery`, paged by time like history. */
@@ -86,21 +80,11 @@ export function pgPages(sql: Sql) {
       if (q.around !== undefined) {
         const before = await between(conversation, lower, q.around, true, limit + 1, tsquery);
         const after = await between(conversation, q.around - 1, upper, false, limit + 1, tsquery);
-        const rows = [...before.slice(0, limit).reverse(), ...after.slice(0, limit)];
-        const out: MessagePage = { messages: rows.map(toJson) };
-        if (before.length > limit) out.before = formatMicros(rows[0].ts);
-        if (after.length > limit) out.after = formatMicros(rows[rows.length - 1].ts);
-        return out;
+        return aroundPage(before, after, limit);
       }
       const forward = q.after !== undefined;
       const got = await between(conversation, lower, upper, !forward, limit + 1, tsquery);
-      const more = got.length > limit;
-      const rows = forward ? got.slice(0, limit) : got.slice(0, limit).reverse();
-      const out: MessagePage = { messages: rows.map(toJson) };
-      if (!rows.length || !more) return out;
-      if (forward) out.after = formatMicros(rows[rows.length - 1].ts);
-      else out.before = formatMicros(rows[0].ts);
-      return out;
+      return oneWayPage(got, limit, forward);
     },
   };
 }

@@ -6,7 +6,7 @@
 import { log } from "../../lib/log.ts";
 import { nowMicros } from "../../lib/time.ts";
 import { type Appended, type NewMessage, TYPE_CODE } from "../message_types.ts";
-import { MAX_TEXT } from "../messages/writer.ts";
+import { capText } from "../messages/writer.ts";
 import { pgString, type Sql } from "./db.ts";
 import { pgTimestamps } from "./timestamps.ts";
 import { tsvectorOf } from "./tsquery.ts";
@@ -15,13 +15,6 @@ import { tsvectorOf } from "./tsquery.ts";
 const WRITE_WINDOW_MS = 10;
 /** Most messages in one transaction. */
 const BATCH = 1000;
-
-/** At most MAX_TEXT UTF-16 code units, never ending in half a surrogate pair (as SQLite's writer). */
-function storedText(text: string): string {
-  if (text.length <= MAX_TEXT) return text;
-  const cut = text.slice(0, MAX_TEXT);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
-}
 
 interface Row {
   conversation: number;
@@ -116,7 +109,7 @@ export function pgWriter(sql: Sql) {
       }
       count = u.base + ++u.added;
     }
-    const text = pgString(storedText(msg.text));
+    const text = pgString(capText(msg.text));
     pending.push({
       conversation: msg.conversation,
       user_id: msg.userId,

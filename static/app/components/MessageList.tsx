@@ -21,6 +21,7 @@ import { members } from "../members.ts";
 import { compact, dateTimeOf, formatter, joinParts, timeOf } from "../prefs.ts";
 import { groupRuns, type Item } from "../event_runs.ts";
 import type { Message } from "../types.ts";
+import { FIRST_EVENT_CODE, TYPES } from "../../../store/message_types.ts";
 import { MessageText } from "./MessageText.tsx";
 import { Embed, embedsEnabled } from "./Embed.tsx";
 import {
@@ -79,7 +80,8 @@ class MemoLine extends Component<LineProps> {
   }
 }
 
-const CHANNEL_EVENTS = new Set(["join", "part", "quit", "kick", "nick_change", "topic", "mode"]);
+/** Stored channel events (join, topic...): the server's list of kinds, not a copy of it. */
+const CHANNEL_EVENTS = new Set<string>(TYPES.slice(FIRST_EVENT_CODE));
 
 /** A message someone wrote, not an event line or a stored channel event (join, topic...). */
 const chat = (m: Message) => !m.event && !CHANNEL_EVENTS.has(m.type ?? "");
