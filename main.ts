@@ -4,12 +4,14 @@ import { daemon } from "./cli/daemon.ts";
 import { userCommand } from "./cli/user.ts";
 import { backupCommand, restoreCommand } from "./cli/backup.ts";
 import { importCommand } from "./cli/import.ts";
+import { storeCommand } from "./cli/store.ts";
 import {
   BACKUP_USAGE,
   DAEMON_USAGE,
   IMPORT_USAGE,
   MAIN_USAGE,
   RESTORE_USAGE,
+  STORE_USAGE,
   USER_USAGE,
   VERSION,
 } from "./cli/help.ts";
@@ -22,6 +24,7 @@ const USAGE: Record<string, string> = {
   backup: BACKUP_USAGE,
   restore: RESTORE_USAGE,
   import: IMPORT_USAGE,
+  store: STORE_USAGE,
 };
 
 /** Runs one command line. */
@@ -42,6 +45,7 @@ async function run(args: string[]): Promise<void> {
   if (command === "backup") return await backupCommand(rest);
   if (command === "restore") return await restoreCommand(rest);
   if (command === "import") return await importCommand(rest);
+  if (command === "store") return await storeCommand(rest);
   throw new ConfigError(`unknown command "${command}"\n\n${MAIN_USAGE}`);
 }
 

@@ -18,6 +18,7 @@ Usage:
   parley backup FILE                      write a backup of the data folder (.tar.gz)
   parley restore FILE                     restore a backup into an empty data folder
   parley import thelounge|convos DIR      move in from The Lounge or Convos
+  parley store copy --to postgres://...   copy this installation into PostgreSQL
   parley version                          print the version
   parley help [COMMAND]                   this text, or a command's
 
@@ -76,6 +77,17 @@ one with \`parley user invite EMAIL\`).
                   names, not emails: --domain example.org makes alice@example.org, and
                   --email alice=a@b.c sets one user's address.
   convos DIR      a Convos 8.x home folder (file backend: one folder per user email).
+
+${CONFIG_NOTE}
+`;
+
+/** `parley store --help`. */
+export const STORE_USAGE = `Usage: parley store copy --to postgres://USER:PASSWORD@HOST/DATABASE
+
+Copies the data folder's database (users, sessions, settings, connections, conversations,
+history, notifications, files, push subscriptions) into an empty PostgreSQL database, then
+compares the row counts of every table. Stop the daemon first: the copy locks the data folder.
+Afterwards start Parley with PARLEY_DATABASE_URL set to the same URL.
 
 ${CONFIG_NOTE}
 `;

@@ -1,0 +1,62 @@
+/** `parley store copy --to postgres://...`: moves a SQLite installation into PostgreSQL. */
+import { join } from "node:path";
+import { ConfigError } from "../config.ts";
+import { openDatabase } from "../store/db.ts";
+import { copySqliteToPg } from "../store/copy.ts";
+import { connectPg } from "../store/pg/db.ts";
+import { DomainError } from "../lib/errors.ts";
+import { parseArgs } from "./args.ts";
+import { commandConfig, lockHome } from "./home.ts";
+import { STORE_USAGE } from "./help.ts";
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.href;
+  } catch {
+    return "(not a URL)";
+  }
+}
+
+/** Runs `parley store ...`. */
+export async function storeCommand(args: string[]): Promise<void> {
+  const parsed = parseArgs(args, ["to"]);
+  if (parsed.help) return console.log(STORE_USAGE);
+  const [sub, ...extra] = parsed.positional;
+  if (sub !== "copy" || extra.length) throw new ConfigError(`what to do?\n\n${STORE_USAGE}`);
+  const to = parsed.options.get("to")?.at(-1);
+  if (!to || !/^postgres(ql)?:\/\//.test(to)) {
+    throw new ConfigError(`--to takes a postgres:// URL\n\n${STORE_USAGE}`);
+  }
+  const config = await commandConfig(parsed.env);
+  // The daemon must not write the database while it is copied.
+  const lock = await lockHome(config.home, "copying the store");
+  const db = openDatabase(join(config.home, "parley.db"));
+  const sql = connectPg(to, 4);
+  try {
+    const started = performance.now();
+    let last = 0;
+    const report = await copySqliteToPg(db, sql, undefined, (table, rows) => {
+      if (performance.now() - last < 2000) return;
+      last = performance.now();
+      console.error(`${table}: ${rows} rows`);
+    });
+    for (const t of report.tables) {
+      console.log(`${t.table}\t${t.sqlite}\t${t.postgres}`);
+    }
+    const secs = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(
+      `copied ${config.home} to ${redactUrl(to)} in ${secs} s; every count matches.\n` +
+        `Start Parley with PARLEY_DATABASE_URL set to that URL (see docs/deployment.md).`,
+    );
+  } catch (err) {
+    if (err instanceof DomainError) throw new ConfigError(err.message);
+    throw err;
+  } finally {
+    await sql.end();
+    db.close();
+    lock.close();
+  }
+}
