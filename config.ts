@@ -31,6 +31,8 @@ export interface Config {
   updateUrl: string;
   /** The IRC engine's delays: production ones, or the test suite's (`PARLEY_TEST_FAST_IRC=1`). */
   ircTiming: IrcTiming;
+  /** A postgres:// URL: the store is that PostgreSQL database instead of SQLite in `home`. */
+  databaseUrl?: string;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -91,6 +93,11 @@ export const OPTIONS: Option[] = [
     flag: "update-url",
     help: "URL asked for the newest version (empty: off)",
   },
+  {
+    env: "PARLEY_DATABASE_URL",
+    flag: "database-url",
+    help: "postgres:// URL: store everything in PostgreSQL (default: SQLite in the data folder)",
+  },
 ];
 
 /** The default URL offered to new users when nothing else is configured. */
@@ -117,12 +124,13 @@ function parseNumber(
   return n;
 }
 
-function parseUrl(name: string, value: string, schemes: string[]): URL {
+function parseUrl(name: string, value: string, schemes: string[], secret = false): URL {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`${name} must be a URL, not "${value}"`);
+    // A database URL holds a password: the message must not repeat it.
+    throw new ConfigError(`${name} must be a URL${secret ? "" : `, not "${value}"`}`);
   }
   if (!schemes.includes(url.protocol.slice(0, -1))) {
     throw new ConfigError(`${name} must start with ${schemes.map((s) => s + "://").join(" or ")}`);
@@ -172,6 +180,13 @@ export function parseConfig(
   }
   const defaultConnection = env.PARLEY_DEFAULT_CONNECTION || DEFAULT_CONNECTION;
   parseUrl("PARLEY_DEFAULT_CONNECTION", defaultConnection, ["irc", "ircs"]);
+  const databaseUrl = env.PARLEY_DATABASE_URL || undefined;
+  if (databaseUrl !== undefined) {
+    const url = parseUrl("PARLEY_DATABASE_URL", databaseUrl, ["postgres", "postgresql"], true);
+    if (!url.hostname && !url.searchParams.get("host")) {
+      throw new ConfigError("PARLEY_DATABASE_URL names no host");
+    }
+  }
   const secret = env.PARLEY_SECRET || undefined;
   if (secret !== undefined && secret.length < 16) {
     throw new ConfigError("PARLEY_SECRET must be at least 16 characters");
@@ -193,6 +208,7 @@ export function parseConfig(
     newUserConnection: (env.PARLEY_NEW_USER_CONNECTION ?? "") === "" ||
       parseBool("PARLEY_NEW_USER_CONNECTION", env.PARLEY_NEW_USER_CONNECTION),
     updateUrl: env.PARLEY_UPDATE_URL ?? "",
+    databaseUrl,
     // A test-only switch, so it is not among OPTIONS (the --help list).
     ircTiming: parseBool("PARLEY_TEST_FAST_IRC", env.PARLEY_TEST_FAST_IRC)
       ? FAST_TIMING

@@ -76,7 +76,7 @@ export async function userCommand(args: string[]): Promise<void> {
   const config = await commandConfig(parsed.env);
   // Deleting a user while the daemon runs would leave their IRC connections open there.
   const lock = sub === "delete" ? await lockHome(config.home, "deleting a user") : undefined;
-  const store = await openStore(config.home);
+  const store = await openStore(config.home, config.databaseUrl);
   try {
     if (sub === "list") {
       for (const u of await store.users.list(undefined, 1_000_000)) {

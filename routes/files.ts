@@ -147,7 +147,7 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
     let body: ReadableStream<Uint8Array> | null = null;
     if (c.req.method !== "HEAD") {
       try {
-        body = (await files.open(file)).readable;
+        body = await files.open(file);
       } catch (err) {
         // Contents removed behind Parley's back: as good as unknown.
         if (err instanceof Deno.errors.NotFound) throw notFound();

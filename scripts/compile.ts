@@ -19,6 +19,7 @@ export const EMBEDDED = [
   "static/",
   "i18n/",
   "store/migrations/",
+  "store/pg/migrations/",
   "store/search_worker.ts",
   "store/search_file.ts",
 ];

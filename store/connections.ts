@@ -57,7 +57,8 @@ export interface ConnectionStore {
   remove(id: number): Promise<boolean>;
 }
 
-interface Row {
+/** A `connections` row, in SQLite and PostgreSQL alike. */
+export interface ConnectionRow {
   id: number;
   user_id: number;
   connection_id: string;
@@ -69,7 +70,8 @@ interface Row {
   created: number;
 }
 
-function toRecord(r: Row): ConnectionRecord {
+/** A stored row as a ConnectionRecord. */
+export function toRecord(r: ConnectionRow): ConnectionRecord {
   return {
     id: r.id,
     userId: r.user_id,
@@ -83,7 +85,8 @@ function toRecord(r: Row): ConnectionRecord {
   };
 }
 
-const COLUMNS: Record<keyof ConnectionPatch, string> = {
+/** The column of each patchable field. */
+export const COLUMNS: Record<keyof ConnectionPatch, string> = {
   url: "url",
   name: "name",
   onConnectCommands: "on_connect_commands",
@@ -104,7 +107,7 @@ export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
     remove: db.prepare("DELETE FROM connections WHERE id = ?"),
   };
   const byId = (id: number) => {
-    const row = q.byId.get(id) as Row | undefined;
+    const row = q.byId.get(id) as ConnectionRow | undefined;
     return row && toRecord(row);
   };
   return {
@@ -119,15 +122,16 @@ export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
           c.wantedState,
           c.nick ?? "",
           nowMicros(),
-        ) as unknown as Row,
+        ) as unknown as ConnectionRow,
       )),
-    list: (userId) => Promise.resolve((q.list.all(userId) as unknown as Row[]).map(toRecord)),
+    list: (userId) =>
+      Promise.resolve((q.list.all(userId) as unknown as ConnectionRow[]).map(toRecord)),
     get(userId, connectionId) {
-      const row = q.get.get(userId, connectionId) as Row | undefined;
+      const row = q.get.get(userId, connectionId) as ConnectionRow | undefined;
       return Promise.resolve(row && toRecord(row));
     },
     byId: (id) => Promise.resolve(byId(id)),
-    wanted: () => Promise.resolve((q.wanted.all() as unknown as Row[]).map(toRecord)),
+    wanted: () => Promise.resolve((q.wanted.all() as unknown as ConnectionRow[]).map(toRecord)),
     update(id, patch) {
       const sets: string[] = [];
       const values: string[] = [];

@@ -55,7 +55,8 @@ export interface ConversationStore {
   remove(id: number): Promise<void>;
 }
 
-interface Row {
+/** A `conversations` row joined with its connection_id (joined is 0/1 or a boolean). */
+export interface ConversationRow {
   id: number;
   connection: number;
   connection_id: string;
@@ -64,11 +65,12 @@ interface Row {
   topic: string;
   unread: number;
   last_read: number;
-  joined: number;
+  joined: number | boolean;
   notifications?: number;
 }
 
-function toRecord(r: Row): ConversationRecord {
+/** A stored row as a ConversationRecord. */
+export function toRecord(r: ConversationRow): ConversationRecord {
   return {
     id: r.id,
     connection: r.connection,
@@ -78,7 +80,7 @@ function toRecord(r: Row): ConversationRecord {
     topic: r.topic,
     unread: r.unread,
     lastRead: r.last_read,
-    joined: r.joined === 1,
+    joined: Boolean(r.joined),
     notifications: r.notifications ?? 0,
   };
 }
@@ -123,7 +125,7 @@ export function sqliteConversationStore(
   };
   const get = (connection: number, conversationId: string) => {
     commitPending();
-    const row = q.get.get(connection, conversationId) as Row | undefined;
+    const row = q.get.get(connection, conversationId) as ConversationRow | undefined;
     return row && toRecord(row);
   };
   /** Runs `fn` once the message writer's pending unread counts are committed. */
@@ -137,9 +139,11 @@ export function sqliteConversationStore(
       return generation;
     },
     listForUser: (userId) =>
-      committed(() => (q.listForUser.all(userId) as unknown as Row[]).map(toRecord)),
+      committed(() => (q.listForUser.all(userId) as unknown as ConversationRow[]).map(toRecord)),
     listForConnection: (connection) =>
-      committed(() => (q.listForConnection.all(connection) as unknown as Row[]).map(toRecord)),
+      committed(() =>
+        (q.listForConnection.all(connection) as unknown as ConversationRow[]).map(toRecord)
+      ),
     get: (connection, conversationId) => Promise.resolve(get(connection, conversationId)),
     count: (connection) => Promise.resolve((q.count.get(connection) as { n: number }).n),
     ensure(connection, conversationId, name) {

@@ -77,8 +77,8 @@ export interface FileStore {
   get(id: string): Promise<FileRecord | undefined>;
   /** One user's file by its id. */
   find(userId: number, id: string): Promise<FileRecord | undefined>;
-  /** Opens a file's contents for reading. */
-  open(file: FileRecord): Promise<Deno.FsFile>;
+  /** A file's contents, as a stream. */
+  open(file: FileRecord): Promise<ReadableStream<Uint8Array>>;
   /**
    * A page of the user's files, newest first. `cursor` is absent, `after` or `prev` for the first
    * page, or the id of the file just before the wanted page (the last of the page before).
@@ -90,18 +90,20 @@ export interface FileStore {
   removeUser(userId: number): Promise<void>;
 }
 
-interface Row {
+/** A `files` row (write_only is 0/1 in SQLite, a boolean in PostgreSQL). */
+export interface FileRow {
   seq: number;
   file_id: string;
   user_id: number;
   name: string;
   size: number;
   content_type: string;
-  write_only: number;
+  write_only: number | boolean;
   saved: number;
 }
 
-function toRecord(r: Row): FileRecord {
+/** A stored row as a FileRecord. */
+export function toRecord(r: FileRow): FileRecord {
   return {
     seq: r.seq,
     id: r.file_id,
@@ -109,7 +111,7 @@ function toRecord(r: Row): FileRecord {
     name: r.name,
     size: r.size,
     type: r.content_type,
-    writeOnly: r.write_only === 1,
+    writeOnly: Boolean(r.write_only),
     saved: r.saved,
   };
 }
@@ -142,11 +144,11 @@ export function sqliteFileStore(db: DatabaseSync, dir: string | undefined): File
   };
   const userDir = (userId: number) => join(root(), String(userId));
   const byId = (id: string) => {
-    const row = q.get.get(id) as Row | undefined;
+    const row = q.get.get(id) as FileRow | undefined;
     return row && toRecord(row);
   };
   const find = (userId: number, id: string) => {
-    const row = q.find.get(userId, id) as Row | undefined;
+    const row = q.find.get(userId, id) as FileRow | undefined;
     return row && toRecord(row);
   };
 
@@ -178,13 +180,14 @@ export function sqliteFileStore(db: DatabaseSync, dir: string | undefined): File
       const row = old
         ? q.replace.get(file.name, size, file.type, file.writeOnly ? 1 : 0, saved, file.userId, id)
         : q.insert.get(file.userId, id, file.name, size, file.type, file.writeOnly ? 1 : 0, saved);
-      return toRecord(row as unknown as Row);
+      return toRecord(row as unknown as FileRow);
     },
 
     get: (id) => Promise.resolve(byId(id)),
     find: (userId, id) => Promise.resolve(find(userId, id)),
 
-    open: (file) => Deno.open(join(userDir(file.userId), file.id), { read: true }),
+    open: async (file) =>
+      (await Deno.open(join(userDir(file.userId), file.id), { read: true })).readable,
 
     page(userId, cursor, limit) {
       let start = Number.MAX_SAFE_INTEGER;
@@ -197,13 +200,13 @@ export function sqliteFileStore(db: DatabaseSync, dir: string | undefined): File
         }
         start = at.seq;
       }
-      const rows = q.older.all(userId, start, limit + 1) as unknown as Row[];
+      const rows = q.older.all(userId, start, limit + 1) as unknown as FileRow[];
       const files = rows.slice(0, limit).map(toRecord);
       const page: FilePage = first ? { files } : { files, after: cursor };
       if (rows.length > limit) page.next = rows[limit].file_id;
       if (!first) {
         // The previous page ends with the cursor file; its own cursor is the file just newer.
-        const newer = q.newer.all(userId, start, limit + 1) as unknown as Row[];
+        const newer = q.newer.all(userId, start, limit + 1) as unknown as FileRow[];
         page.prev = newer.length > limit ? newer[limit].file_id : "prev";
       }
       return Promise.resolve(page);

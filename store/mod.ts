@@ -42,9 +42,17 @@ export interface SqliteStore extends Store {
   messages: SqliteMessageStore;
 }
 
-/** Opens the store of the data folder `home`. */
-export function openStore(home: string): Promise<Store> {
-  return openSqliteStore(home);
+/**
+ * Opens the store: the PostgreSQL database at `databaseUrl` when given, else SQLite in the data
+ * folder `home`.
+ */
+export async function openStore(home: string, databaseUrl?: string): Promise<Store> {
+  if (databaseUrl) {
+    // Loaded only when asked for, so a SQLite install never opens the PostgreSQL client.
+    const { openPgStore } = await import("./pg/mod.ts");
+    return await openPgStore(databaseUrl);
+  }
+  return await openSqliteStore(home);
 }
 
 /**

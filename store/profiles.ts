@@ -27,28 +27,30 @@ export interface ProfileStore {
   remove(id: string): Promise<boolean>;
 }
 
-interface Row {
+/** A `connection_profiles` row (flags are 0/1 in SQLite, booleans in PostgreSQL). */
+export interface ProfileRow {
   id: string;
   url: string;
-  is_default: number;
-  is_forced: number;
+  is_default: number | boolean;
+  is_forced: number | boolean;
   max_bulk_message_size: number;
   max_message_length: number;
   service_accounts: string;
-  skip_queue: number;
+  skip_queue: number | boolean;
   webirc_password: string;
 }
 
-function toRecord(r: Row): ProfileRecord {
+/** A stored row as a ProfileRecord. */
+export function toRecord(r: ProfileRow): ProfileRecord {
   return {
     id: r.id,
     url: r.url,
-    isDefault: r.is_default === 1,
-    isForced: r.is_forced === 1,
+    isDefault: Boolean(r.is_default),
+    isForced: Boolean(r.is_forced),
     maxBulkMessageSize: r.max_bulk_message_size,
     maxMessageLength: r.max_message_length,
     serviceAccounts: JSON.parse(r.service_accounts),
-    skipQueue: r.skip_queue === 1,
+    skipQueue: Boolean(r.skip_queue),
     webircPassword: r.webirc_password,
   };
 }
@@ -69,9 +71,9 @@ export function sqliteProfileStore(db: DatabaseSync): ProfileStore {
     remove: db.prepare("DELETE FROM connection_profiles WHERE id = ?"),
   };
   return {
-    list: () => Promise.resolve((q.list.all() as unknown as Row[]).map(toRecord)),
+    list: () => Promise.resolve((q.list.all() as unknown as ProfileRow[]).map(toRecord)),
     get(id) {
-      const row = q.get.get(id) as Row | undefined;
+      const row = q.get.get(id) as ProfileRow | undefined;
       return Promise.resolve(row && toRecord(row));
     },
     save(p) {
@@ -87,7 +89,7 @@ export function sqliteProfileStore(db: DatabaseSync): ProfileStore {
         p.skipQueue ? 1 : 0,
         p.webircPassword,
       );
-      return Promise.resolve(toRecord(q.get.get(p.id) as unknown as Row));
+      return Promise.resolve(toRecord(q.get.get(p.id) as unknown as ProfileRow));
     },
     remove: (id) => Promise.resolve(Number(q.remove.run(id).changes) > 0),
   };

@@ -59,7 +59,8 @@ export interface UserStore {
   remove(id: number): Promise<boolean>;
 }
 
-interface Row {
+/** A `users` row, in SQLite and PostgreSQL alike. */
+export interface UserRow {
   id: number;
   email: string;
   password_hash: string;
@@ -68,7 +69,8 @@ interface Row {
   registered: number;
 }
 
-function toRecord(row: Row | undefined): UserRecord | undefined {
+/** A stored row as a UserRecord. */
+export function toRecord(row: UserRow | undefined): UserRecord | undefined {
   if (!row) return undefined;
   return {
     id: row.id,
@@ -109,7 +111,12 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
     create: (email, passwordHash, roles) =>
       Promise.resolve(
         toRecord(
-          q.insert.get(email, passwordHash, JSON.stringify(roles), nowMicros()) as unknown as Row,
+          q.insert.get(
+            email,
+            passwordHash,
+            JSON.stringify(roles),
+            nowMicros(),
+          ) as unknown as UserRow,
         )!,
       ),
     hasPeople: () => Promise.resolve(hasPeople()),
@@ -126,17 +133,17 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
           JSON.stringify(first ? ["admin"] : []),
           nowMicros(),
         );
-        return { user: toRecord(row as unknown as Row)! };
+        return { user: toRecord(row as unknown as UserRow)! };
       })),
-    byEmail: (email) => Promise.resolve(toRecord(q.byEmail.get(email) as Row | undefined)),
-    byId: (id) => Promise.resolve(toRecord(q.byId.get(id) as Row | undefined)),
+    byEmail: (email) => Promise.resolve(toRecord(q.byEmail.get(email) as UserRow | undefined)),
+    byId: (id) => Promise.resolve(toRecord(q.byId.get(id) as UserRow | undefined)),
     list: (after, limit) =>
       Promise.resolve(
-        (q.list.all(after ?? "", limit) as unknown as Row[]).map((r) => toRecord(r)!),
+        (q.list.all(after ?? "", limit) as unknown as UserRow[]).map((r) => toRecord(r)!),
       ),
     withRole: (role) =>
       Promise.resolve(
-        (q.all.all() as unknown as Row[]).map((r) => toRecord(r)!).filter((u) =>
+        (q.all.all() as unknown as UserRow[]).map((r) => toRecord(r)!).filter((u) =>
           u.roles.includes(role)
         ),
       ),
@@ -156,7 +163,7 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
       if (sets.length) {
         db.prepare(`UPDATE users SET ${sets.join(", ")} WHERE id = ?`).run(...values, id);
       }
-      return Promise.resolve(toRecord(q.byId.get(id) as Row | undefined));
+      return Promise.resolve(toRecord(q.byId.get(id) as UserRow | undefined));
     },
     remove: (id) => {
       generation++;

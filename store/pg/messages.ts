@@ -1,11 +1,12 @@
 /**
  * The PostgreSQL message store: the MessageStore core and the search capability (PostgreSQL's
  * own full-text search). The batched writer (writer.ts) appends; reads commit what is pending
- * first. No notifications capability yet.
+ * first. Notifications are highlighted messages and a read marker (notifications.ts).
  */
 import { parseMatch } from "../match.ts";
-import type { MessageSearch, MessageStore } from "../message_types.ts";
+import type { MessageNotifications, MessageSearch, MessageStore } from "../message_types.ts";
 import { connectPg, migratePg, type Sql } from "./db.ts";
+import { pgNotifications } from "./notifications.ts";
 import { pgPages } from "./paging.ts";
 import { pgUserSearch } from "./search.ts";
 import { toTsquery } from "./tsquery.ts";
@@ -14,7 +15,8 @@ import { pgWriter } from "./writer.ts";
 /** The PostgreSQL message store, with search, and the pool it holds. */
 export interface PgMessageStore extends MessageStore {
   readonly search: MessageSearch;
-  /** Waits for the appends under way and closes the pool. */
+  readonly notifications: MessageNotifications;
+  /** Waits for the appends under way (and, opened by openPgMessageStore, closes its pool). */
   close(): Promise<void>;
 }
 
@@ -27,7 +29,14 @@ export async function openPgMessageStore(url: string): Promise<PgMessageStore> {
     await sql.end();
     throw err;
   }
-  return pgMessageStore(sql);
+  const store = pgMessageStore(sql);
+  return {
+    ...store,
+    async close() {
+      await store.close();
+      await sql.end();
+    },
+  };
 }
 
 /** The message store over a migrated database. */
@@ -61,9 +70,7 @@ export function pgMessageStore(sql: Sql): PgMessageStore {
         return pages.matching(conversation, toTsquery(parsed.terms), q);
       },
     },
-    async close() {
-      await settled();
-      await sql.end();
-    },
+    notifications: pgNotifications(sql, settled),
+    close: settled,
   };
 }

@@ -104,6 +104,16 @@ Deno.test("client needs 4-11: IRC through the events socket", async (t) => {
         async () =>
           (await api.get("/api/connections")).body?.connections?.[0]?.state === "connected",
       );
+      // superman in #convos first, so that it is superman who holds the channel's op (the /mode
+      // and /kick of need 11); the join follows registration, later than "connected".
+      await poll(
+        "superman in #convos",
+        async () =>
+          (await api.get("/api/user?connections=true&conversations=true")).body?.conversations
+            ?.some((c: { conversation_id: string; frozen: string }) =>
+              c.conversation_id === "#convos" && c.frozen === ""
+            ),
+      );
       await bob.join("#convos");
       await bob.waitForMember("#convos", "superman");
     });

@@ -52,7 +52,7 @@ Deno.test("history API: pages, search and notifications over HTTP", async (t) =>
       text: "user deploy secret",
     });
     await store.messages.flush();
-    await a.sqlite.messages.searchable();
+    await a.searchable();
     const base = "/api/connection/irc-localhost/conversation/%23test/messages";
 
     await t.step("the newest page, oldest first, with before and without after", async () => {

@@ -105,7 +105,7 @@ Deno.test("every operation's answer matches its documented response schema", asy
       text: "welcome",
     });
     await store.messages.flush();
-    await a.sqlite.messages.searchable();
+    await a.searchable();
 
     const me = await ok(admin.get("/api/user?connections=true&conversations=true"));
     assertEquals(me.conversations.length, 1);

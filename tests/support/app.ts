@@ -12,7 +12,9 @@ import type { Hono } from "hono";
 import { parseConfig } from "../../config.ts";
 import { createApp } from "../../app.ts";
 import { wireDeps } from "../../deps.ts";
-import { openSqliteStore, type SqliteStore, type Store } from "../../store/mod.ts";
+import { openSqliteStore, type Store } from "../../store/mod.ts";
+import { openPgStore } from "../../store/pg/mod.ts";
+import { testDatabaseUrl } from "./test_backend.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
 import { ApiClient } from "./api.ts";
 import { responseErrors } from "./openapi.ts";
@@ -42,8 +44,8 @@ export async function checkAgainstDocument(req: Request, res: Response): Promise
 export interface TestApp {
   app: Hono<AppEnv>;
   deps: AppDeps;
-  /** The SQLite store under the app's view, with its test hooks (search index caught up). */
-  sqlite: SqliteStore;
+  /** Resolves once everything stored so far is searchable (SQLite indexes behind the writer). */
+  searchable(): Promise<void>;
   home: string;
   /** Sends one request from `addr` (the socket peer; default 127.0.0.1). */
   request(path: string, init?: RequestInit, addr?: string): Promise<AppResponse>;
@@ -86,7 +88,10 @@ export async function startApp(
     }),
     secret: "test secret, long enough",
   };
-  const opened = await openSqliteStore(home);
+  // The runner's PostgreSQL pass gives each app a database of its own.
+  const databaseUrl = await testDatabaseUrl();
+  const sqlite = databaseUrl ? undefined : await openSqliteStore(home);
+  const opened: Store = sqlite ?? await openPgStore(databaseUrl!);
   const store = storeView(opened);
   // Wired as cli/daemon.ts wires them, so that deleting a user does here what it does there.
   const deps = wireDeps(config, store, "test");
@@ -127,7 +132,10 @@ export async function startApp(
   return {
     app,
     deps,
-    sqlite: opened,
+    async searchable() {
+      await opened.messages.flush();
+      await sqlite?.messages.searchable();
+    },
     home,
     request,
     post,

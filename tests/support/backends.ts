@@ -3,7 +3,8 @@
  * real PostgreSQL (one server per test file, started by its first test, stopped after its last),
  * so that a difference in paging, timestamps, unread counts or search fails a test.
  */
-import { openSqliteStore } from "../../store/mod.ts";
+import { openSqliteStore, type Store } from "../../store/mod.ts";
+import { openPgStore } from "../../store/pg/mod.ts";
 import type { MessageSearch, MessageStore } from "../../store/message_types.ts";
 import { openPgMessageStore } from "../../store/pg/messages.ts";
 import { connectPg } from "../../store/pg/db.ts";
@@ -113,6 +114,40 @@ export function forEachBackend(
         await fn(b, t);
       } finally {
         await b.close();
+      }
+    } finally {
+      if (--pgTests === 0 && server) await (await server).close();
+    }
+  });
+}
+
+/**
+ * Registers `fn` as one test per backend over a whole `Store` (every table group): SQLite in a
+ * temporary folder, and PostgreSQL (a database of its own on the file's server).
+ */
+export function forEachStore(
+  name: string,
+  fn: (store: Store, backend: "sqlite" | "postgres", t: Deno.TestContext) => Promise<void>,
+) {
+  Deno.test(`${name} [sqlite]`, async (t) => {
+    const home = await Deno.makeTempDir({ prefix: "parley-store-" });
+    const store = await openSqliteStore(home);
+    try {
+      await fn(store, "sqlite", t);
+    } finally {
+      await store.close();
+      await Deno.remove(home, { recursive: true });
+    }
+  });
+  pgTests++;
+  Deno.test(`${name} [postgres]`, async (t) => {
+    try {
+      server ??= startPostgres();
+      const store = await openPgStore(await (await server).database());
+      try {
+        await fn(store, "postgres", t);
+      } finally {
+        await store.close();
       }
     } finally {
       if (--pgTests === 0 && server) await (await server).close();

@@ -16,7 +16,7 @@ import { deepStrictEqual } from "node:assert/strict";
 import { join } from "node:path";
 import type { ApiResponse } from "./api.ts";
 import { ApiClient } from "./api.ts";
-import { startServer, type TestServer } from "./server.ts";
+import { databaseFor, startServer, type TestServer } from "./server.ts";
 import type { Seed } from "./compat_seed.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -212,8 +212,10 @@ export interface CompatServer extends TestServer {
 }
 
 async function runSeed(home: string, seed: Seed) {
+  const url = await databaseFor(home);
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "tests/support/compat_seed.ts", home, JSON.stringify(seed)],
+    env: url ? { PARLEY_DATABASE_URL: url } : {},
     cwd: ROOT,
     stdout: "piped",
     stderr: "piped",

@@ -5,12 +5,9 @@
  * does), so the test process opens no database and the daemon sees ordinary rows.
  *
  * Usage: deno run -A tests/support/compat_seed.ts HOME '{"users":[...],"settings":{...}}'
+ * (PARLEY_DATABASE_URL set: the PostgreSQL database instead of the folder's SQLite).
  */
-import { join } from "node:path";
-import { openDatabase } from "../../store/db.ts";
-import { loadMigrations, migrate } from "../../store/migrate.ts";
-import { sqliteSettingsStore } from "../../store/settings.ts";
-import { sqliteUserStore } from "../../store/users.ts";
+import { openStore } from "../../store/mod.ts";
 import { hashPassword } from "../../lib/password.ts";
 
 /** What to put into the data folder. */
@@ -23,10 +20,9 @@ if (import.meta.main) {
   const [home, json] = Deno.args;
   const seed = JSON.parse(json) as Seed;
   await Deno.mkdir(home, { recursive: true });
-  const db = openDatabase(join(home, "parley.db"));
+  const store = await openStore(home, Deno.env.get("PARLEY_DATABASE_URL") || undefined);
   try {
-    migrate(db, await loadMigrations());
-    const users = sqliteUserStore(db);
+    const users = store.users;
     for (const u of seed.users ?? []) {
       const existing = await users.byEmail(u.email);
       if (existing) {
@@ -37,8 +33,8 @@ if (import.meta.main) {
         await users.create(u.email, await hashPassword(u.password ?? "s3cret"), u.roles ?? []);
       }
     }
-    if (seed.settings) await sqliteSettingsStore(db).set(seed.settings);
+    if (seed.settings) await store.settings.set(seed.settings as never);
   } finally {
-    db.close();
+    await store.close();
   }
 }

@@ -10,6 +10,8 @@ import { freePort } from "./ports.ts";
 export interface PgServer {
   /** `postgres://parley@127.0.0.1:PORT/parley_test` */
   url: string;
+  /** `postgres://parley@127.0.0.1:PORT`: append a database name (see createDatabase). */
+  base: string;
   /** A new, empty database on the same server; returns its URL. */
   database(): Promise<string>;
   /** Stops the server at once and removes its folder. */
@@ -43,8 +45,26 @@ async function run(cmd: string[], asPostgres: boolean): Promise<void> {
   }
 }
 
+/**
+ * Creates a database with a random name on the server at `base` (`postgres://user@host:port`);
+ * returns its URL. Test processes that share one server (the runner's PostgreSQL pass) each make
+ * their own.
+ */
+export async function createDatabase(base: string): Promise<string> {
+  const name = `parley_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = postgres(`${base}/postgres`, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return `${base}/${name}`;
+}
+
 /** Initialises a cluster, starts it and creates the database `parley_test`. */
-export async function startPostgres(): Promise<PgServer> {
+export async function startPostgres(
+  options: { maxConnections?: number } = {},
+): Promise<PgServer> {
   await ensureTools([POSTGRES]); // names the package when it is missing and cannot be installed
   const bin = postgresBinDirs()[0];
   const asPostgres = Deno.uid?.() === 0;
@@ -78,7 +98,7 @@ export async function startPostgres(): Promise<PgServer> {
     "-c synchronous_commit=off",
     "-c full_page_writes=off",
     "-c shared_buffers=16MB",
-    "-c max_connections=40",
+    `-c max_connections=${options.maxConnections ?? 40}`,
   ].join(" ");
   // -w waits until the server accepts connections.
   await run(
@@ -101,6 +121,7 @@ export async function startPostgres(): Promise<PgServer> {
     const url = await database();
     return {
       url,
+      base,
       database,
       async close() {
         await run([`${bin}/pg_ctl`, "stop", "-m", "immediate", "-D", data], asPostgres)

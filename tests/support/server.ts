@@ -1,5 +1,6 @@
 /** Starts the real Parley daemon as a child process on a free port with its own data folder. */
 import { freePort } from "./ports.ts";
+import { testDatabaseUrl } from "./test_backend.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -29,9 +30,25 @@ export interface ServerOptions {
   permissions?: string[];
 }
 
+const databases = new Map<string, string>();
+
+/**
+ * In the runner's PostgreSQL pass, the database of data folder `home` (made on first use), so
+ * that a daemon started again on the same folder, or a seed before it, finds the same data.
+ */
+export async function databaseFor(home: string): Promise<string | undefined> {
+  let url = databases.get(home);
+  if (!url) {
+    url = await testDatabaseUrl();
+    if (url) databases.set(home, url);
+  }
+  return url;
+}
+
 /** Starts Parley and resolves once it answers HTTP. */
 export async function startServer(opts: ServerOptions = {}): Promise<TestServer> {
   const home = opts.home ?? await Deno.makeTempDir({ prefix: "parley-test-" });
+  const databaseUrl = opts.env?.PARLEY_DATABASE_URL ? undefined : await databaseFor(home);
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
@@ -47,6 +64,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     // tests that want it (tests/compat/) pass "1".
     PARLEY_NEW_USER_CONNECTION: "0",
     NO_COLOR: "1",
+    ...(databaseUrl ? { PARLEY_DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   };
   let out = "";

@@ -1,0 +1,54 @@
+/** IRC connections in PostgreSQL (store/connections.ts has the interface). */
+import { nowMicros } from "../../lib/time.ts";
+import {
+  COLUMNS,
+  type ConnectionPatch,
+  type ConnectionRow,
+  type ConnectionStore,
+  toRecord,
+} from "../connections.ts";
+import { pgString, type Sql } from "./db.ts";
+
+/** The PostgreSQL implementation of ConnectionStore. */
+export function pgConnectionStore(sql: Sql): ConnectionStore {
+  const byId = async (id: number) => {
+    const [row] = await sql<ConnectionRow[]>`SELECT * FROM connections WHERE id = ${id}`;
+    return row && toRecord(row);
+  };
+  return {
+    async create(c) {
+      const [row] = await sql<ConnectionRow[]>`INSERT INTO connections
+        (user_id, connection_id, name, url, on_connect_commands, wanted_state, nick, created)
+        VALUES (${c.userId}, ${pgString(c.connectionId)}, ${pgString(c.name)}, ${pgString(c.url)},
+          ${pgString(JSON.stringify(c.onConnectCommands))}, ${c.wantedState},
+          ${pgString(c.nick ?? "")}, ${nowMicros()})
+        RETURNING *`;
+      return toRecord(row);
+    },
+    list: async (userId) =>
+      (await sql<ConnectionRow[]>`SELECT * FROM connections WHERE user_id = ${userId}
+        ORDER BY connection_id`).map(toRecord),
+    async get(userId, connectionId) {
+      const [row] = await sql<ConnectionRow[]>`SELECT * FROM connections
+        WHERE user_id = ${userId} AND connection_id = ${pgString(connectionId)}`;
+      return row && toRecord(row);
+    },
+    byId,
+    wanted: async () =>
+      (await sql<ConnectionRow[]>`SELECT * FROM connections WHERE wanted_state = 'connected'
+        ORDER BY id`).map(toRecord),
+    async update(id, patch) {
+      const set: Record<string, string> = {};
+      for (const [key, column] of Object.entries(COLUMNS)) {
+        const value = patch[key as keyof ConnectionPatch];
+        if (value === undefined) continue;
+        set[column] = pgString(Array.isArray(value) ? JSON.stringify(value) : value);
+      }
+      if (!Object.keys(set).length) return byId(id);
+      const [row] = await sql<ConnectionRow[]>`UPDATE connections SET ${sql(set)}
+        WHERE id = ${id} RETURNING *`;
+      return row && toRecord(row);
+    },
+    remove: async (id) => (await sql`DELETE FROM connections WHERE id = ${id}`).count > 0,
+  };
+}

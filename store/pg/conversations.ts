@@ -1,0 +1,82 @@
+/** Conversations in PostgreSQL (store/conversations.ts has the interface). */
+import { nowMicros } from "../../lib/time.ts";
+import { type ConversationRow, type ConversationStore, toRecord } from "../conversations.ts";
+import { pgString, type Sql } from "./db.ts";
+
+/**
+ * The PostgreSQL implementation of ConversationStore. `settled` resolves once the message writer
+ * has committed what it holds (its unread counts are saved in its batches), so reads and
+ * mark-as-read see every message appended before them.
+ */
+export function pgConversationStore(
+  sql: Sql,
+  settled: () => Promise<void>,
+): ConversationStore {
+  let generation = 0;
+  const get = async (connection: number, conversationId: string) => {
+    await settled();
+    const [row] = await sql<ConversationRow[]>`SELECT v.*, c.connection_id FROM conversations v
+      JOIN connections c ON c.id = v.connection
+      WHERE v.connection = ${connection} AND v.conversation_id = ${pgString(conversationId)}`;
+    return row && toRecord(row);
+  };
+  return {
+    get generation() {
+      return generation;
+    },
+    async listForUser(userId) {
+      await settled();
+      // The count walks the user's highlights since the last read (a small partial index).
+      const rows = await sql<ConversationRow[]>`SELECT v.*, c.connection_id,
+          (SELECT count(*)::int FROM messages m WHERE m.user_id = c.user_id AND m.highlight
+            AND m.ts > v.last_read AND m.conversation = v.id) AS notifications
+        FROM conversations v JOIN connections c ON c.id = v.connection
+        WHERE c.user_id = ${userId} ORDER BY v.conversation_id, c.connection_id`;
+      return rows.map(toRecord);
+    },
+    async listForConnection(connection) {
+      await settled();
+      const rows = await sql<ConversationRow[]>`SELECT v.*, c.connection_id FROM conversations v
+        JOIN connections c ON c.id = v.connection WHERE v.connection = ${connection}
+        ORDER BY v.conversation_id`;
+      return rows.map(toRecord);
+    },
+    get,
+    count: async (connection) =>
+      (await sql`SELECT count(*)::int AS n FROM conversations
+        WHERE connection = ${connection} AND conversation_id <> ''`)[0].n,
+    async ensure(connection, conversationId, name) {
+      await sql`INSERT INTO conversations (connection, conversation_id, name, created)
+        VALUES (${connection}, ${pgString(conversationId)}, ${pgString(name)}, ${nowMicros()})
+        ON CONFLICT (connection, conversation_id) DO NOTHING`;
+      return (await get(connection, conversationId))!;
+    },
+    async setTopic(id, topic) {
+      await sql`UPDATE conversations SET topic = ${pgString(topic)} WHERE id = ${id}`;
+    },
+    async setJoined(id, joined) {
+      await sql`UPDATE conversations SET joined = ${joined} WHERE id = ${id}`;
+    },
+    async rename(id, conversationId, name) {
+      generation++;
+      await sql`UPDATE conversations SET conversation_id = ${pgString(conversationId)},
+        name = ${pgString(name)} WHERE id = ${id}`;
+    },
+    addUnread: async (id) =>
+      (await sql`UPDATE conversations SET unread = unread + 1 WHERE id = ${id}
+        RETURNING unread`)[0]?.unread ?? 0,
+    async markRead(id) {
+      await settled();
+      await sql`UPDATE conversations SET unread = 0, last_read = ${nowMicros()} WHERE id = ${id}`;
+    },
+    async markConnectionRead(connection) {
+      await settled();
+      await sql`UPDATE conversations SET unread = 0, last_read = ${nowMicros()}
+        WHERE connection = ${connection}`;
+    },
+    async remove(id) {
+      generation++;
+      await sql`DELETE FROM conversations WHERE id = ${id}`;
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The PostgreSQL store: every table group of `Store` over one connection pool. Chosen by
+ * PARLEY_DATABASE_URL; several Parley nodes can share one database (cluster/).
+ */
+import type { Store } from "../mod.ts";
+import { connectPg, migratePg, type Sql } from "./db.ts";
+import { type PgMessageStore, pgMessageStore } from "./messages.ts";
+import { pgUserStore } from "./users.ts";
+import { pgSessionStore } from "./sessions.ts";
+import { pgSettingsStore } from "./settings.ts";
+import { pgProfileStore } from "./profiles.ts";
+import { pgConnectionStore } from "./connections.ts";
+import { pgConversationStore } from "./conversations.ts";
+import { pgFileStore } from "./files.ts";
+import { pgPushStore } from "./push.ts";
+
+/** Connections of the pool: the batched writer takes one, requests and IRC the others. */
+const POOL = 10;
+
+/** The PostgreSQL store, with the pool it runs on (the cluster code shares it). */
+export interface PgStore extends Store {
+  messages: PgMessageStore;
+  sql: Sql;
+  /** The database URL (for the cluster's own sessions). */
+  url: string;
+}
+
+/** Connects to `url`, applies the migrations and returns the store. */
+export async function openPgStore(url: string): Promise<PgStore> {
+  const sql = connectPg(url, POOL);
+  try {
+    await migratePg(sql);
+  } catch (err) {
+    await sql.end();
+    throw err;
+  }
+  const messages = pgMessageStore(sql);
+  return {
+    sql,
+    url,
+    users: pgUserStore(sql),
+    sessions: pgSessionStore(sql),
+    settings: pgSettingsStore(sql),
+    profiles: pgProfileStore(sql),
+    connections: pgConnectionStore(sql),
+    conversations: pgConversationStore(sql, messages.flush),
+    messages,
+    files: pgFileStore(sql),
+    push: pgPushStore(sql),
+    async close() {
+      await messages.close(); // the batched writer's last turn
+      await sql.end({ timeout: 5 });
+    },
+  };
+}

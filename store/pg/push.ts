@@ -1,0 +1,46 @@
+/** Push subscriptions and preferences in PostgreSQL (store/push.ts has the interface). */
+import type { PushStore } from "../push.ts";
+import type { Sql } from "./db.ts";
+
+/** The PostgreSQL implementation of PushStore. */
+export function pgPushStore(sql: Sql): PushStore {
+  return {
+    async save(s) {
+      await sql`INSERT INTO push_subscriptions
+        (endpoint, user_id, session_hash, p256dh, auth, created)
+        VALUES (${s.endpoint}, ${s.userId}, ${s.sessionHash}, ${s.p256dh}, ${s.auth}, ${Date.now()})
+        ON CONFLICT (endpoint) DO UPDATE SET user_id = excluded.user_id,
+          session_hash = excluded.session_hash, p256dh = excluded.p256dh, auth = excluded.auth`;
+    },
+    async forUser(userId) {
+      const rows = await sql`SELECT endpoint, user_id, session_hash, p256dh, auth
+        FROM push_subscriptions WHERE user_id = ${userId} ORDER BY created`;
+      return rows.map((r) => ({
+        endpoint: r.endpoint,
+        userId: r.user_id,
+        sessionHash: r.session_hash,
+        p256dh: r.p256dh,
+        auth: r.auth,
+      }));
+    },
+    countForUser: async (userId) =>
+      (await sql`SELECT count(*)::int AS n FROM push_subscriptions WHERE user_id = ${userId}`)[0]
+        .n,
+    async remove(endpoint, userId) {
+      const r = userId === undefined
+        ? await sql`DELETE FROM push_subscriptions WHERE endpoint = ${endpoint}`
+        : await sql`DELETE FROM push_subscriptions
+          WHERE endpoint = ${endpoint} AND user_id = ${userId}`;
+      return r.count > 0;
+    },
+    autoAway: async (userId) =>
+      (await sql`SELECT auto_away FROM push_prefs WHERE user_id = ${userId}`)[0]?.auto_away ===
+        true,
+    async setAutoAway(userId, on) {
+      await sql`INSERT INTO push_prefs (user_id, auto_away) VALUES (${userId}, ${on})
+        ON CONFLICT (user_id) DO UPDATE SET auto_away = excluded.auto_away`;
+    },
+    autoAwayUsers: async () =>
+      (await sql`SELECT user_id FROM push_prefs WHERE auto_away`).map((r) => r.user_id),
+  };
+}
