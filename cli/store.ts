@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { ConfigError } from "../config.ts";
 import { openDatabase } from "../store/db.ts";
-import { copySqliteToPg } from "../store/copy.ts";
+import { copySqliteToPg, diskFileContents } from "../store/copy.ts";
 import { connectPg } from "../store/pg/db.ts";
 import { DomainError } from "../lib/errors.ts";
 import { parseArgs } from "./args.ts";
@@ -38,13 +38,20 @@ export async function storeCommand(args: string[]): Promise<void> {
   try {
     const started = performance.now();
     let last = 0;
-    const report = await copySqliteToPg(db, sql, undefined, (table, rows) => {
+    const contents = diskFileContents(sql, join(config.home, "files"));
+    const report = await copySqliteToPg(db, sql, contents.copy, (table, rows) => {
       if (performance.now() - last < 2000) return;
       last = performance.now();
       console.error(`${table}: ${rows} rows`);
     });
     for (const t of report.tables) {
       console.log(`${t.table}\t${t.sqlite}\t${t.postgres}`);
+    }
+    if (contents.missing.length) {
+      console.error(
+        `${contents.missing.length} files had no contents on disk (kept empty): ` +
+          contents.missing.slice(0, 10).join(" "),
+      );
     }
     const secs = ((performance.now() - started) / 1000).toFixed(1);
     console.log(

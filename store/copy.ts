@@ -12,6 +12,8 @@ import type postgres from "postgres";
 import { DomainError } from "../lib/errors.ts";
 import { migratePg, pgString, type Sql } from "./pg/db.ts";
 import { tsvectorOf } from "./pg/tsquery.ts";
+import { writeBlob } from "./pg/files.ts";
+import { join } from "node:path";
 
 /** Tables in the order their references need (a row's parent first). */
 const ORDER = [
@@ -43,6 +45,31 @@ export interface CopyReport {
 export type FileContentCopier = (
   file: { user_id: number; file_id: string; seq: number },
 ) => Promise<void>;
+
+/**
+ * Copies the contents the SQLite store keeps on disk (`<filesDir>/<uid>/<file id>`) into
+ * PostgreSQL's blobs. A file missing on disk keeps its row without contents (served as empty)
+ * and is counted in `missing`.
+ */
+export function diskFileContents(sql: Sql, filesDir: string) {
+  const missing: string[] = [];
+  const copy: FileContentCopier = async (file) => {
+    let content: ReadableStream<Uint8Array>;
+    try {
+      content = (await Deno.open(join(filesDir, String(file.user_id), file.file_id))).readable;
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      missing.push(`${file.user_id}/${file.file_id}`);
+      return;
+    }
+    const { blob } = await writeBlob(sql, content, Number.MAX_SAFE_INTEGER);
+    await sql.begin(async (tx) => {
+      await tx`UPDATE files SET blob = ${blob} WHERE seq = ${file.seq}`;
+      await tx`DELETE FROM file_uploads WHERE blob = ${blob}`;
+    });
+  };
+  return { copy, missing };
+}
 
 interface PgColumn {
   name: string;

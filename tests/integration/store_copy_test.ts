@@ -8,12 +8,25 @@ import { startPostgres } from "../support/postgres.ts";
 import { openSqliteStore } from "../../store/mod.ts";
 import { connectPg } from "../../store/pg/db.ts";
 import { openPgMessageStore } from "../../store/pg/messages.ts";
+import { hashPassword } from "../../lib/password.ts";
+import { ApiClient } from "../support/api.ts";
+import { startServer } from "../support/server.ts";
 
 /** A data folder with a user, a conversation and some history. */
 async function installation(): Promise<string> {
   const home = await Deno.makeTempDir({ prefix: "parley-copy-" });
   const store = await openSqliteStore(home);
-  const user = await store.users.create("mover@example.org", "hash", ["admin"]);
+  const user = await store.users.create(
+    "mover@example.org",
+    await hashPassword("correct horse battery"),
+    ["admin"],
+  );
+  await store.settings.set({ organization_name: "Moved Ltd" });
+  await store.files.save(
+    { userId: user.id, name: "note.txt", type: "text/plain", writeOnly: false, replace: "note" },
+    new Blob(["kept across the move"]).stream(),
+    1000,
+  );
   const conn = await store.connections.create({
     userId: user.id,
     connectionId: "irc-localhost",
@@ -78,6 +91,37 @@ Deno.test("store copy moves a SQLite installation into PostgreSQL", async (t) =>
         assertEquals(u.id, 2);
       } finally {
         await sql.end();
+      }
+    });
+    await t.step("Parley on PostgreSQL serves the copied installation", async () => {
+      const server = await startServer({
+        home,
+        env: { PARLEY_DATABASE_URL: url, PARLEY_LOG_LEVEL: "info" },
+      });
+      try {
+        const api = new ApiClient(server.url);
+        await api.login("mover@example.org");
+        const page = await api.get(
+          "/api/connection/irc-localhost/conversation/%23moving/messages?limit=2",
+        );
+        assertEquals(page.body.messages.map((m: { message: string }) => m.message), [
+          "line 2498",
+          "line 2499",
+        ]);
+        const found = await api.get("/api/search?match=kettle");
+        assertEquals(found.body.messages.map((m: { message: string }) => m.message), [
+          "the kettle is müde today",
+        ]);
+        const notes = await api.get("/api/notifications");
+        assertEquals(notes.body.messages.map((m: { message: string }) => m.message), [
+          "line 2000",
+        ]);
+        const file = await fetch(`${server.url}/api/files/1/note`);
+        assertEquals(await file.text(), "kept across the move");
+        const settings = await api.get("/api/settings");
+        assertEquals(settings.body.organization_name, "Moved Ltd");
+      } finally {
+        await server.stop();
       }
     });
     await t.step("refuses a database that already holds users", async () => {
