@@ -33,6 +33,8 @@ export interface Config {
   ircTiming: IrcTiming;
   /** A postgres:// URL: the store is that PostgreSQL database instead of SQLite in `home`. */
   databaseUrl?: string;
+  /** On PostgreSQL, how often a node looks for users nobody runs (ms). */
+  clusterScanMs: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -209,6 +211,13 @@ export function parseConfig(
       parseBool("PARLEY_NEW_USER_CONNECTION", env.PARLEY_NEW_USER_CONNECTION),
     updateUrl: env.PARLEY_UPDATE_URL ?? "",
     databaseUrl,
+    // Test-only, as PARLEY_TEST_FAST_IRC: the suite's two-node test takes over within a second.
+    clusterScanMs: parseNumber(
+      "PARLEY_TEST_CLUSTER_SCAN_MS",
+      env.PARLEY_TEST_CLUSTER_SCAN_MS,
+      5000,
+      100,
+    ),
     // A test-only switch, so it is not among OPTIONS (the --help list).
     ircTiming: parseBool("PARLEY_TEST_FAST_IRC", env.PARLEY_TEST_FAST_IRC)
       ? FAST_TIMING

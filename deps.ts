@@ -10,11 +10,18 @@ import { IrcManager } from "./irc/manager.ts";
 import { ConnectionService } from "./irc/connection_service.ts";
 import { filesUserDeleted } from "./routes/files.ts";
 import type { Store } from "./store/mod.ts";
+import type { PgStore } from "./store/pg/mod.ts";
 
 /** The app's dependencies over an opened store. */
-export function wireDeps(config: Config, store: Store, version: string): AppDeps {
+export async function wireDeps(config: Config, store: Store, version: string): Promise<AppDeps> {
   const bus = new EventBus();
-  const irc = new IrcManager({ config, store, bus, version });
+  const manager = new IrcManager({ config, store, bus, version });
+  // On PostgreSQL every process is a node of a cluster (of one, or of many): it runs the users
+  // it owns and forwards the rest (cluster/).
+  // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
+  const irc = isPg(store)
+    ? new (await import("./cluster/irc.ts")).ClusterIrc(manager, store, bus, config.clusterScanMs)
+    : manager;
   const connections = new ConnectionService({ config, store, bus, irc });
   const deps: AppDeps = {
     config,
@@ -26,4 +33,8 @@ export function wireDeps(config: Config, store: Store, version: string): AppDeps
   };
   deps.userDeleted!.push(filesUserDeleted(deps));
   return deps;
+}
+
+function isPg(store: Store): store is PgStore {
+  return "sql" in store && "url" in store;
 }

@@ -67,7 +67,7 @@ export async function daemon(args: string[]): Promise<void> {
   // A bad bot.json stops the start here, before anything else is opened.
   const botConfig = await loadBotConfig(config.home);
   const store = await openStore(config.home, config.databaseUrl);
-  const deps = wireDeps(config, store, VERSION);
+  const deps = await wireDeps(config, store, VERSION);
   const { irc, bus } = deps;
   const app = createApp(deps);
   handler = (req, info) => app.fetch(req, { remoteAddr: info.remoteAddr });

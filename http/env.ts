@@ -3,7 +3,7 @@ import type { Config } from "../config.ts";
 import type { Store } from "../store/mod.ts";
 import type { EventBus } from "../lib/bus.ts";
 import type { UserRecord } from "../store/users.ts";
-import type { IrcManager } from "../irc/manager.ts";
+import type { IrcControl } from "../irc/control.ts";
 import type { ConnectionService } from "../irc/connection_service.ts";
 import type { Bot } from "../irc/bot.ts";
 
@@ -12,8 +12,8 @@ export interface AppDeps {
   config: Config;
   store: Store;
   bus: EventBus;
-  /** All IRC connections: connect, send, stop. */
-  irc: IrcManager;
+  /** All IRC connections: connect, send, stop (on whichever node runs them). */
+  irc: IrcControl;
   /** Users' connections: create, update, remove, list. */
   connections: ConnectionService;
   /** Called before a user is deleted, to stop what runs for them and remove their files. */

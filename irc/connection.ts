@@ -75,6 +75,11 @@ export class IrcConnection {
   url: IrcUrl;
   /** The server conversation already says that the conversation cap was reached. */
   conversationCapNoticed = false;
+  /**
+   * The server's 001 greeting, kept until the manager has announced "connected": Convos shows
+   * the state, then "Connected to", then the greeting (irc/manager.ts #publishState).
+   */
+  welcome?: { text: string; ts: number };
   #timing: IrcTiming;
   #listener: ConnectionListener;
   #bucket: TokenBucket;

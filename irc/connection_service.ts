@@ -16,8 +16,7 @@ import type { ConnectionRecord, WantedState } from "../store/connections.ts";
 import type { Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
 import { hostId, hostShortName } from "./host_id.ts";
-import type { IrcManager } from "./manager.ts";
-import { conversationFor } from "./record.ts";
+import type { IrcControl } from "./control.ts";
 import { type ConnectionJson, connectionJson } from "./resources.ts";
 import { literalClass, refusal } from "./target.ts";
 import { mayReachPrivate, trusted } from "./trust.ts";
@@ -28,7 +27,7 @@ export interface ConnectionServiceDeps {
   config: Config;
   store: Store;
   bus: EventBus;
-  irc: IrcManager;
+  irc: IrcControl;
 }
 
 /** Input of createConnection (validated by the route). */
@@ -69,7 +68,7 @@ export class ConnectionService {
   async json(record: ConnectionRecord): Promise<ConnectionJson> {
     const profile = await this.#deps.store.profiles.get(hostId(parseIrcUrl(record.url).host))
       .catch(() => undefined);
-    return connectionJson(record, this.#deps.irc.live(record.id), profile?.serviceAccounts);
+    return connectionJson(record, await this.#deps.irc.view(record), profile?.serviceAccounts);
   }
 
   /** The user's connections as the API returns them. */
@@ -173,15 +172,8 @@ export class ConnectionService {
       wantedState: input.wanted_state ?? "connected",
       nick,
     });
-    const conn = irc.supervise(record);
-    // The first conversation (body or URL path) is joined, or opened, once connected.
-    for (const name of [input.conversation_id ?? "", parsed.conversation]) {
-      if (!name) continue;
-      const conv = await conversationFor(this.#deps, conn, name);
-      if (conv && conn.isChannel(name)) await store.conversations.setJoined(conv.id, true);
-    }
+    await irc.created(record, [input.conversation_id ?? "", parsed.conversation]);
     log.info("connection created", { uid: user.id, connection: record.connectionId });
-    if (record.wantedState === "connected") irc.connectSoon(conn);
     return this.json(record);
   }
 
@@ -225,10 +217,11 @@ export class ConnectionService {
     }))!;
     // As Convos: a forced connection's new parameters wait for its next connect.
     const restart = urlChanged && !forced;
-    const conn = await irc.apply(record, restart ? "Reconnecting with new settings." : undefined);
-    if (record.wantedState === "connected" && (restart || input.wanted_state === "connected")) {
-      await irc.attempted(conn);
-    }
+    await irc.applyRecord(
+      record,
+      restart ? "Reconnecting with new settings." : undefined,
+      record.wantedState === "connected" && (restart || input.wanted_state === "connected"),
+    );
     return this.json(record);
   }
 

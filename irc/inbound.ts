@@ -13,7 +13,6 @@ import { lineTime, serverTimeEnabled } from "./server_time.ts";
 import { publishFrozen } from "./frozen.ts";
 import { Presence } from "./presence.ts";
 import type { EventType } from "../store/message_types.ts";
-import { serverNotice } from "./state_message.ts";
 import { infoStateEvent } from "./resources.ts";
 
 /** The text of a 001-004 line (after the nick), or undefined for any other line. */
@@ -33,14 +32,18 @@ export function welcomeText(line: string): { numeric: string; text: string } | u
 }
 
 /** Runs `fn` after everything queued before it for the same connection, so order is kept. */
-export type Serial = (fn: () => Promise<void>) => void;
+export type Serial = ((fn: () => Promise<void>) => void) & {
+  /** Resolves once everything queued so far has run (before the store closes). */
+  drained(): Promise<void>;
+};
 
 /** A serial runner; a failing step is logged and does not stop the ones after it. */
 export function serial(label: string): Serial {
   let chain = Promise.resolve();
-  return (fn) => {
+  const run = (fn: () => Promise<void>) => {
     chain = chain.then(fn).catch((err) => log.error("irc event failed", { label, error: err }));
   };
+  return Object.assign(run, { drained: () => chain });
 }
 
 /** irc-framework's parsed PREFIX back in ISUPPORT's form, "(ov)@+"; undefined when unusable. */
@@ -112,7 +115,9 @@ export function attachInbound(
     const greeting = welcomeText(String(ev.line ?? ""));
     if (!greeting) return;
     if (greeting.numeric === "001") {
-      await recordMessage(deps, conn, serverNotice(conn, `Connected to ${conn.url.host}.`));
+      // Stored by the manager, after the "connected" state it announces on `registered`.
+      conn.welcome = { text: greeting.text, ts: ev.ts };
+      return;
     }
     if (greeting.text) await server(greeting.text, ev.ts);
   });

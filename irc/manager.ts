@@ -23,6 +23,7 @@ import { ircLower } from "./casefold.ts";
 import { connectionInfo, infoStateEvent } from "./resources.ts";
 import { mayReachPrivate } from "./trust.ts";
 import { parseIrcUrl } from "./url.ts";
+import type { IrcControl, LiveView } from "./control.ts";
 
 /** What the manager is built from. */
 export interface IrcManagerDeps {
@@ -57,8 +58,8 @@ export function joinLines(channels: string[]): string[] {
   return lines;
 }
 
-/** Owns all IRC connections of all users. */
-export class IrcManager {
+/** Owns the IRC connections of every user this process runs. */
+export class IrcManager implements IrcControl {
   #deps: IrcManagerDeps;
   #live = new Map<number, IrcConnection>();
   #serials = new Map<number, Serial>();
@@ -92,7 +93,31 @@ export class IrcManager {
 
   /** Connects every connection whose wanted state is `connected` (at start). */
   async start(): Promise<void> {
-    const wanted = await this.#deps.store.connections.wanted();
+    this.#startAll(await this.#deps.store.connections.wanted());
+  }
+
+  /** Connects a user's connections that are wanted connected (this node took the user over). */
+  async startUser(userId: number): Promise<void> {
+    this.#stopped = false;
+    const records = await this.#deps.store.connections.list(userId);
+    this.#startAll(records.filter((r) => r.wantedState === "connected"));
+  }
+
+  /**
+   * Stops a user's connections at once and forgets them: this node no longer runs the user
+   * (another one may already be connecting them).
+   */
+  async stopUser(userId: number, message = "Moving to another Parley node."): Promise<void> {
+    const mine = [...this.#live.values()].filter((c) => c.userId === userId);
+    await Promise.all(mine.map((c) => this.drop(c.record, message)));
+  }
+
+  /** The users this node runs connections for. */
+  users(): Set<number> {
+    return new Set([...this.#live.values()].map((c) => c.userId));
+  }
+
+  #startAll(wanted: ConnectionRecord[]): void {
     for (const record of wanted) {
       try {
         this.#enqueue(this.#connection(record));
@@ -112,6 +137,13 @@ export class IrcManager {
     await Promise.all([...this.#live.values()].map((c) => c.stop(message)));
     for (const c of this.#live.values()) c.dispose();
     this.#live.clear();
+    // What the connections said on their way down is stored before the store closes.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all([...this.#serials.values()].map((s) => s.drained())),
+      new Promise((resolve) => timer = setTimeout(resolve, 5000)), // a stuck step: stop anyway
+    ]);
+    clearTimeout(timer);
   }
 
   #connection(record: ConnectionRecord): IrcConnection {
@@ -204,18 +236,30 @@ export class IrcManager {
     this.#lastState.set(conn, conn.state);
     const changed = prev !== conn.state;
     const message = changed ? stateMessage(conn) : undefined;
-    bus.publish(conn.userId, {
-      event: "state",
-      type: "connection",
+    const ev = {
+      event: "state" as const,
+      type: "connection" as const,
       connection_id: conn.id,
       state: conn.state,
       info: connectionInfo(conn),
       ...(message ? { message } : {}),
-    });
+    };
     const run = this.#serial(conn);
-    // "Connected to" is stored by irc/inbound.ts, just before the server's welcome.
-    if (message && conn.state !== "connected") {
-      run(() => recordMessage(this.#deps, conn, serverNotice(conn, message)));
+    // In the connection's queue, behind the stored notices of earlier states: a store that
+    // answers later (PostgreSQL) must not reorder "Connecting to" and "Connected to".
+    run(() => Promise.resolve(bus.publish(conn.userId, ev)));
+    if (message) run(() => recordMessage(this.#deps, conn, serverNotice(conn, message)));
+    if (changed && conn.state === "connected") {
+      // The server's 001 greeting, which irc/inbound.ts held back until this announcement.
+      run(async () => {
+        const welcome = conn.welcome;
+        conn.welcome = undefined;
+        if (!welcome?.text) return;
+        await recordMessage(this.#deps, conn, {
+          ...serverNotice(conn, welcome.text),
+          ts: welcome.ts,
+        });
+      });
     }
     run(() => {
       bus.publish(conn.userId, infoStateEvent(conn));
@@ -305,11 +349,11 @@ export class IrcManager {
   }
 
   /** Stops a connection for good and forgets it (before its record is deleted). */
-  async drop(record: ConnectionRecord): Promise<void> {
+  async drop(record: ConnectionRecord, message = "Connection removed."): Promise<void> {
     const conn = this.#live.get(record.id);
     if (!conn) return;
     this.#removeFromQueue(conn);
-    await conn.stop("Connection removed.");
+    await conn.stop(message);
     conn.dispose();
     this.#live.delete(record.id);
     this.#serials.delete(record.id);
@@ -398,5 +442,41 @@ export class IrcManager {
   /** The live state of a connection (for tests and the bot). */
   state(connectionRowId: number): string {
     return this.#live.get(connectionRowId)?.state ?? "disconnected";
+  }
+
+  view(record: ConnectionRecord): Promise<LiveView> {
+    const conn = this.#live.get(record.id);
+    return Promise.resolve({
+      state: conn?.state ?? "disconnected",
+      info: connectionInfo(conn, record),
+    });
+  }
+
+  states(userId: number): Promise<Map<number, string>> {
+    const out = new Map<number, string>();
+    for (const [id, conn] of this.#live) if (conn.userId === userId) out.set(id, conn.state);
+    return Promise.resolve(out);
+  }
+
+  async created(record: ConnectionRecord, names: string[]): Promise<void> {
+    const conn = this.#connection(record);
+    // The first conversation (body or URL path) is joined, or opened, once connected.
+    for (const name of names) {
+      if (!name) continue;
+      const conv = await conversationFor(this.#deps, conn, name);
+      if (conv && conn.isChannel(name)) {
+        await this.#deps.store.conversations.setJoined(conv.id, true);
+      }
+    }
+    if (record.wantedState === "connected") this.#enqueue(conn);
+  }
+
+  async applyRecord(
+    record: ConnectionRecord,
+    restart: string | undefined,
+    wait: boolean,
+  ): Promise<void> {
+    const conn = await this.apply(record, restart);
+    if (wait) await this.attempted(conn);
   }
 }

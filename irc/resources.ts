@@ -7,6 +7,7 @@ import type { ConversationRecord } from "../store/conversations.ts";
 import type { IrcConnection } from "./connection.ts";
 import type { InfoStateEvent } from "../lib/events.ts";
 import { parseIrcUrl, publicUrl } from "./url.ts";
+import type { LiveView } from "./control.ts";
 
 /** The Connection resource. */
 export interface ConnectionJson {
@@ -60,20 +61,20 @@ function urlNick(record: ConnectionRecord): string {
   }
 }
 
-/** The Connection resource of a stored connection with its live state, if it has one. */
+/** The Connection resource of a stored connection with its live state (irc/control.ts). */
 export function connectionJson(
   record: ConnectionRecord,
-  conn: IrcConnection | undefined,
+  live: LiveView,
   serviceAccounts: string[] = DEFAULT_SERVICE_ACCOUNTS,
 ): ConnectionJson {
   return {
     connection_id: record.connectionId,
     name: record.name,
     url: publicUrl(record.url),
-    info: connectionInfo(conn, record),
+    info: live.info,
     on_connect_commands: record.onConnectCommands,
     service_accounts: serviceAccounts,
-    state: conn?.state ?? "disconnected",
+    state: live.state,
     wanted_state: record.wantedState,
   };
 }

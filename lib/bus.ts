@@ -11,9 +11,23 @@ type Listener = (ev: PushedEvent) => void;
  */
 type Tap = (userId: number, ev: TapEvent) => void;
 
+/**
+ * What carries events to other Parley nodes (cluster/bus_bridge.ts): told of this node's socket
+ * counts, and given the events published here for users with sockets elsewhere.
+ */
+export interface BusRelay {
+  /** This node's open sockets of a user changed to `count`. */
+  localCount(userId: number, count: number): void;
+  /** An event published on this node for a user who has sockets on other nodes. */
+  relay(userId: number, ev: PushedEvent): void;
+}
+
 /** Fans events out to the listeners of one user. */
 export class EventBus {
   #listeners = new Map<number, Set<Listener>>();
+  /** Sockets of each user on other nodes (a cluster's bridge keeps it). */
+  #remote = new Map<number, number>();
+  #relay?: BusRelay;
   /** Each tap with the event kinds it wants (undefined: all). */
   #taps = new Map<Tap, ReadonlySet<EventKind> | undefined>();
 
@@ -37,27 +51,27 @@ export class EventBus {
     }
   }
 
-  #listenersChanged(userId: number, count: number): void {
-    const ev: ListenersEvent = { event: "listeners", count };
+  #listenersChanged(userId: number): void {
+    const ev: ListenersEvent = { event: "listeners", count: this.listenerCount(userId) };
     this.#toTaps(userId, ev);
   }
 
-  /** Registers a listener for a user's events; returns the function that removes it. */
-  subscribe(userId: number, fn: Listener): () => void {
-    let set = this.#listeners.get(userId);
-    if (!set) this.#listeners.set(userId, set = new Set());
-    set.add(fn);
-    this.#listenersChanged(userId, set.size);
-    return () => {
-      if (!set.delete(fn)) return;
-      if (set.size === 0) this.#listeners.delete(userId);
-      this.#listenersChanged(userId, set.size);
-    };
+  /** Connects this bus to other nodes (cluster/bus_bridge.ts). */
+  setRelay(relay: BusRelay): void {
+    this.#relay = relay;
   }
 
-  /** Delivers an event to every listener of a user; one failing listener does not stop the rest. */
-  publish(userId: number, ev: PushedEvent): void {
-    this.#toTaps(userId, ev);
+  /** A user's sockets on other nodes now number `count` (from the cluster's bridge). */
+  setRemoteCount(userId: number, count: number): void {
+    const before = this.#remote.get(userId) ?? 0;
+    if (count === before) return;
+    if (count > 0) this.#remote.set(userId, count);
+    else this.#remote.delete(userId);
+    this.#listenersChanged(userId);
+  }
+
+  /** Delivers an event that was published on another node to this node's sockets only. */
+  deliverLocal(userId: number, ev: PushedEvent): void {
     const set = this.#listeners.get(userId);
     if (!set) return;
     for (const fn of set) {
@@ -69,14 +83,50 @@ export class EventBus {
     }
   }
 
-  /** Delivers an event to every listener of every user (server shutdown). */
-  broadcast(ev: PushedEvent): void {
-    for (const userId of [...this.#listeners.keys()]) this.publish(userId, ev);
+  /** Registers a listener for a user's events; returns the function that removes it. */
+  subscribe(userId: number, fn: Listener): () => void {
+    let set = this.#listeners.get(userId);
+    if (!set) this.#listeners.set(userId, set = new Set());
+    set.add(fn);
+    this.#relay?.localCount(userId, set.size);
+    this.#listenersChanged(userId);
+    return () => {
+      if (!set.delete(fn)) return;
+      if (set.size === 0) this.#listeners.delete(userId);
+      this.#relay?.localCount(userId, set.size);
+      this.#listenersChanged(userId);
+    };
   }
 
-  /** How many listeners a user has (open sockets). */
+  /** Delivers an event to every listener of a user; one failing listener does not stop the rest. */
+  publish(userId: number, ev: PushedEvent): void {
+    this.#toTaps(userId, ev);
+    if (this.#relay && this.#remote.has(userId)) this.#relay.relay(userId, ev);
+    this.deliverLocal(userId, ev);
+  }
+
+  /** Delivers an event to every listener of every user (server shutdown). */
+  broadcast(ev: PushedEvent): void {
+    // This node's sockets only: another node is not shutting down.
+    for (const userId of [...this.#listeners.keys()]) {
+      this.#toTaps(userId, ev);
+      this.deliverLocal(userId, ev);
+    }
+  }
+
+  /** How many listeners a user has (open sockets), on this node and, in a cluster, the others. */
   listenerCount(userId: number): number {
+    return (this.#listeners.get(userId)?.size ?? 0) + (this.#remote.get(userId) ?? 0);
+  }
+
+  /** How many listeners a user has on this node. */
+  localCount(userId: number): number {
     return this.#listeners.get(userId)?.size ?? 0;
+  }
+
+  /** Users with sockets on this node. */
+  localUsers(): number[] {
+    return [...this.#listeners.keys()];
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import type { EventBus } from "../lib/bus.ts";
 import { log } from "../lib/log.ts";
-import type { IrcManager } from "../irc/manager.ts";
+import type { IrcControl } from "../irc/control.ts";
 import type { Store } from "../store/mod.ts";
 
 /** The away message other IRC users see. */
@@ -15,7 +15,7 @@ export const AWAY_MESSAGE = "Away (no browser open)";
 export interface AwayDeps {
   store: Store;
   bus: EventBus;
-  irc: IrcManager;
+  irc: IrcControl;
 }
 
 /** Watches socket counts (the bus's `listeners` events) and sends AWAY accordingly. */

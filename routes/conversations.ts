@@ -33,11 +33,12 @@ export async function listConversations(deps: AppDeps, userId: number) {
   const all = await store.conversations.listForUser(userId);
   const connections = await store.connections.list(userId);
   const rowOf = new Map(connections.map((r) => [r.connectionId, r.id]));
+  const states = await deps.irc.states(userId);
   // The server's own conversation ("") is reached through connectionMessages, not listed.
   return all.filter(isListed).map((conv) =>
     conversationJson(
       conv,
-      deps.irc.state(rowOf.get(conv.connectionId) ?? 0) === "connected" ? "" : NOT_CONNECTED,
+      states.get(rowOf.get(conv.connectionId) ?? 0) === "connected" ? "" : NOT_CONNECTED,
     )
   );
 }

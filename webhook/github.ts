@@ -6,7 +6,7 @@ import { DomainError } from "../lib/errors.ts";
 import { hex, hmacBytes, safeEqual } from "../lib/crypto.ts";
 import { log } from "../lib/log.ts";
 import type { Bot } from "../irc/bot.ts";
-import type { IrcManager } from "../irc/manager.ts";
+import type { IrcControl } from "../irc/control.ts";
 
 /** HMAC-SHA256 of the raw body under the secret, as GitHub writes it: `sha256=<hex>`. */
 export async function githubSignature(secret: string, body: Uint8Array): Promise<string> {
@@ -108,7 +108,7 @@ export interface Delivery {
 
 /** Has the bot send `message` to each `to` (`<connection_id>/<conversation_id>`). */
 export async function deliver(
-  irc: IrcManager,
+  irc: IrcControl,
   bot: Bot,
   targets: string[],
   message: string,

@@ -81,7 +81,11 @@ Deno.test("web-irc-events.t", async (t) => {
           check(where, () => {
             if (i < 0) {
               throw new Error(
-                `no such event after #${from}; events: ${JSON.stringify(events).slice(0, 600)}`,
+                `no such event after #${from}; events: ${
+                  JSON.stringify(
+                    events.map((e) => [e.event, e.type, e.state, e.message?.slice(0, 30)]),
+                  ).slice(0, 1500)
+                }`,
               );
             }
           });

@@ -3,6 +3,7 @@
  * its errors are DomainErrors pointing into the input its caller names, and the manager only
  * supervises what the service stored.
  */
+import type { IrcManager } from "../../irc/manager.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
 import { DomainError } from "../../lib/errors.ts";
@@ -16,7 +17,8 @@ async function refusal(p: Promise<unknown>): Promise<[string, string, string]> {
 Deno.test("connection service: errors point into the caller's input, the manager supervises", async () => {
   const a = await startApp();
   try {
-    const { connections, store, irc } = a.deps;
+    const { connections, store } = a.deps;
+    const irc = a.deps.irc as IrcManager; // one machine: the manager itself
     const user = await store.users.create("jane@example.com", "x", []);
 
     // The caller says where its input sits; the service never assumes an HTTP body.

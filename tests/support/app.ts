@@ -94,7 +94,7 @@ export async function startApp(
   const opened: Store = sqlite ?? await openPgStore(databaseUrl!);
   const store = storeView(opened);
   // Wired as cli/daemon.ts wires them, so that deleting a user does here what it does there.
-  const deps = wireDeps(config, store, "test");
+  const deps = await wireDeps(config, store, "test");
   const { irc } = deps;
   const app = createApp(deps);
 

@@ -1,0 +1,119 @@
+/**
+ * Events across nodes. Each node tells the others how many event sockets each user has open on
+ * it (`parley_listeners`, and the table `cluster_listeners` for nodes that start later); an event
+ * published on a node for a user with sockets elsewhere is sent on `parley_events` and delivered
+ * there to the sockets only. Taps (push notifications, automatic away) run where the event was
+ * published, once; they see every node's sockets through the bus's remote count.
+ */
+import type { EventBus } from "../lib/bus.ts";
+import type { PushedEvent } from "../lib/events.ts";
+import { log } from "../lib/log.ts";
+import type { PgChannel } from "./channel.ts";
+
+const EVENTS = "parley_events";
+const LISTENERS = "parley_listeners";
+
+interface EventMessage {
+  node: string;
+  user: number;
+  ev: PushedEvent;
+}
+
+interface ListenersMessage {
+  node: string;
+  user: number;
+  count: number;
+}
+
+/** Connects a node's bus to the other nodes. */
+export class BusBridge {
+  #bus: EventBus;
+  #channel: PgChannel;
+  #node: string;
+  /** Sockets per user per other node. */
+  #remote = new Map<number, Map<string, number>>();
+  #unlisten: (() => Promise<void>)[] = [];
+  /** Keeps the table's rows in the order the counts changed. */
+  #writes: Promise<unknown> = Promise.resolve();
+
+  constructor(bus: EventBus, channel: PgChannel, node: string) {
+    this.#bus = bus;
+    this.#channel = channel;
+    this.#node = node;
+  }
+
+  /** Listens, loads the other nodes' sockets, and announces this node's. */
+  async start(): Promise<void> {
+    this.#unlisten.push(
+      await this.#channel.listen(EVENTS, (m) => {
+        const msg = m as EventMessage;
+        if (msg.node !== this.#node) this.#bus.deliverLocal(msg.user, msg.ev);
+      }),
+      await this.#channel.listen(LISTENERS, (m) => {
+        const msg = m as ListenersMessage;
+        if (msg.node !== this.#node) this.#setRemote(msg.node, msg.user, msg.count);
+      }),
+    );
+    const sql = this.#channel.sql;
+    for (const row of await sql`SELECT node, user_id, count FROM cluster_listeners`) {
+      if (row.node !== this.#node) this.#setRemote(row.node, Number(row.user_id), row.count);
+    }
+    this.#bus.setRelay({
+      localCount: (user, count) => this.#announce(user, count),
+      relay: (user, ev) => {
+        this.#channel.send(EVENTS, { node: this.#node, user, ev } satisfies EventMessage)
+          .catch((err) => log.warn("cluster: event not relayed", { error: String(err) }));
+      },
+    });
+    for (const user of this.#bus.localUsers()) this.#announce(user, this.#bus.localCount(user));
+  }
+
+  #setRemote(node: string, user: number, count: number): void {
+    let nodes = this.#remote.get(user);
+    if (!nodes) this.#remote.set(user, nodes = new Map());
+    if (count > 0) nodes.set(node, count);
+    else nodes.delete(node);
+    let sum = 0;
+    for (const n of nodes.values()) sum += n;
+    if (!nodes.size) this.#remote.delete(user);
+    this.#bus.setRemoteCount(user, sum);
+  }
+
+  #announce(user: number, count: number): void {
+    const sql = this.#channel.sql;
+    const node = this.#node;
+    this.#writes = this.#writes.then(async () => {
+      if (count > 0) {
+        await sql`INSERT INTO cluster_listeners (node, user_id, count) VALUES (${node}, ${user},
+          ${count}) ON CONFLICT (node, user_id) DO UPDATE SET count = excluded.count`;
+      } else {
+        await sql`DELETE FROM cluster_listeners WHERE node = ${node} AND user_id = ${user}`;
+      }
+      await this.#channel.send(LISTENERS, { node, user, count } satisfies ListenersMessage);
+    }).catch((err) => log.warn("cluster: socket count not shared", { error: String(err) }));
+  }
+
+  /** Forgets the sockets of nodes that are gone (their rows, and what others counted). */
+  async prune(alive: string[]): Promise<void> {
+    const sql = this.#channel.sql;
+    const gone = await sql`DELETE FROM cluster_listeners WHERE NOT (node = ANY(${
+      sql.array(alive)
+    }::text[])) RETURNING node, user_id`;
+    for (const row of gone) {
+      this.#setRemote(row.node, Number(row.user_id), 0);
+      await this.#channel.send(LISTENERS, { node: row.node, user: Number(row.user_id), count: 0 });
+    }
+    for (const [user, nodes] of this.#remote) {
+      for (const node of nodes.keys()) if (!alive.includes(node)) this.#setRemote(node, user, 0);
+    }
+  }
+
+  /** Stops listening and withdraws this node's sockets. */
+  async stop(): Promise<void> {
+    for (const un of this.#unlisten) await un().catch(() => {});
+    this.#unlisten = [];
+    await this.#writes;
+    const sql = this.#channel.sql;
+    await sql`DELETE FROM cluster_listeners WHERE node = ${this.#node}`.catch(() => {});
+  }
+}

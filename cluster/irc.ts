@@ -1,0 +1,199 @@
+/**
+ * IRC on a node of a cluster: what the app asks of IRC for a user runs here when this node runs
+ * the user (or nobody does, and this node takes the user), else on the node that does, through
+ * a forwarded call. Records travel by id; the owner reads them from the shared database.
+ */
+import { missing } from "../lib/errors.ts";
+import { log } from "../lib/log.ts";
+import type { IrcControl, LiveView } from "../irc/control.ts";
+import type { IrcManager } from "../irc/manager.ts";
+import type { CommandResult } from "../irc/commands.ts";
+import type { EventBus } from "../lib/bus.ts";
+import type { ConnectionRecord } from "../store/connections.ts";
+import type { PgStore } from "../store/pg/mod.ts";
+import { PgChannel } from "./channel.ts";
+import { Ownership } from "./ownership.ts";
+import { BusBridge } from "./bus_bridge.ts";
+import { MovedError, Rpc } from "./rpc.ts";
+
+/** A node's IRC: local for the users it runs, forwarded for the others. */
+export class ClusterIrc implements IrcControl {
+  readonly nodeId = crypto.randomUUID().replaceAll("-", "").slice(0, 12);
+  #local: IrcManager;
+  #store: PgStore;
+  #ownership: Ownership;
+  #bridge: BusBridge;
+  #rpc: Rpc;
+  #channel: PgChannel;
+  #ready?: Promise<void>;
+  #stopped = false;
+
+  constructor(local: IrcManager, store: PgStore, bus: EventBus, scanMs: number) {
+    this.#local = local;
+    this.#store = store;
+    this.#channel = new PgChannel(store.sql);
+    this.#bridge = new BusBridge(bus, this.#channel, this.nodeId);
+    this.#ownership = new Ownership(store.url, store.sql, this.nodeId, {
+      acquired: (userId) => local.startUser(userId),
+      lost: (userId) => local.stopUser(userId, "This Parley node lost its database."),
+      scanned: async (nodes) => {
+        await this.#bridge.prune(nodes);
+        await this.#channel.prune();
+      },
+    }, scanMs);
+    const record = async (id: number, userId: number) => {
+      if (!this.#ownership.owns(userId)) throw new MovedError("not running this user");
+      const r = await store.connections.byId(id);
+      if (!r || r.userId !== userId) throw missing("No such connection.");
+      return r;
+    };
+    const mine = (userId: number) => {
+      if (!this.#ownership.owns(userId)) throw new MovedError("not running this user");
+    };
+    this.#rpc = new Rpc(this.#channel, this.nodeId, {
+      view: async (id: number, userId: number) => local.view(await record(id, userId)),
+      states: (userId: number) => {
+        mine(userId);
+        return local.states(userId).then((m) => [...m]);
+      },
+      created: async (id: number, userId: number, names: string[]) =>
+        local.created(await record(id, userId), names),
+      applyRecord: async (id: number, userId: number, restart: string | null, wait: boolean) =>
+        local.applyRecord(await record(id, userId), restart ?? undefined, wait),
+      drop: async (id: number, userId: number) => local.drop(await record(id, userId)),
+      userDeleted: async (userId: number) => {
+        mine(userId);
+        await local.userDeleted(userId);
+        await this.#ownership.release(userId);
+      },
+      send: (userId: number, connectionId: string, conversationId: string, message: string) => {
+        mine(userId);
+        return local.send(userId, connectionId, conversationId, message);
+      },
+    });
+  }
+
+  /** Listens for the other nodes, then takes this node's share of users. */
+  #init(): Promise<void> {
+    this.#ready ??= (async () => {
+      await this.#rpc.start();
+      await this.#bridge.start();
+      await this.#ownership.start();
+      log.info("cluster node started", { node: this.nodeId });
+    })();
+    return this.#ready;
+  }
+
+  /**
+   * Runs `here` when this node runs the user (taking a user nobody runs), else calls `method` on
+   * the node that does; once more if that node gave the user up meanwhile.
+   */
+  async #route<T>(
+    userId: number,
+    method: string,
+    args: unknown[],
+    here: () => Promise<T>,
+    claim = true,
+  ) {
+    await this.#init();
+    for (let attempt = 0;; attempt++) {
+      // Stopping (drop, a deleted user) needs no owner: when nobody runs the user, nothing runs.
+      const owner = claim
+        ? await this.#ownership.claim(userId)
+        : await this.#ownership.ownerOf(userId) ?? this.nodeId;
+      if (owner === this.nodeId) return await here();
+      try {
+        return await this.#rpc.call(owner, method, args) as T;
+      } catch (err) {
+        if (!(err instanceof MovedError) || attempt > 0) throw err;
+      }
+    }
+  }
+
+  start(): Promise<void> {
+    return this.#init();
+  }
+
+  async stop(message?: string): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    await this.#local.stop(message);
+    if (!this.#ready) return;
+    await this.#ready.catch(() => {});
+    await this.#ownership.stop();
+    await this.#bridge.stop();
+    await this.#rpc.stop();
+  }
+
+  view(record: ConnectionRecord): Promise<LiveView> {
+    return this.#route(
+      record.userId,
+      "view",
+      [record.id, record.userId],
+      () => this.#local.view(record),
+    );
+  }
+
+  async states(userId: number): Promise<Map<number, string>> {
+    const entries = await this.#route(
+      userId,
+      "states",
+      [userId],
+      async () => [...await this.#local.states(userId)],
+    );
+    return new Map(entries);
+  }
+
+  created(record: ConnectionRecord, names: string[]): Promise<void> {
+    return this.#route(
+      record.userId,
+      "created",
+      [record.id, record.userId, names],
+      () => this.#local.created(record, names),
+    );
+  }
+
+  applyRecord(record: ConnectionRecord, restart: string | undefined, wait: boolean) {
+    return this.#route(
+      record.userId,
+      "applyRecord",
+      [record.id, record.userId, restart ?? null, wait],
+      () => this.#local.applyRecord(record, restart, wait),
+    );
+  }
+
+  drop(record: ConnectionRecord): Promise<void> {
+    return this.#route(
+      record.userId,
+      "drop",
+      [record.id, record.userId],
+      () => this.#local.drop(record),
+      false,
+    );
+  }
+
+  async userDeleted(userId: number): Promise<void> {
+    await this.#route(userId, "userDeleted", [userId], async () => {
+      await this.#local.userDeleted(userId);
+      await this.#ownership.release(userId);
+    }, false);
+  }
+
+  send(
+    userId: number,
+    connectionId: string,
+    conversationId: string,
+    message: string,
+  ): Promise<CommandResult> {
+    return this.#route(
+      userId,
+      "send",
+      [userId, connectionId, conversationId, message],
+      () => this.#local.send(userId, connectionId, conversationId, message),
+    );
+  }
+
+  state(connectionRowId: number): string {
+    return this.#local.state(connectionRowId);
+  }
+}

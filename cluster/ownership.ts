@@ -1,0 +1,192 @@
+/**
+ * Which node runs each user's IRC connections. A node holds one PostgreSQL session of its own
+ * (application_name `parley-node:<id>`) and in it a session advisory lock per user it runs:
+ * PostgreSQL releases them the moment the node dies or its session drops, and every few seconds
+ * each node takes free users that want connections, up to its fair share of them, so that users
+ * spread over the nodes and a dead node's users move to the living within one scan.
+ */
+import postgres from "postgres";
+import { log } from "../lib/log.ts";
+import type { Sql } from "../store/pg/db.ts";
+
+/** The advisory lock class of user ownership (the first key; the user id is the second). */
+export const OWNER_LOCK = 0x7061;
+/** Prefix of the application_name of a node's lock session. */
+export const NODE_APP = "parley-node:";
+
+/** What ownership tells its node. */
+export interface OwnershipHooks {
+  /** This node now runs the user: connect their wanted connections. */
+  acquired(userId: number): Promise<void>;
+  /** This node no longer runs the user: stop their connections at once. */
+  lost(userId: number): Promise<void>;
+  /** After each scan, with the ids of the nodes alive (this one included). */
+  scanned?(nodes: string[]): Promise<void>;
+}
+
+/** Shuffles in place (users are taken in random order, so two nodes rarely race for one). */
+function shuffle<T>(a: T[]): T[] {
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+}
+
+/** One node's ownership of users. */
+export class Ownership {
+  readonly nodeId: string;
+  #session: Sql;
+  #sql: Sql;
+  #hooks: OwnershipHooks;
+  #scanMs: number;
+  #owned = new Set<number>();
+  #timer?: ReturnType<typeof setTimeout>;
+  #stopping = false;
+  #scanning?: Promise<void>;
+  /** Serialises claims and scans, so one user is never taken twice in one session. */
+  #turn: Promise<unknown> = Promise.resolve();
+
+  /**
+   * `url` is the database, `sql` the store's pool (for reading connections); `scanMs` how often
+   * free users are looked for.
+   */
+  constructor(url: string, sql: Sql, nodeId: string, hooks: OwnershipHooks, scanMs: number) {
+    this.nodeId = nodeId;
+    this.#sql = sql;
+    this.#hooks = hooks;
+    this.#scanMs = scanMs;
+    // One connection, never recycled: the locks live and die with it.
+    this.#session = postgres(url, {
+      max: 1,
+      max_lifetime: null,
+      onnotice: () => {},
+      connection: { application_name: `${NODE_APP}${nodeId}` },
+      onclose: () => this.#sessionLost(),
+    }) as unknown as Sql;
+  }
+
+  /** Starts scanning; resolves after the first scan. */
+  async start(): Promise<void> {
+    await this.scan();
+  }
+
+  /** Whether this node runs the user. */
+  owns(userId: number): boolean {
+    return this.#owned.has(userId);
+  }
+
+  /** The users this node runs. */
+  owned(): number[] {
+    return [...this.#owned];
+  }
+
+  /** The node running the user, if any. */
+  async ownerOf(userId: number): Promise<string | undefined> {
+    if (this.#owned.has(userId)) return this.nodeId;
+    const [row] = await this.#sql`SELECT a.application_name AS app FROM pg_locks l
+      JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.classid::bigint = ${OWNER_LOCK}
+        AND l.objid::bigint = ${userId} AND l.objsubid = 2 AND l.granted`;
+    return row ? String(row.app).slice(NODE_APP.length) : undefined;
+  }
+
+  /** The node running the user; a user nobody runs is taken by this node. */
+  claim(userId: number): Promise<string> {
+    return this.#serial(async () => {
+      if (this.#owned.has(userId)) return this.nodeId;
+      if (await this.#take(userId)) return this.nodeId;
+      const owner = await this.ownerOf(userId);
+      if (owner) return owner;
+      // Released between the two looks: try once more.
+      return (await this.#take(userId)) ? this.nodeId : (await this.ownerOf(userId)) ?? this.nodeId;
+    });
+  }
+
+  /** Gives a user up (deleted): the lock goes, nothing is stopped here. */
+  release(userId: number): Promise<void> {
+    return this.#serial(async () => {
+      if (!this.#owned.delete(userId)) return;
+      await this.#session`SELECT pg_advisory_unlock(${OWNER_LOCK}::int, ${userId}::int)`
+        .catch(() => {});
+    });
+  }
+
+  /** Looks for free users and takes this node's share of them; then schedules the next look. */
+  scan(): Promise<void> {
+    this.#scanning ??= this.#serial(() => this.#scan()).catch((err) =>
+      log.warn("cluster scan failed", { error: String(err) })
+    ).finally(() => {
+      this.#scanning = undefined;
+      if (this.#stopping) return;
+      clearTimeout(this.#timer);
+      this.#timer = setTimeout(() => this.scan(), this.#scanMs);
+    });
+    return this.#scanning;
+  }
+
+  async #scan(): Promise<void> {
+    const nodes =
+      (await this.#sql`SELECT DISTINCT substr(application_name, ${
+        NODE_APP.length + 1
+      }) AS node FROM pg_stat_activity WHERE application_name LIKE ${NODE_APP + "%"}`)
+        .map((r) => String(r.node));
+    if (!nodes.includes(this.nodeId)) nodes.push(this.nodeId);
+    const wanted = (await this.#sql`SELECT DISTINCT user_id FROM connections
+      WHERE wanted_state = 'connected'`).map((r) => Number(r.user_id));
+    const taken = new Set(
+      (await this.#sql`SELECT objid::bigint AS user_id FROM pg_locks
+        WHERE locktype = 'advisory' AND classid::bigint = ${OWNER_LOCK} AND objsubid = 2
+          AND granted`).map((r) => Number(r.user_id)),
+    );
+    const share = Math.ceil(wanted.length / nodes.length);
+    let room = share - [...this.#owned].filter((u) => wanted.includes(u)).length;
+    for (const userId of shuffle(wanted.filter((u) => !taken.has(u)))) {
+      if (room <= 0) break;
+      if (await this.#take(userId)) room--;
+    }
+    await this.#hooks.scanned?.(nodes);
+  }
+
+  /** Tries the user's lock; taken, tells the node to run the user. */
+  async #take(userId: number): Promise<boolean> {
+    if (this.#stopping) return false;
+    const [row] = await this.#session`SELECT pg_try_advisory_lock(${OWNER_LOCK}::int,
+      ${userId}::int) AS ok`;
+    if (!row.ok) return false;
+    this.#owned.add(userId);
+    log.info("cluster: running user", { uid: userId, node: this.nodeId });
+    await this.#hooks.acquired(userId).catch((err) =>
+      log.error("cluster: starting a user failed", { uid: userId, error: String(err) })
+    );
+    return true;
+  }
+
+  /** The lock session is gone, and with it every lock: stop everything at once. */
+  #sessionLost(): void {
+    if (this.#stopping) return;
+    const lost = [...this.#owned];
+    this.#owned.clear();
+    if (lost.length) log.warn("cluster: lost the database session", { users: lost.length });
+    for (const userId of lost) {
+      this.#hooks.lost(userId).catch((err) =>
+        log.error("cluster: stopping a user failed", { uid: userId, error: String(err) })
+      );
+    }
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.#turn.then(fn, fn);
+    this.#turn = next.catch(() => {});
+    return next;
+  }
+
+  /** Stops scanning and ends the session (which releases every lock). */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    clearTimeout(this.#timer);
+    await this.#scanning;
+    this.#owned.clear();
+    await this.#session.end({ timeout: 2 });
+  }
+}

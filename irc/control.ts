@@ -1,0 +1,48 @@
+/**
+ * What the app asks of IRC, whichever node runs the connection. On one machine the IRC manager
+ * (irc/manager.ts) answers it all; with several nodes on PostgreSQL, cluster/irc.ts answers for
+ * the users this node owns and forwards the rest to the node that owns them.
+ */
+import type { ConnectionRecord } from "../store/connections.ts";
+import type { CommandResult } from "./commands.ts";
+
+/** A connection's live state and info, as the Connection resource shows them. */
+export interface LiveView {
+  state: string;
+  info: Record<string, unknown>;
+}
+
+/** The IRC side of the app. Errors are DomainErrors. */
+export interface IrcControl {
+  /** Starts the connections this node runs (all of them, on one machine). */
+  start(): Promise<void>;
+  /** Sends QUIT on every connection this node runs and waits (briefly) for them to close. */
+  stop(message?: string): Promise<void>;
+  /** The live state and info of a stored connection. */
+  view(record: ConnectionRecord): Promise<LiveView>;
+  /** The live state of each of a user's connections, by row id (absent: disconnected). */
+  states(userId: number): Promise<Map<number, string>>;
+  /**
+   * A connection was just created: supervise it, make its first conversations (`names`; a
+   * channel among them is joined once connected), and connect it when it is wanted connected.
+   */
+  created(record: ConnectionRecord, names: string[]): Promise<void>;
+  /**
+   * Brings the running connection in line with its stored record (see IrcManager.apply); with
+   * `wait`, waits for a wanted connect and throws `upstream` when it fails.
+   */
+  applyRecord(record: ConnectionRecord, restart: string | undefined, wait: boolean): Promise<void>;
+  /** Stops a connection for good (before its record is deleted). */
+  drop(record: ConnectionRecord): Promise<void>;
+  /** Stops every connection of a user (before the user is deleted). */
+  userDeleted(userId: number): Promise<void>;
+  /** Sends what the user typed in a conversation (see IrcManager.send). */
+  send(
+    userId: number,
+    connectionId: string,
+    conversationId: string,
+    message: string,
+  ): Promise<CommandResult>;
+  /** The state of a connection this node runs ("disconnected" when it runs none). */
+  state(connectionRowId: number): string;
+}
