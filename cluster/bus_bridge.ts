@@ -114,6 +114,12 @@ export class BusBridge {
     this.#unlisten = [];
     await this.#writes;
     const sql = this.#channel.sql;
-    await sql`DELETE FROM cluster_listeners WHERE node = ${this.#node}`.catch(() => {});
+    const mine = await sql`DELETE FROM cluster_listeners WHERE node = ${this.#node}
+      RETURNING user_id`.catch(() => []);
+    // The others stop counting this node's sockets now, not at their next scan.
+    for (const row of mine) {
+      await this.#channel.send(LISTENERS, { node: this.#node, user: Number(row.user_id), count: 0 })
+        .catch(() => {});
+    }
   }
 }

@@ -14,6 +14,8 @@ export interface TestServer {
   output(): string;
   /** Stops the daemon with SIGTERM and waits for it; keeps the data folder; returns the exit code. */
   stop(): Promise<number>;
+  /** Kills the daemon with SIGKILL (no shutdown of any kind) and waits for it to be gone. */
+  kill(): Promise<void>;
   /** Stops and starts again on the same port and data folder. */
   restart(): Promise<void>;
   /** Stops and removes the data folder. */
@@ -113,6 +115,16 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     throw new Error(`Parley did not start:\n${out}`);
   }
 
+  async function kill(): Promise<void> {
+    if (!child) return;
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await child.status;
+    await Promise.all(pumps);
+    child = undefined;
+  }
+
   async function stop(): Promise<number> {
     if (!child) return 0;
     try {
@@ -131,6 +143,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     env,
     output: () => out,
     stop,
+    kill,
     async restart() {
       await stop();
       await start();

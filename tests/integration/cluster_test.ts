@@ -1,0 +1,141 @@
+/**
+ * Two Parley nodes on one PostgreSQL and one ngircd: IRC reaches a browser socket on the node
+ * that does not run the connection, a send from that node reaches IRC, and when the node running
+ * the connection is killed (SIGKILL, no shutdown), the other takes it over, rejoins, and nothing
+ * stored before is lost.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { ApiClient } from "../support/api.ts";
+import { EventSocket } from "../support/events.ts";
+import { RawIrcClient } from "../support/irc_client.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { poll } from "../support/poll.ts";
+import { startPostgres } from "../support/postgres.ts";
+import { diagnose, startServer, type TestServer } from "../support/server.ts";
+
+const HISTORY = "/api/connection/irc-localhost/conversation/%23cluster/messages?limit=100";
+
+Deno.test("two nodes on one PostgreSQL: events, forwarded sends, takeover after kill -9", async (t) => {
+  const pg = await startPostgres();
+  const irc = await startIrcServer();
+  const url = await pg.database();
+  const env = {
+    PARLEY_DATABASE_URL: url,
+    PARLEY_SECRET: "one secret for both nodes",
+    PARLEY_TEST_CLUSTER_SCAN_MS: "500",
+    PARLEY_TEST_FAST_IRC: "1",
+  };
+  const nodes: TestServer[] = [];
+  let bob: RawIrcClient | undefined;
+  let socket: EventSocket | undefined;
+  const why = () =>
+    nodes.map((n, i) => `node ${"ab"[i]}:\n${diagnose(n.output(), irc.output())}`).join("\n");
+  try {
+    const a = await startServer({ env });
+    nodes.push(a);
+    const b = await startServer({ env });
+    nodes.push(b);
+    const onA = new ApiClient(a.url);
+    await onA.register("owner@example.org");
+    const onB = new ApiClient(b.url);
+    await onB.login("owner@example.org");
+
+    await t.step("the node that creates the connection runs it", async () => {
+      const made = await onA.post("/api/connections", {
+        url: `${irc.url}?nick=owner`,
+        conversation_id: "#cluster",
+      });
+      assertEquals(made.status, 200, JSON.stringify(made.body));
+      bob = await RawIrcClient.connect(irc.port, "bob");
+      await bob.join("#cluster");
+      await bob.waitForMember("#cluster", "owner").catch((err) => {
+        throw new Error(`${err.message}\n${why()}`);
+      });
+      assert(/cluster: running user uid=1/.test(a.output()), why());
+      assert(!/cluster: running user/.test(b.output()), "node b runs nobody");
+    });
+
+    await t.step("node b shows the connection as node a runs it", async () => {
+      const list = await onB.get("/api/connections");
+      assertEquals(list.body.connections[0].state, "connected");
+    });
+
+    await t.step("a message from IRC reaches a socket on node b, live", async () => {
+      socket = await EventSocket.open(onB);
+      await socket.waitFor((e) => e.event === "handshake");
+      // Node a learns of the socket on node b before it relays: wait for the relay to work.
+      await poll("the socket on node b is known to node a", async () => {
+        await bob!.say("#cluster", `ping ${Date.now()}`);
+        return await socket!.waitFor((e) => e.event === "message", 300).then(
+          () => true,
+          () => false,
+        );
+      });
+      await bob!.say("#cluster", "hello from irc");
+      const ev = await socket.waitFor((e) =>
+        e.event === "message" && e.message === "hello from irc"
+      );
+      assertEquals([ev.connection_id, ev.conversation_id, ev.from], [
+        "irc-localhost",
+        "#cluster",
+        "bob",
+      ]);
+    });
+
+    await t.step("a send on node b goes out through node a", async () => {
+      const sent = await socket!.request({
+        method: "send",
+        connection_id: "irc-localhost",
+        conversation_id: "#cluster",
+        message: "hello from node b",
+      });
+      assertEquals(sent.errors, undefined, JSON.stringify(sent));
+      const line = await bob!.waitFor((l) =>
+        l.command === "PRIVMSG" && l.params[1] === "hello from node b"
+      );
+      assertEquals(line.prefix?.split("!")[0], "owner");
+    });
+
+    await t.step("kill -9 of node a: node b takes over, rejoins, keeps the history", async () => {
+      for (let i = 0; i < 20; i++) await bob!.say("#cluster", `before the kill ${i}`);
+      const stored = await poll("the lines stored", async () => {
+        const page = await onB.get(HISTORY);
+        const texts = page.body.messages.map((m: { message: string }) => m.message);
+        return texts.includes("before the kill 19") ? texts : undefined;
+      });
+      await a.kill();
+      const killedAt = Date.now();
+      // ngircd sees owner's socket close at once; owner comes back from node b.
+      await bob!.waitFor((l) => l.command === "QUIT" && l.prefix?.startsWith("owner!") === true);
+      const joinedAgain = await bob!.waitFor(
+        (l) =>
+          l.command === "JOIN" && l.prefix?.startsWith("owner!") === true &&
+          bob!.lines.indexOf(l) > bob!.lines.findIndex((q) => q.command === "QUIT"),
+        30_000,
+      ).catch((err) => {
+        throw new Error(`${err.message}\n${why()}`);
+      });
+      assert(joinedAgain, "owner rejoined #cluster");
+      assert(Date.now() - killedAt < 30_000, "within 30 s");
+      assert(/cluster: running user uid=1/.test(b.output()), why());
+      const page = await onB.get(HISTORY);
+      const texts = page.body.messages.map((m: { message: string }) => m.message);
+      for (const line of stored) assert(texts.includes(line), `kept: ${line}`);
+      // And it works from node b now: a send goes out.
+      const sent = await socket!.request({
+        method: "send",
+        connection_id: "irc-localhost",
+        conversation_id: "#cluster",
+        message: "node b runs me now",
+      });
+      assertEquals(sent.errors, undefined, JSON.stringify(sent));
+      await bob!.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "node b runs me now");
+    });
+  } finally {
+    await socket?.close();
+    await bob?.close();
+    for (const n of nodes) await n.close();
+    await irc.close();
+    await pg.close();
+  }
+});
