@@ -11,6 +11,7 @@ import { ConnectionService } from "./irc/connection_service.ts";
 import { filesUserDeleted } from "./routes/files.ts";
 import type { Store } from "./store/mod.ts";
 import type { PgStore } from "./store/pg/mod.ts";
+import { LoginThrottle } from "./http/throttle.ts";
 
 /** The app's dependencies over an opened store. */
 export async function wireDeps(config: Config, store: Store, version: string): Promise<AppDeps> {
@@ -18,9 +19,12 @@ export async function wireDeps(config: Config, store: Store, version: string): P
   const manager = new IrcManager({ config, store, bus, version });
   // On PostgreSQL every process is a node of a cluster (of one, or of many): it runs the users
   // it owns and forwards the rest (cluster/).
+  const loginThrottle = new LoginThrottle();
   // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
   const irc = isPg(store)
-    ? new (await import("./cluster/irc.ts")).ClusterIrc(manager, store, bus, config.clusterScanMs)
+    ? new (await import("./cluster/irc.ts")).ClusterIrc(manager, store, bus, config.clusterScanMs, {
+      loginThrottle,
+    })
     : manager;
   const connections = new ConnectionService({ config, store, bus, irc });
   const deps: AppDeps = {
@@ -29,6 +33,7 @@ export async function wireDeps(config: Config, store: Store, version: string): P
     bus,
     irc,
     connections,
+    loginThrottle,
     userDeleted: [(uid) => irc.userDeleted(uid)],
   };
   deps.userDeleted!.push(filesUserDeleted(deps));

@@ -16,6 +16,13 @@ import { Ownership } from "./ownership.ts";
 import { BusBridge } from "./bus_bridge.ts";
 import { MovedError, Rpc } from "./rpc.ts";
 
+/** What of the login throttle (http/throttle.ts) the nodes share. */
+export interface SharedThrottle {
+  share?: (kind: "fail" | "succeed", email: string, address: string, now: number) => void;
+  fail(email: string, address: string, now: number, shared: boolean): void;
+  succeed(email: string, address: string, shared: boolean): void;
+}
+
 /** A node's IRC: local for the users it runs, forwarded for the others. */
 export class ClusterIrc implements IrcControl {
   readonly nodeId = crypto.randomUUID().replaceAll("-", "").slice(0, 12);
@@ -27,8 +34,17 @@ export class ClusterIrc implements IrcControl {
   #channel: PgChannel;
   #ready?: Promise<void>;
   #stopped = false;
+  /** More channels to listen on at start, and how to stop each. */
+  #listeners: (() => Promise<() => Promise<void>>)[] = [];
+  #unlisten: (() => Promise<void>)[] = [];
 
-  constructor(local: IrcManager, store: PgStore, bus: EventBus, scanMs: number) {
+  constructor(
+    local: IrcManager,
+    store: PgStore,
+    bus: EventBus,
+    scanMs: number,
+    shared: { loginThrottle?: SharedThrottle } = {},
+  ) {
     this.#local = local;
     this.#store = store;
     this.#channel = new PgChannel(store.sql);
@@ -50,6 +66,7 @@ export class ClusterIrc implements IrcControl {
     const mine = (userId: number) => {
       if (!this.#ownership.owns(userId)) throw new MovedError("not running this user");
     };
+    if (shared.loginThrottle) this.#shareThrottle(shared.loginThrottle);
     this.#rpc = new Rpc(this.#channel, this.nodeId, {
       view: async (id: number, userId: number) => local.view(await record(id, userId)),
       states: (userId: number) => {
@@ -73,11 +90,39 @@ export class ClusterIrc implements IrcControl {
     });
   }
 
+  /**
+   * Failed logins count on every node: each is sent to the others, so that guessing a password
+   * through several nodes is as slow as through one.
+   */
+  #shareThrottle(throttle: SharedThrottle): void {
+    const channel = "parley_logins";
+    throttle.share = (kind, email, address, now) => {
+      this.#init().then(() =>
+        this.#channel.send(channel, { node: this.nodeId, kind, email, address, now })
+      ).catch((err) => log.warn("cluster: login failure not shared", { error: String(err) }));
+    };
+    this.#listeners.push(() =>
+      this.#channel.listen(channel, (m) => {
+        const msg = m as {
+          node: string;
+          kind: string;
+          email: string;
+          address: string;
+          now: number;
+        };
+        if (msg.node === this.nodeId) return;
+        if (msg.kind === "fail") throttle.fail(msg.email, msg.address, msg.now, true);
+        else throttle.succeed(msg.email, msg.address, true);
+      })
+    );
+  }
+
   /** Listens for the other nodes, then takes this node's share of users. */
   #init(): Promise<void> {
     this.#ready ??= (async () => {
       await this.#rpc.start();
       await this.#bridge.start();
+      for (const listen of this.#listeners) this.#unlisten.push(await listen());
       await this.#ownership.start();
       log.info("cluster node started", { node: this.nodeId });
     })();
@@ -123,6 +168,7 @@ export class ClusterIrc implements IrcControl {
     await this.#ownership.stop();
     await this.#bridge.stop();
     await this.#rpc.stop();
+    for (const un of this.#unlisten) await un().catch(() => {});
   }
 
   view(record: ConnectionRecord): Promise<LiveView> {

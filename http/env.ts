@@ -6,6 +6,7 @@ import type { UserRecord } from "../store/users.ts";
 import type { IrcControl } from "../irc/control.ts";
 import type { ConnectionService } from "../irc/connection_service.ts";
 import type { Bot } from "../irc/bot.ts";
+import type { LoginThrottle } from "./throttle.ts";
 
 /** What `createApp` is given; routes take what they need from it. */
 export interface AppDeps {
@@ -18,6 +19,8 @@ export interface AppDeps {
   connections: ConnectionService;
   /** Called before a user is deleted, to stop what runs for them and remove their files. */
   userDeleted?: ((userId: number) => Promise<void>)[];
+  /** Failed logins, counted over every node of a cluster. */
+  loginThrottle: LoginThrottle;
   /** The bot configured by bot.json, once started; absent without a bot.json. */
   bot?: Bot;
 }

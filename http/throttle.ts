@@ -43,6 +43,11 @@ interface PairState {
 export class LoginThrottle {
   #pairs = new Map<string, PairState>();
   #addresses = new Map<string, number[]>();
+  /**
+   * Told of every failure and success here, so that other nodes of a cluster count them too
+   * (cluster/irc.ts shares them; they come back through `fail`/`succeed` with `shared`).
+   */
+  share?: (kind: "fail" | "succeed", email: string, address: string, now: number) => void;
   constructor(readonly limits: ThrottleLimits = LOGIN_LIMITS) {}
 
   #pair(email: string, address: string, now: number): PairState | undefined {
@@ -79,8 +84,9 @@ export class LoginThrottle {
     return Math.max(0, wait);
   }
 
-  /** Records one failed login. */
-  fail(email: string, address: string, now = Date.now()): void {
+  /** Records one failed login (`shared`: one another node saw). */
+  fail(email: string, address: string, now = Date.now(), shared = false): void {
+    if (!shared) this.share?.("fail", email, address, now);
     const key = `${address} ${email}`;
     const failures = (this.#pair(email, address, now)?.failures ?? 0) + 1;
     this.#pairs.delete(key); // re-inserted last: the maps drop their oldest entries first
@@ -96,7 +102,8 @@ export class LoginThrottle {
   }
 
   /** Forgets the pair's failures after a successful login (the address's budget stays spent). */
-  succeed(email: string, address: string): void {
+  succeed(email: string, address: string, shared = false): void {
+    if (!shared) this.share?.("succeed", email, address, Date.now());
     this.#pairs.delete(`${address} ${email}`);
   }
 }

@@ -14,7 +14,6 @@ import {
   startSession,
 } from "../http/session.ts";
 import { clientAddress } from "../http/client.ts";
-import { LoginThrottle } from "../http/throttle.ts";
 import { hashPassword, verifyPassword } from "../lib/password.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { log } from "../lib/log.ts";
@@ -60,7 +59,7 @@ export const logoutQuery = z.object({ csrf: z.string({ error: "csrf is required.
 /** Routes under /api/user. */
 export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const throttle = new LoginThrottle();
+  const throttle = deps.loginThrottle;
   const { store } = deps;
 
   async function withCsrf(

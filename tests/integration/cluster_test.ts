@@ -96,6 +96,24 @@ Deno.test("two nodes on one PostgreSQL: events, forwarded sends, takeover after 
       assertEquals(line.prefix?.split("!")[0], "owner");
     });
 
+    await t.step("failed logins on node a count on node b", async () => {
+      // One address's budget over all emails (50 failures in 10 minutes) is spent on node a...
+      for (let i = 0; i < 50; i++) {
+        const r = await new ApiClient(a.url).post("/api/user/login", {
+          email: `guess${i}@example.org`,
+          password: "wrong guess",
+        });
+        assertEquals(r.status, 400);
+      }
+      // ...and node b, told through NOTIFYs, makes the same address wait (one try: each counts).
+      await new Promise((r) => setTimeout(r, 1000));
+      const onNodeB = await new ApiClient(b.url).post("/api/user/login", {
+        email: "someone@example.org",
+        password: "wrong guess",
+      });
+      assertEquals(onNodeB.status, 429);
+    });
+
     await t.step("kill -9 of node a: node b takes over, rejoins, keeps the history", async () => {
       for (let i = 0; i < 20; i++) await bob!.say("#cluster", `before the kill ${i}`);
       const stored = await poll("the lines stored", async () => {
