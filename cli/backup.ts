@@ -4,7 +4,7 @@ import { backup, DatabaseSync } from "node:sqlite";
 import { ConfigError, parseConfig } from "../config.ts";
 import { logToStderr } from "../lib/log.ts";
 import { parseArgs } from "./args.ts";
-import { commandConfig, isDir, LOCK_FILE, lockHome } from "./home.ts";
+import { commandConfig, isDir, LOCK_FILE, lockHome, refuseOnPostgres } from "./home.ts";
 import { BACKUP_USAGE, RESTORE_USAGE, VERSION } from "./help.ts";
 import { END, header, padding, readTar, type TarEntry } from "./tar.ts";
 
@@ -86,6 +86,7 @@ export async function backupCommand(args: string[]): Promise<void> {
   const [target, ...extra] = parsed.positional;
   if (!target || extra.length) throw new ConfigError(`one FILE is needed\n\n${BACKUP_USAGE}`);
   const config = await commandConfig(parsed.env);
+  refuseOnPostgres(config, "back it up with pg_dump (docs/deployment.md)");
   const dbPath = join(config.home, "parley.db");
   if (!(await fileSource(dbPath, "parley.db"))) {
     throw new ConfigError(`${config.home} holds no Parley database (parley.db)`);
@@ -169,7 +170,14 @@ export async function restoreCommand(args: string[]): Promise<void> {
   const [source, ...extra] = parsed.positional;
   if (!source || extra.length) throw new ConfigError(`one FILE is needed\n\n${RESTORE_USAGE}`);
   logToStderr();
-  const home = parseConfig({ ...Deno.env.toObject(), ...parsed.env }).home;
+  const parsedConfig = parseConfig({ ...Deno.env.toObject(), ...parsed.env });
+  if (parsedConfig.databaseUrl) {
+    throw new ConfigError(
+      "PARLEY_DATABASE_URL is set: the store is PostgreSQL; restore it with pg_restore, or " +
+        "restore into a data folder without PARLEY_DATABASE_URL and `parley store copy` it",
+    );
+  }
+  const home = parsedConfig.home;
   let input: Deno.FsFile;
   try {
     input = await Deno.open(source);

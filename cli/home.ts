@@ -53,3 +53,13 @@ export async function lockHome(home: string, what: string): Promise<Deno.FsFile>
   await file.write(new TextEncoder().encode(`${Deno.pid}\n`));
   return file;
 }
+
+/**
+ * Commands that work on the data folder's SQLite database refuse a PostgreSQL store instead of
+ * quietly working on a database the daemon does not use.
+ */
+export function refuseOnPostgres(config: Config, instead: string): void {
+  if (config.databaseUrl) {
+    throw new ConfigError(`PARLEY_DATABASE_URL is set: the store is PostgreSQL; ${instead}`);
+  }
+}

@@ -5,7 +5,7 @@ import { ImportSession } from "../import/common.ts";
 import { importTheLounge } from "../import/thelounge.ts";
 import { importConvos } from "../import/convos.ts";
 import { parseArgs } from "./args.ts";
-import { commandConfig, isDir, lockHome } from "./home.ts";
+import { commandConfig, isDir, lockHome, refuseOnPostgres } from "./home.ts";
 import { IMPORT_USAGE } from "./help.ts";
 
 /** Runs `parley import ...`. */
@@ -28,6 +28,10 @@ export async function importCommand(args: string[]): Promise<void> {
     emails.set(pair.slice(0, at), pair.slice(at + 1));
   }
   const config = await commandConfig(parsed.env);
+  refuseOnPostgres(
+    config,
+    "import into a data folder without it, then `parley store copy` (docs/deployment.md)",
+  );
   const lock = await lockHome(
     config.home,
     "importing (parley import writes the database directly)",

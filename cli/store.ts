@@ -31,6 +31,9 @@ export async function storeCommand(args: string[]): Promise<void> {
     throw new ConfigError(`--to takes a postgres:// URL\n\n${STORE_USAGE}`);
   }
   const config = await commandConfig(parsed.env);
+  if (config.databaseUrl) {
+    throw new ConfigError("unset PARLEY_DATABASE_URL: the copy reads the data folder's SQLite");
+  }
   // The daemon must not write the database while it is copied.
   const lock = await lockHome(config.home, "copying the store");
   const db = openDatabase(join(config.home, "parley.db"));

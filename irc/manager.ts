@@ -466,6 +466,9 @@ export class IrcManager implements IrcControl {
       const conv = await conversationFor(this.#deps, conn, name);
       if (conv && conn.isChannel(name)) {
         await this.#deps.store.conversations.setJoined(conv.id, true);
+        // Already registered (a cluster node took the user over meanwhile and connected it):
+        // the rejoin after registration has run, so join now.
+        if (conn.state === "connected") await conn.enqueue(`JOIN ${name}`).catch(() => {});
       }
     }
     if (record.wantedState === "connected") this.#enqueue(conn);

@@ -3,6 +3,14 @@ import { nowMicros } from "../../lib/time.ts";
 import { type ConversationRow, type ConversationStore, toRecord } from "../conversations.ts";
 import { pgString, type Sql } from "./db.ts";
 
+/** Conversations in PostgreSQL; `bump` is called when another node renamed or removed one. */
+export interface PgConversationStore extends ConversationStore {
+  bump(): void;
+}
+
+/** The channel on which nodes say that conversations were renamed or removed. */
+export const CONVERSATIONS_CHANGED = "parley_conversations_changed";
+
 /**
  * The PostgreSQL implementation of ConversationStore. `settled` resolves once the message writer
  * has committed what it holds (its unread counts are saved in its batches), so reads and
@@ -11,8 +19,12 @@ import { pgString, type Sql } from "./db.ts";
 export function pgConversationStore(
   sql: Sql,
   settled: () => Promise<void>,
-): ConversationStore {
+): PgConversationStore {
   let generation = 0;
+  const changed = () => {
+    generation++;
+    sql.notify(CONVERSATIONS_CHANGED, "").catch(() => {});
+  };
   const get = async (connection: number, conversationId: string) => {
     await settled();
     const [row] = await sql<ConversationRow[]>`SELECT v.*, c.connection_id FROM conversations v
@@ -24,6 +36,7 @@ export function pgConversationStore(
     get generation() {
       return generation;
     },
+    bump: () => void generation++,
     async listForUser(userId) {
       await settled();
       // The count walks the user's highlights since the last read (a small partial index).
@@ -58,7 +71,7 @@ export function pgConversationStore(
       await sql`UPDATE conversations SET joined = ${joined} WHERE id = ${id}`;
     },
     async rename(id, conversationId, name) {
-      generation++;
+      changed();
       await sql`UPDATE conversations SET conversation_id = ${pgString(conversationId)},
         name = ${pgString(name)} WHERE id = ${id}`;
     },
@@ -75,7 +88,7 @@ export function pgConversationStore(
         WHERE connection = ${connection}`;
     },
     async remove(id) {
-      generation++;
+      changed();
       await sql`DELETE FROM conversations WHERE id = ${id}`;
     },
   };

@@ -5,12 +5,12 @@
 import type { Store } from "../mod.ts";
 import { connectPg, migratePg, type Sql } from "./db.ts";
 import { type PgMessageStore, pgMessageStore } from "./messages.ts";
-import { pgUserStore } from "./users.ts";
+import { pgUserStore, USERS_CHANGED } from "./users.ts";
 import { pgSessionStore } from "./sessions.ts";
 import { pgSettingsStore } from "./settings.ts";
 import { pgProfileStore } from "./profiles.ts";
 import { pgConnectionStore } from "./connections.ts";
-import { pgConversationStore } from "./conversations.ts";
+import { CONVERSATIONS_CHANGED, pgConversationStore } from "./conversations.ts";
 import { pgFileStore } from "./files.ts";
 import { pgPushStore } from "./push.ts";
 
@@ -35,19 +35,27 @@ export async function openPgStore(url: string): Promise<PgStore> {
     throw err;
   }
   const messages = pgMessageStore(sql);
+  const users = pgUserStore(sql);
+  const conversations = pgConversationStore(sql, messages.flush);
+  // Other nodes' changes reload the caches keyed on the generations (irc/record.ts).
+  const listening = [
+    await sql.listen(USERS_CHANGED, () => users.bump()),
+    await sql.listen(CONVERSATIONS_CHANGED, () => conversations.bump()),
+  ];
   return {
     sql,
     url,
-    users: pgUserStore(sql),
+    users,
     sessions: pgSessionStore(sql),
     settings: pgSettingsStore(sql),
     profiles: pgProfileStore(sql),
     connections: pgConnectionStore(sql),
-    conversations: pgConversationStore(sql, messages.flush),
+    conversations,
     messages,
     files: pgFileStore(sql),
     push: pgPushStore(sql),
     async close() {
+      for (const l of listening) await l.unlisten().catch(() => {});
       await messages.close(); // the batched writer's last turn
       await sql.end({ timeout: 5 });
     },

@@ -12,9 +12,21 @@ import { pgString, type Sql } from "./db.ts";
 /** Serialises registrations, so that two first ones cannot both find an empty install. */
 const REGISTER_LOCK = 0x7061726c_01;
 
+/** Users in PostgreSQL; `bump` is called when another node changed a user. */
+export interface PgUserStore extends UserStore {
+  bump(): void;
+}
+
+/** The channel on which nodes say that users changed (caches keyed on `generation` reload). */
+export const USERS_CHANGED = "parley_users_changed";
+
 /** The PostgreSQL implementation of UserStore. */
-export function pgUserStore(sql: Sql): UserStore {
+export function pgUserStore(sql: Sql): PgUserStore {
   let generation = 0;
+  const changed = () => {
+    generation++;
+    sql.notify(USERS_CHANGED, "").catch(() => {});
+  };
   const one = (rows: UserRow[]) => toRecord(rows[0]);
   const insert = (tx: Sql, email: string, hash: string, roles: string[]) =>
     tx<UserRow[]>`INSERT INTO users (email, password_hash, roles, registered)
@@ -27,6 +39,7 @@ export function pgUserStore(sql: Sql): UserStore {
     get generation() {
       return generation;
     },
+    bump: () => void generation++,
     count: async () => (await sql`SELECT count(*)::int AS n FROM users`)[0].n,
     create: async (email, passwordHash, roles) =>
       one(await insert(sql, email, passwordHash, roles))!,
@@ -55,7 +68,7 @@ export function pgUserStore(sql: Sql): UserStore {
       (await sql<UserRow[]>`SELECT * FROM users WHERE roles::jsonb ? ${role} ORDER BY email`)
         .map((r) => toRecord(r)!),
     async update(id, patch) {
-      generation++;
+      changed();
       const set: Record<string, string> = {};
       if (patch.passwordHash !== undefined) set.password_hash = patch.passwordHash;
       if (patch.roles !== undefined) set.roles = JSON.stringify(patch.roles);
@@ -68,7 +81,7 @@ export function pgUserStore(sql: Sql): UserStore {
       return one(await sql<UserRow[]>`SELECT * FROM users WHERE id = ${id}`);
     },
     async remove(id) {
-      generation++;
+      changed();
       return (await sql`DELETE FROM users WHERE id = ${id}`).count > 0;
     },
   };

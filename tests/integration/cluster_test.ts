@@ -33,12 +33,10 @@ Deno.test("two nodes on one PostgreSQL: events, forwarded sends, takeover after 
   try {
     const a = await startServer({ env });
     nodes.push(a);
-    const b = await startServer({ env });
-    nodes.push(b);
     const onA = new ApiClient(a.url);
     await onA.register("owner@example.org");
-    const onB = new ApiClient(b.url);
-    await onB.login("owner@example.org");
+    let b!: TestServer;
+    let onB!: ApiClient;
 
     await t.step("the node that creates the connection runs it", async () => {
       const made = await onA.post("/api/connections", {
@@ -52,6 +50,11 @@ Deno.test("two nodes on one PostgreSQL: events, forwarded sends, takeover after 
         throw new Error(`${err.message}\n${why()}`);
       });
       assert(/cluster: running user uid=1/.test(a.output()), why());
+      // Node b starts now: the user is taken, so it runs nobody.
+      b = await startServer({ env });
+      nodes.push(b);
+      onB = new ApiClient(b.url);
+      await onB.login("owner@example.org");
       assert(!/cluster: running user/.test(b.output()), "node b runs nobody");
     });
 
@@ -94,6 +97,18 @@ Deno.test("two nodes on one PostgreSQL: events, forwarded sends, takeover after 
         l.command === "PRIVMSG" && l.params[1] === "hello from node b"
       );
       assertEquals(line.prefix?.split("!")[0], "owner");
+    });
+
+    await t.step("a highlight keyword set on node b highlights on node a", async () => {
+      // Node a has the user's (empty) keywords cached since the first messages.
+      const set = await onB.post("/api/user/owner@example.org", { highlight_keywords: ["kettle"] });
+      assertEquals(set.status, 200, JSON.stringify(set.body));
+      await new Promise((r) => setTimeout(r, 500)); // the change travels as a NOTIFY
+      await bob!.say("#cluster", "the kettle is on");
+      const ev = await socket!.waitFor((e) =>
+        e.event === "message" && e.message === "the kettle is on"
+      );
+      assertEquals(ev.highlight, true);
     });
 
     await t.step("failed logins on node a count on node b", async () => {
