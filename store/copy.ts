@@ -168,7 +168,12 @@ export async function copySqliteToPg(
     for (const raw of select.iterate() as Iterable<Record<string, unknown>>) {
       const row: Record<string, Value> = {};
       for (const c of columns) row[c.name] = convert(raw[c.name], c.type);
-      if (words) row.words = tsvectorOf(String(raw.text ?? ""));
+      if (words) {
+        row.words = tsvectorOf(String(raw.text ?? ""), {
+          userId: Number(raw.user_id),
+          conversation: Number(raw.conversation),
+        });
+      }
       batch.push(row);
       if (batch.length >= perBatch) await flush();
     }

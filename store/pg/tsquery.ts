@@ -15,9 +15,26 @@ const MAX_LEXEME = 500;
 /** PostgreSQL keeps word positions up to this; later words share it (phrases there are rare). */
 const MAX_POSITION = 16383;
 
+/**
+ * Where a message was said, as lexemes of its tsvector: `~u<user id>` and `~c<conversation row
+ * id>` (no token of a text starts with `~`). A search ANDs its words with them, so the GIN index
+ * itself keeps one user's (or one conversation's) rows, skipping through the scope's posting list,
+ * instead of fetching every row in the database with the word and dropping the others' after.
+ */
+export interface Scope {
+  userId: number;
+  conversation: number;
+}
+
+/** The lexeme of a user's messages. */
+export const userLexeme = (userId: number) => `'~u${userId}'`;
+/** The lexeme of a conversation's messages. */
+export const conversationLexeme = (conversation: number) => `'~c${conversation}'`;
+
 /** The tsvector literal of a message's text: its folded tokens with their positions. */
-export function tsvectorOf(text: string): string {
+export function tsvectorOf(text: string, scope?: Scope): string {
   const out: string[] = [];
+  if (scope) out.push(userLexeme(scope.userId), conversationLexeme(scope.conversation));
   let pos = 0;
   for (const word of tokens(fold(text))) {
     pos++;

@@ -118,7 +118,7 @@ export function pgWriter(sql: Sql) {
       highlight: Boolean(msg.highlight),
       sender: pgString(msg.from.slice(0, 100)),
       text,
-      words: tsvectorOf(text),
+      words: tsvectorOf(text, { userId: msg.userId, conversation: msg.conversation }),
     });
     if (pending.length >= BATCH) commit();
     else timer ??= setTimeout(commit, WRITE_WINDOW_MS);
