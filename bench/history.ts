@@ -49,7 +49,7 @@ const store = await openSqliteStore(home);
 // PARLEY_BENCH_POSTGRES=1: a throwaway PostgreSQL of the bench's own (tests/support/postgres.ts,
 // with bench-sized memory); else PARLEY_BENCH_DATABASE_URL names an empty database.
 const pgServer = Deno.env.get("PARLEY_BENCH_POSTGRES") === "1"
-  ? await startPostgres({ sharedBuffers: "512MB" })
+  ? await startPostgres({ sharedBuffers: "4GB" })
   : undefined;
 const pgUrl = pgServer?.url ?? Deno.env.get("PARLEY_BENCH_DATABASE_URL");
 const pg: PgMessageStore | undefined = pgUrl ? await openPgMessageStore(pgUrl) : undefined;
