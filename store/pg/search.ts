@@ -6,14 +6,7 @@ import { JOIN_WHERE, newestFirstPage, type Row } from "../messages/rows.ts";
 import { pgString, type Sql } from "./db.ts";
 import { log } from "../../lib/log.ts";
 import { PG_COLUMNS } from "./paging.ts";
-import {
-  BUCKET_BITS,
-  bucketOf,
-  conversationLexeme,
-  toTsquery,
-  userBucketLexeme,
-  userLexeme,
-} from "./tsquery.ts";
+import { bucketOf, conversationLexeme, toTsquery, userBucketLexeme } from "./tsquery.ts";
 
 type Found = Row & { owner: number; conversation_row: number };
 
@@ -53,9 +46,9 @@ export function pgUserSearch(sql: Sql) {
     if (q.before !== undefined) where.push(`m.ts < ${arg(q.before)}`);
     if (q.after !== undefined) where.push(`m.ts > ${arg(q.after)}`);
     const limit = q.limit + 1;
-    const select = (tsquery: string | undefined, n: number, also?: string) => {
+    const select = (tsquery: string | undefined, n: number) => {
       const all = [...args];
-      const clauses = also ? [...where, also] : [...where];
+      const clauses = [...where];
       if (tsquery !== undefined) clauses.push(`m.words @@ $${all.push(tsquery)}::tsquery`);
       return sql.unsafe(
         `SELECT ${PG_COLUMNS}, k.connection_id, c.conversation_id, m.user_id AS owner,
@@ -75,28 +68,21 @@ export function pgUserSearch(sql: Sql) {
       const narrowed = senders.length > 0 || conversations.length > 0;
       const words = toTsquery(parsed.terms, narrowed);
       const within = scope ? ` & (${scope.map(conversationLexeme).join(" | ")})` : "";
-      // The user's newest id bucket, then the four before it: each step finds in the GIN index
-      // only the rows of its buckets (tsquery.ts), so a word with thousands of matches costs the
-      // buckets that hold the newest of them, not a fetch and sort of them all. What is still
-      // missing then is asked of all the user's older rows at once: a rare word's few matches,
-      // which the index finds cheaper in one look than bucket by bucket.
+      // The user's id buckets, newest first, 1, 4, 16... at a time: each step finds in the GIN
+      // index only the rows of its buckets (tsquery.ts), so a word with thousands of matches
+      // costs the few buckets that hold the newest of them, not a fetch and sort of them all.
       const [span] = await sql`SELECT max(id) AS hi, min(id) AS lo FROM messages
         WHERE user_id = ${userId}`;
       if (span?.hi !== null && span?.hi !== undefined) {
         const bottom = bucketOf(span.lo);
         let top = bucketOf(span.hi);
-        for (let size = 1; size <= 4 && top >= bottom && rows.length < limit; size *= 4) {
+        for (let size = 1; top >= bottom && rows.length < limit; size *= 4) {
           const from = Math.max(bottom, top - size + 1);
           const buckets: string[] = [];
           for (let b = top; b >= from; b--) buckets.push(userBucketLexeme(userId, b));
           const tsquery = `(${words}) & (${buckets.join(" | ")})${within}`;
           rows.push(...await select(tsquery, limit - rows.length));
           top = from - 1;
-        }
-        if (top >= bottom && rows.length < limit) {
-          const below = (top + 1) * 2 ** BUCKET_BITS;
-          const tsquery = `(${words}) & ${userLexeme(userId)}${within}`;
-          rows.push(...await select(tsquery, limit - rows.length, `m.id < ${below}`));
         }
       }
     }

@@ -17,7 +17,7 @@ const MAX_POSITION = 16383;
 
 /**
  * Where a message was said, as lexemes of its tsvector (no token of a text starts with `~`):
- * `~u<user id>`, `~u<user id>b<id bucket>` (the user's messages among 65,536 consecutive ids) and
+ * `~u<user id>b<id bucket>`, the user's messages among 65,536 consecutive ids, and
  * `~c<conversation row id>`. A search ANDs its words with them, so the GIN index itself keeps one
  * user's rows of the newest buckets first (store/pg/search.ts), skipping through their short
  * posting lists, instead of fetching every row with the word, the whole database over, and sorting.
@@ -32,8 +32,6 @@ export interface Scope {
 export const BUCKET_BITS = 16;
 /** The bucket of a message id. */
 export const bucketOf = (id: number) => Math.floor(id / 2 ** BUCKET_BITS);
-/** The lexeme of all of a user's messages. */
-export const userLexeme = (userId: number) => `'~u${userId}'`;
 /** The lexeme of a user's messages in one id bucket. */
 export const userBucketLexeme = (userId: number, bucket: number) => `'~u${userId}b${bucket}'`;
 /** The lexeme of a conversation's messages. */
@@ -41,7 +39,7 @@ export const conversationLexeme = (conversation: number) => `'~c${conversation}'
 
 /** The scope lexemes of a message, to append to its words' tsvector. */
 export function scopeLexemes(scope: Scope): string {
-  return `${userLexeme(scope.userId)} ${userBucketLexeme(scope.userId, bucketOf(scope.id))} ${
+  return `${userBucketLexeme(scope.userId, bucketOf(scope.id))} ${
     conversationLexeme(scope.conversation)
   }`;
 }
