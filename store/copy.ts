@@ -170,7 +170,6 @@ export async function copySqliteToPg(
       for (const c of columns) row[c.name] = convert(raw[c.name], c.type);
       if (words) {
         row.words = tsvectorOf(String(raw.text ?? ""), {
-          id: Number(raw.id),
           userId: Number(raw.user_id),
           conversation: Number(raw.conversation),
         });

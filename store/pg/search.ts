@@ -6,9 +6,7 @@ import { JOIN_WHERE, newestFirstPage, type Row } from "../messages/rows.ts";
 import { pgString, type Sql } from "./db.ts";
 import { log } from "../../lib/log.ts";
 import { PG_COLUMNS } from "./paging.ts";
-import { bucketOf, conversationLexeme, toTsquery, userBucketLexeme } from "./tsquery.ts";
-
-type Found = Row & { owner: number; conversation_row: number };
+import { conversationLexeme, toTsquery, userLexeme } from "./tsquery.ts";
 
 /** The user search over `messages` (GIN index on the words). */
 export function pgUserSearch(sql: Sql) {
@@ -45,47 +43,24 @@ export function pgUserSearch(sql: Sql) {
     }
     if (q.before !== undefined) where.push(`m.ts < ${arg(q.before)}`);
     if (q.after !== undefined) where.push(`m.ts > ${arg(q.after)}`);
-    const limit = q.limit + 1;
-    const select = (tsquery: string | undefined, n: number) => {
-      const all = [...args];
-      const clauses = [...where];
-      if (tsquery !== undefined) clauses.push(`m.words @@ $${all.push(tsquery)}::tsquery`);
-      return sql.unsafe(
-        `SELECT ${PG_COLUMNS}, k.connection_id, c.conversation_id, m.user_id AS owner,
-            m.conversation AS conversation_row FROM messages m ${JOIN_WHERE}
-          WHERE ${clauses.join(" AND ")} ORDER BY m.id DESC LIMIT $${all.push(n)}`,
-        all,
-        // Planned for these words every time: a plan cached for one word (a walk of the newest
-        // rows for "the", the GIN index for a rare one) is the wrong plan for the other.
-        { prepare: false },
-      ) as unknown as Promise<Found[]>;
-    };
-    let rows: Found[] = [];
-    if (!parsed.terms.length) {
-      rows = await select(undefined, limit);
-    } else {
+    if (parsed.terms.length) {
       // As Convos: `6` finds "62 toys" when a sender or a conversation narrows the rows.
       const narrowed = senders.length > 0 || conversations.length > 0;
-      const words = toTsquery(parsed.terms, narrowed);
-      const within = scope ? ` & (${scope.map(conversationLexeme).join(" | ")})` : "";
-      // The user's id buckets, newest first, 1, 4, 16... at a time: each step finds in the GIN
-      // index only the rows of its buckets (tsquery.ts), so a word with thousands of matches
-      // costs the few buckets that hold the newest of them, not a fetch and sort of them all.
-      const [span] = await sql`SELECT max(id) AS hi, min(id) AS lo FROM messages
-        WHERE user_id = ${userId}`;
-      if (span?.hi !== null && span?.hi !== undefined) {
-        const bottom = bucketOf(span.lo);
-        let top = bucketOf(span.hi);
-        for (let size = 1; top >= bottom && rows.length < limit; size *= 4) {
-          const from = Math.max(bottom, top - size + 1);
-          const buckets: string[] = [];
-          for (let b = top; b >= from; b--) buckets.push(userBucketLexeme(userId, b));
-          const tsquery = `(${words}) & (${buckets.join(" | ")})${within}`;
-          rows.push(...await select(tsquery, limit - rows.length));
-          top = from - 1;
-        }
-      }
+      // The words and where they were said, both found in the GIN index (store/pg/tsquery.ts).
+      const within = scope ? `(${scope.map(conversationLexeme).join(" | ")})` : userLexeme(userId);
+      where.push(
+        `m.words @@ ${arg(`(${toTsquery(parsed.terms, narrowed)}) & ${within}`)}::tsquery`,
+      );
     }
+    const rows = await sql.unsafe(
+      `SELECT ${PG_COLUMNS}, k.connection_id, c.conversation_id, m.user_id AS owner,
+          m.conversation AS conversation_row FROM messages m ${JOIN_WHERE}
+        WHERE ${where.join(" AND ")} ORDER BY m.id DESC LIMIT ${arg(q.limit + 1)}`,
+      args,
+      // Planned for these words every time: a plan cached for one word (a walk of the newest
+      // rows for "the", the GIN index for a rare one) is the wrong plan for the other.
+      { prepare: false },
+    ) as unknown as (Row & { owner: number; conversation_row: number })[];
     // The lexemes are written with the rows; should one ever be wrong, another user's message
     // still never leaves here.
     const theirs = rows.filter((r) =>

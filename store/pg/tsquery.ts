@@ -16,38 +16,25 @@ const MAX_LEXEME = 500;
 const MAX_POSITION = 16383;
 
 /**
- * Where a message was said, as lexemes of its tsvector (no token of a text starts with `~`):
- * `~u<user id>b<id bucket>`, the user's messages among 65,536 consecutive ids, and
- * `~c<conversation row id>`. A search ANDs its words with them, so the GIN index itself keeps one
- * user's rows of the newest buckets first (store/pg/search.ts), skipping through their short
- * posting lists, instead of fetching every row with the word, the whole database over, and sorting.
+ * Where a message was said, as lexemes of its tsvector: `~u<user id>` and `~c<conversation row
+ * id>` (no token of a text starts with `~`). A search ANDs its words with them, so the GIN index
+ * itself keeps one user's (or one conversation's) rows, skipping through the scope's posting list,
+ * instead of fetching every row in the database with the word and dropping the others' after.
  */
 export interface Scope {
-  id: number;
   userId: number;
   conversation: number;
 }
 
-/** Bits of a message id below its bucket: 65,536 ids per bucket. */
-export const BUCKET_BITS = 16;
-/** The bucket of a message id. */
-export const bucketOf = (id: number) => Math.floor(id / 2 ** BUCKET_BITS);
-/** The lexeme of a user's messages in one id bucket. */
-export const userBucketLexeme = (userId: number, bucket: number) => `'~u${userId}b${bucket}'`;
+/** The lexeme of a user's messages. */
+export const userLexeme = (userId: number) => `'~u${userId}'`;
 /** The lexeme of a conversation's messages. */
 export const conversationLexeme = (conversation: number) => `'~c${conversation}'`;
-
-/** The scope lexemes of a message, to append to its words' tsvector. */
-export function scopeLexemes(scope: Scope): string {
-  return `${userBucketLexeme(scope.userId, bucketOf(scope.id))} ${
-    conversationLexeme(scope.conversation)
-  }`;
-}
 
 /** The tsvector literal of a message's text: its folded tokens with their positions. */
 export function tsvectorOf(text: string, scope?: Scope): string {
   const out: string[] = [];
-  if (scope) out.push(scopeLexemes(scope));
+  if (scope) out.push(userLexeme(scope.userId), conversationLexeme(scope.conversation));
   let pos = 0;
   for (const word of tokens(fold(text))) {
     pos++;

@@ -9,7 +9,7 @@ import { type Appended, type NewMessage, TYPE_CODE } from "../message_types.ts";
 import { capText } from "../messages/writer.ts";
 import { pgString, type Sql } from "./db.ts";
 import { pgTimestamps } from "./timestamps.ts";
-import { scopeLexemes, tsvectorOf } from "./tsquery.ts";
+import { tsvectorOf } from "./tsquery.ts";
 
 /** How long appends gather before they are committed (a crash loses at most this much). */
 const WRITE_WINDOW_MS = 10;
@@ -17,7 +17,6 @@ const WRITE_WINDOW_MS = 10;
 const BATCH = 1000;
 
 interface Row {
-  id?: number;
   conversation: number;
   user_id: number;
   ts: number;
@@ -29,7 +28,6 @@ interface Row {
 }
 
 const COLUMNS: (keyof Row)[] = [
-  "id",
   "conversation",
   "user_id",
   "ts",
@@ -58,20 +56,6 @@ export function pgWriter(sql: Sql) {
   const uniqueTs = pgTimestamps(sql, () => commit());
 
   async function writeBatch(rows: Row[], counts: Map<number, Unread>) {
-    // Ids first: a message's scope lexemes name its id bucket (tsquery.ts).
-    try {
-      const ids = await sql`SELECT nextval('messages_id_seq')::bigint AS id
-        FROM generate_series(1, ${rows.length})`;
-      rows.forEach((r, i) => {
-        r.id = Number(ids[i].id);
-        r.words = `${
-          scopeLexemes({ id: r.id, userId: r.user_id, conversation: r.conversation })
-        } ${r.words}`;
-      });
-    } catch (err) {
-      log.warn("messages dropped: no ids allocated", { count: rows.length, error: String(err) });
-      return;
-    }
     const save = async (tx: Sql, one: Row[]) => {
       await tx`INSERT INTO messages ${tx(one, COLUMNS)}`;
     };
@@ -134,7 +118,7 @@ export function pgWriter(sql: Sql) {
       highlight: Boolean(msg.highlight),
       sender: pgString(msg.from.slice(0, 100)),
       text,
-      words: tsvectorOf(text), // and its scope, once its id is known (writeBatch)
+      words: tsvectorOf(text, { userId: msg.userId, conversation: msg.conversation }),
     });
     if (pending.length >= BATCH) commit();
     else timer ??= setTimeout(commit, WRITE_WINDOW_MS);

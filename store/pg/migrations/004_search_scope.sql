@@ -1,5 +1,4 @@
--- Each message's words also name where it was said (store/pg/tsquery.ts): `~u<user>b<id >> 16>`,
--- the user's messages in one bucket of 65,536 ids, and `~c<conversation>`, so that a search
--- narrows by them inside the GIN index, newest buckets first.
+-- Each message's words also name its user and conversation (`~u<id>`, `~c<id>`, see
+-- store/pg/tsquery.ts), so that a search narrows by them inside the GIN index.
 UPDATE messages
-SET words = words || format('%L %L', '~u' || user_id || 'b' || (id >> 16), '~c' || conversation)::tsvector;
+SET words = words || format('%L %L', '~u' || user_id, '~c' || conversation)::tsvector;
