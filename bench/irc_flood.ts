@@ -198,6 +198,15 @@ try {
   const stored = (db.prepare(
     `SELECT count(*) AS n FROM messages WHERE sender = 'flooder' AND type < ${FIRST_EVENT_CODE}`,
   ).get() as { n: number }).n;
+  // Which lines are missing, when some are: the first few numbers say where the loss was.
+  const missing: number[] = [];
+  if (stored < total) {
+    const have = new Set(
+      (db.prepare(`SELECT text FROM messages WHERE sender = 'flooder'`).all() as { text: string }[])
+        .map((r) => Number(r.text.slice(1, r.text.indexOf(" ")))),
+    );
+    for (let i = 0; i < total && missing.length < 10; i++) if (!have.has(i)) missing.push(i);
+  }
   db.close();
   // ngircd's log line when it closes a client it cannot write to fast enough.
   const dropLog = irc.output().split("\n").filter((l) => /exhausted|Write error/.test(l));
@@ -210,6 +219,7 @@ try {
   line("irc_flood_msgs_per_s", Math.round(parleyRate), "msg/s");
   line("irc_flood_lost", total - stored, "messages");
   line("irc_flood_stored", stored, "messages");
+  if (missing.length) line("irc_flood_missing_first", missing.join(" "));
   if (!parleyDoneAt) {
     line("irc_flood_stored_msgs_per_s", Math.round(stored / seconds(lastProgress)), "msg/s");
   }
@@ -229,6 +239,15 @@ try {
   line("rss_after_flood_now_mb", statusMb(pid, "VmRSS"), "MB");
   await sleep(settleMs);
   line("rss_after_flood_mb", statusMb(pid, "VmRSS"), "MB");
+  if (stored < total) {
+    // Late or never: lines stored after the poll gave up were slow, not lost.
+    const again = new DatabaseSync(join(server.home, "parley.db"), { readOnly: true });
+    const later = (again.prepare(
+      `SELECT count(*) AS n FROM messages WHERE sender = 'flooder' AND type < ${FIRST_EVENT_CODE}`,
+    ).get() as { n: number }).n;
+    again.close();
+    line("irc_flood_stored_after_settle", later, "messages");
+  }
   line("rss_after_flood_by_mapping", rssByMapping(pid), "MB");
   line("load_avg_1m_after", Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
 } finally {

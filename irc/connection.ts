@@ -80,6 +80,11 @@ export class IrcConnection {
    * the state, then "Connected to", then the greeting (irc/manager.ts #publishState).
    */
   welcome?: { text: string; ts: number };
+  /**
+   * Takes a line before irc-framework parses it (true: taken); set by irc/inbound.ts for the
+   * lean path of chat lines.
+   */
+  lineHook?: (client: IrcClient, line: string) => boolean;
   #timing: IrcTiming;
   #listener: ConnectionListener;
   #bucket: TokenBucket;
@@ -193,7 +198,10 @@ export class IrcConnection {
         client.connection.end(undefined, true);
       }
     }, this.#timing.registerTimeout);
-    client.connect(this.#clientOptions(allowPrivate));
+    client.connect({
+      ...this.#clientOptions(allowPrivate),
+      parley_line: (line: string) => this.client === client && !!this.lineHook?.(client, line),
+    });
   }
 
   #clientOptions(allowPrivate: boolean): Record<string, unknown> {

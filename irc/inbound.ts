@@ -3,7 +3,8 @@
  * and on the first private message, topics kept, and every event published on the bus.
  */
 import { log } from "../lib/log.ts";
-import { formatMicros } from "../lib/time.ts";
+import { formatMicros, nowMicros } from "../lib/time.ts";
+import { parseChatLine } from "./chat_line.ts";
 import type { ChatType } from "../store/message_types.ts";
 import type { ChannelStateEvent, OmitEach } from "../lib/events.ts";
 import type { IrcConnection } from "./connection.ts";
@@ -14,6 +15,9 @@ import { publishFrozen } from "./frozen.ts";
 import { Presence } from "./presence.ts";
 import type { EventType } from "../store/message_types.ts";
 import { infoStateEvent } from "./resources.ts";
+
+/** A line that may be a 001-004 (checked cheaply: every line from the server passes here). */
+const WELCOME = /^(?:@\S+ +)?(?::\S+ +)?00[1-4] /;
 
 /** The text of a 001-004 line (after the nick), or undefined for any other line. */
 export function welcomeText(line: string): { numeric: string; text: string } | undefined {
@@ -68,9 +72,13 @@ export function attachInbound(
   client: IrcClient,
   run: Serial,
 ): void {
-  const on = (event: string, fn: (ev: IrcEvent) => Promise<void> | void) =>
+  const on = (
+    event: string,
+    fn: (ev: IrcEvent) => Promise<void> | void,
+    wanted?: (ev: IrcEvent) => boolean,
+  ) =>
     client.on(event, (ev) => {
-      if (conn.client !== client) return;
+      if (conn.client !== client || (wanted && !wanted(ev))) return;
       const ts = lineTime(ev?.time, serverTimeEnabled(client));
       run(async () => await fn({ ...ev, ts }));
     });
@@ -92,9 +100,47 @@ export function attachInbound(
     const name = conn.isChannel(target) ? target : own ? target : ev.nick;
     await recordMessage(deps, conn, { name, from: ev.nick, type, text, ts: ev.ts, own });
   };
-  on("privmsg", message("private"));
-  on("action", message("action"));
-  on("notice", message("notice"));
+  const byKind = {
+    privmsg: message("private"),
+    action: message("action"),
+    notice: message("notice"),
+  };
+  on("privmsg", byKind.privmsg);
+  on("action", byKind.action);
+  on("notice", byKind.notice);
+
+  // The lean path (irc/chat_line.ts): a person's chat line to a channel or to the user skips
+  // irc-framework, and consecutive ones are recorded in one step of the serial queue. Any other
+  // line closes the step, so the order of events is kept.
+  let batch: (IrcEvent & { kind: keyof typeof byKind })[] | undefined;
+  conn.lineHook = (from, line) => {
+    const chat = from === client && conn.nick ? parseChatLine(line) : undefined;
+    if (!chat || !(conn.isChannel(chat.target) || conn.isMe(chat.target))) {
+      batch = undefined;
+      return false;
+    }
+    const ts = chat.time === undefined
+      ? nowMicros()
+      : lineTime(chat.time, serverTimeEnabled(client));
+    const ev = { kind: chat.kind, nick: chat.nick, target: chat.target, message: chat.text, ts };
+    if (!batch) {
+      const lines = batch = [ev];
+      run(async () => {
+        try {
+          for (let i = 0; i < lines.length; i++) {
+            try {
+              await byKind[lines[i].kind](lines[i]);
+            } catch (err) {
+              log.error("irc event failed", { label: conn.id, error: err });
+            }
+          }
+        } finally {
+          if (batch === lines) batch = undefined;
+        }
+      });
+    } else batch.push(ev);
+    return true;
+  };
 
   // Convos's `info.authenticated`: a SASL or services login on this (fresh) client.
   conn.info.authenticated = false;
@@ -111,7 +157,6 @@ export function attachInbound(
 
   // The server's greeting (001-004) is shown as Convos shows it, after "Connected to".
   on("raw", async (ev) => {
-    if (!ev.from_server) return;
     const greeting = welcomeText(String(ev.line ?? ""));
     if (!greeting) return;
     if (greeting.numeric === "001") {
@@ -120,7 +165,7 @@ export function attachInbound(
       return;
     }
     if (greeting.text) await server(greeting.text, ev.ts);
-  });
+  }, (ev) => ev.from_server === true && WELCOME.test(String(ev.line ?? "")));
   on("motd", (ev) => server(String(ev.motd ?? ev.error ?? "").trimEnd(), ev.ts));
   on("irc error", async (ev) => {
     const text = [ev.error, ev.channel ?? ev.nick, ev.reason].filter(Boolean).join(": ");

@@ -41,6 +41,11 @@ export interface TransportOptions {
   parley_idle_timeout?: number;
   /** Told when the read queue is full (once per time, until it has room again). */
   parley_queue_full?: (lines: number) => void;
+  /**
+   * Sees each line before irc-framework and returns true when it took the line (irc/inbound.ts's
+   * lean path for chat lines); irc-framework then never sees it.
+   */
+  parley_line?: (line: string) => boolean;
   /** Resolves and checks the host, returning the address to connect to (throws to refuse). */
   parley_address?: (host: string) => Promise<string>;
 }
@@ -251,10 +256,12 @@ export class LineTransport extends EventEmitter {
   #drain(): void {
     this.#drainTimer = undefined;
     const generation = this.#generation;
+    const take = this.#options.parley_line;
     const end = Math.min(this.#queue.length, this.#head + SLICE_LINES);
     while (this.#head < end) {
       const line = this.#queue[this.#head++];
       this.#queuedChars -= line.length + 1;
+      if (take?.(line)) continue;
       this.emit("line", line);
       if (generation !== this.#generation) return; // a handler dropped the connection
     }

@@ -93,6 +93,37 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       assertEquals(page.messages.at(-1)?.type, "join");
     });
 
+    await t.step("chat lines skip irc-framework and keep their order with its events", async () => {
+      const take = (conn as unknown as IrcConnection).lineHook!;
+      const line = (text: string) => take(client as unknown as IrcClient, text);
+      assertEquals(line(":dave!d@h PRIVMSG #test :one"), true);
+      assertEquals(line(":dave!d@h PRIVMSG #test :two"), true);
+      // A line it does not take goes to irc-framework, whose events queue behind the taken ones.
+      assertEquals(line(":dave!d@h PART #test :bye"), false);
+      client.emit("part", { nick: "dave", channel: "#test", message: "bye" });
+      assertEquals(line(":erin!e@h PRIVMSG #test :\x01ACTION three\x01"), true);
+      assertEquals(line(":erin!e@h PRIVMSG alice :four"), true);
+      // Neither a channel nor the user: a STATUSMSG target, left to irc-framework.
+      assertEquals(line(":erin!e@h PRIVMSG @#test :ops only"), false);
+      // Another client's lines (a reconnect happened) are not taken.
+      assertEquals(
+        take(new EventEmitter() as unknown as IrcClient, ":x!x@h PRIVMSG #test :no"),
+        false,
+      );
+      await settle();
+      const conv = (await store.conversations.get(record.id, "#test"))!;
+      const page = await store.messages.historyOf(conv.id, { limit: 4 });
+      assertEquals(page.messages.map((m) => [m.from, m.message, m.type]), [
+        ["dave", "one", "private"],
+        ["dave", "two", "private"],
+        ["dave", "dave left: bye", "part"],
+        ["erin", "three", "action"],
+      ]);
+      const direct = (await store.conversations.get(record.id, "erin"))!;
+      const mine = await store.messages.historyOf(direct.id, { limit: 4 });
+      assertEquals(mine.messages.map((m) => m.message), ["four"]);
+    });
+
     await t.step("the server's PREFIX becomes info.prefix, announced once", async () => {
       client.emit("server options", {});
       client.emit("server options", {});

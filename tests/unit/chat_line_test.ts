@@ -1,0 +1,48 @@
+/** irc/chat_line.ts: which lines the lean path takes, and what it reads from them. */
+import { assertEquals } from "../support/assert.ts";
+import { parseChatLine } from "../../irc/chat_line.ts";
+
+Deno.test("chat lines: a person's PRIVMSG, NOTICE and ACTION are read", () => {
+  assertEquals(parseChatLine(":bob!b@host PRIVMSG #chan :hello there \r"), {
+    nick: "bob",
+    kind: "privmsg",
+    target: "#chan",
+    text: "hello there ",
+    time: undefined,
+  });
+  assertEquals(parseChatLine(":bob!b@host NOTICE alice :psst")?.kind, "notice");
+  const action = parseChatLine(":bob!b@host PRIVMSG #chan :\x01ACTION waves\x01");
+  assertEquals([action?.kind, action?.text], ["action", "waves"]);
+  assertEquals(parseChatLine(":bob!b@host PRIVMSG #chan :")?.text, "");
+});
+
+Deno.test("chat lines: server-time is read as irc-framework reads it; a batch is not taken", () => {
+  const iso = parseChatLine("@msgid=x;time=2026-01-02T03:04:05.678Z :bob!b@h PRIVMSG #c :hi");
+  assertEquals(iso?.time, Date.UTC(2026, 0, 2, 3, 4, 5, 678));
+  assertEquals(parseChatLine("@time=1700000000 :bob!b@h PRIVMSG #c :hi")?.time, 1.7e12);
+  assertEquals(parseChatLine("@time=soon :bob!b@h PRIVMSG #c :hi")?.time, undefined);
+  assertEquals(parseChatLine("@batch=abc;time=1700000000 :bob!b@h PRIVMSG #c :hi"), undefined);
+});
+
+Deno.test("chat lines: everything else is left to irc-framework", () => {
+  for (
+    const line of [
+      ":irc.example.net NOTICE * :*** Looking up your hostname", // a server
+      ":bob PRIVMSG #c :no user and host", // a bare nick
+      "PRIVMSG #c :no prefix",
+      ":bob!b@h JOIN #c",
+      ":bob!b@h privmsg #c :lower-case command",
+      ":bob!b@h PRIVMSG #c word", // no trailing parameter
+      ":bob!b@h PRIVMSG  #c :two spaces",
+      ":bob!b@h PRIVMSG #c",
+      ":bob!b@h PRIVMSG #c :\x01VERSION\x01", // CTCP request
+      ":bob!b@h NOTICE alice :\x01VERSION Parley\x01", // CTCP reply
+      ":bob!b@h PRIVMSG #c :\x01ACTION unterminated",
+      ":irc.example.net 001 alice :Welcome",
+      "@time=x",
+      "",
+    ]
+  ) {
+    assertEquals(parseChatLine(line), undefined, JSON.stringify(line));
+  }
+});
