@@ -4,17 +4,19 @@
  * its newline arrives, however long, copying the whole buffer per chunk, so one hostile 20 MB line
  * cost hundreds of MB and seconds of CPU; here a line past the limit drops the connection.
  *
- * Reading is decoupled from processing: whole socket chunks are decoded and split at once into a
- * bounded queue, which is handed to irc-framework in slices between socket reads. A server gives
- * a slow reader only a few MB of buffer before dropping it (and every line still in flight), so
- * during a burst the socket must keep being drained while the lines are stored (docs/performance.md,
- * "IRC bursts"). Lines already read are still processed when the server then closes.
+ * Reading is decoupled from processing. A server gives a slow reader only a few MB of buffer
+ * before dropping it (and every line still in flight), so during a burst the socket must keep
+ * being drained while the lines are stored (docs/performance.md, "IRC bursts"). The socket lives
+ * on the IRC socket thread (irc/socket_thread.ts), which reads whatever this thread is doing; here
+ * whole chunks are decoded and split at once into a bounded queue, which is handed to
+ * irc-framework in slices between turns of the event loop. Lines already read are still
+ * processed when the server then closes.
  */
 import { EventEmitter } from "node:events";
 import net from "node:net";
-import tls from "node:tls";
 import { TransportRefusal } from "./target.ts";
 import { idleGc } from "../lib/idle_gc.ts";
+import { ThreadSocket } from "./socket_thread.ts";
 
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 export const MAX_LINE = 8192;
@@ -53,7 +55,7 @@ export interface TransportOptions {
 /** An irc-framework transport over node:net / node:tls with a bounded line buffer. */
 export class LineTransport extends EventEmitter {
   #options: TransportOptions;
-  #socket: net.Socket | undefined;
+  #socket: ThreadSocket | undefined;
   #connected = false;
   #error: Error | undefined;
   /** Bytes of a line still waiting for its newline. */
@@ -117,20 +119,19 @@ export class LineTransport extends EventEmitter {
 
   #open(address: string): void {
     const o = this.#options;
-    const socket = o.tls
-      ? tls.connect({
-        host: address,
-        port: o.port,
-        // The certificate is checked against the name, whatever address it resolved to.
-        servername: net.isIP(o.host) ? undefined : o.host,
-        rejectUnauthorized: o.rejectUnauthorized,
-      })
-      : net.connect({ host: address, port: o.port });
-    this.#socket = socket;
-    const mine = () => this.#socket === socket;
     // The client pings every ping_interval; a live server answers, so silence means it is gone.
     // (irc-framework's own ping timeout resets a timer on every line: too dear during a burst.)
-    if ((o.parley_idle_timeout ?? 0) > 0) socket.setTimeout(o.parley_idle_timeout! * 1000);
+    const socket = new ThreadSocket({
+      address,
+      port: o.port,
+      tls: !!o.tls,
+      // The certificate is checked against the name, whatever address it resolved to.
+      servername: o.tls && !net.isIP(o.host) ? o.host : undefined,
+      rejectUnauthorized: o.rejectUnauthorized,
+      idleMs: (o.parley_idle_timeout ?? 0) * 1000,
+    });
+    this.#socket = socket;
+    const mine = () => this.#socket === socket;
     socket.on("connect", () => {
       if (!mine()) return;
       this.#connected = true;

@@ -12,8 +12,8 @@ const root = new URL("..", import.meta.url).pathname;
 
 /**
  * Files and folders read at run time: the app finds them relative to `import.meta.dirname`,
- * and the worker module (the search indexer, which also checkpoints, with the one module it
- * imports) is loaded by URL, which compile does not follow on its own.
+ * and the worker modules (the search indexer, which also checkpoints, with the one module it
+ * imports; the IRC socket thread) are loaded by URL, which compile does not follow on its own.
  */
 export const EMBEDDED = [
   "static/",
@@ -22,6 +22,8 @@ export const EMBEDDED = [
   "store/pg/migrations/",
   "store/search_worker.ts",
   "store/search_file.ts",
+  "irc/socket_worker.ts",
+  "irc/socket_protocol.ts",
 ];
 
 function option(name: string): string | undefined {
