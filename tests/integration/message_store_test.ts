@@ -427,3 +427,73 @@ forEachBackend(
     });
   },
 );
+
+forEachBackend(
+  "message store: search pages are the newest matches whatever the word's rate",
+  async (b, t) => {
+    // PostgreSQL samples the user's newest 2,000 rows and then walks further or asks the GIN
+    // index (store/pg/search.ts); each rate below takes another way, and every page must be the
+    // same newest-first matches a plain scan gives.
+    const u = await b.user("rates@example.com");
+    const conn = await b.connection(u, "irc-x");
+    const chans = [await b.conversation(conn, "#a"), await b.conversation(conn, "#b")];
+    const other = await b.user("other@example.com");
+    const theirs = await b.conversation(await b.connection(other, "irc-x"), "#a");
+    let at = nowMicros() - 10_000_000_000;
+    const words = (i: number) =>
+      [
+        "line",
+        i % 3 === 0 ? "often" : "",
+        i % 45 === 0 ? "sometimes" : "",
+        i % 60 === 7 ? "seldom" : "",
+        i === 11 || i === 4444 ? "twice" : "",
+      ].filter(Boolean).join(" ") + ` n${i}`;
+    const N = 6000;
+    for (let i = 0; i < N; i++) {
+      b.messages.append({
+        conversation: chans[i % 2],
+        userId: u,
+        from: "bob",
+        type: "private",
+        text: words(i),
+        ts: at += 1000,
+      });
+      // Another user's rows in between: the user's rows are spread, as on a shared server.
+      if (i % 4 === 0) {
+        b.messages.append({
+          conversation: theirs,
+          userId: other,
+          from: "eve",
+          type: "private",
+          text: "often sometimes seldom twice",
+          ts: at,
+        });
+      }
+    }
+    await b.messages.flush();
+    const expected = (word: string) =>
+      Array.from({ length: N }, (_, i) => N - 1 - i).filter((i) =>
+        words(i).split(" ").includes(word)
+      ).map((i) => `n${i}`);
+    const numbers = (page: { messages: { message: string }[] }) =>
+      page.messages.map((m) => m.message.slice(m.message.lastIndexOf(" ") + 1));
+    for (const word of ["often", "sometimes", "seldom", "twice"]) {
+      await t.step(`"${word}": the first two pages`, async () => {
+        const want = expected(word);
+        const first = await b.messages.search.forUser(u, { match: word, limit: 60 });
+        assertEquals(numbers(first), want.slice(0, 60));
+        if (want.length <= 60) return;
+        const before = parseMicros(first.before!)!;
+        const second = await b.messages.search.forUser(u, { match: word, limit: 60, before });
+        assertEquals(numbers(second), want.slice(60, 120));
+      });
+    }
+    await t.step("a conversation narrows every way alike", async () => {
+      const page = await b.messages.search.forUser(u, { match: "sometimes #b", limit: 60 });
+      assertEquals(
+        numbers(page),
+        expected("sometimes").filter((n) => Number(n.slice(1)) % 2 === 1).slice(0, 60),
+      );
+    });
+  },
+);

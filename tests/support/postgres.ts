@@ -63,7 +63,7 @@ export async function createDatabase(base: string): Promise<string> {
 
 /** Initialises a cluster, starts it and creates the database `parley_test`. */
 export async function startPostgres(
-  options: { maxConnections?: number; sharedBuffers?: string } = {},
+  options: { maxConnections?: number; sharedBuffers?: string; settings?: string[] } = {},
 ): Promise<PgServer> {
   await ensureTools([POSTGRES]); // names the package when it is missing and cannot be installed
   const bin = postgresBinDirs()[0];
@@ -99,6 +99,7 @@ export async function startPostgres(
     "-c full_page_writes=off",
     `-c shared_buffers=${options.sharedBuffers ?? "16MB"}`,
     `-c max_connections=${options.maxConnections ?? 40}`,
+    ...(options.settings ?? []).map((setting) => `-c ${setting}`),
   ].join(" ");
   // -w waits until the server accepts connections.
   await run(
