@@ -22,7 +22,8 @@ const store = await openStore(home);
 const config = { ...parseConfig({ PARLEY_HOME: home, PARLEY_CONNECT_DELAY: "0" }), secret: "x" };
 const bus = new EventBus();
 try {
-  const user = await store.users.create("bench@example.com", "x", []);
+  // An admin: only an admin may reach a loopback IRC server (irc/target.ts).
+  const user = await store.users.create("bench@example.com", "x", ["admin"]);
   for (let i = 0; i < n; i++) {
     await store.connections.create({
       userId: user.id,

@@ -17,6 +17,9 @@ export interface ThreadSocketOptions {
   idleMs: number;
 }
 
+/** Taken bytes are told to the thread once this many have gathered (its bound is 64 MB). */
+const ACK_BYTES = 1024 * 1024;
+
 let worker: Worker | undefined;
 const open = new Map<number, ThreadSocket>();
 const callbacks = new Map<number, () => void>();
@@ -61,6 +64,8 @@ export function threadSockets(): number {
 export class ThreadSocket extends EventEmitter {
   readonly id = nextId++;
   #closed = false;
+  /** Bytes taken and not yet told to the thread. */
+  #taken = 0;
 
   constructor(options: ThreadSocketOptions) {
     super();
@@ -74,8 +79,13 @@ export class ThreadSocket extends EventEmitter {
     if (this.#closed) return;
     switch (msg.ev) {
       case "data":
-        // Taken off the message queue: the thread may hand over that much more.
-        send({ op: "ack", id: this.id, bytes: msg.chunk.length });
+        // Taken off the message queue: the thread may hand over that much more. Told per MB,
+        // not per chunk: ordinary traffic (a PING, a line) then costs one message, not two.
+        this.#taken += msg.chunk.length;
+        if (this.#taken >= ACK_BYTES) {
+          send({ op: "ack", id: this.id, bytes: this.#taken });
+          this.#taken = 0;
+        }
         this.emit("data", msg.chunk);
         break;
       case "error":
