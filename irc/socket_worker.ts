@@ -47,8 +47,10 @@ function open(m: Extract<ToSocketThread, { op: "open" }>): void {
   socket.on("connect", () => post({ id, ev: "connect" }));
   if (m.tls) socket.on("secureConnect", () => post({ id, ev: "secureConnect" }));
   socket.on("data", (chunk: Uint8Array) => {
-    // A copy of its own, so that its buffer can be transferred (the socket's may be pooled).
-    const copy = chunk.slice();
+    // A copy of its own, so that its buffer can be transferred: the socket's chunk may be a view
+    // on a pooled buffer (a Buffer's slice() is a view too), and transferring that would detach
+    // the pool under the socket.
+    const copy = new Uint8Array(chunk);
     s.untaken += copy.length;
     if (s.untaken >= MAX_UNTAKEN && !s.full) {
       s.full = true;
