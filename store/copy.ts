@@ -12,6 +12,7 @@ import type postgres from "postgres";
 import { DomainError } from "../lib/errors.ts";
 import { migratePg, pgString, type Sql } from "./pg/db.ts";
 import { tsvectorOf } from "./pg/tsquery.ts";
+import { refillVocabulary } from "./pg/vocabulary.ts";
 import { writeBlob } from "./pg/files.ts";
 import { join } from "node:path";
 
@@ -172,12 +173,15 @@ export async function copySqliteToPg(
         row.words = tsvectorOf(String(raw.text ?? ""), {
           userId: Number(raw.user_id),
           conversation: Number(raw.conversation),
+          id: Number(raw.id),
         });
       }
       batch.push(row);
       if (batch.length >= perBatch) await flush();
     }
     await flush();
+    // The words of the copied messages, for prefix searches (store/pg/vocabulary.ts).
+    if (words) await refillVocabulary(sql);
     await moveSequences(sql, table, target);
     const [{ n }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${sql(table)}`;
     const count = (db.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;

@@ -9,7 +9,8 @@ import { connectPg, migratePg, type Sql } from "./db.ts";
 import { pgNotifications } from "./notifications.ts";
 import { pgPages } from "./paging.ts";
 import { pgUserSearch } from "./search.ts";
-import { toTsquery } from "./tsquery.ts";
+import { prefixesOf, toTsquery } from "./tsquery.ts";
+import { pgVocabulary } from "./vocabulary.ts";
 import { pgWriter } from "./writer.ts";
 
 /** The PostgreSQL message store, with search, and the pool it holds. */
@@ -42,8 +43,9 @@ export async function openPgMessageStore(url: string): Promise<PgMessageStore> {
 /** The message store over a migrated database. */
 export function pgMessageStore(sql: Sql): PgMessageStore {
   const pages = pgPages(sql);
-  const searchAll = pgUserSearch(sql);
-  const writer = pgWriter(sql);
+  const vocabulary = pgVocabulary(sql);
+  const searchAll = pgUserSearch(sql, vocabulary);
+  const writer = pgWriter(sql, vocabulary);
   const settled = writer.flush;
 
   return {
@@ -67,7 +69,8 @@ export function pgMessageStore(sql: Sql): PgMessageStore {
         const parsed = parseMatch(match);
         if (parsed.empty) return { messages: [] };
         if (parsed.fts === undefined) return pages.history(conversation, q); // only `#name`/`@nick`
-        return pages.matching(conversation, toTsquery(parsed.terms), q);
+        const expanded = await vocabulary.expand(prefixesOf(parsed.terms));
+        return pages.matching(conversation, toTsquery(parsed.terms, false, expanded), q);
       },
     },
     notifications: pgNotifications(sql, settled),

@@ -6,19 +6,34 @@ import { JOIN_WHERE, newestFirstPage, type Row } from "../messages/rows.ts";
 import { pgString, type Sql } from "./db.ts";
 import { log } from "../../lib/log.ts";
 import { PG_COLUMNS } from "./paging.ts";
-import { conversationLexeme, toTsquery, userLexeme } from "./tsquery.ts";
+import {
+  BUCKET_IDS,
+  bucketLexeme,
+  bucketOf,
+  conversationLexeme,
+  keyOf,
+  prefixesOf,
+  toTsquery,
+  userLexeme,
+} from "./tsquery.ts";
+import type { Vocabulary } from "./vocabulary.ts";
 
-/** Rows of the user's newest that are sampled for how common the words are. */
-const SAMPLE = 2000;
-/** Fewest matches in the sample that say enough about a word's rate to walk for it. */
-const WALK_AT = 4;
-/** Most of the user's rows a walk reads. */
-const MAX_WALK = 50_000;
-/** Messages per heap page, about (a chat line's row is ~250 bytes). */
-const ROWS_PER_PAGE = 30;
+type Found = Row & { owner: number; conversation_row: number };
+
+/** The user's newest rows a search reads first: a common word's page is among them. */
+const SAMPLE = 500;
+/**
+ * Most buckets of ids one query names (GIN reads each in full); a page that needs more asks for
+ * all the rest of the history at once.
+ */
+const MAX_BUCKETS = 32;
+/** Rows of the scope a walk past the sample is expected to read that are cheap anyway. */
+const WALK_AT_MOST = 2_000;
+/** Most rows of the scope a walk past the sample is expected to read. */
+const MAX_WALK = 20_000;
 
 /** The user search over `messages` (GIN index on the words). */
-export function pgUserSearch(sql: Sql) {
+export function pgUserSearch(sql: Sql, vocabulary: Vocabulary) {
   return async function search(userId: number, q: SearchQuery): Promise<MessagePage> {
     const parsed = parseMatch(q.match ?? "");
     const senders = [...parsed.senders, ...(q.from ? [q.from] : [])];
@@ -32,18 +47,27 @@ export function pgUserSearch(sql: Sql) {
     // Channel events (joins, parts...) are history, never search results. With words, the user
     // and conversations are lexemes of the tsquery (below) and not also columns compared here:
     // the planner would count the same narrowing twice, expect a handful of rows for "the", and
-    // fetch and sort thousands.
+    // fetch and sort thousands. Every condition is then on `m` alone, for the walks below.
     const byLexeme = parsed.terms.length > 0;
     const where = [`m.type < ${FIRST_EVENT_CODE}`];
-    if (!byLexeme) where.push(`m.user_id = ${arg(userId)}`);
-    if (q.connectionId !== undefined) where.push(`k.connection_id = ${arg(q.connectionId)}`);
-    /** The conversations' row ids, for their lexemes (below). */
+    if (!byLexeme) {
+      where.push(`m.user_id = ${arg(userId)}`);
+      if (q.connectionId !== undefined) where.push(`k.connection_id = ${arg(q.connectionId)}`);
+      if (conversations.length) {
+        where.push(`c.conversation_id IN (${conversations.map(arg).join(", ")})`);
+      }
+    }
+    /** The row ids of the conversations searched, for their lexemes (below). */
     let scope: number[] | undefined;
-    if (conversations.length) {
-      if (!byLexeme) where.push(`c.conversation_id IN (${conversations.map(arg).join(", ")})`);
+    if (conversations.length || q.connectionId !== undefined) {
+      const connection = q.connectionId === undefined
+        ? sql``
+        : sql`AND k.connection_id = ${pgString(q.connectionId)}`;
+      const named = conversations.length
+        ? sql`AND v.conversation_id IN ${sql(conversations.map(pgString))}`
+        : sql``;
       scope = (await sql`SELECT v.id FROM conversations v JOIN connections k ON k.id = v.connection
-        WHERE k.user_id = ${userId} AND v.conversation_id IN ${sql(conversations.map(pgString))}`)
-        .map((r) => Number(r.id));
+        WHERE k.user_id = ${userId} ${connection} ${named}`).map((r) => Number(r.id));
       if (!scope.length) return { messages: [], end: true };
     }
     // SQLite's NOCASE: ASCII letters only.
@@ -52,69 +76,135 @@ export function pgUserSearch(sql: Sql) {
     }
     if (q.before !== undefined) where.push(`m.ts < ${arg(q.before)}`);
     if (q.after !== undefined) where.push(`m.ts > ${arg(q.after)}`);
-    if (parsed.terms.length) {
-      // As Convos: `6` finds "62 toys" when a sender or a conversation narrows the rows.
-      const narrowed = senders.length > 0 || conversations.length > 0;
-      // The words and where they were said, both found in the GIN index (store/pg/tsquery.ts).
-      const within = scope ? `(${scope.map(conversationLexeme).join(" | ")})` : userLexeme(userId);
-      where.push(
-        `m.words @@ ${arg(`(${toTsquery(parsed.terms, narrowed)}) & ${within}`)}::tsquery`,
-      );
-    }
-    const select = (from: string, order: string, extra = "") =>
-      sql.unsafe(
-        `SELECT ${PG_COLUMNS}, k.connection_id, c.conversation_id, m.user_id AS owner,
-            m.conversation AS conversation_row${extra} FROM ${from} ${JOIN_WHERE}
-          WHERE ${where.join(" AND ")} ORDER BY ${order} LIMIT ${q.limit + 1}`,
-        args,
-        // Planned for these words every time: a plan cached for one word (a walk of the newest
-        // rows for "the", the GIN index for a rare one) is the wrong plan for the other.
-        { prepare: false },
-      ) as unknown as Promise<(Row & { owner: number; conversation_row: number })[]>;
-    let rows: (Row & { owner: number; conversation_row: number })[];
-    if (!byLexeme || q.before !== undefined || q.after !== undefined) {
-      rows = await select("messages m", "m.id DESC");
+    // As Convos: `6` finds "62 toys" when a sender or a conversation narrows the rows.
+    const narrowed = senders.length > 0 || conversations.length > 0;
+    const prefixes = prefixesOf(parsed.terms, narrowed);
+    const expanded = await vocabulary.expand(prefixes);
+    // The words and where they were said, all found in the GIN index (store/pg/tsquery.ts).
+    const words = `(${toTsquery(parsed.terms, narrowed, expanded)})`;
+    const within = scope ? `(${scope.map(conversationLexeme).join(" | ")})` : userLexeme(userId);
+    const wanted = q.limit + 1;
+    // Each query's last two parameters: the whole tsquery, checked on the rows, and the part
+    // GIN is asked for (store/pg/tsquery.ts, keyOf).
+    const whole = `$${args.length + 1}::tsquery`;
+    /** The rows that match, found in the GIN index by the key and where they were said. */
+    const matches = `m.words @@ $${args.length + 2}::tsquery AND ts_match_vq(m.words, ${whole})`;
+    const shares = await vocabulary.frequencies();
+    const { key, share, words: keyWords } = keyOf(parsed.terms, shares.of, narrowed, expanded);
+    /** Rows of `from` (aliased m) that meet `where` and `also`, `order`ed. */
+    const select = (
+      from: string,
+      order: string,
+      also: string[],
+      indexed = `${key} & ${within}`,
+    ) => {
+      const text = `SELECT ${PG_COLUMNS}, k.connection_id, c.conversation_id,
+          m.user_id AS owner, m.conversation AS conversation_row FROM ${from} ${JOIN_WHERE}
+        WHERE ${[...where, ...also].join(" AND ")} ORDER BY ${order} LIMIT ${wanted}`;
+      // PostgreSQL refuses a parameter the text does not use (it cannot tell its type).
+      const values = [...args];
+      if (text.includes(whole)) values.push(pgString(`${words} & ${within}`));
+      if (text.includes(matches)) values.push(pgString(indexed));
+      // Planned for these words every time: a plan cached for one word is the wrong plan for
+      // the next.
+      return sql.unsafe(text, values, { prepare: false }) as unknown as Promise<Found[]>;
+    };
+    let rows: Found[];
+    if (!byLexeme) {
+      rows = await select("messages m", "m.id DESC", []);
+    } else if (q.before !== undefined || q.after !== undefined) {
+      // A later page: the index, as the first page's last resort below.
+      rows = await select("messages m", "m.id + 0 DESC", [matches]);
     } else {
       // Words, newest first. GIN cannot give rows in id order, so a word with thousands of
-      // matches costs a fetch of every one; a walk of the user's newest rows finds a common
-      // word's page at once. PostgreSQL's planner guesses which is cheaper from word
-      // frequencies over all users and walked 170,000 rows for a middling word of a small user
-      // (1-2 s at 10 M messages). So the choice is made here, from a sample: the user's newest
-      // SAMPLE rows. From a word's rate in them, a walk of as many rows as the page needs is
-      // weighed against the GIN index, whose cost is one row per match in all of the user's
-      // history (few for a rare word).
-      // The sample also says how spread out the user's rows are (a user with a tenth of the
-      // rows has one on most pages): its first row's id, from the same walk.
-      const walk = (n: number) =>
-        select(
-          `(SELECT *, min(id) OVER () AS sample_from FROM (SELECT * FROM messages
-            WHERE user_id = ${Math.trunc(userId)} ORDER BY id DESC LIMIT ${n}) s) m`,
-          "m.id DESC",
-          ", m.sample_from",
-        ) as Promise<(Row & { owner: number; conversation_row: number; sample_from: number })[]>;
-      const sample = await walk(SAMPLE);
-      rows = sample;
-      const wanted = q.limit + 1;
-      const seen = sample.length;
-      if (seen > 0 && seen < wanted && seen >= WALK_AT) {
-        const newest = sample[0].id;
-        const span = Math.max(1, newest - sample[0].sample_from);
-        // In µs, measured at 10 M messages with the pages in memory: a walk costs ~1 per row,
-        // plus ~5 per row that is alone on its heap page (a user with few of the rows); the
-        // index ~1.5 per match, plus crossing the user's entries in the index (~0.01 each).
-        const spread = Math.min(1, span / (SAMPLE * ROWS_PER_PAGE));
-        const walkRows = Math.ceil(SAMPLE * wanted / seen * 1.3);
-        const userRows = newest * SAMPLE / span;
-        const walkCost = walkRows * (1 + 5 * spread);
-        const indexCost = (seen / SAMPLE) * userRows * 1.5 + userRows * 0.01;
-        if (walkRows <= MAX_WALK && walkCost < indexCost) rows = await walk(walkRows);
-      }
+      // matches in the user's history would cost a fetch of every one. First the scope's newest
+      // SAMPLE rows are read in order: a common word's page is there. Their rate says whether
+      // reading on is cheaper than the index (a prefix that starts common words, above all:
+      // GIN gathers all their rows, all users', before anything narrows them).
+      rows = await walk(SAMPLE);
       if (rows.length < wanted) {
-        // A rare word, or a walk that fell short (or the user has fewer rows than it read).
-        // `+ 0`: not the primary key's order, so the planner cannot choose its walk again.
-        rows = await select("messages m", "m.id + 0 DESC");
+        const rate = rows.length / SAMPLE;
+        const rowsNeeded = rate > 0 ? wanted / rate * 1.5 : Infinity;
+        // In µs at 10 M messages, pages in memory: a walked row up to ~6 (a user's rows are
+        // ~1 a page, unless they are most of the traffic); GIN reads the words of an
+        // OR (a prefix's) in full, ~0.5 a row, where it skips through a single word's. One
+        // conversation's walk (or the user's) stops at the page; several are read to the end.
+        const sources = scope && scope.length <= 4 ? scope.length : 1;
+        const walked = sources > 1 ? sources * rowsNeeded * 2 : rowsNeeded / 1.5;
+        const indexCost = keyWords > 1 ? share * shares.total * 0.5 : 0;
+        if (walked <= WALK_AT_MOST || (walked * 6 < indexCost && walked <= MAX_WALK)) {
+          rows = await walk(Math.ceil(rowsNeeded * 2));
+        }
+        if (rows.length < wanted) rows = await byBuckets();
       }
     }
+
+    /** The scope's newest rows in order, at most `n` of them read, that match. */
+    function walk(n: number): Promise<Found[]> {
+      // A few conversations: each one's own index (by ts, the order its ids were given in); the
+      // newest n of their newest n each are the scope's newest n. Else the user's rows.
+      const source = scope && scope.length <= 4
+        ? `(SELECT * FROM (${
+          scope.map((c) =>
+            `(SELECT * FROM messages WHERE conversation = ${c} ORDER BY ts DESC LIMIT ${n})`
+          ).join(" UNION ALL ")
+        }) u ORDER BY ts DESC LIMIT ${n})`
+        : `(SELECT * FROM messages WHERE user_id = ${
+          Math.trunc(userId)
+        } ORDER BY id DESC LIMIT ${n})`;
+      // Without ORDER BY the filter passes rows on in the walk's order, and the walk stops at
+      // the page's last row: only the outer query sorts, its page.
+      return select(
+        `(SELECT m.* FROM ${source} m
+          WHERE ${[...where, `m.words @@ ${whole}`].join(" AND ")} LIMIT ${wanted}) m`,
+        "m.id DESC",
+        [],
+      );
+    }
+
+    /**
+     * The newest matches, from the user's newest buckets of ids (store/pg/tsquery.ts). The
+     * newest bucket first: the matches so far say how many buckets the page needs, asked for
+     * next, up to MAX_BUCKETS in all. Past them the word is rare for this user and the rest of
+     * the history is asked for at once. A bucket's lexeme is the user's, so the user's (or a
+     * conversation's) lexeme is left out: GIN reads the entries of an OR in full, and a busy
+     * user's is millions of rows (~14 ms at 10 M messages).
+     */
+    async function byBuckets(): Promise<Found[]> {
+      const [span] = await sql<{ top: string | null; first: string | null }[]>`
+        SELECT max(id) AS top, min(id) AS first FROM messages WHERE user_id = ${userId}`;
+      if (span?.top == null || span.first == null) return [];
+      const top = Number(span.top);
+      const lowest = bucketOf(Number(span.first));
+      let hi = bucketOf(top);
+      const found: Found[] = [];
+      const inScope = scope ? [`m.conversation IN (${scope.join(", ")})`] : [];
+      // The newest bucket has just begun when its first ids are the newest: the one before too.
+      let covered = (top % BUCKET_IDS + 1) / BUCKET_IDS;
+      let from = covered < 0.5 && hi > lowest ? hi - 1 : hi;
+      let asked = 0;
+      while (true) {
+        const buckets: string[] = [];
+        for (let b = hi; b >= from; b--) buckets.push(bucketLexeme(userId, b));
+        asked += buckets.length;
+        const indexed = `${key} & ${buckets.length > 1 ? `(${buckets.join(" | ")})` : buckets[0]}`;
+        found.push(...await select("messages m", "m.id + 0 DESC", [matches, ...inScope], indexed));
+        covered += from < hi ? hi - from : 0;
+        hi = from - 1;
+        if (found.length >= wanted || hi < lowest) return found.slice(0, wanted);
+        const perBucket = found.length / covered;
+        const needed = perBucket > 0
+          ? Math.ceil((wanted - found.length) * 1.3 / perBucket)
+          : Infinity;
+        if (asked + needed > MAX_BUCKETS) break;
+        from = Math.max(lowest, hi - needed + 1);
+      }
+      // `+ 0`: the bound is not a range of the primary key for the planner to walk.
+      const rest = `m.id + 0 < ${(hi + 1) * BUCKET_IDS}`;
+      found.push(...await select("messages m", "m.id + 0 DESC", [matches, rest]));
+      return found.slice(0, wanted);
+    }
+
     // The lexemes are written with the rows; should one ever be wrong, another user's message
     // still never leaves here.
     const theirs = rows.filter((r) =>

@@ -16,47 +16,148 @@ const MAX_LEXEME = 500;
 const MAX_POSITION = 16383;
 
 /**
- * Where a message was said, as lexemes of its tsvector: `~u<user id>` and `~c<conversation row
- * id>` (no token of a text starts with `~`). A search ANDs its words with them, so the GIN index
- * itself keeps one user's (or one conversation's) rows, skipping through the scope's posting list,
- * instead of fetching every row in the database with the word and dropping the others' after.
+ * Where and when a message was said, as lexemes of its tsvector: `~u<user id>`, `~c<conversation
+ * row id>` and `~b<user id>.<id bucket>` (no token of a text starts with `~`). A search ANDs its
+ * words with them, so the GIN index itself keeps one user's (or one conversation's) rows,
+ * skipping through the scope's posting list, instead of fetching every row in the database with
+ * the word and dropping the others' after. The bucket (BUCKET_IDS consecutive ids) lets a search
+ * ask for a user's newest rows first: GIN cannot give rows in id order, and a word with
+ * thousands of matches in a user's history would otherwise cost a fetch of every one.
  */
 export interface Scope {
   userId: number;
   conversation: number;
+  /** The row's id (its bucket). */
+  id: number;
 }
+
+/** Consecutive message ids of one bucket (of all users): ~6 days of a home server's traffic. */
+export const BUCKET_IDS = 65536;
+/** The bucket of a message id. */
+export const bucketOf = (id: number) => Math.floor(id / BUCKET_IDS);
 
 /** The lexeme of a user's messages. */
 export const userLexeme = (userId: number) => `'~u${userId}'`;
 /** The lexeme of a conversation's messages. */
 export const conversationLexeme = (conversation: number) => `'~c${conversation}'`;
+/** The lexeme of a user's messages in one bucket of ids. */
+export const bucketLexeme = (userId: number, bucket: number) => `'~b${userId}.${bucket}'`;
 
-/** The tsvector literal of a message's text: its folded tokens with their positions. */
-export function tsvectorOf(text: string, scope?: Scope): string {
+/**
+ * The tsvector literal of a message's text: its folded tokens with their positions. `words`, when
+ * given, gathers the lexemes' texts (for store/pg/vocabulary.ts).
+ */
+export function tsvectorOf(text: string, scope?: Scope, words?: Set<string>): string {
   const out: string[] = [];
-  if (scope) out.push(userLexeme(scope.userId), conversationLexeme(scope.conversation));
+  if (scope) {
+    out.push(
+      userLexeme(scope.userId),
+      conversationLexeme(scope.conversation),
+      bucketLexeme(scope.userId, bucketOf(scope.id)),
+    );
+  }
   let pos = 0;
   for (const word of tokens(fold(text))) {
     pos++;
-    out.push(`${lexeme(word)}:${Math.min(pos, MAX_POSITION)}`);
+    const text = lexemeText(word);
+    words?.add(text);
+    out.push(`${quote(text)}:${Math.min(pos, MAX_POSITION)}`);
   }
   return out.join(" ");
 }
 
-/** A lexeme quoted for a tsvector or tsquery literal (tokens hold no quotes; escaped anyway). */
+/** A token as a lexeme's text: folded, and cut to what PostgreSQL takes. */
+export function lexemeText(word: string): string {
+  return fold(word).slice(0, MAX_LEXEME);
+}
+
+/** A lexeme's text quoted for a tsvector or tsquery literal (tokens hold no quotes; escaped anyway). */
+function quote(text: string): string {
+  return `'${text.replaceAll("'", "''").replaceAll("\\", "\\\\")}'`;
+}
+
+/** A token quoted as a lexeme. */
 function lexeme(word: string): string {
-  return `'${fold(word).slice(0, MAX_LEXEME).replaceAll("'", "''").replaceAll("\\", "\\\\")}'`;
+  return quote(lexemeText(word));
+}
+
+/** Whether a term's last word is matched as a prefix (see toTsquery). */
+export function isPrefix(term: Term, shortAsPrefix = false): boolean {
+  return term.prefix || (shortAsPrefix && term.bare);
+}
+
+/** The prefixes of `terms` (their last words, as lexeme texts), for the vocabulary to expand. */
+export function prefixesOf(terms: Term[], shortAsPrefix = false): string[] {
+  return terms.filter((t) => isPrefix(t, shortAsPrefix)).map((t) =>
+    lexemeText(t.words[t.words.length - 1])
+  );
 }
 
 /**
  * The tsquery literal of `terms`, all required. `shortAsPrefix` matches bare words of one or two
  * letters as prefixes too (when a sender or conversation narrows the rows, as in SQLite).
+ * `expanded` gives a prefix's whole words (store/pg/vocabulary.ts): GIN matches a prefix by
+ * gathering every row of every word it starts, in a bitmap, before anything narrows them, while
+ * whole words are skipped through with the user's (or bucket's) rows. A prefix missing from it
+ * stays a prefix (`:*`).
  */
-export function toTsquery(terms: Term[], shortAsPrefix = false): string {
+export function toTsquery(
+  terms: Term[],
+  shortAsPrefix = false,
+  expanded?: Map<string, string[]>,
+): string {
   return terms.map((t) => {
-    const prefix = t.prefix || (shortAsPrefix && t.bare);
     const words = t.words.map(lexeme);
-    if (prefix) words[words.length - 1] += ":*";
+    if (isPrefix(t, shortAsPrefix)) {
+      const whole = expanded?.get(lexemeText(t.words[t.words.length - 1]));
+      // No word starts with it: its own text, which nothing holds either.
+      const last = words.length - 1;
+      if (!whole) words[last] += ":*";
+      else if (whole.length) words[last] = `(${whole.map(quote).join(" | ")})`;
+    }
     return words.length > 1 ? `(${words.join(" <-> ")})` : words[0];
   }).join(" & ");
+}
+
+/**
+ * The one word (or a prefix's words) of `terms` that GIN is asked for: the least common, by
+ * `share` (store/pg/vocabulary.ts; for a prefix the sum of its words'). GIN reads an entry it
+ * cannot skip through in full: a common word beside a rare one and a scope's lexeme cost 16 ms
+ * where the rare one and the scope cost 0.3 (10 M messages), so the other words are checked on
+ * the rows it returns (`toTsquery`'s whole query). Returns the key, its share and how many
+ * words it names (an OR of them, read in full).
+ */
+export function keyOf(
+  terms: Term[],
+  share: (word: string) => number,
+  shortAsPrefix = false,
+  expanded?: Map<string, string[]>,
+): { key: string; share: number; words: number } {
+  let best = "";
+  let cost = Infinity;
+  let count = 1;
+  for (const t of terms) {
+    t.words.forEach((word, i) => {
+      const text = lexemeText(word);
+      let c = share(text);
+      let literal = quote(text);
+      let n = 1;
+      if (i === t.words.length - 1 && isPrefix(t, shortAsPrefix)) {
+        const whole = expanded?.get(text);
+        if (!whole) [c, literal, n] = [1, `${literal}:*`, Infinity]; // the words it starts
+        else if (!whole.length) c = 0; // no message holds a word it starts
+        else {
+          c = whole.reduce((sum, w) => sum + share(w), 0);
+          n = whole.length;
+          if (whole.length > 1) literal = `(${whole.map(quote).join(" | ")})`;
+          else literal = quote(whole[0]);
+        }
+      }
+      // Equal shares (rare words): the longer, as likely the rarer.
+      if (c < cost || (c === cost && literal.length > best.length)) {
+        [best, cost, count] = [literal, c, n];
+      }
+    });
+  }
+  return { key: best, share: cost, words: count };
 }

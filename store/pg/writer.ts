@@ -10,6 +10,7 @@ import { capText } from "../messages/writer.ts";
 import { pgString, type Sql } from "./db.ts";
 import { pgTimestamps } from "./timestamps.ts";
 import { tsvectorOf } from "./tsquery.ts";
+import type { Vocabulary } from "./vocabulary.ts";
 
 /** How long appends gather before they are committed (a crash loses at most this much). */
 const WRITE_WINDOW_MS = 10;
@@ -17,6 +18,8 @@ const WRITE_WINDOW_MS = 10;
 const BATCH = 1000;
 
 interface Row {
+  /** Taken from the sequence by the batch, for the bucket lexeme in `words`. */
+  id: number;
   conversation: number;
   user_id: number;
   ts: number;
@@ -28,6 +31,7 @@ interface Row {
 }
 
 const COLUMNS: (keyof Row)[] = [
+  "id",
   "conversation",
   "user_id",
   "ts",
@@ -38,6 +42,9 @@ const COLUMNS: (keyof Row)[] = [
   "words",
 ];
 
+/** A row before its id is taken: its words are cut then. */
+type Pending = Omit<Row, "id" | "words">;
+
 /** One conversation's count: the stored count when its first unread came, and how many since. */
 interface Unread {
   base: number;
@@ -45,8 +52,8 @@ interface Unread {
 }
 
 /** The writer of `messages` and of the conversations' unread counts. */
-export function pgWriter(sql: Sql) {
-  let pending: Row[] = [];
+export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
+  let pending: Pending[] = [];
   let unread = new Map<number, Unread>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** The batches being committed, in order; never rejects. */
@@ -55,22 +62,54 @@ export function pgWriter(sql: Sql) {
   let taking: Promise<unknown> = Promise.resolve();
   const uniqueTs = pgTimestamps(sql, () => commit());
 
-  async function writeBatch(rows: Row[], counts: Map<number, Unread>) {
+  /**
+   * The rows with ids from the sequence (one round trip a batch: a row's words name its bucket
+   * of ids), and the words not yet in the vocabulary.
+   */
+  async function withIds(rows: Pending[]): Promise<{ rows: Row[]; words: string[] }> {
+    const ids = (await sql<{ id: string }[]>`SELECT nextval('messages_id_seq') AS id
+      FROM generate_series(1, ${rows.length})`).map((r) => Number(r.id)).sort((a, b) => a - b);
+    const words = new Set<string>();
+    const out = rows.map((row, i) => ({
+      ...row,
+      id: ids[i],
+      words: tsvectorOf(row.text, {
+        userId: row.user_id,
+        conversation: row.conversation,
+        id: ids[i],
+      }, words),
+    }));
+    return { rows: out, words: vocabulary.unknown(words) };
+  }
+
+  async function writeBatch(pendingRows: Pending[], counts: Map<number, Unread>) {
+    let rows: Row[], words: string[];
+    try {
+      ({ rows, words } = await withIds(pendingRows));
+    } catch (err) {
+      log.warn("message batch dropped: no ids", { error: String(err) });
+      return;
+    }
     const save = async (tx: Sql, one: Row[]) => {
       await tx`INSERT INTO messages ${tx(one, COLUMNS)}`;
     };
     try {
       await sql.begin(async (tx) => {
+        await vocabulary.add(tx as unknown as Sql, words);
         await save(tx as unknown as Sql, rows);
         for (const [id, u] of counts) {
           await tx`UPDATE conversations SET unread = unread + ${u.added} WHERE id = ${id}`;
         }
       });
+      vocabulary.learned(words);
       return;
     } catch (err) {
       log.warn("message batch failed; writing one by one", { error: String(err) });
     }
     // One bad row (its conversation deleted meanwhile) must not lose the others.
+    await vocabulary.add(sql, words).catch((err) =>
+      log.warn("search words not saved", { error: String(err) })
+    );
     for (const row of rows) {
       await save(sql, [row]).catch((err) =>
         log.warn("message dropped", { conversation: row.conversation, error: String(err) })
@@ -118,7 +157,6 @@ export function pgWriter(sql: Sql) {
       highlight: Boolean(msg.highlight),
       sender: pgString(msg.from.slice(0, 100)),
       text,
-      words: tsvectorOf(text, { userId: msg.userId, conversation: msg.conversation }),
     });
     if (pending.length >= BATCH) commit();
     else timer ??= setTimeout(commit, WRITE_WINDOW_MS);

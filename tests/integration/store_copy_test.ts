@@ -77,6 +77,9 @@ Deno.test("store copy moves a SQLite installation into PostgreSQL", async (t) =>
         try {
           const found = await messages.search.forUser(1, { match: "müde", limit: 10 });
           assertEquals(found.messages.map((m) => m.message), ["the kettle is müde today"]);
+          // A prefix is searched as the words it starts: the copy fills them in too.
+          const prefix = await messages.search.forUser(1, { match: "müd", limit: 10 });
+          assertEquals(prefix.messages.map((m) => m.message), ["the kettle is müde today"]);
           const page = await messages.historyOf(1, { limit: 3 });
           assertEquals(page.messages.map((m) => m.message), [
             "line 2497",

@@ -22,6 +22,11 @@ export interface Backend {
   conversation(connection: number, conversationId: string): Promise<number>;
   /** The conversation's stored unread count. */
   unread(conversation: number): Promise<number>;
+  /**
+   * Leaves `n` message ids unused (PostgreSQL: its search reads ids in buckets of 65,536, which a
+   * test this size would not otherwise cross). Waits for the appends under way first.
+   */
+  skipIds(n: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,6 +56,8 @@ async function sqliteBackend(): Promise<Backend> {
       const rows = await store.conversations.listForConnection(connectionOf.get(conversation)!);
       return rows.find((r) => r.id === conversation)!.unread;
     },
+    // SQLite's search reads no buckets; its ids may stay consecutive.
+    skipIds: (_n) => store.messages.flush(),
     async close() {
       await store.close();
       await Deno.remove(home, { recursive: true });
@@ -83,6 +90,10 @@ async function pgBackend(): Promise<Backend> {
       ),
     unread: async (conversation) =>
       (await sql`SELECT unread FROM conversations WHERE id = ${conversation}`)[0].unread,
+    async skipIds(n) {
+      await messages.flush();
+      await sql`SELECT setval('messages_id_seq', nextval('messages_id_seq') + ${n})`;
+    },
     async close() {
       await messages.close();
       await sql.end();
