@@ -16,6 +16,8 @@ import type { Vocabulary } from "./vocabulary.ts";
 const WRITE_WINDOW_MS = 10;
 /** Most messages in one transaction. */
 const BATCH = 1000;
+/** Batches written at once. */
+const LANES = 2;
 
 interface Row {
   /** Taken from the sequence by the batch, for the bucket lexeme in `words`. */
@@ -56,7 +58,10 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
   let pending: Pending[] = [];
   let unread = new Map<number, Unread>();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  /** The batches being committed, in order; never rejects. */
+  /** Each lane's batches being committed, in order; never reject. */
+  const lanes: Promise<void>[] = Array.from({ length: LANES }, () => Promise.resolve());
+  let batches = 0;
+  /** Every batch taken so far, committed; never rejects. */
   let writing: Promise<void> = Promise.resolve();
   /** The appends being taken, in order; never rejects. */
   let taking: Promise<unknown> = Promise.resolve();
@@ -79,7 +84,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
         id: ids[i],
       }, words),
     }));
-    return { rows: out, words: vocabulary.unknown(words) };
+    return { rows: out, words: vocabulary.unknown(words).sort() };
   }
 
   async function writeBatch(pendingRows: Pending[], counts: Map<number, Unread>) {
@@ -97,7 +102,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
       await sql.begin(async (tx) => {
         await vocabulary.add(tx as unknown as Sql, words);
         await save(tx as unknown as Sql, rows);
-        for (const [id, u] of counts) {
+        for (const [id, u] of [...counts].sort((a, b) => a[0] - b[0])) {
           await tx`UPDATE conversations SET unread = unread + ${u.added} WHERE id = ${id}`;
         }
       });
@@ -130,7 +135,14 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
       const counts = unread;
       pending = [];
       unread = new Map();
-      writing = writing.then(() => writeBatch(rows, counts));
+      // Two batches are written at once, each on its own connection: PostgreSQL's work for one
+      // (the GIN index above all) overlaps the other's round trips and this process's. Their
+      // rows hold ids taken beforehand, so the order they commit in changes nothing stored; the
+      // counts and words are written in a fixed order, so two never wait on each other in a
+      // cycle.
+      const lane = batches++ % LANES;
+      lanes[lane] = lanes[lane].then(() => writeBatch(rows, counts));
+      writing = Promise.all(lanes).then(() => {});
     }
     return writing;
   }
