@@ -192,12 +192,15 @@ try {
     state: string;
     info?: { reason?: string };
   }[];
+  /** The flooder's messages stored so far. */
+  const storedNow = (db: DatabaseSync) =>
+    // Its messages only: the flooder's join is stored too, as a channel event (type >= 4), which
+    // made the count one too many ("lost: -1").
+    (db.prepare(
+      `SELECT count(*) AS n FROM messages WHERE sender = 'flooder' AND type < ${FIRST_EVENT_CODE}`,
+    ).get() as { n: number }).n;
   const db = new DatabaseSync(join(server.home, "parley.db"), { readOnly: true });
-  // Its messages only: the flooder's join is stored too, as a channel event (type >= 4), which
-  // made the count one too many ("lost: -1").
-  const stored = (db.prepare(
-    `SELECT count(*) AS n FROM messages WHERE sender = 'flooder' AND type < ${FIRST_EVENT_CODE}`,
-  ).get() as { n: number }).n;
+  const stored = storedNow(db);
   // Which lines are missing, when some are: the first few numbers say where the loss was.
   const missing: number[] = [];
   if (stored < total) {
@@ -242,9 +245,7 @@ try {
   if (stored < total) {
     // Late or never: lines stored after the poll gave up were slow, not lost.
     const again = new DatabaseSync(join(server.home, "parley.db"), { readOnly: true });
-    const later = (again.prepare(
-      `SELECT count(*) AS n FROM messages WHERE sender = 'flooder' AND type < ${FIRST_EVENT_CODE}`,
-    ).get() as { n: number }).n;
+    const later = storedNow(again);
     again.close();
     line("irc_flood_stored_after_settle", later, "messages");
   }

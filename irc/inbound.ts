@@ -126,17 +126,13 @@ export function attachInbound(
     if (!batch) {
       const lines = batch = [ev];
       run(async () => {
-        try {
-          for (let i = 0; i < lines.length; i++) {
-            try {
-              await byKind[lines[i].kind](lines[i]);
-            } catch (err) {
-              log.error("irc event failed", { label: conn.id, error: err });
-            }
-          }
-        } finally {
-          if (batch === lines) batch = undefined;
+        // Lines pushed while the step runs are still iterated; one failing does not stop the rest.
+        for (const line of lines) {
+          await byKind[line.kind](line).catch((err) =>
+            log.error("irc event failed", { label: conn.id, error: err })
+          );
         }
+        if (batch === lines) batch = undefined;
       });
     } else batch.push(ev);
     return true;

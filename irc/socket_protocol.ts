@@ -3,21 +3,22 @@
  * irc/socket_worker.ts), declared once for both sides.
  */
 
+/** Where and how a socket connects. */
+export interface SocketTarget {
+  /** The checked address to connect to (irc/target.ts). */
+  address: string;
+  port: number;
+  tls: boolean;
+  /** The name the certificate must carry (undefined for an IP address). */
+  servername?: string;
+  rejectUnauthorized?: boolean;
+  /** Milliseconds without data after which "timeout" is told (0: never). */
+  idleMs: number;
+}
+
 /** The main thread asks. */
 export type ToSocketThread =
-  | {
-    op: "open";
-    id: number;
-    /** The checked address to connect to (irc/target.ts). */
-    address: string;
-    port: number;
-    tls: boolean;
-    /** The name the certificate must carry (undefined for an IP address). */
-    servername?: string;
-    rejectUnauthorized?: boolean;
-    /** Milliseconds without data after which "timeout" is told (0: never). */
-    idleMs: number;
-  }
+  | ({ op: "open"; id: number } & SocketTarget)
   | { op: "write"; id: number; data: string; /** Told back as "written" when sent. */ cb?: number }
   | { op: "end"; id: number }
   | { op: "destroy"; id: number }

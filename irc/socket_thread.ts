@@ -4,18 +4,7 @@
  * and ends with the last, so a process without IRC connections has no extra engine.
  */
 import { EventEmitter } from "node:events";
-import type { FromSocketThread, ToSocketThread } from "./socket_protocol.ts";
-
-/** Where and how to connect. */
-export interface ThreadSocketOptions {
-  address: string;
-  port: number;
-  tls: boolean;
-  servername?: string;
-  rejectUnauthorized?: boolean;
-  /** Milliseconds without data after which "timeout" is emitted (0: never). */
-  idleMs: number;
-}
+import type { FromSocketThread, SocketTarget, ToSocketThread } from "./socket_protocol.ts";
 
 /** Taken bytes are told to the thread once this many have gathered (its bound is 64 MB). */
 const ACK_BYTES = 1024 * 1024;
@@ -67,7 +56,7 @@ export class ThreadSocket extends EventEmitter {
   /** Bytes taken and not yet told to the thread. */
   #taken = 0;
 
-  constructor(options: ThreadSocketOptions) {
+  constructor(options: SocketTarget) {
     super();
     open.set(this.id, this);
     thread();

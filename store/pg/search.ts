@@ -50,13 +50,7 @@ export function pgUserSearch(sql: Sql, vocabulary: Vocabulary) {
     // fetch and sort thousands. Every condition is then on `m` alone, for the walks below.
     const byLexeme = parsed.terms.length > 0;
     const where = [`m.type < ${FIRST_EVENT_CODE}`];
-    if (!byLexeme) {
-      where.push(`m.user_id = ${arg(userId)}`);
-      if (q.connectionId !== undefined) where.push(`k.connection_id = ${arg(q.connectionId)}`);
-      if (conversations.length) {
-        where.push(`c.conversation_id IN (${conversations.map(arg).join(", ")})`);
-      }
-    }
+    if (!byLexeme) where.push(`m.user_id = ${arg(userId)}`);
     /** The row ids of the conversations searched, for their lexemes (below). */
     let scope: number[] | undefined;
     if (conversations.length || q.connectionId !== undefined) {
@@ -70,6 +64,9 @@ export function pgUserSearch(sql: Sql, vocabulary: Vocabulary) {
         WHERE k.user_id = ${userId} ${connection} ${named}`).map((r) => Number(r.id));
       if (!scope.length) return { messages: [], end: true };
     }
+    /** The scope as a column condition (row ids from the database: numbers). */
+    const inScope = scope ? [`m.conversation IN (${scope.join(", ")})`] : [];
+    if (!byLexeme) where.push(...inScope);
     // SQLite's NOCASE: ASCII letters only.
     for (const s of senders) {
       where.push(`lower(m.sender COLLATE "C") = lower(${arg(s)} COLLATE "C")`);
@@ -175,24 +172,22 @@ export function pgUserSearch(sql: Sql, vocabulary: Vocabulary) {
         SELECT max(id) AS top, min(id) AS first FROM messages WHERE user_id = ${userId}`;
       if (span?.top == null || span.first == null) return [];
       const top = Number(span.top);
+      const newest = bucketOf(top);
       const lowest = bucketOf(Number(span.first));
-      let hi = bucketOf(top);
       const found: Found[] = [];
-      const inScope = scope ? [`m.conversation IN (${scope.join(", ")})`] : [];
-      // The newest bucket has just begun when its first ids are the newest: the one before too.
-      let covered = (top % BUCKET_IDS + 1) / BUCKET_IDS;
-      let from = covered < 0.5 && hi > lowest ? hi - 1 : hi;
-      let asked = 0;
+      // The share of the newest bucket its ids so far fill. Just begun: the one before too.
+      const fill = (top % BUCKET_IDS + 1) / BUCKET_IDS;
+      let hi = newest;
+      let from = fill < 0.5 && hi > lowest ? hi - 1 : hi;
       while (true) {
         const buckets: string[] = [];
         for (let b = hi; b >= from; b--) buckets.push(bucketLexeme(userId, b));
-        asked += buckets.length;
         const indexed = `${key} & ${buckets.length > 1 ? `(${buckets.join(" | ")})` : buckets[0]}`;
         found.push(...await select("messages m", "m.id + 0 DESC", [matches, ...inScope], indexed));
-        covered += from < hi ? hi - from : 0;
         hi = from - 1;
         if (found.length >= wanted || hi < lowest) return found.slice(0, wanted);
-        const perBucket = found.length / covered;
+        const asked = newest - hi;
+        const perBucket = found.length / (fill + asked - 1);
         const needed = perBucket > 0
           ? Math.ceil((wanted - found.length) * 1.3 / perBucket)
           : Infinity;

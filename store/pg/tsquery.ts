@@ -76,6 +76,16 @@ function quote(text: string): string {
   return `'${text.replaceAll("'", "''").replaceAll("\\", "\\\\")}'`;
 }
 
+/**
+ * A prefix as a tsquery operand: the whole words it starts (an OR), its own text when no word
+ * starts with it (which nothing holds either), or `:*` when they are not listed.
+ */
+function prefixLiteral(text: string, whole: string[] | undefined): string {
+  if (!whole) return `${quote(text)}:*`;
+  if (!whole.length) return quote(text);
+  return whole.length > 1 ? `(${whole.map(quote).join(" | ")})` : quote(whole[0]);
+}
+
 /** A token quoted as a lexeme. */
 function lexeme(word: string): string {
   return quote(lexemeText(word));
@@ -109,11 +119,8 @@ export function toTsquery(
   return terms.map((t) => {
     const words = t.words.map(lexeme);
     if (isPrefix(t, shortAsPrefix)) {
-      const whole = expanded?.get(lexemeText(t.words[t.words.length - 1]));
-      // No word starts with it: its own text, which nothing holds either.
-      const last = words.length - 1;
-      if (!whole) words[last] += ":*";
-      else if (whole.length) words[last] = `(${whole.map(quote).join(" | ")})`;
+      const text = lexemeText(t.words[t.words.length - 1]);
+      words[words.length - 1] = prefixLiteral(text, expanded?.get(text));
     }
     return words.length > 1 ? `(${words.join(" <-> ")})` : words[0];
   }).join(" & ");
@@ -144,14 +151,10 @@ export function keyOf(
       let n = 1;
       if (i === t.words.length - 1 && isPrefix(t, shortAsPrefix)) {
         const whole = expanded?.get(text);
-        if (!whole) [c, literal, n] = [1, `${literal}:*`, Infinity]; // the words it starts
-        else if (!whole.length) c = 0; // no message holds a word it starts
-        else {
-          c = whole.reduce((sum, w) => sum + share(w), 0);
-          n = whole.length;
-          if (whole.length > 1) literal = `(${whole.map(quote).join(" | ")})`;
-          else literal = quote(whole[0]);
-        }
+        literal = prefixLiteral(text, whole);
+        // Unlisted, the words it starts are all read; listed, their shares add up.
+        if (!whole) [c, n] = [1, Infinity];
+        else [c, n] = [whole.reduce((sum, w) => sum + share(w), 0), Math.max(whole.length, 1)];
       }
       // Equal shares (rare words): the longer, as likely the rarer.
       if (c < cost || (c === cost && literal.length > best.length)) {

@@ -11,7 +11,7 @@ export const MAX_EXPANSION = 100;
 const KNOWN = 200_000;
 
 export interface Vocabulary {
-  /** The words of `texts` not yet in the table, to add with the batch (a cache in front). */
+  /** Those of `words` not known to be in the table, to add with the batch (a cache in front). */
   unknown(words: Iterable<string>): string[];
   /** Adds words in the writer's transaction (the cache learns them once it commits). */
   add(tx: Sql, words: string[]): Promise<void>;
@@ -25,10 +25,8 @@ export interface Vocabulary {
 
 /** The share of messages that hold a word, for the words common enough to be counted. */
 export interface Frequencies {
-  /** The word's share, or `rare` when the statistics do not list it. */
+  /** The word's share; for a word the statistics do not list, half the least listed one's. */
   of(word: string): number;
-  /** Below the least common word listed: a share any unlisted word is under. */
-  rare: number;
   /** Messages in all, about (the planner's count). */
   total: number;
 }
@@ -105,5 +103,5 @@ async function readFrequencies(sql: Sql): Promise<Frequencies> {
   const [size] = await sql<{ total: number }[]>`
     SELECT greatest(reltuples, 0)::float8 AS total FROM pg_class WHERE oid = 'messages'::regclass`
     .catch(() => []);
-  return { of: (word) => shares.get(word) ?? rare, rare, total: size?.total ?? 0 };
+  return { of: (word) => shares.get(word) ?? rare, total: size?.total ?? 0 };
 }

@@ -62,7 +62,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
   const lanes: Promise<void>[] = Array.from({ length: LANES }, () => Promise.resolve());
   let batches = 0;
   /** Every batch taken so far, committed; never rejects. */
-  let writing: Promise<void> = Promise.resolve();
+  const written = () => Promise.all(lanes).then(() => {});
   /** The appends being taken, in order; never rejects. */
   let taking: Promise<unknown> = Promise.resolve();
   const uniqueTs = pgTimestamps(sql, () => commit());
@@ -142,9 +142,8 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
       // cycle.
       const lane = batches++ % LANES;
       lanes[lane] = lanes[lane].then(() => writeBatch(rows, counts));
-      writing = Promise.all(lanes).then(() => {});
     }
-    return writing;
+    return written();
   }
 
   async function take(msg: NewMessage): Promise<Appended> {
@@ -154,7 +153,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
       let u = unread.get(msg.conversation);
       if (!u) {
         // The stored count, once every batch before has added its own.
-        await writing;
+        await written();
         const [row] = await sql`SELECT unread FROM conversations WHERE id = ${msg.conversation}`;
         unread.set(msg.conversation, u = { base: row?.unread ?? 0, added: 0 });
       }
