@@ -85,6 +85,8 @@ export class IrcConnection {
    * lean path of chat lines.
    */
   lineHook?: (client: IrcClient, line: string) => boolean;
+  /** Lines handed over by the transport and not yet recorded; set by irc/inbound.ts. */
+  backlog?: () => number;
   #timing: IrcTiming;
   #listener: ConnectionListener;
   #bucket: TokenBucket;
@@ -201,6 +203,7 @@ export class IrcConnection {
     client.connect({
       ...this.#clientOptions(allowPrivate),
       parley_line: (line: string) => this.client === client && !!this.lineHook?.(client, line),
+      parley_backlog: () => this.backlog?.() ?? 0,
     });
   }
 

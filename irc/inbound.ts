@@ -39,15 +39,21 @@ export function welcomeText(line: string): { numeric: string; text: string } | u
 export type Serial = ((fn: () => Promise<void>) => void) & {
   /** Resolves once everything queued so far has run (before the store closes). */
   drained(): Promise<void>;
+  /** Steps queued and not yet finished. */
+  pending(): number;
 };
 
 /** A serial runner; a failing step is logged and does not stop the ones after it. */
 export function serial(label: string): Serial {
   let chain = Promise.resolve();
+  let pending = 0;
+  const done = () => void pending--;
   const run = (fn: () => Promise<void>) => {
-    chain = chain.then(fn).catch((err) => log.error("irc event failed", { label, error: err }));
+    pending++;
+    chain = chain.then(fn).catch((err) => log.error("irc event failed", { label, error: err }))
+      .then(done);
   };
-  return Object.assign(run, { drained: () => chain });
+  return Object.assign(run, { drained: () => chain, pending: () => pending });
 }
 
 /** irc-framework's parsed PREFIX back in ISUPPORT's form, "(ov)@+"; undefined when unusable. */
@@ -113,6 +119,10 @@ export function attachInbound(
   // irc-framework, and consecutive ones are recorded in one step of the serial queue. Any other
   // line closes the step, so the order of events is kept.
   let batch: (IrcEvent & { kind: keyof typeof byKind })[] | undefined;
+  /** Lean lines queued and not yet recorded. */
+  let unrecorded = 0;
+  // What the transport holds its next slice back for (irc/transport.ts, MAX_BACKLOG).
+  conn.backlog = () => run.pending() + unrecorded;
   conn.lineHook = (from, line) => {
     const chat = from === client && conn.nick ? parseChatLine(line) : undefined;
     if (!chat || !(conn.isChannel(chat.target) || conn.isMe(chat.target))) {
@@ -131,10 +141,12 @@ export function attachInbound(
           await byKind[line.kind](line).catch((err) =>
             log.error("irc event failed", { label: conn.id, error: err })
           );
+          unrecorded--;
         }
         if (batch === lines) batch = undefined;
       });
     } else batch.push(ev);
+    unrecorded++;
     return true;
   };
 

@@ -17,6 +17,7 @@ import net from "node:net";
 import { TransportRefusal } from "./target.ts";
 import { idleGc } from "../lib/idle_gc.ts";
 import { ThreadSocket } from "./socket_thread.ts";
+import { nextTurn } from "../lib/next_turn.ts";
 
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 export const MAX_LINE = 8192;
@@ -30,6 +31,15 @@ export const READ_QUEUE_BYTES = 64 * 1024 * 1024;
  * not time: on a loaded machine a slice measured in wall time holds almost no CPU time.
  */
 const SLICE_LINES = 256;
+/**
+ * Most lines handed over and not yet recorded (the consumer's backlog, `parley_backlog`) before
+ * the next slice is held back. Recording may wait on the store (PostgreSQL's round trips): the
+ * lines then stay in this bounded queue, and past its bound the socket pauses, instead of piling
+ * up unbounded in the consumer.
+ */
+export const MAX_BACKLOG = 4 * SLICE_LINES;
+/** How often a held-back queue looks again whether the consumer has caught up. */
+const HOLD_MS = 2;
 
 /** Options irc-framework passes to its transport, plus Parley's. */
 export interface TransportOptions {
@@ -48,6 +58,8 @@ export interface TransportOptions {
    * lean path for chat lines); irc-framework then never sees it.
    */
   parley_line?: (line: string) => boolean;
+  /** Lines handed over and not yet processed by the consumer (see MAX_BACKLOG). */
+  parley_backlog?: () => number;
   /** Resolves and checks the host, returning the address to connect to (throws to refuse). */
   parley_address?: (host: string) => Promise<string>;
 }
@@ -65,7 +77,8 @@ export class LineTransport extends EventEmitter {
   #queue: string[] = [];
   #head = 0;
   #queuedChars = 0;
-  #drainTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A drain is scheduled; it runs only while this is the same object (cleared on reset). */
+  #drainTurn: object | undefined;
   /** A backlog is being worked off (told to idleGc, which collects once every burst is over). */
   #burst = false;
   /** Reading is paused because the queue is full. */
@@ -210,7 +223,7 @@ export class LineTransport extends EventEmitter {
   #enqueue(lines: string[], chars: number): void {
     // Live traffic (nothing waiting, a chunk of a few lines) is handled at once: a timer turn
     // would only add latency. Only a backlog is handed over in slices.
-    const live = this.#head === this.#queue.length && this.#drainTimer === undefined &&
+    const live = this.#head === this.#queue.length && this.#drainTurn === undefined &&
       lines.length <= SLICE_LINES;
     if (this.#head === this.#queue.length) {
       this.#queue = lines;
@@ -238,13 +251,18 @@ export class LineTransport extends EventEmitter {
     return this.#queue.length - this.#head;
   }
 
-  #scheduleDrain(): void {
+  #scheduleDrain(delay = 0): void {
     if (!this.#burst) {
       this.#burst = true;
       idleGc.started();
     }
-    // setTimeout, not setImmediate: in Deno 2.9 an immediate loop starves a node:net socket.
-    this.#drainTimer ??= setTimeout(() => this.#drain(), 0);
+    if (this.#drainTurn) return;
+    const turn = this.#drainTurn = {};
+    const drain = () => this.#drainTurn === turn && this.#drain();
+    // A held-back queue waits on a timer; a backlog goes on in the next turn that lets the socket
+    // thread's chunks in (lib/next_turn.ts: without the timer's sleep, I/O let through often).
+    if (delay) setTimeout(drain, delay);
+    else nextTurn(drain);
   }
 
   #burstOver(): void {
@@ -255,7 +273,10 @@ export class LineTransport extends EventEmitter {
 
   /** Hands a slice of queued lines to irc-framework; goes on after the next socket read. */
   #drain(): void {
-    this.#drainTimer = undefined;
+    this.#drainTurn = undefined;
+    if ((this.#options.parley_backlog?.() ?? 0) >= MAX_BACKLOG) {
+      return this.#scheduleDrain(HOLD_MS);
+    }
     const generation = this.#generation;
     const take = this.#options.parley_line;
     const end = Math.min(this.#queue.length, this.#head + SLICE_LINES);
@@ -286,8 +307,7 @@ export class LineTransport extends EventEmitter {
   }
 
   #clearQueue(): void {
-    clearTimeout(this.#drainTimer);
-    this.#drainTimer = undefined;
+    this.#drainTurn = undefined;
     this.#queue = [];
     this.#head = 0;
     this.#queuedChars = 0;

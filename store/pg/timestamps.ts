@@ -10,6 +10,13 @@ import type { Sql } from "./db.ts";
 export function pgTimestamps(sql: Sql, commit: () => Promise<void>) {
   /** The newest timestamp handed out per conversation. */
   const lastTs = new Map<number, number>();
+  /**
+   * Per conversation, the first millisecond of the run that ends at its newest (every whole
+   * millisecond from it to the newest is taken), as in store/messages/timestamps.ts: a line of a
+   * burst spread more than ARRIVAL_WINDOW ahead of the clock goes after the newest at once,
+   * instead of a commit and a query each.
+   */
+  const runStart = new Map<number, number>();
 
   /** The conversation's newest stored time within the storable range. */
   async function newest(conversation: number): Promise<number> {
@@ -31,12 +38,19 @@ export function pgTimestamps(sql: Sql, commit: () => Promise<void>) {
 
   /** A timestamp no other message of the conversation has, in whole milliseconds. */
   return async function uniqueTs(conversation: number, wanted: number): Promise<number> {
-    const last = lastTs.get(conversation) ?? await newest(conversation);
+    let last = lastTs.get(conversation);
+    if (last === undefined) {
+      last = await newest(conversation);
+      if (last % MS === 0 && last > 0) runStart.set(conversation, last);
+    }
     let ts = validTs(wanted) ? wanted : nowMicros();
     ts -= ts % MS;
-    if (ts <= last) {
+    if (ts > last) runStart.set(conversation, ts); // a new run
+    else {
       const next = last - (last % MS) + MS; // the millisecond after the newest
-      if (last - ts < ARRIVAL_WINDOW) ts = next; // a burst: keep arrival order
+      const run = runStart.get(conversation);
+      // Same moment, or behind a burst spread ahead: keep arrival order.
+      if (last - ts < ARRIVAL_WINDOW || (run !== undefined && ts >= run)) ts = next;
       else {
         const free = await freeFrom(conversation, ts); // a replay: a free millisecond in place
         ts = free !== undefined && free < last ? free : next;

@@ -15,9 +15,15 @@ import type { Vocabulary } from "./vocabulary.ts";
 /** How long appends gather before they are committed (a crash loses at most this much). */
 const WRITE_WINDOW_MS = 10;
 /** Most messages in one transaction. */
-const BATCH = 1000;
+export const BATCH = 1000;
 /** Batches written at once. */
 const LANES = 2;
+/**
+ * Most batches handed to the lanes and not yet written. Past it appends wait: when PostgreSQL is
+ * slower than IRC (or a lock holds the table) the backlog stays here, in the IRC transport's
+ * bounded queue and then in the server's buffers, instead of growing without bound in memory.
+ */
+export const MAX_IN_FLIGHT = 16;
 
 interface Row {
   /** Taken from the sequence by the batch, for the bucket lexeme in `words`. */
@@ -61,6 +67,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
   /** Each lane's batches being committed, in order; never reject. */
   const lanes: Promise<void>[] = Array.from({ length: LANES }, () => Promise.resolve());
   let batches = 0;
+  let inFlight = 0;
   /** Every batch taken so far, committed; never rejects. */
   const written = () => Promise.all(lanes).then(() => {});
   /** The appends being taken, in order; never rejects. */
@@ -141,12 +148,21 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
       // counts and words are written in a fixed order, so two never wait on each other in a
       // cycle.
       const lane = batches++ % LANES;
-      lanes[lane] = lanes[lane].then(() => writeBatch(rows, counts));
+      inFlight++;
+      lanes[lane] = lanes[lane].then(async () => {
+        try {
+          await writeBatch(rows, counts);
+        } finally {
+          inFlight--;
+        }
+      });
     }
     return written();
   }
 
   async function take(msg: NewMessage): Promise<Appended> {
+    // The oldest lane's batches first: appends are taken in order, so this holds all of them.
+    while (inFlight >= MAX_IN_FLIGHT) await lanes[(batches - inFlight) % LANES];
     const ts = await uniqueTs(msg.conversation, msg.ts ?? nowMicros());
     let count: number | undefined;
     if (msg.unread) {

@@ -1,0 +1,71 @@
+/**
+ * The IRC transport's read queue stays bounded end to end: while the consumer has MAX_BACKLOG
+ * lines it has not recorded yet (PostgreSQL answering slowly), no more are handed over; the lines
+ * wait in the transport's queue, and past its bound the socket pauses and the server's buffers
+ * hold the rest. Nothing is lost. A real socket on loopback, read by the IRC socket thread.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { poll } from "../support/poll.ts";
+import { LineTransport, MAX_BACKLOG, READ_QUEUE_LINES } from "../../irc/transport.ts";
+
+/** A server on loopback that writes `lines` short lines to its first client, then waits for it to go. */
+function lineServer(lines: number) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let written = 0;
+  const done = (async () => {
+    const conn = await listener.accept();
+    const chunk = new TextEncoder().encode("PING :x\r\n".repeat(1000));
+    try {
+      // Each write resolves once the kernel took it: a paused reader stops this loop.
+      while (written < lines) {
+        // A write may take part of the chunk (a paused reader fills the kernel's buffers).
+        for (let at = 0; at < chunk.length;) at += await conn.write(chunk.subarray(at));
+        written += 1000;
+      }
+      await conn.read(new Uint8Array(1)); // until the client goes
+    } catch { /* the test closed the connection */ }
+    conn.close();
+  })();
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    written: () => written,
+    close: () => listener.close(),
+    done,
+  };
+}
+
+Deno.test("IRC transport: a consumer's backlog holds lines back, and a full queue pauses the socket", async () => {
+  // Well past what the queue, the socket thread's chunks in flight and the kernel's buffers hold.
+  const total = READ_QUEUE_LINES + 2_500_000;
+  const server = lineServer(total);
+  let backlog = MAX_BACKLOG; // the consumer is busy
+  let handed = 0;
+  let full = 0;
+  const transport = new LineTransport({
+    host: "127.0.0.1",
+    port: server.port,
+    parley_backlog: () => backlog,
+    parley_queue_full: () => full++,
+  });
+  transport.on("line", () => handed++);
+  try {
+    transport.connect();
+    // Read up to the queue's bound, then paused: the server cannot write everything.
+    await poll("the read queue full", () => full === 1, 30_000);
+    await new Promise((r) => setTimeout(r, 500));
+    assertEquals(handed, 0, "nothing is handed over while the consumer is busy");
+    assert(transport.queuedLines >= READ_QUEUE_LINES, `queued ${transport.queuedLines}`);
+    assert(
+      transport.queuedLines < total && server.written() < total,
+      `paused: ${transport.queuedLines} queued, ${server.written()} written of ${total}`,
+    );
+    // The consumer catches up: every line arrives, in one piece.
+    backlog = 0;
+    await poll("every line handed over", () => handed === total, 60_000);
+    assertEquals(transport.queuedLines, 0);
+  } finally {
+    transport.disposeSocket();
+    server.close();
+    await server.done;
+  }
+});

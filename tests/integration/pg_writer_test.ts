@@ -1,0 +1,79 @@
+/**
+ * The PostgreSQL writer holds appends back when PostgreSQL falls behind, instead of keeping an
+ * unbounded backlog in memory: here a lock holds every INSERT, appends stop being taken after
+ * MAX_IN_FLIGHT batches (and the one gathering), and once the lock goes all of them are stored.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { poll } from "../support/poll.ts";
+import { startPostgres } from "../support/postgres.ts";
+import { openPgMessageStore } from "../../store/pg/messages.ts";
+import { connectPg } from "../../store/pg/db.ts";
+import { BATCH, MAX_IN_FLIGHT } from "../../store/pg/writer.ts";
+
+Deno.test("PostgreSQL writer: a stalled database holds appends back; nothing is lost", async () => {
+  const server = await startPostgres();
+  const url = await server.database();
+  const messages = await openPgMessageStore(url);
+  const sql = connectPg(url, 2);
+  let release = () => {};
+  let locked: Promise<unknown> = Promise.resolve();
+  try {
+    const [{ id: userId }] = await sql`INSERT INTO users (email) VALUES ('w@example.com')
+      RETURNING id`;
+    const [{ id: connection }] = await sql`INSERT INTO connections (user_id, connection_id)
+      VALUES (${userId}, 'irc-w') RETURNING id`;
+    const [{ id: conversation }] = await sql`INSERT INTO conversations
+      (connection, conversation_id) VALUES (${connection}, '#w') RETURNING id`;
+    const total = (MAX_IN_FLIGHT + 4) * BATCH;
+    let taken = 0;
+    const released = new Promise<void>((r) => release = r);
+    // Another session holds the table: every batch's INSERT waits on it.
+    locked = sql.begin(async (tx) => {
+      await tx`LOCK TABLE messages IN SHARE MODE`;
+      await released;
+    });
+    await poll(
+      "the lock taken",
+      async () =>
+        (await sql`SELECT 1 FROM pg_locks WHERE relation = 'messages'::regclass
+        AND mode = 'ShareLock' AND granted`).length > 0,
+    );
+    const appends: Promise<unknown>[] = [];
+    const t0 = Date.now() * 1000;
+    for (let i = 0; i < total; i++) {
+      appends.push(
+        messages.append({
+          conversation,
+          userId,
+          from: "nick",
+          type: "private",
+          text: `line ${i}`,
+          ts: t0 + i,
+        }).then(() => taken++),
+      );
+      // As IRC gives them: a few at a time, a turn of the event loop in between.
+      if (i % 500 === 499) await new Promise((r) => setTimeout(r, 1));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    assert(
+      taken <= (MAX_IN_FLIGHT + 1) * BATCH,
+      `${taken} appends taken while ${MAX_IN_FLIGHT} batches could not be written`,
+    );
+    // Batches may be smaller than BATCH (the write window cuts them), never fewer than this.
+    assert(taken >= MAX_IN_FLIGHT, `only ${taken} taken`);
+    assert(taken < total, "every append was taken although nothing could be written");
+    release();
+    await locked;
+    await Promise.all(appends);
+    await messages.flush();
+    assertEquals(taken, total);
+    const [{ n }] = await sql`SELECT count(*)::int AS n FROM messages`;
+    assertEquals(n, total);
+  } finally {
+    release();
+    await locked;
+    await messages.close();
+    await sql.end();
+    await server.close();
+  }
+});
