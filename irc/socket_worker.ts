@@ -27,6 +27,29 @@ interface Open {
 
 const sockets = new Map<number, Open>();
 
+/**
+ * After a burst (this much read since the last collection) and a quiet second, a memory-reducing
+ * collection gives back the young generation the burst grew (as lib/idle_gc.ts does on the main
+ * thread, which also trims the C allocator's arenas for every thread).
+ */
+const COLLECT_AFTER_BYTES = 4 * 1024 * 1024;
+const QUIET_MS = 1000;
+let readSinceCollect = 0;
+let lastRead = 0;
+let collectTimer: ReturnType<typeof setTimeout> | undefined;
+
+function collectWhenQuiet(): void {
+  collectTimer = undefined;
+  const wait = lastRead + QUIET_MS - performance.now();
+  if (wait > 0) {
+    collectTimer = setTimeout(collectWhenQuiet, wait);
+    return;
+  }
+  readSinceCollect = 0;
+  const gc = (globalThis as { gc?: (options: object) => void }).gc;
+  gc?.({ type: "major", execution: "sync", flavor: "last-resort" });
+}
+
 function post(msg: FromSocketThread, transfer?: Transferable[]): void {
   self.postMessage(msg, transfer ? { transfer } : undefined);
 }
@@ -57,6 +80,11 @@ function open(m: Extract<ToSocketThread, { op: "open" }>): void {
       socket.pause();
     }
     post({ id, ev: "data", chunk: copy }, [copy.buffer]);
+    readSinceCollect += copy.length;
+    lastRead = performance.now();
+    if (readSinceCollect >= COLLECT_AFTER_BYTES) {
+      collectTimer ??= setTimeout(collectWhenQuiet, QUIET_MS);
+    }
   });
   socket.on("error", (err: Error & { code?: string }) => {
     post({ id, ev: "error", message: err.message, code: err.code });

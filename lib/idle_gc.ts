@@ -7,6 +7,7 @@
  * it this does nothing.
  */
 import { log } from "./log.ts";
+import { trimMalloc } from "./malloc_trim.ts";
 
 /** Quiet time after the last burst before collecting. */
 const QUIET_MS = 1000;
@@ -117,6 +118,8 @@ function collectGarbage(): void {
   if (typeof gc !== "function") return;
   const start = performance.now();
   gc(LAST_RESORT);
+  // What the collection and the hooks freed outside V8's heap, handed back too.
+  trimMalloc();
   log.debug("collected after a burst", { ms: Math.round(performance.now() - start) });
 }
 

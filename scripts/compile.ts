@@ -22,6 +22,7 @@ export const EMBEDDED = [
   "store/pg/migrations/",
   "store/search_worker.ts",
   "store/search_file.ts",
+  "lib/malloc_trim.ts",
   "irc/socket_worker.ts",
   "irc/socket_protocol.ts",
 ];

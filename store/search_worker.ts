@@ -12,6 +12,7 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { createUserIndex, indexUser, META, SEARCH_PRAGMAS, userIndex } from "./search_file.ts";
 import type { FromWorker, ToWorker } from "./search_index.ts";
+import { trimMalloc } from "../lib/malloc_trim.ts";
 // FIRST_EVENT_CODE of store/message_types.ts, written out: the worker of the compiled binary may
 // read only the modules it was built with.
 const FIRST_EVENT_CODE = 4;
@@ -258,6 +259,8 @@ function collect() {
   for (const db of [search, source, wal]) db?.exec("PRAGMA shrink_memory");
   // Memory-reducing: shrinks the heap's pages too (see lib/idle_gc.ts).
   gc({ type: "major", execution: "sync", flavor: "last-resort" });
+  // This thread often finishes after the main thread's collection: its frees are handed back here.
+  trimMalloc();
 }
 
 function fail(err: unknown) {
