@@ -39,7 +39,17 @@ export interface HighlightInput {
 const compiled = new Map<string, RegExp | undefined>();
 const MAX_COMPILED = 1000;
 
+/** The last (nick, keyword list) asked for: a burst asks for the same one line after line. */
+let last: { nick: string; keywords: readonly string[]; re: RegExp | undefined } | undefined;
+
 function mentionRegExp(nick: string, keywords: readonly string[]): RegExp | undefined {
+  if (last && last.nick === nick && last.keywords === keywords) return last.re;
+  const re = compiledRegExp(nick, keywords);
+  last = { nick, keywords, re };
+  return re;
+}
+
+function compiledRegExp(nick: string, keywords: readonly string[]): RegExp | undefined {
   const words = [nick, ...keywords.map((k) => k.trim())];
   const key = words.join("\n");
   if (compiled.has(key)) return compiled.get(key);

@@ -13,8 +13,16 @@ export type CaseMapping = "rfc1459" | "strict-rfc1459" | "ascii";
  */
 export function ircLower(name: string, mapping: CaseMapping = "rfc1459"): string {
   const top = mapping === "ascii" ? 90 : mapping === "strict-rfc1459" ? 93 : 94;
-  let out = "";
-  for (let i = 0; i < name.length; i++) {
+  // Most names are lower case already (every line of a burst folds its channel's): no new string.
+  let i = 0;
+  while (i < name.length) {
+    const c = name.charCodeAt(i);
+    if (c >= 65 && c <= top) break;
+    i++;
+  }
+  if (i === name.length) return name;
+  let out = name.slice(0, i);
+  for (; i < name.length; i++) {
     const c = name.charCodeAt(i);
     out += c >= 65 && c <= top ? String.fromCharCode(c + 32) : name[i];
   }
