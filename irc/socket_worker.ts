@@ -12,6 +12,7 @@
 import net from "node:net";
 import tls from "node:tls";
 import type { FromSocketThread, ToSocketThread } from "./socket_protocol.ts";
+import { trimMalloc } from "../lib/malloc_trim.ts";
 
 /** Most bytes handed over and not yet taken by the main thread, per socket. */
 const MAX_UNTAKEN = 64 * 1024 * 1024;
@@ -48,6 +49,7 @@ function collectWhenQuiet(): void {
   readSinceCollect = 0;
   const gc = (globalThis as { gc?: (options: object) => void }).gc;
   gc?.({ type: "major", execution: "sync", flavor: "last-resort" });
+  trimMalloc();
 }
 
 function post(msg: FromSocketThread, transfer?: Transferable[]): void {
