@@ -69,3 +69,31 @@ Deno.test("IRC transport: a consumer's backlog holds lines back, and a full queu
     await server.done;
   }
 });
+
+Deno.test("IRC transport: a server that goes silent for the idle timeout is dropped", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const served = (async () => {
+    const conn = await listener.accept();
+    await conn.write(new TextEncoder().encode(":irc.test NOTICE * :hello\r\n"));
+    await conn.read(new Uint8Array(1)).catch(() => null); // silent until the client goes
+    conn.close();
+  })();
+  const lines: string[] = [];
+  let closed = false;
+  const transport = new LineTransport({
+    host: "127.0.0.1",
+    port: (listener.addr as Deno.NetAddr).port,
+    parley_idle_timeout: 1,
+  });
+  transport.on("line", (line: string) => lines.push(line));
+  transport.on("close", () => closed = true);
+  try {
+    transport.connect();
+    await poll("dropped after a silent second", () => closed);
+    assertEquals(lines, [":irc.test NOTICE * :hello\r"]);
+  } finally {
+    transport.disposeSocket();
+    listener.close();
+    await served;
+  }
+});
