@@ -138,9 +138,11 @@ export function attachInbound(
       run(async () => {
         // Lines pushed while the step runs are still iterated; one failing does not stop the rest.
         for (const line of lines) {
-          await byKind[line.kind](line).catch((err) =>
-            log.error("irc event failed", { label: conn.id, error: err })
-          );
+          try {
+            await byKind[line.kind](line);
+          } catch (err) {
+            log.error("irc event failed", { label: conn.id, error: err });
+          }
           unrecorded--;
         }
         if (batch === lines) batch = undefined;
