@@ -14,7 +14,7 @@ function lineServer(lines: number) {
   let written = 0;
   const done = (async () => {
     const conn = await listener.accept();
-    const chunk = new TextEncoder().encode("PING :x\r\n".repeat(1000));
+    const chunk = new TextEncoder().encode("NOTICE x :y\r\n".repeat(1000));
     try {
       // Each write resolves once the kernel took it: a paused reader stops this loop.
       while (written < lines) {
@@ -91,6 +91,42 @@ Deno.test("IRC transport: a server that goes silent for the idle timeout is drop
     transport.connect();
     await poll("dropped after a silent second", () => closed);
     assertEquals(lines, [":irc.test NOTICE * :hello\r"]);
+  } finally {
+    transport.disposeSocket();
+    listener.close();
+    await served;
+  }
+});
+
+Deno.test("IRC transport: a PING behind a backlog is answered at once", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let answer = "";
+  const served = (async () => {
+    const conn = await listener.accept();
+    const lines = ":n!u@h PRIVMSG #c :hello\r\n".repeat(1000) + "PING :abc123\r\n";
+    await conn.write(new TextEncoder().encode(lines));
+    const buf = new Uint8Array(1024);
+    const decoder = new TextDecoder();
+    for (;;) {
+      const n = await conn.read(buf).catch(() => null);
+      if (n === null) break;
+      answer += decoder.decode(buf.subarray(0, n));
+    }
+    conn.close();
+  })();
+  const handed: string[] = [];
+  const transport = new LineTransport({
+    host: "127.0.0.1",
+    port: (listener.addr as Deno.NetAddr).port,
+    parley_backlog: () => MAX_BACKLOG, // the consumer is busy throughout
+  });
+  transport.on("line", (line: string) => handed.push(line));
+  try {
+    transport.connect();
+    await poll("the PONG", () => answer.includes("\n"));
+    assertEquals(answer, "PONG :abc123\r\n");
+    assertEquals(handed.length, 0);
+    assertEquals(transport.queuedLines, 1000, "the PING is not handed over again");
   } finally {
     transport.disposeSocket();
     listener.close();
