@@ -11,7 +11,7 @@
 /// <reference lib="deno.worker" />
 import tls from "node:tls";
 import type { FromSocketThread, ToSocketThread } from "./socket_protocol.ts";
-import { trimMalloc } from "../lib/malloc_trim.ts";
+import { collectAndTrim } from "../lib/malloc_trim.ts";
 
 /** Most bytes handed over and not yet taken by the main thread, per socket. */
 const MAX_UNTAKEN = 64 * 1024 * 1024;
@@ -189,9 +189,7 @@ function collectWhenQuiet(): void {
     return;
   }
   readSinceCollect = 0;
-  const gc = (globalThis as { gc?: (options: object) => void }).gc;
-  gc?.({ type: "major", execution: "sync", flavor: "last-resort" });
-  trimMalloc();
+  collectAndTrim();
 }
 
 function post(msg: FromSocketThread, transfer?: Transferable[]): void {

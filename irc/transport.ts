@@ -43,7 +43,7 @@ const HOLD_MS = 2;
 
 /** A server's `PING <token>` (no tags, no prefix: how servers send it). */
 function isPing(line: string): boolean {
-  return line.startsWith("PING ");
+  return line.charCodeAt(0) === 80 /* P */ && line.startsWith("PING ");
 }
 
 /** Options irc-framework passes to its transport, plus Parley's. */
@@ -230,20 +230,19 @@ export class LineTransport extends EventEmitter {
     // would only add latency. Only a backlog is handed over in slices.
     const live = this.#head === this.#queue.length && this.#drainTurn === undefined &&
       lines.length <= SLICE_LINES;
-    if (!live) {
+    if (!live && lines.some(isPing)) {
       // Behind a backlog (seconds of a burst, or held while the store is slow) a server's PING
       // would wait its turn, and a server drops a client that does not answer in time: it is
-      // answered here instead. irc-framework answers the ones it gets itself.
-      let pings = 0;
-      for (const line of lines) if (line.charCodeAt(0) === 80 && isPing(line)) pings++;
-      if (pings) {
-        lines = lines.filter((line) => {
-          if (line.charCodeAt(0) !== 80 || !isPing(line)) return true;
-          chars -= line.length + 1;
-          this.writeLine(`PONG ${line.slice(5).replace(/\r$/, "")}`);
-          return false;
-        });
-      }
+      // answered here instead, once per chunk (the last one; a chunk of many PINGs is not a
+      // server keeping time, and each answer is a write). irc-framework answers the ones it gets.
+      let token = "";
+      lines = lines.filter((line) => {
+        if (!isPing(line)) return true;
+        chars -= line.length + 1;
+        token = line.slice(5).replace(/\r$/, "");
+        return false;
+      });
+      this.writeLine(`PONG ${token}`);
     }
     if (this.#head === this.#queue.length) {
       this.#queue = lines;

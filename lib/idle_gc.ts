@@ -7,7 +7,7 @@
  * it this does nothing.
  */
 import { log } from "./log.ts";
-import { trimMalloc } from "./malloc_trim.ts";
+import { collectAndTrim } from "./malloc_trim.ts";
 
 /** Quiet time after the last burst before collecting. */
 const QUIET_MS = 1000;
@@ -99,28 +99,12 @@ export class IdleCollector {
   }
 }
 
-/** What `gc()` accepts (V8's gc extension). */
-interface GcOptions {
-  type: "major";
-  execution: "sync";
-  flavor: "last-resort";
-}
-/**
- * A memory-reducing collection: it also shrinks the young generation and hands free pages back
- * to the system. A plain `gc()` frees objects but keeps the pages (measured: a heap grown to
- * 650 MB stays at 800 MB RSS after a plain `gc()`, drops to 60 MB after this one).
- */
-export const LAST_RESORT: GcOptions = { type: "major", execution: "sync", flavor: "last-resort" };
-
-/** V8's collector, when the process was started with `--expose-gc`. */
+/** The collection after a burst (lib/malloc_trim.ts), when the process can collect. */
 function collectGarbage(): void {
-  const gc = (globalThis as { gc?: (options?: GcOptions) => void }).gc;
-  if (typeof gc !== "function") return;
   const start = performance.now();
-  gc(LAST_RESORT);
-  // What the collection and the hooks freed outside V8's heap, handed back too.
-  trimMalloc();
-  log.debug("collected after a burst", { ms: Math.round(performance.now() - start) });
+  if (collectAndTrim()) {
+    log.debug("collected after a burst", { ms: Math.round(performance.now() - start) });
+  }
 }
 
 /** The process's collector: IRC transports report their bursts to it. */

@@ -12,7 +12,7 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { createUserIndex, indexUser, META, SEARCH_PRAGMAS, userIndex } from "./search_file.ts";
 import type { FromWorker, ToWorker } from "./search_index.ts";
-import { trimMalloc } from "../lib/malloc_trim.ts";
+import { canCollect, collectAndTrim } from "../lib/malloc_trim.ts";
 // FIRST_EVENT_CODE of store/message_types.ts, written out: the worker of the compiled binary may
 // read only the modules it was built with.
 const FIRST_EVENT_CODE = 4;
@@ -250,19 +250,16 @@ function mergeStep() {
 
 /**
  * Once indexing is done and the index merged, a full collection gives back the heap a burst
- * grew (V8 may not run one for minutes in an idle thread). `gc` exists only with
- * `--v8-flags=--expose-gc`, as in lib/idle_gc.ts (not imported: see FIRST_EVENT_CODE above).
+ * grew (V8 may not run one for minutes in an idle thread), with the page caches and the C
+ * allocator's free pages (lib/malloc_trim.ts; nothing happens without `--expose-gc`).
  */
 function collect() {
-  const gc = (globalThis as { gc?: (options: object) => void }).gc;
-  if (!grown || typeof gc !== "function") return;
+  if (!grown || !canCollect()) return;
   grown = false;
   // The page caches filled by the burst go back too (they refill from mmap as needed).
   for (const db of [search, source, wal]) db?.exec("PRAGMA shrink_memory");
-  // Memory-reducing: shrinks the heap's pages too (see lib/idle_gc.ts).
-  gc({ type: "major", execution: "sync", flavor: "last-resort" });
-  // This thread often finishes after the main thread's collection: its frees are handed back here.
-  trimMalloc();
+  // This thread often finishes after the main thread's collection: its frees are trimmed here.
+  collectAndTrim();
 }
 
 function fail(err: unknown) {

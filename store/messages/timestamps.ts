@@ -23,17 +23,31 @@ export function validTs(ts: number): boolean {
   return Number.isSafeInteger(ts) && ts >= 0 && ts <= MAX_TS;
 }
 
+/** A line older than the run it falls behind: a free millisecond is looked for from `from`. */
+export interface Replay {
+  conversation: number;
+  /** The wanted millisecond, where the look starts. */
+  from: number;
+  /** The millisecond after the newest: taken when none is free (or the free one is later). */
+  next: number;
+  last: number;
+}
+
 /**
- * Hands out timestamps. `commit` writes what the writer holds, so that a look for a free
- * millisecond in the past sees it.
+ * The rule by which both stores hand out timestamps, one free millisecond per message and
+ * conversation, kept per conversation; each store only reads the newest stored time once and
+ * looks for a free millisecond for a replay (its own I/O).
+ *
+ * Each message owns its millisecond, so a cursor cut to milliseconds (Convos's client sends three
+ * decimals) still names exactly one message and scroll-back neither skips nor repeats
+ * (docs/api.md). A burst faster than one line per millisecond is spread a millisecond apart. The
+ * last line of defence against hostile times: anything outside [0, MAX_TS] becomes the current
+ * time, and the search for a free millisecond is bounded, so no value reaches the database that
+ * JavaScript cannot count with.
  */
-export function timestamps(db: DatabaseSync, commit: () => void) {
-  // Rows stored before times were bounded may lie outside it; they must not push new ones out.
-  const maxTs = db.prepare(
-    "SELECT max(ts) AS ts FROM messages WHERE conversation = ? AND ts BETWEEN 0 AND ?",
-  );
-  const tsTaken = db.prepare("SELECT 1 AS x FROM messages WHERE conversation = ? AND ts = ?");
-  const lastTs = new Map<number, number>();
+export class TimestampRule {
+  /** The newest timestamp handed out per conversation. */
+  #last = new Map<number, number>();
   /**
    * Per conversation, the first millisecond of the run that ends at its newest: every whole
    * millisecond from it to the newest is taken. A burst spread ahead of the clock is one such
@@ -41,45 +55,75 @@ export function timestamps(db: DatabaseSync, commit: () => void) {
    * otherwise commit and probe 100 taken milliseconds each time (~1 ms of CPU per line). (A
    * deleted message's millisecond inside a run is then not reused: the line goes after the newest.)
    */
-  const runStart = new Map<number, number>();
+  #runStart = new Map<number, number>();
 
-  /**
-   * A timestamp no other message of the conversation has, in whole milliseconds: each message
-   * owns its millisecond, so a cursor cut to milliseconds (Convos's client sends three decimals)
-   * still names exactly one message and scroll-back neither skips nor repeats (docs/api.md). A
-   * burst faster than one line per millisecond is spread a millisecond apart. The last line of
-   * defence against hostile times: anything outside [0, MAX_TS] becomes the current time, and
-   * the search for a free millisecond is bounded, so no value reaches SQLite that JavaScript
-   * cannot count with.
-   */
-  return function uniqueTs(conversation: number, wanted: number): number {
-    let last = lastTs.get(conversation);
-    if (last === undefined) {
-      last = (maxTs.get(conversation, MAX_TS) as { ts: number | null }).ts ?? 0;
-      if (last % MS === 0 && last > 0) runStart.set(conversation, last);
-    }
+  /** Whether the conversation's newest stored time has been told (`start`). */
+  started(conversation: number): boolean {
+    return this.#last.has(conversation);
+  }
+
+  /** The conversation's newest stored time within the storable range (0: none). */
+  start(conversation: number, newest: number): void {
+    this.#last.set(conversation, newest);
+    if (newest % MS === 0 && newest > 0) this.#runStart.set(conversation, newest);
+  }
+
+  /** The timestamp for `wanted` (recorded), or the replay to look for a free millisecond for. */
+  place(conversation: number, wanted: number): number | Replay {
+    const last = this.#last.get(conversation) ?? 0;
     let ts = validTs(wanted) ? wanted : nowMicros();
     ts -= ts % MS;
     if (ts > last) {
-      runStart.set(conversation, ts); // a new run
+      this.#runStart.set(conversation, ts); // a new run
     } else {
       const next = last - (last % MS) + MS; // the millisecond after the newest
-      const run = runStart.get(conversation);
-      if (last - ts < ARRIVAL_WINDOW || (run !== undefined && ts >= run)) {
-        // Same moment, or behind a burst spread ahead (every millisecond from here to the
-        // newest is taken): keep arrival order.
-        ts = next;
-      } else {
-        // A genuinely older message (server-time replay): find a free millisecond in place.
-        commit();
-        let free: number | undefined;
-        for (let tries = 0; tries < MAX_TS_PROBES && free === undefined; tries++, ts += MS) {
-          if (!tsTaken.get(conversation, ts)) free = ts;
-        }
-        ts = free !== undefined && free < last ? free : next; // crowded: after the newest
+      const run = this.#runStart.get(conversation);
+      // A genuinely older message (server-time replay) keeps its time if one is free there.
+      if (last - ts >= ARRIVAL_WINDOW && (run === undefined || ts < run)) {
+        return { conversation, from: ts, next, last };
+      }
+      // Same moment, or behind a burst spread ahead: keep arrival order.
+      ts = next;
+    }
+    this.#last.set(conversation, Math.max(last, ts));
+    return ts;
+  }
+
+  /** The replay's timestamp (recorded): the free millisecond found, else after the newest. */
+  placeReplay(r: Replay, free: number | undefined): number {
+    const ts = free !== undefined && free < r.last ? free : r.next; // crowded: after the newest
+    this.#last.set(r.conversation, Math.max(r.last, ts));
+    return ts;
+  }
+}
+
+/**
+ * Hands out timestamps (TimestampRule over SQLite). `commit` writes what the writer holds, so
+ * that a look for a free millisecond in the past sees it.
+ */
+export function timestamps(db: DatabaseSync, commit: () => void) {
+  // Rows stored before times were bounded may lie outside it; they must not push new ones out.
+  const maxTs = db.prepare(
+    "SELECT max(ts) AS ts FROM messages WHERE conversation = ? AND ts BETWEEN 0 AND ?",
+  );
+  const tsTaken = db.prepare("SELECT 1 AS x FROM messages WHERE conversation = ? AND ts = ?");
+  const rule = new TimestampRule();
+
+  /** A timestamp no other message of the conversation has, in whole milliseconds. */
+  return function uniqueTs(conversation: number, wanted: number): number {
+    if (!rule.started(conversation)) {
+      rule.start(conversation, (maxTs.get(conversation, MAX_TS) as { ts: number | null }).ts ?? 0);
+    }
+    const placed = rule.place(conversation, wanted);
+    if (typeof placed === "number") return placed;
+    commit();
+    let free: number | undefined;
+    for (let tries = 0, ts = placed.from; tries < MAX_TS_PROBES; tries++, ts += MS) {
+      if (!tsTaken.get(conversation, ts)) {
+        free = ts;
+        break;
       }
     }
-    lastTs.set(conversation, Math.max(last, ts));
-    return ts;
+    return rule.placeReplay(placed, free);
   };
 }

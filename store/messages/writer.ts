@@ -76,8 +76,14 @@ export function messageWriter(
 
   function writeBatch(batch: Pending[], unreadAdded: UnreadBatch) {
     let first = nextId;
+    /** A row's values, in ROW's order, with the next id. */
+    const bind = (p: Pending) => {
+      values.push(nextId++, p.conversation, p.userId, p.ts, p.type, p.highlight, p.sender, p.text);
+    };
     const run = (p: Pending) => {
-      insert.run(nextId++, p.conversation, p.userId, p.ts, p.type, p.highlight, p.sender, p.text);
+      values.length = 0;
+      bind(p);
+      insert.run(...values);
     };
     // The indexer's finished part of the deletion log goes in the same transaction.
     const trimTo = indexer.deletedUpTo();
@@ -90,19 +96,7 @@ export function messageWriter(
       let i = 0;
       for (; i + ROWS_PER_INSERT <= batch.length; i += ROWS_PER_INSERT) {
         values.length = 0;
-        for (let j = i; j < i + ROWS_PER_INSERT; j++) {
-          const p = batch[j];
-          values.push(
-            nextId++,
-            p.conversation,
-            p.userId,
-            p.ts,
-            p.type,
-            p.highlight,
-            p.sender,
-            p.text,
-          );
-        }
+        for (let j = i; j < i + ROWS_PER_INSERT; j++) bind(batch[j]);
         insertMany.run(...values);
       }
       for (; i < batch.length; i++) run(batch[i]);
