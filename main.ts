@@ -1,10 +1,5 @@
 /** The `parley` command: reads the subcommand and hands over to its module under cli/. */
 import { ConfigError } from "./config.ts";
-import { daemon } from "./cli/daemon.ts";
-import { userCommand } from "./cli/user.ts";
-import { backupCommand, restoreCommand } from "./cli/backup.ts";
-import { importCommand } from "./cli/import.ts";
-import { storeCommand } from "./cli/store.ts";
 import {
   BACKUP_USAGE,
   DAEMON_USAGE,
@@ -40,12 +35,15 @@ async function run(args: string[]): Promise<void> {
   }
   if (command.startsWith("--")) return run(["daemon", ...args]);
   if (wantsHelp && command in USAGE) return console.log(USAGE[command]);
-  if (command === "daemon") return await daemon(rest);
-  if (command === "user") return await userCommand(rest);
-  if (command === "backup") return await backupCommand(rest);
-  if (command === "restore") return await restoreCommand(rest);
-  if (command === "import") return await importCommand(rest);
-  if (command === "store") return await storeCommand(rest);
+  // Each command's module is loaded only when it runs: the daemon stays resident for months
+  // and should not hold the code of the others (the store copy's PostgreSQL client, the
+  // importers) in memory.
+  if (command === "daemon") return await (await import("./cli/daemon.ts")).daemon(rest);
+  if (command === "user") return await (await import("./cli/user.ts")).userCommand(rest);
+  if (command === "backup") return await (await import("./cli/backup.ts")).backupCommand(rest);
+  if (command === "restore") return await (await import("./cli/backup.ts")).restoreCommand(rest);
+  if (command === "import") return await (await import("./cli/import.ts")).importCommand(rest);
+  if (command === "store") return await (await import("./cli/store.ts")).storeCommand(rest);
   throw new ConfigError(`unknown command "${command}"\n\n${MAIN_USAGE}`);
 }
 

@@ -1,9 +1,16 @@
 /** The embed operation: fetch a URL safely, read what it is, cache the answer. */
 import { isPublicAddress } from "./address.ts";
 import { LruCache } from "./cache.ts";
-import { type EmbedInfo, fromImage, fromOther, fromPage, pageMeta } from "./metadata.ts";
-import { PageReader } from "./page_reader.ts";
+import { lazy } from "../lib/lazy.ts";
+import type { EmbedInfo } from "./metadata.ts";
+import type { PageReader } from "./page_reader.ts";
 import { FetchFailed, safeFetch, type SafeFetchOptions } from "./safe_fetch.ts";
+
+/** The page reader and what reads its data (htmlparser2 with them): loaded for the first embed. */
+const loadReaders = lazy(async () => ({
+  ...await import("./metadata.ts"),
+  ...await import("./page_reader.ts"),
+}));
 
 /** Limits of the embed fetches; tests may shorten them. */
 export const EMBED_LIMITS = {
@@ -51,6 +58,7 @@ export class Embedder {
   async embed(url: URL): Promise<EmbedInfo> {
     const cached = this.#cache.get(url.href);
     if (cached) return cached;
+    const { PageReader, pageMeta, fromPage, fromImage, fromOther } = await loadReaders();
     // The page is parsed as it arrives; an image or anything else needs no body at all.
     let page: PageReader | undefined;
     const res = await safeFetch(url, {

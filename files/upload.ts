@@ -5,11 +5,15 @@
  * to the whole limit per request). The spool is then handed to the file store as a stream and
  * removed; a refused upload leaves nothing behind.
  */
-import busboy from "busboy";
+import type busboy from "busboy";
 import type { Readable } from "node:stream";
 import { join } from "node:path";
 import { DomainError, invalid } from "../lib/errors.ts";
 import { randomId } from "../lib/crypto.ts";
+import { lazy } from "../lib/lazy.ts";
+
+/** The multipart parser, loaded for the first upload. */
+const loadBusboy = lazy(async () => (await import("busboy")).default);
 
 /** Room for the form's own framing (boundaries, part headers, small fields) above the limit. */
 export const FORM_OVERHEAD = 64 * 1024;
@@ -114,9 +118,10 @@ export async function readUploadForm(
   // as the file; the other fields are checked when they end, and the whole body is counted below.
   const multipart = /^multipart\//i.test(type);
   const fieldSize = (multipart ? FIELD_LIMIT : limit) + 1;
+  const newParser = await loadBusboy();
   let parser: busboy.Busboy;
   try {
-    parser = busboy({
+    parser = newParser({
       headers: { "content-type": type },
       // One byte of slack: the spool enforces the exact limit; busboy only stops runaway parts.
       limits: { files: 1, fields: 20, fieldSize, fileSize: limit + 1, parts: 24 },

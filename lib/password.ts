@@ -1,13 +1,16 @@
 /** Password hashing with argon2id (hashed off the main thread by @node-rs/argon2). */
-import { hash, verify } from "@node-rs/argon2";
+import { lazy } from "./lazy.ts";
+
+/** The argon2 native library, loaded for the first login, registration or password change. */
+const argon2 = lazy(() => import("@node-rs/argon2"));
 
 // A hash of a random password, verified against when the user does not exist, so that
 // a login for an unknown email takes as long as one for a known email.
 let decoy: Promise<string> | undefined;
 
 /** Hashes a password with argon2id. */
-export function hashPassword(password: string): Promise<string> {
-  return hash(password, { algorithm: 2 });
+export async function hashPassword(password: string): Promise<string> {
+  return (await argon2()).hash(password, { algorithm: 2 });
 }
 
 /** Checks a password against a stored hash; with no hash it spends the same time and fails. */
@@ -17,11 +20,11 @@ export async function verifyPassword(
 ): Promise<boolean> {
   if (!stored) {
     decoy ??= hashPassword(crypto.randomUUID());
-    await verify(await decoy, password).catch(() => false);
+    await (await argon2()).verify(await decoy, password).catch(() => false);
     return false;
   }
   try {
-    return await verify(stored, password);
+    return await (await argon2()).verify(stored, password);
   } catch {
     return false;
   }

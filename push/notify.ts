@@ -2,8 +2,8 @@
  * Web Push for mentions and private messages while none of the user's browsers is open: the
  * `web-push` package encrypts (aes128gcm) and signs (VAPID); `fetch` delivers, bounded in time.
  */
-// @ts-types="./web_push.d.ts"
-import webpush from "web-push";
+import type webpushApi from "./web_push.d.ts";
+import { lazy } from "../lib/lazy.ts";
 import type { EventBus } from "../lib/bus.ts";
 import type { NotificationEvent } from "../lib/events.ts";
 import { log } from "../lib/log.ts";
@@ -61,6 +61,9 @@ export function payloadOf(ev: NotificationEvent): string {
   }
   return json;
 }
+
+/** `web-push` and what it pulls in (Node's crypto and HTTP layers): loaded for the first push. */
+const loadWebPush = lazy(async () => (await import("web-push")).default as typeof webpushApi);
 
 /** What the notifier needs. */
 export interface NotifierDeps {
@@ -131,6 +134,7 @@ export class PushNotifier {
   }
 
   async #send(sub: PushSubscriptionRecord, payload: string, subject: string): Promise<boolean> {
+    const webpush = await loadWebPush();
     const req = webpush.generateRequestDetails(
       { endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } },
       payload,

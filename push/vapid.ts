@@ -2,9 +2,9 @@
  * The server's VAPID key pair, made once and kept in the data folder (mode 0600): push services
  * tie every subscription to the public key, so a new pair would silence every browser.
  */
+import { Buffer } from "node:buffer";
+import { createECDH } from "node:crypto";
 import { join } from "node:path";
-// @ts-types="./web_push.d.ts"
-import webpush from "web-push";
 
 /** A VAPID key pair as base64url strings (the public key is the uncompressed P-256 point). */
 export interface VapidKeys {
@@ -22,6 +22,24 @@ function valid(k: unknown): k is VapidKeys {
 }
 
 /**
+ * A new P-256 pair in the form push services and `web-push` expect: the public key as the
+ * 65-byte uncompressed point, the private key as 32 bytes (left-padded: a scalar with leading
+ * zero bytes comes out shorter), both base64url. Made here rather than by `web-push`, which is
+ * loaded only when a push is sent.
+ */
+export function newVapidKeys(): VapidKeys {
+  const ecdh = createECDH("prime256v1");
+  ecdh.generateKeys();
+  const priv = new Uint8Array(32);
+  const scalar = ecdh.getPrivateKey();
+  priv.set(scalar, 32 - scalar.length);
+  return {
+    publicKey: ecdh.getPublicKey().toString("base64url"),
+    privateKey: Buffer.from(priv).toString("base64url"),
+  };
+}
+
+/**
  * Reads the keys from `home`, making and saving them the first time. Synchronous: it runs once
  * while the app is built, before anything is served.
  */
@@ -34,8 +52,7 @@ export function loadVapidKeys(home: string): VapidKeys {
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
-  const { publicKey, privateKey } = webpush.generateVAPIDKeys();
-  const keys = { publicKey, privateKey };
+  const keys = newVapidKeys();
   // createNew: two starting processes never overwrite each other's pair.
   try {
     Deno.writeTextFileSync(path, JSON.stringify(keys) + "\n", { createNew: true, mode: 0o600 });
