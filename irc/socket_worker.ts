@@ -12,6 +12,7 @@
 import tls from "node:tls";
 import type { FromSocketThread, ToSocketThread } from "./socket_protocol.ts";
 import { collectAndTrim } from "../lib/malloc_trim.ts";
+import { ReadBatcher } from "./read_batcher.ts";
 
 /** Most bytes handed over and not yet taken by the main thread, per socket. */
 const MAX_UNTAKEN = 64 * 1024 * 1024;
@@ -200,6 +201,7 @@ function open(m: Extract<ToSocketThread, { op: "open" }>): void {
   const { id } = m;
   const s: Open = { socket: undefined as unknown as Stream, untaken: 0, held: false, full: false };
   sockets.set(id, s);
+  const batch = new ReadBatcher((chunk) => post({ id, ev: "data", chunk }, [chunk.buffer]));
   const events: Events = {
     connect: () => post({ id, ev: "connect" }),
     data(chunk: Uint8Array) {
@@ -208,16 +210,21 @@ function open(m: Extract<ToSocketThread, { op: "open" }>): void {
         s.full = true;
         s.socket.pause();
       }
-      post({ id, ev: "data", chunk }, [chunk.buffer]);
+      batch.push(chunk);
       readSinceCollect += chunk.length;
       lastRead = performance.now();
       if (readSinceCollect >= COLLECT_AFTER_BYTES) {
         collectTimer ??= setTimeout(collectWhenQuiet, QUIET_MS);
       }
     },
-    error: (err) => post({ id, ev: "error", message: err.message, code: err.code }),
+    // What was read before an error or the close is handed over first.
+    error(err) {
+      batch.flush();
+      post({ id, ev: "error", message: err.message, code: err.code });
+    },
     timeout: () => post({ id, ev: "timeout" }),
     close() {
+      batch.flush();
       if (sockets.get(id) === s) sockets.delete(id);
       post({ id, ev: "close" });
     },

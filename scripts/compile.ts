@@ -25,6 +25,7 @@ export const EMBEDDED = [
   "lib/malloc_trim.ts",
   "irc/socket_worker.ts",
   "irc/socket_protocol.ts",
+  "irc/read_batcher.ts",
 ];
 
 function option(name: string): string | undefined {
