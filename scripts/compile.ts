@@ -23,6 +23,7 @@ export const EMBEDDED = [
   "store/search_worker.ts",
   "store/search_file.ts",
   "lib/malloc_trim.ts",
+  "lib/thread_priority.ts",
   "irc/socket_worker.ts",
   "irc/socket_protocol.ts",
   "irc/read_batcher.ts",

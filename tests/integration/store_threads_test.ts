@@ -4,6 +4,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { openDatabase } from "../../store/db.ts";
 import { loadMigrations, migrate } from "../../store/migrate.ts";
 import { openSearch, startSearchIndexer } from "../../store/search_index.ts";
+import { BACKGROUND_NICE } from "../../lib/thread_priority.ts";
 
 Deno.test("the indexer's worker copies parley.db's WAL into the file when asked", async () => {
   const home = await Deno.makeTempDir({ prefix: "parley-threads-" });
@@ -26,6 +27,14 @@ Deno.test("the indexer's worker copies parley.db's WAL into the file when asked"
     assert(Deno.statSync(dbPath).size > before + 2_000_000, "the rows were copied into the file");
     // A second request is answered too (they are answered in order).
     await indexer.checkpoint();
+    if (Deno.build.os === "linux") {
+      // The worker's thread runs at the background priority (lib/thread_priority.ts).
+      const nice = [...Deno.readDirSync("/proc/self/task")].map((t) => {
+        const stat = Deno.readTextFileSync(`/proc/self/task/${t.name}/stat`);
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+      });
+      assert(nice.includes(BACKGROUND_NICE), `a thread at nice ${BACKGROUND_NICE}: ${nice}`);
+    }
     assertEquals((db.prepare("SELECT count(*) AS n FROM filler").get() as { n: number }).n, 500);
   } finally {
     await indexer.close();

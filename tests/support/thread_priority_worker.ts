@@ -1,0 +1,5 @@
+/** The thread of tests/unit/thread_priority_test.ts: lowers itself and says so, then waits. */
+/// <reference lib="deno.worker" />
+import { lowerThreadPriority } from "../../lib/thread_priority.ts";
+
+self.postMessage(lowerThreadPriority());

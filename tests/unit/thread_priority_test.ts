@@ -1,0 +1,41 @@
+/** lib/thread_priority.ts: a background thread lowers its own priority, not the process's. */
+import { assertEquals } from "../support/assert.ts";
+import { BACKGROUND_NICE } from "../../lib/thread_priority.ts";
+
+/** The nice value of each thread of this process, by thread id. */
+function niceByThread(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of Deno.readDirSync("/proc/self/task")) {
+    const stat = Deno.readTextFileSync(`/proc/self/task/${t.name}/stat`);
+    out.set(t.name, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+  }
+  return out;
+}
+
+Deno.test({
+  name: "lowerThreadPriority: only the calling thread runs at the background priority",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const before = niceByThread();
+    const worker = new Worker(new URL("../support/thread_priority_worker.ts", import.meta.url), {
+      type: "module",
+    });
+    try {
+      const lowered = await new Promise((resolve) => worker.onmessage = (e) => resolve(e.data));
+      assertEquals(lowered, true);
+      const after = niceByThread();
+      const niced = [...after].filter(([tid, nice]) =>
+        nice === BACKGROUND_NICE && !before.has(tid)
+      );
+      assertEquals(niced.length, 1, "the worker's thread");
+      assertEquals(after.get(String(Deno.pid)), before.get(String(Deno.pid)), "main unchanged");
+      assertEquals(
+        [...after].filter(([, nice]) => nice === BACKGROUND_NICE).length,
+        1,
+        "no other thread lowered",
+      );
+    } finally {
+      worker.terminate();
+    }
+  },
+});
