@@ -33,7 +33,9 @@ Deno.test("the indexer's worker copies parley.db's WAL into the file when asked"
         const stat = Deno.readTextFileSync(`/proc/self/task/${t.name}/stat`);
         return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
       });
-      assert(nice.includes(BACKGROUND_NICE), `a thread at nice ${BACKGROUND_NICE}: ${nice}`);
+      const main = Math.min(...nice);
+      const expected = Math.min(19, main + BACKGROUND_NICE);
+      assert(nice.includes(expected), `a thread at nice ${expected}: ${nice}`);
     }
     assertEquals((db.prepare("SELECT count(*) AS n FROM filler").get() as { n: number }).n, 500);
   } finally {
