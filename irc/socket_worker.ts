@@ -12,6 +12,7 @@
 import tls from "node:tls";
 import type { FromSocketThread, ToSocketThread } from "./socket_protocol.ts";
 import { collectAndTrim } from "../lib/malloc_trim.ts";
+import { IdleCollector } from "../lib/idle_gc.ts";
 import { ReadBatcher } from "./read_batcher.ts";
 
 /** Most bytes handed over and not yet taken by the main thread, per socket. */
@@ -51,6 +52,7 @@ class PlainSocket implements Stream {
   #events: Events;
   #idleMs: number;
   #idle: ReturnType<typeof setTimeout> | undefined;
+  #lastData = 0;
   #paused = false;
   #wake: (() => void) | undefined;
   #writing: Promise<unknown> = Promise.resolve();
@@ -78,14 +80,16 @@ class PlainSocket implements Stream {
     try {
       if (!conn) return;
       this.#events.connect();
-      this.#armIdle();
+      this.#lastData = performance.now();
+      this.#armIdle(this.#idleMs);
       const buf = new Uint8Array(READ_SIZE);
       for (;;) {
         while (this.#paused && !this.#destroyed) await new Promise<void>((r) => this.#wake = r);
         if (this.#destroyed) return;
         const n = await conn.read(buf);
         if (n === null) return;
-        this.#armIdle();
+        this.#lastData = performance.now();
+        if (this.#idle === undefined) this.#armIdle(this.#idleMs); // after a silence was told
         // A copy of the bytes read: it is transferred, and the read buffer is used again.
         this.#events.data(buf.slice(0, n));
       }
@@ -96,11 +100,18 @@ class PlainSocket implements Stream {
     }
   }
 
-  /** Silence from the server for idleMs is told once per silence (node's socket timeout). */
-  #armIdle(): void {
+  /**
+   * Silence from the server for idleMs is told once per silence (node's socket timeout). One
+   * timer that looks at the last read when it fires, not a timer set again for every read.
+   */
+  #armIdle(ms: number): void {
     if (this.#idleMs <= 0) return;
-    clearTimeout(this.#idle);
-    this.#idle = setTimeout(() => this.#events.timeout(), this.#idleMs);
+    this.#idle = setTimeout(() => {
+      const left = this.#lastData + this.#idleMs - performance.now();
+      if (left > 0) return this.#armIdle(left);
+      this.#idle = undefined;
+      this.#events.timeout();
+    }, ms);
   }
 
   #close(): void {
@@ -172,26 +183,13 @@ interface Open {
 const sockets = new Map<number, Open>();
 
 /**
- * After a burst (this much read since the last collection) and a quiet second, a memory-reducing
- * collection gives back the young generation the burst grew (as lib/idle_gc.ts does on the main
- * thread, which also trims the C allocator's arenas for every thread).
+ * After a burst (this much read) and a quiet second, a memory-reducing collection gives back the
+ * young generation the burst grew, as lib/idle_gc.ts does on the main thread (no gap between
+ * collections here: one comes only after megabytes read).
  */
 const COLLECT_AFTER_BYTES = 4 * 1024 * 1024;
-const QUIET_MS = 1000;
-let readSinceCollect = 0;
-let lastRead = 0;
-let collectTimer: ReturnType<typeof setTimeout> | undefined;
-
-function collectWhenQuiet(): void {
-  collectTimer = undefined;
-  const wait = lastRead + QUIET_MS - performance.now();
-  if (wait > 0) {
-    collectTimer = setTimeout(collectWhenQuiet, wait);
-    return;
-  }
-  readSinceCollect = 0;
-  collectAndTrim();
-}
+const collector = new IdleCollector(collectAndTrim, 1000, 0);
+let readSinceDue = 0;
 
 function post(msg: FromSocketThread, transfer?: Transferable[]): void {
   self.postMessage(msg, transfer ? { transfer } : undefined);
@@ -211,10 +209,10 @@ function open(m: Extract<ToSocketThread, { op: "open" }>): void {
         s.socket.pause();
       }
       batch.push(chunk);
-      readSinceCollect += chunk.length;
-      lastRead = performance.now();
-      if (readSinceCollect >= COLLECT_AFTER_BYTES) {
-        collectTimer ??= setTimeout(collectWhenQuiet, QUIET_MS);
+      collector.read();
+      if ((readSinceDue += chunk.length) >= COLLECT_AFTER_BYTES) {
+        readSinceDue = 0;
+        collector.due();
       }
     },
     // What was read before an error or the close is handed over first.

@@ -50,6 +50,11 @@ export class IdleCollector {
   /** A burst ended (each `started` is matched by one `ended`). */
   ended(): void {
     this.#bursts = Math.max(0, this.#bursts - 1);
+    this.due();
+  }
+
+  /** A collection is wanted once no burst is under way and reads have been quiet for `quietMs`. */
+  due(): void {
     if (this.#bursts === 0) this.#arm(this.#quietMs);
   }
 

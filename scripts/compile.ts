@@ -12,8 +12,8 @@ const root = new URL("..", import.meta.url).pathname;
 
 /**
  * Files and folders read at run time: the app finds them relative to `import.meta.dirname`,
- * and the worker modules (the search indexer, which also checkpoints, with the one module it
- * imports; the IRC socket thread) are loaded by URL, which compile does not follow on its own.
+ * and the worker modules (the search indexer, which also checkpoints; the IRC socket thread),
+ * with the modules they import, are loaded by URL, which compile does not follow on its own.
  */
 export const EMBEDDED = [
   "static/",
@@ -23,6 +23,8 @@ export const EMBEDDED = [
   "store/search_worker.ts",
   "store/search_file.ts",
   "lib/malloc_trim.ts",
+  "lib/idle_gc.ts",
+  "lib/log.ts",
   "lib/thread_priority.ts",
   "irc/socket_worker.ts",
   "irc/socket_protocol.ts",

@@ -5,6 +5,7 @@ import { openDatabase } from "../../store/db.ts";
 import { loadMigrations, migrate } from "../../store/migrate.ts";
 import { openSearch, startSearchIndexer } from "../../store/search_index.ts";
 import { BACKGROUND_NICE } from "../../lib/thread_priority.ts";
+import { niceByThread } from "../support/threads.ts";
 
 Deno.test("the indexer's worker copies parley.db's WAL into the file when asked", async () => {
   const home = await Deno.makeTempDir({ prefix: "parley-threads-" });
@@ -29,10 +30,7 @@ Deno.test("the indexer's worker copies parley.db's WAL into the file when asked"
     await indexer.checkpoint();
     if (Deno.build.os === "linux") {
       // The worker's thread runs at the background priority (lib/thread_priority.ts).
-      const nice = [...Deno.readDirSync("/proc/self/task")].map((t) => {
-        const stat = Deno.readTextFileSync(`/proc/self/task/${t.name}/stat`);
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-      });
+      const nice = [...niceByThread().values()];
       const main = Math.min(...nice);
       const expected = Math.min(19, main + BACKGROUND_NICE);
       assert(nice.includes(expected), `a thread at nice ${expected}: ${nice}`);

@@ -1,16 +1,7 @@
 /** lib/thread_priority.ts: a background thread lowers its own priority, not the process's. */
 import { assertEquals } from "../support/assert.ts";
 import { BACKGROUND_NICE } from "../../lib/thread_priority.ts";
-
-/** The nice value of each thread of this process, by thread id. */
-function niceByThread(): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const t of Deno.readDirSync("/proc/self/task")) {
-    const stat = Deno.readTextFileSync(`/proc/self/task/${t.name}/stat`);
-    out.set(t.name, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
-  }
-  return out;
-}
+import { niceByThread } from "../support/threads.ts";
 
 Deno.test({
   name: "lowerThreadPriority: only the calling thread runs at the background priority",
