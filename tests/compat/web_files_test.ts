@@ -143,7 +143,7 @@ Deno.test("web-files.t", async (t) => {
       jsonIs("web-files.t:31", res, "/files/0/filename", "web-files.t");
       jsonIs("web-files.t:32", res, "/files/0/uid", 1);
       // LEFT OUT web-files.t:32 id format (design): Convos's ids are 14-16 word characters,
-      // Parley's are 128-bit (DESIGN.md); only that there is one is checked.
+      // Parley's are 128-bit (docs/api.md); only that there is one is checked.
       jsonHas("web-files.t:32", res, "/files/0/id");
       jsonLike("web-files.t:33", res, "/files/0/saved", /^\d+-\d+/);
       fid = res.body?.files?.[0]?.id ?? "";
