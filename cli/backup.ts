@@ -1,9 +1,8 @@
 /** `parley backup FILE` and `parley restore FILE`: the data folder as one .tar.gz. */
 import { basename, dirname, join, resolve } from "node:path";
 import { backup, DatabaseSync } from "node:sqlite";
-import { ConfigError, parseConfig } from "../config.ts";
+import { ConfigError, parseCommandLine, parseConfig, readSecretFiles } from "../config.ts";
 import { logToStderr } from "../lib/log.ts";
-import { parseArgs } from "./args.ts";
 import { commandConfig, isDir, LOCK_FILE, lockHome, refuseOnPostgres } from "./home.ts";
 import { BACKUP_USAGE, RESTORE_USAGE, VERSION } from "./help.ts";
 import { END, header, padding, readTar, type TarEntry } from "./tar.ts";
@@ -81,7 +80,7 @@ async function* archive(
 
 /** Runs `parley backup FILE`. */
 export async function backupCommand(args: string[]): Promise<void> {
-  const parsed = parseArgs(args);
+  const parsed = parseCommandLine(args);
   if (parsed.help) return console.log(BACKUP_USAGE);
   const [target, ...extra] = parsed.positional;
   if (!target || extra.length) throw new ConfigError(`one FILE is needed\n\n${BACKUP_USAGE}`);
@@ -165,12 +164,14 @@ function safeName(name: string): string {
 
 /** Runs `parley restore FILE`. */
 export async function restoreCommand(args: string[]): Promise<void> {
-  const parsed = parseArgs(args);
+  const parsed = parseCommandLine(args);
   if (parsed.help) return console.log(RESTORE_USAGE);
   const [source, ...extra] = parsed.positional;
   if (!source || extra.length) throw new ConfigError(`one FILE is needed\n\n${RESTORE_USAGE}`);
   logToStderr();
-  const parsedConfig = parseConfig({ ...Deno.env.toObject(), ...parsed.env });
+  const parsedConfig = parseConfig(
+    await readSecretFiles({ ...Deno.env.toObject(), ...parsed.env }),
+  );
   if (parsedConfig.databaseUrl) {
     throw new ConfigError(
       "PARLEY_DATABASE_URL is set: the store is PostgreSQL; restore it with pg_restore, or " +
