@@ -9,14 +9,13 @@ const CONFIG_NOTE = `Every command reads the same configuration as the daemon: P
 --home DIR) names the data folder, which must exist for every command but the daemon.`;
 
 /** Where secrets belong: a command line is visible to every local user in the process list. */
-const SECRETS_NOTE = `Secrets (${
-  OPTIONS.filter((o) => o.secret).map((o) => `--${o.flag}`).join(", ")
-}) are best given in a file: ${
-  OPTIONS.filter((o) => o.secret).map((o) => `--${fileForm(o).flag} FILE`).join(", ")
-}
-(or ${
-  OPTIONS.filter((o) => o.secret).map((o) => fileForm(o).env).join(", ")
-}), or in the environment. On the command line they show in the process list.`;
+const SECRETS_NOTE = [
+  "Secrets are best given in a file or the environment; on the command line every local user",
+  "sees them in the process list:",
+  ...OPTIONS.filter((o) => o.secret).map((o) =>
+    `  --${o.flag}: use --${fileForm(o).flag} FILE, ${fileForm(o).env}=FILE or ${o.env}`
+  ),
+].join("\n");
 
 /** One line per option of the table: flag, variable, help and default. */
 function optionLines(): string {
@@ -81,17 +80,23 @@ ${CONFIG_NOTE}
 export const BACKUP_USAGE = `Usage: parley backup FILE
 
 Writes a consistent copy of the data folder to FILE (a .tar.gz), also while the daemon runs:
-the database (parley.db, copied with VACUUM INTO), uploaded files (files/), secret and bot.json.
+the database (parley.db, SQLite's online backup), uploaded files (files/), secret, vapid.json
+(the Web Push keys) and bot.json.
 search.db is left out: it is derived from parley.db and rebuilt at the next start.
 
 ${CONFIG_NOTE}
 `;
 
 /** `parley restore --help`. */
-export const RESTORE_USAGE = `Usage: parley restore FILE
+export const RESTORE_USAGE = `Usage: parley restore FILE [--max-size BYTES]
 
-Restores a backup written by \`parley backup\` into the data folder, which must be empty or
-not exist yet (it is created). Start the daemon afterwards; it rebuilds the search index.
+Restores a backup written by \`parley backup\` (or re-packed with GNU tar) into the data
+folder, which must be empty or not exist yet (it is created). Start the daemon afterwards; it
+rebuilds the search index.
+
+Before writing anything it refuses a backup that would fill the disk, or expand to more than
+50 times its size (at least 64 MB): --max-size BYTES sets that bound for a genuine one. A
+failed restore leaves the data folder empty.
 `;
 
 /** `parley import --help`. */
