@@ -195,7 +195,9 @@ export function parseCommandLine(
   for (const o of own) {
     const v = parsed.values[o.name];
     if (v === true) out.switches.add(o.name);
-    else if (v !== undefined) out.options.set(o.name, Array.isArray(v) ? v.map(String) : [String(v)]);
+    else if (v !== undefined) {
+      out.options.set(o.name, Array.isArray(v) ? v.map(String) : [String(v)]);
+    }
   }
   for (const o of OPTIONS) {
     const v = parsed.values[o.flag];
