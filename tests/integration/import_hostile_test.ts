@@ -127,3 +127,28 @@ Deno.test("import convos: a hostile folder plants nothing and prints no secret",
     await Deno.remove(work, { recursive: true });
   }
 });
+
+Deno.test("import thelounge: a log linked out of the folder is skipped", async () => {
+  const work = await Deno.makeTempDir({ prefix: "parley-lounge-hostile-" });
+  const fixture = new URL("../fixtures/thelounge", import.meta.url).pathname;
+  const home = `${work}/home`;
+  try {
+    await Deno.mkdir(home, { mode: 0o700 });
+    await Deno.mkdir(`${work}/src/users`, { recursive: true });
+    await Deno.mkdir(`${work}/src/logs`);
+    await Deno.mkdir(`${work}/outside`);
+    await Deno.copyFile(`${fixture}/users/bob.json`, `${work}/src/users/bob.json`);
+    // bob's log is elsewhere: some other user's history, as far as the import can tell.
+    await Deno.copyFile(`${fixture}/logs/bob.sqlite3`, `${work}/outside/bob.sqlite3`);
+    await Deno.symlink(`${work}/outside/bob.sqlite3`, `${work}/src/logs/bob.sqlite3`);
+    const r = await parley(["import", "thelounge", `${work}/src`, "--domain", "example.org"], {
+      env: { PARLEY_HOME: home },
+    });
+    assertEquals(r.code, 0, r.stderr);
+    assertStringIncludes(r.stderr, "logs/bob.sqlite3: it is a link out of");
+    assertStringIncludes(r.stdout, "imported: 1 users");
+    assertEquals(rows(home, "SELECT id FROM messages"), []);
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});
