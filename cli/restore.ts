@@ -50,9 +50,12 @@ async function* entries(
   } catch (err) {
     throw new ConfigError(`cannot read ${source}: ${(err as Error).message}`);
   }
+  // Stopping early (a refusal) must stop the reading and decompressing too, not only the
+  // decoding: the rest of a hostile archive is never inflated.
+  const stop = new AbortController();
   const stream = input.readable
     .pipeThrough(new DecompressionStream("gzip"))
-    .pipeThrough(createTarDecoder({ strict: true }));
+    .pipeThrough(createTarDecoder({ strict: true }), { signal: stop.signal });
   let first = true;
   try {
     for await (const entry of stream) {
@@ -72,6 +75,8 @@ async function* entries(
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     throw new ConfigError(`cannot restore ${source}: ${(err as Error).message}`);
+  } finally {
+    stop.abort();
   }
   if (first) throw new ConfigError(`cannot restore ${source}: it holds nothing`);
 }
