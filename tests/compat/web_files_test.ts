@@ -46,7 +46,8 @@ const JPEG = new Uint8Array([
   0xff,
   0xd9,
 ]);
-const BINARY = new Uint8Array(256).map((_, i) => i);
+// Convos's t/data/binary.bin: a control byte and a newline, no NUL.
+const BINARY = new Uint8Array([0x01, 0x0a]);
 const HTML = enc.encode("<!DOCTYPE html>\n<html><head><title>markup</title></head></html>\n");
 const XHTML = enc.encode(
   '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" ' +
