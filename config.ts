@@ -105,7 +105,7 @@ export const OPTIONS: readonly Option[] = [
   {
     flag: "embed-allow-private",
     env: "PARLEY_EMBED_ALLOW_PRIVATE",
-    help: "let embed fetch private addresses (0/1)",
+    help: "let link previews and Web Push reach private addresses (0/1)",
   },
   {
     flag: "irc-allow-private",
