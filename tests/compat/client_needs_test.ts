@@ -78,6 +78,7 @@ Deno.test("client needs 2, 3: dictionaries and registration as the client sends 
 Deno.test("client needs 4-11: IRC through the events socket", async (t) => {
   const irc = await startIrcServer();
   const server = await compatServer({
+    irc: true,
     seed: { users: [{ email: "superman@example.com", password: "s3cret", roles: ["admin"] }] },
   });
   const api: ApiClient = server.client();
