@@ -8,7 +8,7 @@
  * cache: they are not the question) and runs Parley from it, through every part that loads on
  * first use: argon2 (register, log in), busboy (an upload), the link preview's HTML reader, the
  * search indexer's and the IRC socket's worker threads, web-push (a push to a subscription), the
- * PostgreSQL client (`store copy`) and the importers (`import convos`, `import thelounge`).
+ * PostgreSQL client (`store copy`, then the daemon on PostgreSQL) and the importers (`import convos`, `import thelounge`).
  */
 import { dirname, join } from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
@@ -229,12 +229,26 @@ async function exercise(t: Deno.TestContext, bin: string, home: string) {
     }
   });
 
-  await t.step("the PostgreSQL client: store copy", async () => {
+  await t.step("the PostgreSQL client: store copy, then the daemon on PostgreSQL", async () => {
     const pg = await startPostgres();
     try {
       const to = await pg.database();
       const r = await run(bin, ["store", "copy", "--to", to], { PARLEY_HOME: home });
       assertEquals(r.code, 0, r.stdout + r.stderr);
+      // The daemon on PostgreSQL (its store and the cluster's engine) serves the copied account.
+      const pgHome = await Deno.makeTempDir({ prefix: "parley-binary-pg-" });
+      const onPg = await startServer({
+        binary: bin,
+        home: pgHome,
+        env: { PARLEY_DATABASE_URL: to },
+      });
+      try {
+        const me = await new ApiClient(onPg.url).login("admin@example.com");
+        assertEquals(me.email, "admin@example.com");
+      } finally {
+        await onPg.close();
+      }
+      assert(!MISSING.test(onPg.output()), onPg.output());
     } finally {
       await pg.close();
     }
