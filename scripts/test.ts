@@ -31,17 +31,21 @@ type TestFile = string;
 /** The test files under `paths`, each with whether it says `@test-alone` near its top. */
 async function testFiles(paths: string[]): Promise<{ file: TestFile; alone: boolean }[]> {
   const out: { file: TestFile; alone: boolean }[] = [];
-  const visit = async (path: string) => {
+  const visit = async (path: string, named = false) => {
     const info = await Deno.stat(path).catch(() => undefined);
-    if (!info) return;
+    if (!info) {
+      if (!named) return;
+      console.error(`test: no such file or folder: ${path.slice(root.length)}`);
+      Deno.exit(1);
+    }
     if (info.isDirectory) {
       for await (const e of Deno.readDir(path)) await visit(`${path.replace(/\/$/, "")}/${e.name}`);
-    } else if (/_test\.tsx?$/.test(path)) {
+    } else if (named || /_test\.tsx?$/.test(path)) {
       const head = (await Deno.readTextFile(path)).slice(0, 2000);
       out.push({ file: "./" + path.slice(root.length), alone: head.includes("@test-alone") });
     }
   };
-  for (const p of paths) await visit(`${root}${p.replace(/^\.\//, "")}`);
+  for (const p of paths) await visit(`${root}${p.replace(/^\.\//, "")}`, true);
   return out.sort((a, b) => a.file.localeCompare(b.file));
 }
 

@@ -232,8 +232,6 @@ export interface CompatServer extends TestServer {
   seed(seed: Seed): Promise<void>;
   /** A new client of this server without a session. */
   client(): ApiClient;
-  /** "daemon" or "app": which of the two answers. */
-  kind: "daemon" | "app";
 }
 
 async function runSeed(home: string, seed: Seed) {
@@ -273,7 +271,6 @@ async function compatDaemon(env: Record<string, string>, seed?: Seed): Promise<C
       await server.close();
       claimFailures();
     },
-    kind: "daemon",
     seed: (seed) => runSeed(home, seed),
     client: () => new ApiClient(server.url),
   };
@@ -304,7 +301,6 @@ async function compatApp(env: Record<string, string>, seed?: Seed): Promise<Comp
     url,
     home: app.home,
     env: all,
-    kind: "app",
     output: () => "",
     stop: daemonOnly("stop()"),
     kill: daemonOnly("kill()"),
