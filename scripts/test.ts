@@ -57,6 +57,8 @@ interface Result {
   failed: number;
   /** The files with a failed test, or that failed outside any test. */
   files: TestFile[];
+  /** The run failed where the report names no file: a retry of the named files cannot clear it. */
+  unnamed?: boolean;
 }
 
 const unescape = (s: string) =>
@@ -129,8 +131,9 @@ async function run(testArgs: string[], files: TestFile[], env: Record<string, st
     const report = readJunit(xml, declaring);
     // The run failed where no test did (a file that does not load, an error between tests):
     // that is a failure too, named by its file where the report lacks one.
-    if (!status.success && report.failed === 0) report.failed = 1;
-    return { ok: status.success, code: status.code || 1, ...report };
+    const unnamed = !status.success && report.failed === 0;
+    if (unnamed) report.failed = 1;
+    return { ok: status.success, code: status.code || 1, unnamed, ...report };
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
@@ -157,9 +160,10 @@ async function pass(paths: string[], env: Record<string, string> = {}): Promise<
     passed: results.reduce((n, r) => n + r.passed, 0),
     failed: results.reduce((n, r) => n + r.failed, 0),
     files: results.flatMap((r) => r.files),
+    unnamed: results.some((r) => r.unnamed),
   };
   if (!sum.ok) console.log(`\nfailed: ${sum.files.join(" ") || "(no file named; see above)"}`);
-  if (retry && !sum.ok && sum.files.length) {
+  if (retry && !sum.ok && sum.files.length && !sum.unnamed) {
     console.log(`\n--retry: running alone, once: ${sum.files.join(" ")}`);
     const again = await run([], sum.files, env);
     sum.passed += sum.failed - again.failed;
