@@ -64,7 +64,7 @@ async function binaryCopy(): Promise<{ dir: string; bin: string }> {
   const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
   await Deno.writeTextFile(
     bin,
-    `#!/bin/sh\nexec ${q(Deno.execPath())} run -A --cached-only --v8-flags=--expose-gc ` +
+    `#!/bin/sh\nexec ${q(Deno.execPath())} run -A --v8-flags=--expose-gc ` +
       `--config ${q(join(dir, "deno.json"))} ${q(join(dir, "main.ts"))} "$@"\n`,
   );
   await Deno.chmod(bin, 0o755);
