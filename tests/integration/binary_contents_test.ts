@@ -53,8 +53,10 @@ async function copyTree(from: string, to: string): Promise<void> {
 }
 
 /**
- * A folder with what the binary would hold, and a `parley` script that runs it. deno.json and
- * deno.lock come along only to resolve the npm packages from the cache, as the binary has them.
+ * A folder with what the binary would hold, and a `parley` script that runs it. The listed worker
+ * modules are taken as files, not as roots of graphs of their own: the list names what they
+ * import, and this holds it to that. deno.json and deno.lock come along only to resolve the npm
+ * packages, as the binary has them.
  */
 async function binaryCopy(): Promise<{ dir: string; bin: string }> {
   const dir = await Deno.makeTempDir({ prefix: "parley-binary-" });
