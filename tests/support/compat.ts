@@ -201,14 +201,24 @@ export async function pending(reason: string, fn: () => unknown | Promise<unknow
   }
 }
 
-/** Resolves with what `p` gives, or undefined after `ms`: for events that may never come. */
+/**
+ * Convos's `within`: resolves with what `p` gives, or undefined when it never comes, so the check
+ * after it fails with its own message. `ms` is the Convos test's bound, kept for reference; the
+ * wait is at least {@link WITHIN_FLOOR_MS}: on two loaded cores a line through ngircd and back can
+ * take longer than Convos's few seconds, and a short bound made a slow answer a failure.
+ */
 export function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return Promise.race([
     p.finally(() => clearTimeout(timer)),
-    new Promise<undefined>((r) => timer = setTimeout(() => r(undefined), ms)),
+    new Promise<undefined>((r) =>
+      timer = setTimeout(() => r(undefined), Math.max(ms, WITHIN_FLOOR_MS))
+    ),
   ]).catch(() => undefined);
 }
+
+/** The shortest wait of {@link within}: as long as an event waiter's own bound. */
+export const WITHIN_FLOOR_MS = 15_000;
 
 /** Options of compatServer: the Parley side of a Convos test's set-up. */
 export interface CompatOptions {
