@@ -43,11 +43,11 @@ export class ClusterIrc implements IrcControl {
     store: PgStore,
     bus: EventBus,
     scanMs: number,
-    shared: { loginThrottle?: SharedThrottle } = {},
+    shared: { secret: string; loginThrottle?: SharedThrottle },
   ) {
     this.#local = local;
     this.#store = store;
-    this.#channel = new PgChannel(store.sql);
+    this.#channel = new PgChannel(store.sql, shared.secret);
     this.#bridge = new BusBridge(bus, this.#channel, this.nodeId);
     this.#ownership = new Ownership(store.url, store.sql, this.nodeId, {
       acquired: (userId) => local.startUser(userId),
@@ -80,7 +80,8 @@ export class ClusterIrc implements IrcControl {
       drop: async (id: number, userId: number) => local.drop(await record(id, userId)),
       userDeleted: async (userId: number) => {
         mine(userId);
-        await local.userDeleted(userId);
+        // From memory, not the store: `parley user delete` asks after the rows are gone.
+        await local.stopUser(userId, "Connection removed.");
         await this.#ownership.release(userId);
       },
       send: (userId: number, connectionId: string, conversationId: string, message: string) => {
