@@ -20,6 +20,7 @@ const REFUSAL_LOG_MS = 60_000;
 export class PgChannel {
   readonly sql: Sql;
   #keys: Promise<ClusterKeys>;
+  #turn = Promise.resolve();
   #refused = 0;
   #refusalLogged = 0;
 
@@ -43,14 +44,14 @@ export class PgChannel {
   }
 
   /**
-   * Calls `fn` with every authentic message on `channel`, one at a time in the order they came;
-   * resolves once listening.
+   * Calls `fn` with every authentic message on `channel`; resolves once listening. Messages of
+   * all this channel's listens are handled one at a time, in the order PostgreSQL delivered them
+   * (the order their senders committed).
    */
   async listen(channel: string, fn: (message: unknown) => void): Promise<() => Promise<void>> {
     const guard = new ReplayGuard();
-    let turn = Promise.resolve();
     const { unlisten } = await this.sql.listen(channel, (payload) => {
-      turn = turn.then(() => this.#open(channel, payload, guard)).then((m) => {
+      this.#turn = this.#turn.then(() => this.#open(channel, payload, guard)).then((m) => {
         if (m !== undefined) fn(m);
       }).catch((err) => log.warn("cluster message dropped", { channel, error: String(err) }));
     });

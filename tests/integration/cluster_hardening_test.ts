@@ -2,7 +2,7 @@
  * Two Parley nodes on one PostgreSQL and one ngircd, and a database role with no table privilege
  * (what PUBLIC may do by default: connect, LISTEN, NOTIFY). It reads no message crossing the
  * nodes, and what it sends (forged in the old plain format, or recorded and played back) makes no
- * node send on IRC or show anything in a browser. And `parley user delete`, run elsewhere, stops
+ * node send on IRC, show anything in a browser or throttle a login. And `parley user delete`, run elsewhere, stops
  * the deleted user's IRC connection on the node that runs it.
  */
 import postgres from "postgres";
@@ -78,6 +78,8 @@ Deno.test("cluster: a role without privileges can neither read nor forge what no
     const calls: string[] = [];
     await intruder.listen("parley_events", (p) => events.push(p));
     await intruder.listen(`parley_rpc_${nodeA}`, (p) => calls.push(p));
+    const logins: string[] = [];
+    await intruder.listen("parley_logins", (p) => logins.push(p));
 
     await t.step("what crosses the nodes is unreadable to the role", async () => {
       await bob!.say("#cluster", "the secret plan");
@@ -149,6 +151,48 @@ Deno.test("cluster: a role without privileges can neither read nor forge what no
       );
       assertEquals(shown("re-enter your password"), 0);
       assertEquals(shown("the secret plan"), 1);
+    });
+
+    await t.step("forged or replayed login failures throttle nobody", async () => {
+      const failed = await new ApiClient(b.url).post("/api/user/login", {
+        email: "owner@example.org",
+        password: "wrong guess",
+      });
+      assertEquals(failed.status, 400);
+      await poll("the failure seen crossing", () => logins.length > 0);
+      assert(!logins.some((p) => p.includes("owner@")), logins[0]);
+      // Past the address's budget over all emails (50), were they believed.
+      for (let i = 0; i < 60; i++) {
+        await intruder!.notify(
+          "parley_logins",
+          JSON.stringify({
+            m: {
+              node: "nobody",
+              kind: "fail",
+              email: `victim${i}@example.org`,
+              address: "127.0.0.1",
+              now: Date.now(),
+            },
+          }),
+        );
+        await intruder!.notify("parley_logins", logins[0]);
+      }
+      // Node a handles its messages in the order they were sent: once this call is out, the
+      // forgeries were dealt with.
+      await socket!.request({
+        method: "send",
+        connection_id: "irc-localhost",
+        conversation_id: "#cluster",
+        message: "after the forged login failures",
+      });
+      await bob!.waitFor((l) =>
+        l.command === "PRIVMSG" && l.params[1] === "after the forged login failures"
+      );
+      const login = await new ApiClient(a.url).post("/api/user/login", {
+        email: "owner@example.org",
+        password: "correct horse battery",
+      });
+      assertEquals(login.status, 200, JSON.stringify(login.body));
     });
 
     await t.step("`parley user delete` stops the user's IRC connection where it runs", async () => {
