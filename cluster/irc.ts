@@ -49,14 +49,21 @@ export class ClusterIrc implements IrcControl {
     this.#store = store;
     this.#channel = new PgChannel(store.sql, shared.secret);
     this.#bridge = new BusBridge(bus, this.#channel, this.nodeId);
-    this.#ownership = new Ownership(store.url, store.sql, this.nodeId, {
-      acquired: (userId) => local.startUser(userId),
-      lost: (userId) => local.stopUser(userId, "This Parley node lost its database."),
-      scanned: async (nodes) => {
-        await this.#bridge.prune(nodes);
-        await this.#channel.prune();
+    this.#ownership = new Ownership(
+      store.url,
+      store.sql,
+      this.nodeId,
+      {
+        acquired: (userId) => local.startUser(userId),
+        lost: (userId) => local.stopUser(userId, "This Parley node lost its database."),
+        scanned: async (nodes) => {
+          await this.#bridge.prune(nodes);
+          await this.#channel.prune();
+        },
       },
-    }, scanMs);
+      scanMs,
+      shared.secret,
+    );
     const record = async (id: number, userId: number) => {
       if (!this.#ownership.owns(userId)) throw new MovedError("not running this user");
       const r = await store.connections.byId(id);

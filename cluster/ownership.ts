@@ -6,22 +6,21 @@
  * users spread over the nodes and a dead node's users move to the living within one scan.
  *
  * `pg_locks` and `pg_stat_activity` show the whole server: only sessions in this database, of
- * this database role, named for this installation count as nodes or owners, so that another
- * installation (or anyone) on the same server cannot look like one of ours.
+ * this database role, named for this installation (and holding its class of locks) count as nodes
+ * or owners, so that another installation (or anyone) on the same server cannot look like one of
+ * ours.
  */
 import postgres from "postgres";
 import { log } from "../lib/log.ts";
-import { randomId } from "../lib/crypto.ts";
+import { hex, hmacBytes } from "../lib/crypto.ts";
 import type { Sql } from "../store/pg/db.ts";
 
 /** Prefix of the application_name of a node's lock session. */
 export const NODE_APP = "parley-node:";
-/** The settings row naming this installation (made by the first node that starts). */
-const INSTALLATION_KEY = "cluster_installation";
 
 /** Where an installation's nodes and locks are. */
 export interface NodeScope {
-  /** Random, made once per database. */
+  /** Named after the secret the installation's nodes share (not revealing it). */
   installation: string;
   /** application_name of a node's session, before the node's id. */
   prefix: string;
@@ -29,16 +28,15 @@ export interface NodeScope {
   lockClass: number;
 }
 
-/** The installation's scope: its id is read, or made by the first node. */
-export async function nodeScope(sql: Sql): Promise<NodeScope> {
-  const made = JSON.stringify(randomId(12).replace(/[^A-Za-z0-9]/g, "x"));
-  await sql`INSERT INTO settings (key, value) VALUES (${INSTALLATION_KEY}, ${made})
-    ON CONFLICT (key) DO NOTHING`;
-  const [row] = await sql`SELECT value FROM settings WHERE key = ${INSTALLATION_KEY}`;
-  const installation = String(JSON.parse(row.value));
-  let lockClass = 0x7061;
-  // A class of its own per installation (31 bits: pg_locks shows it as a positive oid).
-  for (const c of installation) lockClass = (Math.imul(lockClass, 31) + c.charCodeAt(0)) >>> 1;
+/**
+ * The installation's scope, from the secret its nodes share: nothing to store, and the same on
+ * every node and for every command run beside them.
+ */
+export async function nodeScope(secret: string): Promise<NodeScope> {
+  const mac = await hmacBytes(secret, "parley cluster installation");
+  const installation = hex(mac.slice(0, 8));
+  // 31 bits: pg_locks shows the class as a positive oid.
+  const lockClass = new DataView(mac.buffer, mac.byteOffset + 8, 4).getUint32(0) >>> 1;
   return { installation, prefix: `${NODE_APP}${installation}:`, lockClass };
 }
 
@@ -81,6 +79,7 @@ function shuffle<T>(a: T[]): T[] {
 export class Ownership {
   readonly nodeId: string;
   #url: string;
+  #secret: string;
   #session?: Sql;
   #scope?: NodeScope;
   #sql: Sql;
@@ -95,11 +94,19 @@ export class Ownership {
 
   /**
    * `url` is the database, `sql` the store's pool (for reading connections); `scanMs` how often
-   * free users are looked for.
+   * free users are looked for; `secret` the one the installation's nodes share.
    */
-  constructor(url: string, sql: Sql, nodeId: string, hooks: OwnershipHooks, scanMs: number) {
+  constructor(
+    url: string,
+    sql: Sql,
+    nodeId: string,
+    hooks: OwnershipHooks,
+    scanMs: number,
+    secret: string,
+  ) {
     this.nodeId = nodeId;
     this.#url = url;
+    this.#secret = secret;
     this.#sql = sql;
     this.#hooks = hooks;
     this.#scanMs = scanMs;
@@ -110,7 +117,7 @@ export class Ownership {
    * runs nobody), and starts scanning; resolves after the first scan.
    */
   async start(): Promise<void> {
-    const scope = this.#scope = await nodeScope(this.#sql);
+    const scope = this.#scope = await nodeScope(this.#secret);
     // One connection, never recycled: the locks live and die with it.
     this.#session = postgres(this.#url, {
       max: 1,

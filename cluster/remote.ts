@@ -16,7 +16,7 @@ export async function stopDeletedUser(
   secret: string,
   userId: number,
 ): Promise<string | undefined> {
-  const owner = await ownerOf(store.sql, await nodeScope(store.sql), userId);
+  const owner = await ownerOf(store.sql, await nodeScope(secret), userId);
   if (!owner) return undefined;
   const self = `cli${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
   const rpc = new Rpc(new PgChannel(store.sql, secret), self, {});

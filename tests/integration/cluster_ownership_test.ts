@@ -10,16 +10,24 @@ import { openPgStore } from "../../store/pg/mod.ts";
 import { nodeScope, Ownership } from "../../cluster/ownership.ts";
 
 const USERS = 3;
+const SECRET = "the secret this installation's nodes share";
 
 /** A node's ownership with hooks that record what it was told. */
 function node(url: string, store: { sql: postgres.Sql }, id: string) {
   const acquired: number[] = [];
   let nodes: string[] = [];
-  const ownership = new Ownership(url, store.sql as never, id, {
-    acquired: (uid) => Promise.resolve(void acquired.push(uid)),
-    lost: () => Promise.resolve(),
-    scanned: (alive) => Promise.resolve(void (nodes = alive)),
-  }, 60_000);
+  const ownership = new Ownership(
+    url,
+    store.sql as never,
+    id,
+    {
+      acquired: (uid) => Promise.resolve(void acquired.push(uid)),
+      lost: () => Promise.resolve(),
+      scanned: (alive) => Promise.resolve(void (nodes = alive)),
+    },
+    60_000,
+    SECRET,
+  );
   return { ownership, acquired, alive: () => nodes };
 }
 
@@ -43,7 +51,7 @@ Deno.test("cluster ownership: only this database's nodes count, and each from it
         wantedState: "connected",
       });
     }
-    const scope = await nodeScope(store.sql);
+    const scope = await nodeScope(SECRET);
 
     await t.step(
       "sessions named and locked like nodes elsewhere on the server are ignored",
