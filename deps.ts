@@ -23,6 +23,7 @@ export async function wireDeps(config: Config, store: Store, version: string): P
   // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
   const irc = isPg(store)
     ? new (await import("./cluster/irc.ts")).ClusterIrc(manager, store, bus, config.clusterScanMs, {
+      secret: config.secret,
       loginThrottle,
     })
     : manager;
