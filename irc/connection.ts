@@ -12,6 +12,7 @@ import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
 import { ctcpAnswer } from "./ctcp.ts";
+import { type IrcLine, ircLine } from "./line.ts";
 import { publicAddress, TransportRefusal } from "./target.ts";
 import { LineTransport } from "./transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "./url.ts";
@@ -47,7 +48,7 @@ export interface ConnectionOptions {
 }
 
 interface Pending {
-  line: string;
+  line: IrcLine;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -286,11 +287,11 @@ export class IrcConnection {
       if (!mine() || this.state !== "connecting") return;
       // Still registering: try the nick with an underscore; regain the wanted one later.
       const next = `${String(ev.nick ?? this.wantedNick).slice(0, 28)}_`;
-      client.raw(`NICK ${next}`);
+      client.raw(ircLine("NICK", next));
     });
     client.on("nick invalid", (ev) => {
       if (!mine() || this.state !== "connecting") return;
-      client.raw(`NICK parley${Math.floor(Math.random() * 10000)}`);
+      client.raw(ircLine("NICK", `parley${Math.floor(Math.random() * 10000)}`));
       this.info.reason = `Nick ${ev.nick} is not valid: ${ev.reason}`;
     });
     client.on("irc error", (ev) => {
@@ -319,7 +320,7 @@ export class IrcConnection {
       );
       // Anyone can ask: past the budget requests go unanswered rather than flood the server.
       if (!answer || this.#ctcpBucket.take() > 0) return;
-      this.enqueue(`NOTICE ${ev.nick} :\x01${answer}\x01`, { low: true }).catch(() => {});
+      this.enqueue(ircLine("NOTICE", ev.nick, `\x01${answer}\x01`), { low: true }).catch(() => {});
     });
     client.on("socket close", (err) => {
       if (mine()) this.#onClose(err);
@@ -436,19 +437,19 @@ export class IrcConnection {
     if (this.state !== "connected" || !this.wantedNick || this.same(this.nick, this.wantedNick)) {
       return;
     }
-    this.client?.raw(`NICK ${this.wantedNick}`);
+    this.client?.raw(ircLine("NICK", this.wantedNick));
   }
 
   /**
    * Queues one raw line behind the token bucket; resolves when it is written. A `low` line (an
    * automatic answer) goes out only when none of the user's lines are waiting.
    */
-  enqueue(line: string, { low = false }: { low?: boolean } = {}): Promise<void> {
+  enqueue(line: IrcLine, { low = false }: { low?: boolean } = {}): Promise<void> {
     if (this.state !== "connected" || !this.client) {
       return Promise.reject(new SendError(`${this.id} is not connected.`));
     }
     if (LINE_BREAKING.test(line)) {
-      // Every caller checks its input; reaching this is a bug, and writing it an injection.
+      // irc/line.ts refuses these; reaching this is a bug, and writing it an injection.
       log.warn("irc line refused", { connection: this.id, reason: "CR, LF or NUL in a line" });
       return Promise.reject(new SendError("A line with CR, LF or NUL cannot be sent."));
     }
@@ -523,7 +524,7 @@ export class IrcConnection {
     const parts = splitText(text, budget);
     for (const part of parts) {
       const body = kind === "action" ? `\x01ACTION ${part}\x01` : part;
-      await this.enqueue(`${command} ${target} :${body}`);
+      await this.enqueue(ircLine(command, target, body));
     }
     return parts;
   }

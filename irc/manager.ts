@@ -23,6 +23,7 @@ import { ircLower } from "./casefold.ts";
 import { connectionInfo, infoStateEvent } from "./resources.ts";
 import { mayReachPrivate } from "./trust.ts";
 import { parseIrcUrl } from "./url.ts";
+import { type IrcLine, ircLine } from "./line.ts";
 import type { IrcControl, LiveView } from "./control.ts";
 
 /** What the manager is built from. */
@@ -44,17 +45,17 @@ interface HostQueue {
 }
 
 /** `JOIN #a,#b,...` lines of at most ~400 bytes each. */
-export function joinLines(channels: string[]): string[] {
-  const lines: string[] = [];
+export function joinLines(channels: string[]): IrcLine[] {
+  const lines: IrcLine[] = [];
   let cur: string[] = [];
   for (const name of channels) {
     if (cur.length && [...cur, name].join(",").length > 400) {
-      lines.push(`JOIN ${cur.join(",")}`);
+      lines.push(ircLine("JOIN", cur.join(",")));
       cur = [];
     }
     cur.push(name);
   }
-  if (cur.length) lines.push(`JOIN ${cur.join(",")}`);
+  if (cur.length) lines.push(ircLine("JOIN", cur.join(",")));
   return lines;
 }
 
@@ -468,7 +469,7 @@ export class IrcManager implements IrcControl {
         await this.#deps.store.conversations.setJoined(conv.id, true);
         // Already registered (a cluster node took the user over meanwhile and connected it):
         // the rejoin after registration has run, so join now.
-        if (conn.state === "connected") await conn.enqueue(`JOIN ${name}`).catch(() => {});
+        if (conn.state === "connected") await conn.enqueue(ircLine("JOIN", name)).catch(() => {});
       }
     }
     if (record.wantedState === "connected") this.#enqueue(conn);

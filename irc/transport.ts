@@ -18,6 +18,7 @@ import { TransportRefusal } from "./target.ts";
 import { idleGc } from "../lib/idle_gc.ts";
 import { ThreadSocket } from "./socket_thread.ts";
 import { nextTurn } from "../lib/next_turn.ts";
+import { ircLine } from "./line.ts";
 
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 export const MAX_LINE = 8192;
@@ -242,7 +243,11 @@ export class LineTransport extends EventEmitter {
         token = line.slice(5).replace(/\r$/, "");
         return false;
       });
-      this.writeLine(`PONG ${token}`);
+      // The server's token as it sent it: the trailing parameter, or the first word.
+      const param = token.startsWith(":") ? token.slice(1) : token.split(" ")[0];
+      try {
+        this.writeLine(ircLine("PONG", param));
+      } catch { /* a token no line can carry (a NUL) goes unanswered */ }
     }
     if (this.#head === this.#queue.length) {
       this.#queue = lines;
