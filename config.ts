@@ -2,7 +2,7 @@
 import { join, resolve } from "node:path";
 import type { LogLevel } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
-import { DEFAULT_TIMING, FAST_TIMING, type IrcTiming } from "./irc/timing.ts";
+import { DEFAULT_TIMING, FAST_TIMING, type IrcTiming } from "./irc/engine/timing.ts";
 
 /** Everything the daemon needs to know at start. */
 export interface Config {

@@ -1,10 +1,10 @@
 /**
  * What the app asks of IRC, whichever node runs the connection. On one machine the IRC manager
- * (irc/manager.ts) answers it all; with several nodes on PostgreSQL, cluster/irc.ts answers for
+ * (irc/engine/manager.ts) answers it all; with several nodes on PostgreSQL, cluster/irc.ts answers for
  * the users this node owns and forwards the rest to the node that owns them.
  */
 import type { ConnectionRecord } from "../store/connections.ts";
-import type { CommandResult } from "./commands.ts";
+import type { CommandResult } from "./chat/commands.ts";
 
 /** A connection's live state and info, as the Connection resource shows them. */
 export interface LiveView {

@@ -5,7 +5,7 @@
  * does not send is a type error. Field names are Convos's where Convos has the event.
  * docs/events.md describes the same frames; tests/unit/events_doc_test.ts keeps them in step.
  */
-import type { ConnectionState } from "../irc/connection.ts";
+import type { ConnectionState } from "../irc/engine/connection.ts";
 import type { ChatType } from "../store/message_types.ts";
 
 export type { ChatType, ConnectionState };
@@ -163,7 +163,7 @@ export type StateEvent =
   | ModeStateEvent
   | ErrorStateEvent;
 
-/** A state event of a connection's channels and people, as IRC tells it (irc/inbound.ts). */
+/** A state event of a connection's channels and people, as IRC tells it (irc/chat/inbound.ts). */
 export type ChannelStateEvent = Exclude<StateEvent, ConnectionStateEvent | InfoStateEvent>;
 
 /** `Omit` for each member of a union, so each keeps its own fields. */

@@ -4,8 +4,8 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startHostileIrc } from "../support/hostile_irc.ts";
-import { IrcConnection, SendError } from "../../irc/connection.ts";
-import { type IrcLine, ircLine } from "../../irc/line.ts";
+import { IrcConnection, SendError } from "../../irc/engine/connection.ts";
+import { type IrcLine, ircLine } from "../../irc/engine/line.ts";
 import type { ConnectionRecord } from "../../store/connections.ts";
 
 function record(url: string): ConnectionRecord {
@@ -36,7 +36,7 @@ Deno.test("the send queue refuses lines with CR, LF or NUL and never writes them
     for (
       const line of ["PRIVMSG #x :a\r\nINJECTED", "PRIVMSG #x :a\nINJECTED", "PRIVMSG #x :a\0"]
     ) {
-      // Only a forged line gets this far: irc/line.ts refuses to build one.
+      // Only a forged line gets this far: irc/engine/line.ts refuses to build one.
       const err = await conn.enqueue(line as IrcLine).then(() => undefined, (e) => e);
       assert(err instanceof SendError, JSON.stringify(line));
     }

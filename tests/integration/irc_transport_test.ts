@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
-import { LineTransport, MAX_BACKLOG, READ_QUEUE_LINES } from "../../irc/transport.ts";
+import { LineTransport, MAX_BACKLOG, READ_QUEUE_LINES } from "../../irc/socket/transport.ts";
 
 /** A server on loopback that writes `lines` short lines to its first client, then waits for it to go. */
 function lineServer(lines: number) {

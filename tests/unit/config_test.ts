@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertThrows } from "../support/assert.ts";
 import { ConfigError, flagsToEnv, loadConfig, parseConfig } from "../../config.ts";
-import { DEFAULT_TIMING, FAST_TIMING } from "../../irc/timing.ts";
+import { DEFAULT_TIMING, FAST_TIMING } from "../../irc/engine/timing.ts";
 
 Deno.test("config: defaults", () => {
   const c = parseConfig({});

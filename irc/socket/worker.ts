@@ -10,10 +10,10 @@
  */
 /// <reference lib="deno.worker" />
 import tls from "node:tls";
-import type { FromSocketThread, ToSocketThread } from "./socket_protocol.ts";
-import { collectAndTrim } from "../lib/malloc_trim.ts";
-import { IdleCollector } from "../lib/idle_gc.ts";
-import { ReadBatcher } from "./read_batcher.ts";
+import type { FromSocketThread, ToSocketThread } from "./protocol.ts";
+import { collectAndTrim } from "../../lib/malloc_trim.ts";
+import { IdleCollector } from "../../lib/idle_gc.ts";
+import { ReadBatcher } from "./batcher.ts";
 
 /** Most bytes handed over and not yet taken by the main thread, per socket. */
 const MAX_UNTAKEN = 64 * 1024 * 1024;

@@ -7,7 +7,7 @@
  * Reading is decoupled from processing. A server gives a slow reader only a few MB of buffer
  * before dropping it (and every line still in flight), so during a burst the socket must keep
  * being drained while the lines are stored (docs/performance.md, "IRC bursts"). The socket lives
- * on the IRC socket thread (irc/socket_thread.ts), which reads whatever this thread is doing; here
+ * on the IRC socket thread (irc/socket/thread.ts), which reads whatever this thread is doing; here
  * whole chunks are decoded and split at once into a bounded queue, which is handed to
  * irc-framework in slices between turns of the event loop. Lines already read are still
  * processed when the server then closes.
@@ -15,10 +15,10 @@
 import { EventEmitter } from "node:events";
 import net from "node:net";
 import { TransportRefusal } from "./target.ts";
-import { idleGc } from "../lib/idle_gc.ts";
-import { ThreadSocket } from "./socket_thread.ts";
-import { nextTurn } from "../lib/next_turn.ts";
-import { ircLine } from "./line.ts";
+import { idleGc } from "../../lib/idle_gc.ts";
+import { ThreadSocket } from "./thread.ts";
+import { nextTurn } from "../../lib/next_turn.ts";
+import { ircLine } from "../engine/line.ts";
 
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 export const MAX_LINE = 8192;
@@ -60,7 +60,7 @@ export interface TransportOptions {
   /** Told when the read queue is full (once per time, until it has room again). */
   parley_queue_full?: (lines: number) => void;
   /**
-   * Sees each line before irc-framework and returns true when it took the line (irc/inbound.ts's
+   * Sees each line before irc-framework and returns true when it took the line (irc/chat/inbound.ts's
    * lean path for chat lines); irc-framework then never sees it.
    */
   parley_line?: (line: string) => boolean;

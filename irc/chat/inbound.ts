@@ -2,19 +2,19 @@
  * What happens on IRC, as the user sees it: messages are stored, conversations created on join
  * and on the first private message, topics kept, and every event published on the bus.
  */
-import { log } from "../lib/log.ts";
-import { formatMicros, nowMicros } from "../lib/time.ts";
+import { log } from "../../lib/log.ts";
+import { formatMicros, nowMicros } from "../../lib/time.ts";
 import { parseChatLine } from "./chat_line.ts";
-import type { ChatType } from "../store/message_types.ts";
-import type { ChannelStateEvent, OmitEach } from "../lib/events.ts";
-import type { IrcConnection } from "./connection.ts";
-import type { IrcClient, IrcEvent } from "./framework.ts";
+import type { ChatType } from "../../store/message_types.ts";
+import type { ChannelStateEvent, OmitEach } from "../../lib/events.ts";
+import type { IrcConnection } from "../engine/connection.ts";
+import type { IrcClient, IrcEvent } from "../engine/framework.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { lineTime, serverTimeEnabled } from "./server_time.ts";
 import { publishFrozen } from "./frozen.ts";
 import { Presence } from "./presence.ts";
-import type { EventType } from "../store/message_types.ts";
-import { infoStateEvent } from "./resources.ts";
+import type { EventType } from "../../store/message_types.ts";
+import { infoStateEvent } from "../resources.ts";
 
 /** A line that may be a 001-004 (checked cheaply: every line from the server passes here). */
 const WELCOME = /^(?:@\S+ +)?(?::\S+ +)?00[1-4] /;
@@ -115,13 +115,13 @@ export function attachInbound(
   on("action", byKind.action);
   on("notice", byKind.notice);
 
-  // The lean path (irc/chat_line.ts): a person's chat line to a channel or to the user skips
+  // The lean path (irc/chat/chat_line.ts): a person's chat line to a channel or to the user skips
   // irc-framework, and consecutive ones are recorded in one step of the serial queue. Any other
   // line closes the step, so the order of events is kept.
   let batch: (IrcEvent & { kind: keyof typeof byKind })[] | undefined;
   /** Lean lines queued and not yet recorded. */
   let unrecorded = 0;
-  // What the transport holds its next slice back for (irc/transport.ts, MAX_BACKLOG).
+  // What the transport holds its next slice back for (irc/socket/transport.ts, MAX_BACKLOG).
   conn.backlog = () => run.pending() + unrecorded;
   conn.lineHook = (from, line) => {
     const chat = from === client && conn.nick ? parseChatLine(line) : undefined;

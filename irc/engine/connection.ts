@@ -1,21 +1,21 @@
 /**
  * One IRC connection of one Parley connection: its state machine, reconnects with backoff, the
  * flood-controlled send queue, CTCP answers and nick regain. What the lines mean for the user
- * (stored messages, events) is `irc/inbound.ts`'s job; when to connect is the manager's.
+ * (stored messages, events) is `irc/chat/inbound.ts`'s job; when to connect is the manager's.
  */
-import type { ConnectionRecord } from "../store/connections.ts";
-import { log } from "../lib/log.ts";
+import type { ConnectionRecord } from "../../store/connections.ts";
+import { log } from "../../lib/log.ts";
 import { backoffDelay } from "./backoff.ts";
-import { type CaseMapping, ircLower, isChannel } from "./casefold.ts";
+import { type CaseMapping, ircLower, isChannel } from "../casefold.ts";
 import { type IrcClient, type IrcEvent, newIrcClient } from "./framework.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
 import { ctcpAnswer } from "./ctcp.ts";
 import { type IrcLine, ircLine } from "./line.ts";
-import { publicAddress, TransportRefusal } from "./target.ts";
-import { LineTransport } from "./transport.ts";
-import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "./url.ts";
+import { publicAddress, TransportRefusal } from "../socket/target.ts";
+import { LineTransport } from "../socket/transport.ts";
+import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
 
 /** The actual state of a connection, as the API reports it. */
 export type ConnectionState =
@@ -78,15 +78,15 @@ export class IrcConnection {
   conversationCapNoticed = false;
   /**
    * The server's 001 greeting, kept until the manager has announced "connected": Convos shows
-   * the state, then "Connected to", then the greeting (irc/manager.ts #publishState).
+   * the state, then "Connected to", then the greeting (irc/engine/manager.ts #publishState).
    */
   welcome?: { text: string; ts: number };
   /**
-   * Takes a line before irc-framework parses it (true: taken); set by irc/inbound.ts for the
+   * Takes a line before irc-framework parses it (true: taken); set by irc/chat/inbound.ts for the
    * lean path of chat lines.
    */
   lineHook?: (client: IrcClient, line: string) => boolean;
-  /** Lines handed over by the transport and not yet recorded; set by irc/inbound.ts. */
+  /** Lines handed over by the transport and not yet recorded; set by irc/chat/inbound.ts. */
   backlog?: () => number;
   #timing: IrcTiming;
   #listener: ConnectionListener;
@@ -449,7 +449,7 @@ export class IrcConnection {
       return Promise.reject(new SendError(`${this.id} is not connected.`));
     }
     if (LINE_BREAKING.test(line)) {
-      // irc/line.ts refuses these; reaching this is a bug, and writing it an injection.
+      // irc/engine/line.ts refuses these; reaching this is a bug, and writing it an injection.
       log.warn("irc line refused", { connection: this.id, reason: "CR, LF or NUL in a line" });
       return Promise.reject(new SendError("A line with CR, LF or NUL cannot be sent."));
     }

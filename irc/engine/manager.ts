@@ -5,26 +5,26 @@
  * is the connection service's (`irc/connection_service.ts`), which tells this module what the
  * stored records now want.
  */
-import type { Config } from "../config.ts";
-import { invalid, missing, upstream } from "../lib/errors.ts";
-import type { EventBus } from "../lib/bus.ts";
-import { log } from "../lib/log.ts";
-import type { ConnectionRecord, WantedState } from "../store/connections.ts";
-import type { Store } from "../store/mod.ts";
-import { type CommandResult, runCommand } from "./commands.ts";
+import type { Config } from "../../config.ts";
+import { invalid, missing, upstream } from "../../lib/errors.ts";
+import type { EventBus } from "../../lib/bus.ts";
+import { log } from "../../lib/log.ts";
+import type { ConnectionRecord, WantedState } from "../../store/connections.ts";
+import type { Store } from "../../store/mod.ts";
+import { type CommandResult, runCommand } from "../chat/commands.ts";
 import { type ConnectionListener, IrcConnection, SendError } from "./connection.ts";
-import { hostId } from "./host_id.ts";
-import { attachInbound, type Serial, serial } from "./inbound.ts";
-import { conversationFor, isListed, recordMessage } from "./record.ts";
-import { NOT_CONNECTED, publishFrozen } from "./frozen.ts";
-import { serverNotice, stateMessage } from "./state_message.ts";
-import { pasteIfLong } from "./paste.ts";
-import { ircLower } from "./casefold.ts";
-import { connectionInfo, infoStateEvent } from "./resources.ts";
-import { mayReachPrivate } from "./trust.ts";
-import { parseIrcUrl } from "./url.ts";
+import { hostId } from "../host_id.ts";
+import { attachInbound, type Serial, serial } from "../chat/inbound.ts";
+import { conversationFor, isListed, recordMessage } from "../chat/record.ts";
+import { NOT_CONNECTED, publishFrozen } from "../chat/frozen.ts";
+import { serverNotice, stateMessage } from "../chat/state_message.ts";
+import { pasteIfLong } from "../chat/paste.ts";
+import { ircLower } from "../casefold.ts";
+import { connectionInfo, infoStateEvent } from "../resources.ts";
+import { mayReachPrivate } from "../trust.ts";
+import { parseIrcUrl } from "../url.ts";
 import { type IrcLine, ircLine } from "./line.ts";
-import type { IrcControl, LiveView } from "./control.ts";
+import type { IrcControl, LiveView } from "../control.ts";
 
 /** What the manager is built from. */
 export interface IrcManagerDeps {
@@ -251,7 +251,7 @@ export class IrcManager implements IrcControl {
     run(() => Promise.resolve(bus.publish(conn.userId, ev)));
     if (message) run(() => recordMessage(this.#deps, conn, serverNotice(conn, message)));
     if (changed && conn.state === "connected") {
-      // The server's 001 greeting, which irc/inbound.ts held back until this announcement.
+      // The server's 001 greeting, which irc/chat/inbound.ts held back until this announcement.
       run(async () => {
         const welcome = conn.welcome;
         conn.welcome = undefined;
@@ -270,7 +270,7 @@ export class IrcManager implements IrcControl {
     if (changed && (up || prev === "connected")) {
       run(async () => {
         const all = await this.#deps.store.conversations.listForConnection(conn.record.id);
-        // Channels thaw when joined again (irc/inbound.ts); private conversations at once.
+        // Channels thaw when joined again (irc/chat/inbound.ts); private conversations at once.
         const affected = all.filter((c) => isListed(c) && (!up || !conn.isChannel(c.name)));
         publishFrozen(bus, conn.userId, affected, up ? "" : NOT_CONNECTED);
       });

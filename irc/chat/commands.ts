@@ -1,17 +1,17 @@
 /**
  * What the user types: a plain message, or a slash command (`/join #x`, `/msg nick hi`...).
- * The commands are listed once, in irc/command_table.ts (usage, description, who and where);
+ * The commands are listed once, in irc/chat/command_table.ts (usage, description, who and where);
  * here is one small handler per entry, and runCommand checks who and where before it runs.
  */
-import type { SendResult } from "../lib/events.ts";
-import { denied, invalid } from "../lib/errors.ts";
-import type { ConnectionRecord } from "../store/connections.ts";
-import type { ConversationRecord } from "../store/conversations.ts";
-import type { IrcConnection } from "./connection.ts";
-import type { IrcEvent } from "./framework.ts";
+import type { SendResult } from "../../lib/events.ts";
+import { denied, invalid } from "../../lib/errors.ts";
+import type { ConnectionRecord } from "../../store/connections.ts";
+import type { ConversationRecord } from "../../store/conversations.ts";
+import type { IrcConnection } from "../engine/connection.ts";
+import type { IrcEvent } from "../engine/framework.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { type CommandSpec, findCommand, mayUse, type ServerCommandName } from "./command_table.ts";
-import { type IrcLine, ircLine, LineError, quotedLine } from "./line.ts";
+import { type IrcLine, ircLine, LineError, quotedLine } from "../engine/line.ts";
 
 /** What a command may use. */
 export interface CommandContext {
@@ -23,7 +23,7 @@ export interface CommandContext {
   conversationId: string;
   /** That conversation, when it exists. */
   conversation: ConversationRecord | undefined;
-  /** Saves an over-long message as a file and returns the line to send instead (irc/paste.ts). */
+  /** Saves an over-long message as a file and returns the line to send instead (irc/chat/paste.ts). */
   paste?: (text: string) => Promise<string | undefined>;
   /** Connection control, from the manager. */
   control: {
@@ -181,7 +181,7 @@ function listArgs(args: string): { filter: string; mask: string[] } {
   return { filter, mask };
 }
 
-/** The handler of every command the server runs, keyed by irc/command_table.ts. */
+/** The handler of every command the server runs, keyed by irc/chat/command_table.ts. */
 export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   say: (ctx, args) => say(ctx, here(ctx), args, "privmsg"),
   me: (ctx, args) => say(ctx, here(ctx), args, "action"),
