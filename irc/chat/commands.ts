@@ -8,7 +8,7 @@ import { denied, invalid } from "../../lib/errors.ts";
 import type { ConnectionRecord } from "../../store/connections.ts";
 import type { ConversationRecord } from "../../store/conversations.ts";
 import type { IrcConnection } from "../engine/connection.ts";
-import type { IrcEvent } from "../engine/framework.ts";
+import type { IrcEventName, IrcEvents, ListedChannelPayload } from "../engine/framework.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { type CommandSpec, findCommand, mayUse, type ServerCommandName } from "./command_table.ts";
 import { type IrcLine, ircLine, LineError, quotedLine } from "../engine/line.ts";
@@ -142,15 +142,15 @@ async function send(
 const words = (text: string) => text.trim().split(/\s+/).filter(Boolean);
 
 /** Waits for one event from the live client that passes `test`, collecting until `done`. */
-function collect(
+function collect<K extends IrcEventName>(
   conn: IrcConnection,
-  event: string,
-  test: (ev: IrcEvent) => boolean,
+  event: K,
+  test: (ev: IrcEvents[K]) => boolean,
   timeoutMs = 10_000,
-): Promise<IrcEvent | undefined> {
+): Promise<IrcEvents[K] | undefined> {
   const client = conn.client!;
   return new Promise((resolve) => {
-    const fn = (ev: IrcEvent) => {
+    const fn = (ev: IrcEvents[K]) => {
       if (!test(ev)) return;
       clearTimeout(timer);
       client.off(event, fn);
@@ -301,9 +301,9 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const conn = live(ctx);
     const { filter, mask } = listArgs(args);
     const done = collect(conn, "channel list end", () => true);
-    const channels: IrcEvent[] = [];
+    const channels: ListedChannelPayload[] = [];
     let total = 0;
-    const fn = (list: IrcEvent) => {
+    const fn = (list: ListedChannelPayload[]) => {
       if (!Array.isArray(list)) return;
       total += list.length;
       channels.push(...list.slice(0, 1000 - channels.length));
@@ -316,14 +316,18 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     return {
       // Convos's shape (its client reads these)...
       conversations: shown.map((c) => ({
-        name: c.channel,
+        name: String(c.channel),
         n_users: Number(c.num_users) || 0,
         topic: c.topic ?? "",
       })),
       n_conversations: total,
       done: ended,
       // ...and Parley's own, which its web client shows as a table.
-      channels: shown.map((c) => ({ name: c.channel, users: c.num_users, topic: c.topic })),
+      channels: shown.map((c) => ({
+        name: String(c.channel),
+        users: c.num_users,
+        topic: c.topic ?? "",
+      })),
     };
   },
   names: async (ctx, args) => {
@@ -332,7 +336,10 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const reply = collect(conn, "userlist", (ev) => conn.same(String(ev.channel), channel));
     await conn.enqueue(line(() => ircLine("NAMES", channel)));
     const ev = await reply;
-    const users = (ev?.users ?? []) as { nick: string; modes: string[] }[];
+    const users = (ev?.users ?? []).map((u) => ({
+      nick: String(u.nick ?? ""),
+      modes: u.modes ?? [],
+    }));
     return {
       // Convos's shape: one mode string per participant ("o", "v", or "").
       participants: users.map((u) => ({ nick: u.nick, mode: (u.modes ?? []).join("") })),

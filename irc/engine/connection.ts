@@ -7,7 +7,7 @@ import type { ConnectionRecord } from "../../store/connections.ts";
 import { log } from "../../lib/log.ts";
 import { backoffDelay } from "./backoff.ts";
 import { type CaseMapping, ircLower, isChannel } from "../casefold.ts";
-import { type IrcClient, type IrcEvent, newIrcClient } from "./framework.ts";
+import { type IrcClient, newIrcClient, type WhoisReply } from "./framework.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
@@ -272,7 +272,8 @@ export class IrcConnection {
       if (network && this.info.network !== network) this.#setState(this.state, { network });
     });
     client.on("nick", (ev) => {
-      if (!mine()) return;
+      // A NICK without a new nick (a broken or hostile server) changes nothing.
+      if (!mine() || !ev.nick || !ev.new_nick) return;
       if (this.isMe(ev.nick)) {
         this.nick = ev.new_nick;
         this.#setState(this.state, { nick: ev.new_nick });
@@ -535,7 +536,7 @@ export class IrcConnection {
   }
 
   /** Sends WHOIS and resolves with the reply (or undefined after a timeout). */
-  whois(nick: string, timeoutMs = 5000): Promise<IrcEvent | undefined> {
+  whois(nick: string, timeoutMs = 5000): Promise<WhoisReply | undefined> {
     const client = this.client;
     if (!client || this.state !== "connected") {
       return Promise.reject(new SendError(`${this.id} is not connected.`));

@@ -14,7 +14,7 @@ import type { Store } from "../../store/mod.ts";
 import { type CommandResult, runCommand } from "../chat/commands.ts";
 import { type ConnectionListener, IrcConnection, SendError } from "./connection.ts";
 import { hostId } from "../host_id.ts";
-import { attachInbound, type Serial, serial } from "../chat/inbound.ts";
+import { attachInbound, type Serial, serial } from "../chat/inbound/mod.ts";
 import { conversationFor, isListed, recordMessage } from "../chat/record.ts";
 import { NOT_CONNECTED, publishFrozen } from "../chat/frozen.ts";
 import { serverNotice, stateMessage } from "../chat/state_message.ts";

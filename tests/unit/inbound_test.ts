@@ -8,7 +8,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { openStore } from "../../store/mod.ts";
 import { EventBus } from "../../lib/bus.ts";
 import type { PushedEvent } from "../../lib/events.ts";
-import { attachInbound, serial } from "../../irc/chat/inbound.ts";
+import { attachInbound, serial } from "../../irc/chat/inbound/mod.ts";
 import { ircLower } from "../../lib/casefold.ts";
 import { isChannel } from "../../irc/casefold.ts";
 import type { IrcConnection } from "../../irc/engine/connection.ts";
