@@ -23,7 +23,7 @@ export interface IrcControl {
   /** The live state of each of a user's connections, by row id (absent: disconnected). */
   states(userId: number): Promise<Map<number, string>>;
   /**
-   * A connection was just created: supervise it, make its first conversations (`names`; a
+   * A connection was just created: run it, make its first conversations (`names`; a
    * channel among them is joined once connected), and connect it when it is wanted connected.
    */
   created(record: ConnectionRecord, names: string[]): Promise<void>;

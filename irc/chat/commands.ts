@@ -134,7 +134,7 @@ async function send(
   ...params: string[]
 ): Promise<CommandResult> {
   const conn = live(ctx);
-  await conn.enqueue(line(() => ircLine(command, ...params)));
+  await conn.send(line(() => ircLine(command, ...params)));
   return {};
 }
 
@@ -209,7 +209,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const conn = live(ctx);
     // A key is one word: "/join #a key with spaces" is a mistake, not four parameters.
     if (!channel || !conn.isChannel(channel) || /\s/.test(key)) usage("join");
-    await conn.enqueue(line(() => ircLine("JOIN", channel, ...(key ? [key] : []))));
+    await conn.send(line(() => ircLine("JOIN", channel, ...(key ? [key] : []))));
     return { conversation_id: conn.conversationId(channel) };
   },
   part: async (ctx, args) => {
@@ -223,7 +223,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     if (conn?.isChannel(name) ?? name.startsWith("#")) {
       if (conv) await ctx.deps.store.conversations.setJoined(conv.id, false);
       if (conn?.state === "connected") {
-        await conn.enqueue(line(() => ircLine("PART", name, ...(reason ? [reason] : []))));
+        await conn.send(line(() => ircLine("PART", name, ...(reason ? [reason] : []))));
       }
     } else if (conv) {
       // Leaving a private conversation closes it.
@@ -242,14 +242,14 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const [nick] = firstWord(args);
     if (!nick || !NICK.test(nick)) usage("nick");
     await ctx.control.setNick(nick);
-    if (ctx.conn?.state === "connected") await ctx.conn.enqueue(ircLine("NICK", nick));
+    if (ctx.conn?.state === "connected") await ctx.conn.send(ircLine("NICK", nick));
     return {};
   },
   topic: async (ctx, args) => {
     const conn = live(ctx);
     const channel = here(ctx);
     const topic = args.trim();
-    await conn.enqueue(line(() => ircLine("TOPIC", channel, ...(topic ? [topic] : []))));
+    await conn.send(line(() => ircLine("TOPIC", channel, ...(topic ? [topic] : []))));
     return { topic: args.trim() || ctx.conversation?.topic || "" };
   },
   whois: async (ctx, args) => {
@@ -278,7 +278,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
         "channel info",
         (ev) => conn.same(String(ev.channel), channel) && typeof ev.raw_modes === "string",
       );
-      await conn.enqueue(line(() => ircLine("MODE", channel)));
+      await conn.send(line(() => ircLine("MODE", channel)));
       const ev = await reply;
       const modes = ev ? [ev.raw_modes, ...(ev.raw_params ?? [])].join(" ") : "";
       return { conversation_id: conn.conversationId(channel), modes };
@@ -309,7 +309,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
       channels.push(...list.slice(0, 1000 - channels.length));
     };
     conn.client!.on("channel list", fn);
-    await conn.enqueue(line(() => ircLine("LIST", ...mask)));
+    await conn.send(line(() => ircLine("LIST", ...mask)));
     const ended = (await done) !== undefined;
     conn.client?.off("channel list", fn);
     const shown = channels.filter((c) => String(c.channel).toLowerCase().includes(filter));
@@ -334,7 +334,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const conn = live(ctx);
     const channel = firstWord(args)[0] || channelHere(ctx, "/names");
     const reply = collect(conn, "userlist", (ev) => conn.same(String(ev.channel), channel));
-    await conn.enqueue(line(() => ircLine("NAMES", channel)));
+    await conn.send(line(() => ircLine("NAMES", channel)));
     const ev = await reply;
     const users = (ev?.users ?? []).map((u) => ({
       nick: String(u.nick ?? ""),
@@ -348,7 +348,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   },
   quote: async (ctx, args) => {
     if (!args.trim()) usage("quote");
-    await live(ctx).enqueue(line(() => quotedLine(args)));
+    await live(ctx).send(line(() => quotedLine(args)));
     return {};
   },
   connect: async (ctx) => (await ctx.control.connect(), {}),

@@ -33,7 +33,7 @@ export interface ConnectionListener {
   attach(conn: IrcConnection, client: IrcClient): void;
   /** Registration completed: run on-connect commands, rejoin channels. */
   registered(conn: IrcConnection): void;
-  /** The backoff delay passed: put the connection in the host's connect queue. */
+  /** The backoff delay passed: the connection waits for its turn to connect to its host. */
   retry(conn: IrcConnection): void;
 }
 
@@ -58,8 +58,8 @@ type Timer = ReturnType<typeof setTimeout>;
 /** Errors of a send that cannot go out (not connected, stopped). */
 export class SendError extends Error {}
 
-/** Most automatic answers waiting in the send queue at once. */
-const MAX_LOW = 10;
+/** Most automatic answers waiting to be sent at once. */
+const MAX_ANSWERS = 10;
 
 const PERMANENT_ERROR = /k-?lined|g-?lined|z-?lined|\bbanned\b|akill|password/i;
 
@@ -91,9 +91,10 @@ export class IrcConnection {
   #timing: IrcTiming;
   #listener: ConnectionListener;
   #bucket: TokenBucket;
-  #queue: Pending[] = [];
+  /** The user's lines waiting for the token bucket. */
+  #userLines: Pending[] = [];
   /** Lines that wait behind the user's own (CTCP answers); bounded. */
-  #low: Pending[] = [];
+  #answers: Pending[] = [];
   #ctcpBucket: TokenBucket;
   #pumpTimer: Timer | undefined;
   #retryTimer: Timer | undefined;
@@ -142,7 +143,7 @@ export class IrcConnection {
     return m === "ascii" || m === "strict-rfc1459" ? m : "rfc1459";
   }
 
-  /** The conversation_id of a name: rfc1459-casefolded, as DESIGN.md fixes for ids. */
+  /** The conversation_id of a name: always rfc1459-casefolded, whatever the server's mapping. */
   conversationId(name: string): string {
     return ircLower(name);
   }
@@ -169,8 +170,8 @@ export class IrcConnection {
     this.#listener.changed(this);
   }
 
-  /** Marks the connection as waiting in its host's connect queue. */
-  queue(): void {
+  /** Marks the connection as waiting for its turn to connect to its host (state `queued`). */
+  awaitTurn(): void {
     this.#stopping = false;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
@@ -178,7 +179,7 @@ export class IrcConnection {
   }
 
   /**
-   * Opens the socket now (the manager calls this when the connect queue allows). Unless
+   * Opens the socket now (the manager calls this when the host's turn comes). Unless
    * `allowPrivate`, the server's address must be public (checked after DNS resolution).
    */
   connect({ allowPrivate = true }: { allowPrivate?: boolean } = {}): void {
@@ -233,7 +234,7 @@ export class IrcConnection {
           lines,
         }),
       enable_echomessage: true,
-      // Empty: irc-framework would answer CTCP VERSION itself, past the send queue.
+      // Empty: irc-framework would answer CTCP VERSION itself, past the token bucket.
       version: "",
       // An empty account stops irc-framework from reusing a server password for SASL.
       account: {},
@@ -321,7 +322,7 @@ export class IrcConnection {
       );
       // Anyone can ask: past the budget requests go unanswered rather than flood the server.
       if (!answer || this.#ctcpBucket.take() > 0) return;
-      this.enqueue(ircLine("NOTICE", ev.nick, `\x01${answer}\x01`), { low: true }).catch(() => {});
+      this.send(ircLine("NOTICE", ev.nick, `\x01${answer}\x01`), { answer: true }).catch(() => {});
     });
     client.on("socket close", (err) => {
       if (mine()) this.#onClose(err);
@@ -442,10 +443,10 @@ export class IrcConnection {
   }
 
   /**
-   * Queues one raw line behind the token bucket; resolves when it is written. A `low` line (an
+   * Sends one line behind the token bucket; resolves when it is written. An `answer` (an
    * automatic answer) goes out only when none of the user's lines are waiting.
    */
-  enqueue(line: IrcLine, { low = false }: { low?: boolean } = {}): Promise<void> {
+  send(line: IrcLine, { answer = false }: { answer?: boolean } = {}): Promise<void> {
     if (this.state !== "connected" || !this.client) {
       return Promise.reject(new SendError(`${this.id} is not connected.`));
     }
@@ -454,18 +455,18 @@ export class IrcConnection {
       log.warn("irc line refused", { connection: this.id, reason: "CR, LF or NUL in a line" });
       return Promise.reject(new SendError("A line with CR, LF or NUL cannot be sent."));
     }
-    if (low && this.#low.length >= MAX_LOW) {
+    if (answer && this.#answers.length >= MAX_ANSWERS) {
       return Promise.reject(new SendError("Too many automatic answers waiting."));
     }
     return new Promise((resolve, reject) => {
-      (low ? this.#low : this.#queue).push({ line, resolve, reject });
+      (answer ? this.#answers : this.#userLines).push({ line, resolve, reject });
       this.#pump();
     });
   }
 
   #pump(): void {
     if (this.#pumpTimer !== undefined) return;
-    while (this.#queue.length || this.#low.length) {
+    while (this.#userLines.length || this.#answers.length) {
       const wait = this.#bucket.take();
       if (wait > 0) {
         this.#pumpTimer = setTimeout(() => {
@@ -474,7 +475,7 @@ export class IrcConnection {
         }, wait);
         return;
       }
-      const item = (this.#queue.length ? this.#queue : this.#low).shift()!;
+      const item = (this.#userLines.length ? this.#userLines : this.#answers).shift()!;
       if (!this.client) {
         item.reject(new SendError(`${this.id} is not connected.`));
         continue;
@@ -487,7 +488,7 @@ export class IrcConnection {
   #failQueue(reason: string): void {
     clearTimeout(this.#pumpTimer);
     this.#pumpTimer = undefined;
-    for (const item of [...this.#queue.splice(0), ...this.#low.splice(0)]) {
+    for (const item of [...this.#userLines.splice(0), ...this.#answers.splice(0)]) {
       item.reject(new SendError(reason));
     }
   }
@@ -497,11 +498,6 @@ export class IrcConnection {
     if (burst !== this.#bucket.burst) {
       this.#bucket = new TokenBucket(burst, this.#bucket.interval);
     }
-  }
-
-  /** Lines waiting in the send queue. */
-  get queued(): number {
-    return this.#queue.length + this.#low.length;
   }
 
   /** The server's line limit (ISUPPORT LINELEN, else 512). */
@@ -525,7 +521,7 @@ export class IrcConnection {
     const parts = splitText(text, budget);
     for (const part of parts) {
       const body = kind === "action" ? `\x01ACTION ${part}\x01` : part;
-      await this.enqueue(ircLine(command, target, body));
+      await this.send(ircLine(command, target, body));
     }
     return parts;
   }

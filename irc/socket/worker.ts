@@ -42,8 +42,8 @@ const READ_SIZE = 64 * 1024;
 /**
  * A plain TCP socket on Deno's own API. Through node:net, this thread kept about ten MB of a
  * burst allocated after it was over (a 23 MB flood through a worker: 10.1 MB still in use in its
- * malloc arena after collections and a trim, against 1.8 MB with Deno.connect;
- * docs/performance.md, "Phase E"). TLS stays on node:tls, which can skip certificate checks
+ * malloc arena after collections and a trim, against 1.8 MB with Deno.connect; measured in
+ * docs/performance.md, "IRC bursts"). TLS stays on node:tls, which can skip certificate checks
  * per connection.
  */
 class PlainSocket implements Stream {

@@ -37,10 +37,10 @@ Deno.test("the send queue refuses lines with CR, LF or NUL and never writes them
       const line of ["PRIVMSG #x :a\r\nINJECTED", "PRIVMSG #x :a\nINJECTED", "PRIVMSG #x :a\0"]
     ) {
       // Only a forged line gets this far: irc/engine/line.ts refuses to build one.
-      const err = await conn.enqueue(line as IrcLine).then(() => undefined, (e) => e);
+      const err = await conn.send(line as IrcLine).then(() => undefined, (e) => e);
       assert(err instanceof SendError, JSON.stringify(line));
     }
-    await conn.enqueue(ircLine("PRIVMSG", "#x", "fine"));
+    await conn.send(ircLine("PRIVMSG", "#x", "fine"));
     await client.waitFor((l) => l === "PRIVMSG #x fine");
     assertEquals(client.lines.filter((l) => l.startsWith("PRIVMSG")), ["PRIVMSG #x fine"]);
     assert(!client.lines.some((l) => l.includes("INJECTED")));
