@@ -19,6 +19,7 @@ import { idleGc } from "../../lib/idle_gc.ts";
 import { ThreadSocket } from "./thread.ts";
 import { nextTurn } from "../../lib/next_turn.ts";
 import { ircLine } from "../engine/line.ts";
+import { log } from "../../lib/log.ts";
 
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 export const MAX_LINE = 8192;
@@ -95,6 +96,8 @@ export class LineTransport extends EventEmitter {
   #generation = 0;
   /** The address check of the current connect is still running. */
   #resolving = false;
+  /** Lines irc-framework's handlers threw on (dropped), to log the first and then every 1,000th. */
+  #unparsed = 0;
 
   constructor(options: TransportOptions) {
     super();
@@ -308,7 +311,20 @@ export class LineTransport extends EventEmitter {
       const line = this.#queue[this.#head++];
       this.#queuedChars -= line.length + 1;
       if (take?.(line)) continue;
-      this.emit("line", line);
+      try {
+        this.emit("line", line);
+      } catch (err) {
+        // irc-framework's handlers trust a line's shape: a `NICK` without a nick made one throw,
+        // and the throw ended the whole process. Such a line is dropped instead.
+        if (this.#unparsed++ % 1000 === 0) {
+          log.warn("irc line dropped: irc-framework could not handle it", {
+            host: this.#options.host,
+            line: line.slice(0, 200),
+            error: String(err),
+            dropped: this.#unparsed,
+          });
+        }
+      }
       if (generation !== this.#generation) return; // a handler dropped the connection
     }
     if (

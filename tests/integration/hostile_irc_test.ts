@@ -211,6 +211,34 @@ async function connectionInfo(api: ApiClient, id: string): Promise<any> {
   return res.body.connections.find((c: any) => c.connection_id === id);
 }
 
+Deno.test("hostile lines: a NICK without a new nick leaves the user's nick as it is", async () => {
+  const { api, irc, close } = await parleyAndHostile("nonick@example.com");
+  try {
+    const made = await api.post("/api/connections", {
+      url: `irc://127.0.0.1:${irc.port}?nick=victim`,
+    });
+    const client = await irc.registered();
+    const id = made.body.connection_id;
+    await poll("connected", async () => (await connectionInfo(api, id)).state === "connected");
+    await client.send(":victim!v@h NICK");
+    // Lines are handled in order: once the private message is stored, the NICK was handled.
+    await client.send(":eve!e@h PRIVMSG victim :after the broken NICK");
+    await poll(
+      "the message",
+      async () => (await history(api, id, "eve")).body.messages?.length > 0,
+    );
+    const conn = await connectionInfo(api, id);
+    assertEquals([conn.state, conn.info.nick], ["connected", "victim"]);
+    await client.send(":eve!e@h PRIVMSG victim :victim: still you?");
+    await poll("a highlight", async () => {
+      const messages = (await history(api, id, "eve")).body.messages ?? [];
+      return messages.some((m: any) => m.message === "victim: still you?");
+    });
+  } finally {
+    await close();
+  }
+});
+
 Deno.test("hostile lines: a 20 MB line drops the connection; JOIN floods hit the cap", async (t) => {
   const { api, irc, close } = await parleyAndHostile("lines@example.com");
   try {
