@@ -73,19 +73,22 @@ Deno.test("lines: notices, actions, errors and server lines are told apart at a 
     await bob.say("#room", "a plain message from bob");
     await bob.send("NOTICE #room :heads up, a notice from bob");
     await bob.say("#room", "\x01ACTION waves at everyone\x01");
+    const chat = await look(page, "a plain message from bob");
+    const notice = await look(page, "heads up, a notice from bob");
+    const action = await look(page, "waves at everyone");
     // Not an operator: the server refuses, and the refusal shows where the user is.
     const box = page.getByLabel("Message", { exact: true });
     await box.fill("/kick bob");
     await box.press("Enter");
-
-    const chat = await look(page, "a plain message from bob");
-    const notice = await look(page, "heads up, a notice from bob");
-    const action = await look(page, "waves at everyone");
     const error = await look(page, "privileges are too low");
     await screenshot(page, "lines");
     assertEquals(chat.nick, "bob");
     assertEquals(chat.marker, "");
     // The notice follows bob's own message and still shows who sent it, and that it is a notice.
+    const before = await page.locator(".line", { hasText: "heads up" }).evaluate((el) =>
+      el.previousElementSibling?.textContent ?? ""
+    );
+    assert(before.includes("a plain message from bob"), `the line before the notice: ${before}`);
     assertEquals(notice.nick, "-bob-");
     assertEquals(notice.marker, "notice");
     assertEquals(action.nick, "* bob");
