@@ -164,7 +164,7 @@ export type StateEvent =
   | ModeStateEvent
   | ErrorStateEvent;
 
-/** A state event of a connection's channels and people, as IRC tells it (irc/chat/inbound.ts). */
+/** A state event of a connection's channels and people, as IRC tells it (irc/chat/inbound/). */
 export type ChannelStateEvent = Exclude<StateEvent, ConnectionStateEvent | InfoStateEvent>;
 
 // ---- Lines: what a conversation shows and history keeps ----

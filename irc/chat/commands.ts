@@ -23,7 +23,7 @@ export interface CommandContext {
   conversationId: string;
   /** That conversation, when it exists. */
   conversation: ConversationRecord | undefined;
-  /** Saves an over-long message as a file and returns the line to send instead (irc/chat/paste.ts). */
+  /** Saves an over-long message as a file and returns the line to send instead (chat/paste.ts). */
   paste?: (text: string) => Promise<string | undefined>;
   /** Connection control, from the manager. */
   control: {
@@ -102,7 +102,11 @@ async function say(
   if (!text.trim()) fail("The message is empty.");
   // Too long or too many lines for the network: its first line and a link to the text instead.
   text = (await ctx.paste?.(text)) ?? text;
-  const lines = await conn.say(target, text, type);
+  const lines = await conn.say(target, text, type).catch((err) => {
+    // A target no line can carry (`/msg :x hi`) is the user's input at fault.
+    if (err instanceof LineError) fail(err.message);
+    throw err;
+  });
   if (!conn.echoes) {
     for (const line of lines) {
       await recordMessage(ctx.deps, conn, {

@@ -1,7 +1,7 @@
 /**
  * One IRC connection of one Parley connection: its state machine, reconnects with backoff, the
  * flood-controlled send queue, CTCP answers and nick regain. What the lines mean for the user
- * (stored messages, events) is `irc/chat/inbound.ts`'s job; when to connect is the manager's.
+ * (stored messages, events) is `irc/chat/inbound/`'s job; when to connect is the manager's.
  */
 import type { ConnectionRecord } from "../../store/connections.ts";
 import { log } from "../../lib/log.ts";
@@ -82,11 +82,11 @@ export class IrcConnection {
    */
   welcome?: { text: string; ts: number };
   /**
-   * Takes a line before irc-framework parses it (true: taken); set by irc/chat/inbound.ts for the
+   * Takes a line before irc-framework parses it (true: taken); set by irc/chat/inbound/ for the
    * lean path of chat lines.
    */
   lineHook?: (client: IrcClient, line: string) => boolean;
-  /** Lines handed over by the transport and not yet recorded; set by irc/chat/inbound.ts. */
+  /** Lines handed over by the transport and not yet recorded; set by irc/chat/inbound/. */
   backlog?: () => number;
   #timing: IrcTiming;
   #listener: ConnectionListener;

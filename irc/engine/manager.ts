@@ -1,9 +1,9 @@
 /**
  * The IRC manager runs connections: it owns every live one, connects them in turns per host
  * (spaced out, so a restart does not flood a network), reconnects them, publishes their state,
- * runs what the user sends, and stops them at shutdown. What users do to their connections (create, update, remove, and the checks before)
- * is the connection service's (`irc/connection_service.ts`), which tells this module what the
- * stored records now want.
+ * runs what the user sends, and stops them at shutdown. What users do to their connections
+ * (create, update, remove, and the checks before) is the connection service's
+ * (`irc/connection_service.ts`), which tells this module what the stored records now want.
  */
 import type { Config } from "../../config.ts";
 import { invalid, missing, upstream } from "../../lib/errors.ts";
@@ -252,7 +252,7 @@ export class IrcManager implements IrcControl {
     run(() => Promise.resolve(bus.publish(conn.userId, ev)));
     if (message) run(() => recordMessage(this.#deps, conn, serverNotice(conn, message)));
     if (changed && conn.state === "connected") {
-      // The server's 001 greeting, which irc/chat/inbound.ts held back until this announcement.
+      // The server's 001 greeting, which irc/chat/inbound/ held back until this announcement.
       run(async () => {
         const welcome = conn.welcome;
         conn.welcome = undefined;
@@ -271,7 +271,7 @@ export class IrcManager implements IrcControl {
     if (changed && (up || prev === "connected")) {
       run(async () => {
         const all = await this.#deps.store.conversations.listForConnection(conn.record.id);
-        // Channels thaw when joined again (irc/chat/inbound.ts); private conversations at once.
+        // Channels thaw when joined again (irc/chat/inbound/); private conversations at once.
         const affected = all.filter((c) => isListed(c) && (!up || !conn.isChannel(c.name)));
         publishFrozen(bus, conn.userId, affected, up ? "" : NOT_CONNECTED);
       });

@@ -1,7 +1,7 @@
 /**
- * IRC sockets on a thread of their own (irc/socket/worker.ts), seen from the main thread as the
- * part of a node:net socket that irc/socket/transport.ts uses. The thread starts with the first socket
- * and ends with the last, so a process without IRC connections has no extra engine.
+ * IRC sockets on a thread of their own (socket/worker.ts), seen from the main thread as the part
+ * of a node:net socket that socket/transport.ts uses. The thread starts with the first socket and
+ * ends with the last, so a process without IRC connections has no extra engine.
  */
 import { EventEmitter } from "node:events";
 import type { FromSocketThread, SocketTarget, ToSocketThread } from "./protocol.ts";

@@ -61,8 +61,8 @@ export interface TransportOptions {
   /** Told when the read queue is full (once per time, until it has room again). */
   parley_queue_full?: (lines: number) => void;
   /**
-   * Sees each line before irc-framework and returns true when it took the line (irc/chat/inbound.ts's
-   * lean path for chat lines); irc-framework then never sees it.
+   * Sees each line before irc-framework and returns true when it took the line (the lean path for
+   * chat lines, irc/chat/inbound/chat.ts); irc-framework then never sees it.
    */
   parley_line?: (line: string) => boolean;
   /** Lines handed over and not yet processed by the consumer (see MAX_BACKLOG). */

@@ -181,6 +181,9 @@ Deno.test("commands: each argument is one parameter, and a key is one word", asy
     const refused = await send("/join #a key with spaces");
     assertEquals([refused.status, refused.body.errors?.[0]?.path], [400, "/body/message"]);
     assertStringIncludes(refused.body.errors[0].message, "Usage: /join");
+    const colon = await send("/msg :bob hi");
+    assertEquals([colon.status, colon.body.errors?.[0]?.path], [400, "/body/message"]);
+    assertStringIncludes(colon.body.errors[0].message, "must be one word");
     for (const message of ["/join #b key", "/topic a new : topic", "/kick bob go away", "/away"]) {
       assertEquals((await send(message)).status, 200, message);
     }
