@@ -6,8 +6,8 @@
 import { missing } from "../lib/errors.ts";
 import { log } from "../lib/log.ts";
 import type { IrcControl, LiveView } from "../irc/control.ts";
-import type { IrcManager } from "../irc/manager.ts";
-import type { CommandResult } from "../irc/commands.ts";
+import type { IrcManager } from "../irc/engine/manager.ts";
+import type { CommandResult } from "../irc/chat/commands.ts";
 import type { EventBus } from "../lib/bus.ts";
 import type { ConnectionRecord } from "../store/connections.ts";
 import type { PgStore } from "../store/pg/mod.ts";

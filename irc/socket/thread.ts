@@ -1,10 +1,10 @@
 /**
- * IRC sockets on a thread of their own (irc/socket_worker.ts), seen from the main thread as the
- * part of a node:net socket that irc/transport.ts uses. The thread starts with the first socket
- * and ends with the last, so a process without IRC connections has no extra engine.
+ * IRC sockets on a thread of their own (socket/worker.ts), seen from the main thread as the part
+ * of a node:net socket that socket/transport.ts uses. The thread starts with the first socket and
+ * ends with the last, so a process without IRC connections has no extra engine.
  */
 import { EventEmitter } from "node:events";
-import type { FromSocketThread, SocketTarget, ToSocketThread } from "./socket_protocol.ts";
+import type { FromSocketThread, SocketTarget, ToSocketThread } from "./protocol.ts";
 
 /** Taken bytes are told to the thread once this many have gathered (its bound is 64 MB). */
 const ACK_BYTES = 1024 * 1024;
@@ -21,7 +21,7 @@ function send(msg: ToSocketThread): void {
 
 function thread(): Worker {
   if (worker) return worker;
-  const w = new Worker(new URL("./socket_worker.ts", import.meta.url).href, { type: "module" });
+  const w = new Worker(new URL("./worker.ts", import.meta.url).href, { type: "module" });
   w.onmessage = (e: MessageEvent<FromSocketThread>) => {
     const msg = e.data;
     if (msg.ev === "written") {

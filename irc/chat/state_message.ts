@@ -1,5 +1,5 @@
 /** The words of a connection's state changes, as Convos shows them and stores them. */
-import type { IrcConnection } from "./connection.ts";
+import type { IrcConnection } from "../engine/connection.ts";
 import type { SeenMessage } from "./record.ts";
 
 /** "Connecting to host.", "Connected to host." or why it is down; undefined for other states. */

@@ -10,10 +10,10 @@
  */
 /// <reference lib="deno.worker" />
 import tls from "node:tls";
-import type { FromSocketThread, ToSocketThread } from "./socket_protocol.ts";
-import { collectAndTrim } from "../lib/malloc_trim.ts";
-import { IdleCollector } from "../lib/idle_gc.ts";
-import { ReadBatcher } from "./read_batcher.ts";
+import type { FromSocketThread, ToSocketThread } from "./protocol.ts";
+import { collectAndTrim } from "../../lib/malloc_trim.ts";
+import { IdleCollector } from "../../lib/idle_gc.ts";
+import { ReadBatcher } from "./batcher.ts";
 
 /** Most bytes handed over and not yet taken by the main thread, per socket. */
 const MAX_UNTAKEN = 64 * 1024 * 1024;
@@ -42,8 +42,8 @@ const READ_SIZE = 64 * 1024;
 /**
  * A plain TCP socket on Deno's own API. Through node:net, this thread kept about ten MB of a
  * burst allocated after it was over (a 23 MB flood through a worker: 10.1 MB still in use in its
- * malloc arena after collections and a trim, against 1.8 MB with Deno.connect;
- * docs/performance.md, "Phase E"). TLS stays on node:tls, which can skip certificate checks
+ * malloc arena after collections and a trim, against 1.8 MB with Deno.connect; measured in
+ * docs/performance.md, "IRC bursts"). TLS stays on node:tls, which can skip certificate checks
  * per connection.
  */
 class PlainSocket implements Stream {

@@ -3,8 +3,8 @@
  * resolution, so a connection cannot scan or talk to loopback, private or link-local services.
  * The socket then connects to the checked address itself, so DNS cannot answer differently later.
  */
-import { type AddressClass, classifyAddress, isLocalName } from "../embed/address.ts";
-import { resolveDns } from "../embed/safe_fetch.ts";
+import { type AddressClass, classifyAddress, isLocalName } from "../../embed/address.ts";
+import { resolveDns } from "../../embed/safe_fetch.ts";
 
 /** The transport refused or dropped a connection; the message is for the user. */
 export class TransportRefusal extends Error {

@@ -6,7 +6,7 @@
  * so this only has to be right for the lines it takes.
  */
 
-/** A chat line as irc/inbound.ts records it. */
+/** A chat line as irc/chat/inbound/ records it. */
 export interface ChatLine {
   nick: string;
   kind: "privmsg" | "notice" | "action";

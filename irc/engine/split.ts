@@ -26,20 +26,31 @@ export function textBudget(
   return Math.max(32, lineLimit - prefix - rest);
 }
 
-/** Splits one long word into pieces of at most `max` bytes, never inside a code point. */
+/** Grapheme clusters: a letter with its accents, an emoji with its modifiers and joiners. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * Splits one long word into pieces of at most `max` bytes, between grapheme clusters, so an
+ * emoji or an accent is never torn from its letter. A single cluster longer than `max` (a letter
+ * under hundreds of combining marks) is cut between code points, as nothing else fits.
+ */
 function splitWord(word: string, max: number): string[] {
   const out: string[] = [];
   let cur = "";
   let curBytes = 0;
-  for (const ch of word) {
-    const b = byteLength(ch);
+  const add = (piece: string, b: number) => {
     if (curBytes + b > max && cur) {
       out.push(cur);
       cur = "";
       curBytes = 0;
     }
-    cur += ch;
+    cur += piece;
     curBytes += b;
+  };
+  for (const { segment } of graphemes.segment(word)) {
+    const b = byteLength(segment);
+    if (b <= max) add(segment, b);
+    else for (const ch of segment) add(ch, byteLength(ch));
   }
   if (cur) out.push(cur);
   return out;
@@ -47,7 +58,7 @@ function splitWord(word: string, max: number): string[] {
 
 /**
  * Splits text into lines of at most `maxBytes` bytes each: first at line breaks, then at the last
- * space that fits; a word longer than a whole line is cut at code point boundaries. Empty lines
+ * space that fits; a word longer than a whole line is cut between grapheme clusters. Empty lines
  * are dropped (IRC cannot send them).
  */
 export function splitText(text: string, maxBytes: number): string[] {

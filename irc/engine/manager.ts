@@ -1,29 +1,30 @@
 /**
- * The IRC manager supervises connections: it owns every live one, connects them through a
- * per-host queue, reconnects them, publishes their state, runs what the user sends, and stops them
- * at shutdown. What users do to their connections (create, update, remove, and the checks before)
- * is the connection service's (`irc/connection_service.ts`), which tells this module what the
- * stored records now want.
+ * The IRC manager runs connections: it owns every live one, connects them in turns per host
+ * (spaced out, so a restart does not flood a network), reconnects them, publishes their state,
+ * runs what the user sends, and stops them at shutdown. What users do to their connections
+ * (create, update, remove, and the checks before) is the connection service's
+ * (`irc/connection_service.ts`), which tells this module what the stored records now want.
  */
-import type { Config } from "../config.ts";
-import { invalid, missing, upstream } from "../lib/errors.ts";
-import type { EventBus } from "../lib/bus.ts";
-import { log } from "../lib/log.ts";
-import type { ConnectionRecord, WantedState } from "../store/connections.ts";
-import type { Store } from "../store/mod.ts";
-import { type CommandResult, runCommand } from "./commands.ts";
+import type { Config } from "../../config.ts";
+import { invalid, missing, upstream } from "../../lib/errors.ts";
+import type { EventBus } from "../../lib/bus.ts";
+import { log } from "../../lib/log.ts";
+import type { ConnectionRecord, WantedState } from "../../store/connections.ts";
+import type { Store } from "../../store/mod.ts";
+import { type CommandResult, runCommand } from "../chat/commands.ts";
 import { type ConnectionListener, IrcConnection, SendError } from "./connection.ts";
-import { hostId } from "./host_id.ts";
-import { attachInbound, type Serial, serial } from "./inbound.ts";
-import { conversationFor, isListed, recordMessage } from "./record.ts";
-import { NOT_CONNECTED, publishFrozen } from "./frozen.ts";
-import { serverNotice, stateMessage } from "./state_message.ts";
-import { pasteIfLong } from "./paste.ts";
-import { ircLower } from "./casefold.ts";
-import { connectionInfo, infoStateEvent } from "./resources.ts";
-import { mayReachPrivate } from "./trust.ts";
-import { parseIrcUrl } from "./url.ts";
-import type { IrcControl, LiveView } from "./control.ts";
+import { hostId } from "../host_id.ts";
+import { attachInbound, type Serial, serial } from "../chat/inbound/mod.ts";
+import { conversationFor, isListed, recordMessage } from "../chat/record.ts";
+import { NOT_CONNECTED, publishFrozen } from "../chat/frozen.ts";
+import { serverNotice, stateMessage } from "../chat/state_message.ts";
+import { pasteIfLong } from "../chat/paste.ts";
+import { ircLower } from "../casefold.ts";
+import { connectionInfo, infoStateEvent } from "../resources.ts";
+import { mayReachPrivate } from "../trust.ts";
+import { parseIrcUrl } from "../url.ts";
+import { type IrcLine, ircLine } from "./line.ts";
+import type { IrcControl, LiveView } from "../control.ts";
 
 /** What the manager is built from. */
 export interface IrcManagerDeps {
@@ -37,24 +38,25 @@ export interface IrcManagerDeps {
 /** How long a wanted connect may take before `attempted` answers with the state as it is. */
 const ATTEMPT_WAIT_MS = 10_000;
 
-interface HostQueue {
+/** Connects to one host, spaced out: the last one's time, and who waits for a turn. */
+interface HostTurns {
   last: number;
   waiting: IrcConnection[];
   timer?: ReturnType<typeof setTimeout>;
 }
 
 /** `JOIN #a,#b,...` lines of at most ~400 bytes each. */
-export function joinLines(channels: string[]): string[] {
-  const lines: string[] = [];
+export function joinLines(channels: string[]): IrcLine[] {
+  const lines: IrcLine[] = [];
   let cur: string[] = [];
   for (const name of channels) {
     if (cur.length && [...cur, name].join(",").length > 400) {
-      lines.push(`JOIN ${cur.join(",")}`);
+      lines.push(ircLine("JOIN", cur.join(",")));
       cur = [];
     }
     cur.push(name);
   }
-  if (cur.length) lines.push(`JOIN ${cur.join(",")}`);
+  if (cur.length) lines.push(ircLine("JOIN", cur.join(",")));
   return lines;
 }
 
@@ -63,7 +65,7 @@ export class IrcManager implements IrcControl {
   #deps: IrcManagerDeps;
   #live = new Map<number, IrcConnection>();
   #serials = new Map<number, Serial>();
-  #hosts = new Map<string, HostQueue>();
+  #hosts = new Map<string, HostTurns>();
   #stopped = false;
   #listener: ConnectionListener;
   /** Callers waiting for a connection's next state change (updateConnection waits for it). */
@@ -81,7 +83,7 @@ export class IrcManager implements IrcControl {
       },
       attach: (conn, client) => attachInbound(deps, conn, client, this.#serial(conn)),
       registered: (conn) => this.#serial(conn)(() => this.#afterRegistration(conn)),
-      retry: (conn) => this.#enqueue(conn),
+      retry: (conn) => this.#awaitTurn(conn),
     };
   }
 
@@ -120,7 +122,7 @@ export class IrcManager implements IrcControl {
   #startAll(wanted: ConnectionRecord[]): void {
     for (const record of wanted) {
       try {
-        this.#enqueue(this.#connection(record));
+        this.#awaitTurn(this.#connection(record));
       } catch (err) {
         // One unusable stored URL must not keep the others down.
         log.error("irc connection not started", { connection: record.connectionId, error: err });
@@ -161,25 +163,25 @@ export class IrcManager implements IrcControl {
     return conn;
   }
 
-  /** Puts a connection in its host's connect queue; connects at once when the host allows. */
-  #enqueue(conn: IrcConnection): void {
+  /** Has a connection wait for its turn to connect to its host; connects at once when it may. */
+  #awaitTurn(conn: IrcConnection): void {
     if (this.#stopped || conn.state === "connected" || conn.state === "connecting") return;
     const host = conn.url.host;
     let q = this.#hosts.get(host);
     if (!q) this.#hosts.set(host, q = { last: 0, waiting: [] });
     if (!q.waiting.includes(conn)) q.waiting.push(conn);
-    conn.queue();
-    this.#drain(host, q);
+    conn.awaitTurn();
+    this.#admit(host, q);
   }
 
-  #drain(host: string, q: HostQueue): void {
+  #admit(host: string, q: HostTurns): void {
     if (q.timer !== undefined) return;
     while (q.waiting.length) {
       const wait = q.last + this.#deps.config.connectDelay - Date.now();
       if (wait > 0) {
         q.timer = setTimeout(() => {
           q.timer = undefined;
-          this.#drain(host, q);
+          this.#admit(host, q);
         }, wait);
         return;
       }
@@ -195,7 +197,7 @@ export class IrcManager implements IrcControl {
     // The host's entry stays, so its `last` still spaces out the next connect.
   }
 
-  /** Sets the send queue's burst from the host's connection profile, if there is one. */
+  /** Sets the token bucket's burst from the host's connection profile, if there is one. */
   async #applyProfile(conn: IrcConnection): Promise<void> {
     const profile = await this.#deps.store.profiles.get(hostId(conn.url.host));
     if (profile) {
@@ -203,7 +205,7 @@ export class IrcManager implements IrcControl {
     }
   }
 
-  #removeFromQueue(conn: IrcConnection): void {
+  #leaveTurns(conn: IrcConnection): void {
     const q = this.#hosts.get(conn.url.host);
     if (q) q.waiting = q.waiting.filter((c) => c !== conn);
   }
@@ -219,9 +221,9 @@ export class IrcManager implements IrcControl {
     }
     const conversations = await store.conversations.listForConnection(conn.record.id);
     const channels = conversations.filter((c) => c.joined && conn.isChannel(c.name));
-    // Several channels per JOIN line, so rejoining many does not wait on the send queue.
+    // Several channels per JOIN line, so rejoining many does not wait on the token bucket.
     for (const line of joinLines(channels.map((c) => c.name))) {
-      await conn.enqueue(line).catch(() => {});
+      await conn.send(line).catch(() => {});
     }
   }
 
@@ -245,12 +247,12 @@ export class IrcManager implements IrcControl {
       ...(message ? { message } : {}),
     };
     const run = this.#serial(conn);
-    // In the connection's queue, behind the stored notices of earlier states: a store that
+    // In the connection's serial run, behind the stored notices of earlier states: a store that
     // answers later (PostgreSQL) must not reorder "Connecting to" and "Connected to".
     run(() => Promise.resolve(bus.publish(conn.userId, ev)));
     if (message) run(() => recordMessage(this.#deps, conn, serverNotice(conn, message)));
     if (changed && conn.state === "connected") {
-      // The server's 001 greeting, which irc/inbound.ts held back until this announcement.
+      // The server's 001 greeting, which irc/chat/inbound/ held back until this announcement.
       run(async () => {
         const welcome = conn.welcome;
         conn.welcome = undefined;
@@ -269,7 +271,7 @@ export class IrcManager implements IrcControl {
     if (changed && (up || prev === "connected")) {
       run(async () => {
         const all = await this.#deps.store.conversations.listForConnection(conn.record.id);
-        // Channels thaw when joined again (irc/inbound.ts); private conversations at once.
+        // Channels thaw when joined again (irc/chat/inbound/); private conversations at once.
         const affected = all.filter((c) => isListed(c) && (!up || !conn.isChannel(c.name)));
         publishFrozen(bus, conn.userId, affected, up ? "" : NOT_CONNECTED);
       });
@@ -281,16 +283,6 @@ export class IrcManager implements IrcControl {
     return this.#live.get(connectionRowId);
   }
 
-  /** The live connection for a stored one, made (not connected) when there is none yet. */
-  supervise(record: ConnectionRecord): IrcConnection {
-    return this.#connection(record);
-  }
-
-  /** Connects through the host's connect queue. */
-  connectSoon(conn: IrcConnection): void {
-    this.#enqueue(conn);
-  }
-
   /**
    * Brings the live connection in line with its stored record: down when it is wanted down,
    * restarted (with `restart` as the QUIT message) after its settings changed, else up if down.
@@ -298,14 +290,14 @@ export class IrcManager implements IrcControl {
   async apply(record: ConnectionRecord, restart?: string): Promise<IrcConnection> {
     const conn = this.#connection(record);
     if (record.wantedState === "disconnected") {
-      this.#removeFromQueue(conn);
+      this.#leaveTurns(conn);
       await conn.stop("Disconnected by the user.");
     } else if (restart) {
-      this.#removeFromQueue(conn);
+      this.#leaveTurns(conn);
       await conn.stop(restart);
-      this.#enqueue(conn);
+      this.#awaitTurn(conn);
     } else if (conn.state === "disconnected" || conn.state === "disconnecting") {
-      this.#enqueue(conn);
+      this.#awaitTurn(conn);
     }
     return conn;
   }
@@ -352,7 +344,7 @@ export class IrcManager implements IrcControl {
   async drop(record: ConnectionRecord, message = "Connection removed."): Promise<void> {
     const conn = this.#live.get(record.id);
     if (!conn) return;
-    this.#removeFromQueue(conn);
+    this.#leaveTurns(conn);
     await conn.stop(message);
     conn.dispose();
     this.#live.delete(record.id);
@@ -423,9 +415,9 @@ export class IrcManager implements IrcControl {
         reconnect: async () => {
           const fresh = (await store.connections.update(record.id, { wantedState: "connected" }))!;
           const c = this.#connection(fresh);
-          this.#removeFromQueue(c);
+          this.#leaveTurns(c);
           await c.stop("Reconnecting.");
-          this.#enqueue(c);
+          this.#awaitTurn(c);
         },
         setNick: async (nick) => {
           await store.connections.update(record.id, { nick });
@@ -468,10 +460,10 @@ export class IrcManager implements IrcControl {
         await this.#deps.store.conversations.setJoined(conv.id, true);
         // Already registered (a cluster node took the user over meanwhile and connected it):
         // the rejoin after registration has run, so join now.
-        if (conn.state === "connected") await conn.enqueue(`JOIN ${name}`).catch(() => {});
+        if (conn.state === "connected") await conn.send(ircLine("JOIN", name)).catch(() => {});
       }
     }
-    if (record.wantedState === "connected") this.#enqueue(conn);
+    if (record.wantedState === "connected") this.#awaitTurn(conn);
   }
 
   async applyRecord(

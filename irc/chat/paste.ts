@@ -3,10 +3,10 @@
  * file, and one line goes out instead: its first line, its size and the file's URL, so people on
  * IRC see what it is about before they open it. The limits come from the host's connection profile.
  */
-import type { Config } from "../config.ts";
-import type { Store } from "../store/mod.ts";
-import { fileUrl } from "../store/files.ts";
-import { hostId } from "./host_id.ts";
+import type { Config } from "../../config.ts";
+import type { Store } from "../../store/mod.ts";
+import { fileUrl } from "../../store/files.ts";
+import { hostId } from "../host_id.ts";
 
 /** Limits used when the host has no connection profile (the profile defaults). */
 export const PASTE_DEFAULTS = { maxMessageLength: 512, maxBulkMessageSize: 3 };

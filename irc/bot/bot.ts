@@ -4,13 +4,13 @@
  */
 import { join } from "node:path";
 import { z } from "zod";
-import { ConfigError } from "../config.ts";
-import { randomId } from "../lib/crypto.ts";
-import { log } from "../lib/log.ts";
-import type { Store } from "../store/mod.ts";
-import type { UserRecord } from "../store/users.ts";
-import type { ConnectionService } from "./connection_service.ts";
-import { parseIrcUrl, sameTarget } from "./url.ts";
+import { ConfigError } from "../../config.ts";
+import { randomId } from "../../lib/crypto.ts";
+import { log } from "../../lib/log.ts";
+import type { Store } from "../../store/mod.ts";
+import type { UserRecord } from "../../store/users.ts";
+import type { ConnectionService } from "../connection_service.ts";
+import { parseIrcUrl, sameTarget } from "../url.ts";
 
 /** The GitHub events the webhook turns into messages. */
 export const GITHUB_EVENTS = ["push", "issues", "pull_request", "release"] as const;

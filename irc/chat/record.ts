@@ -2,16 +2,16 @@
  * Turning a message seen on IRC (or sent by the user) into a stored message, unread count,
  * notification and live events.
  */
-import type { EventBus } from "../lib/bus.ts";
-import { log } from "../lib/log.ts";
-import { formatMicros, nowMicros } from "../lib/time.ts";
-import type { Store } from "../store/mod.ts";
-import type { ConversationRecord } from "../store/conversations.ts";
-import type { ChatType } from "../store/message_types.ts";
-import type { IrcConnection } from "./connection.ts";
+import type { EventBus } from "../../lib/bus.ts";
+import { log } from "../../lib/log.ts";
+import { formatMicros, nowMicros } from "../../lib/time.ts";
+import type { Store } from "../../store/mod.ts";
+import type { ConversationRecord } from "../../store/conversations.ts";
+import type { ChatType } from "../../store/message_types.ts";
+import type { IrcConnection } from "../engine/connection.ts";
 import { isHighlight } from "./highlight.ts";
-import { isChannel } from "./casefold.ts";
-import { conversationJson } from "./resources.ts";
+import { isChannel } from "../casefold.ts";
+import { conversationJson } from "../resources.ts";
 
 /** What recording needs. */
 export interface RecordDeps {

@@ -1,20 +1,21 @@
 /**
  * One IRC connection of one Parley connection: its state machine, reconnects with backoff, the
  * flood-controlled send queue, CTCP answers and nick regain. What the lines mean for the user
- * (stored messages, events) is `irc/inbound.ts`'s job; when to connect is the manager's.
+ * (stored messages, events) is `irc/chat/inbound/`'s job; when to connect is the manager's.
  */
-import type { ConnectionRecord } from "../store/connections.ts";
-import { log } from "../lib/log.ts";
+import type { ConnectionRecord } from "../../store/connections.ts";
+import { log } from "../../lib/log.ts";
 import { backoffDelay } from "./backoff.ts";
-import { type CaseMapping, ircLower, isChannel } from "./casefold.ts";
-import { type IrcClient, type IrcEvent, newIrcClient } from "./framework.ts";
+import { type CaseMapping, ircLower, isChannel } from "../casefold.ts";
+import { type IrcClient, newIrcClient, type WhoisReply } from "./framework.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
 import { ctcpAnswer } from "./ctcp.ts";
-import { publicAddress, TransportRefusal } from "./target.ts";
-import { LineTransport } from "./transport.ts";
-import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "./url.ts";
+import { type IrcLine, ircLine } from "./line.ts";
+import { publicAddress, TransportRefusal } from "../socket/target.ts";
+import { LineTransport } from "../socket/transport.ts";
+import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
 
 /** The actual state of a connection, as the API reports it. */
 export type ConnectionState =
@@ -32,7 +33,7 @@ export interface ConnectionListener {
   attach(conn: IrcConnection, client: IrcClient): void;
   /** Registration completed: run on-connect commands, rejoin channels. */
   registered(conn: IrcConnection): void;
-  /** The backoff delay passed: put the connection in the host's connect queue. */
+  /** The backoff delay passed: the connection waits for its turn to connect to its host. */
   retry(conn: IrcConnection): void;
 }
 
@@ -47,7 +48,7 @@ export interface ConnectionOptions {
 }
 
 interface Pending {
-  line: string;
+  line: IrcLine;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -57,8 +58,8 @@ type Timer = ReturnType<typeof setTimeout>;
 /** Errors of a send that cannot go out (not connected, stopped). */
 export class SendError extends Error {}
 
-/** Most automatic answers waiting in the send queue at once. */
-const MAX_LOW = 10;
+/** Most automatic answers waiting to be sent at once. */
+const MAX_ANSWERS = 10;
 
 const PERMANENT_ERROR = /k-?lined|g-?lined|z-?lined|\bbanned\b|akill|password/i;
 
@@ -77,22 +78,23 @@ export class IrcConnection {
   conversationCapNoticed = false;
   /**
    * The server's 001 greeting, kept until the manager has announced "connected": Convos shows
-   * the state, then "Connected to", then the greeting (irc/manager.ts #publishState).
+   * the state, then "Connected to", then the greeting (irc/engine/manager.ts #publishState).
    */
   welcome?: { text: string; ts: number };
   /**
-   * Takes a line before irc-framework parses it (true: taken); set by irc/inbound.ts for the
+   * Takes a line before irc-framework parses it (true: taken); set by irc/chat/inbound/ for the
    * lean path of chat lines.
    */
   lineHook?: (client: IrcClient, line: string) => boolean;
-  /** Lines handed over by the transport and not yet recorded; set by irc/inbound.ts. */
+  /** Lines handed over by the transport and not yet recorded; set by irc/chat/inbound/. */
   backlog?: () => number;
   #timing: IrcTiming;
   #listener: ConnectionListener;
   #bucket: TokenBucket;
-  #queue: Pending[] = [];
+  /** The user's lines waiting for the token bucket. */
+  #userLines: Pending[] = [];
   /** Lines that wait behind the user's own (CTCP answers); bounded. */
-  #low: Pending[] = [];
+  #answers: Pending[] = [];
   #ctcpBucket: TokenBucket;
   #pumpTimer: Timer | undefined;
   #retryTimer: Timer | undefined;
@@ -141,7 +143,7 @@ export class IrcConnection {
     return m === "ascii" || m === "strict-rfc1459" ? m : "rfc1459";
   }
 
-  /** The conversation_id of a name: rfc1459-casefolded, as DESIGN.md fixes for ids. */
+  /** The conversation_id of a name: always rfc1459-casefolded, whatever the server's mapping. */
   conversationId(name: string): string {
     return ircLower(name);
   }
@@ -168,8 +170,8 @@ export class IrcConnection {
     this.#listener.changed(this);
   }
 
-  /** Marks the connection as waiting in its host's connect queue. */
-  queue(): void {
+  /** Marks the connection as waiting for its turn to connect to its host (state `queued`). */
+  awaitTurn(): void {
     this.#stopping = false;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
@@ -177,7 +179,7 @@ export class IrcConnection {
   }
 
   /**
-   * Opens the socket now (the manager calls this when the connect queue allows). Unless
+   * Opens the socket now (the manager calls this when the host's turn comes). Unless
    * `allowPrivate`, the server's address must be public (checked after DNS resolution).
    */
   connect({ allowPrivate = true }: { allowPrivate?: boolean } = {}): void {
@@ -232,7 +234,7 @@ export class IrcConnection {
           lines,
         }),
       enable_echomessage: true,
-      // Empty: irc-framework would answer CTCP VERSION itself, past the send queue.
+      // Empty: irc-framework would answer CTCP VERSION itself, past the token bucket.
       version: "",
       // An empty account stops irc-framework from reusing a server password for SASL.
       account: {},
@@ -271,7 +273,8 @@ export class IrcConnection {
       if (network && this.info.network !== network) this.#setState(this.state, { network });
     });
     client.on("nick", (ev) => {
-      if (!mine()) return;
+      // A NICK without a new nick (a broken or hostile server) changes nothing.
+      if (!mine() || !ev.nick || !ev.new_nick) return;
       if (this.isMe(ev.nick)) {
         this.nick = ev.new_nick;
         this.#setState(this.state, { nick: ev.new_nick });
@@ -286,11 +289,11 @@ export class IrcConnection {
       if (!mine() || this.state !== "connecting") return;
       // Still registering: try the nick with an underscore; regain the wanted one later.
       const next = `${String(ev.nick ?? this.wantedNick).slice(0, 28)}_`;
-      client.raw(`NICK ${next}`);
+      client.raw(ircLine("NICK", next));
     });
     client.on("nick invalid", (ev) => {
       if (!mine() || this.state !== "connecting") return;
-      client.raw(`NICK parley${Math.floor(Math.random() * 10000)}`);
+      client.raw(ircLine("NICK", `parley${Math.floor(Math.random() * 10000)}`));
       this.info.reason = `Nick ${ev.nick} is not valid: ${ev.reason}`;
     });
     client.on("irc error", (ev) => {
@@ -319,7 +322,7 @@ export class IrcConnection {
       );
       // Anyone can ask: past the budget requests go unanswered rather than flood the server.
       if (!answer || this.#ctcpBucket.take() > 0) return;
-      this.enqueue(`NOTICE ${ev.nick} :\x01${answer}\x01`, { low: true }).catch(() => {});
+      this.send(ircLine("NOTICE", ev.nick, `\x01${answer}\x01`), { answer: true }).catch(() => {});
     });
     client.on("socket close", (err) => {
       if (mine()) this.#onClose(err);
@@ -436,34 +439,34 @@ export class IrcConnection {
     if (this.state !== "connected" || !this.wantedNick || this.same(this.nick, this.wantedNick)) {
       return;
     }
-    this.client?.raw(`NICK ${this.wantedNick}`);
+    this.client?.raw(ircLine("NICK", this.wantedNick));
   }
 
   /**
-   * Queues one raw line behind the token bucket; resolves when it is written. A `low` line (an
+   * Sends one line behind the token bucket; resolves when it is written. An `answer` (an
    * automatic answer) goes out only when none of the user's lines are waiting.
    */
-  enqueue(line: string, { low = false }: { low?: boolean } = {}): Promise<void> {
+  send(line: IrcLine, { answer = false }: { answer?: boolean } = {}): Promise<void> {
     if (this.state !== "connected" || !this.client) {
       return Promise.reject(new SendError(`${this.id} is not connected.`));
     }
     if (LINE_BREAKING.test(line)) {
-      // Every caller checks its input; reaching this is a bug, and writing it an injection.
+      // irc/engine/line.ts refuses these; reaching this is a bug, and writing it an injection.
       log.warn("irc line refused", { connection: this.id, reason: "CR, LF or NUL in a line" });
       return Promise.reject(new SendError("A line with CR, LF or NUL cannot be sent."));
     }
-    if (low && this.#low.length >= MAX_LOW) {
+    if (answer && this.#answers.length >= MAX_ANSWERS) {
       return Promise.reject(new SendError("Too many automatic answers waiting."));
     }
     return new Promise((resolve, reject) => {
-      (low ? this.#low : this.#queue).push({ line, resolve, reject });
+      (answer ? this.#answers : this.#userLines).push({ line, resolve, reject });
       this.#pump();
     });
   }
 
   #pump(): void {
     if (this.#pumpTimer !== undefined) return;
-    while (this.#queue.length || this.#low.length) {
+    while (this.#userLines.length || this.#answers.length) {
       const wait = this.#bucket.take();
       if (wait > 0) {
         this.#pumpTimer = setTimeout(() => {
@@ -472,7 +475,7 @@ export class IrcConnection {
         }, wait);
         return;
       }
-      const item = (this.#queue.length ? this.#queue : this.#low).shift()!;
+      const item = (this.#userLines.length ? this.#userLines : this.#answers).shift()!;
       if (!this.client) {
         item.reject(new SendError(`${this.id} is not connected.`));
         continue;
@@ -485,7 +488,7 @@ export class IrcConnection {
   #failQueue(reason: string): void {
     clearTimeout(this.#pumpTimer);
     this.#pumpTimer = undefined;
-    for (const item of [...this.#queue.splice(0), ...this.#low.splice(0)]) {
+    for (const item of [...this.#userLines.splice(0), ...this.#answers.splice(0)]) {
       item.reject(new SendError(reason));
     }
   }
@@ -495,11 +498,6 @@ export class IrcConnection {
     if (burst !== this.#bucket.burst) {
       this.#bucket = new TokenBucket(burst, this.#bucket.interval);
     }
-  }
-
-  /** Lines waiting in the send queue. */
-  get queued(): number {
-    return this.#queue.length + this.#low.length;
   }
 
   /** The server's line limit (ISUPPORT LINELEN, else 512). */
@@ -523,7 +521,7 @@ export class IrcConnection {
     const parts = splitText(text, budget);
     for (const part of parts) {
       const body = kind === "action" ? `\x01ACTION ${part}\x01` : part;
-      await this.enqueue(`${command} ${target} :${body}`);
+      await this.send(ircLine(command, target, body));
     }
     return parts;
   }
@@ -534,7 +532,7 @@ export class IrcConnection {
   }
 
   /** Sends WHOIS and resolves with the reply (or undefined after a timeout). */
-  whois(nick: string, timeoutMs = 5000): Promise<IrcEvent | undefined> {
+  whois(nick: string, timeoutMs = 5000): Promise<WhoisReply | undefined> {
     const client = this.client;
     if (!client || this.state !== "connected") {
       return Promise.reject(new SendError(`${this.id} is not connected.`));

@@ -7,7 +7,7 @@
  * Reading is decoupled from processing. A server gives a slow reader only a few MB of buffer
  * before dropping it (and every line still in flight), so during a burst the socket must keep
  * being drained while the lines are stored (docs/performance.md, "IRC bursts"). The socket lives
- * on the IRC socket thread (irc/socket_thread.ts), which reads whatever this thread is doing; here
+ * on the IRC socket thread (irc/socket/thread.ts), which reads whatever this thread is doing; here
  * whole chunks are decoded and split at once into a bounded queue, which is handed to
  * irc-framework in slices between turns of the event loop. Lines already read are still
  * processed when the server then closes.
@@ -15,9 +15,11 @@
 import { EventEmitter } from "node:events";
 import net from "node:net";
 import { TransportRefusal } from "./target.ts";
-import { idleGc } from "../lib/idle_gc.ts";
-import { ThreadSocket } from "./socket_thread.ts";
-import { nextTurn } from "../lib/next_turn.ts";
+import { idleGc } from "../../lib/idle_gc.ts";
+import { ThreadSocket } from "./thread.ts";
+import { nextTurn } from "../../lib/next_turn.ts";
+import { ircLine } from "../engine/line.ts";
+import { log } from "../../lib/log.ts";
 
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 export const MAX_LINE = 8192;
@@ -59,8 +61,8 @@ export interface TransportOptions {
   /** Told when the read queue is full (once per time, until it has room again). */
   parley_queue_full?: (lines: number) => void;
   /**
-   * Sees each line before irc-framework and returns true when it took the line (irc/inbound.ts's
-   * lean path for chat lines); irc-framework then never sees it.
+   * Sees each line before irc-framework and returns true when it took the line (the lean path for
+   * chat lines, irc/chat/inbound/chat.ts); irc-framework then never sees it.
    */
   parley_line?: (line: string) => boolean;
   /** Lines handed over and not yet processed by the consumer (see MAX_BACKLOG). */
@@ -94,6 +96,8 @@ export class LineTransport extends EventEmitter {
   #generation = 0;
   /** The address check of the current connect is still running. */
   #resolving = false;
+  /** Lines irc-framework's handlers threw on (dropped), to log the first and then every 1,000th. */
+  #unparsed = 0;
 
   constructor(options: TransportOptions) {
     super();
@@ -242,7 +246,11 @@ export class LineTransport extends EventEmitter {
         token = line.slice(5).replace(/\r$/, "");
         return false;
       });
-      this.writeLine(`PONG ${token}`);
+      // The server's token as it sent it: the trailing parameter, or the first word.
+      const param = token.startsWith(":") ? token.slice(1) : token.split(" ")[0];
+      try {
+        this.writeLine(ircLine("PONG", param));
+      } catch { /* a token no line can carry (a NUL) goes unanswered */ }
     }
     if (this.#head === this.#queue.length) {
       this.#queue = lines;
@@ -303,7 +311,20 @@ export class LineTransport extends EventEmitter {
       const line = this.#queue[this.#head++];
       this.#queuedChars -= line.length + 1;
       if (take?.(line)) continue;
-      this.emit("line", line);
+      try {
+        this.emit("line", line);
+      } catch (err) {
+        // irc-framework's handlers trust a line's shape: a `NICK` without a nick made one throw,
+        // and the throw ended the whole process. Such a line is dropped instead.
+        if (this.#unparsed++ % 1000 === 0) {
+          log.warn("irc line dropped: irc-framework could not handle it", {
+            host: this.#options.host,
+            line: line.slice(0, 200),
+            error: String(err),
+            dropped: this.#unparsed,
+          });
+        }
+      }
       if (generation !== this.#generation) return; // a handler dropped the connection
     }
     if (

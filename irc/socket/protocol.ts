@@ -1,11 +1,11 @@
 /**
- * The messages between the main thread and the IRC socket thread (irc/socket_thread.ts and
- * irc/socket_worker.ts), declared once for both sides.
+ * The messages between the main thread and the IRC socket thread (irc/socket/thread.ts and
+ * irc/socket/worker.ts), declared once for both sides.
  */
 
 /** Where and how a socket connects. */
 export interface SocketTarget {
-  /** The checked address to connect to (irc/target.ts). */
+  /** The checked address to connect to (irc/socket/target.ts). */
   address: string;
   port: number;
   tls: boolean;

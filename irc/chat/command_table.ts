@@ -1,6 +1,6 @@
 /**
  * The one list of slash commands: name, aliases, usage, a one-line description and who may use
- * it where. Pure data with no imports, so the server (irc/commands.ts keys its handlers by it)
+ * it where. Pure data with no imports, so the server (irc/chat/commands.ts keys its handlers by it)
  * and the web client (completion, /help, "unknown command") read the same list. Adding a command
  * is one entry here, its handler, and its description in every dictionary of i18n/.
  */

@@ -1,16 +1,17 @@
 /**
  * What the user types: a plain message, or a slash command (`/join #x`, `/msg nick hi`...).
- * The commands are listed once, in irc/command_table.ts (usage, description, who and where);
+ * The commands are listed once, in irc/chat/command_table.ts (usage, description, who and where);
  * here is one small handler per entry, and runCommand checks who and where before it runs.
  */
-import type { SendResult } from "../lib/events.ts";
-import { denied, invalid } from "../lib/errors.ts";
-import type { ConnectionRecord } from "../store/connections.ts";
-import type { ConversationRecord } from "../store/conversations.ts";
-import type { IrcConnection } from "./connection.ts";
-import type { IrcEvent } from "./framework.ts";
+import type { SendResult } from "../../lib/events.ts";
+import { denied, invalid } from "../../lib/errors.ts";
+import type { ConnectionRecord } from "../../store/connections.ts";
+import type { ConversationRecord } from "../../store/conversations.ts";
+import type { IrcConnection } from "../engine/connection.ts";
+import type { IrcEventName, IrcEvents, ListedChannelPayload } from "../engine/framework.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { type CommandSpec, findCommand, mayUse, type ServerCommandName } from "./command_table.ts";
+import { type IrcLine, ircLine, LineError, quotedLine } from "../engine/line.ts";
 
 /** What a command may use. */
 export interface CommandContext {
@@ -22,7 +23,7 @@ export interface CommandContext {
   conversationId: string;
   /** That conversation, when it exists. */
   conversation: ConversationRecord | undefined;
-  /** Saves an over-long message as a file and returns the line to send instead (irc/paste.ts). */
+  /** Saves an over-long message as a file and returns the line to send instead (chat/paste.ts). */
   paste?: (text: string) => Promise<string | undefined>;
   /** Connection control, from the manager. */
   control: {
@@ -101,7 +102,11 @@ async function say(
   if (!text.trim()) fail("The message is empty.");
   // Too long or too many lines for the network: its first line and a link to the text instead.
   text = (await ctx.paste?.(text)) ?? text;
-  const lines = await conn.say(target, text, type);
+  const lines = await conn.say(target, text, type).catch((err) => {
+    // A target no line can carry (`/msg :x hi`) is the user's input at fault.
+    if (err instanceof LineError) fail(err.message);
+    throw err;
+  });
   if (!conn.echoes) {
     for (const line of lines) {
       await recordMessage(ctx.deps, conn, {
@@ -116,21 +121,40 @@ async function say(
   return { conversation_id: conn.conversationId(target) };
 }
 
-async function raw(ctx: CommandContext, line: string): Promise<CommandResult> {
-  await live(ctx).enqueue(line);
+/** A line from the command's words; words the line cannot carry are the user's input at fault. */
+function line(build: () => IrcLine): IrcLine {
+  try {
+    return build();
+  } catch (err) {
+    if (err instanceof LineError) fail(err.message);
+    throw err;
+  }
+}
+
+/** Sends `command` with `params` on the live connection. */
+async function send(
+  ctx: CommandContext,
+  command: string,
+  ...params: string[]
+): Promise<CommandResult> {
+  const conn = live(ctx);
+  await conn.send(line(() => ircLine(command, ...params)));
   return {};
 }
 
+/** Words of `text` as separate parameters (a mode string and its arguments). */
+const words = (text: string) => text.trim().split(/\s+/).filter(Boolean);
+
 /** Waits for one event from the live client that passes `test`, collecting until `done`. */
-function collect(
+function collect<K extends IrcEventName>(
   conn: IrcConnection,
-  event: string,
-  test: (ev: IrcEvent) => boolean,
+  event: K,
+  test: (ev: IrcEvents[K]) => boolean,
   timeoutMs = 10_000,
-): Promise<IrcEvent | undefined> {
+): Promise<IrcEvents[K] | undefined> {
   const client = conn.client!;
   return new Promise((resolve) => {
-    const fn = (ev: IrcEvent) => {
+    const fn = (ev: IrcEvents[K]) => {
       if (!test(ev)) return;
       clearTimeout(timer);
       client.off(event, fn);
@@ -150,7 +174,7 @@ function collect(
  * make the server spin), `refresh` asks again (every /list asks the server anew here), and
  * anything else is a mask for the server's LIST.
  */
-function listArgs(args: string): { filter: string; mask: string } {
+function listArgs(args: string): { filter: string; mask: string[] } {
   let filter = "";
   const mask: string[] = [];
   for (const word of args.trim().split(/\s+/).filter(Boolean)) {
@@ -158,10 +182,10 @@ function listArgs(args: string): { filter: string; mask: string } {
     if (m) filter = m[1].toLowerCase();
     else if (word.toLowerCase() !== "refresh") mask.push(word);
   }
-  return { filter, mask: mask.join(" ") };
+  return { filter, mask };
 }
 
-/** The handler of every command the server runs, keyed by irc/command_table.ts. */
+/** The handler of every command the server runs, keyed by irc/chat/command_table.ts. */
 export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   say: (ctx, args) => say(ctx, here(ctx), args, "privmsg"),
   me: (ctx, args) => say(ctx, here(ctx), args, "action"),
@@ -187,8 +211,9 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   join: async (ctx, args) => {
     const [channel, key] = firstWord(args);
     const conn = live(ctx);
-    if (!channel || !conn.isChannel(channel)) usage("join");
-    await conn.enqueue(key ? `JOIN ${channel} ${key}` : `JOIN ${channel}`);
+    // A key is one word: "/join #a key with spaces" is a mistake, not four parameters.
+    if (!channel || !conn.isChannel(channel) || /\s/.test(key)) usage("join");
+    await conn.send(line(() => ircLine("JOIN", channel, ...(key ? [key] : []))));
     return { conversation_id: conn.conversationId(channel) };
   },
   part: async (ctx, args) => {
@@ -202,7 +227,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     if (conn?.isChannel(name) ?? name.startsWith("#")) {
       if (conv) await ctx.deps.store.conversations.setJoined(conv.id, false);
       if (conn?.state === "connected") {
-        await conn.enqueue(reason ? `PART ${name} :${reason}` : `PART ${name}`);
+        await conn.send(line(() => ircLine("PART", name, ...(reason ? [reason] : []))));
       }
     } else if (conv) {
       // Leaving a private conversation closes it.
@@ -221,13 +246,14 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const [nick] = firstWord(args);
     if (!nick || !NICK.test(nick)) usage("nick");
     await ctx.control.setNick(nick);
-    if (ctx.conn?.state === "connected") await ctx.conn.enqueue(`NICK ${nick}`);
+    if (ctx.conn?.state === "connected") await ctx.conn.send(ircLine("NICK", nick));
     return {};
   },
   topic: async (ctx, args) => {
     const conn = live(ctx);
     const channel = here(ctx);
-    await conn.enqueue(args.trim() ? `TOPIC ${channel} :${args.trim()}` : `TOPIC ${channel}`);
+    const topic = args.trim();
+    await conn.send(line(() => ircLine("TOPIC", channel, ...(topic ? [topic] : []))));
     return { topic: args.trim() || ctx.conversation?.topic || "" };
   },
   whois: async (ctx, args) => {
@@ -238,13 +264,12 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const { tags: _tags, ...whois } = reply;
     return { whois };
   },
-  kick: async (ctx, args) => {
-    const conn = live(ctx);
+  kick: (ctx, args) => {
+    live(ctx); // "not connected" before any usage error, as the other commands do
     const [nick, reason] = firstWord(args);
     if (!nick) usage("kick");
     const channel = here(ctx);
-    await conn.enqueue(reason ? `KICK ${channel} ${nick} :${reason}` : `KICK ${channel} ${nick}`);
-    return {};
+    return send(ctx, "KICK", channel, nick, ...(reason ? [reason] : []));
   },
   mode: async (ctx, args) => {
     const conn = live(ctx);
@@ -257,70 +282,78 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
         "channel info",
         (ev) => conn.same(String(ev.channel), channel) && typeof ev.raw_modes === "string",
       );
-      await conn.enqueue(`MODE ${channel}`);
+      await conn.send(line(() => ircLine("MODE", channel)));
       const ev = await reply;
       const modes = ev ? [ev.raw_modes, ...(ev.raw_params ?? [])].join(" ") : "";
       return { conversation_id: conn.conversationId(channel), modes };
     }
     if (/^[+-]/.test(a)) {
       const target = ctx.conversationId ? here(ctx) : conn.nick;
-      return raw(ctx, `MODE ${target} ${a}`);
+      return send(ctx, "MODE", target, ...words(a));
     }
-    return raw(ctx, `MODE ${a}`);
+    return send(ctx, "MODE", ...words(a));
   },
   invite: (ctx, args) => {
     live(ctx); // "not connected" before any usage error, as the other commands do
     const [nick, rest] = firstWord(args);
     if (!nick) usage("invite");
     const channel = firstWord(rest)[0] || channelHere(ctx, "/invite");
-    return raw(ctx, `INVITE ${nick} ${channel}`);
+    return send(ctx, "INVITE", nick, channel);
   },
-  away: (ctx, args) => raw(ctx, args.trim() ? `AWAY :${args.trim()}` : "AWAY"),
+  away: (ctx, args) => send(ctx, "AWAY", ...(args.trim() ? [args.trim()] : [])),
   list: async (ctx, args) => {
     const conn = live(ctx);
     const { filter, mask } = listArgs(args);
     const done = collect(conn, "channel list end", () => true);
-    const channels: IrcEvent[] = [];
+    const channels: ListedChannelPayload[] = [];
     let total = 0;
-    const fn = (list: IrcEvent) => {
+    const fn = (list: ListedChannelPayload[]) => {
       if (!Array.isArray(list)) return;
       total += list.length;
       channels.push(...list.slice(0, 1000 - channels.length));
     };
     conn.client!.on("channel list", fn);
-    await conn.enqueue(mask ? `LIST ${mask}` : "LIST");
+    await conn.send(line(() => ircLine("LIST", ...mask)));
     const ended = (await done) !== undefined;
     conn.client?.off("channel list", fn);
     const shown = channels.filter((c) => String(c.channel).toLowerCase().includes(filter));
     return {
       // Convos's shape (its client reads these)...
       conversations: shown.map((c) => ({
-        name: c.channel,
+        name: String(c.channel),
         n_users: Number(c.num_users) || 0,
         topic: c.topic ?? "",
       })),
       n_conversations: total,
       done: ended,
       // ...and Parley's own, which its web client shows as a table.
-      channels: shown.map((c) => ({ name: c.channel, users: c.num_users, topic: c.topic })),
+      channels: shown.map((c) => ({
+        name: String(c.channel),
+        users: c.num_users,
+        topic: c.topic ?? "",
+      })),
     };
   },
   names: async (ctx, args) => {
     const conn = live(ctx);
     const channel = firstWord(args)[0] || channelHere(ctx, "/names");
     const reply = collect(conn, "userlist", (ev) => conn.same(String(ev.channel), channel));
-    await conn.enqueue(`NAMES ${channel}`);
+    await conn.send(line(() => ircLine("NAMES", channel)));
     const ev = await reply;
-    const users = (ev?.users ?? []) as { nick: string; modes: string[] }[];
+    const users = (ev?.users ?? []).map((u) => ({
+      nick: String(u.nick ?? ""),
+      modes: u.modes ?? [],
+    }));
     return {
       // Convos's shape: one mode string per participant ("o", "v", or "").
       participants: users.map((u) => ({ nick: u.nick, mode: (u.modes ?? []).join("") })),
       names: users.map((u) => ({ nick: u.nick, modes: u.modes })),
     };
   },
-  quote: (ctx, args) => {
+  quote: async (ctx, args) => {
     if (!args.trim()) usage("quote");
-    return raw(ctx, args.trim());
+    await live(ctx).send(line(() => quotedLine(args)));
+    return {};
   },
   connect: async (ctx) => (await ctx.control.connect(), {}),
   disconnect: async (ctx) => (await ctx.control.disconnect(), {}),

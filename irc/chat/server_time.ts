@@ -4,8 +4,8 @@
  * window; otherwise the message gets its arrival time. A hostile time (year 3100, year 1000)
  * must never reach the store: it breaks ordering and, past 2^53 microseconds, integer arithmetic.
  */
-import { nowMicros } from "../lib/time.ts";
-import type { IrcClient } from "./framework.ts";
+import { nowMicros } from "../../lib/time.ts";
+import type { IrcClient } from "../engine/framework.ts";
 
 /** The capabilities irc-framework requests that carry server times. */
 const CAPS = ["server-time", "znc.in/server-time-iso", "znc.in/server-time"];
