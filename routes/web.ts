@@ -7,6 +7,7 @@ import { requestOrigin } from "../http/client.ts";
 import { badRequest } from "../http/errors.ts";
 import { csrfToken, endSession, loadSession } from "../http/session.ts";
 import { safeEqual } from "../lib/crypto.ts";
+import denoJson from "../deno.json" with { type: "json" };
 
 const STATIC = join(import.meta.dirname ?? ".", "..", "static");
 
@@ -125,6 +126,9 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
     return await send(c, asset, "index.html", "no-cache");
   };
   for (const route of CLIENT_ROUTES) app.get(route, page);
+
+  // Convos's client asks on each page load whether its service worker is out of date.
+  app.get("/sw/info", (c) => c.json({ mode: "production", version: denoJson.version }));
 
   // Convos's file links: the file itself lives at the API's URL (with its extension, if given).
   app.get("/file/:uid/:fid", (c) => {
