@@ -80,3 +80,33 @@ forEachBackend("search: newest first across conversations, paged without gaps", 
     }
   });
 });
+
+forEachBackend(
+  "search: a word of only combining marks finds nothing, never an error",
+  async (b) => {
+    const userId = await b.user("u@example.com");
+    const conn = await b.connection(userId, "irc-localhost");
+    const chan = await b.conversation(conn, "#chan");
+    b.messages.append({
+      conversation: chan,
+      userId,
+      from: "alice",
+      type: "private",
+      text: "cafe\u0301 au lait",
+      ts: T0,
+    });
+    await b.messages.flush();
+    // An acute accent alone (U+0301), and two marks with a real word beside them.
+    for (const match of ["\u0301", "\u0301\u0308", '"\u0301"']) {
+      const page = await b.messages.search!.forUser(userId, { match, limit: 10 });
+      assertEquals(page, { messages: [], end: true }, JSON.stringify(match));
+      const history = await b.messages.search!.inConversation(chan, match, { limit: 10 });
+      assertEquals(history.messages, [], JSON.stringify(match));
+    }
+    const found = await b.messages.search!.forUser(userId, {
+      match: "caf\u0301 \u0301",
+      limit: 10,
+    });
+    assertEquals(found.messages.map((m) => m.message), ["cafe\u0301 au lait"]);
+  },
+);
