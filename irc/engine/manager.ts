@@ -188,13 +188,29 @@ export class IrcManager implements IrcControl {
       const conn = q.waiting.shift()!;
       if (conn.state !== "queued") continue; // stopped while waiting
       q.last = Date.now();
-      this.#applyProfile(conn).then(() => mayReachPrivate(this.#deps, conn.userId)).then((
+      this.#applyProfile(conn).then(() => this.#mayReachPrivate(conn)).then((
         allowPrivate,
       ) => conn.connect({ allowPrivate })).catch((err) =>
         log.error("irc connect failed", { connection: conn.id, error: err })
       );
     }
     // The host's entry stays, so its `last` still spaces out the next connect.
+  }
+
+  /**
+   * Whether this connect may reach a loopback, private or link-local address: when its user may
+   * (trust.ts), and for everyone when it goes to the default connection's server, which an admin
+   * chose for every new user (routes/default_connection.ts adds it on their behalf).
+   */
+  async #mayReachPrivate(conn: IrcConnection): Promise<boolean> {
+    if (await mayReachPrivate(this.#deps, conn.userId)) return true;
+    const settings = await this.#deps.store.settings.current(this.#deps.config.defaultConnection);
+    try {
+      const target = parseIrcUrl(settings.default_connection);
+      return target.host === conn.url.host && target.port === conn.url.port;
+    } catch {
+      return false; // an unusable setting vouches for nothing
+    }
   }
 
   /** Sets the token bucket's burst from the host's connection profile, if there is one. */

@@ -3,7 +3,8 @@
  * Convos 8.07 t/web-pwa.t ported: the page's web manifest and what it names are served, and so is
  * the service worker.
  */
-import { compatServer, is, like, ok, statusIs } from "../support/compat.ts";
+import { compatServer, is, jsonIs, jsonLike, like, ok, statusIs } from "../support/compat.ts";
+import denoJson from "../../deno.json" with { type: "json" };
 
 Deno.test("web-pwa.t", async (t) => {
   const server = await compatServer();
@@ -41,8 +42,13 @@ Deno.test("web-pwa.t", async (t) => {
     });
 
     await t.step("service worker", async () => {
-      // web-pwa.t:19-20 adapted (design): Convos answers /sw/info with its mode and version;
-      // Parley's service worker is the script /sw.js, which the client registers.
+      // web-pwa.t:19-20: asked without logging in, on every page load of Convos's client. The
+      // version is Parley's own: the client compares it with the page's to refresh its worker.
+      const info = await api.get("/sw/info");
+      statusIs("web-pwa.t:19", info, 200);
+      jsonLike("web-pwa.t:19", info, "/mode", /^\w+$/);
+      jsonIs("web-pwa.t:20", info, "/version", denoJson.version);
+      // Parley's own service worker is the script /sw.js, which its client registers.
       const res = await api.get("/sw.js");
       statusIs("web-pwa.t:19", res, 200);
       like("web-pwa.t:19", res.headers.get("content-type"), /javascript/, "type: ");
