@@ -70,6 +70,16 @@ export const COMMAND_TABLE = [
     where: "channel",
   }),
   entry("mode", "/mode [args]", "Sets or shows modes (e.g. +o nick)"),
+  entry("op", "/op <nick> [nick...]", "Makes people operators of this channel", {
+    where: "channel",
+  }),
+  entry("deop", "/deop <nick> [nick...]", "Takes operator status away", { where: "channel" }),
+  entry("voice", "/voice <nick> [nick...]", "Lets people speak in a moderated channel", {
+    where: "channel",
+  }),
+  entry("devoice", "/devoice <nick> [nick...]", "Takes the voice away", { where: "channel" }),
+  entry("ban", "/ban <nick|mask> [...]", "Bans people from this channel", { where: "channel" }),
+  entry("unban", "/unban <nick|mask> [...]", "Lifts bans in this channel", { where: "channel" }),
   entry("invite", "/invite <nick> [#channel]", "Invites someone to a channel"),
   entry("away", "/away [message]", "Marks you as away, or back without a message"),
   entry("list", "/list [/text/] [refresh] [mask]", "Lists the channels of the server"),

@@ -12,6 +12,7 @@ import type { IrcEventName, IrcEvents, ListedChannelPayload } from "../engine/fr
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { type CommandSpec, findCommand, mayUse, type ServerCommandName } from "./command_table.ts";
 import { type IrcLine, ircLine, LineError, quotedLine } from "../engine/line.ts";
+import { isPlainNick, maskMatches, normalizeMask, type Who } from "../mask.ts";
 
 /** What a command may use. */
 export interface CommandContext {
@@ -185,6 +186,98 @@ function listArgs(args: string): { filter: string; mask: string[] } {
   return { filter, mask };
 }
 
+/** Most people one /op, /ban... names: each is a mode change the server relays to everyone. */
+const MAX_TARGETS = 50;
+
+/** How many mode changes with a parameter one MODE line may carry: ISUPPORT MODES, else 3. */
+function modesPerLine(conn: IrcConnection): number {
+  const n = Number(conn.client?.network.options.MODES);
+  return Number.isInteger(n) && n > 0 ? Math.min(n, 20) : 3;
+}
+
+/**
+ * Sets (`+`) or unsets (`-`) the channel mode `letter` for each of `targets`, as many per MODE
+ * line as the server takes (`/op a b c` is one `MODE #c +ooo a b c`).
+ */
+async function modeEach(
+  ctx: CommandContext,
+  channel: string,
+  change: "+" | "-",
+  letter: string,
+  targets: string[],
+): Promise<CommandResult> {
+  const conn = live(ctx);
+  const per = modesPerLine(conn);
+  for (let i = 0; i < targets.length; i += per) {
+    const chunk = targets.slice(i, i + per);
+    await conn.send(
+      line(() => ircLine("MODE", channel, change + letter.repeat(chunk.length), ...chunk)),
+    );
+  }
+  return { conversation_id: conn.conversationId(channel) };
+}
+
+/** The channel and the people a mode command names; its usage when it names nobody. */
+function modeTargets(ctx: CommandContext, name: ServerCommandName, args: string) {
+  live(ctx); // "not connected" before any usage error, as the other commands do
+  const channel = channelHere(ctx, `/${name}`);
+  const targets = words(args);
+  if (!targets.length) usage(name);
+  if (targets.length > MAX_TARGETS) fail(`At most ${MAX_TARGETS} at once.`);
+  return { channel, targets };
+}
+
+/** `/op`, `/voice`...: one channel mode with a nick as its parameter. */
+const nickMode =
+  (name: ServerCommandName, change: "+" | "-", letter: string): Command => (ctx, args) => {
+    const { channel, targets } = modeTargets(ctx, name, args);
+    return modeEach(ctx, channel, change, letter, targets);
+  };
+
+/** What the server says of a nick: its ident and host, when it answers in time. */
+async function whoIs(conn: IrcConnection, nick: string): Promise<Who> {
+  const reply = await conn.whois(nick).catch(() => undefined);
+  const user = typeof reply?.ident === "string" ? reply.ident : undefined;
+  const host = typeof reply?.hostname === "string" ? reply.hostname : undefined;
+  return { nick, user, host };
+}
+
+/**
+ * The ban mask for what the user typed: a mask as typed, else the nick's host as the server
+ * tells it (`*!*@host`: the person, whatever nick they take next), else `nick!*@*`.
+ */
+async function banMask(conn: IrcConnection, typed: string): Promise<string> {
+  if (!isPlainNick(typed)) return normalizeMask(typed) ?? fail(`Not a mask: ${typed}`);
+  const { host } = await whoIs(conn, typed);
+  return host && !/[\s*?!@]/.test(host) ? `*!*@${host}` : `${typed}!*@*`;
+}
+
+/**
+ * The bans to lift for what the user typed: a mask as typed; for a nick, every ban on the
+ * channel's list that matches the person (their nick, ident and host), else `nick!*@*`.
+ */
+async function unbanMasks(
+  conn: IrcConnection,
+  channel: string,
+  typed: string[],
+): Promise<string[]> {
+  const out = typed.filter((t) => !isPlainNick(t));
+  const nicks = typed.filter(isPlainNick);
+  if (!nicks.length) return out;
+  const listed = collect(conn, "banlist", (ev) => conn.same(String(ev.channel ?? ""), channel));
+  await conn.send(line(() => ircLine("MODE", channel, "+b")));
+  const bans = ((await listed)?.bans ?? []).map((b) => String(b.banned ?? "")).filter(Boolean);
+  for (const nick of nicks) {
+    const who = await whoIs(conn, nick);
+    const matching = bans.slice(0, 1000).filter((b) => {
+      const mask = normalizeMask(b);
+      return mask !== undefined && maskMatches(mask, who);
+    });
+    out.push(...(matching.length ? matching : [`${nick}!*@*`]));
+  }
+  return [...new Set(out)];
+}
+
 /** The handler of every command the server runs, keyed by irc/chat/command_table.ts. */
 export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   say: (ctx, args) => say(ctx, here(ctx), args, "privmsg"),
@@ -292,6 +385,20 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
       return send(ctx, "MODE", target, ...words(a));
     }
     return send(ctx, "MODE", ...words(a));
+  },
+  op: nickMode("op", "+", "o"),
+  deop: nickMode("deop", "-", "o"),
+  voice: nickMode("voice", "+", "v"),
+  devoice: nickMode("devoice", "-", "v"),
+  ban: async (ctx, args) => {
+    const { channel, targets } = modeTargets(ctx, "ban", args);
+    const conn = live(ctx);
+    const masks = await Promise.all(targets.map((t) => banMask(conn, t)));
+    return modeEach(ctx, channel, "+", "b", masks);
+  },
+  unban: async (ctx, args) => {
+    const { channel, targets } = modeTargets(ctx, "unban", args);
+    return modeEach(ctx, channel, "-", "b", await unbanMasks(live(ctx), channel, targets));
   },
   invite: (ctx, args) => {
     live(ctx); // "not connected" before any usage error, as the other commands do

@@ -67,6 +67,8 @@ export interface IrcEvents {
   topic: From & { channel?: string; topic?: string };
   mode: From & { target?: string; raw_modes?: string; raw_params?: string[] };
   "channel info": Base & { channel?: string; raw_modes?: string; raw_params?: string[] };
+  /** A channel's ban list (367s up to 368). */
+  banlist: Base & { channel?: string; bans?: { banned?: string }[] };
   "channel list": ListedChannelPayload[];
   "channel list end": undefined;
   "socket close": unknown;
