@@ -9,6 +9,7 @@ import type * as connections from "../routes/connections.ts";
 import type * as conversations from "../routes/conversations.ts";
 import type * as profiles from "../routes/profiles.ts";
 import type * as push from "../routes/push.ts";
+import type * as ignores from "../routes/ignores.ts";
 import type * as settings from "../routes/settings.ts";
 import type * as user from "../routes/user.ts";
 
@@ -25,4 +26,6 @@ export interface RequestBodies {
   subscribePush: z.input<typeof push.subscribeBody>;
   unsubscribePush: z.input<typeof push.unsubscribeBody>;
   updatePushSettings: z.input<typeof push.settingsBody>;
+  addIgnore: z.input<typeof ignores.ignoreBody>;
+  removeIgnore: z.input<typeof ignores.ignoreBody>;
 }

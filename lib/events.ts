@@ -298,6 +298,10 @@ export interface SendResult {
   /** ...and in Parley's. */
   names?: { nick: string; modes: string[] }[];
   cleared?: boolean;
+  /** `/ignore`: the mask added (`/unignore`: removed), and the user's whole list after it. */
+  ignored?: string;
+  unignored?: string;
+  ignores?: string[];
 }
 
 /** A send that went through: the request's fields plus what the command returned. */

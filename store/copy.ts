@@ -29,6 +29,7 @@ const ORDER = [
   "files",
   "push_subscriptions",
   "push_prefs",
+  "ignores",
 ];
 /** SQLite's own bookkeeping, which PostgreSQL does not need. */
 const SQLITE_ONLY = new Set(["schema_migrations", "message_ids", "message_deletions"]);

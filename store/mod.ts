@@ -13,6 +13,7 @@ import { type SqliteMessageStore, sqliteMessageStore } from "./messages/mod.ts";
 import { type ConversationStore, sqliteConversationStore } from "./conversations.ts";
 import { type FileStore, sqliteFileStore } from "./files.ts";
 import { type PushStore, sqlitePushStore } from "./push.ts";
+import { type IgnoreStore, sqliteIgnoreStore } from "./ignores.ts";
 import { openSearch, type SearchIndexer, startSearchIndexer } from "./search_index.ts";
 import type { Checkpointer } from "./checkpointer.ts";
 
@@ -32,6 +33,8 @@ export interface Store {
   // outside world: files
   files: FileStore;
   push: PushStore;
+  /** Who each user ignores. */
+  ignores: IgnoreStore;
 
   /** Flushes pending writes and closes the database. */
   close(): Promise<void>;
@@ -97,6 +100,7 @@ function sqliteStore(
     // outside world
     files: sqliteFileStore(db, filesDir),
     push: sqlitePushStore(db),
+    ignores: sqliteIgnoreStore(db),
 
     async close() {
       await history.close(); // the batched writer's last turn

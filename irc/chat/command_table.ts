@@ -81,6 +81,8 @@ export const COMMAND_TABLE = [
   entry("ban", "/ban <nick|mask> [...]", "Bans people from this channel", { where: "channel" }),
   entry("unban", "/unban <nick|mask> [...]", "Lifts bans in this channel", { where: "channel" }),
   entry("invite", "/invite <nick> [#channel]", "Invites someone to a channel"),
+  entry("ignore", "/ignore [nick|mask]", "Hides someone's messages everywhere; lists who without"),
+  entry("unignore", "/unignore <nick|mask>", "Shows someone's messages again"),
   entry("away", "/away [message]", "Marks you as away, or back without a message"),
   entry("list", "/list [/text/] [refresh] [mask]", "Lists the channels of the server"),
   entry("names", "/names [#channel]", "Shows the members of a channel"),

@@ -13,6 +13,7 @@ import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { type CommandSpec, findCommand, mayUse, type ServerCommandName } from "./command_table.ts";
 import { type IrcLine, ircLine, LineError, quotedLine } from "../engine/line.ts";
 import { isPlainNick, maskMatches, normalizeMask, type Who } from "../mask.ts";
+import { ignore, unignore } from "./ignore.ts";
 
 /** What a command may use. */
 export interface CommandContext {
@@ -406,6 +407,22 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     if (!nick) usage("invite");
     const channel = firstWord(rest)[0] || channelHere(ctx, "/invite");
     return send(ctx, "INVITE", nick, channel);
+  },
+  ignore: async (ctx, args) => {
+    const { store } = ctx.deps;
+    const uid = ctx.record.userId;
+    const [typed] = firstWord(args);
+    if (!typed) return { ignores: await store.ignores.list(uid) };
+    const own = ctx.conn?.nick ? [ctx.conn.nick] : [];
+    const { mask } = await ignore(store, uid, typed, "/body/message", own);
+    return { ignored: mask, ignores: await store.ignores.list(uid) };
+  },
+  unignore: async (ctx, args) => {
+    const [typed] = firstWord(args);
+    if (!typed) usage("unignore");
+    const { store } = ctx.deps;
+    const mask = await unignore(store, ctx.record.userId, typed, "/body/message");
+    return { unignored: mask, ignores: await store.ignores.list(ctx.record.userId) };
   },
   away: (ctx, args) => send(ctx, "AWAY", ...(args.trim() ? [args.trim()] : [])),
   list: async (ctx, args) => {

@@ -20,6 +20,7 @@ import * as messages from "../../routes/messages.ts";
 import * as notifications from "../../routes/notifications.ts";
 import * as profiles from "../../routes/profiles.ts";
 import * as push from "../../routes/push.ts";
+import * as ignores from "../../routes/ignores.ts";
 import * as search from "../../routes/search.ts";
 import * as settings from "../../routes/settings.ts";
 import * as user from "../../routes/user.ts";
@@ -47,6 +48,8 @@ const SCHEMAS: Record<string, { query?: z.ZodType; body?: z.ZodType }> = {
   subscribePush: { body: push.subscribeBody },
   unsubscribePush: { body: push.unsubscribeBody },
   updatePushSettings: { body: push.settingsBody },
+  addIgnore: { body: ignores.ignoreBody },
+  removeIgnore: { body: ignores.ignoreBody },
 };
 
 /** `METHOD /path/{param}` of every /api route of the app (Hono's `:param{regex}` rewritten). */

@@ -1,0 +1,7 @@
+-- Who each user ignores (store/ignores.ts): masks, nick!user@host with wildcards, casefolded.
+CREATE TABLE ignores (
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  mask TEXT NOT NULL,
+  created INTEGER NOT NULL,
+  PRIMARY KEY (user_id, mask)
+) STRICT, WITHOUT ROWID;
