@@ -47,6 +47,23 @@ function showAnswer(
       "info",
     );
   }
+  if (answer.ignored) {
+    localLine(
+      t("Ignoring {mask}: their messages are hidden on every device.", {
+        mask: answer.ignored,
+      }),
+      "info",
+    );
+  } else if (answer.unignored) {
+    localLine(t("No longer ignoring {mask}.", { mask: answer.unignored }), "info");
+  } else if (parsed.command === "ignore" && answer.ignores) {
+    localLine(
+      answer.ignores.length
+        ? t("Ignored: {list}", { list: answer.ignores.join(", ") })
+        : t("Nobody is ignored."),
+      "info",
+    );
+  }
   const w = answer.whois as { nick?: string; error?: string } | undefined;
   if (w && typeof w === "object") {
     const nick = String(w.nick ?? args[0] ?? "");
