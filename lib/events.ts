@@ -298,6 +298,10 @@ export interface SendResult {
   /** ...and in Parley's. */
   names?: { nick: string; modes: string[] }[];
   cleared?: boolean;
+  /** `/invite`: whom the server confirms it invited, and where. */
+  invited?: { nick: string; channel: string };
+  /** `/msg` to a nick the server does not know: nothing was kept. */
+  no_such_nick?: string;
   /** `/ignore`: the mask added (`/unignore`: removed), and the user's whole list after it. */
   ignored?: string;
   unignored?: string;

@@ -101,26 +101,92 @@ async function say(
   type: "privmsg" | "action" | "notice",
 ): Promise<CommandResult> {
   const conn = live(ctx);
+  await keepSaid(ctx, conn, target, type, await sendSaid(ctx, conn, target, text, type));
+  return { conversation_id: conn.conversationId(target) };
+}
+
+/** Sends text to a target; resolves with the lines that went out. */
+async function sendSaid(
+  ctx: CommandContext,
+  conn: IrcConnection,
+  target: string,
+  text: string,
+  type: "privmsg" | "action" | "notice",
+): Promise<string[]> {
   if (!text.trim()) fail("The message is empty.");
   // Too long or too many lines for the network: its first line and a link to the text instead.
   text = (await ctx.paste?.(text)) ?? text;
-  const lines = await conn.say(target, text, type).catch((err) => {
+  return await conn.say(target, text, type).catch((err) => {
     // A target no line can carry (`/msg :x hi`) is the user's input at fault.
     if (err instanceof LineError) fail(err.message);
     throw err;
   });
-  if (!conn.echoes) {
-    for (const line of lines) {
-      await recordMessage(ctx.deps, conn, {
-        name: target,
-        from: conn.nick,
-        type: type === "privmsg" ? "private" : type,
-        text: line,
-        own: true,
-      });
-    }
+}
+
+/** Stores the lines the user sent, unless the server echoes them back (then inbound does). */
+async function keepSaid(
+  ctx: CommandContext,
+  conn: IrcConnection,
+  target: string,
+  type: "privmsg" | "action" | "notice",
+  lines: string[],
+): Promise<void> {
+  if (conn.echoes) return;
+  for (const line of lines) {
+    await recordMessage(ctx.deps, conn, {
+      name: target,
+      from: conn.nick,
+      type: type === "privmsg" ? "private" : type,
+      text: line,
+      own: true,
+    });
   }
-  return { conversation_id: conn.conversationId(target) };
+}
+
+/**
+ * Runs `act` (which sends a command), then a PING, and resolves with the first `event` that
+ * passes `test`, or undefined once the server answered the PING first: a server answers in order,
+ * so the PONG means the command's answer did not come. Listening starts before `act`.
+ */
+async function answerBeforePong<K extends IrcEventName>(
+  conn: IrcConnection,
+  event: K,
+  test: (ev: IrcEvents[K]) => boolean,
+  act: () => Promise<void>,
+  timeoutMs = 10_000,
+): Promise<IrcEvents[K] | undefined> {
+  const client = conn.client!;
+  const token = `parley-${crypto.randomUUID().slice(0, 8)}`;
+  let done: (ev: IrcEvents[K] | undefined) => void = () => {};
+  const answer = new Promise<IrcEvents[K] | undefined>((resolve) => {
+    const onEvent = (ev: IrcEvents[K]) => test(ev) && done(ev);
+    const onPong = (ev: IrcEvents["pong"]) => ev?.message === token && done(undefined);
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    done = (ev) => {
+      clearTimeout(timer);
+      client.off(event, onEvent);
+      client.off("pong", onPong);
+      resolve(ev);
+    };
+    client.on(event, onEvent);
+    client.on("pong", onPong);
+  });
+  try {
+    await act();
+    await conn.send(ircLine("PING", token));
+  } catch (err) {
+    done(undefined);
+    throw err;
+  }
+  return await answer;
+}
+
+/** The channel a bare name means: `#name` (or the server's first channel prefix without `#`). */
+function asChannel(conn: IrcConnection, name: string): string {
+  if (conn.isChannel(name)) return name;
+  const types = conn.client?.network.options.CHANTYPES;
+  const prefixes = Array.isArray(types) && types.length ? types.map(String) : ["#"];
+  return (prefixes.includes("#") ? "#" : prefixes[0]) + name;
 }
 
 /** A line from the command's words; words the line cannot carry are the user's input at fault. */
@@ -283,10 +349,27 @@ async function unbanMasks(
 export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   say: (ctx, args) => say(ctx, here(ctx), args, "privmsg"),
   me: (ctx, args) => say(ctx, here(ctx), args, "action"),
-  msg: (ctx, args) => {
+  msg: async (ctx, args) => {
     const [target, text] = firstWord(args);
     if (!target) usage("msg");
-    return say(ctx, target, text, "privmsg");
+    const conn = live(ctx);
+    const id = conn.conversationId(target);
+    if (conn.isChannel(target) || await ctx.deps.store.conversations.get(ctx.record.id, id)) {
+      return say(ctx, target, text, "privmsg");
+    }
+    // A nick with no conversation yet: kept (and the conversation made) only once the server has
+    // not refused it, so a mistyped nick leaves no conversation behind. The refusal itself comes
+    // as an IRC error, shown where the user is.
+    let lines: string[] = [];
+    const refused = await answerBeforePong(
+      conn,
+      "irc error",
+      (ev) => ev.error === "no_such_nick" && conn.same(String(ev.nick ?? ""), target),
+      async () => void (lines = await sendSaid(ctx, conn, target, text, "privmsg")),
+    );
+    if (refused) return { conversation_id: ctx.conversationId, no_such_nick: target };
+    await keepSaid(ctx, conn, target, "privmsg", lines);
+    return { conversation_id: id };
   },
   notice: (ctx, args) => {
     const [target, text] = firstWord(args);
@@ -303,10 +386,11 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     return { conversation_id: conv.conversationId };
   },
   join: async (ctx, args) => {
-    const [channel, key] = firstWord(args);
+    const [typed, key] = firstWord(args);
     const conn = live(ctx);
     // A key is one word: "/join #a key with spaces" is a mistake, not four parameters.
-    if (!channel || !conn.isChannel(channel) || /\s/.test(key)) usage("join");
+    if (!typed || /\s/.test(key)) usage("join");
+    const channel = asChannel(conn, typed);
     await conn.send(line(() => ircLine("JOIN", channel, ...(key ? [key] : []))));
     return { conversation_id: conn.conversationId(channel) };
   },
@@ -347,8 +431,19 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const conn = live(ctx);
     const channel = here(ctx);
     const topic = args.trim();
-    await conn.send(line(() => ircLine("TOPIC", channel, ...(topic ? [topic] : []))));
-    return { topic: args.trim() || ctx.conversation?.topic || "" };
+    if (topic) {
+      await conn.send(line(() => ircLine("TOPIC", channel, topic)));
+      return { topic };
+    }
+    // Asked: the server's answer (332, or 331 for none), else the topic Parley has kept.
+    const told = await answerBeforePong(
+      conn,
+      "topic",
+      (ev) => !ev.nick && conn.same(String(ev.channel ?? ""), channel),
+      () => conn.send(line(() => ircLine("TOPIC", channel))),
+    );
+    const now = told ? String(told.topic ?? "") : ctx.conversation?.topic ?? "";
+    return { conversation_id: conn.conversationId(channel), topic: now };
   },
   whois: async (ctx, args) => {
     const [nick] = firstWord(args);
@@ -401,12 +496,19 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const { channel, targets } = modeTargets(ctx, "unban", args);
     return modeEach(ctx, channel, "-", "b", await unbanMasks(live(ctx), channel, targets));
   },
-  invite: (ctx, args) => {
-    live(ctx); // "not connected" before any usage error, as the other commands do
+  invite: async (ctx, args) => {
+    const conn = live(ctx); // "not connected" before any usage error, as the other commands do
     const [nick, rest] = firstWord(args);
     if (!nick) usage("invite");
     const channel = firstWord(rest)[0] || channelHere(ctx, "/invite");
-    return send(ctx, "INVITE", nick, channel);
+    // The server confirms with 341 (RPL_INVITING); a refusal comes as an IRC error.
+    const confirmed = await answerBeforePong(
+      conn,
+      "invited",
+      (ev) => conn.same(String(ev.nick ?? ""), nick),
+      () => conn.send(line(() => ircLine("INVITE", nick, channel))),
+    );
+    return confirmed ? { invited: { nick: String(confirmed.nick), channel } } : {};
   },
   ignore: async (ctx, args) => {
     const { store } = ctx.deps;

@@ -7,8 +7,9 @@ import { type Member, membersOpen, setMembers } from "../members.ts";
 import { applyCompletion, type Completion, nextCompletion, startCompletion } from "../complete.ts";
 import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
-import { conversations, key, nicks, pendingJoin, showToast, user } from "../state.ts";
+import { conversations, key, nicks, showToast, user } from "../state.ts";
 import { appendLive } from "../view.ts";
+import { openJoined } from "../join.ts";
 import { uploadFile } from "../upload.ts";
 import { Icon } from "./Icon.tsx";
 
@@ -27,11 +28,29 @@ function showAnswer(
   answer: SentFrame,
 ) {
   const args = parsed.message.split(/\s+/).slice(1);
-  if (parsed.command === "join") {
-    const name = (args[0] ?? "").toLowerCase();
-    if (conversations.value[key(cid, name)]) {
-      navigate(`/chat/${encodeURIComponent(cid)}/${encodeURIComponent(name)}`);
-    } else Object.assign(pendingJoin, { cid, conv: name });
+  // The server names the channel it joins (`/join parley` joins #parley).
+  if (parsed.command === "join") openJoined(cid, answer.conversation_id ?? args[0] ?? "");
+  if (parsed.command === "mode" && answer.modes !== undefined) {
+    const channel = answer.conversation_id ?? conv;
+    localLine(
+      // A server may say "+" for none.
+      /[A-Za-z]/.test(answer.modes)
+        ? t("Modes of {channel}: {modes}", { channel, modes: answer.modes })
+        : t("No modes are set on {channel}.", { channel }),
+      "info",
+    );
+  }
+  if (parsed.command === "topic" && !args.length && answer.topic !== undefined) {
+    const channel = answer.conversation_id ?? conv;
+    localLine(
+      answer.topic
+        ? t("Topic of {channel}: {topic}", { channel, topic: answer.topic })
+        : t("{channel} has no topic.", { channel }),
+      "info",
+    );
+  }
+  if (answer.invited) {
+    localLine(t("Invited {nick} to {channel}.", answer.invited), "info");
   }
   if (
     (parsed.command === "query" || parsed.command === "msg") &&
