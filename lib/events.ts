@@ -143,6 +143,17 @@ export interface ModeStateEvent extends State<"mode">, Where {
   nick?: string;
 }
 
+/**
+ * The connection was down from `from` to `to` (RFC 3339): messages in between may be missing.
+ * `message` is the stored line's text, `ts` its time.
+ */
+export interface GapStateEvent extends State<"gap">, Where {
+  from: string;
+  to: string;
+  message: string;
+  ts: string;
+}
+
 /** The server refused something (`cannot_send_to_channel`, `no_such_nick`...). */
 export interface ErrorStateEvent extends State<"error">, Where {
   message: string;
@@ -162,6 +173,7 @@ export type StateEvent =
   | RenameStateEvent
   | TopicStateEvent
   | ModeStateEvent
+  | GapStateEvent
   | ErrorStateEvent;
 
 /** A state event of a connection's channels and people, as IRC tells it (irc/chat/inbound/). */
@@ -170,7 +182,7 @@ export type ChannelStateEvent = Exclude<StateEvent, ConnectionStateEvent | InfoS
 // ---- Lines: what a conversation shows and history keeps ----
 
 /** How a line looks in the client; each look is told apart at a glance. */
-export type LineLook = "chat" | "action" | "notice" | "error" | "event";
+export type LineLook = "chat" | "action" | "notice" | "error" | "event" | "gap";
 
 /** One kind of line: the bus event that brings it live, and how the client shows it. */
 export interface LineKind {
@@ -198,6 +210,7 @@ export const LINE_KINDS = {
   nick_change: { live: "nick_change", look: "event" },
   topic: { live: "topic", look: "event" },
   mode: { live: "mode", look: "event" },
+  gap: { live: "gap", look: "gap" },
 } as const satisfies Record<MessageType, LineKind>;
 
 /** The kinds of line that look like `L` (the channel events: `LinesOf<"event">`). */

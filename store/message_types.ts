@@ -11,7 +11,15 @@ export type ChatType = "private" | "notice" | "action" | "error";
  * What happened in a channel, kept in history beside the messages (shown after a reload) but
  * never unread, never a notification and never in the search index.
  */
-export type EventType = "join" | "part" | "quit" | "kick" | "nick_change" | "topic" | "mode";
+export type EventType =
+  | "join"
+  | "part"
+  | "quit"
+  | "kick"
+  | "nick_change"
+  | "topic"
+  | "mode"
+  | "gap";
 
 /** A message kind. */
 export type MessageType = ChatType | EventType;
@@ -29,6 +37,7 @@ export const TYPE_CODE: Record<MessageType, number> = {
   nick_change: 8,
   topic: 9,
   mode: 10,
+  gap: 11,
 };
 
 /** The first code of a channel event: rows with `type >= FIRST_EVENT_CODE` are not searchable. */
