@@ -52,7 +52,10 @@ Deno.test("gap marker: the IRC server went away, then Parley itself was down", a
     assertEquals([live.from, live.to, live.message], [from, to, gaps[0].message]);
     const said = (await history()).find((m) => m.from === "bob");
     assert(from > said.ts, "the gap starts after the last line before it");
-    assert(to > from && gaps[0].ts >= to, `it ends when the connection was back: ${JSON.stringify([from, to, gaps[0].ts])}`);
+    assert(
+      to > from && gaps[0].ts >= to,
+      `it ends when the connection was back: ${JSON.stringify([from, to, gaps[0].ts])}`,
+    );
     const conv = ((await api.get("/api/conversations")).body.conversations as any[])
       .find((c) => c.conversation_id === "#gap");
     assertEquals(conv.unread, 1, "bob's line only: a gap is never unread");
