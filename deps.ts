@@ -17,14 +17,18 @@ import { LoginThrottle } from "./http/throttle.ts";
 export async function wireDeps(config: Config, store: Store, version: string): Promise<AppDeps> {
   const bus = new EventBus();
   const manager = new IrcManager({ config, store, bus, version });
-  // On PostgreSQL every process is a node of a cluster (of one, or of many): it runs the users
-  // it owns and forwards the rest (cluster/).
+  // On a store several daemons can share, every process is a node of a cluster (of one, or of
+  // many): it runs the users it owns and forwards the rest (cluster/, built on PostgreSQL's store).
   const loginThrottle = new LoginThrottle();
   // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
-  const irc = isPg(store)
-    ? new (await import("./cluster/irc.ts")).ClusterIrc(manager, store, bus, config.clusterScanMs, {
-      loginThrottle,
-    })
+  const irc = store.backend.clustered
+    ? new (await import("./cluster/irc.ts")).ClusterIrc(
+      manager,
+      store as PgStore,
+      bus,
+      config.clusterScanMs,
+      { loginThrottle },
+    )
     : manager;
   const connections = new ConnectionService({ config, store, bus, irc });
   const deps: AppDeps = {
@@ -38,8 +42,4 @@ export async function wireDeps(config: Config, store: Store, version: string): P
   };
   deps.userDeleted!.push(filesUserDeleted(deps));
   return deps;
-}
-
-function isPg(store: Store): store is PgStore {
-  return "sql" in store && "url" in store;
 }

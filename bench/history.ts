@@ -8,7 +8,7 @@
  */
 import { startPostgres } from "../tests/support/postgres.ts";
 import { join } from "node:path";
-import { openSqliteStore } from "../store/mod.ts";
+import { openSqliteStore } from "../store/sqlite/mod.ts";
 import type { MessageStore } from "../store/message_types.ts";
 import { openPgMessageStore, type PgMessageStore } from "../store/pg/messages.ts";
 import { connectPg } from "../store/pg/db.ts";

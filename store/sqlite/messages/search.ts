@@ -1,9 +1,10 @@
 /** Search over all of a user's conversations: FTS5 for the words, SQL for everything else. */
 import type { DatabaseSync } from "node:sqlite";
-import { ircLower } from "../../lib/casefold.ts";
-import { fold, hasWordPrefixes, parseMatch } from "../match.ts";
-import { FIRST_EVENT_CODE, type MessagePage, type SearchQuery } from "../message_types.ts";
-import { JOIN_WHERE, newestFirstPage, type Row, statementCache, WHERE_COLUMNS } from "./rows.ts";
+import { ircLower } from "../../../lib/casefold.ts";
+import { fold, hasWordPrefixes, parseMatch } from "../../match.ts";
+import { FIRST_EVENT_CODE, type MessagePage, type SearchQuery } from "../../message_types.ts";
+import { JOIN_WHERE, newestFirstPage, type Row, WHERE_COLUMNS } from "../../rows.ts";
+import { statementCache } from "./statements.ts";
 import { type FtsIndex, scoped } from "./fts.ts";
 
 /** Most index rows a search reads at once while looking for rows that pass its filters. */
