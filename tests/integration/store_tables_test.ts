@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { forEachStore } from "../support/backends.ts";
-import type { Store } from "../../store/mod.ts";
+import { type Store, storeBackend } from "../../store/mod.ts";
 import { FileTooLargeError } from "../../store/files.ts";
 
 const stream = (...parts: (string | Uint8Array)[]) =>
@@ -272,4 +272,18 @@ forEachStore("store: files and their contents", async (store, backend, t) => {
     await store.files.removeUser(user.id);
     assertEquals((await store.files.page(user.id, undefined, 10)).files, []);
   });
+});
+
+forEachStore("store: its backend object says what differs by backend", async (store, backend) => {
+  assertEquals(store.backend.name, backend);
+  // The database URL chooses the same backend object the store carries.
+  const url = backend === "postgres" ? "postgres://127.0.0.1/parley" : undefined;
+  assert(await storeBackend(url) === store.backend);
+  // Several daemons share only a PostgreSQL database (deps.ts starts the cluster on this).
+  assertEquals(store.backend.clustered, backend === "postgres");
+  // `parley store copy` reads SQLite and writes PostgreSQL.
+  assertEquals([!!store.backend.copySource, !!store.backend.copyInto], [
+    backend === "sqlite",
+    backend === "postgres",
+  ]);
 });
