@@ -7,10 +7,10 @@ import type { Config } from "./config.ts";
 import type { AppDeps } from "./http/env.ts";
 import { EventBus } from "./lib/bus.ts";
 import { IrcManager } from "./irc/manager.ts";
+import type { IrcControl } from "./irc/control.ts";
 import { ConnectionService } from "./irc/connection_service.ts";
 import { filesUserDeleted } from "./routes/files.ts";
 import type { Store } from "./store/mod.ts";
-import type { PgStore } from "./store/pg/mod.ts";
 import { LoginThrottle } from "./http/throttle.ts";
 
 /** The app's dependencies over an opened store. */
@@ -22,13 +22,7 @@ export async function wireDeps(config: Config, store: Store, version: string): P
   const loginThrottle = new LoginThrottle();
   // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
   const irc = store.backend.clustered
-    ? new (await import("./cluster/irc.ts")).ClusterIrc(
-      manager,
-      store as PgStore,
-      bus,
-      config.clusterScanMs,
-      { loginThrottle },
-    )
+    ? await clusterIrc(manager, store, bus, config.clusterScanMs, loginThrottle)
     : manager;
   const connections = new ConnectionService({ config, store, bus, irc });
   const deps: AppDeps = {
@@ -42,4 +36,19 @@ export async function wireDeps(config: Config, store: Store, version: string): P
   };
   deps.userDeleted!.push(filesUserDeleted(deps));
   return deps;
+}
+
+/** This node's IRC in a cluster, over the shared store (cluster/ is built on PostgreSQL's). */
+async function clusterIrc(
+  manager: IrcManager,
+  store: Store,
+  bus: EventBus,
+  scanMs: number,
+  loginThrottle: LoginThrottle,
+): Promise<IrcControl> {
+  const [{ ClusterIrc }, { pgStoreOf }] = await Promise.all([
+    import("./cluster/irc.ts"),
+    import("./store/pg/mod.ts"),
+  ]);
+  return new ClusterIrc(manager, pgStoreOf(store), bus, scanMs, { loginThrottle });
 }

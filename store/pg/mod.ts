@@ -85,3 +85,11 @@ export const pgBackend: StoreBackend = {
     }
   },
 };
+
+/** The store as PostgreSQL's, for what is built on its pool (cluster/); throws for another's. */
+export function pgStoreOf(store: Store): PgStore {
+  if (store.backend !== pgBackend) {
+    throw new TypeError(`a ${store.backend.name} store is not PostgreSQL's`);
+  }
+  return store as PgStore;
+}
