@@ -1,6 +1,6 @@
 /** Web Push subscriptions and choices in SQLite (store/push.ts has the interface and its records). */
 import type { DatabaseSync } from "node:sqlite";
-import { type PushStore } from "../push.ts";
+import type { PushStore } from "../push.ts";
 
 interface Row {
   endpoint: string;

@@ -1,7 +1,7 @@
 /** Login sessions in SQLite (store/sessions.ts has the interface and its records). */
 import type { DatabaseSync } from "node:sqlite";
 import { randomId } from "../../lib/crypto.ts";
-import { type SessionStore } from "../sessions.ts";
+import type { SessionStore } from "../sessions.ts";
 
 /** A resolved promise for a synchronous statement whose result is not needed. */
 const done = (_: unknown): Promise<void> => Promise.resolve();
