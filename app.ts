@@ -1,6 +1,7 @@
 /** Builds the Hono app from its dependencies: middleware, the /api operations, errors. */
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
 import type { AppDeps, AppEnv } from "./http/env.ts";
 import { ApiError, errorBody, forbidden, fromDomain } from "./http/errors.ts";
 import { loadSession } from "./http/session.ts";
@@ -55,19 +56,18 @@ function decodable(path: string): boolean {
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ getPath: apiPath });
 
+  // Each answer carries X-Request-Id, which the log lines and a 500's message name: a proxy's own
+  // id (word characters, at most 64) is kept, so both logs tell of the same request.
+  app.use("*", requestId({ limitLength: 64, generator: () => randomId(6) }));
   app.use("*", async (c, next) => {
-    const id = randomId(6);
-    c.set("requestId", id);
     const started = performance.now();
     if (!decodable(c.req.path)) {
       // Every route may decode its path and parameters: a bad escape never reaches one.
-      c.header("X-Request-Id", id);
       return c.json(errorBody([{ message: "The path has a malformed %-escape.", path: "/" }]), 400);
     }
     await next();
-    c.header("X-Request-Id", id);
     log.debug("request", {
-      id,
+      id: c.get("requestId"),
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,

@@ -1,5 +1,6 @@
 /** Configuration: environment variables and `parley daemon` flags, validated into one typed Config. */
 import { join, resolve } from "node:path";
+import { parseArgs as nodeParseArgs } from "node:util";
 import type { LogLevel } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
 import { DEFAULT_TIMING, FAST_TIMING, type IrcTiming } from "./irc/timing.ts";
@@ -40,70 +41,232 @@ export interface Config {
 /** A configuration value that cannot be used; the message names the variable. */
 export class ConfigError extends Error {}
 
-interface Option {
-  env: string;
+/** One configuration option: its flag, its environment variable, its default and its help line. */
+export interface Option {
+  /** `--flag`; the environment variable is `env`. */
   flag: string;
+  env: string;
+  /** Used when neither the flag nor the variable gives a value (or gives an empty one). */
+  default?: string;
   help: string;
+  /**
+   * Holds a secret: it is also read from a file (`--FLAG-file`, `ENV_FILE`), which keeps it out
+   * of the process list, where every local user can read a command line.
+   */
+  secret?: boolean;
 }
-
-/** Every option, in the order `parley daemon --help` lists them. */
-export const OPTIONS: Option[] = [
-  { env: "PARLEY_HOME", flag: "home", help: "data folder (default ./local/parley)" },
-  { env: "PARLEY_LISTEN", flag: "listen", help: "listen URL (default http://127.0.0.1:3000)" },
-  { env: "PARLEY_BASE_URL", flag: "base-url", help: "external URL used in links" },
-  { env: "PARLEY_REVERSE_PROXY", flag: "reverse-proxy", help: "trust X-Forwarded-* headers (0/1)" },
-  {
-    env: "PARLEY_SECRET",
-    flag: "secret",
-    help: "server secret (else generated in the data folder)",
-  },
-  { env: "PARLEY_TLS_CERT", flag: "tls-cert", help: "TLS certificate file for https:// listen" },
-  { env: "PARLEY_TLS_KEY", flag: "tls-key", help: "TLS key file for https:// listen" },
-  {
-    env: "PARLEY_MAX_UPLOAD_SIZE",
-    flag: "max-upload-size",
-    help: "upload limit in bytes (default 40000000)",
-  },
-  {
-    env: "PARLEY_CONNECT_DELAY",
-    flag: "connect-delay",
-    help: "seconds between connects to one host (default 4)",
-  },
-  { env: "PARLEY_LOG_LEVEL", flag: "log-level", help: "debug, info, warn or error (default info)" },
-  {
-    env: "PARLEY_DEFAULT_CONNECTION",
-    flag: "default-connection",
-    help: "default IRC URL for new users",
-  },
-  {
-    env: "PARLEY_EMBED_ALLOW_PRIVATE",
-    flag: "embed-allow-private",
-    help: "let embed fetch private addresses (0/1)",
-  },
-  {
-    env: "PARLEY_IRC_ALLOW_PRIVATE",
-    flag: "irc-allow-private",
-    help: "let every user connect to private IRC servers (0/1)",
-  },
-  {
-    env: "PARLEY_NEW_USER_CONNECTION",
-    flag: "new-user-connection",
-    help: "give each new user the default connection (0/1, default 1)",
-  },
-  {
-    env: "PARLEY_UPDATE_URL",
-    flag: "update-url",
-    help: "URL asked for the newest version (empty: off)",
-  },
-  {
-    env: "PARLEY_DATABASE_URL",
-    flag: "database-url",
-    help: "postgres:// URL: store everything in PostgreSQL (default: SQLite in the data folder)",
-  },
-];
 
 /** The default URL offered to new users when nothing else is configured. */
 export const DEFAULT_CONNECTION = "ircs://irc.libera.chat:6697/%23parley";
+
+/** Every option, in the order `parley daemon --help` lists them. */
+export const OPTIONS: readonly Option[] = [
+  { flag: "home", env: "PARLEY_HOME", default: "./local/parley", help: "data folder" },
+  {
+    flag: "listen",
+    env: "PARLEY_LISTEN",
+    default: "http://127.0.0.1:3000",
+    help: "listen URL",
+  },
+  { flag: "base-url", env: "PARLEY_BASE_URL", help: "external URL used in links" },
+  { flag: "reverse-proxy", env: "PARLEY_REVERSE_PROXY", help: "trust X-Forwarded-* headers (0/1)" },
+  {
+    flag: "secret",
+    env: "PARLEY_SECRET",
+    help: "server secret (else generated in the data folder)",
+    secret: true,
+  },
+  { flag: "tls-cert", env: "PARLEY_TLS_CERT", help: "TLS certificate file for https:// listen" },
+  { flag: "tls-key", env: "PARLEY_TLS_KEY", help: "TLS key file for https:// listen" },
+  {
+    flag: "max-upload-size",
+    env: "PARLEY_MAX_UPLOAD_SIZE",
+    default: "40000000",
+    help: "upload limit in bytes",
+  },
+  {
+    flag: "connect-delay",
+    env: "PARLEY_CONNECT_DELAY",
+    default: "4",
+    help: "seconds between connects to one host",
+  },
+  {
+    flag: "log-level",
+    env: "PARLEY_LOG_LEVEL",
+    default: "info",
+    help: "debug, info, warn or error",
+  },
+  {
+    flag: "default-connection",
+    env: "PARLEY_DEFAULT_CONNECTION",
+    default: DEFAULT_CONNECTION,
+    help: "default IRC URL for new users",
+  },
+  {
+    flag: "embed-allow-private",
+    env: "PARLEY_EMBED_ALLOW_PRIVATE",
+    help: "let link previews and Web Push reach private addresses (0/1)",
+  },
+  {
+    flag: "irc-allow-private",
+    env: "PARLEY_IRC_ALLOW_PRIVATE",
+    help: "let every user connect to private IRC servers (0/1)",
+  },
+  {
+    flag: "new-user-connection",
+    env: "PARLEY_NEW_USER_CONNECTION",
+    default: "1",
+    help: "give each new user the default connection (0/1)",
+  },
+  {
+    flag: "update-url",
+    env: "PARLEY_UPDATE_URL",
+    help: "URL asked for the newest version (empty: off)",
+  },
+  {
+    flag: "database-url",
+    env: "PARLEY_DATABASE_URL",
+    help: "postgres:// URL: store everything in PostgreSQL (default: SQLite in the data folder)",
+    secret: true,
+  },
+];
+
+/** The flag and variable that name a file holding a secret option's value. */
+export function fileForm(o: Option): { flag: string; env: string } {
+  return { flag: `${o.flag}-file`, env: `${o.env}_FILE` };
+}
+
+/** A command's own options, beside the configuration ones: `--name value`, maybe repeated. */
+export interface OwnOption {
+  name: string;
+  multiple?: boolean;
+  /** A switch that takes no value (`--merge`). */
+  boolean?: boolean;
+}
+
+/** A command line, parsed. */
+export interface CommandLine {
+  positional: string[];
+  /** The command's own options; repeatable ones keep every value. */
+  options: Map<string, string[]>;
+  /** The command's own switches that were given. */
+  switches: Set<string>;
+  /** Configuration flags as environment names (`--home /x` is PARLEY_HOME=/x). */
+  env: Record<string, string>;
+  help: boolean;
+}
+
+/**
+ * Parses a command line against OPTIONS and the command's own options (node:util's parser:
+ * `--flag value` and `--flag=value`, and `--` ends the options). Every command takes the
+ * configuration flags, so `parley user list --home /srv/parley` works like the daemon.
+ */
+export function parseCommandLine(
+  args: string[],
+  own: OwnOption[] = [],
+  positionals = true,
+): CommandLine {
+  const spec: Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }> = {
+    help: { type: "boolean", short: "h" },
+  };
+  for (const o of OPTIONS) {
+    spec[o.flag] = { type: "string" };
+    if (o.secret) spec[fileForm(o).flag] = { type: "string" };
+  }
+  for (const o of own) {
+    spec[o.name] = o.boolean ? { type: "boolean" } : { type: "string", multiple: !!o.multiple };
+  }
+  let parsed;
+  try {
+    parsed = nodeParseArgs({ args, options: spec, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw argumentError(err as Error & { code?: string });
+  }
+  if (!positionals && parsed.positionals.length) {
+    throw new ConfigError(`unexpected argument "${parsed.positionals[0]}"`);
+  }
+  const out: CommandLine = {
+    positional: parsed.positionals,
+    options: new Map(),
+    switches: new Set(),
+    env: {},
+    help: parsed.values.help === true,
+  };
+  for (const o of own) {
+    const v = parsed.values[o.name];
+    if (v === true) out.switches.add(o.name);
+    else if (v !== undefined) {
+      out.options.set(o.name, Array.isArray(v) ? v.map(String) : [String(v)]);
+    }
+  }
+  for (const o of OPTIONS) {
+    const v = parsed.values[o.flag];
+    if (typeof v === "string") out.env[o.env] = v;
+    const file = o.secret ? parsed.values[fileForm(o).flag] : undefined;
+    if (typeof file === "string") out.env[fileForm(o).env] = file;
+  }
+  return out;
+}
+
+/** node:util's parse errors, said the way the rest of the command line says them. */
+function argumentError(err: Error & { code?: string }): ConfigError {
+  const flag = /'(-[^' ]+)/.exec(err.message)?.[1] ?? "";
+  if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return new ConfigError(`unknown flag ${flag}`);
+  if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    return new ConfigError(`${flag} needs a value`);
+  }
+  return new ConfigError(err.message);
+}
+
+/** Reads `--flag value` and `--flag=value` pairs (configuration flags only) into environment names. */
+export function flagsToEnv(args: string[]): Record<string, string> {
+  return parseCommandLine(args, [], false).env;
+}
+
+/** Limit on a secret file: a secret or a URL, never a large file named by mistake. */
+const SECRET_FILE_MAX = 64 * 1024;
+
+/**
+ * Replaces each `*_FILE` variable with the contents of the file it names (without the final
+ * newline). Giving a secret both ways is an error: which one wins would be a guess.
+ */
+export async function readSecretFiles(
+  env: Record<string, string | undefined>,
+): Promise<Record<string, string | undefined>> {
+  const out = { ...env };
+  for (const o of OPTIONS.filter((o) => o.secret)) {
+    const path = env[fileForm(o).env];
+    if (!path) continue;
+    if (env[o.env]) {
+      throw new ConfigError(`${o.env} and ${fileForm(o).env} are both set; keep one`);
+    }
+    out[o.env] = await readSecretFile(path, fileForm(o).env);
+    delete out[fileForm(o).env];
+  }
+  return out;
+}
+
+/** The contents of a file holding one secret; errors name the file, never its contents. */
+export async function readSecretFile(path: string, what: string): Promise<string> {
+  let bytes: Uint8Array;
+  try {
+    using file = await Deno.open(path);
+    if ((await file.stat()).size > SECRET_FILE_MAX) {
+      throw new ConfigError(`${what}: ${path} is larger than ${SECRET_FILE_MAX} bytes`);
+    }
+    bytes = await new Response(file.readable).bytes();
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(`${what}: cannot read ${path} (${(err as Error).name})`);
+  }
+  return new TextDecoder().decode(bytes).replace(/\r?\n$/, "");
+}
+
+/** The option's value: the environment's (flags merged in), else its default. */
+function valueOf(env: Record<string, string | undefined>, flag: string): string {
+  const o = OPTIONS.find((o) => o.flag === flag)!;
+  return env[o.env] || o.default || "";
+}
 
 function parseBool(name: string, value: string | undefined): boolean {
   if (value === undefined || value === "") return false;
@@ -112,13 +275,7 @@ function parseBool(name: string, value: string | undefined): boolean {
   throw new ConfigError(`${name} must be 0 or 1, not "${value}"`);
 }
 
-function parseNumber(
-  name: string,
-  value: string | undefined,
-  fallback: number,
-  min: number,
-): number {
-  if (value === undefined || value === "") return fallback;
+function parseNumber(name: string, value: string, min: number): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < min) {
     throw new ConfigError(`${name} must be a number >= ${min}, not "${value}"`);
@@ -140,28 +297,12 @@ function parseUrl(name: string, value: string, schemes: string[], secret = false
   return url;
 }
 
-/** Reads `--flag value` and `--flag=value` pairs into a map keyed by environment name. */
-export function flagsToEnv(args: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (!arg.startsWith("--")) throw new ConfigError(`unexpected argument "${arg}"`);
-    const [flag, inline] = arg.slice(2).split(/=(.*)/s, 2);
-    const opt = OPTIONS.find((o) => o.flag === flag);
-    if (!opt) throw new ConfigError(`unknown flag --${flag}`);
-    const value = inline ?? args[++i];
-    if (value === undefined) throw new ConfigError(`--${flag} needs a value`);
-    out[opt.env] = value;
-  }
-  return out;
-}
-
 /** Builds a Config from environment values (flags already merged in). Pure: touches no files. */
 export function parseConfig(
   env: Record<string, string | undefined>,
 ): Omit<Config, "secret"> & { secret?: string } {
-  const home = resolve(env.PARLEY_HOME || "./local/parley");
-  const listen = parseUrl("PARLEY_LISTEN", env.PARLEY_LISTEN || "http://127.0.0.1:3000", [
+  const home = resolve(valueOf(env, "home"));
+  const listen = parseUrl("PARLEY_LISTEN", valueOf(env, "listen"), [
     "http",
     "https",
   ]);
@@ -176,11 +317,11 @@ export function parseConfig(
       "PARLEY_LISTEN is https:// but PARLEY_TLS_CERT and PARLEY_TLS_KEY are not both set",
     );
   }
-  const logLevel = (env.PARLEY_LOG_LEVEL || "info").toLowerCase();
+  const logLevel = valueOf(env, "log-level").toLowerCase();
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
     throw new ConfigError(`PARLEY_LOG_LEVEL must be debug, info, warn or error, not "${logLevel}"`);
   }
-  const defaultConnection = env.PARLEY_DEFAULT_CONNECTION || DEFAULT_CONNECTION;
+  const defaultConnection = valueOf(env, "default-connection");
   parseUrl("PARLEY_DEFAULT_CONNECTION", defaultConnection, ["irc", "ircs"]);
   const databaseUrl = env.PARLEY_DATABASE_URL || undefined;
   if (databaseUrl !== undefined) {
@@ -199,23 +340,21 @@ export function parseConfig(
     baseUrl,
     reverseProxy: parseBool("PARLEY_REVERSE_PROXY", env.PARLEY_REVERSE_PROXY),
     secret,
-    maxUploadSize: parseNumber("PARLEY_MAX_UPLOAD_SIZE", env.PARLEY_MAX_UPLOAD_SIZE, 40_000_000, 1),
-    connectDelay: parseNumber("PARLEY_CONNECT_DELAY", env.PARLEY_CONNECT_DELAY, 4, 0) * 1000,
+    maxUploadSize: parseNumber("PARLEY_MAX_UPLOAD_SIZE", valueOf(env, "max-upload-size"), 1),
+    connectDelay: parseNumber("PARLEY_CONNECT_DELAY", valueOf(env, "connect-delay"), 0) * 1000,
     logLevel: logLevel as LogLevel,
     defaultConnection,
     tlsCert,
     tlsKey,
     embedAllowPrivate: parseBool("PARLEY_EMBED_ALLOW_PRIVATE", env.PARLEY_EMBED_ALLOW_PRIVATE),
     ircAllowPrivate: parseBool("PARLEY_IRC_ALLOW_PRIVATE", env.PARLEY_IRC_ALLOW_PRIVATE),
-    newUserConnection: (env.PARLEY_NEW_USER_CONNECTION ?? "") === "" ||
-      parseBool("PARLEY_NEW_USER_CONNECTION", env.PARLEY_NEW_USER_CONNECTION),
+    newUserConnection: parseBool("PARLEY_NEW_USER_CONNECTION", valueOf(env, "new-user-connection")),
     updateUrl: env.PARLEY_UPDATE_URL ?? "",
     databaseUrl,
     // Test-only, as PARLEY_TEST_FAST_IRC: the suite's two-node test takes over within a second.
     clusterScanMs: parseNumber(
       "PARLEY_TEST_CLUSTER_SCAN_MS",
-      env.PARLEY_TEST_CLUSTER_SCAN_MS,
-      5000,
+      env.PARLEY_TEST_CLUSTER_SCAN_MS || "5000",
       100,
     ),
     // A test-only switch, so it is not among OPTIONS (the --help list).
@@ -241,9 +380,9 @@ export async function prepareHome(home: string, configured?: string): Promise<st
   return secret;
 }
 
-/** Reads the environment and flags, prepares the data folder, and returns the full Config. */
+/** Reads the environment, flags and secret files, prepares the data folder, returns the Config. */
 export async function loadConfig(args: string[], env = Deno.env.toObject()): Promise<Config> {
-  const partial = parseConfig({ ...env, ...flagsToEnv(args) });
+  const partial = parseConfig(await readSecretFiles({ ...env, ...flagsToEnv(args) }));
   const secret = await prepareHome(partial.home, partial.secret);
   return { ...partial, secret };
 }

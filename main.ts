@@ -41,7 +41,7 @@ async function run(args: string[]): Promise<void> {
   if (command === "daemon") return await (await import("./cli/daemon.ts")).daemon(rest);
   if (command === "user") return await (await import("./cli/user.ts")).userCommand(rest);
   if (command === "backup") return await (await import("./cli/backup.ts")).backupCommand(rest);
-  if (command === "restore") return await (await import("./cli/backup.ts")).restoreCommand(rest);
+  if (command === "restore") return await (await import("./cli/restore.ts")).restoreCommand(rest);
   if (command === "import") return await (await import("./cli/import.ts")).importCommand(rest);
   if (command === "store") return await (await import("./cli/store.ts")).storeCommand(rest);
   throw new ConfigError(`unknown command "${command}"\n\n${MAIN_USAGE}`);

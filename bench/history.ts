@@ -1,7 +1,7 @@
 /**
  * Benchmark: history and search at scale. Fills a fresh store with PARLEY_BENCH_MESSAGES
  * messages (default 1,000,000) and prints ingest rate, history and search latencies, and size.
- * Targets (DESIGN.md) at 10,000,000: ingest >= 50,000 msgs/s, history p99 <= 2 ms (store) and
+ * Targets (docs/performance.md) at 10,000,000: ingest >= 50,000 msgs/s, history p99 <= 2 ms (store) and
  * <= 10 ms (HTTP), search p99 <= 20 ms. With PARLEY_BENCH_DATABASE_URL (an empty PostgreSQL
  * database) the messages go to the PostgreSQL message store instead (store/pg/); the users,
  * connections and conversations are made there too, and there are no notification figures.

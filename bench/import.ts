@@ -4,7 +4,7 @@
  * search indexing that follows are measured apart.
  */
 import { DatabaseSync } from "node:sqlite";
-import { ImportSession } from "../import/common.ts";
+import { ImportSession, SourceFolder } from "../import/common.ts";
 import { importTheLounge } from "../import/thelounge.ts";
 import { loadConfig } from "../config.ts";
 import { logToStderr } from "../lib/log.ts";
@@ -65,7 +65,10 @@ try {
   const config = await loadConfig([], { PARLEY_HOME: home });
   const t0 = performance.now();
   const session = await ImportSession.open(config);
-  await importTheLounge(session, dir, { domain: "example.org", emails: new Map() });
+  await importTheLounge(session, await SourceFolder.open(dir), {
+    domain: "example.org",
+    emails: new Map(),
+  });
   const t1 = performance.now();
   await session.finish(); // commits, then waits until the search index has every message
   const t2 = performance.now();

@@ -1,7 +1,7 @@
 /**
  * Benchmark: N IRC connections in one process (default 1000, `IRC_BENCH_CONNECTIONS`) against a
  * local ngircd. Prints how long connecting all took, the resident memory, and the CPU used while
- * they sit idle. Target (DESIGN.md): 1,000 connections under 300 MB, idle CPU under 2%.
+ * they sit idle. Target (docs/performance.md): 1,000 connections under 300 MB, idle CPU under 2%.
  */
 import process from "node:process";
 import { parseConfig } from "../config.ts";

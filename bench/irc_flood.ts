@@ -12,7 +12,7 @@
  * reader slower than the flood is dropped as on a real network. `MaxPenaltyTime = 0` (in
  * tests/support/ngircd.ts) turns off ngircd's throttling of the flooding client.
  *
- * Targets (issue 11): 0 lost, never dropped, >= 40,000 msg/s and >= 70% of the raw reader,
+ * Targets (docs/performance.md): 0 lost, never dropped, >= 40,000 msg/s and >= 70% of the raw reader,
  * RSS idle < 75 MB and < 110 MB 30 s after the flood.
  * `PARLEY_BENCH_DENO_FLAGS` adds flags to the daemon's `deno run` (e.g. `--cpu-prof
  * --cpu-prof-dir=/tmp/prof`: the profile is written when the daemon exits at the end), and

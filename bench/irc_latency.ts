@@ -1,7 +1,7 @@
 /**
  * Benchmark: from an IRC line to the user's open `/events` socket, end to end (real daemon, real
  * ngircd, a raw IRC client speaking `IRC_BENCH_RATE` messages/s, default 1000, for
- * `IRC_BENCH_SECONDS`, default 5). Target (DESIGN.md): p99 under 50 ms at 1,000 messages/s.
+ * `IRC_BENCH_SECONDS`, default 5). Target (docs/performance.md): p99 under 50 ms at 1,000 messages/s.
  */
 import { ApiClient } from "../tests/support/api.ts";
 import { EventSocket } from "../tests/support/events.ts";

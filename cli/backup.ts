@@ -1,18 +1,21 @@
-/** `parley backup FILE` and `parley restore FILE`: the data folder as one .tar.gz. */
+/** `parley backup FILE`: the data folder as one .tar.gz. */
 import { basename, dirname, join, resolve } from "node:path";
 import { backup, DatabaseSync } from "node:sqlite";
-import { ConfigError, parseConfig } from "../config.ts";
-import { logToStderr } from "../lib/log.ts";
-import { parseArgs } from "./args.ts";
-import { commandConfig, isDir, LOCK_FILE, lockHome, refuseOnPostgres } from "./home.ts";
-import { BACKUP_USAGE, RESTORE_USAGE, VERSION } from "./help.ts";
-import { END, header, padding, readTar, type TarEntry } from "./tar.ts";
+import { createTarPacker, type TarHeader } from "modern-tar";
+import { ConfigError, parseCommandLine } from "../config.ts";
+import { commandConfig, isDir, refuseOnPostgres } from "./home.ts";
+import { BACKUP_USAGE, VERSION } from "./help.ts";
+import { FILES_DIR, KEPT_FILES, MANIFEST } from "./backup_layout.ts";
 
-/** The first entry of every backup: what wrote it, and what it leaves out. */
-const MANIFEST = "parley-backup.json";
-/** Everything of the data folder a backup holds besides the database. */
-const KEPT_FILES = ["secret", "bot.json"];
-const FILES_DIR = "files";
+/** One entry of the archive. */
+interface TarEntry {
+  name: string;
+  type: "file" | "dir";
+  size: number;
+  mode: number;
+  /** Seconds since the epoch. */
+  mtime: number;
+}
 
 interface Source {
   entry: TarEntry;
@@ -52,36 +55,47 @@ async function fileSource(path: string, name: string): Promise<Source | undefine
   }
 }
 
-/** The archive's bytes, entry by entry, each file streamed from disk. */
-async function* archive(
-  sources: AsyncIterable<Source>,
-): AsyncGenerator<Uint8Array<ArrayBuffer>> {
-  for await (const s of sources) {
-    yield header(s.entry);
-    if (s.entry.type === "dir") continue;
-    let written = 0;
-    if (s.bytes) {
-      yield s.bytes;
-      written = s.bytes.length;
-    } else {
-      using file = await Deno.open(s.path!);
-      // Exactly the size in the header: a file growing meanwhile must not break the archive.
-      for await (const chunk of file.readable) {
-        const part = chunk.subarray(0, s.entry.size - written);
-        written += part.length;
-        if (part.length) yield part;
-        if (written >= s.entry.size) break;
-      }
+/** The archive's bytes (tar), entry by entry, each file streamed from disk. */
+function archive(sources: AsyncIterable<Source>): ReadableStream<Uint8Array<ArrayBuffer>> {
+  const { readable, controller } = createTarPacker();
+  (async () => {
+    for await (const s of sources) {
+      const header: TarHeader = {
+        name: s.entry.type === "dir" ? `${s.entry.name}/` : s.entry.name,
+        type: s.entry.type === "dir" ? "directory" : "file",
+        size: s.entry.type === "dir" ? 0 : s.entry.size,
+        mode: s.entry.mode,
+        mtime: new Date(s.entry.mtime * 1000),
+      };
+      const body = controller.add(header).getWriter();
+      if (s.entry.type === "file") await writeBody(s, body);
+      await body.close();
     }
-    if (written < s.entry.size) yield new Uint8Array(s.entry.size - written);
-    yield padding(s.entry.size);
+    controller.finalize();
+  })().catch((err) => controller.error(err));
+  return readable;
+}
+
+/** Exactly the size in the header: a file growing or shrinking meanwhile must not break the archive. */
+async function writeBody(s: Source, body: WritableStreamDefaultWriter<Uint8Array>) {
+  let written = 0;
+  if (s.bytes) {
+    await body.write(s.bytes);
+    return;
   }
-  yield END;
+  using file = await Deno.open(s.path!);
+  for await (const chunk of file.readable) {
+    const part = chunk.subarray(0, s.entry.size - written);
+    written += part.length;
+    if (part.length) await body.write(part);
+    if (written >= s.entry.size) break;
+  }
+  if (written < s.entry.size) await body.write(new Uint8Array(s.entry.size - written));
 }
 
 /** Runs `parley backup FILE`. */
 export async function backupCommand(args: string[]): Promise<void> {
-  const parsed = parseArgs(args);
+  const parsed = parseCommandLine(args);
   if (parsed.help) return console.log(BACKUP_USAGE);
   const [target, ...extra] = parsed.positional;
   if (!target || extra.length) throw new ConfigError(`one FILE is needed\n\n${BACKUP_USAGE}`);
@@ -135,7 +149,7 @@ export async function backupCommand(args: string[]): Promise<void> {
       }
     };
     const file = await Deno.open(partial, { write: true, create: true, mode: 0o600 });
-    await ReadableStream.from(archive(sources()))
+    await archive(sources())
       .pipeThrough(new CompressionStream("gzip"))
       .pipeTo(file.writable);
     await Deno.rename(partial, out);
@@ -148,97 +162,4 @@ export async function backupCommand(args: string[]): Promise<void> {
   } finally {
     await Deno.remove(work, { recursive: true }).catch(() => {});
   }
-}
-
-/** A safe relative path inside the data folder, or an error naming the entry. */
-function safeName(name: string): string {
-  const parts = name.split("/");
-  const allowed = parts[0] === FILES_DIR || [MANIFEST, "parley.db", ...KEPT_FILES].includes(name);
-  if (
-    !allowed || name.startsWith("/") || name.includes("\\") ||
-    parts.some((p) => p === "" || p === "." || p === "..")
-  ) {
-    throw new ConfigError(`the backup holds "${name}", which is not part of a Parley data folder`);
-  }
-  return name;
-}
-
-/** Runs `parley restore FILE`. */
-export async function restoreCommand(args: string[]): Promise<void> {
-  const parsed = parseArgs(args);
-  if (parsed.help) return console.log(RESTORE_USAGE);
-  const [source, ...extra] = parsed.positional;
-  if (!source || extra.length) throw new ConfigError(`one FILE is needed\n\n${RESTORE_USAGE}`);
-  logToStderr();
-  const parsedConfig = parseConfig({ ...Deno.env.toObject(), ...parsed.env });
-  if (parsedConfig.databaseUrl) {
-    throw new ConfigError(
-      "PARLEY_DATABASE_URL is set: the store is PostgreSQL; restore it with pg_restore, or " +
-        "restore into a data folder without PARLEY_DATABASE_URL and `parley store copy` it",
-    );
-  }
-  const home = parsedConfig.home;
-  let input: Deno.FsFile;
-  try {
-    input = await Deno.open(source);
-  } catch (err) {
-    throw new ConfigError(`cannot read ${source}: ${(err as Error).message}`);
-  }
-  await Deno.mkdir(home, { recursive: true, mode: 0o700 });
-  for await (const e of Deno.readDir(home)) {
-    if (e.name !== LOCK_FILE) {
-      input.close();
-      throw new ConfigError(
-        `${home} is not empty; restore into an empty data folder (set PARLEY_HOME or --home)`,
-      );
-    }
-  }
-  const lock = await lockHome(home, "restoring");
-  let sawDb = false;
-  let sawManifest = false;
-  let files = 0;
-  try {
-    await readTar(
-      input.readable.pipeThrough(new DecompressionStream("gzip")),
-      async (e, chunks) => {
-        const name = safeName(e.name);
-        if (!sawManifest && name !== MANIFEST) {
-          throw new ConfigError(
-            `${source} is not a Parley backup (it does not start with ${MANIFEST})`,
-          );
-        }
-        sawManifest = true;
-        if (name === MANIFEST) return;
-        const path = join(home, ...name.split("/"));
-        if (e.type === "dir") return await Deno.mkdir(path, { recursive: true, mode: 0o700 });
-        await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
-        const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
-        await ReadableStream.from(chunks()).pipeTo(file.writable);
-        if (name === "parley.db") sawDb = true;
-        else if (name.startsWith(`${FILES_DIR}/`)) files++;
-      },
-    ).catch((err) => {
-      if (err instanceof ConfigError) throw err;
-      throw new ConfigError(`cannot restore ${source}: ${(err as Error).message}`);
-    });
-    if (!sawDb) throw new ConfigError(`${source} holds no database (parley.db)`);
-    const db = new DatabaseSync(join(home, "parley.db"));
-    try {
-      const check = db.prepare("PRAGMA quick_check").get() as { quick_check: string };
-      if (check.quick_check !== "ok") {
-        throw new ConfigError(`the database in ${source} is damaged: ${check.quick_check}`);
-      }
-    } finally {
-      db.close();
-    }
-  } catch (err) {
-    // The folder was empty: take back everything written, so that a retry starts clean.
-    for await (const e of Deno.readDir(home)) {
-      if (e.name !== LOCK_FILE) await Deno.remove(join(home, e.name), { recursive: true });
-    }
-    throw err;
-  } finally {
-    lock.close();
-  }
-  console.log(`restored ${source} into ${home} (database and ${files} uploaded files)`);
 }

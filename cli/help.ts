@@ -1,5 +1,5 @@
 /** Usage text of every command. */
-import { OPTIONS } from "../config.ts";
+import { fileForm, OPTIONS } from "../config.ts";
 import denoJson from "../deno.json" with { type: "json" };
 
 /** Parley's version. */
@@ -7,6 +7,29 @@ export const VERSION = denoJson.version;
 
 const CONFIG_NOTE = `Every command reads the same configuration as the daemon: PARLEY_HOME (or
 --home DIR) names the data folder, which must exist for every command but the daemon.`;
+
+/** Where secrets belong: a command line is visible to every local user in the process list. */
+const SECRETS_NOTE = [
+  "Secrets are best given in a file or the environment; on the command line every local user",
+  "sees them in the process list:",
+  ...OPTIONS.filter((o) => o.secret).map((o) =>
+    `  --${o.flag}: use --${fileForm(o).flag} FILE, ${fileForm(o).env}=FILE or ${o.env}`
+  ),
+].join("\n");
+
+/** One line per option of the table: flag, variable, help and default. */
+function optionLines(): string {
+  const lines: string[] = [];
+  for (const o of OPTIONS) {
+    const dflt = o.default ? ` (default ${o.default})` : "";
+    lines.push(`  --${o.flag.padEnd(22)}${o.env}: ${o.help}${dflt}`);
+    if (o.secret) {
+      const f = fileForm(o);
+      lines.push(`  --${f.flag.padEnd(22)}${f.env}: a file holding ${o.env} (preferred)`);
+    }
+  }
+  return lines.join("\n");
+}
 
 /** `parley --help`. */
 export const MAIN_USAGE = `parley ${VERSION}: a multiuser, persistent IRC proxy
@@ -18,11 +41,16 @@ Usage:
   parley backup FILE                      write a backup of the data folder (.tar.gz)
   parley restore FILE                     restore a backup into an empty data folder
   parley import thelounge|convos DIR      move in from The Lounge or Convos
-  parley store copy --to postgres://...   copy this installation into PostgreSQL
+  parley store copy --to-file FILE        copy this installation into PostgreSQL
   parley version                          print the version
   parley help [COMMAND]                   this text, or a command's
 
 ${CONFIG_NOTE}
+
+Configuration flags (each also an environment variable; a flag wins):
+${optionLines()}
+
+${SECRETS_NOTE}
 `;
 
 /** `parley daemon --help`. */
@@ -31,7 +59,9 @@ export const DAEMON_USAGE = `Usage: parley [daemon] [--flag value ...]
 Runs the server. One daemon per data folder: a second one refuses to start.
 
 Flags (each also an environment variable; a flag wins):
-${OPTIONS.map((o) => `  --${o.flag.padEnd(22)}${o.env}: ${o.help}`).join("\n")}
+${optionLines()}
+
+${SECRETS_NOTE}
 `;
 
 /** `parley user --help`. */
@@ -50,44 +80,60 @@ ${CONFIG_NOTE}
 export const BACKUP_USAGE = `Usage: parley backup FILE
 
 Writes a consistent copy of the data folder to FILE (a .tar.gz), also while the daemon runs:
-the database (parley.db, copied with VACUUM INTO), uploaded files (files/), secret and bot.json.
+the database (parley.db, SQLite's online backup), uploaded files (files/), secret, vapid.json
+(the Web Push keys) and bot.json.
 search.db is left out: it is derived from parley.db and rebuilt at the next start.
 
 ${CONFIG_NOTE}
 `;
 
 /** `parley restore --help`. */
-export const RESTORE_USAGE = `Usage: parley restore FILE
+export const RESTORE_USAGE = `Usage: parley restore FILE [--max-size BYTES]
 
-Restores a backup written by \`parley backup\` into the data folder, which must be empty or
-not exist yet (it is created). Start the daemon afterwards; it rebuilds the search index.
+Restores a backup written by \`parley backup\` (or re-packed with GNU tar) into the data
+folder, which must be empty or not exist yet (it is created). Start the daemon afterwards; it
+rebuilds the search index.
+
+Before writing anything it refuses a backup that would fill the disk, or expand to more than
+50 times its size (at least 64 MB): --max-size BYTES sets that bound for a genuine one. A
+failed restore leaves the data folder empty.
 `;
 
 /** `parley import --help`. */
 export const IMPORT_USAGE = `Usage:
-  parley import thelounge DIR [--domain DOMAIN] [--email NAME=EMAIL ...]
-  parley import convos DIR
+  parley import thelounge DIR [--domain DOMAIN] [--email NAME=EMAIL ...] [--merge]
+  parley import convos DIR [--merge]
 
 Moves users, their connections, conversations and whole history in from another IRC client's
-home folder, keeping the original timestamps. Stop the daemon first. Running it again imports
-nothing twice. Each new user gets an invite link to set a password (valid 24 hours; make a new
-one with \`parley user invite EMAIL\`).
+home folder, keeping the original timestamps. Stop the daemon first. Running it again (with
+--merge, as its users exist by then) imports nothing twice. Each new user gets an invite link
+to set a password (valid 24 hours; make a new one with \`parley user invite EMAIL\`).
 
   thelounge DIR   a The Lounge 4.x home folder (users/*.json, logs/*.sqlite3). Its users have
                   names, not emails: --domain example.org makes alice@example.org, and
                   --email alice=a@b.c sets one user's address.
   convos DIR      a Convos 8.x home folder (file backend: one folder per user email).
+  --merge         add the import to accounts that already exist here; without it, a user
+                  who has an account stops the import before anything is written.
+
+The folder is not trusted: links that lead out of it are skipped, a log line longer than
+64 KB is skipped, and errors name a file without quoting it.
 
 ${CONFIG_NOTE}
 `;
 
 /** `parley store --help`. */
-export const STORE_USAGE = `Usage: parley store copy --to postgres://USER:PASSWORD@HOST/DATABASE
+export const STORE_USAGE = `Usage: parley store copy --to-file FILE
+       PARLEY_STORE_COPY_TO=postgres://USER:PASSWORD@HOST/DATABASE parley store copy
+
+The target, a postgres://USER:PASSWORD@HOST/DATABASE URL, is read from FILE (--to-file FILE
+or PARLEY_STORE_COPY_TO_FILE=FILE) or from PARLEY_STORE_COPY_TO. \`--to URL\` works too, but
+shows the password to every local user in the process list.
 
 Copies the data folder's database (users, sessions, settings, connections, conversations,
 history, notifications, files, push subscriptions) into an empty PostgreSQL database, then
 compares the row counts of every table. Stop the daemon first: the copy locks the data folder.
-Afterwards start Parley with PARLEY_DATABASE_URL set to the same URL.
+Afterwards start Parley with PARLEY_DATABASE_URL_FILE (or PARLEY_DATABASE_URL) giving the same URL.
 
 ${CONFIG_NOTE}
 `;

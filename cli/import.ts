@@ -1,16 +1,19 @@
 /** `parley import thelounge|convos DIR`: moves users and their history in from another client. */
 import { resolve } from "node:path";
-import { ConfigError } from "../config.ts";
-import { ImportSession } from "../import/common.ts";
+import { ConfigError, parseCommandLine } from "../config.ts";
+import { ImportSession, SourceFolder } from "../import/common.ts";
 import { importTheLounge } from "../import/thelounge.ts";
 import { importConvos } from "../import/convos.ts";
-import { parseArgs } from "./args.ts";
 import { commandConfig, isDir, lockHome, refuseOnPostgres } from "./home.ts";
 import { IMPORT_USAGE } from "./help.ts";
 
 /** Runs `parley import ...`. */
 export async function importCommand(args: string[]): Promise<void> {
-  const parsed = parseArgs(args, ["domain", "email"]);
+  const parsed = parseCommandLine(args, [
+    { name: "domain" },
+    { name: "email", multiple: true },
+    { name: "merge", boolean: true },
+  ]);
   if (parsed.help) return console.log(IMPORT_USAGE);
   const [kind, dir, ...extra] = parsed.positional;
   if (!kind || !dir || extra.length || !["thelounge", "convos"].includes(kind)) {
@@ -37,14 +40,15 @@ export async function importCommand(args: string[]): Promise<void> {
     "importing (parley import writes the database directly)",
   );
   try {
-    const session = await ImportSession.open(config);
+    const session = await ImportSession.open(config, { merge: parsed.switches.has("merge") });
+    const folder = await SourceFolder.open(source);
     if (kind === "thelounge") {
-      await importTheLounge(session, source, {
+      await importTheLounge(session, folder, {
         domain: parsed.options.get("domain")?.at(-1),
         emails,
       });
     } else {
-      await importConvos(session, source);
+      await importConvos(session, folder);
     }
     await session.finish();
   } finally {

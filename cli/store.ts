@@ -1,8 +1,7 @@
 /** `parley store copy --to postgres://...`: moves a SQLite installation into PostgreSQL. */
-import { ConfigError } from "../config.ts";
+import { ConfigError, parseCommandLine, readSecretFile } from "../config.ts";
 import { storeBackend } from "../store/mod.ts";
 import { DomainError } from "../lib/errors.ts";
-import { parseArgs } from "./args.ts";
 import { commandConfig, lockHome } from "./home.ts";
 import { STORE_USAGE } from "./help.ts";
 
@@ -17,15 +16,37 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** The variable naming a file that holds the target URL (its password stays off the command line). */
+export const COPY_TO_FILE = "PARLEY_STORE_COPY_TO_FILE";
+/** The variable holding the target URL itself. */
+export const COPY_TO = "PARLEY_STORE_COPY_TO";
+
+/**
+ * Where to copy to: `--to-file FILE`, then the environment, then `--to URL` (kept working,
+ * though a URL with a password there is visible to every local user in the process list).
+ */
+async function targetUrl(options: Map<string, string[]>): Promise<string | undefined> {
+  const given = [options.has("to-file"), !!Deno.env.get(COPY_TO_FILE), !!Deno.env.get(COPY_TO)]
+    .filter(Boolean).length + (options.has("to") ? 1 : 0);
+  if (given > 1) {
+    throw new ConfigError(`give the target once: --to-file, ${COPY_TO_FILE}, ${COPY_TO} or --to`);
+  }
+  const file = options.get("to-file")?.at(-1) ?? Deno.env.get(COPY_TO_FILE);
+  if (file) return await readSecretFile(file, options.has("to-file") ? "--to-file" : COPY_TO_FILE);
+  return Deno.env.get(COPY_TO) || options.get("to")?.at(-1);
+}
+
 /** Runs `parley store ...`. */
 export async function storeCommand(args: string[]): Promise<void> {
-  const parsed = parseArgs(args, ["to"]);
+  const parsed = parseCommandLine(args, [{ name: "to" }, { name: "to-file" }]);
   if (parsed.help) return console.log(STORE_USAGE);
   const [sub, ...extra] = parsed.positional;
   if (sub !== "copy" || extra.length) throw new ConfigError(`what to do?\n\n${STORE_USAGE}`);
-  const to = parsed.options.get("to")?.at(-1);
+  const to = await targetUrl(parsed.options);
   if (!to || !/^postgres(ql)?:\/\//.test(to)) {
-    throw new ConfigError(`--to takes a postgres:// URL\n\n${STORE_USAGE}`);
+    throw new ConfigError(
+      `--to-file, ${COPY_TO_FILE} or --to give a postgres:// URL\n\n${STORE_USAGE}`,
+    );
   }
   const config = await commandConfig(parsed.env);
   if (config.databaseUrl) {

@@ -1,12 +1,11 @@
 /** `parley user ...`: account maintenance from the shell (a locked-out admin, scripted setups). */
-import { type Config, ConfigError } from "../config.ts";
+import { type Config, ConfigError, parseCommandLine } from "../config.ts";
 import { openStore, type Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
 import { hashPassword } from "../lib/password.ts";
 import { email as emailSchema } from "../http/schemas.ts";
 import { createInvite } from "../routes/invite.ts";
 import type { AppDeps } from "../http/env.ts";
-import { parseArgs } from "./args.ts";
 import { commandConfig, lockHome } from "./home.ts";
 import { USER_USAGE } from "./help.ts";
 
@@ -62,7 +61,7 @@ export async function printInvite(config: Config, store: Store, email: string): 
 
 /** Runs `parley user SUB ...`. */
 export async function userCommand(args: string[]): Promise<void> {
-  const parsed = parseArgs(args);
+  const parsed = parseCommandLine(args);
   const [sub, address, ...rest] = parsed.positional;
   if (parsed.help || !sub || sub === "help") {
     console.log(USER_USAGE);

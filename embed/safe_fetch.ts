@@ -1,9 +1,10 @@
 /**
- * A GET that can only reach addresses the policy allows: the host name is resolved once, every
- * address is checked, and the TCP connection is opened to a checked address (TLS then verifies
- * the certificate against the name and sends it as SNI). Nothing resolves the name again later,
- * so DNS rebinding cannot slip another address in. A small HTTP/1.1 client on `Deno.connect` does
- * the request, because `fetch` would resolve the name by itself.
+ * HTTP requests that can only reach addresses the policy allows: the host name is resolved once,
+ * every address is checked, and the TCP connection is opened to a checked address (TLS then
+ * verifies the certificate against the name and sends it as SNI). Nothing resolves the name again
+ * later, so DNS rebinding cannot slip another address in. A small HTTP/1.1 client on
+ * `Deno.connect` does the request, because `fetch` would resolve the name by itself. Link previews
+ * GET pages through it; Web Push POSTs to push services through it.
  */
 import { isLocalName, isPublicAddress, parseIPv4 } from "./address.ts";
 
@@ -19,6 +20,13 @@ export interface SafeFetchOptions {
   /** Resolves a host name to its addresses; default: DNS A and AAAA records. */
   resolve?: (host: string) => Promise<string[]>;
   userAgent?: string;
+  /** Default GET; a POST sends `body`. */
+  method?: "GET" | "POST";
+  /** Request headers besides Host, Connection and Content-Length (which are set here). */
+  headers?: Headers;
+  body?: Uint8Array;
+  /** Certificate authorities trusted besides the system's (tests' local TLS servers). */
+  caCerts?: string[];
   /**
    * Takes the final response's body piece by piece as it arrives (within `maxBytes`) instead of
    * keeping it: `body` is then empty. Returning true stops reading there and closes the socket.
@@ -85,6 +93,51 @@ export async function checkedAddresses(
     if (!allow(ip)) throw new FetchRefused(`The address of ${hostname} is not public.`);
   }
   return addresses;
+}
+
+/** The connection of one request, and how the caller follows it for the deadline. */
+export interface ConnectOptions {
+  allow: (ip: string) => boolean;
+  resolve: (host: string) => Promise<string[]>;
+  caCerts?: string[];
+  /** Told of each connection opened (and of undefined when it is closed). */
+  track?: (conn: Deno.Conn | undefined) => void;
+}
+
+/**
+ * Opens a connection to the host of `url` (TLS for https:) at one of its checked addresses only:
+ * the one place a request started by a user reaches the network. Throws FetchRefused when an
+ * address is not allowed, FetchFailed when none answers.
+ */
+export async function checkedConnect(url: URL, opts: ConnectOptions): Promise<Deno.Conn> {
+  checkScheme(url);
+  const addresses = await checkedAddresses(url.hostname, opts.allow, opts.resolve);
+  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+  let tcp: Deno.TcpConn | undefined;
+  let lastError: unknown;
+  for (const ip of addresses) {
+    try {
+      tcp = await Deno.connect({ hostname: ip, port, transport: "tcp" });
+      break;
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  if (!tcp) throw new FetchFailed(`Could not connect to ${url.host}: ${String(lastError)}`);
+  opts.track?.(tcp);
+  if (url.protocol !== "https:") return tcp;
+  try {
+    // The name (not the address) is verified against the certificate and sent as SNI.
+    const tls = await Deno.startTls(tcp, {
+      hostname: url.hostname.replace(/^\[|\]$/g, ""),
+      caCerts: opts.caCerts,
+    });
+    opts.track?.(tls);
+    return tls;
+  } catch (err) {
+    closeQuietly(tcp);
+    throw err;
+  }
 }
 
 /** Buffered reading from a connection. */
@@ -220,48 +273,45 @@ function closeQuietly(conn: Deno.Conn | undefined): void {
   } catch { /* already closed */ }
 }
 
-/** One request to one checked address; the connection is closed when it returns. */
-async function request(
-  url: URL,
-  addresses: string[],
-  opts:
-    & Required<Pick<SafeFetchOptions, "maxBytes" | "userAgent">>
-    & Pick<SafeFetchOptions, "onBody">,
-  track: (conn: Deno.Conn | undefined) => void,
-): Promise<Omit<SafeResponse, "url">> {
-  const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
-  let conn: Deno.Conn | undefined;
-  let tcp: Deno.TcpConn | undefined;
-  let lastError: unknown;
-  for (const ip of addresses) {
-    try {
-      conn = tcp = await Deno.connect({ hostname: ip, port, transport: "tcp" });
-      break;
-    } catch (err) {
-      lastError = err;
-    }
-  }
-  if (!conn) throw new FetchFailed(`Could not connect to ${url.host}: ${String(lastError)}`);
-  track(conn);
-  try {
-    if (url.protocol === "https:") {
-      // The name (not the address) is verified against the certificate and sent as SNI.
-      const tls = await Deno.startTls(tcp!, { hostname: url.hostname.replace(/^\[|\]$/g, "") });
-      conn = tls;
-      track(conn);
-    }
-    const head = [
-      `GET ${url.pathname}${url.search} HTTP/1.1`,
-      `Host: ${url.host}`,
-      `User-Agent: ${opts.userAgent}`,
+/** What one request sends. */
+type RequestOptions =
+  & Required<Pick<SafeFetchOptions, "maxBytes" | "userAgent">>
+  & Pick<SafeFetchOptions, "onBody" | "method" | "headers" | "body">
+  & ConnectOptions;
+
+/** The request's head: fixed headers here, the caller's after them, no line breaks anywhere. */
+function requestHead(url: URL, opts: RequestOptions): string {
+  const lines = [
+    `${opts.method ?? "GET"} ${url.pathname}${url.search} HTTP/1.1`,
+    `Host: ${url.host}`,
+    `User-Agent: ${opts.userAgent}`,
+    "Accept-Encoding: identity",
+    "Connection: close",
+  ];
+  if (!opts.headers?.has("accept") && (opts.method ?? "GET") === "GET") {
+    lines.push(
       "Accept: text/html,application/xhtml+xml,application/json;q=0.9,image/*;q=0.8,*/*;q=0.5",
-      "Accept-Encoding: identity",
-      "Connection: close",
-      "",
-      "",
-    ].join("\r\n");
+    );
+  }
+  const fixed = new Set(["host", "user-agent", "accept-encoding", "connection", "content-length"]);
+  // Headers holds no CR or LF in a name or value, so nothing can be smuggled into the head.
+  for (const [name, value] of opts.headers ?? []) {
+    if (!fixed.has(name)) lines.push(`${name}: ${value}`);
+  }
+  if (opts.body) lines.push(`Content-Length: ${opts.body.length}`);
+  return lines.join("\r\n") + "\r\n\r\n";
+}
+
+/** One request to one checked address; the connection is closed when it returns. */
+async function request(url: URL, opts: RequestOptions): Promise<Omit<SafeResponse, "url">> {
+  let conn: Deno.Conn | undefined;
+  try {
+    conn = await checkedConnect(url, opts);
+    const head = requestHead(url, opts);
     const bytes = encoder.encode(head);
     for (let off = 0; off < bytes.length;) off += await conn.write(bytes.subarray(off));
+    const body = opts.body ?? new Uint8Array(0);
+    for (let off = 0; off < body.length;) off += await conn.write(body.subarray(off));
     const reader = new ByteReader(conn.readable);
     let { status, headers } = await readHead(reader);
     while (status >= 100 && status < 200) ({ status, headers } = await readHead(reader));
@@ -273,23 +323,30 @@ async function request(
     return { status, headers, ...(await readBody(reader, headers, opts.maxBytes, sink)) };
   } finally {
     closeQuietly(conn);
-    track(undefined);
+    opts.track?.(undefined);
   }
 }
 
 /**
- * GETs `input`, following at most `maxRedirects` redirects, each target checked like the first.
- * Throws FetchRefused (scheme, address) or FetchFailed (network, timeout, redirects).
+ * Requests `input` (GET unless told), following at most `maxRedirects` redirects, each target
+ * checked like the first. Throws FetchRefused (scheme, address) or FetchFailed (network, timeout,
+ * redirects).
  */
 export async function safeFetch(input: URL, options: SafeFetchOptions = {}): Promise<SafeResponse> {
   const timeoutMs = options.timeoutMs ?? 5000;
   const maxRedirects = options.maxRedirects ?? 3;
   const allow = options.allowAddress ?? isPublicAddress;
   const resolve = options.resolve ?? resolveDns;
-  const opts = {
+  const base = {
     maxBytes: options.maxBytes ?? 1_000_000,
     userAgent: options.userAgent ?? "Parley link preview",
     onBody: options.onBody,
+    method: options.method,
+    headers: options.headers,
+    body: options.body,
+    allow,
+    resolve,
+    caCerts: options.caCerts,
   };
   let current: Deno.Conn | undefined;
   let timedOut = false;
@@ -309,15 +366,7 @@ export async function safeFetch(input: URL, options: SafeFetchOptions = {}): Pro
   try {
     let url = new URL(input.href);
     for (let hop = 0;; hop++) {
-      checkScheme(url);
-      const addresses = await Promise.race([
-        checkedAddresses(url.hostname, allow, resolve),
-        deadline,
-      ]);
-      const res = await Promise.race([
-        request(url, addresses, opts, track),
-        deadline,
-      ]);
+      const res = await Promise.race([request(url, { ...base, track }), deadline]);
       const location = res.headers.get("location");
       if (res.status >= 300 && res.status < 400 && location) {
         if (hop >= maxRedirects) throw new FetchFailed("Too many redirects.");

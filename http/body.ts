@@ -1,8 +1,11 @@
 /**
- * Reading request bodies within a size limit. The bytes are counted as they arrive: a declared
+ * Reading request bodies within a size limit, by Hono's body-limit middleware: a declared
  * Content-Length over the limit is refused before reading anything, and a chunked body is cut at
- * the chunk that passes the limit, so no request makes Parley hold more than the limit.
+ * the chunk that passes the limit, so no request makes Parley hold more than the limit. Refusals
+ * are the API's 413 error body.
  */
+import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./errors.ts";
 
 /** The limit of a JSON operation's body unless the operation needs more. */
@@ -13,33 +16,33 @@ export function bodyTooLarge(limit: number): ApiError {
   return new ApiError(413, `The request body is larger than the limit of ${limit} bytes.`, "/body");
 }
 
-/** Reads the whole body of `req`, at most `limit` bytes; throws the 413 ApiError past it. */
-export async function readBody(req: Request, limit: number): Promise<Uint8Array> {
-  const declared = Number(req.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > limit) {
-    await req.body?.cancel().catch(() => {});
+/** Reads the whole body of the request, at most `limit` bytes; throws the 413 ApiError past it. */
+export async function readBody(c: Context, limit: number): Promise<Uint8Array> {
+  const source = c.req.raw.body?.getReader();
+  if (source) {
+    // The middleware keeps its reader to itself: reading through this one lets a refusal cancel
+    // the body, so nothing more of it is read.
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await source.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => source.cancel(reason),
+    });
+    c.req.raw = new Request(c.req.raw, { body, duplex: "half" } as RequestInit);
+  }
+  const refuse = async () => {
+    await source?.cancel().catch(() => {});
     throw bodyTooLarge(limit);
-  }
-  if (!req.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = req.body.getReader();
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw bodyTooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  };
+  // Run as a step of this operation: only operations that read a body in one piece are limited
+  // here (uploads stream theirs with limits of their own).
+  await bodyLimit({ maxSize: limit, onError: refuse })(c, () => Promise.resolve());
+  if (!c.req.raw.body) return new Uint8Array(0);
+  const bytes = new Uint8Array(await c.req.raw.arrayBuffer());
+  // A body longer than its Content-Length (the server's framing forbids it, a Request in-process
+  // does not) is refused all the same.
+  if (bytes.length > limit) throw bodyTooLarge(limit);
+  return bytes;
 }

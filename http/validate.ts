@@ -32,7 +32,7 @@ export async function jsonBody<S extends z.ZodType>(
   schema: S,
   opts: { required?: boolean } = {},
 ): Promise<z.output<S>> {
-  const bytes = await readBody(c.req.raw, c.get("bodyLimit") ?? JSON_BODY_LIMIT);
+  const bytes = await readBody(c, c.get("bodyLimit") ?? JSON_BODY_LIMIT);
   const text = new TextDecoder().decode(bytes);
   let data: unknown = {};
   // Convos's wording for an operation whose body is required but absent.

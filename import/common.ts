@@ -40,29 +40,105 @@ export function fileError(path: string, reason: unknown): ConfigError {
   return new ConfigError(`cannot import ${path}: ${text}`);
 }
 
-/** Reads and parses a JSON file, or fails naming it. */
+/** Larger JSON files are no user or connection file of the programs imported from. */
+const MAX_JSON_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The folder being imported, as something to distrust: a file or folder in it may be a link
+ * to anywhere (a secret of the admin running the import, another user's logs), so everything
+ * read goes through `inside`, and what leaves the folder is skipped with a note.
+ */
+export class SourceFolder {
+  /** Paths skipped because they lead out of the folder. */
+  readonly skipped: string[] = [];
+
+  private constructor(readonly root: string, readonly real: string) {}
+
+  static async open(root: string): Promise<SourceFolder> {
+    return new SourceFolder(root, await Deno.realPath(root));
+  }
+
+  /**
+   * Whether `path` (a file or folder under the root) really is inside the folder once every
+   * link on the way is followed; a missing path is not. One that leaves it is noted and skipped.
+   */
+  async inside(path: string): Promise<boolean> {
+    let real: string;
+    try {
+      real = await Deno.realPath(path);
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return false;
+      throw fileError(path, err);
+    }
+    if (real === this.real || real.startsWith(this.real + "/")) return true;
+    this.skipped.push(path);
+    console.error(`skipped ${path}: it is a link out of ${this.root}`);
+    return false;
+  }
+
+  /**
+   * The files and folders in `dir`, sorted by name, links followed when they stay inside the
+   * folder (and skipped when they leave it).
+   */
+  async list(dir: string): Promise<SourceEntry[]> {
+    const out: SourceEntry[] = [];
+    try {
+      for await (const e of Deno.readDir(dir)) {
+        const path = join(dir, e.name);
+        if (!e.isSymlink) {
+          out.push({ name: e.name, path, isFile: e.isFile, isDirectory: e.isDirectory });
+        } else if (await this.inside(path)) {
+          const info = await Deno.stat(path);
+          out.push({ name: e.name, path, isFile: info.isFile, isDirectory: info.isDirectory });
+        }
+      }
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      throw fileError(dir, err);
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+}
+
+/** One entry of a listed folder. */
+export interface SourceEntry {
+  name: string;
+  path: string;
+  isFile: boolean;
+  isDirectory: boolean;
+}
+
+/**
+ * Reads and parses a JSON file, or fails naming it. The message never quotes the file: it may
+ * be anything (a link planted to make the import print a secret).
+ */
 export async function readJson(path: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
-  } catch (err) {
-    throw fileError(path, err);
-  }
-  try {
-    const value = JSON.parse(text);
-    if (!value || typeof value !== "object" || Array.isArray(value)) {
-      throw new Error("not a JSON object");
+    using file = await Deno.open(path);
+    if ((await file.stat()).size > MAX_JSON_BYTES) {
+      throw new Error(`larger than ${MAX_JSON_BYTES} bytes`);
     }
-    return value;
+    text = await new Response(file.readable).text();
   } catch (err) {
     throw fileError(path, err);
   }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw fileError(path, "not valid JSON");
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    throw fileError(path, "not a JSON object");
+  }
+  return value as Record<string, unknown>;
 }
 
 /** A validated, lower-cased email address, or an error saying whose it was. */
 export function checkEmail(text: string, whose: string): string {
   const parsed = emailSchema.safeParse(text);
-  if (!parsed.success) throw new ConfigError(`${whose}: "${text}" is not an email address`);
+  if (!parsed.success) throw new ConfigError(`${whose}: not an email address`);
   return parsed.data;
 }
 
@@ -96,7 +172,11 @@ export class ImportSession {
   #lastProgress = performance.now();
   readonly #started = performance.now();
 
-  private constructor(readonly config: Config, db: ReturnType<typeof openDatabase>) {
+  private constructor(
+    readonly config: Config,
+    db: ReturnType<typeof openDatabase>,
+    readonly merge: boolean,
+  ) {
     this.#db = db;
     this.#users = sqliteUserStore(db);
     this.#connections = sqliteConnectionStore(db);
@@ -104,16 +184,37 @@ export class ImportSession {
     this.#messages = messageImporter(db);
   }
 
-  /** Opens the data folder's database (migrating it, as the daemon would). */
-  static async open(config: Config): Promise<ImportSession> {
+  /**
+   * Opens the data folder's database (migrating it, as the daemon would). With `merge`, users
+   * that already have an account here get the import added to it; without, they stop it.
+   */
+  static async open(config: Config, opts: { merge?: boolean } = {}): Promise<ImportSession> {
     const db = openDatabase(join(config.home, "parley.db"));
     migrate(db, await sqliteMigrations());
-    return new ImportSession(config, db);
+    return new ImportSession(config, db, opts.merge === true);
+  }
+
+  /**
+   * Stops the import before anything is written when one of these users already has an
+   * account and merging was not asked for: the files could otherwise plant history and
+   * on-connect commands (sent on that user's IRC connections) in someone else's account.
+   */
+  async refuseExisting(emails: Iterable<string>): Promise<void> {
+    if (this.merge) return;
+    const taken: string[] = [];
+    for (const email of new Set(emails)) if (await this.#users.byEmail(email)) taken.push(email);
+    if (!taken.length) return;
+    throw new ConfigError(
+      `${taken.join(", ")} already ${taken.length > 1 ? "have accounts" : "has an account"} ` +
+        `in ${this.config.home}; nothing was imported. Pass --merge to add the imported ` +
+        `connections, on-connect commands and history to ${taken.length > 1 ? "them" : "it"}.`,
+    );
   }
 
   /** The user with this email, created (without a usable password) when missing. */
   async user(email: string, roles: string[] = [], highlightKeywords: string[] = []) {
     const found = await this.#users.byEmail(email);
+    if (found && !this.merge) await this.refuseExisting([email]);
     if (found) return found;
     // An empty hash matches no password: the user sets one through the invite link.
     const user = await this.#users.create(email, "", roles);

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { ConfigError } from "../config.ts";
 import { ircLower } from "../irc/casefold.ts";
 import type { MessageType } from "../store/message_types.ts";
-import { checkEmail, fileError, ImportSession, readJson } from "./common.ts";
+import { checkEmail, fileError, ImportSession, readJson, SourceFolder } from "./common.ts";
+import { readLines } from "./lines.ts";
 
 const LINE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2}) (?:(\d) )?\s*(.*)$/;
 const CHANNEL = /^[#&+!]/;
@@ -29,29 +30,18 @@ export function parseConvosMessage(
   return undefined;
 }
 
-async function list(dir: string): Promise<Deno.DirEntry[]> {
-  const out: Deno.DirEntry[] = [];
-  try {
-    for await (const e of Deno.readDir(dir)) out.push(e);
-  } catch (err) {
-    throw fileError(dir, err);
-  }
-  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
 /** Log files of a connection by conversation name ("" = the connection's own), oldest first. */
-async function logFiles(connDir: string): Promise<Map<string, string[]>> {
+async function logFiles(folder: SourceFolder, connDir: string): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   const add = (name: string, path: string) => out.set(name, [...(out.get(name) ?? []), path]);
-  for (const year of await list(connDir)) {
+  for (const year of await folder.list(connDir)) {
     if (!year.isDirectory || !/^\d{4}$/.test(year.name)) continue;
-    const yearDir = join(connDir, year.name);
-    for (const month of await list(yearDir)) {
-      if (month.isFile && /^\d{2}\.log$/.test(month.name)) add("", join(yearDir, month.name));
+    for (const month of await folder.list(year.path)) {
+      if (month.isFile && /^\d{2}\.log$/.test(month.name)) add("", month.path);
       if (!month.isDirectory || !/^\d{2}$/.test(month.name)) continue;
-      for (const f of await list(join(yearDir, month.name))) {
+      for (const f of await folder.list(month.path)) {
         if (!f.isFile || !f.name.endsWith(".log")) continue;
-        add(f.name.slice(0, -4).replaceAll("%2F", "/"), join(yearDir, month.name, f.name));
+        add(f.name.slice(0, -4).replaceAll("%2F", "/"), f.path);
       }
     }
   }
@@ -61,44 +51,47 @@ async function logFiles(connDir: string): Promise<Map<string, string[]>> {
 
 const str = (v: unknown) => (typeof v === "string" ? v : "");
 
+/** A user folder of the Convos home, read before anything is written. */
+interface ConvosUser {
+  dir: string;
+  file: string;
+  email: string;
+  json: Record<string, unknown>;
+}
+
 /** Imports every user of a Convos home folder. */
-export async function importConvos(session: ImportSession, dir: string): Promise<void> {
-  const users = (await list(dir)).filter((e) => e.isDirectory && /.@./.test(e.name));
-  let found = 0;
-  for (const u of users) {
-    const userFile = join(dir, u.name, "user.json");
-    try {
-      await Deno.stat(userFile);
-    } catch {
-      continue; // not a user folder
-    }
-    found++;
-    const json = await readJson(userFile);
-    const email = checkEmail(str(json.email) || u.name, userFile);
+export async function importConvos(session: ImportSession, folder: SourceFolder): Promise<void> {
+  const dir = folder.root;
+  const users: ConvosUser[] = [];
+  for (const u of await folder.list(dir)) {
+    if (!u.isDirectory || !/.@./.test(u.name)) continue;
+    const file = join(u.path, "user.json");
+    if (!(await folder.inside(file))) continue; // not a user folder, or a link out of it
+    const json = await readJson(file);
+    users.push({ dir: u.path, file, email: checkEmail(str(json.email) || u.name, file), json });
+  }
+  if (!users.length) {
+    throw new ConfigError(`${dir} is not a Convos home folder (no EMAIL/user.json in it)`);
+  }
+  await session.refuseExisting(users.map((u) => u.email));
+  for (const { dir: userDir, email, json } of users) {
     // Convos admins stay admins; its other roles have no meaning here.
     const roles = Array.isArray(json.roles) && json.roles.includes("admin") ? ["admin"] : [];
     const keywords = Array.isArray(json.highlight_keywords)
       ? json.highlight_keywords.filter((k): k is string => typeof k === "string" && k !== "")
       : [];
     const user = await session.user(email, roles, keywords);
-    for (const c of await list(join(dir, u.name))) {
-      const connFile = join(dir, u.name, c.name, "connection.json");
-      if (!c.isDirectory) continue;
-      try {
-        await Deno.stat(connFile);
-      } catch {
-        continue;
-      }
-      await importConnection(session, user.id, join(dir, u.name, c.name), connFile);
+    for (const c of await folder.list(userDir)) {
+      const connFile = join(c.path, "connection.json");
+      if (!c.isDirectory || !(await folder.inside(connFile))) continue;
+      await importConnection(session, folder, user.id, c.path, connFile);
     }
-  }
-  if (!found) {
-    throw new ConfigError(`${dir} is not a Convos home folder (no EMAIL/user.json in it)`);
   }
 }
 
 async function importConnection(
   session: ImportSession,
+  folder: SourceFolder,
   userId: number,
   connDir: string,
   file: string,
@@ -132,38 +125,47 @@ async function importConnection(
       topic: str(v.topic),
     });
   }
-  for (const [id, files] of await logFiles(connDir)) {
+  for (const [id, files] of await logFiles(folder, connDir)) {
     const name = known.get(ircLower(id))?.name ?? id;
     const conversation = await session.conversation(connection.id, name);
     const isPrivate = name !== "" && !CHANNEL.test(name);
     for (const path of files) {
-      let text: string;
+      let file: Deno.FsFile;
       try {
-        text = new TextDecoder().decode(await Deno.readFile(path));
+        file = await Deno.open(path);
       } catch (err) {
         throw fileError(path, err);
       }
-      for (const line of text.split("\n")) {
-        const m = LINE.exec(line);
-        if (!m) {
-          if (line.trim()) session.summary.skipped++;
-          continue;
+      // Streamed: a log of hundreds of megabytes is read a chunk at a time.
+      try {
+        for await (const line of readLines(file.readable)) {
+          if (!("text" in line)) {
+            session.summary.skipped++;
+            continue;
+          }
+          const m = LINE.exec(line.text);
+          if (!m) {
+            if (line.text.trim()) session.summary.skipped++;
+            continue;
+          }
+          const parsed = parseConvosMessage(m[8]);
+          if (!parsed) {
+            session.summary.skipped++;
+            continue;
+          }
+          const ts = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) * 1000;
+          const self = nick !== "" && ircLower(parsed.from) === ircLower(nick);
+          session.message({
+            conversation: conversation.id,
+            userId,
+            ts,
+            ...parsed,
+            // Flag 1 is Convos's highlight; Parley also counts every private message from others.
+            highlight: !self && (isPrivate || (Number(m[7] ?? 0) & 1) === 1),
+          });
         }
-        const parsed = parseConvosMessage(m[8]);
-        if (!parsed) {
-          session.summary.skipped++;
-          continue;
-        }
-        const ts = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) * 1000;
-        const self = nick !== "" && ircLower(parsed.from) === ircLower(nick);
-        session.message({
-          conversation: conversation.id,
-          userId,
-          ts,
-          ...parsed,
-          // Flag 1 is Convos's highlight; Parley also counts every private message from others.
-          highlight: !self && (isPrivate || (Number(m[7] ?? 0) & 1) === 1),
-        });
+      } catch (err) {
+        throw fileError(path, err);
       }
     }
   }

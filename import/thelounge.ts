@@ -9,7 +9,14 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { ConfigError } from "../config.ts";
 import { ircLower } from "../irc/casefold.ts";
 import type { MessageType } from "../store/message_types.ts";
-import { checkEmail, fileError, ImportSession, readJson, type WantedConnection } from "./common.ts";
+import {
+  checkEmail,
+  fileError,
+  ImportSession,
+  readJson,
+  SourceFolder,
+  type WantedConnection,
+} from "./common.ts";
 
 /** The Lounge's message types that are messages in Parley; joins, parts, modes... are not. */
 const TYPES: Record<string, MessageType> = {
@@ -80,28 +87,24 @@ export function networkUrl(n: LoungeNetwork): string {
 }
 
 /** Lists the user files of the home folder, or says it is not one. */
-async function userFiles(dir: string): Promise<string[]> {
-  const users = join(dir, "users");
-  const names: string[] = [];
-  try {
-    for await (const e of Deno.readDir(users)) {
-      if (e.isFile && e.name.endsWith(".json")) names.push(e.name.slice(0, -5));
-    }
-  } catch (err) {
-    throw new ConfigError(
-      `${dir} is not a The Lounge home folder (cannot read ${users}: ${(err as Error).message})`,
-    );
+async function userFiles(folder: SourceFolder): Promise<string[]> {
+  const users = join(folder.root, "users");
+  if (!(await folder.inside(users))) {
+    throw new ConfigError(`${folder.root} is not a The Lounge home folder (no users folder in it)`);
   }
-  return names.sort();
+  return (await folder.list(users))
+    .filter((e) => e.isFile && e.name.endsWith(".json"))
+    .map((e) => e.name.slice(0, -5));
 }
 
 /** Imports every user of a The Lounge home folder. */
 export async function importTheLounge(
   session: ImportSession,
-  dir: string,
+  folder: SourceFolder,
   opts: LoungeOptions,
 ): Promise<void> {
-  const names = await userFiles(dir);
+  const dir = folder.root;
+  const names = await userFiles(folder);
   // Every address first: a missing one stops the import before anything is written.
   const emails = new Map<string, string>();
   for (const name of names) {
@@ -116,6 +119,7 @@ export async function importTheLounge(
   for (const name of [...opts.emails.keys()].filter((n) => !names.includes(n))) {
     throw new ConfigError(`--email ${name}=...: there is no users/${name}.json in ${dir}`);
   }
+  await session.refuseExisting(emails.values());
 
   for (const name of names) {
     const file = join(dir, "users", `${name}.json`);
@@ -149,7 +153,9 @@ export async function importTheLounge(
         byUuid.set(str(n.uuid), { id: connection.id, nick: str(n.nick), network: n });
       }
     }
-    await importLog(session, join(dir, "logs", `${name}.sqlite3`), user.id, byUuid);
+    const log = join(dir, "logs", `${name}.sqlite3`);
+    // No log (logging was off for this user), or a link out of the folder: no history.
+    if (await folder.inside(log)) await importLog(session, log, user.id, byUuid);
   }
 }
 
@@ -175,12 +181,6 @@ async function importLog(
   userId: number,
   networks: Map<string, { id: number; nick: string; network: LoungeNetwork }>,
 ): Promise<void> {
-  try {
-    await Deno.stat(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return; // logging was off for this user
-    throw fileError(path, err);
-  }
   let db: DatabaseSync;
   let read: StatementSync;
   try {

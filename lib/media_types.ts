@@ -1,29 +1,19 @@
 /** Media types of uploaded files: guessing one from a name, and deciding how a type may be served. */
+import { getMimeType, mimes } from "hono/utils/mime";
 
+// Hono's table of common web types, and what Parley has long read as text besides it.
 const BY_EXT: Record<string, string> = {
-  txt: "text/plain",
+  ...mimes,
   log: "text/plain",
   md: "text/plain",
-  json: "application/json",
-  pdf: "application/pdf",
-  zip: "application/zip",
-  gif: "image/gif",
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  png: "image/png",
-  webp: "image/webp",
-  svg: "image/svg+xml",
-  html: "text/html",
-  htm: "text/html",
-  xhtml: "application/xhtml+xml",
-  xml: "application/xml",
-  mp3: "audio/mpeg",
   ogg: "audio/ogg",
-  oga: "audio/ogg",
-  mp4: "video/mp4",
-  ogv: "video/ogg",
-  webm: "video/webm",
 };
+
+/** The media type an extension names, without parameters; undefined when it is unknown. */
+export function typeOfExtension(ext: string): string | undefined {
+  const type = ext ? getMimeType(`x.${ext}`, BY_EXT) : undefined;
+  return type?.split(";")[0].trim();
+}
 
 // Types a browser shows without running anything in the server's origin. Everything else is sent
 // as a download that cannot run: scripts, CSS, HTML, SVG and XML would run or style a page if
@@ -61,23 +51,32 @@ export function extension(name: string): string {
 }
 
 /**
- * The type to record for an upload: the declared one when well-formed, else guessed from the name,
- * else from the first bytes (`head`). A declared `text/plain` is what a multipart part without a
- * Content-Type of its own reads as (RFC 7578's default), so it is guessed too.
+ * The type to record for an upload: the declared one when well-formed, else guessed from the name's
+ * extension. Only a name without one is guessed from the first bytes (`head`): an extension Parley
+ * does not know names some format it cannot show, so it is never taken for text. A declared
+ * `text/plain` is what a multipart part without a Content-Type of its own reads as (RFC 7578's
+ * default), so it is guessed too.
  */
 export function mediaType(declared: string, name: string, head?: Uint8Array): string {
   const base = declared.split(";")[0].trim().toLowerCase();
   const vague = base === "application/octet-stream" || base === "text/plain";
   if (/^[a-z0-9][\w.+-]*\/[a-z0-9][\w.+-]*$/.test(base) && !vague) return base;
-  const byName = BY_EXT[extension(name)];
+  const ext = extension(name);
+  const byName = typeOfExtension(ext);
   if (byName) return byName;
+  if (ext) return "application/octet-stream";
   if (head) return looksLikeText(head) ? "text/plain" : "application/octet-stream";
   return base === "text/plain" ? base : "application/octet-stream";
 }
 
-/** Whether bytes read as UTF-8 text: no NUL and no invalid sequence (a cut last one is fine). */
+/**
+ * Whether bytes read as UTF-8 text: no control byte but tab, LF and CR (so no NUL, escape or
+ * backspace) and no invalid sequence (a cut last one is fine).
+ */
 export function looksLikeText(head: Uint8Array): boolean {
-  if (head.includes(0)) return false;
+  for (const b of head) {
+    if ((b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) || b === 0x7f) return false;
+  }
   try {
     new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: true });
     return true;

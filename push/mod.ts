@@ -36,6 +36,8 @@ export function pushFor(deps: PushDeps): Push {
       bus: deps.bus,
       keys,
       subject: () => subject(deps),
+      // Push endpoints follow the link previews' address rule.
+      allowPrivate: deps.config.embedAllowPrivate,
     });
     const away = new AutoAway(deps);
     notifier.start();

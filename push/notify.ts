@@ -1,6 +1,8 @@
 /**
  * Web Push for mentions and private messages while none of the user's browsers is open: the
- * `web-push` package encrypts (aes128gcm) and signs (VAPID); `fetch` delivers, bounded in time.
+ * `web-push` package encrypts (aes128gcm) and signs (VAPID); the link previews' checked request
+ * delivers, bounded in time, and only to addresses the endpoint policy allows, checked at connect
+ * time (a name that resolved to a public address when subscribing may not point inside later).
  */
 import type webpushApi from "./web_push.d.ts";
 import { lazy } from "../lib/lazy.ts";
@@ -10,6 +12,8 @@ import { log } from "../lib/log.ts";
 import type { Store } from "../store/mod.ts";
 import type { PushSubscriptionRecord } from "../store/push.ts";
 import type { VapidKeys } from "./vapid.ts";
+import { FetchFailed, FetchRefused, safeFetch, type SafeResponse } from "../embed/safe_fetch.ts";
+import { type EndpointPolicy, endpointPolicy } from "./endpoint.ts";
 
 /** Limits that keep a busy channel or a hostile nick from flooding phones and push services. */
 export const PUSH_LIMITS = {
@@ -24,6 +28,8 @@ export const PUSH_LIMITS = {
   timeoutMs: 10_000,
   /** Subscriptions per user (one per browser session). */
   subscriptions: 10,
+  /** Bytes of a push service's answer read (it says nothing Parley uses). */
+  answerBytes: 4096,
 };
 
 /** What a push carries; the service worker shows it (static/sw.js). */
@@ -72,17 +78,21 @@ export interface NotifierDeps {
   keys: VapidKeys;
   /** The VAPID subject: a mailto: or https: URL push services may contact. */
   subject: () => Promise<string>;
+  /** Whether endpoints on private addresses may be reached (intranets, tests). */
+  allowPrivate: boolean;
 }
 
 /** Sends pushes for the bus's `notification` events of users without an open socket. */
 export class PushNotifier {
-  /** The HTTP client for push services; tests give one that trusts their local endpoint's CA. */
-  httpClient?: Deno.HttpClient;
+  /** Which addresses deliveries (and new subscriptions) may reach. */
+  readonly policy: EndpointPolicy;
   #windows = new Map<number, { start: number; count: number }>();
   #inFlight = new Set<Promise<unknown>>();
   #untap?: () => void;
 
-  constructor(private deps: NotifierDeps) {}
+  constructor(private deps: NotifierDeps) {
+    this.policy = endpointPolicy(deps.allowPrivate);
+  }
 
   /** Starts listening to the bus. */
   start(): void {
@@ -147,28 +157,39 @@ export class PushNotifier {
     );
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) headers.set(k, String(v));
-    let res: Response;
+    let res: SafeResponse;
     try {
-      res = await fetch(req.endpoint, {
-        method: req.method,
+      res = await safeFetch(new URL(req.endpoint), {
+        method: "POST",
         headers,
-        body: req.body as Uint8Array<ArrayBuffer> | null,
-        redirect: "manual",
-        signal: AbortSignal.timeout(PUSH_LIMITS.timeoutMs),
-        client: this.httpClient,
+        body: (req.body ?? new Uint8Array(0)) as Uint8Array,
+        maxRedirects: 0,
+        maxBytes: PUSH_LIMITS.answerBytes,
+        timeoutMs: PUSH_LIMITS.timeoutMs,
+        userAgent: "Parley",
+        allowAddress: this.policy.allow,
+        resolve: this.policy.resolve,
+        caCerts: this.policy.caCerts,
       });
     } catch (err) {
-      log.info("push service unreachable", { uid: sub.userId, error: String(err) });
+      if (err instanceof FetchRefused) {
+        // The name now points inside the network: it will not be reached, now or later.
+        await this.deps.store.push.remove(sub.endpoint);
+        log.warn("push endpoint not public; removed", { uid: sub.userId, error: err.message });
+        return false;
+      }
+      if (!(err instanceof FetchFailed)) throw err;
+      log.info("push service unreachable", { uid: sub.userId, error: err.message });
       return false;
     }
-    await res.body?.cancel();
     if (res.status === 404 || res.status === 410) {
       // The browser unsubscribed or the subscription expired: it will never work again.
       await this.deps.store.push.remove(sub.endpoint);
       log.info("push subscription gone; removed", { uid: sub.userId, status: res.status });
       return false;
     }
-    if (!res.ok) log.info("push refused", { uid: sub.userId, status: res.status });
-    return res.ok;
+    const ok = res.status >= 200 && res.status < 300;
+    if (!ok) log.info("push refused", { uid: sub.userId, status: res.status });
+    return ok;
   }
 }

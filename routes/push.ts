@@ -7,6 +7,7 @@ import { jsonBody } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { pushFor } from "../push/mod.ts";
 import { PUSH_LIMITS } from "../push/notify.ts";
+import { endpointProblem } from "../push/endpoint.ts";
 
 const b64url = (len: number, what: string) =>
   z.string({ error: `${what} is required.` }).regex(
@@ -37,7 +38,7 @@ export const settingsBody = z.object({
 export function pushRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { store } = deps;
-  const { keys } = pushFor(deps); // made and watching from the start, not at the first request
+  const { keys, notifier } = pushFor(deps); // made and watching from the start, not at the first request
 
   app.get("/push", requireUser, async (c) => {
     const user = currentUser(c);
@@ -51,22 +52,21 @@ export function pushRoutes(deps: AppDeps): Hono<AppEnv> {
   app.post("/push/subscriptions", requireUser, async (c) => {
     const body = await jsonBody(c, subscribeBody);
     const user = currentUser(c);
-    const mine = await store.push.forUser(user.id);
-    if (
-      !mine.some((s) => s.endpoint === body.endpoint) && mine.length >= PUSH_LIMITS.subscriptions
-    ) {
-      throw badRequest(
-        `At most ${PUSH_LIMITS.subscriptions} browsers get notifications: sign out an old session.`,
-        "/body/endpoint",
-      );
-    }
-    await store.push.save({
+    const problem = await endpointProblem(new URL(body.endpoint), notifier.policy);
+    if (problem) throw badRequest(problem, "/body/endpoint");
+    const saved = await store.push.saveWithin({
       endpoint: body.endpoint,
       userId: user.id,
       sessionHash: c.get("sessionHash")!,
       p256dh: body.keys.p256dh,
       auth: body.keys.auth,
-    });
+    }, PUSH_LIMITS.subscriptions);
+    if (!saved) {
+      throw badRequest(
+        `At most ${PUSH_LIMITS.subscriptions} browsers get notifications: sign out an old session.`,
+        "/body/endpoint",
+      );
+    }
     return c.json({}, 201);
   });
 

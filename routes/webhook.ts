@@ -30,7 +30,7 @@ export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
       const bot = deps.bot!;
       const secret = bot.config.webhooks.github!.secret;
       // The signature covers the exact bytes sent, so it is checked before anything is parsed.
-      const raw = await readBody(c.req.raw, MAX_PAYLOAD);
+      const raw = await readBody(c, MAX_PAYLOAD);
       if (!(await verifyGithubSignature(secret, raw, c.req.header("x-hub-signature-256")))) {
         throw unauthorized("The signature does not match.");
       }

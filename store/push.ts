@@ -15,6 +15,11 @@ export interface PushSubscriptionRecord {
 export interface PushStore {
   /** Adds or replaces a subscription (an endpoint moves to whoever subscribes it last). */
   save(sub: PushSubscriptionRecord): Promise<void>;
+  /**
+   * Saves like `save` unless the user already has `max` other subscriptions; false then. The
+   * count and the write are one step, so concurrent subscribes never store more than `max`.
+   */
+  saveWithin(sub: PushSubscriptionRecord, max: number): Promise<boolean>;
   forUser(userId: number): Promise<PushSubscriptionRecord[]>;
   countForUser(userId: number): Promise<number>;
   /** Removes an endpoint; with `userId`, only when it is that user's. */

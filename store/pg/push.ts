@@ -12,6 +12,21 @@ export function pgPushStore(sql: Sql): PushStore {
         ON CONFLICT (endpoint) DO UPDATE SET user_id = excluded.user_id,
           session_hash = excluded.session_hash, p256dh = excluded.p256dh, auth = excluded.auth`;
     },
+    saveWithin: (s, max) =>
+      sql.begin(async (raw) => {
+        const tx = raw as unknown as Sql;
+        // The user's row lock orders concurrent subscribes of one user: each counts only after
+        // the one before it committed. NO KEY UPDATE leaves rows that refer to the user free.
+        await tx`SELECT id FROM users WHERE id = ${s.userId} FOR NO KEY UPDATE`;
+        const r = await tx`INSERT INTO push_subscriptions
+          (endpoint, user_id, session_hash, p256dh, auth, created)
+          SELECT ${s.endpoint}, ${s.userId}, ${s.sessionHash}, ${s.p256dh}, ${s.auth}, ${Date.now()}
+          WHERE (SELECT count(*) FROM push_subscriptions
+            WHERE user_id = ${s.userId} AND endpoint <> ${s.endpoint}) < ${max}
+          ON CONFLICT (endpoint) DO UPDATE SET user_id = excluded.user_id,
+            session_hash = excluded.session_hash, p256dh = excluded.p256dh, auth = excluded.auth`;
+        return r.count > 0;
+      }) as Promise<boolean>,
     async forUser(userId) {
       const rows = await sql`SELECT endpoint, user_id, session_hash, p256dh, auth
         FROM push_subscriptions WHERE user_id = ${userId} ORDER BY created`;

@@ -18,6 +18,14 @@ export function sqlitePushStore(db: DatabaseSync): PushStore {
        VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(endpoint) DO UPDATE SET user_id = excluded.user_id,
        session_hash = excluded.session_hash, p256dh = excluded.p256dh, auth = excluded.auth`,
     ),
+    // One statement: SQLite holds its write lock from the count to the insert.
+    saveWithin: db.prepare(
+      `INSERT INTO push_subscriptions (endpoint, user_id, session_hash, p256dh, auth, created)
+       SELECT ?, ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM push_subscriptions
+         WHERE user_id = ? AND endpoint <> ?) < ?
+       ON CONFLICT(endpoint) DO UPDATE SET user_id = excluded.user_id,
+       session_hash = excluded.session_hash, p256dh = excluded.p256dh, auth = excluded.auth`,
+    ),
     forUser: db.prepare(
       `SELECT endpoint, user_id, session_hash, p256dh, auth FROM push_subscriptions
        WHERE user_id = ? ORDER BY created`,
@@ -36,6 +44,20 @@ export function sqlitePushStore(db: DatabaseSync): PushStore {
     save(s) {
       q.save.run(s.endpoint, s.userId, s.sessionHash, s.p256dh, s.auth, Date.now());
       return Promise.resolve();
+    },
+    saveWithin(s, max) {
+      const r = q.saveWithin.run(
+        s.endpoint,
+        s.userId,
+        s.sessionHash,
+        s.p256dh,
+        s.auth,
+        Date.now(),
+        s.userId,
+        s.endpoint,
+        max,
+      );
+      return Promise.resolve(Number(r.changes) > 0);
     },
     forUser(userId) {
       const rows = q.forUser.all(userId) as unknown as Row[];

@@ -1,7 +1,7 @@
 // deno-lint-ignore-file no-explicit-any -- answers are read field by field
 /**
- * The eleven needs of Convos 8.07's own web client (issue 15, "Convos's own web client against
- * Parley"): what that client sends and reads, checked against the real daemon and a real ngircd.
+ * The eleven needs of Convos 8.07's own web client (docs/api.md):
+ * what that client sends and reads, checked against the real daemon and a real ngircd.
  * Each check is labelled "client need N".
  */
 import {

@@ -109,7 +109,7 @@ Deno.test("web-admin.t", async (t) => {
       // web-admin.t:95: the admin role is taken away.
       await server.seed({ users: [{ email: "superman@example.com", roles: [] }] });
       // web-admin.t:96 adapted (design): Convos answers 401; Parley answers a logged-in non-admin
-      // 403 (DESIGN.md's deliberate differences).
+      // 403 (docs/api.md, "Differences from Convos").
       statusIs("web-admin.t:96", await api.post("/api/settings", { open_to_public: true }), 403);
     });
   } finally {

@@ -19,7 +19,7 @@ Deno.test("web-embed.t", async () => {
   const api = server.client();
   try {
     // LEFT OUT web-embed.t:9 (design): Convos validates before it asks for a login (400); Parley
-    // answers 401 before any input validation (DESIGN.md).
+    // answers 401 before any input validation (docs/api.md).
     statusIs("web-embed.t:10", await api.get("/api/embed?url=/foo"), 401);
     const login = await api.post("/api/user/login", {
       email: "superman@example.com",

@@ -46,7 +46,8 @@ const JPEG = new Uint8Array([
   0xff,
   0xd9,
 ]);
-const BINARY = new Uint8Array(256).map((_, i) => i);
+// Convos's t/data/binary.bin: a control byte and a newline, no NUL.
+const BINARY = new Uint8Array([0x01, 0x0a]);
 const HTML = enc.encode("<!DOCTYPE html>\n<html><head><title>markup</title></head></html>\n");
 const XHTML = enc.encode(
   '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" ' +
@@ -143,7 +144,7 @@ Deno.test("web-files.t", async (t) => {
       jsonIs("web-files.t:31", res, "/files/0/filename", "web-files.t");
       jsonIs("web-files.t:32", res, "/files/0/uid", 1);
       // LEFT OUT web-files.t:32 id format (design): Convos's ids are 14-16 word characters,
-      // Parley's are 128-bit (DESIGN.md); only that there is one is checked.
+      // Parley's are 128-bit (docs/api.md); only that there is one is checked.
       jsonHas("web-files.t:32", res, "/files/0/id");
       jsonLike("web-files.t:33", res, "/files/0/saved", /^\d+-\d+/);
       fid = res.body?.files?.[0]?.id ?? "";

@@ -14,7 +14,7 @@ Deno.test("web-i18n.t", async () => {
     jsonLike("web-i18n.t:13", res, "/available_languages/en/language_team", /^English\b/);
     jsonLike("web-i18n.t:14", res, "/available_languages/es/language_team", /^Español\b/);
     // LEFT OUT web-i18n.t:15-17 (design): Italian, Norwegian and Romanian are Convos's
-    // translations; Parley ships English, German, Spanish and French (DESIGN.md: English plus at
+    // translations; Parley ships English, German, Spanish and French (docs/api.md: English plus at
     // least three).
     // LEFT OUT web-i18n.t:18, 28, 39, 47, 58 (branding): the words of Convos's own client
     // ("Autocomplete", "User email"), not in Parley's dictionaries.

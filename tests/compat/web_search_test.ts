@@ -42,7 +42,7 @@ Deno.test("web-search.t", async (t) => {
       if (made.status !== 200) throw new Error(JSON.stringify(made.body));
       let res = await api.get("/api/search?match=xyz");
       statusIs("web-search.t:24", res, 200);
-      // LEFT OUT web-search.t:24 (design: DESIGN.md search row): `end` means "nothing older matches".
+      // LEFT OUT web-search.t:24 (design: docs/api.md, search): `end` means "nothing older matches".
       jsonIs("web-search.t:25", res, "/messages", []);
 
       // web-search.t:27: Convos emits t/Helper.pm's 81 messages on the connection; here one IRC
@@ -66,7 +66,7 @@ Deno.test("web-search.t", async (t) => {
 
       res = await api.get("/api/search?match=secretary");
       statusIs("web-search.t:28", res, 200);
-      // LEFT OUT web-search.t:28 (design: DESIGN.md search row): `end` means "nothing older matches".
+      // LEFT OUT web-search.t:28 (design: docs/api.md, search): `end` means "nothing older matches".
       jsonIs("web-search.t:29", res, "/messages/0/from", "shade");
       jsonIs("web-search.t:29", res, "/messages/0/message", "52 secretary");
     });
@@ -74,21 +74,21 @@ Deno.test("web-search.t", async (t) => {
     await t.step("match whole word", async () => {
       let res = await api.get('/api/search?match="secretary"');
       statusIs("web-search.t:33", res, 200);
-      // LEFT OUT web-search.t:33 (design: DESIGN.md search row): `end` means "nothing older matches".
+      // LEFT OUT web-search.t:33 (design: docs/api.md, search): `end` means "nothing older matches".
       jsonIs("web-search.t:34", res, "/messages/0/from", "shade");
       jsonIs("web-search.t:34", res, "/messages/0/message", "52 secretary");
       res = await api.get('/api/search?match="secret"');
       statusIs("web-search.t:35", res, 200);
-      // LEFT OUT web-search.t:35 (design: DESIGN.md search row): `end` means "nothing older matches".
+      // LEFT OUT web-search.t:35 (design: docs/api.md, search): `end` means "nothing older matches".
       jsonIs("web-search.t:36", res, "/messages/0", undefined);
     });
 
     await t.step("match from channel", async () => {
       let res = await api.get("/api/search?match=sec%20%23convos");
       statusIs("web-search.t:40", res, 200);
-      // LEFT OUT web-search.t:40 (design: DESIGN.md search row): `end` means "nothing older matches".
+      // LEFT OUT web-search.t:40 (design: docs/api.md, search): `end` means "nothing older matches".
       // LEFT OUT web-search.t:41-42 (design): Convos greps raw log lines, so "sec" also finds the
-      // nick "insect"; Parley searches word prefixes through an index (DESIGN.md) and finds only
+      // nick "insect"; Parley searches word prefixes through an index (docs/api.md) and finds only
       // "52 secretary", checked here:
       jsonIs("web-search.t:41", res, "/messages/0/from", "shade");
       res = await api.get("/api/search?match=sec%20%23foo");
@@ -100,23 +100,23 @@ Deno.test("web-search.t", async (t) => {
     await t.step("match from nick", async () => {
       let res = await api.get("/api/search?match=sec%20%40INSECT");
       statusIs("web-search.t:48", res, 200);
-      // LEFT OUT web-search.t:48 (design: DESIGN.md search row): `end` means "nothing older matches".
+      // LEFT OUT web-search.t:48 (design: docs/api.md, search): `end` means "nothing older matches".
       // LEFT OUT web-search.t:49 (design): "sec" is found in the nick "insect" by Convos's grep;
       // insect's text is "6 cap", which no word-prefix search for "sec" finds.
       res = await api.get("/api/search?match=%40insect");
       statusIs("web-search.t:50", res, 200);
-      // LEFT OUT web-search.t:50 (design: DESIGN.md search row): `end` means "nothing older matches".
+      // LEFT OUT web-search.t:50 (design: docs/api.md, search): `end` means "nothing older matches".
       jsonIs("web-search.t:51", res, "/messages/0/from", "insect");
       jsonIs("web-search.t:51", res, "/messages/1", undefined);
       res = await api.get("/api/search?match=sec%20%40ins");
       statusIs("web-search.t:52", res, 200);
-      // LEFT OUT web-search.t:52 (design: DESIGN.md search row): `end` means "nothing older matches".
+      // LEFT OUT web-search.t:52 (design: docs/api.md, search): `end` means "nothing older matches".
       jsonIs("web-search.t:53", res, "/messages/0", undefined);
 
       res = await api.get("/api/search?from=profit&match=6");
       statusIs("web-search.t:55", res, 200);
-      // LEFT OUT web-search.t:55 (design: DESIGN.md search row): `end` means "nothing older matches".
-      // LEFT OUT web-search.t:56-57 order (design: DESIGN.md search row): newest first, so
+      // LEFT OUT web-search.t:55 (design: docs/api.md, search): `end` means "nothing older matches".
+      // LEFT OUT web-search.t:56-57 order (design: docs/api.md, search): newest first, so
       // "65 canvas" comes before "62 toys"; both are checked here.
       jsonIs("web-search.t:56", res, "/messages/0/from", "profit");
       jsonIs("web-search.t:56", res, "/messages/1/message", "62 toys");

@@ -53,7 +53,7 @@ Deno.test("web-user.t", async (t) => {
       statusIs("web-user.t:31", res, 200);
       res = await api.get("/api/user");
       statusIs("web-user.t:33", res, 200);
-      // csrf is Parley's logout guard (DESIGN.md, csrf row); Convos puts it in the page instead.
+      // csrf is Parley's logout guard (docs/api.md); Convos puts it in the page instead.
       const { csrf: _csrf, ...user } = res.body ?? {};
       is("web-user.t:34", user, {
         email,

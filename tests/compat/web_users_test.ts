@@ -27,7 +27,7 @@ Deno.test("web-users.t", async (t) => {
       statusIs("web-users.t:12", res, 401);
       jsonIs("web-users.t:12", res, "/errors/0/message", "Need to log in first.");
       // LEFT OUT web-users.t:13-14 (design): Convos answers 403 "Only admins can list users."
-      // without a login; Parley answers 401 before anything else (DESIGN.md).
+      // without a login; Parley answers 401 before anything else (docs/api.md).
     });
 
     await t.step("first user", async () => {
@@ -57,7 +57,7 @@ Deno.test("web-users.t", async (t) => {
 
     await t.step("logout first user", async () => {
       // LEFT OUT web-users.t:34 (design): a logout without csrf is a 500 in Convos, an unhandled
-      // exception; Parley keeps 500 for its own faults (DESIGN.md, error body row).
+      // exception; Parley keeps 500 for its own faults (docs/api.md).
       statusIs("web-users.t:35", await withCsrf(api, "/api/user/logout"), 302);
     });
 

@@ -12,7 +12,7 @@ Deno.test("web-webhook-github.t", async (t) => {
   await watcher.join("#convos");
   // web-webhook-github.t:18-21, 56-67: the bot's configuration routes the repository's events to
   // irc-localhost/#convos. Parley verifies the signature instead of the source address
-  // (DESIGN.md), so the configuration has a secret.
+  // (docs/api.md), so the configuration has a secret.
   const server = await compatServer({
     defaultConnection: irc.url,
     seed: { settings: { open_to_public: true } },
@@ -51,7 +51,7 @@ Deno.test("web-webhook-github.t", async (t) => {
     });
 
     // LEFT OUT web-webhook-github.t:28-29 (design): "Invalid source IP" 403; Parley verifies
-    // webhooks by signature instead (DESIGN.md).
+    // webhooks by signature instead (docs/api.md).
 
     await t.step("delivered", async () => {
       const body = JSON.stringify({

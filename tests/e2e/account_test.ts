@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any -- request bodies are read field by field
 /**
- * Issue 16 items 11 and 12, and issue 12's fresh install, in real Chromium against the real
+ * Account screens in real Chromium against the real
  * daemon: a fresh install opens on registration; the service worker registers (the page's CSP
  * allows it); the notification, sound and away settings are on screen; the sessions list signs
  * out another browser; a password change sends the current password. Headless Chromium reaches

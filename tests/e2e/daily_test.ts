@@ -1,5 +1,5 @@
 /**
- * The web client as a daily IRC client (issue 16): members, kept drafts, readable command output,
+ * The web client as a daily IRC client: members, kept drafts, readable command output,
  * connection errors in plain words, "Jump to latest", a view pinned to the newest message while
  * previews load, the connection form and the display settings. Real Chromium, the real daemon,
  * a real ngircd; a small local web site gives the link previews.

@@ -1,5 +1,5 @@
 /**
- * Every screen a new user meets is really on screen (issue 16, item 1): checked with
+ * Every screen a new user meets is really on screen: checked with
  * assertOnScreen at a desktop and a phone size, from "Create one" to the first channel.
  */
 import { startServer } from "../support/server.ts";

@@ -27,6 +27,8 @@ Deno.test("backup of a running daemon, restored, serves the same data", async (t
       const names = new TextDecoder().decode(list.stdout).trim().split("\n");
       assert(names.includes("parley.db"), names.join(" "));
       assert(names.includes("secret"));
+      // Every push subscription is tied to the VAPID keys: without them a restore silences them.
+      assert(names.includes("vapid.json"), names.join(" "));
       assert(names.includes(`files/${uploaded.uid}/${uploaded.id}`), names.join(" "));
       assert(!names.some((n) => n.startsWith("search.db") || n.endsWith("-wal")), names.join(" "));
     });
@@ -40,6 +42,10 @@ Deno.test("backup of a running daemon, restored, serves the same data", async (t
     await t.step("restore into a new folder, and the daemon serves the restored data", async () => {
       const r = await parley(["restore", file], { env: { PARLEY_HOME: restored } });
       assertEquals(r.code, 0, r.stderr);
+      assertEquals(
+        await Deno.readTextFile(`${restored}/vapid.json`),
+        await Deno.readTextFile(`${server.home}/vapid.json`),
+      );
       const again = await startServer({ home: restored });
       try {
         const client = new ApiClient(again.url);

@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any -- API answers are read field by field
 /**
- * Channel events in history (issue 16, item 5): joins, parts, quits, kicks, nick changes, topic
+ * Channel events in history: joins, parts, quits, kicks, nick changes, topic
  * changes and modes are stored with types of their own and come back from history (what a page
  * reload reads), but they are never unread, never notifications and never search results.
  */

@@ -38,6 +38,24 @@ Deno.test("cli: help, version and usage of every command", async (t) => {
       }
     }
   });
+  await t.step("the help steers secrets to files and the environment", async () => {
+    for (const args of [["--help"], ["daemon", "--help"]]) {
+      const r = await parley(args);
+      assertEquals(r.code, 0, r.stderr);
+      for (const word of ["--secret-file", "PARLEY_SECRET_FILE", "--database-url-file"]) {
+        assertStringIncludes(r.stdout, word, args.join(" "));
+      }
+      assertStringIncludes(r.stdout, "process list");
+      // Every option of the table, with its default.
+      assertStringIncludes(
+        r.stdout,
+        "PARLEY_MAX_UPLOAD_SIZE: upload limit in bytes (default 40000000)",
+      );
+    }
+    const store = await parley(["store", "--help"]);
+    assertStringIncludes(store.stdout, "--to-file FILE");
+    assertStringIncludes(store.stdout, "PARLEY_STORE_COPY_TO");
+  });
   await t.step("an unknown command or flag is exit 2 with the usage", async () => {
     const r = await parley(["frobnicate"]);
     assertEquals(r.code, 2);
@@ -72,6 +90,28 @@ Deno.test("cli: user commands", async (t) => {
       assertEquals(short.code, 2);
       assertStringIncludes(short.stderr, "at least 10 characters");
     });
+    await t.step(
+      "--secret-file gives the secret from a file, kept off the command line",
+      async () => {
+        const file = `${home}/../${home.split("/").pop()}-secret`;
+        try {
+          await Deno.writeTextFile(file, "too short\n");
+          const short = await parley(["user", "list", "--secret-file", file], { env });
+          assertEquals(short.code, 2, short.stderr);
+          assertStringIncludes(short.stderr, "PARLEY_SECRET must be at least 16 characters");
+          await Deno.writeTextFile(file, "a secret long enough to be used\n");
+          const ok = await parley(["user", "list", "--secret-file", file], { env });
+          assertEquals(ok.code, 0, ok.stderr);
+          const both = await parley(["user", "list", `--secret-file=${file}`], {
+            env: { ...env, PARLEY_SECRET: "another secret of enough length" },
+          });
+          assertEquals(both.code, 2);
+          assertStringIncludes(both.stderr, "PARLEY_SECRET and PARLEY_SECRET_FILE are both set");
+        } finally {
+          await Deno.remove(file).catch(() => {});
+        }
+      },
+    );
     await t.step("user list prints only the list on stdout; logs go to stderr", async () => {
       const r = await parley(["user", "list"], { env });
       assertEquals(r.code, 0, r.stderr);

@@ -1,5 +1,5 @@
 /**
- * Hostile requests (issue 14): body sizes, forwarded addresses, registration races, malformed
+ * Hostile requests: body sizes, forwarded addresses, registration races, malformed
  * paths, file modes, runnable uploads, stalled sockets, replayed webhooks, login lockout.
  * Routes are exercised in process with `app.request()`; a real socket where only it shows it.
  */

@@ -31,8 +31,13 @@ Deno.test("import convos: users, connections, conversations and monthly logs, on
       assertStringIncludes(r.stdout, "invite for alice@example.org: ");
       first = r.stdout;
     });
-    await t.step("a second run imports nothing twice", async () => {
+    await t.step("a second run without --merge is refused, naming the accounts", async () => {
       const r = await parley(["import", "convos", FIXTURE], { env });
+      assertEquals(r.code, 2);
+      assertStringIncludes(r.stderr, "alice@example.org, bob@example.org already have accounts");
+    });
+    await t.step("a second run with --merge imports nothing twice", async () => {
+      const r = await parley(["import", "convos", FIXTURE, "--merge"], { env });
       assertEquals(r.code, 0, r.stderr);
       assertStringIncludes(
         r.stdout,

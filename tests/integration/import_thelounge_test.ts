@@ -50,8 +50,14 @@ Deno.test("import thelounge: users, networks, channels and history, once", async
       );
       first = r.stdout;
     });
-    await t.step("a second run imports nothing twice", async () => {
+    await t.step("a second run without --merge is refused: the accounts exist now", async () => {
       const r = await parley(IMPORT, { env });
+      assertEquals(r.code, 2);
+      assertStringIncludes(r.stderr, "alice@example.org, bob@b.example already have accounts");
+      assertStringIncludes(r.stderr, "--merge");
+    });
+    await t.step("a second run with --merge imports nothing twice", async () => {
+      const r = await parley([...IMPORT, "--merge"], { env });
       assertEquals(r.code, 0, r.stderr);
       assertStringIncludes(
         r.stdout,

@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any -- API answers are read field by field
 /**
- * A burst larger than the socket buffers arrives whole (issue 11). ngircd keeps 32 KiB for a
+ * A burst larger than the socket buffers arrives whole. ngircd keeps 32 KiB for a
  * client and the kernel ~4 MB; a reader that falls further behind is dropped, with every line
  * still in flight. 40,000 lines are 4.9 MB: Parley has to read them off the socket faster than it
  * stores them, and store every one.

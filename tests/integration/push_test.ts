@@ -167,7 +167,7 @@ async function pushService() {
     origin: `https://127.0.0.1:${port}`,
     received,
     gone,
-    client: Deno.createHttpClient({ caCerts: [cert] }),
+    cert,
     async close() {
       await server.shutdown();
       await Deno.remove(dir, { recursive: true });
@@ -177,10 +177,15 @@ async function pushService() {
 
 Deno.test("push: mentions and private messages reach the browser's push service, encrypted", async (t) => {
   const irc = await startIrcServer();
-  const t0 = await startApp({ PARLEY_IRC_ALLOW_PRIVATE: "1", PARLEY_TEST_FAST_IRC: "1" });
+  // The push service is on loopback: this install allows private addresses (as an intranet would).
+  const t0 = await startApp({
+    PARLEY_IRC_ALLOW_PRIVATE: "1",
+    PARLEY_EMBED_ALLOW_PRIVATE: "1",
+    PARLEY_TEST_FAST_IRC: "1",
+  });
   const service = await pushService();
   const push = pushFor(t0.deps);
-  push.notifier.httpClient = service.client;
+  push.notifier.policy.caCerts = [service.cert];
   const cookie = await t0.register("alice@example.com");
   const uid = (await t0.deps.store.users.byEmail("alice@example.com"))!.id;
   const browser = await browserKeys();
@@ -390,9 +395,157 @@ Deno.test("push: mentions and private messages reach the browser's push service,
     await bob?.close();
     await push.notifier.settled();
     push.away.stop();
-    service.client.close();
     await service.close();
     await t0.close();
     await irc.stop();
+  }
+});
+
+/** A bare TCP listener on loopback that counts the connections it is offered. */
+function tcpCounter() {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let accepted = 0;
+  const done = (async () => {
+    for await (const conn of listener) {
+      accepted++;
+      conn.close();
+    }
+  })().catch(() => {});
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    accepted: () => accepted,
+    async close() {
+      listener.close();
+      await done;
+    },
+  };
+}
+
+Deno.test("push: endpoints inside the network are refused on subscribe and never reached", async (t) => {
+  // The default policy: only public addresses, as for link previews.
+  const t0 = await startApp();
+  const service = await pushService();
+  const tcp = tcpCounter();
+  const push = pushFor(t0.deps);
+  push.notifier.policy.caCerts = [service.cert]; // so only the address rule can stop a delivery
+  const cookie = await t0.register("alice@example.com");
+  const uid = (await t0.deps.store.users.byEmail("alice@example.com"))!.id;
+  const browser = await browserKeys();
+  const keys = { p256dh: browser.p256dh, auth: browser.authB64 };
+  const subscribe = (endpoint: string) =>
+    t0.request("/api/push/subscriptions", {
+      method: "POST",
+      body: JSON.stringify({ endpoint, keys }),
+      headers: { cookie, "content-type": "application/json" },
+    });
+  const mention = async (userId: number) => {
+    t0.deps.bus.publish(userId, {
+      event: "notification",
+      connection_id: "irc-x",
+      conversation_id: "bob",
+      from: "bob",
+      message: "hi",
+      ts: "2026-11-22T10:00:00.000000Z",
+      type: "private",
+    });
+    await push.notifier.settled();
+  };
+  try {
+    await t.step("private and loopback endpoints answer 400 at /body/endpoint", async () => {
+      const port = tcp.port;
+      for (
+        const endpoint of [
+          service.url("/push/a"),
+          `https://localhost:${port}/push`,
+          `https://sub.localhost:${port}/push`,
+          `https://[::1]:${port}/push`,
+          `https://[::ffff:127.0.0.1]:${port}/push`,
+          `https://0x7f.1:${port}/push`,
+          `https://2130706433:${port}/push`,
+          `https://10.0.0.1/push`,
+          `https://169.254.169.254/latest`,
+          `https://[fd00::1]/push`,
+        ]
+      ) {
+        const res = await subscribe(endpoint);
+        assertEquals(res.status, 400, endpoint);
+        assertEquals((res.body as any).errors[0].path, "/body/endpoint", endpoint);
+        assertStringIncludes((res.body as any).errors[0].message, "public address", endpoint);
+      }
+      assertEquals(await t0.deps.store.push.countForUser(uid), 0);
+    });
+
+    await t.step("a name that resolves inside the network is refused", async () => {
+      const real = push.notifier.policy.resolve;
+      push.notifier.policy.resolve = (host) =>
+        Promise.resolve(host === "push.example" ? ["8.8.8.8", "127.0.0.1"] : []);
+      try {
+        const res = await subscribe("https://push.example/x");
+        assertEquals(res.status, 400);
+        assertEquals((res.body as any).errors[0].path, "/body/endpoint");
+      } finally {
+        push.notifier.policy.resolve = real;
+      }
+    });
+
+    await t.step("a name rebound to loopback after subscribing is not connected to", async () => {
+      // Public when the browser subscribes, loopback when Parley delivers.
+      let answer = ["8.8.8.8"];
+      const real = push.notifier.policy.resolve;
+      push.notifier.policy.resolve = () => Promise.resolve(answer);
+      try {
+        const res = await subscribe(`https://rebind.example:${tcp.port}/push`);
+        assertEquals(res.status, 201, JSON.stringify(res.body));
+        answer = ["127.0.0.1"];
+        await mention(uid);
+        assertEquals(tcp.accepted(), 0, "no connection to the loopback listener");
+        // It can never be delivered: it is removed, as a subscription the service calls gone.
+        assertEquals(await t0.deps.store.push.countForUser(uid), 0);
+      } finally {
+        push.notifier.policy.resolve = real;
+      }
+    });
+
+    await t.step("a stored loopback endpoint gets no POST, HTTPS or plain TCP", async () => {
+      const carol = await t0.deps.store.users.create("carol@example.com", "x", []);
+      await t0.deps.store.sessions.create("carol-session", carol.id, Date.now() + 60_000);
+      for (const endpoint of [service.url("/push/carol"), `https://127.0.0.1:${tcp.port}/p`]) {
+        await t0.deps.store.push.save({
+          endpoint,
+          userId: carol.id,
+          sessionHash: "carol-session",
+          ...keys,
+        });
+      }
+      await mention(carol.id);
+      assertEquals(service.received.length, 0, "the push service on loopback got nothing");
+      assertEquals(tcp.accepted(), 0, "the listener on loopback was not connected to");
+    });
+  } finally {
+    await push.notifier.settled();
+    push.away.stop();
+    await tcp.close();
+    await service.close();
+    await t0.close();
+  }
+});
+
+Deno.test("push: a public endpoint is accepted by the same policy", async () => {
+  const t0 = await startApp();
+  try {
+    const cookie = await t0.register("dan@example.com");
+    const browser = await browserKeys();
+    const res = await t0.request("/api/push/subscriptions", {
+      method: "POST",
+      body: JSON.stringify({
+        endpoint: "https://8.8.8.8/push/dan",
+        keys: { p256dh: browser.p256dh, auth: browser.authB64 },
+      }),
+      headers: { cookie, "content-type": "application/json" },
+    });
+    assertEquals(res.status, 201, JSON.stringify(res.body));
+  } finally {
+    pushFor(t0.deps).away.stop();
+    await t0.close();
   }
 });

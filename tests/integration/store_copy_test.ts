@@ -64,8 +64,21 @@ Deno.test("store copy moves a SQLite installation into PostgreSQL", async (t) =>
       assertEquals(r.code, 2, r.stderr);
       assertStringIncludes(r.stderr, "postgres://");
     });
+    await t.step("refuses two targets at once", async () => {
+      const r = await parley(["store", "copy", "--to", url], {
+        env: { PARLEY_HOME: home, PARLEY_STORE_COPY_TO: url },
+      });
+      assertEquals(r.code, 2, r.stderr);
+      assertStringIncludes(r.stderr, "give the target once");
+    });
     await t.step("copies every table and says the counts match", async () => {
-      const r = await parley(["store", "copy", "--to", url], { env: { PARLEY_HOME: home } });
+      // The URL holds a password: read from a file, it stays out of the process list.
+      const file = await Deno.makeTempFile({ prefix: "parley-copy-url-" });
+      await Deno.writeTextFile(file, `${url}\n`);
+      const r = await parley(["store", "copy", "--to-file", file], {
+        env: { PARLEY_HOME: home },
+      });
+      await Deno.remove(file);
       assertEquals(r.code, 0, r.stderr + r.stdout);
       assertStringIncludes(r.stdout, "messages\t2500\t2500");
       assertStringIncludes(r.stdout, "every count matches");
@@ -127,11 +140,16 @@ Deno.test("store copy moves a SQLite installation into PostgreSQL", async (t) =>
         await server.stop();
       }
     });
-    await t.step("refuses a database that already holds users", async () => {
-      const r = await parley(["store", "copy", "--to", url], { env: { PARLEY_HOME: home } });
-      assertEquals(r.code, 2, r.stderr);
-      assertStringIncludes(r.stderr, "already holds users");
-    });
+    await t.step(
+      "refuses a database that already holds users (target from the environment)",
+      async () => {
+        const r = await parley(["store", "copy"], {
+          env: { PARLEY_HOME: home, PARLEY_STORE_COPY_TO: url },
+        });
+        assertEquals(r.code, 2, r.stderr);
+        assertStringIncludes(r.stderr, "already holds users");
+      },
+    );
   } finally {
     await pg.close();
     await Deno.remove(home, { recursive: true });

@@ -1,5 +1,12 @@
 import { assert, assertEquals, assertThrows } from "../support/assert.ts";
-import { ConfigError, flagsToEnv, loadConfig, parseConfig } from "../../config.ts";
+import {
+  ConfigError,
+  flagsToEnv,
+  loadConfig,
+  OPTIONS,
+  parseCommandLine,
+  parseConfig,
+} from "../../config.ts";
 import { DEFAULT_TIMING, FAST_TIMING } from "../../irc/timing.ts";
 
 Deno.test("config: defaults", () => {
@@ -91,4 +98,53 @@ Deno.test("config: the IRC timings are read once here, PARLEY_TEST_FAST_IRC=1 pi
   assertEquals(parseConfig({ PARLEY_TEST_FAST_IRC: "1" }).ircTiming, FAST_TIMING);
   assertEquals(parseConfig({ PARLEY_TEST_FAST_IRC: "0" }).ircTiming, DEFAULT_TIMING);
   assert(assertThrows(() => parseConfig({ PARLEY_TEST_FAST_IRC: "fast" })) instanceof ConfigError);
+});
+
+Deno.test("config: secrets are read from files named by --secret-file or a _FILE variable", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const home = `${dir}/data`;
+    await Deno.writeTextFile(`${dir}/secret`, "from-a-file-0123456789\n");
+    await Deno.writeTextFile(`${dir}/db`, "postgres://parley:pw@db.example.org/parley\n");
+    const byFlag = await loadConfig(["--secret-file", `${dir}/secret`], { PARLEY_HOME: home });
+    assertEquals(byFlag.secret, "from-a-file-0123456789");
+    const byEnv = await loadConfig([], {
+      PARLEY_HOME: home,
+      PARLEY_SECRET_FILE: `${dir}/secret`,
+      PARLEY_DATABASE_URL_FILE: `${dir}/db`,
+    });
+    assertEquals(byEnv.secret, "from-a-file-0123456789");
+    assertEquals(byEnv.databaseUrl, "postgres://parley:pw@db.example.org/parley");
+    const both = await loadConfig(["--secret-file", `${dir}/secret`], {
+      PARLEY_HOME: home,
+      PARLEY_SECRET: "from-the-environment-0123",
+    }).catch((e) => e);
+    assert(both instanceof ConfigError && both.message.includes("both set"), String(both));
+    const missing = await loadConfig(["--secret-file", `${dir}/nope`], { PARLEY_HOME: home })
+      .catch((e) => e);
+    assert(missing instanceof ConfigError && missing.message.includes(`${dir}/nope`));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("config: the one option table gives every flag its variable and the file forms", () => {
+  for (const o of OPTIONS) {
+    assertEquals(flagsToEnv([`--${o.flag}=a=b`]), { [o.env]: "a=b" }, o.flag);
+  }
+  assertEquals(flagsToEnv(["--database-url-file", "/run/db"]), {
+    PARLEY_DATABASE_URL_FILE: "/run/db",
+  });
+  const line = parseCommandLine(["list", "--email", "a=b", "--email=c=d", "--merge", "--home=/x"], [
+    { name: "email", multiple: true },
+    { name: "merge", boolean: true },
+  ]);
+  assertEquals(line.positional, ["list"]);
+  assertEquals(line.options.get("email"), ["a=b", "c=d"]);
+  assert(line.switches.has("merge"));
+  assertEquals(line.env, { PARLEY_HOME: "/x" });
+  assertEquals(
+    parseConfig({}).maxUploadSize,
+    Number(OPTIONS.find((o) => o.flag === "max-upload-size")!.default),
+  );
 });

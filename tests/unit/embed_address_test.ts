@@ -83,6 +83,57 @@ Deno.test("embed address: IPv6, mapped and embedding forms", () => {
   assertEquals(isPublicAddress("not an address"), false);
 });
 
+Deno.test("embed address: tricky spellings are never public", () => {
+  const loopback = [
+    "0X7F.1",
+    "0x7F.0.0.0x1",
+    "0x00007f.1",
+    "0000177.0.0.1",
+    "0177.1",
+    "127.0.1",
+    "127.000.000.001",
+    "0x7f.0.1",
+    "::FFFF:127.0.0.1",
+    "::ffff:7F00:0001",
+    "0:0:0:0:0:ffff:7f00:0001",
+    "0000:0000:0000:0000:0000:0000:0000:0001",
+    "::0:1",
+    "[::ffff:127.0.0.1]",
+    "::ffff:127.0.0.1%eth0",
+    "64:ff9b::127.0.0.1",
+  ];
+  for (const ip of loopback) assertEquals(classifyAddress(ip), "loopback", ip);
+  const notPublic: [string, string][] = [
+    ["4294967295", "reserved"],
+    ["0xffffffff", "reserved"],
+    ["3232235777", "private"], // 192.168.1.1
+    ["0xa9.0xfe.0xa9.0xfe", "link-local"], // 169.254.169.254
+    ["[fe80::1%25eth0]", "link-local"],
+    ["2002:a00:1::", "private"], // 6to4 of 10.0.0.1
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "reserved"], // Teredo
+    ["64:ff9b:1::1", "private"],
+    // A dotted tail with leading zeros is read differently by different parsers: refused.
+    ["::ffff:0177.0.0.1", "invalid"],
+    ["::ffff:127.1", "invalid"],
+    ["::ffff:0x7f.1", "invalid"],
+    ["4294967296", "invalid"],
+    ["127.0.0.1.", "invalid"],
+    [" 127.0.0.1", "invalid"],
+    ["127.0.0.1 ", "invalid"],
+    ["+127.0.0.1", "invalid"],
+    ["[::1", "invalid"],
+    [":::1", "invalid"],
+    ["1.2.3.4.5", "invalid"],
+  ];
+  for (const [ip, cls] of notPublic) {
+    assertEquals(classifyAddress(ip), cls, ip);
+    assertEquals(isPublicAddress(ip), false, ip);
+  }
+  assertEquals(parseIPv4("0xffffffff"), 0xffffffff);
+  assertEquals(parseIPv6("[::ffff:8.8.8.8]"), [0, 0, 0, 0, 0, 0xffff, 0x808, 0x808]);
+  assertEquals(classifyAddress("134744072"), "public"); // 8.8.8.8
+});
+
 Deno.test("embed address: names that always mean this machine", () => {
   for (const name of ["localhost", "LOCALHOST.", "a.b.localhost"]) {
     assertEquals(isLocalName(name), true);

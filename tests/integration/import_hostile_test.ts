@@ -1,0 +1,154 @@
+/**
+ * `parley import` on a folder that works against the admin running it: links out of the folder,
+ * a user file that is someone's secret, a user who already has an account here.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { parley } from "../support/cli.ts";
+
+const SECRET = "TOPSECRET-never-printed";
+
+/** Writes `files` (path -> text) under `root`, making folders on the way. */
+async function tree(root: string, files: Record<string, string>): Promise<void> {
+  for (const [path, text] of Object.entries(files)) {
+    const full = `${root}/${path}`;
+    await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(full, text);
+  }
+}
+
+const user = (email: string) => JSON.stringify({ email, roles: [] });
+const connection = (id: string, commands: string[] = []) =>
+  JSON.stringify({
+    connection_id: id,
+    name: id,
+    url: "irc://irc.example.org:6667?nick=x",
+    on_connect_commands: commands,
+    conversations: [],
+    wanted_state: "disconnected",
+  });
+
+/** What the data folder's database holds, read directly. */
+function rows(home: string, sql: string): Record<string, unknown>[] {
+  const db = new DatabaseSync(`${home}/parley.db`, { readOnly: true });
+  try {
+    return db.prepare(sql).all() as Record<string, unknown>[];
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("import convos: a hostile folder plants nothing and prints no secret", async (t) => {
+  const work = await Deno.makeTempDir({ prefix: "parley-import-hostile-" });
+  const home = `${work}/home`;
+  const env = { PARLEY_HOME: home };
+  try {
+    await Deno.mkdir(home, { mode: 0o700 });
+    // Outside the imported folder: what the links point at.
+    await tree(`${work}/outside`, {
+      "secret.json": `{"email": "${SECRET}@example.org"}`,
+      "secret.txt": `${SECRET}\n`,
+      "stolen.log": "2025-01-05T10:00:00 0 <zed> stolen line\n",
+      "conn/connection.json": connection("irc-outside"),
+      "conn/2025/01/#x.log": "2025-01-05T10:00:00 0 <zed> stolen folder line\n",
+    });
+
+    await t.step("an account made by a first import", async () => {
+      await tree(`${work}/first`, { "admin@example.org/user.json": user("admin@example.org") });
+      const r = await parley(["import", "convos", `${work}/first`], { env });
+      assertEquals(r.code, 0, r.stderr);
+    });
+
+    const src = `${work}/src`;
+    await tree(src, {
+      "admin@example.org/user.json": user("admin@example.org"),
+      "admin@example.org/irc-planted/connection.json": connection("irc-planted", ["/msg x hi"]),
+    });
+
+    await t.step("a user who has an account stops the import, nothing written", async () => {
+      const r = await parley(["import", "convos", src], { env });
+      assertEquals(r.code, 2, r.stdout);
+      assertStringIncludes(r.stderr, "admin@example.org already has an account");
+      assertStringIncludes(r.stderr, "--merge");
+      assertEquals(rows(home, "SELECT id FROM connections"), []);
+    });
+    await t.step("with --merge the import is added to the account", async () => {
+      const r = await parley(["import", "convos", src, "--merge"], { env });
+      assertEquals(r.code, 0, r.stderr);
+      const conns = rows(home, "SELECT connection_id FROM connections");
+      assertEquals(conns.map((c) => c.connection_id), ["irc-planted"]);
+    });
+
+    const linked = `${work}/linked`;
+    await tree(linked, {
+      "eve@example.org/user.json": user("eve@example.org"),
+      "eve@example.org/irc-eve/connection.json": connection("irc-eve"),
+      "eve@example.org/irc-eve/2025/01/#kept.log": "2025-01-05T10:00:00 0 <zed> kept line\n",
+    });
+    await Deno.mkdir(`${linked}/mallory@example.org`);
+    await Deno.symlink(`${work}/outside/secret.json`, `${linked}/mallory@example.org/user.json`);
+    await Deno.symlink(
+      `${work}/outside/stolen.log`,
+      `${linked}/eve@example.org/irc-eve/2025/01/#y.log`,
+    );
+    await Deno.symlink(`${work}/outside/conn`, `${linked}/eve@example.org/irc-linked`);
+    // A link that stays inside the folder is followed.
+    await Deno.symlink(
+      `${linked}/eve@example.org/irc-eve/2025/01/#kept.log`,
+      `${linked}/eve@example.org/irc-eve/2025/01/#inside.log`,
+    );
+
+    await t.step("links out of the folder are skipped, and no secret is printed", async () => {
+      const r = await parley(["import", "convos", linked], { env });
+      assertEquals(r.code, 0, r.stderr);
+      assertStringIncludes(r.stderr, "mallory@example.org/user.json: it is a link out of");
+      assert(!(r.stdout + r.stderr).includes("TOPSECRET"), r.stdout + r.stderr);
+      const emails = rows(home, "SELECT email FROM users ORDER BY email").map((u) => u.email);
+      assertEquals(emails, ["admin@example.org", "eve@example.org"]);
+      const conns = rows(home, "SELECT connection_id FROM connections ORDER BY connection_id");
+      assertEquals(conns.map((c) => c.connection_id), ["irc-eve", "irc-planted"]);
+      const texts = rows(
+        home,
+        "SELECT m.text, c.name FROM messages m JOIN conversations c ON c.id = m.conversation " +
+          "ORDER BY c.name",
+      ).map((m) => `${m.name}: ${m.text}`);
+      assertEquals(texts, ["#inside: kept line", "#kept: kept line"]);
+    });
+
+    await t.step("a user file that is not JSON is named, never quoted", async () => {
+      const bad = `${work}/bad`;
+      await tree(bad, { "zoe@example.org/user.json": `${SECRET} is not JSON` });
+      const r = await parley(["import", "convos", bad], { env });
+      assertEquals(r.code, 2);
+      assertStringIncludes(r.stderr, `cannot import ${bad}/zoe@example.org/user.json`);
+      assert(!(r.stdout + r.stderr).includes("TOPSECRET"), r.stderr);
+    });
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});
+
+Deno.test("import thelounge: a log linked out of the folder is skipped", async () => {
+  const work = await Deno.makeTempDir({ prefix: "parley-lounge-hostile-" });
+  const fixture = new URL("../fixtures/thelounge", import.meta.url).pathname;
+  const home = `${work}/home`;
+  try {
+    await Deno.mkdir(home, { mode: 0o700 });
+    await Deno.mkdir(`${work}/src/users`, { recursive: true });
+    await Deno.mkdir(`${work}/src/logs`);
+    await Deno.mkdir(`${work}/outside`);
+    await Deno.copyFile(`${fixture}/users/bob.json`, `${work}/src/users/bob.json`);
+    // bob's log is elsewhere: some other user's history, as far as the import can tell.
+    await Deno.copyFile(`${fixture}/logs/bob.sqlite3`, `${work}/outside/bob.sqlite3`);
+    await Deno.symlink(`${work}/outside/bob.sqlite3`, `${work}/src/logs/bob.sqlite3`);
+    const r = await parley(["import", "thelounge", `${work}/src`, "--domain", "example.org"], {
+      env: { PARLEY_HOME: home },
+    });
+    assertEquals(r.code, 0, r.stderr);
+    assertStringIncludes(r.stderr, "logs/bob.sqlite3: it is a link out of");
+    assertStringIncludes(r.stdout, "imported: 1 users");
+    assertEquals(rows(home, "SELECT id FROM messages"), []);
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});
