@@ -7,10 +7,10 @@ import type { Config } from "./config.ts";
 import type { AppDeps } from "./http/env.ts";
 import { EventBus } from "./lib/bus.ts";
 import { IrcManager } from "./irc/manager.ts";
-import type { IrcControl } from "./irc/control.ts";
 import { ConnectionService } from "./irc/connection_service.ts";
 import { filesUserDeleted } from "./routes/files.ts";
 import type { Store } from "./store/mod.ts";
+import type { ClusterIrc } from "./cluster/irc.ts";
 import { LoginThrottle } from "./http/throttle.ts";
 
 /** The app's dependencies over an opened store. */
@@ -22,7 +22,9 @@ export async function wireDeps(config: Config, store: Store, version: string): P
   const loginThrottle = new LoginThrottle();
   // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
   const irc = store.backend.clustered
-    ? await clusterIrc(manager, store, bus, config.clusterScanMs, loginThrottle)
+    ? await clusterIrc(manager, store, bus, config.clusterScanMs, {
+      loginThrottle,
+    })
     : manager;
   const connections = new ConnectionService({ config, store, bus, irc });
   const deps: AppDeps = {
@@ -44,11 +46,11 @@ async function clusterIrc(
   store: Store,
   bus: EventBus,
   scanMs: number,
-  loginThrottle: LoginThrottle,
-): Promise<IrcControl> {
-  const [{ ClusterIrc }, { pgStoreOf }] = await Promise.all([
+  shared: ConstructorParameters<typeof ClusterIrc>[4],
+): Promise<ClusterIrc> {
+  const [cluster, { pgStoreOf }] = await Promise.all([
     import("./cluster/irc.ts"),
     import("./store/pg/mod.ts"),
   ]);
-  return new ClusterIrc(manager, pgStoreOf(store), bus, scanMs, { loginThrottle });
+  return new cluster.ClusterIrc(manager, pgStoreOf(store), bus, scanMs, shared);
 }
