@@ -52,7 +52,7 @@ export async function storeCommand(args: string[]): Promise<void> {
   if (config.databaseUrl) {
     throw new ConfigError("unset PARLEY_DATABASE_URL: the copy reads the data folder's SQLite");
   }
-  const from = await storeBackend(config.databaseUrl);
+  const from = await storeBackend(); // the data folder's SQLite
   const into = await storeBackend(to);
   if (!from.copySource || !into.copyInto) {
     throw new ConfigError(`a ${from.name} store cannot be copied into ${into.name}`);

@@ -1,4 +1,4 @@
-/** Rows of `messages` as every backend's queries read them, and their API shape. */
+/** Rows of `messages` as the SQL backends read them (the same columns), and their API shape. */
 import { formatMicros } from "../lib/time.ts";
 import { type MessageJson, type MessagePage, TYPES } from "./message_types.ts";
 
