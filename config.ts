@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { parseArgs as nodeParseArgs } from "node:util";
 import type { LogLevel } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
-import { DEFAULT_TIMING, FAST_TIMING, type IrcTiming } from "./irc/timing.ts";
+import { DEFAULT_TIMING, FAST_TIMING, type IrcTiming } from "./irc/engine/timing.ts";
 
 /** Everything the daemon needs to know at start. */
 export interface Config {

@@ -6,7 +6,7 @@
 import type { Config } from "./config.ts";
 import type { AppDeps } from "./http/env.ts";
 import { EventBus } from "./lib/bus.ts";
-import { IrcManager } from "./irc/manager.ts";
+import { IrcManager } from "./irc/engine/manager.ts";
 import { ConnectionService } from "./irc/connection_service.ts";
 import { filesUserDeleted } from "./routes/files.ts";
 import type { Store } from "./store/mod.ts";
@@ -23,6 +23,7 @@ export async function wireDeps(config: Config, store: Store, version: string): P
   // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
   const irc = store.backend.clustered
     ? await clusterIrc(manager, store, bus, config.clusterScanMs, {
+      secret: config.secret,
       loginThrottle,
     })
     : manager;

@@ -5,7 +5,7 @@
  */
 import process from "node:process";
 import { parseConfig } from "../config.ts";
-import { IrcManager } from "../irc/manager.ts";
+import { IrcManager } from "../irc/engine/manager.ts";
 import { EventBus } from "../lib/bus.ts";
 import { setLogLevel } from "../lib/log.ts";
 import { openStore } from "../store/mod.ts";
@@ -22,7 +22,7 @@ const store = await openStore(home);
 const config = { ...parseConfig({ PARLEY_HOME: home, PARLEY_CONNECT_DELAY: "0" }), secret: "x" };
 const bus = new EventBus();
 try {
-  // An admin: only an admin may reach a loopback IRC server (irc/target.ts).
+  // An admin: only an admin may reach a loopback IRC server (irc/socket/target.ts).
   const user = await store.users.create("bench@example.com", "x", ["admin"]);
   for (let i = 0; i < n; i++) {
     await store.connections.create({

@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { createApp } from "../app.ts";
 import { wireDeps } from "../deps.ts";
 import { openStore } from "../store/mod.ts";
-import { ensureBot, loadBotConfig } from "../irc/bot.ts";
+import { ensureBot, loadBotConfig } from "../irc/bot/bot.ts";
 import { log, setLogLevel } from "../lib/log.ts";
 import { idleGc } from "../lib/idle_gc.ts";
 import { errorBody } from "../http/errors.ts";

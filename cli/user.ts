@@ -2,6 +2,7 @@
 import { type Config, ConfigError, parseCommandLine } from "../config.ts";
 import { openStore, type Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
+import type { PgStore } from "../store/pg/mod.ts";
 import { hashPassword } from "../lib/password.ts";
 import { email as emailSchema } from "../http/schemas.ts";
 import { createInvite } from "../routes/invite.ts";
@@ -73,8 +74,11 @@ export async function userCommand(args: string[]): Promise<void> {
   const email = sub === "list" ? "" : validEmail(address);
   const roles = sub === "add" || sub === "set-role" ? validRoles(rest) : [];
   const config = await commandConfig(parsed.env);
-  // Deleting a user while the daemon runs would leave their IRC connections open there.
-  const lock = sub === "delete" ? await lockHome(config.home, "deleting a user") : undefined;
+  // On SQLite, deleting a user while the daemon runs would leave their IRC connections open
+  // there; on PostgreSQL the node running them is asked to stop them.
+  const lock = sub === "delete" && !config.databaseUrl
+    ? await lockHome(config.home, "deleting a user")
+    : undefined;
   const store = await openStore(config.home, config.databaseUrl);
   try {
     if (sub === "list") {
@@ -90,6 +94,16 @@ export async function userCommand(args: string[]): Promise<void> {
       const user = await existing(store, email);
       await store.files.removeUser(user.id);
       await store.users.remove(user.id);
+      if (config.databaseUrl) {
+        // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
+        const { stopDeletedUser } = await import("../cluster/remote.ts");
+        await stopDeletedUser(store as PgStore, config.secret, user.id).catch((err) => {
+          throw new ConfigError(
+            `deleted ${email}, but the node running them did not stop their IRC connections ` +
+              `(${err.message}); restart that node`,
+          );
+        });
+      }
       console.log(`deleted ${email}`);
     } else if (sub === "set-password") {
       const user = await existing(store, email);

@@ -1,51 +1,98 @@
 /**
- * Messages between Parley nodes over PostgreSQL's LISTEN/NOTIFY. A NOTIFY payload holds at most
- * 8000 bytes: a larger message goes into `cluster_payloads` and the NOTIFY carries its id.
+ * Messages between Parley nodes over PostgreSQL's LISTEN/NOTIFY, each sealed in an envelope
+ * (envelope.ts): signed and encrypted with keys from the secret the nodes share. A NOTIFY payload
+ * holds at most 8000 bytes: a larger message's ciphertext goes into `cluster_payloads` and the
+ * NOTIFY carries its id.
  */
 import { log } from "../lib/log.ts";
 import { nowMicros } from "../lib/time.ts";
-import { pgString, type Sql } from "../store/pg/db.ts";
+import type { Sql } from "../store/pg/db.ts";
+import { ClusterKeys, type Refusal, ReplayGuard } from "./envelope.ts";
 
-/** Largest JSON sent inline (bytes, with room below PostgreSQL's 8000). */
-const INLINE = 7000;
+/** Largest envelope sent inline (bytes, with room below PostgreSQL's 8000). */
+const INLINE = 7900;
 /** How long a stored payload is kept for slow readers (µs). */
 export const PAYLOAD_KEEP_US = 60 * 1_000_000;
-
-/** A message as it travels: inline, or by reference. */
-type Envelope = { m: unknown } | { ref: number };
+/** How often refused envelopes are logged at most (ms): a flood of forgeries is one line. */
+const REFUSAL_LOG_MS = 60_000;
 
 /** Sends and receives JSON messages on named channels. */
 export class PgChannel {
-  constructor(readonly sql: Sql) {}
+  readonly sql: Sql;
+  #keys: Promise<ClusterKeys>;
+  #turn = Promise.resolve();
+  #refused = 0;
+  #refusalLogged = 0;
+
+  /** `secret` is the one every node of the installation is configured with. */
+  constructor(sql: Sql, secret: string) {
+    this.sql = sql;
+    this.#keys = ClusterKeys.derive(secret);
+  }
 
   /** Sends `message` (JSON) on `channel`. */
   async send(channel: string, message: unknown): Promise<void> {
-    const json = JSON.stringify({ m: message });
-    let payload = json;
-    if (new TextEncoder().encode(json).length > INLINE) {
+    const keys = await this.#keys;
+    const sealed = await keys.seal(channel, JSON.stringify(message));
+    let payload = sealed.inline;
+    if (payload.length > INLINE) {
       const [row] = await this.sql`INSERT INTO cluster_payloads (payload, created)
-        VALUES (${pgString(json)}, ${nowMicros()}) RETURNING id`;
-      payload = JSON.stringify({ ref: row.id });
+        VALUES (${sealed.ciphertext}, ${nowMicros()}) RETURNING id`;
+      payload = await keys.reference(channel, sealed.header, Number(row.id));
     }
     await this.sql`SELECT pg_notify(${channel}, ${payload})`;
   }
 
-  /** Calls `fn` with every message on `channel`; resolves once listening. */
+  /**
+   * Calls `fn` with every authentic message on `channel`; resolves once listening. Messages of
+   * all this channel's listens are handled one at a time, in the order PostgreSQL delivered them
+   * (the order their senders committed).
+   */
   async listen(channel: string, fn: (message: unknown) => void): Promise<() => Promise<void>> {
+    const guard = new ReplayGuard();
     const { unlisten } = await this.sql.listen(channel, (payload) => {
-      this.#open(payload).then((m) => m !== undefined && fn(m)).catch((err) =>
-        log.warn("cluster message dropped", { channel, error: String(err) })
-      );
+      this.#turn = this.#turn.then(() => this.#open(channel, payload, guard)).then((m) => {
+        if (m !== undefined) fn(m);
+      }).catch((err) => log.warn("cluster message dropped", { channel, error: String(err) }));
     });
     return unlisten;
   }
 
-  async #open(payload: string): Promise<unknown> {
-    const env = JSON.parse(payload) as Envelope;
-    if ("m" in env) return env.m;
-    const [row] = await this.sql`SELECT payload FROM cluster_payloads WHERE id = ${env.ref}`;
-    if (!row) return undefined; // expired: older than PAYLOAD_KEEP_US
-    return (JSON.parse(row.payload) as { m: unknown }).m;
+  async #open(channel: string, payload: string, guard: ReplayGuard): Promise<unknown> {
+    const keys = await this.#keys;
+    const checked = await keys.check(channel, payload);
+    if ("refused" in checked) return this.#refuse(channel, checked.refused);
+    if (!guard.fresh(checked.nonce, checked.ms)) return this.#refuse(channel, "replayed");
+    let json: string;
+    if ("json" in checked.ok) json = checked.ok.json;
+    else {
+      const [row] = await this.sql`SELECT payload FROM cluster_payloads
+        WHERE id = ${checked.ok.ref}`;
+      if (!row) return undefined; // expired: older than PAYLOAD_KEEP_US
+      try {
+        json = await keys.open(channel, checked.ok.header, row.payload);
+      } catch {
+        return this.#refuse(channel, "undecryptable");
+      }
+    }
+    return JSON.parse(json);
+  }
+
+  #refuse(channel: string, why: Refusal): undefined {
+    this.#refused++;
+    const now = Date.now();
+    if (now - this.#refusalLogged >= REFUSAL_LOG_MS) {
+      // Nodes configured with different secrets refuse each other's every message: say so.
+      log.warn("cluster: refused messages not sealed by this installation's nodes", {
+        channel,
+        why,
+        refused: this.#refused,
+        hint: "every node needs the same PARLEY_SECRET",
+      });
+      this.#refusalLogged = now;
+      this.#refused = 0;
+    }
+    return undefined;
   }
 
   /** Removes stored payloads every reader has had time to read. */

@@ -6,8 +6,8 @@
 import { missing } from "../lib/errors.ts";
 import { log } from "../lib/log.ts";
 import type { IrcControl, LiveView } from "../irc/control.ts";
-import type { IrcManager } from "../irc/manager.ts";
-import type { CommandResult } from "../irc/commands.ts";
+import type { IrcManager } from "../irc/engine/manager.ts";
+import type { CommandResult } from "../irc/chat/commands.ts";
 import type { EventBus } from "../lib/bus.ts";
 import type { ConnectionRecord } from "../store/connections.ts";
 import type { PgStore } from "../store/pg/mod.ts";
@@ -43,20 +43,27 @@ export class ClusterIrc implements IrcControl {
     store: PgStore,
     bus: EventBus,
     scanMs: number,
-    shared: { loginThrottle?: SharedThrottle } = {},
+    shared: { secret: string; loginThrottle?: SharedThrottle },
   ) {
     this.#local = local;
     this.#store = store;
-    this.#channel = new PgChannel(store.sql);
+    this.#channel = new PgChannel(store.sql, shared.secret);
     this.#bridge = new BusBridge(bus, this.#channel, this.nodeId);
-    this.#ownership = new Ownership(store.url, store.sql, this.nodeId, {
-      acquired: (userId) => local.startUser(userId),
-      lost: (userId) => local.stopUser(userId, "This Parley node lost its database."),
-      scanned: async (nodes) => {
-        await this.#bridge.prune(nodes);
-        await this.#channel.prune();
+    this.#ownership = new Ownership(
+      store.url,
+      store.sql,
+      this.nodeId,
+      {
+        acquired: (userId) => local.startUser(userId),
+        lost: (userId) => local.stopUser(userId, "This Parley node lost its database."),
+        scanned: async (nodes) => {
+          await this.#bridge.prune(nodes);
+          await this.#channel.prune();
+        },
       },
-    }, scanMs);
+      scanMs,
+      shared.secret,
+    );
     const record = async (id: number, userId: number) => {
       if (!this.#ownership.owns(userId)) throw new MovedError("not running this user");
       const r = await store.connections.byId(id);
@@ -80,7 +87,8 @@ export class ClusterIrc implements IrcControl {
       drop: async (id: number, userId: number) => local.drop(await record(id, userId)),
       userDeleted: async (userId: number) => {
         mine(userId);
-        await local.userDeleted(userId);
+        // From memory, not the store: `parley user delete` asks after the rows are gone.
+        await local.stopUser(userId, "Connection removed.");
         await this.#ownership.release(userId);
       },
       send: (userId: number, connectionId: string, conversationId: string, message: string) => {

@@ -1,18 +1,60 @@
 /**
  * Which node runs each user's IRC connections. A node holds one PostgreSQL session of its own
- * (application_name `parley-node:<id>`) and in it a session advisory lock per user it runs:
- * PostgreSQL releases them the moment the node dies or its session drops, and every few seconds
- * each node takes free users that want connections, up to its fair share of them, so that users
- * spread over the nodes and a dead node's users move to the living within one scan.
+ * (application_name `parley-node:<installation>:<id>`) and in it a session advisory lock per user
+ * it runs: PostgreSQL releases them the moment the node dies or its session drops, and every few
+ * seconds each node takes free users that want connections, up to its fair share of them, so that
+ * users spread over the nodes and a dead node's users move to the living within one scan.
+ *
+ * `pg_locks` and `pg_stat_activity` show the whole server: only sessions in this database, of
+ * this database role, named for this installation (and holding its class of locks) count as nodes
+ * or owners, so that another installation (or anyone) on the same server cannot look like one of
+ * ours.
  */
 import postgres from "postgres";
 import { log } from "../lib/log.ts";
+import { hex, hmacBytes } from "../lib/crypto.ts";
 import type { Sql } from "../store/pg/db.ts";
 
-/** The advisory lock class of user ownership (the first key; the user id is the second). */
-export const OWNER_LOCK = 0x7061;
 /** Prefix of the application_name of a node's lock session. */
 export const NODE_APP = "parley-node:";
+
+/** Where an installation's nodes and locks are. */
+export interface NodeScope {
+  /** Named after the secret the installation's nodes share (not revealing it). */
+  installation: string;
+  /** application_name of a node's session, before the node's id. */
+  prefix: string;
+  /** The advisory lock class of user ownership (the first key; the user id is the second). */
+  lockClass: number;
+}
+
+/**
+ * The installation's scope, from the secret its nodes share: nothing to store, and the same on
+ * every node and for every command run beside them.
+ */
+export async function nodeScope(secret: string): Promise<NodeScope> {
+  const mac = await hmacBytes(secret, "parley cluster installation");
+  const installation = hex(mac.slice(0, 8));
+  // 31 bits: pg_locks shows the class as a positive oid.
+  const lockClass = new DataView(mac.buffer, mac.byteOffset + 8, 4).getUint32(0) >>> 1;
+  return { installation, prefix: `${NODE_APP}${installation}:`, lockClass };
+}
+
+/** The node running the user, if any, in `scope`. */
+export async function ownerOf(
+  sql: Sql,
+  scope: NodeScope,
+  userId: number,
+): Promise<string | undefined> {
+  const [row] = await sql`SELECT a.application_name AS app FROM pg_locks l
+    JOIN pg_stat_activity a ON a.pid = l.pid
+    WHERE l.locktype = 'advisory' AND l.classid::bigint = ${scope.lockClass}
+      AND l.objid::bigint = ${userId} AND l.objsubid = 2 AND l.granted
+      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+      AND a.datname = current_database() AND a.usename = current_user
+      AND starts_with(a.application_name, ${scope.prefix})`;
+  return row ? String(row.app).slice(scope.prefix.length) : undefined;
+}
 
 /** What ownership tells its node. */
 export interface OwnershipHooks {
@@ -36,7 +78,10 @@ function shuffle<T>(a: T[]): T[] {
 /** One node's ownership of users. */
 export class Ownership {
   readonly nodeId: string;
-  #session: Sql;
+  #url: string;
+  #secret: string;
+  #session?: Sql;
+  #scope?: NodeScope;
   #sql: Sql;
   #hooks: OwnershipHooks;
   #scanMs: number;
@@ -49,26 +94,46 @@ export class Ownership {
 
   /**
    * `url` is the database, `sql` the store's pool (for reading connections); `scanMs` how often
-   * free users are looked for.
+   * free users are looked for; `secret` the one the installation's nodes share.
    */
-  constructor(url: string, sql: Sql, nodeId: string, hooks: OwnershipHooks, scanMs: number) {
+  constructor(
+    url: string,
+    sql: Sql,
+    nodeId: string,
+    hooks: OwnershipHooks,
+    scanMs: number,
+    secret: string,
+  ) {
     this.nodeId = nodeId;
+    this.#url = url;
+    this.#secret = secret;
     this.#sql = sql;
     this.#hooks = hooks;
     this.#scanMs = scanMs;
+  }
+
+  /**
+   * Opens the lock session, so that the other nodes count this one from now on (even while it
+   * runs nobody), and starts scanning; resolves after the first scan.
+   */
+  async start(): Promise<void> {
+    const scope = this.#scope = await nodeScope(this.#secret);
     // One connection, never recycled: the locks live and die with it.
-    this.#session = postgres(url, {
+    this.#session = postgres(this.#url, {
       max: 1,
       max_lifetime: null,
       onnotice: () => {},
-      connection: { application_name: `${NODE_APP}${nodeId}` },
+      connection: { application_name: `${scope.prefix}${this.nodeId}` },
       onclose: () => this.#sessionLost(),
     }) as unknown as Sql;
+    await this.#session`SELECT 1`;
+    await this.scan();
   }
 
-  /** Starts scanning; resolves after the first scan. */
-  async start(): Promise<void> {
-    await this.scan();
+  /** This installation's scope (after start). */
+  get scope(): NodeScope {
+    if (!this.#scope) throw new Error("ownership not started");
+    return this.#scope;
   }
 
   /** Whether this node runs the user. */
@@ -84,11 +149,7 @@ export class Ownership {
   /** The node running the user, if any. */
   async ownerOf(userId: number): Promise<string | undefined> {
     if (this.#owned.has(userId)) return this.nodeId;
-    const [row] = await this.#sql`SELECT a.application_name AS app FROM pg_locks l
-      JOIN pg_stat_activity a ON a.pid = l.pid
-      WHERE l.locktype = 'advisory' AND l.classid::bigint = ${OWNER_LOCK}
-        AND l.objid::bigint = ${userId} AND l.objsubid = 2 AND l.granted`;
-    return row ? String(row.app).slice(NODE_APP.length) : undefined;
+    return await ownerOf(this.#sql, this.scope, userId);
   }
 
   /** The node running the user; a user nobody runs is taken by this node. */
@@ -107,8 +168,8 @@ export class Ownership {
   release(userId: number): Promise<void> {
     return this.#serial(async () => {
       if (!this.#owned.delete(userId)) return;
-      await this.#session`SELECT pg_advisory_unlock(${OWNER_LOCK}::int, ${userId}::int)`
-        .catch(() => {});
+      await this.#session!`SELECT pg_advisory_unlock(${this.scope.lockClass}::int,
+        ${userId}::int)`.catch(() => {});
     });
   }
 
@@ -126,18 +187,26 @@ export class Ownership {
   }
 
   async #scan(): Promise<void> {
+    const scope = this.scope;
+    // Also reconnects a session that dropped, so that this node is counted again.
+    await this.#session!`SELECT 1`;
     const nodes =
       (await this.#sql`SELECT DISTINCT substr(application_name, ${
-        NODE_APP.length + 1
-      }) AS node FROM pg_stat_activity WHERE application_name LIKE ${NODE_APP + "%"}`)
+        scope.prefix.length + 1
+      }) AS node FROM pg_stat_activity WHERE datname = current_database()
+      AND usename = current_user AND starts_with(application_name, ${scope.prefix})`)
         .map((r) => String(r.node));
     if (!nodes.includes(this.nodeId)) nodes.push(this.nodeId);
     const wanted = (await this.#sql`SELECT DISTINCT user_id FROM connections
       WHERE wanted_state = 'connected'`).map((r) => Number(r.user_id));
     const taken = new Set(
-      (await this.#sql`SELECT objid::bigint AS user_id FROM pg_locks
-        WHERE locktype = 'advisory' AND classid::bigint = ${OWNER_LOCK} AND objsubid = 2
-          AND granted`).map((r) => Number(r.user_id)),
+      (await this.#sql`SELECT l.objid::bigint AS user_id FROM pg_locks l
+        JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.classid::bigint = ${scope.lockClass}
+          AND l.objsubid = 2 AND l.granted
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND a.datname = current_database() AND a.usename = current_user
+          AND starts_with(a.application_name, ${scope.prefix})`).map((r) => Number(r.user_id)),
     );
     const share = Math.ceil(wanted.length / nodes.length);
     let room = share - [...this.#owned].filter((u) => wanted.includes(u)).length;
@@ -151,7 +220,7 @@ export class Ownership {
   /** Tries the user's lock; taken, tells the node to run the user. */
   async #take(userId: number): Promise<boolean> {
     if (this.#stopping) return false;
-    const [row] = await this.#session`SELECT pg_try_advisory_lock(${OWNER_LOCK}::int,
+    const [row] = await this.#session!`SELECT pg_try_advisory_lock(${this.scope.lockClass}::int,
       ${userId}::int) AS ok`;
     if (!row.ok) return false;
     this.#owned.add(userId);
@@ -187,6 +256,6 @@ export class Ownership {
     clearTimeout(this.#timer);
     await this.#scanning;
     this.#owned.clear();
-    await this.#session.end({ timeout: 2 });
+    await this.#session?.end({ timeout: 2 });
   }
 }

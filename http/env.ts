@@ -5,7 +5,7 @@ import type { EventBus } from "../lib/bus.ts";
 import type { UserRecord } from "../store/users.ts";
 import type { IrcControl } from "../irc/control.ts";
 import type { ConnectionService } from "../irc/connection_service.ts";
-import type { Bot } from "../irc/bot.ts";
+import type { Bot } from "../irc/bot/bot.ts";
 import type { LoginThrottle } from "./throttle.ts";
 
 /** What `createApp` is given; routes take what they need from it. */

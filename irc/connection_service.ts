@@ -1,8 +1,8 @@
 /**
  * The connection service: what a user does to their connections (create, update, remove, list)
  * and the checks before anything is stored (forced connection, private targets, uniqueness,
- * count). Keeping them running is the manager's job (`irc/manager.ts`); this module only tells
- * it what the stored records now want.
+ * count). Keeping them running is the manager's job (`irc/engine/manager.ts`); this module only
+ * tells it what the stored records now want.
  *
  * Errors are DomainErrors. Input errors point into the caller's input: `at` is the JSON pointer
  * of the input object in the caller's request (`/body` for the API's JSON body, "/" when the
@@ -18,7 +18,7 @@ import type { UserRecord } from "../store/users.ts";
 import { hostId, hostShortName } from "./host_id.ts";
 import type { IrcControl } from "./control.ts";
 import { type ConnectionJson, connectionJson } from "./resources.ts";
-import { literalClass, refusal } from "./target.ts";
+import { literalClass, refusal } from "./socket/target.ts";
 import { mayReachPrivate, trusted } from "./trust.ts";
 import { newConnectionId, nickFromEmail, parseIrcUrl, sameTarget } from "./url.ts";
 

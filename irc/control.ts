@@ -1,10 +1,10 @@
 /**
  * What the app asks of IRC, whichever node runs the connection. On one machine the IRC manager
- * (irc/manager.ts) answers it all; with several nodes on PostgreSQL, cluster/irc.ts answers for
- * the users this node owns and forwards the rest to the node that owns them.
+ * (irc/engine/manager.ts) answers it all; with several nodes on PostgreSQL, cluster/irc.ts answers
+ * for the users this node owns and forwards the rest to the node that owns them.
  */
 import type { ConnectionRecord } from "../store/connections.ts";
-import type { CommandResult } from "./commands.ts";
+import type { CommandResult } from "./chat/commands.ts";
 
 /** A connection's live state and info, as the Connection resource shows them. */
 export interface LiveView {
@@ -23,7 +23,7 @@ export interface IrcControl {
   /** The live state of each of a user's connections, by row id (absent: disconnected). */
   states(userId: number): Promise<Map<number, string>>;
   /**
-   * A connection was just created: supervise it, make its first conversations (`names`; a
+   * A connection was just created: run it, make its first conversations (`names`; a
    * channel among them is joined once connected), and connect it when it is wanted connected.
    */
   created(record: ConnectionRecord, names: string[]): Promise<void>;

@@ -4,7 +4,7 @@
  */
 import type { ConnectionRecord, WantedState } from "../store/connections.ts";
 import type { ConversationRecord } from "../store/conversations.ts";
-import type { IrcConnection } from "./connection.ts";
+import type { IrcConnection } from "./engine/connection.ts";
 import type { InfoStateEvent } from "../lib/events.ts";
 import { parseIrcUrl, publicUrl } from "./url.ts";
 import type { LiveView } from "./control.ts";

@@ -1,12 +1,13 @@
 /**
  * The event protocol, declared once: every event on the bus (lib/bus.ts) and every frame of the
- * `/events` WebSocket, both ways. Publishers, routes/events.ts and the web client (type-only, so
- * nothing of the server is bundled) import these types: a field one side reads and the other
- * does not send is a type error. Field names are Convos's where Convos has the event.
+ * `/events` WebSocket, both ways, and the kinds of line they bring (LINE_KINDS). Publishers,
+ * routes/events.ts and the web client (types and pure data, so nothing of the server is bundled)
+ * import them: a field one side reads and the other does not send is a type error. Field names
+ * are Convos's where Convos has the event.
  * docs/events.md describes the same frames; tests/unit/events_doc_test.ts keeps them in step.
  */
-import type { ConnectionState } from "../irc/connection.ts";
-import type { ChatType } from "../store/message_types.ts";
+import type { ConnectionState } from "../irc/engine/connection.ts";
+import type { ChatType, MessageType } from "../store/message_types.ts";
 
 export type { ChatType, ConnectionState };
 
@@ -163,8 +164,46 @@ export type StateEvent =
   | ModeStateEvent
   | ErrorStateEvent;
 
-/** A state event of a connection's channels and people, as IRC tells it (irc/inbound.ts). */
+/** A state event of a connection's channels and people, as IRC tells it (irc/chat/inbound/). */
 export type ChannelStateEvent = Exclude<StateEvent, ConnectionStateEvent | InfoStateEvent>;
+
+// ---- Lines: what a conversation shows and history keeps ----
+
+/** How a line looks in the client; each look is told apart at a glance. */
+export type LineLook = "chat" | "action" | "notice" | "error" | "event";
+
+/** One kind of line: the bus event that brings it live, and how the client shows it. */
+export interface LineKind {
+  /** `message`, or the `type` of the `state` event that carries it. */
+  live: "message" | ChannelStateEvent["type"];
+  look: LineLook;
+}
+
+/**
+ * Every kind of line in a conversation, declared once, keyed by its stored type
+ * (store/message_types.ts): a type stored and not declared here is a type error, and so is a
+ * live event that is not on the bus. The web client renders each line by its `look`
+ * (static/app/components/MessageList.tsx), and docs/events.md's table of lines lists these
+ * keys (tests/unit/events_doc_test.ts). Pure data: the web client bundles it.
+ */
+export const LINE_KINDS = {
+  private: { live: "message", look: "chat" },
+  action: { live: "message", look: "action" },
+  notice: { live: "message", look: "notice" },
+  error: { live: "message", look: "error" },
+  join: { live: "join", look: "event" },
+  part: { live: "part", look: "event" },
+  kick: { live: "part", look: "event" },
+  quit: { live: "quit", look: "event" },
+  nick_change: { live: "nick_change", look: "event" },
+  topic: { live: "topic", look: "event" },
+  mode: { live: "mode", look: "event" },
+} as const satisfies Record<MessageType, LineKind>;
+
+/** The kinds of line that look like `L` (the channel events: `LinesOf<"event">`). */
+export type LinesOf<L extends LineLook> = {
+  [K in keyof typeof LINE_KINDS]: (typeof LINE_KINDS)[K]["look"] extends L ? K : never;
+}[keyof typeof LINE_KINDS];
 
 /** `Omit` for each member of a union, so each keeps its own fields. */
 export type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

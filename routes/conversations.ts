@@ -5,8 +5,8 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
-import { isListed } from "../irc/record.ts";
-import { NOT_CONNECTED } from "../irc/frozen.ts";
+import { isListed } from "../irc/chat/record.ts";
+import { NOT_CONNECTED } from "../irc/chat/frozen.ts";
 import { conversationJson } from "../irc/resources.ts";
 import { ircLower } from "../irc/casefold.ts";
 

@@ -116,11 +116,11 @@ async function answerMethod(
           connection_id: req.connection_id,
           conversation_id: where.conversation_id as string,
           message: req.message,
-          // What the commands return (irc/commands.ts) is declared once, as SendResult.
+          // What the commands return (irc/chat/commands.ts) is declared once, as SendResult.
           ...result,
         };
       } catch (thrown) {
-        // irc/commands.ts throws domain errors: mapped as the HTTP edge maps them.
+        // irc/chat/commands.ts throws domain errors: mapped as the HTTP edge maps them.
         const err = fromDomain(thrown) ?? thrown;
         if (!(err instanceof ApiError)) log.error("send failed", { uid: user.id, error: err });
         return { event: "sent", id, method: "send", ...where, errors: errorsOf(err) };

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { currentUser, requireUser } from "../http/session.ts";
-import { queryParams } from "../http/validate.ts";
+import { queryParams, validate } from "../http/validate.ts";
 import { queryLimit, queryTime } from "../http/schemas.ts";
 import { ircLower } from "../irc/casefold.ts";
 import { CONVERSATION } from "./conversations.ts";
@@ -18,22 +18,35 @@ export const MAX_MATCH = 500;
 export const matchParam = z.string().max(MAX_MATCH, { error: `At most ${MAX_MATCH} characters.` })
   .optional();
 
-/** The query of conversationMessages and connectionMessages. */
+/** The query of conversationMessages and connectionMessages; `limit`'s default depends on it. */
 export const historyQuery = z.object({
   before: queryTime,
   after: queryTime,
   around: queryTime,
-  limit: queryLimit(60, 200),
+  limit: z.string().optional(),
   match: matchParam,
 });
 
-/** Validates the listing query; `before` later than `after` is refused (cursors, not a window). */
+const pageLimit = (fallback: number) => queryLimit(fallback, 200);
+
+/** The widest window `after` and `before` may span together, as Convos allows. */
+const MAX_WINDOW_US = 86_400 * 365 * 1_000_000;
+
+/**
+ * Validates the listing query. With both `after` and `before` it is a window, as in Convos: the
+ * messages between them (`limit` 200 by default), `after` no later than `before`, at most a year.
+ */
 export function readHistoryQuery(c: Context): HistoryQuery & { match?: string } {
-  const q = queryParams(c, historyQuery);
-  if (q.before !== undefined && q.after !== undefined && q.before > q.after) {
-    throw badRequest("before must not be later than after.", "/query/before");
+  const { limit, ...q } = queryParams(c, historyQuery);
+  const window = q.before !== undefined && q.after !== undefined;
+  const n = validate(pageLimit(window ? 200 : 60), limit, "/query/limit");
+  if (window && q.after! > q.before!) {
+    throw badRequest('Must be before "/after".', "/query/before");
   }
-  return q;
+  if (window && q.before! - q.after! > MAX_WINDOW_US) {
+    throw badRequest('Must be less than "/after" - 12 months.', "/query/before");
+  }
+  return { ...q, limit: n };
 }
 
 /** Routes under /api/connection/{connection_id}/.../messages. */

@@ -26,7 +26,9 @@ export const profileBody = z.object({
   max_message_length: z.number().int().min(32).max(2048).optional(),
   service_accounts: z.array(z.string().trim().min(1).max(64)).max(32).optional(),
   skip_queue: z.boolean().optional(),
-  webirc_password: z.string().max(256).optional(),
+  // A secret never sent out: "" (what a client that was not given it sends back) keeps the stored
+  // one, null clears it.
+  webirc_password: z.string().max(256).nullable().optional(),
 });
 
 const hostOf = (url: string) => new URL(url).hostname.toLowerCase();
@@ -111,7 +113,9 @@ export function profileRoutes(deps: AppDeps): Hono<AppEnv> {
         maxMessageLength: body.max_message_length ?? old?.maxMessageLength ?? 512,
         serviceAccounts: body.service_accounts ?? old?.serviceAccounts ?? ["chanserv", "nickserv"],
         skipQueue: body.skip_queue ?? old?.skipQueue ?? host === "localhost",
-        webircPassword: body.webirc_password ?? old?.webircPassword ?? "",
+        webircPassword: body.webirc_password === null
+          ? ""
+          : body.webirc_password || old?.webircPassword || "",
       });
       // Saving a profile as the default makes its URL the default connection (and is_forced the
       // forced_connection setting), as Convos does.

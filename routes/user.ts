@@ -45,7 +45,7 @@ const keywords = z.array(z.string().max(100)).max(100)
 export const updateBody = z.object({
   highlight_keywords: keywords.optional(),
   password: password.optional(),
-  // The web client sends it when a user changes their own password; scripts may leave it out.
+  // Needed to change one's own password, so that a stolen session cannot take the account over.
   current_password: z.string().max(1024).optional(),
   roles: z.array(z.enum(ROLES, { error: "Unknown role." })).optional(),
 });
@@ -185,10 +185,16 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     if (roles !== undefined && !roles.includes("admin") && (await isLastAdmin(user))) {
       throw badRequest("The last admin cannot give up the admin role.", "/body/roles");
     }
-    if (
-      body.current_password !== undefined &&
-      !(await verifyPassword(user.passwordHash, body.current_password))
-    ) {
+    // One's own new password needs the current one. An admin setting someone else's does not
+    // (they cannot know it), as Convos lets them; the invite link is the way that leaves the admin
+    // not knowing the new one either.
+    // An empty field (the form's, left blank) is the same as none.
+    const current = body.current_password || undefined;
+    const ownPassword = body.password !== undefined && user.id === caller.id;
+    if (ownPassword && current === undefined) {
+      throw badRequest("Enter your current password to set a new one.", "/body/current_password");
+    }
+    if (current !== undefined && !(await verifyPassword(user.passwordHash, current))) {
       throw badRequest("The current password is wrong.", "/body/current_password");
     }
     const updated = await store.users.update(user.id, {

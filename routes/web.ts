@@ -8,6 +8,8 @@ import { badRequest } from "../http/errors.ts";
 import { csrfToken, endSession, loadSession } from "../http/session.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { getMimeType, mimes } from "hono/utils/mime";
+import denoJson from "../deno.json" with { type: "json" };
+import { ircLinkPath } from "./irc_link.ts";
 
 const STATIC = join(import.meta.dirname ?? ".", "..", "static");
 
@@ -115,7 +117,24 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
     c.header("X-Frame-Options", "DENY");
     return await send(c, asset, "index.html", "no-cache");
   };
+  // An irc:// link (the browser's registered handler opens /register?uri=...) leads a logged-in
+  // user on, as Convos's does; anyone else gets the page.
+  app.get("/register", loadSession(deps), async (c, next) => {
+    const uri = c.req.query("uri");
+    const user = c.get("user");
+    const path = uri && user ? await ircLinkPath(deps.store, user.id, uri) : undefined;
+    if (!path) return await next();
+    return c.redirect(
+      new URL(path, deps.config.baseUrl.href.replace(/\/?$/, "/")).href.slice(
+        deps.config.baseUrl.origin.length,
+      ),
+      302,
+    );
+  });
   for (const route of CLIENT_ROUTES) app.get(route, page);
+
+  // Convos's client asks on each page load whether its service worker is out of date.
+  app.get("/sw/info", (c) => c.json({ mode: "production", version: denoJson.version }));
 
   // Convos's file links: the file itself lives at the API's URL (with its extension, if given).
   app.get("/file/:uid/:fid", (c) => {

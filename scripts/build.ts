@@ -39,7 +39,7 @@ export async function build(ifStale: boolean, watch = false): Promise<void> {
     newestMtime(join(root, "static/app")),
     mtime(join(root, "deno.json")),
     // The modules outside static/app/ that the client bundles: commands, message kinds.
-    mtime(join(root, "irc/command_table.ts")),
+    mtime(join(root, "irc/chat/command_table.ts")),
     mtime(join(root, "store/message_types.ts")),
   );
   if (ifStale && !watch && mtime(outFile) > sources) return;

@@ -26,9 +26,9 @@ export const EMBEDDED = [
   "lib/idle_gc.ts",
   "lib/log.ts",
   "lib/thread_priority.ts",
-  "irc/socket_worker.ts",
-  "irc/socket_protocol.ts",
-  "irc/read_batcher.ts",
+  "irc/socket/worker.ts",
+  "irc/socket/protocol.ts",
+  "irc/socket/batcher.ts",
 ];
 
 function option(name: string): string | undefined {

@@ -1,139 +1,209 @@
-/** `deno task test`: installs what the tests need, builds the client, runs every test, sums up. */
+/**
+ * `deno task test`: installs what the tests need, builds the client, runs every test, sums up.
+ *
+ * The counts and the failed files come from `deno test`'s JUnit report, not from its human
+ * output. The run ends with `tests: N passed, M failed` (N counts tests, not their steps) and
+ * exits non-zero on any failure.
+ *
+ *   deno task test [--postgres] [--retry] [paths...]
+ *
+ * `--postgres` runs only the PostgreSQL pass (on the given paths, else its default ones); with no
+ * paths, the whole suite runs on SQLite and then the PostgreSQL pass. `--retry` runs the files
+ * that failed once more, alone, and names those that pass then as flaky; off by default (and on
+ * CI), because a retry that passes hides a flaky test instead of showing it.
+ */
 import { CHROMIUM, ensureTools, NGIRCD, POSTGRES } from "./system_deps.ts";
 import { startPostgres } from "../tests/support/postgres.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 
-await ensureTools([NGIRCD, CHROMIUM, POSTGRES]);
-
-const build = await new Deno.Command(Deno.execPath(), {
-  args: ["run", "-A", "scripts/build.ts", "--if-stale"],
-  cwd: root,
-  stdout: "inherit",
-  stderr: "inherit",
-}).output();
-if (!build.success) Deno.exit(build.code || 1);
-
-/**
- * `--postgres` runs only the PostgreSQL pass (on the given paths, else its default ones); with no
- * arguments, the whole suite runs on SQLite and then the PostgreSQL pass.
- */
+const FLAGS = ["--postgres", "--retry"];
 const postgresOnly = Deno.args.includes("--postgres");
-const paths = Deno.args.filter((a) => a !== "--postgres");
+const retry = Deno.args.includes("--retry");
+const paths = Deno.args.filter((a) => !FLAGS.includes(a));
 const args = paths.length ? paths : ["tests/"];
 /** What the PostgreSQL pass runs again: the API, in process and through the daemon. */
 const POSTGRES_PASS = ["tests/routes/", "tests/compat/"];
 
-/**
- * Files that say `@test-alone` near their top run after the parallel pass, one at a time: they
- * measure whether Parley keeps up with a real IRC server (a burst that must be read faster than
- * the server gives up on it), which other files' load on two cores decides more than the code.
- */
-async function aloneFiles(paths: string[]): Promise<string[]> {
-  const out: string[] = [];
-  const visit = async (path: string) => {
+/** A test file as `deno test` names it in its report: `./tests/unit/foo_test.ts`. */
+type TestFile = string;
+
+/** The test files under `paths`, each with whether it says `@test-alone` near its top. */
+async function testFiles(paths: string[]): Promise<{ file: TestFile; alone: boolean }[]> {
+  const out: { file: TestFile; alone: boolean }[] = [];
+  const visit = async (path: string, named = false) => {
     const info = await Deno.stat(path).catch(() => undefined);
-    if (!info) return;
+    if (!info) {
+      if (!named) return;
+      console.error(`test: no such file or folder: ${path.slice(root.length)}`);
+      Deno.exit(1);
+    }
     if (info.isDirectory) {
       for await (const e of Deno.readDir(path)) await visit(`${path.replace(/\/$/, "")}/${e.name}`);
-    } else if (/_test\.tsx?$/.test(path)) {
+    } else if (named || /_test\.tsx?$/.test(path)) {
       const head = (await Deno.readTextFile(path)).slice(0, 2000);
-      if (head.includes("@test-alone")) out.push(path);
+      out.push({ file: "./" + path.slice(root.length), alone: head.includes("@test-alone") });
     }
   };
-  for (const p of paths) await visit(`${root}${p}`);
-  return out.map((p) => "./" + p.slice(root.length)).sort();
+  for (const p of paths) await visit(`${root}${p.replace(/^\.\//, "")}`, true);
+  return out.sort((a, b) => a.file.localeCompare(b.file));
 }
 
-/** One `deno test` run, its output passed through; returns the counts and the failed files. */
-async function run(testArgs: string[], env: Record<string, string> = {}) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["test", "-A", ...testArgs],
-    cwd: root,
-    stdout: "piped",
-    stderr: "inherit",
-    env: { NO_COLOR: "1", ...env },
-  }).spawn();
-  let out = "";
-  const decoder = new TextDecoder();
-  for await (const chunk of child.stdout) {
-    await Deno.stdout.write(chunk);
-    out += decoder.decode(chunk, { stream: true });
-  }
-  const status = await child.status;
-  const m = /(\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/.exec(out.slice(-4000));
-  const files = new Set<string>();
-  for (
-    const f of out.matchAll(
-      /^(?:Uncaught error from )?(\.\/tests\/\S+_test\.ts)(?: => .*)? FAILED/gm,
-    )
-  ) {
-    files.add(f[1]);
-  }
-  return {
-    ok: status.success && m !== null,
-    code: status.code || 1,
-    passed: m ? Number(m[1]) : 0,
-    failed: m ? Number(m[2]) : status.success ? 0 : 1,
-    files: [...files],
-  };
+/** What one `deno test` run did. */
+interface Result {
+  ok: boolean;
+  code: number;
+  passed: number;
+  failed: number;
+  /** The files with a failed test, or that failed outside any test. */
+  files: TestFile[];
+  /** The run failed where the report names no file: a retry of the named files cannot clear it. */
+  unnamed?: boolean;
 }
 
-/** A whole pass over `paths`: in parallel, then the files that run alone, then one retry. */
-async function pass(paths: string[], env: Record<string, string> = {}) {
-  const alone = await aloneFiles(paths);
-  const ignore = alone.length ? [`--ignore=${alone.join(",")}`] : [];
-  // Asked only for files that run alone: there is no parallel pass.
-  const rest = paths.filter((a) => !alone.includes("./" + a.replace(/^\.\//, "")));
-  const first = rest.length
-    ? await run(["--parallel", ...ignore, ...rest], env)
-    : { ok: true, code: 0, passed: 0, failed: 0, files: [] as string[] };
-  let { passed, failed } = first;
-  let ok = first.ok;
-  const files = [...first.files];
+const unescape = (s: string) =>
+  s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'")
+    .replace(/&amp;/g, "&");
+
+/**
+ * Reads a JUnit report as `deno test` writes it: one <testsuite> per file, one <testcase> per
+ * test and per step (a step is named `test > step`, and its failure fails its test too: steps are
+ * not counted again; a test cut short by an error outside it has an <error>). A file that fails
+ * while loading has no suite at all, and neither has a file without tests: `expected` names the
+ * files of the run that declare tests, and each of them missing from the report failed.
+ */
+export function readJunit(xml: string, expected: TestFile[]): Omit<Result, "ok" | "code"> {
+  let passed = 0;
+  let failed = 0;
+  const files = new Set<TestFile>();
+  const seen = new Set<TestFile>();
+  for (const suite of xml.matchAll(/<testsuite name="([^"]*)"[^>]*>([\s\S]*?)<\/testsuite>/g)) {
+    const file = unescape(suite[1]);
+    seen.add(file);
+    const cases = [...suite[2].matchAll(/<testcase name="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g)]
+      .map((c) => ({
+        name: unescape(c[1]),
+        failed: /<(failure|error)\b/.test(c[2]),
+        skipped: c[2].includes("<skipped"),
+      }));
+    const names = new Set(cases.map((c) => c.name));
+    for (const c of cases) {
+      const parts = c.name.split(" > ");
+      const isStep = parts.slice(1).some((_, i) => names.has(parts.slice(0, i + 1).join(" > ")));
+      if (isStep || c.skipped) continue;
+      if (c.failed) {
+        failed++;
+        files.add(file);
+      } else passed++;
+    }
+  }
+  for (const file of expected) {
+    if (seen.has(file)) continue;
+    failed++;
+    files.add(file);
+  }
+  return { passed, failed, files: [...files] };
+}
+
+/** The files among `files` that declare a test at all. */
+async function declaringTests(files: TestFile[]): Promise<TestFile[]> {
+  const out: TestFile[] = [];
+  for (const f of files) {
+    if ((await Deno.readTextFile(`${root}${f.slice(2)}`)).includes("Deno.test")) out.push(f);
+  }
+  return out;
+}
+
+/** One `deno test` run over `files`, its output passed through. */
+async function run(testArgs: string[], files: TestFile[], env: Record<string, string>) {
+  const dir = await Deno.makeTempDir({ prefix: "parley-junit-" });
+  const junit = `${dir}/report.xml`;
+  try {
+    const status = await new Deno.Command(Deno.execPath(), {
+      args: ["test", "-A", `--junit-path=${junit}`, ...testArgs, ...files],
+      cwd: root,
+      stdout: "inherit",
+      stderr: "inherit",
+      env: { NO_COLOR: "1", ...env },
+    }).output();
+    const xml = await Deno.readTextFile(junit).catch(() => "");
+    const declaring = status.success ? [] : await declaringTests(files);
+    const report = readJunit(xml, declaring);
+    // The run failed where no test did (a file that does not load, an error between tests):
+    // that is a failure too, named by its file where the report lacks one.
+    const unnamed = !status.success && report.failed === 0;
+    if (unnamed) report.failed = 1;
+    return { ok: status.success, code: status.code || 1, unnamed, ...report };
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+/**
+ * A whole pass over `paths`: the files in parallel, then the files that say `@test-alone` one at a
+ * time (they measure whether Parley keeps up with a real IRC server, which other files' load on two
+ * cores decides more than the code), then, with --retry, the failed files once more.
+ */
+async function pass(paths: string[], env: Record<string, string> = {}): Promise<Result> {
+  const all = await testFiles(paths);
+  const parallel = all.filter((f) => !f.alone).map((f) => f.file);
+  const alone = all.filter((f) => f.alone).map((f) => f.file);
+  const results: Result[] = [];
+  if (parallel.length) results.push(await run(["--parallel"], parallel, env));
   if (alone.length) {
     console.log(`\nrunning alone: ${alone.join(" ")}`);
-    const solo = await run(alone, env);
-    passed += solo.passed;
-    failed += solo.failed;
-    ok = ok && solo.ok;
-    // Run without --parallel, deno names no file on a failed test's line: retry them all.
-    if (!solo.ok) files.push(...alone);
+    results.push(await run([], alone, env));
   }
-  // Stopgap while some end-to-end and timing-sensitive tests are flaky on a loaded 2-core
-  // machine: files that failed are run once more, alone and one at a time, and named here so
-  // that a flaky file stays visible. A file that fails twice fails the run.
-  if (!ok && files.length && files.length <= 5) {
-    console.log(`\nretrying alone, once: ${files.join(" ")}`);
-    const again = await run(files, env);
-    passed = passed + failed - again.failed;
-    failed = again.failed;
-    ok = again.ok;
-    if (ok) console.log(`flaky (passed when run again): ${files.join(" ")}`);
+  const sum: Result = {
+    ok: results.every((r) => r.ok),
+    code: results.find((r) => !r.ok)?.code ?? 0,
+    passed: results.reduce((n, r) => n + r.passed, 0),
+    failed: results.reduce((n, r) => n + r.failed, 0),
+    files: results.flatMap((r) => r.files),
+    unnamed: results.some((r) => r.unnamed),
+  };
+  if (!sum.ok) console.log(`\nfailed: ${sum.files.join(" ") || "(no file named; see above)"}`);
+  if (retry && !sum.ok && sum.files.length && !sum.unnamed) {
+    console.log(`\n--retry: running alone, once: ${sum.files.join(" ")}`);
+    const again = await run([], sum.files, env);
+    sum.passed += sum.failed - again.failed;
+    sum.failed = again.failed;
+    sum.ok = again.ok;
+    sum.code = again.code;
+    if (again.ok) console.log(`FLAKY (failed, then passed alone): ${sum.files.join(" ")}`);
   }
-  return { passed, failed, ok, code: first.code };
+  return sum;
 }
 
-let passed = 0;
-let failed = 0;
-let ok = true;
-let code = 0;
-const add = (r: { passed: number; failed: number; ok: boolean; code: number }) => {
-  passed += r.passed;
-  failed += r.failed;
-  if (!r.ok) code ||= r.code || 1;
-  ok &&= r.ok;
-};
-if (!postgresOnly) add(await pass(args));
-if (postgresOnly || !paths.length) {
-  // One PostgreSQL for the pass; every app and daemon in it makes a database of its own.
-  const pg = await startPostgres({ maxConnections: 400 });
-  try {
-    console.log(`\nPostgreSQL pass: ${(paths.length ? paths : POSTGRES_PASS).join(" ")}`);
-    add(await pass(paths.length ? paths : POSTGRES_PASS, { PARLEY_TEST_POSTGRES: pg.base }));
-  } finally {
-    await pg.close();
+if (import.meta.main) {
+  await ensureTools([NGIRCD, CHROMIUM, POSTGRES]);
+  const build = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "scripts/build.ts", "--if-stale"],
+    cwd: root,
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (!build.success) Deno.exit(build.code || 1);
+
+  let passed = 0;
+  let failed = 0;
+  let code = 0;
+  const add = (r: Result) => {
+    passed += r.passed;
+    failed += r.failed;
+    if (!r.ok) code ||= r.code || 1;
+  };
+  if (!postgresOnly) add(await pass(args));
+  if (postgresOnly || !paths.length) {
+    // One PostgreSQL for the pass; every app and daemon in it makes a database of its own.
+    const pg = await startPostgres({ maxConnections: 400 });
+    try {
+      console.log(`\nPostgreSQL pass: ${(paths.length ? paths : POSTGRES_PASS).join(" ")}`);
+      add(await pass(paths.length ? paths : POSTGRES_PASS, { PARLEY_TEST_POSTGRES: pg.base }));
+    } finally {
+      await pg.close();
+    }
   }
+  console.log(`tests: ${passed} passed, ${failed} failed`);
+  Deno.exit(code);
 }
-console.log(`tests: ${passed} passed, ${failed} failed`);
-Deno.exit(ok ? 0 : code);

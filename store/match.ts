@@ -61,6 +61,14 @@ export function tokens(text: string): string[] {
   return text.match(TOKEN) ?? [];
 }
 
+/**
+ * The words of a query: its tokens that keep a letter or digit once folded. A token of only
+ * combining marks folds to nothing, in FTS5 and in PostgreSQL alike: it is no word to look for.
+ */
+function queryWords(text: string): string[] {
+  return tokens(text).filter((w) => fold(w) !== "");
+}
+
 /** Shorter words match whole words only: a one- or two-letter prefix would expand to a large
  * part of the vocabulary and make one query read most of the index. */
 export const MIN_PREFIX = 3;
@@ -90,7 +98,7 @@ export function parseMatch(input: string): ParsedMatch {
   for (let m; (m = re.exec(input));) {
     if (m[1] !== undefined) {
       sawWords = true;
-      const words = tokens(m[1]);
+      const words = queryWords(m[1]);
       if (words.length) parts.push(term(words, false));
       continue;
     }
@@ -99,7 +107,7 @@ export function parseMatch(input: string): ParsedMatch {
     else if (word.length > 1 && word.startsWith("@")) senders.push(word.slice(1));
     else {
       sawWords = true;
-      const words = tokens(word);
+      const words = queryWords(word);
       if (words.length) parts.push(term(words, true));
     }
   }

@@ -5,7 +5,7 @@
 import { DomainError } from "../lib/errors.ts";
 import { hex, hmacBytes, safeEqual } from "../lib/crypto.ts";
 import { log } from "../lib/log.ts";
-import type { Bot } from "../irc/bot.ts";
+import type { Bot } from "../irc/bot/bot.ts";
 import type { IrcControl } from "../irc/control.ts";
 
 /** HMAC-SHA256 of the raw body under the secret, as GitHub writes it: `sha256=<hex>`. */

@@ -21,9 +21,14 @@ export function pgConversationStore(
   settled: () => Promise<void>,
 ): PgConversationStore {
   let generation = 0;
-  const changed = () => {
+  /** Runs a write with its notification in the same transaction (delivered at commit). */
+  const changing = async (write: (tx: Sql) => Promise<unknown>): Promise<void> => {
+    await sql.begin(async (raw) => {
+      const tx = raw as unknown as Sql;
+      await write(tx);
+      await tx`SELECT pg_notify(${CONVERSATIONS_CHANGED}, '')`;
+    });
     generation++;
-    sql.notify(CONVERSATIONS_CHANGED, "").catch(() => {});
   };
   const get = async (connection: number, conversationId: string) => {
     await settled();
@@ -70,11 +75,11 @@ export function pgConversationStore(
     async setJoined(id, joined) {
       await sql`UPDATE conversations SET joined = ${joined} WHERE id = ${id}`;
     },
-    async rename(id, conversationId, name) {
-      changed();
-      await sql`UPDATE conversations SET conversation_id = ${pgString(conversationId)},
-        name = ${pgString(name)} WHERE id = ${id}`;
-    },
+    rename: (id, conversationId, name) =>
+      changing((tx) =>
+        tx`UPDATE conversations SET conversation_id = ${pgString(conversationId)},
+          name = ${pgString(name)} WHERE id = ${id}`
+      ),
     addUnread: async (id) =>
       (await sql`UPDATE conversations SET unread = unread + 1 WHERE id = ${id}
         RETURNING unread`)[0]?.unread ?? 0,
@@ -87,9 +92,6 @@ export function pgConversationStore(
       await sql`UPDATE conversations SET unread = 0, last_read = ${nowMicros()}
         WHERE connection = ${connection}`;
     },
-    async remove(id) {
-      changed();
-      await sql`DELETE FROM conversations WHERE id = ${id}`;
-    },
+    remove: (id) => changing((tx) => tx`DELETE FROM conversations WHERE id = ${id}`),
   };
 }

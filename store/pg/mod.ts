@@ -38,7 +38,7 @@ export async function openPgStore(url: string): Promise<PgStore> {
   const messages = pgMessageStore(sql);
   const users = pgUserStore(sql);
   const conversations = pgConversationStore(sql, messages.flush);
-  // Other nodes' changes reload the caches keyed on the generations (irc/record.ts).
+  // Other nodes' changes reload the caches keyed on the generations (irc/chat/record.ts).
   const listening = [
     await sql.listen(USERS_CHANGED, () => users.bump()),
     await sql.listen(CONVERSATIONS_CHANGED, () => conversations.bump()),

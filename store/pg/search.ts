@@ -2,7 +2,8 @@
 import { ircLower } from "../../lib/casefold.ts";
 import { parseMatch } from "../match.ts";
 import { FIRST_EVENT_CODE, type MessagePage, type SearchQuery } from "../message_types.ts";
-import { JOIN_WHERE, newestFirstPage, type Row } from "../rows.ts";
+import { JOIN_WHERE, type Row } from "../rows.ts";
+import { byTime, pageFloor, timePage } from "../search_order.ts";
 import { pgString, type Sql } from "./db.ts";
 import { log } from "../../lib/log.ts";
 import { PG_COLUMNS } from "./paging.ts";
@@ -94,10 +95,11 @@ export function pgUserSearch(sql: Sql, vocabulary: Vocabulary) {
       order: string,
       also: string[],
       indexed = `${key} & ${within}`,
+      limit = wanted,
     ) => {
       const text = `SELECT ${PG_COLUMNS}, k.connection_id, c.conversation_id,
           m.user_id AS owner, m.conversation AS conversation_row FROM ${from} ${JOIN_WHERE}
-        WHERE ${[...where, ...also].join(" AND ")} ORDER BY ${order} LIMIT ${wanted}`;
+        WHERE ${[...where, ...also].join(" AND ")} ORDER BY ${order} LIMIT ${limit}`;
       // PostgreSQL refuses a parameter the text does not use (it cannot tell its type).
       const values = [...args];
       if (text.includes(whole)) values.push(pgString(`${words} & ${within}`));
@@ -107,11 +109,14 @@ export function pgUserSearch(sql: Sql, vocabulary: Vocabulary) {
       return sql.unsafe(text, values, { prepare: false }) as unknown as Promise<Found[]>;
     };
     let rows: Found[];
+    /** Whether the rows came from the GIN index (the words are rare enough for it). */
+    let viaIndex = false;
     if (!byLexeme) {
       rows = await select("messages m", "m.id DESC", []);
     } else if (q.before !== undefined || q.after !== undefined) {
       // A later page: the index, as the first page's last resort below.
       rows = await select("messages m", "m.id + 0 DESC", [matches]);
+      viaIndex = true;
     } else {
       // Words, newest first. GIN cannot give rows in id order, so a word with thousands of
       // matches in the user's history would cost a fetch of every one. First the scope's newest
@@ -132,7 +137,49 @@ export function pgUserSearch(sql: Sql, vocabulary: Vocabulary) {
         if (walked <= WALK_AT_MOST || (walked * 6 < indexCost && walked <= MAX_WALK)) {
           rows = await walk(Math.ceil(rowsNeeded * 2));
         }
-        if (rows.length < wanted) rows = await byBuckets();
+        if (rows.length < wanted) rows = await byBuckets(), viaIndex = true;
+      }
+    }
+
+    // The rows so far are the newest stored; a message stored earlier may be newer (a replayed
+    // line, an import). Fewer than a page are all there is. Else the page by time lies at or
+    // after their page's oldest time: read that window in time order, by the index that found
+    // them, or each conversation's (conversation, ts) index.
+    const complete = rows.length < wanted;
+    if (!complete) {
+      const floor = pageFloor(rows, q.limit)!;
+      const window = async (at: string, limit = wanted) => {
+        if (!byLexeme) return await select("messages m", "m.ts DESC, m.id DESC", [at], "", limit);
+        if (viaIndex) {
+          return await select(
+            "messages m",
+            "m.ts DESC, m.id DESC",
+            [matches, at],
+            undefined,
+            limit,
+          );
+        }
+        const own = scope ?? (await sql`SELECT v.id FROM conversations v
+          JOIN connections k ON k.id = v.connection WHERE k.user_id = ${userId}`)
+          .map((r) => Number(r.id));
+        if (!own.length) return [];
+        return await select(
+          "messages m",
+          "m.ts DESC, m.id DESC",
+          [
+            `m.conversation IN (${own.join(", ")})`,
+            at,
+            `m.words @@ ${whole}`,
+          ],
+          undefined,
+          limit,
+        );
+      };
+      rows = await window(`m.ts >= ${Math.trunc(floor)}`);
+      // More than a page at one instant: the page holds all of that instant (timePage).
+      const last = rows[rows.length - 1];
+      if (rows.length === wanted && rows[0].ts === last.ts) {
+        rows = await window(`m.ts = ${Math.trunc(last.ts)}`, 10_000);
       }
     }
 
@@ -208,6 +255,6 @@ export function pgUserSearch(sql: Sql, vocabulary: Vocabulary) {
     if (theirs.length < rows.length) {
       log.error("search: rows outside the user's scope", { uid: userId });
     }
-    return newestFirstPage(theirs, q.limit);
+    return timePage(byTime(theirs), q.limit, complete);
   };
 }

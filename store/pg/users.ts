@@ -23,9 +23,19 @@ export const USERS_CHANGED = "parley_users_changed";
 /** The PostgreSQL implementation of UserStore. */
 export function pgUserStore(sql: Sql): PgUserStore {
   let generation = 0;
-  const changed = () => {
+  /**
+   * Runs a write with the "users changed" notification in its transaction: PostgreSQL delivers
+   * it at commit, so no node reloads a user before the change is there to read.
+   */
+  const changing = async <T>(write: (tx: Sql) => Promise<T>): Promise<T> => {
+    const out = await sql.begin(async (raw) => {
+      const tx = raw as unknown as Sql;
+      const result = await write(tx);
+      await tx`SELECT pg_notify(${USERS_CHANGED}, '')`;
+      return result;
+    }) as T;
     generation++;
-    sql.notify(USERS_CHANGED, "").catch(() => {});
+    return out;
   };
   const one = (rows: UserRow[]) => toRecord(rows[0]);
   const insert = (tx: Sql, email: string, hash: string, roles: string[]) =>
@@ -68,21 +78,22 @@ export function pgUserStore(sql: Sql): PgUserStore {
       (await sql<UserRow[]>`SELECT * FROM users WHERE roles::jsonb ? ${role} ORDER BY email`)
         .map((r) => toRecord(r)!),
     async update(id, patch) {
-      changed();
       const set: Record<string, string> = {};
       if (patch.passwordHash !== undefined) set.password_hash = patch.passwordHash;
       if (patch.roles !== undefined) set.roles = JSON.stringify(patch.roles);
       if (patch.highlightKeywords !== undefined) {
         set.highlight_keywords = pgString(JSON.stringify(patch.highlightKeywords));
       }
-      if (Object.keys(set).length) {
-        return one(await sql<UserRow[]>`UPDATE users SET ${sql(set)} WHERE id = ${id} RETURNING *`);
+      if (!Object.keys(set).length) {
+        return one(await sql<UserRow[]>`SELECT * FROM users WHERE id = ${id}`);
       }
-      return one(await sql<UserRow[]>`SELECT * FROM users WHERE id = ${id}`);
+      return one(
+        await changing((tx) =>
+          tx<UserRow[]>`UPDATE users SET ${tx(set)} WHERE id = ${id} RETURNING *`
+        ),
+      );
     },
-    async remove(id) {
-      changed();
-      return (await sql`DELETE FROM users WHERE id = ${id}`).count > 0;
-    },
+    remove: (id) =>
+      changing(async (tx) => (await tx`DELETE FROM users WHERE id = ${id}`).count > 0),
   };
 }

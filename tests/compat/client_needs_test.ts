@@ -1,7 +1,7 @@
 // deno-lint-ignore-file no-explicit-any -- answers are read field by field
 /**
- * The eleven needs of Convos 8.07's own web client (docs/api.md):
- * what that client sends and reads, checked against the real daemon and a real ngircd.
+ * The eleven needs of Convos 8.07's own web client (docs/api.md): what that client sends and
+ * reads, checked against Parley (the daemon and a real ngircd where IRC is involved).
  * Each check is labelled "client need N".
  */
 import {
@@ -78,6 +78,7 @@ Deno.test("client needs 2, 3: dictionaries and registration as the client sends 
 Deno.test("client needs 4-11: IRC through the events socket", async (t) => {
   const irc = await startIrcServer();
   const server = await compatServer({
+    irc: true,
     seed: { users: [{ email: "superman@example.com", password: "s3cret", roles: ["admin"] }] },
   });
   const api: ApiClient = server.client();

@@ -89,6 +89,21 @@ Deno.test("web-connection-profiles.t", async () => {
       webirc_password_set: true,
     });
 
+    // Convos's client fills the keys it was not given with "" and saves them back on any edit:
+    // the withheld secret must survive that, and only an explicit null clears it.
+    res = await api.post("/api/connection-profiles", {
+      ...shown,
+      max_message_length: 100,
+      webirc_password: "",
+    });
+    statusIs("web-connection-profiles.t:55", res, 200);
+    jsonIs("web-connection-profiles.t:55", res, "/webirc_password_set", true);
+    jsonIs("web-connection-profiles.t:55", res, "/max_message_length", 100);
+    res = await api.post("/api/connection-profiles", { ...shown, webirc_password: null });
+    jsonIs("web-connection-profiles.t:55", res, "/webirc_password_set", false);
+    res = await api.post("/api/connection-profiles", { ...shown, webirc_password: "yikes" });
+    jsonIs("web-connection-profiles.t:55", res, "/webirc_password_set", true);
+
     res = await api.get("/api/user");
     statusIs("web-connection-profiles.t:57", res, 200);
     jsonIs("web-connection-profiles.t:57", res, "/default_connection", profile.url);

@@ -30,6 +30,7 @@ Deno.test("web-conversation.t", async () => {
   const irc = await startIrcServer();
   // web-conversation.t:8 (admin only because Parley lets admins reach loopback IRC servers).
   const server = await compatServer({
+    irc: true,
     seed: { users: [{ email: "superman@example.com", password: "s3cret", roles: ["admin"] }] },
   });
   const api = server.client();

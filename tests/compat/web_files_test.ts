@@ -112,6 +112,7 @@ Deno.test("web-files.t", async (t) => {
   const irc = await startIrcServer();
   // web-files.t:10 (admin only because Parley lets admins reach loopback IRC servers freely).
   const server = await compatServer({
+    irc: true,
     seed: { users: [{ email: "superman@example.com", password: "s3cret", roles: ["admin"] }] },
   });
   const api = server.client();

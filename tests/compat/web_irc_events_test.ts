@@ -13,6 +13,7 @@ Deno.test("web-irc-events.t", async (t) => {
   const irc = await startIrcServer();
   // web-irc-events.t:8 (admin only because Parley lets admins reach loopback IRC servers freely).
   const server = await compatServer({
+    irc: true,
     seed: { users: [{ email: "superman@example.com", password: "s3cret", roles: ["admin"] }] },
   });
   const api = server.client();

@@ -8,6 +8,7 @@ Deno.test("web-search.t", async (t) => {
   const irc = await startIrcServer();
   // web-search.t:6 (admin only because Parley lets admins reach loopback IRC servers freely).
   const server = await compatServer({
+    irc: true,
     seed: { users: [{ email: "superman@example.com", password: "s3cret", roles: ["admin"] }] },
   });
   const api = server.client();

@@ -16,6 +16,7 @@ Deno.test("web-users.t", async (t) => {
   const irc = await startIrcServer();
   // web-users.t:9
   const server = await compatServer({
+    irc: true,
     defaultConnection: irc.url,
     seed: { settings: { open_to_public: true } },
   });

@@ -14,6 +14,7 @@ Deno.test("web-webhook-github.t", async (t) => {
   // irc-localhost/#convos. Parley verifies the signature instead of the source address
   // (docs/api.md), so the configuration has a secret.
   const server = await compatServer({
+    irc: true,
     defaultConnection: irc.url,
     seed: { settings: { open_to_public: true } },
   });

@@ -6,7 +6,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { captureErrors, startApp } from "../support/app.ts";
 import { JSON_BODY_LIMIT } from "../../http/body.ts";
-import { botConfigSchema, ensureBot } from "../../irc/bot.ts";
+import { botConfigSchema, ensureBot } from "../../irc/bot/bot.ts";
 import { openStore } from "../../store/mod.ts";
 import { MAX_BUFFERED, TRY_AGAIN_LATER } from "../../routes/events.ts";
 import { poll } from "../support/poll.ts";

@@ -157,9 +157,53 @@ Deno.test("line injection: CR, LF and NUL never reach the IRC server", async () 
     }
     // Plain text over several lines is several messages, each its own IRC line.
     assertEquals((await send("#room", "one\r\ntwo")).status, 200);
-    await client.waitFor((l) => l === "PRIVMSG #room :two");
-    assert(client.lines.includes("PRIVMSG #room :one"));
+    await client.waitFor((l) => l === "PRIVMSG #room two");
+    assert(client.lines.includes("PRIVMSG #room one"));
     assert(!client.lines.some((l) => l.includes("INJECTED") || l.includes("\0")), "injected");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("commands: each argument is one parameter, and a key is one word", async () => {
+  const { api, irc, close } = await parleyAndHostile("params@example.com");
+  try {
+    const made = await api.post("/api/connections", {
+      url: `irc://127.0.0.1:${irc.port}?nick=victim`,
+      conversation_id: "#room",
+    });
+    const client = await irc.registered();
+    const id = made.body.connection_id;
+    await client.send(":victim!v@h JOIN #room");
+    const send = (message: string) =>
+      api.post(`/api/connection/${id}/conversation/%23room/messages`, { message });
+    await poll("joined", async () => (await send("hello")).status === 200);
+    const refused = await send("/join #a key with spaces");
+    assertEquals([refused.status, refused.body.errors?.[0]?.path], [400, "/body/message"]);
+    assertStringIncludes(refused.body.errors[0].message, "Usage: /join");
+    const colon = await send("/msg :bob hi");
+    assertEquals([colon.status, colon.body.errors?.[0]?.path], [400, "/body/message"]);
+    assertStringIncludes(colon.body.errors[0].message, "must be one word");
+    for (const message of ["/join #b key", "/topic a new : topic", "/kick bob go away", "/away"]) {
+      assertEquals((await send(message)).status, 200, message);
+    }
+    assertEquals((await send("/mode +o  bob")).status, 200);
+    assertEquals((await send("/quote PRIVMSG #room  :two  words")).status, 200);
+    await client.waitFor((l) => l === "PRIVMSG #room :two  words");
+    const after = client.lines.lastIndexOf("PRIVMSG #room hello");
+    const sent = client.lines.slice(after).filter((l) =>
+      /^(JOIN|TOPIC|KICK|MODE|AWAY|PRIVMSG)\b/.test(l)
+    );
+    assertEquals(sent, [
+      "PRIVMSG #room hello",
+      "JOIN #b key",
+      "TOPIC #room :a new : topic",
+      "KICK #room bob :go away",
+      "AWAY",
+      "MODE #room +o bob",
+      "PRIVMSG #room :two  words",
+    ]);
+    assert(!client.lines.some((l) => l.startsWith("JOIN #a")), "the refused join was not sent");
   } finally {
     await close();
   }
@@ -169,6 +213,34 @@ async function connectionInfo(api: ApiClient, id: string): Promise<any> {
   const res = await answered("connections", api.get("/api/connections"));
   return res.body.connections.find((c: any) => c.connection_id === id);
 }
+
+Deno.test("hostile lines: a NICK without a new nick leaves the user's nick as it is", async () => {
+  const { api, irc, close } = await parleyAndHostile("nonick@example.com");
+  try {
+    const made = await api.post("/api/connections", {
+      url: `irc://127.0.0.1:${irc.port}?nick=victim`,
+    });
+    const client = await irc.registered();
+    const id = made.body.connection_id;
+    await poll("connected", async () => (await connectionInfo(api, id)).state === "connected");
+    await client.send(":victim!v@h NICK");
+    // Lines are handled in order: once the private message is stored, the NICK was handled.
+    await client.send(":eve!e@h PRIVMSG victim :after the broken NICK");
+    await poll(
+      "the message",
+      async () => (await history(api, id, "eve")).body.messages?.length > 0,
+    );
+    const conn = await connectionInfo(api, id);
+    assertEquals([conn.state, conn.info.nick], ["connected", "victim"]);
+    await client.send(":eve!e@h PRIVMSG victim :victim: still you?");
+    await poll("a highlight", async () => {
+      const messages = (await history(api, id, "eve")).body.messages ?? [];
+      return messages.some((m: any) => m.message === "victim: still you?");
+    });
+  } finally {
+    await close();
+  }
+});
 
 Deno.test("hostile lines: a 20 MB line drops the connection; JOIN floods hit the cap", async (t) => {
   const { api, irc, close } = await parleyAndHostile("lines@example.com");
@@ -341,7 +413,7 @@ Deno.test("CTCP floods: few answers, and the user's own line goes first", async 
       message: "/msg eve hello",
     });
     assertEquals(sent.status, 200);
-    await client.waitFor((l) => l === "PRIVMSG eve :hello");
+    await client.waitFor((l) => l === "PRIVMSG eve hello");
     // Everything of the flood has been read once a line sent after it is stored.
     await client.send(":eve!e@h PRIVMSG victim :after the flood");
     await poll("the flood read", async () => {
@@ -351,7 +423,7 @@ Deno.test("CTCP floods: few answers, and the user's own line goes first", async 
     const answers = client.lines.filter((l) => l.startsWith("NOTICE eve :\x01"));
     assert(answers.length >= 1 && answers.length <= 6, `${answers.length} answers`);
     assert(answers.some((l) => l.includes("VERSION Parley")), answers.join(" | "));
-    const hello = client.lines.indexOf("PRIVMSG eve :hello");
+    const hello = client.lines.indexOf("PRIVMSG eve hello");
     const before = client.lines.slice(0, hello).filter((l) => l.startsWith("NOTICE eve :\x01"));
     assert(before.length <= 3, `${before.length} answers went out before the user's line`);
   } finally {

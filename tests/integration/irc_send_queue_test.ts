@@ -4,7 +4,8 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startHostileIrc } from "../support/hostile_irc.ts";
-import { IrcConnection, SendError } from "../../irc/connection.ts";
+import { IrcConnection, SendError } from "../../irc/engine/connection.ts";
+import { type IrcLine, ircLine } from "../../irc/engine/line.ts";
 import type { ConnectionRecord } from "../../store/connections.ts";
 
 function record(url: string): ConnectionRecord {
@@ -35,12 +36,13 @@ Deno.test("the send queue refuses lines with CR, LF or NUL and never writes them
     for (
       const line of ["PRIVMSG #x :a\r\nINJECTED", "PRIVMSG #x :a\nINJECTED", "PRIVMSG #x :a\0"]
     ) {
-      const err = await conn.enqueue(line).then(() => undefined, (e) => e);
+      // Only a forged line gets this far: irc/engine/line.ts refuses to build one.
+      const err = await conn.send(line as IrcLine).then(() => undefined, (e) => e);
       assert(err instanceof SendError, JSON.stringify(line));
     }
-    await conn.enqueue("PRIVMSG #x :fine");
-    await client.waitFor((l) => l === "PRIVMSG #x :fine");
-    assertEquals(client.lines.filter((l) => l.startsWith("PRIVMSG")), ["PRIVMSG #x :fine"]);
+    await conn.send(ircLine("PRIVMSG", "#x", "fine"));
+    await client.waitFor((l) => l === "PRIVMSG #x fine");
+    assertEquals(client.lines.filter((l) => l.startsWith("PRIVMSG")), ["PRIVMSG #x fine"]);
     assert(!client.lines.some((l) => l.includes("INJECTED")));
   } finally {
     await conn.stop();

@@ -150,13 +150,34 @@ Deno.test("accounts: registration, invites, roles and sessions", async (t) => {
       });
       assertEquals(res.status, 200);
       assertEquals(res.body.highlight_keywords, ["deploy", "parley"]);
-      const pw = await user.post("/api/user/new@example.com", { password: "third password" });
+      const pw = await user.post("/api/user/new@example.com", {
+        password: "third password",
+        current_password: "second password",
+      });
       assertEquals(pw.status, 200);
       assertEquals((await user.get("/api/user")).status, 200, "the caller stays logged in");
       await a.client().login("new@example.com", "third password");
     });
 
-    await t.step("current_password, when sent, must match (the web client sends it)", async () => {
+    await t.step("a new password of one's own needs the current one", async () => {
+      const missing = await user.post("/api/user/new@example.com", { password: "stolen session" });
+      assertEquals(missing.status, 400);
+      assertEquals(missing.body.errors[0], {
+        message: "Enter your current password to set a new one.",
+        path: "/body/current_password",
+      });
+      const blank = await user.post("/api/user/new@example.com", {
+        password: "stolen session",
+        current_password: "",
+      });
+      assertEquals(blank.status, 400);
+      assertEquals(blank.body.errors[0].message, "Enter your current password to set a new one.");
+      // Nothing changed: the old password still logs in, and the caller's session still works.
+      await a.client().login("new@example.com", "third password");
+      assertEquals((await user.get("/api/user")).status, 200);
+    });
+
+    await t.step("current_password must match", async () => {
       const wrong = await user.post("/api/user/new@example.com", {
         password: "fourth password",
         current_password: "not my password",
@@ -171,7 +192,23 @@ Deno.test("accounts: registration, invites, roles and sessions", async (t) => {
       assertEquals(right.status, 200);
       await a.client().login("new@example.com", "fourth password");
       // Back to the password the later steps use.
-      await user.post("/api/user/new@example.com", { password: "third password" });
+      await user.post("/api/user/new@example.com", {
+        password: "third password",
+        current_password: "fourth password",
+      });
+    });
+
+    await t.step("an admin sets another user's password without knowing theirs", async () => {
+      const res = await admin.post("/api/user/new@example.com", { password: "set by admin" });
+      assertEquals(res.status, 200);
+      await a.client().login("new@example.com", "set by admin");
+      // The user's own sessions ended with it: they log in again with the new password.
+      assertEquals((await user.get("/api/user")).status, 401);
+      await user.login("new@example.com", "set by admin");
+      await user.post("/api/user/new@example.com", {
+        password: "third password",
+        current_password: "set by admin",
+      });
     });
 
     await t.step("an admin grants and removes roles, but the last admin stays admin", async () => {

@@ -114,6 +114,12 @@ export interface Backend {
   unread(conversation: number): Promise<number>;
   /** See OpenedStore.skipIds. */
   skipIds(n: number): Promise<void>;
+  /**
+   * Resolves once everything appended is committed and searchable. A search itself waits for
+   * SQLite's indexer only a bounded time (2 s) and then answers from what is indexed; the indexer
+   * runs below the process's priority, so on a loaded machine a test must wait here instead.
+   */
+  searchable(): Promise<void>;
 }
 
 /** The message store's side of the suite: `b` over a fresh store of each backend. */
@@ -147,6 +153,10 @@ export function forEachBackend(
         return rows.find((r) => r.id === conversation)!.unread;
       },
       skipIds,
+      async searchable() {
+        await store.messages.flush();
+        await store.messages.searchable?.();
+      },
     }, t);
   });
 }

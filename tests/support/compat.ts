@@ -3,21 +3,24 @@
  * Helpers for tests/compat/: Convos 8.07's own web tests ported to Parley. Every check names the
  * Convos file and line it comes from ("web-user.t:16"), so a failure points at what Convos pins.
  *
- * `pending(reason, fn)` wraps a check that Parley does not pass yet (see /work/compat-failures.md):
+ * `pending(reason, fn)` wraps a check that Parley does not pass yet (tests/compat/README.md):
  * it passes while the check fails and FAILS once the check passes, so the list cannot go stale.
  *
  * Inside a `pending` block every check runs (a failure is collected, not thrown); the block passes
  * when at least one of them fails. With `PARLEY_COMPAT_REPORT=<file>` failing checks outside
  * `pending` do not stop a test either: every check appends a JSON line (`{where, result: "pass" |
  * "fail" | "pending" | "pass-in-pending" | "now-passes", error?, reason?}`) to the file and the
- * test goes on, so one run lists every gap and gives the counts.
+ * test goes on, so one run lists every gap and gives the counts. The test still fails: closing its
+ * server throws for the failures it collected (a report is for reading, not for passing).
  */
 import { deepStrictEqual } from "node:assert/strict";
 import { join } from "node:path";
 import type { ApiResponse } from "./api.ts";
 import { ApiClient } from "./api.ts";
 import { databaseFor, startServer, type TestServer } from "./server.ts";
-import type { Seed } from "./compat_seed.ts";
+import { startApp } from "./app.ts";
+import { freePort } from "./ports.ts";
+import { applySeed, type Seed } from "./compat_seed.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const REPORT = Deno.env.get("PARLEY_COMPAT_REPORT");
@@ -31,6 +34,18 @@ export class CheckFailure extends Error {
 
 /** The failures collected by the innermost running `pending` block. */
 const pendingStack: { reason: string; failures: string[] }[] = [];
+
+/** In report mode, the failures (and stale `pending` wrappers) no server's close has thrown yet. */
+let unclaimed: string[] = [];
+
+/** Throws for the failures collected in report mode since the last call. */
+function claimFailures() {
+  const failures = unclaimed;
+  unclaimed = [];
+  if (failures.length) {
+    throw new Error(`${failures.length} compat checks failed (${REPORT}):\n${failures.join("\n")}`);
+  }
+}
 
 function record(entry: Record<string, unknown>) {
   if (REPORT) Deno.writeTextFileSync(REPORT, JSON.stringify(entry) + "\n", { append: true });
@@ -63,6 +78,7 @@ export function check(where: string, fn: () => void): void {
     }
     if (REPORT) {
       record({ where, result: "fail", error: failure.message, at: callSite() });
+      unclaimed.push(failure.message);
       return;
     }
     throw failure;
@@ -179,33 +195,50 @@ export async function pending(reason: string, fn: () => unknown | Promise<unknow
   }
   if (failures.length === 0) {
     record({ result: "now-passes", reason });
-    if (!REPORT) {
-      throw new Error(`pending check now passes, remove its pending() wrapper: ${reason}`);
-    }
+    const message = `pending check now passes, remove its pending() wrapper: ${reason}`;
+    if (!REPORT) throw new Error(message);
+    unclaimed.push(message);
   }
 }
 
-/** Resolves with what `p` gives, or undefined after `ms`: for events that may never come. */
+/**
+ * Convos's `within`: resolves with what `p` gives, or undefined when it never comes, so the check
+ * after it fails with its own message. `ms` is the Convos test's bound, kept for reference; the
+ * wait is at least {@link WITHIN_FLOOR_MS}: on two loaded cores a line through ngircd and back can
+ * take longer than Convos's few seconds, and a short bound made a slow answer a failure.
+ */
 export function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return Promise.race([
     p.finally(() => clearTimeout(timer)),
-    new Promise<undefined>((r) => timer = setTimeout(() => r(undefined), ms)),
+    new Promise<undefined>((r) =>
+      timer = setTimeout(() => r(undefined), Math.max(ms, WITHIN_FLOOR_MS))
+    ),
   ]).catch(() => undefined);
 }
+
+/** The shortest wait of {@link within}: as long as an event waiter's own bound. */
+export const WITHIN_FLOOR_MS = 15_000;
 
 /** Options of compatServer: the Parley side of a Convos test's set-up. */
 export interface CompatOptions {
   /** CONVOS_DEFAULT_CONNECTION / `$settings->default_connection(...)`. */
   defaultConnection?: string;
-  /** Users and settings written to the data folder before the daemon starts. */
+  /** Users and settings written to the data folder before Parley starts. */
   seed?: Seed;
   env?: Record<string, string>;
+  /**
+   * The test talks to an IRC server: Parley runs as the daemon, a child process, so that the
+   * socket thread, the connection engine and the events socket run as a user's do. Without it
+   * the test gets the app in process (tests/support/app.ts), which is what the other tests ask
+   * for: HTTP answers, the same through app.fetch as through a socket, at a fraction of the cost.
+   */
+  irc?: boolean;
 }
 
-/** A daemon for one ported test, with a way to seed more users while it runs. */
+/** Parley for one ported test (the daemon, or the app in process), with a way to seed more. */
 export interface CompatServer extends TestServer {
-  /** `$core->user(...)->set_password(...)` (and role changes) while the daemon runs. */
+  /** `$core->user(...)->set_password(...)` (and role changes) while Parley runs. */
   seed(seed: Seed): Promise<void>;
   /** A new client of this server without a session. */
   client(): ApiClient;
@@ -223,10 +256,11 @@ async function runSeed(home: string, seed: Seed) {
   if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
 }
 
-/** Starts Parley for a ported Convos test: fast IRC timings, Convos's set-up mapped to Parley's. */
+/**
+ * Starts Parley for a ported Convos test: fast IRC timings, Convos's set-up mapped to Parley's.
+ * A test with `irc: true` gets the daemon; every other one the app in process.
+ */
 export async function compatServer(opts: CompatOptions = {}): Promise<CompatServer> {
-  const home = await Deno.makeTempDir({ prefix: "parley-compat-" });
-  if (opts.seed) await runSeed(home, opts.seed);
   // Convos gives each new user the default connection (web-user.t:80-104).
   const env: Record<string, string> = {
     PARLEY_TEST_FAST_IRC: "1",
@@ -234,11 +268,61 @@ export async function compatServer(opts: CompatOptions = {}): Promise<CompatServ
     ...opts.env,
   };
   if (opts.defaultConnection) env.PARLEY_DEFAULT_CONNECTION = opts.defaultConnection;
+  return opts.irc ? await compatDaemon(env, opts.seed) : await compatApp(env, opts.seed);
+}
+
+async function compatDaemon(env: Record<string, string>, seed?: Seed): Promise<CompatServer> {
+  const home = await Deno.makeTempDir({ prefix: "parley-compat-" });
+  if (seed) await runSeed(home, seed);
   const server = await startServer({ home, env });
   return {
     ...server,
+    async close() {
+      await server.close();
+      claimFailures();
+    },
     seed: (seed) => runSeed(home, seed),
     client: () => new ApiClient(server.url),
+  };
+}
+
+/**
+ * The app in process, also served on a loopback port of its own (the events socket, and tests
+ * that give that port to something else, need one): its clients are answered through app.fetch,
+ * and every answer of a documented operation is checked against the document on the way.
+ */
+async function compatApp(env: Record<string, string>, seed?: Seed): Promise<CompatServer> {
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const all = { PARLEY_LISTEN: url, PARLEY_IRC_ALLOW_PRIVATE: "1", ...env };
+  const app = await startApp(all);
+  if (seed) await applySeed(app.deps.store, seed);
+  const controller = new AbortController();
+  const served = Deno.serve(
+    { hostname: "127.0.0.1", port, signal: controller.signal, onListen() {} },
+    (req, info) => app.app.fetch(req, { remoteAddr: info.remoteAddr }),
+  );
+  // As the daemon does once it listens: the users' connections start.
+  await app.deps.irc.start();
+  const daemonOnly = (what: string) => () => {
+    throw new Error(`${what} needs the daemon: compatServer({ irc: true })`);
+  };
+  return {
+    url,
+    home: app.home,
+    env: all,
+    output: () => "",
+    stop: daemonOnly("stop()"),
+    kill: daemonOnly("kill()"),
+    restart: daemonOnly("restart()"),
+    async close() {
+      controller.abort();
+      await served.finished;
+      await app.close();
+      claimFailures();
+    },
+    seed: (seed) => applySeed(app.deps.store, seed),
+    client: () => app.client(),
   };
 }
 

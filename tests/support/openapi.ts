@@ -1,11 +1,14 @@
 // deno-lint-ignore-file no-explicit-any -- the document and the answers are JSON read by key
 /**
  * Reading `routes/openapi.json` (Swagger 2.0, as Convos's) in tests: its operations, their
- * parameters with `$ref`s resolved, and a validator that checks an answer against an operation's
- * response schema. The validator is strict where the document is silent: an object schema that
- * lists `properties` and says nothing of `additionalProperties` is closed, so a field a route
- * returns and the document does not name is an error.
+ * parameters with `$ref`s resolved, and Ajv checking an answer against an operation's response
+ * schema. The check is strict where the document is silent: an object schema that lists
+ * `properties` and says nothing of `additionalProperties` is closed, so a field a route returns
+ * and the document does not name is an error.
  */
+import ajvDraft04 from "ajv-draft-04";
+import ajvFormats from "ajv-formats";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import doc from "../../routes/openapi.json" with { type: "json" };
 
 /** The document, as the app serves it under `GET /api`. */
@@ -78,59 +81,81 @@ export function match(
   return undefined;
 }
 
-const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+/**
+ * The validator: Ajv with draft 4's semantics (those of Swagger 2.0's schemas) and its formats
+ * (`date-time`, `email`, `uri`). `readOnly` is Swagger's annotation, as `description` is.
+ */
+// Both are CommonJS modules whose class and function are their `default` export.
+const ajv = new ajvDraft04.default({ allErrors: true, strict: true, strictTypes: false });
+ajvFormats.default(ajv);
+ajv.addKeyword({ keyword: "readOnly", schemaType: "boolean" });
 
-function typeOf(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "array";
-  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
-  return typeof v;
-}
-
-function typeMatches(want: string, v: unknown): boolean {
-  const got = typeOf(v);
-  return got === want || (want === "number" && got === "integer");
-}
+/** Where the document's definitions live for Ajv: `#/definitions/X` becomes `openapi.json#/...`. */
+const DOC_ID = "openapi.json";
 
 /**
- * The ways `value` breaks `schema`, each as `<json pointer>: <what>`; empty when it conforms.
- * `x-nullable: true` allows null.
+ * A copy of `schema` for Ajv: local `$ref`s point into the registered document, and an object
+ * schema that lists `properties` and says nothing of `additionalProperties` is closed (the document
+ * is strict where it is silent: a field a route returns and the document does not name is an
+ * error). `x-nullable: true` allows null.
  */
-export function schemaErrors(schema: Schema, value: unknown, at = ""): string[] {
-  const s = deref(schema);
-  const where = at || "/";
-  if (value === null && s["x-nullable"]) return [];
-  const errors: string[] = [];
-  if (s.type && !typeMatches(s.type, value)) {
-    return [`${where}: expected ${s.type}, got ${typeOf(value)} ${JSON.stringify(value)}`];
+function forAjv(schema: any): any {
+  if (Array.isArray(schema)) return schema.map(forAjv);
+  if (!schema || typeof schema !== "object") return schema;
+  const out: any = {};
+  for (const [k, v] of Object.entries<any>(schema)) {
+    if (k === "$ref" && typeof v === "string" && v.startsWith("#/")) out.$ref = DOC_ID + v;
+    else if (k === "properties") {
+      out.properties = Object.fromEntries(Object.entries<any>(v).map(([n, p]) => [n, forAjv(p)]));
+    } else if (k !== "x-nullable") out[k] = forAjv(v);
   }
-  if (s.enum && !s.enum.includes(value)) {
-    errors.push(`${where}: ${JSON.stringify(value)} is not one of ${JSON.stringify(s.enum)}`);
+  if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+  if (schema["x-nullable"] === true) {
+    if (out.type) out.type = [out.type, "null"].flat();
+    if (out.enum) out.enum = [...out.enum, null];
   }
-  if (s.format === "date-time" && typeof value === "string" && !DATE_TIME.test(value)) {
-    errors.push(`${where}: ${JSON.stringify(value)} is not a date-time`);
+  return out;
+}
+
+ajv.addSchema({ definitions: forAjv(openapi.definitions) }, DOC_ID);
+
+const compiled = new Map<Schema, ValidateFunction>();
+
+/** `<json pointer>: <what>` for one Ajv error. */
+function describe(e: ErrorObject): string {
+  const at = e.instancePath || "/";
+  if (e.keyword === "additionalProperties") {
+    const name = String(e.params.additionalProperty).replaceAll("~", "~0").replaceAll("/", "~1");
+    return `${e.instancePath}/${name}: not in the document`;
   }
-  if (Array.isArray(value) && s.items) {
-    value.forEach((v, i) => errors.push(...schemaErrors(s.items, v, `${at}/${i}`)));
+  if (e.keyword === "required") return `${e.instancePath}/${e.params.missingProperty}: required`;
+  if (e.keyword === "enum") {
+    return `${at}: must be one of ${JSON.stringify(e.params.allowedValues)}`;
   }
-  if (typeOf(value) === "object") {
-    const obj = value as Record<string, unknown>;
-    const props: Record<string, Schema> = s.properties ?? {};
-    for (const name of s.required ?? []) {
-      if (!(name in obj)) errors.push(`${at}/${name}: required but missing`);
-    }
-    for (const [name, v] of Object.entries(obj)) {
-      const key = `${at}/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
-      if (props[name]) errors.push(...schemaErrors(props[name], v, key));
-      else if (typeof s.additionalProperties === "object") {
-        errors.push(...schemaErrors(s.additionalProperties, v, key));
-      } else if (
-        s.additionalProperties === false ||
-        (s.additionalProperties === undefined && s.properties)
-      ) errors.push(`${key}: not in the document`);
-    }
+  return `${at}: ${e.message}`;
+}
+
+/** The ways `value` breaks `schema` (of the document), each as `<json pointer>: <what>`. */
+export function schemaErrors(schema: Schema, value: unknown): string[] {
+  const validate = compiled.get(schema) ?? ajv.compile(forAjv(schema));
+  compiled.set(schema, validate);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => `${describe(e)} (got ${show(valueAt(value, e))})`);
+}
+
+/** The value an error is about, for the message. */
+function valueAt(value: unknown, e: ErrorObject): unknown {
+  let cur: any = value;
+  for (const raw of e.instancePath.split("/").slice(1)) {
+    cur = cur?.[raw.replaceAll("~1", "/").replaceAll("~0", "~")];
   }
-  return errors;
+  if (e.keyword === "additionalProperties") return cur?.[e.params.additionalProperty];
+  return cur;
+}
+
+function show(v: unknown): string {
+  const s = v === undefined ? "nothing" : JSON.stringify(v);
+  return s.length > 120 ? s.slice(0, 120) + "…" : s;
 }
 
 /**

@@ -1,13 +1,13 @@
 /**
  * The event bus (lib/bus.ts): who would receive a user's event, and recording a message
- * (irc/record.ts) for a user with no socket open but a tap that wants its events.
+ * (irc/chat/record.ts) for a user with no socket open but a tap that wants its events.
  */
 import { assertEquals } from "../support/assert.ts";
 import { EventBus } from "../../lib/bus.ts";
 import type { TapEvent } from "../../lib/events.ts";
 import { openStore } from "../../store/mod.ts";
-import { IrcConnection } from "../../irc/connection.ts";
-import { recordMessage } from "../../irc/record.ts";
+import { IrcConnection } from "../../irc/engine/connection.ts";
+import { recordMessage } from "../../irc/chat/record.ts";
 
 Deno.test("bus: an event would be received by the user's sockets or by a tap that wants it", () => {
   const bus = new EventBus();

@@ -1,6 +1,6 @@
-/** irc/chat_line.ts: which lines the lean path takes, and what it reads from them. */
+/** irc/chat/chat_line.ts: which lines the lean path takes, and what it reads from them. */
 import { assertEquals } from "../support/assert.ts";
-import { parseChatLine } from "../../irc/chat_line.ts";
+import { parseChatLine } from "../../irc/chat/chat_line.ts";
 
 Deno.test("chat lines: a person's PRIVMSG, NOTICE and ACTION are read", () => {
   assertEquals(parseChatLine(":bob!b@host PRIVMSG #chan :hello there \r"), {

@@ -7,7 +7,7 @@ import {
   parseCommandLine,
   parseConfig,
 } from "../../config.ts";
-import { DEFAULT_TIMING, FAST_TIMING } from "../../irc/timing.ts";
+import { DEFAULT_TIMING, FAST_TIMING } from "../../irc/engine/timing.ts";
 
 Deno.test("config: defaults", () => {
   const c = parseConfig({});

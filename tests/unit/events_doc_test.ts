@@ -4,6 +4,7 @@
  * other fails here.
  */
 import { assert, assertEquals } from "../support/assert.ts";
+import { LINE_KINDS } from "../../lib/events.ts";
 
 const root = new URL("../../", import.meta.url);
 const source = await Deno.readTextFile(new URL("lib/events.ts", root));
@@ -121,5 +122,23 @@ Deno.test("events doc: every request method and every answer is described", () =
     // Bus taps only: never sent on a socket.
     if (event === "listeners" || pushed.has(event)) continue;
     assert(docs.includes(`"event": "${event}"`), `docs/events.md shows the ${event} frame`);
+  }
+});
+
+Deno.test("events doc: the table of lines is LINE_KINDS, row for row", () => {
+  const table = section("## Lines in a conversation");
+  const rows = [...table.matchAll(/^\| `(\w+)` +\| ([^|]+?) +\| `(\w+)` +\|$/gm)].map(
+    ([, type, live, look]) => [type, live.replaceAll("`", ""), look],
+  );
+  const declared = Object.entries(LINE_KINDS).map(([type, k]) => [
+    type,
+    k.live === "message" ? "message" : `state ${k.live}`,
+    k.look,
+  ]);
+  assertEquals(rows, declared);
+  // Each live state event is one the state table documents.
+  const states = union("StateEvent").map((n) => byName(n).stateType);
+  for (const k of Object.values(LINE_KINDS)) {
+    assert(k.live === "message" || states.includes(k.live), `${k.live} is a state type`);
   }
 });

@@ -1,5 +1,5 @@
 /**
- * irc/inbound.ts with a fake connection: a real store in a temporary folder and a real bus, and
+ * irc/chat/inbound/ with a fake connection: a real store in a temporary folder and a real bus, and
  * an event emitter standing in for irc-framework's client, so each handler is exercised without
  * a daemon or an IRC server (those are in tests/integration/).
  */
@@ -8,11 +8,11 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { openStore } from "../../store/mod.ts";
 import { EventBus } from "../../lib/bus.ts";
 import type { PushedEvent } from "../../lib/events.ts";
-import { attachInbound, serial } from "../../irc/inbound.ts";
+import { attachInbound, HANDLERS, serial } from "../../irc/chat/inbound/mod.ts";
 import { ircLower } from "../../lib/casefold.ts";
 import { isChannel } from "../../irc/casefold.ts";
-import type { IrcConnection } from "../../irc/connection.ts";
-import type { IrcClient } from "../../irc/framework.ts";
+import type { IrcConnection } from "../../irc/engine/connection.ts";
+import type { IrcClient } from "../../irc/engine/framework.ts";
 
 /** What attachInbound and recordMessage read of a connection, over a stored record. */
 function fakeConnection(record: { id: number; userId: number }, client: EventEmitter) {
@@ -135,4 +135,10 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
     await store.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("inbound: each event has one handler, in the table of one concern", () => {
+  const names = HANDLERS.flatMap((table) => Object.keys(table));
+  assertEquals(names.length, new Set(names).size, `handled twice: ${names}`);
+  for (const e of ["privmsg", "join", "topic", "motd"]) assert(names.includes(e), e);
 });

@@ -10,14 +10,14 @@ import {
   withNick,
 } from "../../irc/url.ts";
 import { ircLower, isChannel } from "../../irc/casefold.ts";
-import { containsWord, isHighlight } from "../../irc/highlight.ts";
-import { byteLength, splitText, textBudget } from "../../irc/split.ts";
-import { TokenBucket } from "../../irc/token_bucket.ts";
-import { backoffDelay } from "../../irc/backoff.ts";
-import { joinLines } from "../../irc/manager.ts";
-import { publicAddress, TransportRefusal } from "../../irc/target.ts";
-import { lineTime } from "../../irc/server_time.ts";
-import { ctcpAnswer } from "../../irc/ctcp.ts";
+import { containsWord, isHighlight } from "../../irc/chat/highlight.ts";
+import { byteLength, splitText, textBudget } from "../../irc/engine/split.ts";
+import { TokenBucket } from "../../irc/engine/token_bucket.ts";
+import { backoffDelay } from "../../irc/engine/backoff.ts";
+import { joinLines } from "../../irc/engine/manager.ts";
+import { publicAddress, TransportRefusal } from "../../irc/socket/target.ts";
+import { lineTime } from "../../irc/chat/server_time.ts";
+import { ctcpAnswer } from "../../irc/engine/ctcp.ts";
 
 Deno.test("parseIrcUrl reads every part of an irc:// URL", () => {
   const u = parseIrcUrl(
@@ -165,6 +165,25 @@ Deno.test("splitText breaks at spaces within the byte limit", () => {
   assertEquals(parts, ["éé", "éé", "é"]);
   for (const p of splitText("word ".repeat(300), 100)) assert(byteLength(p) <= 100);
   assertEquals(splitText("word ".repeat(300), 100).join(" "), "word ".repeat(300).trim());
+});
+
+Deno.test("splitText cuts a long word between grapheme clusters, never inside one", () => {
+  const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+  const clusters = (t: string) => [...segmenter.segment(t)].map((s) => s.segment);
+  // A family (25 bytes: four people and three joiners), a flag (8), a thumb with its skin tone
+  // (8) and an "e" with a combining accent (3): cut at code points, each would come apart.
+  const family = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}";
+  const word = `${family}\u{1F1EB}\u{1F1F7}\u{1F44D}\u{1F3FD}e\u0301`.repeat(3);
+  for (const max of [26, 30, 33, 40, 50]) {
+    const parts = splitText(word, max);
+    assertEquals(parts.join(""), word, `nothing lost at ${max}`);
+    for (const p of parts) assert(byteLength(p) <= max, `${max}: a part fits`);
+    assertEquals(parts.flatMap(clusters), clusters(word), `${max}: every cluster whole`);
+  }
+  assertEquals(splitText("e\u0301".repeat(4), 6), ["e\u0301e\u0301", "e\u0301e\u0301"]);
+  // A single cluster longer than a line is still cut (between code points) rather than sent whole.
+  const zalgo = "a" + "\u0301".repeat(40);
+  for (const p of splitText(zalgo, 20)) assert(byteLength(p) <= 20);
 });
 
 Deno.test("textBudget leaves room for the relayed prefix", () => {

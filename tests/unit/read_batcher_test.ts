@@ -1,6 +1,6 @@
-/** irc/read_batcher.ts: a burst's reads go to the main thread as few large messages, in order. */
+/** irc/socket/batcher.ts: a burst's reads go to the main thread as few large messages, in order. */
 import { assert, assertEquals } from "../support/assert.ts";
-import { ReadBatcher } from "../../irc/read_batcher.ts";
+import { ReadBatcher } from "../../irc/socket/batcher.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (chunks: Uint8Array[]) => chunks.map((c) => new TextDecoder().decode(c)).join("");

@@ -1,7 +1,7 @@
 /** bot.json validation, GitHub signatures and the one-line messages of events. */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { ConfigError } from "../../config.ts";
-import { parseBotConfig } from "../../irc/bot.ts";
+import { parseBotConfig } from "../../irc/bot/bot.ts";
 import {
   formatGithubEvent,
   githubSignature,

@@ -13,6 +13,7 @@ import type { JoinPartMode } from "../event_runs.ts";
 import { Check, Field, FormErrors, Panel, Saved, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
 import { Sessions } from "./Sessions.tsx";
+import { canHandleLinks, handleIrcLinks } from "../irc_link.ts";
 import { currentSubscription, disablePush, enablePush, pushSupported } from "../push.ts";
 
 /** The account settings. */
@@ -151,6 +152,16 @@ export function Account() {
           </div>
         </Panel>
         <Sessions />
+        {canHandleLinks() && (
+          <Panel title={t("IRC links")}>
+            <p class="muted">{t("Let this browser open irc:// links in Parley.")}</p>
+            <div class="actions">
+              <button type="button" onClick={() => handleIrcLinks()}>
+                {t("Open irc:// links here")}
+              </button>
+            </div>
+          </Panel>
+        )}
         <Panel title={t("This browser")}>
           <div class="field">
             <label for="f-theme">{t("Theme")}</label>

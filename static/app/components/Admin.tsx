@@ -41,6 +41,7 @@ interface Settings {
   organization_name?: string;
   organization_url?: string;
   video_service?: string;
+  irc_allow_private?: boolean;
   disk_usage?: Record<string, number>;
 }
 
@@ -117,6 +118,17 @@ function ServerSettings() {
               checked={!!s.forced_connection}
               onChange={set("forced_connection")}
             />
+            <Check
+              label={t("Users may connect to private addresses")}
+              name="irc_allow_private"
+              checked={!!s.irc_allow_private}
+              onChange={set("irc_allow_private")}
+            />
+            <p class="muted">
+              {t(
+                "Loopback, LAN and link-local IRC servers: admins and the default connection always may; PARLEY_IRC_ALLOW_PRIVATE=1 allows it for everyone too.",
+              )}
+            </p>
           </div>
           <FormErrors
             errors={errors}

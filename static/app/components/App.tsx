@@ -11,6 +11,7 @@ import { Notifications } from "./Notifications.tsx";
 import { Search } from "./Search.tsx";
 import { ConnectionForm } from "./ConnectionForm.tsx";
 import { ConversationSettings } from "./ConversationSettings.tsx";
+import { JoinLink } from "./JoinLink.tsx";
 import { Account } from "./Account.tsx";
 import { Files } from "./Files.tsx";
 import { Admin } from "./Admin.tsx";
@@ -45,7 +46,20 @@ function Screen() {
     return <Welcome />;
   }
   if (area === "settings") {
-    if (a === "connection") return <ConnectionForm cid={b === "add" ? undefined : b} />;
+    if (a === "connection") {
+      return b === "add"
+        ? <ConnectionForm uri={params.get("uri") ?? undefined} />
+        : <ConnectionForm cid={b} />;
+    }
+    // Where the server sends an irc:// link to a conversation the user is not in.
+    if (a === "conversation" && !b) {
+      return (
+        <JoinLink
+          cid={params.get("connection_id") ?? ""}
+          conv={params.get("conversation_id") ?? ""}
+        />
+      );
+    }
     if (a === "conversation") return <ConversationSettings cid={b} conv={c ?? ""} />;
     if (a === "account") return <Account />;
     if (a === "files") return <Files />;

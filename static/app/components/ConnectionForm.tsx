@@ -13,19 +13,21 @@ import {
   validPort,
 } from "../conn_url.ts";
 import { connectionProblem, connectionTitle } from "../conn_status.ts";
+import { linkParts } from "../irc_link.ts";
 import type { Connection } from "../types.ts";
 import { Check, Field, FormErrors, Panel, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
 
-/** The connection form; `cid` undefined adds a new connection. */
-export function ConnectionForm(p: { cid?: string }) {
+/** The connection form; `cid` undefined adds a new connection, from an irc:// link's `uri` if given. */
+export function ConnectionForm(p: { cid?: string; uri?: string }) {
   const existing = p.cid ? connections.value[p.cid] : undefined;
+  const link = !existing && p.uri ? linkParts(p.uri) : undefined;
   const [f, setF] = useState<ConnFields>(
     existing ? fieldsFromUrl(existing.url) : { ...EMPTY_FIELDS },
   );
   const [commands, setCommands] = useState((existing?.on_connect_commands ?? []).join("\n"));
   const [wanted, setWanted] = useState(existing?.wanted_state !== "disconnected");
-  const [channel, setChannel] = useState("");
+  const [channel, setChannel] = useState(link?.conversation ?? "");
   const [name, setName] = useState(existing?.name ?? "");
   const { errors, setErrors, busy, run } = useFormAction();
   useEffect(() => {
@@ -51,7 +53,7 @@ export function ConnectionForm(p: { cid?: string }) {
       .catch(() => undefined)
       .then((profile) => {
         if (!live) return;
-        setF((now) => prefill(now, profile?.url, user.value?.email ?? ""));
+        setF((now) => prefill(now, link?.url ?? profile?.url, user.value?.email ?? ""));
         show();
       });
     return () => {

@@ -21,7 +21,7 @@ import { members } from "../members.ts";
 import { compact, dateTimeOf, formatter, joinParts, timeOf } from "../prefs.ts";
 import { groupRuns, type Item } from "../event_runs.ts";
 import type { Message } from "../types.ts";
-import { FIRST_EVENT_CODE, TYPES } from "../../../store/message_types.ts";
+import { LINE_KINDS, type LineLook } from "../../../lib/events.ts";
 import { MessageText } from "./MessageText.tsx";
 import { Embed, embedsEnabled } from "./Embed.tsx";
 import {
@@ -80,49 +80,95 @@ class MemoLine extends Component<LineProps> {
   }
 }
 
-/** Stored channel events (join, topic...): the server's list of kinds, not a copy of it. */
-const CHANNEL_EVENTS = new Set<string>(TYPES.slice(FIRST_EVENT_CODE));
+/**
+ * How a line looks: a stored line by its kind's declaration (lib/events.ts), a line the client
+ * made (join, part, a command's answer) as an event or an error, and the server's own notices in
+ * its conversation as server lines.
+ */
+type Look = LineLook | "server";
 
-/** A message someone wrote, not an event line or a stored channel event (join, topic...). */
-const chat = (m: Message) => !m.event && !CHANNEL_EVENTS.has(m.type ?? "");
+function lookOf(m: Message, server: boolean): Look {
+  if (m.event) return m.event === "error" ? "error" : "event";
+  const look = LINE_KINDS[m.type ?? "private"]?.look ?? "chat";
+  return server && look === "notice" ? "server" : look;
+}
+
+/** The nick column of a line someone sent. */
+const Nick = (p: { m: Message; text?: string }) => (
+  <span class="nick" style={{ color: nickColor(p.m.from) }} title={p.m.from}>
+    {p.text ?? p.m.from}
+  </span>
+);
+
+/** A small word before the text that says what kind of line it is ("notice", "error"). */
+const Marker = (p: { label: string }) => <span class="marker">{p.label}</span>;
+
+/** The text and preview of a line, after its nick. */
+function Body(p: LineProps & { marker?: string }) {
+  return (
+    <span class="text">
+      {p.marker && <Marker label={p.marker} />}
+      <MessageText text={p.m.message} nicks={p.server ? undefined : p.known} />
+    </span>
+  );
+}
+
+/** Each look's rendering: a new look is a type error until it has one. */
+const RENDER: Record<Look, (p: LineProps) => preact.JSX.Element> = {
+  chat: (p) => (
+    <>
+      <Nick m={p.m} />
+      <Body {...p} />
+    </>
+  ),
+  action: (p) => (
+    <span class="text">
+      <span class="nick" style={{ color: nickColor(p.m.from) }}>* {p.m.from}</span>{" "}
+      <MessageText text={p.m.message} nicks={p.known} />
+    </span>
+  ),
+  // A notice says it is one, with its sender, and is never folded under the previous line.
+  notice: (p) => (
+    <>
+      <Nick m={p.m} text={`-${p.m.from}-`} />
+      <Body {...p} marker={t("notice")} />
+    </>
+  ),
+  error: (p) =>
+    p.m.event ? <EventBody m={p.m} /> : (
+      <>
+        <Nick m={p.m} />
+        <Body {...p} marker={t("error")} />
+      </>
+    ),
+  // The server's own lines (the MOTD's ASCII art) keep their columns.
+  server: (p) => (
+    <>
+      <Nick m={p.m} />
+      <Body {...p} />
+    </>
+  ),
+  // A channel event or a line the client made: quiet, no nick.
+  event: (p) => <EventBody m={p.m} />,
+};
 
 function Line(p: LineProps) {
   const m = p.m;
-  const time = timeOf(m.ts, language.value);
-  if (m.event || !chat(m)) {
-    // A client event line, or a channel event from history (join, topic...): quiet, no nick.
-    return (
-      <li class={"line event " + (m.event ?? m.type)} data-ts={m.ts}>
-        <time dateTime={m.ts}>{time}</time>
-        <EventBody m={m} />
-      </li>
-    );
-  }
-  const color = { color: nickColor(m.from) };
-  const links = embedsEnabled() ? findLinks(m.message).slice(0, 1) : [];
-  const cls = "line " + (m.type ?? "private") + (m.highlight ? " highlight" : "") +
-    (p.grouped ? " grouped" : "") + (focusTs.value === m.ts ? " focus" : "") +
-    (p.server ? " server" : "");
+  const look = lookOf(m, p.server);
+  const links = embedsEnabled() && !m.event && look !== "event"
+    ? findLinks(m.message).slice(0, 1)
+    : [];
+  // The kind stays in the class names (`join`, `notice`...), beside the look that styles it.
+  const kind = m.event ?? m.type ?? "private";
+  const cls = `line look-${look} ${kind}` + (m.event || look === "event" ? " event" : "") +
+    (m.highlight ? " highlight" : "") + (p.grouped ? " grouped" : "") +
+    (focusTs.value === m.ts ? " focus" : "") + (look === "server" ? " server" : "");
   return (
     <li class={cls} data-ts={m.ts}>
-      <time dateTime={m.ts} title={dateTimeOf(m.ts, language.value)}>{time}</time>
-      {m.type === "action"
-        ? (
-          <span class="text">
-            <span class="nick" style={color}>* {m.from}</span>{" "}
-            <MessageText text={m.message} nicks={p.known} />
-          </span>
-        )
-        : (
-          <>
-            <span class="nick" style={color} title={m.from}>
-              {m.type === "notice" ? `-${m.from}-` : m.from}
-            </span>
-            <span class="text">
-              <MessageText text={m.message} nicks={p.server ? undefined : p.known} />
-            </span>
-          </>
-        )}
+      <time dateTime={m.ts} title={dateTimeOf(m.ts, language.value)}>
+        {timeOf(m.ts, language.value)}
+      </time>
+      {RENDER[look](p)}
       {links.map((url) => <Embed key={url} url={url} />)}
     </li>
   );
@@ -161,11 +207,15 @@ function RunLine(p: { run: Run; open: boolean; toggle: () => void; known: Set<st
   );
 }
 
-/** Whether `m` continues the group of `prev`: same person, same day, within five minutes. */
-export function continues(prev: Message | undefined, m: Message): boolean {
-  return !!prev && chat(prev) && chat(m) && prev.from === m.from &&
-    dayKey(prev.ts) === dayKey(m.ts) && m.type !== "action" && prev.type !== "action" &&
-    Date.parse(m.ts) - Date.parse(prev.ts) <= 5 * 60_000;
+/**
+ * Whether `m` continues the group of `prev`: chat lines (or the server's own lines) of the same
+ * sender, the same day, within five minutes. Actions, notices and errors always show their sender.
+ */
+export function continues(prev: Message | undefined, m: Message, server = false): boolean {
+  if (!prev || prev.from !== m.from) return false;
+  const look = lookOf(m, server);
+  return (look === "chat" || look === "server") && lookOf(prev, server) === look &&
+    dayKey(prev.ts) === dayKey(m.ts) && Date.parse(m.ts) - Date.parse(prev.ts) <= 5 * 60_000;
 }
 
 /** Nicks known in the open conversation, lower-cased, for colouring mentions in messages. */
@@ -364,7 +414,7 @@ export function MessageList() {
             <MemoLine
               key={m.ts + m.from + (m.event ?? "")}
               m={m}
-              grouped={continues(prev, m)}
+              grouped={continues(prev, m, server && m.from.includes("."))}
               server={server && m.from.includes(".")}
               known={known}
             />,

@@ -3,9 +3,10 @@ import type { DatabaseSync } from "node:sqlite";
 import { ircLower } from "../../../lib/casefold.ts";
 import { fold, hasWordPrefixes, parseMatch } from "../../match.ts";
 import { FIRST_EVENT_CODE, type MessagePage, type SearchQuery } from "../../message_types.ts";
-import { JOIN_WHERE, newestFirstPage, type Row, WHERE_COLUMNS } from "../../rows.ts";
+import { JOIN_WHERE, type Row, WHERE_COLUMNS } from "../../rows.ts";
 import { statementCache } from "./statements.ts";
 import { type FtsIndex, scoped } from "./fts.ts";
+import { byTime, pageFloor, timePage } from "../../search_order.ts";
 
 /** Most index rows a search reads at once while looking for rows that pass its filters. */
 const MAX_CHUNK = 5000;
@@ -20,6 +21,39 @@ export function userSearch(db: DatabaseSync, index: FtsIndex) {
     (text, prefixes) => hasWordPrefixes(String(text), String(prefixes).split(" ")) ? 1 : 0,
   );
   const prepared = statementCache();
+  // Whether any of the user's messages stored before id `below` has a time in [floor, before):
+  // each conversation's (conversation, ts) index, which holds the ids too, read over the window.
+  const storedEarlierInWindow = db.prepare(`SELECT 1 AS x FROM messages m
+    WHERE m.conversation IN (SELECT c.id FROM conversations c JOIN connections k
+      ON k.id = c.connection WHERE k.user_id = ?)
+    AND m.ts >= ? AND m.ts < ? AND m.id < ? LIMIT 1`);
+
+  /**
+   * Walks candidates newest stored first (`chunk` reads those stored before an id), until they
+   * surely hold the page by time: a message stored earlier may be newer (a replayed line, an
+   * import), so the walk goes on while any stored earlier lies in the page's time window.
+   */
+  function newestByTime(
+    userId: number,
+    q: SearchQuery,
+    chunk: (below: number, n: number) => { rows: Row[]; last?: number; exhausted: boolean },
+  ): MessagePage {
+    let got: Row[] = [];
+    for (let below = Number.MAX_SAFE_INTEGER, n = q.limit + 1;;) {
+      const read = chunk(below, n);
+      got.push(...read.rows);
+      if (read.exhausted || read.last === undefined) return timePage(byTime(got), q.limit, true);
+      below = read.last;
+      n = Math.min(n * 4, MAX_CHUNK);
+      const floor = pageFloor(got, q.limit);
+      if (floor === undefined) continue;
+      // Rows older than the floor can never be on the page: only the window's are kept.
+      got = got.filter((r) => r.ts >= floor);
+      const before = q.before ?? Number.MAX_SAFE_INTEGER;
+      if (!storedEarlierInWindow.get(userId, floor, before, below)) break;
+    }
+    return timePage(byTime(got), q.limit, false);
+  }
 
   /** Row ids of the user's conversations named `names` (all, when none), on one connection if given. */
   function scopeIds(userId: number, names: string[], connectionId?: string): number[] {
@@ -69,11 +103,11 @@ export function userSearch(db: DatabaseSync, index: FtsIndex) {
     }
     if (!terms.length) {
       const sql = `SELECT ${WHERE_COLUMNS} FROM messages m ${JOIN_WHERE}
-        WHERE ${where.join(" AND ")} ORDER BY m.id DESC LIMIT ?`;
-      return newestFirstPage(
-        prepared(sql, db).all(...args, q.limit + 1) as unknown as Row[],
-        q.limit,
-      );
+        WHERE ${where.join(" AND ")} AND m.id < ? ORDER BY m.id DESC LIMIT ?`;
+      return newestByTime(userId, q, (below, n) => {
+        const rows = prepared(sql, db).all(...args, below, n) as unknown as Row[];
+        return { rows, last: rows[rows.length - 1]?.id, exhausted: rows.length < n };
+      });
     }
     // Each user has an index of their own. Conversation restrictions are tokens of the index
     // too, so FTS5 intersects them with the words.
@@ -100,17 +134,12 @@ export function userSearch(db: DatabaseSync, index: FtsIndex) {
         ORDER BY m.id DESC`,
       db,
     );
-    // Walk the index newest first in growing chunks, stopping at the limit without sorting;
-    // the messages side applies what the index does not know (sender, time, full prefixes).
-    const want = q.limit + 1;
-    const got: Row[] = [];
-    for (let below = Number.MAX_SAFE_INTEGER, chunk = want; got.length < want;) {
-      const ids = index.matchingIds(table, fts, below, chunk);
-      if (ids.length) got.push(...rowsOf.all(JSON.stringify(ids), ...args) as unknown as Row[]);
-      if (ids.length < chunk) break;
-      below = ids[ids.length - 1];
-      chunk = Math.min(chunk * 4, MAX_CHUNK);
-    }
-    return newestFirstPage(got, q.limit);
+    // Walk the index newest stored first in growing chunks; the messages side applies what the
+    // index does not know (sender, time, full prefixes).
+    return newestByTime(userId, q, (below, n) => {
+      const ids = index.matchingIds(table, fts, below, n);
+      const rows = ids.length ? rowsOf.all(JSON.stringify(ids), ...args) as unknown as Row[] : [];
+      return { rows, last: ids[ids.length - 1], exhausted: ids.length < n };
+    });
   };
 }

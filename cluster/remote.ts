@@ -1,0 +1,30 @@
+/**
+ * What a command run from the shell asks of the running nodes: it is no node itself (it runs
+ * nobody), only a caller with a channel of its own for the answers.
+ */
+import type { PgStore } from "../store/pg/mod.ts";
+import { PgChannel } from "./channel.ts";
+import { nodeScope, ownerOf } from "./ownership.ts";
+import { Rpc } from "./rpc.ts";
+
+/**
+ * Stops a deleted user's IRC connections on the node that runs them (if any does) and frees the
+ * user; returns that node's id. `secret` is the one the nodes share.
+ */
+export async function stopDeletedUser(
+  store: PgStore,
+  secret: string,
+  userId: number,
+): Promise<string | undefined> {
+  const owner = await ownerOf(store.sql, await nodeScope(secret), userId);
+  if (!owner) return undefined;
+  const self = `cli${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const rpc = new Rpc(new PgChannel(store.sql, secret), self, {});
+  await rpc.start();
+  try {
+    await rpc.call(owner, "userDeleted", [userId]);
+  } finally {
+    await rpc.stop();
+  }
+  return owner;
+}

@@ -1,0 +1,70 @@
+/**
+ * The lean path of an IRC burst: a person's PRIVMSG, NOTICE or ACTION to one target, read
+ * straight from the line. irc-framework's parser, middleware and event objects were about a third
+ * of a chat line's cost (docs/performance.md, "IRC bursts"). Anything unusual (a server prefix,
+ * a CTCP other than ACTION, a batch, odd spacing) is not parsed here and goes to irc-framework,
+ * so this only has to be right for the lines it takes.
+ */
+
+/** A chat line as irc/chat/inbound/ records it. */
+export interface ChatLine {
+  nick: string;
+  kind: "privmsg" | "notice" | "action";
+  target: string;
+  /** The text (an ACTION's without its CTCP wrapping). */
+  text: string;
+  /** The `@time` tag in ms since the epoch, as irc-framework reads it; undefined without one. */
+  time?: number;
+}
+
+/** The `time` tag's value in ms: ISO 8601, or ZNC's Unix seconds (irc-framework's rules). */
+function tagTime(value: string): number | undefined {
+  const ms = Date.parse(value);
+  if (ms) return ms;
+  return /^[0-9.]+$/.test(value) ? parseInt(value, 10) * 1000 : undefined;
+}
+
+/**
+ * Parses `@tags :nick!user@host PRIVMSG target :text` (tags optional); undefined for any other
+ * line, which irc-framework then handles.
+ */
+export function parseChatLine(input: string): ChatLine | undefined {
+  const line = input.charCodeAt(input.length - 1) === 13 ? input.slice(0, -1) : input;
+  let at = 0;
+  let time: number | undefined;
+  if (line.charCodeAt(0) === 64 /* @ */) {
+    const end = line.indexOf(" ");
+    if (end < 0) return undefined;
+    for (const tag of line.slice(1, end).split(";")) {
+      const eq = tag.indexOf("=");
+      const key = eq < 0 ? tag : tag.slice(0, eq);
+      // irc-framework gathers a batch's lines and hands them over when it ends.
+      if (key === "batch") return undefined;
+      if (key === "time" && eq > 0) time = tagTime(tag.slice(eq + 1));
+    }
+    at = end + 1;
+  }
+  if (line.charCodeAt(at) !== 58 /* : */) return undefined;
+  const prefixEnd = line.indexOf(" ", at);
+  if (prefixEnd < 0) return undefined;
+  const bang = line.indexOf("!", at);
+  // No "!": a server (or a bare nick), which irc-framework tells apart.
+  if (bang < 0 || bang > prefixEnd || bang === at + 1) return undefined;
+  const nick = line.slice(at + 1, bang);
+  const commandEnd = line.indexOf(" ", prefixEnd + 1);
+  if (commandEnd < 0) return undefined;
+  const command = line.slice(prefixEnd + 1, commandEnd);
+  if (command !== "PRIVMSG" && command !== "NOTICE") return undefined;
+  const targetEnd = line.indexOf(" ", commandEnd + 1);
+  if (targetEnd <= commandEnd + 1 || line.charCodeAt(targetEnd + 1) !== 58) return undefined;
+  const target = line.slice(commandEnd + 1, targetEnd);
+  const text = line.slice(targetEnd + 2);
+  if (text.charCodeAt(0) !== 1) {
+    return { nick, kind: command === "NOTICE" ? "notice" : "privmsg", target, text, time };
+  }
+  // CTCP: only a PRIVMSG's ACTION is a chat line; requests and replies go to irc-framework.
+  if (command !== "PRIVMSG" || !text.startsWith("\x01ACTION ") || !text.endsWith("\x01")) {
+    return undefined;
+  }
+  return { nick, kind: "action", target, text: text.slice(8, -1), time };
+}

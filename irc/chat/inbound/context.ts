@@ -1,0 +1,79 @@
+/**
+ * What every inbound handler works with: the connection and its client, and the few ways an IRC
+ * event reaches the user (a stored message, a stored channel event, a state event on the bus).
+ */
+import type { ChannelStateEvent, LinesOf, OmitEach } from "../../../lib/events.ts";
+import type { ChatType } from "../../../store/message_types.ts";
+import type { IrcConnection } from "../../engine/connection.ts";
+import type { IrcClient, IrcEventName, IrcEvents } from "../../engine/framework.ts";
+import { type RecordDeps, recordMessage } from "../record.ts";
+import { Presence } from "../presence.ts";
+
+/** The handlers' view of one client of one connection. */
+export interface Inbound {
+  deps: RecordDeps;
+  conn: IrcConnection;
+  client: IrcClient;
+  /** Who is in which channel, as this client has seen it. */
+  presence: Presence;
+  /** Publishes a state event of this connection. */
+  publish(ev: OmitEach<ChannelStateEvent, "event" | "connection_id">): void;
+  /** The conversation_id of a channel or nick. */
+  convId(name: unknown): string;
+  /** Stores a line of the server's own conversation. */
+  server(text: string, ts: number, type?: ChatType): Promise<void>;
+  /**
+   * Keeps a channel event in the history of an existing conversation: never unread, notified or
+   * searchable. Its kind is one of lib/events.ts's LINE_KINDS.
+   */
+  keep(name: string, kind: LinesOf<"event">, from: string, text: string, ts: number): Promise<void>;
+  /** Marks a channel as left (the user parted or was kicked). */
+  leave(channel: string): Promise<void>;
+}
+
+/** An irc-framework payload with the time Parley gives it (µs: the server's when believed). */
+export type Timed<K extends IrcEventName> = IrcEvents[K] & { ts: number };
+
+/** What one event does; `wanted` filters cheaply before the event is queued. */
+export type Handler<K extends IrcEventName> =
+  | ((cx: Inbound, ev: Timed<K>) => Promise<void> | void)
+  | {
+    wanted(ev: IrcEvents[K]): boolean;
+    handle(cx: Inbound, ev: Timed<K>): Promise<void> | void;
+  };
+
+/** Handlers of one concern, by irc-framework event name. */
+export type HandlerTable = { [K in IrcEventName]?: Handler<K> };
+
+/** The context for a fresh client of `conn`. */
+export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient): Inbound {
+  const convId = (name: unknown) => conn.conversationId(String(name ?? ""));
+  return {
+    deps,
+    conn,
+    client,
+    presence: new Presence(),
+    publish: (ev) =>
+      deps.bus.publish(conn.userId, { event: "state", connection_id: conn.id, ...ev }),
+    convId,
+    server: (text, ts, type = "notice") =>
+      recordMessage(deps, conn, { name: "", from: conn.url.host, type, text, ts }),
+    async keep(name, kind, from, text, ts) {
+      const conv = await deps.store.conversations.get(conn.record.id, convId(name));
+      if (!conv) return;
+      await deps.store.messages.append({
+        conversation: conv.id,
+        userId: conn.userId,
+        from: from.slice(0, 100),
+        type: kind,
+        text: text.slice(0, 1000),
+        ts,
+        highlight: false,
+      });
+    },
+    async leave(channel) {
+      const conv = await deps.store.conversations.get(conn.record.id, convId(channel));
+      if (conv?.joined) await deps.store.conversations.setJoined(conv.id, false);
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Who is where: NAMES, joins, parts, kicks, quits and nick changes. Each is published on the bus
+ * and kept in the history of the channels it concerns (quits and nick changes in every channel
+ * the person was seen in); the user's own join creates the conversation, and a private
+ * conversation follows its person to a new nick.
+ */
+import { formatMicros } from "../../../lib/time.ts";
+import { conversationFor } from "../record.ts";
+import { publishFrozen } from "../frozen.ts";
+import type { HandlerTable } from "./context.ts";
+
+const why = (reason: unknown) => (reason ? `: ${String(reason)}` : ".");
+
+export const MEMBERSHIP: HandlerTable = {
+  userlist: ({ presence, convId }, ev) => {
+    const channel = convId(ev.channel);
+    for (const u of ev.users ?? []) presence.join(channel, convId(u.nick));
+  },
+  join: async (cx, ev) => {
+    const { conn, deps } = cx;
+    const channel = String(ev.channel);
+    const nick = String(ev.nick);
+    cx.presence.join(cx.convId(channel), cx.convId(nick));
+    if (conn.isMe(nick)) {
+      const conv = await conversationFor(deps, conn, channel);
+      if (!conv) return; // over the conversation cap
+      if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
+      // Joined: the channel takes messages again (Convos's client enables it on this event).
+      publishFrozen(deps.bus, conn.userId, [{ ...conv, joined: true }], "");
+    }
+    cx.publish({ type: "join", conversation_id: cx.convId(channel), nick });
+    await cx.keep(channel, "join", nick, `${nick} joined.`, ev.ts);
+  },
+  part: async (cx, ev) => {
+    const channel = String(ev.channel);
+    const nick = String(ev.nick);
+    const me = cx.conn.isMe(nick);
+    cx.presence.part(cx.convId(channel), cx.convId(nick), me);
+    await cx.keep(channel, "part", nick, `${nick} left${why(ev.message)}`, ev.ts);
+    if (me) await cx.leave(channel);
+    cx.publish({ type: "part", conversation_id: cx.convId(channel), nick, message: ev.message });
+  },
+  kick: async (cx, ev) => {
+    const channel = String(ev.channel);
+    const kicked = String(ev.kicked);
+    const me = cx.conn.isMe(kicked);
+    cx.presence.part(cx.convId(channel), cx.convId(kicked), me);
+    const text = `${kicked} was kicked by ${ev.nick}${why(ev.message)}`;
+    await cx.keep(channel, "kick", String(ev.nick), text, ev.ts);
+    if (me) await cx.leave(channel);
+    // Convos sends a kick as a part with the kicker.
+    cx.publish({
+      type: "part",
+      conversation_id: cx.convId(channel),
+      nick: kicked,
+      kicker: ev.nick,
+      message: ev.message,
+      ts: formatMicros(ev.ts),
+    });
+  },
+  quit: async (cx, ev) => {
+    const nick = String(ev.nick);
+    cx.publish({ type: "quit", nick, message: ev.message });
+    const text = `${nick} quit${why(ev.message)}`;
+    for (const channel of [...cx.presence.quit(cx.convId(nick)), nick]) {
+      await cx.keep(channel, "quit", nick, text, ev.ts);
+    }
+  },
+  nick: async (cx, ev) => {
+    const { conn, deps } = cx;
+    const [nick, next] = [String(ev.nick), String(ev.new_nick)];
+    cx.publish({ type: "nick_change", old_nick: nick, new_nick: next });
+    const text = `${nick} is now known as ${next}.`;
+    for (const channel of [...cx.presence.rename(cx.convId(nick), cx.convId(next)), nick]) {
+      await cx.keep(channel, "nick_change", nick, text, ev.ts);
+    }
+    // A private conversation follows the person to their new nick (unless one exists already).
+    const store = deps.store.conversations;
+    const old = await store.get(conn.record.id, cx.convId(nick));
+    const newId = cx.convId(next);
+    if (old && !conn.isMe(next) && !(await store.get(conn.record.id, newId))) {
+      await store.rename(old.id, newId, next);
+      cx.publish({
+        type: "rename",
+        old_conversation_id: old.conversationId,
+        conversation_id: newId,
+        name: next,
+      });
+    }
+  },
+};

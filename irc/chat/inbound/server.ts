@@ -1,0 +1,80 @@
+/**
+ * The server speaking: its greeting (001-004) and MOTD in the server conversation, its refusals
+ * (`irc error`) there and on the bus, the PREFIX it ranks members by, and the account login.
+ */
+import { infoStateEvent } from "../../resources.ts";
+import type { HandlerTable } from "./context.ts";
+
+/** A line that may be a 001-004 (checked cheaply: every line from the server passes here). */
+const WELCOME = /^(?:@\S+ +)?(?::\S+ +)?00[1-4] /;
+
+/** The text of a 001-004 line (after the nick), or undefined for any other line. */
+export function welcomeText(line: string): { numeric: string; text: string } | undefined {
+  const m = /^(?:@\S+ +)?(?::\S+ +)?(00[1-4]) +\S+ *(.*)$/.exec(
+    line.slice(0, 1024).replace(/[\r\n]+$/, ""),
+  );
+  if (!m) return undefined;
+  const rest = m[2];
+  const colon = rest.startsWith(":") ? 0 : rest.indexOf(" :");
+  const text = colon < 0
+    ? rest
+    : colon === 0
+    ? rest.slice(1)
+    : `${rest.slice(0, colon)} ${rest.slice(colon + 2)}`;
+  return { numeric: m[1], text: text.replace(/[\r\n\0]/g, "").trim() };
+}
+
+/** irc-framework's parsed PREFIX back in ISUPPORT's form, "(ov)@+"; undefined when unusable. */
+export function prefixString(prefix: unknown): string | undefined {
+  if (!Array.isArray(prefix) || prefix.length > 16) return undefined;
+  let modes = "";
+  let signs = "";
+  for (const p of prefix) {
+    const { mode, symbol } = p as { mode?: unknown; symbol?: unknown };
+    if (typeof mode !== "string" || typeof symbol !== "string") return undefined;
+    if (!/^[A-Za-z]$/.test(mode) || !/^[^\sA-Za-z0-9,]$/.test(symbol)) return undefined;
+    modes += mode;
+    signs += symbol;
+  }
+  return `(${modes})${signs}`;
+}
+
+export const SERVER: HandlerTable = {
+  // The server's PREFIX (ISUPPORT 005, after the welcome): the modes that rank channel members
+  // and their signs, as "(qaohv)~&@%+". The web client ranks its member lists by it.
+  "server options": ({ deps, conn, client }) => {
+    const prefix = prefixString(client.network.options.PREFIX);
+    if (prefix === undefined || prefix === conn.info.prefix) return;
+    conn.info.prefix = prefix;
+    deps.bus.publish(conn.userId, infoStateEvent(conn));
+  },
+  // Convos's `info.authenticated`: a SASL or services login on this client.
+  loggedin: ({ conn }) => void (conn.info.authenticated = true),
+  loggedout: ({ conn }) => void (conn.info.authenticated = false),
+
+  // The server's greeting (001-004) is shown as Convos shows it, after "Connected to".
+  raw: {
+    wanted: (ev) => ev.from_server === true && WELCOME.test(String(ev.line ?? "")),
+    async handle(cx, ev) {
+      const greeting = welcomeText(String(ev.line ?? ""));
+      if (!greeting) return;
+      if (greeting.numeric === "001") {
+        // Stored by the manager, after the "connected" state it announces on `registered`.
+        cx.conn.welcome = { text: greeting.text, ts: ev.ts };
+        return;
+      }
+      if (greeting.text) await cx.server(greeting.text, ev.ts);
+    },
+  },
+  motd: (cx, ev) => cx.server(String(ev.motd ?? ev.error ?? "").trimEnd(), ev.ts),
+  "irc error": async (cx, ev) => {
+    const text = [ev.error, ev.channel ?? ev.nick, ev.reason].filter(Boolean).join(": ");
+    await cx.server(text, ev.ts);
+    cx.publish({
+      type: "error",
+      conversation_id: ev.channel ? cx.convId(ev.channel) : ev.nick ? cx.convId(ev.nick) : "",
+      message: String(ev.reason ?? ev.error),
+      error: ev.error ?? "",
+    });
+  },
+};

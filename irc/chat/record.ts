@@ -1,0 +1,173 @@
+/**
+ * Turning a message seen on IRC (or sent by the user) into a stored message, unread count,
+ * notification and live events.
+ */
+import type { EventBus } from "../../lib/bus.ts";
+import { log } from "../../lib/log.ts";
+import { formatMicros, nowMicros } from "../../lib/time.ts";
+import type { Store } from "../../store/mod.ts";
+import type { ConversationRecord } from "../../store/conversations.ts";
+import type { ChatType } from "../../store/message_types.ts";
+import type { IrcConnection } from "../engine/connection.ts";
+import { isHighlight } from "./highlight.ts";
+import { isChannel } from "../casefold.ts";
+import { conversationJson } from "../resources.ts";
+
+/** What recording needs. */
+export interface RecordDeps {
+  store: Store;
+  bus: EventBus;
+}
+
+/** A message to record. */
+export interface SeenMessage {
+  /** The conversation's name as IRC spells it (channel or nick); "" for the server. */
+  name: string;
+  from: string;
+  type: ChatType;
+  text: string;
+  /** Microseconds: IRCv3 server-time when the server said when, else the time it arrived. */
+  ts?: number;
+  /** Sent by the user (no unread, no highlight). */
+  own?: boolean;
+}
+
+/**
+ * Whether a conversation appears in listings: not the server's own, and not a channel the user
+ * has left (its history stays searchable, and joining again brings it back).
+ */
+export function isListed(c: ConversationRecord): boolean {
+  return c.conversationId !== "" && (c.joined || !isChannel(c.conversationId));
+}
+
+/**
+ * Finds or creates a conversation; announces a new one on the bus. Undefined when the connection
+ * already has as many conversations as the server setting allows (a hostile server can make us
+ * join thousands of channels); the server conversation says so once.
+ */
+export async function conversationFor(
+  deps: RecordDeps,
+  conn: IrcConnection,
+  name: string,
+): Promise<ConversationRecord | undefined> {
+  const id = name === "" ? "" : conn.conversationId(name);
+  const existing = await deps.store.conversations.get(conn.record.id, id);
+  if (existing) return existing;
+  if (id !== "" && !(await roomForConversation(deps, conn))) return undefined;
+  const created = await deps.store.conversations.ensure(
+    conn.record.id,
+    id,
+    name === "" ? conn.url.host : name,
+  );
+  if (id !== "") {
+    deps.bus.publish(conn.userId, {
+      event: "state",
+      type: "conversation",
+      ...conversationJson(created),
+    });
+  }
+  return created;
+}
+
+async function roomForConversation(deps: RecordDeps, conn: IrcConnection): Promise<boolean> {
+  const max = (await deps.store.settings.current()).max_conversations_per_connection;
+  if ((await deps.store.conversations.count(conn.record.id)) < max) {
+    conn.conversationCapNoticed = false;
+    return true;
+  }
+  if (!conn.conversationCapNoticed) {
+    conn.conversationCapNoticed = true;
+    log.warn("irc conversation cap", { connection: conn.id, uid: conn.userId, max });
+    await recordMessage(deps, conn, {
+      name: "",
+      from: conn.url.host,
+      type: "notice",
+      text: `This connection has ${max} conversations, the most this server keeps. ` +
+        "New channels and private messages are ignored until you close some.",
+    });
+  }
+  return false;
+}
+
+/**
+ * Conversations by conversation_id per connection, for the per-line path: looking one up in SQL
+ * for every line of a burst cost a quarter of the CPU. Dropped when the store says a
+ * conversation was renamed or removed (its generation changes).
+ */
+const conversationCache = new WeakMap<
+  IrcConnection,
+  { generation: number; byId: Map<string, ConversationRecord> }
+>();
+
+async function cachedConversation(
+  deps: RecordDeps,
+  conn: IrcConnection,
+  name: string,
+): Promise<ConversationRecord | undefined> {
+  const generation = deps.store.conversations.generation;
+  let cache = conversationCache.get(conn);
+  if (!cache || cache.generation !== generation) {
+    conversationCache.set(conn, cache = { generation, byId: new Map() });
+  }
+  const id = name === "" ? "" : conn.conversationId(name);
+  const hit = cache.byId.get(id);
+  if (hit && hit.connection === conn.record.id) return hit;
+  const conv = await conversationFor(deps, conn, name);
+  // Only while nothing was renamed or removed meanwhile (the lookup may have awaited).
+  if (conv && deps.store.conversations.generation === generation) cache.byId.set(id, conv);
+  return conv;
+}
+
+/** Highlight keywords per user, read again when the user store says a user changed. */
+const keywordCache = new Map<number, { generation: number; keywords: string[] }>();
+
+async function highlightKeywords(deps: RecordDeps, userId: number): Promise<string[]> {
+  const generation = deps.store.users.generation;
+  const hit = keywordCache.get(userId);
+  if (hit && hit.generation === generation) return hit.keywords;
+  const keywords = (await deps.store.users.byId(userId))?.highlightKeywords ?? [];
+  if (keywordCache.size >= 10_000) keywordCache.clear();
+  keywordCache.set(userId, { generation, keywords });
+  return keywords;
+}
+
+/** Stores a message and publishes `message` (plus `unread` and `notification` when they apply). */
+export async function recordMessage(
+  deps: RecordDeps,
+  conn: IrcConnection,
+  m: SeenMessage,
+): Promise<void> {
+  const conv = await cachedConversation(deps, conn, m.name);
+  if (!conv) return; // over the conversation cap: dropped
+  const fromServer = m.name === "";
+  const isPrivate = !fromServer && !conn.isChannel(m.name);
+  let highlight = false;
+  if (!m.own && !fromServer) {
+    const keywords = isPrivate ? [] : await highlightKeywords(deps, conn.userId);
+    highlight = isHighlight({ text: m.text, nick: conn.nick, keywords, isPrivate });
+  }
+  const counts = !m.own && !fromServer;
+  // The unread count is kept by the writer and saved in its batch; the event goes out now.
+  const { ts, unread } = await deps.store.messages.append({
+    conversation: conv.id,
+    userId: conn.userId,
+    from: m.from,
+    type: m.type,
+    text: m.text,
+    ts: m.ts ?? nowMicros(),
+    highlight,
+    unread: counts,
+  });
+  // Nobody to receive them (no /events socket open, no bus tap that wants them): a burst skips
+  // building the events. Web Push taps notifications (push/notify.ts), so those still go out.
+  const uid = conn.userId;
+  const toMessage = deps.bus.wouldReceive(uid, "message");
+  const toUnread = counts && deps.bus.wouldReceive(uid, "unread");
+  const toNotification = highlight && deps.bus.wouldReceive(uid, "notification");
+  if (!toMessage && !toUnread && !toNotification) return;
+  const where = { connection_id: conn.id, conversation_id: conv.conversationId };
+  const message = { from: m.from, message: m.text, ts: formatMicros(ts), type: m.type };
+  if (toMessage) deps.bus.publish(uid, { event: "message", ...where, ...message, highlight });
+  if (toUnread) deps.bus.publish(uid, { event: "unread", ...where, unread: unread ?? 0 });
+  if (toNotification) deps.bus.publish(uid, { event: "notification", ...where, ...message });
+}

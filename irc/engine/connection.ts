@@ -1,0 +1,548 @@
+/**
+ * One IRC connection of one Parley connection: its state machine, reconnects with backoff, the
+ * flood-controlled send queue, CTCP answers and nick regain. What the lines mean for the user
+ * (stored messages, events) is `irc/chat/inbound/`'s job; when to connect is the manager's.
+ */
+import type { ConnectionRecord } from "../../store/connections.ts";
+import { log } from "../../lib/log.ts";
+import { backoffDelay } from "./backoff.ts";
+import { type CaseMapping, ircLower, isChannel } from "../casefold.ts";
+import { type IrcClient, newIrcClient, type WhoisReply } from "./framework.ts";
+import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
+import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
+import { TokenBucket } from "./token_bucket.ts";
+import { ctcpAnswer } from "./ctcp.ts";
+import { type IrcLine, ircLine } from "./line.ts";
+import { publicAddress, TransportRefusal } from "../socket/target.ts";
+import { LineTransport } from "../socket/transport.ts";
+import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
+
+/** The actual state of a connection, as the API reports it. */
+export type ConnectionState =
+  | "queued"
+  | "connecting"
+  | "connected"
+  | "disconnecting"
+  | "disconnected";
+
+/** What a connection tells its owner. */
+export interface ConnectionListener {
+  /** State or info changed. */
+  changed(conn: IrcConnection): void;
+  /** A new irc-framework client was created: attach the handlers of incoming events. */
+  attach(conn: IrcConnection, client: IrcClient): void;
+  /** Registration completed: run on-connect commands, rejoin channels. */
+  registered(conn: IrcConnection): void;
+  /** The backoff delay passed: the connection waits for its turn to connect to its host. */
+  retry(conn: IrcConnection): void;
+}
+
+/** Options a connection is built with. */
+export interface ConnectionOptions {
+  listener: ConnectionListener;
+  /** Burst and ms per line of the send queue (from the host's connection profile, if any). */
+  burst?: number;
+  interval?: number;
+  version?: string;
+  timing?: IrcTiming;
+}
+
+interface Pending {
+  line: IrcLine;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+type Timer = ReturnType<typeof setTimeout>;
+
+/** Errors of a send that cannot go out (not connected, stopped). */
+export class SendError extends Error {}
+
+/** Most automatic answers waiting to be sent at once. */
+const MAX_ANSWERS = 10;
+
+const PERMANENT_ERROR = /k-?lined|g-?lined|z-?lined|\bbanned\b|akill|password/i;
+
+/** One live IRC connection. */
+export class IrcConnection {
+  state: ConnectionState = "disconnected";
+  /** Shown as the Connection's `info`: nick, server, reason of the last disconnect... */
+  info: Record<string, unknown> = {};
+  /** The current nick on the server ("" when not registered). */
+  nick = "";
+  /** The nick the user wants; regained when it frees up. */
+  wantedNick: string;
+  client: IrcClient | undefined;
+  url: IrcUrl;
+  /** The server conversation already says that the conversation cap was reached. */
+  conversationCapNoticed = false;
+  /**
+   * The server's 001 greeting, kept until the manager has announced "connected": Convos shows
+   * the state, then "Connected to", then the greeting (irc/engine/manager.ts #publishState).
+   */
+  welcome?: { text: string; ts: number };
+  /**
+   * Takes a line before irc-framework parses it (true: taken); set by irc/chat/inbound/ for the
+   * lean path of chat lines.
+   */
+  lineHook?: (client: IrcClient, line: string) => boolean;
+  /** Lines handed over by the transport and not yet recorded; set by irc/chat/inbound/. */
+  backlog?: () => number;
+  #timing: IrcTiming;
+  #listener: ConnectionListener;
+  #bucket: TokenBucket;
+  /** The user's lines waiting for the token bucket. */
+  #userLines: Pending[] = [];
+  /** Lines that wait behind the user's own (CTCP answers); bounded. */
+  #answers: Pending[] = [];
+  #ctcpBucket: TokenBucket;
+  #pumpTimer: Timer | undefined;
+  #retryTimer: Timer | undefined;
+  #stableTimer: Timer | undefined;
+  #registerTimer: Timer | undefined;
+  #regainTimer: Timer | undefined;
+  #attempt = 0;
+  #stopping = false;
+  #permanent: string | undefined;
+  #closed: (() => void) | undefined;
+  #version: string;
+
+  constructor(public record: ConnectionRecord, opts: ConnectionOptions) {
+    this.#listener = opts.listener;
+    this.#timing = opts.timing ?? DEFAULT_TIMING;
+    this.#bucket = new TokenBucket(
+      opts.burst ?? this.#timing.sendBurst,
+      opts.interval ?? this.#timing.sendInterval,
+    );
+    this.#version = opts.version ?? "Parley";
+    this.#ctcpBucket = new TokenBucket(this.#timing.ctcpBurst, this.#timing.ctcpInterval);
+    this.url = parseIrcUrl(record.url);
+    this.wantedNick = record.nick || this.url.nick;
+  }
+
+  /** Takes a fresh copy of the stored connection (URL, commands, nick); used from the next connect. */
+  setRecord(record: ConnectionRecord): void {
+    this.record = record;
+    this.url = parseIrcUrl(record.url);
+    this.wantedNick = record.nick || this.url.nick;
+  }
+
+  /** The API's connection_id. */
+  get id(): string {
+    return this.record.connectionId;
+  }
+
+  /** The user the connection belongs to. */
+  get userId(): number {
+    return this.record.userId;
+  }
+
+  /** The server's casemapping (rfc1459 unless it says otherwise). */
+  get caseMapping(): CaseMapping {
+    const m = this.client?.network.options.CASEMAPPING;
+    return m === "ascii" || m === "strict-rfc1459" ? m : "rfc1459";
+  }
+
+  /** The conversation_id of a name: always rfc1459-casefolded, whatever the server's mapping. */
+  conversationId(name: string): string {
+    return ircLower(name);
+  }
+
+  /** True when the two names are the same nick or channel on this server. */
+  same(a: string, b: string): boolean {
+    return ircLower(a, this.caseMapping) === ircLower(b, this.caseMapping);
+  }
+
+  /** True when `name` is a channel on this server. */
+  isChannel(name: string): boolean {
+    const types = this.client?.network.options.CHANTYPES;
+    return isChannel(name, Array.isArray(types) ? types : undefined);
+  }
+
+  /** True when `nick` is the user's current nick. */
+  isMe(nick: string | undefined): boolean {
+    return !!nick && !!this.nick && this.same(nick, this.nick);
+  }
+
+  #setState(state: ConnectionState, info: Record<string, unknown> = {}): void {
+    this.state = state;
+    this.info = { ...this.info, ...info };
+    this.#listener.changed(this);
+  }
+
+  /** Marks the connection as waiting for its turn to connect to its host (state `queued`). */
+  awaitTurn(): void {
+    this.#stopping = false;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    if (this.state !== "queued") this.#setState("queued");
+  }
+
+  /**
+   * Opens the socket now (the manager calls this when the host's turn comes). Unless
+   * `allowPrivate`, the server's address must be public (checked after DNS resolution).
+   */
+  connect({ allowPrivate = true }: { allowPrivate?: boolean } = {}): void {
+    this.#stopping = false;
+    this.#permanent = undefined;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#dropClient();
+    this.url = parseIrcUrl(this.record.url);
+    this.wantedNick = this.record.nick || this.url.nick;
+    const client = newIrcClient();
+    this.client = client;
+    this.#listener.attach(this, client);
+    this.#bindLifecycle(client);
+    this.#setState("connecting", { reason: undefined, host: this.url.host, port: this.url.port });
+    log.info("irc connecting", { connection: this.id, uid: this.userId, host: this.url.host });
+    this.#registerTimer = setTimeout(() => {
+      if (this.client === client && this.state === "connecting") {
+        this.info.reason = "Registration timed out.";
+        client.connection.end(undefined, true);
+      }
+    }, this.#timing.registerTimeout);
+    client.connect({
+      ...this.#clientOptions(allowPrivate),
+      parley_line: (line: string) => this.client === client && !!this.lineHook?.(client, line),
+      parley_backlog: () => this.backlog?.() ?? 0,
+    });
+  }
+
+  #clientOptions(allowPrivate: boolean): Record<string, unknown> {
+    const u = this.url;
+    const opts: Record<string, unknown> = {
+      transport: LineTransport,
+      parley_address: allowPrivate ? undefined : (host: string) => publicAddress(host),
+      host: u.host,
+      port: u.port,
+      tls: u.tls,
+      rejectUnauthorized: u.tlsVerify,
+      nick: this.wantedNick,
+      username: u.username || u.user || this.wantedNick,
+      gecos: u.realname || "Parley user",
+      auto_reconnect: false,
+      ping_interval: 30,
+      // irc-framework's ping timeout resets a timer on every line; the transport drops a server
+      // that says nothing for this long instead (it answers the pings sent every 30 s).
+      ping_timeout: 0,
+      parley_idle_timeout: 150,
+      parley_queue_full: (lines: number) =>
+        log.warn("irc read queue full; reading paused until it is processed", {
+          connection: this.id,
+          uid: this.userId,
+          lines,
+        }),
+      enable_echomessage: true,
+      // Empty: irc-framework would answer CTCP VERSION itself, past the token bucket.
+      version: "",
+      // An empty account stops irc-framework from reusing a server password for SASL.
+      account: {},
+    };
+    if (u.sasl === "plain") {
+      opts.account = { account: u.user || this.wantedNick, password: u.password };
+    } else if (u.sasl === "external") {
+      opts.sasl_mechanism = "EXTERNAL";
+      if (u.password) opts.password = u.password;
+    } else if (u.password) {
+      opts.password = u.password;
+    }
+    return opts;
+  }
+
+  #bindLifecycle(client: IrcClient): void {
+    const mine = () => this.client === client;
+    client.on("registered", (ev) => {
+      if (!mine()) return;
+      clearTimeout(this.#registerTimer);
+      this.nick = ev.nick;
+      this.#setState("connected", {
+        nick: ev.nick,
+        server: client.network.server,
+        reason: undefined,
+      });
+      log.info("irc connected", { connection: this.id, uid: this.userId, nick: ev.nick });
+      // A connection that stays up this long has proven itself: start backoff from scratch.
+      this.#stableTimer = setTimeout(() => (this.#attempt = 0), this.#timing.stableAfter);
+      this.#startRegain();
+      this.#listener.registered(this);
+    });
+    client.on("server options", () => {
+      if (!mine()) return;
+      const network = client.network.name;
+      if (network && this.info.network !== network) this.#setState(this.state, { network });
+    });
+    client.on("nick", (ev) => {
+      // A NICK without a new nick (a broken or hostile server) changes nothing.
+      if (!mine() || !ev.nick || !ev.new_nick) return;
+      if (this.isMe(ev.nick)) {
+        this.nick = ev.new_nick;
+        this.#setState(this.state, { nick: ev.new_nick });
+      } else if (this.same(ev.nick, this.wantedNick)) {
+        this.#regain();
+      }
+    });
+    client.on("quit", (ev) => {
+      if (mine() && this.same(ev.nick ?? "", this.wantedNick)) this.#regain();
+    });
+    client.on("nick in use", (ev) => {
+      if (!mine() || this.state !== "connecting") return;
+      // Still registering: try the nick with an underscore; regain the wanted one later.
+      const next = `${String(ev.nick ?? this.wantedNick).slice(0, 28)}_`;
+      client.raw(ircLine("NICK", next));
+    });
+    client.on("nick invalid", (ev) => {
+      if (!mine() || this.state !== "connecting") return;
+      client.raw(ircLine("NICK", `parley${Math.floor(Math.random() * 10000)}`));
+      this.info.reason = `Nick ${ev.nick} is not valid: ${ev.reason}`;
+    });
+    client.on("irc error", (ev) => {
+      if (!mine()) return;
+      if (ev.error === "password_mismatch") this.#permanent = "Bad password.";
+      else if (ev.error === "banned_from_network") {
+        this.#permanent = `Banned: ${ev.reason ?? "by the server"}`;
+      } else if (ev.error === "irc") {
+        const reason = String(ev.reason ?? "");
+        if (PERMANENT_ERROR.test(reason) && !this.#stopping) this.#permanent ??= reason;
+        this.info.reason = reason;
+      }
+    });
+    client.on("sasl failed", (ev) => {
+      if (!mine()) return;
+      this.#permanent = `SASL authentication failed (${ev.reason}).`;
+      client.connection.end(undefined, true);
+    });
+    client.on("ctcp request", (ev) => {
+      if (!mine() || !ev.nick || ev.from_server) return;
+      const type = String(ev.type ?? "");
+      const answer = ctcpAnswer(
+        type,
+        String(ev.message ?? "").slice(type.length + 1),
+        this.#version,
+      );
+      // Anyone can ask: past the budget requests go unanswered rather than flood the server.
+      if (!answer || this.#ctcpBucket.take() > 0) return;
+      this.send(ircLine("NOTICE", ev.nick, `\x01${answer}\x01`), { answer: true }).catch(() => {});
+    });
+    client.on("socket close", (err) => {
+      if (mine()) this.#onClose(err);
+    });
+  }
+
+  #onClose(err: unknown): void {
+    clearTimeout(this.#registerTimer);
+    clearTimeout(this.#stableTimer);
+    clearInterval(this.#regainTimer);
+    this.#failQueue("The connection closed.");
+    const wasConnected = this.state === "connected";
+    this.nick = "";
+    this.#dropClient();
+    const done = this.#closed;
+    this.#closed = undefined;
+    if (err instanceof TransportRefusal) {
+      // Parley's own refusal (private address, over-long line) says more than any IRC error.
+      this.info.reason = err.message;
+      if (err.permanent) this.#permanent = err.message;
+    }
+    if (this.#stopping) {
+      this.#setState("disconnected", { reason: this.info.reason ?? "Disconnected." });
+      done?.();
+      return;
+    }
+    const reason = this.#permanent ??
+      (this.info.reason as string | undefined) ??
+      (err instanceof Error
+        ? err.message
+        : wasConnected
+        ? "Connection lost."
+        : "Could not connect.");
+    if (this.#permanent) {
+      log.warn("irc refused", { connection: this.id, uid: this.userId, reason });
+      this.#setState("disconnected", { reason });
+      return;
+    }
+    const delay = backoffDelay(this.#attempt++, this.#timing);
+    log.info("irc disconnected", {
+      connection: this.id,
+      uid: this.userId,
+      reason,
+      retry_ms: delay,
+    });
+    this.#setState("disconnected", { reason, retry_in_ms: delay });
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.info.retry_in_ms = undefined;
+      this.#listener.retry(this);
+    }, delay);
+  }
+
+  #dropClient(): void {
+    const client = this.client;
+    if (!client) return;
+    this.client = undefined;
+    try {
+      client.connection.end(undefined, true);
+    } catch { /* already closed */ }
+  }
+
+  /**
+   * Disconnects on purpose: QUIT with `message`, then close; no reconnect. Resolves when the
+   * socket is closed (or after the quit timeout).
+   */
+  stop(message = "Bye."): Promise<void> {
+    this.#stopping = true;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    const client = this.client;
+    if (!client) {
+      if (this.state !== "disconnected") {
+        this.#setState("disconnected", { reason: "Disconnected." });
+      }
+      return Promise.resolve();
+    }
+    this.#setState("disconnecting", { reason: message });
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        if (this.client === client) this.#onClose(undefined);
+        resolve();
+      }, this.#timing.quitTimeout);
+      this.#closed = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      try {
+        client.quit(message);
+      } catch {
+        this.#onClose(undefined);
+      }
+    });
+  }
+
+  /** Ends every timer; used when the connection is deleted. */
+  dispose(): void {
+    this.#stopping = true;
+    clearTimeout(this.#retryTimer);
+    clearTimeout(this.#pumpTimer);
+    this.#dropClient();
+  }
+
+  #startRegain(): void {
+    clearInterval(this.#regainTimer);
+    this.#regainTimer = setInterval(() => {
+      if (this.state === "connected" && this.nick && !this.same(this.nick, this.wantedNick)) {
+        this.#regain();
+      }
+    }, this.#timing.nickRegainInterval);
+  }
+
+  #regain(): void {
+    if (this.state !== "connected" || !this.wantedNick || this.same(this.nick, this.wantedNick)) {
+      return;
+    }
+    this.client?.raw(ircLine("NICK", this.wantedNick));
+  }
+
+  /**
+   * Sends one line behind the token bucket; resolves when it is written. An `answer` (an
+   * automatic answer) goes out only when none of the user's lines are waiting.
+   */
+  send(line: IrcLine, { answer = false }: { answer?: boolean } = {}): Promise<void> {
+    if (this.state !== "connected" || !this.client) {
+      return Promise.reject(new SendError(`${this.id} is not connected.`));
+    }
+    if (LINE_BREAKING.test(line)) {
+      // irc/engine/line.ts refuses these; reaching this is a bug, and writing it an injection.
+      log.warn("irc line refused", { connection: this.id, reason: "CR, LF or NUL in a line" });
+      return Promise.reject(new SendError("A line with CR, LF or NUL cannot be sent."));
+    }
+    if (answer && this.#answers.length >= MAX_ANSWERS) {
+      return Promise.reject(new SendError("Too many automatic answers waiting."));
+    }
+    return new Promise((resolve, reject) => {
+      (answer ? this.#answers : this.#userLines).push({ line, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    if (this.#pumpTimer !== undefined) return;
+    while (this.#userLines.length || this.#answers.length) {
+      const wait = this.#bucket.take();
+      if (wait > 0) {
+        this.#pumpTimer = setTimeout(() => {
+          this.#pumpTimer = undefined;
+          this.#pump();
+        }, wait);
+        return;
+      }
+      const item = (this.#userLines.length ? this.#userLines : this.#answers).shift()!;
+      if (!this.client) {
+        item.reject(new SendError(`${this.id} is not connected.`));
+        continue;
+      }
+      this.client.raw(item.line);
+      item.resolve();
+    }
+  }
+
+  #failQueue(reason: string): void {
+    clearTimeout(this.#pumpTimer);
+    this.#pumpTimer = undefined;
+    for (const item of [...this.#userLines.splice(0), ...this.#answers.splice(0)]) {
+      item.reject(new SendError(reason));
+    }
+  }
+
+  /** Changes how many lines may go out at once (from the host's connection profile). */
+  setBurst(burst: number): void {
+    if (burst !== this.#bucket.burst) {
+      this.#bucket = new TokenBucket(burst, this.#bucket.interval);
+    }
+  }
+
+  /** The server's line limit (ISUPPORT LINELEN, else 512). */
+  get lineLimit(): number {
+    const n = Number(this.client?.network.options.LINELEN);
+    return Number.isInteger(n) && n >= 512 ? n : LINE_LIMIT;
+  }
+
+  /**
+   * Sends a PRIVMSG or NOTICE (or an ACTION when `action`), split into lines that fit; resolves
+   * with the lines as sent.
+   */
+  async say(
+    target: string,
+    text: string,
+    kind: "privmsg" | "notice" | "action" = "privmsg",
+  ): Promise<string[]> {
+    const command = kind === "notice" ? "NOTICE" : "PRIVMSG";
+    let budget = textBudget(command, target, this.nick || this.wantedNick, this.lineLimit);
+    if (kind === "action") budget -= 9; // "\x01ACTION " + "\x01"
+    const parts = splitText(text, budget);
+    for (const part of parts) {
+      const body = kind === "action" ? `\x01ACTION ${part}\x01` : part;
+      await this.send(ircLine(command, target, body));
+    }
+    return parts;
+  }
+
+  /** True when the server echoes our own messages back (IRCv3 echo-message). */
+  get echoes(): boolean {
+    return !!this.client?.network.cap.isEnabled("echo-message");
+  }
+
+  /** Sends WHOIS and resolves with the reply (or undefined after a timeout). */
+  whois(nick: string, timeoutMs = 5000): Promise<WhoisReply | undefined> {
+    const client = this.client;
+    if (!client || this.state !== "connected") {
+      return Promise.reject(new SendError(`${this.id} is not connected.`));
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), timeoutMs);
+      client.whois(nick, (ev) => {
+        clearTimeout(timer);
+        resolve(ev);
+      });
+    });
+  }
+}

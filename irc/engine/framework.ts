@@ -1,0 +1,107 @@
+/**
+ * The part of irc-framework's Client that Parley uses, typed (the package ships no types). The
+ * payloads are what irc-framework builds from a server's line: any field taken from a parameter
+ * may be missing when a server sends fewer, so those are optional and read with care.
+ */
+// @ts-types="./framework.d.ts"
+import * as IrcFramework from "irc-framework";
+
+/** Fields every payload may carry. */
+interface Base {
+  /** The IRCv3 `@time` tag in ms, when the line had one (believed only per chat/server_time.ts). */
+  time?: number;
+  tags?: Record<string, string>;
+}
+
+/** Who sent a line (its prefix). */
+interface From extends Base {
+  nick?: string;
+  ident?: string;
+  hostname?: string;
+}
+
+/** A PRIVMSG, NOTICE or CTCP ACTION. */
+export interface ChatPayload extends From {
+  target?: string;
+  message?: string;
+  /** No nick in the prefix: the server itself. */
+  from_server?: boolean;
+}
+
+/** A member as NAMES lists it. */
+export interface NamesEntry {
+  nick?: string;
+  modes?: string[];
+}
+
+/** A channel as LIST lists it. */
+export interface ListedChannelPayload {
+  channel?: string;
+  num_users?: number;
+  topic?: string;
+}
+
+/** What irc-framework emits, by event name: the events Parley listens to. */
+export interface IrcEvents {
+  privmsg: ChatPayload;
+  action: ChatPayload;
+  notice: ChatPayload;
+  "ctcp request": ChatPayload & { type?: string | null };
+  /** Every line, read or written, before parsing. */
+  raw: { line?: string; from_server?: boolean };
+  registered: Base & { nick: string };
+  "server options": Base & { options?: Record<string, unknown> };
+  loggedin: From & { account?: string };
+  loggedout: From;
+  motd: Base & { motd?: string; error?: string };
+  "irc error": Base & { error?: string; channel?: string; nick?: string; reason?: string };
+  "nick in use": Base & { nick?: string; reason?: string };
+  "nick invalid": Base & { nick?: string; reason?: string };
+  "sasl failed": Base & { reason?: string };
+  userlist: Base & { channel?: string; users?: NamesEntry[] };
+  join: From & { channel?: string };
+  part: From & { channel?: string; message?: string };
+  kick: From & { channel?: string; kicked?: string; message?: string };
+  quit: From & { message?: string };
+  nick: From & { new_nick?: string };
+  topic: From & { channel?: string; topic?: string };
+  mode: From & { target?: string; raw_modes?: string; raw_params?: string[] };
+  "channel info": Base & { channel?: string; raw_modes?: string; raw_params?: string[] };
+  "channel list": ListedChannelPayload[];
+  "channel list end": undefined;
+  "socket close": unknown;
+}
+
+/** An event name irc-framework emits that Parley listens to. */
+export type IrcEventName = keyof IrcEvents;
+
+/** The WHOIS answer: whatever the server told, field by field. */
+export type WhoisReply = { nick?: string; [field: string]: unknown };
+
+/** The irc-framework client, as far as Parley uses it. */
+export interface IrcClient {
+  connect(options: Record<string, unknown>): void;
+  on<K extends IrcEventName>(event: K, fn: (ev: IrcEvents[K]) => void): void;
+  off<K extends IrcEventName>(event: K, fn: (ev: IrcEvents[K]) => void): void;
+  removeAllListeners(): void;
+  raw(line: string): void;
+  quit(message?: string): void;
+  whois(nick: string, cb: (ev: WhoisReply) => void): void;
+  user: { nick: string };
+  network: {
+    name: string;
+    server: string;
+    options: Record<string, unknown>;
+    cap: { isEnabled(cap: string): boolean };
+    supports(feature: string): unknown;
+  };
+  connection: { end(data?: string, hadError?: boolean): void; connected: boolean };
+}
+
+/** Creates a new irc-framework client. */
+export function newIrcClient(): IrcClient {
+  // deno-lint-ignore no-explicit-any
+  const mod = IrcFramework as any;
+  const Client = mod.Client ?? mod.default?.Client;
+  return new Client() as IrcClient;
+}

@@ -1,0 +1,493 @@
+/**
+ * The IRC manager runs connections: it owns every live one, connects them in turns per host
+ * (spaced out, so a restart does not flood a network), reconnects them, publishes their state,
+ * runs what the user sends, and stops them at shutdown. What users do to their connections
+ * (create, update, remove, and the checks before) is the connection service's
+ * (`irc/connection_service.ts`), which tells this module what the stored records now want.
+ */
+import type { Config } from "../../config.ts";
+import { invalid, missing, upstream } from "../../lib/errors.ts";
+import type { EventBus } from "../../lib/bus.ts";
+import { log } from "../../lib/log.ts";
+import type { ConnectionRecord, WantedState } from "../../store/connections.ts";
+import type { Store } from "../../store/mod.ts";
+import { type CommandResult, runCommand } from "../chat/commands.ts";
+import { type ConnectionListener, IrcConnection, SendError } from "./connection.ts";
+import { hostId } from "../host_id.ts";
+import { attachInbound, type Serial, serial } from "../chat/inbound/mod.ts";
+import { conversationFor, isListed, recordMessage } from "../chat/record.ts";
+import { NOT_CONNECTED, publishFrozen } from "../chat/frozen.ts";
+import { serverNotice, stateMessage } from "../chat/state_message.ts";
+import { pasteIfLong } from "../chat/paste.ts";
+import { ircLower } from "../casefold.ts";
+import { connectionInfo, infoStateEvent } from "../resources.ts";
+import { mayReachPrivate } from "../trust.ts";
+import { parseIrcUrl } from "../url.ts";
+import { type IrcLine, ircLine } from "./line.ts";
+import type { IrcControl, LiveView } from "../control.ts";
+
+/** What the manager is built from. */
+export interface IrcManagerDeps {
+  config: Config;
+  store: Store;
+  bus: EventBus;
+  /** Sent as the CTCP VERSION answer. */
+  version?: string;
+}
+
+/** How long a wanted connect may take before `attempted` answers with the state as it is. */
+const ATTEMPT_WAIT_MS = 10_000;
+
+/** Connects to one host, spaced out: the last one's time, and who waits for a turn. */
+interface HostTurns {
+  last: number;
+  waiting: IrcConnection[];
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/** `JOIN #a,#b,...` lines of at most ~400 bytes each. */
+export function joinLines(channels: string[]): IrcLine[] {
+  const lines: IrcLine[] = [];
+  let cur: string[] = [];
+  for (const name of channels) {
+    if (cur.length && [...cur, name].join(",").length > 400) {
+      lines.push(ircLine("JOIN", cur.join(",")));
+      cur = [];
+    }
+    cur.push(name);
+  }
+  if (cur.length) lines.push(ircLine("JOIN", cur.join(",")));
+  return lines;
+}
+
+/** Owns the IRC connections of every user this process runs. */
+export class IrcManager implements IrcControl {
+  #deps: IrcManagerDeps;
+  #live = new Map<number, IrcConnection>();
+  #serials = new Map<number, Serial>();
+  #hosts = new Map<string, HostTurns>();
+  #stopped = false;
+  #listener: ConnectionListener;
+  /** Callers waiting for a connection's next state change (updateConnection waits for it). */
+  #waiters = new Map<IrcConnection, Set<() => void>>();
+  /** The state last published per connection, to tell a change from an info update. */
+  #lastState = new WeakMap<IrcConnection, string>();
+
+  constructor(deps: IrcManagerDeps) {
+    this.#deps = deps;
+    this.#listener = {
+      changed: (conn) => {
+        this.#publishState(conn);
+        const waiting = this.#waiters.get(conn);
+        if (waiting) { for (const wake of waiting) wake(); }
+      },
+      attach: (conn, client) => attachInbound(deps, conn, client, this.#serial(conn)),
+      registered: (conn) => this.#serial(conn)(() => this.#afterRegistration(conn)),
+      retry: (conn) => this.#awaitTurn(conn),
+    };
+  }
+
+  #serial(conn: IrcConnection): Serial {
+    let s = this.#serials.get(conn.record.id);
+    if (!s) this.#serials.set(conn.record.id, s = serial(conn.id));
+    return s;
+  }
+
+  /** Connects every connection whose wanted state is `connected` (at start). */
+  async start(): Promise<void> {
+    this.#startAll(await this.#deps.store.connections.wanted());
+  }
+
+  /** Connects a user's connections that are wanted connected (this node took the user over). */
+  async startUser(userId: number): Promise<void> {
+    this.#stopped = false;
+    const records = await this.#deps.store.connections.list(userId);
+    this.#startAll(records.filter((r) => r.wantedState === "connected"));
+  }
+
+  /**
+   * Stops a user's connections at once and forgets them: this node no longer runs the user
+   * (another one may already be connecting them).
+   */
+  async stopUser(userId: number, message = "Moving to another Parley node."): Promise<void> {
+    const mine = [...this.#live.values()].filter((c) => c.userId === userId);
+    await Promise.all(mine.map((c) => this.drop(c.record, message)));
+  }
+
+  /** The users this node runs connections for. */
+  users(): Set<number> {
+    return new Set([...this.#live.values()].map((c) => c.userId));
+  }
+
+  #startAll(wanted: ConnectionRecord[]): void {
+    for (const record of wanted) {
+      try {
+        this.#awaitTurn(this.#connection(record));
+      } catch (err) {
+        // One unusable stored URL must not keep the others down.
+        log.error("irc connection not started", { connection: record.connectionId, error: err });
+      }
+    }
+    if (wanted.length) log.info("irc reconnecting", { connections: wanted.length });
+  }
+
+  /** Sends QUIT on every connection and waits (briefly) for them to close. */
+  async stop(message = "Parley is shutting down."): Promise<void> {
+    this.#stopped = true;
+    for (const q of this.#hosts.values()) clearTimeout(q.timer);
+    this.#hosts.clear();
+    await Promise.all([...this.#live.values()].map((c) => c.stop(message)));
+    for (const c of this.#live.values()) c.dispose();
+    this.#live.clear();
+    // What the connections said on their way down is stored before the store closes.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all([...this.#serials.values()].map((s) => s.drained())),
+      new Promise((resolve) => timer = setTimeout(resolve, 5000)), // a stuck step: stop anyway
+    ]);
+    clearTimeout(timer);
+  }
+
+  #connection(record: ConnectionRecord): IrcConnection {
+    let conn = this.#live.get(record.id);
+    if (conn) {
+      conn.setRecord(record);
+      return conn;
+    }
+    conn = new IrcConnection(record, {
+      listener: this.#listener,
+      version: this.#deps.version ? `Parley ${this.#deps.version}` : "Parley",
+      timing: this.#deps.config.ircTiming,
+    });
+    this.#live.set(record.id, conn);
+    return conn;
+  }
+
+  /** Has a connection wait for its turn to connect to its host; connects at once when it may. */
+  #awaitTurn(conn: IrcConnection): void {
+    if (this.#stopped || conn.state === "connected" || conn.state === "connecting") return;
+    const host = conn.url.host;
+    let q = this.#hosts.get(host);
+    if (!q) this.#hosts.set(host, q = { last: 0, waiting: [] });
+    if (!q.waiting.includes(conn)) q.waiting.push(conn);
+    conn.awaitTurn();
+    this.#admit(host, q);
+  }
+
+  #admit(host: string, q: HostTurns): void {
+    if (q.timer !== undefined) return;
+    while (q.waiting.length) {
+      const wait = q.last + this.#deps.config.connectDelay - Date.now();
+      if (wait > 0) {
+        q.timer = setTimeout(() => {
+          q.timer = undefined;
+          this.#admit(host, q);
+        }, wait);
+        return;
+      }
+      const conn = q.waiting.shift()!;
+      if (conn.state !== "queued") continue; // stopped while waiting
+      q.last = Date.now();
+      this.#applyProfile(conn).then(() => this.#mayReachPrivate(conn)).then((
+        allowPrivate,
+      ) => conn.connect({ allowPrivate })).catch((err) =>
+        log.error("irc connect failed", { connection: conn.id, error: err })
+      );
+    }
+    // The host's entry stays, so its `last` still spaces out the next connect.
+  }
+
+  /**
+   * Whether this connect may reach a loopback, private or link-local address: when its user may
+   * (trust.ts), and for everyone when it goes to the default connection's server, which an admin
+   * chose for every new user (routes/default_connection.ts adds it on their behalf).
+   */
+  async #mayReachPrivate(conn: IrcConnection): Promise<boolean> {
+    if (await mayReachPrivate(this.#deps, conn.userId)) return true;
+    const settings = await this.#deps.store.settings.current(this.#deps.config.defaultConnection);
+    try {
+      const target = parseIrcUrl(settings.default_connection);
+      return target.host === conn.url.host && target.port === conn.url.port;
+    } catch {
+      return false; // an unusable setting vouches for nothing
+    }
+  }
+
+  /** Sets the token bucket's burst from the host's connection profile, if there is one. */
+  async #applyProfile(conn: IrcConnection): Promise<void> {
+    const profile = await this.#deps.store.profiles.get(hostId(conn.url.host));
+    if (profile) {
+      conn.setBurst(Math.max(this.#deps.config.ircTiming.sendBurst, profile.maxBulkMessageSize));
+    }
+  }
+
+  #leaveTurns(conn: IrcConnection): void {
+    const q = this.#hosts.get(conn.url.host);
+    if (q) q.waiting = q.waiting.filter((c) => c !== conn);
+  }
+
+  async #afterRegistration(conn: IrcConnection): Promise<void> {
+    const { store } = this.#deps;
+    for (const command of conn.record.onConnectCommands) {
+      try {
+        await this.#run(conn.record, "", command.startsWith("/") ? command : `/quote ${command}`);
+      } catch (err) {
+        log.warn("on-connect command failed", { connection: conn.id, error: String(err) });
+      }
+    }
+    const conversations = await store.conversations.listForConnection(conn.record.id);
+    const channels = conversations.filter((c) => c.joined && conn.isChannel(c.name));
+    // Several channels per JOIN line, so rejoining many does not wait on the token bucket.
+    for (const line of joinLines(channels.map((c) => c.name))) {
+      await conn.send(line).catch(() => {});
+    }
+  }
+
+  /**
+   * Publishes a connection's state as Convos does: a `connection` event (with a `message` when
+   * the state changed, stored as a notice in the server conversation too), its `info`, and
+   * `frozen` events for its conversations when it goes up or down.
+   */
+  #publishState(conn: IrcConnection): void {
+    const { bus } = this.#deps;
+    const prev = this.#lastState.get(conn) ?? "disconnected";
+    this.#lastState.set(conn, conn.state);
+    const changed = prev !== conn.state;
+    const message = changed ? stateMessage(conn) : undefined;
+    const ev = {
+      event: "state" as const,
+      type: "connection" as const,
+      connection_id: conn.id,
+      state: conn.state,
+      info: connectionInfo(conn),
+      ...(message ? { message } : {}),
+    };
+    const run = this.#serial(conn);
+    // In the connection's serial run, behind the stored notices of earlier states: a store that
+    // answers later (PostgreSQL) must not reorder "Connecting to" and "Connected to".
+    run(() => Promise.resolve(bus.publish(conn.userId, ev)));
+    if (message) run(() => recordMessage(this.#deps, conn, serverNotice(conn, message)));
+    if (changed && conn.state === "connected") {
+      // The server's 001 greeting, which irc/chat/inbound/ held back until this announcement.
+      run(async () => {
+        const welcome = conn.welcome;
+        conn.welcome = undefined;
+        if (!welcome?.text) return;
+        await recordMessage(this.#deps, conn, {
+          ...serverNotice(conn, welcome.text),
+          ts: welcome.ts,
+        });
+      });
+    }
+    run(() => {
+      bus.publish(conn.userId, infoStateEvent(conn));
+      return Promise.resolve();
+    });
+    const up = conn.state === "connected";
+    if (changed && (up || prev === "connected")) {
+      run(async () => {
+        const all = await this.#deps.store.conversations.listForConnection(conn.record.id);
+        // Channels thaw when joined again (irc/chat/inbound/); private conversations at once.
+        const affected = all.filter((c) => isListed(c) && (!up || !conn.isChannel(c.name)));
+        publishFrozen(bus, conn.userId, affected, up ? "" : NOT_CONNECTED);
+      });
+    }
+  }
+
+  /** The live connection of a stored one, if it has been started. */
+  live(connectionRowId: number): IrcConnection | undefined {
+    return this.#live.get(connectionRowId);
+  }
+
+  /**
+   * Brings the live connection in line with its stored record: down when it is wanted down,
+   * restarted (with `restart` as the QUIT message) after its settings changed, else up if down.
+   */
+  async apply(record: ConnectionRecord, restart?: string): Promise<IrcConnection> {
+    const conn = this.#connection(record);
+    if (record.wantedState === "disconnected") {
+      this.#leaveTurns(conn);
+      await conn.stop("Disconnected by the user.");
+    } else if (restart) {
+      this.#leaveTurns(conn);
+      await conn.stop(restart);
+      this.#awaitTurn(conn);
+    } else if (conn.state === "disconnected" || conn.state === "disconnecting") {
+      this.#awaitTurn(conn);
+    }
+    return conn;
+  }
+
+  /**
+   * Waits (10 s at most) for a wanted connect to succeed or fail; a failed one throws `upstream`
+   * with the reason, at Convos's path `/wanted_state` (Convos answers it with a 424).
+   */
+  async attempted(conn: IrcConnection): Promise<void> {
+    await this.#attempted(conn, ATTEMPT_WAIT_MS);
+    if (conn.state === "disconnected") {
+      throw upstream(String(conn.info.reason ?? "Could not connect."), "/wanted_state");
+    }
+  }
+
+  /** Wants a connection up or down, stores it, and (up) waits for the attempt as `attempted`. */
+  async #setWanted(record: ConnectionRecord, wanted: WantedState): Promise<void> {
+    const fresh = await this.#deps.store.connections.update(record.id, { wantedState: wanted });
+    if (!fresh) throw missing("No such connection.");
+    const conn = await this.apply(fresh);
+    if (wanted === "connected") await this.attempted(conn);
+  }
+
+  /** Resolves once the connection is connected or down again, or after `ms` at most. */
+  #attempted(conn: IrcConnection, ms: number): Promise<void> {
+    const settled = () => conn.state === "connected" || conn.state === "disconnected";
+    if (settled()) return Promise.resolve();
+    return new Promise((resolve) => {
+      let waiting = this.#waiters.get(conn);
+      if (!waiting) this.#waiters.set(conn, waiting = new Set());
+      const done = () => {
+        clearTimeout(timer);
+        waiting.delete(wake);
+        if (!waiting.size) this.#waiters.delete(conn);
+        resolve();
+      };
+      const wake = () => settled() && done();
+      const timer = setTimeout(done, ms);
+      waiting.add(wake);
+    });
+  }
+
+  /** Stops a connection for good and forgets it (before its record is deleted). */
+  async drop(record: ConnectionRecord, message = "Connection removed."): Promise<void> {
+    const conn = this.#live.get(record.id);
+    if (!conn) return;
+    this.#leaveTurns(conn);
+    await conn.stop(message);
+    conn.dispose();
+    this.#live.delete(record.id);
+    this.#serials.delete(record.id);
+  }
+
+  /** Stops every connection of a user (before the user is deleted). */
+  async userDeleted(userId: number): Promise<void> {
+    for (const record of await this.#deps.store.connections.list(userId)) await this.drop(record);
+  }
+
+  /**
+   * Sends what the user typed in a conversation: a plain message or a slash command. Throws a
+   * DomainError: not_found for an unknown connection, invalid (at `/body/message`, the send
+   * routes' input) for a bad command or a connection that is down.
+   */
+  async send(
+    userId: number,
+    connectionId: string,
+    conversationId: string,
+    message: string,
+  ): Promise<CommandResult> {
+    const record = await this.#deps.store.connections.get(userId, connectionId);
+    if (!record) throw missing("No such connection.");
+    try {
+      await this.#openPrivate(record, conversationId, message);
+      return await this.#run(record, ircLower(conversationId), message);
+    } catch (err) {
+      // Not written (the connection closed, or the line was refused): never answer "Sent".
+      if (err instanceof SendError) throw invalid(err.message, "/body/message");
+      throw err;
+    }
+  }
+
+  /**
+   * As Convos: a message to a nick with no conversation yet opens the private conversation
+   * (named as the user spelt the nick) and is sent there. Channels still need a join first.
+   */
+  async #openPrivate(record: ConnectionRecord, name: string, message: string): Promise<void> {
+    const conn = this.#live.get(record.id);
+    if (!conn || name === "" || conn.isChannel(name) || message.startsWith("/")) return;
+    if (await this.#deps.store.conversations.get(record.id, ircLower(name))) return;
+    await conversationFor(this.#deps, conn, name);
+  }
+
+  async #run(
+    record: ConnectionRecord,
+    conversationId: string,
+    message: string,
+  ): Promise<CommandResult> {
+    const { store } = this.#deps;
+    const conversation = await store.conversations.get(record.id, conversationId);
+    if (conversationId !== "" && !conversation && !message.startsWith("/")) {
+      throw missing("No such conversation.");
+    }
+    const conn = this.#live.get(record.id);
+    const userId = record.userId;
+    return runCommand({
+      deps: this.#deps,
+      record,
+      conn,
+      conversationId,
+      conversation,
+      paste: (text) => pasteIfLong(this.#deps, userId, parseIrcUrl(record.url).host, text),
+      control: {
+        connect: () => this.#setWanted(record, "connected"),
+        disconnect: () => this.#setWanted(record, "disconnected"),
+        reconnect: async () => {
+          const fresh = (await store.connections.update(record.id, { wantedState: "connected" }))!;
+          const c = this.#connection(fresh);
+          this.#leaveTurns(c);
+          await c.stop("Reconnecting.");
+          this.#awaitTurn(c);
+        },
+        setNick: async (nick) => {
+          await store.connections.update(record.id, { nick });
+          const c = this.#live.get(record.id);
+          if (c) {
+            c.wantedNick = nick;
+            c.record.nick = nick;
+          }
+        },
+      },
+    }, message);
+  }
+
+  /** The live state of a connection (for tests and the bot). */
+  state(connectionRowId: number): string {
+    return this.#live.get(connectionRowId)?.state ?? "disconnected";
+  }
+
+  view(record: ConnectionRecord): Promise<LiveView> {
+    const conn = this.#live.get(record.id);
+    return Promise.resolve({
+      state: conn?.state ?? "disconnected",
+      info: connectionInfo(conn, record),
+    });
+  }
+
+  states(userId: number): Promise<Map<number, string>> {
+    const out = new Map<number, string>();
+    for (const [id, conn] of this.#live) if (conn.userId === userId) out.set(id, conn.state);
+    return Promise.resolve(out);
+  }
+
+  async created(record: ConnectionRecord, names: string[]): Promise<void> {
+    const conn = this.#connection(record);
+    // The first conversation (body or URL path) is joined, or opened, once connected.
+    for (const name of names) {
+      if (!name) continue;
+      const conv = await conversationFor(this.#deps, conn, name);
+      if (conv && conn.isChannel(name)) {
+        await this.#deps.store.conversations.setJoined(conv.id, true);
+        // Already registered (a cluster node took the user over meanwhile and connected it):
+        // the rejoin after registration has run, so join now.
+        if (conn.state === "connected") await conn.send(ircLine("JOIN", name)).catch(() => {});
+      }
+    }
+    if (record.wantedState === "connected") this.#awaitTurn(conn);
+  }
+
+  async applyRecord(
+    record: ConnectionRecord,
+    restart: string | undefined,
+    wait: boolean,
+  ): Promise<void> {
+    const conn = await this.apply(record, restart);
+    if (wait) await this.attempted(conn);
+  }
+}

@@ -1,0 +1,395 @@
+/**
+ * The socket under irc-framework, in place of its own: a line may be at most MAX_LINE bytes, and
+ * the connection can be held to checked addresses. irc-framework's transport buffers a line until
+ * its newline arrives, however long, copying the whole buffer per chunk, so one hostile 20 MB line
+ * cost hundreds of MB and seconds of CPU; here a line past the limit drops the connection.
+ *
+ * Reading is decoupled from processing. A server gives a slow reader only a few MB of buffer
+ * before dropping it (and every line still in flight), so during a burst the socket must keep
+ * being drained while the lines are stored (docs/performance.md, "IRC bursts"). The socket lives
+ * on the IRC socket thread (irc/socket/thread.ts), which reads whatever this thread is doing; here
+ * whole chunks are decoded and split at once into a bounded queue, which is handed to
+ * irc-framework in slices between turns of the event loop. Lines already read are still
+ * processed when the server then closes.
+ */
+import { EventEmitter } from "node:events";
+import net from "node:net";
+import { TransportRefusal } from "./target.ts";
+import { idleGc } from "../../lib/idle_gc.ts";
+import { ThreadSocket } from "./thread.ts";
+import { nextTurn } from "../../lib/next_turn.ts";
+import { ircLine } from "../engine/line.ts";
+import { log } from "../../lib/log.ts";
+
+/** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
+export const MAX_LINE = 8192;
+
+/** Most lines read but not yet processed; past it (or READ_QUEUE_BYTES) reading pauses. */
+export const READ_QUEUE_LINES = 200_000;
+/** Most characters read but not yet processed (about bytes: IRC is mostly ASCII). */
+export const READ_QUEUE_BYTES = 64 * 1024 * 1024;
+/**
+ * Lines handed to irc-framework per slice; the socket is read between slices. Counted in lines,
+ * not time: on a loaded machine a slice measured in wall time holds almost no CPU time.
+ */
+const SLICE_LINES = 256;
+/**
+ * Most lines handed over and not yet recorded (the consumer's backlog, `parley_backlog`) before
+ * the next slice is held back. Recording may wait on the store (PostgreSQL's round trips): the
+ * lines then stay in this bounded queue, and past its bound the socket pauses, instead of piling
+ * up unbounded in the consumer.
+ */
+export const MAX_BACKLOG = 4 * SLICE_LINES;
+/** How often a held-back queue looks again whether the consumer has caught up. */
+const HOLD_MS = 2;
+
+/** A server's `PING <token>` (no tags, no prefix: how servers send it). */
+function isPing(line: string): boolean {
+  return line.charCodeAt(0) === 80 /* P */ && line.startsWith("PING ");
+}
+
+/** Options irc-framework passes to its transport, plus Parley's. */
+export interface TransportOptions {
+  host: string;
+  port: number;
+  tls?: boolean;
+  rejectUnauthorized?: boolean;
+  ping_interval?: number;
+  ping_timeout?: number;
+  /** Seconds without any data from the server after which the connection is dropped. */
+  parley_idle_timeout?: number;
+  /** Told when the read queue is full (once per time, until it has room again). */
+  parley_queue_full?: (lines: number) => void;
+  /**
+   * Sees each line before irc-framework and returns true when it took the line (the lean path for
+   * chat lines, irc/chat/inbound/chat.ts); irc-framework then never sees it.
+   */
+  parley_line?: (line: string) => boolean;
+  /** Lines handed over and not yet processed by the consumer (see MAX_BACKLOG). */
+  parley_backlog?: () => number;
+  /** Resolves and checks the host, returning the address to connect to (throws to refuse). */
+  parley_address?: (host: string) => Promise<string>;
+}
+
+/** An irc-framework transport over node:net / node:tls with a bounded line buffer. */
+export class LineTransport extends EventEmitter {
+  #options: TransportOptions;
+  #socket: ThreadSocket | undefined;
+  #connected = false;
+  #error: Error | undefined;
+  /** Bytes of a line still waiting for its newline. */
+  #partial: Uint8Array[] = [];
+  #partialBytes = 0;
+  /** Lines read, not yet handed to irc-framework: `#queue[#head...]`. */
+  #queue: string[] = [];
+  #head = 0;
+  #queuedChars = 0;
+  /** A drain is scheduled; it runs only while this is the same object (cleared on reset). */
+  #drainTurn: object | undefined;
+  /** A backlog is being worked off (told to idleGc, which collects once every burst is over). */
+  #burst = false;
+  /** Reading is paused because the queue is full. */
+  #paused = false;
+  /** The socket closed; "close" is emitted once the queue is processed. */
+  #closedWith: Error | false | undefined;
+  /** Bumped on every connect and dispose, so a late DNS answer knows it is stale. */
+  #generation = 0;
+  /** The address check of the current connect is still running. */
+  #resolving = false;
+  /** Lines irc-framework's handlers threw on (dropped), to log the first and then every 1,000th. */
+  #unparsed = 0;
+
+  constructor(options: TransportOptions) {
+    super();
+    this.#options = options;
+  }
+
+  isConnected(): boolean {
+    return this.#connected;
+  }
+
+  /** Only UTF-8 (irc-framework's default) is spoken. */
+  setEncoding(encoding: string): boolean {
+    return /^utf-?8$/i.test(encoding);
+  }
+
+  writeLine(line: string, cb?: () => void): void {
+    if (this.#socket && this.#connected) this.#socket.write(line + "\r\n", cb);
+    else if (cb) queueMicrotask(cb);
+  }
+
+  connect(): void {
+    this.disposeSocket();
+    const generation = ++this.#generation;
+    this.#error = undefined;
+    this.#partial = [];
+    this.#partialBytes = 0;
+    this.#clearQueue();
+    const o = this.#options;
+    const check = o.parley_address ?? ((host: string) => Promise.resolve(host));
+    this.#resolving = true;
+    check(o.host).then((address) => {
+      if (generation !== this.#generation) return;
+      this.#resolving = false;
+      this.#open(address);
+    }, (err) => {
+      if (generation !== this.#generation) return;
+      this.#resolving = false;
+      this.emit("close", err instanceof Error ? err : new Error(String(err)));
+    });
+  }
+
+  #open(address: string): void {
+    const o = this.#options;
+    // The client pings every ping_interval; a live server answers, so silence means it is gone.
+    // (irc-framework's own ping timeout resets a timer on every line: too dear during a burst.)
+    const socket = new ThreadSocket({
+      address,
+      port: o.port,
+      tls: !!o.tls,
+      // The certificate is checked against the name, whatever address it resolved to.
+      servername: o.tls && !net.isIP(o.host) ? o.host : undefined,
+      rejectUnauthorized: o.rejectUnauthorized,
+      idleMs: (o.parley_idle_timeout ?? 0) * 1000,
+    });
+    this.#socket = socket;
+    const mine = () => this.#socket === socket;
+    socket.on("connect", () => {
+      if (!mine()) return;
+      this.#connected = true;
+      this.emit("extra", "raw socket connected", socket);
+      if (!o.tls) this.emit("open");
+    });
+    if (o.tls) socket.on("secureConnect", () => mine() && this.emit("open"));
+    socket.on("data", (chunk: Uint8Array) => mine() && this.#data(chunk));
+    socket.on("error", (err: Error) => {
+      if (mine()) this.#error ??= err;
+    });
+    socket.on("timeout", () => mine() && this.close(true));
+    socket.on("close", () => {
+      if (!mine()) return;
+      this.#connected = false;
+      this.#closedWith = this.#error ?? false;
+      this.#scheduleDrain();
+    });
+  }
+
+  /**
+   * Splits incoming bytes into lines and queues them; a line longer than MAX_LINE ends the
+   * connection. The bytes up to the chunk's last newline are decoded in one call and split as a
+   * string (a decoder call and a copy per line cost more than the rest of reading).
+   */
+  #data(chunk: Uint8Array): void {
+    idleGc.read();
+    let last = chunk.lastIndexOf(0x0a);
+    if (last === -1) return this.#keepPartial(chunk, 0);
+    // Line lengths are checked in bytes, one native search per line.
+    let tooLong = false;
+    let start = 0;
+    let lineStart = -this.#partialBytes;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      if (nl === -1) break;
+      if (nl + 1 - lineStart > MAX_LINE) {
+        // The lines before it are still processed.
+        tooLong = true;
+        last = lineStart - 1;
+        break;
+      }
+      lineStart = start = nl + 1;
+    }
+    if (last >= 0) {
+      let whole = chunk.subarray(0, last + 1);
+      if (this.#partialBytes) {
+        const joined = new Uint8Array(this.#partialBytes + whole.length);
+        let at = 0;
+        for (const part of [...this.#partial, whole]) {
+          joined.set(part, at);
+          at += part.length;
+        }
+        whole = joined;
+        this.#partial = [];
+        this.#partialBytes = 0;
+      }
+      // Each line ends in "\n", which a bad UTF-8 sequence never swallows: the parts are the lines.
+      const text = new TextDecoder().decode(whole);
+      const lines = text.split("\n");
+      lines.pop(); // the empty string after the last newline
+      this.#enqueue(lines, text.length);
+    }
+    if (tooLong) return this.#tooLong();
+    this.#keepPartial(chunk, last + 1);
+  }
+
+  #keepPartial(chunk: Uint8Array, from: number): void {
+    if (from >= chunk.length) return;
+    this.#partialBytes += chunk.length - from;
+    if (this.#partialBytes > MAX_LINE) return this.#tooLong();
+    // A copy: the chunk's buffer may be reused by the socket.
+    this.#partial.push(chunk.slice(from));
+  }
+
+  #enqueue(lines: string[], chars: number): void {
+    // Live traffic (nothing waiting, a chunk of a few lines) is handled at once: a timer turn
+    // would only add latency. Only a backlog is handed over in slices.
+    const live = this.#head === this.#queue.length && this.#drainTurn === undefined &&
+      lines.length <= SLICE_LINES;
+    if (!live && lines.some(isPing)) {
+      // Behind a backlog (seconds of a burst, or held while the store is slow) a server's PING
+      // would wait its turn, and a server drops a client that does not answer in time: it is
+      // answered here instead, once per chunk (the last one; a chunk of many PINGs is not a
+      // server keeping time, and each answer is a write). irc-framework answers the ones it gets.
+      let token = "";
+      lines = lines.filter((line) => {
+        if (!isPing(line)) return true;
+        chars -= line.length + 1;
+        token = line.slice(5).replace(/\r$/, "");
+        return false;
+      });
+      // The server's token as it sent it: the trailing parameter, or the first word.
+      const param = token.startsWith(":") ? token.slice(1) : token.split(" ")[0];
+      try {
+        this.writeLine(ircLine("PONG", param));
+      } catch { /* a token no line can carry (a NUL) goes unanswered */ }
+    }
+    if (this.#head === this.#queue.length) {
+      this.#queue = lines;
+      this.#head = 0;
+    } else {
+      for (const line of lines) this.#queue.push(line);
+    }
+    this.#queuedChars += chars;
+    if (
+      !this.#paused &&
+      (this.#queue.length - this.#head >= READ_QUEUE_LINES ||
+        this.#queuedChars >= READ_QUEUE_BYTES)
+    ) {
+      // The server's buffers take the rest; it may drop the connection if they fill too.
+      this.#paused = true;
+      this.#socket?.pause();
+      this.#options.parley_queue_full?.(this.#queue.length - this.#head);
+    }
+    if (live) this.#drain();
+    else this.#scheduleDrain();
+  }
+
+  /** Lines read and not yet processed. */
+  get queuedLines(): number {
+    return this.#queue.length - this.#head;
+  }
+
+  #scheduleDrain(delay = 0): void {
+    if (!this.#burst) {
+      this.#burst = true;
+      idleGc.started();
+    }
+    if (this.#drainTurn) return;
+    const turn = this.#drainTurn = {};
+    const drain = () => this.#drainTurn === turn && this.#drain();
+    // A held-back queue waits on a timer; a backlog goes on in the next turn that lets the socket
+    // thread's chunks in (lib/next_turn.ts: without the timer's sleep, I/O let through often).
+    if (delay) setTimeout(drain, delay);
+    else nextTurn(drain);
+  }
+
+  #burstOver(): void {
+    if (!this.#burst) return;
+    this.#burst = false;
+    idleGc.ended();
+  }
+
+  /** Hands a slice of queued lines to irc-framework; goes on after the next socket read. */
+  #drain(): void {
+    this.#drainTurn = undefined;
+    if ((this.#options.parley_backlog?.() ?? 0) >= MAX_BACKLOG) {
+      return this.#scheduleDrain(HOLD_MS);
+    }
+    const generation = this.#generation;
+    const take = this.#options.parley_line;
+    const end = Math.min(this.#queue.length, this.#head + SLICE_LINES);
+    while (this.#head < end) {
+      const line = this.#queue[this.#head++];
+      this.#queuedChars -= line.length + 1;
+      if (take?.(line)) continue;
+      try {
+        this.emit("line", line);
+      } catch (err) {
+        // irc-framework's handlers trust a line's shape: a `NICK` without a nick made one throw,
+        // and the throw ended the whole process. Such a line is dropped instead.
+        if (this.#unparsed++ % 1000 === 0) {
+          log.warn("irc line dropped: irc-framework could not handle it", {
+            host: this.#options.host,
+            line: line.slice(0, 200),
+            error: String(err),
+            dropped: this.#unparsed,
+          });
+        }
+      }
+      if (generation !== this.#generation) return; // a handler dropped the connection
+    }
+    if (
+      this.#paused && this.queuedLines < READ_QUEUE_LINES / 2 &&
+      this.#queuedChars < READ_QUEUE_BYTES / 2
+    ) {
+      this.#paused = false;
+      this.#socket?.resume();
+    }
+    if (this.#head < this.#queue.length) return this.#scheduleDrain();
+    this.#queue = [];
+    this.#head = 0;
+    this.#queuedChars = 0;
+    this.#burstOver();
+    if (this.#closedWith !== undefined) {
+      const err = this.#closedWith;
+      this.#closedWith = undefined;
+      this.emit("close", err);
+    }
+  }
+
+  #clearQueue(): void {
+    this.#drainTurn = undefined;
+    this.#queue = [];
+    this.#head = 0;
+    this.#queuedChars = 0;
+    this.#paused = false;
+    this.#closedWith = undefined;
+    this.#burstOver();
+  }
+
+  #tooLong(): void {
+    this.#partial = [];
+    this.#partialBytes = 0;
+    this.#error = new TransportRefusal(
+      `The server sent a line longer than ${MAX_LINE} bytes; disconnected.`,
+      false,
+    );
+    this.#socket?.destroy();
+  }
+
+  close(force?: boolean): void {
+    const socket = this.#socket;
+    if (!socket) {
+      // Still resolving: give up on it and say so the way a socket would.
+      if (this.#resolving) {
+        this.#resolving = false;
+        this.#generation++;
+        queueMicrotask(() => this.emit("close", false));
+      }
+      return;
+    }
+    if (force || !this.#connected) socket.destroy();
+    else socket.end();
+  }
+
+  disposeSocket(): void {
+    this.#generation++;
+    this.#resolving = false;
+    this.#clearQueue();
+    const socket = this.#socket;
+    this.#socket = undefined;
+    this.#connected = false;
+    socket?.removeAllListeners();
+    socket?.on("error", () => {}); // late errors of a dropped socket are of no interest
+    socket?.destroy();
+  }
+}

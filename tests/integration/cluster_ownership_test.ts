@@ -1,0 +1,108 @@
+/**
+ * Which node runs which user, on a real PostgreSQL that other databases and roles share: sessions
+ * elsewhere on the server that look like nodes (same name, same advisory locks) do not count, and
+ * a node that runs nobody yet is counted alive from its start.
+ */
+import postgres from "postgres";
+import { assertEquals } from "../support/assert.ts";
+import { startPostgres } from "../support/postgres.ts";
+import { openPgStore } from "../../store/pg/mod.ts";
+import { nodeScope, Ownership } from "../../cluster/ownership.ts";
+
+const USERS = 3;
+const SECRET = "the secret this installation's nodes share";
+
+/** A node's ownership with hooks that record what it was told. */
+function node(url: string, store: { sql: postgres.Sql }, id: string) {
+  const acquired: number[] = [];
+  let nodes: string[] = [];
+  const ownership = new Ownership(
+    url,
+    store.sql as never,
+    id,
+    {
+      acquired: (uid) => Promise.resolve(void acquired.push(uid)),
+      lost: () => Promise.resolve(),
+      scanned: (alive) => Promise.resolve(void (nodes = alive)),
+    },
+    60_000,
+    SECRET,
+  );
+  return { ownership, acquired, alive: () => nodes };
+}
+
+Deno.test("cluster ownership: only this database's nodes count, and each from its start", async (t) => {
+  const pg = await startPostgres();
+  const url = await pg.database();
+  const elsewhere = await pg.database();
+  const store = await openPgStore(url);
+  const lookalikes: postgres.Sql[] = [];
+  const nodes: Ownership[] = [];
+  let a!: ReturnType<typeof node>;
+  try {
+    for (let i = 1; i <= USERS; i++) {
+      const user = await store.users.create(`user${i}@example.org`, "x", []);
+      await store.connections.create({
+        userId: user.id,
+        connectionId: "irc-localhost",
+        name: "localhost",
+        url: "irc://127.0.0.1:1",
+        onConnectCommands: [],
+        wantedState: "connected",
+      });
+    }
+    const scope = await nodeScope(SECRET);
+
+    await t.step(
+      "sessions named and locked like nodes elsewhere on the server are ignored",
+      async () => {
+        // In another database of the same server (another installation, or anyone who can connect
+        // there): named like a node, holding every user's lock.
+        const ghost = postgres(elsewhere, {
+          max: 1,
+          onnotice: () => {},
+          connection: { application_name: `${scope.prefix}ghost` },
+        });
+        lookalikes.push(ghost);
+        for (let uid = 1; uid <= USERS; uid++) {
+          await ghost`SELECT pg_advisory_lock(${scope.lockClass}::int, ${uid}::int)`;
+        }
+        // In Parley's own database under a role that is not Parley's: named like a node. (Holding
+        // a user's lock there would keep the user from running: what REVOKE CONNECT prevents.)
+        await store.sql`CREATE ROLE stranger LOGIN`;
+        const stranger = postgres(url.replace("//parley@", "//stranger@"), {
+          max: 1,
+          onnotice: () => {},
+          connection: { application_name: `${scope.prefix}stranger` },
+        });
+        lookalikes.push(stranger);
+        await stranger`SELECT 1`;
+        a = node(url, store, "nodea");
+        nodes.push(a.ownership);
+        await a.ownership.start();
+        assertEquals(a.alive(), ["nodea"]);
+        assertEquals(a.acquired.sort(), [1, 2, 3]);
+        for (let uid = 1; uid <= USERS; uid++) {
+          assertEquals(await a.ownership.ownerOf(uid), "nodea");
+        }
+      },
+    );
+
+    await t.step("a node that runs nobody is alive to the others from its start", async () => {
+      const b = node(url, store, "nodeb");
+      nodes.push(b.ownership);
+      await b.ownership.start();
+      assertEquals(b.acquired, [], "every user is taken");
+      assertEquals(b.alive().sort(), ["nodea", "nodeb"]);
+      // Node a's next look counts node b, so it keeps node b's browser sockets.
+      await a.ownership.scan();
+      assertEquals(a.alive().sort(), ["nodea", "nodeb"]);
+      assertEquals(a.acquired.length, USERS, "nothing moved");
+    });
+  } finally {
+    for (const n of nodes) await n.stop();
+    for (const s of lookalikes) await s.end();
+    await store.close();
+    await pg.close();
+  }
+});

@@ -1,0 +1,63 @@
+/**
+ * On PostgreSQL, a node reloads users and conversations when another says they changed: that
+ * word must come only once the change is committed, or the node reloads the old rows and keeps
+ * them (old highlight keywords, a removed conversation).
+ */
+import postgres from "postgres";
+import { assertEquals } from "../support/assert.ts";
+import { poll } from "../support/poll.ts";
+import { startPostgres } from "../support/postgres.ts";
+import { openPgStore } from "../../store/pg/mod.ts";
+import { USERS_CHANGED } from "../../store/pg/users.ts";
+
+Deno.test("the users-changed notification comes after the change is committed", async () => {
+  const pg = await startPostgres();
+  const store = await openPgStore(pg.url);
+  const other = postgres(pg.url, { max: 2, onnotice: () => {} });
+  const blocker = postgres(pg.url, { max: 1, onnotice: () => {} });
+  let release = () => {};
+  try {
+    const user = await store.users.create("kw@example.org", "x", []);
+    // What another node would reload at each notification.
+    const reloaded: string[] = [];
+    const { unlisten } = await other.listen(USERS_CHANGED, async (payload) => {
+      if (payload === "sentinel") return void reloaded.push("sentinel");
+      const [row] = await other`SELECT highlight_keywords FROM users WHERE id = ${user.id}`;
+      reloaded.push(row.highlight_keywords);
+    });
+    // Another transaction holds the row, so the update waits for it.
+    const held = new Promise<void>((r) => release = r);
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => locked = r);
+    const holding = blocker.begin(async (tx) => {
+      await tx`SELECT 1 FROM users WHERE id = ${user.id} FOR UPDATE`;
+      locked();
+      await held;
+    });
+    await isLocked;
+    const update = store.users.update(user.id, { highlightKeywords: ["kettle"] });
+    await poll(
+      "the update waiting for the row",
+      async () =>
+        (await other`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+        AND query LIKE 'UPDATE users%'`).length > 0,
+    );
+    // Notifications reach a listener in commit order: whatever was sent before this one has
+    // arrived once this one has.
+    await other.notify(USERS_CHANGED, "sentinel");
+    await poll("the sentinel", () => reloaded.includes("sentinel"));
+    assertEquals(reloaded, ["sentinel"], "nothing announced before the commit");
+    release();
+    await holding;
+    await update;
+    await poll("the change announced", () => reloaded.length === 2);
+    assertEquals(reloaded, ["sentinel", JSON.stringify(["kettle"])]);
+    await unlisten();
+  } finally {
+    release();
+    await blocker.end();
+    await other.end();
+    await store.close();
+    await pg.close();
+  }
+});

@@ -1,0 +1,53 @@
+// deno-lint-ignore-file no-explicit-any -- answers are read field by field
+/**
+ * The default connection an admin chose is vouched for: an ordinary user's copy of it connects even
+ * where it is a loopback address, while their own connections to such addresses stay refused.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { adminAndUser } from "../support/api.ts";
+import { startApp } from "../support/app.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { poll } from "../support/poll.ts";
+
+Deno.test("default connection: an admin's private choice works for ordinary users", async (t) => {
+  const irc = await startIrcServer();
+  const a = await startApp({
+    PARLEY_NEW_USER_CONNECTION: "1",
+    PARLEY_DEFAULT_CONNECTION: `irc://127.0.0.1:${irc.port}/%23lobby`,
+  });
+  try {
+    const { admin, user } = await adminAndUser(a);
+    const settled = (c: any) => c.state === "connected" || c.info?.reason;
+
+    await t.step("the user's default connection connects to the loopback server", async () => {
+      const conn = await poll("the default connection to settle", async () => {
+        const res = await user.get("/api/connections");
+        const c = res.body.connections?.[0];
+        return c && settled(c) ? c : undefined;
+      }, 30_000);
+      assertEquals(conn.info.reason ?? "", "", "no refusal");
+      assertEquals(conn.state, "connected");
+    });
+
+    await t.step("their own connection to another loopback port is still refused", async () => {
+      const res = await user.post("/api/connections", {
+        url: `irc://127.0.0.1:${irc.port + 1}?nick=other`,
+        wanted_state: "disconnected",
+      });
+      assertEquals(res.status, 400);
+      assertEquals(res.body.errors[0].path, "/body/url");
+      assert(res.body.errors[0].message.includes("admin"), res.body.errors[0].message);
+    });
+
+    await t.step("the admin's own default connection connects too", async () => {
+      const conn = await poll("the admin's connection", async () => {
+        const c = (await admin.get("/api/connections")).body.connections?.[0];
+        return c && settled(c) ? c : undefined;
+      }, 30_000);
+      assertEquals(conn.state, "connected");
+    });
+  } finally {
+    await a.close();
+    await irc.close();
+  }
+});
