@@ -274,16 +274,31 @@ forEachStore("store: files and their contents", async (store, backend, t) => {
   });
 });
 
+/**
+ * What each backend offers beyond the contract, and the database URL that chooses it; a backend
+ * not listed here offers nothing more, so a new one passes without a row until it does.
+ */
+const OFFERS: Record<
+  string,
+  { url?: string; clustered: boolean; copyFrom: boolean; copyTo: boolean }
+> = {
+  sqlite: { clustered: false, copyFrom: true, copyTo: false },
+  postgres: { url: "postgres://127.0.0.1/parley", clustered: true, copyFrom: false, copyTo: true },
+};
+
 forEachStore("store: its backend object says what differs by backend", async (store, backend) => {
   assertEquals(store.backend.name, backend);
+  const offers = OFFERS[backend] ?? { clustered: false, copyFrom: false, copyTo: false };
   // The database URL chooses the same backend object the store carries.
-  const url = backend === "postgres" ? "postgres://127.0.0.1/parley" : undefined;
-  assert(await storeBackend(url) === store.backend);
-  // Several daemons share only a PostgreSQL database (deps.ts starts the cluster on this).
-  assertEquals(store.backend.clustered, backend === "postgres");
-  // `parley store copy` reads SQLite and writes PostgreSQL.
-  assertEquals([!!store.backend.copySource, !!store.backend.copyInto], [
-    backend === "sqlite",
-    backend === "postgres",
-  ]);
+  if (backend in OFFERS) assert(await storeBackend(offers.url) === store.backend);
+  // Several daemons share the database (deps.ts starts the cluster on this), and `parley store
+  // copy` reads one backend and writes another.
+  assertEquals(
+    {
+      clustered: store.backend.clustered,
+      copyFrom: !!store.backend.copySource,
+      copyTo: !!store.backend.copyInto,
+    },
+    { clustered: offers.clustered, copyFrom: offers.copyFrom, copyTo: offers.copyTo },
+  );
 });
