@@ -2,7 +2,6 @@
  * Who each user ignores: masks (`nick!user@host` with wildcards, already casefolded by the
  * caller), kept per user and applied to every connection and device of that user.
  */
-import type { DatabaseSync } from "node:sqlite";
 
 /** Most masks one user keeps: each incoming chat line is matched against all of them. */
 export const MAX_IGNORES = 200;
@@ -20,39 +19,4 @@ export interface IgnoreStore {
   add(userId: number, mask: string): Promise<"added" | "exists" | "full">;
   /** Removes a mask; false when it was not on the list. */
   remove(userId: number, mask: string): Promise<boolean>;
-}
-
-/** The SQLite implementation of IgnoreStore. */
-export function sqliteIgnoreStore(db: DatabaseSync): IgnoreStore {
-  let generation = 0;
-  const q = {
-    list: db.prepare("SELECT mask FROM ignores WHERE user_id = ? ORDER BY created, mask"),
-    // One statement: the count and the insert cannot be split by another add.
-    add: db.prepare(
-      `INSERT INTO ignores (user_id, mask, created) SELECT ?, ?, ?
-       WHERE (SELECT count(*) FROM ignores WHERE user_id = ?) < ?
-       ON CONFLICT DO NOTHING`,
-    ),
-    has: db.prepare("SELECT 1 FROM ignores WHERE user_id = ? AND mask = ?"),
-    remove: db.prepare("DELETE FROM ignores WHERE user_id = ? AND mask = ?"),
-  };
-  return {
-    get generation() {
-      return generation;
-    },
-    list: (userId) =>
-      Promise.resolve(q.list.all(userId).map((r) => String((r as { mask: string }).mask))),
-    add(userId, mask) {
-      if (q.has.get(userId, mask)) return Promise.resolve("exists");
-      const r = q.add.run(userId, mask, Date.now(), userId, MAX_IGNORES);
-      if (Number(r.changes) === 0) return Promise.resolve("full");
-      generation++;
-      return Promise.resolve("added");
-    },
-    remove(userId, mask) {
-      const gone = Number(q.remove.run(userId, mask).changes) > 0;
-      if (gone) generation++;
-      return Promise.resolve(gone);
-    },
-  };
 }

@@ -12,8 +12,7 @@ import type { Hono } from "hono";
 import { parseConfig } from "../../config.ts";
 import { createApp } from "../../app.ts";
 import { wireDeps } from "../../deps.ts";
-import { openSqliteStore, type Store } from "../../store/mod.ts";
-import { openPgStore } from "../../store/pg/mod.ts";
+import { openStore, type Store } from "../../store/mod.ts";
 import { testDatabaseUrl } from "./test_backend.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
 import { ApiClient } from "./api.ts";
@@ -90,8 +89,7 @@ export async function startApp(
   };
   // The runner's PostgreSQL pass gives each app a database of its own.
   const databaseUrl = await testDatabaseUrl();
-  const sqlite = databaseUrl ? undefined : await openSqliteStore(home);
-  const opened: Store = sqlite ?? await openPgStore(databaseUrl!);
+  const opened = await openStore(home, databaseUrl);
   const store = storeView(opened);
   // Wired as cli/daemon.ts wires them, so that deleting a user does here what it does there.
   const deps = await wireDeps(config, store, "test");
@@ -134,7 +132,7 @@ export async function startApp(
     deps,
     async searchable() {
       await opened.messages.flush();
-      await sqlite?.messages.searchable();
+      await opened.messages.searchable?.();
     },
     home,
     request,

@@ -1,36 +1,14 @@
 /** Numbered SQL migrations, applied in order at start, each inside its own transaction. */
 import type { DatabaseSync } from "node:sqlite";
 import { transaction } from "./db.ts";
+import { loadMigrations, type Migration } from "../migration_files.ts";
 
-/** One migration file: `NNN_name.sql`. */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-/** The folder of the migration files; `scripts/compile.ts` embeds it. */
+/** The folder of SQLite's migration files; `scripts/compile.ts` embeds it. */
 export const MIGRATIONS_DIR = `${import.meta.dirname}/migrations`;
 
-/** Reads the migration files of a folder, ordered by their number. */
-export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
-  const out: Migration[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    const m = /^(\d+)_([\w-]+)\.sql$/.exec(entry.name);
-    if (!entry.isFile || !m) continue;
-    out.push({
-      version: Number(m[1]),
-      name: m[2],
-      sql: await Deno.readTextFile(`${dir}/${entry.name}`),
-    });
-  }
-  out.sort((a, b) => a.version - b.version);
-  for (let i = 1; i < out.length; i++) {
-    if (out[i].version === out[i - 1].version) {
-      throw new Error(`two migrations numbered ${out[i].version}`);
-    }
-  }
-  return out;
+/** SQLite's migrations, ordered by their number. */
+export function sqliteMigrations(): Promise<Migration[]> {
+  return loadMigrations(MIGRATIONS_DIR);
 }
 
 /** Applies the migrations newer than the database's version; returns the versions applied. */

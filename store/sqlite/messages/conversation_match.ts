@@ -1,7 +1,8 @@
 /** `match` within one conversation: matching messages, paged by time like history. */
 import type { DatabaseSync } from "node:sqlite";
-import type { HistoryQuery, MessagePage } from "../message_types.ts";
-import { aroundPage, COLUMNS, oneWayPage, type Row, statementCache } from "./rows.ts";
+import type { HistoryQuery, MessagePage } from "../../message_types.ts";
+import { aroundPage, COLUMNS, oneWayPage, type Row } from "../../rows.ts";
+import { statementCache } from "./statements.ts";
 import { type FtsIndex, scoped } from "./fts.ts";
 
 /** Pages of a conversation's messages matching an FTS5 text query. */

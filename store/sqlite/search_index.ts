@@ -1,10 +1,10 @@
 /**
  * The main thread's side of the search index: opening `search.db` (and starting it over when
- * it cannot be trusted), and the handle on the indexing worker (store/search_worker.ts), which
- * it tells how far messages are committed, so that searches can wait until they are indexed.
+ * it cannot be trusted), and the handle on the indexing worker (store/sqlite/search_worker.ts),
+ * which it tells how far messages are committed, so that searches can wait until they are indexed.
  */
 import { DatabaseSync } from "node:sqlite";
-import { log } from "../lib/log.ts";
+import { log } from "../../lib/log.ts";
 import { makePrivate } from "./db.ts";
 import type { Checkpointer } from "./checkpointer.ts";
 import { META, SEARCH_PRAGMAS, SEARCH_VERSION } from "./search_file.ts";

@@ -1,11 +1,12 @@
 /** Search over all of a user's conversations: FTS5 for the words, SQL for everything else. */
 import type { DatabaseSync } from "node:sqlite";
-import { ircLower } from "../../lib/casefold.ts";
-import { fold, hasWordPrefixes, parseMatch } from "../match.ts";
-import { FIRST_EVENT_CODE, type MessagePage, type SearchQuery } from "../message_types.ts";
-import { JOIN_WHERE, type Row, statementCache, WHERE_COLUMNS } from "./rows.ts";
+import { ircLower } from "../../../lib/casefold.ts";
+import { fold, hasWordPrefixes, parseMatch } from "../../match.ts";
+import { FIRST_EVENT_CODE, type MessagePage, type SearchQuery } from "../../message_types.ts";
+import { JOIN_WHERE, type Row, WHERE_COLUMNS } from "../../rows.ts";
+import { statementCache } from "./statements.ts";
 import { type FtsIndex, scoped } from "./fts.ts";
-import { byTime, pageFloor, timePage } from "../search_order.ts";
+import { byTime, pageFloor, timePage } from "../../search_order.ts";
 
 /** Most index rows a search reads at once while looking for rows that pass its filters. */
 const MAX_CHUNK = 5000;

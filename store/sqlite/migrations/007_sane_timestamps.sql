@@ -2,7 +2,7 @@
 -- microseconds that JavaScript cannot count with, so every read of such a row failed (a 500 from
 -- notifications and history). Each such row moves after its conversation's newest sane message,
 -- in id order (the id keeps the new times unique), and read markers past the sane range come back
--- to the newest message they can mean. The bound is MAX_TS in store/messages/timestamps.ts.
+-- to the newest message they can mean. The bound is MAX_TS in store/timestamps.ts.
 UPDATE messages SET ts = (
   SELECT coalesce(max(m.ts), 0) FROM messages m
   WHERE m.conversation = messages.conversation AND m.ts BETWEEN 0 AND 9006099743113215

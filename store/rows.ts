@@ -1,7 +1,6 @@
-/** Rows of `messages` as the SQLite queries read them, and their API shape. */
-import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { formatMicros } from "../../lib/time.ts";
-import { type MessageJson, type MessagePage, TYPES } from "../message_types.ts";
+/** Rows of `messages` as the SQL backends read them (the same columns), and their API shape. */
+import { formatMicros } from "../lib/time.ts";
+import { type MessageJson, type MessagePage, TYPES } from "./message_types.ts";
 
 /** A message row; the two ids are there when the query joined its conversation. */
 export interface Row {
@@ -67,14 +66,4 @@ export function oneWayPage(got: Row[], limit: number, forward: boolean): Message
   const more = got.length > limit;
   const rows = forward ? got.slice(0, limit) : got.slice(0, limit).reverse();
   return pageOf(rows, !forward && more, forward && more);
-}
-
-/** Prepares statements whose SQL depends on a query's shape once, cached by their text. */
-export function statementCache(): (sql: string, on: DatabaseSync) => StatementSync {
-  const cache = new Map<string, StatementSync>();
-  return (sql, on) => {
-    let st = cache.get(sql);
-    if (!st) cache.set(sql, st = on.prepare(sql));
-    return st;
-  };
 }

@@ -5,7 +5,7 @@
  * command holds the data folder's lock), so nothing else assigns ids or timestamps meanwhile.
  */
 import type { DatabaseSync } from "node:sqlite";
-import { type MessageType, TYPE_CODE } from "./message_types.ts";
+import { type MessageType, TYPE_CODE } from "../message_types.ts";
 
 /** Rows per transaction: large enough that commits cost nothing, small enough to bound the WAL. */
 const CHUNK = 50_000;

@@ -1,7 +1,7 @@
 /** Opens the SQLite database with the pragmas Parley relies on, in files only its owner can read. */
 import { DatabaseSync } from "node:sqlite";
 import { dirname } from "node:path";
-import { log } from "../lib/log.ts";
+import { log } from "../../lib/log.ts";
 
 /**
  * Creates a database file with mode 0600 when it is missing, and narrows an existing one (and

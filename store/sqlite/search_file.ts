@@ -1,6 +1,6 @@
 /**
  * The search index file, `search.db`: one FTS5 index per user over their `messages`, kept
- * beside `parley.db` and written only by the indexing worker (store/search_worker.ts).
+ * beside `parley.db` and written only by the indexing worker (store/sqlite/search_worker.ts).
  *
  * It holds nothing that cannot be rebuilt from `messages` (see openSearch in search_index.ts).
  * The worker imports this module, so it imports nothing itself.

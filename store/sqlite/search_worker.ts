@@ -12,8 +12,8 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { createUserIndex, indexUser, META, SEARCH_PRAGMAS, userIndex } from "./search_file.ts";
 import type { FromWorker, ToWorker } from "./search_index.ts";
-import { canCollect, collectAndTrim } from "../lib/malloc_trim.ts";
-import { lowerThreadPriority } from "../lib/thread_priority.ts";
+import { canCollect, collectAndTrim } from "../../lib/malloc_trim.ts";
+import { lowerThreadPriority } from "../../lib/thread_priority.ts";
 // FIRST_EVENT_CODE of store/message_types.ts, written out: the worker of the compiled binary may
 // read only the modules it was built with.
 const FIRST_EVENT_CODE = 4;
@@ -29,7 +29,7 @@ const POLL_MS = 5000;
 
 // Indexing is background work: at a low priority it takes what the threads users wait on leave
 // (lib/thread_priority.ts). Its checkpoints run at that priority too; the writer holds its
-// commits for one at most 250 ms (store/messages/pacing.ts), then goes on without it.
+// commits for one at most 250 ms (store/sqlite/messages/pacing.ts), then goes on without it.
 lowerThreadPriority();
 
 const port = self as unknown as {

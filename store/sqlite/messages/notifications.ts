@@ -3,8 +3,8 @@
  * when the user last marked them read) from which the unread count follows.
  */
 import type { DatabaseSync } from "node:sqlite";
-import type { MessageNotifications } from "../message_types.ts";
-import { JOIN_WHERE, newestFirstPage, type Row, WHERE_COLUMNS } from "./rows.ts";
+import type { MessageNotifications } from "../../message_types.ts";
+import { JOIN_WHERE, newestFirstPage, type Row, WHERE_COLUMNS } from "../../rows.ts";
 
 /** Notifications over `messages`; `commit` lands the writer's pending rows first. */
 export function sqliteNotifications(db: DatabaseSync, commit: () => void): MessageNotifications {

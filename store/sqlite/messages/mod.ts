@@ -6,17 +6,15 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { SearchIndexer } from "../search_index.ts";
 import type { Checkpointer } from "../checkpointer.ts";
-import { parseMatch } from "../match.ts";
-import type { MessageNotifications, MessageSearch, MessageStore } from "../message_types.ts";
+import { parseMatch } from "../../match.ts";
+import type { MessageNotifications, MessageSearch, MessageStore } from "../../message_types.ts";
 import { messageWriter } from "./writer.ts";
-import { idleGc } from "../../lib/idle_gc.ts";
+import { idleGc } from "../../../lib/idle_gc.ts";
 import { historyPages } from "./paging.ts";
 import { ftsIndex } from "./fts.ts";
 import { userSearch } from "./search.ts";
 import { conversationMatches } from "./conversation_match.ts";
 import { sqliteNotifications } from "./notifications.ts";
-
-export { MAX_TEXT } from "./writer.ts";
 
 /** The SQLite message store: both capabilities, and the waits that tests and tools need. */
 export interface SqliteMessageStore extends MessageStore {

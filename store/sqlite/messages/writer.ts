@@ -3,14 +3,15 @@
  * write window, with their ids, unread counts and the indexer's finished deletions.
  */
 import type { DatabaseSync } from "node:sqlite";
-import { log } from "../../lib/log.ts";
-import { nowMicros } from "../../lib/time.ts";
+import { log } from "../../../lib/log.ts";
+import { nowMicros } from "../../../lib/time.ts";
 import type { Checkpointer } from "../checkpointer.ts";
 import type { SearchIndexer } from "../search_index.ts";
-import { type Appended, type NewMessage, TYPE_CODE } from "../message_types.ts";
+import { type Appended, type NewMessage, TYPE_CODE } from "../../message_types.ts";
 import { timestamps } from "./timestamps.ts";
 import { type UnreadBatch, unreadCounts } from "./unread.ts";
 import { checkpointPacing } from "./pacing.ts";
+import { capText } from "../../text.ts";
 
 /**
  * How long the writer gathers messages before committing them in one transaction. Each commit
@@ -23,16 +24,6 @@ const WINDOW_BATCH = 1000;
 
 /** Rows per multi-row INSERT. */
 const ROWS_PER_INSERT = 16;
-
-/** Longest message text stored, in UTF-16 code units; the rest is cut off. */
-export const MAX_TEXT = 10_000;
-
-/** The text as stored: at most MAX_TEXT code units, never half a surrogate pair. */
-export function capText(text: string): string {
-  if (text.length <= MAX_TEXT) return text;
-  const cut = text.slice(0, MAX_TEXT);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
-}
 
 interface Pending {
   conversation: number;

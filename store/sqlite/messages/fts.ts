@@ -3,9 +3,9 @@
  * its own, not ATTACHed: see docs/architecture.md), and how a query's terms are looked up there.
  */
 import type { DatabaseSync } from "node:sqlite";
-import { fold, hasWordPrefixes, MIN_PREFIX, type Term, termFts } from "../match.ts";
+import { fold, hasWordPrefixes, MIN_PREFIX, type Term, termFts } from "../../match.ts";
 import { userIndex } from "../search_file.ts";
-import { statementCache } from "./rows.ts";
+import { statementCache } from "./statements.ts";
 
 /** Rows sampled to decide how to look up a long prefix (see planTerms). */
 const SAMPLE = 200;
