@@ -45,7 +45,19 @@ Deno.test("web client: operator commands, ignore, answers, gap marker", async (t
     await page.waitForURL("**/chat/irc-localhost");
     await page.getByRole("link", { name: "#room" }).click();
     await page.waitForURL("**/chat/irc-localhost/%23room");
-    // dana joined first: she is the operator.
+    // dana joins first, so ngircd makes her the operator: her join is in history before bob's.
+    // (The conversation, and its link, exist from the connection's creation on.)
+    await page.waitForFunction(
+      async () => {
+        const res = await fetch("/api/connection/irc-localhost/conversation/%23room/messages");
+        const { messages } = await res.json();
+        return messages.some((m: { type: string; from: string }) =>
+          m.type === "join" && m.from === "dana"
+        );
+      },
+      undefined,
+      { polling: 50, timeout: 20_000 },
+    );
     const bob = await raw("bob");
     const troll = await raw("troll");
     await bob.waitForMember("#room", "dana");
