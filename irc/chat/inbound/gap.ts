@@ -6,6 +6,7 @@
 import { formatMicros, nowMicros, parseMicros } from "../../../lib/time.ts";
 import type { IrcConnection } from "../../engine/connection.ts";
 import type { IrcClient } from "../../engine/framework.ts";
+import type { ConversationRecord } from "../../../store/conversations.ts";
 import { isListed } from "../record.ts";
 import type { HandlerTable, Inbound } from "./context.ts";
 
@@ -40,16 +41,23 @@ export function gapText(from: number, to: number): string {
 }
 
 /**
- * The start of the gap that ends now: when the connection went down, or, when it was not seen
- * down by this process, its last stored line from before Parley started. Undefined when nothing
- * was ever stored (a new connection has no gap).
+ * The start of the gap that ends at `end`: when the connection went down, or, when this process
+ * did not see it go down (Parley was down, or another node ran it), the last line stored before:
+ * in its conversations, and in its server conversation before this process started (what that
+ * got since, "Connecting to...", belongs to this connect). Undefined when nothing was ever stored
+ * (a new connection has no gap).
  */
-async function gapStart(cx: Inbound, conversations: number[]): Promise<number | undefined> {
+async function gapStart(
+  cx: Inbound,
+  conversations: ConversationRecord[],
+  end: number,
+): Promise<number | undefined> {
   const down = wentDown.get(cx.conn);
   if (down !== undefined) return down;
   let last: number | undefined;
-  for (const id of conversations) {
-    const page = await cx.deps.store.messages.historyOf(id, { before: STARTED, limit: 1 });
+  for (const c of conversations) {
+    const before = c.conversationId === "" ? Math.min(STARTED, end) : end;
+    const page = await cx.deps.store.messages.historyOf(c.id, { before, limit: 1 });
     const ts = page.messages.at(-1)?.ts;
     const us = ts ? parseMicros(ts) : null;
     if (us !== null && (last === undefined || us > last)) last = us;
@@ -61,14 +69,15 @@ export const GAP: HandlerTable = {
   // Back: every listed conversation keeps the gap, before anything the new session brings.
   registered: async (cx, ev) => {
     const { conn, deps } = cx;
-    const all = await deps.store.conversations.listForConnection(conn.record.id);
-    const start = await gapStart(cx, all.map((c) => c.id));
-    wentDown.delete(conn);
     // Whole milliseconds, as history keeps times.
     const end = Math.floor(ev.ts / 1000) * 1000;
+    const listed = (await deps.store.conversations.listForConnection(conn.record.id))
+      .filter((c) => isListed(c) || c.conversationId === "");
+    const start = await gapStart(cx, listed, end);
+    wentDown.delete(conn);
     if (start === undefined || start >= end) return;
     const text = gapText(start, end);
-    for (const conv of all.filter(isListed)) {
+    for (const conv of listed.filter(isListed)) {
       const { ts } = await deps.store.messages.append({
         conversation: conv.id,
         userId: conn.userId,
