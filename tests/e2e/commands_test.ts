@@ -155,13 +155,13 @@ Deno.test("web client: operator commands, ignore, answers, gap marker", async (t
         await kept.scrollIntoViewIfNeeded();
         await assertOnScreen(page, kept);
         assertEquals((await kept.textContent())?.replace(/^\S+/, ""), text.replace(/^\S+/, ""));
-      // On a phone too, with the member list (over the messages there) closed.
-      await page.setViewportSize({ width: 390, height: 844 });
-      const members = page.getByRole("button", { name: "Members" });
-      if (await members.getAttribute("aria-expanded") === "true") await members.click();
-      await kept.scrollIntoViewIfNeeded();
-      await assertOnScreen(page, kept);
-      await screenshot(page, "phone-gap-marker");
+        // On a phone too, with the member list (over the messages there) closed.
+        await page.setViewportSize({ width: 390, height: 844 });
+        const members = page.getByRole("button", { name: "Members" });
+        if (await members.getAttribute("aria-expanded") === "true") await members.click();
+        await kept.scrollIntoViewIfNeeded();
+        await assertOnScreen(page, kept);
+        await screenshot(page, "phone-gap-marker");
       },
     );
     assertEquals(errors, []);
