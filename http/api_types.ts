@@ -5,24 +5,23 @@
  * zod code reaches its bundle. tests/routes/openapi_test.ts holds the same schemas to the document.
  */
 import type { z } from "zod";
-import type * as connections from "../routes/connections.ts";
-import type * as conversations from "../routes/conversations.ts";
-import type * as profiles from "../routes/profiles.ts";
-import type * as push from "../routes/push.ts";
-import type * as settings from "../routes/settings.ts";
-import type * as user from "../routes/user.ts";
+import type { API } from "./contract/mod.ts";
+
+type Body<K extends keyof typeof API> = (typeof API)[K] extends { body: infer B extends z.ZodType }
+  ? z.input<B>
+  : never;
 
 /** The body each operation reads, by operationId. */
 export interface RequestBodies {
-  loginUser: z.input<typeof user.loginBody>;
-  registerUser: z.input<typeof user.registerBody>;
-  updateUser: z.input<typeof user.updateBody>;
-  updateSettings: z.input<typeof settings.settingsBody>;
-  saveConnectionProfile: z.input<typeof profiles.profileBody>;
-  createConnection: z.input<typeof connections.createBody>;
-  updateConnection: z.input<typeof connections.updateBody>;
-  sendMessage: z.input<typeof conversations.sendBody>;
-  subscribePush: z.input<typeof push.subscribeBody>;
-  unsubscribePush: z.input<typeof push.unsubscribeBody>;
-  updatePushSettings: z.input<typeof push.settingsBody>;
+  loginUser: Body<"loginUser">;
+  registerUser: Body<"registerUser">;
+  updateUser: Body<"updateUser">;
+  updateSettings: Body<"updateSettings">;
+  saveConnectionProfile: Body<"saveConnectionProfile">;
+  createConnection: Body<"createConnection">;
+  updateConnection: Body<"updateConnection">;
+  sendMessage: Body<"sendMessage">;
+  subscribePush: Body<"subscribePush">;
+  unsubscribePush: Body<"unsubscribePush">;
+  updatePushSettings: Body<"updatePushSettings">;
 }

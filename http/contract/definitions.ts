@@ -49,9 +49,9 @@ const ircUrl = (error: string) =>
 
 /** A connection profile: saveConnectionProfile's body, and each entry of the listing. */
 export const ConnectionProfile = z.object({
+  url: ircUrl("url must be an irc:// or ircs:// URL with a host.").meta({ format: "uri" }),
   is_default: z.boolean().optional(),
   is_forced: z.boolean().optional(),
-  url: ircUrl("url must be an irc:// or ircs:// URL with a host.").meta({ format: "uri" }),
   max_bulk_message_size: z.number().int().min(1).max(32).optional(),
   max_message_length: z.number().int().min(32).max(2048).optional(),
   service_accounts: z.array(z.string().trim().min(1).max(64)).max(32).optional(),

@@ -48,3 +48,43 @@ export function apiDocument(): Record<string, unknown> {
   );
   return written;
 }
+
+/** The operations that read a JSON body. */
+export type BodyOperation = {
+  [K in OperationId]: (typeof API)[K] extends { body: z.ZodType } ? K : never;
+}[OperationId];
+
+type BodyOf<K extends BodyOperation> = (typeof API)[K] extends { body: infer B extends z.ZodType }
+  ? B
+  : never;
+
+const bodies = new Map<string, z.ZodType>();
+
+/**
+ * The schema a route reads `id`'s body with: the declared body without its `readOnly`
+ * properties, which belong to the answer (a client that sends back what it read has them
+ * ignored, as any unknown property).
+ */
+export function bodyOf<K extends BodyOperation>(id: K): BodyOf<K> {
+  let schema = bodies.get(id);
+  if (!schema) {
+    const body = (API[id] as { body: z.ZodType }).body;
+    schema = body;
+    if (body instanceof z.ZodObject) {
+      const answerOnly = Object.keys(body.shape).filter((k) => metaOf(body.shape[k])?.readOnly);
+      if (answerOnly.length) {
+        const mask = Object.fromEntries(answerOnly.map((k) => [k, true]));
+        schema = body.omit(mask as Record<string, never>);
+      }
+    }
+    bodies.set(id, schema);
+  }
+  return schema as BodyOf<K>;
+}
+
+/** The meta of `schema`, or of the schema it makes optional. */
+function metaOf(schema: z.ZodType): Record<string, unknown> | undefined {
+  const own = z.globalRegistry.get(schema);
+  if (own) return own;
+  return schema instanceof z.ZodOptional ? metaOf(schema.unwrap() as z.ZodType) : undefined;
+}

@@ -12,41 +12,30 @@ import { assertEquals } from "../support/assert.ts";
 import { z } from "zod";
 import { startApp } from "../support/app.ts";
 import { deref, openapi, type Operation, operations, parametersOf } from "../support/openapi.ts";
-import * as connections from "../../routes/connections.ts";
-import * as conversations from "../../routes/conversations.ts";
-import * as embed from "../../routes/embed.ts";
-import * as files from "../../routes/files.ts";
-import * as messages from "../../routes/messages.ts";
-import * as notifications from "../../routes/notifications.ts";
-import * as profiles from "../../routes/profiles.ts";
-import * as push from "../../routes/push.ts";
-import * as search from "../../routes/search.ts";
-import * as settings from "../../routes/settings.ts";
-import * as user from "../../routes/user.ts";
-import * as users from "../../routes/users.ts";
+import { API, bodyOf } from "../../http/contract/mod.ts";
 
 /** The zod schemas each operation validates its query string and JSON body with. */
 const SCHEMAS: Record<string, { query?: z.ZodType; body?: z.ZodType }> = {
-  getUser: { query: user.getUserQuery },
-  loginUser: { body: user.loginBody },
-  registerUser: { body: user.registerBody },
-  logoutUser: { query: user.logoutQuery },
-  updateUser: { body: user.updateBody },
-  getUsers: { query: users.listQuery },
-  updateSettings: { body: settings.settingsBody },
-  saveConnectionProfile: { body: profiles.profileBody },
-  createConnection: { body: connections.createBody },
-  updateConnection: { body: connections.updateBody },
-  sendMessage: { body: conversations.sendBody },
-  conversationMessages: { query: messages.historyQuery },
-  connectionMessages: { query: messages.historyQuery },
-  searchMessages: { query: search.searchQuery },
-  notificationMessages: { query: notifications.listQuery },
-  getFiles: { query: files.listQuery },
-  embed: { query: embed.embedQuery },
-  subscribePush: { body: push.subscribeBody },
-  unsubscribePush: { body: push.unsubscribeBody },
-  updatePushSettings: { body: push.settingsBody },
+  getUser: { query: API.getUser.query },
+  loginUser: { body: bodyOf("loginUser") },
+  registerUser: { body: bodyOf("registerUser") },
+  logoutUser: { query: API.logoutUser.query },
+  updateUser: { body: bodyOf("updateUser") },
+  getUsers: { query: API.getUsers.query },
+  updateSettings: { body: bodyOf("updateSettings") },
+  saveConnectionProfile: { body: bodyOf("saveConnectionProfile") },
+  createConnection: { body: bodyOf("createConnection") },
+  updateConnection: { body: bodyOf("updateConnection") },
+  sendMessage: { body: bodyOf("sendMessage") },
+  conversationMessages: { query: API.conversationMessages.query },
+  connectionMessages: { query: API.connectionMessages.query },
+  searchMessages: { query: API.searchMessages.query },
+  notificationMessages: { query: API.notificationMessages.query },
+  getFiles: { query: API.getFiles.query },
+  embed: { query: API.embed.query },
+  subscribePush: { body: bodyOf("subscribePush") },
+  unsubscribePush: { body: bodyOf("unsubscribePush") },
+  updatePushSettings: { body: bodyOf("updatePushSettings") },
 };
 
 /** `METHOD /path/{param}` of every /api route of the app (Hono's `:param{regex}` rewritten). */

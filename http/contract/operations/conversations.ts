@@ -19,9 +19,9 @@ const limit = { description: "Max number of messages to retrieve", type: "intege
 
 /** A page of history; `limit`'s default depends on the other values, so it is read after them. */
 const historyQuery = z.object({
+  before: P.before,
   after: P.after,
   around: P.around,
-  before: P.before,
   limit: z.string().optional().meta(limit),
   match,
 });
