@@ -1,12 +1,12 @@
 /** A small fetch wrapper for the JSON API that turns error bodies into ApiFailure. */
 import type { ApiErrorItem } from "./types.ts";
-import type { RequestBodies } from "../../http/api_types.ts";
+import type { OperationId, RequestBody } from "../../http/contract/types.ts";
 
 /**
  * The JSON body of an operation (by operationId), as the server's zod schema reads it; a type
  * only, so the bundle carries no zod.
  */
-export type Body<Op extends keyof RequestBodies> = RequestBodies[Op];
+export type Body<Op extends OperationId> = RequestBody<Op>;
 
 /** An API call that failed; `errors` carry JSON-pointer paths such as `/body/password`. */
 export class ApiFailure extends Error {
