@@ -84,9 +84,9 @@ export const Conversation = z.object({
   unread: z.number().int().meta({ description: "Number of unread messages" }),
   frozen: z.string().meta({ description: 'Empty, or why nothing can be sent ("Not connected.").' })
     .optional(),
-  info: z.record(z.string(), z.unknown()).meta({
-    description: "Extra information about the conversation.",
-  }).optional(),
+  // Always empty in Parley: Convos's client reads it, Parley has nothing to put there.
+  info: z.object({}).meta({ description: "Extra information about the conversation." })
+    .optional(),
   notifications: z.number().int().meta({
     description: "Highlighted messages since the conversation was last marked read.",
   }).optional(),
