@@ -63,6 +63,8 @@ interface Place {
 
 const unreachable = () =>
   new ApiFailure(0, [{ message: "The server cannot be reached.", path: "/" }]);
+const failed = (status: number) =>
+  new ApiFailure(status, [{ message: `Request failed (${status}).`, path: "/" }]);
 
 let places: Promise<{ basePath: string; byId: Map<string, Place> }> | undefined;
 
@@ -70,7 +72,7 @@ let places: Promise<{ basePath: string; byId: Map<string, Place> }> | undefined;
 function operationPlaces(): Promise<{ basePath: string; byId: Map<string, Place> }> {
   places ??= (async () => {
     const res = await fetch("/api", { headers: { accept: "application/json" } });
-    if (!res.ok) throw new ApiFailure(res.status, [{ message: "No API document.", path: "/" }]);
+    if (!res.ok) throw failed(res.status);
     const doc = await res.json() as {
       basePath: string;
       paths: Record<string, Record<string, { operationId?: string }>>;
@@ -96,7 +98,7 @@ export async function api<Op extends OperationId>(
 ): Promise<Reply<Op>> {
   const { basePath, byId } = await operationPlaces();
   const place = byId.get(id);
-  if (!place) throw new ApiFailure(501, [{ message: `Unknown operation ${id}.`, path: "/" }]);
+  if (!place) throw failed(501);
   const params = (args?.params ?? {}) as Record<string, string>;
   const path = place.path.replace(/\{(\w+)\}/g, (_, name) => seg(params[name] ?? ""));
   const q = query((args?.query ?? {}) as Record<string, string | number | boolean | undefined>);
@@ -128,9 +130,8 @@ async function request(method: string, url: string, body?: unknown): Promise<unk
     if (res.status === 401 && !new URL(url, location.href).pathname.endsWith("/user/login")) {
       onUnauthorized();
     }
-    const errors = (data as { errors?: ApiErrorItem[] }).errors ??
-      [{ message: `Request failed (${res.status}).`, path: "/" }];
-    throw new ApiFailure(res.status, errors);
+    const errors = (data as { errors?: ApiErrorItem[] }).errors;
+    throw errors ? new ApiFailure(res.status, errors) : failed(res.status);
   }
   return data;
 }
