@@ -30,7 +30,7 @@ import { navigate, route } from "./router.ts";
 import { mentionSound } from "./push.ts";
 import { chooseLanguage, language, t } from "./i18n.ts";
 import { stripFormatting } from "./irc_format.ts";
-import type { Message, User } from "./types.ts";
+import type { User } from "./types.ts";
 import {
   joined,
   left,
@@ -51,7 +51,7 @@ export async function boot(): Promise<void> {
   setUnauthorizedHandler(expire);
   const asked = route.value; // before a 401 sends it to /login
   try {
-    const u = await api<User>("GET", "/user?connections=true&conversations=true");
+    const u = await api("getUser", { query: { connections: true, conversations: true } });
     await loggedIn(u);
   } catch {
     await freshInstall(asked);
@@ -66,7 +66,7 @@ export async function boot(): Promise<void> {
 async function freshInstall(asked: string): Promise<void> {
   if (/^\/(login|register)/.test(asked)) return;
   try {
-    const { first_user } = await api<{ first_user: boolean }>("GET", "/install");
+    const { first_user } = await api("getInstall");
     if (first_user) navigate("/register", true);
   } catch {
     // The hint is a nicety: without it the login screen links to registration.
@@ -77,7 +77,7 @@ async function freshInstall(asked: string): Promise<void> {
 export async function loggedIn(u: User): Promise<void> {
   applyUser(u);
   if (!u.connections) {
-    applyUser(await api<User>("GET", "/user?connections=true&conversations=true"));
+    applyUser(await api("getUser", { query: { connections: true, conversations: true } }));
   }
   const saved = localStorage.getItem("parley.language");
   if (saved && saved !== language.value) await chooseLanguage(saved);
@@ -90,9 +90,9 @@ async function loadMentions(): Promise<void> {
   const unread = user.value?.unread ?? 0;
   if (!unread) return;
   try {
-    const res = await api<{ messages: Message[] }>("GET", "/notifications");
+    const res = await api("notificationMessages");
     const counts: Record<string, number> = {};
-    for (const n of res.messages.slice(0, unread)) {
+    for (const n of (res.messages ?? []).slice(0, unread)) {
       if (n.connection_id === undefined || n.conversation_id === undefined) continue;
       const k = key(n.connection_id, n.conversation_id);
       const conv = conversations.value[k];
@@ -118,7 +118,7 @@ export function expire(): void {
 /** Logs out on the server (with the csrf token) and locally. */
 export async function logout(): Promise<void> {
   const csrf = user.value?.csrf ??
-    (await api<User>("GET", "/user").catch(() => ({ csrf: "" } as User))).csrf ?? "";
+    (await api("getUser").catch(() => ({ csrf: "" }))).csrf ?? "";
   await fetch(`/api/user/logout?csrf=${encodeURIComponent(csrf)}`, { redirect: "manual" })
     .catch(() => {});
   expire();

@@ -1,6 +1,6 @@
 /** The open conversation: its messages, paging older history, live appends and catching up. */
 import { signal } from "@preact/signals";
-import { api, query, seg } from "./api.ts";
+import { api } from "./api.ts";
 import { addNick, conversations, key, mentions, patchConversation } from "./state.ts";
 import type { Message, MessagePage } from "./types.ts";
 
@@ -36,10 +36,21 @@ export function keepForLater(cid: string, conv: string, m: Message): void {
 let generation = 0;
 
 // The server's own messages (conversation "") are the connection's messages.
-const path = (cid: string, conv: string) =>
-  conv === ""
-    ? `/connection/${seg(cid)}/messages`
-    : `/connection/${seg(cid)}/conversation/${seg(conv)}/messages`;
+
+/** A page of `cid`/`conv`'s history (the server's own messages when `conv` is empty). */
+async function history(
+  cid: string,
+  conv: string,
+  q: { limit: number; around?: string; before?: string; after?: string },
+): Promise<MessagePage> {
+  const page = conv === ""
+    ? await api("connectionMessages", { params: { connection_id: cid }, query: q })
+    : await api("conversationMessages", {
+      params: { connection_id: cid, conversation_id: conv },
+      query: q,
+    });
+  return { ...page, messages: page.messages ?? [] };
+}
 
 /** Whether `cid`/`conv` is the open conversation. */
 export function isOpen(cid: string, conv: string): boolean {
@@ -63,10 +74,7 @@ export async function openConversation(cid: string, conv: string, around?: strin
     mentions.value[key(cid, conv)] ?? 0,
   );
   try {
-    const page = await api<MessagePage>(
-      "GET",
-      path(cid, conv) + query({ limit: PAGE, around }),
-    );
+    const page = await history(cid, conv, { limit: PAGE, around });
     if (gen !== generation) return;
     for (const m of page.messages) addNick(cid, conv, m.from);
     // Keep what arrived live while the page loaded (events, and messages the page lacks).
@@ -97,10 +105,7 @@ export async function loadOlder(): Promise<number> {
   const gen = generation;
   loading.value = true;
   try {
-    const page = await api<MessagePage>(
-      "GET",
-      path(o.cid, o.conv) + query({ limit: PAGE, before: olderCursor.value }),
-    );
+    const page = await history(o.cid, o.conv, { limit: PAGE, before: olderCursor.value });
     if (gen !== generation) return 0;
     messages.value = [...page.messages, ...messages.value];
     olderCursor.value = page.before;
@@ -125,10 +130,7 @@ export async function loadNewer(): Promise<void> {
   }
   let after: string | undefined = last;
   while (after && gen === generation) {
-    const page: MessagePage = await api<MessagePage>(
-      "GET",
-      path(o.cid, o.conv) + query({ limit: 200, after }),
-    );
+    const page = await history(o.cid, o.conv, { limit: 200, after });
     if (gen !== generation) return;
     const seen = new Set(messages.value.map((m) => m.ts));
     messages.value = [...messages.value, ...page.messages.filter((m) => !seen.has(m.ts))];
@@ -161,7 +163,9 @@ export function markRead(cid: string, conv: string, force = false): Promise<void
           delete next[k];
           mentions.value = next;
         }
-        await api("POST", `/connection/${seg(cid)}/conversation/${seg(conv)}/read`).catch(() => {});
+        await api("markConversationAsRead", {
+          params: { connection_id: cid, conversation_id: conv },
+        }).catch(() => {});
       }
       resolve();
     }, 150);

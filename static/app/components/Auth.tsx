@@ -1,10 +1,9 @@
 /** The screens that get a user in: login, registration (first user, invite, password reset). */
 import { useState } from "preact/hooks";
-import { api, type Body } from "../api.ts";
+import { api } from "../api.ts";
 import { t } from "../i18n.ts";
 import { linkClick, navigate, route } from "../router.ts";
 import { loggedIn } from "../session.ts";
-import type { User } from "../types.ts";
 import { Field, FormErrors, useFormAction } from "./Field.tsx";
 import { Logo } from "./Logo.tsx";
 
@@ -16,11 +15,7 @@ export function Login() {
   const submit = (e: Event) => {
     e.preventDefault();
     return run(async () => {
-      const u = await api<User>(
-        "POST",
-        "/user/login",
-        { email, password } satisfies Body<"loginUser">,
-      );
+      const u = await api("loginUser", { body: { email, password } });
       await loggedIn(u);
       navigate("/chat", true);
     });
@@ -73,15 +68,7 @@ export function Register() {
   const submit = (e: Event) => {
     e.preventDefault();
     return run(async () => {
-      const u = await api<User>(
-        "POST",
-        "/user/register",
-        {
-          email,
-          password,
-          ...(invite ?? {}),
-        } satisfies Body<"registerUser">,
-      );
+      const u = await api("registerUser", { body: { email, password, ...(invite ?? {}) } });
       await loggedIn(u);
       navigate(u.roles?.includes("admin") && !invite ? "/settings/connection/add" : "/chat", true);
     });

@@ -1,6 +1,6 @@
 /** Add or edit a connection: server, TLS, nick, login, SASL, on-connect commands, wanted state. */
 import { useEffect, useState } from "preact/hooks";
-import { api, type Body, seg } from "../api.ts";
+import { api, type Body } from "../api.ts";
 import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import { connections, patchConnection, removeConnection, user } from "../state.ts";
@@ -14,7 +14,6 @@ import {
 } from "../conn_url.ts";
 import { connectionProblem, connectionTitle } from "../conn_status.ts";
 import { linkParts } from "../irc_link.ts";
-import type { Connection } from "../types.ts";
 import { Check, Field, FormErrors, Panel, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
 
@@ -48,8 +47,8 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
     const show = () => live && setReady(true);
     // A slow server must not keep the form away: after 3 s it is shown unfilled.
     const slow = setTimeout(show, 3000);
-    api<{ profiles: { url: string; is_default?: boolean }[] }>("GET", "/connection-profiles")
-      .then((r) => r.profiles.find((x) => x.is_default))
+    api("listConnectionProfiles")
+      .then((r) => r.profiles?.find((x) => x.is_default))
       .catch(() => undefined)
       .then((profile) => {
         if (!live) return;
@@ -88,8 +87,11 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
     if (name.trim() && name.trim() !== existing?.name) body.name = name.trim();
     return run(async () => {
       const c = existing
-        ? await api<Connection>("POST", `/connection/${seg(existing.connection_id)}`, body)
-        : await api<Connection>("POST", "/connections", { ...body, url });
+        ? await api("updateConnection", {
+          params: { connection_id: existing.connection_id },
+          body,
+        })
+        : await api("createConnection", { body: { ...body, url } });
       // The socket's state events may have overtaken this answer: they are the fresher truth.
       const known = connections.value[c.connection_id];
       patchConnection(
@@ -103,7 +105,7 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
   const remove = async () => {
     if (!existing || !confirm(t("Delete this connection and all its messages?"))) return;
     await run(async () => {
-      await api("DELETE", `/connection/${seg(existing.connection_id)}`);
+      await api("removeConnection", { params: { connection_id: existing.connection_id } });
       removeConnection(existing.connection_id);
       navigate("/chat");
     });

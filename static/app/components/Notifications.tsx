@@ -34,10 +34,10 @@ export function Notifications() {
   const [list, setList] = useState<Message[] | null>(null);
   const [error, setError] = useState("");
   useEffect(() => {
-    api<{ messages: Message[] }>("GET", "/notifications")
+    api("notificationMessages")
       .then(async (r) => {
-        setList(r.messages);
-        await api("POST", "/notifications/read");
+        setList(r.messages ?? []);
+        await api("markNotificationsAsRead");
         if (user.value) user.value = { ...user.value, unread: 0 };
       })
       .catch((e) => setError((e as Error).message));

@@ -1,6 +1,6 @@
 /** Search over all conversations (`#channel` and `@nick` narrow it); results grouped by conversation. */
 import { useEffect, useState } from "preact/hooks";
-import { api, query } from "../api.ts";
+import { api } from "../api.ts";
 import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import type { MessagePage } from "../types.ts";
@@ -18,8 +18,8 @@ export function Search(p: { q: string }) {
     setResult(null);
     setError("");
     if (!p.q.trim()) return;
-    api<MessagePage>("GET", "/search" + query({ match: p.q, limit: 100 }))
-      .then(setResult)
+    api("searchMessages", { query: { match: p.q, limit: 100 } })
+      .then((r) => setResult({ ...r, messages: r.messages ?? [] }))
       .catch((e) => setError((e as Error).message));
   }, [p.q]);
   return (
