@@ -56,6 +56,27 @@ export function sortMembers(list: Member[], p: Prefix = DEFAULT_PREFIX): Member[
   );
 }
 
+/** A group of the member list: operators (and above), voiced (and half-ops), everyone else. */
+export interface MemberGroup {
+  rank: "op" | "voice" | "rest";
+  members: Member[];
+}
+
+/** The members sorted and grouped by rank, as IRC clients list them; empty groups left out. */
+export function groupMembers(list: Member[], p: Prefix = DEFAULT_PREFIX): MemberGroup[] {
+  const op = p.modes.indexOf("o");
+  const groups: MemberGroup[] = [
+    { rank: "op", members: [] },
+    { rank: "voice", members: [] },
+    { rank: "rest", members: [] },
+  ];
+  for (const m of sortMembers(list, p)) {
+    const r = rank(m, p);
+    groups[r < p.modes.length ? (op >= 0 && r <= op ? 0 : 1) : 2].members.push(m);
+  }
+  return groups.filter((g) => g.members.length);
+}
+
 /** Members whose nick contains `filter` (case-insensitively). */
 export function filterMembers(list: Member[], filter: string): Member[] {
   const f = filter.trim().toLowerCase();

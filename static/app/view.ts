@@ -1,7 +1,8 @@
 /** The open conversation: its messages, paging older history, live appends and catching up. */
 import { signal } from "@preact/signals";
 import { api, query, seg } from "./api.ts";
-import { addNick, conversations, key, mentions, patchConversation } from "./state.ts";
+import { addNick, conversations, key, mentions, myNick, patchConversation } from "./state.ts";
+import { FIRST_EVENT_CODE, TYPES } from "../../store/message_types.ts";
 import type { Message, MessagePage } from "./types.ts";
 
 /** Which conversation is open. */
@@ -14,6 +15,8 @@ export const olderCursor = signal<string | undefined>(undefined);
 export const newerCursor = signal<string | undefined>(undefined);
 /** The timestamp before which messages were read when the conversation was opened. */
 export const readMarker = signal<string | undefined>(undefined);
+/** How many unread messages the new-messages line encloses (the count when it was opened). */
+export const unreadAtOpen = signal(0);
 /** The message to highlight after a jump. */
 export const focusTs = signal<string | undefined>(undefined);
 /** True while a page loads. */
@@ -22,6 +25,29 @@ export const loading = signal(false);
 export const loadError = signal("");
 
 const PAGE = 60;
+/** How far back the new-messages line is looked for: beyond it, the oldest loaded line. */
+const MAX_UNREAD_LOOKBACK = 3000;
+
+/** Stored channel events (join, topic...): never counted as unread by the server. */
+const EVENTS = new Set<string>(TYPES.slice(FIRST_EVENT_CODE));
+
+/**
+ * Whether the server counted `m` as unread: a message someone else wrote, not a channel event,
+ * not a line the client made itself (the server's own rule, irc/record.ts).
+ */
+export function countsAsUnread(m: Message, me: string): boolean {
+  return !m.event && !EVENTS.has(m.type ?? "") && m.from.toLowerCase() !== me.toLowerCase();
+}
+
+/** The timestamp of the first of the last `unread` counted messages of `list`, if it has them. */
+export function firstUnread(list: Message[], unread: number, me: string): string | undefined {
+  let seen = 0;
+  for (let i = list.length - 1; i >= 0; i--) {
+    if (!countsAsUnread(list[i], me)) continue;
+    if (++seen === unread) return list[i].ts;
+  }
+  return undefined;
+}
 
 /** Event lines about conversations that were not open (an error about a nick), shown on opening. */
 const waiting = new Map<string, Message[]>();
@@ -77,17 +103,43 @@ export async function openConversation(cid: string, conv: string, around?: strin
     messages.value = [...page.messages, ...kept, ...live];
     olderCursor.value = page.before;
     newerCursor.value = around ? page.after : undefined;
-    // The marker goes before the first unread message from someone else.
-    const own = page.messages;
     readMarker.value = unread > 0 && !around
-      ? own[Math.max(0, own.length - unread)]?.ts
+      ? await findFirstUnread(cid, conv, unread, gen)
       : undefined;
+    unreadAtOpen.value = readMarker.value ? unread : 0;
   } catch (e) {
     if (gen === generation) loadError.value = (e as Error).message;
   } finally {
     if (gen === generation) loading.value = false;
   }
   if (gen === generation) await markRead(cid, conv);
+}
+
+/**
+ * Where the new-messages line goes: before the `unread`-th newest message the server counted,
+ * loading older pages until it is found (joins and parts in between are not counted).
+ */
+async function findFirstUnread(
+  cid: string,
+  conv: string,
+  unread: number,
+  gen: number,
+): Promise<string | undefined> {
+  const me = myNick(cid);
+  while (gen === generation) {
+    const found = firstUnread(messages.value, unread, me);
+    if (found) return found;
+    if (!olderCursor.value || messages.value.length >= MAX_UNREAD_LOOKBACK) break;
+    const page = await api<MessagePage>(
+      "GET",
+      path(cid, conv) + query({ limit: 200, before: olderCursor.value }),
+    );
+    if (gen !== generation) return undefined;
+    messages.value = [...page.messages, ...messages.value];
+    olderCursor.value = page.before;
+  }
+  // Fewer counted messages than the count (history cleared): the oldest loaded one.
+  return messages.value.find((m) => countsAsUnread(m, me))?.ts;
 }
 
 /** Loads the page before the oldest shown message; returns how many were added. */

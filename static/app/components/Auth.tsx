@@ -90,11 +90,12 @@ export function Register() {
     <main class="auth">
       <form class="card" onSubmit={submit} noValidate>
         <Logo />
+        {invite && <p class="invited">{t("You are invited to join Parley.")}</p>}
         <h1>{invite ? t("Choose your password") : t("Create an account")}</h1>
         <p class="muted">
           {invite
             ? t(
-              "This invite link sets the password of the account below. An existing account keeps its data.",
+              "Choose a password for the account below to start chatting. An account that exists already keeps its data.",
             )
             : t(
               "The first account becomes the administrator. Later accounts need an invite link unless registration is open.",

@@ -15,8 +15,10 @@ import {
   olderCursor,
   openConv,
   readMarker,
+  unreadAtOpen,
 } from "../view.ts";
 import { key, nicks } from "../state.ts";
+import { openNickMenu } from "../overlays.ts";
 import { members } from "../members.ts";
 import { compact, dateTimeOf, formatter, joinParts, timeOf } from "../prefs.ts";
 import { groupRuns, type Item } from "../event_runs.ts";
@@ -198,6 +200,8 @@ export function MessageList() {
   });
   const [unseen, setUnseen] = useState(0);
   const [scrolledUp, setScrolledUp] = useState(false);
+  /** The new-messages line is above what the reader sees. */
+  const [markerAbove, setMarkerAbove] = useState(false);
   /** The runs of joins and parts the reader opened, by key. */
   const [openRuns, setOpenRuns] = useState<ReadonlySet<string>>(new Set());
   const list = messages.value;
@@ -210,6 +214,19 @@ export function MessageList() {
   const farUp = () => {
     const el = ref.current!;
     return el.scrollHeight - el.scrollTop - el.clientHeight > el.clientHeight;
+  };
+  const checkMarker = () => {
+    const el = ref.current!;
+    const marker = el.querySelector(".new-marker");
+    setMarkerAbove(
+      !!marker && marker.getBoundingClientRect().bottom < el.getBoundingClientRect().top + 4,
+    );
+  };
+  const toFirstUnread = () => {
+    const marker = ref.current?.querySelector(".new-marker");
+    marker?.scrollIntoView({ block: "start" });
+    state.current.atBottom = atBottom();
+    setMarkerAbove(false);
   };
   const toBottom = () => {
     const el = ref.current!;
@@ -266,7 +283,8 @@ export function MessageList() {
     s.atBottom = atBottom();
     s.lastTop = el.scrollTop;
     setScrolledUp(farUp());
-  }, [list]);
+    checkMarker();
+  }, [list, readMarker.value]);
 
   const onScroll = async () => {
     const el = ref.current!;
@@ -279,6 +297,7 @@ export function MessageList() {
     s.lastTop = el.scrollTop;
     s.height = el.scrollHeight;
     setScrolledUp(farUp());
+    checkMarker();
     if (s.atBottom && !newerCursor.value) setUnseen(0);
     if (el.scrollTop < 300 && olderCursor.value && !loading.value) await loadOlder();
   };
@@ -295,6 +314,16 @@ export function MessageList() {
 
   const o = openConv.value;
   const k = o ? key(o.cid, o.conv) : "";
+  // A click or right-click on a nick (the sender's, or one mentioned) opens its menu.
+  const nickMenu = (e: MouseEvent) => {
+    const el = (e.target as HTMLElement).closest?.(".line .nick, .line .mention-nick");
+    if (!el || !o || o.conv === "" || (e.target as HTMLElement).closest("a")) return;
+    const nick = el.getAttribute("title") ??
+      (el.textContent ?? "").replace(/^\* /, "").replace(/^-(.*)-$/, "$1");
+    if (!nick || nick.includes(".")) return; // a server, not a person
+    e.preventDefault();
+    openNickMenu(o.cid, o.conv, nick.trim(), e);
+  };
   // Recomputed when the members or the speakers change, so that lines need not re-render.
   const known = useMemo(knownNicks, [k, members.value[k], nicks.get(k)?.size]);
   const server = openConv.value?.conv === "";
@@ -305,9 +334,16 @@ export function MessageList() {
       class={"messages" + (compact.value ? " compact" : "")}
       ref={ref}
       onScroll={onScroll}
+      onClick={nickMenu}
+      onContextMenu={nickMenu}
       tabIndex={0}
       aria-label={t("Messages")}
     >
+      {markerAbove && (
+        <button type="button" class="jump-unread primary" onClick={toFirstUnread}>
+          {t("Jump to first unread ({n})", { n: unreadAtOpen.value })}
+        </button>
+      )}
       {!olderCursor.value && !loading.value && list.length > 0 && (
         <p class="history-start">{t("This is the start of the conversation.")}</p>
       )}
