@@ -103,10 +103,10 @@ export async function openConversation(cid: string, conv: string, around?: strin
     messages.value = [...page.messages, ...kept, ...live];
     olderCursor.value = page.before;
     newerCursor.value = around ? page.after : undefined;
-    readMarker.value = unread > 0 && !around
-      ? await findFirstUnread(cid, conv, unread, gen)
-      : undefined;
-    unreadAtOpen.value = readMarker.value ? unread : 0;
+    // The line goes before the first unread message when this page holds it; further back,
+    // "Jump to first unread" (or scrolling up) loads the pages until it is found.
+    unreadAtOpen.value = unread > 0 && !around ? unread : 0;
+    readMarker.value = placeMarker();
   } catch (e) {
     if (gen === generation) loadError.value = (e as Error).message;
   } finally {
@@ -115,31 +115,43 @@ export async function openConversation(cid: string, conv: string, around?: strin
   if (gen === generation) await markRead(cid, conv);
 }
 
-/**
- * Where the new-messages line goes: before the `unread`-th newest message the server counted,
- * loading older pages until it is found (joins and parts in between are not counted).
- */
-async function findFirstUnread(
-  cid: string,
-  conv: string,
-  unread: number,
-  gen: number,
-): Promise<string | undefined> {
-  const me = myNick(cid);
-  while (gen === generation) {
-    const found = firstUnread(messages.value, unread, me);
-    if (found) return found;
-    if (!olderCursor.value || messages.value.length >= MAX_UNREAD_LOOKBACK) break;
-    const page = await api<MessagePage>(
-      "GET",
-      path(cid, conv) + query({ limit: 200, before: olderCursor.value }),
-    );
-    if (gen !== generation) return undefined;
-    messages.value = [...page.messages, ...messages.value];
-    olderCursor.value = page.before;
-  }
-  // Fewer counted messages than the count (history cleared): the oldest loaded one.
+/** The new-messages line's place in the loaded messages, or undefined while it is further back. */
+function placeMarker(): string | undefined {
+  const o = openConv.value, unread = unreadAtOpen.value;
+  if (!o || !unread) return undefined;
+  const me = myNick(o.cid);
+  const found = firstUnread(messages.value, unread, me);
+  if (found || olderCursor.value) return found;
+  // The start of history holds fewer than the count (history cleared): its first message.
   return messages.value.find((m) => countsAsUnread(m, me))?.ts;
+}
+
+/**
+ * Loads older pages until the first unread message is among them (joins and parts in between
+ * are not counted, as the server does not count them); at most MAX_UNREAD_LOOKBACK messages.
+ */
+export async function loadToFirstUnread(): Promise<void> {
+  const o = openConv.value;
+  if (!o || loading.value) return;
+  const gen = generation;
+  loading.value = true;
+  try {
+    while (gen === generation && !readMarker.value && olderCursor.value) {
+      if (messages.value.length >= MAX_UNREAD_LOOKBACK) break;
+      const page = await api<MessagePage>(
+        "GET",
+        path(o.cid, o.conv) + query({ limit: 200, before: olderCursor.value }),
+      );
+      if (gen !== generation) return;
+      messages.value = [...page.messages, ...messages.value];
+      olderCursor.value = page.before;
+      readMarker.value = placeMarker();
+    }
+  } catch (e) {
+    loadError.value = (e as Error).message;
+  } finally {
+    if (gen === generation) loading.value = false;
+  }
 }
 
 /** Loads the page before the oldest shown message; returns how many were added. */
@@ -156,6 +168,7 @@ export async function loadOlder(): Promise<number> {
     if (gen !== generation) return 0;
     messages.value = [...page.messages, ...messages.value];
     olderCursor.value = page.before;
+    if (!readMarker.value) readMarker.value = placeMarker();
     return page.messages.length;
   } catch (e) {
     loadError.value = (e as Error).message;

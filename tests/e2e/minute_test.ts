@@ -114,18 +114,18 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
         ).catch(async () => assertEquals(await badge.textContent(), String(UNREAD)));
         const counted = Number(await badge.textContent());
         await open("#busy");
+        // Opened at the newest message: the first unread is pages back, and a button goes there.
+        const jump = page.getByRole("button", { name: `Jump to first unread (${counted})` });
+        await assertOnScreen(page, jump);
+        await jump.click();
         const marker = page.locator(".new-marker");
-        await marker.waitFor();
+        await assertOnScreen(page, marker);
+        await assertOnScreen(page, page.locator(".line .text", { hasText: /^busy line 1$/ }));
         const after = await linesAfterMarker(page);
         assertEquals(after.length, counted, "the line encloses what the sidebar counted");
         assertEquals(after[0], "busy line 1", "the first line after it is the first unread");
         assertEquals(after.at(-1), `busy line ${UNREAD}`);
-        // Opened at the newest message: the way to the first unread is a button.
-        const jump = page.getByRole("button", { name: `Jump to first unread (${counted})` });
-        await assertOnScreen(page, jump);
-        await jump.click();
-        await assertOnScreen(page, marker);
-        await assertOnScreen(page, page.locator(".line .text", { hasText: /^busy line 1$/ }));
+        assertEquals(await jump.count(), 0, "the button is gone once there");
         await screenshot(page, "busy-channel");
       },
     );
@@ -391,6 +391,14 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
       const notice = page.getByRole("status").filter({ hasText: "Uploaded." });
       await assertOnScreen(page, notice);
       await assertOnScreen(page, page.locator(".lines > li").last());
+      // Not over the messages at all: any line there may be the one being read.
+      const overlap = await page.evaluate(() => {
+        const a = [...document.querySelectorAll("[role=status]")]
+          .find((e) => e.textContent === "Uploaded.")!.getBoundingClientRect();
+        const b = document.querySelector(".messages")!.getBoundingClientRect();
+        return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      });
+      assert(!overlap, "the notice lies over the messages");
       await box.fill("");
     });
 

@@ -10,6 +10,7 @@ import {
   loading,
   loadNewer,
   loadOlder,
+  loadToFirstUnread,
   messages,
   newerCursor,
   olderCursor,
@@ -222,12 +223,20 @@ export function MessageList() {
       !!marker && marker.getBoundingClientRect().bottom < el.getBoundingClientRect().top + 4,
     );
   };
-  const toFirstUnread = () => {
+  const toFirstUnread = async () => {
+    if (!readMarker.value) {
+      await loadToFirstUnread();
+      // Rendered and laid out before scrolling to it.
+      await new Promise((r) => requestAnimationFrame(r));
+    }
     const marker = ref.current?.querySelector(".new-marker");
     marker?.scrollIntoView({ block: "start" });
     state.current.atBottom = atBottom();
+    state.current.lastTop = ref.current?.scrollTop ?? 0;
     setMarkerAbove(false);
   };
+  // The first unread message is further back than the loaded pages.
+  const markerFurther = unreadAtOpen.value > 0 && !readMarker.value && !!olderCursor.value;
   const toBottom = () => {
     const el = ref.current!;
     el.scrollTop = el.scrollHeight;
@@ -339,8 +348,12 @@ export function MessageList() {
       tabIndex={0}
       aria-label={t("Messages")}
     >
-      {markerAbove && (
-        <button type="button" class="jump-unread primary" onClick={toFirstUnread}>
+      {(markerAbove || markerFurther) && (
+        <button
+          type="button"
+          class="jump-unread primary"
+          onClick={() => void toFirstUnread()}
+        >
           {t("Jump to first unread ({n})", { n: unreadAtOpen.value })}
         </button>
       )}
