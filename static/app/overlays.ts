@@ -30,7 +30,18 @@ export function closeOverlay(): boolean {
   return true;
 }
 
-/** Opens the menu of `nick` (from a click or a right-click) for the conversation `conv`. */
-export function openNickMenu(cid: string, conv: string, nick: string, e: MouseEvent): void {
-  overlay.value = { kind: "nick", at: { cid, conv, nick, x: e.clientX, y: e.clientY } };
+/**
+ * Opens the menu of `nick` (from a click or a right-click on `el`) for the conversation `conv`,
+ * just below the nick so that it stays readable.
+ */
+export function openNickMenu(
+  cid: string,
+  conv: string,
+  nick: string,
+  e: MouseEvent,
+  el?: Element,
+): void {
+  const r = el?.getBoundingClientRect();
+  const x = r ? r.left : e.clientX, y = r ? r.bottom + 2 : e.clientY;
+  overlay.value = { kind: "nick", at: { cid, conv, nick, x, y } };
 }

@@ -44,7 +44,6 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
     serviceWorkers: "block",
   });
   const { page, errors } = await newPage(context);
-  page.on("response", (r) => r.status() === 404 && console.log("404", r.url()));
   const clients: RawIrcClient[] = [];
   const raw = async (nick: string) => {
     const c = await RawIrcClient.connect(irc.port, nick);
@@ -346,15 +345,14 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
       await page.locator(".line", { hasText: "back from the lake" }).waitFor();
       await banner.waitFor({ state: "detached" });
       await page.getByText("You are no longer marked as away.").waitFor();
-      // erin is back on IRC too: bob's WHOIS gets no away reply (asked again while the line
-      // that ends it may still be on its way).
-      let away = true;
-      for (let i = 0; i < 50 && away; i++) {
-        const from = bob.lines.length;
-        await bob.send("WHOIS erin");
-        await bob.waitFor((l) => l.command === "318" && bob.lines.indexOf(l) >= from);
-        away = bob.lines.slice(from).some((l) => l.command === "301");
-      }
+      // erin is back on IRC too: a line sent after it reaches bob after the AWAY that ended it,
+      // so bob's WHOIS then gets no away reply.
+      await send("after the away");
+      await bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "after the away");
+      const from = bob.lines.length;
+      await bob.send("WHOIS erin");
+      await bob.waitFor((l) => l.command === "318" && bob.lines.indexOf(l) >= from);
+      const away = bob.lines.slice(from).some((l) => l.command === "301");
       assert(!away, "not away any more");
     });
 
@@ -457,6 +455,11 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
       await p.goto(server.url + "/chat/irc-localhost/%23busy");
       await p.getByRole("button", { name: "Open menu" }).click();
       await assertOnScreen(p, p.getByRole("button", { name: "Close #side" }));
+      // The drawer has slid in all the way before the picture is taken.
+      await p.waitForFunction(() =>
+        document.querySelector(".sidebar")!.getBoundingClientRect().left === 0 &&
+        !document.getAnimations().length
+      );
       await screenshot(p, "phone-sidebar");
       await p.keyboard.press("Escape");
       await p.getByRole("button", { name: "Members" }).click();

@@ -51,7 +51,7 @@ export function MemberList(p: { cid: string; conv: string; onClose?: () => void 
                 const sign = prefixOf(m, prefix);
                 const menu = (e: MouseEvent) => {
                   e.preventDefault();
-                  openNickMenu(p.cid, p.conv, m.nick, e);
+                  openNickMenu(p.cid, p.conv, m.nick, e, e.currentTarget as Element);
                 };
                 return (
                   <li key={m.nick} title={sign + m.nick}>

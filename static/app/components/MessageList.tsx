@@ -331,7 +331,7 @@ export function MessageList() {
       (el.textContent ?? "").replace(/^\* /, "").replace(/^-(.*)-$/, "$1");
     if (!nick || nick.includes(".")) return; // a server, not a person
     e.preventDefault();
-    openNickMenu(o.cid, o.conv, nick.trim(), e);
+    openNickMenu(o.cid, o.conv, nick.trim(), e, el);
   };
   // Recomputed when the members or the speakers change, so that lines need not re-render.
   const known = useMemo(knownNicks, [k, members.value[k], nicks.get(k)?.size]);
