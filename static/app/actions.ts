@@ -3,10 +3,10 @@ import { t } from "./i18n.ts";
 import type { Parsed } from "./commands.ts";
 import { parseInput } from "./commands.ts";
 import type { SentFrame } from "../../lib/events.ts";
-import { type Member, membersOpen, setMembers } from "./members.ts";
+import { type Member, membersOpen, setAwayNick, setMembers } from "./members.ts";
 import { navigate } from "./router.ts";
 import { liveConversation, socket } from "./session.ts";
-import { away, conversations, key, pendingJoin } from "./state.ts";
+import { away, conversations, key, myNick, pendingJoin } from "./state.ts";
 import { appendLive, isOpen } from "./view.ts";
 import { withConnectionName } from "./conn_status.ts";
 
@@ -55,7 +55,10 @@ export function showAnswer(
     // "No such nick" comes from the server as an error event too: shown once, by session.ts.
     if (w.error === "not_found") return;
     if (w.error) localLine(t("No answer about {nick} from the server.", { nick }));
-    else localLine("", "whois", w);
+    else {
+      localLine("", "whois", w);
+      if (w.nick) setAwayNick(cid, w.nick, !!(w as { away?: string }).away);
+    }
   }
   if (Array.isArray(answer.names)) {
     const channel = (args[0] ?? conv).toLowerCase();
@@ -73,6 +76,7 @@ export function setAway(cid: string, message: string): void {
   if (message) next[cid] = message;
   else delete next[cid];
   away.value = next;
+  setAwayNick(cid, myNick(cid), !!message);
 }
 
 /**

@@ -15,6 +15,22 @@ export const membersOpen = signal(
 /** Members per conversation key (`key(cid, conv)`), only for channels whose list was loaded. */
 export const members = signal<Record<string, Member[]>>({});
 
+/**
+ * Nicks known to be away, lower-cased, per connection id: the user after /away, and whoever a
+ * whois answered about (away or not). The server does not follow others' away state yet.
+ */
+export const awayNicks = signal<Record<string, ReadonlySet<string>>>({});
+
+/** Records whether `nick` on connection `cid` is away. */
+export function setAwayNick(cid: string, nick: string, isAway: boolean): void {
+  const now = new Set(awayNicks.value[cid] ?? []);
+  const n = nick.toLowerCase();
+  if (isAway === now.has(n)) return;
+  if (isAway) now.add(n);
+  else now.delete(n);
+  awayNicks.value = { ...awayNicks.value, [cid]: now };
+}
+
 /** A server's PREFIX: its member modes, highest rank first, and the sign of each. */
 export interface Prefix {
   modes: string;

@@ -60,6 +60,11 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
     await page.waitForURL(`**/chat/irc-localhost/${encodeURIComponent(name)}`);
   };
   const here = () => decodeURIComponent(new URL(page.url()).pathname);
+  // After a page load, commands wait for the socket: a line typed before it is open is refused.
+  const goLive = async (path: string) => {
+    await page.goto(server.url + path);
+    await page.locator(".sidebar .socket.open").waitFor();
+  };
   try {
     // bob is first in each channel, so ngircd makes him their operator.
     const bob = await raw("bob");
@@ -310,12 +315,20 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
         await panel.getByRole("list", { name: "Voiced" }).textContent(),
         "+bobby",
       );
+      // Who is away shows once known: here from the whois the nick menu asks for.
+      await bob.send("AWAY :lunch");
+      await bob.waitFor((l) => l.command === "306");
+      await panel.getByRole("button", { name: "bob", exact: true }).click();
+      await page.getByRole("menu", { name: "Actions for bob" })
+        .getByRole("menuitem", { name: "Who is this?" }).click();
+      await assertOnScreen(page, panel.locator("li.away", { hasText: "bob" }).locator(".away-tag"));
+      await bob.send("AWAY");
     });
 
     await t.step(
       "10: a close control per conversation; after closing, a live one opens",
       async () => {
-        await page.goto(server.url + "/chat/irc-localhost/bobby");
+        await goLive("/chat/irc-localhost/bobby");
         const entry = page.locator(".sidebar li", { hasText: "bobby" });
         await entry.hover();
         const close = page.getByRole("button", { name: "Close bobby" });
@@ -339,6 +352,11 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
       const banner = page.locator(".away-line");
       await assertOnScreen(page, banner);
       assertStringIncludes((await banner.textContent()) ?? "", "fishing");
+      const members = page.getByRole("complementary", { name: "Members" });
+      await assertOnScreen(
+        page,
+        members.locator("li.away", { hasText: "erin" }).locator(".away-tag"),
+      );
       await open("#side");
       await assertOnScreen(page, banner);
       await send("back from the lake");
@@ -379,7 +397,7 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
     });
 
     await t.step("12: the Uploaded notice does not cover the last line", async () => {
-      await page.goto(server.url + "/chat/irc-localhost/%23busy");
+      await goLive("/chat/irc-localhost/%23busy");
       await page.locator(".line", { hasText: "bob speaks last" }).waitFor();
       await page.locator("input[type=file]").setInputFiles({
         name: "note.txt",
@@ -433,7 +451,7 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
       const sub = page.locator(".topbar .topic");
       await assertOnScreen(page, sub);
       assert(!(await sub.textContent())!.includes("irc-localhost"), "no id in settings");
-      await page.goto(server.url + "/chat/irc-localhost/%23busy");
+      await goLive("/chat/irc-localhost/%23busy");
       await send("/disconnect");
       await page.locator(".sidebar .conn h2 .state", { hasText: "disconnected" }).waitFor();
       await send("hello while down");

@@ -2,7 +2,14 @@
 import { useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { connections, key } from "../state.ts";
-import { filterMembers, groupMembers, members, parsePrefix, prefixOf } from "../members.ts";
+import {
+  awayNicks,
+  filterMembers,
+  groupMembers,
+  members,
+  parsePrefix,
+  prefixOf,
+} from "../members.ts";
 import { nickColor } from "../nick_color.ts";
 import { openNickMenu } from "../overlays.ts";
 
@@ -53,8 +60,9 @@ export function MemberList(p: { cid: string; conv: string; onClose?: () => void 
                   e.preventDefault();
                   openNickMenu(p.cid, p.conv, m.nick, e, e.currentTarget as Element);
                 };
+                const isAway = !!awayNicks.value[p.cid]?.has(m.nick.toLowerCase());
                 return (
-                  <li key={m.nick} title={sign + m.nick}>
+                  <li key={m.nick} title={sign + m.nick} class={isAway ? "away" : undefined}>
                     <span class="prefix" aria-hidden={sign ? undefined : "true"}>{sign}</span>
                     <button
                       type="button"
@@ -66,6 +74,7 @@ export function MemberList(p: { cid: string; conv: string; onClose?: () => void 
                     >
                       {m.nick}
                     </button>
+                    {isAway && <span class="away-tag">{t("away")}</span>}
                   </li>
                 );
               })}
