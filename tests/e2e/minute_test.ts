@@ -464,6 +464,29 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
       await send("/connect");
     });
 
+    await t.step(
+      "8: the invite page reads as an invitation; a bad link in Parley's words",
+      async () => {
+        await page.goto(server.url + "/settings/users");
+        await page.getByLabel("Email").fill("dana@example.com");
+        await page.getByRole("button", { name: "Create invite link" }).click();
+        const url = (await page.getByLabel("Invite link").inputValue())
+          .replace(/^https?:\/\/[^/]+/, server.url);
+        const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        const { page: dana, errors: danaErrors } = await newPage(other);
+        await dana.goto(url.replace(/token=[^&]+/, "token=not-the-token"));
+        await assertOnScreen(dana, dana.getByText("You are invited to join Parley."));
+        await dana.getByLabel("Password", { exact: true }).fill("dana's long password");
+        await dana.getByRole("button", { name: "Save password" }).click();
+        const error = dana.getByText(/invite link was used already or is too old/);
+        await assertOnScreen(dana, error);
+        assert(!(await dana.locator("main").textContent())!.includes("Convos"), "never Convos");
+        await other.close();
+        // The refused link answers 401: that line is the only one in the console.
+        assert(danaErrors.every((e) => / 401 /.test(e)), danaErrors.join("\n"));
+      },
+    );
+
     await t.step("phone: close controls without hover, the nick menu as a sheet", async () => {
       const phone = await browser.newContext({
         viewport: { width: 390, height: 844 },

@@ -1,6 +1,6 @@
 /** The screens that get a user in: login, registration (first user, invite, password reset). */
 import { useState } from "preact/hooks";
-import { api, type Body } from "../api.ts";
+import { api, ApiFailure, type Body } from "../api.ts";
 import { t } from "../i18n.ts";
 import { linkClick, navigate, route } from "../router.ts";
 import { loggedIn } from "../session.ts";
@@ -61,6 +61,29 @@ export function Login() {
   );
 }
 
+/**
+ * The server answers registration in Convos's words (its API is kept); a person reads Parley's:
+ * a used or old invite link, or registration that is closed.
+ */
+function ownWords(e: unknown): unknown {
+  if (!(e instanceof ApiFailure)) return e;
+  return new ApiFailure(
+    e.status,
+    e.errors.map((x) =>
+      /^Invalid token\b/.test(x.message)
+        ? {
+          ...x,
+          message: t(
+            "This invite link was used already or is too old. Ask your administrator for a new one.",
+          ),
+        }
+        : /registration is not open/i.test(x.message)
+        ? { ...x, message: t("Registration is closed: ask an administrator for an invite link.") }
+        : x
+    ),
+  );
+}
+
 /** Registration: with an invite link (new user or password reset) or without (first user). */
 export function Register() {
   const params = new URLSearchParams(route.value.split("?")[1] ?? "");
@@ -81,7 +104,9 @@ export function Register() {
           password,
           ...(invite ?? {}),
         } satisfies Body<"registerUser">,
-      );
+      ).catch((e) => {
+        throw ownWords(e);
+      });
       await loggedIn(u);
       navigate(u.roles?.includes("admin") && !invite ? "/settings/connection/add" : "/chat", true);
     });
