@@ -5,6 +5,7 @@ type Words = (host: string, reason: string) => string;
 
 /** Patterns of known reasons, most specific first, with their plain words. */
 const KNOWN: [RegExp, Words][] = [
+  [/^Disconnected by the user\.?$/i, () => t("You disconnected it. /connect connects it again.")],
   [
     /ECONNREFUSED|connection refused/i,
     () => t("Connection refused: nothing listens on that port."),

@@ -454,6 +454,12 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
       await goLive("/chat/irc-localhost/%23busy");
       await send("/disconnect");
       await page.locator(".sidebar .conn h2 .state", { hasText: "disconnected" }).waitFor();
+      const problem = page.locator(".conn-problem");
+      await assertOnScreen(page, problem);
+      assertEquals(
+        await problem.textContent(),
+        "Not connected: You disconnected it. /connect connects it again.",
+      );
       await send("hello while down");
       const notSent = page.locator(".line.event.error", { hasText: "Not sent" }).last();
       await assertOnScreen(page, notSent);

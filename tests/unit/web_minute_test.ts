@@ -42,6 +42,10 @@ Deno.test("members: grouped by rank with the server's PREFIX, empty groups left 
   );
 });
 
-Deno.test("connection errors: a reason in quotes is shown without them", () => {
-  assertEquals(plainReason('"Disconnected by the user."'), "Disconnected by the user.");
+Deno.test("connection errors: a reason in quotes is shown without them; the user's own disconnect said so", () => {
+  assertEquals(plainReason('"Closing link: gone"'), "Closing link: gone");
+  assertEquals(
+    plainReason('"Disconnected by the user."'),
+    "You disconnected it. /connect connects it again.",
+  );
 });
