@@ -1,5 +1,7 @@
 /** Keyboard shortcuts over the whole app, and the conversation lists they step through. */
 import { chatPath, navigate, route } from "./router.ts";
+import { api } from "./api.ts";
+import type { Message } from "./types.ts";
 import { connections, drawerOpen, key, mentions, sidebar } from "./state.ts";
 import { connectionTitle } from "./conn_status.ts";
 import { closeOverlay, overlay, showKeys } from "./overlays.ts";
@@ -93,6 +95,22 @@ export function onGlobalKey(e: KeyboardEvent): boolean {
   } else return false;
   if (!next) return true;
   const target = entries[norm.indexOf(next)];
-  navigate(target.path);
+  if (k === "m") void toMention(target.path);
+  else navigate(target.path);
   return true;
+}
+
+/** Opens the conversation at `path` at its newest mention (the notifications say where). */
+async function toMention(path: string): Promise<void> {
+  let at: string | undefined;
+  try {
+    const { messages } = await api<{ messages: Message[] }>("GET", "/notifications");
+    at = messages.find((m) =>
+      decodeURIComponent(chatPath(m.connection_id ?? "", m.conversation_id ?? "")) ===
+        decodeURIComponent(path)
+    )?.ts;
+  } catch {
+    // Without the notifications, the conversation opens at its end.
+  }
+  navigate(at ? `${path}?around=${encodeURIComponent(at)}` : path);
 }

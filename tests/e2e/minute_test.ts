@@ -140,7 +140,9 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
         .waitFor();
       await box.click();
       await page.keyboard.press("Alt+m");
-      await page.waitForURL("**/chat/irc-localhost/%23third");
+      await page.waitForURL("**/chat/irc-localhost/%23third?around=*");
+      // At the mention itself, marked.
+      await assertOnScreen(page, page.locator(".line.focus", { hasText: "a question for you" }));
       await page.getByRole("link", { name: "Notifications" }).click();
       const item = page.locator(".results li", { hasText: "a question for you" });
       await assertOnScreen(page, item);
