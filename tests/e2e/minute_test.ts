@@ -190,13 +190,16 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
         await page.keyboard.type(" ");
         await page.keyboard.press("Control+u");
         await page.keyboard.type("under");
-        assertEquals(await box.inputValue(), "plain \x02bold\x02 \x1funder");
+        await page.keyboard.press("Control+i");
+        await page.keyboard.type("it");
+        assertEquals(await box.inputValue(), "plain \x02bold\x02 \x1funder\x1dit");
         await box.press("Enter");
         const bold = page.locator(".line .text .b", { hasText: "bold" }).last();
         await assertOnScreen(page, bold);
+        await assertOnScreen(page, page.locator(".line .text .u.i", { hasText: "it" }).last());
         assertEquals(
           (await bob.waitFor((l) => l.params[1]?.includes("bold") ?? false)).params[1],
-          "plain \x02bold\x02 \x1funder",
+          "plain \x02bold\x02 \x1funder\x1dit",
         );
 
         await send("/help keys");
