@@ -514,6 +514,18 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
       );
       await screenshot(p, "phone-sidebar");
       await p.keyboard.press("Escape");
+      // With the drawer closed, nothing of it shows at the edge of the screen.
+      await p.waitForFunction(() => !document.querySelector(".sidebar.open"));
+      await p.locator(".sidebar").evaluate((el) =>
+        Promise.all(el.getAnimations({ subtree: true }).map((a) => a.finished))
+      );
+      // Hidden as a whole: a part left visible shows its edge or shadow beside the screen.
+      const peeking = await p.evaluate(() =>
+        [...document.querySelectorAll(".sidebar *")]
+          .filter((el) => getComputedStyle(el).visibility === "visible")
+          .map((el) => el.outerHTML.slice(0, 60))
+      );
+      assertEquals(peeking, [], "parts of the closed drawer on screen");
       await p.getByRole("button", { name: "Members" }).click();
       const panel = p.getByRole("complementary", { name: "Members" });
       await panel.getByRole("button", { name: "bob", exact: true }).click();
