@@ -130,8 +130,14 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
         assertEquals(after[0], "busy line 1", "the first line after it is the first unread");
         assertEquals(after.at(-1), `busy line ${UNREAD}`);
         assertEquals(await jump.count(), 0, "the button is gone once there");
-        await screenshot(page, "busy-channel");
-      },
+      await screenshot(page, "busy-channel");
+        await page.getByRole("button", { name: "Jump to latest" }).click();
+        await page.waitForFunction(() => {
+          const el = document.querySelector(".messages")!;
+          return el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        });
+        assertEquals(await jump.count(), 0, "and stays gone once the line was seen");
+        },
     );
 
     await t.step("4: notifications can be dismissed; Alt+M goes to the next mention", async () => {

@@ -216,12 +216,17 @@ export function MessageList() {
     const el = ref.current!;
     return el.scrollHeight - el.scrollTop - el.clientHeight > el.clientHeight;
   };
+  // The line the reader has seen once needs no button back to it.
+  const markerSeen = useRef<string | undefined>(undefined);
   const checkMarker = () => {
     const el = ref.current!;
     const marker = el.querySelector(".new-marker");
-    setMarkerAbove(
-      !!marker && marker.getBoundingClientRect().bottom < el.getBoundingClientRect().top + 4,
-    );
+    const above = !!marker &&
+      marker.getBoundingClientRect().bottom < el.getBoundingClientRect().top + 4;
+    const inView = !!marker && !above &&
+      marker.getBoundingClientRect().top < el.getBoundingClientRect().bottom;
+    if (inView) markerSeen.current = readMarker.value;
+    setMarkerAbove(above && markerSeen.current !== readMarker.value);
   };
   const toFirstUnread = async () => {
     if (!readMarker.value) {
