@@ -24,7 +24,9 @@ import {
   loadNewer,
   markRead,
   messages,
+  newerCursor,
   openConv,
+  whenLoaded,
 } from "./view.ts";
 import { chatPath, navigate, route } from "./router.ts";
 import { mentionSound } from "./push.ts";
@@ -127,8 +129,15 @@ export async function logout(): Promise<void> {
 async function onOpen(reconnect: boolean): Promise<void> {
   const answer = await socket.request({ method: "load" });
   if (answer.event === "load") applyUser(answer.user);
-  // Events are not replayed: fetch what the open conversation missed while disconnected.
-  if (reconnect && openConv.value) await loadNewer().catch(() => {});
+  // Events are not replayed: fetch what the open conversation missed while disconnected, or,
+  // on a page load, between its first page and the socket opening.
+  if (!openConv.value) return;
+  if (reconnect) await loadNewer().catch(() => {});
+  else {
+    await whenLoaded();
+    const atEnd = openConv.value && !newerCursor.value && messages.value.length;
+    if (atEnd) await loadNewer().catch(() => {});
+  }
 }
 
 /** Asks the server for the members of a channel and replaces its member list. */

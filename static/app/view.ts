@@ -154,6 +154,18 @@ export async function loadToFirstUnread(): Promise<void> {
   }
 }
 
+/** Resolves once no page is loading. */
+export function whenLoaded(): Promise<void> {
+  if (!loading.value) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stop = loading.subscribe((busy) => {
+      if (busy) return;
+      queueMicrotask(() => stop());
+      resolve();
+    });
+  });
+}
+
 /** Loads the page before the oldest shown message; returns how many were added. */
 export async function loadOlder(): Promise<number> {
   const o = openConv.value;
