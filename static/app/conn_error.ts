@@ -5,6 +5,7 @@ type Words = (host: string, reason: string) => string;
 
 /** Patterns of known reasons, most specific first, with their plain words. */
 const KNOWN: [RegExp, Words][] = [
+  [/^Disconnected by the user\.?$/i, () => t("You disconnected it. /connect connects it again.")],
   [
     /ECONNREFUSED|connection refused/i,
     () => t("Connection refused: nothing listens on that port."),
@@ -36,7 +37,10 @@ const KNOWN: [RegExp, Words][] = [
  * itself when it is not a known one; "" when there is none.
  */
 export function plainReason(reason: unknown, host = ""): string {
-  const text = typeof reason === "string" ? reason.trim().slice(0, 300) : "";
+  // A reason in quotes (as some servers send it) is shown without them.
+  const text = typeof reason === "string"
+    ? reason.trim().slice(0, 300).replace(/^"([^"]*)"$/, "$1")
+    : "";
   if (!text) return "";
   for (const [re, plain] of KNOWN) {
     if (re.test(text)) return plain(host || "?", text);

@@ -198,17 +198,15 @@ export function Account() {
             </select>
           </div>
           <div class="checks">
-            <Check
-              label={t("Desktop notifications for mentions")}
-              name="notify"
-              checked={notify}
-              onChange={toggleNotify}
-            />
+            {/* One choice: mentions notify with the tab open (desktop) and closed (push). */}
             <Check
               label={t("Enable notifications")}
               name="push"
-              checked={push}
-              onChange={togglePush}
+              checked={notify || push}
+              onChange={async (on) => {
+                await toggleNotify(on);
+                if (pushSupported()) await togglePush(on);
+              }}
             />
             {!pushSupported() && (
               <p class="hint">
