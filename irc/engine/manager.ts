@@ -21,7 +21,7 @@ import { serverNotice, stateMessage } from "../chat/state_message.ts";
 import { pasteIfLong } from "../chat/paste.ts";
 import { ircLower } from "../casefold.ts";
 import { connectionInfo, infoStateEvent } from "../resources.ts";
-import { mayReachPrivate } from "../trust.ts";
+import { mayReachTarget } from "../trust.ts";
 import { parseIrcUrl } from "../url.ts";
 import { type IrcLine, ircLine } from "./line.ts";
 import type { IrcControl, LiveView } from "../control.ts";
@@ -197,20 +197,9 @@ export class IrcManager implements IrcControl {
     // The host's entry stays, so its `last` still spaces out the next connect.
   }
 
-  /**
-   * Whether this connect may reach a loopback, private or link-local address: when its user may
-   * (trust.ts), and for everyone when it goes to the default connection's server, which an admin
-   * chose for every new user (routes/default_connection.ts adds it on their behalf).
-   */
-  async #mayReachPrivate(conn: IrcConnection): Promise<boolean> {
-    if (await mayReachPrivate(this.#deps, conn.userId)) return true;
-    const settings = await this.#deps.store.settings.current(this.#deps.config.defaultConnection);
-    try {
-      const target = parseIrcUrl(settings.default_connection);
-      return target.host === conn.url.host && target.port === conn.url.port;
-    } catch {
-      return false; // an unusable setting vouches for nothing
-    }
+  /** Whether this connect may reach a loopback, private or link-local address (trust.ts). */
+  #mayReachPrivate(conn: IrcConnection): Promise<boolean> {
+    return mayReachTarget(this.#deps, conn.userId, conn.url);
   }
 
   /** Sets the token bucket's burst from the host's connection profile, if there is one. */

@@ -13,6 +13,7 @@ import {
   validPort,
 } from "../conn_url.ts";
 import { connectionProblem, connectionTitle } from "../conn_status.ts";
+import { privateRefusal } from "../conn_error.ts";
 import { linkParts } from "../irc_link.ts";
 import type { Connection } from "../types.ts";
 import { Check, Field, FormErrors, Panel, useFormAction } from "./Field.tsx";
@@ -63,7 +64,11 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
   }, [p.cid]);
   const set = (k: keyof ConnFields) => (v: string | boolean) => setF({ ...f, [k]: v });
   // A URL error is shown at the host field, where most of the URL is typed.
-  const shown = errors.map((e) => e.path === "/body/url" ? { ...e, path: "/body/host" } : e);
+  const shown = errors.map((e) =>
+    e.path === "/body/url"
+      ? { ...e, path: "/body/host", message: privateRefusal(e.message) ?? e.message }
+      : e
+  );
 
   const submit = (e: Event) => {
     e.preventDefault();
