@@ -125,6 +125,17 @@ export class IrcConnection {
     this.record = record;
     this.url = parseIrcUrl(record.url);
     this.wantedNick = record.nick || this.url.nick;
+    this.#forgetOtherServer();
+  }
+
+  /**
+   * When the URL names another server than the one `info` describes, forgets what that one told
+   * (nick, server, network...): a failed connect to the new one must not show the old one's.
+   */
+  #forgetOtherServer(): void {
+    const { host, port } = this.info;
+    if (host === undefined || (host === this.url.host && port === this.url.port)) return;
+    this.info = { reason: this.info.reason };
   }
 
   /** The API's connection_id. */
@@ -190,6 +201,7 @@ export class IrcConnection {
     this.#dropClient();
     this.url = parseIrcUrl(this.record.url);
     this.wantedNick = this.record.nick || this.url.nick;
+    this.#forgetOtherServer();
     const client = newIrcClient();
     this.client = client;
     this.#listener.attach(this, client);
