@@ -1,9 +1,11 @@
-/** What users see of Parley's IRC rules: the private-address refusal and its translation. */
+/** What users see of Parley's IRC rules: the private-address refusal, URLs as clients read them. */
 import { assert, assertEquals } from "../support/assert.ts";
 import { refusal } from "../../irc/socket/target.ts";
 import { plainReason, privateRefusal } from "../../static/app/conn_error.ts";
 import { dictionary } from "../../static/app/i18n.ts";
 import { loadDictionaries } from "../../routes/i18n.ts";
+import { parseIrcUrl, publicUrl } from "../../irc/url.ts";
+import { fieldsFromUrl, urlFromFields } from "../../static/app/conn_url.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -28,4 +30,24 @@ Deno.test("private address refusal: says what to do, and the client translates i
     dictionary.value = {};
   }
   assertEquals(privateRefusal(text), text, "English is the API's text itself");
+});
+
+Deno.test("Parley's connection form reads the irc://...?tls=1 URLs the API gives", () => {
+  const shown = publicUrl("ircs://jane:pw@irc.libera.chat/%23parley?nick=jane&tls_verify=0");
+  assertEquals(shown, "irc://jane:@irc.libera.chat:6697/%23parley?nick=jane&tls_verify=0&tls=1");
+  const f = fieldsFromUrl(shown);
+  assertEquals(
+    [f.host, f.port, f.tls, f.tlsVerify, f.nick, f.login],
+    ["irc.libera.chat", "6697", true, false, "jane", "jane"],
+  );
+  // Saved back unchanged, it means the same server and TLS as the stored ircs:// URL.
+  const back = parseIrcUrl(urlFromFields(f));
+  assertEquals([back.host, back.port, back.tls, back.tlsVerify], [
+    "irc.libera.chat",
+    6697,
+    true,
+    false,
+  ]);
+  const plain = fieldsFromUrl(publicUrl("ircs://h?tls=0"));
+  assertEquals([plain.port, plain.tls], ["6667", false]);
 });
