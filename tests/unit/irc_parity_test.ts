@@ -6,6 +6,7 @@ import { dictionary } from "../../static/app/i18n.ts";
 import { loadDictionaries } from "../../routes/i18n.ts";
 import { parseIrcUrl, publicUrl } from "../../irc/url.ts";
 import { fieldsFromUrl, urlFromFields } from "../../static/app/conn_url.ts";
+import { Presence } from "../../irc/chat/presence.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -50,4 +51,38 @@ Deno.test("Parley's connection form reads the irc://...?tls=1 URLs the API gives
   ]);
   const plain = fieldsFromUrl(publicUrl("ircs://h?tls=0"));
   assertEquals([plain.port, plain.tls], ["6667", false]);
+});
+
+Deno.test("presence: a rejoin starts the list afresh, /names waits for the server's NAMES", async () => {
+  const p = new Presence();
+  p.joined("#a");
+  p.join("#a", "jane", "Jane");
+  p.names("#a", [{ id: "jane", nick: "Jane", modes: [] }, {
+    id: "bob",
+    nick: "Bob",
+    modes: ["o"],
+  }]);
+  p.mode("#a", "jane", "v", true, ["o", "v"]);
+  p.mode("#a", "jane", "o", true, ["o", "v"]);
+  assertEquals(await p.members("#a"), [
+    { nick: "Jane", modes: ["o", "v"] },
+    { nick: "Bob", modes: ["o"] },
+  ]);
+  // Back after a reconnect: until NAMES ends, /names waits rather than answer a partial list.
+  p.joined("#a");
+  p.join("#a", "jane", "Jane");
+  let answered: unknown;
+  const asked = p.members("#a").then((m) => answered = m);
+  await Promise.resolve();
+  assertEquals(answered, undefined, "no answer before NAMES ended");
+  p.names("#a", [{ id: "jane", nick: "Jane", modes: ["o"] }, {
+    id: "carol",
+    nick: "carol",
+    modes: [],
+  }]);
+  await asked;
+  assertEquals(answered, [{ nick: "Jane", modes: ["o"] }, { nick: "carol", modes: [] }]);
+  p.rename("carol", "dave", "Dave");
+  assertEquals((await p.members("#a"))?.map((m) => m.nick), ["Jane", "Dave"]);
+  assertEquals(await p.members("#unknown"), undefined, "not joined: ask the server");
 });

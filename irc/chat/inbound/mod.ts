@@ -46,6 +46,8 @@ export function attachInbound(
     }
   }
   attachLeanPath(cx, client, run);
+  // `/names` answers from what this client has seen (chat/presence.ts).
+  conn.members = (channel) => cx.presence.members(cx.convId(channel));
   // Convos's `info.authenticated`: a SASL or services login on this (fresh) client.
   conn.info.authenticated = false;
 }
