@@ -132,7 +132,8 @@ export class Presence {
       clearTimeout(timer);
       ch = this.#channels.get(channel);
     }
-    if (!ch || ch.overflow) return undefined;
+    // Still waiting (the join failed or the server is slow): the server may know better.
+    if (!ch || ch.overflow || ch.pending) return undefined;
     return [...ch.members.values()].map((m) => ({ nick: m.nick, modes: [...m.modes] }));
   }
 }

@@ -93,6 +93,11 @@ export class IrcConnection {
    * when it does not know the whole list; set by irc/chat/inbound/.
    */
   members?: (channel: string) => Promise<{ nick: string; modes: string[] }[] | undefined>;
+  /**
+   * The channels about to be joined again after a reconnect: until each one's NAMES has ended,
+   * `members` waits for it (a client asking on reconnect must not get the list without the user).
+   */
+  rejoining?: (channels: string[]) => void;
   #timing: IrcTiming;
   #listener: ConnectionListener;
   #bucket: TokenBucket;

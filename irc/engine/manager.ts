@@ -217,6 +217,9 @@ export class IrcManager implements IrcControl {
 
   async #afterRegistration(conn: IrcConnection): Promise<void> {
     const { store } = this.#deps;
+    const conversations = await store.conversations.listForConnection(conn.record.id);
+    const channels = conversations.filter((c) => c.joined && conn.isChannel(c.name));
+    conn.rejoining?.(channels.map((c) => c.name));
     for (const command of conn.record.onConnectCommands) {
       try {
         await this.#run(conn.record, "", command.startsWith("/") ? command : `/quote ${command}`);
@@ -224,8 +227,6 @@ export class IrcManager implements IrcControl {
         log.warn("on-connect command failed", { connection: conn.id, error: String(err) });
       }
     }
-    const conversations = await store.conversations.listForConnection(conn.record.id);
-    const channels = conversations.filter((c) => c.joined && conn.isChannel(c.name));
     // Several channels per JOIN line, so rejoining many does not wait on the token bucket.
     for (const line of joinLines(channels.map((c) => c.name))) {
       await conn.send(line).catch(() => {});
