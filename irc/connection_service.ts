@@ -18,6 +18,7 @@ import type { UserRecord } from "../store/users.ts";
 import { hostId, hostShortName } from "./host_id.ts";
 import type { IrcControl } from "./control.ts";
 import { type ConnectionJson, connectionJson } from "./resources.ts";
+import { clientCertificate } from "./certificate.ts";
 import { literalClass, refusal } from "./socket/target.ts";
 import { mayReachTarget, trusted } from "./trust.ts";
 import { newConnectionId, nickFromEmail, parseIrcUrl, sameTarget } from "./url.ts";
@@ -180,6 +181,9 @@ export class ConnectionService {
       wantedState: input.wanted_state ?? "connected",
       nick,
     });
+    // Made when a connection first goes to connect (as Convos does), so a connection created to
+    // connect has its fingerprint in the first answer.
+    if (record.wantedState === "connected") await clientCertificate(store, record);
     await irc.created(record, [input.conversation_id ?? "", parsed.conversation]);
     log.info("connection created", { uid: user.id, connection: record.connectionId });
     return this.json(record);

@@ -209,7 +209,13 @@ export class IrcConnection {
    * Opens the socket now (the manager calls this when the host's turn comes). Unless
    * `allowPrivate`, the server's address must be public (checked after DNS resolution).
    */
-  connect({ allowPrivate = true }: { allowPrivate?: boolean } = {}): void {
+  connect(
+    { allowPrivate = true, certificate }: {
+      allowPrivate?: boolean;
+      /** The client certificate and key to present on TLS (irc/certificate.ts). */
+      certificate?: { cert: string; key: string };
+    } = {},
+  ): void {
     this.#stopping = false;
     this.#permanent = undefined;
     clearTimeout(this.#retryTimer);
@@ -232,6 +238,7 @@ export class IrcConnection {
     }, this.#timing.registerTimeout);
     client.connect({
       ...this.#clientOptions(allowPrivate),
+      parley_cert: certificate && { cert: certificate.cert, key: certificate.key },
       parley_line: (line: string) => this.client === client && !!this.lineHook?.(client, line),
       parley_backlog: () => this.backlog?.() ?? 0,
     });

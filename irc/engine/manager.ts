@@ -22,6 +22,7 @@ import { pasteIfLong } from "../chat/paste.ts";
 import { ircLower } from "../casefold.ts";
 import { connectionInfo, infoStateEvent } from "../resources.ts";
 import { mayReachTarget } from "../trust.ts";
+import { clientCertificate } from "../certificate.ts";
 import { parseIrcUrl } from "../url.ts";
 import { type IrcLine, ircLine } from "./line.ts";
 import type { IrcControl, LiveView } from "../control.ts";
@@ -188,13 +189,21 @@ export class IrcManager implements IrcControl {
       const conn = q.waiting.shift()!;
       if (conn.state !== "queued") continue; // stopped while waiting
       q.last = Date.now();
-      this.#applyProfile(conn).then(() => this.#mayReachPrivate(conn)).then((
-        allowPrivate,
-      ) => conn.connect({ allowPrivate })).catch((err) =>
-        log.error("irc connect failed", { connection: conn.id, error: err })
+      this.#connect(conn).catch((err) =>
+        log.error("irc connect failed", { connection: conn.id, error: String(err) })
       );
     }
     // The host's entry stays, so its `last` still spaces out the next connect.
+  }
+
+  /** Opens the connection with its profile's burst, its reach, and its client certificate. */
+  async #connect(conn: IrcConnection): Promise<void> {
+    await this.#applyProfile(conn);
+    const allowPrivate = await this.#mayReachPrivate(conn);
+    // Made before its first use, even on plain text, so the fingerprint is there to register.
+    const certificate = await clientCertificate(this.#deps.store, conn.record);
+    if (conn.state !== "queued") return; // stopped meanwhile
+    conn.connect({ allowPrivate, certificate });
   }
 
   /** Whether this connect may reach a loopback, private or link-local address (trust.ts). */

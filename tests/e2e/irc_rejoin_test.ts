@@ -1,7 +1,7 @@
 /**
  * After the IRC server went away and came back, the member list of an open channel is rebuilt
  * from the server's NAMES, live: real Chromium, the real daemon, a real ngircd killed and
- * restarted.
+ * restarted. And the connection form shows the client certificate's fingerprint.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
@@ -112,6 +112,14 @@ Deno.test("web client: the member list is rebuilt live after the IRC server rest
     for (const nicks of after) {
       assert(nicks.split(" ").includes("erin"), `a list without erin: ${nicks}`);
     }
+    // The connection form shows the client certificate's fingerprint, read-only, as the API has it.
+    const conn = (await api.get("/api/connections")).body.connections[0];
+    await page.goto(server.url + "/settings/connection/irc-localhost");
+    const field = page.getByLabel("Certificate fingerprint");
+    await field.waitFor();
+    assertEquals(await field.inputValue(), conn.info.certificate.fingerprint);
+    assert(/^[0-9a-f]{128}$/.test(await field.inputValue()));
+    assertEquals(await field.getAttribute("readonly"), "");
     assertEquals(errors, []);
   } finally {
     for (const c of clients) await c.close();

@@ -7,6 +7,8 @@ import { loadDictionaries } from "../../routes/i18n.ts";
 import { parseIrcUrl, publicUrl } from "../../irc/url.ts";
 import { fieldsFromUrl, urlFromFields } from "../../static/app/conn_url.ts";
 import { Presence } from "../../irc/chat/presence.ts";
+import { fingerprint, selfSigned } from "../../lib/self_signed.ts";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -85,4 +87,17 @@ Deno.test("presence: a rejoin starts the list afresh, /names waits for the serve
   p.rename("carol", "dave", "Dave");
   assertEquals((await p.members("#a"))?.map((m) => m.nick), ["Jane", "Dave"]);
   assertEquals(await p.members("#unknown"), undefined, "not joined: ask the server");
+});
+
+Deno.test("self-signed client certificates: valid X.509, each its own, fingerprint as Convos's", () => {
+  const a = selfSigned("jane");
+  const b = selfSigned("jane");
+  const x = new X509Certificate(a.cert);
+  assertEquals(x.subject, "CN=jane");
+  assert(x.verify(x.publicKey), "signed by its own key");
+  assert(x.checkPrivateKey(createPrivateKey(a.key)), "the key is the certificate's");
+  assertEquals(fingerprint(a.cert), x.fingerprint512.replaceAll(":", "").toLowerCase());
+  assert(/^[0-9a-f]{128}$/.test(fingerprint(a.cert)));
+  assert(fingerprint(a.cert) !== fingerprint(b.cert), "a new key pair each time");
+  assert(new Date(x.validTo).getTime() > Date.now() + 3000 * 86_400_000, "years ahead");
 });

@@ -31,6 +31,9 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
   const [channel, setChannel] = useState(link?.conversation ?? "");
   const [name, setName] = useState(existing?.name ?? "");
   const { errors, setErrors, busy, run } = useFormAction();
+  // The connection's client certificate, for services' SASL EXTERNAL (irc/certificate.ts).
+  const certificate = existing?.info?.certificate as { fingerprint?: unknown } | undefined;
+  const fingerprint = typeof certificate?.fingerprint === "string" ? certificate.fingerprint : "";
   useEffect(() => {
     if (existing) {
       setF(fieldsFromUrl(existing.url));
@@ -229,6 +232,19 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
                 <option value="external">EXTERNAL</option>
               </select>
             </div>
+            {fingerprint && (
+              <Field
+                label={t("Certificate fingerprint")}
+                name="fingerprint"
+                value={fingerprint}
+                onInput={() => {}}
+                readOnly
+                autocomplete="off"
+                hint={t(
+                  "Parley presents this connection's own certificate over TLS. Register its fingerprint with the network's services (NickServ CERT ADD) to log in with SASL EXTERNAL.",
+                )}
+              />
+            )}
             {!existing && (
               <Field
                 label={t("Channel to join")}
