@@ -1,17 +1,10 @@
 /** The user's ignore list: listed, added to and removed from (the settings page's list). */
 import { Hono } from "hono";
-import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { jsonBody } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { ignore, unignore } from "../irc/chat/ignore.ts";
-import { MAX_MASK_LENGTH } from "../irc/mask.ts";
-
-const mask = z.string({ error: "mask is required." }).min(1, "mask is required.")
-  .max(MAX_MASK_LENGTH, `At most ${MAX_MASK_LENGTH} characters.`);
-
-/** addIgnore's and removeIgnore's body: a nick or a mask, as typed after /ignore. */
-export const ignoreBody = z.object({ mask });
+import { bodyOf } from "../http/contract/mod.ts";
 
 /** Routes under /api/ignores. */
 export function ignoreRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -23,14 +16,14 @@ export function ignoreRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   app.post("/ignores", requireUser, async (c) => {
-    const body = await jsonBody(c, ignoreBody);
+    const body = await jsonBody(c, bodyOf("addIgnore"));
     const user = currentUser(c);
     const { mask } = await ignore(store, user.id, body.mask, "/body/mask");
     return c.json({ mask, ignores: await store.ignores.list(user.id) }, 201);
   });
 
   app.delete("/ignores", requireUser, async (c) => {
-    const body = await jsonBody(c, ignoreBody);
+    const body = await jsonBody(c, bodyOf("removeIgnore"));
     const user = currentUser(c);
     const gone = await unignore(store, user.id, body.mask, "/body/mask");
     return c.json({ mask: gone, ignores: await store.ignores.list(user.id) });

@@ -310,13 +310,17 @@ async function whoIs(conn: IrcConnection, nick: string): Promise<Who> {
 }
 
 /**
- * The ban mask for what the user typed: a mask as typed, else the nick's host as the server
- * tells it (`*!*@host`: the person, whatever nick they take next), else `nick!*@*`.
+ * The ban mask for what the user typed: a mask as typed, else the person as the server tells
+ * who they are, `*!*ident@host` (whatever nick they take next, with or without the `~` of an
+ * unchecked ident; the ident keeps others on a shared host, a gateway or a bouncer, out of it),
+ * else `nick!*@*`.
  */
 async function banMask(conn: IrcConnection, typed: string): Promise<string> {
   if (!isPlainNick(typed)) return normalizeMask(typed) ?? fail(`Not a mask: ${typed}`);
-  const { host } = await whoIs(conn, typed);
-  return host && !/[\s*?!@]/.test(host) ? `*!*@${host}` : `${typed}!*@*`;
+  const { user, host } = await whoIs(conn, typed);
+  const ident = user?.replace(/^~/, "");
+  const plain = (part: string | undefined) => !!part && !/[\s*?!@,]/.test(part);
+  return plain(ident) && plain(host) ? `*!*${ident}@${host}` : `${typed}!*@*`;
 }
 
 /**
@@ -471,7 +475,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
         "channel info",
         (ev) => conn.same(String(ev.channel), channel) && typeof ev.raw_modes === "string",
       );
-      await conn.send(line(() => ircLine("MODE", channel)));
+      await conn.send(line(() => ircLine("MODE", channel)), { query: true });
       const ev = await reply;
       const modes = ev ? [ev.raw_modes, ...(ev.raw_params ?? [])].join(" ") : "";
       return { conversation_id: conn.conversationId(channel), modes };
@@ -563,13 +567,8 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   names: async (ctx, args) => {
     const conn = live(ctx);
     const channel = firstWord(args)[0] || channelHere(ctx, "/names");
-    const reply = collect(conn, "userlist", (ev) => conn.same(String(ev.channel), channel));
-    await conn.send(line(() => ircLine("NAMES", channel)));
-    const ev = await reply;
-    const users = (ev?.users ?? []).map((u) => ({
-      nick: String(u.nick ?? ""),
-      modes: u.modes ?? [],
-    }));
+    // A joined channel's members are known (clients ask on every open): no wait on the server.
+    const users = await conn.members?.(channel) ?? await askNames(conn, channel);
     return {
       // Convos's shape: one mode string per participant ("o", "v", or "").
       participants: users.map((u) => ({ nick: u.nick, mode: (u.modes ?? []).join("") })),
@@ -591,6 +590,17 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     return { cleared: true };
   },
 };
+
+/** A channel's members as the server lists them (one the connection has not joined). */
+async function askNames(
+  conn: IrcConnection,
+  channel: string,
+): Promise<{ nick: string; modes: string[] }[]> {
+  const reply = collect(conn, "userlist", (ev) => conn.same(String(ev.channel), channel));
+  await conn.send(line(() => ircLine("NAMES", channel)), { query: true });
+  const ev = await reply;
+  return (ev?.users ?? []).map((u) => ({ nick: String(u.nick ?? ""), modes: u.modes ?? [] }));
+}
 
 /** Runs a message: a slash command, or plain text said in the conversation. */
 export async function runCommand(ctx: CommandContext, message: string): Promise<CommandResult> {

@@ -56,13 +56,13 @@ Deno.test("operator commands: /op, /deop, /voice, /devoice, /ban, /unban", async
     assertEquals(await modeLine(() => send("/voice carol dave")), "+vv carol dave");
     assertEquals(await modeLine(() => send("/devoice dave")), "-v dave");
 
-    // Banned by host, so a new nick does not help; the server says where dave comes from.
+    // Banned by ident and host, so a new nick does not help; the server says who dave is.
     const banned = await modeLine(() => send("/ban dave"));
     const whois = await api.post("/api/connection/irc-localhost/conversation/%23ops/messages", {
       message: "/whois dave",
     });
     const host = whois.body.whois?.hostname;
-    assertEquals(banned, `+b *!*@${host}`);
+    assertEquals(banned, `+b *!*dave@${host}`);
     await dave.send("PART #ops");
     await dave.send("NICK dave2");
     await dave.send("JOIN #ops");
@@ -70,7 +70,7 @@ Deno.test("operator commands: /op, /deop, /voice, /devoice, /ban, /unban", async
     // /unban with the nick finds the ban on the channel's list that matches dave's host.
     await dave.send("NICK dave");
     await dave.waitFor((l) => l.command === "NICK" && l.params[0] === "dave");
-    assertEquals(await modeLine(() => send("/unban dave")), `-b *!*@${host}`);
+    assertEquals(await modeLine(() => send("/unban dave")), `-b *!*dave@${host}`);
     await dave.join("#ops");
 
     // A mask is banned as typed, several at once; usage without anyone named.

@@ -5,7 +5,7 @@
  * request. For what only a socket shows, `listen()` serves the same app on 127.0.0.1.
  *
  * `client()` gives the same ApiClient the daemon tests use, answered in process; every answer of
- * a documented operation is checked against routes/openapi.json on the way (a mismatch throws),
+ * a documented operation is checked against the API document on the way (a mismatch throws),
  * so each route test also keeps the document true.
  */
 import type { Hono } from "hono";
@@ -35,7 +35,7 @@ export async function checkAgainstDocument(req: Request, res: Response): Promise
   const body = type.includes("json") && text ? JSON.parse(text) : text;
   const errors = responseErrors(req.method, req.url, res.status, body);
   if (errors.length && !errors[0].includes("no such operation")) {
-    throw new Error(`the answer breaks routes/openapi.json:\n${errors.join("\n")}`);
+    throw new Error(`the answer breaks the API document:\n${errors.join("\n")}`);
   }
 }
 

@@ -4,10 +4,6 @@ import { api } from "../api.ts";
 import { t } from "../i18n.ts";
 import { Field, FormErrors, Panel, useFormAction } from "./Field.tsx";
 
-interface Answer {
-  ignores: string[];
-}
-
 /** The ignore panel of the account page. */
 export function Ignores() {
   const [list, setList] = useState<string[] | null>(null);
@@ -15,14 +11,14 @@ export function Ignores() {
   const [error, setError] = useState("");
   const { errors, busy, run } = useFormAction();
   useEffect(() => {
-    void api<Answer>("GET", "/ignores").then(
+    void api("listIgnores").then(
       (r) => setList(r.ignores),
       (e) => setError((e as Error).message),
     );
   }, []);
 
   const remove = (mask: string) =>
-    run(async () => setList((await api<Answer>("DELETE", "/ignores", { mask })).ignores));
+    run(async () => setList((await api("removeIgnore", { body: { mask } })).ignores));
 
   return (
     <Panel title={t("Ignored people")}>
@@ -56,7 +52,7 @@ export function Ignores() {
         onSubmit={(e) => {
           e.preventDefault();
           void run(async () => {
-            setList((await api<Answer>("POST", "/ignores", { mask: typed.trim() })).ignores);
+            setList((await api("addIgnore", { body: { mask: typed.trim() } })).ignores);
             setTyped("");
           });
         }}
