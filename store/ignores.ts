@@ -10,7 +10,7 @@ export const MAX_IGNORES = 200;
 export interface IgnoreStore {
   /** Changes whenever any user's list changes (caches of the lists reload on it). */
   readonly generation: number;
-  /** The user's masks, in the order they were added. */
+  /** The user's masks, in the order they were added (same millisecond or not). */
   list(userId: number): Promise<string[]>;
   /**
    * Adds a mask: "added", "exists" when it is on the list already, or "full" when the user has

@@ -19,8 +19,7 @@ export function pgIgnoreStore(sql: Sql): PgIgnoreStore {
     },
     bump: () => void generation++,
     async list(userId) {
-      const rows = await sql`SELECT mask FROM ignores WHERE user_id = ${userId}
-        ORDER BY created, mask`;
+      const rows = await sql`SELECT mask FROM ignores WHERE user_id = ${userId} ORDER BY seq`;
       return rows.map((r) => String(r.mask));
     },
     add: (userId, mask) =>
@@ -30,9 +29,9 @@ export function pgIgnoreStore(sql: Sql): PgIgnoreStore {
         await tx`SELECT id FROM users WHERE id = ${userId} FOR NO KEY UPDATE`;
         const [has] = await tx`SELECT 1 FROM ignores WHERE user_id = ${userId} AND mask = ${mask}`;
         if (has) return "exists";
-        const r = await tx`INSERT INTO ignores (user_id, mask, created)
-          SELECT ${userId}, ${mask}, ${Date.now()}
-          WHERE (SELECT count(*) FROM ignores WHERE user_id = ${userId}) < ${MAX_IGNORES}`;
+        const r = await tx`INSERT INTO ignores (user_id, mask, seq, created)
+          SELECT ${userId}, ${mask}, coalesce(max(seq), 0) + 1, ${Date.now()}
+          FROM ignores WHERE user_id = ${userId} HAVING count(*) < ${MAX_IGNORES}`;
         if (r.count === 0) return "full";
         await tx`SELECT pg_notify(${IGNORES_CHANGED}, '')`;
         generation++;

@@ -6,11 +6,12 @@ import { type IgnoreStore, MAX_IGNORES } from "../ignores.ts";
 export function sqliteIgnoreStore(db: DatabaseSync): IgnoreStore {
   let generation = 0;
   const q = {
-    list: db.prepare("SELECT mask FROM ignores WHERE user_id = ? ORDER BY created, mask"),
-    // One statement: the count and the insert cannot be split by another add.
+    list: db.prepare("SELECT mask FROM ignores WHERE user_id = ? ORDER BY seq"),
+    // One statement: the count, the place and the insert cannot be split by another add.
     add: db.prepare(
-      `INSERT INTO ignores (user_id, mask, created) SELECT ?, ?, ?
-       WHERE (SELECT count(*) FROM ignores WHERE user_id = ?) < ?
+      `INSERT INTO ignores (user_id, mask, seq, created)
+       SELECT ?, ?, coalesce(max(seq), 0) + 1, ? FROM ignores WHERE user_id = ?
+       HAVING count(*) < ?
        ON CONFLICT DO NOTHING`,
     ),
     has: db.prepare("SELECT 1 FROM ignores WHERE user_id = ? AND mask = ?"),

@@ -2,6 +2,8 @@
 CREATE TABLE ignores (
   user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   mask TEXT NOT NULL,
+  -- The place in the user's list: masks are listed in the order they were added.
+  seq INTEGER NOT NULL,
   created INTEGER NOT NULL,
   PRIMARY KEY (user_id, mask)
 ) STRICT, WITHOUT ROWID;
