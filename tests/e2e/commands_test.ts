@@ -69,28 +69,36 @@ Deno.test("web client: operator commands, ignore, answers, gap marker", async (t
       await assertOnScreen(page, line(/dana sets mode \+v bob/));
     });
 
-    await t.step("ignore: said, hidden, listed in the settings, removed there", async () => {
-      await send("/ignore troll");
-      await assertOnScreen(page, line("Ignoring troll!*@*"));
-      await troll.say("#room", "a line nobody wants");
-      await troll.send("PING :relayed");
-      await troll.waitFor((l) => l.command === "PONG");
-      await bob.say("#room", "bob is still heard");
-      await assertOnScreen(page, line("bob is still heard"));
-      assertEquals(await page.locator(".line", { hasText: "nobody wants" }).count(), 0);
-      await page.getByRole("link", { name: "Account" }).click();
-      await page.waitForURL("**/settings/account");
-      const remove = page.getByRole("button", { name: "Stop ignoring troll!*@*" });
-      await remove.scrollIntoViewIfNeeded();
-      await assertOnScreen(page, page.getByRole("list", { name: "Ignored people" }));
-      await screenshot(page, "ignored-people");
-      await remove.click();
-      await assertOnScreen(page, page.getByText("Nobody is ignored."));
-      await page.getByRole("link", { name: "#room" }).click();
-      await page.waitForURL("**/chat/irc-localhost/%23room");
-      await troll.say("#room", "troll heard again");
-      await assertOnScreen(page, line("troll heard again"));
-    });
+    await t.step(
+      "ignore: from the nick menu, hidden, listed in the settings, removed there",
+      async () => {
+        // From troll's menu in the member list: it runs /ignore.
+        const panel = page.getByRole("complementary", { name: "Members" });
+        await panel.getByRole("button", { name: "troll", exact: true }).click();
+        const menu = page.getByRole("menu", { name: "Actions for troll" });
+        await assertOnScreen(page, menu.getByRole("menuitem", { name: "Ignore" }));
+        await menu.getByRole("menuitem", { name: "Ignore" }).click();
+        await assertOnScreen(page, line("Ignoring troll!*@*"));
+        await troll.say("#room", "a line nobody wants");
+        await troll.send("PING :relayed");
+        await troll.waitFor((l) => l.command === "PONG");
+        await bob.say("#room", "bob is still heard");
+        await assertOnScreen(page, line("bob is still heard"));
+        assertEquals(await page.locator(".line", { hasText: "nobody wants" }).count(), 0);
+        await page.getByRole("link", { name: "Account" }).click();
+        await page.waitForURL("**/settings/account");
+        const remove = page.getByRole("button", { name: "Stop ignoring troll!*@*" });
+        await remove.scrollIntoViewIfNeeded();
+        await assertOnScreen(page, page.getByRole("list", { name: "Ignored people" }));
+        await screenshot(page, "ignored-people");
+        await remove.click();
+        await assertOnScreen(page, page.getByText("Nobody is ignored."));
+        await page.getByRole("link", { name: "#room" }).click();
+        await page.waitForURL("**/chat/irc-localhost/%23room");
+        await troll.say("#room", "troll heard again");
+        await assertOnScreen(page, line("troll heard again"));
+      },
+    );
 
     await t.step("commands answer: /topic, /mode, /invite, /msg to nobody", async () => {
       await send("/topic");
