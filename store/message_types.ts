@@ -65,6 +65,8 @@ export interface MessageJson {
   ts: string;
   type: MessageType;
   highlight?: boolean;
+  /** Its stable id (lib/msgid.ts): the same attached IRC clients see. */
+  msgid?: string;
   connection_id?: string;
   conversation_id?: string;
 }
