@@ -394,6 +394,9 @@ forEachStore(
       });
     });
     await t.step("coming back, only what came since, private chats too", async () => {
+      // Shown live while attached: not missed.
+      await w.add(w.test, "seen live", undefined);
+      await nextMillisecond();
       await w.h.detach(w.scope);
       // Stored now (no time given): after the place the detach kept.
       await w.add(w.test, "while away", undefined);
@@ -408,7 +411,20 @@ forEachStore(
       const laptop = { ...w.scope, client: "laptop" };
       const first = batches(await w.h.replay(laptop, ["#test"]));
       assertEquals(first, {
-        "#Test": ["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "while away"],
+        "#Test": [
+          "m0",
+          "m1",
+          "m2",
+          "m3",
+          "m4",
+          "m5",
+          "m6",
+          "m7",
+          "m8",
+          "m9",
+          "seen live",
+          "while away",
+        ],
       });
     });
   },
