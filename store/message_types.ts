@@ -3,7 +3,6 @@
  * serves them): a small core every backend implements, and optional capabilities (search,
  * notifications) that callers check for. `store/messages/` is the SQLite implementation.
  */
-import type { MessageHistory } from "./history_types.ts";
 
 /** Convos's names: `private` is a PRIVMSG (in a channel too), `error` a failure shown in place. */
 export type ChatType = "private" | "notice" | "action" | "error";
@@ -137,7 +136,7 @@ export interface MessageStore {
   /** Highlighted messages as notifications, when the backend keeps a read marker. */
   readonly notifications?: MessageNotifications;
   /** Ranges, targets, read markers and clients' places for native IRC clients (history_types.ts). */
-  readonly history?: MessageHistory;
+  readonly history?: import("./history_types.ts").MessageHistory;
 }
 
 /** The search capability: the `match` language (store/match.ts) over stored messages. */

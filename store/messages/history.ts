@@ -1,29 +1,8 @@
 /** The history capability over SQLite (store/history_types.ts). */
 import type { DatabaseSync } from "node:sqlite";
-import type { HistoryLine, HistoryTarget, MessageHistory } from "../history_types.ts";
-import { FIRST_EVENT_CODE, TYPES } from "../message_types.ts";
-
-interface LineRow {
-  conversation: number;
-  ts: number;
-  type: number;
-  sender: string;
-  text: string;
-}
-
-/** A stored row as a HistoryLine. */
-export function toLine(r: LineRow): HistoryLine {
-  return {
-    conversation: r.conversation,
-    ts: r.ts,
-    type: TYPES[r.type] ?? "private",
-    from: r.sender,
-    text: r.text,
-  };
-}
-
-/** Types below this are kept; every stored type is below the first unused code. */
-export const typeBound = (events: boolean) => events ? TYPES.length : FIRST_EVENT_CODE;
+import type { HistoryTarget, MessageHistory } from "../history_types.ts";
+import { FIRST_EVENT_CODE } from "../message_types.ts";
+import { type LineRow, toLine, typeBound } from "../history_rows.ts";
 
 /** The capability over `messages`, `conversations` and `client_positions`; `commit` first. */
 export function sqliteHistory(db: DatabaseSync, commit: () => void): MessageHistory {

@@ -1,7 +1,7 @@
 /** The history capability over PostgreSQL, as store/messages/history.ts does it for SQLite. */
 import type { HistoryTarget, MessageHistory } from "../history_types.ts";
 import { FIRST_EVENT_CODE } from "../message_types.ts";
-import { toLine, typeBound } from "../messages/history.ts";
+import { toLine, typeBound } from "../history_rows.ts";
 import { pgString, type Sql } from "./db.ts";
 
 /** The capability over `messages`, `conversations` and `client_positions`; `settled` first. */
