@@ -7,8 +7,7 @@
  * PARLEY_BENCH_POSTGRES=1 the whole store is a throwaway PostgreSQL instead of SQLite.
  */
 import { startPostgres } from "../tests/support/postgres.ts";
-import { openSqliteStore, type Store } from "../store/mod.ts";
-import { openPgStore } from "../store/pg/mod.ts";
+import { openStore } from "../store/mod.ts";
 import { connectPg } from "../store/pg/db.ts";
 import { EventBus } from "../lib/bus.ts";
 import { setLogLevel } from "../lib/log.ts";
@@ -44,7 +43,7 @@ const pgServer = Deno.env.get("PARLEY_BENCH_POSTGRES") === "1"
   ? await startPostgres({ sharedBuffers: "4GB", settings: ["huge_pages=try"] })
   : undefined;
 const home = await Deno.makeTempDir({ prefix: "parley-bench-chathistory-" });
-const store: Store = pgServer ? await openPgStore(pgServer.url) : await openSqliteStore(home);
+const store = await openStore(home, pgServer?.url);
 try {
   const service = historyService({ store, bus: new EventBus() });
   if (!service) throw new Error("the store has no history capability");
@@ -100,8 +99,7 @@ try {
   line("chathistory_ingest_msgs_per_s", N / ((performance.now() - t0) / 1000), "msgs/s");
   // SQLite's search indexer catches up and tidies in a worker after the load; a server is idle
   // most of the time, when that happens, so queries are timed after it (as bench/history.ts).
-  const sqlite = store.messages as Partial<{ settled(): Promise<void> }>;
-  await sqlite.settled?.();
+  await store.messages.settled?.();
   if (pgServer) {
     // PostgreSQL's tidying is autovacuum's ANALYZE and the checkpoint after a bulk load, done now
     // rather than in the middle of the timed queries (as bench/history.ts).
