@@ -34,6 +34,18 @@ export interface MessageEvent extends Where {
   ts: string;
   type: ChatType;
   highlight: boolean;
+  /** The message's stable id (lib/msgid.ts), as attached IRC clients and the API name it. */
+  msgid: string;
+}
+
+/**
+ * A conversation's read marker moved forward (read in the web client, through the API or by an
+ * attached IRC client's MARKREAD): attached clients are told with a MARKREAD.
+ */
+export interface ReadEvent extends Where {
+  event: "read";
+  /** Read up to here: RFC 3339 with microseconds. */
+  ts: string;
 }
 
 /** A conversation's unread count changed; `conversation_id` null: every one of the connection. */
@@ -225,6 +237,7 @@ export type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> 
 export type PushedEvent =
   | MessageEvent
   | UnreadEvent
+  | ReadEvent
   | NotificationEvent
   | NotificationsEvent
   | StateEvent

@@ -74,6 +74,8 @@ export interface MessageJson {
   ts: string;
   type: MessageType;
   highlight?: boolean;
+  /** Its stable id (lib/msgid.ts): the same attached IRC clients see. */
+  msgid?: string;
   connection_id?: string;
   conversation_id?: string;
 }
@@ -143,6 +145,8 @@ export interface MessageStore {
   readonly search?: MessageSearch;
   /** Highlighted messages as notifications, when the backend keeps a read marker. */
   readonly notifications?: MessageNotifications;
+  /** Ranges, targets, read markers and clients' places for native IRC clients (history_types.ts). */
+  readonly history?: import("./history_types.ts").MessageHistory;
   /**
    * Waits, where a backend indexes after the commit (SQLite's worker): resolves once everything
    * appended so far is committed and searchable. Tests, benchmarks and the importer wait on it.

@@ -110,6 +110,10 @@ export const Message = z.object({
   conversation_id: z.string().meta({
     description: "In search results: the conversation it was said in.",
   }).optional(),
+  msgid: z.string().meta({
+    description:
+      "Parley: the message's stable id, the same attached IRC clients see in its msgid tag.",
+  }).optional(),
 }).meta({ id: "Message" });
 
 export const Notification = z.object({
@@ -127,6 +131,10 @@ export const Notification = z.object({
   highlight: z.boolean().meta({
     description:
       "Whether it mentions the user (nick or highlight keyword), or is a private message.",
+  }).optional(),
+  msgid: z.string().meta({
+    description:
+      "Parley: the message's stable id, the same attached IRC clients see in its msgid tag.",
   }).optional(),
 }).meta({ id: "Notification" });
 
