@@ -1,0 +1,185 @@
+/**
+ * An IRC client attaches to a user's connection through the bouncer listener (SASL PLAIN or
+ * PASS), gets the registration burst of the real upstream (ngircd), and shares one live stream
+ * with the web client: what it says is sent, stored and seen; what others say reaches it.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { startApp, type TestApp } from "../support/app.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { RawIrcClient } from "../support/irc_client.ts";
+import { poll } from "../support/poll.ts";
+import type { ApiClient } from "../support/api.ts";
+import { BouncerClient } from "../support/bouncer_client.ts";
+import { startBouncer } from "../../bouncer/mod.ts";
+
+const PASSWORD = "correct horse battery";
+const EMAIL = "admin@example.com";
+
+async function setup() {
+  const ngircd = await startIrcServer();
+  const app = await startApp({ PARLEY_TEST_FAST_IRC: "1" });
+  const bouncer = startBouncer(app.deps, {
+    addresses: [{ tls: false, hostname: "127.0.0.1", port: 0 }],
+    limits: { registerTimeoutMs: 500 },
+  });
+  const api = app.client();
+  await api.register(EMAIL, PASSWORD);
+  const made = await api.post("/api/connections", {
+    url: `irc://127.0.0.1:${ngircd.port}?nick=alice`,
+  });
+  assertEquals(made.status, 200, JSON.stringify(made.body));
+  const cid = made.body.connection_id as string;
+  await poll("connected", async () => {
+    const r = await api.get("/api/connections");
+    return r.body.connections.find((c: { connection_id: string }) => c.connection_id === cid)
+      ?.state === "connected";
+  });
+  const close = async () => {
+    await bouncer.close();
+    await app.close();
+    await ngircd.close();
+  };
+  return { ngircd, app, bouncer, api, cid, port: bouncer.ports[0], close };
+}
+
+/** Whether the user's conversation `name` is listed (with `topic`, when given). */
+async function hasTopic(api: ApiClient, name: string, topic: string): Promise<boolean> {
+  const r = await api.get("/api/conversations");
+  const conv = r.body.conversations.find((c: { name: string }) => c.name === name);
+  return !!conv && (!topic || conv.topic === topic);
+}
+
+async function joined(app: TestApp, cid: string, channel: string) {
+  await app.deps.irc.send(1, cid, "", `/join ${channel}`);
+}
+
+Deno.test("bouncer: attach with SASL, burst, one live stream both ways", async (t) => {
+  const s = await setup();
+  const bob = await RawIrcClient.connect(s.ngircd.port, "bob");
+  try {
+    await joined(s.app, s.cid, "#parley");
+    await bob.join("#parley");
+    await bob.send("TOPIC #parley :the topic");
+    await poll("alice sees the topic", () => hasTopic(s.api, "#parley", "the topic"));
+
+    const c = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}@laptop`, PASSWORD, [
+      "server-time",
+      "message-tags",
+      "echo-message",
+      "labeled-response",
+      "batch",
+    ]);
+
+    await t.step(
+      "the burst: 001 with the nick, ISUPPORT with Parley's tokens, the channel",
+      async () => {
+        const welcome = await c.waitFor((l) => l.command === "001");
+        assertEquals(welcome.params[0], "alice");
+        await c.waitFor((l) => l.command === "366" && l.params[1] === "#parley");
+        const isupport = c.lines.filter((l) => l.command === "005").flatMap((l) => l.params);
+        assert(isupport.includes("CHATHISTORY=100"), isupport.join(" "));
+        assert(isupport.includes("MSGREFTYPES=timestamp,msgid"));
+        assert(isupport.includes(`BOUNCER_NETID=${s.cid}`));
+        assert(isupport.some((t) => t.startsWith("PREFIX=")), "the upstream's ISUPPORT");
+        assert(c.lines.some((l) => l.command === "375" || l.command === "422"));
+        const join = c.lines.find((l) => l.command === "JOIN");
+        assertEquals(join?.params, ["#parley"]);
+        assertEquals(c.lines.find((l) => l.command === "332")?.params.at(-1), "the topic");
+        const names = c.lines.filter((l) => l.command === "353").flatMap((l) =>
+          l.params[3].split(" ")
+        );
+        assert(names.includes("bob"), names.join(" "));
+        assert(names.some((n) => n.endsWith("alice")), names.join(" "));
+      },
+    );
+
+    await t.step("someone else's message reaches the client with time and msgid", async () => {
+      await bob.say("#parley", "hello from bob");
+      const got = await c.waitFor((l) =>
+        l.command === "PRIVMSG" && l.params[1] === "hello from bob"
+      );
+      assertEquals(got.params[0], "#parley");
+      assert(got.prefix.startsWith("bob!"), got.raw);
+      assert(got.tags.get("time")?.endsWith("Z"), got.raw);
+      assert(got.tags.get("msgid"), got.raw);
+    });
+
+    await t.step(
+      "the client's message goes to IRC, is stored and echoed with its label",
+      async () => {
+        await c.send("@label=abc PRIVMSG #parley :hello from irssi");
+        const echo = await c.waitFor((l) =>
+          l.command === "PRIVMSG" && l.params[1] === "hello from irssi"
+        );
+        assertEquals(echo.tags.get("label"), "abc");
+        assert(echo.tags.get("msgid"));
+        await bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "hello from irssi");
+        const history = await s.api.get(`/api/connection/${s.cid}/conversation/%23parley/messages`);
+        assert(
+          history.body.messages.some((m: { message: string }) => m.message === "hello from irssi"),
+          JSON.stringify(history.body),
+        );
+      },
+    );
+
+    await t.step(
+      "a second client sees the first one's line; the web client's reaches both",
+      async () => {
+        const d = await BouncerClient.attach(
+          s.port,
+          `${EMAIL}/${s.cid}@phone`,
+          PASSWORD,
+          [],
+          "phone",
+        );
+        await d.waitFor((l) => l.command === "366");
+        const from = d.lines.length;
+        await c.send("PRIVMSG #parley :from the laptop");
+        const seen = await d.waitFor(
+          (l) => l.command === "PRIVMSG" && l.params[1] === "from the laptop",
+          from,
+        );
+        assert(seen.prefix.startsWith("alice"), seen.raw);
+        assertEquals(seen.tags.size, 0, "no tags for a client without message-tags");
+        await s.app.deps.irc.send(1, s.cid, "#parley", "from the web");
+        await c.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "from the web");
+        await d.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "from the web");
+        await bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "from the web");
+        d.close();
+      },
+    );
+
+    await t.step("a WHOIS reply goes to the client that asked only", async () => {
+      const d = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}`, PASSWORD, [], "other");
+      await d.waitFor((l) => l.command === "366");
+      await c.send("@label=w1 WHOIS bob");
+      const end = await c.waitFor((l) => l.command === "318");
+      assertEquals(end.tags.get("batch") !== undefined, true, end.raw);
+      assert(c.lines.some((l) => l.command === "BATCH" && l.tags.get("label") === "w1"));
+      await c.send("PING :after");
+      await c.waitFor((l) => l.command === "PONG" && l.params[1] === "after");
+      await d.send("PING :sync");
+      await d.waitFor((l) => l.command === "PONG");
+      assert(
+        !d.lines.some((l) => l.command === "311" || l.command === "318"),
+        "the other client saw it",
+      );
+      d.close();
+    });
+
+    await t.step("JOIN from the client acts upstream; QUIT detaches and Parley stays", async () => {
+      await c.send("JOIN #second");
+      await c.waitFor((l) => l.command === "JOIN" && l.params[0] === "#second");
+      await poll("the web client has #second", () => hasTopic(s.api, "#second", ""));
+      await c.send("QUIT :bye");
+      await c.waitClosed();
+      assertEquals(
+        s.app.deps.irc.state((await s.app.deps.store.connections.get(1, s.cid))!.id),
+        "connected",
+      );
+    });
+  } finally {
+    bob.close?.();
+    await s.close();
+  }
+});
