@@ -42,7 +42,13 @@ export function startBouncer(
     version: opts.version ?? "dev",
     attached: new Map(),
   };
-  const listening = listen(cx, opts.addresses, opts.tls);
+  let listening;
+  try {
+    listening = listen(cx, opts.addresses, opts.tls);
+  } catch (err) {
+    relay.stop();
+    throw err;
+  }
   return {
     ports: listening.ports,
     relay,

@@ -4,43 +4,12 @@
  * with the web client: what it says is sent, stored and seen; what others say reaches it.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { startApp, type TestApp } from "../support/app.ts";
-import { startIrcServer } from "../support/ngircd.ts";
+import { EMAIL, PASSWORD, setupBouncer as setup } from "../support/bouncer.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { poll } from "../support/poll.ts";
 import type { ApiClient } from "../support/api.ts";
+import type { TestApp } from "../support/app.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
-import { startBouncer } from "../../bouncer/mod.ts";
-
-const PASSWORD = "correct horse battery";
-const EMAIL = "admin@example.com";
-
-async function setup() {
-  const ngircd = await startIrcServer();
-  const app = await startApp({ PARLEY_TEST_FAST_IRC: "1" });
-  const bouncer = startBouncer(app.deps, {
-    addresses: [{ tls: false, hostname: "127.0.0.1", port: 0 }],
-    limits: { registerTimeoutMs: 500 },
-  });
-  const api = app.client();
-  await api.register(EMAIL, PASSWORD);
-  const made = await api.post("/api/connections", {
-    url: `irc://127.0.0.1:${ngircd.port}?nick=alice`,
-  });
-  assertEquals(made.status, 200, JSON.stringify(made.body));
-  const cid = made.body.connection_id as string;
-  await poll("connected", async () => {
-    const r = await api.get("/api/connections");
-    return r.body.connections.find((c: { connection_id: string }) => c.connection_id === cid)
-      ?.state === "connected";
-  });
-  const close = async () => {
-    await bouncer.close();
-    await app.close();
-    await ngircd.close();
-  };
-  return { ngircd, app, bouncer, api, cid, port: bouncer.ports[0], close };
-}
 
 /** Whether the user's conversation `name` is listed (with `topic`, when given). */
 async function hasTopic(api: ApiClient, name: string, topic: string): Promise<boolean> {
