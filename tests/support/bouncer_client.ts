@@ -39,7 +39,27 @@ export class BouncerClient {
     caps: string[] = [],
     name = "client",
   ): Promise<BouncerClient> {
-    const c = await BouncerClient.connect(port, name);
+    return await BouncerClient.register(
+      await BouncerClient.connect(port, name),
+      username,
+      password,
+      caps,
+    );
+  }
+
+  /** Connects over TLS, trusting `caCert` (PEM). */
+  static async connectTls(port: number, caCert: string, name = "tls"): Promise<BouncerClient> {
+    const conn = await Deno.connectTls({ hostname: "localhost", port, caCerts: [caCert] });
+    return new BouncerClient(conn, name);
+  }
+
+  /** Registers a connected client with SASL PLAIN, as `attach` does. */
+  static async register(
+    c: BouncerClient,
+    username: string,
+    password: string,
+    caps: string[] = [],
+  ): Promise<BouncerClient> {
     await c.send("CAP LS 302");
     await c.send("NICK whoever");
     await c.send("USER u 0 * :Some One");
