@@ -19,6 +19,7 @@ import { notificationRoutes } from "./routes/notifications.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { CONVERSATION, conversationRoutes } from "./routes/conversations.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { ircSocketRoutes } from "./routes/irc_socket.ts";
 import { filesRoutes } from "./routes/files.ts";
 import { updatesRoutes } from "./routes/updates.ts";
 import { embedRoutes } from "./routes/embed.ts";
@@ -130,6 +131,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   ];
   for (const routes of operations) app.route("/api", routes(deps));
   app.route("/", eventRoutes(deps));
+  app.route("/", ircSocketRoutes(deps));
   // web client: static files and the single-page app (mounted after /api)
   app.route("/", webRoutes(deps));
 

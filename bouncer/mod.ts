@@ -6,7 +6,8 @@
 import type { AppDeps } from "../http/env.ts";
 import { type HistoryService, unavailableHistory } from "./history.ts";
 import { type BouncerLimits, DEFAULT_LIMITS } from "./limits.ts";
-import { listen, type ListenAddress } from "./listener.ts";
+import { Acceptor, listen, type ListenAddress } from "./listener.ts";
+import { WebSocketTransport } from "./websocket.ts";
 import { Relay } from "./relay.ts";
 import type { BouncerContext } from "./session.ts";
 
@@ -16,6 +17,8 @@ export type { ListenAddress } from "./listener.ts";
 export interface Bouncer {
   ports: number[];
   relay: Relay;
+  /** Runs an IRC client that came as a WebSocket on the HTTP port (`GET /socket`). */
+  acceptSocket(socket: WebSocket, address: string): void;
   close(): Promise<void>;
 }
 
@@ -42,9 +45,10 @@ export function startBouncer(
     version: opts.version ?? "dev",
     attached: new Map(),
   };
+  const acceptor = new Acceptor(cx);
   let listening;
   try {
-    listening = listen(cx, opts.addresses, opts.tls);
+    listening = listen(acceptor, opts.addresses, opts.tls);
   } catch (err) {
     relay.stop();
     throw err;
@@ -52,9 +56,12 @@ export function startBouncer(
   return {
     ports: listening.ports,
     relay,
-    async close() {
-      await listening.close();
+    acceptSocket: (socket, address) => acceptor.accept(new WebSocketTransport(socket, address)),
+    close() {
+      listening.close();
+      acceptor.closeAll();
       relay.stop();
+      return Promise.resolve();
     },
   };
 }

@@ -41,7 +41,12 @@ export class Session {
   #tokens: number;
   #last = Date.now();
 
-  constructor(readonly cx: BouncerContext, readonly transport: ClientTransport) {
+  constructor(
+    readonly cx: BouncerContext,
+    readonly transport: ClientTransport,
+    /** Told once the client is attached (it no longer counts as waiting to register). */
+    readonly onAttached: () => void = () => {},
+  ) {
     this.#tokens = cx.limits.lineBurst;
   }
 
@@ -202,6 +207,7 @@ export class Session {
       for (const l of await this.cx.history.replay(this.scope(), names)) this.write(l);
     }
     hub.clients.add(this);
+    this.onAttached();
     log.info("bouncer client attached", { uid, connection: login.connection.connectionId });
   }
 

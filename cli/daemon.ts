@@ -108,6 +108,7 @@ export async function daemon(args: string[]): Promise<void> {
   }
   // Before the connections start, so the bouncer's relay sees each server's greeting.
   const bouncer = await startIrcListener(config, deps);
+  deps.bouncer = bouncer;
   irc.start().catch((err) => log.error("irc start failed", { error: err }));
   if (botConfig) {
     ensureBot(deps, botConfig).then((bot) => (deps.bot = bot))

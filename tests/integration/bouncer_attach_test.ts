@@ -27,6 +27,7 @@ Deno.test("bouncer: attach with SASL, burst, one live stream both ways", async (
   const bob = await RawIrcClient.connect(s.ngircd.port, "bob");
   try {
     await joined(s.app, s.cid, "#parley");
+    await poll("alice is in #parley", () => hasTopic(s.api, "#parley", ""));
     await bob.join("#parley");
     await bob.send("TOPIC #parley :the topic");
     await poll("alice sees the topic", () => hasTopic(s.api, "#parley", "the topic"));
@@ -148,7 +149,7 @@ Deno.test("bouncer: attach with SASL, burst, one live stream both ways", async (
       );
     });
   } finally {
-    bob.close?.();
+    await bob.close();
     await s.close();
   }
 });
