@@ -89,3 +89,17 @@ export async function burstLines(
   }
   return out;
 }
+
+/** The burst of a client that manages networks and is bound to none. */
+export function controlBurst(nick: string, version: string): string[] {
+  const num = (code: string, ...params: string[]) =>
+    formatLine(code, [nick, ...params], { prefix: SERVER_NAME });
+  return [
+    num("001", `Welcome to Parley, ${nick}`),
+    num("002", `Your host is ${SERVER_NAME}`),
+    num("003", "This server is Parley, a bouncer with a web client"),
+    num("004", SERVER_NAME, `parley-${version}`, "iow", "biklmnopstv"),
+    num("005", "CASEMAPPING=rfc1459", "are supported by this server"),
+    num("422", "MOTD File is missing"),
+  ];
+}

@@ -29,6 +29,8 @@ export const OFFERED: readonly Offer[] = [
   { name: "setname" },
   { name: "invite-notify" },
   { name: "chghost" },
+  { name: "soju.im/bouncer-networks" },
+  { name: "soju.im/bouncer-networks-notify" },
 ];
 
 const NAMES = new Set(OFFERED.map((o) => o.name));

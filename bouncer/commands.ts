@@ -7,6 +7,7 @@
  */
 import { DomainError } from "../lib/errors.ts";
 import { authenticate } from "./auth.ts";
+import { changeNetwork, networkAttributes } from "./networks.ts";
 import type { Query } from "./relay.ts";
 import { refusalText, type Session } from "./session.ts";
 import { formatLine, type Message } from "./wire.ts";
@@ -34,6 +35,7 @@ function actionOf(text: string): [string, string] | undefined {
 
 /** A client's chat line: sent as the user typed it in the web client would be. */
 async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<void> {
+  if (!s.hub) return unbound(s, m);
   const [target, text] = m.params;
   if (!text) return s.numeric("412", "No text to send");
   if (target.includes(",")) return s.numeric("407", target, "One target at a time");
@@ -65,6 +67,7 @@ async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<
 
 /** Sends the client's line upstream, rebuilt by the writer, behind the connection's flood control. */
 async function upstream(s: Session, m: Message, query?: Omit<Query, "client">): Promise<void> {
+  if (!s.hub) return unbound(s, m);
   let line: string;
   try {
     line = formatLine(m.command, m.params);
@@ -84,6 +87,61 @@ async function upstream(s: Session, m: Message, query?: Omit<Query, "client">): 
   }
   if (l && !query) s.reply("ACK", [], l);
 }
+
+/** A client bound to no network (it manages networks) cannot talk on one. */
+function unbound(s: Session, m: Message): void {
+  s.numeric("400", m.command, "Bind a network first (BOUNCER BIND, or EMAIL/NETWORK)");
+}
+
+/** BOUNCER: soju.im/bouncer-networks. */
+async function bouncer(s: Session, m: Message): Promise<void> {
+  const sub = m.params[0].toUpperCase();
+  if (!s.caps.has("soju.im/bouncer-networks")) {
+    return s.write(`FAIL BOUNCER UNKNOWN_COMMAND ${safe(sub)} :Ask for soju.im/bouncer-networks`);
+  }
+  if (sub === "BIND") {
+    if (s.registered) {
+      return s.write("FAIL BOUNCER REGISTRATION_IS_COMPLETED BIND :Bind before registering");
+    }
+    if (!m.params[1]) return s.write("FAIL BOUNCER NEED_ATTRIBUTE BIND :Name a network");
+    s.bind = m.params[1].slice(0, 100);
+    return;
+  }
+  const user = s.login?.user;
+  if (!user || !s.registered) return s.numeric("451", "You have not registered");
+  const l = label(m);
+  const labelTag = l && s.caps.has("labeled-response") ? `@label=${l} ` : "";
+  if (sub === "LISTNETWORKS") {
+    const list = await s.cx.connections.list(user.id);
+    const batch = s.caps.has("batch") ? `nets${Math.floor(Math.random() * 1e9)}` : "";
+    if (batch) s.write(`${labelTag}BATCH +${batch} soju.im/bouncer-networks`);
+    for (const c of list) {
+      s.write(
+        `${batch ? `@batch=${batch} ` : ""}BOUNCER NETWORK ${c.connection_id} ${
+          networkAttributes(c)
+        }`,
+      );
+    }
+    if (batch) s.write(`BATCH -${batch}`);
+    return;
+  }
+  if (sub === "ADDNETWORK" || sub === "CHANGENETWORK" || sub === "DELNETWORK") {
+    if (!m.params[1]) return s.write(`FAIL BOUNCER NEED_ATTRIBUTE ${sub} :Not enough parameters`);
+    const lines = await changeNetwork(s.cx, user, sub, m.params.slice(1));
+    for (const line of lines) s.write(`${labelTag}${line}`);
+    if (sub === "DELNETWORK" && lines[0]?.startsWith("BOUNCER ")) {
+      // Gone: its state events may still find the row, so the removal is said here.
+      for (const w of s.cx.networkWatchers) {
+        if (w.userId === user.id) w.write(`BOUNCER NETWORK ${m.params[1]} *`);
+      }
+    }
+    return;
+  }
+  s.write(`FAIL BOUNCER UNKNOWN_COMMAND ${safe(sub)} :Unknown subcommand`);
+}
+
+/** A client's word in a reply: one word, bounded. */
+const safe = (w: string) => w.replace(/[\s:]/g, "").slice(0, 32) || "*";
 
 const ends = (...codes: string[]) => new Set(codes);
 const passOn: Command = { min: 1, run: (s, m) => upstream(s, m) };
@@ -229,9 +287,11 @@ export const COMMANDS: Record<string, Command> = {
   WHO: { min: 1, run: (s, m) => upstream(s, m, { ends: ends("315") }) },
   LIST: { run: (s, m) => upstream(s, m, { ends: ends("323") }) },
   NAMES: { min: 1, run: (s, m) => upstream(s, m, { ends: ends("366") }) },
+  BOUNCER: { early: true, min: 1, run: bouncer },
   CHATHISTORY: {
     min: 1,
     run: async (s, m) => {
+      if (!s.hub) return unbound(s, m);
       if (!s.caps.has("draft/chathistory")) {
         return s.numeric("421", "CHATHISTORY", "Unknown command");
       }
@@ -245,6 +305,7 @@ export const COMMANDS: Record<string, Command> = {
   MARKREAD: {
     min: 1,
     run: async (s, m) => {
+      if (!s.hub) return unbound(s, m);
       if (!s.caps.has("draft/read-marker")) return s.numeric("421", "MARKREAD", "Unknown command");
       for (const l of await s.cx.history.markRead(s.scope(), m.params)) s.write(l);
     },

@@ -10,6 +10,27 @@ import { Acceptor, listen, type ListenAddress } from "./listener.ts";
 import { WebSocketTransport } from "./websocket.ts";
 import { Relay } from "./relay.ts";
 import type { BouncerContext } from "./session.ts";
+import { networkAttributes } from "./networks.ts";
+
+/**
+ * Tells the clients that asked (soju.im/bouncer-networks-notify) of each change of a network's
+ * state, and of networks added or removed, wherever the change was made.
+ */
+function watchNetworks(cx: BouncerContext): () => void {
+  return cx.relay.bus.tap((userId, ev) => {
+    if (ev.event !== "state" || ev.type !== "connection") return;
+    const watchers = [...cx.networkWatchers].filter((s) => s.userId === userId);
+    if (!watchers.length) return;
+    const id = ev.connection_id;
+    void (async () => {
+      const record = await cx.store.connections.get(userId, id);
+      const line = record
+        ? `BOUNCER NETWORK ${id} ${networkAttributes(await cx.connections.json(record))}`
+        : `BOUNCER NETWORK ${id} *`;
+      for (const s of watchers) s.write(line);
+    })().catch(() => {});
+  }, ["state"]);
+}
 
 export type { ListenAddress } from "./listener.ts";
 
@@ -24,7 +45,7 @@ export interface Bouncer {
 
 /** Starts the relay and the listeners. Call before the IRC connections start, so no line is missed. */
 export function startBouncer(
-  deps: Pick<AppDeps, "store" | "bus" | "irc" | "loginThrottle">,
+  deps: Pick<AppDeps, "store" | "bus" | "irc" | "loginThrottle" | "connections">,
   opts: {
     addresses: ListenAddress[];
     tls?: { cert: string; key: string };
@@ -44,13 +65,17 @@ export function startBouncer(
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
     version: opts.version ?? "dev",
     attached: new Map(),
+    networkWatchers: new Set(),
+    connections: deps.connections,
   };
+  const unwatch = watchNetworks(cx);
   const acceptor = new Acceptor(cx);
   let listening;
   try {
     listening = listen(acceptor, opts.addresses, opts.tls);
   } catch (err) {
     relay.stop();
+    unwatch();
     throw err;
   }
   return {
@@ -60,6 +85,7 @@ export function startBouncer(
     close() {
       listening.close();
       acceptor.closeAll();
+      unwatch();
       relay.stop();
       return Promise.resolve();
     },

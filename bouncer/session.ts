@@ -6,7 +6,8 @@
 import type { IrcControl } from "../irc/control.ts";
 import { log } from "../lib/log.ts";
 import { type AuthDeps, authenticate, type Login } from "./auth.ts";
-import { burstLines, SERVER_NAME } from "./burst.ts";
+import { burstLines, controlBurst, SERVER_NAME } from "./burst.ts";
+import type { ConnectionService } from "../irc/connection_service.ts";
 import { Caps } from "./caps.ts";
 import { COMMANDS } from "./commands.ts";
 import type { HistoryScope, HistoryService } from "./history.ts";
@@ -25,6 +26,9 @@ export interface BouncerContext extends AuthDeps {
   version: string;
   /** Attached clients per user. */
   attached: Map<number, number>;
+  /** Clients told of every network's changes (soju.im/bouncer-networks-notify). */
+  networkWatchers: Set<Session>;
+  connections: ConnectionService;
 }
 
 /** One client of the listener. */
@@ -50,13 +54,23 @@ export class Session {
     this.#tokens = cx.limits.lineBurst;
   }
 
+  /** Registered without a network (soju.im/bouncer-networks): it manages networks only. */
+  control = false;
+  /** The network named by BOUNCER BIND before registration. */
+  bind?: string;
+
   get registered(): boolean {
-    return !!this.hub;
+    return !!this.hub || this.control;
   }
 
   /** The nick in numerics: the connection's once attached, else what the client gave. */
   get target(): string {
     return this.hub?.nick ?? (this.nick || "*");
+  }
+
+  /** The user, once logged in. */
+  get userId(): number | undefined {
+    return this.login?.user.id;
   }
 
   /** The history request's scope (attached sessions only). */
@@ -190,14 +204,30 @@ export class Session {
   /** Joins the connection's live stream and sends the burst. */
   async attach(): Promise<void> {
     const login = this.login!;
-    if (!login.connection) {
+    const uid = login.user.id;
+    if (!login.connection && this.bind) {
+      login.connection = await this.cx.store.connections.get(uid, this.bind);
+      if (!login.connection) {
+        this.write(`FAIL BOUNCER INVALID_NETID BIND ${this.bind} :No such network`);
+        return this.quit("No such network");
+      }
+    }
+    const networks = this.caps.has("soju.im/bouncer-networks");
+    if (!login.connection && !networks) {
       this.numeric("464", "Name the connection: EMAIL/CONNECTION_ID as the username");
       return this.quit("No connection named");
     }
-    const uid = login.user.id;
     const count = this.cx.attached.get(uid) ?? 0;
     if (count >= this.cx.limits.clientsPerUser) return this.quit("Too many clients attached");
     this.cx.attached.set(uid, count + 1);
+    if (this.caps.has("soju.im/bouncer-networks-notify")) this.cx.networkWatchers.add(this);
+    if (!login.connection) {
+      this.control = true;
+      for (const l of controlBurst(this.nick || "*", this.cx.version)) this.write(l);
+      this.onAttached();
+      log.info("bouncer client attached", { uid, connection: "" });
+      return;
+    }
     const hub = this.cx.relay.hub(uid, login.connection.connectionId);
     this.hub = hub;
     const lines = await burstLines(hub, this.caps, this.cx.history, this.scope(), this.cx.version);
@@ -213,8 +243,10 @@ export class Session {
 
   detach(): void {
     this.close();
-    if (!this.hub) return;
-    this.hub.detach(this);
+    this.cx.networkWatchers.delete(this);
+    if (!this.hub && !this.control) return;
+    this.hub?.detach(this);
+    this.control = false;
     const uid = this.login!.user.id;
     const count = (this.cx.attached.get(uid) ?? 1) - 1;
     if (count > 0) this.cx.attached.set(uid, count);
