@@ -299,7 +299,7 @@ export const COMMANDS: Record<string, Command> = {
         batch: s.caps.has("batch"),
         eventPlayback: s.caps.has("draft/event-playback"),
       });
-      for (const l of lines) s.write(l);
+      s.writeHistory(lines);
     },
   },
   MARKREAD: {
@@ -307,7 +307,7 @@ export const COMMANDS: Record<string, Command> = {
     run: async (s, m) => {
       if (!s.hub) return unbound(s, m);
       if (!s.caps.has("draft/read-marker")) return s.numeric("421", "MARKREAD", "Unknown command");
-      for (const l of await s.cx.history.markRead(s.scope(), m.params)) s.write(l);
+      s.writeHistory(await s.cx.history.markRead(s.scope(), m.params));
     },
   },
 };

@@ -35,8 +35,12 @@ export interface HistoryService {
   markRead(scope: HistoryScope, params: string[]): Promise<HistoryLines>;
   /** The `MARKREAD target timestamp=...` line for a channel, sent before its 366 on attach. */
   marker(scope: HistoryScope, target: string): Promise<string | undefined>;
+  /** The MARKREAD line of a read marker that moved elsewhere (the web client, another client). */
+  markerLine(target: string, ts: string): string;
   /** What a client without chathistory missed since its name last saw, to replay on attach. */
   replay(scope: HistoryScope, targets: string[]): Promise<HistoryLines>;
+  /** The client left: what comes after now is what it will have missed. */
+  detach(scope: HistoryScope): Promise<void>;
 }
 
 /** Until chat history is wired in: every request answers a FAIL, nothing is replayed. */
@@ -51,7 +55,9 @@ export const unavailableHistory: HistoryService = {
       `FAIL MARKREAD INTERNAL_ERROR ${safeWord(params[0])} :Read markers are not available yet`,
     ]),
   marker: () => Promise.resolve(undefined),
+  markerLine: (target, ts) => `MARKREAD ${safeWord(target)} timestamp=${safeWord(ts)}`,
   replay: () => Promise.resolve([]),
+  detach: () => Promise.resolve(),
 };
 
 /** A client's word echoed in a reply: one word, no line breaks, bounded. */

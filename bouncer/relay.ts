@@ -189,7 +189,11 @@ export class Hub {
     const text = ev.type === "action" ? `\x01ACTION ${ev.message}\x01` : ev.message;
     const tags = new Map([
       ["time", new Date(Math.floor(ts / 1000)).toISOString()],
-      ["msgid", storedMsgid(this.connectionId, ev.conversation_id, ts)],
+      // The history service's msgid when the event carries one, so live and history agree.
+      [
+        "msgid",
+        (ev as { msgid?: string }).msgid ?? storedMsgid(this.connectionId, ev.conversation_id, ts),
+      ],
     ]);
     const prefix = this.state.sources.get(ircLower(ev.from)) ?? ev.from;
     let m: Message;

@@ -16,6 +16,7 @@ import type { Hub, Relay } from "./relay.ts";
 import { SaslPlain } from "./sasl.ts";
 import type { ClientTransport } from "./transport.ts";
 import { formatLine, type Message, parseLine } from "./wire.ts";
+import { forClient } from "./filter.ts";
 
 /** What every session shares. */
 export interface BouncerContext extends AuthDeps {
@@ -86,6 +87,16 @@ export class Session {
 
   write(line: string): void {
     if (!this.#closed && !this.transport.write(line)) this.#closed = true;
+  }
+
+  /** Lines from history: filtered by the client's capabilities, as live lines are. */
+  writeHistory(lines: string[]): void {
+    const prefixes = this.hub?.state.prefixSymbols() ?? "@+";
+    for (const raw of lines) {
+      const m = parseLine(raw);
+      const line = m && forClient(this.caps, m, { prefixes, myNick: this.target });
+      if (line) this.write(line);
+    }
   }
 
   /** A numeric to this client, from Parley. */
@@ -234,7 +245,7 @@ export class Session {
     for (const l of lines) this.write(l);
     if (!this.caps.has("draft/chathistory")) {
       const names = [...hub.state.channels.values()].map((c) => c.name);
-      for (const l of await this.cx.history.replay(this.scope(), names)) this.write(l);
+      this.writeHistory(await this.cx.history.replay(this.scope(), names));
     }
     hub.clients.add(this);
     this.onAttached();
@@ -245,7 +256,10 @@ export class Session {
     this.close();
     this.cx.networkWatchers.delete(this);
     if (!this.hub && !this.control) return;
-    this.hub?.detach(this);
+    if (this.hub) {
+      this.hub.detach(this);
+      this.cx.history.detach(this.scope()).catch(() => {});
+    }
     this.control = false;
     const uid = this.login!.user.id;
     const count = (this.cx.attached.get(uid) ?? 1) - 1;
