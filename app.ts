@@ -8,7 +8,7 @@ import { loadSession } from "./http/session.ts";
 import { isCrossSite, requestOrigin } from "./http/client.ts";
 import { log } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
-import openapi from "./routes/openapi.json" with { type: "json" };
+import { apiDocument } from "./http/contract/mod.ts";
 import { userRoutes } from "./routes/user.ts";
 import { usersRoutes } from "./routes/users.ts";
 import { settingsRoutes } from "./routes/settings.ts";
@@ -103,7 +103,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     try {
       host = new URL(requestOrigin(c, deps.config)).host;
     } catch { /* a Host header that is no host: the base URL's */ }
-    return c.json({ ...openapi, host });
+    return c.json({ ...apiDocument(), host });
   });
   const operations = [
     // accounts

@@ -10,19 +10,19 @@ import { IrcManager } from "./irc/engine/manager.ts";
 import { ConnectionService } from "./irc/connection_service.ts";
 import { filesUserDeleted } from "./routes/files.ts";
 import type { Store } from "./store/mod.ts";
-import type { PgStore } from "./store/pg/mod.ts";
+import type { ClusterIrc } from "./cluster/irc.ts";
 import { LoginThrottle } from "./http/throttle.ts";
 
 /** The app's dependencies over an opened store. */
 export async function wireDeps(config: Config, store: Store, version: string): Promise<AppDeps> {
   const bus = new EventBus();
   const manager = new IrcManager({ config, store, bus, version });
-  // On PostgreSQL every process is a node of a cluster (of one, or of many): it runs the users
-  // it owns and forwards the rest (cluster/).
+  // On a store several daemons can share, every process is a node of a cluster (of one, or of
+  // many): it runs the users it owns and forwards the rest (cluster/, built on PostgreSQL's store).
   const loginThrottle = new LoginThrottle();
   // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
-  const irc = isPg(store)
-    ? new (await import("./cluster/irc.ts")).ClusterIrc(manager, store, bus, config.clusterScanMs, {
+  const irc = store.backend.clustered
+    ? await clusterIrc(manager, store, bus, config.clusterScanMs, {
       secret: config.secret,
       loginThrottle,
     })
@@ -41,6 +41,17 @@ export async function wireDeps(config: Config, store: Store, version: string): P
   return deps;
 }
 
-function isPg(store: Store): store is PgStore {
-  return "sql" in store && "url" in store;
+/** This node's IRC in a cluster, over the shared store (cluster/ is built on PostgreSQL's). */
+async function clusterIrc(
+  manager: IrcManager,
+  store: Store,
+  bus: EventBus,
+  scanMs: number,
+  shared: ConstructorParameters<typeof ClusterIrc>[4],
+): Promise<ClusterIrc> {
+  const [cluster, { pgStoreOf }] = await Promise.all([
+    import("./cluster/irc.ts"),
+    import("./store/pg/mod.ts"),
+  ]);
+  return new cluster.ClusterIrc(manager, pgStoreOf(store), bus, scanMs, shared);
 }

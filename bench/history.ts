@@ -8,7 +8,7 @@
  */
 import { startPostgres } from "../tests/support/postgres.ts";
 import { join } from "node:path";
-import { openSqliteStore } from "../store/mod.ts";
+import { openSqliteStore } from "../store/sqlite/mod.ts";
 import type { MessageStore } from "../store/message_types.ts";
 import { openPgMessageStore, type PgMessageStore } from "../store/pg/messages.ts";
 import { connectPg } from "../store/pg/db.ts";
@@ -151,7 +151,7 @@ try {
   await messages.flush();
   const written = performance.now();
   // Stored means searchable too: the clock stops when the indexer has caught up.
-  if (!pg) await store.messages.searchable();
+  await messages.searchable?.();
   if (Deno.env.get("BENCH_DEBUG")) {
     console.log(
       `written ${((written - t0) / 1000).toFixed(1)} s, indexed ${
@@ -163,7 +163,7 @@ try {
   if (!reuse && !pgFilled) line("ingest_msgs_per_s", N / ingestSeconds, "msgs/s");
   // A server is idle most of the time; that is when the search index is tidied.
   const t1 = performance.now();
-  if (!pg) await store.messages.settled();
+  await messages.settled?.();
   // PostgreSQL's tidying is autovacuum's ANALYZE: without statistics after a bulk load the
   // planner guesses (a word's frequency, above all), as it would not on a server in use.
   if (pgSql) {

@@ -1,9 +1,6 @@
 /** `parley store copy --to postgres://...`: moves a SQLite installation into PostgreSQL. */
-import { join } from "node:path";
 import { ConfigError, parseCommandLine, readSecretFile } from "../config.ts";
-import { openDatabase } from "../store/db.ts";
-import { copySqliteToPg, diskFileContents } from "../store/copy.ts";
-import { connectPg } from "../store/pg/db.ts";
+import { storeBackend } from "../store/mod.ts";
 import { DomainError } from "../lib/errors.ts";
 import { commandConfig, lockHome } from "./home.ts";
 import { STORE_USAGE } from "./help.ts";
@@ -55,26 +52,29 @@ export async function storeCommand(args: string[]): Promise<void> {
   if (config.databaseUrl) {
     throw new ConfigError("unset PARLEY_DATABASE_URL: the copy reads the data folder's SQLite");
   }
+  const from = await storeBackend(); // the data folder's SQLite
+  const into = await storeBackend(to);
+  if (!from.copySource || !into.copyInto) {
+    throw new ConfigError(`a ${from.name} store cannot be copied into ${into.name}`);
+  }
   // The daemon must not write the database while it is copied.
   const lock = await lockHome(config.home, "copying the store");
-  const db = openDatabase(join(config.home, "parley.db"));
-  const sql = connectPg(to, 4);
+  const source = from.copySource(config.home);
   try {
     const started = performance.now();
     let last = 0;
-    const contents = diskFileContents(sql, join(config.home, "files"));
-    const report = await copySqliteToPg(db, sql, contents.copy, (table, rows) => {
+    const report = await into.copyInto(to, source, (table, rows) => {
       if (performance.now() - last < 2000) return;
       last = performance.now();
       console.error(`${table}: ${rows} rows`);
     });
     for (const t of report.tables) {
-      console.log(`${t.table}\t${t.sqlite}\t${t.postgres}`);
+      console.log(`${t.table}\t${t.source}\t${t.target}`);
     }
-    if (contents.missing.length) {
+    if (report.missing.length) {
       console.error(
-        `${contents.missing.length} files had no contents on disk (kept empty): ` +
-          contents.missing.slice(0, 10).join(" "),
+        `${report.missing.length} files had no contents on disk (kept empty): ` +
+          report.missing.slice(0, 10).join(" "),
       );
     }
     const secs = ((performance.now() - started) / 1000).toFixed(1);
@@ -86,8 +86,7 @@ export async function storeCommand(args: string[]): Promise<void> {
     if (err instanceof DomainError) throw new ConfigError(err.message);
     throw err;
   } finally {
-    await sql.end();
-    db.close();
+    source.close();
     lock.close();
   }
 }

@@ -15,7 +15,7 @@ export const password = z.string({ error: "Password is required." })
 
 /** A boolean query flag: `true`, `1`, `false`, `0`. */
 export const queryBool = z.enum(["true", "false", "1", "0", ""]).optional()
-  .transform((v) => v === "true" || v === "1");
+  .transform((v) => v === "true" || v === "1").meta({ type: "boolean" });
 
 /** A positive integer query value no greater than `max`, defaulting to `fallback`. */
 export function queryLimit(fallback: number, max: number) {
@@ -23,7 +23,7 @@ export function queryLimit(fallback: number, max: number) {
     .transform((v) => (v === undefined ? fallback : Number(v)))
     .pipe(
       z.number().int().min(1, { error: "Must be at least 1." }).transform((n) => Math.min(n, max)),
-    );
+    ).meta({ type: "integer" });
 }
 
 /** An RFC 3339 date-time query value, as microseconds since the epoch. */

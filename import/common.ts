@@ -5,13 +5,17 @@
  */
 import { join } from "node:path";
 import { type Config, ConfigError } from "../config.ts";
-import { openDatabase } from "../store/db.ts";
-import { loadMigrations, migrate } from "../store/migrate.ts";
-import { sqliteUserStore, type UserStore } from "../store/users.ts";
-import { type ConnectionRecord, sqliteConnectionStore } from "../store/connections.ts";
-import { type ConversationRecord, sqliteConversationStore } from "../store/conversations.ts";
-import { type ImportedMessage, messageImporter } from "../store/import.ts";
-import { openSqliteStore, type Store } from "../store/mod.ts";
+import { openDatabase } from "../store/sqlite/db.ts";
+import { migrate, sqliteMigrations } from "../store/sqlite/migrate.ts";
+import { sqliteUserStore } from "../store/sqlite/users.ts";
+import type { UserStore } from "../store/users.ts";
+import type { ConnectionRecord } from "../store/connections.ts";
+import { sqliteConnectionStore } from "../store/sqlite/connections.ts";
+import type { ConversationRecord } from "../store/conversations.ts";
+import { sqliteConversationStore } from "../store/sqlite/conversations.ts";
+import { type ImportedMessage, messageImporter } from "../store/sqlite/import.ts";
+import { openSqliteStore } from "../store/sqlite/mod.ts";
+import type { Store } from "../store/mod.ts";
 import { email as emailSchema } from "../http/schemas.ts";
 import { ircLower } from "../irc/casefold.ts";
 import { newConnectionId, parseIrcUrl, sameTarget } from "../irc/url.ts";
@@ -186,7 +190,7 @@ export class ImportSession {
    */
   static async open(config: Config, opts: { merge?: boolean } = {}): Promise<ImportSession> {
     const db = openDatabase(join(config.home, "parley.db"));
-    migrate(db, await loadMigrations());
+    migrate(db, await sqliteMigrations());
     return new ImportSession(config, db, opts.merge === true);
   }
 

@@ -271,7 +271,7 @@ export interface PongFrame {
   ts: string;
 }
 
-/** The answer to `load`: the User resource; its shape is the API's (routes/openapi.json). */
+/** The answer to `load`: the User resource; its shape is the API's (http/contract). */
 export interface LoadFrame<User = Record<string, unknown>> {
   event: "load";
   id: RequestId;

@@ -1,9 +1,9 @@
 /** Conversations: list, mark as read, and send a message into one (for scripts). */
 import { Hono } from "hono";
-import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
+import { API, bodyOf } from "../http/contract/mod.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { isListed } from "../irc/chat/record.ts";
 import { NOT_CONNECTED } from "../irc/chat/frozen.ts";
@@ -13,18 +13,6 @@ import { ircLower } from "../irc/casefold.ts";
 // The conversation_id may be empty (the server's conversation): `/conversation//read`.
 /** The conversation_id path parameter; it may be empty (the server conversation). */
 export const CONVERSATION = ":conversation_id{[^/]*}";
-
-/** A channel or nick as a conversation_id: no spaces, commas or control characters. */
-export const conversationName = z.string().max(100, { error: "The name is too long." })
-  .regex(/^[^\s,\p{Cc}]*$/u, { error: "Not a channel or nick name." });
-
-const sendParams = z.object({ conversation_id: conversationName });
-
-/** sendMessage's body. */
-export const sendBody = z.object({
-  message: z.string({ error: "message is required." }).min(1, { error: "message is required." })
-    .max(65536, { error: "The message is too long." }),
-});
 
 /** getConversations: the user's listed conversations, by conversation_id (as Convos). */
 export async function listConversations(deps: AppDeps, userId: number) {
@@ -94,12 +82,8 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
     requireUser,
     async (c) => {
       // The id becomes part of IRC lines: a space or a control character would inject.
-      const { conversation_id } = validate(
-        sendParams,
-        { conversation_id: c.req.param("conversation_id") },
-        "/params",
-      );
-      const body = await jsonBody(c, sendBody);
+      const { conversation_id } = validate(API.sendMessage.params, c.req.param(), "/params");
+      const body = await jsonBody(c, bodyOf("sendMessage"));
       const user = currentUser(c);
       const result = await deps.irc.send(
         user.id,

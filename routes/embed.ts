@@ -1,23 +1,16 @@
 /** embed: oEmbed-style information about a URL, as JSON, an HTML fragment or JSONP. */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, badRequest } from "../http/errors.ts";
 import { requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
+import { API } from "../http/contract/mod.ts";
 import { Embedder } from "../embed/embed.ts";
 import { FetchFailed, FetchRefused } from "../embed/safe_fetch.ts";
 
 /** A JSONP callback name: an identifier or a dotted path, nothing that could be script. */
 export const CALLBACK = /^[A-Za-z_$][\w$.]{0,63}$/;
-
-/** embed's query. */
-export const embedQuery = z.object({
-  url: z.string({ error: "url is required." }).trim().min(1, { error: "url is required." })
-    .max(4096, { error: "url is too long." }),
-  callback: z.string().optional(),
-});
 
 /** Routes /api/embed, /api/embed.html and /api/embed.jsonp (`.json` is stripped by the app). */
 export function embedRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -25,7 +18,7 @@ export function embedRoutes(deps: AppDeps): Hono<AppEnv> {
   const embedder = new Embedder(deps.config.embedAllowPrivate);
 
   const lookup = async (c: Context<AppEnv>, format: "json" | "html" | "jsonp") => {
-    const query = queryParams(c, embedQuery);
+    const query = queryParams(c, API.embed.query);
     if (format === "jsonp" && !CALLBACK.test(query.callback ?? "")) {
       throw badRequest("callback must be a JavaScript identifier.", "/query/callback");
     }

@@ -1,22 +1,15 @@
 /** Files: upload, list, download (no login: ids are unguessable), delete. */
 import { Hono } from "hono";
 import { join } from "node:path";
-import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
-import { queryLimit } from "../http/schemas.ts";
+import { API } from "../http/contract/mod.ts";
 import { formatMicros } from "../lib/time.ts";
 import { extension, mediaType, servedAs } from "../lib/media_types.ts";
 import { type FileRecord, FileTooLargeError, fileUrl, UnknownCursorError } from "../store/files.ts";
 import { readUploadForm, tooLarge } from "../files/upload.ts";
-
-/** getFiles's query. */
-export const listQuery = z.object({
-  after: z.string().max(100).optional(),
-  limit: queryLimit(60, 60),
-});
 
 /** The upload answer's entry for one file. */
 export function uploadedJson(deps: AppDeps, file: FileRecord) {
@@ -106,7 +99,7 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
 
   app.get("/files", requireUser, async (c) => {
     const user = currentUser(c);
-    const query = queryParams(c, listQuery);
+    const query = queryParams(c, API.getFiles.query);
     try {
       const page = await files.page(user.id, query.after, query.limit);
       return c.json({

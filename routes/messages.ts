@@ -1,31 +1,15 @@
 /** conversationMessages and connectionMessages: pages of a conversation's history. */
 import { type Context, Hono } from "hono";
-import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams, validate } from "../http/validate.ts";
-import { queryLimit, queryTime } from "../http/schemas.ts";
+import { queryLimit } from "../http/schemas.ts";
+import { API } from "../http/contract/mod.ts";
 import { ircLower } from "../irc/casefold.ts";
 import { CONVERSATION } from "./conversations.ts";
 import { DomainError } from "../lib/errors.ts";
 import type { HistoryQuery } from "../store/message_types.ts";
-
-/** Longest `match` accepted; longer is a 400, never a slow query. */
-export const MAX_MATCH = 500;
-
-/** The query of history listings, shared with search. */
-export const matchParam = z.string().max(MAX_MATCH, { error: `At most ${MAX_MATCH} characters.` })
-  .optional();
-
-/** The query of conversationMessages and connectionMessages; `limit`'s default depends on it. */
-export const historyQuery = z.object({
-  before: queryTime,
-  after: queryTime,
-  around: queryTime,
-  limit: z.string().optional(),
-  match: matchParam,
-});
 
 const pageLimit = (fallback: number) => queryLimit(fallback, 200);
 
@@ -37,7 +21,7 @@ const MAX_WINDOW_US = 86_400 * 365 * 1_000_000;
  * messages between them (`limit` 200 by default), `after` no later than `before`, at most a year.
  */
 export function readHistoryQuery(c: Context): HistoryQuery & { match?: string } {
-  const { limit, ...q } = queryParams(c, historyQuery);
+  const { limit, ...q } = queryParams(c, API.conversationMessages.query);
   const window = q.before !== undefined && q.after !== undefined;
   const n = validate(pageLimit(window ? 200 : 60), limit, "/query/limit");
   if (window && q.after! > q.before!) {

@@ -1,13 +1,9 @@
 /** notificationMessages and markNotificationsAsRead. */
 import { Hono } from "hono";
-import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
-import { queryLimit, queryTime } from "../http/schemas.ts";
-
-/** notificationMessages's query. */
-export const listQuery = z.object({ limit: queryLimit(40, 200), before: queryTime });
+import { API } from "../http/contract/mod.ts";
 
 /** Routes under /api/notifications. */
 export function notificationRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -15,7 +11,7 @@ export function notificationRoutes(deps: AppDeps): Hono<AppEnv> {
   const { messages } = deps.store;
 
   app.get("/notifications", requireUser, async (c) => {
-    const q = queryParams(c, listQuery);
+    const q = queryParams(c, API.notificationMessages.query);
     const page = messages.notifications?.list(currentUser(c).id, q.limit, q.before);
     return c.json(await page ?? { messages: [], end: true });
   });

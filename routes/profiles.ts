@@ -1,35 +1,14 @@
 /** Connection profiles: limits and defaults per IRC host, managed by admins. */
 import { Hono } from "hono";
-import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { adminOnly, currentUser, requireUser } from "../http/session.ts";
 import { jsonBody } from "../http/validate.ts";
+import { bodyOf } from "../http/contract/mod.ts";
 import { hostId } from "../irc/host_id.ts";
 import { publicUrl } from "../irc/url.ts";
 import type { ProfileRecord } from "../store/profiles.ts";
 import type { ServerSettings } from "../store/settings.ts";
-
-/** saveConnectionProfile's body. */
-export const profileBody = z.object({
-  url: z.string({ error: "url is required." }).trim().refine((v) => {
-    try {
-      const u = new URL(v);
-      return (u.protocol === "irc:" || u.protocol === "ircs:") && u.hostname !== "";
-    } catch {
-      return false;
-    }
-  }, { error: "url must be an irc:// or ircs:// URL with a host." }),
-  is_default: z.boolean().optional(),
-  is_forced: z.boolean().optional(),
-  max_bulk_message_size: z.number().int().min(1).max(32).optional(),
-  max_message_length: z.number().int().min(32).max(2048).optional(),
-  service_accounts: z.array(z.string().trim().min(1).max(64)).max(32).optional(),
-  skip_queue: z.boolean().optional(),
-  // A secret never sent out: "" (what a client that was not given it sends back) keeps the stored
-  // one, null clears it.
-  webirc_password: z.string().max(256).nullable().optional(),
-});
 
 const hostOf = (url: string) => new URL(url).hostname.toLowerCase();
 
@@ -99,7 +78,7 @@ export function profileRoutes(deps: AppDeps): Hono<AppEnv> {
     "/connection-profiles",
     adminOnly("Only admins can save connection profiles."),
     async (c) => {
-      const body = await jsonBody(c, profileBody);
+      const body = await jsonBody(c, bodyOf("saveConnectionProfile"));
       await ensureDefaultProfile(deps);
       const host = hostOf(body.url);
       const id = hostId(host);

@@ -1,30 +1,17 @@
 /** searchMessages: word search over all of the user's conversations. */
 import { Hono } from "hono";
 import { DomainError } from "../lib/errors.ts";
-import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
-import { queryLimit, queryTime } from "../http/schemas.ts";
+import { API } from "../http/contract/mod.ts";
 import { ircLower } from "../irc/casefold.ts";
-import { matchParam } from "./messages.ts";
-
-/** searchMessages's query. */
-export const searchQuery = z.object({
-  match: matchParam,
-  connection_id: z.string().max(100).optional(),
-  conversation_id: z.string().max(200).optional(),
-  from: z.string().max(100).optional(),
-  before: queryTime,
-  after: queryTime,
-  limit: queryLimit(60, 200),
-});
 
 /** Routes under /api/search. */
 export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get("/search", requireUser, async (c) => {
-    const q = queryParams(c, searchQuery);
+    const q = queryParams(c, API.searchMessages.query);
     const { search } = deps.store.messages;
     if (!search) throw new DomainError("unavailable", "Search is not available.");
     const page = await search.forUser(currentUser(c).id, {

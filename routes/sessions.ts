@@ -3,14 +3,12 @@
  * from, and the install hint the client needs before anyone can log in.
  */
 import { Hono, type MiddlewareHandler } from "hono";
-import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { clientAddress } from "../http/client.ts";
-
-const publicId = z.string().regex(/^[\w-]{1,64}$/, "Not a session id.");
+import { API } from "../http/contract/mod.ts";
 
 /**
  * Records the user agent and address a session is used from, written only when they change
@@ -61,7 +59,7 @@ export function sessionRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   app.delete("/user/sessions/:id", requireUser, async (c) => {
-    const id = validate(publicId, c.req.param("id"), "/params/id");
+    const id = validate(API.removeSession.params.shape.id, c.req.param("id"), "/params/id");
     // Another user's id is "no such session" too: ids of others are not confirmed.
     if (!(await store.sessions.removePublic(currentUser(c).id, id))) {
       throw notFound("No such session.");

@@ -1,42 +1,11 @@
 /** Server settings, for admins, with the disk usage of the data folder. */
 import { Hono } from "hono";
 import { statfs } from "node:fs/promises";
-import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { requireAdmin } from "../http/session.ts";
 import { jsonBody } from "../http/validate.ts";
+import { bodyOf } from "../http/contract/mod.ts";
 import { ensureDefaultProfile } from "./profiles.ts";
-
-/** A URL with one of `schemes` and a host; `error` is Convos's wording for the field. */
-const uri = (schemes: string[], error: string) =>
-  z.string().trim().refine((v) => {
-    try {
-      const url = new URL(v);
-      return schemes.includes(url.protocol.slice(0, -1)) && url.hostname !== "";
-    } catch {
-      return false;
-    }
-  }, { error });
-const HTTP = ["http", "https"];
-
-/** updateSettings's body. */
-export const settingsBody = z.object({
-  contact: z.string().trim().min(3, { error: "Contact must be at least 3 characters." }).max(500)
-    .optional(),
-  default_connection: uri(["irc", "ircs"], "Connection URL require a scheme and host.").optional(),
-  forced_connection: z.boolean().optional(),
-  open_to_public: z.boolean().optional(),
-  organization_name: z.string().trim().max(200).optional(),
-  organization_url: z.union([
-    z.literal(""),
-    uri(HTTP, "Organization URL require a scheme and host."),
-  ]).optional(),
-  video_service: z.union([z.literal(""), uri(HTTP, "Video service URL require a scheme and host.")])
-    .optional(),
-  max_connections_per_user: z.number().int().min(1).max(10_000).optional(),
-  max_conversations_per_connection: z.number().int().min(1).max(1_000_000).optional(),
-  irc_allow_private: z.boolean().optional(),
-});
 
 /**
  * The device of the file system holding `path`, as `df` names it: the source of the longest mount
@@ -86,7 +55,7 @@ export function settingsRoutes(deps: AppDeps): Hono<AppEnv> {
   });
   app.get("/settings", requireAdmin, async (c) => c.json(await current()));
   app.post("/settings", requireAdmin, async (c) => {
-    await deps.store.settings.set(await jsonBody(c, settingsBody));
+    await deps.store.settings.set(await jsonBody(c, bodyOf("updateSettings")));
     await ensureDefaultProfile(deps);
     return c.json(await current());
   });

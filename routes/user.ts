@@ -1,10 +1,9 @@
 /** The user's own account: register, log in and out, read, update, delete, invite. */
 import { type Context, Hono } from "hono";
-import { z } from "zod";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, forbidden, notFound } from "../http/errors.ts";
 import { jsonBody, queryParams, validate } from "../http/validate.ts";
-import { email, password, queryBool } from "../http/schemas.ts";
+import { API, bodyOf } from "../http/contract/mod.ts";
 import {
   csrfToken,
   currentUser,
@@ -22,40 +21,8 @@ import { createInvite, inviteToken } from "./invite.ts";
 import { userJson } from "./user_json.ts";
 import { addDefaultConnection } from "./default_connection.ts";
 
-const ROLES = ["admin", "bot"] as const;
-
-/** loginUser's body. */
-export const loginBody = z.object({
-  email,
-  password: z.string({ error: "Password is required." }),
-});
-/** registerUser's body; an empty exp or token (blank hidden form fields) is the same as none. */
-export const registerBody = z.object({
-  email,
-  password,
-  exp: z.union([z.string(), z.number()]).optional().transform((
-    v,
-  ) => (v === undefined || v === "" ? undefined : String(v))),
-  token: z.string().optional().transform((v) => v || undefined),
-});
-/** As Convos: each keyword is trimmed, and one without a word character is dropped. */
-const keywords = z.array(z.string().max(100)).max(100)
-  .transform((list) => list.map((k) => k.trim()).filter((k) => /\w/.test(k)));
-/** updateUser's body. */
-export const updateBody = z.object({
-  highlight_keywords: keywords.optional(),
-  password: password.optional(),
-  // Needed to change one's own password, so that a stolen session cannot take the account over.
-  current_password: z.string().max(1024).optional(),
-  roles: z.array(z.enum(ROLES, { error: "Unknown role." })).optional(),
-});
 const NOT_OPEN = "Convos registration is not open to public.";
 const BAD_INVITE = "Invalid token. You have to ask your Convos admin for a new link.";
-/** getUser's query. */
-export const getUserQuery = z.object({ connections: queryBool, conversations: queryBool });
-/** logoutUser's query. */
-export const logoutQuery = z.object({ csrf: z.string({ error: "csrf is required." }) });
-
 /** Routes under /api/user. */
 export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -77,7 +44,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     action: "update" | "delete",
   ): Promise<UserRecord> {
     // Hono's param() has decoded it already; decoding twice would turn %2540 into @.
-    const address = validate(email, rawEmail, "/params/email");
+    const address = validate(API.updateUser.params.shape.email, rawEmail, "/params/email");
     if (address !== caller.email && !caller.roles.includes("admin")) {
       throw forbidden(`Only admins can ${action} other users.`);
     }
@@ -95,7 +62,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   }
 
   app.post("/user/login", async (c) => {
-    const body = await jsonBody(c, loginBody, { required: true });
+    const body = await jsonBody(c, bodyOf("loginUser"), { required: true });
     const addr = clientAddress(c, deps.config);
     const wait = throttle.wait(body.email, addr);
     if (wait > 0) {
@@ -115,7 +82,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   app.post("/user/register", async (c) => {
-    const body = await jsonBody(c, registerBody, { required: true });
+    const body = await jsonBody(c, bodyOf("registerUser"), { required: true });
     const existing = await store.users.byEmail(body.email);
     let user: UserRecord;
     let created = false;
@@ -160,7 +127,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   const logout = async (c: Context<AppEnv>) => {
-    const { csrf } = queryParams(c, logoutQuery);
+    const { csrf } = queryParams(c, API.logoutUser.query);
     const hash = c.get("sessionHash");
     if (hash && !safeEqual(csrf, await csrfToken(deps, hash))) {
       throw badRequest("Invalid csrf token.", "/query/csrf");
@@ -172,14 +139,14 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   app.get("/user/logout.html", requireUser, logout);
 
   app.get("/user", requireUser, async (c) => {
-    const query = queryParams(c, getUserQuery);
+    const query = queryParams(c, API.getUser.query);
     return c.json(await withCsrf(c, await userJson(deps, currentUser(c), { ...query, ...own(c) })));
   });
 
   app.post("/user/:email", requireUser, async (c) => {
     const caller = currentUser(c);
     const user = await target(caller, c.req.param("email"), "update");
-    const body = await jsonBody(c, updateBody);
+    const body = await jsonBody(c, bodyOf("updateUser"));
     // As Convos: roles from a non-admin are ignored, not refused.
     const roles = caller.roles.includes("admin") ? body.roles : undefined;
     if (roles !== undefined && !roles.includes("admin") && (await isLastAdmin(user))) {
@@ -225,7 +192,11 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   const invite = async (c: Context<AppEnv>) => {
-    const address = validate(email, c.req.param("email") ?? "", "/params/email");
+    const address = validate(
+      API.inviteUser.params.shape.email,
+      c.req.param("email") ?? "",
+      "/params/email",
+    );
     return c.json(await createInvite(deps, address));
   };
   app.post("/user/:email/invite", requireAdmin, invite);

@@ -18,10 +18,10 @@ const root = new URL("..", import.meta.url).pathname;
 export const EMBEDDED = [
   "static/",
   "i18n/",
-  "store/migrations/",
+  "store/sqlite/migrations/",
   "store/pg/migrations/",
-  "store/search_worker.ts",
-  "store/search_file.ts",
+  "store/sqlite/search_worker.ts",
+  "store/sqlite/search_file.ts",
   "lib/malloc_trim.ts",
   "lib/idle_gc.ts",
   "lib/log.ts",

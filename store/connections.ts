@@ -1,6 +1,4 @@
 /** IRC connections: one row per connection of a user, with its URL and wanted state. */
-import type { DatabaseSync } from "node:sqlite";
-import { nowMicros } from "../lib/time.ts";
 
 /** The state a user asks for. */
 export type WantedState = "connected" | "disconnected";
@@ -19,7 +17,16 @@ export interface ConnectionRecord {
   wantedState: WantedState;
   /** The nick last used (kept across restarts); empty until the first registration. */
   nick: string;
+  /** The fingerprint of its TLS client certificate (SHA-512, hex); empty until one is made. */
+  certFingerprint: string;
   created: number;
+}
+
+/** A connection's TLS client certificate and its private key (PEM): the key never leaves Parley. */
+export interface ClientCertificate {
+  cert: string;
+  key: string;
+  fingerprint: string;
 }
 
 /** Fields of a new connection. */
@@ -55,6 +62,10 @@ export interface ConnectionStore {
   update(id: number, patch: ConnectionPatch): Promise<ConnectionRecord | undefined>;
   /** Deletes the connection; its conversations and messages go with it (foreign keys). */
   remove(id: number): Promise<boolean>;
+  /** The connection's client certificate with its key, if one was made. */
+  certificate(id: number): Promise<ClientCertificate | undefined>;
+  /** Keeps a client certificate for the connection (unless it has one already); returns the kept one. */
+  setCertificate(id: number, c: ClientCertificate): Promise<ClientCertificate | undefined>;
 }
 
 /** A `connections` row, in SQLite and PostgreSQL alike. */
@@ -67,7 +78,21 @@ export interface ConnectionRow {
   on_connect_commands: string;
   wanted_state: WantedState;
   nick: string;
+  cert_fingerprint: string;
   created: number;
+}
+
+/** The certificate columns of a `connections` row. */
+export interface CertificateRow {
+  tls_cert: string;
+  tls_key: string;
+  cert_fingerprint: string;
+}
+
+/** The certificate of a row, if it has one. */
+export function toCertificate(r: CertificateRow | undefined): ClientCertificate | undefined {
+  if (!r?.tls_cert || !r.tls_key) return undefined;
+  return { cert: r.tls_cert, key: r.tls_key, fingerprint: r.cert_fingerprint };
 }
 
 /** A stored row as a ConnectionRecord. */
@@ -81,6 +106,7 @@ export function toRecord(r: ConnectionRow): ConnectionRecord {
     onConnectCommands: JSON.parse(r.on_connect_commands),
     wantedState: r.wanted_state,
     nick: r.nick,
+    certFingerprint: r.cert_fingerprint ?? "",
     created: r.created,
   };
 }
@@ -93,59 +119,3 @@ export const COLUMNS: Record<keyof ConnectionPatch, string> = {
   wantedState: "wanted_state",
   nick: "nick",
 };
-
-/** The SQLite implementation of ConnectionStore. */
-export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
-  const q = {
-    insert: db.prepare(`INSERT INTO connections
-      (user_id, connection_id, name, url, on_connect_commands, wanted_state, nick, created)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`),
-    list: db.prepare("SELECT * FROM connections WHERE user_id = ? ORDER BY connection_id"),
-    get: db.prepare("SELECT * FROM connections WHERE user_id = ? AND connection_id = ?"),
-    byId: db.prepare("SELECT * FROM connections WHERE id = ?"),
-    wanted: db.prepare("SELECT * FROM connections WHERE wanted_state = 'connected' ORDER BY id"),
-    remove: db.prepare("DELETE FROM connections WHERE id = ?"),
-  };
-  const byId = (id: number) => {
-    const row = q.byId.get(id) as ConnectionRow | undefined;
-    return row && toRecord(row);
-  };
-  return {
-    create: (c) =>
-      Promise.resolve(toRecord(
-        q.insert.get(
-          c.userId,
-          c.connectionId,
-          c.name,
-          c.url,
-          JSON.stringify(c.onConnectCommands),
-          c.wantedState,
-          c.nick ?? "",
-          nowMicros(),
-        ) as unknown as ConnectionRow,
-      )),
-    list: (userId) =>
-      Promise.resolve((q.list.all(userId) as unknown as ConnectionRow[]).map(toRecord)),
-    get(userId, connectionId) {
-      const row = q.get.get(userId, connectionId) as ConnectionRow | undefined;
-      return Promise.resolve(row && toRecord(row));
-    },
-    byId: (id) => Promise.resolve(byId(id)),
-    wanted: () => Promise.resolve((q.wanted.all() as unknown as ConnectionRow[]).map(toRecord)),
-    update(id, patch) {
-      const sets: string[] = [];
-      const values: string[] = [];
-      for (const [key, column] of Object.entries(COLUMNS)) {
-        const value = patch[key as keyof ConnectionPatch];
-        if (value === undefined) continue;
-        sets.push(`${column} = ?`);
-        values.push(Array.isArray(value) ? JSON.stringify(value) : value);
-      }
-      if (sets.length) {
-        db.prepare(`UPDATE connections SET ${sets.join(", ")} WHERE id = ?`).run(...values, id);
-      }
-      return Promise.resolve(byId(id));
-    },
-    remove: (id) => Promise.resolve(Number(q.remove.run(id).changes) > 0),
-  };
-}

@@ -1,210 +1,35 @@
 /**
- * Copies a SQLite installation (parley.db) into an empty PostgreSQL database: the upgrade path from
- * one machine to several nodes (`parley store copy --to postgres://...`).
- *
- * Table by table, the columns both schemas have, in batches; ids are kept (messages, files and
- * sessions refer to them) and each serial sequence is moved past the copied ids. What only SQLite
- * keeps for its own search index (message_ids, message_deletions) stays behind: PostgreSQL's index
- * is a column, filled here from the text.
+ * Copying an installation from one backend into another (`parley store copy`): the source backend
+ * reads its tables out through a CopySource, the target writes them into its empty database.
  */
-import type { DatabaseSync } from "node:sqlite";
-import type postgres from "postgres";
-import { DomainError } from "../lib/errors.ts";
-import { migratePg, pgString, type Sql } from "./pg/db.ts";
-import { tsvectorOf } from "./pg/tsquery.ts";
-import { refillVocabulary } from "./pg/vocabulary.ts";
-import { writeBlob } from "./pg/files.ts";
-import { join } from "node:path";
 
-/** Tables in the order their references need (a row's parent first). */
-const ORDER = [
-  "users",
-  "sessions",
-  "settings",
-  "connection_profiles",
-  "connections",
-  "conversations",
-  "messages",
-  "notification_reads",
-  "files",
-  "push_subscriptions",
-  "push_prefs",
-];
-/** SQLite's own bookkeeping, which PostgreSQL does not need. */
-const SQLITE_ONLY = new Set(["schema_migrations", "message_ids", "message_deletions"]);
-/** Rows per INSERT: PostgreSQL takes at most 65,535 parameters in one statement. */
-const MAX_PARAMS = 60_000;
+/** One table's column names and its rows, as the source stores them. */
+export type CopyRow = Record<string, unknown>;
+
+/** An installation's tables and files, read for a copy. */
+export interface CopySource {
+  /** The source in messages ("SQLite"). */
+  readonly name: string;
+  /** The tables of the installation, its own bookkeeping (migrations, indexes) left out. */
+  tables(): string[];
+  /** The columns of `table`. */
+  columns(table: string): string[];
+  /** The rows of `table`, the `columns` given. */
+  rows(table: string, columns: string[]): Iterable<CopyRow>;
+  /** How many rows `table` holds. */
+  count(table: string): number;
+  /** A file's contents, or undefined when the installation has none for it. */
+  fileContents(file: { user_id: number; file_id: string }): Promise<
+    ReadableStream<Uint8Array> | undefined
+  >;
+  close(): void;
+}
 
 /** What was copied: rows per table, both sides counted after the copy. */
 export interface CopyReport {
-  tables: { table: string; sqlite: number; postgres: number }[];
-  /** Tables of the SQLite database that have no counterpart in PostgreSQL. */
+  tables: { table: string; source: number; target: number }[];
+  /** Tables of the source that have no counterpart in the target. */
   skipped: string[];
-}
-
-/** Copies one file's contents, once its row exists in PostgreSQL. */
-export type FileContentCopier = (
-  file: { user_id: number; file_id: string; seq: number },
-) => Promise<void>;
-
-/**
- * Copies the contents the SQLite store keeps on disk (`<filesDir>/<uid>/<file id>`) into
- * PostgreSQL's blobs. A file missing on disk keeps its row without contents (served as empty)
- * and is counted in `missing`.
- */
-export function diskFileContents(sql: Sql, filesDir: string) {
-  const missing: string[] = [];
-  const copy: FileContentCopier = async (file) => {
-    let content: ReadableStream<Uint8Array>;
-    try {
-      content = (await Deno.open(join(filesDir, String(file.user_id), file.file_id))).readable;
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
-      missing.push(`${file.user_id}/${file.file_id}`);
-      return;
-    }
-    const { blob } = await writeBlob(sql, content, Number.MAX_SAFE_INTEGER);
-    await sql.begin(async (tx) => {
-      await tx`UPDATE files SET blob = ${blob} WHERE seq = ${file.seq}`;
-      await tx`DELETE FROM file_uploads WHERE blob = ${blob}`;
-    });
-  };
-  return { copy, missing };
-}
-
-interface PgColumn {
-  name: string;
-  type: string;
-}
-
-async function pgColumns(sql: Sql, table: string): Promise<PgColumn[]> {
-  const rows = await sql<{ column_name: string; data_type: string }[]>`
-    SELECT column_name, data_type FROM information_schema.columns
-    WHERE table_schema = current_schema() AND table_name = ${table} ORDER BY ordinal_position`;
-  return rows.map((r) => ({ name: r.column_name, type: r.data_type }));
-}
-
-function sqliteTables(db: DatabaseSync): string[] {
-  return (db.prepare(
-    "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
-  ).all() as { name: string }[]).map((r) => r.name);
-}
-
-function sqliteColumns(db: DatabaseSync, table: string): string[] {
-  return (db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[])
-    .map((r) => r.name);
-}
-
-/** A value the PostgreSQL client takes. */
-type Value = postgres.ParameterOrJSON<never>;
-
-/** A SQLite value as the PostgreSQL column wants it. */
-function convert(value: unknown, type: string): Value {
-  if (value === null || value === undefined) return null;
-  if (type === "boolean") return value !== 0 && value !== 0n && value !== "0";
-  if (type === "jsonb" || type === "json") {
-    return (typeof value === "string" ? JSON.parse(value) : value) as Value;
-  }
-  if (typeof value === "string") return pgString(value);
-  if (typeof value === "bigint") return Number(value);
-  return value as Value;
-}
-
-/** Whether the PostgreSQL database holds no user yet (the copy refuses to merge). */
-async function isEmpty(sql: Sql): Promise<boolean> {
-  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM users`;
-  return row.n === 0;
-}
-
-/**
- * Copies `db` into the PostgreSQL database of `sql` (migrated first), which must hold no user.
- * `fileContents` copies each file's bytes (the SQLite store keeps them on disk). Throws a
- * DomainError `conflict` when PostgreSQL already holds data, and when a count differs afterwards.
- */
-export async function copySqliteToPg(
-  db: DatabaseSync,
-  sql: Sql,
-  fileContents?: FileContentCopier,
-  progress: (table: string, rows: number) => void = () => {},
-): Promise<CopyReport> {
-  await migratePg(sql);
-  if (!(await isEmpty(sql))) {
-    throw new DomainError("conflict", "The PostgreSQL database already holds users.");
-  }
-  const present = new Set(sqliteTables(db));
-  const tables = [
-    ...ORDER.filter((t) => present.has(t)),
-    ...[...present].filter((t) => !ORDER.includes(t) && !SQLITE_ONLY.has(t)).sort(),
-  ];
-  const report: CopyReport = { tables: [], skipped: [] };
-  for (const table of tables) {
-    const target = await pgColumns(sql, table);
-    if (!target.length) {
-      report.skipped.push(table);
-      continue;
-    }
-    const have = new Set(sqliteColumns(db, table));
-    const columns = target.filter((c) => have.has(c.name));
-    const words = table === "messages" && target.some((c) => c.name === "words");
-    const names = [...columns.map((c) => c.name), ...(words ? ["words"] : [])];
-    const perBatch = Math.max(1, Math.floor(MAX_PARAMS / names.length));
-    const select = db.prepare(
-      `SELECT ${columns.map((c) => `"${c.name}"`).join(", ")} FROM "${table}"`,
-    );
-    let batch: Record<string, Value>[] = [];
-    let copied = 0;
-    const flush = async () => {
-      if (!batch.length) return;
-      const rows = batch;
-      batch = [];
-      await sql`INSERT INTO ${sql(table)} ${sql(rows, names)}`;
-      copied += rows.length;
-      progress(table, copied);
-      if (table === "files" && fileContents) {
-        for (const r of rows) {
-          await fileContents(r as unknown as { user_id: number; file_id: string; seq: number });
-        }
-      }
-    };
-    for (const raw of select.iterate() as Iterable<Record<string, unknown>>) {
-      const row: Record<string, Value> = {};
-      for (const c of columns) row[c.name] = convert(raw[c.name], c.type);
-      if (words) {
-        row.words = tsvectorOf(String(raw.text ?? ""), {
-          userId: Number(raw.user_id),
-          conversation: Number(raw.conversation),
-          id: Number(raw.id),
-        });
-      }
-      batch.push(row);
-      if (batch.length >= perBatch) await flush();
-    }
-    await flush();
-    // The words of the copied messages, for prefix searches (store/pg/vocabulary.ts).
-    if (words) await refillVocabulary(sql);
-    await moveSequences(sql, table, target);
-    const [{ n }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${sql(table)}`;
-    const count = (db.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
-    report.tables.push({ table, sqlite: count, postgres: n });
-    if (n !== count) {
-      throw new DomainError(
-        "conflict",
-        `${table}: ${count} rows in SQLite but ${n} in PostgreSQL after the copy.`,
-      );
-    }
-  }
-  return report;
-}
-
-/** Moves every serial sequence of `table` past the ids just copied, so new rows do not collide. */
-async function moveSequences(sql: Sql, table: string, columns: PgColumn[]): Promise<void> {
-  for (const c of columns) {
-    const [seq] = await sql<{ s: string | null }[]>`
-      SELECT pg_get_serial_sequence(${table}, ${c.name}) AS s`;
-    if (!seq?.s) continue;
-    await sql.unsafe(
-      `SELECT setval($1, coalesce((SELECT max("${c.name}") FROM "${table}"), 0) + 1, false)`,
-      [seq.s],
-    );
-  }
+  /** Files whose contents the source did not have (kept without contents): `<uid>/<file id>`. */
+  missing: string[];
 }

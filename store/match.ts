@@ -3,7 +3,8 @@
  *
  * - `word`: some word of the message starts with it (`deplo` finds `deploy`, not `redeploy`);
  *   words of one or two letters match whole words only, unless a sender or a conversation
- *   narrows the search (store/messages/search.ts filters those rows by the short prefix instead);
+ *   narrows the search (SQLite's store/sqlite/messages/search.ts filters those rows by the short
+ *   prefix instead);
  * - `"two words"`: those whole words, in that order (`"secret"` does not find `secretary`);
  * - `#name`: only that conversation; `@nick`: only that sender.
  *

@@ -1,7 +1,8 @@
 /**
  * The contract between IRC (which writes messages) and the history store (which keeps and
  * serves them): a small core every backend implements, and optional capabilities (search,
- * notifications) that callers check for. `store/messages/` is the SQLite implementation.
+ * notifications, the waits) that callers check for. `store/sqlite/messages/` and `store/pg/`
+ * implement it.
  */
 
 /** Convos's names: `private` is a PRIVMSG (in a channel too), `error` a failure shown in place. */
@@ -133,6 +134,13 @@ export interface MessageStore {
   readonly search?: MessageSearch;
   /** Highlighted messages as notifications, when the backend keeps a read marker. */
   readonly notifications?: MessageNotifications;
+  /**
+   * Waits, where a backend indexes after the commit (SQLite's worker): resolves once everything
+   * appended so far is committed and searchable. Tests, benchmarks and the importer wait on it.
+   */
+  searchable?(): Promise<void>;
+  /** Resolves once the search index has caught up and is tidied (benchmarks, tests). */
+  settled?(): Promise<void>;
 }
 
 /** The search capability: the `match` language (store/match.ts) over stored messages. */

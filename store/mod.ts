@@ -1,22 +1,20 @@
-/** The store: one object holding every table group's interface. Routes and IRC see only this. */
-import { join } from "node:path";
-import type { DatabaseSync } from "node:sqlite";
-import { openDatabase } from "./db.ts";
-import { loadMigrations, migrate } from "./migrate.ts";
-import { sqliteUserStore, type UserStore } from "./users.ts";
-import { type SessionStore, sqliteSessionStore } from "./sessions.ts";
-import { type SettingsStore, sqliteSettingsStore } from "./settings.ts";
-import { type ProfileStore, sqliteProfileStore } from "./profiles.ts";
-import { type ConnectionStore, sqliteConnectionStore } from "./connections.ts";
+/**
+ * The store's contract: one object holding every table group's interface, and the backend it runs
+ * on. Routes and IRC see only this; each backend is a folder beside it (sqlite/, pg/) that
+ * implements it, and the same tests run against every one (tests/support/backends.ts).
+ */
+import type { UserStore } from "./users.ts";
+import type { SessionStore } from "./sessions.ts";
+import type { SettingsStore } from "./settings.ts";
+import type { ProfileStore } from "./profiles.ts";
+import type { ConnectionStore } from "./connections.ts";
 import type { MessageStore } from "./message_types.ts";
-import { type SqliteMessageStore, sqliteMessageStore } from "./messages/mod.ts";
-import { type ConversationStore, sqliteConversationStore } from "./conversations.ts";
-import { type FileStore, sqliteFileStore } from "./files.ts";
-import { type PushStore, sqlitePushStore } from "./push.ts";
-import { openSearch, type SearchIndexer, startSearchIndexer } from "./search_index.ts";
-import type { Checkpointer } from "./checkpointer.ts";
+import type { ConversationStore } from "./conversations.ts";
+import type { FileStore } from "./files.ts";
+import type { PushStore } from "./push.ts";
+import type { CopyReport, CopySource } from "./copy.ts";
 
-/** Every table group of Parley's storage. Async so that another database can implement it. */
+/** Every table group of Parley's storage. Async so that any database can implement it. */
 export interface Store {
   users: UserStore;
   sessions: SessionStore;
@@ -33,79 +31,52 @@ export interface Store {
   files: FileStore;
   push: PushStore;
 
+  /** The backend this store runs on, with what only some backends can do. */
+  readonly backend: StoreBackend;
+
   /** Flushes pending writes and closes the database. */
   close(): Promise<void>;
 }
 
-/** The SQLite store, whose message store also says when the search index has caught up. */
-export interface SqliteStore extends Store {
-  messages: SqliteMessageStore;
+/**
+ * A backend: how its stores open, and the capabilities that differ between backends. Callers ask
+ * for a capability, never for which backend it is; one that is absent is not offered.
+ */
+export interface StoreBackend {
+  /** Its name in messages and test names ("sqlite", "postgres"). */
+  readonly name: string;
+  /** Opens the store: in the data folder `home`, or in the database at `url`. */
+  open(home: string, url?: string): Promise<Store>;
+  /**
+   * Several daemons may share one database of this backend: each then runs as a node of a
+   * cluster (cluster/), over the store's own connection.
+   */
+  readonly clustered: boolean;
+  /** Reads an installation's tables (the data folder `home`) to copy them into another backend. */
+  copySource?(home: string): CopySource;
+  /** Copies `source` into the empty database at `url` (`parley store copy`). */
+  copyInto?(
+    url: string,
+    source: CopySource,
+    progress?: (table: string, rows: number) => void,
+  ): Promise<CopyReport>;
 }
 
 /**
- * Opens the store: the PostgreSQL database at `databaseUrl` when given, else SQLite in the data
- * folder `home`.
+ * The backend for a database URL: PostgreSQL's for `postgres://`, SQLite in the data folder when
+ * none is given. Each is loaded only when chosen, so a SQLite install never opens the PostgreSQL
+ * client.
+ */
+export async function storeBackend(databaseUrl?: string): Promise<StoreBackend> {
+  if (!databaseUrl) return (await import("./sqlite/mod.ts")).sqliteBackend;
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return (await import("./pg/mod.ts")).pgBackend;
+  throw new TypeError("the database URL names no backend Parley has");
+}
+
+/**
+ * Opens the store: the database at `databaseUrl` when given, else SQLite in the data folder
+ * `home`.
  */
 export async function openStore(home: string, databaseUrl?: string): Promise<Store> {
-  if (databaseUrl) {
-    // Loaded only when asked for, so a SQLite install never opens the PostgreSQL client.
-    const { openPgStore } = await import("./pg/mod.ts");
-    return await openPgStore(databaseUrl);
-  }
-  return await openSqliteStore(home);
-}
-
-/**
- * Opens `parley.db` in the data folder, applies migrations, opens the search index
- * (`search.db`, a database of its own), starts its indexing worker, and returns the store.
- */
-export async function openSqliteStore(home: string): Promise<SqliteStore> {
-  const dbPath = join(home, "parley.db");
-  const searchPath = join(home, "search.db");
-  const db = openDatabase(dbPath);
-  migrate(db, await loadMigrations());
-  const next = (db.prepare("SELECT next FROM message_ids").get() as { next: number }).next;
-  const deletions = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM message_deletions")
-    .get() as { seq: number };
-  const searchDb = await openSearch(searchPath, next, deletions.seq);
-  const indexer = startSearchIndexer(dbPath, searchPath, next - 1);
-  // The indexer's worker also checkpoints parley.db (one thread, one JavaScript engine).
-  return sqliteStore(db, searchDb, indexer, indexer, join(home, "files"));
-}
-
-/** Builds the SQLite store over open databases; `filesDir` holds uploaded files. */
-function sqliteStore(
-  db: DatabaseSync,
-  searchDb: DatabaseSync,
-  indexer: SearchIndexer,
-  checkpointer: Checkpointer,
-  filesDir: string,
-): SqliteStore {
-  const history = sqliteMessageStore(db, searchDb, indexer, checkpointer);
-  return {
-    users: sqliteUserStore(db),
-    sessions: sqliteSessionStore(db),
-    settings: sqliteSettingsStore(db),
-    profiles: sqliteProfileStore(db),
-    // irc
-    connections: sqliteConnectionStore(db),
-    conversations: sqliteConversationStore(db, history.commit),
-
-    // history
-    messages: history.messages,
-
-    // outside world
-    files: sqliteFileStore(db, filesDir),
-    push: sqlitePushStore(db),
-
-    async close() {
-      await history.close(); // the batched writer's last turn
-      // What it has not indexed yet, it indexes at the next start; closing the last connection
-      // (below) checkpoints the WAL.
-      await indexer.close();
-      db.exec("PRAGMA optimize");
-      db.close();
-      searchDb.close();
-    },
-  };
+  return await (await storeBackend(databaseUrl)).open(home, databaseUrl);
 }

@@ -1,5 +1,4 @@
 /** Web Push subscriptions (one per browser session) and the per-user choices push acts on. */
-import type { DatabaseSync } from "node:sqlite";
 
 /** A browser's push subscription, as the Push API gives it. */
 export interface PushSubscriptionRecord {
@@ -29,91 +28,4 @@ export interface PushStore {
   setAutoAway(userId: number, on: boolean): Promise<void>;
   /** The users who chose automatic away. */
   autoAwayUsers(): Promise<number[]>;
-}
-
-interface Row {
-  endpoint: string;
-  user_id: number;
-  session_hash: string;
-  p256dh: string;
-  auth: string;
-}
-
-/** The SQLite implementation of PushStore. */
-export function sqlitePushStore(db: DatabaseSync): PushStore {
-  const q = {
-    save: db.prepare(
-      `INSERT INTO push_subscriptions (endpoint, user_id, session_hash, p256dh, auth, created)
-       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(endpoint) DO UPDATE SET user_id = excluded.user_id,
-       session_hash = excluded.session_hash, p256dh = excluded.p256dh, auth = excluded.auth`,
-    ),
-    // One statement: SQLite holds its write lock from the count to the insert.
-    saveWithin: db.prepare(
-      `INSERT INTO push_subscriptions (endpoint, user_id, session_hash, p256dh, auth, created)
-       SELECT ?, ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM push_subscriptions
-         WHERE user_id = ? AND endpoint <> ?) < ?
-       ON CONFLICT(endpoint) DO UPDATE SET user_id = excluded.user_id,
-       session_hash = excluded.session_hash, p256dh = excluded.p256dh, auth = excluded.auth`,
-    ),
-    forUser: db.prepare(
-      `SELECT endpoint, user_id, session_hash, p256dh, auth FROM push_subscriptions
-       WHERE user_id = ? ORDER BY created`,
-    ),
-    count: db.prepare("SELECT count(*) AS n FROM push_subscriptions WHERE user_id = ?"),
-    remove: db.prepare("DELETE FROM push_subscriptions WHERE endpoint = ?"),
-    removeOwn: db.prepare("DELETE FROM push_subscriptions WHERE endpoint = ? AND user_id = ?"),
-    autoAway: db.prepare("SELECT auto_away FROM push_prefs WHERE user_id = ?"),
-    autoAwayUsers: db.prepare("SELECT user_id FROM push_prefs WHERE auto_away = 1"),
-    setAutoAway: db.prepare(
-      `INSERT INTO push_prefs (user_id, auto_away) VALUES (?, ?)
-       ON CONFLICT(user_id) DO UPDATE SET auto_away = excluded.auto_away`,
-    ),
-  };
-  return {
-    save(s) {
-      q.save.run(s.endpoint, s.userId, s.sessionHash, s.p256dh, s.auth, Date.now());
-      return Promise.resolve();
-    },
-    saveWithin(s, max) {
-      const r = q.saveWithin.run(
-        s.endpoint,
-        s.userId,
-        s.sessionHash,
-        s.p256dh,
-        s.auth,
-        Date.now(),
-        s.userId,
-        s.endpoint,
-        max,
-      );
-      return Promise.resolve(Number(r.changes) > 0);
-    },
-    forUser(userId) {
-      const rows = q.forUser.all(userId) as unknown as Row[];
-      return Promise.resolve(rows.map((r) => ({
-        endpoint: r.endpoint,
-        userId: r.user_id,
-        sessionHash: r.session_hash,
-        p256dh: r.p256dh,
-        auth: r.auth,
-      })));
-    },
-    countForUser: (userId) => Promise.resolve((q.count.get(userId) as { n: number }).n),
-    remove(endpoint, userId) {
-      const r = userId === undefined ? q.remove.run(endpoint) : q.removeOwn.run(endpoint, userId);
-      return Promise.resolve(Number(r.changes) > 0);
-    },
-    autoAway(userId) {
-      const row = q.autoAway.get(userId) as { auto_away: number } | undefined;
-      return Promise.resolve(row?.auto_away === 1);
-    },
-    autoAwayUsers() {
-      const rows = q.autoAwayUsers.all() as { user_id: number }[];
-      return Promise.resolve(rows.map((r) => r.user_id));
-    },
-    setAutoAway(userId, on) {
-      q.setAutoAway.run(userId, on ? 1 : 0);
-      return Promise.resolve();
-    },
-  };
 }

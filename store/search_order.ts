@@ -6,7 +6,7 @@
  */
 import { formatMicros } from "../lib/time.ts";
 import type { MessagePage } from "./message_types.ts";
-import { type Row, toJson } from "./messages/rows.ts";
+import { type Row, toJson } from "./rows.ts";
 
 /** `rows` newest first by time, then by id. */
 export function byTime<R extends Row>(rows: R[]): R[] {

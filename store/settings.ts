@@ -1,6 +1,4 @@
 /** Server settings as key/value pairs with JSON values, and their typed defaults. */
-import type { DatabaseSync } from "node:sqlite";
-import { DEFAULT_CONNECTION } from "../config.ts";
 
 /** Every server setting, as `/api/settings` shows it (without disk usage). */
 export interface ServerSettings {
@@ -44,37 +42,4 @@ export interface SettingsStore {
   current(defaultConnection?: string): Promise<ServerSettings>;
   /** Writes the given keys; `undefined` values are left alone. */
   set(patch: Partial<ServerSettings>): Promise<void>;
-}
-
-/** The SQLite implementation of SettingsStore. */
-export function sqliteSettingsStore(db: DatabaseSync): SettingsStore {
-  const all = db.prepare("SELECT key, value FROM settings");
-  const upsert = db.prepare(
-    "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-  );
-  const read = () => {
-    const out: Record<string, unknown> = {};
-    for (const row of all.all() as { key: string; value: string }[]) {
-      out[row.key] = JSON.parse(row.value);
-    }
-    return out;
-  };
-  return {
-    current(defaultConnection) {
-      const stored = read();
-      const out = defaultSettings(defaultConnection ?? DEFAULT_CONNECTION);
-      // A stored value of the wrong type (older versions, hand edits) falls back to the default;
-      // keys Parley does not know are left out.
-      for (const [key, value] of Object.entries(out)) {
-        if (typeof stored[key] === typeof value) Object.assign(out, { [key]: stored[key] });
-      }
-      return Promise.resolve(out);
-    },
-    set(patch) {
-      for (const [key, value] of Object.entries(patch)) {
-        if (value !== undefined) upsert.run(key, JSON.stringify(value));
-      }
-      return Promise.resolve();
-    },
-  };
 }

@@ -282,7 +282,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
         "channel info",
         (ev) => conn.same(String(ev.channel), channel) && typeof ev.raw_modes === "string",
       );
-      await conn.send(line(() => ircLine("MODE", channel)));
+      await conn.send(line(() => ircLine("MODE", channel)), { query: true });
       const ev = await reply;
       const modes = ev ? [ev.raw_modes, ...(ev.raw_params ?? [])].join(" ") : "";
       return { conversation_id: conn.conversationId(channel), modes };
@@ -337,13 +337,8 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   names: async (ctx, args) => {
     const conn = live(ctx);
     const channel = firstWord(args)[0] || channelHere(ctx, "/names");
-    const reply = collect(conn, "userlist", (ev) => conn.same(String(ev.channel), channel));
-    await conn.send(line(() => ircLine("NAMES", channel)));
-    const ev = await reply;
-    const users = (ev?.users ?? []).map((u) => ({
-      nick: String(u.nick ?? ""),
-      modes: u.modes ?? [],
-    }));
+    // A joined channel's members are known (clients ask on every open): no wait on the server.
+    const users = await conn.members?.(channel) ?? await askNames(conn, channel);
     return {
       // Convos's shape: one mode string per participant ("o", "v", or "").
       participants: users.map((u) => ({ nick: u.nick, mode: (u.modes ?? []).join("") })),
@@ -365,6 +360,17 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     return { cleared: true };
   },
 };
+
+/** A channel's members as the server lists them (one the connection has not joined). */
+async function askNames(
+  conn: IrcConnection,
+  channel: string,
+): Promise<{ nick: string; modes: string[] }[]> {
+  const reply = collect(conn, "userlist", (ev) => conn.same(String(ev.channel), channel));
+  await conn.send(line(() => ircLine("NAMES", channel)), { query: true });
+  const ev = await reply;
+  return (ev?.users ?? []).map((u) => ({ nick: String(u.nick ?? ""), modes: u.modes ?? [] }));
+}
 
 /** Runs a message: a slash command, or plain text said in the conversation. */
 export async function runCommand(ctx: CommandContext, message: string): Promise<CommandResult> {

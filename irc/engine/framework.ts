@@ -65,7 +65,13 @@ export interface IrcEvents {
   quit: From & { message?: string };
   nick: From & { new_nick?: string };
   topic: From & { channel?: string; topic?: string };
-  mode: From & { target?: string; raw_modes?: string; raw_params?: string[] };
+  mode: From & {
+    target?: string;
+    raw_modes?: string;
+    raw_params?: string[];
+    /** Each change with its parameter: `{mode: "+o", param: "bob"}`. */
+    modes?: { mode?: string; param?: string }[];
+  };
   "channel info": Base & { channel?: string; raw_modes?: string; raw_params?: string[] };
   "channel list": ListedChannelPayload[];
   "channel list end": undefined;

@@ -36,6 +36,8 @@ export function parseInput(input: string): Parsed {
 export interface ClientEnv {
   navigate(path: string): void;
   showHelp(): void;
+  /** The list of keyboard shortcuts. */
+  showKeys(): void;
 }
 
 /** The handler of every command the client runs itself, keyed by the table. */
@@ -43,7 +45,8 @@ export const CLIENT_HANDLERS: Readonly<
   Record<ClientCommandName, (args: string, env: ClientEnv) => void>
 > = {
   search: (args, env) => env.navigate("/chat/search?q=" + encodeURIComponent(args)),
-  help: (_args, env) => env.showHelp(),
+  // "/help keys" lists the keyboard shortcuts; "/help" the commands.
+  help: (args, env) => (args.trim().toLowerCase() === "keys" ? env.showKeys() : env.showHelp()),
 };
 
 /** The names and aliases a user with `roles` may complete to, sorted; admin commands only for

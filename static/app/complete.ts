@@ -30,7 +30,36 @@ export function candidatesFor(
     return channels.filter((c) => c.toLowerCase().startsWith(lower));
   }
   if (!word) return [];
-  return nicks.filter((n) => n.toLowerCase().startsWith(lower));
+  // Nicks first; then channels whose name without its sign starts so ("par" finds #parley).
+  return [
+    ...nicks.filter((n) => n.toLowerCase().startsWith(lower)),
+    ...channels.filter((c) => c.slice(1).toLowerCase().startsWith(lower)),
+  ];
+}
+
+/**
+ * The nicks to complete in a conversation, most recent speaker first: in a channel whose members
+ * are known only those now in it (not who left, nor an old nick), the silent ones after the
+ * speakers in alphabetical order; elsewhere the speakers.
+ */
+export function completionNicks(
+  speakers: Iterable<string>,
+  members: readonly string[] | undefined,
+  me = "",
+): string[] {
+  const recent = [...speakers].reverse();
+  const notMe = (n: string) => n.toLowerCase() !== me.toLowerCase();
+  if (!members) return recent.filter(notMe);
+  const present = new Map(members.map((n) => [n.toLowerCase(), n]));
+  const out: string[] = [];
+  for (const n of recent) {
+    const now = present.get(n.toLowerCase());
+    if (now === undefined) continue;
+    out.push(now);
+    present.delete(n.toLowerCase());
+  }
+  const rest = [...present.values()].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+  return [...out, ...rest].filter(notMe);
 }
 
 /** Starts completing the word before `cursor`; null when nothing matches. */

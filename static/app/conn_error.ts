@@ -3,8 +3,23 @@ import { t } from "./i18n.ts";
 
 type Words = (host: string, reason: string) => string;
 
+/** Parley's refusal of a private address (irc/socket/target.ts writes it). */
+const PRIVATE = /^(.+) is an? ([\w-]+) address: ask an admin to turn on/;
+
+/** Parley's refusal of a private address in the user's language; undefined for other text. */
+export function privateRefusal(text: string): string | undefined {
+  const m = PRIVATE.exec(text);
+  if (!m) return undefined;
+  return t(
+    "{host} is a {kind} address: ask an admin to turn on 'Users may connect to private addresses' in the server settings.",
+    { host: m[1], kind: m[2] },
+  );
+}
+
 /** Patterns of known reasons, most specific first, with their plain words. */
 const KNOWN: [RegExp, Words][] = [
+  [/^Disconnected by the user\.?$/i, () => t("You disconnected it. /connect connects it again.")],
+  [PRIVATE, (_, reason) => privateRefusal(reason) ?? reason],
   [
     /ECONNREFUSED|connection refused/i,
     () => t("Connection refused: nothing listens on that port."),
@@ -36,7 +51,10 @@ const KNOWN: [RegExp, Words][] = [
  * itself when it is not a known one; "" when there is none.
  */
 export function plainReason(reason: unknown, host = ""): string {
-  const text = typeof reason === "string" ? reason.trim().slice(0, 300) : "";
+  // A reason in quotes (as some servers send it) is shown without them.
+  const text = typeof reason === "string"
+    ? reason.trim().slice(0, 300).replace(/^"([^"]*)"$/, "$1")
+    : "";
   if (!text) return "";
   for (const [re, plain] of KNOWN) {
     if (re.test(text)) return plain(host || "?", text);

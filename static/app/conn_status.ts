@@ -32,3 +32,10 @@ export function connectionProblem(cid: string): string {
   const info = (c.info ?? {}) as { reason?: string; host?: string };
   return plainReason(info.reason, info.host ?? /^\w+:\/\/([^/:?]+)/.exec(c.url)?.[1]);
 }
+
+/** `text` (an error from the server) with the connection's internal id replaced by its title. */
+export function withConnectionName(text: string, cid: string): string {
+  if (!cid) return text;
+  const title = connectionTitle(connections.value[cid], cid);
+  return text.split(cid).join(title);
+}

@@ -15,6 +15,22 @@ export const membersOpen = signal(
 /** Members per conversation key (`key(cid, conv)`), only for channels whose list was loaded. */
 export const members = signal<Record<string, Member[]>>({});
 
+/**
+ * Nicks known to be away, lower-cased, per connection id: the user after /away, and whoever a
+ * whois answered about (away or not). The server does not follow others' away state yet.
+ */
+export const awayNicks = signal<Record<string, ReadonlySet<string>>>({});
+
+/** Records whether `nick` on connection `cid` is away. */
+export function setAwayNick(cid: string, nick: string, isAway: boolean): void {
+  const now = new Set(awayNicks.value[cid] ?? []);
+  const n = nick.toLowerCase();
+  if (isAway === now.has(n)) return;
+  if (isAway) now.add(n);
+  else now.delete(n);
+  awayNicks.value = { ...awayNicks.value, [cid]: now };
+}
+
 /** A server's PREFIX: its member modes, highest rank first, and the sign of each. */
 export interface Prefix {
   modes: string;
@@ -54,6 +70,27 @@ export function sortMembers(list: Member[], p: Prefix = DEFAULT_PREFIX): Member[
   return [...list].sort((a, b) =>
     rank(a, p) - rank(b, p) || a.nick.toLowerCase().localeCompare(b.nick.toLowerCase())
   );
+}
+
+/** A group of the member list: operators (and above), voiced (and half-ops), everyone else. */
+export interface MemberGroup {
+  rank: "op" | "voice" | "rest";
+  members: Member[];
+}
+
+/** The members sorted and grouped by rank, as IRC clients list them; empty groups left out. */
+export function groupMembers(list: Member[], p: Prefix = DEFAULT_PREFIX): MemberGroup[] {
+  const op = p.modes.indexOf("o");
+  const groups: MemberGroup[] = [
+    { rank: "op", members: [] },
+    { rank: "voice", members: [] },
+    { rank: "rest", members: [] },
+  ];
+  for (const m of sortMembers(list, p)) {
+    const r = rank(m, p);
+    groups[r < p.modes.length ? (op >= 0 && r <= op ? 0 : 1) : 2].members.push(m);
+  }
+  return groups.filter((g) => g.members.length);
 }
 
 /** Members whose nick contains `filter` (case-insensitively). */

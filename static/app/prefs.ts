@@ -54,7 +54,16 @@ export function timeOf(ts: string, lang: string): string {
   }).format(new Date(ts));
 }
 
-/** Date and time of `ts`, for a tooltip. */
+/** Date and time of `ts`, for a tooltip, with the clock chosen above. */
 export function dateTimeOf(ts: string, lang: string): string {
-  return formatter(lang, { dateStyle: "medium", timeStyle: "medium" }).format(new Date(ts));
+  return formatter(lang, {
+    dateStyle: "medium",
+    timeStyle: "medium",
+    hourCycle: clock24.value ? "h23" : "h12",
+  }).format(new Date(ts));
+}
+
+/** The day and time of `ts` for lists (notifications, search), with the clock chosen above. */
+export function dayTimeOf(ts: string, lang: string): string {
+  return formatter(lang, { dateStyle: "medium" }).format(new Date(ts)) + " " + timeOf(ts, lang);
 }

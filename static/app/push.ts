@@ -3,7 +3,7 @@
  * server, and the optional sound on mentions. Without a service worker (plain HTTP on another
  * host, old browsers) the settings say notifications are unavailable.
  */
-import { api, type Body } from "./api.ts";
+import { api } from "./api.ts";
 import { navigate } from "./router.ts";
 
 /** Whether this browser can receive pushes at all (secure context, worker, PushManager). */
@@ -37,7 +37,7 @@ export async function currentSubscription(): Promise<PushSubscription | null> {
 
 /** Subscribes this browser and tells the server; throws with a reason the user can read. */
 export async function enablePush(): Promise<void> {
-  const { public_key } = await api<{ public_key: string }>("GET", "/push");
+  const { public_key } = await api("getPush");
   const reg = await navigator.serviceWorker.ready;
   let sub = await reg.pushManager.getSubscription();
   const key = keyBytes(public_key);
@@ -51,27 +51,21 @@ export async function enablePush(): Promise<void> {
   }
   sub ??= await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
   const json = sub.toJSON();
-  await api(
-    "POST",
-    "/push/subscriptions",
-    {
+  await api("subscribePush", {
+    body: {
       endpoint: json.endpoint ?? "",
       keys: { p256dh: json.keys?.p256dh ?? "", auth: json.keys?.auth ?? "" },
-    } satisfies Body<"subscribePush">,
-  );
+    },
+  });
 }
 
 /** Unsubscribes this browser here and on the server. */
 export async function disablePush(): Promise<void> {
   const sub = await currentSubscription();
   if (!sub) return;
-  await api(
-    "DELETE",
-    "/push/subscriptions",
-    {
-      endpoint: sub.endpoint,
-    } satisfies Body<"unsubscribePush">,
-  ).catch(() => {});
+  await api("unsubscribePush", {
+    body: { endpoint: sub.endpoint },
+  }).catch(() => {});
   await sub.unsubscribe();
 }
 

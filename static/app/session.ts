@@ -24,13 +24,15 @@ import {
   loadNewer,
   markRead,
   messages,
+  newerCursor,
   openConv,
+  whenLoaded,
 } from "./view.ts";
-import { navigate, route } from "./router.ts";
+import { chatPath, navigate, route } from "./router.ts";
 import { mentionSound } from "./push.ts";
 import { chooseLanguage, language, t } from "./i18n.ts";
 import { stripFormatting } from "./irc_format.ts";
-import type { Message, User } from "./types.ts";
+import type { User } from "./types.ts";
 import {
   joined,
   left,
@@ -51,7 +53,7 @@ export async function boot(): Promise<void> {
   setUnauthorizedHandler(expire);
   const asked = route.value; // before a 401 sends it to /login
   try {
-    const u = await api<User>("GET", "/user?connections=true&conversations=true");
+    const u = await api("getUser", { query: { connections: true, conversations: true } });
     await loggedIn(u);
   } catch {
     await freshInstall(asked);
@@ -66,7 +68,7 @@ export async function boot(): Promise<void> {
 async function freshInstall(asked: string): Promise<void> {
   if (/^\/(login|register)/.test(asked)) return;
   try {
-    const { first_user } = await api<{ first_user: boolean }>("GET", "/install");
+    const { first_user } = await api("getInstall");
     if (first_user) navigate("/register", true);
   } catch {
     // The hint is a nicety: without it the login screen links to registration.
@@ -77,7 +79,7 @@ async function freshInstall(asked: string): Promise<void> {
 export async function loggedIn(u: User): Promise<void> {
   applyUser(u);
   if (!u.connections) {
-    applyUser(await api<User>("GET", "/user?connections=true&conversations=true"));
+    applyUser(await api("getUser", { query: { connections: true, conversations: true } }));
   }
   const saved = localStorage.getItem("parley.language");
   if (saved && saved !== language.value) await chooseLanguage(saved);
@@ -90,9 +92,9 @@ async function loadMentions(): Promise<void> {
   const unread = user.value?.unread ?? 0;
   if (!unread) return;
   try {
-    const res = await api<{ messages: Message[] }>("GET", "/notifications");
+    const res = await api("notificationMessages");
     const counts: Record<string, number> = {};
-    for (const n of res.messages.slice(0, unread)) {
+    for (const n of (res.messages ?? []).slice(0, unread)) {
       if (n.connection_id === undefined || n.conversation_id === undefined) continue;
       const k = key(n.connection_id, n.conversation_id);
       const conv = conversations.value[k];
@@ -118,7 +120,7 @@ export function expire(): void {
 /** Logs out on the server (with the csrf token) and locally. */
 export async function logout(): Promise<void> {
   const csrf = user.value?.csrf ??
-    (await api<User>("GET", "/user").catch(() => ({ csrf: "" } as User))).csrf ?? "";
+    (await api("getUser").catch(() => ({ csrf: "" }))).csrf ?? "";
   await fetch(`/api/user/logout?csrf=${encodeURIComponent(csrf)}`, { redirect: "manual" })
     .catch(() => {});
   expire();
@@ -127,8 +129,15 @@ export async function logout(): Promise<void> {
 async function onOpen(reconnect: boolean): Promise<void> {
   const answer = await socket.request({ method: "load" });
   if (answer.event === "load") applyUser(answer.user);
-  // Events are not replayed: fetch what the open conversation missed while disconnected.
-  if (reconnect && openConv.value) await loadNewer().catch(() => {});
+  // Events are not replayed: fetch what the open conversation missed while disconnected, or,
+  // on a page load, between its first page and the socket opening.
+  if (!openConv.value) return;
+  if (reconnect) await loadNewer().catch(() => {});
+  else {
+    await whenLoaded();
+    const atEnd = openConv.value && !newerCursor.value && messages.value.length;
+    if (atEnd) await loadNewer().catch(() => {});
+  }
 }
 
 /** Asks the server for the members of a channel and replaces its member list. */
@@ -176,6 +185,18 @@ function desktopNotify(f: NotificationEvent): void {
       `/chat/${encodeURIComponent(f.connection_id)}/${encodeURIComponent(f.conversation_id)}`,
     );
   };
+}
+
+/**
+ * Where to go after leaving `conv`: another conversation one can write in, on the same
+ * connection first, else the connection's server messages.
+ */
+export function liveConversation(cid: string, conv: string): string {
+  const all = Object.values(conversations.value).filter((c) =>
+    c.conversation_id !== conv && c.conversation_id !== "" && !c.frozen
+  );
+  const best = all.find((c) => c.connection_id === cid) ?? all[0];
+  return best ? chatPath(best.connection_id, best.conversation_id) : chatPath(cid, "");
 }
 
 /** Applies one pushed event (lib/events.ts declares them). */
@@ -263,17 +284,27 @@ function onState(f: StateEvent): void {
       const conv = f.conversation_id;
       addNick(cid, conv, f.nick);
       if (f.nick === myNick(cid)) {
+        if (conversations.value[key(cid, conv)]?.frozen) {
+          patchConversation(cid, conv, { frozen: "" });
+        }
         if (isOpen(cid, conv)) void loadMembers(cid, conv);
       } else updateMembers((l) => joined(l, f.nick), (k) => k === key(cid, conv));
       eventLine(cid, conv, t("{nick} joined", { nick: f.nick }), "join");
       break;
     }
+    case "frozen":
+      patchConversation(cid, f.conversation_id, { frozen: f.frozen });
+      break;
     case "part": {
       const conv = f.conversation_id;
       updateMembers((l) => left(l, f.nick), (k) => k === key(cid, conv));
+      // The user left the channel: nothing can be sent there until they join again.
+      if (f.nick === myNick(cid) && conversations.value[key(cid, conv)]) {
+        patchConversation(cid, conv, { frozen: "parted" });
+      }
       if (f.nick === myNick(cid) && !/^[#&!+]/.test(conv)) {
         removeConversation(cid, conv);
-        if (isOpen(cid, conv)) navigate("/chat", true);
+        if (isOpen(cid, conv)) navigate(liveConversation(cid, conv), true);
         break;
       }
       eventLine(

@@ -9,6 +9,7 @@ import type {
   ServerFrame,
 } from "../../lib/events.ts";
 import type { User } from "./types.ts";
+import { t } from "./i18n.ts";
 
 /** What a request resolves with when the socket is not open, or closes before the answer. */
 export interface LostAnswer {
@@ -150,7 +151,11 @@ export class EventSocket {
     const ws = this.#ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {
       return Promise.resolve({
-        errors: [{ message: "Not connected to the server. Trying again…", path: "/" }],
+        // The socket comes back by itself, but this line is not sent again without the user.
+        errors: [{
+          message: t("Not connected to Parley: press Enter to send it again."),
+          path: "/",
+        }],
       });
     }
     const id = this.#nextId++;

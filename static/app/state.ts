@@ -16,6 +16,8 @@ export const nicks = new Map<string, Set<string>>();
 export const socketState = signal<"connecting" | "open" | "closed">("connecting");
 /** Whether the sidebar drawer is open (narrow screens). */
 export const drawerOpen = signal(false);
+/** The away message per connection id, from the user's /away until they are back. */
+export const away = signal<Record<string, string>>({});
 /** A short message shown at the bottom of the screen. */
 export const toast = signal<string>("");
 

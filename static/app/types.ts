@@ -1,5 +1,5 @@
 /** The shapes the API and the /events socket deliver. */
-import type { RequestBodies } from "../../http/api_types.ts";
+import type { RequestBody } from "../../http/contract/types.ts";
 import type { MessageJson, MessagePage as StoredPage } from "../../store/message_types.ts";
 import type { ConnectionJson, ConversationJson } from "../../irc/resources.ts";
 import type { UserJson } from "../../routes/user_json.ts";
@@ -27,7 +27,7 @@ export type User =
   & Partial<Omit<UserJson, "connections" | "conversations" | "roles">>
   & {
     /** The roles updateUser takes (the server's zod enum). */
-    roles?: NonNullable<RequestBodies["updateUser"]["roles"]>;
+    roles?: NonNullable<RequestBody<"updateUser">["roles"]>;
     csrf?: string;
     connections?: Connection[];
     conversations?: Conversation[];

@@ -5,6 +5,6 @@ import { api } from "./api.ts";
 export async function uploadFile(file: File): Promise<string> {
   const form = new FormData();
   form.append("file", file, file.name || "pasted.png");
-  const res = await api<{ files: { url: string }[] }>("POST", "/files", form);
-  return res.files[0].url;
+  const res = await api("uploadFile", { body: form });
+  return res.files![0].url;
 }

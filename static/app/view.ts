@@ -1,7 +1,8 @@
 /** The open conversation: its messages, paging older history, live appends and catching up. */
 import { signal } from "@preact/signals";
-import { api, query, seg } from "./api.ts";
-import { addNick, conversations, key, mentions, patchConversation } from "./state.ts";
+import { api } from "./api.ts";
+import { addNick, conversations, key, mentions, myNick, patchConversation } from "./state.ts";
+import { FIRST_EVENT_CODE, TYPES } from "../../store/message_types.ts";
 import type { Message, MessagePage } from "./types.ts";
 
 /** Which conversation is open. */
@@ -14,6 +15,8 @@ export const olderCursor = signal<string | undefined>(undefined);
 export const newerCursor = signal<string | undefined>(undefined);
 /** The timestamp before which messages were read when the conversation was opened. */
 export const readMarker = signal<string | undefined>(undefined);
+/** How many unread messages the new-messages line encloses (the count when it was opened). */
+export const unreadAtOpen = signal(0);
 /** The message to highlight after a jump. */
 export const focusTs = signal<string | undefined>(undefined);
 /** True while a page loads. */
@@ -22,6 +25,29 @@ export const loading = signal(false);
 export const loadError = signal("");
 
 const PAGE = 60;
+/** How far back the new-messages line is looked for: beyond it, the oldest loaded line. */
+const MAX_UNREAD_LOOKBACK = 3000;
+
+/** Stored channel events (join, topic...): never counted as unread by the server. */
+const EVENTS = new Set<string>(TYPES.slice(FIRST_EVENT_CODE));
+
+/**
+ * Whether the server counted `m` as unread: a message someone else wrote, not a channel event,
+ * not a line the client made itself (the server's own rule, irc/record.ts).
+ */
+export function countsAsUnread(m: Message, me: string): boolean {
+  return !m.event && !EVENTS.has(m.type ?? "") && m.from.toLowerCase() !== me.toLowerCase();
+}
+
+/** The timestamp of the first of the last `unread` counted messages of `list`, if it has them. */
+export function firstUnread(list: Message[], unread: number, me: string): string | undefined {
+  let seen = 0;
+  for (let i = list.length - 1; i >= 0; i--) {
+    if (!countsAsUnread(list[i], me)) continue;
+    if (++seen === unread) return list[i].ts;
+  }
+  return undefined;
+}
 
 /** Event lines about conversations that were not open (an error about a nick), shown on opening. */
 const waiting = new Map<string, Message[]>();
@@ -36,10 +62,21 @@ export function keepForLater(cid: string, conv: string, m: Message): void {
 let generation = 0;
 
 // The server's own messages (conversation "") are the connection's messages.
-const path = (cid: string, conv: string) =>
-  conv === ""
-    ? `/connection/${seg(cid)}/messages`
-    : `/connection/${seg(cid)}/conversation/${seg(conv)}/messages`;
+
+/** A page of `cid`/`conv`'s history (the server's own messages when `conv` is empty). */
+async function history(
+  cid: string,
+  conv: string,
+  q: { limit: number; around?: string; before?: string; after?: string },
+): Promise<MessagePage> {
+  const page = conv === ""
+    ? await api("connectionMessages", { params: { connection_id: cid }, query: q })
+    : await api("conversationMessages", {
+      params: { connection_id: cid, conversation_id: conv },
+      query: q,
+    });
+  return { ...page, messages: page.messages ?? [] };
+}
 
 /** Whether `cid`/`conv` is the open conversation. */
 export function isOpen(cid: string, conv: string): boolean {
@@ -63,10 +100,7 @@ export async function openConversation(cid: string, conv: string, around?: strin
     mentions.value[key(cid, conv)] ?? 0,
   );
   try {
-    const page = await api<MessagePage>(
-      "GET",
-      path(cid, conv) + query({ limit: PAGE, around }),
-    );
+    const page = await history(cid, conv, { limit: PAGE, around });
     if (gen !== generation) return;
     for (const m of page.messages) addNick(cid, conv, m.from);
     // Keep what arrived live while the page loaded (events, and messages the page lacks).
@@ -77,17 +111,64 @@ export async function openConversation(cid: string, conv: string, around?: strin
     messages.value = [...page.messages, ...kept, ...live];
     olderCursor.value = page.before;
     newerCursor.value = around ? page.after : undefined;
-    // The marker goes before the first unread message from someone else.
-    const own = page.messages;
-    readMarker.value = unread > 0 && !around
-      ? own[Math.max(0, own.length - unread)]?.ts
-      : undefined;
+    // The line goes before the first unread message when this page holds it; further back,
+    // "Jump to first unread" (or scrolling up) loads the pages until it is found.
+    unreadAtOpen.value = unread > 0 && !around ? unread : 0;
+    readMarker.value = placeMarker();
   } catch (e) {
     if (gen === generation) loadError.value = (e as Error).message;
   } finally {
     if (gen === generation) loading.value = false;
   }
   if (gen === generation) await markRead(cid, conv);
+}
+
+/** The new-messages line's place in the loaded messages, or undefined while it is further back. */
+function placeMarker(): string | undefined {
+  const o = openConv.value, unread = unreadAtOpen.value;
+  if (!o || !unread) return undefined;
+  const me = myNick(o.cid);
+  const found = firstUnread(messages.value, unread, me);
+  if (found || olderCursor.value) return found;
+  // The start of history holds fewer than the count (history cleared): its first message.
+  return messages.value.find((m) => countsAsUnread(m, me))?.ts;
+}
+
+/**
+ * Loads older pages until the first unread message is among them (joins and parts in between
+ * are not counted, as the server does not count them); at most MAX_UNREAD_LOOKBACK messages.
+ */
+export async function loadToFirstUnread(): Promise<void> {
+  const o = openConv.value;
+  if (!o || loading.value) return;
+  const gen = generation;
+  loading.value = true;
+  try {
+    while (gen === generation && !readMarker.value && olderCursor.value) {
+      if (messages.value.length >= MAX_UNREAD_LOOKBACK) break;
+      const page = await history(o.cid, o.conv, { limit: 200, before: olderCursor.value });
+      if (gen !== generation) return;
+      messages.value = [...page.messages, ...messages.value];
+      olderCursor.value = page.before;
+      readMarker.value = placeMarker();
+    }
+  } catch (e) {
+    loadError.value = (e as Error).message;
+  } finally {
+    if (gen === generation) loading.value = false;
+  }
+}
+
+/** Resolves once no page is loading. */
+export function whenLoaded(): Promise<void> {
+  if (!loading.value) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stop = loading.subscribe((busy) => {
+      if (busy) return;
+      queueMicrotask(() => stop());
+      resolve();
+    });
+  });
 }
 
 /** Loads the page before the oldest shown message; returns how many were added. */
@@ -97,13 +178,11 @@ export async function loadOlder(): Promise<number> {
   const gen = generation;
   loading.value = true;
   try {
-    const page = await api<MessagePage>(
-      "GET",
-      path(o.cid, o.conv) + query({ limit: PAGE, before: olderCursor.value }),
-    );
+    const page = await history(o.cid, o.conv, { limit: PAGE, before: olderCursor.value });
     if (gen !== generation) return 0;
     messages.value = [...page.messages, ...messages.value];
     olderCursor.value = page.before;
+    if (!readMarker.value) readMarker.value = placeMarker();
     return page.messages.length;
   } catch (e) {
     loadError.value = (e as Error).message;
@@ -125,10 +204,7 @@ export async function loadNewer(): Promise<void> {
   }
   let after: string | undefined = last;
   while (after && gen === generation) {
-    const page: MessagePage = await api<MessagePage>(
-      "GET",
-      path(o.cid, o.conv) + query({ limit: 200, after }),
-    );
+    const page = await history(o.cid, o.conv, { limit: 200, after });
     if (gen !== generation) return;
     const seen = new Set(messages.value.map((m) => m.ts));
     messages.value = [...messages.value, ...page.messages.filter((m) => !seen.has(m.ts))];
@@ -161,7 +237,9 @@ export function markRead(cid: string, conv: string, force = false): Promise<void
           delete next[k];
           mentions.value = next;
         }
-        await api("POST", `/connection/${seg(cid)}/conversation/${seg(conv)}/read`).catch(() => {});
+        await api("markConversationAsRead", {
+          params: { connection_id: cid, conversation_id: conv },
+        }).catch(() => {});
       }
       resolve();
     }, 150);

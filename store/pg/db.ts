@@ -1,9 +1,9 @@
 /**
  * A PostgreSQL connection pool for the store, and its numbered migrations (store/pg/migrations,
- * `NNN_name.sql`), each applied in its own transaction as store/migrate.ts does for SQLite.
+ * `NNN_name.sql`), each applied in its own transaction as store/sqlite/migrate.ts does for SQLite.
  */
 import postgres from "postgres";
-import { loadMigrations, type Migration } from "../migrate.ts";
+import { loadMigrations, type Migration } from "../migration_files.ts";
 
 /** A connection pool (porsager's `postgres` client). */
 export type Sql = postgres.Sql;

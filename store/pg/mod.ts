@@ -2,7 +2,7 @@
  * The PostgreSQL store: every table group of `Store` over one connection pool. Chosen by
  * PARLEY_DATABASE_URL; several Parley nodes can share one database (cluster/).
  */
-import type { Store } from "../mod.ts";
+import type { Store, StoreBackend } from "../mod.ts";
 import { connectPg, migratePg, type Sql } from "./db.ts";
 import { type PgMessageStore, pgMessageStore } from "./messages.ts";
 import { pgUserStore, USERS_CHANGED } from "./users.ts";
@@ -13,6 +13,7 @@ import { pgConnectionStore } from "./connections.ts";
 import { CONVERSATIONS_CHANGED, pgConversationStore } from "./conversations.ts";
 import { pgFileStore } from "./files.ts";
 import { pgPushStore } from "./push.ts";
+import { copyIntoPg } from "./copy.ts";
 
 /** Connections of the pool: the batched writer takes one, requests and IRC the others. */
 const POOL = 10;
@@ -54,10 +55,41 @@ export async function openPgStore(url: string): Promise<PgStore> {
     messages,
     files: pgFileStore(sql),
     push: pgPushStore(sql),
+    backend: pgBackend,
     async close() {
       for (const l of listening) await l.unlisten().catch(() => {});
       await messages.close(); // the batched writer's last turn
       await sql.end({ timeout: 5 });
     },
   };
+}
+
+/**
+ * PostgreSQL: one database that several daemons can share (each a node, cluster/), and the target
+ * of `parley store copy`.
+ */
+export const pgBackend: StoreBackend = {
+  name: "postgres",
+  open: (_home, url) => {
+    if (!url) throw new TypeError("PostgreSQL needs a database URL");
+    return openPgStore(url);
+  },
+  clustered: true,
+  async copyInto(url, source, progress) {
+    // A few connections: the rows go in one batch at a time, file contents one chunk at a time.
+    const sql = connectPg(url, 4);
+    try {
+      return await copyIntoPg(sql, source, progress);
+    } finally {
+      await sql.end();
+    }
+  },
+};
+
+/** The store as PostgreSQL's, for what is built on its pool (cluster/); throws for another's. */
+export function pgStoreOf(store: Store): PgStore {
+  if (store.backend !== pgBackend) {
+    throw new TypeError(`a ${store.backend.name} store is not PostgreSQL's`);
+  }
+  return store as PgStore;
 }

@@ -1,6 +1,6 @@
 /** Notifications in PostgreSQL: highlighted messages and a read marker per user, as in SQLite. */
 import type { MessageNotifications } from "../message_types.ts";
-import { JOIN_WHERE, newestFirstPage, type Row } from "../messages/rows.ts";
+import { JOIN_WHERE, newestFirstPage, type Row } from "../rows.ts";
 import type { Sql } from "./db.ts";
 import { PG_COLUMNS } from "./paging.ts";
 

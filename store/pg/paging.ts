@@ -1,9 +1,9 @@
 /**
- * Pages of one conversation by time, as store/messages/paging.ts (history) and
- * store/messages/conversation_match.ts (`match` within a conversation) cut them for SQLite.
+ * Pages of one conversation by time, as store/sqlite/messages/paging.ts (history) and
+ * store/sqlite/messages/conversation_match.ts (`match` within a conversation) cut them for SQLite.
  */
 import type { HistoryQuery, MessagePage } from "../message_types.ts";
-import { aroundPage, oneWayPage, pageOf, type Row } from "../messages/rows.ts";
+import { aroundPage, oneWayPage, pageOf, type Row } from "../rows.ts";
 import type { Sql } from "./db.ts";
 
 const MIN = Number.MIN_SAFE_INTEGER;

@@ -1,5 +1,5 @@
-/** The writer's timestamps: store/messages/timestamps.ts's TimestampRule, over PostgreSQL. */
-import { MAX_TS, MAX_TS_PROBES, MS, TimestampRule } from "../messages/timestamps.ts";
+/** The writer's timestamps: store/timestamps.ts's TimestampRule, over PostgreSQL. */
+import { MAX_TS, MAX_TS_PROBES, MS, TimestampRule } from "../timestamps.ts";
 import type { Sql } from "./db.ts";
 
 /**

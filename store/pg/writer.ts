@@ -1,12 +1,12 @@
 /**
  * The PostgreSQL writer: appends are taken one at a time (timestamps and unread counts need the
  * ones before), gathered in memory, and committed one transaction per write window, as the
- * SQLite writer (store/messages/writer.ts) does.
+ * SQLite writer (store/sqlite/messages/writer.ts) does.
  */
 import { log } from "../../lib/log.ts";
 import { nowMicros } from "../../lib/time.ts";
 import { type Appended, type NewMessage, TYPE_CODE } from "../message_types.ts";
-import { capText } from "../messages/writer.ts";
+import { capText } from "../text.ts";
 import { pgString, type Sql } from "./db.ts";
 import { pgTimestamps } from "./timestamps.ts";
 import { tsvectorOf } from "./tsquery.ts";

@@ -10,7 +10,7 @@ import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { startServer } from "../support/server.ts";
-import { openSqliteStore } from "../../store/mod.ts";
+import { openSqliteStore } from "../../store/sqlite/mod.ts";
 import { DatabaseSync } from "node:sqlite";
 
 Deno.test("channel events are kept in history, not unread, notified or searchable", async () => {

@@ -1,8 +1,8 @@
 import { nowMicros } from "../../lib/time.ts";
 import { assert, assertEquals } from "../support/assert.ts";
-import { openSqliteStore, type SqliteStore } from "../../store/mod.ts";
+import { openSqliteStore, type SqliteStore } from "../../store/sqlite/mod.ts";
 import type { MessageJson } from "../../store/message_types.ts";
-import { userIndex } from "../../store/search_file.ts";
+import { userIndex } from "../../store/sqlite/search_file.ts";
 
 interface Fixture {
   store: SqliteStore;

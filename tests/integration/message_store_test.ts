@@ -133,7 +133,7 @@ forEachBackend("message store: match and search follow the same rules", async (b
   add(f.other, f.userId, "Dave", "deployment notes in #other");
   add(f.other, f.userId, "dave", "café au lait", true);
   add(f.foreign, f.otherId, "eve", "deploy secrets of another user", true);
-  await b.messages.flush();
+  await b.searchable();
   const search = async (match: string, extra = {}) =>
     texts(await b.messages.search.forUser(f.userId, { match, limit: 60, ...extra }));
 
@@ -384,7 +384,7 @@ forEachBackend(
     add("carol", "6 of them");
     add("bob", "joined the toys", "join");
     add("bob", "waves at the toys", "action");
-    await b.messages.flush();
+    await b.searchable();
     const search = async (match: string) =>
       texts(await b.messages.search.forUser(u, { match, limit: 10 }));
 
@@ -472,7 +472,7 @@ forEachBackend(
         });
       }
     }
-    await b.messages.flush();
+    await b.searchable();
     /** The numbers of the lines with a word that is `word` or, for a prefix, starts with it. */
     const expected = (word: string, prefix = false) =>
       Array.from({ length: N }, (_, i) => N - 1 - i).filter((i) =>

@@ -2,7 +2,7 @@
 import { assertEquals } from "../support/assert.ts";
 import { startPostgres } from "../support/postgres.ts";
 import { connectPg, migratePg, PG_MIGRATIONS_DIR } from "../../store/pg/db.ts";
-import { loadMigrations } from "../../store/migrate.ts";
+import { loadMigrations } from "../../store/migration_files.ts";
 
 Deno.test("pg migrations: applied once, each in a transaction, safe to run side by side", async (t) => {
   const server = await startPostgres();

@@ -4,9 +4,8 @@
  */
 import { assertEquals } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
-import { startPostgres } from "../support/postgres.ts";
-import { openSqliteStore, type Store } from "../../store/mod.ts";
-import { openPgStore } from "../../store/pg/mod.ts";
+import { forEachStore } from "../support/backends.ts";
+import type { Store } from "../../store/mod.ts";
 import { PUSH_LIMITS } from "../../push/notify.ts";
 import { pushFor } from "../../push/mod.ts";
 
@@ -37,27 +36,10 @@ async function burst(store: Store): Promise<void> {
   assertEquals(await store.push.countForUser(user.id), PUSH_LIMITS.subscriptions);
 }
 
-Deno.test("push cap: SQLite stores at most the cap from concurrent subscribes", async () => {
-  const home = await Deno.makeTempDir({ prefix: "parley-push-cap-" });
-  const store = await openSqliteStore(home);
-  try {
-    await burst(store);
-  } finally {
-    await store.close();
-    await Deno.remove(home, { recursive: true });
-  }
-});
-
-Deno.test("push cap: PostgreSQL stores at most the cap from concurrent subscribes", async () => {
-  const pg = await startPostgres();
-  const store = await openPgStore(pg.url);
-  try {
-    await burst(store);
-  } finally {
-    await store.close();
-    await pg.close();
-  }
-});
+forEachStore(
+  "push cap: the store keeps at most the cap from concurrent subscribes",
+  (store) => burst(store),
+);
 
 Deno.test("push cap: concurrent subscribes through the API get 201 up to the cap, then 400", async () => {
   const t0 = await startApp();

@@ -40,7 +40,7 @@ forEachBackend("search: newest first across conversations, paged without gaps", 
   add(second, "rollout second replayed", T0 + 5 * S);
   add(second, "rollout same instant", T0 + 30 * S);
   add(first, "rollout imported", T0 + 1 * S);
-  await b.messages.flush();
+  await b.searchable();
   const newestFirst = [
     "rollout same instant",
     "rollout three",
@@ -95,7 +95,7 @@ forEachBackend(
       text: "cafe\u0301 au lait",
       ts: T0,
     });
-    await b.messages.flush();
+    await b.searchable();
     // An acute accent alone (U+0301), and two marks with a real word beside them.
     for (const match of ["\u0301", "\u0301\u0308", '"\u0301"']) {
       const page = await b.messages.search!.forUser(userId, { match, limit: 10 });

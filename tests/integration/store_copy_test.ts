@@ -5,7 +5,7 @@
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { parley } from "../support/cli.ts";
 import { startPostgres } from "../support/postgres.ts";
-import { openSqliteStore } from "../../store/mod.ts";
+import { openSqliteStore } from "../../store/sqlite/mod.ts";
 import { connectPg } from "../../store/pg/db.ts";
 import { openPgMessageStore } from "../../store/pg/messages.ts";
 import { hashPassword } from "../../lib/password.ts";

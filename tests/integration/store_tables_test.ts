@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { forEachStore } from "../support/backends.ts";
-import type { Store } from "../../store/mod.ts";
+import { type Store, storeBackend } from "../../store/mod.ts";
 import { FileTooLargeError } from "../../store/files.ts";
 
 const stream = (...parts: (string | Uint8Array)[]) =>
@@ -272,4 +272,33 @@ forEachStore("store: files and their contents", async (store, backend, t) => {
     await store.files.removeUser(user.id);
     assertEquals((await store.files.page(user.id, undefined, 10)).files, []);
   });
+});
+
+/**
+ * What each backend offers beyond the contract, and the database URL that chooses it; a backend
+ * not listed here offers nothing more, so a new one passes without a row until it does.
+ */
+const OFFERS: Record<
+  string,
+  { url?: string; clustered: boolean; copyFrom: boolean; copyTo: boolean }
+> = {
+  sqlite: { clustered: false, copyFrom: true, copyTo: false },
+  postgres: { url: "postgres://127.0.0.1/parley", clustered: true, copyFrom: false, copyTo: true },
+};
+
+forEachStore("store: its backend object says what differs by backend", async (store, backend) => {
+  assertEquals(store.backend.name, backend);
+  const offers = OFFERS[backend] ?? { clustered: false, copyFrom: false, copyTo: false };
+  // The database URL chooses the same backend object the store carries.
+  if (backend in OFFERS) assert(await storeBackend(offers.url) === store.backend);
+  // Several daemons share the database (deps.ts starts the cluster on this), and `parley store
+  // copy` reads one backend and writes another.
+  assertEquals(
+    {
+      clustered: store.backend.clustered,
+      copyFrom: !!store.backend.copySource,
+      copyTo: !!store.backend.copyInto,
+    },
+    { clustered: offers.clustered, copyFrom: offers.copyFrom, copyTo: offers.copyTo },
+  );
 });

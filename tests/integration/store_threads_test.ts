@@ -1,9 +1,9 @@
 /** The store's threads: the search indexer's worker also checkpoints parley.db's WAL. */
 import { join } from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
-import { openDatabase } from "../../store/db.ts";
-import { loadMigrations, migrate } from "../../store/migrate.ts";
-import { openSearch, startSearchIndexer } from "../../store/search_index.ts";
+import { openDatabase } from "../../store/sqlite/db.ts";
+import { migrate, sqliteMigrations } from "../../store/sqlite/migrate.ts";
+import { openSearch, startSearchIndexer } from "../../store/sqlite/search_index.ts";
 import { BACKGROUND_NICE } from "../../lib/thread_priority.ts";
 import { niceByThread } from "../support/threads.ts";
 
@@ -11,7 +11,7 @@ Deno.test("the indexer's worker copies parley.db's WAL into the file when asked"
   const home = await Deno.makeTempDir({ prefix: "parley-threads-" });
   const dbPath = join(home, "parley.db");
   const db = openDatabase(dbPath);
-  migrate(db, await loadMigrations());
+  migrate(db, await sqliteMigrations());
   // Only an explicit checkpoint may move pages into the file in this test.
   db.exec("PRAGMA wal_autocheckpoint = 0");
   const searchDb = await openSearch(join(home, "search.db"), 1, 0);

@@ -1,7 +1,7 @@
 /**
  * The account operations in process (tests/support/app.ts): registration, invites, roles,
  * validation paths, throttling, auth-before-input, CSRF and profiles. Every answer is also checked
- * against routes/openapi.json. What needs the daemon (restart, its log) is in
+ * against the API document. What needs the daemon (restart, its log) is in
  * tests/integration/accounts_test.ts.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";

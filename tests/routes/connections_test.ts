@@ -1,7 +1,7 @@
 /**
  * Connections in process: the display name a user picks (issue #16: two connections to one host
  * are not both "localhost"), its default and its validation. Answers are checked against
- * routes/openapi.json by the test client.
+ * the API document by the test client.
  */
 import { assertEquals } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";

@@ -1,6 +1,6 @@
 /**
  * Files in process (tests/support/app.ts): upload, paging, download, write_only, delete and the
- * size limits, each answer also checked against routes/openapi.json.
+ * size limits, each answer also checked against the API document.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { adminAndUser } from "../support/api.ts";

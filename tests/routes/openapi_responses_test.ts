@@ -1,5 +1,5 @@
 /**
- * Real answers against routes/openapi.json: one account's day through the API, in process, where
+ * Real answers against the API document: one account's day through the API, in process, where
  * every answer is checked against its operation's response schema (tests/support/app.ts does the
  * check; a field a route returns and the document lacks fails it). The test then asks that each
  * operation was answered with success at least once, so a new operation needs a call here.

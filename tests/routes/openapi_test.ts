@@ -1,53 +1,17 @@
 // deno-lint-ignore-file no-explicit-any -- the document is JSON read by key
 /**
- * routes/openapi.json is kept by hand (docs/api.md says why); these checks keep it exact to the
- * code: every route of the Hono app is an operation of the document and the reverse, path
- * parameters carry the same names, and every query parameter and body property a route's zod
- * schema reads is documented with the same type and required-ness, and nothing more.
- * A last check sends each body property a value of the wrong type, so that a route reading its
- * body with another schema than the one named here fails too. openapi_responses_test.ts checks
- * real answers against the response schemas.
+ * The API contract (http/contract) against the app: every route of the Hono app is an operation
+ * of the document written from it and the reverse, path parameters carry the same names, each
+ * route reads its body and query with its operation's schemas (a wrong value is a 400 at its
+ * pointer), and the document differs from Convos 8.07's exactly as docs/api.md lists.
+ * openapi_responses_test.ts checks real answers against the response schemas.
  */
-import { assertEquals } from "../support/assert.ts";
+import { assert, assertEquals } from "../support/assert.ts";
 import { z } from "zod";
 import { startApp } from "../support/app.ts";
-import { deref, openapi, type Operation, operations, parametersOf } from "../support/openapi.ts";
-import * as connections from "../../routes/connections.ts";
-import * as conversations from "../../routes/conversations.ts";
-import * as embed from "../../routes/embed.ts";
-import * as files from "../../routes/files.ts";
-import * as messages from "../../routes/messages.ts";
-import * as notifications from "../../routes/notifications.ts";
-import * as profiles from "../../routes/profiles.ts";
-import * as push from "../../routes/push.ts";
-import * as search from "../../routes/search.ts";
-import * as settings from "../../routes/settings.ts";
-import * as user from "../../routes/user.ts";
-import * as users from "../../routes/users.ts";
-
-/** The zod schemas each operation validates its query string and JSON body with. */
-const SCHEMAS: Record<string, { query?: z.ZodType; body?: z.ZodType }> = {
-  getUser: { query: user.getUserQuery },
-  loginUser: { body: user.loginBody },
-  registerUser: { body: user.registerBody },
-  logoutUser: { query: user.logoutQuery },
-  updateUser: { body: user.updateBody },
-  getUsers: { query: users.listQuery },
-  updateSettings: { body: settings.settingsBody },
-  saveConnectionProfile: { body: profiles.profileBody },
-  createConnection: { body: connections.createBody },
-  updateConnection: { body: connections.updateBody },
-  sendMessage: { body: conversations.sendBody },
-  conversationMessages: { query: messages.historyQuery },
-  connectionMessages: { query: messages.historyQuery },
-  searchMessages: { query: search.searchQuery },
-  notificationMessages: { query: notifications.listQuery },
-  getFiles: { query: files.listQuery },
-  embed: { query: embed.embedQuery },
-  subscribePush: { body: push.subscribeBody },
-  unsubscribePush: { body: push.unsubscribeBody },
-  updatePushSettings: { body: push.settingsBody },
-};
+import { deref, openapi, operations, parametersOf } from "../support/openapi.ts";
+import { API, bodyOf, type OperationId } from "../../http/contract/mod.ts";
+import { surface, surfaceDiff } from "../support/api_surface.ts";
 
 /** `METHOD /path/{param}` of every /api route of the app (Hono's `:param{regex}` rewritten). */
 async function appRoutes(): Promise<string[]> {
@@ -124,90 +88,6 @@ function zodTypes(s: any): string[] {
   return [];
 }
 
-/** A documented type as a zod-made schema would spell it (an array without `type` is one). */
-function docType(s: any): string | undefined {
-  const d = deref(s);
-  return d.type ?? (d.items ? "array" : d.properties ? "object" : undefined);
-}
-
-function queryDiff(op: Operation, schema: z.ZodType | undefined): string[] {
-  const documented = parametersOf(op).filter((p) => p.in === "query");
-  const props: Record<string, unknown> = schema ? inputSchema(schema).properties ?? {} : {};
-  const errors: string[] = [];
-  for (const p of documented) {
-    if (!(p.name in props)) errors.push(`query ${p.name}: documented, not read by the route`);
-  }
-  for (const name of Object.keys(props)) {
-    if (!documented.some((p) => p.name === name)) {
-      errors.push(`query ${name}: read by the route, not documented`);
-    }
-  }
-  // A required query parameter is one without which the route answers 400.
-  const required = schema ? (inputSchema(schema).required ?? []) : [];
-  for (const p of documented) {
-    if (p.name in props && Boolean(p.required) !== required.includes(p.name)) {
-      errors.push(`query ${p.name}: required ${Boolean(p.required)} in the document, not in zod`);
-    }
-  }
-  return errors;
-}
-
-function bodyDiff(op: Operation, schema: z.ZodType | undefined): string[] {
-  const param = parametersOf(op).find((p) => p.in === "body");
-  const errors: string[] = [];
-  if (!param) return schema ? ["body: read by the route, not documented"] : [];
-  const doc = deref(param.schema);
-  // A free-form body (webhook payloads) names no properties and is read by its provider's rules.
-  if (!doc.properties && !schema) return [];
-  if (!schema) return ["body: documented, no zod schema known for it (add it to SCHEMAS)"];
-  const zs = inputSchema(schema);
-  const zprops: Record<string, any> = zs.properties ?? {};
-  // Properties the server returns but never reads (readOnly) belong to the answer only.
-  const dprops = Object.fromEntries(
-    Object.entries<any>(doc.properties ?? {}).filter(([, s]) => !deref(s).readOnly),
-  );
-  for (const name of Object.keys(dprops)) {
-    if (!(name in zprops)) errors.push(`body ${name}: documented, not read by the route`);
-  }
-  for (const [name, s] of Object.entries(zprops)) {
-    if (!(name in dprops)) {
-      errors.push(`body ${name}: read by the route, not documented`);
-      continue;
-    }
-    const want = docType(dprops[name]);
-    const got = zodTypes(s);
-    if (
-      want && got.length && !got.includes(want) && !(want === "number" && got.includes("integer"))
-    ) {
-      errors.push(`body ${name}: type ${want} in the document, ${got.join("|")} in zod`);
-    }
-  }
-  const zreq = new Set<string>(zs.required ?? []);
-  const dreq = new Set<string>(doc.required ?? []);
-  for (const name of Object.keys(zprops)) {
-    if (zreq.has(name) !== dreq.has(name)) {
-      errors.push(
-        `body ${name}: required ${dreq.has(name)} in the document, ${zreq.has(name)} in zod`,
-      );
-    }
-  }
-  return errors;
-}
-
-Deno.test("query parameters and body properties match the routes' zod schemas", () => {
-  const errors: string[] = [];
-  for (const op of operations()) {
-    const known = SCHEMAS[op.operationId] ?? {};
-    for (const e of [...queryDiff(op, known.query), ...bodyDiff(op, known.body)]) {
-      errors.push(`${op.operationId}: ${e}`);
-    }
-  }
-  for (const id of Object.keys(SCHEMAS)) {
-    if (!operations().some((o) => o.operationId === id)) errors.push(`${id}: no such operation`);
-  }
-  assertEquals(errors, []);
-});
-
 /** A JSON value of a type that `schema` (zod's JSON schema of one property) does not allow. */
 function wrongValue(schema: any): unknown {
   const allowed = zodTypes(schema);
@@ -221,7 +101,10 @@ function wrongValue(schema: any): unknown {
   return candidates.find(([types]) => !types.some((t) => allowed.includes(t)))![1];
 }
 
-Deno.test("each route reads its body with the schema SCHEMAS names (a wrong type is a 400 there)", async () => {
+/** An admin with a connection, and the values of the path parameters the checks below use. */
+async function withConnection<T>(
+  fn: (admin: any, path: (template: string) => string) => Promise<T>,
+): Promise<T> {
   const a = await startApp({ PARLEY_IRC_ALLOW_PRIVATE: "1" });
   try {
     const admin = a.client();
@@ -235,70 +118,105 @@ Deno.test("each route reads its body with the schema SCHEMAS names (a wrong type
       conversation_id: "%23test",
       email: "admin@example.com",
     };
-    const errors: string[] = [];
-    for (const op of operations()) {
-      const schema = SCHEMAS[op.operationId]?.body;
-      if (!schema) continue;
-      const path = "/api" + op.path.replace(/\{(\w+)\}/g, (_, name) => ids[name]);
-      for (const [name, prop] of Object.entries<any>(inputSchema(schema).properties ?? {})) {
-        const res = await admin.request(op.method, path, { [name]: wrongValue(prop) });
-        const paths = (res.body.errors ?? []).map((e: { path: string }) => e.path);
-        if (res.status !== 400 || !paths.includes(`/body/${name}`)) {
-          errors.push(`${op.operationId} ${name}: ${res.status} ${JSON.stringify(res.body)}`);
-        }
-      }
-    }
-    assertEquals(errors, []);
+    const path = (template: string) =>
+      "/api" + template.replace(/\{(\w+)\}/g, (_, name) => ids[name]);
+    return await fn(admin, path);
   } finally {
     await a.close();
   }
+}
+
+/** Operations whose JSON body a route reads with its schema (a webhook's is its provider's). */
+const bodyOperations = (Object.keys(API) as OperationId[])
+  .filter((id) => id !== "webhook" && "body" in API[id]);
+
+Deno.test("each route reads its body with its operation's schema (a wrong type is a 400 there)", async () => {
+  const errors: string[] = [];
+  await withConnection(async (admin, path) => {
+    for (const id of bodyOperations) {
+      const op = API[id];
+      const schema = bodyOf(id as Parameters<typeof bodyOf>[0]);
+      for (const [name, prop] of Object.entries<any>(inputSchema(schema).properties ?? {})) {
+        const res = await admin.request(op.method, path(op.path), { [name]: wrongValue(prop) });
+        const paths = (res.body.errors ?? []).map((e: { path: string }) => e.path);
+        if (res.status !== 400 || !paths.includes(`/body/${name}`)) {
+          errors.push(`${id} ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+        }
+      }
+    }
+  });
+  assert(bodyOperations.length >= 11, "every operation with a JSON body was tried");
+  assertEquals(errors, []);
 });
 
-Deno.test("the document keeps all of Convos 8.07's API (tests/fixtures/convos/api-8.07-surface.json)", async () => {
+/** A query value its schema refuses, or undefined when any text is allowed. */
+function badQueryValue(prop: any): string | undefined {
+  if (typeof prop.maxLength === "number") return "x".repeat(prop.maxLength + 1);
+  if (prop.type === "integer") return "many";
+  if (prop.type === "boolean") return "maybe";
+  if (prop.format === "date-time") return "yesterday";
+  return undefined;
+}
+
+Deno.test("each route reads its query with its operation's schema (a bad value is a 400 there)", async () => {
+  const errors: string[] = [];
+  let tried = 0;
+  await withConnection(async (admin, path) => {
+    for (const [id, op] of Object.entries(API)) {
+      if (!("query" in op)) continue;
+      const doc = operations().find((o) => o.operationId === id)!;
+      for (const p of parametersOf(doc).filter((p) => p.in === "query")) {
+        const value = badQueryValue(p);
+        if (value === undefined) continue;
+        tried++;
+        const url = `${path(op.path)}?${new URLSearchParams({ [p.name]: value })}`;
+        const res = await admin.request(op.method, url);
+        const paths = (res.body?.errors ?? []).map((e: { path: string }) => e.path);
+        if (res.status !== 400 || !paths.includes(`/query/${p.name}`)) {
+          errors.push(`${id} ${p.name}=${value.slice(0, 20)}: ${res.status}`);
+        }
+      }
+    }
+  });
+  assert(tried >= 20, `only ${tried} query values tried`);
+  assertEquals(errors, []);
+});
+
+/** The differences docs/api.md lists under "Differences from Convos's document". */
+async function listedDifferences(): Promise<string[]> {
+  const doc = await Deno.readTextFile(new URL("../../docs/api.md", import.meta.url));
+  const section = doc.split("\n## Differences from Convos's document\n")[1]?.split("\n## ")[0];
+  const block = section?.split("```text\n")[1]?.split("```")[0];
+  if (!block) throw new Error("docs/api.md has no list of differences from Convos's document");
+  return block.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+}
+
+Deno.test("the document differs from Convos 8.07's exactly as docs/api.md lists", async () => {
   const convos = JSON.parse(
     await Deno.readTextFile(new URL("../fixtures/convos/api-8.07-surface.json", import.meta.url)),
   );
-  const errors: string[] = [];
-  if (openapi.swagger !== convos.swagger || openapi.basePath !== convos.basePath) {
-    errors.push("swagger and basePath must stay Convos's");
-  }
-  for (const want of convos.operations) {
-    const op = operations().find((o) => o.method === want.method && o.path === want.path);
-    if (!op || op.operationId !== want.operationId) {
-      errors.push(`${want.method} ${want.path}: ${want.operationId} is gone`);
-      continue;
-    }
-    const params = parametersOf(op);
-    for (const p of want.parameters) {
-      const got = params.find((x) => x.in === p.in && x.name === p.name);
-      if (!got) errors.push(`${want.operationId}: parameter ${p.in} ${p.name} is gone`);
-      else if (Boolean(got.required) !== p.required || (p.type && got.type !== p.type)) {
-        errors.push(`${want.operationId}: parameter ${p.name} changed`);
-      }
-    }
-    for (const status of want.responses) {
-      if (!op.spec.responses[status]) {
-        errors.push(`${want.operationId}: response ${status} is gone`);
-      }
-    }
-  }
-  for (const [name, want] of Object.entries<any>(convos.definitions)) {
-    const got = openapi.definitions[name];
-    if (!got) {
-      errors.push(`definition ${name} is gone`);
-      continue;
-    }
-    for (const r of want.required) {
-      if (!(got.required ?? []).includes(r)) errors.push(`${name}.${r} is no longer required`);
-    }
-    for (const r of got.required ?? []) {
-      if (!want.required.includes(r)) errors.push(`${name}.${r} became required`);
-    }
-    for (const [prop, type] of Object.entries(want.properties)) {
-      const mine = got.properties?.[prop];
-      if (!mine) errors.push(`${name}.${prop} is gone`);
-      else if (type && docType(mine) !== type) errors.push(`${name}.${prop} changed its type`);
-    }
-  }
-  assertEquals(errors, []);
+  assertEquals([openapi.swagger, openapi.basePath], [convos.swagger, convos.basePath]);
+  const found = surfaceDiff(convos.facts, surface(openapi));
+  const listed = await listedDifferences();
+  assertEquals({
+    unlisted: found.filter((d) => !listed.includes(d)),
+    listedButGone: listed.filter((d) => !found.includes(d)),
+  }, { unlisted: [], listedButGone: [] });
+});
+
+Deno.test("the comparison with Convos's document sees a removed, a changed and an added fact", async () => {
+  const convos = JSON.parse(
+    await Deno.readTextFile(new URL("../fixtures/convos/api-8.07-surface.json", import.meta.url)),
+  );
+  const doc = structuredClone(openapi);
+  delete doc.paths["/connections"].get;
+  doc.definitions.User.properties.email.type = "integer";
+  doc.definitions.Success.properties.extra = { type: "string" };
+  const found = surfaceDiff(convos.facts, surface(doc));
+  const listed = await listedDifferences();
+  assertEquals(found.filter((d) => !listed.includes(d)), [
+    "- GET /connections: listConnections",
+    "+ definition Success .extra: string",
+    "~ definition User .email: string, required -> integer, required",
+  ]);
 });

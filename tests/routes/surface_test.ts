@@ -1,5 +1,5 @@
 /**
- * The whole API surface in process, driven by routes/openapi.json: who may call each operation
+ * The whole API surface in process, driven by the API document: who may call each operation
  * (docs/api.md, "Who may call what"), unknown or foreign ids answering 404, and bad input answering
  * 400 with a JSON pointer to the field.
  */

@@ -5,15 +5,14 @@
  * request. For what only a socket shows, `listen()` serves the same app on 127.0.0.1.
  *
  * `client()` gives the same ApiClient the daemon tests use, answered in process; every answer of
- * a documented operation is checked against routes/openapi.json on the way (a mismatch throws),
+ * a documented operation is checked against the API document on the way (a mismatch throws),
  * so each route test also keeps the document true.
  */
 import type { Hono } from "hono";
 import { parseConfig } from "../../config.ts";
 import { createApp } from "../../app.ts";
 import { wireDeps } from "../../deps.ts";
-import { openSqliteStore, type Store } from "../../store/mod.ts";
-import { openPgStore } from "../../store/pg/mod.ts";
+import { openStore, type Store } from "../../store/mod.ts";
 import { testDatabaseUrl } from "./test_backend.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
 import { ApiClient } from "./api.ts";
@@ -36,7 +35,7 @@ export async function checkAgainstDocument(req: Request, res: Response): Promise
   const body = type.includes("json") && text ? JSON.parse(text) : text;
   const errors = responseErrors(req.method, req.url, res.status, body);
   if (errors.length && !errors[0].includes("no such operation")) {
-    throw new Error(`the answer breaks routes/openapi.json:\n${errors.join("\n")}`);
+    throw new Error(`the answer breaks the API document:\n${errors.join("\n")}`);
   }
 }
 
@@ -90,8 +89,7 @@ export async function startApp(
   };
   // The runner's PostgreSQL pass gives each app a database of its own.
   const databaseUrl = await testDatabaseUrl();
-  const sqlite = databaseUrl ? undefined : await openSqliteStore(home);
-  const opened: Store = sqlite ?? await openPgStore(databaseUrl!);
+  const opened = await openStore(home, databaseUrl);
   const store = storeView(opened);
   // Wired as cli/daemon.ts wires them, so that deleting a user does here what it does there.
   const deps = await wireDeps(config, store, "test");
@@ -134,7 +132,7 @@ export async function startApp(
     deps,
     async searchable() {
       await opened.messages.flush();
-      await sqlite?.messages.searchable();
+      await opened.messages.searchable?.();
     },
     home,
     request,

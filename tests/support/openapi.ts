@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any -- the document and the answers are JSON read by key
 /**
- * Reading `routes/openapi.json` (Swagger 2.0, as Convos's) in tests: its operations, their
+ * Reading the API document (Swagger 2.0, as Convos's; written from http/contract) in tests: its operations, their
  * parameters with `$ref`s resolved, and Ajv checking an answer against an operation's response
  * schema. The check is strict where the document is silent: an object schema that lists
  * `properties` and says nothing of `additionalProperties` is closed, so a field a route returns
@@ -9,10 +9,10 @@
 import ajvDraft04 from "ajv-draft-04";
 import ajvFormats from "ajv-formats";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import doc from "../../routes/openapi.json" with { type: "json" };
+import { apiDocument } from "../../http/contract/mod.ts";
 
 /** The document, as the app serves it under `GET /api`. */
-export const openapi: any = doc;
+export const openapi: any = apiDocument();
 
 /** A JSON schema of the document (Swagger 2.0's subset of draft 4). */
 export type Schema = Record<string, any>;
@@ -170,7 +170,7 @@ export function responseErrors(
   body: unknown,
 ): string[] {
   const found = match(method, url);
-  if (!found) return [`${method} ${url}: no such operation in routes/openapi.json`];
+  if (!found) return [`${method} ${url}: no such operation in the API document`];
   const { op } = found;
   const name = `${op.operationId} ${status}`;
   if (status >= 400) {

@@ -75,12 +75,15 @@ Deno.test("client: parsing, completion and help come from the table; aliases nam
   for (const c of COMMAND_TABLE) assert(all.includes(c.name), `/${c.name} completes`);
   assert(all.includes("raw") && all.includes("close"), "aliases complete too");
   const seen: string[] = [];
-  CLIENT_HANDLERS.search("a b&c", {
-    navigate: (p) => seen.push(p),
-    showHelp: () => seen.push("?"),
-  });
-  CLIENT_HANDLERS.help("", { navigate: (p) => seen.push(p), showHelp: () => seen.push("help") });
-  assertEquals(seen, ["/chat/search?q=a%20b%26c", "help"]);
+  const env = {
+    navigate: (p: string) => seen.push(p),
+    showHelp: () => seen.push("help"),
+    showKeys: () => seen.push("keys"),
+  };
+  CLIENT_HANDLERS.search("a b&c", env);
+  CLIENT_HANDLERS.help("", env);
+  CLIENT_HANDLERS.help("keys", env);
+  assertEquals(seen, ["/chat/search?q=a%20b%26c", "help", "keys"]);
 });
 
 Deno.test("client: admin-only commands are hidden from others in completion and help", () => {

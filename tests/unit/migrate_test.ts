@@ -1,6 +1,6 @@
 import { assertEquals, assertThrows } from "../support/assert.ts";
 import { DatabaseSync } from "node:sqlite";
-import { loadMigrations, migrate } from "../../store/migrate.ts";
+import { migrate, sqliteMigrations } from "../../store/sqlite/migrate.ts";
 
 Deno.test("migrations: applied in order, once, each in a transaction", () => {
   const db = new DatabaseSync(":memory:");
@@ -33,7 +33,7 @@ Deno.test("migrations: a failing migration leaves nothing half-done", () => {
 });
 
 Deno.test("migrations: the shipped files are numbered without gaps and apply cleanly", async () => {
-  const ms = await loadMigrations();
+  const ms = await sqliteMigrations();
   assertEquals(ms.map((m) => m.version), ms.map((_, i) => i + 1));
   const db = new DatabaseSync(":memory:");
   db.exec("PRAGMA foreign_keys = ON");
@@ -42,7 +42,7 @@ Deno.test("migrations: the shipped files are numbered without gaps and apply cle
 });
 
 Deno.test("migrations: times stored before server times were checked come back into range", async () => {
-  const ms = await loadMigrations();
+  const ms = await sqliteMigrations();
   const db = new DatabaseSync(":memory:");
   const sane = ms.findIndex((m) => m.name === "sane_timestamps");
   migrate(db, ms.slice(0, sane));

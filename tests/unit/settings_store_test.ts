@@ -1,7 +1,8 @@
 /** Server settings: typed reads with the defaults of one place, against a real SQLite database. */
 import { DatabaseSync } from "node:sqlite";
 import { assertEquals } from "../support/assert.ts";
-import { defaultSettings, sqliteSettingsStore } from "../../store/settings.ts";
+import { defaultSettings } from "../../store/settings.ts";
+import { sqliteSettingsStore } from "../../store/sqlite/settings.ts";
 
 function store() {
   const db = new DatabaseSync(":memory:");

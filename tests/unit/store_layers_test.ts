@@ -1,6 +1,7 @@
 /**
- * The store is a lower layer that a second backend (PostgreSQL) will sit beside: it imports
- * nothing of IRC or HTTP, so it cannot grow a dependency on how messages arrive or are served.
+ * The store is a lower layer: it imports nothing of IRC or HTTP, so it cannot grow a dependency
+ * on how messages arrive or are served. Its backends (store/sqlite/, store/pg/) implement the
+ * contract in store/ and never import each other, so each can be read, changed or added alone.
  */
 import { assertEquals } from "../support/assert.ts";
 
@@ -25,6 +26,43 @@ Deno.test("store/ imports no IRC, HTTP or other upper-layer code", async () => {
     for (const line of text.split("\n")) {
       const m = FORBIDDEN.exec(line);
       if (m) offending.push(`${file}: ${line.trim()}`);
+    }
+  }
+  assertEquals(offending, []);
+});
+
+/** The backend a store-relative path belongs to: each folder of store/ is one backend. */
+function backendOf(file: string): string | undefined {
+  return /^([^/]+)\//.exec(file)?.[1];
+}
+
+Deno.test("store/ backends import the contract, never each other", async () => {
+  const offending: string[] = [];
+  for (const file of await sources(STORE)) {
+    const own = backendOf(file);
+    const text = await Deno.readTextFile(new URL(file, STORE));
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
+      const target = new URL(m[1], new URL(file, STORE)).href;
+      if (!target.startsWith(STORE.href)) continue;
+      const other = backendOf(target.slice(STORE.href.length));
+      // The contract (store/ itself) may load a backend only by a dynamic import (mod.ts's
+      // storeBackend); a backend may import only its own folder and the contract.
+      const dynamic = m[0].includes("(");
+      if (other && other !== own && !(own === undefined && dynamic)) {
+        offending.push(`${file}: ${m[1]}`);
+      }
+    }
+  }
+  assertEquals(offending, []);
+});
+
+Deno.test("store/'s contract names no database client", async () => {
+  const offending: string[] = [];
+  for (const file of await sources(STORE)) {
+    if (backendOf(file)) continue;
+    const text = await Deno.readTextFile(new URL(file, STORE));
+    for (const m of text.matchAll(/from\s+"(node:sqlite|postgres|npm:[^"]*)"/g)) {
+      offending.push(`${file}: ${m[1]}`);
     }
   }
   assertEquals(offending, []);

@@ -1,13 +1,13 @@
 import { assertEquals } from "../support/assert.ts";
-import { openDatabase } from "../../store/db.ts";
-import { loadMigrations, migrate } from "../../store/migrate.ts";
-import { timestamps } from "../../store/messages/timestamps.ts";
+import { openDatabase } from "../../store/sqlite/db.ts";
+import { migrate, sqliteMigrations } from "../../store/sqlite/migrate.ts";
+import { timestamps } from "../../store/sqlite/messages/timestamps.ts";
 
 const T = Date.UTC(2026, 0, 1) * 1000;
 
 async function fresh() {
   const db = openDatabase(":memory:");
-  migrate(db, await loadMigrations());
+  migrate(db, await sqliteMigrations());
   let commits = 0;
   const uniqueTs = timestamps(db, () => commits++);
   return { db, uniqueTs, commits: () => commits };

@@ -46,6 +46,11 @@ export function attachInbound(
     }
   }
   attachLeanPath(cx, client, run);
+  // `/names` answers from what this client has seen (chat/presence.ts).
+  conn.members = (channel) => cx.presence.members(cx.convId(channel));
+  conn.rejoining = (channels) => {
+    for (const name of channels) cx.presence.joined(cx.convId(name));
+  };
   // Convos's `info.authenticated`: a SASL or services login on this (fresh) client.
   conn.info.authenticated = false;
 }

@@ -3,11 +3,10 @@
  * notifications, sound, previews, theme and language.
  */
 import { useEffect, useState } from "preact/hooks";
-import { api, type Body, seg } from "../api.ts";
+import { api, type Body } from "../api.ts";
 import { chooseLanguage, language, languages, t } from "../i18n.ts";
 import { applyUser, showToast, user } from "../state.ts";
 import { applyTheme, savedTheme } from "../theme.ts";
-import type { User } from "../types.ts";
 import { clock24, compact, joinParts, seconds, setJoinParts, setPref } from "../prefs.ts";
 import type { JoinPartMode } from "../event_runs.ts";
 import { Check, Field, FormErrors, Panel, Saved, useFormAction } from "./Field.tsx";
@@ -32,7 +31,7 @@ export function Account() {
   const [autoAway, setAutoAway] = useState(false);
   useEffect(() => {
     void currentSubscription().then((s) => setPush(!!s), () => {});
-    void api<{ auto_away: boolean }>("GET", "/push").then(
+    void api("getPush").then(
       (r) => setAutoAway(r.auto_away),
       () => {},
     );
@@ -54,13 +53,7 @@ export function Account() {
   const toggleAway = async (on: boolean) => {
     try {
       setAutoAway(
-        (await api<{ auto_away: boolean }>(
-          "POST",
-          "/push/settings",
-          {
-            auto_away: on,
-          } satisfies Body<"updatePushSettings">,
-        )).auto_away,
+        (await api("updatePushSettings", { body: { auto_away: on } })).auto_away,
       );
     } catch (err) {
       showToast((err as Error).message);
@@ -78,7 +71,7 @@ export function Account() {
       body.current_password = current;
     }
     return run(async () => {
-      const next = await api<User>("POST", `/user/${seg(u.email)}`, body);
+      const next = await api("updateUser", { params: { email: u.email }, body });
       applyUser({ ...u, ...next, connections: undefined, conversations: undefined });
       setPassword("");
       setCurrent("");
@@ -205,17 +198,15 @@ export function Account() {
             </select>
           </div>
           <div class="checks">
-            <Check
-              label={t("Desktop notifications for mentions")}
-              name="notify"
-              checked={notify}
-              onChange={toggleNotify}
-            />
+            {/* One choice: mentions notify with the tab open (desktop) and closed (push). */}
             <Check
               label={t("Enable notifications")}
               name="push"
-              checked={push}
-              onChange={togglePush}
+              checked={notify || push}
+              onChange={async (on) => {
+                await toggleNotify(on);
+                if (pushSupported()) await togglePush(on);
+              }}
             />
             {!pushSupported() && (
               <p class="hint">

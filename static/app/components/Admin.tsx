@@ -1,6 +1,6 @@
 /** Administration: server settings with disk usage, users (roles, delete, invites), profiles. */
 import { useEffect, useState } from "preact/hooks";
-import { api, type Body, query, seg } from "../api.ts";
+import { api, type Reply } from "../api.ts";
 import { t } from "../i18n.ts";
 import { linkClick } from "../router.ts";
 import { user as me } from "../state.ts";
@@ -33,24 +33,14 @@ function Tabs(p: { tab: Tab }) {
   );
 }
 
-interface Settings {
-  contact?: string;
-  default_connection?: string;
-  forced_connection?: boolean;
-  open_to_public?: boolean;
-  organization_name?: string;
-  organization_url?: string;
-  video_service?: string;
-  irc_allow_private?: boolean;
-  disk_usage?: Record<string, number>;
-}
+type Settings = Reply<"getSettings">;
 
 function ServerSettings() {
   const [s, setS] = useState<Settings | null>(null);
   const { errors, setErrors, run } = useFormAction();
   const [saved, setSaved] = useState(false);
   useEffect(() => {
-    api<Settings>("GET", "/settings").then(setS).catch((e) => setErrors(toErrors(e)));
+    api("getSettings").then(setS).catch((e) => setErrors(toErrors(e)));
   }, []);
   if (!s) return <FormErrors errors={errors} fields={[]} />;
   const set = (k: keyof Settings) => (v: string | boolean) => setS({ ...s, [k]: v });
@@ -59,11 +49,12 @@ function ServerSettings() {
     setSaved(false);
     const { disk_usage: _d, ...body } = s;
     return run(async () => {
-      setS(await api<Settings>("POST", "/settings", body));
+      setS(await api("updateSettings", { body }));
       setSaved(true);
     });
   };
-  const d = s.disk_usage;
+  const d = s.disk_usage &&
+    { blocks_used: 0, blocks_total: 0, blocks_free: 0, block_size: 0, ...s.disk_usage };
   const used = d && d.blocks_total ? d.blocks_used / d.blocks_total : 0;
   return (
     <>
@@ -179,26 +170,26 @@ function Users() {
   >(null);
   const { errors, setErrors, run } = useFormAction();
   const load = () =>
-    api<{ users: User[] }>("GET", "/users" + query({})).then((r) => setUsers(r.users))
+    api("getUsers").then((r) => setUsers(r.users ?? []))
       .catch((e) => setErrors(toErrors(e)));
   useEffect(() => {
     void load();
   }, []);
   const makeInvite = (address: string) =>
-    run(async () => setInvite(await api("POST", `/user/${seg(address)}/invite`)));
+    run(async () => setInvite(await api("inviteUser", { params: { email: address } })));
   const toggleAdmin = (u: User) => {
     const roles: User["roles"] = u.roles?.includes("admin")
       ? (u.roles ?? []).filter((r) => r !== "admin")
       : [...(u.roles ?? []), "admin"];
     return run(async () => {
-      await api("POST", `/user/${seg(u.email)}`, { roles } satisfies Body<"updateUser">);
+      await api("updateUser", { params: { email: u.email }, body: { roles } });
       await load();
     });
   };
   const remove = async (u: User) => {
     if (!confirm(t("Delete {name} and all their data?", { name: u.email }))) return;
     await run(async () => {
-      await api("DELETE", `/user/${seg(u.email)}`);
+      await api("deleteUser", { params: { email: u.email } });
       await load();
     });
   };
@@ -295,7 +286,7 @@ function Profiles() {
   const [isDefault, setDefault] = useState(false);
   const { errors, setErrors, run } = useFormAction();
   const load = () =>
-    api<{ profiles: Profile[] }>("GET", "/connection-profiles").then((r) => setList(r.profiles))
+    api("listConnectionProfiles").then((r) => setList(r.profiles ?? []))
       .catch((e) => setErrors(toErrors(e)));
   useEffect(() => {
     void load();
@@ -322,9 +313,9 @@ function Profiles() {
                   type="button"
                   class="small danger"
                   onClick={async () => {
-                    await api("DELETE", `/connection-profiles/${seg(p.id ?? "")}`).catch((e) =>
-                      setErrors(toErrors(e))
-                    );
+                    await api("removeConnectionProfile", { params: { id: p.id ?? "" } }).catch((
+                      e,
+                    ) => setErrors(toErrors(e)));
                     await load();
                   }}
                 >
@@ -340,14 +331,7 @@ function Profiles() {
           onSubmit={(e) => {
             e.preventDefault();
             return run(async () => {
-              await api(
-                "POST",
-                "/connection-profiles",
-                {
-                  url,
-                  is_default: isDefault,
-                } satisfies Body<"saveConnectionProfile">,
-              );
+              await api("saveConnectionProfile", { body: { url, is_default: isDefault } });
               setUrl("");
               await load();
             });

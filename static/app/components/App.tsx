@@ -1,7 +1,9 @@
 /** The top-level component: picks the screen from the route and the login state. */
 import { useEffect } from "preact/hooks";
 import { t } from "../i18n.ts";
-import { chatPath, navigate, parseRoute, route } from "../router.ts";
+import { navigate, parseRoute, route } from "../router.ts";
+import { onGlobalKey } from "../keys.ts";
+import { Overlays } from "./Overlays.tsx";
 import { drawerOpen, sidebar, toast, user } from "../state.ts";
 import { closeConversation } from "../view.ts";
 import { Login, Register } from "./Auth.tsx";
@@ -41,7 +43,15 @@ function Screen() {
   const [area, a, b, c] = parts;
   if (area === "chat") {
     if (a === "notifications") return <Notifications />;
-    if (a === "search") return <Search q={params.get("q") ?? ""} />;
+    if (a === "search") {
+      return (
+        <Search
+          q={params.get("q") ?? ""}
+          from={params.get("from") ?? undefined}
+          to={params.get("to") ?? undefined}
+        />
+      );
+    }
     if (a) return <ChatView cid={a} conv={b ?? ""} around={params.get("around") ?? undefined} />;
     return <Welcome />;
   }
@@ -86,26 +96,14 @@ export function App() {
     }
   }, [u, route.value]);
   useEffect(() => {
-    // Escape closes the drawer, as it would any overlay.
+    // Escape closes overlays and the drawer; the other shortcuts are listed by "?" (keys.ts).
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && drawerOpen.value) drawerOpen.value = false;
-      // Alt+Up and Alt+Down step through the conversations in sidebar order.
-      if (e.altKey && (e.key === "ArrowUp" || e.key === "ArrowDown")) {
-        const paths = sidebar.value.flatMap((g) => [
-          chatPath(g.connection.connection_id, ""),
-          ...g.conversations.map((c) => chatPath(c.connection_id, c.conversation_id)),
-        ]);
-        const here = paths.indexOf(route.value.split("?")[0]);
-        const next = paths[(here + (e.key === "ArrowUp" ? -1 : 1) + paths.length) % paths.length];
-        if (next) {
-          e.preventDefault();
-          navigate(next);
-        }
-      }
+      if (onGlobalKey(e)) e.preventDefault();
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
   }, []);
+  const inChat = area === "chat" && !!parts[1] && !["notifications", "search"].includes(parts[1]);
   if (u === undefined) return <div class="splash" aria-busy="true" />;
   if (area === "register") return <Register />;
   if (!u) return <Login />;
@@ -117,7 +115,9 @@ export function App() {
         <div class="scrim" aria-hidden="true" onClick={() => (drawerOpen.value = false)} />
       )}
       <Screen />
-      {toast.value && <div class="toast" role="status">{toast.value}</div>}
+      {/* In a conversation the notice sits above the message box, not over the last line. */}
+      {toast.value && !inChat && <div class="toast" role="status">{toast.value}</div>}
+      <Overlays />
     </div>
   );
 }

@@ -1,10 +1,9 @@
 /** The screens that get a user in: login, registration (first user, invite, password reset). */
 import { useState } from "preact/hooks";
-import { api, type Body } from "../api.ts";
+import { api, ApiFailure } from "../api.ts";
 import { t } from "../i18n.ts";
 import { linkClick, navigate, route } from "../router.ts";
 import { loggedIn } from "../session.ts";
-import type { User } from "../types.ts";
 import { Field, FormErrors, useFormAction } from "./Field.tsx";
 import { Logo } from "./Logo.tsx";
 
@@ -16,11 +15,7 @@ export function Login() {
   const submit = (e: Event) => {
     e.preventDefault();
     return run(async () => {
-      const u = await api<User>(
-        "POST",
-        "/user/login",
-        { email, password } satisfies Body<"loginUser">,
-      );
+      const u = await api("loginUser", { body: { email, password } });
       await loggedIn(u);
       navigate("/chat", true);
     });
@@ -61,6 +56,29 @@ export function Login() {
   );
 }
 
+/**
+ * The server answers registration in Convos's words (its API is kept); a person reads Parley's:
+ * a used or old invite link, or registration that is closed.
+ */
+function ownWords(e: unknown): unknown {
+  if (!(e instanceof ApiFailure)) return e;
+  return new ApiFailure(
+    e.status,
+    e.errors.map((x) =>
+      /^Invalid token\b/.test(x.message)
+        ? {
+          ...x,
+          message: t(
+            "This invite link was used already or is too old. Ask your administrator for a new one.",
+          ),
+        }
+        : /registration is not open/i.test(x.message)
+        ? { ...x, message: t("Registration is closed: ask an administrator for an invite link.") }
+        : x
+    ),
+  );
+}
+
 /** Registration: with an invite link (new user or password reset) or without (first user). */
 export function Register() {
   const params = new URLSearchParams(route.value.split("?")[1] ?? "");
@@ -73,15 +91,10 @@ export function Register() {
   const submit = (e: Event) => {
     e.preventDefault();
     return run(async () => {
-      const u = await api<User>(
-        "POST",
-        "/user/register",
-        {
-          email,
-          password,
-          ...(invite ?? {}),
-        } satisfies Body<"registerUser">,
-      );
+      const u = await api("registerUser", { body: { email, password, ...(invite ?? {}) } })
+        .catch((e) => {
+          throw ownWords(e);
+        });
       await loggedIn(u);
       navigate(u.roles?.includes("admin") && !invite ? "/settings/connection/add" : "/chat", true);
     });
@@ -90,11 +103,12 @@ export function Register() {
     <main class="auth">
       <form class="card" onSubmit={submit} noValidate>
         <Logo />
+        {invite && <p class="invited">{t("You are invited to join Parley.")}</p>}
         <h1>{invite ? t("Choose your password") : t("Create an account")}</h1>
         <p class="muted">
           {invite
             ? t(
-              "This invite link sets the password of the account below. An existing account keeps its data.",
+              "Choose a password for the account below to start chatting. An account that exists already keeps its data.",
             )
             : t(
               "The first account becomes the administrator. Later accounts need an invite link unless registration is open.",

@@ -19,6 +19,7 @@ import { MemberList } from "./MemberList.tsx";
 import { openConversation } from "../view.ts";
 import { MessageList } from "./MessageList.tsx";
 import { Composer } from "./Composer.tsx";
+import { MessageText } from "./MessageText.tsx";
 import { stripFormatting } from "../irc_format.ts";
 import { Icon } from "./Icon.tsx";
 
@@ -43,7 +44,11 @@ export function TopBar(
       </button>
       <div class="title">
         <h1>{p.title}</h1>
-        {p.subtitle && <p class="topic" title={p.subtitle}>{p.subtitle}</p>}
+        {p.subtitle && (
+          <p class="topic" title={p.subtitle}>
+            <MessageText text={p.subtitle} />
+          </p>
+        )}
       </div>
       {p.actions}
     </header>

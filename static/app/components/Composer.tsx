@@ -1,69 +1,28 @@
 /** The message box: Enter sends, Shift+Enter breaks the line, Up recalls, Tab completes. */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
-import { CLIENT_HANDLERS, completableCommands, type Parsed, parseInput } from "../commands.ts";
-import type { SentFrame } from "../../../lib/events.ts";
-import { type Member, membersOpen, setMembers } from "../members.ts";
-import { applyCompletion, type Completion, nextCompletion, startCompletion } from "../complete.ts";
+import { CLIENT_HANDLERS, completableCommands, parseInput } from "../commands.ts";
+import { members } from "../members.ts";
+import { localLine, runCommand, showAnswer } from "../actions.ts";
+import {
+  applyCompletion,
+  type Completion,
+  completionNicks,
+  nextCompletion,
+  startCompletion,
+} from "../complete.ts";
 import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
-import { conversations, key, nicks, pendingJoin, showToast, user } from "../state.ts";
-import { appendLive } from "../view.ts";
+import { away, conversations, key, myNick, nicks, showToast, toast, user } from "../state.ts";
+import { showKeys } from "../overlays.ts";
 import { uploadFile } from "../upload.ts";
 import { Icon } from "./Icon.tsx";
+import { withConnectionName } from "../conn_status.ts";
 
 const history: string[] = [];
 
-/** Shows a line from the client itself (errors, help) in the open conversation. */
-function localLine(text: string, event = "error", data?: unknown): void {
-  appendLive({ from: "", message: text, ts: new Date().toISOString(), event, data });
-}
-
-/** Shows what a command answered, readably: tables, the member list, confirmations. */
-function showAnswer(
-  cid: string,
-  conv: string,
-  parsed: Parsed & { kind: "send" },
-  answer: SentFrame,
-) {
-  const args = parsed.message.split(/\s+/).slice(1);
-  if (parsed.command === "join") {
-    const name = (args[0] ?? "").toLowerCase();
-    if (conversations.value[key(cid, name)]) {
-      navigate(`/chat/${encodeURIComponent(cid)}/${encodeURIComponent(name)}`);
-    } else Object.assign(pendingJoin, { cid, conv: name });
-  }
-  if (
-    (parsed.command === "query" || parsed.command === "msg") &&
-    answer.conversation_id !== undefined && answer.conversation_id !== conv
-  ) {
-    navigate(`/chat/${encodeURIComponent(cid)}/${encodeURIComponent(answer.conversation_id)}`);
-  }
-  if (parsed.command === "away") {
-    localLine(
-      args.length
-        ? t("You are marked as away: {message}", { message: args.join(" ") })
-        : t("You are no longer marked as away."),
-      "info",
-    );
-  }
-  const w = answer.whois as { nick?: string; error?: string } | undefined;
-  if (w && typeof w === "object") {
-    const nick = String(w.nick ?? args[0] ?? "");
-    // "No such nick" comes from the server as an error event too: shown once, by session.ts.
-    if (w.error === "not_found") return;
-    if (w.error) localLine(t("No answer about {nick} from the server.", { nick }));
-    else localLine("", "whois", w);
-  }
-  if (Array.isArray(answer.names)) {
-    const channel = (args[0] ?? conv).toLowerCase();
-    const list = (answer.names as Member[]).map((n) => ({ nick: n.nick, modes: n.modes ?? [] }));
-    setMembers(key(cid, channel), list);
-    if (channel === conv) membersOpen.value = true;
-    localLine(t("{n} members in {channel}", { n: list.length, channel }), "info");
-  }
-  if (Array.isArray(answer.channels)) localLine("", "list", answer.channels);
-}
+/** Formatting keys: Ctrl+B, Ctrl+U and Ctrl+I insert IRC's bold, underline and italic codes. */
+const FORMAT_KEYS: Record<string, string> = { b: "\x02", u: "\x1f", i: "\x1d" };
 
 /** The composer of conversation `conv` on connection `cid`. */
 export function Composer(p: { cid: string; conv: string }) {
@@ -120,6 +79,7 @@ export function Composer(p: { cid: string; conv: string }) {
       CLIENT_HANDLERS[parsed.command](parsed.args, {
         navigate,
         showHelp: () => localLine("", "help"),
+        showKeys,
       });
       return;
     }
@@ -140,20 +100,45 @@ export function Composer(p: { cid: string; conv: string }) {
       if (here.current === from) setText((now) => (now === "" ? input : now));
       localLine(
         t("Not sent: {error}", {
-          error: answer.errors.map((e: { message: string }) => e.message).join(" "),
+          error: withConnectionName(
+            answer.errors.map((e: { message: string }) => e.message).join(" "),
+            p.cid,
+          ),
         }),
       );
       return;
     }
     history.push(input);
     showAnswer(p.cid, p.conv, parsed, answer);
+    // Any line sent while away ends it, as "/away" alone would.
+    if (parsed.command !== "away" && away.value[p.cid] !== undefined) {
+      await runCommand(p.cid, p.conv, "/away");
+    }
   };
 
   const onKeyDown = (e: KeyboardEvent) => {
     const el = ref.current!;
+    const code = FORMAT_KEYS[e.key.toLowerCase()];
+    if (code && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) {
+      e.preventDefault();
+      const start = el.selectionStart ?? text.length, end = el.selectionEnd ?? start;
+      // Around a selection the code marks it; otherwise it starts formatting at the cursor.
+      const next = text.slice(0, start) + code + text.slice(start, end) +
+        (end > start ? code : "") + text.slice(end);
+      // Set in place at once: the next key may come before the box renders again.
+      const cursor = end + (end > start ? 2 : 1);
+      el.value = next;
+      el.setSelectionRange(cursor, cursor);
+      setText(next);
+      return;
+    }
     if (e.key === "Tab" && !e.ctrlKey && !e.altKey) {
       const k = key(p.cid, p.conv);
-      const nickList = [...(nicks.get(k) ?? [])].reverse();
+      const nickList = completionNicks(
+        nicks.get(k) ?? [],
+        members.value[k]?.map((m) => m.nick),
+        myNick(p.cid),
+      );
       const channels = Object.values(conversations.value)
         .filter((c) => c.connection_id === p.cid && /^[#&]/.test(c.name)).map((c) => c.name);
       let c = completion.current;
@@ -191,71 +176,93 @@ export function Composer(p: { cid: string; conv: string }) {
     }
   };
 
+  const awayMessage = away.value[p.cid];
   return (
-    <form
-      class="composer"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void send();
-      }}
-      onDragOver={(e) => e.preventDefault()}
-      onDrop={(e) => {
-        e.preventDefault();
-        void upload(e.dataTransfer?.files ?? null);
-      }}
-    >
-      <label for="composer-input" class="visually-hidden">{t("Message")}</label>
-      <button
-        type="button"
-        class="icon-button"
-        aria-label={t("Upload a file")}
-        title={t("Upload a file")}
-        onClick={() => fileRef.current!.click()}
-      >
-        <Icon name="clip" size={20} />
-      </button>
-      <input
-        ref={fileRef}
-        type="file"
-        class="visually-hidden"
-        tabIndex={-1}
-        aria-label={t("Upload a file")}
-        onChange={(e) => {
-          const input = e.currentTarget as HTMLInputElement;
-          void upload(input.files).then(() => (input.value = ""));
-        }}
-      />
-      <textarea
-        id="composer-input"
-        ref={ref}
-        rows={1}
-        value={text}
-        placeholder={t("Message")}
-        onInput={(e) => {
-          setText((e.currentTarget as HTMLTextAreaElement).value);
-          completion.current = null;
-        }}
-        onKeyDown={onKeyDown}
-        onPaste={(e) => {
-          const files = [...(e.clipboardData?.files ?? [])].filter((f) =>
-            f.type.startsWith("image/")
-          );
-          if (files.length) {
-            e.preventDefault();
-            void upload(files);
-          }
-        }}
-        autoComplete="off"
-        enterkeyhint="send"
-        // A scroll bar only when the text is taller than the box may grow (eight lines).
-        style={{
-          height: `${Math.min(8, text.split("\n").length) * 1.5 + 1}em`,
-          overflowY: text.split("\n").length > 8 ? "auto" : "hidden",
-        }}
-      />
-      <button type="submit" class="primary send" disabled={busy || !text.trim()}>
-        {t("Send")}
-      </button>
-    </form>
+    <>
+      {toast.value && <p class="toast-line" role="status">{toast.value}</p>}
+      {awayMessage !== undefined && (
+        <p class="away-line" role="status">
+          {t("You are away: {message}", { message: awayMessage })}{" "}
+          <button type="button" class="link" onClick={() => void backFromAway()}>
+            {t("I'm back")}
+          </button>
+        </p>
+      )}
+      {formEl()}
+    </>
   );
+
+  async function backFromAway() {
+    await runCommand(p.cid, p.conv, "/away");
+  }
+
+  function formEl() {
+    return (
+      <form
+        class="composer"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send();
+        }}
+        onDragOver={(e) => e.preventDefault()}
+        onDrop={(e) => {
+          e.preventDefault();
+          void upload(e.dataTransfer?.files ?? null);
+        }}
+      >
+        <label for="composer-input" class="visually-hidden">{t("Message")}</label>
+        <button
+          type="button"
+          class="icon-button"
+          aria-label={t("Upload a file")}
+          title={t("Upload a file")}
+          onClick={() => fileRef.current!.click()}
+        >
+          <Icon name="clip" size={20} />
+        </button>
+        <input
+          ref={fileRef}
+          type="file"
+          class="visually-hidden"
+          tabIndex={-1}
+          aria-label={t("Upload a file")}
+          onChange={(e) => {
+            const input = e.currentTarget as HTMLInputElement;
+            void upload(input.files).then(() => (input.value = ""));
+          }}
+        />
+        <textarea
+          id="composer-input"
+          ref={ref}
+          rows={1}
+          value={text}
+          placeholder={t("Message")}
+          onInput={(e) => {
+            setText((e.currentTarget as HTMLTextAreaElement).value);
+            completion.current = null;
+          }}
+          onKeyDown={onKeyDown}
+          onPaste={(e) => {
+            const files = [...(e.clipboardData?.files ?? [])].filter((f) =>
+              f.type.startsWith("image/")
+            );
+            if (files.length) {
+              e.preventDefault();
+              void upload(files);
+            }
+          }}
+          autoComplete="off"
+          enterkeyhint="send"
+          // A scroll bar only when the text is taller than the box may grow (eight lines).
+          style={{
+            height: `${Math.min(8, text.split("\n").length) * 1.5 + 1}em`,
+            overflowY: text.split("\n").length > 8 ? "auto" : "hidden",
+          }}
+        />
+        <button type="submit" class="primary send" disabled={busy || !text.trim()}>
+          {t("Send")}
+        </button>
+      </form>
+    );
+  }
 }

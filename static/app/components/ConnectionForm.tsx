@@ -1,6 +1,6 @@
 /** Add or edit a connection: server, TLS, nick, login, SASL, on-connect commands, wanted state. */
 import { useEffect, useState } from "preact/hooks";
-import { api, type Body, seg } from "../api.ts";
+import { api, type Body } from "../api.ts";
 import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import { connections, patchConnection, removeConnection, user } from "../state.ts";
@@ -13,8 +13,8 @@ import {
   validPort,
 } from "../conn_url.ts";
 import { connectionProblem, connectionTitle } from "../conn_status.ts";
+import { privateRefusal } from "../conn_error.ts";
 import { linkParts } from "../irc_link.ts";
-import type { Connection } from "../types.ts";
 import { Check, Field, FormErrors, Panel, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
 
@@ -30,6 +30,9 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
   const [channel, setChannel] = useState(link?.conversation ?? "");
   const [name, setName] = useState(existing?.name ?? "");
   const { errors, setErrors, busy, run } = useFormAction();
+  // The connection's client certificate, for services' SASL EXTERNAL (irc/certificate.ts).
+  const certificate = existing?.info?.certificate as { fingerprint?: unknown } | undefined;
+  const fingerprint = typeof certificate?.fingerprint === "string" ? certificate.fingerprint : "";
   useEffect(() => {
     if (existing) {
       setF(fieldsFromUrl(existing.url));
@@ -48,8 +51,8 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
     const show = () => live && setReady(true);
     // A slow server must not keep the form away: after 3 s it is shown unfilled.
     const slow = setTimeout(show, 3000);
-    api<{ profiles: { url: string; is_default?: boolean }[] }>("GET", "/connection-profiles")
-      .then((r) => r.profiles.find((x) => x.is_default))
+    api("listConnectionProfiles")
+      .then((r) => r.profiles?.find((x) => x.is_default))
       .catch(() => undefined)
       .then((profile) => {
         if (!live) return;
@@ -63,7 +66,11 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
   }, [p.cid]);
   const set = (k: keyof ConnFields) => (v: string | boolean) => setF({ ...f, [k]: v });
   // A URL error is shown at the host field, where most of the URL is typed.
-  const shown = errors.map((e) => e.path === "/body/url" ? { ...e, path: "/body/host" } : e);
+  const shown = errors.map((e) =>
+    e.path === "/body/url"
+      ? { ...e, path: "/body/host", message: privateRefusal(e.message) ?? e.message }
+      : e
+  );
 
   const submit = (e: Event) => {
     e.preventDefault();
@@ -88,8 +95,11 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
     if (name.trim() && name.trim() !== existing?.name) body.name = name.trim();
     return run(async () => {
       const c = existing
-        ? await api<Connection>("POST", `/connection/${seg(existing.connection_id)}`, body)
-        : await api<Connection>("POST", "/connections", { ...body, url });
+        ? await api("updateConnection", {
+          params: { connection_id: existing.connection_id },
+          body,
+        })
+        : await api("createConnection", { body: { ...body, url } });
       // The socket's state events may have overtaken this answer: they are the fresher truth.
       const known = connections.value[c.connection_id];
       patchConnection(
@@ -103,7 +113,7 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
   const remove = async () => {
     if (!existing || !confirm(t("Delete this connection and all its messages?"))) return;
     await run(async () => {
-      await api("DELETE", `/connection/${seg(existing.connection_id)}`);
+      await api("removeConnection", { params: { connection_id: existing.connection_id } });
       removeConnection(existing.connection_id);
       navigate("/chat");
     });
@@ -224,6 +234,19 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
                 <option value="external">EXTERNAL</option>
               </select>
             </div>
+            {fingerprint && (
+              <Field
+                label={t("Certificate fingerprint")}
+                name="fingerprint"
+                value={fingerprint}
+                onInput={() => {}}
+                readOnly
+                autocomplete="off"
+                hint={t(
+                  "Parley presents this connection's own certificate over TLS. Register its fingerprint with the network's services (NickServ CERT ADD) to log in with SASL EXTERNAL.",
+                )}
+              />
+            )}
             {!existing && (
               <Field
                 label={t("Channel to join")}

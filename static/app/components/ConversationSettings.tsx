@@ -3,10 +3,11 @@ import { useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
-import { conversations, key, removeConversation } from "../state.ts";
+import { connections, conversations, key, removeConversation } from "../state.ts";
 import { stripFormatting } from "../irc_format.ts";
 import { Panel } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
+import { connectionTitle } from "../conn_status.ts";
 
 /** The settings of conversation `conv` on connection `cid`. */
 export function ConversationSettings(p: { cid: string; conv: string }) {
@@ -29,7 +30,10 @@ export function ConversationSettings(p: { cid: string; conv: string }) {
   const back = `/chat/${encodeURIComponent(p.cid)}/${encodeURIComponent(p.conv)}`;
   return (
     <main class="page">
-      <TopBar title={c?.name ?? p.conv} subtitle={p.cid} />
+      <TopBar
+        title={c?.name ?? p.conv}
+        subtitle={connectionTitle(connections.value[p.cid], p.cid)}
+      />
       <div class="page-body">
         {isChannel && (
           <Panel title={t("Topic")}>

@@ -1,6 +1,6 @@
 /** A link preview from `/api/embed`: an inline image or a small card. */
 import { useEffect, useState } from "preact/hooks";
-import { api, query } from "../api.ts";
+import { api } from "../api.ts";
 import { isReservedHost } from "../util.ts";
 
 interface EmbedInfo {
@@ -23,7 +23,7 @@ export function embedsEnabled(): boolean {
 function lookup(url: string): Promise<EmbedInfo | null> {
   let p = cache.get(url);
   if (!p) {
-    p = api<EmbedInfo>("GET", "/embed" + query({ url })).catch(() => null);
+    p = api("embed", { query: { url } }).then((r) => r as EmbedInfo, () => null);
     cache.set(url, p);
   }
   return p;

@@ -1,6 +1,6 @@
 /** The user's uploaded files: list, open, delete, upload. */
 import { useEffect, useState } from "preact/hooks";
-import { api, query, seg } from "../api.ts";
+import { api, seg } from "../api.ts";
 import { language, t } from "../i18n.ts";
 import { user } from "../state.ts";
 import { uploadFile } from "../upload.ts";
@@ -21,13 +21,11 @@ export function Files() {
   const [after, setAfter] = useState<string | undefined>();
   const [next, setNext] = useState<string | undefined>();
   const load = (a?: string) =>
-    api<{ files: FileRecord[]; next?: string; after?: string }>(
-      "GET",
-      "/files" + query({ after: a }),
-    )
+    api("getFiles", { query: { after: a } })
       .then((r) => {
-        setFiles(r.files);
-        setNext(r.next ? r.after ?? r.files[r.files.length - 1]?.id : undefined);
+        const files = r.files ?? [];
+        setFiles(files);
+        setNext(r.next ? r.after ?? files[files.length - 1]?.id : undefined);
       })
       .catch((e) => setError((e as Error).message));
   useEffect(() => {
@@ -37,7 +35,7 @@ export function Files() {
   const remove = async (f: FileRecord) => {
     if (!confirm(t("Delete {name}?", { name: f.name }))) return;
     try {
-      await api("DELETE", `/files/${seg(uid)}/${seg(f.id)}`);
+      await api("deleteFiles", { params: { uid, fid: f.id } });
       setFiles((files ?? []).filter((x) => x.id !== f.id));
     } catch (e) {
       setError((e as Error).message);

@@ -1,9 +1,17 @@
-/** The member list of a channel: operators and voiced first, a count and a filter. */
+/** The member list of a channel: grouped by rank with counts, a filter, a menu on each nick. */
 import { useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { connections, key } from "../state.ts";
-import { filterMembers, members, parsePrefix, prefixOf, sortMembers } from "../members.ts";
+import {
+  awayNicks,
+  filterMembers,
+  groupMembers,
+  members,
+  parsePrefix,
+  prefixOf,
+} from "../members.ts";
 import { nickColor } from "../nick_color.ts";
+import { openNickMenu } from "../overlays.ts";
 
 /** The panel; `onPick` is called with a nick the user clicked (it goes into the message box). */
 export function MemberList(p: { cid: string; conv: string; onClose?: () => void }) {
@@ -11,8 +19,13 @@ export function MemberList(p: { cid: string; conv: string; onClose?: () => void 
   const list = members.value[key(p.cid, p.conv)];
   // The server's own ranks and signs (ISUPPORT PREFIX), else the usual ones.
   const prefix = parsePrefix(connections.value[p.cid]?.info?.prefix);
-  const sorted = list ? sortMembers(list, prefix) : [];
-  const shown = filterMembers(sorted, filter);
+  const shown = filterMembers(list ?? [], filter);
+  const groups = groupMembers(shown, prefix);
+  const names = {
+    op: t("Operators"),
+    voice: t("Voiced"),
+    rest: t("Others"),
+  };
   return (
     <aside class="members" aria-label={t("Members")}>
       <div class="members-head">
@@ -34,17 +47,41 @@ export function MemberList(p: { cid: string; conv: string; onClose?: () => void 
         value={filter}
         onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
       />
-      <ul>
-        {shown.map((m) => {
-          const sign = prefixOf(m, prefix);
-          return (
-            <li key={m.nick} title={sign + m.nick}>
-              <span class="prefix" aria-hidden={sign ? undefined : "true"}>{sign}</span>
-              <span class="nick" style={{ color: nickColor(m.nick) }}>{m.nick}</span>
-            </li>
-          );
-        })}
-      </ul>
+      <div class="member-groups">
+        {groups.map((g) => (
+          <section key={g.rank} class={"member-group " + g.rank}>
+            <p class="member-group-title">
+              {names[g.rank]} <span class="count">{g.members.length}</span>
+            </p>
+            <ul aria-label={names[g.rank]}>
+              {g.members.map((m) => {
+                const sign = prefixOf(m, prefix);
+                const menu = (e: MouseEvent) => {
+                  e.preventDefault();
+                  openNickMenu(p.cid, p.conv, m.nick, e, e.currentTarget as Element);
+                };
+                const isAway = !!awayNicks.value[p.cid]?.has(m.nick.toLowerCase());
+                return (
+                  <li key={m.nick} title={sign + m.nick} class={isAway ? "away" : undefined}>
+                    <span class="prefix" aria-hidden={sign ? undefined : "true"}>{sign}</span>
+                    <button
+                      type="button"
+                      class="nick"
+                      style={{ color: nickColor(m.nick) }}
+                      aria-haspopup="menu"
+                      onClick={menu}
+                      onContextMenu={menu}
+                    >
+                      {m.nick}
+                    </button>
+                    {isAway && <span class="away-tag">{t("away")}</span>}
+                  </li>
+                );
+              })}
+            </ul>
+          </section>
+        ))}
+      </div>
       {list && !shown.length && <p class="muted">{t("Nobody matches.")}</p>}
     </aside>
   );

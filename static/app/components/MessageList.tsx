@@ -10,13 +10,16 @@ import {
   loading,
   loadNewer,
   loadOlder,
+  loadToFirstUnread,
   messages,
   newerCursor,
   olderCursor,
   openConv,
   readMarker,
+  unreadAtOpen,
 } from "../view.ts";
 import { key, nicks } from "../state.ts";
+import { openNickMenu } from "../overlays.ts";
 import { members } from "../members.ts";
 import { compact, dateTimeOf, formatter, joinParts, timeOf } from "../prefs.ts";
 import { groupRuns, type Item } from "../event_runs.ts";
@@ -248,6 +251,8 @@ export function MessageList() {
   });
   const [unseen, setUnseen] = useState(0);
   const [scrolledUp, setScrolledUp] = useState(false);
+  /** The new-messages line is above what the reader sees. */
+  const [markerAbove, setMarkerAbove] = useState(false);
   /** The runs of joins and parts the reader opened, by key. */
   const [openRuns, setOpenRuns] = useState<ReadonlySet<string>>(new Set());
   const list = messages.value;
@@ -261,6 +266,32 @@ export function MessageList() {
     const el = ref.current!;
     return el.scrollHeight - el.scrollTop - el.clientHeight > el.clientHeight;
   };
+  // The line the reader has seen once needs no button back to it.
+  const markerSeen = useRef<string | undefined>(undefined);
+  const checkMarker = () => {
+    const el = ref.current!;
+    const marker = el.querySelector(".new-marker");
+    const above = !!marker &&
+      marker.getBoundingClientRect().bottom < el.getBoundingClientRect().top + 4;
+    const inView = !!marker && !above &&
+      marker.getBoundingClientRect().top < el.getBoundingClientRect().bottom;
+    if (inView) markerSeen.current = readMarker.value;
+    setMarkerAbove(above && markerSeen.current !== readMarker.value);
+  };
+  const toFirstUnread = async () => {
+    if (!readMarker.value) {
+      await loadToFirstUnread();
+      // Rendered and laid out before scrolling to it.
+      await new Promise((r) => requestAnimationFrame(r));
+    }
+    const marker = ref.current?.querySelector(".new-marker");
+    marker?.scrollIntoView({ block: "start" });
+    state.current.atBottom = atBottom();
+    state.current.lastTop = ref.current?.scrollTop ?? 0;
+    setMarkerAbove(false);
+  };
+  // The first unread message is further back than the loaded pages.
+  const markerFurther = unreadAtOpen.value > 0 && !readMarker.value && !!olderCursor.value;
   const toBottom = () => {
     const el = ref.current!;
     el.scrollTop = el.scrollHeight;
@@ -316,7 +347,8 @@ export function MessageList() {
     s.atBottom = atBottom();
     s.lastTop = el.scrollTop;
     setScrolledUp(farUp());
-  }, [list]);
+    checkMarker();
+  }, [list, readMarker.value]);
 
   const onScroll = async () => {
     const el = ref.current!;
@@ -329,6 +361,7 @@ export function MessageList() {
     s.lastTop = el.scrollTop;
     s.height = el.scrollHeight;
     setScrolledUp(farUp());
+    checkMarker();
     if (s.atBottom && !newerCursor.value) setUnseen(0);
     if (el.scrollTop < 300 && olderCursor.value && !loading.value) await loadOlder();
   };
@@ -345,6 +378,16 @@ export function MessageList() {
 
   const o = openConv.value;
   const k = o ? key(o.cid, o.conv) : "";
+  // A click or right-click on a nick (the sender's, or one mentioned) opens its menu.
+  const nickMenu = (e: MouseEvent) => {
+    const el = (e.target as HTMLElement).closest?.(".line .nick, .line .mention-nick");
+    if (!el || !o || o.conv === "" || (e.target as HTMLElement).closest("a")) return;
+    const nick = el.getAttribute("title") ??
+      (el.textContent ?? "").replace(/^\* /, "").replace(/^-(.*)-$/, "$1");
+    if (!nick || nick.includes(".")) return; // a server, not a person
+    e.preventDefault();
+    openNickMenu(o.cid, o.conv, nick.trim(), e, el);
+  };
   // Recomputed when the members or the speakers change, so that lines need not re-render.
   const known = useMemo(knownNicks, [k, members.value[k], nicks.get(k)?.size]);
   const server = openConv.value?.conv === "";
@@ -355,9 +398,20 @@ export function MessageList() {
       class={"messages" + (compact.value ? " compact" : "")}
       ref={ref}
       onScroll={onScroll}
+      onClick={nickMenu}
+      onContextMenu={nickMenu}
       tabIndex={0}
       aria-label={t("Messages")}
     >
+      {(markerAbove || markerFurther) && (
+        <button
+          type="button"
+          class="jump-unread primary"
+          onClick={() => void toFirstUnread()}
+        >
+          {t("Jump to first unread ({n})", { n: unreadAtOpen.value })}
+        </button>
+      )}
       {!olderCursor.value && !loading.value && list.length > 0 && (
         <p class="history-start">{t("This is the start of the conversation.")}</p>
       )}

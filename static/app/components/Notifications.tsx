@@ -3,14 +3,29 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { language, t } from "../i18n.ts";
 import { chatPath, linkClick } from "../router.ts";
-import { user } from "../state.ts";
+import { connections, user } from "../state.ts";
+import { dayTimeOf } from "../prefs.ts";
+import { connectionTitle } from "../conn_status.ts";
+import { stripFormatting } from "../irc_format.ts";
 import type { Message } from "../types.ts";
 import { TopBar } from "./ChatView.tsx";
 import { MessageText } from "./MessageText.tsx";
 import { nickColor } from "../nick_color.ts";
 
+/** A connection's name as a person reads it (never its internal id when it has a name). */
+export const connName = (cid: string) => connectionTitle(connections.value[cid], cid);
+
+/** The text with every occurrence of the searched `words` marked (plain text, no formatting). */
+function Highlighted(p: { text: string; words: string[] }) {
+  const text = stripFormatting(p.text);
+  const words = p.words.filter(Boolean).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  if (!words.length) return <>{text}</>;
+  const parts = text.split(new RegExp(`(${words.join("|")})`, "iu"));
+  return <>{parts.map((s, i) => (i % 2 ? <mark key={i}>{s}</mark> : s))}</>;
+}
+
 /** One message in a result list, linking to its place in the conversation. */
-export function ResultItem(p: { m: Message; showConv?: boolean }) {
+export function ResultItem(p: { m: Message; showConv?: boolean; words?: string[] }) {
   const m = p.m;
   const href = chatPath(m.connection_id ?? "", m.conversation_id ?? "", m.ts);
   return (
@@ -18,11 +33,15 @@ export function ResultItem(p: { m: Message; showConv?: boolean }) {
       <a href={href} onClick={linkClick} class="result">
         <span class="meta">
           <span class="nick" style={{ color: nickColor(m.from) }}>{m.from}</span>
-          {p.showConv && <span class="where">{m.conversation_id || m.connection_id}</span>}
-          <time dateTime={m.ts}>{new Date(m.ts).toLocaleString(language.value)}</time>
+          {p.showConv && (
+            <span class="where">{m.conversation_id || connName(m.connection_id ?? "")}</span>
+          )}
+          <time dateTime={m.ts}>{dayTimeOf(m.ts, language.value)}</time>
         </span>
         <span class="text">
-          <MessageText text={m.message} />
+          {p.words
+            ? <Highlighted text={m.message} words={p.words} />
+            : <MessageText text={m.message} />}
         </span>
       </a>
     </li>
@@ -33,25 +52,38 @@ export function ResultItem(p: { m: Message; showConv?: boolean }) {
 export function Notifications() {
   const [list, setList] = useState<Message[] | null>(null);
   const [error, setError] = useState("");
+  // Dismissed notifications stay hidden in this browser: the newest dismissed one is kept.
+  const [dismissed, setDismissed] = useState(localStorage.getItem("parley.dismissed") ?? "");
+  const dismiss = () => {
+    const newest = list?.[0]?.ts ?? "";
+    localStorage.setItem("parley.dismissed", newest);
+    setDismissed(newest);
+  };
   useEffect(() => {
-    api<{ messages: Message[] }>("GET", "/notifications")
+    api("notificationMessages")
       .then(async (r) => {
-        setList(r.messages);
-        await api("POST", "/notifications/read");
+        setList(r.messages ?? []);
+        await api("markNotificationsAsRead");
         if (user.value) user.value = { ...user.value, unread: 0 };
       })
       .catch((e) => setError((e as Error).message));
   }, []);
+  const shown = list?.filter((m) => !dismissed || m.ts > dismissed) ?? null;
   return (
     <main class="page">
-      <TopBar title={t("Notifications")} />
+      <TopBar
+        title={t("Notifications")}
+        actions={shown && shown.length > 0 && (
+          <button type="button" class="dismiss" onClick={dismiss}>{t("Dismiss all")}</button>
+        )}
+      />
       <div class="page-body">
         {error && <p class="error" role="alert">{error}</p>}
         {list === null && !error && <p class="loading" role="status">{t("Loading…")}</p>}
-        {list && !list.length && <p class="empty">{t("No mentions yet.")}</p>}
-        {list && list.length > 0 && (
+        {shown && !shown.length && <p class="empty">{t("No mentions yet.")}</p>}
+        {shown && shown.length > 0 && (
           <ul class="results">
-            {list.map((m) => <ResultItem key={m.ts + m.from} m={m} showConv />)}
+            {shown.map((m) => <ResultItem key={m.ts + m.from} m={m} showConv />)}
           </ul>
         )}
       </div>

@@ -1,6 +1,6 @@
 /** The account's sessions: where and when each was used, with "Sign out" for each. */
 import { useEffect, useState } from "preact/hooks";
-import { api, seg } from "../api.ts";
+import { api } from "../api.ts";
 import { language, t } from "../i18n.ts";
 import { expire } from "../session.ts";
 import { Panel } from "./Field.tsx";
@@ -43,7 +43,7 @@ export function Sessions() {
   const [list, setList] = useState<SessionItem[] | null>(null);
   const [error, setError] = useState("");
   const load = () =>
-    api<{ sessions: SessionItem[] }>("GET", "/user/sessions")
+    api("listSessions")
       // This browser first, then the most recently used.
       .then((r) => setList(r.sessions.sort((a, b) => Number(b.current) - Number(a.current))), (e) =>
         setError((e as Error).message));
@@ -52,7 +52,7 @@ export function Sessions() {
 
   const signOut = async (s: SessionItem) => {
     try {
-      await api("DELETE", `/user/sessions/${seg(s.id)}`);
+      await api("removeSession", { params: { id: s.id } });
       if (s.current) expire();
       else await load();
     } catch (e) {

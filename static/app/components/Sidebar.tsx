@@ -3,6 +3,7 @@ import { t } from "../i18n.ts";
 import { chatPath, linkClick, route } from "../router.ts";
 import { drawerOpen, isAdmin, key, mentions, sidebar, socketState, user } from "../state.ts";
 import { logout } from "../session.ts";
+import { runCommand } from "../actions.ts";
 import { Logo } from "./Logo.tsx";
 import { Icon } from "./Icon.tsx";
 import { connectionProblem, connectionTitle } from "../conn_status.ts";
@@ -90,7 +91,7 @@ export function Sidebar() {
                 const current = here === decodeURIComponent(path);
                 const m = mentions.value[key(conv.connection_id, conv.conversation_id)] ?? 0;
                 return (
-                  <li key={conv.conversation_id}>
+                  <li key={conv.conversation_id} class={conv.frozen ? "frozen" : undefined}>
                     <a
                       href={path}
                       class={"conv" + (current ? " current" : "") + (conv.unread ? " unread" : "")}
@@ -112,6 +113,16 @@ export function Sidebar() {
                         </span>
                       )}
                     </a>
+                    <button
+                      type="button"
+                      class="icon-button conv-close"
+                      aria-label={t("Close {name}", { name: conv.name })}
+                      title={t("Close {name}", { name: conv.name })}
+                      onClick={() =>
+                        void runCommand(conv.connection_id, conv.conversation_id, "/close")}
+                    >
+                      <span aria-hidden="true">×</span>
+                    </button>
                   </li>
                 );
               })}

@@ -1,0 +1,106 @@
+/** Running a server command from anywhere in the client and showing its answer where the user is. */
+import { t } from "./i18n.ts";
+import type { Parsed } from "./commands.ts";
+import { parseInput } from "./commands.ts";
+import type { SentFrame } from "../../lib/events.ts";
+import { type Member, membersOpen, setAwayNick, setMembers } from "./members.ts";
+import { navigate } from "./router.ts";
+import { liveConversation, socket } from "./session.ts";
+import { away, conversations, key, myNick, pendingJoin } from "./state.ts";
+import { appendLive, isOpen } from "./view.ts";
+import { withConnectionName } from "./conn_status.ts";
+
+/** Shows a line from the client itself (errors, help) in the open conversation. */
+export function localLine(text: string, event = "error", data?: unknown): void {
+  appendLive({ from: "", message: text, ts: new Date().toISOString(), event, data });
+}
+
+/** Shows what a command answered, readably: tables, the member list, confirmations. */
+export function showAnswer(
+  cid: string,
+  conv: string,
+  parsed: Parsed & { kind: "send" },
+  answer: SentFrame,
+) {
+  const args = parsed.message.split(/\s+/).slice(1);
+  if (parsed.command === "join") {
+    const name = (args[0] ?? "").toLowerCase();
+    if (conversations.value[key(cid, name)]) {
+      navigate(`/chat/${encodeURIComponent(cid)}/${encodeURIComponent(name)}`);
+    } else Object.assign(pendingJoin, { cid, conv: name });
+  }
+  if (
+    (parsed.command === "query" || parsed.command === "msg") &&
+    answer.conversation_id !== undefined && answer.conversation_id !== conv
+  ) {
+    navigate(`/chat/${encodeURIComponent(cid)}/${encodeURIComponent(answer.conversation_id)}`);
+  }
+  // Closing the open conversation: on to one that is live, never a dead one.
+  const closed = answer.conversation_id ?? conv;
+  if (parsed.command === "part" && isOpen(cid, closed)) {
+    navigate(liveConversation(cid, closed), true);
+  }
+  if (parsed.command === "away") {
+    localLine(
+      args.length
+        ? t("You are marked as away: {message}", { message: args.join(" ") })
+        : t("You are no longer marked as away."),
+      "info",
+    );
+    setAway(cid, args.join(" "));
+  }
+  const w = answer.whois as { nick?: string; error?: string } | undefined;
+  if (w && typeof w === "object") {
+    const nick = String(w.nick ?? args[0] ?? "");
+    // "No such nick" comes from the server as an error event too: shown once, by session.ts.
+    if (w.error === "not_found") return;
+    if (w.error) localLine(t("No answer about {nick} from the server.", { nick }));
+    else {
+      localLine("", "whois", w);
+      if (w.nick) setAwayNick(cid, w.nick, !!(w as { away?: string }).away);
+    }
+  }
+  if (Array.isArray(answer.names)) {
+    const channel = (args[0] ?? conv).toLowerCase();
+    const list = (answer.names as Member[]).map((n) => ({ nick: n.nick, modes: n.modes ?? [] }));
+    setMembers(key(cid, channel), list);
+    if (channel === conv) membersOpen.value = true;
+    localLine(t("{n} members in {channel}", { n: list.length, channel }), "info");
+  }
+  if (Array.isArray(answer.channels)) localLine("", "list", answer.channels);
+}
+
+/** Remembers (or forgets, with "") that the user is away on a connection. */
+export function setAway(cid: string, message: string): void {
+  const next = { ...away.value };
+  if (message) next[cid] = message;
+  else delete next[cid];
+  away.value = next;
+  setAwayNick(cid, myNick(cid), !!message);
+}
+
+/**
+ * Sends a command line typed elsewhere than the message box (a nick's menu, a close button) and
+ * shows its answer; a refusal is shown as a "Not sent" line. Resolves with whether it was sent.
+ */
+export async function runCommand(cid: string, conv: string, line: string): Promise<boolean> {
+  const parsed = parseInput(line);
+  if (parsed.kind !== "send") return false;
+  const answer = await socket.request({
+    method: "send",
+    connection_id: cid,
+    conversation_id: conv,
+    message: parsed.message,
+  });
+  if (answer.errors) {
+    localLine(t("Not sent: {error}", {
+      error: withConnectionName(
+        answer.errors.map((e: { message: string }) => e.message).join(" "),
+        cid,
+      ),
+    }));
+    return false;
+  }
+  showAnswer(cid, conv, parsed, answer);
+  return true;
+}

@@ -1,0 +1,184 @@
+/** The overlays: the quick switcher (Ctrl+K), the list of keys (?) and a nick's menu. */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { t } from "../i18n.ts";
+import { navigate } from "../router.ts";
+import { connections, key, myNick } from "../state.ts";
+import { members, parsePrefix, rank } from "../members.ts";
+import { runCommand } from "../actions.ts";
+import { closeOverlay, type NickMenuAt, overlay } from "../overlays.ts";
+import { switcherEntries, switcherMatches } from "../keys.ts";
+
+/** Whichever overlay is open. */
+export function Overlays() {
+  const o = overlay.value;
+  if (!o) return null;
+  return (
+    <div class="overlay-scrim" onClick={(e) => e.target === e.currentTarget && closeOverlay()}>
+      {o.kind === "switcher" && <QuickSwitcher />}
+      {o.kind === "keys" && <KeysHelp />}
+      {o.kind === "nick" && <NickMenu at={o.at} />}
+    </div>
+  );
+}
+
+/** Finds any conversation by part of its name; Up/Down choose, Enter opens. */
+function QuickSwitcher() {
+  const [q, setQ] = useState("");
+  const [i, setI] = useState(0);
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  const found = switcherMatches(switcherEntries(), q).slice(0, 12);
+  const open = (n: number) => {
+    const e = found[n];
+    if (!e) return;
+    closeOverlay();
+    navigate(e.path);
+  };
+  return (
+    <div class="overlay switcher" role="dialog" aria-modal="true" aria-label={t("Go to")}>
+      <input
+        ref={ref}
+        type="search"
+        aria-label={t("Conversation name")}
+        placeholder={t("Go to a conversation…")}
+        value={q}
+        onInput={(e) => {
+          setQ((e.currentTarget as HTMLInputElement).value);
+          setI(0);
+        }}
+        onKeyDown={(e) => {
+          if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+            e.preventDefault();
+            const n = found.length || 1;
+            setI((now) => (now + (e.key === "ArrowDown" ? 1 : -1) + n) % n);
+          } else if (e.key === "Enter") {
+            e.preventDefault();
+            open(i);
+          }
+        }}
+      />
+      <ul role="listbox" aria-label={t("Conversations")}>
+        {found.map((e, n) => (
+          <li
+            key={e.path}
+            role="option"
+            aria-selected={n === i}
+            class={n === i ? "selected" : ""}
+            onClick={() => open(n)}
+          >
+            <span class="label">{e.label}</span>
+            <span class="where">{e.where}</span>
+            {e.unread > 0 && <span class="badge">{e.unread}</span>}
+          </li>
+        ))}
+      </ul>
+      {!found.length && <p class="muted">{t("Nothing found.")}</p>}
+    </div>
+  );
+}
+
+/** The keyboard shortcuts, as a table. */
+export const KEYS: [string, string][] = [
+  ["Ctrl+K, Alt+J", "Go to a conversation by name"],
+  ["Alt+↑, Alt+↓", "Previous or next conversation"],
+  ["Alt+Shift+↑, Alt+Shift+↓", "Previous or next conversation with unread messages"],
+  ["Alt+M", "Next conversation that mentions you"],
+  ["Ctrl+B, Ctrl+U, Ctrl+I", "Bold, underline, italic"],
+  ["Tab, Shift+Tab", "Complete a nick, channel or command"],
+  ["↑, ↓", "Recall a sent line"],
+  ["Shift+Enter", "A new line in the message"],
+  ["Escape", "Close this, a menu or the drawer"],
+  ["?", "This list (also /help keys)"],
+];
+
+function KeysHelp() {
+  const ref = useRef<HTMLButtonElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <div class="overlay keys" role="dialog" aria-modal="true" aria-label={t("Keyboard shortcuts")}>
+      <h2>{t("Keyboard shortcuts")}</h2>
+      <table>
+        <tbody>
+          {KEYS.map(([k, what]) => (
+            <tr key={k}>
+              <th scope="row">
+                <kbd>{k}</kbd>
+              </th>
+              <td>{t(what)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button ref={ref} type="button" onClick={closeOverlay}>{t("Close")}</button>
+    </div>
+  );
+}
+
+/** A nick's menu: a private conversation, who it is and, for operators, the channel's tools. */
+function NickMenu(p: { at: NickMenuAt }) {
+  const { cid, conv, nick } = p.at;
+  const ref = useRef<HTMLDivElement>(null);
+  const [pos, setPos] = useState({ left: p.at.x, top: p.at.y });
+  useEffect(() => {
+    // Kept inside the window, and the first item takes the focus for the keyboard.
+    const el = ref.current;
+    if (!el) return;
+    const r = el.getBoundingClientRect();
+    setPos({
+      left: Math.max(4, Math.min(p.at.x, innerWidth - r.width - 4)),
+      top: Math.max(4, Math.min(p.at.y, innerHeight - r.height - 4)),
+    });
+    el.querySelector("button")?.focus();
+  }, [p.at]);
+  const channel = /^[#&!+]/.test(conv);
+  const list = members.value[key(cid, conv)] ?? [];
+  const prefix = parsePrefix(connections.value[cid]?.info?.prefix);
+  const lower = (n: string) => n.toLowerCase();
+  const me = list.find((m) => lower(m.nick) === lower(myNick(cid)));
+  const them = list.find((m) => lower(m.nick) === lower(nick));
+  const opRank = prefix.modes.indexOf("o");
+  // Half-operators and above may kick; operators and above set modes, as IRC servers allow.
+  const isOp = channel && !!me && opRank >= 0 && rank(me, prefix) <= opRank;
+  const has = (mode: string) => !!them?.modes.includes(mode);
+  const run = (line: string) => {
+    closeOverlay();
+    void runCommand(cid, conv, line);
+  };
+  const items: [string, string][] = [
+    [t("Private conversation"), `/query ${nick}`],
+    [t("Who is this?"), `/whois ${nick}`],
+  ];
+  if (isOp && them) {
+    items.push(
+      has("o")
+        ? [t("Take operator"), `/mode ${conv} -o ${nick}`]
+        : [t("Make operator"), `/mode ${conv} +o ${nick}`],
+      has("v")
+        ? [t("Take voice"), `/mode ${conv} -v ${nick}`]
+        : [t("Give voice"), `/mode ${conv} +v ${nick}`],
+      [t("Kick"), `/kick ${nick}`],
+      [t("Ban"), `/mode ${conv} +b ${nick}!*@*`],
+    );
+  }
+  return (
+    <div
+      ref={ref}
+      class="overlay nick-menu"
+      role="menu"
+      aria-label={t("Actions for {nick}", { nick })}
+      style={{ left: `${pos.left}px`, top: `${pos.top}px` }}
+    >
+      <p class="nick-menu-title">{nick}</p>
+      {items.map(([label, line]) => (
+        <button
+          key={line}
+          type="button"
+          role="menuitem"
+          onClick={() => run(line)}
+        >
+          {label}
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+/** Which overlay is open (the quick switcher, the list of keys, a nick's menu): one at a time. */
+import { signal } from "@preact/signals";
+
+/** A nick's menu: where it was opened and about whom. */
+export interface NickMenuAt {
+  cid: string;
+  conv: string;
+  nick: string;
+  x: number;
+  y: number;
+}
+
+/** The open overlay, or null. */
+export const overlay = signal<
+  | { kind: "switcher" }
+  | { kind: "keys" }
+  | { kind: "nick"; at: NickMenuAt }
+  | null
+>(null);
+
+/** Opens the list of keyboard shortcuts. */
+export function showKeys(): void {
+  overlay.value = { kind: "keys" };
+}
+
+/** Closes whatever overlay is open; true when one was. */
+export function closeOverlay(): boolean {
+  if (!overlay.value) return false;
+  overlay.value = null;
+  return true;
+}
+
+/**
+ * Opens the menu of `nick` (from a click or a right-click on `el`) for the conversation `conv`,
+ * just below the nick so that it stays readable.
+ */
+export function openNickMenu(
+  cid: string,
+  conv: string,
+  nick: string,
+  e: MouseEvent,
+  el?: Element,
+): void {
+  const r = el?.getBoundingClientRect();
+  const x = r ? r.left : e.clientX, y = r ? r.bottom + 2 : e.clientY;
+  overlay.value = { kind: "nick", at: { cid, conv, nick, x, y } };
+}

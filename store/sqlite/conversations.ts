@@ -1,0 +1,87 @@
+/** Conversations in SQLite (store/conversations.ts has the interface and its records). */
+import type { DatabaseSync } from "node:sqlite";
+import { nowMicros } from "../../lib/time.ts";
+import { type ConversationRow, type ConversationStore, toRecord } from "../conversations.ts";
+
+const SELECT = `SELECT v.*, c.connection_id FROM conversations v
+  JOIN connections c ON c.id = v.connection`;
+
+/**
+ * The SQLite implementation of ConversationStore. `commitPending` commits what the message writer
+ * holds (its unread counts are saved in its batch), so reads and mark-as-read see every message.
+ */
+export function sqliteConversationStore(
+  db: DatabaseSync,
+  commitPending: () => void = () => {},
+): ConversationStore {
+  const q = {
+    // The count walks the user's highlights since the last read (a small partial index), never
+    // the unread messages of a busy channel.
+    listForUser: db.prepare(
+      `SELECT v.*, c.connection_id, (SELECT count(*) FROM messages m INDEXED BY messages_highlight
+         WHERE m.user_id = c.user_id AND m.highlight = 1 AND m.ts > v.last_read
+           AND m.conversation = v.id) AS notifications
+       FROM conversations v JOIN connections c ON c.id = v.connection
+       WHERE c.user_id = ? ORDER BY v.conversation_id, c.connection_id`,
+    ),
+    listForConnection: db.prepare(`${SELECT} WHERE v.connection = ? ORDER BY v.conversation_id`),
+    get: db.prepare(`${SELECT} WHERE v.connection = ? AND v.conversation_id = ?`),
+    count: db.prepare(
+      "SELECT count(*) AS n FROM conversations WHERE connection = ? AND conversation_id != ''",
+    ),
+    insert: db.prepare(`INSERT INTO conversations (connection, conversation_id, name, created)
+      VALUES (?, ?, ?, ?) ON CONFLICT (connection, conversation_id) DO NOTHING`),
+    topic: db.prepare("UPDATE conversations SET topic = ? WHERE id = ?"),
+    joined: db.prepare("UPDATE conversations SET joined = ? WHERE id = ?"),
+    rename: db.prepare("UPDATE conversations SET conversation_id = ?, name = ? WHERE id = ?"),
+    unread: db.prepare(
+      "UPDATE conversations SET unread = unread + 1 WHERE id = ? RETURNING unread",
+    ),
+    read: db.prepare("UPDATE conversations SET unread = 0, last_read = ? WHERE id = ?"),
+    readAll: db.prepare("UPDATE conversations SET unread = 0, last_read = ? WHERE connection = ?"),
+    remove: db.prepare("DELETE FROM conversations WHERE id = ?"),
+  };
+  const get = (connection: number, conversationId: string) => {
+    commitPending();
+    const row = q.get.get(connection, conversationId) as ConversationRow | undefined;
+    return row && toRecord(row);
+  };
+  /** Runs `fn` once the message writer's pending unread counts are committed. */
+  const committed = <T>(fn: () => T): Promise<T> => {
+    commitPending();
+    return Promise.resolve(fn());
+  };
+  let generation = 0;
+  return {
+    get generation() {
+      return generation;
+    },
+    listForUser: (userId) =>
+      committed(() => (q.listForUser.all(userId) as unknown as ConversationRow[]).map(toRecord)),
+    listForConnection: (connection) =>
+      committed(() =>
+        (q.listForConnection.all(connection) as unknown as ConversationRow[]).map(toRecord)
+      ),
+    get: (connection, conversationId) => Promise.resolve(get(connection, conversationId)),
+    count: (connection) => Promise.resolve((q.count.get(connection) as { n: number }).n),
+    ensure(connection, conversationId, name) {
+      q.insert.run(connection, conversationId, name, nowMicros());
+      return Promise.resolve(get(connection, conversationId)!);
+    },
+    setTopic: (id, topic) => Promise.resolve(void q.topic.run(topic, id)),
+    setJoined: (id, joined) => Promise.resolve(void q.joined.run(joined ? 1 : 0, id)),
+    rename: (id, conversationId, name) => {
+      generation++;
+      return Promise.resolve(void q.rename.run(conversationId, name, id));
+    },
+    addUnread: (id) =>
+      Promise.resolve((q.unread.get(id) as { unread: number } | undefined)?.unread ?? 0),
+    markRead: (id) => committed(() => void q.read.run(nowMicros(), id)),
+    markConnectionRead: (connection) =>
+      committed(() => void q.readAll.run(nowMicros(), connection)),
+    remove: (id) => {
+      generation++;
+      return Promise.resolve(void q.remove.run(id));
+    },
+  };
+}

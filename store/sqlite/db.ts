@@ -1,0 +1,72 @@
+/** Opens the SQLite database with the pragmas Parley relies on, in files only its owner can read. */
+import { DatabaseSync } from "node:sqlite";
+import { dirname } from "node:path";
+import { log } from "../../lib/log.ts";
+
+/**
+ * Creates a database file with mode 0600 when it is missing, and narrows an existing one (and
+ * its -wal and -shm) to 0600. SQLite would create it with the umask's mode (usually 0644), and
+ * gives the -wal and -shm files the mode of the database file.
+ */
+export function makePrivate(path: string): void {
+  Deno.openSync(path, { read: true, write: true, create: true, mode: 0o600 }).close();
+  for (const suffix of ["", "-wal", "-shm"]) {
+    try {
+      if ((Deno.statSync(path + suffix).mode ?? 0) & 0o077) Deno.chmodSync(path + suffix, 0o600);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+  }
+}
+
+/** Warns when the data folder may be read by its group or by everyone. */
+export function warnIfShared(dir: string): void {
+  const mode = Deno.statSync(dir).mode ?? 0;
+  if (mode & 0o055) {
+    log.warn("the data folder is readable by others; chmod 700 it", {
+      folder: dir,
+      mode: (mode & 0o777).toString(8),
+    });
+  }
+}
+
+/**
+ * Opens (creating if needed) the database at `path` in WAL mode with foreign keys on. The file is
+ * private to Parley's user, and a data folder others can read is reported.
+ */
+export function openDatabase(path: string): DatabaseSync {
+  if (path !== ":memory:") {
+    warnIfShared(dirname(path));
+    makePrivate(path);
+  }
+  const db = new DatabaseSync(path);
+  // WAL lets readers run while the batched writer commits; NORMAL sync is safe under WAL.
+  // Checkpoints are the search indexer's job (off the event loop); the automatic one here is a
+  // backstop for a WAL that never gets a quiet moment to be reset. The page cache is 16 MB: the
+  // hot pages (recent messages, index tops) fit, and the OS page cache and mmap hold the rest;
+  // 128 MB per connection only ever grew the process (docs/performance.md, "IRC bursts").
+  db.exec(`
+    PRAGMA journal_mode = WAL;
+    PRAGMA synchronous = NORMAL;
+    PRAGMA foreign_keys = ON;
+    PRAGMA busy_timeout = 5000;
+    PRAGMA temp_store = MEMORY;
+    PRAGMA cache_size = -16384;
+    PRAGMA mmap_size = 2147418112;
+    PRAGMA wal_autocheckpoint = 100000;
+  `);
+  return db;
+}
+
+/** Runs `fn` inside a transaction, rolling back when it throws. */
+export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const result = fn();
+    db.exec("COMMIT");
+    return result;
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  }
+}
