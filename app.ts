@@ -27,6 +27,7 @@ import { webhookRoutes } from "./routes/webhook.ts";
 import { i18nRoutes } from "./routes/i18n.ts";
 import { webRoutes } from "./routes/web.ts";
 import { noteSessionClient, sessionRoutes } from "./routes/sessions.ts";
+import { appTokenRoutes } from "./routes/app_tokens.ts";
 import { pushRoutes } from "./routes/push.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -127,6 +128,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     i18nRoutes,
     // account page and push notifications
     sessionRoutes,
+    appTokenRoutes,
     pushRoutes,
   ];
   for (const routes of operations) app.route("/api", routes(deps));

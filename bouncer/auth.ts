@@ -1,10 +1,12 @@
 /**
  * Who an attaching client is: its username `EMAIL/NETWORK[@CLIENT]` (NETWORK the connection_id,
- * CLIENT a free name that keeps its own place in history) and its password, the Parley password,
- * checked with the same login throttle as the web's (a failure here counts there too).
+ * CLIENT a free name that keeps its own place in history) and its password: the Parley password or
+ * one of the user's app tokens, checked with the same login throttle as the web's (a failure here
+ * counts there too).
  */
 import type { LoginThrottle } from "../http/throttle.ts";
 import { verifyPassword } from "../lib/password.ts";
+import { appTokenHash, looksLikeAppToken } from "../lib/app_token.ts";
 import type { ConnectionRecord } from "../store/connections.ts";
 import type { Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
@@ -63,8 +65,17 @@ export async function authenticate(
   const email = identity?.email ?? username.slice(0, 320);
   if (deps.loginThrottle.wait(email, address) > 0) return "throttled";
   const user = identity ? await deps.store.users.byEmail(identity.email) : undefined;
-  // Always verified (a decoy hash without a user), so an unknown email takes as long.
-  const ok = await verifyPassword(user?.passwordHash, password);
+  // An app token (made on the account page, revocable) or the account password; the password is
+  // always verified otherwise (a decoy hash without a user), so an unknown email takes as long.
+  let ok = false;
+  if (user && looksLikeAppToken(password)) {
+    const id = await deps.store.appTokens.find(user.id, await appTokenHash(password));
+    if (id !== undefined) {
+      ok = true;
+      await deps.store.appTokens.used(id, Date.now());
+    }
+  }
+  if (!ok) ok = await verifyPassword(user?.passwordHash, password);
   if (!ok || !user || !identity) {
     deps.loginThrottle.fail(email, address);
     return "invalid";

@@ -80,6 +80,20 @@ Deno.test("bouncer: logins, and what is refused", async (t) => {
       await a.waitClosed();
     });
 
+    await t.step("an app token instead of the password; revoked, it is refused", async () => {
+      const made = await s.api.post("/api/tokens", { name: "laptop" });
+      assertEquals(made.status, 201);
+      const c = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}@laptop`, made.body.token);
+      assertEquals((await c.waitFor((l) => l.command === "001")).params[0], "alice");
+      c.close();
+      await c.waitClosed();
+      assertEquals((await s.api.delete(`/api/tokens/${made.body.id}`)).status, 200);
+      const d = await saslStart(s.port);
+      await d.send(`AUTHENTICATE ${plain(`${EMAIL}/${s.cid}`, made.body.token)}`);
+      await d.waitFor((l) => l.command === "904");
+      await d.waitClosed();
+    });
+
     await t.step("no password at all: 464 and closed", async () => {
       const c = await BouncerClient.connect(s.port);
       await c.send("NICK n");

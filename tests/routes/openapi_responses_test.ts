@@ -155,6 +155,9 @@ Deno.test("every operation's answer matches its documented response schema", asy
     const sessions = await ok(admin.get("/api/user/sessions"));
     const other = sessions.sessions.find((s: { current: boolean }) => !s.current);
     await ok(admin.delete(`/api/user/sessions/${other.id}`));
+    const token = await ok(admin.post("/api/tokens", { name: "irssi" }), 201);
+    await ok(admin.get("/api/tokens"));
+    await ok(admin.delete(`/api/tokens/${token.id}`));
 
     await ok(admin.delete(`/api/connection/${conn.connection_id}`));
     await ok(admin.delete("/api/user/bob@example.com"));
