@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- answers are read field by field
 /**
  * App tokens through the API (both backends: the route tests also run on PostgreSQL): made and
  * shown once, listed without the token, revoked; each user sees only their own; bad input gets
