@@ -71,6 +71,8 @@ export class Hub {
   readonly state = new UpstreamState();
   readonly clients = new Set<Downstream>();
   conn?: IrcConnection;
+  /** The stored connection's nick, for a connection that has not spoken since Parley started. */
+  recordNick = "";
   #queries: Query[] = [];
   #ended?: Query;
   #echoes: PendingEcho[] = [];
@@ -79,7 +81,7 @@ export class Hub {
 
   /** The nick to show: the server's view, else the connection's. */
   get nick(): string {
-    return this.state.nick || this.conn?.nick || this.conn?.wantedNick || "*";
+    return this.state.nick || this.conn?.nick || this.conn?.wantedNick || this.recordNick || "*";
   }
 
   /** Whether a name is a channel on this server. */

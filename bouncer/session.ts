@@ -240,6 +240,7 @@ export class Session {
       return;
     }
     const hub = this.cx.relay.hub(uid, login.connection.connectionId);
+    hub.recordNick = login.connection.nick;
     this.hub = hub;
     const lines = await burstLines(hub, this.caps, this.cx.history, this.scope(), this.cx.version);
     for (const l of lines) this.write(l);
