@@ -31,6 +31,7 @@ export const OFFERED: readonly Offer[] = [
   { name: "chghost" },
   { name: "soju.im/bouncer-networks" },
   { name: "soju.im/bouncer-networks-notify" },
+  { name: "soju.im/search" },
 ];
 
 const NAMES = new Set(OFFERED.map((o) => o.name));

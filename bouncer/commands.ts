@@ -8,6 +8,7 @@
 import { DomainError } from "../lib/errors.ts";
 import { authenticate } from "./auth.ts";
 import { changeNetwork, networkAttributes } from "./networks.ts";
+import { search } from "./search.ts";
 import type { Query } from "./relay.ts";
 import { refusalText, type Session } from "./session.ts";
 import { formatLine, type Message } from "./wire.ts";
@@ -288,6 +289,22 @@ export const COMMANDS: Record<string, Command> = {
   LIST: { run: (s, m) => upstream(s, m, { ends: ends("323") }) },
   NAMES: { min: 1, run: (s, m) => upstream(s, m, { ends: ends("366") }) },
   BOUNCER: { early: true, min: 1, run: bouncer },
+  SEARCH: {
+    min: 1,
+    run: async (s, m) => {
+      if (!s.caps.has("soju.im/search")) return s.numeric("421", "SEARCH", "Unknown command");
+      if (!s.hub) return unbound(s, m);
+      const hub = s.hub;
+      s.writeHistory(
+        await search(s.cx.store, {
+          userId: hub.userId,
+          connectionId: hub.connectionId,
+          nick: hub.nick,
+          isChannel: (name) => hub.isChannel(name),
+        }, m.params[0]),
+      );
+    },
+  },
   CHATHISTORY: {
     min: 1,
     run: async (s, m) => {

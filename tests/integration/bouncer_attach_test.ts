@@ -137,6 +137,28 @@ Deno.test("bouncer: attach with SASL, burst, one live stream both ways", async (
       d.close();
     });
 
+    await t.step("SEARCH (soju.im/search) finds stored lines with their live msgid", async () => {
+      await s.app.searchable();
+      const d = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}`, PASSWORD, [
+        "soju.im/search",
+        "batch",
+        "server-time",
+        "message-tags",
+      ], "searcher");
+      await d.waitFor((l) => l.command === "366");
+      await d.send("SEARCH in=#parley;text=hello");
+      await d.waitFor((l) => l.command === "BATCH" && l.params[0].startsWith("-"));
+      const found = d.lines.filter((l) => l.command === "PRIVMSG" && l.tags.has("batch"));
+      assertEquals(found.map((l) => l.params[1]), ["hello from bob", "hello from irssi"]);
+      const live = c.lines.find((l) => l.command === "PRIVMSG" && l.params[1] === "hello from bob");
+      assertEquals(found[0].tags.get("msgid"), live?.tags.get("msgid"), "the same msgid as live");
+      assertEquals(found[0].tags.get("time"), live?.tags.get("time"));
+      await d.send("SEARCH before=yesterday");
+      const fail = await d.waitFor((l) => l.command === "FAIL");
+      assertEquals(fail.params.slice(0, 2), ["SEARCH", "INVALID_PARAMS"]);
+      d.close();
+    });
+
     await t.step("JOIN from the client acts upstream; QUIT detaches and Parley stays", async () => {
       await c.send("JOIN #second");
       await c.waitFor((l) => l.command === "JOIN" && l.params[0] === "#second");
