@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { formatLine, parseLine, withTags } from "../../bouncer/wire.ts";
-import { Caps } from "../../bouncer/caps.ts";
+import { Caps, OFFERED } from "../../bouncer/caps.ts";
 import { SaslPlain } from "../../bouncer/sasl.ts";
 import { forClient } from "../../bouncer/filter.ts";
 import { UpstreamState } from "../../bouncer/upstream_state.ts";
@@ -46,6 +46,9 @@ Deno.test("bouncer caps: LS 302 gives values; REQ is all or nothing", () => {
     assert(ls.includes(cap), cap);
   }
   assert(c.has("cap-notify"), "302 implies cap-notify");
+  const lines = new Caps().ls(302);
+  assert(lines.every((l) => l.join(" ").length <= 380), "each CAP LS line fits");
+  assertEquals(lines.flat().length, OFFERED.length, "every capability, once, over the lines");
   assertEquals(c.request("server-time bogus"), false);
   assert(!c.has("server-time"));
   assertEquals(c.request("server-time batch"), true);
