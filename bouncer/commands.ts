@@ -144,6 +144,24 @@ async function bouncer(s: Session, m: Message): Promise<void> {
 /** A client's word in a reply: one word, bounded. */
 const safe = (w: string) => w.replace(/[\s:]/g, "").slice(0, 32) || "*";
 
+/** Runs one of Parley's own commands for the client (it knows more than the raw line would). */
+async function command(s: Session, m: Message, text: string): Promise<void> {
+  if (!s.hub) return unbound(s, m);
+  if (/[\r\n\0]/.test(text)) return s.numeric("400", m.command, "Not a line Parley can send");
+  try {
+    await s.cx.irc.send(s.hub.userId, s.hub.connectionId, "", text);
+  } catch (err) {
+    s.numeric(
+      "432",
+      m.params[0]?.slice(0, 32) || "*",
+      err instanceof DomainError ? err.message : "Not sent",
+    );
+    return;
+  }
+  const l = label(m);
+  if (l) s.reply("ACK", [], l);
+}
+
 const ends = (...codes: string[]) => new Set(codes);
 const passOn: Command = { min: 1, run: (s, m) => upstream(s, m) };
 
@@ -252,7 +270,9 @@ export const COMMANDS: Record<string, Command> = {
         s.nick = m.params[0].slice(0, 64);
         return s.tryRegister();
       }
-      return upstream(s, m);
+      // As /nick in the web client: the wanted nick changes too, so Parley does not take the old
+      // one back.
+      return command(s, m, `/nick ${m.params[0]}`);
     },
   },
   USER: {

@@ -159,10 +159,20 @@ Deno.test("bouncer: attach with SASL, burst, one live stream both ways", async (
       d.close();
     });
 
-    await t.step("JOIN from the client acts upstream; QUIT detaches and Parley stays", async () => {
+    await t.step("JOIN, PART, NICK act upstream; QUIT detaches and Parley stays", async () => {
       await c.send("JOIN #second");
       await c.waitFor((l) => l.command === "JOIN" && l.params[0] === "#second");
       await poll("the web client has #second", () => hasTopic(s.api, "#second", ""));
+      await c.send("PART #second :done");
+      await c.waitFor((l) => l.command === "PART" && l.params[0] === "#second");
+      await c.send("NICK alice_2");
+      const nick = await c.waitFor((l) => l.command === "NICK" && l.params[0] === "alice_2");
+      assert(nick.prefix.startsWith("alice!"), nick.raw);
+      await bob.waitFor((l) => l.command === "NICK" && l.params[0] === "alice_2");
+      await poll("the API has the new nick", async () => {
+        const r = await s.api.get("/api/connections");
+        return r.body.connections[0].info.nick === "alice_2";
+      });
       await c.send("QUIT :bye");
       await c.waitClosed();
       assertEquals(
