@@ -62,6 +62,23 @@ interface PendingEcho {
   label?: string;
 }
 
+/** A line in the server's order: delivered when done (a stored line once its copy is back). */
+interface OrderItem {
+  /** The stored message a waiting line becomes (storedKey). */
+  key?: string;
+  done: boolean;
+  deliver?: () => void;
+}
+
+/** What tells a raw chat line's stored copy: conversation, sender, kind and text. */
+function storedKey(conversation: string, from: string, type: string, text: string): string {
+  return `${conversation}\0${ircLower(from)}\0${type}\0${text}`;
+}
+
+/** Lines held in order at most; past that, nothing waits. */
+const MAX_ORDER = 10_000;
+/** How long a line waits for the stored copy of the chat line before it (ms). */
+const ORDER_WAIT_MS = 2000;
 const MAX_QUERIES = 64;
 const MAX_ECHOES = 256;
 let batches = 0;
@@ -76,6 +93,10 @@ export class Hub {
   #queries: Query[] = [];
   #ended?: Query;
   #echoes: PendingEcho[] = [];
+  /** Lines in the server's order, some waiting for their stored copy. */
+  #order: OrderItem[] = [];
+  #orderTimer?: ReturnType<typeof setTimeout>;
+  #timerHead?: OrderItem;
 
   constructor(readonly userId: number, readonly connectionId: string) {}
 
@@ -117,23 +138,76 @@ export class Hub {
     const meBefore = this.state.nick;
     this.state.see(m);
     if (NEVER.has(m.command)) return;
-    if (this.#fromBus(m, meBefore)) return;
+    const key = this.#storedKey(m, meBefore);
+    if (key !== undefined) {
+      // It comes back from the bus once stored; the lines after it wait for it, in order.
+      if (this.clients.size) this.#enqueue({ key, done: false });
+      return;
+    }
     if (!m.tags.has("time")) m.tags.set("time", new Date().toISOString());
     if (!/^\d{3}$/.test(m.command) && !m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
-    if (/^\d{3}$/.test(m.command) && this.#reply(m)) return;
-    for (const c of this.clients) this.#send(c, m);
+    const deliver = () => {
+      if (/^\d{3}$/.test(m.command) && this.#reply(m)) return;
+      for (const c of this.clients) this.#send(c, m);
+    };
+    if (this.#order.length) this.#enqueue({ done: true, deliver });
+    else deliver();
   }
 
-  /** A chat line Parley stores: its clients get it from the bus, with the stored time and id. */
-  #fromBus(m: Message, me: string): boolean {
-    if (m.command !== "PRIVMSG" && m.command !== "NOTICE") return false;
-    if (!m.prefix.includes("!") || !me) return false;
-    const text = m.params[1] ?? "";
-    if (text.startsWith("\x01") && !text.startsWith("\x01ACTION")) return false;
+  /**
+   * A chat line Parley stores: its clients get it from the bus, with the stored time and id. Its
+   * key names the stored message it becomes (conversation, sender, kind, text).
+   */
+  #storedKey(m: Message, me: string): string | undefined {
+    if (m.command !== "PRIVMSG" && m.command !== "NOTICE") return undefined;
+    if (!m.prefix.includes("!") || !me) return undefined;
+    let text = m.params[1] ?? "";
+    let type = m.command === "NOTICE" ? "notice" : "private";
+    if (text.startsWith("\x01")) {
+      if (m.command !== "PRIVMSG" || !text.startsWith("\x01ACTION")) return undefined;
+      type = "action";
+      text = text.slice(8).replace(/\x01$/, "");
+    }
     const target = m.params[0] ?? "";
     const from = nickOf(m.prefix);
-    return this.isChannel(target) || ircLower(target) === ircLower(me) ||
-      ircLower(from) === ircLower(me);
+    const own = ircLower(from) === ircLower(me);
+    if (!this.isChannel(target) && ircLower(target) !== ircLower(me) && !own) return undefined;
+    const conversation = ircLower(this.isChannel(target) || own ? target : from);
+    return storedKey(conversation, from, type, text);
+  }
+
+  #enqueue(item: OrderItem): void {
+    this.#order.push(item);
+    if (this.#order.length > MAX_ORDER) {
+      // Too far behind the store: stop waiting, let everything through.
+      for (const it of this.#order) it.done = true;
+    }
+    this.#flush();
+  }
+
+  /** Delivers the lines at the head that no longer wait; a stored line waits at most a while. */
+  #flush(): void {
+    while (this.#order[0]?.done) this.#order.shift()!.deliver?.();
+    const head = this.#order[0];
+    if (head && head === this.#timerHead) return; // already timed
+    clearTimeout(this.#orderTimer);
+    this.#orderTimer = undefined;
+    this.#timerHead = head;
+    if (!head) return;
+    // A line Parley did not store after all (a conversation over the limit) holds no one up.
+    const timer = setTimeout(() => {
+      if (this.#order[0] !== head) return;
+      head.done = true;
+      this.#flush();
+    }, ORDER_WAIT_MS);
+    Deno.unrefTimer(timer);
+    this.#orderTimer = timer;
+  }
+
+  /** Stops waiting (the relay stops). */
+  dispose(): void {
+    clearTimeout(this.#orderTimer);
+    this.#order = [];
   }
 
   /** Routes a numeric to the client whose query it answers; false when it is nobody's. */
@@ -176,7 +250,8 @@ export class Hub {
 
   /** A message was stored (from IRC, the web client or an attached client). */
   stored(ev: MessageEvent): void {
-    if (ev.conversation_id === "" || ev.type === "error" || !this.clients.size) return;
+    if (ev.conversation_id === "" || ev.type === "error") return;
+    if (!this.clients.size && !this.#order.length) return;
     const ts = parseMicros(ev.ts) ?? Date.now() * 1000;
     const own = ircLower(ev.from) === ircLower(this.nick);
     const channel = this.state.channel(ev.conversation_id)?.name ??
@@ -210,14 +285,24 @@ export class Hub {
     } catch {
       return;
     }
-    for (const c of this.clients) {
-      if (c !== echo?.client) this.#send(c, m);
-      else if (c.caps.has("echo-message")) {
-        const labeled = { ...m, tags: new Map(m.tags) };
-        if (echo.label) labeled.tags.set("label", echo.label);
-        this.#send(c, labeled);
+    const deliver = () => {
+      for (const c of this.clients) {
+        if (c !== echo?.client) this.#send(c, m);
+        else if (c.caps.has("echo-message")) {
+          const labeled = { ...m, tags: new Map(m.tags) };
+          if (echo.label) labeled.tags.set("label", echo.label);
+          this.#send(c, labeled);
+        }
       }
-    }
+    };
+    // In its place among the server's lines when it came from there; else (the web client, an
+    // attached client) now.
+    const key = storedKey(ev.conversation_id, ev.from, ev.type, ev.message);
+    const slot = this.#order.find((it) => !it.done && it.key === key);
+    if (!slot) return deliver();
+    slot.deliver = deliver;
+    slot.done = true;
+    this.#flush();
   }
 }
 
@@ -251,6 +336,7 @@ export class Relay {
 
   stop(): void {
     for (const f of this.#untap.splice(0)) f();
+    for (const hub of this.#hubs.values()) hub.dispose();
   }
 
   hub(userId: number, connectionId: string): Hub {

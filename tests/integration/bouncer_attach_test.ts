@@ -119,6 +119,21 @@ Deno.test("bouncer: attach with SASL, burst, one live stream both ways", async (
       },
     );
 
+    await t.step("lines keep the server's order, stored ones among the others", async () => {
+      const carol = await RawIrcClient.connect(s.ngircd.port, "carol");
+      await carol.join("#parley");
+      await c.waitFor((l) => l.command === "JOIN" && l.prefix.startsWith("carol!"));
+      const from = c.lines.length;
+      // One write: Parley reads them together, and stores the messages while the rest goes on.
+      await carol.send("PRIVMSG #parley :one\r\nPRIVMSG #parley :two\r\nPART #parley :bye");
+      await c.waitFor((l) => l.command === "PART" && l.prefix.startsWith("carol!"), from);
+      await c.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "two", from);
+      const seen = c.lines.slice(from).filter((l) => l.prefix.startsWith("carol!"))
+        .map((l) => l.command === "PRIVMSG" ? l.params[1] : l.command);
+      assertEquals(seen, ["one", "two", "PART"]);
+      await carol.close();
+    });
+
     await t.step("a WHOIS reply goes to the client that asked only", async () => {
       const d = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}`, PASSWORD, [], "other");
       await d.waitFor((l) => l.command === "366");
