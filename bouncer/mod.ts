@@ -17,19 +17,23 @@ import { networkAttributes } from "./networks.ts";
  * state, and of networks added or removed, wherever the change was made.
  */
 function watchNetworks(cx: BouncerContext): () => void {
-  return cx.relay.bus.tap((userId, ev) => {
-    if (ev.event !== "state" || ev.type !== "connection") return;
-    const watchers = [...cx.networkWatchers].filter((s) => s.userId === userId);
-    if (!watchers.length) return;
-    const id = ev.connection_id;
-    void (async () => {
-      const record = await cx.store.connections.get(userId, id);
-      const line = record
-        ? `BOUNCER NETWORK ${id} ${networkAttributes(await cx.connections.json(record))}`
-        : `BOUNCER NETWORK ${id} *`;
-      for (const s of watchers) s.write(line);
-    })().catch(() => {});
-  }, ["state"]);
+  return cx.relay.bus.tap(
+    (userId, ev) => {
+      if (ev.event !== "state" || ev.type !== "connection") return;
+      const watchers = [...cx.networkWatchers].filter((s) => s.userId === userId);
+      if (!watchers.length) return;
+      const id = ev.connection_id;
+      void (async () => {
+        const record = await cx.store.connections.get(userId, id);
+        const line = record
+          ? `BOUNCER NETWORK ${id} ${networkAttributes(await cx.connections.json(record))}`
+          : `BOUNCER NETWORK ${id} *`;
+        for (const s of watchers) s.write(line);
+      })().catch(() => {});
+    },
+    ["state"],
+    (userId) => [...cx.networkWatchers].some((s) => s.userId === userId),
+  );
 }
 
 export type { ListenAddress } from "./listener.ts";

@@ -98,7 +98,12 @@ export class Hub {
   #orderTimer?: ReturnType<typeof setTimeout>;
   #timerHead?: OrderItem;
 
-  constructor(readonly userId: number, readonly connectionId: string) {}
+  constructor(
+    readonly userId: number,
+    readonly connectionId: string,
+    /** Told when a client attaches (+1) or leaves (-1). */
+    readonly onClients: (userId: number, change: number) => void = () => {},
+  ) {}
 
   /** The nick to show: the server's view, else the connection's. */
   get nick(): string {
@@ -125,8 +130,15 @@ export class Hub {
   }
 
   /** A client left: its queries' replies go nowhere, its echoes to nobody. */
+  /** A client joins the stream (after its burst). */
+  attach(client: Downstream): void {
+    if (this.clients.has(client)) return;
+    this.clients.add(client);
+    this.onClients(this.userId, 1);
+  }
+
   detach(client: Downstream): void {
-    this.clients.delete(client);
+    if (this.clients.delete(client)) this.onClients(this.userId, -1);
     for (const q of this.#queries) if (q.client === client) q.client = NOBODY;
     this.#echoes = this.#echoes.filter((e) => e.client !== client);
   }
@@ -319,6 +331,8 @@ const NOBODY: Downstream = {
 export class Relay {
   #hubs = new Map<string, Hub>();
   #untap: (() => void)[] = [];
+  /** Attached clients per user: only their users' stored messages are wanted from the bus. */
+  #clients = new Map<number, number>();
 
   constructor(readonly bus: EventBus) {}
 
@@ -328,10 +342,14 @@ export class Relay {
       hub.conn = conn;
       hub.upstream(line);
     }));
-    this.#untap.push(this.bus.tap((userId, ev) => {
-      if (ev.event !== "message") return;
-      this.#hubs.get(key(userId, ev.connection_id))?.stored(ev);
-    }, ["message"]));
+    this.#untap.push(this.bus.tap(
+      (userId, ev) => {
+        if (ev.event !== "message") return;
+        this.#hubs.get(key(userId, ev.connection_id))?.stored(ev);
+      },
+      ["message"],
+      (userId) => this.#clients.has(userId),
+    ));
   }
 
   stop(): void {
@@ -341,7 +359,14 @@ export class Relay {
 
   hub(userId: number, connectionId: string): Hub {
     let hub = this.#hubs.get(key(userId, connectionId));
-    if (!hub) this.#hubs.set(key(userId, connectionId), hub = new Hub(userId, connectionId));
+    if (!hub) {
+      hub = new Hub(userId, connectionId, (uid, change) => {
+        const n = (this.#clients.get(uid) ?? 0) + change;
+        if (n > 0) this.#clients.set(uid, n);
+        else this.#clients.delete(uid);
+      });
+      this.#hubs.set(key(userId, connectionId), hub);
+    }
     return hub;
   }
 

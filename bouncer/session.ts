@@ -248,7 +248,7 @@ export class Session {
       const names = [...hub.state.channels.values()].map((c) => c.name);
       this.writeHistory(await this.cx.history.replay(this.scope(), names));
     }
-    hub.clients.add(this);
+    hub.attach(this);
     this.onAttached();
     log.info("bouncer client attached", { uid, connection: login.connection.connectionId });
   }
