@@ -29,6 +29,7 @@ import { webRoutes } from "./routes/web.ts";
 import { noteSessionClient, sessionRoutes } from "./routes/sessions.ts";
 import { appTokenRoutes } from "./routes/app_tokens.ts";
 import { pushRoutes } from "./routes/push.ts";
+import { ignoreRoutes } from "./routes/ignores.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -130,6 +131,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     sessionRoutes,
     appTokenRoutes,
     pushRoutes,
+    ignoreRoutes,
   ];
   for (const routes of operations) app.route("/api", routes(deps));
   app.route("/", eventRoutes(deps));

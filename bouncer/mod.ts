@@ -5,12 +5,32 @@
  */
 import type { AppDeps } from "../http/env.ts";
 import { type HistoryService, unavailableHistory } from "./history.ts";
+import { historyService } from "./history/mod.ts";
 import { type BouncerLimits, DEFAULT_LIMITS } from "./limits.ts";
 import { Acceptor, listen, type ListenAddress } from "./listener.ts";
 import { WebSocketTransport } from "./websocket.ts";
 import { Relay } from "./relay.ts";
 import type { BouncerContext } from "./session.ts";
 import { networkAttributes } from "./networks.ts";
+
+/**
+ * A read marker that moved (in the web client, through the API, or by an attached client's
+ * MARKREAD) reaches every attached client of its connection that takes read markers.
+ */
+function relayMarkers(cx: BouncerContext): () => void {
+  return cx.relay.bus.tap(
+    (userId, ev) => {
+      if (ev.event !== "read") return;
+      const hub = cx.relay.existing(userId, ev.connection_id);
+      if (!hub) return;
+      const target = hub.state.channel(ev.conversation_id)?.name ?? ev.conversation_id;
+      const line = cx.history.markerLine(target, ev.ts);
+      for (const c of hub.clients) if (c.caps.has("draft/read-marker")) c.write(line);
+    },
+    ["read"],
+    (userId) => cx.relay.hasClients(userId),
+  );
+}
 
 /**
  * Tells the clients that asked (soju.im/bouncer-networks-notify) of each change of a network's
@@ -65,14 +85,19 @@ export function startBouncer(
     loginThrottle: deps.loginThrottle!,
     irc: deps.irc,
     relay,
-    history: opts.history ?? unavailableHistory,
+    history: opts.history ?? historyService(deps) ?? unavailableHistory,
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
     version: opts.version ?? "dev",
     attached: new Map(),
     networkWatchers: new Set(),
     connections: deps.connections,
   };
-  const unwatch = watchNetworks(cx);
+  const unwatchNetworks = watchNetworks(cx);
+  const unwatchMarkers = relayMarkers(cx);
+  const unwatch = () => {
+    unwatchNetworks();
+    unwatchMarkers();
+  };
   const acceptor = new Acceptor(cx);
   let listening;
   try {

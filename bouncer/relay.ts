@@ -12,7 +12,7 @@ import type { IrcConnection } from "../irc/engine/connection.ts";
 import { tapUpstream } from "../irc/engine/tap.ts";
 import type { Caps } from "./caps.ts";
 import { forClient } from "./filter.ts";
-import { passingMsgid, storedMsgid } from "./msgid.ts";
+import { passingMsgid } from "./msgid.ts";
 import { UpstreamState } from "./upstream_state.ts";
 import { formatLine, type Message, nickOf, parseLine } from "./wire.ts";
 
@@ -278,11 +278,8 @@ export class Hub {
     const text = ev.type === "action" ? `\x01ACTION ${ev.message}\x01` : ev.message;
     const tags = new Map([
       ["time", new Date(Math.floor(ts / 1000)).toISOString()],
-      // The history service's msgid when the event carries one, so live and history agree.
-      [
-        "msgid",
-        (ev as { msgid?: string }).msgid ?? storedMsgid(this.connectionId, ev.conversation_id, ts),
-      ],
+      // The stored line's own id (lib/msgid.ts), so live, history and the API agree.
+      ["msgid", ev.msgid],
     ]);
     const prefix = this.state.sources.get(ircLower(ev.from)) ?? ev.from;
     let m: Message;
@@ -355,6 +352,16 @@ export class Relay {
   stop(): void {
     for (const f of this.#untap.splice(0)) f();
     for (const hub of this.#hubs.values()) hub.dispose();
+  }
+
+  /** Whether the user has IRC clients attached (to any connection). */
+  hasClients(userId: number): boolean {
+    return this.#clients.has(userId);
+  }
+
+  /** The hub of a connection, when there is one. */
+  existing(userId: number, connectionId: string): Hub | undefined {
+    return this.#hubs.get(key(userId, connectionId));
   }
 
   hub(userId: number, connectionId: string): Hub {

@@ -6,7 +6,6 @@
 import { ircLower } from "../irc/casefold.ts";
 import { parseMicros } from "../lib/time.ts";
 import type { Store } from "../store/mod.ts";
-import { storedMsgid } from "./msgid.ts";
 import { parseAttributes } from "./networks.ts";
 import { formatLine } from "./wire.ts";
 
@@ -65,8 +64,8 @@ export async function search(store: Store, scope: SearchScope, text: string): Pr
     const tags = new Map([
       ["batch", batch],
       ["time", new Date(Math.floor(ts / 1000)).toISOString()],
-      ["msgid", storedMsgid(scope.connectionId, conversation, ts)],
     ]);
+    if (m.msgid) tags.set("msgid", m.msgid);
     try {
       out.push(formatLine(m.type === "notice" ? "NOTICE" : "PRIVMSG", [target, body], {
         prefix: m.from,

@@ -1,6 +1,7 @@
 /**
  * A real terminal client: irssi (from Debian) runs in tmux, attaches to the user's connection
- * through the bouncer listener with SASL PLAIN, and a line typed in it reaches IRC and the API.
+ * through the bouncer listener with SASL PLAIN, shows the channel's recent history, and a line
+ * typed in it reaches IRC and the API.
  */
 import { assert } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
@@ -48,6 +49,13 @@ Deno.test("bouncer: irssi in tmux attaches with SASL; a line typed there reaches
     await s.app.deps.irc.send(1, s.cid, "", "/join #term");
     await bob.join("#term");
     await bob.waitForMember("#term", "alice");
+    await bob.say("#term", "said before irssi came");
+    await poll("the line is stored", async () => {
+      const r = await s.api.get(`/api/connection/${s.cid}/conversation/%23term/messages`);
+      return r.body.messages?.some((m: { message: string }) =>
+        m.message === "said before irssi came"
+      );
+    });
     await Deno.writeTextFile(`${home}/config`, irssiConfig(s.port, `${EMAIL}/${s.cid}@irssi`));
     const started = await tmuxRun(
       "new-session",
@@ -68,6 +76,11 @@ Deno.test("bouncer: irssi in tmux attaches with SASL; a line typed there reaches
       await tmuxRun("send-keys", "-t", "irssi", "/window goto #term", "Enter");
       const pane = await tmuxRun("capture-pane", "-p", "-t", "irssi");
       return new TextDecoder().decode(pane.stdout).includes("#term");
+    }, 30_000);
+    // irssi takes no chat history: the channel's recent lines are replayed to it on attach.
+    await poll("irssi shows the line said before it came", async () => {
+      const pane = await tmuxRun("capture-pane", "-p", "-t", "irssi");
+      return new TextDecoder().decode(pane.stdout).includes("said before irssi came");
     }, 30_000);
     await tmuxRun("send-keys", "-t", "irssi", "/msg #term typed in irssi", "Enter");
     await bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "typed in irssi", 30_000);

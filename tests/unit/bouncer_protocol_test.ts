@@ -10,7 +10,6 @@ import { SaslPlain } from "../../bouncer/sasl.ts";
 import { forClient } from "../../bouncer/filter.ts";
 import { UpstreamState } from "../../bouncer/upstream_state.ts";
 import { parseIdentity } from "../../bouncer/auth.ts";
-import { storedMsgid } from "../../bouncer/msgid.ts";
 
 Deno.test("bouncer wire: tags are unescaped and escaped; parameters by the one writer", () => {
   const m = parseLine(
@@ -152,12 +151,4 @@ Deno.test("bouncer state: channels, topics, members and prefixes from the server
   assertEquals([...ch.members.keys()], ["alice2", "newcomer"], "a new NAMES reply starts over");
   s.see(parseLine(":op!o@h KICK #parley alice2 :out")!);
   assertEquals(s.channel("#parley"), undefined);
-});
-
-Deno.test("bouncer msgid: stable per stored row, different per row", () => {
-  const a = storedMsgid("irc-x", "#c", 1_700_000_000_000_001);
-  assertEquals(a, storedMsgid("irc-x", "#c", 1_700_000_000_000_001));
-  assert(a !== storedMsgid("irc-x", "#c", 1_700_000_000_000_002));
-  assert(a !== storedMsgid("irc-x", "#d", 1_700_000_000_000_001));
-  assert(/^[A-Za-z0-9_-]{20}$/.test(a), a);
 });

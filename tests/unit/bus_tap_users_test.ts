@@ -22,6 +22,7 @@ Deno.test("bus: a tap for some users only", () => {
     ts: "2026-01-01T00:00:00.000000Z",
     type: "private" as const,
     highlight: false,
+    msgid: "1.1",
   };
   bus.publish(1, ev);
   bus.publish(2, ev);

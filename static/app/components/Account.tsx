@@ -13,6 +13,7 @@ import { Check, Field, FormErrors, Panel, Saved, useFormAction } from "./Field.t
 import { TopBar } from "./ChatView.tsx";
 import { Sessions } from "./Sessions.tsx";
 import { AppTokens } from "./AppTokens.tsx";
+import { Ignores } from "./Ignores.tsx";
 import { canHandleLinks, handleIrcLinks } from "../irc_link.ts";
 import { currentSubscription, disablePush, enablePush, pushSupported } from "../push.ts";
 
@@ -147,6 +148,7 @@ export function Account() {
         </Panel>
         <Sessions />
         <AppTokens />
+        <Ignores />
         {canHandleLinks() && (
           <Panel title={t("IRC links")}>
             <p class="muted">{t("Let this browser open irc:// links in Parley.")}</p>
