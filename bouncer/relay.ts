@@ -178,7 +178,7 @@ export class Hub {
     if (text.startsWith("\x01")) {
       if (m.command !== "PRIVMSG" || !text.startsWith("\x01ACTION")) return undefined;
       type = "action";
-      text = text.slice(8).replace(/\x01$/, "");
+      text = text.endsWith("\x01") ? text.slice(8, -1) : text.slice(8);
     }
     const target = m.params[0] ?? "";
     const from = nickOf(m.prefix);
