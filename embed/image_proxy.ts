@@ -24,7 +24,7 @@ export const IMAGE_LIMITS = {
 /** An image ready to serve: its bytes and the type they were recognised as. */
 export interface ProxiedImage {
   type: string;
-  bytes: Uint8Array;
+  bytes: Uint8Array<ArrayBuffer>;
 }
 
 const ascii = (bytes: Uint8Array, from: number, to: number) =>

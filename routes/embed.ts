@@ -76,7 +76,7 @@ export function embedRoutes(deps: AppDeps): Hono<AppEnv> {
     } catch (err) {
       throw fetchError(err);
     }
-    return c.body(img.bytes.slice().buffer, 200, {
+    return c.body(img.bytes, 200, {
       "Content-Type": img.type,
       // Private: the answer depends on the session; the same URL gives the same image for a day.
       "Cache-Control": "private, max-age=86400",
