@@ -129,6 +129,13 @@ export interface QuitStateEvent extends State<"quit"> {
   message?: string;
 }
 
+/** Someone (or the user) is away (`away` true, with their `message`) or back. */
+export interface AwayStateEvent extends State<"away"> {
+  nick: string;
+  away: boolean;
+  message?: string;
+}
+
 /** Someone (or the user) changed nick. */
 export interface NickChangeStateEvent extends State<"nick_change"> {
   old_nick: string;
@@ -180,6 +187,7 @@ export type StateEvent =
   | JoinStateEvent
   | PartStateEvent
   | QuitStateEvent
+  | AwayStateEvent
   | NickChangeStateEvent
   | RenameStateEvent
   | TopicStateEvent
@@ -424,7 +432,7 @@ export interface SendResult {
   /** `/names` in Convos's shape (one mode string each)... */
   participants?: { nick: string; mode: string }[];
   /** ...and in Parley's. */
-  names?: { nick: string; modes: string[] }[];
+  names?: { nick: string; modes: string[]; away?: boolean }[];
   cleared?: boolean;
   /** `/invite`: whom the server confirms it invited, and where. */
   invited?: { nick: string; channel: string };

@@ -49,6 +49,7 @@ import {
   moded,
   parsePrefix,
   renamed,
+  setAwayNick,
   setMembers,
   updateMembers,
 } from "./members.ts";
@@ -160,6 +161,7 @@ export async function loadMembers(cid: string, conv: string): Promise<Member[] |
   if (a.errors || !Array.isArray(a.names)) return;
   const list: Member[] = a.names.map((n) => ({ nick: n.nick, modes: n.modes ?? [] }));
   setMembers(key(cid, conv), list);
+  for (const n of a.names) if (n.away) setAwayNick(cid, n.nick, true);
   return list;
 }
 
@@ -320,6 +322,9 @@ function onState(f: StateEvent): void {
     }
     case "quit":
       updateMembers((l) => left(l, f.nick), onConnection(cid));
+      break;
+    case "away":
+      setAwayNick(cid, f.nick, f.away);
       break;
     case "nick_change": {
       const o = openConv.value;
