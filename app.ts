@@ -18,6 +18,7 @@ import { searchRoutes } from "./routes/search.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { CONVERSATION, conversationRoutes } from "./routes/conversations.ts";
+import { conversationPrefsRoutes } from "./routes/conversation_prefs.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { filesRoutes } from "./routes/files.ts";
 import { updatesRoutes } from "./routes/updates.ts";
@@ -127,6 +128,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // account page and push notifications
     sessionRoutes,
     pushRoutes,
+    // a conversation's notification level and draft
+    conversationPrefsRoutes,
   ];
   for (const routes of operations) app.route("/api", routes(deps));
   app.route("/", eventRoutes(deps));

@@ -33,7 +33,7 @@ export interface MessageEvent extends Where {
   /** RFC 3339 with microseconds, as the history API returns it. */
   ts: string;
   type: ChatType;
-  highlight: boolean;
+  highlight?: boolean;
 }
 
 /** A conversation's unread count changed; `conversation_id` null: every one of the connection. */
@@ -44,13 +44,18 @@ export interface UnreadEvent {
   unread: number;
 }
 
-/** A highlighted message was stored (also listed by `GET /api/notifications`). */
+/**
+ * A message that notifies the user was stored: a mention (also listed by
+ * `GET /api/notifications`) in a conversation that is not muted, or any message of one whose level
+ * is "all" (then `highlight` is false).
+ */
 export interface NotificationEvent extends Where {
   event: "notification";
   from: string;
   message: string;
   ts: string;
   type: ChatType;
+  highlight?: boolean;
 }
 
 /** The user's count of unread notifications (the User's `unread`) is now `unread`. */

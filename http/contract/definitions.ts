@@ -90,6 +90,9 @@ export const Conversation = z.object({
   notifications: z.number().int().meta({
     description: "Highlighted messages since the conversation was last marked read.",
   }).optional(),
+  notify: z.enum(["all", "mentions", "muted"]).meta({
+    description: "How much of it notifies the user (setConversationNotify).",
+  }).optional(),
 }).meta({ id: "Conversation" });
 
 export const Message = z.object({
