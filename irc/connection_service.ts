@@ -38,6 +38,8 @@ export interface CreateConnection {
   conversation_id?: string;
   on_connect_commands?: string[];
   wanted_state?: WantedState;
+  /** More channels to join (the default connection's list; not part of the API's body). */
+  join?: string[];
 }
 
 /** Input of updateConnection (validated by the route). */
@@ -172,7 +174,11 @@ export class ConnectionService {
       wantedState: input.wanted_state ?? "connected",
       nick,
     });
-    await irc.created(record, [input.conversation_id ?? "", parsed.conversation]);
+    await irc.created(record, [
+      input.conversation_id ?? "",
+      parsed.conversation,
+      ...(input.join ?? []),
+    ]);
     log.info("connection created", { uid: user.id, connection: record.connectionId });
     return this.json(record);
   }

@@ -183,6 +183,9 @@ export const ServerSettings = z.object({
   irc_allow_private: z.boolean().meta({
     description: "Parley: whether users may connect to private and loopback addresses.",
   }).optional(),
+  new_user_connection: z.boolean().meta({
+    description: "Parley: whether every new user gets the default connection (else none).",
+  }).optional(),
 }).meta({ id: "ServerSettings" });
 
 export const Success = z.object({
