@@ -26,6 +26,7 @@ const JoinLink = lazy<{ cid: string; conv: string }>(() => import("./JoinLink.ts
 const Account = lazy(() => import("./Account.tsx"), "Account");
 const Files = lazy(() => import("./Files.tsx"), "Files");
 const Admin = lazy<{ tab: string }>(() => import("./Admin.tsx"), "Admin");
+const FirstRun = lazy(() => import("./FirstRun.tsx"), "FirstRun");
 
 function Welcome() {
   const first = sidebar.value.flatMap((g) => g.conversations)[0];
@@ -82,6 +83,7 @@ function Screen() {
     if (a === "conversation") return <ConversationSettings cid={b} conv={c ?? ""} />;
     if (a === "account") return <Account />;
     if (a === "files") return <Files />;
+    if (a === "first-run") return <FirstRun />;
     if (a === "server" || a === "users" || a === "profiles") return <Admin tab={a} />;
   }
   return <Welcome />;
