@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any -- events are read field by field
 /**
  * A conversation's notification level decides which messages send the `notification` event
  * (desktop notifications and Web Push follow it): mentions only by default in a channel, every
