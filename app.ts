@@ -28,6 +28,7 @@ import { i18nRoutes } from "./routes/i18n.ts";
 import { webRoutes } from "./routes/web.ts";
 import { noteSessionClient, sessionRoutes } from "./routes/sessions.ts";
 import { pushRoutes } from "./routes/push.ts";
+import { ignoreRoutes } from "./routes/ignores.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -128,6 +129,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // account page and push notifications
     sessionRoutes,
     pushRoutes,
+    ignoreRoutes,
     // a conversation's notification level and draft
     conversationPrefsRoutes,
   ];

@@ -2,10 +2,12 @@
  * `deno task bench`: runs every benchmark in turn; each prints `name: value unit` lines.
  * Sizes: PARLEY_BENCH_MESSAGES (history, default 1,000,000), IRC_BENCH_CONNECTIONS (default
  * 1,000), IRC_BENCH_RATE and IRC_BENCH_SECONDS (latency, default 1,000/s for 5 s),
- * PARLEY_BENCH_FLOOD (burst, default 200,000).
+ * PARLEY_BENCH_FLOOD (burst, default 200,000), PARLEY_BENCH_CHATHISTORY_MESSAGES (CHATHISTORY,
+ * default 200,000).
  */
 const BENCHES = [
   "history.ts",
+  "chathistory.ts",
   "irc_connections.ts",
   "irc_latency.ts",
   "irc_flood.ts",

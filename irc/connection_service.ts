@@ -18,8 +18,9 @@ import type { UserRecord } from "../store/users.ts";
 import { hostId, hostShortName } from "./host_id.ts";
 import type { IrcControl } from "./control.ts";
 import { type ConnectionJson, connectionJson } from "./resources.ts";
+import { clientCertificate } from "./certificate.ts";
 import { literalClass, refusal } from "./socket/target.ts";
-import { mayReachPrivate, trusted } from "./trust.ts";
+import { mayReachTarget, trusted } from "./trust.ts";
 import { newConnectionId, nickFromEmail, parseIrcUrl, sameTarget } from "./url.ts";
 
 /** What the service is built from. */
@@ -133,11 +134,19 @@ export class ConnectionService {
     return forced.href;
   }
 
-  /** An obviously private target (an IP literal or localhost) is refused before it is stored. */
-  async #checkTarget(user: UserRecord | number, host: string, path: string): Promise<void> {
-    const cls = literalClass(host);
-    if (cls === undefined || cls === "public" || await mayReachPrivate(this.#deps, user)) return;
-    throw invalid(refusal(host, host, cls), path);
+  /**
+   * An obviously private target (an IP literal or localhost) is refused before it is stored,
+   * unless the user may reach it (trust.ts: the same rule the connect itself follows).
+   */
+  async #checkTarget(
+    user: UserRecord | number,
+    target: { host: string; port: number },
+    path: string,
+  ): Promise<void> {
+    const cls = literalClass(target.host);
+    if (cls === undefined || cls === "public") return;
+    if (await mayReachTarget(this.#deps, user, target)) return;
+    throw invalid(refusal(target.host, target.host, cls), path);
   }
 
   /** Ordinary users have at most `max_connections_per_user` connections. */
@@ -158,7 +167,7 @@ export class ConnectionService {
     const urlPath = field(at, "url");
     const parsed = parseIrcUrl(input.url, urlPath);
     await this.#checkForced(parsed.host, urlPath);
-    await this.#checkTarget(user, parsed.host, urlPath);
+    await this.#checkTarget(user, parsed, urlPath);
     // The URL is kept (and returned) as given; a nick it lacks is kept beside it.
     const url = input.url.trim();
     const nick = parsed.nick || nickFromEmail(user.email);
@@ -174,6 +183,9 @@ export class ConnectionService {
       wantedState: input.wanted_state ?? "connected",
       nick,
     });
+    // Made when a connection first goes to connect (as Convos does), so a connection created to
+    // connect has its fingerprint in the first answer.
+    if (record.wantedState === "connected") await clientCertificate(store, record);
     await irc.created(record, [
       input.conversation_id ?? "",
       parsed.conversation,
@@ -208,7 +220,7 @@ export class ConnectionService {
       forced = forcedUrl !== undefined;
       url = forcedUrl ?? url;
       const parsed = parseIrcUrl(url, urlPath);
-      await this.#checkTarget(userId, parsed.host, urlPath);
+      await this.#checkTarget(userId, parsed, urlPath);
       // A nick in the new URL is the one to use from now on; without one the current nick stays.
       nick = parsed.nick || this.#nickOf(record);
       await this.#checkUnique(userId, { ...parsed, nick }, urlPath, record.id);

@@ -37,9 +37,15 @@ export function connectionInfo(
   record?: ConnectionRecord,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = { authenticated: false, capabilities: {} };
+  // As Convos: the client certificate's fingerprint, for services' SASL EXTERNAL, once one was
+  // made (at the first connect).
+  const fingerprint = (conn?.record ?? record)?.certFingerprint;
+  if (fingerprint) out.certificate = { fingerprint };
   const wanted = conn ? conn.url.nick : record && urlNick(record);
   if (wanted) out.nick = wanted;
-  for (const [k, v] of Object.entries(conn?.info ?? {})) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(conn?.info ?? {})) {
+    if (v !== undefined && k !== "certificate") out[k] = v;
+  }
   out.authenticated = conn?.state === "connected" && conn.info.authenticated === true;
   const enabled = (conn?.client?.network.cap as { enabled?: unknown } | undefined)?.enabled;
   if (conn?.state === "connected" && Array.isArray(enabled)) {

@@ -120,7 +120,9 @@ function pathConversation(url: URL, path: string): { name: string; key: string }
 
 /**
  * The URL as responses show it, rebuilt from its parts: `irc://user:@host:port/%23chan?nick=..`,
- * never the password nor a channel key. Only the first path segment's name survives.
+ * never the password nor a channel key. Only the first path segment's name survives. An `ircs://`
+ * URL is shown as Convos's client reads one, `irc://host:port?tls=1` (the port spelt out, since
+ * the two schemes' default ports differ); both are accepted as input.
  */
 export function publicUrl(text: string): string {
   let url: URL;
@@ -134,9 +136,18 @@ export function publicUrl(text: string): string {
     name = pathConversation(url, "/").name;
   } catch { /* malformed path: shown without it */ }
   const user = url.username ? `${url.username}:@` : "";
-  const port = url.port ? `:${url.port}` : "";
+  let port = url.port ? `:${url.port}` : "";
   const path = name ? `/${encodeURIComponent(name)}` : "";
-  return `${url.protocol}//${user}${url.hostname}${port}${path}${url.search}`;
+  let search = url.search;
+  let scheme = url.protocol;
+  if (scheme.toLowerCase() === "ircs:") {
+    scheme = "irc:";
+    const tls = url.searchParams.get("tls");
+    const on = tls === null || !FALSE.test(tls);
+    if (tls === null) search = search && search !== "?" ? `${search}&tls=1` : "?tls=1";
+    if (!port) port = on ? ":6697" : ":6667";
+  }
+  return `${scheme}//${user}${url.hostname}${port}${path}${search}`;
 }
 
 /** The URL with a different nick (used to keep the nick the user chose with /nick). */

@@ -33,7 +33,19 @@ export interface MessageEvent extends Where {
   /** RFC 3339 with microseconds, as the history API returns it. */
   ts: string;
   type: ChatType;
-  highlight?: boolean;
+  highlight: boolean;
+  /** The message's stable id (lib/msgid.ts), as attached IRC clients and the API name it. */
+  msgid: string;
+}
+
+/**
+ * A conversation's read marker moved forward (read in the web client, through the API or by an
+ * attached IRC client's MARKREAD): attached clients are told with a MARKREAD.
+ */
+export interface ReadEvent extends Where {
+  event: "read";
+  /** Read up to here: RFC 3339 with microseconds. */
+  ts: string;
 }
 
 /** A conversation's unread count changed; `conversation_id` null: every one of the connection. */
@@ -148,6 +160,17 @@ export interface ModeStateEvent extends State<"mode">, Where {
   nick?: string;
 }
 
+/**
+ * The connection was down from `from` to `to` (RFC 3339): messages in between may be missing.
+ * `message` is the stored line's text, `ts` its time.
+ */
+export interface GapStateEvent extends State<"gap">, Where {
+  from: string;
+  to: string;
+  message: string;
+  ts: string;
+}
+
 /** The server refused something (`cannot_send_to_channel`, `no_such_nick`...). */
 export interface ErrorStateEvent extends State<"error">, Where {
   message: string;
@@ -167,6 +190,7 @@ export type StateEvent =
   | RenameStateEvent
   | TopicStateEvent
   | ModeStateEvent
+  | GapStateEvent
   | ErrorStateEvent;
 
 /** A state event of a connection's channels and people, as IRC tells it (irc/chat/inbound/). */
@@ -175,7 +199,7 @@ export type ChannelStateEvent = Exclude<StateEvent, ConnectionStateEvent | InfoS
 // ---- Lines: what a conversation shows and history keeps ----
 
 /** How a line looks in the client; each look is told apart at a glance. */
-export type LineLook = "chat" | "action" | "notice" | "error" | "event";
+export type LineLook = "chat" | "action" | "notice" | "error" | "event" | "gap";
 
 /** One kind of line: the bus event that brings it live, and how the client shows it. */
 export interface LineKind {
@@ -203,6 +227,7 @@ export const LINE_KINDS = {
   nick_change: { live: "nick_change", look: "event" },
   topic: { live: "topic", look: "event" },
   mode: { live: "mode", look: "event" },
+  gap: { live: "gap", look: "gap" },
 } as const satisfies Record<MessageType, LineKind>;
 
 /** The kinds of line that look like `L` (the channel events: `LinesOf<"event">`). */
@@ -217,6 +242,7 @@ export type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> 
 export type PushedEvent =
   | MessageEvent
   | UnreadEvent
+  | ReadEvent
   | NotificationEvent
   | NotificationsEvent
   | StateEvent
@@ -303,6 +329,14 @@ export interface SendResult {
   /** ...and in Parley's. */
   names?: { nick: string; modes: string[] }[];
   cleared?: boolean;
+  /** `/invite`: whom the server confirms it invited, and where. */
+  invited?: { nick: string; channel: string };
+  /** `/msg` to a nick the server does not know: nothing was kept. */
+  no_such_nick?: string;
+  /** `/ignore`: the mask added (`/unignore`: removed), and the user's whole list after it. */
+  ignored?: string;
+  unignored?: string;
+  ignores?: string[];
 }
 
 /** A send that went through: the request's fields plus what the command returned. */

@@ -17,7 +17,16 @@ export interface ConnectionRecord {
   wantedState: WantedState;
   /** The nick last used (kept across restarts); empty until the first registration. */
   nick: string;
+  /** The fingerprint of its TLS client certificate (SHA-512, hex); empty until one is made. */
+  certFingerprint: string;
   created: number;
+}
+
+/** A connection's TLS client certificate and its private key (PEM): the key never leaves Parley. */
+export interface ClientCertificate {
+  cert: string;
+  key: string;
+  fingerprint: string;
 }
 
 /** Fields of a new connection. */
@@ -53,6 +62,10 @@ export interface ConnectionStore {
   update(id: number, patch: ConnectionPatch): Promise<ConnectionRecord | undefined>;
   /** Deletes the connection; its conversations and messages go with it (foreign keys). */
   remove(id: number): Promise<boolean>;
+  /** The connection's client certificate with its key, if one was made. */
+  certificate(id: number): Promise<ClientCertificate | undefined>;
+  /** Keeps a client certificate for the connection (unless it has one already); returns the kept one. */
+  setCertificate(id: number, c: ClientCertificate): Promise<ClientCertificate | undefined>;
 }
 
 /** A `connections` row, in SQLite and PostgreSQL alike. */
@@ -65,7 +78,21 @@ export interface ConnectionRow {
   on_connect_commands: string;
   wanted_state: WantedState;
   nick: string;
+  cert_fingerprint: string;
   created: number;
+}
+
+/** The certificate columns of a `connections` row. */
+export interface CertificateRow {
+  tls_cert: string;
+  tls_key: string;
+  cert_fingerprint: string;
+}
+
+/** The certificate of a row, if it has one. */
+export function toCertificate(r: CertificateRow | undefined): ClientCertificate | undefined {
+  if (!r?.tls_cert || !r.tls_key) return undefined;
+  return { cert: r.tls_cert, key: r.tls_key, fingerprint: r.cert_fingerprint };
 }
 
 /** A stored row as a ConnectionRecord. */
@@ -79,6 +106,7 @@ export function toRecord(r: ConnectionRow): ConnectionRecord {
     onConnectCommands: JSON.parse(r.on_connect_commands),
     wantedState: r.wanted_state,
     nick: r.nick,
+    certFingerprint: r.cert_fingerprint ?? "",
     created: r.created,
   };
 }

@@ -12,7 +12,15 @@ export type ChatType = "private" | "notice" | "action" | "error";
  * What happened in a channel, kept in history beside the messages (shown after a reload) but
  * never unread, never a notification and never in the search index.
  */
-export type EventType = "join" | "part" | "quit" | "kick" | "nick_change" | "topic" | "mode";
+export type EventType =
+  | "join"
+  | "part"
+  | "quit"
+  | "kick"
+  | "nick_change"
+  | "topic"
+  | "mode"
+  | "gap";
 
 /** A message kind. */
 export type MessageType = ChatType | EventType;
@@ -30,6 +38,7 @@ export const TYPE_CODE: Record<MessageType, number> = {
   nick_change: 8,
   topic: 9,
   mode: 10,
+  gap: 11,
 };
 
 /** The first code of a channel event: rows with `type >= FIRST_EVENT_CODE` are not searchable. */
@@ -65,6 +74,8 @@ export interface MessageJson {
   ts: string;
   type: MessageType;
   highlight?: boolean;
+  /** Its stable id (lib/msgid.ts): the same attached IRC clients see. */
+  msgid?: string;
   connection_id?: string;
   conversation_id?: string;
 }
@@ -134,6 +145,8 @@ export interface MessageStore {
   readonly search?: MessageSearch;
   /** Highlighted messages as notifications, when the backend keeps a read marker. */
   readonly notifications?: MessageNotifications;
+  /** Ranges, targets, read markers and clients' places for native IRC clients (history_types.ts). */
+  readonly history?: import("./history_types.ts").MessageHistory;
   /**
    * Waits, where a backend indexes after the commit (SQLite's worker): resolves once everything
    * appended so far is committed and searchable. Tests, benchmarks and the importer wait on it.

@@ -12,6 +12,7 @@ import type { MessageStore } from "./message_types.ts";
 import type { ConversationStore } from "./conversations.ts";
 import type { FileStore } from "./files.ts";
 import type { PushStore } from "./push.ts";
+import type { IgnoreStore } from "./ignores.ts";
 import type { CopyReport, CopySource } from "./copy.ts";
 
 /** Every table group of Parley's storage. Async so that any database can implement it. */
@@ -30,6 +31,8 @@ export interface Store {
   // outside world: files
   files: FileStore;
   push: PushStore;
+  /** Who each user ignores. */
+  ignores: IgnoreStore;
 
   /** The backend this store runs on, with what only some backends can do. */
   readonly backend: StoreBackend;

@@ -101,7 +101,7 @@ export const Message = z.object({
   ts: z.string().meta({ description: "Example: 2015-09-06T13:49:37Z", format: "date-time" }),
   type: messageType.meta({
     description:
-      "Convos's private, action, notice, error; history also holds channel events (Parley: join, part, quit, kick, nick_change, topic, mode).",
+      "Convos's private, action, notice, error; history also holds channel events (Parley: join, part, quit, kick, nick_change, topic, mode) and gaps (Parley: gap, the connection was down).",
   }).optional(),
   highlight: z.boolean().meta({
     description:
@@ -112,6 +112,10 @@ export const Message = z.object({
   }).optional(),
   conversation_id: z.string().meta({
     description: "In search results: the conversation it was said in.",
+  }).optional(),
+  msgid: z.string().meta({
+    description:
+      "Parley: the message's stable id, the same attached IRC clients see in its msgid tag.",
   }).optional(),
 }).meta({ id: "Message" });
 
@@ -125,11 +129,15 @@ export const Notification = z.object({
   ts: z.string().meta({ description: "Example: 2015-09-06T13:49:37Z", format: "date-time" }),
   type: messageType.meta({
     description:
-      "Convos's private, action, notice, error; history also holds channel events (Parley: join, part, quit, kick, nick_change, topic, mode).",
+      "Convos's private, action, notice, error; history also holds channel events (Parley: join, part, quit, kick, nick_change, topic, mode) and gaps (Parley: gap, the connection was down).",
   }).optional(),
   highlight: z.boolean().meta({
     description:
       "Whether it mentions the user (nick or highlight keyword), or is a private message.",
+  }).optional(),
+  msgid: z.string().meta({
+    description:
+      "Parley: the message's stable id, the same attached IRC clients see in its msgid tag.",
   }).optional(),
 }).meta({ id: "Notification" });
 

@@ -13,6 +13,7 @@ import { CONNECTIONS } from "./operations/connections.ts";
 import { CONVERSATIONS } from "./operations/conversations.ts";
 import { FILES } from "./operations/files.ts";
 import { SERVER } from "./operations/server.ts";
+import { IGNORES } from "./operations/ignores.ts";
 import { CONVERSATION_PREFS } from "./operations/conversation_prefs.ts";
 
 /** Every operation, by operationId. */
@@ -22,6 +23,7 @@ export const API = {
   ...CONVERSATIONS,
   ...FILES,
   ...SERVER,
+  ...IGNORES,
   ...CONVERSATION_PREFS,
 };
 

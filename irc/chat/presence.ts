@@ -1,50 +1,139 @@
 /**
  * Who is in which channel, as far as this connection has seen (NAMES, joins, parts, kicks,
- * quits, nick changes), so that a quit or a nick change can be kept in the history of the
- * channels it concerns. Bounded: a hostile server cannot make it grow without limit.
+ * quits, nick changes, prefix modes): a quit or a nick change is kept in the history of the
+ * channels it concerns, and `/names` is answered from here without asking the server. Bounded: a
+ * hostile server cannot make it grow without limit.
  */
 
-/** Most nicks remembered per channel; beyond, a channel's quits and nick changes go unrecorded. */
+/** Most nicks remembered per channel; beyond, the list is incomplete (`/names` asks the server). */
 const MAX_PER_CHANNEL = 20_000;
 /** Most channels tracked per connection. */
 const MAX_CHANNELS = 2_000;
+/** Longest wait for a NAMES under way before its channel's list is answered as it is. */
+const NAMES_WAIT_MS = 10_000;
+
+/** One member: the nick as the server spells it and its prefix modes (`o`, `v`), highest first. */
+export interface Member {
+  nick: string;
+  modes: string[];
+}
+
+interface Channel {
+  /** By casefolded nick. */
+  members: Map<string, Member>;
+  /** More members than MAX_PER_CHANNEL: the list is not whole. */
+  overflow: boolean;
+  /** The user joined and the server's NAMES has not ended yet: wake these when it does. */
+  pending?: (() => void)[];
+}
 
 /** Channel members by channel id; nicks and channel ids already casefolded by the caller. */
 export class Presence {
-  #members = new Map<string, Set<string>>();
+  #channels = new Map<string, Channel>();
 
-  /** Adds `nick` to `channel`. */
-  join(channel: string, nick: string): void {
-    let set = this.#members.get(channel);
-    if (!set) {
-      if (this.#members.size >= MAX_CHANNELS) return;
-      this.#members.set(channel, set = new Set());
+  #channel(id: string): Channel | undefined {
+    let ch = this.#channels.get(id);
+    if (!ch && this.#channels.size < MAX_CHANNELS) {
+      this.#channels.set(id, ch = { members: new Map(), overflow: false });
     }
-    if (set.size < MAX_PER_CHANNEL) set.add(nick);
+    return ch;
+  }
+
+  #add(ch: Channel, id: string, member: Member): void {
+    if (ch.members.has(id) || ch.members.size < MAX_PER_CHANNEL) ch.members.set(id, member);
+    else ch.overflow = true;
+  }
+
+  /**
+   * The user joined `channel`: its list starts afresh (a rejoin after a reconnect must not keep
+   * who was there before) and is complete once the server's NAMES ends.
+   */
+  joined(channel: string): void {
+    const old = this.#channels.get(channel);
+    this.#channels.delete(channel);
+    const ch = this.#channel(channel);
+    if (ch) ch.pending = old?.pending ?? [];
+  }
+
+  /** The server's NAMES of `channel` ended: the whole list, replacing what was known. */
+  names(channel: string, list: { id: string; nick: string; modes: string[] }[]): void {
+    const ch = this.#channel(channel);
+    if (!ch) return;
+    ch.members = new Map();
+    ch.overflow = false;
+    for (const m of list) this.#add(ch, m.id, { nick: m.nick, modes: m.modes });
+    const waiting = ch.pending ?? [];
+    ch.pending = undefined;
+    for (const wake of waiting) wake();
+  }
+
+  /** Adds `nick` (casefolded `id`) to `channel`. */
+  join(channel: string, id: string, nick = id): void {
+    const ch = this.#channel(channel);
+    if (ch) this.#add(ch, id, { nick, modes: [] });
   }
 
   /** Removes `nick` from `channel`; the user leaving forgets the channel. */
   part(channel: string, nick: string, isMe: boolean): void {
-    if (isMe) this.#members.delete(channel);
-    else this.#members.get(channel)?.delete(nick);
+    if (isMe) {
+      const ch = this.#channels.get(channel);
+      this.#channels.delete(channel);
+      for (const wake of ch?.pending ?? []) wake();
+    } else this.#channels.get(channel)?.members.delete(nick);
   }
 
   /** Removes `nick` everywhere; returns the channels it was in. */
   quit(nick: string): string[] {
     const out: string[] = [];
-    for (const [channel, set] of this.#members) if (set.delete(nick)) out.push(channel);
+    for (const [channel, ch] of this.#channels) if (ch.members.delete(nick)) out.push(channel);
     return out;
   }
 
-  /** Renames `from` to `to` everywhere; returns the channels concerned. */
-  rename(from: string, to: string): string[] {
+  /** Renames `from` to `to` (spelt `nick`) everywhere; returns the channels concerned. */
+  rename(from: string, to: string, nick = to): string[] {
     const out: string[] = [];
-    for (const [channel, set] of this.#members) {
-      if (set.delete(from)) {
-        set.add(to);
+    for (const [channel, ch] of this.#channels) {
+      const m = ch.members.get(from);
+      if (m) {
+        ch.members.delete(from);
+        ch.members.set(to, { ...m, nick });
         out.push(channel);
       }
     }
     return out;
+  }
+
+  /**
+   * A prefix mode (`o`, `v`...) given or taken; `rank` lists the server's prefix modes, highest
+   * first, to keep a member's modes in that order.
+   */
+  mode(channel: string, nick: string, mode: string, on: boolean, rank: string[]): void {
+    const m = this.#channels.get(channel)?.members.get(nick);
+    if (!m) return;
+    const modes = m.modes.filter((x) => x !== mode);
+    if (on) modes.push(mode);
+    const at = (x: string) => (rank.indexOf(x) + rank.length + 1) % (rank.length + 1);
+    m.modes = modes.sort((a, b) => at(a) - at(b));
+  }
+
+  /**
+   * The members of `channel` once a NAMES under way has ended (or after a bounded wait);
+   * undefined when this connection does not know the whole list (not joined, or too many).
+   */
+  async members(channel: string, waitMs = NAMES_WAIT_MS): Promise<Member[] | undefined> {
+    let ch = this.#channels.get(channel);
+    if (ch?.pending && ch.pending.length < 100) {
+      const pending = ch.pending;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((resolve) => {
+        pending.push(resolve);
+        timer = setTimeout(resolve, waitMs);
+      });
+      clearTimeout(timer);
+      ch = this.#channels.get(channel);
+    }
+    // Still waiting (the join failed or the server is slow): the server may know better.
+    if (!ch || ch.overflow || ch.pending) return undefined;
+    return [...ch.members.values()].map((m) => ({ nick: m.nick, modes: [...m.modes] }));
   }
 }

@@ -5,6 +5,7 @@
 import type { EventBus } from "../../lib/bus.ts";
 import { log } from "../../lib/log.ts";
 import { formatMicros, nowMicros } from "../../lib/time.ts";
+import { msgidOf } from "../../lib/msgid.ts";
 import type { Store } from "../../store/mod.ts";
 import { type ConversationRecord, notifyLevel } from "../../store/conversations.ts";
 import type { ChatType } from "../../store/message_types.ts";
@@ -171,7 +172,10 @@ export async function recordMessage(
   if (!toMessage && !toUnread && !toNotification) return;
   const where = { connection_id: conn.id, conversation_id: conv.conversationId };
   const message = { from: m.from, message: m.text, ts: formatMicros(ts), type: m.type };
-  if (toMessage) deps.bus.publish(uid, { event: "message", ...where, ...message, highlight });
+  if (toMessage) {
+    const msgid = msgidOf(conv.id, ts);
+    deps.bus.publish(uid, { event: "message", ...where, ...message, highlight, msgid });
+  }
   if (toUnread) deps.bus.publish(uid, { event: "unread", ...where, unread: unread ?? 0 });
   if (toNotification) {
     deps.bus.publish(uid, { event: "notification", ...where, ...message, highlight });

@@ -88,6 +88,16 @@ export class IrcConnection {
   lineHook?: (client: IrcClient, line: string) => boolean;
   /** Lines handed over by the transport and not yet recorded; set by irc/chat/inbound/. */
   backlog?: () => number;
+  /**
+   * A channel's members as this connection has seen them (irc/chat/presence.ts), or undefined
+   * when it does not know the whole list; set by irc/chat/inbound/.
+   */
+  members?: (channel: string) => Promise<{ nick: string; modes: string[] }[] | undefined>;
+  /**
+   * The channels about to be joined again after a reconnect: until each one's NAMES has ended,
+   * `members` waits for it (a client asking on reconnect must not get the list without the user).
+   */
+  rejoining?: (channels: string[]) => void;
   #timing: IrcTiming;
   #listener: ConnectionListener;
   #bucket: TokenBucket;
@@ -95,8 +105,13 @@ export class IrcConnection {
   #userLines: Pending[] = [];
   /** Lines that wait behind the user's own (CTCP answers); bounded. */
   #answers: Pending[] = [];
+  /** Queries a client asks on its own (a channel's modes): ahead of the queue, on their own budget. */
+  #queries: Pending[] = [];
+  #queryBucket: TokenBucket;
   #ctcpBucket: TokenBucket;
   #pumpTimer: Timer | undefined;
+  /** When the pending pump timer fires (ms since the epoch). */
+  #pumpAt = 0;
   #retryTimer: Timer | undefined;
   #stableTimer: Timer | undefined;
   #registerTimer: Timer | undefined;
@@ -116,6 +131,7 @@ export class IrcConnection {
     );
     this.#version = opts.version ?? "Parley";
     this.#ctcpBucket = new TokenBucket(this.#timing.ctcpBurst, this.#timing.ctcpInterval);
+    this.#queryBucket = new TokenBucket(this.#timing.queryBurst, this.#timing.queryInterval);
     this.url = parseIrcUrl(record.url);
     this.wantedNick = record.nick || this.url.nick;
   }
@@ -125,6 +141,17 @@ export class IrcConnection {
     this.record = record;
     this.url = parseIrcUrl(record.url);
     this.wantedNick = record.nick || this.url.nick;
+    this.#forgetOtherServer();
+  }
+
+  /**
+   * When the URL names another server than the one `info` describes, forgets what that one told
+   * (nick, server, network...): a failed connect to the new one must not show the old one's.
+   */
+  #forgetOtherServer(): void {
+    const { host, port } = this.info;
+    if (host === undefined || (host === this.url.host && port === this.url.port)) return;
+    this.info = { reason: this.info.reason };
   }
 
   /** The API's connection_id. */
@@ -182,7 +209,13 @@ export class IrcConnection {
    * Opens the socket now (the manager calls this when the host's turn comes). Unless
    * `allowPrivate`, the server's address must be public (checked after DNS resolution).
    */
-  connect({ allowPrivate = true }: { allowPrivate?: boolean } = {}): void {
+  connect(
+    { allowPrivate = true, certificate }: {
+      allowPrivate?: boolean;
+      /** The client certificate and key to present on TLS (irc/certificate.ts). */
+      certificate?: { cert: string; key: string };
+    } = {},
+  ): void {
     this.#stopping = false;
     this.#permanent = undefined;
     clearTimeout(this.#retryTimer);
@@ -190,6 +223,7 @@ export class IrcConnection {
     this.#dropClient();
     this.url = parseIrcUrl(this.record.url);
     this.wantedNick = this.record.nick || this.url.nick;
+    this.#forgetOtherServer();
     const client = newIrcClient();
     this.client = client;
     this.#listener.attach(this, client);
@@ -204,6 +238,7 @@ export class IrcConnection {
     }, this.#timing.registerTimeout);
     client.connect({
       ...this.#clientOptions(allowPrivate),
+      parley_cert: certificate && { cert: certificate.cert, key: certificate.key },
       parley_line: (line: string) => this.client === client && !!this.lineHook?.(client, line),
       parley_backlog: () => this.backlog?.() ?? 0,
     });
@@ -444,9 +479,14 @@ export class IrcConnection {
 
   /**
    * Sends one line behind the token bucket; resolves when it is written. An `answer` (an
-   * automatic answer) goes out only when none of the user's lines are waiting.
+   * automatic answer) goes out only when none of the user's lines are waiting; a `query` (what a
+   * client asks on its own when a channel opens, such as its modes) goes ahead of the queue on a
+   * small budget of its own, so it does not wait behind flood control for the user's lines.
    */
-  send(line: IrcLine, { answer = false }: { answer?: boolean } = {}): Promise<void> {
+  send(
+    line: IrcLine,
+    { answer = false, query = false }: { answer?: boolean; query?: boolean } = {},
+  ): Promise<void> {
     if (this.state !== "connected" || !this.client) {
       return Promise.reject(new SendError(`${this.id} is not connected.`));
     }
@@ -458,39 +498,73 @@ export class IrcConnection {
     if (answer && this.#answers.length >= MAX_ANSWERS) {
       return Promise.reject(new SendError("Too many automatic answers waiting."));
     }
+    if (query && this.#queries.length >= MAX_ANSWERS) {
+      return Promise.reject(new SendError("Too many queries waiting."));
+    }
     return new Promise((resolve, reject) => {
-      (answer ? this.#answers : this.#userLines).push({ line, resolve, reject });
+      (query ? this.#queries : answer ? this.#answers : this.#userLines).push({
+        line,
+        resolve,
+        reject,
+      });
       this.#pump();
     });
   }
 
+  /** Lines waiting for the token bucket (the user's and automatic answers), for tests and views. */
+  get queued(): number {
+    return this.#userLines.length + this.#answers.length;
+  }
+
   #pump(): void {
-    if (this.#pumpTimer !== undefined) return;
+    while (this.#queries.length) {
+      const wait = this.#queryBucket.take();
+      if (wait > 0) {
+        this.#pumpIn(wait);
+        break;
+      }
+      this.#write(this.#queries.shift()!);
+    }
     while (this.#userLines.length || this.#answers.length) {
       const wait = this.#bucket.take();
       if (wait > 0) {
-        this.#pumpTimer = setTimeout(() => {
-          this.#pumpTimer = undefined;
-          this.#pump();
-        }, wait);
+        this.#pumpIn(wait);
         return;
       }
-      const item = (this.#userLines.length ? this.#userLines : this.#answers).shift()!;
-      if (!this.client) {
-        item.reject(new SendError(`${this.id} is not connected.`));
-        continue;
-      }
-      this.client.raw(item.line);
-      item.resolve();
+      this.#write((this.#userLines.length ? this.#userLines : this.#answers).shift()!);
     }
+  }
+
+  /** Pumps again in `ms` (or sooner, when a pump is due sooner already). */
+  #pumpIn(ms: number): void {
+    const at = Date.now() + ms;
+    if (this.#pumpTimer !== undefined && this.#pumpAt <= at) return;
+    clearTimeout(this.#pumpTimer);
+    this.#pumpAt = at;
+    this.#pumpTimer = setTimeout(() => {
+      this.#pumpTimer = undefined;
+      this.#pump();
+    }, ms);
+  }
+
+  #write(item: Pending): void {
+    if (!this.client) {
+      item.reject(new SendError(`${this.id} is not connected.`));
+      return;
+    }
+    this.client.raw(item.line);
+    item.resolve();
   }
 
   #failQueue(reason: string): void {
     clearTimeout(this.#pumpTimer);
     this.#pumpTimer = undefined;
-    for (const item of [...this.#userLines.splice(0), ...this.#answers.splice(0)]) {
-      item.reject(new SendError(reason));
-    }
+    const all = [
+      ...this.#userLines.splice(0),
+      ...this.#answers.splice(0),
+      ...this.#queries.splice(0),
+    ];
+    for (const item of all) item.reject(new SendError(reason));
   }
 
   /** Changes how many lines may go out at once (from the host's connection profile). */

@@ -65,8 +65,20 @@ export interface IrcEvents {
   quit: From & { message?: string };
   nick: From & { new_nick?: string };
   topic: From & { channel?: string; topic?: string };
-  mode: From & { target?: string; raw_modes?: string; raw_params?: string[] };
+  mode: From & {
+    target?: string;
+    raw_modes?: string;
+    raw_params?: string[];
+    /** Each change with its parameter: `{mode: "+o", param: "bob"}`. */
+    modes?: { mode?: string; param?: string }[];
+  };
   "channel info": Base & { channel?: string; raw_modes?: string; raw_params?: string[] };
+  /** The answer to a PING the client sent. */
+  pong: Base & { message?: string };
+  /** The server confirms an INVITE (341). */
+  invited: Base & { nick?: string; channel?: string };
+  /** A channel's ban list (367s up to 368). */
+  banlist: Base & { channel?: string; bans?: { banned?: string }[] };
   "channel list": ListedChannelPayload[];
   "channel list end": undefined;
   "socket close": unknown;

@@ -21,7 +21,8 @@ import { serverNotice, stateMessage } from "../chat/state_message.ts";
 import { pasteIfLong } from "../chat/paste.ts";
 import { ircLower } from "../casefold.ts";
 import { connectionInfo, infoStateEvent } from "../resources.ts";
-import { mayReachPrivate } from "../trust.ts";
+import { mayReachTarget } from "../trust.ts";
+import { clientCertificate } from "../certificate.ts";
 import { parseIrcUrl } from "../url.ts";
 import { type IrcLine, ircLine } from "./line.ts";
 import type { IrcControl, LiveView } from "../control.ts";
@@ -188,29 +189,26 @@ export class IrcManager implements IrcControl {
       const conn = q.waiting.shift()!;
       if (conn.state !== "queued") continue; // stopped while waiting
       q.last = Date.now();
-      this.#applyProfile(conn).then(() => this.#mayReachPrivate(conn)).then((
-        allowPrivate,
-      ) => conn.connect({ allowPrivate })).catch((err) =>
-        log.error("irc connect failed", { connection: conn.id, error: err })
+      this.#connect(conn).catch((err) =>
+        log.error("irc connect failed", { connection: conn.id, error: String(err) })
       );
     }
     // The host's entry stays, so its `last` still spaces out the next connect.
   }
 
-  /**
-   * Whether this connect may reach a loopback, private or link-local address: when its user may
-   * (trust.ts), and for everyone when it goes to the default connection's server, which an admin
-   * chose for every new user (routes/default_connection.ts adds it on their behalf).
-   */
-  async #mayReachPrivate(conn: IrcConnection): Promise<boolean> {
-    if (await mayReachPrivate(this.#deps, conn.userId)) return true;
-    const settings = await this.#deps.store.settings.current(this.#deps.config.defaultConnection);
-    try {
-      const target = parseIrcUrl(settings.default_connection);
-      return target.host === conn.url.host && target.port === conn.url.port;
-    } catch {
-      return false; // an unusable setting vouches for nothing
-    }
+  /** Opens the connection with its profile's burst, its reach, and its client certificate. */
+  async #connect(conn: IrcConnection): Promise<void> {
+    await this.#applyProfile(conn);
+    const allowPrivate = await this.#mayReachPrivate(conn);
+    // Made before its first use, even on plain text, so the fingerprint is there to register.
+    const certificate = await clientCertificate(this.#deps.store, conn.record);
+    if (conn.state !== "queued") return; // stopped meanwhile
+    conn.connect({ allowPrivate, certificate });
+  }
+
+  /** Whether this connect may reach a loopback, private or link-local address (trust.ts). */
+  #mayReachPrivate(conn: IrcConnection): Promise<boolean> {
+    return mayReachTarget(this.#deps, conn.userId, conn.url);
   }
 
   /** Sets the token bucket's burst from the host's connection profile, if there is one. */
@@ -228,6 +226,9 @@ export class IrcManager implements IrcControl {
 
   async #afterRegistration(conn: IrcConnection): Promise<void> {
     const { store } = this.#deps;
+    const conversations = await store.conversations.listForConnection(conn.record.id);
+    const channels = conversations.filter((c) => c.joined && conn.isChannel(c.name));
+    conn.rejoining?.(channels.map((c) => c.name));
     for (const command of conn.record.onConnectCommands) {
       try {
         await this.#run(conn.record, "", command.startsWith("/") ? command : `/quote ${command}`);
@@ -235,8 +236,6 @@ export class IrcManager implements IrcControl {
         log.warn("on-connect command failed", { connection: conn.id, error: String(err) });
       }
     }
-    const conversations = await store.conversations.listForConnection(conn.record.id);
-    const channels = conversations.filter((c) => c.joined && conn.isChannel(c.name));
     // Several channels per JOIN line, so rejoining many does not wait on the token bucket.
     for (const line of joinLines(channels.map((c) => c.name))) {
       await conn.send(line).catch(() => {});
@@ -364,7 +363,11 @@ export class IrcManager implements IrcControl {
     await conn.stop(message);
     conn.dispose();
     this.#live.delete(record.id);
+    // What the connection received before it stopped is recorded before its rows can go: a
+    // removal right after would otherwise have the writer append to deleted conversations.
+    await this.#serials.get(record.id)?.drained();
     this.#serials.delete(record.id);
+    await this.#deps.store.messages.flush();
   }
 
   /** Stops every connection of a user (before the user is deleted). */

@@ -28,10 +28,17 @@ export interface IrcTiming {
   ctcpBurst: number;
   /** ms per CTCP answer regained (3 per 10 s). */
   ctcpInterval: number;
+  /** Queries a client asks on its own (a channel's modes) that may go ahead of the queue at once. */
+  queryBurst: number;
+  /** ms per such query regained. */
+  queryInterval: number;
 }
 
 /** Same in tests: the budget is what tests count. */
 const CTCP = { ctcpBurst: 3, ctcpInterval: 3334 };
+
+/** Same in tests too: what a client asks on opening a channel, a few at a time, then one a second. */
+const QUERIES = { queryBurst: 5, queryInterval: 1000 };
 
 /**
  * The test suite's timings: reconnects start after 50 ms instead of seconds, a connection counts
@@ -48,6 +55,7 @@ export const FAST_TIMING: IrcTiming = {
   quitTimeout: 300,
   sessionCheck: 200,
   ...CTCP,
+  ...QUERIES,
 };
 
 /** The production timings. */
@@ -62,4 +70,5 @@ export const DEFAULT_TIMING: IrcTiming = {
   quitTimeout: 2000,
   sessionCheck: 30_000,
   ...CTCP,
+  ...QUERIES,
 };

@@ -12,6 +12,9 @@ export interface SocketTarget {
   /** The name the certificate must carry (undefined for an IP address). */
   servername?: string;
   rejectUnauthorized?: boolean;
+  /** The client certificate and its private key (PEM) to present on TLS; never logged. */
+  cert?: string;
+  key?: string;
   /** Milliseconds without data after which "timeout" is told (0: never). */
   idleMs: number;
 }

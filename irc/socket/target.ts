@@ -22,10 +22,14 @@ export function literalClass(host: string): AddressClass | undefined {
   return cls === "invalid" ? undefined : cls;
 }
 
+/** What a refused user can do about it (the web client translates the whole refusal). */
+export const ASK_ADMIN =
+  "ask an admin to turn on 'Users may connect to private addresses' in the server settings.";
+
 /** The refusal's text for a host whose address `ip` is of class `cls`. */
 export function refusal(host: string, ip: string, cls: AddressClass): string {
   const where = ip === host ? host : `${host} (${ip})`;
-  return `${where} is a ${cls} address; only an admin may allow IRC connections to it.`;
+  return `${where} is a ${cls} address: ${ASK_ADMIN}`;
 }
 
 /**

@@ -54,6 +54,8 @@ export interface TransportOptions {
   port: number;
   tls?: boolean;
   rejectUnauthorized?: boolean;
+  /** The connection's client certificate and key (PEM), presented on TLS. */
+  parley_cert?: { cert: string; key: string };
   ping_interval?: number;
   ping_timeout?: number;
   /** Seconds without any data from the server after which the connection is dropped. */
@@ -150,6 +152,7 @@ export class LineTransport extends EventEmitter {
       // The certificate is checked against the name, whatever address it resolved to.
       servername: o.tls && !net.isIP(o.host) ? o.host : undefined,
       rejectUnauthorized: o.rejectUnauthorized,
+      ...(o.tls && o.parley_cert ? { cert: o.parley_cert.cert, key: o.parley_cert.key } : {}),
       idleMs: (o.parley_idle_timeout ?? 0) * 1000,
     });
     this.#socket = socket;

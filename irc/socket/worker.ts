@@ -236,6 +236,7 @@ function open(m: Extract<ToSocketThread, { op: "open" }>): void {
     port: m.port,
     servername: m.servername,
     rejectUnauthorized: m.rejectUnauthorized,
+    ...(m.cert && m.key ? { cert: m.cert, key: m.key } : {}),
   });
   s.socket = socket;
   if (m.idleMs > 0) socket.setTimeout(m.idleMs);

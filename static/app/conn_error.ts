@@ -3,9 +3,23 @@ import { t } from "./i18n.ts";
 
 type Words = (host: string, reason: string) => string;
 
+/** Parley's refusal of a private address (irc/socket/target.ts writes it). */
+const PRIVATE = /^(.+) is an? ([\w-]+) address: ask an admin to turn on/;
+
+/** Parley's refusal of a private address in the user's language; undefined for other text. */
+export function privateRefusal(text: string): string | undefined {
+  const m = PRIVATE.exec(text);
+  if (!m) return undefined;
+  return t(
+    "{host} is a {kind} address: ask an admin to turn on 'Users may connect to private addresses' in the server settings.",
+    { host: m[1], kind: m[2] },
+  );
+}
+
 /** Patterns of known reasons, most specific first, with their plain words. */
 const KNOWN: [RegExp, Words][] = [
   [/^Disconnected by the user\.?$/i, () => t("You disconnected it. /connect connects it again.")],
+  [PRIVATE, (_, reason) => privateRefusal(reason) ?? reason],
   [
     /ECONNREFUSED|connection refused/i,
     () => t("Connection refused: nothing listens on that port."),

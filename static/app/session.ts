@@ -397,6 +397,12 @@ function onState(f: StateEvent): void {
       }
       break;
     }
+    case "gap": {
+      if (isOpen(cid, f.conversation_id)) {
+        appendLive({ from: "", message: f.message, ts: f.ts, type: "gap" });
+      }
+      break;
+    }
     case "error": {
       // In the conversation it concerns when that exists ("no such nick" in the private
       // conversation with that nick), else where the user is, naming what it is about.

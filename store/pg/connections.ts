@@ -1,10 +1,12 @@
 /** IRC connections in PostgreSQL (store/connections.ts has the interface). */
 import { nowMicros } from "../../lib/time.ts";
 import {
+  type CertificateRow,
   COLUMNS,
   type ConnectionPatch,
   type ConnectionRow,
   type ConnectionStore,
+  toCertificate,
   toRecord,
 } from "../connections.ts";
 import { pgString, type Sql } from "./db.ts";
@@ -50,5 +52,20 @@ export function pgConnectionStore(sql: Sql): ConnectionStore {
       return row && toRecord(row);
     },
     remove: async (id) => (await sql`DELETE FROM connections WHERE id = ${id}`).count > 0,
+    certificate: async (id) =>
+      toCertificate(
+        (await sql<CertificateRow[]>`SELECT tls_cert, tls_key, cert_fingerprint
+          FROM connections WHERE id = ${id}`)[0],
+      ),
+    async setCertificate(id, c) {
+      // First one wins: two connects racing to make one keep the same certificate.
+      await sql`UPDATE connections SET tls_cert = ${pgString(c.cert)}, tls_key = ${
+        pgString(c.key)
+      }, cert_fingerprint = ${pgString(c.fingerprint)} WHERE id = ${id} AND tls_cert = ''`;
+      return toCertificate(
+        (await sql<CertificateRow[]>`SELECT tls_cert, tls_key, cert_fingerprint
+          FROM connections WHERE id = ${id}`)[0],
+      );
+    },
   };
 }

@@ -13,6 +13,7 @@ import { pgConnectionStore } from "./connections.ts";
 import { CONVERSATIONS_CHANGED, pgConversationStore } from "./conversations.ts";
 import { pgFileStore } from "./files.ts";
 import { pgPushStore } from "./push.ts";
+import { IGNORES_CHANGED, pgIgnoreStore } from "./ignores.ts";
 import { copyIntoPg } from "./copy.ts";
 
 /** Connections of the pool: the batched writer takes one, requests and IRC the others. */
@@ -38,10 +39,12 @@ export async function openPgStore(url: string): Promise<PgStore> {
   const messages = pgMessageStore(sql);
   const users = pgUserStore(sql);
   const conversations = pgConversationStore(sql, messages.flush);
+  const ignores = pgIgnoreStore(sql);
   // Other nodes' changes reload the caches keyed on the generations (irc/chat/record.ts).
   const listening = [
     await sql.listen(USERS_CHANGED, () => users.bump()),
     await sql.listen(CONVERSATIONS_CHANGED, () => conversations.bump()),
+    await sql.listen(IGNORES_CHANGED, () => ignores.bump()),
   ];
   return {
     sql,
@@ -55,6 +58,7 @@ export async function openPgStore(url: string): Promise<PgStore> {
     messages,
     files: pgFileStore(sql),
     push: pgPushStore(sql),
+    ignores,
     backend: pgBackend,
     async close() {
       for (const l of listening) await l.unlisten().catch(() => {});

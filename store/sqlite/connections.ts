@@ -2,10 +2,12 @@
 import type { DatabaseSync } from "node:sqlite";
 import { nowMicros } from "../../lib/time.ts";
 import {
+  type CertificateRow,
   COLUMNS,
   type ConnectionPatch,
   type ConnectionRow,
   type ConnectionStore,
+  toCertificate,
   toRecord,
 } from "../connections.ts";
 
@@ -20,6 +22,12 @@ export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
     byId: db.prepare("SELECT * FROM connections WHERE id = ?"),
     wanted: db.prepare("SELECT * FROM connections WHERE wanted_state = 'connected' ORDER BY id"),
     remove: db.prepare("DELETE FROM connections WHERE id = ?"),
+    certificate: db.prepare(
+      "SELECT tls_cert, tls_key, cert_fingerprint FROM connections WHERE id = ?",
+    ),
+    // First one wins: two connects racing to make one keep the same certificate.
+    setCertificate: db.prepare(`UPDATE connections SET tls_cert = ?, tls_key = ?,
+      cert_fingerprint = ? WHERE id = ? AND tls_cert = ''`),
   };
   const byId = (id: number) => {
     const row = q.byId.get(id) as ConnectionRow | undefined;
@@ -62,5 +70,11 @@ export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
       return Promise.resolve(byId(id));
     },
     remove: (id) => Promise.resolve(Number(q.remove.run(id).changes) > 0),
+    certificate: (id) =>
+      Promise.resolve(toCertificate(q.certificate.get(id) as CertificateRow | undefined)),
+    setCertificate(id, c) {
+      q.setCertificate.run(c.cert, c.key, c.fingerprint, id);
+      return Promise.resolve(toCertificate(q.certificate.get(id) as CertificateRow | undefined));
+    },
   };
 }

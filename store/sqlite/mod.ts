@@ -15,6 +15,7 @@ import { type SqliteMessageStore, sqliteMessageStore } from "./messages/mod.ts";
 import { sqliteConversationStore } from "./conversations.ts";
 import { sqliteFileStore } from "./files.ts";
 import { sqlitePushStore } from "./push.ts";
+import { sqliteIgnoreStore } from "./ignores.ts";
 import type { Store, StoreBackend } from "../mod.ts";
 import { sqliteCopySource } from "./copy_source.ts";
 import { openSearch, type SearchIndexer, startSearchIndexer } from "./search_index.ts";
@@ -67,6 +68,7 @@ function sqliteStore(
     // outside world
     files: sqliteFileStore(db, filesDir),
     push: sqlitePushStore(db),
+    ignores: sqliteIgnoreStore(db),
     backend: sqliteBackend,
 
     async close() {

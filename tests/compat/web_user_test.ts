@@ -126,7 +126,7 @@ Deno.test("web-user.t", async (t) => {
       is("web-user.t:91", conn.connection_id, "irc-localhost");
       is("web-user.t:93", conn.info?.authenticated, false);
       is("web-user.t:94", conn.info?.capabilities, {});
-      // LEFT OUT web-user.t:95 (perl internals): Convos's generated client certificate.
+      is("web-user.t:95", /^[0-9a-f]{128}$/.test(conn.info?.certificate?.fingerprint), true);
       is("web-user.t:96", conn.info?.nick, "superman");
       // LEFT OUT web-user.t:97 (perl internals): `socket => ignore` checks nothing.
       is("web-user.t:99", conn.name, "localhost");

@@ -33,6 +33,8 @@ Deno.test("conversations: notification levels and drafts", async (t) => {
     await entry(p, name).click();
     await p.waitForURL(`**/chat/irc-localhost/${encodeURIComponent(name)}`);
   };
+  // The box is busy until the conversation's draft has come from the server.
+  const draftShown = (p: Page) => p.locator("#composer-input[aria-busy=false]").waitFor();
   try {
     for (const c of ["#tea", "#news", "#misc"]) await bob.join(c);
 
@@ -111,6 +113,7 @@ Deno.test("conversations: notification levels and drafts", async (t) => {
       await saved;
       // It stays with #tea: another conversation has its own box.
       await open(page, "#misc");
+      await draftShown(page);
       assertEquals(await box(page).inputValue(), "");
       await open(page, "#tea");
       await page.waitForFunction(() =>
@@ -132,13 +135,19 @@ Deno.test("conversations: notification levels and drafts", async (t) => {
       await assertOnScreen(two, box(two));
       // Sent from there, it is gone here too.
       await box(two).fill("half a thought, finished");
+      const cleared = two.waitForResponse((r) =>
+        r.request().method() === "POST" && r.url().endsWith("/draft") &&
+        r.request().postData() === JSON.stringify({ draft: "" })
+      );
       await box(two).press("Enter");
+      await cleared;
       await bob.waitFor((l) =>
         l.command === "PRIVMSG" && l.params[1] === "half a thought, finished"
       );
       await page.reload();
       await page.locator(".sidebar .socket.open").waitFor();
       await page.getByText("half a thought, finished").waitFor();
+      await draftShown(page);
       assertEquals(await box(page).inputValue(), "");
     });
 

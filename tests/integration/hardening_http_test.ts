@@ -509,6 +509,7 @@ Deno.test("hardening: an /events client that stops reading is closed, not buffer
         ts: "2026-11-22T10:00:00.000000Z",
         type: "private",
         highlight: false,
+        msgid: "1.1",
       });
       if (i % 8 === 0) await new Promise((r) => setTimeout(r, 1));
     }

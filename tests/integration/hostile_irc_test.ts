@@ -350,7 +350,7 @@ Deno.test("private targets: ordinary users are refused unless allowed; admins ar
       ) {
         const res = await user.post("/api/connections", { url: `irc://${host}?nick=u` });
         assertEquals([res.status, res.body.errors?.[0]?.path], [400, "/body/url"], host);
-        assert(res.body.errors[0].message.includes("only an admin"), res.body.errors[0].message);
+        assert(res.body.errors[0].message.includes("ask an admin"), res.body.errors[0].message);
       }
     });
 
@@ -384,7 +384,7 @@ Deno.test("private targets: ordinary users are refused unless allowed; admins ar
       await user.post(`/api/connection/${id}`, { wanted_state: "connected" });
       const c = await poll("the refusal", async () => {
         const c = await connectionInfo(user, id);
-        return c.state === "disconnected" && c.info.reason?.includes("only an admin") && c;
+        return c.state === "disconnected" && c.info.reason?.includes("ask an admin") && c;
       });
       assert(c.info.reason.includes("loopback"), c.info.reason);
       assertEquals(c.info.retry_in_ms, undefined);

@@ -12,7 +12,8 @@ Deno.test("profiles and getUser's default_connection hide passwords and channel 
     });
     assertEquals(set.status, 200);
     const me = await user.get("/api/user");
-    assertEquals(me.body.default_connection, "ircs://irc.example.org:6697/%23convos");
+    // As Convos's client reads URLs: irc:// with tls=1.
+    assertEquals(me.body.default_connection, "irc://irc.example.org:6697/%23convos?tls=1");
     const saved = await admin.post("/api/connection-profiles", {
       url: "irc://svc:Secr3t@pass@irc.example.org:6667/%23a%20key",
     });

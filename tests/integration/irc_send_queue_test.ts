@@ -18,6 +18,7 @@ function record(url: string): ConnectionRecord {
     onConnectCommands: [],
     wantedState: "connected",
     nick: "",
+    certFingerprint: "",
     created: 0,
   };
 }

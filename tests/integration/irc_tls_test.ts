@@ -18,7 +18,7 @@ Deno.test("ircs:// verifies certificates unless tls_verify=0", async () => {
     const lax = await api.post("/api/connections", {
       url: `ircs://127.0.0.1:${irc.tlsPort}?nick=lax&tls_verify=0`,
     });
-    assertEquals(lax.body.url, `ircs://127.0.0.1:${irc.tlsPort}?nick=lax&tls_verify=0`);
+    assertEquals(lax.body.url, `irc://127.0.0.1:${irc.tlsPort}?nick=lax&tls_verify=0&tls=1`);
     const get = async (id: string) =>
       (await api.get("/api/connections")).body.connections.find((
         c: { connection_id: string },

@@ -39,6 +39,32 @@ Deno.test("default connection: an admin's private choice works for ordinary user
       assert(res.body.errors[0].message.includes("admin"), res.body.errors[0].message);
     });
 
+    await t.step(
+      "the user may save their default connection with its literal address",
+      async () => {
+        const conn = (await user.get("/api/connections")).body.connections[0];
+        // A client sends the whole URL back on any edit (Convos's does): the same host and port.
+        const res = await user.post(`/api/connection/${conn.connection_id}`, {
+          url: `irc://127.0.0.1:${irc.port}?nick=${conn.info.nick}&realname=Jane`,
+        });
+        assertEquals(res.status, 200, JSON.stringify(res.body));
+        assert(res.body.url.includes("realname=Jane"), res.body.url);
+      },
+    );
+
+    await t.step("the refusal tells the user what to ask the admin", async () => {
+      const conn = (await user.get("/api/connections")).body.connections[0];
+      const res = await user.post(`/api/connection/${conn.connection_id}`, {
+        url: `irc://127.0.0.2:${irc.port}?nick=${conn.info.nick}`,
+      });
+      assertEquals(res.status, 400);
+      assertEquals(res.body.errors[0].path, "/body/url");
+      assertEquals(
+        res.body.errors[0].message,
+        "127.0.0.2 is a loopback address: ask an admin to turn on 'Users may connect to private addresses' in the server settings.",
+      );
+    });
+
     await t.step("the admin's own default connection connects too", async () => {
       const conn = await poll("the admin's connection", async () => {
         const c = (await admin.get("/api/connections")).body.connections?.[0];

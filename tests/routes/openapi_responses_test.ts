@@ -150,6 +150,10 @@ Deno.test("every operation's answer matches its documented response schema", asy
     await ok(
       admin.request("DELETE", "/api/push/subscriptions", { endpoint: subscription.endpoint }),
     );
+    // The ignore list (Parley's own).
+    await ok(admin.post("/api/ignores", { mask: "troll" }), 201);
+    await ok(admin.get("/api/ignores"));
+    await ok(admin.request("DELETE", "/api/ignores", { mask: "troll" }));
     const second = a.client({ observe });
     await ok(second.post("/api/user/login", {
       email: "admin@example.com",

@@ -95,8 +95,8 @@ Deno.test("parseIrcUrl refuses CR, LF and NUL in every part that becomes an IRC 
 Deno.test("publicUrl shows neither a password (even with @ in it) nor a channel key", () => {
   const url = publicUrl("irc://svc:Secr3t@pass@irc.example.org:6667/%23convos%20s3cret?nick=j");
   assertEquals(url, "irc://svc:@irc.example.org:6667/%23convos?nick=j");
-  assertEquals(publicUrl("ircs://h/%23a,%23b%20key"), "ircs://h/%23a");
-  assertEquals(publicUrl("ircs://h/%?nick=j"), "ircs://h?nick=j");
+  assertEquals(publicUrl("ircs://h/%23a,%23b%20key"), "irc://h:6697/%23a?tls=1");
+  assertEquals(publicUrl("ircs://h/%?nick=j"), "irc://h:6697?nick=j&tls=1");
   assertEquals(publicUrl("not a url"), "");
 });
 
@@ -105,9 +105,33 @@ Deno.test("publicUrl drops the password and keeps the rest", () => {
     publicUrl("irc://jane:secret@irc.example.org:6667/%23x?nick=jane"),
     "irc://jane:@irc.example.org:6667/%23x?nick=jane",
   );
-  assertEquals(publicUrl("ircs://irc.example.org?nick=j"), "ircs://irc.example.org?nick=j");
+  assertEquals(publicUrl("irc://irc.example.org?nick=j"), "irc://irc.example.org?nick=j");
   assertEquals(publicUrl("irc://:pw@h:1?nick=j"), "irc://h:1?nick=j");
   assert(!publicUrl("irc://u:pw@h?nick=j").includes("pw"));
+});
+
+Deno.test("publicUrl gives ircs:// as Convos's client reads it: irc:// with tls=1 and the port", () => {
+  assertEquals(
+    publicUrl("ircs://irc.libera.chat:6697/%23parley"),
+    "irc://irc.libera.chat:6697/%23parley?tls=1",
+  );
+  assertEquals(publicUrl("ircs://h?nick=j&tls_verify=0"), "irc://h:6697?nick=j&tls_verify=0&tls=1");
+  assertEquals(publicUrl("IRCS://h:7000?tls=1"), "irc://h:7000?tls=1");
+  assertEquals(publicUrl("ircs://h?tls=0"), "irc://h:6667?tls=0");
+  // The shown URL means what the stored one means.
+  for (
+    const stored of ["ircs://h/%23a?nick=j", "ircs://h:7000", "ircs://h?tls=0", "irc://h?tls=1"]
+  ) {
+    const a = parseIrcUrl(stored);
+    const b = parseIrcUrl(publicUrl(stored));
+    assertEquals([b.host, b.port, b.tls, b.nick, b.conversation], [
+      a.host,
+      a.port,
+      a.tls,
+      a.nick,
+      a.conversation,
+    ]);
+  }
 });
 
 Deno.test("connection ids are unique per user", () => {
@@ -240,7 +264,7 @@ Deno.test("publicAddress checks every resolved address and returns a checked one
   for (const host of ["inside.example.org", "mixed.example.org", "v6.example.org", "localhost"]) {
     const err = await publicAddress(host, resolve).then(() => undefined, (e) => e);
     assert(err instanceof TransportRefusal && err.permanent, host);
-    assert(err.message.includes("only an admin"), err.message);
+    assert(err.message.includes("ask an admin"), err.message);
   }
   for (const host of ["127.0.0.1", "[::1]", "192.168.0.1", "169.254.169.254", "0x7f.1"]) {
     const err = await publicAddress(host, resolve).then(() => undefined, (e) => e);

@@ -2,7 +2,22 @@
  * What a channel is: its topic (stored with the conversation) and its modes. A change someone
  * made is kept in the channel's history; the topic the server tells on every join is not news.
  */
-import type { HandlerTable } from "./context.ts";
+import type { HandlerTable, Inbound } from "./context.ts";
+
+/** Keeps the member list's prefix modes (`+o bob`) as the server's PREFIX names them. */
+function trackPrefixModes(
+  cx: Inbound,
+  channel: string,
+  modes: { mode?: string; param?: string }[],
+): void {
+  const prefix = cx.client.network.options.PREFIX;
+  const rank = Array.isArray(prefix) ? prefix.map((p) => String(p?.mode ?? "")) : [];
+  for (const { mode, param } of modes.slice(0, 100)) {
+    const letter = String(mode ?? "").slice(1);
+    if (!param || !rank.includes(letter)) continue;
+    cx.presence.mode(cx.convId(channel), cx.convId(param), letter, mode!.startsWith("+"), rank);
+  }
+}
 
 export const CHANNEL: HandlerTable = {
   topic: async (cx, ev) => {
@@ -22,6 +37,7 @@ export const CHANNEL: HandlerTable = {
     const target = String(ev.target ?? "");
     const mode = [ev.raw_modes, ...(ev.raw_params ?? [])].join(" ");
     const channel = cx.conn.isChannel(target);
+    if (channel) trackPrefixModes(cx, target, ev.modes ?? []);
     if (channel && ev.nick) {
       await cx.keep(target, "mode", ev.nick, `${ev.nick} set mode ${mode}.`, ev.ts);
     }

@@ -13,14 +13,20 @@ const why = (reason: unknown) => (reason ? `: ${String(reason)}` : ".");
 
 export const MEMBERSHIP: HandlerTable = {
   userlist: ({ presence, convId }, ev) => {
-    const channel = convId(ev.channel);
-    for (const u of ev.users ?? []) presence.join(channel, convId(u.nick));
+    const users = (ev.users ?? []).filter((u) => u.nick).map((u) => ({
+      id: convId(u.nick),
+      nick: String(u.nick),
+      modes: (u.modes ?? []).map(String),
+    }));
+    presence.names(convId(ev.channel), users);
   },
   join: async (cx, ev) => {
     const { conn, deps } = cx;
     const channel = String(ev.channel);
     const nick = String(ev.nick);
-    cx.presence.join(cx.convId(channel), cx.convId(nick));
+    // The user's own join (a rejoin too) starts the list afresh; the server's NAMES fills it.
+    if (conn.isMe(nick)) cx.presence.joined(cx.convId(channel));
+    cx.presence.join(cx.convId(channel), cx.convId(nick), nick);
     if (conn.isMe(nick)) {
       const conv = await conversationFor(deps, conn, channel);
       if (!conv) return; // over the conversation cap
@@ -71,7 +77,7 @@ export const MEMBERSHIP: HandlerTable = {
     const [nick, next] = [String(ev.nick), String(ev.new_nick)];
     cx.publish({ type: "nick_change", old_nick: nick, new_nick: next });
     const text = `${nick} is now known as ${next}.`;
-    for (const channel of [...cx.presence.rename(cx.convId(nick), cx.convId(next)), nick]) {
+    for (const channel of [...cx.presence.rename(cx.convId(nick), cx.convId(next), next), nick]) {
       await cx.keep(channel, "nick_change", nick, text, ev.ts);
     }
     // A private conversation follows the person to their new nick (unless one exists already).

@@ -42,16 +42,19 @@ export function Composer(p: { cid: string; conv: string }) {
   // Each conversation has its own draft, kept on the server: the box shows this one's, and what
   // is typed is saved for it (the previous conversation's is saved first).
   const draftFor = useRef("");
+  const [draftLoading, setDraftLoading] = useState(true);
   useEffect(() => {
     const k = key(p.cid, p.conv);
     void flushDraft();
     draftFor.current = "";
     setText("");
+    setDraftLoading(true);
     let live = true;
     void loadDraft(p.cid, p.conv).then((draft) => {
       if (!live) return;
       setText((now) => (now === "" ? draft : now));
       draftFor.current = k;
+      setDraftLoading(false);
     });
     return () => void (live = false);
   }, [p.cid, p.conv]);
@@ -256,6 +259,7 @@ export function Composer(p: { cid: string; conv: string }) {
         <textarea
           id="composer-input"
           ref={ref}
+          aria-busy={draftLoading}
           rows={1}
           value={text}
           placeholder={t("Message")}

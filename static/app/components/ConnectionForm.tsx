@@ -13,6 +13,7 @@ import {
   validPort,
 } from "../conn_url.ts";
 import { connectionProblem, connectionTitle } from "../conn_status.ts";
+import { privateRefusal } from "../conn_error.ts";
 import { linkParts } from "../irc_link.ts";
 import { Check, Field, FormErrors, Panel, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
@@ -29,6 +30,9 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
   const [channel, setChannel] = useState(link?.conversation ?? "");
   const [name, setName] = useState(existing?.name ?? "");
   const { errors, setErrors, busy, run } = useFormAction();
+  // The connection's client certificate, for services' SASL EXTERNAL (irc/certificate.ts).
+  const certificate = existing?.info?.certificate as { fingerprint?: unknown } | undefined;
+  const fingerprint = typeof certificate?.fingerprint === "string" ? certificate.fingerprint : "";
   useEffect(() => {
     if (existing) {
       setF(fieldsFromUrl(existing.url));
@@ -63,7 +67,9 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
   const set = (k: keyof ConnFields) => (v: string | boolean) => setF({ ...f, [k]: v });
   // A refused URL (a private address, a forced server) is told above the button just pressed,
   // not beside the host field, which may be off-screen by then; the message names the host.
-  const shown = errors;
+  const shown = errors.map((e) =>
+    e.path === "/body/url" ? { ...e, message: privateRefusal(e.message) ?? e.message } : e
+  );
   useEffect(() => {
     document.querySelector(".page .form-error")?.scrollIntoView({ block: "center" });
   }, [errors]);
@@ -230,6 +236,19 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
                 <option value="external">EXTERNAL</option>
               </select>
             </div>
+            {fingerprint && (
+              <Field
+                label={t("Certificate fingerprint")}
+                name="fingerprint"
+                value={fingerprint}
+                onInput={() => {}}
+                readOnly
+                autocomplete="off"
+                hint={t(
+                  "Parley presents this connection's own certificate over TLS. Register its fingerprint with the network's services (NickServ CERT ADD) to log in with SASL EXTERNAL.",
+                )}
+              />
+            )}
             {!existing && (
               <Field
                 label={t("Channel to join")}

@@ -153,7 +153,26 @@ const RENDER: Record<Look, (p: LineProps) => preact.JSX.Element> = {
   ),
   // A channel event or a line the client made: quiet, no nick.
   event: (p) => <EventBody m={p.m} />,
+  // Where the connection was down: across the list, so a gap is not taken for silence.
+  gap: (p) => <span class="text" role="note">{gapWords(p.m.message)}</span>,
 };
+
+/** A gap's stored text ("Disconnected from <time> to <time>: ...") in the reader's words. */
+export function gapWords(text: string): string {
+  const m = /from (\S+) to (\S+):/.exec(text);
+  const from = m && Date.parse(m[1]);
+  const to = m && Date.parse(m[2]);
+  if (!m || !from || !to) return text;
+  // The day too, when the gap does not lie within today.
+  const today = new Date().toDateString();
+  const sameDay = new Date(from).toDateString() === today && new Date(to).toDateString() === today;
+  const when = (ts: string) =>
+    sameDay ? timeOf(ts, language.value) : dateTimeOf(ts, language.value);
+  return t("Disconnected {from} - {to}: messages in between may be missing.", {
+    from: when(m[1]),
+    to: when(m[2]),
+  });
+}
 
 function Line(p: LineProps) {
   const m = p.m;

@@ -1,0 +1,5 @@
+-- Each connection's TLS client certificate (PEM) and its private key, made by Parley, shown to the
+-- user only as the certificate's fingerprint (SHA-512, hex), which services take for SASL EXTERNAL.
+ALTER TABLE connections ADD COLUMN tls_cert TEXT NOT NULL DEFAULT '';
+ALTER TABLE connections ADD COLUMN tls_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE connections ADD COLUMN cert_fingerprint TEXT NOT NULL DEFAULT '';

@@ -1,0 +1,101 @@
+// deno-lint-ignore-file no-explicit-any -- answers are read field by field
+/**
+ * IRC parity with what users of Convos expect, against a real ngircd: a connection's info follows
+ * its server, member lists answer at once and are rebuilt after a rejoin, URLs as Convos reads them.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { startApp } from "../support/app.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { freePort } from "../support/ports.ts";
+import { poll } from "../support/poll.ts";
+import { RawIrcClient } from "../support/irc_client.ts";
+import type { IrcManager } from "../../irc/engine/manager.ts";
+
+Deno.test("connection info: a new server that fails does not keep the old one's nick and server", async () => {
+  const irc = await startIrcServer();
+  const a = await startApp({ PARLEY_TEST_FAST_IRC: "1" });
+  try {
+    const admin = a.client();
+    await admin.register("admin@example.com");
+    const made = await admin.post("/api/connections", { url: `${irc.url}?nick=oldnick` });
+    assertEquals(made.status, 200, JSON.stringify(made.body));
+    const id = made.body.connection_id;
+    const info = async () =>
+      (await admin.get("/api/connections")).body.connections.find((c: any) =>
+        c.connection_id === id
+      ).info;
+    const up = await poll("connected", async () => (await info()).server ? await info() : 0);
+    assertEquals([up.nick, up.server], ["oldnick", "irc.parley.test"]);
+
+    // Nothing listens on the new port: the connect fails.
+    const res = await admin.post(`/api/connection/${id}`, {
+      url: `irc://127.0.0.1:${freePort()}?nick=newnick`,
+    });
+    assertEquals(res.status, 424, JSON.stringify(res.body));
+    const now = await info();
+    assert(now.reason, JSON.stringify(now));
+    assertEquals(now.server, undefined, JSON.stringify(now));
+    assertEquals(now.network, undefined, JSON.stringify(now));
+    assertEquals(now.nick, "newnick", "the new URL's nick, not the old server's");
+  } finally {
+    await a.close();
+    await irc.close();
+  }
+});
+
+Deno.test("member lists: /names and /mode answer at once while the send queue is full", async () => {
+  const irc = await startIrcServer();
+  // Production timings: a burst of 5 lines, then one every 2 s.
+  const a = await startApp();
+  let bob: RawIrcClient | undefined;
+  try {
+    const admin = a.client();
+    await admin.register("admin@example.com");
+    const made = await admin.post("/api/connections", {
+      url: `${irc.url}?nick=jane`,
+      conversation_id: "#q",
+    });
+    assertEquals(made.status, 200, JSON.stringify(made.body));
+    const id = made.body.connection_id;
+    const manager = a.deps.irc as IrcManager;
+    const [record] = await a.deps.store.connections.list(1);
+    const conn = await poll("joined", () => {
+      const c = manager.live(record.id);
+      return c?.state === "connected" ? c : undefined;
+    });
+    const send = (message: string) => manager.send(1, id, "#q", message);
+    await poll("jane in #q", async () => (await send("/names")).participants?.length);
+
+    bob = await RawIrcClient.connect(irc.port, "bob");
+    await bob.join("#q");
+    await send("/mode +v bob");
+    const names = async () => (await send("/names")).participants as any[];
+    await poll(
+      "bob voiced",
+      async () => (await names()).some((p) => p.nick === "bob" && p.mode === "v"),
+    );
+
+    // The user's own lines fill the queue: past the burst they go out one every 2 s.
+    const said = Array.from({ length: 12 }, (_, i) => send(`line ${i}`).catch(() => {}));
+    await poll("lines waiting in the send queue", () => conn.queued >= 5);
+
+    const list = await names();
+    assert(conn.queued > 0, "/names answered while the user's lines still wait");
+    assertEquals(
+      list.map((p) => `${p.mode}${p.nick}`).sort(),
+      ["ojane", "vbob"],
+      "the members with their prefix modes",
+    );
+    const mode = await send("/mode");
+    assert(conn.queued > 0, "/mode answered ahead of the queue");
+    assert(String(mode.modes).startsWith("+"), JSON.stringify(mode));
+
+    // Dropped: the waiting lines fail instead of keeping the test waiting.
+    await admin.delete(`/api/connection/${id}`);
+    await Promise.all(said);
+  } finally {
+    await bob?.close();
+    await a.close();
+    await irc.close();
+  }
+});
