@@ -34,7 +34,8 @@ export function appCsp(origin: string): string {
     `script-src ${origin}${BUNDLE_DIR}`,
     `worker-src ${origin}/sw.js`,
     "style-src 'self'",
-    "img-src 'self' https: data: blob:",
+    // Preview images come through the server (/api/embed/image): the page loads none from elsewhere.
+    "img-src 'self' data: blob:",
     "media-src 'self' https:",
     "connect-src 'self'",
     "font-src 'self'",

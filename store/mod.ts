@@ -5,6 +5,7 @@
  */
 import type { UserStore } from "./users.ts";
 import type { SessionStore } from "./sessions.ts";
+import type { AppTokenStore } from "./app_tokens.ts";
 import type { SettingsStore } from "./settings.ts";
 import type { ProfileStore } from "./profiles.ts";
 import type { ConnectionStore } from "./connections.ts";
@@ -19,6 +20,7 @@ import type { CopyReport, CopySource } from "./copy.ts";
 export interface Store {
   users: UserStore;
   sessions: SessionStore;
+  appTokens: AppTokenStore;
   settings: SettingsStore;
   profiles: ProfileStore;
   // irc: connections, conversations

@@ -84,6 +84,7 @@ export const COMMAND_TABLE = [
   entry("ignore", "/ignore [nick|mask]", "Hides someone's messages everywhere; lists who without"),
   entry("unignore", "/unignore <nick|mask>", "Shows someone's messages again"),
   entry("away", "/away [message]", "Marks you as away, or back without a message"),
+  entry("back", "/back", "Marks you as back"),
   entry("list", "/list [/text/] [refresh] [mask]", "Lists the channels of the server"),
   entry("names", "/names [#channel]", "Shows the members of a channel"),
   entry("quote", "/quote <raw line>", "Sends a raw IRC line", { aliases: ["raw"] }),

@@ -531,6 +531,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     return { unignored: mask, ignores: await store.ignores.list(ctx.record.userId) };
   },
   away: (ctx, args) => send(ctx, "AWAY", ...(args.trim() ? [args.trim()] : [])),
+  back: (ctx) => send(ctx, "AWAY"),
   list: async (ctx, args) => {
     const conn = live(ctx);
     const { filter, mask } = listArgs(args);
@@ -572,7 +573,11 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     return {
       // Convos's shape: one mode string per participant ("o", "v", or "").
       participants: users.map((u) => ({ nick: u.nick, mode: (u.modes ?? []).join("") })),
-      names: users.map((u) => ({ nick: u.nick, modes: u.modes })),
+      names: users.map((u) => ({
+        nick: u.nick,
+        modes: u.modes,
+        ...("away" in u && u.away ? { away: true } : {}),
+      })),
     };
   },
   quote: async (ctx, args) => {

@@ -72,14 +72,15 @@ export function showAnswer(
   if (parsed.command === "part" && isOpen(cid, closed)) {
     navigate(liveConversation(cid, closed), true);
   }
-  if (parsed.command === "away") {
+  if (parsed.command === "away" || parsed.command === "back") {
+    const message = parsed.command === "away" ? args.join(" ") : "";
     localLine(
-      args.length
-        ? t("You are marked as away: {message}", { message: args.join(" ") })
+      message
+        ? t("You are marked as away: {message}", { message })
         : t("You are no longer marked as away."),
       "info",
     );
-    setAway(cid, args.join(" "));
+    setAway(cid, message);
   }
   const w = answer.whois as { nick?: string; error?: string } | undefined;
   if (w && typeof w === "object") {
@@ -96,6 +97,7 @@ export function showAnswer(
     const channel = (args[0] ?? conv).toLowerCase();
     const list = (answer.names as Member[]).map((n) => ({ nick: n.nick, modes: n.modes ?? [] }));
     setMembers(key(cid, channel), list);
+    for (const n of answer.names) if (n.away) setAwayNick(cid, n.nick, true);
     if (channel === conv) membersOpen.value = true;
     localLine(t("{n} members in {channel}", { n: list.length, channel }), "info");
   }

@@ -7,6 +7,7 @@ import { connectPg, migratePg, type Sql } from "./db.ts";
 import { type PgMessageStore, pgMessageStore } from "./messages.ts";
 import { pgUserStore, USERS_CHANGED } from "./users.ts";
 import { pgSessionStore } from "./sessions.ts";
+import { pgAppTokenStore } from "./app_tokens.ts";
 import { pgSettingsStore } from "./settings.ts";
 import { pgProfileStore } from "./profiles.ts";
 import { pgConnectionStore } from "./connections.ts";
@@ -51,6 +52,7 @@ export async function openPgStore(url: string): Promise<PgStore> {
     url,
     users,
     sessions: pgSessionStore(sql),
+    appTokens: pgAppTokenStore(sql),
     settings: pgSettingsStore(sql),
     profiles: pgProfileStore(sql),
     connections: pgConnectionStore(sql),

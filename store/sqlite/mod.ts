@@ -8,6 +8,7 @@ import { openDatabase } from "./db.ts";
 import { migrate, sqliteMigrations } from "./migrate.ts";
 import { sqliteUserStore } from "./users.ts";
 import { sqliteSessionStore } from "./sessions.ts";
+import { sqliteAppTokenStore } from "./app_tokens.ts";
 import { sqliteSettingsStore } from "./settings.ts";
 import { sqliteProfileStore } from "./profiles.ts";
 import { sqliteConnectionStore } from "./connections.ts";
@@ -56,6 +57,7 @@ function sqliteStore(
   return {
     users: sqliteUserStore(db),
     sessions: sqliteSessionStore(db),
+    appTokens: sqliteAppTokenStore(db),
     settings: sqliteSettingsStore(db),
     profiles: sqliteProfileStore(db),
     // irc

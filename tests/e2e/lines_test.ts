@@ -40,6 +40,24 @@ async function look(page: Page, text: string) {
   });
 }
 
+/** Registers dana, connects her to the IRC server and opens #room. */
+async function danaInRoom(page: Page, url: string, ircPort: number): Promise<void> {
+  await page.goto(url + "/register");
+  await page.getByLabel("Email").fill("dana@example.com");
+  await page.getByLabel("Password", { exact: true }).fill("dana's long password");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL("**/settings/connection/add");
+  await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+  await page.getByLabel("Port").fill(String(ircPort));
+  await page.getByLabel("Use TLS").uncheck();
+  await page.getByLabel("Nick").fill("dana");
+  await page.getByLabel("Channel to join").fill("#room");
+  await page.getByRole("button", { name: "Connect" }).click();
+  await page.waitForURL("**/chat/irc-localhost");
+  await page.getByRole("link", { name: "#room" }).click();
+  await page.waitForURL("**/chat/irc-localhost/%23room");
+}
+
 Deno.test("lines: notices, actions, errors and server lines are told apart at a glance", async () => {
   const irc = await startIrcServer();
   const server = await startServer();
@@ -54,20 +72,7 @@ Deno.test("lines: notices, actions, errors and server lines are told apart at a 
     // bob joins first, so ngircd makes him the channel's operator and the user is not one.
     bob = await RawIrcClient.connect(irc.port, "bob");
     await bob.join("#room");
-    await page.goto(server.url + "/register");
-    await page.getByLabel("Email").fill("dana@example.com");
-    await page.getByLabel("Password", { exact: true }).fill("dana's long password");
-    await page.getByRole("button", { name: "Create account" }).click();
-    await page.waitForURL("**/settings/connection/add");
-    await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-    await page.getByLabel("Port").fill(String(irc.port));
-    await page.getByLabel("Use TLS").uncheck();
-    await page.getByLabel("Nick").fill("dana");
-    await page.getByLabel("Channel to join").fill("#room");
-    await page.getByRole("button", { name: "Connect" }).click();
-    await page.waitForURL("**/chat/irc-localhost");
-    await page.getByRole("link", { name: "#room" }).click();
-    await page.waitForURL("**/chat/irc-localhost/%23room");
+    await danaInRoom(page, server.url, irc.port);
     await bob.waitForMember("#room", "dana");
 
     await bob.say("#room", "a plain message from bob");
@@ -111,6 +116,84 @@ Deno.test("lines: notices, actions, errors and server lines are told apart at a 
     assertEquals(errors, []);
   } finally {
     await bob?.close();
+    await context.close();
+    await browser.close();
+    await server.close();
+    await irc.close();
+  }
+});
+
+Deno.test("lines: channel events show live in the words their kinds declare", async () => {
+  const irc = await startIrcServer();
+  const server = await startServer();
+  const browser = await launchBrowser();
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    serviceWorkers: "block",
+  });
+  const { page, errors } = await newPage(context);
+  const people: RawIrcClient[] = [];
+  const person = async (nick: string) => {
+    const c = await RawIrcClient.connect(irc.port, nick);
+    people.push(c);
+    return c;
+  };
+  try {
+    const bob = await person("bob");
+    await bob.join("#room");
+    await danaInRoom(page, server.url, irc.port);
+    await bob.waitForMember("#room", "dana");
+    const [erin, frank, gus, carl] = [
+      await person("erin"),
+      await person("frank"),
+      await person("gus"),
+      await person("carl"),
+    ];
+    // bob speaks between the events, so none of them is folded into a run of joins and parts
+    // (dana's own join among them).
+    let n = 0;
+    const shows = async (text: string) => {
+      await page.locator(".line.event", { hasText: text }).last().waitFor();
+      await apart();
+    };
+    const apart = async () => {
+      await bob.say("#room", `between ${++n}`);
+      await page.locator(".line", { hasText: `between ${n}` }).waitFor();
+    };
+    // carl shares #other with dana, not #room: his quit reaches her, and is not shown in #room.
+    await carl.join("#other");
+    const box = page.getByLabel("Message", { exact: true });
+    await box.fill("/join #other");
+    await box.press("Enter");
+    await page.waitForURL("**/chat/irc-localhost/%23other");
+    await carl.waitForMember("#other", "dana");
+    await page.getByRole("link", { name: "#room" }).click();
+    await page.waitForURL("**/chat/irc-localhost/%23room");
+    await apart();
+    for (const c of [erin, frank, gus]) {
+      await c.join("#room");
+      await shows(`${c.nick} joined`);
+    }
+    await erin.send("NICK erin2");
+    await shows("erin is now known as erin2");
+    await bob.send("KICK #room erin2 :enough");
+    await shows("erin2 was kicked by bob (enough)");
+    await gus.send("PART #room :later");
+    await shows("gus left (later)");
+    await carl.send("QUIT :elsewhere");
+    await frank.send("QUIT :gone");
+    // ngircd quotes a quit's reason.
+    await shows('frank quit ("gone")');
+    await bob.send("TOPIC #room :events in their words");
+    await shows("bob changed the topic to: events in their words");
+    await bob.send("MODE #room +v dana");
+    await shows("bob sets mode +v dana");
+    assertEquals(await page.locator(".line", { hasText: "carl" }).count(), 0);
+    // Quiet lines: no nick column.
+    assertEquals(await page.locator(".line.event .nick").count(), 0);
+    assertEquals(errors, []);
+  } finally {
+    for (const c of people) await c.close().catch(() => {});
     await context.close();
     await browser.close();
     await server.close();

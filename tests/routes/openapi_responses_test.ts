@@ -11,6 +11,7 @@ import { match, operations } from "../support/openapi.ts";
 /** Operations this walk does not reach, and why (their answers have no schema to check). */
 const NOT_WALKED: Record<string, string> = {
   embed: "needs a page to fetch; its answer is documented without a schema",
+  embedImage: "needs an image to fetch; its answer is an image, not JSON",
   webhook: "needs a configured bot; its answer is a free-form object",
   sendMessage: "needs a live IRC connection; its answer is a free-form object",
 };
@@ -162,6 +163,9 @@ Deno.test("every operation's answer matches its documented response schema", asy
     const sessions = await ok(admin.get("/api/user/sessions"));
     const other = sessions.sessions.find((s: { current: boolean }) => !s.current);
     await ok(admin.delete(`/api/user/sessions/${other.id}`));
+    const token = await ok(admin.post("/api/tokens", { name: "irssi" }), 201);
+    await ok(admin.get("/api/tokens"));
+    await ok(admin.delete(`/api/tokens/${token.id}`));
 
     await ok(admin.delete(`/api/connection/${conn.connection_id}`));
     await ok(admin.delete("/api/user/bob@example.com"));
