@@ -18,6 +18,7 @@ import { searchRoutes } from "./routes/search.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { CONVERSATION, conversationRoutes } from "./routes/conversations.ts";
+import { conversationPrefsRoutes } from "./routes/conversation_prefs.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { ircSocketRoutes } from "./routes/irc_socket.ts";
 import { filesRoutes } from "./routes/files.ts";
@@ -132,6 +133,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     appTokenRoutes,
     pushRoutes,
     ignoreRoutes,
+    // a conversation's notification level and draft
+    conversationPrefsRoutes,
   ];
   for (const routes of operations) app.route("/api", routes(deps));
   app.route("/", eventRoutes(deps));

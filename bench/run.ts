@@ -13,6 +13,7 @@ const BENCHES = [
   "irc_flood.ts",
   "embed_parse.ts",
   "import.ts",
+  "bundle_size.ts",
 ];
 const dir = new URL(".", import.meta.url).pathname;
 const only = Deno.args[0];

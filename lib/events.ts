@@ -55,13 +55,18 @@ export interface UnreadEvent {
   unread: number;
 }
 
-/** A highlighted message was stored (also listed by `GET /api/notifications`). */
+/**
+ * A message that notifies the user was stored: a mention (also listed by
+ * `GET /api/notifications`) in a conversation that is not muted, or any message of one whose level
+ * is "all" (then `highlight` is false).
+ */
 export interface NotificationEvent extends Where {
   event: "notification";
   from: string;
   message: string;
   ts: string;
   type: ChatType;
+  highlight?: boolean;
 }
 
 /** The user's count of unread notifications (the User's `unread`) is now `unread`. */

@@ -90,6 +90,9 @@ export const Conversation = z.object({
   notifications: z.number().int().meta({
     description: "Highlighted messages since the conversation was last marked read.",
   }).optional(),
+  notify: z.enum(["all", "mentions", "muted"]).meta({
+    description: "How much of it notifies the user (setConversationNotify).",
+  }).optional(),
 }).meta({ id: "Conversation" });
 
 export const Message = z.object({
@@ -187,6 +190,9 @@ export const ServerSettings = z.object({
   }).optional(),
   irc_allow_private: z.boolean().meta({
     description: "Parley: whether users may connect to private and loopback addresses.",
+  }).optional(),
+  new_user_connection: z.boolean().meta({
+    description: "Parley: whether every new user gets the default connection (else none).",
   }).optional(),
 }).meta({ id: "ServerSettings" });
 

@@ -7,7 +7,7 @@ import { log } from "../../lib/log.ts";
 import { formatMicros, nowMicros } from "../../lib/time.ts";
 import { msgidOf } from "../../lib/msgid.ts";
 import type { Store } from "../../store/mod.ts";
-import type { ConversationRecord } from "../../store/conversations.ts";
+import { type ConversationRecord, notifyLevel } from "../../store/conversations.ts";
 import type { ChatType } from "../../store/message_types.ts";
 import type { IrcConnection } from "../engine/connection.ts";
 import { isHighlight } from "./highlight.ts";
@@ -164,7 +164,11 @@ export async function recordMessage(
   const uid = conn.userId;
   const toMessage = deps.bus.wouldReceive(uid, "message");
   const toUnread = counts && deps.bus.wouldReceive(uid, "unread");
-  const toNotification = highlight && deps.bus.wouldReceive(uid, "notification");
+  // The conversation's level decides what notifies (desktop notifications and pushes): every
+  // message, mentions only (a channel's default), or nothing.
+  const level = notifyLevel(conv.notify, !isPrivate && !fromServer);
+  const notifies = level === "all" ? counts : level === "mentions" && highlight;
+  const toNotification = notifies && deps.bus.wouldReceive(uid, "notification");
   if (!toMessage && !toUnread && !toNotification) return;
   const where = { connection_id: conn.id, conversation_id: conv.conversationId };
   const message = { from: m.from, message: m.text, ts: formatMicros(ts), type: m.type };
@@ -173,5 +177,7 @@ export async function recordMessage(
     deps.bus.publish(uid, { event: "message", ...where, ...message, highlight, msgid });
   }
   if (toUnread) deps.bus.publish(uid, { event: "unread", ...where, unread: unread ?? 0 });
-  if (toNotification) deps.bus.publish(uid, { event: "notification", ...where, ...message });
+  if (toNotification) {
+    deps.bus.publish(uid, { event: "notification", ...where, ...message, highlight });
+  }
 }

@@ -249,13 +249,14 @@ function onEvent(f: PushedEvent): void {
     case "notification": {
       const { connection_id: cid, conversation_id: conv } = f;
       const visible = isOpen(cid, conv) && document.visibilityState === "visible";
-      if (!visible) {
+      // A message that notifies only because the conversation's level is "all" is no mention.
+      if (!visible && f.highlight !== false) {
         const k = key(cid, conv);
         mentions.value = { ...mentions.value, [k]: (mentions.value[k] ?? 0) + 1 };
         if (user.value) user.value = { ...user.value, unread: user.value.unread + 1 };
       }
       desktopNotify(f);
-      mentionSound();
+      if (f.highlight !== false) mentionSound();
       break;
     }
     case "notifications":

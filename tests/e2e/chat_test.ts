@@ -30,7 +30,7 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       assertEquals(res.status, 200);
       const csp = res.headers.get("content-security-policy") ?? "";
       // Only the bundle may run (uploads share the origin); the page below still runs it.
-      assertStringIncludes(csp, `script-src ${server.url}/dist/app.js;`);
+      assertStringIncludes(csp, `script-src ${server.url}/dist/;`);
       assert(!csp.includes("unsafe-inline"), "no inline script");
       assertStringIncludes(await res.text(), '<script type="module" src="/dist/app.js">');
       const js = await fetch(server.url + "/dist/app.js");

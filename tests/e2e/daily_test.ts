@@ -88,7 +88,7 @@ Deno.test("web client as a daily IRC client", async (t) => {
       await assertOnScreen(page, page.getByRole("heading", { name: "Add connection" }));
       // The nick comes from the email, without the characters IRC refuses.
       await page.waitForFunction(() =>
-        (document.querySelector("#f-nick") as HTMLInputElement).value === "erink"
+        (document.querySelector("#f-nick") as HTMLInputElement | null)?.value === "erink"
       );
       assertEquals(await page.getByLabel("Port").getAttribute("type"), "number");
       await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");

@@ -69,7 +69,7 @@ Deno.test("web client: the member list is rebuilt live after the IRC server rest
     await page.getByRole("button", { name: "Create account" }).click();
     await page.waitForURL("**/settings/connection/add");
     await page.waitForFunction(() =>
-      (document.querySelector("#f-nick") as HTMLInputElement).value === "erin"
+      (document.querySelector("#f-nick") as HTMLInputElement | null)?.value === "erin"
     );
     await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
     await page.getByLabel("Port").fill(String(irc.port));

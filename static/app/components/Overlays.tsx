@@ -7,6 +7,7 @@ import { members, parsePrefix, rank } from "../members.ts";
 import { runCommand } from "../actions.ts";
 import { closeOverlay, type NickMenuAt, overlay } from "../overlays.ts";
 import { switcherEntries, switcherMatches } from "../keys.ts";
+import { ConvMenu } from "./ConvMenu.tsx";
 
 /** Whichever overlay is open. */
 export function Overlays() {
@@ -17,6 +18,7 @@ export function Overlays() {
       {o.kind === "switcher" && <QuickSwitcher />}
       {o.kind === "keys" && <KeysHelp />}
       {o.kind === "nick" && <NickMenu at={o.at} />}
+      {o.kind === "conv" && <ConvMenu at={o.at} />}
     </div>
   );
 }
