@@ -2,15 +2,15 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { HistoryTarget, MessageHistory } from "../../history_types.ts";
 import { FIRST_EVENT_CODE } from "../../message_types.ts";
-import { type LineRow, toLine, typeBound } from "../../history_rows.ts";
+import { lineTypes, type LineRow, toLine, typeBound } from "../../history_rows.ts";
 
 /** The capability over `messages`, `conversations` and `client_positions`; `commit` first. */
 export function sqliteHistory(db: DatabaseSync, commit: () => void): MessageHistory {
   const cols = "conversation, ts, type, sender, text";
   const range = (order: "ASC" | "DESC") =>
     db.prepare(
-      `SELECT ${cols} FROM messages WHERE conversation = ? AND ts > ? AND ts < ? AND type < ?
-        ORDER BY ts ${order} LIMIT ?`,
+      `SELECT ${cols} FROM messages WHERE conversation = ? AND ts > ? AND ts < ?
+        AND (type < ? OR type = ?) ORDER BY ts ${order} LIMIT ?`,
     );
   const oldest = range("ASC");
   const newest = range("DESC");
@@ -47,7 +47,7 @@ export function sqliteHistory(db: DatabaseSync, commit: () => void): MessageHist
         conversation,
         r.after,
         r.before,
-        typeBound(r.events),
+        ...lineTypes(r.events),
         r.limit,
       ) as unknown[];
       const lines = (rows as LineRow[]).map(toLine);
