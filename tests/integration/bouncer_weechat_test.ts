@@ -75,8 +75,7 @@ Deno.test("bouncer: weechat in tmux, set up as the docs say, attaches with SASL"
       await enter();
       return (await pane()).includes("#weechat");
     }, 30_000);
-    // weechat asks for draft/chathistory? It does not in Debian's 3.8: the recent lines are
-    // replayed to it on attach.
+    // Debian's weechat (3.8) takes no chat history: the recent lines are replayed on attach.
     await poll("weechat shows the line said before it came", async () => {
       return (await pane()).includes("said before weechat came");
     }, 30_000).catch(async (err) => {
