@@ -84,7 +84,9 @@ export function historyLine(l: HistoryLine, t: LineTarget, batch?: string): stri
     // A stretch Parley was not connected: said by Parley itself, in the conversation.
     source = GAP_SOURCE;
     words = ["NOTICE", word(t.isChannel ? t.name : t.nick), oneLine(l.text)];
-  } else if (l.type === "private" || l.type === "action" || l.type === "notice" || l.type === "error") {
+  } else if (
+    l.type === "private" || l.type === "action" || l.type === "notice" || l.type === "error"
+  ) {
     const command = l.type === "notice" || l.type === "error" ? "NOTICE" : "PRIVMSG";
     // In a private conversation the other person's lines were sent to the user's nick.
     const to = t.isChannel || t.fold(l.from) !== t.conversationId ? t.name : t.nick;

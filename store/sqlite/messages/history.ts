@@ -2,7 +2,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { HistoryTarget, MessageHistory } from "../../history_types.ts";
 import { FIRST_EVENT_CODE } from "../../message_types.ts";
-import { lineTypes, type LineRow, toLine, typeBound } from "../../history_rows.ts";
+import { type LineRow, lineTypes, toLine, typeBound } from "../../history_rows.ts";
 
 /** The capability over `messages`, `conversations` and `client_positions`; `commit` first. */
 export function sqliteHistory(db: DatabaseSync, commit: () => void): MessageHistory {
