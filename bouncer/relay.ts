@@ -11,6 +11,7 @@ import { ircLower } from "../irc/casefold.ts";
 import type { IrcConnection } from "../irc/engine/connection.ts";
 import { tapGone, tapUpstream } from "../irc/engine/tap.ts";
 import { tapUnstored, type UnstoredLine } from "../irc/chat/unstored.ts";
+import { type KeptEvent, tapKept } from "../irc/chat/kept.ts";
 import type { Caps } from "./caps.ts";
 import { forClient } from "./filter.ts";
 import { passingMsgid } from "./msgid.ts";
@@ -104,6 +105,20 @@ interface OrderItem {
 /** What tells a raw chat line's stored copy: conversation, sender, kind and text. */
 function storedKey(conversation: string, from: string, type: string, text: string): string {
   return `${conversation}\0${ircLower(from)}\0${type}\0${text}`;
+}
+
+/** A channel event history keeps, by its command: its kind in history, and its channel's place. */
+const KEPT_KINDS: Record<string, string> = {
+  JOIN: "join",
+  PART: "part",
+  KICK: "kick",
+  TOPIC: "topic",
+  MODE: "mode",
+};
+
+/** What tells a channel event's kept copy: kind, conversation and who did it. */
+function keptKey(kind: string, conversation: string, from: string): string {
+  return `kept\0${kind}\0${conversation}\0${ircLower(from)}`;
 }
 
 /** Lines held in order at most; past that, nothing waits. */
@@ -216,6 +231,12 @@ export class Hub {
         else this.#send(c, { ...m, tags: new Map(m.tags).set("label", labeled.label) });
       }
     };
+    // A channel event history keeps waits for its kept copy, to carry that row's msgid.
+    const kind = KEPT_KINDS[m.command];
+    if (kind && this.clients.size && m.prefix.includes("!") && this.isChannel(m.params[0] ?? "")) {
+      const key = keptKey(kind, ircLower(m.params[0]), nickOf(m.prefix));
+      return this.#enqueue({ key, raw: m, done: false, deliver });
+    }
     if (this.#order.length) this.#enqueue({ done: true, deliver });
     else deliver();
   }
@@ -242,6 +263,16 @@ export class Hub {
     } else return undefined;
     const at = this.#labeled.findIndex((a) => a.command === command && a.channel === channel);
     return at < 0 ? undefined : this.#labeled.splice(at, 1)[0];
+  }
+
+  /** A channel event was kept (with the msgid of its row), or not kept (without). */
+  kept(ev: KeptEvent): void {
+    const key = keptKey(ev.kind, ev.conversationId, ev.from);
+    const slot = this.#order.find((it) => !it.done && it.key === key);
+    if (!slot) return;
+    if (ev.msgid) slot.raw?.tags.set("msgid", ev.msgid);
+    slot.done = true;
+    this.#flush();
   }
 
   /** A chat line Parley will not store (ignored, or past the conversation limit). */
@@ -441,6 +472,7 @@ export class Relay {
     this.#untap.push(tapUnstored((conn, line) => {
       this.#hubs.get(key(conn.userId, conn.id))?.unstored(line, conn.conversationId(line.name));
     }));
+    this.#untap.push(tapKept((conn, ev) => this.#hubs.get(key(conn.userId, conn.id))?.kept(ev)));
     // A removed connection's hub goes with it, and its clients are told.
     this.#untap.push(tapGone((conn) => this.forget(conn.userId, conn.id)));
     this.#untap.push(this.bus.tap(

@@ -75,6 +75,34 @@ Deno.test("bouncer: the web client's queries, unstored lines, labels, removal, g
       );
     });
 
+    await t.step("a live PART carries the msgid history gives it", async () => {
+      const d = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}@events`, PASSWORD, [
+        ...CAPS,
+        "draft/chathistory",
+        "draft/event-playback",
+      ], "events");
+      await d.waitFor((l) => l.command === "366" && l.params[1] === "#loose");
+      const carol = await RawIrcClient.connect(s.ngircd.port, "carol");
+      await carol.join("#loose");
+      const join = await d.waitFor((l) => l.command === "JOIN" && l.prefix.startsWith("carol!"));
+      await carol.send("PART #loose :gone");
+      const part = await d.waitFor((l) => l.command === "PART" && l.prefix.startsWith("carol!"));
+      await d.send("CHATHISTORY LATEST #loose * 10");
+      const open = await d.waitFor((l) => l.command === "BATCH" && l.params[1] === "chathistory");
+      const id = open.params[0].slice(1);
+      await d.waitFor((l) => l.command === "BATCH" && l.params[0] === `-${id}`);
+      const mine = d.lines.filter((l) =>
+        l.tags.get("batch") === id && l.prefix.startsWith("carol")
+      );
+      assertEquals(mine.map((l) => l.command), ["JOIN", "PART"]);
+      assertEquals(
+        mine.map((l) => l.tags.get("msgid")),
+        [join, part].map((l) => l.tags.get("msgid")),
+      );
+      await carol.close();
+      d.close();
+    });
+
     await t.step("a gap in history is replayed as a NOTICE from Parley", async () => {
       const conv = (await s.app.deps.store.conversations.listForConnection(
         (await s.app.deps.store.connections.get(1, s.cid))!.id,
