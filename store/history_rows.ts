@@ -28,7 +28,7 @@ export const typeBound = (events: boolean) => events ? TYPES.length : FIRST_EVEN
 /**
  * The types a conversation's lines are read with: below the bound, and gaps (the marker of a
  * stretch Parley was not connected) always, since a reader without events still needs to know
- * lines may be missing there. CHATHISTORY TARGETS does not count gaps: every conversation gets one
- * at each reconnect.
+ * lines may be missing there. Targets (CHATHISTORY TARGETS) never count gaps, events or not:
+ * every conversation gets one at each reconnect.
  */
 export const lineTypes = (events: boolean) => [typeBound(events), TYPE_CODE.gap] as const;

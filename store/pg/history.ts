@@ -1,6 +1,6 @@
 /** The history capability over PostgreSQL, as store/messages/history.ts does it for SQLite. */
 import type { HistoryTarget, MessageHistory } from "../history_types.ts";
-import { FIRST_EVENT_CODE } from "../message_types.ts";
+import { FIRST_EVENT_CODE, TYPE_CODE } from "../message_types.ts";
 import { lineTypes, toLine, typeBound } from "../history_rows.ts";
 import { pgString, type Sql } from "./db.ts";
 
@@ -27,6 +27,7 @@ export function pgHistory(sql: Sql, settled: () => Promise<void>): MessageHistor
           t.latest FROM conversations c
           CROSS JOIN LATERAL (SELECT m.ts AS latest FROM messages m
             WHERE m.conversation = c.id AND m.ts > $2 AND m.ts < $3 AND m.type < $4
+              AND m.type != ${TYPE_CODE.gap}
             ORDER BY m.ts DESC LIMIT 1) t
           WHERE c.connection = $1 AND c.conversation_id != ''
           ORDER BY t.latest ${r.newest ? "DESC" : "ASC"} LIMIT $5`,
