@@ -101,7 +101,8 @@ try {
     );
   }
 
-  const pid = server.pid()!;
+  const pid = server.pid?.();
+  if (!pid) throw new Error("the daemon is not running");
   /** The daemon's share of a core while the speaker says `rate` lines/s for `seconds`. */
   const relayCpu = async (tag: string): Promise<{ cpu: number; rate: number }> => {
     const total = rate * seconds;

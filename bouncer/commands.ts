@@ -85,6 +85,7 @@ async function upstream(s: Session, m: Message, query?: Omit<Query, "client">): 
   try {
     await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`);
   } catch (err) {
+    if (answered) hub.forgetLabeled(s, l!);
     s.numeric("400", m.command, err instanceof DomainError ? err.message : "Not sent");
     return;
   }

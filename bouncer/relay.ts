@@ -189,6 +189,11 @@ export class Hub {
     return true;
   }
 
+  /** The labeled JOIN or PART was not sent after all: no answer will come. */
+  forgetLabeled(client: Downstream, label: string): void {
+    this.#labeled = this.#labeled.filter((a) => a.client !== client || a.label !== label);
+  }
+
   /** A client joins the stream (after its burst). */
   attach(client: Downstream): void {
     if (this.clients.has(client)) return;

@@ -13,7 +13,7 @@ export interface TestServer {
   /** Everything the daemon printed so far. */
   output(): string;
   /** The daemon's process id while it runs (benchmarks read its CPU time in /proc). */
-  pid(): number | undefined;
+  pid?(): number | undefined;
   /** Stops the daemon with SIGTERM and waits for it; keeps the data folder; returns the exit code. */
   stop(): Promise<number>;
   /** Kills the daemon with SIGKILL (no shutdown of any kind) and waits for it to be gone. */
