@@ -58,6 +58,31 @@ Deno.test("bouncer: the web client's queries, unstored lines, labels, removal, g
       await s.app.deps.irc.send(1, s.cid, "", "/unignore bob");
     });
 
+    await t.step(
+      "a private line past the conversation limit goes out at once, as sent",
+      async () => {
+        const count = (await s.api.get("/api/conversations")).body.conversations.length;
+        const set = await s.api.post("/api/settings", { max_conversations_per_connection: count });
+        assertEquals(set.status, 200, JSON.stringify(set.body));
+        const dave = await RawIrcClient.connect(s.ngircd.port, "dave");
+        const from = c.lines.length;
+        await dave.send("PRIVMSG alice :no room for me\r\nJOIN #loose");
+        await c.waitFor((l) => l.command === "JOIN" && l.prefix.startsWith("dave!"), from);
+        // The JOIN came: the line before it was settled (shown as sent, or dropped).
+        const pong = await sync(c, "cap");
+        const said = c.lines.findIndex((l, i) =>
+          i >= from && l.command === "PRIVMSG" && l.params[1] === "no room for me"
+        );
+        const join = c.lines.findIndex((l, i) =>
+          i >= from && l.command === "JOIN" && l.prefix.startsWith("dave!")
+        );
+        // Before it, the lines after such a line waited two seconds, and it was shown to none.
+        assert(said >= 0 && said < join && join < pong, "not shown, or out of order");
+        await s.api.post("/api/settings", { max_conversations_per_connection: 1000 });
+        await dave.close();
+      },
+    );
+
     await t.step("a labeled JOIN and PART get the server's answer with the label", async () => {
       const from = c.lines.length;
       await c.send("@label=j1 JOIN #labeled");
