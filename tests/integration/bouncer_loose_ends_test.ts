@@ -1,8 +1,8 @@
 /**
  * The listener's finer points against a real ngircd: replies to the web client's own queries reach
  * no attached client, a line Parley will not store holds nothing back, a labeled JOIN or PART is
- * answered by the server's own answer, a removed connection's hub is freed, and a gap in history
- * is replayed as a NOTICE from Parley.
+ * answered by the server's own answer, a live channel event carries its stored msgid, a removed
+ * connection's hub is freed, and a gap in history is replayed as a NOTICE from Parley.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
