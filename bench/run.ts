@@ -3,11 +3,13 @@
  * Sizes: PARLEY_BENCH_MESSAGES (history, default 1,000,000), IRC_BENCH_CONNECTIONS (default
  * 1,000), IRC_BENCH_RATE and IRC_BENCH_SECONDS (latency, default 1,000/s for 5 s),
  * PARLEY_BENCH_FLOOD (burst, default 200,000), PARLEY_BENCH_CHATHISTORY_MESSAGES (CHATHISTORY,
- * default 200,000).
+ * default 200,000), PARLEY_BENCH_RELAY_RATE and PARLEY_BENCH_RELAY_SECONDS (the bouncer's
+ * relay, default 1,000/s for 5 s).
  */
 const BENCHES = [
   "history.ts",
   "chathistory.ts",
+  "bouncer.ts",
   "irc_connections.ts",
   "irc_latency.ts",
   "irc_flood.ts",

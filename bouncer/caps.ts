@@ -55,6 +55,12 @@ export class Caps {
     return [...this.#on];
   }
 
+  /** The capabilities another node negotiated with a client it hands over. */
+  restore(names: string[], version: number): void {
+    this.version = version;
+    for (const name of names) if (NAMES.has(name) || name === "cap-notify") this.#on.add(name);
+  }
+
   /**
    * The `CAP * LS` parameter lists: several when they do not fit one line (all but the last are
    * sent with `*` before them, as CAP LS 302 says).

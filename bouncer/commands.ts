@@ -6,6 +6,7 @@
  * where their replies go.
  */
 import { DomainError } from "../lib/errors.ts";
+import { ircLower } from "../irc/casefold.ts";
 import { authenticate } from "./auth.ts";
 import { changeNetwork, networkAttributes } from "./networks.ts";
 import { search } from "./search.ts";
@@ -80,13 +81,28 @@ async function upstream(s: Session, m: Message, query?: Omit<Query, "client">): 
   if (query && !hub.expect({ ...query, client: s, label: l })) {
     return s.numeric("400", m.command, "Too many queries waiting for an answer");
   }
+  const answered = !!l && !query && labeledAction(s, m, l);
   try {
     await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`);
   } catch (err) {
+    if (answered) hub.forgetLabeled(s, l!);
     s.numeric("400", m.command, err instanceof DomainError ? err.message : "Not sent");
     return;
   }
-  if (l && !query) s.reply("ACK", [], l);
+  if (l && !query && !answered) s.reply("ACK", [], l);
+}
+
+/**
+ * A labeled JOIN or PART of one channel is answered by the server's JOIN or PART (or its refusal)
+ * with the label. A JOIN of a channel already joined gets no answer from the server: an ACK then.
+ */
+function labeledAction(s: Session, m: Message, label: string): boolean {
+  const hub = s.hub!;
+  if (m.command !== "JOIN" && m.command !== "PART") return false;
+  const channel = m.params[0];
+  if (!channel || channel.includes(",") || !hub.isChannel(channel)) return false;
+  if (m.command === "JOIN" && hub.state.channel(channel)) return false;
+  return hub.expectLabeled({ client: s, command: m.command, channel: ircLower(channel), label });
 }
 
 /** A client bound to no network (it manages networks) cannot talk on one. */

@@ -4,6 +4,7 @@
  * the daemon when `PARLEY_IRC_LISTEN` is set.
  */
 import type { AppDeps } from "../http/env.ts";
+import { log } from "../lib/log.ts";
 import { type HistoryService, unavailableHistory } from "./history.ts";
 import { historyService } from "./history/mod.ts";
 import { type BouncerLimits, DEFAULT_LIMITS } from "./limits.ts";
@@ -12,6 +13,7 @@ import { WebSocketTransport } from "./websocket.ts";
 import { Relay } from "./relay.ts";
 import type { BouncerContext } from "./session.ts";
 import { networkAttributes } from "./networks.ts";
+import { BouncerCluster, type ClusterLink } from "./cluster.ts";
 
 /**
  * A read marker that moved (in the web client, through the API, or by an attached client's
@@ -92,6 +94,14 @@ export function startBouncer(
     networkWatchers: new Set(),
     connections: deps.connections,
   };
+  // With several nodes (cluster/irc.ts), a client of a user another node runs is handed over.
+  const link = (deps.irc as { bouncerLink?: () => ClusterLink }).bouncerLink?.();
+  if (link) {
+    cx.cluster = new BouncerCluster(link, cx);
+    cx.cluster.start().catch((err) =>
+      log.error("bouncer: not listening for other nodes", { error: String(err) })
+    );
+  }
   const unwatchNetworks = watchNetworks(cx);
   const unwatchMarkers = relayMarkers(cx);
   const unwatch = () => {
@@ -114,6 +124,7 @@ export function startBouncer(
     close() {
       listening.close();
       acceptor.closeAll();
+      cx.cluster?.stop().catch(() => {});
       unwatch();
       relay.stop();
       return Promise.resolve();

@@ -9,7 +9,9 @@ import type { MessageEvent } from "../lib/events.ts";
 import { parseMicros } from "../lib/time.ts";
 import { ircLower } from "../irc/casefold.ts";
 import type { IrcConnection } from "../irc/engine/connection.ts";
-import { tapUpstream } from "../irc/engine/tap.ts";
+import { tapGone, tapUpstream } from "../irc/engine/tap.ts";
+import { tapUnstored, type UnstoredLine } from "../irc/chat/unstored.ts";
+import { type KeptEvent, tapKept } from "../irc/chat/kept.ts";
 import type { Caps } from "./caps.ts";
 import { forClient } from "./filter.ts";
 import { passingMsgid } from "./msgid.ts";
@@ -21,6 +23,8 @@ export interface Downstream {
   caps: Caps;
   /** Queues one line (without CR LF) for the client. */
   write(line: string): void;
+  /** Sends ERROR and closes (its connection is gone). */
+  quit(reason: string): void;
 }
 
 /** Lines of the server's own that no client is sent: registration, SASL, pings. */
@@ -54,6 +58,32 @@ export interface Query {
   batch?: string;
 }
 
+/** A client's JOIN or PART with a label: the server's answer to it carries the label. */
+interface LabeledAction {
+  client: Downstream;
+  command: "JOIN" | "PART";
+  /** Casefolded. */
+  channel: string;
+  label: string;
+}
+
+/** The numerics that refuse a JOIN or a PART, naming the channel (their second parameter). */
+const REFUSALS: Record<LabeledAction["command"], ReadonlySet<string>> = {
+  JOIN: new Set(["403", "405", "437", "471", "473", "474", "475", "476", "477"]),
+  PART: new Set(["403", "442"]),
+};
+
+/**
+ * Numerics that only answer a query (WHOIS, WHOWAS, WHO, LIST, NAMES, MODE queries). When no
+ * attached client asked, someone else did (the web client, or Parley itself): no client gets
+ * them. NAMES after the user's own JOIN are the join's, and go to everyone.
+ */
+const QUERY_REPLIES = new Set([
+  ..."311 312 313 317 318 319 320 330 338 378 379 671 276 307 335".split(" "),
+  ..."314 369 352 354 315 321 322 323 353 366".split(" "),
+  ..."324 329 367 368 348 349 346 347 221".split(" "),
+]);
+
 /** A line a client sent and waits to see stored, to echo it (echo-message) with its label. */
 interface PendingEcho {
   client: Downstream;
@@ -66,6 +96,8 @@ interface PendingEcho {
 interface OrderItem {
   /** The stored message a waiting line becomes (storedKey). */
   key?: string;
+  /** The line as the server sent it, for the clients if it is not stored after all. */
+  raw?: Message;
   done: boolean;
   deliver?: () => void;
 }
@@ -75,12 +107,27 @@ function storedKey(conversation: string, from: string, type: string, text: strin
   return `${conversation}\0${ircLower(from)}\0${type}\0${text}`;
 }
 
+/** A channel event history keeps, by its command: its kind in history, and its channel's place. */
+const KEPT_KINDS: Record<string, string> = {
+  JOIN: "join",
+  PART: "part",
+  KICK: "kick",
+  TOPIC: "topic",
+  MODE: "mode",
+};
+
+/** What tells a channel event's kept copy: kind, conversation and who did it. */
+function keptKey(kind: string, conversation: string, from: string): string {
+  return `kept\0${kind}\0${conversation}\0${ircLower(from)}`;
+}
+
 /** Lines held in order at most; past that, nothing waits. */
 const MAX_ORDER = 10_000;
 /** How long a line waits for the stored copy of the chat line before it (ms). */
 const ORDER_WAIT_MS = 2000;
 const MAX_QUERIES = 64;
 const MAX_ECHOES = 256;
+const MAX_LABELED = 32;
 let batches = 0;
 
 /** One connection's live stream and the clients attached to it. */
@@ -93,6 +140,9 @@ export class Hub {
   #queries: Query[] = [];
   #ended?: Query;
   #echoes: PendingEcho[] = [];
+  #labeled: LabeledAction[] = [];
+  /** Channels the user just joined, whose NAMES reply is the join's (casefolded). */
+  #joining = new Set<string>();
   /** Lines in the server's order, some waiting for their stored copy. */
   #order: OrderItem[] = [];
   #orderTimer?: ReturnType<typeof setTimeout>;
@@ -129,7 +179,21 @@ export class Hub {
     if (this.#echoes.length > MAX_ECHOES) this.#echoes.shift();
   }
 
-  /** A client left: its queries' replies go nowhere, its echoes to nobody. */
+  /**
+   * The answer to a client's labeled JOIN or PART of one channel goes to it with its label;
+   * false when too many wait (the client gets a plain ACK).
+   */
+  expectLabeled(a: LabeledAction): boolean {
+    if (this.#labeled.length >= MAX_LABELED) return false;
+    this.#labeled.push(a);
+    return true;
+  }
+
+  /** The labeled JOIN or PART was not sent after all: no answer will come. */
+  forgetLabeled(client: Downstream, label: string): void {
+    this.#labeled = this.#labeled.filter((a) => a.client !== client || a.label !== label);
+  }
+
   /** A client joins the stream (after its burst). */
   attach(client: Downstream): void {
     if (this.clients.has(client)) return;
@@ -137,10 +201,12 @@ export class Hub {
     this.onClients(this.userId, 1);
   }
 
+  /** A client left: its queries' replies go nowhere, its echoes and labels to nobody. */
   detach(client: Downstream): void {
     if (this.clients.delete(client)) this.onClients(this.userId, -1);
     for (const q of this.#queries) if (q.client === client) q.client = NOBODY;
     this.#echoes = this.#echoes.filter((e) => e.client !== client);
+    this.#labeled = this.#labeled.filter((a) => a.client !== client);
   }
 
   /** One raw line from the server. */
@@ -150,20 +216,80 @@ export class Hub {
     const meBefore = this.state.nick;
     this.state.see(m);
     if (NEVER.has(m.command)) return;
-    const key = this.#storedKey(m, meBefore);
-    if (key !== undefined) {
-      // It comes back from the bus once stored; the lines after it wait for it, in order.
-      if (this.clients.size) this.#enqueue({ key, done: false });
-      return;
+    if (m.command === "JOIN" && meBefore && ircLower(nickOf(m.prefix)) === ircLower(meBefore)) {
+      if (this.#joining.size < 100) this.#joining.add(ircLower(m.params[0] ?? ""));
     }
+    const key = this.#storedKey(m, meBefore);
     if (!m.tags.has("time")) m.tags.set("time", new Date().toISOString());
     if (!/^\d{3}$/.test(m.command) && !m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
+    if (key !== undefined) {
+      // It comes back from the bus once stored (or is told unstored); the lines after it wait
+      // for it, in order.
+      if (this.clients.size) this.#enqueue({ key, raw: m, done: false });
+      return;
+    }
+    const labeled = this.#labeledAnswer(m, meBefore);
     const deliver = () => {
       if (/^\d{3}$/.test(m.command) && this.#reply(m)) return;
-      for (const c of this.clients) this.#send(c, m);
+      for (const c of this.clients) {
+        if (c !== labeled?.client) this.#send(c, m);
+        else this.#send(c, { ...m, tags: new Map(m.tags).set("label", labeled.label) });
+      }
     };
+    // A channel event history keeps waits for its kept copy, to carry that row's msgid.
+    const kind = KEPT_KINDS[m.command];
+    if (kind && this.clients.size && m.prefix.includes("!") && this.isChannel(m.params[0] ?? "")) {
+      const key = keptKey(kind, ircLower(m.params[0]), nickOf(m.prefix));
+      return this.#enqueue({ key, raw: m, done: false, deliver });
+    }
     if (this.#order.length) this.#enqueue({ done: true, deliver });
     else deliver();
+  }
+
+  /**
+   * The labeled JOIN or PART this line answers (the user's own JOIN or PART of the channel, or a
+   * numeric refusing it), taken off the list.
+   */
+  #labeledAnswer(m: Message, me: string): LabeledAction | undefined {
+    if (!this.#labeled.length) return undefined;
+    let command: string;
+    let channel: string;
+    if ((m.command === "JOIN" || m.command === "PART") && m.prefix.includes("!")) {
+      if (!me || ircLower(nickOf(m.prefix)) !== ircLower(me)) return undefined;
+      command = m.command;
+      channel = ircLower(m.params[0] ?? "");
+    } else if (/^\d{3}$/.test(m.command)) {
+      channel = ircLower(m.params[1] ?? "");
+      const a = this.#labeled.find((a) =>
+        a.channel === channel && REFUSALS[a.command].has(m.command)
+      );
+      if (!a) return undefined;
+      command = a.command;
+    } else return undefined;
+    const at = this.#labeled.findIndex((a) => a.command === command && a.channel === channel);
+    return at < 0 ? undefined : this.#labeled.splice(at, 1)[0];
+  }
+
+  /** A channel event was kept (with the msgid of its row), or not kept (without). */
+  kept(ev: KeptEvent): void {
+    const key = keptKey(ev.kind, ev.conversationId, ev.from);
+    const slot = this.#order.find((it) => !it.done && it.key === key);
+    if (!slot) return;
+    if (ev.msgid) slot.raw?.tags.set("msgid", ev.msgid);
+    slot.done = true;
+    this.#flush();
+  }
+
+  /** A chat line Parley will not store (ignored, or past the conversation limit). */
+  unstored(line: UnstoredLine, conversation: string): void {
+    const key = storedKey(conversation, line.from, line.type, line.text);
+    const slot = this.#order.find((it) => !it.done && it.key === key);
+    if (!slot) return;
+    const raw = slot.raw;
+    // An ignored person's line is shown nowhere; one past the limit goes out as the server sent it.
+    if (raw && !line.ignored) slot.deliver = () => this.clients.forEach((c) => this.#send(c, raw));
+    slot.done = true;
+    this.#flush();
   }
 
   /**
@@ -216,13 +342,16 @@ export class Hub {
     this.#orderTimer = timer;
   }
 
-  /** Stops waiting (the relay stops). */
+  /** Stops waiting (the relay stops, or the connection is gone). */
   dispose(): void {
     clearTimeout(this.#orderTimer);
     this.#order = [];
   }
 
-  /** Routes a numeric to the client whose query it answers; false when it is nobody's. */
+  /**
+   * Routes a numeric to the client whose query it answers; true when it goes to that client or,
+   * being someone else's answer, to none; false when it is for every client.
+   */
   #reply(m: Message): boolean {
     const q = this.#queries[0];
     if (!q) {
@@ -232,6 +361,11 @@ export class Hub {
         this.#send(ended.client, m);
         return true;
       }
+      if (!QUERY_REPLIES.has(m.command)) return false;
+      if (m.command !== "353" && m.command !== "366") return true;
+      const channel = ircLower(m.params[m.command === "353" ? 2 : 1] ?? "");
+      if (!this.#joining.has(channel)) return true;
+      if (m.command === "366") this.#joining.delete(channel);
       return false;
     }
     if (q.label && q.client.caps.has("labeled-response") && q.client.caps.has("batch")) {
@@ -322,6 +456,7 @@ const ERRORS_BEFORE_END = new Set(["401", "402", "406"]);
 const NOBODY: Downstream = {
   caps: { has: () => false } as unknown as Caps,
   write: () => {},
+  quit: () => {},
 };
 
 /** Every connection's hub, fed by the IRC tap and the bus. */
@@ -339,6 +474,12 @@ export class Relay {
       hub.conn = conn;
       hub.upstream(line);
     }));
+    this.#untap.push(tapUnstored((conn, line) => {
+      this.#hubs.get(key(conn.userId, conn.id))?.unstored(line, conn.conversationId(line.name));
+    }));
+    this.#untap.push(tapKept((conn, ev) => this.#hubs.get(key(conn.userId, conn.id))?.kept(ev)));
+    // A removed connection's hub goes with it, and its clients are told.
+    this.#untap.push(tapGone((conn) => this.forget(conn.userId, conn.id)));
     this.#untap.push(this.bus.tap(
       (userId, ev) => {
         if (ev.event !== "message") return;
@@ -379,7 +520,14 @@ export class Relay {
 
   /** A connection is gone (removed, or its user deleted). */
   forget(userId: number, connectionId: string): void {
+    const hub = this.#hubs.get(key(userId, connectionId));
+    if (!hub) return;
     this.#hubs.delete(key(userId, connectionId));
+    hub.dispose();
+    for (const c of [...hub.clients]) {
+      hub.detach(c);
+      c.quit("The connection was removed");
+    }
   }
 }
 

@@ -17,6 +17,7 @@ import { SaslPlain } from "./sasl.ts";
 import type { ClientTransport } from "./transport.ts";
 import { formatLine, type Message, parseLine } from "./wire.ts";
 import { forClient } from "./filter.ts";
+import type { BouncerCluster, RemoteEnd } from "./cluster.ts";
 
 /** What every session shares. */
 export interface BouncerContext extends AuthDeps {
@@ -30,6 +31,8 @@ export interface BouncerContext extends AuthDeps {
   /** Clients told of every network's changes (soju.im/bouncer-networks-notify). */
   networkWatchers: Set<Session>;
   connections: ConnectionService;
+  /** With several nodes: hands a client over to the node that runs its user. */
+  cluster?: BouncerCluster;
 }
 
 /** One client of the listener. */
@@ -45,6 +48,8 @@ export class Session {
   #closed = false;
   #tokens: number;
   #last = Date.now();
+  /** Where this client's lines go when another node runs its user. */
+  #remote?: RemoteEnd;
 
   constructor(
     readonly cx: BouncerContext,
@@ -61,7 +66,7 @@ export class Session {
   bind?: string;
 
   get registered(): boolean {
-    return !!this.hub || this.control;
+    return !!this.hub || this.control || !!this.#remote;
   }
 
   /** The nick in numerics: the connection's once attached, else what the client gave. */
@@ -135,6 +140,10 @@ export class Session {
         await this.#pace();
         if ("tooLong" in item) {
           this.numeric("417", "Input line was too long");
+          continue;
+        }
+        if (this.#remote) {
+          this.#remote.send(item.line);
           continue;
         }
         const m = parseLine(item.line);
@@ -228,6 +237,9 @@ export class Session {
       this.numeric("464", "Name the connection: EMAIL/CONNECTION_ID as the username");
       return this.quit("No connection named");
     }
+    // The node that runs the user counts it, with the rest of its clients.
+    const owner = login.connection && await this.cx.cluster?.elsewhere(uid);
+    if (owner) return this.#handOver(owner);
     const count = this.cx.attached.get(uid) ?? 0;
     if (count >= this.cx.limits.clientsPerUser) return this.quit("Too many clients attached");
     this.cx.attached.set(uid, count + 1);
@@ -253,9 +265,37 @@ export class Session {
     log.info("bouncer client attached", { uid, connection: login.connection.connectionId });
   }
 
+  /** Another node runs the user: it runs this session too, and this node carries the lines. */
+  #handOver(node: string): void {
+    const login = this.login!;
+    this.#remote = this.cx.cluster!.open(
+      node,
+      {
+        userId: login.user.id,
+        connectionId: login.connection!.connectionId,
+        identity: login.identity,
+        caps: this.caps.list(),
+        capVersion: this.caps.version,
+        nick: this.nick,
+        username: this.username,
+        address: this.transport.address,
+      },
+      (line) => this.write(line),
+      () => this.close(),
+    );
+    if (!this.#remote) return this.quit("Too many clients attached");
+    this.onAttached();
+    log.info("bouncer client handed over", { uid: login.user.id, node });
+  }
+
   detach(): void {
     this.close();
     this.cx.networkWatchers.delete(this);
+    if (this.#remote) {
+      this.#remote.close();
+      this.#remote = undefined;
+      return;
+    }
     if (!this.hub && !this.control) return;
     if (this.hub) {
       this.hub.detach(this);

@@ -1,5 +1,5 @@
 /**
- * Finds or installs the Debian packages a task needs (ngircd, chromium, postgresql, irssi, tmux),
+ * Finds or installs the Debian packages a task needs (ngircd, chromium, postgresql, irssi, weechat, tmux),
  * naming them when it cannot.
  */
 
@@ -18,6 +18,11 @@ export const NGIRCD: SystemTool = { paths: ["/usr/sbin/ngircd", "/usr/bin/ngircd
 /** A terminal IRC client the bouncer's tests attach with, and the terminal it runs in. */
 export const IRSSI: SystemTool = { paths: ["/usr/bin/irssi"], pkg: "irssi" };
 export const TMUX: SystemTool = { paths: ["/usr/bin/tmux"], pkg: "tmux" };
+/** The other terminal client the bouncer's tests attach with (its curses build, for tmux). */
+export const WEECHAT: SystemTool = {
+  paths: ["/usr/bin/weechat", "/usr/bin/weechat-curses"],
+  pkg: "weechat-curses",
+};
 /** The browser used by the end-to-end tests. */
 export const CHROMIUM: SystemTool = {
   paths: ["/usr/bin/chromium", "/usr/bin/chromium-browser"],

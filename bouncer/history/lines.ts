@@ -21,6 +21,9 @@ export interface LineTarget {
   fold(name: string): string;
 }
 
+/** Who says a gap: the bouncer's server name, as in its numerics. */
+const GAP_SOURCE = "parley";
+
 /** A millisecond timestamp as IRCv3 `server-time` and read markers write it. */
 export function ircTime(us: number): string {
   return new Date(Math.floor(us / 1000)).toISOString();
@@ -75,9 +78,15 @@ function eventLine(type: EventType, l: HistoryLine, t: LineTarget): string[] | u
 
 /** The line of one stored line, tagged; undefined for one that cannot be told as IRC. */
 export function historyLine(l: HistoryLine, t: LineTarget, batch?: string): string | undefined {
-  const source = word(l.from);
+  let source = word(l.from);
   let words: string[] | undefined;
-  if (l.type === "private" || l.type === "action" || l.type === "notice" || l.type === "error") {
+  if (l.type === "gap") {
+    // A stretch Parley was not connected: said by Parley itself, in the conversation.
+    source = GAP_SOURCE;
+    words = ["NOTICE", word(t.isChannel ? t.name : t.nick), oneLine(l.text)];
+  } else if (
+    l.type === "private" || l.type === "action" || l.type === "notice" || l.type === "error"
+  ) {
     const command = l.type === "notice" || l.type === "error" ? "NOTICE" : "PRIVMSG";
     // In a private conversation the other person's lines were sent to the user's nick.
     const to = t.isChannel || t.fold(l.from) !== t.conversationId ? t.name : t.nick;

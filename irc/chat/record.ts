@@ -13,6 +13,7 @@ import type { IrcConnection } from "../engine/connection.ts";
 import { isHighlight } from "./highlight.ts";
 import { isChannel } from "../casefold.ts";
 import { conversationJson } from "../resources.ts";
+import { unstored } from "./unstored.ts";
 
 /** What recording needs. */
 export interface RecordDeps {
@@ -139,7 +140,16 @@ export async function recordMessage(
   m: SeenMessage,
 ): Promise<void> {
   const conv = await cachedConversation(deps, conn, m.name);
-  if (!conv) return; // over the conversation cap: dropped
+  if (!conv) {
+    // Over the conversation cap: dropped.
+    return unstored(conn, {
+      name: m.name,
+      from: m.from,
+      type: m.type,
+      text: m.text,
+      ignored: false,
+    });
+  }
   const fromServer = m.name === "";
   const isPrivate = !fromServer && !conn.isChannel(m.name);
   let highlight = false;

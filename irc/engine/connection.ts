@@ -13,7 +13,7 @@ import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
 import { ctcpAnswer } from "./ctcp.ts";
 import { type IrcLine, ircLine } from "./line.ts";
-import { upstreamLine } from "./tap.ts";
+import { connectionGone, upstreamLine } from "./tap.ts";
 import { publicAddress, TransportRefusal } from "../socket/target.ts";
 import { LineTransport } from "../socket/transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
@@ -464,6 +464,7 @@ export class IrcConnection {
     clearTimeout(this.#retryTimer);
     clearTimeout(this.#pumpTimer);
     this.#dropClient();
+    connectionGone(this);
   }
 
   #startRegain(): void {

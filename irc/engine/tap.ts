@@ -26,3 +26,25 @@ export function upstreamLine(conn: IrcConnection, line: string): void {
     }
   }
 }
+
+/** Told once a connection is stopped for good (removed, its user deleted, or moved away). */
+export type GoneTap = (conn: IrcConnection) => void;
+
+const goneTaps = new Set<GoneTap>();
+
+/** Adds a tap of connections gone; returns the function that removes it. */
+export function tapGone(tap: GoneTap): () => void {
+  goneTaps.add(tap);
+  return () => void goneTaps.delete(tap);
+}
+
+/** Tells every tap that a connection is gone (called by IrcConnection.dispose). */
+export function connectionGone(conn: IrcConnection): void {
+  for (const tap of goneTaps) {
+    try {
+      tap(conn);
+    } catch {
+      // As for lines: a tap's failure changes nothing for the connection.
+    }
+  }
+}

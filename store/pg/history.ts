@@ -1,7 +1,7 @@
 /** The history capability over PostgreSQL, as store/messages/history.ts does it for SQLite. */
 import type { HistoryTarget, MessageHistory } from "../history_types.ts";
-import { FIRST_EVENT_CODE } from "../message_types.ts";
-import { toLine, typeBound } from "../history_rows.ts";
+import { FIRST_EVENT_CODE, TYPE_CODE } from "../message_types.ts";
+import { lineTypes, toLine, typeBound } from "../history_rows.ts";
 import { pgString, type Sql } from "./db.ts";
 
 /** The capability over `messages`, `conversations` and `client_positions`; `settled` first. */
@@ -9,11 +9,12 @@ export function pgHistory(sql: Sql, settled: () => Promise<void>): MessageHistor
   return {
     async lines(conversation, r) {
       await settled();
+      const [bound, gap] = lineTypes(r.events);
       const rows = await sql.unsafe(
         `SELECT conversation, ts, type, sender, text FROM messages
-          WHERE conversation = $1 AND ts > $2 AND ts < $3 AND type < $4
+          WHERE conversation = $1 AND ts > $2 AND ts < $3 AND (type < $4 OR type = $6)
           ORDER BY ts ${r.newest ? "DESC" : "ASC"} LIMIT $5`,
-        [conversation, r.after, r.before, typeBound(r.events), r.limit],
+        [conversation, r.after, r.before, bound, r.limit, gap],
         { prepare: true },
       );
       const lines = rows.map((row) => toLine(row as never));
@@ -26,6 +27,7 @@ export function pgHistory(sql: Sql, settled: () => Promise<void>): MessageHistor
           t.latest FROM conversations c
           CROSS JOIN LATERAL (SELECT m.ts AS latest FROM messages m
             WHERE m.conversation = c.id AND m.ts > $2 AND m.ts < $3 AND m.type < $4
+              AND m.type != ${TYPE_CODE.gap}
             ORDER BY m.ts DESC LIMIT 1) t
           WHERE c.connection = $1 AND c.conversation_id != ''
           ORDER BY t.latest ${r.newest ? "DESC" : "ASC"} LIMIT $5`,

@@ -92,6 +92,33 @@ forEachBackend(
       });
       assertEquals(got, []);
     });
+    await t.step("a gap comes without events too; TARGETS does not count it", async () => {
+      await b.messages.append({
+        conversation: f.other,
+        userId: f.userId,
+        from: "",
+        type: "gap",
+        text: "not connected",
+        ts: T0 + 40 * SEC,
+      });
+      const got = await h.lines(f.other, {
+        after: T0 + 10 * SEC,
+        before: T0 + 50 * SEC,
+        limit: 10,
+        newest: true,
+        events: false,
+      });
+      assertEquals(texts(got), ["o1", "not connected"]);
+      assertEquals(got[1].type, "gap");
+      const targets = await h.targets(f.connection, {
+        after: T0 + 25 * SEC,
+        before: T0 + 50 * SEC,
+        limit: 10,
+        newest: true,
+        events: true,
+      });
+      assertEquals(targets.map((x) => x.name), []);
+    });
   },
 );
 

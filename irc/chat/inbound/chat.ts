@@ -10,6 +10,7 @@ import type { ChatPayload, IrcClient } from "../../engine/framework.ts";
 import { parseChatLine } from "../chat_line.ts";
 import { recordMessage } from "../record.ts";
 import { isIgnored } from "../ignore.ts";
+import { unstored } from "../unstored.ts";
 import { lineTime, serverTimeEnabled } from "../server_time.ts";
 import type { Serial } from "./serial.ts";
 import type { HandlerTable, Inbound } from "./context.ts";
@@ -26,12 +27,14 @@ const message = (type: ChatType) => async (cx: Inbound, ev: Said) => {
   }
   const own = conn.isMe(ev.nick);
   const who = { nick: ev.nick, user: ev.ident || undefined, host: ev.hostname || undefined };
-  if (!own) {
-    const ignored = isIgnored(cx.deps.store, conn.userId, who);
-    if (ignored === true || (ignored !== false && await ignored)) return;
-  }
   // A channel message belongs to the channel; a private one to the other person's nick.
   const name = conn.isChannel(target) ? target : own ? target : ev.nick;
+  if (!own) {
+    const ignored = isIgnored(cx.deps.store, conn.userId, who);
+    if (ignored === true || (ignored !== false && await ignored)) {
+      return unstored(conn, { name, from: ev.nick, type, text, ignored: true });
+    }
+  }
   await recordMessage(cx.deps, conn, { name, from: ev.nick, type, text, ts: ev.ts, own });
 };
 

@@ -53,7 +53,8 @@ export const MEMBERSHIP: HandlerTable = {
     cx.presence.join(cx.convId(channel), cx.convId(nick), nick);
     if (conn.isMe(nick)) {
       const conv = await conversationFor(deps, conn, channel);
-      if (!conv) return; // over the conversation cap
+      // Over the conversation cap: not kept either (keep says so to whoever waits for it).
+      if (!conv) return cx.keep(channel, "join", nick, "", ev.ts);
       if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
       // Joined: the channel takes messages again (Convos's client enables it on this event).
       publishFrozen(deps.bus, conn.userId, [{ ...conv, joined: true }], "");

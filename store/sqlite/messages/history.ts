@@ -1,16 +1,16 @@
 /** The history capability over SQLite (store/history_types.ts). */
 import type { DatabaseSync } from "node:sqlite";
 import type { HistoryTarget, MessageHistory } from "../../history_types.ts";
-import { FIRST_EVENT_CODE } from "../../message_types.ts";
-import { type LineRow, toLine, typeBound } from "../../history_rows.ts";
+import { FIRST_EVENT_CODE, TYPE_CODE } from "../../message_types.ts";
+import { type LineRow, lineTypes, toLine, typeBound } from "../../history_rows.ts";
 
 /** The capability over `messages`, `conversations` and `client_positions`; `commit` first. */
 export function sqliteHistory(db: DatabaseSync, commit: () => void): MessageHistory {
   const cols = "conversation, ts, type, sender, text";
   const range = (order: "ASC" | "DESC") =>
     db.prepare(
-      `SELECT ${cols} FROM messages WHERE conversation = ? AND ts > ? AND ts < ? AND type < ?
-        ORDER BY ts ${order} LIMIT ?`,
+      `SELECT ${cols} FROM messages WHERE conversation = ? AND ts > ? AND ts < ?
+        AND (type < ? OR type = ?) ORDER BY ts ${order} LIMIT ?`,
     );
   const oldest = range("ASC");
   const newest = range("DESC");
@@ -19,7 +19,7 @@ export function sqliteHistory(db: DatabaseSync, commit: () => void): MessageHist
       `SELECT * FROM (
          SELECT c.id AS conversation, coalesce(nullif(c.name, ''), c.conversation_id) AS name,
            (SELECT m.ts FROM messages m WHERE m.conversation = c.id AND m.ts > ? AND m.ts < ?
-             AND m.type < ? ORDER BY m.ts DESC LIMIT 1) AS latest
+             AND m.type < ? AND m.type != ${TYPE_CODE.gap} ORDER BY m.ts DESC LIMIT 1) AS latest
          FROM conversations c WHERE c.connection = ? AND c.conversation_id != ''
        ) WHERE latest IS NOT NULL ORDER BY latest ${order} LIMIT ?`,
     );
@@ -47,7 +47,7 @@ export function sqliteHistory(db: DatabaseSync, commit: () => void): MessageHist
         conversation,
         r.after,
         r.before,
-        typeBound(r.events),
+        ...lineTypes(r.events),
         r.limit,
       ) as unknown[];
       const lines = (rows as LineRow[]).map(toLine);
