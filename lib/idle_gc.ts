@@ -14,19 +14,49 @@ const QUIET_MS = 1000;
 /** Collections are at least this far apart (each one stops the thread for tens of ms). */
 const MIN_GAP_MS = 10_000;
 
+/**
+ * The time and the timers a collector runs on: the process's own, or a clock a test moves by
+ * hand, so that what happens when is checked without waiting on a loaded machine's timers.
+ */
+export interface Clock {
+  now(): number;
+  /** Calls `fn` once after `ms`; the timer must not keep the process alive. */
+  after(fn: () => void, ms: number): unknown;
+  /** Cancels a timer `after` returned (undefined: none). */
+  cancel(id: unknown): void;
+}
+
+/** The process's clock: `performance.now()` and unreferenced timers. */
+export const realClock: Clock = {
+  now: () => performance.now(),
+  after(fn, ms) {
+    const id = setTimeout(fn, ms);
+    Deno.unrefTimer(id);
+    return id;
+  },
+  cancel: (id) => clearTimeout(id as ReturnType<typeof setTimeout> | undefined),
+};
+
 /** Counts bursts under way and collects once none has been for `quietMs`. */
 export class IdleCollector {
   #collect: () => void;
   #quietMs: number;
   #gapMs: number;
+  #clock: Clock;
   #bursts = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
   #last = -Infinity;
 
-  constructor(collect: () => void, quietMs = QUIET_MS, gapMs = MIN_GAP_MS) {
+  constructor(
+    collect: () => void,
+    quietMs = QUIET_MS,
+    gapMs = MIN_GAP_MS,
+    clock: Clock = realClock,
+  ) {
     this.#collect = collect;
     this.#quietMs = quietMs;
     this.#gapMs = gapMs;
+    this.#clock = clock;
   }
 
   #lastRead = -Infinity;
@@ -37,13 +67,13 @@ export class IdleCollector {
    * a few hundred ms by a collection in the middle of it (the server drops a reader that lags).
    */
   read(): void {
-    this.#lastRead = performance.now();
+    this.#lastRead = this.#clock.now();
   }
 
   /** A burst began: no collection until it ends. */
   started(): void {
     this.#bursts++;
-    clearTimeout(this.#timer);
+    this.#clock.cancel(this.#timer);
     this.#timer = undefined;
   }
 
@@ -61,8 +91,7 @@ export class IdleCollector {
   /** A burst that ends by itself after `ms` (the daemon's start: modules, migrations, logins). */
   burstFor(ms: number): void {
     this.started();
-    const t = setTimeout(() => this.ended(), ms);
-    Deno.unrefTimer(t);
+    this.#clock.after(() => this.ended(), ms);
   }
 
   #hooks: (() => void)[] = [];
@@ -79,20 +108,19 @@ export class IdleCollector {
   }
 
   #arm(ms: number): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#fire(), ms);
-    // Never what keeps a process (or a test) alive.
-    Deno.unrefTimer(this.#timer);
+    this.#clock.cancel(this.#timer);
+    this.#timer = this.#clock.after(() => this.#fire(), ms);
   }
 
   #fire(): void {
     this.#timer = undefined;
     if (this.#bursts > 0) return;
-    const reading = this.#lastRead + this.#quietMs - performance.now();
+    const now = this.#clock.now();
+    const reading = this.#lastRead + this.#quietMs - now;
     if (reading > 0) return this.#arm(reading);
-    const wait = this.#last + this.#gapMs - performance.now();
+    const wait = this.#last + this.#gapMs - now;
     if (wait > 0) return this.#arm(wait);
-    this.#last = performance.now();
+    this.#last = now;
     for (const fn of this.#hooks) {
       try {
         fn();
