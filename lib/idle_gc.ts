@@ -8,34 +8,12 @@
  */
 import { log } from "./log.ts";
 import { collectAndTrim } from "./malloc_trim.ts";
+import { type Clock, realClock } from "./clock.ts";
 
 /** Quiet time after the last burst before collecting. */
 const QUIET_MS = 1000;
 /** Collections are at least this far apart (each one stops the thread for tens of ms). */
 const MIN_GAP_MS = 10_000;
-
-/**
- * The time and the timers a collector runs on: the process's own, or a clock a test moves by
- * hand, so that what happens when is checked without waiting on a loaded machine's timers.
- */
-export interface Clock {
-  now(): number;
-  /** Calls `fn` once after `ms`; the timer must not keep the process alive. */
-  after(fn: () => void, ms: number): unknown;
-  /** Cancels a timer `after` returned (undefined: none). */
-  cancel(id: unknown): void;
-}
-
-/** The process's clock: `performance.now()` and unreferenced timers. */
-export const realClock: Clock = {
-  now: () => performance.now(),
-  after(fn, ms) {
-    const id = setTimeout(fn, ms);
-    Deno.unrefTimer(id);
-    return id;
-  },
-  cancel: (id) => clearTimeout(id as ReturnType<typeof setTimeout> | undefined),
-};
 
 /** Counts bursts under way and collects once none has been for `quietMs`. */
 export class IdleCollector {
