@@ -14,6 +14,7 @@ import { setLogLevel } from "../lib/log.ts";
 import { nowMicros } from "../lib/time.ts";
 import { type HistoryScope, historyService } from "../bouncer/history/mod.ts";
 import { rng, sentence, vocabulary, zipf } from "./history_data.ts";
+import { line, pct } from "./stats.ts";
 
 const N = Number(Deno.env.get("PARLEY_BENCH_CHATHISTORY_MESSAGES") ?? 200_000);
 const USERS = 10;
@@ -29,15 +30,6 @@ const random = rng(7);
 const words = vocabulary(30_000, random);
 const draw = zipf(words.length, random);
 const nicks = Array.from({ length: 400 }, (_, i) => `nick${i}`);
-
-function pct(samples: number[], p: number): number {
-  samples.sort((a, b) => a - b);
-  return samples[Math.min(samples.length - 1, Math.floor(samples.length * p))];
-}
-
-function line(name: string, value: number, unit: string) {
-  console.log(`${name}: ${value < 10 ? value.toFixed(3) : Math.round(value)} ${unit}`);
-}
 
 const pgServer = Deno.env.get("PARLEY_BENCH_POSTGRES") === "1"
   ? await startPostgres({ sharedBuffers: "4GB", settings: ["huge_pages=try"] })

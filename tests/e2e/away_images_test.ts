@@ -8,8 +8,15 @@ import { deflateSync } from "node:zlib";
 import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
 import { startIrcServer } from "../support/ngircd.ts";
-import { RawIrcClient } from "../support/irc_client.ts";
-import { assertOnScreen, launchBrowser, newPage } from "../support/browser.ts";
+import { assertOnScreen, launchBrowser } from "../support/browser.ts";
+import {
+  composer,
+  deskPage,
+  IrcPeople,
+  openConversation,
+  registerAndConnect,
+  sendLine,
+} from "../support/chat_page.ts";
 
 /** CRC-32 of PNG chunks. */
 function crc32(bytes: Uint8Array): number {
@@ -78,23 +85,15 @@ Deno.test("web client: images through Parley, others' away, /back", async (t) =>
     env: { PARLEY_EMBED_ALLOW_PRIVATE: "1", PARLEY_TEST_FAST_IRC: "1" },
   });
   const browser = await launchBrowser();
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    serviceWorkers: "block",
-  });
-  const { page, errors } = await newPage(context);
+  const { context, page, errors } = await deskPage(browser);
   const requested: string[] = [];
   page.on("request", (r) => requested.push(r.url()));
-  const clients: RawIrcClient[] = [];
-  const box = page.getByLabel("Message", { exact: true });
-  const send = async (text: string) => {
-    await box.fill(text);
-    await box.press("Enter");
-  };
+  const people = new IrcPeople(irc.port);
+  const box = composer(page);
+  const send = (text: string) => sendLine(page, text);
   try {
-    const bob = await RawIrcClient.connect(irc.port, "bob");
-    const carol = await RawIrcClient.connect(irc.port, "carol");
-    clients.push(bob, carol);
+    const bob = await people.add("bob");
+    const carol = await people.add("carol");
     await bob.join("#room");
     await carol.join("#room");
     // bob is away before erin arrives: only a WHO can tell her (ngircd sends no AWAY lines).
@@ -102,21 +101,14 @@ Deno.test("web client: images through Parley, others' away, /back", async (t) =>
     await bob.waitFor((l) => l.command === "306");
 
     await t.step("set up: erin registers and joins #room", async () => {
-      await page.goto(server.url + "/register");
-      await page.getByLabel("Email").fill("erin.k@example.com");
-      await page.getByLabel("Password", { exact: true }).fill("erin's long password");
-      await page.getByRole("button", { name: "Create account" }).click();
-      await page.waitForURL("**/settings/connection/add");
-      await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-      await page.getByLabel("Port").fill(String(irc.port));
-      await page.getByLabel("Use TLS").uncheck();
-      await page.getByLabel("Nick").fill("erin");
-      await page.getByLabel("Channel to join").fill("#room");
-      await page.getByRole("button", { name: "Connect" }).click();
-      await page.waitForURL("**/chat/irc-localhost");
+      await registerAndConnect(page, server.url, irc.port, {
+        email: "erin.k@example.com",
+        password: "erin's long password",
+        nick: "erin",
+        channel: "#room",
+      });
       await bob.waitForMember("#room", "erin");
-      await page.locator(".sidebar .conv", { hasText: "#room" }).first().click();
-      await page.waitForURL(`**/chat/irc-localhost/${encodeURIComponent("#room")}`);
+      await openConversation(page, "#room");
     });
 
     await t.step("11: someone else's away is shown in the member list", async () => {
@@ -166,7 +158,7 @@ Deno.test("web client: images through Parley, others' away, /back", async (t) =>
       assertEquals(errors, []);
     });
   } finally {
-    for (const c of clients) await c.close().catch(() => {});
+    await people.close();
     await context.close();
     await browser.close();
     await server.close();

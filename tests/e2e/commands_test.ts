@@ -5,58 +5,40 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
 import { startIrcServer } from "../support/ngircd.ts";
-import { RawIrcClient } from "../support/irc_client.ts";
-import { assertOnScreen, launchBrowser, newPage, screenshot } from "../support/browser.ts";
+import { assertOnScreen, launchBrowser, screenshot } from "../support/browser.ts";
+import {
+  deskPage,
+  IrcPeople,
+  lineWith,
+  openConversation,
+  registerAndConnect,
+  sendLine,
+  untilApi,
+} from "../support/chat_page.ts";
 
 Deno.test("web client: operator commands, ignore, answers, gap marker", async (t) => {
   const irc = await startIrcServer();
   const server = await startServer({ env: { PARLEY_TEST_FAST_IRC: "1" } });
   const browser = await launchBrowser();
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    serviceWorkers: "block",
-  });
-  const { page, errors } = await newPage(context);
-  const clients: RawIrcClient[] = [];
-  const raw = async (nick: string, channel = "#room") => {
-    const c = await RawIrcClient.connect(irc.port, nick);
-    clients.push(c);
-    await c.join(channel);
-    return c;
-  };
-  const box = page.getByLabel("Message", { exact: true });
-  const send = async (text: string) => {
-    await box.fill(text);
-    await box.press("Enter");
-  };
-  const line = (text: string | RegExp) => page.locator(".messages .line", { hasText: text }).last();
+  const { context, page, errors } = await deskPage(browser);
+  const people = new IrcPeople(irc.port);
+  const raw = (nick: string, channel = "#room") => people.add(nick, channel);
+  const send = (text: string) => sendLine(page, text);
+  const line = (text: string | RegExp) => lineWith(page, text);
   try {
-    await page.goto(server.url + "/register");
-    await page.getByLabel("Email").fill("dana@example.com");
-    await page.getByLabel("Password", { exact: true }).fill("dana's long password");
-    await page.getByRole("button", { name: "Create account" }).click();
-    await page.waitForURL("**/settings/connection/add");
-    await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-    await page.getByLabel("Port").fill(String(irc.port));
-    await page.getByLabel("Use TLS").uncheck();
-    await page.getByLabel("Nick").fill("dana");
-    await page.getByLabel("Channel to join").fill("#room");
-    await page.getByRole("button", { name: "Connect" }).click();
-    await page.waitForURL("**/chat/irc-localhost");
-    await page.getByRole("link", { name: "#room" }).click();
-    await page.waitForURL("**/chat/irc-localhost/%23room");
+    await registerAndConnect(page, server.url, irc.port, {
+      email: "dana@example.com",
+      password: "dana's long password",
+      nick: "dana",
+      channel: "#room",
+    });
+    await openConversation(page, "#room");
     // dana joins first, so ngircd makes her the operator: her join is in history before bob's.
     // (The conversation, and its link, exist from the connection's creation on.)
-    await page.waitForFunction(
-      async () => {
-        const res = await fetch("/api/connection/irc-localhost/conversation/%23room/messages");
-        const { messages } = await res.json();
-        return messages.some((m: { type: string; from: string }) =>
-          m.type === "join" && m.from === "dana"
-        );
-      },
-      undefined,
-      { polling: 50, timeout: 20_000 },
+    await untilApi<{ messages: { type: string; from: string }[] }>(
+      page,
+      "/api/connection/irc-localhost/conversation/%23room/messages",
+      ({ messages }) => messages.some((m) => m.type === "join" && m.from === "dana"),
     );
     const bob = await raw("bob");
     const troll = await raw("troll");
@@ -138,14 +120,10 @@ Deno.test("web client: operator commands, ignore, answers, gap marker", async (t
       async () => {
         await irc.stop();
         // Down, as the API tells the page, before the server comes back.
-        await page.waitForFunction(
-          async () => {
-            const res = await fetch("/api/connections");
-            const { connections } = await res.json();
-            return connections[0]?.state !== "connected";
-          },
-          undefined,
-          { polling: 50, timeout: 20_000 },
+        await untilApi<{ connections: { state: string }[] }>(
+          page,
+          "/api/connections",
+          ({ connections }) => connections[0]?.state !== "connected",
         );
         await irc.start();
         const gap = page.locator(".messages .line.look-gap").last();
@@ -174,7 +152,7 @@ Deno.test("web client: operator commands, ignore, answers, gap marker", async (t
     );
     assertEquals(errors, []);
   } finally {
-    for (const c of clients) await c.close().catch(() => {});
+    await people.close();
     await context.close();
     await browser.close();
     await server.close();

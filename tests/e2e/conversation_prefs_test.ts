@@ -9,6 +9,7 @@ import { startServer } from "../support/server.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { assertOnScreen, launchBrowser, newPage, type Page } from "../support/browser.ts";
+import { openConversation, registerAndConnect, sendLine } from "../support/chat_page.ts";
 
 const EMAIL = "fay@example.com";
 const PASSWORD = "fay's long password";
@@ -29,32 +30,22 @@ Deno.test("conversations: notification levels and drafts", async (t) => {
   const bob = await RawIrcClient.connect(irc.port, "bob");
   const box = (p: Page) => p.getByLabel("Message", { exact: true });
   const entry = (p: Page, name: string) => p.locator(".sidebar .conv", { hasText: name }).first();
-  const open = async (p: Page, name: string) => {
-    await entry(p, name).click();
-    await p.waitForURL(`**/chat/irc-localhost/${encodeURIComponent(name)}`);
-  };
+  const open = openConversation;
   // The box is busy until the conversation's draft has come from the server.
   const draftShown = (p: Page) => p.locator("#composer-input[aria-busy=false]").waitFor();
   try {
     for (const c of ["#tea", "#news", "#misc"]) await bob.join(c);
 
     await t.step("set up: fay registers and joins three channels", async () => {
-      await page.goto(server.url + "/register");
-      await page.getByLabel("Email").fill(EMAIL);
-      await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-      await page.getByRole("button", { name: "Create account" }).click();
-      await page.waitForURL("**/settings/connection/add");
-      await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-      await page.getByLabel("Port").fill(String(irc.port));
-      await page.getByLabel("Use TLS").uncheck();
-      await page.getByLabel("Nick").fill("fay");
-      await page.getByLabel("Channel to join").fill("#tea");
-      await page.getByRole("button", { name: "Connect" }).click();
-      await page.waitForURL("**/chat/irc-localhost");
+      await registerAndConnect(page, server.url, irc.port, {
+        email: EMAIL,
+        password: PASSWORD,
+        nick: "fay",
+        channel: "#tea",
+      });
       await bob.waitForMember("#tea", "fay");
       for (const c of ["#news", "#misc"]) {
-        await box(page).fill(`/join ${c}`);
-        await box(page).press("Enter");
+        await sendLine(page, `/join ${c}`);
         await page.waitForURL(`**/chat/irc-localhost/${encodeURIComponent(c)}`);
         await bob.waitForMember(c, "fay");
       }

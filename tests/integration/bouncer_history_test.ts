@@ -3,7 +3,7 @@
  * and their FAILs, msgids the same as the API's, MARKREAD both ways, and the replay on attach.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { forEachStore } from "../support/backends.ts";
+import { forEachStore, idleConnection } from "../support/backends.ts";
 import { EventBus } from "../../lib/bus.ts";
 import type { PushedEvent } from "../../lib/events.ts";
 import type { Store } from "../../store/mod.ts";
@@ -61,14 +61,7 @@ async function world(store: Store): Promise<World> {
   const h = historyService({ store, bus });
   assert(h, "the store has the history capability");
   const user = await store.users.create("b@example.com", "password-1", []);
-  const conn = await store.connections.create({
-    userId: user.id,
-    connectionId: "irc-localhost",
-    name: "localhost",
-    url: "irc://127.0.0.1:6667?nick=me",
-    onConnectCommands: [],
-    wantedState: "disconnected",
-  });
+  const conn = await idleConnection(store, user.id);
   const test = (await store.conversations.ensure(conn.id, "#test", "#Test")).id;
   const add = async (
     conv: number,
