@@ -21,8 +21,8 @@ import { formatLine, type Message, nickOf, parseLine } from "./wire.ts";
 /** An attached client, as the relay sees it. */
 export interface Downstream {
   caps: Caps;
-  /** Queues one line (without CR LF) for the client. */
-  write(line: string): void;
+  /** Queues one line (without CR LF) for the client; `msgid` names a stored message's line. */
+  write(line: string, msgid?: string): void;
   /** Sends ERROR and closes (its connection is gone). */
   quit(reason: string): void;
 }
@@ -391,7 +391,7 @@ export class Hub {
 
   #send(c: Downstream, m: Message): void {
     const line = forClient(c.caps, m, { prefixes: this.state.prefixSymbols(), myNick: this.nick });
-    if (line !== undefined) c.write(line);
+    if (line !== undefined) c.write(line, m.tags.get("msgid"));
   }
 
   /** A message was stored (from IRC, the web client or an attached client). */

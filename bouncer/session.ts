@@ -50,6 +50,8 @@ export class Session {
   #last = Date.now();
   /** Where this client's lines go when another node runs its user. */
   #remote?: RemoteEnd;
+  /** Live lines that came while the replay on attach was read, sent after it. */
+  #held?: { line: string; msgid?: string }[];
 
   constructor(
     readonly cx: BouncerContext,
@@ -90,7 +92,20 @@ export class Session {
     };
   }
 
-  write(line: string): void {
+  /**
+   * Queues a line for the client; `msgid` is the stored message's id when it is one. While the
+   * replay on attach is read, live lines wait for it (see `attach`).
+   */
+  write(line: string, msgid?: string): void {
+    const held = this.#held;
+    if (!held) return this.#out(line);
+    if (held.length < MAX_HELD) return void held.push({ line, msgid });
+    // A server that floods while the store is slow: drop the client, as a full socket does.
+    this.#held = undefined;
+    this.close();
+  }
+
+  #out(line: string): void {
     if (!this.#closed && !this.transport.write(line)) this.#closed = true;
   }
 
@@ -100,7 +115,7 @@ export class Session {
     for (const raw of lines) {
       const m = parseLine(raw);
       const line = m && forClient(this.caps, m, { prefixes, myNick: this.target });
-      if (line) this.write(line);
+      if (line) this.#out(line);
     }
   }
 
@@ -256,13 +271,33 @@ export class Session {
     this.hub = hub;
     const lines = await burstLines(hub, this.caps, this.cx.history, this.scope(), this.cx.version);
     for (const l of lines) this.write(l);
-    if (!this.caps.has("draft/chathistory")) {
-      const names = [...hub.state.channels.values()].map((c) => c.name);
-      this.writeHistory(await this.cx.history.replay(this.scope(), names));
-    }
-    hub.attach(this);
+    if (this.caps.has("draft/chathistory")) hub.attach(this);
+    else await this.#attachAfterReplay(hub);
     this.onAttached();
     log.info("bouncer client attached", { uid, connection: login.connection.connectionId });
+  }
+
+  /**
+   * Sends what the client missed, attached to the live stream from before the store is read:
+   * attached after it, the client would never see a line that came while it was read (too late
+   * for the replay, too early for the stream). Live lines wait until the replay is out; a stored
+   * one the replay already had is not sent twice.
+   */
+  async #attachAfterReplay(hub: Hub): Promise<void> {
+    const held: { line: string; msgid?: string }[] = this.#held = [];
+    hub.attach(this);
+    let replayed: string[] = [];
+    try {
+      const names = [...hub.state.channels.values()].map((c) => c.name);
+      replayed = await this.cx.history.replay(this.scope(), names);
+    } finally {
+      if (this.#held === held) {
+        this.#held = undefined;
+        this.writeHistory(replayed);
+        const seen = new Set(replayed.map((l) => parseLine(l)?.tags.get("msgid")));
+        for (const h of held) if (!h.msgid || !seen.has(h.msgid)) this.write(h.line);
+      }
+    }
   }
 
   /** Another node runs the user: it runs this session too, and this node carries the lines. */
@@ -309,6 +344,9 @@ export class Session {
     this.hub = undefined;
   }
 }
+
+/** Live lines held at most while the replay on attach is read. */
+const MAX_HELD = 10_000;
 
 /** What a refused client is told. */
 export function refusalText(r: "throttled" | "invalid" | "no-network"): string {

@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
-import { BouncerClient } from "../support/bouncer_client.ts";
+import { BouncerClient, type Received } from "../support/bouncer_client.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { freePort } from "../support/ports.ts";
@@ -33,6 +33,12 @@ Deno.test("bouncer on two nodes: a client on the other node is served by the own
   let c: BouncerClient | undefined;
   const why = () =>
     nodes.map((n, i) => `node ${"ab"[i]}:\n${diagnose(n.output(), irc.output())}`).join("\n");
+  /** Waits for `step`; a timeout says which step, with both nodes' and the server's logs. */
+  const waited = <T>(what: string, step: Promise<T>): Promise<T> =>
+    step.catch((err) => {
+      throw new Error(`waiting for ${what}: ${err.message}\n${why()}`);
+    });
+  const line = (test: (l: Received) => boolean) => c!.waitFor(test);
   try {
     const a = await startServer({
       env: { ...env, PARLEY_IRC_LISTEN: `irc://127.0.0.1:${freePort()}` },
@@ -47,61 +53,83 @@ Deno.test("bouncer on two nodes: a client on the other node is served by the own
     assertEquals(made.status, 200, JSON.stringify(made.body));
     bob = await RawIrcClient.connect(irc.port, "bob");
     await bob.join("#nodes");
-    await bob.waitForMember("#nodes", "owner").catch((err) => {
-      throw new Error(`${err.message}\n${why()}`);
-    });
+    await waited("owner in #nodes (node a)", bob.waitForMember("#nodes", "owner"));
     assert(/cluster: running user uid=1/.test(a.output()), why());
     const portB = freePort();
     const b = await startServer({ env: { ...env, PARLEY_IRC_LISTEN: `irc://127.0.0.1:${portB}` } });
     nodes.push(b);
     assert(!/cluster: running user/.test(b.output()), "node b runs nobody");
     // The daemon answers HTTP a moment before its IRC listener is open.
-    await poll("node b's listener is open", () => b.output().includes("irc listening"));
+    await waited(
+      "node b's listener",
+      poll("node b's listener is open", () => b.output().includes("irc listening")),
+    );
 
-    c = await BouncerClient.attach(portB, `${EMAIL}/irc-localhost@far`, PASSWORD, [
-      "server-time",
-      "message-tags",
-      "echo-message",
-      "batch",
-    ]).catch((err) => {
-      throw new Error(`${err.message}\n${why()}`);
-    });
+    c = await waited(
+      "the first attach to node b",
+      BouncerClient.attach(portB, `${EMAIL}/irc-localhost@far`, PASSWORD, [
+        "server-time",
+        "message-tags",
+        "echo-message",
+        "batch",
+      ]),
+    );
     // The burst comes from node a, which is in the channel.
-    const join = await c.waitFor((l) => l.command === "JOIN" && l.params[0] === "#nodes");
+    const join = await waited(
+      "the burst's JOIN",
+      line((l) => l.command === "JOIN" && l.params[0] === "#nodes"),
+    );
     assert(join.prefix.startsWith("owner"), join.raw);
-    await c.waitFor((l) => l.command === "366" && l.params[1] === "#nodes");
+    await waited("the burst's 366", line((l) => l.command === "366" && l.params[1] === "#nodes"));
 
     await bob.say("#nodes", "live to node b");
-    const live = await c.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "live to node b")
-      .catch((err) => {
-        throw new Error(`${err.message}\n${why()}`);
-      });
+    const live = await waited(
+      "bob's live line",
+      line((l) => l.command === "PRIVMSG" && l.params[1] === "live to node b"),
+    );
     assert(live.tags.get("msgid"), live.raw);
 
     await c.send("PRIVMSG #nodes :said on node b");
-    const heard = await bob.waitFor((l) =>
-      l.command === "PRIVMSG" && l.params[1] === "said on node b"
+    const heard = await waited(
+      "the client's line at bob",
+      bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "said on node b"),
     );
     assertEquals(heard.prefix?.split("!")[0], "owner");
-    await c.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "said on node b");
+    await waited(
+      "the client's line echoed",
+      line((l) => l.command === "PRIVMSG" && l.params[1] === "said on node b"),
+    );
 
     await c.send("QUIT :bye");
-    await c.waitClosed();
+    await waited("the end of the session on QUIT", c.waitClosed());
     assert(/bouncer client handed over/.test(b.output()), why());
 
     // Node a is killed (no close is sent): node b ends the handed-over session once it sees a
     // gone, and the client, attaching again, is served by node b, which took the user over.
-    c = await BouncerClient.attach(portB, `${EMAIL}/irc-localhost@far`, PASSWORD, []);
-    await c.waitFor((l) => l.command === "366" && l.params[1] === "#nodes");
+    c = await waited(
+      "the second attach to node b",
+      BouncerClient.attach(portB, `${EMAIL}/irc-localhost@far`, PASSWORD, []),
+    );
+    await waited(
+      "the second burst's 366",
+      line((l) => l.command === "366" && l.params[1] === "#nodes"),
+    );
     await a.kill();
-    await c.waitClosed(60_000).catch((err) => {
-      throw new Error(`${err.message}\n${why()}`);
-    });
-    await bob.waitForMember("#nodes", "owner", 60_000);
-    c = await BouncerClient.attach(portB, `${EMAIL}/irc-localhost@far`, PASSWORD, []);
-    await c.waitFor((l) => l.command === "366" && l.params[1] === "#nodes");
+    await waited("the end of the session on node a's death", c.waitClosed(60_000));
+    await waited("owner in #nodes (node b)", bob.waitForMember("#nodes", "owner", 60_000));
+    c = await waited(
+      "the third attach to node b",
+      BouncerClient.attach(portB, `${EMAIL}/irc-localhost@far`, PASSWORD, []),
+    );
+    await waited(
+      "the third burst's 366",
+      line((l) => l.command === "366" && l.params[1] === "#nodes"),
+    );
     await bob.say("#nodes", "served by node b");
-    await c.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "served by node b");
+    await waited(
+      "bob's line served by node b",
+      line((l) => l.command === "PRIVMSG" && l.params[1] === "served by node b"),
+    );
   } finally {
     c?.close();
     await bob?.close();

@@ -5,17 +5,26 @@ import { startIrcServer } from "./ngircd.ts";
 import { poll } from "./poll.ts";
 import { startBouncer } from "../../bouncer/mod.ts";
 import type { BouncerLimits } from "../../bouncer/limits.ts";
+import { type HistoryService, historyService } from "../../bouncer/history/mod.ts";
 
 export const PASSWORD = "correct horse battery";
 export const EMAIL = "admin@example.com";
 
-/** Starts ngircd, the app and the listener; the admin has one connected connection. */
-export async function setupBouncer(limits: Partial<BouncerLimits> = {}) {
+/**
+ * Starts ngircd, the app and the listener; the admin has one connected connection. `history`
+ * wraps the store's history service (a test may hold a step of it back).
+ */
+export async function setupBouncer(
+  limits: Partial<BouncerLimits> = {},
+  history?: (real: HistoryService) => HistoryService,
+) {
   const ngircd = await startIrcServer();
   const app = await startApp({ PARLEY_TEST_FAST_IRC: "1" });
+  const real = historyService(app.deps);
   const bouncer = startBouncer(app.deps, {
     addresses: [{ tls: false, hostname: "127.0.0.1", port: 0 }],
     limits: { registerTimeoutMs: 500, ...limits },
+    history: real && history ? history(real) : undefined,
   });
   const api = app.client();
   await api.register(EMAIL, PASSWORD);
