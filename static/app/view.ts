@@ -236,6 +236,9 @@ export function markRead(cid: string, conv: string, force = false): Promise<void
     readTimer = setTimeout(async () => {
       const k = key(cid, conv);
       const c = conversations.value[k];
+      // Left within the debounce: what arrives from now on is not read, and a request sent now
+      // would reach the server after it and mark it read.
+      if (!isOpen(cid, conv)) return resolve();
       if (conv !== "" && (force || c?.unread || mentions.value[k])) {
         patchConversation(cid, conv, { unread: 0 });
         if (mentions.value[k]) {
