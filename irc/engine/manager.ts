@@ -23,7 +23,7 @@ import { ircLower } from "../casefold.ts";
 import { connectionInfo, infoStateEvent } from "../resources.ts";
 import { mayReachTarget } from "../trust.ts";
 import { clientCertificate } from "../certificate.ts";
-import { parseIrcUrl } from "../url.ts";
+import { parseIrcUrl, targetKey } from "../url.ts";
 import { type IrcLine, ircLine } from "./line.ts";
 import type { IrcControl, LiveView } from "../control.ts";
 
@@ -435,7 +435,10 @@ export class IrcManager implements IrcControl {
           this.#awaitTurn(c);
         },
         setNick: async (nick) => {
-          await store.connections.update(record.id, { nick });
+          // The nick kept beside a URL that names none is part of the connection's target.
+          const url = parseIrcUrl(record.url);
+          const target = url.nick ? undefined : targetKey({ ...url, nick });
+          await store.connections.update(record.id, { nick, target });
           const c = this.#live.get(record.id);
           if (c) {
             c.wantedNick = nick;
