@@ -2,11 +2,13 @@
  * `deno task bench`: runs every benchmark in turn; each prints `name: value unit` lines.
  * Sizes: PARLEY_BENCH_MESSAGES (history, default 1,000,000), IRC_BENCH_CONNECTIONS (default
  * 1,000), IRC_BENCH_RATE and IRC_BENCH_SECONDS (latency, default 1,000/s for 5 s),
- * PARLEY_BENCH_FLOOD (burst, default 200,000).
+ * PARLEY_BENCH_FLOOD (burst, default 200,000), SCALE_USERS and SCALE_CONNECTIONS (many users'
+ * connections, default 20 x 5; see bench/irc_scale.ts).
  */
 const BENCHES = [
   "history.ts",
   "irc_connections.ts",
+  "irc_scale.ts",
   "irc_latency.ts",
   "irc_flood.ts",
   "embed_parse.ts",
