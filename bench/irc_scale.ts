@@ -14,7 +14,8 @@
  *     deno task bench irc_scale
  *
  * PARLEY_CONNECT_DELAY (seconds between connects to one host, the daemon's own setting) paces
- * the connects; SCALE_PLAIN=0 skips the plain clients, SCALE_RESTART=0 the restart storm.
+ * the connects; SCALE_PLAIN=0 skips the plain clients, SCALE_RESTART=0 the restart storm;
+ * SCALE_DAEMON_FLAGS adds `deno run` flags to the daemon (`--cpu-prof --cpu-prof-dir=...`).
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
@@ -42,6 +43,8 @@ const RESTART = Deno.env.get("SCALE_RESTART") !== "0";
 const WAIT_MS = num("SCALE_WAIT_SECONDS", 1200) * 1000;
 const N = USERS * PER_USER;
 const DEBUG = !!Deno.env.get("BENCH_DEBUG");
+/** More `deno run` flags for the daemon (`--cpu-prof`, `--inspect`), for finding where time goes. */
+const DAEMON_FLAGS = (Deno.env.get("SCALE_DAEMON_FLAGS") ?? "").split(" ").filter(Boolean);
 const FAN = "#fan";
 const ROOT = new URL("..", import.meta.url).pathname;
 
@@ -123,7 +126,7 @@ let daemon: Deno.ChildProcess | undefined;
 let daemonOut = "";
 async function startDaemon(): Promise<number> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--v8-flags=--expose-gc", "main.ts", "daemon"],
+    args: ["run", "-A", "--v8-flags=--expose-gc", ...DAEMON_FLAGS, "main.ts", "daemon"],
     cwd: ROOT,
     env: {
       PARLEY_HOME: home,

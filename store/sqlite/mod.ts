@@ -69,7 +69,10 @@ function sqliteStore(
     profiles: sqliteProfileStore(db),
     // irc
     connections: sqliteConnectionStore(db),
-    conversations: sqliteConversationStore(db, history.commit),
+    conversations: sqliteConversationStore(db, {
+      commit: history.commit,
+      unread: history.unreadPending,
+    }),
 
     // history
     messages: history.messages,

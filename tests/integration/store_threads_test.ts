@@ -1,5 +1,7 @@
 /** The store's threads: the search indexer's worker also checkpoints parley.db's WAL. */
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { sqliteBackend } from "../../store/sqlite/mod.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { openDatabase } from "../../store/sqlite/db.ts";
 import { migrate, sqliteMigrations } from "../../store/sqlite/migrate.ts";
@@ -97,6 +99,53 @@ Deno.test("an index behind parley.db has its worker started at once", async () =
   } finally {
     searchDb.close();
     db.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("reading a conversation counts the writer's pending unread messages without a commit", async () => {
+  const home = await Deno.makeTempDir({ prefix: "parley-threads-" });
+  const store = await sqliteBackend.open(home);
+  // Another connection to the file sees only what is committed.
+  const reader = new DatabaseSync(join(home, "parley.db"), { readOnly: true });
+  const committed = () =>
+    (reader.prepare("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
+  try {
+    const user = await store.users.create("jane@example.com", "x", []);
+    const connection = await store.connections.create({
+      userId: user.id,
+      connectionId: "irc-example",
+      name: "example",
+      url: "irc://irc.example.org",
+      onConnectCommands: [],
+      wantedState: "disconnected",
+    });
+    const conv = await store.conversations.ensure(connection.id, "#busy", "#busy");
+    const append = (text: string, unread: boolean) =>
+      store.messages.append({
+        conversation: conv.id,
+        userId: user.id,
+        from: "bob",
+        type: "private",
+        text,
+        unread,
+      });
+    await append("one", true);
+    await append("bob joined.", false);
+    await append("two", true);
+    const read = await store.conversations.get(connection.id, "#busy");
+    assertEquals(read?.unread, 2, "the pending count is added");
+    assertEquals(committed(), 0, "and nothing was committed for it");
+    await store.messages.flush();
+    assertEquals(committed(), 3);
+    assertEquals((await store.conversations.get(connection.id, "#busy"))?.unread, 2, "once");
+    // Listings commit first: what is pending is saved, then read.
+    await append("three", true);
+    const [listed] = await store.conversations.listForConnection(connection.id);
+    assertEquals([listed.unread, committed()], [3, 4]);
+  } finally {
+    reader.close();
+    await store.close();
     await Deno.remove(home, { recursive: true });
   }
 });
