@@ -67,15 +67,28 @@ export class ConnectionService {
 
   /** The Connection resource of a stored connection, with its live state. */
   async json(record: ConnectionRecord): Promise<ConnectionJson> {
-    const profile = await this.#deps.store.profiles.get(hostId(parseIrcUrl(record.url).host))
-      .catch(() => undefined);
-    return connectionJson(record, await this.#deps.irc.view(record), profile?.serviceAccounts);
+    return await this.#json(record, new Map());
+  }
+
+  /** As `json`; `profiles` holds the profiles already read, by host id (one read per host). */
+  async #json(
+    record: ConnectionRecord,
+    profiles: Map<string, Promise<string[] | undefined>>,
+  ): Promise<ConnectionJson> {
+    const id = hostId(parseIrcUrl(record.url).host);
+    let accounts = profiles.get(id);
+    if (!accounts) {
+      accounts = this.#deps.store.profiles.get(id).then((p) => p?.serviceAccounts, () => undefined);
+      profiles.set(id, accounts);
+    }
+    return connectionJson(record, await this.#deps.irc.view(record), await accounts);
   }
 
   /** The user's connections as the API returns them. */
   async list(userId: number): Promise<ConnectionJson[]> {
     const records = await this.#deps.store.connections.list(userId);
-    return await Promise.all(records.map((r) => this.json(r)));
+    const profiles = new Map<string, Promise<string[] | undefined>>();
+    return await Promise.all(records.map((r) => this.#json(r, profiles)));
   }
 
   async #record(userId: number, connectionId: string): Promise<ConnectionRecord> {
