@@ -8,7 +8,7 @@
  * plain clients (bench/irc_plain.ts), a channel shared by SCALE_FANOUT users (one line stored for
  * all, then SCALE_FANOUT_RATE lines/s for SCALE_FANOUT_SECONDS: lost lines, unread counts and
  * notifications checked), and a restart storm (kill -9, start: time until all are back, nothing
- * stored lost). The defaults run in about a minute; docs/performance.md has the 10,000 case:
+ * stored lost). The defaults run in about two minutes (65 s of them idle, to hold a keepalive round); docs/performance.md has the 10,000 case:
  *
  *   SCALE_USERS=500 SCALE_CONNECTIONS=20 SCALE_FANOUT=300 PARLEY_CONNECT_DELAY=0.01 \
  *     deno task bench irc_scale
@@ -34,7 +34,8 @@ const JOINS = Math.min(CHANNELS, num("SCALE_JOINS", 3));
 const FANOUT = Math.min(USERS, num("SCALE_FANOUT", 20));
 const FAN_RATE = num("SCALE_FANOUT_RATE", 100);
 const FAN_SECONDS = num("SCALE_FANOUT_SECONDS", 5);
-const IDLE_SECONDS = num("SCALE_IDLE_SECONDS", 35);
+// 65 s: one round of keepalive PINGs (every 60 s per connection) falls in the window.
+const IDLE_SECONDS = num("SCALE_IDLE_SECONDS", 65);
 /** Users whose connections are created through the API at once. */
 const CREATORS = num("SCALE_CREATORS", 8);
 const CONNECT_DELAY = Deno.env.get("PARLEY_CONNECT_DELAY") ?? "0.005";
@@ -82,7 +83,18 @@ function rssMb(pid: number): number {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
-function cpuSeconds(pid: number): number {
+/** CPU seconds of each thread of a process, by thread name (`worker-1`, `V8 DefaultWorke`...). */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/comm`).trim();
+      out.set(`${name} ${t.name}`, cpuSeconds(`${pid}/task/${t.name}`));
+    } catch { /* ended */ }
+  }
+  return out;
+}
+function cpuSeconds(pid: number | string): number {
   const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
@@ -326,9 +338,17 @@ try {
   print("rss", rss, "MB");
   print("kb_per_connection", (rss - rssIdle) * 1024 / N, "KB");
   const cpu0 = cpuSeconds(pid);
+  const threads0 = threadCpu(pid);
   const t0 = performance.now();
   await sleep(IDLE_SECONDS * 1000);
-  print("idle_cpu", (cpuSeconds(pid) - cpu0) / seconds(performance.now() - t0) * 100, "%");
+  const idleS = seconds(performance.now() - t0);
+  print("idle_cpu", (cpuSeconds(pid) - cpu0) / idleS * 100, "%");
+  if (DEBUG) {
+    for (const [name, s] of threadCpu(pid)) {
+      const used = (s - (threads0.get(name) ?? 0)) / idleS * 100;
+      if (used >= 0.1) console.error(`# idle cpu ${name}: ${used.toFixed(2)} %`);
+    }
+  }
 
   // Fan-out: one sender in a channel of FANOUT users, each with a history of their own.
   const db = new DatabaseSync(join(home, "parley.db"), { readOnly: true });
@@ -371,6 +391,10 @@ try {
     "rows/s",
   );
   print("fanout_lost", expected - storedCount(), "rows");
+  if (DEBUG && expected > storedCount()) {
+    const said = irc.output().split("\n").filter((l) => /fanbot|flood|Excess|penalty/i.test(l));
+    console.error(said.slice(-10).map((l) => `# ngircd: ${l}`).join("\n"));
+  }
   const unread = db.prepare(`SELECT unread FROM conversations WHERE id IN (${fanConvs.join(",")})`)
     .all() as { unread: number }[];
   print("fanout_unread_wrong", unread.filter((r) => r.unread !== 1 + lines).length, "members");
