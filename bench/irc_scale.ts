@@ -1,14 +1,16 @@
 /**
  * Benchmark: many users' IRC connections in one daemon, through the API, against a real ngircd
  * on loopback. SCALE_USERS users with SCALE_CONNECTIONS connections each, every connection in
- * SCALE_JOINS of SCALE_CHANNELS shared channels. Prints the daemon's resident memory and what
- * each connection adds over the idle daemon, its idle CPU (the servers' PINGs included), how
+ * SCALE_JOINS of SCALE_CHANNELS shared channels. Prints the daemon's resident memory (5 s after
+ * the joins, and after the idle window) and what each connection adds over the idle daemon, its
+ * idle CPU (the servers' PINGs included), how
  * long until every connection was registered and had joined (as the IRC server counts them), the
  * p99 of `GET /api/connections` and of a history page while they connect, the same joins made by
  * plain clients (bench/irc_plain.ts), a channel shared by SCALE_FANOUT users (one line stored for
  * all, then SCALE_FANOUT_RATE lines/s for SCALE_FANOUT_SECONDS: lost lines, unread counts and
  * notifications checked), and a restart storm (kill -9, start: time until all are back, nothing
- * stored lost). The defaults run in about two minutes (65 s of them idle, to hold a keepalive round); docs/performance.md has the 10,000 case:
+ * stored lost). The defaults run in about two minutes (65 s of them idle, to hold a round of
+ * keepalive PINGs); docs/performance.md has the 10,000 case:
  *
  *   SCALE_USERS=500 SCALE_CONNECTIONS=20 SCALE_FANOUT=300 PARLEY_CONNECT_DELAY=0.01 \
  *     deno task bench irc_scale
@@ -334,15 +336,17 @@ try {
   print("api_history_p99", p(probe.history, 0.99), "ms");
 
   await sleep(5000); // the last joins' NAMES and events stored
-  const rss = rssMb(pid);
-  print("rss", rss, "MB");
-  print("kb_per_connection", (rss - rssIdle) * 1024 / N, "KB");
+  print("rss_after_joins", rssMb(pid), "MB");
   const cpu0 = cpuSeconds(pid);
   const threads0 = threadCpu(pid);
   const t0 = performance.now();
   await sleep(IDLE_SECONDS * 1000);
   const idleS = seconds(performance.now() - t0);
   print("idle_cpu", (cpuSeconds(pid) - cpu0) / idleS * 100, "%");
+  // After a quiet minute: the daemon's idle collection has handed back what the joins used.
+  const rss = rssMb(pid);
+  print("rss", rss, "MB");
+  print("kb_per_connection", (rss - rssIdle) * 1024 / N, "KB");
   if (DEBUG) {
     for (const [name, s] of threadCpu(pid)) {
       const used = (s - (threads0.get(name) ?? 0)) / idleS * 100;
