@@ -18,7 +18,9 @@ import { searchRoutes } from "./routes/search.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { CONVERSATION, conversationRoutes } from "./routes/conversations.ts";
+import { conversationPrefsRoutes } from "./routes/conversation_prefs.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { ircSocketRoutes } from "./routes/irc_socket.ts";
 import { filesRoutes } from "./routes/files.ts";
 import { updatesRoutes } from "./routes/updates.ts";
 import { embedRoutes } from "./routes/embed.ts";
@@ -26,7 +28,9 @@ import { webhookRoutes } from "./routes/webhook.ts";
 import { i18nRoutes } from "./routes/i18n.ts";
 import { webRoutes } from "./routes/web.ts";
 import { noteSessionClient, sessionRoutes } from "./routes/sessions.ts";
+import { appTokenRoutes } from "./routes/app_tokens.ts";
 import { pushRoutes } from "./routes/push.ts";
+import { ignoreRoutes } from "./routes/ignores.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -126,10 +130,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     i18nRoutes,
     // account page and push notifications
     sessionRoutes,
+    appTokenRoutes,
     pushRoutes,
+    ignoreRoutes,
+    // a conversation's notification level and draft
+    conversationPrefsRoutes,
   ];
   for (const routes of operations) app.route("/api", routes(deps));
   app.route("/", eventRoutes(deps));
+  app.route("/", ircSocketRoutes(deps));
   // web client: static files and the single-page app (mounted after /api)
   app.route("/", webRoutes(deps));
 

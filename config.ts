@@ -36,6 +36,18 @@ export interface Config {
   databaseUrl?: string;
   /** On PostgreSQL, how often a node looks for users nobody runs (ms). */
   clusterScanMs: number;
+  /** Where IRC clients attach (the bouncer listener); empty: off. */
+  ircListen: IrcListenAddress[];
+  /** PEM files of the `ircs://` listener. */
+  ircTlsCert?: string;
+  ircTlsKey?: string;
+}
+
+/** One address of the bouncer listener. */
+export interface IrcListenAddress {
+  tls: boolean;
+  hostname: string;
+  port: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -128,6 +140,18 @@ export const OPTIONS: readonly Option[] = [
     env: "PARLEY_DATABASE_URL",
     help: "postgres:// URL: store everything in PostgreSQL (default: SQLite in the data folder)",
     secret: true,
+  },
+  {
+    flag: "irc-listen",
+    env: "PARLEY_IRC_LISTEN",
+    help: "where IRC clients attach: ircs://HOST:PORT and/or irc://127.0.0.1:PORT, comma-separated",
+  },
+  { flag: "irc-tls-cert", env: "PARLEY_IRC_TLS_CERT", help: "TLS certificate file for ircs://" },
+  { flag: "irc-tls-key", env: "PARLEY_IRC_TLS_KEY", help: "TLS key file for ircs://" },
+  {
+    flag: "irc-listen-plain-anywhere",
+    env: "PARLEY_IRC_LISTEN_PLAIN_ANYWHERE",
+    help: "let irc:// (no TLS) listen beyond loopback (0/1)",
   },
 ];
 
@@ -330,6 +354,7 @@ export function parseConfig(
       throw new ConfigError("PARLEY_DATABASE_URL names no host");
     }
   }
+  const ircListen = parseIrcListen(env);
   const secret = env.PARLEY_SECRET || undefined;
   if (secret !== undefined && secret.length < 16) {
     throw new ConfigError("PARLEY_SECRET must be at least 16 characters");
@@ -357,11 +382,50 @@ export function parseConfig(
       env.PARLEY_TEST_CLUSTER_SCAN_MS || "5000",
       100,
     ),
+    ircListen,
+    ircTlsCert: env.PARLEY_IRC_TLS_CERT || undefined,
+    ircTlsKey: env.PARLEY_IRC_TLS_KEY || undefined,
     // A test-only switch, so it is not among OPTIONS (the --help list).
     ircTiming: parseBool("PARLEY_TEST_FAST_IRC", env.PARLEY_TEST_FAST_IRC)
       ? FAST_TIMING
       : DEFAULT_TIMING,
   };
+}
+
+/** Loopback names and addresses: plain IRC listens there without asking. */
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
+
+/**
+ * PARLEY_IRC_LISTEN: comma-separated `ircs://HOST:PORT` (needs PARLEY_IRC_TLS_CERT and _KEY) and
+ * `irc://HOST:PORT` (loopback only, unless PARLEY_IRC_LISTEN_PLAIN_ANYWHERE=1: passwords would
+ * cross the network in the clear).
+ */
+function parseIrcListen(env: Record<string, string | undefined>): IrcListenAddress[] {
+  const text = env.PARLEY_IRC_LISTEN ?? "";
+  const anywhere = parseBool(
+    "PARLEY_IRC_LISTEN_PLAIN_ANYWHERE",
+    env.PARLEY_IRC_LISTEN_PLAIN_ANYWHERE,
+  );
+  const out: IrcListenAddress[] = [];
+  for (const item of text.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const url = parseUrl("PARLEY_IRC_LISTEN", item, ["irc", "ircs"]);
+    const tls = url.protocol === "ircs:";
+    if (url.pathname.replace(/^\/$/, "") || url.search || url.username) {
+      throw new ConfigError(`PARLEY_IRC_LISTEN: "${item}" must be only a scheme, host and port`);
+    }
+    if (!tls && !anywhere && !LOOPBACK.test(url.hostname)) {
+      throw new ConfigError(
+        `PARLEY_IRC_LISTEN: irc:// listens only on loopback (use ircs://, or set PARLEY_IRC_LISTEN_PLAIN_ANYWHERE=1)`,
+      );
+    }
+    if (tls && (!env.PARLEY_IRC_TLS_CERT || !env.PARLEY_IRC_TLS_KEY)) {
+      throw new ConfigError(
+        "PARLEY_IRC_LISTEN has ircs:// but PARLEY_IRC_TLS_CERT and PARLEY_IRC_TLS_KEY are not both set",
+      );
+    }
+    out.push({ tls, hostname: url.hostname, port: Number(url.port || (tls ? 6697 : 6667)) });
+  }
+  return out;
 }
 
 /** Creates the data folder and returns the secret: configured, or generated once and kept (mode 0600). */

@@ -15,6 +15,7 @@ import { connectPg } from "../store/pg/db.ts";
 import { setLogLevel } from "../lib/log.ts";
 import { nowMicros } from "../lib/time.ts";
 import { rng, sentence, vocabulary, zipf } from "./history_data.ts";
+import { line, pct } from "./stats.ts";
 
 const N = Number(Deno.env.get("PARLEY_BENCH_MESSAGES") ?? 1_000_000);
 const USERS = 10;
@@ -31,16 +32,6 @@ const random = rng(42);
 const words = vocabulary(30_000, random);
 const draw = zipf(words.length, random);
 const nicks = Array.from({ length: 400 }, (_, i) => `nick${i}`);
-
-/** Percentile of sorted-in-place samples. */
-function pct(samples: number[], p: number): number {
-  samples.sort((a, b) => a - b);
-  return samples[Math.min(samples.length - 1, Math.floor(samples.length * p))];
-}
-
-function line(name: string, value: number, unit: string) {
-  console.log(`${name}: ${value < 10 ? value.toFixed(3) : Math.round(value)} ${unit}`);
-}
 
 // PARLEY_BENCH_DIR keeps the store; run again with the same folder, only the queries are timed.
 const keep = Deno.env.get("PARLEY_BENCH_DIR");

@@ -1,5 +1,7 @@
 /** `parley daemon`: runs the server until SIGINT or SIGTERM. */
-import { ConfigError, loadConfig } from "../config.ts";
+import { type Config, ConfigError, loadConfig } from "../config.ts";
+import type { AppDeps } from "../http/env.ts";
+import type { Bouncer } from "../bouncer/mod.ts";
 import { createApp } from "../app.ts";
 import { wireDeps } from "../deps.ts";
 import { openStore } from "../store/mod.ts";
@@ -35,6 +37,26 @@ function listen(
     }
     if (err instanceof Deno.errors.AddrNotAvailable) {
       throw new ConfigError(`PARLEY_LISTEN: ${options.hostname} is not an address of this machine`);
+    }
+    throw err;
+  }
+}
+
+/** The bouncer listener when PARLEY_IRC_LISTEN asks for it; a bound port is a config error. */
+async function startIrcListener(config: Config, deps: AppDeps): Promise<Bouncer | undefined> {
+  if (!config.ircListen.length) return undefined;
+  const tls = config.ircTlsCert && config.ircTlsKey
+    ? {
+      cert: await Deno.readTextFile(config.ircTlsCert),
+      key: await Deno.readTextFile(config.ircTlsKey),
+    }
+    : undefined;
+  const { startBouncer } = await import("../bouncer/mod.ts");
+  try {
+    return startBouncer(deps, { addresses: config.ircListen, tls, version: VERSION });
+  } catch (err) {
+    if (err instanceof Deno.errors.AddrInUse || err instanceof Deno.errors.AddrNotAvailable) {
+      throw new ConfigError(`PARLEY_IRC_LISTEN: ${(err as Error).message}`);
     }
     throw err;
   }
@@ -84,6 +106,9 @@ export async function daemon(args: string[]): Promise<void> {
       url: new URL("register", config.baseUrl.href.replace(/\/?$/, "/")).href,
     });
   }
+  // Before the connections start, so the bouncer's relay sees each server's greeting.
+  const bouncer = await startIrcListener(config, deps);
+  deps.bouncer = bouncer;
   irc.start().catch((err) => log.error("irc start failed", { error: err }));
   if (botConfig) {
     ensureBot(deps, botConfig).then((bot) => (deps.bot = bot))
@@ -100,6 +125,7 @@ export async function daemon(args: string[]): Promise<void> {
     bus.broadcast({ event: "shutdown" });
     controller.abort();
     await server.finished;
+    await bouncer?.close();
     await irc.stop();
     await store.close();
     lock.close();

@@ -250,4 +250,23 @@ export class ClusterIrc implements IrcControl {
   state(connectionRowId: number): string {
     return this.#local.state(connectionRowId);
   }
+
+  /**
+   * What the bouncer listener needs to hand an IRC client over to the node that runs its user:
+   * that node, and the sealed channel.
+   */
+  bouncerLink() {
+    return {
+      node: this.nodeId,
+      elsewhere: async (userId: number) => {
+        await this.#init();
+        const owner = await this.#ownership.claim(userId);
+        return owner === this.nodeId ? undefined : owner;
+      },
+      ownerOf: (userId: number) => this.#ownership.ownerOf(userId),
+      send: (channel: string, message: unknown) => this.#channel.send(channel, message),
+      listen: (channel: string, fn: (message: unknown) => void) =>
+        this.#channel.listen(channel, fn),
+    };
+  }
 }

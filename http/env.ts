@@ -23,6 +23,8 @@ export interface AppDeps {
   loginThrottle: LoginThrottle;
   /** The bot configured by bot.json, once started; absent without a bot.json. */
   bot?: Bot;
+  /** The IRC listener (PARLEY_IRC_LISTEN), which also takes IRC clients from `GET /socket`. */
+  bouncer?: { acceptSocket(socket: WebSocket, address: string): void };
 }
 
 /** Per-request variables set by middleware. */

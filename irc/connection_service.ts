@@ -39,6 +39,8 @@ export interface CreateConnection {
   conversation_id?: string;
   on_connect_commands?: string[];
   wanted_state?: WantedState;
+  /** More channels to join (the default connection's list; not part of the API's body). */
+  join?: string[];
 }
 
 /** Input of updateConnection (validated by the route). */
@@ -217,7 +219,11 @@ export class ConnectionService {
     // Made when a connection first goes to connect (as Convos does), so a connection created to
     // connect has its fingerprint in the first answer.
     if (record.wantedState === "connected") await clientCertificate(store, record);
-    await irc.created(record, [input.conversation_id ?? "", parsed.conversation]);
+    await irc.created(record, [
+      input.conversation_id ?? "",
+      parsed.conversation,
+      ...(input.join ?? []),
+    ]);
     log.info("connection created", { uid: user.id, connection: record.connectionId });
     return this.json(record);
   }

@@ -3,7 +3,8 @@
  * and the state events all build a Connection or a Conversation here, so they cannot drift apart.
  */
 import type { ConnectionRecord, WantedState } from "../store/connections.ts";
-import type { ConversationRecord } from "../store/conversations.ts";
+import { type ConversationRecord, type NotifyLevel, notifyLevel } from "../store/conversations.ts";
+import { isChannel } from "./casefold.ts";
 import type { IrcConnection } from "./engine/connection.ts";
 import type { InfoStateEvent } from "../lib/events.ts";
 import { parseIrcUrl, publicUrl } from "./url.ts";
@@ -99,6 +100,7 @@ export interface ConversationJson extends ConversationCore {
   frozen: string;
   info: Record<string, never>;
   notifications: number;
+  notify: NotifyLevel;
 }
 
 /** The Conversation resource; without `frozen`, the core that new-conversation events carry. */
@@ -116,5 +118,11 @@ export function conversationJson(
     unread: c.unread,
   };
   if (frozen === undefined) return core;
-  return { ...core, frozen, info: {}, notifications: c.notifications };
+  return {
+    ...core,
+    frozen,
+    info: {},
+    notifications: c.notifications,
+    notify: notifyLevel(c.notify, isChannel(c.conversationId)),
+  };
 }

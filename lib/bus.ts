@@ -30,19 +30,27 @@ export class EventBus {
   #relay?: BusRelay;
   /** Each tap with the event kinds it wants (undefined: all). */
   #taps = new Map<Tap, ReadonlySet<EventKind> | undefined>();
+  /** Taps that want only some users' events, and which (the bouncer: users with IRC clients). */
+  #tapUsers = new Map<Tap, (userId: number) => boolean>();
 
   /**
-   * Adds a tap, for the event kinds in `kinds` (all when omitted); returns the function that
-   * removes it. Naming the kinds lets a publisher skip building events nobody wants.
+   * Adds a tap, for the event kinds in `kinds` (all when omitted) and the users `users` says yes
+   * to (all when omitted); returns the function that removes it. Naming the kinds and users lets
+   * a publisher skip building events nobody wants.
    */
-  tap(fn: Tap, kinds?: readonly EventKind[]): () => void {
+  tap(fn: Tap, kinds?: readonly EventKind[], users?: (userId: number) => boolean): () => void {
     this.#taps.set(fn, kinds ? new Set(kinds) : undefined);
-    return () => void this.#taps.delete(fn);
+    if (users) this.#tapUsers.set(fn, users);
+    return () => {
+      this.#taps.delete(fn);
+      this.#tapUsers.delete(fn);
+    };
   }
 
   #toTaps(userId: number, ev: TapEvent): void {
     for (const [fn, kinds] of this.#taps) {
       if (kinds && !kinds.has(ev.event)) continue;
+      if (this.#tapUsers.get(fn)?.(userId) === false) continue;
       try {
         fn(userId, ev);
       } catch (err) {
@@ -135,7 +143,9 @@ export class EventBus {
    */
   wouldReceive(userId: number, kind: PushedEvent["event"]): boolean {
     if (this.listenerCount(userId) > 0) return true;
-    for (const kinds of this.#taps.values()) if (!kinds || kinds.has(kind)) return true;
+    for (const [fn, kinds] of this.#taps) {
+      if ((!kinds || kinds.has(kind)) && this.#tapUsers.get(fn)?.(userId) !== false) return true;
+    }
     return false;
   }
 }

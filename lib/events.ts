@@ -7,9 +7,8 @@
  * docs/events.md describes the same frames; tests/unit/events_doc_test.ts keeps them in step.
  */
 import type { ConnectionState } from "../irc/engine/connection.ts";
-import type { ChatType, MessageType } from "../store/message_types.ts";
 
-export type { ChatType, ConnectionState };
+export type { ConnectionState };
 
 /** One error entry, as in the API's error body; `path` points into the request. */
 export interface EventError {
@@ -34,6 +33,18 @@ export interface MessageEvent extends Where {
   ts: string;
   type: ChatType;
   highlight: boolean;
+  /** The message's stable id (lib/msgid.ts), as attached IRC clients and the API name it. */
+  msgid: string;
+}
+
+/**
+ * A conversation's read marker moved forward (read in the web client, through the API or by an
+ * attached IRC client's MARKREAD): attached clients are told with a MARKREAD.
+ */
+export interface ReadEvent extends Where {
+  event: "read";
+  /** Read up to here: RFC 3339 with microseconds. */
+  ts: string;
 }
 
 /** A conversation's unread count changed; `conversation_id` null: every one of the connection. */
@@ -44,13 +55,18 @@ export interface UnreadEvent {
   unread: number;
 }
 
-/** A highlighted message was stored (also listed by `GET /api/notifications`). */
+/**
+ * A message that notifies the user was stored: a mention (also listed by
+ * `GET /api/notifications`) in a conversation that is not muted, or any message of one whose level
+ * is "all" (then `highlight` is false).
+ */
 export interface NotificationEvent extends Where {
   event: "notification";
   from: string;
   message: string;
   ts: string;
   type: ChatType;
+  highlight?: boolean;
 }
 
 /** The user's count of unread notifications (the User's `unread`) is now `unread`. */
@@ -118,6 +134,13 @@ export interface QuitStateEvent extends State<"quit"> {
   message?: string;
 }
 
+/** Someone (or the user) is away (`away` true, with their `message`) or back. */
+export interface AwayStateEvent extends State<"away"> {
+  nick: string;
+  away: boolean;
+  message?: string;
+}
+
 /** Someone (or the user) changed nick. */
 export interface NickChangeStateEvent extends State<"nick_change"> {
   old_nick: string;
@@ -143,6 +166,17 @@ export interface ModeStateEvent extends State<"mode">, Where {
   nick?: string;
 }
 
+/**
+ * The connection was down from `from` to `to` (RFC 3339): messages in between may be missing.
+ * `message` is the stored line's text, `ts` its time.
+ */
+export interface GapStateEvent extends State<"gap">, Where {
+  from: string;
+  to: string;
+  message: string;
+  ts: string;
+}
+
 /** The server refused something (`cannot_send_to_channel`, `no_such_nick`...). */
 export interface ErrorStateEvent extends State<"error">, Where {
   message: string;
@@ -158,10 +192,12 @@ export type StateEvent =
   | JoinStateEvent
   | PartStateEvent
   | QuitStateEvent
+  | AwayStateEvent
   | NickChangeStateEvent
   | RenameStateEvent
   | TopicStateEvent
   | ModeStateEvent
+  | GapStateEvent
   | ErrorStateEvent;
 
 /** A state event of a connection's channels and people, as IRC tells it (irc/chat/inbound/). */
@@ -170,40 +206,144 @@ export type ChannelStateEvent = Exclude<StateEvent, ConnectionStateEvent | InfoS
 // ---- Lines: what a conversation shows and history keeps ----
 
 /** How a line looks in the client; each look is told apart at a glance. */
-export type LineLook = "chat" | "action" | "notice" | "error" | "event";
+export type LineLook = "chat" | "action" | "notice" | "error" | "event" | "gap";
 
-/** One kind of line: the bus event that brings it live, and how the client shows it. */
-export interface LineKind {
-  /** `message`, or the `type` of the `state` event that carries it. */
-  live: "message" | ChannelStateEvent["type"];
-  look: LineLook;
-}
+/** The state event of type `T`. */
+export type StateOf<T extends ChannelStateEvent["type"]> = Extract<ChannelStateEvent, { type: T }>;
+
+/** A field of an event that a line may read. */
+type FieldOf<E> = Exclude<keyof E, "event" | "type" | "connection_id"> & string;
 
 /**
- * Every kind of line in a conversation, declared once, keyed by its stored type
- * (store/message_types.ts): a type stored and not declared here is a type error, and so is a
- * live event that is not on the bus. The web client renders each line by its `look`
- * (static/app/components/MessageList.tsx), and docs/events.md's table of lines lists these
- * keys (tests/unit/events_doc_test.ts). Pure data: the web client bundles it.
+ * The words of a line the client makes from its state event: a template of the dictionaries
+ * (i18n/), the event fields that fill its placeholders, and when it is shown.
+ */
+export interface Words<E> {
+  /** The template, as en.json spells it. */
+  say: string;
+  /** Each placeholder's field of the event (a missing one reads as ""). */
+  fill: Record<string, FieldOf<E>>;
+  /** A field added in brackets when set: a part's or a quit's reason. */
+  reason?: FieldOf<E>;
+  /** Shown only when this field is set. */
+  when?: FieldOf<E>;
+  /** Not shown when this field is set: a part with a kicker is the kick's line. */
+  unless?: FieldOf<E>;
+  /**
+   * For an event of the whole connection (a quit, a nick change): shown in the open conversation
+   * of that connection while the person this field names is among its members.
+   */
+  member?: FieldOf<E>;
+}
+
+/** The state event carries the line as history keeps it (`message`, `ts`): shown as stored. */
+type Stored<E> = E extends { message: string; ts: string } ? "stored" : never;
+
+/** One kind of line: its stored code, the bus event that brings it live, how the client shows it. */
+export type LineKind =
+  | { code: number; live: "message"; look: LineLook }
+  | {
+    [L in ChannelStateEvent["type"]]: {
+      code: number;
+      /** The `type` of the `state` event that carries it. */
+      live: L;
+      look: LineLook;
+      /** What the client shows when the event arrives. */
+      line: Words<StateOf<L>> | Stored<StateOf<L>>;
+    };
+  }[ChannelStateEvent["type"]];
+
+/**
+ * Every kind of line in a conversation, declared once, keyed by its stored type. From it come the
+ * store's types and codes (store/message_types.ts; the codes are stored data, never renumbered),
+ * the words of the line the web client shows when its event arrives (static/app/session.ts), and
+ * its rendering, by `look` (static/app/components/MessageList.tsx); docs/events.md's table of
+ * lines lists these keys (tests/unit/events_doc_test.ts). A live event that is not on the bus, or
+ * a field its words name that the event lacks, is a type error. Pure data: the web client
+ * bundles it.
  */
 export const LINE_KINDS = {
-  private: { live: "message", look: "chat" },
-  action: { live: "message", look: "action" },
-  notice: { live: "message", look: "notice" },
-  error: { live: "message", look: "error" },
-  join: { live: "join", look: "event" },
-  part: { live: "part", look: "event" },
-  kick: { live: "part", look: "event" },
-  quit: { live: "quit", look: "event" },
-  nick_change: { live: "nick_change", look: "event" },
-  topic: { live: "topic", look: "event" },
-  mode: { live: "mode", look: "event" },
-} as const satisfies Record<MessageType, LineKind>;
+  private: { code: 0, live: "message", look: "chat" },
+  action: { code: 2, live: "message", look: "action" },
+  notice: { code: 1, live: "message", look: "notice" },
+  error: { code: 3, live: "message", look: "error" },
+  join: {
+    code: 4,
+    live: "join",
+    look: "event",
+    line: { say: "{nick} joined", fill: { nick: "nick" } },
+  },
+  part: {
+    code: 5,
+    live: "part",
+    look: "event",
+    line: { say: "{nick} left", fill: { nick: "nick" }, reason: "message", unless: "kicker" },
+  },
+  // A kick comes as a part with `kicker`, as Convos sends it.
+  kick: {
+    code: 7,
+    live: "part",
+    look: "event",
+    line: {
+      say: "{nick} was kicked by {by}",
+      fill: { nick: "nick", by: "kicker" },
+      reason: "message",
+      when: "kicker",
+    },
+  },
+  quit: {
+    code: 6,
+    live: "quit",
+    look: "event",
+    line: { say: "{nick} quit", fill: { nick: "nick" }, reason: "message", member: "nick" },
+  },
+  nick_change: {
+    code: 8,
+    live: "nick_change",
+    look: "event",
+    line: {
+      say: "{old} is now known as {new}",
+      fill: { old: "old_nick", new: "new_nick" },
+      member: "old_nick",
+    },
+  },
+  // Shown live when someone set it, not when a join tells it.
+  topic: {
+    code: 9,
+    live: "topic",
+    look: "event",
+    line: {
+      say: "{nick} changed the topic to: {topic}",
+      fill: { nick: "nick", topic: "topic" },
+      when: "nick",
+    },
+  },
+  // Channel modes only: user modes have no conversation.
+  mode: {
+    code: 10,
+    live: "mode",
+    look: "event",
+    line: {
+      say: "{nick} sets mode {mode}",
+      fill: { nick: "nick", mode: "mode" },
+      when: "conversation_id",
+    },
+  },
+  gap: { code: 11, live: "gap", look: "gap", line: "stored" },
+} as const satisfies Record<string, LineKind>;
+
+/** A stored line's type (the history API's `type`). */
+export type MessageType = keyof typeof LINE_KINDS;
 
 /** The kinds of line that look like `L` (the channel events: `LinesOf<"event">`). */
 export type LinesOf<L extends LineLook> = {
-  [K in keyof typeof LINE_KINDS]: (typeof LINE_KINDS)[K]["look"] extends L ? K : never;
-}[keyof typeof LINE_KINDS];
+  [K in MessageType]: (typeof LINE_KINDS)[K]["look"] extends L ? K : never;
+}[MessageType];
+
+/** Convos's message types, brought by `message` events: `private` is a PRIVMSG (a channel's too). */
+export type ChatType = {
+  [K in MessageType]: (typeof LINE_KINDS)[K]["live"] extends "message" ? K : never;
+}[MessageType];
 
 /** `Omit` for each member of a union, so each keeps its own fields. */
 export type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -212,6 +352,7 @@ export type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> 
 export type PushedEvent =
   | MessageEvent
   | UnreadEvent
+  | ReadEvent
   | NotificationEvent
   | NotificationsEvent
   | StateEvent
@@ -296,8 +437,16 @@ export interface SendResult {
   /** `/names` in Convos's shape (one mode string each)... */
   participants?: { nick: string; mode: string }[];
   /** ...and in Parley's. */
-  names?: { nick: string; modes: string[] }[];
+  names?: { nick: string; modes: string[]; away?: boolean }[];
   cleared?: boolean;
+  /** `/invite`: whom the server confirms it invited, and where. */
+  invited?: { nick: string; channel: string };
+  /** `/msg` to a nick the server does not know: nothing was kept. */
+  no_such_nick?: string;
+  /** `/ignore`: the mask added (`/unignore`: removed), and the user's whole list after it. */
+  ignored?: string;
+  unignored?: string;
+  ignores?: string[];
 }
 
 /** A send that went through: the request's fields plus what the command returned. */

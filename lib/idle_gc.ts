@@ -8,6 +8,7 @@
  */
 import { log } from "./log.ts";
 import { collectAndTrim } from "./malloc_trim.ts";
+import { type Clock, realClock } from "./clock.ts";
 
 /** Quiet time after the last burst before collecting. */
 const QUIET_MS = 1000;
@@ -19,14 +20,21 @@ export class IdleCollector {
   #collect: () => void;
   #quietMs: number;
   #gapMs: number;
+  #clock: Clock;
   #bursts = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
   #last = -Infinity;
 
-  constructor(collect: () => void, quietMs = QUIET_MS, gapMs = MIN_GAP_MS) {
+  constructor(
+    collect: () => void,
+    quietMs = QUIET_MS,
+    gapMs = MIN_GAP_MS,
+    clock: Clock = realClock,
+  ) {
     this.#collect = collect;
     this.#quietMs = quietMs;
     this.#gapMs = gapMs;
+    this.#clock = clock;
   }
 
   #lastRead = -Infinity;
@@ -37,13 +45,13 @@ export class IdleCollector {
    * a few hundred ms by a collection in the middle of it (the server drops a reader that lags).
    */
   read(): void {
-    this.#lastRead = performance.now();
+    this.#lastRead = this.#clock.now();
   }
 
   /** A burst began: no collection until it ends. */
   started(): void {
     this.#bursts++;
-    clearTimeout(this.#timer);
+    this.#clock.cancel(this.#timer);
     this.#timer = undefined;
   }
 
@@ -61,8 +69,7 @@ export class IdleCollector {
   /** A burst that ends by itself after `ms` (the daemon's start: modules, migrations, logins). */
   burstFor(ms: number): void {
     this.started();
-    const t = setTimeout(() => this.ended(), ms);
-    Deno.unrefTimer(t);
+    this.#clock.after(() => this.ended(), ms);
   }
 
   #hooks: (() => void)[] = [];
@@ -79,20 +86,19 @@ export class IdleCollector {
   }
 
   #arm(ms: number): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#fire(), ms);
-    // Never what keeps a process (or a test) alive.
-    Deno.unrefTimer(this.#timer);
+    this.#clock.cancel(this.#timer);
+    this.#timer = this.#clock.after(() => this.#fire(), ms);
   }
 
   #fire(): void {
     this.#timer = undefined;
     if (this.#bursts > 0) return;
-    const reading = this.#lastRead + this.#quietMs - performance.now();
+    const now = this.#clock.now();
+    const reading = this.#lastRead + this.#quietMs - now;
     if (reading > 0) return this.#arm(reading);
-    const wait = this.#last + this.#gapMs - performance.now();
+    const wait = this.#last + this.#gapMs - now;
     if (wait > 0) return this.#arm(wait);
-    this.#last = performance.now();
+    this.#last = now;
     for (const fn of this.#hooks) {
       try {
         fn();

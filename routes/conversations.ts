@@ -9,6 +9,8 @@ import { isListed } from "../irc/chat/record.ts";
 import { NOT_CONNECTED } from "../irc/chat/frozen.ts";
 import { conversationJson } from "../irc/resources.ts";
 import { ircLower } from "../irc/casefold.ts";
+import { formatMicros } from "../lib/time.ts";
+import type { ConversationRecord } from "../store/conversations.ts";
 
 // The conversation_id may be empty (the server's conversation): `/conversation//read`.
 /** The conversation_id path parameter; it may be empty (the server conversation). */
@@ -55,6 +57,9 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
       conversation_id: null,
       unread: 0,
     });
+    for (const conv of await store.conversations.listForConnection(record.id)) {
+      if (conv.conversationId) publishRead(deps, record.userId, record.connectionId, conv);
+    }
     return c.json({});
   });
 
@@ -73,6 +78,8 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
         conversation_id: conv.conversationId,
         unread: 0,
       });
+      const read = await store.conversations.get(record.id, id);
+      if (read?.conversationId) publishRead(deps, record.userId, record.connectionId, read);
       return c.json({});
     },
   );
@@ -96,4 +103,19 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
   );
 
   return app;
+}
+
+/** Tells attached IRC clients (and other tabs) where a conversation is read up to now. */
+function publishRead(
+  deps: AppDeps,
+  userId: number,
+  connectionId: string,
+  conv: ConversationRecord,
+) {
+  deps.bus.publish(userId, {
+    event: "read",
+    connection_id: connectionId,
+    conversation_id: conv.conversationId,
+    ts: formatMicros(conv.lastRead),
+  });
 }

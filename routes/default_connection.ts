@@ -1,6 +1,7 @@
 /** The connection every new user starts with: the server's default connection, connected. */
 import type { AppDeps } from "../http/env.ts";
 import { nickFromEmail, parseIrcUrl } from "../irc/url.ts";
+import { isChannel } from "../irc/casefold.ts";
 import { log } from "../lib/log.ts";
 import type { UserRecord } from "../store/users.ts";
 
@@ -11,10 +12,26 @@ import type { UserRecord } from "../store/users.ts";
  */
 export function defaultConnectionUrl(defaultConnection: string, email: string): string {
   const url = new URL(defaultConnection.trim());
+  const [first] = defaultChannels(url);
+  if (first) url.pathname = `/${encodeURIComponent(first)}`;
   const params = url.searchParams;
   if (!params.has("nick")) params.set("nick", nickFromEmail(email));
   if (!params.has("tls")) params.set("tls", parseIrcUrl(url.href).tls ? "1" : "0");
   return url.href;
+}
+
+/**
+ * The channels the default connection's path names: `#a,#b` (the first run's list). A second name
+ * that is no channel is the first one's key, as in a connection URL: the path is left to say so.
+ */
+export function defaultChannels(url: URL): string[] {
+  let names: string[];
+  try {
+    names = decodeURIComponent(url.pathname.replace(/^\/+/, "")).split(/[\s,]+/).filter(Boolean);
+  } catch {
+    return [];
+  }
+  return names.length > 1 && names.every((n) => isChannel(n)) ? names.slice(0, 20) : [];
 }
 
 /**
@@ -25,11 +42,13 @@ export async function addDefaultConnection(deps: AppDeps, user: UserRecord): Pro
   if (!deps.config.newUserConnection) return;
   try {
     const settings = await deps.store.settings.current(deps.config.defaultConnection);
+    if (!settings.new_user_connection) return; // the admin chose none
     const url = defaultConnectionUrl(settings.default_connection, user.email);
     // The admin chose this URL, so the checks meant for a user's own URLs (private addresses,
     // the per-user count) do not apply: the service skips them for trusted (admin) callers.
     const vouched: UserRecord = { ...user, roles: [...new Set([...user.roles, "admin"])] };
-    await deps.connections.create(vouched, { url, wanted_state: "connected" }, "/");
+    const more = defaultChannels(new URL(settings.default_connection.trim())).slice(1);
+    await deps.connections.create(vouched, { url, wanted_state: "connected", join: more }, "/");
   } catch (err) {
     log.warn("default connection not added", { uid: user.id, error: String(err) });
   }

@@ -8,35 +8,49 @@ import { queryParams } from "../http/validate.ts";
 import { API } from "../http/contract/mod.ts";
 import { Embedder } from "../embed/embed.ts";
 import { FetchFailed, FetchRefused } from "../embed/safe_fetch.ts";
+import { ImageProxy } from "../embed/image_proxy.ts";
 
 /** A JSONP callback name: an identifier or a dotted path, nothing that could be script. */
 export const CALLBACK = /^[A-Za-z_$][\w$.]{0,63}$/;
 
-/** Routes /api/embed, /api/embed.html and /api/embed.jsonp (`.json` is stripped by the app). */
+/** The URL a user asked about, or a 400 at `/query/url`. */
+function urlOf(text: string): URL {
+  try {
+    return new URL(text);
+  } catch {
+    throw badRequest("url must be an absolute http:// or https:// URL.", "/query/url");
+  }
+}
+
+/** A fetch's failure as the API's error: refused by policy is the caller's, failed the remote's. */
+function fetchError(err: unknown): unknown {
+  if (err instanceof FetchRefused) return badRequest(err.message, "/query/url");
+  if (err instanceof FetchFailed) return new ApiError(502, err.message, "/query/url");
+  return err;
+}
+
+/**
+ * Routes /api/embed, /api/embed.html and /api/embed.jsonp (`.json` is stripped by the app), and
+ * /api/embed/image.
+ */
 export function embedRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const embedder = new Embedder(deps.config.embedAllowPrivate);
+  const images = new ImageProxy(deps.config.embedAllowPrivate);
 
   const lookup = async (c: Context<AppEnv>, format: "json" | "html" | "jsonp") => {
     const query = queryParams(c, API.embed.query);
     if (format === "jsonp" && !CALLBACK.test(query.callback ?? "")) {
       throw badRequest("callback must be a JavaScript identifier.", "/query/callback");
     }
-    let url: URL;
-    try {
-      url = new URL(query.url);
-    } catch {
-      throw badRequest("url must be an absolute http:// or https:// URL.", "/query/url");
-    }
+    const url = urlOf(query.url);
     let info = embedder.cached(url);
     // As Convos: an answer from the cache says so.
     if (info) c.header("X-Cached", "1");
     try {
       info ??= await embedder.embed(url);
     } catch (err) {
-      if (err instanceof FetchRefused) throw badRequest(err.message, "/query/url");
-      if (err instanceof FetchFailed) throw new ApiError(502, err.message, "/query/url");
-      throw err;
+      throw fetchError(err);
     }
     c.header("X-Content-Type-Options", "nosniff");
     if (format === "html") {
@@ -52,6 +66,25 @@ export function embedRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(info);
   };
 
+  // Logged-in users only, so that strangers cannot use the server as an open proxy.
+  app.get("/embed/image", requireUser, async (c) => {
+    const url = urlOf(queryParams(c, API.embedImage.query).url);
+    if (images.cached(url)) c.header("X-Cached", "1");
+    let img;
+    try {
+      img = await images.image(url);
+    } catch (err) {
+      throw fetchError(err);
+    }
+    return c.body(img.bytes, 200, {
+      "Content-Type": img.type,
+      // Private: the answer depends on the session; the same URL gives the same image for a day.
+      "Cache-Control": "private, max-age=86400",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy": "default-src 'none'; sandbox",
+      "Cross-Origin-Resource-Policy": "same-origin",
+    });
+  });
   app.get("/embed", requireUser, (c) => lookup(c, "json"));
   app.get("/embed.html", requireUser, (c) => lookup(c, "html"));
   app.get("/embed.jsonp", requireUser, (c) => lookup(c, "jsonp"));

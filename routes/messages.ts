@@ -7,6 +7,7 @@ import { queryParams, validate } from "../http/validate.ts";
 import { queryLimit } from "../http/schemas.ts";
 import { API } from "../http/contract/mod.ts";
 import { ircLower } from "../irc/casefold.ts";
+import { ignoredMasks, withoutIgnored } from "../irc/chat/ignore.ts";
 import { CONVERSATION } from "./conversations.ts";
 import { DomainError } from "../lib/errors.ts";
 import type { HistoryQuery } from "../store/message_types.ts";
@@ -50,10 +51,14 @@ export function messageRoutes(deps: AppDeps): Hono<AppEnv> {
       throw notFound("No such conversation.");
     }
     const { match, ...page } = q;
-    if (match === undefined) return c.json(await store.messages.historyOf(conversation.id, page));
+    // What people said before the user ignored them is hidden too.
+    const masks = await ignoredMasks(store, user.id);
+    if (match === undefined) {
+      return c.json(withoutIgnored(await store.messages.historyOf(conversation.id, page), masks));
+    }
     const { search } = store.messages;
     if (!search) throw new DomainError("unavailable", "Search is not available.", "/query/match");
-    return c.json(await search.inConversation(conversation.id, match, page));
+    return c.json(withoutIgnored(await search.inConversation(conversation.id, match, page), masks));
   }
 
   app.get(

@@ -16,11 +16,14 @@ const STATIC = join(import.meta.dirname ?? ".", "..", "static");
 // Hono's table of web types; the client's icons go out as they always have, without a charset.
 const TYPES = { ...mimes, svg: "image/svg+xml" };
 
-/** The path of the client's one script, the only one the page may load. */
-export const BUNDLE_PATH = "/dist/app.js";
+/**
+ * The folder of the client's bundle: its entry and the chunks it loads, the only scripts the page
+ * may run. Only `deno task build` writes there.
+ */
+export const BUNDLE_DIR = "/dist/";
 
 /**
- * The page's policy: no inline script, and no script but the bundle (not `'self'`: uploads are
+ * The page's policy: no inline script, and no script but the bundle's (not `'self'`: uploads are
  * served from this origin too) and the service worker, connections only to this origin (and its
  * WebSocket).
  * `origin` is the one the browser reached this page at.
@@ -28,10 +31,11 @@ export const BUNDLE_PATH = "/dist/app.js";
 export function appCsp(origin: string): string {
   return [
     "default-src 'self'",
-    `script-src ${origin}${BUNDLE_PATH}`,
+    `script-src ${origin}${BUNDLE_DIR}`,
     `worker-src ${origin}/sw.js`,
     "style-src 'self'",
-    "img-src 'self' https: data: blob:",
+    // Preview images come through the server (/api/embed/image): the page loads none from elsewhere.
+    "img-src 'self' data: blob:",
     "media-src 'self' https:",
     "connect-src 'self'",
     "font-src 'self'",

@@ -1,11 +1,12 @@
 /**
- * `deno task build`: bundles the web client (static/app/) into static/dist/. `--if-stale` skips
- * a bundle newer than its sources; `--watch` rebundles on every change.
+ * `deno task build`: bundles the web client (static/app/) into static/dist/: the entry `app.js`,
+ * the chunks it imports, and the chunks of screens loaded on demand. `--if-stale` skips a bundle
+ * newer than its sources; `--watch` rebundles on every change.
  */
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
-const entry = join(root, "static/app/main.tsx");
+const entry = join(root, "static/app/app.tsx");
 const outDir = join(root, "static/dist");
 const outFile = join(outDir, "app.js");
 
@@ -29,6 +30,23 @@ function mtime(path: string): number {
   }
 }
 
+/** `deno bundle`'s arguments for the client, written into `dir` (tests bundle into their own). */
+export function bundleArgs(dir: string, watch = false): string[] {
+  return [
+    "bundle",
+    "--platform",
+    "browser",
+    "--minify",
+    "--code-splitting",
+    "--sourcemap",
+    "linked",
+    ...(watch ? ["--watch"] : []),
+    "--outdir",
+    dir,
+    entry,
+  ];
+}
+
 /**
  * Bundles the client unless `ifStale` and the bundle is newer than every source; with `watch`
  * it keeps running and rebundles on every change (for `deno task dev`).
@@ -43,20 +61,11 @@ export async function build(ifStale: boolean, watch = false): Promise<void> {
     mtime(join(root, "store/message_types.ts")),
   );
   if (ifStale && !watch && mtime(outFile) > sources) return;
+  // Chunks are named by their content: the last build's would pile up beside the new ones.
+  await Deno.remove(outDir, { recursive: true }).catch(() => {});
   await Deno.mkdir(outDir, { recursive: true });
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--platform",
-      "browser",
-      "--minify",
-      "--sourcemap",
-      "linked",
-      ...(watch ? ["--watch"] : []),
-      "-o",
-      outFile,
-      entry,
-    ],
+    args: bundleArgs(outDir, watch),
     cwd: root,
     stdout: "inherit",
     stderr: "inherit",

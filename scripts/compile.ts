@@ -24,6 +24,7 @@ export const EMBEDDED = [
   "store/sqlite/search_file.ts",
   "lib/malloc_trim.ts",
   "lib/idle_gc.ts",
+  "lib/clock.ts",
   "lib/log.ts",
   "lib/thread_priority.ts",
   "irc/socket/worker.ts",

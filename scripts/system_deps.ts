@@ -1,6 +1,6 @@
 /**
- * Finds or installs the Debian packages a task needs (ngircd, chromium, postgresql), naming them
- * when it cannot.
+ * Finds or installs the Debian packages a task needs (ngircd, chromium, postgresql, irssi, weechat, tmux),
+ * naming them when it cannot.
  */
 
 /** A program a task needs and the Debian package that provides it. */
@@ -15,6 +15,14 @@ export interface SystemTool {
 
 /** The IRC server used by the integration tests. */
 export const NGIRCD: SystemTool = { paths: ["/usr/sbin/ngircd", "/usr/bin/ngircd"], pkg: "ngircd" };
+/** A terminal IRC client the bouncer's tests attach with, and the terminal it runs in. */
+export const IRSSI: SystemTool = { paths: ["/usr/bin/irssi"], pkg: "irssi" };
+export const TMUX: SystemTool = { paths: ["/usr/bin/tmux"], pkg: "tmux" };
+/** The other terminal client the bouncer's tests attach with (its curses build, for tmux). */
+export const WEECHAT: SystemTool = {
+  paths: ["/usr/bin/weechat", "/usr/bin/weechat-curses"],
+  pkg: "weechat-curses",
+};
 /** The browser used by the end-to-end tests. */
 export const CHROMIUM: SystemTool = {
   paths: ["/usr/bin/chromium", "/usr/bin/chromium-browser"],

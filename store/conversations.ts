@@ -1,5 +1,22 @@
 /** Conversations: the channels and private chats of a connection, with topic and unread count. */
 
+/** How much of a conversation notifies the user; `""` is the default (see `notifyLevel`). */
+export type NotifyLevel = "all" | "mentions" | "muted";
+
+/** The levels, for validation. */
+export const NOTIFY_LEVELS: readonly NotifyLevel[] = ["all", "mentions", "muted"];
+
+/** Longest draft kept, in characters: a half-typed line, not a paste store. */
+export const MAX_DRAFT = 4000;
+
+/**
+ * The level in effect: the stored one, else mentions only in a channel and everything in a
+ * private conversation (where every message is a mention anyway).
+ */
+export function notifyLevel(stored: NotifyLevel | "", isChannel: boolean): NotifyLevel {
+  return stored || (isChannel ? "mentions" : "all");
+}
+
 /** A conversation as stored. */
 export interface ConversationRecord {
   /** Row id (`conversations.id`), what messages refer to. */
@@ -20,13 +37,15 @@ export interface ConversationRecord {
   joined: boolean;
   /** Highlighted messages since the last mark-as-read (listForUser only; 0 elsewhere). */
   notifications: number;
+  /** The chosen notification level, `""` for the default. */
+  notify: NotifyLevel | "";
 }
 
 /** Storage of conversations. */
 export interface ConversationStore {
   /**
-   * Bumped whenever a conversation is renamed or removed, so that callers caching rows by name
-   * (the IRC hot path) know when to look again.
+   * Bumped whenever a conversation is renamed or removed or its notification level changes, so
+   * that callers caching rows by name (the IRC hot path) know when to look again.
    */
   readonly generation: number;
   /**
@@ -51,6 +70,12 @@ export interface ConversationStore {
   markConnectionRead(connection: number): Promise<void>;
   /** Deletes a conversation and its messages. */
   remove(id: number): Promise<void>;
+  /** Sets the notification level (`""`: back to the default). */
+  setNotify(id: number, level: NotifyLevel | ""): Promise<void>;
+  /** The half-typed line kept for the conversation ("" when none). */
+  draft(id: number): Promise<string>;
+  /** Keeps a half-typed line (at most MAX_DRAFT characters; "" clears it). */
+  setDraft(id: number, text: string): Promise<void>;
 }
 
 /** A `conversations` row joined with its connection_id (joined is 0/1 or a boolean). */
@@ -65,6 +90,7 @@ export interface ConversationRow {
   last_read: number;
   joined: number | boolean;
   notifications?: number;
+  notify?: string;
 }
 
 /** A stored row as a ConversationRecord. */
@@ -80,5 +106,6 @@ export function toRecord(r: ConversationRow): ConversationRecord {
     lastRead: r.last_read,
     joined: Boolean(r.joined),
     notifications: r.notifications ?? 0,
+    notify: NOTIFY_LEVELS.includes(r.notify as NotifyLevel) ? r.notify as NotifyLevel : "",
   };
 }

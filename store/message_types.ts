@@ -5,34 +5,30 @@
  * implement it.
  */
 
-/** Convos's names: `private` is a PRIVMSG (in a channel too), `error` a failure shown in place. */
-export type ChatType = "private" | "notice" | "action" | "error";
+import { type ChatType, LINE_KINDS, type MessageType } from "../lib/events.ts";
+
+/**
+ * The kinds of message, and their stored codes, come from the one declaration of the kinds of
+ * line (lib/events.ts, `LINE_KINDS`). `private` is a PRIVMSG (in a channel too), `error` a
+ * failure shown in place.
+ */
+export type { ChatType, MessageType };
 
 /**
  * What happened in a channel, kept in history beside the messages (shown after a reload) but
  * never unread, never a notification and never in the search index.
  */
-export type EventType = "join" | "part" | "quit" | "kick" | "nick_change" | "topic" | "mode";
+export type EventType = Exclude<MessageType, ChatType>;
 
-/** A message kind. */
-export type MessageType = ChatType | EventType;
+/** Stored codes (`messages.type`), as declared; codes from FIRST_EVENT_CODE on are channel events. */
+export const TYPE_CODE = Object.fromEntries(
+  Object.entries(LINE_KINDS).map(([type, kind]) => [type, kind.code]),
+) as Record<MessageType, number>;
 
-/** Stored codes (`messages.type`); codes from FIRST_EVENT_CODE on are channel events. */
-export const TYPE_CODE: Record<MessageType, number> = {
-  private: 0,
-  notice: 1,
-  action: 2,
-  error: 3,
-  join: 4,
-  part: 5,
-  quit: 6,
-  kick: 7,
-  nick_change: 8,
-  topic: 9,
-  mode: 10,
-};
-
-/** The first code of a channel event: rows with `type >= FIRST_EVENT_CODE` are not searchable. */
+/**
+ * The first code of a channel event: rows with `type >= FIRST_EVENT_CODE` are not searchable.
+ * Stored data and the history queries rely on it; a test keeps the declared codes on its sides.
+ */
 export const FIRST_EVENT_CODE = 4;
 
 /** The type of each stored code. */
@@ -65,6 +61,8 @@ export interface MessageJson {
   ts: string;
   type: MessageType;
   highlight?: boolean;
+  /** Its stable id (lib/msgid.ts): the same attached IRC clients see. */
+  msgid?: string;
   connection_id?: string;
   conversation_id?: string;
 }
@@ -134,6 +132,8 @@ export interface MessageStore {
   readonly search?: MessageSearch;
   /** Highlighted messages as notifications, when the backend keeps a read marker. */
   readonly notifications?: MessageNotifications;
+  /** Ranges, targets, read markers and clients' places for native IRC clients (history_types.ts). */
+  readonly history?: import("./history_types.ts").MessageHistory;
   /**
    * Waits, where a backend indexes after the commit (SQLite's worker): resolves once everything
    * appended so far is committed and searchable. Tests, benchmarks and the importer wait on it.

@@ -5,6 +5,7 @@
  */
 import type { UserStore } from "./users.ts";
 import type { SessionStore } from "./sessions.ts";
+import type { AppTokenStore } from "./app_tokens.ts";
 import type { SettingsStore } from "./settings.ts";
 import type { ProfileStore } from "./profiles.ts";
 import type { ConnectionStore } from "./connections.ts";
@@ -12,12 +13,14 @@ import type { MessageStore } from "./message_types.ts";
 import type { ConversationStore } from "./conversations.ts";
 import type { FileStore } from "./files.ts";
 import type { PushStore } from "./push.ts";
+import type { IgnoreStore } from "./ignores.ts";
 import type { CopyReport, CopySource } from "./copy.ts";
 
 /** Every table group of Parley's storage. Async so that any database can implement it. */
 export interface Store {
   users: UserStore;
   sessions: SessionStore;
+  appTokens: AppTokenStore;
   settings: SettingsStore;
   profiles: ProfileStore;
   // irc: connections, conversations
@@ -30,6 +33,8 @@ export interface Store {
   // outside world: files
   files: FileStore;
   push: PushStore;
+  /** Who each user ignores. */
+  ignores: IgnoreStore;
 
   /** The backend this store runs on, with what only some backends can do. */
   readonly backend: StoreBackend;

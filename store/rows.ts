@@ -1,10 +1,13 @@
 /** Rows of `messages` as the SQL backends read them (the same columns), and their API shape. */
 import { formatMicros } from "../lib/time.ts";
+import { msgidOf } from "../lib/msgid.ts";
 import { type MessageJson, type MessagePage, TYPES } from "./message_types.ts";
 
 /** A message row; the two ids are there when the query joined its conversation. */
 export interface Row {
   id: number;
+  /** Its conversation's row id (part of its msgid). */
+  conversation?: number;
   ts: number;
   type: number;
   highlight: number;
@@ -15,7 +18,7 @@ export interface Row {
 }
 
 /** The columns of a Row, from `messages m`. */
-export const COLUMNS = "m.id, m.ts, m.type, m.highlight, m.sender, m.text";
+export const COLUMNS = "m.id, m.conversation, m.ts, m.type, m.highlight, m.sender, m.text";
 /** The columns of a Row with where it was said (needs JOIN_WHERE). */
 export const WHERE_COLUMNS = `${COLUMNS}, k.connection_id, c.conversation_id`;
 /** Joins a message to its conversation and connection. */
@@ -31,6 +34,7 @@ export function toJson(row: Row): MessageJson {
     type: TYPES[row.type] ?? "private",
   };
   if (row.highlight) out.highlight = true;
+  if (row.conversation !== undefined) out.msgid = msgidOf(row.conversation, row.ts);
   if (row.connection_id !== undefined) out.connection_id = row.connection_id;
   if (row.conversation_id !== undefined) out.conversation_id = row.conversation_id;
   return out;

@@ -15,6 +15,8 @@ export interface ServerSettings {
   max_conversations_per_connection: number;
   /** Let ordinary users connect to loopback, private and link-local addresses. */
   irc_allow_private: boolean;
+  /** Give every newly registered user the default connection (the first run may turn it off). */
+  new_user_connection: boolean;
 }
 
 /** The settings every server has until an admin changes them. */
@@ -30,6 +32,7 @@ export function defaultSettings(defaultConnection: string): ServerSettings {
     max_connections_per_user: 20,
     max_conversations_per_connection: 1000,
     irc_allow_private: false,
+    new_user_connection: true,
   };
 }
 

@@ -90,6 +90,9 @@ export const Conversation = z.object({
   notifications: z.number().int().meta({
     description: "Highlighted messages since the conversation was last marked read.",
   }).optional(),
+  notify: z.enum(["all", "mentions", "muted"]).meta({
+    description: "How much of it notifies the user (setConversationNotify).",
+  }).optional(),
 }).meta({ id: "Conversation" });
 
 export const Message = z.object({
@@ -98,7 +101,7 @@ export const Message = z.object({
   ts: z.string().meta({ description: "Example: 2015-09-06T13:49:37Z", format: "date-time" }),
   type: messageType.meta({
     description:
-      "Convos's private, action, notice, error; history also holds channel events (Parley: join, part, quit, kick, nick_change, topic, mode).",
+      "Convos's private, action, notice, error; history also holds channel events (Parley: join, part, quit, kick, nick_change, topic, mode) and gaps (Parley: gap, the connection was down).",
   }).optional(),
   highlight: z.boolean().meta({
     description:
@@ -109,6 +112,10 @@ export const Message = z.object({
   }).optional(),
   conversation_id: z.string().meta({
     description: "In search results: the conversation it was said in.",
+  }).optional(),
+  msgid: z.string().meta({
+    description:
+      "Parley: the message's stable id, the same attached IRC clients see in its msgid tag.",
   }).optional(),
 }).meta({ id: "Message" });
 
@@ -122,11 +129,15 @@ export const Notification = z.object({
   ts: z.string().meta({ description: "Example: 2015-09-06T13:49:37Z", format: "date-time" }),
   type: messageType.meta({
     description:
-      "Convos's private, action, notice, error; history also holds channel events (Parley: join, part, quit, kick, nick_change, topic, mode).",
+      "Convos's private, action, notice, error; history also holds channel events (Parley: join, part, quit, kick, nick_change, topic, mode) and gaps (Parley: gap, the connection was down).",
   }).optional(),
   highlight: z.boolean().meta({
     description:
       "Whether it mentions the user (nick or highlight keyword), or is a private message.",
+  }).optional(),
+  msgid: z.string().meta({
+    description:
+      "Parley: the message's stable id, the same attached IRC clients see in its msgid tag.",
   }).optional(),
 }).meta({ id: "Notification" });
 
@@ -179,6 +190,9 @@ export const ServerSettings = z.object({
   }).optional(),
   irc_allow_private: z.boolean().meta({
     description: "Parley: whether users may connect to private and loopback addresses.",
+  }).optional(),
+  new_user_connection: z.boolean().meta({
+    description: "Parley: whether every new user gets the default connection (else none).",
   }).optional(),
 }).meta({ id: "ServerSettings" });
 

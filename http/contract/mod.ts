@@ -13,9 +13,19 @@ import { CONNECTIONS } from "./operations/connections.ts";
 import { CONVERSATIONS } from "./operations/conversations.ts";
 import { FILES } from "./operations/files.ts";
 import { SERVER } from "./operations/server.ts";
+import { IGNORES } from "./operations/ignores.ts";
+import { CONVERSATION_PREFS } from "./operations/conversation_prefs.ts";
 
 /** Every operation, by operationId. */
-export const API = { ...USER, ...CONNECTIONS, ...CONVERSATIONS, ...FILES, ...SERVER };
+export const API = {
+  ...USER,
+  ...CONNECTIONS,
+  ...CONVERSATIONS,
+  ...FILES,
+  ...SERVER,
+  ...IGNORES,
+  ...CONVERSATION_PREFS,
+};
 
 /** An operationId. */
 export type OperationId = keyof typeof API;

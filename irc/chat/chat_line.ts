@@ -9,6 +9,9 @@
 /** A chat line as irc/chat/inbound/ records it. */
 export interface ChatLine {
   nick: string;
+  /** The sender's ident and host, from the prefix (`nick!user@host`); "" when it has none. */
+  user: string;
+  host: string;
   kind: "privmsg" | "notice" | "action";
   target: string;
   /** The text (an ACTION's without its CTCP wrapping). */
@@ -51,6 +54,10 @@ export function parseChatLine(input: string): ChatLine | undefined {
   // No "!": a server (or a bare nick), which irc-framework tells apart.
   if (bang < 0 || bang > prefixEnd || bang === at + 1) return undefined;
   const nick = line.slice(at + 1, bang);
+  const prefix = line.slice(bang + 1, prefixEnd);
+  const atSign = prefix.indexOf("@");
+  const user = atSign < 0 ? prefix : prefix.slice(0, atSign);
+  const host = atSign < 0 ? "" : prefix.slice(atSign + 1);
   const commandEnd = line.indexOf(" ", prefixEnd + 1);
   if (commandEnd < 0) return undefined;
   const command = line.slice(prefixEnd + 1, commandEnd);
@@ -60,11 +67,12 @@ export function parseChatLine(input: string): ChatLine | undefined {
   const target = line.slice(commandEnd + 1, targetEnd);
   const text = line.slice(targetEnd + 2);
   if (text.charCodeAt(0) !== 1) {
-    return { nick, kind: command === "NOTICE" ? "notice" : "privmsg", target, text, time };
+    const kind = command === "NOTICE" ? "notice" : "privmsg";
+    return { nick, user, host, kind, target, text, time };
   }
   // CTCP: only a PRIVMSG's ACTION is a chat line; requests and replies go to irc-framework.
   if (command !== "PRIVMSG" || !text.startsWith("\x01ACTION ") || !text.endsWith("\x01")) {
     return undefined;
   }
-  return { nick, kind: "action", target, text: text.slice(8, -1), time };
+  return { nick, user, host, kind: "action", target, text: text.slice(8, -1), time };
 }

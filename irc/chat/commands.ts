@@ -12,6 +12,8 @@ import type { IrcEventName, IrcEvents, ListedChannelPayload } from "../engine/fr
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { type CommandSpec, findCommand, mayUse, type ServerCommandName } from "./command_table.ts";
 import { type IrcLine, ircLine, LineError, quotedLine } from "../engine/line.ts";
+import { isPlainNick, maskMatches, normalizeMask, type Who } from "../mask.ts";
+import { ignore, unignore } from "./ignore.ts";
 
 /** What a command may use. */
 export interface CommandContext {
@@ -99,26 +101,92 @@ async function say(
   type: "privmsg" | "action" | "notice",
 ): Promise<CommandResult> {
   const conn = live(ctx);
+  await keepSaid(ctx, conn, target, type, await sendSaid(ctx, conn, target, text, type));
+  return { conversation_id: conn.conversationId(target) };
+}
+
+/** Sends text to a target; resolves with the lines that went out. */
+async function sendSaid(
+  ctx: CommandContext,
+  conn: IrcConnection,
+  target: string,
+  text: string,
+  type: "privmsg" | "action" | "notice",
+): Promise<string[]> {
   if (!text.trim()) fail("The message is empty.");
   // Too long or too many lines for the network: its first line and a link to the text instead.
   text = (await ctx.paste?.(text)) ?? text;
-  const lines = await conn.say(target, text, type).catch((err) => {
+  return await conn.say(target, text, type).catch((err) => {
     // A target no line can carry (`/msg :x hi`) is the user's input at fault.
     if (err instanceof LineError) fail(err.message);
     throw err;
   });
-  if (!conn.echoes) {
-    for (const line of lines) {
-      await recordMessage(ctx.deps, conn, {
-        name: target,
-        from: conn.nick,
-        type: type === "privmsg" ? "private" : type,
-        text: line,
-        own: true,
-      });
-    }
+}
+
+/** Stores the lines the user sent, unless the server echoes them back (then inbound does). */
+async function keepSaid(
+  ctx: CommandContext,
+  conn: IrcConnection,
+  target: string,
+  type: "privmsg" | "action" | "notice",
+  lines: string[],
+): Promise<void> {
+  if (conn.echoes) return;
+  for (const line of lines) {
+    await recordMessage(ctx.deps, conn, {
+      name: target,
+      from: conn.nick,
+      type: type === "privmsg" ? "private" : type,
+      text: line,
+      own: true,
+    });
   }
-  return { conversation_id: conn.conversationId(target) };
+}
+
+/**
+ * Runs `act` (which sends a command), then a PING, and resolves with the first `event` that
+ * passes `test`, or undefined once the server answered the PING first: a server answers in order,
+ * so the PONG means the command's answer did not come. Listening starts before `act`.
+ */
+async function answerBeforePong<K extends IrcEventName>(
+  conn: IrcConnection,
+  event: K,
+  test: (ev: IrcEvents[K]) => boolean,
+  act: () => Promise<void>,
+  timeoutMs = 10_000,
+): Promise<IrcEvents[K] | undefined> {
+  const client = conn.client!;
+  const token = `parley-${crypto.randomUUID().slice(0, 8)}`;
+  let done: (ev: IrcEvents[K] | undefined) => void = () => {};
+  const answer = new Promise<IrcEvents[K] | undefined>((resolve) => {
+    const onEvent = (ev: IrcEvents[K]) => test(ev) && done(ev);
+    const onPong = (ev: IrcEvents["pong"]) => ev?.message === token && done(undefined);
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    done = (ev) => {
+      clearTimeout(timer);
+      client.off(event, onEvent);
+      client.off("pong", onPong);
+      resolve(ev);
+    };
+    client.on(event, onEvent);
+    client.on("pong", onPong);
+  });
+  try {
+    await act();
+    await conn.send(ircLine("PING", token));
+  } catch (err) {
+    done(undefined);
+    throw err;
+  }
+  return await answer;
+}
+
+/** The channel a bare name means: `#name` (or the server's first channel prefix without `#`). */
+function asChannel(conn: IrcConnection, name: string): string {
+  if (conn.isChannel(name)) return name;
+  const types = conn.client?.network.options.CHANTYPES;
+  const prefixes = Array.isArray(types) && types.length ? types.map(String) : ["#"];
+  return (prefixes.includes("#") ? "#" : prefixes[0]) + name;
 }
 
 /** A line from the command's words; words the line cannot carry are the user's input at fault. */
@@ -185,14 +253,127 @@ function listArgs(args: string): { filter: string; mask: string[] } {
   return { filter, mask };
 }
 
+/** Most people one /op, /ban... names: each is a mode change the server relays to everyone. */
+const MAX_TARGETS = 50;
+
+/** How many mode changes with a parameter one MODE line may carry: ISUPPORT MODES, else 3. */
+function modesPerLine(conn: IrcConnection): number {
+  const n = Number(conn.client?.network.options.MODES);
+  return Number.isInteger(n) && n > 0 ? Math.min(n, 20) : 3;
+}
+
+/**
+ * Sets (`+`) or unsets (`-`) the channel mode `letter` for each of `targets`, as many per MODE
+ * line as the server takes (`/op a b c` is one `MODE #c +ooo a b c`).
+ */
+async function modeEach(
+  ctx: CommandContext,
+  channel: string,
+  change: "+" | "-",
+  letter: string,
+  targets: string[],
+): Promise<CommandResult> {
+  const conn = live(ctx);
+  const per = modesPerLine(conn);
+  for (let i = 0; i < targets.length; i += per) {
+    const chunk = targets.slice(i, i + per);
+    await conn.send(
+      line(() => ircLine("MODE", channel, change + letter.repeat(chunk.length), ...chunk)),
+    );
+  }
+  return { conversation_id: conn.conversationId(channel) };
+}
+
+/** The channel and the people a mode command names; its usage when it names nobody. */
+function modeTargets(ctx: CommandContext, name: ServerCommandName, args: string) {
+  live(ctx); // "not connected" before any usage error, as the other commands do
+  const channel = channelHere(ctx, `/${name}`);
+  const targets = words(args);
+  if (!targets.length) usage(name);
+  if (targets.length > MAX_TARGETS) fail(`At most ${MAX_TARGETS} at once.`);
+  return { channel, targets };
+}
+
+/** `/op`, `/voice`...: one channel mode with a nick as its parameter. */
+const nickMode =
+  (name: ServerCommandName, change: "+" | "-", letter: string): Command => (ctx, args) => {
+    const { channel, targets } = modeTargets(ctx, name, args);
+    return modeEach(ctx, channel, change, letter, targets);
+  };
+
+/** What the server says of a nick: its ident and host, when it answers in time. */
+async function whoIs(conn: IrcConnection, nick: string): Promise<Who> {
+  const reply = await conn.whois(nick).catch(() => undefined);
+  const user = typeof reply?.ident === "string" ? reply.ident : undefined;
+  const host = typeof reply?.hostname === "string" ? reply.hostname : undefined;
+  return { nick, user, host };
+}
+
+/**
+ * The ban mask for what the user typed: a mask as typed, else the person as the server tells
+ * who they are, `*!*ident@host` (whatever nick they take next, with or without the `~` of an
+ * unchecked ident; the ident keeps others on a shared host, a gateway or a bouncer, out of it),
+ * else `nick!*@*`.
+ */
+async function banMask(conn: IrcConnection, typed: string): Promise<string> {
+  if (!isPlainNick(typed)) return normalizeMask(typed) ?? fail(`Not a mask: ${typed}`);
+  const { user, host } = await whoIs(conn, typed);
+  const ident = user?.replace(/^~/, "");
+  const plain = (part: string | undefined) => !!part && !/[\s*?!@,]/.test(part);
+  return plain(ident) && plain(host) ? `*!*${ident}@${host}` : `${typed}!*@*`;
+}
+
+/**
+ * The bans to lift for what the user typed: a mask as typed; for a nick, every ban on the
+ * channel's list that matches the person (their nick, ident and host), else `nick!*@*`.
+ */
+async function unbanMasks(
+  conn: IrcConnection,
+  channel: string,
+  typed: string[],
+): Promise<string[]> {
+  const out = typed.filter((t) => !isPlainNick(t));
+  const nicks = typed.filter(isPlainNick);
+  if (!nicks.length) return out;
+  const listed = collect(conn, "banlist", (ev) => conn.same(String(ev.channel ?? ""), channel));
+  await conn.send(line(() => ircLine("MODE", channel, "+b")));
+  const bans = ((await listed)?.bans ?? []).map((b) => String(b.banned ?? "")).filter(Boolean);
+  for (const nick of nicks) {
+    const who = await whoIs(conn, nick);
+    const matching = bans.slice(0, 1000).filter((b) => {
+      const mask = normalizeMask(b);
+      return mask !== undefined && maskMatches(mask, who);
+    });
+    out.push(...(matching.length ? matching : [`${nick}!*@*`]));
+  }
+  return [...new Set(out)];
+}
+
 /** The handler of every command the server runs, keyed by irc/chat/command_table.ts. */
 export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   say: (ctx, args) => say(ctx, here(ctx), args, "privmsg"),
   me: (ctx, args) => say(ctx, here(ctx), args, "action"),
-  msg: (ctx, args) => {
+  msg: async (ctx, args) => {
     const [target, text] = firstWord(args);
     if (!target) usage("msg");
-    return say(ctx, target, text, "privmsg");
+    const conn = live(ctx);
+    const id = conn.conversationId(target);
+    if (conn.isChannel(target) || await ctx.deps.store.conversations.get(ctx.record.id, id)) {
+      return say(ctx, target, text, "privmsg");
+    }
+    // A nick with no conversation yet: kept (and the conversation made) only once the server has
+    // not refused it, so a mistyped nick leaves no conversation behind. The refusal itself comes
+    // as an IRC error, shown where the user is.
+    let lines: string[] = [];
+    const refused = await answerBeforePong(
+      conn,
+      "irc error",
+      (ev) => ev.error === "no_such_nick" && conn.same(String(ev.nick ?? ""), target),
+      async () => void (lines = await sendSaid(ctx, conn, target, text, "privmsg")),
+    );
+    if (refused) return { conversation_id: ctx.conversationId, no_such_nick: target };
+    await keepSaid(ctx, conn, target, "privmsg", lines);
+    return { conversation_id: id };
   },
   notice: (ctx, args) => {
     const [target, text] = firstWord(args);
@@ -209,10 +390,11 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     return { conversation_id: conv.conversationId };
   },
   join: async (ctx, args) => {
-    const [channel, key] = firstWord(args);
+    const [typed, key] = firstWord(args);
     const conn = live(ctx);
     // A key is one word: "/join #a key with spaces" is a mistake, not four parameters.
-    if (!channel || !conn.isChannel(channel) || /\s/.test(key)) usage("join");
+    if (!typed || /\s/.test(key)) usage("join");
+    const channel = asChannel(conn, typed);
     await conn.send(line(() => ircLine("JOIN", channel, ...(key ? [key] : []))));
     return { conversation_id: conn.conversationId(channel) };
   },
@@ -253,8 +435,19 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const conn = live(ctx);
     const channel = here(ctx);
     const topic = args.trim();
-    await conn.send(line(() => ircLine("TOPIC", channel, ...(topic ? [topic] : []))));
-    return { topic: args.trim() || ctx.conversation?.topic || "" };
+    if (topic) {
+      await conn.send(line(() => ircLine("TOPIC", channel, topic)));
+      return { topic };
+    }
+    // Asked: the server's answer (332, or 331 for none), else the topic Parley has kept.
+    const told = await answerBeforePong(
+      conn,
+      "topic",
+      (ev) => !ev.nick && conn.same(String(ev.channel ?? ""), channel),
+      () => conn.send(line(() => ircLine("TOPIC", channel))),
+    );
+    const now = told ? String(told.topic ?? "") : ctx.conversation?.topic ?? "";
+    return { conversation_id: conn.conversationId(channel), topic: now };
   },
   whois: async (ctx, args) => {
     const [nick] = firstWord(args);
@@ -293,14 +486,52 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     }
     return send(ctx, "MODE", ...words(a));
   },
-  invite: (ctx, args) => {
-    live(ctx); // "not connected" before any usage error, as the other commands do
+  op: nickMode("op", "+", "o"),
+  deop: nickMode("deop", "-", "o"),
+  voice: nickMode("voice", "+", "v"),
+  devoice: nickMode("devoice", "-", "v"),
+  ban: async (ctx, args) => {
+    const { channel, targets } = modeTargets(ctx, "ban", args);
+    const conn = live(ctx);
+    const masks = await Promise.all(targets.map((t) => banMask(conn, t)));
+    return modeEach(ctx, channel, "+", "b", masks);
+  },
+  unban: async (ctx, args) => {
+    const { channel, targets } = modeTargets(ctx, "unban", args);
+    return modeEach(ctx, channel, "-", "b", await unbanMasks(live(ctx), channel, targets));
+  },
+  invite: async (ctx, args) => {
+    const conn = live(ctx); // "not connected" before any usage error, as the other commands do
     const [nick, rest] = firstWord(args);
     if (!nick) usage("invite");
     const channel = firstWord(rest)[0] || channelHere(ctx, "/invite");
-    return send(ctx, "INVITE", nick, channel);
+    // The server confirms with 341 (RPL_INVITING); a refusal comes as an IRC error.
+    const confirmed = await answerBeforePong(
+      conn,
+      "invited",
+      (ev) => conn.same(String(ev.nick ?? ""), nick),
+      () => conn.send(line(() => ircLine("INVITE", nick, channel))),
+    );
+    return confirmed ? { invited: { nick: String(confirmed.nick), channel } } : {};
+  },
+  ignore: async (ctx, args) => {
+    const { store } = ctx.deps;
+    const uid = ctx.record.userId;
+    const [typed] = firstWord(args);
+    if (!typed) return { ignores: await store.ignores.list(uid) };
+    const own = ctx.conn?.nick ? [ctx.conn.nick] : [];
+    const { mask } = await ignore(store, uid, typed, "/body/message", own);
+    return { ignored: mask, ignores: await store.ignores.list(uid) };
+  },
+  unignore: async (ctx, args) => {
+    const [typed] = firstWord(args);
+    if (!typed) usage("unignore");
+    const { store } = ctx.deps;
+    const mask = await unignore(store, ctx.record.userId, typed, "/body/message");
+    return { unignored: mask, ignores: await store.ignores.list(ctx.record.userId) };
   },
   away: (ctx, args) => send(ctx, "AWAY", ...(args.trim() ? [args.trim()] : [])),
+  back: (ctx) => send(ctx, "AWAY"),
   list: async (ctx, args) => {
     const conn = live(ctx);
     const { filter, mask } = listArgs(args);
@@ -342,7 +573,11 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     return {
       // Convos's shape: one mode string per participant ("o", "v", or "").
       participants: users.map((u) => ({ nick: u.nick, mode: (u.modes ?? []).join("") })),
-      names: users.map((u) => ({ nick: u.nick, modes: u.modes })),
+      names: users.map((u) => ({
+        nick: u.nick,
+        modes: u.modes,
+        ...("away" in u && u.away ? { away: true } : {}),
+      })),
     };
   },
   quote: async (ctx, args) => {

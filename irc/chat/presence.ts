@@ -1,8 +1,9 @@
 /**
  * Who is in which channel, as far as this connection has seen (NAMES, joins, parts, kicks,
- * quits, nick changes, prefix modes): a quit or a nick change is kept in the history of the
- * channels it concerns, and `/names` is answered from here without asking the server. Bounded: a
- * hostile server cannot make it grow without limit.
+ * quits, nick changes, prefix modes) and who of them is away (AWAY lines under `away-notify`, and
+ * a WHO after joining): a quit or a nick change is kept in the history of the channels it
+ * concerns, and `/names` is answered from here without asking the server. Bounded: a hostile
+ * server cannot make it grow without limit.
  */
 
 /** Most nicks remembered per channel; beyond, the list is incomplete (`/names` asks the server). */
@@ -11,11 +12,17 @@ const MAX_PER_CHANNEL = 20_000;
 const MAX_CHANNELS = 2_000;
 /** Longest wait for a NAMES under way before its channel's list is answered as it is. */
 const NAMES_WAIT_MS = 10_000;
+/** Largest channel asked WHO after joining, to learn who is away: beyond, it costs the server. */
+export const MAX_WHO_MEMBERS = 500;
+/** Most people remembered as away per connection. */
+const MAX_AWAY = 20_000;
 
 /** One member: the nick as the server spells it and its prefix modes (`o`, `v`), highest first. */
 export interface Member {
   nick: string;
   modes: string[];
+  /** Known to be away (absent when here or not known). */
+  away?: boolean;
 }
 
 /**
@@ -39,6 +46,8 @@ interface Channel {
 /** Channel members by channel id; nicks and channel ids already casefolded by the caller. */
 export class Presence {
   #channels = new Map<string, Channel>();
+  /** Casefolded nicks known to be away, on this connection (away is per person, not channel). */
+  #away = new Set<string>();
 
   #channel(id: string): Channel | undefined {
     let ch = this.#channels.get(id);
@@ -65,16 +74,35 @@ export class Presence {
     if (ch) ch.pending = old?.pending ?? [];
   }
 
-  /** The server's NAMES of `channel` ended: the whole list, replacing what was known. */
-  names(channel: string, list: { id: string; nick: string; modes: string[] }[]): void {
+  /**
+   * The server's NAMES of `channel` ended: the whole list, replacing what was known. True when it
+   * ends the user's join and the channel is small enough to ask WHO once, to learn who is away.
+   */
+  names(channel: string, list: { id: string; nick: string; modes: string[] }[]): boolean {
     const ch = this.#channel(channel);
-    if (!ch) return;
+    if (!ch) return false;
+    const afterJoin = ch.pending !== undefined;
     ch.members = new Map();
     ch.overflow = false;
     for (const m of list) this.#add(ch, m.id, { nick: m.nick, modes: m.modes });
     const waiting = ch.pending ?? [];
     ch.pending = undefined;
     for (const wake of waiting) wake();
+    return afterJoin && list.length <= MAX_WHO_MEMBERS;
+  }
+
+  /** Whether `id` (a casefolded nick) is away, as far as this connection knows. */
+  isAway(id: string): boolean {
+    return this.#away.has(id);
+  }
+
+  /** Records that `id` is away or back; true when that changed what was known. */
+  setAway(id: string, away: boolean): boolean {
+    if (away === this.#away.has(id)) return false;
+    if (!away) this.#away.delete(id);
+    else if (this.#away.size < MAX_AWAY) this.#away.add(id);
+    else return false;
+    return true;
   }
 
   /** Adds `nick` (casefolded `id`) to `channel`. */
@@ -94,6 +122,7 @@ export class Presence {
 
   /** Removes `nick` everywhere; returns the channels it was in. */
   quit(nick: string): string[] {
+    this.#away.delete(nick);
     const out: string[] = [];
     for (const [channel, ch] of this.#channels) if (ch.members.delete(nick)) out.push(channel);
     return out;
@@ -101,6 +130,7 @@ export class Presence {
 
   /** Renames `from` to `to` (spelt `nick`) everywhere; returns the channels concerned. */
   rename(from: string, to: string, nick = to): string[] {
+    if (this.#away.delete(from)) this.#away.add(to);
     const out: string[] = [];
     for (const [channel, ch] of this.#channels) {
       const m = ch.members.get(from);
@@ -149,9 +179,13 @@ export class Presence {
     }
     // Still waiting (the join failed or the server is slow): the server may know better.
     if (!ch || ch.overflow || ch.pending) return undefined;
-    return [...ch.members.values()].map((k) => {
+    return [...ch.members.entries()].map(([id, k]) => {
       const m = asMember(k);
-      return { nick: m.nick, modes: [...m.modes] };
+      return {
+        nick: m.nick,
+        modes: [...m.modes],
+        ...(this.#away.has(id) ? { away: true } : {}),
+      };
     });
   }
 }

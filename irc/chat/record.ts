@@ -5,13 +5,15 @@
 import type { EventBus } from "../../lib/bus.ts";
 import { log } from "../../lib/log.ts";
 import { formatMicros, nowMicros } from "../../lib/time.ts";
+import { msgidOf } from "../../lib/msgid.ts";
 import type { Store } from "../../store/mod.ts";
-import type { ConversationRecord } from "../../store/conversations.ts";
+import { type ConversationRecord, notifyLevel } from "../../store/conversations.ts";
 import type { ChatType } from "../../store/message_types.ts";
 import type { IrcConnection } from "../engine/connection.ts";
 import { isHighlight } from "./highlight.ts";
 import { isChannel } from "../casefold.ts";
 import { conversationJson } from "../resources.ts";
+import { unstored } from "./unstored.ts";
 
 /** What recording needs. */
 export interface RecordDeps {
@@ -138,7 +140,16 @@ export async function recordMessage(
   m: SeenMessage,
 ): Promise<void> {
   const conv = await cachedConversation(deps, conn, m.name);
-  if (!conv) return; // over the conversation cap: dropped
+  if (!conv) {
+    // Over the conversation cap: dropped.
+    return unstored(conn, {
+      name: m.name,
+      from: m.from,
+      type: m.type,
+      text: m.text,
+      ignored: false,
+    });
+  }
   const fromServer = m.name === "";
   const isPrivate = !fromServer && !conn.isChannel(m.name);
   let highlight = false;
@@ -163,11 +174,20 @@ export async function recordMessage(
   const uid = conn.userId;
   const toMessage = deps.bus.wouldReceive(uid, "message");
   const toUnread = counts && deps.bus.wouldReceive(uid, "unread");
-  const toNotification = highlight && deps.bus.wouldReceive(uid, "notification");
+  // The conversation's level decides what notifies (desktop notifications and pushes): every
+  // message, mentions only (a channel's default), or nothing.
+  const level = notifyLevel(conv.notify, !isPrivate && !fromServer);
+  const notifies = level === "all" ? counts : level === "mentions" && highlight;
+  const toNotification = notifies && deps.bus.wouldReceive(uid, "notification");
   if (!toMessage && !toUnread && !toNotification) return;
   const where = { connection_id: conn.id, conversation_id: conv.conversationId };
   const message = { from: m.from, message: m.text, ts: formatMicros(ts), type: m.type };
-  if (toMessage) deps.bus.publish(uid, { event: "message", ...where, ...message, highlight });
+  if (toMessage) {
+    const msgid = msgidOf(conv.id, ts);
+    deps.bus.publish(uid, { event: "message", ...where, ...message, highlight, msgid });
+  }
   if (toUnread) deps.bus.publish(uid, { event: "unread", ...where, unread: unread ?? 0 });
-  if (toNotification) deps.bus.publish(uid, { event: "notification", ...where, ...message });
+  if (toNotification) {
+    deps.bus.publish(uid, { event: "notification", ...where, ...message, highlight });
+  }
 }

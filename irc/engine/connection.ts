@@ -13,6 +13,7 @@ import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
 import { ctcpAnswer } from "./ctcp.ts";
 import { type IrcLine, ircLine } from "./line.ts";
+import { connectionGone, upstreamLine } from "./tap.ts";
 import { publicAddress, TransportRefusal } from "../socket/target.ts";
 import { LineTransport } from "../socket/transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
@@ -239,7 +240,11 @@ export class IrcConnection {
     client.connect({
       ...this.#clientOptions(allowPrivate),
       parley_cert: certificate && { cert: certificate.cert, key: certificate.key },
-      parley_line: (line: string) => this.client === client && !!this.lineHook?.(client, line),
+      parley_line: (line: string) => {
+        if (this.client !== client) return false;
+        upstreamLine(this, line);
+        return !!this.lineHook?.(client, line);
+      },
       parley_backlog: () => this.backlog?.() ?? 0,
     });
   }
@@ -462,6 +467,7 @@ export class IrcConnection {
     clearTimeout(this.#retryTimer);
     clearTimeout(this.#pumpTimer);
     this.#dropClient();
+    connectionGone(this);
   }
 
   #startRegain(): void {

@@ -73,6 +73,18 @@ export interface IrcEvents {
     modes?: { mode?: string; param?: string }[];
   };
   "channel info": Base & { channel?: string; raw_modes?: string; raw_params?: string[] };
+  /** The answer to a PING the client sent. */
+  pong: Base & { message?: string };
+  /** The server confirms an INVITE (341). */
+  invited: Base & { nick?: string; channel?: string };
+  /** A channel's ban list (367s up to 368). */
+  banlist: Base & { channel?: string; bans?: { banned?: string }[] };
+  /** Someone is away (an AWAY line under `away-notify`) or the user is (306). */
+  away: From & { self?: boolean; message?: string };
+  /** Someone is back (an AWAY line without a reason), or the user is (305). */
+  back: From & { self?: boolean };
+  /** A WHO's (or WHOX's) answer: who matched, each with whether they are away. */
+  wholist: Base & { target?: string; users?: { nick?: string; away?: boolean }[] };
   "channel list": ListedChannelPayload[];
   "channel list end": undefined;
   "socket close": unknown;

@@ -367,7 +367,11 @@ export class IrcManager implements IrcControl {
     await conn.stop(message);
     conn.dispose();
     this.#live.delete(record.id);
+    // What the connection received before it stopped is recorded before its rows can go: a
+    // removal right after would otherwise have the writer append to deleted conversations.
+    await this.#serials.get(record.id)?.drained();
     this.#serials.delete(record.id);
+    await this.#deps.store.messages.flush();
   }
 
   /** Stops every connection of a user (before the user is deleted). */

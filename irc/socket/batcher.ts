@@ -14,22 +14,31 @@ export const BATCH_LIVE_BYTES = 4 * 1024;
 /** A batch this large goes at once. */
 export const BATCH_MAX_BYTES = 256 * 1024;
 
+import { type Clock, realClock } from "../../lib/clock.ts";
+
 export class ReadBatcher {
   #parts: Uint8Array[] = [];
   #bytes = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
   #windowStart = -Infinity;
   #windowBytes = 0;
   #send: (chunk: Uint8Array) => void;
   #windowMs: number;
   #liveBytes: number;
   #maxBytes: number;
+  #clock: Clock;
 
   constructor(
     send: (chunk: Uint8Array) => void,
-    { windowMs = BATCH_WINDOW_MS, liveBytes = BATCH_LIVE_BYTES, maxBytes = BATCH_MAX_BYTES } = {},
+    {
+      windowMs = BATCH_WINDOW_MS,
+      liveBytes = BATCH_LIVE_BYTES,
+      maxBytes = BATCH_MAX_BYTES,
+      clock = realClock,
+    }: { windowMs?: number; liveBytes?: number; maxBytes?: number; clock?: Clock } = {},
   ) {
     this.#send = send;
+    this.#clock = clock;
     this.#windowMs = windowMs;
     this.#liveBytes = liveBytes;
     this.#maxBytes = maxBytes;
@@ -37,7 +46,7 @@ export class ReadBatcher {
 
   /** A read's bytes (owned from now on: they may be sent as they are). */
   push(chunk: Uint8Array): void {
-    const now = performance.now();
+    const now = this.#clock.now();
     if (now - this.#windowStart >= this.#windowMs) {
       this.#windowStart = now;
       this.#windowBytes = 0;
@@ -50,12 +59,12 @@ export class ReadBatcher {
     this.#parts.push(chunk);
     this.#bytes += chunk.length;
     if (this.#bytes >= this.#maxBytes) return this.flush();
-    this.#timer ??= setTimeout(() => this.flush(), this.#windowStart + this.#windowMs - now);
+    this.#timer ??= this.#clock.after(() => this.flush(), this.#windowStart + this.#windowMs - now);
   }
 
   /** Sends what waits now (before the socket's error or close is told, and on a timer). */
   flush(): void {
-    clearTimeout(this.#timer);
+    this.#clock.cancel(this.#timer);
     this.#timer = undefined;
     if (this.#bytes === 0) return;
     let chunk = this.#parts[0];
@@ -71,7 +80,7 @@ export class ReadBatcher {
     this.#bytes = 0;
     // A new window that has already carried its share: reads that follow at once join the next
     // batch rather than each going alone.
-    this.#windowStart = performance.now();
+    this.#windowStart = this.#clock.now();
     this.#windowBytes = chunk.length;
     this.#send(chunk);
   }

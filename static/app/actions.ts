@@ -6,7 +6,8 @@ import type { SentFrame } from "../../lib/events.ts";
 import { type Member, membersOpen, setAwayNick, setMembers } from "./members.ts";
 import { navigate } from "./router.ts";
 import { liveConversation, socket } from "./session.ts";
-import { away, conversations, key, myNick, pendingJoin } from "./state.ts";
+import { away, key, myNick } from "./state.ts";
+import { openJoined } from "./join.ts";
 import { appendLive, isOpen } from "./view.ts";
 import { withConnectionName } from "./conn_status.ts";
 
@@ -23,11 +24,42 @@ export function showAnswer(
   answer: SentFrame,
 ) {
   const args = parsed.message.split(/\s+/).slice(1);
-  if (parsed.command === "join") {
-    const name = (args[0] ?? "").toLowerCase();
-    if (conversations.value[key(cid, name)]) {
-      navigate(`/chat/${encodeURIComponent(cid)}/${encodeURIComponent(name)}`);
-    } else Object.assign(pendingJoin, { cid, conv: name });
+  // The server names the channel it joins (`/join parley` joins #parley).
+  if (parsed.command === "join") openJoined(cid, answer.conversation_id ?? args[0] ?? "");
+  if (parsed.command === "mode" && answer.modes !== undefined) {
+    const channel = answer.conversation_id ?? conv;
+    localLine(
+      // A server may say "+" for none.
+      /[A-Za-z]/.test(answer.modes)
+        ? t("Modes of {channel}: {modes}", { channel, modes: answer.modes })
+        : t("No modes are set on {channel}.", { channel }),
+      "info",
+    );
+  }
+  if (parsed.command === "topic" && !args.length && answer.topic !== undefined) {
+    const channel = answer.conversation_id ?? conv;
+    localLine(
+      answer.topic
+        ? t("Topic of {channel}: {topic}", { channel, topic: answer.topic })
+        : t("{channel} has no topic.", { channel }),
+      "info",
+    );
+  }
+  if (answer.invited) localLine(t("Invited {nick} to {channel}.", answer.invited), "info");
+  if (answer.ignored) {
+    localLine(
+      t("Ignoring {mask}: their messages are hidden on every device.", { mask: answer.ignored }),
+      "info",
+    );
+  } else if (answer.unignored) {
+    localLine(t("No longer ignoring {mask}.", { mask: answer.unignored }), "info");
+  } else if (parsed.command === "ignore" && answer.ignores) {
+    localLine(
+      answer.ignores.length
+        ? t("Ignored: {list}", { list: answer.ignores.join(", ") })
+        : t("Nobody is ignored."),
+      "info",
+    );
   }
   if (
     (parsed.command === "query" || parsed.command === "msg") &&
@@ -40,14 +72,15 @@ export function showAnswer(
   if (parsed.command === "part" && isOpen(cid, closed)) {
     navigate(liveConversation(cid, closed), true);
   }
-  if (parsed.command === "away") {
+  if (parsed.command === "away" || parsed.command === "back") {
+    const message = parsed.command === "away" ? args.join(" ") : "";
     localLine(
-      args.length
-        ? t("You are marked as away: {message}", { message: args.join(" ") })
+      message
+        ? t("You are marked as away: {message}", { message })
         : t("You are no longer marked as away."),
       "info",
     );
-    setAway(cid, args.join(" "));
+    setAway(cid, message);
   }
   const w = answer.whois as { nick?: string; error?: string } | undefined;
   if (w && typeof w === "object") {
@@ -64,6 +97,7 @@ export function showAnswer(
     const channel = (args[0] ?? conv).toLowerCase();
     const list = (answer.names as Member[]).map((n) => ({ nick: n.nick, modes: n.modes ?? [] }));
     setMembers(key(cid, channel), list);
+    for (const n of answer.names) if (n.away) setAwayNick(cid, n.nick, true);
     if (channel === conv) membersOpen.value = true;
     localLine(t("{n} members in {channel}", { n: list.length, channel }), "info");
   }

@@ -16,8 +16,9 @@ export const membersOpen = signal(
 export const members = signal<Record<string, Member[]>>({});
 
 /**
- * Nicks known to be away, lower-cased, per connection id: the user after /away, and whoever a
- * whois answered about (away or not). The server does not follow others' away state yet.
+ * Nicks known to be away, lower-cased, per connection id: the user after /away, whoever a whois
+ * answered about (away or not), and whoever the server says is away or back (`away` events, and
+ * `/names` answers, from a WHO after joining and AWAY lines where the server sends them).
  */
 export const awayNicks = signal<Record<string, ReadonlySet<string>>>({});
 

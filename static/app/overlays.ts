@@ -10,11 +10,20 @@ export interface NickMenuAt {
   y: number;
 }
 
+/** A conversation's menu in the sidebar: where it was opened and for which conversation. */
+export interface ConvMenuAt {
+  cid: string;
+  conv: string;
+  x: number;
+  y: number;
+}
+
 /** The open overlay, or null. */
 export const overlay = signal<
   | { kind: "switcher" }
   | { kind: "keys" }
   | { kind: "nick"; at: NickMenuAt }
+  | { kind: "conv"; at: ConvMenuAt }
   | null
 >(null);
 
@@ -44,4 +53,9 @@ export function openNickMenu(
   const r = el?.getBoundingClientRect();
   const x = r ? r.left : e.clientX, y = r ? r.bottom + 2 : e.clientY;
   overlay.value = { kind: "nick", at: { cid, conv, nick, x, y } };
+}
+
+/** Opens a sidebar conversation's menu (a right-click or a long press on its entry). */
+export function openConvMenu(cid: string, conv: string, e: MouseEvent): void {
+  overlay.value = { kind: "conv", at: { cid, conv, x: e.clientX, y: e.clientY } };
 }

@@ -1,7 +1,15 @@
 /** Logging in and out, loading the user, and applying the socket's events to the state. */
 import { api, setUnauthorizedHandler } from "./api.ts";
 import { EventSocket } from "./socket.ts";
-import type { NotificationEvent, PushedEvent, StateEvent } from "../../lib/events.ts";
+import {
+  type ChannelStateEvent,
+  LINE_KINDS,
+  type MessageType,
+  type NotificationEvent,
+  type PushedEvent,
+  type StateEvent,
+  type Words,
+} from "../../lib/events.ts";
 import {
   addNick,
   applyUser,
@@ -41,6 +49,7 @@ import {
   moded,
   parsePrefix,
   renamed,
+  setAwayNick,
   setMembers,
   updateMembers,
 } from "./members.ts";
@@ -152,6 +161,7 @@ export async function loadMembers(cid: string, conv: string): Promise<Member[] |
   if (a.errors || !Array.isArray(a.names)) return;
   const list: Member[] = a.names.map((n) => ({ nick: n.nick, modes: n.modes ?? [] }));
   setMembers(key(cid, conv), list);
+  for (const n of a.names) if (n.away) setAwayNick(cid, n.nick, true);
   return list;
 }
 
@@ -239,13 +249,14 @@ function onEvent(f: PushedEvent): void {
     case "notification": {
       const { connection_id: cid, conversation_id: conv } = f;
       const visible = isOpen(cid, conv) && document.visibilityState === "visible";
-      if (!visible) {
+      // A message that notifies only because the conversation's level is "all" is no mention.
+      if (!visible && f.highlight !== false) {
         const k = key(cid, conv);
         mentions.value = { ...mentions.value, [k]: (mentions.value[k] ?? 0) + 1 };
         if (user.value) user.value = { ...user.value, unread: user.value.unread + 1 };
       }
       desktopNotify(f);
-      mentionSound();
+      if (f.highlight !== false) mentionSound();
       break;
     }
     case "notifications":
@@ -260,6 +271,8 @@ function onEvent(f: PushedEvent): void {
 
 function onState(f: StateEvent): void {
   const cid = f.connection_id;
+  // Before the members change: a quit or a nick change shows where the person was.
+  const lines = f.type === "connection" || f.type === "info" ? [] : linesOf(f);
   switch (f.type) {
     case "connection":
       patchConnection(cid, { state: f.state, info: f.info ?? connections.value[cid]?.info });
@@ -289,7 +302,6 @@ function onState(f: StateEvent): void {
         }
         if (isOpen(cid, conv)) void loadMembers(cid, conv);
       } else updateMembers((l) => joined(l, f.nick), (k) => k === key(cid, conv));
-      eventLine(cid, conv, t("{nick} joined", { nick: f.nick }), "join");
       break;
     }
     case "frozen":
@@ -305,51 +317,20 @@ function onState(f: StateEvent): void {
       if (f.nick === myNick(cid) && !/^[#&!+]/.test(conv)) {
         removeConversation(cid, conv);
         if (isOpen(cid, conv)) navigate(liveConversation(cid, conv), true);
-        break;
+        lines.length = 0; // the conversation is gone, and its line with it
       }
-      eventLine(
-        cid,
-        conv,
-        // A kick is a part with `kicker`, as Convos sends it.
-        (f.kicker
-          ? t("{nick} was kicked by {by}", { nick: f.nick, by: f.kicker })
-          : t("{nick} left", { nick: f.nick })) + (f.message ? ` (${f.message})` : ""),
-        "part",
-      );
       break;
     }
-    case "quit": {
-      const o = openConv.value;
-      // Only where the quitter was: their name in a channel they were not in is noise.
-      const was = o && o.cid === cid && isMember(cid, o.conv, f.nick);
+    case "quit":
       updateMembers((l) => left(l, f.nick), onConnection(cid));
-      if (o && was) {
-        eventLine(
-          cid,
-          o.conv,
-          t("{nick} quit", { nick: f.nick }) +
-            (f.message ? ` (${f.message})` : ""),
-          "part",
-        );
-      }
       break;
-    }
+    case "away":
+      setAwayNick(cid, f.nick, f.away);
+      break;
     case "nick_change": {
       const o = openConv.value;
-      const was = o && o.cid === cid && isMember(cid, o.conv, f.old_nick);
+      if (o && o.cid === cid && isMember(cid, o.conv, f.old_nick)) addNick(cid, o.conv, f.new_nick);
       updateMembers((l) => renamed(l, f.old_nick, f.new_nick), onConnection(cid));
-      if (o && was) {
-        addNick(cid, o.conv, f.new_nick);
-        eventLine(
-          cid,
-          o.conv,
-          t("{old} is now known as {new}", {
-            old: f.old_nick,
-            new: f.new_nick,
-          }),
-          "nick",
-        );
-      }
       const c = connections.value[cid];
       if (c && myNick(cid) === f.old_nick) {
         patchConnection(cid, { info: { ...(c.info ?? {}), nick: f.new_nick } });
@@ -366,17 +347,6 @@ function onState(f: StateEvent): void {
     case "topic": {
       const conv = f.conversation_id;
       patchConversation(cid, conv, { topic: f.topic });
-      if (f.nick) {
-        eventLine(
-          cid,
-          conv,
-          t("{nick} changed the topic to: {topic}", {
-            nick: f.nick,
-            topic: f.topic,
-          }),
-          "topic",
-        );
-      }
       break;
     }
     case "mode": {
@@ -384,15 +354,6 @@ function onState(f: StateEvent): void {
       if (conv) {
         const prefix = parsePrefix(connections.value[cid]?.info?.prefix);
         updateMembers((l) => moded(l, f.mode ?? "", prefix), (k) => k === key(cid, conv));
-        eventLine(
-          cid,
-          conv,
-          t("{nick} sets mode {mode}", {
-            nick: f.nick ?? "",
-            mode: f.mode,
-          }),
-          "mode",
-        );
       }
       break;
     }
@@ -413,4 +374,48 @@ function onState(f: StateEvent): void {
       break;
     }
   }
+  for (const show of lines) show();
+}
+
+type Row = (typeof LINE_KINDS)[MessageType];
+
+/** The kinds of line each state event brings (LINE_KINDS), by the event's type. */
+const LIVE = new Map<string, [MessageType, Row][]>();
+for (const [kind, row] of Object.entries(LINE_KINDS) as [MessageType, Row][]) {
+  LIVE.set(row.live, [...(LIVE.get(row.live) ?? []), [kind, row]]);
+}
+
+/**
+ * The lines a state event brings, in the words its kinds declare (lib/events.ts): each shows
+ * itself in the conversation it concerns when that is open. Worked out before the event changes
+ * the members, as a quit or nick change is shown only where the person was.
+ */
+function linesOf(f: ChannelStateEvent): (() => void)[] {
+  const cid = f.connection_id;
+  const field = (name: string) => (f as unknown as Record<string, unknown>)[name];
+  const out: (() => void)[] = [];
+  for (const [kind, row] of LIVE.get(f.type) ?? []) {
+    if (!("line" in row)) continue;
+    if (row.line === "stored") {
+      const { conversation_id: conv, message, ts } = f as unknown as Record<string, string>;
+      out.push(() => isOpen(cid, conv) && appendLive({ from: "", message, ts, type: kind }));
+      continue;
+    }
+    const w: Words<Record<string, unknown>> = row.line;
+    if ((w.when && !field(w.when)) || (w.unless && field(w.unless))) continue;
+    let conv = String(field("conversation_id") ?? "");
+    if (w.member) {
+      // Only where the person was: their name in a channel they were not in is noise.
+      const o = openConv.value;
+      if (!o || o.cid !== cid || !isMember(cid, o.conv, String(field(w.member)))) continue;
+      conv = o.conv;
+    }
+    const vars = Object.fromEntries(
+      Object.entries(w.fill).map(([name, from]) => [name, String(field(from) ?? "")]),
+    );
+    const reason = w.reason && field(w.reason);
+    const text = t(w.say, vars) + (reason ? ` (${reason})` : "");
+    out.push(() => eventLine(cid, conv, text, kind));
+  }
+  return out;
 }

@@ -130,7 +130,10 @@ export const pendingJoin = { cid: "", conv: "" };
 /** Unread messages over all conversations, and mentions (the tab title and the menu show them). */
 export const totals = computed(() => {
   let unread = 0, mention = 0;
-  for (const c of Object.values(conversations.value)) unread += c.unread;
+  // A muted conversation does not count in the title.
+  for (const c of Object.values(conversations.value)) {
+    if (c.notify !== "muted") unread += c.unread;
+  }
   for (const n of Object.values(mentions.value)) mention += n;
   return { unread, mention };
 });

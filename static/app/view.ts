@@ -78,6 +78,11 @@ async function history(
   return { ...page, messages: page.messages ?? [] };
 }
 
+/** Lines in time order; lines of one time keep their order (the sort is stable). */
+function byTime(lines: Message[]): Message[] {
+  return lines.sort((a, b) => a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0);
+}
+
 /** Whether `cid`/`conv` is the open conversation. */
 export function isOpen(cid: string, conv: string): boolean {
   const o = openConv.value;
@@ -103,12 +108,13 @@ export async function openConversation(cid: string, conv: string, around?: strin
     const page = await history(cid, conv, { limit: PAGE, around });
     if (gen !== generation) return;
     for (const m of page.messages) addNick(cid, conv, m.from);
-    // Keep what arrived live while the page loaded (events, and messages the page lacks).
+    // Keep what arrived live while the page loaded and the page lacks, each at its time: a join
+    // that came while the page loaded may be older than the page's newest message.
     const inPage = new Set(page.messages.map((m) => m.ts));
-    const live = around ? [] : messages.value.filter((m) => m.event || !inPage.has(m.ts));
-    const kept = around ? [] : waiting.get(key(cid, conv)) ?? [];
+    const live = around ? [] : messages.value.filter((m) => !inPage.has(m.ts));
+    const kept = around ? [] : (waiting.get(key(cid, conv)) ?? []).filter((m) => !inPage.has(m.ts));
     waiting.delete(key(cid, conv));
-    messages.value = [...page.messages, ...kept, ...live];
+    messages.value = byTime([...page.messages, ...kept, ...live]);
     olderCursor.value = page.before;
     newerCursor.value = around ? page.after : undefined;
     // The line goes before the first unread message when this page holds it; further back,

@@ -1,6 +1,11 @@
 /** Conversations in PostgreSQL (store/conversations.ts has the interface). */
 import { nowMicros } from "../../lib/time.ts";
-import { type ConversationRow, type ConversationStore, toRecord } from "../conversations.ts";
+import {
+  type ConversationRow,
+  type ConversationStore,
+  MAX_DRAFT,
+  toRecord,
+} from "../conversations.ts";
 import { pgString, type Sql } from "./db.ts";
 
 /** Conversations in PostgreSQL; `bump` is called when another node renamed or removed one. */
@@ -93,5 +98,14 @@ export function pgConversationStore(
         WHERE connection = ${connection}`;
     },
     remove: (id) => changing((tx) => tx`DELETE FROM conversations WHERE id = ${id}`),
+    // Other nodes cache conversations for incoming messages, and the level is read there.
+    setNotify: (id, level) =>
+      changing((tx) => tx`UPDATE conversations SET notify = ${level} WHERE id = ${id}`),
+    draft: async (id) =>
+      (await sql`SELECT draft FROM conversations WHERE id = ${id}`)[0]?.draft ?? "",
+    async setDraft(id, text) {
+      await sql`UPDATE conversations SET draft = ${pgString(text.slice(0, MAX_DRAFT))}
+        WHERE id = ${id}`;
+    },
   };
 }

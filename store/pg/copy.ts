@@ -29,6 +29,7 @@ const ORDER = [
   "files",
   "push_subscriptions",
   "push_prefs",
+  "ignores",
 ];
 /** Rows per INSERT: PostgreSQL takes at most 65,535 parameters in one statement. */
 const MAX_PARAMS = 60_000;

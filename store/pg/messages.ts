@@ -7,6 +7,8 @@ import { parseMatch } from "../match.ts";
 import type { MessageNotifications, MessageSearch, MessageStore } from "../message_types.ts";
 import { connectPg, migratePg, type Sql } from "./db.ts";
 import { pgNotifications } from "./notifications.ts";
+import { pgHistory } from "./history.ts";
+import type { MessageHistory } from "../history_types.ts";
 import { pgPages } from "./paging.ts";
 import { pgUserSearch } from "./search.ts";
 import { prefixesOf, toTsquery } from "./tsquery.ts";
@@ -17,6 +19,7 @@ import { pgWriter } from "./writer.ts";
 export interface PgMessageStore extends MessageStore {
   readonly search: MessageSearch;
   readonly notifications: MessageNotifications;
+  readonly history: MessageHistory;
   /** Waits for the appends under way (and, opened by openPgMessageStore, closes its pool). */
   close(): Promise<void>;
 }
@@ -74,6 +77,7 @@ export function pgMessageStore(sql: Sql): PgMessageStore {
       },
     },
     notifications: pgNotifications(sql, settled),
+    history: pgHistory(sql, settled),
     close: settled,
   };
 }

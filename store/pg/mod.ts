@@ -7,12 +7,14 @@ import { connectPg, migratePg, type Sql } from "./db.ts";
 import { type PgMessageStore, pgMessageStore } from "./messages.ts";
 import { pgUserStore, USERS_CHANGED } from "./users.ts";
 import { pgSessionStore } from "./sessions.ts";
+import { pgAppTokenStore } from "./app_tokens.ts";
 import { pgSettingsStore } from "./settings.ts";
 import { pgProfileStore } from "./profiles.ts";
 import { pgConnectionStore } from "./connections.ts";
 import { CONVERSATIONS_CHANGED, pgConversationStore } from "./conversations.ts";
 import { pgFileStore } from "./files.ts";
 import { pgPushStore } from "./push.ts";
+import { IGNORES_CHANGED, pgIgnoreStore } from "./ignores.ts";
 import { copyIntoPg } from "./copy.ts";
 
 /** Connections of the pool: the batched writer takes one, requests and IRC the others. */
@@ -38,16 +40,19 @@ export async function openPgStore(url: string): Promise<PgStore> {
   const messages = pgMessageStore(sql);
   const users = pgUserStore(sql);
   const conversations = pgConversationStore(sql, messages.flush);
+  const ignores = pgIgnoreStore(sql);
   // Other nodes' changes reload the caches keyed on the generations (irc/chat/record.ts).
   const listening = [
     await sql.listen(USERS_CHANGED, () => users.bump()),
     await sql.listen(CONVERSATIONS_CHANGED, () => conversations.bump()),
+    await sql.listen(IGNORES_CHANGED, () => ignores.bump()),
   ];
   return {
     sql,
     url,
     users,
     sessions: pgSessionStore(sql),
+    appTokens: pgAppTokenStore(sql),
     settings: pgSettingsStore(sql),
     profiles: pgProfileStore(sql),
     connections: pgConnectionStore(sql),
@@ -55,6 +60,7 @@ export async function openPgStore(url: string): Promise<PgStore> {
     messages,
     files: pgFileStore(sql),
     push: pgPushStore(sql),
+    ignores,
     backend: pgBackend,
     async close() {
       for (const l of listening) await l.unlisten().catch(() => {});

@@ -10,7 +10,8 @@ const MIN = Number.MIN_SAFE_INTEGER;
 const MAX = Number.MAX_SAFE_INTEGER;
 
 /** The columns of a Row, from `messages m`. */
-export const PG_COLUMNS = "m.id, m.ts, m.type, m.highlight::int AS highlight, m.sender, m.text";
+export const PG_COLUMNS =
+  "m.id, m.conversation, m.ts, m.type, m.highlight::int AS highlight, m.sender, m.text";
 
 /** The pagers over `messages` (index on conversation and ts). */
 export function pgPages(sql: Sql) {

@@ -1,7 +1,12 @@
 /** Conversations in SQLite (store/conversations.ts has the interface and its records). */
 import type { DatabaseSync } from "node:sqlite";
 import { nowMicros } from "../../lib/time.ts";
-import { type ConversationRow, type ConversationStore, toRecord } from "../conversations.ts";
+import {
+  type ConversationRow,
+  type ConversationStore,
+  MAX_DRAFT,
+  toRecord,
+} from "../conversations.ts";
 
 const SELECT = `SELECT v.*, c.connection_id FROM conversations v
   JOIN connections c ON c.id = v.connection`;
@@ -53,6 +58,9 @@ export function sqliteConversationStore(
     read: db.prepare("UPDATE conversations SET unread = 0, last_read = ? WHERE id = ?"),
     readAll: db.prepare("UPDATE conversations SET unread = 0, last_read = ? WHERE connection = ?"),
     remove: db.prepare("DELETE FROM conversations WHERE id = ?"),
+    notify: db.prepare("UPDATE conversations SET notify = ? WHERE id = ?"),
+    draft: db.prepare("SELECT draft FROM conversations WHERE id = ?"),
+    setDraft: db.prepare("UPDATE conversations SET draft = ? WHERE id = ?"),
   };
   const get = (connection: number, conversationId: string) => {
     const row = q.get.get(connection, conversationId) as ConversationRow | undefined;
@@ -96,5 +104,11 @@ export function sqliteConversationStore(
       generation++;
       return Promise.resolve(void q.remove.run(id));
     },
+    setNotify: (id, level) => {
+      generation++;
+      return Promise.resolve(void q.notify.run(level, id));
+    },
+    draft: (id) => Promise.resolve((q.draft.get(id) as { draft: string } | undefined)?.draft ?? ""),
+    setDraft: (id, text) => Promise.resolve(void q.setDraft.run(text.slice(0, MAX_DRAFT), id)),
   };
 }

@@ -8,6 +8,7 @@ import { openDatabase } from "./db.ts";
 import { migrate, sqliteMigrations } from "./migrate.ts";
 import { sqliteUserStore } from "./users.ts";
 import { sqliteSessionStore } from "./sessions.ts";
+import { sqliteAppTokenStore } from "./app_tokens.ts";
 import { sqliteSettingsStore } from "./settings.ts";
 import { sqliteProfileStore } from "./profiles.ts";
 import { sqliteConnectionStore } from "./connections.ts";
@@ -15,6 +16,7 @@ import { type SqliteMessageStore, sqliteMessageStore } from "./messages/mod.ts";
 import { sqliteConversationStore } from "./conversations.ts";
 import { sqliteFileStore } from "./files.ts";
 import { sqlitePushStore } from "./push.ts";
+import { sqliteIgnoreStore } from "./ignores.ts";
 import type { Store, StoreBackend } from "../mod.ts";
 import { sqliteCopySource } from "./copy_source.ts";
 import {
@@ -65,6 +67,7 @@ function sqliteStore(
   return {
     users: sqliteUserStore(db),
     sessions: sqliteSessionStore(db),
+    appTokens: sqliteAppTokenStore(db),
     settings: sqliteSettingsStore(db),
     profiles: sqliteProfileStore(db),
     // irc
@@ -80,6 +83,7 @@ function sqliteStore(
     // outside world
     files: sqliteFileStore(db, filesDir),
     push: sqlitePushStore(db),
+    ignores: sqliteIgnoreStore(db),
     backend: sqliteBackend,
 
     async close() {

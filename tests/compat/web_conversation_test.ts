@@ -18,6 +18,8 @@ function conversation(name: string, connectionId: string, extra: Record<string, 
     topic: "",
     unread: 0,
     notifications: 0,
+    // Parley's notification level: a channel's default, mentions only.
+    notify: /^[#&]/.test(name) ? "mentions" : "all",
     ...extra,
   };
 }

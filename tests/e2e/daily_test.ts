@@ -8,7 +8,6 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { startServer } from "../support/server.ts";
 import { commandsFor } from "../../irc/chat/command_table.ts";
 import { startIrcServer } from "../support/ngircd.ts";
-import { RawIrcClient } from "../support/irc_client.ts";
 import { freePort } from "../support/ports.ts";
 import {
   assertOnScreen,
@@ -17,6 +16,7 @@ import {
   type Page,
   screenshot,
 } from "../support/browser.ts";
+import { composer, deskPage, IrcPeople, register, sendLine } from "../support/chat_page.ts";
 
 /** A page with a link preview; answers after a short wait so previews arrive after the scroll. */
 function startSite() {
@@ -54,41 +54,24 @@ Deno.test("web client as a daily IRC client", async (t) => {
   const site = startSite();
   const siteUrl = `http://127.0.0.1:${site.addr.port}`;
   const browser = await launchBrowser();
-  // Playwright's offline emulation does not reliably reach a page whose service worker is being
-  // installed, and these tests take the network away; account_test covers the worker.
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    serviceWorkers: "block",
-  });
-  const { page, errors } = await newPage(context);
-  const clients: RawIrcClient[] = [];
-  const raw = async (nick: string) => {
-    const c = await RawIrcClient.connect(irc.port, nick);
-    clients.push(c);
-    return c;
-  };
-  const box = page.getByLabel("Message", { exact: true });
-  const send = async (text: string) => {
-    await box.fill(text);
-    await box.press("Enter");
-  };
+  const { context, page, errors } = await deskPage(browser);
+  const people = new IrcPeople(irc.port);
+  const box = composer(page);
+  const send = (text: string) => sendLine(page, text);
   try {
     // bob is first in #busy, so ngircd makes him its operator.
-    const bob = await raw("bob");
-    await bob.join("#busy");
-    const carol = await raw("carol");
-    await carol.join("#busy");
+    const bob = await people.add("bob", "#busy");
+    await people.add("carol", "#busy");
 
     await t.step("the connection form starts from the account and checks the port", async () => {
-      await page.goto(server.url + "/register");
-      await page.getByLabel("Email").fill("erin.k@example.com");
-      await page.getByLabel("Password", { exact: true }).fill("erin's long password");
-      await page.getByRole("button", { name: "Create account" }).click();
-      await page.waitForURL("**/settings/connection/add");
+      await register(page, server.url, {
+        email: "erin.k@example.com",
+        password: "erin's long password",
+      });
       await assertOnScreen(page, page.getByRole("heading", { name: "Add connection" }));
       // The nick comes from the email, without the characters IRC refuses.
       await page.waitForFunction(() =>
-        (document.querySelector("#f-nick") as HTMLInputElement).value === "erink"
+        (document.querySelector("#f-nick") as HTMLInputElement | null)?.value === "erink"
       );
       assertEquals(await page.getByLabel("Port").getAttribute("type"), "number");
       await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
@@ -137,16 +120,14 @@ Deno.test("web client as a daily IRC client", async (t) => {
       await until("@bob +carol erin");
       await page.getByText("bob sets mode +v carol").waitFor();
 
-      const dave = await raw("dave");
-      await dave.join("#busy");
+      const dave = await people.add("dave", "#busy");
       await until("@bob +carol dave erin");
       assertStringIncludes((await panel.getByRole("heading").textContent()) ?? "", "4");
       await dave.send("NICK dave2");
       await until("@bob +carol dave2 erin");
       await dave.send("PART #busy :later");
       await until("@bob +carol erin");
-      const frank = await raw("frank");
-      await frank.join("#busy");
+      const frank = await people.add("frank", "#busy");
       await until("@bob +carol erin frank");
       await bob.send("KICK #busy frank :out");
       await until("@bob +carol erin");
@@ -202,15 +183,17 @@ Deno.test("web client as a daily IRC client", async (t) => {
       assert(!/[{[]"/.test(shown), `no JSON in the chat: ${shown.slice(0, 200)}`);
     });
 
-    await t.step("an error about a nick shows in that nick's conversation", async () => {
-      await send("/msg nobody hello?");
-      await page.waitForURL("**/chat/irc-localhost/nobody");
-      const line = page.locator(".line.event.error", { hasText: "nobody: No such nick" }).last();
-      await line.waitFor();
-      await assertOnScreen(page, line);
-      await page.getByRole("link", { name: "#busy" }).click();
-      await page.waitForURL("**/chat/irc-localhost/%23busy");
-    });
+    await t.step(
+      "/msg to a nick nobody has: the error where the user is, no conversation",
+      async () => {
+        await send("/msg nobody hello?");
+        const line = page.locator(".line.event.error", { hasText: "nobody: No such nick" }).last();
+        await line.waitFor();
+        await assertOnScreen(page, line);
+        assert(page.url().endsWith("/chat/irc-localhost/%23busy"), page.url());
+        assertEquals(await page.locator('.sidebar a[href$="/nobody"]').count(), 0);
+      },
+    );
 
     await t.step("typed text survives a lost socket and is sent when it is back", async () => {
       await page.locator(".socket.open").waitFor();
@@ -287,8 +270,8 @@ Deno.test("web client as a daily IRC client", async (t) => {
       "joins and parts collapse into one line; a setting shows or hides them",
       async () => {
         const run = page.locator(".line.event.run .run-toggle");
-        const comers = [await raw("dave"), await raw("erin2"), await raw("frank")];
-        for (const c of comers) await c.join("#busy");
+        const comers = [];
+        for (const nick of ["dave", "erin2", "frank"]) comers.push(await people.add(nick, "#busy"));
         for (const c of comers.slice(0, 2)) await c.send("PART #busy :bye");
         await page.getByText("2 left").waitFor();
         await assertOnScreen(page, run.last());
@@ -465,7 +448,7 @@ Deno.test("web client as a daily IRC client", async (t) => {
     });
   } finally {
     await screenshot(page, "daily-last").catch(() => {});
-    for (const c of clients) await c.close().catch(() => {});
+    await people.close();
     await context.close();
     await browser.close();
     await site.shutdown();

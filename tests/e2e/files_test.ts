@@ -5,6 +5,7 @@ import { startIrcServer } from "../support/ngircd.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { Buffer } from "node:buffer";
 import { assertOnScreen, launchBrowser, newPage, screenshot } from "../support/browser.ts";
+import { connect, fillConnection, goLive, register, sendLine } from "../support/chat_page.ts";
 
 // A 2x2 red PNG.
 const PNG = Uint8Array.from(
@@ -29,22 +30,16 @@ Deno.test("web client files: upload, paste, drop, preview, list, delete", async 
         await new Promise((r) => setTimeout(r, 800));
         await route.continue();
       });
-      await page.goto(server.url + "/register");
-      await page.getByLabel("Email").fill("dora@example.com");
-      await page.getByLabel("Password", { exact: true }).fill("dora's long password");
-      await page.getByRole("button", { name: "Create account" }).click();
-      await page.waitForURL("**/settings/connection/add");
+      await register(page, server.url, {
+        email: "dora@example.com",
+        password: "dora's long password",
+      });
       const host = page.getByLabel("Host", { exact: true });
       await host.waitFor();
       assertEquals(await host.inputValue(), "irc.libera.chat", "shown filled in, not empty");
       await page.unroute("**/api/connection-profiles");
-      await host.fill("127.0.0.1");
-      await page.getByLabel("Port").fill(String(irc.port));
-      await page.getByLabel("Use TLS").uncheck();
-      await page.getByLabel("Nick").fill("dora");
-      await page.getByLabel("Channel to join").fill("#files");
-      await page.getByRole("button", { name: "Connect" }).click();
-      await page.waitForURL("**/chat/irc-localhost");
+      await fillConnection(page, irc.port, { nick: "dora", channel: "#files" });
+      await connect(page);
       await page.locator(".conn .dot.connected").waitFor();
       await page.getByRole("link", { name: "#files" }).click();
       await assertOnScreen(page, page.getByLabel("Message", { exact: true }));
@@ -135,10 +130,8 @@ Deno.test("web client files: upload, paste, drop, preview, list, delete", async 
     });
 
     await t.step("a long message goes out as its first line, its size and a link", async () => {
-      await page.goto(server.url + "/chat/irc-localhost/%23files");
-      const box = page.getByLabel("Message", { exact: true });
-      await box.fill("the build log follows\n" + "step ok\n".repeat(20));
-      await box.press("Enter");
+      await goLive(page, server.url + "/chat/irc-localhost/%23files");
+      await sendLine(page, "the build log follows\n" + "step ok\n".repeat(20));
       const got = await bob!.waitFor((l) =>
         l.command === "PRIVMSG" && l.params[1].startsWith("the build log")
       );

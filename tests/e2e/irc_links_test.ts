@@ -7,6 +7,7 @@ import { assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { assertOnScreen, launchBrowser, newPage } from "../support/browser.ts";
+import { connect, register } from "../support/chat_page.ts";
 
 Deno.test("irc:// links: handler, add form, conversation, join; the private switch", async (t) => {
   const irc = await startIrcServer();
@@ -38,11 +39,10 @@ Deno.test("irc:// links: handler, add form, conversation, join; the private swit
   const link = (uri: string) => `${server.url}/register?uri=${encodeURIComponent(uri)}`;
   try {
     await t.step("register; a link to an unknown server fills the add form", async () => {
-      await page.goto(server.url + "/register");
-      await page.getByLabel("Email").fill("root@example.com");
-      await page.getByLabel("Password", { exact: true }).fill("a long enough password");
-      await page.getByRole("button", { name: "Create account" }).click();
-      await page.waitForURL("**/settings/connection/add");
+      await register(page, server.url, {
+        email: "root@example.com",
+        password: "a long enough password",
+      });
       await page.goto(link(`irc://127.0.0.1:${irc.port}/%23linked`));
       await page.waitForURL((u) => u.pathname === "/settings/connection/add");
       await assertOnScreen(page, page.getByRole("heading", { name: "Add connection" }));
@@ -52,8 +52,7 @@ Deno.test("irc:// links: handler, add form, conversation, join; the private swit
       assertEquals(await page.getByLabel("Port").inputValue(), String(irc.port));
       assertEquals(await page.getByLabel("Use TLS").isChecked(), false);
       assertEquals(await page.getByLabel("Channel to join").inputValue(), "#linked");
-      await page.getByRole("button", { name: "Connect" }).click();
-      await page.waitForURL("**/chat/irc-localhost");
+      await connect(page);
       await page.getByRole("link", { name: "#linked" }).waitFor();
     });
 

@@ -8,7 +8,8 @@ import { ApiClient } from "../support/api.ts";
 import { startServer } from "../support/server.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
-import { launchBrowser, newPage } from "../support/browser.ts";
+import { launchBrowser } from "../support/browser.ts";
+import { connect, deskPage, fillConnection, IrcPeople, register } from "../support/chat_page.ts";
 
 /** The members of `channel` as the server lists them, with prefixes, sorted as the client does. */
 async function serverNames(c: RawIrcClient, channel: string): Promise<string> {
@@ -26,11 +27,7 @@ Deno.test("web client: the member list is rebuilt live after the IRC server rest
   const irc = await startIrcServer();
   const server = await startServer();
   const browser = await launchBrowser();
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    serviceWorkers: "block",
-  });
-  const { page, errors } = await newPage(context);
+  const { context, page, errors } = await deskPage(browser);
   // Every member list the page is given (answers to its /names), and when: [phase, nicks].
   let phase = "before";
   const lists: [string, string][] = [];
@@ -41,12 +38,7 @@ Deno.test("web client: the member list is rebuilt live after the IRC server rest
         lists.push([phase, frame.names.map((n: { nick: string }) => n.nick).sort().join(" ")]);
       }
     }));
-  const clients: RawIrcClient[] = [];
-  const raw = async (nick: string) => {
-    const c = await RawIrcClient.connect(irc.port, nick);
-    clients.push(c);
-    return c;
-  };
+  const people = new IrcPeople(irc.port);
   const members = () =>
     page.evaluate(() =>
       [...document.querySelectorAll(".members li")].map((li) => li.textContent).join(" ")
@@ -61,22 +53,16 @@ Deno.test("web client: the member list is rebuilt live after the IRC server rest
     ).catch(async () => assertEquals(await members(), want));
   };
   try {
-    const bob = await raw("bob");
-    await bob.join("#r");
-    await page.goto(server.url + "/register");
-    await page.getByLabel("Email").fill("erin@example.com");
-    await page.getByLabel("Password", { exact: true }).fill("erin's long password");
-    await page.getByRole("button", { name: "Create account" }).click();
-    await page.waitForURL("**/settings/connection/add");
+    const bob = await people.add("bob", "#r");
+    await register(page, server.url, {
+      email: "erin@example.com",
+      password: "erin's long password",
+    });
     await page.waitForFunction(() =>
-      (document.querySelector("#f-nick") as HTMLInputElement).value === "erin"
+      (document.querySelector("#f-nick") as HTMLInputElement | null)?.value === "erin"
     );
-    await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-    await page.getByLabel("Port").fill(String(irc.port));
-    await page.getByLabel("Use TLS").uncheck();
-    await page.getByLabel("Channel to join").fill("#r");
-    await page.getByRole("button", { name: "Connect" }).click();
-    await page.waitForURL("**/chat/irc-localhost");
+    await fillConnection(page, irc.port, { channel: "#r" });
+    await connect(page);
     await bob.waitForMember("#r", "erin");
     await page.getByRole("link", { name: "#r" }).click();
     await page.waitForURL("**/chat/irc-localhost/%23r");
@@ -98,10 +84,8 @@ Deno.test("web client: the member list is rebuilt live after the IRC server rest
     phase = "after";
     await irc.start();
     // Others come back as they can, before or after Parley's rejoin.
-    const carol = await raw("carol");
-    await carol.join("#r");
-    const bob2 = await raw("bob");
-    await bob2.join("#r");
+    const carol = await people.add("carol", "#r");
+    await people.add("bob", "#r");
     await page.locator(".conn .dot.connected").waitFor();
     await carol.waitForMember("#r", "erin");
     // No reload: what the page shows is what the server says.
@@ -122,7 +106,7 @@ Deno.test("web client: the member list is rebuilt live after the IRC server rest
     assertEquals(await field.getAttribute("readonly"), "");
     assertEquals(errors, []);
   } finally {
-    for (const c of clients) await c.close();
+    await people.close();
     await context.close();
     await browser.close();
     await server.close();

@@ -7,14 +7,8 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
 import { startIrcServer } from "../support/ngircd.ts";
-import { RawIrcClient } from "../support/irc_client.ts";
-import {
-  assertOnScreen,
-  launchBrowser,
-  newPage,
-  type Page,
-  screenshot,
-} from "../support/browser.ts";
+import { assertOnScreen, launchBrowser, type Page, screenshot } from "../support/browser.ts";
+import { deskPage, IrcPeople, registerAndConnect, sendLine } from "../support/chat_page.ts";
 
 /** What a reader sees of a line: its nick (if shown), its marker, and how its text is drawn. */
 async function look(page: Page, text: string) {
@@ -40,34 +34,28 @@ async function look(page: Page, text: string) {
   });
 }
 
+/** Registers dana, connects her to the IRC server and opens #room. */
+async function danaInRoom(page: Page, url: string, ircPort: number): Promise<void> {
+  await registerAndConnect(page, url, ircPort, {
+    email: "dana@example.com",
+    password: "dana's long password",
+    nick: "dana",
+    channel: "#room",
+  });
+  await page.getByRole("link", { name: "#room" }).click();
+  await page.waitForURL("**/chat/irc-localhost/%23room");
+}
+
 Deno.test("lines: notices, actions, errors and server lines are told apart at a glance", async () => {
   const irc = await startIrcServer();
   const server = await startServer();
   const browser = await launchBrowser();
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    serviceWorkers: "block",
-  });
-  const { page, errors } = await newPage(context);
-  let bob: RawIrcClient | undefined;
+  const { context, page, errors } = await deskPage(browser);
+  const people = new IrcPeople(irc.port);
   try {
     // bob joins first, so ngircd makes him the channel's operator and the user is not one.
-    bob = await RawIrcClient.connect(irc.port, "bob");
-    await bob.join("#room");
-    await page.goto(server.url + "/register");
-    await page.getByLabel("Email").fill("dana@example.com");
-    await page.getByLabel("Password", { exact: true }).fill("dana's long password");
-    await page.getByRole("button", { name: "Create account" }).click();
-    await page.waitForURL("**/settings/connection/add");
-    await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-    await page.getByLabel("Port").fill(String(irc.port));
-    await page.getByLabel("Use TLS").uncheck();
-    await page.getByLabel("Nick").fill("dana");
-    await page.getByLabel("Channel to join").fill("#room");
-    await page.getByRole("button", { name: "Connect" }).click();
-    await page.waitForURL("**/chat/irc-localhost");
-    await page.getByRole("link", { name: "#room" }).click();
-    await page.waitForURL("**/chat/irc-localhost/%23room");
+    const bob = await people.add("bob", "#room");
+    await danaInRoom(page, server.url, irc.port);
     await bob.waitForMember("#room", "dana");
 
     await bob.say("#room", "a plain message from bob");
@@ -77,9 +65,7 @@ Deno.test("lines: notices, actions, errors and server lines are told apart at a 
     const notice = await look(page, "heads up, a notice from bob");
     const action = await look(page, "waves at everyone");
     // Not an operator: the server refuses, and the refusal shows where the user is.
-    const box = page.getByLabel("Message", { exact: true });
-    await box.fill("/kick bob");
-    await box.press("Enter");
+    await sendLine(page, "/kick bob");
     const error = await look(page, "privileges are too low");
     await screenshot(page, "lines");
     assertEquals(chat.nick, "bob");
@@ -110,7 +96,74 @@ Deno.test("lines: notices, actions, errors and server lines are told apart at a 
     assert(!drawn.includes(serverLine.drawn), "a server line looks like none of the others");
     assertEquals(errors, []);
   } finally {
-    await bob?.close();
+    await people.close();
+    await context.close();
+    await browser.close();
+    await server.close();
+    await irc.close();
+  }
+});
+
+Deno.test("lines: channel events show live in the words their kinds declare", async () => {
+  const irc = await startIrcServer();
+  const server = await startServer();
+  const browser = await launchBrowser();
+  const { context, page, errors } = await deskPage(browser);
+  const people = new IrcPeople(irc.port);
+  const person = (nick: string) => people.add(nick);
+  try {
+    const bob = await people.add("bob", "#room");
+    await danaInRoom(page, server.url, irc.port);
+    await bob.waitForMember("#room", "dana");
+    const [erin, frank, gus, carl] = [
+      await person("erin"),
+      await person("frank"),
+      await person("gus"),
+      await person("carl"),
+    ];
+    // bob speaks between the events, so none of them is folded into a run of joins and parts
+    // (dana's own join among them).
+    let n = 0;
+    const shows = async (text: string) => {
+      await page.locator(".line.event", { hasText: text }).last().waitFor();
+      await apart();
+    };
+    const apart = async () => {
+      await bob.say("#room", `between ${++n}`);
+      await page.locator(".line", { hasText: `between ${n}` }).waitFor();
+    };
+    // carl shares #other with dana, not #room: his quit reaches her, and is not shown in #room.
+    await carl.join("#other");
+    await sendLine(page, "/join #other");
+    await page.waitForURL("**/chat/irc-localhost/%23other");
+    await carl.waitForMember("#other", "dana");
+    await page.getByRole("link", { name: "#room" }).click();
+    await page.waitForURL("**/chat/irc-localhost/%23room");
+    await apart();
+    for (const c of [erin, frank, gus]) {
+      await c.join("#room");
+      await shows(`${c.nick} joined`);
+    }
+    await erin.send("NICK erin2");
+    await shows("erin is now known as erin2");
+    await bob.send("KICK #room erin2 :enough");
+    await shows("erin2 was kicked by bob (enough)");
+    await gus.send("PART #room :later");
+    await shows("gus left (later)");
+    await carl.send("QUIT :elsewhere");
+    await frank.send("QUIT :gone");
+    // ngircd quotes a quit's reason.
+    await shows('frank quit ("gone")');
+    await bob.send("TOPIC #room :events in their words");
+    await shows("bob changed the topic to: events in their words");
+    await bob.send("MODE #room +v dana");
+    await shows("bob sets mode +v dana");
+    assertEquals(await page.locator(".line", { hasText: "carl" }).count(), 0);
+    // Quiet lines: no nick column.
+    assertEquals(await page.locator(".line.event .nick").count(), 0);
+    assertEquals(errors, []);
+  } finally {
+    await people.close();
     await context.close();
     await browser.close();
     await server.close();

@@ -5,6 +5,7 @@
 import { startServer } from "../support/server.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { assertOnScreen, launchBrowser, newPage } from "../support/browser.ts";
+import { fillConnection } from "../support/chat_page.ts";
 import { assertEquals } from "../support/assert.ts";
 
 const SIZES = [
@@ -35,10 +36,7 @@ Deno.test("web screens: register, connect, log in and set a password are on scre
           await page.getByRole("button", { name: "Create account" }).click();
           await page.waitForURL("**/settings/connection/add");
           await assertOnScreen(page, page.getByRole("heading", { name: "Add connection" }));
-          await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-          await page.getByLabel("Port").fill(String(irc.port));
-          await page.getByLabel("Use TLS").uncheck();
-          await page.getByLabel("Channel to join").fill(`#${size.name}`);
+          await fillConnection(page, irc.port, { channel: `#${size.name}` });
           await page.getByRole("button", { name: "Connect" }).click();
           await page.waitForURL("**/chat/**");
           await page.goto(server.url + `/chat/irc-localhost/%23${size.name}`);

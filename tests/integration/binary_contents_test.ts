@@ -141,7 +141,14 @@ async function exercise(t: Deno.TestContext, bin: string, home: string) {
 
     await t.step("the web client", async () => {
       assertEquals((await api.get("/chat")).status, 200);
-      assertEquals((await api.get("/dist/app.js")).status, 200);
+      const entry = await api.get("/dist/app.js");
+      assertEquals(entry.status, 200);
+      // The chunks the entry imports, and those of the screens it loads on demand, are there too.
+      const chunks = [...String(entry.body).matchAll(/["']\.\/([\w-]+\.js)["']/g)].map((m) => m[1]);
+      assert(chunks.some((c) => c.startsWith("Admin-")), `no Admin chunk in ${chunks}`);
+      for (const chunk of chunks) {
+        assertEquals((await api.get(`/dist/${chunk}`)).status, 200, chunk);
+      }
       assertEquals((await api.get("/api/i18n/de")).status, 200);
     });
 

@@ -11,6 +11,7 @@ import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { startServer } from "../support/server.ts";
 import { openSqliteStore } from "../../store/sqlite/mod.ts";
+import { idleConnection } from "../support/backends.ts";
 import { DatabaseSync } from "node:sqlite";
 
 Deno.test("channel events are kept in history, not unread, notified or searchable", async () => {
@@ -94,14 +95,7 @@ Deno.test("deleting channel events leaves the search index's deletion log alone"
   const store = await openSqliteStore(home);
   try {
     const user = await store.users.create("u@example.com", "x", []);
-    const conn = await store.connections.create({
-      userId: user.id,
-      connectionId: "irc-localhost",
-      name: "localhost",
-      url: "irc://127.0.0.1:6667?nick=me",
-      onConnectCommands: [],
-      wantedState: "disconnected",
-    });
+    const conn = await idleConnection(store, user.id);
     const conv = await store.conversations.ensure(conn.id, "#test", "#test");
     const add = (type: "join" | "part" | "private", text: string) =>
       store.messages.append({ conversation: conv.id, userId: user.id, from: "bob", type, text });

@@ -14,7 +14,8 @@ import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { startPostgres } from "../support/postgres.ts";
-import { diagnose, startServer, type TestServer } from "../support/server.ts";
+import { clusterEnv, explainNodes, ownerWithBob, untilRelayed } from "../support/cluster.ts";
+import { startServer, type TestServer } from "../support/server.ts";
 
 const SECRET = "one secret for both nodes";
 
@@ -22,19 +23,13 @@ Deno.test("cluster: a role without privileges can neither read nor forge what no
   const pg = await startPostgres();
   const irc = await startIrcServer();
   const url = await pg.database();
-  const env = {
-    PARLEY_DATABASE_URL: url,
-    PARLEY_SECRET: SECRET,
-    PARLEY_TEST_CLUSTER_SCAN_MS: "500",
-    PARLEY_TEST_FAST_IRC: "1",
-  };
+  const env = clusterEnv(url, SECRET);
   const nodes: TestServer[] = [];
   const cliHome = await Deno.makeTempDir({ prefix: "parley-cli-" });
   let bob: RawIrcClient | undefined;
   let socket: EventSocket | undefined;
   let intruder: postgres.Sql | undefined;
-  const why = () =>
-    nodes.map((n, i) => `node ${"ab"[i]}:\n${diagnose(n.output(), irc.output())}`).join("\n");
+  const why = explainNodes(nodes, irc);
   const byOwner = (text: string) =>
     bob!.lines.filter((l) =>
       l.command === "PRIVMSG" && l.prefix?.startsWith("owner!") && l.params[1] === text
@@ -46,16 +41,7 @@ Deno.test("cluster: a role without privileges can neither read nor forge what no
     nodes.push(a);
     const onA = new ApiClient(a.url);
     await onA.register("owner@example.org");
-    const made = await onA.post("/api/connections", {
-      url: `${irc.url}?nick=owner`,
-      conversation_id: "#cluster",
-    });
-    assertEquals(made.status, 200, JSON.stringify(made.body));
-    bob = await RawIrcClient.connect(irc.port, "bob");
-    await bob.join("#cluster");
-    await bob.waitForMember("#cluster", "owner").catch((err) => {
-      throw new Error(`${err.message}\n${why()}`);
-    });
+    bob = await ownerWithBob(onA, irc, why);
     const nodeA = a.output().match(/cluster node started node=(\w+)/)?.[1];
     assert(nodeA, why());
     const b = await startServer({ env });
@@ -64,10 +50,7 @@ Deno.test("cluster: a role without privileges can neither read nor forge what no
     await onB.login("owner@example.org");
     socket = await EventSocket.open(onB);
     await socket.waitFor((e) => e.event === "handshake");
-    await poll("the socket on node b is known to node a", async () => {
-      await bob!.say("#cluster", `ping ${Date.now()}`);
-      return await socket!.waitFor((e) => e.event === "message", 300).then(() => true, () => false);
-    });
+    await untilRelayed(bob, socket);
 
     // The role: may connect (PUBLIC's default), holds nothing else.
     const admin = postgres(url, { max: 1, onnotice: () => {} });

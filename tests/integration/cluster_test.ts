@@ -11,7 +11,8 @@ import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { startPostgres } from "../support/postgres.ts";
-import { diagnose, startServer, type TestServer } from "../support/server.ts";
+import { clusterEnv, explainNodes, ownerWithBob, untilRelayed } from "../support/cluster.ts";
+import { startServer, type TestServer } from "../support/server.ts";
 
 const HISTORY = "/api/connection/irc-localhost/conversation/%23cluster/messages?limit=100";
 
@@ -19,17 +20,11 @@ Deno.test("two nodes on one PostgreSQL: events, forwarded sends, takeover after 
   const pg = await startPostgres();
   const irc = await startIrcServer();
   const url = await pg.database();
-  const env = {
-    PARLEY_DATABASE_URL: url,
-    PARLEY_SECRET: "one secret for both nodes",
-    PARLEY_TEST_CLUSTER_SCAN_MS: "500",
-    PARLEY_TEST_FAST_IRC: "1",
-  };
+  const env = clusterEnv(url, "one secret for both nodes");
   const nodes: TestServer[] = [];
   let bob: RawIrcClient | undefined;
   let socket: EventSocket | undefined;
-  const why = () =>
-    nodes.map((n, i) => `node ${"ab"[i]}:\n${diagnose(n.output(), irc.output())}`).join("\n");
+  const why = explainNodes(nodes, irc);
   try {
     const a = await startServer({ env });
     nodes.push(a);
@@ -39,16 +34,7 @@ Deno.test("two nodes on one PostgreSQL: events, forwarded sends, takeover after 
     let onB!: ApiClient;
 
     await t.step("the node that creates the connection runs it", async () => {
-      const made = await onA.post("/api/connections", {
-        url: `${irc.url}?nick=owner`,
-        conversation_id: "#cluster",
-      });
-      assertEquals(made.status, 200, JSON.stringify(made.body));
-      bob = await RawIrcClient.connect(irc.port, "bob");
-      await bob.join("#cluster");
-      await bob.waitForMember("#cluster", "owner").catch((err) => {
-        throw new Error(`${err.message}\n${why()}`);
-      });
+      bob = await ownerWithBob(onA, irc, why);
       assert(/cluster: running user uid=1/.test(a.output()), why());
       // Node b starts now: the user is taken, so it runs nobody.
       b = await startServer({ env });
@@ -67,13 +53,7 @@ Deno.test("two nodes on one PostgreSQL: events, forwarded sends, takeover after 
       socket = await EventSocket.open(onB);
       await socket.waitFor((e) => e.event === "handshake");
       // Node a learns of the socket on node b before it relays: wait for the relay to work.
-      await poll("the socket on node b is known to node a", async () => {
-        await bob!.say("#cluster", `ping ${Date.now()}`);
-        return await socket!.waitFor((e) => e.event === "message", 300).then(
-          () => true,
-          () => false,
-        );
-      });
+      await untilRelayed(bob!, socket);
       await bob!.say("#cluster", "hello from irc");
       const ev = await socket.waitFor((e) =>
         e.event === "message" && e.message === "hello from irc"

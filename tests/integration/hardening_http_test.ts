@@ -446,11 +446,11 @@ Deno.test("hardening: uploads that could run are served so that they cannot", as
       const page = await a.request("/chat", { headers: { host: "parley.example:8443" } });
       const csp = page.headers.get("content-security-policy")!;
       const scriptSrc = csp.split("; ").find((d) => d.startsWith("script-src"));
-      assertEquals(scriptSrc, "script-src http://parley.example:8443/dist/app.js");
+      assertEquals(scriptSrc, "script-src http://parley.example:8443/dist/");
       const forged = await a.request("/", { headers: { host: "x; script-src *" } });
       const forgedSrc = forged.headers.get("content-security-policy")!.split("; ")
         .find((d) => d.startsWith("script-src"));
-      assertEquals(forgedSrc, "script-src http://127.0.0.1:3000/dist/app.js");
+      assertEquals(forgedSrc, "script-src http://127.0.0.1:3000/dist/");
     });
   } finally {
     await a.close();
@@ -509,6 +509,7 @@ Deno.test("hardening: an /events client that stops reading is closed, not buffer
         ts: "2026-11-22T10:00:00.000000Z",
         type: "private",
         highlight: false,
+        msgid: "1.1",
       });
       if (i % 8 === 0) await new Promise((r) => setTimeout(r, 1));
     }

@@ -3,6 +3,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { openSqliteStore, type SqliteStore } from "../../store/sqlite/mod.ts";
 import type { MessageJson } from "../../store/message_types.ts";
 import { userIndex } from "../../store/sqlite/search_file.ts";
+import { idleConnection } from "../support/backends.ts";
 
 interface Fixture {
   store: SqliteStore;
@@ -20,15 +21,7 @@ async function fixture(existing?: string): Promise<Fixture> {
   const store = await openSqliteStore(home);
   const user = await store.users.create("u@example.com", "x", []);
   const other = await store.users.create("o@example.com", "x", []);
-  const conn = (userId: number) =>
-    store.connections.create({
-      userId,
-      connectionId: "irc-localhost",
-      name: "localhost",
-      url: "irc://127.0.0.1:6667?nick=me",
-      onConnectCommands: [],
-      wantedState: "disconnected",
-    });
+  const conn = (userId: number) => idleConnection(store, userId);
   const c1 = await conn(user.id);
   const c2 = await conn(other.id);
   return {

@@ -10,6 +10,7 @@ import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { startServer } from "../support/server.ts";
+import { parseMicros } from "../../lib/time.ts";
 
 const FAST = { PARLEY_TEST_FAST_IRC: "1" };
 
@@ -132,6 +133,13 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
         history.body.messages.filter((m: any) => m.from === "bob").map((m: any) => m.message),
         ["hello everyone", "alice: are you there?"],
       );
+      // The live message and the history API name it by the same msgid.
+      const live = socket.events.find((e) =>
+        e.event === "message" && e.message === "hello everyone"
+      );
+      const stored = history.body.messages.find((m: any) => m.message === "hello everyone");
+      assert(live?.event === "message" && /^[0-9a-z]+\.[0-9a-z]+$/.test(live.msgid));
+      assertEquals(stored.msgid, live.msgid);
       const notes = await user.get("/api/notifications");
       assertEquals(notes.body.messages.map((m: any) => m.message), [
         "psst, a secret",
@@ -150,6 +158,11 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       assertEquals(nope.status, 404);
       assertEquals((await conversations(user)).bob.unread, 0);
       await socket!.waitFor((e) => e.event === "unread" && e.unread === 0);
+      // Where each is read up to, for attached IRC clients' MARKREAD.
+      const read = await socket!.waitFor((e) => e.event === "read" && e.conversation_id === "bob");
+      assert(read.event === "read" && parseMicros(read.ts)! > 0);
+      assert(socket!.events.some((e) => e.event === "read" && e.conversation_id === "#test"));
+      assert(!socket!.events.some((e) => e.event === "read" && e.conversation_id === ""));
     });
 
     await t.step("the socket sends messages and commands", async () => {

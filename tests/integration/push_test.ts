@@ -14,9 +14,24 @@ import { pushFor } from "../../push/mod.ts";
 import { AutoAway, AWAY_MESSAGE } from "../../push/away.ts";
 import { loadVapidKeys, VAPID_FILE } from "../../push/vapid.ts";
 import { payloadOf, PUSH_LIMITS } from "../../push/notify.ts";
+import type { NotificationEvent } from "../../lib/events.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
+
+/** A notification as the bus carries it: bob's private "hi" on irc-x, unless `over` says else. */
+function notification(over: Partial<NotificationEvent> = {}): NotificationEvent {
+  return {
+    event: "notification",
+    connection_id: "irc-x",
+    conversation_id: "bob",
+    from: "bob",
+    message: "hi",
+    ts: "2026-11-22T10:00:00.000000Z",
+    type: "private",
+    ...over,
+  };
+}
 
 function b64url(bytes: Uint8Array): string {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
@@ -283,15 +298,11 @@ Deno.test("push: mentions and private messages reach the browser's push service,
     });
 
     await t.step("a payload stays within its byte budget, whatever the text", () => {
-      const text = payloadOf({
-        event: "notification",
-        connection_id: "irc-x",
+      const text = payloadOf(notification({
         conversation_id: "#" + "c".repeat(500),
         from: "n".repeat(500),
         message: "ü😀".repeat(20_000),
-        ts: "2026-11-22T10:00:00.000000Z",
-        type: "private",
-      });
+      }));
       assert(enc.encode(text).length <= PUSH_LIMITS.payloadBytes, `${enc.encode(text).length}`);
       assertStringIncludes(JSON.parse(text).body, "ü😀");
     });
@@ -299,15 +310,10 @@ Deno.test("push: mentions and private messages reach the browser's push service,
     await t.step("pushes per user are rate limited", async () => {
       const before = service.received.length;
       for (let i = 0; i < PUSH_LIMITS.perWindow + 5; i++) {
-        t0.deps.bus.publish(uid, {
-          event: "notification",
-          connection_id: "irc-x",
-          conversation_id: "#c",
-          from: "bob",
-          message: `alice: ${i}`,
-          ts: "2026-11-22T10:00:00.000000Z",
-          type: "private",
-        });
+        t0.deps.bus.publish(
+          uid,
+          notification({ conversation_id: "#c", message: `alice: ${i}` }),
+        );
       }
       await push.notifier.settled();
       // One went out in the IRC step: the window holds perWindow in all.
@@ -326,15 +332,7 @@ Deno.test("push: mentions and private messages reach the browser's push service,
         auth: browser.authB64,
       });
       service.gone.add("/push/carol");
-      t0.deps.bus.publish(carol.id, {
-        event: "notification",
-        connection_id: "irc-x",
-        conversation_id: "bob",
-        from: "bob",
-        message: "hi",
-        ts: "2026-11-22T10:00:00.000000Z",
-        type: "private",
-      });
+      t0.deps.bus.publish(carol.id, notification());
       await push.notifier.settled();
       assertEquals(service.received.at(-1)?.path, "/push/carol");
       assertEquals(await t0.deps.store.push.countForUser(carol.id), 0);
@@ -439,15 +437,7 @@ Deno.test("push: endpoints inside the network are refused on subscribe and never
       headers: { cookie, "content-type": "application/json" },
     });
   const mention = async (userId: number) => {
-    t0.deps.bus.publish(userId, {
-      event: "notification",
-      connection_id: "irc-x",
-      conversation_id: "bob",
-      from: "bob",
-      message: "hi",
-      ts: "2026-11-22T10:00:00.000000Z",
-      type: "private",
-    });
+    t0.deps.bus.publish(userId, notification());
     await push.notifier.settled();
   };
   try {

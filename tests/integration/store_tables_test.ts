@@ -5,6 +5,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { forEachStore } from "../support/backends.ts";
+import { MAX_DRAFT } from "../../store/conversations.ts";
 import { type Store, storeBackend } from "../../store/mod.ts";
 import { FileTooLargeError } from "../../store/files.ts";
 
@@ -201,6 +202,24 @@ forEachStore("store: connections and conversations", async (store, _b, t) => {
     assert(store.conversations.generation > g);
     assertEquals((await store.conversations.get(conn.id, "robert"))?.id, pm.id);
     assertEquals(await store.conversations.count(conn.id), 2);
+  });
+  await t.step("conversations: notification level and draft", async () => {
+    const chan = (await store.conversations.get(conn.id, "#kettle"))!;
+    assertEquals(chan.notify, "");
+    const g = store.conversations.generation;
+    await store.conversations.setNotify(chan.id, "muted");
+    // The IRC side caches conversations by generation and reads the level from them.
+    assert(store.conversations.generation > g);
+    assertEquals((await store.conversations.get(conn.id, "#kettle"))?.notify, "muted");
+    const listed = (await store.conversations.listForUser(user.id)).find((c) => c.id === chan.id);
+    assertEquals(listed?.notify, "muted");
+    assertEquals(await store.conversations.draft(chan.id), "");
+    await store.conversations.setDraft(chan.id, "half a line");
+    assertEquals(await store.conversations.draft(chan.id), "half a line");
+    await store.conversations.setDraft(chan.id, "x".repeat(MAX_DRAFT + 10));
+    assertEquals((await store.conversations.draft(chan.id)).length, MAX_DRAFT);
+    await store.conversations.setDraft(chan.id, "");
+    assertEquals(await store.conversations.draft(chan.id), "");
   });
   await t.step("removing a connection removes its conversations and messages", async () => {
     assertEquals(await store.connections.remove(conn.id), true);

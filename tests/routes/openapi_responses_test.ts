@@ -11,6 +11,7 @@ import { match, operations } from "../support/openapi.ts";
 /** Operations this walk does not reach, and why (their answers have no schema to check). */
 const NOT_WALKED: Record<string, string> = {
   embed: "needs a page to fetch; its answer is documented without a schema",
+  embedImage: "needs an image to fetch; its answer is an image, not JSON",
   webhook: "needs a configured bot; its answer is a free-form object",
   sendMessage: "needs a live IRC connection; its answer is a free-form object",
 };
@@ -117,6 +118,9 @@ Deno.test("every operation's answer matches its documented response schema", asy
     await ok(admin.get(`${base}/messages`));
     await ok(admin.post(`${base}/conversation/%23test/read`));
     await ok(admin.post(`${base}/read`));
+    await ok(admin.post(`${base}/conversation/%23test/notify`, { notify: "muted" }));
+    await ok(admin.post(`${base}/conversation/%23test/draft`, { draft: "half a" }));
+    await ok(admin.get(`${base}/conversation/%23test/draft`));
     const found = await ok(admin.get("/api/search?match=deploy"));
     assertEquals(found.messages.length, 1);
     const notes = await ok(admin.get("/api/notifications"));
@@ -147,6 +151,10 @@ Deno.test("every operation's answer matches its documented response schema", asy
     await ok(
       admin.request("DELETE", "/api/push/subscriptions", { endpoint: subscription.endpoint }),
     );
+    // The ignore list (Parley's own).
+    await ok(admin.post("/api/ignores", { mask: "troll" }), 201);
+    await ok(admin.get("/api/ignores"));
+    await ok(admin.request("DELETE", "/api/ignores", { mask: "troll" }));
     const second = a.client({ observe });
     await ok(second.post("/api/user/login", {
       email: "admin@example.com",
@@ -155,6 +163,9 @@ Deno.test("every operation's answer matches its documented response schema", asy
     const sessions = await ok(admin.get("/api/user/sessions"));
     const other = sessions.sessions.find((s: { current: boolean }) => !s.current);
     await ok(admin.delete(`/api/user/sessions/${other.id}`));
+    const token = await ok(admin.post("/api/tokens", { name: "irssi" }), 201);
+    await ok(admin.get("/api/tokens"));
+    await ok(admin.delete(`/api/tokens/${token.id}`));
 
     await ok(admin.delete(`/api/connection/${conn.connection_id}`));
     await ok(admin.delete("/api/user/bob@example.com"));

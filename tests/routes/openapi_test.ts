@@ -12,6 +12,7 @@ import { startApp } from "../support/app.ts";
 import { deref, openapi, operations, parametersOf } from "../support/openapi.ts";
 import { API, bodyOf, type OperationId } from "../../http/contract/mod.ts";
 import { surface, surfaceDiff } from "../support/api_surface.ts";
+import { TYPES } from "../../store/message_types.ts";
 
 /** `METHOD /path/{param}` of every /api route of the app (Hono's `:param{regex}` rewritten). */
 async function appRoutes(): Promise<string[]> {
@@ -188,7 +189,10 @@ async function listedDifferences(): Promise<string[]> {
   const section = doc.split("\n## Differences from Convos's document\n")[1]?.split("\n## ")[0];
   const block = section?.split("```text\n")[1]?.split("```")[0];
   if (!block) throw new Error("docs/api.md has no list of differences from Convos's document");
-  return block.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  // `{line types}` stands for the kinds of line (LINE_KINDS), which the message `type` enums list.
+  const types = [...TYPES].sort().join("|");
+  return block.split("\n").map((l) => l.trim().replaceAll("{line types}", types))
+    .filter((l) => l && !l.startsWith("#"));
 }
 
 Deno.test("the document differs from Convos 8.07's exactly as docs/api.md lists", async () => {

@@ -122,6 +122,26 @@ export interface Backend {
   searchable(): Promise<void>;
 }
 
+/**
+ * A connection of `userId` that stays down (nothing dials out), for tests of what is stored:
+ * irc-localhost named localhost unless told otherwise.
+ */
+export function idleConnection(
+  store: Pick<Store, "connections">,
+  userId: number,
+  connectionId = "irc-localhost",
+  name = "localhost",
+) {
+  return store.connections.create({
+    userId,
+    connectionId,
+    name,
+    url: "irc://127.0.0.1:6667?nick=me",
+    onConnectCommands: [],
+    wantedState: "disconnected",
+  });
+}
+
 /** The message store's side of the suite: `b` over a fresh store of each backend. */
 export function forEachBackend(
   name: string,
@@ -135,14 +155,7 @@ export function forEachBackend(
       messages: store.messages as Backend["messages"],
       user: async (email) => (await store.users.create(email, "x", [])).id,
       connection: async (userId, connectionId) =>
-        (await store.connections.create({
-          userId,
-          connectionId,
-          name: connectionId,
-          url: "irc://127.0.0.1:6667?nick=me",
-          onConnectCommands: [],
-          wantedState: "disconnected",
-        })).id,
+        (await idleConnection(store, userId, connectionId, connectionId)).id,
       async conversation(connection, conversationId) {
         const { id } = await store.conversations.ensure(connection, conversationId, conversationId);
         connectionOf.set(id, connection);

@@ -3,6 +3,7 @@ import {
   type Browser,
   type BrowserContext,
   chromium,
+  type ConsoleMessage,
   type Locator,
   type Page,
 } from "playwright-core";
@@ -29,6 +30,14 @@ export async function launchBrowser(): Promise<Browser> {
 /** Console lines for answers the client expects and shows to the user (401 at start, 400 forms). */
 const EXPECTED = /^Failed to load resource: the server responded with a status of 40[01]\b/;
 
+/**
+ * A preview image Parley could not get (the remote answered an error or no image): the client
+ * hides it, but the browser still logs the failed load.
+ */
+const brokenPreview = (m: ConsoleMessage) =>
+  /^Failed to load resource: the server responded with a status of (400|502)\b/.test(m.text()) &&
+  new URL(m.location().url || "about:blank").pathname === "/api/embed/image";
+
 /** A page that records console errors and uncaught exceptions, so tests can assert there are none. */
 export async function newPage(
   context: BrowserContext,
@@ -36,7 +45,9 @@ export async function newPage(
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("console", (m) => {
-    if (m.type() === "error" && !EXPECTED.test(m.text())) errors.push(m.text());
+    if (m.type() === "error" && !EXPECTED.test(m.text()) && !brokenPreview(m)) {
+      errors.push(m.text());
+    }
   });
   page.on("pageerror", (e) => errors.push(String(e)));
   return { page, errors };

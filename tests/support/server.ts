@@ -12,6 +12,8 @@ export interface TestServer {
   env: Record<string, string>;
   /** Everything the daemon printed so far. */
   output(): string;
+  /** The daemon's process id while it runs (benchmarks read its CPU time in /proc). */
+  pid?(): number | undefined;
   /** Stops the daemon with SIGTERM and waits for it; keeps the data folder; returns the exit code. */
   stop(): Promise<number>;
   /** Kills the daemon with SIGKILL (no shutdown of any kind) and waits for it to be gone. */
@@ -142,6 +144,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     home,
     env,
     output: () => out,
+    pid: () => child?.pid,
     stop,
     kill,
     async restart() {

@@ -5,6 +5,8 @@ import { parseChatLine } from "../../irc/chat/chat_line.ts";
 Deno.test("chat lines: a person's PRIVMSG, NOTICE and ACTION are read", () => {
   assertEquals(parseChatLine(":bob!b@host PRIVMSG #chan :hello there \r"), {
     nick: "bob",
+    user: "b",
+    host: "host",
     kind: "privmsg",
     target: "#chan",
     text: "hello there ",

@@ -12,7 +12,7 @@ Deno.test("the client bundle carries the contract's types, not zod", async () =>
   try {
     const out = `${dir}/app.js`;
     const run = await new Deno.Command(Deno.execPath(), {
-      args: ["bundle", "--platform", "browser", "--minify", "-o", out, "static/app/main.tsx"],
+      args: ["bundle", "--platform", "browser", "--minify", "-o", out, "static/app/app.tsx"],
       cwd: root,
       stdout: "null",
       stderr: "piped",

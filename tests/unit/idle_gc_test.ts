@@ -1,85 +1,105 @@
 import { assertEquals } from "../support/assert.ts";
 import { IdleCollector } from "../../lib/idle_gc.ts";
+import { ManualClock } from "../support/manual_clock.ts";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-Deno.test("idle gc: collects once every burst has been quiet, never during one", async () => {
+Deno.test("idle gc: collects once every burst has been quiet, never during one", () => {
+  const clock = new ManualClock();
   let collected = 0;
-  const c = new IdleCollector(() => collected++, 20, 0);
+  const c = new IdleCollector(() => collected++, 20, 0, clock);
   c.started();
   c.started(); // a second connection's burst
   c.ended();
-  await sleep(60);
+  clock.advance(60);
   assertEquals(collected, 0, "one burst is still under way");
   c.ended();
-  await sleep(60);
+  clock.advance(19);
+  assertEquals(collected, 0, "not before the quiet time");
+  clock.advance(1);
   assertEquals(collected, 1, "collected once after the last burst ended");
-  await sleep(60);
+  clock.advance(60);
   assertEquals(collected, 1, "and only once");
 });
 
-Deno.test("idle gc: a burst that starts in the quiet time puts the collection off", async () => {
+Deno.test("idle gc: a burst that starts in the quiet time puts the collection off", () => {
+  const clock = new ManualClock();
   let collected = 0;
-  const c = new IdleCollector(() => collected++, 40, 0);
+  const c = new IdleCollector(() => collected++, 40, 0, clock);
   c.started();
   c.ended();
-  await sleep(10);
+  clock.advance(10);
   c.started();
-  await sleep(80);
+  clock.advance(80);
   assertEquals(collected, 0);
   c.ended();
-  await sleep(80);
+  clock.advance(80);
   assertEquals(collected, 1);
 });
 
-Deno.test("idle gc: collections are kept apart", async () => {
+Deno.test("idle gc: collections are kept apart", () => {
+  const clock = new ManualClock();
   let collected = 0;
-  const c = new IdleCollector(() => collected++, 5, 150);
+  const c = new IdleCollector(() => collected++, 5, 150, clock);
   c.started();
   c.ended();
-  await sleep(40);
+  clock.advance(40);
   assertEquals(collected, 1);
   c.started();
   c.ended();
-  await sleep(40);
+  clock.advance(40);
   assertEquals(collected, 1, "too soon after the last one");
-  await sleep(200);
+  clock.advance(200);
   assertEquals(collected, 2, "done once the gap has passed");
 });
 
-Deno.test("idle gc: a burst for a given time collects after it and the quiet time", async () => {
+Deno.test("idle gc: a burst for a given time collects after it and the quiet time", () => {
+  const clock = new ManualClock();
   let collected = 0;
-  const c = new IdleCollector(() => collected++, 10, 0);
+  const c = new IdleCollector(() => collected++, 10, 0, clock);
   c.burstFor(40);
-  await sleep(20);
+  clock.advance(49);
   assertEquals(collected, 0);
-  await sleep(100);
+  clock.advance(1);
   assertEquals(collected, 1);
 });
 
-Deno.test("idle gc: hooks run before each collection until removed", async () => {
+Deno.test("idle gc: hooks run before each collection until removed", () => {
+  const clock = new ManualClock();
   const order: string[] = [];
-  const c = new IdleCollector(() => order.push("gc"), 5, 0);
+  const c = new IdleCollector(() => order.push("gc"), 5, 0, clock);
   const stop = c.beforeCollect(() => order.push("shrink"));
   c.burstFor(0);
-  await sleep(40);
+  clock.advance(40);
   stop();
   c.burstFor(0);
-  await sleep(40);
+  clock.advance(40);
   assertEquals(order, ["shrink", "gc", "gc"]);
 });
 
-Deno.test("idle gc: reads without a backlog put the collection off until they stop", async () => {
+Deno.test("idle gc: reads without a backlog put the collection off until they stop", () => {
+  const clock = new ManualClock();
   let collected = 0;
-  const c = new IdleCollector(() => collected++, 40, 0);
+  const c = new IdleCollector(() => collected++, 40, 0, clock);
   c.started();
   c.ended();
   // A flood read as fast as it comes: no backlog, but data all the time.
   for (let i = 0; i < 8; i++) {
     c.read();
-    await sleep(15);
+    clock.advance(15);
   }
   assertEquals(collected, 0, "no collection while data keeps arriving");
-  await sleep(100);
+  clock.advance(24);
+  assertEquals(collected, 0, "not before the quiet time after the last read");
+  clock.advance(1);
   assertEquals(collected, 1, "collected once the reads stopped");
+});
+
+Deno.test("idle gc: the process's own clock still collects", async () => {
+  let done!: () => void;
+  const collected = new Promise<void>((r) => done = r);
+  const c = new IdleCollector(done, 1, 0);
+  // The collector's timers are unreferenced: this one keeps the test's event loop alive.
+  const keep = setTimeout(() => {}, 10_000);
+  c.burstFor(0);
+  await collected; // resolves only if the real timers fire the collection
+  clearTimeout(keep);
 });

@@ -142,3 +142,20 @@ Deno.test("inbound: each event has one handler, in the table of one concern", ()
   assertEquals(names.length, new Set(names).size, `handled twice: ${names}`);
   for (const e of ["privmsg", "join", "topic", "motd"]) assert(names.includes(e), e);
 });
+
+Deno.test("inbound: every concern's handler table is registered", async () => {
+  // A module of irc/chat/inbound/ that exports a HandlerTable and is not in HANDLERS would
+  // never see an event: registered by hand in mod.ts, so the forgotten line fails here.
+  const dir = new URL("../../irc/chat/inbound/", import.meta.url);
+  let tables = 0;
+  for await (const e of Deno.readDir(dir)) {
+    if (!e.name.endsWith(".ts")) continue;
+    const source = await Deno.readTextFile(new URL(e.name, dir));
+    for (const [, name] of source.matchAll(/^export const (\w+): HandlerTable\b/gm)) {
+      const mod = await import(new URL(e.name, dir).href);
+      assert(HANDLERS.includes(mod[name]), `${e.name}'s ${name} is not in HANDLERS (mod.ts)`);
+      tables++;
+    }
+  }
+  assertEquals(tables, HANDLERS.length, "each table in HANDLERS is exported as a HandlerTable");
+});

@@ -1,6 +1,7 @@
 /** irc/socket/batcher.ts: a burst's reads go to the main thread as few large messages, in order. */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ReadBatcher } from "../../irc/socket/batcher.ts";
+import { ManualClock } from "../support/manual_clock.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (chunks: Uint8Array[]) => chunks.map((c) => new TextDecoder().decode(c)).join("");
@@ -16,14 +17,17 @@ Deno.test("ReadBatcher: live traffic goes read by read, at once", () => {
   assertEquals(sent.length, 100, "nothing was waiting");
 });
 
-Deno.test("ReadBatcher: past a window's share, reads go as one message at its end, in order", async () => {
+Deno.test("ReadBatcher: past a window's share, reads go as one message at its end, in order", () => {
+  const clock = new ManualClock();
   const sent: Uint8Array[] = [];
-  const b = new ReadBatcher((c) => sent.push(c), { windowMs: 30, liveBytes: 300 });
+  const b = new ReadBatcher((c) => sent.push(c), { windowMs: 30, liveBytes: 300, clock });
   const lines = Array.from({ length: 200 }, (_, i) => line(i));
   for (const l of lines) b.push(bytes(l));
   const atOnce = sent.length;
   assert(atOnce > 0 && atOnce < 15, `the window's share went at once (${atOnce})`);
-  await new Promise((r) => setTimeout(r, 80));
+  clock.advance(29);
+  assertEquals(sent.length, atOnce, "the rest waits for the window's end");
+  clock.advance(1);
   assertEquals(sent.length, atOnce + 1, "the rest went together after the window");
   assertEquals(text(sent), lines.join(""));
 });

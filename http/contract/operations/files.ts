@@ -127,4 +127,21 @@ export const FILES = operations({
       200: { description: "Information about resource." },
     },
   },
+  embedImage: {
+    method: "get",
+    path: "/embed/image",
+    summary: "A preview image, fetched by the server",
+    description:
+      "Parley's own: the image at `url` (PNG, JPEG, GIF, WebP or AVIF, at most 5 MB) under the " +
+      "same address rules as /embed, so the browser never contacts the remote site.",
+    tags: ["misc"],
+    produces: ["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"],
+    query: z.object({
+      url: z.string({ error: "url is required." }).trim().min(1, { error: "url is required." })
+        .max(4096, { error: "url is too long." }).meta({ description: "URL of the image" }),
+    }),
+    responses: {
+      200: { description: "The image." },
+    },
+  },
 });

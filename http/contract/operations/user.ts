@@ -11,6 +11,17 @@ const userEmail = email.meta({ description: "User email", format: "email" });
 const keywords = z.array(z.string().max(100)).max(100)
   .transform((list) => list.map((k) => k.trim()).filter((k) => /\w/.test(k)));
 
+/** An app token as its user sees it: never the token itself after it was made. */
+const appToken = z.object({
+  id: z.string(),
+  name: z.string(),
+  created: z.string().meta({ format: "date-time" }),
+  last_used: z.string().meta({
+    format: "date-time",
+    description: "The last login with it; absent before the first.",
+  }).optional(),
+});
+
 export const USER = operations({
   getUser: {
     method: "get",
@@ -187,6 +198,55 @@ export const USER = operations({
     }),
     responses: {
       200: { description: "Signed out.", schema: z.object({}) },
+    },
+  },
+  listAppTokens: {
+    method: "get",
+    path: "/tokens",
+    summary: "The caller's app tokens (passwords for IRC clients).",
+    description:
+      "Parley addition (not in Convos 8.07). The tokens themselves are never shown again.",
+    tags: ["user"],
+    responses: {
+      200: {
+        description: "App tokens, the newest first.",
+        schema: z.object({ tokens: z.array(appToken) }),
+      },
+    },
+  },
+  createAppToken: {
+    method: "post",
+    path: "/tokens",
+    summary: "Make an app token: a password for one IRC client, shown once.",
+    description: "Parley addition (not in Convos 8.07).",
+    tags: ["user"],
+    body: z.object({
+      name: z.string({ error: "A name is required." }).trim()
+        .min(1, "A name is required.").max(64, "At most 64 characters.")
+        .meta({ description: "What the token is for (a device, a client)." }),
+    }),
+    responses: {
+      201: {
+        description: "The token, shown this once.",
+        schema: appToken.extend({
+          token: z.string().meta({ description: "The password to give the IRC client." }),
+        }),
+      },
+    },
+  },
+  removeAppToken: {
+    method: "delete",
+    path: "/tokens/{id}",
+    summary: "Revoke one of the caller's app tokens.",
+    description: "Parley addition (not in Convos 8.07).",
+    tags: ["user"],
+    params: z.object({
+      id: z.string().regex(/^\d{1,15}$/, "Not a token id.").meta({
+        description: "The token's id.",
+      }),
+    }),
+    responses: {
+      200: { description: "Revoked.", schema: z.object({}) },
     },
   },
   getInstall: {

@@ -9,6 +9,8 @@ import type { ChatType } from "../../../store/message_types.ts";
 import type { ChatPayload, IrcClient } from "../../engine/framework.ts";
 import { parseChatLine } from "../chat_line.ts";
 import { recordMessage } from "../record.ts";
+import { isIgnored } from "../ignore.ts";
+import { unstored } from "../unstored.ts";
 import { lineTime, serverTimeEnabled } from "../server_time.ts";
 import type { Serial } from "./serial.ts";
 import type { HandlerTable, Inbound } from "./context.ts";
@@ -24,8 +26,15 @@ const message = (type: ChatType) => async (cx: Inbound, ev: Said) => {
     return;
   }
   const own = conn.isMe(ev.nick);
+  const who = { nick: ev.nick, user: ev.ident || undefined, host: ev.hostname || undefined };
   // A channel message belongs to the channel; a private one to the other person's nick.
   const name = conn.isChannel(target) ? target : own ? target : ev.nick;
+  if (!own) {
+    const ignored = isIgnored(cx.deps.store, conn.userId, who);
+    if (ignored === true || (ignored !== false && await ignored)) {
+      return unstored(conn, { name, from: ev.nick, type, text, ignored: true });
+    }
+  }
   await recordMessage(cx.deps, conn, { name, from: ev.nick, type, text, ts: ev.ts, own });
 };
 
@@ -59,7 +68,15 @@ export function attachLeanPath(cx: Inbound, client: IrcClient, run: Serial): voi
     const ts = chat.time === undefined
       ? nowMicros()
       : lineTime(chat.time, serverTimeEnabled(client));
-    const ev = { kind: chat.kind, nick: chat.nick, target: chat.target, message: chat.text, ts };
+    const ev = {
+      kind: chat.kind,
+      nick: chat.nick,
+      ident: chat.user,
+      hostname: chat.host,
+      target: chat.target,
+      message: chat.text,
+      ts,
+    };
     if (!batch) {
       const lines = batch = [ev];
       run(async () => {

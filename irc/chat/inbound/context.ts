@@ -8,6 +8,8 @@ import type { IrcConnection } from "../../engine/connection.ts";
 import type { IrcClient, IrcEventName, IrcEvents } from "../../engine/framework.ts";
 import { type RecordDeps, recordMessage } from "../record.ts";
 import { Presence } from "../presence.ts";
+import { kept } from "../kept.ts";
+import { msgidOf } from "../../../lib/msgid.ts";
 
 /** The handlers' view of one client of one connection. */
 export interface Inbound {
@@ -59,9 +61,10 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
     server: (text, ts, type = "notice") =>
       recordMessage(deps, conn, { name: "", from: conn.url.host, type, text, ts }),
     async keep(name, kind, from, text, ts) {
-      const conv = await deps.store.conversations.get(conn.record.id, convId(name));
-      if (!conv) return;
-      await deps.store.messages.append({
+      const conversationId = convId(name);
+      const conv = await deps.store.conversations.get(conn.record.id, conversationId);
+      if (!conv) return kept(conn, { conversationId, kind, from });
+      const stored = await deps.store.messages.append({
         conversation: conv.id,
         userId: conn.userId,
         from: from.slice(0, 100),
@@ -70,6 +73,7 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
         ts,
         highlight: false,
       });
+      kept(conn, { conversationId, kind, from, msgid: msgidOf(conv.id, stored.ts) });
     },
     async leave(channel) {
       const conv = await deps.store.conversations.get(conn.record.id, convId(channel));

@@ -2,24 +2,48 @@
  * Who is where: NAMES, joins, parts, kicks, quits and nick changes. Each is published on the bus
  * and kept in the history of the channels it concerns (quits and nick changes in every channel
  * the person was seen in); the user's own join creates the conversation, and a private
- * conversation follows its person to a new nick.
+ * conversation follows its person to a new nick. Who is away is followed too (published, not
+ * kept): from AWAY lines where the server has `away-notify`, and from one WHO after each join.
  */
 import { formatMicros } from "../../../lib/time.ts";
+import { ircLine } from "../../engine/line.ts";
 import { conversationFor } from "../record.ts";
 import { publishFrozen } from "../frozen.ts";
-import type { HandlerTable } from "./context.ts";
+import { MAX_WHO_MEMBERS } from "../presence.ts";
+import type { HandlerTable, Inbound } from "./context.ts";
 
 const why = (reason: unknown) => (reason ? `: ${String(reason)}` : ".");
 
+/** Records that `nick` is away (with `message`) or back, and tells the user's clients if new. */
+function markAway(cx: Inbound, nick: string, away: boolean, message?: unknown): void {
+  if (!nick || !cx.presence.setAway(cx.convId(nick), away)) return;
+  const text = away && message ? { message: String(message).slice(0, 300) } : {};
+  cx.publish({ type: "away", nick, away, ...text });
+}
+
 export const MEMBERSHIP: HandlerTable = {
-  userlist: ({ presence, convId }, ev) => {
+  userlist: ({ presence, convId, conn }, ev) => {
     const users = (ev.users ?? []).filter((u) => u.nick).map((u) => ({
       id: convId(u.nick),
       nick: String(u.nick),
       modes: (u.modes ?? []).map(String),
     }));
-    presence.names(convId(ev.channel), users);
+    // After the user's join, one WHO says who is away (AWAY lines only tell of changes, and not
+    // every server sends them); it waits behind the user's own lines.
+    if (presence.names(convId(ev.channel), users)) {
+      try {
+        conn.send(ircLine("WHO", String(ev.channel)), { answer: true }).catch(() => {});
+      } catch { /* a channel name that cannot be sent back */ }
+    }
   },
+  wholist: (cx, ev) => {
+    for (const u of (ev.users ?? []).slice(0, MAX_WHO_MEMBERS)) {
+      if (u.nick) markAway(cx, String(u.nick), !!u.away);
+    }
+  },
+  // The user's own (306) has the server's words, not the user's message.
+  away: (cx, ev) => markAway(cx, String(ev.nick ?? ""), true, ev.self ? "" : ev.message),
+  back: (cx, ev) => markAway(cx, String(ev.nick ?? ""), false),
   join: async (cx, ev) => {
     const { conn, deps } = cx;
     const channel = String(ev.channel);
@@ -29,7 +53,8 @@ export const MEMBERSHIP: HandlerTable = {
     cx.presence.join(cx.convId(channel), cx.convId(nick), nick);
     if (conn.isMe(nick)) {
       const conv = await conversationFor(deps, conn, channel);
-      if (!conv) return; // over the conversation cap
+      // Over the conversation cap: not kept either (keep says so to whoever waits for it).
+      if (!conv) return cx.keep(channel, "join", nick, "", ev.ts);
       if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
       // Joined: the channel takes messages again (Convos's client enables it on this event).
       publishFrozen(deps.bus, conn.userId, [{ ...conv, joined: true }], "");

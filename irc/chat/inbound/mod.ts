@@ -13,13 +13,14 @@ import { CHANNEL } from "./channel.ts";
 import { type Handler, type HandlerTable, inbound, type Timed } from "./context.ts";
 import { MEMBERSHIP } from "./membership.ts";
 import { SERVER } from "./server.ts";
+import { GAP, watchForGap } from "./gap.ts";
 import type { Serial } from "./serial.ts";
 
 export { type Serial, serial } from "./serial.ts";
 export { prefixString, welcomeText } from "./server.ts";
 
 /** Every concern's handlers; an event is handled by at most one of them. */
-export const HANDLERS: readonly HandlerTable[] = [CHAT, MEMBERSHIP, CHANNEL, SERVER];
+export const HANDLERS: readonly HandlerTable[] = [CHAT, MEMBERSHIP, CHANNEL, SERVER, GAP];
 
 /** Attaches the handlers of incoming IRC events to a fresh client of `conn`. */
 export function attachInbound(
@@ -51,6 +52,7 @@ export function attachInbound(
   conn.rejoining = (channels) => {
     for (const name of channels) cx.presence.joined(cx.convId(name));
   };
+  watchForGap(conn, client);
   // Convos's `info.authenticated`: a SASL or services login on this (fresh) client.
   conn.info.authenticated = false;
 }

@@ -12,6 +12,8 @@ import type { JoinPartMode } from "../event_runs.ts";
 import { Check, Field, FormErrors, Panel, Saved, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
 import { Sessions } from "./Sessions.tsx";
+import { AppTokens } from "./AppTokens.tsx";
+import { Ignores } from "./Ignores.tsx";
 import { canHandleLinks, handleIrcLinks } from "../irc_link.ts";
 import { currentSubscription, disablePush, enablePush, pushSupported } from "../push.ts";
 
@@ -145,6 +147,8 @@ export function Account() {
           </div>
         </Panel>
         <Sessions />
+        <AppTokens />
+        <Ignores />
         {canHandleLinks() && (
           <Panel title={t("IRC links")}>
             <p class="muted">{t("Let this browser open irc:// links in Parley.")}</p>

@@ -98,6 +98,12 @@ function ServerSettings() {
           />
           <div class="checks">
             <Check
+              label={t("Give every new user the default connection")}
+              name="new_user_connection"
+              checked={s.new_user_connection !== false}
+              onChange={set("new_user_connection")}
+            />
+            <Check
               label={t("Anyone may register")}
               name="open_to_public"
               checked={!!s.open_to_public}

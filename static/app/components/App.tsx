@@ -11,12 +11,22 @@ import { Sidebar } from "./Sidebar.tsx";
 import { ChatView, TopBar } from "./ChatView.tsx";
 import { Notifications } from "./Notifications.tsx";
 import { Search } from "./Search.tsx";
-import { ConnectionForm } from "./ConnectionForm.tsx";
-import { ConversationSettings } from "./ConversationSettings.tsx";
-import { JoinLink } from "./JoinLink.tsx";
-import { Account } from "./Account.tsx";
-import { Files } from "./Files.tsx";
-import { Admin } from "./Admin.tsx";
+import { lazy } from "../lazy.tsx";
+
+// Rarely opened screens load on demand, each a chunk of its own.
+const ConnectionForm = lazy<{ uri?: string; cid?: string }>(
+  () => import("./ConnectionForm.tsx"),
+  "ConnectionForm",
+);
+const ConversationSettings = lazy<{ cid: string; conv: string }>(
+  () => import("./ConversationSettings.tsx"),
+  "ConversationSettings",
+);
+const JoinLink = lazy<{ cid: string; conv: string }>(() => import("./JoinLink.tsx"), "JoinLink");
+const Account = lazy(() => import("./Account.tsx"), "Account");
+const Files = lazy(() => import("./Files.tsx"), "Files");
+const Admin = lazy<{ tab: string }>(() => import("./Admin.tsx"), "Admin");
+const FirstRun = lazy(() => import("./FirstRun.tsx"), "FirstRun");
 
 function Welcome() {
   const first = sidebar.value.flatMap((g) => g.conversations)[0];
@@ -73,6 +83,7 @@ function Screen() {
     if (a === "conversation") return <ConversationSettings cid={b} conv={c ?? ""} />;
     if (a === "account") return <Account />;
     if (a === "files") return <Files />;
+    if (a === "first-run") return <FirstRun />;
     if (a === "server" || a === "users" || a === "profiles") return <Admin tab={a} />;
   }
   return <Welcome />;

@@ -4,6 +4,7 @@ import { api, ApiFailure } from "../api.ts";
 import { t } from "../i18n.ts";
 import { linkClick, navigate, route } from "../router.ts";
 import { loggedIn } from "../session.ts";
+import { connections } from "../state.ts";
 import { Field, FormErrors, useFormAction } from "./Field.tsx";
 import { Logo } from "./Logo.tsx";
 
@@ -96,7 +97,13 @@ export function Register() {
           throw ownWords(e);
         });
       await loggedIn(u);
-      navigate(u.roles?.includes("admin") && !invite ? "/settings/connection/add" : "/chat", true);
+      // The first admin who got the default connection chooses what new users start with.
+      const first = u.roles?.includes("admin") && !invite;
+      const given = Object.keys(connections.value).length > 0;
+      navigate(
+        first ? (given ? "/settings/first-run" : "/settings/connection/add") : "/chat",
+        true,
+      );
     });
   };
   return (

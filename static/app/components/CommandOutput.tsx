@@ -2,7 +2,9 @@
 import { commandsFor } from "../../../irc/chat/command_table.ts";
 import { t } from "../i18n.ts";
 import { nickColor } from "../nick_color.ts";
-import { user } from "../state.ts";
+import { showToast, user } from "../state.ts";
+import { openConv } from "../view.ts";
+import { joinChannel } from "../join.ts";
 import { MessageText } from "./MessageText.tsx";
 
 /** The fields of a WHOIS reply the client shows (irc-framework's names). */
@@ -71,7 +73,15 @@ export interface ListedChannel {
   topic?: string;
 }
 
-/** A /list answer as a table, most populated first. */
+/** Joins a listed channel on the open conversation's connection; a refusal shows as a toast. */
+async function join(channel: string): Promise<void> {
+  const cid = openConv.value?.cid;
+  if (cid === undefined) return;
+  const refused = await joinChannel(cid, channel);
+  if (refused) showToast(refused);
+}
+
+/** A /list answer as a table, most populated first; a click on a name joins it. */
 export function ChannelTable(p: { channels: ListedChannel[] }) {
   const list = [...p.channels].sort((a, b) => b.users - a.users).slice(0, 200);
   if (!list.length) return <span class="text">{t("No channels listed.")}</span>;
@@ -87,7 +97,16 @@ export function ChannelTable(p: { channels: ListedChannel[] }) {
       <tbody>
         {list.map((c) => (
           <tr key={c.name}>
-            <td>{text(c.name)}</td>
+            <td>
+              <button
+                type="button"
+                class="join-link"
+                title={t("Join {channel}", { channel: text(c.name) })}
+                onClick={() => join(text(c.name))}
+              >
+                {text(c.name)}
+              </button>
+            </td>
             <td class="num">{text(c.users)}</td>
             <td>
               <MessageText text={text(c.topic)} />

@@ -18,6 +18,7 @@ import { showKeys } from "../overlays.ts";
 import { uploadFile } from "../upload.ts";
 import { Icon } from "./Icon.tsx";
 import { withConnectionName } from "../conn_status.ts";
+import { clearDraft, draftChanged, flushDraft, loadDraft } from "../conv_prefs.ts";
 
 const history: string[] = [];
 
@@ -37,6 +38,29 @@ export function Composer(p: { cid: string; conv: string }) {
     // that would pop the keyboard up over the history.
     if (matchMedia("(min-width: 761px)").matches) ref.current?.focus();
   }, [p.cid, p.conv]);
+
+  // Each conversation has its own draft, kept on the server: the box shows this one's, and what
+  // is typed is saved for it (the previous conversation's is saved first).
+  const draftFor = useRef("");
+  const [draftLoading, setDraftLoading] = useState(true);
+  useEffect(() => {
+    const k = key(p.cid, p.conv);
+    void flushDraft();
+    draftFor.current = "";
+    setText("");
+    setDraftLoading(true);
+    let live = true;
+    void loadDraft(p.cid, p.conv).then((draft) => {
+      if (!live) return;
+      setText((now) => (now === "" ? draft : now));
+      draftFor.current = k;
+      setDraftLoading(false);
+    });
+    return () => void (live = false);
+  }, [p.cid, p.conv]);
+  useEffect(() => {
+    if (draftFor.current === key(p.cid, p.conv)) draftChanged(p.cid, p.conv, text);
+  }, [text]);
 
   const insert = (s: string) => {
     const el = ref.current!;
@@ -109,6 +133,7 @@ export function Composer(p: { cid: string; conv: string }) {
       return;
     }
     history.push(input);
+    void clearDraft(p.cid, p.conv);
     showAnswer(p.cid, p.conv, parsed, answer);
     // Any line sent while away ends it, as "/away" alone would.
     if (parsed.command !== "away" && away.value[p.cid] !== undefined) {
@@ -234,6 +259,7 @@ export function Composer(p: { cid: string; conv: string }) {
         <textarea
           id="composer-input"
           ref={ref}
+          aria-busy={draftLoading}
           rows={1}
           value={text}
           placeholder={t("Message")}

@@ -65,12 +65,14 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
     };
   }, [p.cid]);
   const set = (k: keyof ConnFields) => (v: string | boolean) => setF({ ...f, [k]: v });
-  // A URL error is shown at the host field, where most of the URL is typed.
+  // A refused URL (a private address, a forced server) is told above the button just pressed,
+  // not beside the host field, which may be off-screen by then; the message names the host.
   const shown = errors.map((e) =>
-    e.path === "/body/url"
-      ? { ...e, path: "/body/host", message: privateRefusal(e.message) ?? e.message }
-      : e
+    e.path === "/body/url" ? { ...e, message: privateRefusal(e.message) ?? e.message } : e
   );
+  useEffect(() => {
+    document.querySelector(".page .form-error")?.scrollIntoView({ block: "center" });
+  }, [errors]);
 
   const submit = (e: Event) => {
     e.preventDefault();

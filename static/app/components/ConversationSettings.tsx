@@ -6,6 +6,7 @@ import { socket } from "../session.ts";
 import { connections, conversations, key, removeConversation } from "../state.ts";
 import { stripFormatting } from "../irc_format.ts";
 import { Panel } from "./Field.tsx";
+import { NotifyChoice } from "./NotifyChoice.tsx";
 import { TopBar } from "./ChatView.tsx";
 import { connectionTitle } from "../conn_status.ts";
 
@@ -58,6 +59,9 @@ export function ConversationSettings(p: { cid: string; conv: string }) {
             </form>
           </Panel>
         )}
+        <Panel title={t("Notifications")}>
+          <NotifyChoice cid={p.cid} conv={p.conv} />
+        </Panel>
         <Panel title={isChannel ? t("Leave the channel") : t("Close the conversation")}>
           <p class="muted">
             {isChannel

@@ -1,6 +1,9 @@
-/** A link preview from `/api/embed`: an inline image or a small card. */
+/**
+ * A link preview from `/api/embed`: an inline image or a small card. Remote images come through
+ * Parley (`/api/embed/image`), so the browser never contacts the remote site.
+ */
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { api, query } from "../api.ts";
 import { isReservedHost } from "../util.ts";
 
 interface EmbedInfo {
@@ -19,6 +22,9 @@ const IMAGE = /\.(png|jpe?g|gif|webp|avif)(\?.*)?$/i;
 export function embedsEnabled(): boolean {
   return localStorage.getItem("parley.embeds") !== "off";
 }
+
+/** The address of a remote image as Parley serves it. */
+const viaParley = (url: string) => "/api/embed/image" + query({ url });
 
 function lookup(url: string): Promise<EmbedInfo | null> {
   let p = cache.get(url);
@@ -48,7 +54,7 @@ export function Embed(p: { url: string; onLoad?: () => void }) {
   }, [p.url]);
   if (broken) return null;
   if (sameOriginImage || (info?.type === "photo" && info.url)) {
-    const src = sameOriginImage ? p.url : info!.url!;
+    const src = sameOriginImage ? p.url : viaParley(info!.url!);
     return (
       <a class="embed image" href={p.url} target="_blank" rel="noopener noreferrer">
         <img
@@ -66,7 +72,7 @@ export function Embed(p: { url: string; onLoad?: () => void }) {
     <a class="embed card" href={p.url} target="_blank" rel="noopener noreferrer nofollow">
       {info.thumbnail_url && !thumbBroken && (
         <img
-          src={info.thumbnail_url}
+          src={viaParley(info.thumbnail_url)}
           alt=""
           loading="lazy"
           onLoad={p.onLoad}

@@ -24,7 +24,7 @@ import { members } from "../members.ts";
 import { compact, dateTimeOf, formatter, joinParts, timeOf } from "../prefs.ts";
 import { groupRuns, type Item } from "../event_runs.ts";
 import type { Message } from "../types.ts";
-import { LINE_KINDS, type LineLook } from "../../../lib/events.ts";
+import { LINE_KINDS, type LineKind, type LineLook } from "../../../lib/events.ts";
 import { MessageText } from "./MessageText.tsx";
 import { Embed, embedsEnabled } from "./Embed.tsx";
 import {
@@ -84,15 +84,16 @@ class MemoLine extends Component<LineProps> {
 }
 
 /**
- * How a line looks: a stored line by its kind's declaration (lib/events.ts), a line the client
- * made (join, part, a command's answer) as an event or an error, and the server's own notices in
- * its conversation as server lines.
+ * How a line looks: by its kind's declaration (lib/events.ts), whether stored or made by the
+ * client from its event (join, part, an error); a command's answer as an event; the server's
+ * own notices in its conversation as server lines.
  */
 type Look = LineLook | "server";
 
 function lookOf(m: Message, server: boolean): Look {
-  if (m.event) return m.event === "error" ? "error" : "event";
-  const look = LINE_KINDS[m.type ?? "private"]?.look ?? "chat";
+  const kinds: Record<string, LineKind | undefined> = LINE_KINDS;
+  if (m.event) return kinds[m.event]?.look ?? "event";
+  const look = kinds[m.type ?? "private"]?.look ?? "chat";
   return server && look === "notice" ? "server" : look;
 }
 
@@ -153,7 +154,26 @@ const RENDER: Record<Look, (p: LineProps) => preact.JSX.Element> = {
   ),
   // A channel event or a line the client made: quiet, no nick.
   event: (p) => <EventBody m={p.m} />,
+  // Where the connection was down: across the list, so a gap is not taken for silence.
+  gap: (p) => <span class="text" role="note">{gapWords(p.m.message)}</span>,
 };
+
+/** A gap's stored text ("Disconnected from <time> to <time>: ...") in the reader's words. */
+export function gapWords(text: string): string {
+  const m = /from (\S+) to (\S+):/.exec(text);
+  const from = m && Date.parse(m[1]);
+  const to = m && Date.parse(m[2]);
+  if (!m || !from || !to) return text;
+  // The day too, when the gap does not lie within today.
+  const today = new Date().toDateString();
+  const sameDay = new Date(from).toDateString() === today && new Date(to).toDateString() === today;
+  const when = (ts: string) =>
+    sameDay ? timeOf(ts, language.value) : dateTimeOf(ts, language.value);
+  return t("Disconnected {from} - {to}: messages in between may be missing.", {
+    from: when(m[1]),
+    to: when(m[2]),
+  });
+}
 
 function Line(p: LineProps) {
   const m = p.m;

@@ -7,6 +7,7 @@ import { members, parsePrefix, rank } from "../members.ts";
 import { runCommand } from "../actions.ts";
 import { closeOverlay, type NickMenuAt, overlay } from "../overlays.ts";
 import { switcherEntries, switcherMatches } from "../keys.ts";
+import { ConvMenu } from "./ConvMenu.tsx";
 
 /** Whichever overlay is open. */
 export function Overlays() {
@@ -17,6 +18,7 @@ export function Overlays() {
       {o.kind === "switcher" && <QuickSwitcher />}
       {o.kind === "keys" && <KeysHelp />}
       {o.kind === "nick" && <NickMenu at={o.at} />}
+      {o.kind === "conv" && <ConvMenu at={o.at} />}
     </div>
   );
 }
@@ -148,16 +150,15 @@ function NickMenu(p: { at: NickMenuAt }) {
     [t("Private conversation"), `/query ${nick}`],
     [t("Who is this?"), `/whois ${nick}`],
   ];
+  // Everyone but the user may be ignored, everywhere (the list is in the account settings).
+  if (lower(nick) !== lower(myNick(cid))) items.push([t("Ignore"), `/ignore ${nick}`]);
   if (isOp && them) {
+    // The commands, not raw MODE lines: /ban bans by the host the server tells.
     items.push(
-      has("o")
-        ? [t("Take operator"), `/mode ${conv} -o ${nick}`]
-        : [t("Make operator"), `/mode ${conv} +o ${nick}`],
-      has("v")
-        ? [t("Take voice"), `/mode ${conv} -v ${nick}`]
-        : [t("Give voice"), `/mode ${conv} +v ${nick}`],
+      has("o") ? [t("Take operator"), `/deop ${nick}`] : [t("Make operator"), `/op ${nick}`],
+      has("v") ? [t("Take voice"), `/devoice ${nick}`] : [t("Give voice"), `/voice ${nick}`],
       [t("Kick"), `/kick ${nick}`],
-      [t("Ban"), `/mode ${conv} +b ${nick}!*@*`],
+      [t("Ban"), `/ban ${nick}`],
     );
   }
   return (

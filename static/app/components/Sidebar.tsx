@@ -4,6 +4,7 @@ import { chatPath, linkClick, route } from "../router.ts";
 import { drawerOpen, isAdmin, key, mentions, sidebar, socketState, user } from "../state.ts";
 import { logout } from "../session.ts";
 import { runCommand } from "../actions.ts";
+import { openConvMenu } from "../overlays.ts";
 import { Logo } from "./Logo.tsx";
 import { Icon } from "./Icon.tsx";
 import { connectionProblem, connectionTitle } from "../conn_status.ts";
@@ -91,9 +92,17 @@ export function Sidebar() {
                 const current = here === decodeURIComponent(path);
                 const m = mentions.value[key(conv.connection_id, conv.conversation_id)] ?? 0;
                 return (
-                  <li key={conv.conversation_id} class={conv.frozen ? "frozen" : undefined}>
+                  <li
+                    key={conv.conversation_id}
+                    class={(conv.frozen ? "frozen" : "") +
+                      (conv.notify === "muted" ? " muted" : "")}
+                  >
                     <a
                       href={path}
+                      onContextMenu={(e) => {
+                        e.preventDefault();
+                        openConvMenu(conv.connection_id, conv.conversation_id, e);
+                      }}
                       class={"conv" + (current ? " current" : "") + (conv.unread ? " unread" : "")}
                       aria-current={current ? "page" : undefined}
                       onClick={(e) => {
@@ -102,6 +111,7 @@ export function Sidebar() {
                       }}
                     >
                       <span class="label">{conv.name}</span>
+                      {conv.notify === "muted" && <span class="visually-hidden">{t("Muted")}</span>}
                       {m > 0 && (
                         <span class="badge mention" aria-label={t("{n} mentions", { n: m })}>
                           @{m}

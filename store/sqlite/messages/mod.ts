@@ -15,11 +15,14 @@ import { ftsIndex } from "./fts.ts";
 import { userSearch } from "./search.ts";
 import { conversationMatches } from "./conversation_match.ts";
 import { sqliteNotifications } from "./notifications.ts";
+import { sqliteHistory } from "./history.ts";
+import type { MessageHistory } from "../../history_types.ts";
 
 /** The SQLite message store: both capabilities, and the waits that tests and tools need. */
 export interface SqliteMessageStore extends MessageStore {
   readonly search: MessageSearch;
   readonly notifications: MessageNotifications;
+  readonly history: MessageHistory;
   /** Resolves once everything appended so far is committed and in the search index. */
   searchable(): Promise<void>;
   /** Resolves once the search index has caught up and is tidied (benchmarks, tests). */
@@ -89,6 +92,7 @@ export function sqliteMessageStore(
       },
     },
     notifications: sqliteNotifications(db, commit),
+    history: sqliteHistory(db, commit),
     searchable: () => indexed(Infinity),
     settled() {
       commit();

@@ -1,0 +1,88 @@
+/**
+ * Who an attaching client is: its username `EMAIL/NETWORK[@CLIENT]` (NETWORK the connection_id,
+ * CLIENT a free name that keeps its own place in history) and its password: the Parley password or
+ * one of the user's app tokens, checked with the same login throttle as the web's (a failure here
+ * counts there too).
+ */
+import type { LoginThrottle } from "../http/throttle.ts";
+import { verifyPassword } from "../lib/password.ts";
+import { appTokenHash, looksLikeAppToken } from "../lib/app_token.ts";
+import type { ConnectionRecord } from "../store/connections.ts";
+import type { Store } from "../store/mod.ts";
+import type { UserRecord } from "../store/users.ts";
+
+/** The parts of a username. */
+export interface Identity {
+  email: string;
+  /** The connection_id; "" when the client did not name one. */
+  network: string;
+  /** The client's name ("" when none). */
+  client: string;
+}
+
+const CLIENT_NAME = /^[A-Za-z0-9_.-]{1,32}$/;
+
+/** Splits `EMAIL/NETWORK[@CLIENT]`; undefined when it cannot be one. */
+export function parseIdentity(text: string): Identity | undefined {
+  if (text.length > 320) return undefined;
+  const slash = text.indexOf("/");
+  const email = slash < 0 ? text : text.slice(0, slash);
+  if (!email.includes("@")) return undefined;
+  if (slash < 0) return { email, network: "", client: "" };
+  const rest = text.slice(slash + 1);
+  const at = rest.lastIndexOf("@");
+  const network = at < 0 ? rest : rest.slice(0, at);
+  const client = at < 0 ? "" : rest.slice(at + 1);
+  if (!network || (at >= 0 && !CLIENT_NAME.test(client))) return undefined;
+  return { email, network, client };
+}
+
+/** A client let in. */
+export interface Login {
+  user: UserRecord;
+  identity: Identity;
+  /** The connection it attaches to (absent without NETWORK). */
+  connection?: ConnectionRecord;
+}
+
+/** Why a login was refused, said to the client in its 904 line. */
+export type Refusal = "throttled" | "invalid" | "no-network";
+
+/** What checking needs. */
+export interface AuthDeps {
+  store: Store;
+  loginThrottle: LoginThrottle;
+}
+
+/** Checks a username and password from `address`. */
+export async function authenticate(
+  deps: AuthDeps,
+  username: string,
+  password: string,
+  address: string,
+): Promise<Login | Refusal> {
+  const identity = parseIdentity(username);
+  const email = identity?.email ?? username.slice(0, 320);
+  if (deps.loginThrottle.wait(email, address) > 0) return "throttled";
+  const user = identity ? await deps.store.users.byEmail(identity.email) : undefined;
+  // An app token (made on the account page, revocable) or the account password; the password is
+  // always verified otherwise (a decoy hash without a user), so an unknown email takes as long.
+  let ok = false;
+  if (user && looksLikeAppToken(password)) {
+    const id = await deps.store.appTokens.find(user.id, await appTokenHash(password));
+    if (id !== undefined) {
+      ok = true;
+      await deps.store.appTokens.used(id, Date.now());
+    }
+  }
+  if (!ok) ok = await verifyPassword(user?.passwordHash, password);
+  if (!ok || !user || !identity) {
+    deps.loginThrottle.fail(email, address);
+    return "invalid";
+  }
+  deps.loginThrottle.succeed(email, address);
+  if (!identity.network) return { user, identity };
+  const connection = await deps.store.connections.get(user.id, identity.network);
+  if (!connection) return "no-network";
+  return { user, identity, connection };
+}

@@ -1,0 +1,368 @@
+/**
+ * What an attached client may send, one entry per command: whether it is allowed before
+ * registration, its fewest parameters, and what it does. Anything else is 421. Chat lines go
+ * through the connection's own send (flood control, storing, the web client sees them); the
+ * commands that act on IRC go upstream as a line rebuilt by the one writer; queries register
+ * where their replies go.
+ */
+import { DomainError } from "../lib/errors.ts";
+import { ircLower } from "../irc/casefold.ts";
+import { authenticate } from "./auth.ts";
+import { changeNetwork, networkAttributes } from "./networks.ts";
+import { search } from "./search.ts";
+import type { Query } from "./relay.ts";
+import { refusalText, type Session } from "./session.ts";
+import { formatLine, type Message } from "./wire.ts";
+
+/** One command a client may send. */
+export interface Command {
+  /** Allowed before registration. */
+  early?: boolean;
+  /** Fewest parameters (else 461). */
+  min?: number;
+  run(s: Session, m: Message): Promise<void> | void;
+}
+
+const label = (m: Message) => {
+  const l = m.tags.get("label");
+  return l && l.length <= 64 && !/[\s;]/.test(l) ? l : undefined;
+};
+
+/** The text of a CTCP ACTION (`\x01ACTION waves\x01`), else undefined. */
+function actionOf(text: string): [string, string] | undefined {
+  if (!text.startsWith("\x01ACTION")) return undefined;
+  const body = text.slice(7).replace(/^ /, "");
+  return [text, body.endsWith("\x01") ? body.slice(0, -1) : body];
+}
+
+/** A client's chat line: sent as the user typed it in the web client would be. */
+async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<void> {
+  if (!s.hub) return unbound(s, m);
+  const [target, text] = m.params;
+  if (!text) return s.numeric("412", "No text to send");
+  if (target.includes(",")) return s.numeric("407", target, "One target at a time");
+  const action = actionOf(text);
+  if (kind === "PRIVMSG" && text.startsWith("\x01") && !action) {
+    return upstream(s, m); // another CTCP: passed on as it is, not stored
+  }
+  const body = action ? action[1] : text;
+  const message = kind === "NOTICE"
+    ? `/notice ${target} ${body}`
+    : action
+    ? `/me ${body}`
+    : body.startsWith("/")
+    ? `/${body}`
+    : body;
+  const hub = s.hub!;
+  const l = label(m);
+  const echo = { client: s, conversation: target, text: body, label: l };
+  hub.awaitEcho(echo);
+  try {
+    await s.cx.irc.send(hub.userId, hub.connectionId, target, message);
+  } catch (err) {
+    const why = err instanceof DomainError ? err.message : "Not sent";
+    s.numeric("404", target, why);
+    return;
+  }
+  if (l && !s.caps.has("echo-message")) s.reply("ACK", [], l);
+}
+
+/** Sends the client's line upstream, rebuilt by the writer, behind the connection's flood control. */
+async function upstream(s: Session, m: Message, query?: Omit<Query, "client">): Promise<void> {
+  if (!s.hub) return unbound(s, m);
+  let line: string;
+  try {
+    line = formatLine(m.command, m.params);
+  } catch {
+    return s.numeric("400", m.command, "Not a line Parley can send");
+  }
+  const hub = s.hub!;
+  const l = label(m);
+  if (query && !hub.expect({ ...query, client: s, label: l })) {
+    return s.numeric("400", m.command, "Too many queries waiting for an answer");
+  }
+  const answered = !!l && !query && labeledAction(s, m, l);
+  try {
+    await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`);
+  } catch (err) {
+    if (answered) hub.forgetLabeled(s, l!);
+    s.numeric("400", m.command, err instanceof DomainError ? err.message : "Not sent");
+    return;
+  }
+  if (l && !query && !answered) s.reply("ACK", [], l);
+}
+
+/**
+ * A labeled JOIN or PART of one channel is answered by the server's JOIN or PART (or its refusal)
+ * with the label. A JOIN of a channel already joined gets no answer from the server: an ACK then.
+ */
+function labeledAction(s: Session, m: Message, label: string): boolean {
+  const hub = s.hub!;
+  if (m.command !== "JOIN" && m.command !== "PART") return false;
+  const channel = m.params[0];
+  if (!channel || channel.includes(",") || !hub.isChannel(channel)) return false;
+  if (m.command === "JOIN" && hub.state.channel(channel)) return false;
+  return hub.expectLabeled({ client: s, command: m.command, channel: ircLower(channel), label });
+}
+
+/** A client bound to no network (it manages networks) cannot talk on one. */
+function unbound(s: Session, m: Message): void {
+  s.numeric("400", m.command, "Bind a network first (BOUNCER BIND, or EMAIL/NETWORK)");
+}
+
+/** BOUNCER: soju.im/bouncer-networks. */
+async function bouncer(s: Session, m: Message): Promise<void> {
+  const sub = m.params[0].toUpperCase();
+  if (!s.caps.has("soju.im/bouncer-networks")) {
+    return s.write(`FAIL BOUNCER UNKNOWN_COMMAND ${safe(sub)} :Ask for soju.im/bouncer-networks`);
+  }
+  if (sub === "BIND") {
+    if (s.registered) {
+      return s.write("FAIL BOUNCER REGISTRATION_IS_COMPLETED BIND :Bind before registering");
+    }
+    if (!m.params[1]) return s.write("FAIL BOUNCER NEED_ATTRIBUTE BIND :Name a network");
+    s.bind = m.params[1].slice(0, 100);
+    return;
+  }
+  const user = s.login?.user;
+  if (!user || !s.registered) return s.numeric("451", "You have not registered");
+  const l = label(m);
+  const labelTag = l && s.caps.has("labeled-response") ? `@label=${l} ` : "";
+  if (sub === "LISTNETWORKS") {
+    const list = await s.cx.connections.list(user.id);
+    const batch = s.caps.has("batch") ? `nets${Math.floor(Math.random() * 1e9)}` : "";
+    if (batch) s.write(`${labelTag}BATCH +${batch} soju.im/bouncer-networks`);
+    for (const c of list) {
+      s.write(
+        `${batch ? `@batch=${batch} ` : ""}BOUNCER NETWORK ${c.connection_id} ${
+          networkAttributes(c)
+        }`,
+      );
+    }
+    if (batch) s.write(`BATCH -${batch}`);
+    return;
+  }
+  if (sub === "ADDNETWORK" || sub === "CHANGENETWORK" || sub === "DELNETWORK") {
+    if (!m.params[1]) return s.write(`FAIL BOUNCER NEED_ATTRIBUTE ${sub} :Not enough parameters`);
+    const lines = await changeNetwork(s.cx, user, sub, m.params.slice(1));
+    for (const line of lines) s.write(`${labelTag}${line}`);
+    if (sub === "DELNETWORK" && lines[0]?.startsWith("BOUNCER ")) {
+      // Gone: its state events may still find the row, so the removal is said here.
+      for (const w of s.cx.networkWatchers) {
+        if (w.userId === user.id) w.write(`BOUNCER NETWORK ${m.params[1]} *`);
+      }
+    }
+    return;
+  }
+  s.write(`FAIL BOUNCER UNKNOWN_COMMAND ${safe(sub)} :Unknown subcommand`);
+}
+
+/** A client's word in a reply: one word, bounded. */
+const safe = (w: string) => w.replace(/[\s:]/g, "").slice(0, 32) || "*";
+
+/** Runs one of Parley's own commands for the client (it knows more than the raw line would). */
+async function command(s: Session, m: Message, text: string): Promise<void> {
+  if (!s.hub) return unbound(s, m);
+  if (/[\r\n\0]/.test(text)) return s.numeric("400", m.command, "Not a line Parley can send");
+  try {
+    await s.cx.irc.send(s.hub.userId, s.hub.connectionId, "", text);
+  } catch (err) {
+    s.numeric(
+      "432",
+      m.params[0]?.slice(0, 32) || "*",
+      err instanceof DomainError ? err.message : "Not sent",
+    );
+    return;
+  }
+  const l = label(m);
+  if (l) s.reply("ACK", [], l);
+}
+
+const ends = (...codes: string[]) => new Set(codes);
+const passOn: Command = { min: 1, run: (s, m) => upstream(s, m) };
+
+/** `MODE #chan`, `MODE #chan b`, `MODE nick`: questions, answered to the asker only. */
+function modeQuery(s: Session, m: Message): Omit<Query, "client"> | undefined {
+  const [target, modes, ...rest] = m.params;
+  if (!s.hub!.isChannel(target)) return modes ? undefined : { ends: ends("221") };
+  if (!modes) return { ends: ends("324"), trail: ends("329") };
+  if (rest.length) return undefined;
+  const list = modes.replace(/^\+/, "");
+  if (list === "b") return { ends: ends("368") };
+  if (list === "e") return { ends: ends("349") };
+  if (list === "I") return { ends: ends("347") };
+  return undefined;
+}
+
+async function authenticateCmd(s: Session, m: Message): Promise<void> {
+  if (s.registered || s.login) return s.numeric("907", "You have already authenticated");
+  if (!s.caps.has("sasl")) return s.numeric("904", "SASL authentication failed");
+  const step = s.sasl.step(m.params[0]);
+  switch (step.kind) {
+    case "continue":
+      return s.write("AUTHENTICATE +");
+    case "more":
+      return;
+    case "mechanisms":
+      s.numeric("908", "PLAIN", "are available SASL mechanisms");
+      return saslFailed(s, "SASL authentication failed");
+    case "aborted":
+      return s.numeric("906", "SASL authentication aborted");
+    case "failed":
+      return saslFailed(s, "SASL authentication failed");
+    case "credentials": {
+      const r = await authenticate(s.cx, step.identity, step.password, s.transport.address);
+      if (typeof r === "string") {
+        // Wrong credentials end the connection, as a web login failure counts (same throttle).
+        s.numeric("904", refusalText(r));
+        return s.quit(refusalText(r));
+      }
+      s.login = r;
+      s.numeric(
+        "900",
+        `${s.nick || "*"}!${s.username || "*"}@parley`,
+        r.user.email,
+        `You are now logged in as ${r.user.email}`,
+      );
+      s.numeric("903", "SASL authentication successful");
+      return s.tryRegister();
+    }
+  }
+}
+
+function saslFailed(s: Session, text: string): void {
+  s.numeric("904", text);
+  if (++s.saslFailures >= s.cx.limits.saslAttempts) s.quit("Too many SASL attempts");
+}
+
+function cap(s: Session, m: Message): Promise<void> | void {
+  const sub = (m.params[0] ?? "").toUpperCase();
+  const who = s.registered ? s.target : s.nick || "*";
+  const reply = (...p: string[]) => s.reply("CAP", [who, ...p]);
+  switch (sub) {
+    case "LS": {
+      if (!s.registered) s.caps.negotiating = true;
+      const lines = s.caps.ls(Number(m.params[1] ?? 0) || 0);
+      lines.forEach((words, i) =>
+        i < lines.length - 1 && s.caps.version >= 302
+          ? reply("LS", "*", words.join(" "))
+          : reply("LS", words.join(" "))
+      );
+      return;
+    }
+    case "LIST":
+      return reply("LIST", s.caps.list().join(" "));
+    case "REQ": {
+      if (!s.registered) s.caps.negotiating = true;
+      const text = m.params[1] ?? "";
+      const ok = s.caps.request(text);
+      return reply(ok ? "ACK" : "NAK", text.slice(0, 400));
+    }
+    case "END":
+      s.caps.negotiating = false;
+      return s.tryRegister();
+    default:
+      s.numeric("410", sub.slice(0, 16) || "*", "Invalid CAP command");
+  }
+}
+
+/** Every command a client may send. */
+export const COMMANDS: Record<string, Command> = {
+  CAP: { early: true, min: 1, run: cap },
+  AUTHENTICATE: { early: true, min: 1, run: authenticateCmd },
+  PASS: {
+    early: true,
+    min: 1,
+    run: (s, m) => {
+      if (s.registered) return s.numeric("462", "You may not reregister");
+      s.password = m.params[0];
+    },
+  },
+  NICK: {
+    early: true,
+    min: 1,
+    run: (s, m) => {
+      if (!s.registered) {
+        s.nick = m.params[0].slice(0, 64);
+        return s.tryRegister();
+      }
+      // As /nick in the web client: the wanted nick changes too, so Parley does not take the old
+      // one back.
+      return command(s, m, `/nick ${m.params[0]}`);
+    },
+  },
+  USER: {
+    early: true,
+    min: 4,
+    run: (s, m) => {
+      if (s.registered) return s.numeric("462", "You may not reregister");
+      s.username = m.params[0].slice(0, 400);
+      return s.tryRegister();
+    },
+  },
+  PING: {
+    early: true,
+    min: 1,
+    run: (s, m) => s.reply("PONG", [SERVER, m.params[0]], label(m)),
+  },
+  PONG: { early: true, run: () => {} },
+  QUIT: { early: true, run: (s) => s.quit("Client quit") },
+  PRIVMSG: { min: 2, run: (s, m) => say(s, m, "PRIVMSG") },
+  NOTICE: { min: 2, run: (s, m) => say(s, m, "NOTICE") },
+  JOIN: passOn,
+  PART: passOn,
+  TOPIC: passOn,
+  KICK: { min: 2, run: (s, m) => upstream(s, m) },
+  INVITE: { min: 2, run: (s, m) => upstream(s, m) },
+  AWAY: { run: (s, m) => upstream(s, m) },
+  MODE: {
+    min: 1,
+    run: (s, m) => upstream(s, m, modeQuery(s, m)),
+  },
+  WHOIS: { min: 1, run: (s, m) => upstream(s, m, { ends: ends("318") }) },
+  WHOWAS: { min: 1, run: (s, m) => upstream(s, m, { ends: ends("369") }) },
+  WHO: { min: 1, run: (s, m) => upstream(s, m, { ends: ends("315") }) },
+  LIST: { run: (s, m) => upstream(s, m, { ends: ends("323") }) },
+  NAMES: { min: 1, run: (s, m) => upstream(s, m, { ends: ends("366") }) },
+  BOUNCER: { early: true, min: 1, run: bouncer },
+  SEARCH: {
+    min: 1,
+    run: async (s, m) => {
+      if (!s.caps.has("soju.im/search")) return s.numeric("421", "SEARCH", "Unknown command");
+      if (!s.hub) return unbound(s, m);
+      const hub = s.hub;
+      s.writeHistory(
+        await search(s.cx.store, {
+          userId: hub.userId,
+          connectionId: hub.connectionId,
+          nick: hub.nick,
+          isChannel: (name) => hub.isChannel(name),
+        }, m.params[0]),
+      );
+    },
+  },
+  CHATHISTORY: {
+    min: 1,
+    run: async (s, m) => {
+      if (!s.hub) return unbound(s, m);
+      if (!s.caps.has("draft/chathistory")) {
+        return s.numeric("421", "CHATHISTORY", "Unknown command");
+      }
+      const lines = await s.cx.history.chathistory(s.scope(), m.params, {
+        batch: s.caps.has("batch"),
+        eventPlayback: s.caps.has("draft/event-playback"),
+      });
+      s.writeHistory(lines);
+    },
+  },
+  MARKREAD: {
+    min: 1,
+    run: async (s, m) => {
+      if (!s.hub) return unbound(s, m);
+      if (!s.caps.has("draft/read-marker")) return s.numeric("421", "MARKREAD", "Unknown command");
+      s.writeHistory(await s.cx.history.markRead(s.scope(), m.params));
+    },
+  },
+};
+
+const SERVER = "parley";

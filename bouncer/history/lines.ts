@@ -1,0 +1,124 @@
+/**
+ * Stored lines as IRC lines for an attached client: messages as PRIVMSG and NOTICE, channel
+ * events as the JOIN, PART, KICK, QUIT, NICK, TOPIC and MODE they were, each with its `time`
+ * (milliseconds) and `msgid` tags, inside a batch when the client takes them.
+ */
+import { ircLine } from "../../irc/engine/line.ts";
+import { msgidOf } from "../../lib/msgid.ts";
+import type { HistoryLine } from "../../store/history_types.ts";
+import type { EventType } from "../../store/message_types.ts";
+
+/** Where a conversation's lines go: its name, whether it is a channel, and the user's nick. */
+export interface LineTarget {
+  /** The conversation's name as IRC spells it. */
+  name: string;
+  /** Casefolded, to tell the user's own lines in a private conversation. */
+  conversationId: string;
+  isChannel: boolean;
+  /** The user's nick now: a private message from the other person was sent to it. */
+  nick: string;
+  /** Casefolds a nick as conversation ids are. */
+  fold(name: string): string;
+}
+
+/** Who says a gap: the bouncer's server name, as in its numerics. */
+const GAP_SOURCE = "parley";
+
+/** A millisecond timestamp as IRCv3 `server-time` and read markers write it. */
+export function ircTime(us: number): string {
+  return new Date(Math.floor(us / 1000)).toISOString();
+}
+
+/** A stored text as one parameter: what could break a line becomes a space. */
+const oneLine = (text: string) => text.replace(/[\r\n\0]/g, " ");
+/** A stored name as one word of a line. */
+const word = (s: string) => s.replace(/[\s\0:,]/g, "").slice(0, 200) || "*";
+
+/** `reason` of "… left: reason" / "… quit." (the texts irc/chat/inbound/ stores). */
+function reasonOf(text: string): string | undefined {
+  const colon = text.indexOf(": ");
+  return colon < 0 ? undefined : text.slice(colon + 2);
+}
+
+/** The command and parameters of a channel event, read back from its stored text. */
+function eventLine(type: EventType, l: HistoryLine, t: LineTarget): string[] | undefined {
+  const chan = word(t.name);
+  switch (type) {
+    case "join":
+      return ["JOIN", chan];
+    case "part": {
+      const reason = reasonOf(l.text);
+      return reason === undefined ? ["PART", chan] : ["PART", chan, oneLine(reason)];
+    }
+    case "quit": {
+      const reason = reasonOf(l.text);
+      return ["QUIT", oneLine(reason ?? "")];
+    }
+    case "kick": {
+      const m = /^(\S+) was kicked by \S+?(?:: ([^]*)|\.)$/.exec(l.text);
+      if (!m) return undefined;
+      return ["KICK", chan, word(m[1]), oneLine(m[2] ?? "")];
+    }
+    case "nick_change": {
+      const m = /^\S+ is now known as (\S+)\.$/.exec(l.text);
+      return m ? ["NICK", word(m[1])] : undefined;
+    }
+    case "topic": {
+      const m = /^\S+ changed the topic to: ([^]*)$/.exec(l.text);
+      return ["TOPIC", chan, oneLine(m ? m[1] : "")];
+    }
+    case "mode": {
+      const m = /^\S+ set mode ([^]*)\.$/.exec(l.text);
+      if (!m) return undefined;
+      const words = m[1].split(" ").filter(Boolean).map(word).slice(0, 13);
+      return words.length ? ["MODE", chan, ...words] : undefined;
+    }
+  }
+}
+
+/** The line of one stored line, tagged; undefined for one that cannot be told as IRC. */
+export function historyLine(l: HistoryLine, t: LineTarget, batch?: string): string | undefined {
+  let source = word(l.from);
+  let words: string[] | undefined;
+  if (l.type === "gap") {
+    // A stretch Parley was not connected: said by Parley itself, in the conversation.
+    source = GAP_SOURCE;
+    words = ["NOTICE", word(t.isChannel ? t.name : t.nick), oneLine(l.text)];
+  } else if (
+    l.type === "private" || l.type === "action" || l.type === "notice" || l.type === "error"
+  ) {
+    const command = l.type === "notice" || l.type === "error" ? "NOTICE" : "PRIVMSG";
+    // In a private conversation the other person's lines were sent to the user's nick.
+    const to = t.isChannel || t.fold(l.from) !== t.conversationId ? t.name : t.nick;
+    const text = l.type === "action" ? `\x01ACTION ${oneLine(l.text)}\x01` : oneLine(l.text);
+    words = [command, word(to), text];
+  } else {
+    words = eventLine(l.type, l, t);
+  }
+  if (!words) return undefined;
+  const tags = [`time=${ircTime(l.ts)}`, `msgid=${msgidOf(l.conversation, l.ts)}`];
+  if (batch) tags.unshift(`batch=${batch}`);
+  const [command, ...params] = words;
+  return `@${tags.join(";")} :${source} ${ircLine(command, ...params)}`;
+}
+
+let batches = 0;
+
+/** A batch reference, unique in this process. */
+export function batchId(): string {
+  return `h${(++batches).toString(36)}`;
+}
+
+/**
+ * `body` (lines made with the batch's id) inside `BATCH +id type params` and `BATCH -id`; without
+ * batches (`batch` false), the lines alone.
+ */
+export function inBatch(
+  batch: string | undefined,
+  type: string,
+  params: string[],
+  body: string[],
+): string[] {
+  if (!batch) return body;
+  return [`${ircLine("BATCH", `+${batch}`, type, ...params)}`, ...body, `BATCH -${batch}`];
+}

@@ -1,0 +1,133 @@
+/**
+ * The bouncer: IRC clients (irssi, weechat, senpai, Goguma, gamja) attach to a user's Parley
+ * connection as if it were the IRC server, sharing one live stream with the web client. Wired by
+ * the daemon when `PARLEY_IRC_LISTEN` is set.
+ */
+import type { AppDeps } from "../http/env.ts";
+import { log } from "../lib/log.ts";
+import { type HistoryService, unavailableHistory } from "./history.ts";
+import { historyService } from "./history/mod.ts";
+import { type BouncerLimits, DEFAULT_LIMITS } from "./limits.ts";
+import { Acceptor, listen, type ListenAddress } from "./listener.ts";
+import { WebSocketTransport } from "./websocket.ts";
+import { Relay } from "./relay.ts";
+import type { BouncerContext } from "./session.ts";
+import { networkAttributes } from "./networks.ts";
+import { BouncerCluster, type ClusterLink } from "./cluster.ts";
+
+/**
+ * A read marker that moved (in the web client, through the API, or by an attached client's
+ * MARKREAD) reaches every attached client of its connection that takes read markers.
+ */
+function relayMarkers(cx: BouncerContext): () => void {
+  return cx.relay.bus.tap(
+    (userId, ev) => {
+      if (ev.event !== "read") return;
+      const hub = cx.relay.existing(userId, ev.connection_id);
+      if (!hub) return;
+      const target = hub.state.channel(ev.conversation_id)?.name ?? ev.conversation_id;
+      const line = cx.history.markerLine(target, ev.ts);
+      for (const c of hub.clients) if (c.caps.has("draft/read-marker")) c.write(line);
+    },
+    ["read"],
+    (userId) => cx.relay.hasClients(userId),
+  );
+}
+
+/**
+ * Tells the clients that asked (soju.im/bouncer-networks-notify) of each change of a network's
+ * state, and of networks added or removed, wherever the change was made.
+ */
+function watchNetworks(cx: BouncerContext): () => void {
+  return cx.relay.bus.tap(
+    (userId, ev) => {
+      if (ev.event !== "state" || ev.type !== "connection") return;
+      const watchers = [...cx.networkWatchers].filter((s) => s.userId === userId);
+      if (!watchers.length) return;
+      const id = ev.connection_id;
+      void (async () => {
+        const record = await cx.store.connections.get(userId, id);
+        const line = record
+          ? `BOUNCER NETWORK ${id} ${networkAttributes(await cx.connections.json(record))}`
+          : `BOUNCER NETWORK ${id} *`;
+        for (const s of watchers) s.write(line);
+      })().catch(() => {});
+    },
+    ["state"],
+    (userId) => [...cx.networkWatchers].some((s) => s.userId === userId),
+  );
+}
+
+export type { ListenAddress } from "./listener.ts";
+
+/** A running bouncer. */
+export interface Bouncer {
+  ports: number[];
+  relay: Relay;
+  /** Runs an IRC client that came as a WebSocket on the HTTP port (`GET /socket`). */
+  acceptSocket(socket: WebSocket, address: string): void;
+  close(): Promise<void>;
+}
+
+/** Starts the relay and the listeners. Call before the IRC connections start, so no line is missed. */
+export function startBouncer(
+  deps: Pick<AppDeps, "store" | "bus" | "irc" | "loginThrottle" | "connections">,
+  opts: {
+    addresses: ListenAddress[];
+    tls?: { cert: string; key: string };
+    history?: HistoryService;
+    limits?: Partial<BouncerLimits>;
+    version?: string;
+  },
+): Bouncer {
+  const relay = new Relay(deps.bus);
+  relay.start();
+  const cx: BouncerContext = {
+    store: deps.store,
+    loginThrottle: deps.loginThrottle!,
+    irc: deps.irc,
+    relay,
+    history: opts.history ?? historyService(deps) ?? unavailableHistory,
+    limits: { ...DEFAULT_LIMITS, ...opts.limits },
+    version: opts.version ?? "dev",
+    attached: new Map(),
+    networkWatchers: new Set(),
+    connections: deps.connections,
+  };
+  // With several nodes (cluster/irc.ts), a client of a user another node runs is handed over.
+  const link = (deps.irc as { bouncerLink?: () => ClusterLink }).bouncerLink?.();
+  if (link) {
+    cx.cluster = new BouncerCluster(link, cx);
+    cx.cluster.start().catch((err) =>
+      log.error("bouncer: not listening for other nodes", { error: String(err) })
+    );
+  }
+  const unwatchNetworks = watchNetworks(cx);
+  const unwatchMarkers = relayMarkers(cx);
+  const unwatch = () => {
+    unwatchNetworks();
+    unwatchMarkers();
+  };
+  const acceptor = new Acceptor(cx);
+  let listening;
+  try {
+    listening = listen(acceptor, opts.addresses, opts.tls);
+  } catch (err) {
+    relay.stop();
+    unwatch();
+    throw err;
+  }
+  return {
+    ports: listening.ports,
+    relay,
+    acceptSocket: (socket, address) => acceptor.accept(new WebSocketTransport(socket, address)),
+    close() {
+      listening.close();
+      acceptor.closeAll();
+      cx.cluster?.stop().catch(() => {});
+      unwatch();
+      relay.stop();
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * soju.im/bouncer-networks: a client that logs in without naming a connection lists the user's
+ * connections (LISTNETWORKS), binds one before registering (BIND), and adds, changes or deletes
+ * them through the connection service, with the same checks as the API. With the -notify
+ * capability it hears of every network's changes.
+ */
+import type { ConnectionService } from "../irc/connection_service.ts";
+import type { ConnectionJson } from "../irc/resources.ts";
+import { parseIrcUrl } from "../irc/url.ts";
+import { DomainError } from "../lib/errors.ts";
+import type { Store } from "../store/mod.ts";
+import type { UserRecord } from "../store/users.ts";
+import { tagString } from "./wire.ts";
+
+/** A network's attributes as BOUNCER NETWORK lists them (`name=x;state=connected;...`). */
+export function networkAttributes(c: ConnectionJson): string {
+  const url = parseIrcUrl(c.url);
+  const state = c.state === "connected"
+    ? "connected"
+    : c.state === "disconnected"
+    ? "disconnected"
+    : "connecting";
+  const attrs = new Map<string, string>([
+    ["name", c.name],
+    ["state", state],
+    ["host", url.host],
+    ["port", String(url.port)],
+    ["tls", url.tls ? "1" : "0"],
+    ["nickname", String(c.info.nick ?? url.nick)],
+  ]);
+  if (url.realname) attrs.set("realname", url.realname);
+  if (url.username) attrs.set("username", url.username);
+  if (typeof c.info.reason === "string" && c.info.reason) attrs.set("error", c.info.reason);
+  return tagString(attrs).slice(1, -1);
+}
+
+/** Reads `a=b;c=d` (values escaped as tag values); empty values mean "unset". */
+export function parseAttributes(text: string): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const pair of text.split(";").slice(0, 32)) {
+    if (!pair) continue;
+    const eq = pair.indexOf("=");
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    const raw = eq < 0 ? "" : pair.slice(eq + 1);
+    m.set(
+      key,
+      raw.replace(/\\(.?)/g, (_, c: string) => ({ ":": ";", s: " ", "\\": "\\" })[c] ?? c),
+    );
+  }
+  return m;
+}
+
+const KNOWN = new Set(["name", "host", "port", "tls", "nickname", "username", "realname", "pass"]);
+
+/** The URL the attributes describe, on top of `base` (a network's current URL) when changing. */
+function urlOf(attrs: Map<string, string>, base?: string): string {
+  const old = base ? parseIrcUrl(base) : undefined;
+  const host = attrs.get("host") ?? old?.host;
+  if (!host) throw new DomainError("invalid", "A network needs a host.", "/host");
+  const tls = attrs.has("tls") ? attrs.get("tls") !== "0" : old?.tls ?? true;
+  const port = attrs.get("port") ?? String(old?.port ?? (tls ? 6697 : 6667));
+  if (!/^\d{1,5}$/.test(port)) throw new DomainError("invalid", "Not a port.", "/port");
+  const url = new URL(`${tls ? "ircs" : "irc"}://x`);
+  url.hostname = host;
+  url.port = port;
+  const nick = attrs.get("nickname") ?? old?.nick;
+  if (nick) url.searchParams.set("nick", nick);
+  const realname = attrs.get("realname") ?? old?.realname;
+  if (realname) url.searchParams.set("realname", realname);
+  const username = attrs.get("username") ?? old?.username;
+  if (username) url.searchParams.set("username", username);
+  const pass = attrs.get("pass") ?? old?.password;
+  if (pass) url.password = encodeURIComponent(pass);
+  return url.href;
+}
+
+/** The FAIL line of a refused change. */
+function fail(sub: string, err: unknown, netid = ""): string {
+  if (err instanceof DomainError) {
+    const code = err.kind === "not_found" ? "INVALID_NETID" : "INVALID_ATTRIBUTE";
+    const attr = err.path.split("/").pop() || "*";
+    const at = code === "INVALID_NETID" ? [netid || "*"] : [attr];
+    return `FAIL BOUNCER ${code} ${sub} ${at.join(" ")} :${err.message.replace(/[\r\n]/g, " ")}`;
+  }
+  return `FAIL BOUNCER UNKNOWN_ERROR ${sub} :The change could not be made`;
+}
+
+/** Runs BOUNCER ADDNETWORK / CHANGENETWORK / DELNETWORK; returns the lines to answer. */
+export async function changeNetwork(
+  { connections, store }: { connections: ConnectionService; store: Store },
+  user: UserRecord,
+  sub: "ADDNETWORK" | "CHANGENETWORK" | "DELNETWORK",
+  params: string[],
+): Promise<string[]> {
+  try {
+    if (sub === "ADDNETWORK") {
+      const attrs = parseAttributes(params[0] ?? "");
+      const unknown = [...attrs.keys()].find((k) => !KNOWN.has(k));
+      if (unknown) throw new DomainError("invalid", "Unknown attribute.", `/${unknown}`);
+      const made = await connections.create(user, {
+        url: urlOf(attrs),
+        name: attrs.get("name") || undefined,
+      }, "/");
+      return [`BOUNCER ADDNETWORK ${made.connection_id}`];
+    }
+    const netid = params[0] ?? "";
+    if (sub === "DELNETWORK") {
+      await connections.remove(user.id, netid);
+      return [`BOUNCER DELNETWORK ${netid}`];
+    }
+    // The stored URL, password included: a change of the nick keeps the server password.
+    const current = await store.connections.get(user.id, netid);
+    if (!current) throw new DomainError("not_found", "No such network.", "/");
+    const attrs = parseAttributes(params[1] ?? "");
+    const unknown = [...attrs.keys()].find((k) => !KNOWN.has(k));
+    if (unknown) throw new DomainError("invalid", "Unknown attribute.", `/${unknown}`);
+    const urlChange = [...attrs.keys()].some((k) => k !== "name");
+    await connections.update(user.id, netid, {
+      name: attrs.get("name") || undefined,
+      url: urlChange ? urlOf(attrs, current.url) : undefined,
+    }, "/");
+    return [`BOUNCER CHANGENETWORK ${netid}`];
+  } catch (err) {
+    return [fail(sub, err, params[0])];
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * soju.im/search: `SEARCH in=#chan;from=nick;text=words;before=...;after=...;limit=n` over
+ * Parley's search, answered as a `soju.im/search` batch of the matching messages, oldest first,
+ * each with the time and msgid it has live.
+ */
+import { ircLower } from "../irc/casefold.ts";
+import { parseMicros } from "../lib/time.ts";
+import type { Store } from "../store/mod.ts";
+import { parseAttributes } from "./networks.ts";
+import { formatLine } from "./wire.ts";
+
+/** The most messages one SEARCH returns. */
+export const SEARCH_LIMIT = 100;
+let batches = 0;
+
+/** What a search is about: the user, the bound connection and the client's nick. */
+export interface SearchScope {
+  userId: number;
+  connectionId: string;
+  nick: string;
+  isChannel(name: string): boolean;
+}
+
+/** Answers one SEARCH (its attribute list): a batch, or a FAIL line. */
+export async function search(store: Store, scope: SearchScope, text: string): Promise<string[]> {
+  const fail = (code: string, why: string) => [`FAIL SEARCH ${code} :${why}`];
+  const finder = store.messages.search;
+  if (!finder) return fail("TEMPORARILY_UNAVAILABLE", "Search is not available");
+  const attrs = parseAttributes(text);
+  const known = new Set(["in", "from", "text", "before", "after", "limit"]);
+  if ([...attrs.keys()].some((k) => !known.has(k))) {
+    return fail("INVALID_PARAMS", "Unknown attribute");
+  }
+  const time = (name: string) => {
+    const v = attrs.get(name);
+    return v === undefined ? undefined : parseMicros(v);
+  };
+  const before = time("before");
+  const after = time("after");
+  if (before === null || after === null) return fail("INVALID_PARAMS", "Not a timestamp");
+  const limit = Number(attrs.get("limit") ?? 50);
+  if (!Number.isInteger(limit) || limit < 1) return fail("INVALID_PARAMS", "Not a limit");
+  const match = (attrs.get("text") ?? "").slice(0, 500);
+  if (!match && !attrs.get("from")) return fail("INVALID_PARAMS", "Say what to search for");
+  const page = await finder.forUser(scope.userId, {
+    match: match || undefined,
+    connectionId: scope.connectionId,
+    conversationId: attrs.has("in") ? ircLower(attrs.get("in")!) : undefined,
+    from: attrs.get("from") || undefined,
+    before: before ?? undefined,
+    after: after ?? undefined,
+    limit: Math.min(limit, SEARCH_LIMIT),
+  });
+  const batch = `search${++batches}`;
+  const out = [`BATCH +${batch} soju.im/search`];
+  const messages = [...page.messages].sort((a, b) => a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0);
+  for (const m of messages) {
+    const conversation = m.conversation_id ?? "";
+    if (!conversation || m.type === "error") continue;
+    const ts = parseMicros(m.ts) ?? 0;
+    const own = ircLower(m.from) === ircLower(scope.nick);
+    const target = scope.isChannel(conversation) || own ? conversation : scope.nick;
+    const body = m.type === "action" ? `\x01ACTION ${m.message}\x01` : m.message;
+    const tags = new Map([
+      ["batch", batch],
+      ["time", new Date(Math.floor(ts / 1000)).toISOString()],
+    ]);
+    if (m.msgid) tags.set("msgid", m.msgid);
+    try {
+      out.push(formatLine(m.type === "notice" ? "NOTICE" : "PRIVMSG", [target, body], {
+        prefix: m.from,
+        tags,
+      }));
+    } catch {
+      // a stored line the writer refuses (it never should) is left out
+    }
+  }
+  out.push(`BATCH -${batch}`);
+  return out;
+}

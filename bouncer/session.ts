@@ -1,0 +1,318 @@
+/**
+ * One attached client: registration (CAP, SASL or PASS, NICK, USER), then its lines through the
+ * command table (commands.ts), bounded in rate; the relay's lines out. QUIT or a closed socket
+ * detaches it; the IRC connection stays.
+ */
+import type { IrcControl } from "../irc/control.ts";
+import { log } from "../lib/log.ts";
+import { type AuthDeps, authenticate, type Login } from "./auth.ts";
+import { burstLines, controlBurst, SERVER_NAME } from "./burst.ts";
+import type { ConnectionService } from "../irc/connection_service.ts";
+import { Caps } from "./caps.ts";
+import { COMMANDS } from "./commands.ts";
+import type { HistoryScope, HistoryService } from "./history.ts";
+import type { BouncerLimits } from "./limits.ts";
+import type { Hub, Relay } from "./relay.ts";
+import { SaslPlain } from "./sasl.ts";
+import type { ClientTransport } from "./transport.ts";
+import { formatLine, type Message, parseLine } from "./wire.ts";
+import { forClient } from "./filter.ts";
+import type { BouncerCluster, RemoteEnd } from "./cluster.ts";
+
+/** What every session shares. */
+export interface BouncerContext extends AuthDeps {
+  irc: IrcControl;
+  relay: Relay;
+  history: HistoryService;
+  limits: BouncerLimits;
+  version: string;
+  /** Attached clients per user. */
+  attached: Map<number, number>;
+  /** Clients told of every network's changes (soju.im/bouncer-networks-notify). */
+  networkWatchers: Set<Session>;
+  connections: ConnectionService;
+  /** With several nodes: hands a client over to the node that runs its user. */
+  cluster?: BouncerCluster;
+}
+
+/** One client of the listener. */
+export class Session {
+  readonly caps = new Caps();
+  readonly sasl = new SaslPlain();
+  nick = "";
+  username = "";
+  password?: string;
+  login?: Login;
+  hub?: Hub;
+  saslFailures = 0;
+  #closed = false;
+  #tokens: number;
+  #last = Date.now();
+  /** Where this client's lines go when another node runs its user. */
+  #remote?: RemoteEnd;
+
+  constructor(
+    readonly cx: BouncerContext,
+    readonly transport: ClientTransport,
+    /** Told once the client is attached (it no longer counts as waiting to register). */
+    readonly onAttached: () => void = () => {},
+  ) {
+    this.#tokens = cx.limits.lineBurst;
+  }
+
+  /** Registered without a network (soju.im/bouncer-networks): it manages networks only. */
+  control = false;
+  /** The network named by BOUNCER BIND before registration. */
+  bind?: string;
+
+  get registered(): boolean {
+    return !!this.hub || this.control || !!this.#remote;
+  }
+
+  /** The nick in numerics: the connection's once attached, else what the client gave. */
+  get target(): string {
+    return this.hub?.nick ?? (this.nick || "*");
+  }
+
+  /** The user, once logged in. */
+  get userId(): number | undefined {
+    return this.login?.user.id;
+  }
+
+  /** The history request's scope (attached sessions only). */
+  scope(): HistoryScope {
+    const c = this.login!.connection!;
+    return {
+      userId: this.login!.user.id,
+      connection: { id: c.id, connectionId: c.connectionId },
+      client: this.login!.identity.client,
+      nick: this.target,
+    };
+  }
+
+  write(line: string): void {
+    if (!this.#closed && !this.transport.write(line)) this.#closed = true;
+  }
+
+  /** Lines from history: filtered by the client's capabilities, as live lines are. */
+  writeHistory(lines: string[]): void {
+    const prefixes = this.hub?.state.prefixSymbols() ?? "@+";
+    for (const raw of lines) {
+      const m = parseLine(raw);
+      const line = m && forClient(this.caps, m, { prefixes, myNick: this.target });
+      if (line) this.write(line);
+    }
+  }
+
+  /** A numeric to this client, from Parley. */
+  numeric(code: string, ...params: string[]): void {
+    this.write(formatLine(code, [this.target, ...params], { prefix: SERVER_NAME }));
+  }
+
+  /** A line from Parley with a label when the client asked with one. */
+  reply(command: string, params: string[], label?: string): void {
+    const tags = label && this.caps.has("labeled-response")
+      ? new Map([["label", label]])
+      : undefined;
+    this.write(formatLine(command, params, { prefix: SERVER_NAME, tags }));
+  }
+
+  /** Sends ERROR and closes. */
+  quit(reason: string): void {
+    if (this.#closed) return;
+    this.write(formatLine("ERROR", [`Closing link: ${reason}`]));
+    this.close();
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.transport.close();
+  }
+
+  /** Reads the client until it leaves. */
+  async run(): Promise<void> {
+    const timer = setTimeout(() => {
+      if (!this.registered) this.quit("Registration timed out");
+    }, this.cx.limits.registerTimeoutMs);
+    try {
+      for await (const item of this.transport.lines()) {
+        if (this.#closed) break;
+        await this.#pace();
+        if ("tooLong" in item) {
+          this.numeric("417", "Input line was too long");
+          continue;
+        }
+        if (this.#remote) {
+          this.#remote.send(item.line);
+          continue;
+        }
+        const m = parseLine(item.line);
+        if (!m) continue;
+        await this.#handle(m);
+      }
+    } finally {
+      clearTimeout(timer);
+      this.detach();
+    }
+  }
+
+  /** One line per token; with none left, reading waits (the client's lines wait in its socket). */
+  async #pace(): Promise<void> {
+    const { lineBurst, lineIntervalMs } = this.cx.limits;
+    const now = Date.now();
+    this.#tokens = Math.min(lineBurst, this.#tokens + (now - this.#last) / lineIntervalMs);
+    this.#last = now;
+    if (this.#tokens < 1) {
+      const wait = (1 - this.#tokens) * lineIntervalMs;
+      await new Promise((r) => setTimeout(r, wait));
+      this.#tokens = 1;
+      this.#last = Date.now();
+    }
+    this.#tokens -= 1;
+  }
+
+  async #handle(m: Message): Promise<void> {
+    const cmd = COMMANDS[m.command];
+    if (!cmd) {
+      if (this.registered) this.numeric("421", m.command.slice(0, 32), "Unknown command");
+      else this.numeric("451", "You have not registered");
+      return;
+    }
+    if (!this.registered && !cmd.early) {
+      this.numeric("451", "You have not registered");
+      return;
+    }
+    if (m.params.length < (cmd.min ?? 0)) {
+      this.numeric("461", m.command, "Not enough parameters");
+      return;
+    }
+    try {
+      await cmd.run(this, m);
+    } catch (err) {
+      log.warn("bouncer command failed", { command: m.command, error: err });
+      this.numeric("400", m.command, "The command could not be run");
+    }
+  }
+
+  /** Registers once NICK, USER, the end of CAP and a login are in; then attaches. */
+  async tryRegister(): Promise<void> {
+    if (this.registered || !this.nick || !this.username || this.caps.negotiating) return;
+    if (this.sasl.active) return;
+    if (!this.login) {
+      if (this.password === undefined) {
+        this.numeric("464", "Password required: log in with SASL PLAIN or PASS");
+        return this.quit("Password required");
+      }
+      // PASS alone, or `PASS EMAIL/NETWORK[@CLIENT]:password` when USER does not say who.
+      let identity = this.username;
+      let password = this.password;
+      const colon = password.indexOf(":");
+      if (!identity.includes("@") && colon > 0) {
+        identity = password.slice(0, colon);
+        password = password.slice(colon + 1);
+      }
+      const result = await authenticate(this.cx, identity, password, this.transport.address);
+      if (typeof result === "string") {
+        this.numeric("464", refusalText(result));
+        return this.quit(refusalText(result));
+      }
+      this.login = result;
+    }
+    await this.attach();
+  }
+
+  /** Joins the connection's live stream and sends the burst. */
+  async attach(): Promise<void> {
+    const login = this.login!;
+    const uid = login.user.id;
+    if (!login.connection && this.bind) {
+      login.connection = await this.cx.store.connections.get(uid, this.bind);
+      if (!login.connection) {
+        this.write(`FAIL BOUNCER INVALID_NETID BIND ${this.bind} :No such network`);
+        return this.quit("No such network");
+      }
+    }
+    const networks = this.caps.has("soju.im/bouncer-networks");
+    if (!login.connection && !networks) {
+      this.numeric("464", "Name the connection: EMAIL/CONNECTION_ID as the username");
+      return this.quit("No connection named");
+    }
+    // The node that runs the user counts it, with the rest of its clients.
+    const owner = login.connection && await this.cx.cluster?.elsewhere(uid);
+    if (owner) return this.#handOver(owner);
+    const count = this.cx.attached.get(uid) ?? 0;
+    if (count >= this.cx.limits.clientsPerUser) return this.quit("Too many clients attached");
+    this.cx.attached.set(uid, count + 1);
+    if (this.caps.has("soju.im/bouncer-networks-notify")) this.cx.networkWatchers.add(this);
+    if (!login.connection) {
+      this.control = true;
+      for (const l of controlBurst(this.nick || "*", this.cx.version)) this.write(l);
+      this.onAttached();
+      log.info("bouncer client attached", { uid, connection: "" });
+      return;
+    }
+    const hub = this.cx.relay.hub(uid, login.connection.connectionId);
+    hub.recordNick = login.connection.nick;
+    this.hub = hub;
+    const lines = await burstLines(hub, this.caps, this.cx.history, this.scope(), this.cx.version);
+    for (const l of lines) this.write(l);
+    if (!this.caps.has("draft/chathistory")) {
+      const names = [...hub.state.channels.values()].map((c) => c.name);
+      this.writeHistory(await this.cx.history.replay(this.scope(), names));
+    }
+    hub.attach(this);
+    this.onAttached();
+    log.info("bouncer client attached", { uid, connection: login.connection.connectionId });
+  }
+
+  /** Another node runs the user: it runs this session too, and this node carries the lines. */
+  #handOver(node: string): void {
+    const login = this.login!;
+    this.#remote = this.cx.cluster!.open(
+      node,
+      {
+        userId: login.user.id,
+        connectionId: login.connection!.connectionId,
+        identity: login.identity,
+        caps: this.caps.list(),
+        capVersion: this.caps.version,
+        nick: this.nick,
+        username: this.username,
+        address: this.transport.address,
+      },
+      (line) => this.write(line),
+      () => this.close(),
+    );
+    if (!this.#remote) return this.quit("Too many clients attached");
+    this.onAttached();
+    log.info("bouncer client handed over", { uid: login.user.id, node });
+  }
+
+  detach(): void {
+    this.close();
+    this.cx.networkWatchers.delete(this);
+    if (this.#remote) {
+      this.#remote.close();
+      this.#remote = undefined;
+      return;
+    }
+    if (!this.hub && !this.control) return;
+    if (this.hub) {
+      this.hub.detach(this);
+      this.cx.history.detach(this.scope()).catch(() => {});
+    }
+    this.control = false;
+    const uid = this.login!.user.id;
+    const count = (this.cx.attached.get(uid) ?? 1) - 1;
+    if (count > 0) this.cx.attached.set(uid, count);
+    else this.cx.attached.delete(uid);
+    this.hub = undefined;
+  }
+}
+
+/** What a refused client is told. */
+export function refusalText(r: "throttled" | "invalid" | "no-network"): string {
+  if (r === "throttled") return "Too many failed logins; try again later";
+  if (r === "no-network") return "No such connection";
+  return "Invalid email or password";
+}

@@ -1,0 +1,52 @@
+/**
+ * App tokens on the account page: make one (shown once), list them, revoke one. A token is a
+ * password for one IRC client of the bouncer listener (bouncer/auth.ts checks it).
+ */
+import { Hono } from "hono";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { notFound } from "../http/errors.ts";
+import { jsonBody, validate } from "../http/validate.ts";
+import { currentUser, requireUser } from "../http/session.ts";
+import { API, bodyOf } from "../http/contract/mod.ts";
+import { newAppToken } from "../lib/app_token.ts";
+import type { AppTokenRecord } from "../store/app_tokens.ts";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function tokenJson(t: AppTokenRecord) {
+  return {
+    id: String(t.id),
+    name: t.name,
+    created: iso(t.created),
+    ...(t.lastUsed ? { last_used: iso(t.lastUsed) } : {}),
+  };
+}
+
+/** Routes under /api: /tokens. */
+export function appTokenRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { store } = deps;
+
+  app.get("/tokens", requireUser, async (c) => {
+    const tokens = await store.appTokens.list(currentUser(c).id);
+    return c.json({ tokens: tokens.map(tokenJson) });
+  });
+
+  app.post("/tokens", requireUser, async (c) => {
+    const body = await jsonBody(c, bodyOf("createAppToken"), { required: true });
+    const { token, hash } = await newAppToken();
+    const made = await store.appTokens.create(currentUser(c).id, body.name, hash);
+    return c.json({ ...tokenJson(made), token }, 201);
+  });
+
+  app.delete("/tokens/:id", requireUser, async (c) => {
+    const id = validate(API.removeAppToken.params.shape.id, c.req.param("id"), "/params/id");
+    // Another user's id is "no such token" too.
+    if (!(await store.appTokens.remove(currentUser(c).id, Number(id)))) {
+      throw notFound("No such token.");
+    }
+    return c.json({});
+  });
+
+  return app;
+}

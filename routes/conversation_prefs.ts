@@ -1,0 +1,53 @@
+/** A conversation's notification level and draft (the user's own, kept on the server). */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { notFound } from "../http/errors.ts";
+import { jsonBody } from "../http/validate.ts";
+import { bodyOf } from "../http/contract/mod.ts";
+import { currentUser, requireUser } from "../http/session.ts";
+import { ircLower, isChannel } from "../irc/casefold.ts";
+import { type NotifyLevel, notifyLevel } from "../store/conversations.ts";
+import { CONVERSATION } from "./conversations.ts";
+
+/** Routes under /api/connection/{id}/conversation/{id}/notify and .../draft. */
+export function conversationPrefsRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { store } = deps;
+  const base = `/connection/:connection_id/conversation/${CONVERSATION}`;
+
+  async function conversationOf(c: Context<AppEnv>) {
+    const record = await store.connections.get(currentUser(c).id, c.req.param("connection_id")!);
+    if (!record) throw notFound("No such connection.");
+    const conv = await store.conversations.get(
+      record.id,
+      ircLower(c.req.param("conversation_id") ?? ""),
+    );
+    if (!conv) throw notFound("No such conversation.");
+    return conv;
+  }
+
+  app.post(`${base}/notify`, requireUser, async (c) => {
+    const { notify } = await jsonBody(c, bodyOf("setConversationNotify"));
+    const conv = await conversationOf(c);
+    // The default is stored as "", so that a channel follows the default if it ever changes.
+    const channel = isChannel(conv.conversationId);
+    const level = notify as NotifyLevel;
+    await store.conversations.setNotify(conv.id, level === notifyLevel("", channel) ? "" : level);
+    return c.json({ notify: level });
+  });
+
+  app.get(`${base}/draft`, requireUser, async (c) => {
+    const conv = await conversationOf(c);
+    return c.json({ draft: await store.conversations.draft(conv.id) });
+  });
+
+  app.post(`${base}/draft`, requireUser, async (c) => {
+    const { draft } = await jsonBody(c, bodyOf("saveConversationDraft"));
+    const conv = await conversationOf(c);
+    await store.conversations.setDraft(conv.id, draft);
+    return c.json({ draft });
+  });
+
+  return app;
+}

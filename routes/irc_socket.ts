@@ -1,0 +1,35 @@
+/**
+ * `GET /socket`: IRC over WebSocket for web IRC clients (gamja), one line per text frame with the
+ * `text.ircv3.net` subprotocol. The client logs in inside the IRC session (SASL or PASS), not with
+ * a cookie, so a client served from another site may connect. Only while the IRC listener is on.
+ */
+import { Hono } from "hono";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { errorBody } from "../http/errors.ts";
+import { clientAddress } from "../http/client.ts";
+import { IRC_SUBPROTOCOL } from "../bouncer/websocket.ts";
+
+export function ircSocketRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get("/socket", (c) => {
+    const bouncer = deps.bouncer;
+    const fail = (status: 400 | 404, message: string) =>
+      c.json(errorBody([{ message, path: "/" }]), status);
+    if (!bouncer) return fail(404, "The IRC listener is off (PARLEY_IRC_LISTEN).");
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+      return fail(400, "This is a WebSocket for IRC clients.");
+    }
+    const offered = (c.req.header("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim())
+      .filter(Boolean);
+    if (offered.length && !offered.includes(IRC_SUBPROTOCOL)) {
+      return fail(400, `Only the ${IRC_SUBPROTOCOL} subprotocol is spoken here.`);
+    }
+    const { socket, response } = Deno.upgradeWebSocket(
+      c.req.raw,
+      offered.length ? { protocol: IRC_SUBPROTOCOL } : {},
+    );
+    bouncer.acceptSocket(socket, clientAddress(c, deps.config));
+    return response;
+  });
+  return app;
+}

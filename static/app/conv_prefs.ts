@@ -1,0 +1,97 @@
+/**
+ * A conversation's notification level and its draft, both kept on the server: the level decides
+ * what notifies and what the tab's title counts; the draft is the half-typed line, saved a moment
+ * after the typing stops, so that it follows the user to another device.
+ */
+import { api } from "./api.ts";
+import { conversations, key, patchConversation } from "./state.ts";
+import type { Conversation } from "./types.ts";
+
+/** How much of a conversation notifies the user. */
+export type NotifyLevel = "all" | "mentions" | "muted";
+
+/** The levels in the order a menu shows them. */
+export const NOTIFY_LEVELS: NotifyLevel[] = ["all", "mentions", "muted"];
+
+/** The level in effect (the server says; before it has, the default). */
+export function notifyOf(c: Pick<Conversation, "conversation_id" | "notify">): NotifyLevel {
+  return c.notify ?? (/^[#&!+]/.test(c.conversation_id) ? "mentions" : "all");
+}
+
+/** Whether a conversation is muted (dimmed, not counted in the title). */
+export function isMuted(cid: string, conv: string): boolean {
+  const c = conversations.value[key(cid, conv)];
+  return !!c && notifyOf(c) === "muted";
+}
+
+/** Chooses a level; the sidebar and title follow at once, the server keeps it. */
+export async function setNotify(cid: string, conv: string, level: NotifyLevel): Promise<void> {
+  const before = conversations.value[key(cid, conv)]?.notify;
+  patchConversation(cid, conv, { notify: level });
+  try {
+    await api("setConversationNotify", {
+      params: { connection_id: cid, conversation_id: conv },
+      body: { notify: level },
+    });
+  } catch (e) {
+    patchConversation(cid, conv, { notify: before });
+    throw e;
+  }
+}
+
+/** The longest draft the server keeps (its limit). */
+export const MAX_DRAFT = 4000;
+/** How long typing must pause before the draft is saved. */
+const SAVE_AFTER_MS = 800;
+
+let pending:
+  | { cid: string; conv: string; text: string; timer: ReturnType<typeof setTimeout> }
+  | undefined;
+
+async function save(cid: string, conv: string, text: string): Promise<void> {
+  try {
+    await api("saveConversationDraft", {
+      params: { connection_id: cid, conversation_id: conv },
+      body: { draft: text.slice(0, MAX_DRAFT) },
+    });
+  } catch {
+    // A draft is a convenience: the text stays in the box whatever the server said.
+  }
+}
+
+/** Saves the waiting draft now (when the user moves to another conversation or sends). */
+export function flushDraft(): Promise<void> {
+  const p = pending;
+  pending = undefined;
+  if (!p) return Promise.resolve();
+  clearTimeout(p.timer);
+  return save(p.cid, p.conv, p.text);
+}
+
+/** Saves `text` as the conversation's draft once typing pauses. */
+export function draftChanged(cid: string, conv: string, text: string): void {
+  if (pending && (pending.cid !== cid || pending.conv !== conv)) void flushDraft();
+  if (pending) clearTimeout(pending.timer);
+  pending = { cid, conv, text, timer: setTimeout(() => void flushDraft(), SAVE_AFTER_MS) };
+}
+
+/** Clears the conversation's draft at once (its line was sent). */
+export function clearDraft(cid: string, conv: string): Promise<void> {
+  if (pending?.cid === cid && pending.conv === conv) {
+    clearTimeout(pending.timer);
+    pending = undefined;
+  }
+  return save(cid, conv, "");
+}
+
+/** The conversation's draft as the server keeps it ("" when none or unreachable). */
+export async function loadDraft(cid: string, conv: string): Promise<string> {
+  try {
+    const r = await api("getConversationDraft", {
+      params: { connection_id: cid, conversation_id: conv },
+    });
+    return r.draft;
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * App tokens: passwords a user makes for one IRC client each (shown once, stored only as a hash),
+ * so the account password need not be typed into every client, and one lost device's token can be
+ * revoked alone.
+ */
+
+/** A token as its user sees it (never the token, never its hash). */
+export interface AppTokenRecord {
+  id: number;
+  userId: number;
+  name: string;
+  /** Milliseconds since the epoch; lastUsed is 0 until the first login. */
+  created: number;
+  lastUsed: number;
+}
+
+/** Storage of app tokens. */
+export interface AppTokenStore {
+  create(userId: number, name: string, hash: string): Promise<AppTokenRecord>;
+  /** A user's tokens, the newest first. */
+  list(userId: number): Promise<AppTokenRecord[]>;
+  /** The id of the user's token with this hash, when there is one. */
+  find(userId: number, hash: string): Promise<number | undefined>;
+  /** Records a login with the token. */
+  used(id: number, now: number): Promise<void>;
+  /** Revokes one of the user's tokens; false when the user has no such token. */
+  remove(userId: number, id: number): Promise<boolean>;
+}
+
+/** An `app_tokens` row, in SQLite and PostgreSQL alike. */
+export interface AppTokenRow {
+  id: number;
+  user_id: number;
+  name: string;
+  created: number;
+  last_used: number;
+}
+
+export function toAppToken(r: AppTokenRow): AppTokenRecord {
+  return {
+    id: Number(r.id),
+    userId: Number(r.user_id),
+    name: r.name,
+    created: Number(r.created),
+    lastUsed: Number(r.last_used),
+  };
+}

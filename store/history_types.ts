@@ -1,0 +1,71 @@
+/**
+ * The history capability of the message store: what a native IRC client's history needs beside
+ * the web client's pages (CHATHISTORY ranges, the targets with recent lines, read markers that
+ * only move forward, and each attached client's place in history). Times are microseconds.
+ */
+import type { MessageType } from "./message_types.ts";
+
+/** A stored line as history hands it out. */
+export interface HistoryLine {
+  /** Row id of its conversation. */
+  conversation: number;
+  /** Microseconds; one line per millisecond of a conversation. */
+  ts: number;
+  type: MessageType;
+  from: string;
+  text: string;
+}
+
+/** Lines of one conversation strictly between two times. */
+export interface LineRange {
+  /** Lines newer than this (µs). */
+  after: number;
+  /** Lines older than this (µs). */
+  before: number;
+  /** At most this many... */
+  limit: number;
+  /** ...those nearest `before` (true) or nearest `after` (false). */
+  newest: boolean;
+  /** Channel events too (joins, parts...), not only messages. */
+  events: boolean;
+}
+
+/** A conversation with its newest line in a range (CHATHISTORY TARGETS). */
+export interface HistoryTarget {
+  conversation: number;
+  /** The name as IRC spells it. */
+  name: string;
+  /** The newest line's time in the range (µs). */
+  latest: number;
+}
+
+/** A conversation's read marker and its unread count after a move. */
+export interface ReadMarker {
+  /** Read up to here (µs); 0 when never read. */
+  lastRead: number;
+  unread: number;
+}
+
+/** The history capability; every read sees every message appended before it. */
+export interface MessageHistory {
+  /** Lines of a conversation in `r`, oldest first. */
+  lines(conversation: number, r: LineRange): Promise<HistoryLine[]>;
+  /**
+   * The connection's conversations (not the server's own) whose newest line in the range lies
+   * strictly between `after` and `before`: the `limit` nearest `before` (newest) or `after`,
+   * oldest first.
+   */
+  targets(
+    connection: number,
+    r: { after: number; before: number; limit: number; newest: boolean; events: boolean },
+  ): Promise<HistoryTarget[]>;
+  /**
+   * Moves the conversation's read marker forward to `ts` (never back) and lowers its unread count
+   * to the messages after the marker; undefined when no such conversation.
+   */
+  markRead(conversation: number, ts: number): Promise<ReadMarker | undefined>;
+  /** Where an attached client (by its name) last was in a connection's history (µs). */
+  position(connection: number, client: string): Promise<number | undefined>;
+  /** Moves the client's place forward to `ts` (never back). */
+  setPosition(connection: number, client: string, ts: number): Promise<void>;
+}

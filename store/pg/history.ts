@@ -1,0 +1,68 @@
+/** The history capability over PostgreSQL, as store/messages/history.ts does it for SQLite. */
+import type { HistoryTarget, MessageHistory } from "../history_types.ts";
+import { FIRST_EVENT_CODE, TYPE_CODE } from "../message_types.ts";
+import { lineTypes, toLine, typeBound } from "../history_rows.ts";
+import { pgString, type Sql } from "./db.ts";
+
+/** The capability over `messages`, `conversations` and `client_positions`; `settled` first. */
+export function pgHistory(sql: Sql, settled: () => Promise<void>): MessageHistory {
+  return {
+    async lines(conversation, r) {
+      await settled();
+      const [bound, gap] = lineTypes(r.events);
+      const rows = await sql.unsafe(
+        `SELECT conversation, ts, type, sender, text FROM messages
+          WHERE conversation = $1 AND ts > $2 AND ts < $3 AND (type < $4 OR type = $6)
+          ORDER BY ts ${r.newest ? "DESC" : "ASC"} LIMIT $5`,
+        [conversation, r.after, r.before, bound, r.limit, gap],
+        { prepare: true },
+      );
+      const lines = rows.map((row) => toLine(row as never));
+      return r.newest ? lines.reverse() : lines;
+    },
+    async targets(connection, r) {
+      await settled();
+      const rows = await sql.unsafe(
+        `SELECT c.id AS conversation, coalesce(nullif(c.name, ''), c.conversation_id) AS name,
+          t.latest FROM conversations c
+          CROSS JOIN LATERAL (SELECT m.ts AS latest FROM messages m
+            WHERE m.conversation = c.id AND m.ts > $2 AND m.ts < $3 AND m.type < $4
+              AND m.type != ${TYPE_CODE.gap}
+            ORDER BY m.ts DESC LIMIT 1) t
+          WHERE c.connection = $1 AND c.conversation_id != ''
+          ORDER BY t.latest ${r.newest ? "DESC" : "ASC"} LIMIT $5`,
+        [connection, r.after, r.before, typeBound(r.events), r.limit],
+        { prepare: true },
+      );
+      const out = rows as unknown as HistoryTarget[];
+      return r.newest ? out.reverse() : out;
+    },
+    async markRead(conversation, ts) {
+      await settled();
+      return await sql.begin(async (tx) => {
+        const [row] = await tx`SELECT last_read, unread FROM conversations
+          WHERE id = ${conversation} FOR UPDATE`;
+        if (!row) return undefined;
+        if (ts <= row.last_read) return { lastRead: row.last_read, unread: row.unread };
+        // Unread is what came after the marker, counted no further than the count already kept:
+        // the user's own lines never counted, and a marker never adds unread messages.
+        const [{ n }] = await tx`SELECT count(*)::int AS n FROM (SELECT 1 FROM messages
+          WHERE conversation = ${conversation} AND ts > ${ts} AND type < ${FIRST_EVENT_CODE}
+          LIMIT ${row.unread}) x`;
+        await tx`UPDATE conversations SET last_read = ${ts}, unread = ${n} WHERE id = ${conversation}`;
+        return { lastRead: ts, unread: n as number };
+      });
+    },
+    async position(connection, client) {
+      const [row] = await sql`SELECT ts FROM client_positions
+        WHERE connection = ${connection} AND client = ${pgString(client)}`;
+      return row?.ts as number | undefined;
+    },
+    async setPosition(connection, client, ts) {
+      await sql`INSERT INTO client_positions (connection, client, ts)
+        VALUES (${connection}, ${pgString(client)}, ${ts})
+        ON CONFLICT (connection, client) DO UPDATE
+          SET ts = greatest(client_positions.ts, excluded.ts)`;
+    },
+  };
+}

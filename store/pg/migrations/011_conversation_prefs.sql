@@ -1,0 +1,4 @@
+-- Per conversation: how much of it notifies the user ('' is the default: mentions in channels,
+-- everything in private), and the line the user has half typed there, kept for other devices.
+ALTER TABLE conversations ADD COLUMN notify text NOT NULL DEFAULT '';
+ALTER TABLE conversations ADD COLUMN draft text NOT NULL DEFAULT '';

@@ -1,0 +1,112 @@
+/**
+ * Two Parley nodes on one PostgreSQL and one ngircd, each with the IRC listener: a client that
+ * reaches the node that does not run the user's connection is handed over to the node that does.
+ * It gets the burst, the live lines, and what it says reaches IRC; QUIT detaches it there. When
+ * the owner is killed, the session ends, and the client attaching again is served by the node
+ * that took the user over.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { ApiClient } from "../support/api.ts";
+import { BouncerClient } from "../support/bouncer_client.ts";
+import { RawIrcClient } from "../support/irc_client.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { freePort } from "../support/ports.ts";
+import { poll } from "../support/poll.ts";
+import { startPostgres } from "../support/postgres.ts";
+import { diagnose, startServer, type TestServer } from "../support/server.ts";
+
+const EMAIL = "owner@example.org";
+const PASSWORD = "correct horse battery";
+
+Deno.test("bouncer on two nodes: a client on the other node is served by the owner", async () => {
+  const pg = await startPostgres();
+  const irc = await startIrcServer();
+  const url = await pg.database();
+  const env = {
+    PARLEY_DATABASE_URL: url,
+    PARLEY_SECRET: "one secret for both nodes",
+    PARLEY_TEST_CLUSTER_SCAN_MS: "500",
+    PARLEY_TEST_FAST_IRC: "1",
+  };
+  const nodes: TestServer[] = [];
+  let bob: RawIrcClient | undefined;
+  let c: BouncerClient | undefined;
+  const why = () =>
+    nodes.map((n, i) => `node ${"ab"[i]}:\n${diagnose(n.output(), irc.output())}`).join("\n");
+  try {
+    const a = await startServer({
+      env: { ...env, PARLEY_IRC_LISTEN: `irc://127.0.0.1:${freePort()}` },
+    });
+    nodes.push(a);
+    const onA = new ApiClient(a.url);
+    await onA.register(EMAIL, PASSWORD);
+    const made = await onA.post("/api/connections", {
+      url: `${irc.url}?nick=owner`,
+      conversation_id: "#nodes",
+    });
+    assertEquals(made.status, 200, JSON.stringify(made.body));
+    bob = await RawIrcClient.connect(irc.port, "bob");
+    await bob.join("#nodes");
+    await bob.waitForMember("#nodes", "owner").catch((err) => {
+      throw new Error(`${err.message}\n${why()}`);
+    });
+    assert(/cluster: running user uid=1/.test(a.output()), why());
+    const portB = freePort();
+    const b = await startServer({ env: { ...env, PARLEY_IRC_LISTEN: `irc://127.0.0.1:${portB}` } });
+    nodes.push(b);
+    assert(!/cluster: running user/.test(b.output()), "node b runs nobody");
+    // The daemon answers HTTP a moment before its IRC listener is open.
+    await poll("node b's listener is open", () => b.output().includes("irc listening"));
+
+    c = await BouncerClient.attach(portB, `${EMAIL}/irc-localhost@far`, PASSWORD, [
+      "server-time",
+      "message-tags",
+      "echo-message",
+      "batch",
+    ]).catch((err) => {
+      throw new Error(`${err.message}\n${why()}`);
+    });
+    // The burst comes from node a, which is in the channel.
+    const join = await c.waitFor((l) => l.command === "JOIN" && l.params[0] === "#nodes");
+    assert(join.prefix.startsWith("owner"), join.raw);
+    await c.waitFor((l) => l.command === "366" && l.params[1] === "#nodes");
+
+    await bob.say("#nodes", "live to node b");
+    const live = await c.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "live to node b")
+      .catch((err) => {
+        throw new Error(`${err.message}\n${why()}`);
+      });
+    assert(live.tags.get("msgid"), live.raw);
+
+    await c.send("PRIVMSG #nodes :said on node b");
+    const heard = await bob.waitFor((l) =>
+      l.command === "PRIVMSG" && l.params[1] === "said on node b"
+    );
+    assertEquals(heard.prefix?.split("!")[0], "owner");
+    await c.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "said on node b");
+
+    await c.send("QUIT :bye");
+    await c.waitClosed();
+    assert(/bouncer client handed over/.test(b.output()), why());
+
+    // Node a is killed (no close is sent): node b ends the handed-over session once it sees a
+    // gone, and the client, attaching again, is served by node b, which took the user over.
+    c = await BouncerClient.attach(portB, `${EMAIL}/irc-localhost@far`, PASSWORD, []);
+    await c.waitFor((l) => l.command === "366" && l.params[1] === "#nodes");
+    await a.kill();
+    await c.waitClosed(60_000).catch((err) => {
+      throw new Error(`${err.message}\n${why()}`);
+    });
+    await bob.waitForMember("#nodes", "owner", 60_000);
+    c = await BouncerClient.attach(portB, `${EMAIL}/irc-localhost@far`, PASSWORD, []);
+    await c.waitFor((l) => l.command === "366" && l.params[1] === "#nodes");
+    await bob.say("#nodes", "served by node b");
+    await c.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "served by node b");
+  } finally {
+    c?.close();
+    await bob?.close();
+    for (const n of nodes) await n.close();
+    await irc.close();
+    await pg.close();
+  }
+});

@@ -1,0 +1,70 @@
+// deno-lint-ignore-file no-explicit-any -- API answers are read field by field
+/**
+ * Commands that answer, against a real ngircd: `/topic` and `/mode` alone tell the current topic
+ * and modes, `/invite` says the server confirmed, `/join name` joins `#name`, and `/msg` to a nick
+ * nobody has leaves no conversation behind.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { ApiClient } from "../support/api.ts";
+import { RawIrcClient } from "../support/irc_client.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { poll } from "../support/poll.ts";
+import { startServer } from "../support/server.ts";
+
+Deno.test("commands answer: /topic, /mode, /invite, /join name, /msg to nobody", async () => {
+  const irc = await startIrcServer();
+  const server = await startServer({ env: { PARLEY_TEST_FAST_IRC: "1" } });
+  const api = new ApiClient(server.url);
+  await api.register("alice@example.com");
+  let bob: RawIrcClient | undefined;
+  try {
+    const made = await api.post("/api/connections", {
+      url: `irc://127.0.0.1:${irc.port}?nick=alice`,
+      conversation_id: "#answers",
+    });
+    assertEquals(made.status, 200, JSON.stringify(made.body));
+    const base = "/api/connection/irc-localhost/conversation";
+    const history = async () =>
+      ((await api.get(`${base}/%23answers/messages`)).body.messages ?? []) as any[];
+    await poll("alice in #answers", async () => (await history()).some((m) => m.type === "join"));
+    const send = async (message: string, where = "%23answers") => {
+      const res = await api.post(`${base}/${where}/messages`, { message });
+      assertEquals(res.status, 200, `${message}: ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    const conversations = async () =>
+      ((await api.get("/api/conversations")).body.conversations as any[])
+        .map((c) => c.conversation_id);
+
+    assertEquals((await send("/topic")).topic, "", "no topic yet (331)");
+    await send("/topic what we answer");
+    assertEquals((await send("/topic")).topic, "what we answer", "the server's 332");
+    await send("/mode +m");
+    await poll("+m stored", async () => (await history()).some((m) => m.type === "mode"));
+    assert((await send("/mode")).modes.includes("m"), "the channel's modes");
+
+    bob = await RawIrcClient.connect(irc.port, "bob");
+    const invited = await send("/invite bob");
+    assertEquals(invited.invited, { nick: "bob", channel: "#answers" });
+    await bob.waitFor((l) => l.command === "INVITE" && l.params[1] === "#answers");
+    // bob is invited by nobody he can refuse: no 341 for a nick that does not exist.
+    assertEquals((await send("/invite nobody")).invited, undefined);
+
+    const joined = await send("/join plain");
+    assertEquals(joined.conversation_id, "#plain");
+    await poll("#plain joined", async () => (await conversations()).includes("#plain"));
+
+    const missing = await send("/msg nobody are you there?");
+    assertEquals(missing.no_such_nick, "nobody");
+    assertEquals(missing.conversation_id, "#answers", "the user stays where they are");
+    const found = await send("/msg bob are you there?");
+    assertEquals(found.conversation_id, "bob");
+    const list = await conversations();
+    assert(list.includes("bob"), "a nick that exists gets its conversation");
+    assert(!list.includes("nobody"), `no conversation for a nick nobody has: ${list}`);
+  } finally {
+    await bob?.close();
+    await server.close();
+    await irc.close();
+  }
+});

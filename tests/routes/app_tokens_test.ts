@@ -1,0 +1,66 @@
+/**
+ * App tokens through the API (both backends: the route tests also run on PostgreSQL): made and
+ * shown once, listed without the token, revoked; each user sees only their own; bad input gets
+ * the API's error body.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { startApp } from "../support/app.ts";
+import { adminAndUser } from "../support/api.ts";
+import { authenticate } from "../../bouncer/auth.ts";
+
+Deno.test("app tokens: make, list, log in with, revoke", async () => {
+  const a = await startApp();
+  try {
+    const { admin, user: bob } = await adminAndUser(a);
+    const made = await admin.post("/api/tokens", { name: " phone " });
+    assertEquals(made.status, 201);
+    assertEquals(made.body.name, "phone");
+    assert(made.body.token.startsWith("parley-") && made.body.token.length > 30);
+    assertEquals(made.body.last_used, undefined);
+
+    const list = await admin.get("/api/tokens");
+    assertEquals(list.body.tokens.length, 1);
+    assertEquals(list.body.tokens[0].id, made.body.id);
+    assert(!JSON.stringify(list.body).includes(made.body.token), "never shown again");
+
+    // The token logs an IRC client in instead of the password, and its use is recorded.
+    const deps = { store: a.deps.store, loginThrottle: a.deps.loginThrottle };
+    const ok = await authenticate(deps, "admin@example.com", made.body.token, "10.0.0.1");
+    assert(typeof ok === "object", String(ok));
+    const used = await admin.get("/api/tokens");
+    assert(used.body.tokens[0].last_used, "last use recorded");
+    assertEquals(
+      await authenticate(deps, "admin@example.com", made.body.token + "x", "10.0.0.1"),
+      "invalid",
+    );
+
+    // Someone else's token: answered as a missing one; bad input: the API's error body.
+    assertEquals((await bob.delete(`/api/tokens/${made.body.id}`)).status, 404);
+    assertEquals((await bob.get("/api/tokens")).body.tokens, []);
+    for (
+      const [body, path] of [[{}, "/body/name"], [{ name: "" }, "/body/name"], [
+        { name: 3 },
+        "/body/name",
+      ], [{ name: "x".repeat(65) }, "/body/name"]] as const
+    ) {
+      const bad = await admin.post("/api/tokens", body);
+      assertEquals([bad.status, bad.body.errors?.[0]?.path], [400, path], JSON.stringify(body));
+    }
+    const badId = await admin.delete("/api/tokens/abc");
+    assertEquals([badId.status, badId.body.errors[0].path], [400, "/params/id"]);
+
+    const gone = await admin.delete(`/api/tokens/${made.body.id}`);
+    assertEquals(gone.status, 200);
+    assertEquals((await admin.get("/api/tokens")).body.tokens, []);
+    assertEquals((await admin.delete(`/api/tokens/${made.body.id}`)).status, 404);
+    assertEquals(
+      await authenticate(deps, "admin@example.com", made.body.token, "10.0.0.1"),
+      "invalid",
+      "a revoked token no longer logs in",
+    );
+    const anonymous = await a.client().get("/api/tokens");
+    assertEquals(anonymous.status, 401);
+  } finally {
+    await a.close();
+  }
+});

@@ -1,0 +1,74 @@
+// deno-lint-ignore-file no-explicit-any -- answers are read field by field
+/**
+ * A conversation's notification level and draft: kept per conversation and per user, listed with
+ * the conversations, validated at their JSON pointers, and nobody else's to read or change.
+ */
+import { assertEquals } from "../support/assert.ts";
+import { adminAndUser } from "../support/api.ts";
+import { startApp } from "../support/app.ts";
+import { MAX_DRAFT } from "../../store/conversations.ts";
+
+Deno.test("conversation notification levels and drafts", async (t) => {
+  const a = await startApp();
+  try {
+    const { admin, user } = await adminAndUser(a);
+    const conn = (await admin.post("/api/connections", {
+      url: "irc://127.0.0.1:1?nick=admin",
+      wanted_state: "disconnected",
+    })).body;
+    const { store } = a.deps;
+    const owner = (await store.users.byEmail("admin@example.com"))!;
+    const record = (await store.connections.get(owner.id, conn.connection_id))!;
+    const tea = await store.conversations.ensure(record.id, "#tea", "#Tea");
+    await store.conversations.setJoined(tea.id, true);
+    await store.conversations.ensure(record.id, "bob", "bob");
+    const base = `/api/connection/${conn.connection_id}/conversation`;
+    const listed = async () =>
+      Object.fromEntries(
+        (await admin.get("/api/conversations")).body.conversations.map((
+          c: any,
+        ) => [c.conversation_id, c.notify]),
+      );
+
+    await t.step("defaults: mentions in a channel, everything in private", async () => {
+      assertEquals(await listed(), { "#tea": "mentions", bob: "all" });
+    });
+
+    await t.step("a chosen level is kept and listed", async () => {
+      const res = await admin.post(`${base}/%23tea/notify`, { notify: "muted" });
+      assertEquals(res.body, { notify: "muted" });
+      await admin.post(`${base}/bob/notify`, { notify: "mentions" });
+      assertEquals(await listed(), { "#tea": "muted", bob: "mentions" });
+      await admin.post(`${base}/%23tea/notify`, { notify: "all" });
+      assertEquals((await listed())["#tea"], "all");
+    });
+
+    await t.step("a draft is kept for any device, and cleared with an empty one", async () => {
+      assertEquals((await admin.get(`${base}/%23tea/draft`)).body, { draft: "" });
+      await admin.post(`${base}/%23tea/draft`, { draft: "half a li" });
+      assertEquals((await admin.get(`${base}/%23tea/draft`)).body, { draft: "half a li" });
+      assertEquals((await admin.get(`${base}/bob/draft`)).body, { draft: "" });
+      await admin.post(`${base}/%23tea/draft`, { draft: "" });
+      assertEquals((await admin.get(`${base}/%23tea/draft`)).body, { draft: "" });
+    });
+
+    await t.step("bad input is a 400 at its pointer", async () => {
+      const level = await admin.post(`${base}/%23tea/notify`, { notify: "loud" });
+      assertEquals(level.status, 400);
+      assertEquals(level.body.errors[0].path, "/body/notify");
+      const long = await admin.post(`${base}/%23tea/draft`, { draft: "x".repeat(MAX_DRAFT + 1) });
+      assertEquals(long.status, 400);
+      assertEquals(long.body.errors[0].path, "/body/draft");
+      const missing = await admin.post(`${base}/%23tea/draft`, {});
+      assertEquals(missing.body.errors[0].path, "/body/draft");
+    });
+
+    await t.step("unknown conversations and other users' are 404", async () => {
+      assertEquals((await admin.get(`${base}/%23nope/draft`)).status, 404);
+      assertEquals((await user.get(`${base}/%23tea/draft`)).status, 404);
+      assertEquals((await user.post(`${base}/%23tea/notify`, { notify: "all" })).status, 404);
+    });
+  } finally {
+    await a.close();
+  }
+});

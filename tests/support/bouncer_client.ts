@@ -1,0 +1,156 @@
+/**
+ * A scripted IRC client for the bouncer's tests: connects over a real socket, sends whatever the
+ * test says (registration included, so CAP and SASL can be driven step by step), and records
+ * every line it receives, parsed.
+ */
+import { type Message, parseLine } from "../../bouncer/wire.ts";
+
+/** One received line. */
+export interface Received extends Message {
+  raw: string;
+}
+
+/** A client of the bouncer. */
+export class BouncerClient {
+  readonly lines: Received[] = [];
+  closed = false;
+  #conn: Deno.Conn;
+  #waiters: { test: (l: Received) => boolean; resolve: (l: Received) => void }[] = [];
+  #closeWaiters: (() => void)[] = [];
+  #encoder = new TextEncoder();
+
+  private constructor(conn: Deno.Conn, readonly name: string) {
+    this.#conn = conn;
+    this.#read();
+  }
+
+  static async connect(port: number, name = "client"): Promise<BouncerClient> {
+    return new BouncerClient(await Deno.connect({ hostname: "127.0.0.1", port }), name);
+  }
+
+  /**
+   * Connects and registers with SASL PLAIN (and the given capabilities); resolves after 001 and
+   * the end of the burst (the last 366, or the MOTD's end when there are no channels).
+   */
+  static async attach(
+    port: number,
+    username: string,
+    password: string,
+    caps: string[] = [],
+    name = "client",
+  ): Promise<BouncerClient> {
+    return await BouncerClient.register(
+      await BouncerClient.connect(port, name),
+      username,
+      password,
+      caps,
+    );
+  }
+
+  /** Connects over TLS, trusting `caCert` (PEM). */
+  static async connectTls(port: number, caCert: string, name = "tls"): Promise<BouncerClient> {
+    const conn = await Deno.connectTls({ hostname: "localhost", port, caCerts: [caCert] });
+    return new BouncerClient(conn, name);
+  }
+
+  /** Registers a connected client with SASL PLAIN, as `attach` does. */
+  static async register(
+    c: BouncerClient,
+    username: string,
+    password: string,
+    caps: string[] = [],
+  ): Promise<BouncerClient> {
+    await c.send("CAP LS 302");
+    await c.send("NICK whoever");
+    await c.send("USER u 0 * :Some One");
+    await c.waitFor((l) => l.command === "CAP" && l.params[1] === "LS" && l.params[2] !== "*");
+    await c.send(`CAP REQ :${["sasl", ...caps].join(" ")}`);
+    await c.waitFor((l) => l.command === "CAP" && l.params[1] === "ACK");
+    await c.send("AUTHENTICATE PLAIN");
+    await c.waitFor((l) => l.command === "AUTHENTICATE");
+    await c.send(`AUTHENTICATE ${plain(username, password)}`);
+    await c.waitFor((l) => l.command === "903");
+    await c.send("CAP END");
+    await c.waitFor((l) => l.command === "001");
+    return c;
+  }
+
+  async #read() {
+    const decoder = new TextDecoder();
+    let buf = "";
+    try {
+      for await (const chunk of this.#conn.readable) {
+        buf += decoder.decode(chunk, { stream: true });
+        let nl;
+        while ((nl = buf.indexOf("\n")) !== -1) {
+          const raw = buf.slice(0, nl).replace(/\r$/, "");
+          buf = buf.slice(nl + 1);
+          const m = parseLine(raw);
+          if (!m) continue;
+          const line = { ...m, raw };
+          this.lines.push(line);
+          this.#waiters = this.#waiters.filter((w) =>
+            w.test(line) ? (w.resolve(line), false) : true
+          );
+        }
+      }
+    } catch { /* closed */ }
+    this.closed = true;
+    for (const w of this.#closeWaiters.splice(0)) w();
+  }
+
+  async send(line: string): Promise<void> {
+    await this.#conn.write(this.#encoder.encode(line + "\r\n"));
+  }
+
+  /** Writes raw bytes (for lines the test means to be malformed). */
+  async sendBytes(bytes: Uint8Array): Promise<void> {
+    await this.#conn.write(bytes);
+  }
+
+  /** The first line (received already or later, after index `from`) that passes `test`. */
+  waitFor(test: (l: Received) => boolean, from = 0, timeoutMs = 15_000): Promise<Received> {
+    const seen = this.lines.slice(from).find(test);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w.resolve !== done);
+        reject(
+          new Error(
+            `${this.name}: no matching line; last lines:\n` +
+              this.lines.slice(-15).map((l) => l.raw).join("\n"),
+          ),
+        );
+      }, timeoutMs);
+      const done = (l: Received) => {
+        clearTimeout(timer);
+        resolve(l);
+      };
+      this.#waiters.push({ test, resolve: done });
+    });
+  }
+
+  /** Resolves when the server closes the connection. */
+  waitClosed(timeoutMs = 15_000): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.name}: still open`)), timeoutMs);
+      this.#closeWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  close(): void {
+    try {
+      this.#conn.close();
+    } catch { /* already */ }
+  }
+}
+
+/** The base64 SASL PLAIN payload. */
+export function plain(username: string, password: string): string {
+  const bytes = new TextEncoder().encode(`\0${username}\0${password}`);
+  return btoa(String.fromCharCode(...bytes));
+}

@@ -1,0 +1,123 @@
+/**
+ * Who is away, from irc/chat/inbound/ with a fake connection (a real store and bus, an event
+ * emitter for irc-framework's client): one WHO after the user's join in a channel small enough, its
+ * answer and AWAY lines (`away-notify`) published as `away` state events and kept with the members,
+ * following nick changes and quits.
+ */
+import { EventEmitter } from "node:events";
+import { assertEquals } from "../support/assert.ts";
+import { openStore } from "../../store/mod.ts";
+import { EventBus } from "../../lib/bus.ts";
+import type { PushedEvent } from "../../lib/events.ts";
+import { attachInbound, serial } from "../../irc/chat/inbound/mod.ts";
+import { MAX_WHO_MEMBERS } from "../../irc/chat/presence.ts";
+import { ircLower } from "../../lib/casefold.ts";
+import { isChannel } from "../../irc/casefold.ts";
+import type { IrcConnection } from "../../irc/engine/connection.ts";
+import type { IrcClient } from "../../irc/engine/framework.ts";
+
+Deno.test("inbound: who is away, from WHO after joining and from AWAY lines", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "parley-away-" });
+  const store = await openStore(dir);
+  try {
+    const user = await store.users.create("alice@example.com", "x", []);
+    const record = await store.connections.create({
+      userId: user.id,
+      connectionId: "irc-localhost",
+      name: "localhost",
+      url: "irc://irc.example.test?nick=alice",
+      onConnectCommands: [],
+      wantedState: "connected",
+      nick: "alice",
+    });
+    const bus = new EventBus();
+    const seen: PushedEvent[] = [];
+    bus.subscribe(user.id, (ev) => seen.push(ev));
+    const client = Object.assign(new EventEmitter(), {
+      network: { options: {}, cap: { isEnabled: () => false, enabled: [] } },
+    });
+    const sent: string[] = [];
+    const conn = {
+      id: "irc-localhost",
+      userId: record.userId,
+      record,
+      client,
+      nick: "alice",
+      url: { host: "irc.example.test", nick: "alice" },
+      info: {} as Record<string, unknown>,
+      state: "connected",
+      conversationCapNoticed: false,
+      conversationId: (name: string) => ircLower(name),
+      isChannel: (name: string) => isChannel(name),
+      isMe: (nick: string | undefined) => !!nick && ircLower(nick) === "alice",
+      same: (a: string, b: string) => ircLower(a) === ircLower(b),
+      send: (line: string) => (sent.push(line), Promise.resolve()),
+    } as unknown as IrcConnection;
+    const run = serial("test");
+    attachInbound({ store, bus }, conn, client as unknown as IrcClient, run);
+    const settle = async () => {
+      await new Promise((r) => setTimeout(r, 0));
+      await new Promise<void>((r) => run(() => Promise.resolve(r())));
+    };
+    const aways = () =>
+      seen.flatMap((e) =>
+        e.event === "state" && e.type === "away" ? [[e.nick, e.away, e.message ?? ""]] : []
+      );
+    const awayMembers = async (channel: string) =>
+      (await conn.members!(channel))!.filter((m) => "away" in m && m.away).map((m) => m.nick);
+    const people = (...nicks: string[]) => nicks.map((nick) => ({ nick, modes: [] }));
+
+    await t.step("after the user's join, one WHO of the channel; not for a /names", async () => {
+      client.emit("join", { nick: "alice", channel: "#Test" });
+      client.emit("userlist", { channel: "#Test", users: people("alice", "bob", "carol") });
+      await settle();
+      assertEquals(sent, ["WHO #Test"]);
+      client.emit("userlist", { channel: "#Test", users: people("alice", "bob", "carol") });
+      await settle();
+      assertEquals(sent, ["WHO #Test"], "once per join");
+    });
+
+    await t.step("not for a channel over the size", async () => {
+      const many = Array.from({ length: MAX_WHO_MEMBERS + 1 }, (_, i) => `n${i}`);
+      client.emit("join", { nick: "alice", channel: "#big" });
+      client.emit("userlist", { channel: "#big", users: people("alice", ...many) });
+      await settle();
+      assertEquals(sent, ["WHO #Test"]);
+    });
+
+    await t.step("the WHO's answer: who is away is published and kept", async () => {
+      client.emit("wholist", {
+        target: "#Test",
+        users: [{ nick: "alice", away: false }, { nick: "bob", away: true }, {
+          nick: "carol",
+          away: false,
+        }],
+      });
+      await settle();
+      assertEquals(aways(), [["bob", true, ""]]);
+      assertEquals(await awayMembers("#test"), ["bob"]);
+    });
+
+    await t.step("AWAY lines: away with a message, back, nothing twice", async () => {
+      client.emit("away", { nick: "carol", message: "lunch" });
+      client.emit("back", { nick: "bob" });
+      client.emit("back", { nick: "bob" });
+      await settle();
+      assertEquals(aways().slice(1), [["carol", true, "lunch"], ["bob", false, ""]]);
+      assertEquals(await awayMembers("#test"), ["carol"]);
+    });
+
+    await t.step("away follows a nick change and ends with a quit", async () => {
+      client.emit("nick", { nick: "carol", new_nick: "carla" });
+      await settle();
+      assertEquals(await awayMembers("#test"), ["carla"]);
+      client.emit("quit", { nick: "carla", message: "bye" });
+      client.emit("join", { nick: "carla", channel: "#test" });
+      await settle();
+      assertEquals(await awayMembers("#test"), [], "back in, not known to be away");
+    });
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,154 @@
+/**
+ * The bouncer's pure parts: reading and writing lines with tags, CAP LS 302 and REQ, SASL PLAIN's
+ * chunks, what each client sees of a line by its capabilities, and the server state kept for
+ * the burst.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { formatLine, parseLine, withTags } from "../../bouncer/wire.ts";
+import { Caps, OFFERED } from "../../bouncer/caps.ts";
+import { SaslPlain } from "../../bouncer/sasl.ts";
+import { forClient } from "../../bouncer/filter.ts";
+import { UpstreamState } from "../../bouncer/upstream_state.ts";
+import { parseIdentity } from "../../bouncer/auth.ts";
+
+Deno.test("bouncer wire: tags are unescaped and escaped; parameters by the one writer", () => {
+  const m = parseLine(
+    "@time=2026-01-01T00:00:00.000Z;x=a\\sb\\:c;flag :n!u@h PRIVMSG #c :hi there",
+  )!;
+  assertEquals(m.tags.get("x"), "a b;c");
+  assertEquals(m.tags.get("flag"), "");
+  assertEquals([m.prefix, m.command, m.params], ["n!u@h", "PRIVMSG", ["#c", "hi there"]]);
+  const out = formatLine("PRIVMSG", ["#c", "hi there"], { prefix: "n", tags: m.tags });
+  assertEquals(out, "@time=2026-01-01T00:00:00.000Z;x=a\\sb\\:c;flag :n PRIVMSG #c :hi there");
+  assertEquals(withTags("@a=b :x NOTICE y :z", new Map([["c", "d"]])), "@c=d :x NOTICE y :z");
+  assertEquals(parseLine("@only-tags"), undefined);
+  assertEquals(parseLine(":prefix-only"), undefined);
+  let refused = false;
+  try {
+    formatLine("PRIVMSG", ["#c", "a\r\nQUIT"]);
+  } catch {
+    refused = true;
+  }
+  assert(refused, "CR LF in a parameter is refused");
+});
+
+Deno.test("bouncer caps: LS 302 gives values; REQ is all or nothing", () => {
+  const plain = new Caps();
+  const words = plain.ls(0).flat();
+  assert(words.includes("sasl") && !words.some((w) => w.includes("=")));
+  const c = new Caps();
+  const ls = c.ls(302).flat();
+  assert(ls.includes("sasl=PLAIN"));
+  for (
+    const cap of ["draft/chathistory", "draft/read-marker", "echo-message", "labeled-response"]
+  ) {
+    assert(ls.includes(cap), cap);
+  }
+  assert(c.has("cap-notify"), "302 implies cap-notify");
+  const lines = new Caps().ls(302);
+  assert(lines.every((l) => l.join(" ").length <= 380), "each CAP LS line fits");
+  assertEquals(lines.flat().length, OFFERED.length, "every capability, once, over the lines");
+  assertEquals(c.request("server-time bogus"), false);
+  assert(!c.has("server-time"));
+  assertEquals(c.request("server-time batch"), true);
+  assert(c.has("server-time") && c.has("batch"));
+  assertEquals(c.request("-batch"), true);
+  assert(!c.has("batch"));
+});
+
+Deno.test("bouncer sasl: 400-byte chunks, + ends an exact multiple, bounded", () => {
+  const b64 = (s: string) => btoa(s);
+  const s = new SaslPlain();
+  assertEquals(s.step("PLAIN").kind, "continue");
+  const payload = b64(`\0a@b.c/net\0${"p".repeat(289)}`);
+  assertEquals(payload.length, 400);
+  assertEquals(s.step(payload).kind, "more");
+  const done = s.step("+");
+  assertEquals(done, { kind: "credentials", identity: "a@b.c/net", password: "p".repeat(289) });
+  assertEquals(new SaslPlain().step("EXTERNAL").kind, "mechanisms");
+  const big = new SaslPlain();
+  big.step("PLAIN");
+  let last = "";
+  for (let i = 0; i < 10 && last !== "failed"; i++) last = big.step("A".repeat(400)).kind;
+  assertEquals(last, "failed");
+  const bad = new SaslPlain();
+  bad.step("PLAIN");
+  assertEquals(bad.step("!!!").kind, "failed");
+  const aborted = new SaslPlain();
+  aborted.step("PLAIN");
+  assertEquals(aborted.step("*").kind, "aborted");
+});
+
+Deno.test("bouncer identity: EMAIL/NETWORK[@CLIENT]", () => {
+  assertEquals(parseIdentity("jane@example.com/irc-libera@phone"), {
+    email: "jane@example.com",
+    network: "irc-libera",
+    client: "phone",
+  });
+  assertEquals(parseIdentity("jane@example.com/irc-libera"), {
+    email: "jane@example.com",
+    network: "irc-libera",
+    client: "",
+  });
+  assertEquals(parseIdentity("jane@example.com")?.network, "");
+  assertEquals(parseIdentity("nobody"), undefined);
+  assertEquals(parseIdentity("jane@example.com/net@bad name"), undefined);
+});
+
+Deno.test("bouncer filter: each client gets what it negotiated", () => {
+  const none = new Caps();
+  const all = new Caps();
+  all.request("server-time message-tags extended-join multi-prefix away-notify batch");
+  const opts = { prefixes: "@+", myNick: "me" };
+  const join = parseLine("@time=t;msgid=m :n!u@h JOIN #c acct :Real Name")!;
+  assertEquals(forClient(none, join, opts), ":n!u@h JOIN #c");
+  assertEquals(forClient(all, join, opts), "@time=t;msgid=m :n!u@h JOIN #c acct :Real Name");
+  const timeOnly = new Caps();
+  timeOnly.request("server-time");
+  assertEquals(forClient(timeOnly, join, opts), "@time=t :n!u@h JOIN #c");
+  const away = parseLine(":n!u@h AWAY :gone")!;
+  assertEquals(forClient(none, away, opts), undefined);
+  assert(forClient(all, away, opts));
+  for (const cmd of [":n!u@h CHGHOST u2 h2", ":n!u@h SETNAME :x", ":n!u@h ACCOUNT acct"]) {
+    assertEquals(forClient(none, parseLine(cmd)!, opts), undefined, cmd);
+  }
+  const names = parseLine(":s 353 me = #c :@+a +b c")!;
+  assertEquals(forClient(none, names, opts), ":s 353 me = #c :@a +b c");
+  assertEquals(forClient(all, names, opts), ":s 353 me = #c :@+a +b c");
+  const invite = parseLine(":n!u@h INVITE other #c")!;
+  assertEquals(forClient(none, invite, opts), undefined);
+  assertEquals(forClient(none, parseLine(":n!u@h INVITE me #c")!, opts), ":n!u@h INVITE me #c");
+});
+
+Deno.test("bouncer state: channels, topics, members and prefixes from the server's lines", () => {
+  const s = new UpstreamState();
+  for (
+    const line of [
+      ":srv 001 alice :Welcome",
+      ":srv 005 alice PREFIX=(ov)@+ CHANTYPES=# :are supported",
+      ":srv 375 alice :- motd",
+      ":srv 372 alice :- hello",
+      ":srv 376 alice :End",
+      ":alice!a@h JOIN #Parley",
+      ":srv 332 alice #Parley :the topic",
+      ":srv 333 alice #Parley bob 1700000000",
+      ":srv 353 alice = #Parley :@alice bob",
+      ":srv 366 alice #Parley :End",
+      ":carol!c@h JOIN #parley",
+      ":bob!b@h NICK bobby",
+      ":alice!a@h MODE #parley +v bobby",
+      ":carol!c@h PART #parley",
+      ":alice!a@h NICK alice2",
+    ]
+  ) s.see(parseLine(line)!);
+  assertEquals(s.nick, "alice2");
+  assertEquals(s.motd, ["- hello"]);
+  const ch = s.channel("#PARLEY")!;
+  assertEquals(ch.name, "#Parley");
+  assertEquals([ch.topic, ch.topicBy], ["the topic", "bob"]);
+  assertEquals(new Map(ch.members), new Map([["alice2", "@"], ["bobby", "+"]]));
+  s.see(parseLine(":srv 353 alice2 = #Parley :alice2 newcomer")!);
+  assertEquals([...ch.members.keys()], ["alice2", "newcomer"], "a new NAMES reply starts over");
+  s.see(parseLine(":op!o@h KICK #parley alice2 :out")!);
+  assertEquals(s.channel("#parley"), undefined);
+});
