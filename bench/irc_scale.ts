@@ -16,7 +16,8 @@
  *     deno task bench irc_scale
  *
  * PARLEY_CONNECT_DELAY (seconds between connects to one host, the daemon's own setting) paces
- * the connects; SCALE_PLAIN=0 skips the plain clients, SCALE_RESTART=0 the restart storm;
+ * the connects; SCALE_PLAIN=0 skips the plain clients (SCALE_PLAIN=only runs only them),
+ * SCALE_RESTART=0 the restart storm;
  * SCALE_DAEMON_FLAGS adds `deno run` flags to the daemon (`--cpu-prof --cpu-prof-dir=...`).
  */
 import { DatabaseSync } from "node:sqlite";
@@ -116,6 +117,7 @@ if (PLAIN) {
     await irc.close();
   }
 }
+if (Deno.env.get("SCALE_PLAIN") === "only") Deno.exit(0);
 
 // ---------------------------------------------------------------------------------------------
 const irc = await startIrcServer();
