@@ -184,7 +184,10 @@ async function api(u: number, method: string, path: string, body?: unknown) {
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  if (!res.ok) {
+    if (DEBUG) console.error(`# the daemon's last words:\n${daemonOut.slice(-4000)}`);
+    throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  }
   return JSON.parse(text);
 }
 
@@ -432,6 +435,7 @@ try {
   await sender.close();
 } catch (err) {
   failed = true;
+  console.error(`# the daemon's last words:\n${daemonOut.slice(-4000)}`);
   throw err;
 } finally {
   await observer.close();
