@@ -12,8 +12,8 @@ import { openStore } from "../store/mod.ts";
 import { startIrcServer } from "../tests/support/ngircd.ts";
 
 const n = Number(Deno.env.get("IRC_BENCH_CONNECTIONS") ?? 1000);
-// 35 s of idling includes one round of keep-alive PINGs (every 30 s per connection).
-const idleSeconds = Number(Deno.env.get("IRC_BENCH_IDLE_SECONDS") ?? 35);
+// 65 s of idling includes one round of keep-alive PINGs (every 60 s per connection).
+const idleSeconds = Number(Deno.env.get("IRC_BENCH_IDLE_SECONDS") ?? 65);
 setLogLevel("warn");
 
 const irc = await startIrcServer();

@@ -4,13 +4,15 @@
  * 1,000), IRC_BENCH_RATE and IRC_BENCH_SECONDS (latency, default 1,000/s for 5 s),
  * PARLEY_BENCH_FLOOD (burst, default 200,000), PARLEY_BENCH_CHATHISTORY_MESSAGES (CHATHISTORY,
  * default 200,000), PARLEY_BENCH_RELAY_RATE and PARLEY_BENCH_RELAY_SECONDS (the bouncer's
- * relay, default 1,000/s for 5 s).
+ * relay, default 1,000/s for 5 s), SCALE_USERS and SCALE_CONNECTIONS (many users' connections,
+ * default 20 x 5; see bench/irc_scale.ts).
  */
 const BENCHES = [
   "history.ts",
   "chathistory.ts",
   "bouncer.ts",
   "irc_connections.ts",
+  "irc_scale.ts",
   "irc_latency.ts",
   "irc_flood.ts",
   "embed_parse.ts",

@@ -21,7 +21,7 @@ import { type ConnectionJson, connectionJson } from "./resources.ts";
 import { clientCertificate } from "./certificate.ts";
 import { literalClass, refusal } from "./socket/target.ts";
 import { mayReachTarget, trusted } from "./trust.ts";
-import { newConnectionId, nickFromEmail, parseIrcUrl, sameTarget } from "./url.ts";
+import { nickFromEmail, parseIrcUrl, targetKey } from "./url.ts";
 
 /** What the service is built from. */
 export interface ConnectionServiceDeps {
@@ -69,15 +69,28 @@ export class ConnectionService {
 
   /** The Connection resource of a stored connection, with its live state. */
   async json(record: ConnectionRecord): Promise<ConnectionJson> {
-    const profile = await this.#deps.store.profiles.get(hostId(parseIrcUrl(record.url).host))
-      .catch(() => undefined);
-    return connectionJson(record, await this.#deps.irc.view(record), profile?.serviceAccounts);
+    return await this.#json(record, new Map());
+  }
+
+  /** As `json`; `profiles` holds the profiles already read, by host id (one read per host). */
+  async #json(
+    record: ConnectionRecord,
+    profiles: Map<string, Promise<string[] | undefined>>,
+  ): Promise<ConnectionJson> {
+    const id = hostId(parseIrcUrl(record.url).host);
+    let accounts = profiles.get(id);
+    if (!accounts) {
+      accounts = this.#deps.store.profiles.get(id).then((p) => p?.serviceAccounts, () => undefined);
+      profiles.set(id, accounts);
+    }
+    return connectionJson(record, await this.#deps.irc.view(record), await accounts);
   }
 
   /** The user's connections as the API returns them. */
   async list(userId: number): Promise<ConnectionJson[]> {
     const records = await this.#deps.store.connections.list(userId);
-    return await Promise.all(records.map((r) => this.json(r)));
+    const profiles = new Map<string, Promise<string[] | undefined>>();
+    return await Promise.all(records.map((r) => this.#json(r, profiles)));
   }
 
   async #record(userId: number, connectionId: string): Promise<ConnectionRecord> {
@@ -91,20 +104,39 @@ export class ConnectionService {
     return parseIrcUrl(record.url).nick || record.nick;
   }
 
-  /** Host, port and nick name one connection per user ("Connection already exists."). */
-  async #checkUnique(
-    userId: number,
-    target: { host: string; port: number; nick: string },
-    path: string,
-    except?: number,
-  ): Promise<void> {
-    const wanted = { ...parseIrcUrl(`irc://${target.host}:${target.port}`), nick: target.nick };
-    for (const other of await this.#deps.store.connections.list(userId)) {
-      if (other.id === except) continue;
-      if (sameTarget(wanted, { ...parseIrcUrl(other.url), nick: this.#nickOf(other) })) {
-        throw invalid("Connection already exists.", path);
-      }
+  /** The target a stored connection names, or a never-matching one when its URL is unusable. */
+  #targetOf(record: ConnectionRecord): string {
+    try {
+      return targetKey({ ...parseIrcUrl(record.url), nick: this.#nickOf(record) });
+    } catch {
+      return `!${record.id}`;
     }
+  }
+
+  /**
+   * Host, port and nick name one connection per user ("Connection already exists."): an index
+   * lookup of the target, once the user's connections stored before targets were kept have one.
+   */
+  async #checkUnique(userId: number, target: string, path: string, except?: number) {
+    const { connections } = this.#deps.store;
+    for (const old of await connections.untargeted(userId)) {
+      await connections.update(old.id, { target: this.#targetOf(old) });
+    }
+    const same = await connections.byTarget(userId, target);
+    if (same.some((other) => other.id !== except)) {
+      throw invalid("Connection already exists.", path);
+    }
+  }
+
+  /**
+   * `irc-libera` for the user's first connection to a host, then one past the highest number
+   * of the others (`irc-libera-2`, `-3`...): two indexed reads, however many the user has.
+   */
+  async #newId(userId: number, host: string): Promise<string> {
+    const { connections } = this.#deps.store;
+    const base = hostId(host);
+    if (!await connections.get(userId, base)) return base;
+    return `${base}-${Math.max(1, await connections.highestNumber(userId, base)) + 1}`;
   }
 
   /** With the server setting `forced_connection`, only the default connection's host is allowed. */
@@ -171,17 +203,18 @@ export class ConnectionService {
     // The URL is kept (and returned) as given; a nick it lacks is kept beside it.
     const url = input.url.trim();
     const nick = parsed.nick || nickFromEmail(user.email);
-    await this.#checkUnique(user.id, { ...parsed, nick }, urlPath);
-    const existing = (await store.connections.list(user.id)).map((c) => c.connectionId);
-    await this.#checkCount(user, existing.length, at);
+    const target = targetKey({ ...parsed, nick });
+    await this.#checkUnique(user.id, target, urlPath);
+    await this.#checkCount(user, await store.connections.count(user.id), at);
     const record = await store.connections.create({
       userId: user.id,
-      connectionId: newConnectionId(parsed.host, existing),
+      connectionId: await this.#newId(user.id, parsed.host),
       name: input.name ?? hostShortName(parsed.host),
       url,
       onConnectCommands: input.on_connect_commands ?? [],
       wantedState: input.wanted_state ?? "connected",
       nick,
+      target,
     });
     // Made when a connection first goes to connect (as Convos does), so a connection created to
     // connect has its fingerprint in the first answer.
@@ -211,6 +244,7 @@ export class ConnectionService {
     let urlChanged = false;
     let url = input.url?.trim();
     let nick: string | undefined;
+    let target: string | undefined;
     let forced = false;
     if (url !== undefined) {
       const urlPath = field(at, "url");
@@ -223,7 +257,8 @@ export class ConnectionService {
       await this.#checkTarget(userId, parsed, urlPath);
       // A nick in the new URL is the one to use from now on; without one the current nick stays.
       nick = parsed.nick || this.#nickOf(record);
-      await this.#checkUnique(userId, { ...parsed, nick }, urlPath, record.id);
+      target = targetKey({ ...parsed, nick });
+      await this.#checkUnique(userId, target, urlPath, record.id);
       urlChanged = url !== record.url;
     }
     record = (await store.connections.update(record.id, {
@@ -232,6 +267,7 @@ export class ConnectionService {
       onConnectCommands: input.on_connect_commands,
       wantedState: input.wanted_state,
       nick: urlChanged ? nick : undefined,
+      target: urlChanged ? target : undefined,
     }))!;
     // As Convos: a forced connection's new parameters wait for its next connect.
     const restart = urlChanged && !forced;

@@ -159,7 +159,12 @@ export function withNick(text: string, nick: string): string {
 
 /** What makes two connections of one user the same: host, port and nick. */
 export function sameTarget(a: IrcUrl, b: IrcUrl): boolean {
-  return a.host === b.host && a.port === b.port && ircLower(a.nick) === ircLower(b.nick);
+  return targetKey(a) === targetKey(b);
+}
+
+/** The stored form of a connection's target (host, port, casefolded nick), kept indexed. */
+export function targetKey(u: { host: string; port: number; nick: string }): string {
+  return `${u.host}:${u.port} ${ircLower(u.nick)}`;
 }
 
 /** `irc-libera`, or `irc-libera-2`, `irc-libera-3`... when the user already has that id. */

@@ -30,6 +30,7 @@ export const EMBEDDED = [
   "irc/socket/worker.ts",
   "irc/socket/protocol.ts",
   "irc/socket/batcher.ts",
+  "irc/socket/read_size.ts",
 ];
 
 function option(name: string): string | undefined {

@@ -39,6 +39,11 @@ export interface NewConnection {
   wantedState: WantedState;
   /** The nick to use when the URL names none (kept beside the URL, which stays as given). */
   nick?: string;
+  /**
+   * What makes two connections of one user the same (host, port, casefolded nick), as the
+   * caller spells it; '' (the default) is filled in later.
+   */
+  target?: string;
 }
 
 /** Changes to a connection; absent fields stay as they are. */
@@ -48,6 +53,8 @@ export interface ConnectionPatch {
   onConnectCommands?: string[];
   wantedState?: WantedState;
   nick?: string;
+  /** Given with a new URL or nick: the target they make. */
+  target?: string;
 }
 
 /** Storage of IRC connections. */
@@ -56,6 +63,17 @@ export interface ConnectionStore {
   /** A user's connections, ordered by connection_id. */
   list(userId: number): Promise<ConnectionRecord[]>;
   get(userId: number, connectionId: string): Promise<ConnectionRecord | undefined>;
+  /** How many connections the user has (counted in the database, not read). */
+  count(userId: number): Promise<number>;
+  /** The user's connections (at most two) whose target is `target`, by an index. */
+  byTarget(userId: number, target: string): Promise<ConnectionRecord[]>;
+  /** The user's connections whose target is not known yet ('', stored before it was kept). */
+  untargeted(userId: number): Promise<ConnectionRecord[]>;
+  /**
+   * The highest n among the user's connection ids `<base>-<n>` (n a number), 0 when there is
+   * none: a new id for one more connection to the same host is one past it.
+   */
+  highestNumber(userId: number, base: string): Promise<number>;
   byId(id: number): Promise<ConnectionRecord | undefined>;
   /** Every connection whose wanted state is `connected` (reconnected at start). */
   wanted(): Promise<ConnectionRecord[]>;
@@ -118,4 +136,5 @@ export const COLUMNS: Record<keyof ConnectionPatch, string> = {
   onConnectCommands: "on_connect_commands",
   wantedState: "wanted_state",
   nick: "nick",
+  target: "target",
 };

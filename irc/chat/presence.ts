@@ -25,9 +25,18 @@ export interface Member {
   away?: boolean;
 }
 
+/**
+ * A member as kept: the nick alone (a string) while it has no prefix modes, as nearly every
+ * member of a big channel has. A connection keeps every member of its channels, so with hundreds
+ * of connections in channels of hundreds an object and an array a member were most of the heap.
+ */
+type Kept = string | Member;
+
+const asMember = (k: Kept): Member => typeof k === "string" ? { nick: k, modes: [] } : k;
+
 interface Channel {
   /** By casefolded nick. */
-  members: Map<string, Member>;
+  members: Map<string, Kept>;
   /** More members than MAX_PER_CHANNEL: the list is not whole. */
   overflow: boolean;
   /** The user joined and the server's NAMES has not ended yet: wake these when it does. */
@@ -49,8 +58,9 @@ export class Presence {
   }
 
   #add(ch: Channel, id: string, member: Member): void {
-    if (ch.members.has(id) || ch.members.size < MAX_PER_CHANNEL) ch.members.set(id, member);
-    else ch.overflow = true;
+    if (ch.members.has(id) || ch.members.size < MAX_PER_CHANNEL) {
+      ch.members.set(id, member.modes.length ? member : member.nick);
+    } else ch.overflow = true;
   }
 
   /**
@@ -126,7 +136,7 @@ export class Presence {
       const m = ch.members.get(from);
       if (m) {
         ch.members.delete(from);
-        ch.members.set(to, { ...m, nick });
+        ch.members.set(to, typeof m === "string" ? nick : { ...m, nick });
         out.push(channel);
       }
     }
@@ -138,12 +148,17 @@ export class Presence {
    * first, to keep a member's modes in that order.
    */
   mode(channel: string, nick: string, mode: string, on: boolean, rank: string[]): void {
-    const m = this.#channels.get(channel)?.members.get(nick);
-    if (!m) return;
+    const members = this.#channels.get(channel)?.members;
+    const kept = members?.get(nick);
+    if (!members || kept === undefined) return;
+    const m = asMember(kept);
     const modes = m.modes.filter((x) => x !== mode);
     if (on) modes.push(mode);
     const at = (x: string) => (rank.indexOf(x) + rank.length + 1) % (rank.length + 1);
-    m.modes = modes.sort((a, b) => at(a) - at(b));
+    members.set(
+      nick,
+      modes.length ? { nick: m.nick, modes: modes.sort((a, b) => at(a) - at(b)) } : m.nick,
+    );
   }
 
   /**
@@ -164,10 +179,13 @@ export class Presence {
     }
     // Still waiting (the join failed or the server is slow): the server may know better.
     if (!ch || ch.overflow || ch.pending) return undefined;
-    return [...ch.members.entries()].map(([id, m]) => ({
-      nick: m.nick,
-      modes: [...m.modes],
-      ...(this.#away.has(id) ? { away: true } : {}),
-    }));
+    return [...ch.members.entries()].map(([id, k]) => {
+      const m = asMember(k);
+      return {
+        nick: m.nick,
+        modes: [...m.modes],
+        ...(this.#away.has(id) ? { away: true } : {}),
+      };
+    });
   }
 }

@@ -1,4 +1,4 @@
-/** Reconnect delays: exponential backoff with jitter, capped. */
+/** Reconnect delays (exponential backoff with jitter, capped) and the per-host connect pace. */
 import type { IrcTiming } from "./timing.ts";
 
 /**
@@ -13,4 +13,13 @@ export function backoffDelay(
 ): number {
   const full = Math.min(timing.backoffMax, timing.backoffBase * 2 ** Math.min(attempt, 30));
   return Math.round(full / 2 + random() * (full / 2));
+}
+
+/**
+ * The gap after one connect to a host before the next (`delay` ms, PARLEY_CONNECT_DELAY), a
+ * quarter either way at random: after a restart every node's queue starts at once, and without
+ * it their connects to one network would keep arriving in step.
+ */
+export function connectGap(delay: number, random: () => number = Math.random): number {
+  return Math.round(delay * (0.75 + random() * 0.5));
 }

@@ -23,7 +23,8 @@ import { ircLower } from "../casefold.ts";
 import { connectionInfo, infoStateEvent } from "../resources.ts";
 import { mayReachTarget } from "../trust.ts";
 import { clientCertificate } from "../certificate.ts";
-import { parseIrcUrl } from "../url.ts";
+import { parseIrcUrl, targetKey } from "../url.ts";
+import { connectGap } from "./backoff.ts";
 import { type IrcLine, ircLine } from "./line.ts";
 import type { IrcControl, LiveView } from "../control.ts";
 
@@ -42,6 +43,8 @@ const ATTEMPT_WAIT_MS = 10_000;
 /** Connects to one host, spaced out: the last one's time, and who waits for a turn. */
 interface HostTurns {
   last: number;
+  /** The gap after `last` (the connect delay, jittered). */
+  gap: number;
   waiting: IrcConnection[];
   timer?: ReturnType<typeof setTimeout>;
 }
@@ -169,7 +172,7 @@ export class IrcManager implements IrcControl {
     if (this.#stopped || conn.state === "connected" || conn.state === "connecting") return;
     const host = conn.url.host;
     let q = this.#hosts.get(host);
-    if (!q) this.#hosts.set(host, q = { last: 0, waiting: [] });
+    if (!q) this.#hosts.set(host, q = { last: 0, gap: 0, waiting: [] });
     if (!q.waiting.includes(conn)) q.waiting.push(conn);
     conn.awaitTurn();
     this.#admit(host, q);
@@ -178,7 +181,7 @@ export class IrcManager implements IrcControl {
   #admit(host: string, q: HostTurns): void {
     if (q.timer !== undefined) return;
     while (q.waiting.length) {
-      const wait = q.last + this.#deps.config.connectDelay - Date.now();
+      const wait = q.last + q.gap - Date.now();
       if (wait > 0) {
         q.timer = setTimeout(() => {
           q.timer = undefined;
@@ -189,6 +192,7 @@ export class IrcManager implements IrcControl {
       const conn = q.waiting.shift()!;
       if (conn.state !== "queued") continue; // stopped while waiting
       q.last = Date.now();
+      q.gap = connectGap(this.#deps.config.connectDelay);
       this.#connect(conn).catch((err) =>
         log.error("irc connect failed", { connection: conn.id, error: String(err) })
       );
@@ -439,7 +443,10 @@ export class IrcManager implements IrcControl {
           this.#awaitTurn(c);
         },
         setNick: async (nick) => {
-          await store.connections.update(record.id, { nick });
+          // The nick kept beside a URL that names none is part of the connection's target.
+          const url = parseIrcUrl(record.url);
+          const target = url.nick ? undefined : targetKey({ ...url, nick });
+          await store.connections.update(record.id, { nick, target });
           const c = this.#live.get(record.id);
           if (c) {
             c.wantedNick = nick;

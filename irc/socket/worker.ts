@@ -14,6 +14,7 @@ import type { FromSocketThread, ToSocketThread } from "./protocol.ts";
 import { collectAndTrim } from "../../lib/malloc_trim.ts";
 import { IdleCollector } from "../../lib/idle_gc.ts";
 import { ReadBatcher } from "./batcher.ts";
+import { nextReadSize, READ_MIN } from "./read_size.ts";
 
 /** Most bytes handed over and not yet taken by the main thread, per socket. */
 const MAX_UNTAKEN = 64 * 1024 * 1024;
@@ -35,9 +36,6 @@ interface Events {
   timeout(): void;
   close(): void;
 }
-
-/** Bytes asked for per read, as node:net does. */
-const READ_SIZE = 64 * 1024;
 
 /**
  * A plain TCP socket on Deno's own API. Through node:net, this thread kept about ten MB of a
@@ -82,16 +80,18 @@ class PlainSocket implements Stream {
       this.#events.connect();
       this.#lastData = performance.now();
       this.#armIdle(this.#idleMs);
-      const buf = new Uint8Array(READ_SIZE);
+      let buf = new Uint8Array(READ_MIN);
       for (;;) {
         while (this.#paused && !this.#destroyed) await new Promise<void>((r) => this.#wake = r);
         if (this.#destroyed) return;
         const n = await conn.read(buf);
         if (n === null) return;
+        const size = nextReadSize(buf.length, n);
         this.#lastData = performance.now();
         if (this.#idle === undefined) this.#armIdle(this.#idleMs); // after a silence was told
         // A copy of the bytes read: it is transferred, and the read buffer is used again.
         this.#events.data(buf.slice(0, n));
+        if (size !== buf.length) buf = new Uint8Array(size);
       }
     } catch (err) {
       if (!this.#destroyed) this.#events.error(err as Error);

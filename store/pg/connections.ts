@@ -20,10 +20,11 @@ export function pgConnectionStore(sql: Sql): ConnectionStore {
   return {
     async create(c) {
       const [row] = await sql<ConnectionRow[]>`INSERT INTO connections
-        (user_id, connection_id, name, url, on_connect_commands, wanted_state, nick, created)
+        (user_id, connection_id, name, url, on_connect_commands, wanted_state, nick, target,
+          created)
         VALUES (${c.userId}, ${pgString(c.connectionId)}, ${pgString(c.name)}, ${pgString(c.url)},
           ${pgString(JSON.stringify(c.onConnectCommands))}, ${c.wantedState},
-          ${pgString(c.nick ?? "")}, ${nowMicros()})
+          ${pgString(c.nick ?? "")}, ${pgString(c.target ?? "")}, ${nowMicros()})
         RETURNING *`;
       return toRecord(row);
     },
@@ -36,6 +37,28 @@ export function pgConnectionStore(sql: Sql): ConnectionStore {
       return row && toRecord(row);
     },
     byId,
+    count: async (userId) =>
+      Number(
+        (await sql<{ n: string }[]>`SELECT count(*) AS n FROM connections
+        WHERE user_id = ${userId}`)[0].n,
+      ),
+    byTarget: async (userId, target) =>
+      (await sql<ConnectionRow[]>`SELECT * FROM connections
+        WHERE user_id = ${userId} AND target = ${pgString(target)} LIMIT 2`).map(toRecord),
+    untargeted: async (userId) =>
+      (await sql<ConnectionRow[]>`SELECT * FROM connections
+        WHERE user_id = ${userId} AND target = ''`).map(toRecord),
+    async highestNumber(userId, base) {
+      // The range of ids after `<base>-` in the (user_id, connection_id) index (collation "C");
+      // a suffix that is not a number (`irc-libera-chat`) is left out.
+      const from = base.length + 2;
+      const [row] = await sql<{ n: number | null }[]>`SELECT
+          max(substr(connection_id, ${from})::integer) AS n
+        FROM connections WHERE user_id = ${userId}
+          AND connection_id > ${pgString(`${base}-`)} AND connection_id < ${pgString(`${base}.`)}
+          AND substr(connection_id, ${from}) ~ '^[0-9]{1,9}$'`;
+      return row?.n ?? 0;
+    },
     wanted: async () =>
       (await sql<ConnectionRow[]>`SELECT * FROM connections WHERE wanted_state = 'connected'
         ORDER BY id`).map(toRecord),

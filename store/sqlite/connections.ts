@@ -15,11 +15,20 @@ import {
 export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
   const q = {
     insert: db.prepare(`INSERT INTO connections
-      (user_id, connection_id, name, url, on_connect_commands, wanted_state, nick, created)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`),
+      (user_id, connection_id, name, url, on_connect_commands, wanted_state, nick, target,
+        created)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`),
     list: db.prepare("SELECT * FROM connections WHERE user_id = ? ORDER BY connection_id"),
     get: db.prepare("SELECT * FROM connections WHERE user_id = ? AND connection_id = ?"),
     byId: db.prepare("SELECT * FROM connections WHERE id = ?"),
+    count: db.prepare("SELECT count(*) AS n FROM connections WHERE user_id = ?"),
+    byTarget: db.prepare("SELECT * FROM connections WHERE user_id = ? AND target = ? LIMIT 2"),
+    untargeted: db.prepare("SELECT * FROM connections WHERE user_id = ? AND target = ''"),
+    // The range of ids after `<base>-` in the (user_id, connection_id) index; a suffix that is
+    // not a number (`irc-libera-chat`) is left out.
+    highestNumber: db.prepare(`SELECT coalesce(max(CAST(substr(connection_id, ?) AS INTEGER)), 0)
+      AS n FROM connections WHERE user_id = ? AND connection_id > ? AND connection_id < ?
+      AND substr(connection_id, ?) NOT GLOB '*[^0-9]*' AND length(connection_id) < ?`),
     wanted: db.prepare("SELECT * FROM connections WHERE wanted_state = 'connected' ORDER BY id"),
     remove: db.prepare("DELETE FROM connections WHERE id = ?"),
     certificate: db.prepare(
@@ -44,6 +53,7 @@ export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
           JSON.stringify(c.onConnectCommands),
           c.wantedState,
           c.nick ?? "",
+          c.target ?? "",
           nowMicros(),
         ) as unknown as ConnectionRow,
       )),
@@ -54,6 +64,25 @@ export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
       return Promise.resolve(row && toRecord(row));
     },
     byId: (id) => Promise.resolve(byId(id)),
+    count: (userId) => Promise.resolve((q.count.get(userId) as { n: number }).n),
+    byTarget: (userId, target) =>
+      Promise.resolve(
+        (q.byTarget.all(userId, target) as unknown as ConnectionRow[]).map(toRecord),
+      ),
+    untargeted: (userId) =>
+      Promise.resolve((q.untargeted.all(userId) as unknown as ConnectionRow[]).map(toRecord)),
+    highestNumber(userId, base) {
+      const from = base.length + 2; // substr counts from 1
+      const row = q.highestNumber.get(
+        from,
+        userId,
+        `${base}-`,
+        `${base}.`, // '.' sorts right after '-'
+        from,
+        from + 9, // a number of up to 9 digits
+      ) as { n: number };
+      return Promise.resolve(row.n);
+    },
     wanted: () => Promise.resolve((q.wanted.all() as unknown as ConnectionRow[]).map(toRecord)),
     update(id, patch) {
       const sets: string[] = [];

@@ -11,14 +11,27 @@ import {
 const SELECT = `SELECT v.*, c.connection_id FROM conversations v
   JOIN connections c ON c.id = v.connection`;
 
+/** What the message writer holds that reads of conversations must see. */
+export interface PendingWrites {
+  /** Commits what the writer holds (its unread counts are saved in its batch). */
+  commit(): void;
+  /** A conversation's unread messages counted and not yet committed. */
+  unread(conversation: number): number;
+}
+
+const NOTHING_PENDING: PendingWrites = { commit: () => {}, unread: () => 0 };
+
 /**
- * The SQLite implementation of ConversationStore. `commitPending` commits what the message writer
- * holds (its unread counts are saved in its batch), so reads and mark-as-read see every message.
+ * The SQLite implementation of ConversationStore. Listings and mark-as-read commit what the
+ * message writer holds first; reading one conversation adds its pending unread count instead (it
+ * is read for every channel event stored, and a commit each was most of the cost of joins into
+ * busy channels).
  */
 export function sqliteConversationStore(
   db: DatabaseSync,
-  commitPending: () => void = () => {},
+  pending: PendingWrites = NOTHING_PENDING,
 ): ConversationStore {
+  const commitPending = () => pending.commit();
   const q = {
     // The count walks the user's highlights since the last read (a small partial index), never
     // the unread messages of a busy channel.
@@ -50,8 +63,8 @@ export function sqliteConversationStore(
     setDraft: db.prepare("UPDATE conversations SET draft = ? WHERE id = ?"),
   };
   const get = (connection: number, conversationId: string) => {
-    commitPending();
     const row = q.get.get(connection, conversationId) as ConversationRow | undefined;
+    if (row) row.unread += pending.unread(row.id);
     return row && toRecord(row);
   };
   /** Runs `fn` once the message writer's pending unread counts are committed. */

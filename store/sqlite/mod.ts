@@ -19,7 +19,12 @@ import { sqlitePushStore } from "./push.ts";
 import { sqliteIgnoreStore } from "./ignores.ts";
 import type { Store, StoreBackend } from "../mod.ts";
 import { sqliteCopySource } from "./copy_source.ts";
-import { openSearch, type SearchIndexer, startSearchIndexer } from "./search_index.ts";
+import {
+  openSearch,
+  searchBehind,
+  type SearchIndexer,
+  startSearchIndexer,
+} from "./search_index.ts";
 import type { Checkpointer } from "./checkpointer.ts";
 
 /** The SQLite store, whose message store also says when the search index has caught up. */
@@ -40,7 +45,12 @@ export async function openSqliteStore(home: string): Promise<SqliteStore> {
   const deletions = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM message_deletions")
     .get() as { seq: number };
   const searchDb = await openSearch(searchPath, next, deletions.seq);
-  const indexer = startSearchIndexer(dbPath, searchPath, next - 1);
+  const indexer = startSearchIndexer(
+    dbPath,
+    searchPath,
+    next - 1,
+    searchBehind(searchDb, next, deletions.seq),
+  );
   // The indexer's worker also checkpoints parley.db (one thread, one JavaScript engine).
   return sqliteStore(db, searchDb, indexer, indexer, join(home, "files"));
 }
@@ -62,7 +72,10 @@ function sqliteStore(
     profiles: sqliteProfileStore(db),
     // irc
     connections: sqliteConnectionStore(db),
-    conversations: sqliteConversationStore(db, history.commit),
+    conversations: sqliteConversationStore(db, {
+      commit: history.commit,
+      unread: history.unreadPending,
+    }),
 
     // history
     messages: history.messages,

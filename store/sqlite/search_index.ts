@@ -51,11 +51,16 @@ export interface SearchIndexer extends Checkpointer {
   close(): Promise<void>;
 }
 
-/** Starts the worker for `parley.db` at `dbPath` and its index at `searchPath`. */
+/**
+ * The indexer for `parley.db` at `dbPath` and its index at `searchPath`. Its worker (a JavaScript
+ * engine of ~10 MB) starts at once only when `behind` (the index lacks committed messages or
+ * deletions); otherwise with the first commit, so a daemon with nothing to index has none.
+ */
 export function startSearchIndexer(
   dbPath: string,
   searchPath: string,
   committedId: number,
+  behind = true,
 ): SearchIndexer {
   let worker: Worker | undefined;
   let committed = committedId;
@@ -76,6 +81,14 @@ export function startSearchIndexer(
         w.done();
       }
     }
+  }
+
+  /** The worker is started once; after a failure it is started again by `failed`. */
+  let started = false;
+  function start() {
+    if (started || closing) return;
+    started = true;
+    spawn();
   }
 
   function spawn() {
@@ -129,10 +142,11 @@ export function startSearchIndexer(
     worker?.postMessage(msg);
   }
 
-  spawn();
+  if (behind) start();
   return {
     committed(id) {
       committed = Math.max(committed, id);
+      if (!started) return start(); // its start message carries `committed`
       send({ kind: "work", committed });
     },
     searchable(id, waitMs = SEARCH_WAIT_MS) {
@@ -174,6 +188,13 @@ export function startSearchIndexer(
       return done;
     },
   };
+}
+
+/** Whether the index at `db` lacks messages below `nextId` or deletions up to `deletedSeq`. */
+export function searchBehind(db: DatabaseSync, nextId: number, deletedSeq: number): boolean {
+  const meta = db.prepare("SELECT value FROM search_meta WHERE key = ?");
+  const value = (key: string) => (meta.get(key) as { value: number } | undefined)?.value ?? 0;
+  return value(META.indexed) < nextId - 1 || value(META.deleted) < deletedSeq;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { IrcManager } from "../../irc/engine/manager.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
 import { DomainError } from "../../lib/errors.ts";
+import type { Store } from "../../store/mod.ts";
 
 async function refusal(p: Promise<unknown>): Promise<[string, string, string]> {
   const err = await p.then(() => undefined, (e) => e);
@@ -59,6 +60,86 @@ Deno.test("connection service: errors point into the caller's input, the manager
     await connections.remove(user.id, created.connection_id);
     assertEquals(irc.live(record.id), undefined);
     assertEquals(await connections.list(user.id), []);
+  } finally {
+    await a.close();
+  }
+});
+
+/** The store as the app sees it, counting how often a user's connections are read in full. */
+function countingLists(counter: { lists: number }) {
+  return (store: Store): Store => ({
+    ...store,
+    backend: store.backend,
+    close: () => store.close(),
+    connections: {
+      ...store.connections,
+      list(userId) {
+        counter.lists++;
+        return store.connections.list(userId);
+      },
+    },
+  });
+}
+
+Deno.test("connection service: creating one never reads all of the user's connections", async () => {
+  const counter = { lists: 0 };
+  const a = await startApp({}, countingLists(counter));
+  try {
+    const { connections, store } = a.deps;
+    const user = await store.users.create("jane@example.com", "x", []);
+    const made: string[] = [];
+    for (const nick of ["jane", "jane2", "jane3"]) {
+      const url = `irc://irc.example.org?nick=${nick}`;
+      made.push(
+        (await connections.create(user, { url, wanted_state: "disconnected" }, "/")).connection_id,
+      );
+    }
+    assertEquals(made, ["irc-example", "irc-example-2", "irc-example-3"]);
+    assertEquals(counter.lists, 0, "checked and named by index");
+
+    // The same host, port and nick (casefolded as IRC does) is the same connection.
+    const dup = connections.create(user, { url: "irc://IRC.example.org:6667?nick=JANE2" }, "/body");
+    assertEquals(await refusal(dup), ["invalid", "Connection already exists.", "/body/url"]);
+    // A connection stored before targets were kept is found too (its target is filled in).
+    await store.connections.create({
+      userId: user.id,
+      connectionId: "irc-old",
+      name: "old",
+      url: "irc://irc.old.example",
+      onConnectCommands: [],
+      wantedState: "disconnected",
+      nick: "Jane[1]",
+    });
+    const old = connections.create(user, { url: "irc://irc.old.example?nick=jane{1}" }, "/body");
+    assertEquals(await refusal(old), ["invalid", "Connection already exists.", "/body/url"]);
+    assertEquals(await store.connections.untargeted(user.id), []);
+
+    // A nick taken with /nick is the target of a connection whose URL names none.
+    const plain = await connections.create(
+      user,
+      { url: "irc://irc.plain.example", wanted_state: "disconnected" },
+      "/",
+    );
+    const [mine] = await store.connections.byTarget(user.id, "irc.plain.example:6667 jane");
+    assertEquals(mine?.connectionId, plain.connection_id);
+    await a.deps.irc.send(user.id, plain.connection_id, "", "/nick joe");
+    const again = connections.create(user, { url: "irc://irc.plain.example?nick=Joe" }, "/body");
+    assertEquals(await refusal(again), ["invalid", "Connection already exists.", "/body/url"]);
+
+    // A URL changed to another's target is refused; one of its own is not.
+    const taken = connections.update(user.id, "irc-example-3", {
+      url: "irc://irc.example.org?nick=jane",
+    }, "/body");
+    assertEquals(await refusal(taken), ["invalid", "Connection already exists.", "/body/url"]);
+    await connections.update(
+      user.id,
+      "irc-example-3",
+      { url: "irc://irc.example.org?nick=jim" },
+      "/body",
+    );
+    const [jim] = await store.connections.byTarget(user.id, "irc.example.org:6667 jim");
+    assertEquals(jim?.connectionId, "irc-example-3");
+    assertEquals(counter.lists, 0);
   } finally {
     await a.close();
   }

@@ -32,7 +32,14 @@ Deno.test("the daemon reads only the folders the compiled binary embeds", async 
     assertEquals((await c.get("/chat")).status, 200);
     assertEquals((await c.get("/dist/app.js")).status, 200);
     assertEquals((await c.get("/api/i18n/de")).status, 200);
-    // The search indexer's worker module loads too.
+    // The search indexer's worker module loads too: it starts with the first stored message, here
+    // the notice of a connection trying an address where nothing listens (the socket thread's
+    // module loads with it).
+    const created = await c.post("/api/connections", {
+      url: "irc://127.0.0.1:1?nick=perm",
+      wanted_state: "connected",
+    });
+    assertEquals(created.status, 200);
     const deadline = Date.now() + 10_000;
     while (!server.output().includes("search index open") && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));

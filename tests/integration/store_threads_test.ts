@@ -1,9 +1,11 @@
 /** The store's threads: the search indexer's worker also checkpoints parley.db's WAL. */
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { sqliteBackend } from "../../store/sqlite/mod.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { openDatabase } from "../../store/sqlite/db.ts";
 import { migrate, sqliteMigrations } from "../../store/sqlite/migrate.ts";
-import { openSearch, startSearchIndexer } from "../../store/sqlite/search_index.ts";
+import { openSearch, searchBehind, startSearchIndexer } from "../../store/sqlite/search_index.ts";
 import { BACKGROUND_NICE } from "../../lib/thread_priority.ts";
 import { niceByThread } from "../support/threads.ts";
 
@@ -42,6 +44,108 @@ Deno.test("the indexer's worker copies parley.db's WAL into the file when asked"
     await indexer.checkpoint();
     searchDb.close();
     db.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+/** Threads of this process that run a worker's engine (Deno names them `worker-<n>`). */
+function workerThreads(): number {
+  let n = 0;
+  for (const t of Deno.readDirSync("/proc/self/task")) {
+    const comm = Deno.readTextFileSync(`/proc/self/task/${t.name}/comm`);
+    if (comm.startsWith("worker-")) n++;
+  }
+  return n;
+}
+
+Deno.test({
+  name: "the indexer's worker starts with the first message, not with an empty store",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const home = await Deno.makeTempDir({ prefix: "parley-threads-" });
+    const dbPath = join(home, "parley.db");
+    const db = openDatabase(dbPath);
+    migrate(db, await sqliteMigrations());
+    const searchPath = join(home, "search.db");
+    const searchDb = await openSearch(searchPath, 1, 0);
+    const before = workerThreads();
+    const indexer = startSearchIndexer(dbPath, searchPath, 0, searchBehind(searchDb, 1, 0));
+    try {
+      assertEquals(workerThreads(), before, "nothing to index: no worker");
+      await indexer.settled(); // answered without one
+      indexer.committed(1);
+      assertEquals(workerThreads(), before + 1, "a commit starts it");
+    } finally {
+      await indexer.close();
+      searchDb.close();
+      db.close();
+      await Deno.remove(home, { recursive: true });
+    }
+  },
+});
+
+Deno.test("an index behind parley.db has its worker started at once", async () => {
+  const home = await Deno.makeTempDir({ prefix: "parley-threads-" });
+  const dbPath = join(home, "parley.db");
+  const db = openDatabase(dbPath);
+  migrate(db, await sqliteMigrations());
+  const searchPath = join(home, "search.db");
+  // Messages up to id 4 committed, none indexed.
+  const searchDb = await openSearch(searchPath, 5, 0);
+  try {
+    assert(searchBehind(searchDb, 5, 0), "ids 1-4 are not indexed");
+    assert(!searchBehind(searchDb, 1, 0), "nothing committed: nothing behind");
+    assert(searchBehind(searchDb, 1, 3), "deletions not applied");
+  } finally {
+    searchDb.close();
+    db.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("reading a conversation counts the writer's pending unread messages without a commit", async () => {
+  const home = await Deno.makeTempDir({ prefix: "parley-threads-" });
+  const store = await sqliteBackend.open(home);
+  // Another connection to the file sees only what is committed.
+  const reader = new DatabaseSync(join(home, "parley.db"), { readOnly: true });
+  const committed = () =>
+    (reader.prepare("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
+  try {
+    const user = await store.users.create("jane@example.com", "x", []);
+    const connection = await store.connections.create({
+      userId: user.id,
+      connectionId: "irc-example",
+      name: "example",
+      url: "irc://irc.example.org",
+      onConnectCommands: [],
+      wantedState: "disconnected",
+    });
+    const conv = await store.conversations.ensure(connection.id, "#busy", "#busy");
+    const append = (text: string, unread: boolean) =>
+      store.messages.append({
+        conversation: conv.id,
+        userId: user.id,
+        from: "bob",
+        type: "private",
+        text,
+        unread,
+      });
+    await append("one", true);
+    await append("bob joined.", false);
+    await append("two", true);
+    const read = await store.conversations.get(connection.id, "#busy");
+    assertEquals(read?.unread, 2, "the pending count is added");
+    assertEquals(committed(), 0, "and nothing was committed for it");
+    await store.messages.flush();
+    assertEquals(committed(), 3);
+    assertEquals((await store.conversations.get(connection.id, "#busy"))?.unread, 2, "once");
+    // Listings commit first: what is pending is saved, then read.
+    await append("three", true);
+    const [listed] = await store.conversations.listForConnection(connection.id);
+    assertEquals([listed.unread, committed()], [3, 4]);
+  } finally {
+    reader.close();
+    await store.close();
     await Deno.remove(home, { recursive: true });
   }
 });

@@ -32,8 +32,10 @@ export interface SqliteMessageStore extends MessageStore {
 /** What the store's other parts need of the message store beside its interface. */
 export interface SqliteMessageParts {
   messages: SqliteMessageStore;
-  /** Commits pending messages and unread counts now (conversation reads call it first). */
+  /** Commits pending messages and unread counts now (conversation listings call it first). */
   commit(): void;
+  /** Unread messages of a conversation not committed yet (a read of one adds them). */
+  unreadPending(conversation: number): number;
   /** Commits what is pending and waits out a checkpoint, before the database closes. */
   close(): Promise<void>;
 }
@@ -46,7 +48,7 @@ export function sqliteMessageStore(
   checkpointer: Checkpointer,
 ): SqliteMessageParts {
   const writer = messageWriter(db, indexer, checkpointer);
-  const { commit } = writer;
+  const { commit, unreadPending } = writer;
   const page = historyPages(db);
   const index = ftsIndex(db, searchDb);
   const searchAll = userSearch(db, index);
@@ -103,5 +105,5 @@ export function sqliteMessageStore(
     searchDb.exec("PRAGMA shrink_memory");
   });
   const close = () => (unhook(), writer.close());
-  return { messages, commit, close };
+  return { messages, commit, unreadPending, close };
 }

@@ -12,8 +12,8 @@ export type UnreadBatch = Map<number, Window>;
 
 /**
  * Unread messages not yet committed, per conversation (the stored count is read once per
- * conversation per batch, not per message). Reads of conversations and mark-as-read commit the
- * writer first, so none of them sees a stale count.
+ * conversation per batch, not per message). Reading one conversation adds its pending count to
+ * the stored one; listings and mark-as-read commit the writer first. None sees a stale count.
  */
 export function unreadCounts(db: DatabaseSync) {
   const unreadOf = db.prepare("SELECT unread FROM conversations WHERE id = ?");
@@ -28,6 +28,10 @@ export function unreadCounts(db: DatabaseSync) {
         current.set(conversation, u = { base: row?.unread ?? 0, added: 0 });
       }
       return u.base + ++u.added;
+    },
+    /** Unread messages of `conversation` counted and not yet committed. */
+    pending(conversation: number): number {
+      return current.get(conversation)?.added ?? 0;
     },
     /** The counts so far, for the next batch; counting starts over. */
     take(): UnreadBatch {

@@ -162,6 +162,8 @@ export function messageWriter(
     },
     /** Commits what is pending now (unread counts included), as every read does first. */
     commit: () => flushNow(),
+    /** Unread messages of a conversation counted and not yet committed. */
+    unreadPending: (conversation: number) => unread.pending(conversation),
     /** Waits out a checkpoint under way, then commits what is pending. */
     async flush() {
       await pacing.idle();

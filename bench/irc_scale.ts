@@ -1,0 +1,450 @@
+/**
+ * Benchmark: many users' IRC connections in one daemon, through the API, against a real ngircd
+ * on loopback. SCALE_USERS users with SCALE_CONNECTIONS connections each, every connection in
+ * SCALE_JOINS of SCALE_CHANNELS shared channels. Prints the daemon's resident memory (5 s after
+ * the joins, and after the idle window) and what each connection adds over the idle daemon, its
+ * idle CPU (the servers' PINGs included), how
+ * long until every connection was registered and had joined (as the IRC server counts them), the
+ * p99 of `GET /api/connections` and of a history page while they connect, the same joins made by
+ * plain clients (bench/irc_plain.ts), a channel shared by SCALE_FANOUT users (one line stored for
+ * all, then SCALE_FANOUT_RATE lines/s for SCALE_FANOUT_SECONDS: lost lines, unread counts and
+ * notifications checked), and a restart storm (kill -9, start: time until all are back, nothing
+ * stored lost). The defaults run in about two minutes (65 s of them idle, to hold a round of
+ * keepalive PINGs); docs/performance.md has the 10,000 case:
+ *
+ *   SCALE_USERS=500 SCALE_CONNECTIONS=20 SCALE_FANOUT=300 PARLEY_CONNECT_DELAY=0.01 \
+ *     deno task bench irc_scale
+ *
+ * PARLEY_CONNECT_DELAY (seconds between connects to one host, the daemon's own setting) paces
+ * the connects; SCALE_PLAIN=0 skips the plain clients (SCALE_PLAIN=only runs only them),
+ * SCALE_RESTART=0 the restart storm;
+ * SCALE_DAEMON_FLAGS adds `deno run` flags to the daemon (`--cpu-prof --cpu-prof-dir=...`).
+ */
+import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import { randomId, sha256Hex } from "../lib/crypto.ts";
+import { openStore } from "../store/mod.ts";
+import { RawIrcClient } from "../tests/support/irc_client.ts";
+import { startIrcServer } from "../tests/support/ngircd.ts";
+import { freePort } from "../tests/support/ports.ts";
+import { plainClients } from "./irc_plain.ts";
+
+const num = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
+const USERS = num("SCALE_USERS", 20);
+const PER_USER = num("SCALE_CONNECTIONS", 5);
+const CHANNELS = num("SCALE_CHANNELS", 100);
+const JOINS = Math.min(CHANNELS, num("SCALE_JOINS", 3));
+const FANOUT = Math.min(USERS, num("SCALE_FANOUT", 20));
+const FAN_RATE = num("SCALE_FANOUT_RATE", 100);
+const FAN_SECONDS = num("SCALE_FANOUT_SECONDS", 5);
+// 65 s: one round of keepalive PINGs (every 60 s per connection) falls in the window.
+const IDLE_SECONDS = num("SCALE_IDLE_SECONDS", 65);
+/** Users whose connections are created through the API at once. */
+const CREATORS = num("SCALE_CREATORS", 8);
+const CONNECT_DELAY = Deno.env.get("PARLEY_CONNECT_DELAY") ?? "0.005";
+const PLAIN = Deno.env.get("SCALE_PLAIN") !== "0";
+const RESTART = Deno.env.get("SCALE_RESTART") !== "0";
+const WAIT_MS = num("SCALE_WAIT_SECONDS", 1200) * 1000;
+const N = USERS * PER_USER;
+const DEBUG = !!Deno.env.get("BENCH_DEBUG");
+/** More `deno run` flags for the daemon (`--cpu-prof`, `--inspect`), for finding where time goes. */
+const DAEMON_FLAGS = (Deno.env.get("SCALE_DAEMON_FLAGS") ?? "").split(" ").filter(Boolean);
+const FAN = "#fan";
+const ROOT = new URL("..", import.meta.url).pathname;
+
+const nick = (u: number, c: number) => `u${u}c${c}`;
+/** The channels of connection number `g` (0..N-1): JOINS of CHANNELS, spread evenly. */
+const channelsOf = (g: number) =>
+  Array.from(
+    { length: JOINS },
+    (_, k) => `#ch${(g + k * Math.floor(CHANNELS / JOINS)) % CHANNELS}`,
+  );
+/** The fan-out channel is joined by the first connection of the first FANOUT users. */
+const joinsOf = (u: number, c: number) => [
+  ...channelsOf(u * PER_USER + c),
+  ...(c === 0 && u < FANOUT ? [FAN] : []),
+];
+const expectedMembers = N * JOINS + FANOUT;
+
+function print(name: string, value: number | string, unit = "") {
+  const v = typeof value === "number"
+    ? (Number.isInteger(value) ? value : value.toFixed(2))
+    : value;
+  console.log(`irc_scale_${name}: ${v}${unit ? ` ${unit}` : ""}`);
+}
+const seconds = (ms: number) => ms / 1000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function p(values: number[], q: number): number {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+}
+
+/** Resident memory (MB) and CPU time (s) of a process, from /proc. */
+function rssMb(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+/** CPU seconds of each thread of a process, by thread name (`worker-1`, `V8 DefaultWorke`...). */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/comm`).trim();
+      out.set(`${name} ${t.name}`, cpuSeconds(`${pid}/task/${t.name}`));
+    } catch { /* ended */ }
+  }
+  return out;
+}
+function cpuSeconds(pid: number | string): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plain clients first, on a server of their own.
+if (PLAIN) {
+  const irc = await startIrcServer();
+  try {
+    const nicks = Array.from({ length: N }, (_, g) => `p${g}`);
+    const plain = await plainClients(irc.port, nicks, channelsOf);
+    print("plain_registered", seconds(plain.registeredMs), "s");
+    print("plain_all_joined", seconds(plain.joinedMs), "s");
+    plain.close();
+  } finally {
+    await irc.close();
+  }
+}
+if (Deno.env.get("SCALE_PLAIN") === "only") Deno.exit(0);
+
+// ---------------------------------------------------------------------------------------------
+const irc = await startIrcServer();
+const home = await Deno.makeTempDir({ prefix: "parley-scale-" });
+const port = freePort();
+const base = `http://127.0.0.1:${port}`;
+
+// Users and their sessions, seeded in the store before the daemon opens it.
+const cookies: string[] = [];
+{
+  const store = await openStore(home);
+  for (let u = 0; u < USERS; u++) {
+    const user = await store.users.create(`u${u}@bench.example`, "x", ["admin"]);
+    const id = randomId(32);
+    await store.sessions.create(await sha256Hex(id), user.id, Date.now() + 7 * 86_400_000);
+    cookies.push(`parley=${id}`);
+  }
+  await store.close();
+}
+
+let daemon: Deno.ChildProcess | undefined;
+let daemonOut = "";
+async function startDaemon(): Promise<number> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--v8-flags=--expose-gc", ...DAEMON_FLAGS, "main.ts", "daemon"],
+    cwd: ROOT,
+    env: {
+      PARLEY_HOME: home,
+      PARLEY_LISTEN: base,
+      PARLEY_CONNECT_DELAY: CONNECT_DELAY,
+      PARLEY_LOG_LEVEL: "warn",
+      PARLEY_UPDATE_URL: "",
+      PARLEY_NEW_USER_CONNECTION: "0",
+      NO_COLOR: "1",
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  daemon = child;
+  for (const stream of [child.stdout, child.stderr]) {
+    (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of stream) {
+        daemonOut = (daemonOut + decoder.decode(chunk, { stream: true })).slice(-20_000);
+      }
+    })();
+  }
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${base}/api`);
+      await res.body?.cancel();
+      if (res.ok) return child.pid;
+    } catch { /* not yet */ }
+    await sleep(50);
+  }
+  throw new Error(`the daemon did not start:\n${daemonOut}`);
+}
+
+async function api(u: number, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${base}/api${path}`, {
+    method,
+    headers: { cookie: cookies[u], ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) {
+    if (DEBUG) console.error(`# the daemon's last words:\n${daemonOut.slice(-4000)}`);
+    throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  }
+  return JSON.parse(text);
+}
+
+/** An observer on the IRC server: how many clients are registered, and channel memberships. */
+const observer = await RawIrcClient.connect(irc.port, "observer");
+async function ask(line: string, end: string) {
+  observer.lines.length = 0;
+  await observer.send(line);
+  await observer.waitFor((l) => l.command === end, 120_000);
+  const lines = [...observer.lines];
+  observer.lines.length = 0;
+  return lines;
+}
+async function ircCounts(): Promise<{ users: number; members: number }> {
+  const luser = (await ask("LUSERS", "266")).find((l) => l.command === "251");
+  const users = Number(/There are (\d+) users/.exec(luser?.params.at(-1) ?? "")?.[1] ?? 0);
+  let members = 0;
+  for (const nicks of (await names()).values()) members += nicks.size;
+  return { users, members };
+}
+
+/** The members of every bench channel, by channel (one NAMES each: ngircd cuts long answers). */
+async function names(): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  const all = [...Array.from({ length: CHANNELS }, (_, i) => `#ch${i}`), FAN];
+  observer.lines.length = 0;
+  for (const ch of all) await observer.send(`NAMES ${ch}`);
+  const last = all.at(-1)!.toLowerCase();
+  await observer.waitFor(
+    (l) => l.command === "366" && l.params[1]?.toLowerCase() === last,
+    120_000,
+  );
+  for (const l of observer.lines) {
+    if (l.command !== "353") continue;
+    const ch = l.params.at(-2)!.toLowerCase();
+    if (!out.has(ch)) out.set(ch, new Set());
+    for (const n of (l.params.at(-1) ?? "").split(" ")) {
+      if (n && n !== "observer" && n !== "fanbot") out.get(ch)!.add(n.replace(/^[@+%~&]/, ""));
+    }
+  }
+  observer.lines.length = 0;
+  return out;
+}
+
+/** Registered clients that are not Parley's: the observer, and the fan-out sender once there. */
+let others = 1;
+
+/** Which connections are not in all their channels (BENCH_DEBUG, when the wait ran out). */
+async function missingJoins() {
+  const members = await names();
+  let shown = 0;
+  for (let u = 0; u < USERS; u++) {
+    for (let c = 0; c < PER_USER; c++) {
+      const missing = joinsOf(u, c).filter((ch) => !members.get(ch)?.has(nick(u, c)));
+      if (missing.length) console.error(`# ${nick(u, c)} is not in ${missing.join(" ")}`);
+      if (missing.length && ++shown > 20) return;
+    }
+  }
+}
+
+/**
+ * Waits until the server counts all N registered and every join made (at most
+ * SCALE_WAIT_SECONDS); ms from `since`, and how many were still missing when the wait ran out.
+ */
+async function allOnIrc(since: number, onRegistered?: (ms: number) => void) {
+  let registered = false;
+  const deadline = since + WAIT_MS;
+  let c = { users: 0, members: 0 };
+  while (performance.now() < deadline) {
+    c = await ircCounts();
+    if (DEBUG) console.error(`# ${seconds(performance.now() - since)} s: ${JSON.stringify(c)}`);
+    if (!registered && c.users >= N + others) {
+      registered = true;
+      onRegistered?.(performance.now() - since);
+    }
+    if (registered && c.members >= expectedMembers) break;
+    await sleep(500);
+  }
+  const missing = {
+    users: Math.max(0, N + others - c.users),
+    members: Math.max(0, expectedMembers - c.members),
+  };
+  if (missing.users || missing.members) await missingJoins();
+  return { ms: performance.now() - since, missing };
+}
+
+/** Latency of the API while the connections come: GET /api/connections and a history page. */
+function probeApi(stop: () => boolean) {
+  const list: number[] = [];
+  const history: number[] = [];
+  const done = (async () => {
+    let i = 0;
+    while (!stop() && !failed) {
+      const u = i++ % USERS;
+      let t = performance.now();
+      const { connections } = await api(u, "GET", "/connections");
+      list.push(performance.now() - t);
+      const cid = connections[0]?.connection_id;
+      if (cid) {
+        t = performance.now();
+        await api(u, "GET", `/connection/${cid}/messages?limit=60`);
+        history.push(performance.now() - t);
+      }
+      await sleep(20);
+    }
+  })().catch((err) => {
+    if (!failed) throw err;
+  });
+  return { list, history, done };
+}
+
+let failed = false;
+try {
+  let pid = await startDaemon();
+  await sleep(5000);
+  (await fetch(`${base}/api`)).body?.cancel();
+  const rssIdle = rssMb(pid);
+  print("rss_idle_daemon", rssIdle, "MB");
+
+  // Every connection created through the API, CREATORS users at a time.
+  const started = performance.now();
+  let created = false;
+  let onIrc = false;
+  const probe = probeApi(() => created && onIrc);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(CREATORS, USERS) }, async () => {
+    while (next < USERS) {
+      const u = next++;
+      for (let c = 0; c < PER_USER; c++) {
+        await api(u, "POST", "/connections", {
+          url: `irc://127.0.0.1:${irc.port}?nick=${nick(u, c)}`,
+          name: `bench ${c}`,
+          on_connect_commands: [`JOIN ${joinsOf(u, c).join(",")}`],
+          wanted_state: "connected",
+        });
+      }
+    }
+  }));
+  created = true;
+  print("connections", N);
+  print("created_through_api", seconds(performance.now() - started), "s");
+  const all = await allOnIrc(started, (ms) => print("all_registered", seconds(ms), "s"));
+  onIrc = true;
+  print("all_joined", seconds(all.ms), "s");
+  print("not_on_irc", all.missing.users, "connections");
+  print("joins_missing", all.missing.members, "joins");
+  await probe.done;
+  print("api_connections_p50", p(probe.list, 0.5), "ms");
+  print("api_connections_p99", p(probe.list, 0.99), "ms");
+  print("api_history_p50", p(probe.history, 0.5), "ms");
+  print("api_history_p99", p(probe.history, 0.99), "ms");
+
+  await sleep(5000); // the last joins' NAMES and events stored
+  print("rss_after_joins", rssMb(pid), "MB");
+  const cpu0 = cpuSeconds(pid);
+  const threads0 = threadCpu(pid);
+  const t0 = performance.now();
+  await sleep(IDLE_SECONDS * 1000);
+  const idleS = seconds(performance.now() - t0);
+  print("idle_cpu", (cpuSeconds(pid) - cpu0) / idleS * 100, "%");
+  // After a quiet minute: the daemon's idle collection has handed back what the joins used.
+  const rss = rssMb(pid);
+  print("rss", rss, "MB");
+  print("kb_per_connection", (rss - rssIdle) * 1024 / N, "KB");
+  if (DEBUG) {
+    for (const [name, s] of threadCpu(pid)) {
+      const used = (s - (threads0.get(name) ?? 0)) / idleS * 100;
+      if (used >= 0.1) console.error(`# idle cpu ${name}: ${used.toFixed(2)} %`);
+    }
+  }
+
+  // Fan-out: one sender in a channel of FANOUT users, each with a history of their own.
+  const db = new DatabaseSync(join(home, "parley.db"), { readOnly: true });
+  const fanConvs = (db.prepare("SELECT id FROM conversations WHERE conversation_id = ?")
+    .all(FAN) as { id: number }[]).map((r) => r.id);
+  const inFan = `conversation IN (${fanConvs.join(",") || "0"})`;
+  const stored = db.prepare(
+    `SELECT count(*) AS n FROM messages WHERE ${inFan} AND sender = 'fanbot' AND type < 4`,
+  );
+  const storedCount = () => (stored.get() as { n: number }).n;
+  const sender = await RawIrcClient.connect(irc.port, "fanbot");
+  others++;
+  await sender.join(FAN);
+  await sleep(2000); // its JOIN stored for every member before the clock starts
+  let t = performance.now();
+  await sender.say(FAN, "one line for everyone");
+  while (storedCount() < fanConvs.length && performance.now() - t < 60_000) await sleep(5);
+  print("fanout_members", fanConvs.length);
+  print("fanout_one_line_all_stored", performance.now() - t, "ms");
+
+  const lines = FAN_RATE * FAN_SECONDS;
+  t = performance.now();
+  const mentions = new Map<string, number>();
+  for (let i = 0; i < lines; i++) {
+    // One line in ten names a member: a notification for that user.
+    const to = i % 10 === 0 ? nick((i / 10) % FANOUT, 0) : "";
+    if (to) mentions.set(to, (mentions.get(to) ?? 0) + 1);
+    await sender.say(FAN, `${to ? `${to}: ` : ""}line ${i} of the fan-out`);
+    const due = t + (i + 1) * 1000 / FAN_RATE;
+    if (due > performance.now()) await sleep(due - performance.now());
+  }
+  const sentMs = performance.now() - t;
+  const expected = fanConvs.length * (1 + lines);
+  while (storedCount() < expected && performance.now() - t < sentMs + 60_000) await sleep(20);
+  const storedMs = performance.now() - t;
+  print("fanout_sent_per_s", lines / seconds(sentMs), "lines/s");
+  print(
+    "fanout_stored_rows_per_s",
+    (storedCount() - fanConvs.length) / seconds(storedMs),
+    "rows/s",
+  );
+  print("fanout_lost", expected - storedCount(), "rows");
+  if (DEBUG && expected > storedCount()) {
+    const said = irc.output().split("\n").filter((l) => /fanbot|flood|Excess|penalty/i.test(l));
+    console.error(said.slice(-10).map((l) => `# ngircd: ${l}`).join("\n"));
+  }
+  const unread = db.prepare(`SELECT unread FROM conversations WHERE id IN (${fanConvs.join(",")})`)
+    .all() as { unread: number }[];
+  print("fanout_unread_wrong", unread.filter((r) => r.unread !== 1 + lines).length, "members");
+  const got = (db.prepare(`SELECT count(*) AS n FROM messages WHERE ${inFan} AND highlight = 1`)
+    .get() as { n: number }).n;
+  const want = [...mentions.values()].reduce((s, n) => s + n, 0);
+  print("fanout_notifications_wrong", Math.abs(got - want), "rows");
+  const before = storedCount();
+  db.close();
+
+  if (RESTART) {
+    // The restart storm: no shutdown at all, then every connection back through the host queue.
+    daemon!.kill("SIGKILL");
+    await daemon!.status;
+    const t1 = performance.now();
+    pid = await startDaemon();
+    const back = await allOnIrc(t1);
+    print("restart_all_back", seconds(back.ms), "s");
+    print("restart_not_back", back.missing.users, "connections");
+    print("restart_joins_missing", back.missing.members, "joins");
+    const after = new DatabaseSync(join(home, "parley.db"), { readOnly: true });
+    const kept = (after.prepare(
+      `SELECT count(*) AS n FROM messages WHERE ${inFan} AND sender = 'fanbot' AND type < 4`,
+    ).get() as { n: number }).n;
+    after.close();
+    print("restart_lost", before - kept, "rows");
+    print("rss_after_restart", rssMb(pid), "MB");
+  }
+  await sender.close();
+} catch (err) {
+  failed = true;
+  console.error(`# the daemon's last words:\n${daemonOut.slice(-4000)}`);
+  throw err;
+} finally {
+  await observer.close();
+  if (daemon) {
+    try {
+      daemon.kill("SIGTERM");
+    } catch { /* gone */ }
+    await daemon.status;
+  }
+  await irc.close();
+  await Deno.remove(home, { recursive: true }).catch(() => {});
+}
