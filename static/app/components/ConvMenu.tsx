@@ -1,28 +1,17 @@
 /** A conversation's menu in the sidebar: its notification level, its settings, closing it. */
-import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import { conversations, key } from "../state.ts";
 import { runCommand } from "../actions.ts";
 import { closeOverlay, type ConvMenuAt } from "../overlays.ts";
 import { NotifyChoice } from "./NotifyChoice.tsx";
+import { useMenuPlace } from "./use_menu_place.ts";
 
 export function ConvMenu(p: { at: ConvMenuAt }) {
   const { cid, conv } = p.at;
   const name = conversations.value[key(cid, conv)]?.name ?? conv;
-  const ref = useRef<HTMLDivElement>(null);
-  const [pos, setPos] = useState({ left: p.at.x, top: p.at.y });
-  useEffect(() => {
-    // Kept inside the window; the current choice takes the focus for the keyboard.
-    const el = ref.current;
-    if (!el) return;
-    const r = el.getBoundingClientRect();
-    setPos({
-      left: Math.max(4, Math.min(p.at.x, innerWidth - r.width - 4)),
-      top: Math.max(4, Math.min(p.at.y, innerHeight - r.height - 4)),
-    });
-    (el.querySelector("[aria-checked=true]") as HTMLElement | null)?.focus();
-  }, [p.at]);
+  // The current choice takes the focus for the keyboard.
+  const { ref, ...pos } = useMenuPlace(p.at, "[aria-checked=true]");
   const settings = `/settings/conversation/${encodeURIComponent(cid)}/${encodeURIComponent(conv)}`;
   return (
     <div

@@ -8,6 +8,7 @@ import { runCommand } from "../actions.ts";
 import { closeOverlay, type NickMenuAt, overlay } from "../overlays.ts";
 import { switcherEntries, switcherMatches } from "../keys.ts";
 import { ConvMenu } from "./ConvMenu.tsx";
+import { useMenuPlace } from "./use_menu_place.ts";
 
 /** Whichever overlay is open. */
 export function Overlays() {
@@ -119,19 +120,8 @@ function KeysHelp() {
 /** A nick's menu: a private conversation, who it is and, for operators, the channel's tools. */
 function NickMenu(p: { at: NickMenuAt }) {
   const { cid, conv, nick } = p.at;
-  const ref = useRef<HTMLDivElement>(null);
-  const [pos, setPos] = useState({ left: p.at.x, top: p.at.y });
-  useEffect(() => {
-    // Kept inside the window, and the first item takes the focus for the keyboard.
-    const el = ref.current;
-    if (!el) return;
-    const r = el.getBoundingClientRect();
-    setPos({
-      left: Math.max(4, Math.min(p.at.x, innerWidth - r.width - 4)),
-      top: Math.max(4, Math.min(p.at.y, innerHeight - r.height - 4)),
-    });
-    el.querySelector("button")?.focus();
-  }, [p.at]);
+  // The first item takes the focus for the keyboard.
+  const { ref, ...pos } = useMenuPlace(p.at, "button");
   const channel = /^[#&!+]/.test(conv);
   const list = members.value[key(cid, conv)] ?? [];
   const prefix = parsePrefix(connections.value[cid]?.info?.prefix);
