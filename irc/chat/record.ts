@@ -101,10 +101,15 @@ const conversationCache = new WeakMap<
   { generation: number; byId: Map<string, ConversationRecord> }
 >();
 
-async function cachedConversation(
+/**
+ * The conversation of `name` on `conn` from the cache; on a miss read (and created when `create`,
+ * as for a message: a channel event is kept only where a conversation exists).
+ */
+export async function cachedConversation(
   deps: RecordDeps,
   conn: IrcConnection,
   name: string,
+  create = true,
 ): Promise<ConversationRecord | undefined> {
   const generation = deps.store.conversations.generation;
   let cache = conversationCache.get(conn);
@@ -114,7 +119,9 @@ async function cachedConversation(
   const id = name === "" ? "" : conn.conversationId(name);
   const hit = cache.byId.get(id);
   if (hit && hit.connection === conn.record.id) return hit;
-  const conv = await conversationFor(deps, conn, name);
+  const conv = create
+    ? await conversationFor(deps, conn, name)
+    : await deps.store.conversations.get(conn.record.id, id);
   // Only while nothing was renamed or removed meanwhile (the lookup may have awaited).
   if (conv && deps.store.conversations.generation === generation) cache.byId.set(id, conv);
   return conv;

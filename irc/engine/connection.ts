@@ -99,6 +99,11 @@ export class IrcConnection {
    * `members` waits for it (a client asking on reconnect must not get the list without the user).
    */
   rejoining?: (channels: string[]) => void;
+  /**
+   * The client was dropped: what its handlers share with other connections (the channel lists
+   * of a network) lets go of it; set by irc/chat/inbound/ for each client.
+   */
+  released?: () => void;
   #timing: IrcTiming;
   #listener: ConnectionListener;
   #bucket: TokenBucket;
@@ -423,6 +428,8 @@ export class IrcConnection {
     const client = this.client;
     if (!client) return;
     this.client = undefined;
+    this.released?.();
+    this.released = undefined;
     try {
       client.connection.end(undefined, true);
     } catch { /* already closed */ }

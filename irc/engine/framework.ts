@@ -116,10 +116,23 @@ export interface IrcClient {
   connection: { end(data?: string, hadError?: boolean): void; connected: boolean };
 }
 
+/**
+ * irc-framework's table of command handlers: the same functions for every client (they are given
+ * their client when called), yet each client builds its own table, ~9 KB a connection with its
+ * closures. The first client's table is kept and given to every later one.
+ */
+let commandHandlers: unknown;
+
 /** Creates a new irc-framework client. */
 export function newIrcClient(): IrcClient {
   // deno-lint-ignore no-explicit-any
   const mod = IrcFramework as any;
   const Client = mod.Client ?? mod.default?.Client;
-  return new Client() as IrcClient;
+  const client = new Client();
+  const commands = client.command_handler;
+  if (commands && Array.isArray(commands.handlers)) {
+    commandHandlers ??= commands.handlers;
+    commands.handlers = commandHandlers;
+  }
+  return client as IrcClient;
 }

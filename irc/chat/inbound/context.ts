@@ -6,7 +6,7 @@ import type { ChannelStateEvent, LinesOf, OmitEach } from "../../../lib/events.t
 import type { ChatType } from "../../../store/message_types.ts";
 import type { IrcConnection } from "../../engine/connection.ts";
 import type { IrcClient, IrcEventName, IrcEvents } from "../../engine/framework.ts";
-import { type RecordDeps, recordMessage } from "../record.ts";
+import { cachedConversation, type RecordDeps, recordMessage } from "../record.ts";
 import { Presence } from "../presence.ts";
 import { kept } from "../kept.ts";
 import { msgidOf } from "../../../lib/msgid.ts";
@@ -50,19 +50,28 @@ export type HandlerTable = { [K in IrcEventName]?: Handler<K> };
 /** The context for a fresh client of `conn`. */
 export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient): Inbound {
   const convId = (name: unknown) => conn.conversationId(String(name ?? ""));
+  const publish: Inbound["publish"] = (ev) =>
+    deps.bus.publish(conn.userId, { event: "state", connection_id: conn.id, ...ev });
+  // Shared with this daemon's other connections to the same network: the server and port, and
+  // the network's own name (one bouncer's port can lead to different networks).
+  const network = () => `${conn.url.host.toLowerCase()}:${conn.url.port}\n${client.network.name}`;
+  const presence = new Presence(network, (nick, away, message) => {
+    publish({ type: "away", nick, away, ...(away && message ? { message } : {}) });
+  });
   return {
     deps,
     conn,
     client,
-    presence: new Presence(),
-    publish: (ev) =>
-      deps.bus.publish(conn.userId, { event: "state", connection_id: conn.id, ...ev }),
+    presence,
+    publish,
     convId,
     server: (text, ts, type = "notice") =>
       recordMessage(deps, conn, { name: "", from: conn.url.host, type, text, ts }),
     async keep(name, kind, from, text, ts) {
       const conversationId = convId(name);
-      const conv = await deps.store.conversations.get(conn.record.id, conversationId);
+      // From the cache: in channels of hundreds, joins and quits are most of what is stored, and
+      // reading the conversation for each was the largest part of storing them.
+      const conv = await cachedConversation(deps, conn, name, false);
       if (!conv) return kept(conn, { conversationId, kind, from });
       const stored = await deps.store.messages.append({
         conversation: conv.id,

@@ -16,9 +16,9 @@ const why = (reason: unknown) => (reason ? `: ${String(reason)}` : ".");
 
 /** Records that `nick` is away (with `message`) or back, and tells the user's clients if new. */
 function markAway(cx: Inbound, nick: string, away: boolean, message?: unknown): void {
-  if (!nick || !cx.presence.setAway(cx.convId(nick), away)) return;
-  const text = away && message ? { message: String(message).slice(0, 300) } : {};
-  cx.publish({ type: "away", nick, away, ...text });
+  const text = away && message ? String(message).slice(0, 300) : undefined;
+  if (!nick || !cx.presence.setAway(cx.convId(nick), away, text)) return;
+  cx.publish({ type: "away", nick, away, ...(text ? { message: text } : {}) });
 }
 
 export const MEMBERSHIP: HandlerTable = {

@@ -52,6 +52,7 @@ export function attachInbound(
   conn.rejoining = (channels) => {
     for (const name of channels) cx.presence.joined(cx.convId(name));
   };
+  conn.released = () => cx.presence.release();
   watchForGap(conn, client);
   // Convos's `info.authenticated`: a SASL or services login on this (fresh) client.
   conn.info.authenticated = false;
