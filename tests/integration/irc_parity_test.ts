@@ -10,6 +10,8 @@ import { freePort } from "../support/ports.ts";
 import { poll } from "../support/poll.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import type { IrcManager } from "../../irc/engine/manager.ts";
+import { sharedNetworks } from "../../irc/chat/presence.ts";
+import { adminAndUser } from "../support/api.ts";
 
 Deno.test("connection info: a new server that fails does not keep the old one's nick and server", async () => {
   const irc = await startIrcServer();
@@ -93,6 +95,59 @@ Deno.test("member lists: /names and /mode answer at once while the send queue is
     // Dropped: the waiting lines fail instead of keeping the test waiting.
     await admin.delete(`/api/connection/${id}`);
     await Promise.all(said);
+  } finally {
+    await bob?.close();
+    await a.close();
+    await irc.close();
+  }
+});
+
+Deno.test("member lists: two users in one channel of one server share its list, each keeps its own history", async () => {
+  const networks = sharedNetworks();
+  const irc = await startIrcServer();
+  const a = await startApp({ PARLEY_TEST_FAST_IRC: "1" });
+  let bob: RawIrcClient | undefined;
+  try {
+    const { admin, user } = await adminAndUser(a);
+    await admin.post("/api/settings", { irc_allow_private: true });
+    const manager = a.deps.irc as IrcManager;
+    const connect = async (api: typeof admin, nick: string) => {
+      const made = await api.post("/api/connections", {
+        url: `${irc.url}?nick=${nick}`,
+        conversation_id: "#s",
+      });
+      assertEquals(made.status, 200, JSON.stringify(made.body));
+      return made.body.connection_id as string;
+    };
+    const [jane, joe] = [await connect(admin, "jane"), await connect(user, "joe")];
+    const uid = async (api: typeof admin) => (await api.get("/api/user")).body.uid as number;
+    const [janeUid, joeUid] = [await uid(admin), await uid(user)];
+    const names = async (who: number, id: string) =>
+      ((await manager.send(who, id, "#s", "/names")).participants as any[] ?? [])
+        .map((p) => p.nick).sort();
+    bob = await RawIrcClient.connect(irc.port, "bob");
+    await bob.join("#s");
+    await poll("jane sees bob", async () => (await names(janeUid, jane)).includes("bob"));
+    await poll("joe sees bob", async () => (await names(joeUid, joe)).includes("bob"));
+    assertEquals(await names(janeUid, jane), ["bob", "jane", "joe"]);
+    assertEquals(sharedNetworks(), networks + 1, "one list for both connections");
+
+    // Bob's quit reaches both connections; whichever read it first, both keep it.
+    await bob.close();
+    bob = undefined;
+    const quits = async (api: typeof admin, id: string) =>
+      ((await api.get(`/api/connection/${id}/conversation/%23s/messages`)).body.messages as any[])
+        .filter((m) => m.type === "quit" || /quit/.test(m.message)).length;
+    await poll("jane keeps bob's quit", async () => (await quits(admin, jane)) === 1);
+    await poll("joe keeps bob's quit", async () => (await quits(user, joe)) === 1);
+    assertEquals(await names(joeUid, joe), ["jane", "joe"]);
+
+    // Joe's connection goes: jane's list is whole without it, and the last one lets go.
+    await user.delete(`/api/connection/${joe}`);
+    await poll("jane sees joe leave", async () => !(await names(janeUid, jane)).includes("joe"));
+    assertEquals(await names(janeUid, jane), ["jane"]);
+    await admin.delete(`/api/connection/${jane}`);
+    await poll("no list left", () => sharedNetworks() === networks);
   } finally {
     await bob?.close();
     await a.close();
