@@ -29,8 +29,8 @@ import { nodeScope } from "../cluster/ownership.ts";
 import { openStore } from "../store/mod.ts";
 import { FIRST_EVENT_CODE } from "../store/message_types.ts";
 import { RawIrcClient } from "../tests/support/irc_client.ts";
-import { startIrcServer } from "../tests/support/ngircd.ts";
-import { startPostgres } from "../tests/support/postgres.ts";
+import { type IrcServer, startIrcServer } from "../tests/support/ngircd.ts";
+import { type PgServer, startPostgres } from "../tests/support/postgres.ts";
 import { startServer, type TestServer } from "../tests/support/server.ts";
 import {
   callApi,
@@ -83,14 +83,32 @@ function connectsPerSecondMax(log: string, from: number): number {
   return Math.max(0, ...perSecond.values());
 }
 
-const pg = await startPostgres({ maxConnections: 100, sharedBuffers: "128MB" });
-const irc = await startIrcServer();
 const nodes: TestServer[] = [];
+let pgServer: PgServer | undefined;
+let ircServer: IrcServer | undefined;
 let observer: IrcObserver | undefined;
 let talker: RawIrcClient | undefined;
 let sql: postgres.Sql | undefined;
+
+/** Stops what the bench started, once: at its end, on failure, or when it is interrupted. */
+let cleaning: Promise<void> | undefined;
+const cleanUp = () =>
+  cleaning ??= (async () => {
+    await talker?.close().catch(() => {});
+    await observer?.close().catch(() => {});
+    for (const node of nodes) await node.close().catch(() => {});
+    await sql?.end().catch(() => {});
+    await ircServer?.close();
+    await pgServer?.close();
+  })();
+const interrupted = () => cleanUp().finally(() => Deno.exit(130));
+Deno.addSignalListener("SIGINT", interrupted);
+Deno.addSignalListener("SIGTERM", interrupted);
+
 const started = performance.now();
 try {
+  const pg = pgServer = await startPostgres({ maxConnections: 100, sharedBuffers: "128MB" });
+  const irc = ircServer = await startIrcServer();
   const url = pg.url;
   sql = postgres(url, { max: 2, onnotice: () => {} });
   const scope = await nodeScope(SECRET);
@@ -250,6 +268,8 @@ try {
   await watch;
   print("takeover_node_b_runs_all", seconds(runningMs), "s");
   print("takeover_bound", seconds(scanMs), "s");
+  // Node b's queue to the one host paces node a's connections back, one every connect delay.
+  print("takeover_queue_time", onA.conns * Number(CONNECT_DELAY), "s");
   print("takeover_all_back", seconds(back.ms), "s");
   print("takeover_not_back", back.missing.users, "connections");
   print("takeover_joins_missing", back.missing.members, "joins");
@@ -269,10 +289,7 @@ try {
   );
   throw err;
 } finally {
-  await talker?.close();
-  await observer?.close();
-  for (const node of nodes) await node.close();
-  await sql?.end();
-  await irc.close();
-  await pg.close();
+  await cleanUp();
+  Deno.removeSignalListener("SIGINT", interrupted);
+  Deno.removeSignalListener("SIGTERM", interrupted);
 }
