@@ -22,14 +22,30 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { randomId, sha256Hex } from "../lib/crypto.ts";
 import { openStore } from "../store/mod.ts";
 import { RawIrcClient } from "../tests/support/irc_client.ts";
 import { startIrcServer } from "../tests/support/ngircd.ts";
 import { freePort } from "../tests/support/ports.ts";
 import { plainClients } from "./irc_plain.ts";
+import {
+  callApi,
+  channelsOf as channelsIn,
+  cpuSeconds,
+  FAN,
+  IrcObserver,
+  joinsOf as joinsIn,
+  nick,
+  num,
+  p,
+  printer,
+  rssMb,
+  type ScaleShape,
+  seconds,
+  seedUsers,
+  sleep,
+  threadCpu,
+} from "./scale_support.ts";
 
-const num = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
 const USERS = num("SCALE_USERS", 20);
 const PER_USER = num("SCALE_CONNECTIONS", 5);
 const CHANNELS = num("SCALE_CHANNELS", 100);
@@ -49,59 +65,17 @@ const N = USERS * PER_USER;
 const DEBUG = !!Deno.env.get("BENCH_DEBUG");
 /** More `deno run` flags for the daemon (`--cpu-prof`, `--inspect`), for finding where time goes. */
 const DAEMON_FLAGS = (Deno.env.get("SCALE_DAEMON_FLAGS") ?? "").split(" ").filter(Boolean);
-const FAN = "#fan";
 const ROOT = new URL("..", import.meta.url).pathname;
-
-const nick = (u: number, c: number) => `u${u}c${c}`;
-/** The channels of connection number `g` (0..N-1): JOINS of CHANNELS, spread evenly. */
-const channelsOf = (g: number) =>
-  Array.from(
-    { length: JOINS },
-    (_, k) => `#ch${(g + k * Math.floor(CHANNELS / JOINS)) % CHANNELS}`,
-  );
-/** The fan-out channel is joined by the first connection of the first FANOUT users. */
-const joinsOf = (u: number, c: number) => [
-  ...channelsOf(u * PER_USER + c),
-  ...(c === 0 && u < FANOUT ? [FAN] : []),
-];
-const expectedMembers = N * JOINS + FANOUT;
-
-function print(name: string, value: number | string, unit = "") {
-  const v = typeof value === "number"
-    ? (Number.isInteger(value) ? value : value.toFixed(2))
-    : value;
-  console.log(`irc_scale_${name}: ${v}${unit ? ` ${unit}` : ""}`);
-}
-const seconds = (ms: number) => ms / 1000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function p(values: number[], q: number): number {
-  if (!values.length) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
-}
-
-/** Resident memory (MB) and CPU time (s) of a process, from /proc. */
-function rssMb(pid: number): number {
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-}
-/** CPU seconds of each thread of a process, by thread name (`worker-1`, `V8 DefaultWorke`...). */
-function threadCpu(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
-    try {
-      const name = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/comm`).trim();
-      out.set(`${name} ${t.name}`, cpuSeconds(`${pid}/task/${t.name}`));
-    } catch { /* ended */ }
-  }
-  return out;
-}
-function cpuSeconds(pid: number | string): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
-}
+const shape: ScaleShape = {
+  users: USERS,
+  perUser: PER_USER,
+  channels: CHANNELS,
+  joins: JOINS,
+  fanout: FANOUT,
+};
+const channelsOf = (g: number) => channelsIn(shape, g);
+const joinsOf = (u: number, c: number) => joinsIn(shape, u, c);
+const print = printer("irc_scale_");
 
 // ---------------------------------------------------------------------------------------------
 // The plain clients first, on a server of their own.
@@ -126,17 +100,9 @@ const port = freePort();
 const base = `http://127.0.0.1:${port}`;
 
 // Users and their sessions, seeded in the store before the daemon opens it.
-const cookies: string[] = [];
-{
-  const store = await openStore(home);
-  for (let u = 0; u < USERS; u++) {
-    const user = await store.users.create(`u${u}@bench.example`, "x", ["admin"]);
-    const id = randomId(32);
-    await store.sessions.create(await sha256Hex(id), user.id, Date.now() + 7 * 86_400_000);
-    cookies.push(`parley=${id}`);
-  }
-  await store.close();
-}
+const seeding = await openStore(home);
+const cookies = await seedUsers(seeding, USERS);
+await seeding.close();
 
 let daemon: Deno.ChildProcess | undefined;
 let daemonOut = "";
@@ -178,101 +144,19 @@ async function startDaemon(): Promise<number> {
 }
 
 async function api(u: number, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}/api${path}`, {
-    method,
-    headers: { cookie: cookies[u], ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (!res.ok) {
+  return await callApi(base, cookies[u], method, path, body).catch((err) => {
     if (DEBUG) console.error(`# the daemon's last words:\n${daemonOut.slice(-4000)}`);
-    throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  }
-  return JSON.parse(text);
+    throw err;
+  });
 }
 
 /** An observer on the IRC server: how many clients are registered, and channel memberships. */
-const observer = await RawIrcClient.connect(irc.port, "observer");
-async function ask(line: string, end: string) {
-  observer.lines.length = 0;
-  await observer.send(line);
-  await observer.waitFor((l) => l.command === end, 120_000);
-  const lines = [...observer.lines];
-  observer.lines.length = 0;
-  return lines;
-}
-async function ircCounts(): Promise<{ users: number; members: number }> {
-  const luser = (await ask("LUSERS", "266")).find((l) => l.command === "251");
-  const users = Number(/There are (\d+) users/.exec(luser?.params.at(-1) ?? "")?.[1] ?? 0);
-  let members = 0;
-  for (const nicks of (await names()).values()) members += nicks.size;
-  return { users, members };
-}
-
-/** The members of every bench channel, by channel (one NAMES each: ngircd cuts long answers). */
-async function names(): Promise<Map<string, Set<string>>> {
-  const out = new Map<string, Set<string>>();
-  const all = [...Array.from({ length: CHANNELS }, (_, i) => `#ch${i}`), FAN];
-  observer.lines.length = 0;
-  for (const ch of all) await observer.send(`NAMES ${ch}`);
-  const last = all.at(-1)!.toLowerCase();
-  await observer.waitFor(
-    (l) => l.command === "366" && l.params[1]?.toLowerCase() === last,
-    120_000,
-  );
-  for (const l of observer.lines) {
-    if (l.command !== "353") continue;
-    const ch = l.params.at(-2)!.toLowerCase();
-    if (!out.has(ch)) out.set(ch, new Set());
-    for (const n of (l.params.at(-1) ?? "").split(" ")) {
-      if (n && n !== "observer" && n !== "fanbot") out.get(ch)!.add(n.replace(/^[@+%~&]/, ""));
-    }
-  }
-  observer.lines.length = 0;
-  return out;
-}
-
-/** Registered clients that are not Parley's: the observer, and the fan-out sender once there. */
-let others = 1;
-
-/** Which connections are not in all their channels (BENCH_DEBUG, when the wait ran out). */
-async function missingJoins() {
-  const members = await names();
-  let shown = 0;
-  for (let u = 0; u < USERS; u++) {
-    for (let c = 0; c < PER_USER; c++) {
-      const missing = joinsOf(u, c).filter((ch) => !members.get(ch)?.has(nick(u, c)));
-      if (missing.length) console.error(`# ${nick(u, c)} is not in ${missing.join(" ")}`);
-      if (missing.length && ++shown > 20) return;
-    }
-  }
-}
-
-/**
- * Waits until the server counts all N registered and every join made (at most
- * SCALE_WAIT_SECONDS); ms from `since`, and how many were still missing when the wait ran out.
- */
-async function allOnIrc(since: number, onRegistered?: (ms: number) => void) {
-  let registered = false;
-  const deadline = since + WAIT_MS;
-  let c = { users: 0, members: 0 };
-  while (performance.now() < deadline) {
-    c = await ircCounts();
-    if (DEBUG) console.error(`# ${seconds(performance.now() - since)} s: ${JSON.stringify(c)}`);
-    if (!registered && c.users >= N + others) {
-      registered = true;
-      onRegistered?.(performance.now() - since);
-    }
-    if (registered && c.members >= expectedMembers) break;
-    await sleep(500);
-  }
-  const missing = {
-    users: Math.max(0, N + others - c.users),
-    members: Math.max(0, expectedMembers - c.members),
-  };
-  if (missing.users || missing.members) await missingJoins();
-  return { ms: performance.now() - since, missing };
-}
+const observer = await IrcObserver.connect(irc.port, shape, {
+  ignore: ["fanbot"],
+  waitMs: WAIT_MS,
+  debug: DEBUG,
+});
+const allOnIrc = observer.allOnIrc.bind(observer);
 
 /** Latency of the API while the connections come: GET /api/connections and a history page. */
 function probeApi(stop: () => boolean) {
@@ -369,7 +253,7 @@ try {
   );
   const storedCount = () => (stored.get() as { n: number }).n;
   const sender = await RawIrcClient.connect(irc.port, "fanbot");
-  others++;
+  observer.others++;
   await sender.join(FAN);
   await sleep(2000); // its JOIN stored for every member before the clock starts
   let t = performance.now();

@@ -5,7 +5,8 @@
  * PARLEY_BENCH_FLOOD (burst, default 200,000), PARLEY_BENCH_CHATHISTORY_MESSAGES (CHATHISTORY,
  * default 200,000), PARLEY_BENCH_RELAY_RATE and PARLEY_BENCH_RELAY_SECONDS (the bouncer's
  * relay, default 1,000/s for 5 s), SCALE_USERS and SCALE_CONNECTIONS (many users' connections,
- * default 20 x 5; see bench/irc_scale.ts).
+ * default 20 x 5; see bench/irc_scale.ts, and bench/irc_scale_cluster.ts for two nodes on
+ * PostgreSQL). A name given runs the benchmark of that name, else every one it begins.
  */
 const BENCHES = [
   "history.ts",
@@ -13,6 +14,7 @@ const BENCHES = [
   "bouncer.ts",
   "irc_connections.ts",
   "irc_scale.ts",
+  "irc_scale_cluster.ts",
   "irc_latency.ts",
   "irc_flood.ts",
   "embed_parse.ts",
@@ -22,8 +24,12 @@ const BENCHES = [
 const dir = new URL(".", import.meta.url).pathname;
 const only = Deno.args[0];
 
+// `irc_scale` is that benchmark alone, not also irc_scale_cluster.
+const exact = BENCHES.filter((b) => b === only || b === `${only}.ts`);
+const chosen = exact.length ? exact : BENCHES.filter((b) => !only || b.startsWith(only));
+
 let failed = false;
-for (const file of BENCHES.filter((b) => !only || b.startsWith(only))) {
+for (const file of chosen) {
   console.error(`# ${file}`);
   const { success } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", `${dir}${file}`],

@@ -1,0 +1,252 @@
+/**
+ * What the many-connections benches (irc_scale.ts, irc_scale_cluster.ts) share: the shape of the
+ * load (who joins which channel), how figures are printed, what /proc says of a process, and an
+ * observer on the IRC server that counts what the server counts (LUSERS, and NAMES of each
+ * channel).
+ */
+import { randomId, sha256Hex } from "../lib/crypto.ts";
+import type { Store } from "../store/mod.ts";
+import { RawIrcClient } from "../tests/support/irc_client.ts";
+
+/** A number from the environment, or `fallback`. */
+export const num = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
+export const seconds = (ms: number) => ms / 1000;
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The `q` quantile of `values` (NaN when there are none). */
+export function p(values: number[], q: number): number {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+}
+
+/** Prints `<prefix>name: value unit` lines, numbers with two decimals unless whole. */
+export function printer(prefix: string) {
+  return (name: string, value: number | string, unit = "") => {
+    const v = typeof value === "number"
+      ? (Number.isInteger(value) ? value : value.toFixed(2))
+      : value;
+    console.log(`${prefix}${name}: ${v}${unit ? ` ${unit}` : ""}`);
+  };
+}
+
+/** Resident memory (MB) of a process, from /proc. */
+export function rssMb(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+/** CPU seconds of each thread of a process, by thread name (`worker-1`, `V8 DefaultWorke`...). */
+export function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/comm`).trim();
+      out.set(`${name} ${t.name}`, cpuSeconds(`${pid}/task/${t.name}`));
+    } catch { /* ended */ }
+  }
+  return out;
+}
+/** CPU time (s) of a process or thread, from /proc. */
+export function cpuSeconds(pid: number | string): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
+}
+
+/**
+ * Creates `users` admins (u0@bench.example, u1...) with a session each, in a store no daemon has
+ * open yet; returns the Cookie header of each user's session.
+ */
+export async function seedUsers(store: Store, users: number): Promise<string[]> {
+  const cookies: string[] = [];
+  for (let u = 0; u < users; u++) {
+    const user = await store.users.create(`u${u}@bench.example`, "x", ["admin"]);
+    const id = randomId(32);
+    await store.sessions.create(await sha256Hex(id), user.id, Date.now() + 7 * 86_400_000);
+    cookies.push(`parley=${id}`);
+  }
+  return cookies;
+}
+
+/** One API request to the daemon at `base` with a session cookie; its JSON answer, or throws. */
+export async function callApi(
+  base: string,
+  cookie: string,
+  method: string,
+  path: string,
+  body?: unknown,
+) {
+  const res = await fetch(`${base}/api${path}`, {
+    method,
+    headers: { cookie, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** The load: USERS users with PER_USER connections, each in JOINS of CHANNELS channels. */
+export interface ScaleShape {
+  users: number;
+  perUser: number;
+  channels: number;
+  joins: number;
+  /** The first connection of the first `fanout` users also joins FAN. */
+  fanout: number;
+}
+
+/** The channel of the fan-out (irc_scale.ts). */
+export const FAN = "#fan";
+
+export const nick = (u: number, c: number) => `u${u}c${c}`;
+
+/** The channels of connection number `g` (0..N-1): `joins` of `channels`, spread evenly. */
+export const channelsOf = (shape: ScaleShape, g: number) =>
+  Array.from(
+    { length: shape.joins },
+    (_, k) => `#ch${(g + k * Math.floor(shape.channels / shape.joins)) % shape.channels}`,
+  );
+
+/** What connection `c` of user `u` joins: its channels, and FAN for the fan-out's members. */
+export const joinsOf = (shape: ScaleShape, u: number, c: number) => [
+  ...channelsOf(shape, u * shape.perUser + c),
+  ...(c === 0 && u < shape.fanout ? [FAN] : []),
+];
+
+/**
+ * A client on the IRC server that asks it how many clients are registered and who is in each
+ * bench channel. `others` is how many registered clients are not Parley's (itself included).
+ */
+export class IrcObserver {
+  others = 1;
+  readonly client: RawIrcClient;
+  #shape: ScaleShape;
+  #ignore: Set<string>;
+  #waitMs: number;
+  #debug: boolean;
+
+  private constructor(
+    client: RawIrcClient,
+    shape: ScaleShape,
+    opts: { ignore: string[]; waitMs: number; debug: boolean },
+  ) {
+    this.client = client;
+    this.#shape = shape;
+    this.#ignore = new Set(["observer", ...opts.ignore]);
+    this.#waitMs = opts.waitMs;
+    this.#debug = opts.debug;
+  }
+
+  /**
+   * Connects as "observer"; `ignore` are nicks of other clients that are not Parley's, left out
+   * of the channels' members; `waitMs` bounds allOnIrc.
+   */
+  static async connect(
+    port: number,
+    shape: ScaleShape,
+    opts: { ignore: string[]; waitMs: number; debug: boolean },
+  ): Promise<IrcObserver> {
+    return new IrcObserver(await RawIrcClient.connect(port, "observer"), shape, opts);
+  }
+
+  get connections(): number {
+    return this.#shape.users * this.#shape.perUser;
+  }
+
+  get expectedMembers(): number {
+    return this.connections * this.#shape.joins + this.#shape.fanout;
+  }
+
+  async #ask(line: string, end: string) {
+    const observer = this.client;
+    observer.lines.length = 0;
+    await observer.send(line);
+    await observer.waitFor((l) => l.command === end, 120_000);
+    const lines = [...observer.lines];
+    observer.lines.length = 0;
+    return lines;
+  }
+
+  /** Registered clients (LUSERS) and channel memberships (NAMES), as the server counts them. */
+  async counts(): Promise<{ users: number; members: number }> {
+    const luser = (await this.#ask("LUSERS", "266")).find((l) => l.command === "251");
+    const users = Number(/There are (\d+) users/.exec(luser?.params.at(-1) ?? "")?.[1] ?? 0);
+    let members = 0;
+    for (const nicks of (await this.names()).values()) members += nicks.size;
+    return { users, members };
+  }
+
+  /** The members of every bench channel, by channel (one NAMES each: ngircd cuts long answers). */
+  async names(): Promise<Map<string, Set<string>>> {
+    const observer = this.client;
+    const out = new Map<string, Set<string>>();
+    const all = [...Array.from({ length: this.#shape.channels }, (_, i) => `#ch${i}`), FAN];
+    observer.lines.length = 0;
+    for (const ch of all) await observer.send(`NAMES ${ch}`);
+    const last = all.at(-1)!.toLowerCase();
+    await observer.waitFor(
+      (l) => l.command === "366" && l.params[1]?.toLowerCase() === last,
+      120_000,
+    );
+    for (const l of observer.lines) {
+      if (l.command !== "353") continue;
+      const ch = l.params.at(-2)!.toLowerCase();
+      if (!out.has(ch)) out.set(ch, new Set());
+      for (const n of (l.params.at(-1) ?? "").split(" ")) {
+        const name = n.replace(/^[@+%~&]/, "");
+        if (name && !this.#ignore.has(name)) out.get(ch)!.add(name);
+      }
+    }
+    observer.lines.length = 0;
+    return out;
+  }
+
+  /** Which connections are not in all their channels (shown when the wait ran out). */
+  async missingJoins() {
+    const members = await this.names();
+    let shown = 0;
+    for (let u = 0; u < this.#shape.users; u++) {
+      for (let c = 0; c < this.#shape.perUser; c++) {
+        const missing = joinsOf(this.#shape, u, c).filter((ch) =>
+          !members.get(ch)?.has(nick(u, c))
+        );
+        if (missing.length) console.error(`# ${nick(u, c)} is not in ${missing.join(" ")}`);
+        if (missing.length && ++shown > 20) return;
+      }
+    }
+  }
+
+  /**
+   * Waits until the server counts every connection registered and every join made (at most
+   * `waitMs`); ms from `since`, and how many were still missing when the wait ran out.
+   */
+  async allOnIrc(since: number, onRegistered?: (ms: number) => void) {
+    const n = this.connections;
+    let registered = false;
+    const deadline = since + this.#waitMs;
+    let c = { users: 0, members: 0 };
+    while (performance.now() < deadline) {
+      c = await this.counts();
+      if (this.#debug) {
+        console.error(`# ${seconds(performance.now() - since)} s: ${JSON.stringify(c)}`);
+      }
+      if (!registered && c.users >= n + this.others) {
+        registered = true;
+        onRegistered?.(performance.now() - since);
+      }
+      if (registered && c.members >= this.expectedMembers) break;
+      await sleep(500);
+    }
+    const missing = {
+      users: Math.max(0, n + this.others - c.users),
+      members: Math.max(0, this.expectedMembers - c.members),
+    };
+    if (missing.users || missing.members) await this.missingJoins();
+    return { ms: performance.now() - since, missing };
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
