@@ -225,7 +225,7 @@ try {
   observer.others++;
   const talkChannels = Array.from({ length: TALK_CHANNELS }, (_, i) => `#ch${i}`);
   for (const ch of talkChannels) await talker.join(ch);
-  const members = await observer.names();
+  const members = observer.names();
   const expected = talkChannels.reduce((s, ch) => s + (members.get(ch)?.size ?? 0), 0) *
     TALK_LINES;
   await sleep(2000); // the talker's joins stored before its lines

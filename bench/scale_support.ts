@@ -6,7 +6,7 @@
  */
 import { randomId, sha256Hex } from "../lib/crypto.ts";
 import type { Store } from "../store/mod.ts";
-import { RawIrcClient } from "../tests/support/irc_client.ts";
+import { type IrcLine, RawIrcClient } from "../tests/support/irc_client.ts";
 
 /** A number from the environment, or `fallback`. */
 export const num = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
@@ -115,8 +115,12 @@ export const joinsOf = (shape: ScaleShape, u: number, c: number) => [
 ];
 
 /**
- * A client on the IRC server that asks it how many clients are registered and who is in each
- * bench channel. `others` is how many registered clients are not Parley's (itself included).
+ * A client on the IRC server that counts how many clients are registered (LUSERS) and who is in
+ * each bench channel. It sits in every bench channel from the start and follows the joins, parts
+ * and quits the server tells its members: asking NAMES of every channel every half second (as it
+ * did) was a load of its own on the server, heaviest when the server was busiest, which plain
+ * clients measured alone did not carry. `others` is how many registered clients are not Parley's
+ * (itself included).
  */
 export class IrcObserver {
   others = 1;
@@ -125,6 +129,8 @@ export class IrcObserver {
   #ignore: Set<string>;
   #waitMs: number;
   #debug: boolean;
+  /** Members by casefolded channel, as the server told this observer. */
+  #members = new Map<string, Set<string>>();
 
   private constructor(
     client: RawIrcClient,
@@ -139,15 +145,26 @@ export class IrcObserver {
   }
 
   /**
-   * Connects as "observer"; `ignore` are nicks of other clients that are not Parley's, left out
-   * of the channels' members; `waitMs` bounds allOnIrc.
+   * Connects as "observer" and joins every bench channel; `ignore` are nicks of other clients
+   * that are not Parley's, left out of the channels' members; `waitMs` bounds allOnIrc.
    */
   static async connect(
     port: number,
     shape: ScaleShape,
     opts: { ignore: string[]; waitMs: number; debug: boolean },
   ): Promise<IrcObserver> {
-    return new IrcObserver(await RawIrcClient.connect(port, "observer"), shape, opts);
+    const observer = new IrcObserver(await RawIrcClient.connect(port, "observer"), shape, opts);
+    const all = [...Array.from({ length: shape.channels }, (_, i) => `#ch${i}`), FAN];
+    for (let i = 0; i < all.length; i += 40) {
+      await observer.client.send(`JOIN ${all.slice(i, i + 40).join(",")}`);
+    }
+    const last = all.at(-1)!.toLowerCase();
+    await observer.client.waitFor(
+      (l) => l.command === "366" && l.params[1]?.toLowerCase() === last,
+      120_000,
+    );
+    observer.#follow();
+    return observer;
   }
 
   get connections(): number {
@@ -158,53 +175,60 @@ export class IrcObserver {
     return this.connections * this.#shape.joins + this.#shape.fanout;
   }
 
-  async #ask(line: string, end: string) {
-    const observer = this.client;
-    observer.lines.length = 0;
-    await observer.send(line);
-    await observer.waitFor((l) => l.command === end, 120_000);
-    const lines = [...observer.lines];
-    observer.lines.length = 0;
+  /** Takes the lines received since the last call and follows who joined, left or quit. */
+  #follow(): IrcLine[] {
+    const lines = this.client.lines.splice(0);
+    const members = this.#members;
+    const of = (ch: string | undefined) => {
+      const key = String(ch ?? "").toLowerCase();
+      let set = members.get(key);
+      if (!set) members.set(key, set = new Set());
+      return set;
+    };
+    for (const l of lines) {
+      if (l.command === "353") {
+        for (const n of (l.params.at(-1) ?? "").split(" ")) {
+          const name = n.replace(/^[@+%~&]/, "");
+          if (name) of(l.params.at(-2)).add(name);
+        }
+      } else if (l.command === "JOIN") of(l.params[0]).add(l.nick);
+      else if (l.command === "PART") of(l.params[0]).delete(l.nick);
+      else if (l.command === "KICK") of(l.params[0]).delete(l.params[1]);
+      else if (l.command === "QUIT") { for (const set of members.values()) set.delete(l.nick); }
+      else if (l.command === "NICK") {
+        for (const set of members.values()) {
+          if (set.delete(l.nick)) set.add(l.params[0]);
+        }
+      }
+    }
     return lines;
   }
 
-  /** Registered clients (LUSERS) and channel memberships (NAMES), as the server counts them. */
+  /** Registered clients (LUSERS) and channel memberships, as the server counts them. */
   async counts(): Promise<{ users: number; members: number }> {
-    const luser = (await this.#ask("LUSERS", "266")).find((l) => l.command === "251");
+    this.#follow();
+    await this.client.send("LUSERS");
+    await this.client.waitFor((l) => l.command === "266", 120_000);
+    const luser = this.#follow().findLast((l) => l.command === "251");
     const users = Number(/There are (\d+) users/.exec(luser?.params.at(-1) ?? "")?.[1] ?? 0);
     let members = 0;
-    for (const nicks of (await this.names()).values()) members += nicks.size;
+    for (const nicks of this.names().values()) members += nicks.size;
     return { users, members };
   }
 
-  /** The members of every bench channel, by channel (one NAMES each: ngircd cuts long answers). */
-  async names(): Promise<Map<string, Set<string>>> {
-    const observer = this.client;
+  /** The members of every bench channel, by channel, but for the clients that are not Parley's. */
+  names(): Map<string, Set<string>> {
+    this.#follow();
     const out = new Map<string, Set<string>>();
-    const all = [...Array.from({ length: this.#shape.channels }, (_, i) => `#ch${i}`), FAN];
-    observer.lines.length = 0;
-    for (const ch of all) await observer.send(`NAMES ${ch}`);
-    const last = all.at(-1)!.toLowerCase();
-    await observer.waitFor(
-      (l) => l.command === "366" && l.params[1]?.toLowerCase() === last,
-      120_000,
-    );
-    for (const l of observer.lines) {
-      if (l.command !== "353") continue;
-      const ch = l.params.at(-2)!.toLowerCase();
-      if (!out.has(ch)) out.set(ch, new Set());
-      for (const n of (l.params.at(-1) ?? "").split(" ")) {
-        const name = n.replace(/^[@+%~&]/, "");
-        if (name && !this.#ignore.has(name)) out.get(ch)!.add(name);
-      }
+    for (const [ch, set] of this.#members) {
+      out.set(ch, new Set([...set].filter((n) => !this.#ignore.has(n))));
     }
-    observer.lines.length = 0;
     return out;
   }
 
   /** Which connections are not in all their channels (shown when the wait ran out). */
-  async missingJoins() {
-    const members = await this.names();
+  missingJoins() {
+    const members = this.names();
     let shown = 0;
     for (let u = 0; u < this.#shape.users; u++) {
       for (let c = 0; c < this.#shape.perUser; c++) {
@@ -242,7 +266,7 @@ export class IrcObserver {
       users: Math.max(0, n + this.others - c.users),
       members: Math.max(0, this.expectedMembers - c.members),
     };
-    if (missing.users || missing.members) await this.missingJoins();
+    if (missing.users || missing.members) this.missingJoins();
     return { ms: performance.now() - since, missing };
   }
 
