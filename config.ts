@@ -18,6 +18,8 @@ export interface Config {
   maxUploadSize: number;
   /** Milliseconds between two connects to the same IRC host. */
   connectDelay: number;
+  /** Most connections registering with one host at once (the rest wait their turn, `queued`). */
+  connectConcurrency: number;
   logLevel: LogLevel;
   /** The default connection URL offered to new users. */
   defaultConnection: string;
@@ -101,6 +103,12 @@ export const OPTIONS: readonly Option[] = [
     env: "PARLEY_CONNECT_DELAY",
     default: "4",
     help: "seconds between connects to one host",
+  },
+  {
+    flag: "connect-concurrency",
+    env: "PARLEY_CONNECT_CONCURRENCY",
+    default: "10",
+    help: "most connections registering with one host at once",
   },
   {
     flag: "log-level",
@@ -367,6 +375,9 @@ export function parseConfig(
     secret,
     maxUploadSize: parseNumber("PARLEY_MAX_UPLOAD_SIZE", valueOf(env, "max-upload-size"), 1),
     connectDelay: parseNumber("PARLEY_CONNECT_DELAY", valueOf(env, "connect-delay"), 0) * 1000,
+    connectConcurrency: Math.floor(
+      parseNumber("PARLEY_CONNECT_CONCURRENCY", valueOf(env, "connect-concurrency"), 1),
+    ),
     logLevel: logLevel as LogLevel,
     defaultConnection,
     tlsCert,

@@ -40,11 +40,22 @@ export interface IrcManagerDeps {
 /** How long a wanted connect may take before `attempted` answers with the state as it is. */
 const ATTEMPT_WAIT_MS = 10_000;
 
-/** Connects to one host, spaced out: the last one's time, and who waits for a turn. */
+/**
+ * Connects to one host, spaced out and bounded: the last one's time, how many are registering
+ * now, and who waits for a turn.
+ */
 interface HostTurns {
+  host: string;
   last: number;
   /** The gap after `last` (the connect delay, jittered). */
   gap: number;
+  /**
+   * Connections given a turn that have not yet registered or failed. A server slower than the
+   * pace (one busy with thousands of joins, or after a restart of every node) is not sent more
+   * registrations than it can take: past its listen queue connects time out, and each one that
+   * does comes back only after its backoff.
+   */
+  registering: number;
   waiting: IrcConnection[];
   timer?: ReturnType<typeof setTimeout>;
 }
@@ -70,6 +81,8 @@ export class IrcManager implements IrcControl {
   #live = new Map<number, IrcConnection>();
   #serials = new Map<number, Serial>();
   #hosts = new Map<string, HostTurns>();
+  /** The turn each registering connection holds, given back when it registered or failed. */
+  #registering = new Map<IrcConnection, HostTurns>();
   #stopped = false;
   #listener: ConnectionListener;
   /** Callers waiting for a connection's next state change (updateConnection waits for it). */
@@ -81,6 +94,7 @@ export class IrcManager implements IrcControl {
     this.#deps = deps;
     this.#listener = {
       changed: (conn) => {
+        this.#turnDone(conn);
         this.#publishState(conn);
         const waiting = this.#waiters.get(conn);
         if (waiting) { for (const wake of waiting) wake(); }
@@ -172,20 +186,20 @@ export class IrcManager implements IrcControl {
     if (this.#stopped || conn.state === "connected" || conn.state === "connecting") return;
     const host = conn.url.host;
     let q = this.#hosts.get(host);
-    if (!q) this.#hosts.set(host, q = { last: 0, gap: 0, waiting: [] });
+    if (!q) this.#hosts.set(host, q = { host, last: 0, gap: 0, registering: 0, waiting: [] });
     if (!q.waiting.includes(conn)) q.waiting.push(conn);
     conn.awaitTurn();
-    this.#admit(host, q);
+    this.#admit(q);
   }
 
-  #admit(host: string, q: HostTurns): void {
+  #admit(q: HostTurns): void {
     if (q.timer !== undefined) return;
-    while (q.waiting.length) {
+    while (q.waiting.length && q.registering < this.#deps.config.connectConcurrency) {
       const wait = q.last + q.gap - Date.now();
       if (wait > 0) {
         q.timer = setTimeout(() => {
           q.timer = undefined;
-          this.#admit(host, q);
+          this.#admit(q);
         }, wait);
         return;
       }
@@ -193,9 +207,12 @@ export class IrcManager implements IrcControl {
       if (conn.state !== "queued") continue; // stopped while waiting
       q.last = Date.now();
       q.gap = connectGap(this.#deps.config.connectDelay);
-      this.#connect(conn).catch((err) =>
-        log.error("irc connect failed", { connection: conn.id, error: String(err) })
-      );
+      q.registering++;
+      this.#registering.set(conn, q);
+      this.#connect(conn).catch((err) => {
+        log.error("irc connect failed", { connection: conn.id, error: String(err) });
+        this.#turnDone(conn, true);
+      });
     }
     // The host's entry stays, so its `last` still spaces out the next connect.
   }
@@ -221,6 +238,16 @@ export class IrcManager implements IrcControl {
     if (profile) {
       conn.setBurst(Math.max(this.#deps.config.ircTiming.sendBurst, profile.maxBulkMessageSize));
     }
+  }
+
+  /** A connection given a turn registered, failed or was stopped: the next one may go. */
+  #turnDone(conn: IrcConnection, failed = false): void {
+    if (!failed && (conn.state === "queued" || conn.state === "connecting")) return;
+    const q = this.#registering.get(conn);
+    if (!q) return;
+    this.#registering.delete(conn);
+    q.registering--;
+    this.#admit(q);
   }
 
   #leaveTurns(conn: IrcConnection): void {

@@ -53,3 +53,92 @@ Deno.test("connects to one host are spaced out; waiting connections are queued",
     await irc.close();
   }
 });
+
+/**
+ * An IRC server that takes connections but holds each registration until told: `held` are the
+ * nicks waiting for their welcome, `most` the most that ever waited at once.
+ */
+function holdingServer() {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: { nick: string; conn: Deno.Conn }[] = [];
+  const sockets: Deno.Conn[] = [];
+  const state = { held, most: 0, welcomed: 0 };
+  const encoder = new TextEncoder();
+  (async () => {
+    for await (const conn of listener) {
+      sockets.push(conn);
+      (async () => {
+        let buf = "";
+        let nick = "";
+        for await (const chunk of conn.readable.pipeThrough(new TextDecoderStream())) {
+          buf += chunk;
+          for (let nl; (nl = buf.indexOf("\n")) >= 0;) {
+            const line = buf.slice(0, nl).trim();
+            buf = buf.slice(nl + 1);
+            if (line.startsWith("CAP LS")) {
+              await conn.write(encoder.encode(":hold.test CAP * LS :\r\n"));
+            } else if (line.startsWith("NICK ")) nick = line.slice(5);
+            else if (line.startsWith("USER ")) {
+              held.push({ nick, conn });
+              state.most = Math.max(state.most, held.length);
+            }
+          }
+        }
+      })().catch(() => {});
+    }
+  })().catch(() => {});
+  return {
+    url: `irc://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    state,
+    /** Welcomes every held registration. */
+    async welcome() {
+      for (const { nick, conn } of held.splice(0)) {
+        await conn.write(encoder.encode(`:hold.test 001 ${nick} :Welcome ${nick}\r\n`));
+        state.welcomed++;
+      }
+    },
+    close() {
+      listener.close();
+      for (const s of sockets) {
+        try {
+          s.close();
+        } catch { /* closed by the client */ }
+      }
+    },
+  };
+}
+
+Deno.test("at most PARLEY_CONNECT_CONCURRENCY connections register with one host at once", async () => {
+  const irc = holdingServer();
+  // No pace at all: only the bound holds them back.
+  const server = await startServer({
+    env: { PARLEY_CONNECT_DELAY: "0", PARLEY_CONNECT_CONCURRENCY: "2" },
+  });
+  try {
+    const api = new ApiClient(server.url);
+    await api.register("bound@example.com");
+    for (let i = 0; i < 5; i++) {
+      const made = await api.post("/api/connections", { url: `${irc.url}?nick=n${i}` });
+      assertEquals(made.status, 200, JSON.stringify(made.body));
+    }
+    const states = async () =>
+      ((await api.get("/api/connections")).body.connections as { state: string }[])
+        .map((c) => c.state).sort().join(" ");
+    await poll("two registering", () => irc.state.held.length === 2);
+    assertEquals(await states(), "connecting connecting queued queued queued");
+    // Registered: their turns go to the next two, then to the last.
+    await irc.welcome();
+    await poll("the next two registering", () => irc.state.held.length === 2);
+    await irc.welcome();
+    await poll("the last registering", () => irc.state.held.length === 1);
+    await irc.welcome();
+    await poll(
+      "all connected",
+      async () => (await states()) === Array(5).fill("connected").join(" "),
+    );
+    assertEquals([irc.state.most, irc.state.welcomed], [2, 5]);
+  } finally {
+    await server.close();
+    irc.close();
+  }
+});
