@@ -129,6 +129,7 @@ export class IrcObserver {
   #ignore: Set<string>;
   #waitMs: number;
   #debug: boolean;
+  #keepalive?: ReturnType<typeof setInterval>;
   /** Members by casefolded channel, as the server told this observer. */
   #members = new Map<string, Set<string>>();
 
@@ -164,6 +165,12 @@ export class IrcObserver {
       120_000,
     );
     observer.#follow();
+    // Never silent for the server's ping timeout (120 s here): a PING it sends while it is busy
+    // with thousands of joins may not see the answer in time.
+    observer.#keepalive = setInterval(
+      () => observer.client.send("PING :observer").catch(() => {}),
+      30_000,
+    );
     return observer;
   }
 
@@ -271,6 +278,7 @@ export class IrcObserver {
   }
 
   close(): Promise<void> {
+    clearInterval(this.#keepalive);
     return this.client.close();
   }
 }
