@@ -24,28 +24,42 @@ export class IdleCollector {
   #bursts = 0;
   #timer: unknown;
   #last = -Infinity;
+  #minBytes: number;
+  /** Bytes read since the last collection. */
+  #bytes = 0;
+  /** A burst for a given time (the start) collects after it whatever was read. */
+  #forced = false;
 
+  /**
+   * @param minBytes read since the last collection before a burst's end calls for one: with
+   *   thousands of connections every second brings a few keepalives (each a "burst" of a line),
+   *   and a full collection of a large heap every `gapMs` for them was most of the idle CPU.
+   */
   constructor(
     collect: () => void,
     quietMs = QUIET_MS,
     gapMs = MIN_GAP_MS,
     clock: Clock = realClock,
+    minBytes = 0,
   ) {
     this.#collect = collect;
     this.#quietMs = quietMs;
     this.#gapMs = gapMs;
     this.#clock = clock;
+    this.#minBytes = minBytes;
   }
 
   #lastRead = -Infinity;
 
   /**
-   * Data arrived (a socket read, cheap: no timer). A collection waits for `quietMs` without any,
-   * so that a flood read as fast as it comes, with no backlog to call a burst, is not stopped for
-   * a few hundred ms by a collection in the middle of it (the server drops a reader that lags).
+   * Data arrived (a socket read of `bytes`, cheap: no timer). A collection waits for `quietMs`
+   * without any, so that a flood read as fast as it comes, with no backlog to call a burst, is not
+   * stopped for a few hundred ms by a collection in the middle of it (the server drops a reader
+   * that lags).
    */
-  read(): void {
+  read(bytes = 0): void {
     this.#lastRead = this.#clock.now();
+    this.#bytes += bytes;
   }
 
   /** A burst began: no collection until it ends. */
@@ -63,11 +77,13 @@ export class IdleCollector {
 
   /** A collection is wanted once no burst is under way and reads have been quiet for `quietMs`. */
   due(): void {
-    if (this.#bursts === 0) this.#arm(this.#quietMs);
+    if (this.#bursts > 0 || (this.#bytes < this.#minBytes && !this.#forced)) return;
+    this.#arm(this.#quietMs);
   }
 
   /** A burst that ends by itself after `ms` (the daemon's start: modules, migrations, logins). */
   burstFor(ms: number): void {
+    this.#forced = true;
     this.started();
     this.#clock.after(() => this.ended(), ms);
   }
@@ -99,6 +115,8 @@ export class IdleCollector {
     const wait = this.#last + this.#gapMs - now;
     if (wait > 0) return this.#arm(wait);
     this.#last = now;
+    this.#bytes = 0;
+    this.#forced = false;
     for (const fn of this.#hooks) {
       try {
         fn();
@@ -118,5 +136,14 @@ function collectGarbage(): void {
   }
 }
 
+/** What the main thread reads from IRC before a burst's end calls for a collection. */
+const BURST_BYTES = 4 * 1024 * 1024;
+
 /** The process's collector: IRC transports report their bursts to it. */
-export const idleGc = new IdleCollector(collectGarbage);
+export const idleGc = new IdleCollector(
+  collectGarbage,
+  QUIET_MS,
+  MIN_GAP_MS,
+  realClock,
+  BURST_BYTES,
+);

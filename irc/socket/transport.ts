@@ -183,7 +183,7 @@ export class LineTransport extends EventEmitter {
    * string (a decoder call and a copy per line cost more than the rest of reading).
    */
   #data(chunk: Uint8Array): void {
-    idleGc.read();
+    idleGc.read(chunk.length);
     let last = chunk.lastIndexOf(0x0a);
     if (last === -1) return this.#keepPartial(chunk, 0);
     // Line lengths are checked in bytes, one native search per line.
