@@ -247,10 +247,11 @@ try {
   const logFrom = irc.output().length;
   t = performance.now();
   await a.kill();
-  // The IRC server has dropped node a's connections before the count of those back starts.
+  // The IRC server has dropped node a's connections (their quits seen in the channels) before
+  // the count of those back starts.
   const dropDeadline = performance.now() + 30_000;
   while (performance.now() < dropDeadline) {
-    if ((await observer.counts()).users < N + observer.others) break;
+    if (observer.counts().members < observer.expectedMembers) break;
     await sleep(20);
   }
   let runningMs = NaN;

@@ -130,6 +130,10 @@ export class IrcObserver {
   #waitMs: number;
   #debug: boolean;
   #keepalive?: ReturnType<typeof setInterval>;
+  /** Registered clients, by the last LUSERS answer. */
+  #users = 0;
+  /** When the LUSERS under way was asked (-Infinity: none is). */
+  #asked = -Infinity;
   /** Members by casefolded channel, as the server told this observer. */
   #members = new Map<string, Set<string>>();
 
@@ -201,6 +205,9 @@ export class IrcObserver {
       } else if (l.command === "JOIN") of(l.params[0]).add(l.nick);
       else if (l.command === "PART") of(l.params[0]).delete(l.nick);
       else if (l.command === "KICK") of(l.params[0]).delete(l.params[1]);
+      else if (l.command === "251") {
+        this.#users = Number(/There are (\d+) users/.exec(l.params.at(-1) ?? "")?.[1] ?? 0);
+      } else if (l.command === "266") this.#asked = -Infinity;
       else if (l.command === "QUIT") { for (const set of members.values()) set.delete(l.nick); }
       else if (l.command === "NICK") {
         for (const set of members.values()) {
@@ -211,16 +218,20 @@ export class IrcObserver {
     return lines;
   }
 
-  /** Registered clients (LUSERS) and channel memberships, as the server counts them. */
-  async counts(): Promise<{ users: number; members: number }> {
+  /**
+   * Registered clients (the last LUSERS answer) and channel memberships, as the server counts
+   * them. A LUSERS is asked when none is under way (or one got no answer for 30 s): a server busy
+   * with a restart storm can take minutes to answer, and the count goes on meanwhile.
+   */
+  counts(): { users: number; members: number } {
     this.#follow();
-    await this.client.send("LUSERS");
-    await this.client.waitFor((l) => l.command === "266", 120_000);
-    const luser = this.#follow().findLast((l) => l.command === "251");
-    const users = Number(/There are (\d+) users/.exec(luser?.params.at(-1) ?? "")?.[1] ?? 0);
+    if (performance.now() - this.#asked > 30_000) {
+      this.#asked = performance.now();
+      this.client.send("LUSERS").catch(() => {});
+    }
     let members = 0;
     for (const nicks of this.names().values()) members += nicks.size;
-    return { users, members };
+    return { users: this.#users, members };
   }
 
   /** The members of every bench channel, by channel, but for the clients that are not Parley's. */
@@ -258,7 +269,7 @@ export class IrcObserver {
     const deadline = since + this.#waitMs;
     let c = { users: 0, members: 0 };
     while (performance.now() < deadline) {
-      c = await this.counts();
+      c = this.counts();
       if (this.#debug) {
         console.error(`# ${seconds(performance.now() - since)} s: ${JSON.stringify(c)}`);
       }

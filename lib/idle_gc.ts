@@ -30,10 +30,13 @@ export class IdleCollector {
   /** A burst for a given time (the start) collects after it whatever was read. */
   #forced = false;
 
+  #smallGapMs: number;
+
   /**
-   * @param minBytes read since the last collection before a burst's end calls for one: with
-   *   thousands of connections every second brings a few keepalives (each a "burst" of a line),
-   *   and a full collection of a large heap every `gapMs` for them was most of the idle CPU.
+   * @param minBytes read since the last collection for a burst's end to call for one at once:
+   *   with thousands of connections every second brings a few keepalives (each a "burst" of a
+   *   line), and a full collection of a large heap every `gapMs` for them was most of the idle
+   *   CPU. After less, a collection waits until the last one is `smallGapMs` old.
    */
   constructor(
     collect: () => void,
@@ -41,12 +44,14 @@ export class IdleCollector {
     gapMs = MIN_GAP_MS,
     clock: Clock = realClock,
     minBytes = 0,
+    smallGapMs = 0,
   ) {
     this.#collect = collect;
     this.#quietMs = quietMs;
     this.#gapMs = gapMs;
     this.#clock = clock;
     this.#minBytes = minBytes;
+    this.#smallGapMs = smallGapMs;
   }
 
   #lastRead = -Infinity;
@@ -77,7 +82,9 @@ export class IdleCollector {
 
   /** A collection is wanted once no burst is under way and reads have been quiet for `quietMs`. */
   due(): void {
-    if (this.#bursts > 0 || (this.#bytes < this.#minBytes && !this.#forced)) return;
+    if (this.#bursts > 0) return;
+    const small = this.#bytes < this.#minBytes && !this.#forced;
+    if (small && this.#clock.now() - this.#last < this.#smallGapMs) return;
     this.#arm(this.#quietMs);
   }
 
@@ -136,8 +143,10 @@ function collectGarbage(): void {
   }
 }
 
-/** What the main thread reads from IRC before a burst's end calls for a collection. */
+/** What the main thread reads from IRC before a burst's end calls for a collection at once. */
 const BURST_BYTES = 4 * 1024 * 1024;
+/** After smaller bursts, collections are this far apart. */
+const SMALL_GAP_MS = 5 * 60_000;
 
 /** The process's collector: IRC transports report their bursts to it. */
 export const idleGc = new IdleCollector(
@@ -146,4 +155,5 @@ export const idleGc = new IdleCollector(
   MIN_GAP_MS,
   realClock,
   BURST_BYTES,
+  SMALL_GAP_MS,
 );
