@@ -1,6 +1,6 @@
 /**
- * Finds or installs the Debian packages a task needs (ngircd, chromium, postgresql, irssi, weechat, tmux),
- * naming them when it cannot.
+ * Finds or installs the Debian packages a task needs (ngircd, ircd-hybrid, chromium, postgresql,
+ * irssi, weechat, tmux), naming them when it cannot.
  */
 
 /** A program a task needs and the Debian package that provides it. */
@@ -15,6 +15,8 @@ export interface SystemTool {
 
 /** The IRC server used by the integration tests. */
 export const NGIRCD: SystemTool = { paths: ["/usr/sbin/ngircd", "/usr/bin/ngircd"], pkg: "ngircd" };
+/** The second IRC server of the scale benches: faster than ngircd with thousands of clients. */
+export const IRCD_HYBRID: SystemTool = { paths: ["/usr/sbin/ircd-hybrid"], pkg: "ircd-hybrid" };
 /** A terminal IRC client the bouncer's tests attach with, and the terminal it runs in. */
 export const IRSSI: SystemTool = { paths: ["/usr/bin/irssi"], pkg: "irssi" };
 export const TMUX: SystemTool = { paths: ["/usr/bin/tmux"], pkg: "tmux" };
