@@ -11,6 +11,11 @@ import { freePort } from "./ports.ts";
 const OPEN_FILES = 65535;
 /** Clients hybrid admits, at most: the benches run 10,000 Parley connections and a few others. */
 const MAX_CLIENTS = 20_000;
+/**
+ * Channels one client may be in: a bench connection joins a few, but the scale observer sits in
+ * every bench channel (100 by default) and the fan-out's.
+ */
+const MAX_CHANNELS = 1000;
 /** Files hybrid keeps for itself out of its open files limit (its LEAKED_FDS + MAX_BUFFER). */
 const RESERVED_FILES = 70;
 /** Raises the hard open files limit as far as the system lets this shell, then runs "$@". */
@@ -28,7 +33,7 @@ async function openFilesLimit(): Promise<number> {
  * block that lets 127.0.0.1 exceed class limits and flood (hybrid otherwise parses five lines a
  * second of a client past its first forty); no ident lookups, no connect throttle, no message or
  * join flood counts; a big sendq, since a client in every bench channel hears every join; a ping
- * every 120 s as ngircd's; room for 100 channels per client.
+ * every 120 s as ngircd's; room for MAX_CHANNELS channels per client.
  */
 function config(dir: string, port: number, maxClients: number): string {
   return `serverinfo {
@@ -55,7 +60,7 @@ class {
   number_per_cidr = 0;
   sendq = 64 megabytes;
   recvq = 8000 bytes;
-  max_channels = 100;
+  max_channels = ${MAX_CHANNELS};
 };
 listen {
   host = "127.0.0.1";
@@ -70,7 +75,7 @@ exempt {
   ip = "127.0.0.0/8";
 };
 channel {
-  max_channels = 100;
+  max_channels = ${MAX_CHANNELS};
   default_join_flood_count = 0;
   default_join_flood_time = 0 seconds;
   disable_fake_channels = no;
