@@ -3,10 +3,12 @@
  * which keeps up with thousands of clients where ngircd's loops over all of them slow it down.
  */
 import { createSocket, type Socket } from "node:dgram";
-import { ensureTools, IRCD_HYBRID } from "../../scripts/system_deps.ts";
+import { ensureTools, IRCD_HYBRID, IRCD_HYBRID_ROOT } from "../../scripts/system_deps.ts";
 import type { IrcServer } from "./ngircd.ts";
 import { freePort } from "./ports.ts";
 
+/** Where the package's modules are, and where the daemon looks for them. */
+const MODULES = "/usr/lib/ircd-hybrid";
 /** Open files asked for the daemon: one per client; hybrid goes no higher than 65535 anyway. */
 const OPEN_FILES = 65535;
 /** Clients hybrid admits, at most: the benches run 10,000 Parley connections and a few others. */
@@ -102,8 +104,8 @@ general {
   whowas_history_length = 100;
 };
 modules {
-  path = "/usr/lib/ircd-hybrid/modules";
-  path = "/usr/lib/ircd-hybrid/modules/autoload";
+  path = "${MODULES}/modules";
+  path = "${MODULES}/modules/autoload";
 };
 motd {
   mask = "*";
@@ -189,6 +191,16 @@ export async function startHybridServer(): Promise<IrcServer> {
   await Deno.writeTextFile(`${dir}/ircd.motd`, "Welcome to the Parley test server\n");
   const root = Deno.uid?.() === 0;
   const user = root ? await nobody() : undefined;
+  // Unpacked rather than installed (it conflicts with ngircd), its modules are still looked for
+  // where the package puts them: mounted there, in the daemon's own mount namespace.
+  const unpacked = bin.startsWith(`${IRCD_HYBRID_ROOT}/`);
+  if (unpacked && !root) {
+    throw new Error(
+      `ircd-hybrid is unpacked in ${IRCD_HYBRID_ROOT}, which only root can run (its modules are ` +
+        `looked for in ${MODULES}); install the package ircd-hybrid instead`,
+    );
+  }
+  if (unpacked) await Deno.mkdir(MODULES, { recursive: true, mode: 0o755 });
   if (user) {
     for (const f of ["", "/ircd.conf", "/ircd.motd"]) {
       await Deno.chown(`${dir}${f}`, user.uid, user.gid);
@@ -213,7 +225,9 @@ export async function startHybridServer(): Promise<IrcServer> {
     cmd = "unshare";
     cmdArgs = [
       ...["--mount", "--propagation", "private", "sh", "-c"],
-      `mount --bind "$0" /etc/resolv.conf && ${RAISE} && exec "$@"`,
+      `mount --bind "$0" /etc/resolv.conf && ${
+        unpacked ? `mount --bind "${IRCD_HYBRID_ROOT}${MODULES}" "${MODULES}" && ` : ""
+      }${RAISE} && exec "$@"`,
       `${dir}/resolv.conf`,
       ...["setpriv", `--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", bin],
       ...args,
