@@ -107,10 +107,6 @@ modules {
   path = "${MODULES}/modules";
   path = "${MODULES}/modules/autoload";
 };
-motd {
-  mask = "*";
-  file = "${dir}/ircd.motd";
-};
 log {
   use_logging = yes;
   file {
@@ -188,7 +184,6 @@ export async function startHybridServer(): Promise<IrcServer> {
     );
   }
   await Deno.writeTextFile(`${dir}/ircd.conf`, config(dir, port, maxClients));
-  await Deno.writeTextFile(`${dir}/ircd.motd`, "Welcome to the Parley test server\n");
   const root = Deno.uid?.() === 0;
   const user = root ? await nobody() : undefined;
   // Unpacked rather than installed (it conflicts with ngircd), its modules are still looked for
@@ -202,7 +197,7 @@ export async function startHybridServer(): Promise<IrcServer> {
   }
   if (unpacked) await Deno.mkdir(MODULES, { recursive: true, mode: 0o755 });
   if (user) {
-    for (const f of ["", "/ircd.conf", "/ircd.motd"]) {
+    for (const f of ["", "/ircd.conf"]) {
       await Deno.chown(`${dir}${f}`, user.uid, user.gid);
     }
   }
