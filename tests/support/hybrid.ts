@@ -20,7 +20,7 @@ const MAX_CLIENTS = 20_000;
 const MAX_CHANNELS = 1000;
 /** Files hybrid keeps for itself out of its open files limit (its LEAKED_FDS + MAX_BUFFER). */
 const RESERVED_FILES = 70;
-/** Raises the hard open files limit as far as the system lets this shell, then runs "$@". */
+/** Raises the hard open files limit as far as the system lets this shell, and the soft one to it. */
 const RAISE = `ulimit -Hn ${OPEN_FILES} 2>/dev/null; ulimit -Sn "$(ulimit -Hn)"`;
 
 /** The hard open files limit a child gets once RAISE has run. */
