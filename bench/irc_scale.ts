@@ -24,7 +24,6 @@ import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { openStore } from "../store/mod.ts";
 import { RawIrcClient } from "../tests/support/irc_client.ts";
-import { startIrcServer } from "../tests/support/ngircd.ts";
 import { freePort } from "../tests/support/ports.ts";
 import { plainClients } from "./irc_plain.ts";
 import {
@@ -43,6 +42,7 @@ import {
   seconds,
   seedUsers,
   sleep,
+  startScaleIrc,
   threadCpu,
 } from "./scale_support.ts";
 
@@ -80,7 +80,7 @@ const print = printer("irc_scale_");
 // ---------------------------------------------------------------------------------------------
 // The plain clients first, on a server of their own.
 if (PLAIN) {
-  const irc = await startIrcServer();
+  const irc = await startScaleIrc("irc_scale_");
   try {
     const nicks = Array.from({ length: N }, (_, g) => `p${g}`);
     const plain = await plainClients(irc.port, nicks, channelsOf);
@@ -94,7 +94,7 @@ if (PLAIN) {
 if (Deno.env.get("SCALE_PLAIN") === "only") Deno.exit(0);
 
 // ---------------------------------------------------------------------------------------------
-const irc = await startIrcServer();
+const irc = await startScaleIrc("irc_scale_");
 const home = await Deno.makeTempDir({ prefix: "parley-scale-" });
 const port = freePort();
 const base = `http://127.0.0.1:${port}`;

@@ -29,7 +29,7 @@ import { nodeScope } from "../cluster/ownership.ts";
 import { openStore } from "../store/mod.ts";
 import { FIRST_EVENT_CODE } from "../store/message_types.ts";
 import { RawIrcClient } from "../tests/support/irc_client.ts";
-import { type IrcServer, startIrcServer } from "../tests/support/ngircd.ts";
+import type { IrcServer } from "../tests/support/ngircd.ts";
 import { type PgServer, startPostgres } from "../tests/support/postgres.ts";
 import { startServer, type TestServer } from "../tests/support/server.ts";
 import {
@@ -44,6 +44,7 @@ import {
   seconds,
   seedUsers,
   sleep,
+  startScaleIrc,
 } from "./scale_support.ts";
 
 const USERS = num("SCALE_USERS", 20);
@@ -108,7 +109,7 @@ Deno.addSignalListener("SIGTERM", interrupted);
 const started = performance.now();
 try {
   const pg = pgServer = await startPostgres({ maxConnections: 100, sharedBuffers: "128MB" });
-  const irc = ircServer = await startIrcServer();
+  const irc = ircServer = await startScaleIrc("irc_scale_cluster_");
   const url = pg.url;
   sql = postgres(url, { max: 2, onnotice: () => {} });
   const scope = await nodeScope(SECRET);

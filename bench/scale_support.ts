@@ -7,6 +7,8 @@
 import { randomId, sha256Hex } from "../lib/crypto.ts";
 import type { Store } from "../store/mod.ts";
 import { type IrcLine, RawIrcClient } from "../tests/support/irc_client.ts";
+import { type IrcServer, startIrcServer } from "../tests/support/ngircd.ts";
+import { startHybridServer } from "../tests/support/hybrid.ts";
 
 /** A number from the environment, or `fallback`. */
 export const num = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
@@ -28,6 +30,29 @@ export function printer(prefix: string) {
       : value;
     console.log(`${prefix}${name}: ${v}${unit ? ` ${unit}` : ""}`);
   };
+}
+
+/**
+ * The IRC server of the many-connections benches, by SCALE_IRCD: `ngircd` (the default, as the
+ * tests use) or `hybrid` (ircd-hybrid, which keeps up where ngircd's loops over all its clients
+ * slow its registrations down by thousands). Says which on stdout, with the benches' figures.
+ */
+export async function startScaleIrc(prefix: string): Promise<IrcServer> {
+  const which = Deno.env.get("SCALE_IRCD") || "ngircd";
+  if (which !== "ngircd" && which !== "hybrid") {
+    throw new Error(`SCALE_IRCD must be ngircd or hybrid, not ${which}`);
+  }
+  printer(prefix)("ircd", which);
+  return which === "hybrid" ? await startHybridServer() : await startIrcServer();
+}
+
+/**
+ * The registered clients a LUSERS reply (251) counts: ngircd says "There are N users and M
+ * services", hybrid "There are N users and M invisible", and invisible users are users too.
+ */
+export function lusersUsers(text: string): number {
+  const users = Number(/There are (\d+) users/.exec(text)?.[1] ?? 0);
+  return users + Number(/and (\d+) invisible/.exec(text)?.[1] ?? 0);
 }
 
 /** Resident memory (MB) of a process, from /proc. */
@@ -206,7 +231,7 @@ export class IrcObserver {
       else if (l.command === "PART") of(l.params[0]).delete(l.nick);
       else if (l.command === "KICK") of(l.params[0]).delete(l.params[1]);
       else if (l.command === "251") {
-        this.#users = Number(/There are (\d+) users/.exec(l.params.at(-1) ?? "")?.[1] ?? 0);
+        this.#users = lusersUsers(l.params.at(-1) ?? "");
       } else if (l.command === "266") this.#asked = -Infinity;
       else if (l.command === "QUIT") { for (const set of members.values()) set.delete(l.nick); }
       else if (l.command === "NICK") {

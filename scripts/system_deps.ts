@@ -1,6 +1,6 @@
 /**
- * Finds or installs the Debian packages a task needs (ngircd, chromium, postgresql, irssi, weechat, tmux),
- * naming them when it cannot.
+ * Finds or installs the Debian packages a task needs (ngircd, ircd-hybrid, chromium, postgresql,
+ * irssi, weechat, tmux), naming them when it cannot.
  */
 
 /** A program a task needs and the Debian package that provides it. */
@@ -11,10 +11,29 @@ export interface SystemTool {
   pkg: string;
   /** Packages installed alongside (recommended ones that matter, since we skip recommends). */
   extra?: string[];
+  /**
+   * For a package that conflicts with one the tests need: the folder it is unpacked in (with
+   * `apt-get download` and `dpkg-deb -x`) instead of installed; `extra` are its dependencies,
+   * installed as usual.
+   */
+  unpackTo?: string;
 }
 
 /** The IRC server used by the integration tests. */
 export const NGIRCD: SystemTool = { paths: ["/usr/sbin/ngircd", "/usr/bin/ngircd"], pkg: "ngircd" };
+/** Where ircd-hybrid is unpacked: readable by the unprivileged user it runs as. */
+export const IRCD_HYBRID_ROOT = "/var/cache/parley/ircd-hybrid";
+/**
+ * The second IRC server of the scale benches, faster than ngircd with thousands of clients.
+ * Debian's ircd-hybrid conflicts with ngircd (both provide `ircd`): installing one removes the
+ * other, so it is unpacked beside, unless the system has it installed.
+ */
+export const IRCD_HYBRID: SystemTool = {
+  paths: ["/usr/sbin/ircd-hybrid", `${IRCD_HYBRID_ROOT}/usr/sbin/ircd-hybrid`],
+  pkg: "ircd-hybrid",
+  extra: ["libltdl7"], // its one dependency a base system may lack
+  unpackTo: IRCD_HYBRID_ROOT,
+};
 /** A terminal IRC client the bouncer's tests attach with, and the terminal it runs in. */
 export const IRSSI: SystemTool = { paths: ["/usr/bin/irssi"], pkg: "irssi" };
 export const TMUX: SystemTool = { paths: ["/usr/bin/tmux"], pkg: "tmux" };
@@ -74,7 +93,32 @@ async function run(cmd: string, args: string[]): Promise<boolean> {
   return (await child.status).success;
 }
 
-/** Returns the path of each tool, installing the missing ones with apt-get when running as root. */
+/** Downloads `pkg`'s .deb and unpacks its files under `root`, without installing it. */
+async function unpack(pkg: string, root: string): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "parley-deb-" });
+  try {
+    await Deno.chmod(dir, 0o777); // apt-get download writes as its own user, _apt
+    const fetched = await new Deno.Command("apt-get", {
+      args: ["download", "-qq", pkg],
+      cwd: dir,
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    const deb = [...Deno.readDirSync(dir)].find((e) => e.name.endsWith(".deb"));
+    if (!fetched.success || !deb) throw new Error(`apt-get could not download: ${pkg}`);
+    await Deno.mkdir(root, { recursive: true, mode: 0o755 });
+    if (!await run("dpkg-deb", ["-x", `${dir}/${deb.name}`, root])) {
+      throw new Error(`dpkg-deb could not unpack ${deb.name} in ${root}`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+/**
+ * Returns the path of each tool, installing the missing ones with apt-get when running as root
+ * (unpacking those with `unpackTo`).
+ */
 export async function ensureTools(tools: SystemTool[]): Promise<string[]> {
   const missing = tools.filter((t) => !t.paths.some(exists));
   if (missing.length) {
@@ -87,10 +131,12 @@ export async function ensureTools(tools: SystemTool[]): Promise<string[]> {
         }`,
       );
     }
+    const installed = pkgs.filter((p) => !missing.some((t) => t.unpackTo && t.pkg === p));
     console.error(`installing Debian packages: ${pkgs.join(" ")}`);
     const ok = (await run("apt-get", ["update", "-qq"])) &&
-      (await run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...pkgs]));
-    if (!ok) throw new Error(`apt-get could not install: ${pkgs.join(" ")}`);
+      (await run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...installed]));
+    if (!ok) throw new Error(`apt-get could not install: ${installed.join(" ")}`);
+    for (const t of missing) if (t.unpackTo) await unpack(t.pkg, t.unpackTo);
   }
   return tools.map((t) => {
     const path = t.paths.find(exists);

@@ -12,7 +12,16 @@
  * that failed once more, alone, and names those that pass then as flaky; off by default (and on
  * CI), because a retry that passes hides a flaky test instead of showing it.
  */
-import { CHROMIUM, ensureTools, IRSSI, NGIRCD, POSTGRES, TMUX, WEECHAT } from "./system_deps.ts";
+import {
+  CHROMIUM,
+  ensureTools,
+  IRCD_HYBRID,
+  IRSSI,
+  NGIRCD,
+  POSTGRES,
+  TMUX,
+  WEECHAT,
+} from "./system_deps.ts";
 import { startPostgres } from "../tests/support/postgres.ts";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -176,7 +185,7 @@ async function pass(paths: string[], env: Record<string, string> = {}): Promise<
 }
 
 if (import.meta.main) {
-  await ensureTools([NGIRCD, CHROMIUM, POSTGRES, IRSSI, WEECHAT, TMUX]);
+  await ensureTools([NGIRCD, IRCD_HYBRID, CHROMIUM, POSTGRES, IRSSI, WEECHAT, TMUX]);
   const build = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "scripts/build.ts", "--if-stale"],
     cwd: root,
