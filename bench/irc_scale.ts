@@ -242,6 +242,20 @@ try {
       if (used >= 0.1) console.error(`# idle cpu ${name}: ${used.toFixed(2)} %`);
     }
   }
+  // The first window holds the collection that ends the joins' burst; the next one is only the
+  // connections being idle (keepalives, the servers' PINGs).
+  const cpu1 = cpuSeconds(pid);
+  const threads1 = threadCpu(pid);
+  const t1 = performance.now();
+  await sleep(IDLE_SECONDS * 1000);
+  const settledS = seconds(performance.now() - t1);
+  print("idle_cpu_settled", (cpuSeconds(pid) - cpu1) / settledS * 100, "%");
+  if (DEBUG) {
+    for (const [name, s] of threadCpu(pid)) {
+      const used = (s - (threads1.get(name) ?? 0)) / settledS * 100;
+      if (used >= 0.1) console.error(`# settled idle cpu ${name}: ${used.toFixed(2)} %`);
+    }
+  }
 
   // Fan-out: one sender in a channel of FANOUT users, each with a history of their own.
   const db = new DatabaseSync(join(home, "parley.db"), { readOnly: true });
