@@ -37,6 +37,7 @@ import {
   num,
   p,
   printer,
+  rssAnonMb,
   rssMb,
   type ScaleShape,
   seconds,
@@ -226,6 +227,7 @@ try {
 
   await sleep(5000); // the last joins' NAMES and events stored
   print("rss_after_joins", rssMb(pid), "MB");
+  print("rss_anon_after_joins", rssAnonMb(pid), "MB");
   const cpu0 = cpuSeconds(pid);
   const threads0 = threadCpu(pid);
   const t0 = performance.now();
@@ -235,6 +237,7 @@ try {
   // After a quiet minute: the daemon's idle collection has handed back what the joins used.
   const rss = rssMb(pid);
   print("rss", rss, "MB");
+  print("rss_anon", rssAnonMb(pid), "MB");
   print("kb_per_connection", (rss - rssIdle) * 1024 / N, "KB");
   if (DEBUG) {
     for (const [name, s] of threadCpu(pid)) {
@@ -329,6 +332,7 @@ try {
     after.close();
     print("restart_lost", before - kept, "rows");
     print("rss_after_restart", rssMb(pid), "MB");
+    print("rss_anon_after_restart", rssAnonMb(pid), "MB");
   }
   await sender.close();
 } catch (err) {

@@ -39,6 +39,7 @@ import {
   nick,
   num,
   printer,
+  rssAnonMb,
   rssMb,
   type ScaleShape,
   seconds,
@@ -284,6 +285,7 @@ try {
   const after = await storedCount();
   print("takeover_lost", before - after, "rows");
   print("rss_node_b_after_takeover", rssMb(b.pid!()!), "MB");
+  print("rss_anon_node_b_after_takeover", rssAnonMb(b.pid!()!), "MB");
   print("run_time", seconds(performance.now() - started), "s");
 } catch (err) {
   nodes.forEach((n, i) =>

@@ -60,6 +60,14 @@ export function rssMb(pid: number): number {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
+/**
+ * The part of it that is the process's own (RssAnon): the rest is pages of files it maps, most of
+ * them `parley.db` (SQLite reads through a memory map), which the kernel drops when memory is short.
+ */
+export function rssAnonMb(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(/RssAnon:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+}
 /** CPU seconds of each thread of a process, by thread name (`worker-1`, `V8 DefaultWorke`...). */
 export function threadCpu(pid: number): Map<string, number> {
   const out = new Map<string, number>();
