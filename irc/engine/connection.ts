@@ -89,6 +89,8 @@ export class IrcConnection {
   lineHook?: (client: IrcClient, line: string) => boolean;
   /** Lines handed over by the transport and not yet recorded; set by irc/chat/inbound/. */
   backlog?: () => number;
+  /** Undefined while the backlog is under `max` (and the process's under its bound), else when it is. */
+  backlogRoom?: (max: number) => Promise<void> | undefined;
   /**
    * A channel's members as this connection has seen them (irc/chat/presence.ts), or undefined
    * when it does not know the whole list; set by irc/chat/inbound/.
@@ -251,6 +253,7 @@ export class IrcConnection {
         return !!this.lineHook?.(client, line);
       },
       parley_backlog: () => this.backlog?.() ?? 0,
+      parley_backlog_room: (max: number) => this.backlogRoom?.(max),
     });
   }
 

@@ -69,6 +69,11 @@ export interface TransportOptions {
   parley_line?: (line: string) => boolean;
   /** Lines handed over and not yet processed by the consumer (see MAX_BACKLOG). */
   parley_backlog?: () => number;
+  /**
+   * Undefined while the consumer's backlog is under `max`, else a promise of when it is: a held
+   * queue waits for it instead of looking again every HOLD_MS.
+   */
+  parley_backlog_room?: (max: number) => Promise<void> | undefined;
   /** Resolves and checks the host, returning the address to connect to (throws to refuse). */
   parley_address?: (host: string) => Promise<string>;
 }
@@ -304,7 +309,15 @@ export class LineTransport extends EventEmitter {
   /** Hands a slice of queued lines to irc-framework; goes on after the next socket read. */
   #drain(): void {
     this.#drainTurn = undefined;
-    if ((this.#options.parley_backlog?.() ?? 0) >= MAX_BACKLOG) {
+    const room = this.#options.parley_backlog_room?.(MAX_BACKLOG);
+    if (room) {
+      const turn = this.#drainTurn = {};
+      room.then(() => this.#drainTurn === turn && this.#drain());
+      return;
+    }
+    if (
+      !this.#options.parley_backlog_room && (this.#options.parley_backlog?.() ?? 0) >= MAX_BACKLOG
+    ) {
       return this.#scheduleDrain(HOLD_MS);
     }
     const generation = this.#generation;

@@ -133,3 +133,37 @@ Deno.test("IRC transport: a PING behind a backlog is answered at once", async ()
     await served;
   }
 });
+
+Deno.test("IRC transport: a held queue waits for the consumer's room, then hands everything over", async () => {
+  const total = 20_000;
+  const server = lineServer(total);
+  let release!: () => void;
+  const room = new Promise<void>((r) => release = r);
+  let asked = 0;
+  let held = true;
+  let handed = 0;
+  const transport = new LineTransport({
+    host: "127.0.0.1",
+    port: server.port,
+    // Room once released; a held queue asks once and waits, rather than asking every few ms.
+    parley_backlog_room: () => {
+      asked++;
+      return held ? room : undefined;
+    },
+  });
+  transport.on("line", () => handed++);
+  try {
+    transport.connect();
+    await poll("lines read and held", () => transport.queuedLines > 0, 30_000);
+    await new Promise((r) => setTimeout(r, 300));
+    assertEquals(handed, 0, "nothing is handed over while held");
+    assert(asked <= 2, `asked ${asked} times while held`);
+    held = false;
+    release();
+    await poll("every line handed over", () => handed === total, 30_000);
+  } finally {
+    transport.disposeSocket();
+    server.close();
+    await server.done;
+  }
+});

@@ -55,10 +55,11 @@ export const CHAT: HandlerTable = BY_KIND;
 export function attachLeanPath(cx: Inbound, client: IrcClient, run: Serial): void {
   const { conn } = cx;
   let batch: (Said & { kind: keyof typeof BY_KIND })[] | undefined;
-  /** Lean lines queued and not yet recorded. */
-  let unrecorded = 0;
-  // What the transport holds its next slice back for (socket/transport.ts, MAX_BACKLOG).
-  conn.backlog = () => run.pending() + unrecorded;
+  // What the transport holds its next slice back for (socket/transport.ts, MAX_BACKLOG): the
+  // steps queued, and the lean lines they hold.
+  const { backlog } = run;
+  conn.backlog = () => backlog.size;
+  conn.backlogRoom = (max) => backlog.room(max);
   conn.lineHook = (from, line) => {
     const chat = from === client && conn.nick ? parseChatLine(line) : undefined;
     if (!chat || !(conn.isChannel(chat.target) || conn.isMe(chat.target))) {
@@ -87,12 +88,12 @@ export function attachLeanPath(cx: Inbound, client: IrcClient, run: Serial): voi
           } catch (err) {
             log.error("irc event failed", { label: conn.id, error: err });
           }
-          unrecorded--;
+          backlog.done();
         }
         if (batch === lines) batch = undefined;
       });
     } else batch.push(ev);
-    unrecorded++;
+    backlog.add();
     return true;
   };
 }
