@@ -59,3 +59,13 @@ Deno.test("backlog: held by its own bound while the process's is full, woken whe
   await tick();
   assert(woken, "woken once the process has room");
 });
+
+Deno.test("backlog: a connection held by its own bound only passes the process's", () => {
+  const before = processBacklog();
+  const busy = new Backlog();
+  busy.add(PROCESS_MAX - before);
+  const registering = new Backlog();
+  assertEquals(registering.room(10, false), undefined, "its own bound has room");
+  assert(registering.room(10), "the process's bound holds it otherwise");
+  busy.done(busy.size);
+});

@@ -52,11 +52,11 @@ export class Backlog {
   }
 
   /**
-   * Undefined when there is room for more (under `max` here and under the process's bound);
-   * else resolves once there is.
+   * Undefined when there is room for more (under `max` here and, when `shared`, under the
+   * process's bound); else resolves once there is.
    */
-  room(max: number): Promise<void> | undefined {
-    if (this.#n < max && total < PROCESS_MAX) return undefined;
+  room(max: number, shared = true): Promise<void> | undefined {
+    if (this.#n < max && (!shared || total < PROCESS_MAX)) return undefined;
     this.#max = max;
     return new Promise<void>((resolve) => {
       const before = this.#wake;

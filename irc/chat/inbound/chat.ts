@@ -59,7 +59,9 @@ export function attachLeanPath(cx: Inbound, client: IrcClient, run: Serial): voi
   // steps queued, and the lean lines they hold.
   const { backlog } = run;
   conn.backlog = () => backlog.size;
-  conn.backlogRoom = (max) => backlog.room(max);
+  // A connection still registering is held by its own bound only: its lines store next to
+  // nothing, and holding them behind everyone's backlog let registrations time out.
+  conn.backlogRoom = (max) => backlog.room(max, conn.state === "connected");
   conn.lineHook = (from, line) => {
     const chat = from === client && conn.nick ? parseChatLine(line) : undefined;
     if (!chat || !(conn.isChannel(chat.target) || conn.isMe(chat.target))) {
