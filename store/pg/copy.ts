@@ -12,7 +12,7 @@ import type postgres from "postgres";
 import { DomainError } from "../../lib/errors.ts";
 import type { CopyReport, CopySource } from "../copy.ts";
 import { migratePg, pgString, type Sql } from "./db.ts";
-import { tsvectorOf } from "./tsquery.ts";
+import { messageWords } from "./tsquery.ts";
 import { refillVocabulary } from "./vocabulary.ts";
 import { writeBlob } from "./files.ts";
 
@@ -144,7 +144,7 @@ export async function copyIntoPg(
       const row: Record<string, Value> = {};
       for (const c of columns) row[c.name] = convert(raw[c.name], c.type);
       if (words) {
-        row.words = tsvectorOf(String(raw.text ?? ""), {
+        row.words = messageWords(String(raw.text ?? ""), Number(raw.type), {
           userId: Number(raw.user_id),
           conversation: Number(raw.conversation),
           id: Number(raw.id),

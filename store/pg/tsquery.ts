@@ -6,6 +6,7 @@
  * themselves. A query's terms become quoted lexemes, `:*` for a prefix, `<->` inside a phrase.
  */
 import { fold, type Term, tokens } from "../match.ts";
+import { FIRST_EVENT_CODE } from "../message_types.ts";
 
 /**
  * Tokens are cut to this many characters, on both sides: PostgreSQL refuses a lexeme over 2047
@@ -47,6 +48,19 @@ export const bucketLexeme = (userId: number, bucket: number) => `'~b${userId}.${
  * The tsvector literal of a message's text: its folded tokens with their positions. `words`, when
  * given, gathers the lexemes' texts (for store/pg/vocabulary.ts).
  */
+/**
+ * The words stored with a message row: none for a channel event (a join, a part...), which is
+ * history and never a search result, and was most of what a busy network's joins stored.
+ */
+export function messageWords(
+  text: string,
+  type: number,
+  scope: Scope,
+  words?: Set<string>,
+): string {
+  return type >= FIRST_EVENT_CODE ? "" : tsvectorOf(text, scope, words);
+}
+
 export function tsvectorOf(text: string, scope?: Scope, words?: Set<string>): string {
   const out: string[] = [];
   if (scope) {

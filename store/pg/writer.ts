@@ -9,7 +9,7 @@ import { type Appended, type NewMessage, TYPE_CODE } from "../message_types.ts";
 import { capText } from "../text.ts";
 import { pgString, type Sql } from "./db.ts";
 import { pgTimestamps } from "./timestamps.ts";
-import { tsvectorOf } from "./tsquery.ts";
+import { messageWords } from "./tsquery.ts";
 import type { Vocabulary } from "./vocabulary.ts";
 
 /** How long appends gather before they are committed (a crash loses at most this much). */
@@ -85,7 +85,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     const out = rows.map((row, i) => ({
       ...row,
       id: ids[i],
-      words: tsvectorOf(row.text, {
+      words: messageWords(row.text, row.type, {
         userId: row.user_id,
         conversation: row.conversation,
         id: ids[i],

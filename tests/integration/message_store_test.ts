@@ -401,6 +401,14 @@ forEachBackend(
       assertEquals(await search('"vital elan"'), [], "a phrase keeps its order");
     });
 
+    await t.step(
+      "a channel event is not matched in its conversation's history either",
+      async () => {
+        const page = await b.messages.search.inConversation(chan, "toys", { limit: 10 });
+        assertEquals(texts(page).sort(), ["62 toys in the box", "waves at the toys"]);
+      },
+    );
+
     await t.step("a NUL in a message or a sender does not lose the message", async () => {
       await b.messages.append({
         conversation: chan,
