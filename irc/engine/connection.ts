@@ -270,10 +270,12 @@ export class IrcConnection {
       username: u.username || u.user || this.wantedNick,
       gecos: u.realname || "Parley user",
       auto_reconnect: false,
-      // A keepalive a minute: a healthy server answers well within the 150 s of silence after
-      // which the transport drops it, and each round crosses the socket thread twice (every 30 s,
-      // it was half the idle CPU of thousands of connections).
-      ping_interval: 60,
+      // The socket thread pings a server silent for 90 s (one that talks, or pings us, is not
+      // asked): irc-framework's ping every minute crossed to the socket thread and back for every
+      // connection, most of the idle CPU of thousands of them. A healthy server answers well
+      // within the 150 s of silence after which the transport drops it.
+      ping_interval: 0,
+      parley_keepalive: 90,
       // irc-framework's ping timeout resets a timer on every line; the transport drops a server
       // that says nothing for this long instead (it answers the keepalive pings).
       ping_timeout: 0,

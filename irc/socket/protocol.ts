@@ -17,6 +17,11 @@ export interface SocketTarget {
   key?: string;
   /** Milliseconds without data after which "timeout" is told (0: never). */
   idleMs: number;
+  /**
+   * Milliseconds without data after which the thread itself sends the server a PING, once per
+   * silence (0: never): a live server answers, and one that talks is not asked.
+   */
+  keepaliveMs?: number;
 }
 
 /** The main thread asks. */

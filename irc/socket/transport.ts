@@ -60,6 +60,8 @@ export interface TransportOptions {
   ping_timeout?: number;
   /** Seconds without any data from the server after which the connection is dropped. */
   parley_idle_timeout?: number;
+  /** Seconds of silence after which the socket thread sends the server a PING (0: never). */
+  parley_keepalive?: number;
   /** Told when the read queue is full (once per time, until it has room again). */
   parley_queue_full?: (lines: number) => void;
   /**
@@ -148,8 +150,9 @@ export class LineTransport extends EventEmitter {
 
   #open(address: string): void {
     const o = this.#options;
-    // The client pings every ping_interval; a live server answers, so silence means it is gone.
-    // (irc-framework's own ping timeout resets a timer on every line: too dear during a burst.)
+    // After parley_keepalive of silence the socket thread pings the server; a live one answers,
+    // so a silence of parley_idle_timeout means it is gone. (irc-framework's own ping timeout
+    // resets a timer on every line: too dear during a burst.)
     const socket = new ThreadSocket({
       address,
       port: o.port,
@@ -159,6 +162,7 @@ export class LineTransport extends EventEmitter {
       rejectUnauthorized: o.rejectUnauthorized,
       ...(o.tls && o.parley_cert ? { cert: o.parley_cert.cert, key: o.parley_cert.key } : {}),
       idleMs: (o.parley_idle_timeout ?? 0) * 1000,
+      keepaliveMs: (o.parley_keepalive ?? 0) * 1000,
     });
     this.#socket = socket;
     const mine = () => this.#socket === socket;

@@ -49,17 +49,27 @@ class PlainSocket implements Stream {
   #connected: Promise<Deno.TcpConn | undefined>;
   #events: Events;
   #idleMs: number;
+  #keepaliveMs: number;
   #idle: ReturnType<typeof setTimeout> | undefined;
   #lastData = 0;
+  /** A keepalive PING was sent in the current silence. */
+  #pinged = false;
   #paused = false;
   #wake: (() => void) | undefined;
   #writing: Promise<unknown> = Promise.resolve();
   #destroyed = false;
   #closed = false;
 
-  constructor(address: string, port: number, idleMs: number, events: Events) {
+  constructor(
+    address: string,
+    port: number,
+    idleMs: number,
+    keepaliveMs: number,
+    events: Events,
+  ) {
     this.#events = events;
     this.#idleMs = idleMs;
+    this.#keepaliveMs = keepaliveMs;
     this.#connected = Deno.connect({ hostname: address, port }).then((conn) => {
       if (this.#destroyed) {
         conn.close();
@@ -79,7 +89,7 @@ class PlainSocket implements Stream {
       if (!conn) return;
       this.#events.connect();
       this.#lastData = performance.now();
-      this.#armIdle(this.#idleMs);
+      this.#armIdle(this.#nextCheck());
       let buf = new Uint8Array(READ_MIN);
       for (;;) {
         while (this.#paused && !this.#destroyed) await new Promise<void>((r) => this.#wake = r);
@@ -88,7 +98,8 @@ class PlainSocket implements Stream {
         if (n === null) return;
         const size = nextReadSize(buf.length, n);
         this.#lastData = performance.now();
-        if (this.#idle === undefined) this.#armIdle(this.#idleMs); // after a silence was told
+        this.#pinged = false;
+        if (this.#idle === undefined) this.#armIdle(this.#nextCheck()); // after a silence was told
         // A copy of the bytes read: it is transferred, and the read buffer is used again.
         this.#events.data(buf.slice(0, n));
         if (size !== buf.length) buf = new Uint8Array(size);
@@ -105,13 +116,29 @@ class PlainSocket implements Stream {
    * timer that looks at the last read when it fires, not a timer set again for every read.
    */
   #armIdle(ms: number): void {
-    if (this.#idleMs <= 0) return;
+    if (this.#idleMs <= 0 && this.#keepaliveMs <= 0) return;
     this.#idle = setTimeout(() => {
-      const left = this.#lastData + this.#idleMs - performance.now();
-      if (left > 0) return this.#armIdle(left);
-      this.#idle = undefined;
-      this.#events.timeout();
+      const silent = performance.now() - this.#lastData;
+      if (this.#idleMs > 0 && silent >= this.#idleMs) {
+        this.#idle = undefined;
+        return this.#events.timeout();
+      }
+      if (this.#keepaliveMs > 0 && !this.#pinged && silent >= this.#keepaliveMs) {
+        this.#pinged = true;
+        this.write("PING :keepalive\r\n");
+      }
+      this.#armIdle(this.#nextCheck());
     }, ms);
+  }
+
+  /** Ms until the current silence calls for a keepalive or is told as a timeout. */
+  #nextCheck(): number {
+    const silent = performance.now() - this.#lastData;
+    const due = [
+      ...(this.#keepaliveMs > 0 && !this.#pinged ? [this.#keepaliveMs] : []),
+      ...(this.#idleMs > 0 ? [this.#idleMs] : []),
+    ];
+    return Math.max(0, Math.min(...due) - silent);
   }
 
   #close(): void {
@@ -228,7 +255,7 @@ function open(m: Extract<ToSocketThread, { op: "open" }>): void {
     },
   };
   if (!m.tls) {
-    s.socket = new PlainSocket(m.address, m.port, m.idleMs, events);
+    s.socket = new PlainSocket(m.address, m.port, m.idleMs, m.keepaliveMs ?? 0, events);
     return;
   }
   const socket = tls.connect({
@@ -239,7 +266,15 @@ function open(m: Extract<ToSocketThread, { op: "open" }>): void {
     ...(m.cert && m.key ? { cert: m.cert, key: m.key } : {}),
   });
   s.socket = socket;
-  if (m.idleMs > 0) socket.setTimeout(m.idleMs);
+  // node's timeout counts writes as activity too: the silence is measured from the last read.
+  let lastRead = performance.now();
+  const keepaliveMs = m.keepaliveMs ?? 0;
+  if (keepaliveMs > 0 || m.idleMs > 0) socket.setTimeout(keepaliveMs || m.idleMs);
+  socket.on("data", () => lastRead = performance.now());
+  socket.on("timeout", () => {
+    if (m.idleMs > 0 && performance.now() - lastRead >= m.idleMs - 50) events.timeout();
+    else if (keepaliveMs > 0) socket.write("PING :keepalive\r\n");
+  });
   socket.on("connect", events.connect);
   socket.on("secureConnect", () => post({ id, ev: "secureConnect" }));
   // A copy of its own, so that its buffer can be transferred: the socket's chunk may be a view on
@@ -247,7 +282,6 @@ function open(m: Extract<ToSocketThread, { op: "open" }>): void {
   // pool under the socket.
   socket.on("data", (chunk: Uint8Array) => events.data(new Uint8Array(chunk)));
   socket.on("error", events.error);
-  socket.on("timeout", events.timeout);
   socket.on("close", events.close);
 }
 

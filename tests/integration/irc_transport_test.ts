@@ -167,3 +167,71 @@ Deno.test("IRC transport: a held queue waits for the consumer's room, then hands
     await server.done;
   }
 });
+
+/** A server that greets, then answers a keepalive PING when `answers`; counts the PINGs. */
+function keepaliveServer(answers: boolean) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const state = { pings: 0 };
+  const served = (async () => {
+    const conn = await listener.accept();
+    const encoder = new TextEncoder();
+    await conn.write(encoder.encode(":irc.test NOTICE * :hello\r\n"));
+    const buf = new Uint8Array(1024);
+    const decoder = new TextDecoder();
+    for (;;) {
+      const n = await conn.read(buf).catch(() => null);
+      if (n === null) break;
+      for (const line of decoder.decode(buf.subarray(0, n)).split("\r\n")) {
+        if (!line.startsWith("PING ")) continue;
+        state.pings++;
+        if (answers) {
+          await conn.write(encoder.encode(`:irc.test PONG irc.test ${line.slice(5)}\r\n`));
+        }
+      }
+    }
+    conn.close();
+  })();
+  return { port: (listener.addr as Deno.NetAddr).port, state, listener, served };
+}
+
+Deno.test("IRC transport: a silent server is pinged once per silence and kept while it answers", async () => {
+  const server = keepaliveServer(true);
+  let closed = false;
+  const transport = new LineTransport({
+    host: "127.0.0.1",
+    port: server.port,
+    parley_keepalive: 0.2,
+    parley_idle_timeout: 0.6,
+  });
+  transport.on("close", () => closed = true);
+  try {
+    transport.connect();
+    await poll("three silences, three pings", () => server.state.pings >= 3);
+    assertEquals(closed, false, "answered: still connected past the idle timeout");
+  } finally {
+    transport.disposeSocket();
+    server.listener.close();
+    await server.served;
+  }
+});
+
+Deno.test("IRC transport: a server that does not answer the keepalive is dropped", async () => {
+  const server = keepaliveServer(false);
+  let closed = false;
+  const transport = new LineTransport({
+    host: "127.0.0.1",
+    port: server.port,
+    parley_keepalive: 0.2,
+    parley_idle_timeout: 0.6,
+  });
+  transport.on("close", () => closed = true);
+  try {
+    transport.connect();
+    await poll("dropped", () => closed);
+    assertEquals(server.state.pings, 1, "one ping for the one silence");
+  } finally {
+    transport.disposeSocket();
+    server.listener.close();
+    await server.served;
+  }
+});
