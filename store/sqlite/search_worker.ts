@@ -281,6 +281,10 @@ function fail(err: unknown) {
  */
 function checkpoint() {
   try {
+    // The copying first, without holding writers back: this thread runs at a low priority, and a
+    // RESTART that copied a large WAL itself held the write lock for seconds on a loaded machine
+    // (past the writers' busy timeout). The RESTART after it has little left to copy.
+    wal?.exec("PRAGMA wal_checkpoint(PASSIVE)");
     wal?.exec("PRAGMA wal_checkpoint(RESTART)");
     port.postMessage({ kind: "checkpointed" });
   } catch (err) {

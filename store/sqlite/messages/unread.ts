@@ -39,6 +39,15 @@ export function unreadCounts(db: DatabaseSync) {
       current = new Map();
       return out;
     },
+    /** Gives back the counts of a batch that could not be written, for the next one. */
+    restore(batch: UnreadBatch) {
+      for (const [conversation, w] of batch) {
+        const u = current.get(conversation);
+        // The earlier window's base is the stored count; counting went on from it.
+        if (u) current.set(conversation, { base: w.base, added: w.added + u.added });
+        else current.set(conversation, w);
+      }
+    },
     /** Adds a batch's counts (inside the caller's transaction). */
     save(batch: UnreadBatch) {
       for (const [conversation, u] of batch) addUnread.run(u.added, conversation);

@@ -19,6 +19,8 @@ import { capText } from "../../text.ts";
  * its own makes index segment merges frequent; a crash loses at most this much.
  */
 const WRITE_WINDOW_MS = 10;
+/** How soon a batch the busy database refused is tried again. */
+const BUSY_RETRY_MS = 100;
 /** Most messages the write window commits per turn of the event loop (see flushSoon). */
 const WINDOW_BATCH = 1000;
 
@@ -79,7 +81,14 @@ export function messageWriter(
     // The indexer's finished part of the deletion log goes in the same transaction.
     const trimTo = indexer.deletedUpTo();
     let together = false;
-    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec("BEGIN IMMEDIATE");
+    } catch (err) {
+      // Another connection held the write lock past the busy timeout (a checkpoint starved of
+      // CPU on a loaded machine): the batch goes back to be written next time, nothing is lost.
+      log.warn("message batch waits: the database is busy", { error: String(err) });
+      return false;
+    }
     try {
       // Re-read inside the transaction: another process on the same file must not get the
       // same ids (one Parley per data folder is the rule; this keeps a mistake harmless).
@@ -119,6 +128,7 @@ export function messageWriter(
       }
     }
     indexer.committed(nextId - 1);
+    return true;
   }
 
   /** Commits up to `limit` pending messages (and every pending unread count). */
@@ -128,7 +138,13 @@ export function messageWriter(
     if (!pending.length) return;
     const batch = pending.length > limit ? pending.slice(0, limit) : pending;
     pending = pending.length > limit ? pending.slice(limit) : [];
-    writeBatch(batch, unread.take());
+    const counts = unread.take();
+    if (!writeBatch(batch, counts)) {
+      pending = batch.concat(pending);
+      unread.restore(counts);
+      timer = setTimeout(flushSoon, BUSY_RETRY_MS);
+      return;
+    }
     pacing.afterCommit();
     if (pending.length) timer = setTimeout(flushSoon, 0);
   }

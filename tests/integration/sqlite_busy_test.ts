@@ -1,0 +1,64 @@
+/**
+ * The SQLite message writer when another connection holds the write lock past the busy timeout
+ * (a checkpoint starved of CPU on a loaded machine): the batch waits and is written later,
+ * nothing is lost, and reads answer meanwhile.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import { assertEquals } from "../support/assert.ts";
+import { poll } from "../support/poll.ts";
+import { openStore } from "../../store/mod.ts";
+
+Deno.test("sqlite writer: a batch the busy database refuses is written later, and reads go on", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "parley-busy-" });
+  const store = await openStore(dir);
+  const other = new DatabaseSync(join(dir, "parley.db"));
+  try {
+    const user = await store.users.create("busy@example.com", "x", []);
+    const conn = await store.connections.create({
+      userId: user.id,
+      connectionId: "irc-busy",
+      name: "busy",
+      url: "irc://irc.example.test?nick=busy",
+      onConnectCommands: [],
+      wantedState: "disconnected",
+      nick: "busy",
+    });
+    const conv = await store.conversations.ensure(conn.id, "#busy", "#busy");
+    const say = (text: string) =>
+      store.messages.append({
+        conversation: conv.id,
+        userId: user.id,
+        from: "bob",
+        type: "private",
+        text,
+        unread: true,
+      });
+    await say("before");
+    await store.messages.flush();
+    // Another connection takes the write lock and keeps it past the busy timeout.
+    other.exec("BEGIN IMMEDIATE");
+    await say("while locked 1");
+    await say("while locked 2");
+    // A listing commits the writer's batch first: refused, it still answers.
+    const listed = await store.conversations.listForConnection(conn.id);
+    assertEquals(listed.map((c) => c.conversationId), ["#busy"]);
+    other.exec("COMMIT");
+    await poll("the held batch written", async () => {
+      const page = await store.messages.historyOf(conv.id, { limit: 10 });
+      return page.messages.length === 3;
+    });
+    const page = await store.messages.historyOf(conv.id, { limit: 10 });
+    assertEquals(page.messages.map((m) => m.message), [
+      "before",
+      "while locked 1",
+      "while locked 2",
+    ]);
+    const [row] = await store.conversations.listForConnection(conn.id);
+    assertEquals(row.unread, 3, "the held batch's unread counts were kept too");
+  } finally {
+    other.close();
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
