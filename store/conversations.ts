@@ -53,7 +53,12 @@ export interface ConversationStore {
    * with their notification counts.
    */
   listForUser(userId: number): Promise<ConversationRecord[]>;
-  listForConnection(connection: number): Promise<ConversationRecord[]>;
+  /**
+   * A connection's conversations; with `unread: false` their unread counts may leave out what
+   * the message writer has not committed yet, and the listing does not wait for it (the caller
+   * reads no counts: a registration's rejoin, gap markers).
+   */
+  listForConnection(connection: number, opts?: { unread?: boolean }): Promise<ConversationRecord[]>;
   /** How many conversations a connection has, not counting the server's own. */
   count(connection: number): Promise<number>;
   get(connection: number, conversationId: string): Promise<ConversationRecord | undefined>;

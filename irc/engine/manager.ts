@@ -257,7 +257,9 @@ export class IrcManager implements IrcControl {
 
   async #afterRegistration(conn: IrcConnection): Promise<void> {
     const { store } = this.#deps;
-    const conversations = await store.conversations.listForConnection(conn.record.id);
+    const conversations = await store.conversations.listForConnection(conn.record.id, {
+      unread: false,
+    });
     const channels = conversations.filter((c) => c.joined && conn.isChannel(c.name));
     conn.rejoining?.(channels.map((c) => c.name));
     for (const command of conn.record.onConnectCommands) {

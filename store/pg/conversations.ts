@@ -57,8 +57,8 @@ export function pgConversationStore(
         WHERE c.user_id = ${userId} ORDER BY v.conversation_id, c.connection_id`;
       return rows.map(toRecord);
     },
-    async listForConnection(connection) {
-      await settled();
+    async listForConnection(connection, opts) {
+      if (opts?.unread !== false) await settled();
       const rows = await sql<ConversationRow[]>`SELECT v.*, c.connection_id FROM conversations v
         JOIN connections c ON c.id = v.connection WHERE v.connection = ${connection}
         ORDER BY v.conversation_id`;

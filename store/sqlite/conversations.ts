@@ -79,10 +79,13 @@ export function sqliteConversationStore(
     },
     listForUser: (userId) =>
       committed(() => (q.listForUser.all(userId) as unknown as ConversationRow[]).map(toRecord)),
-    listForConnection: (connection) =>
-      committed(() =>
-        (q.listForConnection.all(connection) as unknown as ConversationRow[]).map(toRecord)
-      ),
+    listForConnection: (connection, opts) => {
+      const read = () =>
+        (q.listForConnection.all(connection) as unknown as ConversationRow[]).map(toRecord);
+      // Each registration lists its conversations twice: committing the writer's batch for each
+      // was thousands of small commits while thousands of connections registered.
+      return opts?.unread === false ? Promise.resolve(read()) : committed(read);
+    },
     get: (connection, conversationId) => Promise.resolve(get(connection, conversationId)),
     count: (connection) => Promise.resolve((q.count.get(connection) as { n: number }).n),
     ensure(connection, conversationId, name) {

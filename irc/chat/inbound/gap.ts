@@ -71,7 +71,9 @@ export const GAP: HandlerTable = {
     const { conn, deps } = cx;
     // Whole milliseconds, as history keeps times.
     const end = Math.floor(ev.ts / 1000) * 1000;
-    const listed = (await deps.store.conversations.listForConnection(conn.record.id))
+    const listed = (await deps.store.conversations.listForConnection(conn.record.id, {
+      unread: false,
+    }))
       .filter((c) => isListed(c) || c.conversationId === "");
     const start = await gapStart(cx, listed, end);
     wentDown.delete(conn);

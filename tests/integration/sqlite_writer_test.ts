@@ -1,7 +1,7 @@
 /**
- * The SQLite message writer when another connection holds the write lock past the busy timeout
- * (a checkpoint starved of CPU on a loaded machine): the batch waits and is written later,
- * nothing is lost, and reads answer meanwhile.
+ * The SQLite message writer: when another connection holds the write lock past the busy timeout
+ * (a checkpoint starved of CPU on a loaded machine) the batch waits and is written later, nothing
+ * is lost, and reads answer meanwhile; and listings that read no counts do not commit its batch.
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
@@ -56,6 +56,43 @@ Deno.test("sqlite writer: a batch the busy database refuses is written later, an
     ]);
     const [row] = await store.conversations.listForConnection(conn.id);
     assertEquals(row.unread, 3, "the held batch's unread counts were kept too");
+  } finally {
+    other.close();
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("sqlite writer: a listing that reads no unread counts does not commit the writer's batch", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "parley-nocommit-" });
+  const store = await openStore(dir);
+  const other = new DatabaseSync(join(dir, "parley.db"), { readOnly: true });
+  try {
+    const user = await store.users.create("list@example.com", "x", []);
+    const conn = await store.connections.create({
+      userId: user.id,
+      connectionId: "irc-list",
+      name: "list",
+      url: "irc://irc.example.test?nick=list",
+      onConnectCommands: [],
+      wantedState: "disconnected",
+      nick: "list",
+    });
+    const conv = await store.conversations.ensure(conn.id, "#list", "#list");
+    const stored = () =>
+      (other.prepare("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
+    await store.messages.append({
+      conversation: conv.id,
+      userId: user.id,
+      from: "bob",
+      type: "join",
+      text: "bob joined.",
+    });
+    // Each registration lists its conversations: thousands of them must not each force a commit.
+    await store.conversations.listForConnection(conn.id, { unread: false });
+    assertEquals(stored(), 0, "still in the writer's batch");
+    await store.conversations.listForConnection(conn.id);
+    assertEquals(stored(), 1, "a listing with counts commits first");
   } finally {
     other.close();
     await store.close();
