@@ -284,7 +284,7 @@ try {
   const mentions = new Map<string, number>();
   for (let i = 0; i < lines; i++) {
     // One line in ten names a member: a notification for that user.
-    const to = i % 10 === 0 ? nick((i / 10) % FANOUT, 0) : "";
+    const to = i % 10 === 0 && FANOUT > 0 ? nick((i / 10) % FANOUT, 0) : "";
     if (to) mentions.set(to, (mentions.get(to) ?? 0) + 1);
     await sender.say(FAN, `${to ? `${to}: ` : ""}line ${i} of the fan-out`);
     const due = t + (i + 1) * 1000 / FAN_RATE;
