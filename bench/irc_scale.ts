@@ -33,12 +33,12 @@ import {
   FAN,
   IrcObserver,
   joinsOf as joinsIn,
+  memoryMb,
   nick,
   num,
   p,
   printer,
-  rssAnonMb,
-  rssMb,
+  printMemory,
   type ScaleShape,
   seconds,
   seedUsers,
@@ -189,7 +189,7 @@ try {
   let pid = await startDaemon();
   await sleep(5000);
   (await fetch(`${base}/api`)).body?.cancel();
-  const rssIdle = rssMb(pid);
+  const rssIdle = memoryMb(pid).rss;
   print("rss_idle_daemon", rssIdle, "MB");
 
   // Every connection created through the API, CREATORS users at a time.
@@ -226,8 +226,7 @@ try {
   print("api_history_p99", p(probe.history, 0.99), "ms");
 
   await sleep(5000); // the last joins' NAMES and events stored
-  print("rss_after_joins", rssMb(pid), "MB");
-  print("rss_anon_after_joins", rssAnonMb(pid), "MB");
+  printMemory(print, "rss_after_joins", pid);
   const cpu0 = cpuSeconds(pid);
   const threads0 = threadCpu(pid);
   const t0 = performance.now();
@@ -235,9 +234,7 @@ try {
   const idleS = seconds(performance.now() - t0);
   print("idle_cpu", (cpuSeconds(pid) - cpu0) / idleS * 100, "%");
   // After a quiet minute: the daemon's idle collection has handed back what the joins used.
-  const rss = rssMb(pid);
-  print("rss", rss, "MB");
-  print("rss_anon", rssAnonMb(pid), "MB");
+  const rss = printMemory(print, "rss", pid);
   print("kb_per_connection", (rss - rssIdle) * 1024 / N, "KB");
   if (DEBUG) {
     for (const [name, s] of threadCpu(pid)) {
@@ -331,8 +328,7 @@ try {
     ).get() as { n: number }).n;
     after.close();
     print("restart_lost", before - kept, "rows");
-    print("rss_after_restart", rssMb(pid), "MB");
-    print("rss_anon_after_restart", rssAnonMb(pid), "MB");
+    printMemory(print, "rss_after_restart", pid);
   }
   await sender.close();
 } catch (err) {

@@ -36,11 +36,11 @@ import {
   callApi,
   IrcObserver,
   joinsOf,
+  memoryMb,
   nick,
   num,
   printer,
-  rssAnonMb,
-  rssMb,
+  printMemory,
   type ScaleShape,
   seconds,
   seedUsers,
@@ -219,8 +219,8 @@ try {
   print("node_b_connections", onB.conns);
   const off = Math.max(Math.abs(onA.conns - N / 2), Math.abs(onB.conns - N / 2)) / (N / 2);
   print("spread_off_half", off * 100, "%");
-  print("rss_node_a", rssMb(a.pid!()!), "MB");
-  print("rss_node_b", rssMb(b.pid!()!), "MB");
+  print("rss_node_a", memoryMb(a.pid!()!).rss, "MB");
+  print("rss_node_b", memoryMb(b.pid!()!).rss, "MB");
 
   // A few lines into channels whose members run on both nodes, stored in every member's history.
   talker = await RawIrcClient.connect(irc.port, TALKER);
@@ -284,8 +284,7 @@ try {
   print("connect_pace", 1 / Number(CONNECT_DELAY), "connects/s");
   const after = await storedCount();
   print("takeover_lost", before - after, "rows");
-  print("rss_node_b_after_takeover", rssMb(b.pid!()!), "MB");
-  print("rss_anon_node_b_after_takeover", rssAnonMb(b.pid!()!), "MB");
+  printMemory(print, "rss_node_b_after_takeover", b.pid!()!);
   print("run_time", seconds(performance.now() - started), "s");
 } catch (err) {
   nodes.forEach((n, i) =>

@@ -55,18 +55,26 @@ export function lusersUsers(text: string): number {
   return users + Number(/and (\d+) invisible/.exec(text)?.[1] ?? 0);
 }
 
-/** Resident memory (MB) of a process, from /proc. */
-export function rssMb(pid: number): number {
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-}
 /**
- * The part of it that is the process's own (RssAnon): the rest is pages of files it maps, most of
- * them `parley.db` (SQLite reads through a memory map), which the kernel drops when memory is short.
+ * Resident memory (MB) of a process, from one read of /proc: all of it (VmRSS), and the process's
+ * own (RssAnon); the rest is pages of files it maps, most of them `parley.db` (SQLite reads
+ * through a memory map), which the kernel drops when memory is short.
  */
-export function rssAnonMb(pid: number): number {
+export function memoryMb(pid: number): { rss: number; anon: number } {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  return Number(/RssAnon:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rss: kb("VmRSS") / 1024, anon: kb("RssAnon") / 1024 };
+}
+/** Prints a process's memory as `name` (VmRSS) and `name` with `rss_anon` for `rss` (RssAnon). */
+export function printMemory(
+  print: ReturnType<typeof printer>,
+  name: string,
+  pid: number,
+): number {
+  const { rss, anon } = memoryMb(pid);
+  print(name, rss, "MB");
+  print(name.replace(/^rss/, "rss_anon"), anon, "MB");
+  return rss;
 }
 /** CPU seconds of each thread of a process, by thread name (`worker-1`, `V8 DefaultWorke`...). */
 export function threadCpu(pid: number): Map<string, number> {

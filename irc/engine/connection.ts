@@ -87,9 +87,10 @@ export class IrcConnection {
    * lean path of chat lines.
    */
   lineHook?: (client: IrcClient, line: string) => boolean;
-  /** Lines handed over by the transport and not yet recorded; set by irc/chat/inbound/. */
-  backlog?: () => number;
-  /** Undefined while the backlog is under `max` (and the process's under its bound), else when it is. */
+  /**
+   * Undefined while the lines handed over by the transport and not yet recorded are under `max`
+   * (and the process's under its bound), else when they are; set by irc/chat/inbound/.
+   */
   backlogRoom?: (max: number) => Promise<void> | undefined;
   /**
    * A channel's members as this connection has seen them (irc/chat/presence.ts), or undefined
@@ -252,7 +253,6 @@ export class IrcConnection {
         upstreamLine(this, line);
         return !!this.lineHook?.(client, line);
       },
-      parley_backlog: () => this.backlog?.() ?? 0,
       parley_backlog_room: (max: number) => this.backlogRoom?.(max),
     });
   }

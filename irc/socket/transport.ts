@@ -34,14 +34,12 @@ export const READ_QUEUE_BYTES = 64 * 1024 * 1024;
  */
 const SLICE_LINES = 256;
 /**
- * Most lines handed over and not yet recorded (the consumer's backlog, `parley_backlog`) before
+ * Most lines handed over and not yet recorded (the consumer's backlog, `parley_backlog_room`) before
  * the next slice is held back. Recording may wait on the store (PostgreSQL's round trips): the
  * lines then stay in this bounded queue, and past its bound the socket pauses, instead of piling
  * up unbounded in the consumer.
  */
 export const MAX_BACKLOG = 4 * SLICE_LINES;
-/** How often a held-back queue looks again whether the consumer has caught up. */
-const HOLD_MS = 2;
 
 /** A server's `PING <token>` (no tags, no prefix: how servers send it). */
 function isPing(line: string): boolean {
@@ -69,11 +67,9 @@ export interface TransportOptions {
    * chat lines, irc/chat/inbound/chat.ts); irc-framework then never sees it.
    */
   parley_line?: (line: string) => boolean;
-  /** Lines handed over and not yet processed by the consumer (see MAX_BACKLOG). */
-  parley_backlog?: () => number;
   /**
-   * Undefined while the consumer's backlog is under `max`, else a promise of when it is: a held
-   * queue waits for it instead of looking again every HOLD_MS.
+   * Undefined while the consumer's backlog (lines handed over and not yet processed, see
+   * MAX_BACKLOG) is under `max`, else a promise of when it is: a held queue waits to be woken.
    */
   parley_backlog_room?: (max: number) => Promise<void> | undefined;
   /** Resolves and checks the host, returning the address to connect to (throws to refuse). */
@@ -290,7 +286,7 @@ export class LineTransport extends EventEmitter {
     return this.#queue.length - this.#head;
   }
 
-  #scheduleDrain(delay = 0): void {
+  #scheduleDrain(): void {
     if (!this.#burst) {
       this.#burst = true;
       idleGc.started();
@@ -298,10 +294,9 @@ export class LineTransport extends EventEmitter {
     if (this.#drainTurn) return;
     const turn = this.#drainTurn = {};
     const drain = () => this.#drainTurn === turn && this.#drain();
-    // A held-back queue waits on a timer; a backlog goes on in the next turn that lets the socket
-    // thread's chunks in (lib/next_turn.ts: without the timer's sleep, I/O let through often).
-    if (delay) setTimeout(drain, delay);
-    else nextTurn(drain);
+    // A backlog goes on in the next turn that lets the socket thread's chunks in
+    // (lib/next_turn.ts: without a timer's sleep, I/O let through often).
+    nextTurn(drain);
   }
 
   #burstOver(): void {
@@ -318,11 +313,6 @@ export class LineTransport extends EventEmitter {
       const turn = this.#drainTurn = {};
       room.then(() => this.#drainTurn === turn && this.#drain());
       return;
-    }
-    if (
-      !this.#options.parley_backlog_room && (this.#options.parley_backlog?.() ?? 0) >= MAX_BACKLOG
-    ) {
-      return this.#scheduleDrain(HOLD_MS);
     }
     const generation = this.#generation;
     const take = this.#options.parley_line;

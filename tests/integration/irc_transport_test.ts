@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
-import { LineTransport, MAX_BACKLOG, READ_QUEUE_LINES } from "../../irc/socket/transport.ts";
+import { LineTransport, READ_QUEUE_LINES } from "../../irc/socket/transport.ts";
 
 /** A server on loopback that writes `lines` short lines to its first client, then waits for it to go. */
 function lineServer(lines: number) {
@@ -38,13 +38,16 @@ Deno.test("IRC transport: a consumer's backlog holds lines back, and a full queu
   // Well past what the queue, the socket thread's chunks in flight and the kernel's buffers hold.
   const total = READ_QUEUE_LINES + 2_500_000;
   const server = lineServer(total);
-  let backlog = MAX_BACKLOG; // the consumer is busy
+  // The consumer is busy until released.
+  let release!: () => void;
+  const room = new Promise<void>((r) => release = r);
+  let busy = true;
   let handed = 0;
   let full = 0;
   const transport = new LineTransport({
     host: "127.0.0.1",
     port: server.port,
-    parley_backlog: () => backlog,
+    parley_backlog_room: () => busy ? room : undefined,
     parley_queue_full: () => full++,
   });
   transport.on("line", () => handed++);
@@ -60,7 +63,8 @@ Deno.test("IRC transport: a consumer's backlog holds lines back, and a full queu
       `paused: ${transport.queuedLines} queued, ${server.written()} written of ${total}`,
     );
     // The consumer catches up: every line arrives, in one piece.
-    backlog = 0;
+    busy = false;
+    release();
     await poll("every line handed over", () => handed === total, 60_000);
     assertEquals(transport.queuedLines, 0);
   } finally {
@@ -118,7 +122,7 @@ Deno.test("IRC transport: a PING behind a backlog is answered at once", async ()
   const transport = new LineTransport({
     host: "127.0.0.1",
     port: (listener.addr as Deno.NetAddr).port,
-    parley_backlog: () => MAX_BACKLOG, // the consumer is busy throughout
+    parley_backlog_room: () => new Promise<void>(() => {}), // the consumer is busy throughout
   });
   transport.on("line", (line: string) => handed.push(line));
   try {
@@ -194,8 +198,15 @@ function keepaliveServer(answers: boolean) {
   return { port: (listener.addr as Deno.NetAddr).port, state, listener, served };
 }
 
-Deno.test("IRC transport: a silent server is pinged once per silence and kept while it answers", async () => {
-  const server = keepaliveServer(true);
+/**
+ * A transport pinging after 0.2 s of silence and dropping the server after 0.6 s, against a
+ * keepaliveServer that `answers` or not; `check` runs while it is connected.
+ */
+async function withKeepalive(
+  answers: boolean,
+  check: (server: ReturnType<typeof keepaliveServer>, closed: () => boolean) => Promise<void>,
+) {
+  const server = keepaliveServer(answers);
   let closed = false;
   const transport = new LineTransport({
     host: "127.0.0.1",
@@ -206,32 +217,24 @@ Deno.test("IRC transport: a silent server is pinged once per silence and kept wh
   transport.on("close", () => closed = true);
   try {
     transport.connect();
-    await poll("three silences, three pings", () => server.state.pings >= 3);
-    assertEquals(closed, false, "answered: still connected past the idle timeout");
+    await check(server, () => closed);
   } finally {
     transport.disposeSocket();
     server.listener.close();
     await server.served;
   }
+}
+
+Deno.test("IRC transport: a silent server is pinged once per silence and kept while it answers", async () => {
+  await withKeepalive(true, async (server, closed) => {
+    await poll("three silences, three pings", () => server.state.pings >= 3);
+    assertEquals(closed(), false, "answered: still connected past the idle timeout");
+  });
 });
 
 Deno.test("IRC transport: a server that does not answer the keepalive is dropped", async () => {
-  const server = keepaliveServer(false);
-  let closed = false;
-  const transport = new LineTransport({
-    host: "127.0.0.1",
-    port: server.port,
-    parley_keepalive: 0.2,
-    parley_idle_timeout: 0.6,
-  });
-  transport.on("close", () => closed = true);
-  try {
-    transport.connect();
-    await poll("dropped", () => closed);
+  await withKeepalive(false, async (server, closed) => {
+    await poll("dropped", closed);
     assertEquals(server.state.pings, 1, "one ping for the one silence");
-  } finally {
-    transport.disposeSocket();
-    server.listener.close();
-    await server.served;
-  }
+  });
 });

@@ -2,6 +2,7 @@
  * Starts a real ircd-hybrid on a free loopback port: the second IRC server of the scale benches,
  * which keeps up with thousands of clients where ngircd's loops over all of them slow it down.
  */
+import { serverProcess } from "./server_process.ts";
 import { createSocket, type Socket } from "node:dgram";
 import { ensureTools, IRCD_HYBRID, IRCD_HYBRID_ROOT } from "../../scripts/system_deps.ts";
 import type { IrcServer } from "./ngircd.ts";
@@ -228,8 +229,6 @@ export async function startHybridServer(): Promise<IrcServer> {
       ...args,
     ];
   }
-  let out = "";
-  let child: Deno.ChildProcess | undefined;
   const log = () => {
     try {
       return Deno.readTextFileSync(`${dir}/ircd.log`);
@@ -238,36 +237,15 @@ export async function startHybridServer(): Promise<IrcServer> {
     }
   };
 
-  async function start() {
-    child = new Deno.Command(cmd, { args: cmdArgs, stdout: "piped", stderr: "piped", cwd: dir })
-      .spawn();
-    const decoder = new TextDecoder();
-    for (const stream of [child.stdout, child.stderr]) {
-      (async () => {
-        for await (const chunk of stream) out += decoder.decode(chunk, { stream: true });
-      })();
-    }
-    const exited = child.status.then(() => true);
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      if (await Promise.race([exited, new Promise((r) => setTimeout(() => r(false), 30))])) break;
-      try {
-        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-        conn.close();
-        return;
-      } catch { /* not listening yet */ }
-    }
-    throw new Error(`ircd-hybrid did not start:\n${out}${log()}`);
-  }
-
-  async function stop() {
-    if (!child) return;
-    try {
-      child.kill("SIGKILL");
-    } catch { /* gone */ }
-    await child.status;
-    child = undefined;
-  }
+  const server = serverProcess({
+    name: "ircd-hybrid",
+    command: cmd,
+    args: cmdArgs,
+    port,
+    cwd: dir,
+    more: log,
+  });
+  const { start, stop } = server;
 
   await start();
   return {
@@ -275,7 +253,7 @@ export async function startHybridServer(): Promise<IrcServer> {
     port,
     url: `irc://127.0.0.1:${port}`,
     tlsPort: 0,
-    output: () => out + log(),
+    output: () => server.output() + log(),
     stop,
     start,
     async close() {

@@ -1,4 +1,5 @@
 /** Starts a real ngircd on a free loopback port for a test. */
+import { serverProcess } from "./server_process.ts";
 import { ensureTools, NGIRCD } from "../../scripts/system_deps.ts";
 import { freePort } from "./ports.ts";
 
@@ -78,39 +79,8 @@ PAM = no
 ${ssl}`,
   );
   await Deno.chmod(conf, 0o644);
-  let out = "";
-  let child: Deno.ChildProcess | undefined;
-
-  async function start() {
-    child = new Deno.Command(bin, { args: ["-n", "-f", conf], stdout: "piped", stderr: "piped" })
-      .spawn();
-    const decoder = new TextDecoder();
-    for (const stream of [child.stdout, child.stderr]) {
-      (async () => {
-        for await (const chunk of stream) out += decoder.decode(chunk, { stream: true });
-      })();
-    }
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      try {
-        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-        conn.close();
-        return;
-      } catch {
-        await new Promise((r) => setTimeout(r, 30));
-      }
-    }
-    throw new Error(`ngircd did not start:\n${out}`);
-  }
-
-  async function stop() {
-    if (!child) return;
-    try {
-      child.kill("SIGKILL");
-    } catch { /* gone */ }
-    await child.status;
-    child = undefined;
-  }
+  const server = serverProcess({ name: "ngircd", command: bin, args: ["-n", "-f", conf], port });
+  const { start, stop } = server;
 
   await start();
   return {
@@ -118,7 +88,7 @@ ${ssl}`,
     port,
     url: `irc://127.0.0.1:${port}`,
     tlsPort,
-    output: () => out,
+    output: server.output,
     stop,
     start,
     async close() {

@@ -7,12 +7,11 @@
 import { EventEmitter } from "node:events";
 import { assertEquals } from "../support/assert.ts";
 import { openStore } from "../../store/mod.ts";
+import { aliceRecord, fakeConnection } from "../support/fake_connection.ts";
 import { EventBus } from "../../lib/bus.ts";
 import type { PushedEvent } from "../../lib/events.ts";
 import { attachInbound, serial } from "../../irc/chat/inbound/mod.ts";
 import { MAX_WHO_MEMBERS } from "../../irc/chat/presence.ts";
-import { ircLower } from "../../lib/casefold.ts";
-import { isChannel } from "../../irc/casefold.ts";
 import type { IrcConnection } from "../../irc/engine/connection.ts";
 import type { IrcClient } from "../../irc/engine/framework.ts";
 
@@ -20,16 +19,7 @@ Deno.test("inbound: who is away, from WHO after joining and from AWAY lines", as
   const dir = await Deno.makeTempDir({ prefix: "parley-away-" });
   const store = await openStore(dir);
   try {
-    const user = await store.users.create("alice@example.com", "x", []);
-    const record = await store.connections.create({
-      userId: user.id,
-      connectionId: "irc-localhost",
-      name: "localhost",
-      url: "irc://irc.example.test?nick=alice",
-      onConnectCommands: [],
-      wantedState: "connected",
-      nick: "alice",
-    });
+    const { user, record } = await aliceRecord(store);
     const bus = new EventBus();
     const seen: PushedEvent[] = [];
     bus.subscribe(user.id, (ev) => seen.push(ev));
@@ -38,19 +28,7 @@ Deno.test("inbound: who is away, from WHO after joining and from AWAY lines", as
     });
     const sent: string[] = [];
     const conn = {
-      id: "irc-localhost",
-      userId: record.userId,
-      record,
-      client,
-      nick: "alice",
-      url: { host: "irc.example.test", nick: "alice" },
-      info: {} as Record<string, unknown>,
-      state: "connected",
-      conversationCapNoticed: false,
-      conversationId: (name: string) => ircLower(name),
-      isChannel: (name: string) => isChannel(name),
-      isMe: (nick: string | undefined) => !!nick && ircLower(nick) === "alice",
-      same: (a: string, b: string) => ircLower(a) === ircLower(b),
+      ...fakeConnection(record, client),
       send: (line: string) => (sent.push(line), Promise.resolve()),
     } as unknown as IrcConnection;
     const run = serial("test");

@@ -6,47 +6,18 @@
 import { EventEmitter } from "node:events";
 import { assert, assertEquals } from "../support/assert.ts";
 import { openStore } from "../../store/mod.ts";
+import { aliceRecord, fakeConnection } from "../support/fake_connection.ts";
 import { EventBus } from "../../lib/bus.ts";
 import type { PushedEvent } from "../../lib/events.ts";
 import { attachInbound, HANDLERS, serial } from "../../irc/chat/inbound/mod.ts";
-import { ircLower } from "../../lib/casefold.ts";
-import { isChannel } from "../../irc/casefold.ts";
 import type { IrcConnection } from "../../irc/engine/connection.ts";
 import type { IrcClient } from "../../irc/engine/framework.ts";
-
-/** What attachInbound and recordMessage read of a connection, over a stored record. */
-function fakeConnection(record: { id: number; userId: number }, client: EventEmitter) {
-  return {
-    id: "irc-localhost",
-    userId: record.userId,
-    record,
-    client,
-    nick: "alice",
-    url: { host: "irc.example.test", nick: "alice" },
-    info: {} as Record<string, unknown>,
-    state: "connected",
-    conversationCapNoticed: false,
-    conversationId: (name: string) => ircLower(name),
-    isChannel: (name: string) => isChannel(name),
-    isMe: (nick: string | undefined) => !!nick && ircLower(nick) === "alice",
-    same: (a: string, b: string) => ircLower(a) === ircLower(b),
-  };
-}
 
 Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connection", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "parley-inbound-" });
   const store = await openStore(dir);
   try {
-    const user = await store.users.create("alice@example.com", "x", []);
-    const record = await store.connections.create({
-      userId: user.id,
-      connectionId: "irc-localhost",
-      name: "localhost",
-      url: "irc://irc.example.test?nick=alice",
-      onConnectCommands: [],
-      wantedState: "connected",
-      nick: "alice",
-    });
+    const { user, record } = await aliceRecord(store);
     const bus = new EventBus();
     const seen: PushedEvent[] = [];
     bus.subscribe(user.id, (ev) => seen.push(ev));

@@ -58,7 +58,6 @@ export function attachLeanPath(cx: Inbound, client: IrcClient, run: Serial): voi
   // What the transport holds its next slice back for (socket/transport.ts, MAX_BACKLOG): the
   // steps queued, and the lean lines they hold.
   const { backlog } = run;
-  conn.backlog = () => backlog.size;
   // A connection still registering is held by its own bound only: its lines store next to
   // nothing, and holding them behind everyone's backlog let registrations time out.
   conn.backlogRoom = (max) => backlog.room(max, conn.state === "connected");

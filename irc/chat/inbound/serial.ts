@@ -6,8 +6,6 @@ import { Backlog } from "./backlog.ts";
 export type Serial = ((fn: () => Promise<void>) => void) & {
   /** Resolves once everything queued so far has run (before the store closes). */
   drained(): Promise<void>;
-  /** Steps queued and not yet finished. */
-  pending(): number;
   /** Lines handed over and not yet recorded: the steps, and what the steps hold (chat.ts). */
   backlog: Backlog;
 };
@@ -15,17 +13,12 @@ export type Serial = ((fn: () => Promise<void>) => void) & {
 /** A serial runner; a failing step is logged and does not stop the ones after it. */
 export function serial(label: string): Serial {
   let chain = Promise.resolve();
-  let pending = 0;
   const backlog = new Backlog();
-  const done = () => {
-    pending--;
-    backlog.done();
-  };
+  const done = () => backlog.done();
   const run = (fn: () => Promise<void>) => {
-    pending++;
     backlog.add();
     chain = chain.then(fn).catch((err) => log.error("irc event failed", { label, error: err }))
       .then(done);
   };
-  return Object.assign(run, { drained: () => chain, pending: () => pending, backlog });
+  return Object.assign(run, { drained: () => chain, backlog });
 }

@@ -1,0 +1,43 @@
+/**
+ * A connection for the inbound handlers' tests (irc/chat/inbound/): alice's stored record in a
+ * real store, and what attachInbound and recordMessage read of a live connection over it, with an
+ * event emitter standing in for irc-framework's client.
+ */
+import type { EventEmitter } from "node:events";
+import { ircLower } from "../../lib/casefold.ts";
+import { isChannel } from "../../irc/casefold.ts";
+import type { Store } from "../../store/mod.ts";
+
+/** Alice, and her stored connection `irc-localhost` to irc.example.test. */
+export async function aliceRecord(store: Store) {
+  const user = await store.users.create("alice@example.com", "x", []);
+  const record = await store.connections.create({
+    userId: user.id,
+    connectionId: "irc-localhost",
+    name: "localhost",
+    url: "irc://irc.example.test?nick=alice",
+    onConnectCommands: [],
+    wantedState: "connected",
+    nick: "alice",
+  });
+  return { user, record };
+}
+
+/** What attachInbound and recordMessage read of a connection, over a stored record. */
+export function fakeConnection(record: { id: number; userId: number }, client: EventEmitter) {
+  return {
+    id: "irc-localhost",
+    userId: record.userId,
+    record,
+    client,
+    nick: "alice",
+    url: { host: "irc.example.test", nick: "alice" },
+    info: {} as Record<string, unknown>,
+    state: "connected",
+    conversationCapNoticed: false,
+    conversationId: (name: string) => ircLower(name),
+    isChannel: (name: string) => isChannel(name),
+    isMe: (nick: string | undefined) => !!nick && ircLower(nick) === "alice",
+    same: (a: string, b: string) => ircLower(a) === ircLower(b),
+  };
+}
