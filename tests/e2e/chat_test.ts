@@ -140,6 +140,28 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
     });
 
     await t.step(
+      "Enter while a line is still going out sends the next after it, in order",
+      async () => {
+        const box = page.getByLabel("Message", { exact: true });
+        // Past the send queue's burst a line waits its turn (2 s here): the box waits for its
+        // answer while the next lines are typed and entered.
+        const lines = Array.from({ length: 7 }, (_, i) => `quick ${i + 1}`);
+        for (const line of lines) {
+          await box.fill(line);
+          await box.press("Enter");
+        }
+        for (const line of lines) {
+          await bob!.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === line, 30_000);
+        }
+        const said = bob!.lines
+          .filter((l) => l.command === "PRIVMSG" && l.params[1]?.startsWith("quick "))
+          .map((l) => l.params[1]);
+        assertEquals(said, lines);
+        assertEquals(await box.inputValue(), "", "nothing left in the box");
+      },
+    );
+
+    await t.step(
       "/join opens a channel, /topic sets its topic, Leave closes it, /query opens a chat",
       async () => {
         const box = page.getByLabel("Message", { exact: true });

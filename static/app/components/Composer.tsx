@@ -87,8 +87,34 @@ export function Composer(p: { cid: string; conv: string }) {
   const here = useRef("");
   here.current = key(p.cid, p.conv);
 
-  const send = async () => {
-    const input = text;
+  /**
+   * Lines entered while one is still going out: sent after it, in order. An Enter while the box
+   * waited for the server's answer was dropped, and typing on then replaced the line unsent.
+   */
+  const outbox = useRef<string[]>([]);
+  const sending = useRef(false);
+
+  const submit = () => {
+    if (!sending.current) return void send(text, true);
+    if (!text.trim()) return;
+    outbox.current.push(text);
+    recall.current = -1;
+    setText("");
+  };
+
+  const send = async (input: string, fromBox: boolean) => {
+    sending.current = true;
+    try {
+      await sendOne(input, fromBox);
+    } finally {
+      sending.current = false;
+    }
+    const next = outbox.current.shift();
+    if (next !== undefined) await send(next, false);
+  };
+
+  /** Sends `input`; `fromBox`: typed in the box now, which it clears (a queued line's is). */
+  const sendOne = async (input: string, fromBox: boolean) => {
     const parsed = parseInput(input);
     if (parsed.kind === "empty") return;
     if (parsed.kind === "unknown") {
@@ -99,7 +125,7 @@ export function Composer(p: { cid: string; conv: string }) {
     }
     if (parsed.kind === "client") {
       history.push(input);
-      setText("");
+      if (fromBox) setText("");
       CLIENT_HANDLERS[parsed.command](parsed.args, {
         navigate,
         showHelp: () => localLine("", "help"),
@@ -108,8 +134,10 @@ export function Composer(p: { cid: string; conv: string }) {
       return;
     }
     const from = key(p.cid, p.conv);
-    recall.current = -1;
-    setText("");
+    if (fromBox) {
+      recall.current = -1;
+      setText("");
+    }
     setBusy(true);
     const answer = await socket.request({
       method: "send",
@@ -183,7 +211,7 @@ export function Composer(p: { cid: string; conv: string }) {
     completion.current = null;
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
-      if (!busy) void send();
+      submit();
     } else if (
       e.key === "ArrowUp" && history.length && (!text || recall.current >= 0) &&
       !text.includes("\n")
@@ -227,7 +255,7 @@ export function Composer(p: { cid: string; conv: string }) {
         class="composer"
         onSubmit={(e) => {
           e.preventDefault();
-          void send();
+          submit();
         }}
         onDragOver={(e) => e.preventDefault()}
         onDrop={(e) => {
