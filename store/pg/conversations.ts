@@ -7,6 +7,7 @@ import {
   toRecord,
 } from "../conversations.ts";
 import { pgString, type Sql } from "./db.ts";
+import { notifyUnread, type UnreadCounts, type UnreadEntry } from "./unread.ts";
 
 /** Conversations in PostgreSQL; `bump` is called when another node renamed or removed one. */
 export interface PgConversationStore extends ConversationStore {
@@ -19,11 +20,13 @@ export const CONVERSATIONS_CHANGED = "parley_conversations_changed";
 /**
  * The PostgreSQL implementation of ConversationStore. `settled` resolves once the message writer
  * has committed what it holds (its unread counts are saved in its batches), so reads and
- * mark-as-read see every message appended before them.
+ * mark-as-read see every message appended before them; `unread` is the writer's memory of the
+ * counts, told of every count set here (and, by a notification, the other nodes' writers).
  */
 export function pgConversationStore(
   sql: Sql,
   settled: () => Promise<void>,
+  unread: UnreadCounts,
 ): PgConversationStore {
   let generation = 0;
   /** Runs a write with its notification in the same transaction (delivered at commit). */
@@ -34,6 +37,16 @@ export function pgConversationStore(
       await tx`SELECT pg_notify(${CONVERSATIONS_CHANGED}, '')`;
     });
     generation++;
+  };
+  /** Sets unread counts to 0 where `where` says, and tells the writers. */
+  const read = async (write: (tx: Sql) => Promise<{ id: number }[]>) => {
+    let entries: UnreadEntry[] = [];
+    await sql.begin(async (raw) => {
+      const tx = raw as unknown as Sql;
+      entries = (await write(tx)).map((r) => [r.id, 0]);
+      await notifyUnread(tx, unread.origin, entries);
+    });
+    unread.set(entries);
   };
   const get = async (connection: number, conversationId: string) => {
     await settled();
@@ -90,12 +103,17 @@ export function pgConversationStore(
         RETURNING unread`)[0]?.unread ?? 0,
     async markRead(id) {
       await settled();
-      await sql`UPDATE conversations SET unread = 0, last_read = ${nowMicros()} WHERE id = ${id}`;
+      await read((tx) =>
+        tx`UPDATE conversations SET unread = 0, last_read = ${nowMicros()} WHERE id = ${id}
+          RETURNING id`
+      );
     },
     async markConnectionRead(connection) {
       await settled();
-      await sql`UPDATE conversations SET unread = 0, last_read = ${nowMicros()}
-        WHERE connection = ${connection}`;
+      await read((tx) =>
+        tx`UPDATE conversations SET unread = 0, last_read = ${nowMicros()}
+          WHERE connection = ${connection} RETURNING id`
+      );
     },
     remove: (id) => changing((tx) => tx`DELETE FROM conversations WHERE id = ${id}`),
     // Other nodes cache conversations for incoming messages, and the level is read there.

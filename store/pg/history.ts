@@ -3,9 +3,17 @@ import type { HistoryTarget, MessageHistory } from "../history_types.ts";
 import { FIRST_EVENT_CODE, TYPE_CODE } from "../message_types.ts";
 import { lineTypes, toLine, typeBound } from "../history_rows.ts";
 import { pgString, type Sql } from "./db.ts";
+import { notifyUnread, type UnreadCounts } from "./unread.ts";
 
-/** The capability over `messages`, `conversations` and `client_positions`; `settled` first. */
-export function pgHistory(sql: Sql, settled: () => Promise<void>): MessageHistory {
+/**
+ * The capability over `messages`, `conversations` and `client_positions`; `settled` first, and
+ * `unread` (the writer's counts) told of a count a read marker sets.
+ */
+export function pgHistory(
+  sql: Sql,
+  settled: () => Promise<void>,
+  unread: UnreadCounts,
+): MessageHistory {
   return {
     async lines(conversation, r) {
       await settled();
@@ -39,7 +47,7 @@ export function pgHistory(sql: Sql, settled: () => Promise<void>): MessageHistor
     },
     async markRead(conversation, ts) {
       await settled();
-      return await sql.begin(async (tx) => {
+      const marker = await sql.begin(async (tx) => {
         const [row] = await tx`SELECT last_read, unread FROM conversations
           WHERE id = ${conversation} FOR UPDATE`;
         if (!row) return undefined;
@@ -50,8 +58,12 @@ export function pgHistory(sql: Sql, settled: () => Promise<void>): MessageHistor
           WHERE conversation = ${conversation} AND ts > ${ts} AND type < ${FIRST_EVENT_CODE}
           LIMIT ${row.unread}) x`;
         await tx`UPDATE conversations SET last_read = ${ts}, unread = ${n} WHERE id = ${conversation}`;
-        return { lastRead: ts, unread: n as number };
+        await notifyUnread(tx as unknown as Sql, unread.origin, [[conversation, n]]);
+        return { lastRead: ts, unread: n as number, set: true };
       });
+      if (!marker?.set) return marker;
+      unread.set([[conversation, marker.unread]]);
+      return { lastRead: marker.lastRead, unread: marker.unread };
     },
     async position(connection, client) {
       const [row] = await sql`SELECT ts FROM client_positions

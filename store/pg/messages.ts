@@ -14,12 +14,15 @@ import { pgUserSearch } from "./search.ts";
 import { prefixesOf, toTsquery } from "./tsquery.ts";
 import { pgVocabulary } from "./vocabulary.ts";
 import { pgWriter } from "./writer.ts";
+import type { UnreadCounts } from "./unread.ts";
 
 /** The PostgreSQL message store, with search, and the pool it holds. */
 export interface PgMessageStore extends MessageStore {
   readonly search: MessageSearch;
   readonly notifications: MessageNotifications;
   readonly history: MessageHistory;
+  /** The writer's unread counts (the conversation store tells it of counts it sets). */
+  readonly unread: UnreadCounts;
   /** Waits for the appends under way (and, opened by openPgMessageStore, closes its pool). */
   close(): Promise<void>;
 }
@@ -77,7 +80,8 @@ export function pgMessageStore(sql: Sql): PgMessageStore {
       },
     },
     notifications: pgNotifications(sql, settled),
-    history: pgHistory(sql, settled),
+    history: pgHistory(sql, settled, writer.unread),
+    unread: writer.unread,
     close: settled,
   };
 }

@@ -16,6 +16,7 @@ import { pgFileStore } from "./files.ts";
 import { pgPushStore } from "./push.ts";
 import { IGNORES_CHANGED, pgIgnoreStore } from "./ignores.ts";
 import { copyIntoPg } from "./copy.ts";
+import { UNREAD_SET } from "./unread.ts";
 
 /** Connections of the pool: the batched writer takes one, requests and IRC the others. */
 const POOL = 10;
@@ -39,13 +40,14 @@ export async function openPgStore(url: string): Promise<PgStore> {
   }
   const messages = pgMessageStore(sql);
   const users = pgUserStore(sql);
-  const conversations = pgConversationStore(sql, messages.flush);
+  const conversations = pgConversationStore(sql, messages.flush, messages.unread);
   const ignores = pgIgnoreStore(sql);
   // Other nodes' changes reload the caches keyed on the generations (irc/chat/record.ts).
   const listening = [
     await sql.listen(USERS_CHANGED, () => users.bump()),
     await sql.listen(CONVERSATIONS_CHANGED, () => conversations.bump()),
     await sql.listen(IGNORES_CHANGED, () => ignores.bump()),
+    await sql.listen(UNREAD_SET, (payload) => messages.unread.told(payload)),
   ];
   return {
     sql,

@@ -1,20 +1,19 @@
 /** The writer's timestamps: store/timestamps.ts's TimestampRule, over PostgreSQL. */
-import { MAX_TS, MAX_TS_PROBES, MS, TimestampRule } from "../timestamps.ts";
+import { MAX_TS_PROBES, MS, TimestampRule } from "../timestamps.ts";
 import type { Sql } from "./db.ts";
 
 /**
- * Hands out timestamps, one call at a time (the writer serialises them). `commit` writes what
- * the writer holds, so that a look for a free millisecond in the past sees it.
+ * Hands out timestamps, one call at a time per conversation (the writer serialises each
+ * conversation's). `newest` reads a conversation's newest stored time within the storable range
+ * (store/pg/first_sight.ts); `commit` writes what the writer holds, so that a look for a free
+ * millisecond in the past sees it.
  */
-export function pgTimestamps(sql: Sql, commit: () => Promise<void>) {
+export function pgTimestamps(
+  sql: Sql,
+  newest: (conversation: number) => Promise<number>,
+  commit: () => Promise<void>,
+) {
   const rule = new TimestampRule();
-
-  /** The conversation's newest stored time within the storable range. */
-  async function newest(conversation: number): Promise<number> {
-    const [row] = await sql`SELECT max(ts) AS ts FROM messages
-      WHERE conversation = ${conversation} AND ts BETWEEN 0 AND ${MAX_TS}`;
-    return row?.ts ?? 0;
-  }
 
   /** The first free millisecond from `ts` on, among the next MAX_TS_PROBES (one query). */
   async function freeFrom(conversation: number, ts: number): Promise<number | undefined> {

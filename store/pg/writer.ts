@@ -1,7 +1,9 @@
 /**
- * The PostgreSQL writer: appends are taken one at a time (timestamps and unread counts need the
- * ones before), gathered in memory, and committed one transaction per write window, as the
- * SQLite writer (store/sqlite/messages/writer.ts) does.
+ * The PostgreSQL writer: a conversation's appends are taken one at a time (its timestamps and
+ * unread count need the ones before), different conversations' side by side (what each reads at
+ * first sight is then read together: store/pg/first_sight.ts); all are gathered in memory and
+ * committed one transaction per write window, as the SQLite writer
+ * (store/sqlite/messages/writer.ts) does.
  */
 import { log } from "../../lib/log.ts";
 import { nowMicros } from "../../lib/time.ts";
@@ -11,6 +13,8 @@ import { pgString, type Sql } from "./db.ts";
 import { pgTimestamps } from "./timestamps.ts";
 import { messageWords } from "./tsquery.ts";
 import type { Vocabulary } from "./vocabulary.ts";
+import { firstSight } from "./first_sight.ts";
+import { saveUnread, UnreadCounts } from "./unread.ts";
 
 /** How long appends gather before they are committed (a crash loses at most this much). */
 const WRITE_WINDOW_MS = 10;
@@ -53,16 +57,10 @@ const COLUMNS: (keyof Row)[] = [
 /** A row before its id is taken: its words are cut then. */
 type Pending = Omit<Row, "id" | "words">;
 
-/** One conversation's count: the stored count when its first unread came, and how many since. */
-interface Unread {
-  base: number;
-  added: number;
-}
-
 /** The writer of `messages` and of the conversations' unread counts. */
 export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
   let pending: Pending[] = [];
-  let unread = new Map<number, Unread>();
+  const unread = new UnreadCounts();
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** Each lane's batches being committed, in order; never reject. */
   const lanes: Promise<void>[] = Array.from({ length: LANES }, () => Promise.resolve());
@@ -70,9 +68,16 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
   let inFlight = 0;
   /** Every batch taken so far, committed; never rejects. */
   const written = () => Promise.all(lanes).then(() => {});
-  /** The appends being taken, in order; never rejects. */
-  let taking: Promise<unknown> = Promise.resolve();
-  const uniqueTs = pgTimestamps(sql, () => commit());
+  /** Per conversation, its last append being taken (each in order); never rejects. */
+  const taking = new Map<number, Promise<unknown>>();
+  const sight = firstSight(sql);
+  /** A conversation's newest time, its unread count kept from the same read. */
+  const newest = async (conversation: number) => {
+    const seen = await sight(conversation);
+    unread.start(conversation, seen.unread);
+    return seen.newest;
+  };
+  const uniqueTs = pgTimestamps(sql, newest, () => commit());
 
   /**
    * The rows with ids from the sequence (one round trip a batch: a row's words name its bucket
@@ -94,7 +99,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     return { rows: out, words: vocabulary.unknown(words).sort() };
   }
 
-  async function writeBatch(pendingRows: Pending[], counts: Map<number, Unread>) {
+  async function writeBatch(pendingRows: Pending[], counts: Map<number, number>) {
     let rows: Row[], words: string[];
     try {
       ({ rows, words } = await withIds(pendingRows));
@@ -103,15 +108,24 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
       return;
     }
     const save = async (tx: Sql, one: Row[]) => {
-      await tx`INSERT INTO messages ${tx(one, COLUMNS)}`;
+      // A column an array: nine parameters for the batch instead of nine a row, which
+      // PostgreSQL parsed and planned for each batch anew.
+      // (The client sends a list of booleans as one boolean: highlights go as 0 and 1.)
+      await tx`INSERT INTO messages (${tx(COLUMNS)})
+        SELECT id, conversation, user_id, ts, type, highlight <> 0, sender, text, words
+        FROM unnest(
+          ${one.map((r) => r.id)}::bigint[], ${one.map((r) => r.conversation)}::bigint[],
+          ${one.map((r) => r.user_id)}::bigint[], ${one.map((r) => r.ts)}::bigint[],
+          ${one.map((r) => r.type)}::smallint[], ${one.map((r) => r.highlight ? 1 : 0)}::int[],
+          ${one.map((r) => r.sender)}::text[], ${one.map((r) => r.text)}::text[],
+          ${one.map((r) => r.words)}::tsvector[]
+        ) AS t(id, conversation, user_id, ts, type, highlight, sender, text, words)`;
     };
     try {
       await sql.begin(async (tx) => {
         await vocabulary.add(tx as unknown as Sql, words);
         await save(tx as unknown as Sql, rows);
-        for (const [id, u] of [...counts].sort((a, b) => a[0] - b[0])) {
-          await tx`UPDATE conversations SET unread = unread + ${u.added} WHERE id = ${id}`;
-        }
+        await saveUnread(tx as unknown as Sql, counts);
       });
       vocabulary.learned(words);
       return;
@@ -127,8 +141,8 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
         log.warn("message dropped", { conversation: row.conversation, error: String(err) })
       );
     }
-    for (const [id, u] of counts) {
-      await sql`UPDATE conversations SET unread = unread + ${u.added} WHERE id = ${id}`
+    for (const [id, n] of counts) {
+      await sql`UPDATE conversations SET unread = unread + ${n} WHERE id = ${id}`
         .catch((err) => log.warn("unread count not saved", { error: String(err) }));
     }
   }
@@ -139,13 +153,12 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     timer = undefined;
     if (pending.length) {
       const rows = pending;
-      const counts = unread;
+      const counts = unread.take();
       pending = [];
-      unread = new Map();
       // Two batches are written at once, each on its own connection: PostgreSQL's work for one
       // (the GIN index above all) overlaps the other's round trips and this process's. Their
       // rows hold ids taken beforehand, so the order they commit in changes nothing stored; the
-      // counts and words are written in a fixed order, so two never wait on each other in a
+      // counts and words are locked in a fixed order, so two never wait on each other in a
       // cycle.
       const lane = batches++ % LANES;
       inFlight++;
@@ -164,17 +177,8 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     // The oldest lane's batches first: appends are taken in order, so this holds all of them.
     while (inFlight >= MAX_IN_FLIGHT) await lanes[(batches - inFlight) % LANES];
     const ts = await uniqueTs(msg.conversation, msg.ts ?? nowMicros());
-    let count: number | undefined;
-    if (msg.unread) {
-      let u = unread.get(msg.conversation);
-      if (!u) {
-        // The stored count, once every batch before has added its own.
-        await written();
-        const [row] = await sql`SELECT unread FROM conversations WHERE id = ${msg.conversation}`;
-        unread.set(msg.conversation, u = { base: row?.unread ?? 0, added: 0 });
-      }
-      count = u.base + ++u.added;
-    }
+    if (msg.unread && !unread.known(msg.conversation)) await newest(msg.conversation);
+    const count = msg.unread ? unread.add(msg.conversation) : undefined;
     const text = pgString(capText(msg.text));
     pending.push({
       conversation: msg.conversation,
@@ -193,17 +197,23 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
   return {
     /** Takes a message; resolves with its final timestamp (and unread count when it counts). */
     append(msg: NewMessage): Promise<Appended> {
-      const done = taking.then(() => take(msg)).catch((err) => {
-        log.warn("message dropped", { conversation: msg.conversation, error: String(err) });
+      const c = msg.conversation;
+      const done = (taking.get(c) ?? Promise.resolve()).then(() => take(msg)).catch((err) => {
+        log.warn("message dropped", { conversation: c, error: String(err) });
         return { ts: msg.ts ?? nowMicros() };
       });
-      taking = done;
+      taking.set(c, done);
+      done.then(() => {
+        if (taking.get(c) === done) taking.delete(c);
+      });
       return done;
     },
     /** Resolves once everything appended so far is committed (reads call it first). */
     async flush(): Promise<void> {
-      await taking;
+      await Promise.all(taking.values());
       await commit();
     },
+    /** The unread counts this writer tells (store/pg/unread.ts). */
+    unread,
   };
 }
