@@ -61,6 +61,7 @@ export async function conversationFor(
     id,
     name === "" ? conn.url.host : name,
   );
+  namesKnown.get(conn)?.add(id);
   if (id !== "") {
     deps.bus.publish(conn.userId, {
       event: "state",
@@ -89,6 +90,93 @@ async function roomForConversation(deps: RecordDeps, conn: IrcConnection): Promi
     });
   }
   return false;
+}
+
+/**
+ * The conversation_ids a connection has, so that a quit or nick change of someone it has no
+ * private conversation with (nearly every one: a netsplit, or thousands of connections quitting
+ * shared channels when a daemon stops) costs no read. Listed from the store on first need, then
+ * kept true here: only the node running a connection creates (conversationFor) and renames (a
+ * nick change) its conversations. A removed one is forgotten at the first read that misses it.
+ */
+class ConversationNames {
+  readonly #ids = new Set<string>();
+  /** Counts additions: a read that found nothing forgets a name only if none came meanwhile. */
+  #added = 0;
+  #listing: Promise<void> | undefined;
+
+  constructor(listing: Promise<ConversationRecord[]>) {
+    this.#listing = listing.then((rows) => {
+      for (const c of rows) this.#ids.add(c.conversationId);
+      this.#listing = undefined;
+    });
+  }
+
+  /** False only when the connection surely has no conversation `id`. */
+  async mayHave(id: string): Promise<boolean> {
+    try {
+      await this.#listing;
+    } catch {
+      return true; // not listed: the store says
+    }
+    return this.#ids.has(id);
+  }
+
+  add(id: string): void {
+    this.#ids.add(id);
+    this.#added++;
+  }
+
+  renamed(from: string, to: string): void {
+    this.#ids.delete(from);
+    this.add(to);
+  }
+
+  /** A mark to pass to `missed`. */
+  get added(): number {
+    return this.#added;
+  }
+
+  /** A read since `mark` found no conversation `id`: it was removed. */
+  missed(id: string, mark: number): void {
+    if (this.#added === mark) this.#ids.delete(id);
+  }
+}
+
+const namesKnown = new WeakMap<IrcConnection, ConversationNames>();
+
+function namesOf(deps: RecordDeps, conn: IrcConnection): ConversationNames {
+  let names = namesKnown.get(conn);
+  if (!names) {
+    const listing = deps.store.conversations.listForConnection(conn.record.id, { unread: false });
+    names = new ConversationNames(listing);
+    namesKnown.set(conn, names);
+    // A failed listing is not kept: the next lookup lists again.
+    listing.catch(() => namesKnown.get(conn) === names && namesKnown.delete(conn));
+  }
+  return names;
+}
+
+/**
+ * The stored conversation `id` of `conn` (a conversation_id), never created; read from the store
+ * only when the connection may have it.
+ */
+export async function storedConversation(
+  deps: RecordDeps,
+  conn: IrcConnection,
+  id: string,
+): Promise<ConversationRecord | undefined> {
+  const names = namesOf(deps, conn);
+  if (!(await names.mayHave(id))) return undefined;
+  const mark = names.added;
+  const conv = await deps.store.conversations.get(conn.record.id, id);
+  if (!conv) names.missed(id, mark);
+  return conv;
+}
+
+/** Says that conversation `from` of `conn` is now `to` (a private one follows a nick change). */
+export function renamedConversation(conn: IrcConnection, from: string, to: string): void {
+  namesKnown.get(conn)?.renamed(from, to);
 }
 
 /**
@@ -121,7 +209,7 @@ export async function cachedConversation(
   if (hit && hit.connection === conn.record.id) return hit;
   const conv = create
     ? await conversationFor(deps, conn, name)
-    : await deps.store.conversations.get(conn.record.id, id);
+    : await storedConversation(deps, conn, id);
   // Only while nothing was renamed or removed meanwhile (the lookup may have awaited).
   if (conv && deps.store.conversations.generation === generation) cache.byId.set(id, conv);
   return conv;

@@ -21,7 +21,7 @@ export interface SaslExternalIrc {
 
 /** Starts the server on 127.0.0.1 on a free port. */
 export async function startSaslExternalIrc(): Promise<SaslExternalIrc> {
-  const own = selfSigned("localhost");
+  const own = await selfSigned("localhost");
   const sockets = new Set<tls.TLSSocket>();
   const state: SaslExternalIrc = {
     port: 0,

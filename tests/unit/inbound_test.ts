@@ -130,3 +130,106 @@ Deno.test("inbound: every concern's handler table is registered", async () => {
   }
   assertEquals(tables, HANDLERS.length, "each table in HANDLERS is exported as a HandlerTable");
 });
+
+Deno.test("inbound: a quit storm reads no conversation for nicks without one", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "parley-inbound-" });
+  const store = await openStore(dir);
+  try {
+    const { record } = await aliceRecord(store);
+    const client = Object.assign(new EventEmitter(), {
+      network: { name: "storm", options: {}, cap: { isEnabled: () => false, enabled: [] } },
+    });
+    const conn = fakeConnection(record, client);
+    const run = serial("test");
+    attachInbound(
+      { store, bus: new EventBus() },
+      conn as unknown as IrcConnection,
+      client as unknown as IrcClient,
+      run,
+    );
+    const settle = async () => {
+      await new Promise((r) => setTimeout(r, 0));
+      await new Promise<void>((r) => run(() => Promise.resolve(r())));
+      await store.messages.flush();
+    };
+    // Every read of a conversation, whichever way it asks.
+    const conversations = store.conversations;
+    const reads = { get: 0, list: 0 };
+    const [get, list] = [conversations.get, conversations.listForConnection];
+    conversations.get = (...a) => (reads.get++, get(...a));
+    conversations.listForConnection = (...a) => (reads.list++, list(...a));
+    const lines = async (name: string) => {
+      const conv = await get(record.id, name);
+      return conv ? (await store.messages.historyOf(conv.id, { limit: 200 })).messages : [];
+    };
+    const nicks = Array.from({ length: 50 }, (_, i) => `guest${i}`);
+
+    client.emit("join", { nick: "alice", channel: "#storm" });
+    for (const nick of ["bob", "dave", "erin", ...nicks]) {
+      client.emit("join", { nick, channel: "#storm" });
+    }
+    client.emit("privmsg", { nick: "bob", target: "alice", message: "hi" });
+    client.emit("privmsg", { nick: "dave", target: "alice", message: "hello" });
+    await settle();
+
+    await t.step("50 quits of nicks without a conversation: no read each", async () => {
+      Object.assign(reads, { get: 0, list: 0 });
+      for (const nick of nicks) client.emit("quit", { nick, message: "*.net *.split" });
+      await settle();
+      assertEquals(reads.get, 0, "no conversation read per quit");
+      assert(reads.list <= 1, `the connection's conversations listed at most once: ${reads.list}`);
+      const quits = (await lines("#storm")).filter((m) => m.type === "quit");
+      assertEquals(quits.length, nicks.length, "each quit is kept in the channel");
+      assertEquals(await get(record.id, "guest0"), undefined, "no conversation made");
+    });
+
+    await t.step("a quit of someone with a private conversation is kept there", async () => {
+      client.emit("quit", { nick: "bob", message: "bye" });
+      await settle();
+      assertEquals((await lines("bob")).map((m) => [m.type, m.message]), [
+        ["private", "hi"],
+        ["quit", "bob quit: bye"],
+      ]);
+    });
+
+    await t.step("a private conversation made after the storm keeps the next quit", async () => {
+      client.emit("privmsg", { nick: "erin", target: "alice", message: "psst" });
+      await settle();
+      // Any conversation's change empties the cache of rows, so the quit asks the names.
+      await conversations.setNotify((await get(record.id, "#storm"))!.id, "");
+      client.emit("quit", { nick: "erin", message: "gone" });
+      await settle();
+      assertEquals((await lines("erin")).map((m) => m.type), ["private", "quit"]);
+    });
+
+    await t.step(
+      "a private conversation renamed by a nick change keeps the next quit",
+      async () => {
+        client.emit("nick", { nick: "dave", new_nick: "David" });
+        await settle();
+        client.emit("quit", { nick: "David", message: "later" });
+        await settle();
+        assertEquals((await lines("david")).map((m) => m.type), ["private", "nick_change", "quit"]);
+      },
+    );
+
+    await t.step(
+      "a closed conversation is forgotten at the first read that misses it",
+      async () => {
+        await conversations.remove((await get(record.id, "david"))!.id);
+        client.emit("join", { nick: "David", channel: "#storm" });
+        client.emit("quit", { nick: "David" });
+        await settle();
+        Object.assign(reads, { get: 0, list: 0 });
+        client.emit("join", { nick: "David", channel: "#storm" });
+        client.emit("quit", { nick: "David" });
+        await settle();
+        assertEquals(reads, { get: 0, list: 0 });
+        assertEquals(await get(record.id, "david"), undefined);
+      },
+    );
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

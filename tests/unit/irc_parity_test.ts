@@ -89,9 +89,9 @@ Deno.test("presence: a rejoin starts the list afresh, /names waits for the serve
   assertEquals(await p.members("#unknown"), undefined, "not joined: ask the server");
 });
 
-Deno.test("self-signed client certificates: valid X.509, each its own, fingerprint as Convos's", () => {
-  const a = selfSigned("jane");
-  const b = selfSigned("jane");
+Deno.test("self-signed client certificates: valid X.509, each its own, fingerprint as Convos's", async () => {
+  const a = await selfSigned("jane");
+  const b = await selfSigned("jane");
   const x = new X509Certificate(a.cert);
   assertEquals(x.subject, "CN=jane");
   assert(x.verify(x.publicKey), "signed by its own key");

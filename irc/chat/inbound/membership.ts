@@ -7,7 +7,7 @@
  */
 import { formatMicros } from "../../../lib/time.ts";
 import { ircLine } from "../../engine/line.ts";
-import { conversationFor } from "../record.ts";
+import { conversationFor, renamedConversation, storedConversation } from "../record.ts";
 import { publishFrozen } from "../frozen.ts";
 import { MAX_WHO_MEMBERS } from "../presence.ts";
 import type { HandlerTable, Inbound } from "./context.ts";
@@ -106,11 +106,11 @@ export const MEMBERSHIP: HandlerTable = {
       await cx.keep(channel, "nick_change", nick, text, ev.ts);
     }
     // A private conversation follows the person to their new nick (unless one exists already).
-    const store = deps.store.conversations;
-    const old = await store.get(conn.record.id, cx.convId(nick));
+    const old = await storedConversation(deps, conn, cx.convId(nick));
     const newId = cx.convId(next);
-    if (old && !conn.isMe(next) && !(await store.get(conn.record.id, newId))) {
-      await store.rename(old.id, newId, next);
+    if (old && !conn.isMe(next) && !(await storedConversation(deps, conn, newId))) {
+      await deps.store.conversations.rename(old.id, newId, next);
+      renamedConversation(conn, old.conversationId, newId);
       cx.publish({
         type: "rename",
         old_conversation_id: old.conversationId,
