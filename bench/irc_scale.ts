@@ -3,21 +3,22 @@
  * on loopback. SCALE_USERS users with SCALE_CONNECTIONS connections each, every connection in
  * SCALE_JOINS of SCALE_CHANNELS shared channels. Prints the daemon's resident memory (5 s after
  * the joins, and after the idle window) and what each connection adds over the idle daemon, its
- * idle CPU (the servers' PINGs included), how
- * long until every connection was registered and had joined (as the IRC server counts them), the
- * p99 of `GET /api/connections` and of a history page while they connect, the same joins made by
- * plain clients (bench/irc_plain.ts), a channel shared by SCALE_FANOUT users (one line stored for
- * all, then SCALE_FANOUT_RATE lines/s for SCALE_FANOUT_SECONDS: lost lines, unread counts and
- * notifications checked), and a restart storm (kill -9, start: time until all are back, nothing
- * stored lost). The defaults run in about two minutes (65 s of them idle, to hold a round of
- * keepalive PINGs); docs/performance.md has the 10,000 case:
+ * idle CPU (the servers' PINGs included), how long until every connection was registered and had
+ * joined (as the IRC server counts them: from the first creation, and per connection from its
+ * creation's answer), the p99 of `GET /api/connections` and of a history page while they connect,
+ * the same joins made by plain clients (bench/irc_plain.ts), a channel shared by SCALE_FANOUT users
+ * (one line stored for all, SCALE_FANOUT_RATE lines/s for SCALE_FANOUT_SECONDS, then
+ * SCALE_FANOUT_BURST lines as fast as the IRC server takes them: rows stored a second, lost lines,
+ * unread counts and notifications checked), and a restart storm (kill -9, start: time until all
+ * are back, per connection too, nothing stored lost). The defaults run in about two minutes (65 s
+ * of them idle, to hold a round of keepalive PINGs); docs/performance.md has the 10,000 case:
  *
  *   SCALE_USERS=500 SCALE_CONNECTIONS=20 SCALE_FANOUT=300 PARLEY_CONNECT_DELAY=0.01 \
  *     deno task bench irc_scale
  *
  * PARLEY_CONNECT_DELAY (seconds between connects to one host, the daemon's own setting) paces
  * the connects; SCALE_PLAIN=0 skips the plain clients (SCALE_PLAIN=only runs only them),
- * SCALE_RESTART=0 the restart storm;
+ * SCALE_RESTART=0 the restart storm, SCALE_FANOUT_BURST=0 the fan-out's burst;
  * SCALE_DAEMON_FLAGS adds `deno run` flags to the daemon (`--cpu-prof --cpu-prof-dir=...`).
  */
 import { DatabaseSync } from "node:sqlite";
@@ -44,6 +45,7 @@ import {
   seedUsers,
   sleep,
   startScaleIrc,
+  StoredRows,
   threadCpu,
 } from "./scale_support.ts";
 
@@ -54,6 +56,8 @@ const JOINS = Math.min(CHANNELS, num("SCALE_JOINS", 3));
 const FANOUT = Math.min(USERS, num("SCALE_FANOUT", 20));
 const FAN_RATE = num("SCALE_FANOUT_RATE", 100);
 const FAN_SECONDS = num("SCALE_FANOUT_SECONDS", 5);
+/** Lines of the fan-out's burst, after its paced lines. */
+const BURST = num("SCALE_FANOUT_BURST", 1000);
 // 65 s: one round of keepalive PINGs (every 60 s per connection) falls in the window.
 const IDLE_SECONDS = num("SCALE_IDLE_SECONDS", 65);
 /** Users whose connections are created through the API at once. */
@@ -184,6 +188,19 @@ function probeApi(stop: () => boolean) {
   return { list, history, done };
 }
 
+/**
+ * Per connection, the time from `since` of its nick until the IRC server had it in all its
+ * channels: `name`_p50, _p99 and _max (Infinity for one still missing), the slowest one's nick
+ * with BENCH_DEBUG.
+ */
+function printOnIrc(name: string, since: (nick: string) => number) {
+  const times = observer.onIrcFigures(since);
+  print(`${name}_p50`, times.p50, "s");
+  print(`${name}_p99`, times.p99, "s");
+  print(`${name}_max`, times.max, "s");
+  if (DEBUG) console.error(`# ${name}: the slowest was ${times.slowest}`);
+}
+
 let failed = false;
 try {
   let pid = await startDaemon();
@@ -198,6 +215,8 @@ try {
   let onIrc = false;
   const probe = probeApi(() => created && onIrc);
   let next = 0;
+  /** When each connection's POST /connections was answered, by nick. */
+  const answered = new Map<string, number>();
   await Promise.all(Array.from({ length: Math.min(CREATORS, USERS) }, async () => {
     while (next < USERS) {
       const u = next++;
@@ -208,6 +227,7 @@ try {
           on_connect_commands: [`JOIN ${joinsOf(u, c).join(",")}`],
           wanted_state: "connected",
         });
+        answered.set(nick(u, c), performance.now());
       }
     }
   }));
@@ -219,6 +239,7 @@ try {
   print("all_joined", seconds(all.ms), "s");
   print("not_on_irc", all.missing.users, "connections");
   print("joins_missing", all.missing.members, "joins");
+  printOnIrc("on_irc", (name) => answered.get(name) ?? started);
   await probe.done;
   print("api_connections_p50", p(probe.list, 0.5), "ms");
   print("api_connections_p99", p(probe.list, 0.99), "ms");
@@ -262,54 +283,100 @@ try {
   const fanConvs = (db.prepare("SELECT id FROM conversations WHERE conversation_id = ?")
     .all(FAN) as { id: number }[]).map((r) => r.id);
   const inFan = `conversation IN (${fanConvs.join(",") || "0"})`;
-  const stored = db.prepare(
-    `SELECT count(*) AS n FROM messages WHERE ${inFan} AND sender = 'fanbot' AND type < 4`,
-  );
-  const storedCount = () => (stored.get() as { n: number }).n;
+  const fullCount = (on: DatabaseSync) =>
+    (on.prepare(
+      `SELECT count(*) AS n FROM messages WHERE ${inFan} AND sender = 'fanbot' AND type < 4`,
+    )
+      .get() as { n: number }).n;
   const sender = await RawIrcClient.connect(irc.port, "fanbot");
   observer.others++;
   await sender.join(FAN);
   await sleep(2000); // its JOIN stored for every member before the clock starts
+  const rows = new StoredRows(db, fanConvs, "fanbot");
+  rows.start();
+  const members = fanConvs.length;
   let t = performance.now();
   await sender.say(FAN, "one line for everyone");
-  while (storedCount() < fanConvs.length && performance.now() - t < 60_000) await sleep(5);
-  print("fanout_members", fanConvs.length);
+  await rows.until(members, 60_000);
+  print("fanout_members", members);
   print("fanout_one_line_all_stored", performance.now() - t, "ms");
 
-  const lines = FAN_RATE * FAN_SECONDS;
-  t = performance.now();
   const mentions = new Map<string, number>();
-  for (let i = 0; i < lines; i++) {
-    // One line in ten names a member: a notification for that user.
+  let said = 0;
+  /** The next line of the fan-out; one in ten names a member, a notification for that user. */
+  const sayNext = () => {
+    const i = said++;
     const to = i % 10 === 0 && FANOUT > 0 ? nick((i / 10) % FANOUT, 0) : "";
     if (to) mentions.set(to, (mentions.get(to) ?? 0) + 1);
-    await sender.say(FAN, `${to ? `${to}: ` : ""}line ${i} of the fan-out`);
+    return sender.say(FAN, `${to ? `${to}: ` : ""}line ${i} of the fan-out`);
+  };
+
+  // Paced: FAN_RATE lines a second, as a busy channel would be.
+  const lines = FAN_RATE * FAN_SECONDS;
+  let from = rows.count;
+  t = performance.now();
+  for (let i = 0; i < lines; i++) {
+    await sayNext();
     const due = t + (i + 1) * 1000 / FAN_RATE;
     if (due > performance.now()) await sleep(due - performance.now());
   }
-  const sentMs = performance.now() - t;
-  const expected = fanConvs.length * (1 + lines);
-  while (storedCount() < expected && performance.now() - t < sentMs + 60_000) await sleep(20);
-  const storedMs = performance.now() - t;
-  print("fanout_sent_per_s", lines / seconds(sentMs), "lines/s");
-  print(
-    "fanout_stored_rows_per_s",
-    (storedCount() - fanConvs.length) / seconds(storedMs),
-    "rows/s",
-  );
-  print("fanout_lost", expected - storedCount(), "rows");
-  if (DEBUG && expected > storedCount()) {
-    const said = irc.output().split("\n").filter((l) => /fanbot|flood|Excess|penalty/i.test(l));
-    console.error(said.slice(-10).map((l) => `# ngircd: ${l}`).join("\n"));
+  let sentAt = performance.now();
+  print("fanout_sent_per_s", lines / seconds(sentAt - t), "lines/s");
+  await rows.until(from + members * lines, 60_000);
+  let phase = rows.phase(from, from + members * lines);
+  print("fanout_stored_rows_per_s", phase.rowsPerS, "rows/s");
+  print("fanout_drain_ms", phase.lastAt - sentAt, "ms");
+
+  // Burst: BURST lines as fast as the IRC server reads them from the sender: what the daemon can
+  // store when the channel's pace is not the limit.
+  if (BURST > 0) {
+    from = rows.count;
+    t = performance.now();
+    for (let i = 0; i < BURST; i++) await sayNext();
+    sentAt = performance.now();
+    await rows.until(from + members * BURST, 120_000);
+    phase = rows.phase(from, from + members * BURST);
+    print("fanout_burst_lines", BURST, "lines");
+    print("fanout_burst_rows_per_s", phase.rowsPerS, "rows/s");
+    // From the first line sent: the server's relaying and the daemon's reading included, which
+    // first -> last stored leaves out when the daemon reads much of the burst before it commits.
+    print(
+      "fanout_burst_rows_per_s_from_sent",
+      (rows.count - from) / seconds(phase.lastAt - t),
+      "rows/s",
+    );
+    print("fanout_burst_drain_ms", phase.lastAt - sentAt, "ms");
+    if (DEBUG) {
+      const at = (ms: number) => `${(ms - t).toFixed(0)} ms`;
+      console.error(
+        `# burst: sent by ${at(sentAt)}, first row stored by ${at(phase.firstAt)}, ` +
+          `all by ${at(phase.lastAt)}`,
+      );
+    }
+  }
+  await rows.stop();
+
+  const expected = members * (1 + lines + BURST);
+  const stored = fullCount(db);
+  print("fanout_lost", expected - stored, "rows");
+  if (DEBUG && expected > stored) {
+    const logged = irc.output().split("\n").filter((l) =>
+      /fanbot|flood|Excess|penalty|buffer/i.test(l)
+    );
+    console.error(logged.slice(-10).map((l) => `# ircd: ${l}`).join("\n"));
   }
   const unread = db.prepare(`SELECT unread FROM conversations WHERE id IN (${fanConvs.join(",")})`)
     .all() as { unread: number }[];
-  print("fanout_unread_wrong", unread.filter((r) => r.unread !== 1 + lines).length, "members");
+  print(
+    "fanout_unread_wrong",
+    unread.filter((r) => r.unread !== 1 + lines + BURST).length,
+    "members",
+  );
   const got = (db.prepare(`SELECT count(*) AS n FROM messages WHERE ${inFan} AND highlight = 1`)
     .get() as { n: number }).n;
   const want = [...mentions.values()].reduce((s, n) => s + n, 0);
   print("fanout_notifications_wrong", Math.abs(got - want), "rows");
-  const before = storedCount();
+  const before = stored;
   db.close();
 
   if (RESTART) {
@@ -322,10 +389,9 @@ try {
     print("restart_all_back", seconds(back.ms), "s");
     print("restart_not_back", back.missing.users, "connections");
     print("restart_joins_missing", back.missing.members, "joins");
+    printOnIrc("restart_on_irc", () => t1);
     const after = new DatabaseSync(join(home, "parley.db"), { readOnly: true });
-    const kept = (after.prepare(
-      `SELECT count(*) AS n FROM messages WHERE ${inFan} AND sender = 'fanbot' AND type < 4`,
-    ).get() as { n: number }).n;
+    const kept = fullCount(after);
     after.close();
     print("restart_lost", before - kept, "rows");
     printMemory(print, "rss_after_restart", pid);

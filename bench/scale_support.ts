@@ -2,9 +2,11 @@
  * What the many-connections benches (irc_scale.ts, irc_scale_cluster.ts) share: the shape of the
  * load (who joins which channel), how figures are printed, what /proc says of a process, and an
  * observer on the IRC server that counts what the server counts (LUSERS, and NAMES of each
- * channel).
+ * channel), and a count of the rows the daemon stores as it commits them.
  */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { randomId, sha256Hex } from "../lib/crypto.ts";
+import { FIRST_EVENT_CODE } from "../store/message_types.ts";
 import type { Store } from "../store/mod.ts";
 import { type IrcLine, RawIrcClient } from "../tests/support/irc_client.ts";
 import { type IrcServer, startIrcServer } from "../tests/support/ngircd.ts";
@@ -155,13 +157,17 @@ export const joinsOf = (shape: ScaleShape, u: number, c: number) => [
   ...(c === 0 && u < shape.fanout ? [FAN] : []),
 ];
 
+/** How often the observer looks at what it received: the precision of the times it records. */
+const LOOK_MS = 10;
+
 /**
  * A client on the IRC server that counts how many clients are registered (LUSERS) and who is in
  * each bench channel. It sits in every bench channel from the start and follows the joins, parts
  * and quits the server tells its members: asking NAMES of every channel every half second (as it
  * did) was a load of its own on the server, heaviest when the server was busiest, which plain
  * clients measured alone did not carry. `others` is how many registered clients are not Parley's
- * (itself included).
+ * (itself included). It also notes when each connection came to be in all its channels, to within
+ * LOOK_MS.
  */
 export class IrcObserver {
   others = 1;
@@ -171,6 +177,11 @@ export class IrcObserver {
   #waitMs: number;
   #debug: boolean;
   #keepalive?: ReturnType<typeof setInterval>;
+  #look?: ReturnType<typeof setInterval>;
+  /** The casefolded channels of each connection's nick. */
+  #wants = new Map<string, string[]>();
+  /** Since when each nick has been in all its channels, unbroken (performance.now()). */
+  #onIrcAt = new Map<string, number>();
   /** Registered clients, by the last LUSERS answer. */
   #users = 0;
   /** When the LUSERS under way was asked (-Infinity: none is). */
@@ -188,6 +199,11 @@ export class IrcObserver {
     this.#ignore = new Set(["observer", ...opts.ignore]);
     this.#waitMs = opts.waitMs;
     this.#debug = opts.debug;
+    for (let u = 0; u < shape.users; u++) {
+      for (let c = 0; c < shape.perUser; c++) {
+        this.#wants.set(nick(u, c), joinsOf(shape, u, c).map((ch) => ch.toLowerCase()));
+      }
+    }
   }
 
   /**
@@ -210,6 +226,7 @@ export class IrcObserver {
       120_000,
     );
     observer.#follow();
+    observer.#look = setInterval(() => observer.#follow(), LOOK_MS);
     // Never silent for the server's ping timeout (120 s here): a PING it sends while it is busy
     // with thousands of joins may not see the answer in time.
     observer.#keepalive = setInterval(
@@ -227,9 +244,14 @@ export class IrcObserver {
     return this.connections * this.#shape.joins + this.#shape.fanout;
   }
 
-  /** Takes the lines received since the last call and follows who joined, left or quit. */
+  /**
+   * Takes the lines received since the last call and follows who joined, left or quit; they
+   * reached the observer at most LOOK_MS before now.
+   */
   #follow(): IrcLine[] {
     const lines = this.client.lines.splice(0);
+    if (!lines.length) return lines;
+    const at = performance.now();
     const members = this.#members;
     const of = (ch: string | undefined) => {
       const key = String(ch ?? "").toLowerCase();
@@ -237,26 +259,73 @@ export class IrcObserver {
       if (!set) members.set(key, set = new Set());
       return set;
     };
+    // A connection is on IRC from the line that put it in the last of its channels: a JOIN
+    // comes after the server registered it, so that is both.
+    const joined = (name: string) => {
+      const wants = this.#wants.get(name);
+      if (!wants || this.#onIrcAt.has(name)) return;
+      if (wants.every((ch) => members.get(ch)?.has(name))) this.#onIrcAt.set(name, at);
+    };
     for (const l of lines) {
       if (l.command === "353") {
         for (const n of (l.params.at(-1) ?? "").split(" ")) {
           const name = n.replace(/^[@+%~&]/, "");
           if (name) of(l.params.at(-2)).add(name);
+          joined(name);
         }
-      } else if (l.command === "JOIN") of(l.params[0]).add(l.nick);
-      else if (l.command === "PART") of(l.params[0]).delete(l.nick);
-      else if (l.command === "KICK") of(l.params[0]).delete(l.params[1]);
-      else if (l.command === "251") {
+      } else if (l.command === "JOIN") {
+        of(l.params[0]).add(l.nick);
+        joined(l.nick);
+      } else if (l.command === "PART") {
+        of(l.params[0]).delete(l.nick);
+        this.#onIrcAt.delete(l.nick);
+      } else if (l.command === "KICK") {
+        of(l.params[0]).delete(l.params[1]);
+        this.#onIrcAt.delete(l.params[1]);
+      } else if (l.command === "251") {
         this.#users = lusersUsers(l.params.at(-1) ?? "");
       } else if (l.command === "266") this.#asked = -Infinity;
-      else if (l.command === "QUIT") { for (const set of members.values()) set.delete(l.nick); }
-      else if (l.command === "NICK") {
+      else if (l.command === "QUIT") {
+        for (const set of members.values()) set.delete(l.nick);
+        this.#onIrcAt.delete(l.nick);
+      } else if (l.command === "NICK") {
         for (const set of members.values()) {
           if (set.delete(l.nick)) set.add(l.params[0]);
         }
+        this.#onIrcAt.delete(l.nick);
+        joined(l.params[0]);
       }
     }
     return lines;
+  }
+
+  /**
+   * When `name` came to be in all its channels (performance.now()), if it is in them now: a
+   * connection that left one and came back counts from its return.
+   */
+  onIrcAt(name: string): number | undefined {
+    this.#follow();
+    return this.#onIrcAt.get(name);
+  }
+
+  /**
+   * Seconds from `since(nick)` until each connection was in all its channels (Infinity for one
+   * that is not now): their p50, p99 and max, and the nick of the slowest. A connection with no
+   * channel to join cannot be seen, and is left out.
+   */
+  onIrcFigures(since: (name: string) => number) {
+    this.#follow();
+    const times: number[] = [];
+    let max = -Infinity;
+    let slowest = "";
+    for (const [name, wants] of this.#wants) {
+      if (!wants.length) continue;
+      const at = this.#onIrcAt.get(name);
+      const s = at === undefined ? Infinity : seconds(at - since(name));
+      times.push(s);
+      if (s > max) [max, slowest] = [s, name];
+    }
+    return { p50: p(times, 0.5), p99: p(times, 0.99), max: times.length ? max : NaN, slowest };
   }
 
   /**
@@ -331,6 +400,96 @@ export class IrcObserver {
 
   close(): Promise<void> {
     clearInterval(this.#keepalive);
+    clearInterval(this.#look);
     return this.client.close();
+  }
+}
+
+/**
+ * Counts the lines `sender` said in `conversations` (rows below FIRST_EVENT_CODE) as the daemon
+ * commits them, through a read-only handle on its parley.db: each poll reads only the rows after
+ * the highest id it saw, since the one writer gives ids in commit order and never reuses one. A
+ * full count(*) of hundreds of thousands of rows every few ms was a load of its own on the cores
+ * the daemon runs on. Polls every `everyMs` from `start()` until `stop()`, and keeps each change
+ * of the count with the time of the poll that saw it.
+ */
+export class StoredRows {
+  /** Rows counted since the counter was made. */
+  count = 0;
+  #after: number;
+  #poll: StatementSync;
+  #sender: string;
+  #everyMs: number;
+  #times: number[] = [];
+  #counts: number[] = [];
+  #running?: Promise<void>;
+  #stopped = false;
+
+  constructor(db: DatabaseSync, conversations: number[], sender: string, everyMs = 5) {
+    this.#after = (db.prepare("SELECT coalesce(max(id), 0) AS top FROM messages").get() as {
+      top: number;
+    }).top;
+    this.#poll = db.prepare(
+      `SELECT max(id) AS top, coalesce(sum(conversation IN (${conversations.join(",") || "0"})
+        AND sender = ? AND type < ${FIRST_EVENT_CODE}), 0) AS n FROM messages WHERE id > ?`,
+    );
+    this.#sender = sender;
+    this.#everyMs = everyMs;
+  }
+
+  /** Reads the rows committed since the last poll; the count. */
+  poll(): number {
+    const row = this.#poll.get(this.#sender, this.#after) as { top: number | null; n: number };
+    if (row.top === null) return this.count;
+    this.#after = row.top;
+    if (row.n) {
+      this.count += row.n;
+      this.#times.push(performance.now());
+      this.#counts.push(this.count);
+    }
+    return this.count;
+  }
+
+  /** Polls in the background until `stop()`. */
+  start(): void {
+    this.#running ??= (async () => {
+      while (!this.#stopped) {
+        this.poll();
+        await sleep(this.#everyMs);
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#running;
+  }
+
+  /** Waits until the count reaches `target` or `timeoutMs` passed; when it did, or NaN. */
+  async until(target: number, timeoutMs: number): Promise<number> {
+    const deadline = performance.now() + timeoutMs;
+    while (performance.now() < deadline) {
+      if (this.poll() >= target) return this.#times.at(-1)!;
+      await sleep(this.#everyMs);
+    }
+    return NaN;
+  }
+
+  /**
+   * Of the rows counted after the count was `from`, up to `to` (or the last change seen, when it
+   * never got there): when a poll first saw one of them and when it saw the count reach `to`,
+   * and the rows stored per second in between (the rows the first poll saw were stored before
+   * it). The pipeline from the IRC server to the commit delays both ends alike. Read it before
+   * the rows of the next phase come.
+   */
+  phase(from: number, to: number): { firstAt: number; lastAt: number; rowsPerS: number } {
+    const first = this.#counts.findIndex((n) => n > from);
+    if (first < 0) return { firstAt: NaN, lastAt: NaN, rowsPerS: NaN };
+    let last = this.#counts.findIndex((n) => n >= to);
+    if (last < 0) last = this.#counts.length - 1;
+    const firstAt = this.#times[first];
+    const lastAt = this.#times[last];
+    const rows = this.#counts[last] - this.#counts[first];
+    return { firstAt, lastAt, rowsPerS: rows / seconds(lastAt - firstAt) };
   }
 }
