@@ -66,6 +66,8 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
   const lanes: Promise<void>[] = Array.from({ length: LANES }, () => Promise.resolve());
   let batches = 0;
   let inFlight = 0;
+  /** Resolved (and replaced) each time a batch is written: appends held back wait on it. */
+  let room = Promise.withResolvers<void>();
   /** Every batch taken so far, committed; never rejects. */
   const written = () => Promise.all(lanes).then(() => {});
   /** Per conversation, its last append being taken (each in order); never rejects. */
@@ -167,6 +169,8 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
           await writeBatch(rows, counts);
         } finally {
           inFlight--;
+          room.resolve();
+          room = Promise.withResolvers<void>();
         }
       });
     }
@@ -174,8 +178,9 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
   }
 
   async function take(msg: NewMessage): Promise<Appended> {
-    // The oldest lane's batches first: appends are taken in order, so this holds all of them.
-    while (inFlight >= MAX_IN_FLIGHT) await lanes[(batches - inFlight) % LANES];
+    // Whichever batch is written first makes room: the lanes finish out of order (one may hold
+    // every batch in flight while the other has none left).
+    while (inFlight >= MAX_IN_FLIGHT) await room.promise;
     const ts = await uniqueTs(msg.conversation, msg.ts ?? nowMicros());
     if (msg.unread && !unread.known(msg.conversation)) await newest(msg.conversation);
     const count = msg.unread ? unread.add(msg.conversation) : undefined;

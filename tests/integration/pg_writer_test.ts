@@ -77,3 +77,86 @@ Deno.test("PostgreSQL writer: a stalled database holds appends back; nothing is 
     await server.close();
   }
 });
+
+Deno.test("PostgreSQL writer: one lane held while the other writes on; appends wait, then all are stored", async () => {
+  const server = await startPostgres();
+  const url = await server.database();
+  // The migrations, by opening a store once.
+  await (await openPgMessageStore(url)).close();
+  const sql = connectPg(url, 2);
+  let release = () => {};
+  let locked: Promise<unknown> = Promise.resolve();
+  let child: Deno.ChildProcess | undefined;
+  try {
+    const [{ id: userId }] = await sql`INSERT INTO users (email) VALUES ('l@example.com')
+      RETURNING id`;
+    const [{ id: connection }] = await sql`INSERT INTO connections (user_id, connection_id)
+      VALUES (${userId}, 'irc-l') RETURNING id`;
+    const [{ id: a }, { id: b }] = await sql`INSERT INTO conversations (connection, conversation_id)
+      VALUES (${connection}, '#a'), (${connection}, '#b') RETURNING id`;
+    // A's row locked: a message row of A (its key checked) waits for it, B's do not.
+    const released = new Promise<void>((r) => release = r);
+    let held!: () => void;
+    const isHeld = new Promise<void>((r) => held = r);
+    locked = sql.begin(async (tx) => {
+      await tx`SELECT 1 FROM conversations WHERE id = ${a} FOR UPDATE`;
+      held();
+      await released;
+    });
+    await isHeld;
+    const rows = (2 * MAX_IN_FLIGHT + 4) * BATCH;
+    child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        new URL("../support/pg_writer_lanes.ts", import.meta.url).pathname,
+        url,
+        String(userId),
+        String(a),
+        String(b),
+        String(rows),
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    // The batch holding A's row waits for the lock; the other lane writes on until the held
+    // one has every batch in flight, then nothing more is written.
+    await poll(
+      "a batch waiting for A's row",
+      async () =>
+        (await sql`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+          AND query LIKE 'INSERT INTO messages%'`).length > 0,
+      60_000,
+    );
+    const stored = async () => (await sql`SELECT count(*)::int AS n FROM messages`)[0].n;
+    let last = -1;
+    await poll("the other lane stopped", async () => {
+      const now = await stored();
+      const still = now === last;
+      last = now;
+      if (!still) await new Promise((r) => setTimeout(r, 300));
+      return still;
+    }, 60_000);
+    assert(last < rows, "every row stored while one lane was held");
+    release();
+    await locked;
+    // A writer that spun never comes back from that: its process is ended after a minute.
+    const ended = setTimeout(() => child?.kill("SIGKILL"), 60_000);
+    const out = await child.output();
+    clearTimeout(ended);
+    child = undefined;
+    const said = new TextDecoder().decode(out.stdout);
+    assert(said.includes("stored"), `the writer did not finish: ${said}`);
+    const [{ n }] = await sql`SELECT count(*)::int AS n FROM messages`;
+    assertEquals(n, rows + 1);
+  } finally {
+    release();
+    await locked;
+    try {
+      child?.kill("SIGKILL");
+      await child?.status;
+    } catch { /* gone */ }
+    await sql.end();
+    await server.close();
+  }
+});
