@@ -210,25 +210,46 @@ export class Ownership {
     );
     const share = Math.ceil(wanted.length / nodes.length);
     let room = share - [...this.#owned].filter((u) => wanted.includes(u)).length;
+    // Every lock first, then the users started: a dead node's users are run by nobody until
+    // their lock is taken, and starting thousands of connections one user after another held
+    // the last locks back for seconds on a busy node.
+    const took: number[] = [];
     for (const userId of shuffle(wanted.filter((u) => !taken.has(u)))) {
       if (room <= 0) break;
-      if (await this.#take(userId)) room--;
+      if (await this.#lock(userId)) {
+        took.push(userId);
+        room--;
+      }
     }
+    for (const userId of took) await this.#run(userId);
     await this.#hooks.scanned?.(nodes);
   }
 
   /** Tries the user's lock; taken, tells the node to run the user. */
   async #take(userId: number): Promise<boolean> {
+    if (!(await this.#lock(userId))) return false;
+    await this.#run(userId);
+    return true;
+  }
+
+  /** Tries the user's lock. */
+  async #lock(userId: number): Promise<boolean> {
     if (this.#stopping) return false;
     const [row] = await this.#session!`SELECT pg_try_advisory_lock(${this.scope.lockClass}::int,
       ${userId}::int) AS ok`;
     if (!row.ok) return false;
     this.#owned.add(userId);
+    return true;
+  }
+
+  /** Tells the node to run a user whose lock it took. */
+  async #run(userId: number): Promise<void> {
+    // The session may have been lost (every lock with it) since the lock was taken.
+    if (this.#stopping || !this.#owned.has(userId)) return;
     log.info("cluster: running user", { uid: userId, node: this.nodeId });
     await this.#hooks.acquired(userId).catch((err) =>
       log.error("cluster: starting a user failed", { uid: userId, error: String(err) })
     );
-    return true;
   }
 
   /** The lock session is gone, and with it every lock: stop everything at once. */

@@ -106,3 +106,48 @@ Deno.test("cluster ownership: only this database's nodes count, and each from it
     await pg.close();
   }
 });
+
+Deno.test("cluster ownership: a scan takes every free user's lock before it starts the first", async () => {
+  const pg = await startPostgres();
+  const url = await pg.database();
+  const store = await openPgStore(url);
+  let ownership: Ownership | undefined;
+  try {
+    for (let i = 1; i <= USERS; i++) {
+      const user = await store.users.create(`user${i}@example.org`, "x", []);
+      await store.connections.create({
+        userId: user.id,
+        connectionId: "irc-localhost",
+        name: "localhost",
+        url: "irc://127.0.0.1:1",
+        onConnectCommands: [],
+        wantedState: "connected",
+      });
+    }
+    const scope = await nodeScope(SECRET);
+    // At each start, how many of the users' locks the node holds (starting a user is slow on a
+    // busy node; the users after it are run by nobody until their lock is taken).
+    const heldAtStart: number[] = [];
+    ownership = new Ownership(
+      url,
+      store.sql as never,
+      "nodea",
+      {
+        acquired: async () => {
+          const [{ n }] = await store.sql`SELECT count(*)::int AS n FROM pg_locks
+            WHERE locktype = 'advisory' AND classid::bigint = ${scope.lockClass} AND granted`;
+          heldAtStart.push(n);
+        },
+        lost: () => Promise.resolve(),
+      },
+      60_000,
+      SECRET,
+    );
+    await ownership.start();
+    assertEquals(heldAtStart, Array(USERS).fill(USERS));
+  } finally {
+    await ownership?.stop();
+    await store.close();
+    await pg.close();
+  }
+});
