@@ -6,7 +6,8 @@
  * is even and to node b when odd, as a load balancer that spreads sessions would send them, and
  * the node that creates a user's first connection runs the user.
  *
- * Prints the time until the IRC server counts every connection registered and joined; the users
+ * Prints the time until the IRC server counts every connection registered and joined (and, per
+ * connection, from the answer to its creation: on_irc_p50, _p99, _max); the users
  * and connections each node runs (from pg_locks: the advisory locks of the installation's lock
  * class, one per user, held by each node's session); each node's resident memory. Then a talker
  * on IRC says SCALE_TALK_LINES lines in each of SCALE_TALK_CHANNELS channels, and once every
@@ -186,6 +187,8 @@ try {
 
   // Every connection created through the API, CREATORS users at a time, each user on one node.
   const t0 = performance.now();
+  /** When each connection's creation was answered, by nick (its own three minutes start then). */
+  const answered = new Map<string, number>();
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(CREATORS, USERS) }, async () => {
     while (next < USERS) {
@@ -198,6 +201,7 @@ try {
           on_connect_commands: [`JOIN ${joinsOf(shape, u, c).join(",")}`],
           wanted_state: "connected",
         });
+        answered.set(nick(u, c), performance.now());
       }
     }
   }));
@@ -207,6 +211,10 @@ try {
   print("all_joined", seconds(all.ms), "s");
   print("not_on_irc", all.missing.users, "connections");
   print("joins_missing", all.missing.members, "joins");
+  const each = observer.onIrcFigures((name) => answered.get(name) ?? t0);
+  print("on_irc_p50", each.p50, "s");
+  print("on_irc_p99", each.p99, "s");
+  print("on_irc_max", each.max, "s");
   print("start_connects_per_s_max", connectsPerSecondMax(irc.output(), 0), "connects/s");
 
   await sleep(5000); // the last joins' events stored
