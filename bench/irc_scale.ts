@@ -214,6 +214,7 @@ try {
   let created = false;
   let onIrc = false;
   const probe = probeApi(() => created && onIrc);
+  const cpuBeforeJoins = cpuSeconds(pid);
   let next = 0;
   /** When each connection's POST /connections was answered, by nick. */
   const answered = new Map<string, number>();
@@ -239,6 +240,8 @@ try {
   print("all_joined", seconds(all.ms), "s");
   print("not_on_irc", all.missing.users, "connections");
   print("joins_missing", all.missing.members, "joins");
+  // The daemon's CPU (every thread) for creating, connecting and joining, per connection.
+  print("cpu_per_connection_joined", (cpuSeconds(pid) - cpuBeforeJoins) * 1000 / N, "ms");
   printOnIrc("on_irc", (name) => answered.get(name) ?? started);
   await probe.done;
   print("api_connections_p50", p(probe.list, 0.5), "ms");
@@ -270,7 +273,9 @@ try {
   const t1 = performance.now();
   await sleep(IDLE_SECONDS * 1000);
   const settledS = seconds(performance.now() - t1);
-  print("idle_cpu_settled", (cpuSeconds(pid) - cpu1) / settledS * 100, "%");
+  const settledCpu = (cpuSeconds(pid) - cpu1) / settledS;
+  print("idle_cpu_settled", settledCpu * 100, "%");
+  print("idle_cpu_per_connection", settledCpu * 1e6 / N, "µs/s");
   if (DEBUG) {
     for (const [name, s] of threadCpu(pid)) {
       const used = (s - (threads1.get(name) ?? 0)) / settledS * 100;

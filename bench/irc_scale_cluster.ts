@@ -22,7 +22,8 @@
  *   SCALE_USERS=500 SCALE_CONNECTIONS=20 PARLEY_CONNECT_DELAY=0.01 \
  *     deno task bench irc_scale_cluster
  *
- * SCALE_WAIT_SECONDS bounds each wait for the IRC server's count (default 1200).
+ * SCALE_WAIT_SECONDS bounds each wait for the IRC server's count (default 1200);
+ * SCALE_DAEMON_FLAGS adds `deno run` flags to both daemons.
  */
 import postgres from "postgres";
 import { parseConfig } from "../config.ts";
@@ -67,6 +68,8 @@ const TALK_CHANNELS = Math.min(CHANNELS, num("SCALE_TALK_CHANNELS", 3));
 const TALK_LINES = num("SCALE_TALK_LINES", 5);
 const WAIT_MS = num("SCALE_WAIT_SECONDS", 1200) * 1000;
 const DEBUG = !!Deno.env.get("BENCH_DEBUG");
+/** More `deno run` flags for both daemons (`--cpu-prof --cpu-prof-dir=...`), as irc_scale's. */
+const DAEMON_FLAGS = (Deno.env.get("SCALE_DAEMON_FLAGS") ?? "").split(" ").filter(Boolean);
 /** Empty: the nodes use the production interval (an empty value is the same as none). */
 const SCAN_OVERRIDE = Deno.env.get("PARLEY_TEST_CLUSTER_SCAN_MS") ?? "";
 const SECRET = "the secret both bench nodes share";
@@ -162,6 +165,7 @@ try {
           PARLEY_TEST_CLUSTER_SCAN_MS: SCAN_OVERRIDE,
           PARLEY_TEST_FAST_IRC: "",
         },
+        permissions: ["-A", ...DAEMON_FLAGS],
       }),
     );
     const deadline = Date.now() + 60_000;
