@@ -19,9 +19,10 @@ export const CONVERSATIONS_CHANGED = "parley_conversations_changed";
 
 /**
  * The PostgreSQL implementation of ConversationStore. `settled` resolves once the message writer
- * has committed what it holds (its unread counts are saved in its batches), so reads and
- * mark-as-read see every message appended before them; `unread` is the writer's memory of the
- * counts, told of every count set here (and, by a notification, the other nodes' writers).
+ * has committed what it holds (its unread counts are saved in its batches), so a user's listing
+ * (notifications counted from the messages) and mark-as-read see every message appended before
+ * them; `unread` is the writer's memory of the counts: a connection's conversations are read with
+ * it, and it is told of every count set here (and, by a notification, the other nodes' writers).
  */
 export function pgConversationStore(
   sql: Sql,
@@ -48,12 +49,21 @@ export function pgConversationStore(
     });
     unread.set(entries);
   };
+  /**
+   * A row with the writer's count: the stored one and what the writer has not committed yet.
+   * Reading one conversation does not wait for the writer: on the per-line path (a new
+   * conversation, a private one that follows a nick) that wait was up to every batch in flight.
+   */
+  const withCount = (row: ConversationRow) => {
+    const record = toRecord(row);
+    record.unread = unread.count(record.id) ?? record.unread;
+    return record;
+  };
   const get = async (connection: number, conversationId: string) => {
-    await settled();
     const [row] = await sql<ConversationRow[]>`SELECT v.*, c.connection_id FROM conversations v
       JOIN connections c ON c.id = v.connection
       WHERE v.connection = ${connection} AND v.conversation_id = ${pgString(conversationId)}`;
-    return row && toRecord(row);
+    return row && withCount(row);
   };
   return {
     get generation() {
@@ -70,12 +80,11 @@ export function pgConversationStore(
         WHERE c.user_id = ${userId} ORDER BY v.conversation_id, c.connection_id`;
       return rows.map(toRecord);
     },
-    async listForConnection(connection, opts) {
-      if (opts?.unread !== false) await settled();
+    async listForConnection(connection) {
       const rows = await sql<ConversationRow[]>`SELECT v.*, c.connection_id FROM conversations v
         JOIN connections c ON c.id = v.connection WHERE v.connection = ${connection}
         ORDER BY v.conversation_id`;
-      return rows.map(toRecord);
+      return rows.map(withCount);
     },
     get,
     count: async (connection) =>

@@ -64,6 +64,7 @@ Deno.test("PostgreSQL: the unread count told follows mark-as-read and read marke
       () => a.messages.unread.count(c.conversation) === 0,
     );
     assertEquals(await counted("9"), 1);
+    assertEquals(await counted("9b"), 2);
 
     // A read marker on another node sets the count to what came after it.
     await a.messages.flush();
@@ -74,8 +75,8 @@ Deno.test("PostgreSQL: the unread count told follows mark-as-read and read marke
     await poll("node a told of the marker", () => a.messages.unread.count(c.conversation) === 1);
     assertEquals(await counted("10"), 2);
     await a.messages.flush();
-    const stored = await a.conversations.get(c.connection, "#talk");
-    assertEquals(stored?.unread, 2, "the stored count agrees with the one told");
+    const [stored] = await a.sql`SELECT unread FROM conversations WHERE id = ${c.conversation}`;
+    assertEquals(stored.unread, 2, "the stored count agrees with the one told");
   } finally {
     await b.close();
     await a.close();
@@ -113,6 +114,61 @@ Deno.test("PostgreSQL: a line counted in 300 conversations at once, 50 times", a
     );
   } finally {
     console.error = consoleError;
+    await store.close();
+    await pg.close();
+  }
+});
+
+Deno.test("PostgreSQL: a conversation is read with the writer's count, without waiting for it", async () => {
+  const pg = await startPostgres();
+  const store = await openPgStore(pg.url);
+  let release = () => {};
+  let locked: Promise<unknown> = Promise.resolve();
+  try {
+    const c = await conversationOf(store, 1);
+    const other = await conversationOf(store, 2);
+    await store.messages.append(line(c, "first"));
+    await store.messages.flush();
+    // Another session holds the messages table: the writer's next batch cannot be written.
+    const released = new Promise<void>((r) => release = r);
+    locked = store.sql.begin(async (tx) => {
+      await tx`LOCK TABLE messages IN SHARE MODE`;
+      await released;
+    });
+    await poll(
+      "the lock taken",
+      async () =>
+        (await store.sql`SELECT 1 FROM pg_locks WHERE relation = 'messages'::regclass
+          AND mode = 'ShareLock' AND granted`).length > 0,
+    );
+    assertEquals((await store.messages.append(line(c, "second"))).unread, 2);
+    await store.messages.append(line(other, "elsewhere"));
+    // The batch is committed (and waits on the lock) once its window ends.
+    await poll(
+      "the batch waiting",
+      async () =>
+        (await store.sql`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+          AND query LIKE 'INSERT INTO messages%'`).length > 0,
+    );
+    // Each read settles while the lock still holds the batch (one that waited for the writer
+    // would only settle after the release below).
+    let read: { unread?: number; listed?: number } | undefined;
+    (async () => {
+      const conv = await store.conversations.get(c.connection, "#talk");
+      const [listed] = await store.conversations.listForConnection(c.connection);
+      read = { unread: conv?.unread, listed: listed?.unread };
+    })().catch(() => {}); // a read still waiting when the store closes
+    await poll("the reads answered while the writer waits", () => read);
+    assertEquals(read, { unread: 2, listed: 2 }, "the count with the line not yet written");
+    release();
+    await locked;
+    await store.messages.flush();
+    const [{ unread }] = await store
+      .sql`SELECT unread FROM conversations WHERE id = ${c.conversation}`;
+    assertEquals(unread, 2);
+  } finally {
+    release();
+    await locked;
     await store.close();
     await pg.close();
   }
