@@ -1,6 +1,6 @@
 /**
- * The lean path of an IRC burst: a person's PRIVMSG, NOTICE or ACTION to one target, read
- * straight from the line. irc-framework's parser, middleware and event objects were about a third
+ * The lean path of an IRC burst: a person's PRIVMSG, NOTICE or ACTION to one target, and a
+ * person's JOIN, read straight from the line. irc-framework's parser, middleware and event objects were about a third
  * of a chat line's cost (docs/performance.md, "IRC bursts"). Anything unusual (a server prefix,
  * a CTCP other than ACTION, a batch, odd spacing) is not parsed here and goes to irc-framework,
  * so this only has to be right for the lines it takes.
@@ -27,11 +27,20 @@ function tagTime(value: string): number | undefined {
   return /^[0-9.]+$/.test(value) ? parseInt(value, 10) * 1000 : undefined;
 }
 
-/**
- * Parses `@tags :nick!user@host PRIVMSG target :text` (tags optional); undefined for any other
- * line, which irc-framework then handles.
- */
-export function parseChatLine(input: string): ChatLine | undefined {
+/** What every lean line starts with: the `@time` tag, the person's prefix and the command. */
+interface Head {
+  line: string;
+  nick: string;
+  user: string;
+  host: string;
+  command: string;
+  /** Where the parameters start. */
+  params: number;
+  time?: number;
+}
+
+/** `@tags :nick!user@host COMMAND ` read; undefined for a batch's line or a server's prefix. */
+function headOf(input: string): Head | undefined {
   const line = input.charCodeAt(input.length - 1) === 13 ? input.slice(0, -1) : input;
   let at = 0;
   let time: number | undefined;
@@ -61,10 +70,20 @@ export function parseChatLine(input: string): ChatLine | undefined {
   const commandEnd = line.indexOf(" ", prefixEnd + 1);
   if (commandEnd < 0) return undefined;
   const command = line.slice(prefixEnd + 1, commandEnd);
-  if (command !== "PRIVMSG" && command !== "NOTICE") return undefined;
-  const targetEnd = line.indexOf(" ", commandEnd + 1);
-  if (targetEnd <= commandEnd + 1 || line.charCodeAt(targetEnd + 1) !== 58) return undefined;
-  const target = line.slice(commandEnd + 1, targetEnd);
+  return { line, nick, user, host, command, params: commandEnd + 1, time };
+}
+
+/**
+ * Parses `@tags :nick!user@host PRIVMSG target :text` (tags optional); undefined for any other
+ * line, which irc-framework then handles.
+ */
+export function parseChatLine(input: string): ChatLine | undefined {
+  const head = headOf(input);
+  if (!head || (head.command !== "PRIVMSG" && head.command !== "NOTICE")) return undefined;
+  const { line, nick, user, host, command, params, time } = head;
+  const targetEnd = line.indexOf(" ", params);
+  if (targetEnd <= params || line.charCodeAt(targetEnd + 1) !== 58) return undefined;
+  const target = line.slice(params, targetEnd);
   const text = line.slice(targetEnd + 2);
   if (text.charCodeAt(0) !== 1) {
     const kind = command === "NOTICE" ? "notice" : "privmsg";
@@ -75,4 +94,30 @@ export function parseChatLine(input: string): ChatLine | undefined {
     return undefined;
   }
   return { nick, user, host, kind: "action", target, text: text.slice(8, -1), time };
+}
+
+/** Someone's join, as irc/chat/inbound/ records it. */
+export interface JoinLine {
+  nick: string;
+  user: string;
+  host: string;
+  channel: string;
+  time?: number;
+}
+
+/**
+ * Parses `@tags :nick!user@host JOIN #channel` (`:#channel` too, and extended-join's account and
+ * real name after it, which are not kept); undefined for any other line. In channels of hundreds
+ * the joins are most of what a connection reads while everyone connects.
+ */
+export function parseJoinLine(input: string): JoinLine | undefined {
+  const head = headOf(input);
+  if (!head || head.command !== "JOIN") return undefined;
+  const { line, nick, user, host, params, time } = head;
+  const from = line.charCodeAt(params) === 58 /* : */ ? params + 1 : params;
+  const end = line.indexOf(" ", from);
+  const channel = end < 0 ? line.slice(from) : line.slice(from, end);
+  // A list of channels (`JOIN #a,#b`) or none: irc-framework's.
+  if (!channel || channel.includes(",")) return undefined;
+  return { nick, user, host, channel, time };
 }

@@ -1,6 +1,6 @@
 /** irc/chat/chat_line.ts: which lines the lean path takes, and what it reads from them. */
 import { assertEquals } from "../support/assert.ts";
-import { parseChatLine } from "../../irc/chat/chat_line.ts";
+import { parseChatLine, parseJoinLine } from "../../irc/chat/chat_line.ts";
 
 Deno.test("chat lines: a person's PRIVMSG, NOTICE and ACTION are read", () => {
   assertEquals(parseChatLine(":bob!b@host PRIVMSG #chan :hello there \r"), {
@@ -47,4 +47,28 @@ Deno.test("chat lines: everything else is left to irc-framework", () => {
   ) {
     assertEquals(parseChatLine(line), undefined, JSON.stringify(line));
   }
+});
+
+Deno.test("join lines: someone's JOIN is read, in each form servers send", () => {
+  assertEquals(parseJoinLine(":bob!b@host JOIN #chan\r"), {
+    nick: "bob",
+    user: "b",
+    host: "host",
+    channel: "#chan",
+    time: undefined,
+  });
+  assertEquals(parseJoinLine(":bob!b@host JOIN :#chan")?.channel, "#chan");
+  // extended-join: the account and the real name follow.
+  assertEquals(parseJoinLine(":bob!b@host JOIN #chan bobacct :Bob B")?.channel, "#chan");
+  assertEquals(parseJoinLine("@time=1700000000 :bob!b@h JOIN #c")?.time, 1.7e12);
+  for (
+    const line of [
+      ":irc.example.net JOIN #chan", // a server's prefix
+      ":bob!b@h JOIN #a,#b", // a list
+      ":bob!b@h JOIN", // nothing joined
+      ":bob!b@h JOIN :",
+      "@batch=x :bob!b@h JOIN #c",
+      ":bob!b@h PART #chan",
+    ]
+  ) assertEquals(parseJoinLine(line), undefined, line);
 });

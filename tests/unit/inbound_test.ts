@@ -69,6 +69,9 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       const line = (text: string) => take(client as unknown as IrcClient, text);
       assertEquals(line(":dave!d@h PRIVMSG #test :one"), true);
       assertEquals(line(":dave!d@h PRIVMSG #test :two"), true);
+      // Someone's join is taken too (the user's own goes to irc-framework).
+      assertEquals(line(":frank!f@h JOIN #test"), true);
+      assertEquals(line(":alice!a@h JOIN #test"), false);
       // A line it does not take goes to irc-framework, whose events queue behind the taken ones.
       assertEquals(line(":dave!d@h PART #test :bye"), false);
       client.emit("part", { nick: "dave", channel: "#test", message: "bye" });
@@ -83,13 +86,21 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       );
       await settle();
       const conv = (await store.conversations.get(record.id, "#test"))!;
-      const page = await store.messages.historyOf(conv.id, { limit: 4 });
+      const page = await store.messages.historyOf(conv.id, { limit: 5 });
       assertEquals(page.messages.map((m) => [m.from, m.message, m.type]), [
         ["dave", "one", "private"],
         ["dave", "two", "private"],
+        ["frank", "frank joined.", "join"],
         ["dave", "dave left: bye", "part"],
         ["erin", "three", "action"],
       ]);
+      const joined = seen.filter((e) => e.event === "state" && e.type === "join")
+        .find((e) => e.nick === "frank");
+      assertEquals(
+        joined && [joined.conversation_id, joined.nick],
+        ["#test", "frank"],
+        "the join is published as irc-framework's was",
+      );
       const direct = (await store.conversations.get(record.id, "erin"))!;
       const mine = await store.messages.historyOf(direct.id, { limit: 4 });
       assertEquals(mine.messages.map((m) => m.message), ["four"]);

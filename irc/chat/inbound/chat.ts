@@ -7,13 +7,14 @@ import { log } from "../../../lib/log.ts";
 import { nowMicros } from "../../../lib/time.ts";
 import type { ChatType } from "../../../store/message_types.ts";
 import type { ChatPayload, IrcClient } from "../../engine/framework.ts";
-import { parseChatLine } from "../chat_line.ts";
+import { parseChatLine, parseJoinLine } from "../chat_line.ts";
 import { recordMessage } from "../record.ts";
 import { isIgnored } from "../ignore.ts";
 import { unstored } from "../unstored.ts";
 import { lineTime, serverTimeEnabled } from "../server_time.ts";
 import type { Serial } from "./serial.ts";
-import type { HandlerTable, Inbound } from "./context.ts";
+import type { HandlerTable, Inbound, Timed } from "./context.ts";
+import { join } from "./membership.ts";
 
 type Said = ChatPayload & { ts: number };
 
@@ -47,45 +48,70 @@ const BY_KIND = {
 
 export const CHAT: HandlerTable = BY_KIND;
 
+/** A line the lean path took: a chat line, or someone's join. */
+type Lean = (Said & { kind: keyof typeof BY_KIND }) | (Timed<"join"> & { kind: "join" });
+
+/** Records a line the lean path took, with the handler irc-framework's event would have had. */
+const record = (cx: Inbound, line: Lean) =>
+  line.kind === "join" ? join(cx, line) : BY_KIND[line.kind](cx, line);
+
 /**
- * The lean path: a person's chat line to a channel or to the user skips irc-framework, and
- * consecutive ones are recorded in one step of the serial queue. Any other line closes the step,
- * so the order of events is kept.
+ * The lean path: a person's chat line to a channel or to the user, or someone else's join of a
+ * channel, skips irc-framework, and consecutive ones are recorded in one step of the serial
+ * queue. Any other line closes the step, so the order of events is kept.
  */
 export function attachLeanPath(cx: Inbound, client: IrcClient, run: Serial): void {
   const { conn } = cx;
-  let batch: (Said & { kind: keyof typeof BY_KIND })[] | undefined;
+  let batch: Lean[] | undefined;
   // What the transport holds its next slice back for (socket/transport.ts, MAX_BACKLOG): the
   // steps queued, and the lean lines they hold.
   const { backlog } = run;
   // A connection still registering is held by its own bound only: its lines store next to
   // nothing, and holding them behind everyone's backlog let registrations time out.
   conn.backlogRoom = (max) => backlog.room(max, conn.state === "connected");
-  conn.lineHook = (from, line) => {
-    const chat = from === client && conn.nick ? parseChatLine(line) : undefined;
-    if (!chat || !(conn.isChannel(chat.target) || conn.isMe(chat.target))) {
+  const timeOf = (time: number | undefined) =>
+    time === undefined ? nowMicros() : lineTime(time, serverTimeEnabled(client));
+  /** The line as the lean path records it; undefined for one left to irc-framework. */
+  const lean = (by: unknown, line: string): Lean | undefined => {
+    if (by !== client || !conn.nick) return undefined;
+    const chat = parseChatLine(line);
+    if (chat) {
+      if (!(conn.isChannel(chat.target) || conn.isMe(chat.target))) return undefined;
+      return {
+        kind: chat.kind,
+        nick: chat.nick,
+        ident: chat.user,
+        hostname: chat.host,
+        target: chat.target,
+        message: chat.text,
+        ts: timeOf(chat.time),
+      };
+    }
+    // The user's own join goes to irc-framework, which follows the user's channels.
+    const joined = parseJoinLine(line);
+    if (!joined || conn.isMe(joined.nick) || !conn.isChannel(joined.channel)) return undefined;
+    return {
+      kind: "join",
+      nick: joined.nick,
+      ident: joined.user,
+      hostname: joined.host,
+      channel: joined.channel,
+      ts: timeOf(joined.time),
+    };
+  };
+  conn.lineHook = (by, line) => {
+    const ev = lean(by, line);
+    if (!ev) {
       batch = undefined;
       return false;
     }
-    const ts = chat.time === undefined
-      ? nowMicros()
-      : lineTime(chat.time, serverTimeEnabled(client));
-    const ev = {
-      kind: chat.kind,
-      nick: chat.nick,
-      ident: chat.user,
-      hostname: chat.host,
-      target: chat.target,
-      message: chat.text,
-      ts,
-    };
     if (!batch) {
       const lines = batch = [ev];
       run(async () => {
         // Lines pushed while the step runs are still iterated; one failing does not stop the rest.
         for (const line of lines) {
           try {
-            await BY_KIND[line.kind](cx, line);
+            await record(cx, line);
           } catch (err) {
             log.error("irc event failed", { label: conn.id, error: err });
           }

@@ -10,7 +10,7 @@ import { ircLine } from "../../engine/line.ts";
 import { conversationFor, renamedConversation, storedConversation } from "../record.ts";
 import { publishFrozen } from "../frozen.ts";
 import { MAX_WHO_MEMBERS } from "../presence.ts";
-import type { HandlerTable, Inbound } from "./context.ts";
+import type { HandlerTable, Inbound, Timed } from "./context.ts";
 
 const why = (reason: unknown) => (reason ? `: ${String(reason)}` : ".");
 
@@ -19,6 +19,26 @@ function markAway(cx: Inbound, nick: string, away: boolean, message?: unknown): 
   const text = away && message ? String(message).slice(0, 300) : undefined;
   if (!nick || !cx.presence.setAway(cx.convId(nick), away, text)) return;
   cx.publish({ type: "away", nick, away, ...(text ? { message: text } : {}) });
+}
+
+/** A join: the user's own creates the conversation; anyone's is published and kept. */
+export async function join(cx: Inbound, ev: Timed<"join">): Promise<void> {
+  const { conn, deps } = cx;
+  const channel = String(ev.channel);
+  const nick = String(ev.nick);
+  // The user's own join (a rejoin too) starts the list afresh; the server's NAMES fills it.
+  if (conn.isMe(nick)) cx.presence.joined(cx.convId(channel));
+  cx.presence.join(cx.convId(channel), cx.convId(nick), nick);
+  if (conn.isMe(nick)) {
+    const conv = await conversationFor(deps, conn, channel);
+    // Over the conversation cap: not kept either (keep says so to whoever waits for it).
+    if (!conv) return cx.keep(channel, "join", nick, "", ev.ts);
+    if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
+    // Joined: the channel takes messages again (Convos's client enables it on this event).
+    publishFrozen(deps.bus, conn.userId, [{ ...conv, joined: true }], "");
+  }
+  cx.publish({ type: "join", conversation_id: cx.convId(channel), nick });
+  await cx.keep(channel, "join", nick, `${nick} joined.`, ev.ts);
 }
 
 export const MEMBERSHIP: HandlerTable = {
@@ -44,24 +64,7 @@ export const MEMBERSHIP: HandlerTable = {
   // The user's own (306) has the server's words, not the user's message.
   away: (cx, ev) => markAway(cx, String(ev.nick ?? ""), true, ev.self ? "" : ev.message),
   back: (cx, ev) => markAway(cx, String(ev.nick ?? ""), false),
-  join: async (cx, ev) => {
-    const { conn, deps } = cx;
-    const channel = String(ev.channel);
-    const nick = String(ev.nick);
-    // The user's own join (a rejoin too) starts the list afresh; the server's NAMES fills it.
-    if (conn.isMe(nick)) cx.presence.joined(cx.convId(channel));
-    cx.presence.join(cx.convId(channel), cx.convId(nick), nick);
-    if (conn.isMe(nick)) {
-      const conv = await conversationFor(deps, conn, channel);
-      // Over the conversation cap: not kept either (keep says so to whoever waits for it).
-      if (!conv) return cx.keep(channel, "join", nick, "", ev.ts);
-      if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
-      // Joined: the channel takes messages again (Convos's client enables it on this event).
-      publishFrozen(deps.bus, conn.userId, [{ ...conv, joined: true }], "");
-    }
-    cx.publish({ type: "join", conversation_id: cx.convId(channel), nick });
-    await cx.keep(channel, "join", nick, `${nick} joined.`, ev.ts);
-  },
+  join,
   part: async (cx, ev) => {
     const channel = String(ev.channel);
     const nick = String(ev.nick);
