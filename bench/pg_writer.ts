@@ -6,6 +6,7 @@
  * events spread over ten times as many conversations, each new to the writer (a join storm).
  */
 import { startPostgres } from "../tests/support/postgres.ts";
+import { idleConnection } from "../tests/support/backends.ts";
 import { openPgStore, type PgStore } from "../store/pg/mod.ts";
 import type { MessageType } from "../store/message_types.ts";
 import { line } from "./stats.ts";
@@ -17,14 +18,7 @@ async function conversations(store: PgStore, n: number, tag: string) {
   const out: { userId: number; conversation: number }[] = [];
   for (let i = 0; i < n; i++) {
     const user = await store.users.create(`${tag}${i}@bench.example`, "x", []);
-    const conn = await store.connections.create({
-      userId: user.id,
-      connectionId: "irc-bench",
-      name: "bench",
-      url: "irc://127.0.0.1:6667",
-      onConnectCommands: [],
-      wantedState: "disconnected",
-    });
+    const conn = await idleConnection(store, user.id, "irc-bench", "bench");
     const conv = await store.conversations.ensure(conn.id, "#fan", "#fan");
     out.push({ userId: user.id, conversation: conv.id });
   }

@@ -79,7 +79,11 @@ function headOf(input: string): Head | undefined {
  */
 export function parseChatLine(input: string): ChatLine | undefined {
   const head = headOf(input);
-  if (!head || (head.command !== "PRIVMSG" && head.command !== "NOTICE")) return undefined;
+  return head && chatOf(head);
+}
+
+function chatOf(head: Head): ChatLine | undefined {
+  if (head.command !== "PRIVMSG" && head.command !== "NOTICE") return undefined;
   const { line, nick, user, host, command, params, time } = head;
   const targetEnd = line.indexOf(" ", params);
   if (targetEnd <= params || line.charCodeAt(targetEnd + 1) !== 58) return undefined;
@@ -112,7 +116,11 @@ export interface JoinLine {
  */
 export function parseJoinLine(input: string): JoinLine | undefined {
   const head = headOf(input);
-  if (!head || head.command !== "JOIN") return undefined;
+  return head && joinOf(head);
+}
+
+function joinOf(head: Head): JoinLine | undefined {
+  if (head.command !== "JOIN") return undefined;
   const { line, nick, user, host, params, time } = head;
   const from = line.charCodeAt(params) === 58 /* : */ ? params + 1 : params;
   const end = line.indexOf(" ", from);
@@ -120,4 +128,13 @@ export function parseJoinLine(input: string): JoinLine | undefined {
   // A list of channels (`JOIN #a,#b`) or none: irc-framework's.
   if (!channel || channel.includes(",")) return undefined;
   return { nick, user, host, channel, time };
+}
+
+/** Whichever of the two a line is (its head read once): a chat line, or a join. */
+export function parseLeanLine(input: string): ChatLine | (JoinLine & { kind: "join" }) | undefined {
+  const head = headOf(input);
+  if (!head) return undefined;
+  if (head.command !== "JOIN") return chatOf(head);
+  const join = joinOf(head);
+  return join && { ...join, kind: "join" };
 }

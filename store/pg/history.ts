@@ -3,7 +3,7 @@ import type { HistoryTarget, MessageHistory } from "../history_types.ts";
 import { FIRST_EVENT_CODE, TYPE_CODE } from "../message_types.ts";
 import { lineTypes, toLine, typeBound } from "../history_rows.ts";
 import { pgString, type Sql } from "./db.ts";
-import { notifyUnread, type UnreadCounts } from "./unread.ts";
+import { notifyUnread, type UnreadCounts, type UnreadEntry } from "./unread.ts";
 
 /**
  * The capability over `messages`, `conversations` and `client_positions`; `settled` first, and
@@ -47,6 +47,8 @@ export function pgHistory(
     },
     async markRead(conversation, ts) {
       await settled();
+      /** The count the marker set, told to the writer once committed. */
+      let set: UnreadEntry | undefined;
       const marker = await sql.begin(async (tx) => {
         const [row] = await tx`SELECT last_read, unread FROM conversations
           WHERE id = ${conversation} FOR UPDATE`;
@@ -58,12 +60,12 @@ export function pgHistory(
           WHERE conversation = ${conversation} AND ts > ${ts} AND type < ${FIRST_EVENT_CODE}
           LIMIT ${row.unread}) x`;
         await tx`UPDATE conversations SET last_read = ${ts}, unread = ${n} WHERE id = ${conversation}`;
-        await notifyUnread(tx as unknown as Sql, unread.origin, [[conversation, n]]);
-        return { lastRead: ts, unread: n as number, set: true };
+        set = [conversation, n];
+        await notifyUnread(tx as unknown as Sql, unread.origin, [set]);
+        return { lastRead: ts, unread: n as number };
       });
-      if (!marker?.set) return marker;
-      unread.set([[conversation, marker.unread]]);
-      return { lastRead: marker.lastRead, unread: marker.unread };
+      if (set) unread.set([set]);
+      return marker;
     },
     async position(connection, client) {
       const [row] = await sql`SELECT ts FROM client_positions

@@ -23,15 +23,13 @@ export type UnreadEntry = [conversation: number, unread: number];
 export class UnreadCounts {
   /** This node's mark on its notifications. */
   readonly origin = crypto.randomUUID();
-  /** Per conversation seen: the count with every message taken so far. */
+  /**
+   * Per conversation seen: the count with every message taken so far (a number a conversation,
+   * as the timestamp rule keeps its newest time).
+   */
   #counts = new Map<number, number>();
   /** Per conversation: unread messages taken since the last batch was cut. */
   #window = new Map<number, number>();
-
-  /** Whether the conversation's stored count has been read (`start`). */
-  known(conversation: number): boolean {
-    return this.#counts.has(conversation);
-  }
 
   /** The stored count read at first sight (nothing of this writer's is pending for it then). */
   start(conversation: number, stored: number): void {

@@ -181,8 +181,8 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     // Whichever batch is written first makes room: the lanes finish out of order (one may hold
     // every batch in flight while the other has none left).
     while (inFlight >= MAX_IN_FLIGHT) await room.promise;
+    // A conversation's first message reads its stored count along with its newest time.
     const ts = await uniqueTs(msg.conversation, msg.ts ?? nowMicros());
-    if (msg.unread && !unread.known(msg.conversation)) await newest(msg.conversation);
     const count = msg.unread ? unread.add(msg.conversation) : undefined;
     const text = pgString(capText(msg.text));
     pending.push({

@@ -6,14 +6,37 @@
 import postgres from "postgres";
 import { assertEquals } from "../support/assert.ts";
 import { startPostgres } from "../support/postgres.ts";
-import { openPgStore } from "../../store/pg/mod.ts";
+import { openPgStore, type PgStore } from "../../store/pg/mod.ts";
 import { nodeScope, Ownership } from "../../cluster/ownership.ts";
 
 const USERS = 3;
 const SECRET = "the secret this installation's nodes share";
 
-/** A node's ownership with hooks that record what it was told. */
-function node(url: string, store: { sql: postgres.Sql }, id: string) {
+/** USERS users, each with a connection that wants to be connected (so a scan runs them). */
+async function seedUsers(store: PgStore) {
+  for (let i = 1; i <= USERS; i++) {
+    const user = await store.users.create(`user${i}@example.org`, "x", []);
+    await store.connections.create({
+      userId: user.id,
+      connectionId: "irc-localhost",
+      name: "localhost",
+      url: "irc://127.0.0.1:1",
+      onConnectCommands: [],
+      wantedState: "connected",
+    });
+  }
+}
+
+/**
+ * A node's ownership with hooks that record what it was told; `starting` runs as each user is
+ * started.
+ */
+function node(
+  url: string,
+  store: { sql: postgres.Sql },
+  id: string,
+  starting: () => Promise<void> = () => Promise.resolve(),
+) {
   const acquired: number[] = [];
   let nodes: string[] = [];
   const ownership = new Ownership(
@@ -21,7 +44,10 @@ function node(url: string, store: { sql: postgres.Sql }, id: string) {
     store.sql as never,
     id,
     {
-      acquired: (uid) => Promise.resolve(void acquired.push(uid)),
+      acquired: async (uid) => {
+        await starting();
+        acquired.push(uid);
+      },
       lost: () => Promise.resolve(),
       scanned: (alive) => Promise.resolve(void (nodes = alive)),
     },
@@ -40,17 +66,7 @@ Deno.test("cluster ownership: only this database's nodes count, and each from it
   const nodes: Ownership[] = [];
   let a!: ReturnType<typeof node>;
   try {
-    for (let i = 1; i <= USERS; i++) {
-      const user = await store.users.create(`user${i}@example.org`, "x", []);
-      await store.connections.create({
-        userId: user.id,
-        connectionId: "irc-localhost",
-        name: "localhost",
-        url: "irc://127.0.0.1:1",
-        onConnectCommands: [],
-        wantedState: "connected",
-      });
-    }
+    await seedUsers(store);
     const scope = await nodeScope(SECRET);
 
     await t.step(
@@ -113,36 +129,17 @@ Deno.test("cluster ownership: a scan takes every free user's lock before it star
   const store = await openPgStore(url);
   let ownership: Ownership | undefined;
   try {
-    for (let i = 1; i <= USERS; i++) {
-      const user = await store.users.create(`user${i}@example.org`, "x", []);
-      await store.connections.create({
-        userId: user.id,
-        connectionId: "irc-localhost",
-        name: "localhost",
-        url: "irc://127.0.0.1:1",
-        onConnectCommands: [],
-        wantedState: "connected",
-      });
-    }
+    await seedUsers(store);
     const scope = await nodeScope(SECRET);
     // At each start, how many of the users' locks the node holds (starting a user is slow on a
     // busy node; the users after it are run by nobody until their lock is taken).
     const heldAtStart: number[] = [];
-    ownership = new Ownership(
-      url,
-      store.sql as never,
-      "nodea",
-      {
-        acquired: async () => {
-          const [{ n }] = await store.sql`SELECT count(*)::int AS n FROM pg_locks
-            WHERE locktype = 'advisory' AND classid::bigint = ${scope.lockClass} AND granted`;
-          heldAtStart.push(n);
-        },
-        lost: () => Promise.resolve(),
-      },
-      60_000,
-      SECRET,
-    );
+    const a = node(url, store, "nodea", async () => {
+      const [{ n }] = await store.sql`SELECT count(*)::int AS n FROM pg_locks
+        WHERE locktype = 'advisory' AND classid::bigint = ${scope.lockClass} AND granted`;
+      heldAtStart.push(n);
+    });
+    ownership = a.ownership;
     await ownership.start();
     assertEquals(heldAtStart, Array(USERS).fill(USERS));
   } finally {

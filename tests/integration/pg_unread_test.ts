@@ -8,18 +8,12 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
 import { startPostgres } from "../support/postgres.ts";
+import { idleConnection } from "../support/backends.ts";
 import { openPgStore, type PgStore } from "../../store/pg/mod.ts";
 
 async function conversationOf(store: PgStore, n: number) {
   const user = await store.users.create(`u${n}@example.org`, "x", []);
-  const conn = await store.connections.create({
-    userId: user.id,
-    connectionId: "irc-example",
-    name: "example",
-    url: "irc://127.0.0.1:6667",
-    onConnectCommands: [],
-    wantedState: "disconnected",
-  });
+  const conn = await idleConnection(store, user.id, "irc-example", "example");
   const conv = await store.conversations.ensure(conn.id, "#talk", "#talk");
   return { userId: user.id, connection: conn.id, conversation: conv.id };
 }

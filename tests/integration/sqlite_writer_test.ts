@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
 import { openStore } from "../../store/mod.ts";
+import { idleConnection } from "../support/backends.ts";
 
 Deno.test("sqlite writer: a batch the busy database refuses is written later, and reads go on", async () => {
   const dir = await Deno.makeTempDir({ prefix: "parley-busy-" });
@@ -15,15 +16,7 @@ Deno.test("sqlite writer: a batch the busy database refuses is written later, an
   const other = new DatabaseSync(join(dir, "parley.db"));
   try {
     const user = await store.users.create("busy@example.com", "x", []);
-    const conn = await store.connections.create({
-      userId: user.id,
-      connectionId: "irc-busy",
-      name: "busy",
-      url: "irc://irc.example.test?nick=busy",
-      onConnectCommands: [],
-      wantedState: "disconnected",
-      nick: "busy",
-    });
+    const conn = await idleConnection(store, user.id, "irc-busy", "busy");
     const conv = await store.conversations.ensure(conn.id, "#busy", "#busy");
     const say = (text: string) =>
       store.messages.append({
@@ -69,15 +62,7 @@ Deno.test("sqlite writer: a listing that reads no unread counts does not commit 
   const other = new DatabaseSync(join(dir, "parley.db"), { readOnly: true });
   try {
     const user = await store.users.create("list@example.com", "x", []);
-    const conn = await store.connections.create({
-      userId: user.id,
-      connectionId: "irc-list",
-      name: "list",
-      url: "irc://irc.example.test?nick=list",
-      onConnectCommands: [],
-      wantedState: "disconnected",
-      nick: "list",
-    });
+    const conn = await idleConnection(store, user.id, "irc-list", "list");
     const conv = await store.conversations.ensure(conn.id, "#list", "#list");
     const stored = () =>
       (other.prepare("SELECT count(*) AS n FROM messages").get() as { n: number }).n;

@@ -12,6 +12,37 @@ import type { PushedEvent } from "../../lib/events.ts";
 import { attachInbound, HANDLERS, serial } from "../../irc/chat/inbound/mod.ts";
 import type { IrcConnection } from "../../irc/engine/connection.ts";
 import type { IrcClient } from "../../irc/engine/framework.ts";
+import type { Store } from "../../store/mod.ts";
+import type { ConnectionRecord } from "../../store/connections.ts";
+
+/**
+ * alice's fake connection over `record` with the inbound handlers attached, its client reporting
+ * `network`; `settle` waits until every event emitted so far is handled and stored.
+ */
+function attached(
+  store: Store,
+  record: ConnectionRecord,
+  bus: EventBus,
+  network: Record<string, unknown>,
+) {
+  const client = Object.assign(new EventEmitter(), {
+    network: { ...network, cap: { isEnabled: () => false, enabled: [] } },
+  });
+  const conn = fakeConnection(record, client);
+  const run = serial("test");
+  attachInbound(
+    { store, bus },
+    conn as unknown as IrcConnection,
+    client as unknown as IrcClient,
+    run,
+  );
+  const settle = async () => {
+    await new Promise((r) => setTimeout(r, 0));
+    await new Promise<void>((r) => run(() => Promise.resolve(r())));
+    await store.messages.flush();
+  };
+  return { client, conn, settle };
+}
 
 Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connection", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "parley-inbound-" });
@@ -21,25 +52,9 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
     const bus = new EventBus();
     const seen: PushedEvent[] = [];
     bus.subscribe(user.id, (ev) => seen.push(ev));
-    const client = Object.assign(new EventEmitter(), {
-      network: {
-        options: { PREFIX: [{ mode: "o", symbol: "@" }] },
-        cap: { isEnabled: () => false, enabled: [] },
-      },
+    const { client, conn, settle } = attached(store, record, bus, {
+      options: { PREFIX: [{ mode: "o", symbol: "@" }] },
     });
-    const conn = fakeConnection(record, client);
-    const run = serial("test");
-    attachInbound(
-      { store, bus },
-      conn as unknown as IrcConnection,
-      client as unknown as IrcClient,
-      run,
-    );
-    const settle = async () => {
-      await new Promise((r) => setTimeout(r, 0));
-      await new Promise<void>((r) => run(() => Promise.resolve(r())));
-      await store.messages.flush();
-    };
 
     await t.step("a channel message is stored and published in its channel", async () => {
       client.emit("privmsg", { nick: "bob", target: "#Test", message: "hello alice" });
@@ -147,22 +162,10 @@ Deno.test("inbound: a quit storm reads no conversation for nicks without one", a
   const store = await openStore(dir);
   try {
     const { record } = await aliceRecord(store);
-    const client = Object.assign(new EventEmitter(), {
-      network: { name: "storm", options: {}, cap: { isEnabled: () => false, enabled: [] } },
+    const { client, settle } = attached(store, record, new EventBus(), {
+      name: "storm",
+      options: {},
     });
-    const conn = fakeConnection(record, client);
-    const run = serial("test");
-    attachInbound(
-      { store, bus: new EventBus() },
-      conn as unknown as IrcConnection,
-      client as unknown as IrcClient,
-      run,
-    );
-    const settle = async () => {
-      await new Promise((r) => setTimeout(r, 0));
-      await new Promise<void>((r) => run(() => Promise.resolve(r())));
-      await store.messages.flush();
-    };
     // Every read of a conversation, whichever way it asks.
     const conversations = store.conversations;
     const reads = { get: 0, list: 0 };

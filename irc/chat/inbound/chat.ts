@@ -7,7 +7,7 @@ import { log } from "../../../lib/log.ts";
 import { nowMicros } from "../../../lib/time.ts";
 import type { ChatType } from "../../../store/message_types.ts";
 import type { ChatPayload, IrcClient } from "../../engine/framework.ts";
-import { parseChatLine, parseJoinLine } from "../chat_line.ts";
+import { parseLeanLine } from "../chat_line.ts";
 import { recordMessage } from "../record.ts";
 import { isIgnored } from "../ignore.ts";
 import { unstored } from "../unstored.ts";
@@ -72,32 +72,27 @@ export function attachLeanPath(cx: Inbound, client: IrcClient, run: Serial): voi
   const timeOf = (time: number | undefined) =>
     time === undefined ? nowMicros() : lineTime(time, serverTimeEnabled(client));
   /** The line as the lean path records it; undefined for one left to irc-framework. */
-  const lean = (by: unknown, line: string): Lean | undefined => {
+  const lean = (by: unknown, input: string): Lean | undefined => {
     if (by !== client || !conn.nick) return undefined;
-    const chat = parseChatLine(line);
-    if (chat) {
-      if (!(conn.isChannel(chat.target) || conn.isMe(chat.target))) return undefined;
+    const line = parseLeanLine(input);
+    if (!line) return undefined;
+    const ts = timeOf(line.time);
+    const { nick, user: ident, host: hostname } = line;
+    if (line.kind !== "join") {
+      if (!(conn.isChannel(line.target) || conn.isMe(line.target))) return undefined;
       return {
-        kind: chat.kind,
-        nick: chat.nick,
-        ident: chat.user,
-        hostname: chat.host,
-        target: chat.target,
-        message: chat.text,
-        ts: timeOf(chat.time),
+        kind: line.kind,
+        nick,
+        ident,
+        hostname,
+        target: line.target,
+        message: line.text,
+        ts,
       };
     }
     // The user's own join goes to irc-framework, which follows the user's channels.
-    const joined = parseJoinLine(line);
-    if (!joined || conn.isMe(joined.nick) || !conn.isChannel(joined.channel)) return undefined;
-    return {
-      kind: "join",
-      nick: joined.nick,
-      ident: joined.user,
-      hostname: joined.host,
-      channel: joined.channel,
-      ts: timeOf(joined.time),
-    };
+    if (conn.isMe(nick) || !conn.isChannel(line.channel)) return undefined;
+    return { kind: "join", nick, ident, hostname, channel: line.channel, ts };
   };
   conn.lineHook = (by, line) => {
     const ev = lean(by, line);
