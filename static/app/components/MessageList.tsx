@@ -252,6 +252,9 @@ function knownNicks(): Set<string> {
   return out;
 }
 
+/** Pixels from the top within which the next older page is loaded. */
+const NEAR_TOP = 300;
+
 /**
  * The message list. Keeps the reading position when older pages are prepended, stays pinned to
  * the newest message while previews load above it, and counts what arrives while scrolled up.
@@ -320,6 +323,18 @@ export function MessageList() {
     state.current.lastTop = el.scrollTop;
   };
 
+  // The older page is asked for whenever the top is near, however the list got there. A scroll
+  // event alone is not enough: a wheel or a key at the very top fires none, and neither does a
+  // page that adds no height (joins and parts folded into the run already at the top), so the
+  // list would stay at the top with history left to load. A failed page is not asked for again
+  // until the reader moves.
+  const loadIfNearTop = () => {
+    const el = ref.current;
+    if (!el || el.scrollTop >= NEAR_TOP || !olderCursor.value || loading.value) return;
+    if (loadError.value) return;
+    void loadOlder();
+  };
+
   useEffect(() => {
     // Previews, images and tables change height after the scroll was set: while the reader is at
     // the newest message, every such change keeps them there.
@@ -331,6 +346,7 @@ export function MessageList() {
       if (state.current.atBottom && !focusTs.value) el.scrollTop = el.scrollHeight;
       state.current.height = el.scrollHeight;
       state.current.lastTop = el.scrollTop;
+      loadIfNearTop();
     });
     ro.observe(lines);
     ro.observe(ref.current!);
@@ -370,6 +386,10 @@ export function MessageList() {
     checkMarker();
   }, [list, readMarker.value]);
 
+  // After every page put in front (its height set and the position kept) and every load that
+  // ended, the top may still be near.
+  useEffect(loadIfNearTop, [list, loading.value, olderCursor.value]);
+
   const onScroll = async () => {
     const el = ref.current!;
     const s = state.current;
@@ -383,7 +403,7 @@ export function MessageList() {
     setScrolledUp(farUp());
     checkMarker();
     if (s.atBottom && !newerCursor.value) setUnseen(0);
-    if (el.scrollTop < 300 && olderCursor.value && !loading.value) await loadOlder();
+    if (el.scrollTop < NEAR_TOP && olderCursor.value && !loading.value) await loadOlder();
   };
 
   const jump = async () => {

@@ -1,0 +1,122 @@
+/**
+ * Scrolling back through history reaches its start whatever the input, in real Chromium against
+ * the real daemon and a real ngircd: older pages that add little or no height (joins and parts
+ * folded into the run already at the top) still lead to the next page, with the wheel, with keys,
+ * and with the scrollbar dragged to the top.
+ */
+import { assert } from "../support/assert.ts";
+import { startServer } from "../support/server.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { assertOnScreen, launchBrowser, type Page } from "../support/browser.ts";
+import { deskPage, IrcPeople, registerAndConnect, untilApi } from "../support/chat_page.ts";
+
+/** Moves to the top of the list `tries` times with `move`, until the history's start is seen. */
+async function reachStart(page: Page, move: () => Promise<void>, tries = 40): Promise<boolean> {
+  // In the list's view, not only rendered: Playwright's isVisible says nothing of scrolling.
+  const startInView = () =>
+    page.locator(".messages").evaluate((list) => {
+      const start = list.querySelector(".history-start");
+      if (!start) return false;
+      const s = start.getBoundingClientRect();
+      const l = list.getBoundingClientRect();
+      return s.bottom > l.top && s.top < l.bottom;
+    });
+  for (let i = 0; i < tries; i++) {
+    if (await startInView()) return true;
+    await move();
+    // Two frames for the scroll to land and any page it asked for to start.
+    for (let f = 0; f < 2; f++) {
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+    }
+    await page.locator(".messages .loading").waitFor({ state: "detached" });
+  }
+  return await startInView();
+}
+
+Deno.test("history: scrolling up reaches the start through pages of joins and parts", async (t) => {
+  const irc = await startIrcServer();
+  const server = await startServer();
+  const browser = await launchBrowser();
+  const { context, page, errors } = await deskPage(browser);
+  const people = new IrcPeople(irc.port);
+  try {
+    const bob = await people.add("bob", "#hist");
+    await registerAndConnect(page, server.url, irc.port, {
+      email: "erin@example.com",
+      password: "erin's long password",
+      nick: "erin",
+      channel: "#hist",
+    });
+    await bob.waitForMember("#hist", "erin");
+    await bob.say("#hist", "the very first words");
+    // Four pages of someone coming and going: each folds into the run above it.
+    const carol = await people.add("carol");
+    for (let i = 0; i < 120; i++) {
+      await carol.send("JOIN #hist");
+      await carol.send(`PART #hist :round ${i}`);
+    }
+    // Her last part is through the server before bob speaks, so his lines are the newest.
+    await carol.waitFor((l) => l.command === "PART" && l.params[1] === "round 119");
+    for (let i = 1; i <= 70; i++) await bob.say("#hist", `recent line ${i}`);
+    await untilApi<{ messages: { message: string }[] }>(
+      page,
+      "/api/connection/irc-localhost/conversation/%23hist/messages?limit=1",
+      (body) => body.messages.at(-1)?.message === "recent line 70",
+    );
+    const list = page.locator(".messages");
+
+    const open = async () => {
+      // Read, so that the list opens at the newest line and not at the first unread one.
+      const read = await page.evaluate(() =>
+        fetch("/api/connection/irc-localhost/conversation/%23hist/read", { method: "POST" })
+          .then((r) => r.status)
+      );
+      assert(read === 200, `marked read: ${read}`);
+      await page.goto(server.url + "/chat/irc-localhost/%23hist");
+      await page.locator(".line", { hasText: "recent line 70" }).waitFor({ timeout: 8000 }).catch(
+        async (e) => {
+          await page.screenshot({ path: "/tmp/hs.png" });
+          console.log("LINES", await page.locator(".line").count(), page.url());
+          throw e;
+        },
+      );
+      assert(
+        !(await page.locator(".messages .history-start").isVisible()),
+        "the first page is not the whole history",
+      );
+    };
+
+    await t.step("the mouse wheel", async () => {
+      await open();
+      const box = (await list.boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      assert(
+        await reachStart(page, () => page.mouse.wheel(0, -3000)),
+        "the wheel reached the start",
+      );
+      await assertOnScreen(page, page.locator(".line", { hasText: "the very first words" }));
+    });
+
+    await t.step("the keyboard (Home)", async () => {
+      await open();
+      await list.focus();
+      assert(await reachStart(page, () => page.keyboard.press("Home")), "Home reached the start");
+      await assertOnScreen(page, page.locator(".line", { hasText: "the very first words" }));
+    });
+
+    await t.step("the scrollbar dragged to the top", async () => {
+      await open();
+      // A drag ends with the list at the top, as this sets it: one scroll event, then none.
+      const drag = () => list.evaluate((el) => void (el.scrollTop = 0));
+      assert(await reachStart(page, drag), "the top of the scrollbar reached the start");
+      await assertOnScreen(page, page.locator(".line", { hasText: "the very first words" }));
+    });
+    assert(!errors.length, errors.join("\n"));
+  } finally {
+    await people.close();
+    await context.close();
+    await browser.close();
+    await server.close();
+    await irc.close();
+  }
+});
