@@ -4,10 +4,15 @@
  * move a connection to another port or turn TLS off.
  */
 import { assert, assertEquals } from "../support/assert.ts";
+import { adminAndUser } from "../support/api.ts";
+import { startApp } from "../support/app.ts";
 import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
+import { startBouncer } from "../../bouncer/mod.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
 import { type HostileClient, startHostileIrc } from "../support/hostile_irc.ts";
 
+/** adminAndUser's password for the user. */
+const USER_PASSWORD = "correct horse battery";
 const NETWORK_CAPS = ["soju.im/bouncer-networks", "batch"];
 
 /** The PASS lines a server received. */
@@ -115,5 +120,49 @@ Deno.test("a stored server password follows only while host, port and TLS stay",
     await home.close();
     await elsewhere.close();
     await plain.close();
+  }
+});
+
+Deno.test("the admin's default-connection password stays with the default server", async () => {
+  const home = startHostileIrc();
+  const evil = startHostileIrc();
+  const app = await startApp({
+    PARLEY_TEST_FAST_IRC: "1",
+    PARLEY_NEW_USER_CONNECTION: "1",
+    PARLEY_DEFAULT_CONNECTION: `irc://:adminpw@127.0.0.1:${home.port}`,
+    // The user's own server is on loopback here; on the internet it needs no switch.
+    PARLEY_IRC_ALLOW_PRIVATE: "1",
+  });
+  const bouncer = startBouncer(app.deps, {
+    addresses: [{ tls: false, hostname: "127.0.0.1", port: 0 }],
+  });
+  let userIrc: BouncerClient | undefined;
+  try {
+    // An ordinary user, invited by the admin; each gets the default connection, password and all.
+    const { user: api } = await adminAndUser(app);
+    assertEquals(passes(await home.registered()), ["PASS adminpw"]);
+    assertEquals(passes(await home.registered()), ["PASS adminpw"]);
+    const listed = await api.get("/api/connections");
+    const cid = listed.body.connections[0].connection_id as string;
+    assert(!JSON.stringify(listed.body).includes("adminpw"), "the API never shows it");
+
+    userIrc = await BouncerClient.attach(
+      bouncer.ports[0],
+      "user@example.com",
+      USER_PASSWORD,
+      NETWORK_CAPS,
+    );
+    const from = userIrc.lines.length;
+    await userIrc.send(`BOUNCER CHANGENETWORK ${cid} port=${evil.port}`);
+    const ok = await userIrc.waitFor((l) => l.command === "BOUNCER" || l.command === "FAIL", from);
+    assertEquals(ok.params.slice(0, 2), ["CHANGENETWORK", cid], ok.raw);
+    const reached = await evil.registered();
+    assertEquals(passes(reached), []);
+  } finally {
+    userIrc?.close();
+    await bouncer.close();
+    await app.close();
+    await home.close();
+    await evil.close();
   }
 });
