@@ -8,6 +8,7 @@ import { adminAndUser } from "../support/api.ts";
 import { startApp } from "../support/app.ts";
 import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
 import { startBouncer } from "../../bouncer/mod.ts";
+import { parseIrcUrl } from "../../irc/url.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
 import { type HostileClient, startHostileIrc } from "../support/hostile_irc.ts";
 
@@ -106,6 +107,32 @@ Deno.test("a stored server password follows only while host, port and TLS stay",
       const there = await elsewhere.registered();
       assertEquals(there.nick, "dora3");
       assertEquals(passes(there), []);
+    });
+
+    await t.step("CHANGENETWORK keeps SASL and the login; moved, it asks again", async () => {
+      const made = await s.api.post("/api/connections", {
+        url: `irc://acct:pw@127.0.0.1:${home.port}?nick=sam&sasl=plain&tls_verify=0`,
+        wanted_state: "disconnected",
+      });
+      assertEquals(made.status, 200, JSON.stringify(made.body));
+      const id = made.body.connection_id as string;
+      const userId = (await s.app.deps.store.users.byEmail(EMAIL))!.id;
+      const stored = async () =>
+        parseIrcUrl((await s.app.deps.store.connections.get(userId, id))!.url);
+      await bouncer(`BOUNCER CHANGENETWORK ${id} nickname=sam2`);
+      const renamed = await stored();
+      assertEquals(
+        [renamed.nick, renamed.sasl, renamed.user, renamed.password, renamed.tlsVerify],
+        ["sam2", "plain", "acct", "pw", false],
+      );
+      const fail = await bouncer(`BOUNCER CHANGENETWORK ${id} port=${elsewhere.port}`);
+      assertEquals(fail.command, "FAIL", fail.raw);
+      assert(fail.params.at(-1)!.startsWith("Enter the password again"), fail.raw);
+      assertEquals((await stored()).port, home.port);
+      const sent = await bouncer(`BOUNCER CHANGENETWORK ${id} port=${elsewhere.port};pass=pw2`);
+      assertEquals(sent.params.slice(0, 2), ["CHANGENETWORK", id], sent.raw);
+      const moved = await stored();
+      assertEquals([moved.port, moved.sasl, moved.password], [elsewhere.port, "plain", "pw2"]);
     });
 
     await t.step("no server but its own ever saw a password", () => {
