@@ -52,7 +52,14 @@ export function parseAttributes(text: string): Map<string, string> {
 
 const KNOWN = new Set(["name", "host", "port", "tls", "nickname", "username", "realname", "pass"]);
 
-/** The URL the attributes describe, on top of `base` (a network's current URL) when changing. */
+/** The URL parameters the attributes name; a change keeps the stored URL's others. */
+const NAMED_PARAMS = new Set(["tls", "nick", "realname", "username"]);
+
+/**
+ * The URL the attributes describe, on top of `base` (a network's current URL) when changing:
+ * what they do not name stays (the login, the SASL mechanism, tls_verify), except the password.
+ * Whether the stored one follows is the connection service's rule, the same as for the API.
+ */
 function urlOf(attrs: Map<string, string>, base?: string): string {
   const old = base ? parseIrcUrl(base) : undefined;
   const host = attrs.get("host") ?? old?.host;
@@ -63,13 +70,20 @@ function urlOf(attrs: Map<string, string>, base?: string): string {
   const url = new URL(`${tls ? "ircs" : "irc"}://x`);
   url.hostname = host;
   url.port = port;
+  if (base) {
+    const kept = new URL(base.trim());
+    url.username = kept.username;
+    for (const [key, value] of kept.searchParams) {
+      if (!NAMED_PARAMS.has(key)) url.searchParams.set(key, value);
+    }
+  }
   const nick = attrs.get("nickname") ?? old?.nick;
   if (nick) url.searchParams.set("nick", nick);
   const realname = attrs.get("realname") ?? old?.realname;
   if (realname) url.searchParams.set("realname", realname);
   const username = attrs.get("username") ?? old?.username;
   if (username) url.searchParams.set("username", username);
-  const pass = attrs.get("pass") ?? old?.password;
+  const pass = attrs.get("pass");
   if (pass) url.password = encodeURIComponent(pass);
   return url.href;
 }
@@ -108,7 +122,7 @@ export async function changeNetwork(
       await connections.remove(user.id, netid);
       return [`BOUNCER DELNETWORK ${netid}`];
     }
-    // The stored URL, password included: a change of the nick keeps the server password.
+    // The stored URL: what the attributes leave alone stays as it is.
     const current = await store.connections.get(user.id, netid);
     if (!current) throw new DomainError("not_found", "No such network.", "/");
     const attrs = parseAttributes(params[1] ?? "");

@@ -21,7 +21,7 @@ import { type ConnectionJson, connectionJson } from "./resources.ts";
 import { clientCertificate } from "./certificate.ts";
 import { literalClass, refusal } from "./socket/target.ts";
 import { mayReachTarget, trusted } from "./trust.ts";
-import { nickFromEmail, parseIrcUrl, targetKey } from "./url.ts";
+import { type IrcUrl, nickFromEmail, parseIrcUrl, targetKey } from "./url.ts";
 
 /** What the service is built from. */
 export interface ConnectionServiceDeps {
@@ -53,6 +53,53 @@ export interface UpdateConnection {
 
 /** The parameters of a URL that are the user's to choose, even on a forced connection. */
 const USER_PARAMS = ["nick", "realname", "sasl", "tls", "tls_verify"];
+
+/** Host, port and TLS: the server a stored secret was given for. */
+function sameServer(a: IrcUrl, b: IrcUrl): boolean {
+  return a.host === b.host && a.port === b.port && a.tls === b.tls;
+}
+
+/**
+ * The URL to store when `given` replaces `stored`: the one rule for every way a connection is
+ * changed (the API, the web form, BOUNCER CHANGENETWORK, a forced connection). The stored
+ * password (the server's, or SASL's) goes only to the server it was given for: while host, port
+ * and TLS stay the same, a given URL without a password keeps it (no client is ever shown it,
+ * so none can send it back); once any of them changes it is dropped, and only a password in
+ * the given URL goes there. `path` points at the given URL in the caller's input.
+ */
+export function urlWithStoredSecret(stored: string, given: string, path: string): string {
+  const url = new URL(given);
+  if (url.password) return given;
+  let old: IrcUrl;
+  try {
+    old = parseIrcUrl(stored);
+  } catch {
+    return given;
+  }
+  if (!old.password) return given;
+  // As stored, still percent-encoded.
+  url.password = new URL(stored.trim()).password;
+  const now = parseIrcUrl(url.href, path);
+  if (sameServer(now, old)) return url.href;
+  if (now.sasl === "plain") {
+    throw invalid(
+      "Enter the password again: a saved password is only sent to the server, port and TLS setting it was saved for.",
+      path,
+    );
+  }
+  return given;
+}
+
+/** `text` with a password, when it parses as a URL without one. */
+function withSomePassword(text: string): string {
+  try {
+    const url = new URL(text);
+    url.password ||= "x";
+    return url.href;
+  } catch {
+    return text;
+  }
+}
 
 /** The JSON pointer of `key` inside the input at `at`. */
 function field(at: string, key: string): string {
@@ -151,10 +198,11 @@ export class ConnectionService {
 
   /**
    * With `forced_connection`, the URL an update stores: the forced one (the default connection's)
-   * with only the user's own parameters taken from the given URL, as Convos does. Undefined when
-   * no connection is forced.
+   * with only the user's own parameters taken from the given URL, as Convos does; the default
+   * connection's password stays with it only while its port and TLS do. Undefined when no
+   * connection is forced.
    */
-  async #forcedUrl(url: string): Promise<string | undefined> {
+  async #forcedUrl(url: string, path: string): Promise<string | undefined> {
     const settings = await this.#deps.store.settings.current(this.#deps.config.defaultConnection);
     if (!settings.forced_connection) return undefined;
     const given = new URL(url).searchParams;
@@ -163,7 +211,8 @@ export class ConnectionService {
       const value = given.get(key);
       if (value !== null) forced.searchParams.set(key, value);
     }
-    return forced.href;
+    forced.password = "";
+    return urlWithStoredSecret(settings.default_connection, forced.href, path);
   }
 
   /**
@@ -248,11 +297,12 @@ export class ConnectionService {
     let forced = false;
     if (url !== undefined) {
       const urlPath = field(at, "url");
-      parseIrcUrl(url, urlPath);
+      // Checked as given, as if it had a password: the stored one may yet meet SASL PLAIN's need.
+      parseIrcUrl(withSomePassword(url), urlPath);
       // Forced, the host is the forced one whatever the given URL says (so #checkForced holds).
-      const forcedUrl = await this.#forcedUrl(url);
+      const forcedUrl = await this.#forcedUrl(url, urlPath);
       forced = forcedUrl !== undefined;
-      url = forcedUrl ?? url;
+      url = forcedUrl ?? urlWithStoredSecret(record.url, url, urlPath);
       const parsed = parseIrcUrl(url, urlPath);
       await this.#checkTarget(userId, parsed, urlPath);
       // A nick in the new URL is the one to use from now on; without one the current nick stays.

@@ -18,6 +18,20 @@ import { linkParts } from "../irc_link.ts";
 import { Check, Field, FormErrors, Panel, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
 
+/** The port `f` connects to: its own, else TLS's or plain text's default. */
+function portOf(f: ConnFields): string {
+  return f.port.trim() || (f.tls ? "6697" : "6667");
+}
+
+/**
+ * Whether `a` and `b` name one server: host, port and TLS. The server keeps a saved password
+ * only while they stay the same (irc/connection_service.ts), so the form says so when they change.
+ */
+function sameServer(a: ConnFields, b: ConnFields): boolean {
+  return a.host.trim().toLowerCase() === b.host.trim().toLowerCase() && portOf(a) === portOf(b) &&
+    a.tls === b.tls;
+}
+
 /** The connection form; `cid` undefined adds a new connection, from an irc:// link's `uri` if given. */
 export function ConnectionForm(p: { cid?: string; uri?: string }) {
   const existing = p.cid ? connections.value[p.cid] : undefined;
@@ -65,6 +79,8 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
     };
   }, [p.cid]);
   const set = (k: keyof ConnFields) => (v: string | boolean) => setF({ ...f, [k]: v });
+  // Another server, port or TLS setting does not get the saved password: it must be typed again.
+  const moved = !!existing && !sameServer(f, fieldsFromUrl(existing.url));
   // A refused URL (a private address, a forced server) is told above the button just pressed,
   // not beside the host field, which may be off-screen by then; the message names the host.
   const shown = errors.map((e) =>
@@ -171,6 +187,13 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
                   onChange={set("tlsVerify")}
                 />
               )}
+              {moved && (
+                <p class="hint" role="status">
+                  {t(
+                    "The saved password is only sent to the server, port and TLS setting it was saved for. Enter it again below if this server needs one.",
+                  )}
+                </p>
+              )}
             </div>
             <Field
               label={t("Connection name")}
@@ -222,7 +245,11 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
               onInput={set("password")}
               errors={shown}
               autocomplete="new-password"
-              hint={existing ? t("Leave empty to keep the current password.") : undefined}
+              hint={moved
+                ? t("Empty: no password for the new server.")
+                : existing
+                ? t("Leave empty to keep the current password.")
+                : undefined}
             />
             <div class="field">
               <label for="f-sasl">{t("SASL")}</label>
