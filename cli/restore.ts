@@ -9,7 +9,13 @@ import { join } from "node:path";
 import { statfs } from "node:fs/promises";
 import { DatabaseSync } from "node:sqlite";
 import { createTarDecoder, type ParsedTarEntry } from "modern-tar";
-import { ConfigError, parseCommandLine, parseConfig, readSecretFiles } from "../config.ts";
+import {
+  ConfigError,
+  parseCommandLine,
+  parseConfig,
+  readSecretFiles,
+  refuseRootInOthersHome,
+} from "../config.ts";
 import { logToStderr } from "../lib/log.ts";
 import { LOCK_FILE, lockHome } from "./home.ts";
 import { RESTORE_USAGE } from "./help.ts";
@@ -152,6 +158,7 @@ export async function restoreCommand(args: string[]): Promise<void> {
     );
   }
   const home = config.home;
+  await refuseRootInOthersHome(home);
   let compressed: number;
   try {
     compressed = (await Deno.stat(source)).size;
