@@ -87,7 +87,10 @@ async function startIrcListener(
       throw new ConfigError(`PARLEY_IRC_LISTEN: ${where}: not an address of this machine`);
     }
     if (err instanceof Deno.errors.PermissionDenied) {
-      throw new ConfigError(`PARLEY_IRC_LISTEN: ${where}: no permission to listen there`);
+      throw new ConfigError(
+        `PARLEY_IRC_LISTEN: ${where}: no permission to listen there (a port below 1024 needs ` +
+          "root or CAP_NET_BIND_SERVICE: in a systemd unit, AmbientCapabilities=CAP_NET_BIND_SERVICE)",
+      );
     }
     throw err;
   }

@@ -52,6 +52,9 @@ function daemon(env: Record<string, string>, wrap: string[] = []) {
       await Promise.all(pumps);
       return { code, out };
     },
+    signal(signal: Deno.Signal): void {
+      child.kill(signal);
+    },
     async stop(): Promise<void> {
       try {
         child.kill("SIGTERM");
@@ -99,6 +102,14 @@ Deno.test({
           await d.stop();
         }
       }
+      // Without the capability (as User=parley without AmbientCapabilities), one line says so.
+      const setpriv = ["setpriv", "--bounding-set=-net_bind_service", "--"];
+      const denied = await daemon({
+        PARLEY_HOME: home,
+        PARLEY_LISTEN: `http://${ownLoopback()}`,
+      }, setpriv).exited();
+      assertConfigError(denied, "PARLEY_LISTEN");
+      assertStringIncludes(denied.out, "AmbientCapabilities=CAP_NET_BIND_SERVICE");
     } finally {
       await Deno.remove(home, { recursive: true });
     }
@@ -177,6 +188,53 @@ Deno.test("daemon: SIGHUP takes the renewed TLS certificate and keeps running", 
     await server.close();
     await ngircd.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** The status line of GET /api over TLS, whatever certificate the port presents. */
+function httpsStatus(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: "127.0.0.1", port, rejectUnauthorized: false });
+    let text = "";
+    socket.on("secureConnect", () => {
+      socket.write("GET /api HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    });
+    socket.on("data", (chunk) => {
+      text += chunk.toString();
+      if (text.includes("\r\n")) {
+        socket.destroy();
+        resolve(text.split("\r\n")[0]);
+      }
+    });
+    socket.on("error", reject);
+  });
+}
+
+Deno.test("daemon: SIGHUP gives the https:// web listener the renewed certificate", async () => {
+  const home = await Deno.makeTempDir({ prefix: "parley-hup-web-" });
+  const [before, after] = [await selfSigned("parley-old"), await selfSigned("parley-new")];
+  await Deno.writeTextFile(`${home}/cert.pem`, before.cert);
+  await Deno.writeTextFile(`${home}/key.pem`, before.key);
+  const port = freePort();
+  const d = daemon({
+    PARLEY_HOME: home,
+    PARLEY_LISTEN: `https://127.0.0.1:${port}`,
+    PARLEY_TLS_CERT: `${home}/cert.pem`,
+    PARLEY_TLS_KEY: `${home}/key.pem`,
+  });
+  try {
+    await poll("ready", () => d.output().includes(" ready "));
+    assertEquals(await presented(port), fingerprint(before.cert));
+    await Deno.writeTextFile(`${home}/cert.pem`, after.cert);
+    await Deno.writeTextFile(`${home}/key.pem`, after.key);
+    d.signal("SIGHUP");
+    await poll("reloaded", () => d.output().includes("reloaded TLS certificate listener=https"));
+    assertEquals(await presented(port), fingerprint(after.cert));
+    assertEquals(await httpsStatus(port), "HTTP/1.1 200 OK");
+    assert(!d.output().includes("stopping"), d.output());
+  } finally {
+    await d.stop();
+    await Deno.remove(home, { recursive: true });
   }
 });
 
