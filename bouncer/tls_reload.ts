@@ -79,6 +79,7 @@ export function listenTls(
     current.close();
     await ended;
     try {
+      if (closed) return; // closed meanwhile: nothing to bind again
       const deadline = Date.now() + REBIND_WAIT_MS;
       for (;;) {
         try {
