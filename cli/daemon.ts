@@ -102,27 +102,20 @@ async function startIrcListener(
  * logged and the old one kept.
  */
 async function reload(config: Config, web: WebListener, irc?: ReloadableTls): Promise<void> {
-  log.info("reloading", { signal: "SIGHUP" });
-  const steps: [string, () => Promise<void>][] = [
-    ["https", async () => {
-      const pem = await readTls(config, "web");
-      if (pem) await web.reloadTls(pem);
-      else throw new Error("none configured");
-    }],
-    ["ircs", async () => {
-      const pem = irc && await readTls(config, "irc");
-      if (pem) await irc!.replace(pem);
-      else throw new Error("none configured");
-    }],
+  const listeners: [string, "web" | "irc", ((pem: TlsPem) => Promise<void>) | undefined][] = [
+    ["https", "web", config.listen.protocol === "https:" ? (pem) => web.reloadTls(pem) : undefined],
+    ["ircs", "irc", irc && ((pem) => irc.replace(pem))],
   ];
-  for (const [what, step] of steps) {
-    if (what === "https" ? config.listen.protocol !== "https:" : !irc) continue;
+  const taking = listeners.filter(([, , take]) => take);
+  log.info("reloading", { signal: "SIGHUP", tls: taking.map(([l]) => l).join(",") || "none" });
+  for (const [listener, which, take] of taking) {
     try {
-      await step();
-      log.info("reloaded TLS certificate", { listener: what });
+      // Both files are set whenever the listener speaks TLS (the configuration requires it).
+      await take!((await readTls(config, which))!);
+      log.info("reloaded TLS certificate", { listener });
     } catch (err) {
       log.error("TLS certificate not reloaded; the old one stays", {
-        listener: what,
+        listener,
         error: (err as Error).message,
       });
     }
