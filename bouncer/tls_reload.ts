@@ -88,7 +88,10 @@ export function listenTls(
         } catch (err) {
           if (!(err instanceof Deno.errors.AddrInUse) || Date.now() > deadline) {
             closed = true;
-            throw err;
+            throw new Error(
+              `${options.hostname}:${port} could not be bound again (${(err as Error).message}); ` +
+                "nothing listens there now: restart Parley",
+            );
           }
           await new Promise((r) => setTimeout(r, 10));
         }

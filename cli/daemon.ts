@@ -114,7 +114,7 @@ async function reload(config: Config, web: WebListener, irc?: ReloadableTls): Pr
       await take!((await readTls(config, which))!);
       log.info("reloaded TLS certificate", { listener });
     } catch (err) {
-      log.error("TLS certificate not reloaded; the old one stays", {
+      log.error("TLS certificate not reloaded", {
         listener,
         error: (err as Error).message,
       });

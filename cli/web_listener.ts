@@ -96,7 +96,12 @@ export function listenWeb(
           }, handler);
           break;
         } catch (err) {
-          if (!(err instanceof Deno.errors.AddrInUse) || Date.now() > deadline) throw err;
+          if (!(err instanceof Deno.errors.AddrInUse) || Date.now() > deadline) {
+            throw new Error(
+              `${base.hostname}:${port} could not be bound again (${(err as Error).message}); ` +
+                "nothing listens there now: restart Parley",
+            );
+          }
           await new Promise((r) => setTimeout(r, 10));
         }
       }
