@@ -129,6 +129,24 @@ function presented(port: number): Promise<string> {
   });
 }
 
+/** A TLS client of an ircs:// port (any certificate), reading lines into `lines`. */
+async function rawTls(port: number): Promise<{ lines: string[]; socket: tls.TLSSocket }> {
+  const socket = tls.connect({ host: "127.0.0.1", port, rejectUnauthorized: false });
+  const lines: string[] = [];
+  let buffer = "";
+  socket.on("data", (chunk) => {
+    buffer += chunk.toString();
+    const parts = buffer.split("\r\n");
+    buffer = parts.pop()!;
+    lines.push(...parts);
+  });
+  await new Promise((resolve, reject) => {
+    socket.on("secureConnect", resolve);
+    socket.on("error", reject);
+  });
+  return { lines, socket };
+}
+
 Deno.test("daemon: SIGHUP takes the renewed TLS certificate and keeps running", async () => {
   const dir = await Deno.makeTempDir({ prefix: "parley-hup-" });
   const [before, after] = [await selfSigned("parley-old"), await selfSigned("parley-new")];
@@ -160,6 +178,7 @@ Deno.test("daemon: SIGHUP takes the renewed TLS certificate and keeps running", 
     );
     await attached.waitFor((l) => l.command === "001");
     assertEquals(await presented(tlsPort), fingerprint(before.cert));
+    const early = await rawTls(tlsPort);
 
     // certbot writes the renewed pair; the daemon is told with SIGHUP.
     await Deno.writeTextFile(`${dir}/cert.pem`, after.cert);
@@ -177,6 +196,13 @@ Deno.test("daemon: SIGHUP takes the renewed TLS certificate and keeps running", 
     await attached.waitFor((l) => l.command === "PONG" && l.params.includes("still-there"));
     assert(!server.output().includes("stopping"), server.output());
     attached.close();
+    // A client of the ircs:// port from before the swap keeps its connection.
+    early.socket.write("PING :from-before\r\n");
+    await poll(
+      "PONG on the old TLS connection",
+      () => early.lines.some((l) => l.includes("PONG") && l.includes("from-before")),
+    );
+    early.socket.destroy();
 
     // A pair that does not fit is refused with a log line, and the current one stays.
     await Deno.writeTextFile(`${dir}/key.pem`, before.key);
