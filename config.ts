@@ -329,6 +329,15 @@ function parseUrl(name: string, value: string, schemes: string[], secret = false
   return url;
 }
 
+/**
+ * The port a listen URL means. The URL parser drops a scheme's default port (`https://x:443` has
+ * `port` ""), and port "" read as a number is 0, any free port: so the scheme's port is spelled
+ * out here.
+ */
+export function listenPort(url: URL): number {
+  return Number(url.port || (url.protocol === "https:" ? 443 : 80));
+}
+
 /** Builds a Config from environment values (flags already merged in). Pure: touches no files. */
 export function parseConfig(
   env: Record<string, string | undefined>,
@@ -338,7 +347,6 @@ export function parseConfig(
     "http",
     "https",
   ]);
-  if (!listen.port) listen.port = listen.protocol === "https:" ? "443" : "80";
   const baseUrl = env.PARLEY_BASE_URL
     ? parseUrl("PARLEY_BASE_URL", env.PARLEY_BASE_URL, ["http", "https"])
     : new URL(listen.href);
@@ -441,23 +449,76 @@ function parseIrcListen(env: Record<string, string | undefined>): IrcListenAddre
 
 /** Creates the data folder and returns the secret: configured, or generated once and kept (mode 0600). */
 export async function prepareHome(home: string, configured?: string): Promise<string> {
-  await Deno.mkdir(home, { recursive: true, mode: 0o700 });
-  if (configured) return configured;
-  const path = join(home, "secret");
   try {
-    const text = (await Deno.readTextFile(path)).trim();
-    if (text.length >= 16) return text;
+    await Deno.mkdir(home, { recursive: true, mode: 0o700 });
+    if (configured) {
+      // Read it even so: a folder this user cannot use fails here, in one line, not later.
+      for await (const _ of Deno.readDir(home)) break;
+      return configured;
+    }
+    const path = join(home, "secret");
+    try {
+      const text = (await Deno.readTextFile(path)).trim();
+      if (text.length >= 16) return text;
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+    const secret = randomId(32);
+    await Deno.writeTextFile(path, secret + "\n", { mode: 0o600 });
+    return secret;
   } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    throw homeError(home, err);
   }
-  const secret = randomId(32);
-  await Deno.writeTextFile(path, secret + "\n", { mode: 0o600 });
-  return secret;
+}
+
+/** A data folder that cannot be used, said in one line naming the variable. */
+export function homeError(home: string, err: unknown): Error {
+  if (err instanceof ConfigError || !(err instanceof Error)) return err as Error;
+  const why = err instanceof Deno.errors.PermissionDenied
+    ? `no permission for user ${userName(Deno.uid())}`
+    : err instanceof Deno.errors.AlreadyExists || err instanceof Deno.errors.NotADirectory
+    ? "it is not a folder"
+    : err.message;
+  return new ConfigError(`PARLEY_HOME: cannot use the data folder ${home} (${why})`);
+}
+
+/** A user's name from /etc/passwd, else "uid N". */
+export function userName(uid: number | null): string {
+  try {
+    for (const line of Deno.readTextFileSync("/etc/passwd").split("\n")) {
+      const [name, , id] = line.split(":");
+      if (Number(id) === uid && name) return `${name} (uid ${uid})`;
+    }
+  } catch { /* no /etc/passwd: the number will do */ }
+  return `uid ${uid}`;
+}
+
+/**
+ * Root in a data folder another user owns would leave files there (the secret, the database's
+ * journal, the lock) that the daemon, running as that user, then cannot open. Deno cannot drop
+ * privileges itself, so the command is refused with who to run it as.
+ */
+export async function refuseRootInOthersHome(home: string): Promise<void> {
+  if (Deno.uid() !== 0) return;
+  let owner: number | null;
+  try {
+    owner = (await Deno.stat(home)).uid;
+  } catch {
+    return; // Missing: made by this command, so root's own. Unreadable: prepareHome says so.
+  }
+  if (owner === null || owner === 0) return;
+  const name = userName(owner);
+  const as = /^(\S+) \(uid/.exec(name)?.[1] ?? `#${owner}`;
+  throw new ConfigError(
+    `the data folder ${home} belongs to ${name}; running as root would leave root-owned ` +
+      `files in it, so run this as that user (sudo -u ${as} parley ...)`,
+  );
 }
 
 /** Reads the environment, flags and secret files, prepares the data folder, returns the Config. */
 export async function loadConfig(args: string[], env = Deno.env.toObject()): Promise<Config> {
   const partial = parseConfig(await readSecretFiles({ ...env, ...flagsToEnv(args) }));
+  await refuseRootInOthersHome(partial.home);
   const secret = await prepareHome(partial.home, partial.secret);
   return { ...partial, secret };
 }

@@ -7,6 +7,7 @@
 import { log } from "../lib/log.ts";
 import { type BouncerContext, Session } from "./session.ts";
 import { type ClientTransport, SocketTransport } from "./transport.ts";
+import { listenTls, type TlsListening, type TlsPem } from "./tls_reload.ts";
 
 /** One address to listen on. */
 export interface ListenAddress {
@@ -58,15 +59,16 @@ export interface Listening {
 export function listen(
   acceptor: Acceptor,
   addresses: ListenAddress[],
-  tls?: { cert: string; key: string },
+  /** A ReloadableTls rebinds the ircs:// listeners with each new certificate (SIGHUP). */
+  tls?: TlsPem,
 ): Listening {
-  const listeners: Deno.Listener[] = [];
+  const listeners: (Deno.Listener | TlsListening)[] = [];
   try {
     for (const a of addresses) {
       const hostname = a.hostname.replace(/^\[|\]$/g, "");
       listeners.push(
         a.tls
-          ? Deno.listenTls({ hostname, port: a.port, cert: tls!.cert, key: tls!.key })
+          ? listenTls({ hostname, port: a.port }, tls!)
           : Deno.listen({ hostname, port: a.port }),
       );
     }

@@ -1,5 +1,9 @@
-/** `parley daemon`: runs the server until SIGINT or SIGTERM. */
-import { type Config, ConfigError, loadConfig } from "../config.ts";
+/**
+ * `parley daemon`: runs the server until SIGINT or SIGTERM; SIGHUP reloads the TLS certificates.
+ * Everything the configuration can get wrong (the data folder, the database, the ports) fails
+ * before "ready" is logged, in one line naming the variable, with exit code 2.
+ */
+import { type Config, ConfigError, homeError, listenPort, loadConfig } from "../config.ts";
 import type { AppDeps } from "../http/env.ts";
 import type { Bouncer } from "../bouncer/mod.ts";
 import { createApp } from "../app.ts";
@@ -11,54 +15,110 @@ import { idleGc } from "../lib/idle_gc.ts";
 import { errorBody } from "../http/errors.ts";
 import { lockHome } from "./home.ts";
 import { VERSION } from "./help.ts";
-
-type Handler = (
-  req: Request,
-  info: Deno.ServeHandlerInfo<Deno.NetAddr>,
-) => Response | Promise<Response>;
+import { type Handler, listenWeb, type WebListener } from "./web_listener.ts";
+import { ReloadableTls, type TlsPem } from "../bouncer/tls_reload.ts";
 
 /** Time after start by which connections are usually made and channels joined. */
 const STARTUP_QUIET_MS = 3000;
 
-/** Listens, or turns the usual reasons it cannot into a one-line configuration error. */
-function listen(
-  options: Deno.ServeTcpOptions & Partial<Deno.TlsCertifiedKeyPem>,
-  handler: Handler,
-): Deno.HttpServer<Deno.NetAddr> {
-  const where = `${options.hostname}:${options.port}`;
+/** A PEM file named by `variable`; one that cannot be read is a configuration error. */
+async function readPem(path: string, variable: string): Promise<string> {
   try {
-    return Deno.serve(options, handler);
+    return await Deno.readTextFile(path);
   } catch (err) {
+    throw new ConfigError(`${variable}: cannot read ${path} (${(err as Error).name})`);
+  }
+}
+
+/** The certificate and key of `https://` (web) or `ircs://` (irc), read from their files. */
+async function readTls(config: Config, which: "web" | "irc"): Promise<TlsPem | undefined> {
+  const [cert, key, prefix] = which === "web"
+    ? [config.tlsCert, config.tlsKey, "PARLEY_TLS"]
+    : [config.ircTlsCert, config.ircTlsKey, "PARLEY_IRC_TLS"];
+  if (!cert || !key) return undefined;
+  return { cert: await readPem(cert, `${prefix}_CERT`), key: await readPem(key, `${prefix}_KEY`) };
+}
+
+/**
+ * A store that cannot be opened for a reason the configuration can fix (no database server at
+ * that address, a refused login, no such database, a data folder this user cannot write), said in
+ * one line naming the variable. The URL's password is never repeated.
+ */
+function storeError(config: Config, err: unknown): unknown {
+  if (err instanceof ConfigError || !(err instanceof Error)) return err;
+  if (!config.databaseUrl) {
+    return err instanceof Deno.errors.PermissionDenied ? homeError(config.home, err) : err;
+  }
+  const code = (err as { code?: string }).code ?? "";
+  const url = new URL(config.databaseUrl);
+  const where = `${url.hostname || url.searchParams.get("host")}:${url.port || 5432}`;
+  const reasons: Record<string, string> = {
+    ECONNREFUSED: `nothing accepts connections at ${where}`,
+    ENOTFOUND: `no such host ${url.hostname}`,
+    EAI_AGAIN: `${url.hostname} cannot be resolved`,
+    ETIMEDOUT: `${where} does not answer`,
+    EHOSTUNREACH: `${where} is unreachable`,
+    CONNECT_TIMEOUT: `${where} does not answer`,
+    "28P01": "the password was refused",
+    "28000": "the role may not log in",
+    "3D000": "no such database",
+  };
+  const reason = reasons[code] ??
+    (err instanceof Deno.errors.ConnectionRefused ? reasons.ECONNREFUSED : undefined);
+  return reason ? new ConfigError(`PARLEY_DATABASE_URL: cannot connect (${reason})`) : err;
+}
+
+/** The bouncer listener when PARLEY_IRC_LISTEN asks for it; a bound port is a config error. */
+async function startIrcListener(
+  config: Config,
+  deps: AppDeps,
+  tls: ReloadableTls | undefined,
+): Promise<Bouncer | undefined> {
+  if (!config.ircListen.length) return undefined;
+  const { startBouncer } = await import("../bouncer/mod.ts");
+  try {
+    return startBouncer(deps, { addresses: config.ircListen, tls, version: VERSION });
+  } catch (err) {
+    const where = config.ircListen.map((a) => `${a.hostname}:${a.port}`).join(", ");
     if (err instanceof Deno.errors.AddrInUse) {
-      throw new ConfigError(`PARLEY_LISTEN: ${where} is already in use by another program`);
-    }
-    if (err instanceof Deno.errors.PermissionDenied) {
-      throw new ConfigError(`PARLEY_LISTEN: no permission to listen on ${where}`);
+      throw new ConfigError(`PARLEY_IRC_LISTEN: ${where}: already in use by another program`);
     }
     if (err instanceof Deno.errors.AddrNotAvailable) {
-      throw new ConfigError(`PARLEY_LISTEN: ${options.hostname} is not an address of this machine`);
+      throw new ConfigError(`PARLEY_IRC_LISTEN: ${where}: not an address of this machine`);
+    }
+    if (err instanceof Deno.errors.PermissionDenied) {
+      throw new ConfigError(
+        `PARLEY_IRC_LISTEN: ${where}: no permission to listen there (a port below 1024 needs ` +
+          "root or CAP_NET_BIND_SERVICE: in a systemd unit, AmbientCapabilities=CAP_NET_BIND_SERVICE)",
+      );
     }
     throw err;
   }
 }
 
-/** The bouncer listener when PARLEY_IRC_LISTEN asks for it; a bound port is a config error. */
-async function startIrcListener(config: Config, deps: AppDeps): Promise<Bouncer | undefined> {
-  if (!config.ircListen.length) return undefined;
-  const tls = config.ircTlsCert && config.ircTlsKey
-    ? {
-      cert: await Deno.readTextFile(config.ircTlsCert),
-      key: await Deno.readTextFile(config.ircTlsKey),
+/**
+ * SIGHUP: what can change without a restart is taken again, as soju does: the TLS certificates
+ * and keys (certbot renews them). A file that cannot be read, or a pair that does not fit, is
+ * logged and the old one kept.
+ */
+async function reload(config: Config, web: WebListener, irc?: ReloadableTls): Promise<void> {
+  const listeners: [string, "web" | "irc", ((pem: TlsPem) => Promise<void>) | undefined][] = [
+    ["https", "web", config.listen.protocol === "https:" ? (pem) => web.reloadTls(pem) : undefined],
+    ["ircs", "irc", irc && ((pem) => irc.replace(pem))],
+  ];
+  const taking = listeners.filter(([, , take]) => take);
+  log.info("reloading", { signal: "SIGHUP", tls: taking.map(([l]) => l).join(",") || "none" });
+  for (const [listener, which, take] of taking) {
+    try {
+      // Both files are set whenever the listener speaks TLS (the configuration requires it).
+      await take!((await readTls(config, which))!);
+      log.info("reloaded TLS certificate", { listener });
+    } catch (err) {
+      log.error("TLS certificate not reloaded", {
+        listener,
+        error: (err as Error).message,
+      });
     }
-    : undefined;
-  const { startBouncer } = await import("../bouncer/mod.ts");
-  try {
-    return startBouncer(deps, { addresses: config.ircListen, tls, version: VERSION });
-  } catch (err) {
-    if (err instanceof Deno.errors.AddrInUse || err instanceof Deno.errors.AddrNotAvailable) {
-      throw new ConfigError(`PARLEY_IRC_LISTEN: ${(err as Error).message}`);
-    }
-    throw err;
   }
 }
 
@@ -73,26 +133,30 @@ export async function daemon(args: string[]): Promise<void> {
   // Listen at once and answer 503 until the app is ready, so a client never sees a refused socket.
   let handler: Handler = () =>
     Response.json(errorBody([{ message: "Parley is starting.", path: "/" }]), { status: 503 });
-  const controller = new AbortController();
-  const tls = config.tlsCert && config.tlsKey
-    ? { cert: await Deno.readTextFile(config.tlsCert), key: await Deno.readTextFile(config.tlsKey) }
-    : {};
-  const server = listen({
-    hostname: config.listen.hostname.replace(/^\[|\]$/g, ""),
-    port: Number(config.listen.port),
-    signal: controller.signal,
-    onListen: ({ hostname, port }) =>
-      log.info("listening", { url: `${config.listen.protocol}//${hostname}:${port}` }),
-    ...tls,
+  const web = listenWeb({
+    hostname: config.listen.hostname,
+    port: listenPort(config.listen),
+    protocol: config.listen.protocol,
+    tls: await readTls(config, "web"),
   }, (req, info) => handler(req, info));
+  // From here SIGHUP reloads rather than ending the process (its default).
+  const ircPem = config.ircListen.some((a) => a.tls) ? await readTls(config, "irc") : undefined;
+  const ircTls = ircPem && new ReloadableTls(ircPem);
+  Deno.addSignalListener("SIGHUP", () => void reload(config, web, ircTls));
 
   // A bad bot.json stops the start here, before anything else is opened.
   const botConfig = await loadBotConfig(config.home);
-  const store = await openStore(config.home, config.databaseUrl);
+  const store = await openStore(config.home, config.databaseUrl).catch((err) => {
+    throw storeError(config, err);
+  });
   const deps = await wireDeps(config, store, VERSION);
   const { irc, bus } = deps;
   const app = createApp(deps);
   handler = (req, info) => app.fetch(req, { remoteAddr: info.remoteAddr });
+  // Before the connections start, so the bouncer's relay sees each server's greeting; and before
+  // "ready", so a port in use stops the start.
+  const bouncer = await startIrcListener(config, deps, ircTls);
+  deps.bouncer = bouncer;
   // Starting grows the heap (modules compiled, the store opened, connections made): give it back
   // once things are quiet, as after a burst.
   idleGc.burstFor(STARTUP_QUIET_MS);
@@ -106,9 +170,6 @@ export async function daemon(args: string[]): Promise<void> {
       url: new URL("register", config.baseUrl.href.replace(/\/?$/, "/")).href,
     });
   }
-  // Before the connections start, so the bouncer's relay sees each server's greeting.
-  const bouncer = await startIrcListener(config, deps);
-  deps.bouncer = bouncer;
   irc.start().catch((err) => log.error("irc start failed", { error: err }));
   if (botConfig) {
     ensureBot(deps, botConfig).then((bot) => (deps.bot = bot))
@@ -123,8 +184,7 @@ export async function daemon(args: string[]): Promise<void> {
     log.info("stopping", { signal });
     clearInterval(purge);
     bus.broadcast({ event: "shutdown" });
-    controller.abort();
-    await server.finished;
+    await web.stop();
     await bouncer?.close();
     await irc.stop();
     await store.close();
@@ -134,5 +194,5 @@ export async function daemon(args: string[]): Promise<void> {
   };
   Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
-  await server.finished;
+  await web.finished;
 }

@@ -36,6 +36,17 @@ export async function commandConfig(flags: Record<string, string>): Promise<Conf
 }
 
 /**
+ * Said (on stderr) beside links a command prints when PARLEY_BASE_URL is not given: they then
+ * start with the listen URL, which is rarely the address people use (a reverse proxy's).
+ */
+export function baseUrlNote(config: Config, flags: Record<string, string>): string | undefined {
+  if (flags.PARLEY_BASE_URL || Deno.env.get("PARLEY_BASE_URL")) return undefined;
+  return `note: PARLEY_BASE_URL is not set, so links start with ${config.baseUrl.href} ` +
+    "(the listen URL); give the URL people use, as the daemon has it: " +
+    "PARLEY_BASE_URL=https://chat.example.org or --base-url https://chat.example.org";
+}
+
+/**
  * Takes the data folder's lock, held until the process ends (the OS releases it if the process
  * dies). One daemon per folder: a second one, or an import or restore beside a running daemon,
  * would write the same database behind its back.

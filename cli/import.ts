@@ -4,7 +4,7 @@ import { ConfigError, parseCommandLine } from "../config.ts";
 import { ImportSession, SourceFolder } from "../import/common.ts";
 import { importTheLounge } from "../import/thelounge.ts";
 import { importConvos } from "../import/convos.ts";
-import { commandConfig, isDir, lockHome, refuseOnPostgres } from "./home.ts";
+import { baseUrlNote, commandConfig, isDir, lockHome, refuseOnPostgres } from "./home.ts";
 import { IMPORT_USAGE } from "./help.ts";
 
 /** Runs `parley import ...`. */
@@ -51,6 +51,8 @@ export async function importCommand(args: string[]): Promise<void> {
       await importConvos(session, folder);
     }
     await session.finish();
+    const note = session.newUsers.length ? baseUrlNote(config, parsed.env) : undefined;
+    if (note) console.error(note);
   } finally {
     lock.close();
   }

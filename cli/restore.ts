@@ -9,7 +9,13 @@ import { join } from "node:path";
 import { statfs } from "node:fs/promises";
 import { DatabaseSync } from "node:sqlite";
 import { createTarDecoder, type ParsedTarEntry } from "modern-tar";
-import { ConfigError, parseCommandLine, parseConfig, readSecretFiles } from "../config.ts";
+import {
+  ConfigError,
+  parseCommandLine,
+  parseConfig,
+  readSecretFiles,
+  refuseRootInOthersHome,
+} from "../config.ts";
 import { logToStderr } from "../lib/log.ts";
 import { LOCK_FILE, lockHome } from "./home.ts";
 import { RESTORE_USAGE } from "./help.ts";
@@ -132,6 +138,15 @@ function tooLarge(bytes: number, bound: { free: number; expansion: number }, sou
   }
 }
 
+/**
+ * What a data folder may hold and still count as empty: the lock, and dotfiles a backup never
+ * holds (the skeleton `useradd --create-home` copies: .bashrc, .profile), which are left alone.
+ * A staging folder an interrupted restore left is in the way, not ignored.
+ */
+function ignored(name: string): boolean {
+  return name === LOCK_FILE || (name.startsWith(".") && !name.startsWith(STAGING_PREFIX));
+}
+
 /** Runs `parley restore FILE`. */
 export async function restoreCommand(args: string[]): Promise<void> {
   const parsed = parseCommandLine(args, [{ name: "max-size" }]);
@@ -152,6 +167,7 @@ export async function restoreCommand(args: string[]): Promise<void> {
     );
   }
   const home = config.home;
+  await refuseRootInOthersHome(home);
   let compressed: number;
   try {
     compressed = (await Deno.stat(source)).size;
@@ -159,12 +175,13 @@ export async function restoreCommand(args: string[]): Promise<void> {
     throw new ConfigError(`cannot read ${source}: ${(err as Error).message}`);
   }
   await Deno.mkdir(home, { recursive: true, mode: 0o700 });
-  for await (const e of Deno.readDir(home)) {
-    if (e.name !== LOCK_FILE) {
-      throw new ConfigError(
-        `${home} is not empty; restore into an empty data folder (set PARLEY_HOME or --home)`,
-      );
-    }
+  const inTheWay = [];
+  for await (const e of Deno.readDir(home)) if (!ignored(e.name)) inTheWay.push(e.name);
+  if (inTheWay.length) {
+    const names = inTheWay.sort().slice(0, 5).join(", ") + (inTheWay.length > 5 ? ", ..." : "");
+    throw new ConfigError(
+      `${home} is not empty (${names}); restore into an empty data folder (set PARLEY_HOME or --home)`,
+    );
   }
   const lock = await lockHome(home, "restoring");
   let staging: string | undefined;
@@ -185,7 +202,7 @@ export async function restoreCommand(args: string[]): Promise<void> {
     // Only the staging folder was written; take back anything already moved too, so that a
     // retry starts from the empty folder it found.
     for await (const e of Deno.readDir(home)) {
-      if (e.name !== LOCK_FILE) await Deno.remove(join(home, e.name), { recursive: true });
+      if (!ignored(e.name)) await Deno.remove(join(home, e.name), { recursive: true });
     }
     throw err;
   } finally {

@@ -7,7 +7,7 @@ import { hashPassword } from "../lib/password.ts";
 import { email as emailSchema } from "../http/schemas.ts";
 import { createInvite } from "../routes/invite.ts";
 import type { AppDeps } from "../http/env.ts";
-import { commandConfig, lockHome } from "./home.ts";
+import { baseUrlNote, commandConfig, lockHome } from "./home.ts";
 import { USER_USAGE } from "./help.ts";
 
 /** The roles an account can hold. */
@@ -118,6 +118,8 @@ export async function userCommand(args: string[]): Promise<void> {
     } else if (sub === "invite") {
       // A new address gets a registration link; an existing user a password reset.
       console.log(await printInvite(config, store, email));
+      const note = baseUrlNote(config, parsed.env);
+      if (note) console.error(note);
     }
   } finally {
     await store.close();

@@ -7,6 +7,7 @@
  *   deno task compile --target aarch64-unknown-linux-gnu --output dist/parley-arm64
  */
 import { join } from "node:path";
+import denoJson from "../deno.json" with { type: "json" };
 
 const root = new URL("..", import.meta.url).pathname;
 
@@ -32,6 +33,44 @@ export const EMBEDDED = [
   "irc/socket/batcher.ts",
   "irc/socket/read_size.ts",
 ];
+
+/**
+ * Runs the built binary's `--version`: `deno compile` with `DENORT_BIN` naming the `deno` command
+ * line instead of `denort` reports success and writes a copy of Deno that ignores Parley. Returns
+ * why the binary is not Parley, or undefined when it answers with Parley's version.
+ */
+export async function checkBinary(
+  path: string,
+  version: string,
+  denortBin = Deno.env.get("DENORT_BIN"),
+): Promise<string | undefined> {
+  let out: Deno.CommandOutput;
+  try {
+    out = await new Deno.Command(path, {
+      args: ["--version"],
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(60_000),
+    }).output();
+  } catch (err) {
+    return `${path} does not run (${(err as Error).message})`;
+  }
+  const text = new TextDecoder();
+  const answer = text.decode(out.stdout).trim();
+  if (out.success && answer === version) return undefined;
+  const said = (answer || text.decode(out.stderr).trim()).split("\n")[0].slice(0, 120);
+  const cause = /^deno \d/.test(said)
+    ? denortBin
+      ? `DENORT_BIN=${denortBin} is the deno command line, not denort (the runtime deno ` +
+        "compile needs, from the denort-*.zip of the same Deno release)"
+      : "the binary is Deno itself, not Parley"
+    : denortBin
+    ? `is DENORT_BIN=${denortBin} a denort of this Deno version (${Deno.version.deno})?`
+    : "the build is broken";
+  return `${path} --version answered "${said}", not Parley's ${version}: ${cause}`;
+}
 
 function option(name: string): string | undefined {
   const i = Deno.args.indexOf(`--${name}`);
@@ -81,6 +120,16 @@ if (import.meta.main) {
       "compile: deno compile failed. Offline, point DENORT_BIN at a denort binary of the same Deno version.",
     );
     Deno.exit(status.code || 1);
+  }
+  // A binary for another machine cannot run here; the check is for this machine's builds.
+  if (!target || target === Deno.build.target) {
+    const wrong = await checkBinary(output, denoJson.version);
+    if (wrong) {
+      // Removed, so that what is left in dist/ is never installed by mistake.
+      await Deno.remove(output).catch(() => {});
+      console.error(`compile: ${wrong}`);
+      Deno.exit(1);
+    }
   }
   console.log(`compile: wrote ${output}`);
 }

@@ -38,7 +38,29 @@ Deno.test("backup of a running daemon, restored, serves the same data", async (t
       const r = await parley(["restore", file], { env: { PARLEY_HOME: server.home } });
       assertEquals(r.code, 2);
       assertStringIncludes(r.stderr, "is not empty");
+      // It says what is in the way.
+      assertStringIncludes(r.stderr, "parley.db");
     });
+    await t.step(
+      "restore ignores, and keeps, the dotfiles of a home folder's skeleton",
+      async () => {
+        const home = `${work}/skeleton`;
+        await Deno.mkdir(home, { mode: 0o700 });
+        await Deno.writeTextFile(`${home}/.bashrc`, "# skeleton\n");
+        await Deno.writeTextFile(`${home}/.profile`, "# skeleton\n");
+        const r = await parley(["restore", file], { env: { PARLEY_HOME: home } });
+        assertEquals(r.code, 0, r.stderr);
+        assertEquals(await Deno.readTextFile(`${home}/.bashrc`), "# skeleton\n");
+        assert((await Deno.stat(`${home}/parley.db`)).isFile);
+        const other = `${work}/other`;
+        await Deno.mkdir(other, { mode: 0o700 });
+        await Deno.writeTextFile(`${other}/.profile`, "# skeleton\n");
+        await Deno.writeTextFile(`${other}/notes.txt`, "mine\n");
+        const refused = await parley(["restore", file], { env: { PARLEY_HOME: other } });
+        assertEquals(refused.code, 2);
+        assertStringIncludes(refused.stderr, `${other} is not empty (notes.txt)`);
+      },
+    );
     await t.step("restore into a new folder, and the daemon serves the restored data", async () => {
       const r = await parley(["restore", file], { env: { PARLEY_HOME: restored } });
       assertEquals(r.code, 0, r.stderr);

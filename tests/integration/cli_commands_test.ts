@@ -148,6 +148,15 @@ Deno.test("cli: user commands", async (t) => {
           invite.stdout,
         ),
       );
+      // The link starts with the listen URL: the note says so and how to give the real one.
+      assertStringIncludes(invite.stderr, "PARLEY_BASE_URL is not set");
+      assertStringIncludes(invite.stderr, "--base-url");
+      const based = await parley(["user", "invite", "ann@example.org"], {
+        env: { ...env, PARLEY_BASE_URL: "https://chat.example.org/parley" },
+      });
+      assertEquals(based.code, 0, based.stderr);
+      assert(based.stdout.startsWith("https://chat.example.org/parley/register?"), based.stdout);
+      assertEquals(based.stderr, "");
       const del = await parley(["user", "delete", "ann@example.org"], { env });
       assertEquals(del.code, 0, del.stderr);
       assertEquals((await parley(["user", "list"], { env })).stdout, "");

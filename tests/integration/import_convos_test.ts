@@ -29,6 +29,8 @@ Deno.test("import convos: users, connections, conversations and monthly logs, on
         "imported: 2 users, 2 connections, 5 conversations, 12 messages",
       );
       assertStringIncludes(r.stdout, "invite for alice@example.org: ");
+      // Without PARLEY_BASE_URL the links start with the listen URL; the note says what to pass.
+      assertStringIncludes(r.stderr, "PARLEY_BASE_URL is not set");
       first = r.stdout;
     });
     await t.step("a second run without --merge is refused, naming the accounts", async () => {

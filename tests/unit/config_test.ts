@@ -2,6 +2,7 @@ import { assert, assertEquals, assertThrows } from "../support/assert.ts";
 import {
   ConfigError,
   flagsToEnv,
+  listenPort,
   loadConfig,
   OPTIONS,
   parseCommandLine,
@@ -20,6 +21,19 @@ Deno.test("config: defaults", () => {
   assertEquals(c.reverseProxy, false);
   assertEquals(c.embedAllowPrivate, false);
   assertEquals(c.secret, undefined);
+});
+
+Deno.test("config: a listen URL without a port means its scheme's", () => {
+  const port = (listen: string) =>
+    listenPort(
+      parseConfig({ PARLEY_LISTEN: listen, PARLEY_TLS_CERT: "c", PARLEY_TLS_KEY: "k" }).listen,
+    );
+  assertEquals(port("https://0.0.0.0:443"), 443);
+  assertEquals(port("https://0.0.0.0"), 443);
+  assertEquals(port("http://0.0.0.0:80"), 80);
+  assertEquals(port("http://0.0.0.0"), 80);
+  assertEquals(port("https://0.0.0.0:8443"), 8443);
+  assertEquals(port("http://[::1]:3000"), 3000);
 });
 
 Deno.test("config: every variable is read and validated", () => {

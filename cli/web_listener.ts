@@ -1,0 +1,119 @@
+/**
+ * The daemon's HTTP(S) port: bound at once (a client never sees a refused socket while Parley
+ * starts), with the usual reasons it cannot be said in one line, and, for `https://`, a new
+ * certificate taken on SIGHUP. Deno's server takes its certificate when it binds, so the server
+ * is stopped and bound again on the same port: for those few milliseconds new connections are
+ * refused, and the requests and WebSockets the old server held end (the web client reconnects).
+ */
+import { ConfigError } from "../config.ts";
+import { log } from "../lib/log.ts";
+import type { TlsPem } from "../bouncer/tls_reload.ts";
+
+export type Handler = (
+  req: Request,
+  info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+) => Response | Promise<Response>;
+
+/** A running web listener. */
+export interface WebListener {
+  /** Binds again with a new certificate and key (https only); throws if they cannot be used. */
+  reloadTls(pem: TlsPem): Promise<void>;
+  /** Stops accepting, finishes requests, resolves once every server is done. */
+  stop(): Promise<void>;
+  /** Resolves once stopped. */
+  readonly finished: Promise<void>;
+}
+
+/** How long a rebind waits for the port the old server held to be free again. */
+const REBIND_WAIT_MS = 5000;
+
+/** Listens, or turns the usual reasons it cannot into a one-line configuration error. */
+function serve(
+  options: Deno.ServeTcpOptions & Partial<TlsPem>,
+  handler: Handler,
+): Deno.HttpServer<Deno.NetAddr> {
+  const where = `${options.hostname}:${options.port}`;
+  try {
+    return Deno.serve(options, handler);
+  } catch (err) {
+    if (err instanceof Deno.errors.AddrInUse) {
+      throw new ConfigError(`PARLEY_LISTEN: ${where} is already in use by another program`);
+    }
+    if (err instanceof Deno.errors.PermissionDenied) {
+      throw new ConfigError(
+        `PARLEY_LISTEN: no permission to listen on ${where}` +
+          (options.port! < 1024
+            ? " (a port below 1024 needs root or CAP_NET_BIND_SERVICE: in a systemd unit, " +
+              "AmbientCapabilities=CAP_NET_BIND_SERVICE)"
+            : ""),
+      );
+    }
+    if (err instanceof Deno.errors.AddrNotAvailable) {
+      throw new ConfigError(`PARLEY_LISTEN: ${options.hostname} is not an address of this machine`);
+    }
+    throw err;
+  }
+}
+
+/** Binds `hostname`:`port` (with `tls`, HTTPS) and hands every request to `handler`. */
+export function listenWeb(
+  opts: { hostname: string; port: number; protocol: string; tls?: TlsPem },
+  handler: Handler,
+): WebListener {
+  let controller = new AbortController();
+  const base = { hostname: opts.hostname.replace(/^\[|\]$/g, "") };
+  let server = serve({
+    ...base,
+    port: opts.port,
+    signal: controller.signal,
+    onListen: ({ hostname, port }) =>
+      log.info("listening", { url: `${opts.protocol}//${hostname}:${port}` }),
+    ...opts.tls,
+  }, handler);
+  const port = server.addr.port;
+  const servers = new Set([server]);
+  let stopped = false;
+  let finish!: () => void;
+  const finished = new Promise<void>((r) => (finish = r));
+  return {
+    finished,
+    async reloadTls(pem) {
+      if (!opts.tls || stopped) return;
+      // Checked first (a loopback port of its own), so a bad pair leaves the old server running.
+      Deno.listenTls({ hostname: "127.0.0.1", port: 0, ...pem }).close();
+      const old = server;
+      controller.abort();
+      const deadline = Date.now() + REBIND_WAIT_MS;
+      const next = new AbortController();
+      for (;;) {
+        try {
+          server = Deno.serve({
+            ...base,
+            port,
+            signal: next.signal,
+            onListen: () => {},
+            ...pem,
+          }, handler);
+          break;
+        } catch (err) {
+          if (!(err instanceof Deno.errors.AddrInUse) || Date.now() > deadline) {
+            throw new Error(
+              `${base.hostname}:${port} could not be bound again (${(err as Error).message}); ` +
+                "nothing listens there now: restart Parley",
+            );
+          }
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      }
+      controller = next;
+      servers.add(server);
+      old.finished.then(() => servers.delete(old));
+    },
+    async stop() {
+      stopped = true;
+      controller.abort();
+      await Promise.all([...servers].map((s) => s.finished));
+      finish();
+    },
+  };
+}
