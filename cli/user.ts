@@ -96,10 +96,17 @@ export async function userCommand(args: string[]): Promise<void> {
   const email = sub === "list" ? "" : validEmail(address);
   const roles = sub === "add" || sub === "set-role" ? validRoles(rest) : [];
   const config = await commandConfig(parsed.env);
-  // On SQLite, deleting a user while the daemon runs would leave their IRC connections open
-  // there; on PostgreSQL the node running them is asked to stop them.
-  const lock = sub === "delete" && !config.databaseUrl
-    ? await lockHome(config.home, "deleting a user")
+  // On SQLite, deleting a user or setting a password while the daemon runs would leave IRC
+  // connections and the IRC clients that logged in open there (nothing reaches it); on
+  // PostgreSQL every node is told (tellNodes).
+  const lock = !config.databaseUrl && (sub === "delete" || sub === "set-password")
+    ? await lockHome(
+      config.home,
+      sub === "delete"
+        ? "deleting a user"
+        : `setting a password (or reset it while it runs: \`parley user invite ${email}\` ` +
+          "prints a link)",
+    )
     : undefined;
   const store = await openStore(config.home, config.databaseUrl);
   try {

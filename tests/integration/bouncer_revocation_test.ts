@@ -177,30 +177,49 @@ Deno.test("bouncer on two nodes: revoked credentials and deleted users end sessi
       assert((await ended(m, why)).includes("deleted"));
     });
 
-    await t.step("`parley user delete` with another secret says no node heard it", async () => {
-      const added = await parley(["user", "add", "third@example.org"], {
-        env: { PARLEY_HOME: cliHome, PARLEY_DATABASE_URL: url, PARLEY_SECRET: SECRET },
-        stdin: `${PASSWORD}\n`,
-      });
-      assertEquals(added.code, 0, added.stderr);
-      const m = keep(await BouncerClient.attach(portB, "third@example.org", PASSWORD, NETWORKS));
-      const wrong = await parley(["user", "delete", "third@example.org"], {
-        env: {
-          PARLEY_HOME: cliHome,
-          PARLEY_DATABASE_URL: url,
-          PARLEY_SECRET: "a secret that is not the nodes'",
-        },
-      });
-      assert(wrong.code !== 0, wrong.stdout);
-      assert(/not deleted.*did not answer.*PARLEY_SECRET/s.test(wrong.stderr), wrong.stderr);
-      await alive(m, "after the refused delete");
-      await new ApiClient(a.url).login("third@example.org", PASSWORD);
-      const right = await parley(["user", "delete", "third@example.org"], {
-        env: { PARLEY_HOME: cliHome, PARLEY_DATABASE_URL: url, PARLEY_SECRET: SECRET },
-      });
-      assertEquals(right.code, 0, right.stderr);
-      assert((await ended(m, why)).includes("deleted"));
-    });
+    await t.step(
+      "`parley user`: set-password ends sessions; delete with another secret, nothing",
+      async () => {
+        const added = await parley(["user", "add", "third@example.org"], {
+          env: { PARLEY_HOME: cliHome, PARLEY_DATABASE_URL: url, PARLEY_SECRET: SECRET },
+          stdin: `${PASSWORD}\n`,
+        });
+        assertEquals(added.code, 0, added.stderr);
+        const old = keep(
+          await BouncerClient.attach(portB, "third@example.org", PASSWORD, NETWORKS),
+        );
+        const set = await parley(["user", "set-password", "third@example.org"], {
+          env: { PARLEY_HOME: cliHome, PARLEY_DATABASE_URL: url, PARLEY_SECRET: SECRET },
+          stdin: "the third new password\n",
+        });
+        assertEquals(set.code, 0, set.stderr);
+        assert((await ended(old, why)).includes("password"));
+        const m = keep(
+          await BouncerClient.attach(
+            portA,
+            "third@example.org",
+            "the third new password",
+            NETWORKS,
+          ),
+        );
+        const wrong = await parley(["user", "delete", "third@example.org"], {
+          env: {
+            PARLEY_HOME: cliHome,
+            PARLEY_DATABASE_URL: url,
+            PARLEY_SECRET: "a secret that is not the nodes'",
+          },
+        });
+        assert(wrong.code !== 0, wrong.stdout);
+        assert(/not deleted.*did not answer.*PARLEY_SECRET/s.test(wrong.stderr), wrong.stderr);
+        await alive(m, "after the refused delete");
+        await new ApiClient(a.url).login("third@example.org", "the third new password");
+        const right = await parley(["user", "delete", "third@example.org"], {
+          env: { PARLEY_HOME: cliHome, PARLEY_DATABASE_URL: url, PARLEY_SECRET: SECRET },
+        });
+        assertEquals(right.code, 0, right.stderr);
+        assert((await ended(m, why)).includes("deleted"));
+      },
+    );
 
     await t.step("the sessions served for a node that died end", async () => {
       for (const c of clients) c.close();
