@@ -9,7 +9,7 @@ import { DomainError } from "../lib/errors.ts";
 import { ircLower } from "../irc/casefold.ts";
 import { authenticate } from "./auth.ts";
 import { changeNetwork, networkAttributes } from "./networks.ts";
-import { stillValid } from "./credentials.ts";
+import { credentialHolds } from "./credentials.ts";
 import { search } from "./search.ts";
 import type { Query } from "./relay.ts";
 import { refusalText, type Session } from "./session.ts";
@@ -130,7 +130,7 @@ async function bouncer(s: Session, m: Message): Promise<void> {
   // them), and a deleted account or a changed credential manages nothing.
   const user = await s.cx.store.users.byId(s.login.user.id);
   if (!user) return s.quit("The account was deleted");
-  if (!(await stillValid(s.cx.store, user.id, s.login.credential))) {
+  if (!(await credentialHolds(s.cx.store, user, s.login.credential))) {
     return s.quit("The login is no longer valid");
   }
   s.login.user = user;

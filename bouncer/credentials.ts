@@ -6,6 +6,7 @@
 import { sha256Hex } from "../lib/crypto.ts";
 import { log } from "../lib/log.ts";
 import type { Store } from "../store/mod.ts";
+import type { UserRecord } from "../store/users.ts";
 
 /** The credential a session logged in with. */
 export type Credential =
@@ -52,8 +53,16 @@ export async function stillValid(
   c: Credential | undefined,
 ): Promise<boolean> {
   const user = await store.users.byId(userId);
-  if (!user) return false;
-  if (c?.kind === "token") return (await store.appTokens.list(userId)).some((t) => t.id === c.id);
+  return !!user && await credentialHolds(store, user, c);
+}
+
+/** Whether the credential still lets `user` (as stored now) in. */
+export async function credentialHolds(
+  store: Store,
+  user: UserRecord,
+  c: Credential | undefined,
+): Promise<boolean> {
+  if (c?.kind === "token") return (await store.appTokens.list(user.id)).some((t) => t.id === c.id);
   if (c?.kind === "password") return c.generation === await passwordGeneration(user.passwordHash);
   return true;
 }
