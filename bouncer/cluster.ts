@@ -270,13 +270,14 @@ export class BouncerCluster {
       () => this.#served.delete(id),
     );
     this.#served.set(id, transport);
+    let s: Session | undefined;
     try {
       const user = await this.cx.store.users.byId(hello.userId);
       const connection = await this.cx.store.connections.get(hello.userId, hello.connectionId);
       if (!user || !connection || await this.link.elsewhere(hello.userId)) {
         return transport.close();
       }
-      const s = new Session(this.cx, transport);
+      s = new Session(this.cx, transport);
       s.login = { user, identity: hello.identity, connection, credential: hello.credential };
       s.nick = hello.nick;
       s.username = hello.username;
@@ -285,6 +286,7 @@ export class BouncerCluster {
       await s.run();
     } catch (err) {
       log.warn("bouncer: a session from another node failed", { error: String(err) });
+      s?.detach(); // uncounted, if the attach failed half-way
       transport.close();
     }
   }

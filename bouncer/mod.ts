@@ -14,7 +14,7 @@ import { Relay } from "./relay.ts";
 import type { BouncerContext } from "./session.ts";
 import { networkAttributes } from "./networks.ts";
 import { BouncerCluster, type ClusterLink } from "./cluster.ts";
-import { endedText, ends, type Revocation } from "./credentials.ts";
+import { endedText, ends, passwordGeneration, type Revocation } from "./credentials.ts";
 
 /**
  * A read marker that moved (in the web client, through the API, or by an attached client's
@@ -60,7 +60,14 @@ function watchNetworks(cx: BouncerContext): () => void {
 }
 
 /** Ends this node's sessions a revocation reaches: ERROR, then the socket is closed. */
-function endRevoked(cx: BouncerContext, r: Revocation): void {
+async function endRevoked(cx: BouncerContext, r: Revocation): Promise<void> {
+  if (!cx.logins.has(r.userId)) return;
+  if (r.kind === "password") {
+    // The password as stored now: of two changes made on two nodes at once, the one heard last
+    // here may not be the newer.
+    const user = await cx.store.users.byId(r.userId).catch(() => undefined);
+    if (user) r = { ...r, generation: await passwordGeneration(user.passwordHash) };
+  }
   const sessions = [...cx.logins.get(r.userId) ?? []];
   const ended = sessions.filter((s) => ends(r, r.userId, s.login?.credential));
   for (const s of ended) s.quit(endedText(r));
@@ -119,7 +126,11 @@ export function startBouncer(
   }
   const unwatchNetworks = watchNetworks(cx);
   const unwatchMarkers = relayMarkers(cx);
-  const unwatchRevocations = deps.revocations?.listen((r) => endRevoked(cx, r));
+  const unwatchRevocations = deps.revocations?.listen((r) =>
+    endRevoked(cx, r).catch((err) =>
+      log.error("bouncer: revoked sessions not ended", { uid: r.userId, error: err })
+    )
+  );
   const unwatch = () => {
     unwatchNetworks();
     unwatchMarkers();
