@@ -6,11 +6,13 @@
  * is now (a demoted admin is held to the connection limit; a deleted user's client is ended);
  * `parley user delete` with another secret than the nodes' says no node heard it and deletes
  * nothing; and the sessions a node served for a node that died end, so the user's clients count
- * no more.
+ * no more. On one node (SQLite, the app in process) the same revocations end sessions without a
+ * cluster.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
+import { EMAIL, PASSWORD as ADMIN_PASSWORD, setupBouncer } from "../support/bouncer.ts";
 import { parley } from "../support/cli.ts";
 import { clusterEnv, explainNodes, ownerWithBob } from "../support/cluster.ts";
 import type { RawIrcClient } from "../support/irc_client.ts";
@@ -247,5 +249,31 @@ Deno.test("bouncer on two nodes: revoked credentials and deleted users end sessi
     await irc.close();
     await pg.close();
     await Deno.remove(cliHome, { recursive: true });
+  }
+});
+
+Deno.test("bouncer on one node: revoking a token or a new password ends its sessions", async () => {
+  const s = await setupBouncer();
+  const clients: BouncerClient[] = [];
+  try {
+    const made = await s.api.post("/api/tokens", { name: "phone" });
+    assertEquals(made.status, 201, JSON.stringify(made.body));
+    const phone = made.body as { id: string; token: string };
+    const byToken = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}@phone`, phone.token);
+    const byPassword = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}@pw`, ADMIN_PASSWORD);
+    clients.push(byToken, byPassword);
+    const why = () => "";
+    assertEquals((await s.api.delete(`/api/tokens/${phone.id}`)).status, 200);
+    assert((await ended(byToken, why)).includes("revoked"));
+    await alive(byPassword, "after the revocation");
+    const changed = await s.api.post(`/api/user/${EMAIL}`, {
+      password: "a new horse battery",
+      current_password: ADMIN_PASSWORD,
+    });
+    assertEquals(changed.status, 200, JSON.stringify(changed.body));
+    assert((await ended(byPassword, why)).includes("password"));
+  } finally {
+    for (const c of clients) c.close();
+    await s.close();
   }
 });
