@@ -12,6 +12,7 @@ import { filesUserDeleted } from "./routes/files.ts";
 import type { Store } from "./store/mod.ts";
 import type { ClusterIrc } from "./cluster/irc.ts";
 import { LoginThrottle } from "./http/throttle.ts";
+import { Revocations } from "./bouncer/credentials.ts";
 
 /** The app's dependencies over an opened store. */
 export async function wireDeps(config: Config, store: Store, version: string): Promise<AppDeps> {
@@ -20,11 +21,13 @@ export async function wireDeps(config: Config, store: Store, version: string): P
   // On a store several daemons can share, every process is a node of a cluster (of one, or of
   // many): it runs the users it owns and forwards the rest (cluster/, built on PostgreSQL's store).
   const loginThrottle = new LoginThrottle();
+  const revocations = new Revocations();
   // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
   const irc = store.backend.clustered
     ? await clusterIrc(manager, store, bus, config.clusterScanMs, {
       secret: config.secret,
       loginThrottle,
+      revocations,
     })
     : manager;
   const connections = new ConnectionService({ config, store, bus, irc });
@@ -35,7 +38,12 @@ export async function wireDeps(config: Config, store: Store, version: string): P
     irc,
     connections,
     loginThrottle,
-    userDeleted: [(uid) => irc.userDeleted(uid)],
+    revocations,
+    userDeleted: [
+      (uid) => irc.userDeleted(uid),
+      // Their IRC clients too, those without a connection (managing networks) included.
+      (uid) => revocations.revoke({ userId: uid, kind: "user" }),
+    ],
   };
   deps.userDeleted!.push(filesUserDeleted(deps));
   return deps;

@@ -10,6 +10,7 @@ import { appTokenHash, looksLikeAppToken } from "../lib/app_token.ts";
 import type { ConnectionRecord } from "../store/connections.ts";
 import type { Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
+import { type Credential, passwordGeneration } from "./credentials.ts";
 
 /** The parts of a username. */
 export interface Identity {
@@ -41,6 +42,8 @@ export function parseIdentity(text: string): Identity | undefined {
 export interface Login {
   user: UserRecord;
   identity: Identity;
+  /** What it logged in with: revoking or changing it ends the session. */
+  credential?: Credential;
   /** The connection it attaches to (absent without NETWORK). */
   connection?: ConnectionRecord;
 }
@@ -68,10 +71,12 @@ export async function authenticate(
   // An app token (made on the account page, revocable) or the account password; the password is
   // always verified otherwise (a decoy hash without a user), so an unknown email takes as long.
   let ok = false;
+  let credential: Credential | undefined;
   if (user && looksLikeAppToken(password)) {
     const id = await deps.store.appTokens.find(user.id, await appTokenHash(password));
     if (id !== undefined) {
       ok = true;
+      credential = { kind: "token", id };
       await deps.store.appTokens.used(id, Date.now());
     }
   }
@@ -81,8 +86,9 @@ export async function authenticate(
     return "invalid";
   }
   deps.loginThrottle.succeed(email, address);
-  if (!identity.network) return { user, identity };
+  credential ??= { kind: "password", generation: await passwordGeneration(user.passwordHash) };
+  if (!identity.network) return { user, identity, credential };
   const connection = await deps.store.connections.get(user.id, identity.network);
   if (!connection) return "no-network";
-  return { user, identity, connection };
+  return { user, identity, credential, connection };
 }

@@ -7,6 +7,7 @@
  */
 import { log } from "../lib/log.ts";
 import type { Identity } from "./auth.ts";
+import type { Credential } from "./credentials.ts";
 import { type BouncerContext, Session } from "./session.ts";
 import type { ClientTransport, Incoming } from "./transport.ts";
 
@@ -17,6 +18,8 @@ export interface ClusterLink {
   elsewhere(userId: number): Promise<string | undefined>;
   /** The node that runs the user now, if any (nothing is taken). */
   ownerOf(userId: number): Promise<string | undefined>;
+  /** The nodes alive now. */
+  nodes(): Promise<string[]>;
   send(channel: string, message: unknown): Promise<void>;
   listen(channel: string, fn: (message: unknown) => void): Promise<() => Promise<void>>;
 }
@@ -31,6 +34,8 @@ export interface Hello {
   nick: string;
   username: string;
   address: string;
+  /** What the client logged in with (a revocation ends the session on both nodes). */
+  credential?: Credential;
 }
 
 type Message =
@@ -43,8 +48,10 @@ const LINES_PER_MESSAGE = 200;
 /** Sessions handed over to one node at most at once, either way. */
 const MAX_TUNNELS = 10_000;
 /**
- * How often a node checks that the nodes serving its clients still run their users (ms): one
- * killed without a word sends no `close`, and its clients would wait forever.
+ * How often a node checks that the nodes serving its clients still run their users, and that the
+ * nodes whose clients it serves are still alive (ms): one killed without a word sends no `close`,
+ * and its clients would wait forever, or the sessions served for it would stay (each counting
+ * against its user's clients).
  */
 const OWNER_CHECK_MS = 10_000;
 
@@ -96,7 +103,13 @@ class TunnelTransport implements ClientTransport {
   #wake?: () => void;
   #closed = false;
 
-  constructor(readonly address: string, readonly out: Outbox, readonly onClose: () => void) {}
+  constructor(
+    readonly address: string,
+    /** The node the client is attached to. */
+    readonly from: string,
+    readonly out: Outbox,
+    readonly onClose: () => void,
+  ) {}
 
   /** Lines from the client, through its node. */
   feed(lines: string[]): void {
@@ -164,7 +177,10 @@ export class BouncerCluster {
       channelOf(this.link.node),
       (m) => this.#receive(m as Message),
     );
-    this.#checker = setInterval(() => this.#checkOwners(), OWNER_CHECK_MS);
+    this.#checker = setInterval(() => {
+      this.#checkOwners().catch(() => {});
+      this.#checkClients().catch(() => {});
+    }, OWNER_CHECK_MS);
     Deno.unrefTimer(this.#checker);
   }
 
@@ -177,6 +193,14 @@ export class BouncerCluster {
       users.set(userId, await this.link.ownerOf(userId).catch(() => node) ?? "");
     }
     for (const h of [...this.#handed.values()]) if (users.get(h.userId) !== h.node) h.onClose();
+  }
+
+  /** Ends the sessions served for nodes that are gone (their clients went with them). */
+  async #checkClients(): Promise<void> {
+    if (!this.#served.size) return;
+    // A database that does not answer ends nothing, as above.
+    const alive = new Set(await this.link.nodes());
+    for (const t of [...this.#served.values()]) if (!alive.has(t.from)) t.ended();
   }
 
   async stop(): Promise<void> {
@@ -239,16 +263,22 @@ export class BouncerCluster {
   async #serve(id: string, from: string, hello: Hello): Promise<void> {
     const out = new Outbox(this.link, from, id);
     if (this.#served.size >= MAX_TUNNELS) return out.close();
-    const transport = new TunnelTransport(hello.address, out, () => this.#served.delete(id));
+    const transport = new TunnelTransport(
+      hello.address,
+      from,
+      out,
+      () => this.#served.delete(id),
+    );
     this.#served.set(id, transport);
+    let s: Session | undefined;
     try {
       const user = await this.cx.store.users.byId(hello.userId);
       const connection = await this.cx.store.connections.get(hello.userId, hello.connectionId);
       if (!user || !connection || await this.link.elsewhere(hello.userId)) {
         return transport.close();
       }
-      const s = new Session(this.cx, transport);
-      s.login = { user, identity: hello.identity, connection };
+      s = new Session(this.cx, transport);
+      s.login = { user, identity: hello.identity, connection, credential: hello.credential };
       s.nick = hello.nick;
       s.username = hello.username;
       s.caps.restore(hello.caps, hello.capVersion);
@@ -256,6 +286,7 @@ export class BouncerCluster {
       await s.run();
     } catch (err) {
       log.warn("bouncer: a session from another node failed", { error: String(err) });
+      s?.detach(); // uncounted, if the attach failed half-way
       transport.close();
     }
   }

@@ -9,6 +9,7 @@ import { DomainError } from "../lib/errors.ts";
 import { ircLower } from "../irc/casefold.ts";
 import { authenticate } from "./auth.ts";
 import { changeNetwork, networkAttributes } from "./networks.ts";
+import { credentialHolds } from "./credentials.ts";
 import { search } from "./search.ts";
 import type { Query } from "./relay.ts";
 import { refusalText, type Session } from "./session.ts";
@@ -124,8 +125,15 @@ async function bouncer(s: Session, m: Message): Promise<void> {
     s.bind = m.params[1].slice(0, 100);
     return;
   }
-  const user = s.login?.user;
-  if (!user || !s.registered) return s.numeric("451", "You have not registered");
+  if (!s.login || !s.registered) return s.numeric("451", "You have not registered");
+  // The user as stored now, not as at login: roles change (the connection count's limit follows
+  // them), and a deleted account or a changed credential manages nothing.
+  const user = await s.cx.store.users.byId(s.login.user.id);
+  if (!user) return s.quit("The account was deleted");
+  if (!(await credentialHolds(s.cx.store, user, s.login.credential))) {
+    return s.quit("The login is no longer valid");
+  }
+  s.login.user = user;
   const l = label(m);
   const labelTag = l && s.caps.has("labeled-response") ? `@label=${l} ` : "";
   if (sub === "LISTNETWORKS") {

@@ -14,6 +14,7 @@ import { Relay } from "./relay.ts";
 import type { BouncerContext } from "./session.ts";
 import { networkAttributes } from "./networks.ts";
 import { BouncerCluster, type ClusterLink } from "./cluster.ts";
+import { endedText, ends, passwordGeneration, type Revocation } from "./credentials.ts";
 
 /**
  * A read marker that moved (in the web client, through the API, or by an attached client's
@@ -58,6 +59,23 @@ function watchNetworks(cx: BouncerContext): () => void {
   );
 }
 
+/** Ends this node's sessions a revocation reaches: ERROR, then the socket is closed. */
+async function endRevoked(cx: BouncerContext, r: Revocation): Promise<void> {
+  if (!cx.logins.has(r.userId)) return;
+  if (r.kind === "password") {
+    // The password as stored now: of two changes made on two nodes at once, the one heard last
+    // here may not be the newer.
+    const user = await cx.store.users.byId(r.userId).catch(() => undefined);
+    if (user) r = { ...r, generation: await passwordGeneration(user.passwordHash) };
+  }
+  const sessions = [...cx.logins.get(r.userId) ?? []];
+  const ended = sessions.filter((s) => ends(r, r.userId, s.login?.credential));
+  for (const s of ended) s.quit(endedText(r));
+  if (ended.length) {
+    log.info("bouncer sessions ended", { uid: r.userId, why: r.kind, n: ended.length });
+  }
+}
+
 export type { ListenAddress } from "./listener.ts";
 
 /** A running bouncer. */
@@ -71,7 +89,10 @@ export interface Bouncer {
 
 /** Starts the relay and the listeners. Call before the IRC connections start, so no line is missed. */
 export function startBouncer(
-  deps: Pick<AppDeps, "store" | "bus" | "irc" | "loginThrottle" | "connections">,
+  deps: Pick<
+    AppDeps,
+    "store" | "bus" | "irc" | "loginThrottle" | "connections" | "revocations"
+  >,
   opts: {
     addresses: ListenAddress[];
     tls?: { cert: string; key: string };
@@ -91,6 +112,7 @@ export function startBouncer(
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
     version: opts.version ?? "dev",
     attached: new Map(),
+    logins: new Map(),
     networkWatchers: new Set(),
     connections: deps.connections,
   };
@@ -104,9 +126,15 @@ export function startBouncer(
   }
   const unwatchNetworks = watchNetworks(cx);
   const unwatchMarkers = relayMarkers(cx);
+  const unwatchRevocations = deps.revocations?.listen((r) =>
+    endRevoked(cx, r).catch((err) =>
+      log.error("bouncer: revoked sessions not ended", { uid: r.userId, error: err })
+    )
+  );
   const unwatch = () => {
     unwatchNetworks();
     unwatchMarkers();
+    unwatchRevocations?.();
   };
   const acceptor = new Acceptor(cx);
   let listening;

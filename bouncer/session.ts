@@ -18,6 +18,7 @@ import type { ClientTransport } from "./transport.ts";
 import { formatLine, type Message, parseLine } from "./wire.ts";
 import { forClient } from "./filter.ts";
 import type { BouncerCluster, RemoteEnd } from "./cluster.ts";
+import { stillValid } from "./credentials.ts";
 
 /** What every session shares. */
 export interface BouncerContext extends AuthDeps {
@@ -28,6 +29,11 @@ export interface BouncerContext extends AuthDeps {
   version: string;
   /** Attached clients per user. */
   attached: Map<number, number>;
+  /**
+   * Logged-in sessions per user, whether this node runs them or carries their lines to another:
+   * a revocation ends them (credentials.ts).
+   */
+  logins: Map<number, Set<Session>>;
   /** Clients told of every network's changes (soju.im/bouncer-networks-notify). */
   networkWatchers: Set<Session>;
   connections: ConnectionService;
@@ -135,6 +141,7 @@ export class Session {
   /** Sends ERROR and closes. */
   quit(reason: string): void {
     if (this.#closed) return;
+    this.#held = undefined; // the ERROR goes before any replay still read
     this.write(formatLine("ERROR", [`Closing link: ${reason}`]));
     this.close();
   }
@@ -240,6 +247,15 @@ export class Session {
   async attach(): Promise<void> {
     const login = this.login!;
     const uid = login.user.id;
+    let logins = this.cx.logins.get(uid);
+    if (!logins) this.cx.logins.set(uid, logins = new Set());
+    logins.add(this);
+    // Counted first, then checked: a revocation that came after the login was checked reaches
+    // this session either way.
+    if (!(await stillValid(this.cx.store, uid, login.credential))) {
+      return this.quit("The login is no longer valid");
+    }
+    if (this.#closed) return;
     if (!login.connection && this.bind) {
       login.connection = await this.cx.store.connections.get(uid, this.bind);
       if (!login.connection) {
@@ -314,6 +330,7 @@ export class Session {
         nick: this.nick,
         username: this.username,
         address: this.transport.address,
+        credential: login.credential,
       },
       (line) => this.write(line),
       () => this.close(),
@@ -326,6 +343,9 @@ export class Session {
   detach(): void {
     this.close();
     this.cx.networkWatchers.delete(this);
+    const uid = this.login?.user.id;
+    const logins = uid === undefined ? undefined : this.cx.logins.get(uid);
+    if (logins?.delete(this) && !logins.size) this.cx.logins.delete(uid!);
     if (this.#remote) {
       this.#remote.close();
       this.#remote = undefined;
@@ -337,10 +357,9 @@ export class Session {
       this.cx.history.detach(this.scope()).catch(() => {});
     }
     this.control = false;
-    const uid = this.login!.user.id;
-    const count = (this.cx.attached.get(uid) ?? 1) - 1;
-    if (count > 0) this.cx.attached.set(uid, count);
-    else this.cx.attached.delete(uid);
+    const count = (this.cx.attached.get(uid!) ?? 1) - 1;
+    if (count > 0) this.cx.attached.set(uid!, count);
+    else this.cx.attached.delete(uid!);
     this.hub = undefined;
   }
 }

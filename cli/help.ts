@@ -70,6 +70,7 @@ export const USER_USAGE = `Usage:
   parley user add EMAIL [ROLE...]         create a user; the password is read from stdin
   parley user delete EMAIL                delete a user with their connections and history
   parley user set-password EMAIL          read a new password from stdin; ends their sessions
+                                          (on SQLite, with the daemon stopped)
   parley user set-role EMAIL [ROLE...]    replace a user's roles (admin, bot; none clears them)
   parley user invite EMAIL                print an invite link (a password reset for a user)
 

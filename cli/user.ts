@@ -9,6 +9,7 @@ import { createInvite } from "../routes/invite.ts";
 import type { AppDeps } from "../http/env.ts";
 import { baseUrlNote, commandConfig, lockHome } from "./home.ts";
 import { USER_USAGE } from "./help.ts";
+import { passwordGeneration, type Revocation } from "../bouncer/credentials.ts";
 
 /** The roles an account can hold. */
 export const ROLES = ["admin", "bot"];
@@ -60,6 +61,27 @@ export async function printInvite(config: Config, store: Store, email: string): 
   return invite.url;
 }
 
+/**
+ * Tells the running nodes (PostgreSQL) to end the IRC sessions `r` revokes; `done` starts the
+ * error (what was done, or not). A node that does not answer within a few seconds (one with another PARLEY_SECRET
+ * cannot read the message) is an error: IRC clients logged in there stay attached.
+ */
+async function tellNodes(config: Config, store: Store, r: Revocation, done: string) {
+  if (!config.databaseUrl) return;
+  // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
+  const { revokeOnNodes } = await import("../cluster/remote.ts");
+  const heard = await revokeOnNodes(store as PgStore, config.secret, r).catch((err) => {
+    throw new ConfigError(`${done} the running nodes could not be told (${err.message})`);
+  });
+  if (heard.answered < heard.nodes) {
+    throw new ConfigError(
+      `${done} ${heard.nodes - heard.answered} of the ${heard.nodes} running Parley nodes ` +
+        "did not answer (do they have this PARLEY_SECRET?), and IRC clients logged in there " +
+        "stay attached until they restart",
+    );
+  }
+}
+
 /** Runs `parley user SUB ...`. */
 export async function userCommand(args: string[]): Promise<void> {
   const parsed = parseCommandLine(args);
@@ -74,10 +96,17 @@ export async function userCommand(args: string[]): Promise<void> {
   const email = sub === "list" ? "" : validEmail(address);
   const roles = sub === "add" || sub === "set-role" ? validRoles(rest) : [];
   const config = await commandConfig(parsed.env);
-  // On SQLite, deleting a user while the daemon runs would leave their IRC connections open
-  // there; on PostgreSQL the node running them is asked to stop them.
-  const lock = sub === "delete" && !config.databaseUrl
-    ? await lockHome(config.home, "deleting a user")
+  // On SQLite, deleting a user or setting a password while the daemon runs would leave IRC
+  // connections and the IRC clients that logged in open there (nothing reaches it); on
+  // PostgreSQL every node is told (tellNodes).
+  const lock = !config.databaseUrl && (sub === "delete" || sub === "set-password")
+    ? await lockHome(
+      config.home,
+      sub === "delete"
+        ? "deleting a user"
+        : `setting a password (or reset it while it runs: \`parley user invite ${email}\` ` +
+          "prints a link)",
+    )
     : undefined;
   const store = await openStore(config.home, config.databaseUrl);
   try {
@@ -92,6 +121,10 @@ export async function userCommand(args: string[]): Promise<void> {
       console.log(`added ${email}`);
     } else if (sub === "delete") {
       const user = await existing(store, email);
+      // Every node ends the user's IRC clients first: when one cannot be told (another secret),
+      // nothing is deleted.
+      const ended: Revocation = { userId: user.id, kind: "user" };
+      await tellNodes(config, store, ended, `${email} not deleted:`);
       await store.files.removeUser(user.id);
       await store.users.remove(user.id);
       if (config.databaseUrl) {
@@ -104,12 +137,22 @@ export async function userCommand(args: string[]): Promise<void> {
           );
         });
       }
+      // A client that logged in meanwhile.
+      await tellNodes(config, store, ended, `deleted ${email}, but`);
       console.log(`deleted ${email}`);
     } else if (sub === "set-password") {
       const user = await existing(store, email);
       const password = await readPassword();
-      await store.users.update(user.id, { passwordHash: await hashPassword(password) });
+      const passwordHash = await hashPassword(password);
+      await store.users.update(user.id, { passwordHash });
       await store.sessions.removeForUser(user.id);
+      const generation = await passwordGeneration(passwordHash);
+      await tellNodes(
+        config,
+        store,
+        { userId: user.id, kind: "password", generation },
+        `password set for ${email}, but`,
+      );
       console.log(`password set for ${email}`);
     } else if (sub === "set-role") {
       const user = await existing(store, email);

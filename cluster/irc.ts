@@ -15,6 +15,8 @@ import { PgChannel } from "./channel.ts";
 import { Ownership } from "./ownership.ts";
 import { BusBridge } from "./bus_bridge.ts";
 import { MovedError, Rpc } from "./rpc.ts";
+import { shareRevocations } from "./revocations.ts";
+import type { Revocations } from "../bouncer/credentials.ts";
 
 /** What of the login throttle (http/throttle.ts) the nodes share. */
 export interface SharedThrottle {
@@ -43,7 +45,7 @@ export class ClusterIrc implements IrcControl {
     store: PgStore,
     bus: EventBus,
     scanMs: number,
-    shared: { secret: string; loginThrottle?: SharedThrottle },
+    shared: { secret: string; loginThrottle?: SharedThrottle; revocations?: Revocations },
   ) {
     this.#local = local;
     this.#store = store;
@@ -74,6 +76,11 @@ export class ClusterIrc implements IrcControl {
       if (!this.#ownership.owns(userId)) throw new MovedError("not running this user");
     };
     if (shared.loginThrottle) this.#shareThrottle(shared.loginThrottle);
+    if (shared.revocations) {
+      this.#listeners.push(
+        shareRevocations(this.#channel, this.nodeId, shared.revocations, () => this.#init()),
+      );
+    }
     this.#rpc = new Rpc(this.#channel, this.nodeId, {
       view: async (id: number, userId: number) => local.view(await record(id, userId)),
       states: (userId: number) => {
@@ -264,6 +271,10 @@ export class ClusterIrc implements IrcControl {
         return owner === this.nodeId ? undefined : owner;
       },
       ownerOf: (userId: number) => this.#ownership.ownerOf(userId),
+      nodes: async () => {
+        await this.#init();
+        return await this.#ownership.nodes();
+      },
       send: (channel: string, message: unknown) => this.#channel.send(channel, message),
       listen: (channel: string, fn: (message: unknown) => void) =>
         this.#channel.listen(channel, fn),

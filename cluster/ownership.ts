@@ -56,6 +56,16 @@ export async function ownerOf(
   return row ? String(row.app).slice(scope.prefix.length) : undefined;
 }
 
+/**
+ * The nodes alive: sessions of this database and role whose application_name starts with
+ * `prefix` (a scope's, or NODE_APP for the nodes of any secret); their names after it.
+ */
+export async function liveNodes(sql: Sql, prefix: string): Promise<string[]> {
+  return (await sql`SELECT DISTINCT substr(application_name, ${prefix.length + 1}) AS node
+    FROM pg_stat_activity WHERE datname = current_database() AND usename = current_user
+      AND starts_with(application_name, ${prefix})`).map((r) => String(r.node));
+}
+
 /** What ownership tells its node. */
 export interface OwnershipHooks {
   /** This node now runs the user: connect their wanted connections. */
@@ -146,6 +156,11 @@ export class Ownership {
     return [...this.#owned];
   }
 
+  /** The nodes of this installation alive now (this one included once started). */
+  nodes(): Promise<string[]> {
+    return liveNodes(this.#sql, this.scope.prefix);
+  }
+
   /** The node running the user, if any. */
   async ownerOf(userId: number): Promise<string | undefined> {
     if (this.#owned.has(userId)) return this.nodeId;
@@ -190,12 +205,7 @@ export class Ownership {
     const scope = this.scope;
     // Also reconnects a session that dropped, so that this node is counted again.
     await this.#session!`SELECT 1`;
-    const nodes =
-      (await this.#sql`SELECT DISTINCT substr(application_name, ${
-        scope.prefix.length + 1
-      }) AS node FROM pg_stat_activity WHERE datname = current_database()
-      AND usename = current_user AND starts_with(application_name, ${scope.prefix})`)
-        .map((r) => String(r.node));
+    const nodes = await liveNodes(this.#sql, scope.prefix);
     if (!nodes.includes(this.nodeId)) nodes.push(this.nodeId);
     const wanted = (await this.#sql`SELECT DISTINCT user_id FROM connections
       WHERE wanted_state = 'connected'`).map((r) => Number(r.user_id));

@@ -6,6 +6,16 @@ import type { PgStore } from "../store/pg/mod.ts";
 import { PgChannel } from "./channel.ts";
 import { nodeScope, ownerOf } from "./ownership.ts";
 import { Rpc } from "./rpc.ts";
+import type { Revocation } from "../bouncer/credentials.ts";
+import { type Heard, revokeEverywhere } from "./revocations.ts";
+
+/**
+ * Ends, on every node, the IRC sessions `r` revokes; says how many nodes run and how many
+ * answered (a node with another secret cannot).
+ */
+export function revokeOnNodes(store: PgStore, secret: string, r: Revocation): Promise<Heard> {
+  return revokeEverywhere(new PgChannel(store.sql, secret), secret, r);
+}
 
 /**
  * Stops a deleted user's IRC connections on the node that runs them (if any does) and frees the

@@ -7,6 +7,7 @@ import type { IrcControl } from "../irc/control.ts";
 import type { ConnectionService } from "../irc/connection_service.ts";
 import type { Bot } from "../irc/bot/bot.ts";
 import type { LoginThrottle } from "./throttle.ts";
+import type { Revocations } from "../bouncer/credentials.ts";
 
 /** What `createApp` is given; routes take what they need from it. */
 export interface AppDeps {
@@ -19,6 +20,11 @@ export interface AppDeps {
   connections: ConnectionService;
   /** Called before a user is deleted, to stop what runs for them and remove their files. */
   userDeleted?: ((userId: number) => Promise<void>)[];
+  /**
+   * Revoked app tokens, changed passwords, deleted users: the IRC sessions they let in end, on
+   * every node.
+   */
+  revocations?: Revocations;
   /** Failed logins, counted over every node of a cluster. */
   loginThrottle: LoginThrottle;
   /** The bot configured by bot.json, once started; absent without a bot.json. */

@@ -1,6 +1,7 @@
 /**
  * App tokens on the account page: make one (shown once), list them, revoke one. A token is a
- * password for one IRC client of the bouncer listener (bouncer/auth.ts checks it).
+ * password for one IRC client of the bouncer listener (bouncer/auth.ts checks it); revoking it ends
+ * the clients logged in with it.
  */
 import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
@@ -42,9 +43,12 @@ export function appTokenRoutes(deps: AppDeps): Hono<AppEnv> {
   app.delete("/tokens/:id", requireUser, async (c) => {
     const id = validate(API.removeAppToken.params.shape.id, c.req.param("id"), "/params/id");
     // Another user's id is "no such token" too.
-    if (!(await store.appTokens.remove(currentUser(c).id, Number(id)))) {
+    const userId = currentUser(c).id;
+    if (!(await store.appTokens.remove(userId, Number(id)))) {
       throw notFound("No such token.");
     }
+    // The IRC clients logged in with it end now, on every node.
+    await deps.revocations?.revoke({ userId, kind: "token", id: Number(id) });
     return c.json({});
   });
 

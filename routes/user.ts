@@ -20,6 +20,7 @@ import type { UserRecord } from "../store/users.ts";
 import { createInvite, inviteToken } from "./invite.ts";
 import { userJson } from "./user_json.ts";
 import { addDefaultConnection } from "./default_connection.ts";
+import { passwordGeneration } from "../bouncer/credentials.ts";
 
 const NOT_OPEN = "Convos registration is not open to public.";
 const BAD_INVITE = "Invalid token. You have to ask your Convos admin for a new link.";
@@ -51,6 +52,12 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     const user = address === caller.email ? caller : await store.users.byEmail(address);
     if (!user) throw notFound("No such user.");
     return user;
+  }
+
+  /** A new password ends the IRC sessions that logged in with another one, on every node. */
+  async function passwordChanged(user: UserRecord): Promise<void> {
+    const generation = await passwordGeneration(user.passwordHash);
+    await deps.revocations?.revoke({ userId: user.id, kind: "password", generation });
   }
 
   /** What only the caller sees of their own account. */
@@ -99,6 +106,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
         // An invite for an existing user is a password reset; it ends every old session.
         await store.sessions.removeForUser(existing.id);
         user = (await store.users.update(existing.id, { passwordHash: hash }))!;
+        await passwordChanged(user);
       } else {
         user = await store.users.create(body.email, hash, []);
         created = true;
@@ -172,6 +180,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     if (!updated) throw notFound("No such user.");
     if (body.password !== undefined) {
       await store.sessions.removeForUser(user.id);
+      await passwordChanged(updated);
       if (user.id === caller.id) await startSession(c, deps, updated);
     }
     return c.json(await userJson(deps, updated, user.id === caller.id ? own(c) : {}));
