@@ -20,7 +20,7 @@ import { MovedError, Rpc } from "./rpc.ts";
 export interface SharedThrottle {
   share?: (kind: "fail" | "succeed", email: string, address: string, now: number) => void;
   fail(email: string, address: string, now: number, shared: boolean): void;
-  succeed(email: string, address: string, shared: boolean): void;
+  succeed(email: string, address: string, shared: boolean, began?: number): void;
 }
 
 /** A node's IRC: local for the users it runs, forwarded for the others. */
@@ -120,7 +120,7 @@ export class ClusterIrc implements IrcControl {
         };
         if (msg.node === this.nodeId) return;
         if (msg.kind === "fail") throttle.fail(msg.email, msg.address, msg.now, true);
-        else throttle.succeed(msg.email, msg.address, true);
+        else throttle.succeed(msg.email, msg.address, true, msg.now);
       })
     );
   }

@@ -26,7 +26,6 @@ const BAD_INVITE = "Invalid token. You have to ask your Convos admin for a new l
 /** Routes under /api/user. */
 export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const throttle = deps.loginThrottle;
   const { store } = deps;
 
   async function withCsrf(
@@ -64,19 +63,20 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   app.post("/user/login", async (c) => {
     const body = await jsonBody(c, bodyOf("loginUser"), { required: true });
     const addr = clientAddress(c, deps.config);
-    const wait = throttle.wait(body.email, addr);
-    if (wait > 0) {
-      const seconds = Math.ceil(wait / 1000);
+    // Read here, not when the routes are built, so that a test may give the app another one.
+    const attempt = deps.loginThrottle.begin(body.email, addr);
+    if ("wait" in attempt) {
+      const seconds = Math.ceil(attempt.wait / 1000);
       c.header("Retry-After", String(seconds));
       throw new ApiError(429, `Too many failed logins. Try again in ${seconds} seconds.`);
     }
     const user = await store.users.byEmail(body.email);
     if (!(await verifyPassword(user?.passwordHash, body.password)) || !user) {
-      throttle.fail(body.email, addr);
+      attempt.fail();
       log.info("login failed", { email: body.email, addr });
       throw badRequest("Invalid email or password.");
     }
-    throttle.succeed(body.email, addr);
+    attempt.succeed();
     await startSession(c, deps, user);
     return c.json(await withCsrf(c, await userJson(deps, user, own(c))));
   });

@@ -6,6 +6,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
+import { LOGIN_LIMITS, LoginThrottle } from "../../http/throttle.ts";
 
 Deno.test("accounts: registration, invites, roles and sessions", async (t) => {
   const a = await startApp();
@@ -311,6 +312,31 @@ Deno.test("accounts: login throttling answers 429 with Retry-After after five fa
     assertEquals(typeof blocked.body.errors[0].message, "string");
     assert(Number(blocked.headers.get("retry-after")) >= 1);
   } finally {
+    await a.close();
+  }
+});
+
+Deno.test("accounts: guesses sent together are counted before any is verified", async () => {
+  const a = await startApp();
+  // The free tries of the real limits, and a first wait that no slow machine outlasts: the
+  // guesses that get verified are those begun before any other was settled.
+  a.deps.loginThrottle = new LoginThrottle({ ...LOGIN_LIMITS, baseDelayMs: 3_600_000 });
+  const server = await a.listen();
+  try {
+    await a.register("admin@example.com");
+    const guesses = await Promise.all(Array.from({ length: 60 }, async (_, i) => {
+      const res = await fetch(`http://127.0.0.1:${server.port}/api/user/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "admin@example.com", password: `guess ${i}` }),
+      });
+      await res.body?.cancel();
+      return res.status;
+    }));
+    assertEquals(guesses.filter((s) => s === 400).length, LOGIN_LIMITS.free, `${guesses}`);
+    assertEquals(guesses.filter((s) => s === 429).length, 60 - LOGIN_LIMITS.free);
+  } finally {
+    await server.stop();
     await a.close();
   }
 });
