@@ -19,6 +19,11 @@ export interface AppDeps {
   connections: ConnectionService;
   /** Called before a user is deleted, to stop what runs for them and remove their files. */
   userDeleted?: ((userId: number) => Promise<void>)[];
+  /**
+   * The time (ms since the epoch) sessions remember a password by; the system's unless a test
+   * moves one by hand.
+   */
+  wallClock?: { now(): number };
   /** Failed logins, counted over every node of a cluster. */
   loginThrottle: LoginThrottle;
   /** The bot configured by bot.json, once started; absent without a bot.json. */
