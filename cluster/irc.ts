@@ -104,8 +104,10 @@ export class ClusterIrc implements IrcControl {
    */
   #shareThrottle(throttle: SharedThrottle): void {
     const channel = "parley_logins";
+    // One at a time, so that an attempt's success never overtakes the failure it began as.
+    let sent = Promise.resolve();
     throttle.share = (kind, email, address, now) => {
-      this.#init().then(() =>
+      sent = sent.then(() => this.#init()).then(() =>
         this.#channel.send(channel, { node: this.nodeId, kind, email, address, now })
       ).catch((err) => log.warn("cluster: login failure not shared", { error: String(err) }));
     };
