@@ -66,7 +66,8 @@ export async function authenticate(
 ): Promise<Login | Refusal> {
   const identity = parseIdentity(username);
   const email = identity?.email ?? username.slice(0, 320);
-  if (deps.loginThrottle.wait(email, address) > 0) return "throttled";
+  const attempt = deps.loginThrottle.begin(email, address);
+  if ("wait" in attempt) return "throttled";
   const user = identity ? await deps.store.users.byEmail(identity.email) : undefined;
   // An app token (made on the account page, revocable) or the account password; the password is
   // always verified otherwise (a decoy hash without a user), so an unknown email takes as long.
@@ -82,10 +83,10 @@ export async function authenticate(
   }
   if (!ok) ok = await verifyPassword(user?.passwordHash, password);
   if (!ok || !user || !identity) {
-    deps.loginThrottle.fail(email, address);
+    attempt.fail();
     return "invalid";
   }
-  deps.loginThrottle.succeed(email, address);
+  attempt.succeed();
   credential ??= { kind: "password", generation: await passwordGeneration(user.passwordHash) };
   if (!identity.network) return { user, identity, credential };
   const connection = await deps.store.connections.get(user.id, identity.network);

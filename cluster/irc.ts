@@ -22,7 +22,7 @@ import type { Revocations } from "../bouncer/credentials.ts";
 export interface SharedThrottle {
   share?: (kind: "fail" | "succeed", email: string, address: string, now: number) => void;
   fail(email: string, address: string, now: number, shared: boolean): void;
-  succeed(email: string, address: string, shared: boolean): void;
+  succeed(email: string, address: string, shared: boolean, began?: number): void;
 }
 
 /** A node's IRC: local for the users it runs, forwarded for the others. */
@@ -111,8 +111,10 @@ export class ClusterIrc implements IrcControl {
    */
   #shareThrottle(throttle: SharedThrottle): void {
     const channel = "parley_logins";
+    // One at a time, so that an attempt's success never overtakes the failure it began as.
+    let sent = Promise.resolve();
     throttle.share = (kind, email, address, now) => {
-      this.#init().then(() =>
+      sent = sent.then(() => this.#init()).then(() =>
         this.#channel.send(channel, { node: this.nodeId, kind, email, address, now })
       ).catch((err) => log.warn("cluster: login failure not shared", { error: String(err) }));
     };
@@ -127,7 +129,7 @@ export class ClusterIrc implements IrcControl {
         };
         if (msg.node === this.nodeId) return;
         if (msg.kind === "fail") throttle.fail(msg.email, msg.address, msg.now, true);
-        else throttle.succeed(msg.email, msg.address, true);
+        else throttle.succeed(msg.email, msg.address, true, msg.now);
       })
     );
   }

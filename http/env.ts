@@ -25,6 +25,11 @@ export interface AppDeps {
    * every node.
    */
   revocations?: Revocations;
+  /**
+   * The time (ms since the epoch) sessions remember a password by; the system's unless a test
+   * moves one by hand.
+   */
+  wallClock?: { now(): number };
   /** Failed logins, counted over every node of a cluster. */
   loginThrottle: LoginThrottle;
   /** The bot configured by bot.json, once started; absent without a bot.json. */

@@ -13,6 +13,16 @@ export const COOKIE = "parley";
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 // Extend the stored expiry at most once a minute, not on every request.
 const TOUCH_AFTER_MS = 60 * 1000;
+/**
+ * How long after giving their password (to log in or register) a session may set a new one
+ * without giving the current one again, as GitHub's sudo mode: Convos's client never sends it.
+ */
+export const RECENT_PASSWORD_MS = 10 * 60 * 1000;
+
+/** The time sessions remember a password by (`AppDeps.wallClock`). */
+export function wallNow(deps: AppDeps): number {
+  return deps.wallClock?.now() ?? Date.now();
+}
 
 function cookieOptions(c: Context, deps: AppDeps) {
   return {
@@ -76,20 +86,30 @@ export function currentUser(c: Context<AppEnv>): UserRecord {
   return user;
 }
 
-/** Starts a new session for a user and sets the cookie. */
+/**
+ * Starts a new session for a user and sets the cookie; `passwordAt` is when the user gave their
+ * password for it (`wallNow`), 0 when they did not (an invite link).
+ */
 export async function startSession(
   c: Context<AppEnv>,
   deps: AppDeps,
   user: UserRecord,
+  passwordAt: number,
 ): Promise<void> {
   const old = c.get("sessionHash");
   if (old) await deps.store.sessions.remove(old);
   const id = randomId(32);
   const idHash = await sha256Hex(id);
-  await deps.store.sessions.create(idHash, user.id, Date.now() + SESSION_TTL_MS);
+  await deps.store.sessions.create(idHash, user.id, Date.now() + SESSION_TTL_MS, passwordAt);
   setCookie(c, COOKIE, id, cookieOptions(c, deps));
   c.set("user", user);
   c.set("sessionHash", idHash);
+}
+
+/** When the user of the current session last gave their password in it; 0 when never. */
+export async function sessionPasswordAt(c: Context<AppEnv>, deps: AppDeps): Promise<number> {
+  const idHash = c.get("sessionHash");
+  return idHash ? (await deps.store.sessions.get(idHash))?.passwordAt ?? 0 : 0;
 }
 
 /** Ends the current session and clears the cookie. */

@@ -4,6 +4,10 @@
  * password from one place slows down fast, while the account's owner, logging in from elsewhere,
  * is never locked out by a stranger. Each address also has a hard budget of failures over all
  * emails, against one place trying many accounts.
+ *
+ * An attempt counts as a failure from the moment it begins (`begin`) until it is settled, so that
+ * guesses sent together are counted before any of them is verified: the checks of the web login
+ * and the IRC listener both go through `begin`.
  */
 
 /** The throttle's settings (milliseconds and counts). */
@@ -39,13 +43,25 @@ interface PairState {
   last: number;
 }
 
+/** An attempt that may be verified; counted as a failure until it is settled. */
+export interface LoginAttempt {
+  /** The credentials were right: the pair's failures are forgotten, this one too. */
+  succeed(): void;
+  /** They were wrong: the failure stays counted. */
+  fail(): void;
+}
+
+/** What `begin` answers: the milliseconds to wait, or an attempt to settle. */
+export type LoginTurn = { wait: number } | LoginAttempt;
+
 /** Tracks failures and says how long a login attempt must wait. */
 export class LoginThrottle {
   #pairs = new Map<string, PairState>();
   #addresses = new Map<string, number[]>();
   /**
-   * Told of every failure and success here, so that other nodes of a cluster count them too
-   * (cluster/irc.ts shares them; they come back through `fail`/`succeed` with `shared`).
+   * Told of every failure (as its attempt begins) and success here, so that other nodes of a
+   * cluster count them too (cluster/irc.ts shares them; they come back through `fail`/`succeed`
+   * with `shared`; a success carries the time its attempt began).
    */
   share?: (kind: "fail" | "succeed", email: string, address: string, now: number) => void;
   constructor(readonly limits: ThrottleLimits = LOGIN_LIMITS) {}
@@ -84,6 +100,29 @@ export class LoginThrottle {
     return Math.max(0, wait);
   }
 
+  /**
+   * Begins a login attempt of `email` from `address`: when the pair or the address must wait,
+   * `{wait}` (milliseconds); else an attempt, already counted as a failure (here and, through
+   * `share`, on the other nodes) until its `succeed()`. One that is never settled (the check
+   * threw) stays a failure.
+   */
+  begin(email: string, address: string, now = Date.now()): LoginTurn {
+    const wait = this.wait(email, address, now);
+    if (wait > 0) return { wait };
+    this.fail(email, address, now);
+    let settled = false;
+    return {
+      succeed: () => {
+        if (settled) return;
+        settled = true;
+        this.succeed(email, address, false, now);
+      },
+      fail: () => {
+        settled = true;
+      },
+    };
+  }
+
   /** Records one failed login (`shared`: one another node saw). */
   fail(email: string, address: string, now = Date.now(), shared = false): void {
     if (!shared) this.share?.("fail", email, address, now);
@@ -101,9 +140,17 @@ export class LoginThrottle {
     }
   }
 
-  /** Forgets the pair's failures after a successful login (the address's budget stays spent). */
-  succeed(email: string, address: string, shared = false): void {
-    if (!shared) this.share?.("succeed", email, address, Date.now());
+  /**
+   * Forgets the pair's failures after a successful login, and takes the attempt that began at
+   * `began` off the address's budget (the address's other failures stay counted).
+   */
+  succeed(email: string, address: string, shared = false, began?: number): void {
+    if (!shared) this.share?.("succeed", email, address, began ?? Date.now());
     this.#pairs.delete(`${address} ${email}`);
+    if (began === undefined) return;
+    const list = this.#addresses.get(address);
+    const at = list?.lastIndexOf(began) ?? -1;
+    if (at >= 0) list!.splice(at, 1);
+    if (list && !list.length) this.#addresses.delete(address);
   }
 }

@@ -8,9 +8,12 @@ import {
   csrfToken,
   currentUser,
   endSession,
+  RECENT_PASSWORD_MS,
   requireAdmin,
   requireUser,
+  sessionPasswordAt,
   startSession,
+  wallNow,
 } from "../http/session.ts";
 import { clientAddress } from "../http/client.ts";
 import { hashPassword, verifyPassword } from "../lib/password.ts";
@@ -27,7 +30,6 @@ const BAD_INVITE = "Invalid token. You have to ask your Convos admin for a new l
 /** Routes under /api/user. */
 export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const throttle = deps.loginThrottle;
   const { store } = deps;
 
   async function withCsrf(
@@ -71,20 +73,21 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   app.post("/user/login", async (c) => {
     const body = await jsonBody(c, bodyOf("loginUser"), { required: true });
     const addr = clientAddress(c, deps.config);
-    const wait = throttle.wait(body.email, addr);
-    if (wait > 0) {
-      const seconds = Math.ceil(wait / 1000);
+    // Read here, not when the routes are built, so that a test may give the app another one.
+    const attempt = deps.loginThrottle.begin(body.email, addr);
+    if ("wait" in attempt) {
+      const seconds = Math.ceil(attempt.wait / 1000);
       c.header("Retry-After", String(seconds));
       throw new ApiError(429, `Too many failed logins. Try again in ${seconds} seconds.`);
     }
     const user = await store.users.byEmail(body.email);
     if (!(await verifyPassword(user?.passwordHash, body.password)) || !user) {
-      throttle.fail(body.email, addr);
+      attempt.fail();
       log.info("login failed", { email: body.email, addr });
       throw badRequest("Invalid email or password.");
     }
-    throttle.succeed(body.email, addr);
-    await startSession(c, deps, user);
+    attempt.succeed();
+    await startSession(c, deps, user, wallNow(deps));
     return c.json(await withCsrf(c, await userJson(deps, user, own(c))));
   });
 
@@ -129,7 +132,8 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
       created = true;
     }
     log.info("user registered", { uid: user.id });
-    await startSession(c, deps, user);
+    // An invite link's session was opened by the link, not by a password the user gave.
+    await startSession(c, deps, user, body.token === undefined ? wallNow(deps) : 0);
     if (created) await addDefaultConnection(deps, user);
     return c.json(await withCsrf(c, await userJson(deps, user, own(c))));
   });
@@ -160,13 +164,16 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     if (roles !== undefined && !roles.includes("admin") && (await isLastAdmin(user))) {
       throw badRequest("The last admin cannot give up the admin role.", "/body/roles");
     }
-    // One's own new password needs the current one. An admin setting someone else's does not
-    // (they cannot know it), as Convos lets them; the invite link is the way that leaves the admin
-    // not knowing the new one either.
+    // One's own new password needs the current one, unless this session was opened with it
+    // within RECENT_PASSWORD_MS (Convos's client never sends it). An admin setting someone else's
+    // does not (they cannot know it), as Convos lets them; the invite link is the way that leaves
+    // the admin not knowing the new one either.
     // An empty field (the form's, left blank) is the same as none.
     const current = body.current_password || undefined;
     const ownPassword = body.password !== undefined && user.id === caller.id;
-    if (ownPassword && current === undefined) {
+    const givenAt = ownPassword ? await sessionPasswordAt(c, deps) : 0;
+    const recent = givenAt > 0 && wallNow(deps) - givenAt <= RECENT_PASSWORD_MS;
+    if (ownPassword && current === undefined && !recent) {
       throw badRequest("Enter your current password to set a new one.", "/body/current_password");
     }
     if (current !== undefined && !(await verifyPassword(user.passwordHash, current))) {
@@ -181,7 +188,10 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     if (body.password !== undefined) {
       await store.sessions.removeForUser(user.id);
       await passwordChanged(updated);
-      if (user.id === caller.id) await startSession(c, deps, updated);
+      // The new session is as fresh as the password last given: now, when it came with this.
+      if (ownPassword) {
+        await startSession(c, deps, updated, current !== undefined ? wallNow(deps) : givenAt);
+      }
     }
     return c.json(await userJson(deps, updated, user.id === caller.id ? own(c) : {}));
   });

@@ -6,6 +6,8 @@ export interface SessionRecord {
   userId: number;
   /** Expiry in milliseconds since the epoch. */
   expires: number;
+  /** When its user last gave their password in it (ms since the epoch); 0: never. */
+  passwordAt: number;
 }
 
 /** A session as its user sees it on the account page (never its secret or the secret's hash). */
@@ -23,7 +25,8 @@ export interface SessionInfo {
 
 /** Storage of sessions. */
 export interface SessionStore {
-  create(idHash: string, userId: number, expires: number): Promise<void>;
+  /** `passwordAt`: when the user gave their password to open it (0: they did not). */
+  create(idHash: string, userId: number, expires: number, passwordAt?: number): Promise<void>;
   get(idHash: string): Promise<SessionRecord | undefined>;
   /** Extends the expiry; the time of use is recorded with it. */
   touch(idHash: string, expires: number): Promise<void>;

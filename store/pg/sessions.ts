@@ -6,14 +6,21 @@ import { pgString, type Sql } from "./db.ts";
 /** The PostgreSQL implementation of SessionStore. */
 export function pgSessionStore(sql: Sql): SessionStore {
   return {
-    async create(idHash, userId, expires) {
+    async create(idHash, userId, expires, passwordAt = 0) {
       const now = Date.now();
-      await sql`INSERT INTO sessions (id_hash, user_id, created, expires, public_id, last_used)
-        VALUES (${idHash}, ${userId}, ${now}, ${expires}, ${randomId(12)}, ${now})`;
+      await sql`INSERT INTO sessions
+          (id_hash, user_id, created, expires, public_id, last_used, password_at)
+        VALUES (${idHash}, ${userId}, ${now}, ${expires}, ${randomId(12)}, ${now}, ${passwordAt})`;
     },
     async get(idHash) {
-      const [row] = await sql`SELECT user_id, expires FROM sessions WHERE id_hash = ${idHash}`;
-      return row && { idHash, userId: row.user_id, expires: row.expires };
+      const [row] = await sql`SELECT user_id, expires, password_at FROM sessions
+        WHERE id_hash = ${idHash}`;
+      return row && {
+        idHash,
+        userId: row.user_id,
+        expires: row.expires,
+        passwordAt: row.password_at,
+      };
     },
     async touch(idHash, expires) {
       await sql`UPDATE sessions SET expires = ${expires}, last_used = ${Date.now()}

@@ -20,10 +20,12 @@ interface InfoRow {
 export function sqliteSessionStore(db: DatabaseSync): SessionStore {
   const q = {
     insert: db.prepare(
-      `INSERT INTO sessions (id_hash, user_id, created, expires, public_id, last_used)
-       VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO sessions (id_hash, user_id, created, expires, public_id, last_used, password_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
-    get: db.prepare("SELECT id_hash, user_id, expires FROM sessions WHERE id_hash = ?"),
+    get: db.prepare(
+      "SELECT id_hash, user_id, expires, password_at FROM sessions WHERE id_hash = ?",
+    ),
     touch: db.prepare("UPDATE sessions SET expires = ?, last_used = ? WHERE id_hash = ?"),
     remove: db.prepare("DELETE FROM sessions WHERE id_hash = ?"),
     removeForUser: db.prepare("DELETE FROM sessions WHERE user_id = ?"),
@@ -38,16 +40,21 @@ export function sqliteSessionStore(db: DatabaseSync): SessionStore {
     ),
   };
   return {
-    create(idHash, userId, expires) {
+    create(idHash, userId, expires, passwordAt = 0) {
       const now = Date.now();
-      return done(q.insert.run(idHash, userId, now, expires, randomId(12), now));
+      return done(q.insert.run(idHash, userId, now, expires, randomId(12), now, passwordAt));
     },
     get(idHash) {
       const row = q.get.get(idHash) as
-        | { id_hash: string; user_id: number; expires: number }
+        | { id_hash: string; user_id: number; expires: number; password_at: number }
         | undefined;
       return Promise.resolve(
-        row && { idHash: row.id_hash, userId: row.user_id, expires: row.expires },
+        row && {
+          idHash: row.id_hash,
+          userId: row.user_id,
+          expires: row.expires,
+          passwordAt: row.password_at,
+        },
       );
     },
     touch: (idHash, expires) => done(q.touch.run(expires, Date.now(), idHash)),

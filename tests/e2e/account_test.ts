@@ -3,14 +3,17 @@
  * Account screens in real Chromium against the real
  * daemon: a fresh install opens on registration; the service worker registers (the page's CSP
  * allows it); the notification, sound and away settings are on screen; the sessions list signs
- * out another browser; a password change sends the current password. Headless Chromium reaches
+ * out another browser; a password change right after logging in needs no current password, and a
+ * session an invite link opened is asked for it in a dialog. Headless Chromium reaches
  * no push service, so push delivery itself is proven in tests/integration/push_test.ts.
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
+import { ApiClient } from "../support/api.ts";
 import { assertOnScreen, launchBrowser, newPage, screenshot } from "../support/browser.ts";
 
 const PASSWORD = "a long enough password";
+const KIM = "kim's long password";
 
 Deno.test("account: fresh install, service worker, notification settings, sessions", async (t) => {
   const server = await startServer();
@@ -103,16 +106,57 @@ Deno.test("account: fresh install, service worker, notification settings, sessio
       await phonePage.close();
     });
 
-    await t.step("changing the password sends the current one", async () => {
-      await page.getByLabel("Current password").fill(PASSWORD);
+    await t.step("right after logging in, a new password needs no current one", async () => {
       await page.getByLabel("New password").fill("another long password");
-      const [req] = await Promise.all([
+      const [req, res] = await Promise.all([
         page.waitForRequest((r) => r.method() === "POST" && r.url().includes("/api/user/")),
+        page.waitForResponse((r) =>
+          r.request().method() === "POST" && r.url().includes("/api/user/")
+        ),
         page.getByRole("button", { name: "Save" }).click(),
       ]);
       const body: any = req.postDataJSON();
-      assertEquals(body.current_password, PASSWORD);
       assertEquals(body.password, "another long password");
+      assertEquals(body.current_password, undefined);
+      assertEquals(res.status(), 200);
+      assertEquals(await page.getByRole("dialog").count(), 0);
+    });
+
+    await t.step("a session not opened by the password: a dialog asks for it", async () => {
+      const admin = new ApiClient(server.url);
+      await admin.login("root@example.com", "another long password");
+      const invite = await admin.post("/api/user/kim@example.com/invite");
+      const { page: kim, errors: kimErrors } = await newPage(desk);
+      // Registering through an invite link opens the session with the link, not a password.
+      await kim.goto(invite.body.url);
+      await kim.getByLabel("Password", { exact: true }).fill(KIM);
+      await kim.getByRole("button", { name: "Save password" }).click();
+      await kim.waitForURL((u) => !u.pathname.startsWith("/register"));
+      await kim.goto(server.url + "/settings/account");
+      await kim.getByLabel("New password").fill("kim's newer password");
+      await kim.getByRole("button", { name: "Save" }).click();
+      const dialog = kim.getByRole("dialog", { name: "Confirm your password" });
+      await assertOnScreen(kim, dialog);
+      const field = dialog.getByLabel("Current password");
+      await assertOnScreen(kim, field);
+      await screenshot(kim, "account-current-password");
+      // A wrong one is said in the dialog, which stays.
+      await field.fill("not my password");
+      await dialog.getByRole("button", { name: "Set the new password" }).click();
+      await assertOnScreen(kim, dialog.getByText("The current password is wrong."));
+      await field.fill(KIM);
+      const [res] = await Promise.all([
+        kim.waitForResponse((r) =>
+          r.request().method() === "POST" && r.url().includes("/api/user/kim")
+        ),
+        dialog.getByRole("button", { name: "Set the new password" }).click(),
+      ]);
+      assertEquals(res.status(), 200);
+      assertEquals(res.request().postDataJSON().current_password, KIM);
+      await dialog.waitFor({ state: "detached" });
+      await kim.getByText("Saved").first().waitFor();
+      await new ApiClient(server.url).login("kim@example.com", "kim's newer password");
+      assertEquals(kimErrors.filter((e) => !e.includes("400")), []);
     });
 
     assertEquals(errors, []);

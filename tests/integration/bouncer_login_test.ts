@@ -1,12 +1,20 @@
 /**
  * Logging in through the bouncer listener, and what it refuses: wrong credentials (904 and a
  * disconnect, counted by the web's login throttle), PASS, no password, an unknown mechanism,
- * silence before registration, and a user's limit of attached clients.
+ * silence before registration, and a user's limit of attached clients; and guesses sent together,
+ * each counted before any is verified.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
 import { BouncerClient, plain } from "../support/bouncer_client.ts";
 import { poll } from "../support/poll.ts";
+import { ApiClient } from "../support/api.ts";
+import { startApp } from "../support/app.ts";
+import { freePort } from "../support/ports.ts";
+import { startServer } from "../support/server.ts";
+import { startBouncer } from "../../bouncer/mod.ts";
+import { refusalText } from "../../bouncer/session.ts";
+import { LOGIN_LIMITS, LoginThrottle } from "../../http/throttle.ts";
 
 /** Starts a SASL exchange up to `AUTHENTICATE +`. */
 async function saslStart(port: number): Promise<BouncerClient> {
@@ -188,5 +196,66 @@ Deno.test("bouncer: logins, and what is refused", async (t) => {
     });
   } finally {
     await s.close();
+  }
+});
+
+/** Sends one guess with PASS and answers the 464's text (the refusal). */
+async function guess(port: number, username: string, password: string): Promise<string> {
+  const c = await BouncerClient.connect(port);
+  await c.send(`PASS :${password}`);
+  await c.send("NICK n");
+  await c.send(`USER ${username} 0 * :x`);
+  const refused = await c.waitFor((l) => l.command === "464");
+  await c.waitClosed();
+  return refused.params[1];
+}
+
+const counts = (texts: string[]) =>
+  texts.reduce((m, t) => ({ ...m, [t]: (m[t] ?? 0) + 1 }), {} as Record<string, number>);
+
+Deno.test("bouncer: guesses sent together are counted before any is verified", async () => {
+  const app = await startApp();
+  // The free tries of the real limits, and a first wait that no slow machine outlasts: the
+  // guesses that get verified are those begun before any other was settled.
+  app.deps.loginThrottle = new LoginThrottle({ ...LOGIN_LIMITS, baseDelayMs: 3_600_000 });
+  const bouncer = startBouncer(app.deps, {
+    addresses: [{ tls: false, hostname: "127.0.0.1", port: 0 }],
+  });
+  try {
+    await app.register(EMAIL, PASSWORD);
+    const texts = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => guess(bouncer.ports[0], EMAIL, `guess ${i}`)),
+    );
+    assertEquals(counts(texts), {
+      [refusalText("invalid")]: LOGIN_LIMITS.free,
+      [refusalText("throttled")]: 60 - LOGIN_LIMITS.free,
+    });
+  } finally {
+    await bouncer.close();
+    await app.close();
+  }
+});
+
+Deno.test("bouncer: the daemon's listener counts guesses at many emails before verifying", async () => {
+  const port = freePort();
+  const server = await startServer({ env: { PARLEY_IRC_LISTEN: `irc://127.0.0.1:${port}` } });
+  try {
+    // One address's budget over all emails is 50 failures in 10 minutes: of 60 guesses sent
+    // together, the ten past it wait, whatever the order they are verified in.
+    const texts = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => guess(port, `u${i}@example.com/net`, "guess")),
+    );
+    assertEquals(counts(texts), {
+      [refusalText("invalid")]: LOGIN_LIMITS.addressMax,
+      [refusalText("throttled")]: 60 - LOGIN_LIMITS.addressMax,
+    });
+    // The same throttle as the web's: this address now waits there too.
+    const web = await new ApiClient(server.url).post("/api/user/login", {
+      email: "someone@example.com",
+      password: "guess",
+    });
+    assertEquals(web.status, 429);
+  } finally {
+    await server.close();
   }
 });

@@ -79,6 +79,10 @@ forEachStore("store: sessions, settings, profiles and push", async (store, _b, t
     await store.sessions.create("h1", user.id, now + 60_000);
     await store.sessions.create("h2", user.id, now - 1);
     assertEquals((await store.sessions.get("h1"))?.userId, user.id);
+    assertEquals((await store.sessions.get("h1"))?.passwordAt, 0, "no password given");
+    await store.sessions.create("h3", user.id, now + 60_000, now - 5);
+    assertEquals((await store.sessions.get("h3"))?.passwordAt, now - 5);
+    await store.sessions.remove("h3");
     await store.sessions.noteClient("h1", "Firefox", "203.0.113.9");
     const list = await store.sessions.listForUser(user.id, now);
     assertEquals(list.map((s) => [s.idHash, s.userAgent, s.address]), [

@@ -6,9 +6,21 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
+import { ManualClock } from "../support/manual_clock.ts";
+import { LOGIN_LIMITS, LoginThrottle } from "../../http/throttle.ts";
+import { RECENT_PASSWORD_MS } from "../../http/session.ts";
+
+/** A clock for the app's sessions, at the real time until a test moves it on. */
+function sessionClock(): ManualClock {
+  const clock = new ManualClock();
+  clock.advance(Date.now());
+  return clock;
+}
 
 Deno.test("accounts: registration, invites, roles and sessions", async (t) => {
   const a = await startApp();
+  const clock = sessionClock();
+  a.deps.wallClock = clock;
   const admin = a.client();
   try {
     await t.step("the first user becomes admin", async () => {
@@ -160,6 +172,8 @@ Deno.test("accounts: registration, invites, roles and sessions", async (t) => {
     });
 
     await t.step("a new password of one's own needs the current one", async () => {
+      // Past the minutes after giving it in which a session may do without.
+      clock.advance(RECENT_PASSWORD_MS + 1000);
       const missing = await user.post("/api/user/new@example.com", { password: "stolen session" });
       assertEquals(missing.status, 400);
       assertEquals(missing.body.errors[0], {
@@ -311,6 +325,82 @@ Deno.test("accounts: login throttling answers 429 with Retry-After after five fa
     assertEquals(typeof blocked.body.errors[0].message, "string");
     assert(Number(blocked.headers.get("retry-after")) >= 1);
   } finally {
+    await a.close();
+  }
+});
+
+Deno.test("accounts: a new password needs the current one unless given in the last 10 minutes", async (t) => {
+  const a = await startApp();
+  const clock = sessionClock();
+  a.deps.wallClock = clock;
+  const me = a.client();
+  const set = (password: string, current_password?: string) =>
+    me.post("/api/user/me@example.com", { password, current_password });
+  try {
+    await t.step("right after registering or logging in, as Convos's client does", async () => {
+      await me.register("me@example.com", "first password");
+      assertEquals((await set("second password")).status, 200);
+      await me.login("me@example.com", "second password");
+      clock.advance(RECENT_PASSWORD_MS);
+      assertEquals((await set("third password")).status, 200);
+    });
+
+    await t.step("a session whose password is older is asked for it", async () => {
+      // The change above kept the time the password was last given, not the change's.
+      clock.advance(1);
+      const old = await set("fourth password");
+      assertEquals(old.status, 400);
+      assertEquals(old.body.errors[0], {
+        message: "Enter your current password to set a new one.",
+        path: "/body/current_password",
+      });
+      await a.client().login("me@example.com", "third password");
+      assertEquals((await set("fourth password", "third password")).status, 200);
+      // Giving it makes the session fresh again.
+      clock.advance(RECENT_PASSWORD_MS - 1000);
+      assertEquals((await set("fifth password")).status, 200);
+    });
+
+    await t.step("a session from an invite link is asked for it at once", async () => {
+      const admin = a.client();
+      await admin.login("me@example.com", "fifth password");
+      const res = await admin.post("/api/user/other@example.com/invite");
+      const p = new URL(res.body.url).searchParams;
+      const other = a.client();
+      await other.register("other@example.com", "long enough pw", {
+        exp: p.get("exp")!,
+        token: p.get("token")!,
+      });
+      const asked = await other.post("/api/user/other@example.com", { password: "new password" });
+      assertEquals(asked.status, 400);
+      assertEquals(asked.body.errors[0].path, "/body/current_password");
+    });
+  } finally {
+    await a.close();
+  }
+});
+
+Deno.test("accounts: guesses sent together are counted before any is verified", async () => {
+  const a = await startApp();
+  // The free tries of the real limits, and a first wait that no slow machine outlasts: the
+  // guesses that get verified are those begun before any other was settled.
+  a.deps.loginThrottle = new LoginThrottle({ ...LOGIN_LIMITS, baseDelayMs: 3_600_000 });
+  const server = await a.listen();
+  try {
+    await a.register("admin@example.com");
+    const guesses = await Promise.all(Array.from({ length: 60 }, async (_, i) => {
+      const res = await fetch(`http://127.0.0.1:${server.port}/api/user/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "admin@example.com", password: `guess ${i}` }),
+      });
+      await res.body?.cancel();
+      return res.status;
+    }));
+    assertEquals(guesses.filter((s) => s === 400).length, LOGIN_LIMITS.free, `${guesses}`);
+    assertEquals(guesses.filter((s) => s === 429).length, 60 - LOGIN_LIMITS.free);
+  } finally {
+    await server.stop();
     await a.close();
   }
 });

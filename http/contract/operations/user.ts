@@ -93,7 +93,7 @@ export const USER = operations({
       // Needed to change one's own password, so that a stolen session cannot take the account over.
       current_password: z.string().max(1024).meta({
         description:
-          "Parley: the account's current password. Needed to set one's own password (400 at /body/current_password without it or when wrong); an admin setting another user's password leaves it out.",
+          "Parley: the account's current password. Needed to set one's own password (400 at /body/current_password without it or when wrong), unless the session was opened with the password in the last 10 minutes; an admin setting another user's password leaves it out.",
       }).optional(),
       roles: z.array(z.enum(D.ROLES, { error: "Unknown role." }))
         .meta({ description: "User roles, such as admin and bot." }).optional(),

@@ -2,8 +2,8 @@
  * The account screen: password, highlight keywords, automatic away, sessions, and this browser's
  * notifications, sound, previews, theme and language.
  */
-import { useEffect, useState } from "preact/hooks";
-import { api, type Body } from "../api.ts";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, ApiFailure, type Body } from "../api.ts";
 import { chooseLanguage, language, languages, t } from "../i18n.ts";
 import { applyUser, showToast, user } from "../state.ts";
 import { applyTheme, savedTheme } from "../theme.ts";
@@ -17,11 +17,67 @@ import { Ignores } from "./Ignores.tsx";
 import { canHandleLinks, handleIrcLinks } from "../irc_link.ts";
 import { currentSubscription, disablePush, enablePush, pushSupported } from "../push.ts";
 
+/** The server's answer when a new password needs the current one (a session logged in long ago). */
+function asksCurrentPassword(err: unknown): boolean {
+  return err instanceof ApiFailure &&
+    err.errors.some((e) => e.path === "/body/current_password");
+}
+
+/**
+ * A modal dialog asking for the current password; `confirm` sends the change with it and throws
+ * the API's errors (a wrong password is shown at the field and the dialog stays open).
+ */
+function CurrentPasswordDialog(
+  p: { confirm: (current: string) => Promise<void>; cancel: () => void },
+) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [current, setCurrent] = useState("");
+  const { errors, busy, run } = useFormAction();
+  useEffect(() => {
+    if (!ref.current?.open) ref.current?.showModal();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      class="password-dialog"
+      aria-labelledby="password-dialog-title"
+      onClose={p.cancel}
+    >
+      <form
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run(() => p.confirm(current));
+        }}
+      >
+        <h2 id="password-dialog-title">{t("Confirm your password")}</h2>
+        <p>{t("Enter your current password to set a new one.")}</p>
+        <Field
+          label={t("Current password")}
+          name="current_password"
+          type="password"
+          value={current}
+          onInput={setCurrent}
+          errors={errors}
+          autocomplete="current-password"
+          autofocus
+        />
+        <FormErrors errors={errors} fields={["current_password"]} />
+        <div class="actions">
+          <button class="primary" type="submit" disabled={busy}>{t("Set the new password")}</button>
+          <button type="button" onClick={() => ref.current?.close()}>{t("Cancel")}</button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
 /** The account settings. */
 export function Account() {
   const u = user.value!;
   const [password, setPassword] = useState("");
-  const [current, setCurrent] = useState("");
+  // The change waiting for the current password, while the dialog asks for it.
+  const [pending, setPending] = useState<Body<"updateUser"> | null>(null);
   const [keywords, setKeywords] = useState((u.highlight_keywords ?? []).join(", "));
   const { errors, run } = useFormAction();
   const [saved, setSaved] = useState(false);
@@ -68,17 +124,24 @@ export function Account() {
     const body: Body<"updateUser"> = {
       highlight_keywords: keywords.split(",").map((k) => k.trim()).filter(Boolean),
     };
-    if (password) {
-      body.password = password;
-      body.current_password = current;
-    }
+    // The current password only when the server asks for it: a fresh login needs none.
+    if (password) body.password = password;
     return run(async () => {
-      const next = await api("updateUser", { params: { email: u.email }, body });
-      applyUser({ ...u, ...next, connections: undefined, conversations: undefined });
-      setPassword("");
-      setCurrent("");
-      setSaved(true);
+      try {
+        await send(body);
+      } catch (err) {
+        if (body.password === undefined || !asksCurrentPassword(err)) throw err;
+        setPending(body);
+      }
     });
+  };
+
+  const send = async (body: Body<"updateUser">) => {
+    const next = await api("updateUser", { params: { email: u.email }, body });
+    applyUser({ ...u, ...next, connections: undefined, conversations: undefined });
+    setPassword("");
+    setPending(null);
+    setSaved(true);
   };
 
   const toggleNotify = async (on: boolean) => {
@@ -101,16 +164,6 @@ export function Account() {
           <form onSubmit={save} noValidate>
             <Field label={t("Email")} name="email" value={u.email} onInput={() => {}} readOnly />
             <Field
-              label={t("Current password")}
-              name="current_password"
-              type="password"
-              value={current}
-              onInput={setCurrent}
-              errors={errors}
-              autocomplete="current-password"
-              hint={t("Needed to set a new password.")}
-            />
-            <Field
               label={t("New password")}
               name="password"
               type="password"
@@ -130,13 +183,19 @@ export function Account() {
             />
             <FormErrors
               errors={errors}
-              fields={["current_password", "password", "highlight_keywords"]}
+              fields={["password", "highlight_keywords"]}
             />
             <div class="actions">
               <button class="primary" type="submit">{t("Save")}</button>
               <Saved show={saved} />
             </div>
           </form>
+          {pending && (
+            <CurrentPasswordDialog
+              confirm={(current) => send({ ...pending, current_password: current })}
+              cancel={() => setPending(null)}
+            />
+          )}
           <div class="checks">
             <Check
               label={t("Away on IRC when no browser is open")}
