@@ -6,6 +6,8 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
+import { botConfigSchema, ensureBot } from "../../irc/bot/bot.ts";
+import { githubSignature } from "../../webhook/github.ts";
 
 const EMAIL = "owner@example.com";
 const PASSWORD = "correct horse battery";
@@ -121,6 +123,49 @@ Deno.test("CSRF: unsafe requests from another origin are refused, with or withou
         headers: { cookie, origin: "https://evil.example" },
       });
       assertEquals(foreign.status, 403);
+    });
+
+    await t.step("GitHub's webhook, JSON or form-encoded, no Origin: goes on", async () => {
+      a.deps.bot = await ensureBot(
+        a.deps,
+        botConfigSchema.parse({
+          email: "bot@example.com",
+          webhooks: {
+            github: {
+              secret: "webhook secret",
+              // Routed nowhere: no IRC is needed to answer.
+              routes: [{ repository: "owner/other", events: ["issues"], to: "irc-x/#y" }],
+            },
+          },
+        }),
+      );
+      const payload = (n: number) =>
+        JSON.stringify({
+          action: "opened",
+          repository: { full_name: "owner/name" },
+          sender: { login: "alice" },
+          issue: { number: n, title: "t", html_url: `https://github.com/owner/name/issues/${n}` },
+        });
+      const bodies: [string, string][] = [
+        ["application/json", payload(1)],
+        [
+          "application/x-www-form-urlencoded",
+          new URLSearchParams({ payload: payload(2) }).toString(),
+        ],
+      ];
+      for (const [type, body] of bodies) {
+        const signature = await githubSignature("webhook secret", new TextEncoder().encode(body));
+        const res = await a.request("/api/webhook/github", {
+          method: "POST",
+          body,
+          headers: {
+            "content-type": type,
+            "x-github-event": "issues",
+            "x-hub-signature-256": signature,
+          },
+        });
+        assertEquals(res.status, 200, `${type}: ${JSON.stringify(res.body)}`);
+      }
     });
   } finally {
     await a.close();
