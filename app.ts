@@ -3,9 +3,10 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { AppDeps, AppEnv } from "./http/env.ts";
-import { ApiError, errorBody, forbidden, fromDomain } from "./http/errors.ts";
+import { ApiError, errorBody, fromDomain } from "./http/errors.ts";
 import { loadSession } from "./http/session.ts";
-import { isCrossSite, requestOrigin } from "./http/client.ts";
+import { requestOrigin } from "./http/client.ts";
+import { foreignRequest } from "./http/origin.ts";
 import { log } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
 import { apiDocument } from "./http/contract/mod.ts";
@@ -80,9 +81,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
 
   app.use("/api/*", async (c, next) => {
-    // A cookie-authenticated state change started by another site is a CSRF attempt.
-    if (!SAFE_METHODS.has(c.req.method) && c.req.header("cookie") && isCrossSite(c, deps.config)) {
-      throw forbidden("Cross-site requests are not allowed.");
+    // A state change started by another origin is a CSRF attempt, cookie or not (a login form
+    // posted by another site logs the victim into the attacker's account): http/origin.ts.
+    const foreign = SAFE_METHODS.has(c.req.method) ? undefined : foreignRequest(c, deps.config);
+    if (foreign) {
+      const message = `Cross-site requests are not allowed: ${foreign.message}`;
+      throw new ApiError(403, message, `/header/${foreign.header}`);
     }
     c.header("Cache-Control", "no-store");
     await next();

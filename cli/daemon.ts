@@ -12,6 +12,7 @@ import { openStore } from "../store/mod.ts";
 import { ensureBot, loadBotConfig } from "../irc/bot/bot.ts";
 import { log, setLogLevel } from "../lib/log.ts";
 import { idleGc } from "../lib/idle_gc.ts";
+import { secretWeakness } from "../lib/secret_strength.ts";
 import { errorBody } from "../http/errors.ts";
 import { lockHome } from "./home.ts";
 import { VERSION } from "./help.ts";
@@ -127,6 +128,12 @@ export async function daemon(args: string[]): Promise<void> {
   const started = performance.now();
   const config = await loadConfig(args);
   setLogLevel(config.logLevel);
+  const weak = secretWeakness(config.secret);
+  if (weak) {
+    log.warn("the server secret (PARLEY_SECRET) is weak; use `openssl rand -base64 32`", {
+      reason: weak,
+    });
+  }
   // Before the port: a second daemon on this folder says so, not "port in use".
   const lock = await lockHome(config.home, "starting another");
 

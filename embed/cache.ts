@@ -61,3 +61,25 @@ export class LruCache<V> {
     return this.#weight;
   }
 }
+
+/** Viewers remembered per cached entry at most; past it, a viewer just gets no `X-Cached`. */
+export const VIEWERS_PER_ENTRY = 256;
+
+/**
+ * A cached answer and who has had it. A cache shared by all users must not tell one user what
+ * another looked at: an answer says it came from the cache only to a user who has had it before.
+ */
+export class Viewed<V> {
+  #viewers = new Set<number>();
+  constructor(readonly value: V) {}
+
+  /** Whether `viewer` has had this answer before. */
+  seenBy(viewer: number): boolean {
+    return this.#viewers.has(viewer);
+  }
+
+  /** Notes that `viewer` has had it. */
+  see(viewer: number): void {
+    if (this.#viewers.size < VIEWERS_PER_ENTRY) this.#viewers.add(viewer);
+  }
+}

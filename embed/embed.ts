@@ -1,6 +1,6 @@
 /** The embed operation: fetch a URL safely, read what it is, cache the answer. */
 import { isPublicAddress } from "./address.ts";
-import { LruCache } from "./cache.ts";
+import { LruCache, Viewed } from "./cache.ts";
 import { lazy } from "../lib/lazy.ts";
 import type { EmbedInfo } from "./metadata.ts";
 import type { PageReader } from "./page_reader.ts";
@@ -36,7 +36,7 @@ function isPage(headers: Headers): boolean {
 
 /** Looks up embeddable information about URLs, with an in-memory cache. */
 export class Embedder {
-  #cache = new LruCache<EmbedInfo>(EMBED_LIMITS.cacheEntries, EMBED_LIMITS.cacheMs);
+  #cache = new LruCache<Viewed<EmbedInfo>>(EMBED_LIMITS.cacheEntries, EMBED_LIMITS.cacheMs);
   #fetch: SafeFetchOptions;
 
   /** `allowPrivate` lifts the public-address rule (intranets, tests). */
@@ -49,15 +49,24 @@ export class Embedder {
     };
   }
 
-  /** The cached answer for `url`, if there is a fresh one (fetches nothing). */
-  cached(url: URL): EmbedInfo | undefined {
-    return this.#cache.get(url.href);
+  /**
+   * Whether `viewer` (a user id) has had the fresh cached answer for `url` before (fetches
+   * nothing); another user's lookup of it does not count.
+   */
+  cached(url: URL, viewer: number): boolean {
+    return this.#cache.get(url.href)?.seenBy(viewer) ?? false;
   }
 
-  /** The oEmbed-style information about `url`; throws FetchRefused or FetchFailed. */
-  async embed(url: URL): Promise<EmbedInfo> {
+  /**
+   * The oEmbed-style information about `url`, for `viewer` (a user id, when a user asks); throws
+   * FetchRefused or FetchFailed.
+   */
+  async embed(url: URL, viewer?: number): Promise<EmbedInfo> {
     const cached = this.#cache.get(url.href);
-    if (cached) return cached;
+    if (cached) {
+      if (viewer !== undefined) cached.see(viewer);
+      return cached.value;
+    }
     const { PageReader, pageMeta, fromPage, fromImage, fromOther } = await loadReaders();
     // The page is parsed as it arrives; an image or anything else needs no body at all.
     let page: PageReader | undefined;
@@ -80,7 +89,9 @@ export class Embedder {
     } else {
       info = fromOther(res.url);
     }
-    this.#cache.set(url.href, info);
+    const entry = new Viewed(info);
+    if (viewer !== undefined) entry.see(viewer);
+    this.#cache.set(url.href, entry);
     return info;
   }
 

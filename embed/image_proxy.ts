@@ -6,7 +6,7 @@
  * bounded cache in memory.
  */
 import { isPublicAddress } from "./address.ts";
-import { LruCache } from "./cache.ts";
+import { LruCache, Viewed } from "./cache.ts";
 import { FetchFailed, safeFetch, type SafeFetchOptions } from "./safe_fetch.ts";
 
 /** Limits of the image fetches and their cache; tests may shorten them. */
@@ -19,7 +19,27 @@ export const IMAGE_LIMITS = {
   cacheMs: 3600_000,
   /** Distinct images fetched at once at most; more wait for none and fail. */
   inFlight: 32,
+  /**
+   * Of those, the most one user's requests may start: one user's slow images cannot take every
+   * fetch and make everyone else's previews fail.
+   */
+  inFlightPerUser: 8,
 };
+
+/**
+ * Too many images are being fetched (for this user, or for everyone) to start another; a fetch
+ * ends within `timeoutMs`, so asking again after `retryAfterS` seconds may succeed.
+ */
+export class TooManyFetches extends Error {
+  readonly retryAfterS = Math.ceil(IMAGE_LIMITS.timeoutMs / 1000);
+  constructor(readonly whose: "user" | "all") {
+    super(
+      whose === "user"
+        ? `You have ${IMAGE_LIMITS.inFlightPerUser} images being fetched already; try again later.`
+        : "Too many images are being fetched; try again later.",
+    );
+  }
+}
 
 /** An image ready to serve: its bytes and the type they were recognised as. */
 export interface ProxiedImage {
@@ -50,13 +70,15 @@ function mayBeImage(headers: Headers): boolean {
 
 /** Fetches preview images under the address rules, with a cache. */
 export class ImageProxy {
-  #cache = new LruCache<ProxiedImage>(
+  #cache = new LruCache<Viewed<ProxiedImage>>(
     Infinity,
     IMAGE_LIMITS.cacheMs,
     undefined,
-    { weigh: (img) => img.bytes.length, maxWeight: IMAGE_LIMITS.cacheBytes },
+    { weigh: (img) => img.value.bytes.length, maxWeight: IMAGE_LIMITS.cacheBytes },
   );
-  #pending = new Map<string, Promise<ProxiedImage>>();
+  #pending = new Map<string, Promise<Viewed<ProxiedImage>>>();
+  /** The fetches each user's requests started that have not ended. */
+  #started = new Map<number, number>();
   #fetch: SafeFetchOptions;
 
   /** `allowPrivate` lifts the public-address rule (intranets, tests). */
@@ -64,28 +86,44 @@ export class ImageProxy {
     this.#fetch = { allowAddress: allowPrivate ? () => true : isPublicAddress, ...extra };
   }
 
-  /** The cached image of `url`, if there is a fresh one (fetches nothing). */
-  cached(url: URL): ProxiedImage | undefined {
-    return this.#cache.get(url.href);
+  /**
+   * Whether `viewer` (a user id) has had the fresh cached image of `url` before (fetches nothing);
+   * another user's request of it does not count.
+   */
+  cached(url: URL, viewer: number): boolean {
+    return this.#cache.get(url.href)?.seenBy(viewer) ?? false;
   }
 
-  /** The image at `url`; throws FetchRefused (scheme, address) or FetchFailed (anything else). */
-  image(url: URL): Promise<ProxiedImage> {
-    const hit = this.#cache.get(url.href);
-    if (hit) return Promise.resolve(hit);
+  /**
+   * The image at `url`, for `viewer` (a user id, when a user asks); throws FetchRefused (scheme,
+   * address), TooManyFetches or FetchFailed (anything else).
+   */
+  async image(url: URL, viewer?: number): Promise<ProxiedImage> {
+    let entry = this.#cache.get(url.href);
     // Several people opening the same preview at once cause one fetch.
-    let p = this.#pending.get(url.href);
-    if (!p) {
-      if (this.#pending.size >= IMAGE_LIMITS.inFlight) {
-        return Promise.reject(new FetchFailed("Too many images are being fetched; try later."));
-      }
-      p = this.#load(url).finally(() => this.#pending.delete(url.href));
-      this.#pending.set(url.href, p);
-    }
+    entry ??= await (this.#pending.get(url.href) ?? this.#start(url, viewer));
+    if (viewer !== undefined) entry.see(viewer);
+    return entry.value;
+  }
+
+  /** Starts a fetch of `url` for `viewer`, within the bounds. */
+  #start(url: URL, viewer?: number): Promise<Viewed<ProxiedImage>> {
+    const mine = viewer === undefined ? 0 : this.#started.get(viewer) ?? 0;
+    if (mine >= IMAGE_LIMITS.inFlightPerUser) throw new TooManyFetches("user");
+    if (this.#pending.size >= IMAGE_LIMITS.inFlight) throw new TooManyFetches("all");
+    if (viewer !== undefined) this.#started.set(viewer, mine + 1);
+    const p = this.#load(url).finally(() => {
+      this.#pending.delete(url.href);
+      if (viewer === undefined) return;
+      const left = this.#started.get(viewer)! - 1;
+      if (left) this.#started.set(viewer, left);
+      else this.#started.delete(viewer);
+    });
+    this.#pending.set(url.href, p);
     return p;
   }
 
-  async #load(url: URL): Promise<ProxiedImage> {
+  async #load(url: URL): Promise<Viewed<ProxiedImage>> {
     const max = IMAGE_LIMITS.maxBytes;
     const parts: Uint8Array[] = [];
     let size = 0;
@@ -121,7 +159,7 @@ export class ImageProxy {
     // The bytes decide, not the declared type.
     const type = imageType(bytes);
     if (!type) throw new FetchFailed("The address is not an image.");
-    const img = { type, bytes };
+    const img = new Viewed({ type, bytes });
     this.#cache.set(url.href, img);
     return img;
   }

@@ -22,10 +22,16 @@ export function validate<S extends z.ZodType>(schema: S, data: unknown, root: st
   throw new ApiError(400, items[0].message, items[0].path, items.slice(1));
 }
 
+/** Whether a Content-Type names JSON (`application/json`, with parameters or not). */
+export function isJson(type: string | undefined): boolean {
+  return (type ?? "").split(";")[0].trim().toLowerCase() === "application/json";
+}
+
 /**
- * Reads and validates the JSON body; malformed JSON is a 400 at `/body`, a body over the
- * operation's limit (`bodyLimit`, else JSON_BODY_LIMIT) a 413 before it is read whole. With
- * `required`, an empty body is a 400 "Missing property." at `/body`, as Convos answers.
+ * Reads and validates the JSON body: one of another type is a 415 at `/header/content-type`,
+ * malformed JSON a 400 at `/body`, a body over the operation's limit (`bodyLimit`, else
+ * JSON_BODY_LIMIT) a 413 before it is read whole. With `required`, an empty body is a 400
+ * "Missing property." at `/body`, as Convos answers.
  */
 export async function jsonBody<S extends z.ZodType>(
   c: Context<AppEnv>,
@@ -38,6 +44,15 @@ export async function jsonBody<S extends z.ZodType>(
   // Convos's wording for an operation whose body is required but absent.
   if (opts.required && text.trim() === "") throw new ApiError(400, "Missing property.", "/body");
   if (text.trim() !== "") {
+    // A form of another site can post text/plain that reads as JSON; a browser sends JSON as
+    // such only from a page allowed to (same origin, or CORS, which Parley does not grant).
+    if (!isJson(c.req.header("content-type"))) {
+      throw new ApiError(
+        415,
+        "The body must be JSON sent as Content-Type: application/json.",
+        "/header/content-type",
+      );
+    }
     try {
       data = JSON.parse(text);
     } catch {

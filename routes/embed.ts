@@ -3,12 +3,12 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, badRequest } from "../http/errors.ts";
-import { requireUser } from "../http/session.ts";
+import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
 import { API } from "../http/contract/mod.ts";
 import { Embedder } from "../embed/embed.ts";
 import { FetchFailed, FetchRefused } from "../embed/safe_fetch.ts";
-import { ImageProxy } from "../embed/image_proxy.ts";
+import { ImageProxy, TooManyFetches } from "../embed/image_proxy.ts";
 
 /** A JSONP callback name: an identifier or a dotted path, nothing that could be script. */
 export const CALLBACK = /^[A-Za-z_$][\w$.]{0,63}$/;
@@ -44,11 +44,13 @@ export function embedRoutes(deps: AppDeps): Hono<AppEnv> {
       throw badRequest("callback must be a JavaScript identifier.", "/query/callback");
     }
     const url = urlOf(query.url);
-    let info = embedder.cached(url);
-    // As Convos: an answer from the cache says so.
-    if (info) c.header("X-Cached", "1");
+    const viewer = currentUser(c).id;
+    // As Convos: an answer from the cache says so, but only to a user who has had it before (the
+    // cache is shared: another user's lookup is theirs to know).
+    if (embedder.cached(url, viewer)) c.header("X-Cached", "1");
+    let info;
     try {
-      info ??= await embedder.embed(url);
+      info = await embedder.embed(url, viewer);
     } catch (err) {
       throw fetchError(err);
     }
@@ -69,11 +71,16 @@ export function embedRoutes(deps: AppDeps): Hono<AppEnv> {
   // Logged-in users only, so that strangers cannot use the server as an open proxy.
   app.get("/embed/image", requireUser, async (c) => {
     const url = urlOf(queryParams(c, API.embedImage.query).url);
-    if (images.cached(url)) c.header("X-Cached", "1");
+    const viewer = currentUser(c).id;
+    if (images.cached(url, viewer)) c.header("X-Cached", "1");
     let img;
     try {
-      img = await images.image(url);
+      img = await images.image(url, viewer);
     } catch (err) {
+      if (err instanceof TooManyFetches) {
+        c.header("Retry-After", String(err.retryAfterS));
+        throw new ApiError(err.whose === "user" ? 429 : 503, err.message);
+      }
       throw fetchError(err);
     }
     return c.body(img.bytes, 200, {

@@ -540,6 +540,7 @@ Deno.test("accounts: the HTTP surface (auth first, suffixes, errors, CSRF, profi
       const res = await a.request("/api/user/login", {
         method: "POST",
         body: JSON.stringify({ email: "admin@example.com", password: "correct horse battery" }),
+        headers: { "content-type": "application/json" },
       });
       const cookie = res.headers.getSetCookie().find((c) => c.startsWith("parley="))!;
       assertStringIncludes(cookie, "HttpOnly");

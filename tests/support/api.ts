@@ -21,7 +21,10 @@ export class ApiClient {
     return [...this.#cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
 
-  /** Sends a request; `body` is sent as JSON unless it is FormData, a string or undefined. */
+  /**
+   * Sends a request; `body` is sent as JSON unless it is FormData, URLSearchParams or undefined. A
+   * string is sent as written, typed `application/json` unless `headers` name a type.
+   */
   async request<T = any>(
     method: string,
     path: string,
@@ -30,7 +33,11 @@ export class ApiClient {
   ): Promise<ApiResponse<T>> {
     const init: RequestInit = { method, headers: { ...headers }, redirect: "manual" };
     if (this.#cookies.size) (init.headers as Record<string, string>).cookie = this.cookieHeader;
-    if (body instanceof FormData || typeof body === "string" || body instanceof URLSearchParams) {
+    const typed = Object.keys(headers).some((h) => h.toLowerCase() === "content-type");
+    if (typeof body === "string") {
+      init.body = body;
+      if (!typed) (init.headers as Record<string, string>)["content-type"] = "application/json";
+    } else if (body instanceof FormData || body instanceof URLSearchParams) {
       init.body = body;
     } else if (body !== undefined) {
       init.body = JSON.stringify(body);

@@ -31,11 +31,13 @@ export async function launchBrowser(): Promise<Browser> {
 const EXPECTED = /^Failed to load resource: the server responded with a status of 40[01]\b/;
 
 /**
- * A preview image Parley could not get (the remote answered an error or no image): the client
- * hides it, but the browser still logs the failed load.
+ * A preview image Parley could not get (the remote answered an error or no image, or too many
+ * images were being fetched): the client hides it, but the browser still logs the failed load.
  */
 const brokenPreview = (m: ConsoleMessage) =>
-  /^Failed to load resource: the server responded with a status of (400|502)\b/.test(m.text()) &&
+  /^Failed to load resource: the server responded with a status of (400|429|502|503)\b/.test(
+    m.text(),
+  ) &&
   new URL(m.location().url || "about:blank").pathname === "/api/embed/image";
 
 /** A page that records console errors and uncaught exceptions, so tests can assert there are none. */

@@ -78,3 +78,29 @@ export function serveHostile(): HostileSite {
     },
   };
 }
+
+/** A running page of another site. */
+export interface AttackPage {
+  /** The page's URL on 127.0.0.1. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves one HTML page at `/` on 127.0.0.1 (a free port, so another origin than Parley's): the
+ * page of another site that a victim's browser opens, for the CSRF tests.
+ */
+export function serveAttackPage(html: string): AttackPage {
+  const stop = new AbortController();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
+    () => new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } }),
+  );
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/`,
+    async close() {
+      stop.abort();
+      await server.finished;
+    },
+  };
+}
