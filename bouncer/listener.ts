@@ -1,8 +1,8 @@
 /**
  * The bouncer's sockets: `irc://` (plain, loopback only unless allowed) and `ircs://` (TLS with a
  * PEM certificate and key), and the WebSocket clients the HTTP port hands over; each client runs
- * as a session. A bound on clients not yet registered keeps a crowd of silent sockets from
- * holding memory.
+ * as a session. Bounds on clients not yet registered, per address and over all, keep a crowd of
+ * silent sockets from holding memory or the door.
  */
 import { log } from "../lib/log.ts";
 import { type BouncerContext, Session } from "./session.ts";
@@ -16,26 +16,72 @@ export interface ListenAddress {
   port: number;
 }
 
-/** Runs each client's session, counting those not yet registered. */
+/**
+ * The group an address counts in: an IPv4 address alone, an IPv6 address by its /64 (what one
+ * subscriber is usually given, so a host cannot dodge the bound by changing its low bits).
+ */
+export function addressGroup(address: string): string {
+  const a = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(a);
+  if (mapped) return mapped[1];
+  if (!a.includes(":")) return a;
+  const [head, tail] = a.includes("::") ? a.split("::") : [a, undefined];
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = tail === undefined
+    ? left
+    : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":") + "::/64";
+}
+
+/**
+ * Runs each client's session, bounding those not yet registered: per address, and over all. A
+ * client that has logged in is never put out to make room, and one that is attached no longer
+ * counts.
+ */
 export class Acceptor {
   readonly sessions = new Set<Session>();
-  #unregistered = 0;
+  /** Sessions not yet registered, by address group, oldest first. */
+  #waiting = new Map<string, Set<Session>>();
+  #count = 0;
+  /** Ends a waiting session's place in the count (once). */
+  #release = new Map<Session, () => void>();
 
   constructor(readonly cx: BouncerContext) {}
 
-  /** Runs a client's session; refused (closed at once) past the bound of unregistered clients. */
+  /**
+   * Runs a client's session. Refused (told, and closed) when its address has the most clients
+   * not yet logged in that one address may have; past the bound over all addresses it takes the
+   * place of the longest-waiting client not logged in of the address with the most.
+   */
   accept(transport: ClientTransport): void {
-    if (this.#unregistered >= this.cx.limits.unregistered) {
+    const { unregistered, unregisteredPerAddress } = this.cx.limits;
+    const group = addressGroup(transport.peer ?? transport.address);
+    const mine = this.#waiting.get(group);
+    if (mine && anonymous(mine).length >= unregisteredPerAddress) {
+      transport.write("ERROR :Closing link: Too many connections from your address");
       transport.close();
       return;
     }
-    this.#unregistered++;
-    let waiting = true;
+    if (this.#count >= unregistered && !this.#makeRoom()) {
+      transport.close();
+      return;
+    }
     const settle = () => {
-      if (waiting) this.#unregistered--;
-      waiting = false;
+      if (!this.#release.delete(s)) return;
+      this.#count--;
+      const set = this.#waiting.get(group)!;
+      set.delete(s);
+      if (!set.size) this.#waiting.delete(group);
     };
-    const s = new Session(this.cx, transport, settle);
+    const s = new Session(this.cx, transport, () => {
+      settle();
+      transport.attached?.();
+    });
+    this.#count++;
+    this.#release.set(s, settle);
+    const set = this.#waiting.get(group) ?? new Set();
+    this.#waiting.set(group, set.add(s));
     this.sessions.add(s);
     s.run().catch(() => {}).finally(() => {
       settle();
@@ -43,9 +89,28 @@ export class Acceptor {
     });
   }
 
+  /** Puts out the oldest client not logged in of the address with the most; false if none. */
+  #makeRoom(): boolean {
+    let victims: Session[] = [];
+    for (const set of this.#waiting.values()) {
+      const list = anonymous(set);
+      if (list.length > victims.length) victims = list;
+    }
+    if (!victims.length) return false;
+    // Its place is free now; its session ends in a moment.
+    this.#release.get(victims[0])?.();
+    victims[0].quit("Too many clients registering; try again");
+    return true;
+  }
+
   closeAll(): void {
     for (const s of this.sessions) s.quit("Parley is shutting down");
   }
+}
+
+/** The clients of a group that have not logged in, oldest first. */
+function anonymous(set: Set<Session>): Session[] {
+  return [...set].filter((s) => !s.login);
 }
 
 /** A running listener. */

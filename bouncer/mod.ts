@@ -82,8 +82,11 @@ export type { ListenAddress } from "./listener.ts";
 export interface Bouncer {
   ports: number[];
   relay: Relay;
-  /** Runs an IRC client that came as a WebSocket on the HTTP port (`GET /socket`). */
-  acceptSocket(socket: WebSocket, address: string): void;
+  /**
+   * Runs an IRC client that came as a WebSocket on the HTTP port (`GET /socket`); `otherOrigin`
+   * when a page of another origin opened it (its failed logins count apart).
+   */
+  acceptSocket(socket: WebSocket, address: string, otherOrigin?: boolean): void;
   close(): Promise<void>;
 }
 
@@ -148,7 +151,8 @@ export function startBouncer(
   return {
     ports: listening.ports,
     relay,
-    acceptSocket: (socket, address) => acceptor.accept(new WebSocketTransport(socket, address)),
+    acceptSocket: (socket, address, otherOrigin) =>
+      acceptor.accept(new WebSocketTransport(socket, address, otherOrigin)),
     close() {
       listening.close();
       acceptor.closeAll();

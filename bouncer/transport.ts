@@ -17,6 +17,10 @@ export type Incoming = { line: string } | { tooLong: true };
 export interface ClientTransport {
   /** The client's address (for the login throttle and the logs). */
   readonly address: string;
+  /** The network address, when `address` is more than that (a WebSocket from another origin). */
+  readonly peer?: string;
+  /** Told once the client is attached (a logged-in client may have more unread). */
+  attached?(): void;
   /** The lines the client sends, until it closes. */
   lines(): AsyncIterable<Incoming>;
   /** Queues a line (CR LF added); false when the client is too far behind and was closed. */

@@ -1,12 +1,15 @@
 /**
  * `GET /socket`: IRC over WebSocket for web IRC clients (gamja), one line per text frame with the
  * `text.ircv3.net` subprotocol. The client logs in inside the IRC session (SASL or PASS), not with
- * a cookie, so a client served from another site may connect. Only while the IRC listener is on.
+ * a cookie, so a client served from another site may connect; its failed logins are counted apart
+ * from the web's (under its address marked as another origin's), so a page cannot spend the
+ * login throttle of its visitor's own address. The client's address is the one the web's login
+ * sees (X-Forwarded-For's last hop behind a trusted proxy). Only while the IRC listener is on.
  */
 import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { errorBody } from "../http/errors.ts";
-import { clientAddress } from "../http/client.ts";
+import { clientAddress, requestOrigin } from "../http/client.ts";
 import { IRC_SUBPROTOCOL } from "../bouncer/websocket.ts";
 
 export function ircSocketRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -24,11 +27,17 @@ export function ircSocketRoutes(deps: AppDeps): Hono<AppEnv> {
     if (offered.length && !offered.includes(IRC_SUBPROTOCOL)) {
       return fail(400, `Only the ${IRC_SUBPROTOCOL} subprotocol is spoken here.`);
     }
+    // A page elsewhere may open this socket from the victim's browser and fail logins for the
+    // victim's email from the victim's address: those count apart from the web's login.
+    const origin = c.req.header("origin");
+    const otherOrigin = origin !== undefined && origin !== requestOrigin(c, deps.config) &&
+      origin !== deps.config.baseUrl.origin;
+    const address = clientAddress(c, deps.config);
     const { socket, response } = Deno.upgradeWebSocket(
       c.req.raw,
       offered.length ? { protocol: IRC_SUBPROTOCOL } : {},
     );
-    bouncer.acceptSocket(socket, clientAddress(c, deps.config));
+    bouncer.acceptSocket(socket, address, otherOrigin);
     return response;
   });
   return app;

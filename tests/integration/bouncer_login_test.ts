@@ -1,13 +1,13 @@
 /**
  * Logging in through the bouncer listener, and what it refuses: wrong credentials (904 and a
  * disconnect, counted by the web's login throttle), PASS, no password, an unknown mechanism,
- * silence before registration, and a user's limit of attached clients; and guesses sent together,
- * each counted before any is verified.
+ * silence before registration, and a user's limit of attached clients (bounds on clients
+ * registering at once: bouncer_registering_test.ts); and guesses sent together, each counted
+ * before any is verified.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
 import { BouncerClient, plain } from "../support/bouncer_client.ts";
-import { poll } from "../support/poll.ts";
 import { ApiClient } from "../support/api.ts";
 import { startApp } from "../support/app.ts";
 import { freePort } from "../support/ports.ts";
@@ -30,7 +30,7 @@ async function saslStart(port: number): Promise<BouncerClient> {
 }
 
 Deno.test("bouncer: logins, and what is refused", async (t) => {
-  const s = await setupBouncer({ clientsPerUser: 2, unregistered: 3 });
+  const s = await setupBouncer({ clientsPerUser: 2 });
   try {
     await t.step("a wrong password: 904, then the connection closes", async () => {
       const c = await saslStart(s.port);
@@ -123,32 +123,6 @@ Deno.test("bouncer: logins, and what is refused", async (t) => {
       const err = await c.waitFor((l) => l.command === "ERROR");
       assert(err.params[0].includes("timed out"), err.raw);
       await c.waitClosed();
-    });
-
-    await t.step("at most `unregistered` clients wait to register at once", async () => {
-      const silent = await Promise.all(
-        [1, 2, 3].map((i) => BouncerClient.connect(s.port, `s${i}`)),
-      );
-      // Each is being served once it answers; the fourth is closed at once.
-      for (const c of silent) {
-        await c.send("PING :here");
-        await c.waitFor((l) => l.command === "PONG");
-      }
-      const extra = await BouncerClient.connect(s.port, "extra");
-      await extra.waitClosed();
-      assertEquals(extra.lines.length, 0);
-      for (const c of silent) c.close();
-      // Their places free up when they leave: a new client is served again.
-      await poll("a place is free", async () => {
-        const next = await BouncerClient.connect(s.port, "next");
-        await next.send("PING :again").catch(() => {});
-        const ok = await next.waitFor((l) => l.command === "PONG", 0, 500).then(
-          () => true,
-          () => false,
-        );
-        next.close();
-        return ok;
-      });
     });
 
     await t.step("commands before registration: 451; unknown ones after: 421", async () => {

@@ -3,7 +3,11 @@
  * test says (registration included, so CAP and SASL can be driven step by step), and records
  * every line it receives, parsed.
  */
+import net from "node:net";
 import { type Message, parseLine } from "../../bouncer/wire.ts";
+
+/** What the client needs of a connection. */
+type Conn = Pick<Deno.Conn, "readable" | "write" | "close">;
 
 /** One received line. */
 export interface Received extends Message {
@@ -14,18 +18,44 @@ export interface Received extends Message {
 export class BouncerClient {
   readonly lines: Received[] = [];
   closed = false;
-  #conn: Deno.Conn;
+  #conn: Conn;
   #waiters: { test: (l: Received) => boolean; resolve: (l: Received) => void }[] = [];
   #closeWaiters: (() => void)[] = [];
   #encoder = new TextEncoder();
 
-  private constructor(conn: Deno.Conn, readonly name: string) {
+  private constructor(conn: Conn, readonly name: string) {
     this.#conn = conn;
     this.#read();
   }
 
   static async connect(port: number, name = "client"): Promise<BouncerClient> {
     return new BouncerClient(await Deno.connect({ hostname: "127.0.0.1", port }), name);
+  }
+
+  /**
+   * Connects from another loopback address (`127.0.0.2`...), so that the listener sees another
+   * client address (Deno.connect cannot choose its local address; node:net can).
+   */
+  static async connectFrom(port: number, source: string, name = source): Promise<BouncerClient> {
+    const sock = net.connect({ host: "127.0.0.1", port, localAddress: source });
+    await new Promise((resolve, reject) => {
+      sock.once("connect", resolve);
+      sock.once("error", reject);
+    });
+    sock.on("error", () => {});
+    const readable = new ReadableStream<Uint8Array<ArrayBuffer>>({
+      start(c) {
+        sock.on("data", (d: Uint8Array) => c.enqueue(new Uint8Array(d)));
+        sock.on("close", () => c.close());
+      },
+    });
+    const conn: Conn = {
+      readable,
+      write: (b) =>
+        new Promise((resolve, reject) => sock.write(b, (e) => e ? reject(e) : resolve(b.length))),
+      close: () => void sock.destroy(),
+    };
+    return new BouncerClient(conn, name);
   }
 
   /**
