@@ -3,7 +3,7 @@
  * `NNN_name.sql`), each applied in its own transaction as store/sqlite/migrate.ts does for SQLite.
  */
 import postgres from "postgres";
-import { loadMigrations, type Migration } from "../migration_files.ts";
+import { loadMigrations, logMigrated, type Migration, refuseNewer } from "../migration_files.ts";
 
 /** A connection pool (porsager's `postgres` client). */
 export type Sql = postgres.Sql;
@@ -40,9 +40,18 @@ export function connectPg(url: string, max = 4): Sql {
 /** The advisory lock key that serialises migrations ("parley" in ASCII). */
 const MIGRATION_LOCK = 0x706172_6c6579;
 
-/** Applies the migrations newer than the database's version; returns the versions applied. */
+/**
+ * Applies the migrations newer than the database's version; returns the versions applied. Throws
+ * (a ConfigError) for a database migrated by a newer Parley.
+ */
 export async function migratePg(sql: Sql, migrations?: Migration[]): Promise<number[]> {
   migrations ??= await loadMigrations(PG_MIGRATIONS_DIR);
+  const started = performance.now();
+  const [{ table }] = await sql`SELECT to_regclass('schema_migrations')::text AS table`;
+  const stored = table
+    ? (await sql<{ v: number | null }[]>`SELECT max(version) AS v FROM schema_migrations`)[0].v ?? 0
+    : 0;
+  refuseNewer(stored, migrations);
   const applied: number[] = [];
   for (const m of migrations) {
     const done = await sql.begin(async (tx) => {
@@ -60,6 +69,7 @@ export async function migratePg(sql: Sql, migrations?: Migration[]): Promise<num
     });
     if (done) applied.push(m.version);
   }
+  logMigrated(stored, applied, performance.now() - started);
   return applied;
 }
 
