@@ -6,9 +6,6 @@
 import { hmac } from "../../lib/crypto.ts";
 import type { Sql } from "./db.ts";
 
-/** Its row in `settings`, whose readers keep only the keys they know. */
-const KEY = "secret_fingerprint";
-
 /** An HMAC of a constant under the secret: the same for the same secret, and not the secret. */
 export function secretFingerprint(secret: string): Promise<string> {
   return hmac(secret, "parley installation secret fingerprint");
@@ -20,8 +17,7 @@ export function secretFingerprint(secret: string): Promise<string> {
  */
 export async function claimSecret(sql: Sql, secret: string): Promise<boolean> {
   const mine = await secretFingerprint(secret);
-  await sql`INSERT INTO settings (key, value) VALUES (${KEY}, ${JSON.stringify(mine)})
-    ON CONFLICT (key) DO NOTHING`;
-  const [row] = await sql<{ value: string }[]>`SELECT value FROM settings WHERE key = ${KEY}`;
-  return row?.value === JSON.stringify(mine);
+  await sql`INSERT INTO installation_secret (fingerprint) VALUES (${mine}) ON CONFLICT DO NOTHING`;
+  const [row] = await sql<{ fingerprint: string }[]>`SELECT fingerprint FROM installation_secret`;
+  return row?.fingerprint === mine;
 }

@@ -123,9 +123,9 @@ Deno.test("PostgreSQL: a newer schema is refused; a node with another PARLEY_SEC
           assertEquals(generated.code, 2, generated.out);
           const sql = postgres(url, { max: 1, onnotice: () => {} });
           try {
-            const rows = await sql`SELECT value FROM settings WHERE key = 'secret_fingerprint'`;
+            const rows = await sql`SELECT fingerprint FROM installation_secret`;
             assertEquals(rows.length, 1);
-            assert(!rows[0].value.includes(secret.slice(0, 8)), "not the secret itself");
+            assert(!rows[0].fingerprint.includes(secret.slice(0, 8)), "not the secret itself");
           } finally {
             await sql.end();
           }
