@@ -3,6 +3,7 @@
  * `NNN_name.sql`), each applied in its own transaction as store/sqlite/migrate.ts does for SQLite.
  */
 import postgres from "postgres";
+import { log } from "../../lib/log.ts";
 import { loadMigrations, logMigrated, type Migration, refuseNewer } from "../migration_files.ts";
 
 /** A connection pool (porsager's `postgres` client). */
@@ -16,6 +17,7 @@ export const PG_MIGRATIONS_DIR = `${import.meta.dirname}/migrations`;
  * keeps is a safe integer (timestamps are bounded far below 2^53, see timestamps.ts).
  */
 export function connectPg(url: string, max = 4): Sql {
+  survivesWriteAfterClose();
   return postgres(url, {
     max,
     onnotice: () => {},
@@ -34,6 +36,29 @@ export function connectPg(url: string, max = 4): Sql {
         parse: (x: string) => Number(x),
       },
     },
+  });
+}
+
+let guarded = false;
+
+/**
+ * The client (postgres 3.4.9) can write from a timer to a connection that closed meanwhile (its
+ * server restarted): the TypeError is thrown where no caller can catch it, and uncaught it ends
+ * the process. The queries of that connection have been failed with CONNECTION_CLOSED already,
+ * and their callers try again: the error is logged, not fatal.
+ */
+function survivesWriteAfterClose(): void {
+  if (guarded) return;
+  guarded = true;
+  globalThis.addEventListener("error", (event) => {
+    const err = event.error;
+    if (
+      err instanceof TypeError && err.message.includes("reading 'write'") &&
+      /\/postgres\/(?:[\d.]+\/)?src\/connection\.js/.test(err.stack ?? "")
+    ) {
+      event.preventDefault();
+      log.warn("postgres: a write to a closed connection was skipped");
+    }
   });
 }
 
