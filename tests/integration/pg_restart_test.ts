@@ -3,6 +3,9 @@
  * PostgreSQL restarted under a flood (`pg_ctl restart -m fast`, which ends every session): the
  * batches that cannot be written meanwhile are kept and written once the database answers again,
  * and the connection's reading waits for them; no line is lost, none stored twice.
+ *
+ * @test-alone: the node keeps running its users for 5 s while it takes their locks again; on a
+ * machine busy with the parallel pass, a restart slower than that would stop them (by design).
  */
 import { assertEquals } from "../support/assert.ts";
 import { adminAndUser } from "../support/api.ts";
