@@ -158,6 +158,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
         // Tried again after the connection went: its ids are already there when the first
         // try's commit went through and only its answer was lost.
         if (held && batch && !unanswered(err) && await stored(batch.rows).catch(() => false)) {
+          vocabulary.learned(batch.words);
           return;
         }
         if (!unanswered(err)) {
