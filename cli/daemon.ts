@@ -8,13 +8,13 @@ import type { AppDeps } from "../http/env.ts";
 import type { Bouncer } from "../bouncer/mod.ts";
 import { createApp } from "../app.ts";
 import { wireDeps } from "../deps.ts";
-import { openStore } from "../store/mod.ts";
 import { ensureBot, loadBotConfig } from "../irc/bot/bot.ts";
 import { log, setLogLevel } from "../lib/log.ts";
 import { idleGc } from "../lib/idle_gc.ts";
 import { secretWeakness } from "../lib/secret_strength.ts";
 import { errorBody } from "../http/errors.ts";
 import { lockHome } from "./home.ts";
+import { openCheckedStore } from "./start_checks.ts";
 import { VERSION } from "./help.ts";
 import { type Handler, listenWeb, type WebListener } from "./web_listener.ts";
 import { ReloadableTls, type TlsPem } from "../bouncer/tls_reload.ts";
@@ -153,7 +153,7 @@ export async function daemon(args: string[]): Promise<void> {
 
   // A bad bot.json stops the start here, before anything else is opened.
   const botConfig = await loadBotConfig(config.home);
-  const store = await openStore(config.home, config.databaseUrl).catch((err) => {
+  const store = await openCheckedStore(config).catch((err) => {
     throw storeError(config, err);
   });
   const deps = await wireDeps(config, store, VERSION);

@@ -76,6 +76,13 @@ export interface OwnershipHooks {
   scanned?(nodes: string[]): Promise<void>;
 }
 
+/**
+ * How long a node keeps running its users after its lock session is lost, taking their locks
+ * again once the database answers: a restart of PostgreSQL is back within it. Not more than one
+ * scan of the other nodes (5 s), which may take a user whose lock stays free.
+ */
+const RETAKE_MS = 5_000;
+
 /** Shuffles in place (users are taken in random order, so two nodes rarely race for one). */
 function shuffle<T>(a: T[]): T[] {
   for (let i = a.length - 1; i > 0; i--) {
@@ -96,6 +103,8 @@ export class Ownership {
   #hooks: OwnershipHooks;
   #scanMs: number;
   #owned = new Set<number>();
+  /** Users run while the lock session reconnects, their locks not yet taken again. */
+  #retaking = new Set<number>();
   #timer?: ReturnType<typeof setTimeout>;
   #stopping = false;
   #scanning?: Promise<void>;
@@ -148,12 +157,12 @@ export class Ownership {
 
   /** Whether this node runs the user. */
   owns(userId: number): boolean {
-    return this.#owned.has(userId);
+    return this.#owned.has(userId) || this.#retaking.has(userId);
   }
 
   /** The users this node runs. */
   owned(): number[] {
-    return [...this.#owned];
+    return [...this.#owned, ...this.#retaking];
   }
 
   /** The nodes of this installation alive now (this one included once started). */
@@ -163,7 +172,7 @@ export class Ownership {
 
   /** The node running the user, if any. */
   async ownerOf(userId: number): Promise<string | undefined> {
-    if (this.#owned.has(userId)) return this.nodeId;
+    if (this.owns(userId)) return this.nodeId;
     return await ownerOf(this.#sql, this.scope, userId);
   }
 
@@ -262,13 +271,42 @@ export class Ownership {
     );
   }
 
-  /** The lock session is gone, and with it every lock: stop everything at once. */
+  /**
+   * The lock session is gone, and with it every lock. A restart of PostgreSQL ends every session
+   * and is back within seconds: the users keep running while their locks are taken again, and
+   * only those whose lock another node took meanwhile, or all of them once RETAKE_MS have passed
+   * without the database, are stopped.
+   */
   #sessionLost(): void {
     if (this.#stopping) return;
     const lost = [...this.#owned];
     this.#owned.clear();
-    if (lost.length) log.warn("cluster: lost the database session", { users: lost.length });
-    for (const userId of lost) {
+    if (!lost.length) return;
+    log.warn("cluster: lost the database session; taking its locks again", { users: lost.length });
+    for (const userId of lost) this.#retaking.add(userId);
+    this.#serial(() => this.#retake(lost)).catch(() => {});
+  }
+
+  async #retake(users: number[]): Promise<void> {
+    const deadline = Date.now() + RETAKE_MS;
+    let back = false;
+    while (!back && !this.#stopping && Date.now() < deadline) {
+      back = await this.#session!`SELECT 1`.then(() => true, () => false);
+      if (!back) await new Promise((r) => setTimeout(r, 250));
+    }
+    const stop: number[] = [];
+    for (const userId of users) {
+      this.#retaking.delete(userId);
+      if (this.#stopping) continue;
+      if (!back || !(await this.#lock(userId).catch(() => false))) stop.push(userId);
+    }
+    if (back && stop.length < users.length) {
+      log.info("cluster: took the locks again", { users: users.length - stop.length });
+    }
+    if (stop.length) {
+      log.warn("cluster: stopping users whose locks are lost", { users: stop.length });
+    }
+    for (const userId of stop) {
       this.#hooks.lost(userId).catch((err) =>
         log.error("cluster: stopping a user failed", { uid: userId, error: String(err) })
       );

@@ -1,5 +1,6 @@
 /** The connection every new user starts with: the server's default connection, connected. */
 import type { AppDeps } from "../http/env.ts";
+import { DEFAULT_CONNECTION } from "../config.ts";
 import { nickFromEmail, parseIrcUrl } from "../irc/url.ts";
 import { isChannel } from "../irc/casefold.ts";
 import { log } from "../lib/log.ts";
@@ -35,8 +36,13 @@ export function defaultChannels(url: URL): string[] {
 }
 
 /**
- * Adds and connects the default connection for a newly registered user. A failure (a bad
- * setting, an unreachable host) is logged; the registration itself stands.
+ * Adds and connects the default connection for a newly registered user. While the default is
+ * still the built-in one (no PARLEY_DEFAULT_CONNECTION, no admin's choice), the first admin's
+ * (the only user who registers as admin) is added without connecting: the first run is where the
+ * admin picks the network (FirstRun replaces it), and until then the built-in network must not
+ * be reached, nor tried again and again on a machine offline. A default the operator configured
+ * is a choice made: connected at once, as Convos does. A failure (a bad setting, an unreachable
+ * host) is logged; the registration itself stands.
  */
 export async function addDefaultConnection(deps: AppDeps, user: UserRecord): Promise<void> {
   if (!deps.config.newUserConnection) return;
@@ -48,7 +54,9 @@ export async function addDefaultConnection(deps: AppDeps, user: UserRecord): Pro
     // the per-user count) do not apply: the service skips them for trusted (admin) callers.
     const vouched: UserRecord = { ...user, roles: [...new Set([...user.roles, "admin"])] };
     const more = defaultChannels(new URL(settings.default_connection.trim())).slice(1);
-    await deps.connections.create(vouched, { url, wanted_state: "connected", join: more }, "/");
+    const unchosen = settings.default_connection.trim() === DEFAULT_CONNECTION;
+    const wanted_state = unchosen && user.roles.includes("admin") ? "disconnected" : "connected";
+    await deps.connections.create(vouched, { url, wanted_state, join: more }, "/");
   } catch (err) {
     log.warn("default connection not added", { uid: user.id, error: String(err) });
   }

@@ -33,7 +33,7 @@ const KNOWN: [RegExp, Words][] = [
     () => t("TLS handshake failed: is this a plain-text port?"),
   ],
   [
-    /ENOTFOUND|EAI_AGAIN|getaddrinfo|failed to lookup address|Name or service not known|No address associated/i,
+    /ENOTFOUND|EAI_AGAIN|getaddrinfo|failed to lookup address|Name or service not known|No address associated|^Could not resolve /i,
     (host) => t("Unknown host: {host}", { host }),
   ],
   [/ETIMEDOUT|timed out/i, () => t("The server did not answer in time.")],

@@ -3,7 +3,8 @@
  * `NNN_name.sql`), each applied in its own transaction as store/sqlite/migrate.ts does for SQLite.
  */
 import postgres from "postgres";
-import { loadMigrations, type Migration } from "../migration_files.ts";
+import { log } from "../../lib/log.ts";
+import { loadMigrations, logMigrated, type Migration, refuseNewer } from "../migration_files.ts";
 
 /** A connection pool (porsager's `postgres` client). */
 export type Sql = postgres.Sql;
@@ -16,6 +17,7 @@ export const PG_MIGRATIONS_DIR = `${import.meta.dirname}/migrations`;
  * keeps is a safe integer (timestamps are bounded far below 2^53, see timestamps.ts).
  */
 export function connectPg(url: string, max = 4): Sql {
+  survivesWriteAfterClose();
   return postgres(url, {
     max,
     onnotice: () => {},
@@ -37,12 +39,44 @@ export function connectPg(url: string, max = 4): Sql {
   });
 }
 
+let guarded = false;
+
+/**
+ * The client (postgres 3.4.9) can write from a timer to a connection that closed meanwhile (its
+ * server restarted): the TypeError is thrown where no caller can catch it, and uncaught it ends
+ * the process. The queries of that connection have been failed with CONNECTION_CLOSED already,
+ * and their callers try again: the error is logged, not fatal.
+ */
+function survivesWriteAfterClose(): void {
+  if (guarded) return;
+  guarded = true;
+  globalThis.addEventListener("error", (event) => {
+    const err = event.error;
+    if (
+      err instanceof TypeError && err.message.includes("reading 'write'") &&
+      /\/postgres\/(?:[\d.]+\/)?src\/connection\.js/.test(err.stack ?? "")
+    ) {
+      event.preventDefault();
+      log.warn("postgres: a write to a closed connection was skipped");
+    }
+  });
+}
+
 /** The advisory lock key that serialises migrations ("parley" in ASCII). */
 const MIGRATION_LOCK = 0x706172_6c6579;
 
-/** Applies the migrations newer than the database's version; returns the versions applied. */
+/**
+ * Applies the migrations newer than the database's version; returns the versions applied. Throws
+ * (a ConfigError) for a database migrated by a newer Parley.
+ */
 export async function migratePg(sql: Sql, migrations?: Migration[]): Promise<number[]> {
   migrations ??= await loadMigrations(PG_MIGRATIONS_DIR);
+  const started = performance.now();
+  const [{ table }] = await sql`SELECT to_regclass('schema_migrations')::text AS table`;
+  const stored = table
+    ? (await sql<{ v: number | null }[]>`SELECT max(version) AS v FROM schema_migrations`)[0].v ?? 0
+    : 0;
+  refuseNewer(stored, migrations);
   const applied: number[] = [];
   for (const m of migrations) {
     const done = await sql.begin(async (tx) => {
@@ -60,6 +94,7 @@ export async function migratePg(sql: Sql, migrations?: Migration[]): Promise<num
     });
     if (done) applied.push(m.version);
   }
+  logMigrated(stored, applied, performance.now() - started);
   return applied;
 }
 

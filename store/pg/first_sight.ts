@@ -7,6 +7,7 @@
  */
 import { MAX_TS } from "../timestamps.ts";
 import type { Sql } from "./db.ts";
+import { answered, unanswered } from "./unanswered.ts";
 
 /** A conversation as first seen. */
 export interface Sighted {
@@ -17,12 +18,28 @@ export interface Sighted {
 /** Most conversations in one read. */
 const PER_READ = 1000;
 
-/** Reads conversations' first sight, gathered. */
-export function firstSight(sql: Sql): (conversation: number) => Promise<Sighted> {
+/**
+ * Reads conversations' first sight, gathered. While the database does not answer (restarting),
+ * a read is tried again once it does, unless `givenUp` says the store is closing.
+ */
+export function firstSight(
+  sql: Sql,
+  givenUp: () => boolean = () => false,
+): (conversation: number) => Promise<Sighted> {
   let waiting = new Map<number, PromiseWithResolvers<Sighted>[]>();
   let reading = false;
 
   async function read(ids: number[]): Promise<Map<number, Sighted>> {
+    for (;;) {
+      try {
+        return await readOnce(ids);
+      } catch (err) {
+        if (!unanswered(err) || !await answered(sql, givenUp)) throw err;
+      }
+    }
+  }
+
+  async function readOnce(ids: number[]): Promise<Map<number, Sighted>> {
     // The newest time walks the (conversation, ts) index backwards from the bound, a row each.
     const rows = await sql<{ id: number; unread: number; newest: number | null }[]>`
       SELECT v.id, v.unread, (SELECT max(m.ts) FROM messages m

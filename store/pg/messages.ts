@@ -82,6 +82,6 @@ export function pgMessageStore(sql: Sql): PgMessageStore {
     notifications: pgNotifications(sql, settled),
     history: pgHistory(sql, settled, writer.unread),
     unread: writer.unread,
-    close: settled,
+    close: writer.close,
   };
 }

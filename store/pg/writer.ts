@@ -15,6 +15,7 @@ import { messageWords } from "./tsquery.ts";
 import type { Vocabulary } from "./vocabulary.ts";
 import { firstSight } from "./first_sight.ts";
 import { saveUnread, UnreadCounts } from "./unread.ts";
+import { answered, unanswered } from "./unanswered.ts";
 
 /** How long appends gather before they are committed (a crash loses at most this much). */
 const WRITE_WINDOW_MS = 10;
@@ -28,6 +29,12 @@ const LANES = 2;
  * bounded queue and then in the server's buffers, instead of growing without bound in memory.
  */
 export const MAX_IN_FLIGHT = 16;
+/**
+ * Most characters (texts and senders) in the batches handed to the lanes and not yet written: a
+ * batch the database cannot take is held until it answers, and long lines must not make the
+ * held ones hundreds of megabytes.
+ */
+export const MAX_IN_FLIGHT_CHARS = 16 * 1024 * 1024;
 
 interface Row {
   /** Taken from the sequence by the batch, for the bucket lexeme in `words`. */
@@ -60,6 +67,12 @@ type Pending = Omit<Row, "id" | "words">;
 /** The writer of `messages` and of the conversations' unread counts. */
 export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
   let pending: Pending[] = [];
+  /** Characters of `pending`'s texts and senders; of the batches in flight. */
+  let pendingChars = 0;
+  let inFlightChars = 0;
+  /** Set by close(): a batch held for a database that does not answer is given up. */
+  let closing = false;
+  const givenUp = () => closing;
   const unread = new UnreadCounts();
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** Each lane's batches being committed, in order; never reject. */
@@ -72,7 +85,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
   const written = () => Promise.all(lanes).then(() => {});
   /** Per conversation, its last append being taken (each in order); never rejects. */
   const taking = new Map<number, Promise<unknown>>();
-  const sight = firstSight(sql);
+  const sight = firstSight(sql, givenUp);
   /** A conversation's newest time, its unread count kept from the same read. */
   const newest = async (conversation: number) => {
     const seen = await sight(conversation);
@@ -101,39 +114,78 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     return { rows: out, words: vocabulary.unknown(words).sort() };
   }
 
+  async function save(tx: Sql, one: Row[]) {
+    // A column an array: nine parameters for the batch instead of nine a row, which
+    // PostgreSQL parsed and planned for each batch anew.
+    // (The client sends a list of booleans as one boolean: highlights go as 0 and 1.)
+    await tx`INSERT INTO messages (${tx(COLUMNS)})
+      SELECT id, conversation, user_id, ts, type, highlight <> 0, sender, text, words
+      FROM unnest(
+        ${one.map((r) => r.id)}::bigint[], ${one.map((r) => r.conversation)}::bigint[],
+        ${one.map((r) => r.user_id)}::bigint[], ${one.map((r) => r.ts)}::bigint[],
+        ${one.map((r) => r.type)}::smallint[], ${one.map((r) => r.highlight ? 1 : 0)}::int[],
+        ${one.map((r) => r.sender)}::text[], ${one.map((r) => r.text)}::text[],
+        ${one.map((r) => r.words)}::tsvector[]
+      ) AS t(id, conversation, user_id, ts, type, highlight, sender, text, words)`;
+  }
+
+  /** Whether every row of `rows` is stored (a commit whose answer was lost with the connection). */
+  async function stored(rows: Row[]): Promise<boolean> {
+    const [{ n }] = await sql`SELECT count(*)::int AS n FROM messages
+      WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`;
+    return n === rows.length;
+  }
+
   async function writeBatch(pendingRows: Pending[], counts: Map<number, number>) {
-    let rows: Row[], words: string[];
-    try {
-      ({ rows, words } = await withIds(pendingRows));
-    } catch (err) {
-      log.warn("message batch dropped: no ids", { error: String(err) });
-      return;
+    let batch: { rows: Row[]; words: string[] } | undefined;
+    /** The database stopped answering (restarting): the batch is kept and tried again. */
+    let held = false;
+    for (;;) {
+      try {
+        batch ??= await withIds(pendingRows);
+        const { rows, words } = batch;
+        await sql.begin(async (tx) => {
+          await vocabulary.add(tx as unknown as Sql, words);
+          await save(tx as unknown as Sql, rows);
+          await saveUnread(tx as unknown as Sql, counts);
+        });
+        vocabulary.learned(words);
+        if (held) {
+          log.info("message batch written: the database answers again", { rows: rows.length });
+        }
+        return;
+      } catch (err) {
+        // Tried again after the connection went: its ids are already there when the first
+        // try's commit went through and only its answer was lost.
+        if (held && batch && !unanswered(err) && await stored(batch.rows).catch(() => false)) {
+          vocabulary.learned(batch.words);
+          return;
+        }
+        if (!unanswered(err)) {
+          if (batch) {
+            log.warn("message batch failed; writing one by one", { error: String(err) });
+            break;
+          }
+          log.warn("message batch dropped: no ids", { error: String(err) });
+          return;
+        }
+        if (!held) {
+          log.warn("message batch held: the database does not answer; kept until it does", {
+            rows: pendingRows.length,
+            error: String(err),
+          });
+        }
+        held = true;
+        if (!await answered(sql, givenUp)) {
+          log.warn("message batch dropped: the store closed before the database answered", {
+            rows: pendingRows.length,
+          });
+          return;
+        }
+      }
     }
-    const save = async (tx: Sql, one: Row[]) => {
-      // A column an array: nine parameters for the batch instead of nine a row, which
-      // PostgreSQL parsed and planned for each batch anew.
-      // (The client sends a list of booleans as one boolean: highlights go as 0 and 1.)
-      await tx`INSERT INTO messages (${tx(COLUMNS)})
-        SELECT id, conversation, user_id, ts, type, highlight <> 0, sender, text, words
-        FROM unnest(
-          ${one.map((r) => r.id)}::bigint[], ${one.map((r) => r.conversation)}::bigint[],
-          ${one.map((r) => r.user_id)}::bigint[], ${one.map((r) => r.ts)}::bigint[],
-          ${one.map((r) => r.type)}::smallint[], ${one.map((r) => r.highlight ? 1 : 0)}::int[],
-          ${one.map((r) => r.sender)}::text[], ${one.map((r) => r.text)}::text[],
-          ${one.map((r) => r.words)}::tsvector[]
-        ) AS t(id, conversation, user_id, ts, type, highlight, sender, text, words)`;
-    };
-    try {
-      await sql.begin(async (tx) => {
-        await vocabulary.add(tx as unknown as Sql, words);
-        await save(tx as unknown as Sql, rows);
-        await saveUnread(tx as unknown as Sql, counts);
-      });
-      vocabulary.learned(words);
-      return;
-    } catch (err) {
-      log.warn("message batch failed; writing one by one", { error: String(err) });
-    }
+    const { rows, words } = batch;
+
     // One bad row (its conversation deleted meanwhile) must not lose the others.
     await vocabulary.add(sql, words).catch((err) =>
       log.warn("search words not saved", { error: String(err) })
@@ -156,7 +208,9 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     if (pending.length) {
       const rows = pending;
       const counts = unread.take();
+      const chars = pendingChars;
       pending = [];
+      pendingChars = 0;
       // Two batches are written at once, each on its own connection: PostgreSQL's work for one
       // (the GIN index above all) overlaps the other's round trips and this process's. Their
       // rows hold ids taken beforehand, so the order they commit in changes nothing stored; the
@@ -164,11 +218,13 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
       // cycle.
       const lane = batches++ % LANES;
       inFlight++;
+      inFlightChars += chars;
       lanes[lane] = lanes[lane].then(async () => {
         try {
           await writeBatch(rows, counts);
         } finally {
           inFlight--;
+          inFlightChars -= chars;
           room.resolve();
           room = Promise.withResolvers<void>();
         }
@@ -180,18 +236,20 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
   async function take(msg: NewMessage): Promise<Appended> {
     // Whichever batch is written first makes room: the lanes finish out of order (one may hold
     // every batch in flight while the other has none left).
-    while (inFlight >= MAX_IN_FLIGHT) await room.promise;
+    while (inFlight >= MAX_IN_FLIGHT || inFlightChars >= MAX_IN_FLIGHT_CHARS) await room.promise;
     // A conversation's first message reads its stored count along with its newest time.
     const ts = await uniqueTs(msg.conversation, msg.ts ?? nowMicros());
     const count = msg.unread ? unread.add(msg.conversation) : undefined;
     const text = pgString(capText(msg.text));
+    const sender = pgString(msg.from.slice(0, 100));
+    pendingChars += text.length + sender.length;
     pending.push({
       conversation: msg.conversation,
       user_id: msg.userId,
       ts,
       type: TYPE_CODE[msg.type] ?? 0,
       highlight: Boolean(msg.highlight),
-      sender: pgString(msg.from.slice(0, 100)),
+      sender,
       text,
     });
     if (pending.length >= BATCH) commit();
@@ -217,6 +275,16 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     async flush(): Promise<void> {
       await Promise.all(taking.values());
       await commit();
+    },
+    /**
+     * The last turn: commits what is taken; a batch held for a database that does not answer is
+     * given up at its next try instead of holding the shutdown.
+     */
+    async close(): Promise<void> {
+      await Promise.all(taking.values());
+      const done = commit();
+      closing = true;
+      await done;
     },
     /** The unread counts this writer tells (store/pg/unread.ts). */
     unread,

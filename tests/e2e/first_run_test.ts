@@ -21,8 +21,7 @@ Deno.test("first run: the admin picks what new users start with", async (t) => {
       PARLEY_NEW_USER_CONNECTION: "1",
       // Ordinary users may not reach loopback until the admin allows it.
       PARLEY_IRC_ALLOW_PRIVATE: "0",
-      // Nothing listens there: the default every install starts with, before the first run.
-      PARLEY_DEFAULT_CONNECTION: "irc://127.0.0.1:1/%23parley",
+      // No PARLEY_DEFAULT_CONNECTION: the built-in default, which nobody has chosen yet.
     },
   });
   const browser = await launchBrowser();
@@ -52,7 +51,12 @@ Deno.test("first run: the admin picks what new users start with", async (t) => {
           page.getByRole("heading", { name: "What new users start with" }),
         );
         const host = page.getByLabel("Server", { exact: true });
-        assertEquals(await host.inputValue(), "127.0.0.1:1");
+        assertEquals(await host.inputValue(), "irc.libera.chat:6697");
+        // The admin's own connection waits for the answer: the built-in network is not reached.
+        const waiting = new ApiClient(server.url);
+        await waiting.login("root@example.com", PASSWORD);
+        const [own] = (await waiting.get("/api/connections")).body.connections;
+        assertEquals([own.wanted_state, own.state], ["disconnected", "disconnected"]);
         assertEquals(await page.getByLabel("Channels").inputValue(), "#parley");
         await host.fill(`127.0.0.1:${irc.port}`);
         await page.getByLabel("Channels").fill("#lobby, help");
@@ -112,6 +116,17 @@ Deno.test("first run: the admin picks what new users start with", async (t) => {
       await page.getByText("Saved.").waitFor();
       await mobile.getByRole("button", { name: "Connect" }).click();
       await mobile.waitForURL((u) => u.pathname.startsWith("/chat/"));
+    });
+
+    await t.step("a connection that cannot connect says why in the sidebar", async () => {
+      // Nothing listens on port 1: refused, tried again later and later.
+      const res = await admin.post("/api/connections", { url: "irc://127.0.0.1:1?nick=root" });
+      assertEquals(res.status, 200, JSON.stringify(res.body));
+      await page.goto(server.url + "/chat");
+      const why = page.locator(".sidebar .conn-why", {
+        hasText: "Connection refused: nothing listens on that port.",
+      });
+      await assertOnScreen(page, why);
     });
 
     assertEquals(errors, []);

@@ -8,7 +8,7 @@ import { poll } from "../support/poll.ts";
 import { startPostgres } from "../support/postgres.ts";
 import { openPgMessageStore } from "../../store/pg/messages.ts";
 import { connectPg } from "../../store/pg/db.ts";
-import { BATCH, MAX_IN_FLIGHT } from "../../store/pg/writer.ts";
+import { BATCH, MAX_IN_FLIGHT, MAX_IN_FLIGHT_CHARS } from "../../store/pg/writer.ts";
 
 Deno.test("PostgreSQL writer: a stalled database holds appends back; nothing is lost", async () => {
   const server = await startPostgres();
@@ -156,6 +156,72 @@ Deno.test("PostgreSQL writer: one lane held while the other writes on; appends w
       child?.kill("SIGKILL");
       await child?.status;
     } catch { /* gone */ }
+    await sql.end();
+    await server.close();
+  }
+});
+
+Deno.test("PostgreSQL writer: long lines held back by their size, not only by batches", async () => {
+  const server = await startPostgres();
+  const url = await server.database();
+  const messages = await openPgMessageStore(url);
+  const sql = connectPg(url, 2);
+  let release = () => {};
+  let locked: Promise<unknown> = Promise.resolve();
+  try {
+    const [{ id: userId }] = await sql`INSERT INTO users (email) VALUES ('c@example.com')
+      RETURNING id`;
+    const [{ id: connection }] = await sql`INSERT INTO connections (user_id, connection_id)
+      VALUES (${userId}, 'irc-c') RETURNING id`;
+    const [{ id: conversation }] = await sql`INSERT INTO conversations
+      (connection, conversation_id) VALUES (${connection}, '#c') RETURNING id`;
+    // Lines of 8,000 characters: the batches' count alone would let 16 of them, thousands of
+    // lines and over a hundred megabytes, wait in memory.
+    const LENGTH = 8000;
+    const total = Math.ceil((MAX_IN_FLIGHT_CHARS * 3) / LENGTH);
+    const long = "x".repeat(LENGTH - 10);
+    const released = new Promise<void>((r) => release = r);
+    locked = sql.begin(async (tx) => {
+      await tx`LOCK TABLE messages IN SHARE MODE`;
+      await released;
+    });
+    await poll(
+      "the lock taken",
+      async () =>
+        (await sql`SELECT 1 FROM pg_locks WHERE relation = 'messages'::regclass
+        AND mode = 'ShareLock' AND granted`).length > 0,
+    );
+    let taken = 0;
+    const appends: Promise<unknown>[] = [];
+    const t0 = Date.now() * 1000;
+    for (let i = 0; i < total; i++) {
+      appends.push(
+        messages.append({
+          conversation,
+          userId,
+          from: "nick",
+          type: "private",
+          text: `${String(i).padStart(9, "0")} ${long}`,
+          ts: t0 + i,
+        }).then(() => taken++),
+      );
+      if (i % 500 === 499) await new Promise((r) => setTimeout(r, 1));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    // What is in flight reaches the bound with its last batch; one more batch may gather.
+    const most = Math.ceil(MAX_IN_FLIGHT_CHARS / LENGTH) + 2 * BATCH;
+    assert(taken <= most, `${taken} lines of ${LENGTH} taken (at most ${most})`);
+    assert(taken < total, "every append was taken although nothing could be written");
+    release();
+    await locked;
+    await Promise.all(appends);
+    await messages.flush();
+    const [{ n }] = await sql`SELECT count(*)::int AS n FROM messages`;
+    assertEquals(n, total);
+  } finally {
+    release();
+    await locked;
+    await messages.close();
     await sql.end();
     await server.close();
   }

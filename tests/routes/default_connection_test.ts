@@ -77,3 +77,38 @@ Deno.test("default connection: an admin's private choice works for ordinary user
     await irc.close();
   }
 });
+
+Deno.test("default connection: the built-in one waits for the first admin's first run", async (t) => {
+  // No PARLEY_DEFAULT_CONNECTION: the built-in network, which nobody has chosen yet.
+  const a = await startApp({ PARLEY_NEW_USER_CONNECTION: "1" });
+  try {
+    const admin = a.client();
+    await admin.register("admin@example.com");
+
+    await t.step("the first admin's is there, not connected and not connecting", async () => {
+      const { connections } = (await admin.get("/api/connections")).body;
+      assertEquals(connections.length, 1);
+      assertEquals(new URL(connections[0].url).host, "irc.libera.chat:6697");
+      assertEquals(connections[0].wanted_state, "disconnected");
+      assertEquals(connections[0].state, "disconnected");
+    });
+
+    await t.step("once the first run is answered, new users' connect at once", async () => {
+      const res = await admin.post("/api/settings", {
+        default_connection: "irc://127.0.0.1:1/%23lobby?tls=0",
+      });
+      assertEquals(res.status, 200);
+      const params = new URL((await admin.post("/api/user/kim@example.com/invite")).body.url)
+        .searchParams;
+      const kim = a.client();
+      await kim.register("kim@example.com", "correct horse battery", {
+        exp: params.get("exp")!,
+        token: params.get("token")!,
+      });
+      const [own] = (await kim.get("/api/connections")).body.connections;
+      assertEquals([new URL(own.url).host, own.wanted_state], ["127.0.0.1:1", "connected"]);
+    });
+  } finally {
+    await a.close();
+  }
+});

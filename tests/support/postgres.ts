@@ -14,6 +14,11 @@ export interface PgServer {
   base: string;
   /** A new, empty database on the same server; returns its URL. */
   database(): Promise<string>;
+  /**
+   * `pg_ctl restart -m fast`: every session is ended (open transactions rolled back), the server
+   * stops and starts again with the same settings; resolves once it accepts connections.
+   */
+  restart(): Promise<void>;
   /** Stops the server at once and removes its folder. */
   close(): Promise<void>;
 }
@@ -124,6 +129,25 @@ export async function startPostgres(
       url,
       base,
       database,
+      async restart() {
+        // -l as at start: without it the server would inherit (and hold open) pg_ctl's output.
+        await run(
+          [
+            `${bin}/pg_ctl`,
+            "restart",
+            "-m",
+            "fast",
+            "-w",
+            "-t",
+            "60",
+            "-D",
+            data,
+            "-l",
+            `${dir}/log`,
+          ],
+          asPostgres,
+        );
+      },
       async close() {
         await run([`${bin}/pg_ctl`, "stop", "-m", "immediate", "-D", data], asPostgres)
           .catch(() => {});

@@ -78,6 +78,11 @@ Deno.test("connection errors: known reasons in plain words, others as they are",
     plainReason("getaddrinfo ENOTFOUND irc.nowhere.test", "irc.nowhere.test"),
     "Unknown host: irc.nowhere.test",
   );
+  // Parley's own look-up before it connects (irc/socket/target.ts).
+  assertEquals(
+    plainReason("Could not resolve irc.nowhere.test.", "irc.nowhere.test"),
+    "Unknown host: irc.nowhere.test",
+  );
   assertEquals(plainReason("Password incorrect"), "The server refused the password.");
   assertEquals(plainReason("Closing link: too many clones"), "Closing link: too many clones");
   assertEquals(plainReason(undefined), "");

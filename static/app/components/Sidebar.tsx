@@ -86,6 +86,10 @@ export function Sidebar() {
                 <Icon name="gear" size={16} />
               </a>
             </h2>
+            {/* Why it is not connected (and is tried again, later and later), in plain words. */}
+            {connectionProblem(c.connection_id) && (
+              <p class="conn-why">{connectionProblem(c.connection_id)}</p>
+            )}
             <ul>
               {conversations.map((conv) => {
                 const path = chatPath(conv.connection_id, conv.conversation_id);
