@@ -12,11 +12,17 @@ import { filesUserDeleted } from "./routes/files.ts";
 import type { Store } from "./store/mod.ts";
 import type { ClusterIrc } from "./cluster/irc.ts";
 import { LoginThrottle } from "./http/throttle.ts";
+import type { Clock } from "./lib/clock.ts";
 
-/** The app's dependencies over an opened store. */
-export async function wireDeps(config: Config, store: Store, version: string): Promise<AppDeps> {
+/** The app's dependencies over an opened store; `ircClock` paces connects (a test's clock). */
+export async function wireDeps(
+  config: Config,
+  store: Store,
+  version: string,
+  ircClock?: Clock,
+): Promise<AppDeps> {
   const bus = new EventBus();
-  const manager = new IrcManager({ config, store, bus, version });
+  const manager = new IrcManager({ config, store, bus, version, clock: ircClock });
   // On a store several daemons can share, every process is a node of a cluster (of one, or of
   // many): it runs the users it owns and forwards the rest (cluster/, built on PostgreSQL's store).
   const loginThrottle = new LoginThrottle();
