@@ -6,7 +6,7 @@ import { createApp } from "../app.ts";
 import { wireDeps } from "../deps.ts";
 import { openStore } from "../store/mod.ts";
 import { ensureBot, loadBotConfig } from "../irc/bot/bot.ts";
-import { log, setLogLevel } from "../lib/log.ts";
+import { configureLog, log } from "../lib/log.ts";
 import { idleGc } from "../lib/idle_gc.ts";
 import { errorBody } from "../http/errors.ts";
 import { lockHome } from "./home.ts";
@@ -66,7 +66,7 @@ async function startIrcListener(config: Config, deps: AppDeps): Promise<Bouncer 
 export async function daemon(args: string[]): Promise<void> {
   const started = performance.now();
   const config = await loadConfig(args);
-  setLogLevel(config.logLevel);
+  configureLog(config, Deno.env.get("JOURNAL_STREAM"));
   // Before the port: a second daemon on this folder says so, not "port in use".
   const lock = await lockHome(config.home, "starting another");
 

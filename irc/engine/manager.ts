@@ -215,7 +215,7 @@ export class IrcManager implements IrcControl {
       q.registering++;
       this.#registering.set(conn, q);
       this.#connect(conn).catch((err) => {
-        log.error("irc connect failed", { connection: conn.id, error: String(err) });
+        log.warn("irc connect failed", { connection: conn.id, error: err });
         this.#turnDone(conn, true);
       });
     }
