@@ -66,6 +66,8 @@ export interface Bouncer {
   relay: Relay;
   /** Runs an IRC client that came as a WebSocket on the HTTP port (`GET /socket`). */
   acceptSocket(socket: WebSocket, address: string): void;
+  /** How many IRC clients are attached on this node (metrics). */
+  clients(): number;
   close(): Promise<void>;
 }
 
@@ -121,6 +123,11 @@ export function startBouncer(
     ports: listening.ports,
     relay,
     acceptSocket: (socket, address) => acceptor.accept(new WebSocketTransport(socket, address)),
+    clients: () => {
+      let n = 0;
+      for (const count of cx.attached.values()) n += count;
+      return n;
+    },
     close() {
       listening.close();
       acceptor.closeAll();

@@ -71,8 +71,11 @@ export async function daemon(args: string[]): Promise<void> {
   const lock = await lockHome(config.home, "starting another");
 
   // Listen at once and answer 503 until the app is ready, so a client never sees a refused socket.
-  let handler: Handler = () =>
-    Response.json(errorBody([{ message: "Parley is starting.", path: "/" }]), { status: 503 });
+  // The process answers from here on (`/healthz`); it is ready once the app takes over.
+  let handler: Handler = (req) =>
+    new URL(req.url).pathname === "/healthz"
+      ? Response.json({ status: "ok" }, { headers: { "Cache-Control": "no-store" } })
+      : Response.json(errorBody([{ message: "Parley is starting.", path: "/" }]), { status: 503 });
   const controller = new AbortController();
   const tls = config.tlsCert && config.tlsKey
     ? { cert: await Deno.readTextFile(config.tlsCert), key: await Deno.readTextFile(config.tlsKey) }

@@ -88,6 +88,8 @@ export class Ownership {
   #owned = new Set<number>();
   #timer?: ReturnType<typeof setTimeout>;
   #stopping = false;
+  /** The lock session is connected (its locks held), as far as the client has told. */
+  #sessionOpen = false;
   #scanning?: Promise<void>;
   /** Serialises claims and scans, so one user is never taken twice in one session. */
   #turn: Promise<unknown> = Promise.resolve();
@@ -127,7 +129,13 @@ export class Ownership {
       onclose: () => this.#sessionLost(),
     }) as unknown as Sql;
     await this.#session`SELECT 1`;
+    this.#sessionOpen = true;
     await this.scan();
+  }
+
+  /** Whether the lock session is open: the other nodes count this one and its locks hold. */
+  get sessionOpen(): boolean {
+    return this.#sessionOpen;
   }
 
   /** This installation's scope (after start). */
@@ -190,6 +198,7 @@ export class Ownership {
     const scope = this.scope;
     // Also reconnects a session that dropped, so that this node is counted again.
     await this.#session!`SELECT 1`;
+    this.#sessionOpen = true;
     const nodes =
       (await this.#sql`SELECT DISTINCT substr(application_name, ${
         scope.prefix.length + 1
@@ -254,6 +263,7 @@ export class Ownership {
 
   /** The lock session is gone, and with it every lock: stop everything at once. */
   #sessionLost(): void {
+    this.#sessionOpen = false;
     if (this.#stopping) return;
     const lost = [...this.#owned];
     this.#owned.clear();

@@ -27,7 +27,7 @@ import { clientCertificate } from "../certificate.ts";
 import { parseIrcUrl, targetKey } from "../url.ts";
 import { connectGap } from "./backoff.ts";
 import { type IrcLine, ircLine } from "./line.ts";
-import type { IrcControl, LiveView } from "../control.ts";
+import type { IrcControl, IrcStats, LiveView } from "../control.ts";
 
 /** What the manager is built from. */
 export interface IrcManagerDeps {
@@ -135,6 +135,18 @@ export class IrcManager implements IrcControl {
   async stopUser(userId: number, message = "Moving to another Parley node."): Promise<void> {
     const mine = [...this.#live.values()].filter((c) => c.userId === userId);
     await Promise.all(mine.map((c) => this.drop(c.record, message)));
+  }
+
+  /** This node's connections by state and their send queues (metrics). */
+  stats(): IrcStats {
+    const out: IrcStats = { byState: {}, sendQueued: 0, sendQueueMax: 0 };
+    for (const conn of this.#live.values()) {
+      out.byState[conn.state] = (out.byState[conn.state] ?? 0) + 1;
+      const queued = conn.queued;
+      out.sendQueued += queued;
+      if (queued > out.sendQueueMax) out.sendQueueMax = queued;
+    }
+    return out;
   }
 
   /** The users this node runs connections for. */
