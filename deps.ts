@@ -4,6 +4,7 @@
  * app (tests/support/app.ts) run the same wiring.
  */
 import type { Config } from "./config.ts";
+import type { Clock } from "./lib/clock.ts";
 import type { AppDeps } from "./http/env.ts";
 import { EventBus } from "./lib/bus.ts";
 import { IrcManager } from "./irc/engine/manager.ts";
@@ -12,7 +13,6 @@ import { filesUserDeleted } from "./routes/files.ts";
 import type { Store } from "./store/mod.ts";
 import type { ClusterIrc } from "./cluster/irc.ts";
 import { LoginThrottle } from "./http/throttle.ts";
-import type { Clock } from "./lib/clock.ts";
 
 /** The app's dependencies over an opened store; `ircClock` paces connects (a test's clock). */
 export async function wireDeps(
