@@ -143,7 +143,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   for (const routes of operations) app.route("/api", routes(deps));
   // outside /api: probes for load balancers and systemd, metrics for Prometheus
   app.route("/", healthRoutes(deps));
-  if (deps.config.metrics) app.route("/", metricsRoutes(deps));
+  if (deps.config.metrics && !deps.config.metricsListen) app.route("/", metricsRoutes(deps));
   app.route("/", eventRoutes(deps));
   app.route("/", ircSocketRoutes(deps));
   // web client: static files and the single-page app (mounted after /api)

@@ -23,8 +23,10 @@ export interface Config {
   logLevel: LogLevel;
   /** `logfmt` lines or one JSON object per line. */
   logFormat: LogFormat;
-  /** Serve Prometheus metrics at /metrics. */
+  /** Serve Prometheus metrics at /metrics: on the listen address, or on `metricsListen` only. */
   metrics: boolean;
+  /** A listen address of their own for the metrics (`PARLEY_METRICS=http://HOST:PORT`). */
+  metricsListen?: URL;
   /** The default connection URL offered to new users. */
   defaultConnection: string;
   tlsCert?: string;
@@ -130,7 +132,7 @@ export const OPTIONS: readonly Option[] = [
     flag: "metrics",
     env: "PARLEY_METRICS",
     default: "0",
-    help: "1 serves Prometheus metrics at /metrics",
+    help: "1 serves Prometheus metrics at /metrics; http://HOST:PORT serves them only there",
   },
   {
     flag: "default-connection",
@@ -345,6 +347,12 @@ function parseUrl(name: string, value: string, schemes: string[], secret = false
   return url;
 }
 
+/** PARLEY_METRICS: 0 or 1, or the http:// address of a listener for the metrics alone. */
+function parseMetrics(value: string): { metrics: boolean; metricsListen?: URL } {
+  if (!/^[a-z]+:\/\//i.test(value)) return { metrics: parseBool("PARLEY_METRICS", value) };
+  return { metrics: true, metricsListen: parseUrl("PARLEY_METRICS", value, ["http"]) };
+}
+
 /** Builds a Config from environment values (flags already merged in). Pure: touches no files. */
 export function parseConfig(
   env: Record<string, string | undefined>,
@@ -400,7 +408,7 @@ export function parseConfig(
     ),
     logLevel: logLevel as LogLevel,
     logFormat: logFormat as LogFormat,
-    metrics: parseBool("PARLEY_METRICS", valueOf(env, "metrics")),
+    ...parseMetrics(valueOf(env, "metrics")),
     defaultConnection,
     tlsCert,
     tlsKey,

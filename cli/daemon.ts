@@ -3,6 +3,7 @@ import { type Config, ConfigError, loadConfig } from "../config.ts";
 import type { AppDeps } from "../http/env.ts";
 import type { Bouncer } from "../bouncer/mod.ts";
 import { createApp } from "../app.ts";
+import { serveMetrics } from "../routes/metrics.ts";
 import { wireDeps } from "../deps.ts";
 import { openStore } from "../store/mod.ts";
 import { ensureBot, loadBotConfig } from "../irc/bot/bot.ts";
@@ -96,6 +97,7 @@ export async function daemon(args: string[]): Promise<void> {
   const { irc, bus } = deps;
   const app = createApp(deps);
   handler = (req, info) => app.fetch(req, { remoteAddr: info.remoteAddr });
+  const metrics = config.metricsListen && serveMetrics(config.metricsListen, deps);
   // Starting grows the heap (modules compiled, the store opened, connections made): give it back
   // once things are quiet, as after a burst.
   idleGc.burstFor(STARTUP_QUIET_MS);
@@ -129,6 +131,7 @@ export async function daemon(args: string[]): Promise<void> {
     controller.abort();
     await server.finished;
     await bouncer?.close();
+    await metrics?.shutdown();
     await irc.stop();
     await store.close();
     lock.close();

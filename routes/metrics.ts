@@ -9,20 +9,20 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { lazy } from "../lib/lazy.ts";
 import { log } from "../lib/log.ts";
 import { observe } from "../lib/metrics.ts";
+import { ConfigError } from "../config.ts";
 
 const loadPrometheus = lazy(() => import("../metrics/prometheus.ts"));
 
 /**
  * The route pattern that answered (`/api/connection/:connection_id`), never the path itself,
- * which holds ids, nicks and channel names; `unmatched` when no route did.
+ * which holds ids, nicks and channel names; `unmatched` when no route did (middleware answered,
+ * or nothing: 404). Read after `next()`, when `routeIndex` is the handler that responded.
  */
 function operationOf(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
-  const routes = matchedRoutes(c);
-  for (let i = routes.length - 1; i >= 0; i--) {
-    // Middleware is registered for every method; a route for its own.
-    if (routes[i].method !== "ALL") return routes[i].path.replace(/\{[^}]*\}/g, "");
-  }
-  return "unmatched";
+  const route = matchedRoutes(c)[c.req.routeIndex];
+  // Middleware is registered for every method (ALL); a route for its own.
+  if (!route || route.method === "ALL") return "unmatched";
+  return route.path.replace(/\{[^}]*\}/g, "");
 }
 
 /** Times each request and counts it by route pattern, method and status. */
@@ -37,6 +37,36 @@ export function requestMetrics(): MiddlewareHandler<AppEnv> {
       (performance.now() - started) / 1000,
     );
   };
+}
+
+/**
+ * Serves `/metrics` alone on `url` (PARLEY_METRICS=http://HOST:PORT), an address only the
+ * monitoring network need reach; anything else there is 404. An address that cannot be bound is
+ * a configuration error naming the variable.
+ */
+export function serveMetrics(url: URL, deps: AppDeps): Deno.HttpServer<Deno.NetAddr> {
+  const app = new Hono<AppEnv>().route("/", metricsRoutes(deps));
+  const port = Number(url.port || 80); // the URL parser leaves http's own port out
+  const where = `${url.hostname}:${port}`;
+  try {
+    return Deno.serve({
+      hostname: url.hostname.replace(/^\[|\]$/g, ""),
+      port,
+      onListen: ({ hostname, port }) =>
+        log.info("metrics listening", { url: `http://${hostname}:${port}/metrics` }),
+    }, (req) => app.fetch(req));
+  } catch (err) {
+    if (err instanceof Deno.errors.AddrInUse) {
+      throw new ConfigError(`PARLEY_METRICS: ${where} is already in use by another program`);
+    }
+    if (err instanceof Deno.errors.AddrNotAvailable) {
+      throw new ConfigError(`PARLEY_METRICS: ${url.hostname} is not an address of this machine`);
+    }
+    if (err instanceof Deno.errors.PermissionDenied) {
+      throw new ConfigError(`PARLEY_METRICS: no permission to listen on ${where}`);
+    }
+    throw err;
+  }
 }
 
 /** The router for `/metrics`. */

@@ -8,6 +8,7 @@ import { startApp } from "../support/app.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { setObservers } from "../../lib/metrics.ts";
+import { serveMetrics } from "../../routes/metrics.ts";
 
 /** The value of one sample (`name{labels} value`), or undefined when it is not there. */
 function sample(text: string, series: string): number | undefined {
@@ -91,5 +92,32 @@ Deno.test("/metrics counts what happened and names no user, nick, channel or mes
     setObservers(undefined);
     await a.close();
     await irc.close();
+  }
+});
+
+Deno.test("PARLEY_METRICS=http://HOST:PORT serves /metrics there only", async () => {
+  const a = await startApp({ PARLEY_METRICS: "http://127.0.0.1:0" });
+  const server = serveMetrics(a.deps.config.metricsListen!, a.deps);
+  try {
+    assertEquals((await a.request("/metrics")).status, 404, "not on the listen address");
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    const res = await fetch(`${base}/metrics`);
+    assertEquals(res.status, 200);
+    const text = await res.text();
+    assert(sample(text, 'parley_irc_connections{state="connected"}') === 0, text.slice(0, 200));
+    // Requests to the app are still counted.
+    await a.request("/healthz");
+    const again = await (await fetch(`${base}/metrics`)).text();
+    assertEquals(
+      sample(again, 'parley_http_requests_total{operation="/healthz",method="GET",status="200"}'),
+      1,
+    );
+    const other = await fetch(`${base}/api`);
+    await other.body?.cancel();
+    assertEquals(other.status, 404);
+  } finally {
+    await server.shutdown();
+    setObservers(undefined);
+    await a.close();
   }
 });

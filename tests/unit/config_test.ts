@@ -64,6 +64,7 @@ Deno.test("config: bad values give a message naming the variable", () => {
     [{ PARLEY_LOG_LEVEL: "loud" }, "PARLEY_LOG_LEVEL"],
     [{ PARLEY_LOG_FORMAT: "xml" }, "PARLEY_LOG_FORMAT"],
     [{ PARLEY_METRICS: "sometimes" }, "PARLEY_METRICS"],
+    [{ PARLEY_METRICS: "https://127.0.0.1:9464" }, "PARLEY_METRICS"],
     [{ PARLEY_REVERSE_PROXY: "maybe" }, "PARLEY_REVERSE_PROXY"],
     [{ PARLEY_SECRET: "short" }, "PARLEY_SECRET"],
     [{ PARLEY_DEFAULT_CONNECTION: "http://x" }, "PARLEY_DEFAULT_CONNECTION"],
@@ -73,6 +74,13 @@ Deno.test("config: bad values give a message naming the variable", () => {
     assert(err instanceof ConfigError, JSON.stringify(env));
     assert(err.message.includes(name), `${err.message} should name ${name}`);
   }
+});
+
+Deno.test("config: PARLEY_METRICS is 0, 1, or an address of the metrics' own", () => {
+  assertEquals(parseConfig({ PARLEY_METRICS: "0" }).metrics, false);
+  const own = parseConfig({ PARLEY_METRICS: "http://127.0.0.1:9464" });
+  assertEquals([own.metrics, own.metricsListen?.host], [true, "127.0.0.1:9464"]);
+  assertEquals(parseConfig({ PARLEY_METRICS: "1" }).metricsListen, undefined);
 });
 
 Deno.test("config: flags override the environment and unknown flags are refused", () => {
