@@ -312,6 +312,12 @@ export async function readSecretFile(path: string, what: string): Promise<string
   return new TextDecoder().decode(bytes).replace(/\r?\n$/, "");
 }
 
+/** PARLEY_METRICS: 0 or 1, or the http:// address of a listener for the metrics alone. */
+function parseMetrics(value: string): { metrics: boolean; metricsListen?: URL } {
+  if (!/^[a-z]+:\/\//i.test(value)) return { metrics: parseBool("PARLEY_METRICS", value) };
+  return { metrics: true, metricsListen: parseUrl("PARLEY_METRICS", value, ["http"]) };
+}
+
 /** The option's value: the environment's (flags merged in), else its default. */
 function valueOf(env: Record<string, string | undefined>, flag: string): string {
   const o = OPTIONS.find((o) => o.flag === flag)!;
@@ -345,12 +351,6 @@ function parseUrl(name: string, value: string, schemes: string[], secret = false
     throw new ConfigError(`${name} must start with ${schemes.map((s) => s + "://").join(" or ")}`);
   }
   return url;
-}
-
-/** PARLEY_METRICS: 0 or 1, or the http:// address of a listener for the metrics alone. */
-function parseMetrics(value: string): { metrics: boolean; metricsListen?: URL } {
-  if (!/^[a-z]+:\/\//i.test(value)) return { metrics: parseBool("PARLEY_METRICS", value) };
-  return { metrics: true, metricsListen: parseUrl("PARLEY_METRICS", value, ["http"]) };
 }
 
 /** Builds a Config from environment values (flags already merged in). Pure: touches no files. */
