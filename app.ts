@@ -32,6 +32,8 @@ import { noteSessionClient, sessionRoutes } from "./routes/sessions.ts";
 import { appTokenRoutes } from "./routes/app_tokens.ts";
 import { pushRoutes } from "./routes/push.ts";
 import { ignoreRoutes } from "./routes/ignores.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { metricsRoutes, requestMetrics } from "./routes/metrics.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -79,6 +81,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       ms: (performance.now() - started).toFixed(1),
     });
   });
+
+  if (deps.config.metrics) app.use("*", requestMetrics());
 
   app.use("/api/*", async (c, next) => {
     // A state change started by another origin is a CSRF attempt, cookie or not (a login form
@@ -141,6 +145,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     conversationPrefsRoutes,
   ];
   for (const routes of operations) app.route("/api", routes(deps));
+  // outside /api: probes for load balancers and systemd, metrics for Prometheus
+  app.route("/", healthRoutes(deps));
+  if (deps.config.metrics && !deps.config.metricsListen) app.route("/", metricsRoutes(deps));
   app.route("/", eventRoutes(deps));
   app.route("/", ircSocketRoutes(deps));
   // web client: static files and the single-page app (mounted after /api)

@@ -1,7 +1,7 @@
 /** Configuration: environment variables and `parley daemon` flags, validated into one typed Config. */
 import { join, resolve } from "node:path";
 import { parseArgs as nodeParseArgs } from "node:util";
-import type { LogLevel } from "./lib/log.ts";
+import type { LogFormat, LogLevel } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
 import { DEFAULT_TIMING, FAST_TIMING, type IrcTiming } from "./irc/engine/timing.ts";
 
@@ -21,6 +21,12 @@ export interface Config {
   /** Most connections registering with one host at once (the rest wait their turn, `queued`). */
   connectConcurrency: number;
   logLevel: LogLevel;
+  /** `logfmt` lines or one JSON object per line. */
+  logFormat: LogFormat;
+  /** Serve Prometheus metrics at /metrics: on the listen address, or on `metricsListen` only. */
+  metrics: boolean;
+  /** A listen address of their own for the metrics (`PARLEY_METRICS=http://HOST:PORT`). */
+  metricsListen?: URL;
   /** The default connection URL offered to new users. */
   defaultConnection: string;
   tlsCert?: string;
@@ -115,6 +121,18 @@ export const OPTIONS: readonly Option[] = [
     env: "PARLEY_LOG_LEVEL",
     default: "info",
     help: "debug, info, warn or error",
+  },
+  {
+    flag: "log-format",
+    env: "PARLEY_LOG_FORMAT",
+    default: "logfmt",
+    help: "logfmt or json (one object per line)",
+  },
+  {
+    flag: "metrics",
+    env: "PARLEY_METRICS",
+    default: "0",
+    help: "1 serves Prometheus metrics at /metrics; http://HOST:PORT serves them only there",
   },
   {
     flag: "default-connection",
@@ -294,6 +312,12 @@ export async function readSecretFile(path: string, what: string): Promise<string
   return new TextDecoder().decode(bytes).replace(/\r?\n$/, "");
 }
 
+/** PARLEY_METRICS: 0 or 1, or the http:// address of a listener for the metrics alone. */
+function parseMetrics(value: string): { metrics: boolean; metricsListen?: URL } {
+  if (!/^[a-z]+:\/\//i.test(value)) return { metrics: parseBool("PARLEY_METRICS", value) };
+  return { metrics: true, metricsListen: parseUrl("PARLEY_METRICS", value, ["http"]) };
+}
+
 /** The option's value: the environment's (flags merged in), else its default. */
 function valueOf(env: Record<string, string | undefined>, flag: string): string {
   const o = OPTIONS.find((o) => o.flag === flag)!;
@@ -361,6 +385,10 @@ export function parseConfig(
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
     throw new ConfigError(`PARLEY_LOG_LEVEL must be debug, info, warn or error, not "${logLevel}"`);
   }
+  const logFormat = valueOf(env, "log-format").toLowerCase();
+  if (!["logfmt", "json"].includes(logFormat)) {
+    throw new ConfigError(`PARLEY_LOG_FORMAT must be logfmt or json, not "${logFormat}"`);
+  }
   const defaultConnection = valueOf(env, "default-connection");
   parseUrl("PARLEY_DEFAULT_CONNECTION", defaultConnection, ["irc", "ircs"]);
   const databaseUrl = env.PARLEY_DATABASE_URL || undefined;
@@ -387,6 +415,8 @@ export function parseConfig(
       parseNumber("PARLEY_CONNECT_CONCURRENCY", valueOf(env, "connect-concurrency"), 1),
     ),
     logLevel: logLevel as LogLevel,
+    logFormat: logFormat as LogFormat,
+    ...parseMetrics(valueOf(env, "metrics")),
     defaultConnection,
     tlsCert,
     tlsKey,

@@ -4,6 +4,7 @@
  * app (tests/support/app.ts) run the same wiring.
  */
 import type { Config } from "./config.ts";
+import type { Clock } from "./lib/clock.ts";
 import type { AppDeps } from "./http/env.ts";
 import { EventBus } from "./lib/bus.ts";
 import { IrcManager } from "./irc/engine/manager.ts";
@@ -14,10 +15,15 @@ import type { ClusterIrc } from "./cluster/irc.ts";
 import { LoginThrottle } from "./http/throttle.ts";
 import { Revocations } from "./bouncer/credentials.ts";
 
-/** The app's dependencies over an opened store. */
-export async function wireDeps(config: Config, store: Store, version: string): Promise<AppDeps> {
+/** The app's dependencies over an opened store; `ircClock` paces connects (a test's clock). */
+export async function wireDeps(
+  config: Config,
+  store: Store,
+  version: string,
+  ircClock?: Clock,
+): Promise<AppDeps> {
   const bus = new EventBus();
-  const manager = new IrcManager({ config, store, bus, version });
+  const manager = new IrcManager({ config, store, bus, version, clock: ircClock });
   // On a store several daemons can share, every process is a node of a cluster (of one, or of
   // many): it runs the users it owns and forwards the rest (cluster/, built on PostgreSQL's store).
   const loginThrottle = new LoginThrottle();

@@ -22,6 +22,7 @@ const BENCHES = [
   "embed_parse.ts",
   "import.ts",
   "bundle_size.ts",
+  "metrics.ts",
 ];
 const dir = new URL(".", import.meta.url).pathname;
 const only = Deno.args[0];

@@ -87,6 +87,8 @@ export interface Bouncer {
    * when a page of another origin opened it (its failed logins count apart).
    */
   acceptSocket(socket: WebSocket, address: string, otherOrigin?: boolean): void;
+  /** How many IRC clients are attached on this node (metrics). */
+  clients(): number;
   close(): Promise<void>;
 }
 
@@ -153,6 +155,11 @@ export function startBouncer(
     relay,
     acceptSocket: (socket, address, otherOrigin) =>
       acceptor.accept(new WebSocketTransport(socket, address, otherOrigin)),
+    clients: () => {
+      let n = 0;
+      for (const count of cx.attached.values()) n += count;
+      return n;
+    },
     close() {
       listening.close();
       acceptor.closeAll();

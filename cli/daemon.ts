@@ -7,9 +7,10 @@ import { type Config, ConfigError, homeError, listenPort, loadConfig } from "../
 import type { AppDeps } from "../http/env.ts";
 import type { Bouncer } from "../bouncer/mod.ts";
 import { createApp } from "../app.ts";
+import { serveMetrics } from "../routes/metrics.ts";
 import { wireDeps } from "../deps.ts";
 import { ensureBot, loadBotConfig } from "../irc/bot/bot.ts";
-import { log, setLogLevel } from "../lib/log.ts";
+import { configureLog, log } from "../lib/log.ts";
 import { idleGc } from "../lib/idle_gc.ts";
 import { secretWeakness } from "../lib/secret_strength.ts";
 import { errorBody } from "../http/errors.ts";
@@ -127,7 +128,7 @@ async function reload(config: Config, web: WebListener, irc?: ReloadableTls): Pr
 export async function daemon(args: string[]): Promise<void> {
   const started = performance.now();
   const config = await loadConfig(args);
-  setLogLevel(config.logLevel);
+  configureLog(config, Deno.env.get("JOURNAL_STREAM"));
   const weak = secretWeakness(config.secret);
   if (weak) {
     log.warn("the server secret (PARLEY_SECRET) is weak; use `openssl rand -base64 32`", {
@@ -138,8 +139,11 @@ export async function daemon(args: string[]): Promise<void> {
   const lock = await lockHome(config.home, "starting another");
 
   // Listen at once and answer 503 until the app is ready, so a client never sees a refused socket.
-  let handler: Handler = () =>
-    Response.json(errorBody([{ message: "Parley is starting.", path: "/" }]), { status: 503 });
+  // The process answers from here on (`/healthz`); it is ready once the app takes over.
+  let handler: Handler = (req) =>
+    new URL(req.url).pathname === "/healthz"
+      ? Response.json({ status: "ok" }, { headers: { "Cache-Control": "no-store" } })
+      : Response.json(errorBody([{ message: "Parley is starting.", path: "/" }]), { status: 503 });
   const web = listenWeb({
     hostname: config.listen.hostname,
     port: listenPort(config.listen),
@@ -164,6 +168,7 @@ export async function daemon(args: string[]): Promise<void> {
   // "ready", so a port in use stops the start.
   const bouncer = await startIrcListener(config, deps, ircTls);
   deps.bouncer = bouncer;
+  const metrics = config.metricsListen && serveMetrics(config.metricsListen, deps);
   // Starting grows the heap (modules compiled, the store opened, connections made): give it back
   // once things are quiet, as after a burst.
   idleGc.burstFor(STARTUP_QUIET_MS);
@@ -193,6 +198,7 @@ export async function daemon(args: string[]): Promise<void> {
     bus.broadcast({ event: "shutdown" });
     await web.stop();
     await bouncer?.close();
+    await metrics?.shutdown();
     await irc.stop();
     await store.close();
     lock.close();

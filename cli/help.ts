@@ -20,12 +20,15 @@ const SECRETS_NOTE = [
 /** One line per option of the table: flag, variable, help and default. */
 function optionLines(): string {
   const lines: string[] = [];
+  // As wide as the longest flag and two spaces, so that no flag runs into its variable.
+  const flags = OPTIONS.flatMap((o) => o.secret ? [o.flag, fileForm(o).flag] : [o.flag]);
+  const width = Math.max(...flags.map((f) => f.length)) + 2;
   for (const o of OPTIONS) {
     const dflt = o.default ? ` (default ${o.default})` : "";
-    lines.push(`  --${o.flag.padEnd(22)}${o.env}: ${o.help}${dflt}`);
+    lines.push(`  --${o.flag.padEnd(width)}${o.env}: ${o.help}${dflt}`);
     if (o.secret) {
       const f = fileForm(o);
-      lines.push(`  --${f.flag.padEnd(22)}${f.env}: a file holding ${o.env} (preferred)`);
+      lines.push(`  --${f.flag.padEnd(width)}${f.env}: a file holding ${o.env} (preferred)`);
     }
   }
   return lines.join("\n");

@@ -1,7 +1,7 @@
 /** The data folder as the commands see it: its configuration, and the lock one daemon holds. */
 import { join } from "node:path";
 import { type Config, ConfigError, loadConfig, parseConfig } from "../config.ts";
-import { logToStderr, setLogLevel } from "../lib/log.ts";
+import { configureLog, logToStderr } from "../lib/log.ts";
 
 /** The lock file's name in the data folder. */
 export const LOCK_FILE = "parley.lock";
@@ -31,7 +31,7 @@ export async function commandConfig(flags: Record<string, string>): Promise<Conf
     );
   }
   const config = await loadConfig([], env);
-  setLogLevel(config.logLevel);
+  configureLog(config, Deno.env.get("JOURNAL_STREAM"));
   return config;
 }
 

@@ -5,7 +5,7 @@
  */
 import { missing } from "../lib/errors.ts";
 import { log } from "../lib/log.ts";
-import type { IrcControl, LiveView } from "../irc/control.ts";
+import type { IrcControl, IrcStats, LiveView } from "../irc/control.ts";
 import type { IrcManager } from "../irc/engine/manager.ts";
 import type { CommandResult } from "../irc/chat/commands.ts";
 import type { EventBus } from "../lib/bus.ts";
@@ -36,6 +36,8 @@ export class ClusterIrc implements IrcControl {
   #channel: PgChannel;
   #ready?: Promise<void>;
   #stopped = false;
+  /** Started: listening, and counted by the other nodes. */
+  #joined = false;
   /** More channels to listen on at start, and how to stop each. */
   #listeners: (() => Promise<() => Promise<void>>)[] = [];
   #unlisten: (() => Promise<void>)[] = [];
@@ -141,6 +143,7 @@ export class ClusterIrc implements IrcControl {
       await this.#bridge.start();
       for (const listen of this.#listeners) this.#unlisten.push(await listen());
       await this.#ownership.start();
+      this.#joined = true;
       log.info("cluster node started", { node: this.nodeId });
     })();
     return this.#ready;
@@ -174,6 +177,17 @@ export class ClusterIrc implements IrcControl {
 
   start(): Promise<void> {
     return this.#init();
+  }
+
+  stats(): IrcStats {
+    return this.#local.stats();
+  }
+
+  notReady(): string | undefined {
+    if (this.#stopped) return "the node is stopping";
+    if (!this.#joined) return "the node has not joined the cluster yet";
+    if (!this.#ownership.sessionOpen) return "the node's lock session on PostgreSQL is not open";
+    return undefined;
   }
 
   async stop(message?: string): Promise<void> {

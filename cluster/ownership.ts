@@ -107,6 +107,8 @@ export class Ownership {
   #retaking = new Set<number>();
   #timer?: ReturnType<typeof setTimeout>;
   #stopping = false;
+  /** The lock session is connected (its locks held), as far as the client has told. */
+  #sessionOpen = false;
   #scanning?: Promise<void>;
   /** Serialises claims and scans, so one user is never taken twice in one session. */
   #turn: Promise<unknown> = Promise.resolve();
@@ -146,7 +148,13 @@ export class Ownership {
       onclose: () => this.#sessionLost(),
     }) as unknown as Sql;
     await this.#session`SELECT 1`;
+    this.#sessionOpen = true;
     await this.scan();
+  }
+
+  /** Whether the lock session is open: the other nodes count this one and its locks hold. */
+  get sessionOpen(): boolean {
+    return this.#sessionOpen;
   }
 
   /** This installation's scope (after start). */
@@ -214,6 +222,7 @@ export class Ownership {
     const scope = this.scope;
     // Also reconnects a session that dropped, so that this node is counted again.
     await this.#session!`SELECT 1`;
+    this.#sessionOpen = true;
     const nodes = await liveNodes(this.#sql, scope.prefix);
     if (!nodes.includes(this.nodeId)) nodes.push(this.nodeId);
     const wanted = (await this.#sql`SELECT DISTINCT user_id FROM connections
@@ -278,6 +287,7 @@ export class Ownership {
    * without the database, are stopped.
    */
   #sessionLost(): void {
+    this.#sessionOpen = false;
     if (this.#stopping) return;
     const lost = [...this.#owned];
     this.#owned.clear();

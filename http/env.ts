@@ -35,7 +35,10 @@ export interface AppDeps {
   /** The bot configured by bot.json, once started; absent without a bot.json. */
   bot?: Bot;
   /** The IRC listener (PARLEY_IRC_LISTEN), which also takes IRC clients from `GET /socket`. */
-  bouncer?: { acceptSocket(socket: WebSocket, address: string, otherOrigin?: boolean): void };
+  bouncer?: {
+    acceptSocket(socket: WebSocket, address: string, otherOrigin?: boolean): void;
+    clients?(): number;
+  };
 }
 
 /** Per-request variables set by middleware. */

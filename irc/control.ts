@@ -12,6 +12,15 @@ export interface LiveView {
   info: Record<string, unknown>;
 }
 
+/** This node's connections counted, for metrics: no names, no users. */
+export interface IrcStats {
+  /** Connections by state (`connected`, `queued`, ...). */
+  byState: Record<string, number>;
+  /** Lines waiting for the token bucket, all connections together, and the most on one. */
+  sendQueued: number;
+  sendQueueMax: number;
+}
+
 /** The IRC side of the app. Errors are DomainErrors. */
 export interface IrcControl {
   /** Starts the connections this node runs (all of them, on one machine). */
@@ -45,4 +54,8 @@ export interface IrcControl {
   ): Promise<CommandResult>;
   /** The state of a connection this node runs ("disconnected" when it runs none). */
   state(connectionRowId: number): string;
+  /** Why this node cannot take its share of IRC now (`GET /readyz`); undefined when it can. */
+  notReady?(): string | undefined;
+  /** This node's connections counted (`GET /metrics`). */
+  stats?(): IrcStats;
 }

@@ -40,7 +40,9 @@ export function bundleArgs(dir: string, watch = false): string[] {
     "--code-splitting",
     "--sourcemap",
     "linked",
-    ...(watch ? ["--watch"] : []),
+    // Quiet but for errors: `deno task start` printed "deno bundle is experimental" and a file
+    // list before the daemon's first line.
+    ...(watch ? ["--watch"] : ["--quiet"]),
     "--outdir",
     dir,
     entry,

@@ -1,6 +1,6 @@
 /**
  * Finds or installs the Debian packages a task needs (ngircd, ircd-hybrid, chromium, postgresql,
- * irssi, weechat, tmux), naming them when it cannot.
+ * irssi, weechat, tmux, systemd), naming them when it cannot.
  */
 
 /** A program a task needs and the Debian package that provides it. */
@@ -41,6 +41,14 @@ export const TMUX: SystemTool = { paths: ["/usr/bin/tmux"], pkg: "tmux" };
 export const WEECHAT: SystemTool = {
   paths: ["/usr/bin/weechat", "/usr/bin/weechat-curses"],
   pkg: "weechat-curses",
+};
+/**
+ * `systemd-analyze`, for the checks of the shipped unit files (tests/unit/systemd_unit_test.ts):
+ * optional, since a machine without it skips them saying why.
+ */
+export const SYSTEMD_ANALYZE: SystemTool = {
+  paths: ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"],
+  pkg: "systemd",
 };
 /** The browser used by the end-to-end tests. */
 export const CHROMIUM: SystemTool = {

@@ -19,6 +19,7 @@ import {
   IRSSI,
   NGIRCD,
   POSTGRES,
+  SYSTEMD_ANALYZE,
   TMUX,
   WEECHAT,
 } from "./system_deps.ts";
@@ -186,6 +187,9 @@ async function pass(paths: string[], env: Record<string, string> = {}): Promise<
 
 if (import.meta.main) {
   await ensureTools([NGIRCD, IRCD_HYBRID, CHROMIUM, POSTGRES, IRSSI, WEECHAT, TMUX]);
+  await ensureTools([SYSTEMD_ANALYZE]).catch((err) =>
+    console.log(`${err.message}: the unit file checks are skipped`)
+  );
   const build = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "scripts/build.ts", "--if-stale"],
     cwd: root,

@@ -415,7 +415,8 @@ export class IrcConnection {
       return;
     }
     const delay = backoffDelay(this.#attempt++, this.#timing);
-    log.info("irc disconnected", {
+    // Not asked for: a failure the operator may need to see, with the retry it brings.
+    log.warn(wasConnected ? "irc disconnected" : "irc connect failed", {
       connection: this.id,
       uid: this.userId,
       reason,

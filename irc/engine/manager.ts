@@ -22,11 +22,12 @@ import { pasteIfLong } from "../chat/paste.ts";
 import { ircLower } from "../casefold.ts";
 import { connectionInfo, infoStateEvent } from "../resources.ts";
 import { mayReachTarget } from "../trust.ts";
+import { type Clock, realClock } from "../../lib/clock.ts";
 import { clientCertificate } from "../certificate.ts";
 import { parseIrcUrl, targetKey } from "../url.ts";
 import { connectGap } from "./backoff.ts";
 import { type IrcLine, ircLine } from "./line.ts";
-import type { IrcControl, LiveView } from "../control.ts";
+import type { IrcControl, IrcStats, LiveView } from "../control.ts";
 
 /** What the manager is built from. */
 export interface IrcManagerDeps {
@@ -35,6 +36,8 @@ export interface IrcManagerDeps {
   bus: EventBus;
   /** Sent as the CTCP VERSION answer. */
   version?: string;
+  /** Paces the connects to a host (default the process's; a test's moves by hand). */
+  clock?: Clock;
 }
 
 /** How long a wanted connect may take before `attempted` answers with the state as it is. */
@@ -57,7 +60,7 @@ interface HostTurns {
    */
   registering: number;
   waiting: IrcConnection[];
-  timer?: ReturnType<typeof setTimeout>;
+  timer?: unknown;
 }
 
 /** `JOIN #a,#b,...` lines of at most ~400 bytes each. */
@@ -78,6 +81,7 @@ export function joinLines(channels: string[]): IrcLine[] {
 /** Owns the IRC connections of every user this process runs. */
 export class IrcManager implements IrcControl {
   #deps: IrcManagerDeps;
+  #clock: Clock;
   #live = new Map<number, IrcConnection>();
   #serials = new Map<number, Serial>();
   #hosts = new Map<string, HostTurns>();
@@ -92,6 +96,7 @@ export class IrcManager implements IrcControl {
 
   constructor(deps: IrcManagerDeps) {
     this.#deps = deps;
+    this.#clock = deps.clock ?? realClock;
     this.#listener = {
       changed: (conn) => {
         this.#turnDone(conn);
@@ -132,6 +137,18 @@ export class IrcManager implements IrcControl {
     await Promise.all(mine.map((c) => this.drop(c.record, message)));
   }
 
+  /** This node's connections by state and their send queues (metrics). */
+  stats(): IrcStats {
+    const out: IrcStats = { byState: {}, sendQueued: 0, sendQueueMax: 0 };
+    for (const conn of this.#live.values()) {
+      out.byState[conn.state] = (out.byState[conn.state] ?? 0) + 1;
+      const queued = conn.queued;
+      out.sendQueued += queued;
+      if (queued > out.sendQueueMax) out.sendQueueMax = queued;
+    }
+    return out;
+  }
+
   /** The users this node runs connections for. */
   users(): Set<number> {
     return new Set([...this.#live.values()].map((c) => c.userId));
@@ -152,7 +169,7 @@ export class IrcManager implements IrcControl {
   /** Sends QUIT on every connection and waits (briefly) for them to close. */
   async stop(message = "Parley is shutting down."): Promise<void> {
     this.#stopped = true;
-    for (const q of this.#hosts.values()) clearTimeout(q.timer);
+    for (const q of this.#hosts.values()) this.#clock.cancel(q.timer);
     this.#hosts.clear();
     await Promise.all([...this.#live.values()].map((c) => c.stop(message)));
     for (const c of this.#live.values()) c.dispose();
@@ -195,9 +212,9 @@ export class IrcManager implements IrcControl {
   #admit(q: HostTurns): void {
     if (q.timer !== undefined) return;
     while (q.waiting.length && q.registering < this.#deps.config.connectConcurrency) {
-      const wait = q.last + q.gap - Date.now();
+      const wait = q.last + q.gap - this.#clock.now();
       if (wait > 0) {
-        q.timer = setTimeout(() => {
+        q.timer = this.#clock.after(() => {
           q.timer = undefined;
           this.#admit(q);
         }, wait);
@@ -205,12 +222,12 @@ export class IrcManager implements IrcControl {
       }
       const conn = q.waiting.shift()!;
       if (conn.state !== "queued") continue; // stopped while waiting
-      q.last = Date.now();
+      q.last = this.#clock.now();
       q.gap = connectGap(this.#deps.config.connectDelay);
       q.registering++;
       this.#registering.set(conn, q);
       this.#connect(conn).catch((err) => {
-        log.error("irc connect failed", { connection: conn.id, error: String(err) });
+        log.warn("irc connect failed", { connection: conn.id, error: err });
         this.#turnDone(conn, true);
       });
     }

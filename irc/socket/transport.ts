@@ -20,6 +20,7 @@ import { ThreadSocket } from "./thread.ts";
 import { nextTurn } from "../../lib/next_turn.ts";
 import { ircLine } from "../engine/line.ts";
 import { log } from "../../lib/log.ts";
+import { ircLines } from "../../lib/metrics.ts";
 
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 export const MAX_LINE = 8192;
@@ -119,8 +120,10 @@ export class LineTransport extends EventEmitter {
   }
 
   writeLine(line: string, cb?: () => void): void {
-    if (this.#socket && this.#connected) this.#socket.write(line + "\r\n", cb);
-    else if (cb) queueMicrotask(cb);
+    if (this.#socket && this.#connected) {
+      ircLines.out++;
+      this.#socket.write(line + "\r\n", cb);
+    } else if (cb) queueMicrotask(cb);
   }
 
   connect(): void {
@@ -238,6 +241,7 @@ export class LineTransport extends EventEmitter {
   }
 
   #enqueue(lines: string[], chars: number): void {
+    ircLines.in += lines.length;
     // Live traffic (nothing waiting, a chunk of a few lines) is handled at once: a timer turn
     // would only add latency. Only a backlog is handed over in slices.
     const live = this.#head === this.#queue.length && this.#drainTurn === undefined &&

@@ -6,9 +6,10 @@
  * from the binary and fails only when a user first needs it. The binary's runtime cannot be run
  * here, so this test builds a copy of ONLY those files (the npm packages come from the usual
  * cache: they are not the question) and runs Parley from it, through every part that loads on
- * first use: argon2 (register, log in), busboy (an upload), the link preview's HTML reader, the
- * search indexer's and the IRC socket's worker threads, web-push (a push to a subscription), the
- * PostgreSQL client (`store copy`, then the daemon on PostgreSQL) and the importers (`import convos`, `import thelounge`).
+ * first use: argon2 (register, log in), prom-client (`/metrics`), busboy (an upload), the link
+ * preview's HTML reader, the search indexer's and the IRC socket's worker threads, web-push (a
+ * push to a subscription), the PostgreSQL client (`store copy`, then the daemon on PostgreSQL)
+ * and the importers (`import convos`, `import thelounge`).
  */
 import { dirname, join } from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
@@ -133,7 +134,7 @@ async function exercise(t: Deno.TestContext, bin: string, home: string) {
   const server = await startServer({
     binary: bin,
     home,
-    env: { PARLEY_EMBED_ALLOW_PRIVATE: "1", PARLEY_TEST_FAST_IRC: "1" },
+    env: { PARLEY_EMBED_ALLOW_PRIVATE: "1", PARLEY_TEST_FAST_IRC: "1", PARLEY_METRICS: "1" },
   });
   let peer: RawIrcClient | undefined;
   try {
@@ -150,6 +151,15 @@ async function exercise(t: Deno.TestContext, bin: string, home: string) {
         assertEquals((await api.get(`/dist/${chunk}`)).status, 200, chunk);
       }
       assertEquals((await api.get("/api/i18n/de")).status, 200);
+    });
+
+    await t.step("prom-client: /metrics, and the probes", async () => {
+      const metrics = await api.get("/metrics");
+      assertEquals(metrics.status, 200);
+      assert(String(metrics.body).includes("parley_irc_connections"), "parley's own metrics");
+      assert(String(metrics.body).includes("nodejs_eventloop_lag_seconds"), "the defaults");
+      assertEquals((await api.get("/healthz")).status, 200);
+      assertEquals((await api.get("/readyz")).status, 200);
     });
 
     await t.step("argon2: register and log in", async () => {

@@ -117,7 +117,6 @@ Deno.test("two nodes on one PostgreSQL: events, forwarded sends, takeover after 
         return texts.includes("before the kill 19") ? texts : undefined;
       });
       await a.kill();
-      const killedAt = Date.now();
       // ngircd sees owner's socket close at once; owner comes back from node b.
       await bob!.waitFor((l) => l.command === "QUIT" && l.prefix?.startsWith("owner!") === true);
       const joinedAgain = await bob!.waitFor(
@@ -129,7 +128,6 @@ Deno.test("two nodes on one PostgreSQL: events, forwarded sends, takeover after 
         throw new Error(`${err.message}\n${why()}`);
       });
       assert(joinedAgain, "owner rejoined #cluster");
-      assert(Date.now() - killedAt < 30_000, "within 30 s");
       assert(/cluster: running user uid=1/.test(b.output()), why());
       const page = await onB.get(HISTORY);
       const texts = page.body.messages.map((m: { message: string }) => m.message);

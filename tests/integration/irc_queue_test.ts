@@ -4,34 +4,47 @@ import { ApiClient } from "../support/api.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { startServer } from "../support/server.ts";
+import { startApp } from "../support/app.ts";
+import { ManualClock } from "../support/manual_clock.ts";
+
+const HOUR = 3_600_000;
 
 Deno.test("connects to one host are spaced out; waiting connections are queued", async () => {
   const irc = await startIrcServer();
-  const server = await startServer({
-    env: { PARLEY_TEST_FAST_IRC: "1", PARLEY_CONNECT_DELAY: "1" },
-  });
+  // The pace is the manager's clock, moved here by hand: the second connection's turn comes when
+  // the test says, however slowly a loaded machine registers the first. An hour apart, so that
+  // real time never gives it.
+  const clock = new ManualClock();
+  const t = await startApp(
+    { PARLEY_TEST_FAST_IRC: "1", PARLEY_CONNECT_DELAY: "3600" },
+    undefined,
+    clock,
+  );
   try {
-    const api = new ApiClient(server.url);
+    const api = t.client();
     await api.register("queue@example.com");
     const first = await api.post("/api/connections", { url: `${irc.url}?nick=first` });
     assertEquals(first.status, 200);
     const second = await api.post("/api/connections", { url: `${irc.url}?nick=second` });
     assertEquals(second.body.state, "queued");
-    // The second waits its turn in the host's queue while the first registers.
-    await poll("the first connected", async () => {
-      const list = (await api.get("/api/connections")).body.connections;
-      return list[0].state === "connected" ? list : undefined;
-    }).then((list) => assertEquals(list[1].state, "queued"));
+    const states = async () =>
+      ((await api.get("/api/connections")).body.connections as { state: string }[])
+        .map((c) => c.state);
+    // The second waits its turn in the host's queue while the first registers, and after.
+    await poll("the first connected", async () => (await states())[0] === "connected");
+    assertEquals(await states(), ["connected", "queued"]);
     const idle = await api.post("/api/connections", {
       url: `${irc.url}?nick=idle`,
       wanted_state: "disconnected",
     });
     assertEquals(idle.body.state, "disconnected");
     assertEquals(idle.body.wanted_state, "disconnected");
-    await poll("both connected", async () => {
-      const list = (await api.get("/api/connections")).body.connections;
-      return list.filter((c: { state: string }) => c.state === "connected").length === 2;
-    });
+    // Just short of the shortest gap (a quarter under the delay) it still waits.
+    clock.advance(0.75 * HOUR - 1);
+    assertEquals((await states())[1], "queued");
+    // Past the longest (a quarter over), its turn has come.
+    clock.advance(0.5 * HOUR + 2);
+    await poll("both connected", async () => (await states())[1] === "connected");
     const list = (await api.get("/api/connections")).body.connections;
     assertEquals(
       list.map((c: { connection_id: string; state: string }) => [c.connection_id, c.state]),
@@ -40,14 +53,34 @@ Deno.test("connects to one host are spaced out; waiting connections are queued",
         "disconnected",
       ]],
     );
-    // The wanted state survives a restart: the idle one stays down.
+  } finally {
+    await t.close();
+    await irc.close();
+  }
+});
+
+Deno.test("the wanted state survives a restart: a connection made idle stays down", async () => {
+  const irc = await startIrcServer();
+  const server = await startServer({
+    env: { PARLEY_TEST_FAST_IRC: "1", PARLEY_CONNECT_DELAY: "0" },
+  });
+  try {
+    const api = new ApiClient(server.url);
+    await api.register("restart@example.com");
+    const up = await api.post("/api/connections", { url: `${irc.url}?nick=up` });
+    assertEquals(up.status, 200);
+    const idle = await api.post("/api/connections", {
+      url: `${irc.url}?nick=idle`,
+      wanted_state: "disconnected",
+    });
+    assertEquals(idle.body.state, "disconnected");
     await server.restart();
     await poll("reconnected", async () => {
       const l = (await api.get("/api/connections")).body.connections;
-      return l.filter((c: { state: string }) => c.state === "connected").length === 2;
+      return l[0].state === "connected";
     });
     const after = (await api.get("/api/connections")).body.connections;
-    assertEquals(after[2].state, "disconnected");
+    assertEquals(after.map((c: { state: string }) => c.state), ["connected", "disconnected"]);
   } finally {
     await server.close();
     await irc.close();

@@ -17,6 +17,7 @@ import { testDatabaseUrl } from "./test_backend.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
 import { ApiClient } from "./api.ts";
 import { responseErrors } from "./openapi.ts";
+import type { Clock } from "../../lib/clock.ts";
 
 /** One answer: status, parsed JSON body (or text), headers. */
 export interface AppResponse {
@@ -68,11 +69,13 @@ export interface TestApp {
 
 /**
  * Builds the app over a fresh data folder; `env` adds PARLEY_* settings, `storeView` shows the
- * app a view of the store (a backend with fewer capabilities).
+ * app a view of the store (a backend with fewer capabilities), `ircClock` paces the IRC
+ * manager's connects (a clock the test moves).
  */
 export async function startApp(
   env: Record<string, string> = {},
   storeView: (store: Store) => Store = (store) => store,
+  ircClock?: Clock,
 ): Promise<TestApp> {
   const home = await Deno.makeTempDir({ prefix: "parley-app-" });
   const config = {
@@ -92,7 +95,7 @@ export async function startApp(
   const opened = await openStore(home, databaseUrl);
   const store = storeView(opened);
   // Wired as cli/daemon.ts wires them, so that deleting a user does here what it does there.
-  const deps = await wireDeps(config, store, "test");
+  const deps = await wireDeps(config, store, "test", ircClock);
   const { irc } = deps;
   const app = createApp(deps);
 

@@ -18,6 +18,8 @@ Deno.test("config: defaults", () => {
   assertEquals(c.maxUploadSize, 40_000_000);
   assertEquals(c.connectDelay, 4000);
   assertEquals(c.logLevel, "info");
+  assertEquals(c.logFormat, "logfmt");
+  assertEquals(c.metrics, false);
   assertEquals(c.reverseProxy, false);
   assertEquals(c.embedAllowPrivate, false);
   assertEquals(c.secret, undefined);
@@ -46,6 +48,8 @@ Deno.test("config: every variable is read and validated", () => {
     PARLEY_MAX_UPLOAD_SIZE: "1000",
     PARLEY_CONNECT_DELAY: "0.5",
     PARLEY_LOG_LEVEL: "DEBUG",
+    PARLEY_LOG_FORMAT: "JSON",
+    PARLEY_METRICS: "1",
     PARLEY_DEFAULT_CONNECTION: "irc://irc.example.org/%23x",
     PARLEY_EMBED_ALLOW_PRIVATE: "true",
     PARLEY_UPDATE_URL: "",
@@ -58,6 +62,8 @@ Deno.test("config: every variable is read and validated", () => {
   assertEquals(c.maxUploadSize, 1000);
   assertEquals(c.connectDelay, 500);
   assertEquals(c.logLevel, "debug");
+  assertEquals(c.logFormat, "json");
+  assertEquals(c.metrics, true);
   assertEquals(c.embedAllowPrivate, true);
   assertEquals(c.updateUrl, "");
 });
@@ -70,6 +76,9 @@ Deno.test("config: bad values give a message naming the variable", () => {
     [{ PARLEY_MAX_UPLOAD_SIZE: "big" }, "PARLEY_MAX_UPLOAD_SIZE"],
     [{ PARLEY_CONNECT_DELAY: "-1" }, "PARLEY_CONNECT_DELAY"],
     [{ PARLEY_LOG_LEVEL: "loud" }, "PARLEY_LOG_LEVEL"],
+    [{ PARLEY_LOG_FORMAT: "xml" }, "PARLEY_LOG_FORMAT"],
+    [{ PARLEY_METRICS: "sometimes" }, "PARLEY_METRICS"],
+    [{ PARLEY_METRICS: "https://127.0.0.1:9464" }, "PARLEY_METRICS"],
     [{ PARLEY_REVERSE_PROXY: "maybe" }, "PARLEY_REVERSE_PROXY"],
     [{ PARLEY_SECRET: "short" }, "PARLEY_SECRET"],
     [{ PARLEY_DEFAULT_CONNECTION: "http://x" }, "PARLEY_DEFAULT_CONNECTION"],
@@ -79,6 +88,13 @@ Deno.test("config: bad values give a message naming the variable", () => {
     assert(err instanceof ConfigError, JSON.stringify(env));
     assert(err.message.includes(name), `${err.message} should name ${name}`);
   }
+});
+
+Deno.test("config: PARLEY_METRICS is 0, 1, or an address of the metrics' own", () => {
+  assertEquals(parseConfig({ PARLEY_METRICS: "0" }).metrics, false);
+  const own = parseConfig({ PARLEY_METRICS: "http://127.0.0.1:9464" });
+  assertEquals([own.metrics, own.metricsListen?.host], [true, "127.0.0.1:9464"]);
+  assertEquals(parseConfig({ PARLEY_METRICS: "1" }).metricsListen, undefined);
 });
 
 Deno.test("config: flags override the environment and unknown flags are refused", () => {

@@ -2,14 +2,17 @@
 import { assert } from "../support/assert.ts";
 import { nextTurn } from "../../lib/next_turn.ts";
 
-/** Runs 1 ms slices through nextTurn for `ms`. */
-function busyLoop(ms: number): Promise<void> {
+/**
+ * Runs 1 ms slices through nextTurn until `done()` or for `ms` at most. The bound only ends a
+ * loop that never lets the request in; a loaded machine's slow answer just runs more slices.
+ */
+function busyLoop(done: () => boolean, ms: number): Promise<void> {
   const start = performance.now();
   return new Promise((resolve) => {
     const step = () => {
       const s = performance.now();
       while (performance.now() - s < 1) { /* a slice of work */ }
-      if (performance.now() - start > ms) resolve();
+      if (done() || performance.now() - start > ms) resolve();
       else nextTurn(step);
     };
     nextTurn(step);
@@ -28,8 +31,8 @@ Deno.test("nextTurn: an HTTP request is answered while slices run", async () => 
       answered = true;
     });
     // Without a timer turn now and then, the request waited until the loop had ended.
-    await busyLoop(1500);
-    assert(answered, "the request was not answered during a 1.5 s loop of slices");
+    await busyLoop(() => answered, 15_000);
+    assert(answered, "the request was not answered during 15 s of slices");
     await res;
   } finally {
     await server.shutdown();

@@ -61,7 +61,16 @@ Deno.test("the parley command loads only the subcommand that runs", async () => 
 Deno.test("the daemon loads the rarely needed packages on first use", async () => {
   const loaded = packages(await staticGraph("cli/daemon.ts"));
   assert(loaded.has("hono") && loaded.has("irc-framework"), `the graph was read: ${[...loaded]}`);
-  for (const lazy of ["web-push", "busboy", "htmlparser2", "postgres", "@node-rs/argon2"]) {
+  for (
+    const lazy of [
+      "web-push",
+      "busboy",
+      "htmlparser2",
+      "postgres",
+      "@node-rs/argon2",
+      "prom-client",
+    ]
+  ) {
     assert(!loaded.has(lazy), `${lazy} is imported statically at start`);
   }
 });

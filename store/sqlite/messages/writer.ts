@@ -4,6 +4,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { log } from "../../../lib/log.ts";
+import { observe } from "../../../lib/metrics.ts";
 import { nowMicros } from "../../../lib/time.ts";
 import type { Checkpointer } from "../checkpointer.ts";
 import type { SearchIndexer } from "../search_index.ts";
@@ -139,12 +140,14 @@ export function messageWriter(
     const batch = pending.length > limit ? pending.slice(0, limit) : pending;
     pending = pending.length > limit ? pending.slice(limit) : [];
     const counts = unread.take();
+    const started = performance.now();
     if (!writeBatch(batch, counts)) {
       pending = batch.concat(pending);
       unread.restore(counts);
       timer = setTimeout(flushSoon, BUSY_RETRY_MS);
       return;
     }
+    observe.storeBatch(batch.length, (performance.now() - started) / 1000);
     pacing.afterCommit();
     if (pending.length) timer = setTimeout(flushSoon, 0);
   }
