@@ -6,6 +6,7 @@
  * (store/sqlite/messages/writer.ts) does.
  */
 import { log } from "../../lib/log.ts";
+import { observe } from "../../lib/metrics.ts";
 import { nowMicros } from "../../lib/time.ts";
 import { type Appended, type NewMessage, TYPE_CODE } from "../message_types.ts";
 import { capText } from "../text.ts";
@@ -144,11 +145,13 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
       try {
         batch ??= await withIds(pendingRows);
         const { rows, words } = batch;
+        const started = performance.now();
         await sql.begin(async (tx) => {
           await vocabulary.add(tx as unknown as Sql, words);
           await save(tx as unknown as Sql, rows);
           await saveUnread(tx as unknown as Sql, counts);
         });
+        observe.storeBatch(rows.length, (performance.now() - started) / 1000);
         vocabulary.learned(words);
         if (held) {
           log.info("message batch written: the database answers again", { rows: rows.length });
