@@ -121,6 +121,12 @@ Deno.test("look and accessibility: colours, own lines, wording, axe", async (t) 
         "the newest line in the live region",
         async () => (await status.textContent()) === "bob: a line for the screen reader",
       );
+      // The same words again are spoken again: the region's text changes.
+      await bob.say("#room", "a line for the screen reader");
+      await poll(
+        "the repeated line in the live region",
+        async () => (await status.textContent()) === "bob: a line for the screen reader\u00a0",
+      );
       assertEquals(await status.getAttribute("aria-live"), "polite");
       assertEquals(await page.getByRole("log").getAttribute("aria-live"), "off");
     });
@@ -190,6 +196,12 @@ Deno.test("look and accessibility: colours, own lines, wording, axe", async (t) 
         await lineWith(page, "a notice from bob").waitFor();
         await screenshot(page, "look-compact-light");
         await assertNoViolations(page, "chat, compact");
+        // At phone size too, where the sidebar is a drawer and the header is narrower.
+        await page.setViewportSize({ width: 390, height: 844 });
+        await page.evaluate(() => localStorage.setItem("parley.compact", "off"));
+        await page.reload();
+        await lineWith(page, "a notice from bob").waitFor();
+        await assertNoViolations(page, "chat, phone");
       },
     );
     assertEquals(errors, []);

@@ -403,7 +403,9 @@ export function MessageList() {
     // Lines arriving at the end (not a page loaded before or a conversation opened) are spoken.
     if (s.count && first === s.first && list.length > s.count && last !== s.last) {
       const newest = list.slice(s.count).filter((m) => !m.event).at(-1);
-      if (newest) setSpoken(spokenLine(newest));
+      // The same words twice in a row are changed by a space, or the region would not speak.
+      const text = newest && spokenLine(newest);
+      if (text) setSpoken((said) => (said === text ? text + "\u00a0" : text));
     }
     s.first = first;
     s.last = last;
