@@ -1,4 +1,5 @@
 /** Parses IRC formatting codes into styled text runs; pure, so it is rendered without innerHTML. */
+import { themed } from "./contrast.ts";
 
 /** One run of text with the styles that apply to it. */
 export interface Run {
@@ -44,6 +45,25 @@ export function cssColor(c: number | string | undefined): string | undefined {
   if (c === undefined) return undefined;
   if (typeof c === "string") return c;
   return c >= 0 && c < PALETTE.length ? PALETTE[c] : undefined;
+}
+
+const readableCache = new Map<number | string, string>();
+
+/**
+ * The colour for text drawn on the page itself (no background colour of its own): the mIRC or
+ * hex colour made readable on each theme (IRC blue on the dark theme, white on the light one),
+ * keeping its hue. A foreground given with its own background keeps its colour (cssColor).
+ */
+export function textColor(c: number | string | undefined): string | undefined {
+  const css = cssColor(c);
+  if (css === undefined || !/^#[0-9a-f]{6}$/i.test(css)) return css;
+  let out = readableCache.get(c!);
+  if (out === undefined) {
+    // Hex colours are free-form: the cache stays bounded whatever a channel sends.
+    if (readableCache.size > 512) readableCache.clear();
+    readableCache.set(c!, out = themed(css, typeof c === "number"));
+  }
+  return out;
 }
 
 /** Splits `input` into runs; control characters never reach the output text. */

@@ -1,4 +1,5 @@
 /** A stable colour per nick, readable on both light and dark backgrounds. */
+import { fromHsl, parseHex, readable, type Rgb, type Theme, toHex } from "./contrast.ts";
 
 /** A hash of the nick, case-insensitively (FNV-1a). */
 function hash(nick: string): number {
@@ -23,15 +24,23 @@ export function nickColourIndex(nick: string): number {
   return hash(nick) % NICK_COLOURS;
 }
 
+/** The nick colour `i` in `theme`: its hue and shade, then made readable on that theme. */
+export function nickRgb(i: number, theme: Theme): Rgb {
+  const hue = (i % 16) * 22.5;
+  const sat = i < 16 ? 0.7 : 0.55;
+  // The lighter shade and the darker one around the theme's base lightness.
+  const l = (theme === "light" ? 0.38 : 0.7) + (i < 16 ? -0.07 : 0.05);
+  return readable(parseHex(toHex(fromHsl(hue, sat, l))), theme);
+}
+
+const cache: string[] = [];
+
 /**
  * A CSS colour for the nick. Hues alone are too close to tell apart (a smooth hash gives many
- * near-equal ones), so the palette spaces 16 hues evenly and gives each two shades; lightness
- * comes from the theme's `--nick-l` variable so both themes stay readable.
+ * near-equal ones), so the palette spaces 16 hues evenly and gives each two shades; each is
+ * made readable (4.5:1) on the light and the dark theme, and light-dark() picks the one in use.
  */
 export function nickColor(nick: string): string {
   const i = nickColourIndex(nick);
-  const hue = (i % 16) * 22.5;
-  const shade = i < 16 ? "- 7%" : "+ 5%";
-  const sat = i < 16 ? 70 : 55;
-  return `hsl(${hue} ${sat}% calc(var(--nick-l, 40%) ${shade}))`;
+  return cache[i] ??= `light-dark(${toHex(nickRgb(i, "light"))}, ${toHex(nickRgb(i, "dark"))})`;
 }

@@ -32,7 +32,7 @@ Deno.test("nick colour: stable, case-insensitive, differs between nicks", () => 
   assertEquals(nickColor("bob"), nickColor("bob"));
   const hues = new Set(["alice", "bob", "carol", "dave", "eve", "mallory"].map(nickColor));
   assert(hues.size >= 5, "different nicks get different colours");
-  assert(/^hsl\([\d.]+ /.test(nickColor("x")));
+  assert(/^light-dark\(#[0-9a-f]{6}, #[0-9a-f]{6}\)$/.test(nickColor("x")), nickColor("x"));
 });
 
 Deno.test("tab completion: nicks at the start get a colon, cycling wraps", () => {

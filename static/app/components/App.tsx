@@ -120,7 +120,8 @@ export function App() {
   if (!u) return <Login />;
   return (
     <div class="layout">
-      <a class="skip" href="#composer-input">{t("Skip to the message box")}</a>
+      {/* Only where there is a message box: a skip link to nothing is a dead end. */}
+      {inChat && <a class="skip" href="#composer-input">{t("Skip to the message box")}</a>}
       <Sidebar />
       {drawerOpen.value && (
         <div class="scrim" aria-hidden="true" onClick={() => (drawerOpen.value = false)} />

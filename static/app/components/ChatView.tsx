@@ -93,13 +93,14 @@ export function ChatView(p: { cid: string; conv: string; around?: string }) {
               <button
                 type="button"
                 class="icon-button members-toggle"
-                aria-label={t("Members")}
+                // The name holds the count it shows, so a voice user can say what they see.
+                aria-label={count !== undefined ? t("{n} members", { n: count }) : t("Members")}
                 aria-expanded={showMembers}
                 title={t("Members")}
                 onClick={() => (membersOpen.value = !membersOpen.value)}
               >
                 <Icon name="users" size={20} />
-                {count !== undefined && <span class="count" aria-hidden="true">{count}</span>}
+                {count !== undefined && <span class="count">{count}</span>}
               </button>
             )}
             <a

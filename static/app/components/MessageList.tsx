@@ -2,7 +2,7 @@
 import { Component } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { language, t } from "../i18n.ts";
-import { findLinks } from "../irc_format.ts";
+import { findLinks, stripFormatting } from "../irc_format.ts";
 import { nickColor } from "../nick_color.ts";
 import {
   focusTs,
@@ -18,7 +18,7 @@ import {
   readMarker,
   unreadAtOpen,
 } from "../view.ts";
-import { key, nicks } from "../state.ts";
+import { key, myNick, nicks } from "../state.ts";
 import { openNickMenu } from "../overlays.ts";
 import { members } from "../members.ts";
 import { compact, dateTimeOf, formatter, joinParts, timeOf } from "../prefs.ts";
@@ -51,6 +51,18 @@ function dayLabel(ts: string): string {
   }).format(d);
 }
 
+/**
+ * A stored channel event in the words its live line has: the server keeps a mode change as
+ * English text ("bob set mode +v dana."), the live line says it through the reader's language.
+ */
+export function storedWords(m: Message): string {
+  if (m.type === "mode" && !m.event) {
+    const w = /^(\S+) set mode ([^]*)\.$/.exec(m.message);
+    if (w) return t("{nick} sets mode {mode}", { nick: w[1], mode: w[2] });
+  }
+  return m.message;
+}
+
 /** What an event line shows: text, or a command's answer as a table. */
 function EventBody(p: { m: Message }) {
   const m = p.m;
@@ -59,7 +71,7 @@ function EventBody(p: { m: Message }) {
     return <ChannelTable channels={m.data as ListedChannel[]} />;
   }
   if (m.event === "help" && !m.message) return <HelpTable />;
-  return <span class="text">{m.message}</span>;
+  return <span class="text">{storedWords(m)}</span>;
 }
 
 interface LineProps {
@@ -67,6 +79,8 @@ interface LineProps {
   grouped: boolean;
   server: boolean;
   known: Set<string>;
+  /** The user sent it. */
+  mine?: boolean;
 }
 
 /**
@@ -76,7 +90,8 @@ interface LineProps {
 class MemoLine extends Component<LineProps> {
   override shouldComponentUpdate(n: LineProps): boolean {
     const o = this.props;
-    return n.m !== o.m || n.grouped !== o.grouped || n.server !== o.server || n.known !== o.known;
+    return n.m !== o.m || n.grouped !== o.grouped || n.server !== o.server ||
+      n.known !== o.known || n.mine !== o.mine;
   }
   override render(p: LineProps) {
     return <Line {...p} />;
@@ -185,7 +200,8 @@ function Line(p: LineProps) {
   const kind = m.event ?? m.type ?? "private";
   const cls = `line look-${look} ${kind}` + (m.event || look === "event" ? " event" : "") +
     (m.highlight ? " highlight" : "") + (p.grouped ? " grouped" : "") +
-    (focusTs.value === m.ts ? " focus" : "") + (look === "server" ? " server" : "");
+    (focusTs.value === m.ts ? " focus" : "") + (look === "server" ? " server" : "") +
+    (p.mine && look !== "event" ? " mine" : "");
   return (
     <li class={cls} data-ts={m.ts}>
       <time dateTime={m.ts} title={dateTimeOf(m.ts, language.value)}>
@@ -241,6 +257,12 @@ export function continues(prev: Message | undefined, m: Message, server = false)
     dayKey(prev.ts) === dayKey(m.ts) && Date.parse(m.ts) - Date.parse(prev.ts) <= 5 * 60_000;
 }
 
+/** What a screen reader says of a new line: who, and what (an action as the sender doing it). */
+function spokenLine(m: Message): string {
+  const text = stripFormatting(m.message);
+  return lookOf(m, false) === "action" ? `* ${m.from} ${text}` : `${m.from}: ${text}`;
+}
+
 /** Nicks known in the open conversation, lower-cased, for colouring mentions in messages. */
 function knownNicks(): Set<string> {
   const o = openConv.value;
@@ -273,6 +295,8 @@ export function MessageList() {
     jumped: "",
   });
   const [unseen, setUnseen] = useState(0);
+  /** The newest line's words, for screen readers (a polite live region). */
+  const [spoken, setSpoken] = useState("");
   const [scrolledUp, setScrolledUp] = useState(false);
   /** The new-messages line is above what the reader sees. */
   const [markerAbove, setMarkerAbove] = useState(false);
@@ -376,6 +400,13 @@ export function MessageList() {
       if (added) setUnseen((n) => n + added);
     }
     if (!list.length) setUnseen(0);
+    // Lines arriving at the end (not a page loaded before or a conversation opened) are spoken.
+    if (s.count && first === s.first && list.length > s.count && last !== s.last) {
+      const newest = list.slice(s.count).filter((m) => !m.event).at(-1);
+      // The same words twice in a row are changed by a space, or the region would not speak.
+      const text = newest && spokenLine(newest);
+      if (text) setSpoken((said) => (said === text ? text + "\u00a0" : text));
+    }
     s.first = first;
     s.last = last;
     s.count = list.length;
@@ -431,6 +462,7 @@ export function MessageList() {
   // Recomputed when the members or the speakers change, so that lines need not re-render.
   const known = useMemo(knownNicks, [k, members.value[k], nicks.get(k)?.size]);
   const server = openConv.value?.conv === "";
+  const me = o ? myNick(o.cid).toLowerCase() : "";
   let prevDay = "";
   let prev: Message | undefined;
   return (
@@ -441,8 +473,12 @@ export function MessageList() {
       onClick={nickMenu}
       onContextMenu={nickMenu}
       tabIndex={0}
+      role="log"
       aria-label={t("Messages")}
+      // The log is not read out whole on each change: the newest line alone is, below.
+      aria-live="off"
     >
+      <p class="visually-hidden" role="status" aria-live="polite">{spoken}</p>
       {(markerAbove || markerFurther) && (
         <button
           type="button"
@@ -460,7 +496,7 @@ export function MessageList() {
       {!loading.value && !list.length && !loadError.value && (
         <p class="empty">{t("No messages yet. Say hello!")}</p>
       )}
-      <ol class="lines" role="log" aria-live="polite" ref={linesRef}>
+      <ol class="lines" ref={linesRef}>
         {groupRuns(
           list,
           joinParts.value,
@@ -471,14 +507,14 @@ export function MessageList() {
           const out = [];
           if (day !== prevDay) {
             out.push(
-              <li class="day" key={"d" + m.ts} role="separator">
+              <li class="day" key={"d" + m.ts}>
                 <span>{dayLabel(m.ts)}</span>
               </li>,
             );
           }
           if (readMarker.value === m.ts) {
             out.push(
-              <li class="new-marker" key={"n" + m.ts} role="separator">
+              <li class="new-marker" key={"n" + m.ts}>
                 <span>{t("New messages")}</span>
               </li>,
             );
@@ -511,6 +547,7 @@ export function MessageList() {
               grouped={continues(prev, m, server && m.from.includes("."))}
               server={server && m.from.includes(".")}
               known={known}
+              mine={!!me && m.from.toLowerCase() === me}
             />,
           );
           prevDay = day;

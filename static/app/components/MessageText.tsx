@@ -1,10 +1,11 @@
 /** Renders IRC-formatted text as styled spans and links: never as HTML. */
 import { nickColor } from "../nick_color.ts";
-import { cssColor, linkify, parseFormatting, type Run } from "../irc_format.ts";
+import { cssColor, linkify, parseFormatting, type Run, textColor } from "../irc_format.ts";
 
 function runStyle(r: Run): Record<string, string> | undefined {
   const s: Record<string, string> = {};
-  let fg = cssColor(r.fg), bg = cssColor(r.bg);
+  // Text on the page's own background is made readable on the theme; on a colour it names, not.
+  let fg = r.bg === undefined && !r.reverse ? textColor(r.fg) : cssColor(r.fg), bg = cssColor(r.bg);
   if (r.reverse) [fg, bg] = [bg ?? "var(--bg)", fg ?? "var(--fg)"];
   if (fg) s.color = fg;
   if (bg) s.backgroundColor = bg;

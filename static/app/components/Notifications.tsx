@@ -11,6 +11,7 @@ import type { Message } from "../types.ts";
 import { TopBar } from "./ChatView.tsx";
 import { MessageText } from "./MessageText.tsx";
 import { nickColor } from "../nick_color.ts";
+import { storedWords } from "./MessageList.tsx";
 
 /** A connection's name as a person reads it (never its internal id when it has a name). */
 export const connName = (cid: string) => connectionTitle(connections.value[cid], cid);
@@ -28,8 +29,11 @@ function Highlighted(p: { text: string; words: string[] }) {
 export function ResultItem(p: { m: Message; showConv?: boolean; words?: string[] }) {
   const m = p.m;
   const href = chatPath(m.connection_id ?? "", m.conversation_id ?? "", m.ts);
+  // A `/me` line reads as the sender doing it, as in the conversation.
+  const action = m.type === "action";
+  const text = storedWords(m);
   return (
-    <li>
+    <li class={action ? "action" : undefined}>
       <a href={href} onClick={linkClick} class="result">
         <span class="meta">
           <span class="nick" style={{ color: nickColor(m.from) }}>{m.from}</span>
@@ -39,9 +43,9 @@ export function ResultItem(p: { m: Message; showConv?: boolean; words?: string[]
           <time dateTime={m.ts}>{dayTimeOf(m.ts, language.value)}</time>
         </span>
         <span class="text">
-          {p.words
-            ? <Highlighted text={m.message} words={p.words} />
-            : <MessageText text={m.message} />}
+          {action && <span class="nick" style={{ color: nickColor(m.from) }}>* {m.from}</span>}
+          {action && " "}
+          {p.words ? <Highlighted text={text} words={p.words} /> : <MessageText text={text} />}
         </span>
       </a>
     </li>

@@ -4,6 +4,7 @@ import { api } from "../api.ts";
 import { language, t } from "../i18n.ts";
 import { expire } from "../session.ts";
 import { Panel } from "./Field.tsx";
+import { dateTimeOf } from "../prefs.ts";
 
 interface SessionItem {
   id: string;
@@ -48,7 +49,8 @@ export function Sessions() {
       .then((r) => setList(r.sessions.sort((a, b) => Number(b.current) - Number(a.current))), (e) =>
         setError((e as Error).message));
   useEffect(() => void load(), []);
-  const when = (ts: string) => new Date(ts).toLocaleString(language.value);
+  // With the clock the user chose (24-hour or 12-hour), as everywhere else.
+  const when = (ts: string) => dateTimeOf(ts, language.value);
 
   const signOut = async (s: SessionItem) => {
     try {
