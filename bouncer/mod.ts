@@ -12,7 +12,7 @@ import { Acceptor, listen, type ListenAddress } from "./listener.ts";
 import { WebSocketTransport } from "./websocket.ts";
 import { Relay } from "./relay.ts";
 import type { BouncerContext } from "./session.ts";
-import { networkAttributes } from "./networks.ts";
+import { watchNetworks } from "./networks.ts";
 import { BouncerCluster, type ClusterLink } from "./cluster.ts";
 import { endedText, ends, passwordGeneration, type Revocation } from "./credentials.ts";
 
@@ -32,30 +32,6 @@ function relayMarkers(cx: BouncerContext): () => void {
     },
     ["read"],
     (userId) => cx.relay.hasClients(userId),
-  );
-}
-
-/**
- * Tells the clients that asked (soju.im/bouncer-networks-notify) of each change of a network's
- * state, and of networks added or removed, wherever the change was made.
- */
-function watchNetworks(cx: BouncerContext): () => void {
-  return cx.relay.bus.tap(
-    (userId, ev) => {
-      if (ev.event !== "state" || ev.type !== "connection") return;
-      const watchers = [...cx.networkWatchers].filter((s) => s.userId === userId);
-      if (!watchers.length) return;
-      const id = ev.connection_id;
-      void (async () => {
-        const record = await cx.store.connections.get(userId, id);
-        const line = record
-          ? `BOUNCER NETWORK ${id} ${networkAttributes(await cx.connections.json(record))}`
-          : `BOUNCER NETWORK ${id} *`;
-        for (const s of watchers) s.write(line);
-      })().catch(() => {});
-    },
-    ["state"],
-    (userId) => [...cx.networkWatchers].some((s) => s.userId === userId),
   );
 }
 
@@ -127,7 +103,12 @@ export function startBouncer(
       log.error("bouncer: not listening for other nodes", { error: String(err) })
     );
   }
-  const unwatchNetworks = watchNetworks(cx);
+  const unwatchNetworks = watchNetworks({
+    bus: relay.bus,
+    store: cx.store,
+    connections: cx.connections,
+    watchers: (userId) => [...cx.networkWatchers].filter((s) => s.userId === userId),
+  });
   const unwatchMarkers = relayMarkers(cx);
   const unwatchRevocations = deps.revocations?.listen((r) =>
     endRevoked(cx, r).catch((err) =>
