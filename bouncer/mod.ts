@@ -13,6 +13,7 @@ import { WebSocketTransport } from "./websocket.ts";
 import { Relay } from "./relay.ts";
 import type { BouncerContext } from "./session.ts";
 import { watchNetworks } from "./networks.ts";
+import { pushFor } from "../push/mod.ts";
 import { BouncerCluster, type ClusterLink } from "./cluster.ts";
 import { endedText, ends, passwordGeneration, type Revocation } from "./credentials.ts";
 
@@ -70,7 +71,7 @@ export interface Bouncer {
 export function startBouncer(
   deps: Pick<
     AppDeps,
-    "store" | "bus" | "irc" | "loginThrottle" | "connections" | "revocations"
+    "store" | "bus" | "irc" | "loginThrottle" | "connections" | "revocations" | "config"
   >,
   opts: {
     addresses: ListenAddress[];
@@ -82,6 +83,7 @@ export function startBouncer(
 ): Bouncer {
   const relay = new Relay(deps.bus);
   relay.start();
+  const away = pushFor(deps).away;
   const cx: BouncerContext = {
     store: deps.store,
     loginThrottle: deps.loginThrottle!,
@@ -90,7 +92,8 @@ export function startBouncer(
     history: opts.history ?? historyService(deps) ?? unavailableHistory,
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
     version: opts.version ?? "dev",
-    attached: new Map(),
+    // Automatic away counts attached IRC clients as present, as it counts browsers.
+    attached: new Counts((userId, count) => away.ircClients(userId, count)),
     logins: new Map(),
     networkWatchers: new Set(),
     connections: deps.connections,
@@ -143,4 +146,23 @@ export function startBouncer(
       return Promise.resolve();
     },
   };
+}
+
+/** Counts per user that tell each change. */
+class Counts extends Map<number, number> {
+  constructor(readonly changed: (userId: number, count: number) => void) {
+    super();
+  }
+
+  override set(userId: number, count: number): this {
+    super.set(userId, count);
+    this.changed?.(userId, count);
+    return this;
+  }
+
+  override delete(userId: number): boolean {
+    const had = super.delete(userId);
+    if (had) this.changed(userId, 0);
+    return had;
+  }
 }
