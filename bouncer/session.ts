@@ -125,6 +125,13 @@ export class Session {
     }
   }
 
+  /** The MARKREAD line of a channel just joined, for a client that takes read markers. */
+  async readMarker(channel: string): Promise<string | undefined> {
+    if (!this.caps.has("draft/read-marker") || !this.login?.connection) return undefined;
+    const [line] = await this.cx.history.markRead(this.scope(), [channel]);
+    return line?.startsWith("MARKREAD ") ? line : undefined;
+  }
+
   /** A numeric to this client, from Parley. */
   numeric(code: string, ...params: string[]): void {
     this.write(formatLine(code, [this.target, ...params], { prefix: SERVER_NAME }));
