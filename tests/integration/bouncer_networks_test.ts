@@ -121,7 +121,9 @@ Deno.test("bouncer: one BOUNCER NETWORK line per change, no error for a restart"
       /state=connected;.*nickname=alice2/.test(l.params[2] ?? ""), from);
     const told = c.lines.slice(from).filter((l) => l.params[0] === "NETWORK");
     const states = told.map((l) => /state=(\w+)/.exec(l.params[2])?.[1]);
-    assertEquals(states, ["connecting", "connected"], told.map((l) => l.raw).join("\n"));
+    const said = told.map((l) => l.raw).join("\n");
+    // Connecting then connected, or only connected when the restart was quicker than the gathering.
+    assert(["connecting,connected", "connected"].includes(states.join()), said);
     assert(!told.some((l) => l.params[2].includes("error=")), told.map((l) => l.raw).join("\n"));
     c.close();
   } finally {
