@@ -56,7 +56,8 @@ export function pushRoutes(deps: AppDeps): Hono<AppEnv> {
   app.post("/push/settings", requireUser, async (c) => {
     const body = await jsonBody(c, bodyOf("updatePushSettings"));
     await store.push.setAutoAway(currentUser(c).id, body.auto_away);
-    await away.setting(currentUser(c).id, body.auto_away);
+    // Going away or back is sent to the IRC connections after the answer, not before it.
+    away.setting(currentUser(c).id, body.auto_away).catch(() => {});
     return c.json({ auto_away: body.auto_away });
   });
 
