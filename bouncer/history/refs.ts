@@ -55,12 +55,13 @@ export function parseLimit(w: string, max: number): number | undefined {
 
 /**
  * Whether a word can name a conversation: one printable word of at most 200 characters that is
- * a channel name or a nick (no `*?!@`, not beginning with `$` or `:`), as the server allows them.
+ * a channel name or a nick (no `*?!@`, not beginning with `$`, `:`, a channel type or a member
+ * prefix), as the server allows them.
  */
 export function isTargetWord(w: string): boolean {
   // deno-lint-ignore no-control-regex
   if (!/^[^\s,:\x00-\x1f\x7f][^\s,\x00-\x1f\x7f]{0,199}$/.test(w)) return false;
-  return isChannel(w) || /^[^$*?!@][^*?!@]*$/.test(w);
+  return isChannel(w) || /^[^$*?!@#&+~%][^*?!@]*$/.test(w);
 }
 
 /** A word of the client's echoed in a reply: one word, no line breaks, bounded. */

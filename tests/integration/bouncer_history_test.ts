@@ -239,7 +239,7 @@ forEachStore("bouncer history: bad requests get a FAIL and nothing else", async 
     assertEquals(await failOf("LATEST", "#a,#b", "*", "5"), "INVALID_TARGET");
     assertEquals(await failOf("LATEST", "#" + "x".repeat(300), "*", "5"), "INVALID_TARGET");
     // One word, but neither a channel nor a nick: a mask, a source, a wildcard.
-    for (const target of ["bob!u@host", "$*.example", "bo*", "who?", "a@b"]) {
+    for (const target of ["bob!u@host", "$*.example", "bo*", "who?", "a@b", "#", "~bob", "@op"]) {
       assertEquals(await failOf("LATEST", target, "*", "5"), "INVALID_TARGET", target);
     }
   });
