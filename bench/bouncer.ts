@@ -3,6 +3,9 @@
  * - `bouncer_attach_*`: from TCP connect to ready to type (SASL, the burst of a connection in
  *   100 channels, the replay for a client without chat history; a PING answered after all of it),
  *   for a client with chat history (no replay) and one without. Target: under 1 s.
+ * - `bouncer_attach_fetch_*`: the same for a client with chat history that then fetches each
+ *   channel's history as gamja and Goguma do (`CHATHISTORY LATEST <channel> * 50`, all 100 sent
+ *   at once), ready when the 100th batch has ended. Target: under 1 s.
  * - `bouncer_relay_cpu_*`: the daemon's CPU (utime + stime from /proc) while a speaker says
  *   PARLEY_BENCH_RELAY_RATE lines/s (default 1,000) for PARLEY_BENCH_RELAY_SECONDS (default 5) in
  *   one of those channels, with no client attached and with 3. Target: 3 clients cost under 10% of
@@ -72,22 +75,34 @@ try {
   await setup.waitFor((l) => l.command === "366" && l.params[1] === channels.at(-1), 0, 60_000);
   const speaker = await RawIrcClient.connect(irc.port, "speaker");
   await speaker.join(channels[0]);
-  for (const ch of channels.slice(0, 10)) {
+  for (const ch of channels) {
     await speaker.send(`JOIN ${ch}`);
-    await speaker.say(ch, `a line of history in ${ch}`);
+    for (let i = 0; i < 20; i++) await speaker.say(ch, `line ${i} of history in ${ch}`);
   }
   await sleep(1000);
   setup.close();
 
-  for (const [kind, caps] of [["chathistory", CHAT_CAPS], ["replay", PLAIN_CAPS]] as const) {
+  const kinds = [["chathistory", CHAT_CAPS], ["replay", PLAIN_CAPS], ["fetch", CHAT_CAPS]] as const;
+  for (const [kind, caps] of kinds) {
     const times: number[] = [];
     for (let i = 0; i < ATTACHES; i++) {
       const started = performance.now();
       const c = await BouncerClient.attach(ircPort, `${login}@bench${kind}${i}`, PASSWORD, [
         ...caps,
       ]);
-      await c.send("PING :ready");
-      await c.waitFor((l) => l.command === "PONG" && l.params[1] === "ready", 0, 60_000);
+      if (kind === "fetch") {
+        const at = c.lines.length;
+        await c.send(channels.map((ch) => `CHATHISTORY LATEST ${ch} * 50`).join("\r\n"));
+        let ended = 0;
+        await c.waitFor(
+          (l) => l.command === "BATCH" && l.params[0].startsWith("-") && ++ended === CHANNELS,
+          at,
+          60_000,
+        );
+      } else {
+        await c.send("PING :ready");
+        await c.waitFor((l) => l.command === "PONG" && l.params[1] === "ready", 0, 60_000);
+      }
       times.push(performance.now() - started);
       const joins = c.lines.filter((l) => l.command === "366").length;
       if (joins < CHANNELS) throw new Error(`attached with ${joins} channels of ${CHANNELS}`);

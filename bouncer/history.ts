@@ -20,8 +20,10 @@ export const unavailableHistory: HistoryService = {
       `FAIL MARKREAD INTERNAL_ERROR ${safeWord(params[0])} :Read markers are not available yet`,
     ]),
   marker: () => Promise.resolve(undefined),
-  markerLine: (target, ts) =>
-    `MARKREAD ${safeWord(target)} timestamp=${ts.replace(/[\s\0]/g, "").slice(0, 40)}`,
+  markerLine: (target, ts) => {
+    const time = ts.replace(/[\s\0]/g, "").slice(0, 40);
+    return `MARKREAD ${safeWord(target)} ${time ? `timestamp=${time}` : "*"}`;
+  },
   replay: () => Promise.resolve([]),
   detach: () => Promise.resolve(),
 };

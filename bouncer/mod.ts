@@ -12,7 +12,8 @@ import { Acceptor, listen, type ListenAddress } from "./listener.ts";
 import { WebSocketTransport } from "./websocket.ts";
 import { Relay } from "./relay.ts";
 import type { BouncerContext } from "./session.ts";
-import { networkAttributes } from "./networks.ts";
+import { watchNetworks } from "./networks.ts";
+import { pushFor } from "../push/mod.ts";
 import { BouncerCluster, type ClusterLink } from "./cluster.ts";
 import { endedText, ends, passwordGeneration, type Revocation } from "./credentials.ts";
 
@@ -32,30 +33,6 @@ function relayMarkers(cx: BouncerContext): () => void {
     },
     ["read"],
     (userId) => cx.relay.hasClients(userId),
-  );
-}
-
-/**
- * Tells the clients that asked (soju.im/bouncer-networks-notify) of each change of a network's
- * state, and of networks added or removed, wherever the change was made.
- */
-function watchNetworks(cx: BouncerContext): () => void {
-  return cx.relay.bus.tap(
-    (userId, ev) => {
-      if (ev.event !== "state" || ev.type !== "connection") return;
-      const watchers = [...cx.networkWatchers].filter((s) => s.userId === userId);
-      if (!watchers.length) return;
-      const id = ev.connection_id;
-      void (async () => {
-        const record = await cx.store.connections.get(userId, id);
-        const line = record
-          ? `BOUNCER NETWORK ${id} ${networkAttributes(await cx.connections.json(record))}`
-          : `BOUNCER NETWORK ${id} *`;
-        for (const s of watchers) s.write(line);
-      })().catch(() => {});
-    },
-    ["state"],
-    (userId) => [...cx.networkWatchers].some((s) => s.userId === userId),
   );
 }
 
@@ -96,7 +73,7 @@ export interface Bouncer {
 export function startBouncer(
   deps: Pick<
     AppDeps,
-    "store" | "bus" | "irc" | "loginThrottle" | "connections" | "revocations"
+    "store" | "bus" | "irc" | "loginThrottle" | "connections" | "revocations" | "config"
   >,
   opts: {
     addresses: ListenAddress[];
@@ -108,6 +85,7 @@ export function startBouncer(
 ): Bouncer {
   const relay = new Relay(deps.bus);
   relay.start();
+  const away = pushFor(deps).away;
   const cx: BouncerContext = {
     store: deps.store,
     loginThrottle: deps.loginThrottle!,
@@ -116,7 +94,8 @@ export function startBouncer(
     history: opts.history ?? historyService(deps) ?? unavailableHistory,
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
     version: opts.version ?? "dev",
-    attached: new Map(),
+    // Automatic away counts attached IRC clients as present, as it counts browsers.
+    attached: new Counts((userId, count) => away.ircClients(userId, count)),
     logins: new Map(),
     networkWatchers: new Set(),
     connections: deps.connections,
@@ -129,7 +108,12 @@ export function startBouncer(
       log.error("bouncer: not listening for other nodes", { error: String(err) })
     );
   }
-  const unwatchNetworks = watchNetworks(cx);
+  const unwatchNetworks = watchNetworks({
+    bus: relay.bus,
+    store: cx.store,
+    connections: cx.connections,
+    watchers: (userId) => [...cx.networkWatchers].filter((s) => s.userId === userId),
+  });
   const unwatchMarkers = relayMarkers(cx);
   const unwatchRevocations = deps.revocations?.listen((r) =>
     endRevoked(cx, r).catch((err) =>
@@ -169,4 +153,23 @@ export function startBouncer(
       return Promise.resolve();
     },
   };
+}
+
+/** Counts per user that tell each change. */
+class Counts extends Map<number, number> {
+  constructor(readonly changed: (userId: number, count: number) => void) {
+    super();
+  }
+
+  override set(userId: number, count: number): this {
+    super.set(userId, count);
+    this.changed?.(userId, count);
+    return this;
+  }
+
+  override delete(userId: number): boolean {
+    const had = super.delete(userId);
+    if (had) this.changed(userId, 0);
+    return had;
+  }
 }

@@ -5,6 +5,7 @@
  * capability it hears of every network's changes.
  */
 import type { ConnectionService } from "../irc/connection_service.ts";
+import type { EventBus } from "../lib/bus.ts";
 import type { ConnectionJson } from "../irc/resources.ts";
 import { parseIrcUrl } from "../irc/url.ts";
 import { DomainError } from "../lib/errors.ts";
@@ -30,8 +31,66 @@ export function networkAttributes(c: ConnectionJson): string {
   ]);
   if (url.realname) attrs.set("realname", url.realname);
   if (url.username) attrs.set("username", url.username);
-  if (typeof c.info.reason === "string" && c.info.reason) attrs.set("error", c.info.reason);
+  const reason = typeof c.info.reason === "string" ? c.info.reason.replace(/^"(.*)"$/, "$1") : "";
+  if (reason && !NOT_ERRORS.has(reason)) attrs.set("error", reason);
   return tagString(attrs).slice(1, -1);
+}
+
+/** Reasons of a disconnect the user asked for (a stop, a restart with new settings): no error. */
+const NOT_ERRORS = new Set(["Reconnecting with new settings.", "Disconnected by the user."]);
+
+/** How long the state events of one change are gathered into one notification (ms). */
+const GATHER_MS = 100;
+
+/** What the network notifications need. */
+export interface NetworkWatch {
+  bus: EventBus;
+  store: Store;
+  connections: ConnectionService;
+  /** The user's clients that asked for soju.im/bouncer-networks-notify, now. */
+  watchers(userId: number): { write(line: string): void }[];
+}
+
+/**
+ * Tells the clients that asked (soju.im/bouncer-networks-notify) of each change of a network's
+ * state, and of networks added or removed, wherever the change was made: one line per change. A
+ * change comes as several state events (a restart: stopping, the server's ERROR, connecting),
+ * so they are gathered for a moment, and a line the clients were just sent is not sent again.
+ */
+export function watchNetworks(w: NetworkWatch): () => void {
+  const pending = new Map<string, { timer?: ReturnType<typeof setTimeout>; last?: string }>();
+  const flush = async (userId: number, id: string, key: string) => {
+    const entry = pending.get(key)!;
+    entry.timer = undefined;
+    const watchers = w.watchers(userId);
+    if (!watchers.length) return void pending.delete(key);
+    const record = await w.store.connections.get(userId, id);
+    const line = record
+      ? `BOUNCER NETWORK ${id} ${networkAttributes(await w.connections.json(record))}`
+      : `BOUNCER NETWORK ${id} *`;
+    if (!record) pending.delete(key);
+    if (line === entry.last) return;
+    entry.last = line;
+    for (const s of w.watchers(userId)) s.write(line);
+  };
+  const untap = w.bus.tap(
+    (userId, ev) => {
+      if (ev.event !== "state" || ev.type !== "connection") return;
+      const id = ev.connection_id;
+      const key = `${userId}\0${id}`;
+      let entry = pending.get(key);
+      if (!entry) pending.set(key, entry = {});
+      if (entry.timer !== undefined) return;
+      entry.timer = setTimeout(() => flush(userId, id, key).catch(() => {}), GATHER_MS);
+    },
+    ["state"],
+    (userId) => w.watchers(userId).length > 0,
+  );
+  return () => {
+    untap();
+    for (const e of pending.values()) clearTimeout(e.timer);
+    pending.clear();
+  };
 }
 
 /** Reads `a=b;c=d` (values escaped as tag values); empty values mean "unset". */

@@ -7,6 +7,7 @@
 import type { EventBus } from "../lib/bus.ts";
 import type { MessageEvent } from "../lib/events.ts";
 import { parseMicros } from "../lib/time.ts";
+import { parseMsgid } from "../lib/msgid.ts";
 import { ircLower } from "../irc/casefold.ts";
 import type { IrcConnection } from "../irc/engine/connection.ts";
 import { tapGone, tapUpstream } from "../irc/engine/tap.ts";
@@ -25,6 +26,8 @@ export interface Downstream {
   write(line: string, msgid?: string): void;
   /** Sends ERROR and closes (its connection is gone). */
   quit(reason: string): void;
+  /** The MARKREAD line of a channel the user just joined (draft/read-marker), if it takes them. */
+  readMarker?(channel: string): Promise<string | undefined>;
 }
 
 /** Lines of the server's own that no client is sent: registration, SASL, pings. */
@@ -216,9 +219,9 @@ export class Hub {
     const meBefore = this.state.nick;
     this.state.see(m);
     if (NEVER.has(m.command)) return;
-    if (m.command === "JOIN" && meBefore && ircLower(nickOf(m.prefix)) === ircLower(meBefore)) {
-      if (this.#joining.size < 100) this.#joining.add(ircLower(m.params[0] ?? ""));
-    }
+    const ownJoin = m.command === "JOIN" && !!meBefore &&
+      ircLower(nickOf(m.prefix)) === ircLower(meBefore);
+    if (ownJoin && this.#joining.size < 100) this.#joining.add(ircLower(m.params[0] ?? ""));
     const key = this.#storedKey(m, meBefore);
     if (!m.tags.has("time")) m.tags.set("time", new Date().toISOString());
     if (!/^\d{3}$/.test(m.command) && !m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
@@ -240,10 +243,29 @@ export class Hub {
     const kind = KEPT_KINDS[m.command];
     if (kind && this.clients.size && m.prefix.includes("!") && this.isChannel(m.params[0] ?? "")) {
       const key = keptKey(kind, ircLower(m.params[0]), nickOf(m.prefix));
-      return this.#enqueue({ key, raw: m, done: false, deliver });
-    }
-    if (this.#order.length) this.#enqueue({ done: true, deliver });
+      this.#enqueue({ key, raw: m, done: false, deliver });
+    } else if (this.#order.length) this.#enqueue({ done: true, deliver });
     else deliver();
+    if (ownJoin) this.#readMarkers(m.params[0] ?? "");
+  }
+
+  /**
+   * After the user's own JOIN and before its names, each client that takes read markers gets
+   * the channel's (draft/read-marker); the server's 353 and 366 wait in order for the lookup.
+   */
+  #readMarkers(channel: string): void {
+    const asking = [...this.clients].filter((c) => c.readMarker && c.caps.has("draft/read-marker"));
+    if (!asking.length) return;
+    const item: OrderItem = { done: false };
+    this.#enqueue(item);
+    Promise.all(asking.map((c) => c.readMarker!(channel).catch(() => undefined))).then((lines) => {
+      item.deliver = () =>
+        asking.forEach((c, i) => {
+          if (lines[i] && this.clients.has(c)) c.write(lines[i]!);
+        });
+      item.done = true;
+      this.#flush();
+    });
   }
 
   /**
@@ -275,7 +297,12 @@ export class Hub {
     const key = keptKey(ev.kind, ev.conversationId, ev.from);
     const slot = this.#order.find((it) => !it.done && it.key === key);
     if (!slot) return;
-    if (ev.msgid) slot.raw?.tags.set("msgid", ev.msgid);
+    if (ev.msgid) {
+      slot.raw?.tags.set("msgid", ev.msgid);
+      // The row's own millisecond (the msgid says it), as CHATHISTORY gives the same line.
+      const id = parseMsgid(ev.msgid);
+      if (id) slot.raw?.tags.set("time", new Date(id.ms).toISOString());
+    }
     slot.done = true;
     this.#flush();
   }

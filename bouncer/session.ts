@@ -11,7 +11,7 @@ import type { ConnectionService } from "../irc/connection_service.ts";
 import { Caps } from "./caps.ts";
 import { COMMANDS } from "./commands.ts";
 import type { HistoryScope, HistoryService } from "./history.ts";
-import type { BouncerLimits } from "./limits.ts";
+import { type BouncerLimits, lineCost } from "./limits.ts";
 import type { Hub, Relay } from "./relay.ts";
 import { SaslPlain } from "./sasl.ts";
 import type { ClientTransport } from "./transport.ts";
@@ -125,6 +125,13 @@ export class Session {
     }
   }
 
+  /** The MARKREAD line of a channel just joined, for a client that takes read markers. */
+  async readMarker(channel: string): Promise<string | undefined> {
+    if (!this.caps.has("draft/read-marker") || !this.login?.connection) return undefined;
+    const [line] = await this.cx.history.markRead(this.scope(), [channel]);
+    return line?.startsWith("MARKREAD ") ? line : undefined;
+  }
+
   /** A numeric to this client, from Parley. */
   numeric(code: string, ...params: string[]): void {
     this.write(formatLine(code, [this.target, ...params], { prefix: SERVER_NAME }));
@@ -159,7 +166,7 @@ export class Session {
     try {
       for await (const item of this.transport.lines()) {
         if (this.#closed) break;
-        await this.#pace();
+        await this.#pace("line" in item ? lineCost(item.line) : 1);
         if ("tooLong" in item) {
           this.numeric("417", "Input line was too long");
           continue;
@@ -178,19 +185,19 @@ export class Session {
     }
   }
 
-  /** One line per token; with none left, reading waits (the client's lines wait in its socket). */
-  async #pace(): Promise<void> {
+  /** A line takes `cost` tokens; with too few left, reading waits (lines wait in the socket). */
+  async #pace(cost: number): Promise<void> {
     const { lineBurst, lineIntervalMs } = this.cx.limits;
     const now = Date.now();
     this.#tokens = Math.min(lineBurst, this.#tokens + (now - this.#last) / lineIntervalMs);
     this.#last = now;
-    if (this.#tokens < 1) {
-      const wait = (1 - this.#tokens) * lineIntervalMs;
+    if (this.#tokens < cost) {
+      const wait = (cost - this.#tokens) * lineIntervalMs;
       await new Promise((r) => setTimeout(r, wait));
-      this.#tokens = 1;
+      this.#tokens = cost;
       this.#last = Date.now();
     }
-    this.#tokens -= 1;
+    this.#tokens -= cost;
   }
 
   async #handle(m: Message): Promise<void> {

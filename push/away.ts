@@ -1,7 +1,8 @@
 /**
- * Automatic away (a per-user setting, off by default): once none of the user's browsers has had
- * a socket open for a grace period, every connected IRC connection of theirs is marked away; the
- * first socket that opens marks them back. Connections that come up meanwhile are marked too.
+ * Automatic away (a per-user setting, off by default): once none of the user's clients (browser
+ * sockets, and IRC clients attached through the listener) has been there for a grace period,
+ * every connected IRC connection of theirs is marked away; the first client that comes marks them
+ * back, and so does turning the setting off. Connections that come up meanwhile are marked too.
  */
 import type { EventBus } from "../lib/bus.ts";
 import { log } from "../lib/log.ts";
@@ -9,7 +10,7 @@ import type { IrcControl } from "../irc/control.ts";
 import type { Store } from "../store/mod.ts";
 
 /** The away message other IRC users see. */
-export const AWAY_MESSAGE = "Away (no browser open)";
+export const AWAY_MESSAGE = "Away (no client attached)";
 
 /** What automatic away needs. */
 export interface AwayDeps {
@@ -25,6 +26,8 @@ export class AutoAway {
   #timers = new Map<number, ReturnType<typeof setTimeout>>();
   /** Users this module has marked away. */
   #away = new Set<number>();
+  /** IRC clients attached through the listener, per user (the bouncer tells). */
+  #ircClients = new Map<number, number>();
   #untap?: () => void;
 
   constructor(private deps: AwayDeps) {}
@@ -40,7 +43,7 @@ export class AutoAway {
       () => {},
     );
     this.#untap = this.deps.bus.tap((userId, ev) => {
-      if (ev.event === "listeners") this.#sockets(userId, ev.count);
+      if (ev.event === "listeners") this.#presence(userId);
       else if (
         ev.event === "state" && ev.type === "connection" && ev.state === "connected" &&
         this.#away.has(userId)
@@ -63,10 +66,33 @@ export class AutoAway {
     return this.#away.has(userId);
   }
 
-  #sockets(userId: number, count: number): void {
+  /** The bouncer's count of a user's attached IRC clients changed. */
+  ircClients(userId: number, count: number): void {
+    if (count > 0) this.#ircClients.set(userId, count);
+    else this.#ircClients.delete(userId);
+    this.#presence(userId);
+  }
+
+  /**
+   * The user turned automatic away on or off: on, the grace period starts when no client is
+   * there; off, the away this module set is cleared.
+   */
+  async setting(userId: number, on: boolean): Promise<void> {
+    if (on) return await this.#startGrace(userId);
     clearTimeout(this.#timers.get(userId));
     this.#timers.delete(userId);
-    if (count > 0) {
+    if (this.#away.delete(userId)) await this.#all(userId, "/away");
+  }
+
+  /** Browser sockets and IRC clients the user has now. */
+  #present(userId: number): number {
+    return this.deps.bus.listenerCount(userId) + (this.#ircClients.get(userId) ?? 0);
+  }
+
+  #presence(userId: number): void {
+    clearTimeout(this.#timers.get(userId));
+    this.#timers.delete(userId);
+    if (this.#present(userId) > 0) {
       if (this.#away.delete(userId)) void this.#all(userId, "/away");
       return;
     }
@@ -76,7 +102,7 @@ export class AutoAway {
   async #startGrace(userId: number): Promise<void> {
     // Only users who chose it get a timer (most never do).
     if (!(await this.deps.store.push.autoAway(userId).catch(() => false))) return;
-    if (this.deps.bus.listenerCount(userId) > 0 || this.#timers.has(userId)) return;
+    if (this.#present(userId) > 0 || this.#timers.has(userId)) return;
     const timer = setTimeout(() => {
       this.#timers.delete(userId);
       void this.#goAway(userId);
@@ -87,7 +113,7 @@ export class AutoAway {
 
   async #goAway(userId: number): Promise<void> {
     try {
-      if (this.deps.bus.listenerCount(userId) > 0) return;
+      if (this.#present(userId) > 0) return;
       if (!(await this.deps.store.push.autoAway(userId))) return;
       this.#away.add(userId);
       await this.#all(userId, `/away ${AWAY_MESSAGE}`);

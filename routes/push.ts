@@ -13,7 +13,7 @@ import { endpointProblem } from "../push/endpoint.ts";
 export function pushRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { store } = deps;
-  const { keys, notifier } = pushFor(deps); // made and watching from the start, not at the first request
+  const { keys, notifier, away } = pushFor(deps); // made and watching from the start, not at the first request
 
   app.get("/push", requireUser, async (c) => {
     const user = currentUser(c);
@@ -56,6 +56,8 @@ export function pushRoutes(deps: AppDeps): Hono<AppEnv> {
   app.post("/push/settings", requireUser, async (c) => {
     const body = await jsonBody(c, bodyOf("updatePushSettings"));
     await store.push.setAutoAway(currentUser(c).id, body.auto_away);
+    // Going away or back is sent to the IRC connections after the answer, not before it.
+    away.setting(currentUser(c).id, body.auto_away).catch(() => {});
     return c.json({ auto_away: body.auto_away });
   });
 

@@ -181,7 +181,7 @@ async function targets(
   const batch = opts.batch ? batchId() : undefined;
   const tag = batch ? `@batch=${batch} ` : "";
   const body = found.map((x) =>
-    `${tag}${ircLine("CHATHISTORY", "TARGETS", echoName(x.name), `timestamp=${ircTime(x.latest)}`)}`
+    `${tag}${ircLine("CHATHISTORY", "TARGETS", echoName(x.name), ircTime(x.latest))}`
   );
   return inBatch(batch, "draft/chathistory-targets", [], body);
 }

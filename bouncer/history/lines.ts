@@ -22,7 +22,7 @@ export interface LineTarget {
 }
 
 /** Who says a gap: the bouncer's server name, as in its numerics. */
-const GAP_SOURCE = "parley";
+export const GAP_SOURCE = "parley";
 
 /** A millisecond timestamp as IRCv3 `server-time` and read markers write it. */
 export function ircTime(us: number): string {

@@ -11,9 +11,9 @@ import type { HistoryLines, HistoryParts, HistoryScope } from "./mod.ts";
 import { echo, isTargetWord, parseTimestamp } from "./refs.ts";
 import { conversationOf, lineTarget } from "./target.ts";
 
-/** `MARKREAD target timestamp=...` for a marker in microseconds (0: never read, `*`). */
+/** `MARKREAD target timestamp=...` for a marker in microseconds; `MARKREAD target *` when 0. */
 function line(target: string, lastRead: number): string {
-  return ircLine("MARKREAD", target, `timestamp=${lastRead > 0 ? ircTime(lastRead) : "*"}`);
+  return ircLine("MARKREAD", target, lastRead > 0 ? `timestamp=${ircTime(lastRead)}` : "*");
 }
 
 /** The line of a `read` event's marker (`ts` as events write times). */

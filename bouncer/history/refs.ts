@@ -2,6 +2,7 @@
  * The words of a CHATHISTORY or MARKREAD request read into times: `timestamp=` and `msgid=`
  * references, `*`, limits and targets. Everything here comes from a client and is checked.
  */
+import { isChannel } from "../../irc/casefold.ts";
 import { parseMsgid } from "../../lib/msgid.ts";
 import { parseMicros } from "../../lib/time.ts";
 
@@ -52,10 +53,15 @@ export function parseLimit(w: string, max: number): number | undefined {
   return n > 0 ? Math.min(n, max) : undefined;
 }
 
-/** Whether a word can name a conversation: one word, printable, bounded, not `*`. */
+/**
+ * Whether a word can name a conversation: one printable word of at most 200 characters that is
+ * a channel name or a nick (no `*?!@`, not beginning with `$`, `:`, a channel type or a member
+ * prefix), as the server allows them.
+ */
 export function isTargetWord(w: string): boolean {
   // deno-lint-ignore no-control-regex
-  return w !== "*" && /^[^\s,:\x00-\x1f\x7f][^\s,\x00-\x1f\x7f]{0,199}$/.test(w);
+  if (!/^[^\s,:\x00-\x1f\x7f][^\s,\x00-\x1f\x7f]{0,199}$/.test(w)) return false;
+  return isChannel(w) || /^[^$*?!@#&+~%][^*?!@]*$/.test(w);
 }
 
 /** A word of the client's echoed in a reply: one word, no line breaks, bounded. */

@@ -6,7 +6,8 @@
 import { isChannel } from "../../irc/casefold.ts";
 import { ircLower } from "../../lib/casefold.ts";
 import { nowMicros } from "../../lib/time.ts";
-import { batchId, historyLine, inBatch } from "./lines.ts";
+import { ircLine } from "../../irc/engine/line.ts";
+import { batchId, GAP_SOURCE, historyLine, inBatch, ircTime } from "./lines.ts";
 import {
   type HistoryLines,
   type HistoryParts,
@@ -28,6 +29,11 @@ function cutoff(): number {
   return now - (now % 1000);
 }
 
+/** Lines after the cap counted at most, to say how many a cut replay skipped. */
+const COUNT_MAX = 10_000;
+/** Beyond every stored time. */
+const NONE_AFTER = Number.MAX_SAFE_INTEGER;
+
 /** What the client missed, in batches; its place moves to now. */
 export async function replay(
   parts: HistoryParts,
@@ -43,10 +49,13 @@ export async function replay(
     const id = conv.conversationId;
     // The channels it is shown, and private conversations that have something to show.
     if (id === "" || (isChannel(id) ? !wanted.has(id) : since === undefined)) continue;
+    const limit = since === undefined ? REPLAY_UNKNOWN : REPLAY_MAX;
     const lines = await parts.history.lines(conv.id, {
       after: since ?? -1,
-      before: until,
-      limit: since === undefined ? REPLAY_UNKNOWN : REPLAY_MAX,
+      // Not `until`: each line of a burst takes a millisecond of its own, so its last lines may
+      // lie ahead of the clock; they went live before the client attached and come no other way.
+      before: NONE_AFTER,
+      limit,
       newest: true,
       events: false,
     });
@@ -54,6 +63,19 @@ export async function replay(
     const t = lineTarget(conv, scope);
     const batch = batchId();
     const body = lines.map((l) => historyLine(l, t, batch)).filter((l): l is string => !!l);
+    if (since !== undefined && lines.length === limit) {
+      const skipped = await parts.history.lines(conv.id, {
+        after: since,
+        before: lines[0].ts,
+        limit: COUNT_MAX,
+        newest: false,
+        events: false,
+      });
+      if (skipped.length) {
+        const to = t.isChannel ? t.name : t.nick;
+        body.unshift(skippedNotice(skipped.length, lines[0].ts, to, batch));
+      }
+    }
     out.push(...inBatch(batch, "chathistory", [t.name], body));
   }
   if (client) await parts.history.setPosition(scope.connection.id, client, until - 1);
@@ -64,4 +86,16 @@ export async function replay(
 export async function detach(parts: HistoryParts, scope: HistoryScope): Promise<void> {
   const client = keyOf(scope);
   if (client) await parts.history.setPosition(scope.connection.id, client, cutoff() - 1);
+}
+
+/**
+ * The line that begins a replay cut at its cap: how many earlier lines it leaves out and where to
+ * read them. It is Parley's, so it has no msgid of its own; its time is the first line's.
+ */
+function skippedNotice(count: number, ts: number, target: string, batch: string): string {
+  const n = count >= COUNT_MAX ? `More than ${COUNT_MAX - 1}` : String(count);
+  const text = `${n} earlier line${count === 1 ? "" : "s"} you missed ${
+    count === 1 ? "is" : "are"
+  } not replayed here (at most ${REPLAY_MAX} per conversation): read them with CHATHISTORY or in Parley's web client.`;
+  return `@batch=${batch};time=${ircTime(ts)} :${GAP_SOURCE} ${ircLine("NOTICE", target, text)}`;
 }

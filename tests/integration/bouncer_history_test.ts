@@ -238,6 +238,10 @@ forEachStore("bouncer history: bad requests get a FAIL and nothing else", async 
     assertEquals(await failOf("LATEST", "#a\x01b", "*", "5"), "INVALID_TARGET");
     assertEquals(await failOf("LATEST", "#a,#b", "*", "5"), "INVALID_TARGET");
     assertEquals(await failOf("LATEST", "#" + "x".repeat(300), "*", "5"), "INVALID_TARGET");
+    // One word, but neither a channel nor a nick: a mask, a source, a wildcard.
+    for (const target of ["bob!u@host", "$*.example", "bo*", "who?", "a@b", "#", "~bob", "@op"]) {
+      assertEquals(await failOf("LATEST", target, "*", "5"), "INVALID_TARGET", target);
+    }
   });
   await t.step("MESSAGE_ERROR for a msgid that names nothing here", async () => {
     const other = (await store.conversations.ensure(w.scope.connection.id, "#other", "#other")).id;
@@ -279,8 +283,8 @@ forEachStore("bouncer history: TARGETS lists conversations by their newest line"
   assertEquals(
     lines.slice(1, -1).map((l) => [l.tags.get("batch"), l.command, ...l.params]),
     [
-      [id, "CHATHISTORY", "TARGETS", "#Test", stamp(T0 + 9 * SEC)],
-      [id, "CHATHISTORY", "TARGETS", "Bob", stamp(T0 + 21 * SEC)],
+      [id, "CHATHISTORY", "TARGETS", "#Test", iso(T0 + 9 * SEC)],
+      [id, "CHATHISTORY", "TARGETS", "Bob", iso(T0 + 21 * SEC)],
     ],
   );
   // Reversed bounds: the newest first picked, still listed oldest first.
@@ -305,8 +309,8 @@ forEachStore(
     const unread = async () =>
       (await store.conversations.get(w.scope.connection.id, "#test"))!.unread;
     await t.step("a query before any read says *", async () => {
-      assertEquals(await w.h.markRead(w.scope, ["#test"]), ["MARKREAD #Test timestamp=*"]);
-      assertEquals(await w.h.marker(w.scope, "#TEST"), "MARKREAD #Test timestamp=*");
+      assertEquals(await w.h.markRead(w.scope, ["#test"]), ["MARKREAD #Test *"]);
+      assertEquals(await w.h.marker(w.scope, "#TEST"), "MARKREAD #Test *");
     });
     await t.step(
       "a marker lowers unread and tells the web client and the other clients",

@@ -107,3 +107,26 @@ Deno.test("bouncer: soju.im/bouncer-networks", async (t) => {
     await s.close();
   }
 });
+
+Deno.test("bouncer: one BOUNCER NETWORK line per change, no error for a restart", async () => {
+  const s = await setupBouncer();
+  try {
+    const c = await BouncerClient.attach(s.port, EMAIL, PASSWORD, NETWORK_CAPS, "manager");
+    await c.waitFor((l) => l.command === "422");
+    const from = c.lines.length;
+    // A new nick restarts the connection: stopped, the server's ERROR, connecting, connected.
+    await c.send(`BOUNCER CHANGENETWORK ${s.cid} nickname=alice2`);
+    await c.waitFor((l) =>
+      l.command === "BOUNCER" && l.params[0] === "NETWORK" &&
+      /state=connected;.*nickname=alice2/.test(l.params[2] ?? ""), from);
+    const told = c.lines.slice(from).filter((l) => l.params[0] === "NETWORK");
+    const states = told.map((l) => /state=(\w+)/.exec(l.params[2])?.[1]);
+    const said = told.map((l) => l.raw).join("\n");
+    // Connecting then connected, or only connected when the restart was quicker than the gathering.
+    assert(["connecting,connected", "connected"].includes(states.join()), said);
+    assert(!told.some((l) => l.params[2].includes("error=")), told.map((l) => l.raw).join("\n"));
+    c.close();
+  } finally {
+    await s.close();
+  }
+});
