@@ -45,11 +45,6 @@ async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<
   if (kind === "PRIVMSG" && text.startsWith("\x01") && !action) {
     return upstream(s, m); // another CTCP: passed on as it is, not stored
   }
-  if (s.hub.isChannel(target) && !s.hub.state.channel(target)) {
-    // A channel the user is not in (one without +n takes messages from outside): Parley keeps no
-    // conversation for it, so the line goes to the server as the client wrote it.
-    return ownLine(s, m, target);
-  }
   const body = action ? action[1] : text;
   const message = kind === "NOTICE"
     ? `/notice ${target} ${body}`
@@ -65,6 +60,12 @@ async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<
   try {
     await s.cx.irc.send(hub.userId, hub.connectionId, target, message);
   } catch (err) {
+    hub.forgetEcho(echo);
+    if (err instanceof DomainError && err.kind === "not_found" && hub.isChannel(target)) {
+      // A channel Parley has no conversation for (one without +n takes messages from outside):
+      // the line goes to the server as the client wrote it, and the server decides.
+      return ownLine(s, m, target);
+    }
     const why = err instanceof DomainError ? err.message : "Not sent";
     s.numeric("404", target, why);
     return;
@@ -96,11 +97,12 @@ async function upstream(s: Session, m: Message): Promise<void> {
   try {
     await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`);
   } catch (err) {
+    if (wait !== "unanswered") hub.forgetExpected(wait);
     if (action) hub.forgetLabeled(s, l!);
     s.numeric("400", m.command, err instanceof DomainError ? err.message : "Not sent");
     return;
   }
-  if (l && wait === "unanswered" && !action) s.reply("ACK", [], l);
+  if (l && (wait === "unanswered" || !wait.spec.answered) && !action) s.reply("ACK", [], l);
 }
 
 /** The tags a client may send the server: client-only ones (`+name`), bounded. */

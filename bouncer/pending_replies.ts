@@ -229,6 +229,11 @@ export class PendingReplies<C> {
     return gone;
   }
 
+  /** Takes off one entry (its command was not sent). */
+  remove(entry: Pending<C>): void {
+    this.#entries = this.#entries.filter((e) => e !== entry);
+  }
+
   /** A client left: its answers still end its entries, and go to `instead`. */
   replace(client: C, instead: C): void {
     for (const e of this.#entries) if (e.client === client) e.client = instead;

@@ -166,16 +166,17 @@ export class Hub {
   }
 
   /**
-   * The server's answer to a client's command goes to that client (pending_replies.ts):
-   * "answered" when an answer always comes (it carries the label), "unanswered" when only an
-   * error may (the caller acknowledges the label), "full" when too many queries wait.
+   * The server's answer to a client's command goes to that client (pending_replies.ts): its wait
+   * (`spec.answered` when an answer always comes, and carries the label; else only an error may,
+   * and the caller acknowledges the label), "unanswered" when none is kept, "full" when too many
+   * queries wait.
    */
   expect(
     client: Downstream,
     command: string,
     params: string[],
     label?: string,
-  ): "answered" | "unanswered" | "full" {
+  ): Pending<Downstream> | "unanswered" | "full" {
     const spec = replySpec(command, params, (n) => this.isChannel(n));
     const entry = this.#pending.add(
       client,
@@ -184,8 +185,17 @@ export class Hub {
       spec,
       spec.answered ? label : undefined,
     );
-    if (spec.answered) return entry ? "answered" : "full";
-    return "unanswered";
+    return entry ?? (spec.answered ? "full" : "unanswered");
+  }
+
+  /** The command was not sent after all: no answer will come. */
+  forgetExpected(entry: Pending<Downstream>): void {
+    this.#pending.remove(entry);
+  }
+
+  /** The line was not sent after all: no echo will come. */
+  forgetEcho(e: PendingEcho): void {
+    this.#echoes = this.#echoes.filter((x) => x !== e);
   }
 
   /** A client's line waits for its stored copy (see `stored`). */
