@@ -214,3 +214,48 @@ Deno.test("bouncer passthrough: capabilities asked upstream, TAGMSG, CHGHOST, SE
     await irc.close();
   }
 });
+
+Deno.test("bouncer passthrough: a server with echo-message echoes TAGMSG; the sender's has its label", async () => {
+  const irc = startHostileIrc({ caps: ["message-tags", "echo-message"] });
+  const s = await setupBouncerOn(irc.url);
+  const server = irc.clients[0];
+  try {
+    await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
+    await server.waitFor((l) => l === "JOIN #chan");
+    await server.send(":alice!alice@host JOIN #chan");
+    await server.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
+    const user = `${EMAIL}/${s.cid}`;
+    const caps = ["message-tags", "echo-message", "labeled-response"];
+    const a = await BouncerClient.attach(s.port, `${user}@a`, PASSWORD, caps, "a");
+    const b = await BouncerClient.attach(s.port, `${user}@b`, PASSWORD, ["message-tags"], "b");
+    const quiet = await BouncerClient.attach(s.port, `${user}@q`, PASSWORD, ["message-tags"], "q");
+    for (const c of [a, b, quiet]) await c.waitFor((l) => l.command === "366");
+    try {
+      await a.send("@label=t1;+draft/react=:) TAGMSG #chan");
+      await quiet.send("@+typing=active TAGMSG #chan");
+      await server.waitFor((l) => l.includes("+draft/react") && l.endsWith("TAGMSG #chan"));
+      await server.waitFor((l) => l.includes("+typing=active") && l.endsWith("TAGMSG #chan"));
+      await server.send("@+draft/react=:);msgid=m1 :alice!alice@host TAGMSG #chan");
+      await server.send("@+typing=active;msgid=m2 :alice!alice@host TAGMSG #chan");
+      const mine = await a.waitFor((l) => l.command === "TAGMSG" && l.tags.get("msgid") === "m1");
+      assertEquals(mine.tags.get("label"), "t1", "the sender's echo carries its label");
+      assertEquals(mine.tags.get("+draft/react"), ":)");
+      for (const id of ["m1", "m2"]) {
+        await b.waitFor((l) => l.command === "TAGMSG" && l.tags.get("msgid") === id);
+      }
+      await quiet.waitFor((l) => l.command === "TAGMSG" && l.tags.get("msgid") === "m1");
+      await sync(quiet, "after-echo");
+      assertEquals(
+        got(quiet, 0, "TAGMSG").map((l) => l.tags.get("msgid")),
+        ["m1"],
+        "no echo of its own for a client without echo-message",
+      );
+      assertEquals(got(a, 0, "TAGMSG").filter((l) => l.tags.get("msgid") === "m1").length, 1);
+    } finally {
+      for (const c of [a, b, quiet]) c.close();
+    }
+  } finally {
+    await s.close();
+    await irc.close();
+  }
+});
