@@ -21,6 +21,8 @@ export interface ReplySpec {
   errorsBeforeEnd?: ReadonlySet<string>;
   /** How many of its ends end it (`NAMES #a,#b` has one 366 per channel). */
   endsNeeded?: number;
+  /** More numerics whose parameter at this place must be a name it gave (352 of `WHO #chan`). */
+  subjectAt?: Readonly<Record<string, number>>;
   /** An answer always comes (a query): a label waits for it. Else the command may get none. */
   answered: boolean;
 }
@@ -39,8 +41,9 @@ const ERROR_ENDS = set(
 /** Numerics whose parameter at this place names what was asked (a nick, channel, command). */
 const SUBJECT_AT: Record<string, number> = Object.fromEntries([
   ...[
-    ..."263 301 307 311 312 313 314 315 317 318 319 320 324 329 330 338 346 347 348 349 366"
+    ..."263 301 307 311 312 313 314 315 317 318 319 320 324 329 330 331 332 333 338 341 346 347"
       .split(" "),
+    ..."348 349 366".split(" "),
     ..."367 368 369 378 379 671 276 335 401 402 403 404 405 406 421 441 442 443 461 467".split(" "),
     ..."471 473 474 475 476 477 478 479 482 524 704 705 706 710 711 712 713 714".split(" "),
   ].map((c) => [c, 1]),
@@ -90,6 +93,10 @@ export function replySpec(
 ): ReplySpec {
   const [target = "", modes, ...rest] = params;
   switch (command) {
+    case "WHO":
+      // Each 352 of a channel's WHO names the channel: Parley's own WHO of another channel, sent
+      // meanwhile, is not this client's. (A nick's may name any channel the person is in.)
+      return isChannel(target) ? spec("352 354", "315", { subjectAt: { "352": 1 } }) : SPECS.WHO;
     case "NAMES":
       return spec("353", "366", { endsNeeded: Math.max(1, target.split(",").length) });
     case "MODE": {
@@ -253,7 +260,7 @@ function takes(e: Pending<unknown>, m: Message): boolean {
   const s = e.spec;
   const listed = s.replies.has(n) || s.ends.has(n) || !!s.errorsBeforeEnd?.has(n);
   if (!listed && !ERROR_ENDS.has(n)) return false;
-  const at = SUBJECT_AT[n];
+  const at = s.subjectAt?.[n] ?? SUBJECT_AT[n];
   const subject = at === undefined ? undefined : m.params[at];
   // A numeric that names nothing is taken by the first entry that lists it.
   if (subject === undefined) return listed;

@@ -314,7 +314,15 @@ export class Hub {
   ownLine(client: Downstream, m: Message, label?: string): void {
     if (this.state.caps.has("echo-message") && m.command !== "TAGMSG") {
       // Its echo is a chat line Parley stores, and echoes as it does the client's other lines.
-      return this.awaitEcho({ client, conversation: m.params[0], text: m.params[1] ?? "", label });
+      const text = m.params[1] ?? "";
+      // Stored as an action's words, as the client's other actions are.
+      const action = /^\x01ACTION (.*?)\x01?$/s.exec(text);
+      return this.awaitEcho({
+        client,
+        conversation: m.params[0],
+        text: action ? action[1] : text,
+        label,
+      });
     }
     if (this.state.caps.has("echo-message")) {
       this.#rawEchoes.push({ client, command: m.command, target: ircLower(m.params[0]), label });

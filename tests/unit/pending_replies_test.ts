@@ -59,6 +59,22 @@ Deno.test("pending replies: an entry never blocks the ones behind it", () => {
   assertEquals(to(":s 318 me carol :End"), "a (end)");
 });
 
+Deno.test("pending replies: Parley's own WHO of another channel is not the client's", () => {
+  const { ask, to } = queue();
+  ask("a", "WHO #mine");
+  assertEquals(to(":s 352 me #other u h s carol H :0 Carol"), "");
+  assertEquals(to(":s 315 me #other :End of WHO list"), "");
+  assertEquals(to(":s 352 me #mine u h s bob H :0 Bob"), "a");
+  assertEquals(to(":s 315 me #mine :End of WHO list"), "a (end)");
+  ask("a", "WHO bob");
+  assertEquals(to(":s 352 me #any u h s bob H :0 Bob"), "a", "a nick's WHO names any channel");
+  assertEquals(to(":s 315 me bob :End of WHO list"), "a (end)");
+  ask("a", "TOPIC #mine");
+  assertEquals(to(":s 332 me #other :not this one"), "");
+  assertEquals(to(":s 332 me #mine :the topic"), "a");
+  assertEquals(to(":s 333 me #mine bob 1700000000"), "a (end)");
+});
+
 Deno.test("pending replies: a query whose answer never comes times out", () => {
   let now = 0;
   const { q, ask, to } = queue(() => now);
