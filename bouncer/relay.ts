@@ -316,13 +316,10 @@ export class Hub {
       // Its echo is a chat line Parley stores, and echoes as it does the client's other lines.
       const text = m.params[1] ?? "";
       // Stored as an action's words, as the client's other actions are.
-      const action = /^\x01ACTION (.*?)\x01?$/s.exec(text);
-      return this.awaitEcho({
-        client,
-        conversation: m.params[0],
-        text: action ? action[1] : text,
-        label,
-      });
+      const action = text.startsWith("\x01ACTION ")
+        ? text.slice(8, text.endsWith("\x01") ? -1 : undefined)
+        : undefined;
+      return this.awaitEcho({ client, conversation: m.params[0], text: action ?? text, label });
     }
     if (this.state.caps.has("echo-message")) {
       this.#rawEchoes.push({ client, command: m.command, target: ircLower(m.params[0]), label });
