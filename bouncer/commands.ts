@@ -95,7 +95,10 @@ async function upstream(s: Session, m: Message): Promise<void> {
     : hub.expect(s, m.command, m.params, l);
   if (wait === "full") return s.numeric("400", m.command, "Too many queries waiting for an answer");
   try {
-    await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`);
+    const tag = typeof wait === "object" && wait.upstreamLabel
+      ? `@label=${wait.upstreamLabel} `
+      : "";
+    await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${tag}${line}`);
   } catch (err) {
     if (wait !== "unanswered") hub.forgetExpected(wait);
     if (action) hub.forgetLabeled(s, l!);

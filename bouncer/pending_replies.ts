@@ -132,6 +132,11 @@ export interface Pending<C> {
   /** The command and its parameters (each, and each comma-separated part), casefolded. */
   subjects: ReadonlySet<string>;
   label?: string;
+  /**
+   * The label it was sent upstream with, when the server has labeled-response: its answer is
+   * told by that label, not by numerics.
+   */
+  upstreamLabel?: string;
   /** The labeled-response batch opened for it; "-" when its one line carried the label. */
   batch?: string;
   /** Lines it was given. */
@@ -157,6 +162,8 @@ export interface PendingOptions {
 /** One connection's queue of commands waiting for their answer. */
 export class PendingReplies<C> {
   #entries: Pending<C>[] = [];
+  /** The server's labeled-response batches, by id. */
+  #batches = new Map<string, Pending<C>>();
   /** The entry that just ended, whose trail may follow. */
   #ended?: Pending<C>;
   readonly #max: number;
@@ -180,6 +187,7 @@ export class PendingReplies<C> {
     params: readonly string[],
     spec: ReplySpec,
     label?: string,
+    upstreamLabel?: string,
   ): Pending<C> | undefined {
     if (this.#entries.length >= this.#max) {
       // A command that may get no answer gives way; queries waiting for theirs do not.
@@ -198,6 +206,7 @@ export class PendingReplies<C> {
       spec,
       subjects,
       label,
+      upstreamLabel,
       given: 0,
       endsLeft: spec.endsNeeded ?? 1,
       deadline: this.#now() + this.#timeoutMs,
@@ -216,7 +225,10 @@ export class PendingReplies<C> {
       ended.given++;
       return { entry: ended, ends: false };
     }
-    const at = this.#entries.findIndex((e) => standard ? standardFor(e, m) : takes(e, m));
+    // An entry sent with a label is answered by its label (see Hub), not here.
+    const at = this.#entries.findIndex((e) =>
+      !e.upstreamLabel && (standard ? standardFor(e, m) : takes(e, m))
+    );
     if (at < 0) return undefined;
     const entry = this.#entries[at];
     entry.given++;
@@ -233,12 +245,32 @@ export class PendingReplies<C> {
     if (!this.#entries.some((e) => e.deadline <= now)) return [];
     const gone = this.#entries.filter((e) => e.deadline <= now);
     this.#entries = this.#entries.filter((e) => e.deadline > now);
+    for (const e of gone) this.remove(e);
     return gone;
   }
 
-  /** Takes off one entry (its command was not sent). */
+  /** Takes off one entry (its command was not sent, or its labeled answer is complete). */
   remove(entry: Pending<C>): void {
     this.#entries = this.#entries.filter((e) => e !== entry);
+    for (const [id, e] of this.#batches) if (e === entry) this.#batches.delete(id);
+  }
+
+  /** The entry sent upstream with this label. */
+  byLabel(label: string): Pending<C> | undefined {
+    return this.#entries.find((e) => e.upstreamLabel === label);
+  }
+
+  /** The server opened its labeled-response batch for an entry. */
+  openBatch(id: string, entry: Pending<C>): void {
+    if (this.#batches.size < this.#max) this.#batches.set(id, entry);
+  }
+
+  /** The entry whose labeled-response batch this is (while it waits). */
+  inBatch(id: string): Pending<C> | undefined {
+    const e = this.#batches.get(id);
+    if (e && this.#entries.includes(e)) return e;
+    this.#batches.delete(id);
+    return undefined;
   }
 
   /** A client left: its answers still end its entries, and go to `instead`. */
@@ -250,6 +282,7 @@ export class PendingReplies<C> {
   /** Takes off every entry (the connection registered again: no answer will come). */
   clear(): Pending<C>[] {
     this.#ended = undefined;
+    this.#batches.clear();
     return this.#entries.splice(0);
   }
 }

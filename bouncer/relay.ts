@@ -128,6 +128,7 @@ const ORDER_WAIT_MS = 2000;
 const MAX_ECHOES = 256;
 const MAX_LABELED = 32;
 let batches = 0;
+let upstreamLabels = 0;
 
 /** One connection's live stream and the clients attached to it. */
 export class Hub {
@@ -178,12 +179,19 @@ export class Hub {
     label?: string,
   ): Pending<Downstream> | "unanswered" | "full" {
     const spec = replySpec(command, params, (n) => this.isChannel(n));
+    // A server with labeled-response tells its answer to a query by a label of Parley's own. Only
+    // a query's: a command that changes something is answered by a line every client must see.
+    const upstreamLabel = spec.answered && this.state.caps.has("labeled-response") &&
+        this.state.caps.has("batch")
+      ? `pb${++upstreamLabels}`
+      : undefined;
     const entry = this.#pending.add(
       client,
       command,
       params,
       spec,
       spec.answered ? label : undefined,
+      upstreamLabel,
     );
     return entry ?? (spec.answered ? "full" : "unanswered");
   }
@@ -250,6 +258,8 @@ export class Hub {
     const labeledFirst = this.#labeled.length > 0 && /^\d{3}$/.test(m.command)
       ? this.#labeledAnswer(m, meBefore)
       : undefined;
+    const byLabel = this.#byUpstreamLabel(m);
+    if (byLabel) return this.#later(byLabel);
     const routed = labeledFirst ? undefined : this.#pending.route(m);
     if (routed) {
       const first = routed.entry.given === 1;
@@ -288,6 +298,40 @@ export class Hub {
       return this.#enqueue({ key, raw: m, done: false, deliver });
     }
     this.#later(deliver);
+  }
+
+  /**
+   * A line of the server's labeled answer to a client's query (its label, or its batch): what
+   * delivers it to that client, with the client's own label or batch; undefined for other lines.
+   */
+  #byUpstreamLabel(m: Message): (() => void) | undefined {
+    const label = m.tags.get("label");
+    const labeled = label === undefined ? undefined : this.#pending.byLabel(label);
+    if (labeled) {
+      m.tags.delete("label");
+      if (m.command === "BATCH" && m.params[0]?.startsWith("+")) {
+        this.#pending.openBatch(m.params[0].slice(1), labeled);
+        return () => {};
+      }
+      this.#pending.remove(labeled);
+      if (m.command === "ACK") return () => this.#close(labeled);
+      const first = ++labeled.given === 1;
+      return () => this.#answer({ entry: labeled, ends: true }, m, first);
+    }
+    const id = m.tags.get("batch");
+    const batched = id === undefined ? undefined : this.#pending.inBatch(id);
+    if (batched) {
+      m.tags.delete("batch");
+      const first = ++batched.given === 1;
+      return () => this.#answer({ entry: batched, ends: false }, m, first);
+    }
+    if (m.command === "BATCH" && m.params[0]?.startsWith("-")) {
+      const ended = this.#pending.inBatch(m.params[0].slice(1));
+      if (!ended) return undefined;
+      this.#pending.remove(ended);
+      return () => this.#close(ended);
+    }
+    return undefined;
   }
 
   /** Runs now, or after the lines waiting before it (the server's order). */

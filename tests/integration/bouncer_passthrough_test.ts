@@ -259,3 +259,59 @@ Deno.test("bouncer passthrough: a server with echo-message echoes TAGMSG; the se
     await irc.close();
   }
 });
+
+Deno.test("bouncer passthrough: with labeled-response upstream, a query's answer is told by its label", async () => {
+  const irc = startHostileIrc({ caps: ["labeled-response", "batch", "message-tags"] });
+  const s = await setupBouncerOn(irc.url);
+  const server = irc.clients[0];
+  const user = `${EMAIL}/${s.cid}`;
+  const caps = ["labeled-response", "batch", "message-tags"];
+  const a = await BouncerClient.attach(s.port, `${user}@a`, PASSWORD, caps, "a");
+  const b = await BouncerClient.attach(s.port, `${user}@b`, PASSWORD, caps, "b");
+  try {
+    await sync(a, "ready");
+    await sync(b, "ready");
+    const upstreamLabel = async (command: string) => {
+      const line = await server.waitFor((l) => l.startsWith("@label=") && l.includes(command));
+      return /^@label=([^ ;]+)/.exec(line)![1];
+    };
+
+    await a.send("@label=w1 WHOIS bob");
+    const w = await upstreamLabel("WHOIS bob");
+    // Someone else's WHOIS answer first (the web client's), then the labeled one, with a line in
+    // it no numeric table knows.
+    await server.send(":irc.hostile.test 311 alice bob x y * :Not this one");
+    await server.send(":irc.hostile.test 318 alice bob :End of WHOIS list");
+    await server.send(`@label=${w} :irc.hostile.test BATCH +lr1 labeled-response`);
+    await server.send("@batch=lr1 :irc.hostile.test 311 alice bob u h * :Bob");
+    await server.send("@batch=lr1 :irc.hostile.test NOTICE alice :and a note");
+    await server.send("@batch=lr1 :irc.hostile.test 318 alice bob :End of WHOIS list");
+    await server.send(":irc.hostile.test BATCH -lr1");
+    const open = await a.waitFor((l) => l.command === "BATCH" && l.tags.get("label") === "w1");
+    const id = open.params[0].slice(1);
+    await a.waitFor((l) => l.command === "BATCH" && l.params[0] === `-${id}`);
+    const inside = a.lines.filter((l) => l.tags.get("batch") === id);
+    assertEquals(inside.map((l) => l.command), ["311", "NOTICE", "318"]);
+    assertEquals(inside[0].params.at(-1), "Bob");
+    assert(!a.lines.some((l) => l.params.at(-1) === "Not this one"), "not someone else's");
+
+    await a.send("@label=i1 ISON bob");
+    const i = await upstreamLabel("ISON bob");
+    await server.send(`@label=${i} :irc.hostile.test 303 alice :bob`);
+    const ison = await a.waitFor((l) => l.command === "303");
+    assertEquals(ison.tags.get("label"), "i1");
+
+    await a.send("@label=m1 MOTD");
+    const m = await upstreamLabel("MOTD");
+    await server.send(`@label=${m} :irc.hostile.test ACK`);
+    await a.waitFor((l) => l.command === "ACK" && l.tags.get("label") === "m1");
+
+    await sync(b, "after");
+    assertEquals(got(b, 0, "311", "318", "303", "NOTICE", "ACK"), [], "b saw none of it");
+  } finally {
+    a.close();
+    b.close();
+    await s.close();
+    await irc.close();
+  }
+});
