@@ -1,9 +1,9 @@
 /**
  * What an attached client may send, one entry per command: whether it is allowed before
- * registration, its fewest parameters, and what it does. Anything else is 421. Chat lines go
- * through the connection's own send (flood control, storing, the web client sees them); the
- * commands that act on IRC go upstream as a line rebuilt by the one writer; queries register
- * where their replies go.
+ * registration, its fewest parameters, and what it does. Chat lines go through the connection's
+ * own send (flood control, storing, the web client sees them); every other command goes upstream
+ * as a line rebuilt by the one writer (`PASS_THROUGH`: what Parley does not handle itself is the
+ * server's), after its wait for the answer is queued (pending_replies.ts).
  */
 import { DomainError } from "../lib/errors.ts";
 import { ircLower } from "../irc/casefold.ts";
@@ -11,9 +11,8 @@ import { authenticate } from "./auth.ts";
 import { changeNetwork, networkAttributes } from "./networks.ts";
 import { credentialHolds } from "./credentials.ts";
 import { search } from "./search.ts";
-import type { Query } from "./relay.ts";
 import { refusalText, type Session } from "./session.ts";
-import { formatLine, type Message } from "./wire.ts";
+import { formatLine, type Message, tagString } from "./wire.ts";
 
 /** One command a client may send. */
 export interface Command {
@@ -61,6 +60,12 @@ async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<
   try {
     await s.cx.irc.send(hub.userId, hub.connectionId, target, message);
   } catch (err) {
+    hub.forgetEcho(echo);
+    if (err instanceof DomainError && err.kind === "not_found" && hub.isChannel(target)) {
+      // A channel Parley has no conversation for (one without +n takes messages from outside):
+      // the line goes to the server as the client wrote it, and the server decides.
+      return ownLine(s, m, target);
+    }
     const why = err instanceof DomainError ? err.message : "Not sent";
     s.numeric("404", target, why);
     return;
@@ -68,8 +73,12 @@ async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<
   if (l && !s.caps.has("echo-message")) s.reply("ACK", [], l);
 }
 
-/** Sends the client's line upstream, rebuilt by the writer, behind the connection's flood control. */
-async function upstream(s: Session, m: Message, query?: Omit<Query, "client">): Promise<void> {
+/**
+ * Sends the client's line upstream, rebuilt by the writer (so it is one line, and bounded as the
+ * client's lines are), to the client's own connection behind its flood control. Its answer goes
+ * to this client: a query's with its label; else the label is acknowledged at once.
+ */
+async function upstream(s: Session, m: Message): Promise<void> {
   if (!s.hub) return unbound(s, m);
   let line: string;
   try {
@@ -79,18 +88,74 @@ async function upstream(s: Session, m: Message, query?: Omit<Query, "client">): 
   }
   const hub = s.hub!;
   const l = label(m);
-  if (query && !hub.expect({ ...query, client: s, label: l })) {
-    return s.numeric("400", m.command, "Too many queries waiting for an answer");
-  }
-  const answered = !!l && !query && labeledAction(s, m, l);
+  const action = !!l && labeledAction(s, m, l);
+  // JOIN and PART answer everyone (the join is everyone's); the rest answer the asker.
+  const wait = m.command === "JOIN" || m.command === "PART"
+    ? "unanswered"
+    : hub.expect(s, m.command, m.params, l);
+  if (wait === "full") return s.numeric("400", m.command, "Too many queries waiting for an answer");
   try {
-    await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`);
+    const tag = typeof wait === "object" && wait.upstreamLabel
+      ? `@label=${wait.upstreamLabel} `
+      : "";
+    await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${tag}${line}`);
   } catch (err) {
-    if (answered) hub.forgetLabeled(s, l!);
+    if (wait !== "unanswered") hub.forgetExpected(wait);
+    if (action) hub.forgetLabeled(s, l!);
     s.numeric("400", m.command, err instanceof DomainError ? err.message : "Not sent");
     return;
   }
-  if (l && !query && !answered) s.reply("ACK", [], l);
+  if (l && (wait === "unanswered" || !wait.spec.answered) && !action) s.reply("ACK", [], l);
+}
+
+/** The tags a client may send the server: client-only ones (`+name`), bounded. */
+function clientTags(m: Message): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [k, v] of m.tags) if (k.startsWith("+")) out.set(k, v);
+  return tagString(out).length <= MAX_CLIENT_TAGS ? out : new Map();
+}
+
+/** The most bytes of client-only tags (message-tags: 4094 with `@` and the space). */
+const MAX_CLIENT_TAGS = 4094;
+
+/**
+ * A line Parley does not store (TAGMSG, a message to a channel not joined): sent upstream with
+ * the client's own tags, and shown to the other attached clients (hub.ownLine).
+ */
+async function ownLine(s: Session, m: Message, target: string): Promise<void> {
+  const hub = s.hub!;
+  const l = label(m);
+  const tags = hub.state.caps.has("message-tags") ? clientTags(m) : new Map<string, string>();
+  if (m.command === "TAGMSG" && !tags.size) {
+    // Nothing the server can carry (it has no message-tags): there is nothing to send.
+    if (l) s.reply("ACK", [], l);
+    return;
+  }
+  let line: string;
+  try {
+    line = formatLine(m.command, [target, ...m.params.slice(1)], { tags });
+  } catch {
+    return s.numeric("400", m.command, "Not a line Parley can send");
+  }
+  try {
+    await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`);
+  } catch (err) {
+    s.numeric("404", target, err instanceof DomainError ? err.message : "Not sent");
+    return;
+  }
+  hub.ownLine(
+    s,
+    { tags, prefix: "", command: m.command, params: [target, ...m.params.slice(1)] },
+    l,
+  );
+}
+
+/** TAGMSG (message-tags): typing notifications, reactions. */
+function tagmsg(s: Session, m: Message): Promise<void> | void {
+  if (!s.hub) return unbound(s, m);
+  const target = m.params[0];
+  if (target.includes(",")) return s.numeric("407", target, "One target at a time");
+  return ownLine(s, m, target);
 }
 
 /**
@@ -186,21 +251,13 @@ async function command(s: Session, m: Message, text: string): Promise<void> {
   if (l) s.reply("ACK", [], l);
 }
 
-const ends = (...codes: string[]) => new Set(codes);
 const passOn: Command = { min: 1, run: (s, m) => upstream(s, m) };
 
-/** `MODE #chan`, `MODE #chan b`, `MODE nick`: questions, answered to the asker only. */
-function modeQuery(s: Session, m: Message): Omit<Query, "client"> | undefined {
-  const [target, modes, ...rest] = m.params;
-  if (!s.hub!.isChannel(target)) return modes ? undefined : { ends: ends("221") };
-  if (!modes) return { ends: ends("324"), trail: ends("329") };
-  if (rest.length) return undefined;
-  const list = modes.replace(/^\+/, "");
-  if (list === "b") return { ends: ends("368") };
-  if (list === "e") return { ends: ends("349") };
-  if (list === "I") return { ends: ends("347") };
-  return undefined;
-}
+/**
+ * What Parley does not handle itself (MONITOR, ISON, MOTD, VERSION, KNOCK, SETNAME, a command it
+ * has never heard of...) goes to the server as the client wrote it: a bouncer is transparent.
+ */
+export const PASS_THROUGH: Command = { run: (s, m) => upstream(s, m) };
 
 async function authenticateCmd(s: Session, m: Message): Promise<void> {
   if (s.registered || s.login) return s.numeric("907", "You have already authenticated");
@@ -323,15 +380,14 @@ export const COMMANDS: Record<string, Command> = {
   KICK: { min: 2, run: (s, m) => upstream(s, m) },
   INVITE: { min: 2, run: (s, m) => upstream(s, m) },
   AWAY: { run: (s, m) => upstream(s, m) },
-  MODE: {
-    min: 1,
-    run: (s, m) => upstream(s, m, modeQuery(s, m)),
-  },
-  WHOIS: { min: 1, run: (s, m) => upstream(s, m, { ends: ends("318") }) },
-  WHOWAS: { min: 1, run: (s, m) => upstream(s, m, { ends: ends("369") }) },
-  WHO: { min: 1, run: (s, m) => upstream(s, m, { ends: ends("315") }) },
-  LIST: { run: (s, m) => upstream(s, m, { ends: ends("323") }) },
-  NAMES: { min: 1, run: (s, m) => upstream(s, m, { ends: ends("366") }) },
+  MODE: passOn,
+  WHOIS: passOn,
+  WHOWAS: passOn,
+  WHO: passOn,
+  NAMES: passOn,
+  TAGMSG: { min: 1, run: tagmsg },
+  // Not offered (draft/multiline): a client's BATCH would leave the server's half open.
+  BATCH: { run: (s, m) => s.numeric("421", m.command, "Unknown command") },
   BOUNCER: { early: true, min: 1, run: bouncer },
   SEARCH: {
     min: 1,

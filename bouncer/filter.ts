@@ -1,6 +1,6 @@
 /**
  * What one client may see of a line: only the tags and lines of the capabilities it negotiated
- * (tags stripped, extended-join downgraded, AWAY/CHGHOST/SETNAME/ACCOUNT dropped, one prefix per
+ * (tags stripped, extended-join downgraded, AWAY/CHGHOST/SETNAME/ACCOUNT/TAGMSG dropped, one prefix per
  * member without multi-prefix).
  */
 import type { Caps } from "./caps.ts";
@@ -13,6 +13,7 @@ const NEEDS: Record<string, string> = {
   SETNAME: "setname",
   ACCOUNT: "account-notify",
   BATCH: "batch",
+  TAGMSG: "message-tags",
 };
 
 /** The tags a client keeps, by capability. */

@@ -2,7 +2,7 @@
  * One live stream per connection: every line the server sends reaches every attached client
  * (as each one's capabilities allow), and every stored message (from IRC, from the web client,
  * from another attached client) reaches them from the bus with its stored time and msgid. Replies
- * to a client's own query (WHOIS, WHO, LIST, NAMES, MODE) go to that client only.
+ * to a client's own command go to that client only (pending_replies.ts).
  */
 import type { EventBus } from "../lib/bus.ts";
 import type { MessageEvent } from "../lib/events.ts";
@@ -16,6 +16,8 @@ import { type KeptEvent, tapKept } from "../irc/chat/kept.ts";
 import type { Caps } from "./caps.ts";
 import { forClient } from "./filter.ts";
 import { passingMsgid } from "./msgid.ts";
+import { SERVER_NAME } from "./burst.ts";
+import { type Pending, PendingReplies, replySpec, type Routed } from "./pending_replies.ts";
 import { UpstreamState } from "./upstream_state.ts";
 import { formatLine, type Message, nickOf, parseLine } from "./wire.ts";
 
@@ -50,17 +52,6 @@ const NEVER = new Set([
   ...Array.from({ length: 9 }, (_, i) => String(900 + i)),
 ]);
 
-/** A query whose replies go to the client that asked. */
-export interface Query {
-  client: Downstream;
-  /** The numerics that end its reply. */
-  ends: ReadonlySet<string>;
-  /** Numerics that may follow the end and still belong to it (329 after 324). */
-  trail?: ReadonlySet<string>;
-  label?: string;
-  batch?: string;
-}
-
 /** A client's JOIN or PART with a label: the server's answer to it carries the label. */
 interface LabeledAction {
   client: Downstream;
@@ -78,8 +69,8 @@ const REFUSALS: Record<LabeledAction["command"], ReadonlySet<string>> = {
 
 /**
  * Numerics that only answer a query (WHOIS, WHOWAS, WHO, LIST, NAMES, MODE queries). When no
- * attached client asked, someone else did (the web client, or Parley itself): no client gets
- * them. NAMES after the user's own JOIN are the join's, and go to everyone.
+ * attached client asked, someone else did (the web client's /whois, or Parley's own WHO after a
+ * join): no client gets them. NAMES after the user's own JOIN are the join's, and go to everyone.
  */
 const QUERY_REPLIES = new Set([
   ..."311 312 313 317 318 319 320 330 338 378 379 671 276 307 335".split(" "),
@@ -92,6 +83,15 @@ interface PendingEcho {
   client: Downstream;
   conversation: string;
   text: string;
+  label?: string;
+}
+
+/** A line a client sent that Parley does not store (TAGMSG), waiting for the server's echo. */
+interface RawEcho {
+  client: Downstream;
+  command: string;
+  /** Casefolded. */
+  target: string;
   label?: string;
 }
 
@@ -128,10 +128,10 @@ function keptKey(kind: string, conversation: string, from: string): string {
 const MAX_ORDER = 10_000;
 /** How long a line waits for the stored copy of the chat line before it (ms). */
 const ORDER_WAIT_MS = 2000;
-const MAX_QUERIES = 64;
 const MAX_ECHOES = 256;
 const MAX_LABELED = 32;
 let batches = 0;
+let upstreamLabels = 0;
 
 /** One connection's live stream and the clients attached to it. */
 export class Hub {
@@ -140,9 +140,9 @@ export class Hub {
   conn?: IrcConnection;
   /** The stored connection's nick, for a connection that has not spoken since Parley started. */
   recordNick = "";
-  #queries: Query[] = [];
-  #ended?: Query;
+  #pending = new PendingReplies<Downstream>();
   #echoes: PendingEcho[] = [];
+  #rawEchoes: RawEcho[] = [];
   #labeled: LabeledAction[] = [];
   /** Channels the user just joined, whose NAMES reply is the join's (casefolded). */
   #joining = new Set<string>();
@@ -169,11 +169,44 @@ export class Hub {
     return !!name && types.includes(name[0]);
   }
 
-  /** Replies to this query go to its client until one of its end numerics. */
-  expect(q: Query): boolean {
-    if (this.#queries.length >= MAX_QUERIES) return false;
-    this.#queries.push(q);
-    return true;
+  /**
+   * The server's answer to a client's command goes to that client (pending_replies.ts): its wait
+   * (`spec.answered` when an answer always comes, and carries the label; else only an error may,
+   * and the caller acknowledges the label), "unanswered" when none is kept, "full" when too many
+   * queries wait.
+   */
+  expect(
+    client: Downstream,
+    command: string,
+    params: string[],
+    label?: string,
+  ): Pending<Downstream> | "unanswered" | "full" {
+    const spec = replySpec(command, params, (n) => this.isChannel(n));
+    // A server with labeled-response tells its answer to a query by a label of Parley's own. Only
+    // a query's: a command that changes something is answered by a line every client must see.
+    const upstreamLabel = spec.answered && this.state.caps.has("labeled-response") &&
+        this.state.caps.has("batch")
+      ? `pb${++upstreamLabels}`
+      : undefined;
+    const entry = this.#pending.add(
+      client,
+      command,
+      params,
+      spec,
+      spec.answered ? label : undefined,
+      upstreamLabel,
+    );
+    return entry ?? (spec.answered ? "full" : "unanswered");
+  }
+
+  /** The command was not sent after all: no answer will come. */
+  forgetExpected(entry: Pending<Downstream>): void {
+    this.#pending.remove(entry);
+  }
+
+  /** The line was not sent after all: no echo will come. */
+  forgetEcho(e: PendingEcho): void {
+    this.#echoes = this.#echoes.filter((x) => x !== e);
   }
 
   /** A client's line waits for its stored copy (see `stored`). */
@@ -207,8 +240,9 @@ export class Hub {
   /** A client left: its queries' replies go nowhere, its echoes and labels to nobody. */
   detach(client: Downstream): void {
     if (this.clients.delete(client)) this.onClients(this.userId, -1);
-    for (const q of this.#queries) if (q.client === client) q.client = NOBODY;
+    this.#pending.replace(client, NOBODY);
     this.#echoes = this.#echoes.filter((e) => e.client !== client);
+    this.#rawEchoes = this.#rawEchoes.filter((e) => e.client !== client);
     this.#labeled = this.#labeled.filter((a) => a.client !== client);
   }
 
@@ -218,12 +252,27 @@ export class Hub {
     if (!m) return;
     const meBefore = this.state.nick;
     this.state.see(m);
+    // Registered again: the answers still awaited will never come.
+    if (m.command === "001") {
+      this.#pending.clear().forEach((e) => this.#later(() => this.#close(e)));
+    }
+    for (const e of this.#pending.expired()) this.#later(() => this.#close(e));
+    if (!m.tags.has("time")) m.tags.set("time", new Date().toISOString());
+    const labeledFirst = this.#labeled.length > 0 && /^\d{3}$/.test(m.command)
+      ? this.#labeledAnswer(m, meBefore)
+      : undefined;
+    const byLabel = this.#byUpstreamLabel(m);
+    if (byLabel) return this.#later(byLabel);
+    const routed = labeledFirst ? undefined : this.#pending.route(m);
+    if (routed) {
+      const first = routed.entry.given === 1;
+      return this.#later(() => this.#answer(routed, m, first));
+    }
     if (NEVER.has(m.command)) return;
     const ownJoin = m.command === "JOIN" && !!meBefore &&
       ircLower(nickOf(m.prefix)) === ircLower(meBefore);
     if (ownJoin && this.#joining.size < 100) this.#joining.add(ircLower(m.params[0] ?? ""));
     const key = this.#storedKey(m, meBefore);
-    if (!m.tags.has("time")) m.tags.set("time", new Date().toISOString());
     if (!/^\d{3}$/.test(m.command) && !m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
     if (key !== undefined) {
       // It comes back from the bus once stored (or is told unstored); the lines after it wait
@@ -231,11 +280,17 @@ export class Hub {
       if (this.clients.size) this.#enqueue({ key, raw: m, done: false });
       return;
     }
-    const labeled = this.#labeledAnswer(m, meBefore);
+    const labeled = labeledFirst ?? this.#labeledAnswer(m, meBefore);
+    const echo = this.#rawEcho(m, meBefore);
     const deliver = () => {
-      if (/^\d{3}$/.test(m.command) && this.#reply(m)) return;
+      if (!labeled && /^\d{3}$/.test(m.command) && this.#unasked(m)) return;
       for (const c of this.clients) {
-        if (c !== labeled?.client) this.#send(c, m);
+        if (c === echo?.client) {
+          // The sender sees its own line only with echo-message, and then with its label.
+          if (!c.caps.has("echo-message")) continue;
+          if (echo.label) this.#send(c, { ...m, tags: new Map(m.tags).set("label", echo.label) });
+          else this.#send(c, m);
+        } else if (c !== labeled?.client) this.#send(c, m);
         else this.#send(c, { ...m, tags: new Map(m.tags).set("label", labeled.label) });
       }
     };
@@ -244,9 +299,48 @@ export class Hub {
     if (kind && this.clients.size && m.prefix.includes("!") && this.isChannel(m.params[0] ?? "")) {
       const key = keptKey(kind, ircLower(m.params[0]), nickOf(m.prefix));
       this.#enqueue({ key, raw: m, done: false, deliver });
-    } else if (this.#order.length) this.#enqueue({ done: true, deliver });
-    else deliver();
+    } else this.#later(deliver);
     if (ownJoin) this.#readMarkers(m.params[0] ?? "");
+  }
+
+  /**
+   * A line of the server's labeled answer to a client's query (its label, or its batch): what
+   * delivers it to that client, with the client's own label or batch; undefined for other lines.
+   */
+  #byUpstreamLabel(m: Message): (() => void) | undefined {
+    const label = m.tags.get("label");
+    const labeled = label === undefined ? undefined : this.#pending.byLabel(label);
+    if (labeled) {
+      m.tags.delete("label");
+      if (m.command === "BATCH" && m.params[0]?.startsWith("+")) {
+        this.#pending.openBatch(m.params[0].slice(1), labeled);
+        return () => {};
+      }
+      this.#pending.remove(labeled);
+      if (m.command === "ACK") return () => this.#close(labeled);
+      const first = ++labeled.given === 1;
+      return () => this.#answer({ entry: labeled, ends: true }, m, first);
+    }
+    const id = m.tags.get("batch");
+    const batched = id === undefined ? undefined : this.#pending.inBatch(id);
+    if (batched) {
+      m.tags.delete("batch");
+      const first = ++batched.given === 1;
+      return () => this.#answer({ entry: batched, ends: false }, m, first);
+    }
+    if (m.command === "BATCH" && m.params[0]?.startsWith("-")) {
+      const ended = this.#pending.inBatch(m.params[0].slice(1));
+      if (!ended) return undefined;
+      this.#pending.remove(ended);
+      return () => this.#close(ended);
+    }
+    return undefined;
+  }
+
+  /** Runs now, or after the lines waiting before it (the server's order). */
+  #later(deliver: () => void): void {
+    if (this.#order.length) this.#enqueue({ done: true, deliver });
+    else deliver();
   }
 
   /**
@@ -265,6 +359,57 @@ export class Hub {
         });
       item.done = true;
       this.#flush();
+    });
+  }
+
+  /** The client's own line the server echoes (echo-message), taken off the list. */
+  #rawEcho(m: Message, me: string): RawEcho | undefined {
+    if (!this.#rawEchoes.length || !me || ircLower(nickOf(m.prefix)) !== ircLower(me)) {
+      return undefined;
+    }
+    const target = ircLower(m.params[0] ?? "");
+    const at = this.#rawEchoes.findIndex((e) => e.command === m.command && e.target === target);
+    return at < 0 ? undefined : this.#rawEchoes.splice(at, 1)[0];
+  }
+
+  /**
+   * A client's line Parley does not store (TAGMSG, a message to a channel not joined) was sent:
+   * the other clients see it, and the sender with echo-message, with its label. When the server
+   * echoes it, its echo does that; else it is made here.
+   */
+  ownLine(client: Downstream, m: Message, label?: string): void {
+    if (this.state.caps.has("echo-message") && m.command !== "TAGMSG") {
+      // Its echo is a chat line Parley stores, and echoes as it does the client's other lines.
+      const text = m.params[1] ?? "";
+      // Stored as an action's words, as the client's other actions are.
+      const action = text.startsWith("\x01ACTION ")
+        ? text.slice(8, text.endsWith("\x01") ? -1 : undefined)
+        : undefined;
+      return this.awaitEcho({ client, conversation: m.params[0], text: action ?? text, label });
+    }
+    if (this.state.caps.has("echo-message")) {
+      this.#rawEchoes.push({ client, command: m.command, target: ircLower(m.params[0]), label });
+      if (this.#rawEchoes.length > MAX_ECHOES) this.#rawEchoes.shift();
+      return;
+    }
+    const me = this.nick;
+    const line: Message = {
+      tags: new Map([...m.tags, ["time", new Date().toISOString()], ["msgid", passingMsgid()]]),
+      prefix: this.state.sources.get(ircLower(me)) ?? me,
+      command: m.command,
+      params: m.params,
+    };
+    this.#later(() => {
+      for (const c of this.clients) {
+        if (c !== client) this.#send(c, line);
+        else if (c.caps.has("echo-message")) {
+          this.#send(c, label ? { ...line, tags: new Map(line.tags).set("label", label) } : line);
+        } else if (label && c.caps.has("labeled-response")) {
+          c.write(
+            formatLine("ACK", [], { prefix: SERVER_NAME, tags: new Map([["label", label]]) }),
+          );
+        }
+      }
     });
   }
 
@@ -376,44 +521,44 @@ export class Hub {
   }
 
   /**
-   * Routes a numeric to the client whose query it answers; true when it goes to that client or,
-   * being someone else's answer, to none; false when it is for every client.
+   * A query reply no attached client asked for: true when it goes to no client (someone else's
+   * answer: the web client's, or Parley's own), false when it is for every client.
    */
-  #reply(m: Message): boolean {
-    const q = this.#queries[0];
-    if (!q) {
-      const ended = this.#ended;
-      this.#ended = undefined;
-      if (ended?.trail?.has(m.command)) {
-        this.#send(ended.client, m);
-        return true;
-      }
-      if (!QUERY_REPLIES.has(m.command)) return false;
-      if (m.command !== "353" && m.command !== "366") return true;
-      const channel = ircLower(m.params[m.command === "353" ? 2 : 1] ?? "");
-      if (!this.#joining.has(channel)) return true;
-      if (m.command === "366") this.#joining.delete(channel);
-      return false;
-    }
-    if (q.label && q.client.caps.has("labeled-response") && q.client.caps.has("batch")) {
-      if (!q.batch) {
+  #unasked(m: Message): boolean {
+    if (!QUERY_REPLIES.has(m.command)) return false;
+    if (m.command !== "353" && m.command !== "366") return true;
+    const channel = ircLower(m.params[m.command === "353" ? 2 : 1] ?? "");
+    if (!this.#joining.has(channel)) return true;
+    if (m.command === "366") this.#joining.delete(channel);
+    return false;
+  }
+
+  /** A reply to a client's command, to that client: labeled, or in its labeled-response batch. */
+  #answer({ entry: q, ends }: Routed<Downstream>, m: Message, first: boolean): void {
+    const c = q.client;
+    if (q.label && q.batch === undefined) {
+      if ((ends && first) || !c.caps.has("batch") || !c.caps.has("labeled-response")) {
+        m.tags.set("label", q.label);
+        q.batch = "-";
+      } else {
         q.batch = `lr${++batches}`;
-        q.client.write(`@label=${q.label} BATCH +${q.batch} labeled-response`);
+        c.write(`@label=${q.label} BATCH +${q.batch} labeled-response`);
       }
-      m.tags.set("batch", q.batch);
-    } else if (q.label && !q.batch) {
-      m.tags.set("label", q.label);
-      q.batch = "-";
     }
-    this.#send(q.client, m);
-    const end = q.ends.has(m.command) ||
-      (/^[45]/.test(m.command) && !ERRORS_BEFORE_END.has(m.command));
-    if (end) {
-      this.#queries.shift();
-      if (q.batch && q.batch !== "-") q.client.write(`BATCH -${q.batch}`);
-      this.#ended = q;
+    if (q.batch && q.batch !== "-") m.tags.set("batch", q.batch);
+    this.#send(c, m);
+    if (ends) this.#close(q);
+  }
+
+  /** An entry is done (answered, timed out, or never to be): its batch closes, a label is ACKed. */
+  #close(q: Pending<Downstream>): void {
+    if (q.batch && q.batch !== "-") q.client.write(`BATCH -${q.batch}`);
+    else if (q.label && q.batch === undefined && q.client.caps.has("labeled-response")) {
+      q.client.write(
+        formatLine("ACK", [], { prefix: SERVER_NAME, tags: new Map([["label", q.label]]) }),
+      );
     }
-    return true;
+    q.batch = "-";
   }
 
   #send(c: Downstream, m: Message): void {
@@ -475,9 +620,6 @@ export class Hub {
     this.#flush();
   }
 }
-
-/** WHOIS and WHOWAS say "no such nick" and then still end their reply. */
-const ERRORS_BEFORE_END = new Set(["401", "402", "406"]);
 
 /** Where the replies of a client that left go. */
 const NOBODY: Downstream = {

@@ -9,7 +9,7 @@ import { type AuthDeps, authenticate, type Login } from "./auth.ts";
 import { burstLines, controlBurst, SERVER_NAME } from "./burst.ts";
 import type { ConnectionService } from "../irc/connection_service.ts";
 import { Caps } from "./caps.ts";
-import { COMMANDS } from "./commands.ts";
+import { COMMANDS, PASS_THROUGH } from "./commands.ts";
 import type { HistoryScope, HistoryService } from "./history.ts";
 import { type BouncerLimits, lineCost } from "./limits.ts";
 import type { Hub, Relay } from "./relay.ts";
@@ -201,7 +201,8 @@ export class Session {
   }
 
   async #handle(m: Message): Promise<void> {
-    const cmd = COMMANDS[m.command];
+    // What Parley does not handle goes to the server (a client bound to no network has none).
+    const cmd = COMMANDS[m.command] ?? (this.hub ? PASS_THROUGH : undefined);
     if (!cmd) {
       if (this.registered) this.numeric("421", m.command.slice(0, 32), "Unknown command");
       else this.numeric("451", "You have not registered");

@@ -37,9 +37,13 @@ export class UpstreamState {
   /** The server said it has no MOTD (422). */
   noMotd = false;
   channels = new Map<string, ChannelState>();
+  /** The capabilities the server acknowledged (what it may send us, and we it). */
+  caps = new Set<string>();
   /** `nick!user@host` of people seen lately, so a stored message can carry its source. */
   sources = new Map<string, string>();
   #members = 0;
+  /** A multi-line `CAP LS` is being read. */
+  #lsOpen = false;
 
   /** PREFIX's symbols, strongest first. */
   prefixSymbols(): string {
@@ -73,6 +77,9 @@ export class UpstreamState {
     const me = this.nick && ircLower(from) === ircLower(this.nick);
     this.#remember(m.prefix);
     switch (m.command) {
+      case "CAP":
+        this.#cap(p);
+        break;
       case "001":
         this.nick = p[0] ?? this.nick;
         this.server = m.prefix;
@@ -191,6 +198,21 @@ export class UpstreamState {
         this.#mode(p);
         break;
     }
+  }
+
+  /** `CAP * LS` starts a new negotiation; ACK, NEW-then-ACK and DEL change what is on. */
+  #cap(p: string[]): void {
+    const sub = (p[1] ?? "").toUpperCase();
+    const names = (p.at(-1) ?? "").split(" ").filter(Boolean).slice(0, 100);
+    if (sub === "LS" && !this.#lsOpen) this.caps.clear();
+    if (sub === "LS") this.#lsOpen = p[2] === "*";
+    if (sub === "ACK") {
+      for (const n of names) {
+        if (n.startsWith("-")) this.caps.delete(n.slice(1));
+        else this.caps.add(n);
+      }
+    }
+    if (sub === "DEL") { for (const n of names) this.caps.delete(n); }
   }
 
   #add(ch: ChannelState | undefined, nick: string, mode: string): void {

@@ -287,6 +287,10 @@ export class IrcConnection {
           lines,
         }),
       enable_echomessage: true,
+      // Offered to IRC clients attached through the listener: asked of the server, or they never
+      // carry anything (irc-framework asks for the other capabilities clients are offered).
+      enable_chghost: true,
+      enable_setname: true,
       // Empty: irc-framework would answer CTCP VERSION itself, past the token bucket.
       version: "",
       // An empty account stops irc-framework from reusing a server password for SASL.

@@ -129,6 +129,9 @@ export function newIrcClient(): IrcClient {
   const mod = IrcFramework as any;
   const Client = mod.Client ?? mod.default?.Client;
   const client = new Client();
+  // The bouncer listener sends a client's query with a label of its own, to tell its answer
+  // (bouncer/pending_replies.ts); irc-framework asks for the rest of what clients are offered.
+  client.requestCap?.(["labeled-response"]);
   const commands = client.command_handler;
   if (commands && Array.isArray(commands.handlers)) {
     commandHandlers ??= commands.handlers;

@@ -49,11 +49,22 @@ export function ircLine(command: string, ...params: string[]): IrcLine {
  */
 export function quotedLine(text: string): IrcLine {
   if (BREAKING.test(text)) throw new LineError("A line cannot contain CR, LF or NUL.");
-  const trimmed = text.trim();
+  let trimmed = text.trim();
+  // IRCv3 tags first (`@+typing=active TAGMSG #chan`): one word, kept as written.
+  let tags = "";
+  if (trimmed.startsWith("@")) {
+    const sp = trimmed.indexOf(" ");
+    if (sp < 0 || sp > MAX_TAG_BYTES) throw new LineError("Tags must be followed by a command.");
+    tags = trimmed.slice(0, sp + 1);
+    trimmed = trimmed.slice(sp + 1).trim();
+  }
   const colon = trimmed.startsWith(":") ? 0 : trimmed.indexOf(" :");
   const head = colon < 0 ? trimmed : trimmed.slice(0, colon);
   const words = head.split(/ +/).filter(Boolean);
   if (colon >= 0) words.push(trimmed.slice(colon === 0 ? 1 : colon + 2));
   const [command = "", ...params] = words;
-  return ircLine(command, ...params);
+  return (tags + ircLine(command, ...params)) as IrcLine;
 }
+
+/** The most bytes of a line's client tags, `@` included (IRCv3 message-tags). */
+const MAX_TAG_BYTES = 4094;

@@ -1,7 +1,7 @@
 /**
  * A real terminal client: irssi (from Debian) runs in tmux, attaches to the user's connection
- * through the bouncer listener with SASL PLAIN, shows the channel's recent history, and a line
- * typed in it reaches IRC and the API.
+ * through the bouncer listener with SASL PLAIN, shows the channel's recent history, a line typed
+ * in it reaches IRC and the API, and its /notify (ISON through Parley) sees someone come.
  */
 import { assert } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
@@ -45,6 +45,7 @@ Deno.test("bouncer: irssi in tmux attaches with SASL; a line typed there reaches
     new Deno.Command(tmux, { args: ["-L", socket, ...args], stdout: "piped", stderr: "piped" })
       .output();
   const bob = await RawIrcClient.connect(s.ngircd.port, "bob");
+  let carol: RawIrcClient | undefined;
   try {
     await s.app.deps.irc.send(1, s.cid, "", "/join #term");
     await bob.join("#term");
@@ -90,9 +91,20 @@ Deno.test("bouncer: irssi in tmux attaches with SASL; a line typed there reaches
         m.message === "typed in irssi" && m.from === "alice"
       );
     });
+    // /notify: irssi asks the server ISON (ngircd has no MONITOR) through Parley, and says so
+    // when the person comes.
+    await tmuxRun("send-keys", "-t", "irssi", "/set notify_check_time 2s", "Enter");
+    await tmuxRun("send-keys", "-t", "irssi", "/notify carol", "Enter");
+    await tmuxRun("send-keys", "-t", "irssi", "/window goto 1", "Enter");
+    carol = await RawIrcClient.connect(s.ngircd.port, "carol");
+    await poll("irssi says carol came", async () => {
+      const pane = await tmuxRun("capture-pane", "-p", "-t", "irssi");
+      return /carol.*has joined/.test(new TextDecoder().decode(pane.stdout));
+    }, 30_000);
   } finally {
     await tmuxRun("kill-server");
     await bob.close();
+    await carol?.close();
     await s.close();
     await Deno.remove(home, { recursive: true }).catch(() => {});
   }

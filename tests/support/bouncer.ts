@@ -1,4 +1,7 @@
-/** The bouncer listener in a test: a real ngircd, the app in process, a connected connection. */
+/**
+ * The bouncer listener in a test: a real ngircd (or a scripted server), the app in process, a
+ * connected connection.
+ */
 import { assertEquals } from "./assert.ts";
 import { startApp } from "./app.ts";
 import { startIrcServer } from "./ngircd.ts";
@@ -19,6 +22,26 @@ export async function setupBouncer(
   history?: (real: HistoryService) => HistoryService,
 ) {
   const ngircd = await startIrcServer();
+  const s = await setupBouncerOn(ngircd.url, limits, history);
+  return {
+    ...s,
+    ngircd,
+    close: async () => {
+      await s.close();
+      await ngircd.close();
+    },
+  };
+}
+
+/**
+ * The same on another upstream (`irc://127.0.0.1:PORT`, such as a scripted server's), which
+ * the test starts and stops itself.
+ */
+export async function setupBouncerOn(
+  url: string,
+  limits: Partial<BouncerLimits> = {},
+  history?: (real: HistoryService) => HistoryService,
+) {
   const app = await startApp({ PARLEY_TEST_FAST_IRC: "1" });
   const real = historyService(app.deps);
   const bouncer = startBouncer(app.deps, {
@@ -29,7 +52,7 @@ export async function setupBouncer(
   const api = app.client();
   await api.register(EMAIL, PASSWORD);
   const made = await api.post("/api/connections", {
-    url: `irc://127.0.0.1:${ngircd.port}?nick=alice`,
+    url: `${url}?nick=alice`,
   });
   assertEquals(made.status, 200, JSON.stringify(made.body));
   const cid = made.body.connection_id as string;
@@ -41,7 +64,6 @@ export async function setupBouncer(
   const close = async () => {
     await bouncer.close();
     await app.close();
-    await ngircd.close();
   };
-  return { ngircd, app, bouncer, api, cid, port: bouncer.ports[0], close };
+  return { app, bouncer, api, cid, port: bouncer.ports[0], close };
 }

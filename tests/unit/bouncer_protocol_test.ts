@@ -152,3 +152,18 @@ Deno.test("bouncer state: channels, topics, members and prefixes from the server
   s.see(parseLine(":op!o@h KICK #parley alice2 :out")!);
   assertEquals(s.channel("#parley"), undefined);
 });
+
+Deno.test("bouncer state: the server's capabilities from its CAP lines", () => {
+  const s = new UpstreamState();
+  const see = (raw: string) => s.see(parseLine(raw)!);
+  see(":srv CAP * LS * :message-tags echo-message");
+  see(":srv CAP * LS :chghost");
+  see(":srv CAP * ACK :message-tags chghost");
+  assertEquals([...s.caps].sort(), ["chghost", "message-tags"]);
+  see(":srv CAP alice DEL :chghost");
+  see(":srv CAP alice NEW :echo-message");
+  see(":srv CAP alice ACK :echo-message -message-tags");
+  assertEquals([...s.caps].sort(), ["echo-message"]);
+  see(":srv CAP * LS :message-tags");
+  assertEquals([...s.caps], [], "a new negotiation starts from nothing");
+});

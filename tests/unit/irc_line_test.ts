@@ -47,3 +47,11 @@ Deno.test("quotedLine reads a typed line into parameters and writes it again", (
   refuses(() => quotedLine("PRIVMSG #a :x\r\nQUIT"), "CR, LF or NUL");
   refuses(() => quotedLine(":prefix PRIVMSG #a x"), "Not an IRC command");
 });
+
+Deno.test("quotedLine keeps IRCv3 tags before the command, bounded", () => {
+  assertEquals(quotedLine("@+typing=active TAGMSG #a"), "@+typing=active TAGMSG #a");
+  assertEquals(quotedLine("@+a;+b=1  PRIVMSG #a :hi there"), "@+a;+b=1 PRIVMSG #a :hi there");
+  refuses(() => quotedLine("@+typing=active"), "followed by a command");
+  refuses(() => quotedLine(`@+x=${"a".repeat(5000)} TAGMSG #a`), "followed by a command");
+  refuses(() => quotedLine("@+a BAD!COMMAND #a"), "Not an IRC command");
+});
