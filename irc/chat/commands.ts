@@ -552,7 +552,9 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   list: async (ctx, args) => {
     const conn = live(ctx);
     const { filter, mask } = listArgs(args);
-    const done = collect(conn, "channel list end", () => true);
+    // The end event carries nothing: whether it came is this flag, not collect's answer.
+    let ended = false;
+    const done = collect(conn, "channel list end", () => (ended = true));
     // A network may list 50,000 channels: the filter applies to all of them as they come, and
     // only the most populated LIST_SHOWN matches are kept (trimmed whenever twice that many
     // wait), so memory and the answer stay bounded while the search covers the whole list.
@@ -573,7 +575,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     };
     conn.client!.on("channel list", fn);
     await conn.send(line(() => ircLine("LIST", ...mask)));
-    const ended = (await done) !== undefined;
+    await done;
     conn.client?.off("channel list", fn);
     trim();
     const shown = channels;

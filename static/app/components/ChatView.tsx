@@ -150,25 +150,31 @@ function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
     (meta.at
       ? t("Set by {nick}, {time}", { nick: meta.by, time: dayTimeOf(meta.at, language.value) })
       : t("Set by {nick}", { nick: meta.by }));
-  const shown = plain ? <MessageText text={plain} /> : t("No topic");
+  const edit = () => {
+    setText(plain);
+    setError("");
+    setEditing(true);
+  };
   return (
     <p class="topic channel-topic" title={plain || undefined}>
-      {editable
-        ? (
-          <button
-            type="button"
-            class="topic-button topic-text"
-            title={t("Edit the topic")}
-            onClick={() => {
-              setText(plain);
-              setError("");
-              setEditing(true);
-            }}
-          >
-            {plain ? shown : t("Set a topic")}
-          </button>
-        )
-        : plain && <span class="topic-text">{shown}</span>}
+      {/* A click on the text edits it too (not on a link in it); the button is the keyboard's way. */}
+      <span
+        class={"topic-text" + (editable ? " editable" : "")}
+        onClick={editable ? (e) => void (!(e.target as Element).closest("a") && edit()) : undefined}
+      >
+        {plain ? <MessageText text={plain} /> : editable ? t("Set a topic") : ""}
+      </span>
+      {editable && (
+        <button
+          type="button"
+          class="icon-button topic-edit-button"
+          aria-label={t("Edit the topic")}
+          title={t("Edit the topic")}
+          onClick={edit}
+        >
+          <Icon name="pencil" size={14} />
+        </button>
+      )}
       {plain && by && <span class="topic-by">{by}</span>}
     </p>
   );

@@ -3,9 +3,11 @@
  * searches the server's channel list (`/list`) and picks one. Loaded the first time it opens.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
+import { createPortal } from "preact/compat";
 import { t } from "../i18n.ts";
 import { socket } from "../session.ts";
 import { joinChannel } from "../join.ts";
+import { drawerOpen } from "../state.ts";
 import { MessageText } from "./MessageText.tsx";
 
 interface Listed {
@@ -48,8 +50,9 @@ export function JoinChannel(p: { cid: string; network: string; onClose: () => vo
     setError("");
     const refused = await joinChannel(p.cid, channel);
     setBusy(false);
-    if (refused) setError(refused);
-    else ref.current?.close();
+    if (refused) return setError(refused);
+    drawerOpen.value = false; // on a phone, the channel joined shows at once
+    ref.current?.close();
   };
 
   const search = async () => {
@@ -82,7 +85,8 @@ export function JoinChannel(p: { cid: string; network: string; onClose: () => vo
   const narrow = name.trim().replace(/^[#&!+]+/, "").toLowerCase();
   const rows = (found?.channels ?? []).filter((c) => c.name.toLowerCase().includes(narrow));
 
-  return (
+  // Drawn under <body>: the control that opens it sits in a connection's heading.
+  return createPortal(
     <dialog
       ref={ref}
       class="join-dialog"
@@ -146,7 +150,9 @@ export function JoinChannel(p: { cid: string; network: string; onClose: () => vo
                     onClick={() => void join(c.name)}
                   >
                     <span class="name">{c.name}</span>
-                    <span class="users">{t("{n} users", { n: c.users })}</span>
+                    <span class="users">
+                      {c.users === 1 ? t("1 user") : t("{n} users", { n: c.users })}
+                    </span>
                   </button>
                   {c.topic && (
                     <span class="topic">
@@ -164,6 +170,7 @@ export function JoinChannel(p: { cid: string; network: string; onClose: () => vo
           )}
         </>
       )}
-    </dialog>
+    </dialog>,
+    document.body,
   );
 }
