@@ -9,6 +9,7 @@ import type { ConnectionRecord } from "../../store/connections.ts";
 import type { ConversationRecord } from "../../store/conversations.ts";
 import type { IrcConnection } from "../engine/connection.ts";
 import type { IrcEventName, IrcEvents, ListedChannelPayload } from "../engine/framework.ts";
+import { topicSetBy, type TopicSetter, topicSetter } from "./topics.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { type CommandSpec, findCommand, mayUse, type ServerCommandName } from "./command_table.ts";
 import { type IrcLine, ircLine, LineError, quotedLine } from "../engine/line.ts";
@@ -236,6 +237,12 @@ function collect<K extends IrcEventName>(
   });
 }
 
+/** A topic's setter as `/topic` answers it. */
+const setterFields = (s: TopicSetter) => ({
+  ...(s.by ? { topic_by: s.by } : {}),
+  ...(s.at ? { topic_at: s.at } : {}),
+});
+
 /** The most channels one /list answers with (the most populated of those that matched). */
 export const LIST_SHOWN = 1000;
 
@@ -442,7 +449,16 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
       await conn.send(line(() => ircLine("TOPIC", channel, topic)));
       return { topic };
     }
-    // Asked: the server's answer (332, or 331 for none), else the topic Parley has kept; and
+    // A joined channel's topic and setter are what the server told on join and since (it tells
+    // members every change): answered from them, without asking again.
+    const id = conn.conversationId(channel);
+    const known = topicSetter(conn, id);
+    if (known && (await conn.members?.(channel)) !== undefined) {
+      const conv = await ctx.deps.store.conversations.get(ctx.record.id, id);
+      const now = conv?.topic ?? "";
+      return { conversation_id: id, topic: now, ...(now ? setterFields(known) : {}) };
+    }
+    // Else asked: the server's answer (332, or 331 for none), else the topic Parley has kept; and
     // who set it when (333, which follows 332, so the wait ends there or at the PONG).
     let told: IrcEvents["topic"] | undefined;
     const onTopic = (ev: IrcEvents["topic"]) => {
@@ -456,15 +472,9 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
       () => conn.send(line(() => ircLine("TOPIC", channel))),
     ).finally(() => conn.client?.off("topic", onTopic));
     const now = told ? String(told.topic ?? "") : ctx.conversation?.topic ?? "";
-    const when = Number(setBy?.when);
-    return {
-      conversation_id: conn.conversationId(channel),
-      topic: now,
-      ...(now && setBy?.nick ? { topic_by: String(setBy.nick).slice(0, 100) } : {}),
-      ...(now && Number.isSafeInteger(when) && when > 0
-        ? { topic_at: new Date(when * 1000).toISOString() }
-        : {}),
-    };
+    if (setBy?.nick) topicSetBy(conn, id, setBy.nick, setBy.when);
+    const setter = topicSetter(conn, id);
+    return { conversation_id: id, topic: now, ...(now && setter ? setterFields(setter) : {}) };
   },
   whois: async (ctx, args) => {
     const [nick] = firstWord(args);

@@ -27,6 +27,11 @@ export function dropOnComposer(e: DragEvent): void {
   );
 }
 
+/** Lets files (and only files: dragged text or links keep their own ways) be dropped here. */
+export function allowFileDrop(e: DragEvent): void {
+  if (e.dataTransfer?.types.includes("Files")) e.preventDefault();
+}
+
 /** Whether `el` takes pasted text itself (a form field, an editable element). */
 const editable = (el: EventTarget | null) =>
   el instanceof HTMLElement &&

@@ -86,9 +86,12 @@ function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
   const mine = members.value[key(p.cid, p.conv)]?.find((m) => m.nick.toLowerCase() === me);
   const op = !!mine?.modes.some((m) => TOPIC_RANKS.includes(m));
   useEffect(() => {
-    setMeta({});
     setEditing(false);
     setError("");
+  }, [p.cid, p.conv]);
+  useEffect(() => {
+    setMeta({});
+    setOpen(false);
     if (!live) return;
     let gone = false;
     const ask = (message: string) =>

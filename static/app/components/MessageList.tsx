@@ -26,7 +26,7 @@ import { groupRuns, type Item } from "../event_runs.ts";
 import type { Message } from "../types.ts";
 import { LINE_KINDS, type LineKind, type LineLook } from "../../../lib/events.ts";
 import { MessageText } from "./MessageText.tsx";
-import { dropOnComposer } from "../upload.ts";
+import { allowFileDrop, dropOnComposer } from "../upload.ts";
 import { Embed, embedsEnabled } from "./Embed.tsx";
 import {
   ChannelTable,
@@ -441,7 +441,7 @@ export function MessageList() {
       onScroll={onScroll}
       onClick={nickMenu}
       onContextMenu={nickMenu}
-      onDragOver={(e) => e.preventDefault()}
+      onDragOver={allowFileDrop}
       onDrop={dropOnComposer}
       tabIndex={0}
       aria-label={t("Messages")}
