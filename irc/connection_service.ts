@@ -39,7 +39,7 @@ export interface CreateConnection {
   conversation_id?: string;
   on_connect_commands?: string[];
   wanted_state?: WantedState;
-  /** More channels to join (the default connection's list; not part of the API's body). */
+  /** More channels to join (the add-connection form's, or the default connection's list). */
   join?: string[];
 }
 

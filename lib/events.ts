@@ -425,6 +425,9 @@ export interface SendResult {
   /** The conversation the command concerns (`/query`, `/msg`, `/join`, `/part`, `/mode`). */
   conversation_id?: string;
   topic?: string;
+  /** `/topic` asked: who set the topic (RPL_TOPICWHOTIME: a nick or a mask) and when. */
+  topic_by?: string;
+  topic_at?: string;
   /** The server's WHOIS reply, or `{nick, error}` when it gave none. */
   whois?: { nick?: string; error?: string; [field: string]: unknown };
   modes?: string;
@@ -432,6 +435,8 @@ export interface SendResult {
   conversations?: { name: string; n_users: number; topic: string }[];
   n_conversations?: number;
   done?: boolean;
+  /** How many of the listed channels matched `/text/` (`channels` keeps at most 1,000). */
+  n_matched?: number;
   /** ...and in Parley's. */
   channels?: { name: string; users: unknown; topic: string }[];
   /** `/names` in Convos's shape (one mode string each)... */

@@ -141,7 +141,8 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   app.get("/sw/info", (c) => c.json({ mode: "production", version: denoJson.version }));
 
   // Convos's file links: the file itself lives at the API's URL (with its extension, if given).
-  app.get("/file/:uid/:fid", (c) => {
+  // The web client's links end with the file's name (`/file/1/<id>/notes.txt`), for the reader.
+  app.get("/file/:uid/:fid/:name?", (c) => {
     const path = `api/files/${encodeURIComponent(c.req.param("uid"))}/${
       encodeURIComponent(c.req.param("fid"))
     }`;

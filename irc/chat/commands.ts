@@ -9,6 +9,7 @@ import type { ConnectionRecord } from "../../store/connections.ts";
 import type { ConversationRecord } from "../../store/conversations.ts";
 import type { IrcConnection } from "../engine/connection.ts";
 import type { IrcEventName, IrcEvents, ListedChannelPayload } from "../engine/framework.ts";
+import { topicSetBy, type TopicSetter, topicSetter } from "./topics.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { type CommandSpec, findCommand, mayUse, type ServerCommandName } from "./command_table.ts";
 import { type IrcLine, ircLine, LineError, quotedLine } from "../engine/line.ts";
@@ -236,6 +237,15 @@ function collect<K extends IrcEventName>(
   });
 }
 
+/** A topic's setter as `/topic` answers it. */
+const setterFields = (s: TopicSetter) => ({
+  ...(s.by ? { topic_by: s.by } : {}),
+  ...(s.at ? { topic_at: s.at } : {}),
+});
+
+/** The most channels one /list answers with (the most populated of those that matched). */
+export const LIST_SHOWN = 1000;
+
 /**
  * `/list` arguments as Convos's client sends them: `/text/` keeps channels whose name contains
  * the text (a substring, not a regular expression: a pattern from the user must not be able to
@@ -439,15 +449,32 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
       await conn.send(line(() => ircLine("TOPIC", channel, topic)));
       return { topic };
     }
-    // Asked: the server's answer (332, or 331 for none), else the topic Parley has kept.
-    const told = await answerBeforePong(
+    // A joined channel's topic and setter are what the server told on join and since (it tells
+    // members every change): answered from them, without asking again.
+    const id = conn.conversationId(channel);
+    const known = topicSetter(conn, id);
+    if (known && (await conn.members?.(channel)) !== undefined) {
+      const conv = await ctx.deps.store.conversations.get(ctx.record.id, id);
+      const now = conv?.topic ?? "";
+      return { conversation_id: id, topic: now, ...(now ? setterFields(known) : {}) };
+    }
+    // Else asked: the server's answer (332, or 331 for none), else the topic Parley has kept; and
+    // who set it when (333, which follows 332, so the wait ends there or at the PONG).
+    let told: IrcEvents["topic"] | undefined;
+    const onTopic = (ev: IrcEvents["topic"]) => {
+      if (!ev.nick && conn.same(String(ev.channel ?? ""), channel)) told = ev;
+    };
+    conn.client!.on("topic", onTopic);
+    const setBy = await answerBeforePong(
       conn,
-      "topic",
-      (ev) => !ev.nick && conn.same(String(ev.channel ?? ""), channel),
+      "topicsetby",
+      (ev) => conn.same(String(ev.channel ?? ""), channel),
       () => conn.send(line(() => ircLine("TOPIC", channel))),
-    );
+    ).finally(() => conn.client?.off("topic", onTopic));
     const now = told ? String(told.topic ?? "") : ctx.conversation?.topic ?? "";
-    return { conversation_id: conn.conversationId(channel), topic: now };
+    if (setBy?.nick) topicSetBy(conn, id, setBy.nick, setBy.when);
+    const setter = topicSetter(conn, id);
+    return { conversation_id: id, topic: now, ...(now && setter ? setterFields(setter) : {}) };
   },
   whois: async (ctx, args) => {
     const [nick] = firstWord(args);
@@ -535,19 +562,33 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   list: async (ctx, args) => {
     const conn = live(ctx);
     const { filter, mask } = listArgs(args);
-    const done = collect(conn, "channel list end", () => true);
-    const channels: ListedChannelPayload[] = [];
+    // The end event carries nothing: whether it came is this flag, not collect's answer.
+    let ended = false;
+    const done = collect(conn, "channel list end", () => (ended = true));
+    // A network may list 50,000 channels: the filter applies to all of them as they come, and
+    // only the most populated LIST_SHOWN matches are kept (trimmed whenever twice that many
+    // wait), so memory and the answer stay bounded while the search covers the whole list.
+    let channels: ListedChannelPayload[] = [];
     let total = 0;
+    let matched = 0;
+    const trim = () => {
+      channels.sort((a, b) => (Number(b.num_users) || 0) - (Number(a.num_users) || 0));
+      channels.length = Math.min(channels.length, LIST_SHOWN);
+    };
     const fn = (list: ListedChannelPayload[]) => {
       if (!Array.isArray(list)) return;
       total += list.length;
-      channels.push(...list.slice(0, 1000 - channels.length));
+      const hits = list.filter((c) => String(c?.channel ?? "").toLowerCase().includes(filter));
+      matched += hits.length;
+      channels = channels.concat(hits);
+      if (channels.length >= 2 * LIST_SHOWN) trim();
     };
     conn.client!.on("channel list", fn);
     await conn.send(line(() => ircLine("LIST", ...mask)));
-    const ended = (await done) !== undefined;
+    await done;
     conn.client?.off("channel list", fn);
-    const shown = channels.filter((c) => String(c.channel).toLowerCase().includes(filter));
+    trim();
+    const shown = channels;
     return {
       // Convos's shape (its client reads these)...
       conversations: shown.map((c) => ({
@@ -557,6 +598,8 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
       })),
       n_conversations: total,
       done: ended,
+      // How many names matched the filter: more than `channels` holds when it was cut.
+      n_matched: matched,
       // ...and Parley's own, which its web client shows as a table.
       channels: shown.map((c) => ({
         name: String(c.channel),

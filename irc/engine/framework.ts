@@ -65,6 +65,8 @@ export interface IrcEvents {
   quit: From & { message?: string };
   nick: From & { new_nick?: string };
   topic: From & { channel?: string; topic?: string };
+  /** RPL_TOPICWHOTIME (333): who set the topic (a nick or a mask) and when, in Unix seconds. */
+  topicsetby: Base & { channel?: string; nick?: string; when?: string | number };
   mode: From & {
     target?: string;
     raw_modes?: string;

@@ -78,7 +78,7 @@ Deno.test("web client as a daily IRC client", async (t) => {
       await page.getByLabel("Port").fill("99999");
       await page.getByLabel("Use TLS").uncheck();
       await page.getByLabel("Nick").fill("erin");
-      await page.getByLabel("Channel to join").fill("#busy");
+      await page.getByLabel("Channels to join").fill("#busy");
       await page.getByRole("button", { name: "Connect" }).click();
       assertStringIncludes(
         (await page.locator("#f-port-error").textContent()) ?? "",

@@ -51,7 +51,7 @@ Deno.test("irc:// links: handler, add form, conversation, join; the private swit
       assertEquals(await host.inputValue(), "127.0.0.1");
       assertEquals(await page.getByLabel("Port").inputValue(), String(irc.port));
       assertEquals(await page.getByLabel("Use TLS").isChecked(), false);
-      assertEquals(await page.getByLabel("Channel to join").inputValue(), "#linked");
+      assertEquals(await page.getByLabel("Channels to join").inputValue(), "#linked");
       await connect(page);
       await page.getByRole("link", { name: "#linked" }).waitFor();
     });

@@ -48,7 +48,7 @@ export async function fillConnection(page: Page, ircPort: number, to: Joining): 
   await page.getByLabel("Port").fill(String(ircPort));
   await page.getByLabel("Use TLS").uncheck();
   if (to.nick !== undefined) await page.getByLabel("Nick").fill(to.nick);
-  await page.getByLabel("Channel to join").fill(to.channel);
+  await page.getByLabel("Channels to join").fill(to.channel);
 }
 
 /** Sends the connection form; resolves on the new connection's server messages. */

@@ -24,7 +24,10 @@ export interface IrcServerOptions {
   tls?: boolean;
 }
 
-/** Starts ngircd with flood throttling off (MaxPenaltyTime = 0) and no DNS or ident lookups. */
+/**
+ * Starts ngircd with flood throttling off (MaxPenaltyTime = 0), its whole channel list answered
+ * (it sends at most 100 by default) and no DNS or ident lookups.
+ */
 export async function startIrcServer(opts: IrcServerOptions = {}): Promise<IrcServer> {
   const [bin] = await ensureTools([NGIRCD]);
   const dir = await Deno.makeTempDir({ prefix: "parley-ngircd-" });
@@ -72,6 +75,7 @@ PongTimeout = 20
 MaxConnectionsIP = 0
 MaxJoins = 0
 MaxNickLength = 30
+MaxListSize = 100000
 [Options]
 DNS = no
 Ident = no

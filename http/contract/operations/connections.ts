@@ -48,6 +48,10 @@ export const CONNECTIONS = operations({
       name: name.optional(),
       conversation_id: z.string().trim().pipe(conversationName)
         .meta({ description: "Example: #convos" }).optional(),
+      join: z.array(z.string().trim().pipe(conversationName))
+        .max(20, { error: "At most 20 channels." })
+        .meta({ description: "More channels to join once connected (Parley's own)." })
+        .optional(),
       on_connect_commands: commands.optional(),
       wanted_state: wantedState.optional(),
     }),

@@ -3,6 +3,7 @@
  * made is kept in the channel's history; the topic the server tells on every join is not news.
  */
 import type { HandlerTable, Inbound } from "./context.ts";
+import { topicSetBy, topicTold } from "../topics.ts";
 
 /** Keeps the member list's prefix modes (`+o bob`) as the server's PREFIX names them. */
 function trackPrefixModes(
@@ -26,12 +27,21 @@ export const CHANNEL: HandlerTable = {
     const conv = await cx.deps.store.conversations.get(cx.conn.record.id, cx.convId(channel));
     if (conv && conv.topic !== ev.topic) await cx.deps.store.conversations.setTopic(conv.id, topic);
     cx.publish({ type: "topic", conversation_id: cx.convId(channel), topic, nick: ev.nick });
+    // A change names its setter now; the topic told on join has its 333 next (or none).
+    topicTold(
+      cx.conn,
+      cx.convId(channel),
+      ev.nick && topic ? { by: ev.nick, at: new Date(ev.ts).toISOString() } : {},
+    );
     if (ev.nick) {
       const text = topic
         ? `${ev.nick} changed the topic to: ${topic}`
         : `${ev.nick} cleared the topic.`;
       await cx.keep(channel, "topic", ev.nick, text, ev.ts);
     }
+  },
+  topicsetby: (cx, ev) => {
+    if (ev.channel && ev.nick) topicSetBy(cx.conn, cx.convId(ev.channel), ev.nick, ev.when);
   },
   mode: async (cx, ev) => {
     const target = String(ev.target ?? "");

@@ -1,5 +1,5 @@
 /** One conversation: header with name and topic, the message list and the composer. */
-import { useEffect } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { linkClick } from "../router.ts";
 import {
@@ -8,6 +8,7 @@ import {
   conversations,
   drawerOpen,
   key,
+  myNick,
   nicks,
   socketState,
   totals,
@@ -22,10 +23,19 @@ import { Composer } from "./Composer.tsx";
 import { MessageText } from "./MessageText.tsx";
 import { stripFormatting } from "../irc_format.ts";
 import { Icon } from "./Icon.tsx";
+import { socket } from "../session.ts";
+import { language } from "../i18n.ts";
+import { dayTimeOf } from "../prefs.ts";
 
 /** The header bar shared by every screen of the chat layout (menu button on narrow screens). */
 export function TopBar(
-  p: { title: string; subtitle?: string; actions?: preact.ComponentChildren },
+  p: {
+    title: string;
+    subtitle?: string;
+    /** Shown in place of `subtitle`: a channel's topic with its setter, editable. */
+    topic?: preact.ComponentChildren;
+    actions?: preact.ComponentChildren;
+  },
 ) {
   return (
     <header class="topbar">
@@ -44,14 +54,132 @@ export function TopBar(
       </button>
       <div class="title">
         <h1>{p.title}</h1>
-        {p.subtitle && (
+        {p.topic ?? (p.subtitle && (
           <p class="topic" title={p.subtitle}>
             <MessageText text={p.subtitle} />
           </p>
-        )}
+        ))}
       </div>
       {p.actions}
     </header>
+  );
+}
+
+/** Prefix modes that may set the topic whatever the channel's modes (halfop and up). */
+const TOPIC_RANKS = ["q", "a", "o", "h"];
+
+/**
+ * A channel's topic in the header: who set it and when (the server's RPL_TOPICWHOTIME, asked with
+ * `/topic` when the channel opens and whenever the topic changes), and, for someone who may
+ * change it (an operator, or anyone where the channel lacks +t), a click edits it in place.
+ */
+function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
+  const [meta, setMeta] = useState<{ by?: string; at?: string }>({});
+  const [open, setOpen] = useState(false); // the channel lacks +t
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState("");
+  const [error, setError] = useState("");
+  const input = useRef<HTMLInputElement>(null);
+  const live = socketState.value === "open" &&
+    connections.value[p.cid]?.state === "connected";
+  const me = myNick(p.cid).toLowerCase();
+  const mine = members.value[key(p.cid, p.conv)]?.find((m) => m.nick.toLowerCase() === me);
+  const op = !!mine?.modes.some((m) => TOPIC_RANKS.includes(m));
+  useEffect(() => {
+    setEditing(false);
+    setError("");
+  }, [p.cid, p.conv]);
+  useEffect(() => {
+    setMeta({});
+    setOpen(false);
+    if (!live) return;
+    let gone = false;
+    const ask = (message: string) =>
+      socket.request({ method: "send", connection_id: p.cid, conversation_id: p.conv, message });
+    void ask("/topic").then((a) => {
+      if (!gone && !a.errors) setMeta({ by: a.topic_by, at: a.topic_at });
+    });
+    void ask("/mode").then((a) => {
+      if (!gone && !a.errors && typeof a.modes === "string") {
+        setOpen(!/^\+?[a-zA-Z]*t/.test(a.modes.split(" ")[0]));
+      }
+    });
+    return () => void (gone = true);
+  }, [p.cid, p.conv, p.topic, live]);
+  useEffect(() => {
+    if (editing) input.current?.focus();
+  }, [editing]);
+  const editable = live && (op || open);
+  const save = async () => {
+    const next = text.trim();
+    if (next === stripFormatting(p.topic)) return setEditing(false);
+    const answer = await socket.request({
+      method: "send",
+      connection_id: p.cid,
+      conversation_id: p.conv,
+      message: `/topic ${next}`,
+    });
+    if (answer.errors) return setError(answer.errors.map((e) => e.message).join(" "));
+    setEditing(false);
+  };
+  if (editing) {
+    return (
+      <form
+        class="topic-edit"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <label for="topic-input" class="visually-hidden">{t("Topic")}</label>
+        <input
+          id="topic-input"
+          ref={input}
+          value={text}
+          onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") setEditing(false);
+          }}
+          onBlur={() => !error && setEditing(false)}
+          aria-invalid={!!error}
+          aria-describedby={error ? "topic-error" : undefined}
+        />
+        {error && <span id="topic-error" class="error" role="alert">{error}</span>}
+      </form>
+    );
+  }
+  const plain = stripFormatting(p.topic);
+  const by = meta.by &&
+    (meta.at
+      ? t("Set by {nick}, {time}", { nick: meta.by, time: dayTimeOf(meta.at, language.value) })
+      : t("Set by {nick}", { nick: meta.by }));
+  const edit = () => {
+    setText(plain);
+    setError("");
+    setEditing(true);
+  };
+  return (
+    <p class="topic channel-topic" title={plain || undefined}>
+      {/* A click on the text edits it too (not on a link in it); the button is the keyboard's way. */}
+      <span
+        class={"topic-text" + (editable ? " editable" : "")}
+        onClick={editable ? (e) => void (!(e.target as Element).closest("a") && edit()) : undefined}
+      >
+        {plain ? <MessageText text={plain} /> : editable ? t("Set a topic") : ""}
+      </span>
+      {editable && (
+        <button
+          type="button"
+          class="icon-button topic-edit-button"
+          aria-label={t("Edit the topic")}
+          title={t("Edit the topic")}
+          onClick={edit}
+        >
+          <Icon name="pencil" size={14} />
+        </button>
+      )}
+      {plain && by && <span class="topic-by">{by}</span>}
+    </p>
   );
 }
 
@@ -87,6 +215,9 @@ export function ChatView(p: { cid: string; conv: string; around?: string }) {
       <TopBar
         title={title}
         subtitle={subtitle}
+        topic={channel
+          ? <ChannelTopic cid={p.cid} conv={p.conv} topic={conv?.topic ?? ""} />
+          : undefined}
         actions={
           <>
             {channel && (

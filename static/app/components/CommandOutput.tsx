@@ -86,35 +86,45 @@ export function ChannelTable(p: { channels: ListedChannel[] }) {
   const list = [...p.channels].sort((a, b) => b.users - a.users).slice(0, 200);
   if (!list.length) return <span class="text">{t("No channels listed.")}</span>;
   return (
-    <table class="cmd-table list" aria-label={t("Channels")}>
-      <thead>
-        <tr>
-          <th scope="col">{t("Channel")}</th>
-          <th scope="col">{t("Users")}</th>
-          <th scope="col">{t("Topic")}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {list.map((c) => (
-          <tr key={c.name}>
-            <td>
-              <button
-                type="button"
-                class="join-link"
-                title={t("Join {channel}", { channel: text(c.name) })}
-                onClick={() => join(text(c.name))}
-              >
-                {text(c.name)}
-              </button>
-            </td>
-            <td class="num">{text(c.users)}</td>
-            <td>
-              <MessageText text={text(c.topic)} />
-            </td>
+    <>
+      {p.channels.length > list.length && (
+        <span class="text">
+          {t("The {shown} most populated of {n} channels; /list /text/ searches them all.", {
+            shown: list.length,
+            n: p.channels.length.toLocaleString(),
+          })}
+        </span>
+      )}
+      <table class="cmd-table list" aria-label={t("Channels")}>
+        <thead>
+          <tr>
+            <th scope="col">{t("Channel")}</th>
+            <th scope="col">{t("Users")}</th>
+            <th scope="col">{t("Topic")}</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {list.map((c) => (
+            <tr key={c.name}>
+              <td>
+                <button
+                  type="button"
+                  class="join-link"
+                  title={t("Join {channel}", { channel: text(c.name) })}
+                  onClick={() => join(text(c.name))}
+                >
+                  {text(c.name)}
+                </button>
+              </td>
+              <td class="num">{text(c.users)}</td>
+              <td>
+                <MessageText text={text(c.topic)} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }
 

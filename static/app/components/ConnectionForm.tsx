@@ -108,7 +108,10 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
     const urlChanged = !existing || url !== urlFromFields(fieldsFromUrl(existing.url)) ||
       f.password;
     if (urlChanged) body.url = url;
-    if (!existing && channel.trim()) body.conversation_id = channel.trim();
+    // Several channels, separated by spaces or commas: the first opens, the rest are joined too.
+    const [first, ...more] = channel.split(/[\s,]+/).filter(Boolean);
+    if (!existing && first) body.conversation_id = first;
+    if (!existing && more.length) body.join = more;
     // Empty keeps the host's short name (a new connection) or the current name.
     if (name.trim() && name.trim() !== existing?.name) body.name = name.trim();
     return run(async () => {
@@ -278,12 +281,13 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
             )}
             {!existing && (
               <Field
-                label={t("Channel to join")}
+                label={t("Channels to join")}
                 name="conversation_id"
                 value={channel}
                 onInput={setChannel}
                 errors={shown}
-                placeholder="#parley"
+                placeholder="#parley #help"
+                hint={t("Separate several with spaces or commas.")}
               />
             )}
             <div class="field full">

@@ -26,6 +26,7 @@ import { groupRuns, type Item } from "../event_runs.ts";
 import type { Message } from "../types.ts";
 import { LINE_KINDS, type LineKind, type LineLook } from "../../../lib/events.ts";
 import { MessageText } from "./MessageText.tsx";
+import { allowFileDrop, dropOnComposer } from "../upload.ts";
 import { Embed, embedsEnabled } from "./Embed.tsx";
 import {
   ChannelTable,
@@ -472,6 +473,8 @@ export function MessageList() {
       onScroll={onScroll}
       onClick={nickMenu}
       onContextMenu={nickMenu}
+      onDragOver={allowFileDrop}
+      onDrop={dropOnComposer}
       tabIndex={0}
       role="log"
       aria-label={t("Messages")}

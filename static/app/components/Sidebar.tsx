@@ -8,6 +8,32 @@ import { openConvMenu } from "../overlays.ts";
 import { Logo } from "./Logo.tsx";
 import { Icon } from "./Icon.tsx";
 import { connectionProblem, connectionTitle } from "../conn_status.ts";
+import { useState } from "preact/hooks";
+import { lazy } from "../lazy.tsx";
+
+const JoinChannel = lazy<{ cid: string; network: string; onClose: () => void }>(
+  () => import("./JoinChannel.tsx"),
+  "JoinChannel",
+);
+
+/** A connection's "Join a channel" button and, once pressed, its dialog (loaded then). */
+function JoinControl(p: { cid: string; network: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        class="icon-button join-channel"
+        aria-label={t("Join a channel on {network}", { network: p.network })}
+        title={t("Join a channel")}
+        onClick={() => setOpen(true)}
+      >
+        <Icon name="plus" size={16} />
+      </button>
+      {open && <JoinChannel cid={p.cid} network={p.network} onClose={() => setOpen(false)} />}
+    </>
+  );
+}
 
 function NavLink(p: { href: string; label: string; badge?: number; icon?: string }) {
   const current = route.value.split("?")[0] === p.href;
@@ -85,6 +111,7 @@ export function Sidebar() {
               >
                 <Icon name="gear" size={16} />
               </a>
+              <JoinControl cid={c.connection_id} network={connectionTitle(c, c.connection_id)} />
             </h2>
             {/* Why it is not connected (and is tried again, later and later), in plain words. */}
             {connectionProblem(c.connection_id) && (
