@@ -224,6 +224,8 @@ export function appendLive(m: Message): void {
   if (newerCursor.value) return; // a jump shows the past; the live end is loaded on demand
   const list = messages.value;
   if (!m.event && list.some((x) => x.ts === m.ts && x.from === m.from && !x.event)) return;
+  // An event line with its stored time that a page of history brought already.
+  if (m.event && list.some((x) => x.ts === m.ts && (x.event ?? x.type) === m.event)) return;
   messages.value = [...list, m];
 }
 
