@@ -57,6 +57,8 @@ let saving: Promise<void> = Promise.resolve();
 
 function save(cid: string, conv: string, text: string): Promise<void> {
   saving = saving.then(async () => {
+    // Closed meanwhile (its line was /close): it has no draft any more.
+    if (conv !== "" && !conversations.value[key(cid, conv)]) return;
     try {
       await api("saveConversationDraft", {
         params: { connection_id: cid, conversation_id: conv },

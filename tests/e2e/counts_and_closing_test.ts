@@ -215,6 +215,35 @@ Deno.test("web client: mention counts, closing, one join line, drafts, members w
       assertEquals(await composer(page).inputValue(), "");
     });
 
+    await t.step("a draft read slowly does not refill the box after a line was sent", async () => {
+      // A fresh page elsewhere (nothing of #busy's left to save), and a draft from another device.
+      await goLive(page, server.url + "/chat/irc-localhost");
+      const saved = await api.post(`${BASE}/%23busy/draft`, { draft: "an old draft" });
+      assertEquals(saved.status, 200);
+      // The draft's answer reaches the page only after a line was sent meanwhile (a slow network).
+      let sent!: () => void;
+      const sentNow = new Promise<void>((r) => sent = r);
+      await page.route(/\/conversation\/%23busy\/draft$/, async (route) => {
+        if (route.request().method() !== "GET") return route.continue();
+        // Answered by the server now, delivered late.
+        const response = await route.fetch();
+        await sentNow;
+        await route.fulfill({ response });
+      }, { times: 1 });
+      const read = page.waitForResponse((r) =>
+        /\/conversation\/%23busy\/draft$/.test(r.url()) && r.request().method() === "GET"
+      );
+      await openConversation(page, "#busy");
+      await sendLine(page, "sent before the draft came");
+      await page.locator(".messages .line", { hasText: "sent before the draft came" }).first()
+        .waitFor();
+      sent();
+      assertEquals((await (await read).json()).draft, "an old draft", "read after the send");
+      await rendered(page);
+      await assertOnScreen(page, composer(page));
+      assertEquals(await composer(page).inputValue(), "", "the old draft stays away");
+    });
+
     await t.step("the member list is unknown while the connection is down", async () => {
       const list = page.getByRole("complementary", { name: "Members" });
       await list.getByRole("listitem").filter({ hasText: "bob" }).waitFor();
