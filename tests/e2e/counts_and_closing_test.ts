@@ -8,7 +8,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
 import { startServer } from "../support/server.ts";
 import { startIrcServer } from "../support/ngircd.ts";
-import { assertOnScreen, launchBrowser, type Page } from "../support/browser.ts";
+import { assertOnScreen, launchBrowser, newPage, type Page } from "../support/browser.ts";
 import {
   composer,
   connect,
@@ -49,7 +49,12 @@ Deno.test("web client: mention counts, closing, one join line, drafts, members w
   const server = await startServer();
   const browser = await launchBrowser();
   const { context, page, errors } = await deskPage(browser);
-  const phone = await deskPage(browser);
+  // The user's other device: a phone, where the sidebar is a drawer and × is always shown.
+  const phoneContext = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    serviceWorkers: "block",
+  });
+  const phone = { context: phoneContext, ...await newPage(phoneContext) };
   const people = new IrcPeople(irc.port);
   const api = new ApiClient(server.url);
 
@@ -144,13 +149,14 @@ Deno.test("web client: mention counts, closing, one join line, drafts, members w
       await phone.page.getByLabel("Email").fill(ALICE.email);
       await phone.page.getByLabel("Password", { exact: true }).fill(ALICE.password);
       await phone.page.getByRole("button", { name: "Log in" }).click();
-      await phone.page.locator(".sidebar .socket.open").waitFor();
-      await assertOnScreen(phone.page, entry(phone.page, "#solo"));
+      await phone.page.locator(".sidebar .socket.open").waitFor({ state: "attached" });
+      await entry(phone.page, "#solo").waitFor({ state: "attached" });
       await sendLine(page, "/part");
       // Left to read: still listed, dimmed, here and on the other device.
       await entry(page, "#solo").and(page.locator(".frozen")).waitFor();
       await assertOnScreen(page, entry(page, "#solo"));
-      await entry(phone.page, "#solo").and(phone.page.locator(".frozen")).waitFor();
+      await entry(phone.page, "#solo").and(phone.page.locator(".frozen"))
+        .waitFor({ state: "attached" });
       await closeFromSidebar(page, "#solo");
       await entry(page, "#solo").waitFor({ state: "detached" });
       await entry(phone.page, "#solo").waitFor({ state: "detached" });
@@ -176,6 +182,24 @@ Deno.test("web client: mention counts, closing, one join line, drafts, members w
       await page.waitForURL((u) => !u.pathname.includes("other"));
       await goLive(page, server.url + "/chat/irc-localhost");
       assertEquals(await entry(page, "#other").count(), 0, "still gone after a reload");
+    });
+
+    await t.step("on a phone, × in the drawer closes a channel on every device", async () => {
+      await sendLine(page, "/join #pocket");
+      await page.waitForURL("**/chat/irc-localhost/%23pocket");
+      await entry(phone.page, "#pocket").waitFor({ state: "attached" });
+      await phone.page.getByRole("button", { name: "Open menu" }).click();
+      await phone.page.locator(".sidebar.open").waitFor();
+      await phone.page.waitForFunction(() =>
+        document.querySelector(".sidebar")!.getBoundingClientRect().left === 0
+      );
+      const close = phone.page.getByRole("button", { name: "Close #pocket" });
+      await assertOnScreen(phone.page, close);
+      await close.click();
+      await entry(phone.page, "#pocket").waitFor({ state: "detached" });
+      await entry(page, "#pocket").waitFor({ state: "detached" });
+      // The desktop had it open: it moves on to a live conversation.
+      await page.waitForURL((u) => !u.pathname.includes("pocket"));
     });
 
     await t.step("a line sent while its draft was saving slowly does not come back", async () => {
