@@ -118,14 +118,26 @@ export interface FrozenStateEvent extends State<"frozen">, Where {
 /** Someone (or the user) joined a channel. */
 export interface JoinStateEvent extends State<"join">, Where {
   nick: string;
+  /**
+   * The time of the join's line in the channel's history (RFC 3339 with microseconds), its
+   * identity there: a client that shows the line live and then loads the page holding it shows
+   * one line. Absent when no line was kept.
+   */
+  ts?: string;
 }
 
-/** Someone left a channel, was kicked (`kicker`, `ts`), or the user closed a private one. */
+/**
+ * Someone left a channel or was kicked (`kicker`), or the user closed a conversation (`closed`:
+ * it is gone from the list, on every device).
+ */
 export interface PartStateEvent extends State<"part">, Where {
   nick: string;
   message?: string;
   kicker?: string;
+  /** The time of the line in the channel's history, as for a join; absent when none was kept. */
   ts?: string;
+  /** The conversation was closed: removed from the user's conversations. */
+  closed?: boolean;
 }
 
 /** Someone quit IRC. */

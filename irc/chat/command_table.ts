@@ -55,12 +55,8 @@ export const COMMAND_TABLE = [
   entry("notice", "/notice <nick|#channel> <text>", "Sends a notice"),
   entry("query", "/query <nick>", "Opens a private conversation"),
   entry("join", "/join <#channel> [key]", "Joins a channel"),
-  entry(
-    "part",
-    "/part [#channel] [reason]",
-    "Leaves a channel or closes a private conversation",
-    { aliases: ["close"] },
-  ),
+  entry("part", "/part [#channel] [reason]", "Leaves a channel or closes a private conversation"),
+  entry("close", "/close [#channel|nick]", "Leaves and removes a conversation, on every device"),
   entry("nick", "/nick <nick>", "Changes your nick"),
   entry("topic", "/topic [text]", "Sets or shows the topic of this channel", {
     where: "channel",

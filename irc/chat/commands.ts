@@ -55,6 +55,22 @@ function live(ctx: CommandContext): IrcConnection {
   return conn;
 }
 
+/**
+ * Deletes a conversation and tells every device of the user: a `part` of the user's own with
+ * `closed` takes it off their lists.
+ */
+async function removeConversation(ctx: CommandContext, rowId: number, id: string): Promise<void> {
+  await ctx.deps.store.conversations.remove(rowId);
+  ctx.deps.bus.publish(ctx.record.userId, {
+    event: "state",
+    type: "part",
+    connection_id: ctx.record.connectionId,
+    conversation_id: id,
+    nick: ctx.conn?.nick ?? "",
+    closed: true,
+  });
+}
+
 /** Fails with the command's usage, as the table writes it. */
 function usage(name: ServerCommandName): never {
   fail(`Usage: ${findCommand(name)?.usage}`);
@@ -423,15 +439,24 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
       }
     } else if (conv) {
       // Leaving a private conversation closes it.
-      await ctx.deps.store.conversations.remove(conv.id);
-      ctx.deps.bus.publish(ctx.record.userId, {
-        event: "state",
-        type: "part",
-        connection_id: ctx.record.connectionId,
-        conversation_id: id,
-        nick: conn?.nick ?? "",
-      });
+      await removeConversation(ctx, conv.id, id);
     }
+    return { conversation_id: id };
+  },
+  // Closing leaves the channel (while in it) and removes the conversation, as Convos's /close
+  // does: a channel left with /part stays listed, read-only, until it is closed.
+  close: async (ctx, args) => {
+    const [first] = firstWord(args);
+    const conn = ctx.conn;
+    const name = first || here(ctx);
+    const id = first ? (conn?.conversationId(first) ?? first.toLowerCase()) : ctx.conversationId;
+    const conv = await ctx.deps.store.conversations.get(ctx.record.id, id);
+    if (!conv) fail(`No conversation ${name}.`);
+    const channel = isChannel(ctx, name);
+    if (channel && conv.joined && conn?.state === "connected") {
+      await conn.send(line(() => ircLine("PART", conv.name || name)));
+    }
+    await removeConversation(ctx, conv.id, id);
     return { conversation_id: id };
   },
   nick: async (ctx, args) => {

@@ -48,15 +48,27 @@ let pending:
   | { cid: string; conv: string; text: string; timer: ReturnType<typeof setTimeout> }
   | undefined;
 
-async function save(cid: string, conv: string, text: string): Promise<void> {
-  try {
-    await api("saveConversationDraft", {
-      params: { connection_id: cid, conversation_id: conv },
-      body: { draft: text.slice(0, MAX_DRAFT) },
-    });
-  } catch {
-    // A draft is a convenience: the text stays in the box whatever the server said.
-  }
+/**
+ * The saves, one after another: two saves in flight at once may reach the server in either order
+ * (a slow answer, another of the browser's connections), and a line's text saved just before it
+ * was sent would then land after the "" that cleared it, and come back as the draft.
+ */
+let saving: Promise<void> = Promise.resolve();
+
+function save(cid: string, conv: string, text: string): Promise<void> {
+  saving = saving.then(async () => {
+    // Closed meanwhile (its line was /close): it has no draft any more.
+    if (conv !== "" && !conversations.value[key(cid, conv)]) return;
+    try {
+      await api("saveConversationDraft", {
+        params: { connection_id: cid, conversation_id: conv },
+        body: { draft: text.slice(0, MAX_DRAFT) },
+      });
+    } catch {
+      // A draft is a convenience: the text stays in the box whatever the server said.
+    }
+  });
+  return saving;
 }
 
 /** Saves the waiting draft now (when the user moves to another conversation or sends). */
@@ -86,6 +98,8 @@ export function clearDraft(cid: string, conv: string): Promise<void> {
 
 /** The conversation's draft as the server keeps it ("" when none or unreachable). */
 export async function loadDraft(cid: string, conv: string): Promise<string> {
+  // After the saves under way, or it could read what one of them is about to replace.
+  await saving;
   try {
     const r = await api("getConversationDraft", {
       params: { connection_id: cid, conversation_id: conv },

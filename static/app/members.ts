@@ -160,3 +160,9 @@ export function updateMembers(
   }
   if (changed) members.value = next;
 }
+
+/** Forgets the member lists of the given keys (a connection that went down: nobody knows). */
+export function forgetMembers(keys: (k: string) => boolean): void {
+  const kept = Object.entries(members.value).filter(([k]) => !keys(k));
+  if (kept.length < Object.keys(members.value).length) members.value = Object.fromEntries(kept);
+}

@@ -15,6 +15,7 @@ import {
   applyUser,
   connections,
   conversations,
+  forgetMentions,
   key,
   mentions,
   myNick,
@@ -42,6 +43,7 @@ import { chooseLanguage, language, t } from "./i18n.ts";
 import { stripFormatting } from "./irc_format.ts";
 import type { User } from "./types.ts";
 import {
+  forgetMembers,
   joined,
   left,
   type Member,
@@ -93,26 +95,6 @@ export async function loggedIn(u: User): Promise<void> {
   const saved = localStorage.getItem("parley.language");
   if (saved && saved !== language.value) await chooseLanguage(saved);
   socket.start();
-  void loadMentions();
-}
-
-/** Counts unread mentions per conversation from the newest `user.unread` notifications. */
-async function loadMentions(): Promise<void> {
-  const unread = user.value?.unread ?? 0;
-  if (!unread) return;
-  try {
-    const res = await api("notificationMessages");
-    const counts: Record<string, number> = {};
-    for (const n of (res.messages ?? []).slice(0, unread)) {
-      if (n.connection_id === undefined || n.conversation_id === undefined) continue;
-      const k = key(n.connection_id, n.conversation_id);
-      const conv = conversations.value[k];
-      if (conv && conv.unread > 0) counts[k] = (counts[k] ?? 0) + 1;
-    }
-    mentions.value = counts;
-  } catch {
-    // Notifications are optional decoration of the sidebar.
-  }
 }
 
 /** Forgets the session (after logout, a 401 or a refused socket) and shows the login screen. */
@@ -173,10 +155,16 @@ const isMember = (cid: string, conv: string, nick: string) => {
 
 const now = () => new Date().toISOString();
 
-function eventLine(cid: string, conv: string, text: string, event: string): void {
+/**
+ * Shows an event line in `conv` when it is open. `stored`: the time of the same line in the
+ * history (the event's `ts`), which is its identity there, so that a page of history holding it
+ * does not show it twice; a line of the client's own is placed after the newest shown.
+ */
+function eventLine(cid: string, conv: string, text: string, event: string, stored?: string): void {
   if (!isOpen(cid, conv)) return;
   const last = messages.value[messages.value.length - 1];
-  const ts = last && last.ts > new Date().toISOString() ? last.ts : new Date().toISOString();
+  const ts = stored ??
+    (last && last.ts > new Date().toISOString() ? last.ts : new Date().toISOString());
   appendLive({ from: "", message: text, ts, event });
 }
 
@@ -235,11 +223,14 @@ function onEvent(f: PushedEvent): void {
     }
     case "unread": {
       const { connection_id: cid, conversation_id: conv } = f;
+      // Read (here or on another device): its mentions are read too.
       if (conv === null) {
+        forgetMentions(onConnection(cid));
         for (const c of Object.values(conversations.value)) {
           if (c.connection_id === cid) patchConversation(cid, c.conversation_id, { unread: 0 });
         }
       } else if (conversations.value[key(cid, conv)]) {
+        if (f.unread === 0) forgetMentions((k) => k === key(cid, conv));
         const visible = isOpen(cid, conv) && document.visibilityState === "visible";
         patchConversation(cid, conv, { unread: visible ? 0 : f.unread });
         if (visible && f.unread > 0) void markRead(cid, conv, true);
@@ -260,8 +251,10 @@ function onEvent(f: PushedEvent): void {
       break;
     }
     case "notifications":
-      // Read on another tab or device (or this one): the notification badge follows.
+      // Read on another tab or device (or this one): the notification badge follows, and the
+      // conversations' mention badges with it (the notifications page showed them).
       if (user.value) user.value = { ...user.value, unread: f.unread };
+      if (f.unread === 0) mentions.value = {};
       break;
     case "state":
       onState(f);
@@ -276,6 +269,8 @@ function onState(f: StateEvent): void {
   switch (f.type) {
     case "connection":
       patchConnection(cid, { state: f.state, info: f.info ?? connections.value[cid]?.info });
+      // Who is in its channels is unknown until the connection is back and NAMES tells again.
+      if (f.state !== "connected") forgetMembers(onConnection(cid));
       eventLine(cid, "", t("Connection state: {state}", { state: t(f.state) }), "state");
       break;
     case "info": {
@@ -311,10 +306,11 @@ function onState(f: StateEvent): void {
       const conv = f.conversation_id;
       updateMembers((l) => left(l, f.nick), (k) => k === key(cid, conv));
       // The user left the channel: nothing can be sent there until they join again.
-      if (f.nick === myNick(cid) && conversations.value[key(cid, conv)]) {
+      if (f.nick === myNick(cid) && !f.closed && conversations.value[key(cid, conv)]) {
         patchConversation(cid, conv, { frozen: "parted" });
       }
-      if (f.nick === myNick(cid) && !/^[#&!+]/.test(conv)) {
+      // Closed (on any device): gone from the list, as is a private conversation one leaves.
+      if (f.closed || (f.nick === myNick(cid) && !/^[#&!+]/.test(conv))) {
         removeConversation(cid, conv);
         if (isOpen(cid, conv)) navigate(liveConversation(cid, conv), true);
         lines.length = 0; // the conversation is gone, and its line with it
@@ -415,7 +411,9 @@ function linesOf(f: ChannelStateEvent): (() => void)[] {
     );
     const reason = w.reason && field(w.reason);
     const text = t(w.say, vars) + (reason ? ` (${reason})` : "");
-    out.push(() => eventLine(cid, conv, text, kind));
+    // A line of one channel has its stored time; a quit's or nick change's is one per channel.
+    const stored = w.member ? undefined : field("ts") as string | undefined;
+    out.push(() => eventLine(cid, conv, text, kind, stored));
   }
   return out;
 }

@@ -8,7 +8,10 @@ export const user = signal<User | null | undefined>(undefined);
 export const connections = signal<Record<string, Connection>>({});
 /** The user's conversations, by `key(cid, conv)`. */
 export const conversations = signal<Record<string, Conversation>>({});
-/** Unread mentions per conversation key (from notifications). */
+/**
+ * Unread mentions per conversation key: the server's count (a conversation's `notifications`,
+ * mentions since it and the notifications page were last read), then kept live.
+ */
 export const mentions = signal<Record<string, number>>({});
 /** Nicks seen per conversation key, for completion and colours. */
 export const nicks = new Map<string, Set<string>>();
@@ -57,6 +60,10 @@ export function applyUser(u: User): void {
     conversations.value = Object.fromEntries(
       u.conversations.map((c) => [key(c.connection_id, c.conversation_id), c]),
     );
+    mentions.value = Object.fromEntries(
+      u.conversations.filter((c) => (c.notifications ?? 0) > 0)
+        .map((c) => [key(c.connection_id, c.conversation_id), c.notifications!]),
+    );
   }
 }
 
@@ -73,6 +80,13 @@ export function removeConversation(cid: string, conv: string): void {
   const next = { ...conversations.value };
   delete next[key(cid, conv)];
   conversations.value = next;
+  forgetMentions((k) => k === key(cid, conv));
+}
+
+/** Clears the mention counts of the conversations whose keys `which` picks. */
+export function forgetMentions(which: (k: string) => boolean): void {
+  const kept = Object.entries(mentions.value).filter(([k]) => !which(k));
+  if (kept.length < Object.keys(mentions.value).length) mentions.value = Object.fromEntries(kept);
 }
 
 /** Updates one connection (or adds it). */

@@ -224,6 +224,8 @@ export function appendLive(m: Message): void {
   if (newerCursor.value) return; // a jump shows the past; the live end is loaded on demand
   const list = messages.value;
   if (!m.event && list.some((x) => x.ts === m.ts && x.from === m.from && !x.event)) return;
+  // An event line with its stored time that a page of history brought already.
+  if (m.event && list.some((x) => x.ts === m.ts && (x.event ?? x.type) === m.event)) return;
   messages.value = [...list, m];
 }
 
@@ -239,7 +241,8 @@ export function markRead(cid: string, conv: string, force = false): Promise<void
       // Left within the debounce: what arrives from now on is not read, and a request sent now
       // would reach the server after it and mark it read.
       if (!isOpen(cid, conv)) return resolve();
-      if (conv !== "" && (force || c?.unread || mentions.value[k])) {
+      // A conversation closed meanwhile has nothing to mark.
+      if (conv !== "" && c && (force || c.unread || mentions.value[k])) {
         patchConversation(cid, conv, { unread: 0 });
         if (mentions.value[k]) {
           const next = { ...mentions.value };

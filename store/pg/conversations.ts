@@ -72,10 +72,13 @@ export function pgConversationStore(
     bump: () => void generation++,
     async listForUser(userId) {
       await settled();
-      // The count walks the user's highlights since the last read (a small partial index).
+      // The count walks the user's highlights since the last read (a small partial index); a
+      // mention read on the notifications page is read.
       const rows = await sql<ConversationRow[]>`SELECT v.*, c.connection_id,
           (SELECT count(*)::int FROM messages m WHERE m.user_id = c.user_id AND m.highlight
-            AND m.ts > v.last_read AND m.conversation = v.id) AS notifications
+            AND m.ts > v.last_read AND m.conversation = v.id
+            AND m.ts > coalesce((SELECT r.last_ts FROM notification_reads r
+              WHERE r.user_id = c.user_id), 0)) AS notifications
         FROM conversations v JOIN connections c ON c.id = v.connection
         WHERE c.user_id = ${userId} ORDER BY v.conversation_id, c.connection_id`;
       return rows.map(toRecord);

@@ -34,10 +34,12 @@ export function sqliteConversationStore(
   const commitPending = () => pending.commit();
   const q = {
     // The count walks the user's highlights since the last read (a small partial index), never
-    // the unread messages of a busy channel.
+    // the unread messages of a busy channel. A mention read on the notifications page is read.
     listForUser: db.prepare(
       `SELECT v.*, c.connection_id, (SELECT count(*) FROM messages m INDEXED BY messages_highlight
          WHERE m.user_id = c.user_id AND m.highlight = 1 AND m.ts > v.last_read
+           AND m.ts > coalesce((SELECT r.last_ts FROM notification_reads r
+             WHERE r.user_id = c.user_id), 0)
            AND m.conversation = v.id) AS notifications
        FROM conversations v JOIN connections c ON c.id = v.connection
        WHERE c.user_id = ? ORDER BY v.conversation_id, c.connection_id`,

@@ -63,7 +63,7 @@ Deno.test("client: parsing, completion and help come from the table; aliases nam
     message: "/raw PING x",
     command: "quote",
   });
-  assertEquals(parseInput("/close"), { kind: "send", message: "/close", command: "part" });
+  assertEquals(parseInput("/close"), { kind: "send", message: "/close", command: "close" });
   assertEquals(parseInput("/say /not a command"), {
     kind: "send",
     message: "/say /not a command",
@@ -73,7 +73,7 @@ Deno.test("client: parsing, completion and help come from the table; aliases nam
   assertEquals(parseInput("/close2"), { kind: "unknown", command: "close2" });
   const all = completableCommands([]);
   for (const c of COMMAND_TABLE) assert(all.includes(c.name), `/${c.name} completes`);
-  assert(all.includes("raw") && all.includes("close"), "aliases complete too");
+  assert(all.includes("raw"), "aliases complete too");
   const seen: string[] = [];
   const env = {
     navigate: (p: string) => seen.push(p),
@@ -193,4 +193,29 @@ Deno.test("server: an admin-only command is refused to others with a forbidden e
   const err = await refusal(() => checkAllowed(user.ctx, spec));
   assertEquals([err.kind, err.message], ["forbidden", "Only an admin may use /rehash."]);
   await checkAllowed(admin.ctx, spec);
+});
+
+Deno.test("server: /part keeps a channel listed, /close removes it and tells every device", async () => {
+  await using c = await context("#chan");
+  const { store, bus } = c.ctx.deps;
+  const conv = await store.conversations.ensure(c.ctx.record.id, "#chan", "#chan");
+  await store.conversations.setJoined(conv.id, true);
+  const seen: unknown[] = [];
+  bus.subscribe(c.ctx.record.userId, (ev) => seen.push(ev));
+  await runCommand(c.ctx, "/part");
+  assertEquals((await store.conversations.get(c.ctx.record.id, "#chan"))?.joined, false);
+  assertEquals(seen, [], "left to read: still there, nothing removed");
+  assertEquals(await runCommand(c.ctx, "/close"), { conversation_id: "#chan" });
+  assertEquals(await store.conversations.get(c.ctx.record.id, "#chan"), undefined);
+  assertEquals(seen, [{
+    event: "state",
+    type: "part",
+    connection_id: "irc-x",
+    conversation_id: "#chan",
+    nick: "",
+    closed: true,
+  }]);
+  // Closed already: nothing to close.
+  const err = await refusal(() => runCommand(c.ctx, "/close"));
+  assertEquals(err.message, "No conversation #chan.");
 });

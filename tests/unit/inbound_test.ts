@@ -79,6 +79,24 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       assertEquals(page.messages.at(-1)?.type, "join");
     });
 
+    await t.step("a join's and a part's events carry their stored line's time", async () => {
+      // The line's identity in the history pages: a client showing it live shows it once.
+      client.emit("join", { nick: "gina", channel: "#test" });
+      client.emit("part", { nick: "gina", channel: "#test", message: "" });
+      await settle();
+      const conv = (await store.conversations.get(record.id, "#test"))!;
+      const page = await store.messages.historyOf(conv.id, { limit: 10 });
+      const stored = (type: string) =>
+        page.messages.findLast((m) => m.from === "gina" && m.type === type)!.ts;
+      const of = (type: string) =>
+        seen.findLast((e) =>
+          e.event === "state" && e.type === type && "nick" in e && e.nick === "gina"
+        );
+      const [join, part] = [of("join"), of("part")];
+      assertEquals(join?.event === "state" && join.type === "join" && join.ts, stored("join"));
+      assertEquals(part?.event === "state" && part.type === "part" && part.ts, stored("part"));
+    });
+
     await t.step("chat lines skip irc-framework and keep their order with its events", async () => {
       const take = (conn as unknown as IrcConnection).lineHook!;
       const line = (text: string) => take(client as unknown as IrcClient, text);

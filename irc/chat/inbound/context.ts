@@ -10,6 +10,7 @@ import { cachedConversation, type RecordDeps, recordMessage } from "../record.ts
 import { Presence } from "../presence.ts";
 import { kept } from "../kept.ts";
 import { msgidOf } from "../../../lib/msgid.ts";
+import { formatMicros } from "../../../lib/time.ts";
 
 /** The handlers' view of one client of one connection. */
 export interface Inbound {
@@ -26,9 +27,16 @@ export interface Inbound {
   server(text: string, ts: number, type?: ChatType): Promise<void>;
   /**
    * Keeps a channel event in the history of an existing conversation: never unread, notified or
-   * searchable. Its kind is one of lib/events.ts's LINE_KINDS.
+   * searchable. Its kind is one of lib/events.ts's LINE_KINDS. Resolves with the stored line's
+   * time as the history API spells it (its identity there), or undefined when nothing was stored.
    */
-  keep(name: string, kind: LinesOf<"event">, from: string, text: string, ts: number): Promise<void>;
+  keep(
+    name: string,
+    kind: LinesOf<"event">,
+    from: string,
+    text: string,
+    ts: number,
+  ): Promise<string | undefined>;
   /** Marks a channel as left (the user parted or was kicked). */
   leave(channel: string): Promise<void>;
 }
@@ -72,7 +80,7 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
       // From the cache: in channels of hundreds, joins and quits are most of what is stored, and
       // reading the conversation for each was the largest part of storing them.
       const conv = await cachedConversation(deps, conn, name, false);
-      if (!conv) return kept(conn, { conversationId, kind, from });
+      if (!conv) return void kept(conn, { conversationId, kind, from });
       const stored = await deps.store.messages.append({
         conversation: conv.id,
         userId: conn.userId,
@@ -83,6 +91,7 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
         highlight: false,
       });
       kept(conn, { conversationId, kind, from, msgid: msgidOf(conv.id, stored.ts) });
+      return formatMicros(stored.ts);
     },
     async leave(channel) {
       const conv = await deps.store.conversations.get(conn.record.id, convId(channel));

@@ -32,13 +32,15 @@ export async function join(cx: Inbound, ev: Timed<"join">): Promise<void> {
   if (conn.isMe(nick)) {
     const conv = await conversationFor(deps, conn, channel);
     // Over the conversation cap: not kept either (keep says so to whoever waits for it).
-    if (!conv) return cx.keep(channel, "join", nick, "", ev.ts);
+    if (!conv) return void await cx.keep(channel, "join", nick, "", ev.ts);
     if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
     // Joined: the channel takes messages again (Convos's client enables it on this event).
     publishFrozen(deps.bus, conn.userId, [{ ...conv, joined: true }], "");
   }
-  cx.publish({ type: "join", conversation_id: cx.convId(channel), nick });
-  await cx.keep(channel, "join", nick, `${nick} joined.`, ev.ts);
+  // Stored first: the event carries the stored line's time, so that a client showing it live and
+  // then the history page with it shows one line, not two.
+  const ts = await cx.keep(channel, "join", nick, `${nick} joined.`, ev.ts);
+  cx.publish({ type: "join", conversation_id: cx.convId(channel), nick, ...(ts ? { ts } : {}) });
 }
 
 export const MEMBERSHIP: HandlerTable = {
@@ -70,9 +72,10 @@ export const MEMBERSHIP: HandlerTable = {
     const nick = String(ev.nick);
     const me = cx.conn.isMe(nick);
     cx.presence.part(cx.convId(channel), cx.convId(nick), me);
-    await cx.keep(channel, "part", nick, `${nick} left${why(ev.message)}`, ev.ts);
+    const ts = await cx.keep(channel, "part", nick, `${nick} left${why(ev.message)}`, ev.ts);
     if (me) await cx.leave(channel);
-    cx.publish({ type: "part", conversation_id: cx.convId(channel), nick, message: ev.message });
+    const part = { conversation_id: cx.convId(channel), nick, message: ev.message };
+    cx.publish({ type: "part", ...part, ...(ts ? { ts } : {}) });
   },
   kick: async (cx, ev) => {
     const channel = String(ev.channel);
@@ -80,7 +83,7 @@ export const MEMBERSHIP: HandlerTable = {
     const me = cx.conn.isMe(kicked);
     cx.presence.part(cx.convId(channel), cx.convId(kicked), me);
     const text = `${kicked} was kicked by ${ev.nick}${why(ev.message)}`;
-    await cx.keep(channel, "kick", String(ev.nick), text, ev.ts);
+    const ts = await cx.keep(channel, "kick", String(ev.nick), text, ev.ts);
     if (me) await cx.leave(channel);
     // Convos sends a kick as a part with the kicker.
     cx.publish({
@@ -89,7 +92,7 @@ export const MEMBERSHIP: HandlerTable = {
       nick: kicked,
       kicker: ev.nick,
       message: ev.message,
-      ts: formatMicros(ev.ts),
+      ts: ts ?? formatMicros(ev.ts),
     });
   },
   quit: async (cx, ev) => {

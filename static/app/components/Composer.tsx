@@ -42,6 +42,8 @@ export function Composer(p: { cid: string; conv: string }) {
   // Each conversation has its own draft, kept on the server: the box shows this one's, and what
   // is typed is saved for it (the previous conversation's is saved first).
   const draftFor = useRef("");
+  // Lines sent from the box: a draft read before one was sent is that line, not to come back.
+  const sentLines = useRef(0);
   const [draftLoading, setDraftLoading] = useState(true);
   useEffect(() => {
     const k = key(p.cid, p.conv);
@@ -50,9 +52,10 @@ export function Composer(p: { cid: string; conv: string }) {
     setText("");
     setDraftLoading(true);
     let live = true;
+    const sent = sentLines.current;
     void loadDraft(p.cid, p.conv).then((draft) => {
       if (!live) return;
-      setText((now) => (now === "" ? draft : now));
+      setText((now) => (now === "" && sent === sentLines.current ? draft : now));
       draftFor.current = k;
       setDraftLoading(false);
     });
@@ -135,6 +138,7 @@ export function Composer(p: { cid: string; conv: string }) {
     }
     const from = key(p.cid, p.conv);
     if (fromBox) {
+      sentLines.current++;
       recall.current = -1;
       setText("");
     }

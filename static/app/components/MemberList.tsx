@@ -16,7 +16,10 @@ import { openNickMenu } from "../overlays.ts";
 /** The panel; `onPick` is called with a nick the user clicked (it goes into the message box). */
 export function MemberList(p: { cid: string; conv: string; onClose?: () => void }) {
   const [filter, setFilter] = useState("");
-  const list = members.value[key(p.cid, p.conv)];
+  // While the connection is down nobody can say who is in the channel: the list kept from before
+  // would be a guess, so it is not shown until the connection is back (and NAMES tells again).
+  const down = connections.value[p.cid]?.state !== "connected";
+  const list = down ? undefined : members.value[key(p.cid, p.conv)];
   // The server's own ranks and signs (ISUPPORT PREFIX), else the usual ones.
   const prefix = parsePrefix(connections.value[p.cid]?.info?.prefix);
   const shown = filterMembers(list ?? [], filter);
@@ -82,6 +85,11 @@ export function MemberList(p: { cid: string; conv: string; onClose?: () => void 
           </section>
         ))}
       </div>
+      {down && (
+        <p class="muted members-unknown" role="status">
+          {t("Who is here is unknown until the connection is back.")}
+        </p>
+      )}
       {list && !shown.length && <p class="muted">{t("Nobody matches.")}</p>}
     </aside>
   );
