@@ -16,6 +16,7 @@ import {
 import {
   composer,
   deskPage,
+  goLive,
   IrcPeople,
   openConversation,
   registerAndConnect,
@@ -195,6 +196,7 @@ Deno.test("composer and navigation: popup, last conversation, nick menu keys, ti
     });
 
     await t.step("7: arrows move through the nick menu; Escape returns to the nick", async () => {
+      await goLive(page, server.url + "/chat/irc-localhost/%23busy");
       const panel = page.getByRole("complementary", { name: "Members" });
       const nick = panel.getByRole("button", { name: "bob", exact: true });
       await nick.click();
