@@ -218,6 +218,9 @@ export function Composer(p: { cid: string; conv: string }) {
     setChoice(null);
   };
 
+  const track = (e: Event) =>
+    setCursor((e.currentTarget as HTMLTextAreaElement).selectionStart ?? 0);
+
   const takePopup = (pop: Popup, index: number) => {
     const el = ref.current!;
     place(applyCompletion(chunk!.choosePopup(text, el.selectionStart ?? text.length, pop, index)));
@@ -226,7 +229,7 @@ export function Composer(p: { cid: string; conv: string }) {
 
   /** The popup's keys; true when `e` was one. */
   const popupKey = (e: KeyboardEvent, pop: Popup): boolean => {
-    if (e.ctrlKey || e.altKey || e.metaKey) return false;
+    if (e.ctrlKey || e.altKey || e.metaKey || e.isComposing) return false;
     const n = pop.items.length;
     if (e.key === "ArrowDown" || e.key === "ArrowUp") {
       const step = e.key === "ArrowDown" ? 1 : -1;
@@ -241,7 +244,7 @@ export function Composer(p: { cid: string; conv: string }) {
     // Enter on what is typed already sends the line ("#tea" among "#tea" and "#team").
     const typed = text.slice(pop.start, ref.current!.selectionStart ?? text.length);
     if (
-      e.key === "Enter" && !e.shiftKey && !e.isComposing && pop.index >= 0 &&
+      e.key === "Enter" && !e.shiftKey && pop.index >= 0 &&
       pop.items[pop.index].value !== typed
     ) {
       takePopup(pop, pop.index);
@@ -387,17 +390,13 @@ export function Composer(p: { cid: string; conv: string }) {
             completion.current = null;
           }}
           onKeyDown={onKeyDown}
-          onKeyUp={(e) => {
-            // The cursor moved without typing (arrows, Home, End): the popup follows it.
-            if (/^(Arrow(Left|Right)|Home|End)$/.test(e.key)) {
-              setCursor((e.currentTarget as HTMLTextAreaElement).selectionStart ?? 0);
-            }
-          }}
-          onClick={(e) => setCursor((e.currentTarget as HTMLTextAreaElement).selectionStart ?? 0)}
+          // The cursor moved without typing (arrows, Home, a click): the popup follows it.
+          onKeyUp={track}
+          onClick={track}
           onFocus={(e) => {
             popupChunk.load();
             setFocused(true);
-            setCursor((e.currentTarget as HTMLTextAreaElement).selectionStart ?? 0);
+            track(e);
           }}
           onBlur={() => setFocused(false)}
           aria-autocomplete="list"
