@@ -47,7 +47,7 @@ export function closeOverlay(): boolean {
   returnTo = [];
   for (const el of back) {
     if (!el.isConnected) continue;
-    el.focus();
+    el.focus({ preventScroll: true }); // the nick is where it was: nothing to scroll
     if (document.activeElement === el) break;
   }
   return true;

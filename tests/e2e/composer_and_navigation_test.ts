@@ -88,6 +88,7 @@ Deno.test("composer and navigation: popup, last conversation, nick menu keys, ti
       assert((await join.textContent())!.includes("<#channel>"), "the usage is shown");
       assertEquals(await join.getAttribute("aria-selected"), "true");
       assert((await chosen(page)).startsWith("/join"), "the box names the chosen option");
+      await screenshot(page, "composer-popup");
       await box.press("Escape");
       await list.waitFor({ state: "detached" });
       assertEquals(await box.inputValue(), "/jo", "Escape closes, nothing else");
@@ -165,6 +166,7 @@ Deno.test("composer and navigation: popup, last conversation, nick menu keys, ti
         assert(l && b && l.y + l.height <= b.y + 1, "the popup sits above the box");
         await pbox.pressSequentially("m");
         await assertOnScreen(p, list.getByRole("option", { name: /^\/mode/ }));
+        await screenshot(p, "composer-popup-phone");
         await pbox.fill("");
         await pbox.pressSequentially("@");
         await assertOnScreen(
@@ -174,7 +176,6 @@ Deno.test("composer and navigation: popup, last conversation, nick menu keys, ti
         await pbox.fill("");
         assertEquals(phoneErrors, []);
       } finally {
-        await screenshot(p, "composer-popup-phone").catch(() => {});
         await phone.close();
       }
     });
