@@ -1,7 +1,7 @@
 /**
  * Screens that most visits never open (account, admin, connection and conversation settings,
- * files) are separate chunks of the bundle, fetched the first time they are shown, so the page
- * loads less script.
+ * files) and the composer's completion popup are separate chunks of the bundle, fetched the first
+ * time they are needed, so the page loads less script.
  */
 import type { ComponentType } from "preact";
 import { signal } from "@preact/signals";
@@ -31,5 +31,28 @@ export function lazy<P extends object>(
     return failed
       ? <p class="empty" role="alert">{t("Could not load this page. Reload to try again.")}</p>
       : <div class="splash" aria-busy="true" />;
+  };
+}
+
+/**
+ * A module fetched by the first `load()`: `get()` is undefined until it has arrived, and a
+ * component that read it renders again when it does. A failed fetch is tried again next time.
+ */
+export function lazyModule<M>(load: () => Promise<M>): { get(): M | undefined; load(): void } {
+  let found: M | undefined;
+  let pending = false;
+  return {
+    get: () => {
+      loaded.value; // subscribe: the module's arrival renders the reader again
+      return found;
+    },
+    load: () => {
+      if (found || pending) return;
+      pending = true;
+      load().then((m) => void (found = m), () => {}).finally(() => {
+        pending = false;
+        loaded.value++;
+      });
+    },
   };
 }

@@ -29,13 +29,27 @@ export const overlay = signal<
 
 /** Opens the list of keyboard shortcuts. */
 export function showKeys(): void {
+  returnTo = [];
   overlay.value = { kind: "keys" };
 }
+
+/**
+ * Where the focus goes back when a nick's menu closes: the nick that opened it, or (a nick that
+ * takes no focus) what had the focus before. Without it the focus was left on nothing.
+ */
+let returnTo: HTMLElement[] = [];
 
 /** Closes whatever overlay is open; true when one was. */
 export function closeOverlay(): boolean {
   if (!overlay.value) return false;
   overlay.value = null;
+  const back = returnTo;
+  returnTo = [];
+  for (const el of back) {
+    if (!el.isConnected) continue;
+    el.focus({ preventScroll: true }); // the nick is where it was: nothing to scroll
+    if (document.activeElement === el) break;
+  }
   return true;
 }
 
@@ -52,10 +66,13 @@ export function openNickMenu(
 ): void {
   const r = el?.getBoundingClientRect();
   const x = r ? r.left : e.clientX, y = r ? r.bottom + 2 : e.clientY;
+  returnTo = [el ?? e.currentTarget, document.activeElement]
+    .filter((f): f is HTMLElement => f instanceof HTMLElement);
   overlay.value = { kind: "nick", at: { cid, conv, nick, x, y } };
 }
 
 /** Opens a sidebar conversation's menu (a right-click or a long press on its entry). */
 export function openConvMenu(cid: string, conv: string, e: MouseEvent): void {
+  returnTo = [];
   overlay.value = { kind: "conv", at: { cid, conv, x: e.clientX, y: e.clientY } };
 }

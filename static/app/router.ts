@@ -38,3 +38,27 @@ export function linkClick(e: MouseEvent): void {
   e.preventDefault();
   navigate(a.getAttribute("href")!);
 }
+
+const LAST = "parley.lastConversation";
+
+/** Remembers the conversation open on this device, where opening Parley returns. */
+export function rememberConversation(cid: string, conv: string): void {
+  try {
+    localStorage.setItem(LAST, JSON.stringify([cid, conv]));
+  } catch {
+    // Storage refused (private mode, full): opening Parley shows the first conversation.
+  }
+}
+
+/** The conversation last open on this device, if any was. */
+export function lastConversation(): { cid: string; conv: string } | null {
+  try {
+    const v = JSON.parse(localStorage.getItem(LAST) ?? "null");
+    if (Array.isArray(v) && typeof v[0] === "string" && typeof v[1] === "string") {
+      return { cid: v[0], conv: v[1] };
+    }
+  } catch {
+    // Unreadable: as if none was.
+  }
+  return null;
+}

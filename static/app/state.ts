@@ -1,6 +1,8 @@
 /** The application state as signals: who is logged in, connections, conversations, mentions. */
 import { computed, effect, signal } from "@preact/signals";
 import type { Connection, Conversation, User } from "./types.ts";
+import { route } from "./router.ts";
+import { tabTitle } from "./title.ts";
 
 /** The logged-in user, or null; undefined while the first check runs. */
 export const user = signal<User | null | undefined>(undefined);
@@ -144,7 +146,7 @@ export const pendingJoin = { cid: "", conv: "" };
 /** Unread messages over all conversations, and mentions (the tab title and the menu show them). */
 export const totals = computed(() => {
   let unread = 0, mention = 0;
-  // A muted conversation does not count in the title.
+  // A muted conversation does not count.
   for (const c of Object.values(conversations.value)) {
     if (c.notify !== "muted") unread += c.unread;
   }
@@ -152,8 +154,7 @@ export const totals = computed(() => {
   return { unread, mention };
 });
 
-// "(3) Parley" in the tab and the task bar, as chat apps do.
+// "(2) #busy - Parley" in the tab and the task bar: where the user is, and what mentions them.
 effect(() => {
-  const { unread } = totals.value;
-  document.title = unread ? `(${unread > 999 ? "999+" : unread}) Parley` : "Parley";
+  document.title = tabTitle(route.value, conversations.value, mentions.value, key);
 });

@@ -1,10 +1,17 @@
 /** The top-level component: picks the screen from the route and the login state. */
 import { useEffect } from "preact/hooks";
 import { t } from "../i18n.ts";
-import { navigate, parseRoute, route } from "../router.ts";
+import {
+  chatPath,
+  lastConversation,
+  navigate,
+  parseRoute,
+  rememberConversation,
+  route,
+} from "../router.ts";
 import { onGlobalKey } from "../keys.ts";
 import { Overlays } from "./Overlays.tsx";
-import { drawerOpen, sidebar, toast, user } from "../state.ts";
+import { conversations, drawerOpen, key, sidebar, toast, user } from "../state.ts";
 import { closeConversation } from "../view.ts";
 import { Login, Register } from "./Auth.tsx";
 import { Sidebar } from "./Sidebar.tsx";
@@ -28,18 +35,24 @@ const Files = lazy(() => import("./Files.tsx"), "Files");
 const Admin = lazy<{ tab: string }>(() => import("./Admin.tsx"), "Admin");
 const FirstRun = lazy(() => import("./FirstRun.tsx"), "FirstRun");
 
+/**
+ * Where opening Parley lands: the conversation last open on this device while it still exists,
+ * else the first in the sidebar, else the form that adds a network.
+ */
 function Welcome() {
+  const last = lastConversation();
+  const kept = last && conversations.value[key(last.cid, last.conv)] ? last : null;
   const first = sidebar.value.flatMap((g) => g.conversations)[0];
+  const to = kept
+    ? chatPath(kept.cid, kept.conv)
+    : first
+    ? chatPath(first.connection_id, first.conversation_id)
+    : "";
+  // Again on each route that shows this: "/" first becomes "/chat" (App), after this ran.
   useEffect(() => {
-    if (first) {
-      navigate(
-        `/chat/${encodeURIComponent(first.connection_id)}/${
-          encodeURIComponent(first.conversation_id)
-        }`,
-        true,
-      );
-    } else if (!sidebar.value.length) navigate("/settings/connection/add", true);
-  }, [first?.conversation_id, sidebar.value.length]);
+    if (to) navigate(to, true);
+    else if (!sidebar.value.length) navigate("/settings/connection/add", true);
+  }, [to, sidebar.value.length, route.value]);
   return (
     <main class="chat">
       <TopBar title="Parley" />
@@ -104,7 +117,7 @@ export function App() {
     }
     if (area !== "chat" || ["notifications", "search", undefined].includes(parts[1])) {
       closeConversation();
-    }
+    } else if (u) rememberConversation(parts[1], parts[2] ?? "");
   }, [u, route.value]);
   useEffect(() => {
     // Escape closes overlays and the drawer; the other shortcuts are listed by "?" (keys.ts).

@@ -1,4 +1,7 @@
-/** The message box: Enter sends, Shift+Enter breaks the line, Up recalls, Tab completes. */
+/**
+ * The message box: Enter sends, Shift+Enter breaks the line, Up recalls, Tab completes, and a
+ * popup offers commands, nicks and channels while a word is typed.
+ */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { CLIENT_HANDLERS, completableCommands, parseInput } from "../commands.ts";
@@ -11,16 +14,23 @@ import {
   nextCompletion,
   startCompletion,
 } from "../complete.ts";
+import type { Popup } from "../popup.ts";
+import { commandsFor } from "../../../irc/chat/command_table.ts";
+import { lazyModule } from "../lazy.tsx";
 import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
 import { away, conversations, key, myNick, nicks, showToast, toast, user } from "../state.ts";
 import { showKeys } from "../overlays.ts";
 import { uploadFile } from "../upload.ts";
 import { Icon } from "./Icon.tsx";
+import { CompletionPopup, POPUP_ID } from "./CompletionPopup.tsx";
 import { withConnectionName } from "../conn_status.ts";
 import { clearDraft, draftChanged, flushDraft, loadDraft } from "../conv_prefs.ts";
 
 const history: string[] = [];
+
+// What the completion popup offers, fetched when the box first takes the focus.
+const popupChunk = lazyModule(() => import("../popup.ts"));
 
 /** Formatting keys: Ctrl+B, Ctrl+U and Ctrl+I insert IRC's bold, underline and italic codes. */
 const FORMAT_KEYS: Record<string, string> = { b: "\x02", u: "\x1f", i: "\x1d" };
@@ -33,6 +43,12 @@ export function Composer(p: { cid: string; conv: string }) {
   const completion = useRef<Completion | null>(null);
   const recall = useRef(-1);
   const fileRef = useRef<HTMLInputElement>(null);
+  // The popup follows the cursor; the arrows' choice holds until the word changes; Escape closes
+  // it until the text changes.
+  const [cursor, setCursor] = useState(0);
+  const [choice, setChoice] = useState<number | null>(null);
+  const [closedAt, setClosedAt] = useState<string | null>(null);
+  const [focused, setFocused] = useState(false);
   useEffect(() => {
     // On a wide screen the message box takes the focus when a conversation opens; on a phone
     // that would pop the keyboard up over the history.
@@ -173,8 +189,88 @@ export function Composer(p: { cid: string; conv: string }) {
     }
   };
 
+  /** The nicks to complete here, most recent speaker first, and the connection's channels. */
+  const sources = () => {
+    const k = key(p.cid, p.conv);
+    const nickList = completionNicks(
+      nicks.get(k) ?? [],
+      members.value[k]?.map((m) => m.nick),
+      myNick(p.cid),
+    );
+    const channels = Object.values(conversations.value)
+      .filter((c) => c.connection_id === p.cid && /^[#&]/.test(c.name)).map((c) => c.name);
+    return { nickList, channels };
+  };
+
+  const chunk = popupChunk.get();
+  let popup: Popup | null = null;
+  if (chunk && focused && closedAt !== text) {
+    const { nickList, channels } = sources();
+    popup = chunk.popupFor(text, cursor, nickList, channels, commandsFor(user.value?.roles ?? []));
+    if (popup && choice !== null && choice < popup.items.length) {
+      popup = { ...popup, index: choice };
+    }
+  }
+
+  /** Puts `out` in the box at once (the next key may come before it renders again). */
+  const place = (out: { text: string; cursor: number }) => {
+    const el = ref.current!;
+    el.value = out.text;
+    el.setSelectionRange(out.cursor, out.cursor);
+    setText(out.text);
+    setCursor(out.cursor);
+    setChoice(null);
+  };
+
+  const track = (e: Event) =>
+    setCursor((e.currentTarget as HTMLTextAreaElement).selectionStart ?? 0);
+
+  const takePopup = (pop: Popup, index: number) => {
+    const el = ref.current!;
+    place(applyCompletion(chunk!.choosePopup(text, el.selectionStart ?? text.length, pop, index)));
+    el.focus();
+  };
+
+  /** The popup's keys; true when `e` was one. */
+  const popupKey = (e: KeyboardEvent, pop: Popup): boolean => {
+    if (e.ctrlKey || e.altKey || e.metaKey || e.isComposing) return false;
+    const n = pop.items.length;
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      const step = e.key === "ArrowDown" ? 1 : -1;
+      setChoice(pop.index < 0 ? (step > 0 ? 0 : n - 1) : (pop.index + step + n) % n);
+      return true;
+    }
+    if (e.key === "Escape") {
+      e.stopPropagation(); // the popup closes, not the drawer or an overlay
+      setClosedAt(text);
+      return true;
+    }
+    // Enter on what is typed already sends the line ("#tea" among "#tea" and "#team").
+    const typed = text.slice(pop.start, ref.current!.selectionStart ?? text.length);
+    if (
+      e.key === "Enter" && !e.shiftKey && pop.index >= 0 &&
+      pop.items[pop.index].value !== typed
+    ) {
+      takePopup(pop, pop.index);
+      return true;
+    }
+    if (e.key === "Tab" && !e.shiftKey && pop.index >= 0 && !completion.current) {
+      // Tab takes the chosen item and, pressed again, steps on through the popup's list.
+      const el = ref.current!;
+      const at = el.selectionStart ?? text.length;
+      completion.current = chunk!.choosePopup(text, at, pop, pop.index);
+      place(applyCompletion(completion.current));
+      return true;
+    }
+    return false;
+  };
+
   const onKeyDown = (e: KeyboardEvent) => {
     const el = ref.current!;
+    if (popup && popupKey(e, popup)) {
+      e.preventDefault();
+      return;
+    }
     const code = FORMAT_KEYS[e.key.toLowerCase()];
     if (code && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) {
       e.preventDefault();
@@ -190,14 +286,7 @@ export function Composer(p: { cid: string; conv: string }) {
       return;
     }
     if (e.key === "Tab" && !e.ctrlKey && !e.altKey) {
-      const k = key(p.cid, p.conv);
-      const nickList = completionNicks(
-        nicks.get(k) ?? [],
-        members.value[k]?.map((m) => m.nick),
-        myNick(p.cid),
-      );
-      const channels = Object.values(conversations.value)
-        .filter((c) => c.connection_id === p.cid && /^[#&]/.test(c.name)).map((c) => c.name);
+      const { nickList, channels } = sources();
       let c = completion.current;
       if (c) c = nextCompletion(c, e.shiftKey ? -1 : 1);
       else {
@@ -209,6 +298,7 @@ export function Composer(p: { cid: string; conv: string }) {
       completion.current = c;
       const out = applyCompletion(c);
       setText(out.text);
+      setCursor(out.cursor);
       requestAnimationFrame(() => el.setSelectionRange(out.cursor, out.cursor));
       return;
     }
@@ -267,6 +357,7 @@ export function Composer(p: { cid: string; conv: string }) {
           void upload(e.dataTransfer?.files ?? null);
         }}
       >
+        {popup && <CompletionPopup popup={popup} choose={(i) => takePopup(popup!, i)} />}
         <label for="composer-input" class="visually-hidden">{t("Message")}</label>
         <button
           type="button"
@@ -296,10 +387,27 @@ export function Composer(p: { cid: string; conv: string }) {
           value={text}
           placeholder={t("Message")}
           onInput={(e) => {
-            setText((e.currentTarget as HTMLTextAreaElement).value);
+            const el = e.currentTarget as HTMLTextAreaElement;
+            setText(el.value);
+            setCursor(el.selectionStart ?? el.value.length);
+            setChoice(null);
             completion.current = null;
           }}
           onKeyDown={onKeyDown}
+          // The cursor moved without typing (arrows, Home, a click): the popup follows it.
+          onKeyUp={track}
+          onClick={track}
+          onFocus={(e) => {
+            popupChunk.load();
+            setFocused(true);
+            track(e);
+          }}
+          onBlur={() => setFocused(false)}
+          aria-autocomplete="list"
+          aria-controls={popup ? POPUP_ID : undefined}
+          aria-activedescendant={popup && popup.index >= 0
+            ? `${POPUP_ID}-${popup.index}`
+            : undefined}
           onPaste={(e) => {
             const files = [...(e.clipboardData?.files ?? [])].filter((f) =>
               f.type.startsWith("image/")

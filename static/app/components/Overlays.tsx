@@ -117,6 +117,28 @@ function KeysHelp() {
   );
 }
 
+/** Up and Down (wrapping), Home and End move the focus through a menu's items. */
+export function menuKeys(e: KeyboardEvent): void {
+  const items = [
+    ...(e.currentTarget as HTMLElement).querySelectorAll<HTMLElement>("[role=menuitem]"),
+  ];
+  if (!items.length) return;
+  const at = items.indexOf(document.activeElement as HTMLElement);
+  const n = items.length;
+  const to = e.key === "ArrowDown"
+    ? (at + 1) % n
+    : e.key === "ArrowUp"
+    ? (at - 1 + n) % n
+    : e.key === "Home"
+    ? 0
+    : e.key === "End"
+    ? n - 1
+    : -1;
+  if (to < 0) return;
+  e.preventDefault();
+  items[to].focus();
+}
+
 /** A nick's menu: a private conversation, who it is and, for operators, the channel's tools. */
 function NickMenu(p: { at: NickMenuAt }) {
   const { cid, conv, nick } = p.at;
@@ -158,6 +180,7 @@ function NickMenu(p: { at: NickMenuAt }) {
       role="menu"
       aria-label={t("Actions for {nick}", { nick })}
       style={{ left: `${pos.left}px`, top: `${pos.top}px` }}
+      onKeyDown={menuKeys}
     >
       <p class="nick-menu-title">{nick}</p>
       {items.map(([label, line]) => (
