@@ -15,7 +15,8 @@ import { Sessions } from "./Sessions.tsx";
 import { AppTokens } from "./AppTokens.tsx";
 import { Ignores } from "./Ignores.tsx";
 import { canHandleLinks, handleIrcLinks } from "../irc_link.ts";
-import { currentSubscription, disablePush, enablePush, pushSupported } from "../push.ts";
+import { pushSupported } from "../push.ts";
+import { currentSubscription, disablePush, enablePush } from "../push_subscription.ts";
 
 /** The server's answer when a new password needs the current one (a session logged in long ago). */
 function asksCurrentPassword(err: unknown): boolean {

@@ -10,15 +10,12 @@ import {
   route,
 } from "../router.ts";
 import { onGlobalKey } from "../keys.ts";
-import { Overlays } from "./Overlays.tsx";
 import { conversations, drawerOpen, key, sidebar, toast, user } from "../state.ts";
 import { closeConversation } from "../view.ts";
-import { Login, Register } from "./Auth.tsx";
 import { Sidebar } from "./Sidebar.tsx";
 import { ChatView, TopBar } from "./ChatView.tsx";
-import { Notifications } from "./Notifications.tsx";
-import { Search } from "./Search.tsx";
-import { lazy } from "../lazy.tsx";
+import { lazy, lazyModule } from "../lazy.tsx";
+import { overlay } from "../overlays.ts";
 
 // Rarely opened screens load on demand, each a chunk of its own.
 const ConnectionForm = lazy<{ uri?: string; cid?: string }>(
@@ -34,6 +31,25 @@ const Account = lazy(() => import("./Account.tsx"), "Account");
 const Files = lazy(() => import("./Files.tsx"), "Files");
 const Admin = lazy<{ tab: string }>(() => import("./Admin.tsx"), "Admin");
 const FirstRun = lazy(() => import("./FirstRun.tsx"), "FirstRun");
+// Signing in and registering happen once per device: the chat does not need them.
+const Login = lazy(() => import("./Auth.tsx"), "Login");
+const Register = lazy(() => import("./Auth.tsx"), "Register");
+const Notifications = lazy(() => import("./Notifications.tsx"), "Notifications");
+const Search = lazy<{ q: string; from?: string; to?: string }>(
+  () => import("./Search.tsx"),
+  "Search",
+);
+// The overlays (quick switcher, keys, menus) are fetched once the app is idle after login, or at
+// the first one opened, so that they stay out of the first load.
+const overlays = lazyModule(() => import("./Overlays.tsx"));
+
+/** Whichever overlay is open, once its chunk has arrived. */
+function Overlays() {
+  if (!overlay.value) return null;
+  overlays.load();
+  const Found = overlays.get()?.Overlays;
+  return Found ? <Found /> : null;
+}
 
 /**
  * Where opening Parley lands: the conversation last open on this device while it still exists,
@@ -119,6 +135,11 @@ export function App() {
       closeConversation();
     } else if (u) rememberConversation(parts[1], parts[2] ?? "");
   }, [u, route.value]);
+  useEffect(() => {
+    if (!u) return;
+    const idle = setTimeout(overlays.load, 1000);
+    return () => clearTimeout(idle);
+  }, [!!u]);
   useEffect(() => {
     // Escape closes overlays and the drawer; the other shortcuts are listed by "?" (keys.ts).
     const onKey = (e: KeyboardEvent) => {

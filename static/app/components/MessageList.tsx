@@ -28,13 +28,11 @@ import { LINE_KINDS, type LineKind, type LineLook } from "../../../lib/events.ts
 import { MessageText } from "./MessageText.tsx";
 import { allowFileDrop, dropOnComposer } from "../upload.ts";
 import { Embed, embedsEnabled } from "./Embed.tsx";
-import {
-  ChannelTable,
-  HelpTable,
-  type ListedChannel,
-  type Whois,
-  WhoisTable,
-} from "./CommandOutput.tsx";
+import type { ListedChannel, Whois } from "./CommandOutput.tsx";
+import { lazyModule } from "../lazy.tsx";
+
+// A command's answer as a table (whois, list, help) is rare: its chunk comes with the first one.
+const output = lazyModule(() => import("./CommandOutput.tsx"));
 
 const dayKey = (ts: string) => new Date(ts).toDateString();
 
@@ -67,11 +65,16 @@ export function storedWords(m: Message): string {
 /** What an event line shows: text, or a command's answer as a table. */
 function EventBody(p: { m: Message }) {
   const m = p.m;
-  if (m.event === "whois" && m.data) return <WhoisTable w={m.data as Whois} />;
-  if (m.event === "list" && Array.isArray(m.data)) {
-    return <ChannelTable channels={m.data as ListedChannel[]} />;
+  const table = (m.event === "whois" && !!m.data) ||
+    (m.event === "list" && Array.isArray(m.data)) || (m.event === "help" && !m.message);
+  if (table) {
+    output.load();
+    const o = output.get();
+    if (!o) return <span class="text" aria-busy="true" />;
+    if (m.event === "whois") return <o.WhoisTable w={m.data as Whois} />;
+    if (m.event === "list") return <o.ChannelTable channels={m.data as ListedChannel[]} />;
+    return <o.HelpTable />;
   }
-  if (m.event === "help" && !m.message) return <HelpTable />;
   return <span class="text">{storedWords(m)}</span>;
 }
 
