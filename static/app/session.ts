@@ -41,6 +41,7 @@ import { mentionSound } from "./push.ts";
 import { chooseLanguage, language, t } from "./i18n.ts";
 import { stripFormatting } from "./irc_format.ts";
 import type { User } from "./types.ts";
+import { applySettings } from "./prefs.ts";
 import {
   joined,
   left,
@@ -262,6 +263,10 @@ function onEvent(f: PushedEvent): void {
     case "notifications":
       // Read on another tab or device (or this one): the notification badge follows.
       if (user.value) user.value = { ...user.value, unread: f.unread };
+      break;
+    case "client_settings":
+      // Changed on another device (or this one): every open device shows the same.
+      applySettings(f.settings);
       break;
     case "state":
       onState(f);

@@ -21,7 +21,7 @@ import {
 import { key, nicks } from "../state.ts";
 import { openNickMenu } from "../overlays.ts";
 import { members } from "../members.ts";
-import { compact, dateTimeOf, formatter, joinParts, timeOf } from "../prefs.ts";
+import { compact, dateTimeOf, formatter, joinPartsFor, timeOf } from "../prefs.ts";
 import { groupRuns, type Item } from "../event_runs.ts";
 import type { Message } from "../types.ts";
 import { LINE_KINDS, type LineKind, type LineLook } from "../../../lib/events.ts";
@@ -256,6 +256,14 @@ function knownNicks(): Set<string> {
 const NEAR_TOP = 300;
 
 /**
+ * Where the reader left each conversation scrolled up, for this session: the first line in view
+ * and how far its top was below the list's. A conversation left at its newest line has none.
+ */
+const positions = new Map<string, { ts: string; offset: number }>();
+/** Older pages loaded at most to find a kept position again. */
+const RESTORE_PAGES = 10;
+
+/**
  * The message list. Keeps the reading position when older pages are prepended, stays pinned to
  * the newest message while previews load above it, and counts what arrives while scrolled up.
  */
@@ -279,6 +287,9 @@ export function MessageList() {
   /** The runs of joins and parts the reader opened, by key. */
   const [openRuns, setOpenRuns] = useState<ReadonlySet<string>>(new Set());
   const list = messages.value;
+  const here = openConv.value ? key(openConv.value.cid, openConv.value.conv) : "";
+  /** The position to find again in the conversation just opened, until it is found. */
+  const restore = useRef<{ ts: string; offset: number; pages: number } | null>(null);
 
   const atBottom = () => {
     const el = ref.current!;
@@ -354,6 +365,11 @@ export function MessageList() {
   }, []);
 
   useLayoutEffect(() => {
+    const kept = positions.get(here);
+    restore.current = kept ? { ...kept, pages: 0 } : null;
+  }, [here]);
+
+  useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
     const s = state.current;
@@ -386,6 +402,49 @@ export function MessageList() {
     checkMarker();
   }, [list, readMarker.value]);
 
+  // Back in a conversation left scrolled up: the same line at the same place, once its page is in.
+  useLayoutEffect(() => {
+    const r = restore.current;
+    const el = ref.current;
+    if (!r || !el || !list.length || focusTs.value) return;
+    const line = el.querySelector(`[data-ts="${CSS.escape(r.ts)}"]`);
+    if (line) {
+      restore.current = null;
+      el.scrollTop += line.getBoundingClientRect().top - el.getBoundingClientRect().top - r.offset;
+      const s = state.current;
+      s.atBottom = atBottom();
+      s.lastTop = el.scrollTop;
+      s.height = el.scrollHeight;
+      setScrolledUp(farUp());
+      checkMarker();
+    } else if (olderCursor.value && r.pages++ < RESTORE_PAGES) void loadOlder();
+    else restore.current = null;
+  }, [list]);
+
+  /** Keeps where the reader is in this conversation, for coming back to it. */
+  const keepPosition = () => {
+    const el = ref.current;
+    const lines = linesRef.current?.querySelectorAll<HTMLElement>("[data-ts]");
+    if (!el || !lines?.length || !here || loading.value || restore.current || focusTs.value) return;
+    if (state.current.atBottom) {
+      positions.delete(here);
+      return;
+    }
+    // The first line whose bottom is below the list's top, by halves: a long history has many.
+    const top = el.getBoundingClientRect().top;
+    let lo = 0, hi = lines.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (lines[mid].getBoundingClientRect().bottom > top) hi = mid;
+      else lo = mid + 1;
+    }
+    const line = lines[lo];
+    positions.set(here, {
+      ts: line.dataset.ts!,
+      offset: line.getBoundingClientRect().top - top,
+    });
+  };
+
   // After every page put in front (its height set and the position kept) and every load that
   // ended, the top may still be near.
   useEffect(loadIfNearTop, [list, loading.value, olderCursor.value]);
@@ -403,6 +462,7 @@ export function MessageList() {
     setScrolledUp(farUp());
     checkMarker();
     if (s.atBottom && !newerCursor.value) setUnseen(0);
+    keepPosition();
     if (el.scrollTop < NEAR_TOP && olderCursor.value && !loading.value) await loadOlder();
   };
 
@@ -463,7 +523,7 @@ export function MessageList() {
       <ol class="lines" role="log" aria-live="polite" ref={linesRef}>
         {groupRuns(
           list,
-          joinParts.value,
+          joinPartsFor(openConv.value?.cid ?? "", openConv.value?.conv ?? ""),
           (a, b) => dayKey(a.ts) !== dayKey(b.ts) || readMarker.value === b.ts,
         ).map((item) => {
           const m = item.kind === "run" ? item.lines[0] : item.m;
