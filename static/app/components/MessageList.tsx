@@ -423,13 +423,15 @@ export function MessageList() {
 
   /** Keeps where the reader is in this conversation, for coming back to it. */
   const keepPosition = () => {
-    const el = ref.current;
-    const lines = linesRef.current?.querySelectorAll<HTMLElement>("[data-ts]");
-    if (!el || !lines?.length || !here || loading.value || restore.current || focusTs.value) return;
+    // Not while a kept position is still to be found: the list is not the reader's yet.
+    if (!here || restore.current) return;
     if (state.current.atBottom) {
       positions.delete(here);
       return;
     }
+    const el = ref.current;
+    const lines = linesRef.current?.querySelectorAll<HTMLElement>("[data-ts]");
+    if (!el || !lines?.length || loading.value || focusTs.value) return;
     // The first line whose bottom is below the list's top, by halves: a long history has many.
     const top = el.getBoundingClientRect().top;
     let lo = 0, hi = lines.length - 1;
