@@ -26,15 +26,30 @@ Deno.test("settings: every device of the user shows the same", async (t) => {
   const irc = await startIrcServer();
   const server = await startServer({ env: { PARLEY_TEST_FAST_IRC: "1" } });
   const browser = await launchBrowser();
-  const context = () =>
-    browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block" });
-  const desk = await context();
-  const phoneCtx = await context();
+  const context = (width: number, height: number) =>
+    browser.newContext({ viewport: { width, height }, serviceWorkers: "block" });
+  // A desktop and a phone: on the phone the sidebar is a drawer.
+  const desk = await context(1280, 800);
+  const phoneCtx = await context(390, 844);
   const { page, errors } = await newPage(desk);
   const bob = await RawIrcClient.connect(irc.port, "bob");
   let carol: RawIrcClient | undefined;
   const theme = (p: Page) => p.evaluate(() => document.documentElement.dataset.theme ?? "");
   const firstConv = (p: Page) => p.locator(".sidebar .conn li .conv").first();
+  /** Loads `url` and waits for the socket (its mark is in the drawer, hidden on the phone). */
+  const live = async (p: Page, url: string) => {
+    await p.goto(url);
+    await p.locator(".sidebar .socket.open").waitFor({ state: "attached" });
+  };
+  /** Opens the drawer where the sidebar is one (the phone). */
+  const showSidebar = async (p: Page) => {
+    const button = p.getByRole("button", { name: "Open menu" });
+    if (!(await button.isVisible())) return;
+    await button.click();
+    await p.waitForFunction(() =>
+      document.querySelector(".sidebar.open")?.getBoundingClientRect().left === 0
+    );
+  };
   try {
     for (const c of ["#tea", "#news"]) await bob.join(c);
 
@@ -56,7 +71,7 @@ Deno.test("settings: every device of the user shows the same", async (t) => {
     await two.getByLabel("Password", { exact: true }).fill(PASSWORD);
     await two.getByRole("button", { name: "Log in" }).click();
     await two.waitForURL((u) => u.pathname.startsWith("/chat"));
-    await goLive(two, server.url + "/chat/irc-localhost/%23tea");
+    await live(two, server.url + "/chat/irc-localhost/%23tea");
 
     await t.step("17: a setting changed on one device applies live on the other", async () => {
       await goLive(page, server.url + "/settings/account");
@@ -90,7 +105,7 @@ Deno.test("settings: every device of the user shows the same", async (t) => {
 
     await t.step("17: after a reload with nothing kept in the browser, the same", async () => {
       await two.evaluate(() => localStorage.clear());
-      await goLive(two, server.url + "/chat/irc-localhost/%23tea");
+      await live(two, server.url + "/chat/irc-localhost/%23tea");
       await two.waitForFunction(() => document.documentElement.dataset.theme === "dark");
       await assertOnScreen(two, two.locator(".messages.compact"));
       await two.goto(server.url + "/settings/account");
@@ -103,7 +118,7 @@ Deno.test("settings: every device of the user shows the same", async (t) => {
 
     await t.step("19: a conversation pinned on one device is on top on both", async () => {
       await goLive(page, server.url + "/chat/irc-localhost/%23news");
-      await goLive(two, server.url + "/chat/irc-localhost/%23news");
+      await live(two, server.url + "/chat/irc-localhost/%23news");
       // Alphabetical before pinning: #news first.
       await assertOnScreen(page, firstConv(page).filter({ hasText: "#news" }));
       await page.locator(".sidebar .conv", { hasText: "#tea" }).click({ button: "right" });
@@ -112,6 +127,7 @@ Deno.test("settings: every device of the user shows the same", async (t) => {
       await assertOnScreen(page, pin);
       await pin.click();
       for (const p of [page, two]) {
+        await showSidebar(p);
         await assertOnScreen(p, firstConv(p).filter({ hasText: "#tea" }));
       }
       await page.reload();
@@ -133,8 +149,9 @@ Deno.test("settings: every device of the user shows the same", async (t) => {
       await bob.say("#news", "after carol came");
       await bob.say("#tea", "after carol came here too");
       for (const p of [page, two]) {
-        await goLive(p, server.url + "/chat/irc-localhost/%23tea");
+        await live(p, server.url + "/chat/irc-localhost/%23tea");
         await assertOnScreen(p, lineWith(p, "carol joined"));
+        await showSidebar(p);
         await openConversation(p, "#news");
         await assertOnScreen(p, lineWith(p, "after carol came"));
         assertEquals(
