@@ -3,7 +3,8 @@
  * show (for all, per connection, per conversation), the nick completion suffix and the pinned
  * conversations. The server keeps them for the user, so every device has them; a change on one
  * device reaches the others live (the `client_settings` event). This browser keeps a copy for the
- * first paint, before the server has answered.
+ * first paint, before the server has answered. The settings screens' own changes are in
+ * settings_edit.ts, loaded with them.
  */
 import { computed, effect, signal } from "@preact/signals";
 import { api } from "./api.ts";
@@ -16,7 +17,7 @@ import {
   type JoinParts,
 } from "../../store/client_settings.ts";
 
-export type { ClientSettings };
+export type { ClientSettings, JoinParts };
 
 const CACHE = "parley.settings";
 
@@ -82,12 +83,6 @@ async function load(): Promise<void> {
   } catch { /* this browser's copy stays */ }
 }
 
-// Asked for once logged in, and again after each reconnection (a change may have been missed).
-const who = computed(() => user.value?.email);
-effect(() => {
-  if (who.value && socketState.value === "open") void load();
-});
-
 /** Changes some settings: applied here at once, kept by the server, told to the other devices. */
 export async function saveSettings(change: Partial<ClientSettings>): Promise<void> {
   const before = settings.value;
@@ -101,15 +96,11 @@ export async function saveSettings(change: Partial<ClientSettings>): Promise<voi
   }
 }
 
-/** Saves how joins and parts are shown (everywhere that has no choice of its own). */
-export function setJoinParts(mode: JoinParts): Promise<void> {
-  return saveSettings({ join_parts: mode });
-}
-
-/** Saves a choice and applies it at once. */
-export function setPref(name: "compact" | "clock24" | "seconds" | "embeds", on: boolean) {
-  return saveSettings({ [name]: on });
-}
+// Asked for once logged in, and again after each reconnection (a change may have been missed).
+const who = computed(() => user.value?.email);
+effect(() => {
+  if (who.value && socketState.value === "open") void load();
+});
 
 /** How joins and parts show in a conversation: its own choice, its connection's, or the default. */
 export function joinPartsFor(cid: string, conv: string): JoinParts {
@@ -119,38 +110,6 @@ export function joinPartsFor(cid: string, conv: string): JoinParts {
   )?.join_parts ??
     s.join_parts_networks.find((x) => x.connection_id === cid)?.join_parts ??
     s.join_parts;
-}
-
-/** The conversation's own choice (`conv`), or its connection's (`conv` null); null: none. */
-export function ownJoinParts(cid: string, conv: string | null): JoinParts | null {
-  const s = settings.value;
-  return (conv === null
-    ? s.join_parts_networks.find((x) => x.connection_id === cid)
-    : s.join_parts_conversations.find((x) => x.connection_id === cid && x.conversation_id === conv))
-    ?.join_parts ?? null;
-}
-
-/** Chooses for a conversation (`conv`) or a connection (`conv` null); null follows the default. */
-export function setOwnJoinParts(
-  cid: string,
-  conv: string | null,
-  mode: JoinParts | null,
-): Promise<void> {
-  const s = settings.value;
-  if (conv === null) {
-    const rest = s.join_parts_networks.filter((x) => x.connection_id !== cid);
-    return saveSettings({
-      join_parts_networks: mode ? [...rest, { connection_id: cid, join_parts: mode }] : rest,
-    });
-  }
-  const rest = s.join_parts_conversations.filter((x) =>
-    x.connection_id !== cid || x.conversation_id !== conv
-  );
-  return saveSettings({
-    join_parts_conversations: mode
-      ? [...rest, { connection_id: cid, conversation_id: conv, join_parts: mode }]
-      : rest,
-  });
 }
 
 /** Where a conversation is among the pinned ones (-1: not pinned). */
@@ -181,7 +140,6 @@ export function setPinned(cid: string, conv: string, on: boolean): Promise<void>
     pinned: on ? [...rest, { connection_id: cid, conversation_id: conv }] : rest,
   });
 }
-
 // Building an Intl formatter is slow (far slower than formatting): one per set of choices.
 const formats = new Map<string, Intl.DateTimeFormat>();
 

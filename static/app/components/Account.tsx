@@ -14,10 +14,9 @@ import {
   joinParts,
   saveSettings,
   seconds,
-  setJoinParts,
-  setPref,
   settings,
 } from "../prefs.ts";
+import { setJoinParts, setPref } from "../settings_edit.ts";
 import type { JoinPartMode } from "../event_runs.ts";
 import { Check, Field, FormErrors, Panel, Saved, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";

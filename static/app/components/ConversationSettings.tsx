@@ -9,7 +9,8 @@ import { Panel } from "./Field.tsx";
 import { NotifyChoice } from "./NotifyChoice.tsx";
 import { TopBar } from "./ChatView.tsx";
 import { connectionTitle } from "../conn_status.ts";
-import { joinParts, ownJoinParts, setOwnJoinParts } from "../prefs.ts";
+import { joinParts } from "../prefs.ts";
+import { ownJoinParts, setOwnJoinParts } from "../settings_edit.ts";
 import type { JoinParts } from "../../../store/client_settings.ts";
 
 /** The words of each way joins and parts show. */
