@@ -8,7 +8,7 @@
  */
 import { computed, effect, signal } from "@preact/signals";
 import { api } from "./api.ts";
-import { showToast, socketState, user } from "./state.ts";
+import { conversations, key, showToast, socketState, user } from "./state.ts";
 import { applyTheme } from "./theme.ts";
 import { nickSuffix } from "./nick_suffix.ts";
 import {
@@ -133,8 +133,10 @@ export function pinnedFirst<C extends { connection_id: string; conversation_id: 
 
 /** Pins a conversation (after those pinned before) or unpins it. */
 export function setPinned(cid: string, conv: string, on: boolean): Promise<void> {
+  // Conversations closed since they were pinned are let go here.
   const rest = settings.value.pinned.filter((x) =>
-    x.connection_id !== cid || x.conversation_id !== conv
+    (x.connection_id !== cid || x.conversation_id !== conv) &&
+    conversations.value[key(x.connection_id, x.conversation_id)]
   );
   return saveSettings({
     pinned: on ? [...rest, { connection_id: cid, conversation_id: conv }] : rest,
