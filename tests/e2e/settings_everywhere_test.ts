@@ -132,6 +132,9 @@ Deno.test("settings: every device of the user shows the same", async (t) => {
       }
       await page.reload();
       await assertOnScreen(page, firstConv(page).filter({ hasText: "#tea" }));
+      // The keys step through the sidebar as it shows: from #news up to #tea above it.
+      await page.keyboard.press("Alt+ArrowUp");
+      await page.waitForURL(`**/chat/irc-localhost/${encodeURIComponent("#tea")}`);
     });
 
     await t.step("18: joins hidden on the network but shown in one channel", async () => {
