@@ -1,5 +1,6 @@
 /** The scrolling history of the open conversation: day separators, nick colours, previews. */
 import { Component } from "preact";
+import { useComputed } from "@preact/signals";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { language, t } from "../i18n.ts";
 import { findLinks } from "../irc_format.ts";
@@ -288,6 +289,10 @@ export function MessageList() {
   const [openRuns, setOpenRuns] = useState<ReadonlySet<string>>(new Set());
   const list = messages.value;
   const here = openConv.value ? key(openConv.value.cid, openConv.value.conv) : "";
+  // How joins and parts show here: the list renders again when that changes, not at every setting.
+  const joinPartsHere = useComputed(() =>
+    joinPartsFor(openConv.value?.cid ?? "", openConv.value?.conv ?? "")
+  );
   /** The position to find again in the conversation just opened, until it is found. */
   const restore = useRef<{ ts: string; offset: number; pages: number } | null>(null);
 
@@ -425,6 +430,7 @@ export function MessageList() {
   const keepPosition = () => {
     // Not while a kept position is still to be found: the list is not the reader's yet.
     if (!here || restore.current) return;
+    // At the newest line (the common case) nothing is measured.
     if (state.current.atBottom) {
       positions.delete(here);
       return;
@@ -432,8 +438,15 @@ export function MessageList() {
     const el = ref.current;
     const lines = linesRef.current?.querySelectorAll<HTMLElement>("[data-ts]");
     if (!el || !lines?.length || loading.value || focusTs.value) return;
+    const box = el.getBoundingClientRect();
+    // With the newest line in view there is nothing to keep either (content shrinking below can
+    // look like the reader scrolling up).
+    if (lines[lines.length - 1].getBoundingClientRect().top < box.bottom) {
+      positions.delete(here);
+      return;
+    }
     // The first line whose bottom is below the list's top, by halves: a long history has many.
-    const top = el.getBoundingClientRect().top;
+    const top = box.top;
     let lo = 0, hi = lines.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
@@ -525,7 +538,7 @@ export function MessageList() {
       <ol class="lines" role="log" aria-live="polite" ref={linesRef}>
         {groupRuns(
           list,
-          joinPartsFor(openConv.value?.cid ?? "", openConv.value?.conv ?? ""),
+          joinPartsHere.value,
           (a, b) => dayKey(a.ts) !== dayKey(b.ts) || readMarker.value === b.ts,
         ).map((item) => {
           const m = item.kind === "run" ? item.lines[0] : item.m;
