@@ -3,12 +3,12 @@ import { t } from "../i18n.ts";
 import { chatPath, linkClick, route } from "../router.ts";
 import { drawerOpen, isAdmin, key, mentions, sidebar, socketState, user } from "../state.ts";
 import { logout } from "../session.ts";
+import { pinnedFirst, pinnedIndex } from "../prefs.ts";
 import { runCommand } from "../actions.ts";
 import { openConvMenu } from "../overlays.ts";
 import { Logo } from "./Logo.tsx";
 import { Icon } from "./Icon.tsx";
 import { connectionProblem, connectionTitle } from "../conn_status.ts";
-import { pinnedFirst, pinnedIndex } from "../prefs.ts";
 
 function NavLink(p: { href: string; label: string; badge?: number; icon?: string }) {
   const current = route.value.split("?")[0] === p.href;
