@@ -20,6 +20,7 @@ import { notificationRoutes } from "./routes/notifications.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { CONVERSATION, conversationRoutes } from "./routes/conversations.ts";
 import { conversationPrefsRoutes } from "./routes/conversation_prefs.ts";
+import { clientSettingsRoutes } from "./routes/client_settings.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { ircSocketRoutes } from "./routes/irc_socket.ts";
 import { filesRoutes } from "./routes/files.ts";
@@ -143,6 +144,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     ignoreRoutes,
     // a conversation's notification level and draft
     conversationPrefsRoutes,
+    // the web client's settings, on every device
+    clientSettingsRoutes,
   ];
   for (const routes of operations) app.route("/api", routes(deps));
   // outside /api: probes for load balancers and systemd, metrics for Prometheus

@@ -7,6 +7,7 @@
  * docs/events.md describes the same frames; tests/unit/events_doc_test.ts keeps them in step.
  */
 import type { ConnectionState } from "../irc/engine/connection.ts";
+import type { ClientSettings } from "../store/client_settings.ts";
 
 export type { ConnectionState };
 
@@ -73,6 +74,12 @@ export interface NotificationEvent extends Where {
 export interface NotificationsEvent {
   event: "notifications";
   unread: number;
+}
+
+/** The user's web client settings changed (on any device): all of them, as the API returns them. */
+export interface ClientSettingsEvent {
+  event: "client_settings";
+  settings: ClientSettings;
 }
 
 /** The server shuts down; the socket closes with 1001 next. */
@@ -367,6 +374,7 @@ export type PushedEvent =
   | ReadEvent
   | NotificationEvent
   | NotificationsEvent
+  | ClientSettingsEvent
   | StateEvent
   | ShutdownEvent;
 

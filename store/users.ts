@@ -54,6 +54,10 @@ export interface UserStore {
   withRole(role: string): Promise<UserRecord[]>;
   update(id: number, patch: UserPatch): Promise<UserRecord | undefined>;
   remove(id: number): Promise<boolean>;
+  /** The web client's settings, as the JSON object text last saved ("{}" before any). */
+  clientSettings(id: number): Promise<string>;
+  /** Keeps the web client's settings (JSON object text, validated by the caller). */
+  setClientSettings(id: number, json: string): Promise<void>;
 }
 
 /** A `users` row, in SQLite and PostgreSQL alike. */

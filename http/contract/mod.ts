@@ -15,6 +15,7 @@ import { FILES } from "./operations/files.ts";
 import { SERVER } from "./operations/server.ts";
 import { IGNORES } from "./operations/ignores.ts";
 import { CONVERSATION_PREFS } from "./operations/conversation_prefs.ts";
+import { CLIENT_SETTINGS } from "./operations/client_settings.ts";
 
 /** Every operation, by operationId. */
 export const API = {
@@ -25,6 +26,7 @@ export const API = {
   ...SERVER,
   ...IGNORES,
   ...CONVERSATION_PREFS,
+  ...CLIENT_SETTINGS,
 };
 
 /** An operationId. */

@@ -1,5 +1,6 @@
 /** Tab completion of nicks, commands and channels in the composer; pure. */
 import { completableCommands } from "./commands.ts";
+import { nickSuffix } from "./nick_suffix.ts";
 
 /** The state of a completion cycle, so repeated Tab presses step through candidates. */
 export interface Completion {
@@ -82,9 +83,9 @@ export function startCompletion(
 /** The text and cursor position for the current candidate of `c`. */
 export function applyCompletion(c: Completion): { text: string; cursor: number } {
   const word = c.candidates[c.index];
-  // A nick at the start of a line is addressed: "bob: ".
+  // A nick at the start of a line is addressed: "bob: " (the suffix is the user's setting).
   const isNick = !word.startsWith("/") && !word.startsWith("#") && !word.startsWith("&");
-  const tail = c.prefix.trim() === "" && isNick ? ": " : " ";
+  const tail = c.prefix.trim() === "" && isNick ? nickSuffix.value : " ";
   const head = c.prefix + word + (c.suffix.startsWith(" ") ? "" : tail);
   return { text: head + c.suffix, cursor: head.length };
 }

@@ -2,6 +2,7 @@
 import { chatPath, navigate, route } from "./router.ts";
 import { api } from "./api.ts";
 import { connections, drawerOpen, key, mentions, sidebar } from "./state.ts";
+import { pinnedFirst } from "./prefs.ts";
 import { connectionTitle } from "./conn_status.ts";
 import { closeOverlay, overlay, showKeys } from "./overlays.ts";
 
@@ -22,7 +23,7 @@ export function switcherEntries(): Entry[] {
     const where = connectionTitle(connections.value[cid], cid);
     return [
       { path: chatPath(cid, ""), label: where, where, unread: 0, mentions: 0 },
-      ...g.conversations.map((c) => ({
+      ...pinnedFirst(g.conversations).map((c) => ({
         path: chatPath(cid, c.conversation_id),
         label: c.name,
         where,

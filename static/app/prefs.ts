@@ -1,38 +1,147 @@
-/** Display choices kept in this browser: compact layout, 24-hour clock, seconds, joins and parts. */
-import { signal } from "@preact/signals";
-import type { JoinPartMode } from "./event_runs.ts";
+/**
+ * The user's display choices: theme, compact layout, clock, seconds, previews, how joins and parts
+ * show (for all, per connection, per conversation), the nick completion suffix and the pinned
+ * conversations. The server keeps them for the user, so every device has them; a change on one
+ * device reaches the others live (the `client_settings` event). This browser keeps a copy for the
+ * first paint, before the server has answered. The settings screens' own changes are in
+ * settings_edit.ts, loaded with them.
+ */
+import { computed, effect, signal } from "@preact/signals";
+import { api } from "./api.ts";
+import { conversations, key, showToast, socketState, user } from "./state.ts";
+import { applyTheme } from "./theme.ts";
+import { nickSuffix } from "./nick_suffix.ts";
+import {
+  type ClientSettings,
+  DEFAULT_CLIENT_SETTINGS,
+  type JoinParts,
+} from "../../store/client_settings.ts";
 
-const read = (name: string, fallback: boolean) => {
-  const v = localStorage.getItem(`parley.${name}`);
-  return v === null ? fallback : v === "on";
-};
+export type { ClientSettings, JoinParts };
+
+const CACHE = "parley.settings";
+
+/** The copy this browser kept, else the choices it kept one by one before the server kept them. */
+function cached(): ClientSettings {
+  try {
+    const v = JSON.parse(localStorage.getItem(CACHE) ?? "null");
+    if (v && typeof v === "object") return { ...DEFAULT_CLIENT_SETTINGS, ...v };
+  } catch { /* read the older keys */ }
+  const old = (name: string, fallback: boolean) => {
+    const v = localStorage.getItem(`parley.${name}`);
+    return v === null ? fallback : v === "on";
+  };
+  const d = DEFAULT_CLIENT_SETTINGS;
+  const jp = localStorage.getItem("parley.joinParts");
+  const theme = localStorage.getItem("parley.theme");
+  return {
+    ...d,
+    compact: old("compact", d.compact),
+    clock24: old("clock24", d.clock24),
+    seconds: old("seconds", d.seconds),
+    embeds: localStorage.getItem("parley.embeds") !== "off",
+    join_parts: jp === "show" || jp === "hide" || jp === "condense" ? jp : d.join_parts,
+    theme: theme === "light" || theme === "dark" ? theme : "system",
+  };
+}
+
+/** Every choice, as the server last said (or this browser's copy until it has). */
+export const settings = signal<ClientSettings>(cached());
 
 /** One line per message with a fixed nick column, as classic IRC clients show them. */
-export const compact = signal(read("compact", false));
+export const compact = computed(() => settings.value.compact);
 /** Times as 14:05 rather than 2:05 PM, whatever the language. */
-export const clock24 = signal(read("clock24", true));
+export const clock24 = computed(() => settings.value.clock24);
 /** Times with seconds. */
-export const seconds = signal(read("seconds", false));
-
+export const seconds = computed(() => settings.value.seconds);
 /** Joins, parts, quits and nick changes: each shown, runs collapsed (the default), or hidden. */
-export const joinParts = signal<JoinPartMode>(
-  (["show", "condense", "hide"] as const).find((m) =>
-    m === localStorage.getItem("parley.joinParts")
-  ) ?? "condense",
-);
+export const joinParts = computed(() => settings.value.join_parts);
 
-/** Saves how joins and parts are shown. */
-export function setJoinParts(mode: JoinPartMode): void {
-  localStorage.setItem("parley.joinParts", mode);
-  joinParts.value = mode;
+// Applied wherever they came from: this device, another one, the server at start.
+effect(() => {
+  const s = settings.value;
+  localStorage.setItem(CACHE, JSON.stringify(s));
+  // Read by the previews, which are not signals.
+  localStorage.setItem("parley.embeds", s.embeds ? "on" : "off");
+  applyTheme(s.theme);
+  nickSuffix.value = s.nick_suffix;
+});
+
+/** Settings told by the server (its answer at start, or another device's change). */
+export function applySettings(s: ClientSettings): void {
+  settings.value = { ...DEFAULT_CLIENT_SETTINGS, ...s };
 }
 
-/** Saves a choice and applies it at once. */
-export function setPref(name: "compact" | "clock24" | "seconds", on: boolean): void {
-  localStorage.setItem(`parley.${name}`, on ? "on" : "off");
-  ({ compact, clock24, seconds })[name].value = on;
+// A save made while the start's answer was on its way wins over that answer.
+let saves = 0;
+
+async function load(): Promise<void> {
+  const at = saves;
+  try {
+    const s = await api("getClientSettings");
+    if (at === saves) applySettings(s);
+  } catch { /* this browser's copy stays */ }
 }
 
+/** Changes some settings: applied here at once, kept by the server, told to the other devices. */
+export async function saveSettings(change: Partial<ClientSettings>): Promise<void> {
+  const before = settings.value;
+  saves++;
+  settings.value = { ...before, ...change };
+  try {
+    applySettings(await api("saveClientSettings", { body: change }));
+  } catch (e) {
+    settings.value = before;
+    showToast((e as Error).message);
+  }
+}
+
+// Asked for once logged in, and again after each reconnection (a change may have been missed).
+const who = computed(() => user.value?.email);
+effect(() => {
+  if (who.value && socketState.value === "open") void load();
+});
+
+/** How joins and parts show in a conversation: its own choice, its connection's, or the default. */
+export function joinPartsFor(cid: string, conv: string): JoinParts {
+  const s = settings.value;
+  return s.join_parts_conversations.find((x) =>
+    x.connection_id === cid && x.conversation_id === conv
+  )?.join_parts ??
+    s.join_parts_networks.find((x) => x.connection_id === cid)?.join_parts ??
+    s.join_parts;
+}
+
+/** Where a conversation is among the pinned ones (-1: not pinned). */
+export function pinnedIndex(cid: string, conv: string): number {
+  return settings.value.pinned.findIndex((x) =>
+    x.connection_id === cid && x.conversation_id === conv
+  );
+}
+
+/** The conversations with the pinned ones first, in the order they were pinned; the rest keep theirs. */
+export function pinnedFirst<C extends { connection_id: string; conversation_id: string }>(
+  list: C[],
+): C[] {
+  const at = (c: C) => {
+    const i = pinnedIndex(c.connection_id, c.conversation_id);
+    return i < 0 ? Infinity : i;
+  };
+  // A stable sort: the unpinned keep the sidebar's order.
+  return [...list].sort((a, b) => (at(a) === at(b) ? 0 : at(a) < at(b) ? -1 : 1));
+}
+
+/** Pins a conversation (after those pinned before) or unpins it. */
+export function setPinned(cid: string, conv: string, on: boolean): Promise<void> {
+  // Conversations closed since they were pinned are let go here.
+  const rest = settings.value.pinned.filter((x) =>
+    (x.connection_id !== cid || x.conversation_id !== conv) &&
+    conversations.value[key(x.connection_id, x.conversation_id)]
+  );
+  return saveSettings({
+    pinned: on ? [...rest, { connection_id: cid, conversation_id: conv }] : rest,
+  });
+}
 // Building an Intl formatter is slow (far slower than formatting): one per set of choices.
 const formats = new Map<string, Intl.DateTimeFormat>();
 

@@ -42,6 +42,7 @@ import { mentionSound } from "./push.ts";
 import { chooseLanguage, language, t } from "./i18n.ts";
 import { stripFormatting } from "./irc_format.ts";
 import type { User } from "./types.ts";
+import { applySettings } from "./prefs.ts";
 import {
   forgetMembers,
   joined,
@@ -255,6 +256,10 @@ function onEvent(f: PushedEvent): void {
       // conversations' mention badges with it (the notifications page showed them).
       if (user.value) user.value = { ...user.value, unread: f.unread };
       if (f.unread === 0) mentions.value = {};
+      break;
+    case "client_settings":
+      // Changed on another device (or this one): every open device shows the same.
+      applySettings(f.settings);
       break;
     case "state":
       onState(f);

@@ -95,5 +95,11 @@ export function pgUserStore(sql: Sql): PgUserStore {
     },
     remove: (id) =>
       changing(async (tx) => (await tx`DELETE FROM users WHERE id = ${id}`).count > 0),
+    clientSettings: async (id) =>
+      (await sql<{ client_settings: string }[]>`SELECT client_settings FROM users
+        WHERE id = ${id}`)[0]?.client_settings ?? "{}",
+    async setClientSettings(id, json) {
+      await sql`UPDATE users SET client_settings = ${pgString(json)} WHERE id = ${id}`;
+    },
   };
 }

@@ -28,6 +28,8 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
     list: db.prepare("SELECT * FROM users WHERE email > ? ORDER BY email LIMIT ?"),
     all: db.prepare("SELECT * FROM users ORDER BY email"),
     remove: db.prepare("DELETE FROM users WHERE id = ?"),
+    clientSettings: db.prepare("SELECT client_settings FROM users WHERE id = ?"),
+    setClientSettings: db.prepare("UPDATE users SET client_settings = ? WHERE id = ?"),
   };
   const hasPeople = () => (q.people.get(NO_PASSWORD) as { people: number }).people === 1;
   let generation = 0;
@@ -96,6 +98,15 @@ export function sqliteUserStore(db: DatabaseSync): UserStore {
     remove: (id) => {
       generation++;
       return Promise.resolve(Number(q.remove.run(id).changes) > 0);
+    },
+    clientSettings: (id) =>
+      Promise.resolve(
+        (q.clientSettings.get(id) as { client_settings: string } | undefined)?.client_settings ??
+          "{}",
+      ),
+    setClientSettings: (id, json) => {
+      q.setClientSettings.run(json, id);
+      return Promise.resolve();
     },
   };
 }

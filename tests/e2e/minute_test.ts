@@ -374,13 +374,22 @@ Deno.test("web client minute to minute: unread line, nick menu, keys, closing", 
       const link = page.locator(".topbar .topic a[href='https://example.com/rules']");
       await assertOnScreen(page, link);
 
-      await page.evaluate(() => localStorage.setItem("parley.clock24", "off"));
+      // The clock is the user's setting, kept by the server.
+      const clock = async (on: boolean) => {
+        await goLive(page, server.url + "/settings/account");
+        const saved = page.waitForResponse((r) =>
+          r.url().endsWith("/api/client-settings") && r.request().method() === "POST"
+        );
+        await page.getByRole("checkbox", { name: "24-hour clock" }).setChecked(on);
+        await saved;
+      };
+      await clock(false);
       await page.goto(server.url + "/chat/search?q=busy");
       const time = page.locator(".results time").first();
       await assertOnScreen(page, time);
       assert(/AM|PM/.test((await time.textContent()) ?? ""), await time.textContent() ?? "");
-      await page.evaluate(() => localStorage.setItem("parley.clock24", "on"));
-      await page.reload();
+      await clock(true);
+      await page.goto(server.url + "/chat/search?q=busy");
       await assertOnScreen(page, time);
       assert(!/AM|PM/.test((await time.textContent()) ?? ""), await time.textContent() ?? "");
 

@@ -1,13 +1,22 @@
 /**
- * The account screen: password, highlight keywords, automatic away, sessions, and this browser's
- * notifications, sound, previews, theme and language.
+ * The account screen: password, highlight keywords, automatic away, sessions, the display choices
+ * every device of the user shares (theme, layout, clock, previews, joins and parts, completion),
+ * and this browser's notifications, sound and language.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiFailure, type Body } from "../api.ts";
 import { chooseLanguage, language, languages, t } from "../i18n.ts";
 import { applyUser, showToast, user } from "../state.ts";
-import { applyTheme, savedTheme } from "../theme.ts";
-import { clock24, compact, joinParts, seconds, setJoinParts, setPref } from "../prefs.ts";
+import {
+  type ClientSettings,
+  clock24,
+  compact,
+  joinParts,
+  saveSettings,
+  seconds,
+  settings,
+} from "../prefs.ts";
+import { setJoinParts, setPref } from "../settings_edit.ts";
 import type { JoinPartMode } from "../event_runs.ts";
 import { Check, Field, FormErrors, Panel, Saved, useFormAction } from "./Field.tsx";
 import { TopBar } from "./ChatView.tsx";
@@ -82,9 +91,7 @@ export function Account() {
   const [keywords, setKeywords] = useState((u.highlight_keywords ?? []).join(", "));
   const { errors, run } = useFormAction();
   const [saved, setSaved] = useState(false);
-  const [theme, setTheme] = useState(savedTheme());
   const [notify, setNotify] = useState(localStorage.getItem("parley.notify") === "on");
-  const [embeds, setEmbeds] = useState(localStorage.getItem("parley.embeds") !== "off");
   const [sound, setSound] = useState(localStorage.getItem("parley.sound") === "on");
   const [push, setPush] = useState(false);
   const [autoAway, setAutoAway] = useState(false);
@@ -219,23 +226,77 @@ export function Account() {
             </div>
           </Panel>
         )}
-        <Panel title={t("This browser")}>
+        <Panel title={t("Display on all your devices")}>
           <div class="field">
             <label for="f-theme">{t("Theme")}</label>
             <select
               id="f-theme"
-              value={theme}
-              onChange={(e) => {
-                const v = (e.currentTarget as HTMLSelectElement).value;
-                setTheme(v);
-                applyTheme(v);
-              }}
+              value={settings.value.theme}
+              onChange={(e) =>
+                void saveSettings({
+                  theme: (e.currentTarget as HTMLSelectElement).value as ClientSettings["theme"],
+                })}
             >
               <option value="system">{t("Follow the system")}</option>
               <option value="light">{t("Light")}</option>
               <option value="dark">{t("Dark")}</option>
             </select>
           </div>
+          <div class="field">
+            <label for="f-joinparts">{t("Joins and parts")}</label>
+            <select
+              id="f-joinparts"
+              value={joinParts.value}
+              onChange={(e) =>
+                void setJoinParts((e.currentTarget as HTMLSelectElement).value as JoinPartMode)}
+            >
+              <option value="condense">{t("Collapse runs into one line")}</option>
+              <option value="show">{t("Show each one")}</option>
+              <option value="hide">{t("Hide them")}</option>
+            </select>
+          </div>
+          <div class="field">
+            <label for="f-suffix">{t("After a completed nick")}</label>
+            <input
+              id="f-suffix"
+              maxLength={8}
+              value={settings.value.nick_suffix}
+              aria-describedby="f-suffix-hint"
+              onChange={(e) =>
+                void saveSettings({ nick_suffix: (e.currentTarget as HTMLInputElement).value })}
+            />
+            <p class="hint" id="f-suffix-hint">
+              {t("What Tab puts after a nick at the start of a line, as in “bob: ”.")}
+            </p>
+          </div>
+          <div class="checks">
+            <Check
+              label={t("Show link previews")}
+              name="embeds"
+              checked={settings.value.embeds}
+              onChange={(v) => void setPref("embeds", v)}
+            />
+            <Check
+              label={t("Compact layout")}
+              name="compact"
+              checked={compact.value}
+              onChange={(v) => void setPref("compact", v)}
+            />
+            <Check
+              label={t("24-hour clock")}
+              name="clock24"
+              checked={clock24.value}
+              onChange={(v) => void setPref("clock24", v)}
+            />
+            <Check
+              label={t("Show seconds")}
+              name="seconds"
+              checked={seconds.value}
+              onChange={(v) => void setPref("seconds", v)}
+            />
+          </div>
+        </Panel>
+        <Panel title={t("This browser")}>
           <div class="field">
             <label for="f-language">{t("Language")}</label>
             <select
@@ -246,19 +307,6 @@ export function Account() {
               {Object.entries(languages.value).map(([code, l]) => (
                 <option key={code} value={code}>{l.name}</option>
               ))}
-            </select>
-          </div>
-          <div class="field">
-            <label for="f-joinparts">{t("Joins and parts")}</label>
-            <select
-              id="f-joinparts"
-              value={joinParts.value}
-              onChange={(e) =>
-                setJoinParts((e.currentTarget as HTMLSelectElement).value as JoinPartMode)}
-            >
-              <option value="condense">{t("Collapse runs into one line")}</option>
-              <option value="show">{t("Show each one")}</option>
-              <option value="hide">{t("Hide them")}</option>
             </select>
           </div>
           <div class="checks">
@@ -285,33 +333,6 @@ export function Account() {
                 localStorage.setItem("parley.sound", v ? "on" : "off");
                 setSound(v);
               }}
-            />
-            <Check
-              label={t("Show link previews")}
-              name="embeds"
-              checked={embeds}
-              onChange={(v) => {
-                localStorage.setItem("parley.embeds", v ? "on" : "off");
-                setEmbeds(v);
-              }}
-            />
-            <Check
-              label={t("Compact layout")}
-              name="compact"
-              checked={compact.value}
-              onChange={(v) => setPref("compact", v)}
-            />
-            <Check
-              label={t("24-hour clock")}
-              name="clock24"
-              checked={clock24.value}
-              onChange={(v) => setPref("clock24", v)}
-            />
-            <Check
-              label={t("Show seconds")}
-              name="seconds"
-              checked={seconds.value}
-              onChange={(v) => setPref("seconds", v)}
             />
           </div>
         </Panel>

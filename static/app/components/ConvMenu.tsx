@@ -1,4 +1,4 @@
-/** A conversation's menu in the sidebar: its notification level, its settings, closing it. */
+/** A conversation's menu in the sidebar: its notification level, pinning, its settings, closing it. */
 import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import { conversations, key } from "../state.ts";
@@ -6,10 +6,12 @@ import { runCommand } from "../actions.ts";
 import { closeOverlay, type ConvMenuAt } from "../overlays.ts";
 import { NotifyChoice } from "./NotifyChoice.tsx";
 import { useMenuPlace } from "./use_menu_place.ts";
+import { pinnedIndex, setPinned } from "../prefs.ts";
 
 export function ConvMenu(p: { at: ConvMenuAt }) {
   const { cid, conv } = p.at;
   const name = conversations.value[key(cid, conv)]?.name ?? conv;
+  const pinned = pinnedIndex(cid, conv);
   // The current choice takes the focus for the keyboard.
   const { ref, ...pos } = useMenuPlace(p.at, "[aria-checked=true]");
   const settings = `/settings/conversation/${encodeURIComponent(cid)}/${encodeURIComponent(conv)}`;
@@ -23,6 +25,16 @@ export function ConvMenu(p: { at: ConvMenuAt }) {
     >
       <p class="nick-menu-title">{name}</p>
       <NotifyChoice cid={cid} conv={conv} menu done={closeOverlay} />
+      <button
+        type="button"
+        role="menuitem"
+        onClick={() => {
+          closeOverlay();
+          void setPinned(cid, conv, pinned < 0);
+        }}
+      >
+        {pinned < 0 ? t("Pin to the top") : t("Unpin")}
+      </button>
       <button
         type="button"
         role="menuitem"

@@ -1,4 +1,4 @@
-/** A conversation's settings: its topic, and leaving it. */
+/** A conversation's settings: its topic, its notifications, its joins and parts, and leaving it. */
 import { useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
@@ -9,6 +9,41 @@ import { Panel } from "./Field.tsx";
 import { NotifyChoice } from "./NotifyChoice.tsx";
 import { TopBar } from "./ChatView.tsx";
 import { connectionTitle } from "../conn_status.ts";
+import { joinParts } from "../prefs.ts";
+import { ownJoinParts, setOwnJoinParts } from "../settings_edit.ts";
+import type { JoinParts } from "../../../store/client_settings.ts";
+
+/** The words of each way joins and parts show. */
+const MODES: [JoinParts, string][] = [
+  ["condense", "Collapse runs into one line"],
+  ["show", "Show each one"],
+  ["hide", "Hide them"],
+];
+
+/**
+ * The choice of a conversation (`conv`) or of its connection (`conv` null), or none: then the
+ * one above it applies, which the first option names.
+ */
+function JoinPartsChoice(p: { cid: string; conv: string | null; label: string; inherit: string }) {
+  const id = p.conv === null ? "f-joinparts-network" : "f-joinparts-here";
+  const own = ownJoinParts(p.cid, p.conv);
+  return (
+    <div class="field">
+      <label for={id}>{p.label}</label>
+      <select
+        id={id}
+        value={own ?? ""}
+        onChange={(e) => {
+          const v = (e.currentTarget as HTMLSelectElement).value;
+          void setOwnJoinParts(p.cid, p.conv, v ? v as JoinParts : null);
+        }}
+      >
+        <option value="">{p.inherit}</option>
+        {MODES.map(([m, words]) => <option key={m} value={m}>{t(words)}</option>)}
+      </select>
+    </div>
+  );
+}
 
 /** The settings of conversation `conv` on connection `cid`. */
 export function ConversationSettings(p: { cid: string; conv: string }) {
@@ -62,6 +97,25 @@ export function ConversationSettings(p: { cid: string; conv: string }) {
         <Panel title={t("Notifications")}>
           <NotifyChoice cid={p.cid} conv={p.conv} />
         </Panel>
+        {isChannel && (
+          <Panel title={t("Joins and parts")}>
+            <p class="muted">{t("Joins, parts, quits and nick changes, on all your devices.")}</p>
+            <JoinPartsChoice
+              cid={p.cid}
+              conv={p.conv}
+              label={t("In this channel")}
+              inherit={t("As on this network")}
+            />
+            <JoinPartsChoice
+              cid={p.cid}
+              conv={null}
+              label={t("On this network")}
+              inherit={t("As in your settings ({mode})", {
+                mode: t(MODES.find(([m]) => m === joinParts.value)![1]),
+              })}
+            />
+          </Panel>
+        )}
         <Panel title={isChannel ? t("Leave the channel") : t("Close the conversation")}>
           <p class="muted">
             {isChannel

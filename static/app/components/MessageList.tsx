@@ -1,5 +1,6 @@
 /** The scrolling history of the open conversation: day separators, nick colours, previews. */
 import { Component } from "preact";
+import { useComputed } from "@preact/signals";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { language, t } from "../i18n.ts";
 import { findLinks, stripFormatting } from "../irc_format.ts";
@@ -21,7 +22,7 @@ import {
 import { key, myNick, nicks } from "../state.ts";
 import { openNickMenu } from "../overlays.ts";
 import { members } from "../members.ts";
-import { compact, dateTimeOf, formatter, joinParts, timeOf } from "../prefs.ts";
+import { compact, dateTimeOf, formatter, joinPartsFor, timeOf } from "../prefs.ts";
 import { groupRuns, type Item } from "../event_runs.ts";
 import type { Message } from "../types.ts";
 import { LINE_KINDS, type LineKind, type LineLook } from "../../../lib/events.ts";
@@ -282,6 +283,14 @@ function knownNicks(): Set<string> {
 const NEAR_TOP = 300;
 
 /**
+ * Where the reader left each conversation scrolled up, for this session: the first line in view
+ * and how far its top was below the list's. A conversation left at its newest line has none.
+ */
+const positions = new Map<string, { ts: string; offset: number }>();
+/** Older pages loaded at most to find a kept position again. */
+const RESTORE_PAGES = 10;
+
+/**
  * The message list. Keeps the reading position when older pages are prepended, stays pinned to
  * the newest message while previews load above it, and counts what arrives while scrolled up.
  */
@@ -307,6 +316,13 @@ export function MessageList() {
   /** The runs of joins and parts the reader opened, by key. */
   const [openRuns, setOpenRuns] = useState<ReadonlySet<string>>(new Set());
   const list = messages.value;
+  const here = openConv.value ? key(openConv.value.cid, openConv.value.conv) : "";
+  // How joins and parts show here: the list renders again when that changes, not at every setting.
+  const joinPartsHere = useComputed(() =>
+    joinPartsFor(openConv.value?.cid ?? "", openConv.value?.conv ?? "")
+  );
+  /** The position to find again in the conversation just opened, until it is found. */
+  const restore = useRef<{ ts: string; offset: number; pages: number } | null>(null);
 
   const atBottom = () => {
     const el = ref.current!;
@@ -382,6 +398,11 @@ export function MessageList() {
   }, []);
 
   useLayoutEffect(() => {
+    const kept = positions.get(here);
+    restore.current = kept ? { ...kept, pages: 0 } : null;
+  }, [here]);
+
+  useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
     const s = state.current;
@@ -421,6 +442,59 @@ export function MessageList() {
     checkMarker();
   }, [list, readMarker.value]);
 
+  // Back in a conversation left scrolled up: the same line at the same place, once its page is in.
+  useLayoutEffect(() => {
+    const r = restore.current;
+    const el = ref.current;
+    if (!r || !el || !list.length || focusTs.value) return;
+    const line = el.querySelector(`[data-ts="${CSS.escape(r.ts)}"]`);
+    if (line) {
+      restore.current = null;
+      el.scrollTop += line.getBoundingClientRect().top - el.getBoundingClientRect().top - r.offset;
+      const s = state.current;
+      s.atBottom = atBottom();
+      s.lastTop = el.scrollTop;
+      s.height = el.scrollHeight;
+      setScrolledUp(farUp());
+      checkMarker();
+    } else if (olderCursor.value && r.pages++ < RESTORE_PAGES) void loadOlder();
+    else restore.current = null;
+  }, [list]);
+
+  /** Keeps where the reader is in this conversation, for coming back to it. */
+  const keepPosition = () => {
+    // Not while a kept position is still to be found: the list is not the reader's yet.
+    if (!here || restore.current) return;
+    // At the newest line (the common case) nothing is measured.
+    if (state.current.atBottom) {
+      positions.delete(here);
+      return;
+    }
+    const el = ref.current;
+    const lines = linesRef.current?.querySelectorAll<HTMLElement>("[data-ts]");
+    if (!el || !lines?.length || loading.value || focusTs.value) return;
+    const box = el.getBoundingClientRect();
+    // With the newest line in view there is nothing to keep either (content shrinking below can
+    // look like the reader scrolling up).
+    if (lines[lines.length - 1].getBoundingClientRect().top < box.bottom) {
+      positions.delete(here);
+      return;
+    }
+    // The first line whose bottom is below the list's top, by halves: a long history has many.
+    const top = box.top;
+    let lo = 0, hi = lines.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (lines[mid].getBoundingClientRect().bottom > top) hi = mid;
+      else lo = mid + 1;
+    }
+    const line = lines[lo];
+    positions.set(here, {
+      ts: line.dataset.ts!,
+      offset: line.getBoundingClientRect().top - top,
+    });
+  };
+
   // After every page put in front (its height set and the position kept) and every load that
   // ended, the top may still be near.
   useEffect(loadIfNearTop, [list, loading.value, olderCursor.value]);
@@ -438,6 +512,7 @@ export function MessageList() {
     setScrolledUp(farUp());
     checkMarker();
     if (s.atBottom && !newerCursor.value) setUnseen(0);
+    keepPosition();
     if (el.scrollTop < NEAR_TOP && olderCursor.value && !loading.value) await loadOlder();
   };
 
@@ -505,7 +580,7 @@ export function MessageList() {
       <ol class="lines" ref={linesRef}>
         {groupRuns(
           list,
-          joinParts.value,
+          joinPartsHere.value,
           (a, b) => dayKey(a.ts) !== dayKey(b.ts) || readMarker.value === b.ts,
         ).map((item) => {
           const m = item.kind === "run" ? item.lines[0] : item.m;

@@ -3,6 +3,7 @@ import { t } from "../i18n.ts";
 import { chatPath, linkClick, route } from "../router.ts";
 import { drawerOpen, isAdmin, key, mentions, sidebar, socketState, user } from "../state.ts";
 import { logout } from "../session.ts";
+import { pinnedFirst, pinnedIndex } from "../prefs.ts";
 import { runCommand } from "../actions.ts";
 import { openConvMenu } from "../overlays.ts";
 import { Logo } from "./Logo.tsx";
@@ -118,15 +119,16 @@ export function Sidebar() {
               <p class="conn-why">{connectionProblem(c.connection_id)}</p>
             )}
             <ul>
-              {conversations.map((conv) => {
+              {pinnedFirst(conversations).map((conv) => {
                 const path = chatPath(conv.connection_id, conv.conversation_id);
                 const current = here === decodeURIComponent(path);
                 const m = mentions.value[key(conv.connection_id, conv.conversation_id)] ?? 0;
+                const pinned = pinnedIndex(conv.connection_id, conv.conversation_id) >= 0;
                 return (
                   <li
                     key={conv.conversation_id}
                     class={(conv.frozen ? "frozen" : "") +
-                      (conv.notify === "muted" ? " muted" : "")}
+                      (conv.notify === "muted" ? " muted" : "") + (pinned ? " pinned" : "")}
                   >
                     <a
                       href={path}
@@ -143,6 +145,7 @@ export function Sidebar() {
                     >
                       <span class="label">{conv.name}</span>
                       {conv.notify === "muted" && <span class="visually-hidden">{t("Muted")}</span>}
+                      {pinned && <span class="visually-hidden">{t("Pinned")}</span>}
                       {m > 0 && (
                         <span class="badge mention" aria-label={t("{n} mentions", { n: m })}>
                           @{m}

@@ -1,0 +1,30 @@
+/** The web client's settings of the user: read, and changed with every open device told. */
+import { Hono } from "hono";
+import type { AppDeps, AppEnv } from "../http/env.ts";
+import { jsonBody } from "../http/validate.ts";
+import { bodyOf } from "../http/contract/mod.ts";
+import { currentUser, requireUser } from "../http/session.ts";
+import { readClientSettings } from "../store/client_settings.ts";
+
+/** Routes under /api/client-settings. */
+export function clientSettingsRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { users } = deps.store;
+
+  app.get("/client-settings", requireUser, async (c) => {
+    return c.json(readClientSettings(await users.clientSettings(currentUser(c).id)));
+  });
+
+  app.post("/client-settings", requireUser, async (c) => {
+    const change = await jsonBody(c, bodyOf("saveClientSettings"));
+    const user = currentUser(c);
+    // The keys sent replace theirs; two devices changing different keys at once both keep theirs
+    // unless their writes interleave, which a person at two keyboards does not do.
+    const settings = { ...readClientSettings(await users.clientSettings(user.id)), ...change };
+    await users.setClientSettings(user.id, JSON.stringify(settings));
+    deps.bus.publish(user.id, { event: "client_settings", settings });
+    return c.json(settings);
+  });
+
+  return app;
+}
