@@ -1,7 +1,9 @@
 /**
- * Screens that most visits never open (account, admin, connection and conversation settings,
- * files) and the composer's completion popup are separate chunks of the bundle, fetched the first
- * time they are needed, so the page loads less script.
+ * What the first load leaves out, fetched when first needed: the account and admin screens
+ * (chunks of their own), the other rare screens together (components/rare_screens.ts), and what
+ * the chat needs only after its first paint together (components/after_load.ts: the overlays,
+ * previews, command answers as tables, the completion popup's logic). Fewer lazy entries keep the
+ * first load's shared code in fewer, larger chunks, which compress better.
  */
 import type { ComponentType } from "preact";
 import { signal } from "@preact/signals";

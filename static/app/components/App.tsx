@@ -19,29 +19,29 @@ import { overlay } from "../overlays.ts";
 
 // Rarely opened screens load on demand, each a chunk of its own.
 const ConnectionForm = lazy<{ uri?: string; cid?: string }>(
-  () => import("./ConnectionForm.tsx"),
+  () => import("./rare_screens.ts"),
   "ConnectionForm",
 );
 const ConversationSettings = lazy<{ cid: string; conv: string }>(
-  () => import("./ConversationSettings.tsx"),
+  () => import("./rare_screens.ts"),
   "ConversationSettings",
 );
-const JoinLink = lazy<{ cid: string; conv: string }>(() => import("./JoinLink.tsx"), "JoinLink");
+const JoinLink = lazy<{ cid: string; conv: string }>(() => import("./rare_screens.ts"), "JoinLink");
 const Account = lazy(() => import("./Account.tsx"), "Account");
-const Files = lazy(() => import("./Files.tsx"), "Files");
+const Files = lazy(() => import("./rare_screens.ts"), "Files");
 const Admin = lazy<{ tab: string }>(() => import("./Admin.tsx"), "Admin");
-const FirstRun = lazy(() => import("./FirstRun.tsx"), "FirstRun");
+const FirstRun = lazy(() => import("./rare_screens.ts"), "FirstRun");
 // Signing in and registering happen once per device: the chat does not need them.
-const Login = lazy(() => import("./Auth.tsx"), "Login");
-const Register = lazy(() => import("./Auth.tsx"), "Register");
-const Notifications = lazy(() => import("./Notifications.tsx"), "Notifications");
+const Login = lazy(() => import("./rare_screens.ts"), "Login");
+const Register = lazy(() => import("./rare_screens.ts"), "Register");
+const Notifications = lazy(() => import("./rare_screens.ts"), "Notifications");
 const Search = lazy<{ q: string; from?: string; to?: string }>(
-  () => import("./Search.tsx"),
+  () => import("./rare_screens.ts"),
   "Search",
 );
 // The overlays (quick switcher, keys, menus) are fetched once the app is idle after login, or at
 // the first one opened, so that they stay out of the first load.
-const overlays = lazyModule(() => import("./Overlays.tsx"));
+const overlays = lazyModule(() => import("./after_load.ts"));
 
 /** Whichever overlay is open, once its chunk has arrived. */
 function Overlays() {

@@ -30,7 +30,7 @@ import { clearDraft, draftChanged, flushDraft, loadDraft } from "../conv_prefs.t
 const history: string[] = [];
 
 // What the completion popup offers, fetched when the box first takes the focus.
-const popupChunk = lazyModule(() => import("../popup.ts"));
+const popupChunk = lazyModule(() => import("./after_load.ts"));
 
 /** Formatting keys: Ctrl+B, Ctrl+U and Ctrl+I insert IRC's bold, underline and italic codes. */
 const FORMAT_KEYS: Record<string, string> = { b: "\x02", u: "\x1f", i: "\x1d" };

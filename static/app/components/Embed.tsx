@@ -18,11 +18,6 @@ interface EmbedInfo {
 const cache = new Map<string, Promise<EmbedInfo | null>>();
 const IMAGE = /\.(png|jpe?g|gif|webp|avif)(\?.*)?$/i;
 
-/** Whether previews are shown (the account setting "Show link previews"). */
-export function embedsEnabled(): boolean {
-  return localStorage.getItem("parley.embeds") !== "off";
-}
-
 /** The address of a remote image as Parley serves it. */
 const viaParley = (url: string) => "/api/embed/image" + query({ url });
 

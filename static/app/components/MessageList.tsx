@@ -22,18 +22,26 @@ import {
 import { key, myNick, nicks } from "../state.ts";
 import { openNickMenu } from "../overlays.ts";
 import { members } from "../members.ts";
-import { compact, dateTimeOf, formatter, joinPartsFor, timeOf } from "../prefs.ts";
+import { compact, dateTimeOf, formatter, joinPartsFor, settings, timeOf } from "../prefs.ts";
 import { groupRuns, type Item } from "../event_runs.ts";
 import type { Message } from "../types.ts";
 import { LINE_KINDS, type LineKind, type LineLook } from "../../../lib/events.ts";
 import { MessageText } from "./MessageText.tsx";
 import { allowFileDrop, dropOnComposer } from "../upload.ts";
-import { Embed, embedsEnabled } from "./Embed.tsx";
 import type { ListedChannel, Whois } from "./CommandOutput.tsx";
 import { lazyModule } from "../lazy.tsx";
 
 // A command's answer as a table (whois, list, help) is rare: its chunk comes with the first one.
-const output = lazyModule(() => import("./CommandOutput.tsx"));
+const output = lazyModule(() => import("./after_load.ts"));
+// Previews come from the server after the line is shown anyway: their code comes with the first.
+const embeds = output;
+
+/** A link's preview, once the preview code has arrived. */
+function Embed(p: { url: string }) {
+  embeds.load();
+  const Found = embeds.get()?.Embed;
+  return Found ? <Found url={p.url} /> : null;
+}
 
 const dayKey = (ts: string) => new Date(ts).toDateString();
 
@@ -198,7 +206,7 @@ export function gapWords(text: string): string {
 function Line(p: LineProps) {
   const m = p.m;
   const look = lookOf(m, p.server);
-  const links = embedsEnabled() && !m.event && look !== "event"
+  const links = settings.value.embeds && !m.event && look !== "event"
     ? findLinks(m.message).slice(0, 1)
     : [];
   // The kind stays in the class names (`join`, `notice`...), beside the look that styles it.

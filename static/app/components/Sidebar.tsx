@@ -13,7 +13,7 @@ import { useState } from "preact/hooks";
 import { lazy } from "../lazy.tsx";
 
 const JoinChannel = lazy<{ cid: string; network: string; onClose: () => void }>(
-  () => import("./JoinChannel.tsx"),
+  () => import("./rare_screens.ts"),
   "JoinChannel",
 );
 
