@@ -24,8 +24,6 @@ import { MessageText } from "./MessageText.tsx";
 import { stripFormatting } from "../irc_format.ts";
 import { Icon } from "./Icon.tsx";
 import { socket } from "../session.ts";
-import { language } from "../i18n.ts";
-import { dayTimeOf } from "../prefs.ts";
 
 /** The header bar shared by every screen of the chat layout (menu button on narrow screens). */
 export function TopBar(
@@ -69,12 +67,10 @@ export function TopBar(
 const TOPIC_RANKS = ["q", "a", "o", "h"];
 
 /**
- * A channel's topic in the header: who set it and when (the server's RPL_TOPICWHOTIME, asked with
- * `/topic` when the channel opens and whenever the topic changes), and, for someone who may
- * change it (an operator, or anyone where the channel lacks +t), a click edits it in place.
+ * A channel's topic in the header; for someone who may change it (an operator, or anyone where
+ * the channel lacks +t, asked with `/mode` when the channel opens), a click edits it in place.
  */
 function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
-  const [meta, setMeta] = useState<{ by?: string; at?: string }>({});
   const [open, setOpen] = useState(false); // the channel lacks +t
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState("");
@@ -90,15 +86,11 @@ function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
     setError("");
   }, [p.cid, p.conv]);
   useEffect(() => {
-    setMeta({});
     setOpen(false);
     if (!live) return;
     let gone = false;
     const ask = (message: string) =>
       socket.request({ method: "send", connection_id: p.cid, conversation_id: p.conv, message });
-    void ask("/topic").then((a) => {
-      if (!gone && !a.errors) setMeta({ by: a.topic_by, at: a.topic_at });
-    });
     void ask("/mode").then((a) => {
       if (!gone && !a.errors && typeof a.modes === "string") {
         setOpen(!/^\+?[a-zA-Z]*t/.test(a.modes.split(" ")[0]));
@@ -149,10 +141,6 @@ function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
     );
   }
   const plain = stripFormatting(p.topic);
-  const by = meta.by &&
-    (meta.at
-      ? t("Set by {nick}, {time}", { nick: meta.by, time: dayTimeOf(meta.at, language.value) })
-      : t("Set by {nick}", { nick: meta.by }));
   const edit = () => {
     setText(plain);
     setError("");
@@ -178,7 +166,6 @@ function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
           <Icon name="pencil" size={14} />
         </button>
       )}
-      {plain && by && <span class="topic-by">{by}</span>}
     </p>
   );
 }
