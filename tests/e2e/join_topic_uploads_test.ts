@@ -122,11 +122,16 @@ Deno.test("join a channel, topics with setter and in-place edit, drop and paste 
     });
 
     await t.step(
-      "an operator-only topic is shown, and not editable",
+      "a topic shows who set it and when; an operator-only one is not editable",
       async () => {
         await openConversation(page, "#ops");
         const header = page.locator(".topbar");
         await assertOnScreen(page, header.getByText("Welcome to ops"));
+        const by = header.locator(".topic-by");
+        await assertOnScreen(page, by);
+        const year = String(new Date().getFullYear());
+        assertStringIncludes(await by.innerText(), "Set by bob");
+        assertStringIncludes(await by.innerText(), year);
         // dana is no operator of #ops, which is +t: nothing offers to edit the topic.
         await header.getByText("Welcome to ops").click();
         assertEquals(await header.getByRole("button", { name: "Edit the topic" }).count(), 0);
@@ -151,7 +156,11 @@ Deno.test("join a channel, topics with setter and in-place edit, drop and paste 
       );
       assertEquals(line.nick, "dana");
       await assertOnScreen(page, header.getByText("Dana was here"));
-      await screenshot(page, "topic-edited");
+      await page.waitForFunction(() =>
+        document.querySelector(".topbar .topic-by")?.textContent?.includes("Set by dana")
+      );
+      await assertOnScreen(page, header.locator(".topic-by", { hasText: "Set by dana" }));
+      await screenshot(page, "topic-setter");
     });
 
     await t.step("a file dropped on the messages is uploaded, its link naming it", async () => {
@@ -201,12 +210,13 @@ Deno.test("join a channel, topics with setter and in-place edit, drop and paste 
     });
 
     await t.step(
-      "on a phone: the topic fits, the drawer has the Join control",
+      "on a phone: the topic and its setter fit, the drawer has the Join control",
       async () => {
         await page.setViewportSize({ width: 390, height: 844 });
         try {
           const header = page.locator(".topbar");
           await assertOnScreen(page, header.getByText("Dana was here"));
+          await assertOnScreen(page, header.locator(".topic-by", { hasText: "Set by dana" }));
           assert(!(await hasHorizontalOverflow(page)), "no sideways scrolling at 390 px");
           await page.getByRole("button", { name: "Open menu" }).click();
           const control = page.getByRole("button", { name: /^Join a channel on / });

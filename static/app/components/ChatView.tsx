@@ -24,6 +24,8 @@ import { MessageText } from "./MessageText.tsx";
 import { stripFormatting } from "../irc_format.ts";
 import { Icon } from "./Icon.tsx";
 import { socket } from "../session.ts";
+import { language } from "../i18n.ts";
+import { dayTimeOf } from "../prefs.ts";
 
 /** The header bar shared by every screen of the chat layout (menu button on narrow screens). */
 export function TopBar(
@@ -67,10 +69,12 @@ export function TopBar(
 const TOPIC_RANKS = ["q", "a", "o", "h"];
 
 /**
- * A channel's topic in the header; for someone who may change it (an operator, or anyone where
- * the channel lacks +t, asked with `/mode` when the channel opens), a click edits it in place.
+ * A channel's topic in the header: who set it and when (the server's RPL_TOPICWHOTIME, asked with
+ * `/topic` when the channel opens and whenever the topic changes), and, for someone who may
+ * change it (an operator, or anyone where the channel lacks +t), a click edits it in place.
  */
 function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
+  const [meta, setMeta] = useState<{ by?: string; at?: string }>({});
   const [open, setOpen] = useState(false); // the channel lacks +t
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState("");
@@ -85,19 +89,26 @@ function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
     setEditing(false);
     setError("");
   }, [p.cid, p.conv]);
+  // Asked once the channel is joined (not while it waits for its rejoin, whose answers would go
+  // out ahead of it).
+  const frozen = !!conversations.value[key(p.cid, p.conv)]?.frozen;
   useEffect(() => {
+    setMeta({});
     setOpen(false);
-    if (!live) return;
+    if (!live || frozen) return;
     let gone = false;
     const ask = (message: string) =>
       socket.request({ method: "send", connection_id: p.cid, conversation_id: p.conv, message });
+    void ask("/topic").then((a) => {
+      if (!gone && !a.errors) setMeta({ by: a.topic_by, at: a.topic_at });
+    });
     void ask("/mode").then((a) => {
       if (!gone && !a.errors && typeof a.modes === "string") {
         setOpen(!/^\+?[a-zA-Z]*t/.test(a.modes.split(" ")[0]));
       }
     });
     return () => void (gone = true);
-  }, [p.cid, p.conv, p.topic, live]);
+  }, [p.cid, p.conv, p.topic, live, frozen]);
   useEffect(() => {
     if (editing) input.current?.focus();
   }, [editing]);
@@ -141,6 +152,10 @@ function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
     );
   }
   const plain = stripFormatting(p.topic);
+  const by = meta.by &&
+    (meta.at
+      ? t("Set by {nick}, {time}", { nick: meta.by, time: dayTimeOf(meta.at, language.value) })
+      : t("Set by {nick}", { nick: meta.by }));
   const edit = () => {
     setText(plain);
     setError("");
@@ -166,6 +181,7 @@ function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
           <Icon name="pencil" size={14} />
         </button>
       )}
+      {plain && by && <span class="topic-by">{by}</span>}
     </p>
   );
 }
@@ -176,15 +192,18 @@ export function ChatView(p: { cid: string; conv: string; around?: string }) {
   useEffect(() => {
     void openConversation(p.cid, p.conv, p.around);
   }, [p.cid, p.conv, p.around]);
+  // A channel waiting for its (re)join is frozen: the server's list of it would not have the user
+  // yet. Its members are asked once it is joined again (the user's own join asks too).
+  const waiting = !!conversations.value[key(p.cid, p.conv)]?.frozen;
   useEffect(() => {
     // The member list, and everyone in a channel can be Tab-completed, not only those who spoke.
-    if (!channel || socketState.value !== "open") return;
+    if (!channel || socketState.value !== "open" || waiting) return;
     void loadMembers(p.cid, p.conv).then((list) => {
       for (const n of list ?? []) {
         if (!nicks.get(key(p.cid, p.conv))?.has(n.nick)) addNickFirst(p.cid, p.conv, n.nick);
       }
     });
-  }, [p.cid, p.conv, socketState.value, connections.value[p.cid]?.state]);
+  }, [p.cid, p.conv, socketState.value, connections.value[p.cid]?.state, waiting]);
   const conv = conversations.value[key(p.cid, p.conv)];
   const connection = connections.value[p.cid];
   const title = p.conv ? conv?.name ?? p.conv : connectionTitle(connection, p.cid);
