@@ -49,6 +49,17 @@ Deno.test("client tags: typing, reactions and replies in both directions", async
         assertEquals(seen.tags.get("+draft/reply"), "srv1");
       });
 
+      await t.step("someone ignored types and reacts unseen", async () => {
+        await s.app.deps.irc.send(1, s.cid, "", "/ignore carol");
+        await server.send("@+typing=active :carol!c@host TAGMSG #chan");
+        await server.send("@+draft/react=👎;+draft/reply=srv1 :carol!c@host TAGMSG #chan");
+        // A line after them, handled after them: once it is on the bus, theirs would be too.
+        await server.send("@+typing=done :bob!bob@host TAGMSG #chan");
+        await poll("bob's done", () => state("typing").some((e) => e.typing === "done"));
+        assertEquals(state("typing").filter((e) => e.nick === "carol"), []);
+        assertEquals(state("react").filter((e) => e.nick === "carol"), []);
+      });
+
       await t.step("a reply keeps the server's msgid and the one it answers", async () => {
         await server.send("@msgid=srv1 :bob!bob@host PRIVMSG #chan :first");
         await server.send("@msgid=srv2;+draft/reply=srv1 :bob!bob@host PRIVMSG #chan :answer");

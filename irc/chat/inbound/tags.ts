@@ -6,6 +6,7 @@
  */
 import type { HandlerTable } from "./context.ts";
 import { tagOf } from "./chat.ts";
+import { isIgnored } from "../ignore.ts";
 
 const TYPING = new Set(["active", "paused", "done"]);
 
@@ -15,6 +16,12 @@ export const TAGS: HandlerTable = {
     const target = String(ev.target ?? "");
     if (ev.from_server || !ev.nick || !target) return;
     const own = conn.isMe(ev.nick);
+    if (!own) {
+      // Someone ignored types and reacts unseen, as their messages are.
+      const who = { nick: ev.nick, user: ev.ident || undefined, host: ev.hostname || undefined };
+      const ignored = isIgnored(cx.deps.store, conn.userId, who);
+      if (ignored === true || (ignored !== false && await ignored)) return;
+    }
     // As for a message: a channel's, or the private conversation with the other person.
     const name = conn.isChannel(target) ? target : own ? target : ev.nick;
     const where = { conversation_id: cx.convId(name), nick: ev.nick };
