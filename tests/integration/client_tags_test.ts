@@ -73,6 +73,22 @@ Deno.test("client tags: typing, reactions and replies in both directions", async
         assertEquals(message("answer")?.reply_to, "srv1");
       });
 
+      await t.step("an IRC client on the listener names lines by the ids it was told", async () => {
+        const first = await a.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "first");
+        const own = first.tags.get("msgid")!;
+        assert(own && own !== "srv1", first.raw);
+        const answer = await a.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "answer");
+        assertEquals(answer.tags.get("+draft/reply"), own, "a reply names the line's own id");
+        await server.send("@+draft/react=🚀;+draft/reply=srv1 :bob!bob@host TAGMSG #chan");
+        const r = await a.waitFor((l) => l.tags.get("+draft/react") === "🚀");
+        assertEquals(r.tags.get("+draft/reply"), own, "so does a reaction");
+        await a.send(`@+draft/react=👀;+draft/reply=${own} TAGMSG #chan`);
+        const up = await server.waitFor((l) => l.includes("+draft/react=👀"));
+        assertEquals(up, "@+draft/react=👀;+draft/reply=srv1 TAGMSG #chan", "the server's to it");
+        // The server echoes it (echo-message): that is the sender's, which has no echo-message.
+        await server.send(`@+draft/react=👀;+draft/reply=srv1 :alice!alice@host TAGMSG #chan`);
+      });
+
       await t.step("after a reload, history has the ids and the reaction", async () => {
         await s.app.deps.store.messages.flush();
         const r = await s.api.get(`/api/connection/${s.cid}/conversation/%23chan/messages`);
@@ -91,7 +107,7 @@ Deno.test("client tags: typing, reactions and replies in both directions", async
         assertEquals(up, "@+typing=active TAGMSG #chan");
         const react = "/quote @+draft/react=🎉;+draft/reply=srv2 TAGMSG #chan";
         await s.app.deps.irc.send(1, s.cid, "#chan", react);
-        const r = await server.waitFor((l) => l.includes("+draft/react"));
+        const r = await server.waitFor((l) => l.includes("+draft/react=🎉"));
         assertEquals(r, "@+draft/react=🎉;+draft/reply=srv2 TAGMSG #chan");
         // The server's echo (echo-message) is what every device and attached client sees.
         await server.send("@+draft/react=🎉;+draft/reply=srv2 :alice!alice@host TAGMSG #chan");
