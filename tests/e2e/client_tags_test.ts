@@ -66,6 +66,27 @@ Deno.test("client tags: bob's typing and reaction in view; a reply and a reactio
     await assertOnScreen(page, mine.getByText("In reply to bob: shall we ship it?"));
     assert(!(await page.getByText("Replying to bob").isVisible()), "the reply bar is gone");
     assertEquals(errors, []);
+
+    // On a phone (a touch screen, nothing to hover): after a reload, the reaction is under its
+    // message and the actions are there to tap.
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+      serviceWorkers: "block",
+      storageState: await context.storageState(),
+    });
+    try {
+      const small = await phone.newPage();
+      await small.goto(`${server.url}/chat/irc-localhost/%23chan`);
+      // bob's line (the user's reply quotes it too).
+      const line = small.locator(".line", { hasText: "shall we ship it?" }).first();
+      await assertOnScreen(small, line.locator(".reaction", { hasText: "👍 1" }));
+      await assertOnScreen(small, line.getByRole("button", { name: "Reply" }));
+      await screenshot(small, "client-tags-phone");
+    } finally {
+      await phone.close();
+    }
   } finally {
     await context.close();
     await browser.close();
