@@ -126,6 +126,9 @@ async function ownLine(s: Session, m: Message, target: string): Promise<void> {
   const hub = s.hub!;
   const l = label(m);
   const tags = hub.state.caps.has("message-tags") ? clientTags(m) : new Map<string, string>();
+  // The client names a line by the id it was told; the server knows it by its own.
+  const replyTo = tags.get("+draft/reply");
+  if (replyTo) tags.set("+draft/reply", hub.serverMsgid(replyTo));
   if (m.command === "TAGMSG" && !tags.size) {
     // Nothing the server can carry (it has no message-tags): there is nothing to send.
     if (l) s.reply("ACK", [], l);

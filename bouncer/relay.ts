@@ -129,6 +129,8 @@ const MAX_ORDER = 10_000;
 /** How long a line waits for the stored copy of the chat line before it (ms). */
 const ORDER_WAIT_MS = 2000;
 const MAX_ECHOES = 256;
+/** Recent lines whose server msgid a reply or reaction may name (per connection). */
+const MAX_IDS = 4096;
 const MAX_LABELED = 32;
 let batches = 0;
 let upstreamLabels = 0;
@@ -143,6 +145,12 @@ export class Hub {
   #pending = new PendingReplies<Downstream>();
   #echoes: PendingEcho[] = [];
   #rawEchoes: RawEcho[] = [];
+  /**
+   * The server's msgid of recent stored lines and their own (the one clients see): replies and
+   * reactions name the server's, and are told to clients with the line's own, and back.
+   */
+  #ownIds = new Map<string, string>();
+  #serverIds = new Map<string, string>();
   #labeled: LabeledAction[] = [];
   /** Channels the user just joined, whose NAMES reply is the join's (casefolded). */
   #joining = new Set<string>();
@@ -250,6 +258,8 @@ export class Hub {
   upstream(raw: string): void {
     const m = parseLine(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
     if (!m) return;
+    const replyTo = m.tags.get("+draft/reply");
+    if (replyTo) m.tags.set("+draft/reply", this.#ownIds.get(replyTo) ?? replyTo);
     const meBefore = this.state.nick;
     this.state.see(m);
     // Registered again: the answers still awaited will never come.
@@ -561,6 +571,21 @@ export class Hub {
     q.batch = "-";
   }
 
+  /** The server's msgid a client's `+draft/reply` names (it names the line's own). */
+  serverMsgid(own: string): string {
+    return this.#serverIds.get(own) ?? own;
+  }
+
+  #rememberIds(server: string, own: string): void {
+    this.#ownIds.set(server, own);
+    this.#serverIds.set(own, server);
+    if (this.#ownIds.size > MAX_IDS) {
+      const [oldest, ownOfIt] = this.#ownIds.entries().next().value!;
+      this.#ownIds.delete(oldest);
+      this.#serverIds.delete(ownOfIt);
+    }
+  }
+
   #send(c: Downstream, m: Message): void {
     const line = forClient(c.caps, m, { prefixes: this.state.prefixSymbols(), myNick: this.nick });
     if (line !== undefined) c.write(line, m.tags.get("msgid"));
@@ -569,6 +594,7 @@ export class Hub {
   /** A message was stored (from IRC, the web client or an attached client). */
   stored(ev: MessageEvent): void {
     if (ev.conversation_id === "" || ev.type === "error") return;
+    if (ev.server_msgid) this.#rememberIds(ev.server_msgid, ev.msgid);
     if (!this.clients.size && !this.#order.length) return;
     const ts = parseMicros(ev.ts) ?? Date.now() * 1000;
     const own = ircLower(ev.from) === ircLower(this.nick);
@@ -587,6 +613,7 @@ export class Hub {
       // The stored line's own id (lib/msgid.ts), so live, history and the API agree.
       ["msgid", ev.msgid],
     ]);
+    if (ev.reply_to) tags.set("+draft/reply", this.#ownIds.get(ev.reply_to) ?? ev.reply_to);
     const prefix = this.state.sources.get(ircLower(ev.from)) ?? ev.from;
     let m: Message;
     try {

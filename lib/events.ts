@@ -36,6 +36,10 @@ export interface MessageEvent extends Where {
   highlight: boolean;
   /** The message's stable id (lib/msgid.ts), as attached IRC clients and the API name it. */
   msgid: string;
+  /** The IRC server's own `msgid` tag of the line (IRCv3 message-ids), when it gave one. */
+  server_msgid?: string;
+  /** The server msgid this message replies to (its `+draft/reply` tag). */
+  reply_to?: string;
 }
 
 /**
@@ -196,6 +200,24 @@ export interface GapStateEvent extends State<"gap">, Where {
   ts: string;
 }
 
+/**
+ * Someone is typing (IRCv3 `+typing` on a TAGMSG): `typing` is `active`, `paused` or `done`; the
+ * client expires `active` after 6 s and `paused` after 30 s.
+ */
+export interface TypingStateEvent extends State<"typing">, Where {
+  nick: string;
+  typing: string;
+}
+
+/** Someone reacted (`+draft/react`) to the message whose server msgid is `reply_to`. */
+export interface ReactStateEvent extends State<"react">, Where {
+  nick: string;
+  react: string;
+  reply_to: string;
+  /** The kept line's time, as for a join; absent when nothing was kept. */
+  ts?: string;
+}
+
 /** The server refused something (`cannot_send_to_channel`, `no_such_nick`...). */
 export interface ErrorStateEvent extends State<"error">, Where {
   message: string;
@@ -217,6 +239,8 @@ export type StateEvent =
   | TopicStateEvent
   | ModeStateEvent
   | GapStateEvent
+  | TypingStateEvent
+  | ReactStateEvent
   | ErrorStateEvent;
 
 /** A state event of a connection's channels and people, as IRC tells it (irc/chat/inbound/). */
@@ -349,6 +373,13 @@ export const LINE_KINDS = {
     },
   },
   gap: { code: 11, live: "gap", look: "gap", line: "stored" },
+  // Kept with the message it reacts to (its `reply_to`): the client counts it under that message.
+  react: {
+    code: 12,
+    live: "react",
+    look: "event",
+    line: { say: "{nick} reacted {react}", fill: { nick: "nick", react: "react" } },
+  },
 } as const satisfies Record<string, LineKind>;
 
 /** A stored line's type (the history API's `type`). */

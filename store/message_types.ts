@@ -51,6 +51,10 @@ export interface NewMessage {
   highlight?: boolean;
   /** Counts as unread: the conversation's unread count goes up with it. */
   unread?: boolean;
+  /** The IRC server's `msgid` tag of the line (IRCv3 message-ids), at most 200 characters. */
+  serverMsgid?: string;
+  /** The server msgid the line replies (or, for a `react`, reacts) to: its `+draft/reply`. */
+  replyTo?: string;
 }
 
 /** A message as the API returns it. */
@@ -63,6 +67,10 @@ export interface MessageJson {
   highlight?: boolean;
   /** Its stable id (lib/msgid.ts): the same attached IRC clients see. */
   msgid?: string;
+  /** The IRC server's own msgid of the line, when it gave one: what replies and reactions name. */
+  server_msgid?: string;
+  /** The server msgid this line replies to (a `react` line: reacts to). */
+  reply_to?: string;
   connection_id?: string;
   conversation_id?: string;
 }

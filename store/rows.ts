@@ -13,12 +13,15 @@ export interface Row {
   highlight: number;
   sender: string;
   text: string;
+  server_msgid?: string | null;
+  reply_to?: string | null;
   connection_id?: string;
   conversation_id?: string;
 }
 
 /** The columns of a Row, from `messages m`. */
-export const COLUMNS = "m.id, m.conversation, m.ts, m.type, m.highlight, m.sender, m.text";
+export const COLUMNS =
+  "m.id, m.conversation, m.ts, m.type, m.highlight, m.sender, m.text, m.server_msgid, m.reply_to";
 /** The columns of a Row with where it was said (needs JOIN_WHERE). */
 export const WHERE_COLUMNS = `${COLUMNS}, k.connection_id, c.conversation_id`;
 /** Joins a message to its conversation and connection. */
@@ -35,6 +38,8 @@ export function toJson(row: Row): MessageJson {
   };
   if (row.highlight) out.highlight = true;
   if (row.conversation !== undefined) out.msgid = msgidOf(row.conversation, row.ts);
+  if (row.server_msgid) out.server_msgid = row.server_msgid;
+  if (row.reply_to) out.reply_to = row.reply_to;
   if (row.connection_id !== undefined) out.connection_id = row.connection_id;
   if (row.conversation_id !== undefined) out.conversation_id = row.conversation_id;
   return out;

@@ -101,7 +101,7 @@ export const Message = z.object({
   ts: z.string().meta({ description: "Example: 2015-09-06T13:49:37Z", format: "date-time" }),
   type: messageType.meta({
     description:
-      "Convos's private, action, notice, error; history also holds channel events (Parley: join, part, quit, kick, nick_change, topic, mode) and gaps (Parley: gap, the connection was down).",
+      "Convos's private, action, notice, error; history also holds channel events (Parley: join, part, quit, kick, nick_change, topic, mode, react) and gaps (Parley: gap, the connection was down).",
   }).optional(),
   highlight: z.boolean().meta({
     description:
@@ -117,6 +117,14 @@ export const Message = z.object({
     description:
       "Parley: the message's stable id, the same attached IRC clients see in its msgid tag.",
   }).optional(),
+  server_msgid: z.string().meta({
+    description:
+      "Parley: the IRC server's own msgid tag of the line (IRCv3 message-ids), when it gave one.",
+  }).optional(),
+  reply_to: z.string().meta({
+    description:
+      "Parley: the server msgid this message replies to (+draft/reply); a react line's message.",
+  }).optional(),
 }).meta({ id: "Message" });
 
 export const Notification = z.object({
@@ -129,7 +137,7 @@ export const Notification = z.object({
   ts: z.string().meta({ description: "Example: 2015-09-06T13:49:37Z", format: "date-time" }),
   type: messageType.meta({
     description:
-      "Convos's private, action, notice, error; history also holds channel events (Parley: join, part, quit, kick, nick_change, topic, mode) and gaps (Parley: gap, the connection was down).",
+      "Convos's private, action, notice, error; history also holds channel events (Parley: join, part, quit, kick, nick_change, topic, mode, react) and gaps (Parley: gap, the connection was down).",
   }).optional(),
   highlight: z.boolean().meta({
     description:
@@ -138,6 +146,14 @@ export const Notification = z.object({
   msgid: z.string().meta({
     description:
       "Parley: the message's stable id, the same attached IRC clients see in its msgid tag.",
+  }).optional(),
+  server_msgid: z.string().meta({
+    description:
+      "Parley: the IRC server's own msgid tag of the line (IRCv3 message-ids), when it gave one.",
+  }).optional(),
+  reply_to: z.string().meta({
+    description:
+      "Parley: the server msgid this message replies to (+draft/reply); a react line's message.",
   }).optional(),
 }).meta({ id: "Notification" });
 

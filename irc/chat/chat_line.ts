@@ -18,6 +18,8 @@ export interface ChatLine {
   text: string;
   /** The `@time` tag in ms since the epoch, as irc-framework reads it; undefined without one. */
   time?: number;
+  /** The server's `msgid` tag. */
+  msgid?: string;
 }
 
 /** The `time` tag's value in ms: ISO 8601, or ZNC's Unix seconds (irc-framework's rules). */
@@ -37,6 +39,7 @@ interface Head {
   /** Where the parameters start. */
   params: number;
   time?: number;
+  msgid?: string;
 }
 
 /** `@tags :nick!user@host COMMAND ` read; undefined for a batch's line or a server's prefix. */
@@ -44,6 +47,7 @@ function headOf(input: string): Head | undefined {
   const line = input.charCodeAt(input.length - 1) === 13 ? input.slice(0, -1) : input;
   let at = 0;
   let time: number | undefined;
+  let msgid: string | undefined;
   if (line.charCodeAt(0) === 64 /* @ */) {
     const end = line.indexOf(" ");
     if (end < 0) return undefined;
@@ -51,7 +55,12 @@ function headOf(input: string): Head | undefined {
       const eq = tag.indexOf("=");
       const key = eq < 0 ? tag : tag.slice(0, eq);
       // irc-framework gathers a batch's lines and hands them over when it ends.
-      if (key === "batch") return undefined;
+      // A reply (and any other client tag) is irc-framework's, which reads every tag.
+      if (key === "batch" || key.startsWith("+")) return undefined;
+      if (key === "msgid" && eq > 0) {
+        msgid = tag.slice(eq + 1);
+        if (msgid.includes("\\")) return undefined; // escaped: irc-framework unescapes
+      }
       if (key === "time" && eq > 0) time = tagTime(tag.slice(eq + 1));
     }
     at = end + 1;
@@ -70,7 +79,7 @@ function headOf(input: string): Head | undefined {
   const commandEnd = line.indexOf(" ", prefixEnd + 1);
   if (commandEnd < 0) return undefined;
   const command = line.slice(prefixEnd + 1, commandEnd);
-  return { line, nick, user, host, command, params: commandEnd + 1, time };
+  return { line, nick, user, host, command, params: commandEnd + 1, time, msgid };
 }
 
 /**
@@ -84,20 +93,20 @@ export function parseChatLine(input: string): ChatLine | undefined {
 
 function chatOf(head: Head): ChatLine | undefined {
   if (head.command !== "PRIVMSG" && head.command !== "NOTICE") return undefined;
-  const { line, nick, user, host, command, params, time } = head;
+  const { line, nick, user, host, command, params, time, msgid } = head;
   const targetEnd = line.indexOf(" ", params);
   if (targetEnd <= params || line.charCodeAt(targetEnd + 1) !== 58) return undefined;
   const target = line.slice(params, targetEnd);
   const text = line.slice(targetEnd + 2);
   if (text.charCodeAt(0) !== 1) {
     const kind = command === "NOTICE" ? "notice" : "privmsg";
-    return { nick, user, host, kind, target, text, time };
+    return { nick, user, host, kind, target, text, time, msgid };
   }
   // CTCP: only a PRIVMSG's ACTION is a chat line; requests and replies go to irc-framework.
   if (command !== "PRIVMSG" || !text.startsWith("\x01ACTION ") || !text.endsWith("\x01")) {
     return undefined;
   }
-  return { nick, user, host, kind: "action", target, text: text.slice(8, -1), time };
+  return { nick, user, host, kind: "action", target, text: text.slice(8, -1), time, msgid };
 }
 
 /** Someone's join, as irc/chat/inbound/ records it. */

@@ -32,6 +32,9 @@ export interface SeenMessage {
   ts?: number;
   /** Sent by the user (no unread, no highlight). */
   own?: boolean;
+  /** The IRC server's `msgid` tag of the line, and its `+draft/reply` (the msgid it answers). */
+  serverMsgid?: string;
+  replyTo?: string;
 }
 
 /**
@@ -263,6 +266,8 @@ export async function recordMessage(
     ts: m.ts ?? nowMicros(),
     highlight,
     unread: counts,
+    serverMsgid: m.serverMsgid,
+    replyTo: m.replyTo,
   });
   // Nobody to receive them (no /events socket open, no bus tap that wants them): a burst skips
   // building the events. Web Push taps notifications (push/notify.ts), so those still go out.
@@ -279,7 +284,12 @@ export async function recordMessage(
   const message = { from: m.from, message: m.text, ts: formatMicros(ts), type: m.type };
   if (toMessage) {
     const msgid = msgidOf(conv.id, ts);
-    deps.bus.publish(uid, { event: "message", ...where, ...message, highlight, msgid });
+    // The server's ids ride on the live event only: what replies and reactions name.
+    const ids = {
+      ...(m.serverMsgid ? { server_msgid: m.serverMsgid } : {}),
+      ...(m.replyTo ? { reply_to: m.replyTo } : {}),
+    };
+    deps.bus.publish(uid, { event: "message", ...where, ...message, highlight, msgid, ...ids });
   }
   if (toUnread) deps.bus.publish(uid, { event: "unread", ...where, unread: unread ?? 0 });
   if (toNotification) {

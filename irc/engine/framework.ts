@@ -46,6 +46,8 @@ export interface IrcEvents {
   privmsg: ChatPayload;
   action: ChatPayload;
   notice: ChatPayload;
+  /** A line of tags alone (IRCv3 message-tags): typing, reactions. */
+  tagmsg: From & { target?: string; from_server?: boolean };
   "ctcp request": ChatPayload & { type?: string | null };
   /** Every line, read or written, before parsing. */
   raw: { line?: string; from_server?: boolean };

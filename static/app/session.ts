@@ -43,6 +43,7 @@ import { chooseLanguage, language, t } from "./i18n.ts";
 import { stripFormatting } from "./irc_format.ts";
 import type { User } from "./types.ts";
 import { applySettings } from "./prefs.ts";
+import { tagsChunk } from "./tags_state.ts";
 import {
   forgetMembers,
   joined,
@@ -208,13 +209,8 @@ function onEvent(f: PushedEvent): void {
         patchConversation(cid, conv, { name: conv, unread: 0 });
       }
       if (isOpen(cid, conv)) {
-        appendLive({
-          from: f.from,
-          message: f.message,
-          ts: f.ts,
-          type: f.type,
-          highlight: f.highlight,
-        });
+        // Its fields as history gives them (the server's msgid and a reply's target with them).
+        appendLive({ ...f, event: undefined });
         // Someone else's message counts as unread on the server until the user has seen it.
         if (document.visibilityState === "visible" && f.from !== myNick(cid)) {
           void markRead(cid, conv, true);
@@ -265,6 +261,7 @@ function onEvent(f: PushedEvent): void {
       onState(f);
       break;
   }
+  tagsChunk.get()?.onEvent(f);
 }
 
 function onState(f: StateEvent): void {
@@ -396,7 +393,7 @@ function linesOf(f: ChannelStateEvent): (() => void)[] {
   const field = (name: string) => (f as unknown as Record<string, unknown>)[name];
   const out: (() => void)[] = [];
   for (const [kind, row] of LIVE.get(f.type) ?? []) {
-    if (!("line" in row)) continue;
+    if (!("line" in row) || kind === "react") continue;
     if (row.line === "stored") {
       const { conversation_id: conv, message, ts } = f as unknown as Record<string, string>;
       out.push(() => isOpen(cid, conv) && appendLive({ from: "", message, ts, type: kind }));

@@ -11,7 +11,8 @@ const MAX = Number.MAX_SAFE_INTEGER;
 
 /** The columns of a Row, from `messages m`. */
 export const PG_COLUMNS =
-  "m.id, m.conversation, m.ts, m.type, m.highlight::int AS highlight, m.sender, m.text";
+  "m.id, m.conversation, m.ts, m.type, m.highlight::int AS highlight, m.sender, m.text, " +
+  "m.server_msgid, m.reply_to";
 
 /** The pagers over `messages` (index on conversation and ts). */
 export function pgPages(sql: Sql) {

@@ -47,6 +47,8 @@ interface Row {
   highlight: boolean;
   sender: string;
   text: string;
+  server_msgid: string | null;
+  reply_to: string | null;
   words: string;
 }
 
@@ -59,6 +61,8 @@ const COLUMNS: (keyof Row)[] = [
   "highlight",
   "sender",
   "text",
+  "server_msgid",
+  "reply_to",
   "words",
 ];
 
@@ -120,14 +124,17 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     // PostgreSQL parsed and planned for each batch anew.
     // (The client sends a list of booleans as one boolean: highlights go as 0 and 1.)
     await tx`INSERT INTO messages (${tx(COLUMNS)})
-      SELECT id, conversation, user_id, ts, type, highlight <> 0, sender, text, words
+      SELECT id, conversation, user_id, ts, type, highlight <> 0, sender, text, server_msgid,
+        reply_to, words
       FROM unnest(
         ${one.map((r) => r.id)}::bigint[], ${one.map((r) => r.conversation)}::bigint[],
         ${one.map((r) => r.user_id)}::bigint[], ${one.map((r) => r.ts)}::bigint[],
         ${one.map((r) => r.type)}::smallint[], ${one.map((r) => r.highlight ? 1 : 0)}::int[],
         ${one.map((r) => r.sender)}::text[], ${one.map((r) => r.text)}::text[],
+        ${one.map((r) => r.server_msgid)}::text[], ${one.map((r) => r.reply_to)}::text[],
         ${one.map((r) => r.words)}::tsvector[]
-      ) AS t(id, conversation, user_id, ts, type, highlight, sender, text, words)`;
+      ) AS t(id, conversation, user_id, ts, type, highlight, sender, text, server_msgid,
+        reply_to, words)`;
   }
 
   /** Whether every row of `rows` is stored (a commit whose answer was lost with the connection). */
@@ -254,6 +261,8 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
       highlight: Boolean(msg.highlight),
       sender,
       text,
+      server_msgid: msg.serverMsgid ? pgString(msg.serverMsgid) : null,
+      reply_to: msg.replyTo ? pgString(msg.replyTo) : null,
     });
     if (pending.length >= BATCH) commit();
     else timer ??= setTimeout(commit, WRITE_WINDOW_MS);

@@ -516,3 +516,35 @@ forEachBackend(
     });
   },
 );
+
+forEachBackend("message store: the server's msgid and a reply's target are kept", async (b) => {
+  const f = await fixture(b);
+  const base = { conversation: f.test, userId: f.userId, from: "bob" } as const;
+  await b.messages.append({ ...base, type: "private", text: "plain", ts: T0 });
+  await b.messages.append({
+    ...base,
+    type: "private",
+    text: "first",
+    ts: T0 + 1000,
+    serverMsgid: "s1",
+  });
+  await b.messages.append({
+    ...base,
+    type: "private",
+    text: "answer",
+    ts: T0 + 2000,
+    serverMsgid: "s2",
+    replyTo: "s1",
+  });
+  await b.messages.append({ ...base, type: "react", text: "👍", ts: T0 + 3000, replyTo: "s1" });
+  await b.messages.flush();
+  const page = await b.messages.historyOf(f.test, { limit: 10 });
+  const got = page.messages.map((m) => [m.message, m.server_msgid, m.reply_to]);
+  assertEquals(got, [
+    ["plain", undefined, undefined],
+    ["first", "s1", undefined],
+    ["answer", "s2", "s1"],
+    ["👍", undefined, "s1"],
+  ]);
+  assertEquals(page.messages[3].type, "react");
+});

@@ -11,6 +11,7 @@ Deno.test("chat lines: a person's PRIVMSG, NOTICE and ACTION are read", () => {
     target: "#chan",
     text: "hello there ",
     time: undefined,
+    msgid: undefined,
   });
   assertEquals(parseChatLine(":bob!b@host NOTICE alice :psst")?.kind, "notice");
   const action = parseChatLine(":bob!b@host PRIVMSG #chan :\x01ACTION waves\x01");
@@ -21,6 +22,10 @@ Deno.test("chat lines: a person's PRIVMSG, NOTICE and ACTION are read", () => {
 Deno.test("chat lines: server-time is read as irc-framework reads it; a batch is not taken", () => {
   const iso = parseChatLine("@msgid=x;time=2026-01-02T03:04:05.678Z :bob!b@h PRIVMSG #c :hi");
   assertEquals(iso?.time, Date.UTC(2026, 0, 2, 3, 4, 5, 678));
+  assertEquals(iso?.msgid, "x", "the server's msgid, kept with the message");
+  // A reply (a client tag) and an escaped msgid are irc-framework's, which reads every tag.
+  assertEquals(parseChatLine("@+draft/reply=x :bob!b@h PRIVMSG #c :hi"), undefined);
+  assertEquals(parseChatLine("@msgid=a\\sb :bob!b@h PRIVMSG #c :hi"), undefined);
   assertEquals(parseChatLine("@time=1700000000 :bob!b@h PRIVMSG #c :hi")?.time, 1.7e12);
   assertEquals(parseChatLine("@time=soon :bob!b@h PRIVMSG #c :hi")?.time, undefined);
   assertEquals(parseChatLine("@batch=abc;time=1700000000 :bob!b@h PRIVMSG #c :hi"), undefined);

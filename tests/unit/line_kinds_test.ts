@@ -25,6 +25,7 @@ Deno.test("line kinds: every stored code stays what history was written with", (
     topic: 9,
     mode: 10,
     gap: 11,
+    react: 12,
   };
   for (const [type, code] of Object.entries(stored)) {
     assertEquals(TYPE_CODE[type as keyof typeof TYPE_CODE], code, `${type} keeps code ${code}`);

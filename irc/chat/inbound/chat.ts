@@ -16,7 +16,7 @@ import type { Serial } from "./serial.ts";
 import type { HandlerTable, Inbound, Timed } from "./context.ts";
 import { join } from "./membership.ts";
 
-type Said = ChatPayload & { ts: number };
+type Said = ChatPayload & { ts: number; msgid?: string };
 
 const message = (type: ChatType) => async (cx: Inbound, ev: Said) => {
   const { conn } = cx;
@@ -36,8 +36,24 @@ const message = (type: ChatType) => async (cx: Inbound, ev: Said) => {
       return unstored(conn, { name, from: ev.nick, type, text, ignored: true });
     }
   }
-  await recordMessage(cx.deps, conn, { name, from: ev.nick, type, text, ts: ev.ts, own });
+  const tags = ev.tags ?? {};
+  const serverMsgid = tagOf(tags.msgid);
+  const replyTo = tagOf(tags["+draft/reply"]);
+  await recordMessage(cx.deps, conn, {
+    name,
+    from: ev.nick,
+    type,
+    text,
+    ts: ev.ts,
+    own,
+    serverMsgid: ev.msgid ?? serverMsgid,
+    replyTo,
+  });
 };
+
+/** A tag's value as kept: a bounded string, or undefined for none (or an empty one). */
+export const tagOf = (v: unknown): string | undefined =>
+  typeof v === "string" && v !== "" ? v.slice(0, 200) : undefined;
 
 /** The handler of each kind of chat line. */
 const BY_KIND = {
@@ -88,6 +104,7 @@ export function attachLeanPath(cx: Inbound, client: IrcClient, run: Serial): voi
         target: line.target,
         message: line.text,
         ts,
+        msgid: line.msgid,
       };
     }
     // The user's own join goes to irc-framework, which follows the user's channels.

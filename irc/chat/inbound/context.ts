@@ -36,6 +36,8 @@ export interface Inbound {
     from: string,
     text: string,
     ts: number,
+    /** What a `react` line reacts to: the server msgid of the message. */
+    replyTo?: string,
   ): Promise<string | undefined>;
   /** Marks a channel as left (the user parted or was kicked). */
   leave(channel: string): Promise<void>;
@@ -75,7 +77,7 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
     convId,
     server: (text, ts, type = "notice") =>
       recordMessage(deps, conn, { name: "", from: conn.url.host, type, text, ts }),
-    async keep(name, kind, from, text, ts) {
+    async keep(name, kind, from, text, ts, replyTo) {
       const conversationId = convId(name);
       // From the cache: in channels of hundreds, joins and quits are most of what is stored, and
       // reading the conversation for each was the largest part of storing them.
@@ -89,6 +91,7 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
         text: text.slice(0, 1000),
         ts,
         highlight: false,
+        replyTo,
       });
       kept(conn, { conversationId, kind, from, msgid: msgidOf(conv.id, stored.ts) });
       return formatMicros(stored.ts);

@@ -13,6 +13,7 @@ import { CHANNEL } from "./channel.ts";
 import { type Handler, type HandlerTable, inbound, type Timed } from "./context.ts";
 import { MEMBERSHIP } from "./membership.ts";
 import { SERVER } from "./server.ts";
+import { TAGS } from "./tags.ts";
 import { GAP, watchForGap } from "./gap.ts";
 import type { Serial } from "./serial.ts";
 
@@ -20,7 +21,7 @@ export { type Serial, serial } from "./serial.ts";
 export { prefixString, welcomeText } from "./server.ts";
 
 /** Every concern's handlers; an event is handled by at most one of them. */
-export const HANDLERS: readonly HandlerTable[] = [CHAT, MEMBERSHIP, CHANNEL, SERVER, GAP];
+export const HANDLERS: readonly HandlerTable[] = [CHAT, MEMBERSHIP, CHANNEL, SERVER, GAP, TAGS];
 
 /** Attaches the handlers of incoming IRC events to a fresh client of `conn`. */
 export function attachInbound(

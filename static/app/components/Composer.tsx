@@ -17,9 +17,20 @@ import {
 import type { Popup } from "../popup.ts";
 import { commandsFor } from "../../../irc/chat/command_table.ts";
 import { lazyModule } from "../lazy.tsx";
+import { tagsChunk } from "../tags_state.ts";
 import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
-import { away, conversations, key, myNick, nicks, showToast, toast, user } from "../state.ts";
+import {
+  away,
+  connections,
+  conversations,
+  key,
+  myNick,
+  nicks,
+  showToast,
+  toast,
+  user,
+} from "../state.ts";
 import { showKeys } from "../overlays.ts";
 import { uploadFile } from "../upload.ts";
 import { Icon } from "./Icon.tsx";
@@ -153,6 +164,9 @@ export function Composer(p: { cid: string; conv: string }) {
       return;
     }
     const from = key(p.cid, p.conv);
+    // A reply (chosen on a message) goes out with its `+draft/reply` tag; a command never does.
+    const tags = parsed.command ? undefined : tagsChunk.get();
+    const message = tags?.outgoing(p.cid, p.conv, parsed.message) ?? parsed.message;
     if (fromBox) {
       sentLines.current++;
       recall.current = -1;
@@ -163,7 +177,7 @@ export function Composer(p: { cid: string; conv: string }) {
       method: "send",
       connection_id: p.cid,
       conversation_id: p.conv,
-      message: parsed.message,
+      message,
     });
     setBusy(false);
     if (answer.errors) {
@@ -324,8 +338,13 @@ export function Composer(p: { cid: string; conv: string }) {
   };
 
   const awayMessage = away.value[p.cid];
+  // Typing, replies and reactions where the server has message-tags (ngircd has not).
+  const caps = connections.value[p.cid]?.info?.capabilities as Record<string, unknown> | undefined;
+  if (caps?.["message-tags"]) tagsChunk.load();
+  const Tags = tagsChunk.get();
   return (
     <>
+      {Tags && <Tags.AboveBox k={key(p.cid, p.conv)} />}
       {toast.value && <p class="toast-line" role="status">{toast.value}</p>}
       {awayMessage !== undefined && (
         <p class="away-line" role="status">
@@ -389,6 +408,7 @@ export function Composer(p: { cid: string; conv: string }) {
           onInput={(e) => {
             const el = e.currentTarget as HTMLTextAreaElement;
             setText(el.value);
+            tagsChunk.get()?.typed(p.cid, p.conv, el.value);
             setCursor(el.selectionStart ?? el.value.length);
             setChoice(null);
             completion.current = null;

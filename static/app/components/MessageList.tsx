@@ -30,6 +30,7 @@ import { MessageText } from "./MessageText.tsx";
 import { allowFileDrop, dropOnComposer } from "../upload.ts";
 import type { ListedChannel, Whois } from "./CommandOutput.tsx";
 import { lazyModule } from "../lazy.tsx";
+import { tagsChunk } from "../tags_state.ts";
 
 // A command's answer as a table (whois, list, help) is rare: its chunk comes with the first one.
 const output = lazyModule(() => import("./after_load.ts"));
@@ -211,6 +212,7 @@ function Line(p: LineProps) {
     : [];
   // The kind stays in the class names (`join`, `notice`...), beside the look that styles it.
   const kind = m.event ?? m.type ?? "private";
+  const Tags = tagsChunk.get();
   const cls = `line look-${look} ${kind}` + (m.event || look === "event" ? " event" : "") +
     (m.highlight ? " highlight" : "") + (p.grouped ? " grouped" : "") +
     (focusTs.value === m.ts ? " focus" : "") + (look === "server" ? " server" : "") +
@@ -221,6 +223,7 @@ function Line(p: LineProps) {
         {timeOf(m.ts, language.value)}
       </time>
       {RENDER[look](p)}
+      {Tags && <Tags.LineExtras m={m} />}
       {links.map((url) => <Embed key={url} url={url} />)}
     </li>
   );
@@ -587,7 +590,8 @@ export function MessageList() {
       )}
       <ol class="lines" ref={linesRef}>
         {groupRuns(
-          list,
+          // Reactions are counted under their message (client_tags.tsx), not shown as lines.
+          list.filter((m) => m.type !== "react"),
           joinPartsHere.value,
           (a, b) => dayKey(a.ts) !== dayKey(b.ts) || readMarker.value === b.ts,
         ).map((item) => {
