@@ -9,7 +9,13 @@ import type { ConnectionRecord } from "../../store/connections.ts";
 import type { ConversationRecord } from "../../store/conversations.ts";
 import type { IrcConnection } from "../engine/connection.ts";
 import type { IrcEventName, IrcEvents, ListedChannelPayload } from "../engine/framework.ts";
-import { topicSetBy, type TopicSetter, topicSetter } from "./topics.ts";
+import {
+  isTopicChanging,
+  topicChanging,
+  topicSetBy,
+  type TopicSetter,
+  topicSetter,
+} from "./topics.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { type CommandSpec, findCommand, mayUse, type ServerCommandName } from "./command_table.ts";
 import { type IrcLine, ircLine, LineError, quotedLine } from "../engine/line.ts";
@@ -471,6 +477,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const channel = here(ctx);
     const topic = args.trim();
     if (topic) {
+      topicChanging(conn, conn.conversationId(channel));
       await conn.send(line(() => ircLine("TOPIC", channel, topic)));
       return { topic };
     }
@@ -478,7 +485,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     // members every change): answered from them, without asking again.
     const id = conn.conversationId(channel);
     const known = topicSetter(conn, id);
-    if (known && (await conn.members?.(channel)) !== undefined) {
+    if (known && !isTopicChanging(conn, id) && (await conn.members?.(channel)) !== undefined) {
       const conv = await ctx.deps.store.conversations.get(ctx.record.id, id);
       const now = conv?.topic ?? "";
       return { conversation_id: id, topic: now, ...(now ? setterFields(known) : {}) };

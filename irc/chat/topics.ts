@@ -42,3 +42,29 @@ export function topicSetBy(conn: IrcConnection, convId: string, by: string, when
 export function topicSetter(conn: IrcConnection, convId: string): TopicSetter | undefined {
   return told.get(conn)?.get(convId);
 }
+
+const changing = new WeakMap<IrcConnection, Set<string>>();
+
+/**
+ * Marks `convId`'s topic as being changed by the user (sent, its echo not yet recorded): until
+ * the change is recorded, what is kept is older than the server's, so `/topic` asks the server.
+ * The mark goes when the change is recorded, or after `forgetMs` (a refusal never echoes).
+ */
+export function topicChanging(conn: IrcConnection, convId: string, forgetMs = 10_000): void {
+  let set = changing.get(conn);
+  if (!set) changing.set(conn, set = new Set());
+  if (set.size > MAX_CHANNELS) set.clear();
+  set.add(convId);
+  // Unref'd: a mark left behind must not keep the process (or a test) alive.
+  Deno.unrefTimer(setTimeout(() => set!.delete(convId), forgetMs));
+}
+
+/** The user's change of `convId`'s topic is recorded (its echo came and is stored). */
+export function topicChanged(conn: IrcConnection, convId: string): void {
+  changing.get(conn)?.delete(convId);
+}
+
+/** Whether a change of `convId`'s topic by the user is on its way. */
+export function isTopicChanging(conn: IrcConnection, convId: string): boolean {
+  return changing.get(conn)?.has(convId) ?? false;
+}

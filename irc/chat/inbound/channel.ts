@@ -3,7 +3,7 @@
  * made is kept in the channel's history; the topic the server tells on every join is not news.
  */
 import type { HandlerTable, Inbound } from "./context.ts";
-import { topicSetBy, topicTold } from "../topics.ts";
+import { topicChanged, topicSetBy, topicTold } from "../topics.ts";
 
 /** Keeps the member list's prefix modes (`+o bob`) as the server's PREFIX names them. */
 function trackPrefixModes(
@@ -33,6 +33,8 @@ export const CHANNEL: HandlerTable = {
       cx.convId(channel),
       ev.nick && topic ? { by: ev.nick, at: new Date(ev.ts).toISOString() } : {},
     );
+    // The user's own change is recorded: `/topic` may answer from what is kept again.
+    if (ev.nick && cx.conn.isMe(String(ev.nick))) topicChanged(cx.conn, cx.convId(channel));
     if (ev.nick) {
       const text = topic
         ? `${ev.nick} changed the topic to: ${topic}`
