@@ -336,18 +336,22 @@ export function MessageList() {
   const restore = useRef<{ ts: string; offset: number; pages: number } | null>(null);
 
   const atBottom = () => {
-    const el = ref.current!;
+    // Unmounted (left while a page loaded): nothing to measure.
+    const el = ref.current;
+    if (!el) return true;
     return el.scrollHeight - el.scrollTop - el.clientHeight < 40;
   };
   // More than a screen above the newest message: worth a button back.
   const farUp = () => {
-    const el = ref.current!;
+    const el = ref.current;
+    if (!el) return false;
     return el.scrollHeight - el.scrollTop - el.clientHeight > el.clientHeight;
   };
   // The line the reader has seen once needs no button back to it.
   const markerSeen = useRef<string | undefined>(undefined);
   const checkMarker = () => {
-    const el = ref.current!;
+    const el = ref.current;
+    if (!el) return;
     const marker = el.querySelector(".new-marker");
     const above = !!marker &&
       marker.getBoundingClientRect().bottom < el.getBoundingClientRect().top + 4;
@@ -371,7 +375,8 @@ export function MessageList() {
   // The first unread message is further back than the loaded pages.
   const markerFurther = unreadAtOpen.value > 0 && !readMarker.value && !!olderCursor.value;
   const toBottom = () => {
-    const el = ref.current!;
+    const el = ref.current;
+    if (!el) return;
     el.scrollTop = el.scrollHeight;
     state.current.atBottom = true;
     state.current.height = el.scrollHeight;
@@ -511,7 +516,8 @@ export function MessageList() {
   useEffect(loadIfNearTop, [list, loading.value, olderCursor.value]);
 
   const onScroll = async () => {
-    const el = ref.current!;
+    const el = ref.current;
+    if (!el) return;
     const s = state.current;
     // Content growing below (a preview loading) also moves the bottom away; only the reader
     // scrolling up unpins the view.
