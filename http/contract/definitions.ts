@@ -95,6 +95,22 @@ export const Conversation = z.object({
   }).optional(),
 }).meta({ id: "Conversation" });
 
+/** The ids a stored line carries, in a Message and a Notification alike. */
+const messageIds = {
+  msgid: z.string().meta({
+    description:
+      "Parley: the message's stable id, the same attached IRC clients see in its msgid tag.",
+  }).optional(),
+  server_msgid: z.string().meta({
+    description:
+      "Parley: the IRC server's own msgid tag of the line (IRCv3 message-ids), when it gave one.",
+  }).optional(),
+  reply_to: z.string().meta({
+    description:
+      "Parley: the server msgid this message replies to (+draft/reply); a react line's message.",
+  }).optional(),
+};
+
 export const Message = z.object({
   from: z.string().meta({ description: "Identifier for who sent this message" }),
   message: z.string().meta({ description: "The message" }),
@@ -113,18 +129,7 @@ export const Message = z.object({
   conversation_id: z.string().meta({
     description: "In search results: the conversation it was said in.",
   }).optional(),
-  msgid: z.string().meta({
-    description:
-      "Parley: the message's stable id, the same attached IRC clients see in its msgid tag.",
-  }).optional(),
-  server_msgid: z.string().meta({
-    description:
-      "Parley: the IRC server's own msgid tag of the line (IRCv3 message-ids), when it gave one.",
-  }).optional(),
-  reply_to: z.string().meta({
-    description:
-      "Parley: the server msgid this message replies to (+draft/reply); a react line's message.",
-  }).optional(),
+  ...messageIds,
 }).meta({ id: "Message" });
 
 export const Notification = z.object({
@@ -143,18 +148,7 @@ export const Notification = z.object({
     description:
       "Whether it mentions the user (nick or highlight keyword), or is a private message.",
   }).optional(),
-  msgid: z.string().meta({
-    description:
-      "Parley: the message's stable id, the same attached IRC clients see in its msgid tag.",
-  }).optional(),
-  server_msgid: z.string().meta({
-    description:
-      "Parley: the IRC server's own msgid tag of the line (IRCv3 message-ids), when it gave one.",
-  }).optional(),
-  reply_to: z.string().meta({
-    description:
-      "Parley: the server msgid this message replies to (+draft/reply); a react line's message.",
-  }).optional(),
+  ...messageIds,
 }).meta({ id: "Notification" });
 
 export const Password = password.meta({ description: "User password", id: "Password" });

@@ -58,3 +58,6 @@ export function lazyModule<M>(load: () => Promise<M>): { get(): M | undefined; l
     },
   };
 }
+
+/** The after-first-paint chunk (components/after_load.ts): one handle for everyone it draws for. */
+export const afterLoad = lazyModule(() => import("./components/after_load.ts"));

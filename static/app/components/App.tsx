@@ -14,7 +14,7 @@ import { conversations, drawerOpen, key, sidebar, toast, user } from "../state.t
 import { closeConversation } from "../view.ts";
 import { Sidebar } from "./Sidebar.tsx";
 import { ChatView, TopBar } from "./ChatView.tsx";
-import { lazy, lazyModule } from "../lazy.tsx";
+import { afterLoad, lazy } from "../lazy.tsx";
 import { overlay } from "../overlays.ts";
 
 // Rarely opened screens load on demand, each a chunk of its own.
@@ -39,15 +39,14 @@ const Search = lazy<{ q: string; from?: string; to?: string }>(
   () => import("./rare_screens.ts"),
   "Search",
 );
-// The overlays (quick switcher, keys, menus) are fetched once the app is idle after login, or at
-// the first one opened, so that they stay out of the first load.
-const overlays = lazyModule(() => import("./after_load.ts"));
-
-/** Whichever overlay is open, once its chunk has arrived. */
+/**
+ * Whichever overlay is open (quick switcher, keys, menus), once its chunk has arrived: fetched
+ * once the app is idle after login, or at the first one opened, so it stays out of the first load.
+ */
 function Overlays() {
   if (!overlay.value) return null;
-  overlays.load();
-  const Found = overlays.get()?.Overlays;
+  afterLoad.load();
+  const Found = afterLoad.get()?.Overlays;
   return Found ? <Found /> : null;
 }
 
@@ -137,7 +136,7 @@ export function App() {
   }, [u, route.value]);
   useEffect(() => {
     if (!u) return;
-    const idle = setTimeout(overlays.load, 1000);
+    const idle = setTimeout(afterLoad.load, 1000);
     return () => clearTimeout(idle);
   }, [!!u]);
   useEffect(() => {

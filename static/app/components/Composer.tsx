@@ -16,7 +16,7 @@ import {
 } from "../complete.ts";
 import type { Popup } from "../popup.ts";
 import { commandsFor } from "../../../irc/chat/command_table.ts";
-import { lazyModule } from "../lazy.tsx";
+import { afterLoad } from "../lazy.tsx";
 import { tagsChunk } from "../tags_state.ts";
 import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
@@ -41,7 +41,6 @@ import { clearDraft, draftChanged, flushDraft, loadDraft } from "../conv_prefs.t
 const history: string[] = [];
 
 // What the completion popup offers, fetched when the box first takes the focus.
-const popupChunk = lazyModule(() => import("./after_load.ts"));
 
 /** Formatting keys: Ctrl+B, Ctrl+U and Ctrl+I insert IRC's bold, underline and italic codes. */
 const FORMAT_KEYS: Record<string, string> = { b: "\x02", u: "\x1f", i: "\x1d" };
@@ -216,7 +215,7 @@ export function Composer(p: { cid: string; conv: string }) {
     return { nickList, channels };
   };
 
-  const chunk = popupChunk.get();
+  const chunk = afterLoad.get();
   let popup: Popup | null = null;
   if (chunk && focused && closedAt !== text) {
     const { nickList, channels } = sources();
@@ -418,7 +417,7 @@ export function Composer(p: { cid: string; conv: string }) {
           onKeyUp={track}
           onClick={track}
           onFocus={(e) => {
-            popupChunk.load();
+            afterLoad.load();
             setFocused(true);
             track(e);
           }}

@@ -29,18 +29,16 @@ import { LINE_KINDS, type LineKind, type LineLook } from "../../../lib/events.ts
 import { MessageText } from "./MessageText.tsx";
 import { allowFileDrop, dropOnComposer } from "../upload.ts";
 import type { ListedChannel, Whois } from "./CommandOutput.tsx";
-import { lazyModule } from "../lazy.tsx";
+import { afterLoad } from "../lazy.tsx";
 import { tagsChunk } from "../tags_state.ts";
 
-// A command's answer as a table (whois, list, help) is rare: its chunk comes with the first one.
-const output = lazyModule(() => import("./after_load.ts"));
-// Previews come from the server after the line is shown anyway: their code comes with the first.
-const embeds = output;
-
-/** A link's preview, once the preview code has arrived. */
+/**
+ * A link's preview, once the after-first-paint chunk has arrived (the preview comes from the
+ * server after the line is shown anyway); command answers as tables come from it too.
+ */
 function Embed(p: { url: string }) {
-  embeds.load();
-  const Found = embeds.get()?.Embed;
+  afterLoad.load();
+  const Found = afterLoad.get()?.Embed;
   return Found ? <Found url={p.url} /> : null;
 }
 
@@ -78,8 +76,8 @@ function EventBody(p: { m: Message }) {
   const table = (m.event === "whois" && !!m.data) ||
     (m.event === "list" && Array.isArray(m.data)) || (m.event === "help" && !m.message);
   if (table) {
-    output.load();
-    const o = output.get();
+    afterLoad.load();
+    const o = afterLoad.get();
     if (!o) return <span class="text" aria-busy="true" />;
     if (m.event === "whois") return <o.WhoisTable w={m.data as Whois} />;
     if (m.event === "list") return <o.ChannelTable channels={m.data as ListedChannel[]} />;
