@@ -7,7 +7,7 @@ import type { Config } from "./config.ts";
 import type { Clock } from "./lib/clock.ts";
 import type { AppDeps } from "./http/env.ts";
 import { EventBus } from "./lib/bus.ts";
-import { IrcManager } from "./irc/engine/manager.ts";
+import { IrcManager } from "./irc/manager.ts";
 import { ConnectionService } from "./irc/connection_service.ts";
 import { filesUserDeleted } from "./routes/files.ts";
 import type { Store } from "./store/mod.ts";

@@ -5,7 +5,7 @@
  */
 import process from "node:process";
 import { parseConfig } from "../config.ts";
-import { IrcManager } from "../irc/engine/manager.ts";
+import { IrcManager } from "../irc/manager.ts";
 import { EventBus } from "../lib/bus.ts";
 import { setLogLevel } from "../lib/log.ts";
 import { openStore } from "../store/mod.ts";

@@ -7,7 +7,22 @@ import type { HistoryScope, HistoryService } from "./history.ts";
 import type { Hub } from "./relay.ts";
 import type { Caps } from "./caps.ts";
 import { forClient } from "./filter.ts";
-import { formatLine, type Message } from "./wire.ts";
+import { formatMessage, type IrcMessage } from "../irc/protocol/message.ts";
+import {
+  ERR_NOMOTD,
+  RPL_CREATED,
+  RPL_ENDOFMOTD,
+  RPL_ENDOFNAMES,
+  RPL_ISUPPORT,
+  RPL_MOTD,
+  RPL_MOTDSTART,
+  RPL_MYINFO,
+  RPL_NAMREPLY,
+  RPL_TOPIC,
+  RPL_TOPICWHOTIME,
+  RPL_WELCOME,
+  RPL_YOURHOST,
+} from "../irc/protocol/numerics.ts";
 import { ircLower } from "../irc/casefold.ts";
 
 /** Parley's name as a server, in the source of its own lines. */
@@ -37,27 +52,27 @@ export async function burstLines(
   const s = hub.state;
   const out: string[] = [];
   const num = (code: string, ...params: string[]) =>
-    out.push(formatLine(code, [nick, ...params], { prefix: SERVER_NAME }));
-  num("001", `Welcome to Parley, ${nick}`);
-  num("002", `Your host is ${SERVER_NAME}, relaying ${s.server || "an IRC server"}`);
-  num("003", "This server is Parley, a bouncer with a web client");
-  const g4 = s.greeting.get("004");
-  num("004", SERVER_NAME, `parley-${version}`, g4?.[2] ?? "iow", g4?.[3] ?? "biklmnopstv");
+    out.push(formatMessage({ prefix: SERVER_NAME, command: code, params: [nick, ...params] }));
+  num(RPL_WELCOME, `Welcome to Parley, ${nick}`);
+  num(RPL_YOURHOST, `Your host is ${SERVER_NAME}, relaying ${s.server || "an IRC server"}`);
+  num(RPL_CREATED, "This server is Parley, a bouncer with a web client");
+  const g4 = s.greeting.get(RPL_MYINFO);
+  num(RPL_MYINFO, SERVER_NAME, `parley-${version}`, g4?.[2] ?? "iow", g4?.[3] ?? "biklmnopstv");
   const own = ownTokens(hub, history);
   const ownNames = new Set(own.map((t) => t.split("=")[0]));
   const tokens = [...s.isupport.values()].filter((t) => !ownNames.has(t.split("=")[0]))
     .concat(own);
   for (let i = 0; i < tokens.length; i += 12) {
-    num("005", ...tokens.slice(i, i + 12), "are supported by this server");
+    num(RPL_ISUPPORT, ...tokens.slice(i, i + 12), "are supported by this server");
   }
   if (s.motd.length) {
-    num("375", `- ${SERVER_NAME} Message of the day - `);
-    for (const line of s.motd) num("372", line);
-    num("376", "End of /MOTD command.");
-  } else num("422", "MOTD File is missing");
+    num(RPL_MOTDSTART, `- ${SERVER_NAME} Message of the day - `);
+    for (const line of s.motd) num(RPL_MOTD, line);
+    num(RPL_ENDOFMOTD, "End of /MOTD command.");
+  } else num(ERR_NOMOTD, "MOTD File is missing");
   const me = s.sources.get(ircLower(nick)) ?? `${nick}!parley@${SERVER_NAME}`;
   for (const ch of s.channels.values()) {
-    const join: Message = {
+    const join: IrcMessage = {
       tags: new Map(),
       prefix: me,
       command: "JOIN",
@@ -66,8 +81,8 @@ export async function burstLines(
     const line = forClient(caps, join, { prefixes: s.prefixSymbols(), myNick: nick });
     if (line) out.push(line);
     if (ch.topic) {
-      num("332", ch.name, ch.topic);
-      if (ch.topicBy) num("333", ch.name, ch.topicBy, ch.topicAt || "0");
+      num(RPL_TOPIC, ch.name, ch.topic);
+      if (ch.topicBy) num(RPL_TOPICWHOTIME, ch.name, ch.topicBy, ch.topicAt || "0");
     }
     const words = [...ch.members].map(([n, mode]) =>
       caps.has("multi-prefix") ? mode + n : (mode[0] ?? "") + n
@@ -75,17 +90,17 @@ export async function burstLines(
     let cur: string[] = [];
     for (const w of words) {
       if (cur.length && [...cur, w].join(" ").length > NAMES_BYTES) {
-        num("353", "=", ch.name, cur.join(" "));
+        num(RPL_NAMREPLY, "=", ch.name, cur.join(" "));
         cur = [];
       }
       cur.push(w);
     }
-    if (cur.length) num("353", "=", ch.name, cur.join(" "));
+    if (cur.length) num(RPL_NAMREPLY, "=", ch.name, cur.join(" "));
     if (caps.has("draft/read-marker")) {
       const marker = await history.marker(scope, ch.name);
       if (marker) out.push(marker);
     }
-    num("366", ch.name, "End of /NAMES list");
+    num(RPL_ENDOFNAMES, ch.name, "End of /NAMES list");
   }
   return out;
 }
@@ -93,13 +108,13 @@ export async function burstLines(
 /** The burst of a client that manages networks and is bound to none. */
 export function controlBurst(nick: string, version: string): string[] {
   const num = (code: string, ...params: string[]) =>
-    formatLine(code, [nick, ...params], { prefix: SERVER_NAME });
+    formatMessage({ prefix: SERVER_NAME, command: code, params: [nick, ...params] });
   return [
-    num("001", `Welcome to Parley, ${nick}`),
-    num("002", `Your host is ${SERVER_NAME}`),
-    num("003", "This server is Parley, a bouncer with a web client"),
-    num("004", SERVER_NAME, `parley-${version}`, "iow", "biklmnopstv"),
-    num("005", "CASEMAPPING=rfc1459", "are supported by this server"),
-    num("422", "MOTD File is missing"),
+    num(RPL_WELCOME, `Welcome to Parley, ${nick}`),
+    num(RPL_YOURHOST, `Your host is ${SERVER_NAME}`),
+    num(RPL_CREATED, "This server is Parley, a bouncer with a web client"),
+    num(RPL_MYINFO, SERVER_NAME, `parley-${version}`, "iow", "biklmnopstv"),
+    num(RPL_ISUPPORT, "CASEMAPPING=rfc1459", "are supported by this server"),
+    num(ERR_NOMOTD, "MOTD File is missing"),
   ];
 }

@@ -11,7 +11,7 @@ import { parseIrcUrl } from "../irc/url.ts";
 import { DomainError } from "../lib/errors.ts";
 import type { Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
-import { tagString } from "./wire.ts";
+import { tagString } from "../irc/protocol/message.ts";
 
 /** A network's attributes as BOUNCER NETWORK lists them (`name=x;state=connected;...`). */
 export function networkAttributes(c: ConnectionJson): string {

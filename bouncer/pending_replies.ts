@@ -7,7 +7,134 @@
  * unanswered question cannot send everyone's answers to one client.
  */
 import { ircLower } from "../irc/casefold.ts";
-import type { Message } from "./wire.ts";
+import type { IrcMessage as Message } from "../irc/protocol/message.ts";
+import {
+  ERR_BADCHANMASK,
+  ERR_BADCHANNAME,
+  ERR_BADCHANNELKEY,
+  ERR_BANLISTFULL,
+  ERR_BANNEDFROMCHAN,
+  ERR_CANNOTKNOCK,
+  ERR_CANNOTSENDTOCHAN,
+  ERR_CHANNELISFULL,
+  ERR_CHANOPEN,
+  ERR_CHANOPRIVSNEEDED,
+  ERR_ERRONEUSNICKNAME,
+  ERR_HELPNOTFOUND,
+  ERR_INVITEONLYCHAN,
+  ERR_KEYSET,
+  ERR_KNOCKONCHAN,
+  ERR_MONLISTFULL,
+  ERR_NEEDMOREPARAMS,
+  ERR_NOADMININFO,
+  ERR_NOCHANMODES,
+  ERR_NOMOTD,
+  ERR_NORECIPIENT,
+  ERR_NOSUCHCHANNEL,
+  ERR_NOSUCHNICK,
+  ERR_NOSUCHSERVER,
+  ERR_NOTEXTTOSEND,
+  ERR_NOTONCHANNEL,
+  ERR_TOOMANYCHANNELS,
+  ERR_TOOMANYKNOCK,
+  ERR_TOOMANYMATCHES,
+  ERR_UMODEUNKNOWNFLAG,
+  ERR_UNKNOWNCOMMAND,
+  ERR_USERNOTINCHANNEL,
+  ERR_USERONCHANNEL,
+  ERR_USERSDONTMATCH,
+  ERR_WASNOSUCHNICK,
+  RPL_ADMINEMAIL,
+  RPL_ADMINLOC1,
+  RPL_ADMINLOC2,
+  RPL_ADMINME,
+  RPL_AWAY,
+  RPL_BANLIST,
+  RPL_CHANNELMODEIS,
+  RPL_CREATIONTIME,
+  RPL_ENDOFBANLIST,
+  RPL_ENDOFEXCEPTLIST,
+  RPL_ENDOFHELP,
+  RPL_ENDOFINFO,
+  RPL_ENDOFINVITELIST,
+  RPL_ENDOFLINKS,
+  RPL_ENDOFMONLIST,
+  RPL_ENDOFMOTD,
+  RPL_ENDOFNAMES,
+  RPL_ENDOFSTATS,
+  RPL_ENDOFWHO,
+  RPL_ENDOFWHOIS,
+  RPL_ENDOFWHOWAS,
+  RPL_EXCEPTLIST,
+  RPL_GLOBALUSERS,
+  RPL_HELPSTART,
+  RPL_HELPTXT,
+  RPL_INFO,
+  RPL_INFOSTART,
+  RPL_INVITELIST,
+  RPL_INVITING,
+  RPL_ISON,
+  RPL_ISUPPORT,
+  RPL_KNOCK,
+  RPL_KNOCKDLVR,
+  RPL_LINKS,
+  RPL_LIST,
+  RPL_LISTEND,
+  RPL_LISTSTART,
+  RPL_LOCALUSERS,
+  RPL_LUSERCHANNELS,
+  RPL_LUSERCLIENT,
+  RPL_LUSERME,
+  RPL_LUSEROP,
+  RPL_LUSERUNKNOWN,
+  RPL_MONLIST,
+  RPL_MOTD,
+  RPL_MOTDSTART,
+  RPL_NAMREPLY,
+  RPL_NOTOPIC,
+  RPL_STATSBLINE,
+  RPL_STATSCLINE,
+  RPL_STATSCOMMANDS,
+  RPL_STATSCONN,
+  RPL_STATSDEBUG,
+  RPL_STATSDEFINE,
+  RPL_STATSHLINE,
+  RPL_STATSILINE,
+  RPL_STATSKLINE,
+  RPL_STATSLINKINFO,
+  RPL_STATSLLINE,
+  RPL_STATSNLINE,
+  RPL_STATSOLINE,
+  RPL_STATSPING,
+  RPL_STATSQLINE,
+  RPL_STATSUPTIME,
+  RPL_STATSVLINE,
+  RPL_STATSYLINE,
+  RPL_TIME,
+  RPL_TOPIC,
+  RPL_TOPICWHOTIME,
+  RPL_TRYAGAIN,
+  RPL_UMODEIS,
+  RPL_USERHOST,
+  RPL_VERSION,
+  RPL_WHOISACCOUNT,
+  RPL_WHOISACTUALLY,
+  RPL_WHOISBOT,
+  RPL_WHOISCERTFP,
+  RPL_WHOISCHANNELS,
+  RPL_WHOISHOST,
+  RPL_WHOISIDLE,
+  RPL_WHOISMODES,
+  RPL_WHOISOPERATOR,
+  RPL_WHOISREGNICK,
+  RPL_WHOISSECURE,
+  RPL_WHOISSERVER,
+  RPL_WHOISSPECIAL,
+  RPL_WHOISUSER,
+  RPL_WHOREPLY,
+  RPL_WHOSPCRPL,
+  RPL_WHOWASUSER,
+} from "../irc/protocol/numerics.ts";
 
 /** What answers one command. */
 export interface ReplySpec {
@@ -27,59 +154,175 @@ export interface ReplySpec {
   answered: boolean;
 }
 
-const set = (codes: string) => new Set(codes.split(" ").filter(Boolean));
+const set = (codes: readonly string[]): ReadonlySet<string> => new Set(codes);
 
 /**
  * Errors that end whatever command they name: the name or command in their first parameter
  * after the nick must be one the command gave.
  */
-const ERROR_ENDS = set(
-  "263 401 402 403 404 405 406 411 412 416 421 432 441 442 443 461 467 471 473 474 475 476 477 " +
-    "478 479 480 482 501 502 524",
-);
+const ERROR_ENDS = set([
+  RPL_TRYAGAIN,
+  ERR_NOSUCHNICK,
+  ERR_NOSUCHSERVER,
+  ERR_NOSUCHCHANNEL,
+  ERR_CANNOTSENDTOCHAN,
+  ERR_TOOMANYCHANNELS,
+  ERR_WASNOSUCHNICK,
+  ERR_NORECIPIENT,
+  ERR_NOTEXTTOSEND,
+  ERR_TOOMANYMATCHES,
+  ERR_UNKNOWNCOMMAND,
+  ERR_ERRONEUSNICKNAME,
+  ERR_USERNOTINCHANNEL,
+  ERR_NOTONCHANNEL,
+  ERR_USERONCHANNEL,
+  ERR_NEEDMOREPARAMS,
+  ERR_KEYSET,
+  ERR_CHANNELISFULL,
+  ERR_INVITEONLYCHAN,
+  ERR_BANNEDFROMCHAN,
+  ERR_BADCHANNELKEY,
+  ERR_BADCHANMASK,
+  ERR_NOCHANMODES,
+  ERR_BANLISTFULL,
+  ERR_BADCHANNAME,
+  ERR_CANNOTKNOCK,
+  ERR_CHANOPRIVSNEEDED,
+  ERR_UMODEUNKNOWNFLAG,
+  ERR_USERSDONTMATCH,
+  ERR_HELPNOTFOUND,
+]);
 
 /** Numerics whose parameter at this place names what was asked (a nick, channel, command). */
 const SUBJECT_AT: Record<string, number> = Object.fromEntries([
   ...[
-    ..."263 301 307 311 312 313 314 315 317 318 319 320 324 329 330 331 332 333 338 341 346 347"
-      .split(" "),
-    ..."348 349 366".split(" "),
-    ..."367 368 369 378 379 671 276 335 401 402 403 404 405 406 421 441 442 443 461 467".split(" "),
-    ..."471 473 474 475 476 477 478 479 482 524 704 705 706 710 711 712 713 714".split(" "),
+    RPL_TRYAGAIN,
+    RPL_AWAY,
+    RPL_WHOISREGNICK,
+    RPL_WHOISUSER,
+    RPL_WHOISSERVER,
+    RPL_WHOISOPERATOR,
+    RPL_WHOWASUSER,
+    RPL_ENDOFWHO,
+    RPL_WHOISIDLE,
+    RPL_ENDOFWHOIS,
+    RPL_WHOISCHANNELS,
+    RPL_WHOISSPECIAL,
+    RPL_CHANNELMODEIS,
+    RPL_CREATIONTIME,
+    RPL_WHOISACCOUNT,
+    RPL_NOTOPIC,
+    RPL_TOPIC,
+    RPL_TOPICWHOTIME,
+    RPL_WHOISACTUALLY,
+    RPL_INVITING,
+    RPL_INVITELIST,
+    RPL_ENDOFINVITELIST,
+    RPL_EXCEPTLIST,
+    RPL_ENDOFEXCEPTLIST,
+    RPL_ENDOFNAMES,
+    RPL_BANLIST,
+    RPL_ENDOFBANLIST,
+    RPL_ENDOFWHOWAS,
+    RPL_WHOISHOST,
+    RPL_WHOISMODES,
+    RPL_WHOISSECURE,
+    RPL_WHOISCERTFP,
+    RPL_WHOISBOT,
+    ERR_NOSUCHNICK,
+    ERR_NOSUCHSERVER,
+    ERR_NOSUCHCHANNEL,
+    ERR_CANNOTSENDTOCHAN,
+    ERR_TOOMANYCHANNELS,
+    ERR_WASNOSUCHNICK,
+    ERR_UNKNOWNCOMMAND,
+    ERR_USERNOTINCHANNEL,
+    ERR_NOTONCHANNEL,
+    ERR_USERONCHANNEL,
+    ERR_NEEDMOREPARAMS,
+    ERR_KEYSET,
+    ERR_CHANNELISFULL,
+    ERR_INVITEONLYCHAN,
+    ERR_BANNEDFROMCHAN,
+    ERR_BADCHANNELKEY,
+    ERR_BADCHANMASK,
+    ERR_NOCHANMODES,
+    ERR_BANLISTFULL,
+    ERR_BADCHANNAME,
+    ERR_CHANOPRIVSNEEDED,
+    ERR_HELPNOTFOUND,
+    RPL_HELPSTART,
+    RPL_HELPTXT,
+    RPL_ENDOFHELP,
+    RPL_KNOCK,
+    RPL_KNOCKDLVR,
+    ERR_TOOMANYKNOCK,
+    ERR_CHANOPEN,
+    ERR_KNOCKONCHAN,
   ].map((c) => [c, 1]),
-  ["353", 2],
+  [RPL_NAMREPLY, 2],
 ]);
 
 const spec = (
-  replies: string,
-  ends: string,
+  replies: readonly string[],
+  ends: readonly string[],
   more: Partial<Omit<ReplySpec, "replies" | "ends">> = {},
 ): ReplySpec => ({ replies: set(replies), ends: set(ends), answered: true, ...more });
 
 const WHOIS = spec(
-  "276 301 307 311 312 313 317 319 320 330 335 338 378 379 671",
-  "318",
-  { errorsBeforeEnd: set("401 402") },
+  [
+    RPL_WHOISCERTFP,
+    RPL_AWAY,
+    RPL_WHOISREGNICK,
+    RPL_WHOISUSER,
+    RPL_WHOISSERVER,
+    RPL_WHOISOPERATOR,
+    RPL_WHOISIDLE,
+    RPL_WHOISCHANNELS,
+    RPL_WHOISSPECIAL,
+    RPL_WHOISACCOUNT,
+    RPL_WHOISBOT,
+    RPL_WHOISACTUALLY,
+    RPL_WHOISHOST,
+    RPL_WHOISMODES,
+    RPL_WHOISSECURE,
+  ],
+  [RPL_ENDOFWHOIS],
+  { errorsBeforeEnd: set([ERR_NOSUCHNICK, ERR_NOSUCHSERVER]) },
 );
 
 /** Commands whose answers are known, by command. */
 const SPECS: Record<string, ReplySpec> = {
   WHOIS,
-  WHOWAS: spec("312 314 330 338", "369", { errorsBeforeEnd: set("406") }),
-  WHO: spec("352 354", "315"),
-  LIST: spec("321 322", "323"),
-  ISON: spec("", "303"),
-  USERHOST: spec("", "302"),
-  MOTD: spec("375 372", "376 422"),
-  LUSERS: spec("250 251 252 253 254 255 265", "266", { trail: set("250") }),
-  VERSION: spec("", "351", { trail: set("005") }),
-  TIME: spec("", "391"),
-  ADMIN: spec("256 257 258", "259 423"),
-  INFO: spec("371 373", "374"),
-  LINKS: spec("364", "365"),
-  HELP: spec("704 705", "706"),
-  KNOCK: spec("", "711 712 713 714"),
-  INVITE: spec("", "341"),
+  WHOWAS: spec([RPL_WHOISSERVER, RPL_WHOWASUSER, RPL_WHOISACCOUNT, RPL_WHOISACTUALLY], [
+    RPL_ENDOFWHOWAS,
+  ], { errorsBeforeEnd: set([ERR_WASNOSUCHNICK]) }),
+  WHO: spec([RPL_WHOREPLY, RPL_WHOSPCRPL], [RPL_ENDOFWHO]),
+  LIST: spec([RPL_LISTSTART, RPL_LIST], [RPL_LISTEND]),
+  ISON: spec([], [RPL_ISON]),
+  USERHOST: spec([], [RPL_USERHOST]),
+  MOTD: spec([RPL_MOTDSTART, RPL_MOTD], [RPL_ENDOFMOTD, ERR_NOMOTD]),
+  LUSERS: spec(
+    [
+      RPL_STATSCONN,
+      RPL_LUSERCLIENT,
+      RPL_LUSEROP,
+      RPL_LUSERUNKNOWN,
+      RPL_LUSERCHANNELS,
+      RPL_LUSERME,
+      RPL_LOCALUSERS,
+    ],
+    [RPL_GLOBALUSERS],
+    { trail: set([RPL_STATSCONN]) },
+  ),
+  VERSION: spec([], [RPL_VERSION], { trail: set([RPL_ISUPPORT]) }),
+  TIME: spec([], [RPL_TIME]),
+  ADMIN: spec([RPL_ADMINME, RPL_ADMINLOC1, RPL_ADMINLOC2], [RPL_ADMINEMAIL, ERR_NOADMININFO]),
+  INFO: spec([RPL_INFO, RPL_INFOSTART], [RPL_ENDOFINFO]),
+  LINKS: spec([RPL_LINKS], [RPL_ENDOFLINKS]),
+  HELP: spec([RPL_HELPSTART, RPL_HELPTXT], [RPL_ENDOFHELP]),
+  KNOCK: spec([], [RPL_KNOCKDLVR, ERR_TOOMANYKNOCK, ERR_CHANOPEN, ERR_KNOCKONCHAN]),
+  INVITE: spec([], [RPL_INVITING]),
 };
 
 /** A command whose answer, if any, is only an error. */
@@ -96,29 +339,52 @@ export function replySpec(
     case "WHO":
       // Each 352 of a channel's WHO names the channel: Parley's own WHO of another channel, sent
       // meanwhile, is not this client's. (A nick's may name any channel the person is in.)
-      return isChannel(target) ? spec("352 354", "315", { subjectAt: { "352": 1 } }) : SPECS.WHO;
+      return isChannel(target)
+        ? spec([RPL_WHOREPLY, RPL_WHOSPCRPL], [RPL_ENDOFWHO], { subjectAt: { [RPL_WHOREPLY]: 1 } })
+        : SPECS.WHO;
     case "NAMES":
-      return spec("353", "366", { endsNeeded: Math.max(1, target.split(",").length) });
+      return spec([RPL_NAMREPLY], [RPL_ENDOFNAMES], {
+        endsNeeded: Math.max(1, target.split(",").length),
+      });
     case "MODE": {
-      if (!isChannel(target)) return modes ? ERRORS_ONLY : spec("", "221");
-      if (!modes) return spec("", "324", { trail: set("329") });
+      if (!isChannel(target)) return modes ? ERRORS_ONLY : spec([], [RPL_UMODEIS]);
+      if (!modes) return spec([], [RPL_CHANNELMODEIS], { trail: set([RPL_CREATIONTIME]) });
       if (rest.length) return ERRORS_ONLY;
       const list = modes.replace(/^\+/, "");
-      if (list === "b") return spec("367", "368");
-      if (list === "e") return spec("348", "349");
-      if (list === "I") return spec("346", "347");
+      if (list === "b") return spec([RPL_BANLIST], [RPL_ENDOFBANLIST]);
+      if (list === "e") return spec([RPL_EXCEPTLIST], [RPL_ENDOFEXCEPTLIST]);
+      if (list === "I") return spec([RPL_INVITELIST], [RPL_ENDOFINVITELIST]);
       return ERRORS_ONLY;
     }
     case "TOPIC":
-      return params.length === 1 ? spec("332", "331 333") : ERRORS_ONLY;
+      return params.length === 1 ? spec([RPL_TOPIC], [RPL_NOTOPIC, RPL_TOPICWHOTIME]) : ERRORS_ONLY;
     case "MONITOR":
       // Statuses (730/731) are news for every client, asked or not; the list is one client's.
-      if (target.toUpperCase() === "L") return spec("732", "733");
-      return { ...ERRORS_ONLY, ends: set("734") };
+      if (target.toUpperCase() === "L") return spec([RPL_MONLIST], [RPL_ENDOFMONLIST]);
+      return { ...ERRORS_ONLY, ends: set([ERR_MONLISTFULL]) };
     case "STATS":
       return spec(
-        "211 212 213 214 215 216 217 218 240 241 242 243 244 246 247 248 249 250",
-        "219",
+        [
+          RPL_STATSLINKINFO,
+          RPL_STATSCOMMANDS,
+          RPL_STATSCLINE,
+          RPL_STATSNLINE,
+          RPL_STATSILINE,
+          RPL_STATSKLINE,
+          RPL_STATSQLINE,
+          RPL_STATSYLINE,
+          RPL_STATSVLINE,
+          RPL_STATSLLINE,
+          RPL_STATSUPTIME,
+          RPL_STATSOLINE,
+          RPL_STATSHLINE,
+          RPL_STATSPING,
+          RPL_STATSBLINE,
+          RPL_STATSDEFINE,
+          RPL_STATSDEBUG,
+          RPL_STATSCONN,
+        ],
+        [RPL_ENDOFSTATS],
       );
   }
   return SPECS[command] ?? ERRORS_ONLY;

@@ -7,7 +7,8 @@ import { ircLower } from "../irc/casefold.ts";
 import { parseMicros } from "../lib/time.ts";
 import type { Store } from "../store/mod.ts";
 import { parseAttributes } from "./networks.ts";
-import { formatLine } from "./wire.ts";
+import { formatMessage } from "../irc/protocol/message.ts";
+import { actionWrap } from "../irc/protocol/ctcp.ts";
 
 /** The most messages one SEARCH returns. */
 export const SEARCH_LIMIT = 100;
@@ -60,16 +61,18 @@ export async function search(store: Store, scope: SearchScope, text: string): Pr
     const ts = parseMicros(m.ts) ?? 0;
     const own = ircLower(m.from) === ircLower(scope.nick);
     const target = scope.isChannel(conversation) || own ? conversation : scope.nick;
-    const body = m.type === "action" ? `\x01ACTION ${m.message}\x01` : m.message;
+    const body = m.type === "action" ? actionWrap(m.message) : m.message;
     const tags = new Map([
       ["batch", batch],
       ["time", new Date(Math.floor(ts / 1000)).toISOString()],
     ]);
     if (m.msgid) tags.set("msgid", m.msgid);
     try {
-      out.push(formatLine(m.type === "notice" ? "NOTICE" : "PRIVMSG", [target, body], {
-        prefix: m.from,
+      out.push(formatMessage({
         tags,
+        prefix: m.from,
+        command: m.type === "notice" ? "NOTICE" : "PRIVMSG",
+        params: [target, body],
       }));
     } catch {
       // a stored line the writer refuses (it never should) is left out

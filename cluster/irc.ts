@@ -6,7 +6,7 @@
 import { missing } from "../lib/errors.ts";
 import { log } from "../lib/log.ts";
 import type { IrcControl, IrcStats, LiveView } from "../irc/control.ts";
-import type { IrcManager } from "../irc/engine/manager.ts";
+import type { IrcManager } from "../irc/manager.ts";
 import type { CommandResult } from "../irc/chat/commands.ts";
 import type { EventBus } from "../lib/bus.ts";
 import type { ConnectionRecord } from "../store/connections.ts";

@@ -1,7 +1,7 @@
 /**
  * The connection service: what a user does to their connections (create, update, remove, list)
  * and the checks before anything is stored (forced connection, private targets, uniqueness,
- * count). Keeping them running is the manager's job (`irc/engine/manager.ts`); this module only
+ * count). Keeping them running is the manager's job (`irc/manager.ts`); this module only
  * tells it what the stored records now want.
  *
  * Errors are DomainErrors. Input errors point into the caller's input: `at` is the JSON pointer

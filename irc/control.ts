@@ -1,6 +1,6 @@
 /**
  * What the app asks of IRC, whichever node runs the connection. On one machine the IRC manager
- * (irc/engine/manager.ts) answers it all; with several nodes on PostgreSQL, cluster/irc.ts answers
+ * (irc/manager.ts) answers it all; with several nodes on PostgreSQL, cluster/irc.ts answers
  * for the users this node owns and forwards the rest to the node that owns them.
  */
 import type { ConnectionRecord } from "../store/connections.ts";

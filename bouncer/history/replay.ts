@@ -6,7 +6,7 @@
 import { isChannel } from "../../irc/casefold.ts";
 import { ircLower } from "../../lib/casefold.ts";
 import { nowMicros } from "../../lib/time.ts";
-import { ircLine } from "../../irc/engine/line.ts";
+import { ircLine } from "../../irc/protocol/message.ts";
 import { batchId, GAP_SOURCE, historyLine, inBatch, ircTime } from "./lines.ts";
 import {
   type HistoryLines,

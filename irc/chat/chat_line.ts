@@ -3,8 +3,11 @@
  * person's JOIN, read straight from the line. irc-framework's parser, middleware and event objects were about a third
  * of a chat line's cost (docs/performance.md, "IRC bursts"). Anything unusual (a server prefix,
  * a CTCP other than ACTION, a batch, odd spacing) is not parsed here and goes to irc-framework,
- * so this only has to be right for the lines it takes.
+ * so this only has to be right for the lines it takes. The line's head is read by the one parser
+ * (irc/protocol/message.ts), the few parameters wanted here straight from the line.
  */
+import { type LineHead, readHead } from "../protocol/message.ts";
+import { actionText } from "../protocol/ctcp.ts";
 
 /** A chat line as irc/chat/inbound/ records it. */
 export interface ChatLine {
@@ -42,16 +45,26 @@ interface Head {
   msgid?: string;
 }
 
+/** The head being read: one object for every line (the read is synchronous), not one each. */
+const scratch: LineHead = {
+  line: "",
+  tagsEnd: 0,
+  source: -1,
+  sourceEnd: -1,
+  command: 0,
+  commandEnd: 0,
+  params: 0,
+};
+
 /** `@tags :nick!user@host COMMAND ` read; undefined for a batch's line or a server's prefix. */
 function headOf(input: string): Head | undefined {
-  const line = input.charCodeAt(input.length - 1) === 13 ? input.slice(0, -1) : input;
-  let at = 0;
+  const head = readHead(input, scratch);
+  if (!head) return undefined;
+  const { line, tagsEnd, source, sourceEnd, params } = head;
   let time: number | undefined;
   let msgid: string | undefined;
-  if (line.charCodeAt(0) === 64 /* @ */) {
-    const end = line.indexOf(" ");
-    if (end < 0) return undefined;
-    for (const tag of line.slice(1, end).split(";")) {
+  if (tagsEnd) {
+    for (const tag of line.slice(1, tagsEnd).split(";")) {
       const eq = tag.indexOf("=");
       const key = eq < 0 ? tag : tag.slice(0, eq);
       // irc-framework gathers a batch's lines and hands them over when it ends.
@@ -63,23 +76,21 @@ function headOf(input: string): Head | undefined {
       }
       if (key === "time" && eq > 0) time = tagTime(tag.slice(eq + 1));
     }
-    at = end + 1;
   }
-  if (line.charCodeAt(at) !== 58 /* : */) return undefined;
-  const prefixEnd = line.indexOf(" ", at);
-  if (prefixEnd < 0) return undefined;
-  const bang = line.indexOf("!", at);
-  // No "!": a server (or a bare nick), which irc-framework tells apart.
-  if (bang < 0 || bang > prefixEnd || bang === at + 1) return undefined;
-  const nick = line.slice(at + 1, bang);
-  const prefix = line.slice(bang + 1, prefixEnd);
-  const atSign = prefix.indexOf("@");
-  const user = atSign < 0 ? prefix : prefix.slice(0, atSign);
-  const host = atSign < 0 ? "" : prefix.slice(atSign + 1);
-  const commandEnd = line.indexOf(" ", prefixEnd + 1);
-  if (commandEnd < 0) return undefined;
-  const command = line.slice(prefixEnd + 1, commandEnd);
-  return { line, nick, user, host, command, params: commandEnd + 1, time, msgid };
+  if (source < 0) return undefined;
+  const bang = line.indexOf("!", source);
+  // No "!": a server (or a bare nick), which irc-framework tells apart. Odd spacing between the
+  // command and its parameters is irc-framework's too.
+  if (bang <= source || bang > sourceEnd || params === line.length) return undefined;
+  if (line.charCodeAt(params - 2) === 32) return undefined;
+  // sourceParts' rule, read in place: the hot path makes no object for it.
+  const atSign = line.indexOf("@", bang);
+  const hostAt = atSign < 0 || atSign > sourceEnd ? -1 : atSign;
+  const nick = line.slice(source, bang);
+  const user = line.slice(bang + 1, hostAt < 0 ? sourceEnd : hostAt);
+  const host = hostAt < 0 ? "" : line.slice(hostAt + 1, sourceEnd);
+  const command = line.slice(head.command, head.commandEnd);
+  return { line, nick, user, host, command, params, time, msgid };
 }
 
 /**
@@ -102,11 +113,10 @@ function chatOf(head: Head): ChatLine | undefined {
     const kind = command === "NOTICE" ? "notice" : "privmsg";
     return { nick, user, host, kind, target, text, time, msgid };
   }
-  // CTCP: only a PRIVMSG's ACTION is a chat line; requests and replies go to irc-framework.
-  if (command !== "PRIVMSG" || !text.startsWith("\x01ACTION ") || !text.endsWith("\x01")) {
-    return undefined;
-  }
-  return { nick, user, host, kind: "action", target, text: text.slice(8, -1), time, msgid };
+  // CTCP: only a PRIVMSG's whole ACTION is a chat line; requests and replies go to irc-framework.
+  const action = command === "PRIVMSG" && text.endsWith("\x01") ? actionText(text) : undefined;
+  if (action === undefined) return undefined;
+  return { nick, user, host, kind: "action", target, text: action, time, msgid };
 }
 
 /** Someone's join, as irc/chat/inbound/ records it. */

@@ -18,7 +18,7 @@ import {
 } from "./topics.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
 import { type CommandSpec, findCommand, mayUse, type ServerCommandName } from "./command_table.ts";
-import { type IrcLine, ircLine, LineError, quotedLine } from "../engine/line.ts";
+import { type IrcLine, ircLine, LineError, quotedLine } from "../protocol/message.ts";
 import { isPlainNick, maskMatches, normalizeMask, type Who } from "../mask.ts";
 import { ignore, unignore } from "./ignore.ts";
 

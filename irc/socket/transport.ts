@@ -18,7 +18,7 @@ import { TransportRefusal } from "./target.ts";
 import { idleGc } from "../../lib/idle_gc.ts";
 import { ThreadSocket } from "./thread.ts";
 import { nextTurn } from "../../lib/next_turn.ts";
-import { ircLine } from "../engine/line.ts";
+import { ircLine } from "../protocol/message.ts";
 import { log } from "../../lib/log.ts";
 import { ircLines } from "../../lib/metrics.ts";
 

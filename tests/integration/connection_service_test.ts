@@ -3,7 +3,7 @@
  * its errors are DomainErrors pointing into the input its caller names, and the manager only
  * supervises what the service stored.
  */
-import type { IrcManager } from "../../irc/engine/manager.ts";
+import type { IrcManager } from "../../irc/manager.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
 import { DomainError } from "../../lib/errors.ts";

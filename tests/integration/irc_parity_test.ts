@@ -9,7 +9,7 @@ import { startIrcServer } from "../support/ngircd.ts";
 import { freePort } from "../support/ports.ts";
 import { poll } from "../support/poll.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
-import type { IrcManager } from "../../irc/engine/manager.ts";
+import type { IrcManager } from "../../irc/manager.ts";
 import { sharedNetworks } from "../../irc/chat/presence.ts";
 import { adminAndUser } from "../support/api.ts";
 

@@ -5,7 +5,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { startHostileIrc } from "../support/hostile_irc.ts";
 import { IrcConnection, SendError } from "../../irc/engine/connection.ts";
-import { type IrcLine, ircLine } from "../../irc/engine/line.ts";
+import { type IrcLine, ircLine } from "../../irc/protocol/message.ts";
 import type { ConnectionRecord } from "../../store/connections.ts";
 
 function record(url: string): ConnectionRecord {

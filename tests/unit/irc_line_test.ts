@@ -6,7 +6,7 @@ function refuses(fn: () => unknown, part: string): void {
   const err = assertThrows(fn);
   assert(err instanceof LineError && err.message.includes(part), err.message);
 }
-import { ircLine, LineError, quotedLine } from "../../irc/engine/line.ts";
+import { ircLine, LineError, quotedLine } from "../../irc/protocol/message.ts";
 
 Deno.test("ircLine puts a colon before the last parameter only when it needs one", () => {
   assertEquals(ircLine("JOIN", "#a"), "JOIN #a");

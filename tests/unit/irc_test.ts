@@ -14,10 +14,10 @@ import { containsWord, isHighlight } from "../../irc/chat/highlight.ts";
 import { byteLength, splitText, textBudget } from "../../irc/engine/split.ts";
 import { TokenBucket } from "../../irc/engine/token_bucket.ts";
 import { backoffDelay } from "../../irc/engine/backoff.ts";
-import { joinLines } from "../../irc/engine/manager.ts";
+import { joinLines } from "../../irc/manager.ts";
 import { publicAddress, TransportRefusal } from "../../irc/socket/target.ts";
 import { lineTime } from "../../irc/chat/server_time.ts";
-import { ctcpAnswer } from "../../irc/engine/ctcp.ts";
+import { ctcpAnswer } from "../../irc/protocol/ctcp.ts";
 
 Deno.test("parseIrcUrl reads every part of an irc:// URL", () => {
   const u = parseIrcUrl(

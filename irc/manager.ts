@@ -5,29 +5,29 @@
  * (create, update, remove, and the checks before) is the connection service's
  * (`irc/connection_service.ts`), which tells this module what the stored records now want.
  */
-import type { Config } from "../../config.ts";
-import { invalid, missing, upstream } from "../../lib/errors.ts";
-import type { EventBus } from "../../lib/bus.ts";
-import { log } from "../../lib/log.ts";
-import type { ConnectionRecord, WantedState } from "../../store/connections.ts";
-import type { Store } from "../../store/mod.ts";
-import { type CommandResult, runCommand } from "../chat/commands.ts";
-import { type ConnectionListener, IrcConnection, SendError } from "./connection.ts";
-import { hostId } from "../host_id.ts";
-import { attachInbound, type Serial, serial } from "../chat/inbound/mod.ts";
-import { conversationFor, isListed, recordMessage } from "../chat/record.ts";
-import { NOT_CONNECTED, publishFrozen } from "../chat/frozen.ts";
-import { serverNotice, stateMessage } from "../chat/state_message.ts";
-import { pasteIfLong } from "../chat/paste.ts";
-import { ircLower } from "../casefold.ts";
-import { connectionInfo, infoStateEvent } from "../resources.ts";
-import { mayReachTarget } from "../trust.ts";
-import { type Clock, realClock } from "../../lib/clock.ts";
-import { clientCertificate } from "../certificate.ts";
-import { parseIrcUrl, targetKey } from "../url.ts";
-import { connectGap } from "./backoff.ts";
-import { type IrcLine, ircLine } from "./line.ts";
-import type { IrcControl, IrcStats, LiveView } from "../control.ts";
+import type { Config } from "../config.ts";
+import { invalid, missing, upstream } from "../lib/errors.ts";
+import type { EventBus } from "../lib/bus.ts";
+import { log } from "../lib/log.ts";
+import type { ConnectionRecord, WantedState } from "../store/connections.ts";
+import type { Store } from "../store/mod.ts";
+import { type CommandResult, runCommand } from "./chat/commands.ts";
+import { type ConnectionListener, IrcConnection, SendError } from "./engine/connection.ts";
+import { hostId } from "./host_id.ts";
+import { attachInbound, type Serial, serial } from "./chat/inbound/mod.ts";
+import { conversationFor, isListed, recordMessage } from "./chat/record.ts";
+import { NOT_CONNECTED, publishFrozen } from "./chat/frozen.ts";
+import { serverNotice, stateMessage } from "./chat/state_message.ts";
+import { pasteIfLong } from "./chat/paste.ts";
+import { ircLower } from "./casefold.ts";
+import { connectionInfo, infoStateEvent } from "./resources.ts";
+import { mayReachTarget } from "./trust.ts";
+import { type Clock, realClock } from "../lib/clock.ts";
+import { clientCertificate } from "./certificate.ts";
+import { parseIrcUrl, targetKey } from "./url.ts";
+import { connectGap } from "./engine/backoff.ts";
+import { type IrcLine, ircLine } from "./protocol/message.ts";
+import type { IrcControl, IrcStats, LiveView } from "./control.ts";
 
 /** What the manager is built from. */
 export interface IrcManagerDeps {

@@ -1,0 +1,98 @@
+/**
+ * The one reader and writer of IRC lines (irc/protocol/message.ts): tags unescaped and escaped,
+ * sources in parts, bounded tags, and the writer's rules for every line Parley makes.
+ */
+import { assert, assertEquals, assertThrows } from "../support/assert.ts";
+import {
+  formatMessage,
+  LineError,
+  MAX_TAG_BYTES,
+  nickOf,
+  parseMessage,
+  readHead,
+  sourceParts,
+  tagString,
+  withTags,
+} from "../../irc/protocol/message.ts";
+
+Deno.test("parseMessage: tags, source, command and parameters", () => {
+  const m = parseMessage(
+    "@time=2026-01-01T00:00:00.000Z;x=a\\sb\\:c\\\\d\\r\\n;flag;+draft/react=\\q :n!u@h privmsg #c :hi there\r",
+  )!;
+  assertEquals(m.tags.get("x"), "a b;c\\d\r\n");
+  assertEquals(m.tags.get("flag"), "");
+  assertEquals(m.tags.get("+draft/react"), "q", "an unknown escape is the character");
+  assertEquals([m.prefix, m.command, m.params], ["n!u@h", "PRIVMSG", ["#c", "hi there"]]);
+  assertEquals(parseMessage("PING :a b")!.params, ["a b"]);
+  assertEquals(parseMessage(":s 005 me A=1 B :are supported")!.params, [
+    "me",
+    "A=1",
+    "B",
+    "are supported",
+  ]);
+  assertEquals(parseMessage("@a=b   :s   MODE  #c  +o   x ")!.params, ["#c", "+o", "x"]);
+  assertEquals(parseMessage("TOPIC #c :")!.params, ["#c", ""]);
+  assertEquals(parseMessage("@a=b\\")!, undefined, "tags without a command");
+  for (const bad of ["", "@only-tags", ":prefix-only", ":p ", "@t=1 :p"]) {
+    assertEquals(parseMessage(bad), undefined, JSON.stringify(bad));
+  }
+});
+
+Deno.test("parseMessage: tags over MAX_TAG_BYTES are refused, bytes counted in UTF-8", () => {
+  const fits = `@k=${"a".repeat(MAX_TAG_BYTES - 4)} PING x`;
+  assert(parseMessage(fits), "exactly the limit");
+  assertEquals(parseMessage(`@k=${"a".repeat(MAX_TAG_BYTES - 3)} PING x`), undefined);
+  // 3,000 characters of 3 bytes each: under the limit in characters, over it in bytes.
+  assertEquals(parseMessage(`@k=${"€".repeat(3000)} PING x`), undefined);
+});
+
+Deno.test("readHead finds the head without copying; parseMessage agrees with it", () => {
+  const line = "@msgid=1 :bob!b@h PRIVMSG #c :hi";
+  const h = readHead(line + "\r")!;
+  assertEquals(h.line, line);
+  assertEquals(line.slice(1, h.tagsEnd), "msgid=1");
+  assertEquals(line.slice(h.source, h.sourceEnd), "bob!b@h");
+  assertEquals(line.slice(h.command, h.commandEnd), "PRIVMSG");
+  assertEquals(line.slice(h.params), "#c :hi");
+  assertEquals(readHead("PING")!.params, 4);
+  assertEquals(readHead("PING")!.source, -1);
+});
+
+Deno.test("sources: nickOf and sourceParts", () => {
+  assertEquals(nickOf("bob!b@h"), "bob");
+  assertEquals(nickOf("irc.example.net"), "irc.example.net");
+  assertEquals(sourceParts("bob!~b@h.example"), { nick: "bob", user: "~b", host: "h.example" });
+  assertEquals(sourceParts("bob!b"), { nick: "bob", user: "b", host: "" });
+  assertEquals(sourceParts("bob@h"), { nick: "bob", user: "", host: "h" });
+  assertEquals(sourceParts("irc.example.net"), { nick: "irc.example.net", user: "", host: "" });
+});
+
+Deno.test("formatMessage: escaped tags, a source, the writer's colon rules", () => {
+  const tags = new Map([["time", "2026-01-01T00:00:00.000Z"], ["x", "a b;c\\d\r\n"], ["f", ""]]);
+  const out = formatMessage({ tags, prefix: "n!u@h", command: "PRIVMSG", params: ["#c", "hi"] });
+  assertEquals(out, "@time=2026-01-01T00:00:00.000Z;x=a\\sb\\:c\\\\d\\r\\n;f :n!u@h PRIVMSG #c hi");
+  assertEquals(parseMessage(out)!.tags, tags, "what the writer escapes, the reader unescapes");
+  assertEquals(formatMessage({ command: "PRIVMSG", params: ["#c", ":)"] }), "PRIVMSG #c ::)");
+  assertEquals(formatMessage({ command: "TOPIC", params: ["#c", ""] }), "TOPIC #c :");
+  assertEquals(
+    formatMessage({ command: "001", params: ["me", "Welcome here"] }),
+    "001 me :Welcome here",
+  );
+  assertEquals(tagString(new Map()), "");
+  assertEquals(withTags("@a=b :x NOTICE y :z", new Map([["c", "d"]])), "@c=d :x NOTICE y :z");
+  assertEquals(withTags(":x NOTICE y :z", new Map([["c", "d e"]])), "@c=d\\se :x NOTICE y :z");
+});
+
+Deno.test("formatMessage refuses what would break a line or split a parameter", () => {
+  const refused = (m: Parameters<typeof formatMessage>[0]) =>
+    assert(assertThrows(() => formatMessage(m)) instanceof LineError, JSON.stringify(m));
+  refused({ command: "PRIVMSG", params: ["#c", "a\r\nQUIT"] });
+  refused({ command: "PRIVMSG", params: ["#c", "a\0b"] });
+  refused({ command: "KICK", params: ["#c", "two words", "reason"] });
+  refused({ command: "KICK", params: ["#c", "", "reason"] });
+  refused({ command: "PRIVMSG x", params: [] });
+  refused({ prefix: "n u", command: "PING", params: ["x"] });
+  refused({ prefix: "n\r\n", command: "PING", params: ["x"] });
+  refused({ tags: new Map([["a b", "c"]]), command: "PING", params: ["x"] });
+  refused({ command: "X", params: Array(16).fill("p") });
+});
