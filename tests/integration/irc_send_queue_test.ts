@@ -37,7 +37,7 @@ Deno.test("the send queue refuses lines with CR, LF or NUL and never writes them
     for (
       const line of ["PRIVMSG #x :a\r\nINJECTED", "PRIVMSG #x :a\nINJECTED", "PRIVMSG #x :a\0"]
     ) {
-      // Only a forged line gets this far: irc/engine/line.ts refuses to build one.
+      // Only a forged line gets this far: irc/protocol/message.ts refuses to build one.
       const err = await conn.send(line as IrcLine).then(() => undefined, (e) => e);
       assert(err instanceof SendError, JSON.stringify(line));
     }
