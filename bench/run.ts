@@ -19,6 +19,7 @@ const BENCHES = [
   "irc_scale_cluster.ts",
   "irc_latency.ts",
   "irc_flood.ts",
+  "irc_parse.ts",
   "embed_parse.ts",
   "import.ts",
   "bundle_size.ts",

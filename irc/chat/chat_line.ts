@@ -7,7 +7,7 @@
  * (irc/protocol/message.ts), the few parameters wanted here straight from the line.
  */
 import { type LineHead, readHead } from "../protocol/message.ts";
-import { actionText } from "../protocol/ctcp.ts";
+import { actionText, isCtcp, isWholeCtcp } from "../protocol/ctcp.ts";
 
 /** A chat line as irc/chat/inbound/ records it. */
 export interface ChatLine {
@@ -109,12 +109,12 @@ function chatOf(head: Head): ChatLine | undefined {
   if (targetEnd <= params || line.charCodeAt(targetEnd + 1) !== 58) return undefined;
   const target = line.slice(params, targetEnd);
   const text = line.slice(targetEnd + 2);
-  if (text.charCodeAt(0) !== 1) {
+  if (!isCtcp(text)) {
     const kind = command === "NOTICE" ? "notice" : "privmsg";
     return { nick, user, host, kind, target, text, time, msgid };
   }
   // CTCP: only a PRIVMSG's whole ACTION is a chat line; requests and replies go to irc-framework.
-  const action = command === "PRIVMSG" && text.endsWith("\x01") ? actionText(text) : undefined;
+  const action = command === "PRIVMSG" && isWholeCtcp(text) ? actionText(text) : undefined;
   if (action === undefined) return undefined;
   return { nick, user, host, kind: "action", target, text: action, time, msgid };
 }

@@ -25,6 +25,14 @@ export function isCtcp(text: string): boolean {
   return text.charCodeAt(0) === 1;
 }
 
+/**
+ * Whether a text is a whole CTCP, closed by its `\x01` (irc-framework reads only those as CTCP; an
+ * unclosed one is plain text to it).
+ */
+export function isWholeCtcp(text: string): boolean {
+  return text.length > 1 && text.charCodeAt(0) === 1 && text.charCodeAt(text.length - 1) === 1;
+}
+
 /** An ACTION's text (`\x01ACTION waves\x01` -> `waves`), else undefined. */
 export function actionText(text: string): string | undefined {
   if (!text.startsWith(ACTION_OPEN)) return undefined;

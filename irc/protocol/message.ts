@@ -64,8 +64,10 @@ export function readHead(input: string, into?: LineHead): LineHead | undefined {
   let tagsEnd = 0;
   if (line.charCodeAt(0) === AT) {
     tagsEnd = line.indexOf(" ");
-    if (tagsEnd < 0 || !tagsFit(line, tagsEnd + 1)) return undefined;
-    at = skipSpaces(line, tagsEnd + 1);
+    if (tagsEnd < 0) return undefined;
+    if (tagsEnd * 3 >= MAX_TAG_BYTES && !tagsFit(line, tagsEnd + 1)) return undefined;
+    at = tagsEnd + 1;
+    if (line.charCodeAt(at) === SPACE) at = skipSpaces(line, at);
   }
   let source = -1;
   let sourceEnd = -1;
@@ -73,12 +75,14 @@ export function readHead(input: string, into?: LineHead): LineHead | undefined {
     source = at + 1;
     sourceEnd = line.indexOf(" ", at);
     if (sourceEnd < 0) return undefined;
-    at = skipSpaces(line, sourceEnd + 1);
+    at = sourceEnd + 1;
+    if (line.charCodeAt(at) === SPACE) at = skipSpaces(line, at);
   }
   let commandEnd = line.indexOf(" ", at);
   if (commandEnd < 0) commandEnd = line.length;
   if (commandEnd === at) return undefined;
-  const params = skipSpaces(line, commandEnd);
+  let params = commandEnd;
+  if (line.charCodeAt(params) === SPACE) params = skipSpaces(line, params + 1);
   if (!into) return { line, tagsEnd, source, sourceEnd, command: at, commandEnd, params };
   into.line = line;
   into.tagsEnd = tagsEnd;

@@ -1,6 +1,8 @@
 /** irc/chat/chat_line.ts: which lines the lean path takes, and what it reads from them. */
 import { assertEquals } from "../support/assert.ts";
-import { parseChatLine, parseJoinLine } from "../../irc/chat/chat_line.ts";
+import { parseChatLine, parseJoinLine, parseLeanLine } from "../../irc/chat/chat_line.ts";
+import { parseMessage, sourceParts } from "../../irc/protocol/message.ts";
+import { actionText } from "../../irc/protocol/ctcp.ts";
 
 Deno.test("chat lines: a person's PRIVMSG, NOTICE and ACTION are read", () => {
   assertEquals(parseChatLine(":bob!b@host PRIVMSG #chan :hello there \r"), {
@@ -76,4 +78,29 @@ Deno.test("join lines: someone's JOIN is read, in each form servers send", () =>
       ":bob!b@h PART #chan",
     ]
   ) assertEquals(parseJoinLine(line), undefined, line);
+});
+
+Deno.test("lean lines: what the lean path reads is what the one parser reads", () => {
+  const lines = [
+    ":bob!b@host PRIVMSG #chan :hello there \r",
+    "@msgid=x;time=2026-01-02T03:04:05.678Z :bob!~b@h.example NOTICE alice :psst",
+    ":bob!b@host PRIVMSG #chan :\x01ACTION waves\x01",
+    ":bob!b PRIVMSG #chan ::)",
+    ":bob!b@host PRIVMSG #chan :",
+    ":bob!b@host JOIN #chan",
+    ":bob!b@host JOIN :#chan",
+    ":bob!b@host JOIN #chan bobacct :Bob B",
+  ];
+  for (const line of lines) {
+    const lean = parseLeanLine(line);
+    const full = parseMessage(line);
+    if (!lean || !full) throw new Error(`not read: ${JSON.stringify(line)}`);
+    const { nick, user, host } = sourceParts(full.prefix);
+    assertEquals([lean.nick, lean.user, lean.host], [nick, user, host], line);
+    if (lean.kind === "join") assertEquals(lean.channel, full.params[0], line);
+    else {
+      const text = lean.kind === "action" ? actionText(full.params[1]) : full.params[1];
+      assertEquals([lean.target, lean.text], [full.params[0], text], line);
+    }
+  }
 });
