@@ -21,6 +21,7 @@ const BENCHES = [
   "irc_flood.ts",
   "embed_parse.ts",
   "import.ts",
+  "import_znc.ts",
   "bundle_size.ts",
   "metrics.ts",
 ];
