@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { ConfigError } from "../config.ts";
 import { ircLower } from "../irc/casefold.ts";
 import { isHighlight } from "../irc/chat/highlight.ts";
+import { nickFromEmail } from "../irc/url.ts";
 import { checkEmail, fileError, ImportSession, SourceFolder } from "./common.ts";
 import { readLines } from "./lines.ts";
 import {
@@ -146,10 +147,11 @@ export async function importZnc(
     const user = await session.user(emails.get(name)!, truthy(value(u, "Admin")) ? ["admin"] : []);
     const userLog = logSettings(moduleArgs(u, "log"));
     for (const [netName, n] of blocks(u, "Network")) {
-      const nick = value(n, "Nick") || value(u, "Nick") || name;
+      // Without a Nick ZNC uses the user name, which may hold what no nick does (`.`, `@`).
+      const nick = value(n, "Nick") || value(u, "Nick") || nickFromEmail(`${name}@`);
       const who = {
         nick,
-        ident: value(n, "Ident") || value(u, "Ident") || name,
+        ident: value(n, "Ident") || value(u, "Ident") || name.replace(/[\s@]/g, "_"),
         realname: value(n, "RealName") || value(u, "RealName"),
       };
       const netDir = join(dir, "users", name, "networks", netName);

@@ -236,3 +236,102 @@ Deno.test("import znc: a folder written by ZNC 1.8, its logs in both formats, on
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("import znc: a hostile folder plants nothing and prints no secret", async (t) => {
+  const work = await Deno.makeTempDir({ prefix: "parley-znc-hostile-" });
+  const home = `${work}/home`;
+  const env = { PARLEY_HOME: home };
+  const SECRET = "TOPSECRET-never-printed";
+  const write = async (path: string, text: string) => {
+    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(path, text);
+  };
+  const conf = (users: string) => `Version = 1.8.2\n${users}\n`;
+  const eve = `<User eve>
+  Pass = plain#${SECRET}
+  Timezone = UTC
+  <Network net>
+    Server = irc.example.org 6667 ${SECRET}
+    <Chan #kept>
+    </Chan>
+  </Network>
+</User>
+<User ../../outside>
+  <Network net>
+    Server = irc.example.org 6667
+  </Network>
+</User>`;
+  try {
+    await Deno.mkdir(home, { mode: 0o700 });
+    await write(`${work}/outside/configs/znc.conf`, conf(eve));
+    await write(
+      `${work}/outside/networks/net/moddata/log/#x/2025-01-05.log`,
+      "[10:00:00] <zed> stolen\n",
+    );
+    await write(`${work}/outside/#stolen/2025-01-05.log`, "[10:00:00] <zed> stolen too\n");
+    await write(`${work}/outside/.registry`, "username mallory\npassword x\n");
+
+    await t.step("a znc.conf linked out of the folder is not read", async () => {
+      await Deno.mkdir(`${work}/linked-conf/configs`, { recursive: true });
+      await Deno.symlink(
+        `${work}/outside/configs/znc.conf`,
+        `${work}/linked-conf/configs/znc.conf`,
+      );
+      const r = await parley(["import", "znc", `${work}/linked-conf`, "--domain", "example.org"], {
+        env,
+      });
+      assertEquals(r.code, 2);
+      assertStringIncludes(r.stderr, "is not a ZNC data folder");
+      assert(!(r.stdout + r.stderr).includes("TOPSECRET"), r.stderr);
+    });
+
+    const src = `${work}/src`;
+    await write(`${src}/configs/znc.conf`, conf(eve));
+    const logs = `${src}/users/eve/networks/net/moddata/log`;
+    await write(`${logs}/#kept/2025-01-05.log`, "[10:00:00] <zed> kept line\n");
+    await Deno.symlink(`${work}/outside/#stolen`, `${logs}/#stolen`);
+    await Deno.mkdir(`${src}/users/eve/networks/net/moddata/sasl`, { recursive: true });
+    await Deno.symlink(
+      `${work}/outside/.registry`,
+      `${src}/users/eve/networks/net/moddata/sasl/.registry`,
+    );
+
+    await t.step(
+      "links out are skipped, a user named to leave the folder reads nothing",
+      async () => {
+        const r = await parley([
+          "import",
+          "znc",
+          src,
+          "--domain",
+          "example.org",
+          "--email",
+          "../../outside=out@example.org",
+        ], { env });
+        assertEquals(r.code, 0, r.stderr);
+        assertStringIncludes(r.stderr, "#stolen: it is a link out of");
+        assertStringIncludes(
+          r.stderr,
+          `skipped ${work}/outside/networks/net/moddata/log: it is a link out of`,
+        );
+        assertStringIncludes(r.stderr, "sasl/.registry: it is a link out of");
+        assert(!(r.stdout + r.stderr).includes("TOPSECRET"), r.stdout + r.stderr);
+        const texts = rows(home, "SELECT text FROM messages ORDER BY id").map((m) => m.text);
+        assertEquals(texts, ["kept line"]);
+        const urls = rows(home, "SELECT url FROM connections").map((c) => String(c.url));
+        assert(!urls.some((u) => u.includes("mallory")), urls.join(" "));
+      },
+    );
+
+    await t.step("a broken znc.conf is named with a line number, never quoted", async () => {
+      const bad = `${work}/bad`;
+      await write(`${bad}/configs/znc.conf`, `Version = 1.8.2\n<User zoe>\n  ${SECRET}\n</User>\n`);
+      const r = await parley(["import", "znc", bad, "--domain", "example.org"], { env });
+      assertEquals(r.code, 2);
+      assertStringIncludes(r.stderr, `cannot import ${bad}/configs/znc.conf: line 3`);
+      assert(!(r.stdout + r.stderr).includes("TOPSECRET"), r.stderr);
+    });
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});
