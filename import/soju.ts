@@ -162,15 +162,24 @@ export async function importSoju(
       // The fs store.
       const netDir = userLogs && `${userLogs}/${escapeFilename(networkName(n))}`;
       if (opts.logs && netDir && (await opts.logs.inside(netDir))) {
+        // A query's folder is named as the nick was spelt (Dave, dave): one conversation, its
+        // days merged so that they come in order.
+        const windows = new Map<string, { name: string; days: { path: string; day: number }[] }>();
         for (const w of await opts.logs.list(netDir)) {
           if (!w.isDirectory) continue;
-          const days = (await opts.logs.list(w.path)).flatMap((f) => {
+          const window = windows.get(ircLower(w.name)) ?? { name: w.name, days: [] };
+          for (const f of await opts.logs.list(w.path)) {
             const m = DAY_FILE.exec(f.name);
-            return f.isFile && m ? [{ path: f.path, day: Date.UTC(+m[1], +m[2] - 1, +m[3]) }] : [];
-          });
+            if (f.isFile && m) {
+              window.days.push({ path: f.path, day: Date.UTC(+m[1], +m[2] - 1, +m[3]) });
+            }
+          }
+          windows.set(ircLower(w.name), window);
+        }
+        for (const { name, days } of windows.values()) {
           if (!days.length) continue;
-          const conv = await target(w.name);
-          await importDays(session, days, {
+          const conv = await target(name);
+          await importDays(session, days.sort((a, b) => a.day - b.day), {
             conversation: conv.id,
             userId: user.id,
             nick,

@@ -143,6 +143,9 @@ const LOGS: Record<string, string> = {
   "bob/local/#parley/2025-11-02.log":
     "[01:30:00] <dave> first pass\n[01:10:00] <dave> second pass\n",
   "bob/local/erin/2025-03-02.log": "[23:59:59] <erin> late word for bob\n",
+  // The same query under the nick's other spelling (listed first), a day later: one
+  // conversation, in order.
+  "bob/local/Erin/2025-03-03.log": "[12:00:00] <Erin> later word\n",
 };
 
 function rows(home: string, sql: string): Record<string, unknown>[] {
@@ -187,7 +190,7 @@ async function importAndCheck(t: Deno.TestContext, db: string, work: string): Pr
     const r = await parley(args, { env: { PARLEY_HOME: home } });
     assertEquals(r.code, 0, r.stderr);
     assertStringIncludes(r.stdout, "imported: 2 users, 3 connections");
-    assertStringIncludes(r.stdout, "11 messages");
+    assertStringIncludes(r.stdout, "12 messages");
     assertStringIncludes(r.stderr, `skipped the network "sock": a Unix socket`);
     assertStringIncludes(r.stderr, "#stolen: it is a link out of");
     assert(!(r.stdout + r.stderr).includes("pa ss"), "no password printed");
@@ -242,11 +245,12 @@ async function importAndCheck(t: Deno.TestContext, db: string, work: string): Pr
       "bob@example.org #parley 2025-03-01T15:00:06.000Z 0 <bob> hi all 0",
       "bob@example.org #parley 2025-11-02T05:30:00.000Z 0 <dave> first pass 0",
       "bob@example.org #parley 2025-11-02T06:10:00.000Z 0 <dave> second pass 0",
-      "bob@example.org erin 2025-03-03T04:59:59.000Z 0 <erin> late word for bob 1",
+      "bob@example.org Erin 2025-03-03T04:59:59.000Z 0 <erin> late word for bob 1",
+      "bob@example.org Erin 2025-03-03T17:00:00.000Z 0 <Erin> later word 1",
     ]);
     const convs = rows(home, "SELECT name, joined FROM conversations ORDER BY name")
       .map((c) => `${c.name} ${c.joined}`);
-    assertEquals(convs, ["#Secret 1", "#parley 1", "#soju 1", "dave 0", "erin 0"]);
+    assertEquals(convs, ["#Secret 1", "#parley 1", "#soju 1", "Erin 0", "dave 0"]);
   });
   await t.step("a second run with --merge adds nothing twice", async () => {
     const r = await parley([...args, "--merge"], { env: { PARLEY_HOME: home } });
