@@ -15,6 +15,7 @@ import { LocalTime } from "./znc_log.ts";
 
 const CHANNEL = /^[#&+!]/;
 const DAY_FILE = /^(\d{4})-(\d{2})-(\d{2})\.log$/;
+const NO_KEYWORDS: string[] = [];
 /** Messages read from the database at a time. */
 const READ_CHUNK = 10_000;
 
@@ -209,7 +210,12 @@ export async function importSoju(
               ts: Math.trunc(row.time) * 1000,
               ...m,
               highlight: !own &&
-                isHighlight({ text: m.text, nick, keywords: [], isPrivate: conv.isPrivate }),
+                isHighlight({
+                  text: m.text,
+                  nick,
+                  keywords: NO_KEYWORDS,
+                  isPrivate: conv.isPrivate,
+                }),
             });
           }
         }

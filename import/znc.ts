@@ -27,6 +27,8 @@ import { LocalTime, parseLogMessage, type TimestampFormat, timestampFormat } fro
 
 const CHANNEL = /^[#&+!]/;
 const DAY_FILE = /^(\d{4})-(\d{2})-(\d{2})\.log$/;
+/** One list for every line: the highlight check keeps its compiled pattern while it is the same. */
+const NO_KEYWORDS: string[] = [];
 
 /** Options of the ZNC import. */
 export interface ZncOptions {
@@ -76,16 +78,14 @@ export function zncNetworkUrl(
   const url = new URL(`${tls ? "ircs" : "irc"}://${host || "invalid"}`);
   url.port = String(port);
   const pass = rest.join(" ");
-  if (opts.sasl?.external) {
-    url.searchParams.set("sasl", "external");
-  } else if (opts.sasl?.password) {
+  if (opts.sasl?.password && !opts.sasl.external) {
     url.username = encodeURIComponent(opts.sasl.user || who.nick);
     url.password = encodeURIComponent(opts.sasl.password);
     url.searchParams.set("sasl", "plain");
-  } else if (pass) {
-    url.password = encodeURIComponent(pass);
+  } else {
+    if (opts.sasl?.external) url.searchParams.set("sasl", "external");
+    if (pass) url.password = encodeURIComponent(pass);
   }
-  if (opts.sasl?.external && pass) url.password = encodeURIComponent(pass);
   if (who.nick) url.searchParams.set("nick", who.nick);
   if (who.ident && who.ident !== who.nick) url.searchParams.set("username", who.ident);
   if (who.realname) url.searchParams.set("realname", who.realname);
@@ -155,16 +155,17 @@ export async function importZnc(
         realname: value(n, "RealName") || value(u, "RealName"),
       };
       const netDir = join(dir, "users", name, "networks", netName);
-      const registry = join(netDir, "moddata", "sasl", ".registry");
-      const saslNv = await folder.inside(registry) ? await readRegistry(registry) : new Map();
-      const mechanisms = (saslNv.get("mechanisms") ?? "").toUpperCase().split(/\s+/);
-      const sasl = moduleArgs(n, "sasl") !== undefined || saslNv.size
-        ? {
-          user: saslNv.get("username") ?? "",
-          password: saslNv.get("password") ?? "",
-          external: mechanisms[0] === "EXTERNAL",
-        }
-        : undefined;
+      // The sasl module (a network module) keeps its account in its registry.
+      let sasl;
+      if (moduleArgs(n, "sasl") !== undefined) {
+        const registry = join(netDir, "moddata", "sasl", ".registry");
+        const nv = await folder.inside(registry) ? await readRegistry(registry) : new Map();
+        sasl = {
+          user: nv.get("username") ?? "",
+          password: nv.get("password") ?? "",
+          external: (nv.get("mechanisms") ?? "").toUpperCase().split(/\s+/)[0] === "EXTERNAL",
+        };
+      }
       const servers = values(n, "Server");
       if (!servers.length) throw fileError(confPath, `network "${netName}" has no Server`);
       const channels = blocks(n, "Chan");
@@ -292,7 +293,7 @@ export async function importDays(
             isHighlight({
               text: message.text,
               nick: to.nick,
-              keywords: [],
+              keywords: NO_KEYWORDS,
               isPrivate: to.isPrivate,
             }),
         });

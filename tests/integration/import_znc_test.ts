@@ -251,6 +251,7 @@ Deno.test("import znc: a hostile folder plants nothing and prints no secret", as
   Pass = plain#${SECRET}
   Timezone = UTC
   <Network net>
+    LoadModule = sasl
     Server = irc.example.org 6667 ${SECRET}
     <Chan #kept>
     </Chan>
