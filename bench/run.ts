@@ -22,6 +22,7 @@ const BENCHES = [
   "irc_parse.ts",
   "embed_parse.ts",
   "import.ts",
+  "import_znc.ts",
   "bundle_size.ts",
   "metrics.ts",
 ];

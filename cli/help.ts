@@ -43,7 +43,8 @@ Usage:
                                           manage accounts (parley user --help)
   parley backup FILE                      write a backup of the data folder (.tar.gz)
   parley restore FILE                     restore a backup into an empty data folder
-  parley import thelounge|convos DIR      move in from The Lounge or Convos
+  parley import thelounge|convos|znc DIR  move in from The Lounge, Convos or ZNC
+  parley import soju DB [--logs DIR]      move in from soju
   parley store copy --to-file FILE        copy this installation into PostgreSQL
   parley version                          print the version
   parley help [COMMAND]                   this text, or a command's
@@ -107,16 +108,28 @@ failed restore leaves the data folder empty.
 export const IMPORT_USAGE = `Usage:
   parley import thelounge DIR [--domain DOMAIN] [--email NAME=EMAIL ...] [--merge]
   parley import convos DIR [--merge]
+  parley import znc DIR [--domain DOMAIN] [--email NAME=EMAIL ...] [--timezone ZONE] [--merge]
+  parley import soju DB [--logs DIR] [--domain DOMAIN] [--email NAME=EMAIL ...]
+                        [--timezone ZONE] [--merge]
 
 Moves users, their connections, conversations and whole history in from another IRC client's
-home folder, keeping the original timestamps. Stop the daemon first. Running it again (with
---merge, as its users exist by then) imports nothing twice. Each new user gets an invite link
-to set a password (valid 24 hours; make a new one with \`parley user invite EMAIL\`).
+or bouncer's home folder, keeping the original timestamps. Stop the daemon first. Running it
+again (with --merge, as its users exist by then) imports nothing twice. Each new user gets an
+invite link to set a password (valid 24 hours; make a new one with \`parley user invite EMAIL\`).
 
-  thelounge DIR   a The Lounge 4.x home folder (users/*.json, logs/*.sqlite3). Its users have
-                  names, not emails: --domain example.org makes alice@example.org, and
-                  --email alice=a@b.c sets one user's address.
+  thelounge DIR   a The Lounge 4.x home folder (users/*.json, logs/*.sqlite3).
   convos DIR      a Convos 8.x home folder (file backend: one folder per user email).
+  znc DIR         a ZNC 1.8 data folder (configs/znc.conf, the sasl module's settings, the log
+                  module's files); log times are read in each user's Timezone, or --timezone.
+  soju DB         a soju database: a SQLite file, or postgres://USER@HOST/DATABASE (the
+                  password in PGPASSWORD: every local user sees a command line);
+                  history from its db message store, and with --logs DIR from its fs store
+                  (DIR/USER/NETWORK/TARGET/YYYY-MM-DD.log, in soju's machine's local time:
+                  --timezone ZONE when that is not this machine's).
+  --domain DOMAIN, --email NAME=EMAIL
+                  The Lounge, ZNC and soju users have names, not emails: --domain example.org
+                  makes alice@example.org, and --email alice=a@b.c sets one user's address.
+  --timezone ZONE an IANA zone (Europe/Berlin) for times written without one.
   --merge         add the import to accounts that already exist here; without it, a user
                   who has an account stops the import before anything is written.
 

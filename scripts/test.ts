@@ -22,6 +22,7 @@ import {
   SYSTEMD_ANALYZE,
   TMUX,
   WEECHAT,
+  ZNC,
 } from "./system_deps.ts";
 import { startPostgres } from "../tests/support/postgres.ts";
 
@@ -186,7 +187,7 @@ async function pass(paths: string[], env: Record<string, string> = {}): Promise<
 }
 
 if (import.meta.main) {
-  await ensureTools([NGIRCD, IRCD_HYBRID, CHROMIUM, POSTGRES, IRSSI, WEECHAT, TMUX]);
+  await ensureTools([NGIRCD, IRCD_HYBRID, CHROMIUM, POSTGRES, IRSSI, WEECHAT, TMUX, ZNC]);
   await ensureTools([SYSTEMD_ANALYZE]).catch((err) =>
     console.log(`${err.message}: the unit file checks are skipped`)
   );

@@ -9,7 +9,7 @@
  * first use: argon2 (register, log in), prom-client (`/metrics`), busboy (an upload), the link
  * preview's HTML reader, the search indexer's and the IRC socket's worker threads, web-push (a
  * push to a subscription), the PostgreSQL client (`store copy`, then the daemon on PostgreSQL)
- * and the importers (`import convos`, `import thelounge`).
+ * and the importers (`import convos`, `import thelounge`, `import znc`).
  */
 import { dirname, join } from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
@@ -236,8 +236,12 @@ async function exercise(t: Deno.TestContext, bin: string, home: string) {
   assert(!MISSING.test(server.output()), server.output());
 
   await t.step("the importers", async () => {
-    // The Lounge's users have no email: they get one at the given domain.
-    const imports = [["convos"], ["thelounge", "--domain", "example.org"]];
+    // The Lounge's and ZNC's users have no email: they get one at the given domain.
+    const imports = [
+      ["convos"],
+      ["thelounge", "--domain", "example.org"],
+      ["znc", "--domain", "example.org"],
+    ];
     for (const [kind, ...extra] of imports) {
       const target = await Deno.makeTempDir({ prefix: `parley-binary-${kind}-` });
       try {

@@ -49,10 +49,11 @@ export class RawIrcClient {
     this.#read();
   }
 
-  /** Connects and registers with `nick`; resolves after the welcome (001). */
-  static async connect(port: number, nick: string): Promise<RawIrcClient> {
+  /** Connects and registers with `nick` (and a server `pass`); resolves after the welcome (001). */
+  static async connect(port: number, nick: string, pass?: string): Promise<RawIrcClient> {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port });
     const client = new RawIrcClient(conn, nick);
+    if (pass !== undefined) await client.send(`PASS ${pass}`);
     await client.send(`NICK ${nick}`);
     await client.send(`USER ${nick} 0 * :Test ${nick}`);
     await client.waitFor((l) => l.command === "001");

@@ -1,0 +1,306 @@
+/**
+ * `parley import znc DIR`: a ZNC 1.8 data folder. `configs/znc.conf` holds the users (nick,
+ * ident, real name, time zone), their networks (servers, `+port` for TLS, channels with keys)
+ * and the modules loaded; the `sasl` module keeps a network's account in
+ * `users/U/networks/N/moddata/sasl/.registry`. The `log` module writes one file per window and
+ * day in the user's time zone, as a network module in `users/U/networks/N/moddata/log/WINDOW/`,
+ * a user module in `users/U/moddata/log/N/WINDOW/`, a global one in `moddata/log/U/N/WINDOW/`
+ * (window names lower-cased); its line format is in znc_log.ts.
+ */
+import { join } from "node:path";
+import { ConfigError } from "../config.ts";
+import { ircLower } from "../irc/casefold.ts";
+import { isHighlight } from "../irc/chat/highlight.ts";
+import { nickFromEmail } from "../irc/url.ts";
+import { checkEmail, fileError, ImportSession, SourceFolder } from "./common.ts";
+import { readLines } from "./lines.ts";
+import {
+  blocks,
+  readRegistry,
+  readZncConf,
+  truthy,
+  value,
+  values,
+  type ZncBlock,
+} from "./znc_conf.ts";
+import { LocalTime, parseLogMessage, type TimestampFormat, timestampFormat } from "./znc_log.ts";
+
+const CHANNEL = /^[#&+!]/;
+const DAY_FILE = /^(\d{4})-(\d{2})-(\d{2})\.log$/;
+/** One list for every line: the highlight check keeps its compiled pattern while it is the same. */
+const NO_KEYWORDS: string[] = [];
+
+/** Options of the ZNC import. */
+export interface ZncOptions {
+  /** Makes NAME@domain for users without an explicit address. */
+  domain?: string;
+  /** Explicit addresses by ZNC user name. */
+  emails: Map<string, string>;
+  /** The zone of users without a `Timezone` (ZNC then wrote its own machine's local time). */
+  timezone?: string;
+}
+
+/** The words of a `LoadModule` line, quotes grouping as ZNC's QuoteSplit does. */
+function words(text: string): string[] {
+  return [...text.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]);
+}
+
+/** The arguments of `module` when the block loads it, else undefined. */
+function moduleArgs(b: ZncBlock, module: string): string[] | undefined {
+  for (const line of values(b, "LoadModule")) {
+    const [name, ...args] = words(line);
+    if (name?.toLowerCase() === module) return args;
+  }
+  return undefined;
+}
+
+/** What the log module's arguments say of its lines. */
+function logSettings(args: string[] | undefined): { format: string; customPath: boolean } {
+  let format = "[%H:%M:%S]";
+  let customPath = false;
+  for (let i = 0; i < (args?.length ?? 0); i++) {
+    const a = args![i];
+    if (a.toLowerCase() === "-timestamp") format = args![++i] ?? format;
+    else if (a.toLowerCase() !== "-sanitize") customPath = true;
+  }
+  return { format, customPath };
+}
+
+/** Builds a Parley connection URL from a ZNC network (the first of its servers). */
+export function zncNetworkUrl(
+  server: string,
+  who: { nick: string; ident: string; realname: string },
+  opts: { trustAllCerts: boolean; sasl?: { user: string; password: string; external: boolean } },
+): string {
+  const [host = "", portWord = "", ...rest] = server.trim().split(/\s+/);
+  const tls = portWord.startsWith("+");
+  const port = Number(portWord.replace(/^\+/, "")) || 6667;
+  const url = new URL(`${tls ? "ircs" : "irc"}://${host || "invalid"}`);
+  url.port = String(port);
+  const pass = rest.join(" ");
+  if (opts.sasl?.password && !opts.sasl.external) {
+    url.username = encodeURIComponent(opts.sasl.user || who.nick);
+    url.password = encodeURIComponent(opts.sasl.password);
+    url.searchParams.set("sasl", "plain");
+  } else {
+    if (opts.sasl?.external) url.searchParams.set("sasl", "external");
+    if (pass) url.password = encodeURIComponent(pass);
+  }
+  if (who.nick) url.searchParams.set("nick", who.nick);
+  if (who.ident && who.ident !== who.nick) url.searchParams.set("username", who.ident);
+  if (who.realname) url.searchParams.set("realname", who.realname);
+  if (tls && opts.trustAllCerts) url.searchParams.set("tls_verify", "0");
+  return url.href;
+}
+
+/** One day's log of a window, with how its lines start. */
+interface DayLog {
+  path: string;
+  /** The date's midnight as if it were UTC. */
+  day: number;
+  format: TimestampFormat;
+}
+
+/** Imports every user of a ZNC data folder. */
+export async function importZnc(
+  session: ImportSession,
+  folder: SourceFolder,
+  opts: ZncOptions,
+): Promise<void> {
+  const dir = folder.root;
+  const confPath = join(dir, "configs", "znc.conf");
+  if (!(await folder.inside(confPath))) {
+    throw new ConfigError(`${dir} is not a ZNC data folder (no configs/znc.conf in it)`);
+  }
+  const conf = await readZncConf(confPath);
+  const users = blocks(conf, "User");
+  if (!users.length) throw fileError(confPath, "it has no <User> blocks");
+  const names = users.map(([name]) => name);
+  const emails = new Map<string, string>();
+  for (const name of names) {
+    const given = opts.emails.get(name);
+    if (!given && !opts.domain) {
+      throw new ConfigError(
+        `ZNC user "${name}" has no email: pass --domain example.org or --email ${name}=ADDRESS`,
+      );
+    }
+    emails.set(name, checkEmail(given ?? `${name}@${opts.domain}`, `ZNC user "${name}"`));
+  }
+  for (const name of [...opts.emails.keys()].filter((n) => !names.includes(n))) {
+    throw new ConfigError(`--email ${name}=...: znc.conf has no user "${name}"`);
+  }
+  // Every zone first, so a wrong one stops the import before anything is written.
+  const zones = new Map<string, LocalTime>();
+  const fallback = opts.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  for (const [name, u] of users) {
+    const zone = value(u, "Timezone") || fallback;
+    try {
+      zones.set(name, new LocalTime(zone));
+    } catch (err) {
+      throw fileError(confPath, `user "${name}": ${(err as Error).message}`);
+    }
+  }
+  await session.refuseExisting(emails.values());
+  const globalLog = logSettings(moduleArgs(conf, "log"));
+
+  for (const [name, u] of users) {
+    const user = await session.user(emails.get(name)!, truthy(value(u, "Admin")) ? ["admin"] : []);
+    const userLog = logSettings(moduleArgs(u, "log"));
+    for (const [netName, n] of blocks(u, "Network")) {
+      // Without a Nick ZNC uses the user name, which may hold what no nick does (`.`, `@`).
+      const nick = value(n, "Nick") || value(u, "Nick") || nickFromEmail(`${name}@`);
+      const who = {
+        nick,
+        ident: value(n, "Ident") || value(u, "Ident") || name.replace(/[\s@]/g, "_"),
+        realname: value(n, "RealName") || value(u, "RealName"),
+      };
+      const netDir = join(dir, "users", name, "networks", netName);
+      // The sasl module (a network module) keeps its account in its registry.
+      let sasl;
+      if (moduleArgs(n, "sasl") !== undefined) {
+        const registry = join(netDir, "moddata", "sasl", ".registry");
+        const nv = await folder.inside(registry) ? await readRegistry(registry) : new Map();
+        sasl = {
+          user: nv.get("username") ?? "",
+          password: nv.get("password") ?? "",
+          external: (nv.get("mechanisms") ?? "").toUpperCase().split(/\s+/)[0] === "EXTERNAL",
+        };
+      }
+      const servers = values(n, "Server");
+      if (!servers.length) throw fileError(confPath, `network "${netName}" has no Server`);
+      const channels = blocks(n, "Chan");
+      const connection = await session.connection(user.id, {
+        name: netName,
+        url: zncNetworkUrl(servers[0], who, {
+          trustAllCerts: truthy(value(n, "TrustAllCerts")),
+          sasl,
+        }),
+        // Parley keeps no channel keys: a keyed channel is joined by an on-connect command.
+        onConnectCommands: channels.filter(([, c]) => value(c, "Key"))
+          .map(([chan, c]) => `/join ${chan} ${value(c, "Key")}`),
+        wantedState: value(n, "IRCConnectEnabled") && !truthy(value(n, "IRCConnectEnabled"))
+          ? "disconnected"
+          : "connected",
+      }, confPath);
+      const spelled = new Map<string, string>();
+      for (const [chan, c] of channels) {
+        spelled.set(ircLower(chan), chan);
+        await session.conversation(connection.id, chan, { joined: !truthy(value(c, "Disabled")) });
+      }
+      const netLog = logSettings(moduleArgs(n, "log"));
+      for (const [b, where] of [[conf, "global"], [u, name], [n, netName]] as const) {
+        if (logSettings(moduleArgs(b, "log")).customPath) {
+          console.error(
+            `note: the ${where} log module writes to its own path; only ZNC's default layout is read`,
+          );
+        }
+      }
+      const logDirs: [string, string][] = [
+        [join(dir, "moddata", "log", name, netName), globalLog.format],
+        [join(dir, "users", name, "moddata", "log", netName), userLog.format],
+        [join(netDir, "moddata", "log"), netLog.format],
+      ];
+      const windows = new Map<string, DayLog[]>();
+      for (const [logDir, format] of logDirs) {
+        if (!(await folder.inside(logDir))) continue;
+        let reader: TimestampFormat;
+        try {
+          reader = timestampFormat(format);
+        } catch (err) {
+          throw fileError(confPath, `network "${netName}": ${(err as Error).message}`);
+        }
+        for (const w of await folder.list(logDir)) {
+          if (!w.isDirectory) continue;
+          for (const f of await folder.list(w.path)) {
+            const m = DAY_FILE.exec(f.name);
+            if (!f.isFile || !m) continue;
+            const list = windows.get(w.name) ?? [];
+            list.push({ path: f.path, day: Date.UTC(+m[1], +m[2] - 1, +m[3]), format: reader });
+            windows.set(w.name, list);
+          }
+        }
+      }
+      for (const [window, days] of windows) {
+        // The status window holds ZNC's own lines (connected, disconnected, broadcasts).
+        if (window === "status" || window.startsWith("*")) continue;
+        const convName = spelled.get(ircLower(window)) ?? window;
+        const conversation = await session.conversation(connection.id, convName);
+        // Oldest first: stable, so a day logged at two levels keeps the listing's order.
+        days.sort((a, b) => a.day - b.day);
+        await importDays(session, days, {
+          conversation: conversation.id,
+          userId: user.id,
+          nick,
+          isPrivate: !CHANNEL.test(convName),
+          zone: zones.get(name)!,
+        });
+      }
+    }
+  }
+}
+
+/** Where a window's lines go, and what decides their highlight. */
+interface Target {
+  conversation: number;
+  userId: number;
+  nick: string;
+  isPrivate: boolean;
+  zone: LocalTime;
+}
+
+/**
+ * Streams day logs of one window into a conversation (ZNC's and soju's fs format). Lines that
+ * are not messages (joins, modes, status lines) and lines too long are counted as skipped.
+ */
+export async function importDays(
+  session: ImportSession,
+  days: { path: string; day: number; format?: TimestampFormat }[],
+  to: Target,
+): Promise<void> {
+  const self = ircLower(to.nick);
+  let previous = -Infinity;
+  const fallback = timestampFormat();
+  for (const { path, day, format = fallback } of days) {
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(path);
+    } catch (err) {
+      throw fileError(path, err);
+    }
+    try {
+      for await (const line of readLines(file.readable)) {
+        if (!("text" in line)) {
+          session.summary.skipped++;
+          continue;
+        }
+        const stamp = format.read(line.text);
+        const message = stamp && parseLogMessage(stamp.rest);
+        if (!stamp || !message) {
+          if (line.text.trim()) session.summary.skipped++;
+          continue;
+        }
+        const d = stamp.date ? Date.UTC(stamp.date[0], stamp.date[1] - 1, stamp.date[2]) : day;
+        const ms = to.zone.toUtc(d, stamp.seconds, previous);
+        previous = ms;
+        const mine = ircLower(message.from) === self;
+        session.message({
+          conversation: to.conversation,
+          userId: to.userId,
+          ts: ms * 1000,
+          ...message,
+          // As Parley records them: mentions, and every private message from someone else.
+          highlight: !mine &&
+            isHighlight({
+              text: message.text,
+              nick: to.nick,
+              keywords: NO_KEYWORDS,
+              isPrivate: to.isPrivate,
+            }),
+        });
+      }
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      throw fileError(path, err);
+    }
+  }
+}
