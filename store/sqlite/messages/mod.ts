@@ -100,8 +100,15 @@ export function sqliteMessageStore(
     },
     notifications: sqliteNotifications(db, commit),
     history: sqliteHistory(db, commit),
-    // The trigger logs what a batch deleted; the indexer then removes it from search.db.
-    retention: sqliteRetention(db, () => indexer.committed(writer.lastId())),
+    // Batches keep the writer's checkpoint pacing; the trigger logs what a batch deleted, and
+    // the indexer then removes it from search.db.
+    retention: sqliteRetention(db, {
+      idle: () => writer.pacing.idle(),
+      deleted() {
+        writer.pacing.afterCommit();
+        indexer.committed(writer.lastId());
+      },
+    }),
     searchable: () => indexed(Infinity),
     settled() {
       commit();
