@@ -117,8 +117,13 @@ if (!POSTGRES) {
         'line ' || i || ' about word' || (i % 5000) || ' and word' || (i * 7 % 3000) FROM n`)
       .run(ROWS, conversations[0], CONVERSATIONS, userId, BASE);
     db.prepare("UPDATE message_ids SET next = ?").run(ROWS + 1);
-    db.close();
     line("retention_sqlite_fill_s", (performance.now() - t) / 1000, "s");
+    // What the migration that adds the time index costs a history this size, once.
+    db.exec("DROP INDEX messages_ts");
+    const indexing = performance.now();
+    db.exec("CREATE INDEX messages_ts ON messages (ts)");
+    line("retention_sqlite_ts_index_s", (performance.now() - indexing) / 1000, "s");
+    db.close();
     store = await openSqliteStore(home);
     const indexed = performance.now();
     await store.messages.settled?.();
@@ -144,8 +149,12 @@ if (!POSTGRES) {
       FROM generate_series(1, ${ROWS}) AS i,
         LATERAL (SELECT 'line ' || i || ' about word' || (i % 5000) || ' and word' ||
           (i * 7 % 3000) AS text) AS x`;
-    await store.sql`VACUUM ANALYZE messages`;
     line("retention_postgres_fill_s", (performance.now() - t) / 1000, "s");
+    await store.sql`DROP INDEX messages_ts`;
+    const indexing = performance.now();
+    await store.sql`CREATE INDEX messages_ts ON messages (ts)`;
+    line("retention_postgres_ts_index_s", (performance.now() - indexing) / 1000, "s");
+    await store.sql`VACUUM ANALYZE messages`;
     await measure(store, userId, conversations[1]);
   } finally {
     await store?.close();

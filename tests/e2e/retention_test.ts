@@ -6,6 +6,8 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
 import { assertOnScreen, launchBrowser, newPage, type Page } from "../support/browser.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { registerAndConnect, sendLine } from "../support/chat_page.ts";
 
 async function registerAdmin(page: Page, url: string) {
   await page.goto(url + "/register");
@@ -46,12 +48,26 @@ Deno.test("retention: set on the admin screen, told on the search screen", async
       }
     });
 
-    await t.step("set by the operator, the admin screen shows it read-only", async () => {
+    await t.step("set by the operator: read-only for admins, told in history", async () => {
       const server = await startServer({ env: { PARLEY_MESSAGE_RETENTION: "30d" } });
+      const irc = await startIrcServer();
       const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
       const { page, errors } = await newPage(context);
       try {
-        await registerAdmin(page, server.url);
+        await registerAndConnect(page, server.url, irc.port, {
+          email: "admin@example.com",
+          password: "a long enough password",
+          channel: "#kept",
+        });
+        await page.goto(server.url + "/chat/irc-localhost/%23kept");
+        await sendLine(page, "a line to have history");
+        await page.locator(".line", { hasText: "a line to have history" }).waitFor();
+        // The start of a conversation's history is where retention cut it, and says so.
+        await page.reload();
+        const start = page.locator(".history-start");
+        await assertOnScreen(page, start);
+        assertEquals(await start.textContent(), "Messages older than 30 days are deleted.");
+
         await page.goto(server.url + "/settings/server");
         const field = page.getByLabel("Message retention");
         await assertOnScreen(page, field);
@@ -68,6 +84,7 @@ Deno.test("retention: set on the admin screen, told on the search screen", async
       } finally {
         await context.close();
         await server.close();
+        await irc.close();
       }
     });
   } finally {
