@@ -6,7 +6,7 @@
  */
 import type { Sql } from "./db.ts";
 import { FIRST_EVENT_CODE, type MessageRetention } from "../message_types.ts";
-import { notifyUnread, type UnreadCounts, type UnreadEntry } from "./unread.ts";
+import { notifyUnread, UNREAD_LOWERED, type UnreadCounts, type UnreadEntry } from "./unread.ts";
 
 /** The advisory lock key of the retention pass ("prune" in ASCII). */
 const RETENTION_LOCK = 0x70_7275_6e65;
@@ -35,22 +35,20 @@ export function pgRetention(sql: Sql, unread: UnreadCounts): MessageRetention {
           FROM gone g JOIN conversations c ON c.id = g.conversation
           GROUP BY g.conversation ORDER BY g.conversation`;
         for (const l of lost) gone += l.gone;
-        const ids = lost.filter((l) => l.unread > 0).map((l) => l.conversation);
-        if (!ids.length) return;
-        // Unread messages that are gone no longer count. Locked in id order, as the writer's
-        // batches lock them, so the two never wait on each other in a cycle.
+        entries = lost.filter((l) => l.unread > 0).map((l) => [l.conversation, l.unread]);
+        if (!entries.length) return;
+        // Unread messages that are gone no longer count, lowered rather than set: a writer's
+        // batch adding to the same count may commit before or after. Locked in id order, as
+        // the writer's batches lock them, so the two never wait on each other in a cycle.
+        const ids = entries.map(([id]) => id);
         await tx`SELECT 1 FROM conversations WHERE id = ANY(${ids}::bigint[]) ORDER BY id
           FOR NO KEY UPDATE`;
-        const rows = await tx<{ id: number; unread: number }[]>`
-          UPDATE conversations c SET unread = greatest(c.unread - v.n, 0)
-          FROM unnest(${ids}::bigint[], ${
-          lost.filter((l) => l.unread > 0).map((l) => l.unread)
-        }::int[]) AS v(id, n)
-          WHERE c.id = v.id AND c.unread > 0 RETURNING c.id, c.unread`;
-        entries = rows.map((r) => [r.id, r.unread]);
-        await notifyUnread(tx, unread.origin, entries);
+        await tx`UPDATE conversations c SET unread = greatest(c.unread - v.n, 0)
+          FROM unnest(${ids}::bigint[], ${entries.map(([, n]) => n)}::int[]) AS v(id, n)
+          WHERE c.id = v.id AND c.unread > 0`;
+        await notifyUnread(tx, unread.origin, entries, UNREAD_LOWERED);
       });
-      unread.set(entries);
+      unread.lower(entries);
       return gone;
     },
     async exclusive(pass) {

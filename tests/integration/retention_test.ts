@@ -6,8 +6,8 @@
 import { DatabaseSync } from "node:sqlite";
 import { nowMicros } from "../../lib/time.ts";
 import { assert, assertEquals } from "../support/assert.ts";
-import { forEachBackend } from "../support/backends.ts";
-import { pruneBefore } from "../../store/retention.ts";
+import { forEachBackend, forEachStore, idleConnection } from "../support/backends.ts";
+import { pruneBefore, startRetention } from "../../store/retention.ts";
 import { sqliteBackend } from "../../store/sqlite/mod.ts";
 import type { SqliteMessageStore } from "../../store/sqlite/messages/mod.ts";
 import { userIndex } from "../../store/sqlite/search_file.ts";
@@ -131,3 +131,43 @@ Deno.test("retention [sqlite]: the search index itself loses the deleted rows", 
     await Deno.remove(home, { recursive: true });
   }
 });
+
+forEachStore(
+  "retention: the daemon's pass reads the setting, and the variable wins",
+  async (store) => {
+    const { id: userId } = await store.users.create("d@example.com", "x", []);
+    const conn = await idleConnection(store, userId);
+    const { id: chan } = await store.conversations.ensure(conn.id, "#chan", "#chan");
+    const now = nowMicros();
+    for (const [text, days] of [["year old", 365], ["month old", 30], ["day old", 1]] as const) {
+      store.messages.append({
+        conversation: chan,
+        userId,
+        from: "bob",
+        type: "private",
+        text,
+        ts: now - days * DAY,
+      });
+    }
+    await store.messages.flush();
+    const left = async () =>
+      (await store.messages.historyOf(chan, { limit: 10 })).messages.map((m) => m.message);
+    const pass = async (config: { messageRetentionDays?: number }) => {
+      const runner = startRetention(store, config, { firstMs: 3_600_000, pauseMs: 0 });
+      try {
+        return await runner.runNow();
+      } finally {
+        await runner.stop();
+      }
+    };
+    // Kept forever by default, and by PARLEY_MESSAGE_RETENTION=0 whatever the setting says.
+    assertEquals(await pass({}), 0);
+    await store.settings.set({ message_retention: "12w" });
+    assertEquals(await pass({ messageRetentionDays: 0 }), 0);
+    assertEquals(await left(), ["year old", "month old", "day old"]);
+    assertEquals(await pass({}), 1);
+    assertEquals(await left(), ["month old", "day old"]);
+    assertEquals(await pass({ messageRetentionDays: 7 }), 1);
+    assertEquals(await left(), ["day old"]);
+  },
+);
