@@ -4,6 +4,7 @@ import { parseArgs as nodeParseArgs } from "node:util";
 import type { LogFormat, LogLevel } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
 import { DEFAULT_TIMING, FAST_TIMING, type IrcTiming } from "./irc/engine/timing.ts";
+import { RETENTION_ERROR, retentionDays } from "./lib/retention.ts";
 
 /** Everything the daemon needs to know at start. */
 export interface Config {
@@ -49,6 +50,11 @@ export interface Config {
   /** PEM files of the `ircs://` listener. */
   ircTlsCert?: string;
   ircTlsKey?: string;
+  /**
+   * PARLEY_MESSAGE_RETENTION in days (0: keep everything); undefined when not set, and the
+   * admin setting decides.
+   */
+  messageRetentionDays?: number;
 }
 
 /** One address of the bouncer listener. */
@@ -178,6 +184,12 @@ export const OPTIONS: readonly Option[] = [
     flag: "irc-listen-plain-anywhere",
     env: "PARLEY_IRC_LISTEN_PLAIN_ANYWHERE",
     help: "let irc:// (no TLS) listen beyond loopback (0/1)",
+  },
+  {
+    flag: "message-retention",
+    env: "PARLEY_MESSAGE_RETENTION",
+    help:
+      "delete messages older than this (365d, 12w, 1y; 0: keep all); overrides the admin setting",
   },
 ];
 
@@ -399,6 +411,11 @@ export function parseConfig(
     }
   }
   const ircListen = parseIrcListen(env);
+  const retention = env.PARLEY_MESSAGE_RETENTION || undefined;
+  const messageRetentionDays = retention === undefined ? undefined : retentionDays(retention);
+  if (retention !== undefined && messageRetentionDays === undefined) {
+    throw new ConfigError(`PARLEY_MESSAGE_RETENTION: ${RETENTION_ERROR} Not "${retention}".`);
+  }
   const secret = env.PARLEY_SECRET || undefined;
   if (secret !== undefined && secret.length < 16) {
     throw new ConfigError("PARLEY_SECRET must be at least 16 characters");
@@ -434,6 +451,7 @@ export function parseConfig(
     ircListen,
     ircTlsCert: env.PARLEY_IRC_TLS_CERT || undefined,
     ircTlsKey: env.PARLEY_IRC_TLS_KEY || undefined,
+    messageRetentionDays,
     // A test-only switch, so it is not among OPTIONS (the --help list).
     ircTiming: parseBool("PARLEY_TEST_FAST_IRC", env.PARLEY_TEST_FAST_IRC)
       ? FAST_TIMING

@@ -7,11 +7,15 @@
  * relay, default 1,000/s for 5 s), SCALE_USERS and SCALE_CONNECTIONS (many users' connections,
  * default 20 x 5; see bench/irc_scale.ts, and bench/irc_scale_cluster.ts for two nodes on
  * PostgreSQL), PG_WRITER_MEMBERS and PG_WRITER_LINES (the PostgreSQL writer under a channel's
- * fan-out, default 300 x 100). A name given runs the benchmark of that name, else every one it begins.
+ * fan-out, default 300 x 100), PARLEY_BENCH_RETENTION_ROWS and PARLEY_BENCH_RETENTION_PRUNE
+ * (retention: rows stored and pruned, default 10,000,000 and 1,000,000; PARLEY_BENCH_POSTGRES=1
+ * runs it, as history, on PostgreSQL). A name given runs the benchmark of that name, else every
+ * one it begins.
  */
 const BENCHES = [
   "history.ts",
   "pg_writer.ts",
+  "retention.ts",
   "chathistory.ts",
   "bouncer.ts",
   "irc_connections.ts",

@@ -19,6 +19,7 @@ import { openCheckedStore } from "./start_checks.ts";
 import { VERSION } from "./help.ts";
 import { type Handler, listenWeb, type WebListener } from "./web_listener.ts";
 import { ReloadableTls, type TlsPem } from "../bouncer/tls_reload.ts";
+import { startRetention } from "../store/retention.ts";
 
 /** Time after start by which connections are usually made and channels joined. */
 const STARTUP_QUIET_MS = 3000;
@@ -189,6 +190,7 @@ export async function daemon(args: string[]): Promise<void> {
   }
 
   const purge = setInterval(() => store.sessions.purge(Date.now()).catch(() => {}), 3600_000);
+  const retention = startRetention(store, config);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -200,6 +202,7 @@ export async function daemon(args: string[]): Promise<void> {
     await bouncer?.close();
     await metrics?.shutdown();
     await irc.stop();
+    await retention.stop();
     await store.close();
     lock.close();
     log.info("stopped");

@@ -6,6 +6,8 @@ import { requireAdmin } from "../http/session.ts";
 import { jsonBody } from "../http/validate.ts";
 import { bodyOf } from "../http/contract/mod.ts";
 import { ensureDefaultProfile } from "./profiles.ts";
+import { badRequest } from "../http/errors.ts";
+import { retentionDays } from "../lib/retention.ts";
 
 /**
  * The device of the file system holding `path`, as `df` names it: the source of the longest mount
@@ -49,13 +51,34 @@ async function diskUsage(home: string) {
 /** Routes under /api/settings. */
 export function settingsRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const current = async () => ({
-    ...(await deps.store.settings.current(deps.config.defaultConnection)),
-    disk_usage: await diskUsage(deps.config.home),
-  });
+  // PARLEY_MESSAGE_RETENTION, when set, decides; the screen shows it and cannot change it.
+  const fixed = deps.config.messageRetentionDays;
+  const fixedText = fixed === undefined ? undefined : fixed ? `${fixed}d` : "0";
+  const current = async () => {
+    const settings = await deps.store.settings.current(deps.config.defaultConnection);
+    return {
+      ...settings,
+      message_retention: fixedText ?? settings.message_retention,
+      message_retention_locked: fixed !== undefined,
+      disk_usage: await diskUsage(deps.config.home),
+    };
+  };
   app.get("/settings", requireAdmin, async (c) => c.json(await current()));
   app.post("/settings", requireAdmin, async (c) => {
-    await deps.store.settings.set(await jsonBody(c, bodyOf("updateSettings")));
+    const { message_retention_locked: _l, disk_usage: _d, ...patch } = await jsonBody(
+      c,
+      bodyOf("updateSettings"),
+    );
+    if (fixed !== undefined && patch.message_retention !== undefined) {
+      if (retentionDays(patch.message_retention) !== fixed) {
+        throw badRequest(
+          "Message retention is set by PARLEY_MESSAGE_RETENTION; change it there.",
+          "/body/message_retention",
+        );
+      }
+      delete patch.message_retention;
+    }
+    await deps.store.settings.set(patch);
     await ensureDefaultProfile(deps);
     return c.json(await current());
   });

@@ -4,6 +4,7 @@ import { formatMicros } from "../lib/time.ts";
 import type { UserRecord } from "../store/users.ts";
 import { listConversations } from "./conversations.ts";
 import { publicUrl } from "../irc/url.ts";
+import { retentionOf } from "../store/retention.ts";
 import type { ConnectionJson, ConversationJson } from "../irc/resources.ts";
 
 /** Which optional lists getUser includes. */
@@ -26,6 +27,8 @@ export type UserJson = {
   default_connection: string;
   forced_connection: boolean;
   video_service: string;
+  /** Messages older than this many days are deleted (0: none are). */
+  message_retention_days: number;
   connections?: ConnectionJson[];
   conversations?: ConversationJson[];
 };
@@ -49,6 +52,7 @@ export async function userJson(
     default_connection: publicUrl(settings.default_connection),
     forced_connection: settings.forced_connection,
     video_service: settings.video_service,
+    message_retention_days: retentionOf(deps.config, settings),
   };
   if (opts.connections) out.connections = await deps.connections.list(user.id);
   if (opts.conversations) {

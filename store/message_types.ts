@@ -149,6 +149,23 @@ export interface MessageStore {
   searchable?(): Promise<void>;
   /** Resolves once the search index has caught up and is tidied (benchmarks, tests). */
   settled?(): Promise<void>;
+  /** Deleting old messages, where the backend can (store/retention.ts runs it in the background). */
+  readonly retention?: MessageRetention;
+}
+
+/** The retention capability: the oldest messages go, a small batch at a time. */
+export interface MessageRetention {
+  /**
+   * Deletes up to `limit` of the oldest messages older than `before` (µs), in one short
+   * transaction, and resolves with how many went. Their search entries go with them, unread
+   * counts lose the unread ones among them; conversations and read markers stay.
+   */
+  pruneBatch(before: number, limit: number): Promise<number>;
+  /**
+   * Runs `pass` unless another node sharing the database is pruning it now; resolves whether it
+   * ran. Absent: one process owns the database, and the pass simply runs.
+   */
+  exclusive?(pass: () => Promise<void>): Promise<boolean>;
 }
 
 /** The search capability: the `match` language (store/match.ts) over stored messages. */

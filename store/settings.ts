@@ -17,6 +17,8 @@ export interface ServerSettings {
   irc_allow_private: boolean;
   /** Give every newly registered user the default connection (the first run may turn it off). */
   new_user_connection: boolean;
+  /** How long messages are kept (`365d`, `12w`, `1y`); "" or "0" keeps them all (lib/retention.ts). */
+  message_retention: string;
 }
 
 /** The settings every server has until an admin changes them. */
@@ -33,6 +35,7 @@ export function defaultSettings(defaultConnection: string): ServerSettings {
     max_conversations_per_connection: 1000,
     irc_allow_private: false,
     new_user_connection: true,
+    message_retention: "",
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { password } from "../schemas.ts";
+import { RETENTION_ERROR, retentionDays } from "../../lib/retention.ts";
 import { type MessageType, TYPES } from "../../store/message_types.ts";
 
 /** The roles a user may have. */
@@ -204,6 +205,17 @@ export const ServerSettings = z.object({
   new_user_connection: z.boolean().meta({
     description: "Parley: whether every new user gets the default connection (else none).",
   }).optional(),
+  message_retention: z.string().trim().refine((v) => retentionDays(v) !== undefined, {
+    error: RETENTION_ERROR,
+  }).meta({
+    description:
+      "Parley: messages older than this are deleted (`365d`, `12w`, `1y`); empty or `0` keeps them all.",
+  }).optional(),
+  message_retention_locked: z.boolean().meta({
+    description:
+      "Parley: PARLEY_MESSAGE_RETENTION is set: it decides, and message_retention shows it.",
+    readOnly: true,
+  }).optional(),
 }).meta({ id: "ServerSettings" });
 
 export const Success = z.object({
@@ -223,6 +235,10 @@ export const User = z.object({
   uid: z.string().optional(),
   unread: z.number().int().meta({ description: "Number of unread notifications" }),
   video_service: z.string().meta({ description: videoService }).optional(),
+  message_retention_days: z.number().int().meta({
+    description: "Parley: messages older than this many days are deleted; 0 keeps them all.",
+    readOnly: true,
+  }).optional(),
   remote_address: z.string().meta({
     description: "The caller's own address, on their own account.",
   }).optional(),

@@ -4,7 +4,12 @@
  * first. Notifications are highlighted messages and a read marker (notifications.ts).
  */
 import { parseMatch } from "../match.ts";
-import type { MessageNotifications, MessageSearch, MessageStore } from "../message_types.ts";
+import type {
+  MessageNotifications,
+  MessageRetention,
+  MessageSearch,
+  MessageStore,
+} from "../message_types.ts";
 import { connectPg, migratePg, type Sql } from "./db.ts";
 import { pgNotifications } from "./notifications.ts";
 import { pgHistory } from "./history.ts";
@@ -15,12 +20,14 @@ import { prefixesOf, toTsquery } from "./tsquery.ts";
 import { pgVocabulary } from "./vocabulary.ts";
 import { pgWriter } from "./writer.ts";
 import type { UnreadCounts } from "./unread.ts";
+import { pgRetention } from "./retention.ts";
 
 /** The PostgreSQL message store, with search, and the pool it holds. */
 export interface PgMessageStore extends MessageStore {
   readonly search: MessageSearch;
   readonly notifications: MessageNotifications;
   readonly history: MessageHistory;
+  readonly retention: MessageRetention;
   /** The writer's unread counts (the conversation store tells it of counts it sets). */
   readonly unread: UnreadCounts;
   /** Waits for the appends under way (and, opened by openPgMessageStore, closes its pool). */
@@ -82,6 +89,7 @@ export function pgMessageStore(sql: Sql): PgMessageStore {
     notifications: pgNotifications(sql, settled),
     history: pgHistory(sql, settled, writer.unread),
     unread: writer.unread,
+    retention: pgRetention(sql, writer.unread),
     close: writer.close,
   };
 }

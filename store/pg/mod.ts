@@ -16,7 +16,7 @@ import { pgFileStore } from "./files.ts";
 import { pgPushStore } from "./push.ts";
 import { IGNORES_CHANGED, pgIgnoreStore } from "./ignores.ts";
 import { copyIntoPg } from "./copy.ts";
-import { UNREAD_SET } from "./unread.ts";
+import { UNREAD_LOWERED, UNREAD_SET } from "./unread.ts";
 
 /** Connections of the pool: the batched writer takes one, requests and IRC the others. */
 const POOL = 10;
@@ -48,6 +48,7 @@ export async function openPgStore(url: string): Promise<PgStore> {
     await sql.listen(CONVERSATIONS_CHANGED, () => conversations.bump()),
     await sql.listen(IGNORES_CHANGED, () => ignores.bump()),
     await sql.listen(UNREAD_SET, (payload) => messages.unread.told(payload)),
+    await sql.listen(UNREAD_LOWERED, (payload) => messages.unread.toldLowered(payload)),
   ];
   return {
     sql,

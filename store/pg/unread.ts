@@ -13,6 +13,8 @@ import type { Sql } from "./db.ts";
 
 /** The channel on which nodes say that conversations' unread counts were set. */
 export const UNREAD_SET = "parley_unread_set";
+/** The channel on which nodes say that counts were lowered by deleted messages (retention). */
+export const UNREAD_LOWERED = "parley_unread_lowered";
 /** Counts in one notification: PostgreSQL refuses a payload over 8,000 bytes. */
 const PER_NOTIFICATION = 300;
 
@@ -75,6 +77,24 @@ export class UnreadCounts {
     if (origin === this.origin) return;
     this.set(parseEntries(list));
   }
+
+  /**
+   * Counts lowered by unread messages deleted (entries give how many each): relative, unlike
+   * `set`, so what a batch under way adds still comes on top, whichever commits first.
+   */
+  lower(entries: Iterable<UnreadEntry>): void {
+    for (const [conversation, n] of entries) {
+      const count = this.#counts.get(conversation);
+      if (count !== undefined) this.#counts.set(conversation, Math.max(count - n, 0));
+    }
+  }
+
+  /** A lowering from another node, applied (its own are ignored). */
+  toldLowered(payload: string): void {
+    const [origin, list = ""] = payload.split("|");
+    if (origin === this.origin) return;
+    this.lower(parseEntries(list));
+  }
 }
 
 /** Adds a batch's counts in the caller's transaction, one statement for all of them. */
@@ -91,15 +111,19 @@ export async function saveUnread(tx: Sql, added: Map<number, number>): Promise<v
     WHERE c.id = v.id`;
 }
 
-/** Tells the other nodes, at the commit of `tx`, the counts just set. */
+/**
+ * Tells the other nodes, at the commit of `tx`, the counts just set (or, on UNREAD_LOWERED, by
+ * how much they were lowered).
+ */
 export async function notifyUnread(
   tx: Sql,
   origin: string,
   entries: UnreadEntry[],
+  channel = UNREAD_SET,
 ): Promise<void> {
   for (let i = 0; i < entries.length; i += PER_NOTIFICATION) {
     const list = entries.slice(i, i + PER_NOTIFICATION).map(([c, n]) => `${c}:${n}`).join(",");
-    await tx`SELECT pg_notify(${UNREAD_SET}, ${`${origin}|${list}`})`;
+    await tx`SELECT pg_notify(${channel}, ${`${origin}|${list}`})`;
   }
 }
 

@@ -47,7 +47,9 @@ function ServerSettings() {
   const save = (e: Event) => {
     e.preventDefault();
     setSaved(false);
-    const { disk_usage: _d, ...body } = s;
+    const { disk_usage: _d, message_retention_locked: locked, ...body } = s;
+    // Set by the operator, the retention is not the admin's to send.
+    if (locked) delete body.message_retention;
     return run(async () => {
       setS(await api("updateSettings", { body }));
       setSaved(true);
@@ -96,6 +98,20 @@ function ServerSettings() {
             onInput={set("video_service")}
             errors={errors}
           />
+          <Field
+            label={t("Message retention")}
+            name="message_retention"
+            value={s.message_retention ?? ""}
+            onInput={set("message_retention")}
+            errors={errors}
+            placeholder="365d"
+            readOnly={!!s.message_retention_locked}
+            hint={s.message_retention_locked
+              ? t("Set by the operator (PARLEY_MESSAGE_RETENTION).")
+              : t(
+                "Messages older than this are deleted: 365d, 12w or 1y. Empty or 0 keeps everything.",
+              )}
+          />
           <div class="checks">
             <Check
               label={t("Give every new user the default connection")}
@@ -135,6 +151,7 @@ function ServerSettings() {
               "contact",
               "default_connection",
               "video_service",
+              "message_retention",
             ]}
           />
           <div class="actions">

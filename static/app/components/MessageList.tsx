@@ -19,7 +19,7 @@ import {
   readMarker,
   unreadAtOpen,
 } from "../view.ts";
-import { key, myNick, nicks } from "../state.ts";
+import { key, myNick, nicks, user } from "../state.ts";
 import { openNickMenu } from "../overlays.ts";
 import { members } from "../members.ts";
 import { compact, dateTimeOf, formatter, joinPartsFor, settings, timeOf } from "../prefs.ts";
@@ -585,7 +585,14 @@ export function MessageList() {
         </button>
       )}
       {!olderCursor.value && !loading.value && list.length > 0 && (
-        <p class="history-start">{t("This is the start of the conversation.")}</p>
+        <p class="history-start">
+          {(user.value?.message_retention_days ?? 0) > 0
+            // Older lines may have been deleted: the start is where retention cut it.
+            ? t("Messages older than {days} days are deleted.", {
+              days: user.value!.message_retention_days!,
+            })
+            : t("This is the start of the conversation.")}
+        </p>
       )}
       {loading.value && <p class="loading" role="status">{t("Loading…")}</p>}
       {loadError.value && <p class="error" role="alert">{loadError.value}</p>}

@@ -7,6 +7,7 @@ import type { MessagePage } from "../types.ts";
 import { TopBar } from "./ChatView.tsx";
 import { connName, ResultItem } from "./Notifications.tsx";
 import { groupResults } from "../util.ts";
+import { user } from "../state.ts";
 
 /** The words a result is highlighted with: the query without its #channel, @nick and quotes. */
 export function searchedWords(q: string): string[] {
@@ -47,6 +48,7 @@ export function Search(p: { q: string; from?: string; to?: string }) {
       .catch((e) => setError((e as Error).message));
   }, [p.q, p.from, p.to]);
   const words = searchedWords(p.q);
+  const keptDays = user.value?.message_retention_days ?? 0;
   return (
     <main class="page">
       <TopBar title={t("Search")} />
@@ -96,6 +98,11 @@ export function Search(p: { q: string; from?: string; to?: string }) {
               'Every word must match. Use "quoted words" for a phrase, #channel and @nick to narrow.',
             )}
           </p>
+          {keptDays > 0 && (
+            <p class="hint retention-note">
+              {t("Messages older than {days} days are deleted.", { days: keptDays })}
+            </p>
+          )}
         </form>
         {error && <p class="error" role="alert">{error}</p>}
         {result && !result.messages.length && <p class="empty">{t("Nothing found.")}</p>}

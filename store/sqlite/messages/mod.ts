@@ -7,7 +7,12 @@ import type { DatabaseSync } from "node:sqlite";
 import type { SearchIndexer } from "../search_index.ts";
 import type { Checkpointer } from "../checkpointer.ts";
 import { parseMatch } from "../../match.ts";
-import type { MessageNotifications, MessageSearch, MessageStore } from "../../message_types.ts";
+import type {
+  MessageNotifications,
+  MessageRetention,
+  MessageSearch,
+  MessageStore,
+} from "../../message_types.ts";
 import { messageWriter } from "./writer.ts";
 import { idleGc } from "../../../lib/idle_gc.ts";
 import { historyPages } from "./paging.ts";
@@ -17,12 +22,14 @@ import { conversationMatches } from "./conversation_match.ts";
 import { sqliteNotifications } from "./notifications.ts";
 import { sqliteHistory } from "./history.ts";
 import type { MessageHistory } from "../../history_types.ts";
+import { sqliteRetention } from "../retention.ts";
 
 /** The SQLite message store: both capabilities, and the waits that tests and tools need. */
 export interface SqliteMessageStore extends MessageStore {
   readonly search: MessageSearch;
   readonly notifications: MessageNotifications;
   readonly history: MessageHistory;
+  readonly retention: MessageRetention;
   /** Resolves once everything appended so far is committed and in the search index. */
   searchable(): Promise<void>;
   /** Resolves once the search index has caught up and is tidied (benchmarks, tests). */
@@ -93,6 +100,15 @@ export function sqliteMessageStore(
     },
     notifications: sqliteNotifications(db, commit),
     history: sqliteHistory(db, commit),
+    // Batches keep the writer's checkpoint pacing; the trigger logs what a batch deleted, and
+    // the indexer then removes it from search.db.
+    retention: sqliteRetention(db, {
+      idle: () => writer.pacing.idle(),
+      deleted() {
+        writer.pacing.afterCommit();
+        indexer.committed(writer.lastId());
+      },
+    }),
     searchable: () => indexed(Infinity),
     settled() {
       commit();

@@ -201,6 +201,8 @@ export function messageWriter(
     },
     /** The id of the last message handed to SQLite. */
     lastId: () => nextId - 1,
+    /** The checkpoint pacing, which the other writers of `messages` (retention) keep too. */
+    pacing,
   };
 }
 

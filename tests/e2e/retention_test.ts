@@ -1,0 +1,93 @@
+/**
+ * Message retention in the web client: an admin sets it on the server settings screen, and the
+ * search screen then tells users how long messages are kept; set by PARLEY_MESSAGE_RETENTION,
+ * the admin screen shows it as the operator's and read-only. Real Chromium, the real daemon.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { startServer } from "../support/server.ts";
+import { assertOnScreen, launchBrowser, newPage, type Page } from "../support/browser.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { registerAndConnect, sendLine } from "../support/chat_page.ts";
+
+async function registerAdmin(page: Page, url: string) {
+  await page.goto(url + "/register");
+  await page.getByLabel("Email").fill("admin@example.com");
+  await page.getByLabel("Password", { exact: true }).fill("a long enough password");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL("**/settings/connection/add");
+}
+
+Deno.test("retention: set on the admin screen, told on the search screen", async (t) => {
+  const browser = await launchBrowser();
+  try {
+    await t.step("an admin's setting shows on the search screen", async () => {
+      const server = await startServer();
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const { page, errors } = await newPage(context);
+      try {
+        await registerAdmin(page, server.url);
+        await page.goto(server.url + "/chat/search?q=hello");
+        await assertOnScreen(page, page.getByRole("button", { name: "Search" }));
+        assertEquals(await page.getByText(/are deleted/).count(), 0, "no note while kept");
+
+        await page.goto(server.url + "/settings/server");
+        const field = page.getByLabel("Message retention");
+        await field.fill("forever");
+        await page.getByRole("button", { name: "Save" }).click();
+        await assertOnScreen(page, page.getByRole("alert").filter({ hasText: "365d, 12w or 1y" }));
+        await field.fill("12w");
+        await page.getByRole("button", { name: "Save" }).click();
+        await assertOnScreen(page, page.getByText("Saved."));
+
+        await page.goto(server.url + "/chat/search?q=hello");
+        await assertOnScreen(page, page.getByText("Messages older than 84 days are deleted."));
+        assertEquals(errors, []);
+      } finally {
+        await context.close();
+        await server.close();
+      }
+    });
+
+    await t.step("set by the operator: read-only for admins, told in history", async () => {
+      const server = await startServer({ env: { PARLEY_MESSAGE_RETENTION: "30d" } });
+      const irc = await startIrcServer();
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      const { page, errors } = await newPage(context);
+      try {
+        await registerAndConnect(page, server.url, irc.port, {
+          email: "admin@example.com",
+          password: "a long enough password",
+          channel: "#kept",
+        });
+        await page.goto(server.url + "/chat/irc-localhost/%23kept");
+        await sendLine(page, "a line to have history");
+        await page.locator(".line", { hasText: "a line to have history" }).waitFor();
+        // The start of a conversation's history is where retention cut it, and says so.
+        await page.reload();
+        const start = page.locator(".history-start");
+        await assertOnScreen(page, start);
+        assertEquals(await start.textContent(), "Messages older than 30 days are deleted.");
+
+        await page.goto(server.url + "/settings/server");
+        const field = page.getByLabel("Message retention");
+        await assertOnScreen(page, field);
+        assertEquals(await field.inputValue(), "30d");
+        assert(await field.getAttribute("readonly") !== null, "read-only");
+        await assertOnScreen(page, page.getByText("Set by the operator"));
+        // Saving the other settings still works.
+        await page.getByRole("button", { name: "Save" }).click();
+        await assertOnScreen(page, page.getByText("Saved."));
+
+        await page.goto(server.url + "/chat/search?q=hello");
+        await assertOnScreen(page, page.getByText("Messages older than 30 days are deleted."));
+        assertEquals(errors, []);
+      } finally {
+        await context.close();
+        await server.close();
+        await irc.close();
+      }
+    });
+  } finally {
+    await browser.close();
+  }
+});
