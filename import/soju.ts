@@ -180,7 +180,7 @@ export async function importSoju(
         for (const { name, days } of windows.values()) {
           if (!days.length) continue;
           const conv = await target(name);
-          await importDays(session, days.sort((a, b) => a.day - b.day), {
+          await importDays(session, days, {
             conversation: conv.id,
             userId: user.id,
             nick,

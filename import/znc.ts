@@ -13,7 +13,7 @@ import { ircLower } from "../irc/casefold.ts";
 import { isHighlight } from "../irc/chat/highlight.ts";
 import { nickFromEmail } from "../irc/url.ts";
 import { checkEmail, fileError, ImportSession, SourceFolder } from "./common.ts";
-import { readLines } from "./lines.ts";
+import { type Line, readLines } from "./lines.ts";
 import {
   blocks,
   readRegistry,
@@ -23,7 +23,13 @@ import {
   values,
   type ZncBlock,
 } from "./znc_conf.ts";
-import { LocalTime, parseLogMessage, type TimestampFormat, timestampFormat } from "./znc_log.ts";
+import {
+  LocalTime,
+  type LogMessage,
+  parseLogMessage,
+  type TimestampFormat,
+  timestampFormat,
+} from "./znc_log.ts";
 
 const CHANNEL = /^[#&+!]/;
 const DAY_FILE = /^(\d{4})-(\d{2})-(\d{2})\.log$/;
@@ -225,8 +231,6 @@ export async function importZnc(
         if (window === "status" || window.startsWith("*")) continue;
         const convName = spelled.get(ircLower(window)) ?? window;
         const conversation = await session.conversation(connection.id, convName);
-        // Oldest first: stable, so a day logged at two levels keeps the listing's order.
-        days.sort((a, b) => a.day - b.day);
         await importDays(session, days, {
           conversation: conversation.id,
           userId: user.id,
@@ -248,9 +252,95 @@ interface Target {
   zone: LocalTime;
 }
 
+/** A message line of a day log: its local date (midnight as if UTC), time of day and message. */
+interface DayLine extends LogMessage {
+  day: number;
+  seconds: number;
+}
+
+/** A log line read as a message; a line that is none (a join, a mode, too long) is counted. */
+function readDayLine(session: ImportSession, line: Line, log: DayLog): DayLine | undefined {
+  const stamp = "text" in line ? log.format.read(line.text) : undefined;
+  const message = stamp && parseLogMessage(stamp.rest);
+  if (!stamp || !message) {
+    if (!("text" in line) || line.text.trim()) session.summary.skipped++;
+    return undefined;
+  }
+  const day = stamp.date ? Date.UTC(stamp.date[0], stamp.date[1] - 1, stamp.date[2]) : log.day;
+  return { day, seconds: stamp.seconds, ...message };
+}
+
+/** Runs `read` on a log file's stream; errors name the file. */
+async function reading(path: string, read: (s: ReadableStream<Uint8Array>) => Promise<void>) {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path);
+  } catch (err) {
+    throw fileError(path, err);
+  }
+  try {
+    await read(file.readable);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw fileError(path, err);
+  }
+}
+
+/** The message lines of one day log as they stream in (to merge a day's files). */
+async function* messagesOf(session: ImportSession, log: DayLog): AsyncGenerator<DayLine> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(log.path);
+  } catch (err) {
+    throw fileError(log.path, err);
+  }
+  try {
+    for await (const line of readLines(file.readable)) {
+      const l = readDayLine(session, line, log);
+      if (l) yield l;
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw fileError(log.path, err);
+  }
+}
+
+const order = (l: DayLine) => l.day / 1000 + l.seconds;
+/** A text as the log module's `-sanitize` writes it: without colours and other control codes. */
+function sanitized(text: string): string {
+  // deno-lint-ignore no-control-regex -- control codes are what it removes
+  return text.replace(/\x03(\d{1,2}(,\d{1,2})?)?/g, "").replace(/[\x00-\x1f\x7f]/g, "");
+}
+const same = (a: DayLine, b: DayLine) =>
+  order(a) === order(b) && a.type === b.type && a.from === b.from &&
+  (a.text === b.text || sanitized(a.text) === sanitized(b.text));
+
 /**
- * Streams day logs of one window into a conversation (ZNC's and soju's fs format). Lines that
- * are not messages (joins, modes, status lines) and lines too long are counted as skipped.
+ * The lines of one day logged in several files (the log module loaded at two levels), merged in
+ * time order as they stream; a line both files have comes once, with its formatting when one
+ * of them was written `-sanitize`d.
+ */
+async function* mergedDay(sources: AsyncGenerator<DayLine>[]): AsyncGenerator<DayLine> {
+  const heads = await Promise.all(sources.map((s) => s.next()));
+  for (;;) {
+    let best: DayLine | undefined;
+    for (const h of heads) if (!h.done && (!best || order(h.value) < order(best))) best = h.value;
+    if (!best) return;
+    const first = best;
+    for (const h of heads) {
+      if (!h.done && same(h.value, first) && h.value.text.length > best.text.length) best = h.value;
+    }
+    yield best;
+    for (let i = 0; i < heads.length; i++) {
+      const h = heads[i];
+      if (!h.done && same(h.value, first)) heads[i] = await sources[i].next();
+    }
+  }
+}
+
+/**
+ * Streams day logs of one window (ZNC's and soju's fs format) into a conversation, oldest day
+ * first.
  */
 export async function importDays(
   session: ImportSession,
@@ -259,48 +349,44 @@ export async function importDays(
 ): Promise<void> {
   const self = ircLower(to.nick);
   let previous = -Infinity;
+  const store = (line: DayLine) => {
+    const ms = to.zone.toUtc(line.day, line.seconds, previous);
+    previous = ms;
+    session.message({
+      conversation: to.conversation,
+      userId: to.userId,
+      ts: ms * 1000,
+      type: line.type,
+      from: line.from,
+      text: line.text,
+      // As Parley records them: mentions, and every private message from someone else.
+      highlight: ircLower(line.from) !== self &&
+        isHighlight({
+          text: line.text,
+          nick: to.nick,
+          keywords: NO_KEYWORDS,
+          isPrivate: to.isPrivate,
+        }),
+    });
+  };
   const fallback = timestampFormat();
-  for (const { path, day, format = fallback } of days) {
-    let file: Deno.FsFile;
-    try {
-      file = await Deno.open(path);
-    } catch (err) {
-      throw fileError(path, err);
-    }
-    try {
-      for await (const line of readLines(file.readable)) {
-        if (!("text" in line)) {
-          session.summary.skipped++;
-          continue;
+  const sorted = days.map((d) => ({ path: d.path, day: d.day, format: d.format ?? fallback }))
+    .sort((a, b) => a.day - b.day);
+  for (let i = 0; i < sorted.length;) {
+    let j = i + 1;
+    while (j < sorted.length && sorted[j].day === sorted[i].day) j++;
+    const logs = sorted.slice(i, j);
+    i = j;
+    if (logs.length === 1) {
+      // The usual case, read without a generator in between: every line of a large import.
+      await reading(logs[0].path, async (stream) => {
+        for await (const line of readLines(stream)) {
+          const l = readDayLine(session, line, logs[0]);
+          if (l) store(l);
         }
-        const stamp = format.read(line.text);
-        const message = stamp && parseLogMessage(stamp.rest);
-        if (!stamp || !message) {
-          if (line.text.trim()) session.summary.skipped++;
-          continue;
-        }
-        const d = stamp.date ? Date.UTC(stamp.date[0], stamp.date[1] - 1, stamp.date[2]) : day;
-        const ms = to.zone.toUtc(d, stamp.seconds, previous);
-        previous = ms;
-        const mine = ircLower(message.from) === self;
-        session.message({
-          conversation: to.conversation,
-          userId: to.userId,
-          ts: ms * 1000,
-          ...message,
-          // As Parley records them: mentions, and every private message from someone else.
-          highlight: !mine &&
-            isHighlight({
-              text: message.text,
-              nick: to.nick,
-              keywords: NO_KEYWORDS,
-              isPrivate: to.isPrivate,
-            }),
-        });
-      }
-    } catch (err) {
-      if (err instanceof ConfigError) throw err;
-      throw fileError(path, err);
+      });
+    } else {
+      for await (const line of mergedDay(logs.map((l) => messagesOf(session, l)))) store(line);
     }
   }
 }

@@ -1,8 +1,8 @@
 /**
  * `parley import znc` on a data folder written by ZNC 1.8 itself (Debian's package): ZNC runs
  * against a real ngircd with the log module loaded as a network module (default format) for
- * one user and as a user module with `-sanitize` for another, people talk, ZNC is stopped, and
- * its folder is imported.
+ * one user and as a user module with `-sanitize` for another (and as a `-sanitize`d global
+ * module for both), people talk, ZNC is stopped, and its folder is imported.
  */
 import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
@@ -84,7 +84,9 @@ Deno.test("import znc: a folder written by ZNC 1.8, its logs in both formats, on
 \t\t</Chan>
 \t</Network>
 </User>`;
-  const znc = await startZnc(users);
+  // Loaded as a global module too (sanitized): the same lines in a second file, which come in
+  // once, with the formatting the network module's file kept.
+  const znc = await startZnc(users, "LoadModule = log -sanitize");
   const sentAt = Date.now();
   try {
     await t.step("ZNC logs what is said on ngircd", async () => {
@@ -121,6 +123,8 @@ Deno.test("import znc: a folder written by ZNC 1.8, its logs in both formats, on
       assertStringIncludes(bobLog, "<dave> bold hello alice", "-sanitize strips the bold");
       const aliceLog = await logs(`${znc.dir}/users/alice/networks/local/moddata/log`);
       assertStringIncludes(aliceLog, "<dave> \x02bold\x02 hello alice");
+      const global = await logs(`${znc.dir}/moddata/log/alice/local`);
+      assertStringIncludes(global, "<dave> bold hello alice");
     });
 
     let first = "";
