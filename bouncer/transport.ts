@@ -3,7 +3,7 @@
  * message-tags allows), written through a bounded queue, so a client that sends without end or
  * stops reading costs a fixed amount of memory.
  */
-import { MAX_BODY_BYTES, MAX_TAG_BYTES } from "./wire.ts";
+import { MAX_BODY_BYTES, MAX_TAG_BYTES } from "../irc/protocol/message.ts";
 
 /** The longest line read, CR LF included. */
 export const MAX_LINE_BYTES = MAX_TAG_BYTES + MAX_BODY_BYTES;

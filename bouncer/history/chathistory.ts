@@ -4,7 +4,7 @@
  * limit, in a `chathistory` (or `draft/chathistory-targets`) batch, empty when nothing matches;
  * a FAIL line for a request that cannot be answered.
  */
-import { ircLine } from "../../irc/engine/line.ts";
+import { ircLine } from "../../irc/protocol/message.ts";
 import { log } from "../../lib/log.ts";
 import type { HistoryLine, LineRange } from "../../store/history_types.ts";
 import { batchId, historyLine, inBatch, ircTime } from "./lines.ts";

@@ -3,7 +3,7 @@
  * events as the JOIN, PART, KICK, QUIT, NICK, TOPIC and MODE they were, each with its `time`
  * (milliseconds) and `msgid` tags, inside a batch when the client takes them.
  */
-import { ircLine } from "../../irc/engine/line.ts";
+import { ircLine } from "../../irc/protocol/message.ts";
 import { msgidOf } from "../../lib/msgid.ts";
 import type { HistoryLine } from "../../store/history_types.ts";
 import type { EventType } from "../../store/message_types.ts";

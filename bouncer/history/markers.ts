@@ -3,7 +3,7 @@
  * marker in Parley (its unread count, its notifications, the web client's line) and never back;
  * a move is published as a `read` event, so every attached client and every browser hears of it.
  */
-import { ircLine } from "../../irc/engine/line.ts";
+import { ircLine } from "../../irc/protocol/message.ts";
 import { formatMicros, parseMicros } from "../../lib/time.ts";
 import type { ConversationRecord } from "../../store/conversations.ts";
 import { ircTime } from "./lines.ts";

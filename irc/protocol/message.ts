@@ -164,15 +164,17 @@ export function parseTags(raw: string): Map<string, string> {
   return tags;
 }
 
-/** The `@tags ` part of a line ("" without tags). */
+/**
+ * The `@tags ` part of a line ("" without tags). Values are escaped; a tag whose name could end
+ * the tag or the line (a client's, relayed) is left out rather than written.
+ */
 export function tagString(tags: ReadonlyMap<string, string>): string {
   if (!tags.size) return "";
   const parts: string[] = [];
   for (const [k, v] of tags) {
-    if (!TAG_KEY.test(k)) throw new LineError(`Not a tag name: ${k.slice(0, 32)}`);
-    parts.push(v === "" ? k : `${k}=${escapeTag(v)}`);
+    if (TAG_KEY.test(k)) parts.push(v === "" ? k : `${k}=${escapeTag(v)}`);
   }
-  return `@${parts.join(";")} `;
+  return parts.length ? `@${parts.join(";")} ` : "";
 }
 
 /** Writes a line read from somewhere else again, with other tags: its body stays as it came. */
@@ -211,7 +213,7 @@ export class LineError extends Error {
 const COMMAND = /^(?:[A-Za-z]+|[0-9]{3})$/;
 const BREAKING = /[\r\n\0]/;
 /** A source: one word, nothing that breaks a line. */
-const SOURCE = /^[^\s\0:][^\s\0]*$/;
+const SOURCE = /^[^\s\0]+$/;
 /** A tag's name: anything but what would end it or the line (a client's odd name passes on). */
 const TAG_KEY = /^[^\s\0;=]+$/;
 

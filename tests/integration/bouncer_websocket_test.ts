@@ -7,7 +7,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
 import { plain } from "../support/bouncer_client.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
-import { parseLine } from "../../bouncer/wire.ts";
+import { parseMessage } from "../../irc/protocol/message.ts";
 import { MAX_LINE_BYTES } from "../../bouncer/transport.ts";
 
 /** A WebSocket IRC client recording the lines (frames) it receives. */
@@ -35,7 +35,7 @@ function open(url: string) {
   return { ws, lines, opened, closed, waitFor };
 }
 
-const cmd = (raw: string) => parseLine(raw)?.command;
+const cmd = (raw: string) => parseMessage(raw)?.command;
 
 Deno.test("bouncer: IRC over WebSocket at /socket", async (t) => {
   const s = await setupBouncer();

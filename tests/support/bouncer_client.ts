@@ -4,7 +4,10 @@
  * every line it receives, parsed.
  */
 import net from "node:net";
-import { type Message, parseLine } from "../../bouncer/wire.ts";
+import {
+  type IrcMessage as Message,
+  parseMessage as parseLine,
+} from "../../irc/protocol/message.ts";
 
 /** What the client needs of a connection. */
 type Conn = Pick<Deno.Conn, "readable" | "write" | "close">;

@@ -1,5 +1,5 @@
 /** An IRC client over `/socket` (text.ircv3.net, one line per frame) recording what it receives. */
-import { parseLine } from "../../bouncer/wire.ts";
+import { parseMessage } from "../../irc/protocol/message.ts";
 import { plain } from "./bouncer_client.ts";
 import { poll } from "./poll.ts";
 
@@ -19,7 +19,7 @@ export interface IrcSocket {
 }
 
 /** The command of a received frame. */
-export const command = (raw: string) => parseLine(raw)?.command;
+export const command = (raw: string) => parseMessage(raw)?.command;
 
 /** Opens `/socket` (with extra handshake headers: X-Forwarded-For, Origin) and waits until open. */
 export async function openIrcSocket(url: string, headers?: HeadersInit): Promise<IrcSocket> {

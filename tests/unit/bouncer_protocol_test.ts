@@ -1,36 +1,15 @@
 /**
- * The bouncer's pure parts: reading and writing lines with tags, CAP LS 302 and REQ, SASL PLAIN's
- * chunks, what each client sees of a line by its capabilities, and the server state kept for
- * the burst.
+ * The bouncer's pure parts: CAP LS 302 and REQ, SASL PLAIN's chunks, what each client sees of a
+ * line by its capabilities, and the server state kept for the burst. (Reading and writing lines
+ * is irc_protocol_message_test's.)
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { formatLine, parseLine, withTags } from "../../bouncer/wire.ts";
+import { parseMessage as parseLine } from "../../irc/protocol/message.ts";
 import { Caps, OFFERED } from "../../bouncer/caps.ts";
 import { SaslPlain } from "../../bouncer/sasl.ts";
 import { forClient } from "../../bouncer/filter.ts";
 import { UpstreamState } from "../../bouncer/upstream_state.ts";
 import { parseIdentity } from "../../bouncer/auth.ts";
-
-Deno.test("bouncer wire: tags are unescaped and escaped; parameters by the one writer", () => {
-  const m = parseLine(
-    "@time=2026-01-01T00:00:00.000Z;x=a\\sb\\:c;flag :n!u@h PRIVMSG #c :hi there",
-  )!;
-  assertEquals(m.tags.get("x"), "a b;c");
-  assertEquals(m.tags.get("flag"), "");
-  assertEquals([m.prefix, m.command, m.params], ["n!u@h", "PRIVMSG", ["#c", "hi there"]]);
-  const out = formatLine("PRIVMSG", ["#c", "hi there"], { prefix: "n", tags: m.tags });
-  assertEquals(out, "@time=2026-01-01T00:00:00.000Z;x=a\\sb\\:c;flag :n PRIVMSG #c :hi there");
-  assertEquals(withTags("@a=b :x NOTICE y :z", new Map([["c", "d"]])), "@c=d :x NOTICE y :z");
-  assertEquals(parseLine("@only-tags"), undefined);
-  assertEquals(parseLine(":prefix-only"), undefined);
-  let refused = false;
-  try {
-    formatLine("PRIVMSG", ["#c", "a\r\nQUIT"]);
-  } catch {
-    refused = true;
-  }
-  assert(refused, "CR LF in a parameter is refused");
-});
 
 Deno.test("bouncer caps: LS 302 gives values; REQ is all or nothing", () => {
   const plain = new Caps();

@@ -79,6 +79,10 @@ Deno.test("formatMessage: escaped tags, a source, the writer's colon rules", () 
     "001 me :Welcome here",
   );
   assertEquals(tagString(new Map()), "");
+  // A name that would end the tag or the line is left out, never written.
+  const odd = new Map([["a b", "1"], ["+x\0", "2"], ["c;d", "3"], ["e=f", "4"], ["+ok", "5"]]);
+  assertEquals(tagString(odd), "@+ok=5 ");
+  assertEquals(tagString(new Map([["a\r\n", "1"]])), "");
   assertEquals(withTags("@a=b :x NOTICE y :z", new Map([["c", "d"]])), "@c=d :x NOTICE y :z");
   assertEquals(withTags(":x NOTICE y :z", new Map([["c", "d e"]])), "@c=d\\se :x NOTICE y :z");
 });
@@ -93,6 +97,5 @@ Deno.test("formatMessage refuses what would break a line or split a parameter", 
   refused({ command: "PRIVMSG x", params: [] });
   refused({ prefix: "n u", command: "PING", params: ["x"] });
   refused({ prefix: "n\r\n", command: "PING", params: ["x"] });
-  refused({ tags: new Map([["a b", "c"]]), command: "PING", params: ["x"] });
   refused({ command: "X", params: Array(16).fill("p") });
 });

@@ -5,10 +5,10 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { PendingReplies, replySpec } from "../../bouncer/pending_replies.ts";
-import { parseLine } from "../../bouncer/wire.ts";
+import { parseMessage } from "../../irc/protocol/message.ts";
 
 const isChannel = (n: string) => n.startsWith("#");
-const line = (raw: string) => parseLine(raw)!;
+const line = (raw: string) => parseMessage(raw)!;
 
 function queue(now = () => 0) {
   const q = new PendingReplies<string>({ now, timeoutMs: 1000 });

@@ -6,7 +6,7 @@
  * kept): from AWAY lines where the server has `away-notify`, and from one WHO after each join.
  */
 import { formatMicros } from "../../../lib/time.ts";
-import { ircLine } from "../../engine/line.ts";
+import { ircLine } from "../../protocol/message.ts";
 import { conversationFor, renamedConversation, storedConversation } from "../record.ts";
 import { publishFrozen } from "../frozen.ts";
 import { MAX_WHO_MEMBERS } from "../presence.ts";
