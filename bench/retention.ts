@@ -22,6 +22,8 @@ import { line, pct } from "./stats.ts";
 const ROWS = Number(Deno.env.get("PARLEY_BENCH_RETENTION_ROWS") ?? 10_000_000);
 const PRUNE = Number(Deno.env.get("PARLEY_BENCH_RETENTION_PRUNE") ?? 1_000_000);
 const POSTGRES = Deno.env.get("PARLEY_BENCH_POSTGRES") === "1";
+/** The pause between batches (default: the daemon's). */
+const PAUSE_MS = Number(Deno.env.get("PARLEY_BENCH_RETENTION_PAUSE_MS") ?? PRUNE_PAUSE_MS);
 const CONVERSATIONS = 100;
 /** Old rows are 1 ms apart, starting a year ago: the first PRUNE of them are before the cut. */
 const BASE = nowMicros() - 365 * 86_400_000_000;
@@ -76,11 +78,11 @@ async function measure(store: Store, userId: number, live: number) {
   const batches: number[] = [];
   let last = t;
   const deleted = await pruneBefore(store.messages.retention!, BASE + (PRUNE + 1) * 1000, {
-    pauseMs: PRUNE_PAUSE_MS,
+    pauseMs: PAUSE_MS,
     progress() {
       const now = performance.now();
       batches.push(now - last);
-      last = now + PRUNE_PAUSE_MS;
+      last = now + PAUSE_MS;
     },
   });
   const ms = performance.now() - t;
@@ -90,6 +92,7 @@ async function measure(store: Store, userId: number, live: number) {
   line(`retention_${name}_rows`, ROWS, "rows");
   line(`retention_${name}_pruned`, deleted, "rows");
   line(`retention_${name}_batch_rows`, PRUNE_BATCH, "rows");
+  line(`retention_${name}_pause`, PAUSE_MS, "ms");
   line(`retention_${name}_prune_s`, ms / 1000, "s");
   line(`retention_${name}_prune_rows_per_s`, deleted / ms * 1000, "rows/s");
   line(`retention_${name}_batch_p50`, pct(batches, 0.5), "ms");

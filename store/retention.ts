@@ -36,7 +36,7 @@ export interface PruneOptions {
 /** Rows per batch: a few milliseconds of one transaction on either backend. */
 export const PRUNE_BATCH = 500;
 /** Pause between batches. */
-export const PRUNE_PAUSE_MS = 5;
+export const PRUNE_PAUSE_MS = 25;
 
 /**
  * Deletes every message older than `before` (µs), oldest first, in batches. Resolves with how

@@ -108,6 +108,7 @@ export function sqliteMessageStore(
         writer.pacing.afterCommit();
         indexer.committed(writer.lastId());
       },
+      removedUpTo: () => indexer.deletedUpTo(),
     }),
     searchable: () => indexed(Infinity),
     settled() {
