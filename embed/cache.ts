@@ -1,65 +1,35 @@
+import { LRUCache } from "lru-cache";
+
 /** How heavy each value is and how much weight the cache holds at most (bytes of images). */
 export interface Weights<V> {
   weigh: (value: V) => number;
   maxWeight: number;
 }
 
-/** A bounded least-recently-used cache whose entries expire. */
-export class LruCache<V> {
-  #map = new Map<string, { at: number; value: V; weight: number }>();
-  #weight = 0;
-  constructor(
-    readonly max: number,
-    readonly ttlMs: number,
-    readonly now: () => number = () => Date.now(),
-    readonly weights?: Weights<V>,
-  ) {}
-
-  #drop(key: string): void {
-    const hit = this.#map.get(key);
-    if (!hit) return;
-    this.#map.delete(key);
-    this.#weight -= hit.weight;
+/**
+ * A bounded least-recently-used cache whose entries expire after `ttlMs` (lru-cache): at most
+ * `max` entries, and with `weights` at most that much weight; a value heavier than the whole
+ * cache is not kept. `now` is the clock (tests move it).
+ */
+export function lruCache<V extends object>(
+  max: number,
+  ttlMs: number,
+  now: () => number = () => Date.now(),
+  weights?: Weights<V>,
+): LRUCache<string, V> {
+  const options: LRUCache.Options<string, V, unknown> = {
+    max: Number.isFinite(max) ? max : undefined,
+    ttl: ttlMs,
+    // Read the clock on every check: a cached "now" would hold a timer open.
+    ttlResolution: 0,
+    perf: { now },
+  } as LRUCache.Options<string, V, unknown>;
+  if (weights) {
+    options.maxSize = weights.maxWeight;
+    options.maxEntrySize = weights.maxWeight;
+    options.sizeCalculation = (v) => Math.max(1, weights.weigh(v));
   }
-
-  /** The live value for a key (and marks it recently used), or undefined. */
-  get(key: string): V | undefined {
-    const hit = this.#map.get(key);
-    if (!hit) return undefined;
-    this.#map.delete(key);
-    if (this.now() - hit.at > this.ttlMs) {
-      this.#weight -= hit.weight;
-      return undefined;
-    }
-    this.#map.set(key, hit);
-    return hit.value;
-  }
-
-  /**
-   * Stores a value, evicting the least recently used entries while over the count or the weight;
-   * a value heavier than the whole cache is not kept.
-   */
-  set(key: string, value: V): void {
-    this.#drop(key);
-    const weight = this.weights?.weigh(value) ?? 0;
-    if (this.weights && weight > this.weights.maxWeight) return;
-    this.#map.set(key, { at: this.now(), value, weight });
-    this.#weight += weight;
-    const limit = this.weights?.maxWeight ?? Infinity;
-    while (this.#map.size > this.max || this.#weight > limit) {
-      this.#drop(this.#map.keys().next().value!);
-    }
-  }
-
-  /** Number of entries held (expired ones included until touched). */
-  get size(): number {
-    return this.#map.size;
-  }
-
-  /** The weight of the entries held. */
-  get weight(): number {
-    return this.#weight;
-  }
+  return new LRUCache<string, V>(options);
 }
 
 /** Viewers remembered per cached entry at most; past it, a viewer just gets no `X-Cached`. */

@@ -1,6 +1,6 @@
 /** The embed operation: fetch a URL safely, read what it is, cache the answer. */
 import { isPublicAddress } from "./address.ts";
-import { LruCache, Viewed } from "./cache.ts";
+import { lruCache, Viewed } from "./cache.ts";
 import { lazy } from "../lib/lazy.ts";
 import type { EmbedInfo } from "./metadata.ts";
 import type { PageReader } from "./page_reader.ts";
@@ -36,7 +36,7 @@ function isPage(headers: Headers): boolean {
 
 /** Looks up embeddable information about URLs, with an in-memory cache. */
 export class Embedder {
-  #cache = new LruCache<Viewed<EmbedInfo>>(EMBED_LIMITS.cacheEntries, EMBED_LIMITS.cacheMs);
+  #cache = lruCache<Viewed<EmbedInfo>>(EMBED_LIMITS.cacheEntries, EMBED_LIMITS.cacheMs);
   #fetch: SafeFetchOptions;
 
   /** `allowPrivate` lifts the public-address rule (intranets, tests). */

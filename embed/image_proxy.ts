@@ -6,7 +6,7 @@
  * bounded cache in memory.
  */
 import { isPublicAddress } from "./address.ts";
-import { LruCache, Viewed } from "./cache.ts";
+import { lruCache, Viewed } from "./cache.ts";
 import { FetchFailed, safeFetch, type SafeFetchOptions } from "./safe_fetch.ts";
 
 /** Limits of the image fetches and their cache; tests may shorten them. */
@@ -70,7 +70,7 @@ function mayBeImage(headers: Headers): boolean {
 
 /** Fetches preview images under the address rules, with a cache. */
 export class ImageProxy {
-  #cache = new LruCache<Viewed<ProxiedImage>>(
+  #cache = lruCache<Viewed<ProxiedImage>>(
     Infinity,
     IMAGE_LIMITS.cacheMs,
     undefined,

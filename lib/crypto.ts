@@ -1,4 +1,6 @@
-/** Small cryptographic helpers on Web Crypto. */
+/** Small cryptographic helpers on Web Crypto and Node's crypto and Buffer. */
+import { Buffer } from "node:buffer";
+import { createHash, timingSafeEqual } from "node:crypto";
 
 const encoder = new TextEncoder();
 
@@ -9,14 +11,12 @@ export function randomId(bytes = 16): string {
 
 /** Encodes bytes as URL-safe base64 without padding. */
 export function base64url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
 }
 
 /** Encodes bytes as lowercase hex. */
 export function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 }
 
 /** SHA-256 of a string, hex encoded. */
@@ -42,11 +42,11 @@ export async function hmac(secret: string, message: string): Promise<string> {
   return base64url(await hmacBytes(secret, message));
 }
 
-/** Compares two strings in time that does not depend on where they differ. */
+/**
+ * Compares two strings in time that does not depend on where they differ. Both are hashed first, so
+ * the compared buffers have one length and a length mismatch costs the same time as any other.
+ */
 export function safeEqual(a: string, b: string): boolean {
-  const x = encoder.encode(a);
-  const y = encoder.encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  return diff === 0;
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(a), digest(b));
 }

@@ -3,6 +3,7 @@
  * from, and the install hint the client needs before anyone can log in.
  */
 import { Hono, type MiddlewareHandler } from "hono";
+import { LRUCache } from "lru-cache";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { validate } from "../http/validate.ts";
@@ -12,10 +13,10 @@ import { API } from "../http/contract/mod.ts";
 
 /**
  * Records the user agent and address a session is used from, written only when they change
- * (a small cache per process spares the database a write per request).
+ * (a small least-recently-used cache per process spares the database a write per request).
  */
 export function noteSessionClient(deps: AppDeps): MiddlewareHandler<AppEnv> {
-  const seen = new Map<string, string>();
+  const seen = new LRUCache<string, string>({ max: 10_000 });
   return async (c, next) => {
     const note = async (hash: string | undefined) => {
       if (!hash) return;
@@ -23,7 +24,6 @@ export function noteSessionClient(deps: AppDeps): MiddlewareHandler<AppEnv> {
       const addr = clientAddress(c, deps.config);
       const key = `${ua}\n${addr}`;
       if (seen.get(hash) === key) return;
-      if (seen.size > 10_000) seen.clear();
       seen.set(hash, key);
       await deps.store.sessions.noteClient(hash, ua, addr);
     };

@@ -7,7 +7,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
 import { IMAGE_LIMITS, ImageProxy } from "../../embed/image_proxy.ts";
-import { LruCache } from "../../embed/cache.ts";
+import { lruCache } from "../../embed/cache.ts";
 import { FetchRefused } from "../../embed/safe_fetch.ts";
 
 /** A real (tiny) PNG: signature, IHDR of a 1x1 image. */
@@ -203,7 +203,7 @@ Deno.test("embed image: served through Parley, checked, bounded and cached", asy
 });
 
 Deno.test("LruCache by weight: the least recently used go first, too heavy is not kept", () => {
-  const cache = new LruCache<Uint8Array>(Infinity, 60_000, undefined, {
+  const cache = lruCache<Uint8Array>(Infinity, 60_000, undefined, {
     weigh: (b) => b.length,
     maxWeight: 10,
   });
@@ -212,7 +212,7 @@ Deno.test("LruCache by weight: the least recently used go first, too heavy is no
   cache.get("a");
   cache.set("c", new Uint8Array(4));
   assertEquals([cache.get("a")?.length, cache.get("b"), cache.get("c")?.length], [4, undefined, 4]);
-  assertEquals(cache.weight, 8);
+  assertEquals(cache.calculatedSize, 8);
   cache.set("d", new Uint8Array(11));
-  assertEquals([cache.get("d"), cache.weight], [undefined, 8]);
+  assertEquals([cache.get("d"), cache.calculatedSize], [undefined, 8]);
 });

@@ -1,7 +1,7 @@
 import { assertEquals } from "../support/assert.ts";
 import { formatMicros, parseMicros } from "../../lib/time.ts";
 import { hostId, hostShortName } from "../../irc/host_id.ts";
-import { hmac, safeEqual } from "../../lib/crypto.ts";
+import { base64url, hex, hmac, safeEqual } from "../../lib/crypto.ts";
 
 Deno.test("time: RFC 3339 with microseconds round-trips", () => {
   const us = Date.UTC(2026, 10, 22, 10, 0, 0, 123) * 1000 + 456;
@@ -39,4 +39,16 @@ Deno.test("crypto: hmac is stable and compares safely", async () => {
   assertEquals(safeEqual(a, await hmac("secret-two", "message")), false);
   assertEquals(safeEqual("abc", "abc"), true);
   assertEquals(safeEqual("abc", "abcd"), false);
+  assertEquals(safeEqual("", ""), true);
+  assertEquals(safeEqual("é", "e"), false);
+});
+
+Deno.test("crypto: base64url and hex of whole arrays and of views into them", () => {
+  const bytes = new Uint8Array([0xfb, 0xff, 0xbf, 0x00, 0x01, 0x3e, 0x3f]);
+  assertEquals(base64url(bytes), "-_-_AAE-Pw");
+  assertEquals(hex(bytes), "fbffbf00013e3f");
+  // A view reads only its own bytes, not the whole buffer behind it.
+  assertEquals(base64url(bytes.subarray(3, 5)), "AAE");
+  assertEquals(hex(bytes.subarray(3, 5)), "0001");
+  assertEquals(base64url(new Uint8Array(0)), "");
 });

@@ -1,6 +1,12 @@
 /** The update checker against a real local HTTP server. */
 import { assert, assertEquals } from "../support/assert.ts";
-import { parseAnswer, UPDATE_CACHE_MS, UpdateChecker, versionNumber } from "../../updates/check.ts";
+import {
+  isNewer,
+  parseAnswer,
+  UPDATE_CACHE_MS,
+  UpdateChecker,
+  versionNumber,
+} from "../../updates/check.ts";
 
 Deno.test("updates: versions as numbers keep their order", () => {
   assertEquals(versionNumber("0.1.0"), 0.01);
@@ -8,9 +14,20 @@ Deno.test("updates: versions as numbers keep their order", () => {
   assertEquals(versionNumber("v8.07"), 8.07);
   assert(versionNumber("1.10.0") > versionNumber("1.9.99"));
   assert(Number.isNaN(versionNumber("latest")));
-  assertEquals(parseAnswer('{"version":"0.2.0"}'), 0.02);
-  assertEquals(parseAnswer('{"available":8.07}'), 8.07);
-  assertEquals(parseAnswer("1.0.0\n"), 1);
+  assertEquals(parseAnswer('{"version":"0.2.0"}'), "0.2.0");
+  assertEquals(parseAnswer('{"available":8.07}'), "8.7.0");
+  assertEquals(parseAnswer('{"available":1.0203}'), "1.2.3");
+  assertEquals(parseAnswer("1.0.0\n"), "1.0.0");
+  assertEquals(parseAnswer("<html>"), null);
+});
+
+Deno.test("updates: newer is semver order, where the API's numbers would collide", () => {
+  assert(isNewer("1.10.0", "1.9.99"));
+  // As numbers both are 2.0: only semver sees 2.0.0 is newer.
+  assert(isNewer("2.0.0", "1.100.0"));
+  assert(!isNewer("1.100.0", "2.0.0"));
+  assert(!isNewer("1.0.0-rc.1", "1.0.0"));
+  assert(isNewer("1.0.0", "1.0.0-rc.1"));
 });
 
 Deno.test("updates: off, offline, and a newer version cached for an hour", async () => {
