@@ -23,10 +23,11 @@ export interface Command {
   run(s: Session, m: Message): Promise<void> | void;
 }
 
-const label = (m: Message) => {
+/** A command's label (labeled-response): at most 64 bytes, one word. */
+export function labelOf(m: Message): string | undefined {
   const l = m.tags.get("label");
-  return l && l.length <= 64 && !/[\s;]/.test(l) ? l : undefined;
-};
+  return l && new TextEncoder().encode(l).length <= 64 && !/[\s;]/.test(l) ? l : undefined;
+}
 
 /** The text of a CTCP ACTION (`\x01ACTION waves\x01`), else undefined. */
 function actionOf(text: string): [string, string] | undefined {
@@ -54,7 +55,7 @@ async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<
     ? `/${body}`
     : body;
   const hub = s.hub!;
-  const l = label(m);
+  const l = s.ownLabel();
   const echo = { client: s, conversation: target, text: body, label: l };
   hub.awaitEcho(echo);
   try {
@@ -87,7 +88,7 @@ async function upstream(s: Session, m: Message): Promise<void> {
     return s.numeric("400", m.command, "Not a line Parley can send");
   }
   const hub = s.hub!;
-  const l = label(m);
+  const l = s.ownLabel();
   const action = !!l && labeledAction(s, m, l);
   // JOIN and PART answer everyone (the join is everyone's); the rest answer the asker.
   const wait = m.command === "JOIN" || m.command === "PART"
@@ -124,7 +125,7 @@ const MAX_CLIENT_TAGS = 4094;
  */
 async function ownLine(s: Session, m: Message, target: string): Promise<void> {
   const hub = s.hub!;
-  const l = label(m);
+  const l = s.ownLabel();
   const tags = hub.state.caps.has("message-tags") ? clientTags(m) : new Map<string, string>();
   // The client names a line by the id it was told; the server knows it by its own.
   const replyTo = tags.get("+draft/reply");
@@ -202,7 +203,7 @@ async function bouncer(s: Session, m: Message): Promise<void> {
     return s.quit("The login is no longer valid");
   }
   s.login.user = user;
-  const l = label(m);
+  const l = s.ownLabel();
   const labelTag = l && s.caps.has("labeled-response") ? `@label=${l} ` : "";
   if (sub === "LISTNETWORKS") {
     const list = await s.cx.connections.list(user.id);
@@ -250,7 +251,7 @@ async function command(s: Session, m: Message, text: string): Promise<void> {
     );
     return;
   }
-  const l = label(m);
+  const l = s.ownLabel();
   if (l) s.reply("ACK", [], l);
 }
 
@@ -371,7 +372,7 @@ export const COMMANDS: Record<string, Command> = {
   PING: {
     early: true,
     min: 1,
-    run: (s, m) => s.reply("PONG", [SERVER, m.params[0]], label(m)),
+    run: (s, m) => s.reply("PONG", [SERVER, m.params[0]]),
   },
   PONG: { early: true, run: () => {} },
   QUIT: { early: true, run: (s) => s.quit("Client quit") },
