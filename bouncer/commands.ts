@@ -424,7 +424,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   MARKREAD: {
-    min: 1,
+    // No fewest parameters: draft/read-marker answers a bare MARKREAD with its own FAIL.
     run: async (s, m) => {
       if (!s.hub) return unbound(s, m);
       if (!s.caps.has("draft/read-marker")) return s.numeric("421", "MARKREAD", "Unknown command");
