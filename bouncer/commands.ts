@@ -113,10 +113,10 @@ async function upstream(s: Session, m: Message): Promise<void> {
 function clientTags(m: Message): Map<string, string> {
   const out = new Map<string, string>();
   for (const [k, v] of m.tags) if (k.startsWith("+")) out.set(k, v);
-  return tagString(out).length <= MAX_CLIENT_TAGS ? out : new Map();
+  return tagString(out).length - 2 <= MAX_CLIENT_TAGS ? out : new Map();
 }
 
-/** The most bytes of client-only tags (message-tags: 4094 with `@` and the space). */
+/** The most bytes of client-only tags (message-tags: 4094 without `@` and the space). */
 const MAX_CLIENT_TAGS = 4094;
 
 /**

@@ -18,12 +18,19 @@ const TAG_OWNER = new Map<string, CapName>(
 
 const REWRITES: readonly CapRow[] = CAPABILITIES.filter((c) => c.rewrite);
 
-/** The tags a client keeps. */
+/**
+ * The tags a client keeps, the server's before the client-only ones (message-tags: so that
+ * client tags, not the server's, are what a size limit would push out).
+ */
 function keptTags(caps: Caps, tags: Map<string, string>): Map<string, string> {
   const out = new Map<string, string>();
+  let client: [string, string][] | undefined;
   for (const [name, value] of tags) {
-    if (caps.has(TAG_OWNER.get(name) ?? "message-tags")) out.set(name, value);
+    if (!caps.has(TAG_OWNER.get(name) ?? "message-tags")) continue;
+    if (name.startsWith("+")) (client ??= []).push([name, value]);
+    else out.set(name, value);
   }
+  if (client) { for (const [name, value] of client) out.set(name, value); }
   return out;
 }
 

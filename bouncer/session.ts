@@ -41,6 +41,23 @@ export interface BouncerContext extends AuthDeps {
   cluster?: BouncerCluster;
 }
 
+/**
+ * The most bytes of tag data a client may send (message-tags: 4094 without the `@` and the space;
+ * the 8191 a line may carry are the server's and the client's together).
+ */
+export const MAX_CLIENT_TAG_DATA = 4094;
+
+/** The bytes of a line's tag data, as the client wrote it. */
+function clientTagBytes(line: string): number {
+  if (!line.startsWith("@")) return 0;
+  const end = line.indexOf(" ");
+  const data = end < 0 ? line.slice(1) : line.slice(1, end);
+  // Only a long one is measured in bytes: a character is at most 3 bytes in UTF-16's range.
+  return data.length * 3 <= MAX_CLIENT_TAG_DATA
+    ? data.length
+    : new TextEncoder().encode(data).length;
+}
+
 /** Labeled-response batches made by Parley, for their ids. */
 let labeledBatches = 0;
 
@@ -209,7 +226,7 @@ export class Session {
       for await (const item of this.transport.lines()) {
         if (this.#closed) break;
         await this.#pace("line" in item ? lineCost(item.line) : 1);
-        if ("tooLong" in item) {
+        if ("tooLong" in item || clientTagBytes(item.line) > MAX_CLIENT_TAG_DATA) {
           this.numeric("417", "Input line was too long");
           continue;
         }

@@ -66,5 +66,5 @@ export function quotedLine(text: string): IrcLine {
   return (tags + ircLine(command, ...params)) as IrcLine;
 }
 
-/** The most bytes of a line's client tags, `@` included (IRCv3 message-tags). */
-const MAX_TAG_BYTES = 4094;
+/** The most bytes of a line's client tags, `@` included (IRCv3 message-tags: 4094 and the `@`). */
+const MAX_TAG_BYTES = 4095;

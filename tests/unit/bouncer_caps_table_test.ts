@@ -23,17 +23,26 @@ function allBut(missing?: CapName): Caps {
  * Every row that filters must have one: a new row without an example fails the test.
  */
 const EXAMPLES: Partial<Record<CapName, [string, string | undefined]>> = {
-  "server-time": ["@time=t;msgid=m :n!u@h PRIVMSG #c :hi there", "@msgid=m :n!u@h PRIVMSG #c :hi there"],
+  "server-time": [
+    "@time=t;msgid=m :n!u@h PRIVMSG #c :hi there",
+    "@msgid=m :n!u@h PRIVMSG #c :hi there",
+  ],
   "message-tags": [
-    "@time=t;msgid=m;+typing=active;label=l :n!u@h PRIVMSG #c :hi there",
+    "@time=t;msgid=m;label=l;+typing=active :n!u@h PRIVMSG #c :hi there",
     "@time=t;label=l :n!u@h PRIVMSG #c :hi there",
   ],
   batch: ["@batch=b;time=t :n!u@h PRIVMSG #c :hi there", "@time=t :n!u@h PRIVMSG #c :hi there"],
-  "labeled-response": ["@label=l;time=t :s 311 me n u h * :Real Name", "@time=t :s 311 me n u h * :Real Name"],
+  "labeled-response": [
+    "@label=l;time=t :s 311 me n u h * :Real Name",
+    "@time=t :s 311 me n u h * :Real Name",
+  ],
   "draft/read-marker": ["MARKREAD #c *", undefined],
   "away-notify": [":n!u@h AWAY :gone", undefined],
   "account-notify": [":n!u@h ACCOUNT acct", undefined],
-  "account-tag": ["@account=acct;time=t :n!u@h PRIVMSG #c :hi there", "@time=t :n!u@h PRIVMSG #c :hi there"],
+  "account-tag": [
+    "@account=acct;time=t :n!u@h PRIVMSG #c :hi there",
+    "@time=t :n!u@h PRIVMSG #c :hi there",
+  ],
   "extended-join": [":n!u@h JOIN #c acct :Real Name", ":n!u@h JOIN #c"],
   "multi-prefix": [":s 353 me = #c :@+a +b c", ":s 353 me = #c :@a +b c"],
   "userhost-in-names": [":s 353 me = #c :@a!u@h b!v@i", ":s 353 me = #c :@a b"],
