@@ -47,3 +47,33 @@ export async function labeled(c: BouncerClient, label: string, line: string): Pr
 /** The lines a client got since `from` with one of these commands. */
 export const got = (c: BouncerClient, from: number, ...commands: string[]): Received[] =>
   c.lines.slice(from).filter((l) => commands.includes(l.command));
+
+/**
+ * Checks the batch spec over everything a client received: each reference tag is letters, digits
+ * and hyphens; a batch's start and end carry no tag of their own batch; every line of a batch comes
+ * between its start and end; every batch started is ended. Returns what is wrong.
+ */
+export function batchErrors(lines: Received[]): string[] {
+  const errors: string[] = [];
+  const open = new Set<string>();
+  const ended = new Set<string>();
+  for (const l of lines) {
+    const ref = l.tags.get("batch");
+    if (l.command === "BATCH") {
+      const word = l.params[0] ?? "";
+      const id = word.slice(1);
+      if (!/^[A-Za-z0-9-]+$/.test(id)) errors.push(`bad reference tag: ${l.raw}`);
+      if (ref === id) errors.push(`a batch line refers to its own batch: ${l.raw}`);
+      if (word.startsWith("+")) {
+        if (open.has(id)) errors.push(`started twice: ${l.raw}`);
+        open.add(id);
+      } else if (word.startsWith("-")) {
+        if (!open.delete(id)) errors.push(`ended, never started: ${l.raw}`);
+        ended.add(id);
+      } else errors.push(`neither + nor -: ${l.raw}`);
+    }
+    if (ref !== undefined && !open.has(ref)) errors.push(`outside its batch: ${l.raw}`);
+  }
+  for (const id of open) errors.push(`never ended: ${id}`);
+  return errors;
+}
