@@ -120,6 +120,12 @@ Deno.test("spec draft/read-marker: MARKREAD get, set, never back, to every clien
       const mark = lines.findIndex((l) => l.command === "MARKREAD" && l.params[0] === "#later");
       const end = lines.findIndex((l) => l.command === "366" && l.params[1] === "#later");
       assert(join >= 0 && join < mark && mark < end, lines.map((l) => l.raw).join("\n"));
+      // Parley's own WHO after the join is answered before a WHOIS sent after it: its replies
+      // reach no IRC client (docs/bouncer.md).
+      const whois = a.lines.length;
+      await a.send("WHOIS bob");
+      await a.waitFor((l) => l.command === "318", whois);
+      assertEquals(got(a, from, "352", "354", "315"), []);
     });
 
     await t.step("a store failure: FAIL MARKREAD INTERNAL_ERROR (SHOULD)", async () => {
