@@ -182,15 +182,17 @@ function unbound(s: Session, m: Message): void {
 
 /** BOUNCER: soju.im/bouncer-networks. */
 async function bouncer(s: Session, m: Message): Promise<void> {
+  // Each answer goes through writeHistory: it carries the command's label.
+  const answer = (...lines: string[]) => s.writeHistory(lines);
   const sub = m.params[0].toUpperCase();
   if (!s.caps.has("soju.im/bouncer-networks")) {
-    return s.write(`FAIL BOUNCER UNKNOWN_COMMAND ${safe(sub)} :Ask for soju.im/bouncer-networks`);
+    return answer(`FAIL BOUNCER UNKNOWN_COMMAND ${safe(sub)} :Ask for soju.im/bouncer-networks`);
   }
   if (sub === "BIND") {
     if (s.registered) {
-      return s.write("FAIL BOUNCER REGISTRATION_IS_COMPLETED BIND :Bind before registering");
+      return answer("FAIL BOUNCER REGISTRATION_IS_COMPLETED BIND :Bind before registering");
     }
-    if (!m.params[1]) return s.write("FAIL BOUNCER NEED_ATTRIBUTE BIND :Name a network");
+    if (!m.params[1]) return answer("FAIL BOUNCER NEED_ATTRIBUTE BIND :Name a network");
     s.bind = m.params[1].slice(0, 100);
     return;
   }
@@ -203,26 +205,21 @@ async function bouncer(s: Session, m: Message): Promise<void> {
     return s.quit("The login is no longer valid");
   }
   s.login.user = user;
-  const l = s.ownLabel();
-  const labelTag = l && s.caps.has("labeled-response") ? `@label=${l} ` : "";
   if (sub === "LISTNETWORKS") {
     const list = await s.cx.connections.list(user.id);
-    const batch = s.caps.has("batch") ? `nets${Math.floor(Math.random() * 1e9)}` : "";
-    if (batch) s.write(`${labelTag}BATCH +${batch} soju.im/bouncer-networks`);
-    for (const c of list) {
-      s.write(
-        `${batch ? `@batch=${batch} ` : ""}BOUNCER NETWORK ${c.connection_id} ${
-          networkAttributes(c)
-        }`,
-      );
-    }
-    if (batch) s.write(`BATCH -${batch}`);
-    return;
+    const batch = `nets${Math.floor(Math.random() * 1e9)}`;
+    return answer(
+      `BATCH +${batch} soju.im/bouncer-networks`,
+      ...list.map((c) =>
+        `@batch=${batch} BOUNCER NETWORK ${c.connection_id} ${networkAttributes(c)}`
+      ),
+      `BATCH -${batch}`,
+    );
   }
   if (sub === "ADDNETWORK" || sub === "CHANGENETWORK" || sub === "DELNETWORK") {
-    if (!m.params[1]) return s.write(`FAIL BOUNCER NEED_ATTRIBUTE ${sub} :Not enough parameters`);
+    if (!m.params[1]) return answer(`FAIL BOUNCER NEED_ATTRIBUTE ${sub} :Not enough parameters`);
     const lines = await changeNetwork(s.cx, user, sub, m.params.slice(1));
-    for (const line of lines) s.write(`${labelTag}${line}`);
+    answer(...lines);
     if (sub === "DELNETWORK" && lines[0]?.startsWith("BOUNCER ")) {
       // Gone: its state events may still find the row, so the removal is said here.
       for (const w of s.cx.networkWatchers) {
@@ -231,7 +228,7 @@ async function bouncer(s: Session, m: Message): Promise<void> {
     }
     return;
   }
-  s.write(`FAIL BOUNCER UNKNOWN_COMMAND ${safe(sub)} :Unknown subcommand`);
+  answer(`FAIL BOUNCER UNKNOWN_COMMAND ${safe(sub)} :Unknown subcommand`);
 }
 
 /** A client's word in a reply: one word, bounded. */

@@ -61,6 +61,8 @@ Deno.test("spec labeled-response: a label on every answer, errors included", asy
       assertEquals(noText.lines.map((l) => l.command), ["412"]);
       const fail = await labeled(c, "e4", "CHATHISTORY BOGUS #lab * 5");
       assertEquals(fail.lines.map((l) => l.command), ["FAIL"]);
+      const bouncer = await labeled(c, "e6", "BOUNCER LISTNETWORKS");
+      assertEquals(bouncer.lines.map((l) => l.command), ["FAIL"]);
       const mark = await labeled(c, "e5", "MARKREAD");
       assert(["461", "FAIL"].includes(mark.lines[0].command), mark.lines[0].raw);
     });
