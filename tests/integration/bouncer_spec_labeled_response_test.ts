@@ -127,6 +127,15 @@ Deno.test("spec labeled-response: with echo-message, the echo is the answer", as
     assertEquals(a.lines.map((l) => l.command), ["PRIVMSG"], "the echo, labeled, and no ACK");
     const seen = await other.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "echoed");
     assertEquals(seen.tags.get("label"), undefined, "another client's copy has no label");
+    // To oneself: the label only on the echo, not on the copy received as the target.
+    const from = c.lines.length;
+    await c.send("@label=self1 PRIVMSG alice :to myself");
+    await c.waitFor((l) => l.tags.get("label") === "self1", from);
+    await other.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "to myself");
+    await sync(c);
+    const copies = c.lines.slice(from).filter((l) => l.params[1] === "to myself");
+    assert(copies.length >= 1, "the echo");
+    assertEquals(copies.filter((l) => l.tags.has("label")).length, 1, "one labeled: the echo");
   } finally {
     c.close();
     other.close();
