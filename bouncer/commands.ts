@@ -23,10 +23,11 @@ export interface Command {
   run(s: Session, m: Message): Promise<void> | void;
 }
 
-const label = (m: Message) => {
+/** A command's label (labeled-response): at most 64 bytes, one word. */
+export function labelOf(m: Message): string | undefined {
   const l = m.tags.get("label");
-  return l && l.length <= 64 && !/[\s;]/.test(l) ? l : undefined;
-};
+  return l && new TextEncoder().encode(l).length <= 64 && !/[\s;]/.test(l) ? l : undefined;
+}
 
 /** The text of a CTCP ACTION (`\x01ACTION waves\x01`), else undefined. */
 function actionOf(text: string): [string, string] | undefined {
@@ -54,7 +55,7 @@ async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<
     ? `/${body}`
     : body;
   const hub = s.hub!;
-  const l = label(m);
+  const l = s.ownLabel();
   const echo = { client: s, conversation: target, text: body, label: l };
   hub.awaitEcho(echo);
   try {
@@ -87,7 +88,7 @@ async function upstream(s: Session, m: Message): Promise<void> {
     return s.numeric("400", m.command, "Not a line Parley can send");
   }
   const hub = s.hub!;
-  const l = label(m);
+  const l = s.ownLabel();
   const action = !!l && labeledAction(s, m, l);
   // JOIN and PART answer everyone (the join is everyone's); the rest answer the asker.
   const wait = m.command === "JOIN" || m.command === "PART"
@@ -112,10 +113,10 @@ async function upstream(s: Session, m: Message): Promise<void> {
 function clientTags(m: Message): Map<string, string> {
   const out = new Map<string, string>();
   for (const [k, v] of m.tags) if (k.startsWith("+")) out.set(k, v);
-  return tagString(out).length <= MAX_CLIENT_TAGS ? out : new Map();
+  return tagString(out).length - 2 <= MAX_CLIENT_TAGS ? out : new Map();
 }
 
-/** The most bytes of client-only tags (message-tags: 4094 with `@` and the space). */
+/** The most bytes of client-only tags (message-tags: 4094 without `@` and the space). */
 const MAX_CLIENT_TAGS = 4094;
 
 /**
@@ -124,7 +125,7 @@ const MAX_CLIENT_TAGS = 4094;
  */
 async function ownLine(s: Session, m: Message, target: string): Promise<void> {
   const hub = s.hub!;
-  const l = label(m);
+  const l = s.ownLabel();
   const tags = hub.state.caps.has("message-tags") ? clientTags(m) : new Map<string, string>();
   // The client names a line by the id it was told; the server knows it by its own.
   const replyTo = tags.get("+draft/reply");
@@ -181,15 +182,17 @@ function unbound(s: Session, m: Message): void {
 
 /** BOUNCER: soju.im/bouncer-networks. */
 async function bouncer(s: Session, m: Message): Promise<void> {
+  // Each answer goes through writeHistory: it carries the command's label.
+  const answer = (...lines: string[]) => s.writeHistory(lines);
   const sub = m.params[0].toUpperCase();
   if (!s.caps.has("soju.im/bouncer-networks")) {
-    return s.write(`FAIL BOUNCER UNKNOWN_COMMAND ${safe(sub)} :Ask for soju.im/bouncer-networks`);
+    return answer(`FAIL BOUNCER UNKNOWN_COMMAND ${safe(sub)} :Ask for soju.im/bouncer-networks`);
   }
   if (sub === "BIND") {
     if (s.registered) {
-      return s.write("FAIL BOUNCER REGISTRATION_IS_COMPLETED BIND :Bind before registering");
+      return answer("FAIL BOUNCER REGISTRATION_IS_COMPLETED BIND :Bind before registering");
     }
-    if (!m.params[1]) return s.write("FAIL BOUNCER NEED_ATTRIBUTE BIND :Name a network");
+    if (!m.params[1]) return answer("FAIL BOUNCER NEED_ATTRIBUTE BIND :Name a network");
     s.bind = m.params[1].slice(0, 100);
     return;
   }
@@ -202,26 +205,21 @@ async function bouncer(s: Session, m: Message): Promise<void> {
     return s.quit("The login is no longer valid");
   }
   s.login.user = user;
-  const l = label(m);
-  const labelTag = l && s.caps.has("labeled-response") ? `@label=${l} ` : "";
   if (sub === "LISTNETWORKS") {
     const list = await s.cx.connections.list(user.id);
-    const batch = s.caps.has("batch") ? `nets${Math.floor(Math.random() * 1e9)}` : "";
-    if (batch) s.write(`${labelTag}BATCH +${batch} soju.im/bouncer-networks`);
-    for (const c of list) {
-      s.write(
-        `${batch ? `@batch=${batch} ` : ""}BOUNCER NETWORK ${c.connection_id} ${
-          networkAttributes(c)
-        }`,
-      );
-    }
-    if (batch) s.write(`BATCH -${batch}`);
-    return;
+    const batch = `nets${Math.floor(Math.random() * 1e9)}`;
+    return answer(
+      `BATCH +${batch} soju.im/bouncer-networks`,
+      ...list.map((c) =>
+        `@batch=${batch} BOUNCER NETWORK ${c.connection_id} ${networkAttributes(c)}`
+      ),
+      `BATCH -${batch}`,
+    );
   }
   if (sub === "ADDNETWORK" || sub === "CHANGENETWORK" || sub === "DELNETWORK") {
-    if (!m.params[1]) return s.write(`FAIL BOUNCER NEED_ATTRIBUTE ${sub} :Not enough parameters`);
+    if (!m.params[1]) return answer(`FAIL BOUNCER NEED_ATTRIBUTE ${sub} :Not enough parameters`);
     const lines = await changeNetwork(s.cx, user, sub, m.params.slice(1));
-    for (const line of lines) s.write(`${labelTag}${line}`);
+    answer(...lines);
     if (sub === "DELNETWORK" && lines[0]?.startsWith("BOUNCER ")) {
       // Gone: its state events may still find the row, so the removal is said here.
       for (const w of s.cx.networkWatchers) {
@@ -230,7 +228,7 @@ async function bouncer(s: Session, m: Message): Promise<void> {
     }
     return;
   }
-  s.write(`FAIL BOUNCER UNKNOWN_COMMAND ${safe(sub)} :Unknown subcommand`);
+  answer(`FAIL BOUNCER UNKNOWN_COMMAND ${safe(sub)} :Unknown subcommand`);
 }
 
 /** A client's word in a reply: one word, bounded. */
@@ -250,7 +248,7 @@ async function command(s: Session, m: Message, text: string): Promise<void> {
     );
     return;
   }
-  const l = label(m);
+  const l = s.ownLabel();
   if (l) s.reply("ACK", [], l);
 }
 
@@ -371,7 +369,7 @@ export const COMMANDS: Record<string, Command> = {
   PING: {
     early: true,
     min: 1,
-    run: (s, m) => s.reply("PONG", [SERVER, m.params[0]], label(m)),
+    run: (s, m) => s.reply("PONG", [SERVER, m.params[0]]),
   },
   PONG: { early: true, run: () => {} },
   QUIT: { early: true, run: (s) => s.quit("Client quit") },
@@ -423,7 +421,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   MARKREAD: {
-    min: 1,
+    // No fewest parameters: draft/read-marker answers a bare MARKREAD with its own FAIL.
     run: async (s, m) => {
       if (!s.hub) return unbound(s, m);
       if (!s.caps.has("draft/read-marker")) return s.numeric("421", "MARKREAD", "Unknown command");

@@ -61,9 +61,10 @@ export interface Bouncer {
   relay: Relay;
   /**
    * Runs an IRC client that came as a WebSocket on the HTTP port (`GET /socket`); `otherOrigin`
-   * when a page of another origin opened it (its failed logins count apart).
+   * when a page of another origin opened it (its failed logins count apart); `binary` when it
+   * speaks binary.ircv3.net.
    */
-  acceptSocket(socket: WebSocket, address: string, otherOrigin?: boolean): void;
+  acceptSocket(socket: WebSocket, address: string, otherOrigin?: boolean, binary?: boolean): void;
   /** How many IRC clients are attached on this node (metrics). */
   clients(): number;
   close(): Promise<void>;
@@ -137,8 +138,8 @@ export function startBouncer(
   return {
     ports: listening.ports,
     relay,
-    acceptSocket: (socket, address, otherOrigin) =>
-      acceptor.accept(new WebSocketTransport(socket, address, otherOrigin)),
+    acceptSocket: (socket, address, otherOrigin, binary) =>
+      acceptor.accept(new WebSocketTransport(socket, address, otherOrigin, binary)),
     clients: () => {
       let n = 0;
       for (const count of cx.attached.values()) n += count;

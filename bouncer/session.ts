@@ -9,7 +9,7 @@ import { type AuthDeps, authenticate, type Login } from "./auth.ts";
 import { burstLines, controlBurst, SERVER_NAME } from "./burst.ts";
 import type { ConnectionService } from "../irc/connection_service.ts";
 import { Caps } from "./caps.ts";
-import { COMMANDS, PASS_THROUGH } from "./commands.ts";
+import { COMMANDS, labelOf, PASS_THROUGH } from "./commands.ts";
 import type { HistoryScope, HistoryService } from "./history.ts";
 import { type BouncerLimits, lineCost } from "./limits.ts";
 import type { Hub, Relay } from "./relay.ts";
@@ -41,6 +41,26 @@ export interface BouncerContext extends AuthDeps {
   cluster?: BouncerCluster;
 }
 
+/**
+ * The most bytes of tag data a client may send (message-tags: 4094 without the `@` and the space;
+ * the 8191 a line may carry are the server's and the client's together).
+ */
+export const MAX_CLIENT_TAG_DATA = 4094;
+
+/** The bytes of a line's tag data, as the client wrote it. */
+function clientTagBytes(line: string): number {
+  if (!line.startsWith("@")) return 0;
+  const end = line.indexOf(" ");
+  const data = end < 0 ? line.slice(1) : line.slice(1, end);
+  // Only a long one is measured in bytes: a character is at most 3 bytes in UTF-16's range.
+  return data.length * 3 <= MAX_CLIENT_TAG_DATA
+    ? data.length
+    : new TextEncoder().encode(data).length;
+}
+
+/** Labeled-response batches made by Parley, for their ids. */
+let labeledBatches = 0;
+
 /** One client of the listener. */
 export class Session {
   readonly caps = new Caps();
@@ -58,6 +78,13 @@ export class Session {
   #remote?: RemoteEnd;
   /** Live lines that came while the replay on attach was read, sent after it. */
   #held?: { line: string; msgid?: string }[];
+  /**
+   * The label of the command being run (labeled-response): Parley's own answers to it (numerics,
+   * FAILs, history) carry it, so that every reply, errors included, is told by it.
+   */
+  #label?: string;
+  /** The running command answers its label itself (an ACK, an echo, or the server's reply). */
+  #labelOwned = false;
 
   constructor(
     readonly cx: BouncerContext,
@@ -115,12 +142,40 @@ export class Session {
     if (!this.#closed && !this.transport.write(line)) this.#closed = true;
   }
 
-  /** Lines from history: filtered by the client's capabilities, as live lines are. */
-  writeHistory(lines: string[]): void {
+  /**
+   * Parley's answer to the command being run (history, read markers, search, FAILs): filtered by
+   * the client's capabilities, as live lines are. With a label, the answer is one logical message
+   * carrying it: the one line, its batch's start, a `labeled-response` batch around several lines,
+   * or an ACK when there is nothing. The replay on attach is no answer (`answer` false).
+   */
+  writeHistory(lines: string[], answer = true): void {
     const prefixes = this.hub?.state.prefixSymbols() ?? "@+";
+    const out: Message[] = [];
     for (const raw of lines) {
       const m = parseLine(raw);
-      const line = m && forClient(this.caps, m, { prefixes, myNick: this.target });
+      if (m) out.push(m);
+    }
+    const label = answer && this.caps.has("labeled-response") ? this.#label : undefined;
+    if (answer) this.#label = undefined; // answered
+    if (label) {
+      if (!out.length) return this.reply("ACK", [], label);
+      const wrap = out.length > 1 &&
+        !(out[0].command === "BATCH" && out[0].params[0]?.startsWith("+"));
+      if (wrap && this.caps.has("batch")) {
+        const id = `l${(++labeledBatches).toString(36)}`;
+        for (const m of out) if (!m.tags.has("batch")) m.tags.set("batch", id);
+        out.unshift({
+          tags: new Map(),
+          prefix: SERVER_NAME,
+          command: "BATCH",
+          params: [`+${id}`, "labeled-response"],
+        });
+        out.push({ tags: new Map(), prefix: SERVER_NAME, command: "BATCH", params: [`-${id}`] });
+      }
+      if (!wrap || this.caps.has("batch")) out[0].tags.set("label", label);
+    }
+    for (const m of out) {
+      const line = forClient(this.caps, m, { prefixes, myNick: this.target });
       if (line) this.#out(line);
     }
   }
@@ -132,16 +187,20 @@ export class Session {
     return line?.startsWith("MARKREAD ") ? line : undefined;
   }
 
-  /** A numeric to this client, from Parley. */
+  /** A numeric to this client, from Parley (with the running command's label). */
   numeric(code: string, ...params: string[]): void {
-    this.write(formatLine(code, [this.target, ...params], { prefix: SERVER_NAME }));
+    this.reply(code, [this.target, ...params]);
   }
 
-  /** A line from Parley with a label when the client asked with one. */
+  /**
+   * A line from Parley with a label when the client asked with one (the running command's,
+   * unless given): its answer, so the label is used up.
+   */
   reply(command: string, params: string[], label?: string): void {
-    const tags = label && this.caps.has("labeled-response")
-      ? new Map([["label", label]])
-      : undefined;
+    const l = label ?? this.#label;
+    this.#label = undefined;
+    const tags = l && this.caps.has("labeled-response") ? new Map([["label", l]]) : undefined;
+    if (command === "ACK" && !tags) return; // an ACK is only ever an answer to a label
     this.write(formatLine(command, params, { prefix: SERVER_NAME, tags }));
   }
 
@@ -167,7 +226,7 @@ export class Session {
       for await (const item of this.transport.lines()) {
         if (this.#closed) break;
         await this.#pace("line" in item ? lineCost(item.line) : 1);
-        if ("tooLong" in item) {
+        if ("tooLong" in item || clientTagBytes(item.line) > MAX_CLIENT_TAG_DATA) {
           this.numeric("417", "Input line was too long");
           continue;
         }
@@ -201,6 +260,24 @@ export class Session {
   }
 
   async #handle(m: Message): Promise<void> {
+    this.#label = labelOf(m);
+    this.#labelOwned = false;
+    try {
+      await this.#run(m);
+      // A labeled command Parley answered with nothing still gets an ACK.
+      if (this.#label && !this.#labelOwned && !this.#closed) this.reply("ACK", []);
+    } finally {
+      this.#label = undefined;
+    }
+  }
+
+  /** The running command's label; the command answers it (with an ACK when nothing else). */
+  ownLabel(): string | undefined {
+    this.#labelOwned = true;
+    return this.#label;
+  }
+
+  async #run(m: Message): Promise<void> {
     // What Parley does not handle goes to the server (a client bound to no network has none).
     const cmd = COMMANDS[m.command] ?? (this.hub ? PASS_THROUGH : undefined);
     if (!cmd) {
@@ -317,7 +394,7 @@ export class Session {
     } finally {
       if (this.#held === held) {
         this.#held = undefined;
-        this.writeHistory(replayed);
+        this.writeHistory(replayed, false);
         const seen = new Set(replayed.map((l) => parseLine(l)?.tags.get("msgid")));
         for (const h of held) if (!h.msgid || !seen.has(h.msgid)) this.write(h.line);
       }

@@ -1,6 +1,7 @@
 /**
- * IRC over WebSocket (the IRCv3 WebSocket spec, subprotocol `text.ircv3.net`): one line per text
- * frame, without CR LF. Bounded as a socket is: a frame longer than a line is refused with 417,
+ * IRC over WebSocket (the IRCv3 WebSocket spec): one line per frame, without CR LF; text frames
+ * with `text.ircv3.net` (or no subprotocol), binary frames with `binary.ircv3.net` (read as UTF-8,
+ * a byte that is not becoming U+FFFD, as on a socket). Bounded as a socket is: a frame longer than a line is refused with 417,
  * and a client more than 4 MB behind is closed. What a client sends and the session has not read
  * yet is bounded in bytes (a socket's unread bytes wait in the kernel; a WebSocket's frames wait
  * here): 64 KB before the client is attached, 1 MB after; a frame larger than that closes the
@@ -9,8 +10,21 @@
  */
 import { type ClientTransport, type Incoming, MAX_LINE_BYTES } from "./transport.ts";
 
-/** The subprotocol Parley speaks (text frames). */
+/** The subprotocols Parley speaks: text frames, or binary ones. */
 export const IRC_SUBPROTOCOL = "text.ircv3.net";
+export const IRC_BINARY_SUBPROTOCOL = "binary.ircv3.net";
+const SUBPROTOCOLS = [IRC_SUBPROTOCOL, IRC_BINARY_SUBPROTOCOL];
+/** Both, as an error message names them. */
+export const IRC_SUBPROTOCOLS = SUBPROTOCOLS.join(" and ");
+
+/**
+ * The subprotocol to answer a client's list with: the first it offers that Parley speaks (the
+ * client's order of preference), "" when it offers none, undefined when it offers only others.
+ */
+export function chooseSubprotocol(offered: string[]): string | undefined {
+  if (!offered.length) return "";
+  return offered.find((p) => SUBPROTOCOLS.includes(p));
+}
 const MAX_BUFFERED = 4 * 1024 * 1024;
 /** Frames received and not yet read, before the socket is closed for flooding. */
 const MAX_WAITING = 1000;
@@ -35,16 +49,28 @@ export class WebSocketTransport implements ClientTransport {
   #wake?: () => void;
   #ended = false;
   #encoder = new TextEncoder();
+  #decoder = new TextDecoder();
 
-  constructor(socket: WebSocket, readonly peer: string, otherOrigin = false) {
+  constructor(
+    socket: WebSocket,
+    readonly peer: string,
+    otherOrigin = false,
+    /** It speaks binary.ircv3.net (the server's socket does not say which it answered). */
+    readonly binary = false,
+  ) {
     this.address = otherOrigin ? otherOriginKey(peer) : peer;
     this.#socket = socket;
+    socket.binaryType = "arraybuffer";
     socket.onmessage = (ev) => {
       if (this.#ended) return;
-      if (typeof ev.data !== "string") return this.close(); // binary frames: not this subprotocol
+      // Each subprotocol has its kind of frame.
+      const binary = this.binary;
+      if (binary !== ev.data instanceof ArrayBuffer) return this.close();
+      const size = binary ? (ev.data as ArrayBuffer).byteLength : (ev.data as string).length;
       // Checked before the frame is looked at further: one over the bound ends the client.
-      if (ev.data.length > this.#limit || this.#waiting.length >= MAX_WAITING) return this.close();
-      const text = ev.data.replace(/\r?\n$/, "");
+      if (size > this.#limit || this.#waiting.length >= MAX_WAITING) return this.close();
+      const data = binary ? this.#decoder.decode(ev.data as ArrayBuffer) : ev.data as string;
+      const text = data.replace(/\r?\n$/, "");
       const bytes = text.length > MAX_LINE_BYTES ? Infinity : this.#encoder.encode(text).length;
       const item: Incoming = bytes > MAX_LINE_BYTES ? { tooLong: true } : { line: text };
       const cost = FRAME_COST + (bytes > MAX_LINE_BYTES ? 0 : bytes);
@@ -89,7 +115,8 @@ export class WebSocketTransport implements ClientTransport {
       this.close();
       return false;
     }
-    this.#socket.send(line);
+    // A string is sent as UTF-8 in a text frame: never bytes that are not UTF-8.
+    this.#socket.send(this.binary ? this.#encoder.encode(line) : line);
     return true;
   }
 

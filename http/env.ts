@@ -36,7 +36,7 @@ export interface AppDeps {
   bot?: Bot;
   /** The IRC listener (PARLEY_IRC_LISTEN), which also takes IRC clients from `GET /socket`. */
   bouncer?: {
-    acceptSocket(socket: WebSocket, address: string, otherOrigin?: boolean): void;
+    acceptSocket(socket: WebSocket, address: string, otherOrigin?: boolean, binary?: boolean): void;
     clients?(): number;
   };
 }

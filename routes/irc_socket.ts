@@ -1,6 +1,6 @@
 /**
- * `GET /socket`: IRC over WebSocket for web IRC clients (gamja), one line per text frame with the
- * `text.ircv3.net` subprotocol. The client logs in inside the IRC session (SASL or PASS), not with
+ * `GET /socket`: IRC over WebSocket for web IRC clients (gamja), one line per frame with the
+ * `text.ircv3.net` or `binary.ircv3.net` subprotocol. The client logs in inside the IRC session (SASL or PASS), not with
  * a cookie, so a client served from another site may connect; its failed logins are counted apart
  * from the web's (under its address marked as another origin's), so a page cannot spend the
  * login throttle of its visitor's own address. The client's address is the one the web's login
@@ -10,7 +10,11 @@ import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { errorBody } from "../http/errors.ts";
 import { clientAddress, requestOrigin } from "../http/client.ts";
-import { IRC_SUBPROTOCOL } from "../bouncer/websocket.ts";
+import {
+  chooseSubprotocol,
+  IRC_BINARY_SUBPROTOCOL,
+  IRC_SUBPROTOCOLS,
+} from "../bouncer/websocket.ts";
 
 export function ircSocketRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -24,8 +28,9 @@ export function ircSocketRoutes(deps: AppDeps): Hono<AppEnv> {
     }
     const offered = (c.req.header("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim())
       .filter(Boolean);
-    if (offered.length && !offered.includes(IRC_SUBPROTOCOL)) {
-      return fail(400, `Only the ${IRC_SUBPROTOCOL} subprotocol is spoken here.`);
+    const protocol = chooseSubprotocol(offered);
+    if (protocol === undefined) {
+      return fail(400, `Only the ${IRC_SUBPROTOCOLS} subprotocols are spoken here.`);
     }
     // A page elsewhere may open this socket from the victim's browser and fail logins for the
     // victim's email from the victim's address: those count apart from the web's login.
@@ -35,9 +40,9 @@ export function ircSocketRoutes(deps: AppDeps): Hono<AppEnv> {
     const address = clientAddress(c, deps.config);
     const { socket, response } = Deno.upgradeWebSocket(
       c.req.raw,
-      offered.length ? { protocol: IRC_SUBPROTOCOL } : {},
+      protocol ? { protocol } : {},
     );
-    bouncer.acceptSocket(socket, address, otherOrigin);
+    bouncer.acceptSocket(socket, address, otherOrigin, protocol === IRC_BINARY_SUBPROTOCOL);
     return response;
   });
   return app;

@@ -55,7 +55,12 @@ export async function markRead(
   if (!conv) return [`FAIL MARKREAD INVALID_PARAMS ${echo(target)} :No such conversation`];
   // The whole millisecond of the line it names is read.
   const wanted = ms * 1000 + 999;
-  const marker = await parts.history.markRead(conv.id, wanted);
+  let marker;
+  try {
+    marker = await parts.history.markRead(conv.id, wanted);
+  } catch {
+    return [`FAIL MARKREAD INTERNAL_ERROR ${echo(target)} :The read marker could not be set`];
+  }
   if (!marker) return [`FAIL MARKREAD INVALID_PARAMS ${echo(target)} :No such conversation`];
   if (marker.lastRead === wanted && wanted > conv.lastRead) {
     const where = {

@@ -10,7 +10,7 @@ export const MAX_TAG_BYTES = 8191;
 /** The most bytes of the rest of a line, CR LF included (RFC 1459). */
 export const MAX_BODY_BYTES = 512;
 /** The most bytes of the client tags a user may type before a command (`/quote @+typing=...`). */
-const MAX_CLIENT_TAG_BYTES = 4094;
+const MAX_CLIENT_TAG_BYTES = 4095;
 /** RFC 1459: at most 15 parameters. */
 const MAX_PARAMS = 15;
 

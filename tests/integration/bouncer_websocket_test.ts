@@ -58,7 +58,7 @@ Deno.test("bouncer: IRC over WebSocket at /socket", async (t) => {
           connection: "Upgrade",
           "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
           "sec-websocket-version": "13",
-          "sec-websocket-protocol": "binary.ircv3.net",
+          "sec-websocket-protocol": "chat.example.com",
         },
       });
       assertEquals(res.status, 400);
