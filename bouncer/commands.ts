@@ -11,6 +11,7 @@ import { authenticate } from "./auth.ts";
 import { changeNetwork, networkAttributes } from "./networks.ts";
 import { credentialHolds } from "./credentials.ts";
 import { search } from "./search.ts";
+import { bouncerServ } from "./service/irc.ts";
 import { refusalText, type Session } from "./session.ts";
 import { formatLine, type Message, tagString } from "./wire.ts";
 
@@ -37,6 +38,8 @@ function actionOf(text: string): [string, string] | undefined {
 
 /** A client's chat line: sent as the user typed it in the web client would be. */
 async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<void> {
+  // The control service's, before anything else: it never reaches the network.
+  if (await bouncerServ(s, m)) return;
   if (!s.hub) return unbound(s, m);
   const [target, text] = m.params;
   if (!text) return s.numeric("412", "No text to send");
