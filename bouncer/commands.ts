@@ -7,7 +7,7 @@
  */
 import { DomainError } from "../lib/errors.ts";
 import { ircLower } from "../irc/casefold.ts";
-import { authenticate } from "./auth.ts";
+import { authenticate, authenticateCertificate } from "./auth.ts";
 import { changeNetwork, networkAttributes } from "./networks.ts";
 import { credentialHolds } from "./credentials.ts";
 import { search } from "./search.ts";
@@ -275,14 +275,22 @@ async function authenticateCmd(s: Session, m: Message): Promise<void> {
     case "more":
       return;
     case "mechanisms":
-      s.numeric("908", "PLAIN", "are available SASL mechanisms");
+      s.numeric("908", s.sasl.mechanisms, "are available SASL mechanisms");
       return saslFailed(s, "SASL authentication failed");
     case "aborted":
       return s.numeric("906", "SASL authentication aborted");
     case "failed":
       return saslFailed(s, "SASL authentication failed");
-    case "credentials": {
-      const r = await authenticate(s.cx, step.identity, step.password, s.transport.address);
+    case "credentials":
+    case "external": {
+      const r = step.kind === "external"
+        ? await authenticateCertificate(
+          s.cx,
+          s.transport.certificate,
+          step.identity || s.username,
+          s.transport.address,
+        )
+        : await authenticate(s.cx, step.identity, step.password, s.transport.address);
       if (typeof r === "string") {
         // Wrong credentials end the connection, as a web login failure counts (same throttle).
         s.numeric("904", refusalText(r));

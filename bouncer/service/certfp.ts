@@ -96,6 +96,12 @@ register(
       if (!(await call.deps.store.certfp.remove(call.user.id, fp))) {
         return [t("No such certificate of yours.")];
       }
+      // The clients logged in with it are ended, as a revoked app token's are.
+      await call.deps.revocations?.revoke({
+        userId: call.user.id,
+        kind: "certificate",
+        fingerprint: fp,
+      });
       return [t("Removed.")];
     },
   },
