@@ -65,11 +65,17 @@ register(
   },
   {
     name: "certfp add",
-    usage: "<fingerprint>",
-    description: "Lets a client certificate log you in to Parley (SASL EXTERNAL)",
+    usage: "[fingerprint]",
+    description:
+      "Lets a client certificate log you in to Parley (SASL EXTERNAL); without a fingerprint, the one this client presented",
     async run(call, args) {
-      if (args.length !== 1) throw new UsageError(t("Give the certificate's SHA-256 fingerprint."));
-      const fp = normalFingerprint(args[0]);
+      if (args.length > 1) throw new UsageError(t("Give the certificate's SHA-256 fingerprint."));
+      if (!args.length && !call.certificate) {
+        throw new UsageError(
+          t("This client presented no certificate: give the certificate's SHA-256 fingerprint."),
+        );
+      }
+      const fp = args.length ? normalFingerprint(args[0]) : call.certificate!;
       if (!(await call.deps.store.certfp.add(call.user.id, fp))) {
         return [t("That certificate is registered already.")];
       }

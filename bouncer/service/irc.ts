@@ -6,6 +6,7 @@
  */
 import { ircLower } from "../../irc/casefold.ts";
 import { SERVER_NAME } from "../burst.ts";
+import { certificateFingerprint } from "../auth.ts";
 import { credentialHolds } from "../credentials.ts";
 import type { BouncerContext, Session } from "../session.ts";
 import { formatLine, type Message } from "../wire.ts";
@@ -63,6 +64,7 @@ export async function bouncerServ(s: Session, m: Message): Promise<boolean> {
     },
     user,
     network: s.login.connection?.connectionId ?? s.hub?.connectionId ?? "",
+    certificate: s.transport.certificate && certificateFingerprint(s.transport.certificate),
   }, text);
   for (const line of lines) {
     for (const piece of pieces(line)) {

@@ -23,6 +23,8 @@ register({
     for (const u of users) {
       call.deps.bus.publish(u.id, { event: "server_notice", from: call.user.email, message });
     }
-    return [t("Sent to {n} users.", { n: users.length })];
+    return [
+      users.length === 1 ? t("Sent to 1 user.") : t("Sent to {n} users.", { n: users.length }),
+    ];
   },
 });

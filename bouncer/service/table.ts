@@ -31,6 +31,8 @@ export interface ServiceCall {
   user: UserRecord;
   /** The connection_id the caller's client is bound to ("" when none): `-network`'s default. */
   network: string;
+  /** The SHA-256 fingerprint of the TLS client certificate the caller's IRC client presented. */
+  certificate?: string;
 }
 
 /** One command. */

@@ -95,6 +95,25 @@ Deno.test("bouncer: SASL EXTERNAL with a registered client certificate", async (
 
     let byUser: BouncerClient | undefined;
     let byAuthzid: BouncerClient | undefined;
+    await t.step("certfp add without a fingerprint takes this client's certificate", async () => {
+      const c = await BouncerClient.register(
+        await BouncerClient.connectTls(s.tlsPort, pem.cert, "tls-plain", mine),
+        `${EMAIL}/${s.cid}@tlsplain`,
+        PASSWORD,
+      );
+      await c.send("PRIVMSG BouncerServ :certfp add");
+      await c.waitFor((l) => l.command === "NOTICE" && /^Added/.test(l.params[1]));
+      const admin = (await s.app.deps.store.users.byEmail(EMAIL))!;
+      assertEquals(await s.app.deps.store.certfp.owner(fp), admin.id);
+      await c.send(`PRIVMSG BouncerServ :certfp remove ${fp}`);
+      await c.waitFor((l) => l.command === "NOTICE" && /^Removed/.test(l.params[1]));
+      c.close();
+      const from = plain.lines.length;
+      await plain.send("PRIVMSG BouncerServ :certfp add");
+      const no = await plain.waitFor((l) => l.command === "NOTICE", from);
+      assert(/presented no certificate/.test(no.params[1]), no.raw);
+    });
+
     await t.step("registered: the owner logs in, the network from USER or authzid", async () => {
       const from = plain.lines.length;
       await plain.send(`PRIVMSG BouncerServ :certfp add ${fp}`);
