@@ -43,16 +43,26 @@ export async function bouncerServ(s: Session, m: Message): Promise<boolean> {
   if (!toService(m)) return false;
   if (m.command !== "PRIVMSG" || !s.login) return true;
   const text = m.params[1] ?? "";
+  // A labeled line is answered with its label: on its echo, else with an ACK (the answers are
+  // the service's NOTICEs after it).
+  const label = m.tags.get("label");
+  const tags = label && s.caps.has("labeled-response") && label.length <= 64 && !/[\s;]/.test(label)
+    ? new Map([["label", label]])
+    : undefined;
   if (s.caps.has("echo-message")) {
     s.write(formatLine("PRIVMSG", [SERVICE_NICK, text], {
       prefix: `${s.target}!${s.username || "u"}@${SERVER_NAME}`,
+      tags,
     }));
+  } else if (tags) {
+    s.write(formatLine("ACK", [], { prefix: SERVER_NAME, tags }));
   }
   // The user as stored now: roles change, and a deleted account or a revoked credential does
   // nothing here.
   const user = await s.cx.store.users.byId(s.login.user.id);
   if (!user || !(await credentialHolds(s.cx.store, user, s.login.credential))) {
-    return s.quit(t("The login is no longer valid")), true;
+    s.quit(t("The login is no longer valid"));
+    return true;
   }
   s.login.user = user;
   const lines = await runService({

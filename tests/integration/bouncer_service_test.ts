@@ -54,6 +54,25 @@ Deno.test("bouncer: BouncerServ answers from the listener and never reaches the 
       await serv(c, "network status", new RegExp(`^${s.cid} `));
     });
 
+    await t.step(
+      "echo-message and labeled-response: the line is echoed with its label",
+      async () => {
+        const e = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}@echo`, PASSWORD, [
+          "echo-message",
+          "labeled-response",
+          "message-tags",
+        ]);
+        await e.send("@label=q1 PRIVMSG BouncerServ :network status");
+        const echo = await e.waitFor((l) =>
+          l.command === "PRIVMSG" && l.params[0] === "BouncerServ"
+        );
+        assertEquals(echo.tags.get("label"), "q1");
+        assertEquals(echo.params[1], "network status");
+        await e.waitFor((l) => fromServ(l) && l.params[1].startsWith(`${s.cid} `));
+        e.close();
+      },
+    );
+
     let second = "";
     await t.step("network create: the same checks as the API", async () => {
       const missing = await serv(c, "network create -name x", /^Usage: network create/);
