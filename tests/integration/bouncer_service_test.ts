@@ -272,6 +272,11 @@ Deno.test("bouncer: BouncerServ answers from the listener and never reaches the 
         (l.command === "PRIVMSG" || l.command === "NOTICE") && l.nick === "alice"
       );
       assertEquals(heard.map((l) => l.raw), []);
+      // Nor is a conversation kept for it.
+      const convs = await store.conversations.listForConnection(
+        (await store.connections.get(admin.id, s.cid))!.id,
+      );
+      assertEquals(convs.filter((x) => x.name.toLowerCase() === "bouncerserv"), []);
     });
     c.close();
   } finally {
