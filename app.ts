@@ -31,6 +31,7 @@ import { i18nRoutes } from "./routes/i18n.ts";
 import { webRoutes } from "./routes/web.ts";
 import { noteSessionClient, sessionRoutes } from "./routes/sessions.ts";
 import { appTokenRoutes } from "./routes/app_tokens.ts";
+import { certfpRoutes } from "./routes/certfps.ts";
 import { pushRoutes } from "./routes/push.ts";
 import { ignoreRoutes } from "./routes/ignores.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -140,6 +141,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // account page and push notifications
     sessionRoutes,
     appTokenRoutes,
+    certfpRoutes,
     pushRoutes,
     ignoreRoutes,
     // a conversation's notification level and draft

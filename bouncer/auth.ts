@@ -2,8 +2,11 @@
  * Who an attaching client is: its username `EMAIL/NETWORK[@CLIENT]` (NETWORK the connection_id,
  * CLIENT a free name that keeps its own place in history) and its password: the Parley password or
  * one of the user's app tokens, checked with the same login throttle as the web's (a failure here
- * counts there too).
+ * counts there too). Or, with SASL EXTERNAL, a TLS client certificate the user registered: its
+ * owner is who logs in, and the username (or the authorization identity) still names NETWORK and
+ * CLIENT.
  */
+import { createHash } from "node:crypto";
 import type { LoginThrottle } from "../http/throttle.ts";
 import { verifyPassword } from "../lib/password.ts";
 import { appTokenHash, looksLikeAppToken } from "../lib/app_token.ts";
@@ -92,4 +95,50 @@ export async function authenticate(
   const connection = await deps.store.connections.get(user.id, identity.network);
   if (!connection) return "no-network";
   return { user, identity, credential, connection };
+}
+
+/** The fingerprint a certificate is registered by: SHA-256 of its DER, lower-case hex. */
+export function certificateFingerprint(der: Uint8Array): string {
+  return createHash("sha256").update(der).digest("hex");
+}
+
+/**
+ * Checks a TLS client certificate (SASL EXTERNAL) from `address`. `username` is the authorization
+ * identity, or the USER name when the client gave none (see certificateIdentity).
+ */
+export async function authenticateCertificate(
+  deps: AuthDeps,
+  certificate: Uint8Array | undefined,
+  username: string,
+  address: string,
+): Promise<Login | Refusal> {
+  const fingerprint = certificate ? certificateFingerprint(certificate) : "";
+  const attempt = deps.loginThrottle.begin(`certfp:${fingerprint || "none"}`, address);
+  if ("wait" in attempt) return "throttled";
+  const owner = fingerprint ? await deps.store.certfp.owner(fingerprint) : undefined;
+  const user = owner === undefined ? undefined : await deps.store.users.byId(owner);
+  const identity = user && certificateIdentity(user.email, username);
+  if (!user || !identity) {
+    attempt.fail();
+    return "invalid";
+  }
+  attempt.succeed();
+  const credential: Credential = { kind: "certificate", fingerprint };
+  if (!identity.network) return { user, identity, credential };
+  const connection = await deps.store.connections.get(user.id, identity.network);
+  if (!connection) return "no-network";
+  return { user, identity, credential, connection };
+}
+
+/**
+ * The identity a certificate's owner logs in with: `[EMAIL]/NETWORK[@CLIENT]` names a network
+ * (and EMAIL, when given, must be the owner's); anything without a slash (a client's default
+ * user name) names none. Undefined when it names someone else or cannot be one.
+ */
+function certificateIdentity(email: string, text: string): Identity | undefined {
+  const slash = text.indexOf("/");
+  if (slash < 0) return { email, network: "", client: "" };
+  const named = text.slice(0, slash);
+  if (named && named.toLowerCase() !== email.toLowerCase()) return undefined;
+  return parseIdentity(`${email}${text.slice(slash)}`);
 }

@@ -275,6 +275,9 @@ export class Caps {
   /** Negotiation began and has not ended: registration waits for CAP END. */
   negotiating = false;
 
+  /** `sasl`'s value for this client: PLAIN, with EXTERNAL over TLS. */
+  constructor(readonly saslMechanisms: () => string = () => "PLAIN") {}
+
   has(name: CapName): boolean {
     return this.#on.has(name);
   }
@@ -296,9 +299,10 @@ export class Caps {
   ls(version: number): string[][] {
     if (version > this.version) this.version = version;
     if (this.version >= 302) this.#on.add("cap-notify"); // implied by 302
-    const words = OFFERED.map((o) =>
-      this.version >= 302 && o.value ? `${o.name}=${o.value}` : o.name
-    );
+    const words = OFFERED.map((o) => {
+      const value = o.name === "sasl" ? this.saslMechanisms() : o.value;
+      return this.version >= 302 && value ? `${o.name}=${value}` : o.name;
+    });
     const lines: string[][] = [];
     let cur: string[] = [];
     for (const w of words) {

@@ -7,10 +7,11 @@
  */
 import { DomainError } from "../lib/errors.ts";
 import { ircLower } from "../irc/casefold.ts";
-import { authenticate } from "./auth.ts";
+import { authenticate, authenticateCertificate } from "./auth.ts";
 import { changeNetwork, networkAttributes } from "./networks.ts";
 import { credentialHolds } from "./credentials.ts";
 import { search } from "./search.ts";
+import { bouncerServ } from "./service/irc.ts";
 import { refusalText, type Session } from "./session.ts";
 import { formatLine, type Message, tagString } from "./wire.ts";
 
@@ -38,6 +39,8 @@ function actionOf(text: string): [string, string] | undefined {
 
 /** A client's chat line: sent as the user typed it in the web client would be. */
 async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<void> {
+  // The control service's, before anything else: it never reaches the network.
+  if (await bouncerServ(s, m)) return;
   if (!s.hub) return unbound(s, m);
   const [target, text] = m.params;
   if (!text) return s.numeric("412", "No text to send");
@@ -270,14 +273,22 @@ async function authenticateCmd(s: Session, m: Message): Promise<void> {
     case "more":
       return;
     case "mechanisms":
-      s.numeric("908", "PLAIN", "are available SASL mechanisms");
+      s.numeric("908", s.sasl.mechanisms, "are available SASL mechanisms");
       return saslFailed(s, "SASL authentication failed");
     case "aborted":
       return s.numeric("906", "SASL authentication aborted");
     case "failed":
       return saslFailed(s, "SASL authentication failed");
-    case "credentials": {
-      const r = await authenticate(s.cx, step.identity, step.password, s.transport.address);
+    case "credentials":
+    case "external": {
+      const r = step.kind === "external"
+        ? await authenticateCertificate(
+          s.cx,
+          s.transport.certificate,
+          step.identity || s.username,
+          s.transport.address,
+        )
+        : await authenticate(s.cx, step.identity, step.password, s.transport.address);
       if (typeof r === "string") {
         // Wrong credentials end the connection, as a web login failure counts (same throttle).
         s.numeric("904", refusalText(r));

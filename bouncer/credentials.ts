@@ -12,7 +12,9 @@ import type { UserRecord } from "../store/users.ts";
 export type Credential =
   | { kind: "token"; id: number }
   /** `generation` changes with every new password hash (each has its own salt). */
-  | { kind: "password"; generation: string };
+  | { kind: "password"; generation: string }
+  /** A registered TLS client certificate (SASL EXTERNAL), by its SHA-256 fingerprint. */
+  | { kind: "certificate"; fingerprint: string };
 
 /** What ends sessions of a user. */
 export type Revocation =
@@ -21,7 +23,9 @@ export type Revocation =
   /** The password changed: sessions of any other password generation end. */
   | { userId: number; kind: "password"; generation: string }
   /** The account was deleted: every session ends. */
-  | { userId: number; kind: "user" };
+  | { userId: number; kind: "user" }
+  /** This certificate no longer logs the user in. */
+  | { userId: number; kind: "certificate"; fingerprint: string };
 
 /** The generation of a stored password hash (a digest: the hash itself need not travel). */
 export async function passwordGeneration(passwordHash: string): Promise<string> {
@@ -33,6 +37,7 @@ export function ends(r: Revocation, userId: number, c: Credential | undefined): 
   if (r.userId !== userId) return false;
   if (r.kind === "user") return true;
   if (r.kind === "token") return c?.kind === "token" && c.id === r.id;
+  if (r.kind === "certificate") return c?.kind === "certificate" && c.fingerprint === r.fingerprint;
   return c?.kind === "password" && c.generation !== r.generation;
 }
 
@@ -40,6 +45,7 @@ export function ends(r: Revocation, userId: number, c: Credential | undefined): 
 export function endedText(r: Revocation): string {
   if (r.kind === "token") return "The app token was revoked";
   if (r.kind === "password") return "The password was changed";
+  if (r.kind === "certificate") return "The certificate was removed";
   return "The account was deleted";
 }
 
@@ -64,6 +70,7 @@ export async function credentialHolds(
 ): Promise<boolean> {
   if (c?.kind === "token") return (await store.appTokens.list(user.id)).some((t) => t.id === c.id);
   if (c?.kind === "password") return c.generation === await passwordGeneration(user.passwordHash);
+  if (c?.kind === "certificate") return await store.certfp.owner(c.fingerprint) === user.id;
   return true;
 }
 

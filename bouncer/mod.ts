@@ -16,6 +16,7 @@ import { watchNetworks } from "./networks.ts";
 import { pushFor } from "../push/mod.ts";
 import { BouncerCluster, type ClusterLink } from "./cluster.ts";
 import { endedText, ends, passwordGeneration, type Revocation } from "./credentials.ts";
+import { relayServerNotices, serviceFor } from "./service/irc.ts";
 
 /**
  * A read marker that moved (in the web client, through the API, or by an attached client's
@@ -74,7 +75,14 @@ export interface Bouncer {
 export function startBouncer(
   deps: Pick<
     AppDeps,
-    "store" | "bus" | "irc" | "loginThrottle" | "connections" | "revocations" | "config"
+    | "store"
+    | "bus"
+    | "irc"
+    | "loginThrottle"
+    | "connections"
+    | "revocations"
+    | "config"
+    | "userDeleted"
   >,
   opts: {
     addresses: ListenAddress[];
@@ -116,6 +124,8 @@ export function startBouncer(
     watchers: (userId) => [...cx.networkWatchers].filter((s) => s.userId === userId),
   });
   const unwatchMarkers = relayMarkers(cx);
+  serviceFor(cx, { revocations: deps.revocations, userDeleted: deps.userDeleted });
+  const unwatchNotices = relayServerNotices(cx);
   const unwatchRevocations = deps.revocations?.listen((r) =>
     endRevoked(cx, r).catch((err) =>
       log.error("bouncer: revoked sessions not ended", { uid: r.userId, error: err })
@@ -124,6 +134,7 @@ export function startBouncer(
   const unwatch = () => {
     unwatchNetworks();
     unwatchMarkers();
+    unwatchNotices();
     unwatchRevocations?.();
   };
   const acceptor = new Acceptor(cx);

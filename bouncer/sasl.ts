@@ -1,6 +1,7 @@
 /**
- * SASL PLAIN over `AUTHENTICATE`: the mechanism, then the base64 payload in chunks of 400 bytes
- * (a chunk shorter than 400, or `+`, ends it), bounded in size.
+ * SASL over `AUTHENTICATE`: the mechanism, then the base64 payload in chunks of 400 bytes (a chunk
+ * shorter than 400, or `+`, ends it), bounded in size. PLAIN carries a login and a password;
+ * EXTERNAL (offered over TLS) only who to log in as, the client's certificate saying who it is.
  */
 
 /** Base64 bytes of one AUTHENTICATE chunk. */
@@ -15,24 +16,37 @@ export type SaslStep =
   | { kind: "mechanisms" } // unknown mechanism: 908, then 904
   | { kind: "aborted" } // `AUTHENTICATE *`: 906
   | { kind: "failed" } // malformed or too long: 904
-  | { kind: "credentials"; identity: string; password: string };
+  | { kind: "credentials"; identity: string; password: string }
+  /** EXTERNAL: the authorization identity the client gave ("" for none). */
+  | { kind: "external"; identity: string };
 
 /** One SASL exchange of one client. */
-export class SaslPlain {
-  #mechanism = false;
+export class Sasl {
+  #mechanism: "" | "PLAIN" | "EXTERNAL" = "";
   #buffer = "";
+
+  /** `external`: whether EXTERNAL is offered (the client came over TLS). */
+  constructor(readonly external: () => boolean = () => false) {}
+
+  /** The mechanisms offered, as CAP and 908 list them. */
+  get mechanisms(): string {
+    return this.external() ? "PLAIN,EXTERNAL" : "PLAIN";
+  }
 
   /** Whether an exchange is under way. */
   get active(): boolean {
-    return this.#mechanism;
+    return this.#mechanism !== "";
   }
 
   /** Takes the parameter of one AUTHENTICATE line. */
   step(param: string): SaslStep {
     if (param === "*") return this.#end({ kind: "aborted" });
     if (!this.#mechanism) {
-      if (param.toUpperCase() !== "PLAIN") return { kind: "mechanisms" };
-      this.#mechanism = true;
+      const wanted = param.toUpperCase();
+      if (wanted !== "PLAIN" && !(wanted === "EXTERNAL" && this.external())) {
+        return { kind: "mechanisms" };
+      }
+      this.#mechanism = wanted;
       return { kind: "continue" };
     }
     if (param !== "+") {
@@ -42,13 +56,26 @@ export class SaslPlain {
       this.#buffer += param;
       if (param.length === CHUNK) return { kind: "more" };
     }
+    if (this.#mechanism === "EXTERNAL") return this.#end(decodeExternal(this.#buffer));
     return this.#end(decodePlain(this.#buffer));
   }
 
   #end(step: SaslStep): SaslStep {
-    this.#mechanism = false;
+    this.#mechanism = "";
     this.#buffer = "";
     return step;
+  }
+}
+
+/** EXTERNAL's payload: the authorization identity, base64 (empty for none). */
+function decodeExternal(b64: string): SaslStep {
+  if (!b64) return { kind: "external", identity: "" };
+  try {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const identity = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return /[\0\r\n]/.test(identity) ? { kind: "failed" } : { kind: "external", identity };
+  } catch {
+    return { kind: "failed" };
   }
 }
 

@@ -13,7 +13,7 @@ import { COMMANDS, labelOf, PASS_THROUGH } from "./commands.ts";
 import type { HistoryScope, HistoryService } from "./history.ts";
 import { type BouncerLimits, lineCost } from "./limits.ts";
 import type { Hub, Relay } from "./relay.ts";
-import { SaslPlain } from "./sasl.ts";
+import { Sasl } from "./sasl.ts";
 import type { ClientTransport } from "./transport.ts";
 import { formatLine, type Message, parseLine } from "./wire.ts";
 import { forClient } from "./filter.ts";
@@ -63,8 +63,8 @@ let labeledBatches = 0;
 
 /** One client of the listener. */
 export class Session {
-  readonly caps = new Caps();
-  readonly sasl = new SaslPlain();
+  readonly caps = new Caps(() => this.sasl.mechanisms);
+  readonly sasl = new Sasl(() => this.transport.tls === true);
   nick = "";
   username = "";
   password?: string;

@@ -1,10 +1,16 @@
 /**
  * A TLS certificate and key that can be replaced while listeners use them: certbot renews a
  * certificate every two months, and SIGHUP hands the new one to the listeners without a restart
- * (which would cut every attached client). Deno's TLS listener takes its certificate once, when it
- * binds, so a listener is bound again on the same port with the new pair; connections already
- * open keep the certificate they were made with.
+ * (which would cut every attached client): new connections get the new pair, connections already
+ * open keep the one they were made with.
+ *
+ * The listener is node:tls's, not Deno's: it asks each client for a certificate (without requiring
+ * one, and trusting none: a certificate is known by its fingerprint, registered by its user), which
+ * SASL EXTERNAL logs in with; Deno's TLS listener cannot ask. Its sockets are handed on as the
+ * accept loop's connections, with the client's certificate.
  */
+import tls from "node:tls";
+import { Duplex, Readable } from "node:stream";
 
 /** A PEM certificate (chain) and its private key. */
 export interface TlsPem {
@@ -46,85 +52,106 @@ export class ReloadableTls implements TlsPem {
   }
 }
 
+/** A connection as the accept loop hands it to a transport. */
+export interface TlsClientConn {
+  readonly readable: ReadableStream<Uint8Array<ArrayBuffer>>;
+  readonly remoteAddr: Deno.NetAddr;
+  write(bytes: Uint8Array): Promise<number>;
+  close(): void;
+  /** Over TLS (the client may log in with SASL EXTERNAL). */
+  readonly tls: true;
+  /** The DER of the certificate the client presented, if any. */
+  readonly certificate?: Uint8Array;
+}
+
 /** A TLS listener as the accept loop uses it. */
-export type TlsListening = AsyncIterable<Deno.Conn> & {
+export type TlsListening = AsyncIterable<TlsClientConn> & {
   readonly addr: Deno.Addr;
   close(): void;
 };
 
-/** How long a rebind waits for the port its old listener held to be free again. */
-const REBIND_WAIT_MS = 5000;
+/** How long a client has to finish its TLS handshake. */
+const HANDSHAKE_MS = 30_000;
+
+/** A client's TLS socket, once its handshake is done, as a connection of the accept loop. */
+function asConn(socket: tls.TLSSocket, remoteAddr: Deno.NetAddr): TlsClientConn {
+  const peer = socket.getPeerCertificate(true);
+  const raw = peer && "raw" in peer ? peer.raw : undefined;
+  return {
+    readable: Readable.toWeb(socket) as ReadableStream<Uint8Array<ArrayBuffer>>,
+    remoteAddr,
+    write: (bytes) =>
+      new Promise((resolve, reject) =>
+        socket.write(bytes, (err) => err ? reject(err) : resolve(bytes.length))
+      ),
+    close: () => void socket.destroySoon(),
+    tls: true,
+    certificate: raw?.length ? new Uint8Array(raw) : undefined,
+  };
+}
 
 /**
- * Listens with TLS on `hostname`:`port`; with a ReloadableTls, each new pair closes the listener
- * and binds a new one on the same port, and the iteration carries on across the swap.
+ * Listens with TLS on `hostname`:`port` (bound at once: a taken port throws here), asking each
+ * client for a certificate; with a ReloadableTls, each new pair is used from the next connection
+ * on. The TCP socket is Deno's; node:tls runs the TLS over it.
  */
-export function listenTls(
-  options: { hostname: string; port: number },
-  tls: TlsPem,
-): TlsListening {
-  if (!(tls instanceof ReloadableTls)) return Deno.listenTls({ ...options, ...tls });
-  let current = Deno.listenTls({ ...options, cert: tls.cert, key: tls.key });
-  const port = (current.addr as Deno.NetAddr).port;
+export function listenTls(options: { hostname: string; port: number }, pem: TlsPem): TlsListening {
+  const listener = Deno.listen(options);
+  let context = tls.createSecureContext({ cert: pem.cert, key: pem.key });
+  const unwatch = pem instanceof ReloadableTls
+    ? pem.watch((next) => {
+      context = tls.createSecureContext({ cert: next.cert, key: next.key });
+      return Promise.resolve();
+    })
+    : () => {};
+  const ready: TlsClientConn[] = [];
+  let wake: (() => void) | undefined;
   let closed = false;
-  // A swap in progress: the accept loop waits for it instead of ending.
-  let swapped: Promise<void> | undefined;
-  // Deno frees the port only once the pending accept has ended.
-  let acceptEnded: (() => void) | undefined;
-  const unwatch = tls.watch(async (pem) => {
-    if (closed) return;
-    let done!: () => void;
-    swapped = new Promise((r) => (done = r));
-    const ended = new Promise<void>((r) => (acceptEnded = r));
-    current.close();
-    await ended;
+  const handshake = (conn: Deno.Conn) => {
+    const raw = Duplex.fromWeb({ readable: conn.readable, writable: conn.writable });
+    raw.on("error", () => {});
+    const socket = new tls.TLSSocket(raw, {
+      isServer: true,
+      secureContext: context,
+      requestCert: true,
+      // Any certificate, or none: it is the user's registration that makes one log in.
+      rejectUnauthorized: false,
+    });
+    socket.on("error", () => socket.destroy());
+    const timer = setTimeout(() => socket.destroy(), HANDSHAKE_MS);
+    socket.once("close", () => clearTimeout(timer));
+    socket.once("secure", () => {
+      clearTimeout(timer);
+      if (closed) return void socket.destroy();
+      ready.push(asConn(socket, conn.remoteAddr as Deno.NetAddr));
+      wake?.();
+    });
+  };
+  (async () => {
     try {
-      if (closed) return; // closed meanwhile: nothing to bind again
-      const deadline = Date.now() + REBIND_WAIT_MS;
-      for (;;) {
-        try {
-          current = Deno.listenTls({ ...options, port, ...pem });
-          break;
-        } catch (err) {
-          if (!(err instanceof Deno.errors.AddrInUse) || Date.now() > deadline) {
-            closed = true;
-            throw new Error(
-              `${options.hostname}:${port} could not be bound again (${(err as Error).message}); ` +
-                "nothing listens there now: restart Parley",
-            );
-          }
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      }
-    } finally {
-      swapped = undefined;
-      done();
+      for await (const conn of listener) handshake(conn);
+    } catch {
+      // closed
     }
-  });
+  })();
   return {
-    get addr() {
-      return current.addr;
-    },
+    addr: listener.addr,
     close() {
+      if (closed) return;
       closed = true;
       unwatch();
-      current.close();
+      listener.close();
+      wake?.();
     },
     async *[Symbol.asyncIterator]() {
       while (!closed) {
-        let conn: Deno.Conn;
-        try {
-          conn = await current.accept();
-        } catch (err) {
-          const swap = swapped;
-          acceptEnded?.();
-          acceptEnded = undefined;
-          if (!swap || closed) return;
-          await swap;
-          if (closed) throw err;
+        const next = ready.shift();
+        if (next) {
+          yield next;
           continue;
         }
-        yield conn;
+        await new Promise<void>((r) => (wake = r));
+        wake = undefined;
       }
     },
   };

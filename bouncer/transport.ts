@@ -19,6 +19,10 @@ export interface ClientTransport {
   readonly address: string;
   /** The network address, when `address` is more than that (a WebSocket from another origin). */
   readonly peer?: string;
+  /** Over TLS: the client may log in with a certificate (SASL EXTERNAL). */
+  readonly tls?: boolean;
+  /** The DER of the TLS client certificate the client presented, if any. */
+  readonly certificate?: Uint8Array;
   /** Told once the client is attached (a logged-in client may have more unread). */
   attached?(): void;
   /** The lines the client sends, until it closes. */
@@ -28,18 +32,28 @@ export interface ClientTransport {
   close(): void;
 }
 
+/** What a socket transport reads and writes: Deno's TCP connection, or a TLS one (tls_reload.ts). */
+type SocketConn = Pick<Deno.Conn, "readable" | "write" | "close" | "remoteAddr"> & {
+  readonly tls?: boolean;
+  readonly certificate?: Uint8Array;
+};
+
 /** A TCP (or TLS) connection as a ClientTransport. */
 export class SocketTransport implements ClientTransport {
   readonly address: string;
-  #conn: Deno.Conn;
+  readonly tls: boolean;
+  readonly certificate?: Uint8Array;
+  #conn: SocketConn;
   #queue: Uint8Array[] = [];
   #queued = 0;
   #writing = false;
   #closed = false;
   #encoder = new TextEncoder();
 
-  constructor(conn: Deno.Conn) {
+  constructor(conn: SocketConn) {
     this.#conn = conn;
+    this.tls = conn.tls === true;
+    this.certificate = conn.certificate;
     const addr = conn.remoteAddr as Deno.NetAddr;
     this.address = addr.hostname ?? "unknown";
   }

@@ -86,6 +86,17 @@ export interface ClientSettingsEvent {
   settings: ClientSettings;
 }
 
+/**
+ * An admin's announcement (`BouncerServ server notice`), to every user: each open tab shows it,
+ * and each attached IRC client gets it as a NOTICE from the server.
+ */
+export interface ServerNoticeEvent {
+  event: "server_notice";
+  /** The admin's email. */
+  from: string;
+  message: string;
+}
+
 /** The server shuts down; the socket closes with 1001 next. */
 export interface ShutdownEvent {
   event: "shutdown";
@@ -407,6 +418,7 @@ export type PushedEvent =
   | NotificationsEvent
   | ClientSettingsEvent
   | StateEvent
+  | ServerNoticeEvent
   | ShutdownEvent;
 
 /** Seen only by bus taps (never on a socket): the user's open sockets, after one came or went. */

@@ -84,6 +84,8 @@ export interface ConnectionStore {
   certificate(id: number): Promise<ClientCertificate | undefined>;
   /** Keeps a client certificate for the connection (unless it has one already); returns the kept one. */
   setCertificate(id: number, c: ClientCertificate): Promise<ClientCertificate | undefined>;
+  /** Replaces the connection's client certificate (BouncerServ `certfp generate`). */
+  replaceCertificate(id: number, c: ClientCertificate): Promise<void>;
 }
 
 /** A `connections` row, in SQLite and PostgreSQL alike. */

@@ -6,6 +6,7 @@
 import type { UserStore } from "./users.ts";
 import type { SessionStore } from "./sessions.ts";
 import type { AppTokenStore } from "./app_tokens.ts";
+import type { CertfpStore } from "./certfp.ts";
 import type { SettingsStore } from "./settings.ts";
 import type { ProfileStore } from "./profiles.ts";
 import type { ConnectionStore } from "./connections.ts";
@@ -21,6 +22,8 @@ export interface Store {
   users: UserStore;
   sessions: SessionStore;
   appTokens: AppTokenStore;
+  /** Client certificates users log in to the listener with (SASL EXTERNAL). */
+  certfp: CertfpStore;
   settings: SettingsStore;
   profiles: ProfileStore;
   // irc: connections, conversations

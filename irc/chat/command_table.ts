@@ -89,6 +89,9 @@ export const COMMAND_TABLE = [
   entry("reconnect", "/reconnect", "Reconnects this connection"),
   entry("clear", "/clear history", "Deletes the stored messages of this conversation"),
   entry("search", "/search <words>", "Searches your messages", { runs: "client" as const }),
+  entry("bouncerserv", "/bouncerserv <command>", "Runs a BouncerServ command (help lists them)", {
+    runs: "client" as const,
+  }),
   entry("help", "/help", "Shows this list", { runs: "client" as const }),
 ];
 

@@ -1,4 +1,5 @@
 /** Running a server command from anywhere in the client and showing its answer where the user is. */
+import { api } from "./api.ts";
 import { t } from "./i18n.ts";
 import type { Parsed } from "./commands.ts";
 import { parseInput } from "./commands.ts";
@@ -14,6 +15,26 @@ import { withConnectionName } from "./conn_status.ts";
 /** Shows a line from the client itself (errors, help) in the open conversation. */
 export function localLine(text: string, event = "error", data?: unknown): void {
   appendLive({ from: "", message: text, ts: new Date().toISOString(), event, data });
+}
+
+/**
+ * `/bouncerserv <command>`: BouncerServ runs it as for an attached IRC client; its answers are
+ * shown in the open conversation, as lines from BouncerServ kept nowhere.
+ */
+export async function runBouncerServ(cid: string, command: string): Promise<void> {
+  try {
+    const { lines } = await api("runBouncerServ", { body: { command, connection_id: cid } });
+    for (const line of lines) {
+      appendLive({
+        from: "BouncerServ",
+        message: line,
+        ts: new Date().toISOString(),
+        type: "notice",
+      });
+    }
+  } catch (e) {
+    localLine(t("Not sent: {error}", { error: (e as Error).message }));
+  }
 }
 
 /** Shows what a command answered, readably: tables, the member list, confirmations. */

@@ -38,6 +38,8 @@ export interface ClientEnv {
   showHelp(): void;
   /** The list of keyboard shortcuts. */
   showKeys(): void;
+  /** Runs a BouncerServ command and shows its answers in the open conversation. */
+  bouncerServ(command: string): void;
 }
 
 /** The handler of every command the client runs itself, keyed by the table. */
@@ -45,6 +47,7 @@ export const CLIENT_HANDLERS: Readonly<
   Record<ClientCommandName, (args: string, env: ClientEnv) => void>
 > = {
   search: (args, env) => env.navigate("/chat/search?q=" + encodeURIComponent(args)),
+  bouncerserv: (args, env) => env.bouncerServ(args.trim() || "help"),
   // "/help keys" lists the keyboard shortcuts; "/help" the commands.
   help: (args, env) => (args.trim().toLowerCase() === "keys" ? env.showKeys() : env.showHelp()),
 };

@@ -23,6 +23,7 @@ import {
   patchConversation,
   pendingJoin,
   removeConversation,
+  showToast,
   user,
 } from "./state.ts";
 import {
@@ -259,6 +260,10 @@ function onEvent(f: PushedEvent): void {
       break;
     case "state":
       onState(f);
+      break;
+    case "server_notice":
+      // An admin's announcement: every open tab shows it, long enough to be read.
+      showToast(t("Server notice: {message}", { message: f.message }), 30_000);
       break;
   }
   tagsChunk.get()?.onEvent(f);

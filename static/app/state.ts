@@ -133,11 +133,11 @@ export function myNick(cid: string): string {
 }
 
 let toastTimer: ReturnType<typeof setTimeout> | undefined;
-/** Shows a short message for a few seconds. */
-export function showToast(text: string): void {
+/** Shows a short message for a few seconds (`ms`). */
+export function showToast(text: string, ms = 5000): void {
   toast.value = text;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => (toast.value = ""), 5000);
+  toastTimer = setTimeout(() => (toast.value = ""), ms);
 }
 
 /** A channel the user just asked to join, opened when the server confirms it. */

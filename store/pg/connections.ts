@@ -90,5 +90,10 @@ export function pgConnectionStore(sql: Sql): ConnectionStore {
           FROM connections WHERE id = ${id}`)[0],
       );
     },
+    async replaceCertificate(id, c) {
+      await sql`UPDATE connections SET tls_cert = ${pgString(c.cert)}, tls_key = ${
+        pgString(c.key)
+      }, cert_fingerprint = ${pgString(c.fingerprint)} WHERE id = ${id}`;
+    },
   };
 }

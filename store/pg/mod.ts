@@ -8,6 +8,7 @@ import { type PgMessageStore, pgMessageStore } from "./messages.ts";
 import { pgUserStore, USERS_CHANGED } from "./users.ts";
 import { pgSessionStore } from "./sessions.ts";
 import { pgAppTokenStore } from "./app_tokens.ts";
+import { pgCertfpStore } from "./certfp.ts";
 import { pgSettingsStore } from "./settings.ts";
 import { pgProfileStore } from "./profiles.ts";
 import { pgConnectionStore } from "./connections.ts";
@@ -56,6 +57,7 @@ export async function openPgStore(url: string): Promise<PgStore> {
     users,
     sessions: pgSessionStore(sql),
     appTokens: pgAppTokenStore(sql),
+    certfp: pgCertfpStore(sql),
     settings: pgSettingsStore(sql),
     profiles: pgProfileStore(sql),
     connections: pgConnectionStore(sql),

@@ -37,6 +37,8 @@ export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
     // First one wins: two connects racing to make one keep the same certificate.
     setCertificate: db.prepare(`UPDATE connections SET tls_cert = ?, tls_key = ?,
       cert_fingerprint = ? WHERE id = ? AND tls_cert = ''`),
+    replaceCertificate: db.prepare(`UPDATE connections SET tls_cert = ?, tls_key = ?,
+      cert_fingerprint = ? WHERE id = ?`),
   };
   const byId = (id: number) => {
     const row = q.byId.get(id) as ConnectionRow | undefined;
@@ -104,6 +106,10 @@ export function sqliteConnectionStore(db: DatabaseSync): ConnectionStore {
     setCertificate(id, c) {
       q.setCertificate.run(c.cert, c.key, c.fingerprint, id);
       return Promise.resolve(toCertificate(q.certificate.get(id) as CertificateRow | undefined));
+    },
+    replaceCertificate(id, c) {
+      q.replaceCertificate.run(c.cert, c.key, c.fingerprint, id);
+      return Promise.resolve();
     },
   };
 }

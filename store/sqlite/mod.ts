@@ -9,6 +9,7 @@ import { migrate, sqliteMigrations } from "./migrate.ts";
 import { sqliteUserStore } from "./users.ts";
 import { sqliteSessionStore } from "./sessions.ts";
 import { sqliteAppTokenStore } from "./app_tokens.ts";
+import { sqliteCertfpStore } from "./certfp.ts";
 import { sqliteSettingsStore } from "./settings.ts";
 import { sqliteProfileStore } from "./profiles.ts";
 import { sqliteConnectionStore } from "./connections.ts";
@@ -68,6 +69,7 @@ function sqliteStore(
     users: sqliteUserStore(db),
     sessions: sqliteSessionStore(db),
     appTokens: sqliteAppTokenStore(db),
+    certfp: sqliteCertfpStore(db),
     settings: sqliteSettingsStore(db),
     profiles: sqliteProfileStore(db),
     // irc

@@ -168,6 +168,11 @@ Deno.test("every operation's answer matches its documented response schema", asy
     const token = await ok(admin.post("/api/tokens", { name: "irssi" }), 201);
     await ok(admin.get("/api/tokens"));
     await ok(admin.delete(`/api/tokens/${token.id}`));
+    const fp = "ab".repeat(32);
+    await ok(admin.post("/api/certfps", { fingerprint: fp }), 201);
+    await ok(admin.get("/api/certfps"));
+    await ok(admin.delete(`/api/certfps/${fp}`));
+    await ok(admin.post("/api/bouncerserv", { command: "help" }));
 
     await ok(admin.delete(`/api/connection/${conn.connection_id}`));
     await ok(admin.delete("/api/user/bob@example.com"));

@@ -20,9 +20,11 @@ export const EMAIL = "admin@example.com";
 export async function setupBouncer(
   limits: Partial<BouncerLimits> = {},
   history?: (real: HistoryService) => HistoryService,
+  /** A certificate and key (PEM) for an ircs:// listener beside the plain one (`tlsPort`). */
+  tls?: { cert: string; key: string },
 ) {
   const ngircd = await startIrcServer();
-  const s = await setupBouncerOn(ngircd.url, limits, history);
+  const s = await setupBouncerOn(ngircd.url, limits, history, tls);
   return {
     ...s,
     ngircd,
@@ -41,11 +43,16 @@ export async function setupBouncerOn(
   url: string,
   limits: Partial<BouncerLimits> = {},
   history?: (real: HistoryService) => HistoryService,
+  tls?: { cert: string; key: string },
 ) {
   const app = await startApp({ PARLEY_TEST_FAST_IRC: "1" });
   const real = historyService(app.deps);
   const bouncer = startBouncer(app.deps, {
-    addresses: [{ tls: false, hostname: "127.0.0.1", port: 0 }],
+    addresses: [
+      { tls: false, hostname: "127.0.0.1", port: 0 },
+      ...tls ? [{ tls: true, hostname: "127.0.0.1", port: 0 }] : [],
+    ],
+    tls,
     // Long enough for a login on a loaded machine (argon2 runs on a shared core): a test of the
     // timeout itself sets a short one.
     limits: { registerTimeoutMs: 20_000, ...limits },
@@ -67,5 +74,5 @@ export async function setupBouncerOn(
     await bouncer.close();
     await app.close();
   };
-  return { app, bouncer, api, cid, port: bouncer.ports[0], close };
+  return { app, bouncer, api, cid, port: bouncer.ports[0], tlsPort: bouncer.ports[1], close };
 }

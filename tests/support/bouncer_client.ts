@@ -80,9 +80,19 @@ export class BouncerClient {
     );
   }
 
-  /** Connects over TLS, trusting `caCert` (PEM). */
-  static async connectTls(port: number, caCert: string, name = "tls"): Promise<BouncerClient> {
-    const conn = await Deno.connectTls({ hostname: "localhost", port, caCerts: [caCert] });
+  /** Connects over TLS, trusting `caCert` (PEM), presenting `client`'s certificate when given. */
+  static async connectTls(
+    port: number,
+    caCert: string,
+    name = "tls",
+    client?: { cert: string; key: string },
+  ): Promise<BouncerClient> {
+    const conn = await Deno.connectTls({
+      hostname: "localhost",
+      port,
+      caCerts: [caCert],
+      ...client,
+    });
     return new BouncerClient(conn, name);
   }
 

@@ -6,7 +6,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { parseMessage as parseLine } from "../../irc/protocol/message.ts";
 import { Caps, OFFERED } from "../../bouncer/caps.ts";
-import { SaslPlain } from "../../bouncer/sasl.ts";
+import { Sasl } from "../../bouncer/sasl.ts";
 import { forClient } from "../../bouncer/filter.ts";
 import { UpstreamState } from "../../bouncer/upstream_state.ts";
 import { parseIdentity } from "../../bouncer/auth.ts";
@@ -37,25 +37,45 @@ Deno.test("bouncer caps: LS 302 gives values; REQ is all or nothing", () => {
 
 Deno.test("bouncer sasl: 400-byte chunks, + ends an exact multiple, bounded", () => {
   const b64 = (s: string) => btoa(s);
-  const s = new SaslPlain();
+  const s = new Sasl();
   assertEquals(s.step("PLAIN").kind, "continue");
   const payload = b64(`\0a@b.c/net\0${"p".repeat(289)}`);
   assertEquals(payload.length, 400);
   assertEquals(s.step(payload).kind, "more");
   const done = s.step("+");
   assertEquals(done, { kind: "credentials", identity: "a@b.c/net", password: "p".repeat(289) });
-  assertEquals(new SaslPlain().step("EXTERNAL").kind, "mechanisms");
-  const big = new SaslPlain();
+  assertEquals(new Sasl().step("EXTERNAL").kind, "mechanisms", "offered over TLS only");
+  const big = new Sasl();
   big.step("PLAIN");
   let last = "";
   for (let i = 0; i < 10 && last !== "failed"; i++) last = big.step("A".repeat(400)).kind;
   assertEquals(last, "failed");
-  const bad = new SaslPlain();
+  const bad = new Sasl();
   bad.step("PLAIN");
   assertEquals(bad.step("!!!").kind, "failed");
-  const aborted = new SaslPlain();
+  const aborted = new Sasl();
   aborted.step("PLAIN");
   assertEquals(aborted.step("*").kind, "aborted");
+});
+
+Deno.test("bouncer sasl: EXTERNAL over TLS, with or without an authorization identity", () => {
+  const tls = () => true;
+  assertEquals(new Sasl(tls).mechanisms, "PLAIN,EXTERNAL");
+  assertEquals(new Sasl().mechanisms, "PLAIN");
+  const none = new Sasl(tls);
+  assertEquals(none.step("external").kind, "continue");
+  assert(none.active);
+  assertEquals(none.step("+"), { kind: "external", identity: "" });
+  assert(!none.active);
+  const named = new Sasl(tls);
+  named.step("EXTERNAL");
+  assertEquals(named.step(btoa("a@b.c/net@phone")), {
+    kind: "external",
+    identity: "a@b.c/net@phone",
+  });
+  const bad = new Sasl(tls);
+  bad.step("EXTERNAL");
+  assertEquals(bad.step(btoa("a\0b")).kind, "failed");
 });
 
 Deno.test("bouncer identity: EMAIL/NETWORK[@CLIENT]", () => {

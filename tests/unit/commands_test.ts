@@ -79,11 +79,20 @@ Deno.test("client: parsing, completion and help come from the table; aliases nam
     navigate: (p: string) => seen.push(p),
     showHelp: () => seen.push("help"),
     showKeys: () => seen.push("keys"),
+    bouncerServ: (command: string) => seen.push(`bouncerserv ${command}`),
   };
   CLIENT_HANDLERS.search("a b&c", env);
   CLIENT_HANDLERS.help("", env);
   CLIENT_HANDLERS.help("keys", env);
-  assertEquals(seen, ["/chat/search?q=a%20b%26c", "help", "keys"]);
+  CLIENT_HANDLERS.bouncerserv(" network status ", env);
+  CLIENT_HANDLERS.bouncerserv("", env);
+  assertEquals(seen, [
+    "/chat/search?q=a%20b%26c",
+    "help",
+    "keys",
+    "bouncerserv network status",
+    "bouncerserv help",
+  ]);
 });
 
 Deno.test("client: admin-only commands are hidden from others in completion and help", () => {

@@ -22,6 +22,14 @@ const appToken = z.object({
   }).optional(),
 });
 
+/** A client certificate that logs its user in to the IRC listener (SASL EXTERNAL). */
+const certfp = z.object({
+  fingerprint: z.string().meta({
+    description: "SHA-256 of the certificate (DER), lower-case hex.",
+  }),
+  created: z.string().meta({ format: "date-time" }),
+});
+
 export const USER = operations({
   getUser: {
     method: "get",
@@ -247,6 +255,79 @@ export const USER = operations({
     }),
     responses: {
       200: { description: "Revoked.", schema: z.object({}) },
+    },
+  },
+  listCertfps: {
+    method: "get",
+    path: "/certfps",
+    summary: "The client certificates that log the caller in to the IRC listener.",
+    description: "Parley addition (not in Convos 8.07): SASL EXTERNAL (docs/bouncer.md).",
+    tags: ["user"],
+    responses: {
+      200: {
+        description: "Certificates, the oldest first.",
+        schema: z.object({ certfps: z.array(certfp) }),
+      },
+    },
+  },
+  addCertfp: {
+    method: "post",
+    path: "/certfps",
+    summary: "Let a client certificate log the caller in to the IRC listener (SASL EXTERNAL).",
+    description:
+      "Parley addition (not in Convos 8.07). 409 when the certificate is registered already (to anyone).",
+    tags: ["user"],
+    body: z.object({
+      fingerprint: z.string({ error: "A fingerprint is required." }).trim()
+        .transform((v) => v.replace(/:/g, "").toLowerCase())
+        .pipe(
+          z.string().regex(
+            /^[0-9a-f]{64}$/,
+            "A fingerprint is the SHA-256 of the certificate: 64 hex digits.",
+          ),
+        )
+        .meta({
+          description: "SHA-256 of the certificate (DER), hex; colons and case are ignored.",
+        }),
+    }),
+    responses: {
+      201: { description: "Registered.", schema: certfp },
+    },
+  },
+  removeCertfp: {
+    method: "delete",
+    path: "/certfps/{fingerprint}",
+    summary: "Stop a client certificate logging the caller in; ends the clients it let in.",
+    description: "Parley addition (not in Convos 8.07).",
+    tags: ["user"],
+    params: z.object({
+      fingerprint: z.string().regex(/^[0-9a-f]{64}$/, "Not a fingerprint.").meta({
+        description: "SHA-256 of the certificate, lower-case hex.",
+      }),
+    }),
+    responses: {
+      200: { description: "Removed.", schema: z.object({}) },
+    },
+  },
+  runBouncerServ: {
+    method: "post",
+    path: "/bouncerserv",
+    summary: "Run a BouncerServ command, as an attached IRC client would.",
+    description:
+      "Parley addition (not in Convos 8.07): the web client's /bouncerserv. The same commands and answers as `/msg BouncerServ` (docs/bouncer.md).",
+    tags: ["user"],
+    body: z.object({
+      command: z.string({ error: "A command is required." }).max(1000, "At most 1000 characters.")
+        .meta({ description: "The command line, e.g. `network status`." }),
+      connection_id: z.string().max(100).optional().meta({
+        description: "The connection `-network` means when not given (the open conversation's).",
+      }),
+    }),
+    responses: {
+      200: {
+        description: "What BouncerServ answered, line by line.",
+        schema: z.object({ lines: z.array(z.string()) }),
+      },
     },
   },
   getInstall: {

@@ -22,6 +22,7 @@ import { Check, Field, FormErrors, Panel, Saved, useFormAction } from "./Field.t
 import { TopBar } from "./ChatView.tsx";
 import { Sessions } from "./Sessions.tsx";
 import { AppTokens } from "./AppTokens.tsx";
+import { Certificates } from "./Certificates.tsx";
 import { Ignores } from "./Ignores.tsx";
 import { canHandleLinks, handleIrcLinks } from "../irc_link.ts";
 import { pushSupported } from "../push.ts";
@@ -215,6 +216,7 @@ export function Account() {
         </Panel>
         <Sessions />
         <AppTokens />
+        <Certificates />
         <Ignores />
         {canHandleLinks() && (
           <Panel title={t("IRC links")}>

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { CLIENT_HANDLERS, completableCommands, parseInput } from "../commands.ts";
 import { members } from "../members.ts";
-import { localLine, runCommand, showAnswer } from "../actions.ts";
+import { localLine, runBouncerServ, runCommand, showAnswer } from "../actions.ts";
 import {
   applyCompletion,
   type Completion,
@@ -159,6 +159,7 @@ export function Composer(p: { cid: string; conv: string }) {
         navigate,
         showHelp: () => localLine("", "help"),
         showKeys,
+        bouncerServ: (command) => void runBouncerServ(p.cid, command),
       });
       return;
     }

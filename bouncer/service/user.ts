@@ -1,0 +1,131 @@
+/**
+ * `user status`, and for admins `user create|update|delete`: the same rules as the account
+ * routes (a valid email and password, the last admin stays one, the only user stays, a new
+ * password ends the old sessions and the IRC clients logged in with it).
+ */
+import { email as emailSchema } from "../../http/schemas.ts";
+import { password as passwordSchema } from "../../http/schemas.ts";
+import { invalid, missing } from "../../lib/errors.ts";
+import { hashPassword } from "../../lib/password.ts";
+import { log } from "../../lib/log.ts";
+import type { UserRecord } from "../../store/users.ts";
+import { passwordGeneration } from "../credentials.ts";
+import { boolFlag, parseArgs } from "./args.ts";
+import { register, type ServiceCall, UsageError } from "./table.ts";
+import { t } from "./words.ts";
+
+function validEmail(text: string | undefined): string {
+  const r = emailSchema.safeParse(text ?? "");
+  if (!r.success) throw invalid(t("Not an email address."));
+  return r.data;
+}
+
+function validPassword(text: string): string {
+  const r = passwordSchema.safeParse(text);
+  if (!r.success) throw invalid(r.error.issues[0]?.message ?? t("Not a password."));
+  return r.data;
+}
+
+async function existing(call: ServiceCall, email: string): Promise<UserRecord> {
+  const user = await call.deps.store.users.byEmail(validEmail(email));
+  if (!user) throw missing(t("No such user."));
+  return user;
+}
+
+async function isLastAdmin(call: ServiceCall, user: UserRecord): Promise<boolean> {
+  if (!user.roles.includes("admin")) return false;
+  return (await call.deps.store.users.withRole("admin")).length === 1;
+}
+
+const line = (u: UserRecord) =>
+  t("{email}: {roles}", { email: u.email, roles: u.roles.join(", ") || t("no roles") });
+
+register(
+  {
+    name: "user status",
+    usage: "",
+    description: "Shows your account; admins see every user",
+    async run(call) {
+      if (!call.user.roles.includes("admin")) return [line(call.user)];
+      return (await call.deps.store.users.list(undefined, 1000)).map(line);
+    },
+  },
+  {
+    name: "user create",
+    usage: "-username <email> -password <password> [-admin true|false]",
+    description: "Adds a user",
+    admin: true,
+    async run(call, args) {
+      const p = parseArgs(args, ["username", "password"], ["admin"]);
+      if (p.positional.length) throw new UsageError(t("Give every value with its flag."));
+      if (!p.flags.has("username") || !p.flags.has("password")) {
+        throw new UsageError(t("-username and -password are needed."));
+      }
+      const email = validEmail(p.flags.get("username"));
+      const password = validPassword(p.flags.get("password")!);
+      const { store } = call.deps;
+      if (await store.users.byEmail(email)) throw invalid(t("That email is already registered."));
+      const roles = boolFlag(p, "admin") ? ["admin"] : [];
+      const user = await store.users.create(email, await hashPassword(password), roles);
+      log.info("user created", { uid: user.id, by: call.user.id });
+      return [t("Created user {email}.", { email })];
+    },
+  },
+  {
+    name: "user update",
+    usage: "<email> [-password <password>] [-admin true|false]",
+    description: "Changes a user's password or admin role",
+    admin: true,
+    async run(call, args) {
+      const p = parseArgs(args, ["password"], ["admin"]);
+      if (p.positional.length !== 1) throw new UsageError(t("Name the user by email."));
+      const user = await existing(call, p.positional[0]);
+      const admin = boolFlag(p, "admin");
+      const newPassword = p.flags.get("password");
+      if (admin === undefined && newPassword === undefined) {
+        throw new UsageError(t("Say what to change."));
+      }
+      if (admin === false && await isLastAdmin(call, user)) {
+        throw invalid(t("The last admin cannot give up the admin role."));
+      }
+      const roles = admin === undefined
+        ? undefined
+        : admin
+        ? [...new Set([...user.roles, "admin"])]
+        : user.roles.filter((r) => r !== "admin");
+      const { store, revocations } = call.deps;
+      const updated = await store.users.update(user.id, {
+        roles,
+        passwordHash: newPassword === undefined
+          ? undefined
+          : await hashPassword(validPassword(newPassword)),
+      });
+      if (!updated) throw missing(t("No such user."));
+      if (newPassword !== undefined) {
+        // As the account route: the old password's web sessions and IRC clients end.
+        await store.sessions.removeForUser(user.id);
+        const generation = await passwordGeneration(updated.passwordHash);
+        await revocations?.revoke({ userId: user.id, kind: "password", generation });
+      }
+      return [t("Updated user {email}.", { email: user.email })];
+    },
+  },
+  {
+    name: "user delete",
+    usage: "<email>",
+    description: "Deletes a user with everything they have",
+    admin: true,
+    async run(call, args) {
+      if (args.length !== 1) throw new UsageError(t("Name the user by email."));
+      const user = await existing(call, args[0]);
+      const { store, revocations, userDeleted } = call.deps;
+      if ((await store.users.countPeople()) <= 1) throw invalid(t("You are the only user left."));
+      if (await isLastAdmin(call, user)) throw invalid(t("The last admin cannot be deleted."));
+      for (const hook of userDeleted ?? []) await hook(user.id);
+      await store.users.remove(user.id);
+      await revocations?.revoke({ userId: user.id, kind: "user" });
+      log.info("user deleted", { uid: user.id, by: call.user.id });
+      return [t("Deleted user {email}.", { email: user.email })];
+    },
+  },
+);

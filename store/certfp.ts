@@ -1,0 +1,37 @@
+/**
+ * Client certificates a user logs in to the listener with (SASL EXTERNAL): each is known by its
+ * fingerprint, the SHA-256 of the certificate's DER in lower-case hex (as soju and ZNC take it).
+ * A fingerprint belongs to one user at most: it names who logs in.
+ */
+
+/** A registered certificate. */
+export interface CertfpRecord {
+  userId: number;
+  /** 64 lower-case hex digits. */
+  fingerprint: string;
+  /** Milliseconds since the epoch. */
+  created: number;
+}
+
+/** Storage of registered certificate fingerprints. */
+export interface CertfpStore {
+  /** Registers a fingerprint for the user; false when it is registered already (to anyone). */
+  add(userId: number, fingerprint: string): Promise<boolean>;
+  /** The user's fingerprints, oldest first. */
+  list(userId: number): Promise<CertfpRecord[]>;
+  /** Removes one of the user's; false when the user has no such fingerprint. */
+  remove(userId: number, fingerprint: string): Promise<boolean>;
+  /** Who registered the fingerprint, if anyone. */
+  owner(fingerprint: string): Promise<number | undefined>;
+}
+
+/** A `certfps` row, in SQLite and PostgreSQL alike. */
+export interface CertfpRow {
+  user_id: number;
+  fingerprint: string;
+  created: number;
+}
+
+export function toCertfp(r: CertfpRow): CertfpRecord {
+  return { userId: Number(r.user_id), fingerprint: r.fingerprint, created: Number(r.created) };
+}

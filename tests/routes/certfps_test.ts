@@ -1,0 +1,58 @@
+/**
+ * The account page's client certificates through the API: registered by fingerprint (colons and
+ * case ignored), listed, one owner each, removed; bad input gets the API's error body. And
+ * `/api/bouncerserv`, the web client's BouncerServ: the same commands and answers as over IRC.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { startApp } from "../support/app.ts";
+import { adminAndUser } from "../support/api.ts";
+
+const FP = "0123456789abcdef".repeat(4);
+
+Deno.test("certfps: add, list, one owner each, remove", async () => {
+  const a = await startApp();
+  try {
+    const { admin, user: bob } = await adminAndUser(a);
+    const typed = FP.toUpperCase().match(/../g)!.join(":");
+    const made = await admin.post("/api/certfps", { fingerprint: typed });
+    assertEquals(made.status, 201, JSON.stringify(made.body));
+    assertEquals(made.body.fingerprint, FP);
+    const list = await admin.get("/api/certfps");
+    assertEquals(list.body.certfps.map((c: { fingerprint: string }) => c.fingerprint), [FP]);
+    assertEquals((await bob.get("/api/certfps")).body.certfps, []);
+
+    const taken = await bob.post("/api/certfps", { fingerprint: FP });
+    assertEquals(taken.status, 409);
+    assertEquals(taken.body.errors[0].path, "/body/fingerprint");
+    const bad = await admin.post("/api/certfps", { fingerprint: "abc" });
+    assertEquals(bad.status, 400);
+    assertEquals(bad.body.errors[0].path, "/body/fingerprint");
+
+    assertEquals((await bob.delete(`/api/certfps/${FP}`)).status, 404, "not bob's");
+    assertEquals((await admin.delete(`/api/certfps/${FP}`)).status, 200);
+    assertEquals((await admin.get("/api/certfps")).body.certfps, []);
+    assertEquals((await admin.delete("/api/certfps/nope")).status, 400);
+  } finally {
+    await a.close();
+  }
+});
+
+Deno.test("bouncerserv: the web client runs BouncerServ's commands", async () => {
+  const a = await startApp();
+  try {
+    const { admin, user: bob } = await adminAndUser(a);
+    const help = await admin.post("/api/bouncerserv", { command: "help user delete" });
+    assertEquals(help.status, 200);
+    assertEquals(help.body.lines.length, 1);
+    assert(help.body.lines[0].startsWith("user delete <email>"), help.body.lines[0]);
+    await admin.post("/api/bouncerserv", { command: `certfp add ${FP}` });
+    assertEquals((await admin.get("/api/certfps")).body.certfps.length, 1);
+    const refused = await bob.post("/api/bouncerserv", { command: "server notice hi" });
+    assertEquals(refused.body.lines, ["Only admins can do this."]);
+    const none = await admin.post("/api/bouncerserv", {});
+    assertEquals(none.status, 400);
+    assertEquals(none.body.errors[0].path, "/body/command");
+  } finally {
+    await a.close();
+  }
+});
