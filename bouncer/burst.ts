@@ -32,6 +32,8 @@ export async function burstLines(
   history: HistoryService,
   scope: HistoryScope,
   version: string,
+  /** Tokens of the services beside IRC (services.ts). */
+  extra: string[] = [],
 ): Promise<string[]> {
   const nick = hub.nick;
   const s = hub.state;
@@ -43,7 +45,7 @@ export async function burstLines(
   num("003", "This server is Parley, a bouncer with a web client");
   const g4 = s.greeting.get("004");
   num("004", SERVER_NAME, `parley-${version}`, g4?.[2] ?? "iow", g4?.[3] ?? "biklmnopstv");
-  const own = ownTokens(hub, history);
+  const own = ownTokens(hub, history).concat(extra);
   const ownNames = new Set(own.map((t) => t.split("=")[0]));
   const tokens = [...s.isupport.values()].filter((t) => !ownNames.has(t.split("=")[0]))
     .concat(own);
@@ -91,7 +93,7 @@ export async function burstLines(
 }
 
 /** The burst of a client that manages networks and is bound to none. */
-export function controlBurst(nick: string, version: string): string[] {
+export function controlBurst(nick: string, version: string, extra: string[] = []): string[] {
   const num = (code: string, ...params: string[]) =>
     formatLine(code, [nick, ...params], { prefix: SERVER_NAME });
   return [
@@ -99,7 +101,7 @@ export function controlBurst(nick: string, version: string): string[] {
     num("002", `Your host is ${SERVER_NAME}`),
     num("003", "This server is Parley, a bouncer with a web client"),
     num("004", SERVER_NAME, `parley-${version}`, "iow", "biklmnopstv"),
-    num("005", "CASEMAPPING=rfc1459", "are supported by this server"),
+    num("005", "CASEMAPPING=rfc1459", ...extra, "are supported by this server"),
     num("422", "MOTD File is missing"),
   ];
 }

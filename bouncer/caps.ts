@@ -32,6 +32,7 @@ export const OFFERED: readonly Offer[] = [
   { name: "soju.im/bouncer-networks" },
   { name: "soju.im/bouncer-networks-notify" },
   { name: "soju.im/search" },
+  { name: "soju.im/webpush" },
 ];
 
 const NAMES = new Set(OFFERED.map((o) => o.name));

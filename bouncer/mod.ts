@@ -16,6 +16,9 @@ import { watchNetworks } from "./networks.ts";
 import { pushFor } from "../push/mod.ts";
 import { BouncerCluster, type ClusterLink } from "./cluster.ts";
 import { endedText, ends, passwordGeneration, type Revocation } from "./credentials.ts";
+import { provideServices } from "./services.ts";
+import { startWebPush } from "./webpush.ts";
+import { filehostUrl } from "./filehost.ts";
 
 /**
  * A read marker that moved (in the web client, through the API, or by an attached client's
@@ -85,7 +88,8 @@ export function startBouncer(
 ): Bouncer {
   const relay = new Relay(deps.bus);
   relay.start();
-  const away = pushFor(deps).away;
+  const push = pushFor(deps);
+  const away = push.away;
   const cx: BouncerContext = {
     store: deps.store,
     loginThrottle: deps.loginThrottle!,
@@ -115,6 +119,8 @@ export function startBouncer(
     watchers: (userId) => [...cx.networkWatchers].filter((s) => s.userId === userId),
   });
   const unwatchMarkers = relayMarkers(cx);
+  provideServices(cx, { push, filehost: filehostUrl(deps.config.baseUrl) });
+  const unwatchPush = startWebPush(cx, push);
   const unwatchRevocations = deps.revocations?.listen((r) =>
     endRevoked(cx, r).catch((err) =>
       log.error("bouncer: revoked sessions not ended", { uid: r.userId, error: err })
@@ -123,6 +129,7 @@ export function startBouncer(
   const unwatch = () => {
     unwatchNetworks();
     unwatchMarkers();
+    unwatchPush();
     unwatchRevocations?.();
   };
   const acceptor = new Acceptor(cx);
