@@ -133,10 +133,25 @@ Deno.test("bouncer: soju.im/webpush pushes a detached client's mentions as IRC l
     });
 
     await t.step("nothing is pushed while the client is attached: it gets the line", async () => {
+      // A subscription of a client that is never attached: it gets every push, in the same
+      // delivery as the phone's would be.
+      const witness = await browserKeys();
+      await s.app.deps.store.push.saveIrcWithin({
+        endpoint: service.url("/witness"),
+        userId: 1,
+        connection: null,
+        client: "witness",
+        p256dh: witness.p256dh,
+        auth: witness.authB64,
+      }, 10);
       await bob.say("#push", "alice: still there?");
       await phone.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "alice: still there?");
+      await poll("the witness's push", () => service.received.some((r) => r.path === "/witness"));
       await push.notifier.settled();
-      assertEquals(service.received.length, 0);
+      const seen = await received("/witness", witness);
+      assertEquals(seen.map((l) => parseLine(l)!.params), [["#push", "alice: still there?"]]);
+      assertEquals(service.received.filter((r) => r.path === "/phone").length, 0);
+      await s.app.deps.store.push.removeIrc(service.url("/witness"));
     });
 
     await t.step(
