@@ -69,6 +69,10 @@ Deno.test("bouncer: soju.im/webpush pushes a detached client's mentions as IRC l
       async () => {
         const vapid = isupport(phone).find((t) => t.startsWith("VAPID="));
         assertEquals(vapid, `VAPID=${push.keys.publicKey}`);
+      for (const l of phone.lines.filter((l) => l.command === "005")) {
+        const body = l.raw.replace(/^@\S+ /, "");
+        assert(new TextEncoder().encode(body).length <= 510, `a 005 within 512 bytes: ${body}`);
+      }
         assertMatch(push.keys.publicKey, /^[\w-]{87}$/); // base64url, unpadded
         const plain = await attach("plain", []);
         assertEquals(isupport(plain).filter((t) => t.startsWith("VAPID")), []);
