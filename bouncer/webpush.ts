@@ -8,7 +8,8 @@
  * "Away" for an IRC client: not attached. A subscription is skipped while a session that
  * registered it is attached (it sees the line live), or one logged in under the same client name
  * (`EMAIL/NETWORK@CLIENT`) when it has one. Browsers and other IRC clients do not hold it back:
- * they are other devices.
+ * they are other devices. A subscription lives as long as what its client logged in with: once
+ * that app token is revoked or the password changed, it is removed at its next push.
  */
 import { ircLower } from "../irc/casefold.ts";
 import { log } from "../lib/log.ts";
@@ -22,6 +23,7 @@ import type { ConnectionRecord } from "../store/connections.ts";
 import type { IrcPushSubscriptionRecord } from "../store/push.ts";
 import { ircTime } from "./history/lines.ts";
 import { servicesOf } from "./services.ts";
+import { type Credential, credentialHolds } from "./credentials.ts";
 import type { BouncerContext, Session } from "./session.ts";
 import { formatLine, type Message } from "./wire.ts";
 
@@ -101,6 +103,7 @@ export async function webpushCommand(s: Session, m: Message): Promise<void> {
       userId,
       connection: s.hub ? login.connection?.id ?? null : null,
       client: login.identity.client,
+      credential: JSON.stringify(login.credential ?? null),
       ...keys,
     }, PUSH_LIMITS.subscriptions);
   } catch (err) {
@@ -117,6 +120,15 @@ export async function webpushCommand(s: Session, m: Message): Promise<void> {
   if (!mine) registered.set(s, mine = new Set());
   mine.add(endpoint);
   s.reply("WEBPUSH", ["REGISTER", endpoint], label);
+}
+
+/** The credential a subscription was registered with; undefined when none was told. */
+function credentialOf(sub: IrcPushSubscriptionRecord): Credential | undefined {
+  try {
+    return JSON.parse(sub.credential) ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether the client of a subscription is attached now (so it needs no push). */
@@ -163,9 +175,17 @@ export function ircPushSource(cx: BouncerContext): PushSource {
     if (subs.length === 0) return [];
     const conn = await cx.store.connections.get(userId, ev.connection_id);
     if (!conn) return [];
-    const wanted = subs.filter((s) =>
+    const candidates = subs.filter((s) =>
       (s.connection === null || s.connection === conn.id) && !present(cx, s)
     );
+    if (candidates.length === 0) return [];
+    const user = await cx.store.users.byId(userId);
+    if (!user) return [];
+    const wanted: IrcPushSubscriptionRecord[] = [];
+    for (const s of candidates) {
+      if (await credentialHolds(cx.store, user, credentialOf(s))) wanted.push(s);
+      else await cx.store.push.removeIrc(s.endpoint);
+    }
     if (wanted.length === 0) return [];
     const payload = await pushLine(cx, conn, ev);
     return wanted.map((s) => ({

@@ -22,6 +22,8 @@ export interface IrcPushSubscriptionRecord {
   connection: number | null;
   /** The client name it logged in with (`EMAIL/NETWORK@CLIENT`), "" when none. */
   client: string;
+  /** What the client logged in with (JSON, bouncer/credentials.ts): it must still hold. */
+  credential: string;
   p256dh: string;
   auth: string;
 }

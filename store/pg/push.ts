@@ -35,26 +35,27 @@ export function pgPushStore(sql: Sql): PushStore {
         // As saveWithin: the user's row lock orders one user's registrations.
         await tx`SELECT id FROM users WHERE id = ${s.userId} FOR NO KEY UPDATE`;
         const r = await tx`INSERT INTO irc_push_subscriptions
-          (endpoint, user_id, connection, client, p256dh, auth, created)
-          SELECT ${s.endpoint}, ${s.userId}, ${s.connection}, ${s.client}, ${s.p256dh},
-            ${s.auth}, ${Date.now()}
+          (endpoint, user_id, connection, client, credential, p256dh, auth, created)
+          SELECT ${s.endpoint}, ${s.userId}, ${s.connection}, ${s.client}, ${s.credential},
+            ${s.p256dh}, ${s.auth}, ${Date.now()}
           WHERE (SELECT count(*) FROM push_subscriptions
               WHERE user_id = ${s.userId} AND endpoint <> ${s.endpoint}) +
             (SELECT count(*) FROM irc_push_subscriptions
               WHERE user_id = ${s.userId} AND endpoint <> ${s.endpoint}) < ${max}
           ON CONFLICT (endpoint) DO UPDATE SET user_id = excluded.user_id,
             connection = excluded.connection, client = excluded.client,
-            p256dh = excluded.p256dh, auth = excluded.auth`;
+            credential = excluded.credential, p256dh = excluded.p256dh, auth = excluded.auth`;
         return r.count > 0;
       }) as Promise<boolean>,
     async ircForUser(userId) {
-      const rows = await sql`SELECT endpoint, user_id, connection, client, p256dh, auth
+      const rows = await sql`SELECT endpoint, user_id, connection, client, credential, p256dh, auth
         FROM irc_push_subscriptions WHERE user_id = ${userId} ORDER BY created`;
       return rows.map((r) => ({
         endpoint: r.endpoint,
         userId: r.user_id,
         connection: r.connection,
         client: r.client,
+        credential: r.credential,
         p256dh: r.p256dh,
         auth: r.auth,
       }));

@@ -11,6 +11,7 @@ interface IrcRow {
   user_id: number;
   connection: number | null;
   client: string;
+  credential: string;
   p256dh: string;
   auth: string;
 }
@@ -40,15 +41,15 @@ export function sqlitePushStore(db: DatabaseSync): PushStore {
     ),
     saveIrcWithin: db.prepare(
       `INSERT INTO irc_push_subscriptions
-         (endpoint, user_id, connection, client, p256dh, auth, created)
-       SELECT ?, ?, ?, ?, ?, ?, ? WHERE ${OTHERS} < ?
+         (endpoint, user_id, connection, client, credential, p256dh, auth, created)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE ${OTHERS} < ?
        ON CONFLICT(endpoint) DO UPDATE SET user_id = excluded.user_id,
-       connection = excluded.connection, client = excluded.client, p256dh = excluded.p256dh,
-       auth = excluded.auth`,
+       connection = excluded.connection, client = excluded.client,
+       credential = excluded.credential, p256dh = excluded.p256dh, auth = excluded.auth`,
     ),
     ircForUser: db.prepare(
-      `SELECT endpoint, user_id, connection, client, p256dh, auth FROM irc_push_subscriptions
-       WHERE user_id = ? ORDER BY created`,
+      `SELECT endpoint, user_id, connection, client, credential, p256dh, auth
+       FROM irc_push_subscriptions WHERE user_id = ? ORDER BY created`,
     ),
     removeIrc: db.prepare("DELETE FROM irc_push_subscriptions WHERE endpoint = ?"),
     removeOwnIrc: db.prepare(
@@ -95,6 +96,7 @@ export function sqlitePushStore(db: DatabaseSync): PushStore {
         s.userId,
         s.connection,
         s.client,
+        s.credential,
         s.p256dh,
         s.auth,
         Date.now(),
@@ -113,6 +115,7 @@ export function sqlitePushStore(db: DatabaseSync): PushStore {
         userId: r.user_id,
         connection: r.connection,
         client: r.client,
+        credential: r.credential,
         p256dh: r.p256dh,
         auth: r.auth,
       })));

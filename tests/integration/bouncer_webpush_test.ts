@@ -69,10 +69,10 @@ Deno.test("bouncer: soju.im/webpush pushes a detached client's mentions as IRC l
       async () => {
         const vapid = isupport(phone).find((t) => t.startsWith("VAPID="));
         assertEquals(vapid, `VAPID=${push.keys.publicKey}`);
-      for (const l of phone.lines.filter((l) => l.command === "005")) {
-        const body = l.raw.replace(/^@\S+ /, "");
-        assert(new TextEncoder().encode(body).length <= 510, `a 005 within 512 bytes: ${body}`);
-      }
+        for (const l of phone.lines.filter((l) => l.command === "005")) {
+          const body = l.raw.replace(/^@\S+ /, "");
+          assert(new TextEncoder().encode(body).length <= 510, `a 005 within 512 bytes: ${body}`);
+        }
         assertMatch(push.keys.publicKey, /^[\w-]{87}$/); // base64url, unpadded
         const plain = await attach("plain", []);
         assertEquals(isupport(plain).filter((t) => t.startsWith("VAPID")), []);
@@ -145,6 +145,7 @@ Deno.test("bouncer: soju.im/webpush pushes a detached client's mentions as IRC l
         userId: 1,
         connection: null,
         client: "witness",
+        credential: "null",
         p256dh: witness.p256dh,
         auth: witness.authB64,
       }, 10);
@@ -208,6 +209,38 @@ Deno.test("bouncer: soju.im/webpush pushes a detached client's mentions as IRC l
         ["alice", "after unregistering"],
       ]);
       assertEquals((await received("/phone", phoneKeys)).length, 2, "nothing more to the phone");
+    });
+
+    await t.step("revoking the app token a client registered with ends its pushes", async () => {
+      const made = await s.api.post("/api/tokens", { name: "lost phone" });
+      assertEquals(made.status, 201, JSON.stringify(made.body));
+      const lost = await BouncerClient.attach(
+        s.port,
+        `${EMAIL}/${s.cid}@lost`,
+        made.body.token,
+        CAPS,
+      );
+      clients.push(lost);
+      const lostKeys = await browserKeys();
+      const reg = await ask(
+        lost,
+        `WEBPUSH REGISTER ${service.url("/lost")} ${keys(lostKeys)}`,
+        answer,
+      );
+      assertEquals(reg.params, ["REGISTER", service.url("/lost")]);
+      assertEquals((await s.api.delete(`/api/tokens/${made.body.id}`)).status, 200);
+      await lost.waitClosed();
+      await poll("the lost client detached", () => s.bouncer.clients() === 0);
+      const tablet = service.received.filter((r) => r.path === "/tablet").length;
+      await bob.say("alice", "where is my phone?");
+      await poll(
+        "the tablet's next push",
+        () => service.received.filter((r) => r.path === "/tablet").length > tablet,
+      );
+      await push.notifier.settled();
+      assertEquals(service.received.filter((r) => r.path === "/lost").length, 0);
+      const left = (await s.app.deps.store.push.ircForUser(1)).map((x) => x.endpoint);
+      assertEquals(left, [service.url("/tablet")]);
     });
   } finally {
     for (const c of clients) c.close();

@@ -59,6 +59,7 @@ forEachStore("push cap: browsers' and IRC clients' subscriptions share the cap",
           userId: user.id,
           connection: null,
           client: "phone",
+          credential: "null",
           ...KEYS,
         }, PUSH_LIMITS.subscriptions)),
   );
