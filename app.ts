@@ -23,6 +23,7 @@ import { conversationPrefsRoutes } from "./routes/conversation_prefs.ts";
 import { clientSettingsRoutes } from "./routes/client_settings.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { ircSocketRoutes } from "./routes/irc_socket.ts";
+import { filehostRoutes } from "./routes/filehost.ts";
 import { filesRoutes } from "./routes/files.ts";
 import { updatesRoutes } from "./routes/updates.ts";
 import { embedRoutes } from "./routes/embed.ts";
@@ -155,6 +156,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (deps.config.metrics && !deps.config.metricsListen) app.route("/", metricsRoutes(deps));
   app.route("/", eventRoutes(deps));
   app.route("/", ircSocketRoutes(deps));
+  // IRC clients' uploads (soju.im/filehost): their own login, outside /api's origin rule
+  app.route("/", filehostRoutes(deps));
   // web client: static files and the single-page app (mounted after /api)
   app.route("/", webRoutes(deps));
 

@@ -47,6 +47,8 @@ export async function burstLines(
   history: HistoryService,
   scope: HistoryScope,
   version: string,
+  /** Tokens of the services beside IRC (services.ts). */
+  extra: string[] = [],
 ): Promise<string[]> {
   const nick = hub.nick;
   const s = hub.state;
@@ -58,7 +60,7 @@ export async function burstLines(
   num(RPL_CREATED, "This server is Parley, a bouncer with a web client");
   const g4 = s.greeting.get(RPL_MYINFO);
   num(RPL_MYINFO, SERVER_NAME, `parley-${version}`, g4?.[2] ?? "iow", g4?.[3] ?? "biklmnopstv");
-  const own = ownTokens(hub, history);
+  const own = ownTokens(hub, history).concat(extra);
   const ownNames = new Set(own.map((t) => t.split("=")[0]));
   const tokens = [...s.isupport.values()].filter((t) => !ownNames.has(t.split("=")[0]))
     .concat(own);
@@ -106,7 +108,7 @@ export async function burstLines(
 }
 
 /** The burst of a client that manages networks and is bound to none. */
-export function controlBurst(nick: string, version: string): string[] {
+export function controlBurst(nick: string, version: string, extra: string[] = []): string[] {
   const num = (code: string, ...params: string[]) =>
     formatMessage({ prefix: SERVER_NAME, command: code, params: [nick, ...params] });
   return [
@@ -114,7 +116,7 @@ export function controlBurst(nick: string, version: string): string[] {
     num(RPL_YOURHOST, `Your host is ${SERVER_NAME}`),
     num(RPL_CREATED, "This server is Parley, a bouncer with a web client"),
     num(RPL_MYINFO, SERVER_NAME, `parley-${version}`, "iow", "biklmnopstv"),
-    num(RPL_ISUPPORT, "CASEMAPPING=rfc1459", "are supported by this server"),
+    num(RPL_ISUPPORT, "CASEMAPPING=rfc1459", ...extra, "are supported by this server"),
     num(ERR_NOMOTD, "MOTD File is missing"),
   ];
 }

@@ -32,7 +32,8 @@ export type CapName =
   | "chghost"
   | "soju.im/bouncer-networks"
   | "soju.im/bouncer-networks-notify"
-  | "soju.im/search";
+  | "soju.im/search"
+  | "soju.im/webpush";
 
 /** What filtering a line needs to know of the client's connection. */
 export interface FilterContext {
@@ -216,6 +217,12 @@ export const CAPABILITIES: readonly CapRow[] = [
     offered: true,
     upstream: null,
     without: "SEARCH is 421",
+  },
+  {
+    name: "soju.im/webpush",
+    offered: true,
+    upstream: null, // Parley delivers the pushes itself, as for the web client
+    without: "no VAPID token; WEBPUSH is refused",
   },
 ];
 

@@ -12,6 +12,7 @@ import { changeNetwork, networkAttributes } from "./networks.ts";
 import { credentialHolds } from "./credentials.ts";
 import { search } from "./search.ts";
 import { bouncerServ } from "./service/irc.ts";
+import { webpushCommand } from "./webpush.ts";
 import { refusalText, type Session } from "./session.ts";
 import { formatLine, type Message, tagString } from "./wire.ts";
 
@@ -401,6 +402,7 @@ export const COMMANDS: Record<string, Command> = {
   // Not offered (draft/multiline): a client's BATCH would leave the server's half open.
   BATCH: { run: (s, m) => s.numeric("421", m.command, "Unknown command") },
   BOUNCER: { early: true, min: 1, run: bouncer },
+  WEBPUSH: { min: 1, run: webpushCommand },
   SEARCH: {
     min: 1,
     run: async (s, m) => {

@@ -17,6 +17,9 @@ import { pushFor } from "../push/mod.ts";
 import { BouncerCluster, type ClusterLink } from "./cluster.ts";
 import { endedText, ends, passwordGeneration, type Revocation } from "./credentials.ts";
 import { relayServerNotices, serviceFor } from "./service/irc.ts";
+import { provideServices } from "./services.ts";
+import { startWebPush } from "./webpush.ts";
+import { filehostUrl } from "./filehost.ts";
 
 /**
  * A read marker that moved (in the web client, through the API, or by an attached client's
@@ -94,7 +97,8 @@ export function startBouncer(
 ): Bouncer {
   const relay = new Relay(deps.bus);
   relay.start();
-  const away = pushFor(deps).away;
+  const push = pushFor(deps);
+  const away = push.away;
   const cx: BouncerContext = {
     store: deps.store,
     loginThrottle: deps.loginThrottle!,
@@ -126,6 +130,8 @@ export function startBouncer(
   const unwatchMarkers = relayMarkers(cx);
   serviceFor(cx, { revocations: deps.revocations, userDeleted: deps.userDeleted });
   const unwatchNotices = relayServerNotices(cx);
+  provideServices(cx, { push, filehost: filehostUrl(deps.config.baseUrl) });
+  const unwatchPush = startWebPush(cx, push);
   const unwatchRevocations = deps.revocations?.listen((r) =>
     endRevoked(cx, r).catch((err) =>
       log.error("bouncer: revoked sessions not ended", { uid: r.userId, error: err })
@@ -135,6 +141,7 @@ export function startBouncer(
     unwatchNetworks();
     unwatchMarkers();
     unwatchNotices();
+    unwatchPush();
     unwatchRevocations?.();
   };
   const acceptor = new Acceptor(cx);

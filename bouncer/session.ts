@@ -19,6 +19,7 @@ import { formatLine, type Message, parseLine } from "./wire.ts";
 import { forClient } from "./filter.ts";
 import type { BouncerCluster, RemoteEnd } from "./cluster.ts";
 import { stillValid } from "./credentials.ts";
+import { serviceTokens } from "./services.ts";
 
 /** What every session shares. */
 export interface BouncerContext extends AuthDeps {
@@ -362,7 +363,8 @@ export class Session {
     if (this.caps.has("soju.im/bouncer-networks-notify")) this.cx.networkWatchers.add(this);
     if (!login.connection) {
       this.control = true;
-      for (const l of controlBurst(this.nick || "*", this.cx.version)) this.write(l);
+      const extra = serviceTokens(this.cx, this.caps);
+      for (const l of controlBurst(this.nick || "*", this.cx.version, extra)) this.write(l);
       this.onAttached();
       log.info("bouncer client attached", { uid, connection: "" });
       return;
@@ -370,7 +372,14 @@ export class Session {
     const hub = this.cx.relay.hub(uid, login.connection.connectionId);
     hub.recordNick = login.connection.nick;
     this.hub = hub;
-    const lines = await burstLines(hub, this.caps, this.cx.history, this.scope(), this.cx.version);
+    const lines = await burstLines(
+      hub,
+      this.caps,
+      this.cx.history,
+      this.scope(),
+      this.cx.version,
+      serviceTokens(this.cx, this.caps),
+    );
     for (const l of lines) this.write(l);
     if (this.caps.has("draft/chathistory")) hub.attach(this);
     else await this.#attachAfterReplay(hub);

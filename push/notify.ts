@@ -1,5 +1,7 @@
 /**
- * Web Push for mentions and private messages while none of the user's browsers is open: the
+ * Web Push for mentions and private messages: to the browsers' subscriptions while none of the
+ * user's browsers is open, and to other sources' (IRC clients' through soju.im/webpush, which
+ * decide for themselves, bouncer/webpush.ts), one event counted once against the user's rate. The
  * `web-push` package encrypts (aes128gcm) and signs (VAPID); the link previews' checked request
  * delivers, bounded in time, and only to addresses the endpoint policy allows, checked at connect
  * time (a name that resolved to a public address when subscribing may not point inside later).
@@ -82,13 +84,33 @@ export interface NotifierDeps {
   allowPrivate: boolean;
 }
 
-/** Sends pushes for the bus's `notification` events of users without an open socket. */
+/** One delivery: where, with which keys, what. */
+export interface PushTarget {
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  /** The plaintext, encrypted for this subscription. */
+  payload: string;
+  userId: number;
+  /** Forgets the subscription: the push service says it is gone, or it points inside. */
+  remove(): Promise<unknown>;
+}
+
+/**
+ * Subscriptions beside the browsers' that a notification may go to: each source says which of
+ * its subscriptions want this event, with their payloads (the bouncer's IRC clients).
+ */
+export type PushSource = (userId: number, ev: NotificationEvent) => Promise<PushTarget[]>;
+
+/** Sends pushes for the bus's `notification` events (browsers': only without an open socket). */
 export class PushNotifier {
   /** Which addresses deliveries (and new subscriptions) may reach. */
   readonly policy: EndpointPolicy;
   #windows = new Map<number, { start: number; count: number }>();
   #inFlight = new Set<Promise<unknown>>();
   #untap?: () => void;
+  /** Other subscribers of notifications (the bouncer adds its IRC clients'). */
+  readonly sources = new Set<PushSource>();
 
   constructor(private deps: NotifierDeps) {
     this.policy = endpointPolicy(deps.allowPrivate);
@@ -97,8 +119,10 @@ export class PushNotifier {
   /** Starts listening to the bus. */
   start(): void {
     this.#untap ??= this.deps.bus.tap((userId, ev) => {
-      if (ev.event !== "notification" || this.deps.bus.listenerCount(userId) > 0) return;
-      const job = this.notify(userId, payloadOf(ev)).catch((err) =>
+      if (ev.event !== "notification") return;
+      const browsers = this.deps.bus.listenerCount(userId) === 0;
+      if (!browsers && this.sources.size === 0) return;
+      const job = this.#notifyEvent(userId, ev, browsers).catch((err) =>
         log.warn("push failed", { uid: userId, error: err })
       );
       this.#inFlight.add(job);
@@ -130,24 +154,48 @@ export class PushNotifier {
     return true;
   }
 
-  /** Pushes `payload` to every subscription of a user; returns how many took it. */
+  /** The browsers' subscriptions as deliveries of `payload`. */
+  async #browserTargets(userId: number, payload: string): Promise<PushTarget[]> {
+    const store = this.deps.store.push;
+    return (await store.forUser(userId)).map((s: PushSubscriptionRecord) => ({
+      endpoint: s.endpoint,
+      p256dh: s.p256dh,
+      auth: s.auth,
+      payload,
+      userId: s.userId,
+      remove: () => store.remove(s.endpoint),
+    }));
+  }
+
+  /** A notification: the browsers' (when `browsers`) and every source's subscriptions. */
+  async #notifyEvent(userId: number, ev: NotificationEvent, browsers: boolean): Promise<number> {
+    const targets = browsers ? await this.#browserTargets(userId, payloadOf(ev)) : [];
+    for (const source of this.sources) targets.push(...await source(userId, ev));
+    return await this.#deliver(userId, targets);
+  }
+
+  /** Pushes `payload` to every browser subscription of a user; returns how many took it. */
   async notify(userId: number, payload: string): Promise<number> {
-    const subs = await this.deps.store.push.forUser(userId);
-    if (subs.length === 0) return 0;
+    return await this.#deliver(userId, await this.#browserTargets(userId, payload));
+  }
+
+  /** One push (counted once against the user's rate) to each target; how many took it. */
+  async #deliver(userId: number, targets: PushTarget[]): Promise<number> {
+    if (targets.length === 0) return 0;
     if (!this.#allow(userId)) {
       log.debug("push rate limited", { uid: userId });
       return 0;
     }
     const subject = await this.deps.subject();
-    const results = await Promise.all(subs.map((s) => this.#send(s, payload, subject)));
+    const results = await Promise.all(targets.map((t) => this.#send(t, subject)));
     return results.filter(Boolean).length;
   }
 
-  async #send(sub: PushSubscriptionRecord, payload: string, subject: string): Promise<boolean> {
+  async #send(sub: PushTarget, subject: string): Promise<boolean> {
     const webpush = await loadWebPush();
     const req = webpush.generateRequestDetails(
       { endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } },
-      payload,
+      sub.payload,
       {
         vapidDetails: { subject, ...this.deps.keys },
         TTL: 24 * 3600,
@@ -174,7 +222,7 @@ export class PushNotifier {
     } catch (err) {
       if (err instanceof FetchRefused) {
         // The name now points inside the network: it will not be reached, now or later.
-        await this.deps.store.push.remove(sub.endpoint);
+        await sub.remove();
         log.warn("push endpoint not public; removed", { uid: sub.userId, error: err.message });
         return false;
       }
@@ -184,7 +232,7 @@ export class PushNotifier {
     }
     if (res.status === 404 || res.status === 410) {
       // The browser unsubscribed or the subscription expired: it will never work again.
-      await this.deps.store.push.remove(sub.endpoint);
+      await sub.remove();
       log.info("push subscription gone; removed", { uid: sub.userId, status: res.status });
       return false;
     }

@@ -38,12 +38,12 @@ function disposition(kind: "attachment", name: string): string {
 const CHOSEN_ID = /^[\w-]{1,64}$/;
 
 /** Phones name every photo `image.jpg`; like Convos, give it a name that tells uploads apart. */
-function uploadName(name: string): string {
+export function uploadName(name: string): string {
   return /^image\.jpe?g$/i.test(name) ? `IMG_${Math.floor(Date.now() / 1000) % 10000}.jpg` : name;
 }
 
 /** The first bytes of a spooled upload, to tell text from binary when nothing else says. */
-async function head(path: string): Promise<Uint8Array> {
+export async function head(path: string): Promise<Uint8Array> {
   const file = await Deno.open(path, { read: true });
   try {
     const buf = new Uint8Array(1024);

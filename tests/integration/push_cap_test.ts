@@ -41,6 +41,41 @@ forEachStore(
   (store) => burst(store),
 );
 
+/** Browsers and IRC clients (soju.im/webpush) share the cap: half of each at once. */
+forEachStore("push cap: browsers' and IRC clients' subscriptions share the cap", async (store) => {
+  const user = await store.users.create("mixed@example.com", "x", []);
+  await store.sessions.create("mixed-session", user.id, Date.now() + 60_000);
+  const results = await Promise.all(
+    Array.from({ length: AT_ONCE }, (_, i) =>
+      i % 2
+        ? store.push.saveWithin({
+          endpoint: `https://push.example/web/${i}`,
+          userId: user.id,
+          sessionHash: "mixed-session",
+          ...KEYS,
+        }, PUSH_LIMITS.subscriptions)
+        : store.push.saveIrcWithin({
+          endpoint: `https://push.example/irc/${i}`,
+          userId: user.id,
+          connection: null,
+          client: "phone",
+          credential: "null",
+          ...KEYS,
+        }, PUSH_LIMITS.subscriptions)),
+  );
+  const irc = await store.push.ircForUser(user.id);
+  const stored = irc.length + await store.push.countForUser(user.id);
+  assertEquals({ taken: results.filter(Boolean).length, stored }, {
+    taken: PUSH_LIMITS.subscriptions,
+    stored: PUSH_LIMITS.subscriptions,
+  });
+  if (irc.length) {
+    assertEquals(await store.push.saveIrcWithin(irc[0], PUSH_LIMITS.subscriptions), true);
+    assertEquals(await store.push.removeIrc(irc[0].endpoint, user.id + 1), false);
+    assertEquals(await store.push.removeIrc(irc[0].endpoint, user.id), true);
+  }
+});
+
 Deno.test("push cap: concurrent subscribes through the API get 201 up to the cap, then 400", async () => {
   const t0 = await startApp();
   try {
