@@ -7,6 +7,7 @@
  * gets instead: the commands it is not sent, the tags stripped, and a rewrite of the line. A new
  * capability is one row; filter.ts applies the rows a client did not ask for.
  */
+import { RPL_NAMREPLY, RPL_WHOREPLY } from "../irc/protocol/numerics.ts";
 import type { Message } from "./wire.ts";
 
 /** Every capability the table knows: offered to clients, or only asked of the server. */
@@ -249,10 +250,10 @@ function onePrefix(m: Message, symbols: string): Message {
     return i > 1 ? word[0] + word.slice(i) : word;
   };
   const p = m.params;
-  if (m.command === "353" && p.length >= 4) {
+  if (m.command === RPL_NAMREPLY && p.length >= 4) {
     return { ...m, params: [...p.slice(0, -1), p.at(-1)!.split(" ").map(strip).join(" ")] };
   }
-  if (m.command === "352" && p.length >= 7) {
+  if (m.command === RPL_WHOREPLY && p.length >= 7) {
     const flags = p[6];
     let i = 0;
     while (i < flags.length && !symbols.includes(flags[i])) i++;
@@ -266,7 +267,9 @@ function onePrefix(m: Message, symbols: string): Message {
 
 /** 353's names without `!user@host`. */
 function nicksInNames(m: Message): Message {
-  if (m.command !== "353" || m.params.length < 4 || !m.params.at(-1)!.includes("!")) return m;
+  if (m.command !== RPL_NAMREPLY || m.params.length < 4 || !m.params.at(-1)!.includes("!")) {
+    return m;
+  }
   const names = m.params.at(-1)!.split(" ").map((w) => w.split("!")[0]).join(" ");
   return { ...m, params: [...m.params.slice(0, -1), names] };
 }

@@ -12,6 +12,8 @@
  * that app token is revoked or the password changed, it is removed at its next push.
  */
 import { ircLower } from "../irc/casefold.ts";
+import { actionWrap } from "../irc/protocol/ctcp.ts";
+import { ERR_UNKNOWNCOMMAND } from "../irc/protocol/numerics.ts";
 import { log } from "../lib/log.ts";
 import { msgidOf } from "../lib/msgid.ts";
 import { parseMicros } from "../lib/time.ts";
@@ -61,7 +63,7 @@ function endpointUrl(text: string): URL | undefined {
 export async function webpushCommand(s: Session, m: Message): Promise<void> {
   const push = servicesOf(s.cx).push;
   if (!push || !s.caps.has("soju.im/webpush")) {
-    return s.numeric("421", "WEBPUSH", "Unknown command");
+    return s.numeric(ERR_UNKNOWNCOMMAND, "WEBPUSH", "Unknown command");
   }
   const raw = m.tags.get("label");
   const label = raw && raw.length <= 64 && !/[\s;]/.test(raw) ? raw : undefined;
@@ -163,7 +165,7 @@ async function pushLine(
     const conv = await cx.store.conversations.get(conn.id, name).catch(() => undefined);
     if (conv) tags.set("msgid", msgidOf(conv.id, us));
   }
-  const text = ev.type === "action" ? `\x01ACTION ${ev.message}\x01` : ev.message;
+  const text = ev.type === "action" ? actionWrap(ev.message) : ev.message;
   const command = ev.type === "notice" ? "NOTICE" : "PRIVMSG";
   return formatLine(command, [target, text], { prefix, tags });
 }

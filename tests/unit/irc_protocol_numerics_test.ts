@@ -15,7 +15,6 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
  */
 const NOT_YET = new Set([
   "bouncer/commands.ts",
-  "bouncer/filter.ts",
   "bouncer/relay.ts",
   "bouncer/session.ts",
   "bouncer/upstream_state.ts",
