@@ -20,12 +20,21 @@
  * the connects; SCALE_PLAIN=0 skips the plain clients (SCALE_PLAIN=only runs only them),
  * SCALE_RESTART=0 the restart storm, SCALE_FANOUT_BURST=0 the fan-out's burst;
  * SCALE_DAEMON_FLAGS adds `deno run` flags to the daemon (`--cpu-prof --cpu-prof-dir=...`).
+ *
+ * SCALE_LISTENER=1 runs the daemon with its listener for IRC clients on (PARLEY_IRC_LISTEN on
+ * loopback), and every figure's name ends in `_listener`, so that a run with it and one without,
+ * of the same shape, can be set side by side (memory per connection, CPU). SCALE_ATTACH=N (with the
+ * listener) then attaches N IRC clients, registered as gamja registers, to N connections spread
+ * over the users once all have joined, before memory and CPU are read; they leave before the
+ * restart storm.
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { openStore } from "../store/mod.ts";
 import { RawIrcClient } from "../tests/support/irc_client.ts";
 import { freePort } from "../tests/support/ports.ts";
+import type { BouncerClient } from "../tests/support/bouncer_client.ts";
+import { attachAsGamja } from "./bouncer_support.ts";
 import { plainClients } from "./irc_plain.ts";
 import {
   callApi,
@@ -67,6 +76,9 @@ const PLAIN = Deno.env.get("SCALE_PLAIN") !== "0";
 const RESTART = Deno.env.get("SCALE_RESTART") !== "0";
 const WAIT_MS = num("SCALE_WAIT_SECONDS", 1200) * 1000;
 const N = USERS * PER_USER;
+const LISTENER = Deno.env.get("SCALE_LISTENER") === "1";
+const ATTACH = Math.min(N, num("SCALE_ATTACH", 0));
+if (ATTACH && !LISTENER) throw new Error("SCALE_ATTACH needs SCALE_LISTENER=1");
 const DEBUG = !!Deno.env.get("BENCH_DEBUG");
 /** More `deno run` flags for the daemon (`--cpu-prof`, `--inspect`), for finding where time goes. */
 const DAEMON_FLAGS = (Deno.env.get("SCALE_DAEMON_FLAGS") ?? "").split(" ").filter(Boolean);
@@ -80,7 +92,9 @@ const shape: ScaleShape = {
 };
 const channelsOf = (g: number) => channelsIn(shape, g);
 const joinsOf = (u: number, c: number) => joinsIn(shape, u, c);
-const print = printer("irc_scale_");
+const printPlain = printer("irc_scale_");
+const print: typeof printPlain = (name, value, unit) =>
+  printPlain(LISTENER ? `${name}_listener` : name, value, unit);
 
 // ---------------------------------------------------------------------------------------------
 // The plain clients first, on a server of their own.
@@ -103,6 +117,7 @@ const irc = await startScaleIrc("irc_scale_");
 const home = await Deno.makeTempDir({ prefix: "parley-scale-" });
 const port = freePort();
 const base = `http://127.0.0.1:${port}`;
+const ircPort = freePort();
 
 // Users and their sessions, seeded in the store before the daemon opens it.
 const seeding = await openStore(home);
@@ -123,6 +138,7 @@ async function startDaemon(): Promise<number> {
       PARLEY_UPDATE_URL: "",
       PARLEY_NEW_USER_CONNECTION: "0",
       NO_COLOR: "1",
+      ...(LISTENER ? { PARLEY_IRC_LISTEN: `irc://127.0.0.1:${ircPort}` } : {}),
     },
     stdout: "piped",
     stderr: "piped",
@@ -201,6 +217,36 @@ function printOnIrc(name: string, since: (nick: string) => number) {
   if (DEBUG) console.error(`# ${name}: the slowest was ${times.slowest}`);
 }
 
+/**
+ * ATTACH IRC clients on the listener, to connections spread evenly over all of them (one app
+ * token per user as the password); prints how long each attach took.
+ */
+async function attachClients(cids: Map<string, string>): Promise<BouncerClient[]> {
+  const clients: BouncerClient[] = [];
+  const tokens = new Map<number, string>();
+  const times: number[] = [];
+  for (let i = 0; i < ATTACH; i++) {
+    const g = Math.floor((i * N) / ATTACH);
+    const u = Math.floor(g / PER_USER);
+    const c = g % PER_USER;
+    let token = tokens.get(u);
+    if (!token) {
+      token = (await api(u, "POST", "/tokens", { name: "bench" })).token as string;
+      tokens.set(u, token);
+    }
+    const login = `u${u}@bench.example/${cids.get(nick(u, c))}@bench${i}`;
+    const t = performance.now();
+    clients.push(await attachAsGamja(ircPort, login, token, `attach${i}`));
+    times.push(performance.now() - t);
+  }
+  if (ATTACH) {
+    print("attached", ATTACH, "clients");
+    print("attach_p50", p(times, 0.5), "ms");
+    print("attach_max", Math.max(...times), "ms");
+  }
+  return clients;
+}
+
 let failed = false;
 try {
   let pid = await startDaemon();
@@ -218,17 +264,20 @@ try {
   let next = 0;
   /** When each connection's POST /connections was answered, by nick. */
   const answered = new Map<string, number>();
+  /** Each connection's connection_id, by nick. */
+  const cids = new Map<string, string>();
   await Promise.all(Array.from({ length: Math.min(CREATORS, USERS) }, async () => {
     while (next < USERS) {
       const u = next++;
       for (let c = 0; c < PER_USER; c++) {
-        await api(u, "POST", "/connections", {
+        const made = await api(u, "POST", "/connections", {
           url: `irc://127.0.0.1:${irc.port}?nick=${nick(u, c)}`,
           name: `bench ${c}`,
           on_connect_commands: [`JOIN ${joinsOf(u, c).join(",")}`],
           wanted_state: "connected",
         });
         answered.set(nick(u, c), performance.now());
+        cids.set(nick(u, c), made.connection_id);
       }
     }
   }));
@@ -249,6 +298,7 @@ try {
   print("api_history_p50", p(probe.history, 0.5), "ms");
   print("api_history_p99", p(probe.history, 0.99), "ms");
 
+  const attached = await attachClients(cids);
   await sleep(5000); // the last joins' NAMES and events stored
   printMemory(print, "rss_after_joins", pid);
   const cpu0 = cpuSeconds(pid);
@@ -384,6 +434,7 @@ try {
   const before = stored;
   db.close();
 
+  for (const c of attached) c.close();
   if (RESTART) {
     // The restart storm: no shutdown at all, then every connection back through the host queue.
     daemon!.kill("SIGKILL");

@@ -4,9 +4,10 @@
  * 1,000), IRC_BENCH_RATE and IRC_BENCH_SECONDS (latency, default 1,000/s for 5 s),
  * PARLEY_BENCH_FLOOD (burst, default 200,000), PARLEY_BENCH_CHATHISTORY_MESSAGES (CHATHISTORY,
  * default 200,000), PARLEY_BENCH_RELAY_RATE and PARLEY_BENCH_RELAY_SECONDS (the bouncer's
- * relay, default 1,000/s for 5 s), SCALE_USERS and SCALE_CONNECTIONS (many users' connections,
- * default 20 x 5; see bench/irc_scale.ts, and bench/irc_scale_cluster.ts for two nodes on
- * PostgreSQL), PG_WRITER_MEMBERS and PG_WRITER_LINES (the PostgreSQL writer under a channel's
+ * relay, default 1,000/s for 20 s; PARLEY_BENCH_ATTACH=0 runs it alone), SCALE_USERS and
+ * SCALE_CONNECTIONS (many users' connections, default 20 x 5; SCALE_LISTENER=1 with the IRC
+ * listener on, SCALE_ATTACH IRC clients attached; see bench/irc_scale.ts, and
+ * bench/irc_scale_cluster.ts for two nodes on PostgreSQL), PG_WRITER_MEMBERS and PG_WRITER_LINES (the PostgreSQL writer under a channel's
  * fan-out, default 300 x 100), PARLEY_BENCH_RETENTION_ROWS and PARLEY_BENCH_RETENTION_PRUNE
  * (retention: rows stored and pruned, default 10,000,000 and 1,000,000; PARLEY_BENCH_POSTGRES=1
  * runs it, as history, on PostgreSQL). A name given runs the benchmark of that name, else every
