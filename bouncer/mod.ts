@@ -73,7 +73,7 @@ export interface Bouncer {
 export function startBouncer(
   deps: Pick<
     AppDeps,
-    "store" | "bus" | "irc" | "loginThrottle" | "connections" | "revocations" | "config"
+    "store" | "bus" | "irc" | "loginThrottle" | "connections" | "revocations" | "config" | "lines"
   >,
   opts: {
     addresses: ListenAddress[];
@@ -85,6 +85,8 @@ export function startBouncer(
 ): Bouncer {
   const relay = new Relay(deps.bus);
   relay.start();
+  // Each line of the connections this node runs reaches the relay once handled, in order.
+  deps.lines?.setOutlet(relay);
   const away = pushFor(deps).away;
   const cx: BouncerContext = {
     store: deps.store,
@@ -130,6 +132,7 @@ export function startBouncer(
   try {
     listening = listen(acceptor, opts.addresses, opts.tls);
   } catch (err) {
+    deps.lines?.setOutlet(undefined);
     relay.stop();
     unwatch();
     throw err;
@@ -149,6 +152,7 @@ export function startBouncer(
       acceptor.closeAll();
       cx.cluster?.stop().catch(() => {});
       unwatch();
+      deps.lines?.setOutlet(undefined);
       relay.stop();
       return Promise.resolve();
     },

@@ -33,8 +33,12 @@ function escapeTag(v: string): string {
   );
 }
 
+/** Lines read by parseLine in this process (a test counts them: each upstream line once). */
+export const parsed = { lines: 0 };
+
 /** Reads one line (without CR LF); undefined when it has no command. */
 export function parseLine(raw: string): Message | undefined {
+  parsed.lines++;
   let rest = raw;
   const tags = new Map<string, string>();
   if (rest.startsWith("@")) {
