@@ -415,7 +415,7 @@ export class Hub {
     const me = this.nick;
     const line: Message = {
       tags: new Map([...m.tags, ["time", new Date().toISOString()], ["msgid", passingMsgid()]]),
-      prefix: this.state.sources.get(ircLower(me)) ?? me,
+      prefix: this.#ownSource(me),
       command: m.command,
       params: m.params,
     };
@@ -533,6 +533,12 @@ export class Hub {
     q.batch = "-";
   }
 
+  /** The user's source as the server showed it, else the bare nick. */
+  #ownSource(nick: string): string {
+    const source = this.state.source;
+    return source && ircLower(nickOf(source)) === ircLower(nick) ? source : nick;
+  }
+
   /** The server's msgid a client's `+draft/reply` names (it names the line's own). */
   serverMsgid(own: string): string {
     return this.#serverIds.get(own) ?? own;
@@ -579,7 +585,7 @@ export class Hub {
       ["msgid", ev.msgid],
     ]);
     if (ev.reply_to) tags.set("+draft/reply", this.#ownIds.get(ev.reply_to) ?? ev.reply_to);
-    const prefix = this.state.sources.get(ircLower(ev.from)) ?? ev.from;
+    const prefix = this.#ownSource(ev.from);
     const command = ev.type === "notice" ? "NOTICE" : "PRIVMSG";
     try {
       formatLine(command, [target, text]);
