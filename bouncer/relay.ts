@@ -192,7 +192,10 @@ export class Hub {
     this.#echoes = this.#echoes.filter((x) => x !== e);
   }
 
-  /** A client's line waits for its stored copy (see `stored`). */
+  /**
+   * A client's chat line is being sent: its copy (the server's echo, or the stored line when the
+   * server does not echo) goes to it with its label, and only with echo-message.
+   */
   awaitEcho(e: PendingEcho): void {
     this.#echoes.push(e);
     if (this.#echoes.length > MAX_ECHOES) this.#echoes.shift();

@@ -130,7 +130,8 @@ let commandHandlers: unknown;
 
 /**
  * A line read once by the transport, in the shape irc-framework's own parser gives its handlers:
- * tags as an object with lower-cased names, the source split into nick, ident and host.
+ * tags as an object with lower-cased names, the source split into nick, ident and host. Its
+ * command objects copy the parameters and tags, so the message stays as read for the outlet.
  */
 export function frameworkMessage(m: Message): Record<string, unknown> {
   const tags: Record<string, string> = Object.create(null);
@@ -150,7 +151,7 @@ export function frameworkMessage(m: Message): Record<string, unknown> {
     hostname = prefix.slice(at + 1);
   } else if (prefix.includes(".")) hostname = prefix; // a server
   else nick = prefix;
-  return { tags, prefix, nick, ident, hostname, command: m.command, params: m.params.slice() };
+  return { tags, prefix, nick, ident, hostname, command: m.command, params: m.params };
 }
 
 /** Creates a new irc-framework client. */

@@ -78,7 +78,7 @@ const record = (cx: Inbound, line: Lean) =>
   line.kind === "join" ? join(cx, line) : BY_KIND[line.kind](cx, line);
 
 /** The `time` tag's value in ms: ISO 8601, or ZNC's Unix seconds (irc-framework's rules). */
-function tagTime(value: string | undefined): number | undefined {
+export function tagTime(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const ms = Date.parse(value);
   if (ms) return ms;

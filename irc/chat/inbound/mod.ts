@@ -9,11 +9,11 @@ import type { LineOut, Outlet } from "../../engine/outlet.ts";
 import type { IrcClient, IrcEventName } from "../../engine/framework.ts";
 import type { RecordDeps } from "../record.ts";
 import { lineTime, serverTimeEnabled } from "../server_time.ts";
-import { CHAT, leanPath } from "./chat.ts";
+import { CHAT, leanPath, tagTime } from "./chat.ts";
 import { CHANNEL } from "./channel.ts";
 import { type Handler, type HandlerTable, inbound, type Timed } from "./context.ts";
 import { MEMBERSHIP } from "./membership.ts";
-import { SERVER } from "./server.ts";
+import { greeting, SERVER, welcomeText } from "./server.ts";
 import { TAGS } from "./tags.ts";
 import { GAP, watchForGap } from "./gap.ts";
 import type { Serial } from "./serial.ts";
@@ -70,6 +70,11 @@ export function attachInbound(
   return {
     take(m) {
       if (lean.take(m)) return true;
+      // The greeting (001-004): irc-framework has no event for all of it.
+      if (m.command.startsWith("00") && welcomeText(m)) {
+        const ts = lineTime(tagTime(m.tags.get("time")), serverTimeEnabled(client));
+        run(() => greeting(cx, m, ts));
+      }
       // irc-framework dispatches it next: its handlers fill what it made.
       current = outlet() ? { message: m } : undefined;
       return false;
