@@ -43,6 +43,8 @@ export async function wireDeps(
     bus,
     irc,
     connections,
+    // The lines of the connections this node runs (the bouncer's relay takes them).
+    lines: manager,
     loginThrottle,
     revocations,
     userDeleted: [

@@ -2,10 +2,13 @@
  * Benchmark: N IRC connections in one process (default 1000, `IRC_BENCH_CONNECTIONS`) against a
  * local ngircd. Prints how long connecting all took, the resident memory, and the CPU used while
  * they sit idle. Target (docs/performance.md): 1,000 connections under 300 MB, idle CPU under 2%.
+ * `IRC_BENCH_CHANNEL=1` has every connection join one channel (so each sees all the others);
+ * `IRC_BENCH_LISTENER=1` runs the bouncer listener's relay, which then takes every line.
  */
 import process from "node:process";
 import { parseConfig } from "../config.ts";
 import { IrcManager } from "../irc/manager.ts";
+import { Relay } from "../bouncer/relay.ts";
 import { EventBus } from "../lib/bus.ts";
 import { setLogLevel } from "../lib/log.ts";
 import { openStore } from "../store/mod.ts";
@@ -14,6 +17,8 @@ import { startIrcServer } from "../tests/support/ngircd.ts";
 const n = Number(Deno.env.get("IRC_BENCH_CONNECTIONS") ?? 1000);
 // 65 s of idling includes one round of keep-alive PINGs (every 60 s per connection).
 const idleSeconds = Number(Deno.env.get("IRC_BENCH_IDLE_SECONDS") ?? 65);
+const channel = Deno.env.get("IRC_BENCH_CHANNEL") === "1";
+const listener = Deno.env.get("IRC_BENCH_LISTENER") === "1";
 setLogLevel("warn");
 
 const irc = await startIrcServer();
@@ -30,12 +35,15 @@ try {
       connectionId: `irc-bench-${i}`,
       name: "bench",
       url: `${irc.url}?nick=bench${i}`,
-      onConnectCommands: [],
+      onConnectCommands: channel ? ["/join #bench"] : [],
       wantedState: "connected",
     });
   }
   const rssBefore = Deno.memoryUsage().rss;
   const manager = new IrcManager({ config, store, bus });
+  const relay = listener ? new Relay(bus) : undefined;
+  relay?.start();
+  manager.setOutlet(relay);
   const started = performance.now();
   const up = new Set<unknown>();
   bus.subscribe(user.id, (ev) => {
@@ -61,6 +69,7 @@ try {
   const pct = ((cpu.user + cpu.system) / 1000) / (performance.now() - t0) * 100;
   console.log(`irc_connections_idle_cpu: ${pct.toFixed(2)} %`);
   await manager.stop();
+  relay?.stop();
 } finally {
   await store.close();
   await irc.close();

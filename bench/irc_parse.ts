@@ -1,10 +1,9 @@
 /**
- * Benchmark: reading IRC lines on the main thread, in CPU time (so it holds on a busy machine): the
- * lean path of a burst (irc/chat/chat_line.ts: chat lines and joins read from the line's head) and
- * the whole parser (irc/protocol/message.ts's parseMessage) on the same lines.
+ * Benchmark: reading IRC lines on the main thread, in CPU time (so it holds on a busy machine):
+ * irc/protocol/message.ts's parseMessage, the one parse every upstream line gets, on a burst's
+ * chat lines, joins and actions.
  */
 import process from "node:process";
-import { parseLeanLine } from "../irc/chat/chat_line.ts";
 import { parseMessage } from "../irc/protocol/message.ts";
 
 const lines: string[] = [];
@@ -29,5 +28,4 @@ function rate(read: (line: string) => unknown): number {
   return Math.round(best);
 }
 
-console.log(`irc_parse_lean_lines_per_cpu_s: ${rate(parseLeanLine)} lines/s`);
 console.log(`irc_parse_message_lines_per_cpu_s: ${rate(parseMessage)} lines/s`);

@@ -23,7 +23,6 @@ import {
   RPL_WELCOME,
   RPL_YOURHOST,
 } from "../irc/protocol/numerics.ts";
-import { ircLower } from "../irc/casefold.ts";
 
 /** Parley's name as a server, in the source of its own lines. */
 export const SERVER_NAME = "parley";
@@ -72,7 +71,13 @@ export async function burstLines(
     for (const line of s.motd) num(RPL_MOTD, line);
     num(RPL_ENDOFMOTD, "End of /MOTD command.");
   } else num(ERR_NOMOTD, "MOTD File is missing");
-  const me = s.sources.get(ircLower(nick)) ?? `${nick}!parley@${SERVER_NAME}`;
+  const me = s.sourceOf(nick, SERVER_NAME);
+  const prefix = /^\(([^)]*)\)(.*)$/.exec(s.isupportValue("PREFIX") ?? "(ov)@+");
+  /** A member's prefix symbols (strongest first) from its mode letters. */
+  const symbolsOf = (modes: string[]) => {
+    const [letters, symbols] = [prefix?.[1] ?? "ov", prefix?.[2] ?? "@+"];
+    return [...letters].flatMap((l, i) => modes.includes(l) ? [symbols[i] ?? ""] : []).join("");
+  };
   for (const ch of s.channels.values()) {
     const join: IrcMessage = {
       tags: new Map(),
@@ -86,9 +91,12 @@ export async function burstLines(
       num(RPL_TOPIC, ch.name, ch.topic);
       if (ch.topicBy) num(RPL_TOPICWHOTIME, ch.name, ch.topicBy, ch.topicAt || "0");
     }
-    const words = [...ch.members].map(([n, mode]) =>
-      caps.has("multi-prefix") ? mode + n : (mode[0] ?? "") + n
-    );
+    // The connection's own list (irc/chat/presence.ts, shared per network), once its NAMES ended.
+    const members = await hub.conn?.members(ch.name) ?? [{ nick, modes: [] }];
+    const words = members.map(({ nick: n, modes }) => {
+      const mode = symbolsOf(modes);
+      return caps.has("multi-prefix") ? mode + n : (mode[0] ?? "") + n;
+    });
     let cur: string[] = [];
     for (const w of words) {
       if (cur.length && [...cur, w].join(" ").length > NAMES_BYTES) {

@@ -86,6 +86,7 @@ export function startBouncer(
     | "revocations"
     | "config"
     | "userDeleted"
+    | "lines"
   >,
   opts: {
     addresses: ListenAddress[];
@@ -97,6 +98,8 @@ export function startBouncer(
 ): Bouncer {
   const relay = new Relay(deps.bus);
   relay.start();
+  // Each line of the connections this node runs reaches the relay once handled, in order.
+  deps.lines?.setOutlet(relay);
   const push = pushFor(deps);
   const away = push.away;
   const cx: BouncerContext = {
@@ -149,6 +152,7 @@ export function startBouncer(
   try {
     listening = listen(acceptor, opts.addresses, opts.tls);
   } catch (err) {
+    deps.lines?.setOutlet(undefined);
     relay.stop();
     unwatch();
     throw err;
@@ -168,6 +172,7 @@ export function startBouncer(
       acceptor.closeAll();
       cx.cluster?.stop().catch(() => {});
       unwatch();
+      deps.lines?.setOutlet(undefined);
       relay.stop();
       return Promise.resolve();
     },

@@ -1,25 +1,24 @@
 /**
- * One live stream per connection: every line the server sends reaches every attached client
- * (as each one's capabilities allow), and every stored message (from IRC, from the web client,
- * from another attached client) reaches them from the bus with its stored time and msgid. Replies
- * to a client's own command go to that client only (pending_replies.ts).
+ * One live stream per connection: every line the server sends reaches every attached client (as
+ * each one's capabilities allow), in the server's order, once the connection has handled it (the
+ * relay is the connections' outlet, irc/engine/outlet.ts): a line Parley stored carries its row's
+ * msgid and time, the ones CHATHISTORY gives it. The user's own lines that the server does not
+ * echo (sent from the web client or another attached client) come from the bus once stored.
+ * Replies to a client's own command go to that client only (pending_replies.ts).
  */
 import type { EventBus } from "../lib/bus.ts";
 import type { MessageEvent } from "../lib/events.ts";
 import { parseMicros } from "../lib/time.ts";
-import { parseMsgid } from "../lib/msgid.ts";
 import { ircLower } from "../irc/casefold.ts";
 import type { IrcConnection } from "../irc/engine/connection.ts";
-import { tapGone, tapUpstream } from "../irc/engine/tap.ts";
-import { tapUnstored, type UnstoredLine } from "../irc/chat/unstored.ts";
-import { type KeptEvent, tapKept } from "../irc/chat/kept.ts";
+import type { LineOut, Outlet, Produced } from "../irc/engine/outlet.ts";
 import type { Caps } from "./caps.ts";
 import { forClient } from "./filter.ts";
 import { passingMsgid } from "./msgid.ts";
 import { SERVER_NAME } from "./burst.ts";
 import { type Pending, PendingReplies, replySpec, type Routed } from "./pending_replies.ts";
 import { UpstreamState } from "./upstream_state.ts";
-import { formatLine, type Message, nickOf, parseLine } from "./wire.ts";
+import { formatLine, type Message, nickOf } from "./wire.ts";
 
 /** An attached client, as the relay sees it. */
 export interface Downstream {
@@ -95,39 +94,17 @@ interface RawEcho {
   label?: string;
 }
 
-/** A line in the server's order: delivered when done (a stored line once its copy is back). */
+/** A line in the server's order, held behind a read marker being looked up; delivered when done. */
 interface OrderItem {
-  /** The stored message a waiting line becomes (storedKey). */
-  key?: string;
-  /** The line as the server sent it, for the clients if it is not stored after all. */
-  raw?: Message;
   done: boolean;
   deliver?: () => void;
 }
 
-/** What tells a raw chat line's stored copy: conversation, sender, kind and text. */
-function storedKey(conversation: string, from: string, type: string, text: string): string {
-  return `${conversation}\0${ircLower(from)}\0${type}\0${text}`;
-}
-
-/** A channel event history keeps, by its command: its kind in history, and its channel's place. */
-const KEPT_KINDS: Record<string, string> = {
-  JOIN: "join",
-  PART: "part",
-  KICK: "kick",
-  TOPIC: "topic",
-  MODE: "mode",
-};
-
-/** What tells a channel event's kept copy: kind, conversation and who did it. */
-function keptKey(kind: string, conversation: string, from: string): string {
-  return `kept\0${kind}\0${conversation}\0${ircLower(from)}`;
-}
+/** The channel events history keeps (their rows' msgid and time go with them). */
+const KEPT_COMMANDS = new Set(["JOIN", "PART", "KICK", "TOPIC", "MODE"]);
 
 /** Lines held in order at most; past that, nothing waits. */
 const MAX_ORDER = 10_000;
-/** How long a line waits for the stored copy of the chat line before it (ms). */
-const ORDER_WAIT_MS = 2000;
 const MAX_ECHOES = 256;
 /** Recent lines whose server msgid a reply or reaction may name (per connection). */
 const MAX_IDS = 4096;
@@ -154,10 +131,8 @@ export class Hub {
   #labeled: LabeledAction[] = [];
   /** Channels the user just joined, whose NAMES reply is the join's (casefolded). */
   #joining = new Set<string>();
-  /** Lines in the server's order, some waiting for their stored copy. */
+  /** Lines in the server's order held behind a read marker being looked up. */
   #order: OrderItem[] = [];
-  #orderTimer?: ReturnType<typeof setTimeout>;
-  #timerHead?: OrderItem;
 
   constructor(
     readonly userId: number,
@@ -217,7 +192,10 @@ export class Hub {
     this.#echoes = this.#echoes.filter((x) => x !== e);
   }
 
-  /** A client's line waits for its stored copy (see `stored`). */
+  /**
+   * A client's chat line is being sent: its copy (the server's echo, or the stored line when the
+   * server does not echo) goes to it with its label, and only with echo-message.
+   */
   awaitEcho(e: PendingEcho): void {
     this.#echoes.push(e);
     if (this.#echoes.length > MAX_ECHOES) this.#echoes.shift();
@@ -254,10 +232,14 @@ export class Hub {
     this.#labeled = this.#labeled.filter((a) => a.client !== client);
   }
 
-  /** One raw line from the server. */
-  upstream(raw: string): void {
-    const m = parseLine(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
-    if (!m) return;
+  /**
+   * One line from the server, in its order, once the connection handled it: `produced` says
+   * what became of it (stored with its row's msgid and time, ignored, or not stored).
+   */
+  line(out: LineOut): void {
+    // The message is shared with the connection's handlers: the stream's copy has its own tags.
+    const m: Message = { ...out.message, tags: new Map(out.message.tags) };
+    const produced = out.produced;
     const replyTo = m.tags.get("+draft/reply");
     if (replyTo) m.tags.set("+draft/reply", this.#ownIds.get(replyTo) ?? replyTo);
     const meBefore = this.state.nick;
@@ -282,17 +264,16 @@ export class Hub {
     const ownJoin = m.command === "JOIN" && !!meBefore &&
       ircLower(nickOf(m.prefix)) === ircLower(meBefore);
     if (ownJoin && this.#joining.size < 100) this.#joining.add(ircLower(m.params[0] ?? ""));
-    const key = this.#storedKey(m, meBefore);
+    if (this.#isChat(m, meBefore)) return this.#chat(m, produced, meBefore);
     if (!/^\d{3}$/.test(m.command) && !m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
-    if (key !== undefined) {
-      // It comes back from the bus once stored (or is told unstored); the lines after it wait
-      // for it, in order.
-      if (this.clients.size) this.#enqueue({ key, raw: m, done: false });
-      return;
-    }
+    // A channel event history kept carries its row's msgid and time, as CHATHISTORY gives it.
+    if (
+      produced?.kind === "stored" && KEPT_COMMANDS.has(m.command) && m.prefix.includes("!") &&
+      this.isChannel(m.params[0] ?? "")
+    ) stamp(m, produced);
     const labeled = labeledFirst ?? this.#labeledAnswer(m, meBefore);
     const echo = this.#rawEcho(m, meBefore);
-    const deliver = () => {
+    this.#later(() => {
       if (!labeled && /^\d{3}$/.test(m.command) && this.#unasked(m)) return;
       for (const c of this.clients) {
         if (c === echo?.client) {
@@ -303,14 +284,46 @@ export class Hub {
         } else if (c !== labeled?.client) this.#send(c, m);
         else this.#send(c, { ...m, tags: new Map(m.tags).set("label", labeled.label) });
       }
-    };
-    // A channel event history keeps waits for its kept copy, to carry that row's msgid.
-    const kind = KEPT_KINDS[m.command];
-    if (kind && this.clients.size && m.prefix.includes("!") && this.isChannel(m.params[0] ?? "")) {
-      const key = keptKey(kind, ircLower(m.params[0]), nickOf(m.prefix));
-      this.#enqueue({ key, raw: m, done: false, deliver });
-    } else this.#later(deliver);
+    });
     if (ownJoin) this.#readMarkers(m.params[0] ?? "");
+  }
+
+  /**
+   * A chat line of a person to a channel or to the user (or the user's own, echoed): stored, it
+   * goes out with its row's msgid and time (the sender's own line with its label, and only to a
+   * sender with echo-message); ignored, to no one; not stored, as the server sent it.
+   */
+  #chat(m: Message, produced: Produced | undefined, me: string): void {
+    if (produced?.kind === "ignored") return;
+    const serverMsgid = m.tags.get("msgid");
+    if (produced?.kind !== "stored") {
+      if (!serverMsgid) m.tags.set("msgid", passingMsgid());
+      return this.#later(() => this.clients.forEach((c) => this.#send(c, m)));
+    }
+    if (serverMsgid) this.#rememberIds(serverMsgid, produced.msgid);
+    stamp(m, produced);
+    let echo: PendingEcho | undefined;
+    if (this.#echoes.length && ircLower(nickOf(m.prefix)) === ircLower(me)) {
+      const conversation = ircLower(m.params[0] ?? "");
+      const text = actionText(m.params[1] ?? "") ?? m.params[1] ?? "";
+      const at = this.#echoes.findIndex((e) =>
+        ircLower(e.conversation) === conversation && e.text === text
+      );
+      if (at >= 0) echo = this.#echoes.splice(at, 1)[0];
+    }
+    this.#later(() => this.#toAll(m, echo));
+  }
+
+  /** A stored chat line to every client; to its sender only with echo-message, with its label. */
+  #toAll(m: Message, echo: PendingEcho | undefined): void {
+    for (const c of this.clients) {
+      if (c !== echo?.client) this.#send(c, m);
+      else if (c.caps.has("echo-message")) {
+        const labeled = { ...m, tags: new Map(m.tags) };
+        if (echo.label) labeled.tags.set("label", echo.label);
+        this.#send(c, labeled);
+      }
+    }
   }
 
   /**
@@ -405,7 +418,7 @@ export class Hub {
     const me = this.nick;
     const line: Message = {
       tags: new Map([...m.tags, ["time", new Date().toISOString()], ["msgid", passingMsgid()]]),
-      prefix: this.state.sources.get(ircLower(me)) ?? me,
+      prefix: this.#ownSource(me),
       command: m.command,
       params: m.params,
     };
@@ -447,53 +460,20 @@ export class Hub {
     return at < 0 ? undefined : this.#labeled.splice(at, 1)[0];
   }
 
-  /** A channel event was kept (with the msgid of its row), or not kept (without). */
-  kept(ev: KeptEvent): void {
-    const key = keptKey(ev.kind, ev.conversationId, ev.from);
-    const slot = this.#order.find((it) => !it.done && it.key === key);
-    if (!slot) return;
-    if (ev.msgid) {
-      slot.raw?.tags.set("msgid", ev.msgid);
-      // The row's own millisecond (the msgid says it), as CHATHISTORY gives the same line.
-      const id = parseMsgid(ev.msgid);
-      if (id) slot.raw?.tags.set("time", new Date(id.ms).toISOString());
-    }
-    slot.done = true;
-    this.#flush();
-  }
-
-  /** A chat line Parley will not store (ignored, or past the conversation limit). */
-  unstored(line: UnstoredLine, conversation: string): void {
-    const key = storedKey(conversation, line.from, line.type, line.text);
-    const slot = this.#order.find((it) => !it.done && it.key === key);
-    if (!slot) return;
-    const raw = slot.raw;
-    // An ignored person's line is shown nowhere; one past the limit goes out as the server sent it.
-    if (raw && !line.ignored) slot.deliver = () => this.clients.forEach((c) => this.#send(c, raw));
-    slot.done = true;
-    this.#flush();
-  }
-
   /**
-   * A chat line Parley stores: its clients get it from the bus, with the stored time and id. Its
-   * key names the stored message it becomes (conversation, sender, kind, text).
+   * A PRIVMSG or NOTICE Parley stores (or would, were it not ignored or over the limit): a
+   * person's, to a channel or to the user, or the user's own; a CTCP other than ACTION is not.
    */
-  #storedKey(m: Message, me: string): string | undefined {
-    if (m.command !== "PRIVMSG" && m.command !== "NOTICE") return undefined;
-    if (!m.prefix.includes("!") || !me) return undefined;
-    let text = m.params[1] ?? "";
-    let type = m.command === "NOTICE" ? "notice" : "private";
-    if (text.startsWith("\x01")) {
-      if (m.command !== "PRIVMSG" || !text.startsWith("\x01ACTION")) return undefined;
-      type = "action";
-      text = text.endsWith("\x01") ? text.slice(8, -1) : text.slice(8);
+  #isChat(m: Message, me: string): boolean {
+    if (m.command !== "PRIVMSG" && m.command !== "NOTICE") return false;
+    if (!m.prefix.includes("!") || !me) return false;
+    const text = m.params[1] ?? "";
+    if (text.startsWith("\x01") && (m.command !== "PRIVMSG" || !text.startsWith("\x01ACTION"))) {
+      return false;
     }
     const target = m.params[0] ?? "";
-    const from = nickOf(m.prefix);
-    const own = ircLower(from) === ircLower(me);
-    if (!this.isChannel(target) && ircLower(target) !== ircLower(me) && !own) return undefined;
-    const conversation = ircLower(this.isChannel(target) || own ? target : from);
-    return storedKey(conversation, from, type, text);
+    return this.isChannel(target) || ircLower(target) === ircLower(me) ||
+      ircLower(nickOf(m.prefix)) === ircLower(me);
   }
 
   #enqueue(item: OrderItem): void {
@@ -505,28 +485,13 @@ export class Hub {
     this.#flush();
   }
 
-  /** Delivers the lines at the head that no longer wait; a stored line waits at most a while. */
+  /** Delivers the lines at the head that no longer wait. */
   #flush(): void {
     while (this.#order[0]?.done) this.#order.shift()!.deliver?.();
-    const head = this.#order[0];
-    if (head && head === this.#timerHead) return; // already timed
-    clearTimeout(this.#orderTimer);
-    this.#orderTimer = undefined;
-    this.#timerHead = head;
-    if (!head) return;
-    // A line Parley did not store after all (a conversation over the limit) holds no one up.
-    const timer = setTimeout(() => {
-      if (this.#order[0] !== head) return;
-      head.done = true;
-      this.#flush();
-    }, ORDER_WAIT_MS);
-    Deno.unrefTimer(timer);
-    this.#orderTimer = timer;
   }
 
   /** Stops waiting (the relay stops, or the connection is gone). */
   dispose(): void {
-    clearTimeout(this.#orderTimer);
     this.#order = [];
   }
 
@@ -571,6 +536,12 @@ export class Hub {
     q.batch = "-";
   }
 
+  /** The user's source as the server showed it, else the bare nick. */
+  #ownSource(nick: string): string {
+    const source = this.state.source;
+    return source && ircLower(nickOf(source)) === ircLower(nick) ? source : nick;
+  }
+
   /** The server's msgid a client's `+draft/reply` names (it names the line's own). */
   serverMsgid(own: string): string {
     return this.#serverIds.get(own) ?? own;
@@ -591,22 +562,25 @@ export class Hub {
     if (line !== undefined) c.write(line, m.tags.get("msgid"));
   }
 
-  /** A message was stored (from IRC, the web client or an attached client). */
+  /**
+   * A message was stored. Those from the server reached the clients through `line`; the user's
+   * own lines the server does not echo (sent from the web client or an attached client) reach
+   * them from here, with the stored time and msgid.
+   */
   stored(ev: MessageEvent): void {
     if (ev.conversation_id === "" || ev.type === "error") return;
-    if (ev.server_msgid) this.#rememberIds(ev.server_msgid, ev.msgid);
-    if (!this.clients.size && !this.#order.length) return;
+    if (!this.clients.size) return;
+    if (ircLower(ev.from) !== ircLower(this.nick)) return;
+    // With echo-message the server's echo is the line (stored by the connection, then `line`).
+    if (this.conn ? this.conn.echoes : this.state.caps.has("echo-message")) return;
     const ts = parseMicros(ev.ts) ?? Date.now() * 1000;
-    const own = ircLower(ev.from) === ircLower(this.nick);
     const channel = this.state.channel(ev.conversation_id)?.name ??
       (this.isChannel(ev.conversation_id) ? ev.conversation_id : undefined);
-    const echoAt = own
-      ? this.#echoes.findIndex((e) =>
-        ircLower(e.conversation) === ev.conversation_id && e.text === ev.message
-      )
-      : -1;
+    const echoAt = this.#echoes.findIndex((e) =>
+      ircLower(e.conversation) === ev.conversation_id && e.text === ev.message
+    );
     const echo = echoAt >= 0 ? this.#echoes.splice(echoAt, 1)[0] : undefined;
-    const target = channel ?? (own ? echo?.conversation ?? ev.conversation_id : this.nick);
+    const target = channel ?? echo?.conversation ?? ev.conversation_id;
     const text = ev.type === "action" ? `\x01ACTION ${ev.message}\x01` : ev.message;
     const tags = new Map([
       ["time", new Date(Math.floor(ts / 1000)).toISOString()],
@@ -614,38 +588,29 @@ export class Hub {
       ["msgid", ev.msgid],
     ]);
     if (ev.reply_to) tags.set("+draft/reply", this.#ownIds.get(ev.reply_to) ?? ev.reply_to);
-    const prefix = this.state.sources.get(ircLower(ev.from)) ?? ev.from;
-    let m: Message;
+    const prefix = this.#ownSource(ev.from);
+    const command = ev.type === "notice" ? "NOTICE" : "PRIVMSG";
     try {
-      formatLine(ev.type === "notice" ? "NOTICE" : "PRIVMSG", [target, text]);
-      m = {
-        tags,
-        prefix,
-        command: ev.type === "notice" ? "NOTICE" : "PRIVMSG",
-        params: [target, text],
-      };
+      formatLine(command, [target, text]);
     } catch {
       return;
     }
-    const deliver = () => {
-      for (const c of this.clients) {
-        if (c !== echo?.client) this.#send(c, m);
-        else if (c.caps.has("echo-message")) {
-          const labeled = { ...m, tags: new Map(m.tags) };
-          if (echo.label) labeled.tags.set("label", echo.label);
-          this.#send(c, labeled);
-        }
-      }
-    };
-    // In its place among the server's lines when it came from there; else (the web client, an
-    // attached client) now.
-    const key = storedKey(ev.conversation_id, ev.from, ev.type, ev.message);
-    const slot = this.#order.find((it) => !it.done && it.key === key);
-    if (!slot) return deliver();
-    slot.deliver = deliver;
-    slot.done = true;
-    this.#flush();
+    const m: Message = { tags, prefix, command, params: [target, text] };
+    this.#later(() => this.#toAll(m, echo));
   }
+}
+
+/** A stored line's msgid and time (its row's millisecond), as CHATHISTORY gives them. */
+function stamp(m: Message, stored: Extract<Produced, { kind: "stored" }>): void {
+  m.tags.set("msgid", stored.msgid);
+  m.tags.set("time", new Date(Math.floor(stored.ts / 1000)).toISOString());
+}
+
+/** The words of a CTCP ACTION, as Parley stores them; undefined for any other text. */
+function actionText(text: string): string | undefined {
+  if (!text.startsWith("\x01ACTION")) return undefined;
+  const body = text.slice(7).replace(/^ /, "");
+  return body.endsWith("\x01") ? body.slice(0, -1) : body;
 }
 
 /** Where the replies of a client that left go. */
@@ -655,27 +620,31 @@ const NOBODY: Downstream = {
   quit: () => {},
 };
 
-/** Every connection's hub, fed by the IRC tap and the bus. */
-export class Relay {
+/** Every connection's hub, fed by the connections (the relay is their outlet) and the bus. */
+export class Relay implements Outlet {
   #hubs = new Map<string, Hub>();
   #untap: (() => void)[] = [];
+  #stopped = false;
   /** Attached clients per user: only their users' stored messages are wanted from the bus. */
   #clients = new Map<number, number>();
 
   constructor(readonly bus: EventBus) {}
 
+  /** One line of a connection, handled (irc/engine/outlet.ts). */
+  line(conn: IrcConnection, out: LineOut): void {
+    if (this.#stopped) return;
+    const hub = this.hub(conn.userId, conn.id);
+    hub.conn = conn;
+    hub.line(out);
+  }
+
+  /** A removed connection's hub goes with it, and its clients are told. */
+  gone(conn: IrcConnection): void {
+    this.forget(conn.userId, conn.id);
+  }
+
   start(): void {
-    this.#untap.push(tapUpstream((conn, line) => {
-      const hub = this.hub(conn.userId, conn.id);
-      hub.conn = conn;
-      hub.upstream(line);
-    }));
-    this.#untap.push(tapUnstored((conn, line) => {
-      this.#hubs.get(key(conn.userId, conn.id))?.unstored(line, conn.conversationId(line.name));
-    }));
-    this.#untap.push(tapKept((conn, ev) => this.#hubs.get(key(conn.userId, conn.id))?.kept(ev)));
-    // A removed connection's hub goes with it, and its clients are told.
-    this.#untap.push(tapGone((conn) => this.forget(conn.userId, conn.id)));
+    this.#stopped = false;
     this.#untap.push(this.bus.tap(
       (userId, ev) => {
         if (ev.event !== "message") return;
@@ -687,6 +656,7 @@ export class Relay {
   }
 
   stop(): void {
+    this.#stopped = true;
     for (const f of this.#untap.splice(0)) f();
     for (const hub of this.#hubs.values()) hub.dispose();
   }

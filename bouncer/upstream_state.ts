@@ -1,13 +1,15 @@
 /**
- * What an attaching client must be told about its connection, kept from the server's own lines:
- * the nick, the greeting (002-004), ISUPPORT, the MOTD, and each joined channel with its topic
- * and members. Bounded: a hostile server cannot grow it past the limits below.
+ * What an attaching client must be told about its connection that the connection does not keep
+ * itself, read from the server's own lines: the nick and the user's own source, the greeting
+ * (002-004), ISUPPORT as the server spelled it, the MOTD, the capabilities, and each joined
+ * channel with its topic. The members of a channel are the connection's (irc/chat/presence.ts,
+ * shared per network): bouncer/burst.ts reads them there. Bounded: a hostile server cannot grow
+ * it past the limits below.
  */
 import { ircLower } from "../irc/casefold.ts";
 import { type Message, nickOf } from "./wire.ts";
 
 const MAX_CHANNELS = 1000;
-const MAX_MEMBERS = 20_000;
 const MAX_MOTD_LINES = 400;
 const MAX_ISUPPORT_TOKENS = 200;
 
@@ -17,10 +19,6 @@ export interface ChannelState {
   topic: string;
   topicBy: string;
   topicAt: string;
-  /** Nick -> its prefix symbols (`@`, `+`, `@+` ...), in the server's order. */
-  members: Map<string, string>;
-  /** A NAMES reply ended (366): the next 353 starts the list over. */
-  namesDone: boolean;
 }
 
 /** A server's state as its lines show it. */
@@ -39,9 +37,8 @@ export class UpstreamState {
   channels = new Map<string, ChannelState>();
   /** The capabilities the server acknowledged (what it may send us, and we it). */
   caps = new Set<string>();
-  /** `nick!user@host` of people seen lately, so a stored message can carry its source. */
-  sources = new Map<string, string>();
-  #members = 0;
+  /** The user's own `nick!user@host`, as the server last showed it ("" until then). */
+  source = "";
   /** A multi-line `CAP LS` is being read. */
   #lsOpen = false;
 
@@ -62,12 +59,11 @@ export class UpstreamState {
     return this.channels.get(ircLower(name));
   }
 
-  #remember(prefix: string): void {
-    if (!prefix.includes("!")) return;
-    const key = ircLower(nickOf(prefix));
-    this.sources.delete(key);
-    this.sources.set(key, prefix);
-    if (this.sources.size > 5000) this.sources.delete(this.sources.keys().next().value!);
+  /** The user's source as the server shows it, else `nick!parley@<fallback host>`. */
+  sourceOf(nick: string, host: string): string {
+    return this.source && ircLower(nickOf(this.source)) === ircLower(nick)
+      ? this.source
+      : `${nick}!parley@${host}`;
   }
 
   /** Takes one line from the server. */
@@ -75,7 +71,7 @@ export class UpstreamState {
     const p = m.params;
     const from = nickOf(m.prefix);
     const me = this.nick && ircLower(from) === ircLower(this.nick);
-    this.#remember(m.prefix);
+    if (me && m.prefix.includes("!")) this.source = m.prefix;
     switch (m.command) {
       case "CAP":
         this.#cap(p);
@@ -86,7 +82,6 @@ export class UpstreamState {
         this.greeting.clear();
         this.isupport.clear();
         this.channels.clear();
-        this.#members = 0;
         this.motd = [];
         this.noMotd = false;
         break;
@@ -116,42 +111,25 @@ export class UpstreamState {
       case "422":
         this.noMotd = true;
         break;
-      case "NICK": {
-        const to = p[0] ?? "";
-        if (me) this.nick = to;
-        for (const ch of this.channels.values()) {
-          const mode = ch.members.get(from);
-          if (mode === undefined) continue;
-          ch.members.delete(from);
-          ch.members.set(to, mode);
+      case "NICK":
+        if (me) {
+          this.nick = p[0] ?? "";
+          if (this.source) this.source = this.nick + this.source.slice(from.length);
+        }
+        break;
+      case "JOIN": {
+        const name = p[0] ?? "";
+        if (me && this.channels.size < MAX_CHANNELS) {
+          this.channels.set(ircLower(name), { name, topic: "", topicBy: "", topicAt: "" });
         }
         break;
       }
-      case "JOIN": {
-        const name = p[0] ?? "";
-        if (me) {
-          if (this.channels.size < MAX_CHANNELS) {
-            this.channels.set(ircLower(name), {
-              name,
-              topic: "",
-              topicBy: "",
-              topicAt: "",
-              members: new Map(),
-              namesDone: true,
-            });
-          }
-        } else this.#add(this.channel(name), from, "");
-        break;
-      }
       case "PART":
-        this.#leave(p[0] ?? "", from, !!me);
+        if (me) this.channels.delete(ircLower(p[0] ?? ""));
         break;
       case "KICK":
-        this.#leave(p[0] ?? "", p[1] ?? "", ircLower(p[1] ?? "") === ircLower(this.nick));
-        break;
-      case "QUIT":
-        for (const ch of this.channels.values()) {
-          if (ch.members.delete(from)) this.#members--;
+        if (ircLower(p[1] ?? "") === ircLower(this.nick)) {
+          this.channels.delete(ircLower(p[0] ?? ""));
         }
         break;
       case "332": {
@@ -173,30 +151,6 @@ export class UpstreamState {
         }
         break;
       }
-      case "353": {
-        const ch = this.channel(p[2] ?? "");
-        if (!ch) break;
-        if (ch.namesDone) {
-          this.#members -= ch.members.size;
-          ch.members.clear();
-          ch.namesDone = false;
-        }
-        const symbols = this.prefixSymbols();
-        for (const word of (p[3] ?? "").split(" ")) {
-          let i = 0;
-          while (i < word.length && symbols.includes(word[i])) i++;
-          if (word.slice(i)) this.#add(ch, nickOf(word.slice(i)), word.slice(0, i));
-        }
-        break;
-      }
-      case "366": {
-        const ch = this.channel(p[1] ?? "");
-        if (ch) ch.namesDone = true;
-        break;
-      }
-      case "MODE":
-        this.#mode(p);
-        break;
     }
   }
 
@@ -213,53 +167,5 @@ export class UpstreamState {
       }
     }
     if (sub === "DEL") { for (const n of names) this.caps.delete(n); }
-  }
-
-  #add(ch: ChannelState | undefined, nick: string, mode: string): void {
-    if (!ch || !nick) return;
-    if (!ch.members.has(nick)) {
-      if (this.#members >= MAX_MEMBERS) return;
-      this.#members++;
-    }
-    ch.members.set(nick, mode);
-  }
-
-  #leave(name: string, nick: string, me: boolean): void {
-    const ch = this.channel(name);
-    if (!ch) return;
-    if (me) {
-      this.#members -= ch.members.size;
-      this.channels.delete(ircLower(name));
-    } else if (ch.members.delete(nick)) this.#members--;
-  }
-
-  /** Member prefixes given and taken (`MODE #c +o-v a b`). */
-  #mode(p: string[]): void {
-    const ch = this.channel(p[0] ?? "");
-    if (!ch) return;
-    const m = /^\(([^)]*)\)(.*)$/.exec(this.isupportValue("PREFIX") ?? "(ov)@+");
-    const modes = m?.[1] ?? "ov";
-    const symbols = m?.[2] ?? "@+";
-    let adding = true;
-    let arg = 2;
-    for (const c of p[1] ?? "") {
-      if (c === "+" || c === "-") {
-        adding = c === "+";
-        continue;
-      }
-      const at = modes.indexOf(c);
-      if (at < 0) {
-        // Modes with a parameter take one (lists, keys, limits when set): skip it.
-        if ("beIkfjl".includes(c) && (adding || "beIk".includes(c))) arg++;
-        continue;
-      }
-      const nick = p[arg++] ?? "";
-      const key = [...ch.members.keys()].find((n) => ircLower(n) === ircLower(nick));
-      if (key === undefined) continue;
-      const cur = ch.members.get(key) ?? "";
-      const sym = symbols[at];
-      const next = adding ? (cur.includes(sym) ? cur : cur + sym) : cur.replace(sym, "");
-      ch.members.set(key, [...symbols].filter((s) => next.includes(s)).join(""));
-    }
   }
 }

@@ -11,7 +11,6 @@
  * they are other devices. A subscription lives as long as what its client logged in with: once
  * that app token is revoked or the password changed, it is removed at its next push.
  */
-import { ircLower } from "../irc/casefold.ts";
 import { actionWrap } from "../irc/protocol/ctcp.ts";
 import { ERR_UNKNOWNCOMMAND } from "../irc/protocol/numerics.ts";
 import { log } from "../lib/log.ts";
@@ -156,7 +155,8 @@ async function pushLine(
   const name = ev.conversation_id;
   const channel = hub ? hub.isChannel(name) : /^[#&]/.test(name);
   const target = channel ? hub?.state.channel(name)?.name ?? name : hub?.nick ?? (conn.nick || "*");
-  const prefix = hub?.state.sources.get(ircLower(ev.from)) ?? ev.from;
+  // The sender by nick: Parley keeps no address book of other people (their user and host).
+  const prefix = ev.from;
   const tags = new Map<string, string>();
   const us = parseMicros(ev.ts);
   if (us !== null) {

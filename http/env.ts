@@ -8,6 +8,7 @@ import type { ConnectionService } from "../irc/connection_service.ts";
 import type { Bot } from "../irc/bot/bot.ts";
 import type { LoginThrottle } from "./throttle.ts";
 import type { Revocations } from "../bouncer/credentials.ts";
+import type { Outlet } from "../irc/engine/outlet.ts";
 
 /** What `createApp` is given; routes take what they need from it. */
 export interface AppDeps {
@@ -18,6 +19,8 @@ export interface AppDeps {
   irc: IrcControl;
   /** Users' connections: create, update, remove, list. */
   connections: ConnectionService;
+  /** Where this node's connections send each line once handled (the bouncer listener's relay). */
+  lines?: { setOutlet(outlet: Outlet | undefined): void };
   /** Called before a user is deleted, to stop what runs for them and remove their files. */
   userDeleted?: ((userId: number) => Promise<void>)[];
   /**

@@ -15,6 +15,7 @@ import { type CommandResult, runCommand } from "./chat/commands.ts";
 import { type ConnectionListener, IrcConnection, SendError } from "./engine/connection.ts";
 import { hostId } from "./host_id.ts";
 import { attachInbound, type Serial, serial } from "./chat/inbound/mod.ts";
+import type { Outlet } from "./engine/outlet.ts";
 import { conversationFor, isListed, recordMessage } from "./chat/record.ts";
 import { NOT_CONNECTED, publishFrozen } from "./chat/frozen.ts";
 import { serverNotice, stateMessage } from "./chat/state_message.ts";
@@ -89,6 +90,7 @@ export class IrcManager implements IrcControl {
   #registering = new Map<IrcConnection, HostTurns>();
   #stopped = false;
   #listener: ConnectionListener;
+  #outlet: Outlet | undefined;
   /** Callers waiting for a connection's next state change (updateConnection waits for it). */
   #waiters = new Map<IrcConnection, Set<() => void>>();
   /** The state last published per connection, to tell a change from an info update. */
@@ -104,10 +106,20 @@ export class IrcManager implements IrcControl {
         const waiting = this.#waiters.get(conn);
         if (waiting) { for (const wake of waiting) wake(); }
       },
-      attach: (conn, client) => attachInbound(deps, conn, client, this.#serial(conn)),
+      attach: (conn, client) =>
+        attachInbound(deps, conn, client, this.#serial(conn), () => this.#outlet),
       registered: (conn) => this.#serial(conn)(() => this.#afterRegistration(conn)),
       retry: (conn) => this.#awaitTurn(conn),
+      gone: (conn) => this.#outlet?.gone(conn),
     };
+  }
+
+  /**
+   * Where every connection's lines go once handled (the bouncer's relay), from now on; undefined
+   * for nowhere. Set when the listener starts, before the connections do.
+   */
+  setOutlet(outlet: Outlet | undefined): void {
+    this.#outlet = outlet;
   }
 
   #serial(conn: IrcConnection): Serial {
@@ -315,7 +327,9 @@ export class IrcManager implements IrcControl {
     // In the connection's serial run, behind the stored notices of earlier states: a store that
     // answers later (PostgreSQL) must not reorder "Connecting to" and "Connected to".
     run(() => Promise.resolve(bus.publish(conn.userId, ev)));
-    if (message) run(() => recordMessage(this.#deps, conn, serverNotice(conn, message)));
+    if (message) {
+      run(async () => void await recordMessage(this.#deps, conn, serverNotice(conn, message)));
+    }
     if (changed && conn.state === "connected") {
       // The server's 001 greeting, which irc/chat/inbound/ held back until this announcement.
       run(async () => {

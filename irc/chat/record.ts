@@ -13,7 +13,6 @@ import type { IrcConnection } from "../engine/connection.ts";
 import { isHighlight } from "./highlight.ts";
 import { isChannel } from "../casefold.ts";
 import { conversationJson } from "../resources.ts";
-import { unstored } from "./unstored.ts";
 
 /** What recording needs. */
 export interface RecordDeps {
@@ -231,23 +230,18 @@ async function highlightKeywords(deps: RecordDeps, userId: number): Promise<stri
   return keywords;
 }
 
-/** Stores a message and publishes `message` (plus `unread` and `notification` when they apply). */
+/**
+ * Stores a message and publishes `message` (plus `unread` and `notification` when they apply);
+ * resolves with the stored line's msgid and time (µs), or undefined when it was not stored.
+ */
 export async function recordMessage(
   deps: RecordDeps,
   conn: IrcConnection,
   m: SeenMessage,
-): Promise<void> {
+): Promise<{ msgid: string; ts: number } | undefined> {
   const conv = await cachedConversation(deps, conn, m.name);
-  if (!conv) {
-    // Over the conversation cap: dropped.
-    return unstored(conn, {
-      name: m.name,
-      from: m.from,
-      type: m.type,
-      text: m.text,
-      ignored: false,
-    });
-  }
+  // Over the conversation cap: dropped.
+  if (!conv) return undefined;
   const fromServer = m.name === "";
   const isPrivate = !fromServer && !conn.isChannel(m.name);
   let highlight = false;
@@ -279,11 +273,11 @@ export async function recordMessage(
   const level = notifyLevel(conv.notify, !isPrivate && !fromServer);
   const notifies = level === "all" ? counts : level === "mentions" && highlight;
   const toNotification = notifies && deps.bus.wouldReceive(uid, "notification");
-  if (!toMessage && !toUnread && !toNotification) return;
+  const msgid = msgidOf(conv.id, ts);
+  if (!toMessage && !toUnread && !toNotification) return { msgid, ts };
   const where = { connection_id: conn.id, conversation_id: conv.conversationId };
   const message = { from: m.from, message: m.text, ts: formatMicros(ts), type: m.type };
   if (toMessage) {
-    const msgid = msgidOf(conv.id, ts);
     // The server's ids ride on the live event only: what replies and reactions name.
     const ids = {
       ...(m.serverMsgid ? { server_msgid: m.serverMsgid } : {}),
@@ -295,4 +289,5 @@ export async function recordMessage(
   if (toNotification) {
     deps.bus.publish(uid, { event: "notification", ...where, ...message, highlight });
   }
+  return { msgid, ts };
 }

@@ -13,9 +13,8 @@ import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
 import { ctcpAnswer } from "./ctcp.ts";
 import { type IrcLine, ircLine } from "./line.ts";
-import { connectionGone, upstreamLine } from "./tap.ts";
 import { publicAddress, TransportRefusal } from "../socket/target.ts";
-import { LineTransport } from "../socket/transport.ts";
+import { type LineSink, LineTransport } from "../socket/transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
 
 /** The actual state of a connection, as the API reports it. */
@@ -30,12 +29,33 @@ export type ConnectionState =
 export interface ConnectionListener {
   /** State or info changed. */
   changed(conn: IrcConnection): void;
-  /** A new irc-framework client was created: attach the handlers of incoming events. */
-  attach(conn: IrcConnection, client: IrcClient): void;
+  /**
+   * A new irc-framework client was created: attach the handlers of incoming events; what they
+   * give back takes the client's lines.
+   */
+  attach(conn: IrcConnection, client: IrcClient): InboundLines;
   /** Registration completed: run on-connect commands, rejoin channels. */
   registered(conn: IrcConnection): void;
   /** The backoff delay passed: the connection waits for its turn to connect to its host. */
   retry(conn: IrcConnection): void;
+  /** The connection is stopped for good (`dispose`). */
+  gone(conn: IrcConnection): void;
+}
+
+/** What the inbound handlers of one client give the connection (irc/chat/inbound/). */
+export interface InboundLines extends LineSink {
+  /**
+   * A channel's members as this client has seen them (irc/chat/presence.ts), or undefined when
+   * it does not know the whole list.
+   */
+  members(channel: string): Promise<{ nick: string; modes: string[] }[] | undefined>;
+  /**
+   * The channels about to be joined again after a reconnect: until each one's NAMES has ended,
+   * `members` waits for it (a client asking on reconnect must not get the list without the user).
+   */
+  rejoining(channels: string[]): void;
+  /** The client was dropped: what its handlers share with other connections lets go of it. */
+  released(): void;
 }
 
 /** Options a connection is built with. */
@@ -82,31 +102,8 @@ export class IrcConnection {
    * the state, then "Connected to", then the greeting (irc/engine/manager.ts #publishState).
    */
   welcome?: { text: string; ts: number };
-  /**
-   * Takes a line before irc-framework parses it (true: taken); set by irc/chat/inbound/ for the
-   * lean path of chat lines.
-   */
-  lineHook?: (client: IrcClient, line: string) => boolean;
-  /**
-   * Undefined while the lines handed over by the transport and not yet recorded are under `max`
-   * (and the process's under its bound), else when they are; set by irc/chat/inbound/.
-   */
-  backlogRoom?: (max: number) => Promise<void> | undefined;
-  /**
-   * A channel's members as this connection has seen them (irc/chat/presence.ts), or undefined
-   * when it does not know the whole list; set by irc/chat/inbound/.
-   */
-  members?: (channel: string) => Promise<{ nick: string; modes: string[] }[] | undefined>;
-  /**
-   * The channels about to be joined again after a reconnect: until each one's NAMES has ended,
-   * `members` waits for it (a client asking on reconnect must not get the list without the user).
-   */
-  rejoining?: (channels: string[]) => void;
-  /**
-   * The client was dropped: what its handlers share with other connections (the channel lists
-   * of a network) lets go of it; set by irc/chat/inbound/ for each client.
-   */
-  released?: () => void;
+  /** The inbound handlers of the current client. */
+  #inbound: InboundLines | undefined;
   #timing: IrcTiming;
   #listener: ConnectionListener;
   #bucket: TokenBucket;
@@ -235,7 +232,7 @@ export class IrcConnection {
     this.#forgetOtherServer();
     const client = newIrcClient();
     this.client = client;
-    this.#listener.attach(this, client);
+    const inbound = this.#inbound = this.#listener.attach(this, client);
     this.#bindLifecycle(client);
     this.#setState("connecting", { reason: undefined, host: this.url.host, port: this.url.port });
     log.info("irc connecting", { connection: this.id, uid: this.userId, host: this.url.host });
@@ -245,23 +242,36 @@ export class IrcConnection {
         client.connection.end(undefined, true);
       }
     }, this.#timing.registerTimeout);
-    client.connect({
-      ...this.#clientOptions(allowPrivate),
-      parley_cert: certificate && { cert: certificate.cert, key: certificate.key },
-      parley_line: (line: string) => {
-        if (this.client !== client) return false;
-        upstreamLine(this, line);
-        return !!this.lineHook?.(client, line);
-      },
-      parley_backlog_room: (max: number) => this.backlogRoom?.(max),
+    // The socket's lines go to this client's handlers, read once (irc/socket/transport.ts).
+    const lines: LineSink = {
+      take: (m) => this.client === client && inbound.take(m),
+      handed: (m) => this.client === client && inbound.handed(m),
+      room: (max) => inbound.room(max),
+    };
+    const transport = LineTransport.with({
+      cert: certificate && { cert: certificate.cert, key: certificate.key },
+      address: allowPrivate ? undefined : (host: string) => publicAddress(host),
+      // After 90 s of silence the socket thread pings the server (one that talks, or pings us, is
+      // not asked): irc-framework's ping every minute crossed to the socket thread and back for
+      // every connection, most of the idle CPU of thousands of them. A healthy server answers
+      // well within the 150 s of silence after which the transport drops it (irc-framework's own
+      // ping timeout resets a timer on every line: too dear during a burst).
+      keepalive: 90,
+      idleTimeout: 150,
+      queueFull: (n) =>
+        log.warn("irc read queue full; reading paused until it is processed", {
+          connection: this.id,
+          uid: this.userId,
+          lines: n,
+        }),
+      lines,
     });
+    client.connect({ ...this.#clientOptions(), transport });
   }
 
-  #clientOptions(allowPrivate: boolean): Record<string, unknown> {
+  #clientOptions(): Record<string, unknown> {
     const u = this.url;
     const opts: Record<string, unknown> = {
-      transport: LineTransport,
-      parley_address: allowPrivate ? undefined : (host: string) => publicAddress(host),
       host: u.host,
       port: u.port,
       tls: u.tls,
@@ -270,22 +280,9 @@ export class IrcConnection {
       username: u.username || u.user || this.wantedNick,
       gecos: u.realname || "Parley user",
       auto_reconnect: false,
-      // The socket thread pings a server silent for 90 s (one that talks, or pings us, is not
-      // asked): irc-framework's ping every minute crossed to the socket thread and back for every
-      // connection, most of the idle CPU of thousands of them. A healthy server answers well
-      // within the 150 s of silence after which the transport drops it.
+      // The transport keeps the connection alive and drops a silent server (see connect).
       ping_interval: 0,
-      parley_keepalive: 90,
-      // irc-framework's ping timeout resets a timer on every line; the transport drops a server
-      // that says nothing for this long instead (it answers the keepalive pings).
       ping_timeout: 0,
-      parley_idle_timeout: 150,
-      parley_queue_full: (lines: number) =>
-        log.warn("irc read queue full; reading paused until it is processed", {
-          connection: this.id,
-          uid: this.userId,
-          lines,
-        }),
       enable_echomessage: true,
       // Offered to IRC clients attached through the listener: asked of the server, or they never
       // carry anything (irc-framework asks for the other capabilities clients are offered).
@@ -438,8 +435,8 @@ export class IrcConnection {
     const client = this.client;
     if (!client) return;
     this.client = undefined;
-    this.released?.();
-    this.released = undefined;
+    this.#inbound?.released();
+    this.#inbound = undefined;
     try {
       client.connection.end(undefined, true);
     } catch { /* already closed */ }
@@ -484,7 +481,20 @@ export class IrcConnection {
     clearTimeout(this.#retryTimer);
     clearTimeout(this.#pumpTimer);
     this.#dropClient();
-    connectionGone(this);
+    this.#listener.gone(this);
+  }
+
+  /**
+   * A channel's members as this connection has seen them, or undefined when it does not know the
+   * whole list (or has no client).
+   */
+  members(channel: string): Promise<{ nick: string; modes: string[] }[] | undefined> {
+    return this.#inbound?.members(channel) ?? Promise.resolve(undefined);
+  }
+
+  /** The channels about to be joined again after a reconnect (see InboundLines.rejoining). */
+  rejoining(channels: string[]): void {
+    this.#inbound?.rejoining(channels);
   }
 
   #startRegain(): void {

@@ -5,6 +5,7 @@
  */
 // @ts-types="./framework.d.ts"
 import * as IrcFramework from "irc-framework";
+import type { IrcMessage as Message } from "../protocol/message.ts";
 
 /** Fields every payload may carry. */
 interface Base {
@@ -127,6 +128,32 @@ export interface IrcClient {
  */
 let commandHandlers: unknown;
 
+/**
+ * A line read once by the transport, in the shape irc-framework's own parser gives its handlers:
+ * tags as an object with lower-cased names, the source split into nick, ident and host. Its
+ * command objects copy the parameters and tags, so the message stays as read for the outlet.
+ */
+export function frameworkMessage(m: Message): Record<string, unknown> {
+  const tags: Record<string, string> = Object.create(null);
+  for (const [k, v] of m.tags) tags[k.toLowerCase()] = v;
+  const { prefix } = m;
+  let nick = "";
+  let ident = "";
+  let hostname = "";
+  const bang = prefix.indexOf("!");
+  const at = prefix.indexOf("@", bang < 0 ? 0 : bang);
+  if (bang >= 0) {
+    nick = prefix.slice(0, bang);
+    ident = at < 0 ? prefix.slice(bang + 1) : prefix.slice(bang + 1, at);
+    hostname = at < 0 ? "" : prefix.slice(at + 1);
+  } else if (at >= 0) {
+    nick = prefix.slice(0, at);
+    hostname = prefix.slice(at + 1);
+  } else if (prefix.includes(".")) hostname = prefix; // a server
+  else nick = prefix;
+  return { tags, prefix, nick, ident, hostname, command: m.command, params: m.params };
+}
+
 /** Creates a new irc-framework client. */
 export function newIrcClient(): IrcClient {
   // deno-lint-ignore no-explicit-any
@@ -136,6 +163,12 @@ export function newIrcClient(): IrcClient {
   // The bouncer listener sends a client's query with a label of its own, to tell its answer
   // (bouncer/pending_replies.ts); irc-framework asks for the rest of what clients are offered.
   client.requestCap?.(["labeled-response"]);
+  // The transport hands over each line already read (irc/socket/transport.ts): irc-framework's
+  // connection dispatches it without reading it again.
+  const connection = client.connection;
+  connection.addReadBuffer = (m: Message) => {
+    connection.emit("message", frameworkMessage(m));
+  };
   const commands = client.command_handler;
   if (commands && Array.isArray(commands.handlers)) {
     commandHandlers ??= commands.handlers;

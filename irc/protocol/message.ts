@@ -122,8 +122,12 @@ export function paramsOf(head: LineHead): string[] {
   return params;
 }
 
+/** Lines read by parseMessage in this process (a test counts them: each upstream line once). */
+export const parsed = { lines: 0 };
+
 /** Reads one line (without CR LF); undefined when it has no command or its tags are too long. */
 export function parseMessage(input: string): IrcMessage | undefined {
+  parsed.lines++;
   const head = readHead(input);
   if (!head) return undefined;
   const { line, tagsEnd, source } = head;

@@ -18,9 +18,9 @@ import { TransportRefusal } from "./target.ts";
 import { idleGc } from "../../lib/idle_gc.ts";
 import { ThreadSocket } from "./thread.ts";
 import { nextTurn } from "../../lib/next_turn.ts";
-import { ircLine } from "../protocol/message.ts";
 import { log } from "../../lib/log.ts";
 import { ircLines } from "../../lib/metrics.ts";
+import { ircLine, type IrcMessage as Message, parseMessage } from "../protocol/message.ts";
 
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 export const MAX_LINE = 8192;
@@ -35,7 +35,7 @@ export const READ_QUEUE_BYTES = 64 * 1024 * 1024;
  */
 const SLICE_LINES = 256;
 /**
- * Most lines handed over and not yet recorded (the consumer's backlog, `parley_backlog_room`) before
+ * Most lines handed over and not yet recorded (the consumer's backlog, `LineSink.room`) before
  * the next slice is held back. Recording may wait on the store (PostgreSQL's round trips): the
  * lines then stay in this bounded queue, and past its bound the socket pauses, instead of piling
  * up unbounded in the consumer.
@@ -47,39 +47,50 @@ function isPing(line: string): boolean {
   return line.charCodeAt(0) === 80 /* P */ && line.startsWith("PING ");
 }
 
-/** Options irc-framework passes to its transport, plus Parley's. */
+/** Options irc-framework passes to its transport. */
 export interface TransportOptions {
   host: string;
   port: number;
   tls?: boolean;
   rejectUnauthorized?: boolean;
-  /** The connection's client certificate and key (PEM), presented on TLS. */
-  parley_cert?: { cert: string; key: string };
-  ping_interval?: number;
-  ping_timeout?: number;
-  /** Seconds without any data from the server after which the connection is dropped. */
-  parley_idle_timeout?: number;
-  /** Seconds of silence after which the socket thread sends the server a PING (0: never). */
-  parley_keepalive?: number;
-  /** Told when the read queue is full (once per time, until it has room again). */
-  parley_queue_full?: (lines: number) => void;
+}
+
+/** Where each line the transport reads goes, in the server's order, read once. */
+export interface LineSink {
   /**
    * Sees each line before irc-framework and returns true when it took the line (the lean path for
    * chat lines, irc/chat/inbound/chat.ts); irc-framework then never sees it.
    */
-  parley_line?: (line: string) => boolean;
+  take(m: Message): boolean;
+  /** irc-framework was handed a line the sink did not take (its events are out). */
+  handed(m: Message): void;
   /**
    * Undefined while the consumer's backlog (lines handed over and not yet processed, see
    * MAX_BACKLOG) is under `max`, else a promise of when it is: a held queue waits to be woken.
    */
-  parley_backlog_room?: (max: number) => Promise<void> | undefined;
+  room(max: number): Promise<void> | undefined;
+}
+
+/** What Parley adds to irc-framework's options: the socket's limits, and where its lines go. */
+export interface SocketSettings {
+  /** The connection's client certificate and key (PEM), presented on TLS. */
+  cert?: { cert: string; key: string };
+  /** Seconds without any data from the server after which the connection is dropped. */
+  idleTimeout?: number;
+  /** Seconds of silence after which the socket thread sends the server a PING (0: never). */
+  keepalive?: number;
+  /** Told when the read queue is full (once per time, until it has room again). */
+  queueFull?: (lines: number) => void;
   /** Resolves and checks the host, returning the address to connect to (throws to refuse). */
-  parley_address?: (host: string) => Promise<string>;
+  address?: (host: string) => Promise<string>;
+  /** Where the lines go; without one, every line goes to irc-framework. */
+  lines?: LineSink;
 }
 
 /** An irc-framework transport over node:net / node:tls with a bounded line buffer. */
 export class LineTransport extends EventEmitter {
   #options: TransportOptions;
+  #settings: SocketSettings;
   #socket: ThreadSocket | undefined;
   #connected = false;
   #error: Error | undefined;
@@ -105,9 +116,18 @@ export class LineTransport extends EventEmitter {
   /** Lines irc-framework's handlers threw on (dropped), to log the first and then every 1,000th. */
   #unparsed = 0;
 
-  constructor(options: TransportOptions) {
+  constructor(options: TransportOptions, settings: SocketSettings = {}) {
     super();
     this.#options = options;
+    this.#settings = settings;
+  }
+
+  /** irc-framework's `transport` option: builds this transport with Parley's settings. */
+  static with(settings: SocketSettings): (options: TransportOptions) => LineTransport {
+    // irc-framework calls it with `new`; a function returning an object gives that object.
+    return function (options: TransportOptions) {
+      return new LineTransport(options, settings);
+    };
   }
 
   isConnected(): boolean {
@@ -134,7 +154,7 @@ export class LineTransport extends EventEmitter {
     this.#partialBytes = 0;
     this.#clearQueue();
     const o = this.#options;
-    const check = o.parley_address ?? ((host: string) => Promise.resolve(host));
+    const check = this.#settings.address ?? ((host: string) => Promise.resolve(host));
     this.#resolving = true;
     check(o.host).then((address) => {
       if (generation !== this.#generation) return;
@@ -149,8 +169,9 @@ export class LineTransport extends EventEmitter {
 
   #open(address: string): void {
     const o = this.#options;
-    // After parley_keepalive of silence the socket thread pings the server; a live one answers,
-    // so a silence of parley_idle_timeout means it is gone. (irc-framework's own ping timeout
+    const p = this.#settings;
+    // After `keepalive` of silence the socket thread pings the server; a live one answers,
+    // so a silence of `idleTimeout` means it is gone. (irc-framework's own ping timeout
     // resets a timer on every line: too dear during a burst.)
     const socket = new ThreadSocket({
       address,
@@ -159,9 +180,9 @@ export class LineTransport extends EventEmitter {
       // The certificate is checked against the name, whatever address it resolved to.
       servername: o.tls && !net.isIP(o.host) ? o.host : undefined,
       rejectUnauthorized: o.rejectUnauthorized,
-      ...(o.tls && o.parley_cert ? { cert: o.parley_cert.cert, key: o.parley_cert.key } : {}),
-      idleMs: (o.parley_idle_timeout ?? 0) * 1000,
-      keepaliveMs: (o.parley_keepalive ?? 0) * 1000,
+      ...(o.tls && p.cert ? { cert: p.cert.cert, key: p.cert.key } : {}),
+      idleMs: (p.idleTimeout ?? 0) * 1000,
+      keepaliveMs: (p.keepalive ?? 0) * 1000,
     });
     this.#socket = socket;
     const mine = () => this.#socket === socket;
@@ -279,7 +300,7 @@ export class LineTransport extends EventEmitter {
       // The server's buffers take the rest; it may drop the connection if they fill too.
       this.#paused = true;
       this.#socket?.pause();
-      this.#options.parley_queue_full?.(this.#queue.length - this.#head);
+      this.#settings.queueFull?.(this.#queue.length - this.#head);
     }
     if (live) this.#drain();
     else this.#scheduleDrain();
@@ -312,21 +333,24 @@ export class LineTransport extends EventEmitter {
   /** Hands a slice of queued lines to irc-framework; goes on after the next socket read. */
   #drain(): void {
     this.#drainTurn = undefined;
-    const room = this.#options.parley_backlog_room?.(MAX_BACKLOG);
+    const sink = this.#settings.lines;
+    const room = sink?.room(MAX_BACKLOG);
     if (room) {
       const turn = this.#drainTurn = {};
       room.then(() => this.#drainTurn === turn && this.#drain());
       return;
     }
     const generation = this.#generation;
-    const take = this.#options.parley_line;
     const end = Math.min(this.#queue.length, this.#head + SLICE_LINES);
     while (this.#head < end) {
       const line = this.#queue[this.#head++];
       this.#queuedChars -= line.length + 1;
-      if (take?.(line)) continue;
+      // Read once, here: the lean path, irc-framework and the bouncer's relay get this message.
+      const m = parseMessage(line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line);
+      if (!m) continue;
+      if (sink?.take(m)) continue;
       try {
-        this.emit("line", line);
+        this.emit("line", m);
       } catch (err) {
         // irc-framework's handlers trust a line's shape: a `NICK` without a nick made one throw,
         // and the throw ended the whole process. Such a line is dropped instead.
@@ -340,6 +364,7 @@ export class LineTransport extends EventEmitter {
         }
       }
       if (generation !== this.#generation) return; // a handler dropped the connection
+      sink?.handed(m);
     }
     if (
       this.#paused && this.queuedLines < READ_QUEUE_LINES / 2 &&

@@ -76,7 +76,6 @@ Deno.test("bouncer: the web client's queries, unstored lines, labels, removal, g
         const join = c.lines.findIndex((l, i) =>
           i >= from && l.command === "JOIN" && l.prefix.startsWith("dave!")
         );
-        // Before it, the lines after such a line waited two seconds, and it was shown to none.
         assert(said >= 0 && said < join && join < pong, "not shown, or out of order");
         await s.api.post("/api/settings", { max_conversations_per_connection: 1000 });
         await dave.close();

@@ -28,7 +28,20 @@ Deno.test("the send queue refuses lines with CR, LF or NUL and never writes them
   let registered!: () => void;
   const ready = new Promise<void>((r) => (registered = r));
   const conn = new IrcConnection(record(`${irc.url}?nick=queue`), {
-    listener: { changed() {}, attach() {}, registered: () => registered(), retry() {} },
+    listener: {
+      changed() {},
+      attach: () => ({
+        take: () => false,
+        handed() {},
+        room: () => undefined,
+        members: () => Promise.resolve(undefined),
+        rejoining() {},
+        released() {},
+      }),
+      registered: () => registered(),
+      retry() {},
+      gone() {},
+    },
   });
   try {
     conn.connect();

@@ -6,7 +6,13 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
-import { LineTransport, READ_QUEUE_LINES } from "../../irc/socket/transport.ts";
+import { type LineSink, LineTransport, READ_QUEUE_LINES } from "../../irc/socket/transport.ts";
+import { formatLine, type Message } from "../../bouncer/wire.ts";
+
+/** A consumer that takes no line itself (all go to the "line" event) and has room as `room` says. */
+function sink(room: () => Promise<void> | undefined): LineSink {
+  return { take: () => false, handed: () => {}, room };
+}
 
 /** A server on loopback that writes `lines` short lines to its first client, then waits for it to go. */
 function lineServer(lines: number) {
@@ -47,8 +53,9 @@ Deno.test("IRC transport: a consumer's backlog holds lines back, and a full queu
   const transport = new LineTransport({
     host: "127.0.0.1",
     port: server.port,
-    parley_backlog_room: () => busy ? room : undefined,
-    parley_queue_full: () => full++,
+  }, {
+    lines: sink(() => busy ? room : undefined),
+    queueFull: () => full++,
   });
   transport.on("line", () => handed++);
   try {
@@ -87,14 +94,13 @@ Deno.test("IRC transport: a server that goes silent for the idle timeout is drop
   const transport = new LineTransport({
     host: "127.0.0.1",
     port: (listener.addr as Deno.NetAddr).port,
-    parley_idle_timeout: 1,
-  });
-  transport.on("line", (line: string) => lines.push(line));
+  }, { idleTimeout: 1 });
+  transport.on("line", (m: Message) => lines.push(formatLine(m.command, m.params, m)));
   transport.on("close", () => closed = true);
   try {
     transport.connect();
     await poll("dropped after a silent second", () => closed);
-    assertEquals(lines, [":irc.test NOTICE * :hello\r"]);
+    assertEquals(lines, [":irc.test NOTICE * hello"]);
   } finally {
     transport.disposeSocket();
     listener.close();
@@ -122,9 +128,10 @@ Deno.test("IRC transport: a PING behind a backlog is answered at once", async ()
   const transport = new LineTransport({
     host: "127.0.0.1",
     port: (listener.addr as Deno.NetAddr).port,
-    parley_backlog_room: () => new Promise<void>(() => {}), // the consumer is busy throughout
+  }, {
+    lines: sink(() => new Promise<void>(() => {})), // the consumer is busy throughout
   });
-  transport.on("line", (line: string) => handed.push(line));
+  transport.on("line", (m: Message) => handed.push(m.command));
   try {
     transport.connect();
     await poll("the PONG", () => answer.includes("\n"));
@@ -149,11 +156,12 @@ Deno.test("IRC transport: a held queue waits for the consumer's room, then hands
   const transport = new LineTransport({
     host: "127.0.0.1",
     port: server.port,
+  }, {
     // Room once released; a held queue asks once and waits, rather than asking every few ms.
-    parley_backlog_room: () => {
+    lines: sink(() => {
       asked++;
       return held ? room : undefined;
-    },
+    }),
   });
   transport.on("line", () => handed++);
   try {
@@ -211,9 +219,7 @@ async function withKeepalive(
   const transport = new LineTransport({
     host: "127.0.0.1",
     port: server.port,
-    parley_keepalive: 0.2,
-    parley_idle_timeout: 0.6,
-  });
+  }, { keepalive: 0.2, idleTimeout: 0.6 });
   transport.on("close", () => closed = true);
   try {
     transport.connect();

@@ -32,7 +32,7 @@ Deno.test("inbound: who is away, from WHO after joining and from AWAY lines", as
       send: (line: string) => (sent.push(line), Promise.resolve()),
     } as unknown as IrcConnection;
     const run = serial("test");
-    attachInbound({ store, bus }, conn, client as unknown as IrcClient, run);
+    const lines = attachInbound({ store, bus }, conn, client as unknown as IrcClient, run);
     const settle = async () => {
       await new Promise((r) => setTimeout(r, 0));
       await new Promise<void>((r) => run(() => Promise.resolve(r())));
@@ -42,7 +42,7 @@ Deno.test("inbound: who is away, from WHO after joining and from AWAY lines", as
         e.event === "state" && e.type === "away" ? [[e.nick, e.away, e.message ?? ""]] : []
       );
     const awayMembers = async (channel: string) =>
-      (await conn.members!(channel))!.filter((m) => "away" in m && m.away).map((m) => m.nick);
+      (await lines.members(channel))!.filter((m) => "away" in m && m.away).map((m) => m.nick);
     const people = (...nicks: string[]) => nicks.map((nick) => ({ nick, modes: [] }));
 
     await t.step("after the user's join, one WHO of the channel; not for a /names", async () => {

@@ -51,7 +51,20 @@ Deno.test("record: with no socket open, a tap that wants messages still gets the
       wantedState: "disconnected",
     });
     const conn = new IrcConnection(record, {
-      listener: { changed() {}, attach() {}, registered() {}, retry() {} },
+      listener: {
+        changed() {},
+        attach: () => ({
+          take: () => false,
+          handed() {},
+          room: () => undefined,
+          members: () => Promise.resolve(undefined),
+          rejoining() {},
+          released() {},
+        }),
+        registered() {},
+        retry() {},
+        gone() {},
+      },
     });
     const bus = new EventBus();
     const seen: TapEvent[] = [];

@@ -14,6 +14,7 @@ import type { IrcConnection } from "../../irc/engine/connection.ts";
 import type { IrcClient } from "../../irc/engine/framework.ts";
 import type { Store } from "../../store/mod.ts";
 import type { ConnectionRecord } from "../../store/connections.ts";
+import { parseLine } from "../../bouncer/wire.ts";
 
 /**
  * alice's fake connection over `record` with the inbound handlers attached, its client reporting
@@ -30,7 +31,7 @@ function attached(
   });
   const conn = fakeConnection(record, client);
   const run = serial("test");
-  attachInbound(
+  const lines = attachInbound(
     { store, bus },
     conn as unknown as IrcConnection,
     client as unknown as IrcClient,
@@ -41,7 +42,7 @@ function attached(
     await new Promise<void>((r) => run(() => Promise.resolve(r())));
     await store.messages.flush();
   };
-  return { client, conn, settle };
+  return { client, conn, settle, lines, run };
 }
 
 Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connection", async (t) => {
@@ -52,7 +53,7 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
     const bus = new EventBus();
     const seen: PushedEvent[] = [];
     bus.subscribe(user.id, (ev) => seen.push(ev));
-    const { client, conn, settle } = attached(store, record, bus, {
+    const { client, conn, settle, lines, run } = attached(store, record, bus, {
       options: { PREFIX: [{ mode: "o", symbol: "@" }] },
     });
 
@@ -98,8 +99,7 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
     });
 
     await t.step("chat lines skip irc-framework and keep their order with its events", async () => {
-      const take = (conn as unknown as IrcConnection).lineHook!;
-      const line = (text: string) => take(client as unknown as IrcClient, text);
+      const line = (text: string) => lines.take(parseLine(text)!);
       assertEquals(line(":dave!d@h PRIVMSG #test :one"), true);
       assertEquals(line(":dave!d@h PRIVMSG #test :two"), true);
       // Someone's join is taken too (the user's own goes to irc-framework).
@@ -113,10 +113,13 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       // Neither a channel nor the user: a STATUSMSG target, left to irc-framework.
       assertEquals(line(":erin!e@h PRIVMSG @#test :ops only"), false);
       // Another client's lines (a reconnect happened) are not taken.
-      assertEquals(
-        take(new EventEmitter() as unknown as IrcClient, ":x!x@h PRIVMSG #test :no"),
-        false,
+      const other = attachInbound(
+        { store, bus },
+        conn as unknown as IrcConnection,
+        new EventEmitter() as unknown as IrcClient,
+        run,
       );
+      assertEquals(other.take(parseLine(":x!x@h PRIVMSG #test :no")!), false);
       await settle();
       const conv = (await store.conversations.get(record.id, "#test"))!;
       const page = await store.messages.historyOf(conv.id, { limit: 5 });

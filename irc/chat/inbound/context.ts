@@ -8,7 +8,7 @@ import type { IrcConnection } from "../../engine/connection.ts";
 import type { IrcClient, IrcEventName, IrcEvents } from "../../engine/framework.ts";
 import { cachedConversation, type RecordDeps, recordMessage } from "../record.ts";
 import { Presence } from "../presence.ts";
-import { kept } from "../kept.ts";
+import type { LineOut } from "../../engine/outlet.ts";
 import { msgidOf } from "../../../lib/msgid.ts";
 import { formatMicros } from "../../../lib/time.ts";
 
@@ -41,6 +41,11 @@ export interface Inbound {
   ): Promise<string | undefined>;
   /** Marks a channel as left (the user parted or was kicked). */
   leave(channel: string): Promise<void>;
+  /**
+   * The line being handled, while its handler runs (only when an outlet takes the lines): the
+   * handler says what it made of it (a stored row's msgid, or not stored).
+   */
+  out?: LineOut;
 }
 
 /** An irc-framework payload with the time Parley gives it (µs: the server's when believed). */
@@ -75,14 +80,17 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
     presence,
     publish,
     convId,
-    server: (text, ts, type = "notice") =>
-      recordMessage(deps, conn, { name: "", from: conn.url.host, type, text, ts }),
+    server: async (text, ts, type = "notice") =>
+      void await recordMessage(deps, conn, { name: "", from: conn.url.host, type, text, ts }),
     async keep(name, kind, from, text, ts, replyTo) {
-      const conversationId = convId(name);
+      const out = this.out;
       // From the cache: in channels of hundreds, joins and quits are most of what is stored, and
       // reading the conversation for each was the largest part of storing them.
       const conv = await cachedConversation(deps, conn, name, false);
-      if (!conv) return void kept(conn, { conversationId, kind, from });
+      if (!conv) {
+        if (out) out.produced = { kind: "unstored" };
+        return undefined;
+      }
       const stored = await deps.store.messages.append({
         conversation: conv.id,
         userId: conn.userId,
@@ -93,7 +101,7 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
         highlight: false,
         replyTo,
       });
-      kept(conn, { conversationId, kind, from, msgid: msgidOf(conv.id, stored.ts) });
+      if (out) out.produced = { kind: "stored", msgid: msgidOf(conv.id, stored.ts), ts: stored.ts };
       return formatMicros(stored.ts);
     },
     async leave(channel) {

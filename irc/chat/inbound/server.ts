@@ -3,25 +3,28 @@
  * (`irc error`) there and on the bus, the PREFIX it ranks members by, and the account login.
  */
 import { infoStateEvent } from "../../resources.ts";
-import type { HandlerTable } from "./context.ts";
+import type { HandlerTable, Inbound } from "./context.ts";
+import type { IrcMessage as Message } from "../../protocol/message.ts";
 
-/** A line that may be a 001-004 (checked cheaply: every line from the server passes here). */
-const WELCOME = /^(?:@\S+ +)?(?::\S+ +)?00[1-4] /;
+/** The text of a 001-004 line (its parameters after the nick), or undefined for any other line. */
+export function welcomeText(m: Message): { numeric: string; text: string } | undefined {
+  if (!/^00[1-4]$/.test(m.command)) return undefined;
+  const text = m.params.slice(1).join(" ").slice(0, 1024).replace(/[\r\n\0]/g, "").trim();
+  return { numeric: m.command, text };
+}
 
-/** The text of a 001-004 line (after the nick), or undefined for any other line. */
-export function welcomeText(line: string): { numeric: string; text: string } | undefined {
-  const m = /^(?:@\S+ +)?(?::\S+ +)?(00[1-4]) +\S+ *(.*)$/.exec(
-    line.slice(0, 1024).replace(/[\r\n]+$/, ""),
-  );
-  if (!m) return undefined;
-  const rest = m[2];
-  const colon = rest.startsWith(":") ? 0 : rest.indexOf(" :");
-  const text = colon < 0
-    ? rest
-    : colon === 0
-    ? rest.slice(1)
-    : `${rest.slice(0, colon)} ${rest.slice(colon + 2)}`;
-  return { numeric: m[1], text: text.replace(/[\r\n\0]/g, "").trim() };
+/**
+ * The server's greeting (001-004), shown as Convos shows it, after "Connected to": the 001 is
+ * stored by the manager, after the "connected" state it announces on `registered`.
+ */
+export async function greeting(cx: Inbound, m: Message, ts: number): Promise<void> {
+  const greeting = welcomeText(m);
+  if (!greeting) return;
+  if (greeting.numeric === "001") {
+    cx.conn.welcome = { text: greeting.text, ts };
+    return;
+  }
+  if (greeting.text) await cx.server(greeting.text, ts);
 }
 
 /** irc-framework's parsed PREFIX back in ISUPPORT's form, "(ov)@+"; undefined when unusable. */
@@ -52,20 +55,6 @@ export const SERVER: HandlerTable = {
   loggedin: ({ conn }) => void (conn.info.authenticated = true),
   loggedout: ({ conn }) => void (conn.info.authenticated = false),
 
-  // The server's greeting (001-004) is shown as Convos shows it, after "Connected to".
-  raw: {
-    wanted: (ev) => ev.from_server === true && WELCOME.test(String(ev.line ?? "")),
-    async handle(cx, ev) {
-      const greeting = welcomeText(String(ev.line ?? ""));
-      if (!greeting) return;
-      if (greeting.numeric === "001") {
-        // Stored by the manager, after the "connected" state it announces on `registered`.
-        cx.conn.welcome = { text: greeting.text, ts: ev.ts };
-        return;
-      }
-      if (greeting.text) await cx.server(greeting.text, ev.ts);
-    },
-  },
   motd: (cx, ev) => cx.server(String(ev.motd ?? ev.error ?? "").trimEnd(), ev.ts),
   "irc error": async (cx, ev) => {
     const text = [ev.error, ev.channel ?? ev.nick, ev.reason].filter(Boolean).join(": ");

@@ -1,0 +1,30 @@
+/**
+ * Where each line a server sends goes once it is handled: in the server's order, after the
+ * line's handlers ran in the connection's serial queue, with what they made of it. The bouncer's
+ * relay is the outlet (bouncer/relay.ts): it passes the line to every attached client, a stored
+ * line with the msgid and time of its row. The manager is given it when the listener starts.
+ */
+import type { IrcMessage as Message } from "../protocol/message.ts";
+import type { IrcConnection } from "./connection.ts";
+
+/** What handling a line made of it. */
+export type Produced =
+  /** Stored (a chat line) or kept (a channel event): its row's msgid and time (µs). */
+  | { kind: "stored"; msgid: string; ts: number }
+  /** An ignored person's line: shown to no one. */
+  | { kind: "ignored" }
+  /** A line Parley does not store after all (past the conversation limit). */
+  | { kind: "unstored" };
+
+/** One line on its way: the handlers fill `produced`. */
+export interface LineOut {
+  message: Message;
+  produced?: Produced;
+}
+
+export interface Outlet {
+  /** One line of `conn`'s server, in order, after its handlers ran. */
+  line(conn: IrcConnection, out: LineOut): void;
+  /** The connection is stopped for good (removed, its user deleted, or moved away). */
+  gone(conn: IrcConnection): void;
+}
