@@ -3,9 +3,9 @@
  *
  * - a doc (docs/*.md, README.md) that names a repository file, in backticks (`irc/socket/worker.ts`,
  *   `bouncer/history/`) or as a markdown link, names one that exists; a link's `#anchor` is a
- *   heading of the doc it points at;
- * - a code comment (non-test .ts/.tsx) that points at a docs section (`docs/irc.md, "Bursts"` or
- *   `docs/irc.md#bursts`) points at a heading that exists in that doc;
+ *   heading of the doc it points at; a doc cites no issue ("issue 11": history lives in git);
+ * - a code comment (non-test .ts/.tsx) or a doc that points at a docs section
+ *   (`docs/irc.md, "Bursts"` or `docs/irc.md#bursts`) points at a heading that exists in that doc;
  * - a code comment does not narrate measurement history. The rule, kept simple on purpose: a
  *   comment must not put a figure (a number with a unit: ms, µs, s, KB, MB, GB, %, a rate per
  *   second) within 30 characters of "was", "were", "used to", "previously", "went from",
@@ -114,6 +114,9 @@ export function docProblems(path: string, text: string): string[] {
       checkPath(p, "names");
     }
   }
+  problems.push(...sectionProblems(path, prose, "points at"));
+  const issue = ISSUE.exec(prose.replace(/`[^`\n]*`/g, ""));
+  if (issue) problems.push(`${path}: cites an issue: "${issue[0]}"`);
   for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
     if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
     const [file, anchor] = target.split("#");
@@ -240,6 +243,32 @@ export function narrates(sentence: string): boolean {
 }
 const ISSUE = /\bissues? #?\d+/i;
 
+/**
+ * What is wrong with the docs sections a text points at: `docs/x.md#anchor` or
+ * `docs/x.md, "Heading"` (a heading that begins so), and the doc itself.
+ */
+function sectionProblems(path: string, text: string, how: string): string[] {
+  const problems: string[] = [];
+  const refs = text.replace(/\s+/g, " ").matchAll(
+    /\bdocs\/([\w-]+\.md)(?:#([\w-]+)|,\s*"([^"]+)")?/g,
+  );
+  for (const [, doc, anchor, section] of refs) {
+    const docPath = `docs/${doc}`;
+    if (!fileSet.has(docPath)) {
+      problems.push(`${path}: ${how} ${docPath}, which does not exist`);
+      continue;
+    }
+    const h = headingsOf(docPath);
+    if (anchor && !h.anchors.has(anchor)) {
+      problems.push(`${path}: ${how} ${docPath}#${anchor}, not a heading there`);
+    }
+    if (section && !h.texts.some((t) => t.replace(/`/g, "").startsWith(section))) {
+      problems.push(`${path}: ${how} ${docPath}, "${section}", not a heading there`);
+    }
+  }
+  return problems;
+}
+
 /** What is wrong with a code file's comments. */
 export function commentProblems(path: string, source: string): string[] {
   const problems: string[] = [];
@@ -253,21 +282,7 @@ export function commentProblems(path: string, source: string): string[] {
         problems.push(`${path}: a comment narrates a measurement: "${sentence.slice(0, 160)}"`);
       }
     }
-    const refs = text.matchAll(/\bdocs\/([\w-]+\.md)(?:#([\w-]+)|,\s*"([^"]+)")?/g);
-    for (const [, doc, anchor, section] of refs) {
-      const docPath = `docs/${doc}`;
-      if (!fileSet.has(docPath)) {
-        problems.push(`${path}: a comment points at ${docPath}, which does not exist`);
-        continue;
-      }
-      const h = headingsOf(docPath);
-      if (anchor && !h.anchors.has(anchor)) {
-        problems.push(`${path}: a comment points at ${docPath}#${anchor}, not a heading there`);
-      }
-      if (section && !h.texts.some((t) => t.replace(/`/g, "").startsWith(section))) {
-        problems.push(`${path}: a comment points at ${docPath}, "${section}", not a heading there`);
-      }
-    }
+    problems.push(...sectionProblems(path, text, "a comment points at"));
   }
   return problems;
 }
@@ -300,6 +315,10 @@ Deno.test("the rules catch what they are for", () => {
   assertEquals(docProblems("docs/x.md", "[irc](irc.md) and [gone](gone.md)").length, 1);
   assertEquals(docProblems("docs/x.md", "[bursts](irc.md#no-such-heading)").length, 1);
   assertEquals(docProblems("docs/x.md", "`/proc/PID/status` and `https://a/b.ts`").length, 0);
+  assertEquals(docProblems("docs/x.md", '(docs/performance.md, "IRC\nbursts")').length, 0);
+  assertEquals(docProblems("docs/x.md", '(docs/performance.md, "Phase F")').length, 1);
+  assertEquals(docProblems("docs/x.md", "Measured for issue 11.").length, 1);
+  assertEquals(docProblems("docs/x.md", "Posts `opened issue #42`.").length, 0);
   const comment = (text: string) => commentProblems("x.ts", `/** ${text} */\nconst a = 1;\n`);
   assertEquals(comment('Why (docs/performance.md, "IRC bursts").').length, 0);
   assertEquals(comment('Why (docs/performance.md, "Phase F").').length, 1);
