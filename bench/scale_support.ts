@@ -163,9 +163,9 @@ const LOOK_MS = 10;
 /**
  * A client on the IRC server that counts how many clients are registered (LUSERS) and who is in
  * each bench channel. It sits in every bench channel from the start and follows the joins, parts
- * and quits the server tells its members: asking NAMES of every channel every half second (as it
- * did) was a load of its own on the server, heaviest when the server was busiest, which plain
- * clients measured alone did not carry. `others` is how many registered clients are not Parley's
+ * and quits the server tells its members: asking NAMES of every channel every half second would be a
+ * load of its own on the server, heaviest when the server is busiest, which plain clients
+ * measured alone do not carry. `others` is how many registered clients are not Parley's
  * (itself included). It also notes when each connection came to be in all its channels, to within
  * LOOK_MS.
  */
@@ -409,8 +409,8 @@ export class IrcObserver {
  * Counts the lines `sender` said in `conversations` (rows below FIRST_EVENT_CODE) as the daemon
  * commits them, through a read-only handle on its parley.db: each poll reads only the rows after
  * the highest id it saw, since the one writer gives ids in commit order and never reuses one. A
- * full count(*) of hundreds of thousands of rows every few ms was a load of its own on the cores
- * the daemon runs on. Polls every `everyMs` from `start()` until `stop()`, and keeps each change
+ * full count(*) of hundreds of thousands of rows every few ms would be a load of its own on the
+ * cores the daemon runs on. Polls every `everyMs` from `start()` until `stop()`, and keeps each change
  * of the count with the time of the poll that saw it.
  */
 export class StoredRows {

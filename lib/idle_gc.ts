@@ -35,8 +35,8 @@ export class IdleCollector {
   /**
    * @param minBytes read since the last collection for a burst's end to call for one at once:
    *   with thousands of connections every second brings a few keepalives (each a "burst" of a
-   *   line), and a full collection of a large heap every `gapMs` for them was most of the idle
-   *   CPU. After less, a collection waits until the last one is `smallGapMs` old.
+   *   line), and a full collection of a large heap every `gapMs` for them would be most of the
+   *   idle CPU. After less, a collection waits until the last one is `smallGapMs` old.
    */
   constructor(
     collect: () => void,

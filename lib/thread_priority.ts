@@ -1,8 +1,8 @@
 /**
  * Background threads yield the CPU to the ones users wait on. The search indexer indexes every
  * message a second time after it is stored; during an IRC burst on two cores it took half a core
- * from the main thread, which stores the burst and answers the API (docs/performance.md, IRC
- * bursts). At nice 10 the kernel gives it about a tenth of a contended core and all of an idle
+ * from the main thread, which stores the burst and answers the API (docs/performance.md,
+ * "IRC bursts"). At nice 10 the kernel gives it about a tenth of a contended core and all of an idle
  * one, so search catches up after the burst (a search waits up to 2 s for it) instead of slowing
  * the burst down.
  */
