@@ -1,7 +1,7 @@
 /**
  * Channel events stored as sentences by earlier versions become data: a database at the schema
- * before (SQLite 020, PostgreSQL 016) holding every kind of event exactly as the old code wrote
- * it is opened by the store, which migrates it. Each row then has its fields, the history API
+ * just before the `event_fields` migration (SQLite 024, PostgreSQL 020) holding every kind of
+ * event exactly as the old code wrote it is opened by the store, which migrates it. Each row then has its fields, the history API
  * says it in the same words as before, the bouncer makes the same IRC line as the old regexes
  * did, and a row whose text is not a sentence Parley wrote keeps it, shown as it was.
  */
@@ -12,7 +12,7 @@ import { migrate, sqliteMigrations } from "../../store/sqlite/migrate.ts";
 import { openSqliteStore } from "../../store/sqlite/mod.ts";
 import { connectPg, migratePg, PG_MIGRATIONS_DIR } from "../../store/pg/db.ts";
 import { openPgStore } from "../../store/pg/mod.ts";
-import { loadMigrations } from "../../store/migration_files.ts";
+import { loadMigrations, type Migration } from "../../store/migration_files.ts";
 import { TYPE_CODE } from "../../store/message_types.ts";
 import type { MessageType } from "../../store/message_types.ts";
 import type { Store } from "../../store/mod.ts";
@@ -21,6 +21,12 @@ import { historyLine } from "../../bouncer/history/lines.ts";
 import { ircLower } from "../../irc/casefold.ts";
 
 const T0 = Date.UTC(2026, 0, 1) * 1000;
+
+/** The migrations before the one that makes events data: the schema the old code wrote. */
+function before(migrations: Migration[]): Migration[] {
+  const at = migrations.find((m) => m.name === "event_fields")!.version;
+  return migrations.filter((m) => m.version < at);
+}
 
 /**
  * Rows as the old code stored them (sender, type, text: irc/chat/inbound/membership.ts and
@@ -138,11 +144,11 @@ async function check(store: Store, conversation: number) {
   assertEquals(irc, ROWS.map((r) => r[4]));
 }
 
-Deno.test("event fields migration: SQLite 021 reads every old sentence", async () => {
+Deno.test("event fields migration: SQLite 024 reads every old sentence", async () => {
   const home = await Deno.makeTempDir({ prefix: "parley-events-migration-" });
   try {
     const db = new DatabaseSync(`${home}/parley.db`);
-    migrate(db, (await sqliteMigrations()).filter((m) => m.version <= 20));
+    migrate(db, before(await sqliteMigrations()));
     db.exec(`INSERT INTO users (id, email, password_hash, registered)
       VALUES (1, 'alice@example.com', 'x', 0)`);
     db.exec(`INSERT INTO connections (id, user_id, connection_id, name, url, created)
@@ -168,14 +174,14 @@ Deno.test("event fields migration: SQLite 021 reads every old sentence", async (
   }
 });
 
-Deno.test("event fields migration: PostgreSQL 017 reads every old sentence", async () => {
+Deno.test("event fields migration: PostgreSQL 020 reads every old sentence", async () => {
   const pg = await startPostgres();
   try {
     const url = await pg.database();
     const sql = connectPg(url, 1);
     try {
       const migrations = await loadMigrations(PG_MIGRATIONS_DIR);
-      await migratePg(sql, migrations.filter((m) => m.version <= 16));
+      await migratePg(sql, before(migrations));
       await sql`INSERT INTO users (id, email, password_hash, registered)
         VALUES (1, 'alice@example.com', 'x', 0)`;
       await sql`INSERT INTO connections (id, user_id, connection_id, name, url, created)

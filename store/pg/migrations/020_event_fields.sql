@@ -1,7 +1,7 @@
 -- Channel events (joins, parts, kicks, quits, nick changes, topics, modes: types 4 to 10) kept as
 -- data: `sender` is who did it, `fields` the rest as JSON text (store/event_fields.ts; the store
 -- never looks inside it), `text` empty. Rows stored before were English sentences; each is read
--- back here exactly as Parley wrote it (`why`: ": reason" or "."), as SQLite's migration 021
+-- back here exactly as Parley wrote it (`why`: ": reason" or "."), as SQLite's migration 024
 -- does, and a row that does not read as its sentence keeps its text, with `fields` NULL, and is
 -- shown as it was.
 ALTER TABLE messages ADD COLUMN fields text;
