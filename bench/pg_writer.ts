@@ -9,6 +9,7 @@ import { startPostgres } from "../tests/support/postgres.ts";
 import { idleConnection } from "../tests/support/backends.ts";
 import { openPgStore, type PgStore } from "../store/pg/mod.ts";
 import type { MessageType } from "../store/message_types.ts";
+import { storedFields } from "../store/event_fields.ts";
 import { line } from "./stats.ts";
 
 const MEMBERS = Number(Deno.env.get("PG_WRITER_MEMBERS") ?? 300);
@@ -33,12 +34,19 @@ async function run(name: string, members: number, lines: number, type: MessageTy
     const t = performance.now();
     await Promise.all(convs.map(async (c) => {
       for (let i = 0; i < lines; i++) {
+        const said = {
+          from: "fanbot",
+          text: `line ${i} of the fan-out, with a few words to index`,
+        };
+        // A join is kept as data, as irc/chat/inbound/ keeps it: its sender and no text.
+        const row = type === "join"
+          ? { ...storedFields("join", { nick: "fanbot" }), text: "" }
+          : said;
         await store.messages.append({
           conversation: c.conversation,
           userId: c.userId,
-          from: "fanbot",
           type,
-          text: `line ${i} of the fan-out, with a few words to index`,
+          ...row,
           unread: type === "private",
           highlight: i % 10 === 0,
         });

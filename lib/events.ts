@@ -302,8 +302,15 @@ export type LineKind =
       /** The `type` of the `state` event that carries it. */
       live: L;
       look: LineLook;
-      /** What the client shows when the event arrives. */
+      /** What the client shows when the event arrives, and when a history row of it is read. */
       line: Words<StateOf<L>> | Stored<StateOf<L>>;
+      /**
+       * Kept as data: the field the row's sender holds (who did it). The row keeps the other
+       * fields its words read (`fill` and `reason`) as JSON; the history API hands them back with
+       * the sender's, so a stored line is shown by the same words as a live one, and the bouncer
+       * makes its IRC line from them. Absent: the row keeps its text (a gap's, a reaction's).
+       */
+      from?: FieldOf<StateOf<L>>;
     };
   }[ChannelStateEvent["type"]];
 
@@ -326,12 +333,14 @@ export const LINE_KINDS = {
     live: "join",
     look: "event",
     line: { say: "{nick} joined", fill: { nick: "nick" } },
+    from: "nick",
   },
   part: {
     code: 5,
     live: "part",
     look: "event",
     line: { say: "{nick} left", fill: { nick: "nick" }, reason: "message", unless: "kicker" },
+    from: "nick",
   },
   // A kick comes as a part with `kicker`, as Convos sends it.
   kick: {
@@ -344,12 +353,14 @@ export const LINE_KINDS = {
       reason: "message",
       when: "kicker",
     },
+    from: "kicker",
   },
   quit: {
     code: 6,
     live: "quit",
     look: "event",
     line: { say: "{nick} quit", fill: { nick: "nick" }, reason: "message", member: "nick" },
+    from: "nick",
   },
   nick_change: {
     code: 8,
@@ -360,6 +371,7 @@ export const LINE_KINDS = {
       fill: { old: "old_nick", new: "new_nick" },
       member: "old_nick",
     },
+    from: "old_nick",
   },
   // Shown live when someone set it, not when a join tells it.
   topic: {
@@ -371,6 +383,7 @@ export const LINE_KINDS = {
       fill: { nick: "nick", topic: "topic" },
       when: "nick",
     },
+    from: "nick",
   },
   // Channel modes only: user modes have no conversation.
   mode: {
@@ -382,6 +395,7 @@ export const LINE_KINDS = {
       fill: { nick: "nick", mode: "mode" },
       when: "conversation_id",
     },
+    from: "nick",
   },
   gap: { code: 11, live: "gap", look: "gap", line: "stored" },
   // Kept with the message it reacts to (its `reply_to`): the client counts it under that message.
@@ -395,6 +409,25 @@ export const LINE_KINDS = {
 
 /** A stored line's type (the history API's `type`). */
 export type MessageType = keyof typeof LINE_KINDS;
+
+/** The kinds of line kept as data (their row's fields), not as text: those that name a `from`. */
+export type KeptKind = {
+  [K in MessageType]: (typeof LINE_KINDS)[K] extends { from: string } ? K : never;
+}[MessageType];
+
+type WordsOf<K extends KeptKind> = (typeof LINE_KINDS)[K]["line"];
+type FillOf<K extends KeptKind> = WordsOf<K> extends { fill: infer F } ? F[keyof F] : never;
+type ReasonOf<K extends KeptKind> = WordsOf<K> extends { reason: infer R } ? R : never;
+
+/**
+ * The fields of a kept line of kind `K`: those its words read, named as its live event names them
+ * (`{nick, kicker, message}` for a kick). `cx.keep` takes them, the store keeps them and the
+ * history API gives them beside `message`; the reason is absent when none was given.
+ */
+export type KeptFields<K extends KeptKind = KeptKind> = K extends KeptKind ?
+    & { [F in FillOf<K> & string]: string }
+    & { [F in ReasonOf<K> & string]?: string }
+  : never;
 
 /** The kinds of line that look like `L` (the channel events: `LinesOf<"event">`). */
 export type LinesOf<L extends LineLook> = {

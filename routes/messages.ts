@@ -11,6 +11,7 @@ import { ignoredMasks, withoutIgnored } from "../irc/chat/ignore.ts";
 import { CONVERSATION } from "./conversations.ts";
 import { DomainError } from "../lib/errors.ts";
 import type { HistoryQuery } from "../store/message_types.ts";
+import { withSentences } from "./messages_text.ts";
 
 const pageLimit = (fallback: number) => queryLimit(fallback, 200);
 
@@ -54,11 +55,13 @@ export function messageRoutes(deps: AppDeps): Hono<AppEnv> {
     // What people said before the user ignored them is hidden too.
     const masks = await ignoredMasks(store, user.id);
     if (match === undefined) {
-      return c.json(withoutIgnored(await store.messages.historyOf(conversation.id, page), masks));
+      const got = await store.messages.historyOf(conversation.id, page);
+      return c.json(withSentences(withoutIgnored(got, masks)));
     }
     const { search } = store.messages;
     if (!search) throw new DomainError("unavailable", "Search is not available.", "/query/match");
-    return c.json(withoutIgnored(await search.inConversation(conversation.id, match, page), masks));
+    const got = await search.inConversation(conversation.id, match, page);
+    return c.json(withSentences(withoutIgnored(got, masks)));
   }
 
   app.get(

@@ -1,6 +1,7 @@
 /** Rows of `messages` as both backends' history capability reads them (store/history_types.ts). */
 import type { HistoryLine } from "./history_types.ts";
 import { FIRST_EVENT_CODE, TYPE_CODE, TYPES } from "./message_types.ts";
+import { keptFields } from "./event_fields.ts";
 
 /** The columns history reads. */
 export interface LineRow {
@@ -9,17 +10,25 @@ export interface LineRow {
   type: number;
   sender: string;
   text: string;
+  fields: string | null;
 }
+
+/** The columns of a LineRow. */
+export const LINE_COLUMNS = "conversation, ts, type, sender, text, fields";
 
 /** A stored row as a HistoryLine. */
 export function toLine(r: LineRow): HistoryLine {
-  return {
+  const type = TYPES[r.type] ?? "private";
+  const line: HistoryLine = {
     conversation: r.conversation,
     ts: r.ts,
-    type: TYPES[r.type] ?? "private",
+    type,
     from: r.sender,
     text: r.text,
   };
+  const fields = r.fields ? keptFields(type, r.sender, r.fields) : undefined;
+  if (fields) line.fields = fields;
+  return line;
 }
 
 /** Types below this are kept; every stored type is below the first unused code. */

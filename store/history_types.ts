@@ -3,7 +3,7 @@
  * the web client's pages (CHATHISTORY ranges, the targets with recent lines, read markers that
  * only move forward, and each attached client's place in history). Times are microseconds.
  */
-import type { MessageType } from "./message_types.ts";
+import type { KeptFields, MessageType } from "./message_types.ts";
 
 /** A stored line as history hands it out. */
 export interface HistoryLine {
@@ -14,6 +14,8 @@ export interface HistoryLine {
   type: MessageType;
   from: string;
   text: string;
+  /** A channel event's fields (store/event_fields.ts); absent for a line kept as text. */
+  fields?: KeptFields;
 }
 
 /** Lines of one conversation strictly between two times. */

@@ -5,14 +5,20 @@
  * implement it.
  */
 
-import { type ChatType, LINE_KINDS, type MessageType } from "../lib/events.ts";
+import {
+  type ChatType,
+  type KeptFields,
+  type KeptKind,
+  LINE_KINDS,
+  type MessageType,
+} from "../lib/events.ts";
 
 /**
  * The kinds of message, and their stored codes, come from the one declaration of the kinds of
  * line (lib/events.ts, `LINE_KINDS`). `private` is a PRIVMSG (in a channel too), `error` a
  * failure shown in place.
  */
-export type { ChatType, MessageType };
+export type { ChatType, KeptFields, KeptKind, MessageType };
 
 /**
  * What happened in a channel, kept in history beside the messages (shown after a reload) but
@@ -44,7 +50,13 @@ export interface NewMessage {
   /** Sender's nick, or the server name. */
   from: string;
   type: MessageType;
+  /** What was said; "" for a line kept as `fields`. */
   text: string;
+  /**
+   * A channel event's fields but the sender's, as JSON (store/event_fields.ts `storedFields`):
+   * lines of a `KeptKind` only.
+   */
+  fields?: string;
   /** Microseconds since the epoch (IRCv3 server-time when present); now when absent. */
   ts?: number;
   /** True when it mentions the user (nick or highlight keyword) or is a private message. */
@@ -60,7 +72,18 @@ export interface NewMessage {
 /** A message as the API returns it. */
 export interface MessageJson {
   from: string;
+  /**
+   * What was said. For a channel event kept as `fields` the store gives "", and the history API
+   * says it in Convos's words ("bob joined.").
+   */
   message: string;
+  /**
+   * A channel event's fields (a join, part, kick, quit, nick change, topic or mode), named as
+   * its live event names them: the client shows the line by the same words as the live one.
+   * Absent on messages, and on events stored as text before they were kept as data. A
+   * `KeptFields` of its type (typed loosely here, as the API document declares it).
+   */
+  fields?: Readonly<Record<string, string | undefined>>;
   /** RFC 3339 with microseconds. */
   ts: string;
   type: MessageType;

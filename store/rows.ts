@@ -2,6 +2,7 @@
 import { formatMicros } from "../lib/time.ts";
 import { msgidOf } from "../lib/msgid.ts";
 import { type MessageJson, type MessagePage, TYPES } from "./message_types.ts";
+import { keptFields } from "./event_fields.ts";
 
 /** A message row; the two ids are there when the query joined its conversation. */
 export interface Row {
@@ -15,13 +16,16 @@ export interface Row {
   text: string;
   server_msgid?: string | null;
   reply_to?: string | null;
+  /** A channel event's fields but the sender's, as JSON (store/event_fields.ts). */
+  fields?: string | null;
   connection_id?: string;
   conversation_id?: string;
 }
 
 /** The columns of a Row, from `messages m`. */
 export const COLUMNS =
-  "m.id, m.conversation, m.ts, m.type, m.highlight, m.sender, m.text, m.server_msgid, m.reply_to";
+  "m.id, m.conversation, m.ts, m.type, m.highlight, m.sender, m.text, m.server_msgid, m.reply_to, " +
+  "m.fields";
 /** The columns of a Row with where it was said (needs JOIN_WHERE). */
 export const WHERE_COLUMNS = `${COLUMNS}, k.connection_id, c.conversation_id`;
 /** Joins a message to its conversation and connection. */
@@ -30,12 +34,10 @@ export const JOIN_WHERE =
 
 /** A row as the API returns it. */
 export function toJson(row: Row): MessageJson {
-  const out: MessageJson = {
-    from: row.sender,
-    message: row.text,
-    ts: formatMicros(row.ts),
-    type: TYPES[row.type] ?? "private",
-  };
+  const type = TYPES[row.type] ?? "private";
+  const out: MessageJson = { from: row.sender, message: row.text, ts: formatMicros(row.ts), type };
+  const fields = row.fields ? keptFields(type, row.sender, row.fields) : undefined;
+  if (fields) out.fields = fields;
   if (row.highlight) out.highlight = true;
   if (row.conversation !== undefined) out.msgid = msgidOf(row.conversation, row.ts);
   if (row.server_msgid) out.server_msgid = row.server_msgid;

@@ -1,12 +1,13 @@
 /**
  * Stored lines as IRC lines for an attached client: messages as PRIVMSG and NOTICE, channel
- * events as the JOIN, PART, KICK, QUIT, NICK, TOPIC and MODE they were, each with its `time`
- * (milliseconds) and `msgid` tags, inside a batch when the client takes them.
+ * events as the JOIN, PART, KICK, QUIT, NICK, TOPIC and MODE they were (made from the row's
+ * fields, never read back from a sentence), each with its `time` (milliseconds) and `msgid` tags,
+ * inside a batch when the client takes them.
  */
 import { ircLine } from "../../irc/protocol/message.ts";
 import { msgidOf } from "../../lib/msgid.ts";
 import type { HistoryLine } from "../../store/history_types.ts";
-import type { EventType } from "../../store/message_types.ts";
+import type { KeptFields, KeptKind } from "../../store/message_types.ts";
 
 /** Where a conversation's lines go: its name, whether it is a channel, and the user's nick. */
 export interface LineTarget {
@@ -34,46 +35,31 @@ const oneLine = (text: string) => text.replace(/[\r\n\0]/g, " ");
 /** A stored name as one word of a line. */
 const word = (s: string) => s.replace(/[\s\0:,]/g, "").slice(0, 200) || "*";
 
-/** `reason` of "… left: reason" / "… quit." (the texts irc/chat/inbound/ stores). */
-function reasonOf(text: string): string | undefined {
-  const colon = text.indexOf(": ");
-  return colon < 0 ? undefined : text.slice(colon + 2);
-}
+/** Each kept kind's command and parameters, from its fields (`chan`: the channel as one word). */
+const EVENT_LINES: {
+  [K in KeptKind]: (f: KeptFields<K>, chan: string) => string[] | undefined;
+} = {
+  join: (_, chan) => ["JOIN", chan],
+  part: (f, chan) => f.message === undefined ? ["PART", chan] : ["PART", chan, oneLine(f.message)],
+  quit: (f) => ["QUIT", oneLine(f.message ?? "")],
+  kick: (f, chan) => ["KICK", chan, word(f.nick), oneLine(f.message ?? "")],
+  nick_change: (f) => f.new_nick ? ["NICK", word(f.new_nick)] : undefined,
+  topic: (f, chan) => ["TOPIC", chan, oneLine(f.topic ?? "")],
+  mode: (f, chan) => {
+    const words = (f.mode ?? "").split(" ").filter(Boolean).map(word).slice(0, 13);
+    return words.length ? ["MODE", chan, ...words] : undefined;
+  },
+};
 
-/** The command and parameters of a channel event, read back from its stored text. */
-function eventLine(type: EventType, l: HistoryLine, t: LineTarget): string[] | undefined {
-  const chan = word(t.name);
-  switch (type) {
-    case "join":
-      return ["JOIN", chan];
-    case "part": {
-      const reason = reasonOf(l.text);
-      return reason === undefined ? ["PART", chan] : ["PART", chan, oneLine(reason)];
-    }
-    case "quit": {
-      const reason = reasonOf(l.text);
-      return ["QUIT", oneLine(reason ?? "")];
-    }
-    case "kick": {
-      const m = /^(\S+) was kicked by \S+?(?:: ([^]*)|\.)$/.exec(l.text);
-      if (!m) return undefined;
-      return ["KICK", chan, word(m[1]), oneLine(m[2] ?? "")];
-    }
-    case "nick_change": {
-      const m = /^\S+ is now known as (\S+)\.$/.exec(l.text);
-      return m ? ["NICK", word(m[1])] : undefined;
-    }
-    case "topic": {
-      const m = /^\S+ changed the topic to: ([^]*)$/.exec(l.text);
-      return ["TOPIC", chan, oneLine(m ? m[1] : "")];
-    }
-    case "mode": {
-      const m = /^\S+ set mode ([^]*)\.$/.exec(l.text);
-      if (!m) return undefined;
-      const words = m[1].split(" ").filter(Boolean).map(word).slice(0, 13);
-      return words.length ? ["MODE", chan, ...words] : undefined;
-    }
-  }
+/**
+ * The command and parameters of a channel event, from its stored fields; undefined for a kind
+ * that has no IRC line, or a row kept as text (its sentence could not be read when events became
+ * data), which no IRC command can carry.
+ */
+function eventLine(l: HistoryLine, t: LineTarget): string[] | undefined {
+  if (!l.fields || !(l.type in EVENT_LINES)) return undefined;
+  const make = EVENT_LINES[l.type as KeptKind] as (f: KeptFields, chan: string) => string[];
+  return make(l.fields, word(t.name));
 }
 
 /** The line of one stored line, tagged; undefined for one that cannot be told as IRC. */
@@ -93,7 +79,7 @@ export function historyLine(l: HistoryLine, t: LineTarget, batch?: string): stri
     const text = l.type === "action" ? `\x01ACTION ${oneLine(l.text)}\x01` : oneLine(l.text);
     words = [command, word(to), text];
   } else {
-    words = eventLine(l.type, l, t);
+    words = eventLine(l, t);
   }
   if (!words) return undefined;
   const tags = [`time=${ircTime(l.ts)}`, `msgid=${msgidOf(l.conversation, l.ts)}`];

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { password } from "../schemas.ts";
 import { RETENTION_ERROR, retentionDays } from "../../lib/retention.ts";
 import { type MessageType, TYPES } from "../../store/message_types.ts";
+import { LINE_KINDS } from "../../lib/events.ts";
 
 /** The roles a user may have. */
 export const ROLES = ["admin", "bot"] as const;
@@ -112,9 +113,25 @@ const messageIds = {
   }).optional(),
 };
 
+/** Every field a kept channel event may have (lib/events.ts: what its line's words read). */
+const KEPT_FIELD_NAMES = [
+  ...new Set(
+    Object.values(LINE_KINDS).flatMap((k) =>
+      "from" in k
+        ? [...Object.values(k.line.fill), ...("reason" in k.line ? [k.line.reason] : [])]
+        : []
+    ),
+  ),
+].sort();
+
 export const Message = z.object({
   from: z.string().meta({ description: "Identifier for who sent this message" }),
   message: z.string().meta({ description: "The message" }),
+  fields: z.object(Object.fromEntries(KEPT_FIELD_NAMES.map((f) => [f, z.string().optional()])))
+    .meta({
+      description:
+        "Parley: a channel event's fields, named as its live event names them (join, part, quit: nick, message; kick: nick, kicker, message; nick_change: old_nick, new_nick; topic: nick, topic; mode: nick, mode); `message` says the same in Convos's words. Absent on messages, and on events stored as text by older versions whose text could not be read.",
+    }).optional(),
   ts: z.string().meta({ description: "Example: 2015-09-06T13:49:37Z", format: "date-time" }),
   type: messageType.meta({
     description:

@@ -1,6 +1,7 @@
 /** Logging in and out, loading the user, and applying the socket's events to the state. */
 import { api, setUnauthorizedHandler } from "./api.ts";
 import { EventSocket } from "./socket.ts";
+import { sayWords } from "./line_words.ts";
 import {
   type ChannelStateEvent,
   LINE_KINDS,
@@ -413,11 +414,7 @@ function linesOf(f: ChannelStateEvent): (() => void)[] {
       if (!o || o.cid !== cid || !isMember(cid, o.conv, String(field(w.member)))) continue;
       conv = o.conv;
     }
-    const vars = Object.fromEntries(
-      Object.entries(w.fill).map(([name, from]) => [name, String(field(from) ?? "")]),
-    );
-    const reason = w.reason && field(w.reason);
-    const text = t(w.say, vars) + (reason ? ` (${reason})` : "");
+    const text = sayWords(w, field);
     // A line of one channel has its stored time; a quit's or nick change's is one per channel.
     const stored = w.member ? undefined : field("ts") as string | undefined;
     out.push(() => eventLine(cid, conv, text, kind, stored));

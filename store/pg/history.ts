@@ -1,7 +1,7 @@
 /** The history capability over PostgreSQL, as store/messages/history.ts does it for SQLite. */
 import type { HistoryTarget, MessageHistory } from "../history_types.ts";
 import { FIRST_EVENT_CODE, TYPE_CODE } from "../message_types.ts";
-import { lineTypes, toLine, typeBound } from "../history_rows.ts";
+import { LINE_COLUMNS, lineTypes, toLine, typeBound } from "../history_rows.ts";
 import { pgString, type Sql } from "./db.ts";
 import { notifyUnread, type UnreadCounts, type UnreadEntry } from "./unread.ts";
 
@@ -19,7 +19,7 @@ export function pgHistory(
       await settled();
       const [bound, gap] = lineTypes(r.events);
       const rows = await sql.unsafe(
-        `SELECT conversation, ts, type, sender, text FROM messages
+        `SELECT ${LINE_COLUMNS} FROM messages
           WHERE conversation = $1 AND ts > $2 AND ts < $3 AND (type < $4 OR type = $6)
           ORDER BY ts ${r.newest ? "DESC" : "ASC"} LIMIT $5`,
         [conversation, r.after, r.before, bound, r.limit, gap],

@@ -12,7 +12,7 @@ const MAX = Number.MAX_SAFE_INTEGER;
 /** The columns of a Row, from `messages m`. */
 export const PG_COLUMNS =
   "m.id, m.conversation, m.ts, m.type, m.highlight::int AS highlight, m.sender, m.text, " +
-  "m.server_msgid, m.reply_to";
+  "m.server_msgid, m.reply_to, m.fields";
 
 /** The pagers over `messages` (index on conversation and ts). */
 export function pgPages(sql: Sql) {

@@ -49,6 +49,7 @@ interface Row {
   text: string;
   server_msgid: string | null;
   reply_to: string | null;
+  fields: string | null;
   words: string;
 }
 
@@ -63,6 +64,7 @@ const COLUMNS: (keyof Row)[] = [
   "text",
   "server_msgid",
   "reply_to",
+  "fields",
   "words",
 ];
 
@@ -125,16 +127,16 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     // (The client sends a list of booleans as one boolean: highlights go as 0 and 1.)
     await tx`INSERT INTO messages (${tx(COLUMNS)})
       SELECT id, conversation, user_id, ts, type, highlight <> 0, sender, text, server_msgid,
-        reply_to, words
+        reply_to, fields, words
       FROM unnest(
         ${one.map((r) => r.id)}::bigint[], ${one.map((r) => r.conversation)}::bigint[],
         ${one.map((r) => r.user_id)}::bigint[], ${one.map((r) => r.ts)}::bigint[],
         ${one.map((r) => r.type)}::smallint[], ${one.map((r) => r.highlight ? 1 : 0)}::int[],
         ${one.map((r) => r.sender)}::text[], ${one.map((r) => r.text)}::text[],
         ${one.map((r) => r.server_msgid)}::text[], ${one.map((r) => r.reply_to)}::text[],
-        ${one.map((r) => r.words)}::tsvector[]
+        ${one.map((r) => r.fields)}::text[], ${one.map((r) => r.words)}::tsvector[]
       ) AS t(id, conversation, user_id, ts, type, highlight, sender, text, server_msgid,
-        reply_to, words)`;
+        reply_to, fields, words)`;
   }
 
   /** Whether every row of `rows` is stored (a commit whose answer was lost with the connection). */
@@ -252,7 +254,8 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     const count = msg.unread ? unread.add(msg.conversation) : undefined;
     const text = pgString(capText(msg.text));
     const sender = pgString(msg.from.slice(0, 100));
-    pendingChars += text.length + sender.length;
+    const fields = msg.fields ? pgString(msg.fields) : null;
+    pendingChars += text.length + sender.length + (fields?.length ?? 0);
     pending.push({
       conversation: msg.conversation,
       user_id: msg.userId,
@@ -263,6 +266,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
       text,
       server_msgid: msg.serverMsgid ? pgString(msg.serverMsgid) : null,
       reply_to: msg.replyTo ? pgString(msg.replyTo) : null,
+      fields,
     });
     if (pending.length >= BATCH) commit();
     else timer ??= setTimeout(commit, WRITE_WINDOW_MS);

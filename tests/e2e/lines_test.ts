@@ -161,6 +161,28 @@ Deno.test("lines: channel events show live in the words their kinds declare", as
     assertEquals(await page.locator(".line", { hasText: "carl" }).count(), 0);
     // Quiet lines: no nick column.
     assertEquals(await page.locator(".line.event .nick").count(), 0);
+
+    // After a reload the same lines come from history (kept as fields), in the same words.
+    await page.reload();
+    await page.locator(".line", { hasText: `between ${n}` }).waitFor();
+    for (
+      const text of [
+        "erin is now known as erin2",
+        "erin2 was kicked by bob (enough)",
+        "gus left (later)",
+        'frank quit ("gone")',
+        "bob changed the topic to: events in their words",
+        "bob sets mode +v dana",
+      ]
+    ) {
+      const line = page.locator(".line.event", { hasText: text }).last();
+      await line.scrollIntoViewIfNeeded();
+      await assertOnScreen(page, line);
+    }
+    // Not the English sentences history used to hold.
+    for (const old of ["gus left: later", "erin2 was kicked by bob: enough", "set mode +v dana."]) {
+      assertEquals(await page.getByText(old).count(), 0, old);
+    }
     assertEquals(errors, []);
   } finally {
     await people.close();

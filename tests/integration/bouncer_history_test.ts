@@ -78,6 +78,8 @@ async function world(store: Store): Promise<World> {
       text,
       ts,
       unread: type === "private" && from !== "me",
+      // A join is kept as data (its sender), as irc/chat/inbound/ keeps it.
+      ...(type === "join" ? { text: "", fields: "{}" } : {}),
     });
   };
   for (let i = 0; i < 10; i++) await add(test, `m${i}`, T0 + i * SEC);

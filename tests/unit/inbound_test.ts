@@ -15,6 +15,7 @@ import type { IrcClient } from "../../irc/engine/framework.ts";
 import type { Store } from "../../store/mod.ts";
 import type { ConnectionRecord } from "../../store/connections.ts";
 import { parseLine } from "../../bouncer/wire.ts";
+import { withSentences } from "../../routes/messages_text.ts";
 
 /**
  * alice's fake connection over `record` with the inbound handlers attached, its client reporting
@@ -123,12 +124,17 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       await settle();
       const conv = (await store.conversations.get(record.id, "#test"))!;
       const page = await store.messages.historyOf(conv.id, { limit: 5 });
-      assertEquals(page.messages.map((m) => [m.from, m.message, m.type]), [
-        ["dave", "one", "private"],
-        ["dave", "two", "private"],
-        ["frank", "frank joined.", "join"],
-        ["dave", "dave left: bye", "part"],
-        ["erin", "three", "action"],
+      // Events are kept as fields; the API says them in Convos's words.
+      assertEquals(page.messages.map((m) => [m.from, m.message, m.type, m.fields]), [
+        ["dave", "one", "private", undefined],
+        ["dave", "two", "private", undefined],
+        ["frank", "", "join", { nick: "frank" }],
+        ["dave", "", "part", { nick: "dave", message: "bye" }],
+        ["erin", "three", "action", undefined],
+      ]);
+      assertEquals(withSentences(page).messages.map((m) => m.message).slice(2, 4), [
+        "frank joined.",
+        "dave left: bye",
       ]);
       const joined = seen.filter((e) => e.event === "state" && e.type === "join")
         .find((e) => e.nick === "frank");
@@ -195,7 +201,8 @@ Deno.test("inbound: a quit storm reads no conversation for nicks without one", a
     conversations.listForConnection = (...a) => (reads.list++, list(...a));
     const lines = async (name: string) => {
       const conv = await get(record.id, name);
-      return conv ? (await store.messages.historyOf(conv.id, { limit: 200 })).messages : [];
+      if (!conv) return [];
+      return withSentences(await store.messages.historyOf(conv.id, { limit: 200 })).messages;
     };
     const nicks = Array.from({ length: 50 }, (_, i) => `guest${i}`);
 

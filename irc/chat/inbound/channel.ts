@@ -35,12 +35,7 @@ export const CHANNEL: HandlerTable = {
     );
     // The user's own change is recorded: `/topic` may answer from what is kept again.
     if (ev.nick && cx.conn.isMe(String(ev.nick))) topicChanged(cx.conn, cx.convId(channel));
-    if (ev.nick) {
-      const text = topic
-        ? `${ev.nick} changed the topic to: ${topic}`
-        : `${ev.nick} cleared the topic.`;
-      await cx.keep(channel, "topic", ev.nick, text, ev.ts);
-    }
+    if (ev.nick) await cx.keep(channel, "topic", { nick: String(ev.nick), topic }, ev.ts);
   },
   topicsetby: (cx, ev) => {
     if (ev.channel && ev.nick) topicSetBy(cx.conn, cx.convId(ev.channel), ev.nick, ev.when);
@@ -51,7 +46,7 @@ export const CHANNEL: HandlerTable = {
     const channel = cx.conn.isChannel(target);
     if (channel) trackPrefixModes(cx, target, ev.modes ?? []);
     if (channel && ev.nick) {
-      await cx.keep(target, "mode", ev.nick, `${ev.nick} set mode ${mode}.`, ev.ts);
+      await cx.keep(target, "mode", { nick: String(ev.nick), mode }, ev.ts);
     }
     cx.publish({
       type: "mode",

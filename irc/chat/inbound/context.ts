@@ -2,7 +2,8 @@
  * What every inbound handler works with: the connection and its client, and the few ways an IRC
  * event reaches the user (a stored message, a stored channel event, a state event on the bus).
  */
-import type { ChannelStateEvent, LinesOf, OmitEach } from "../../../lib/events.ts";
+import type { ChannelStateEvent, KeptFields, KeptKind, OmitEach } from "../../../lib/events.ts";
+import { storedFields } from "../../../store/event_fields.ts";
 import type { ChatType } from "../../../store/message_types.ts";
 import type { IrcConnection } from "../../engine/connection.ts";
 import type { IrcClient, IrcEventName, IrcEvents } from "../../engine/framework.ts";
@@ -27,18 +28,18 @@ export interface Inbound {
   server(text: string, ts: number, type?: ChatType): Promise<void>;
   /**
    * Keeps a channel event in the history of an existing conversation: never unread, notified or
-   * searchable. Its kind is one of lib/events.ts's LINE_KINDS. Resolves with the stored line's
-   * time as the history API spells it (its identity there), or undefined when nothing was stored.
+   * searchable. Its kind is one of lib/events.ts's LINE_KINDS, kept with its fields (as data, no
+   * sentence: store/event_fields.ts). Resolves with the stored line's time as the history API
+   * spells it (its identity there), or undefined when nothing was stored.
    */
-  keep(
+  keep<K extends KeptKind>(
     name: string,
-    kind: LinesOf<"event">,
-    from: string,
-    text: string,
+    kind: K,
+    fields: KeptFields<K>,
     ts: number,
-    /** What a `react` line reacts to: the server msgid of the message. */
-    replyTo?: string,
   ): Promise<string | undefined>;
+  /** A reaction is kept as its text, with the server msgid of the message it reacts to. */
+  keep(name: string, kind: "react", fields: Reaction, ts: number): Promise<string | undefined>;
   /** Marks a channel as left (the user parted or was kicked). */
   leave(channel: string): Promise<void>;
   /**
@@ -47,6 +48,9 @@ export interface Inbound {
    */
   out?: LineOut;
 }
+
+/** A kept reaction: who, what, and the server msgid of the message. */
+export type Reaction = { nick: string; react: string; reply_to: string };
 
 /** An irc-framework payload with the time Parley gives it (µs: the server's when believed). */
 export type Timed<K extends IrcEventName> = IrcEvents[K] & { ts: number };
@@ -82,8 +86,17 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
     convId,
     server: async (text, ts, type = "notice") =>
       void await recordMessage(deps, conn, { name: "", from: conn.url.host, type, text, ts }),
-    async keep(name, kind, from, text, ts, replyTo) {
+    async keep(
+      name: string,
+      kind: KeptKind | "react",
+      fields: Record<string, string | undefined>,
+      ts: number,
+    ): Promise<string | undefined> {
       const out = this.out;
+      const react = kind === "react" ? fields as Reaction : undefined;
+      const row = react
+        ? { from: react.nick.slice(0, 100), text: react.react, replyTo: react.reply_to }
+        : { ...storedFields(kind as KeptKind, fields as KeptFields), text: "" };
       // From the cache: in channels of hundreds, joins and quits are most of what is stored, and
       // reading the conversation for each was the largest part of storing them.
       const conv = await cachedConversation(deps, conn, name, false);
@@ -94,12 +107,10 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
       const stored = await deps.store.messages.append({
         conversation: conv.id,
         userId: conn.userId,
-        from: from.slice(0, 100),
         type: kind,
-        text: text.slice(0, 1000),
         ts,
         highlight: false,
-        replyTo,
+        ...row,
       });
       if (out) out.produced = { kind: "stored", msgid: msgidOf(conv.id, stored.ts), ts: stored.ts };
       return formatMicros(stored.ts);

@@ -12,7 +12,8 @@ import { publishFrozen } from "../frozen.ts";
 import { MAX_WHO_MEMBERS } from "../presence.ts";
 import type { HandlerTable, Inbound, Timed } from "./context.ts";
 
-const why = (reason: unknown) => (reason ? `: ${String(reason)}` : ".");
+/** A part's, kick's or quit's reason as kept: absent when none was given. */
+const reasonOf = (reason: unknown) => (reason ? { message: String(reason) } : {});
 
 /** Records that `nick` is away (with `message`) or back, and tells the user's clients if new. */
 function markAway(cx: Inbound, nick: string, away: boolean, message?: unknown): void {
@@ -32,14 +33,14 @@ export async function join(cx: Inbound, ev: Timed<"join">): Promise<void> {
   if (conn.isMe(nick)) {
     const conv = await conversationFor(deps, conn, channel);
     // Over the conversation cap: not kept either (keep says so to whoever waits for it).
-    if (!conv) return void await cx.keep(channel, "join", nick, "", ev.ts);
+    if (!conv) return void await cx.keep(channel, "join", { nick }, ev.ts);
     if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
     // Joined: the channel takes messages again (Convos's client enables it on this event).
     publishFrozen(deps.bus, conn.userId, [{ ...conv, joined: true }], "");
   }
   // Stored first: the event carries the stored line's time, so that a client showing it live and
   // then the history page with it shows one line, not two.
-  const ts = await cx.keep(channel, "join", nick, `${nick} joined.`, ev.ts);
+  const ts = await cx.keep(channel, "join", { nick }, ev.ts);
   cx.publish({ type: "join", conversation_id: cx.convId(channel), nick, ...(ts ? { ts } : {}) });
 }
 
@@ -72,7 +73,7 @@ export const MEMBERSHIP: HandlerTable = {
     const nick = String(ev.nick);
     const me = cx.conn.isMe(nick);
     cx.presence.part(cx.convId(channel), cx.convId(nick), me);
-    const ts = await cx.keep(channel, "part", nick, `${nick} left${why(ev.message)}`, ev.ts);
+    const ts = await cx.keep(channel, "part", { nick, ...reasonOf(ev.message) }, ev.ts);
     if (me) await cx.leave(channel);
     const part = { conversation_id: cx.convId(channel), nick, message: ev.message };
     cx.publish({ type: "part", ...part, ...(ts ? { ts } : {}) });
@@ -82,8 +83,8 @@ export const MEMBERSHIP: HandlerTable = {
     const kicked = String(ev.kicked);
     const me = cx.conn.isMe(kicked);
     cx.presence.part(cx.convId(channel), cx.convId(kicked), me);
-    const text = `${kicked} was kicked by ${ev.nick}${why(ev.message)}`;
-    const ts = await cx.keep(channel, "kick", String(ev.nick), text, ev.ts);
+    const kick = { nick: kicked, kicker: String(ev.nick), ...reasonOf(ev.message) };
+    const ts = await cx.keep(channel, "kick", kick, ev.ts);
     if (me) await cx.leave(channel);
     // Convos sends a kick as a part with the kicker.
     cx.publish({
@@ -98,18 +99,18 @@ export const MEMBERSHIP: HandlerTable = {
   quit: async (cx, ev) => {
     const nick = String(ev.nick);
     cx.publish({ type: "quit", nick, message: ev.message });
-    const text = `${nick} quit${why(ev.message)}`;
+    const quit = { nick, ...reasonOf(ev.message) };
     for (const channel of [...cx.presence.quit(cx.convId(nick)), nick]) {
-      await cx.keep(channel, "quit", nick, text, ev.ts);
+      await cx.keep(channel, "quit", quit, ev.ts);
     }
   },
   nick: async (cx, ev) => {
     const { conn, deps } = cx;
     const [nick, next] = [String(ev.nick), String(ev.new_nick)];
     cx.publish({ type: "nick_change", old_nick: nick, new_nick: next });
-    const text = `${nick} is now known as ${next}.`;
+    const change = { old_nick: nick, new_nick: next };
     for (const channel of [...cx.presence.rename(cx.convId(nick), cx.convId(next), next), nick]) {
-      await cx.keep(channel, "nick_change", nick, text, ev.ts);
+      await cx.keep(channel, "nick_change", change, ev.ts);
     }
     // A private conversation follows the person to their new nick (unless one exists already).
     const old = await storedConversation(deps, conn, cx.convId(nick));

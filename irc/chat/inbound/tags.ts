@@ -33,7 +33,12 @@ export const TAGS: HandlerTable = {
     if (react && replyTo) {
       const text = react.slice(0, 32);
       // Kept as a line of its conversation, so a reload counts it under its message.
-      const ts = await cx.keep(name, "react", ev.nick, text, ev.ts, replyTo);
+      const ts = await cx.keep(
+        name,
+        "react",
+        { nick: ev.nick, react: text, reply_to: replyTo },
+        ev.ts,
+      );
       cx.publish({
         type: "react",
         ...where,

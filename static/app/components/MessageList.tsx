@@ -27,6 +27,7 @@ import { groupRuns, type Item } from "../event_runs.ts";
 import type { Message } from "../types.ts";
 import { LINE_KINDS, type LineKind, type LineLook } from "../../../lib/events.ts";
 import { MessageText } from "./MessageText.tsx";
+import { storedLine } from "../line_words.ts";
 import { allowFileDrop, dropOnComposer } from "../upload.ts";
 import type { ListedChannel, Whois } from "./CommandOutput.tsx";
 import { afterLoad } from "../lazy.tsx";
@@ -59,15 +60,12 @@ function dayLabel(ts: string): string {
 }
 
 /**
- * A stored channel event in the words its live line has: the server keeps a mode change as
- * English text ("bob set mode +v dana."), the live line says it through the reader's language.
+ * A line's text: a stored channel event in the words its live line has, made from its fields
+ * through the reader's language; a row stored as text (a message, or an event from before events
+ * were kept as data) as it was written.
  */
 export function storedWords(m: Message): string {
-  if (m.type === "mode" && !m.event) {
-    const w = /^(\S+) set mode ([^]*)\.$/.exec(m.message);
-    if (w) return t("{nick} sets mode {mode}", { nick: w[1], mode: w[2] });
-  }
-  return m.message;
+  return (m.event ? undefined : storedLine(m.type, m.fields)) ?? m.message;
 }
 
 /** What an event line shows: text, or a command's answer as a table. */

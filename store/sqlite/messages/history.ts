@@ -2,14 +2,13 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { HistoryTarget, MessageHistory } from "../../history_types.ts";
 import { FIRST_EVENT_CODE, TYPE_CODE } from "../../message_types.ts";
-import { type LineRow, lineTypes, toLine, typeBound } from "../../history_rows.ts";
+import { LINE_COLUMNS, type LineRow, lineTypes, toLine, typeBound } from "../../history_rows.ts";
 
 /** The capability over `messages`, `conversations` and `client_positions`; `commit` first. */
 export function sqliteHistory(db: DatabaseSync, commit: () => void): MessageHistory {
-  const cols = "conversation, ts, type, sender, text";
   const range = (order: "ASC" | "DESC") =>
     db.prepare(
-      `SELECT ${cols} FROM messages WHERE conversation = ? AND ts > ? AND ts < ?
+      `SELECT ${LINE_COLUMNS} FROM messages WHERE conversation = ? AND ts > ? AND ts < ?
         AND (type < ? OR type = ?) ORDER BY ts ${order} LIMIT ?`,
     );
   const oldest = range("ASC");

@@ -1,0 +1,58 @@
+-- Channel events (joins, parts, kicks, quits, nick changes, topics, modes: types 4 to 10) kept as
+-- data: `sender` is who did it, `fields` the rest as JSON (store/event_fields.ts), `text` empty.
+-- Rows stored before were English sentences; each is read back here exactly as Parley wrote it
+-- (`why`: ": reason" or "."), and a row that does not read as its sentence keeps its text, with
+-- `fields` NULL, and is shown as it was.
+ALTER TABLE messages ADD COLUMN fields TEXT;
+
+UPDATE messages SET fields = CASE type
+  -- "{nick} joined."
+  WHEN 4 THEN CASE WHEN text = sender || ' joined.' THEN '{}' END
+  -- "{nick} left." / "{nick} left: {reason}"
+  WHEN 5 THEN CASE
+    WHEN text = sender || ' left.' THEN '{}'
+    WHEN substr(text, 1, length(sender) + 7) = sender || ' left: '
+      THEN json_object('message', substr(text, length(sender) + 8))
+  END
+  -- "{nick} quit." / "{nick} quit: {reason}"
+  WHEN 6 THEN CASE
+    WHEN text = sender || ' quit.' THEN '{}'
+    WHEN substr(text, 1, length(sender) + 7) = sender || ' quit: '
+      THEN json_object('message', substr(text, length(sender) + 8))
+  END
+  -- "{kicked} was kicked by {kicker}." / "... by {kicker}: {reason}"; the kicker is the sender.
+  WHEN 7 THEN CASE
+    WHEN instr(text, ' was kicked by ') < 2
+      OR instr(substr(text, 1, instr(text, ' was kicked by ') - 1), ' ') > 0 THEN NULL
+    WHEN substr(text, instr(text, ' was kicked by ') + 15) = sender || '.'
+      THEN json_object('nick', substr(text, 1, instr(text, ' was kicked by ') - 1))
+    WHEN substr(text, instr(text, ' was kicked by ') + 15, length(sender) + 2) = sender || ': '
+      THEN json_object(
+        'nick', substr(text, 1, instr(text, ' was kicked by ') - 1),
+        'message', substr(text, instr(text, ' was kicked by ') + 17 + length(sender)))
+  END
+  -- "{old} is now known as {new}."
+  WHEN 8 THEN CASE
+    WHEN substr(text, 1, length(sender) + 17) = sender || ' is now known as '
+      AND substr(text, -1) = '.' AND length(text) > length(sender) + 18
+      AND instr(substr(text, length(sender) + 18, length(text) - length(sender) - 18), ' ') = 0
+      THEN json_object('new_nick',
+        substr(text, length(sender) + 18, length(text) - length(sender) - 18))
+  END
+  -- "{nick} changed the topic to: {topic}" / "{nick} cleared the topic."
+  WHEN 9 THEN CASE
+    WHEN substr(text, 1, length(sender) + 23) = sender || ' changed the topic to: '
+      THEN json_object('topic', substr(text, length(sender) + 24))
+    WHEN text = sender || ' cleared the topic.' THEN json_object('topic', '')
+  END
+  -- "{nick} set mode {modes}."
+  WHEN 10 THEN CASE
+    WHEN substr(text, 1, length(sender) + 10) = sender || ' set mode '
+      AND substr(text, -1) = '.' AND length(text) > length(sender) + 11
+      THEN json_object('mode',
+        substr(text, length(sender) + 11, length(text) - length(sender) - 11))
+  END
+END
+WHERE type BETWEEN 4 AND 10;
+
+UPDATE messages SET text = '' WHERE type BETWEEN 4 AND 10 AND fields IS NOT NULL;
