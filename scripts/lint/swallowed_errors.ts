@@ -47,7 +47,6 @@ export const NOT_YET: readonly string[] = [
   "static/app/router.ts",
   "static/app/session.ts",
   "static/app/view.ts",
-  "static/sw.js",
   "store/client_settings.ts",
   "store/pg/files.ts",
   "store/pg/mod.ts",
