@@ -116,7 +116,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     let host = deps.config.baseUrl.host;
     try {
       host = new URL(requestOrigin(c, deps.config)).host;
-    } catch { /* a Host header that is no host: the base URL's */ }
+    } catch { /* why: a Host header that is no host: the base URL's host stands */ }
     return c.json({ ...apiDocument(), host });
   });
   const operations = [

@@ -537,7 +537,7 @@ export function userName(uid: number | null): string {
       const [name, , id] = line.split(":");
       if (Number(id) === uid && name) return `${name} (uid ${uid})`;
     }
-  } catch { /* no /etc/passwd: the number will do */ }
+  } catch { /* why: no /etc/passwd: the number names the user well enough */ }
   return `uid ${uid}`;
 }
 

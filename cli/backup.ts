@@ -1,5 +1,6 @@
 /** `parley backup FILE`: the data folder as one .tar.gz. */
 import { basename, dirname, join, resolve } from "node:path";
+import { removeLeftover } from "../lib/remove.ts";
 import { backup, DatabaseSync } from "node:sqlite";
 import { createTarPacker, type TarHeader } from "modern-tar";
 import { ConfigError, parseCommandLine } from "../config.ts";
@@ -160,6 +161,6 @@ export async function backupCommand(args: string[]): Promise<void> {
       } MB, database and ${count} uploaded files; search.db is rebuilt after a restore)`,
     );
   } finally {
-    await Deno.remove(work, { recursive: true }).catch(() => {});
+    await removeLeftover(work, { recursive: true });
   }
 }

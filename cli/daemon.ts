@@ -189,7 +189,13 @@ export async function daemon(args: string[]): Promise<void> {
       .catch((err) => log.error("bot start failed", { error: err }));
   }
 
-  const purge = setInterval(() => store.sessions.purge(Date.now()).catch(() => {}), 3600_000);
+  const purge = setInterval(
+    () =>
+      store.sessions.purge(Date.now()).catch((err) =>
+        log.warn("purging expired sessions failed; tried again in an hour", { error: String(err) })
+      ),
+    3600_000,
+  );
   const retention = startRetention(store, config);
   let stopping = false;
   const stop = async (signal: string) => {

@@ -17,6 +17,7 @@ import {
   refuseRootInOthersHome,
 } from "../config.ts";
 import { logToStderr } from "../lib/log.ts";
+import { removeLeftover } from "../lib/remove.ts";
 import { LOCK_FILE, lockHome } from "./home.ts";
 import { RESTORE_USAGE } from "./help.ts";
 import { DATABASE, FILES_DIR, KEPT_FILES, MANIFEST } from "./backup_layout.ts";
@@ -206,7 +207,7 @@ export async function restoreCommand(args: string[]): Promise<void> {
     }
     throw err;
   } finally {
-    if (staging) await Deno.remove(staging, { recursive: true }).catch(() => {});
+    if (staging) await removeLeftover(staging, { recursive: true });
     lock.close();
   }
 }
@@ -238,6 +239,7 @@ async function extract(source: string, dir: string, planned: number): Promise<vo
       }
       await writer.close();
     } catch (err) {
+      // why: the error that stopped the copy is thrown below; the abort only closes the file.
       await writer.abort().catch(() => {});
       throw err;
     }

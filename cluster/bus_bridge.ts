@@ -110,7 +110,13 @@ export class BusBridge {
 
   /** Stops listening and withdraws this node's sockets. */
   async stop(): Promise<void> {
-    for (const un of this.#unlisten) await un().catch(() => {});
+    for (const un of this.#unlisten) {
+      await un().catch((err) =>
+        log.debug("cluster: unlisten failed at stop; the session ends with it", {
+          error: String(err),
+        })
+      );
+    }
     this.#unlisten = [];
     await this.#writes;
     const sql = this.#channel.sql;
@@ -119,7 +125,12 @@ export class BusBridge {
     // The others stop counting this node's sockets now, not at their next scan.
     for (const row of mine) {
       await this.#channel.send(LISTENERS, { node: this.#node, user: Number(row.user_id), count: 0 })
-        .catch(() => {});
+        .catch((err) =>
+          log.debug("cluster: could not announce a withdrawn socket; the next scan will", {
+            uid: Number(row.user_id),
+            error: String(err),
+          })
+        );
     }
   }
 }

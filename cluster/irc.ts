@@ -195,11 +195,18 @@ export class ClusterIrc implements IrcControl {
     this.#stopped = true;
     await this.#local.stop(message);
     if (!this.#ready) return;
+    // why: a start that failed was reported to whoever started it; stopping only waits for it.
     await this.#ready.catch(() => {});
     await this.#ownership.stop();
     await this.#bridge.stop();
     await this.#rpc.stop();
-    for (const un of this.#unlisten) await un().catch(() => {});
+    for (const un of this.#unlisten) {
+      await un().catch((err) =>
+        log.debug("cluster: unlisten failed at stop; the session ends with it", {
+          error: String(err),
+        })
+      );
+    }
   }
 
   view(record: ConnectionRecord): Promise<LiveView> {

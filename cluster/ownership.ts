@@ -201,7 +201,12 @@ export class Ownership {
     return this.#serial(async () => {
       if (!this.#owned.delete(userId)) return;
       await this.#session!`SELECT pg_advisory_unlock(${this.scope.lockClass}::int,
-        ${userId}::int)`.catch(() => {});
+        ${userId}::int)`.catch((err) =>
+        log.debug("cluster: unlock failed; the lock goes with the session", {
+          uid: userId,
+          error: String(err),
+        })
+      );
     });
   }
 
@@ -294,7 +299,12 @@ export class Ownership {
     if (!lost.length) return;
     log.warn("cluster: lost the database session; taking its locks again", { users: lost.length });
     for (const userId of lost) this.#retaking.add(userId);
-    this.#serial(() => this.#retake(lost)).catch(() => {});
+    this.#serial(() => this.#retake(lost)).catch((err) =>
+      log.error("cluster: taking the locks again failed", {
+        users: lost.length,
+        error: String(err),
+      })
+    );
   }
 
   async #retake(users: number[]): Promise<void> {
@@ -325,6 +335,7 @@ export class Ownership {
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.#turn.then(fn, fn);
+    // why: the caller gets `next` with its error; the queue only waits for it to settle.
     this.#turn = next.catch(() => {});
     return next;
   }

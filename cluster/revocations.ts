@@ -7,6 +7,7 @@
 import type { Revocation, Revocations } from "../bouncer/credentials.ts";
 import type { PgChannel } from "./channel.ts";
 import { liveNodes, NODE_APP, nodeScope } from "./ownership.ts";
+import { log } from "../lib/log.ts";
 
 const CHANNEL = "parley_revocations";
 
@@ -36,7 +37,12 @@ export function shareRevocations(
       const msg = m as RevocationMessage;
       if (msg.from === node) return;
       revocations.deliver(msg.r);
-      if (msg.answer) channel.send(msg.answer, { node }).catch(() => {});
+      if (msg.answer) {
+        // The revocation was applied here; only the asker's count misses this node.
+        channel.send(msg.answer, { node }).catch((err) =>
+          log.debug("cluster: could not answer a revocation", { error: String(err) })
+        );
+      }
     });
 }
 
@@ -77,6 +83,7 @@ export async function revokeEverywhere(
     await Promise.race([allIn, new Promise((r) => timer = setTimeout(r, waitMs))]);
   } finally {
     clearTimeout(timer);
+    // why: the answers are counted already; a failed unlisten ends with the connection.
     await unlisten().catch(() => {});
   }
   return { nodes: all.length, answered: answered.size };

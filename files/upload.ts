@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { DomainError, invalid } from "../lib/errors.ts";
 import { randomId } from "../lib/crypto.ts";
 import { lazy } from "../lib/lazy.ts";
+import { removeLeftover } from "../lib/remove.ts";
 
 /** The multipart parser, loaded for the first upload. */
 const loadBusboy = lazy(async () => (await import("busboy")).default);
@@ -54,7 +55,7 @@ export class Spool {
     this.#closed = true;
     try {
       this.#file.close();
-    } catch { /* already closed */ }
+    } catch { /* why: already closed (the stream ends it); nothing was left unwritten */ }
   }
 
   /** The spooled contents, for the file store to copy. */
@@ -66,7 +67,7 @@ export class Spool {
   /** Closes and removes the spool file. */
   async discard(): Promise<void> {
     this.#close();
-    await Deno.remove(this.path).catch(() => {});
+    await removeLeftover(this.path);
   }
 }
 
@@ -210,6 +211,7 @@ export async function readUploadForm(
       }
     }
     if (failure) {
+      // why: the upload already failed with its own error; cancelling only lets the body go.
       await reader.cancel().catch(() => {});
       active?.destroy(); // the file part gets no more data: end it so its writer finishes
     } else {

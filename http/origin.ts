@@ -39,7 +39,7 @@ export function foreignRequest(c: Context, config: Config): Foreign | undefined 
   let from = "";
   try {
     from = new URL(referer).origin;
-  } catch { /* not a URL: nobody's */ }
+  } catch { /* why: a Referer that is no URL is nobody's origin: refused below */ }
   return ours(from)
     ? undefined
     : { header: "referer", message: "It comes from a page of another origin." };

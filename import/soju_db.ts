@@ -163,7 +163,7 @@ async function openPg(url: string): Promise<SojuDb> {
   let where = "the PostgreSQL database";
   try {
     where = `the PostgreSQL database on ${new URL(url).host}`;
-  } catch { /* named generically */ }
+  } catch { /* why: a URL without a host: the errors name the database generically */ }
   const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   const query = async (text: string, args: (number | string)[] = []): Promise<Row[]> => {
     try {

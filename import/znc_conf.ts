@@ -108,7 +108,7 @@ export async function readZncConf(path: string): Promise<ZncBlock> {
   } finally {
     try {
       file.close();
-    } catch { /* closed by the stream */ }
+    } catch { /* why: the stream closed the file already; nothing is left open */ }
   }
   if (comment) throw fileError(path, "a comment that is not closed");
   if (stack.length) throw fileError(path, `<${stack.at(-1)!.tag}> is not closed`);

@@ -195,7 +195,13 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
             if (ev.event === "shutdown") ws.close(GOING_AWAY, "Parley is shutting down.");
           });
           checker = setInterval(
-            () => void endIfGone(ws).catch(() => {}),
+            () =>
+              void endIfGone(ws).catch((err) =>
+                log.debug("events: session check failed; checked again later", {
+                  uid: user?.id,
+                  error: String(err),
+                })
+              ),
             deps.config.ircTiming.sessionCheck,
           );
         },

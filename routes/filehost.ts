@@ -32,7 +32,7 @@ export function dispositionName(header: string | undefined): string {
   if (star) {
     try {
       return clean(decodeURIComponent(star[1].trim()));
-    } catch { /* a bad escape: try the plain name */ }
+    } catch { /* why: a bad escape: the plain name below is used instead */ }
   }
   const quoted = /filename\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(header);
   if (quoted) return clean(quoted[1].replace(/\\(.)/g, "$1"));

@@ -8,6 +8,7 @@ import { currentUser, requireUser } from "../http/session.ts";
 import { pushFor } from "../push/mod.ts";
 import { PUSH_LIMITS } from "../push/notify.ts";
 import { endpointProblem } from "../push/endpoint.ts";
+import { log } from "../lib/log.ts";
 
 /** Routes under /api/push. */
 export function pushRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -57,7 +58,12 @@ export function pushRoutes(deps: AppDeps): Hono<AppEnv> {
     const body = await jsonBody(c, bodyOf("updatePushSettings"));
     await store.push.setAutoAway(currentUser(c).id, body.auto_away);
     // Going away or back is sent to the IRC connections after the answer, not before it.
-    away.setting(currentUser(c).id, body.auto_away).catch(() => {});
+    away.setting(currentUser(c).id, body.auto_away).catch((err) =>
+      log.warn("push: applying automatic away failed", {
+        uid: currentUser(c).id,
+        error: String(err),
+      })
+    );
     return c.json({ auto_away: body.auto_away });
   });
 

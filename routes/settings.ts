@@ -29,7 +29,7 @@ async function deviceOf(path: string): Promise<string> {
       if (inside && point.length >= best.point.length) best = { point, source };
     }
     if (best.source) return best.source;
-  } catch { /* no /proc (not Linux): the device number below */ }
+  } catch { /* why: no /proc (not Linux): the device number below names the disk */ }
   return String((await Deno.stat(real)).dev);
 }
 

@@ -64,7 +64,10 @@ export async function build(ifStale: boolean, watch = false): Promise<void> {
   );
   if (ifStale && !watch && mtime(outFile) > sources) return;
   // Chunks are named by their content: the last build's would pile up beside the new ones.
-  await Deno.remove(outDir, { recursive: true }).catch(() => {});
+  await Deno.remove(outDir, { recursive: true }).catch((err) => {
+    // A folder that cannot be emptied would ship stale chunks: only its absence is fine.
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  });
   await Deno.mkdir(outDir, { recursive: true });
   const out = await new Deno.Command(Deno.execPath(), {
     args: bundleArgs(outDir, watch),

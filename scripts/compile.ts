@@ -126,7 +126,9 @@ if (import.meta.main) {
     const wrong = await checkBinary(output, denoJson.version);
     if (wrong) {
       // Removed, so that what is left in dist/ is never installed by mistake.
-      await Deno.remove(output).catch(() => {});
+      await Deno.remove(output).catch((err) =>
+        console.error(`compile: could not remove ${output}: ${err}; do not install it`)
+      );
       console.error(`compile: ${wrong}`);
       Deno.exit(1);
     }

@@ -2,6 +2,7 @@
  * Finds or installs the Debian packages a task needs (ngircd, ircd-hybrid, chromium, postgresql,
  * irssi, weechat, tmux, systemd, znc), naming them when it cannot.
  */
+import { removeLeftover } from "../lib/remove.ts";
 
 /** A program a task needs and the Debian package that provides it. */
 export interface SystemTool {
@@ -121,7 +122,7 @@ async function unpack(pkg: string, root: string): Promise<void> {
       throw new Error(`dpkg-deb could not unpack ${deb.name} in ${root}`);
     }
   } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await removeLeftover(dir, { recursive: true });
   }
 }
 

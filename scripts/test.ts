@@ -25,6 +25,7 @@ import {
   ZNC,
 } from "./system_deps.ts";
 import { startPostgres } from "../tests/support/postgres.ts";
+import { removeLeftover } from "../lib/remove.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 
@@ -43,7 +44,10 @@ type TestFile = string;
 async function testFiles(paths: string[]): Promise<{ file: TestFile; alone: boolean }[]> {
   const out: { file: TestFile; alone: boolean }[] = [];
   const visit = async (path: string, named = false) => {
-    const info = await Deno.stat(path).catch(() => undefined);
+    const info = await Deno.stat(path).catch((err) => {
+      if (err instanceof Deno.errors.NotFound) return undefined;
+      throw err;
+    });
     if (!info) {
       if (!named) return;
       console.error(`test: no such file or folder: ${path.slice(root.length)}`);
@@ -146,7 +150,7 @@ async function run(testArgs: string[], files: TestFile[], env: Record<string, st
     if (unnamed) report.failed = 1;
     return { ok: status.success, code: status.code || 1, unnamed, ...report };
   } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await removeLeftover(dir, { recursive: true });
   }
 }
 

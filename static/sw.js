@@ -12,7 +12,7 @@ sw.addEventListener("push", (event) => {
   try {
     data = { ...data, ...event.data.json() };
   } catch {
-    // Not ours or not JSON: show the generic notification rather than nothing.
+    // why: not ours or not JSON: the generic notification is shown rather than nothing.
   }
   event.waitUntil(sw.registration.showNotification(String(data.title).slice(0, 200), {
     body: String(data.body).slice(0, 500),
