@@ -45,6 +45,8 @@ Deno.test("bouncer: BouncerServ answers from the listener and never reaches the 
       assertMatch(line, /Type "help"/);
       const [amb] = await serv(c, "c", /could be any of/);
       assertEquals(amb, '"c" could be any of: certfp, channel.');
+      const [deeper] = await serv(c, "sasl s", /could be any of/);
+      assertEquals(deeper, '"s" could be any of: set-plain, status.');
     });
 
     await t.step("the lowercase nick works too; a NOTICE to it is dropped", async () => {
