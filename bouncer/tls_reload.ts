@@ -73,10 +73,20 @@ export type TlsListening = AsyncIterable<TlsClientConn> & {
 /** How long a client has to finish its TLS handshake. */
 const HANDSHAKE_MS = 30_000;
 
-/** A client's TLS socket, once its handshake is done, as a connection of the accept loop. */
+/**
+ * A client's TLS socket as a connection of the accept loop, handed on at once (so the listener's
+ * bounds on clients not yet registered count it while it shakes hands); its lines and its
+ * certificate come after the handshake.
+ */
 function asConn(socket: tls.TLSSocket, remoteAddr: Deno.NetAddr): TlsClientConn {
-  const peer = socket.getPeerCertificate(true);
-  const raw = peer && "raw" in peer ? peer.raw : undefined;
+  let secure = false;
+  let certificate: Uint8Array | undefined;
+  socket.once("secure", () => {
+    secure = true;
+    const peer = socket.getPeerCertificate(true);
+    const raw = peer && "raw" in peer ? peer.raw : undefined;
+    if (raw?.length) certificate = new Uint8Array(raw);
+  });
   return {
     readable: Readable.toWeb(socket) as ReadableStream<Uint8Array<ArrayBuffer>>,
     remoteAddr,
@@ -84,9 +94,12 @@ function asConn(socket: tls.TLSSocket, remoteAddr: Deno.NetAddr): TlsClientConn 
       new Promise((resolve, reject) =>
         socket.write(bytes, (err) => err ? reject(err) : resolve(bytes.length))
       ),
-    close: () => void socket.destroySoon(),
+    // What was written goes first; a socket still shaking hands has nothing to flush.
+    close: () => void (secure ? socket.destroySoon() : socket.destroy()),
     tls: true,
-    certificate: raw?.length ? new Uint8Array(raw) : undefined,
+    get certificate() {
+      return certificate;
+    },
   };
 }
 
@@ -119,13 +132,10 @@ export function listenTls(options: { hostname: string; port: number }, pem: TlsP
     });
     socket.on("error", () => socket.destroy());
     const timer = setTimeout(() => socket.destroy(), HANDSHAKE_MS);
+    socket.once("secure", () => clearTimeout(timer));
     socket.once("close", () => clearTimeout(timer));
-    socket.once("secure", () => {
-      clearTimeout(timer);
-      if (closed) return void socket.destroy();
-      ready.push(asConn(socket, conn.remoteAddr as Deno.NetAddr));
-      wake?.();
-    });
+    ready.push(asConn(socket, conn.remoteAddr as Deno.NetAddr));
+    wake?.();
   };
   (async () => {
     try {
@@ -141,6 +151,7 @@ export function listenTls(options: { hostname: string; port: number }, pem: TlsP
       closed = true;
       unwatch();
       listener.close();
+      for (const conn of ready.splice(0)) conn.close();
       wake?.();
     },
     async *[Symbol.asyncIterator]() {

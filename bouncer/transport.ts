@@ -42,7 +42,6 @@ type SocketConn = Pick<Deno.Conn, "readable" | "write" | "close" | "remoteAddr">
 export class SocketTransport implements ClientTransport {
   readonly address: string;
   readonly tls: boolean;
-  readonly certificate?: Uint8Array;
   #conn: SocketConn;
   #queue: Uint8Array[] = [];
   #queued = 0;
@@ -53,9 +52,13 @@ export class SocketTransport implements ClientTransport {
   constructor(conn: SocketConn) {
     this.#conn = conn;
     this.tls = conn.tls === true;
-    this.certificate = conn.certificate;
     const addr = conn.remoteAddr as Deno.NetAddr;
     this.address = addr.hostname ?? "unknown";
+  }
+
+  /** The client's TLS certificate, once its handshake is done (it is, once a line came). */
+  get certificate(): Uint8Array | undefined {
+    return this.#conn.certificate;
   }
 
   async *lines(): AsyncIterable<Incoming> {

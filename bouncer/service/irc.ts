@@ -92,13 +92,14 @@ function pieces(line: string): string[] {
   return out;
 }
 
-/** Sends each `server_notice` to the user's logged-in clients on this node. */
+/** Sends each `server_notice` to the user's attached clients that this node serves. */
 export function relayServerNotices(cx: BouncerContext): () => void {
   return cx.relay.bus.tap(
     (userId, ev) => {
       if (ev.event !== "server_notice") return;
       for (const s of cx.logins.get(userId) ?? []) {
-        if (!s.registered) continue;
+        // The clients this node serves; one handed over to another node hears it from there.
+        if (!s.hub && !s.control) continue;
         for (const piece of pieces(ev.message)) {
           s.write(formatLine("NOTICE", [s.target, piece], { prefix: SERVER_NAME }));
         }

@@ -34,7 +34,7 @@ export async function networkOf(call: ServiceCall, name?: string): Promise<Conne
 
 /** The parts of `-addr`: `[irc://|ircs://]host[:port]`; TLS unless the scheme says irc://. */
 function parseAddr(addr: string): { tls: boolean; hostPort: string } {
-  const m = /^(?:(ircs|irc|irc\+insecure):\/\/)?([^/\s?#]+)\/?$/i.exec(addr.trim());
+  const m = /^(?:(ircs|irc|irc\+insecure):\/\/)?([^/\s?#@]+)\/?$/i.exec(addr.trim());
   if (!m) throw invalid(t("-addr takes host[:port], ircs://host[:port] or irc://host[:port]."));
   return { tls: !m[1] || m[1].toLowerCase() === "ircs", hostPort: m[2] };
 }
@@ -48,7 +48,11 @@ function urlFrom(flags: Map<string, string>, base?: string): string {
   let url: URL;
   if (addr) {
     const { tls, hostPort } = parseAddr(addr);
-    url = new URL(`${tls ? "ircs" : "irc"}://${hostPort}`);
+    try {
+      url = new URL(`${tls ? "ircs" : "irc"}://${hostPort}`);
+    } catch {
+      throw invalid(t("-addr takes host[:port], ircs://host[:port] or irc://host[:port]."));
+    }
     if (base) {
       // Keeps what the flags do not name (the SASL login, tls_verify...); the connection service
       // decides whether a stored password may follow to the new server.

@@ -82,7 +82,7 @@ export function register(...commands: ServiceCommand[]): void {
 /** The command the first words name (each may be a unique prefix), and the words after it. */
 export function findCommand(
   typed: string[],
-): { command: ServiceCommand; rest: string[] } | { ambiguous: string[] } | undefined {
+): { command: ServiceCommand; rest: string[] } | { ambiguous: string[]; word: string } | undefined {
   let candidates = SERVICE_COMMANDS.map((c) => ({ c, parts: c.name.split(" ") }));
   for (let depth = 0; depth < typed.length; depth++) {
     const word = typed[depth].toLowerCase();
@@ -91,7 +91,7 @@ export function findCommand(
     const matching = exact.length ? exact : at.filter((x) => x.parts[depth].startsWith(word));
     const names = new Set(matching.map((x) => x.parts[depth]));
     if (!matching.length) return undefined;
-    if (names.size > 1) return { ambiguous: [...names].sort() };
+    if (names.size > 1) return { ambiguous: [...names].sort(), word: typed[depth] };
     candidates = matching;
     const done = candidates.find((x) => x.parts.length === depth + 1);
     if (done) return { command: done.c, rest: typed.slice(depth + 1) };
@@ -121,7 +121,7 @@ export async function runService(call: ServiceCall, line: string): Promise<strin
   }
   if ("ambiguous" in found) {
     return [t('"{word}" could be any of: {list}.', {
-      word: typed[0].slice(0, 32),
+      word: found.word.slice(0, 32),
       list: found.ambiguous.join(", "),
     })];
   }

@@ -9,6 +9,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
 import { BouncerClient, type Received } from "../support/bouncer_client.ts";
 import { pemBytes, selfSigned } from "../../lib/self_signed.ts";
+import { poll } from "../support/poll.ts";
 
 /** A server certificate for `localhost` (openssl, as the daemon's test makes one). */
 async function serverPem(): Promise<{ cert: string; key: string }> {
@@ -159,6 +160,37 @@ Deno.test("bouncer: SASL EXTERNAL with a registered client certificate", async (
     });
     plain.close();
   } finally {
+    await s.close();
+  }
+});
+
+Deno.test("bouncer: a TLS client still shaking hands counts as registering", async () => {
+  const pem = await serverPem();
+  const s = await setupBouncer({ unregisteredPerAddress: 2 }, undefined, pem);
+  const silent: Deno.Conn[] = [];
+  try {
+    // Two sockets that never start TLS hold both places of their address.
+    for (let i = 0; i < 2; i++) {
+      silent.push(await Deno.connect({ hostname: "127.0.0.1", port: s.tlsPort }));
+    }
+    const third = await BouncerClient.connectTls(s.tlsPort, pem.cert, "third");
+    await third.send("CAP LS 302").catch(() => {});
+    await third.waitClosed();
+    assert(!third.lines.some((l) => l.command === "CAP"), "refused before it registered");
+    // One gone, a place is free again.
+    silent.shift()!.close();
+    await poll("a place is free", async () => {
+      const c = await BouncerClient.connectTls(s.tlsPort, pem.cert, "fourth");
+      await c.send("CAP LS 302").catch(() => {});
+      const ok = await Promise.race([
+        c.waitFor((l) => l.command === "CAP").then(() => true, () => false),
+        c.waitClosed().then(() => false),
+      ]);
+      c.close();
+      return ok;
+    });
+  } finally {
+    for (const c of silent) c.close();
     await s.close();
   }
 });

@@ -45,6 +45,8 @@ Deno.test("bouncer: BouncerServ answers from the listener and never reaches the 
       assertMatch(line, /Type "help"/);
       const [amb] = await serv(c, "c", /could be any of/);
       assertEquals(amb, '"c" could be any of: certfp, channel.');
+      const [deeper] = await serv(c, "sasl s", /could be any of/);
+      assertEquals(deeper, '"s" could be any of: set-plain, status.');
     });
 
     await t.step("the lowercase nick works too; a NOTICE to it is dropped", async () => {
@@ -79,6 +81,8 @@ Deno.test("bouncer: BouncerServ answers from the listener and never reaches the 
       assertEquals(missing[0], "-addr is needed.");
       const unknown = await serv(c, "network create -addr 127.0.0.1 -color red", /Unknown flag/);
       assertEquals(unknown.length, 1);
+      const badAddr = await serv(c, "network create -addr x@[::zz]:99999", /-addr takes/);
+      assertEquals(badAddr.length, 1);
       // The same host, port and nick as the first connection: refused as the API refuses it.
       const dup = await serv(
         c,
