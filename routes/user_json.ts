@@ -27,8 +27,8 @@ export type UserJson = {
   default_connection: string;
   forced_connection: boolean;
   video_service: string;
-  /** Messages older than this many days are deleted (0: none are). */
-  message_retention_days: number;
+  /** Messages older than this many days are deleted; absent while none are (as Convos's user). */
+  message_retention_days?: number;
   connections?: ConnectionJson[];
   conversations?: ConversationJson[];
 };
@@ -52,8 +52,10 @@ export async function userJson(
     default_connection: publicUrl(settings.default_connection),
     forced_connection: settings.forced_connection,
     video_service: settings.video_service,
-    message_retention_days: retentionOf(deps.config, settings),
   };
+  // Only while retention is on: with it off the user is exactly Convos's shape.
+  const retentionDays = retentionOf(deps.config, settings);
+  if (retentionDays > 0) out.message_retention_days = retentionDays;
   if (opts.connections) out.connections = await deps.connections.list(user.id);
   if (opts.conversations) {
     out.conversations = await listConversations(deps, user.id);
