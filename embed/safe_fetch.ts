@@ -8,11 +8,7 @@
  * TLS. Each redirect is checked like the first URL. Link previews GET pages through it; Web Push
  * POSTs to push services through it.
  */
-import http from "node:http";
-import https from "node:https";
 import type { LookupAddress } from "node:dns";
-import { isIP } from "node:net";
-import { rootCertificates } from "node:tls";
 import { isLocalName, isPublicAddress, parseIPv4 } from "./address.ts";
 
 /** Limits and policy of one fetch. */
@@ -119,7 +115,10 @@ type RequestOptions =
 
 /** node's `lookup` answering only `addresses` (checked already): the name is never resolved again. */
 function pinned(addresses: string[]) {
-  const all: LookupAddress[] = addresses.map((address) => ({ address, family: isIP(address) }));
+  const all: LookupAddress[] = addresses.map((address) => ({
+    address,
+    family: address.includes(":") ? 6 : 4,
+  }));
   return (
     _host: string,
     options: { all?: boolean },
@@ -162,7 +161,11 @@ function headersOf(raw: string[]): Headers {
 async function request(url: URL, opts: RequestOptions): Promise<Omit<SafeResponse, "url">> {
   checkScheme(url);
   const addresses = await checkedAddresses(url.hostname, opts.allow, opts.resolve);
-  const client = url.protocol === "https:" ? https : http;
+  // Loaded on first use: the IRC side imports this module for resolveDns alone.
+  const client = url.protocol === "https:"
+    ? (await import("node:https")).default
+    : (await import("node:http")).default;
+  const { rootCertificates } = await import("node:tls");
   const { promise, resolve, reject } = Promise.withResolvers<Omit<SafeResponse, "url">>();
   const req = client.request(url, {
     method: opts.method ?? "GET",
