@@ -188,7 +188,10 @@ async function request(url: URL, opts: RequestOptions): Promise<Omit<SafeRespons
     let total = 0;
     let truncated = false;
     const sink = opts.onBody;
+    let done = false;
     const finish = () => {
+      if (done) return;
+      done = true;
       res.destroy();
       const body = new Uint8Array(sink ? 0 : total);
       let off = 0;
@@ -196,6 +199,8 @@ async function request(url: URL, opts: RequestOptions): Promise<Omit<SafeRespons
       resolve({ status, headers, body, truncated });
     };
     res.on("data", (chunk: Uint8Array) => {
+      // Pieces already in flight when the reading stopped are not wanted.
+      if (done) return;
       let piece = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       const room = opts.maxBytes - total;
       if (piece.length > room) {
