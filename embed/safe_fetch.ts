@@ -198,9 +198,7 @@ async function request(url: URL, opts: RequestOptions): Promise<Omit<SafeRespons
       for (const p of parts) body.set(p, (off += p.length) - p.length);
       resolve({ status, headers, body, truncated });
     };
-    res.on("data", (chunk: Uint8Array) => {
-      // Pieces already in flight when the reading stopped are not wanted.
-      if (done) return;
+    const take = (chunk: Uint8Array) => {
       let piece = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       const room = opts.maxBytes - total;
       if (piece.length > room) {
@@ -212,6 +210,10 @@ async function request(url: URL, opts: RequestOptions): Promise<Omit<SafeRespons
       if (sink) stop = (piece.length > 0 && sink(piece, { status, headers })) || stop;
       else parts.push(piece.slice());
       if (stop) finish();
+    };
+    // What has arrived is read in one piece (a flood of tiny chunks costs one call, not one each).
+    res.on("readable", () => {
+      for (let chunk; !done && (chunk = res.read()) !== null;) take(chunk);
     });
     res.on("end", finish);
     // A connection cut after the head: what came is the body (as a browser shows it).
