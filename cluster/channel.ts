@@ -1,8 +1,8 @@
 /**
  * Messages between Parley nodes over PostgreSQL's LISTEN/NOTIFY, each sealed in an envelope
- * (envelope.ts): signed and encrypted with keys from the secret the nodes share. A NOTIFY payload
- * holds at most 8000 bytes: a larger message's ciphertext goes into `cluster_payloads` and the
- * NOTIFY carries its id.
+ * (envelope.ts): a JWE encrypted with keys from the secret the nodes share. A NOTIFY payload
+ * holds at most 8000 bytes: a larger message's envelope goes into `cluster_payloads` and the
+ * NOTIFY carries a sealed reference to its row.
  */
 import { log } from "../lib/log.ts";
 import { nowMicros } from "../lib/time.ts";
@@ -37,8 +37,8 @@ export class PgChannel {
     let payload = sealed.inline;
     if (payload.length > INLINE) {
       const [row] = await this.sql`INSERT INTO cluster_payloads (payload, created)
-        VALUES (${sealed.ciphertext}, ${nowMicros()}) RETURNING id`;
-      payload = await keys.reference(channel, sealed.header, Number(row.id));
+        VALUES (${sealed.inline}, ${nowMicros()}) RETURNING id`;
+      payload = await keys.reference(channel, sealed.jti, Number(row.id));
     }
     await this.sql`SELECT pg_notify(${channel}, ${payload})`;
   }
@@ -70,7 +70,7 @@ export class PgChannel {
         WHERE id = ${checked.ok.ref}`;
       if (!row) return undefined; // expired: older than PAYLOAD_KEEP_US
       try {
-        json = await keys.open(channel, checked.ok.header, row.payload);
+        json = await keys.open(channel, row.payload, checked.ok.jti);
       } catch {
         return this.#refuse(channel, "undecryptable");
       }

@@ -1,78 +1,61 @@
 /**
  * The envelope every message between nodes travels in. Any role that may connect to the database
  * can LISTEN and NOTIFY on any channel, so a node believes only what the nodes' shared secret
- * signed, and says nothing a listener could read:
+ * sealed, and says nothing a listener could read. An envelope is a JWE in compact form (RFC 7516,
+ * by `jose`): `dir` + `A256GCM`, its protected header (authenticated by the cipher's tag) carrying
  *
- *     p1.<ms>.<epoch>.<nonce>.<kind>.<data>.<mac>
- *
- * - `ms`: when it was sealed (ms since 1970); older or newer than WINDOW_MS by the receiver's
- *   clock, it is refused, and within that window each nonce is accepted once (no replays);
- * - `epoch`: random per sender process; the message is encrypted (AES-256-GCM) under a key derived
- *   from the secret and the epoch, so no one key encrypts more than a process sends;
- * - `nonce`: random, the cipher's IV and the replay check's key;
- * - `kind` `i` and `data` the ciphertext (base64url), or `r` and the id of a `cluster_payloads`
- *   row holding it (a NOTIFY payload is at most 8000 bytes);
- * - `mac`: HMAC-SHA256 over the channel's name and every field before it, under a key derived
- *   from the secret. The channel is in it, so an envelope cannot be replayed on another channel;
- *   the ciphertext's own tag binds it to the same fields, so a stored one cannot be swapped.
+ * - `kid`: the sender's epoch, random per sender process; the key is derived (HKDF-SHA256) from
+ *   the secret and the epoch, so no one key encrypts more than a process sends;
+ * - `ch`: the channel's name, checked on open, so an envelope cannot be replayed on another one;
+ * - `iat`: when it was sealed (ms since 1970); older or newer than WINDOW_MS by the receiver's
+ *   clock, it is refused;
+ * - `jti`: random; within the window each is accepted once (no replays);
+ * - `cty`: `ref` when the plaintext is not the message but `{"ref": <row id>, "jti": <jti>}`,
+ *   pointing at a `cluster_payloads` row holding the message's own envelope (a NOTIFY payload is
+ *   at most 8000 bytes); the row's envelope must carry that jti, so a reference opens only its own.
  */
-import { base64url } from "../lib/crypto.ts";
+import { compactDecrypt, CompactEncrypt, type CompactJWEHeaderParameters } from "jose";
+import { Buffer } from "node:buffer";
+import { randomId } from "../lib/crypto.ts";
 
 /** How far an envelope's time may be from the receiver's clock (ms). */
 export const WINDOW_MS = 60_000;
 
-const VERSION = "p1";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function fromBase64url(s: string): Uint8Array {
-  const b64 = s.replaceAll("-", "+").replaceAll("_", "/");
-  const bin = atob(b64 + "=".repeat((4 - b64.length % 4) % 4));
-  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
-}
-
-async function hkdf(secret: CryptoKey, salt: Uint8Array, info: string, usage: "mac" | "enc") {
-  return await crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: salt as BufferSource, info: encoder.encode(info) },
-    secret,
-    usage === "mac" ? { name: "HMAC", hash: "SHA-256", length: 256 } : {
-      name: "AES-GCM",
-      length: 256,
-    },
-    false,
-    usage === "mac" ? ["sign", "verify"] : ["encrypt", "decrypt"],
-  );
-}
-
 /** Why an envelope was refused (for the log; never its contents). */
-export type Refusal = "malformed" | "bad mac" | "too old or too new" | "replayed" | "undecryptable";
+export type Refusal = "malformed" | "too old or too new" | "replayed" | "undecryptable";
 
-/** A sealed message: its inline envelope, and what a reference to it needs when that is too large. */
+/** A sealed message: its envelope, and the jti a reference to it carries when it is too large. */
 export interface Sealed {
-  /** The fields before the kind (what `reference` signs again). */
-  header: string;
-  /** The ciphertext (base64url). */
-  ciphertext: string;
-  /** The whole inline envelope. */
   inline: string;
+  jti: string;
 }
 
-/** What an accepted envelope holds: the JSON text, or the row id to read the ciphertext from. */
-export type Opened = { json: string } | { ref: number; header: string };
+/** What an accepted envelope holds: the JSON text, or the row to read the message's envelope from. */
+export type Opened = { json: string } | { ref: number; jti: string };
+
+/** The protected header Parley writes (and reads back, authenticated). */
+interface Header extends CompactJWEHeaderParameters {
+  kid: string;
+  ch: string;
+  iat: number;
+  jti: string;
+  cty?: "ref";
+}
 
 /** The keys the nodes derive from their shared secret. */
 export class ClusterKeys {
   #secret: CryptoKey;
-  #mac: CryptoKey;
-  #epoch = base64url(crypto.getRandomValues(new Uint8Array(16)));
+  #epoch = randomId(16);
   #own: Promise<CryptoKey>;
-  /** Other senders' keys by epoch, most recent last (only authenticated epochs get here). */
-  #epochs = new Map<string, Promise<CryptoKey>>();
+  /** Senders' keys by epoch, most recent last (only epochs that opened an envelope stay). */
+  #epochs = new Map<string, CryptoKey>();
 
-  private constructor(secret: CryptoKey, mac: CryptoKey) {
+  private constructor(secret: CryptoKey) {
     this.#secret = secret;
-    this.#mac = mac;
-    this.#own = this.#keyOf(this.#epoch);
+    this.#own = this.#derive(this.#epoch);
   }
 
   /** Derives the keys from the secret every node is configured with. */
@@ -80,107 +63,130 @@ export class ClusterKeys {
     const ikm = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, [
       "deriveKey",
     ]);
-    return new ClusterKeys(ikm, await hkdf(ikm, new Uint8Array(), "parley cluster mac", "mac"));
+    return new ClusterKeys(ikm);
   }
 
-  #keyOf(epoch: string): Promise<CryptoKey> {
-    let key = this.#epochs.get(epoch);
-    if (key) {
-      this.#epochs.delete(epoch);
-    } else {
-      key = hkdf(this.#secret, fromBase64url(epoch), "parley cluster encryption", "enc");
-      // A handful of nodes, each with a new epoch per start: 64 is plenty.
-      if (this.#epochs.size >= 64) this.#epochs.delete(this.#epochs.keys().next().value!);
-    }
-    this.#epochs.set(epoch, key);
-    return key;
-  }
-
-  async #sign(channel: string, signed: string): Promise<string> {
-    const bytes = await crypto.subtle.sign(
-      "HMAC",
-      this.#mac,
-      encoder.encode(`${channel}\n${signed}`),
+  #derive(epoch: string): Promise<CryptoKey> {
+    return crypto.subtle.deriveKey(
+      {
+        name: "HKDF",
+        hash: "SHA-256",
+        salt: Buffer.from(epoch, "base64url"),
+        info: encoder.encode("parley cluster encryption"),
+      },
+      this.#secret,
+      { name: "AES-GCM", length: 256 },
+      false,
+      ["encrypt", "decrypt"],
     );
-    return base64url(new Uint8Array(bytes));
+  }
+
+  /** Remembers the key of an epoch that opened an envelope (a forged epoch never gets here). */
+  #keep(epoch: string, key: CryptoKey): void {
+    this.#epochs.delete(epoch);
+    // A handful of nodes, each with a new epoch per start: 64 is plenty.
+    if (this.#epochs.size >= 64) this.#epochs.delete(this.#epochs.keys().next().value!);
+    this.#epochs.set(epoch, key);
+  }
+
+  async #seal(header: Header, plaintext: string): Promise<string> {
+    return await new CompactEncrypt(encoder.encode(plaintext))
+      .setProtectedHeader(header)
+      .encrypt(await this.#own);
   }
 
   /** Seals `json` for `channel`, at `now` (ms). */
   async seal(channel: string, json: string, now = Date.now()): Promise<Sealed> {
-    const nonce = crypto.getRandomValues(new Uint8Array(12));
-    const header = `${VERSION}.${now}.${this.#epoch}.${base64url(nonce)}`;
-    const sealed = await crypto.subtle.encrypt(
-      { name: "AES-GCM", iv: nonce, additionalData: encoder.encode(`${channel}\n${header}`) },
-      await this.#own,
-      encoder.encode(json),
-    );
-    const ciphertext = base64url(new Uint8Array(sealed));
-    const signed = `${header}.i.${ciphertext}`;
-    return { header, ciphertext, inline: `${signed}.${await this.#sign(channel, signed)}` };
+    const jti = randomId(12);
+    const header: Header = {
+      alg: "dir",
+      enc: "A256GCM",
+      kid: this.#epoch,
+      ch: channel,
+      iat: now,
+      jti,
+    };
+    return { inline: await this.#seal(header, json), jti };
   }
 
-  /** The envelope that points at a stored ciphertext (row `id`) sealed with `header`. */
-  async reference(channel: string, header: string, id: number): Promise<string> {
-    const signed = `${header}.r.${id}`;
-    return `${signed}.${await this.#sign(channel, signed)}`;
+  /** The envelope that points at a stored envelope (row `id`) whose jti is `jti`. */
+  async reference(channel: string, jti: string, id: number, now = Date.now()): Promise<string> {
+    const header: Header = {
+      alg: "dir",
+      enc: "A256GCM",
+      kid: this.#epoch,
+      ch: channel,
+      iat: now,
+      jti: randomId(12),
+      cty: "ref",
+    };
+    return await this.#seal(header, JSON.stringify({ ref: id, jti }));
   }
 
-  /** Checks an envelope's MAC and age, and opens an inline one: what it holds, or why not. */
+  /** Decrypts an envelope sealed for `channel`: its header and plaintext, or why not. */
+  async #decrypt(
+    channel: string,
+    payload: string,
+  ): Promise<{ header: Header; text: string } | { refused: Refusal }> {
+    // Cheap checks first: a compact JWE is five base64url parts, the second empty for `dir`.
+    if (!/^[\w-]+\.\.[\w-]+\.[\w-]*\.[\w-]+$/.test(payload)) {
+      return { refused: "malformed" };
+    }
+    let head: Partial<Header>;
+    try {
+      head = JSON.parse(
+        Buffer.from(payload.slice(0, payload.indexOf(".")), "base64url").toString(),
+      );
+    } catch {
+      return { refused: "malformed" };
+    }
+    const epoch = head?.kid;
+    if (typeof epoch !== "string" || !/^[\w-]{22}$/.test(epoch)) return { refused: "malformed" };
+    const kept = this.#epochs.get(epoch);
+    const key = kept ?? await this.#derive(epoch);
+    let header: Header;
+    let text: string;
+    try {
+      const opened = await compactDecrypt(payload, key, {
+        keyManagementAlgorithms: ["dir"],
+        contentEncryptionAlgorithms: ["A256GCM"],
+      });
+      header = opened.protectedHeader as Header;
+      text = decoder.decode(opened.plaintext);
+    } catch {
+      return { refused: "undecryptable" };
+    }
+    if (!kept) this.#keep(epoch, key);
+    // Authentic from here on: sealed by a node, so its fields are the ones seal() writes.
+    if (header.ch !== channel) return { refused: "undecryptable" };
+    return { header, text };
+  }
+
+  /** Opens an envelope: what it holds, its jti and time, or why not. */
   async check(
     channel: string,
     payload: string,
     now = Date.now(),
   ): Promise<{ ok: Opened; nonce: string; ms: number } | { refused: Refusal }> {
-    const parts = payload.split(".");
-    if (parts.length !== 7 || parts[0] !== VERSION || !/^\d{1,15}$/.test(parts[1])) {
-      return { refused: "malformed" };
+    const opened = await this.#decrypt(channel, payload);
+    if ("refused" in opened) return opened;
+    const { header, text } = opened;
+    if (!(Math.abs(now - header.iat) <= WINDOW_MS)) return { refused: "too old or too new" };
+    let ok: Opened = { json: text };
+    if (header.cty === "ref") {
+      const ref = JSON.parse(text) as { ref: number; jti: string };
+      ok = { ref: ref.ref, jti: ref.jti };
     }
-    const [, ms, epoch, nonce, kind, data, mac] = parts;
-    if (kind !== "i" && !(kind === "r" && /^\d{1,15}$/.test(data))) return { refused: "malformed" };
-    let macBytes: Uint8Array;
-    try {
-      macBytes = fromBase64url(mac);
-    } catch {
-      return { refused: "malformed" };
-    }
-    const signed = parts.slice(0, 6).join(".");
-    const good = await crypto.subtle.verify(
-      "HMAC",
-      this.#mac,
-      macBytes as BufferSource,
-      encoder.encode(`${channel}\n${signed}`),
-    );
-    if (!good) return { refused: "bad mac" };
-    if (Math.abs(now - Number(ms)) > WINDOW_MS) return { refused: "too old or too new" };
-    const header = parts.slice(0, 4).join(".");
-    let ok: Opened = { ref: Number(data), header };
-    if (kind === "i") {
-      try {
-        ok = { json: await this.#decrypt(channel, header, data) };
-      } catch {
-        return { refused: "undecryptable" };
-      }
-    }
-    return { ok, nonce: `${epoch}.${nonce}`, ms: Number(ms) };
+    return { ok, nonce: `${header.kid}.${header.jti}`, ms: header.iat };
   }
 
-  /** Decrypts a ciphertext sealed for `channel` with `header`; throws when it does not open. */
-  async open(channel: string, header: string, ciphertext: string): Promise<string> {
-    return await this.#decrypt(channel, header, ciphertext);
-  }
-
-  async #decrypt(channel: string, header: string, ciphertext: string): Promise<string> {
-    const [, , epoch, nonce] = header.split(".");
-    const plain = await crypto.subtle.decrypt(
-      {
-        name: "AES-GCM",
-        iv: fromBase64url(nonce) as BufferSource,
-        additionalData: encoder.encode(`${channel}\n${header}`),
-      },
-      await this.#keyOf(epoch),
-      fromBase64url(ciphertext) as BufferSource,
-    );
-    return decoder.decode(plain);
+  /** Opens the stored envelope a reference points at; throws unless it is the one (`jti`). */
+  async open(channel: string, stored: string, jti: string): Promise<string> {
+    const opened = await this.#decrypt(channel, stored);
+    if ("refused" in opened || opened.header.jti !== jti || opened.header.cty) {
+      throw new Error("not the referenced envelope");
+    }
+    return opened.text;
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import type { ConnectionState } from "../irc/engine/connection.ts";
 import type { ClientSettings } from "../store/client_settings.ts";
+import type { RequestId } from "./event_requests.ts";
 
 export type { ConnectionState };
 
@@ -468,30 +469,9 @@ export type EventKind = TapEvent["event"];
 
 // ---- Requests (client -> server) ----
 
-/** The client's own id for a request; the answer carries it back. */
-export type RequestId = number | string;
-
-/** A keepalive; Convos's client sends `{}`, which counts as one. */
-export interface PingRequest {
-  method?: "ping";
-  id?: RequestId;
-}
-
-/** Asks for the user with connections and conversations. */
-export interface LoadRequest {
-  method: "load";
-  id?: RequestId;
-}
-
-/** Text or a command, typed in a conversation ("" = the server conversation). */
-export interface SendRequest extends Where {
-  method: "send";
-  id?: RequestId;
-  message: string;
-}
-
-/** Every request a client sends. */
-export type ClientRequest = PingRequest | LoadRequest | SendRequest;
+// The requests (ping, load, send) and their ids are declared once, as the zod schemas the server
+// reads them with; a type-only export, so the web client's bundle carries no zod.
+export type { ClientRequest, RequestId } from "./event_requests.ts";
 
 // ---- Answers (server -> client) ----
 

@@ -3,6 +3,7 @@
  * answers `ping`, `load` and `send` requests. The protocol is written down in docs/events.md.
  */
 import { Hono } from "hono";
+import { z } from "zod";
 import { upgradeWebSocket } from "hono/deno";
 import type { WSContext } from "hono/ws";
 import type { AppDeps, AppEnv } from "../http/env.ts";
@@ -11,13 +12,8 @@ import { isCrossSite } from "../http/client.ts";
 import { log } from "../lib/log.ts";
 import type { UserRecord } from "../store/users.ts";
 import { userJson } from "./user_json.ts";
-import type {
-  AnswerTo,
-  ClientRequest,
-  RequestId,
-  ServerFrame,
-  UnknownMethodFrame,
-} from "../lib/events.ts";
+import type { AnswerTo, RequestId, ServerFrame, UnknownMethodFrame } from "../lib/events.ts";
+import { RequestHead, SendRequest } from "../lib/event_requests.ts";
 
 /** Close code for a refused socket (policy violation). */
 export const POLICY_VIOLATION = 1008;
@@ -31,9 +27,8 @@ export const TRY_AGAIN_LATER = 1013;
  */
 export const MAX_BUFFERED = 4 * 1024 * 1024;
 
-/** A request as it arrives: any of ClientRequest's fields, each of them not yet checked. */
-type Request = { [K in keyof SendRequestFields]?: unknown };
-type SendRequestFields = Extract<ClientRequest, { method: "send" }>;
+/** A request as it arrives: a JSON object, its fields not yet checked. */
+type Request = Record<string, unknown>;
 
 /** Every answer to a request. */
 type Answer = AnswerTo[keyof AnswerTo] | UnknownMethodFrame;
@@ -51,14 +46,16 @@ function errorsOf(caught: unknown): ErrorItem[] {
   return [{ message: "Internal server error.", path: "/" }];
 }
 
+/** A frame must be a JSON object (not null, an array or a scalar). */
+const FrameObject = z.record(z.string(), z.unknown());
+
 /** Ids given to requests that carry none, so that every answer names its request. */
 let lastId = 0;
 
 /** Answers one request from the client; the answer carries the request's `id` and `method`. */
 function answer(deps: AppDeps, user: UserRecord, req: Request): Promise<Answer> {
-  const id = typeof req.id === "string" || typeof req.id === "number" ? req.id : String(++lastId);
-  const method = typeof req.method === "string" ? req.method.slice(0, 64) : undefined;
-  return answerMethod(deps, user, req, id, method);
+  const head = RequestHead.parse(req);
+  return answerMethod(deps, user, req, head.id ?? String(++lastId), head.method);
 }
 
 async function answerMethod(
@@ -87,35 +84,33 @@ async function answerMethod(
         connection_id: req.connection_id,
         conversation_id: req.conversation_id ?? "",
       };
-      const bad = (message: string, path: string): Answer => ({
-        event: "sent",
-        id,
-        method: "send",
-        ...where,
-        errors: [{ message, path }],
-      });
-      // Convos's words for a request that is not a send.
-      if (typeof req.connection_id !== "string") return bad("Invalid input.", "/connection_id");
-      if (typeof where.conversation_id !== "string") {
-        return bad("Invalid input.", "/conversation_id");
+      const parsed = SendRequest.safeParse(req);
+      if (!parsed.success) {
+        // Convos's words for a request that is not a send, at the first field it gets wrong.
+        const issue = parsed.error.issues[0];
+        return {
+          event: "sent",
+          id,
+          method: "send",
+          ...where,
+          errors: [{ message: issue.message, path: `/${issue.path.join("/")}` }],
+        };
       }
-      if (typeof req.message !== "string" || req.message.trim() === "") {
-        return bad("Invalid input.", "/message");
-      }
+      const send = parsed.data;
       try {
         const result = await deps.irc.send(
           user.id,
-          req.connection_id,
-          where.conversation_id as string,
-          req.message,
+          send.connection_id,
+          send.conversation_id,
+          send.message,
         );
         return {
           event: "sent",
           id,
           method: "send",
-          connection_id: req.connection_id,
-          conversation_id: where.conversation_id as string,
-          message: req.message,
+          connection_id: send.connection_id,
+          conversation_id: send.conversation_id,
+          message: send.message,
           // What the commands return (irc/chat/commands.ts) is declared once, as SendResult.
           ...result,
         };
@@ -209,8 +204,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
           if (!user || refusal || !(await endIfGone(ws))) return;
           let req: Request;
           try {
-            req = JSON.parse(String(ev.data));
-            if (req === null || typeof req !== "object" || Array.isArray(req)) throw new Error();
+            req = FrameObject.parse(JSON.parse(String(ev.data)));
           } catch {
             send(ws, { event: "error", errors: [{ message: "Invalid JSON.", path: "/" }] });
             return;

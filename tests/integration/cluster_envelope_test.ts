@@ -4,6 +4,7 @@
  * what nodes tell each other nor make a node believe anything.
  */
 import postgres from "postgres";
+import { Buffer } from "node:buffer";
 import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
 import { startPostgres } from "../support/postgres.ts";
@@ -72,8 +73,17 @@ Deno.test("cluster envelopes: unreadable and unforgeable by a role without privi
         await intruder.notify("parley_logins", captured);
         // One character of the ciphertext changed.
         const parts = captured.split(".");
-        parts[5] = (parts[5][0] === "A" ? "B" : "A") + parts[5].slice(1);
+        parts[3] = (parts[3][0] === "A" ? "B" : "A") + parts[3].slice(1);
         await intruder.notify(CHANNEL, parts.join("."));
+        // The protected header rewritten to name the other channel (the tag covers it).
+        const header = JSON.parse(new TextDecoder().decode(Buffer.from(parts[0], "base64url")));
+        const moved = [
+          Buffer.from(JSON.stringify({ ...header, ch: "parley_logins" })).toString("base64url"),
+        ];
+        await intruder.notify(
+          "parley_logins",
+          [...moved, ...captured.split(".").slice(1)].join("."),
+        );
         // Sealed by whoever knows another secret.
         const stranger = await ClusterKeys.derive("another installation's secret");
         await intruder.notify(CHANNEL, (await stranger.seal(CHANNEL, '{"forged":1}')).inline);
@@ -81,9 +91,17 @@ Deno.test("cluster envelopes: unreadable and unforgeable by a role without privi
         const keys = await ClusterKeys.derive(SECRET);
         const stale = await keys.seal(CHANNEL, '{"stale":1}', Date.now() - 2 * WINDOW_MS);
         await intruder.notify(CHANNEL, stale.inline);
-        // A reference to a stored payload, pointed at another row id.
-        const ref = await keys.reference(CHANNEL, stale.header, 1);
-        await intruder.notify(CHANNEL, ref.replace(".r.1.", ".r.2."));
+        // A reference to a stored payload, one character of it changed (to point elsewhere).
+        const ref = (await keys.reference(CHANNEL, stale.jti, 1)).split(".");
+        ref[3] = (ref[3][0] === "A" ? "B" : "A") + ref[3].slice(1);
+        await intruder.notify(CHANNEL, ref.join("."));
+        // A sealed reference to a row holding another envelope than the one it names.
+        const [row] = await store.sql`INSERT INTO cluster_payloads (payload, created)
+          VALUES (${stale.inline}, 0) RETURNING id`;
+        await intruder.notify(
+          CHANNEL,
+          await keys.reference(CHANNEL, "another-jti", Number(row.id)),
+        );
         await sentinel(1);
         assertEquals(got.slice(before), [{ sentinel: 1 }]);
         await sender.send("parley_logins", { sentinel: 2 });
