@@ -253,7 +253,8 @@ export const User = z.object({
   unread: z.number().int().meta({ description: "Number of unread notifications" }),
   video_service: z.string().meta({ description: videoService }).optional(),
   message_retention_days: z.number().int().meta({
-    description: "Parley: messages older than this many days are deleted; absent while they are all kept.",
+    description:
+      "Parley: messages older than this many days are deleted; absent while they are all kept.",
     readOnly: true,
   }).optional(),
   remote_address: z.string().meta({
