@@ -18,7 +18,63 @@ import { passingMsgid } from "./msgid.ts";
 import { SERVER_NAME } from "./burst.ts";
 import { type Pending, PendingReplies, replySpec, type Routed } from "./pending_replies.ts";
 import { UpstreamState } from "./upstream_state.ts";
+import { actionText, actionWrap, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
 import { formatLine, type Message, nickOf } from "./wire.ts";
+import {
+  ERR_BADCHANMASK,
+  ERR_BADCHANNELKEY,
+  ERR_BANNEDFROMCHAN,
+  ERR_CHANNELISFULL,
+  ERR_INVITEONLYCHAN,
+  ERR_NOCHANMODES,
+  ERR_NOMOTD,
+  ERR_NOSUCHCHANNEL,
+  ERR_NOTONCHANNEL,
+  ERR_TOOMANYCHANNELS,
+  ERR_UNAVAILRESOURCE,
+  RPL_BANLIST,
+  RPL_CHANNELMODEIS,
+  RPL_CREATED,
+  RPL_CREATIONTIME,
+  RPL_ENDOFBANLIST,
+  RPL_ENDOFEXCEPTLIST,
+  RPL_ENDOFINVITELIST,
+  RPL_ENDOFMOTD,
+  RPL_ENDOFNAMES,
+  RPL_ENDOFWHO,
+  RPL_ENDOFWHOIS,
+  RPL_ENDOFWHOWAS,
+  RPL_EXCEPTLIST,
+  RPL_INVITELIST,
+  RPL_ISUPPORT,
+  RPL_LIST,
+  RPL_LISTEND,
+  RPL_LISTSTART,
+  RPL_MOTD,
+  RPL_MOTDSTART,
+  RPL_MYINFO,
+  RPL_NAMREPLY,
+  RPL_UMODEIS,
+  RPL_WELCOME,
+  RPL_WHOISACCOUNT,
+  RPL_WHOISACTUALLY,
+  RPL_WHOISBOT,
+  RPL_WHOISCERTFP,
+  RPL_WHOISCHANNELS,
+  RPL_WHOISHOST,
+  RPL_WHOISIDLE,
+  RPL_WHOISMODES,
+  RPL_WHOISOPERATOR,
+  RPL_WHOISREGNICK,
+  RPL_WHOISSECURE,
+  RPL_WHOISSERVER,
+  RPL_WHOISSPECIAL,
+  RPL_WHOISUSER,
+  RPL_WHOREPLY,
+  RPL_WHOSPCRPL,
+  RPL_WHOWASUSER,
+  RPL_YOURHOST,
+} from "../irc/protocol/numerics.ts";
 
 /** An attached client, as the relay sees it. */
 export interface Downstream {
@@ -38,15 +94,15 @@ const NEVER = new Set([
   "CAP",
   "AUTHENTICATE",
   "ERROR",
-  "001",
-  "002",
-  "003",
-  "004",
-  "005",
-  "375",
-  "372",
-  "376",
-  "422",
+  RPL_WELCOME,
+  RPL_YOURHOST,
+  RPL_CREATED,
+  RPL_MYINFO,
+  RPL_ISUPPORT,
+  RPL_MOTDSTART,
+  RPL_MOTD,
+  RPL_ENDOFMOTD,
+  ERR_NOMOTD,
   ...Array.from({ length: 17 }, (_, i) => String(250 + i)),
   ...Array.from({ length: 9 }, (_, i) => String(900 + i)),
 ]);
@@ -62,8 +118,18 @@ interface LabeledAction {
 
 /** The numerics that refuse a JOIN or a PART, naming the channel (their second parameter). */
 const REFUSALS: Record<LabeledAction["command"], ReadonlySet<string>> = {
-  JOIN: new Set(["403", "405", "437", "471", "473", "474", "475", "476", "477"]),
-  PART: new Set(["403", "442"]),
+  JOIN: new Set([
+    ERR_NOSUCHCHANNEL,
+    ERR_TOOMANYCHANNELS,
+    ERR_UNAVAILRESOURCE,
+    ERR_CHANNELISFULL,
+    ERR_INVITEONLYCHAN,
+    ERR_BANNEDFROMCHAN,
+    ERR_BADCHANNELKEY,
+    ERR_BADCHANMASK,
+    ERR_NOCHANMODES,
+  ]),
+  PART: new Set([ERR_NOSUCHCHANNEL, ERR_NOTONCHANNEL]),
 };
 
 /**
@@ -72,9 +138,46 @@ const REFUSALS: Record<LabeledAction["command"], ReadonlySet<string>> = {
  * join): no client gets them. NAMES after the user's own JOIN are the join's, and go to everyone.
  */
 const QUERY_REPLIES = new Set([
-  ..."311 312 313 317 318 319 320 330 338 378 379 671 276 307 335".split(" "),
-  ..."314 369 352 354 315 321 322 323 353 366".split(" "),
-  ..."324 329 367 368 348 349 346 347 221".split(" "),
+  ...[
+    RPL_WHOISUSER,
+    RPL_WHOISSERVER,
+    RPL_WHOISOPERATOR,
+    RPL_WHOISIDLE,
+    RPL_ENDOFWHOIS,
+    RPL_WHOISCHANNELS,
+    RPL_WHOISSPECIAL,
+    RPL_WHOISACCOUNT,
+    RPL_WHOISACTUALLY,
+    RPL_WHOISHOST,
+    RPL_WHOISMODES,
+    RPL_WHOISSECURE,
+    RPL_WHOISCERTFP,
+    RPL_WHOISREGNICK,
+    RPL_WHOISBOT,
+  ],
+  ...[
+    RPL_WHOWASUSER,
+    RPL_ENDOFWHOWAS,
+    RPL_WHOREPLY,
+    RPL_WHOSPCRPL,
+    RPL_ENDOFWHO,
+    RPL_LISTSTART,
+    RPL_LIST,
+    RPL_LISTEND,
+    RPL_NAMREPLY,
+    RPL_ENDOFNAMES,
+  ],
+  ...[
+    RPL_CHANNELMODEIS,
+    RPL_CREATIONTIME,
+    RPL_BANLIST,
+    RPL_ENDOFBANLIST,
+    RPL_EXCEPTLIST,
+    RPL_ENDOFEXCEPTLIST,
+    RPL_INVITELIST,
+    RPL_ENDOFINVITELIST,
+    RPL_UMODEIS,
+  ],
 ]);
 
 /** A line a client sent and waits to see stored, to echo it (echo-message) with its label. */
@@ -245,7 +348,7 @@ export class Hub {
     const meBefore = this.state.nick;
     this.state.see(m);
     // Registered again: the answers still awaited will never come.
-    if (m.command === "001") {
+    if (m.command === RPL_WELCOME) {
       this.#pending.clear().forEach((e) => this.#later(() => this.#close(e)));
     }
     for (const e of this.#pending.expired()) this.#later(() => this.#close(e));
@@ -405,9 +508,7 @@ export class Hub {
       // Its echo is a chat line Parley stores, and echoes as it does the client's other lines.
       const text = m.params[1] ?? "";
       // Stored as an action's words, as the client's other actions are.
-      const action = text.startsWith("\x01ACTION ")
-        ? text.slice(8, text.endsWith("\x01") ? -1 : undefined)
-        : undefined;
+      const action = actionText(text);
       return this.awaitEcho({ client, conversation: m.params[0], text: action ?? text, label });
     }
     if (this.state.caps.has("echo-message")) {
@@ -468,7 +569,7 @@ export class Hub {
     if (m.command !== "PRIVMSG" && m.command !== "NOTICE") return false;
     if (!m.prefix.includes("!") || !me) return false;
     const text = m.params[1] ?? "";
-    if (text.startsWith("\x01") && (m.command !== "PRIVMSG" || !text.startsWith("\x01ACTION"))) {
+    if (isCtcp(text) && (m.command !== "PRIVMSG" || !isAction(text))) {
       return false;
     }
     const target = m.params[0] ?? "";
@@ -501,10 +602,10 @@ export class Hub {
    */
   #unasked(m: Message): boolean {
     if (!QUERY_REPLIES.has(m.command)) return false;
-    if (m.command !== "353" && m.command !== "366") return true;
-    const channel = ircLower(m.params[m.command === "353" ? 2 : 1] ?? "");
+    if (m.command !== RPL_NAMREPLY && m.command !== RPL_ENDOFNAMES) return true;
+    const channel = ircLower(m.params[m.command === RPL_NAMREPLY ? 2 : 1] ?? "");
     if (!this.#joining.has(channel)) return true;
-    if (m.command === "366") this.#joining.delete(channel);
+    if (m.command === RPL_ENDOFNAMES) this.#joining.delete(channel);
     return false;
   }
 
@@ -581,7 +682,7 @@ export class Hub {
     );
     const echo = echoAt >= 0 ? this.#echoes.splice(echoAt, 1)[0] : undefined;
     const target = channel ?? echo?.conversation ?? ev.conversation_id;
-    const text = ev.type === "action" ? `\x01ACTION ${ev.message}\x01` : ev.message;
+    const text = ev.type === "action" ? actionWrap(ev.message) : ev.message;
     const tags = new Map([
       ["time", new Date(Math.floor(ts / 1000)).toISOString()],
       // The stored line's own id (lib/msgid.ts), so live, history and the API agree.
@@ -604,13 +705,6 @@ export class Hub {
 function stamp(m: Message, stored: Extract<Produced, { kind: "stored" }>): void {
   m.tags.set("msgid", stored.msgid);
   m.tags.set("time", new Date(Math.floor(stored.ts / 1000)).toISOString());
-}
-
-/** The words of a CTCP ACTION, as Parley stores them; undefined for any other text. */
-function actionText(text: string): string | undefined {
-  if (!text.startsWith("\x01ACTION")) return undefined;
-  const body = text.slice(7).replace(/^ /, "");
-  return body.endsWith("\x01") ? body.slice(0, -1) : body;
 }
 
 /** Where the replies of a client that left go. */

@@ -20,6 +20,14 @@ import { forClient } from "./filter.ts";
 import type { BouncerCluster, RemoteEnd } from "./cluster.ts";
 import { stillValid } from "./credentials.ts";
 import { serviceTokens } from "./services.ts";
+import {
+  ERR_INPUTTOOLONG,
+  ERR_NEEDMOREPARAMS,
+  ERR_NOTREGISTERED,
+  ERR_PASSWDMISMATCH,
+  ERR_UNKNOWNCOMMAND,
+  ERR_UNKNOWNERROR,
+} from "../irc/protocol/numerics.ts";
 
 /** What every session shares. */
 export interface BouncerContext extends AuthDeps {
@@ -228,7 +236,7 @@ export class Session {
         if (this.#closed) break;
         await this.#pace("line" in item ? lineCost(item.line) : 1);
         if ("tooLong" in item || clientTagBytes(item.line) > MAX_CLIENT_TAG_DATA) {
-          this.numeric("417", "Input line was too long");
+          this.numeric(ERR_INPUTTOOLONG, "Input line was too long");
           continue;
         }
         if (this.#remote) {
@@ -282,23 +290,24 @@ export class Session {
     // What Parley does not handle goes to the server (a client bound to no network has none).
     const cmd = COMMANDS[m.command] ?? (this.hub ? PASS_THROUGH : undefined);
     if (!cmd) {
-      if (this.registered) this.numeric("421", m.command.slice(0, 32), "Unknown command");
-      else this.numeric("451", "You have not registered");
+      if (this.registered) {
+        this.numeric(ERR_UNKNOWNCOMMAND, m.command.slice(0, 32), "Unknown command");
+      } else this.numeric(ERR_NOTREGISTERED, "You have not registered");
       return;
     }
     if (!this.registered && !cmd.early) {
-      this.numeric("451", "You have not registered");
+      this.numeric(ERR_NOTREGISTERED, "You have not registered");
       return;
     }
     if (m.params.length < (cmd.min ?? 0)) {
-      this.numeric("461", m.command, "Not enough parameters");
+      this.numeric(ERR_NEEDMOREPARAMS, m.command, "Not enough parameters");
       return;
     }
     try {
       await cmd.run(this, m);
     } catch (err) {
       log.warn("bouncer command failed", { command: m.command, error: err });
-      this.numeric("400", m.command, "The command could not be run");
+      this.numeric(ERR_UNKNOWNERROR, m.command, "The command could not be run");
     }
   }
 
@@ -308,7 +317,7 @@ export class Session {
     if (this.sasl.active) return;
     if (!this.login) {
       if (this.password === undefined) {
-        this.numeric("464", "Password required: log in with SASL PLAIN or PASS");
+        this.numeric(ERR_PASSWDMISMATCH, "Password required: log in with SASL PLAIN or PASS");
         return this.quit("Password required");
       }
       // PASS alone, or `PASS EMAIL/NETWORK[@CLIENT]:password` when USER does not say who.
@@ -321,7 +330,7 @@ export class Session {
       }
       const result = await authenticate(this.cx, identity, password, this.transport.address);
       if (typeof result === "string") {
-        this.numeric("464", refusalText(result));
+        this.numeric(ERR_PASSWDMISMATCH, refusalText(result));
         return this.quit(refusalText(result));
       }
       this.login = result;
@@ -351,7 +360,7 @@ export class Session {
     }
     const networks = this.caps.has("soju.im/bouncer-networks");
     if (!login.connection && !networks) {
-      this.numeric("464", "Name the connection: EMAIL/CONNECTION_ID as the username");
+      this.numeric(ERR_PASSWDMISMATCH, "Name the connection: EMAIL/CONNECTION_ID as the username");
       return this.quit("No connection named");
     }
     // The node that runs the user counts it, with the rest of its clients.

@@ -5,6 +5,7 @@
 import { infoStateEvent } from "../../resources.ts";
 import type { HandlerTable, Inbound } from "./context.ts";
 import type { IrcMessage as Message } from "../../protocol/message.ts";
+import { RPL_WELCOME } from "../../protocol/numerics.ts";
 
 /** The text of a 001-004 line (its parameters after the nick), or undefined for any other line. */
 export function welcomeText(m: Message): { numeric: string; text: string } | undefined {
@@ -20,7 +21,7 @@ export function welcomeText(m: Message): { numeric: string; text: string } | und
 export async function greeting(cx: Inbound, m: Message, ts: number): Promise<void> {
   const greeting = welcomeText(m);
   if (!greeting) return;
-  if (greeting.numeric === "001") {
+  if (greeting.numeric === RPL_WELCOME) {
     cx.conn.welcome = { text: greeting.text, ts };
     return;
   }
