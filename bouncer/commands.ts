@@ -15,7 +15,7 @@ import { bouncerServ } from "./service/irc.ts";
 import { webpushCommand } from "./webpush.ts";
 import { refusalText, type Session } from "./session.ts";
 import { actionText, isCtcp } from "../irc/protocol/ctcp.ts";
-import { formatLine, type Message, tagString } from "./wire.ts";
+import { formatMessage, type IrcMessage, tagString } from "../irc/protocol/message.ts";
 import {
   ERR_ALREADYREGISTERED,
   ERR_CANNOTSENDTOCHAN,
@@ -40,17 +40,17 @@ export interface Command {
   early?: boolean;
   /** Fewest parameters (else 461). */
   min?: number;
-  run(s: Session, m: Message): Promise<void> | void;
+  run(s: Session, m: IrcMessage): Promise<void> | void;
 }
 
 /** A command's label (labeled-response): at most 64 bytes, one word. */
-export function labelOf(m: Message): string | undefined {
+export function labelOf(m: IrcMessage): string | undefined {
   const l = m.tags.get("label");
   return l && new TextEncoder().encode(l).length <= 64 && !/[\s;]/.test(l) ? l : undefined;
 }
 
 /** A client's chat line: sent as the user typed it in the web client would be. */
-async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<void> {
+async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promise<void> {
   // The control service's, before anything else: it never reaches the network.
   if (await bouncerServ(s, m)) return;
   if (!s.hub) return unbound(s, m);
@@ -94,11 +94,11 @@ async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<
  * client's lines are), to the client's own connection behind its flood control. Its answer goes
  * to this client: a query's with its label; else the label is acknowledged at once.
  */
-async function upstream(s: Session, m: Message): Promise<void> {
+async function upstream(s: Session, m: IrcMessage): Promise<void> {
   if (!s.hub) return unbound(s, m);
   let line: string;
   try {
-    line = formatLine(m.command, m.params);
+    line = formatMessage({ command: m.command, params: m.params });
   } catch {
     return s.numeric(ERR_UNKNOWNERROR, m.command, "Not a line Parley can send");
   }
@@ -127,7 +127,7 @@ async function upstream(s: Session, m: Message): Promise<void> {
 }
 
 /** The tags a client may send the server: client-only ones (`+name`), bounded. */
-function clientTags(m: Message): Map<string, string> {
+function clientTags(m: IrcMessage): Map<string, string> {
   const out = new Map<string, string>();
   for (const [k, v] of m.tags) if (k.startsWith("+")) out.set(k, v);
   return tagString(out).length - 2 <= MAX_CLIENT_TAGS ? out : new Map();
@@ -140,7 +140,7 @@ const MAX_CLIENT_TAGS = 4094;
  * A line Parley does not store (TAGMSG, a message to a channel not joined): sent upstream with
  * the client's own tags, and shown to the other attached clients (hub.ownLine).
  */
-async function ownLine(s: Session, m: Message, target: string): Promise<void> {
+async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void> {
   const hub = s.hub!;
   const l = s.ownLabel();
   const tags = hub.state.caps.has("message-tags") ? clientTags(m) : new Map<string, string>();
@@ -154,7 +154,7 @@ async function ownLine(s: Session, m: Message, target: string): Promise<void> {
   }
   let line: string;
   try {
-    line = formatLine(m.command, [target, ...m.params.slice(1)], { tags });
+    line = formatMessage({ command: m.command, params: [target, ...m.params.slice(1)], tags });
   } catch {
     return s.numeric(ERR_UNKNOWNERROR, m.command, "Not a line Parley can send");
   }
@@ -172,7 +172,7 @@ async function ownLine(s: Session, m: Message, target: string): Promise<void> {
 }
 
 /** TAGMSG (message-tags): typing notifications, reactions. */
-function tagmsg(s: Session, m: Message): Promise<void> | void {
+function tagmsg(s: Session, m: IrcMessage): Promise<void> | void {
   if (!s.hub) return unbound(s, m);
   const target = m.params[0];
   if (target.includes(",")) return s.numeric(ERR_TOOMANYTARGETS, target, "One target at a time");
@@ -183,7 +183,7 @@ function tagmsg(s: Session, m: Message): Promise<void> | void {
  * A labeled JOIN or PART of one channel is answered by the server's JOIN or PART (or its refusal)
  * with the label. A JOIN of a channel already joined gets no answer from the server: an ACK then.
  */
-function labeledAction(s: Session, m: Message, label: string): boolean {
+function labeledAction(s: Session, m: IrcMessage, label: string): boolean {
   const hub = s.hub!;
   if (m.command !== "JOIN" && m.command !== "PART") return false;
   const channel = m.params[0];
@@ -193,12 +193,12 @@ function labeledAction(s: Session, m: Message, label: string): boolean {
 }
 
 /** A client bound to no network (it manages networks) cannot talk on one. */
-function unbound(s: Session, m: Message): void {
+function unbound(s: Session, m: IrcMessage): void {
   s.numeric(ERR_UNKNOWNERROR, m.command, "Bind a network first (BOUNCER BIND, or EMAIL/NETWORK)");
 }
 
 /** BOUNCER: soju.im/bouncer-networks. */
-async function bouncer(s: Session, m: Message): Promise<void> {
+async function bouncer(s: Session, m: IrcMessage): Promise<void> {
   // Each answer goes through writeHistory: it carries the command's label.
   const answer = (...lines: string[]) => s.writeHistory(lines);
   const sub = m.params[0].toUpperCase();
@@ -252,7 +252,7 @@ async function bouncer(s: Session, m: Message): Promise<void> {
 const safe = (w: string) => w.replace(/[\s:]/g, "").slice(0, 32) || "*";
 
 /** Runs one of Parley's own commands for the client (it knows more than the raw line would). */
-async function command(s: Session, m: Message, text: string): Promise<void> {
+async function command(s: Session, m: IrcMessage, text: string): Promise<void> {
   if (!s.hub) return unbound(s, m);
   if (/[\r\n\0]/.test(text)) {
     return s.numeric(ERR_UNKNOWNERROR, m.command, "Not a line Parley can send");
@@ -279,7 +279,7 @@ const passOn: Command = { min: 1, run: (s, m) => upstream(s, m) };
  */
 export const PASS_THROUGH: Command = { run: (s, m) => upstream(s, m) };
 
-async function authenticateCmd(s: Session, m: Message): Promise<void> {
+async function authenticateCmd(s: Session, m: IrcMessage): Promise<void> {
   if (s.registered || s.login) return s.numeric(ERR_SASLALREADY, "You have already authenticated");
   if (!s.caps.has("sasl")) return s.numeric(ERR_SASLFAIL, "SASL authentication failed");
   const step = s.sasl.step(m.params[0]);
@@ -328,7 +328,7 @@ function saslFailed(s: Session, text: string): void {
   if (++s.saslFailures >= s.cx.limits.saslAttempts) s.quit("Too many SASL attempts");
 }
 
-function cap(s: Session, m: Message): Promise<void> | void {
+function cap(s: Session, m: IrcMessage): Promise<void> | void {
   const sub = (m.params[0] ?? "").toUpperCase();
   const who = s.registered ? s.target : s.nick || "*";
   const reply = (...p: string[]) => s.reply("CAP", [who, ...p]);

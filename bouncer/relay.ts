@@ -19,7 +19,7 @@ import { SERVER_NAME } from "./burst.ts";
 import { type Pending, PendingReplies, replySpec, type Routed } from "./pending_replies.ts";
 import { UpstreamState } from "./upstream_state.ts";
 import { actionText, actionWrap, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
-import { formatLine, type Message, nickOf } from "./wire.ts";
+import { formatMessage, type IrcMessage, nickOf } from "../irc/protocol/message.ts";
 import {
   ERR_BADCHANMASK,
   ERR_BADCHANNELKEY,
@@ -341,7 +341,7 @@ export class Hub {
    */
   line(out: LineOut): void {
     // The message is shared with the connection's handlers: the stream's copy has its own tags.
-    const m: Message = { ...out.message, tags: new Map(out.message.tags) };
+    const m: IrcMessage = { ...out.message, tags: new Map(out.message.tags) };
     const produced = out.produced;
     const replyTo = m.tags.get("+draft/reply");
     if (replyTo) m.tags.set("+draft/reply", this.#ownIds.get(replyTo) ?? replyTo);
@@ -396,7 +396,7 @@ export class Hub {
    * goes out with its row's msgid and time (the sender's own line with its label, and only to a
    * sender with echo-message); ignored, to no one; not stored, as the server sent it.
    */
-  #chat(m: Message, produced: Produced | undefined, me: string): void {
+  #chat(m: IrcMessage, produced: Produced | undefined, me: string): void {
     if (produced?.kind === "ignored") return;
     const serverMsgid = m.tags.get("msgid");
     if (produced?.kind !== "stored") {
@@ -418,7 +418,7 @@ export class Hub {
   }
 
   /** A stored chat line to every client; to its sender only with echo-message, with its label. */
-  #toAll(m: Message, echo: PendingEcho | undefined): void {
+  #toAll(m: IrcMessage, echo: PendingEcho | undefined): void {
     for (const c of this.clients) {
       if (c !== echo?.client) this.#send(c, m);
       else if (c.caps.has("echo-message")) {
@@ -433,7 +433,7 @@ export class Hub {
    * A line of the server's labeled answer to a client's query (its label, or its batch): what
    * delivers it to that client, with the client's own label or batch; undefined for other lines.
    */
-  #byUpstreamLabel(m: Message): (() => void) | undefined {
+  #byUpstreamLabel(m: IrcMessage): (() => void) | undefined {
     const label = m.tags.get("label");
     const labeled = label === undefined ? undefined : this.#pending.byLabel(label);
     if (labeled) {
@@ -489,7 +489,7 @@ export class Hub {
   }
 
   /** The client's own line the server echoes (echo-message), taken off the list. */
-  #rawEcho(m: Message, me: string): RawEcho | undefined {
+  #rawEcho(m: IrcMessage, me: string): RawEcho | undefined {
     if (!this.#rawEchoes.length || !me || ircLower(nickOf(m.prefix)) !== ircLower(me)) {
       return undefined;
     }
@@ -503,7 +503,7 @@ export class Hub {
    * the other clients see it, and the sender with echo-message, with its label. When the server
    * echoes it, its echo does that; else it is made here.
    */
-  ownLine(client: Downstream, m: Message, label?: string): void {
+  ownLine(client: Downstream, m: IrcMessage, label?: string): void {
     if (this.state.caps.has("echo-message") && m.command !== "TAGMSG") {
       // Its echo is a chat line Parley stores, and echoes as it does the client's other lines.
       const text = m.params[1] ?? "";
@@ -517,7 +517,7 @@ export class Hub {
       return;
     }
     const me = this.nick;
-    const line: Message = {
+    const line: IrcMessage = {
       tags: new Map([...m.tags, ["time", new Date().toISOString()], ["msgid", passingMsgid()]]),
       prefix: this.#ownSource(me),
       command: m.command,
@@ -530,7 +530,12 @@ export class Hub {
           this.#send(c, label ? { ...line, tags: new Map(line.tags).set("label", label) } : line);
         } else if (label && c.caps.has("labeled-response")) {
           c.write(
-            formatLine("ACK", [], { prefix: SERVER_NAME, tags: new Map([["label", label]]) }),
+            formatMessage({
+              command: "ACK",
+              params: [],
+              prefix: SERVER_NAME,
+              tags: new Map([["label", label]]),
+            }),
           );
         }
       }
@@ -541,7 +546,7 @@ export class Hub {
    * The labeled JOIN or PART this line answers (the user's own JOIN or PART of the channel, or a
    * numeric refusing it), taken off the list.
    */
-  #labeledAnswer(m: Message, me: string): LabeledAction | undefined {
+  #labeledAnswer(m: IrcMessage, me: string): LabeledAction | undefined {
     if (!this.#labeled.length) return undefined;
     let command: string;
     let channel: string;
@@ -565,7 +570,7 @@ export class Hub {
    * A PRIVMSG or NOTICE Parley stores (or would, were it not ignored or over the limit): a
    * person's, to a channel or to the user, or the user's own; a CTCP other than ACTION is not.
    */
-  #isChat(m: Message, me: string): boolean {
+  #isChat(m: IrcMessage, me: string): boolean {
     if (m.command !== "PRIVMSG" && m.command !== "NOTICE") return false;
     if (!m.prefix.includes("!") || !me) return false;
     const text = m.params[1] ?? "";
@@ -600,7 +605,7 @@ export class Hub {
    * A query reply no attached client asked for: true when it goes to no client (someone else's
    * answer: the web client's, or Parley's own), false when it is for every client.
    */
-  #unasked(m: Message): boolean {
+  #unasked(m: IrcMessage): boolean {
     if (!QUERY_REPLIES.has(m.command)) return false;
     if (m.command !== RPL_NAMREPLY && m.command !== RPL_ENDOFNAMES) return true;
     const channel = ircLower(m.params[m.command === RPL_NAMREPLY ? 2 : 1] ?? "");
@@ -610,7 +615,7 @@ export class Hub {
   }
 
   /** A reply to a client's command, to that client: labeled, or in its labeled-response batch. */
-  #answer({ entry: q, ends }: Routed<Downstream>, m: Message, first: boolean): void {
+  #answer({ entry: q, ends }: Routed<Downstream>, m: IrcMessage, first: boolean): void {
     const c = q.client;
     if (q.label && q.batch === undefined) {
       if ((ends && first) || !c.caps.has("batch") || !c.caps.has("labeled-response")) {
@@ -631,7 +636,12 @@ export class Hub {
     if (q.batch && q.batch !== "-") q.client.write(`BATCH -${q.batch}`);
     else if (q.label && q.batch === undefined && q.client.caps.has("labeled-response")) {
       q.client.write(
-        formatLine("ACK", [], { prefix: SERVER_NAME, tags: new Map([["label", q.label]]) }),
+        formatMessage({
+          command: "ACK",
+          params: [],
+          prefix: SERVER_NAME,
+          tags: new Map([["label", q.label]]),
+        }),
       );
     }
     q.batch = "-";
@@ -658,7 +668,7 @@ export class Hub {
     }
   }
 
-  #send(c: Downstream, m: Message): void {
+  #send(c: Downstream, m: IrcMessage): void {
     const line = forClient(c.caps, m, { prefixes: this.state.prefixSymbols(), myNick: this.nick });
     if (line !== undefined) c.write(line, m.tags.get("msgid"));
   }
@@ -692,17 +702,17 @@ export class Hub {
     const prefix = this.#ownSource(ev.from);
     const command = ev.type === "notice" ? "NOTICE" : "PRIVMSG";
     try {
-      formatLine(command, [target, text]);
+      formatMessage({ command, params: [target, text] });
     } catch {
       return;
     }
-    const m: Message = { tags, prefix, command, params: [target, text] };
+    const m: IrcMessage = { tags, prefix, command, params: [target, text] };
     this.#later(() => this.#toAll(m, echo));
   }
 }
 
 /** A stored line's msgid and time (its row's millisecond), as CHATHISTORY gives them. */
-function stamp(m: Message, stored: Extract<Produced, { kind: "stored" }>): void {
+function stamp(m: IrcMessage, stored: Extract<Produced, { kind: "stored" }>): void {
   m.tags.set("msgid", stored.msgid);
   m.tags.set("time", new Date(Math.floor(stored.ts / 1000)).toISOString());
 }

@@ -15,7 +15,7 @@ import { type BouncerLimits, lineCost } from "./limits.ts";
 import type { Hub, Relay } from "./relay.ts";
 import { Sasl } from "./sasl.ts";
 import type { ClientTransport } from "./transport.ts";
-import { formatLine, type Message, parseLine } from "./wire.ts";
+import { formatMessage, type IrcMessage, parseMessage } from "../irc/protocol/message.ts";
 import { forClient } from "./filter.ts";
 import type { BouncerCluster, RemoteEnd } from "./cluster.ts";
 import { stillValid } from "./credentials.ts";
@@ -159,9 +159,9 @@ export class Session {
    */
   writeHistory(lines: string[], answer = true): void {
     const prefixes = this.hub?.state.prefixSymbols() ?? "@+";
-    const out: Message[] = [];
+    const out: IrcMessage[] = [];
     for (const raw of lines) {
-      const m = parseLine(raw);
+      const m = parseMessage(raw);
       if (m) out.push(m);
     }
     const label = answer && this.caps.has("labeled-response") ? this.#label : undefined;
@@ -210,14 +210,14 @@ export class Session {
     this.#label = undefined;
     const tags = l && this.caps.has("labeled-response") ? new Map([["label", l]]) : undefined;
     if (command === "ACK" && !tags) return; // an ACK is only ever an answer to a label
-    this.write(formatLine(command, params, { prefix: SERVER_NAME, tags }));
+    this.write(formatMessage({ command, params, prefix: SERVER_NAME, tags }));
   }
 
   /** Sends ERROR and closes. */
   quit(reason: string): void {
     if (this.#closed) return;
     this.#held = undefined; // the ERROR goes before any replay still read
-    this.write(formatLine("ERROR", [`Closing link: ${reason}`]));
+    this.write(formatMessage({ command: "ERROR", params: [`Closing link: ${reason}`] }));
     this.close();
   }
 
@@ -243,7 +243,7 @@ export class Session {
           this.#remote.send(item.line);
           continue;
         }
-        const m = parseLine(item.line);
+        const m = parseMessage(item.line);
         if (!m) continue;
         await this.#handle(m);
       }
@@ -268,7 +268,7 @@ export class Session {
     this.#tokens -= cost;
   }
 
-  async #handle(m: Message): Promise<void> {
+  async #handle(m: IrcMessage): Promise<void> {
     this.#label = labelOf(m);
     this.#labelOwned = false;
     try {
@@ -286,7 +286,7 @@ export class Session {
     return this.#label;
   }
 
-  async #run(m: Message): Promise<void> {
+  async #run(m: IrcMessage): Promise<void> {
     // What Parley does not handle goes to the server (a client bound to no network has none).
     const cmd = COMMANDS[m.command] ?? (this.hub ? PASS_THROUGH : undefined);
     if (!cmd) {
@@ -413,7 +413,7 @@ export class Session {
       if (this.#held === held) {
         this.#held = undefined;
         this.writeHistory(replayed, false);
-        const seen = new Set(replayed.map((l) => parseLine(l)?.tags.get("msgid")));
+        const seen = new Set(replayed.map((l) => parseMessage(l)?.tags.get("msgid")));
         for (const h of held) if (!h.msgid || !seen.has(h.msgid)) this.write(h.line);
       }
     }

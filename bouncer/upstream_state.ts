@@ -7,7 +7,7 @@
  * it past the limits below.
  */
 import { ircLower } from "../irc/casefold.ts";
-import { type Message, nickOf } from "./wire.ts";
+import { type IrcMessage, nickOf } from "../irc/protocol/message.ts";
 import {
   ERR_NOMOTD,
   RPL_CREATED,
@@ -80,7 +80,7 @@ export class UpstreamState {
   }
 
   /** Takes one line from the server. */
-  see(m: Message): void {
+  see(m: IrcMessage): void {
     const p = m.params;
     const from = nickOf(m.prefix);
     const me = this.nick && ircLower(from) === ircLower(this.nick);
