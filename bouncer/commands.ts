@@ -71,10 +71,20 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
     : body;
   const hub = s.hub!;
   const l = s.ownLabel();
-  const echo = { client: s, conversation: target, text: body, label: l };
+  // The client's own tags go with the line to a server that carries them, and to the others.
+  const tags = hub.state.caps.has("message-tags") ? clientTags(m) : new Map<string, string>();
+  const replyTo = tags.get("+draft/reply");
+  if (replyTo) tags.set("+draft/reply", hub.serverMsgid(replyTo));
+  const echo = { client: s, conversation: target, text: body, label: l, tags };
   hub.awaitEcho(echo);
   try {
-    await s.cx.irc.send(hub.userId, hub.connectionId, target, message);
+    await s.cx.irc.send(
+      hub.userId,
+      hub.connectionId,
+      target,
+      message,
+      tags.size ? Object.fromEntries(tags) : undefined,
+    );
   } catch (err) {
     hub.forgetEcho(echo);
     if (err instanceof DomainError && err.kind === "not_found" && hub.isChannel(target)) {

@@ -186,6 +186,8 @@ interface PendingEcho {
   conversation: string;
   text: string;
   label?: string;
+  /** Its client-only tags, which the other clients see on it too. */
+  tags?: Map<string, string>;
 }
 
 /** A line a client sent that Parley does not store (TAGMSG), waiting for the server's echo. */
@@ -699,6 +701,10 @@ export class Hub {
       ["msgid", ev.msgid],
     ]);
     if (ev.reply_to) tags.set("+draft/reply", this.#ownIds.get(ev.reply_to) ?? ev.reply_to);
+    // The sender's client-only tags, after the server's (the reply named by the id clients know).
+    for (const [k, v] of echo?.tags ?? []) {
+      if (!tags.has(k)) tags.set(k, k === "+draft/reply" ? this.#ownIds.get(v) ?? v : v);
+    }
     const prefix = this.#ownSource(ev.from);
     const command = ev.type === "notice" ? "NOTICE" : "PRIVMSG";
     try {

@@ -12,7 +12,7 @@ import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
 import { ACTION_OVERHEAD, actionWrap, ctcpAnswer, ctcpWrap } from "../protocol/ctcp.ts";
-import { type IrcLine, ircLine } from "../protocol/message.ts";
+import { formatMessage, type IrcLine, ircLine } from "../protocol/message.ts";
 import { publicAddress, TransportRefusal } from "../socket/target.ts";
 import { type LineSink, LineTransport } from "../socket/transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
@@ -617,13 +617,15 @@ export class IrcConnection {
   }
 
   /**
-   * Sends a PRIVMSG or NOTICE (or an ACTION when `action`), split into lines that fit; resolves
-   * with the lines as sent.
+   * Sends a PRIVMSG or NOTICE (or an ACTION when `action`), split into lines that fit, each with
+   * the client-only `tags` given (their bytes do not count against the text's); resolves with
+   * the lines as sent.
    */
   async say(
     target: string,
     text: string,
     kind: "privmsg" | "notice" | "action" = "privmsg",
+    tags?: Record<string, string>,
   ): Promise<string[]> {
     const command = kind === "notice" ? "NOTICE" : "PRIVMSG";
     let budget = textBudget(command, target, this.nick || this.wantedNick, this.lineLimit);
@@ -631,7 +633,11 @@ export class IrcConnection {
     const parts = splitText(text, budget);
     for (const part of parts) {
       const body = kind === "action" ? actionWrap(part) : part;
-      await this.send(ircLine(command, target, body));
+      await this.send(
+        tags
+          ? formatMessage({ command, params: [target, body], tags: new Map(Object.entries(tags)) })
+          : ircLine(command, target, body),
+      );
     }
     return parts;
   }
