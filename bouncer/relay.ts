@@ -205,9 +205,6 @@ interface OrderItem {
   deliver?: () => void;
 }
 
-/** The channel events history keeps (their rows' msgid and time go with them). */
-const KEPT_COMMANDS = new Set(["JOIN", "PART", "KICK", "TOPIC", "MODE"]);
-
 /** Lines held in order at most; past that, nothing waits. */
 const MAX_ORDER = 10_000;
 const MAX_ECHOES = 256;
@@ -371,11 +368,9 @@ export class Hub {
     if (ownJoin && this.#joining.size < 100) this.#joining.add(ircLower(m.params[0] ?? ""));
     if (this.#isChat(m, meBefore)) return this.#chat(m, produced, meBefore);
     if (!/^\d{3}$/.test(m.command) && !m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
-    // A channel event history kept carries its row's msgid and time, as CHATHISTORY gives it.
-    if (
-      produced?.kind === "stored" && KEPT_COMMANDS.has(m.command) && m.prefix.includes("!") &&
-      this.isChannel(m.params[0] ?? "")
-    ) stamp(m, produced);
+    // An event history kept as one row carries that row's msgid and time, as CHATHISTORY gives
+    // it: whichever command it is, so a newly kept event needs nothing here.
+    if (produced?.kind === "stored") stamp(m, produced);
     const labeled = labeledFirst ?? this.#labeledAnswer(m, meBefore);
     const echo = this.#rawEcho(m, meBefore);
     this.#later(() => {

@@ -81,3 +81,21 @@ Deno.test("relay: a stored line, then a numeric nothing stores: in the server's 
   // A line not stored goes out as the server sent it, with an id of its own for the stream.
   assert(got[2].tags.get("msgid") && !parseMsgid(got[2].tags.get("msgid")!));
 });
+
+Deno.test("relay: any event kept as one row carries its msgid; one kept in several does not", () => {
+  const { hub, feed } = hubOf();
+  const { d, lines } = client();
+  hub.attach(d);
+  const ts = Date.UTC(2026, 10, 29, 7, 0, 0, 5) * 1000;
+  // A command the relay names nowhere: kept as one row, it is told with that row's id and time.
+  const kept = { kind: "stored", msgid: msgidOf(9, ts), ts } as const;
+  feed(":bob!b@h INVITE alice #other", kept);
+  const invite = parseMessage(lines[0].line)!;
+  assertEquals(invite.tags.get("msgid"), kept.msgid);
+  assertEquals(invite.tags.get("time"), "2026-11-29T07:00:00.005Z");
+  // A quit kept in several channels has no one row: it keeps an id of its own.
+  feed(":bob!b@h QUIT :bye", { kind: "spread" });
+  const quit = parseMessage(lines[1].line)!;
+  assert(quit.tags.get("msgid") && quit.tags.get("msgid") !== kept.msgid, lines[1].line);
+  assert(!parseMsgid(quit.tags.get("msgid")!), "not a row's msgid");
+});
