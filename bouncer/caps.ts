@@ -8,7 +8,7 @@
  * capability is one row; filter.ts applies the rows a client did not ask for.
  */
 import { RPL_NAMREPLY, RPL_WHOREPLY } from "../irc/protocol/numerics.ts";
-import type { Message } from "./wire.ts";
+import { type IrcMessage } from "../irc/protocol/message.ts";
 
 /** Every capability the table knows: offered to clients, or only asked of the server. */
 export type CapName =
@@ -60,7 +60,7 @@ export interface CapRow {
   /** Tags a client without it does not get. `message-tags` owns every tag no other row names. */
   tags?: readonly string[];
   /** The line as a client without it gets it: the same, changed, or undefined for none. */
-  rewrite?: (m: Message, ctx: FilterContext) => Message | undefined;
+  rewrite?: (m: IrcMessage, ctx: FilterContext) => IrcMessage | undefined;
   /** What a client without it gets, in words (docs and tests read it). */
   without: string;
 }
@@ -243,7 +243,7 @@ export function isOffered(name: string): name is CapName {
 }
 
 /** 353's names and 352's flags keep only their strongest prefix. */
-function onePrefix(m: Message, symbols: string): Message {
+function onePrefix(m: IrcMessage, symbols: string): IrcMessage {
   const strip = (word: string) => {
     let i = 0;
     while (i < word.length && symbols.includes(word[i])) i++;
@@ -266,7 +266,7 @@ function onePrefix(m: Message, symbols: string): Message {
 }
 
 /** 353's names without `!user@host`. */
-function nicksInNames(m: Message): Message {
+function nicksInNames(m: IrcMessage): IrcMessage {
   if (m.command !== RPL_NAMREPLY || m.params.length < 4 || !m.params.at(-1)!.includes("!")) {
     return m;
   }

@@ -14,7 +14,25 @@ import { search } from "./search.ts";
 import { bouncerServ } from "./service/irc.ts";
 import { webpushCommand } from "./webpush.ts";
 import { refusalText, type Session } from "./session.ts";
-import { formatLine, type Message, tagString } from "./wire.ts";
+import { actionText, isCtcp } from "../irc/protocol/ctcp.ts";
+import { formatMessage, type IrcMessage, tagString } from "../irc/protocol/message.ts";
+import {
+  ERR_ALREADYREGISTERED,
+  ERR_CANNOTSENDTOCHAN,
+  ERR_ERRONEUSNICKNAME,
+  ERR_INVALIDCAPCMD,
+  ERR_NOTEXTTOSEND,
+  ERR_NOTREGISTERED,
+  ERR_SASLABORTED,
+  ERR_SASLALREADY,
+  ERR_SASLFAIL,
+  ERR_TOOMANYTARGETS,
+  ERR_UNKNOWNCOMMAND,
+  ERR_UNKNOWNERROR,
+  RPL_LOGGEDIN,
+  RPL_SASLMECHS,
+  RPL_SASLSUCCESS,
+} from "../irc/protocol/numerics.ts";
 
 /** One command a client may send. */
 export interface Command {
@@ -22,35 +40,28 @@ export interface Command {
   early?: boolean;
   /** Fewest parameters (else 461). */
   min?: number;
-  run(s: Session, m: Message): Promise<void> | void;
+  run(s: Session, m: IrcMessage): Promise<void> | void;
 }
 
 /** A command's label (labeled-response): at most 64 bytes, one word. */
-export function labelOf(m: Message): string | undefined {
+export function labelOf(m: IrcMessage): string | undefined {
   const l = m.tags.get("label");
   return l && new TextEncoder().encode(l).length <= 64 && !/[\s;]/.test(l) ? l : undefined;
 }
 
-/** The text of a CTCP ACTION (`\x01ACTION waves\x01`), else undefined. */
-function actionOf(text: string): [string, string] | undefined {
-  if (!text.startsWith("\x01ACTION")) return undefined;
-  const body = text.slice(7).replace(/^ /, "");
-  return [text, body.endsWith("\x01") ? body.slice(0, -1) : body];
-}
-
 /** A client's chat line: sent as the user typed it in the web client would be. */
-async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<void> {
+async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promise<void> {
   // The control service's, before anything else: it never reaches the network.
   if (await bouncerServ(s, m)) return;
   if (!s.hub) return unbound(s, m);
   const [target, text] = m.params;
-  if (!text) return s.numeric("412", "No text to send");
-  if (target.includes(",")) return s.numeric("407", target, "One target at a time");
-  const action = actionOf(text);
-  if (kind === "PRIVMSG" && text.startsWith("\x01") && !action) {
+  if (!text) return s.numeric(ERR_NOTEXTTOSEND, "No text to send");
+  if (target.includes(",")) return s.numeric(ERR_TOOMANYTARGETS, target, "One target at a time");
+  const action = actionText(text);
+  if (kind === "PRIVMSG" && isCtcp(text) && action === undefined) {
     return upstream(s, m); // another CTCP: passed on as it is, not stored
   }
-  const body = action ? action[1] : text;
+  const body = action ?? text;
   const message = kind === "NOTICE"
     ? `/notice ${target} ${body}`
     : action
@@ -60,10 +71,20 @@ async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<
     : body;
   const hub = s.hub!;
   const l = s.ownLabel();
-  const echo = { client: s, conversation: target, text: body, label: l };
+  // The client's own tags go with the line to a server that carries them, and to the others.
+  const tags = hub.state.caps.has("message-tags") ? clientTags(m) : new Map<string, string>();
+  const replyTo = tags.get("+draft/reply");
+  if (replyTo) tags.set("+draft/reply", hub.serverMsgid(replyTo));
+  const echo = { client: s, conversation: target, text: body, label: l, tags };
   hub.awaitEcho(echo);
   try {
-    await s.cx.irc.send(hub.userId, hub.connectionId, target, message);
+    await s.cx.irc.send(
+      hub.userId,
+      hub.connectionId,
+      target,
+      message,
+      tags.size ? Object.fromEntries(tags) : undefined,
+    );
   } catch (err) {
     hub.forgetEcho(echo);
     if (err instanceof DomainError && err.kind === "not_found" && hub.isChannel(target)) {
@@ -72,7 +93,7 @@ async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<
       return ownLine(s, m, target);
     }
     const why = err instanceof DomainError ? err.message : "Not sent";
-    s.numeric("404", target, why);
+    s.numeric(ERR_CANNOTSENDTOCHAN, target, why);
     return;
   }
   if (l && !s.caps.has("echo-message")) s.reply("ACK", [], l);
@@ -83,13 +104,13 @@ async function say(s: Session, m: Message, kind: "PRIVMSG" | "NOTICE"): Promise<
  * client's lines are), to the client's own connection behind its flood control. Its answer goes
  * to this client: a query's with its label; else the label is acknowledged at once.
  */
-async function upstream(s: Session, m: Message): Promise<void> {
+async function upstream(s: Session, m: IrcMessage): Promise<void> {
   if (!s.hub) return unbound(s, m);
   let line: string;
   try {
-    line = formatLine(m.command, m.params);
+    line = formatMessage({ command: m.command, params: m.params });
   } catch {
-    return s.numeric("400", m.command, "Not a line Parley can send");
+    return s.numeric(ERR_UNKNOWNERROR, m.command, "Not a line Parley can send");
   }
   const hub = s.hub!;
   const l = s.ownLabel();
@@ -98,7 +119,9 @@ async function upstream(s: Session, m: Message): Promise<void> {
   const wait = m.command === "JOIN" || m.command === "PART"
     ? "unanswered"
     : hub.expect(s, m.command, m.params, l);
-  if (wait === "full") return s.numeric("400", m.command, "Too many queries waiting for an answer");
+  if (wait === "full") {
+    return s.numeric(ERR_UNKNOWNERROR, m.command, "Too many queries waiting for an answer");
+  }
   try {
     const tag = typeof wait === "object" && wait.upstreamLabel
       ? `@label=${wait.upstreamLabel} `
@@ -107,14 +130,14 @@ async function upstream(s: Session, m: Message): Promise<void> {
   } catch (err) {
     if (wait !== "unanswered") hub.forgetExpected(wait);
     if (action) hub.forgetLabeled(s, l!);
-    s.numeric("400", m.command, err instanceof DomainError ? err.message : "Not sent");
+    s.numeric(ERR_UNKNOWNERROR, m.command, err instanceof DomainError ? err.message : "Not sent");
     return;
   }
   if (l && (wait === "unanswered" || !wait.spec.answered) && !action) s.reply("ACK", [], l);
 }
 
 /** The tags a client may send the server: client-only ones (`+name`), bounded. */
-function clientTags(m: Message): Map<string, string> {
+function clientTags(m: IrcMessage): Map<string, string> {
   const out = new Map<string, string>();
   for (const [k, v] of m.tags) if (k.startsWith("+")) out.set(k, v);
   return tagString(out).length - 2 <= MAX_CLIENT_TAGS ? out : new Map();
@@ -127,7 +150,7 @@ const MAX_CLIENT_TAGS = 4094;
  * A line Parley does not store (TAGMSG, a message to a channel not joined): sent upstream with
  * the client's own tags, and shown to the other attached clients (hub.ownLine).
  */
-async function ownLine(s: Session, m: Message, target: string): Promise<void> {
+async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void> {
   const hub = s.hub!;
   const l = s.ownLabel();
   const tags = hub.state.caps.has("message-tags") ? clientTags(m) : new Map<string, string>();
@@ -141,14 +164,14 @@ async function ownLine(s: Session, m: Message, target: string): Promise<void> {
   }
   let line: string;
   try {
-    line = formatLine(m.command, [target, ...m.params.slice(1)], { tags });
+    line = formatMessage({ command: m.command, params: [target, ...m.params.slice(1)], tags });
   } catch {
-    return s.numeric("400", m.command, "Not a line Parley can send");
+    return s.numeric(ERR_UNKNOWNERROR, m.command, "Not a line Parley can send");
   }
   try {
     await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`);
   } catch (err) {
-    s.numeric("404", target, err instanceof DomainError ? err.message : "Not sent");
+    s.numeric(ERR_CANNOTSENDTOCHAN, target, err instanceof DomainError ? err.message : "Not sent");
     return;
   }
   hub.ownLine(
@@ -159,10 +182,10 @@ async function ownLine(s: Session, m: Message, target: string): Promise<void> {
 }
 
 /** TAGMSG (message-tags): typing notifications, reactions. */
-function tagmsg(s: Session, m: Message): Promise<void> | void {
+function tagmsg(s: Session, m: IrcMessage): Promise<void> | void {
   if (!s.hub) return unbound(s, m);
   const target = m.params[0];
-  if (target.includes(",")) return s.numeric("407", target, "One target at a time");
+  if (target.includes(",")) return s.numeric(ERR_TOOMANYTARGETS, target, "One target at a time");
   return ownLine(s, m, target);
 }
 
@@ -170,7 +193,7 @@ function tagmsg(s: Session, m: Message): Promise<void> | void {
  * A labeled JOIN or PART of one channel is answered by the server's JOIN or PART (or its refusal)
  * with the label. A JOIN of a channel already joined gets no answer from the server: an ACK then.
  */
-function labeledAction(s: Session, m: Message, label: string): boolean {
+function labeledAction(s: Session, m: IrcMessage, label: string): boolean {
   const hub = s.hub!;
   if (m.command !== "JOIN" && m.command !== "PART") return false;
   const channel = m.params[0];
@@ -180,12 +203,12 @@ function labeledAction(s: Session, m: Message, label: string): boolean {
 }
 
 /** A client bound to no network (it manages networks) cannot talk on one. */
-function unbound(s: Session, m: Message): void {
-  s.numeric("400", m.command, "Bind a network first (BOUNCER BIND, or EMAIL/NETWORK)");
+function unbound(s: Session, m: IrcMessage): void {
+  s.numeric(ERR_UNKNOWNERROR, m.command, "Bind a network first (BOUNCER BIND, or EMAIL/NETWORK)");
 }
 
 /** BOUNCER: soju.im/bouncer-networks. */
-async function bouncer(s: Session, m: Message): Promise<void> {
+async function bouncer(s: Session, m: IrcMessage): Promise<void> {
   // Each answer goes through writeHistory: it carries the command's label.
   const answer = (...lines: string[]) => s.writeHistory(lines);
   const sub = m.params[0].toUpperCase();
@@ -200,7 +223,7 @@ async function bouncer(s: Session, m: Message): Promise<void> {
     s.bind = m.params[1].slice(0, 100);
     return;
   }
-  if (!s.login || !s.registered) return s.numeric("451", "You have not registered");
+  if (!s.login || !s.registered) return s.numeric(ERR_NOTREGISTERED, "You have not registered");
   // The user as stored now, not as at login: roles change (the connection count's limit follows
   // them), and a deleted account or a changed credential manages nothing.
   const user = await s.cx.store.users.byId(s.login.user.id);
@@ -239,14 +262,16 @@ async function bouncer(s: Session, m: Message): Promise<void> {
 const safe = (w: string) => w.replace(/[\s:]/g, "").slice(0, 32) || "*";
 
 /** Runs one of Parley's own commands for the client (it knows more than the raw line would). */
-async function command(s: Session, m: Message, text: string): Promise<void> {
+async function command(s: Session, m: IrcMessage, text: string): Promise<void> {
   if (!s.hub) return unbound(s, m);
-  if (/[\r\n\0]/.test(text)) return s.numeric("400", m.command, "Not a line Parley can send");
+  if (/[\r\n\0]/.test(text)) {
+    return s.numeric(ERR_UNKNOWNERROR, m.command, "Not a line Parley can send");
+  }
   try {
     await s.cx.irc.send(s.hub.userId, s.hub.connectionId, "", text);
   } catch (err) {
     s.numeric(
-      "432",
+      ERR_ERRONEUSNICKNAME,
       m.params[0]?.slice(0, 32) || "*",
       err instanceof DomainError ? err.message : "Not sent",
     );
@@ -264,9 +289,9 @@ const passOn: Command = { min: 1, run: (s, m) => upstream(s, m) };
  */
 export const PASS_THROUGH: Command = { run: (s, m) => upstream(s, m) };
 
-async function authenticateCmd(s: Session, m: Message): Promise<void> {
-  if (s.registered || s.login) return s.numeric("907", "You have already authenticated");
-  if (!s.caps.has("sasl")) return s.numeric("904", "SASL authentication failed");
+async function authenticateCmd(s: Session, m: IrcMessage): Promise<void> {
+  if (s.registered || s.login) return s.numeric(ERR_SASLALREADY, "You have already authenticated");
+  if (!s.caps.has("sasl")) return s.numeric(ERR_SASLFAIL, "SASL authentication failed");
   const step = s.sasl.step(m.params[0]);
   switch (step.kind) {
     case "continue":
@@ -274,10 +299,10 @@ async function authenticateCmd(s: Session, m: Message): Promise<void> {
     case "more":
       return;
     case "mechanisms":
-      s.numeric("908", s.sasl.mechanisms, "are available SASL mechanisms");
+      s.numeric(RPL_SASLMECHS, s.sasl.mechanisms, "are available SASL mechanisms");
       return saslFailed(s, "SASL authentication failed");
     case "aborted":
-      return s.numeric("906", "SASL authentication aborted");
+      return s.numeric(ERR_SASLABORTED, "SASL authentication aborted");
     case "failed":
       return saslFailed(s, "SASL authentication failed");
     case "credentials":
@@ -292,28 +317,28 @@ async function authenticateCmd(s: Session, m: Message): Promise<void> {
         : await authenticate(s.cx, step.identity, step.password, s.transport.address);
       if (typeof r === "string") {
         // Wrong credentials end the connection, as a web login failure counts (same throttle).
-        s.numeric("904", refusalText(r));
+        s.numeric(ERR_SASLFAIL, refusalText(r));
         return s.quit(refusalText(r));
       }
       s.login = r;
       s.numeric(
-        "900",
+        RPL_LOGGEDIN,
         `${s.nick || "*"}!${s.username || "*"}@parley`,
         r.user.email,
         `You are now logged in as ${r.user.email}`,
       );
-      s.numeric("903", "SASL authentication successful");
+      s.numeric(RPL_SASLSUCCESS, "SASL authentication successful");
       return s.tryRegister();
     }
   }
 }
 
 function saslFailed(s: Session, text: string): void {
-  s.numeric("904", text);
+  s.numeric(ERR_SASLFAIL, text);
   if (++s.saslFailures >= s.cx.limits.saslAttempts) s.quit("Too many SASL attempts");
 }
 
-function cap(s: Session, m: Message): Promise<void> | void {
+function cap(s: Session, m: IrcMessage): Promise<void> | void {
   const sub = (m.params[0] ?? "").toUpperCase();
   const who = s.registered ? s.target : s.nick || "*";
   const reply = (...p: string[]) => s.reply("CAP", [who, ...p]);
@@ -340,7 +365,7 @@ function cap(s: Session, m: Message): Promise<void> | void {
       s.caps.negotiating = false;
       return s.tryRegister();
     default:
-      s.numeric("410", sub.slice(0, 16) || "*", "Invalid CAP command");
+      s.numeric(ERR_INVALIDCAPCMD, sub.slice(0, 16) || "*", "Invalid CAP command");
   }
 }
 
@@ -352,7 +377,7 @@ export const COMMANDS: Record<string, Command> = {
     early: true,
     min: 1,
     run: (s, m) => {
-      if (s.registered) return s.numeric("462", "You may not reregister");
+      if (s.registered) return s.numeric(ERR_ALREADYREGISTERED, "You may not reregister");
       s.password = m.params[0];
     },
   },
@@ -373,7 +398,7 @@ export const COMMANDS: Record<string, Command> = {
     early: true,
     min: 4,
     run: (s, m) => {
-      if (s.registered) return s.numeric("462", "You may not reregister");
+      if (s.registered) return s.numeric(ERR_ALREADYREGISTERED, "You may not reregister");
       s.username = m.params[0].slice(0, 400);
       return s.tryRegister();
     },
@@ -400,13 +425,15 @@ export const COMMANDS: Record<string, Command> = {
   NAMES: passOn,
   TAGMSG: { min: 1, run: tagmsg },
   // Not offered (draft/multiline): a client's BATCH would leave the server's half open.
-  BATCH: { run: (s, m) => s.numeric("421", m.command, "Unknown command") },
+  BATCH: { run: (s, m) => s.numeric(ERR_UNKNOWNCOMMAND, m.command, "Unknown command") },
   BOUNCER: { early: true, min: 1, run: bouncer },
   WEBPUSH: { min: 1, run: webpushCommand },
   SEARCH: {
     min: 1,
     run: async (s, m) => {
-      if (!s.caps.has("soju.im/search")) return s.numeric("421", "SEARCH", "Unknown command");
+      if (!s.caps.has("soju.im/search")) {
+        return s.numeric(ERR_UNKNOWNCOMMAND, "SEARCH", "Unknown command");
+      }
       if (!s.hub) return unbound(s, m);
       const hub = s.hub;
       s.writeHistory(
@@ -424,7 +451,7 @@ export const COMMANDS: Record<string, Command> = {
     run: async (s, m) => {
       if (!s.hub) return unbound(s, m);
       if (!s.caps.has("draft/chathistory")) {
-        return s.numeric("421", "CHATHISTORY", "Unknown command");
+        return s.numeric(ERR_UNKNOWNCOMMAND, "CHATHISTORY", "Unknown command");
       }
       const lines = await s.cx.history.chathistory(s.scope(), m.params, {
         batch: s.caps.has("batch"),
@@ -437,7 +464,9 @@ export const COMMANDS: Record<string, Command> = {
     // No fewest parameters: draft/read-marker answers a bare MARKREAD with its own FAIL.
     run: async (s, m) => {
       if (!s.hub) return unbound(s, m);
-      if (!s.caps.has("draft/read-marker")) return s.numeric("421", "MARKREAD", "Unknown command");
+      if (!s.caps.has("draft/read-marker")) {
+        return s.numeric(ERR_UNKNOWNCOMMAND, "MARKREAD", "Unknown command");
+      }
       s.writeHistory(await s.cx.history.markRead(s.scope(), m.params));
     },
   },

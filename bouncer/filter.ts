@@ -4,7 +4,7 @@
  * rewrites made.
  */
 import { CAPABILITIES, type CapName, type CapRow, type Caps, type FilterContext } from "./caps.ts";
-import { formatLine, type Message } from "./wire.ts";
+import { formatMessage, type IrcMessage } from "../irc/protocol/message.ts";
 
 /** The capability a command needs, by command. */
 const DROPPED = new Map<string, CapName>(
@@ -38,16 +38,18 @@ function keptTags(caps: Caps, tags: Map<string, string>): Map<string, string> {
  * The line as this client gets it, or undefined when it gets none. `prefixes` is PREFIX's
  * symbols (for multi-prefix); `myNick` tells an INVITE of the user from one of someone else.
  */
-export function forClient(caps: Caps, m: Message, ctx: FilterContext): string | undefined {
+export function forClient(caps: Caps, m: IrcMessage, ctx: FilterContext): string | undefined {
   const need = DROPPED.get(m.command);
   if (need && !caps.has(need)) return undefined;
-  let line: Message | undefined = m;
+  let line: IrcMessage | undefined = m;
   for (const row of REWRITES) {
     if (!caps.has(row.name)) line = row.rewrite!(line, ctx);
     if (!line) return undefined;
   }
   try {
-    return formatLine(line.command, line.params, {
+    return formatMessage({
+      command: line.command,
+      params: line.params,
       prefix: line.prefix,
       tags: keptTags(caps, line.tags),
     });

@@ -18,7 +18,63 @@ import { passingMsgid } from "./msgid.ts";
 import { SERVER_NAME } from "./burst.ts";
 import { type Pending, PendingReplies, replySpec, type Routed } from "./pending_replies.ts";
 import { UpstreamState } from "./upstream_state.ts";
-import { formatLine, type Message, nickOf } from "./wire.ts";
+import { actionText, actionWrap, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
+import { formatMessage, type IrcMessage, nickOf } from "../irc/protocol/message.ts";
+import {
+  ERR_BADCHANMASK,
+  ERR_BADCHANNELKEY,
+  ERR_BANNEDFROMCHAN,
+  ERR_CHANNELISFULL,
+  ERR_INVITEONLYCHAN,
+  ERR_NOCHANMODES,
+  ERR_NOMOTD,
+  ERR_NOSUCHCHANNEL,
+  ERR_NOTONCHANNEL,
+  ERR_TOOMANYCHANNELS,
+  ERR_UNAVAILRESOURCE,
+  RPL_BANLIST,
+  RPL_CHANNELMODEIS,
+  RPL_CREATED,
+  RPL_CREATIONTIME,
+  RPL_ENDOFBANLIST,
+  RPL_ENDOFEXCEPTLIST,
+  RPL_ENDOFINVITELIST,
+  RPL_ENDOFMOTD,
+  RPL_ENDOFNAMES,
+  RPL_ENDOFWHO,
+  RPL_ENDOFWHOIS,
+  RPL_ENDOFWHOWAS,
+  RPL_EXCEPTLIST,
+  RPL_INVITELIST,
+  RPL_ISUPPORT,
+  RPL_LIST,
+  RPL_LISTEND,
+  RPL_LISTSTART,
+  RPL_MOTD,
+  RPL_MOTDSTART,
+  RPL_MYINFO,
+  RPL_NAMREPLY,
+  RPL_UMODEIS,
+  RPL_WELCOME,
+  RPL_WHOISACCOUNT,
+  RPL_WHOISACTUALLY,
+  RPL_WHOISBOT,
+  RPL_WHOISCERTFP,
+  RPL_WHOISCHANNELS,
+  RPL_WHOISHOST,
+  RPL_WHOISIDLE,
+  RPL_WHOISMODES,
+  RPL_WHOISOPERATOR,
+  RPL_WHOISREGNICK,
+  RPL_WHOISSECURE,
+  RPL_WHOISSERVER,
+  RPL_WHOISSPECIAL,
+  RPL_WHOISUSER,
+  RPL_WHOREPLY,
+  RPL_WHOSPCRPL,
+  RPL_WHOWASUSER,
+  RPL_YOURHOST,
+} from "../irc/protocol/numerics.ts";
 
 /** An attached client, as the relay sees it. */
 export interface Downstream {
@@ -38,15 +94,15 @@ const NEVER = new Set([
   "CAP",
   "AUTHENTICATE",
   "ERROR",
-  "001",
-  "002",
-  "003",
-  "004",
-  "005",
-  "375",
-  "372",
-  "376",
-  "422",
+  RPL_WELCOME,
+  RPL_YOURHOST,
+  RPL_CREATED,
+  RPL_MYINFO,
+  RPL_ISUPPORT,
+  RPL_MOTDSTART,
+  RPL_MOTD,
+  RPL_ENDOFMOTD,
+  ERR_NOMOTD,
   ...Array.from({ length: 17 }, (_, i) => String(250 + i)),
   ...Array.from({ length: 9 }, (_, i) => String(900 + i)),
 ]);
@@ -62,8 +118,18 @@ interface LabeledAction {
 
 /** The numerics that refuse a JOIN or a PART, naming the channel (their second parameter). */
 const REFUSALS: Record<LabeledAction["command"], ReadonlySet<string>> = {
-  JOIN: new Set(["403", "405", "437", "471", "473", "474", "475", "476", "477"]),
-  PART: new Set(["403", "442"]),
+  JOIN: new Set([
+    ERR_NOSUCHCHANNEL,
+    ERR_TOOMANYCHANNELS,
+    ERR_UNAVAILRESOURCE,
+    ERR_CHANNELISFULL,
+    ERR_INVITEONLYCHAN,
+    ERR_BANNEDFROMCHAN,
+    ERR_BADCHANNELKEY,
+    ERR_BADCHANMASK,
+    ERR_NOCHANMODES,
+  ]),
+  PART: new Set([ERR_NOSUCHCHANNEL, ERR_NOTONCHANNEL]),
 };
 
 /**
@@ -72,9 +138,46 @@ const REFUSALS: Record<LabeledAction["command"], ReadonlySet<string>> = {
  * join): no client gets them. NAMES after the user's own JOIN are the join's, and go to everyone.
  */
 const QUERY_REPLIES = new Set([
-  ..."311 312 313 317 318 319 320 330 338 378 379 671 276 307 335".split(" "),
-  ..."314 369 352 354 315 321 322 323 353 366".split(" "),
-  ..."324 329 367 368 348 349 346 347 221".split(" "),
+  ...[
+    RPL_WHOISUSER,
+    RPL_WHOISSERVER,
+    RPL_WHOISOPERATOR,
+    RPL_WHOISIDLE,
+    RPL_ENDOFWHOIS,
+    RPL_WHOISCHANNELS,
+    RPL_WHOISSPECIAL,
+    RPL_WHOISACCOUNT,
+    RPL_WHOISACTUALLY,
+    RPL_WHOISHOST,
+    RPL_WHOISMODES,
+    RPL_WHOISSECURE,
+    RPL_WHOISCERTFP,
+    RPL_WHOISREGNICK,
+    RPL_WHOISBOT,
+  ],
+  ...[
+    RPL_WHOWASUSER,
+    RPL_ENDOFWHOWAS,
+    RPL_WHOREPLY,
+    RPL_WHOSPCRPL,
+    RPL_ENDOFWHO,
+    RPL_LISTSTART,
+    RPL_LIST,
+    RPL_LISTEND,
+    RPL_NAMREPLY,
+    RPL_ENDOFNAMES,
+  ],
+  ...[
+    RPL_CHANNELMODEIS,
+    RPL_CREATIONTIME,
+    RPL_BANLIST,
+    RPL_ENDOFBANLIST,
+    RPL_EXCEPTLIST,
+    RPL_ENDOFEXCEPTLIST,
+    RPL_INVITELIST,
+    RPL_ENDOFINVITELIST,
+    RPL_UMODEIS,
+  ],
 ]);
 
 /** A line a client sent and waits to see stored, to echo it (echo-message) with its label. */
@@ -83,6 +186,8 @@ interface PendingEcho {
   conversation: string;
   text: string;
   label?: string;
+  /** Its client-only tags, which the other clients see on it too. */
+  tags?: Map<string, string>;
 }
 
 /** A line a client sent that Parley does not store (TAGMSG), waiting for the server's echo. */
@@ -99,9 +204,6 @@ interface OrderItem {
   done: boolean;
   deliver?: () => void;
 }
-
-/** The channel events history keeps (their rows' msgid and time go with them). */
-const KEPT_COMMANDS = new Set(["JOIN", "PART", "KICK", "TOPIC", "MODE"]);
 
 /** Lines held in order at most; past that, nothing waits. */
 const MAX_ORDER = 10_000;
@@ -238,14 +340,14 @@ export class Hub {
    */
   line(out: LineOut): void {
     // The message is shared with the connection's handlers: the stream's copy has its own tags.
-    const m: Message = { ...out.message, tags: new Map(out.message.tags) };
+    const m: IrcMessage = { ...out.message, tags: new Map(out.message.tags) };
     const produced = out.produced;
     const replyTo = m.tags.get("+draft/reply");
     if (replyTo) m.tags.set("+draft/reply", this.#ownIds.get(replyTo) ?? replyTo);
     const meBefore = this.state.nick;
     this.state.see(m);
     // Registered again: the answers still awaited will never come.
-    if (m.command === "001") {
+    if (m.command === RPL_WELCOME) {
       this.#pending.clear().forEach((e) => this.#later(() => this.#close(e)));
     }
     for (const e of this.#pending.expired()) this.#later(() => this.#close(e));
@@ -266,11 +368,9 @@ export class Hub {
     if (ownJoin && this.#joining.size < 100) this.#joining.add(ircLower(m.params[0] ?? ""));
     if (this.#isChat(m, meBefore)) return this.#chat(m, produced, meBefore);
     if (!/^\d{3}$/.test(m.command) && !m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
-    // A channel event history kept carries its row's msgid and time, as CHATHISTORY gives it.
-    if (
-      produced?.kind === "stored" && KEPT_COMMANDS.has(m.command) && m.prefix.includes("!") &&
-      this.isChannel(m.params[0] ?? "")
-    ) stamp(m, produced);
+    // An event history kept as one row carries that row's msgid and time, as CHATHISTORY gives
+    // it: whichever command it is, so a newly kept event needs nothing here.
+    if (produced?.kind === "stored") stamp(m, produced);
     const labeled = labeledFirst ?? this.#labeledAnswer(m, meBefore);
     const echo = this.#rawEcho(m, meBefore);
     this.#later(() => {
@@ -293,7 +393,7 @@ export class Hub {
    * goes out with its row's msgid and time (the sender's own line with its label, and only to a
    * sender with echo-message); ignored, to no one; not stored, as the server sent it.
    */
-  #chat(m: Message, produced: Produced | undefined, me: string): void {
+  #chat(m: IrcMessage, produced: Produced | undefined, me: string): void {
     if (produced?.kind === "ignored") return;
     const serverMsgid = m.tags.get("msgid");
     if (produced?.kind !== "stored") {
@@ -315,7 +415,7 @@ export class Hub {
   }
 
   /** A stored chat line to every client; to its sender only with echo-message, with its label. */
-  #toAll(m: Message, echo: PendingEcho | undefined): void {
+  #toAll(m: IrcMessage, echo: PendingEcho | undefined): void {
     for (const c of this.clients) {
       if (c !== echo?.client) this.#send(c, m);
       else if (c.caps.has("echo-message")) {
@@ -330,7 +430,7 @@ export class Hub {
    * A line of the server's labeled answer to a client's query (its label, or its batch): what
    * delivers it to that client, with the client's own label or batch; undefined for other lines.
    */
-  #byUpstreamLabel(m: Message): (() => void) | undefined {
+  #byUpstreamLabel(m: IrcMessage): (() => void) | undefined {
     const label = m.tags.get("label");
     const labeled = label === undefined ? undefined : this.#pending.byLabel(label);
     if (labeled) {
@@ -386,7 +486,7 @@ export class Hub {
   }
 
   /** The client's own line the server echoes (echo-message), taken off the list. */
-  #rawEcho(m: Message, me: string): RawEcho | undefined {
+  #rawEcho(m: IrcMessage, me: string): RawEcho | undefined {
     if (!this.#rawEchoes.length || !me || ircLower(nickOf(m.prefix)) !== ircLower(me)) {
       return undefined;
     }
@@ -400,14 +500,12 @@ export class Hub {
    * the other clients see it, and the sender with echo-message, with its label. When the server
    * echoes it, its echo does that; else it is made here.
    */
-  ownLine(client: Downstream, m: Message, label?: string): void {
+  ownLine(client: Downstream, m: IrcMessage, label?: string): void {
     if (this.state.caps.has("echo-message") && m.command !== "TAGMSG") {
       // Its echo is a chat line Parley stores, and echoes as it does the client's other lines.
       const text = m.params[1] ?? "";
       // Stored as an action's words, as the client's other actions are.
-      const action = text.startsWith("\x01ACTION ")
-        ? text.slice(8, text.endsWith("\x01") ? -1 : undefined)
-        : undefined;
+      const action = actionText(text);
       return this.awaitEcho({ client, conversation: m.params[0], text: action ?? text, label });
     }
     if (this.state.caps.has("echo-message")) {
@@ -416,7 +514,7 @@ export class Hub {
       return;
     }
     const me = this.nick;
-    const line: Message = {
+    const line: IrcMessage = {
       tags: new Map([...m.tags, ["time", new Date().toISOString()], ["msgid", passingMsgid()]]),
       prefix: this.#ownSource(me),
       command: m.command,
@@ -429,7 +527,12 @@ export class Hub {
           this.#send(c, label ? { ...line, tags: new Map(line.tags).set("label", label) } : line);
         } else if (label && c.caps.has("labeled-response")) {
           c.write(
-            formatLine("ACK", [], { prefix: SERVER_NAME, tags: new Map([["label", label]]) }),
+            formatMessage({
+              command: "ACK",
+              params: [],
+              prefix: SERVER_NAME,
+              tags: new Map([["label", label]]),
+            }),
           );
         }
       }
@@ -440,7 +543,7 @@ export class Hub {
    * The labeled JOIN or PART this line answers (the user's own JOIN or PART of the channel, or a
    * numeric refusing it), taken off the list.
    */
-  #labeledAnswer(m: Message, me: string): LabeledAction | undefined {
+  #labeledAnswer(m: IrcMessage, me: string): LabeledAction | undefined {
     if (!this.#labeled.length) return undefined;
     let command: string;
     let channel: string;
@@ -464,11 +567,11 @@ export class Hub {
    * A PRIVMSG or NOTICE Parley stores (or would, were it not ignored or over the limit): a
    * person's, to a channel or to the user, or the user's own; a CTCP other than ACTION is not.
    */
-  #isChat(m: Message, me: string): boolean {
+  #isChat(m: IrcMessage, me: string): boolean {
     if (m.command !== "PRIVMSG" && m.command !== "NOTICE") return false;
     if (!m.prefix.includes("!") || !me) return false;
     const text = m.params[1] ?? "";
-    if (text.startsWith("\x01") && (m.command !== "PRIVMSG" || !text.startsWith("\x01ACTION"))) {
+    if (isCtcp(text) && (m.command !== "PRIVMSG" || !isAction(text))) {
       return false;
     }
     const target = m.params[0] ?? "";
@@ -499,17 +602,17 @@ export class Hub {
    * A query reply no attached client asked for: true when it goes to no client (someone else's
    * answer: the web client's, or Parley's own), false when it is for every client.
    */
-  #unasked(m: Message): boolean {
+  #unasked(m: IrcMessage): boolean {
     if (!QUERY_REPLIES.has(m.command)) return false;
-    if (m.command !== "353" && m.command !== "366") return true;
-    const channel = ircLower(m.params[m.command === "353" ? 2 : 1] ?? "");
+    if (m.command !== RPL_NAMREPLY && m.command !== RPL_ENDOFNAMES) return true;
+    const channel = ircLower(m.params[m.command === RPL_NAMREPLY ? 2 : 1] ?? "");
     if (!this.#joining.has(channel)) return true;
-    if (m.command === "366") this.#joining.delete(channel);
+    if (m.command === RPL_ENDOFNAMES) this.#joining.delete(channel);
     return false;
   }
 
   /** A reply to a client's command, to that client: labeled, or in its labeled-response batch. */
-  #answer({ entry: q, ends }: Routed<Downstream>, m: Message, first: boolean): void {
+  #answer({ entry: q, ends }: Routed<Downstream>, m: IrcMessage, first: boolean): void {
     const c = q.client;
     if (q.label && q.batch === undefined) {
       if ((ends && first) || !c.caps.has("batch") || !c.caps.has("labeled-response")) {
@@ -530,7 +633,12 @@ export class Hub {
     if (q.batch && q.batch !== "-") q.client.write(`BATCH -${q.batch}`);
     else if (q.label && q.batch === undefined && q.client.caps.has("labeled-response")) {
       q.client.write(
-        formatLine("ACK", [], { prefix: SERVER_NAME, tags: new Map([["label", q.label]]) }),
+        formatMessage({
+          command: "ACK",
+          params: [],
+          prefix: SERVER_NAME,
+          tags: new Map([["label", q.label]]),
+        }),
       );
     }
     q.batch = "-";
@@ -557,7 +665,7 @@ export class Hub {
     }
   }
 
-  #send(c: Downstream, m: Message): void {
+  #send(c: Downstream, m: IrcMessage): void {
     const line = forClient(c.caps, m, { prefixes: this.state.prefixSymbols(), myNick: this.nick });
     if (line !== undefined) c.write(line, m.tags.get("msgid"));
   }
@@ -581,36 +689,33 @@ export class Hub {
     );
     const echo = echoAt >= 0 ? this.#echoes.splice(echoAt, 1)[0] : undefined;
     const target = channel ?? echo?.conversation ?? ev.conversation_id;
-    const text = ev.type === "action" ? `\x01ACTION ${ev.message}\x01` : ev.message;
+    const text = ev.type === "action" ? actionWrap(ev.message) : ev.message;
     const tags = new Map([
       ["time", new Date(Math.floor(ts / 1000)).toISOString()],
       // The stored line's own id (lib/msgid.ts), so live, history and the API agree.
       ["msgid", ev.msgid],
     ]);
     if (ev.reply_to) tags.set("+draft/reply", this.#ownIds.get(ev.reply_to) ?? ev.reply_to);
+    // The sender's client-only tags, after the server's (the reply named by the id clients know).
+    for (const [k, v] of echo?.tags ?? []) {
+      if (!tags.has(k)) tags.set(k, k === "+draft/reply" ? this.#ownIds.get(v) ?? v : v);
+    }
     const prefix = this.#ownSource(ev.from);
     const command = ev.type === "notice" ? "NOTICE" : "PRIVMSG";
     try {
-      formatLine(command, [target, text]);
+      formatMessage({ command, params: [target, text] });
     } catch {
       return;
     }
-    const m: Message = { tags, prefix, command, params: [target, text] };
+    const m: IrcMessage = { tags, prefix, command, params: [target, text] };
     this.#later(() => this.#toAll(m, echo));
   }
 }
 
 /** A stored line's msgid and time (its row's millisecond), as CHATHISTORY gives them. */
-function stamp(m: Message, stored: Extract<Produced, { kind: "stored" }>): void {
+function stamp(m: IrcMessage, stored: Extract<Produced, { kind: "stored" }>): void {
   m.tags.set("msgid", stored.msgid);
   m.tags.set("time", new Date(Math.floor(stored.ts / 1000)).toISOString());
-}
-
-/** The words of a CTCP ACTION, as Parley stores them; undefined for any other text. */
-function actionText(text: string): string | undefined {
-  if (!text.startsWith("\x01ACTION")) return undefined;
-  const body = text.slice(7).replace(/^ /, "");
-  return body.endsWith("\x01") ? body.slice(0, -1) : body;
 }
 
 /** Where the replies of a client that left go. */

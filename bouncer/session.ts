@@ -15,11 +15,19 @@ import { type BouncerLimits, lineCost } from "./limits.ts";
 import type { Hub, Relay } from "./relay.ts";
 import { Sasl } from "./sasl.ts";
 import type { ClientTransport } from "./transport.ts";
-import { formatLine, type Message, parseLine } from "./wire.ts";
+import { formatMessage, type IrcMessage, parseMessage } from "../irc/protocol/message.ts";
 import { forClient } from "./filter.ts";
 import type { BouncerCluster, RemoteEnd } from "./cluster.ts";
 import { stillValid } from "./credentials.ts";
 import { serviceTokens } from "./services.ts";
+import {
+  ERR_INPUTTOOLONG,
+  ERR_NEEDMOREPARAMS,
+  ERR_NOTREGISTERED,
+  ERR_PASSWDMISMATCH,
+  ERR_UNKNOWNCOMMAND,
+  ERR_UNKNOWNERROR,
+} from "../irc/protocol/numerics.ts";
 
 /** What every session shares. */
 export interface BouncerContext extends AuthDeps {
@@ -151,9 +159,9 @@ export class Session {
    */
   writeHistory(lines: string[], answer = true): void {
     const prefixes = this.hub?.state.prefixSymbols() ?? "@+";
-    const out: Message[] = [];
+    const out: IrcMessage[] = [];
     for (const raw of lines) {
-      const m = parseLine(raw);
+      const m = parseMessage(raw);
       if (m) out.push(m);
     }
     const label = answer && this.caps.has("labeled-response") ? this.#label : undefined;
@@ -202,14 +210,14 @@ export class Session {
     this.#label = undefined;
     const tags = l && this.caps.has("labeled-response") ? new Map([["label", l]]) : undefined;
     if (command === "ACK" && !tags) return; // an ACK is only ever an answer to a label
-    this.write(formatLine(command, params, { prefix: SERVER_NAME, tags }));
+    this.write(formatMessage({ command, params, prefix: SERVER_NAME, tags }));
   }
 
   /** Sends ERROR and closes. */
   quit(reason: string): void {
     if (this.#closed) return;
     this.#held = undefined; // the ERROR goes before any replay still read
-    this.write(formatLine("ERROR", [`Closing link: ${reason}`]));
+    this.write(formatMessage({ command: "ERROR", params: [`Closing link: ${reason}`] }));
     this.close();
   }
 
@@ -228,14 +236,14 @@ export class Session {
         if (this.#closed) break;
         await this.#pace("line" in item ? lineCost(item.line) : 1);
         if ("tooLong" in item || clientTagBytes(item.line) > MAX_CLIENT_TAG_DATA) {
-          this.numeric("417", "Input line was too long");
+          this.numeric(ERR_INPUTTOOLONG, "Input line was too long");
           continue;
         }
         if (this.#remote) {
           this.#remote.send(item.line);
           continue;
         }
-        const m = parseLine(item.line);
+        const m = parseMessage(item.line);
         if (!m) continue;
         await this.#handle(m);
       }
@@ -260,7 +268,7 @@ export class Session {
     this.#tokens -= cost;
   }
 
-  async #handle(m: Message): Promise<void> {
+  async #handle(m: IrcMessage): Promise<void> {
     this.#label = labelOf(m);
     this.#labelOwned = false;
     try {
@@ -278,27 +286,28 @@ export class Session {
     return this.#label;
   }
 
-  async #run(m: Message): Promise<void> {
+  async #run(m: IrcMessage): Promise<void> {
     // What Parley does not handle goes to the server (a client bound to no network has none).
     const cmd = COMMANDS[m.command] ?? (this.hub ? PASS_THROUGH : undefined);
     if (!cmd) {
-      if (this.registered) this.numeric("421", m.command.slice(0, 32), "Unknown command");
-      else this.numeric("451", "You have not registered");
+      if (this.registered) {
+        this.numeric(ERR_UNKNOWNCOMMAND, m.command.slice(0, 32), "Unknown command");
+      } else this.numeric(ERR_NOTREGISTERED, "You have not registered");
       return;
     }
     if (!this.registered && !cmd.early) {
-      this.numeric("451", "You have not registered");
+      this.numeric(ERR_NOTREGISTERED, "You have not registered");
       return;
     }
     if (m.params.length < (cmd.min ?? 0)) {
-      this.numeric("461", m.command, "Not enough parameters");
+      this.numeric(ERR_NEEDMOREPARAMS, m.command, "Not enough parameters");
       return;
     }
     try {
       await cmd.run(this, m);
     } catch (err) {
       log.warn("bouncer command failed", { command: m.command, error: err });
-      this.numeric("400", m.command, "The command could not be run");
+      this.numeric(ERR_UNKNOWNERROR, m.command, "The command could not be run");
     }
   }
 
@@ -308,7 +317,7 @@ export class Session {
     if (this.sasl.active) return;
     if (!this.login) {
       if (this.password === undefined) {
-        this.numeric("464", "Password required: log in with SASL PLAIN or PASS");
+        this.numeric(ERR_PASSWDMISMATCH, "Password required: log in with SASL PLAIN or PASS");
         return this.quit("Password required");
       }
       // PASS alone, or `PASS EMAIL/NETWORK[@CLIENT]:password` when USER does not say who.
@@ -321,7 +330,7 @@ export class Session {
       }
       const result = await authenticate(this.cx, identity, password, this.transport.address);
       if (typeof result === "string") {
-        this.numeric("464", refusalText(result));
+        this.numeric(ERR_PASSWDMISMATCH, refusalText(result));
         return this.quit(refusalText(result));
       }
       this.login = result;
@@ -351,7 +360,7 @@ export class Session {
     }
     const networks = this.caps.has("soju.im/bouncer-networks");
     if (!login.connection && !networks) {
-      this.numeric("464", "Name the connection: EMAIL/CONNECTION_ID as the username");
+      this.numeric(ERR_PASSWDMISMATCH, "Name the connection: EMAIL/CONNECTION_ID as the username");
       return this.quit("No connection named");
     }
     // The node that runs the user counts it, with the rest of its clients.
@@ -404,7 +413,7 @@ export class Session {
       if (this.#held === held) {
         this.#held = undefined;
         this.writeHistory(replayed, false);
-        const seen = new Set(replayed.map((l) => parseLine(l)?.tags.get("msgid")));
+        const seen = new Set(replayed.map((l) => parseMessage(l)?.tags.get("msgid")));
         for (const h of held) if (!h.msgid || !seen.has(h.msgid)) this.write(h.line);
       }
     }

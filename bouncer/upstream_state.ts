@@ -7,7 +7,20 @@
  * it past the limits below.
  */
 import { ircLower } from "../irc/casefold.ts";
-import { type Message, nickOf } from "./wire.ts";
+import { type IrcMessage, nickOf } from "../irc/protocol/message.ts";
+import {
+  ERR_NOMOTD,
+  RPL_CREATED,
+  RPL_ENDOFMOTD,
+  RPL_ISUPPORT,
+  RPL_MOTD,
+  RPL_MOTDSTART,
+  RPL_MYINFO,
+  RPL_TOPIC,
+  RPL_TOPICWHOTIME,
+  RPL_WELCOME,
+  RPL_YOURHOST,
+} from "../irc/protocol/numerics.ts";
 
 const MAX_CHANNELS = 1000;
 const MAX_MOTD_LINES = 400;
@@ -67,7 +80,7 @@ export class UpstreamState {
   }
 
   /** Takes one line from the server. */
-  see(m: Message): void {
+  see(m: IrcMessage): void {
     const p = m.params;
     const from = nickOf(m.prefix);
     const me = this.nick && ircLower(from) === ircLower(this.nick);
@@ -76,7 +89,7 @@ export class UpstreamState {
       case "CAP":
         this.#cap(p);
         break;
-      case "001":
+      case RPL_WELCOME:
         this.nick = p[0] ?? this.nick;
         this.server = m.prefix;
         this.greeting.clear();
@@ -85,12 +98,12 @@ export class UpstreamState {
         this.motd = [];
         this.noMotd = false;
         break;
-      case "002":
-      case "003":
-      case "004":
+      case RPL_YOURHOST:
+      case RPL_CREATED:
+      case RPL_MYINFO:
         this.greeting.set(m.command, p.slice(1));
         break;
-      case "005":
+      case RPL_ISUPPORT:
         for (const token of p.slice(1, -1)) {
           if (token.startsWith("-")) this.isupport.delete(token.slice(1).split("=")[0]);
           else if (this.isupport.size < MAX_ISUPPORT_TOKENS) {
@@ -98,17 +111,17 @@ export class UpstreamState {
           }
         }
         break;
-      case "375":
+      case RPL_MOTDSTART:
         this.motd = [];
         this.#motdOpen = true;
         break;
-      case "372":
+      case RPL_MOTD:
         if (this.#motdOpen && this.motd.length < MAX_MOTD_LINES) this.motd.push(p.at(-1) ?? "");
         break;
-      case "376":
+      case RPL_ENDOFMOTD:
         this.#motdOpen = false;
         break;
-      case "422":
+      case ERR_NOMOTD:
         this.noMotd = true;
         break;
       case "NICK":
@@ -132,12 +145,12 @@ export class UpstreamState {
           this.channels.delete(ircLower(p[0] ?? ""));
         }
         break;
-      case "332": {
+      case RPL_TOPIC: {
         const ch = this.channel(p[1] ?? "");
         if (ch) ch.topic = p.at(-1) ?? "";
         break;
       }
-      case "333": {
+      case RPL_TOPICWHOTIME: {
         const ch = this.channel(p[1] ?? "");
         if (ch) [ch.topicBy, ch.topicAt] = [p[2] ?? "", p[3] ?? ""];
         break;

@@ -26,7 +26,7 @@ import { ircTime } from "./history/lines.ts";
 import { servicesOf } from "./services.ts";
 import { type Credential, credentialHolds } from "./credentials.ts";
 import type { BouncerContext, Session } from "./session.ts";
-import { formatLine, type Message } from "./wire.ts";
+import { formatMessage, type IrcMessage } from "../irc/protocol/message.ts";
 
 /** The endpoints each session registered while attached. */
 const registered = new WeakMap<Session, Set<string>>();
@@ -59,7 +59,7 @@ function endpointUrl(text: string): URL | undefined {
 }
 
 /** `WEBPUSH REGISTER|UNREGISTER ...`, answered as the spec says (the line back, or FAIL). */
-export async function webpushCommand(s: Session, m: Message): Promise<void> {
+export async function webpushCommand(s: Session, m: IrcMessage): Promise<void> {
   const push = servicesOf(s.cx).push;
   if (!push || !s.caps.has("soju.im/webpush")) {
     return s.numeric(ERR_UNKNOWNCOMMAND, "WEBPUSH", "Unknown command");
@@ -167,7 +167,7 @@ async function pushLine(
   }
   const text = ev.type === "action" ? actionWrap(ev.message) : ev.message;
   const command = ev.type === "notice" ? "NOTICE" : "PRIVMSG";
-  return formatLine(command, [target, text], { prefix, tags });
+  return formatMessage({ command, params: [target, text], prefix, tags });
 }
 
 /** The push source of IRC clients' subscriptions (added to the notifier by the bouncer). */

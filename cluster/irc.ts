@@ -100,9 +100,15 @@ export class ClusterIrc implements IrcControl {
         await local.stopUser(userId, "Connection removed.");
         await this.#ownership.release(userId);
       },
-      send: (userId: number, connectionId: string, conversationId: string, message: string) => {
+      send: (
+        userId: number,
+        connectionId: string,
+        conversationId: string,
+        message: string,
+        tags?: Record<string, string>,
+      ) => {
         mine(userId);
-        return local.send(userId, connectionId, conversationId, message);
+        return local.send(userId, connectionId, conversationId, message, tags);
       },
     });
   }
@@ -268,12 +274,13 @@ export class ClusterIrc implements IrcControl {
     connectionId: string,
     conversationId: string,
     message: string,
+    tags?: Record<string, string>,
   ): Promise<CommandResult> {
     return this.#route(
       userId,
       "send",
-      [userId, connectionId, conversationId, message],
-      () => this.#local.send(userId, connectionId, conversationId, message),
+      [userId, connectionId, conversationId, message, tags],
+      () => this.#local.send(userId, connectionId, conversationId, message, tags),
     );
   }
 

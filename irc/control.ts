@@ -45,12 +45,16 @@ export interface IrcControl {
   drop(record: ConnectionRecord): Promise<void>;
   /** Stops every connection of a user (before the user is deleted). */
   userDeleted(userId: number): Promise<void>;
-  /** Sends what the user typed in a conversation (see IrcManager.send). */
+  /**
+   * Sends what the user typed in a conversation (see IrcManager.send); `tags`, an attached
+   * client's client-only tags, go on the line it sends.
+   */
   send(
     userId: number,
     connectionId: string,
     conversationId: string,
     message: string,
+    tags?: Record<string, string>,
   ): Promise<CommandResult>;
   /** The state of a connection this node runs ("disconnected" when it runs none). */
   state(connectionRowId: number): string;

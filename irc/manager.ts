@@ -449,12 +449,13 @@ export class IrcManager implements IrcControl {
     connectionId: string,
     conversationId: string,
     message: string,
+    tags?: Record<string, string>,
   ): Promise<CommandResult> {
     const record = await this.#deps.store.connections.get(userId, connectionId);
     if (!record) throw missing("No such connection.");
     try {
       await this.#openPrivate(record, conversationId, message);
-      return await this.#run(record, ircLower(conversationId), message);
+      return await this.#run(record, ircLower(conversationId), message, tags);
     } catch (err) {
       // Not written (the connection closed, or the line was refused): never answer "Sent".
       if (err instanceof SendError) throw invalid(err.message, "/body/message");
@@ -477,6 +478,7 @@ export class IrcManager implements IrcControl {
     record: ConnectionRecord,
     conversationId: string,
     message: string,
+    tags?: Record<string, string>,
   ): Promise<CommandResult> {
     const { store } = this.#deps;
     const conversation = await store.conversations.get(record.id, conversationId);
@@ -491,6 +493,7 @@ export class IrcManager implements IrcControl {
       conn,
       conversationId,
       conversation,
+      tags,
       paste: (text) => pasteIfLong(this.#deps, userId, parseIrcUrl(record.url).host, text),
       control: {
         connect: () => this.#setWanted(record, "connected"),

@@ -9,7 +9,7 @@ import { SERVER_NAME } from "../burst.ts";
 import { certificateFingerprint } from "../auth.ts";
 import { credentialHolds } from "../credentials.ts";
 import type { BouncerContext, Session } from "../session.ts";
-import { formatLine, type Message } from "../wire.ts";
+import { formatMessage, type IrcMessage } from "../../irc/protocol/message.ts";
 import { runService, SERVICE_NICK, type ServiceDeps } from "./mod.ts";
 import { t } from "./words.ts";
 
@@ -30,7 +30,7 @@ export function serviceFor(
 }
 
 /** Whether the line is addressed to BouncerServ. */
-export function toService(m: Message): boolean {
+export function toService(m: IrcMessage): boolean {
   return (m.command === "PRIVMSG" || m.command === "NOTICE") && !!m.params[0] &&
     ircLower(m.params[0]) === TARGET;
 }
@@ -39,7 +39,7 @@ export function toService(m: Message): boolean {
  * Handles a PRIVMSG or NOTICE to BouncerServ; false when the line is not for it. Runs before
  * anything else of the line, so nothing of it goes upstream.
  */
-export async function bouncerServ(s: Session, m: Message): Promise<boolean> {
+export async function bouncerServ(s: Session, m: IrcMessage): Promise<boolean> {
   if (!toService(m)) return false;
   if (m.command !== "PRIVMSG" || !s.login) return true;
   const text = m.params[1] ?? "";
@@ -50,12 +50,16 @@ export async function bouncerServ(s: Session, m: Message): Promise<boolean> {
     ? new Map([["label", label]])
     : undefined;
   if (s.caps.has("echo-message")) {
-    s.write(formatLine("PRIVMSG", [SERVICE_NICK, text], {
-      prefix: `${s.target}!${s.username || "u"}@${SERVER_NAME}`,
-      tags,
-    }));
+    s.write(
+      formatMessage({
+        command: "PRIVMSG",
+        params: [SERVICE_NICK, text],
+        prefix: `${s.target}!${s.username || "u"}@${SERVER_NAME}`,
+        tags,
+      }),
+    );
   } else if (tags) {
-    s.write(formatLine("ACK", [], { prefix: SERVER_NAME, tags }));
+    s.write(formatMessage({ command: "ACK", params: [], prefix: SERVER_NAME, tags }));
   }
   // The user as stored now: roles change, and a deleted account or a revoked credential does
   // nothing here.
@@ -78,7 +82,7 @@ export async function bouncerServ(s: Session, m: Message): Promise<boolean> {
   }, text);
   for (const line of lines) {
     for (const piece of pieces(line)) {
-      s.write(formatLine("NOTICE", [s.target, piece], { prefix: PREFIX }));
+      s.write(formatMessage({ command: "NOTICE", params: [s.target, piece], prefix: PREFIX }));
     }
   }
   return true;
@@ -101,7 +105,9 @@ export function relayServerNotices(cx: BouncerContext): () => void {
         // The clients this node serves; one handed over to another node hears it from there.
         if (!s.hub && !s.control) continue;
         for (const piece of pieces(ev.message)) {
-          s.write(formatLine("NOTICE", [s.target, piece], { prefix: SERVER_NAME }));
+          s.write(
+            formatMessage({ command: "NOTICE", params: [s.target, piece], prefix: SERVER_NAME }),
+          );
         }
       }
     },

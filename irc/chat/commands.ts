@@ -32,6 +32,8 @@ export interface CommandContext {
   conversationId: string;
   /** That conversation, when it exists. */
   conversation: ConversationRecord | undefined;
+  /** Client-only tags for the line said (an attached IRC client's, as it wrote them). */
+  tags?: Record<string, string>;
   /** Saves an over-long message as a file and returns the line to send instead (chat/paste.ts). */
   paste?: (text: string) => Promise<string | undefined>;
   /** Connection control, from the manager. */
@@ -139,7 +141,7 @@ async function sendSaid(
   if (!text.trim()) fail("The message is empty.");
   // Too long or too many lines for the network: its first line and a link to the text instead.
   text = (await ctx.paste?.(text)) ?? text;
-  return await conn.say(target, text, type).catch((err) => {
+  return await conn.say(target, text, type, ctx.tags).catch((err) => {
     // A target no line can carry (`/msg :x hi`) is the user's input at fault.
     if (err instanceof LineError) fail(err.message);
     throw err;

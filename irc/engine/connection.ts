@@ -11,8 +11,8 @@ import { type IrcClient, newIrcClient, type WhoisReply } from "./framework.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
-import { ctcpAnswer } from "./ctcp.ts";
-import { type IrcLine, ircLine } from "./line.ts";
+import { ACTION_OVERHEAD, actionWrap, ctcpAnswer, ctcpWrap } from "../protocol/ctcp.ts";
+import { formatMessage, type IrcLine, ircLine } from "../protocol/message.ts";
 import { publicAddress, TransportRefusal } from "../socket/target.ts";
 import { type LineSink, LineTransport } from "../socket/transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
@@ -376,7 +376,7 @@ export class IrcConnection {
       );
       // Anyone can ask: past the budget requests go unanswered rather than flood the server.
       if (!answer || this.#ctcpBucket.take() > 0) return;
-      this.send(ircLine("NOTICE", ev.nick, `\x01${answer}\x01`), { answer: true }).catch(() => {});
+      this.send(ircLine("NOTICE", ev.nick, ctcpWrap(answer)), { answer: true }).catch(() => {});
     });
     client.on("socket close", (err) => {
       if (mine()) this.#onClose(err);
@@ -527,7 +527,7 @@ export class IrcConnection {
       return Promise.reject(new SendError(`${this.id} is not connected.`));
     }
     if (LINE_BREAKING.test(line)) {
-      // irc/engine/line.ts refuses these; reaching this is a bug, and writing it an injection.
+      // irc/protocol/message.ts refuses these; reaching this is a bug, and writing it an injection.
       log.warn("irc line refused", { connection: this.id, reason: "CR, LF or NUL in a line" });
       return Promise.reject(new SendError("A line with CR, LF or NUL cannot be sent."));
     }
@@ -617,21 +617,27 @@ export class IrcConnection {
   }
 
   /**
-   * Sends a PRIVMSG or NOTICE (or an ACTION when `action`), split into lines that fit; resolves
-   * with the lines as sent.
+   * Sends a PRIVMSG or NOTICE (or an ACTION when `action`), split into lines that fit, each with
+   * the client-only `tags` given (their bytes do not count against the text's); resolves with
+   * the lines as sent.
    */
   async say(
     target: string,
     text: string,
     kind: "privmsg" | "notice" | "action" = "privmsg",
+    tags?: Record<string, string>,
   ): Promise<string[]> {
     const command = kind === "notice" ? "NOTICE" : "PRIVMSG";
     let budget = textBudget(command, target, this.nick || this.wantedNick, this.lineLimit);
-    if (kind === "action") budget -= 9; // "\x01ACTION " + "\x01"
+    if (kind === "action") budget -= ACTION_OVERHEAD;
     const parts = splitText(text, budget);
     for (const part of parts) {
-      const body = kind === "action" ? `\x01ACTION ${part}\x01` : part;
-      await this.send(ircLine(command, target, body));
+      const body = kind === "action" ? actionWrap(part) : part;
+      await this.send(
+        tags
+          ? formatMessage({ command, params: [target, body], tags: new Map(Object.entries(tags)) })
+          : ircLine(command, target, body),
+      );
     }
     return parts;
   }

@@ -9,8 +9,10 @@ import type { IrcConnection } from "./connection.ts";
 
 /** What handling a line made of it. */
 export type Produced =
-  /** Stored (a chat line) or kept (a channel event): its row's msgid and time (µs). */
+  /** Stored (a chat line) or kept (a channel event) as one row: its msgid and time (µs). */
   | { kind: "stored"; msgid: string; ts: number }
+  /** Kept as rows of several conversations (a QUIT, a NICK): no one row is the line's. */
+  | { kind: "spread" }
   /** An ignored person's line: shown to no one. */
   | { kind: "ignored" }
   /** A line Parley does not store after all (past the conversation limit). */

@@ -272,17 +272,18 @@ export class LineTransport extends EventEmitter {
       // would wait its turn, and a server drops a client that does not answer in time: it is
       // answered here instead, once per chunk (the last one; a chunk of many PINGs is not a
       // server keeping time, and each answer is a write). irc-framework answers the ones it gets.
-      let token = "";
+      let ping = "";
       lines = lines.filter((line) => {
         if (!isPing(line)) return true;
         chars -= line.length + 1;
-        token = line.slice(5).replace(/\r$/, "");
+        ping = line;
         return false;
       });
-      // The server's token as it sent it: the trailing parameter, or the first word.
-      const param = token.startsWith(":") ? token.slice(1) : token.split(" ")[0];
+      // The server's token as it sent it, read by the one parser (taken out here, the line is
+      // parsed nowhere else).
+      const token = parseMessage(ping.replace(/\r$/, ""))?.params[0] ?? "";
       try {
-        this.writeLine(ircLine("PONG", param));
+        this.writeLine(ircLine("PONG", token));
       } catch { /* a token no line can carry (a NUL) goes unanswered */ }
     }
     if (this.#head === this.#queue.length) {

@@ -136,6 +136,32 @@ Deno.test("spec labeled-response: with echo-message, the echo is the answer", as
     const copies = c.lines.slice(from).filter((l) => l.params[1] === "to myself");
     assert(copies.length >= 1, "the echo");
     assertEquals(copies.filter((l) => l.tags.has("label")).length, 1, "one labeled: the echo");
+
+    // Two clients send the same line at once: each echo carries its own sender's label.
+    const twin = await BouncerClient.attach(s.port, `${user}@t`, PASSWORD, [
+      ...CAPS,
+      "echo-message",
+    ]);
+    try {
+      await twin.waitFor((l) => l.command === "366" && l.params[1] === "#echo");
+      const [cFrom, tFrom] = [c.lines.length, twin.lines.length];
+      await Promise.all([
+        c.send("@label=same-c PRIVMSG #echo :the same words"),
+        twin.send("@label=same-t PRIVMSG #echo :the same words"),
+      ]);
+      const mine = (x: BouncerClient, from: number) =>
+        x.waitFor((l) => l.command === "PRIVMSG" && l.tags.has("label"), from);
+      assertEquals((await mine(c, cFrom)).tags.get("label"), "same-c");
+      assertEquals((await mine(twin, tFrom)).tags.get("label"), "same-t");
+      // And each sees the other's line, unlabeled.
+      const both = (x: BouncerClient, from: number) =>
+        x.lines.slice(from).filter((l) => l.params[1] === "the same words").length === 2;
+      await sync(c);
+      await sync(twin);
+      assert(both(c, cFrom) && both(twin, tFrom), "two copies each");
+    } finally {
+      twin.close();
+    }
   } finally {
     c.close();
     other.close();

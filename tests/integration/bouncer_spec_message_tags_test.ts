@@ -88,9 +88,6 @@ Deno.test("spec message-tags: client tags relayed as they are, server tags first
 
     await t.step({
       name: "the server's client-only tags reach clients on PRIVMSG and NOTICE (MUST)",
-      // A stored PRIVMSG or NOTICE reaches clients from its stored row (bouncer/relay.ts), which
-      // keeps no client tag but +draft/reply: the server's other client tags are lost.
-      ignore: true,
       fn: async () => {
         await server.send("@+example/pm=1 :bob!bob@host PRIVMSG #chan :tagged");
         await server.send("@+example/no=2 :bob!bob@host NOTICE #chan :tagged notice");
@@ -105,9 +102,6 @@ Deno.test("spec message-tags: client tags relayed as they are, server tags first
 
     await t.step({
       name: "a client's PRIVMSG keeps its client-only tags to the server (MUST)",
-      // The chat path (IrcControl.send, the web client's) takes text only: a PRIVMSG's
-      // client tags other than +draft/reply are lost there (irc/chat, the relay).
-      ignore: true,
       fn: async () => {
         const from = server.lines.length;
         await a.send("@+example/x=1 PRIVMSG #chan :with a tag");

@@ -8,7 +8,7 @@ import { EMAIL, PASSWORD, setupBouncerOn } from "../support/bouncer.ts";
 import { plain } from "../support/bouncer_client.ts";
 import { startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
-import { parseLine } from "../../bouncer/wire.ts";
+import { parseMessage } from "../../irc/protocol/message.ts";
 
 /** A WebSocket client offering `protocols`, recording frames as strings (and their kind). */
 async function open(url: string, protocols: string[]) {
@@ -34,11 +34,11 @@ async function open(url: string, protocols: string[]) {
     for (const l of ["CAP LS 302", "NICK w", "USER w 0 * :w", "CAP REQ :sasl"]) send(l);
     await waitFor((l) => l.includes(" ACK "));
     send("AUTHENTICATE PLAIN");
-    await waitFor((l) => parseLine(l)?.command === "AUTHENTICATE");
+    await waitFor((l) => parseMessage(l)?.command === "AUTHENTICATE");
     send(`AUTHENTICATE ${plain(username, PASSWORD)}`);
-    await waitFor((l) => parseLine(l)?.command === "903");
+    await waitFor((l) => parseMessage(l)?.command === "903");
     send("CAP END");
-    await waitFor((l) => parseLine(l)?.command === "001");
+    await waitFor((l) => parseMessage(l)?.command === "001");
   };
   return {
     ws,
@@ -92,7 +92,7 @@ Deno.test("spec websocket: both subprotocols, the client's order, one line a fra
     await t.step("each frame one line, without CR or LF (MUST)", async () => {
       const c = await open(url, ["text.ircv3.net"]);
       await c.login(`${user}@text`);
-      await c.waitFor((l) => parseLine(l)?.command === "366");
+      await c.waitFor((l) => parseMessage(l)?.command === "366");
       c.send("PING :text");
       await c.waitFor((l) => l.endsWith("PONG parley text"));
       assert(c.frames.length > 10);
@@ -106,7 +106,7 @@ Deno.test("spec websocket: both subprotocols, the client's order, one line a fra
     await t.step("no bytes that are not UTF-8 in a text frame (MUST NOT)", async () => {
       const c = await open(url, ["text.ircv3.net"]);
       await c.login(`${user}@utf`);
-      await c.waitFor((l) => parseLine(l)?.command === "366");
+      await c.waitFor((l) => parseMessage(l)?.command === "366");
       const latin1 = new Uint8Array([
         ...new TextEncoder().encode(":bob!b@h PRIVMSG #ws :caf"),
         0xe9,
@@ -126,7 +126,7 @@ Deno.test("spec websocket: both subprotocols, the client's order, one line a fra
       const c = await open(url, ["text.ircv3.net"]);
       await c.login(`${user}@big`);
       c.send(`PRIVMSG #ws :${"x".repeat(9000)}`);
-      await c.waitFor((l) => parseLine(l)?.command === "417");
+      await c.waitFor((l) => parseMessage(l)?.command === "417");
       c.ws.close();
     });
   } finally {

@@ -12,7 +12,7 @@ import { RawIrcClient } from "../support/irc_client.ts";
 import { poll } from "../support/poll.ts";
 import { browserKeys, checkVapid, decrypt, pushService } from "../support/push_service.ts";
 import { pushFor } from "../../push/mod.ts";
-import { parseLine } from "../../bouncer/wire.ts";
+import { parseMessage } from "../../irc/protocol/message.ts";
 
 const assertMatch = (text: string, re: RegExp) => assert(re.test(text), `${text} ~ ${re}`);
 
@@ -154,7 +154,7 @@ Deno.test("bouncer: soju.im/webpush pushes a detached client's mentions as IRC l
       await poll("the witness's push", () => service.received.some((r) => r.path === "/witness"));
       await push.notifier.settled();
       const seen = await received("/witness", witness);
-      assertEquals(seen.map((l) => parseLine(l)!.params), [["#push", "alice: still there?"]]);
+      assertEquals(seen.map((l) => parseMessage(l)!.params), [["#push", "alice: still there?"]]);
       assertEquals(service.received.filter((r) => r.path === "/phone").length, 0);
       await s.app.deps.store.push.removeIrc(service.url("/witness"));
     });
@@ -171,7 +171,7 @@ Deno.test("bouncer: soju.im/webpush pushes a detached client's mentions as IRC l
         await checkVapid(got.headers.get("authorization")!, push.keys.publicKey, service.origin);
         const lines = await received("/phone", phoneKeys);
         assertEquals(lines.length, 1, lines.join("\n"));
-        const line = parseLine(lines[0])!;
+        const line = parseMessage(lines[0])!;
         assertEquals(line.command, "PRIVMSG");
         assertEquals(line.params, ["#push", "alice: are you there?"]);
         assertMatch(line.prefix ?? "", /^bob(!|$)/);
@@ -183,7 +183,7 @@ Deno.test("bouncer: soju.im/webpush pushes a detached client's mentions as IRC l
     await t.step("a private message too, its target the user's nick", async () => {
       await bob.say("alice", "psst");
       await poll("a second push", async () => (await received("/phone", phoneKeys)).length === 2);
-      const line = parseLine((await received("/phone", phoneKeys))[1])!;
+      const line = parseMessage((await received("/phone", phoneKeys))[1])!;
       assertEquals(line.params, ["alice", "psst"]);
     });
 
@@ -205,7 +205,7 @@ Deno.test("bouncer: soju.im/webpush pushes a detached client's mentions as IRC l
       await bob.say("alice", "after unregistering");
       await poll("the tablet's push", () => service.received.some((r) => r.path === "/tablet"));
       await push.notifier.settled();
-      assertEquals((await received("/tablet", tabletKeys)).map((l) => parseLine(l)!.params), [
+      assertEquals((await received("/tablet", tabletKeys)).map((l) => parseMessage(l)!.params), [
         ["alice", "after unregistering"],
       ]);
       assertEquals((await received("/phone", phoneKeys)).length, 2, "nothing more to the phone");

@@ -7,7 +7,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
 import { type LineSink, LineTransport, READ_QUEUE_LINES } from "../../irc/socket/transport.ts";
-import { formatLine, type Message } from "../../bouncer/wire.ts";
+import { formatMessage, type IrcMessage } from "../../irc/protocol/message.ts";
 
 /** A consumer that takes no line itself (all go to the "line" event) and has room as `room` says. */
 function sink(room: () => Promise<void> | undefined): LineSink {
@@ -95,7 +95,10 @@ Deno.test("IRC transport: a server that goes silent for the idle timeout is drop
     host: "127.0.0.1",
     port: (listener.addr as Deno.NetAddr).port,
   }, { idleTimeout: 1 });
-  transport.on("line", (m: Message) => lines.push(formatLine(m.command, m.params, m)));
+  transport.on(
+    "line",
+    (m: IrcMessage) => lines.push(formatMessage(m)),
+  );
   transport.on("close", () => closed = true);
   try {
     transport.connect();
@@ -131,7 +134,7 @@ Deno.test("IRC transport: a PING behind a backlog is answered at once", async ()
   }, {
     lines: sink(() => new Promise<void>(() => {})), // the consumer is busy throughout
   });
-  transport.on("line", (m: Message) => handed.push(m.command));
+  transport.on("line", (m: IrcMessage) => handed.push(m.command));
   try {
     transport.connect();
     await poll("the PONG", () => answer.includes("\n"));

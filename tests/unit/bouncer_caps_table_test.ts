@@ -5,7 +5,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { CAPABILITIES, type CapName, Caps, OFFERED, UPSTREAM_CAPS } from "../../bouncer/caps.ts";
 import { forClient } from "../../bouncer/filter.ts";
-import { formatLine, parseLine } from "../../bouncer/wire.ts";
+import { formatMessage, parseMessage } from "../../irc/protocol/message.ts";
 
 const ctx = { prefixes: "@+", myNick: "me" };
 
@@ -60,12 +60,17 @@ Deno.test("bouncer caps table: every row filters what its client lacks, and only
     assert(row.without.length > 0, `${row.name} says what a client without it gets`);
     if (!example) continue;
     const [raw, expected] = example;
-    const m = parseLine(raw)!;
+    const m = parseMessage(raw)!;
     const without = row.offered ? allBut(row.name) : full;
     assertEquals(forClient(without, m, ctx), expected, `${row.name} missing: ${raw}`);
     if (row.offered) {
       // The same line to a client that has every capability passes unchanged.
-      const same = formatLine(m.command, m.params, { prefix: m.prefix, tags: m.tags });
+      const same = formatMessage({
+        command: m.command,
+        params: m.params,
+        prefix: m.prefix,
+        tags: m.tags,
+      });
       assertEquals(forClient(full, m, ctx), same, `${row.name} present: ${raw}`);
     }
   }

@@ -4,7 +4,7 @@
  * is irc_protocol_message_test's.)
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { parseMessage as parseLine } from "../../irc/protocol/message.ts";
+import { parseMessage } from "../../irc/protocol/message.ts";
 import { Caps, OFFERED } from "../../bouncer/caps.ts";
 import { Sasl } from "../../bouncer/sasl.ts";
 import { forClient } from "../../bouncer/filter.ts";
@@ -99,24 +99,24 @@ Deno.test("bouncer filter: each client gets what it negotiated", () => {
   const all = new Caps();
   all.request("server-time message-tags extended-join multi-prefix away-notify batch");
   const opts = { prefixes: "@+", myNick: "me" };
-  const join = parseLine("@time=t;msgid=m :n!u@h JOIN #c acct :Real Name")!;
+  const join = parseMessage("@time=t;msgid=m :n!u@h JOIN #c acct :Real Name")!;
   assertEquals(forClient(none, join, opts), ":n!u@h JOIN #c");
   assertEquals(forClient(all, join, opts), "@time=t;msgid=m :n!u@h JOIN #c acct :Real Name");
   const timeOnly = new Caps();
   timeOnly.request("server-time");
   assertEquals(forClient(timeOnly, join, opts), "@time=t :n!u@h JOIN #c");
-  const away = parseLine(":n!u@h AWAY :gone")!;
+  const away = parseMessage(":n!u@h AWAY :gone")!;
   assertEquals(forClient(none, away, opts), undefined);
   assert(forClient(all, away, opts));
   for (const cmd of [":n!u@h CHGHOST u2 h2", ":n!u@h SETNAME :x", ":n!u@h ACCOUNT acct"]) {
-    assertEquals(forClient(none, parseLine(cmd)!, opts), undefined, cmd);
+    assertEquals(forClient(none, parseMessage(cmd)!, opts), undefined, cmd);
   }
-  const names = parseLine(":s 353 me = #c :@+a +b c")!;
+  const names = parseMessage(":s 353 me = #c :@+a +b c")!;
   assertEquals(forClient(none, names, opts), ":s 353 me = #c :@a +b c");
   assertEquals(forClient(all, names, opts), ":s 353 me = #c :@+a +b c");
-  const invite = parseLine(":n!u@h INVITE other #c")!;
+  const invite = parseMessage(":n!u@h INVITE other #c")!;
   assertEquals(forClient(none, invite, opts), undefined);
-  assertEquals(forClient(none, parseLine(":n!u@h INVITE me #c")!, opts), ":n!u@h INVITE me #c");
+  assertEquals(forClient(none, parseMessage(":n!u@h INVITE me #c")!, opts), ":n!u@h INVITE me #c");
 });
 
 Deno.test("bouncer state: channels, topics and the user's source from the server's lines", () => {
@@ -139,7 +139,7 @@ Deno.test("bouncer state: channels, topics and the user's source from the server
       ":carol!c@h PART #parley",
       ":alice!a@h NICK alice2",
     ]
-  ) s.see(parseLine(line)!);
+  ) s.see(parseMessage(line)!);
   assertEquals(s.nick, "alice2");
   assertEquals(s.motd, ["- hello"]);
   const ch = s.channel("#PARLEY")!;
@@ -148,13 +148,13 @@ Deno.test("bouncer state: channels, topics and the user's source from the server
   // Members are the connection's (irc/chat/presence.ts), not kept here a second time.
   assertEquals(Object.keys(ch).sort(), ["name", "topic", "topicAt", "topicBy"]);
   assertEquals(s.source, "alice2!a@h");
-  s.see(parseLine(":op!o@h KICK #parley alice2 :out")!);
+  s.see(parseMessage(":op!o@h KICK #parley alice2 :out")!);
   assertEquals(s.channel("#parley"), undefined);
 });
 
 Deno.test("bouncer state: the server's capabilities from its CAP lines", () => {
   const s = new UpstreamState();
-  const see = (raw: string) => s.see(parseLine(raw)!);
+  const see = (raw: string) => s.see(parseMessage(raw)!);
   see(":srv CAP * LS * :message-tags echo-message");
   see(":srv CAP * LS :chghost");
   see(":srv CAP * ACK :message-tags chghost");

@@ -14,7 +14,7 @@ import type { IrcConnection } from "../../irc/engine/connection.ts";
 import type { IrcClient } from "../../irc/engine/framework.ts";
 import type { Store } from "../../store/mod.ts";
 import type { ConnectionRecord } from "../../store/connections.ts";
-import { parseLine } from "../../bouncer/wire.ts";
+import { parseMessage } from "../../irc/protocol/message.ts";
 import { withSentences } from "../../routes/messages_text.ts";
 
 /**
@@ -100,7 +100,7 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
     });
 
     await t.step("chat lines skip irc-framework and keep their order with its events", async () => {
-      const line = (text: string) => lines.take(parseLine(text)!);
+      const line = (text: string) => lines.take(parseMessage(text)!);
       assertEquals(line(":dave!d@h PRIVMSG #test :one"), true);
       assertEquals(line(":dave!d@h PRIVMSG #test :two"), true);
       // Someone's join is taken too (the user's own goes to irc-framework).
@@ -120,7 +120,7 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
         new EventEmitter() as unknown as IrcClient,
         run,
       );
-      assertEquals(other.take(parseLine(":x!x@h PRIVMSG #test :no")!), false);
+      assertEquals(other.take(parseMessage(":x!x@h PRIVMSG #test :no")!), false);
       await settle();
       const conv = (await store.conversations.get(record.id, "#test"))!;
       const page = await store.messages.historyOf(conv.id, { limit: 5 });

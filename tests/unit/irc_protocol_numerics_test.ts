@@ -9,18 +9,6 @@ import * as numerics from "../../irc/protocol/numerics.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/**
- * Modules still being rewritten elsewhere, whose digits are named once they are merged. Empty it
- * as they are done: a module listed here that has no digits left fails the test.
- */
-const NOT_YET = new Set([
-  "bouncer/commands.ts",
-  "bouncer/relay.ts",
-  "bouncer/session.ts",
-  "bouncer/upstream_state.ts",
-  "irc/chat/inbound/server.ts",
-]);
-
 /** A string literal of three digits, or of several separated by spaces ("311 312"). */
 const DIGITS = /(["'`])\d{3}(?: \d{3})*\1/;
 
@@ -46,7 +34,6 @@ Deno.test("numerics: three digits each, one name per numeric", () => {
 
 Deno.test("numerics: irc/ and bouncer/ name them, never write their digits", async () => {
   const digits: string[] = [];
-  const named = new Set<string>();
   for (const dir of ["irc", "bouncer"]) {
     for await (const path of modules(join(ROOT, dir))) {
       const module = relative(ROOT, path);
@@ -55,12 +42,8 @@ Deno.test("numerics: irc/ and bouncer/ name them, never write their digits", asy
       const found = lines.flatMap((l, i) =>
         DIGITS.test(l) && !/^\s*(?:\/\/|\*|\/\*)/.test(l) ? [`${module}:${i + 1}: ${l.trim()}`] : []
       );
-      if (NOT_YET.has(module)) {
-        assert(found.length, `${module} names its numerics now: take it off NOT_YET`);
-        named.add(module);
-      } else digits.push(...found);
+      digits.push(...found);
     }
   }
   assertEquals(digits, []);
-  assertEquals([...NOT_YET].filter((m) => !named.has(m)), [], "every NOT_YET module exists");
 });

@@ -10,6 +10,7 @@ import type { ChatPayload, IrcClient } from "../../engine/framework.ts";
 import type { LineOut, Outlet } from "../../engine/outlet.ts";
 import type { LineSink } from "../../socket/transport.ts";
 import type { IrcMessage as Message } from "../../protocol/message.ts";
+import { actionText, isWholeCtcp } from "../../protocol/ctcp.ts";
 import { recordMessage } from "../record.ts";
 import { isIgnored } from "../ignore.ts";
 import { lineTime, serverTimeEnabled } from "../server_time.ts";
@@ -118,10 +119,10 @@ function leanLine(m: Message):
     return { kind: command === "NOTICE" ? "notice" : "privmsg", nick, user, host, target, text };
   }
   // CTCP: only a PRIVMSG's ACTION is a chat line; requests and replies go to irc-framework.
-  if (command !== "PRIVMSG" || !text.startsWith("\x01ACTION ") || !text.endsWith("\x01")) {
-    return undefined;
-  }
-  return { kind: "action", nick, user, host, target, text: text.slice(8, -1) };
+  const words = command === "PRIVMSG" && isWholeCtcp(text) ? actionText(text) : undefined;
+  return words === undefined
+    ? undefined
+    : { kind: "action", nick, user, host, target, text: words };
 }
 
 /**

@@ -112,7 +112,11 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
         highlight: false,
         ...row,
       });
-      if (out) out.produced = { kind: "stored", msgid: msgidOf(conv.id, stored.ts), ts: stored.ts };
+      if (out) {
+        out.produced = out.produced?.kind === "stored" || out.produced?.kind === "spread"
+          ? { kind: "spread" }
+          : { kind: "stored", msgid: msgidOf(conv.id, stored.ts), ts: stored.ts };
+      }
       return formatMicros(stored.ts);
     },
     async leave(channel) {

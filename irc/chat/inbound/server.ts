@@ -5,10 +5,14 @@
 import { infoStateEvent } from "../../resources.ts";
 import type { HandlerTable, Inbound } from "./context.ts";
 import type { IrcMessage as Message } from "../../protocol/message.ts";
+import { RPL_CREATED, RPL_MYINFO, RPL_WELCOME, RPL_YOURHOST } from "../../protocol/numerics.ts";
+
+/** The numerics of the server's greeting. */
+const GREETING = new Set([RPL_WELCOME, RPL_YOURHOST, RPL_CREATED, RPL_MYINFO]);
 
 /** The text of a 001-004 line (its parameters after the nick), or undefined for any other line. */
 export function welcomeText(m: Message): { numeric: string; text: string } | undefined {
-  if (!/^00[1-4]$/.test(m.command)) return undefined;
+  if (!GREETING.has(m.command)) return undefined;
   const text = m.params.slice(1).join(" ").slice(0, 1024).replace(/[\r\n\0]/g, "").trim();
   return { numeric: m.command, text };
 }
@@ -20,7 +24,7 @@ export function welcomeText(m: Message): { numeric: string; text: string } | und
 export async function greeting(cx: Inbound, m: Message, ts: number): Promise<void> {
   const greeting = welcomeText(m);
   if (!greeting) return;
-  if (greeting.numeric === "001") {
+  if (greeting.numeric === RPL_WELCOME) {
     cx.conn.welcome = { text: greeting.text, ts };
     return;
   }
