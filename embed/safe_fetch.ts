@@ -151,7 +151,7 @@ function headersOf(raw: string[]): Headers {
     try {
       headers.append(raw[i], raw[i + 1]);
     } catch {
-      // A header Headers refuses (a bad name or value) is one the callers could not read anyway.
+      // why: a header Headers refuses (a bad name or value) is one the callers could not read anyway.
     }
   }
   return headers;
@@ -256,7 +256,7 @@ export async function safeFetch(input: URL, options: SafeFetchOptions = {}): Pro
       reject(new FetchFailed("The page took too long to answer."));
     });
   });
-  expired.catch(() => {});
+  expired.catch(() => {}); // why: raced below each hop; this only stops an unhandled rejection
   try {
     let url = new URL(input.href);
     for (let hop = 0;; hop++) {

@@ -60,7 +60,7 @@ export function readClientSettings(json: string): ClientSettings {
   try {
     const v = JSON.parse(json);
     if (v && typeof v === "object" && !Array.isArray(v)) stored = v;
-  } catch { /* the defaults */ }
+  } catch { /* why: not JSON, never written by the API: it reads as the defaults, as documented */ }
   const out: Record<string, unknown> = { ...DEFAULT_CLIENT_SETTINGS };
   for (const k of Object.keys(DEFAULT_CLIENT_SETTINGS)) {
     if (k in stored) out[k] = stored[k];

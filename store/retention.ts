@@ -123,7 +123,7 @@ export function startRetention(
       abort.abort();
       clearTimeout(first);
       clearInterval(interval);
-      await running.catch(() => {});
+      await running.catch(() => {}); // why: its caller (tick or runNow's) already got this error
     },
   };
 }

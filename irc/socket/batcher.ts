@@ -1,10 +1,10 @@
 /**
  * Joins a socket's reads into fewer, larger messages while data pours in. During a burst the
  * socket thread reads a few KB at a time (as fast as the server writes), and each message to the
- * main thread costs it about 15 µs to receive, decode and split, whatever its size: at 2 KB a
- * read that was an eighth of the main thread's time in a 200,000-line flood (docs/performance.md,
- * "IRC bursts"). Reads go at once while a window has carried little (live traffic, even a thousand
- * lines a second, waits for nothing); past that, the window's rest goes as one message at its end.
+ * main thread has a fixed cost there (receive, decode, split) whatever its size, so fewer, larger
+ * messages leave the main thread more of its time (docs/performance.md, "IRC bursts"). Reads go at
+ * once while a window has carried little (live traffic, even a thousand lines a second, waits for
+ * nothing); past that, the window's rest goes as one message at its end.
  */
 
 /** The window over which the bytes sent at once are counted. */

@@ -1,8 +1,9 @@
 /**
  * The size of a socket's read buffer. A pending read holds its buffer, and most IRC sockets wait
- * with nothing to read: 64 KB each (what node:net asks for) was 96 MB of the socket thread's
- * memory with 1,500 connections. A buffer a read fills is doubled for the next read, up to 64 KB;
- * one that a read used less than an eighth of is halved, down to 2 KB.
+ * with nothing to read, so an idle socket holds a small one (a large buffer per socket would be
+ * most of the socket thread's memory with thousands of connections). A buffer a read fills is
+ * doubled for the next read, up to 64 KB; one that a read used less than an eighth of is halved,
+ * down to 2 KB.
  */
 
 /** Largest read: a burst is read 64 KB at a time. */

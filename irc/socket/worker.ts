@@ -38,11 +38,9 @@ interface Events {
 }
 
 /**
- * A plain TCP socket on Deno's own API. Through node:net, this thread kept about ten MB of a
- * burst allocated after it was over (a 23 MB flood through a worker: 10.1 MB still in use in its
- * malloc arena after collections and a trim, against 1.8 MB with Deno.connect; measured in
- * docs/performance.md, "IRC bursts"). TLS stays on node:tls, which can skip certificate checks
- * per connection.
+ * A plain TCP socket on Deno's own API, which gives the memory of a burst back once it is over
+ * (node:net keeps much of it allocated in this thread; docs/performance.md, "IRC bursts"). TLS
+ * stays on node:tls, which can skip certificate checks per connection.
  */
 class PlainSocket implements Stream {
   #conn: Deno.TcpConn | undefined;

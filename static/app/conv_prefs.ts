@@ -64,8 +64,9 @@ function save(cid: string, conv: string, text: string): Promise<void> {
         params: { connection_id: cid, conversation_id: conv },
         body: { draft: text.slice(0, MAX_DRAFT) },
       });
-    } catch {
+    } catch (err) {
       // A draft is a convenience: the text stays in the box whatever the server said.
+      console.warn("draft not saved", err);
     }
   });
   return saving;

@@ -30,7 +30,7 @@ export function linkParts(uri: string): { url: string; conversation: string } | 
   try {
     conversation = decodeURIComponent(url.pathname.split("/")[1] ?? "").split(/\s/)[0];
   } catch {
-    // an undecodable path names no conversation
+    // why: an undecodable path names no conversation
   }
   const server = `${url.protocol}//${url.host}${url.search}`;
   return { url: server, conversation };

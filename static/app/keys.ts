@@ -110,7 +110,7 @@ async function toMention(path: string): Promise<void> {
         decodeURIComponent(path)
     )?.ts;
   } catch {
-    // Without the notifications, the conversation opens at its end.
+    // why: without the notifications, the conversation opens at its end.
   }
   navigate(at ? `${path}?around=${encodeURIComponent(at)}` : path);
 }

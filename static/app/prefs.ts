@@ -26,7 +26,7 @@ function cached(): ClientSettings {
   try {
     const v = JSON.parse(localStorage.getItem(CACHE) ?? "null");
     if (v && typeof v === "object") return { ...DEFAULT_CLIENT_SETTINGS, ...v };
-  } catch { /* read the older keys */ }
+  } catch { /* why: not JSON (never ours): read the older keys */ }
   const old = (name: string, fallback: boolean) => {
     const v = localStorage.getItem(`parley.${name}`);
     return v === null ? fallback : v === "on";
@@ -80,7 +80,9 @@ async function load(): Promise<void> {
   try {
     const s = await api("getClientSettings");
     if (at === saves) applySettings(s);
-  } catch { /* this browser's copy stays */ }
+  } catch (err) {
+    console.warn("settings not loaded; this browser's copy stays", err);
+  }
 }
 
 /** Changes some settings: applied here at once, kept by the server, told to the other devices. */

@@ -42,6 +42,6 @@ export function mentionSound(): void {
       osc.stop(t + i * 0.12 + 0.25);
     }
   } catch {
-    // No audio output (or not allowed before a user gesture): stay silent.
+    // why: no audio output (or not allowed before a user gesture): stay silent.
   }
 }

@@ -47,6 +47,6 @@ export async function disablePush(): Promise<void> {
   if (!sub) return;
   await api("unsubscribePush", {
     body: { endpoint: sub.endpoint },
-  }).catch(() => {});
+  }).catch((err) => console.warn("server still holds this push subscription", err));
   await sub.unsubscribe();
 }

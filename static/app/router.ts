@@ -46,7 +46,7 @@ export function rememberConversation(cid: string, conv: string): void {
   try {
     localStorage.setItem(LAST, JSON.stringify([cid, conv]));
   } catch {
-    // Storage refused (private mode, full): opening Parley shows the first conversation.
+    // why: storage refused (private mode, full): opening Parley shows the first conversation.
   }
 }
 
@@ -58,7 +58,7 @@ export function lastConversation(): { cid: string; conv: string } | null {
       return { cid: v[0], conv: v[1] };
     }
   } catch {
-    // Unreadable: as if none was.
+    // why: unreadable: as if none was.
   }
   return null;
 }

@@ -86,7 +86,7 @@ async function freshInstall(asked: string): Promise<void> {
     const { first_user } = await api("getInstall");
     if (first_user) navigate("/register", true);
   } catch {
-    // The hint is a nicety: without it the login screen links to registration.
+    // why: the hint is a nicety: without it the login screen links to registration.
   }
 }
 
@@ -117,7 +117,7 @@ export async function logout(): Promise<void> {
   const csrf = user.value?.csrf ??
     (await api("getUser").catch(() => ({ csrf: "" }))).csrf ?? "";
   await fetch(`/api/user/logout?csrf=${encodeURIComponent(csrf)}`, { redirect: "manual" })
-    .catch(() => {});
+    .catch((err) => console.warn("logout not sent; the session ends here only", err));
   expire();
 }
 
@@ -127,11 +127,12 @@ async function onOpen(reconnect: boolean): Promise<void> {
   // Events are not replayed: fetch what the open conversation missed while disconnected, or,
   // on a page load, between its first page and the socket opening.
   if (!openConv.value) return;
-  if (reconnect) await loadNewer().catch(() => {});
+  const missed = (err: unknown) => console.warn("missed messages not loaded", err);
+  if (reconnect) await loadNewer().catch(missed);
   else {
     await whenLoaded();
     const atEnd = openConv.value && !newerCursor.value && messages.value.length;
-    if (atEnd) await loadNewer().catch(() => {});
+    if (atEnd) await loadNewer().catch(missed);
   }
 }
 

@@ -251,7 +251,7 @@ export function markRead(cid: string, conv: string, force = false): Promise<void
         }
         await api("markConversationAsRead", {
           params: { connection_id: cid, conversation_id: conv },
-        }).catch(() => {});
+        }).catch((err) => console.warn("not marked read on the server", err));
       }
       resolve();
     }, 150);

@@ -62,7 +62,7 @@ export async function writeBlob(
     }
     await put();
   } catch (err) {
-    await dropBlob(sql, blob).catch(() => {});
+    await dropFailed(sql, blob);
     throw err;
   }
   return { blob, size };
@@ -71,6 +71,17 @@ export async function writeBlob(
 async function dropBlob(sql: Sql, blob: number): Promise<void> {
   await sql`DELETE FROM file_blobs WHERE blob = ${blob}`;
   await sql`DELETE FROM file_uploads WHERE blob = ${blob}`;
+}
+
+/**
+ * Drops the blob of an upload that failed. Its upload row goes last, so that whatever this cannot
+ * drop the sweep of abandoned uploads takes later; the upload's own error is the one its caller
+ * throws, so this one is logged.
+ */
+async function dropFailed(sql: Sql, blob: number): Promise<void> {
+  await dropBlob(sql, blob).catch((err) =>
+    log.warn("could not drop a failed upload; the sweep will", { blob, error: String(err) })
+  );
 }
 
 /** A blob's contents, read one chunk at a time as the reader asks. */
@@ -103,7 +114,7 @@ export function pgFileStore(sql: Sql): FileStore {
     async save(file, content, maxBytes) {
       const { blob, size } = await writeBlob(sql, content, maxBytes);
       const saved = nowMicros();
-      const { row, old } = await sql.begin(async (raw) => {
+      const written = sql.begin(async (raw) => {
         const tx = raw as unknown as Sql;
         const [prev] = file.replace
           ? await tx`SELECT blob FROM files WHERE user_id = ${file.userId}
@@ -121,12 +132,20 @@ export function pgFileStore(sql: Sql): FileStore {
               ${saved}, ${blob})
             RETURNING *`;
         await tx`DELETE FROM file_uploads WHERE blob = ${blob}`;
-        return { row, old: prev?.blob as number | null | undefined };
-      }) as { row: FileRow; old: number | null | undefined };
-      if (old !== undefined && old !== null) {
-        await sql`DELETE FROM file_blobs WHERE blob = ${old}`;
+        // In the same transaction, so that no failure after it leaves the replaced contents
+        // stored with no row referring to them (and no upload row for the sweep to find).
+        if (prev?.blob !== undefined && prev.blob !== null) {
+          await tx`DELETE FROM file_blobs WHERE blob = ${prev.blob}`;
+        }
+        return row;
+      }) as Promise<FileRow>;
+      try {
+        return toRecord(await written);
+      } catch (err) {
+        // No file row took the new blob: drop it now rather than leave it to the sweep.
+        await dropFailed(sql, blob);
+        throw err;
       }
-      return toRecord(row);
     },
 
     async get(id) {

@@ -68,7 +68,10 @@ export async function openPgStore(url: string): Promise<PgStore> {
     ignores,
     backend: pgBackend,
     async close() {
-      for (const l of listening) await l.unlisten().catch(() => {});
+      for (const l of listening) {
+        // why: the connections end just below, which ends every LISTEN the server still holds
+        await l.unlisten().catch(() => {});
+      }
       await messages.close(); // the batched writer's last turn
       await sql.end({ timeout: 5 });
     },

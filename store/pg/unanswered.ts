@@ -46,6 +46,6 @@ export async function answered(sql: Sql, givenUp: () => boolean): Promise<boolea
     try {
       await sql`SELECT 1`;
       return true;
-    } catch { /* still away */ }
+    } catch { /* why: still away, which is the answer; ask again after a longer wait */ }
   }
 }

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { randomId } from "../../lib/crypto.ts";
+import { removeLeftover } from "../../lib/remove.ts";
 import { nowMicros } from "../../lib/time.ts";
 import {
   type FilePage,
@@ -72,15 +73,23 @@ export function sqliteFileStore(db: DatabaseSync, dir: string | undefined): File
       } catch (err) {
         try {
           out.close();
-        } catch { /* already closed */ }
-        await Deno.remove(tmp).catch(() => {});
+        } catch { /* why: closed already when the error came from the close above */ }
+        await removeLeftover(tmp);
         throw err;
       }
       await Deno.rename(tmp, join(folder, id));
       const saved = nowMicros();
-      const row = old
-        ? q.replace.get(file.name, size, file.type, file.writeOnly ? 1 : 0, saved, file.userId, id)
-        : q.insert.get(file.userId, id, file.name, size, file.type, file.writeOnly ? 1 : 0, saved);
+      const writeOnly = file.writeOnly ? 1 : 0;
+      let row;
+      try {
+        row = old
+          ? q.replace.get(file.name, size, file.type, writeOnly, saved, file.userId, id)
+          : q.insert.get(file.userId, id, file.name, size, file.type, writeOnly, saved);
+      } catch (err) {
+        // No row refers to the contents just written: they would stay on disk, unlisted.
+        if (!old) await removeLeftover(join(folder, id));
+        throw err;
+      }
       return toRecord(row as unknown as FileRow);
     },
 
@@ -118,14 +127,14 @@ export function sqliteFileStore(db: DatabaseSync, dir: string | undefined): File
       for (const id of new Set(ids)) {
         if (Number(q.remove.run(userId, id).changes) === 0) continue;
         n++;
-        await Deno.remove(join(userDir(userId), id)).catch(() => {});
+        await removeLeftover(join(userDir(userId), id));
       }
       return n;
     },
 
     async removeUser(userId) {
       q.removeUser.run(userId);
-      await Deno.remove(userDir(userId), { recursive: true }).catch(() => {});
+      await removeLeftover(userDir(userId), { recursive: true });
     },
   };
 }

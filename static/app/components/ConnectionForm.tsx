@@ -67,6 +67,7 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
     const slow = setTimeout(show, 3000);
     api("listConnectionProfiles")
       .then((r) => r.profiles?.find((x) => x.is_default))
+      // why: no profile to start from is the same form as no default profile; the form shows
       .catch(() => undefined)
       .then((profile) => {
         if (!live) return;
