@@ -18,15 +18,6 @@ function hash(nick: string): number {
  */
 export const NICK_COLOURS = 32;
 
-/**
- * A hue (0-359) derived from the nick: one of 16 hues 22.5 degrees apart.
- *
- * @internal test seam
- */
-export function nickHue(nick: string): number {
-  return (hash(nick) % 16) * 22.5;
-}
-
 /** Which of the NICK_COLOURS the nick gets. */
 export function nickColourIndex(nick: string): number {
   return hash(nick) % NICK_COLOURS;
