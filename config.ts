@@ -280,7 +280,11 @@ function argumentError(err: Error & { code?: string }): ConfigError {
   return new ConfigError(err.message);
 }
 
-/** Reads `--flag value` and `--flag=value` pairs (configuration flags only) into environment names. */
+/**
+ * Reads `--flag value` and `--flag=value` pairs (configuration flags only) into environment names.
+ *
+ * @internal test seam
+ */
 export function flagsToEnv(args: string[]): Record<string, string> {
   return parseCommandLine(args, [], false).env;
 }

@@ -51,6 +51,8 @@ export async function startScaleIrc(prefix: string): Promise<IrcServer> {
 /**
  * The registered clients a LUSERS reply (251) counts: ngircd says "There are N users and M
  * services", hybrid "There are N users and M invisible", and invisible users are users too.
+ *
+ * @internal test seam
  */
 export function lusersUsers(text: string): number {
   const users = Number(/There are (\d+) users/.exec(text)?.[1] ?? 0);

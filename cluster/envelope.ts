@@ -18,7 +18,11 @@ import { compactDecrypt, CompactEncrypt, type CompactJWEHeaderParameters } from 
 import { Buffer } from "node:buffer";
 import { randomId } from "../lib/crypto.ts";
 
-/** How far an envelope's time may be from the receiver's clock (ms). */
+/**
+ * How far an envelope's time may be from the receiver's clock (ms).
+ *
+ * @internal test seam
+ */
 export const WINDOW_MS = 60_000;
 
 const encoder = new TextEncoder();

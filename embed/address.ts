@@ -52,7 +52,11 @@ export function parseIPv4(text: string): number | undefined {
   return ip?.octets.reduce((n, o) => n * 256 + o, 0);
 }
 
-/** Parses an IPv6 address (brackets and a zone allowed) into eight 16-bit words. */
+/**
+ * Parses an IPv6 address (brackets and a zone allowed) into eight 16-bit words.
+ *
+ * @internal test seam
+ */
 export function parseIPv6(text: string): number[] | undefined {
   return v6Of(text)?.parts.slice();
 }

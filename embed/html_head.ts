@@ -11,7 +11,11 @@
  */
 import { Tokenizer, type TokenizerCallbacks } from "htmlparser2";
 
-/** Bounds of what one page may cost, whatever it holds. */
+/**
+ * Bounds of what one page may cost, whatever it holds.
+ *
+ * @internal test seam
+ */
 export const HEAD_LIMITS = {
   /** Tokenizer events (tags, attributes, texts, comments, entities); past this the head is over. */
   tokens: 20_000,

@@ -9,7 +9,11 @@ import { isPublicAddress } from "./address.ts";
 import { lruCache, Viewed } from "./cache.ts";
 import { FetchFailed, safeFetch, type SafeFetchOptions } from "./safe_fetch.ts";
 
-/** Limits of the image fetches and their cache; tests may shorten them. */
+/**
+ * Limits of the image fetches and their cache; tests may shorten them.
+ *
+ * @internal test seam
+ */
 export const IMAGE_LIMITS = {
   timeoutMs: 5000,
   maxRedirects: 3,

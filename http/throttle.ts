@@ -25,7 +25,11 @@ export interface ThrottleLimits {
   addressWindowMs: number;
 }
 
-/** The limits Parley uses; docs/security.md lists them. */
+/**
+ * The limits Parley uses; docs/security.md lists them.
+ *
+ * @internal test seam
+ */
 export const LOGIN_LIMITS: ThrottleLimits = {
   free: 5,
   baseDelayMs: 1000,

@@ -41,7 +41,11 @@ const escapeFilename = (s: string) =>
 /** The nick soju uses on a network (network, else user, else user name). */
 const nickOf = (u: SojuUser, n: SojuNetwork) => n.nick || u.nick || u.username;
 
-/** The Parley connection URL of a soju network, or undefined for a Unix socket. */
+/**
+ * The Parley connection URL of a soju network, or undefined for a Unix socket.
+ *
+ * @internal test seam
+ */
 export function sojuNetworkUrl(u: SojuUser, n: SojuNetwork): string | undefined {
   const addr = n.addr.includes("://") ? n.addr : `ircs://${n.addr}`;
   const scheme = addr.slice(0, addr.indexOf("://")).toLowerCase();
@@ -70,7 +74,11 @@ export function sojuNetworkUrl(u: SojuUser, n: SojuNetwork): string | undefined 
   return url.href;
 }
 
-/** A raw line's PRIVMSG or NOTICE, as Parley keeps it; undefined for anything else. */
+/**
+ * A raw line's PRIVMSG or NOTICE, as Parley keeps it; undefined for anything else.
+ *
+ * @internal test seam
+ */
 export function parseRawMessage(
   raw: string,
 ): { type: ChatType; from: string; text: string } | undefined {

@@ -72,7 +72,11 @@ function logSettings(args: string[] | undefined): { format: string; customPath: 
   return { format, customPath };
 }
 
-/** Builds a Parley connection URL from a ZNC network (the first of its servers). */
+/**
+ * Builds a Parley connection URL from a ZNC network (the first of its servers).
+ *
+ * @internal test seam
+ */
 export function zncNetworkUrl(
   server: string,
   who: { nick: string; ident: string; realname: string },

@@ -1,9 +1,6 @@
 /** The in-process event bus: IRC and the store publish per-user events, `/events` sockets listen. */
 import type { EventKind, ListenersEvent, PushedEvent, TapEvent } from "./events.ts";
 
-/** One event as it goes out on the `/events` socket (lib/events.ts declares them all). */
-export type BusEvent = PushedEvent;
-
 type Listener = (ev: PushedEvent) => void;
 /**
  * Sees every user's events without counting as a socket (push notifications, automatic away),

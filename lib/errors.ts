@@ -28,7 +28,5 @@ export const invalid = (message: string, path = "/") => new DomainError("invalid
 export const missing = (message = "Not found.") => new DomainError("not_found", message);
 /** The caller may not do this. */
 export const denied = (message: string) => new DomainError("forbidden", message);
-/** Clashes with what exists. */
-export const clash = (message: string, path = "/") => new DomainError("conflict", message, path);
 /** What was asked depended on another server (an IRC server), and that failed. */
 export const upstream = (message: string, path = "/") => new DomainError("upstream", message, path);

@@ -46,7 +46,11 @@ export const RequestHead = z.looseObject({
   method: z.string().transform((m) => m.slice(0, 64)).optional().catch(undefined),
 });
 
-/** Each request method's schema. */
+/**
+ * Each request method's schema.
+ *
+ * @internal test seam
+ */
 export const REQUESTS = { ping: PingRequest, load: LoadRequest, send: SendRequest };
 
 /** Every request a client sends. */

@@ -430,11 +430,6 @@ export type KeptFields<K extends KeptKind = KeptKind> = K extends KeptKind ?
     & { [F in ReasonOf<K> & string]?: string }
   : never;
 
-/** The kinds of line that look like `L` (the channel events: `LinesOf<"event">`). */
-export type LinesOf<L extends LineLook> = {
-  [K in MessageType]: (typeof LINE_KINDS)[K]["look"] extends L ? K : never;
-}[MessageType];
-
 /** Convos's message types, brought by `message` events: `private` is a PRIVMSG (a channel's too). */
 export type ChatType = {
   [K in MessageType]: (typeof LINE_KINDS)[K]["live"] extends "message" ? K : never;

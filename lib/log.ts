@@ -34,12 +34,20 @@ export function setLogLevel(level: LogLevel): void {
   threshold = ORDER[level];
 }
 
-/** Sets how lines are written. */
+/**
+ * Sets how lines are written.
+ *
+ * @internal test seam
+ */
 export function setLogFormat(to: LogFormat): void {
   format = to;
 }
 
-/** Starts (or stops) each line with its syslog priority, for journald. */
+/**
+ * Starts (or stops) each line with its syslog priority, for journald.
+ *
+ * @internal test seam
+ */
 export function setJournalPrefix(on: boolean): void {
   journal = on;
 }
@@ -58,6 +66,8 @@ export function configureLog(
  * Whether stderr is the journal stream systemd gave this process: `JOURNAL_STREAM` is
  * `device:inode` of that stream, and holds only while stderr is still it (not redirected by a
  * wrapper script), as sd-daemon(3) says to check.
+ *
+ * @internal test seam
  */
 export function stderrIsJournal(journalStream: string | undefined): boolean {
   const m = /^(\d+):(\d+)$/.exec(journalStream ?? "");
@@ -75,7 +85,11 @@ const NEEDS_QUOTES = /[\s"=\\\x00-\x1f\x7f]/;
 // deno-lint-ignore no-control-regex -- as above
 const ESCAPED = /["\\\x00-\x1f\x7f]/g;
 
-/** A logfmt value: bare when it can be, else quoted with `\"`, `\\`, `\n`, `\t`, `\uXXXX`. */
+/**
+ * A logfmt value: bare when it can be, else quoted with `\"`, `\\`, `\n`, `\t`, `\uXXXX`.
+ *
+ * @internal test seam
+ */
 export function logfmtValue(text: string): string {
   if (text !== "" && !NEEDS_QUOTES.test(text)) return text;
   return `"${
@@ -114,7 +128,11 @@ function jsonValue(v: unknown): unknown {
   return v instanceof Error ? (v.stack ?? `${v.name}: ${v.message}`) : v;
 }
 
-/** The line for one event, without the journal prefix. */
+/**
+ * The line for one event, without the journal prefix.
+ *
+ * @internal test seam
+ */
 export function formatLine(
   level: LogLevel,
   msg: string,

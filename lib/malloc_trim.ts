@@ -15,7 +15,11 @@
 type Trim = () => void;
 let trim: Trim | null | undefined;
 
-/** Trims every malloc arena; returns whether a trim ran. */
+/**
+ * Trims every malloc arena; returns whether a trim ran.
+ *
+ * @internal test seam
+ */
 export function trimMalloc(): boolean {
   if (trim === undefined) {
     try {

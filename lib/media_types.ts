@@ -9,7 +9,11 @@ const BY_EXT: Record<string, string> = {
   ogg: "audio/ogg",
 };
 
-/** The media type an extension names, without parameters; undefined when it is unknown. */
+/**
+ * The media type an extension names, without parameters; undefined when it is unknown.
+ *
+ * @internal test seam
+ */
 export function typeOfExtension(ext: string): string | undefined {
   const type = ext ? getMimeType(`x.${ext}`, BY_EXT) : undefined;
   return type?.split(";")[0].trim();
@@ -72,6 +76,8 @@ export function mediaType(declared: string, name: string, head?: Uint8Array): st
 /**
  * Whether bytes read as UTF-8 text: no control byte but tab, LF and CR (so no NUL, escape or
  * backspace) and no invalid sequence (a cut last one is fine).
+ *
+ * @internal test seam
  */
 export function looksLikeText(head: Uint8Array): boolean {
   for (const b of head) {

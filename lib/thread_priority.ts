@@ -8,7 +8,11 @@
  */
 import { getPriority, setPriority } from "node:os";
 
-/** How much lower background threads run than the process (nice values: 0 default, 19 lowest). */
+/**
+ * How much lower background threads run than the process (nice values: 0 default, 19 lowest).
+ *
+ * @internal test seam
+ */
 export const BACKGROUND_NICE = 10;
 
 /**

@@ -9,7 +9,11 @@ import { log } from "../lib/log.ts";
 import type { IrcControl } from "../irc/control.ts";
 import type { Store } from "../store/mod.ts";
 
-/** The away message other IRC users see. */
+/**
+ * The away message other IRC users see.
+ *
+ * @internal test seam
+ */
 export const AWAY_MESSAGE = "Away (no client attached)";
 
 /** What automatic away needs. */

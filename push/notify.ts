@@ -50,7 +50,11 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max - 1) + "…";
 }
 
-/** The payload of a `notification` bus event, never larger than PUSH_LIMITS.payloadBytes. */
+/**
+ * The payload of a `notification` bus event, never larger than PUSH_LIMITS.payloadBytes.
+ *
+ * @internal test seam
+ */
 export function payloadOf(ev: NotificationEvent): string {
   const cid = String(ev.connection_id ?? "");
   const conv = String(ev.conversation_id ?? "");

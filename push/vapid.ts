@@ -26,6 +26,8 @@ function valid(k: unknown): k is VapidKeys {
  * 65-byte uncompressed point, the private key as 32 bytes (left-padded: a scalar with leading
  * zero bytes comes out shorter), both base64url. Made here rather than by `web-push`, which is
  * loaded only when a push is sent.
+ *
+ * @internal test seam
  */
 export function newVapidKeys(): VapidKeys {
   const ecdh = createECDH("prime256v1");

@@ -19,11 +19,17 @@ import { RequestHead, SendRequest } from "../lib/event_requests.ts";
 export const POLICY_VIOLATION = 1008;
 /** Close code when the server shuts down. */
 export const GOING_AWAY = 1001;
-/** Close code for a client too far behind: it reconnects and catches up (docs/events.md). */
+/**
+ * Close code for a client too far behind: it reconnects and catches up (docs/events.md).
+ *
+ * @internal test seam
+ */
 export const TRY_AGAIN_LATER = 1013;
 /**
  * Bytes that may wait unsent on one socket. A client that stops reading (a stalled network, a
  * frozen tab) would otherwise make Parley hold every event for it in memory.
+ *
+ * @internal test seam
  */
 export const MAX_BUFFERED = 4 * 1024 * 1024;
 

@@ -9,7 +9,11 @@ const DIR = join(import.meta.dirname ?? ".", "..", "i18n");
 /** A language's code, its own name and who translates it, as listed in `available_languages`. */
 export type Languages = Record<string, { name: string; language_team: string }>;
 
-/** Loads every dictionary once: `{lang: {english: translated}}`, plus the language list. */
+/**
+ * Loads every dictionary once: `{lang: {english: translated}}`, plus the language list.
+ *
+ * @internal test seam
+ */
 export async function loadDictionaries(dir = DIR) {
   const dictionaries = new Map<string, Record<string, string>>();
   const languages: Languages = {};

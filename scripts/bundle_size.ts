@@ -5,7 +5,11 @@
  */
 import { join } from "node:path";
 
-/** The bound on the entry's gzipped size, in bytes. */
+/**
+ * The bound on the entry's gzipped size, in bytes.
+ *
+ * @internal test seam
+ */
 export const ENTRY_GZIP_LIMIT = 40_000;
 
 async function gzipSize(body: Uint8Array): Promise<number> {

@@ -15,6 +15,8 @@ const root = new URL("..", import.meta.url).pathname;
  * Files and folders read at run time: the app finds them relative to `import.meta.dirname`,
  * and the worker modules (the search indexer, which also checkpoints; the IRC socket thread),
  * with the modules they import, are loaded by URL, which compile does not follow on its own.
+ *
+ * @internal test seam
  */
 export const EMBEDDED = [
   "static/",
@@ -38,6 +40,8 @@ export const EMBEDDED = [
  * Runs the built binary's `--version`: `deno compile` with `DENORT_BIN` naming the `deno` command
  * line instead of `denort` reports success and writes a copy of Deno that ignores Parley. Returns
  * why the binary is not Parley, or undefined when it answers with Parley's version.
+ *
+ * @internal test seam
  */
 export async function checkBinary(
   path: string,

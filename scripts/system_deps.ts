@@ -22,7 +22,11 @@ export interface SystemTool {
 
 /** The IRC server used by the integration tests. */
 export const NGIRCD: SystemTool = { paths: ["/usr/sbin/ngircd", "/usr/bin/ngircd"], pkg: "ngircd" };
-/** Where ircd-hybrid is unpacked: readable by the unprivileged user it runs as. */
+/**
+ * Where ircd-hybrid is unpacked: readable by the unprivileged user it runs as.
+ *
+ * @internal test seam
+ */
 export const IRCD_HYBRID_ROOT = "/var/cache/parley/ircd-hybrid";
 /**
  * The second IRC server of the scale benches, faster than ngircd with thousands of clients.
@@ -72,7 +76,11 @@ export const POSTGRES: SystemTool = {
   pkg: "postgresql",
 };
 
-/** The bin folders of the installed PostgreSQL versions, newest first. */
+/**
+ * The bin folders of the installed PostgreSQL versions, newest first.
+ *
+ * @internal test seam
+ */
 export function postgresBinDirs(): string[] {
   const root = "/usr/lib/postgresql";
   let versions: string[] = [];

@@ -86,6 +86,8 @@ const unescape = (s: string) =>
  * not counted again; a test cut short by an error outside it has an <error>). A file that fails
  * while loading has no suite at all, and neither has a file without tests: `expected` names the
  * files of the run that declare tests, and each of them missing from the report failed.
+ *
+ * @internal test seam
  */
 export function readJunit(xml: string, expected: TestFile[]): Omit<Result, "ok" | "code"> {
   let passed = 0;

@@ -20,12 +20,6 @@ import {
  */
 export type { ChatType, KeptFields, KeptKind, MessageType };
 
-/**
- * What happened in a channel, kept in history beside the messages (shown after a reload) but
- * never unread, never a notification and never in the search index.
- */
-export type EventType = Exclude<MessageType, ChatType>;
-
 /** Stored codes (`messages.type`), as declared; codes from FIRST_EVENT_CODE on are channel events. */
 export const TYPE_CODE = Object.fromEntries(
   Object.entries(LINE_KINDS).map(([type, kind]) => [type, kind.code]),

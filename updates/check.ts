@@ -6,7 +6,11 @@
 // @ts-types="npm:@types/semver@7.8.0"
 import semver from "semver";
 
-/** How long an answer (or a failure) is kept. */
+/**
+ * How long an answer (or a failure) is kept.
+ *
+ * @internal test seam
+ */
 export const UPDATE_CACHE_MS = 3600_000;
 /** How long the update URL may take to answer. */
 export const UPDATE_TIMEOUT_MS = 3000;
@@ -24,7 +28,11 @@ export function parseVersion(text: string): string | null {
   return semver.coerce(t)?.version ?? null;
 }
 
-/** A semver version as the API's number (see the module comment); NaN when it is not a version. */
+/**
+ * A semver version as the API's number (see the module comment); NaN when it is not a version.
+ *
+ * @internal test seam
+ */
 export function versionNumber(version: string): number {
   const v = parseVersion(version);
   if (!v) return NaN;
@@ -32,7 +40,11 @@ export function versionNumber(version: string): number {
   return Number((major + minor / 100 + patch / 10000).toFixed(4));
 }
 
-/** Whether `candidate` is a newer release than `running` (semver order, pre-releases before). */
+/**
+ * Whether `candidate` is a newer release than `running` (semver order, pre-releases before).
+ *
+ * @internal test seam
+ */
 export function isNewer(candidate: string, running: string): boolean {
   return semver.gt(candidate, running);
 }
@@ -47,6 +59,8 @@ function fromNumber(n: number): string | null {
 /**
  * The newest version in an update URL's answer: JSON `{"version": "1.2.3"}`, JSON
  * `{"available": 1.0203}`, or plain text `1.2.3`; null when there is none.
+ *
+ * @internal test seam
  */
 export function parseAnswer(text: string): string | null {
   const trimmed = text.trim();

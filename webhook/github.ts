@@ -8,7 +8,11 @@ import { log } from "../lib/log.ts";
 import type { Bot } from "../irc/bot/bot.ts";
 import type { IrcControl } from "../irc/control.ts";
 
-/** HMAC-SHA256 of the raw body under the secret, as GitHub writes it: `sha256=<hex>`. */
+/**
+ * HMAC-SHA256 of the raw body under the secret, as GitHub writes it: `sha256=<hex>`.
+ *
+ * @internal test seam
+ */
 export async function githubSignature(secret: string, body: Uint8Array): Promise<string> {
   return "sha256=" + hex(await hmacBytes(secret, body));
 }
@@ -23,7 +27,11 @@ export async function verifyGithubSignature(
   return safeEqual(await githubSignature(secret, body), header.trim().toLowerCase());
 }
 
-/** Text from a payload made safe for one IRC line: no control characters, bounded length. */
+/**
+ * Text from a payload made safe for one IRC line: no control characters, bounded length.
+ *
+ * @internal test seam
+ */
 export function oneLine(value: unknown, max = 200): string {
   const text = Array.from(String(value ?? ""), (ch) => (ch < " " || ch === "\x7f" ? " " : ch))
     .join("").replace(/\s+/g, " ").trim();

@@ -14,7 +14,11 @@
  * `tests/unit/swallowed_errors_test.ts` fails once a listed file is clean, so the list only shrinks.
  */
 
-/** Files (relative to the repository, `/`-separated) not yet cleaned; the list only shrinks. */
+/**
+ * Files (relative to the repository, `/`-separated) not yet cleaned; the list only shrinks.
+ *
+ * @internal test seam
+ */
 export const NOT_YET: readonly string[] = [
   "bouncer/cluster.ts",
   "bouncer/listener.ts",
@@ -37,7 +41,11 @@ export const NOT_YET: readonly string[] = [
 
 const MARK = /\bwhy:/;
 
-/** Whether a file (absolute or relative path) is production code: not a test, bench or build. */
+/**
+ * Whether a file (absolute or relative path) is production code: not a test, bench or build.
+ *
+ * @internal test seam
+ */
 export function production(filename: string): boolean {
   const path = filename.replaceAll("\\", "/");
   if (/_test\.[jt]sx?$/.test(path)) return false;
@@ -45,7 +53,11 @@ export function production(filename: string): boolean {
   return !/(^|\/)static\/dist\//.test(path);
 }
 
-/** Whether a file is one of `NOT_YET`. */
+/**
+ * Whether a file is one of `NOT_YET`.
+ *
+ * @internal test seam
+ */
 export function notYet(filename: string): boolean {
   const path = filename.replaceAll("\\", "/");
   return NOT_YET.some((f) => path === f || path.endsWith("/" + f));
@@ -79,7 +91,11 @@ function explained(ctx: Deno.lint.RuleContext, start: number, end: number): bool
   });
 }
 
-/** The plugin, checking the files `checks` accepts. */
+/**
+ * The plugin, checking the files `checks` accepts.
+ *
+ * @internal test seam
+ */
 export function swallowedErrors(checks: (filename: string) => boolean): Deno.lint.Plugin {
   return {
     name: "parley",

@@ -78,7 +78,11 @@ export function validPort(port: string): boolean {
   return p === "" || (/^\d{1,5}$/.test(p) && Number(p) >= 1 && Number(p) <= 65535);
 }
 
-/** A nick made from an email address: its local part in the characters IRC allows. */
+/**
+ * A nick made from an email address: its local part in the characters IRC allows.
+ *
+ * @internal test seam
+ */
 export function nickFromEmail(email: string): string {
   let nick = email.split("@")[0].replace(/[^A-Za-z0-9_\-\[\]\\`^{}|]/g, "").slice(0, 15);
   if (/^[0-9-]/.test(nick)) nick = ("u" + nick).slice(0, 15);

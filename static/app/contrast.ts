@@ -7,7 +7,11 @@
 export type Rgb = [number, number, number];
 export type Theme = "light" | "dark";
 
-/** WCAG AA for normal text. */
+/**
+ * WCAG AA for normal text.
+ *
+ * @internal test seam
+ */
 export const MIN_CONTRAST = 4.5;
 
 export function parseHex(hex: string): Rgb {
@@ -32,7 +36,11 @@ function luminance(c: Rgb): number {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
-/** WCAG's contrast ratio of two colours, 1 to 21. */
+/**
+ * WCAG's contrast ratio of two colours, 1 to 21.
+ *
+ * @internal test seam
+ */
 export function contrast(a: Rgb, b: Rgb): number {
   const la = luminance(a), lb = luminance(b);
   return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
@@ -65,6 +73,7 @@ export function fromHsl(h: number, s: number, l: number): Rgb {
  * and the tints laid over the page (hover, a highlight, the user's own lines, the current row).
  */
 const LIGHT_BG = parseHex("#f7f7f5"), DARK_BG = parseHex("#16181d");
+/** @internal test seam */
 export const SURFACES: Record<Theme, Rgb[]> = {
   light: [
     LIGHT_BG,

@@ -18,12 +18,6 @@ export function notifyOf(c: Pick<Conversation, "conversation_id" | "notify">): N
   return c.notify ?? (/^[#&!+]/.test(c.conversation_id) ? "mentions" : "all");
 }
 
-/** Whether a conversation is muted (dimmed, not counted in the title). */
-export function isMuted(cid: string, conv: string): boolean {
-  const c = conversations.value[key(cid, conv)];
-  return !!c && notifyOf(c) === "muted";
-}
-
 /** Chooses a level; the sidebar and title follow at once, the server keeps it. */
 export async function setNotify(cid: string, conv: string, level: NotifyLevel): Promise<void> {
   const before = conversations.value[key(cid, conv)]?.notify;

@@ -14,6 +14,8 @@ export type QuietKind = "joined" | "left" | "renamed";
 /**
  * The quiet kind of a line: a live event line (`event`, made by the client) or a stored channel
  * event from history (`type`). Kicks count as leaving, as the live `part` line shows them.
+ *
+ * @internal test seam
  */
 export function quietKind(m: Message): QuietKind | undefined {
   const kind = m.event ?? m.type;

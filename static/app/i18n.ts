@@ -1,7 +1,11 @@
 /** Translations: `t` looks English text up in the loaded dictionary and fills placeholders. */
 import { signal } from "@preact/signals";
 
-/** The current dictionary: English text -> translated text. */
+/**
+ * The current dictionary: English text -> translated text.
+ *
+ * @internal test seam
+ */
 export const dictionary = signal<Record<string, string>>({});
 /** The current language code. */
 export const language = signal("en");

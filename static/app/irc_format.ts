@@ -20,7 +20,11 @@ type Style = Omit<Run, "text">;
 const BOLD = "\x02", ITALIC = "\x1d", UNDERLINE = "\x1f", STRIKE = "\x1e", MONO = "\x11";
 const COLOR = "\x03", HEX = "\x04", REVERSE = "\x16", RESET = "\x0f";
 
-/** The 16 standard mIRC colours (codes 16-98 are mapped by the renderer's palette too). */
+/**
+ * The 16 standard mIRC colours (codes 16-98 are mapped by the renderer's palette too).
+ *
+ * @internal test seam
+ */
 export const PALETTE = [
   "#ffffff",
   "#000000",

@@ -66,7 +66,11 @@ export function rank(m: Member, p: Prefix = DEFAULT_PREFIX): number {
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
-/** Members sorted as IRC clients show them: by rank, then by nick. */
+/**
+ * Members sorted as IRC clients show them: by rank, then by nick.
+ *
+ * @internal test seam
+ */
 export function sortMembers(list: Member[], p: Prefix = DEFAULT_PREFIX): Member[] {
   return [...list].sort((a, b) =>
     rank(a, p) - rank(b, p) || a.nick.toLowerCase().localeCompare(b.nick.toLowerCase())

@@ -11,20 +11,23 @@ function hash(nick: string): number {
   return h >>> 0;
 }
 
-/** How many colours there are: 16 hues, each in a lighter and a darker shade. */
+/**
+ * How many colours there are: 16 hues, each in a lighter and a darker shade.
+ *
+ * @internal test seam
+ */
 export const NICK_COLOURS = 32;
-
-/** A hue (0-359) derived from the nick: one of 16 hues 22.5 degrees apart. */
-export function nickHue(nick: string): number {
-  return (hash(nick) % 16) * 22.5;
-}
 
 /** Which of the NICK_COLOURS the nick gets. */
 export function nickColourIndex(nick: string): number {
   return hash(nick) % NICK_COLOURS;
 }
 
-/** The nick colour `i` in `theme`: its hue and shade, then made readable on that theme. */
+/**
+ * The nick colour `i` in `theme`: its hue and shade, then made readable on that theme.
+ *
+ * @internal test seam
+ */
 export function nickRgb(i: number, theme: Theme): Rgb {
   const hue = (i % 16) * 22.5;
   const sat = i < 16 ? 0.7 : 0.55;

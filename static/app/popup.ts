@@ -32,7 +32,11 @@ export interface PopupCommand {
   description: string;
 }
 
-/** The most items the popup shows: more is noise, the user types on. */
+/**
+ * The most items the popup shows: more is noise, the user types on.
+ *
+ * @internal test seam
+ */
 export const POPUP_LIMIT = 8;
 
 /**

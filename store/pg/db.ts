@@ -9,7 +9,11 @@ import { loadMigrations, logMigrated, type Migration, refuseNewer } from "../mig
 /** A connection pool (porsager's `postgres` client). */
 export type Sql = postgres.Sql;
 
-/** The folder of the PostgreSQL migration files. */
+/**
+ * The folder of the PostgreSQL migration files.
+ *
+ * @internal test seam
+ */
 export const PG_MIGRATIONS_DIR = `${import.meta.dirname}/migrations`;
 
 /**

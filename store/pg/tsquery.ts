@@ -61,6 +61,7 @@ export function messageWords(
   return type >= FIRST_EVENT_CODE ? "" : tsvectorOf(text, scope, words);
 }
 
+/** @internal test seam */
 export function tsvectorOf(text: string, scope?: Scope, words?: Set<string>): string {
   const out: string[] = [];
   if (scope) {

@@ -20,7 +20,11 @@ import { answered, unanswered } from "./unanswered.ts";
 
 /** How long appends gather before they are committed (a crash loses at most this much). */
 const WRITE_WINDOW_MS = 10;
-/** Most messages in one transaction. */
+/**
+ * Most messages in one transaction.
+ *
+ * @internal test seam
+ */
 export const BATCH = 1000;
 /** Batches written at once. */
 const LANES = 2;
@@ -28,12 +32,16 @@ const LANES = 2;
  * Most batches handed to the lanes and not yet written. Past it appends wait: when PostgreSQL is
  * slower than IRC (or a lock holds the table) the backlog stays here, in the IRC transport's
  * bounded queue and then in the server's buffers, instead of growing without bound in memory.
+ *
+ * @internal test seam
  */
 export const MAX_IN_FLIGHT = 16;
 /**
  * Most characters (texts and senders) in the batches handed to the lanes and not yet written: a
  * batch the database cannot take is held until it answers, and long lines must not make the
  * held ones hundreds of megabytes.
+ *
+ * @internal test seam
  */
 export const MAX_IN_FLIGHT_CHARS = 16 * 1024 * 1024;
 

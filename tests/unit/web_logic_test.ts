@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { parseInput } from "../../static/app/commands.ts";
-import { nickColor, nickHue } from "../../static/app/nick_color.ts";
+import { nickColor } from "../../static/app/nick_color.ts";
 import { applyCompletion, nextCompletion, startCompletion } from "../../static/app/complete.ts";
 import { EMPTY_FIELDS, fieldsFromUrl, urlFromFields } from "../../static/app/conn_url.ts";
 
@@ -28,7 +28,7 @@ Deno.test("commands: text, server commands, client commands, unknown, escaped sl
 });
 
 Deno.test("nick colour: stable, case-insensitive, differs between nicks", () => {
-  assertEquals(nickHue("Alice"), nickHue("alice"));
+  assertEquals(nickColor("Alice"), nickColor("alice"));
   assertEquals(nickColor("bob"), nickColor("bob"));
   const hues = new Set(["alice", "bob", "carol", "dave", "eve", "mallory"].map(nickColor));
   assert(hues.size >= 5, "different nicks get different colours");

@@ -207,6 +207,3 @@ export function messageWriter(
     pacing,
   };
 }
-
-/** The batched writer as the rest of the SQLite message store uses it. */
-export type MessageWriter = ReturnType<typeof messageWriter>;
