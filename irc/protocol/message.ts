@@ -181,12 +181,6 @@ export function tagString(tags: ReadonlyMap<string, string>): string {
   return parts.length ? `@${parts.join(";")} ` : "";
 }
 
-/** Writes a line read from somewhere else again, with other tags: its body stays as it came. */
-export function withTags(raw: string, tags: ReadonlyMap<string, string>): string {
-  const body = raw.startsWith("@") ? raw.slice(skipSpaces(raw, raw.indexOf(" ") + 1)) : raw;
-  return tagString(tags) + body;
-}
-
 /** The nick of a source (`nick!user@host` -> `nick`). */
 export function nickOf(prefix: string): string {
   const bang = prefix.indexOf("!");

@@ -12,7 +12,6 @@ import {
   readHead,
   sourceParts,
   tagString,
-  withTags,
 } from "../../irc/protocol/message.ts";
 
 Deno.test("parseMessage: tags, source, command and parameters", () => {
@@ -83,8 +82,6 @@ Deno.test("formatMessage: escaped tags, a source, the writer's colon rules", () 
   const odd = new Map([["a b", "1"], ["+x\0", "2"], ["c;d", "3"], ["e=f", "4"], ["+ok", "5"]]);
   assertEquals(tagString(odd), "@+ok=5 ");
   assertEquals(tagString(new Map([["a\r\n", "1"]])), "");
-  assertEquals(withTags("@a=b :x NOTICE y :z", new Map([["c", "d"]])), "@c=d :x NOTICE y :z");
-  assertEquals(withTags(":x NOTICE y :z", new Map([["c", "d e"]])), "@c=d\\se :x NOTICE y :z");
 });
 
 Deno.test("formatMessage refuses what would break a line or split a parameter", () => {
