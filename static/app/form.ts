@@ -27,9 +27,9 @@ export function useForm<V extends object>(initial: V) {
   return {
     values: v,
     set,
-    /** Replaces every value (e.g. with what the server saved). */
-    replace: (next: V) => {
-      state.value = next;
+    /** Replaces every value (e.g. with what the server saved), or makes them of the current. */
+    replace: (next: V | ((now: V) => V)) => {
+      state.value = typeof next === "function" ? next(state.value) : next;
     },
     errors,
     setErrors,
