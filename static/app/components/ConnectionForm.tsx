@@ -57,6 +57,50 @@ function valuesOf(c: Connection | undefined, channels: string): Values {
   };
 }
 
+/**
+ * Whether a new connection's form may show: once `fill` got the default profile's URL (or none).
+ * Typing into a field that the profile then fills as well mixed the two ("irc.libera.chat127.0.0.1").
+ */
+function useDefaultProfile(
+  wanted: boolean,
+  cid: string | undefined,
+  fill: (url: string | undefined) => void,
+): boolean {
+  const [ready, setReady] = useState(!wanted);
+  useEffect(() => {
+    if (!wanted) return;
+    let live = true;
+    const show = () => live && setReady(true);
+    // A slow server must not keep the form away: after 3 s it is shown unfilled.
+    const slow = setTimeout(show, 3000);
+    api("listConnectionProfiles")
+      .then((r) => r.profiles?.find((x) => x.is_default))
+      .catch(() => undefined)
+      .then((profile) => {
+        if (!live) return;
+        fill(profile?.url);
+        show();
+      });
+    return () => {
+      live = false;
+      clearTimeout(slow);
+    };
+  }, [cid]);
+  return ready;
+}
+
+/** A saved connection's state and, if any, what keeps it from connecting. */
+function LiveState(p: { c: Connection }) {
+  const problem = connectionProblem(p.c.connection_id);
+  return (
+    <p class="live-state" role="status">
+      <span class={"dot " + (p.c.state ?? "disconnected")} aria-hidden="true" />
+      {t("State")}: <strong>{t(p.c.state ?? "disconnected")}</strong>
+      {problem ? ` · ${problem}` : ""}
+    </p>
+  );
+}
+
 /** The connection form; `cid` undefined adds a new connection, from an irc:// link's `uri` if given. */
 export function ConnectionForm(p: { cid?: string; uri?: string }) {
   const existing = p.cid ? connections.value[p.cid] : undefined;
@@ -69,32 +113,15 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
   useEffect(() => {
     if (existing) form.replace(valuesOf(existing, ""));
   }, [p.cid, !!existing]);
-  // A new connection's form is shown once the default profile has filled it in: typing into a
-  // field that the profile then fills as well mixed the two ("irc.libera.chat127.0.0.1").
-  const [ready, setReady] = useState(!!existing);
-  useEffect(() => {
-    // A new connection starts from the server's default profile, with a nick from the account.
-    if (existing) return;
-    let live = true;
-    const show = () => live && setReady(true);
-    // A slow server must not keep the form away: after 3 s it is shown unfilled.
-    const slow = setTimeout(show, 3000);
-    api("listConnectionProfiles")
-      .then((r) => r.profiles?.find((x) => x.is_default))
-      .catch(() => undefined)
-      .then((profile) => {
-        if (!live) return;
-        form.replace((now) => ({
-          ...now,
-          ...prefill(now, link?.url ?? profile?.url, user.value?.email ?? ""),
-        }));
-        show();
-      });
-    return () => {
-      live = false;
-      clearTimeout(slow);
-    };
-  }, [p.cid]);
+  const ready = useDefaultProfile(
+    !existing,
+    p.cid,
+    (url) =>
+      form.replace((now) => ({
+        ...now,
+        ...prefill(now, link?.url ?? url, user.value?.email ?? ""),
+      })),
+  );
   // Another server, port or TLS setting does not get the saved password: it must be typed again.
   const moved = !!existing && !sameServer(f, fieldsFromUrl(existing.url));
   // A refused URL (a private address, a forced server) is told above the button just pressed,
@@ -157,15 +184,7 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
             ? connectionTitle(existing, existing.connection_id)
             : t("Connect to an IRC server")}
         >
-          {existing && (
-            <p class="live-state" role="status">
-              <span class={"dot " + (existing.state ?? "disconnected")} aria-hidden="true" />
-              {t("State")}: <strong>{t(existing.state ?? "disconnected")}</strong>
-              {connectionProblem(existing.connection_id)
-                ? ` · ${connectionProblem(existing.connection_id)}`
-                : ""}
-            </p>
-          )}
+          {existing && <LiveState c={existing} />}
           {!ready && <p class="loading" role="status">{t("Loading…")}</p>}
           <form onSubmit={submit} noValidate class="form-grid" hidden={!ready}>
             <Field
