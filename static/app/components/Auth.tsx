@@ -1,54 +1,36 @@
 /** The screens that get a user in: login, registration (first user, invite, password reset). */
-import { useState } from "preact/hooks";
 import { api, ApiFailure } from "../api.ts";
 import { t } from "../i18n.ts";
 import { linkClick, navigate, route } from "../router.ts";
 import { loggedIn } from "../session.ts";
 import { connections } from "../state.ts";
-import { Field, FormErrors, useFormAction } from "./Field.tsx";
+import { Field, FormErrors } from "./Field.tsx";
+import { useForm } from "../form.ts";
 import { Logo } from "./Logo.tsx";
+
+/** The email and password fields both screens share. */
+const EMAIL = { type: "email", autocomplete: "username", required: true } as const;
+const PASSWORD = { type: "password", required: true } as const;
 
 /** The login form. */
 export function Login() {
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
-  const { errors, busy, run } = useFormAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    return run(async () => {
-      const u = await api("loginUser", { body: { email, password } });
-      await loggedIn(u);
-      navigate("/chat", true);
-    });
-  };
+  const form = useForm({ email: "", password: "" });
+  const submit = form.onSubmit(async (body) => {
+    await loggedIn(await api("loginUser", { body }));
+    navigate("/chat", true);
+  });
   return (
     <main class="auth">
       <form class="card" onSubmit={submit} noValidate>
         <Logo />
         <h1>{t("Log in")}</h1>
+        <Field {...form.field("email", t("Email"), EMAIL)} autofocus />
         <Field
-          label={t("Email")}
-          name="email"
-          type="email"
-          value={email}
-          onInput={setEmail}
-          errors={errors}
-          autocomplete="username"
-          required
-          autofocus
-        />
-        <Field
-          label={t("Password")}
-          name="password"
-          type="password"
-          value={password}
-          onInput={setPassword}
-          errors={errors}
+          {...form.field("password", t("Password"), PASSWORD)}
           autocomplete="current-password"
-          required
         />
-        <FormErrors errors={errors} fields={["email", "password"]} />
-        <button class="primary" type="submit" disabled={busy}>{t("Log in")}</button>
+        <FormErrors {...form.rest()} />
+        <button class="primary" type="submit" disabled={form.busy}>{t("Log in")}</button>
         <p class="muted">
           {t("No account yet?")} <a href="/register" onClick={linkClick}>{t("Create one")}</a>
         </p>
@@ -86,26 +68,21 @@ export function Register() {
   const invite = params.get("token")
     ? { exp: params.get("exp") ?? "", token: params.get("token")! }
     : null;
-  const [email, setEmail] = useState(params.get("email") ?? "");
-  const [password, setPassword] = useState("");
-  const { errors, busy, run } = useFormAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    return run(async () => {
-      const u = await api("registerUser", { body: { email, password, ...(invite ?? {}) } })
-        .catch((e) => {
-          throw ownWords(e);
-        });
-      await loggedIn(u);
-      // The first admin who got the default connection chooses what new users start with.
-      const first = u.roles?.includes("admin") && !invite;
-      const given = Object.keys(connections.value).length > 0;
-      navigate(
-        first ? (given ? "/settings/first-run" : "/settings/connection/add") : "/chat",
-        true,
-      );
-    });
-  };
+  const form = useForm({ email: params.get("email") ?? "", password: "" });
+  const submit = form.onSubmit(async (body) => {
+    const u = await api("registerUser", { body: { ...body, ...(invite ?? {}) } })
+      .catch((e) => {
+        throw ownWords(e);
+      });
+    await loggedIn(u);
+    // The first admin who got the default connection chooses what new users start with.
+    const first = u.roles?.includes("admin") && !invite;
+    const given = Object.keys(connections.value).length > 0;
+    navigate(
+      first ? (given ? "/settings/first-run" : "/settings/connection/add") : "/chat",
+      true,
+    );
+  });
   return (
     <main class="auth">
       <form class="card" onSubmit={submit} noValidate>
@@ -122,31 +99,18 @@ export function Register() {
             )}
         </p>
         <Field
-          label={t("Email")}
-          name="email"
-          type="email"
-          value={email}
-          onInput={setEmail}
-          errors={errors}
-          autocomplete="username"
+          {...form.field("email", t("Email"), EMAIL)}
           readOnly={!!invite}
-          required
           autofocus={!invite}
         />
         <Field
-          label={t("Password")}
-          name="password"
-          type="password"
-          value={password}
-          onInput={setPassword}
-          errors={errors}
+          {...form.field("password", t("Password"), PASSWORD)}
           autocomplete="new-password"
           hint={t("At least 10 characters.")}
-          required
           autofocus={!!invite}
         />
-        <FormErrors errors={errors} fields={["email", "password"]} />
-        <button class="primary" type="submit" disabled={busy}>
+        <FormErrors {...form.rest()} />
+        <button class="primary" type="submit" disabled={form.busy}>
           {invite ? t("Save password") : t("Create account")}
         </button>
         <p class="muted">

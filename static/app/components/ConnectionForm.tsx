@@ -15,8 +15,13 @@ import {
 import { connectionProblem, connectionTitle } from "../conn_status.ts";
 import { privateRefusal } from "../conn_error.ts";
 import { linkParts } from "../irc_link.ts";
-import { Check, Field, FormErrors, Panel, useFormAction } from "./Field.tsx";
+import type { Connection } from "../types.ts";
+import { Check, Field, FormErrors, Panel } from "./Field.tsx";
+import { fail, useForm } from "../form.ts";
 import { TopBar } from "./ChatView.tsx";
+
+/** Fields a browser must not fill with saved logins. */
+const OFF = { autocomplete: "off" } as const;
 
 /** The port `f` connects to: its own, else TLS's or plain text's default. */
 function portOf(f: ConnFields): string {
@@ -32,35 +37,38 @@ function sameServer(a: ConnFields, b: ConnFields): boolean {
     a.tls === b.tls;
 }
 
-/** The connection form; `cid` undefined adds a new connection, from an irc:// link's `uri` if given. */
-export function ConnectionForm(p: { cid?: string; uri?: string }) {
-  const existing = p.cid ? connections.value[p.cid] : undefined;
-  const link = !existing && p.uri ? linkParts(p.uri) : undefined;
-  const [f, setF] = useState<ConnFields>(
-    existing ? fieldsFromUrl(existing.url) : { ...EMPTY_FIELDS },
-  );
-  const [commands, setCommands] = useState((existing?.on_connect_commands ?? []).join("\n"));
-  const [wanted, setWanted] = useState(existing?.wanted_state !== "disconnected");
-  const [channel, setChannel] = useState(link?.conversation ?? "");
-  const [name, setName] = useState(existing?.name ?? "");
-  const { errors, setErrors, busy, run } = useFormAction();
-  // The connection's client certificate, for services' SASL EXTERNAL (irc/certificate.ts).
-  const certificate = existing?.info?.certificate as { fingerprint?: unknown } | undefined;
-  const fingerprint = typeof certificate?.fingerprint === "string" ? certificate.fingerprint : "";
+/** What the form edits: the URL's parts and the connection's own settings. */
+interface Values extends ConnFields {
+  name: string;
+  /** The channels to join, for a new connection. */
+  conversation_id: string;
+  commands: string;
+  wanted: boolean;
+}
+
+/** The form's values for connection `c` (none: a new one), with `channels` to join. */
+function valuesOf(c: Connection | undefined, channels: string): Values {
+  return {
+    ...(c ? fieldsFromUrl(c.url) : EMPTY_FIELDS),
+    name: c?.name ?? "",
+    conversation_id: channels,
+    commands: (c?.on_connect_commands ?? []).join("\n"),
+    wanted: c?.wanted_state !== "disconnected",
+  };
+}
+
+/**
+ * Whether a new connection's form may show: once `fill` got the default profile's URL (or none).
+ * Typing into a field that the profile then fills as well mixed the two ("irc.libera.chat127.0.0.1").
+ */
+function useDefaultProfile(
+  wanted: boolean,
+  cid: string | undefined,
+  fill: (url: string | undefined) => void,
+): boolean {
+  const [ready, setReady] = useState(!wanted);
   useEffect(() => {
-    if (existing) {
-      setF(fieldsFromUrl(existing.url));
-      setCommands((existing.on_connect_commands ?? []).join("\n"));
-      setWanted(existing.wanted_state !== "disconnected");
-      setName(existing.name ?? "");
-    }
-  }, [p.cid, !!existing]);
-  // A new connection's form is shown once the default profile has filled it in: typing into a
-  // field that the profile then fills as well mixed the two ("irc.libera.chat127.0.0.1").
-  const [ready, setReady] = useState(!!existing);
-  useEffect(() => {
-    // A new connection starts from the server's default profile, with a nick from the account.
-    if (existing) return;
+    if (!wanted) return;
     let live = true;
     const show = () => live && setReady(true);
     // A slow server must not keep the form away: after 3 s it is shown unfilled.
@@ -71,15 +79,50 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
       .catch(() => undefined)
       .then((profile) => {
         if (!live) return;
-        setF((now) => prefill(now, link?.url ?? profile?.url, user.value?.email ?? ""));
+        fill(profile?.url);
         show();
       });
     return () => {
       live = false;
       clearTimeout(slow);
     };
-  }, [p.cid]);
-  const set = (k: keyof ConnFields) => (v: string | boolean) => setF({ ...f, [k]: v });
+  }, [cid]);
+  return ready;
+}
+
+/** A saved connection's state and, if any, what keeps it from connecting. */
+function LiveState(p: { c: Connection }) {
+  const problem = connectionProblem(p.c.connection_id);
+  return (
+    <p class="live-state" role="status">
+      <span class={"dot " + (p.c.state ?? "disconnected")} aria-hidden="true" />
+      {t("State")}: <strong>{t(p.c.state ?? "disconnected")}</strong>
+      {problem ? ` · ${problem}` : ""}
+    </p>
+  );
+}
+
+/** The connection form; `cid` undefined adds a new connection, from an irc:// link's `uri` if given. */
+export function ConnectionForm(p: { cid?: string; uri?: string }) {
+  const existing = p.cid ? connections.value[p.cid] : undefined;
+  const link = !existing && p.uri ? linkParts(p.uri) : undefined;
+  const form = useForm(valuesOf(existing, link?.conversation ?? ""));
+  const { values: f, set, errors, busy, run } = form;
+  // The connection's client certificate, for services' SASL EXTERNAL (irc/certificate.ts).
+  const certificate = existing?.info?.certificate as { fingerprint?: unknown } | undefined;
+  const fingerprint = typeof certificate?.fingerprint === "string" ? certificate.fingerprint : "";
+  useEffect(() => {
+    if (existing) form.replace(valuesOf(existing, ""));
+  }, [p.cid, !!existing]);
+  const ready = useDefaultProfile(
+    !existing,
+    p.cid,
+    (url) =>
+      form.replace((now) => ({
+        ...now,
+        ...prefill(now, link?.url ?? url, user.value?.email ?? ""),
+      })),
+  );
   // Another server, port or TLS setting does not get the saved password: it must be typed again.
   const moved = !!existing && !sameServer(f, fieldsFromUrl(existing.url));
   // A refused URL (a private address, a forced server) is told above the button just pressed,
@@ -91,46 +134,38 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
     document.querySelector(".page .form-error")?.scrollIntoView({ block: "center" });
   }, [errors]);
 
-  const submit = (e: Event) => {
-    e.preventDefault();
-    if (!f.host.trim()) {
-      setErrors([{ message: t("Enter the server's host name."), path: "/body/host" }]);
-      return;
-    }
-    if (!validPort(f.port)) {
-      setErrors([{ message: t("The port is a number from 1 to 65535."), path: "/body/port" }]);
-      return;
-    }
+  const submit = form.onSubmit(async (f) => {
+    if (!f.host.trim()) fail("host", t("Enter the server's host name."));
+    if (!validPort(f.port)) fail("port", t("The port is a number from 1 to 65535."));
     const body: Body<"updateConnection"> & Partial<Body<"createConnection">> = {
-      on_connect_commands: commands.split("\n").map((c) => c.trim()).filter(Boolean),
-      wanted_state: wanted ? "connected" : "disconnected",
+      on_connect_commands: f.commands.split("\n").map((c) => c.trim()).filter(Boolean),
+      wanted_state: f.wanted ? "connected" : "disconnected",
     };
     const url = urlFromFields(f);
     const urlChanged = !existing || url !== urlFromFields(fieldsFromUrl(existing.url)) ||
       f.password;
     if (urlChanged) body.url = url;
     // Several channels, separated by spaces or commas: the first opens, the rest are joined too.
-    const [first, ...more] = channel.split(/[\s,]+/).filter(Boolean);
+    const [first, ...more] = f.conversation_id.split(/[\s,]+/).filter(Boolean);
     if (!existing && first) body.conversation_id = first;
     if (!existing && more.length) body.join = more;
     // Empty keeps the host's short name (a new connection) or the current name.
-    if (name.trim() && name.trim() !== existing?.name) body.name = name.trim();
-    return run(async () => {
-      const c = existing
-        ? await api("updateConnection", {
-          params: { connection_id: existing.connection_id },
-          body,
-        })
-        : await api("createConnection", { body: { ...body, url } });
-      // The socket's state events may have overtaken this answer: they are the fresher truth.
-      const known = connections.value[c.connection_id];
-      patchConnection(
-        c.connection_id,
-        known?.state ? { ...c, state: known.state, info: known.info } : c,
-      );
-      navigate(`/chat/${encodeURIComponent(c.connection_id)}`);
-    });
-  };
+    const name = f.name.trim();
+    if (name && name !== existing?.name) body.name = name;
+    const c = existing
+      ? await api("updateConnection", {
+        params: { connection_id: existing.connection_id },
+        body,
+      })
+      : await api("createConnection", { body: { ...body, url } });
+    // The socket's state events may have overtaken this answer: they are the fresher truth.
+    const known = connections.value[c.connection_id];
+    patchConnection(
+      c.connection_id,
+      known?.state ? { ...c, state: known.state, info: known.info } : c,
+    );
+    navigate(`/chat/${encodeURIComponent(c.connection_id)}`);
+  });
 
   const remove = async () => {
     if (!existing || !confirm(t("Delete this connection and all its messages?"))) return;
@@ -150,45 +185,27 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
             ? connectionTitle(existing, existing.connection_id)
             : t("Connect to an IRC server")}
         >
-          {existing && (
-            <p class="live-state" role="status">
-              <span class={"dot " + (existing.state ?? "disconnected")} aria-hidden="true" />
-              {t("State")}: <strong>{t(existing.state ?? "disconnected")}</strong>
-              {connectionProblem(existing.connection_id)
-                ? ` · ${connectionProblem(existing.connection_id)}`
-                : ""}
-            </p>
-          )}
+          {existing && <LiveState c={existing} />}
           {!ready && <p class="loading" role="status">{t("Loading…")}</p>}
           <form onSubmit={submit} noValidate class="form-grid" hidden={!ready}>
             <Field
-              label={t("Host")}
-              name="host"
-              value={f.host}
-              onInput={set("host")}
-              errors={shown}
+              {...form.field("host", t("Host"))}
               placeholder="irc.libera.chat"
               required
               autofocus={!existing}
             />
             <Field
-              label={t("Port")}
-              name="port"
-              value={f.port}
-              onInput={set("port")}
-              errors={shown}
+              {...form.field("port", t("Port"))}
               type="number"
               inputMode="numeric"
               placeholder={f.tls ? "6697" : "6667"}
             />
             <div class="checks">
-              <Check label={t("Use TLS")} name="tls" checked={f.tls} onChange={set("tls")} />
+              <Check {...form.check("tls", t("Use TLS"))} />
               {f.tls && (
                 <Check
-                  label={t("Verify the certificate")}
+                  {...form.check("tlsVerify", t("Verify the certificate"))}
                   name="tls_verify"
-                  checked={f.tlsVerify}
-                  onChange={set("tlsVerify")}
                 />
               )}
               {moved && (
@@ -200,54 +217,25 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
               )}
             </div>
             <Field
-              label={t("Connection name")}
-              name="name"
-              value={name}
-              onInput={setName}
-              errors={shown}
-              autocomplete="off"
+              {...form.field("name", t("Connection name"), OFF)}
               hint={t("Shown in the sidebar. Empty: the server's short name.")}
             />
             <Field
-              label={t("Nick")}
-              name="nick"
-              value={f.nick}
-              onInput={set("nick")}
-              errors={shown}
-              autocomplete="off"
+              {...form.field("nick", t("Nick"), OFF)}
             />
             <Field
-              label={t("User name")}
-              name="username"
-              value={f.username}
-              onInput={set("username")}
-              errors={shown}
-              autocomplete="off"
+              {...form.field("username", t("User name"), OFF)}
             />
             <Field
-              label={t("Real name")}
-              name="realname"
-              value={f.realname}
-              onInput={set("realname")}
-              errors={shown}
-              autocomplete="off"
+              {...form.field("realname", t("Real name"), OFF)}
             />
             <Field
-              label={t("Login")}
-              name="login"
-              value={f.login}
-              onInput={set("login")}
-              errors={shown}
-              autocomplete="off"
+              {...form.field("login", t("Login"), OFF)}
               hint={t("Account name for SASL or the server password.")}
             />
             <Field
-              label={t("Password")}
-              name="password"
+              {...form.field("password", t("Password"))}
               type="password"
-              value={f.password}
-              onInput={set("password")}
-              errors={shown}
               autocomplete="new-password"
               hint={moved
                 ? t("Empty: no password for the new server.")
@@ -260,7 +248,8 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
               <select
                 id="f-sasl"
                 value={f.sasl}
-                onChange={(e) => set("sasl")((e.currentTarget as HTMLSelectElement).value)}
+                onChange={(e) =>
+                  set("sasl")((e.currentTarget as HTMLSelectElement).value as Values["sasl"])}
               >
                 <option value="">{t("None")}</option>
                 <option value="plain">PLAIN</option>
@@ -282,11 +271,7 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
             )}
             {!existing && (
               <Field
-                label={t("Channels to join")}
-                name="conversation_id"
-                value={channel}
-                onInput={setChannel}
-                errors={shown}
+                {...form.field("conversation_id", t("Channels to join"))}
                 placeholder="#parley #help"
                 hint={t("Separate several with spaces or commas.")}
               />
@@ -296,35 +281,16 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
               <textarea
                 id="f-commands"
                 rows={3}
-                value={commands}
-                onInput={(e) => setCommands((e.currentTarget as HTMLTextAreaElement).value)}
+                value={f.commands}
+                onInput={(e) => set("commands")((e.currentTarget as HTMLTextAreaElement).value)}
                 placeholder="/msg NickServ identify …"
               />
               <p class="hint">{t("One command per line, run after connecting.")}</p>
             </div>
             <div class="checks full">
-              <Check
-                label={t("Stay connected")}
-                name="wanted_state"
-                checked={wanted}
-                onChange={setWanted}
-              />
+              <Check {...form.check("wanted", t("Stay connected"))} name="wanted_state" />
             </div>
-            <FormErrors
-              errors={shown}
-              fields={[
-                "host",
-                "port",
-                "nick",
-                "username",
-                "realname",
-                "login",
-                "password",
-                "conversation_id",
-                "on_connect_commands",
-                "wanted_state",
-              ]}
-            />
+            <FormErrors {...form.rest("on_connect_commands", "wanted_state")} errors={shown} />
             <div class="actions full">
               <button class="primary" type="submit" disabled={busy}>
                 {existing ? t("Save") : t("Connect")}

@@ -10,7 +10,9 @@ import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
 import { connections, patchConnection, removeConnection } from "../state.ts";
-import { Check, Field, FormErrors, Panel, toErrors, useFormAction } from "./Field.tsx";
+import { Check, Field, FormErrors, Panel, toErrors } from "./Field.tsx";
+import { fail, useForm } from "../form.ts";
+import type { ApiErrorItem } from "../types.ts";
 import { TopBar } from "./ChatView.tsx";
 
 interface Choice {
@@ -61,7 +63,7 @@ function joinWhenConnected(cid: string, names: string[]): void {
 
 export function FirstRun() {
   const [c, setC] = useState<Choice | null>(null);
-  const { errors, setErrors, busy, run } = useFormAction();
+  const [errors, setErrors] = useState<ApiErrorItem[]>([]);
   useEffect(() => {
     api("getSettings").then((s) =>
       setC(choiceOf(s.default_connection ?? "", s.new_user_connection ?? true))
@@ -69,108 +71,92 @@ export function FirstRun() {
       .catch((e) => setErrors(toErrors(e)));
   }, []);
   if (!c) return <FormErrors errors={errors} fields={[]} />;
-  const set = (k: keyof Choice) => (v: string | boolean) => setC({ ...c, [k]: v });
-  const save = (e: Event) => {
-    e.preventDefault();
-    if (c.give && !c.server.trim()) {
-      setErrors([{ message: t("Enter the server's host name."), path: "/body/server" }]);
-      return;
-    }
-    return run(async () => {
-      const channels = channelsOf(c);
-      const url = urlOf(c, channels);
-      await api("updateSettings", {
-        body: c.give
-          ? { default_connection: url, new_user_connection: true }
-          : { new_user_connection: false },
-      }).catch((e) => {
-        // The URL is made of the server field: its error belongs there.
-        const list = toErrors(e).map((x) =>
-          x.path === "/body/default_connection" ? { ...x, path: "/body/server" } : x
-        );
-        throw new ApiFailure(400, list);
-      });
-      // The admin's own connection, made from the old default at registration, follows.
-      const own = Object.values(connections.value)[0];
-      if (own) {
-        await api("removeConnection", { params: { connection_id: own.connection_id } });
-        removeConnection(own.connection_id);
-      }
-      if (!c.give) {
-        navigate("/settings/connection/add", true);
-        return;
-      }
-      const [first, ...more] = channels;
-      const made = await api("createConnection", { body: { url: urlOf(c, first ? [first] : []) } });
-      patchConnection(made.connection_id, made);
-      joinWhenConnected(made.connection_id, more);
-      navigate(`/chat/${encodeURIComponent(made.connection_id)}`, true);
-    });
-  };
   return (
     <main class="page">
       <TopBar title={t("Welcome to Parley")} />
       <div class="page-body">
         <Panel title={t("What new users start with")}>
-          <form onSubmit={save} noValidate class="form-grid">
-            <p class="muted full">
-              {t(
-                "Every new user, you too, starts connected to this network and these channels. Pick your community's, or none.",
-              )}
-            </p>
-            <div class="checks full" role="radiogroup" aria-label={t("What new users start with")}>
-              <label class="check">
-                <input
-                  type="radio"
-                  name="give"
-                  checked={c.give}
-                  onChange={() => set("give")(true)}
-                />
-                <span>{t("A connection to this network")}</span>
-              </label>
-              <label class="check">
-                <input
-                  type="radio"
-                  name="give"
-                  checked={!c.give}
-                  onChange={() => set("give")(false)}
-                />
-                <span>{t("No connection: each user adds their own")}</span>
-              </label>
-            </div>
-            {c.give && (
-              <>
-                <Field
-                  label={t("Server")}
-                  name="server"
-                  value={c.server}
-                  onInput={set("server")}
-                  errors={errors}
-                  placeholder="irc.libera.chat:6697"
-                />
-                <Field
-                  label={t("Channels")}
-                  name="channels"
-                  value={c.channels}
-                  onInput={set("channels")}
-                  errors={errors}
-                  placeholder="#community, #help"
-                  hint={t("Separated by commas; may be empty.")}
-                />
-                <div class="checks">
-                  <Check label={t("Use TLS")} name="tls" checked={c.tls} onChange={set("tls")} />
-                </div>
-              </>
-            )}
-            <FormErrors errors={errors} fields={["server", "channels"]} />
-            <div class="actions full">
-              <button class="primary" type="submit" disabled={busy}>
-                {t("Save and continue")}
-              </button>
-            </div>
-          </form>
+          <ChoiceForm initial={c} />
         </Panel>
       </div>
     </main>
+  );
+}
+
+/** Saves the choice, then replaces the admin's own connection with one made from it. */
+async function apply(c: Choice): Promise<void> {
+  if (c.give && !c.server.trim()) fail("server", t("Enter the server's host name."));
+  const channels = channelsOf(c);
+  const url = urlOf(c, channels);
+  await api("updateSettings", {
+    body: c.give
+      ? { default_connection: url, new_user_connection: true }
+      : { new_user_connection: false },
+  }).catch((e) => {
+    // The URL is made of the server field: its error belongs there.
+    const list = toErrors(e).map((x) =>
+      x.path === "/body/default_connection" ? { ...x, path: "/body/server" } : x
+    );
+    throw new ApiFailure(400, list);
+  });
+  // The admin's own connection, made from the old default at registration, follows.
+  const own = Object.values(connections.value)[0];
+  if (own) {
+    await api("removeConnection", { params: { connection_id: own.connection_id } });
+    removeConnection(own.connection_id);
+  }
+  if (!c.give) {
+    navigate("/settings/connection/add", true);
+    return;
+  }
+  const [first, ...more] = channels;
+  const made = await api("createConnection", { body: { url: urlOf(c, first ? [first] : []) } });
+  patchConnection(made.connection_id, made);
+  joinWhenConnected(made.connection_id, more);
+  navigate(`/chat/${encodeURIComponent(made.connection_id)}`, true);
+}
+
+/** The choice: a connection to a server and channels, or none. */
+function ChoiceForm(p: { initial: Choice }) {
+  const form = useForm(p.initial);
+  const give = form.values.give;
+  const choose = (v: boolean) => () => form.set("give")(v);
+  return (
+    <form onSubmit={form.onSubmit(apply)} noValidate class="form-grid">
+      <p class="muted full">
+        {t(
+          "Every new user, you too, starts connected to this network and these channels. Pick your community's, or none.",
+        )}
+      </p>
+      <div class="checks full" role="radiogroup" aria-label={t("What new users start with")}>
+        <label class="check">
+          <input type="radio" name="give" checked={give} onChange={choose(true)} />
+          <span>{t("A connection to this network")}</span>
+        </label>
+        <label class="check">
+          <input type="radio" name="give" checked={!give} onChange={choose(false)} />
+          <span>{t("No connection: each user adds their own")}</span>
+        </label>
+      </div>
+      {give && (
+        <>
+          <Field {...form.field("server", t("Server"))} placeholder="irc.libera.chat:6697" />
+          <Field
+            {...form.field("channels", t("Channels"))}
+            placeholder="#community, #help"
+            hint={t("Separated by commas; may be empty.")}
+          />
+          <div class="checks">
+            <Check {...form.check("tls", t("Use TLS"))} />
+          </div>
+        </>
+      )}
+      <FormErrors {...form.rest("server", "channels")} />
+      <div class="actions full">
+        <button class="primary" type="submit" disabled={form.busy}>
+          {t("Save and continue")}
+        </button>
+      </div>
+    </form>
   );
 }
