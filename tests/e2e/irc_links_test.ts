@@ -89,6 +89,8 @@ Deno.test("irc:// links: handler, add form, conversation, join; the private swit
     await t.step("the server settings switch private addresses for every user", async () => {
       await page.goto(server.url + "/settings/server");
       const check = page.getByLabel("Users may connect to private addresses");
+      // The server form is longer than the window: the admin scrolls down to it.
+      await check.scrollIntoViewIfNeeded();
       await assertOnScreen(page, check);
       assertEquals(await check.isChecked(), false);
       await check.check();
