@@ -6,7 +6,7 @@
 import type { IrcControl } from "../irc/control.ts";
 import { log } from "../lib/log.ts";
 import { type AuthDeps, authenticate, type Login } from "./auth.ts";
-import { burstLines, controlBurst, SERVER_NAME } from "./burst.ts";
+import { burstLines, channelBurst, controlBurst, SERVER_NAME } from "./burst.ts";
 import type { ConnectionService } from "../irc/connection_service.ts";
 import { Caps } from "./caps.ts";
 import { COMMANDS, labelOf, PASS_THROUGH } from "./commands.ts";
@@ -186,6 +186,12 @@ export class Session {
     if (!this.caps.has("draft/read-marker") || !this.login?.connection) return undefined;
     const [line] = await this.cx.history.markRead(this.scope(), [channel]);
     return line?.startsWith("MARKREAD ") ? line : undefined;
+  }
+
+  /** A reattached channel's lines, as if just joined. */
+  channelBurst(channel: string): Promise<string[]> {
+    if (!this.hub) return Promise.resolve([]);
+    return channelBurst(this.hub, this.caps, this.cx.history, this.scope(), channel);
   }
 
   /** A numeric to this client, from Parley (with the running command's label). */
@@ -372,6 +378,7 @@ export class Session {
     const hub = this.cx.relay.hub(uid, login.connection.connectionId);
     hub.recordNick = login.connection.nick;
     this.hub = hub;
+    await hub.loaded;
     const lines = await burstLines(
       hub,
       this.caps,

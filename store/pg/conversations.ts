@@ -3,6 +3,7 @@ import { nowMicros } from "../../lib/time.ts";
 import {
   type ConversationRow,
   type ConversationStore,
+  detachColumns,
   MAX_DRAFT,
   toRecord,
 } from "../conversations.ts";
@@ -131,6 +132,12 @@ export function pgConversationStore(
     // Other nodes cache conversations for incoming messages, and the level is read there.
     setNotify: (id, level) =>
       changing((tx) => tx`UPDATE conversations SET notify = ${level} WHERE id = ${id}`),
+    async setDetach(id, change) {
+      const cols = detachColumns(change);
+      if ("detached" in cols) cols.detached = cols.detached ? "true" : "false";
+      if (!Object.keys(cols).length) return;
+      await changing((tx) => tx`UPDATE conversations SET ${tx(cols)} WHERE id = ${id}`);
+    },
     draft: async (id) =>
       (await sql`SELECT draft FROM conversations WHERE id = ${id}`)[0]?.draft ?? "",
     async setDraft(id, text) {
