@@ -134,9 +134,16 @@ export function pgConversationStore(
       changing((tx) => tx`UPDATE conversations SET notify = ${level} WHERE id = ${id}`),
     async setDetach(id, change) {
       const cols = detachColumns(change);
-      if ("detached" in cols) cols.detached = cols.detached ? "true" : "false";
       if (!Object.keys(cols).length) return;
-      await changing((tx) => tx`UPDATE conversations SET ${tx(cols)} WHERE id = ${id}`);
+      const d = "detached" in cols ? cols.detached === 1 : null;
+      // A field not given keeps its value (null: the column's own).
+      await changing((tx) =>
+        tx`UPDATE conversations SET detached = coalesce(${d}::boolean, detached),
+          relay_detached = coalesce(${cols.relay_detached ?? null}::text, relay_detached),
+          reattach_on = coalesce(${cols.reattach_on ?? null}::text, reattach_on),
+          detach_after = coalesce(${cols.detach_after ?? null}::integer, detach_after)
+          WHERE id = ${id}`
+      );
     },
     draft: async (id) =>
       (await sql`SELECT draft FROM conversations WHERE id = ${id}`)[0]?.draft ?? "",
