@@ -275,7 +275,9 @@ const joinOrPart: Command = {
     }
     const l = s.ownLabel();
     try {
-      await changeDetach(s.cx.store, hub.userId, hub.connectionId, channel, { detached: detach });
+      await changeDetach(s.cx.store, hub.userId, hub.connectionId, channel, {
+        detached: detach,
+      }, s.cx.relay.bus);
     } catch (err) {
       return s.numeric(
         "403",
@@ -283,6 +285,8 @@ const joinOrPart: Command = {
         err instanceof DomainError ? err.message : "No such channel",
       );
     }
+    // Reattached to a channel Parley was put out of meanwhile (a kick): joined again upstream.
+    if (!detach && !hub.state.channel(channel)) return upstream(s, m);
     if (l) s.reply("ACK", [], l);
   },
 };

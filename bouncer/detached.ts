@@ -7,6 +7,7 @@
 import { ircLower, isChannel } from "../irc/casefold.ts";
 import { isHighlight } from "../irc/chat/highlight.ts";
 import { type Clock, realClock } from "../lib/clock.ts";
+import type { EventBus } from "../lib/bus.ts";
 import { DomainError } from "../lib/errors.ts";
 import type { DetachState } from "../store/conversations.ts";
 import type { Store } from "../store/mod.ts";
@@ -44,6 +45,8 @@ export async function changeDetach(
   connectionId: string,
   channel: string,
   change: Partial<DetachState>,
+  /** Tells the user's open web clients (a conversation event with `detached`). */
+  bus?: EventBus,
 ): Promise<DetachState> {
   const record = await store.connections.get(userId, connectionId);
   if (!record) throw new DomainError("not_found", "No such network.");
@@ -55,6 +58,18 @@ export async function changeDetach(
   const state = { ...conv.detach, ...change };
   const toggled = state.detached !== conv.detach.detached;
   for (const fn of listeners) fn({ userId, connectionId, channel: conv.name, state, toggled });
+  if (toggled) {
+    bus?.publish(userId, {
+      event: "state",
+      type: "conversation",
+      connection_id: connectionId,
+      conversation_id: conv.conversationId,
+      name: conv.name,
+      topic: conv.topic,
+      unread: conv.unread,
+      detached: state.detached,
+    });
+  }
   return state;
 }
 

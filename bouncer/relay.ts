@@ -759,7 +759,9 @@ export class Relay implements Outlet {
   #detachment(hub: Hub, store: Store): void {
     const { userId, connectionId } = hub;
     hub.onDetachChange = (channel, detached) =>
-      void changeDetach(store, userId, connectionId, channel, { detached }).catch(() => {});
+      void changeDetach(store, userId, connectionId, channel, { detached }, this.bus).catch(
+        () => {},
+      );
     hub.loaded = (async () => {
       const record = await store.connections.get(userId, connectionId);
       if (!record) return;

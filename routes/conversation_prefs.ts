@@ -51,6 +51,7 @@ export function conversationPrefsRoutes(deps: AppDeps): Hono<AppEnv> {
       conv.connectionId,
       conv.name,
       { detached },
+      deps.bus,
     );
     return c.json({ detached: state.detached });
   });

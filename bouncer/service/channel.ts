@@ -93,6 +93,7 @@ register(
         record.connectionId,
         channel,
         change,
+        call.deps.bus,
       );
       return [
         t(

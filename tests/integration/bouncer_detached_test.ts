@@ -8,6 +8,8 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
 import { BouncerClient, type Received } from "../support/bouncer_client.ts";
+import { ApiClient } from "../support/api.ts";
+import { EventSocket } from "../support/events.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { ManualClock } from "../support/manual_clock.ts";
 import { poll } from "../support/poll.ts";
@@ -45,9 +47,18 @@ Deno.test("bouncer: detached channels stay joined, out of IRC clients' lists", a
     await c.waitFor((l) => l.command === "366" && l.params[1] === "#det");
 
     await t.step("PART :detach: a PART for the client, none on the network", async () => {
+      const web = await s.app.listen();
+      const api = new ApiClient(`http://127.0.0.1:${web.port}`);
+      await api.login(EMAIL, PASSWORD);
+      const socket = await EventSocket.open(api);
       const from = c.lines.length;
       await c.send("PART #det :detach");
       await c.waitFor((l) => l.command === "PART" && l.params[0] === "#det", from);
+      // The web client is told too.
+      await socket.waitFor((e) =>
+        e.type === "conversation" && e.conversation_id === "#det" && e.detached === true
+      );
+      await socket.close();
       await poll("stored detached", async () => (await conv()).detach.detached);
       assert((await conv()).joined, "still joined");
       // A line of alice's in the channel reaches bob after anything the PART would have sent.
