@@ -14,6 +14,7 @@ import { RawIrcClient } from "../support/irc_client.ts";
 import { ManualClock } from "../support/manual_clock.ts";
 import { poll } from "../support/poll.ts";
 import { DetachedChannels } from "../../bouncer/detached.ts";
+import { Relay } from "../../bouncer/relay.ts";
 
 const fromServ = (l: Received) => l.command === "NOTICE" && l.prefix.startsWith("BouncerServ!");
 
@@ -157,6 +158,21 @@ Deno.test("bouncer: detached channels stay joined, out of IRC clients' lists", a
       await serv(c, "channel update #det -detach-after soon", /-detach-after takes a duration/);
       await serv(c, "channel update #det", /Give at least one flag/);
       await serv(c, "channel status", /^#det: detached/);
+    });
+    await t.step("after a restart: read from the store, detach-after counting again", async () => {
+      // A relay made anew is what a restarted daemon has: its hubs read the store.
+      const fresh = new Relay(s.app.deps.bus, store);
+      const hub = fresh.hub(1, s.cid);
+      await hub.loaded;
+      assert(hub.detached.isDetached("#DET"), "detached, as stored");
+      await store.conversations.setDetach((await conv()).id, { detached: false, detachAfter: 60 });
+      const again = new Relay(s.app.deps.bus, store).hub(1, s.cid);
+      await again.loaded;
+      assert(!again.detached.isDetached("#det"));
+      clock.advance(61_000);
+      await poll("detached once idle", async () => (await conv()).detach.detached);
+      again.detached.dispose();
+      hub.detached.dispose();
     });
     c.close();
   } finally {
