@@ -6,6 +6,7 @@
  */
 import { ircLower, isChannel } from "../irc/casefold.ts";
 import { isHighlight } from "../irc/chat/highlight.ts";
+import { actionText } from "../irc/protocol/ctcp.ts";
 import { type Clock, realClock } from "../lib/clock.ts";
 import type { EventBus } from "../lib/bus.ts";
 import { DomainError } from "../lib/errors.ts";
@@ -178,8 +179,9 @@ export class DetachedChannels {
 
 /** The BouncerServ notice that tells a client of a detached channel's line. */
 export function relayNotice(m: Message, nick: string): string | undefined {
-  // deno-lint-ignore no-control-regex -- a CTCP ACTION is framed by \x01
-  const text = (m.params[1] ?? "").replace(/^\x01ACTION (.*?)\x01?$/, "* $1");
+  const raw = m.params[1] ?? "";
+  const action = actionText(raw);
+  const text = action === undefined ? raw : `* ${action}`;
   try {
     return formatLine("NOTICE", [nick, `${m.params[0]}: <${nickOf(m.prefix)}> ${text}`], {
       prefix: SERVICE_SOURCE,
