@@ -71,6 +71,29 @@ export async function burstLines(
     for (const line of s.motd) num(RPL_MOTD, line);
     num(RPL_ENDOFMOTD, "End of /MOTD command.");
   } else num(ERR_NOMOTD, "MOTD File is missing");
+  for (const ch of s.channels.values()) {
+    // A detached channel is out of the client's list (detached.ts).
+    if (hub.detached.isDetached(ch.name)) continue;
+    out.push(...await channelBurst(hub, caps, history, scope, ch.name));
+  }
+  return out;
+}
+
+/** A channel's lines as if just joined: JOIN, topic (332/333), names (353/366), read marker. */
+export async function channelBurst(
+  hub: Hub,
+  caps: Caps,
+  history: HistoryService,
+  scope: HistoryScope,
+  channel: string,
+): Promise<string[]> {
+  const nick = hub.nick;
+  const s = hub.state;
+  const ch = s.channel(channel);
+  const out: string[] = [];
+  if (!ch) return out;
+  const num = (code: string, ...params: string[]) =>
+    out.push(formatMessage({ prefix: SERVER_NAME, command: code, params: [nick, ...params] }));
   const me = s.sourceOf(nick, SERVER_NAME);
   const prefix = /^\(([^)]*)\)(.*)$/.exec(s.isupportValue("PREFIX") ?? "(ov)@+");
   /** A member's prefix symbols (strongest first) from its mode letters. */
@@ -78,40 +101,38 @@ export async function burstLines(
     const [letters, symbols] = [prefix?.[1] ?? "ov", prefix?.[2] ?? "@+"];
     return [...letters].flatMap((l, i) => modes.includes(l) ? [symbols[i] ?? ""] : []).join("");
   };
-  for (const ch of s.channels.values()) {
-    const join: IrcMessage = {
-      tags: new Map(),
-      prefix: me,
-      command: "JOIN",
-      params: [ch.name, "*", "Parley user"],
-    };
-    const line = forClient(caps, join, { prefixes: s.prefixSymbols(), myNick: nick });
-    if (line) out.push(line);
-    if (ch.topic) {
-      num(RPL_TOPIC, ch.name, ch.topic);
-      if (ch.topicBy) num(RPL_TOPICWHOTIME, ch.name, ch.topicBy, ch.topicAt || "0");
-    }
-    // The connection's own list (irc/chat/presence.ts, shared per network), once its NAMES ended.
-    const members = await hub.conn?.members(ch.name) ?? [{ nick, modes: [] }];
-    const words = members.map(({ nick: n, modes }) => {
-      const mode = symbolsOf(modes);
-      return caps.has("multi-prefix") ? mode + n : (mode[0] ?? "") + n;
-    });
-    let cur: string[] = [];
-    for (const w of words) {
-      if (cur.length && [...cur, w].join(" ").length > NAMES_BYTES) {
-        num(RPL_NAMREPLY, "=", ch.name, cur.join(" "));
-        cur = [];
-      }
-      cur.push(w);
-    }
-    if (cur.length) num(RPL_NAMREPLY, "=", ch.name, cur.join(" "));
-    if (caps.has("draft/read-marker")) {
-      const marker = await history.marker(scope, ch.name);
-      if (marker) out.push(marker);
-    }
-    num(RPL_ENDOFNAMES, ch.name, "End of /NAMES list");
+  const join: IrcMessage = {
+    tags: new Map(),
+    prefix: me,
+    command: "JOIN",
+    params: [ch.name, "*", "Parley user"],
+  };
+  const line = forClient(caps, join, { prefixes: s.prefixSymbols(), myNick: nick });
+  if (line) out.push(line);
+  if (ch.topic) {
+    num(RPL_TOPIC, ch.name, ch.topic);
+    if (ch.topicBy) num(RPL_TOPICWHOTIME, ch.name, ch.topicBy, ch.topicAt || "0");
   }
+  // The connection's own list (irc/chat/presence.ts, shared per network), once its NAMES ended.
+  const members = await hub.conn?.members(ch.name) ?? [{ nick, modes: [] }];
+  const words = members.map(({ nick: n, modes }) => {
+    const mode = symbolsOf(modes);
+    return caps.has("multi-prefix") ? mode + n : (mode[0] ?? "") + n;
+  });
+  let cur: string[] = [];
+  for (const w of words) {
+    if (cur.length && [...cur, w].join(" ").length > NAMES_BYTES) {
+      num(RPL_NAMREPLY, "=", ch.name, cur.join(" "));
+      cur = [];
+    }
+    cur.push(w);
+  }
+  if (cur.length) num(RPL_NAMREPLY, "=", ch.name, cur.join(" "));
+  if (caps.has("draft/read-marker")) {
+    const marker = await history.marker(scope, ch.name);
+    if (marker) out.push(marker);
+  }
+  num(RPL_ENDOFNAMES, ch.name, "End of /NAMES list");
   return out;
 }
 

@@ -12,6 +12,7 @@ import { changeNetwork, networkAttributes } from "./networks.ts";
 import { credentialHolds } from "./credentials.ts";
 import { search } from "./search.ts";
 import { bouncerServ } from "./service/irc.ts";
+import { changeDetach } from "./detached.ts";
 import { webpushCommand } from "./webpush.ts";
 import { refusalText, type Session } from "./session.ts";
 import { actionText, isCtcp } from "../irc/protocol/ctcp.ts";
@@ -284,6 +285,38 @@ async function command(s: Session, m: IrcMessage, text: string): Promise<void> {
 const passOn: Command = { min: 1, run: (s, m) => upstream(s, m) };
 
 /**
+ * `PART #chan :detach` detaches the channel (it stays joined on the network: nothing goes
+ * upstream) and a JOIN of a detached channel reattaches it (detached.ts); the rest go upstream.
+ */
+const joinOrPart: Command = {
+  min: 1,
+  async run(s, m) {
+    const hub = s.hub;
+    const channel = m.params[0];
+    const detach = m.command === "PART" && /^detach$/i.test(m.params[1] ?? "") &&
+      !!hub?.state.channel(channel);
+    if (!hub || channel.includes(",") || !(detach || hub.detached.isDetached(channel))) {
+      return upstream(s, m);
+    }
+    const l = s.ownLabel();
+    try {
+      await changeDetach(s.cx.store, hub.userId, hub.connectionId, channel, {
+        detached: detach,
+      }, s.cx.relay.bus);
+    } catch (err) {
+      return s.numeric(
+        "403",
+        channel,
+        err instanceof DomainError ? err.message : "No such channel",
+      );
+    }
+    // Reattached to a channel Parley was put out of meanwhile (a kick): joined again upstream.
+    if (!detach && !hub.state.channel(channel)) return upstream(s, m);
+    if (l) s.reply("ACK", [], l);
+  },
+};
+
+/**
  * What Parley does not handle itself (MONITOR, ISON, MOTD, VERSION, KNOCK, SETNAME, a command it
  * has never heard of...) goes to the server as the client wrote it: a bouncer is transparent.
  */
@@ -412,8 +445,8 @@ export const COMMANDS: Record<string, Command> = {
   QUIT: { early: true, run: (s) => s.quit("Client quit") },
   PRIVMSG: { min: 2, run: (s, m) => say(s, m, "PRIVMSG") },
   NOTICE: { min: 2, run: (s, m) => say(s, m, "NOTICE") },
-  JOIN: passOn,
-  PART: passOn,
+  JOIN: joinOrPart,
+  PART: joinOrPart,
   TOPIC: passOn,
   KICK: { min: 2, run: (s, m) => upstream(s, m) },
   INVITE: { min: 2, run: (s, m) => upstream(s, m) },

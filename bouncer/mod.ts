@@ -96,7 +96,7 @@ export function startBouncer(
     version?: string;
   },
 ): Bouncer {
-  const relay = new Relay(deps.bus);
+  const relay = new Relay(deps.bus, deps.store);
   relay.start();
   // Each line of the connections this node runs reaches the relay once handled, in order.
   deps.lines?.setOutlet(relay);

@@ -16,6 +16,9 @@ import type { Caps } from "./caps.ts";
 import { forClient } from "./filter.ts";
 import { passingMsgid } from "./msgid.ts";
 import { SERVER_NAME } from "./burst.ts";
+import { changeDetach, DetachedChannels, onDetachChange, relayNotice } from "./detached.ts";
+import type { DetachState } from "../store/conversations.ts";
+import type { Store } from "../store/mod.ts";
 import { type Pending, PendingReplies, replySpec, type Routed } from "./pending_replies.ts";
 import { UpstreamState } from "./upstream_state.ts";
 import { actionText, actionWrap, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
@@ -85,6 +88,8 @@ export interface Downstream {
   quit(reason: string): void;
   /** The MARKREAD line of a channel the user just joined (draft/read-marker), if it takes them. */
   readMarker?(channel: string): Promise<string | undefined>;
+  /** The lines of a channel as if just joined (JOIN, topic, names, read marker): a reattach. */
+  channelBurst?(channel: string): Promise<string[]>;
 }
 
 /** Lines of the server's own that no client is sent: registration, SASL, pings. */
@@ -235,6 +240,12 @@ export class Hub {
   #joining = new Set<string>();
   /** Lines in the server's order held behind a read marker being looked up. */
   #order: OrderItem[] = [];
+  /** The connection's detached channels and their options (detached.ts). */
+  readonly detached = new DetachedChannels((channel) => this.onDetachChange(channel, true));
+  /** Resolves once the detached channels are loaded from the store (set by the relay). */
+  loaded: Promise<void> = Promise.resolve();
+  /** Stores a detachment the hub decided (detach-after ran out, or a message reattaches). */
+  onDetachChange: (channel: string, detached: boolean) => void = () => {};
 
   constructor(
     readonly userId: number,
@@ -366,7 +377,14 @@ export class Hub {
     const ownJoin = m.command === "JOIN" && !!meBefore &&
       ircLower(nickOf(m.prefix)) === ircLower(meBefore);
     if (ownJoin && this.#joining.size < 100) this.#joining.add(ircLower(m.params[0] ?? ""));
-    if (this.#isChat(m, meBefore)) return this.#chat(m, produced, meBefore);
+    if (this.#isChat(m, meBefore)) {
+      const target = m.params[0] ?? "";
+      if (
+        produced?.kind !== "ignored" && this.isChannel(target) &&
+        this.detached.seen(target, m.params[1] ?? "", meBefore)
+      ) this.onDetachChange(target, false);
+      return this.#chat(m, produced, meBefore);
+    }
     if (!/^\d{3}$/.test(m.command) && !m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
     // An event history kept as one row carries that row's msgid and time, as CHATHISTORY gives
     // it: whichever command it is, so a newly kept event needs nothing here.
@@ -665,7 +683,53 @@ export class Hub {
     }
   }
 
+  /**
+   * A channel was detached or reattached: every client gets its PART, or its JOIN burst, in the
+   * server's order.
+   */
+  toggleDetached(channel: string, state: DetachState): void {
+    this.detached.set(channel, state);
+    const clients = [...this.clients];
+    if (state.detached) {
+      const part: IrcMessage = {
+        tags: new Map(),
+        prefix: this.#ownSource(this.nick),
+        command: "PART",
+        params: [channel, "Detached"],
+      };
+      return this.#later(() =>
+        clients.forEach((c) => this.clients.has(c) && this.#deliver(c, part))
+      );
+    }
+    const item: OrderItem = { done: false };
+    this.#enqueue(item);
+    Promise.all(clients.map((c) => c.channelBurst?.(channel).catch(() => []) ?? [])).then(
+      (bursts) => {
+        item.deliver = () =>
+          clients.forEach((c, i) => {
+            if (this.clients.has(c)) { for (const l of bursts[i]) c.write(l); }
+          });
+        item.done = true;
+        this.#flush();
+      },
+    );
+  }
+
+  /** A line to a client, past the detached channels' filter. */
   #send(c: Downstream, m: IrcMessage): void {
+    if (this.detached.any) {
+      const passage = this.detached.lets(m, this.nick);
+      if (passage === "drop") return;
+      if (passage === "notice") {
+        const line = relayNotice(m, this.nick);
+        if (line) c.write(line);
+        return;
+      }
+    }
+    this.#deliver(c, m);
+  }
+
+  #deliver(c: Downstream, m: IrcMessage): void {
     const line = forClient(c.caps, m, { prefixes: this.state.prefixSymbols(), myNick: this.nick });
     if (line !== undefined) c.write(line, m.tags.get("msgid"));
   }
@@ -733,7 +797,8 @@ export class Relay implements Outlet {
   /** Attached clients per user: only their users' stored messages are wanted from the bus. */
   #clients = new Map<number, number>();
 
-  constructor(readonly bus: EventBus) {}
+  /** `store` gives the hubs their connections' detached channels. */
+  constructor(readonly bus: EventBus, readonly store?: Store) {}
 
   /** One line of a connection, handled (irc/engine/outlet.ts). */
   line(conn: IrcConnection, out: LineOut): void {
@@ -750,6 +815,11 @@ export class Relay implements Outlet {
 
   start(): void {
     this.#stopped = false;
+    this.#untap.push(onDetachChange((c) => {
+      if (c.toggled) {
+        this.#hubs.get(key(c.userId, c.connectionId))?.toggleDetached(c.channel, c.state);
+      } else this.#hubs.get(key(c.userId, c.connectionId))?.detached.set(c.channel, c.state);
+    }));
     this.#untap.push(this.bus.tap(
       (userId, ev) => {
         if (ev.event !== "message") return;
@@ -785,8 +855,26 @@ export class Relay implements Outlet {
         else this.#clients.delete(uid);
       });
       this.#hubs.set(key(userId, connectionId), hub);
+      if (this.store) this.#detachment(hub, this.store);
     }
     return hub;
+  }
+
+  /** Loads the hub's detached channels, and stores what the hub decides of them. */
+  #detachment(hub: Hub, store: Store): void {
+    const { userId, connectionId } = hub;
+    hub.onDetachChange = (channel, detached) =>
+      void changeDetach(store, userId, connectionId, channel, { detached }, this.bus).catch(
+        () => {},
+      );
+    hub.loaded = (async () => {
+      const record = await store.connections.get(userId, connectionId);
+      if (!record) return;
+      for (const c of await store.conversations.listForConnection(record.id, { unread: false })) {
+        const d = c.detach;
+        if (d.detached || d.detachAfter > 0) hub.detached.set(c.name, d);
+      }
+    })().catch(() => {});
   }
 
   /** A connection is gone (removed, or its user deleted). */
@@ -795,6 +883,7 @@ export class Relay implements Outlet {
     if (!hub) return;
     this.#hubs.delete(key(userId, connectionId));
     hub.dispose();
+    hub.detached.dispose();
     for (const c of [...hub.clients]) {
       hub.detach(c);
       c.quit("The connection was removed");

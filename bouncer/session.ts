@@ -6,7 +6,7 @@
 import type { IrcControl } from "../irc/control.ts";
 import { log } from "../lib/log.ts";
 import { type AuthDeps, authenticate, type Login } from "./auth.ts";
-import { burstLines, controlBurst, SERVER_NAME } from "./burst.ts";
+import { burstLines, channelBurst, controlBurst, SERVER_NAME } from "./burst.ts";
 import type { ConnectionService } from "../irc/connection_service.ts";
 import { Caps } from "./caps.ts";
 import { COMMANDS, labelOf, PASS_THROUGH } from "./commands.ts";
@@ -196,6 +196,12 @@ export class Session {
     return line?.startsWith("MARKREAD ") ? line : undefined;
   }
 
+  /** A reattached channel's lines, as if just joined. */
+  channelBurst(channel: string): Promise<string[]> {
+    if (!this.hub) return Promise.resolve([]);
+    return channelBurst(this.hub, this.caps, this.cx.history, this.scope(), channel);
+  }
+
   /** A numeric to this client, from Parley (with the running command's label). */
   numeric(code: string, ...params: string[]): void {
     this.reply(code, [this.target, ...params]);
@@ -381,6 +387,7 @@ export class Session {
     const hub = this.cx.relay.hub(uid, login.connection.connectionId);
     hub.recordNick = login.connection.nick;
     this.hub = hub;
+    await hub.loaded;
     const lines = await burstLines(
       hub,
       this.caps,

@@ -101,6 +101,7 @@ export interface ConversationJson extends ConversationCore {
   info: Record<string, never>;
   notifications: number;
   notify: NotifyLevel;
+  detached: boolean;
 }
 
 /** The Conversation resource; without `frozen`, the core that new-conversation events carry. */
@@ -124,5 +125,6 @@ export function conversationJson(
     info: {},
     notifications: c.notifications,
     notify: notifyLevel(c.notify, isChannel(c.conversationId)),
+    detached: c.detach.detached,
   };
 }

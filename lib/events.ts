@@ -126,6 +126,8 @@ export interface ConversationStateEvent extends State<"conversation">, Where {
   name: string;
   topic: string;
   unread: number;
+  /** Parley: a channel's detachment from IRC clients changed (its new state). */
+  detached?: boolean;
 }
 
 /** Whether a conversation takes messages: why not, or "" when it does. */

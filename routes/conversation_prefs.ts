@@ -1,4 +1,7 @@
-/** A conversation's notification level and draft (the user's own, kept on the server). */
+/**
+ * A conversation's notification level, draft and detachment from IRC clients (the user's own, kept
+ * on the server).
+ */
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
@@ -9,6 +12,7 @@ import { currentUser, requireUser } from "../http/session.ts";
 import { ircLower, isChannel } from "../irc/casefold.ts";
 import { type NotifyLevel, notifyLevel } from "../store/conversations.ts";
 import { CONVERSATION } from "./conversations.ts";
+import { changeDetach } from "../bouncer/detached.ts";
 
 /** Routes under /api/connection/{id}/conversation/{id}/notify and .../draft. */
 export function conversationPrefsRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -35,6 +39,21 @@ export function conversationPrefsRoutes(deps: AppDeps): Hono<AppEnv> {
     const level = notify as NotifyLevel;
     await store.conversations.setNotify(conv.id, level === notifyLevel("", channel) ? "" : level);
     return c.json({ notify: level });
+  });
+
+  app.post(`${base}/detached`, requireUser, async (c) => {
+    const { detached } = await jsonBody(c, bodyOf("setConversationDetached"));
+    const conv = await conversationOf(c);
+    if (!isChannel(conv.conversationId)) throw notFound("No such channel.");
+    const state = await changeDetach(
+      store,
+      currentUser(c).id,
+      conv.connectionId,
+      conv.name,
+      { detached },
+      deps.bus,
+    );
+    return c.json({ detached: state.detached });
   });
 
   app.get(`${base}/draft`, requireUser, async (c) => {

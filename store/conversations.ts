@@ -17,6 +17,24 @@ export function notifyLevel(stored: NotifyLevel | "", isChannel: boolean): Notif
   return stored || (isChannel ? "mentions" : "all");
 }
 
+/** What IRC clients are told of a detached channel's messages (`""`: the default, highlight). */
+export type RelayDetached = "message" | "highlight" | "none";
+export const RELAY_DETACHED: readonly RelayDetached[] = ["message", "highlight", "none"];
+
+/** What reattaches a detached channel (`""`: the default, highlight). */
+export type ReattachOn = "message" | "highlight" | "none";
+export const REATTACH_ON: readonly ReattachOn[] = ["message", "highlight", "none"];
+
+/** A channel's detachment and its options, as stored. */
+export interface DetachState {
+  /** Joined and kept, but out of IRC clients' channel lists. */
+  detached: boolean;
+  relayDetached: RelayDetached | "";
+  reattachOn: ReattachOn | "";
+  /** Seconds without a message after which the channel detaches itself (0: never). */
+  detachAfter: number;
+}
+
 /** A conversation as stored. */
 export interface ConversationRecord {
   /** Row id (`conversations.id`), what messages refer to. */
@@ -39,6 +57,8 @@ export interface ConversationRecord {
   notifications: number;
   /** The chosen notification level, `""` for the default. */
   notify: NotifyLevel | "";
+  /** Detached from IRC clients (channels only), and its options. */
+  detach: DetachState;
 }
 
 /** Storage of conversations. */
@@ -77,6 +97,8 @@ export interface ConversationStore {
   remove(id: number): Promise<void>;
   /** Sets the notification level (`""`: back to the default). */
   setNotify(id: number, level: NotifyLevel | ""): Promise<void>;
+  /** Changes a channel's detachment or its options (the fields given). */
+  setDetach(id: number, change: Partial<DetachState>): Promise<void>;
   /** The half-typed line kept for the conversation ("" when none). */
   draft(id: number): Promise<string>;
   /** Keeps a half-typed line (at most MAX_DRAFT characters; "" clears it). */
@@ -96,6 +118,10 @@ export interface ConversationRow {
   joined: number | boolean;
   notifications?: number;
   notify?: string;
+  detached?: number | boolean;
+  relay_detached?: string;
+  reattach_on?: string;
+  detach_after?: number;
 }
 
 /** A stored row as a ConversationRecord. */
@@ -112,5 +138,27 @@ export function toRecord(r: ConversationRow): ConversationRecord {
     joined: Boolean(r.joined),
     notifications: r.notifications ?? 0,
     notify: NOTIFY_LEVELS.includes(r.notify as NotifyLevel) ? r.notify as NotifyLevel : "",
+    detach: {
+      detached: Boolean(r.detached),
+      relayDetached: RELAY_DETACHED.includes(r.relay_detached as RelayDetached)
+        ? r.relay_detached as RelayDetached
+        : "",
+      reattachOn: REATTACH_ON.includes(r.reattach_on as ReattachOn)
+        ? r.reattach_on as ReattachOn
+        : "",
+      detachAfter: Number(r.detach_after ?? 0),
+    },
   };
+}
+
+/** The stored row's columns of a detachment change, by column. */
+export function detachColumns(change: Partial<DetachState>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  if (change.detached !== undefined) out.detached = change.detached ? 1 : 0;
+  if (change.relayDetached !== undefined) out.relay_detached = change.relayDetached;
+  if (change.reattachOn !== undefined) out.reattach_on = change.reattachOn;
+  if (change.detachAfter !== undefined) {
+    out.detach_after = Math.max(0, Math.floor(change.detachAfter));
+  }
+  return out;
 }

@@ -95,6 +95,10 @@ export const Conversation = z.object({
   notify: z.enum(["all", "mentions", "muted"]).meta({
     description: "How much of it notifies the user (setConversationNotify).",
   }).optional(),
+  detached: z.boolean().meta({
+    description:
+      "Parley: a channel detached from IRC clients (setConversationDetached): joined and stored, out of their lists.",
+  }).optional(),
 }).meta({ id: "Conversation" });
 
 /** The ids a stored line carries, in a Message and a Notification alike. */

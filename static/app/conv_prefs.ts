@@ -33,6 +33,29 @@ export async function setNotify(cid: string, conv: string, level: NotifyLevel): 
   }
 }
 
+/**
+ * Detaches a channel from IRC clients (it stays joined and kept) or reattaches it; the sidebar
+ * follows at once (dimmed, at the end of its network's list), the server keeps it.
+ */
+export async function setDetached(cid: string, conv: string, detached: boolean): Promise<void> {
+  const before = conversations.value[key(cid, conv)]?.detached;
+  patchConversation(cid, conv, { detached });
+  try {
+    await api("setConversationDetached", {
+      params: { connection_id: cid, conversation_id: conv },
+      body: { detached },
+    });
+  } catch (e) {
+    patchConversation(cid, conv, { detached: before });
+    throw e;
+  }
+}
+
+/** Detached channels after the rest, each part in its own order (a stable sort). */
+export function detachedLast<C extends { detached?: boolean }>(list: C[]): C[] {
+  return [...list.filter((c) => !c.detached), ...list.filter((c) => c.detached)];
+}
+
 /** The longest draft the server keeps (its limit). */
 export const MAX_DRAFT = 4000;
 /** How long typing must pause before the draft is saved. */

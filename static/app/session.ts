@@ -291,6 +291,7 @@ function onState(f: StateEvent): void {
     case "conversation": {
       const conv = f.conversation_id;
       patchConversation(cid, conv, { name: f.name, topic: f.topic, unread: f.unread });
+      if (f.detached !== undefined) patchConversation(cid, conv, { detached: f.detached });
       if (pendingJoin.cid === cid && pendingJoin.conv === conv) {
         pendingJoin.cid = "";
         navigate(`/chat/${encodeURIComponent(cid)}/${encodeURIComponent(conv)}`);

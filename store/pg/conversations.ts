@@ -3,6 +3,7 @@ import { nowMicros } from "../../lib/time.ts";
 import {
   type ConversationRow,
   type ConversationStore,
+  detachColumns,
   MAX_DRAFT,
   toRecord,
 } from "../conversations.ts";
@@ -131,6 +132,19 @@ export function pgConversationStore(
     // Other nodes cache conversations for incoming messages, and the level is read there.
     setNotify: (id, level) =>
       changing((tx) => tx`UPDATE conversations SET notify = ${level} WHERE id = ${id}`),
+    async setDetach(id, change) {
+      const cols = detachColumns(change);
+      if (!Object.keys(cols).length) return;
+      const d = "detached" in cols ? cols.detached === 1 : null;
+      // A field not given keeps its value (null: the column's own).
+      await changing((tx) =>
+        tx`UPDATE conversations SET detached = coalesce(${d}::boolean, detached),
+          relay_detached = coalesce(${cols.relay_detached ?? null}::text, relay_detached),
+          reattach_on = coalesce(${cols.reattach_on ?? null}::text, reattach_on),
+          detach_after = coalesce(${cols.detach_after ?? null}::integer, detach_after)
+          WHERE id = ${id}`
+      );
+    },
     draft: async (id) =>
       (await sql`SELECT draft FROM conversations WHERE id = ${id}`)[0]?.draft ?? "",
     async setDraft(id, text) {

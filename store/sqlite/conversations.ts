@@ -4,6 +4,7 @@ import { nowMicros } from "../../lib/time.ts";
 import {
   type ConversationRow,
   type ConversationStore,
+  detachColumns,
   MAX_DRAFT,
   toRecord,
 } from "../conversations.ts";
@@ -112,6 +113,17 @@ export function sqliteConversationStore(
     setNotify: (id, level) => {
       generation++;
       return Promise.resolve(void q.notify.run(level, id));
+    },
+    setDetach: (id, change) => {
+      const cols = Object.entries(detachColumns(change));
+      if (!cols.length) return Promise.resolve();
+      generation++;
+      // The column names are detachColumns' own, never the caller's.
+      db.prepare(
+        `UPDATE conversations SET ${cols.map(([k]) => `${k} = ?`).join(", ")} WHERE id = ?`,
+      )
+        .run(...cols.map(([, v]) => v), id);
+      return Promise.resolve();
     },
     draft: (id) => Promise.resolve((q.draft.get(id) as { draft: string } | undefined)?.draft ?? ""),
     setDraft: (id, text) => Promise.resolve(void q.setDraft.run(text.slice(0, MAX_DRAFT), id)),

@@ -20,6 +20,8 @@ function conversation(name: string, connectionId: string, extra: Record<string, 
     notifications: 0,
     // Parley's notification level: a channel's default, mentions only.
     notify: /^[#&]/.test(name) ? "mentions" : "all",
+    // Parley's detachment from IRC clients.
+    detached: false,
     ...extra,
   };
 }

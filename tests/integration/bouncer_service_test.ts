@@ -166,7 +166,7 @@ Deno.test("bouncer: BouncerServ answers from the listener and never reaches the 
       await serv(c, "certfp list", /No certificates/);
     });
 
-    await t.step("channel status; channel update is not available yet", async () => {
+    await t.step("channel status; channel update detaches and reattaches", async () => {
       await c.send("JOIN #svc");
       await c.waitFor((l) => l.command === "JOIN" && l.params[0] === "#svc");
       await poll("stored", async () => {
@@ -176,7 +176,10 @@ Deno.test("bouncer: BouncerServ answers from the listener and never reaches the 
         return all.some((x) => x.name === "#svc");
       });
       await serv(c, "channel status", /^#svc: joined/);
-      await serv(c, "channel update #svc -detached true", /not available yet/);
+      await serv(c, "channel update #svc -detached true", /^#svc is detached/);
+      await c.waitFor((l) => l.command === "PART" && l.params[0] === "#svc");
+      await serv(c, "channel status", /^#svc: detached/);
+      await serv(c, "channel update #svc -detached false", /^#svc is attached/);
     });
 
     await t.step("network delete", async () => {

@@ -225,6 +225,30 @@ forEachStore("store: connections and conversations", async (store, _b, t) => {
     await store.conversations.setDraft(chan.id, "");
     assertEquals(await store.conversations.draft(chan.id), "");
   });
+  await t.step("conversations: a channel's detachment and its options", async () => {
+    const chan = (await store.conversations.get(conn.id, "#kettle"))!;
+    assertEquals(chan.detach, {
+      detached: false,
+      relayDetached: "",
+      reattachOn: "",
+      detachAfter: 0,
+    });
+    await store.conversations.setDetach(chan.id, { detached: true, reattachOn: "highlight" });
+    await store.conversations.setDetach(chan.id, { relayDetached: "none", detachAfter: 90 });
+    const got = (await store.conversations.get(conn.id, "#kettle"))!;
+    assertEquals(got.detach, {
+      detached: true,
+      relayDetached: "none",
+      reattachOn: "highlight",
+      detachAfter: 90,
+    });
+    const listed = (await store.conversations.listForConnection(conn.id)).find((c) =>
+      c.id === chan.id
+    );
+    assertEquals(listed?.detach.detached, true);
+    await store.conversations.setDetach(chan.id, { detached: false });
+    assertEquals((await store.conversations.get(conn.id, "#kettle"))?.detach.detached, false);
+  });
   await t.step("removing a connection removes its conversations and messages", async () => {
     assertEquals(await store.connections.remove(conn.id), true);
     assertEquals(await store.conversations.listForConnection(conn.id), []);

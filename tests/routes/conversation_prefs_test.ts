@@ -63,6 +63,27 @@ Deno.test("conversation notification levels and drafts", async (t) => {
       assertEquals(missing.body.errors[0].path, "/body/draft");
     });
 
+    await t.step("a channel detached from IRC clients: kept, listed, and back", async () => {
+      const detached = async () =>
+        Object.fromEntries(
+          (await admin.get("/api/conversations")).body.conversations.map((
+            c: any,
+          ) => [c.conversation_id, c.detached]),
+        );
+      assertEquals(await detached(), { "#tea": false, bob: false });
+      const res = await admin.post(`${base}/%23tea/detached`, { detached: true });
+      assertEquals(res.body, { detached: true });
+      assertEquals(await detached(), { "#tea": true, bob: false });
+      assertEquals((await store.conversations.get(record.id, "#tea"))?.detach.detached, true);
+      await admin.post(`${base}/%23tea/detached`, { detached: false });
+      assertEquals((await detached())["#tea"], false);
+      const bad = await admin.post(`${base}/%23tea/detached`, { detached: "yes" });
+      assertEquals(bad.status, 400);
+      assertEquals(bad.body.errors[0].path, "/body/detached");
+      assertEquals((await admin.post(`${base}/bob/detached`, { detached: true })).status, 404);
+      assertEquals((await user.post(`${base}/%23tea/detached`, { detached: true })).status, 404);
+    });
+
     await t.step("unknown conversations and other users' are 404", async () => {
       assertEquals((await admin.get(`${base}/%23nope/draft`)).status, 404);
       assertEquals((await user.get(`${base}/%23tea/draft`)).status, 404);

@@ -121,6 +121,7 @@ Deno.test("every operation's answer matches its documented response schema", asy
     await ok(admin.post(`${base}/conversation/%23test/notify`, { notify: "muted" }));
     await ok(admin.post(`${base}/conversation/%23test/draft`, { draft: "half a" }));
     await ok(admin.get(`${base}/conversation/%23test/draft`));
+    await ok(admin.post(`${base}/conversation/%23test/detached`, { detached: true }));
     await ok(admin.post("/api/client-settings", { compact: true, pinned: [] }));
     await ok(admin.get("/api/client-settings"));
     const found = await ok(admin.get("/api/search?match=deploy"));

@@ -33,6 +33,19 @@ export const CONVERSATION_PREFS = operations({
       200: { description: "The level in effect.", schema: z.object({ notify: level }) },
     },
   },
+  setConversationDetached: {
+    method: "post",
+    path: "/connection/{connection_id}/conversation/{conversation_id}/detached",
+    summary: "Detach a channel from IRC clients, or reattach it.",
+    description:
+      "Parley addition (not in Convos 8.07). A detached channel stays joined and stored, but is out of attached IRC clients' channel lists (as BouncerServ channel update -detached); 404 for a conversation that is no channel.",
+    tags: ["conversation"],
+    params: where,
+    body: z.object({ detached: z.boolean({ error: "detached is true or false." }) }),
+    responses: {
+      200: { description: "Its state now.", schema: z.object({ detached: z.boolean() }) },
+    },
+  },
   getConversationDraft: {
     method: "get",
     path: "/connection/{connection_id}/conversation/{conversation_id}/draft",

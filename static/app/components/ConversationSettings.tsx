@@ -5,7 +5,8 @@ import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
 import { connections, conversations, key, removeConversation } from "../state.ts";
 import { stripFormatting } from "../irc_format.ts";
-import { Panel } from "./Field.tsx";
+import { Check, Panel } from "./Field.tsx";
+import { setDetached } from "../conv_prefs.ts";
 import { NotifyChoice } from "./NotifyChoice.tsx";
 import { TopBar } from "./ChatView.tsx";
 import { connectionTitle } from "../conn_status.ts";
@@ -97,6 +98,25 @@ export function ConversationSettings(p: { cid: string; conv: string }) {
         <Panel title={t("Notifications")}>
           <NotifyChoice cid={p.cid} conv={p.conv} />
         </Panel>
+        {isChannel && (
+          <Panel title={t("IRC clients")}>
+            <p class="muted">
+              {t(
+                "A detached channel stays joined and kept here, but IRC clients attached to Parley leave it until you reattach it.",
+              )}
+            </p>
+            <Check
+              name="detached"
+              label={t("Detached from IRC clients")}
+              checked={!!c?.detached}
+              onChange={(v) =>
+                // The box goes back to the stored state; the console says why.
+                void setDetached(p.cid, p.conv, v).catch((e) =>
+                  console.warn("detach not saved", e)
+                )}
+            />
+          </Panel>
+        )}
         {isChannel && (
           <Panel title={t("Joins and parts")}>
             <p class="muted">{t("Joins, parts, quits and nick changes, on all your devices.")}</p>

@@ -4,6 +4,7 @@ import { chatPath, linkClick, route } from "../router.ts";
 import { drawerOpen, isAdmin, key, mentions, sidebar, socketState, user } from "../state.ts";
 import { logout } from "../session.ts";
 import { pinnedFirst, pinnedIndex } from "../prefs.ts";
+import { detachedLast } from "../conv_prefs.ts";
 import { runCommand } from "../actions.ts";
 import { openConvMenu } from "../overlays.ts";
 import { Logo } from "./Logo.tsx";
@@ -119,7 +120,7 @@ export function Sidebar() {
               <p class="conn-why">{connectionProblem(c.connection_id)}</p>
             )}
             <ul>
-              {pinnedFirst(conversations).map((conv) => {
+              {detachedLast(pinnedFirst(conversations)).map((conv) => {
                 const path = chatPath(conv.connection_id, conv.conversation_id);
                 const current = here === decodeURIComponent(path);
                 const m = mentions.value[key(conv.connection_id, conv.conversation_id)] ?? 0;
@@ -128,7 +129,8 @@ export function Sidebar() {
                   <li
                     key={conv.conversation_id}
                     class={(conv.frozen ? "frozen" : "") +
-                      (conv.notify === "muted" ? " muted" : "") + (pinned ? " pinned" : "")}
+                      (conv.notify === "muted" ? " muted" : "") + (pinned ? " pinned" : "") +
+                      (conv.detached ? " detached" : "")}
                   >
                     <a
                       href={path}
@@ -146,6 +148,9 @@ export function Sidebar() {
                       <span class="label">{conv.name}</span>
                       {conv.notify === "muted" && <span class="visually-hidden">{t("Muted")}</span>}
                       {pinned && <span class="visually-hidden">{t("Pinned")}</span>}
+                      {conv.detached && (
+                        <span class="visually-hidden">{t("Detached from IRC clients")}</span>
+                      )}
                       {m > 0 && (
                         <span class="badge mention" aria-label={t("{n} mentions", { n: m })}>
                           @{m}
