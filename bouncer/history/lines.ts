@@ -4,6 +4,7 @@
  * fields, never read back from a sentence), each with its `time` (milliseconds) and `msgid` tags,
  * inside a batch when the client takes them.
  */
+import { actionWrap } from "../../irc/protocol/ctcp.ts";
 import { ircLine } from "../../irc/protocol/message.ts";
 import { msgidOf } from "../../lib/msgid.ts";
 import type { HistoryLine } from "../../store/history_types.ts";
@@ -76,7 +77,7 @@ export function historyLine(l: HistoryLine, t: LineTarget, batch?: string): stri
     const command = l.type === "notice" || l.type === "error" ? "NOTICE" : "PRIVMSG";
     // In a private conversation the other person's lines were sent to the user's nick.
     const to = t.isChannel || t.fold(l.from) !== t.conversationId ? t.name : t.nick;
-    const text = l.type === "action" ? `\x01ACTION ${oneLine(l.text)}\x01` : oneLine(l.text);
+    const text = l.type === "action" ? actionWrap(oneLine(l.text)) : oneLine(l.text);
     words = [command, word(to), text];
   } else {
     words = eventLine(l, t);

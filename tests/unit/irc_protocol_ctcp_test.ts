@@ -48,14 +48,6 @@ Deno.test("ctcp: the requests Parley answers", () => {
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/**
- * Modules still being rewritten elsewhere, which wrap or unwrap CTCP by hand until they are
- * merged. Empty it as they are done: a module listed here with no such code left fails the test.
- */
-const NOT_YET = new Set([
-  "bouncer/history/lines.ts",
-]);
-
 /** The CTCP delimiter written in a string: `\x01` or `\u0001`. */
 const DELIM = /\\x01|\\u0001|\\u\{1\}/;
 
@@ -69,7 +61,6 @@ async function* modules(dir: string): AsyncGenerator<string> {
 
 Deno.test("ctcp: irc/ and bouncer/ wrap and unwrap CTCP only through irc/protocol/ctcp.ts", async () => {
   const found: string[] = [];
-  const seen = new Set<string>();
   for (const dir of ["irc", "bouncer"]) {
     for await (const path of modules(join(ROOT, dir))) {
       const module = relative(ROOT, path);
@@ -78,12 +69,8 @@ Deno.test("ctcp: irc/ and bouncer/ wrap and unwrap CTCP only through irc/protoco
       const here = lines.flatMap((l, i) =>
         DELIM.test(l) && !/^\s*(?:\/\/|\*|\/\*)/.test(l) ? [`${module}:${i + 1}: ${l.trim()}`] : []
       );
-      if (NOT_YET.has(module)) {
-        assert(here.length, `${module} has no CTCP of its own now: take it off NOT_YET`);
-        seen.add(module);
-      } else found.push(...here);
+      found.push(...here);
     }
   }
   assertEquals(found, []);
-  assertEquals([...NOT_YET].filter((m) => !seen.has(m)), [], "every NOT_YET module exists");
 });
