@@ -178,8 +178,13 @@ export class BouncerCluster {
       (m) => this.#receive(m as Message),
     );
     this.#checker = setInterval(() => {
-      this.#checkOwners().catch(() => {});
-      this.#checkClients().catch(() => {});
+      // A failed check ends nothing and runs again at the next tick; only the log shows it.
+      this.#checkOwners().catch((err) =>
+        log.debug("bouncer: owner check failed", { error: String(err) })
+      );
+      this.#checkClients().catch((err) =>
+        log.debug("bouncer: client check failed", { error: String(err) })
+      );
     }, OWNER_CHECK_MS);
     Deno.unrefTimer(this.#checker);
   }

@@ -83,7 +83,9 @@ export class Acceptor {
     const set = this.#waiting.get(group) ?? new Set();
     this.#waiting.set(group, set.add(s));
     this.sessions.add(s);
-    s.run().catch(() => {}).finally(() => {
+    s.run().catch((err) =>
+      log.debug("bouncer: a client session ended on an error", { error: String(err) })
+    ).finally(() => {
       settle();
       this.sessions.delete(s);
     });
@@ -150,7 +152,7 @@ export function listen(
       try {
         for await (const conn of l) acceptor.accept(new SocketTransport(conn));
       } catch {
-        // closed
+        // why: the listener was closed (shutdown); each connection's errors are its session's
       }
     })();
   });

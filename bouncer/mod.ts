@@ -46,6 +46,7 @@ async function endRevoked(cx: BouncerContext, r: Revocation): Promise<void> {
   if (r.kind === "password") {
     // The password as stored now: of two changes made on two nodes at once, the one heard last
     // here may not be the newer.
+    // why: a store that does not answer leaves the revocation as heard; it is still applied.
     const user = await cx.store.users.byId(r.userId).catch(() => undefined);
     if (user) r = { ...r, generation: await passwordGeneration(user.passwordHash) };
   }

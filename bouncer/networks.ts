@@ -9,6 +9,7 @@ import type { EventBus } from "../lib/bus.ts";
 import type { ConnectionJson } from "../irc/resources.ts";
 import { parseIrcUrl } from "../irc/url.ts";
 import { DomainError } from "../lib/errors.ts";
+import { log } from "../lib/log.ts";
 import type { Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
 import { tagString } from "../irc/protocol/message.ts";
@@ -81,7 +82,17 @@ export function watchNetworks(w: NetworkWatch): () => void {
       let entry = pending.get(key);
       if (!entry) pending.set(key, entry = {});
       if (entry.timer !== undefined) return;
-      entry.timer = setTimeout(() => flush(userId, id, key).catch(() => {}), GATHER_MS);
+      entry.timer = setTimeout(
+        () =>
+          flush(userId, id, key).catch((err) =>
+            log.debug("bouncer: network state line not sent", {
+              uid: userId,
+              connection: id,
+              error: String(err),
+            })
+          ),
+        GATHER_MS,
+      );
     },
     ["state"],
     (userId) => w.watchers(userId).length > 0,

@@ -75,7 +75,7 @@ export async function search(store: Store, scope: SearchScope, text: string): Pr
         params: [target, body],
       }));
     } catch {
-      // a stored line the writer refuses (it never should) is left out
+      // why: a stored line the writer refuses (it never should) is left out of the results only
     }
   }
   out.push(`BATCH -${batch}`);

@@ -464,7 +464,9 @@ export class Session {
     if (!this.hub && !this.control) return;
     if (this.hub) {
       this.hub.detach(this);
-      this.cx.history.detach(this.scope()).catch(() => {});
+      this.cx.history.detach(this.scope()).catch((err) =>
+        log.debug("bouncer: history detach failed", { error: String(err) })
+      );
     }
     this.control = false;
     const count = (this.cx.attached.get(uid!) ?? 1) - 1;

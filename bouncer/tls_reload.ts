@@ -141,7 +141,7 @@ export function listenTls(options: { hostname: string; port: number }, pem: TlsP
     try {
       for await (const conn of listener) handshake(conn);
     } catch {
-      // closed
+      // why: the listener was closed (shutdown); a handshake's errors end only its socket
     }
   })();
   return {

@@ -100,7 +100,7 @@ export class SocketTransport implements ClientTransport {
         }
       }
     } catch {
-      // reset by the peer, or closed here
+      // why: reset by the peer, or closed here: either way the session ends, nothing is unread
     } finally {
       reader.releaseLock();
     }
@@ -151,7 +151,7 @@ export class SocketTransport implements ClientTransport {
     try {
       this.#conn.close();
     } catch {
-      // already closed
+      // why: already closed, which is what was asked
     }
   }
 }

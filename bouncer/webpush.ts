@@ -162,6 +162,7 @@ async function pushLine(
   if (us !== null) {
     tags.set("time", ircTime(us));
     // The stored line's own id, the one CHATHISTORY gives: the client finds the line by it.
+    // why: without the conversation the line goes without its msgid tag, still delivered
     const conv = await cx.store.conversations.get(conn.id, name).catch(() => undefined);
     if (conv) tags.set("msgid", msgidOf(conv.id, us));
   }

@@ -20,16 +20,7 @@
  * @internal test seam
  */
 export const NOT_YET: readonly string[] = [
-  "bouncer/cluster.ts",
-  "bouncer/listener.ts",
-  "bouncer/mod.ts",
-  "bouncer/networks.ts",
   "bouncer/relay.ts",
-  "bouncer/search.ts",
-  "bouncer/session.ts",
-  "bouncer/tls_reload.ts",
-  "bouncer/transport.ts",
-  "bouncer/webpush.ts",
   "irc/chat/commands.ts",
   "irc/chat/inbound/membership.ts",
   "irc/engine/connection.ts",
