@@ -26,7 +26,11 @@ export interface Identity {
 
 const CLIENT_NAME = /^[A-Za-z0-9_.-]{1,32}$/;
 
-/** Splits `EMAIL/NETWORK[@CLIENT]`; undefined when it cannot be one. */
+/**
+ * Splits `EMAIL/NETWORK[@CLIENT]`; undefined when it cannot be one.
+ *
+ * @internal test seam
+ */
 export function parseIdentity(text: string): Identity | undefined {
   if (text.length > 320) return undefined;
   const slash = text.indexOf("/");

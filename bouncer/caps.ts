@@ -227,10 +227,18 @@ export const CAPABILITIES: readonly CapRow[] = [
   },
 ];
 
-/** The offered rows, in the order CAP LS lists them. */
+/**
+ * The offered rows, in the order CAP LS lists them.
+ *
+ * @internal test seam
+ */
 export const OFFERED: readonly CapRow[] = CAPABILITIES.filter((c) => c.offered);
 
-/** The capabilities Parley asks of the server so that what it offers carries something. */
+/**
+ * The capabilities Parley asks of the server so that what it offers carries something.
+ *
+ * @internal test seam
+ */
 export const UPSTREAM_CAPS: readonly string[] = [
   ...new Set(CAPABILITIES.flatMap((c) => c.upstream ? [c.upstream] : [])),
 ];

@@ -5,7 +5,7 @@
  * history capability.
  */
 
-export type { HistoryLines, HistoryScope, HistoryService } from "./history/mod.ts";
+export type { HistoryScope, HistoryService } from "./history/mod.ts";
 import type { HistoryService } from "./history/mod.ts";
 
 /** Without the store's history capability: every request answers a FAIL, nothing is replayed. */

@@ -19,6 +19,8 @@ export interface ListenAddress {
 /**
  * The group an address counts in: an IPv4 address alone, an IPv6 address by its /64 (what one
  * subscriber is usually given, so a host cannot dodge the bound by changing its low bits).
+ *
+ * @internal test seam
  */
 export function addressGroup(address: string): string {
   const a = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();

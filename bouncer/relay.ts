@@ -14,7 +14,7 @@ import type { IrcConnection } from "../irc/engine/connection.ts";
 import type { LineOut, Outlet, Produced } from "../irc/engine/outlet.ts";
 import type { Caps } from "./caps.ts";
 import { forClient } from "./filter.ts";
-import { passingMsgid } from "./msgid.ts";
+import { passingMsgid } from "../lib/msgid.ts";
 import { SERVER_NAME } from "./burst.ts";
 import { changeDetach, DetachedChannels, onDetachChange, relayNotice } from "./detached.ts";
 import type { DetachState } from "../store/conversations.ts";

@@ -28,8 +28,17 @@ export function chooseSubprotocol(offered: string[]): string | undefined {
 const MAX_BUFFERED = 4 * 1024 * 1024;
 /** Frames received and not yet read, before the socket is closed for flooding. */
 const MAX_WAITING = 1000;
-/** Bytes received and not yet read, before and after the client is attached. */
+/**
+ * Bytes received and not yet read before the client is attached.
+ *
+ * @internal test seam
+ */
 export const UNREAD_BEFORE_LOGIN = 64 * 1024;
+/**
+ * Bytes received and not yet read once the client is attached.
+ *
+ * @internal test seam
+ */
 export const UNREAD_AFTER_LOGIN = 1024 * 1024;
 /** What an empty frame costs while it waits (its record), counted against the bound. */
 const FRAME_COST = 64;

@@ -71,7 +71,11 @@ export async function saved(change: () => Promise<unknown>, done: string): Promi
   return [done];
 }
 
-/** The commands; filled by the groups' modules (mod.ts imports them all). */
+/**
+ * The commands; filled by the groups' modules (mod.ts imports them all).
+ *
+ * @internal test seam
+ */
 export const SERVICE_COMMANDS: ServiceCommand[] = [];
 
 /** Adds a group's commands. */

@@ -5,7 +5,8 @@
  */
 import { assert } from "../support/assert.ts";
 import { loadDictionaries } from "../../routes/i18n.ts";
-import { SERVICE_COMMANDS } from "../../bouncer/service/mod.ts";
+import "../../bouncer/service/mod.ts"; // its groups' modules fill the table
+import { SERVICE_COMMANDS } from "../../bouncer/service/table.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
