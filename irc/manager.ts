@@ -300,7 +300,9 @@ export class IrcManager implements IrcControl {
     }
     // Several channels per JOIN line, so rejoining many does not wait on the token bucket.
     for (const line of joinLines(channels.map((c) => c.name))) {
-      await conn.send(line).catch(() => {});
+      await conn.send(line).catch((err) => {
+        log.debug("rejoin not sent", { connection: conn.id, line, error: String(err) });
+      });
     }
   }
 
@@ -549,7 +551,11 @@ export class IrcManager implements IrcControl {
         await this.#deps.store.conversations.setJoined(conv.id, true);
         // Already registered (a cluster node took the user over meanwhile and connected it):
         // the rejoin after registration has run, so join now.
-        if (conn.state === "connected") await conn.send(ircLine("JOIN", name)).catch(() => {});
+        if (conn.state === "connected") {
+          await conn.send(ircLine("JOIN", name)).catch((err) => {
+            log.debug("join not sent", { connection: conn.id, channel: name, error: String(err) });
+          });
+        }
       }
     }
     if (record.wantedState === "connected") this.#awaitTurn(conn);

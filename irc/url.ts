@@ -134,7 +134,7 @@ export function publicUrl(text: string): string {
   let name = "";
   try {
     name = pathConversation(url, "/").name;
-  } catch { /* malformed path: shown without it */ }
+  } catch { /* why: a malformed path is no conversation; the public form leaves it out */ }
   const user = url.username ? `${url.username}:@` : "";
   let port = url.port ? `:${url.port}` : "";
   const path = name ? `/${encodeURIComponent(name)}` : "";

@@ -284,7 +284,10 @@ export class LineTransport extends EventEmitter {
       const token = parseMessage(ping.replace(/\r$/, ""))?.params[0] ?? "";
       try {
         this.writeLine(ircLine("PONG", token));
-      } catch { /* a token no line can carry (a NUL) goes unanswered */ }
+      } catch (err) {
+        // A token no line can carry (a NUL) goes unanswered.
+        log.debug("irc ping not answered", { error: String(err) });
+      }
     }
     if (this.#head === this.#queue.length) {
       this.#queue = lines;
