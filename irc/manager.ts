@@ -64,7 +64,11 @@ interface HostTurns {
   timer?: unknown;
 }
 
-/** `JOIN #a,#b,...` lines of at most ~400 bytes each. */
+/**
+ * `JOIN #a,#b,...` lines of at most ~400 bytes each.
+ *
+ * @internal test seam
+ */
 export function joinLines(channels: string[]): IrcLine[] {
   const lines: IrcLine[] = [];
   let cur: string[] = [];

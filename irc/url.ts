@@ -150,13 +150,6 @@ export function publicUrl(text: string): string {
   return `${scheme}//${user}${url.hostname}${port}${path}${search}`;
 }
 
-/** The URL with a different nick (used to keep the nick the user chose with /nick). */
-export function withNick(text: string, nick: string): string {
-  const url = new URL(text);
-  url.searchParams.set("nick", nick);
-  return url.href;
-}
-
 /** What makes two connections of one user the same: host, port and nick. */
 export function sameTarget(a: IrcUrl, b: IrcUrl): boolean {
   return targetKey(a) === targetKey(b);

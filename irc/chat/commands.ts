@@ -103,7 +103,11 @@ function channelHere(ctx: CommandContext, what: string): string {
   return name;
 }
 
-/** Refuses a command the user may not run, or one typed where it does not work. */
+/**
+ * Refuses a command the user may not run, or one typed where it does not work.
+ *
+ * @internal test seam
+ */
 export async function checkAllowed(ctx: CommandContext, spec: CommandSpec): Promise<void> {
   if (spec.who !== "everyone") {
     const user = await ctx.deps.store.users.byId(ctx.record.userId);
@@ -384,7 +388,11 @@ async function unbanMasks(
   return [...new Set(out)];
 }
 
-/** The handler of every command the server runs, keyed by irc/chat/command_table.ts. */
+/**
+ * The handler of every command the server runs, keyed by irc/chat/command_table.ts.
+ *
+ * @internal test seam
+ */
 export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   say: (ctx, args) => say(ctx, here(ctx), args, "privmsg"),
   me: (ctx, args) => say(ctx, here(ctx), args, "action"),

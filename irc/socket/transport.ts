@@ -25,7 +25,11 @@ import { ircLine, type IrcMessage as Message, parseMessage } from "../protocol/m
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 export const MAX_LINE = 8192;
 
-/** Most lines read but not yet processed; past it (or READ_QUEUE_BYTES) reading pauses. */
+/**
+ * Most lines read but not yet processed; past it (or READ_QUEUE_BYTES) reading pauses.
+ *
+ * @internal test seam
+ */
 export const READ_QUEUE_LINES = 200_000;
 /** Most characters read but not yet processed (about bytes: IRC is mostly ASCII). */
 export const READ_QUEUE_BYTES = 64 * 1024 * 1024;
