@@ -20,7 +20,7 @@ import { conversationFor, isListed, recordMessage } from "./chat/record.ts";
 import { NOT_CONNECTED, publishFrozen } from "./chat/frozen.ts";
 import { serverNotice, stateMessage } from "./chat/state_message.ts";
 import { pasteIfLong } from "./chat/paste.ts";
-import { ircLower } from "./casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import { connectionInfo, infoStateEvent } from "./resources.ts";
 import { mayReachTarget } from "./trust.ts";
 import { type Clock, realClock } from "../lib/clock.ts";

@@ -1,7 +1,7 @@
 /** `irc://` and `ircs://` URLs: parsing, validation, ids, and the password-free form for responses. */
 import { invalid } from "../lib/errors.ts";
 import { hostId } from "./host_id.ts";
-import { ircLower } from "./casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 
 /** Everything an IRC connection needs from its URL. */
 export interface IrcUrl {

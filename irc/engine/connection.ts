@@ -6,7 +6,7 @@
 import type { ConnectionRecord } from "../../store/connections.ts";
 import { log } from "../../lib/log.ts";
 import { backoffDelay } from "./backoff.ts";
-import { type CaseMapping, ircLower, isChannel } from "../casefold.ts";
+import { type CaseMapping, ircLower, isChannel } from "../../lib/casefold.ts";
 import { type IrcClient, newIrcClient, type WhoisReply } from "./framework.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";

@@ -8,7 +8,7 @@ import {
   publicUrl,
   sameTarget,
 } from "../../irc/url.ts";
-import { ircLower, isChannel } from "../../irc/casefold.ts";
+import { ircLower, isChannel } from "../../lib/casefold.ts";
 import { isHighlight } from "../../irc/chat/highlight.ts";
 import { byteLength, splitText, textBudget } from "../../irc/engine/split.ts";
 import { TokenBucket } from "../../irc/engine/token_bucket.ts";
