@@ -341,7 +341,8 @@ const nickMode =
 
 /** What the server says of a nick: its ident and host, when it answers in time. */
 async function whoIs(conn: IrcConnection, nick: string): Promise<Who> {
-  // why: only a connection that is down refuses, and then the mode line fails with that error.
+  // A connection that is down refuses the WHOIS, and then the MODE line, which tells the user.
+  // why: no answer means a nick-only mask, the documented fallback.
   const reply = await conn.whois(nick).catch(() => undefined);
   const user = typeof reply?.ident === "string" ? reply.ident : undefined;
   const host = typeof reply?.hostname === "string" ? reply.hostname : undefined;
