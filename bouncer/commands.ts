@@ -6,7 +6,7 @@
  * server's), after its wait for the answer is queued (pending_replies.ts).
  */
 import { DomainError } from "../lib/errors.ts";
-import { ircLower } from "../irc/casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import { authenticate, authenticateCertificate } from "./auth.ts";
 import { changeNetwork, networkAttributes } from "./networks.ts";
 import { credentialHolds } from "./credentials.ts";

@@ -4,7 +4,7 @@
  * from the store, changed through `changeDetach`); the relay asks `lets` whether a live line of a
  * channel reaches IRC clients, and `seen` whether a message reattaches the channel.
  */
-import { ircLower, isChannel } from "../irc/casefold.ts";
+import { ircLower, isChannel } from "../lib/casefold.ts";
 import { isHighlight } from "../irc/chat/highlight.ts";
 import { actionText } from "../irc/protocol/ctcp.ts";
 import { type Clock, realClock } from "../lib/clock.ts";

@@ -6,7 +6,7 @@
  * it does not take goes on down the queue), and one whose answer never comes times out, so one
  * unanswered question cannot send everyone's answers to one client.
  */
-import { ircLower } from "../irc/casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import type { IrcMessage as Message } from "../irc/protocol/message.ts";
 import * as N from "../irc/protocol/numerics.ts";
 

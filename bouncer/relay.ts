@@ -9,7 +9,7 @@
 import type { EventBus } from "../lib/bus.ts";
 import type { MessageEvent } from "../lib/events.ts";
 import { parseMicros } from "../lib/time.ts";
-import { ircLower } from "../irc/casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import type { IrcConnection } from "../irc/engine/connection.ts";
 import type { LineOut, Outlet, Produced } from "../irc/engine/outlet.ts";
 import type { Caps } from "./caps.ts";

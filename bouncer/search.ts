@@ -3,7 +3,7 @@
  * Parley's search, answered as a `soju.im/search` batch of the matching messages, oldest first,
  * each with the time and msgid it has live.
  */
-import { ircLower } from "../irc/casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import { parseMicros } from "../lib/time.ts";
 import type { Store } from "../store/mod.ts";
 import { parseAttributes } from "./networks.ts";

@@ -6,7 +6,7 @@
  * shared per network): bouncer/burst.ts reads them there. Bounded: a hostile server cannot grow
  * it past the limits below.
  */
-import { ircLower } from "../irc/casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import { type IrcMessage, nickOf } from "../irc/protocol/message.ts";
 import {
   ERR_NOMOTD,

@@ -17,7 +17,7 @@ import { type ImportedMessage, messageImporter } from "../store/sqlite/import.ts
 import { openSqliteStore } from "../store/sqlite/mod.ts";
 import type { Store } from "../store/mod.ts";
 import { email as emailSchema } from "../http/schemas.ts";
-import { ircLower } from "../irc/casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import { newConnectionId, parseIrcUrl, sameTarget } from "../irc/url.ts";
 import { createInvite } from "../routes/invite.ts";
 import type { AppDeps } from "../http/env.ts";

@@ -5,7 +5,7 @@
  * the local time of the machine soju ran on; `/` and `\` in names are written `-`).
  */
 import { ConfigError } from "../config.ts";
-import { ircLower } from "../irc/casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import { isHighlight } from "../irc/chat/highlight.ts";
 import type { ChatType } from "../store/message_types.ts";
 import { checkEmail, ImportSession, SourceFolder } from "./common.ts";

@@ -9,7 +9,7 @@
  */
 import { join } from "node:path";
 import { ConfigError } from "../config.ts";
-import { ircLower } from "../irc/casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import { isHighlight } from "../irc/chat/highlight.ts";
 import { nickFromEmail } from "../irc/url.ts";
 import { checkEmail, fileError, ImportSession, SourceFolder } from "./common.ts";

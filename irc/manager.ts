@@ -20,7 +20,7 @@ import { conversationFor, isListed, recordMessage } from "./chat/record.ts";
 import { NOT_CONNECTED, publishFrozen } from "./chat/frozen.ts";
 import { serverNotice, stateMessage } from "./chat/state_message.ts";
 import { pasteIfLong } from "./chat/paste.ts";
-import { ircLower } from "./casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import { connectionInfo, infoStateEvent } from "./resources.ts";
 import { mayReachTarget } from "./trust.ts";
 import { type Clock, realClock } from "../lib/clock.ts";
@@ -64,7 +64,11 @@ interface HostTurns {
   timer?: unknown;
 }
 
-/** `JOIN #a,#b,...` lines of at most ~400 bytes each. */
+/**
+ * `JOIN #a,#b,...` lines of at most ~400 bytes each.
+ *
+ * @internal test seam
+ */
 export function joinLines(channels: string[]): IrcLine[] {
   const lines: IrcLine[] = [];
   let cur: string[] = [];
@@ -300,7 +304,9 @@ export class IrcManager implements IrcControl {
     }
     // Several channels per JOIN line, so rejoining many does not wait on the token bucket.
     for (const line of joinLines(channels.map((c) => c.name))) {
-      await conn.send(line).catch(() => {});
+      await conn.send(line).catch((err) => {
+        log.debug("rejoin not sent", { connection: conn.id, line, error: String(err) });
+      });
     }
   }
 
@@ -549,7 +555,11 @@ export class IrcManager implements IrcControl {
         await this.#deps.store.conversations.setJoined(conv.id, true);
         // Already registered (a cluster node took the user over meanwhile and connected it):
         // the rejoin after registration has run, so join now.
-        if (conn.state === "connected") await conn.send(ircLine("JOIN", name)).catch(() => {});
+        if (conn.state === "connected") {
+          await conn.send(ircLine("JOIN", name)).catch((err) => {
+            log.debug("join not sent", { connection: conn.id, channel: name, error: String(err) });
+          });
+        }
       }
     }
     if (record.wantedState === "connected") this.#awaitTurn(conn);

@@ -4,7 +4,7 @@
  */
 import type { ConnectionRecord, WantedState } from "../store/connections.ts";
 import { type ConversationRecord, type NotifyLevel, notifyLevel } from "../store/conversations.ts";
-import { isChannel } from "./casefold.ts";
+import { isChannel } from "../lib/casefold.ts";
 import type { IrcConnection } from "./engine/connection.ts";
 import type { InfoStateEvent } from "../lib/events.ts";
 import { parseIrcUrl, publicUrl } from "./url.ts";

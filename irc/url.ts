@@ -1,7 +1,7 @@
 /** `irc://` and `ircs://` URLs: parsing, validation, ids, and the password-free form for responses. */
 import { invalid } from "../lib/errors.ts";
 import { hostId } from "./host_id.ts";
-import { ircLower } from "./casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 
 /** Everything an IRC connection needs from its URL. */
 export interface IrcUrl {
@@ -134,7 +134,7 @@ export function publicUrl(text: string): string {
   let name = "";
   try {
     name = pathConversation(url, "/").name;
-  } catch { /* malformed path: shown without it */ }
+  } catch { /* why: a malformed path is no conversation; the public form leaves it out */ }
   const user = url.username ? `${url.username}:@` : "";
   let port = url.port ? `:${url.port}` : "";
   const path = name ? `/${encodeURIComponent(name)}` : "";
@@ -148,13 +148,6 @@ export function publicUrl(text: string): string {
     if (!port) port = on ? ":6697" : ":6667";
   }
   return `${scheme}//${user}${url.hostname}${port}${path}${search}`;
-}
-
-/** The URL with a different nick (used to keep the nick the user chose with /nick). */
-export function withNick(text: string, nick: string): string {
-  const url = new URL(text);
-  url.searchParams.set("nick", nick);
-  return url.href;
 }
 
 /** What makes two connections of one user the same: host, port and nick. */

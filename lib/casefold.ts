@@ -1,7 +1,7 @@
 /**
- * IRC casefolding, the rule by which conversation ids are stored: shared by IRC (which folds
- * names as it meets them) and the store (which folds the `#name` of a search), so that the store
- * imports no IRC code.
+ * IRC names: casefolding, the rule by which conversation ids are stored, shared by IRC (which
+ * folds names as it meets them) and the store (which folds the `#name` of a search), so that the
+ * store imports no IRC code; and which names are channels.
  */
 
 /** A CASEMAPPING value from RPL_ISUPPORT. */
@@ -27,4 +27,12 @@ export function ircLower(name: string, mapping: CaseMapping = "rfc1459"): string
     out += c >= 65 && c <= top ? String.fromCharCode(c + 32) : name[i];
   }
   return out;
+}
+
+/** True when `name` is a channel name (starts with one of the channel prefixes). */
+export function isChannel(
+  name: string,
+  chantypes: readonly string[] = ["#", "&", "!", "+"],
+): boolean {
+  return name.length > 1 && chantypes.includes(name[0]);
 }

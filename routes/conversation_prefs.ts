@@ -9,7 +9,7 @@ import { notFound } from "../http/errors.ts";
 import { jsonBody } from "../http/validate.ts";
 import { bodyOf } from "../http/contract/mod.ts";
 import { currentUser, requireUser } from "../http/session.ts";
-import { ircLower, isChannel } from "../irc/casefold.ts";
+import { ircLower, isChannel } from "../lib/casefold.ts";
 import { type NotifyLevel, notifyLevel } from "../store/conversations.ts";
 import { CONVERSATION } from "./conversations.ts";
 import { changeDetach } from "../bouncer/detached.ts";

@@ -8,7 +8,7 @@ import { currentUser, requireUser } from "../http/session.ts";
 import { isListed } from "../irc/chat/record.ts";
 import { NOT_CONNECTED } from "../irc/chat/frozen.ts";
 import { conversationJson } from "../irc/resources.ts";
-import { ircLower } from "../irc/casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import { formatMicros } from "../lib/time.ts";
 import type { ConversationRecord } from "../store/conversations.ts";
 

@@ -2,7 +2,7 @@
 import type { AppDeps } from "../http/env.ts";
 import { DEFAULT_CONNECTION } from "../config.ts";
 import { nickFromEmail, parseIrcUrl } from "../irc/url.ts";
-import { isChannel } from "../irc/casefold.ts";
+import { isChannel } from "../lib/casefold.ts";
 import { log } from "../lib/log.ts";
 import type { UserRecord } from "../store/users.ts";
 

@@ -3,7 +3,7 @@
  * for a registered irc:// handler), as Convos decides: the conversation when the user has it, the
  * conversation's settings when they have the connection, else the add-connection form.
  */
-import { ircLower } from "../irc/casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import { isListed } from "../irc/chat/record.ts";
 import type { Store } from "../store/mod.ts";
 

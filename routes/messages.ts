@@ -6,7 +6,7 @@ import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams, validate } from "../http/validate.ts";
 import { queryLimit } from "../http/schemas.ts";
 import { API } from "../http/contract/mod.ts";
-import { ircLower } from "../irc/casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 import { ignoredMasks, withoutIgnored } from "../irc/chat/ignore.ts";
 import { CONVERSATION } from "./conversations.ts";
 import { DomainError } from "../lib/errors.ts";

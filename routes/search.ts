@@ -5,7 +5,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
 import { API } from "../http/contract/mod.ts";
-import { ircLower } from "../irc/casefold.ts";
+import { ircLower } from "../lib/casefold.ts";
 
 /** Routes under /api/search. */
 export function searchRoutes(deps: AppDeps): Hono<AppEnv> {

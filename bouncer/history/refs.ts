@@ -2,7 +2,7 @@
  * The words of a CHATHISTORY or MARKREAD request read into times: `timestamp=` and `msgid=`
  * references, `*`, limits and targets. Everything here comes from a client and is checked.
  */
-import { isChannel } from "../../irc/casefold.ts";
+import { isChannel } from "../../lib/casefold.ts";
 import { parseMsgid } from "../../lib/msgid.ts";
 import { parseMicros } from "../../lib/time.ts";
 

@@ -3,8 +3,7 @@
  * (or the last lines of each conversation when its place is unknown), one `chathistory` batch per
  * conversation; its place in history is kept per connection and client name in the store.
  */
-import { isChannel } from "../../irc/casefold.ts";
-import { ircLower } from "../../lib/casefold.ts";
+import { ircLower, isChannel } from "../../lib/casefold.ts";
 import { nowMicros } from "../../lib/time.ts";
 import { ircLine } from "../../irc/protocol/message.ts";
 import { batchId, GAP_SOURCE, historyLine, inBatch, ircTime } from "./lines.ts";

@@ -1,6 +1,5 @@
 /** A client's target word as a stored conversation, and how its lines are addressed. */
-import { ircLower } from "../../lib/casefold.ts";
-import { isChannel } from "../../irc/casefold.ts";
+import { ircLower, isChannel } from "../../lib/casefold.ts";
 import type { ConversationRecord } from "../../store/conversations.ts";
 import type { LineTarget } from "./lines.ts";
 import type { HistoryParts, HistoryScope } from "./mod.ts";

@@ -4,7 +4,7 @@
  * IRC network and makes no conversation (a NOTICE to it is dropped, as notices get no answer).
  * An admin's server notice reaches every logged-in client as a NOTICE from the server.
  */
-import { ircLower } from "../../irc/casefold.ts";
+import { ircLower } from "../../lib/casefold.ts";
 import { SERVER_NAME } from "../burst.ts";
 import { certificateFingerprint } from "../auth.ts";
 import { credentialHolds } from "../credentials.ts";

@@ -32,7 +32,11 @@ const route = z.object({
   }),
 }).strict();
 
-/** The schema of bot.json. */
+/**
+ * The schema of bot.json.
+ *
+ * @internal test seam
+ */
 export const botConfigSchema = z.object({
   email: z.email({ error: "must be an email address" }).transform((e) => e.toLowerCase()),
   connections: z.array(
@@ -62,7 +66,11 @@ export interface Bot {
   user: UserRecord;
 }
 
-/** Validates the text of a bot.json; throws ConfigError naming the bad field. */
+/**
+ * Validates the text of a bot.json; throws ConfigError naming the bad field.
+ *
+ * @internal test seam
+ */
 export function parseBotConfig(text: string, file = "bot.json"): BotConfig {
   let data: unknown;
   try {

@@ -45,7 +45,11 @@ function entry<N extends string, R extends "server" | "client" = "server">(
   };
 }
 
-/** Every slash command, in the order /help lists them. */
+/**
+ * Every slash command, in the order /help lists them.
+ *
+ * @internal test seam
+ */
 export const COMMAND_TABLE = [
   entry("say", "/say <text>", "Sends text as a message, even text that starts with /", {
     where: "conversation",
@@ -95,8 +99,6 @@ export const COMMAND_TABLE = [
   entry("help", "/help", "Shows this list", { runs: "client" as const }),
 ];
 
-/** A command's name. */
-export type CommandName = (typeof COMMAND_TABLE)[number]["name"];
 /** The name of a command the server runs. */
 export type ServerCommandName = Extract<(typeof COMMAND_TABLE)[number], { runs: "server" }>["name"];
 /** The name of a command the web client runs itself. */

@@ -103,7 +103,11 @@ function channelHere(ctx: CommandContext, what: string): string {
   return name;
 }
 
-/** Refuses a command the user may not run, or one typed where it does not work. */
+/**
+ * Refuses a command the user may not run, or one typed where it does not work.
+ *
+ * @internal test seam
+ */
 export async function checkAllowed(ctx: CommandContext, spec: CommandSpec): Promise<void> {
   if (spec.who !== "everyone") {
     const user = await ctx.deps.store.users.byId(ctx.record.userId);
@@ -337,6 +341,8 @@ const nickMode =
 
 /** What the server says of a nick: its ident and host, when it answers in time. */
 async function whoIs(conn: IrcConnection, nick: string): Promise<Who> {
+  // A connection that is down refuses the WHOIS, and then the MODE line, which tells the user.
+  // why: no answer means a nick-only mask, the documented fallback.
   const reply = await conn.whois(nick).catch(() => undefined);
   const user = typeof reply?.ident === "string" ? reply.ident : undefined;
   const host = typeof reply?.hostname === "string" ? reply.hostname : undefined;
@@ -383,7 +389,11 @@ async function unbanMasks(
   return [...new Set(out)];
 }
 
-/** The handler of every command the server runs, keyed by irc/chat/command_table.ts. */
+/**
+ * The handler of every command the server runs, keyed by irc/chat/command_table.ts.
+ *
+ * @internal test seam
+ */
 export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   say: (ctx, args) => say(ctx, here(ctx), args, "privmsg"),
   me: (ctx, args) => say(ctx, here(ctx), args, "action"),

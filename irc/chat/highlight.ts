@@ -17,11 +17,6 @@ function wordsRegExp(words: readonly string[]): RegExp | undefined {
   return new RegExp(`(?<!${EDGE})(?:${alternatives.join("|")})(?!${EDGE})`, "iu");
 }
 
-/** True when `text` contains `word` as a whole word, case-insensitively. */
-export function containsWord(text: string, word: string): boolean {
-  return wordsRegExp([word])?.test(text) ?? false;
-}
-
 /** What decides a highlight. */
 export interface HighlightInput {
   text: string;

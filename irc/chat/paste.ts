@@ -13,7 +13,11 @@ export const PASTE_DEFAULTS = { maxMessageLength: 512, maxBulkMessageSize: 3 };
 
 const encoder = new TextEncoder();
 
-/** Whether `text` exceeds the limits: longer than `maxLength` UTF-8 bytes or more than `maxLines`. */
+/**
+ * Whether `text` exceeds the limits: longer than `maxLength` UTF-8 bytes or more than `maxLines`.
+ *
+ * @internal test seam
+ */
 export function needsPaste(text: string, maxLength: number, maxLines: number): boolean {
   return encoder.encode(text).length > maxLength || text.split(/\r\n|\r|\n/).length > maxLines;
 }
@@ -21,7 +25,11 @@ export function needsPaste(text: string, maxLength: number, maxLines: number): b
 /** The most of the first line that goes out with the link (characters). */
 export const PREVIEW_CHARS = 100;
 
-/** "812 B", "3.4 KB", "1.2 MB". */
+/**
+ * "812 B", "3.4 KB", "1.2 MB".
+ *
+ * @internal test seam
+ */
 export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
@@ -31,6 +39,8 @@ export function formatSize(bytes: number): string {
 /**
  * The line sent in place of a pasted `text`: its first non-empty line (cut to PREVIEW_CHARS, with
  * "…"), its size in lines and bytes, and the URL. `first line… (12 lines, 3.4 KB) https://…`
+ *
+ * @internal test seam
  */
 export function pasteLine(text: string, url: string): string {
   const lines = text.split(/\r\n|\r|\n/);

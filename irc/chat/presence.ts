@@ -350,7 +350,11 @@ export class Presence {
   }
 }
 
-/** How many networks are shared now (for tests: a released connection lets go of its own). */
+/**
+ * How many networks are shared now (for tests: a released connection lets go of its own).
+ *
+ * @internal test seam
+ */
 export function sharedNetworks(): number {
   return networks.size;
 }

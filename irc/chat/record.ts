@@ -11,7 +11,7 @@ import { type ConversationRecord, notifyLevel } from "../../store/conversations.
 import type { ChatType } from "../../store/message_types.ts";
 import type { IrcConnection } from "../engine/connection.ts";
 import { isHighlight } from "./highlight.ts";
-import { isChannel } from "../casefold.ts";
+import { isChannel } from "../../lib/casefold.ts";
 import { conversationJson } from "../resources.ts";
 
 /** What recording needs. */

@@ -6,7 +6,7 @@
 import type { ConnectionRecord } from "../../store/connections.ts";
 import { log } from "../../lib/log.ts";
 import { backoffDelay } from "./backoff.ts";
-import { type CaseMapping, ircLower, isChannel } from "../casefold.ts";
+import { type CaseMapping, ircLower, isChannel } from "../../lib/casefold.ts";
 import { type IrcClient, newIrcClient, type WhoisReply } from "./framework.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
@@ -376,7 +376,9 @@ export class IrcConnection {
       );
       // Anyone can ask: past the budget requests go unanswered rather than flood the server.
       if (!answer || this.#ctcpBucket.take() > 0) return;
-      this.send(ircLine("NOTICE", ev.nick, ctcpWrap(answer)), { answer: true }).catch(() => {});
+      this.send(ircLine("NOTICE", ev.nick, ctcpWrap(answer)), { answer: true }).catch((err) => {
+        log.debug("ctcp answer not sent", { connection: this.id, type, error: String(err) });
+      });
     });
     client.on("socket close", (err) => {
       if (mine()) this.#onClose(err);
@@ -439,7 +441,7 @@ export class IrcConnection {
     this.#inbound = undefined;
     try {
       client.connection.end(undefined, true);
-    } catch { /* already closed */ }
+    } catch { /* why: already closed, nothing left to close */ }
   }
 
   /**

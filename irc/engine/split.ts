@@ -2,7 +2,11 @@
 
 const encoder = new TextEncoder();
 
-/** Bytes of `text` in UTF-8. */
+/**
+ * Bytes of `text` in UTF-8.
+ *
+ * @internal test seam
+ */
 export function byteLength(text: string): number {
   return encoder.encode(text).length;
 }

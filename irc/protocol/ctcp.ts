@@ -11,15 +11,6 @@ export function ctcpWrap(type: string, arg = ""): string {
   return arg ? `${DELIM}${type} ${arg}${DELIM}` : `${DELIM}${type}${DELIM}`;
 }
 
-/** A CTCP's type and argument; undefined for plain text. The closing `\x01` may be missing. */
-export function ctcpUnwrap(text: string): { type: string; arg: string } | undefined {
-  if (text.charCodeAt(0) !== 1) return undefined;
-  const end = text.length > 1 && text.endsWith(DELIM) ? text.length - 1 : text.length;
-  const body = text.slice(1, end);
-  const sp = body.indexOf(" ");
-  return sp < 0 ? { type: body, arg: "" } : { type: body.slice(0, sp), arg: body.slice(sp + 1) };
-}
-
 /** Whether a text is a CTCP (starts with `\x01`). */
 export function isCtcp(text: string): boolean {
   return text.charCodeAt(0) === 1;

@@ -57,6 +57,8 @@ function skipSpaces(line: string, i: number): number {
 /**
  * Finds a line's tags, source and command; undefined when it has no command, or tags over
  * MAX_TAG_BYTES. With `into`, fills that object in and returns it (a hot path keeps one).
+ *
+ * @internal test seam
  */
 export function readHead(input: string, into?: LineHead): LineHead | undefined {
   const line = input.charCodeAt(input.length - 1) === 13 ? input.slice(0, -1) : input;
@@ -122,7 +124,11 @@ export function paramsOf(head: LineHead): string[] {
   return params;
 }
 
-/** Lines read by parseMessage in this process (a test counts them: each upstream line once). */
+/**
+ * Lines read by parseMessage in this process (a test counts them: each upstream line once).
+ *
+ * @internal test seam
+ */
 export const parsed = { lines: 0 };
 
 /** Reads one line (without CR LF); undefined when it has no command or its tags are too long. */
@@ -185,16 +191,6 @@ export function tagString(tags: ReadonlyMap<string, string>): string {
 export function nickOf(prefix: string): string {
   const bang = prefix.indexOf("!");
   return bang < 0 ? prefix : prefix.slice(0, bang);
-}
-
-/** A source's parts: `nick!user@host`; "" for a part it lacks (a server's name is all nick). */
-export function sourceParts(prefix: string): { nick: string; user: string; host: string } {
-  const bang = prefix.indexOf("!");
-  const atSign = prefix.indexOf("@", bang < 0 ? 0 : bang);
-  const nickEnd = bang >= 0 ? bang : atSign >= 0 ? atSign : prefix.length;
-  const user = bang < 0 ? "" : prefix.slice(bang + 1, atSign < 0 ? prefix.length : atSign);
-  const host = atSign < 0 ? "" : prefix.slice(atSign + 1);
-  return { nick: prefix.slice(0, nickEnd), user, host };
 }
 
 // --- The one writer ---

@@ -6,7 +6,11 @@
  * down to 2 KB.
  */
 
-/** Largest read: a burst is read 64 KB at a time. */
+/**
+ * Largest read: a burst is read 64 KB at a time.
+ *
+ * @internal test seam
+ */
 export const READ_MAX = 64 * 1024;
 /** Smallest read, and the first. */
 export const READ_MIN = 2 * 1024;

@@ -44,11 +44,6 @@ function thread(): Worker {
   return worker = w;
 }
 
-/** Sockets still open on the thread (for tests). */
-export function threadSockets(): number {
-  return open.size;
-}
-
 /** A socket on the IRC socket thread: emits connect, secureConnect, data, error, timeout, close. */
 export class ThreadSocket extends EventEmitter {
   readonly id = nextId++;

@@ -25,7 +25,11 @@ import { ircLine, type IrcMessage as Message, parseMessage } from "../protocol/m
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 export const MAX_LINE = 8192;
 
-/** Most lines read but not yet processed; past it (or READ_QUEUE_BYTES) reading pauses. */
+/**
+ * Most lines read but not yet processed; past it (or READ_QUEUE_BYTES) reading pauses.
+ *
+ * @internal test seam
+ */
 export const READ_QUEUE_LINES = 200_000;
 /** Most characters read but not yet processed (about bytes: IRC is mostly ASCII). */
 export const READ_QUEUE_BYTES = 64 * 1024 * 1024;
@@ -284,7 +288,10 @@ export class LineTransport extends EventEmitter {
       const token = parseMessage(ping.replace(/\r$/, ""))?.params[0] ?? "";
       try {
         this.writeLine(ircLine("PONG", token));
-      } catch { /* a token no line can carry (a NUL) goes unanswered */ }
+      } catch (err) {
+        // A token no line can carry (a NUL) goes unanswered.
+        log.debug("irc ping not answered", { error: String(err) });
+      }
     }
     if (this.#head === this.#queue.length) {
       this.#queue = lines;

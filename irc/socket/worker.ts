@@ -145,7 +145,7 @@ class PlainSocket implements Stream {
     clearTimeout(this.#idle);
     try {
       this.#conn?.close();
-    } catch { /* already closed */ }
+    } catch { /* why: already closed, nothing left to close */ }
     this.#events.close();
   }
 
@@ -179,7 +179,7 @@ class PlainSocket implements Stream {
     // closed when it comes. Either way the read loop ends and tells "close".
     try {
       this.#conn?.close();
-    } catch { /* already closed */ }
+    } catch { /* why: already closed, nothing left to close */ }
     this.#conn = undefined;
   }
 

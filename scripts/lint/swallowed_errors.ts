@@ -21,13 +21,6 @@
  */
 export const NOT_YET: readonly string[] = [
   "bouncer/relay.ts",
-  "irc/chat/commands.ts",
-  "irc/chat/inbound/membership.ts",
-  "irc/engine/connection.ts",
-  "irc/manager.ts",
-  "irc/socket/transport.ts",
-  "irc/socket/worker.ts",
-  "irc/url.ts",
 ];
 
 const MARK = /\bwhy:/;

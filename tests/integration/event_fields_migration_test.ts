@@ -18,7 +18,7 @@ import type { MessageType } from "../../store/message_types.ts";
 import type { Store } from "../../store/mod.ts";
 import { withSentences } from "../../routes/messages_text.ts";
 import { historyLine } from "../../bouncer/history/lines.ts";
-import { ircLower } from "../../irc/casefold.ts";
+import { ircLower } from "../../lib/casefold.ts";
 
 const T0 = Date.UTC(2026, 0, 1) * 1000;
 

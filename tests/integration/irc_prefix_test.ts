@@ -9,7 +9,7 @@ import { startHostileIrc } from "../support/hostile_irc.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { startServer } from "../support/server.ts";
-import { prefixString } from "../../irc/chat/inbound/mod.ts";
+import { prefixString } from "../../irc/chat/inbound/server.ts";
 
 const FAST = { PARLEY_TEST_FAST_IRC: "1" };
 

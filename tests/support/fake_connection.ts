@@ -4,8 +4,7 @@
  * event emitter standing in for irc-framework's client.
  */
 import type { EventEmitter } from "node:events";
-import { ircLower } from "../../lib/casefold.ts";
-import { isChannel } from "../../irc/casefold.ts";
+import { ircLower, isChannel } from "../../lib/casefold.ts";
 import type { Store } from "../../store/mod.ts";
 
 /** Alice, and her stored connection `irc-localhost` to irc.example.test. */

@@ -10,7 +10,6 @@ import {
   nickOf,
   parseMessage,
   readHead,
-  sourceParts,
   tagString,
 } from "../../irc/protocol/message.ts";
 
@@ -57,13 +56,9 @@ Deno.test("readHead finds the head without copying; parseMessage agrees with it"
   assertEquals(readHead("PING")!.source, -1);
 });
 
-Deno.test("sources: nickOf and sourceParts", () => {
+Deno.test("sources: nickOf", () => {
   assertEquals(nickOf("bob!b@h"), "bob");
   assertEquals(nickOf("irc.example.net"), "irc.example.net");
-  assertEquals(sourceParts("bob!~b@h.example"), { nick: "bob", user: "~b", host: "h.example" });
-  assertEquals(sourceParts("bob!b"), { nick: "bob", user: "b", host: "" });
-  assertEquals(sourceParts("bob@h"), { nick: "bob", user: "", host: "h" });
-  assertEquals(sourceParts("irc.example.net"), { nick: "irc.example.net", user: "", host: "" });
 });
 
 Deno.test("formatMessage: escaped tags, a source, the writer's colon rules", () => {

@@ -7,10 +7,9 @@ import {
   parseIrcUrl,
   publicUrl,
   sameTarget,
-  withNick,
 } from "../../irc/url.ts";
-import { ircLower, isChannel } from "../../irc/casefold.ts";
-import { containsWord, isHighlight } from "../../irc/chat/highlight.ts";
+import { ircLower, isChannel } from "../../lib/casefold.ts";
+import { isHighlight } from "../../irc/chat/highlight.ts";
 import { byteLength, splitText, textBudget } from "../../irc/engine/split.ts";
 import { TokenBucket } from "../../irc/engine/token_bucket.ts";
 import { backoffDelay } from "../../irc/engine/backoff.ts";
@@ -151,7 +150,7 @@ Deno.test("sameTarget compares host, port and nick (casefolded)", () => {
 });
 
 Deno.test("nicks come from the URL or the email", () => {
-  assertEquals(parseIrcUrl(withNick("irc://h/%23a?tls=0", "zed")).nick, "zed");
+  assertEquals(parseIrcUrl("irc://h/%23a?tls=0&nick=zed").nick, "zed");
   assertEquals(nickFromEmail("Jane.Doe@example.com"), "Jane_Doe");
   assertEquals(nickFromEmail("42@example.com"), "u42");
 });
@@ -167,12 +166,14 @@ Deno.test("ircLower uses rfc1459 casemapping by default", () => {
 });
 
 Deno.test("highlights: the nick or a keyword as a whole word, any private message", () => {
-  assert(containsWord("alice: hi", "alice"));
-  assert(containsWord("hi ALICE!", "alice"));
-  assert(containsWord("ping @alice.", "alice"));
-  assert(!containsWord("malice is not a mention", "alice"));
-  assert(!containsWord("alice_ is someone else", "alice"));
-  assert(containsWord("[bot] ready", "[bot]"));
+  const mentions = (text: string, nick: string) =>
+    isHighlight({ text, nick, keywords: [], isPrivate: false });
+  assert(mentions("alice: hi", "alice"));
+  assert(mentions("hi ALICE!", "alice"));
+  assert(mentions("ping @alice.", "alice"));
+  assert(!mentions("malice is not a mention", "alice"));
+  assert(!mentions("alice_ is someone else", "alice"));
+  assert(mentions("[bot] ready", "[bot]"));
   const base = { nick: "alice", keywords: ["deploy"], isPrivate: false };
   assert(isHighlight({ ...base, text: "Deploy done" }));
   assert(!isHighlight({ ...base, text: "redeployed" }));

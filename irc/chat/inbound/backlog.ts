@@ -10,6 +10,8 @@
  * Most lines handed over and not yet recorded in the whole process. Each connection's own bound
  * holds one flood; with thousands of connections their bounds together were gigabytes of parsed
  * events waiting for the store.
+ *
+ * @internal test seam
  */
 export const PROCESS_MAX = 50_000;
 /** Held connections are woken once the process's backlog is down to this. */
@@ -19,7 +21,11 @@ let total = 0;
 /** Connections held by the process's bound. */
 const heldByProcess = new Set<Backlog>();
 
-/** What the whole process has handed over and not yet recorded. */
+/**
+ * What the whole process has handed over and not yet recorded.
+ *
+ * @internal test seam
+ */
 export function processBacklog(): number {
   return total;
 }

@@ -5,6 +5,7 @@
  * conversation follows its person to a new nick. Who is away is followed too (published, not
  * kept): from AWAY lines where the server has `away-notify`, and from one WHO after each join.
  */
+import { log } from "../../../lib/log.ts";
 import { formatMicros } from "../../../lib/time.ts";
 import { ircLine } from "../../protocol/message.ts";
 import { conversationFor, renamedConversation, storedConversation } from "../record.ts";
@@ -54,9 +55,16 @@ export const MEMBERSHIP: HandlerTable = {
     // After the user's join, one WHO says who is away (AWAY lines only tell of changes, and not
     // every server sends them); it waits behind the user's own lines.
     if (presence.names(convId(ev.channel), users)) {
+      const channel = String(ev.channel);
+      const lost = (err: unknown) => {
+        log.debug("who not sent", { connection: conn.id, channel, error: String(err) });
+      };
       try {
-        conn.send(ircLine("WHO", String(ev.channel)), { answer: true }).catch(() => {});
-      } catch { /* a channel name that cannot be sent back */ }
+        conn.send(ircLine("WHO", channel), { answer: true }).catch(lost);
+      } catch (err) {
+        // A channel name that cannot be sent back.
+        lost(err);
+      }
     }
   },
   wholist: (cx, ev) => {

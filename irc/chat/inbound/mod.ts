@@ -19,9 +19,13 @@ import { GAP, watchForGap } from "./gap.ts";
 import type { Serial } from "./serial.ts";
 
 export { type Serial, serial } from "./serial.ts";
-export { prefixString, welcomeText } from "./server.ts";
+export { welcomeText } from "./server.ts";
 
-/** Every concern's handlers; an event is handled by at most one of them. */
+/**
+ * Every concern's handlers; an event is handled by at most one of them.
+ *
+ * @internal test seam
+ */
 export const HANDLERS: readonly HandlerTable[] = [CHAT, MEMBERSHIP, CHANNEL, SERVER, GAP, TAGS];
 
 /**

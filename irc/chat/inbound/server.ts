@@ -31,7 +31,11 @@ export async function greeting(cx: Inbound, m: Message, ts: number): Promise<voi
   if (greeting.text) await cx.server(greeting.text, ts);
 }
 
-/** irc-framework's parsed PREFIX back in ISUPPORT's form, "(ov)@+"; undefined when unusable. */
+/**
+ * irc-framework's parsed PREFIX back in ISUPPORT's form, "(ov)@+"; undefined when unusable.
+ *
+ * @internal test seam
+ */
 export function prefixString(prefix: unknown): string | undefined {
   if (!Array.isArray(prefix) || prefix.length > 16) return undefined;
   let modes = "";
