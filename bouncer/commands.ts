@@ -22,6 +22,7 @@ import {
   ERR_CANNOTSENDTOCHAN,
   ERR_ERRONEUSNICKNAME,
   ERR_INVALIDCAPCMD,
+  ERR_NOSUCHCHANNEL,
   ERR_NOTEXTTOSEND,
   ERR_NOTREGISTERED,
   ERR_SASLABORTED,
@@ -305,7 +306,7 @@ const joinOrPart: Command = {
       }, s.cx.relay.bus);
     } catch (err) {
       return s.numeric(
-        "403",
+        ERR_NOSUCHCHANNEL,
         channel,
         err instanceof DomainError ? err.message : "No such channel",
       );
