@@ -27,11 +27,13 @@ import {
   ERR_BADCHANMASK,
   ERR_BADCHANNELKEY,
   ERR_BANNEDFROMCHAN,
+  ERR_CANNOTSENDTOCHAN,
   ERR_CHANNELISFULL,
   ERR_INVITEONLYCHAN,
   ERR_NOCHANMODES,
   ERR_NOMOTD,
   ERR_NOSUCHCHANNEL,
+  ERR_NOSUCHNICK,
   ERR_NOTONCHANNEL,
   ERR_TOOMANYCHANNELS,
   ERR_UNAVAILRESOURCE,
@@ -331,6 +333,33 @@ export class Hub {
     return e;
   }
 
+  /**
+   * The server refused a line of the user's (no echo will come in its place): the pending line
+   * it answers is dropped, so a later echo is not taken for it. Told by Parley's label, the error
+   * goes to that client alone, with its label when it has echo-message (else its label was
+   * acknowledged once sent); else it goes on as before.
+   */
+  #refusedEcho(m: IrcMessage, upLabel: string | undefined): (() => void) | undefined {
+    if (upLabel !== undefined) {
+      const e = this.#echoes.find((e) => e.upstreamLabel === upLabel);
+      if (!e) return undefined;
+      this.forgetEcho(e);
+      if (e.seen) return () => {};
+      return () => {
+        if (!this.clients.has(e.client)) return;
+        const tags = new Map(m.tags);
+        if (e.label && e.client.caps.has("echo-message")) tags.set("label", e.label);
+        this.#send(e.client, { ...m, tags });
+      };
+    }
+    const target = ircLower(m.params[1] ?? "");
+    const at = this.#echoes.findIndex((e) =>
+      e.upstreamLabel === undefined && ircLower(e.conversation) === target
+    );
+    if (at >= 0 && this.serverEchoes) this.#echoes.splice(at, 1);
+    return undefined;
+  }
+
   /** Whether the server echoes the user's own lines (echo-message). */
   get serverEchoes(): boolean {
     return this.conn ? this.conn.echoes : this.state.caps.has("echo-message");
@@ -414,6 +443,10 @@ export class Hub {
     if (upLabel !== undefined) {
       m.tags.delete("label");
       if (m.command === "ACK") return;
+    }
+    if (m.command === ERR_CANNOTSENDTOCHAN || m.command === ERR_NOSUCHNICK) {
+      const refused = this.#refusedEcho(m, upLabel);
+      if (refused) return this.#later(refused);
     }
     const routed = labeledFirst ? undefined : this.#pending.route(m);
     if (routed) {

@@ -109,6 +109,18 @@ Deno.test("echo pairing: two clients send the same words at once, each gets its 
       const copies = x.c.lines.slice(from).filter((l) => l.params[1] === "hello there");
       assertEquals(copies.map((l) => l.tags.get("label")), [undefined, "lw"]);
     });
+
+    await t.step("a refused line's error goes to its sender alone, with its label", async () => {
+      const [cFrom, tFrom] = [x.c.lines.length, x.t.lines.length];
+      await x.c.send("@label=lr PRIVMSG #chan :refused words");
+      const [line] = await upstream(x.server, "refused words", 1);
+      const label = parseMessage(line)!.tags.get("label");
+      await x.server.send(`@label=${label} :irc.hostile.test 404 alice #chan :Cannot send`);
+      const error = await x.c.waitFor((l) => l.command === "404", cFrom);
+      assertEquals(error.tags.get("label"), "lr");
+      await sync(x.t);
+      assertEquals(x.t.lines.slice(tFrom).filter((l) => l.command === "404"), []);
+    });
   } finally {
     await x.close();
   }
@@ -129,6 +141,18 @@ Deno.test("echo pairing: without labels upstream, the server's order tells whose
     assertEquals([mine.tags.get("label"), mine.tags.get("+x")], ["lc", "c"], mine.raw);
     const theirs = await labeledOwn(x.t, "same words", tFrom);
     assertEquals([theirs.tags.get("label"), theirs.tags.get("+x")], ["lt", "t"], theirs.raw);
+
+    // A line the server refused has no echo to come: a later one with its words is not its.
+    const from = x.c.lines.length;
+    await x.c.send("@label=lg PRIVMSG #chan :gone words");
+    await upstream(x.server, "gone words", 1);
+    await x.server.send(":irc.hostile.test 404 alice #chan :Cannot send");
+    await x.c.waitFor((l) => l.command === "404", from);
+    await x.s.app.deps.irc.send(1, x.s.cid, "#chan", "gone words");
+    const [, web] = await upstream(x.server, "gone words", 2);
+    await x.server.send(echo(web, "srv-gone"));
+    const seen = await x.c.waitFor((l) => l.params[1] === "gone words", from);
+    assertEquals(seen.tags.get("label"), undefined, seen.raw);
   } finally {
     await x.close();
   }
