@@ -321,11 +321,11 @@ export class Hub {
    * A client's chat line is being sent: its copy (the server's echo, or the stored line when the
    * server does not echo) goes to it with its label, and only with echo-message.
    */
-  awaitEcho(e: PendingEcho): PendingEcho {
+  awaitEcho(e: PendingEcho, unlabeled = false): PendingEcho {
     e.id = `pe${++echoIds}`;
-    // A server with labeled-response echoes the line with Parley's label; else its echoes come
-    // in the order the lines were sent.
-    if (this.serverEchoes && this.state.caps.has("labeled-response")) {
+    // A server with labeled-response echoes the line with Parley's label (unless it was sent
+    // without one); else its echoes come in the order the lines were sent.
+    if (!unlabeled && this.serverEchoes && this.state.caps.has("labeled-response")) {
       e.upstreamLabel = `pb${++upstreamLabels}`;
     }
     this.#echoes.push(e);
@@ -595,7 +595,8 @@ export class Hub {
   ownLine(client: Downstream, m: IrcMessage, label?: string): void {
     if (this.state.caps.has("echo-message") && m.command !== "TAGMSG") {
       // Its echo is a chat line Parley stores, and echoes as it does the client's other lines.
-      this.awaitEcho({ client, conversation: m.params[0], label });
+      // Sent as the client wrote it, without Parley's label: told by the server's order.
+      this.awaitEcho({ client, conversation: m.params[0], label }, true);
       return;
     }
     if (this.state.caps.has("echo-message")) {

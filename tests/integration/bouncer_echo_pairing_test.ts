@@ -121,6 +121,16 @@ Deno.test("echo pairing: two clients send the same words at once, each gets its 
       await sync(x.t);
       assertEquals(x.t.lines.slice(tFrom).filter((l) => l.command === "404"), []);
     });
+
+    await t.step("a line to a channel not joined, sent as written, is told by order", async () => {
+      const from = x.c.lines.length;
+      await x.c.send("@label=lo PRIVMSG #elsewhere :outside words");
+      const up = await x.server.waitFor((l) => l.endsWith("PRIVMSG #elsewhere :outside words"));
+      assertEquals(parseMessage(up)!.tags.get("label"), undefined, up);
+      await x.server.send(":alice!alice@host PRIVMSG #elsewhere :outside words");
+      const mine = await x.c.waitFor((l) => l.params[1] === "outside words", from);
+      assertEquals(mine.tags.get("label"), "lo", mine.raw);
+    });
   } finally {
     await x.close();
   }
