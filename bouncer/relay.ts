@@ -344,11 +344,12 @@ export class Hub {
       const e = this.#echoes.find((e) => e.upstreamLabel === upLabel);
       if (!e) return undefined;
       this.forgetEcho(e);
-      if (e.seen) return () => {};
+      // A later part of a line split to fit: its first part already answered the label.
+      const label = e.seen || !e.client.caps.has("echo-message") ? undefined : e.label;
       return () => {
         if (!this.clients.has(e.client)) return;
         const tags = new Map(m.tags);
-        if (e.label && e.client.caps.has("echo-message")) tags.set("label", e.label);
+        if (label) tags.set("label", label);
         this.#send(e.client, { ...m, tags });
       };
     }
