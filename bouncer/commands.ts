@@ -77,16 +77,23 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   const tags = hub.state.caps.has("message-tags") ? clientTags(m) : new Map<string, string>();
   const replyTo = tags.get("+draft/reply");
   if (replyTo) tags.set("+draft/reply", hub.serverMsgid(replyTo));
-  const echo = { client: s, conversation: target, text: body, label: l, tags };
-  hub.awaitEcho(echo);
+  // Its copy comes back to this client by a handle, never by its text: Parley's label on the line
+  // (a server echoing with labels), the server's order of echoes, or the origin token its stored
+  // copy carries (a server that does not echo).
+  const echo = hub.awaitEcho({ client: s, conversation: target, label: l, tags });
+  const sent = new Map(tags);
+  if (echo.upstreamLabel) sent.set("label", echo.upstreamLabel);
   try {
     await s.cx.irc.send(
       hub.userId,
       hub.connectionId,
       target,
       message,
-      tags.size ? Object.fromEntries(tags) : undefined,
+      sent.size ? Object.fromEntries(sent) : undefined,
+      echo.id,
     );
+    // Every part of it is stored by now; an echo is still to come.
+    if (!hub.serverEchoes) hub.forgetEcho(echo);
   } catch (err) {
     hub.forgetEcho(echo);
     if (err instanceof DomainError && err.kind === "not_found" && hub.isChannel(target)) {

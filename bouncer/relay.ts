@@ -7,7 +7,7 @@
  * Replies to a client's own command go to that client only (pending_replies.ts).
  */
 import type { EventBus } from "../lib/bus.ts";
-import type { MessageEvent } from "../lib/events.ts";
+import type { BusMessageEvent, MessageEvent } from "../lib/events.ts";
 import { parseMicros } from "../lib/time.ts";
 import { ircLower } from "../lib/casefold.ts";
 import type { IrcConnection } from "../irc/engine/connection.ts";
@@ -21,17 +21,19 @@ import type { DetachState } from "../store/conversations.ts";
 import type { Store } from "../store/mod.ts";
 import { type Pending, PendingReplies, replySpec, type Routed } from "./pending_replies.ts";
 import { UpstreamState } from "./upstream_state.ts";
-import { actionText, actionWrap, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
+import { actionWrap, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
 import { formatMessage, type IrcMessage, nickOf } from "../irc/protocol/message.ts";
 import {
   ERR_BADCHANMASK,
   ERR_BADCHANNELKEY,
   ERR_BANNEDFROMCHAN,
+  ERR_CANNOTSENDTOCHAN,
   ERR_CHANNELISFULL,
   ERR_INVITEONLYCHAN,
   ERR_NOCHANMODES,
   ERR_NOMOTD,
   ERR_NOSUCHCHANNEL,
+  ERR_NOSUCHNICK,
   ERR_NOTONCHANNEL,
   ERR_TOOMANYCHANNELS,
   ERR_UNAVAILRESOURCE,
@@ -185,14 +187,23 @@ const QUERY_REPLIES = new Set([
   ],
 ]);
 
-/** A line a client sent and waits to see stored, to echo it (echo-message) with its label. */
-interface PendingEcho {
+/**
+ * A line a client sent and waits to see stored, to echo it (echo-message) with its label. Never
+ * found by its text: by the label Parley sent it upstream with, by the server's order of its
+ * echoes, or by the origin token its stored copy carries on the bus.
+ */
+export interface PendingEcho {
   client: Downstream;
   conversation: string;
-  text: string;
   label?: string;
   /** Its client-only tags, which the other clients see on it too. */
   tags?: Map<string, string>;
+  /** Set by the hub: the origin token of its stored copy (a server that does not echo). */
+  id?: string;
+  /** Set by the hub: Parley's label on the line upstream (a server echoing it with its label). */
+  upstreamLabel?: string;
+  /** A first part of it was seen: the rest (a line split to fit) goes to its client unlabeled. */
+  seen?: boolean;
 }
 
 /** A line a client sent that Parley does not store (TAGMSG), waiting for the server's echo. */
@@ -218,6 +229,7 @@ const MAX_IDS = 4096;
 const MAX_LABELED = 32;
 let batches = 0;
 let upstreamLabels = 0;
+let echoIds = 0;
 
 /** One connection's live stream and the clients attached to it. */
 export class Hub {
@@ -309,9 +321,67 @@ export class Hub {
    * A client's chat line is being sent: its copy (the server's echo, or the stored line when the
    * server does not echo) goes to it with its label, and only with echo-message.
    */
-  awaitEcho(e: PendingEcho): void {
+  awaitEcho(e: PendingEcho, unlabeled = false): PendingEcho {
+    e.id = `pe${++echoIds}`;
+    // A server with labeled-response echoes the line with Parley's label (unless it was sent
+    // without one); else its echoes come in the order the lines were sent.
+    if (!unlabeled && this.serverEchoes && this.state.caps.has("labeled-response")) {
+      e.upstreamLabel = `pb${++upstreamLabels}`;
+    }
     this.#echoes.push(e);
     if (this.#echoes.length > MAX_ECHOES) this.#echoes.shift();
+    return e;
+  }
+
+  /**
+   * The server refused a line of the user's (no echo will come in its place): the pending line
+   * it answers is dropped, so a later echo is not taken for it. Told by Parley's label, the error
+   * goes to that client alone, with its label when it has echo-message (else its label was
+   * acknowledged once sent); else it goes on as before.
+   */
+  #refusedEcho(m: IrcMessage, upLabel: string | undefined): (() => void) | undefined {
+    if (upLabel !== undefined) {
+      const e = this.#echoes.find((e) => e.upstreamLabel === upLabel);
+      if (!e) return undefined;
+      this.forgetEcho(e);
+      // A later part of a line split to fit: its first part already answered the label.
+      const label = e.seen || !e.client.caps.has("echo-message") ? undefined : e.label;
+      return () => {
+        if (!this.clients.has(e.client)) return;
+        const tags = new Map(m.tags);
+        if (label) tags.set("label", label);
+        this.#send(e.client, { ...m, tags });
+      };
+    }
+    const target = ircLower(m.params[1] ?? "");
+    const at = this.#echoes.findIndex((e) =>
+      e.upstreamLabel === undefined && ircLower(e.conversation) === target
+    );
+    if (at >= 0 && this.serverEchoes) this.#echoes.splice(at, 1);
+    return undefined;
+  }
+
+  /** Whether the server echoes the user's own lines (echo-message). */
+  get serverEchoes(): boolean {
+    return this.conn ? this.conn.echoes : this.state.caps.has("echo-message");
+  }
+
+  /**
+   * The pending line a server's echo of the user's own line is: the one Parley labeled so, else
+   * the first one to that target that was sent unlabeled (the server echoes in order).
+   */
+  #echoOf(m: IrcMessage, upLabel: string | undefined): PendingEcho | undefined {
+    if (upLabel !== undefined) {
+      const e = this.#echoes.find((e) => e.upstreamLabel === upLabel);
+      if (e && !e.seen) e.seen = true;
+      else if (e) return { ...e, label: undefined };
+      return e;
+    }
+    const target = ircLower(m.params[0] ?? "");
+    const at = this.#echoes.findIndex((e) =>
+      e.upstreamLabel === undefined && ircLower(e.conversation) === target
+    );
+    return at < 0 ? undefined : this.#echoes.splice(at, 1)[0];
   }
 
   /**
@@ -368,6 +438,17 @@ export class Hub {
       : undefined;
     const byLabel = this.#byUpstreamLabel(m);
     if (byLabel) return this.#later(byLabel);
+    // Any other label is one Parley put on a client's chat line: its echo is matched by it, and
+    // no client sees it.
+    const upLabel = m.tags.get("label");
+    if (upLabel !== undefined) {
+      m.tags.delete("label");
+      if (m.command === "ACK") return;
+    }
+    if (m.command === ERR_CANNOTSENDTOCHAN || m.command === ERR_NOSUCHNICK) {
+      const refused = this.#refusedEcho(m, upLabel);
+      if (refused) return this.#later(refused);
+    }
     const routed = labeledFirst ? undefined : this.#pending.route(m);
     if (routed) {
       const first = routed.entry.given === 1;
@@ -383,7 +464,7 @@ export class Hub {
         produced?.kind !== "ignored" && this.isChannel(target) &&
         this.detached.seen(target, m.params[1] ?? "", meBefore)
       ) this.onDetachChange(target, false);
-      return this.#chat(m, produced, meBefore);
+      return this.#chat(m, produced, meBefore, upLabel);
     }
     if (!/^\d{3}$/.test(m.command) && !m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
     // An event history kept as one row carries that row's msgid and time, as CHATHISTORY gives
@@ -411,7 +492,7 @@ export class Hub {
    * goes out with its row's msgid and time (the sender's own line with its label, and only to a
    * sender with echo-message); ignored, to no one; not stored, as the server sent it.
    */
-  #chat(m: IrcMessage, produced: Produced | undefined, me: string): void {
+  #chat(m: IrcMessage, produced: Produced | undefined, me: string, upLabel?: string): void {
     if (produced?.kind === "ignored") return;
     const serverMsgid = m.tags.get("msgid");
     if (produced?.kind !== "stored") {
@@ -420,15 +501,9 @@ export class Hub {
     }
     if (serverMsgid) this.#rememberIds(serverMsgid, produced.msgid);
     stamp(m, produced);
-    let echo: PendingEcho | undefined;
-    if (this.#echoes.length && ircLower(nickOf(m.prefix)) === ircLower(me)) {
-      const conversation = ircLower(m.params[0] ?? "");
-      const text = actionText(m.params[1] ?? "") ?? m.params[1] ?? "";
-      const at = this.#echoes.findIndex((e) =>
-        ircLower(e.conversation) === conversation && e.text === text
-      );
-      if (at >= 0) echo = this.#echoes.splice(at, 1)[0];
-    }
+    const echo = this.#echoes.length && ircLower(nickOf(m.prefix)) === ircLower(me)
+      ? this.#echoOf(m, upLabel)
+      : undefined;
     this.#later(() => this.#toAll(m, echo));
   }
 
@@ -521,10 +596,9 @@ export class Hub {
   ownLine(client: Downstream, m: IrcMessage, label?: string): void {
     if (this.state.caps.has("echo-message") && m.command !== "TAGMSG") {
       // Its echo is a chat line Parley stores, and echoes as it does the client's other lines.
-      const text = m.params[1] ?? "";
-      // Stored as an action's words, as the client's other actions are.
-      const action = actionText(text);
-      return this.awaitEcho({ client, conversation: m.params[0], text: action ?? text, label });
+      // Sent as the client wrote it, without Parley's label: told by the server's order.
+      this.awaitEcho({ client, conversation: m.params[0], label }, true);
+      return;
     }
     if (this.state.caps.has("echo-message")) {
       this.#rawEchoes.push({ client, command: m.command, target: ircLower(m.params[0]), label });
@@ -739,19 +813,21 @@ export class Hub {
    * own lines the server does not echo (sent from the web client or an attached client) reach
    * them from here, with the stored time and msgid.
    */
-  stored(ev: MessageEvent): void {
+  stored(ev: MessageEvent | BusMessageEvent): void {
     if (ev.conversation_id === "" || ev.type === "error") return;
     if (!this.clients.size) return;
     if (ircLower(ev.from) !== ircLower(this.nick)) return;
     // With echo-message the server's echo is the line (stored by the connection, then `line`).
-    if (this.conn ? this.conn.echoes : this.state.caps.has("echo-message")) return;
+    if (this.serverEchoes) return;
     const ts = parseMicros(ev.ts) ?? Date.now() * 1000;
     const channel = this.state.channel(ev.conversation_id)?.name ??
       (this.isChannel(ev.conversation_id) ? ev.conversation_id : undefined);
-    const echoAt = this.#echoes.findIndex((e) =>
-      ircLower(e.conversation) === ev.conversation_id && e.text === ev.message
-    );
-    const echo = echoAt >= 0 ? this.#echoes.splice(echoAt, 1)[0] : undefined;
+    // The sender's line is the one sent with its origin token: every part of it (a line split to
+    // fit), the first with its label. The sender forgets it once sent (bouncer/commands.ts).
+    const origin = (ev as BusMessageEvent).origin;
+    let echo = origin === undefined ? undefined : this.#echoes.find((e) => e.id === origin);
+    if (echo?.seen) echo = { ...echo, label: undefined };
+    else if (echo) echo.seen = true;
     const target = channel ?? echo?.conversation ?? ev.conversation_id;
     const text = ev.type === "action" ? actionWrap(ev.message) : ev.message;
     const tags = new Map([

@@ -106,9 +106,10 @@ export class ClusterIrc implements IrcControl {
         conversationId: string,
         message: string,
         tags?: Record<string, string>,
+        origin?: string | null,
       ) => {
         mine(userId);
-        return local.send(userId, connectionId, conversationId, message, tags);
+        return local.send(userId, connectionId, conversationId, message, tags, origin ?? undefined);
       },
     });
   }
@@ -275,12 +276,13 @@ export class ClusterIrc implements IrcControl {
     conversationId: string,
     message: string,
     tags?: Record<string, string>,
+    origin?: string,
   ): Promise<CommandResult> {
     return this.#route(
       userId,
       "send",
-      [userId, connectionId, conversationId, message, tags],
-      () => this.#local.send(userId, connectionId, conversationId, message, tags),
+      [userId, connectionId, conversationId, message, tags, origin],
+      () => this.#local.send(userId, connectionId, conversationId, message, tags, origin),
     );
   }
 

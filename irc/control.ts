@@ -47,7 +47,8 @@ export interface IrcControl {
   userDeleted(userId: number): Promise<void>;
   /**
    * Sends what the user typed in a conversation (see IrcManager.send); `tags`, an attached
-   * client's client-only tags, go on the line it sends.
+   * client's client-only tags, go on the line it sends; `origin`, the sender's token, on the
+   * bus events of the lines it stores (lib/events.ts BusMessageEvent).
    */
   send(
     userId: number,
@@ -55,6 +56,7 @@ export interface IrcControl {
     conversationId: string,
     message: string,
     tags?: Record<string, string>,
+    origin?: string,
   ): Promise<CommandResult>;
   /** The state of a connection this node runs ("disconnected" when it runs none). */
   state(connectionRowId: number): string;

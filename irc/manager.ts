@@ -456,12 +456,13 @@ export class IrcManager implements IrcControl {
     conversationId: string,
     message: string,
     tags?: Record<string, string>,
+    origin?: string,
   ): Promise<CommandResult> {
     const record = await this.#deps.store.connections.get(userId, connectionId);
     if (!record) throw missing("No such connection.");
     try {
       await this.#openPrivate(record, conversationId, message);
-      return await this.#run(record, ircLower(conversationId), message, tags);
+      return await this.#run(record, ircLower(conversationId), message, tags, origin);
     } catch (err) {
       // Not written (the connection closed, or the line was refused): never answer "Sent".
       if (err instanceof SendError) throw invalid(err.message, "/body/message");
@@ -485,6 +486,7 @@ export class IrcManager implements IrcControl {
     conversationId: string,
     message: string,
     tags?: Record<string, string>,
+    origin?: string,
   ): Promise<CommandResult> {
     const { store } = this.#deps;
     const conversation = await store.conversations.get(record.id, conversationId);
@@ -500,6 +502,7 @@ export class IrcManager implements IrcControl {
       conversationId,
       conversation,
       tags,
+      origin,
       paste: (text) => pasteIfLong(this.#deps, userId, parseIrcUrl(record.url).host, text),
       control: {
         connect: () => this.#setWanted(record, "connected"),

@@ -44,6 +44,13 @@ export interface MessageEvent extends Where {
 }
 
 /**
+ * A `message` as the bus carries it on the node that stored it: `origin` is the token the sender
+ * gave the send (an attached IRC client's line, bouncer/relay.ts), so the relay knows its stored
+ * copy without comparing texts. Never sent on a socket (routes/events.ts drops it).
+ */
+export type BusMessageEvent = MessageEvent & { origin?: string };
+
+/**
  * A conversation's read marker moved forward (read in the web client, through the API or by an
  * attached IRC client's MARKREAD): attached clients are told with a MARKREAD.
  */

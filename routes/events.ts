@@ -12,7 +12,13 @@ import { isCrossSite } from "../http/client.ts";
 import { log } from "../lib/log.ts";
 import type { UserRecord } from "../store/users.ts";
 import { userJson } from "./user_json.ts";
-import type { AnswerTo, RequestId, ServerFrame, UnknownMethodFrame } from "../lib/events.ts";
+import type {
+  AnswerTo,
+  BusMessageEvent,
+  RequestId,
+  ServerFrame,
+  UnknownMethodFrame,
+} from "../lib/events.ts";
 import { RequestHead, SendRequest } from "../lib/event_requests.ts";
 
 /** Close code for a refused socket (policy violation). */
@@ -191,7 +197,11 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
           }
           send(ws, { event: "handshake", uid: String(user.id) });
           unsubscribe = deps.bus.subscribe(user.id, (ev) => {
-            send(ws, ev);
+            // A sender's origin token (lib/events.ts BusMessageEvent) is the server's only.
+            if (ev.event === "message" && "origin" in ev) {
+              const { origin: _origin, ...shown } = ev as BusMessageEvent;
+              send(ws, shown);
+            } else send(ws, ev);
             // A clean "going away" close, so that clients reconnect quietly after a restart.
             if (ev.event === "shutdown") ws.close(GOING_AWAY, "Parley is shutting down.");
           });

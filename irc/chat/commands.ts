@@ -34,6 +34,8 @@ export interface CommandContext {
   conversation: ConversationRecord | undefined;
   /** Client-only tags for the line said (an attached IRC client's, as it wrote them). */
   tags?: Record<string, string>;
+  /** The sender's token for the line said, on its stored copy's bus event (chat/record.ts). */
+  origin?: string;
   /** Saves an over-long message as a file and returns the line to send instead (chat/paste.ts). */
   paste?: (text: string) => Promise<string | undefined>;
   /** Connection control, from the manager. */
@@ -168,6 +170,7 @@ async function keepSaid(
       type: type === "privmsg" ? "private" : type,
       text: line,
       own: true,
+      origin: ctx.origin,
     });
   }
 }

@@ -3,6 +3,7 @@
  * notification and live events.
  */
 import type { EventBus } from "../../lib/bus.ts";
+import type { BusMessageEvent } from "../../lib/events.ts";
 import { log } from "../../lib/log.ts";
 import { formatMicros, nowMicros } from "../../lib/time.ts";
 import { msgidOf } from "../../lib/msgid.ts";
@@ -34,6 +35,8 @@ export interface SeenMessage {
   /** The IRC server's `msgid` tag of the line, and its `+draft/reply` (the msgid it answers). */
   serverMsgid?: string;
   replyTo?: string;
+  /** The sender's token for its send, carried on the bus event (lib/events.ts BusMessageEvent). */
+  origin?: string;
 }
 
 /**
@@ -283,7 +286,16 @@ export async function recordMessage(
       ...(m.serverMsgid ? { server_msgid: m.serverMsgid } : {}),
       ...(m.replyTo ? { reply_to: m.replyTo } : {}),
     };
-    deps.bus.publish(uid, { event: "message", ...where, ...message, highlight, msgid, ...ids });
+    const ev: BusMessageEvent = {
+      event: "message",
+      ...where,
+      ...message,
+      highlight,
+      msgid,
+      ...ids,
+    };
+    if (m.origin !== undefined) ev.origin = m.origin;
+    deps.bus.publish(uid, ev);
   }
   if (toUnread) deps.bus.publish(uid, { event: "unread", ...where, unread: unread ?? 0 });
   if (toNotification) {
