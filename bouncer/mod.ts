@@ -16,8 +16,7 @@ import { watchNetworks } from "./networks.ts";
 import { pushFor } from "../push/mod.ts";
 import { BouncerCluster, type ClusterLink } from "./cluster.ts";
 import { endedText, ends, passwordGeneration, type Revocation } from "./credentials.ts";
-import { relayServerNotices, serviceFor } from "./service/irc.ts";
-import { provideServices } from "./services.ts";
+import { relayServerNotices } from "./service/irc.ts";
 import { startWebPush } from "./webpush.ts";
 import { filehostUrl } from "./filehost.ts";
 
@@ -116,6 +115,8 @@ export function startBouncer(
     logins: new Map(),
     networkWatchers: new Set(),
     connections: deps.connections,
+    services: { push, filehost: filehostUrl(deps.config.baseUrl) },
+    accounts: { revocations: deps.revocations, userDeleted: deps.userDeleted },
   };
   // With several nodes (cluster/irc.ts), a client of a user another node runs is handed over.
   const link = (deps.irc as { bouncerLink?: () => ClusterLink }).bouncerLink?.();
@@ -132,9 +133,7 @@ export function startBouncer(
     watchers: (userId) => [...cx.networkWatchers].filter((s) => s.userId === userId),
   });
   const unwatchMarkers = relayMarkers(cx);
-  serviceFor(cx, { revocations: deps.revocations, userDeleted: deps.userDeleted });
   const unwatchNotices = relayServerNotices(cx);
-  provideServices(cx, { push, filehost: filehostUrl(deps.config.baseUrl) });
   const unwatchPush = startWebPush(cx, push);
   const unwatchRevocations = deps.revocations?.listen((r) =>
     endRevoked(cx, r).catch((err) =>

@@ -1,10 +1,11 @@
 /**
- * What the bouncer offers beside IRC (Web Push for IRC clients, the upload URL), set once when it
- * starts, and the ISUPPORT tokens that tell clients of them (soju.im/webpush's `VAPID`,
- * `soju.im/FILEHOST`).
+ * What the bouncer offers beside IRC (Web Push for IRC clients, the upload URL), given to its
+ * context when it starts, and the ISUPPORT tokens that tell clients of them (soju.im/webpush's
+ * `VAPID`, `soju.im/FILEHOST`).
  */
 import type { Push } from "../push/mod.ts";
 import type { Caps } from "./caps.ts";
+import type { BouncerContext } from "./session.ts";
 
 /** The services of one bouncer. */
 export interface BouncerServices {
@@ -13,21 +14,9 @@ export interface BouncerServices {
   filehost?: string;
 }
 
-const services = new WeakMap<object, BouncerServices>();
-
-/** Sets the services of a bouncer's context. */
-export function provideServices(cx: object, s: BouncerServices): void {
-  services.set(cx, s);
-}
-
-/** The services of a bouncer's context (none when it was started without them). */
-export function servicesOf(cx: object): BouncerServices {
-  return services.get(cx) ?? {};
-}
-
 /** The ISUPPORT tokens of the services a client with `caps` may use. */
-export function serviceTokens(cx: object, caps: Caps): string[] {
-  const s = servicesOf(cx);
+export function serviceTokens(cx: BouncerContext, caps: Caps): string[] {
+  const s = cx.services ?? {};
   const tokens: string[] = [];
   // The spec: advertised to a client that enabled the capability; the key never changes.
   if (s.push && caps.has("soju.im/webpush")) tokens.push(`VAPID=${s.push.keys.publicKey}`);

@@ -19,7 +19,8 @@ import { formatMessage, type IrcMessage, parseMessage } from "../irc/protocol/me
 import { forClient } from "./filter.ts";
 import type { BouncerCluster, RemoteEnd } from "./cluster.ts";
 import { stillValid } from "./credentials.ts";
-import { serviceTokens } from "./services.ts";
+import { type BouncerServices, serviceTokens } from "./services.ts";
+import type { ServiceDeps } from "./service/table.ts";
 import {
   ERR_INPUTTOOLONG,
   ERR_NEEDMOREPARAMS,
@@ -48,6 +49,10 @@ export interface BouncerContext extends AuthDeps {
   connections: ConnectionService;
   /** With several nodes: hands a client over to the node that runs its user. */
   cluster?: BouncerCluster;
+  /** Web Push for IRC clients and the upload URL, with their ISUPPORT tokens (services.ts). */
+  services?: BouncerServices;
+  /** The account hooks BouncerServ runs as the routes do (revocations, user deletion). */
+  accounts?: Pick<ServiceDeps, "revocations" | "userDeleted">;
 }
 
 /**

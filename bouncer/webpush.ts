@@ -23,7 +23,6 @@ import { PUSH_LIMITS, type PushSource, type PushTarget } from "../push/notify.ts
 import type { ConnectionRecord } from "../store/connections.ts";
 import type { IrcPushSubscriptionRecord } from "../store/push.ts";
 import { ircTime } from "./history/lines.ts";
-import { servicesOf } from "./services.ts";
 import { type Credential, credentialHolds } from "./credentials.ts";
 import type { BouncerContext, Session } from "./session.ts";
 import { formatMessage, type IrcMessage } from "../irc/protocol/message.ts";
@@ -60,7 +59,7 @@ function endpointUrl(text: string): URL | undefined {
 
 /** `WEBPUSH REGISTER|UNREGISTER ...`, answered as the spec says (the line back, or FAIL). */
 export async function webpushCommand(s: Session, m: IrcMessage): Promise<void> {
-  const push = servicesOf(s.cx).push;
+  const push = s.cx.services?.push;
   if (!push || !s.caps.has("soju.im/webpush")) {
     return s.numeric(ERR_UNKNOWNCOMMAND, "WEBPUSH", "Unknown command");
   }

@@ -10,24 +10,13 @@ import { certificateFingerprint } from "../auth.ts";
 import { credentialHolds } from "../credentials.ts";
 import type { BouncerContext, Session } from "../session.ts";
 import { formatMessage, type IrcMessage } from "../../irc/protocol/message.ts";
-import { runService, SERVICE_NICK, type ServiceDeps } from "./mod.ts";
+import { runService, SERVICE_NICK } from "./mod.ts";
 import { t } from "./words.ts";
 
 const PREFIX = `${SERVICE_NICK}!${SERVICE_NICK}@${SERVER_NAME}`;
 const TARGET = ircLower(SERVICE_NICK);
 /** The most characters of one NOTICE's text (the line stays within 512 bytes). */
 const PIECE = 400;
-
-/** What the service reaches beyond the session's context: set by startBouncer. */
-const extra = new WeakMap<BouncerContext, Pick<ServiceDeps, "revocations" | "userDeleted">>();
-
-/** Gives the service the account hooks the routes use (revocations, user deletion). */
-export function serviceFor(
-  cx: BouncerContext,
-  deps: Pick<ServiceDeps, "revocations" | "userDeleted">,
-): void {
-  extra.set(cx, deps);
-}
 
 /** Whether the line is addressed to BouncerServ. */
 export function toService(m: IrcMessage): boolean {
@@ -74,7 +63,7 @@ export async function bouncerServ(s: Session, m: IrcMessage): Promise<boolean> {
       store: s.cx.store,
       connections: s.cx.connections,
       bus: s.cx.relay.bus,
-      ...extra.get(s.cx),
+      ...s.cx.accounts,
     },
     user,
     network: s.login.connection?.connectionId ?? s.hub?.connectionId ?? "",

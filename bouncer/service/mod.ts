@@ -10,7 +10,7 @@ import "./channel.ts";
 import "./user.ts";
 import "./server.ts";
 
-export { runService, type ServiceDeps } from "./table.ts";
+export { runService } from "./table.ts";
 
 /** The service's nick, as soju users type it. */
 export const SERVICE_NICK = "BouncerServ";
