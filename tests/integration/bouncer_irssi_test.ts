@@ -4,37 +4,11 @@
  * in it reaches IRC and the API, and its /notify (ISON through Parley) sees someone come.
  */
 import { assert } from "../support/assert.ts";
-import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
+import { EMAIL, setupBouncer } from "../support/bouncer.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { poll } from "../support/poll.ts";
+import { irssiConfig } from "../support/irssi.ts";
 import { ensureTools, IRSSI, TMUX } from "../../scripts/system_deps.ts";
-
-/** irssi's config: one server, SASL PLAIN with the bouncer's username, connected at start. */
-function irssiConfig(port: number, username: string): string {
-  const q = (s: string) => JSON.stringify(s);
-  return `servers = (
-  {
-    address = "127.0.0.1";
-    chatnet = "parley";
-    port = "${port}";
-    use_tls = "no";
-    autoconnect = "yes";
-  }
-);
-chatnets = {
-  parley = {
-    type = "IRC";
-    sasl_mechanism = "PLAIN";
-    sasl_username = ${q(username)};
-    sasl_password = ${q(PASSWORD)};
-  };
-};
-settings = {
-  core = { real_name = "Irssi"; user_name = "irssi"; nick = "irssi"; };
-  "fe-common/core" = { autocreate_windows = "yes"; };
-};
-`;
-}
 
 Deno.test("bouncer: irssi in tmux attaches with SASL; a line typed there reaches the API", async () => {
   const [irssi, tmux] = await ensureTools([IRSSI, TMUX]);

@@ -4,36 +4,11 @@
  * BouncerServ on the IRC network hears nothing.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
+import { EMAIL, setupBouncer } from "../support/bouncer.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { poll } from "../support/poll.ts";
+import { irssiConfig } from "../support/irssi.ts";
 import { ensureTools, IRSSI, TMUX } from "../../scripts/system_deps.ts";
-
-function irssiConfig(port: number, username: string): string {
-  const q = (s: string) => JSON.stringify(s);
-  return `servers = (
-  {
-    address = "127.0.0.1";
-    chatnet = "parley";
-    port = "${port}";
-    use_tls = "no";
-    autoconnect = "yes";
-  }
-);
-chatnets = {
-  parley = {
-    type = "IRC";
-    sasl_mechanism = "PLAIN";
-    sasl_username = ${q(username)};
-    sasl_password = ${q(PASSWORD)};
-  };
-};
-settings = {
-  core = { real_name = "Irssi"; user_name = "irssi"; nick = "irssi"; };
-  "fe-common/core" = { autocreate_windows = "yes"; };
-};
-`;
-}
 
 Deno.test("bouncer: irssi in tmux talks to BouncerServ", async () => {
   const [irssi, tmux] = await ensureTools([IRSSI, TMUX]);
