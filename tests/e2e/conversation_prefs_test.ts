@@ -105,6 +105,14 @@ Deno.test("conversations: notification levels and drafts", async (t) => {
     });
 
     await t.step("16: a half-typed line follows fay to another browser", async () => {
+      // The line is typed before #tea's draft has come from the server: it is saved all the same.
+      let release = () => {};
+      const held = new Promise<void>((r) => (release = r));
+      const isDraft = (u: URL) => u.pathname.endsWith("/draft");
+      await page.route(isDraft, async (route) => {
+        if (route.request().method() === "GET") await held;
+        await route.continue();
+      });
       await page.goto(server.url + "/chat/irc-localhost/%23tea");
       await page.locator(".sidebar .socket.open").waitFor();
       const saved = page.waitForRequest((r) =>
@@ -112,7 +120,10 @@ Deno.test("conversations: notification levels and drafts", async (t) => {
         r.postData()?.includes("half a thought") === true
       );
       await box(page).fill("half a thought");
+      assertEquals(await page.locator("#composer-input").getAttribute("aria-busy"), "true");
+      release();
       await saved;
+      await page.unroute(isDraft);
       // It stays with #tea: another conversation has its own box.
       await open(page, "#misc");
       await draftShown(page);

@@ -71,10 +71,13 @@ export function Composer(p: { cid: string; conv: string }) {
   // Lines sent from the box: a draft read before one was sent is that line, not to come back.
   const sentLines = useRef(0);
   const [draftLoading, setDraftLoading] = useState(true);
+  // The server's draft as it came, until the box differs from it: that one needs no saving back.
+  const asLoaded = useRef<string | undefined>(undefined);
   useEffect(() => {
     const k = key(p.cid, p.conv);
     void flushDraft();
     draftFor.current = "";
+    asLoaded.current = undefined;
     setText("");
     setDraftLoading(true);
     let live = true;
@@ -82,14 +85,18 @@ export function Composer(p: { cid: string; conv: string }) {
     void loadDraft(p.cid, p.conv).then((draft) => {
       if (!live) return;
       setText((now) => (now === "" && sent === sentLines.current ? draft : now));
+      asLoaded.current = draft;
       draftFor.current = k;
       setDraftLoading(false);
     });
     return () => void (live = false);
   }, [p.cid, p.conv]);
+  // Runs when the draft arrives too: what was typed while it loaded is saved then.
   useEffect(() => {
-    if (draftFor.current === key(p.cid, p.conv)) draftChanged(p.cid, p.conv, text);
-  }, [text]);
+    if (draftFor.current !== key(p.cid, p.conv) || text === asLoaded.current) return;
+    asLoaded.current = undefined;
+    draftChanged(p.cid, p.conv, text);
+  }, [text, draftLoading]);
 
   const insert = (s: string) => {
     const el = ref.current!;
