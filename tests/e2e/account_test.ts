@@ -23,6 +23,9 @@ Deno.test("account: fresh install, service worker, notification settings, sessio
     viewport: { width: 390, height: 844 },
     userAgent:
       "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Chrome/130.0 Mobile Safari/537.36",
+    // The phone is this Chromium with another user agent, which its service worker's requests do
+    // not carry: one fetching sw.js with the phone's cookie would record a desktop browser for it.
+    serviceWorkers: "block",
   });
   const { page, errors } = await newPage(desk);
   try {
