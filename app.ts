@@ -9,7 +9,7 @@ import { requestOrigin } from "./http/client.ts";
 import { foreignRequest } from "./http/origin.ts";
 import { log } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
-import { apiDocument } from "./http/contract/mod.ts";
+import { apiDocument } from "./protocol/contract/mod.ts";
 import { userRoutes } from "./routes/user.ts";
 import { usersRoutes } from "./routes/users.ts";
 import { settingsRoutes } from "./routes/settings.ts";

@@ -4,7 +4,7 @@ import { parseArgs as nodeParseArgs } from "node:util";
 import type { LogFormat, LogLevel } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
 import { DEFAULT_TIMING, FAST_TIMING, type IrcTiming } from "./irc/engine/timing.ts";
-import { RETENTION_ERROR, retentionDays } from "./lib/retention.ts";
+import { RETENTION_ERROR, retentionDays } from "./protocol/retention.ts";
 
 /** Everything the daemon needs to know at start. */
 export interface Config {

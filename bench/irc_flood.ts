@@ -18,7 +18,7 @@
  * --cpu-prof-dir=/tmp/prof`: the profile is written when the daemon exits at the end), and
  * `PARLEY_BENCH_DAEMON_OUTPUT=FILE` keeps what the daemon printed.
  */
-import { FIRST_EVENT_CODE } from "../store/message_types.ts";
+import { FIRST_EVENT_CODE } from "../protocol/messages.ts";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { ApiClient } from "../tests/support/api.ts";

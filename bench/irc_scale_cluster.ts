@@ -29,7 +29,7 @@ import postgres from "postgres";
 import { parseConfig } from "../config.ts";
 import { nodeScope } from "../cluster/ownership.ts";
 import { openStore } from "../store/mod.ts";
-import { FIRST_EVENT_CODE } from "../store/message_types.ts";
+import { FIRST_EVENT_CODE } from "../protocol/messages.ts";
 import { RawIrcClient } from "../tests/support/irc_client.ts";
 import type { IrcServer } from "../tests/support/ngircd.ts";
 import { type PgServer, startPostgres } from "../tests/support/postgres.ts";

@@ -8,7 +8,7 @@
 import { startPostgres } from "../tests/support/postgres.ts";
 import { idleConnection } from "../tests/support/backends.ts";
 import { openPgStore, type PgStore } from "../store/pg/mod.ts";
-import type { MessageType } from "../store/message_types.ts";
+import type { MessageType } from "../protocol/events.ts";
 import { storedFields } from "../store/event_fields.ts";
 import { line } from "./stats.ts";
 

@@ -6,7 +6,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { randomId, sha256Hex } from "../lib/crypto.ts";
-import { FIRST_EVENT_CODE } from "../store/message_types.ts";
+import { FIRST_EVENT_CODE } from "../protocol/messages.ts";
 import type { Store } from "../store/mod.ts";
 import { type IrcLine, RawIrcClient } from "../tests/support/irc_client.ts";
 import { type IrcServer, startIrcServer } from "../tests/support/ngircd.ts";

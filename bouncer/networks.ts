@@ -6,7 +6,7 @@
  */
 import type { ConnectionService } from "../irc/connection_service.ts";
 import type { EventBus } from "../lib/bus.ts";
-import type { ConnectionJson } from "../irc/resources.ts";
+import type { ConnectionJson } from "../protocol/resources.ts";
 import { parseIrcUrl } from "../irc/url.ts";
 import { DomainError } from "../lib/errors.ts";
 import { log } from "../lib/log.ts";

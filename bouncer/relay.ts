@@ -7,8 +7,8 @@
  * Replies to a client's own command go to that client only (pending_replies.ts).
  */
 import type { EventBus } from "../lib/bus.ts";
-import type { BusMessageEvent, MessageEvent } from "../lib/events.ts";
-import { parseMicros } from "../lib/time.ts";
+import type { BusMessageEvent, MessageEvent } from "../protocol/events.ts";
+import { parseMicros } from "../protocol/time.ts";
 import { ircLower } from "../lib/casefold.ts";
 import type { IrcConnection } from "../irc/engine/connection.ts";
 import type { LineOut, Outlet, Produced } from "../irc/engine/outlet.ts";

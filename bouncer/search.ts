@@ -4,7 +4,7 @@
  * each with the time and msgid it has live.
  */
 import { ircLower } from "../lib/casefold.ts";
-import { parseMicros } from "../lib/time.ts";
+import { parseMicros } from "../protocol/time.ts";
 import type { Store } from "../store/mod.ts";
 import { parseAttributes } from "./networks.ts";
 import { formatMessage } from "../irc/protocol/message.ts";

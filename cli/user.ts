@@ -4,7 +4,7 @@ import { openStore, type Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
 import type { PgStore } from "../store/pg/mod.ts";
 import { hashPassword } from "../lib/password.ts";
-import { email as emailSchema } from "../http/schemas.ts";
+import { email as emailSchema } from "../protocol/contract/fields.ts";
 import { createInvite } from "../routes/invite.ts";
 import type { AppDeps } from "../http/env.ts";
 import { baseUrlNote, commandConfig, lockHome } from "./home.ts";

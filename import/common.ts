@@ -16,7 +16,7 @@ import { sqliteConversationStore } from "../store/sqlite/conversations.ts";
 import { type ImportedMessage, messageImporter } from "../store/sqlite/import.ts";
 import { openSqliteStore } from "../store/sqlite/mod.ts";
 import type { Store } from "../store/mod.ts";
-import { email as emailSchema } from "../http/schemas.ts";
+import { email as emailSchema } from "../protocol/contract/fields.ts";
 import { ircLower } from "../lib/casefold.ts";
 import { newConnectionId, parseIrcUrl, sameTarget } from "../irc/url.ts";
 import { createInvite } from "../routes/invite.ts";

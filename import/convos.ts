@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { ConfigError } from "../config.ts";
 import { ircLower } from "../lib/casefold.ts";
-import type { MessageType } from "../store/message_types.ts";
+import type { MessageType } from "../protocol/events.ts";
 import { checkEmail, fileError, ImportSession, readJson, SourceFolder } from "./common.ts";
 import { readLines } from "./lines.ts";
 

@@ -7,7 +7,7 @@
 import { ConfigError } from "../config.ts";
 import { ircLower } from "../lib/casefold.ts";
 import { isHighlight } from "../irc/chat/highlight.ts";
-import type { ChatType } from "../store/message_types.ts";
+import type { ChatType } from "../protocol/events.ts";
 import { checkEmail, ImportSession, SourceFolder } from "./common.ts";
 import type { SojuDb, SojuNetwork, SojuUser } from "./soju_db.ts";
 import { importDays } from "./znc.ts";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { ConfigError } from "../config.ts";
 import { ircLower } from "../lib/casefold.ts";
-import type { MessageType } from "../store/message_types.ts";
+import type { MessageType } from "../protocol/events.ts";
 import {
   checkEmail,
   fileError,

@@ -5,7 +5,7 @@
  * messages in Parley). ZNC writes the time in its user's `Timezone`, soju in its process's.
  */
 import { ConfigError } from "../config.ts";
-import type { ChatType } from "../store/message_types.ts";
+import type { ChatType } from "../protocol/events.ts";
 
 /** A message of a log line, or undefined for events, status lines and anything unknown. */
 export interface LogMessage {

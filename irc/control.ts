@@ -48,7 +48,7 @@ export interface IrcControl {
   /**
    * Sends what the user typed in a conversation (see IrcManager.send); `tags`, an attached
    * client's client-only tags, go on the line it sends; `origin`, the sender's token, on the
-   * bus events of the lines it stores (lib/events.ts BusMessageEvent).
+   * bus events of the lines it stores (protocol/events.ts BusMessageEvent).
    */
   send(
     userId: number,

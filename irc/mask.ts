@@ -3,9 +3,7 @@
  * someone, read into one form, and matched against a person as IRC tells who they are.
  */
 import { ircLower } from "../lib/casefold.ts";
-
-/** Longest mask kept: a nick, an ident and a host name with room to spare. */
-export const MAX_MASK_LENGTH = 200;
+import { MAX_MASK_LENGTH } from "../protocol/limits.ts";
 
 /** Who sent a line: the nick, and the ident and host when the server said. */
 export interface Who {

@@ -2,26 +2,14 @@
  * The API's JSON of the IRC resources, each shaped in this one place: routes, the /events socket
  * and the state events all build a Connection or a Conversation here, so they cannot drift apart.
  */
-import type { ConnectionRecord, WantedState } from "../store/connections.ts";
-import { type ConversationRecord, type NotifyLevel, notifyLevel } from "../store/conversations.ts";
+import type { ConnectionRecord } from "../store/connections.ts";
+import { type ConversationRecord, notifyLevel } from "../store/conversations.ts";
 import { isChannel } from "../lib/casefold.ts";
 import type { IrcConnection } from "./engine/connection.ts";
-import type { InfoStateEvent } from "../lib/events.ts";
+import type { InfoStateEvent } from "../protocol/events.ts";
+import type { ConnectionJson, ConversationCore, ConversationJson } from "../protocol/resources.ts";
 import { parseIrcUrl, publicUrl } from "./url.ts";
 import type { LiveView } from "./control.ts";
-
-/** The Connection resource. */
-export interface ConnectionJson {
-  connection_id: string;
-  name: string;
-  url: string;
-  info: Record<string, unknown>;
-  on_connect_commands: string[];
-  /** Nicks of the network's services (from the host's connection profile). */
-  service_accounts: string[];
-  state: string;
-  wanted_state: WantedState;
-}
 
 /** Services Convos assumes on a network without a connection profile. */
 export const DEFAULT_SERVICE_ACCOUNTS = ["chanserv", "nickserv"];
@@ -84,24 +72,6 @@ export function connectionJson(
     state: live.state,
     wanted_state: record.wantedState,
   };
-}
-
-/** A Conversation as the `conversation` state event announces it. */
-export interface ConversationCore {
-  connection_id: string;
-  conversation_id: string;
-  name: string;
-  topic: string;
-  unread: number;
-}
-
-/** The Conversation resource: with `frozen` (why nothing can be sent, or ""), as Convos. */
-export interface ConversationJson extends ConversationCore {
-  frozen: string;
-  info: Record<string, never>;
-  notifications: number;
-  notify: NotifyLevel;
-  detached: boolean;
 }
 
 /** The Conversation resource; without `frozen`, the core that new-conversation events carry. */

@@ -1,5 +1,5 @@
 /** The in-process event bus: IRC and the store publish per-user events, `/events` sockets listen. */
-import type { EventKind, ListenersEvent, PushedEvent, TapEvent } from "./events.ts";
+import type { EventKind, ListenersEvent, PushedEvent, TapEvent } from "../protocol/events.ts";
 
 type Listener = (ev: PushedEvent) => void;
 /**

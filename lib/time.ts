@@ -13,27 +13,3 @@ export function formatMicros(us: number): string {
   const micros = String(us - ms * 1000).padStart(3, "0");
   return `${iso.slice(0, 23)}${micros}Z`;
 }
-
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:?\d{2})?$/;
-
-/** Parses an RFC 3339 / ISO 8601 date-time into microseconds, or returns null when invalid. */
-export function parseMicros(text: string): number | null {
-  const m = RFC3339.exec(text.trim());
-  if (!m) return null;
-  const [, y, mo, d, h, mi, s, frac = "", zone = "Z"] = m;
-  const base = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s);
-  if (Number.isNaN(base)) return null;
-  const check = new Date(base);
-  if (
-    check.getUTCDate() !== +d || check.getUTCMonth() !== +mo - 1 || +h > 23 || +mi > 59 || +s > 60
-  ) return null;
-  let offsetMin = 0;
-  if (zone !== "Z" && zone !== "z") {
-    const sign = zone[0] === "-" ? -1 : 1;
-    const digits = zone.slice(1).replace(":", "");
-    offsetMin = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2)));
-  }
-  const fracMicros = Number((frac + "000000").slice(0, 6));
-  return (base - offsetMin * 60_000) * 1000 + fracMicros;
-}

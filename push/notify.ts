@@ -9,7 +9,7 @@
 import type webpushApi from "./web_push.d.ts";
 import { lazy } from "../lib/lazy.ts";
 import type { EventBus } from "../lib/bus.ts";
-import type { NotificationEvent } from "../lib/events.ts";
+import type { NotificationEvent } from "../protocol/events.ts";
 import { log } from "../lib/log.ts";
 import type { Store } from "../store/mod.ts";
 import type { PushSubscriptionRecord } from "../store/push.ts";

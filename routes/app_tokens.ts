@@ -8,7 +8,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
-import { API, bodyOf } from "../http/contract/mod.ts";
+import { API, bodyOf } from "../protocol/contract/mod.ts";
 import { newAppToken } from "../lib/app_token.ts";
 import type { AppTokenRecord } from "../store/app_tokens.ts";
 

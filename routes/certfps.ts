@@ -8,7 +8,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
-import { API, bodyOf } from "../http/contract/mod.ts";
+import { API, bodyOf } from "../protocol/contract/mod.ts";
 import type { CertfpRecord } from "../store/certfp.ts";
 import { runService } from "../bouncer/service/mod.ts";
 

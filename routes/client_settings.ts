@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { jsonBody } from "../http/validate.ts";
-import { bodyOf } from "../http/contract/mod.ts";
+import { bodyOf } from "../protocol/contract/mod.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { readClientSettings } from "../store/client_settings.ts";
 

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { jsonBody } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
-import { bodyOf } from "../http/contract/mod.ts";
+import { bodyOf } from "../protocol/contract/mod.ts";
 
 /** Routes under /api/connections and /api/connection/{connection_id}. */
 export function connectionRoutes(deps: AppDeps): Hono<AppEnv> {

@@ -7,10 +7,11 @@ import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { jsonBody } from "../http/validate.ts";
-import { bodyOf } from "../http/contract/mod.ts";
+import { bodyOf } from "../protocol/contract/mod.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { ircLower, isChannel } from "../lib/casefold.ts";
-import { type NotifyLevel, notifyLevel } from "../store/conversations.ts";
+import { type NotifyLevel } from "../protocol/limits.ts";
+import { notifyLevel } from "../store/conversations.ts";
 import { CONVERSATION } from "./conversations.ts";
 import { changeDetach } from "../bouncer/detached.ts";
 

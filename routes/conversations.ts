@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
-import { API, bodyOf } from "../http/contract/mod.ts";
+import { API, bodyOf } from "../protocol/contract/mod.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { isListed } from "../irc/chat/record.ts";
 import { NOT_CONNECTED } from "../irc/chat/frozen.ts";

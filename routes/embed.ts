@@ -5,7 +5,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, badRequest } from "../http/errors.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
-import { API } from "../http/contract/mod.ts";
+import { API } from "../protocol/contract/mod.ts";
 import { Embedder } from "../embed/embed.ts";
 import { FetchFailed, FetchRefused } from "../embed/safe_fetch.ts";
 import { ImageProxy, TooManyFetches } from "../embed/image_proxy.ts";

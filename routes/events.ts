@@ -18,8 +18,8 @@ import type {
   RequestId,
   ServerFrame,
   UnknownMethodFrame,
-} from "../lib/events.ts";
-import { RequestHead, SendRequest } from "../lib/event_requests.ts";
+} from "../protocol/events.ts";
+import { RequestHead, SendRequest } from "../protocol/event_requests.ts";
 
 /** Close code for a refused socket (policy violation). */
 export const POLICY_VIOLATION = 1008;
@@ -197,7 +197,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
           }
           send(ws, { event: "handshake", uid: String(user.id) });
           unsubscribe = deps.bus.subscribe(user.id, (ev) => {
-            // A sender's origin token (lib/events.ts BusMessageEvent) is the server's only.
+            // A sender's origin token (protocol/events.ts BusMessageEvent) is the server's only.
             if (ev.event === "message" && "origin" in ev) {
               const { origin: _origin, ...shown } = ev as BusMessageEvent;
               send(ws, shown);

@@ -4,7 +4,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { jsonBody } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { ignore, unignore } from "../irc/chat/ignore.ts";
-import { bodyOf } from "../http/contract/mod.ts";
+import { bodyOf } from "../protocol/contract/mod.ts";
 
 /** Routes under /api/ignores. */
 export function ignoreRoutes(deps: AppDeps): Hono<AppEnv> {

@@ -1,11 +1,11 @@
 /**
  * The history API's `message` of a channel event kept as data: the sentence Convos shows for it
  * ("bob joined.", "bob left: bye"), made from its fields where it is shown. The English words of
- * its line (lib/events.ts) with the reason after a colon, or a full stop; a topic and a mode are
+ * its line (protocol/events.ts) with the reason after a colon, or a full stop; a topic and a mode are
  * worded as Convos words them.
  */
-import { type KeptFields, type KeptKind, LINE_KINDS } from "../lib/events.ts";
-import type { MessageJson } from "../store/message_types.ts";
+import { type KeptFields, type KeptKind, LINE_KINDS } from "../protocol/events.ts";
+import type { MessageJson } from "../protocol/messages.ts";
 
 const why = (reason: string | undefined) => (reason ? `: ${reason}` : ".");
 

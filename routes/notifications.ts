@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
-import { API } from "../http/contract/mod.ts";
+import { API } from "../protocol/contract/mod.ts";
 
 /** Routes under /api/notifications. */
 export function notificationRoutes(deps: AppDeps): Hono<AppEnv> {

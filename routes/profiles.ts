@@ -4,7 +4,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { adminOnly, currentUser, requireUser } from "../http/session.ts";
 import { jsonBody } from "../http/validate.ts";
-import { bodyOf } from "../http/contract/mod.ts";
+import { bodyOf } from "../protocol/contract/mod.ts";
 import { hostId } from "../irc/host_id.ts";
 import { publicUrl } from "../irc/url.ts";
 import type { ProfileRecord } from "../store/profiles.ts";

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { jsonBody } from "../http/validate.ts";
-import { bodyOf } from "../http/contract/mod.ts";
+import { bodyOf } from "../protocol/contract/mod.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { pushFor } from "../push/mod.ts";
 import { PUSH_LIMITS } from "../push/notify.ts";

@@ -4,7 +4,7 @@ import { DomainError } from "../lib/errors.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
-import { API } from "../http/contract/mod.ts";
+import { API } from "../protocol/contract/mod.ts";
 import { ircLower } from "../lib/casefold.ts";
 
 /** Routes under /api/search. */

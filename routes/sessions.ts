@@ -9,7 +9,7 @@ import { notFound } from "../http/errors.ts";
 import { validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { clientAddress } from "../http/client.ts";
-import { API } from "../http/contract/mod.ts";
+import { API } from "../protocol/contract/mod.ts";
 
 /**
  * Records the user agent and address a session is used from, written only when they change

@@ -4,10 +4,10 @@ import { statfs } from "node:fs/promises";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { requireAdmin } from "../http/session.ts";
 import { jsonBody } from "../http/validate.ts";
-import { bodyOf } from "../http/contract/mod.ts";
+import { bodyOf } from "../protocol/contract/mod.ts";
 import { ensureDefaultProfile } from "./profiles.ts";
 import { badRequest } from "../http/errors.ts";
-import { retentionDays } from "../lib/retention.ts";
+import { retentionDays } from "../protocol/retention.ts";
 
 /**
  * The device of the file system holding `path`, as `df` names it: the source of the longest mount

@@ -3,7 +3,7 @@ import { type Context, Hono } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, forbidden, notFound } from "../http/errors.ts";
 import { jsonBody, queryParams, validate } from "../http/validate.ts";
-import { API, bodyOf } from "../http/contract/mod.ts";
+import { API, bodyOf } from "../protocol/contract/mod.ts";
 import {
   csrfToken,
   currentUser,

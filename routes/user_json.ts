@@ -5,7 +5,7 @@ import type { UserRecord } from "../store/users.ts";
 import { listConversations } from "./conversations.ts";
 import { publicUrl } from "../irc/url.ts";
 import { retentionOf } from "../store/retention.ts";
-import type { ConnectionJson, ConversationJson } from "../irc/resources.ts";
+import type { UserJson } from "../protocol/resources.ts";
 
 /** Which optional lists getUser includes. */
 export interface UserJsonOptions {
@@ -14,24 +14,6 @@ export interface UserJsonOptions {
   /** The caller's address, shown to themselves as Convos's `remote_address`. */
   remoteAddress?: string;
 }
-
-/** The User resource (a type, not an interface, so it passes as a plain JSON record). */
-export type UserJson = {
-  email: string;
-  uid: string;
-  registered: string;
-  remote_address?: string;
-  roles: string[];
-  highlight_keywords: string[];
-  unread: number;
-  default_connection: string;
-  forced_connection: boolean;
-  video_service: string;
-  /** Messages older than this many days are deleted; absent while none are (as Convos's user). */
-  message_retention_days?: number;
-  connections?: ConnectionJson[];
-  conversations?: ConversationJson[];
-};
 
 /** Shapes a user as the User schema, with server-wide read-only fields filled in. */
 export async function userJson(

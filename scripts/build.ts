@@ -58,9 +58,8 @@ export async function build(ifStale: boolean, watch = false): Promise<void> {
   const sources = Math.max(
     newestMtime(join(root, "static/app")),
     mtime(join(root, "deno.json")),
-    // The modules outside static/app/ that the client bundles: commands, message kinds.
-    mtime(join(root, "irc/chat/command_table.ts")),
-    mtime(join(root, "store/message_types.ts")),
+    // The only modules outside static/app/ that the client bundles (tests/unit/layers_test.ts).
+    newestMtime(join(root, "protocol")),
   );
   if (ifStale && !watch && mtime(outFile) > sources) return;
   // Chunks are named by their content: the last build's would pile up beside the new ones.

@@ -1,7 +1,6 @@
 /** IRC connections: one row per connection of a user, with its URL and wanted state. */
 
-/** The state a user asks for. */
-export type WantedState = "connected" | "disconnected";
+import type { WantedState } from "../protocol/resources.ts";
 
 /** A connection as stored. */
 export interface ConnectionRecord {

@@ -1,13 +1,6 @@
 /** Conversations: the channels and private chats of a connection, with topic and unread count. */
 
-/** How much of a conversation notifies the user; `""` is the default (see `notifyLevel`). */
-export type NotifyLevel = "all" | "mentions" | "muted";
-
-/** The levels, for validation. */
-export const NOTIFY_LEVELS: readonly NotifyLevel[] = ["all", "mentions", "muted"];
-
-/** Longest draft kept, in characters: a half-typed line, not a paste store. */
-export const MAX_DRAFT = 4000;
+import { NOTIFY_LEVELS, type NotifyLevel } from "../protocol/limits.ts";
 
 /**
  * The level in effect: the stored one, else mentions only in a channel and everything in a

@@ -1,11 +1,16 @@
 /**
- * Channel events kept as data: a kept line's fields (lib/events.ts `KeptFields`) as a row holds
+ * Channel events kept as data: a kept line's fields (protocol/events.ts `KeptFields`) as a row holds
  * them, and back. The row's `sender` holds the field its kind names `from` (who did it), the
  * `fields` column the others as JSON, and `text` stays empty: every sentence is made where it is
  * shown (the web client's dictionaries, Convos's words in the history API, the IRC line of the
  * bouncer), and channel events are never searched, so a copy in `text` would serve nobody.
  */
-import { type KeptFields, type KeptKind, LINE_KINDS, type MessageType } from "../lib/events.ts";
+import {
+  type KeptFields,
+  type KeptKind,
+  LINE_KINDS,
+  type MessageType,
+} from "../protocol/events.ts";
 
 /** The longest field kept (a reason, a topic): more than any IRC line carries. */
 const MAX_FIELD = 1000;

@@ -1,6 +1,6 @@
 /** Rows of `messages` as both backends' history capability reads them (store/history_types.ts). */
 import type { HistoryLine } from "./history_types.ts";
-import { FIRST_EVENT_CODE, TYPE_CODE, TYPES } from "./message_types.ts";
+import { FIRST_EVENT_CODE, TYPE_CODE, TYPES } from "../protocol/messages.ts";
 import { keptFields } from "./event_fields.ts";
 
 /** The columns history reads. */

@@ -3,7 +3,7 @@
  * the web client's pages (CHATHISTORY ranges, the targets with recent lines, read markers that
  * only move forward, and each attached client's place in history). Times are microseconds.
  */
-import type { KeptFields, MessageType } from "./message_types.ts";
+import type { KeptFields, MessageType } from "../protocol/events.ts";
 
 /** A stored line as history hands it out. */
 export interface HistoryLine {

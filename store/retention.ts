@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config.ts";
 import { log } from "../lib/log.ts";
-import { retentionDays } from "../lib/retention.ts";
+import { retentionDays } from "../protocol/retention.ts";
 import { nowMicros } from "../lib/time.ts";
 import type { MessageRetention } from "./message_types.ts";
 import type { ServerSettings } from "./settings.ts";

@@ -1,7 +1,7 @@
 /** Rows of `messages` as the SQL backends read them (the same columns), and their API shape. */
 import { formatMicros } from "../lib/time.ts";
 import { msgidOf } from "../lib/msgid.ts";
-import { type MessageJson, type MessagePage, TYPES } from "./message_types.ts";
+import { type MessageJson, type MessagePage, TYPES } from "../protocol/messages.ts";
 import { keptFields } from "./event_fields.ts";
 
 /** A message row; the two ids are there when the query joined its conversation. */

@@ -5,7 +5,7 @@
  * have been read and cut the page so that `before` (a time) walks on without gaps or repeats.
  */
 import { formatMicros } from "../lib/time.ts";
-import type { MessagePage } from "./message_types.ts";
+import type { MessagePage } from "../protocol/messages.ts";
 import { type Row, toJson } from "./rows.ts";
 
 /** `rows` newest first by time, then by id. */

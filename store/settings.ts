@@ -17,7 +17,7 @@ export interface ServerSettings {
   irc_allow_private: boolean;
   /** Give every newly registered user the default connection (the first run may turn it off). */
   new_user_connection: boolean;
-  /** How long messages are kept (`365d`, `12w`, `1y`); "" or "0" keeps them all (lib/retention.ts). */
+  /** How long messages are kept (`365d`, `12w`, `1y`); "" or "0" keeps them all (protocol/retention.ts). */
   message_retention: string;
 }
 

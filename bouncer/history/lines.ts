@@ -8,7 +8,7 @@ import { actionWrap } from "../../irc/protocol/ctcp.ts";
 import { ircLine } from "../../irc/protocol/message.ts";
 import { msgidOf } from "../../lib/msgid.ts";
 import type { HistoryLine } from "../../store/history_types.ts";
-import type { KeptFields, KeptKind } from "../../store/message_types.ts";
+import type { KeptFields, KeptKind } from "../../protocol/events.ts";
 
 /** Where a conversation's lines go: its name, whether it is a channel, and the user's nick. */
 export interface LineTarget {

@@ -4,7 +4,7 @@
  */
 import { isChannel } from "../../lib/casefold.ts";
 import { parseMsgid } from "../../lib/msgid.ts";
-import { parseMicros } from "../../lib/time.ts";
+import { parseMicros } from "../../protocol/time.ts";
 
 /** The latest millisecond a reference may name (the store's latest time, about 2255). */
 const MAX_MS = Math.floor((Number.MAX_SAFE_INTEGER - 2 ** 40) / 1000);

@@ -3,8 +3,8 @@
  * routes (a valid email and password, the last admin stays one, the only user stays, a new
  * password ends the old sessions and the IRC clients logged in with it).
  */
-import { email as emailSchema } from "../../http/schemas.ts";
-import { password as passwordSchema } from "../../http/schemas.ts";
+import { email as emailSchema } from "../../protocol/contract/fields.ts";
+import { password as passwordSchema } from "../../protocol/contract/fields.ts";
 import { invalid, missing } from "../../lib/errors.ts";
 import { hashPassword } from "../../lib/password.ts";
 import { log } from "../../lib/log.ts";

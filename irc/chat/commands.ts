@@ -1,9 +1,9 @@
 /**
  * What the user types: a plain message, or a slash command (`/join #x`, `/msg nick hi`...).
- * The commands are listed once, in irc/chat/command_table.ts (usage, description, who and where);
+ * The commands are listed once, in protocol/command_table.ts (usage, description, who and where);
  * here is one small handler per entry, and runCommand checks who and where before it runs.
  */
-import type { SendResult } from "../../lib/events.ts";
+import type { SendResult } from "../../protocol/events.ts";
 import { denied, invalid } from "../../lib/errors.ts";
 import type { ConnectionRecord } from "../../store/connections.ts";
 import type { ConversationRecord } from "../../store/conversations.ts";
@@ -17,7 +17,12 @@ import {
   topicSetter,
 } from "./topics.ts";
 import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
-import { type CommandSpec, findCommand, mayUse, type ServerCommandName } from "./command_table.ts";
+import {
+  type CommandSpec,
+  findCommand,
+  mayUse,
+  type ServerCommandName,
+} from "../../protocol/command_table.ts";
 import { type IrcLine, ircLine, LineError, quotedLine } from "../protocol/message.ts";
 import { isPlainNick, maskMatches, normalizeMask, type Who } from "../mask.ts";
 import { ignore, unignore } from "./ignore.ts";
@@ -47,7 +52,7 @@ export interface CommandContext {
   };
 }
 
-/** What a command answers (the `sent` event carries it): declared once, with the socket frames, in lib/events.ts. */
+/** What a command answers (the `sent` event carries it): declared once, with the socket frames, in protocol/events.ts. */
 export type CommandResult = SendResult;
 
 type Command = (ctx: CommandContext, args: string) => Promise<CommandResult>;
@@ -393,7 +398,7 @@ async function unbanMasks(
 }
 
 /**
- * The handler of every command the server runs, keyed by irc/chat/command_table.ts.
+ * The handler of every command the server runs, keyed by protocol/command_table.ts.
  *
  * @internal test seam
  */

@@ -5,7 +5,7 @@
  * stored before the ignore are hidden from history pages by nick.
  */
 import type { Store } from "../../store/mod.ts";
-import type { MessageJson, MessagePage } from "../../store/message_types.ts";
+import type { MessageJson, MessagePage } from "../../protocol/messages.ts";
 import { MAX_IGNORES } from "../../store/ignores.ts";
 import { invalid } from "../../lib/errors.ts";
 import { isPlainNick, maskMatches, normalizeMask, type Who } from "../mask.ts";

@@ -3,13 +3,13 @@
  * notification and live events.
  */
 import type { EventBus } from "../../lib/bus.ts";
-import type { BusMessageEvent } from "../../lib/events.ts";
+import type { BusMessageEvent } from "../../protocol/events.ts";
 import { log } from "../../lib/log.ts";
 import { formatMicros, nowMicros } from "../../lib/time.ts";
 import { msgidOf } from "../../lib/msgid.ts";
 import type { Store } from "../../store/mod.ts";
 import { type ConversationRecord, notifyLevel } from "../../store/conversations.ts";
-import type { ChatType } from "../../store/message_types.ts";
+import type { ChatType } from "../../protocol/events.ts";
 import type { IrcConnection } from "../engine/connection.ts";
 import { isHighlight } from "./highlight.ts";
 import { isChannel } from "../../lib/casefold.ts";
@@ -35,7 +35,7 @@ export interface SeenMessage {
   /** The IRC server's `msgid` tag of the line, and its `+draft/reply` (the msgid it answers). */
   serverMsgid?: string;
   replyTo?: string;
-  /** The sender's token for its send, carried on the bus event (lib/events.ts BusMessageEvent). */
+  /** The sender's token for its send, carried on the bus event (protocol/events.ts BusMessageEvent). */
   origin?: string;
 }
 

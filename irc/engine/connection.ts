@@ -16,14 +16,7 @@ import { formatMessage, type IrcLine, ircLine } from "../protocol/message.ts";
 import { publicAddress, TransportRefusal } from "../socket/target.ts";
 import { type LineSink, LineTransport } from "../socket/transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
-
-/** The actual state of a connection, as the API reports it. */
-export type ConnectionState =
-  | "queued"
-  | "connecting"
-  | "connected"
-  | "disconnecting"
-  | "disconnected";
+import type { ConnectionState } from "../../protocol/resources.ts";
 
 /** What a connection tells its owner. */
 export interface ConnectionListener {

@@ -3,7 +3,7 @@ import { api } from "./api.ts";
 import { t } from "./i18n.ts";
 import type { Parsed } from "./commands.ts";
 import { parseInput } from "./commands.ts";
-import type { SentFrame } from "../../lib/events.ts";
+import type { SentFrame } from "../../protocol/events.ts";
 import { type Member, membersOpen, setAwayNick, setMembers } from "./members.ts";
 import { navigate } from "./router.ts";
 import { liveConversation, socket } from "./session.ts";

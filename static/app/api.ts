@@ -1,6 +1,6 @@
 /**
  * The API client: `api(operationId, {params, query, body})`, typed by the server's contract
- * (http/contract; types only, so the bundle carries no zod). Where each operation lives is read
+ * (protocol/contract; types only, so the bundle carries no zod). Where each operation lives is read
  * from the document the server serves (`GET /api`, once), as Convos's own client does, so the
  * contract stays the one place that says it. Error bodies become ApiFailure.
  */
@@ -11,7 +11,7 @@ import type {
   PathParams,
   Query,
   RequestBody,
-} from "../../http/contract/types.ts";
+} from "../../protocol/contract/types.ts";
 
 export type { OperationId };
 

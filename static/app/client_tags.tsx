@@ -11,7 +11,7 @@ import { t } from "./i18n.ts";
 import { socket } from "./session.ts";
 import { key, myNick } from "./state.ts";
 import { appendLive, isOpen, messages, openConv } from "./view.ts";
-import type { PushedEvent } from "../../lib/events.ts";
+import type { PushedEvent } from "../../protocol/events.ts";
 import { stripFormatting } from "./irc_format.ts";
 import type { Message } from "./types.ts";
 

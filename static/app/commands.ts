@@ -1,13 +1,13 @@
 /**
  * Parses what the user typed into the composer: a message, a server command or an error. The
- * commands come from the one table the server also runs them by (irc/chat/command_table.ts).
+ * commands come from the one table the server also runs them by (protocol/command_table.ts).
  */
 import {
   type ClientCommandName,
   commandsFor,
   type CommandSpec,
   findCommand,
-} from "../../irc/chat/command_table.ts";
+} from "../../protocol/command_table.ts";
 
 /** What to do with a line typed in the composer. */
 export type Parsed =

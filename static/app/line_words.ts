@@ -1,9 +1,9 @@
 /**
- * A line's words (lib/events.ts `Words`) filled from an event's fields and said in the reader's
+ * A line's words (protocol/events.ts `Words`) filled from an event's fields and said in the reader's
  * language: the live line of a state event and a stored channel event's row (its `fields`) go
  * through here alike, so history shows what was shown live.
  */
-import { LINE_KINDS, type MessageType, type Words } from "../../lib/events.ts";
+import { LINE_KINDS, type MessageType, type Words } from "../../protocol/events.ts";
 import { t } from "./i18n.ts";
 
 /** The text of `w` with the fields `field` reads. */

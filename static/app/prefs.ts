@@ -15,7 +15,7 @@ import {
   type ClientSettings,
   DEFAULT_CLIENT_SETTINGS,
   type JoinParts,
-} from "../../store/client_settings.ts";
+} from "../../protocol/client_settings.ts";
 
 export type { ClientSettings, JoinParts };
 

@@ -10,7 +10,7 @@ import {
   type PushedEvent,
   type StateEvent,
   type Words,
-} from "../../lib/events.ts";
+} from "../../protocol/events.ts";
 import {
   addNick,
   applyUser,
@@ -202,7 +202,7 @@ export function liveConversation(cid: string, conv: string): string {
   return best ? chatPath(best.connection_id, best.conversation_id) : chatPath(cid, "");
 }
 
-/** Applies one pushed event (lib/events.ts declares them). */
+/** Applies one pushed event (protocol/events.ts declares them). */
 function onEvent(f: PushedEvent): void {
   switch (f.event) {
     case "message": {
@@ -392,7 +392,7 @@ for (const [kind, row] of Object.entries(LINE_KINDS) as [MessageType, Row][]) {
 }
 
 /**
- * The lines a state event brings, in the words its kinds declare (lib/events.ts): each shows
+ * The lines a state event brings, in the words its kinds declare (protocol/events.ts): each shows
  * itself in the conversation it concerns when that is open. Worked out before the event changes
  * the members, as a quit or nick change is shown only where the person was.
  */

@@ -7,7 +7,7 @@ import type {
   EventError,
   PushedEvent,
   ServerFrame,
-} from "../../lib/events.ts";
+} from "../../protocol/events.ts";
 import type { User } from "./types.ts";
 import { t } from "./i18n.ts";
 

@@ -1,8 +1,8 @@
 /** The shapes the API and the /events socket deliver. */
-import type { RequestBody } from "../../http/contract/types.ts";
-import type { MessageJson, MessagePage as StoredPage } from "../../store/message_types.ts";
-import type { ConnectionJson, ConversationJson } from "../../irc/resources.ts";
-import type { UserJson } from "../../routes/user_json.ts";
+import type { RequestBody } from "../../protocol/contract/types.ts";
+import type { MessageJson, MessagePage as StoredPage } from "../../protocol/messages.ts";
+import type { ConnectionJson, ConversationJson } from "../../protocol/resources.ts";
+import type { UserJson } from "../../protocol/resources.ts";
 
 /** One error entry of the API's error body. */
 export interface ApiErrorItem {
@@ -11,17 +11,17 @@ export interface ApiErrorItem {
 }
 
 /**
- * A connection as the API shapes it (irc/resources.ts); the socket's state events patch parts of
+ * A connection as the API shapes it (protocol/resources.ts); the socket's state events patch parts of
  * it, so only its id and URL are always there.
  */
 export type Connection = Pick<ConnectionJson, "connection_id" | "url"> & Partial<ConnectionJson>;
 
-/** A conversation as the API shapes it (irc/resources.ts); events carry its core. */
+/** A conversation as the API shapes it (protocol/resources.ts); events carry its core. */
 export type Conversation =
   & Pick<ConversationJson, "connection_id" | "conversation_id" | "name" | "unread">
   & Partial<ConversationJson>;
 
-/** The user as getUser shapes it (routes/user_json.ts), with the lists in the client's types. */
+/** The user as getUser shapes it (protocol/resources.ts), with the lists in the client's types. */
 export type User =
   & Pick<UserJson, "email" | "unread">
   & Partial<Omit<UserJson, "connections" | "conversations" | "roles">>

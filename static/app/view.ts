@@ -2,7 +2,7 @@
 import { signal } from "@preact/signals";
 import { api } from "./api.ts";
 import { addNick, conversations, key, mentions, myNick, patchConversation } from "./state.ts";
-import { FIRST_EVENT_CODE, TYPES } from "../../store/message_types.ts";
+import { FIRST_EVENT_CODE, TYPES } from "../../protocol/messages.ts";
 import type { Message, MessagePage } from "./types.ts";
 
 /** Which conversation is open. */

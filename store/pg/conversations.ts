@@ -4,9 +4,9 @@ import {
   type ConversationRow,
   type ConversationStore,
   detachColumns,
-  MAX_DRAFT,
   toRecord,
 } from "../conversations.ts";
+import { MAX_DRAFT } from "../../protocol/limits.ts";
 import { pgString, type Sql } from "./db.ts";
 import { notifyUnread, type UnreadCounts, type UnreadEntry } from "./unread.ts";
 

@@ -1,6 +1,6 @@
 /** The history capability over PostgreSQL, as store/messages/history.ts does it for SQLite. */
 import type { HistoryTarget, MessageHistory } from "../history_types.ts";
-import { FIRST_EVENT_CODE, TYPE_CODE } from "../message_types.ts";
+import { FIRST_EVENT_CODE, TYPE_CODE } from "../../protocol/messages.ts";
 import { LINE_COLUMNS, lineTypes, toLine, typeBound } from "../history_rows.ts";
 import { pgString, type Sql } from "./db.ts";
 import { notifyUnread, type UnreadCounts, type UnreadEntry } from "./unread.ts";

@@ -2,7 +2,8 @@
  * Pages of one conversation by time, as store/sqlite/messages/paging.ts (history) and
  * store/sqlite/messages/conversation_match.ts (`match` within a conversation) cut them for SQLite.
  */
-import type { HistoryQuery, MessagePage } from "../message_types.ts";
+import type { HistoryQuery } from "../message_types.ts";
+import type { MessagePage } from "../../protocol/messages.ts";
 import { aroundPage, oneWayPage, pageOf, type Row } from "../rows.ts";
 import type { Sql } from "./db.ts";
 

@@ -5,7 +5,8 @@
  * advisory lock on a connection of its own, and another node's pass finds it taken and skips.
  */
 import type { Sql } from "./db.ts";
-import { FIRST_EVENT_CODE, type MessageRetention } from "../message_types.ts";
+import { FIRST_EVENT_CODE } from "../../protocol/messages.ts";
+import { type MessageRetention } from "../message_types.ts";
 import { notifyUnread, UNREAD_LOWERED, type UnreadCounts, type UnreadEntry } from "./unread.ts";
 
 /** The advisory lock key of the retention pass ("prune" in ASCII). */

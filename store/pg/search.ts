@@ -1,7 +1,8 @@
 /** Search over all of a user's conversations: the same rules as store/sqlite/messages/search.ts. */
 import { ircLower } from "../../lib/casefold.ts";
 import { parseMatch } from "../match.ts";
-import { FIRST_EVENT_CODE, type MessagePage, type SearchQuery } from "../message_types.ts";
+import { FIRST_EVENT_CODE, type MessagePage } from "../../protocol/messages.ts";
+import { type SearchQuery } from "../message_types.ts";
 import { JOIN_WHERE, type Row } from "../rows.ts";
 import { byTime, pageFloor, timePage } from "../search_order.ts";
 import { pgString, type Sql } from "./db.ts";

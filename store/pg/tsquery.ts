@@ -6,7 +6,7 @@
  * themselves. A query's terms become quoted lexemes, `:*` for a prefix, `<->` inside a phrase.
  */
 import { fold, type Term, tokens } from "../match.ts";
-import { FIRST_EVENT_CODE } from "../message_types.ts";
+import { FIRST_EVENT_CODE } from "../../protocol/messages.ts";
 
 /**
  * Tokens are cut to this many characters, on both sides: PostgreSQL refuses a lexeme over 2047

@@ -8,7 +8,8 @@
 import { log } from "../../lib/log.ts";
 import { observe } from "../../lib/metrics.ts";
 import { nowMicros } from "../../lib/time.ts";
-import { type Appended, type NewMessage, TYPE_CODE } from "../message_types.ts";
+import { type Appended, type NewMessage } from "../message_types.ts";
+import { TYPE_CODE } from "../../protocol/messages.ts";
 import { capText } from "../text.ts";
 import { pgString, type Sql } from "./db.ts";
 import { pgTimestamps } from "./timestamps.ts";

@@ -5,9 +5,9 @@ import {
   type ConversationRow,
   type ConversationStore,
   detachColumns,
-  MAX_DRAFT,
   toRecord,
 } from "../conversations.ts";
+import { MAX_DRAFT } from "../../protocol/limits.ts";
 
 const SELECT = `SELECT v.*, c.connection_id FROM conversations v
   JOIN connections c ON c.id = v.connection`;

@@ -5,7 +5,8 @@
  * command holds the data folder's lock), so nothing else assigns ids or timestamps meanwhile.
  */
 import type { DatabaseSync } from "node:sqlite";
-import { type MessageType, TYPE_CODE } from "../message_types.ts";
+import { type MessageType } from "../../protocol/events.ts";
+import { TYPE_CODE } from "../../protocol/messages.ts";
 
 /** Rows per transaction: large enough that commits cost nothing, small enough to bound the WAL. */
 const CHUNK = 50_000;

@@ -11,7 +11,8 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { transaction } from "./db.ts";
-import { FIRST_EVENT_CODE, type MessageRetention } from "../message_types.ts";
+import { FIRST_EVENT_CODE } from "../../protocol/messages.ts";
+import { type MessageRetention } from "../message_types.ts";
 
 /** What a batch waits for and tells (the writer's pacing, the indexer). */
 export interface RetentionHooks {

@@ -14,7 +14,7 @@ import { createUserIndex, indexUser, META, SEARCH_PRAGMAS, userIndex } from "./s
 import type { FromWorker, ToWorker } from "./search_index.ts";
 import { canCollect, collectAndTrim } from "../../lib/malloc_trim.ts";
 import { lowerThreadPriority } from "../../lib/thread_priority.ts";
-// FIRST_EVENT_CODE of store/message_types.ts, written out: the worker of the compiled binary may
+// FIRST_EVENT_CODE of protocol/messages.ts, written out: the worker of the compiled binary may
 // read only the modules it was built with.
 const FIRST_EVENT_CODE = 4;
 

@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
-import { commandsFor } from "../../irc/chat/command_table.ts";
+import { commandsFor } from "../../protocol/command_table.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { freePort } from "../support/ports.ts";
 import {

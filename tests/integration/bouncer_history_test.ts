@@ -5,9 +5,9 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { forEachStore, idleConnection } from "../support/backends.ts";
 import { EventBus } from "../../lib/bus.ts";
-import type { PushedEvent } from "../../lib/events.ts";
+import type { PushedEvent } from "../../protocol/events.ts";
 import type { Store } from "../../store/mod.ts";
-import type { MessageType } from "../../store/message_types.ts";
+import type { MessageType } from "../../protocol/events.ts";
 import {
   type HistoryScope,
   type HistoryService,

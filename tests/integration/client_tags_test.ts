@@ -9,7 +9,7 @@ import { EMAIL, PASSWORD, setupBouncerOn } from "../support/bouncer.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
 import { startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
-import type { PushedEvent } from "../../lib/events.ts";
+import type { PushedEvent } from "../../protocol/events.ts";
 
 Deno.test("client tags: typing, reactions and replies in both directions", async (t) => {
   const irc = startHostileIrc({ caps: ["message-tags", "echo-message"] });

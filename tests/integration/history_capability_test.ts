@@ -6,7 +6,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { type Backend, forEachBackend } from "../support/backends.ts";
 import type { MessageHistory } from "../../store/history_types.ts";
-import type { MessageType } from "../../store/message_types.ts";
+import type { MessageType } from "../../protocol/events.ts";
 
 const T0 = Date.UTC(2026, 0, 1) * 1000;
 const SEC = 1_000_000;

@@ -1,7 +1,7 @@
 import { nowMicros } from "../../lib/time.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { openSqliteStore, type SqliteStore } from "../../store/sqlite/mod.ts";
-import type { MessageJson } from "../../store/message_types.ts";
+import type { MessageJson } from "../../protocol/messages.ts";
 import { userIndex } from "../../store/sqlite/search_file.ts";
 import { idleConnection } from "../support/backends.ts";
 

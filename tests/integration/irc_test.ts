@@ -10,7 +10,7 @@ import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { startServer } from "../support/server.ts";
-import { parseMicros } from "../../lib/time.ts";
+import { parseMicros } from "../../protocol/time.ts";
 
 const FAST = { PARLEY_TEST_FAST_IRC: "1" };
 

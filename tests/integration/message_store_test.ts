@@ -2,10 +2,11 @@
  * The message store's rules, the same for every backend (tests/support/backends.ts): unique
  * timestamps, paging, unread counts, bounds on hostile input, and the `match` language of search.
  */
-import { nowMicros, parseMicros } from "../../lib/time.ts";
+import { nowMicros } from "../../lib/time.ts";
+import { parseMicros } from "../../protocol/time.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { type Backend, forEachBackend } from "../support/backends.ts";
-import type { MessageJson } from "../../store/message_types.ts";
+import type { MessageJson } from "../../protocol/messages.ts";
 
 /** Two users; the first has #test and #other, the second a #test of their own. */
 async function fixture(b: Backend) {

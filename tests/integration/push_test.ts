@@ -14,7 +14,7 @@ import { pushFor } from "../../push/mod.ts";
 import { AutoAway, AWAY_MESSAGE } from "../../push/away.ts";
 import { loadVapidKeys, VAPID_FILE } from "../../push/vapid.ts";
 import { payloadOf, PUSH_LIMITS } from "../../push/notify.ts";
-import type { NotificationEvent } from "../../lib/events.ts";
+import type { NotificationEvent } from "../../protocol/events.ts";
 import { browserKeys, checkVapid, decrypt, pushService } from "../support/push_service.ts";
 
 const enc = new TextEncoder();

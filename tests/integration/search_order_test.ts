@@ -2,10 +2,11 @@
  * Search across conversations lists the newest first by the messages' times, whatever order they
  * were stored in, and walking the pages with `before` misses and repeats nothing, on every backend.
  */
-import { parseMicros } from "../../lib/time.ts";
+import { parseMicros } from "../../protocol/time.ts";
 import { assertEquals } from "../support/assert.ts";
 import { type Backend, forEachBackend } from "../support/backends.ts";
-import type { MessagePage, SearchQuery } from "../../store/message_types.ts";
+import type { MessagePage } from "../../protocol/messages.ts";
+import type { SearchQuery } from "../../store/message_types.ts";
 
 const T0 = Date.UTC(2026, 0, 1) * 1000;
 const S = 1_000_000;

@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { forEachStore } from "../support/backends.ts";
-import { MAX_DRAFT } from "../../store/conversations.ts";
+import { MAX_DRAFT } from "../../protocol/limits.ts";
 import { type Store, storeBackend } from "../../store/mod.ts";
 import { FileTooLargeError } from "../../store/files.ts";
 

@@ -7,7 +7,7 @@ import { assertEquals } from "../support/assert.ts";
 import { adminAndUser } from "../support/api.ts";
 import { startApp } from "../support/app.ts";
 import { storedFields } from "../../store/event_fields.ts";
-import type { KeptFields, KeptKind } from "../../store/message_types.ts";
+import type { KeptFields, KeptKind } from "../../protocol/events.ts";
 
 const T0 = Date.UTC(2026, 0, 1) * 1000;
 

@@ -6,8 +6,8 @@
 import { assertEquals } from "../support/assert.ts";
 import { adminAndUser } from "../support/api.ts";
 import { startApp } from "../support/app.ts";
-import { DEFAULT_CLIENT_SETTINGS } from "../../store/client_settings.ts";
-import type { PushedEvent } from "../../lib/events.ts";
+import { DEFAULT_CLIENT_SETTINGS } from "../../protocol/client_settings.ts";
+import type { PushedEvent } from "../../protocol/events.ts";
 
 Deno.test("web client settings follow the user", async (t) => {
   const a = await startApp();

@@ -6,7 +6,7 @@
 import { assertEquals } from "../support/assert.ts";
 import { adminAndUser } from "../support/api.ts";
 import { startApp } from "../support/app.ts";
-import { MAX_DRAFT } from "../../store/conversations.ts";
+import { MAX_DRAFT } from "../../protocol/limits.ts";
 
 Deno.test("conversation notification levels and drafts", async (t) => {
   const a = await startApp();

@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { adminAndUser } from "../support/api.ts";
 import { startApp } from "../support/app.ts";
-import { parseMicros } from "../../lib/time.ts";
+import { parseMicros } from "../../protocol/time.ts";
 
 const T0 = Date.UTC(2026, 0, 1) * 1000;
 

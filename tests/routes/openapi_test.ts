@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any -- the document is JSON read by key
 /**
- * The API contract (http/contract) against the app: every route of the Hono app is an operation
+ * The API contract (protocol/contract) against the app: every route of the Hono app is an operation
  * of the document written from it and the reverse, path parameters carry the same names, each
  * route reads its body and query with its operation's schemas (a wrong value is a 400 at its
  * pointer), and the document differs from Convos 8.07's exactly as docs/api.md lists.
@@ -10,9 +10,9 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { z } from "zod";
 import { startApp } from "../support/app.ts";
 import { deref, openapi, operations, parametersOf } from "../support/openapi.ts";
-import { API, bodyOf, type OperationId } from "../../http/contract/mod.ts";
+import { API, bodyOf, type OperationId } from "../../protocol/contract/mod.ts";
 import { surface, surfaceDiff } from "../support/api_surface.ts";
-import { TYPES } from "../../store/message_types.ts";
+import { TYPES } from "../../protocol/messages.ts";
 
 /** `METHOD /path/{param}` of every /api route of the app (Hono's `:param{regex}` rewritten). */
 async function appRoutes(): Promise<string[]> {

@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any -- the document and the answers are JSON read by key
 /**
- * Reading the API document (Swagger 2.0, as Convos's; written from http/contract) in tests: its operations, their
+ * Reading the API document (Swagger 2.0, as Convos's; written from protocol/contract) in tests: its operations, their
  * parameters with `$ref`s resolved, and Ajv checking an answer against an operation's response
  * schema. The check is strict where the document is silent: an object schema that lists
  * `properties` and says nothing of `additionalProperties` is closed, so a field a route returns
@@ -9,7 +9,7 @@
 import ajvDraft04 from "ajv-draft-04";
 import ajvFormats from "ajv-formats";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { apiDocument } from "../../http/contract/mod.ts";
+import { apiDocument } from "../../protocol/contract/mod.ts";
 
 /** The document, as the app serves it under `GET /api`. */
 export const openapi: any = apiDocument();

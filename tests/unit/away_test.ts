@@ -9,7 +9,7 @@ import { assertEquals } from "../support/assert.ts";
 import { openStore } from "../../store/mod.ts";
 import { aliceRecord, fakeConnection } from "../support/fake_connection.ts";
 import { EventBus } from "../../lib/bus.ts";
-import type { PushedEvent } from "../../lib/events.ts";
+import type { PushedEvent } from "../../protocol/events.ts";
 import { attachInbound, serial } from "../../irc/chat/inbound/mod.ts";
 import { MAX_WHO_MEMBERS } from "../../irc/chat/presence.ts";
 import type { IrcConnection } from "../../irc/engine/connection.ts";

@@ -4,7 +4,7 @@
  */
 import { assertEquals } from "../support/assert.ts";
 import { EventBus } from "../../lib/bus.ts";
-import type { TapEvent } from "../../lib/events.ts";
+import type { TapEvent } from "../../protocol/events.ts";
 import { openStore } from "../../store/mod.ts";
 import { IrcConnection } from "../../irc/engine/connection.ts";
 import { recordMessage } from "../../irc/chat/record.ts";

@@ -1,5 +1,5 @@
 /**
- * The web client takes its API types from the server's contract (http/contract) with type-only
+ * The web client takes its API types from the server's contract (protocol/contract) with type-only
  * imports; this bundles the client as `deno task build` does and checks that none of zod, which
  * the contract is written in, came along.
  */

@@ -1,5 +1,5 @@
 /**
- * The one command table (irc/chat/command_table.ts) against everything that reads it: the server's
+ * The one command table (protocol/command_table.ts) against everything that reads it: the server's
  * handlers, the client's handlers, completion, the dictionaries and the docs.
  */
 import { assert, assertEquals } from "../support/assert.ts";
@@ -8,7 +8,7 @@ import {
   commandsFor,
   type CommandSpec,
   findCommand,
-} from "../../irc/chat/command_table.ts";
+} from "../../protocol/command_table.ts";
 import { checkAllowed, HANDLERS, runCommand } from "../../irc/chat/commands.ts";
 import { CLIENT_HANDLERS, completableCommands, parseInput } from "../../static/app/commands.ts";
 import { startCompletion } from "../../static/app/complete.ts";
@@ -46,7 +46,7 @@ Deno.test("command table: every description is a key of every dictionary", async
 
 Deno.test("command table: the docs point at it and keep no copy of it", async () => {
   const events = await Deno.readTextFile(`${ROOT}docs/events.md`);
-  assert(events.includes("`irc/chat/command_table.ts`"), "docs/events.md names the table");
+  assert(events.includes("`protocol/command_table.ts`"), "docs/events.md names the table");
   // A hand-kept table of commands (a row per command) is what drifted before.
   const docs = [...Deno.readDirSync(`${ROOT}docs`)].map((e) => `docs/${e.name}`);
   for (const path of [...docs.filter((p) => p.endsWith(".md")), "README.md"]) {

@@ -1,14 +1,14 @@
 /**
- * docs/events.md says what lib/events.ts declares: the same pushed events with the same fields,
+ * docs/events.md says what protocol/events.ts declares: the same pushed events with the same fields,
  * the same `state` types, requests and answers. Adding an event or a field to one and not the
  * other fails here.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { LINE_KINDS } from "../../lib/events.ts";
-import { REQUESTS } from "../../lib/event_requests.ts";
+import { LINE_KINDS } from "../../protocol/events.ts";
+import { REQUESTS } from "../../protocol/event_requests.ts";
 
 const root = new URL("../../", import.meta.url);
-const source = await Deno.readTextFile(new URL("lib/events.ts", root));
+const source = await Deno.readTextFile(new URL("protocol/events.ts", root));
 const docs = await Deno.readTextFile(new URL("docs/events.md", root));
 
 /** Fields each `extends` adds, besides the discriminants (`event`, `type`). */
@@ -25,7 +25,7 @@ interface Declared {
   open: boolean;
 }
 
-/** The interfaces of lib/events.ts, read from its regular layout (one field per line). */
+/** The interfaces of protocol/events.ts, read from its regular layout (one field per line). */
 function interfaces(): Map<string, Declared> {
   const out = new Map<string, Declared>();
   const re = /^export interface (\w+)(?:<[^>]*>)?(?: extends ([^{]+))? \{\n([\s\S]*?)^\}/gm;
@@ -48,7 +48,7 @@ function interfaces(): Map<string, Declared> {
 /** The member names of an exported union type. */
 function union(name: string): string[] {
   const m = new RegExp(`^export type ${name} =([\\s\\S]*?);`, "m").exec(source);
-  assert(m, `lib/events.ts declares ${name}`);
+  assert(m, `protocol/events.ts declares ${name}`);
   return [...m[1].matchAll(/\|\s*(\w+)/g)].map((x) => x[1]);
 }
 
@@ -65,7 +65,7 @@ function section(heading: string): string {
 const declared = interfaces();
 const byName = (n: string) => {
   const d = declared.get(n);
-  assert(d, `lib/events.ts declares interface ${n}`);
+  assert(d, `protocol/events.ts declares interface ${n}`);
   return d;
 };
 

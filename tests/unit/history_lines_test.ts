@@ -5,7 +5,7 @@
 import { assertEquals } from "../support/assert.ts";
 import { historyLine } from "../../bouncer/history/lines.ts";
 import type { HistoryLine } from "../../store/history_types.ts";
-import type { KeptFields, KeptKind } from "../../store/message_types.ts";
+import type { KeptFields, KeptKind } from "../../protocol/events.ts";
 import { ircLower } from "../../lib/casefold.ts";
 
 const target = {

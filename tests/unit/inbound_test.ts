@@ -8,7 +8,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { openStore } from "../../store/mod.ts";
 import { aliceRecord, fakeConnection } from "../support/fake_connection.ts";
 import { EventBus } from "../../lib/bus.ts";
-import type { PushedEvent } from "../../lib/events.ts";
+import type { PushedEvent } from "../../protocol/events.ts";
 import { attachInbound, HANDLERS, serial } from "../../irc/chat/inbound/mod.ts";
 import type { IrcConnection } from "../../irc/engine/connection.ts";
 import type { IrcClient } from "../../irc/engine/framework.ts";

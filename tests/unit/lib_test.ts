@@ -1,5 +1,6 @@
 import { assertEquals } from "../support/assert.ts";
-import { formatMicros, parseMicros } from "../../lib/time.ts";
+import { formatMicros } from "../../lib/time.ts";
+import { parseMicros } from "../../protocol/time.ts";
 import { hostId, hostShortName } from "../../irc/host_id.ts";
 import { base64url, hex, hmac, safeEqual } from "../../lib/crypto.ts";
 

@@ -1,11 +1,11 @@
 /**
- * LINE_KINDS (lib/events.ts) is the one declaration of the kinds of line: the store's codes, the
+ * LINE_KINDS (protocol/events.ts) is the one declaration of the kinds of line: the store's codes, the
  * client's live words and the look come from it. What the compiler cannot see is checked here:
  * the codes are stored data, and the words are keys of the dictionaries.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { LINE_KINDS } from "../../lib/events.ts";
-import { FIRST_EVENT_CODE, TYPE_CODE, TYPES } from "../../store/message_types.ts";
+import { LINE_KINDS } from "../../protocol/events.ts";
+import { FIRST_EVENT_CODE, TYPE_CODE, TYPES } from "../../protocol/messages.ts";
 import { loadDictionaries } from "../../routes/i18n.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;

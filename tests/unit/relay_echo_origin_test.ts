@@ -7,7 +7,7 @@ import { assertEquals } from "../support/assert.ts";
 import { type Downstream, Hub } from "../../bouncer/relay.ts";
 import { Caps } from "../../bouncer/caps.ts";
 import { parseMessage } from "../../irc/protocol/message.ts";
-import type { BusMessageEvent } from "../../lib/events.ts";
+import type { BusMessageEvent } from "../../protocol/events.ts";
 import { formatMicros } from "../../lib/time.ts";
 import { msgidOf } from "../../lib/msgid.ts";
 

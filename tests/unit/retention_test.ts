@@ -1,6 +1,6 @@
 /** Retention durations as written, and PARLEY_MESSAGE_RETENTION in the configuration. */
 import { assertEquals, assertThrows } from "../support/assert.ts";
-import { retentionDays } from "../../lib/retention.ts";
+import { retentionDays } from "../../protocol/retention.ts";
 import { ConfigError, parseConfig } from "../../config.ts";
 import { retentionOf } from "../../store/retention.ts";
 

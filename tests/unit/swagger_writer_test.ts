@@ -1,11 +1,11 @@
 /**
- * The writer of the API document (http/contract/swagger.ts) on a small table: each rule that
+ * The writer of the API document (protocol/contract/swagger.ts) on a small table: each rule that
  * turns zod's JSON Schema into Swagger 2.0's dialect, as Convos's client reads it.
  */
 import { z } from "zod";
 import { assertEquals } from "../support/assert.ts";
-import { swaggerDocument } from "../../http/contract/swagger.ts";
-import { operations } from "../../http/contract/operation.ts";
+import { swaggerDocument } from "../../protocol/contract/swagger.ts";
+import { operations } from "../../protocol/contract/operation.ts";
 
 const Thing = z.object({
   name: z.string().max(10).meta({ description: "A name" }),

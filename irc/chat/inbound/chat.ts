@@ -5,7 +5,7 @@
  */
 import { log } from "../../../lib/log.ts";
 import { nowMicros } from "../../../lib/time.ts";
-import type { ChatType } from "../../../store/message_types.ts";
+import type { ChatType } from "../../../protocol/events.ts";
 import type { ChatPayload, IrcClient } from "../../engine/framework.ts";
 import type { LineOut, Outlet } from "../../engine/outlet.ts";
 import type { LineSink } from "../../socket/transport.ts";

@@ -2,9 +2,14 @@
  * What every inbound handler works with: the connection and its client, and the few ways an IRC
  * event reaches the user (a stored message, a stored channel event, a state event on the bus).
  */
-import type { ChannelStateEvent, KeptFields, KeptKind, OmitEach } from "../../../lib/events.ts";
+import type {
+  ChannelStateEvent,
+  KeptFields,
+  KeptKind,
+  OmitEach,
+} from "../../../protocol/events.ts";
 import { storedFields } from "../../../store/event_fields.ts";
-import type { ChatType } from "../../../store/message_types.ts";
+import type { ChatType } from "../../../protocol/events.ts";
 import type { IrcConnection } from "../../engine/connection.ts";
 import type { IrcClient, IrcEventName, IrcEvents } from "../../engine/framework.ts";
 import { cachedConversation, type RecordDeps, recordMessage } from "../record.ts";
@@ -28,7 +33,7 @@ export interface Inbound {
   server(text: string, ts: number, type?: ChatType): Promise<void>;
   /**
    * Keeps a channel event in the history of an existing conversation: never unread, notified or
-   * searchable. Its kind is one of lib/events.ts's LINE_KINDS, kept with its fields (as data, no
+   * searchable. Its kind is one of protocol/events.ts's LINE_KINDS, kept with its fields (as data, no
    * sentence: store/event_fields.ts). Resolves with the stored line's time as the history API
    * spells it (its identity there), or undefined when nothing was stored.
    */

@@ -1,5 +1,5 @@
 /** Readable answers to commands: /whois and /list as tables, /help with usage and descriptions. */
-import { commandsFor } from "../../../irc/chat/command_table.ts";
+import { commandsFor } from "../../../protocol/command_table.ts";
 import { t } from "../i18n.ts";
 import { nickColor } from "../nick_color.ts";
 import { showToast, user } from "../state.ts";

@@ -15,7 +15,7 @@ import {
   startCompletion,
 } from "../complete.ts";
 import type { Popup } from "../popup.ts";
-import { commandsFor } from "../../../irc/chat/command_table.ts";
+import { commandsFor } from "../../../protocol/command_table.ts";
 import { afterLoad } from "../lazy.tsx";
 import { tagsChunk } from "../tags_state.ts";
 import { navigate } from "../router.ts";

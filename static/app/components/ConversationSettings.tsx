@@ -12,7 +12,7 @@ import { TopBar } from "./ChatView.tsx";
 import { connectionTitle } from "../conn_status.ts";
 import { joinParts } from "../prefs.ts";
 import { ownJoinParts, setOwnJoinParts } from "../settings_edit.ts";
-import type { JoinParts } from "../../../store/client_settings.ts";
+import type { JoinParts } from "../../../protocol/client_settings.ts";
 
 /** The words of each way joins and parts show. */
 const MODES: [JoinParts, string][] = [

@@ -25,7 +25,7 @@ import { members } from "../members.ts";
 import { compact, dateTimeOf, formatter, joinPartsFor, settings, timeOf } from "../prefs.ts";
 import { groupRuns, type Item } from "../event_runs.ts";
 import type { Message } from "../types.ts";
-import { LINE_KINDS, type LineKind, type LineLook } from "../../../lib/events.ts";
+import { LINE_KINDS, type LineKind, type LineLook } from "../../../protocol/events.ts";
 import { MessageText } from "./MessageText.tsx";
 import { storedLine } from "../line_words.ts";
 import { allowFileDrop, dropOnComposer } from "../upload.ts";
@@ -109,7 +109,7 @@ class MemoLine extends Component<LineProps> {
 }
 
 /**
- * How a line looks: by its kind's declaration (lib/events.ts), whether stored or made by the
+ * How a line looks: by its kind's declaration (protocol/events.ts), whether stored or made by the
  * client from its event (join, part, an error); a command's answer as an event; the server's
  * own notices in its conversation as server lines.
  */

@@ -1,6 +1,7 @@
 /** `match` within one conversation: matching messages, paged by time like history. */
 import type { DatabaseSync } from "node:sqlite";
-import type { HistoryQuery, MessagePage } from "../../message_types.ts";
+import type { HistoryQuery } from "../../message_types.ts";
+import type { MessagePage } from "../../../protocol/messages.ts";
 import { aroundPage, COLUMNS, oneWayPage, type Row } from "../../rows.ts";
 import { statementCache } from "./statements.ts";
 import { type FtsIndex, scoped } from "./fts.ts";

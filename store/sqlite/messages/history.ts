@@ -1,7 +1,7 @@
 /** The history capability over SQLite (store/history_types.ts). */
 import type { DatabaseSync } from "node:sqlite";
 import type { HistoryTarget, MessageHistory } from "../../history_types.ts";
-import { FIRST_EVENT_CODE, TYPE_CODE } from "../../message_types.ts";
+import { FIRST_EVENT_CODE, TYPE_CODE } from "../../../protocol/messages.ts";
 import { LINE_COLUMNS, type LineRow, lineTypes, toLine, typeBound } from "../../history_rows.ts";
 
 /** The capability over `messages`, `conversations` and `client_positions`; `commit` first. */

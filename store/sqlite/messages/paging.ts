@@ -1,6 +1,7 @@
 /** Pages of one conversation's history by time, with cursors to the pages on either side. */
 import type { DatabaseSync } from "node:sqlite";
-import type { HistoryQuery, MessagePage } from "../../message_types.ts";
+import type { HistoryQuery } from "../../message_types.ts";
+import type { MessagePage } from "../../../protocol/messages.ts";
 import { aroundPage, COLUMNS, pageOf, type Row } from "../../rows.ts";
 
 const MIN = Number.MIN_SAFE_INTEGER;

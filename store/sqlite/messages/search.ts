@@ -2,7 +2,8 @@
 import type { DatabaseSync } from "node:sqlite";
 import { ircLower } from "../../../lib/casefold.ts";
 import { fold, hasWordPrefixes, parseMatch } from "../../match.ts";
-import { FIRST_EVENT_CODE, type MessagePage, type SearchQuery } from "../../message_types.ts";
+import { FIRST_EVENT_CODE, type MessagePage } from "../../../protocol/messages.ts";
+import { type SearchQuery } from "../../message_types.ts";
 import { JOIN_WHERE, type Row, WHERE_COLUMNS } from "../../rows.ts";
 import { statementCache } from "./statements.ts";
 import { type FtsIndex, scoped } from "./fts.ts";

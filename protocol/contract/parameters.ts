@@ -3,7 +3,7 @@
  * one by putting its schema under the parameter's name; the meta `parameter` names the entry.
  */
 import { z } from "zod";
-import { email, queryTime } from "../schemas.ts";
+import { email, queryTime } from "./fields.ts";
 import type { SharedParameter } from "./swagger.ts";
 
 const at = (word: string) => ({

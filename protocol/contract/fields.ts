@@ -1,6 +1,6 @@
 /** Field schemas shared by several operations, with the constraints of the API document. */
 import { z } from "zod";
-import { parseMicros } from "../lib/time.ts";
+import { parseMicros } from "../time.ts";
 
 /** An email address, lower-cased so that it identifies one user whatever its case. */
 export const email = z.string({ error: "Email is required." })

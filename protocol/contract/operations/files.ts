@@ -1,7 +1,7 @@
 /** Files (upload, list, download, delete) and link previews. */
 import { z } from "zod";
 import { operations } from "../operation.ts";
-import { queryLimit } from "../../schemas.ts";
+import { queryLimit } from "../fields.ts";
 
 export const FILES = operations({
   getFiles: {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { operations } from "../operation.ts";
 import * as P from "../parameters.ts";
 import * as D from "../definitions.ts";
-import { email, queryBool, queryLimit } from "../../schemas.ts";
+import { email, queryBool, queryLimit } from "../fields.ts";
 
 const userEmail = email.meta({ description: "User email", format: "email" });
 

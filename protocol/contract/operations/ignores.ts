@@ -1,7 +1,7 @@
 /** The user's ignore list (Parley's own; the same list /ignore and /unignore change). */
 import { z } from "zod";
 import { operations } from "../operation.ts";
-import { MAX_MASK_LENGTH } from "../../../irc/mask.ts";
+import { MAX_MASK_LENGTH } from "../../limits.ts";
 
 const mask = z.string({ error: "mask is required." }).min(1, "mask is required.")
   .max(MAX_MASK_LENGTH, `At most ${MAX_MASK_LENGTH} characters.`)

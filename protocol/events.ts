@@ -6,8 +6,8 @@
  * are Convos's where Convos has the event.
  * docs/events.md describes the same frames; tests/unit/events_doc_test.ts keeps them in step.
  */
-import type { ConnectionState } from "../irc/engine/connection.ts";
-import type { ClientSettings } from "../store/client_settings.ts";
+import type { ConnectionState } from "./resources.ts";
+import type { ClientSettings } from "./client_settings.ts";
 import type { RequestId } from "./event_requests.ts";
 
 export type { ConnectionState };
@@ -492,7 +492,7 @@ export interface PongFrame {
   ts: string;
 }
 
-/** The answer to `load`: the User resource; its shape is the API's (http/contract). */
+/** The answer to `load`: the User resource; its shape is the API's (protocol/contract). */
 export interface LoadFrame<User = Record<string, unknown>> {
   event: "load";
   id: RequestId;

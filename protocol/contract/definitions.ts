@@ -3,10 +3,11 @@
  * Operations use them for answers, and updateSettings and saveConnectionProfile for their bodies.
  */
 import { z } from "zod";
-import { password } from "../schemas.ts";
-import { RETENTION_ERROR, retentionDays } from "../../lib/retention.ts";
-import { type MessageType, TYPES } from "../../store/message_types.ts";
-import { LINE_KINDS } from "../../lib/events.ts";
+import { password } from "./fields.ts";
+import { RETENTION_ERROR, retentionDays } from "../retention.ts";
+import { type MessageType } from "../events.ts";
+import { TYPES } from "../messages.ts";
+import { LINE_KINDS } from "../events.ts";
 
 /** The roles a user may have. */
 export const ROLES = ["admin", "bot"] as const;
@@ -117,7 +118,7 @@ const messageIds = {
   }).optional(),
 };
 
-/** Every field a kept channel event may have (lib/events.ts: what its line's words read). */
+/** Every field a kept channel event may have (protocol/events.ts: what its line's words read). */
 const KEPT_FIELD_NAMES = [
   ...new Set(
     Object.values(LINE_KINDS).flatMap((k) =>

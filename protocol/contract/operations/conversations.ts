@@ -3,7 +3,7 @@ import { z } from "zod";
 import { operations } from "../operation.ts";
 import * as P from "../parameters.ts";
 import * as D from "../definitions.ts";
-import { queryLimit, queryTime } from "../../schemas.ts";
+import { queryLimit, queryTime } from "../fields.ts";
 
 /** A channel or nick as a conversation_id: no spaces, commas or control characters. */
 export const conversationName = z.string().max(100, { error: "The name is too long." })

@@ -1,6 +1,6 @@
 /**
  * The requests a client sends on `/events`, declared once as zod schemas: the server reads frames
- * with them and lib/events.ts takes the request types from them (a type-only import, so the web
+ * with them and protocol/events.ts takes the request types from them (a type-only import, so the web
  * client's bundle carries no zod).
  */
 import { z } from "zod";

@@ -2,14 +2,14 @@
 import { z } from "zod";
 import { operations } from "../operation.ts";
 import * as P from "../parameters.ts";
-import { MAX_DRAFT, NOTIFY_LEVELS } from "../../../store/conversations.ts";
+import { MAX_DRAFT, NOTIFY_LEVELS } from "../../limits.ts";
 
 const where = z.object({
   connection_id: P.connection_id,
   conversation_id: P.conversation_id,
 });
 
-const level = z.enum(NOTIFY_LEVELS as [string, ...string[]], {
+const level = z.enum(NOTIFY_LEVELS, {
   error: `One of ${NOTIFY_LEVELS.join(", ")}.`,
 }).meta({
   description:

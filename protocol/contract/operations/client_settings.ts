@@ -1,7 +1,7 @@
 /** The web client's settings of the user, kept on the server so that every device has them. */
 import { z } from "zod";
 import { operations } from "../operation.ts";
-import { CLIENT_SETTINGS_LIMITS as L, JOIN_PARTS } from "../../../store/client_settings.ts";
+import { CLIENT_SETTINGS_LIMITS as L, JOIN_PARTS } from "../../client_settings.ts";
 
 const joinParts = z.enum(JOIN_PARTS, {
   error: `One of ${JOIN_PARTS.join(", ")}.`,
