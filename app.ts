@@ -41,7 +41,7 @@ import { metricsRoutes, requestMetrics } from "./routes/metrics.ts";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Sending takes a message of up to 65,536 characters, each up to 6 bytes once JSON-escaped. */
-export const SEND_BODY_LIMIT = 6 * 65_536 + 1024;
+const SEND_BODY_LIMIT = 6 * 65_536 + 1024;
 
 /** The request path, with the `.json` suffix that every operation also answers to removed. */
 function apiPath(req: Request): string {

@@ -58,7 +58,7 @@ export interface Config {
 }
 
 /** One address of the bouncer listener. */
-export interface IrcListenAddress {
+interface IrcListenAddress {
   tls: boolean;
   hostname: string;
   port: number;
@@ -68,7 +68,7 @@ export interface IrcListenAddress {
 export class ConfigError extends Error {}
 
 /** One configuration option: its flag, its environment variable, its default and its help line. */
-export interface Option {
+interface Option {
   /** `--flag`; the environment variable is `env`. */
   flag: string;
   env: string;
@@ -199,7 +199,7 @@ export function fileForm(o: Option): { flag: string; env: string } {
 }
 
 /** A command's own options, beside the configuration ones: `--name value`, maybe repeated. */
-export interface OwnOption {
+interface OwnOption {
   name: string;
   multiple?: boolean;
   /** A switch that takes no value (`--merge`). */
@@ -207,7 +207,7 @@ export interface OwnOption {
 }
 
 /** A command line, parsed. */
-export interface CommandLine {
+interface CommandLine {
   positional: string[];
   /** The command's own options; repeatable ones keep every value. */
   options: Map<string, string[]>;
@@ -500,7 +500,7 @@ function parseIrcListen(env: Record<string, string | undefined>): IrcListenAddre
 }
 
 /** Creates the data folder and returns the secret: configured, or generated once and kept (mode 0600). */
-export async function prepareHome(home: string, configured?: string): Promise<string> {
+async function prepareHome(home: string, configured?: string): Promise<string> {
   try {
     await Deno.mkdir(home, { recursive: true, mode: 0o700 });
     if (configured) {
@@ -535,7 +535,7 @@ export function homeError(home: string, err: unknown): Error {
 }
 
 /** A user's name from /etc/passwd, else "uid N". */
-export function userName(uid: number | null): string {
+function userName(uid: number | null): string {
   try {
     for (const line of Deno.readTextFileSync("/etc/passwd").split("\n")) {
       const [name, , id] = line.split(":");

@@ -11,8 +11,6 @@ import {
   VERSION,
 } from "./cli/help.ts";
 
-export { VERSION };
-
 const USAGE: Record<string, string> = {
   daemon: DAEMON_USAGE,
   user: USER_USAGE,

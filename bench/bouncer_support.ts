@@ -6,7 +6,7 @@
 import { BouncerClient, plain } from "../tests/support/bouncer_client.ts";
 
 /** The capabilities gamja asks for when they are offered (sasl is asked for apart). */
-export const GAMJA_CAPS = [
+const GAMJA_CAPS = [
   "account-notify",
   "away-notify",
   "batch",

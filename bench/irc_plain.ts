@@ -5,7 +5,7 @@
  */
 
 /** Times (ms from the first connect) until every client was registered and had joined. */
-export interface PlainResult {
+interface PlainResult {
   registeredMs: number;
   joinedMs: number;
 }

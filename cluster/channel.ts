@@ -12,7 +12,7 @@ import { ClusterKeys, type Refusal, ReplayGuard } from "./envelope.ts";
 /** Largest envelope sent inline (bytes, with room below PostgreSQL's 8000). */
 const INLINE = 7900;
 /** How long a stored payload is kept for slow readers (µs). */
-export const PAYLOAD_KEEP_US = 60 * 1_000_000;
+const PAYLOAD_KEEP_US = 60 * 1_000_000;
 /** How often refused envelopes are logged at most (ms): a flood of forgeries is one line. */
 const REFUSAL_LOG_MS = 60_000;
 

@@ -32,13 +32,13 @@ const decoder = new TextDecoder();
 export type Refusal = "malformed" | "too old or too new" | "replayed" | "undecryptable";
 
 /** A sealed message: its envelope, and the jti a reference to it carries when it is too large. */
-export interface Sealed {
+interface Sealed {
   inline: string;
   jti: string;
 }
 
 /** What an accepted envelope holds: the JSON text, or the row to read the message's envelope from. */
-export type Opened = { json: string } | { ref: number; jti: string };
+type Opened = { json: string } | { ref: number; jti: string };
 
 /** The protected header Parley writes (and reads back, authenticated). */
 interface Header extends CompactJWEHeaderParameters {

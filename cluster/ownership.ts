@@ -19,7 +19,7 @@ import type { Sql } from "../store/pg/db.ts";
 export const NODE_APP = "parley-node:";
 
 /** Where an installation's nodes and locks are. */
-export interface NodeScope {
+interface NodeScope {
   /** Named after the secret the installation's nodes share (not revealing it). */
   installation: string;
   /** application_name of a node's session, before the node's id. */
@@ -67,7 +67,7 @@ export async function liveNodes(sql: Sql, prefix: string): Promise<string[]> {
 }
 
 /** What ownership tells its node. */
-export interface OwnershipHooks {
+interface OwnershipHooks {
   /** This node now runs the user: connect their wanted connections. */
   acquired(userId: number): Promise<void>;
   /** This node no longer runs the user: stop their connections at once. */

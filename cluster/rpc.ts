@@ -28,7 +28,7 @@ interface Answer {
 }
 
 /** A method another node may call; it throws MovedError when this node does not run the user. */
-export type Handler = (...args: never[]) => Promise<unknown>;
+type Handler = (...args: never[]) => Promise<unknown>;
 
 /** This node's end of the calls. */
 export class Rpc {

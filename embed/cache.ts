@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 
 /** How heavy each value is and how much weight the cache holds at most (bytes of images). */
-export interface Weights<V> {
+interface Weights<V> {
   weigh: (value: V) => number;
   maxWeight: number;
 }
@@ -33,7 +33,7 @@ export function lruCache<V extends object>(
 }
 
 /** Viewers remembered per cached entry at most; past it, a viewer just gets no `X-Cached`. */
-export const VIEWERS_PER_ENTRY = 256;
+const VIEWERS_PER_ENTRY = 256;
 
 /**
  * A cached answer and who has had it. A cache shared by all users must not tell one user what

@@ -46,7 +46,7 @@ export class TooManyFetches extends Error {
 }
 
 /** An image ready to serve: its bytes and the type they were recognised as. */
-export interface ProxiedImage {
+interface ProxiedImage {
   type: string;
   bytes: Uint8Array<ArrayBuffer>;
 }
@@ -55,7 +55,7 @@ const ascii = (bytes: Uint8Array, from: number, to: number) =>
   String.fromCharCode(...bytes.subarray(from, to));
 
 /** The type of a raster image by its first bytes, or undefined for anything else. */
-export function imageType(b: Uint8Array): string | undefined {
+function imageType(b: Uint8Array): string | undefined {
   if (b.length < 12) return undefined;
   if (b[0] === 0x89 && ascii(b, 1, 8) === "PNG\r\n\x1a\n") return "image/png";
   if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return "image/jpeg";

@@ -67,7 +67,7 @@ export async function resolveDns(host: string): Promise<string[]> {
 }
 
 /** Checks the scheme of a URL given by a user; throws FetchRefused. */
-export function checkScheme(url: URL): void {
+function checkScheme(url: URL): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new FetchRefused("Only http:// and https:// URLs can be fetched.");
   }

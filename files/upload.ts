@@ -17,10 +17,10 @@ import { removeLeftover } from "../lib/remove.ts";
 const loadBusboy = lazy(async () => (await import("busboy")).default);
 
 /** Room for the form's own framing (boundaries, part headers, small fields) above the limit. */
-export const FORM_OVERHEAD = 64 * 1024;
+const FORM_OVERHEAD = 64 * 1024;
 
 /** The longest value of a field other than `file` (an id, a flag): bytes. */
-export const FIELD_LIMIT = 1024;
+const FIELD_LIMIT = 1024;
 
 /** Thrown when the file grows past the limit. */
 export class UploadTooLarge extends Error {}
@@ -77,7 +77,7 @@ function pointer(name: string): string {
 }
 
 /** What an upload form carried. */
-export interface UploadForm {
+interface UploadForm {
   spool: Spool;
   /** The uploaded file's name; `paste.txt` when `file` was a text field. */
   name: string;

@@ -12,7 +12,7 @@ import { ApiError } from "./errors.ts";
 export const JSON_BODY_LIMIT = 64 * 1024;
 
 /** The 413 answer for a body over `limit` bytes. */
-export function bodyTooLarge(limit: number): ApiError {
+function bodyTooLarge(limit: number): ApiError {
   return new ApiError(413, `The request body is larger than the limit of ${limit} bytes.`, "/body");
 }
 

@@ -15,7 +15,7 @@ import type { Config } from "../config.ts";
 import { requestOrigin } from "./client.ts";
 
 /** Why an unsafe request is refused as started by another origin (the header that shows it). */
-export interface Foreign {
+interface Foreign {
   header: "sec-fetch-site" | "origin" | "referer";
   message: string;
 }

@@ -8,9 +8,9 @@ import { forbidden, unauthorized } from "./errors.ts";
 import { isHttps } from "./client.ts";
 
 /** The session cookie's name. */
-export const COOKIE = "parley";
+const COOKIE = "parley";
 /** Sliding lifetime of a session. */
-export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
+const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 // Extend the stored expiry at most once a minute, not on every request.
 const TOUCH_AFTER_MS = 60 * 1000;
 /**

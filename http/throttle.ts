@@ -11,7 +11,7 @@
  */
 
 /** The throttle's settings (milliseconds and counts). */
-export interface ThrottleLimits {
+interface ThrottleLimits {
   /** Failures of one (email, address) pair that cost nothing. */
   free: number;
   /** The wait after the first failure past `free`; each further failure doubles it. */
@@ -48,7 +48,7 @@ interface PairState {
 }
 
 /** An attempt that may be verified; counted as a failure until it is settled. */
-export interface LoginAttempt {
+interface LoginAttempt {
   /** The credentials were right: the pair's failures are forgotten, this one too. */
   succeed(): void;
   /** They were wrong: the failure stays counted. */
@@ -56,7 +56,7 @@ export interface LoginAttempt {
 }
 
 /** What `begin` answers: the milliseconds to wait, or an attempt to settle. */
-export type LoginTurn = { wait: number } | LoginAttempt;
+type LoginTurn = { wait: number } | LoginAttempt;
 
 /** Tracks failures and says how long a login attempt must wait. */
 export class LoginThrottle {

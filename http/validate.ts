@@ -23,7 +23,7 @@ export function validate<S extends z.ZodType>(schema: S, data: unknown, root: st
 }
 
 /** Whether a Content-Type names JSON (`application/json`, with parameters or not). */
-export function isJson(type: string | undefined): boolean {
+function isJson(type: string | undefined): boolean {
   return (type ?? "").split(";")[0].trim().toLowerCase() === "application/json";
 }
 

@@ -23,7 +23,7 @@ import { createInvite } from "../routes/invite.ts";
 import type { AppDeps } from "../http/env.ts";
 
 /** What an import did, printed at the end. */
-export interface ImportSummary {
+interface ImportSummary {
   users: number;
   connections: number;
   conversations: number;
@@ -101,7 +101,7 @@ export class SourceFolder {
 }
 
 /** One entry of a listed folder. */
-export interface SourceEntry {
+interface SourceEntry {
   name: string;
   path: string;
   isFile: boolean;

@@ -18,7 +18,7 @@ const LINE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2}) (?:(\d) )?\s*(.*)
 const CHANNEL = /^[#&+!]/;
 
 /** A log line's message, or undefined for events and anything unknown. */
-export function parseConvosMessage(
+function parseConvosMessage(
   message: string,
 ): { type: MessageType; from: string; text: string } | undefined {
   let m = /^<([^\s>]+)> ?(.*)$/s.exec(message);

@@ -5,7 +5,7 @@
  */
 
 /** Longer lines are not messages any IRC server sends; the importers skip them. */
-export const MAX_LINE_BYTES = 64 * 1024;
+const MAX_LINE_BYTES = 64 * 1024;
 
 /** One line, or a marker for a line cut off at the limit (counted, never shown). */
 export type Line = { text: string } | { tooLong: true };

@@ -20,7 +20,7 @@ const NO_KEYWORDS: string[] = [];
 const READ_CHUNK = 10_000;
 
 /** Options of the soju import. */
-export interface SojuOptions {
+interface SojuOptions {
   /** Makes NAME@domain for users without an explicit address. */
   domain?: string;
   /** Explicit addresses by soju user name. */

@@ -31,21 +31,21 @@ export interface SojuNetwork {
   enabled: boolean;
 }
 
-export interface SojuChannel {
+interface SojuChannel {
   network: number;
   name: string;
   key: string;
 }
 
 /** A conversation of the `db` message store. */
-export interface SojuTarget {
+interface SojuTarget {
   id: number;
   network: number;
   target: string;
 }
 
 /** A stored message: the raw IRC line and its time (ms since the epoch). */
-export interface SojuMessage {
+interface SojuMessage {
   id: number;
   raw: string;
   time: number;

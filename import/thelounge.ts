@@ -54,7 +54,7 @@ interface LoungeNetwork {
 const str = (v: unknown) => (typeof v === "string" ? v : "");
 
 /** Options of the The Lounge import. */
-export interface LoungeOptions {
+interface LoungeOptions {
   /** Makes NAME@domain for users without an explicit address. */
   domain?: string;
   /** Explicit addresses by The Lounge user name. */
@@ -62,7 +62,7 @@ export interface LoungeOptions {
 }
 
 /** The Parley connection URL of a The Lounge network. */
-export function networkUrl(n: LoungeNetwork): string {
+function networkUrl(n: LoungeNetwork): string {
   const tls = n.tls === true;
   const url = new URL(`${tls ? "ircs" : "irc"}://${str(n.host) || "invalid"}`);
   const port = Number(n.port);

@@ -37,7 +37,7 @@ const DAY_FILE = /^(\d{4})-(\d{2})-(\d{2})\.log$/;
 const NO_KEYWORDS: string[] = [];
 
 /** Options of the ZNC import. */
-export interface ZncOptions {
+interface ZncOptions {
   /** Makes NAME@domain for users without an explicit address. */
   domain?: string;
   /** Explicit addresses by ZNC user name. */

@@ -12,7 +12,7 @@ type Tap = (userId: number, ev: TapEvent) => void;
  * What carries events to other Parley nodes (cluster/bus_bridge.ts): told of this node's socket
  * counts, and given the events published here for users with sockets elsewhere.
  */
-export interface BusRelay {
+interface BusRelay {
   /** This node's open sockets of a user changed to `count`. */
   localCount(userId: number, count: number): void;
   /** An event published on this node for a user who has sockets on other nodes. */

@@ -11,7 +11,7 @@
 export const ircLines = { in: 0, out: 0 };
 
 /** Timings and sizes that go into histograms when metrics are on. */
-export interface Observers {
+interface Observers {
   /** An HTTP request answered: its route pattern, method, status and time taken (seconds). */
   httpRequest(operation: string, method: string, status: number, seconds: number): void;
   /** A batch of messages committed by the store's writer, and how long the commit took. */

@@ -11,7 +11,7 @@
 import { setImmediate } from "node:timers";
 
 /** Longest stretch of immediate turns before a timer turn lets the runtime's I/O through. */
-export const TIMER_EVERY_MS = 10;
+const TIMER_EVERY_MS = 10;
 
 let lastTimerTurn = performance.now();
 

@@ -5,11 +5,11 @@
  */
 
 /** Bytes a secret should have at least (what `openssl rand -base64 32` makes random). */
-export const SECRET_MIN_BYTES = 32;
+const SECRET_MIN_BYTES = 32;
 /** Distinct characters a secret should have at least (a random base64 or hex one has more). */
-export const SECRET_MIN_DISTINCT = 10;
+const SECRET_MIN_DISTINCT = 10;
 /** Estimated bits it should hold at least: its characters' Shannon entropy times its length. */
-export const SECRET_MIN_BITS = 128;
+const SECRET_MIN_BITS = 128;
 
 /** Why `secret` is weak, or undefined when it looks random enough. Never names the secret. */
 export function secretWeakness(secret: string): string | undefined {

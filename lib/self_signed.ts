@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { lazy } from "./lazy.ts";
 
 /** A certificate with its private key, both PEM. */
-export interface SelfSigned {
+interface SelfSigned {
   cert: string;
   key: string;
 }

@@ -16,13 +16,13 @@ const OptionalId = RequestId.optional().catch(undefined);
 const INVALID = "Invalid input.";
 
 /** A keepalive; Convos's client sends `{}`, which counts as one. */
-export const PingRequest = z.object({
+const PingRequest = z.object({
   method: z.literal("ping").optional(),
   id: OptionalId,
 });
 
 /** Asks for the user with connections and conversations. */
-export const LoadRequest = z.object({
+const LoadRequest = z.object({
   method: z.literal("load"),
   id: OptionalId,
 });

@@ -4,10 +4,10 @@
  */
 
 /** The written forms; the unit is required, so `30` is not read as seconds or minutes. */
-export const RETENTION_FORM = /^\s*(?:0|(\d{1,5})\s*([dwy]))\s*$/i;
+const RETENTION_FORM = /^\s*(?:0|(\d{1,5})\s*([dwy]))\s*$/i;
 
 /** Longest retention there is a point in naming: a hundred years. */
-export const MAX_RETENTION_DAYS = 36_500;
+const MAX_RETENTION_DAYS = 36_500;
 
 const DAYS: Record<string, number> = { d: 1, w: 7, y: 365 };
 

@@ -12,7 +12,7 @@ export interface Push {
 }
 
 /** What push is started from (the app's dependencies have it); nothing of HTTP. */
-export interface PushDeps extends AwayDeps {
+interface PushDeps extends AwayDeps {
   config: Config;
 }
 

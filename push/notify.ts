@@ -35,7 +35,7 @@ export const PUSH_LIMITS = {
 };
 
 /** What a push carries; the service worker shows it (static/sw.js). */
-export interface PushPayload {
+interface PushPayload {
   title: string;
   body: string;
   /** The client path to open on a click. */
@@ -78,7 +78,7 @@ export function payloadOf(ev: NotificationEvent): string {
 const loadWebPush = lazy(async () => (await import("web-push")).default as typeof webpushApi);
 
 /** What the notifier needs. */
-export interface NotifierDeps {
+interface NotifierDeps {
   store: Store;
   bus: EventBus;
   keys: VapidKeys;

@@ -53,7 +53,7 @@ export function bundleArgs(dir: string, watch = false): string[] {
  * Bundles the client unless `ifStale` and the bundle is newer than every source; with `watch`
  * it keeps running and rebundles on every change (for `deno task dev`).
  */
-export async function build(ifStale: boolean, watch = false): Promise<void> {
+async function build(ifStale: boolean, watch = false): Promise<void> {
   if (mtime(entry) === 0) return; // no client yet
   const sources = Math.max(
     newestMtime(join(root, "static/app")),

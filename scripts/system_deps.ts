@@ -5,7 +5,7 @@
 import { removeLeftover } from "../lib/remove.ts";
 
 /** A program a task needs and the Debian package that provides it. */
-export interface SystemTool {
+interface SystemTool {
   /** Candidate paths of the binary, first found wins. */
   paths: string[];
   /** The Debian package to install. */

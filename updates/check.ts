@@ -13,13 +13,13 @@ import semver from "semver";
  */
 export const UPDATE_CACHE_MS = 3600_000;
 /** How long the update URL may take to answer. */
-export const UPDATE_TIMEOUT_MS = 3000;
+const UPDATE_TIMEOUT_MS = 3000;
 
 /**
  * A version as semver, null when it is not one. Read loosely: `v1.2.3-rc.1`, and Convos's
  * `8.07` (major.minor, whose leading zero semver refuses) as 8.7.0.
  */
-export function parseVersion(text: string): string | null {
+function parseVersion(text: string): string | null {
   const t = text.trim();
   const strict = semver.clean(t);
   if (strict) return strict;

@@ -109,7 +109,7 @@ export function githubTargets(bot: Bot, event: string, repository: string): stri
 }
 
 /** The outcome of delivering one event. */
-export interface Delivery {
+interface Delivery {
   delivered: { to: string; message: string }[];
   failed: { to: string; error: string }[];
 }

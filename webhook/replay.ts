@@ -4,9 +4,9 @@
  */
 
 /** How many deliveries are remembered. */
-export const REPLAY_MAX = 10_000;
+const REPLAY_MAX = 10_000;
 /** How long a delivery is remembered. */
-export const REPLAY_TTL_MS = 7 * 24 * 3600_000;
+const REPLAY_TTL_MS = 7 * 24 * 3600_000;
 
 /** Recently seen keys, oldest first. */
 export class RecentKeys {

@@ -1,4 +1,5 @@
 /** Whether a message should notify the user: a mention in a channel, or any private message. */
+import { boundedCache } from "../../lib/bounded_cache.ts";
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -29,10 +30,11 @@ export interface HighlightInput {
 
 /**
  * Compiled regexps by nick and keyword list: every line of a channel is tested, so the pattern is
- * built once per (nick, keywords) rather than once per keyword per line. Bounded: cleared when full.
+ * built once per (nick, keywords) rather than once per keyword per line. Bounded, the least
+ * recently used going first: the (nick, keywords) of busy channels stay compiled.
  */
-const compiled = new Map<string, RegExp | undefined>();
 const MAX_COMPILED = 1000;
+const compiled = boundedCache<string, { re?: RegExp }>(MAX_COMPILED);
 
 /** The last (nick, keyword list) asked for: a burst asks for the same one line after line. */
 let last: { nick: string; keywords: readonly string[]; re: RegExp | undefined } | undefined;
@@ -47,10 +49,10 @@ function mentionRegExp(nick: string, keywords: readonly string[]): RegExp | unde
 function compiledRegExp(nick: string, keywords: readonly string[]): RegExp | undefined {
   const words = [nick, ...keywords.map((k) => k.trim())];
   const key = words.join("\n");
-  if (compiled.has(key)) return compiled.get(key);
-  if (compiled.size >= MAX_COMPILED) compiled.clear();
+  const hit = compiled.get(key);
+  if (hit) return hit.re;
   const re = wordsRegExp(words);
-  compiled.set(key, re);
+  compiled.set(key, { re });
   return re;
 }
 

@@ -8,10 +8,14 @@ import type { Store } from "../../store/mod.ts";
 import type { MessageJson, MessagePage } from "../../protocol/messages.ts";
 import { MAX_IGNORES } from "../../store/ignores.ts";
 import { invalid } from "../../lib/errors.ts";
+import { boundedCache } from "../../lib/bounded_cache.ts";
 import { isPlainNick, maskMatches, normalizeMask, type Who } from "../mask.ts";
 
-/** Each user's masks, read again whenever any list changes (its generation moves). */
-const cache = new Map<number, { generation: number; masks: string[] }>();
+/**
+ * Each user's masks, read again whenever any list changes (its generation moves). Bounded, the
+ * user asked for longest ago going first: a busy user's list stays while others come and go.
+ */
+const cache = boundedCache<number, { generation: number; masks: string[] }>(10_000);
 
 /** The masks `userId` ignores, from the cache while no list changed. */
 export async function ignoredMasks(store: Pick<Store, "ignores">, userId: number) {
@@ -19,7 +23,6 @@ export async function ignoredMasks(store: Pick<Store, "ignores">, userId: number
   const hit = cache.get(userId);
   if (hit && hit.generation === generation) return hit.masks;
   const masks = await store.ignores.list(userId);
-  if (cache.size >= 10_000) cache.clear();
   cache.set(userId, { generation, masks });
   return masks;
 }

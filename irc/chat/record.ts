@@ -5,6 +5,7 @@
 import type { EventBus } from "../../lib/bus.ts";
 import type { BusMessageEvent } from "../../protocol/events.ts";
 import { log } from "../../lib/log.ts";
+import { boundedCache } from "../../lib/bounded_cache.ts";
 import { formatMicros, nowMicros } from "../../lib/time.ts";
 import { msgidOf } from "../../lib/msgid.ts";
 import type { Store } from "../../store/mod.ts";
@@ -220,15 +221,22 @@ export async function cachedConversation(
   return conv;
 }
 
-/** Highlight keywords per user, read again when the user store says a user changed. */
-const keywordCache = new Map<number, { generation: number; keywords: string[] }>();
+/**
+ * Highlight keywords per user, read again when the user store says a user changed. Bounded, the
+ * user asked for longest ago going first: the users whose channels are busy stay.
+ */
+const keywordCache = boundedCache<number, { generation: number; keywords: string[] }>(10_000);
 
-async function highlightKeywords(deps: RecordDeps, userId: number): Promise<string[]> {
+/**
+ * The highlight keywords of `userId`, from the cache while no user changed.
+ *
+ * @internal test seam
+ */
+export async function highlightKeywords(deps: RecordDeps, userId: number): Promise<string[]> {
   const generation = deps.store.users.generation;
   const hit = keywordCache.get(userId);
   if (hit && hit.generation === generation) return hit.keywords;
   const keywords = (await deps.store.users.byId(userId))?.highlightKeywords ?? [];
-  if (keywordCache.size >= 10_000) keywordCache.clear();
   keywordCache.set(userId, { generation, keywords });
   return keywords;
 }

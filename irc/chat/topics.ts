@@ -4,7 +4,9 @@
  * change). Kept in memory, so `/topic` answers a joined channel without asking the server again:
  * its 332 and 333 would also reach the IRC clients attached to the listener, unasked.
  */
+import type { LRUCache } from "lru-cache";
 import type { IrcConnection } from "../engine/connection.ts";
+import { boundedCache } from "../../lib/bounded_cache.ts";
 
 /** The setter (a nick or a mask) and the time (ISO 8601), each when the server said. */
 export interface TopicSetter {
@@ -43,20 +45,22 @@ export function topicSetter(conn: IrcConnection, convId: string): TopicSetter | 
   return told.get(conn)?.get(convId);
 }
 
-const changing = new WeakMap<IrcConnection, Set<string>>();
+/** The default life of a mark: time enough for the server's echo. */
+const FORGET_MS = 10_000;
+
+/** Marks per connection; each expires on its own (no timer runs), the oldest going first when full. */
+const changing = new WeakMap<IrcConnection, LRUCache<string, true>>();
 
 /**
  * Marks `convId`'s topic as being changed by the user (sent, its echo not yet recorded): until
  * the change is recorded, what is kept is older than the server's, so `/topic` asks the server.
- * The mark goes when the change is recorded, or after `forgetMs` (a refusal never echoes).
+ * The mark goes when the change is recorded, or `forgetMs` after the last change was sent (a
+ * refusal never echoes).
  */
-export function topicChanging(conn: IrcConnection, convId: string, forgetMs = 10_000): void {
-  let set = changing.get(conn);
-  if (!set) changing.set(conn, set = new Set());
-  if (set.size > MAX_CHANNELS) set.clear();
-  set.add(convId);
-  // Unref'd: a mark left behind must not keep the process (or a test) alive.
-  Deno.unrefTimer(setTimeout(() => set!.delete(convId), forgetMs));
+export function topicChanging(conn: IrcConnection, convId: string, forgetMs = FORGET_MS): void {
+  let marks = changing.get(conn);
+  if (!marks) changing.set(conn, marks = boundedCache(MAX_CHANNELS, FORGET_MS));
+  marks.set(convId, true, { ttl: forgetMs });
 }
 
 /** The user's change of `convId`'s topic is recorded (its echo came and is stored). */
