@@ -1,0 +1,105 @@
+/**
+ * What the bouncer's unit tests stand on: a real SQLite store in a temporary folder (no mock of
+ * the store), and a fake client session that records what it is sent.
+ */
+import { openStore, type Store } from "../../../store/mod.ts";
+import { Caps } from "../../../bouncer/caps.ts";
+import { Sasl } from "../../../bouncer/sasl.ts";
+import type { Session } from "../../../bouncer/session.ts";
+import type { IrcMessage } from "../../../irc/protocol/message.ts";
+import { formatMessage } from "../../../irc/protocol/message.ts";
+
+/** Runs `fn` over a fresh SQLite store, then closes and removes it. */
+export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+  const home = await Deno.makeTempDir({ prefix: "parley-bouncer-unit-" });
+  const store = await openStore(home);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+/** A user with one stored connection `irc-test` that stays down (nothing dials out). */
+export async function userWithConnection(store: Store, email = "jane@example.com") {
+  const user = await store.users.create(email, "x", []);
+  const connection = await store.connections.create({
+    userId: user.id,
+    connectionId: "irc-test",
+    name: "test",
+    url: "irc://127.0.0.1:6667?nick=jane",
+    onConnectCommands: [],
+    wantedState: "disconnected",
+    nick: "jane",
+  });
+  return { user, connection };
+}
+
+/** One line a fake session was sent, read back. */
+export interface Sent {
+  command: string;
+  params: string[];
+  label?: string;
+}
+
+/**
+ * A client session for commands.ts and webpush.ts: its own capabilities and SASL exchange, what
+ * it is sent recorded as lines (`lines`) and read back (`sent`). `cx` holds what a command reaches
+ * of the listener; the test gives what its command needs.
+ */
+export function fakeSession(cx: Record<string, unknown> = {}, opts: { tls?: boolean } = {}) {
+  const lines: string[] = [];
+  const sent: Sent[] = [];
+  const record = (command: string, params: string[], label?: string) => {
+    sent.push({ command, params, ...(label ? { label } : {}) });
+    lines.push(formatMessage({ command, params, prefix: "parley" }));
+  };
+  const s = {
+    cx: { limits: { saslAttempts: 3 }, networkWatchers: new Set(), ...cx },
+    transport: { address: "192.0.2.1", tls: opts.tls ?? false, certificate: undefined },
+    caps: undefined as unknown as Caps,
+    sasl: new Sasl(() => opts.tls ?? false),
+    nick: "",
+    username: "",
+    password: undefined as string | undefined,
+    login: undefined as unknown,
+    hub: undefined as unknown,
+    control: false,
+    bind: undefined as string | undefined,
+    saslFailures: 0,
+    registered: false,
+    closed: "",
+    registerCalls: 0,
+    get target() {
+      return this.nick || "*";
+    },
+    write(line: string) {
+      lines.push(line);
+    },
+    writeHistory(out: string[]) {
+      for (const l of out) lines.push(l);
+    },
+    numeric(code: string, ...params: string[]) {
+      record(code, [s.target, ...params]);
+    },
+    reply(command: string, params: string[], label?: string) {
+      record(command, params, label);
+    },
+    quit(reason: string) {
+      s.closed = reason;
+    },
+    tryRegister() {
+      s.registerCalls++;
+      return Promise.resolve();
+    },
+    ownLabel: () => undefined,
+  };
+  s.caps = new Caps(() => s.sasl.mechanisms);
+  return { s, session: s as unknown as Session, lines, sent };
+}
+
+/** A parsed line for a command's `run`. */
+export function msg(command: string, ...params: string[]): IrcMessage {
+  return { tags: new Map(), prefix: "", command, params };
+}
