@@ -103,3 +103,15 @@ export function fakeSession(cx: Record<string, unknown> = {}, opts: { tls?: bool
 export function msg(command: string, ...params: string[]): IrcMessage {
   return { tags: new Map(), prefix: "", command, params };
 }
+
+/** Runs `fn` while collecting what the logger writes to stderr (warnings and errors). */
+export async function logged<T>(fn: () => Promise<T> | T): Promise<{ value: T; lines: string[] }> {
+  const lines: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+  try {
+    return { value: await fn(), lines };
+  } finally {
+    console.error = original;
+  }
+}
