@@ -7,7 +7,13 @@ import { Caps } from "../../../bouncer/caps.ts";
 import { Sasl } from "../../../bouncer/sasl.ts";
 import type { Session } from "../../../bouncer/session.ts";
 import type { IrcMessage } from "../../../irc/protocol/message.ts";
+import { DomainError } from "../../../lib/errors.ts";
 import { formatMessage } from "../../../irc/protocol/message.ts";
+import { parseConfig } from "../../../config.ts";
+import { ConnectionService } from "../../../irc/connection_service.ts";
+import type { IrcControl } from "../../../irc/control.ts";
+import { EventBus } from "../../../lib/bus.ts";
+import type { ConnectionRecord } from "../../../store/connections.ts";
 
 /** Runs `fn` over a fresh SQLite store, then closes and removes it. */
 export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
@@ -114,4 +120,61 @@ export async function logged<T>(fn: () => Promise<T> | T): Promise<{ value: T; l
   } finally {
     console.error = original;
   }
+}
+
+/**
+ * The IRC side as the connection service sees it, connecting nothing: what it was asked is kept
+ * in `calls`, `failConnect` makes a wanted connect fail (as a server that refuses would).
+ */
+export function fakeIrc() {
+  const calls: string[] = [];
+  let failConnect = false;
+  const irc: IrcControl = {
+    start: () => Promise.resolve(),
+    stop: () => Promise.resolve(),
+    view: () => Promise.resolve({ state: "disconnected", info: {} }),
+    states: () => Promise.resolve(new Map()),
+    created(record: ConnectionRecord) {
+      calls.push(`created ${record.connectionId}`);
+      return Promise.resolve();
+    },
+    applyRecord(record: ConnectionRecord, _restart: string | undefined, wait: boolean) {
+      calls.push(`apply ${record.connectionId} ${record.wantedState}`);
+      if (wait && failConnect && record.wantedState === "connected") {
+        return Promise.reject(new DomainError("upstream", "Connection refused"));
+      }
+      return Promise.resolve();
+    },
+    drop(record: ConnectionRecord) {
+      calls.push(`drop ${record.connectionId}`);
+      return Promise.resolve();
+    },
+    userDeleted: () => Promise.resolve(),
+    send: () => Promise.reject(new DomainError("invalid", "Not connected")),
+    state: () => "disconnected",
+  };
+  return {
+    irc,
+    calls,
+    set failConnect(v: boolean) {
+      failConnect = v;
+    },
+  };
+}
+
+/** The connection service over `store` and a fake IRC side, with the bus it publishes on. */
+export function connectionService(store: Store) {
+  const config = {
+    ...parseConfig({
+      PARLEY_HOME: "/nonexistent",
+      PARLEY_LISTEN: "http://127.0.0.1:3000",
+      PARLEY_UPDATE_URL: "",
+      PARLEY_NEW_USER_CONNECTION: "0",
+    }),
+    secret: "test secret, long enough",
+  };
+  const bus = new EventBus();
+  const fake = fakeIrc();
+  const connections = new ConnectionService({ config, store, bus, irc: fake.irc });
+  return { connections, bus, fake, config };
 }
