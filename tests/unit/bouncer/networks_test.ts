@@ -171,8 +171,8 @@ Deno.test("networks: CHANGENETWORK keeps what its attributes do not name; DELNET
 Deno.test("networks: each change is told once to the clients that watch", async () => {
   await withStore(async (store) => {
     const { user, connections, bus } = await setup(store);
-    const made = await connections.create(user, { url: "ircs://irc.example.org?nick=jane" }, "/");
-    const id = made.connection_id;
+    const a = await connections.create(user, { url: "ircs://irc.example.org?nick=jane" }, "/");
+    const b = await connections.create(user, { url: "ircs://irc.example.net?nick=jane" }, "/");
     const heard: string[] = [];
     let watching = true;
     const stop = watchNetworks({
@@ -181,28 +181,40 @@ Deno.test("networks: each change is told once to the clients that watch", async 
       connections,
       watchers: (uid) => uid === user.id && watching ? [{ write: (l) => heard.push(l) }] : [],
     });
+    const event = (id: string) =>
+      bus.publish(user.id, {
+        event: "state",
+        type: "connection",
+        connection_id: id,
+        state: "disconnected",
+        info: {},
+      });
+    const lineOf = async (id: string) =>
+      `BOUNCER NETWORK ${id} ${
+        networkAttributes(await connections.json((await store.connections.get(user.id, id))!))
+      }`;
     try {
-      const event = () =>
-        bus.publish(user.id, {
-          event: "state",
-          type: "connection",
-          connection_id: id,
-          state: "disconnected",
-          info: {},
-        });
-      event();
-      event();
-      event();
-      await poll("the network's line", () => heard.length === 1);
-      assertEquals(heard, [`BOUNCER NETWORK ${id} ${networkAttributes(made)}`]);
-      // The same line again is not sent again: the next one heard is the removal's.
-      event();
-      await connections.remove(user.id, id);
-      event();
-      await poll("the removal", () => heard.some((l) => l.endsWith(" *")));
-      assertEquals(heard, [heard[0], `BOUNCER NETWORK ${id} *`]);
+      // A change comes as several events: one line.
+      event(a.connection_id);
+      event(a.connection_id);
+      event(a.connection_id);
+      await poll("a's line", () => heard.length === 1);
+      assertEquals(heard, [await lineOf(a.connection_id)]);
+      // a again, unchanged, then b renamed: only b's line is new. (a's flush runs first, by the
+      // same steps as b's, so a repeated line would come before b's.)
+      const bRow = (await store.connections.get(user.id, b.connection_id))!;
+      await store.connections.update(bRow.id, { name: "Renamed" });
+      event(a.connection_id);
+      event(b.connection_id);
+      await poll("b's line", () => heard.length >= 2);
+      assertEquals(heard.slice(1), [await lineOf(b.connection_id)]);
+      // A removed network is said as `*`.
+      await connections.remove(user.id, a.connection_id);
+      event(a.connection_id);
+      await poll("the removal", () => heard.length >= 3);
+      assertEquals(heard[2], `BOUNCER NETWORK ${a.connection_id} *`);
       watching = false;
-      event();
+      event(b.connection_id);
     } finally {
       stop();
     }
