@@ -5,6 +5,9 @@
  */
 import { assert, assertEquals } from "../../../support/assert.ts";
 import { parseMessage } from "../../../../irc/protocol/message.ts";
+import { historyService } from "../../../../bouncer/history/mod.ts";
+import { EventBus } from "../../../../lib/bus.ts";
+import type { Store } from "../../../../store/mod.ts";
 import { withStore } from "../fakes.ts";
 import { at, seed, stamp } from "./history.ts";
 
@@ -161,5 +164,15 @@ Deno.test("chathistory: every request it cannot answer is a FAIL with its code",
       await fail("TARGETS", stamp(at(1)), stamp(at(2)), "x"),
       "INVALID_PARAMS TARGETS x",
     );
+  });
+});
+
+Deno.test("chathistory: a store without history offers none", async () => {
+  await withStore(async (store) => {
+    const blind = Object.create(store, {
+      messages: { value: Object.create(store.messages, { history: { value: undefined } }) },
+    }) as Store;
+    assertEquals(historyService({ store: blind, bus: new EventBus() }), undefined);
+    assertEquals(historyService({ store, bus: new EventBus() })?.limit, 1000);
   });
 });
