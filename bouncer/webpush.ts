@@ -66,14 +66,19 @@ export async function webpushCommand(s: Session, m: IrcMessage): Promise<void> {
   const raw = m.tags.get("label");
   const label = raw && raw.length <= 64 && !/[\s;]/.test(raw) ? raw : undefined;
   const sub = (m.params[0] ?? "").toUpperCase();
-  const endpoint = m.params[1] ?? "*";
+  // Echoed as middle parameters: one word, else `*` (a trailing `:a b` would break the line).
+  const word = (w: string | undefined) => w && /^[^\s:]\S*$/.test(w) ? w : "*";
+  const endpoint = word(m.params[1]);
   const fail = (code: string, text: string) =>
-    s.reply("FAIL", ["WEBPUSH", code, sub || "*", endpoint, text], label);
+    s.reply("FAIL", ["WEBPUSH", code, word(sub.slice(0, 32)), endpoint, text], label);
   const login = s.login!;
   const userId = login.user.id;
   if (sub === "UNREGISTER") {
     if (m.params.length !== 2) {
       return fail("INVALID_PARAMS", "Usage: WEBPUSH UNREGISTER <endpoint>");
+    }
+    if (endpoint !== m.params[1]) {
+      return fail("INVALID_PARAMS", "The endpoint must be an https URL");
     }
     try {
       await s.cx.store.push.removeIrc(endpoint, userId);
@@ -90,7 +95,7 @@ export async function webpushCommand(s: Session, m: IrcMessage): Promise<void> {
   if (m.params.length !== 3) {
     return fail("INVALID_PARAMS", "Usage: WEBPUSH REGISTER <endpoint> <keys>");
   }
-  const url = endpointUrl(endpoint);
+  const url = endpoint === m.params[1] ? endpointUrl(endpoint) : undefined;
   if (!url) return fail("INVALID_PARAMS", "The endpoint must be an https URL");
   const keys = parseKeys(m.params[2]);
   if (typeof keys === "string") return fail("INVALID_PARAMS", keys);

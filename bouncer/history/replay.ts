@@ -44,6 +44,8 @@ export async function replay(
   const until = cutoff();
   const wanted = new Set(targets.map((t) => ircLower(t)));
   const out: string[] = [];
+  // The place moves past every line replayed: a burst's last lines may lie ahead of `until`.
+  let seen = until - 1;
   for (const conv of await parts.store.conversations.listForConnection(scope.connection.id)) {
     const id = conv.conversationId;
     // The channels it is shown, and private conversations that have something to show.
@@ -59,6 +61,7 @@ export async function replay(
       events: false,
     });
     if (!lines.length) continue;
+    seen = Math.max(seen, lines.at(-1)!.ts);
     const t = lineTarget(conv, scope);
     const batch = batchId();
     const body = lines.map((l) => historyLine(l, t, batch)).filter((l): l is string => !!l);
@@ -77,7 +80,7 @@ export async function replay(
     }
     out.push(...inBatch(batch, "chathistory", [t.name], body));
   }
-  if (client) await parts.history.setPosition(scope.connection.id, client, until - 1);
+  if (client) await parts.history.setPosition(scope.connection.id, client, seen);
   return out;
 }
 

@@ -54,11 +54,11 @@ function urlFrom(flags: Map<string, string>, base?: string): string {
       throw invalid(t("-addr takes host[:port], ircs://host[:port] or irc://host[:port]."));
     }
     if (base) {
-      // Keeps what the flags do not name (the SASL login, tls_verify...); the connection service
-      // decides whether a stored password may follow to the new server.
+      // Keeps what the flags do not name (the SASL login, tls_verify...) but the password: the
+      // connection service decides whether the stored one may follow to the new server (a URL
+      // that carries one would be taken as typed anew).
       const old = new URL(base.trim());
       url.username = old.username;
-      url.password = old.password;
       url.search = old.search;
     }
   } else {

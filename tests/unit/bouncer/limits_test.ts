@@ -1,0 +1,41 @@
+/** bouncer/limits.ts: what a client's line costs against its pacing, and the default bounds. */
+import { assert, assertEquals } from "../../support/assert.ts";
+import { DEFAULT_LIMITS, lineCost } from "../../../bouncer/limits.ts";
+
+Deno.test("lineCost: CHATHISTORY costs a twentieth, however the line is written", () => {
+  for (
+    const line of [
+      "CHATHISTORY LATEST #c * 50",
+      "chathistory LATEST #c * 50",
+      "@label=a CHATHISTORY LATEST #c * 50",
+      ":me CHATHISTORY LATEST #c * 50",
+      "@label=a :me  CHATHISTORY LATEST #c * 50",
+      "CHATHISTORY",
+    ]
+  ) assertEquals(lineCost(line), 0.05, line);
+});
+
+Deno.test("lineCost: every other line costs one, the server's lines and odd ones too", () => {
+  for (
+    const line of [
+      "PRIVMSG #c :CHATHISTORY LATEST",
+      "PRIVMSG #c :hi",
+      "CHATHISTORYX LATEST",
+      "@label=a",
+      ":me",
+      "",
+      "MARKREAD #c *",
+    ]
+  ) assertEquals(lineCost(line), 1, JSON.stringify(line));
+});
+
+Deno.test("limits: 400 CHATHISTORY requests fit the burst, then 100 a second", () => {
+  const { lineBurst, lineIntervalMs } = DEFAULT_LIMITS;
+  const cost = lineCost("CHATHISTORY LATEST #c * 50");
+  assertEquals(Math.round(lineBurst / cost), 400);
+  assertEquals(Math.round(1000 / lineIntervalMs / cost), 100);
+  // Lines for the server: a burst of 20, then 5 a second.
+  assertEquals(lineBurst, 20);
+  assertEquals(1000 / lineIntervalMs, 5);
+  assert(DEFAULT_LIMITS.unregisteredPerAddress < DEFAULT_LIMITS.unregistered);
+});

@@ -1,0 +1,122 @@
+/**
+ * bouncer/service/irc.ts: BouncerServ on the listener, with a fake session: what is addressed to
+ * it, its answers as NOTICEs (echo and label as the client asked), a login that no longer holds,
+ * and an admin's server notice to every logged-in client this node serves.
+ */
+import { assert, assertEquals } from "../../../support/assert.ts";
+import { bouncerServ, relayServerNotices, toService } from "../../../../bouncer/service/irc.ts";
+import { passwordGeneration } from "../../../../bouncer/credentials.ts";
+import type { BouncerContext } from "../../../../bouncer/session.ts";
+import { parseMessage } from "../../../../irc/protocol/message.ts";
+import type { Store } from "../../../../store/mod.ts";
+import { fakeSession, msg, withStore } from "../fakes.ts";
+import { service } from "./service.ts";
+
+async function session(store: Store, generation?: string) {
+  const { connections, bus } = service(store);
+  const user = await store.users.create("jane@example.com", "hash", []);
+  const f = fakeSession({ store, connections, relay: { bus } });
+  f.s.nick = "jane";
+  f.s.username = "jane@example.com";
+  f.s.login = {
+    user,
+    identity: { email: user.email, network: "", client: "" },
+    credential: { kind: "password", generation: generation ?? await passwordGeneration("hash") },
+  };
+  return { ...f, user, bus };
+}
+
+Deno.test("bouncerserv on IRC: what is addressed to it", () => {
+  assert(toService(msg("PRIVMSG", "BouncerServ", "help")));
+  assert(toService(msg("PRIVMSG", "bouncerserv", "help")));
+  assert(toService(msg("NOTICE", "BOUNCERSERV", "help")));
+  assert(!toService(msg("PRIVMSG", "#bouncerserv", "help")));
+  assert(!toService(msg("PRIVMSG", "BouncerServ2", "help")));
+  assert(!toService(msg("TAGMSG", "BouncerServ")));
+  assert(!toService(msg("PRIVMSG")));
+});
+
+Deno.test("bouncerserv on IRC: answers are NOTICEs from BouncerServ; a NOTICE gets none", async () => {
+  await withStore(async (store) => {
+    const { session: s, lines } = await session(store);
+    assertEquals(await bouncerServ(s, msg("PRIVMSG", "#chan", "help")), false);
+    assertEquals(await bouncerServ(s, msg("NOTICE", "BouncerServ", "help")), true);
+    assertEquals(lines, [], "notices get no answer");
+    assertEquals(await bouncerServ(s, msg("PRIVMSG", "BouncerServ", "network status")), true);
+    assertEquals(lines, [
+      ':BouncerServ!BouncerServ@parley NOTICE jane :You have no networks. Type "help network create".',
+    ]);
+  });
+});
+
+Deno.test("bouncerserv on IRC: an echo and a label as the client asked", async () => {
+  await withStore(async (store) => {
+    const { s, session: sess, lines } = await session(store);
+    s.caps.request("labeled-response");
+    const labeled = msg("PRIVMSG", "BouncerServ", "network status");
+    labeled.tags.set("label", "q1");
+    await bouncerServ(sess, labeled);
+    assertEquals(lines[0], "@label=q1 :parley ACK");
+    assert(lines[1].includes("NOTICE jane"));
+    lines.length = 0;
+    s.caps.request("echo-message");
+    await bouncerServ(sess, labeled);
+    const echo = parseMessage(lines[0])!;
+    assertEquals([echo.command, echo.params, echo.tags.get("label")], [
+      "PRIVMSG",
+      ["BouncerServ", "network status"],
+      "q1",
+    ]);
+    assertEquals(echo.prefix, "jane!jane@example.com@parley");
+    lines.length = 0;
+    // A label too long to be one is not answered as one.
+    labeled.tags.set("label", "x".repeat(65));
+    await bouncerServ(sess, labeled);
+    assert(!lines[0].includes("label="), lines[0]);
+  });
+});
+
+Deno.test("bouncerserv on IRC: nothing runs for a client not logged in or no longer valid", async () => {
+  await withStore(async (store) => {
+    const stale = await session(store, "another password's");
+    assertEquals(await bouncerServ(stale.session, msg("PRIVMSG", "BouncerServ", "help")), true);
+    assertEquals(stale.s.closed, "The login is no longer valid");
+    assertEquals(stale.lines, []);
+    stale.s.login = undefined;
+    stale.s.closed = "";
+    assertEquals(await bouncerServ(stale.session, msg("PRIVMSG", "BouncerServ", "help")), true);
+    assertEquals([stale.s.closed, stale.lines], ["", []]);
+  });
+});
+
+Deno.test("bouncerserv on IRC: a server notice reaches each client this node serves", async () => {
+  await withStore(async (store) => {
+    const { bus, user } = await session(store);
+    const attached = fakeSession();
+    const control = fakeSession();
+    const elsewhere = fakeSession(); // handed over to another node: hears it from there
+    for (const f of [attached, control, elsewhere]) f.s.nick = "jane";
+    attached.s.hub = {};
+    control.s.control = true;
+    const logins = new Map([[user.id, new Set([attached.s, control.s, elsewhere.s])]]);
+    const stop = relayServerNotices({ relay: { bus }, logins } as unknown as BouncerContext);
+    try {
+      bus.publish(user.id, {
+        event: "server_notice",
+        from: "root@example.com",
+        message: "Maintenance at noon",
+      });
+      bus.publish(user.id + 1, {
+        event: "server_notice",
+        from: "root@example.com",
+        message: "not hers",
+      });
+      const line = ":parley NOTICE jane :Maintenance at noon";
+      assertEquals(attached.lines, [line]);
+      assertEquals(control.lines, [line]);
+      assertEquals(elsewhere.lines, []);
+    } finally {
+      stop();
+    }
+  });
+});
