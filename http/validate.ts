@@ -65,7 +65,7 @@ export async function jsonBody<S extends z.ZodType>(
   return validate(schema, data, "/body");
 }
 
-/** Validates the query string (each name's last value). */
+/** Validates the query string (each name's first value, as Hono's `c.req.query()` gives it). */
 export function queryParams<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
   return validate(schema, c.req.query(), "/query");
 }
