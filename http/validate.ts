@@ -22,7 +22,11 @@ export function validate<S extends z.ZodType>(schema: S, data: unknown, root: st
   throw new ApiError(400, items[0].message, items[0].path, items.slice(1));
 }
 
-/** Whether a Content-Type names JSON (`application/json`, with parameters or not). */
+/**
+ * Whether a Content-Type names JSON (`application/json`, with parameters or not).
+ *
+ * @internal test seam
+ */
 export function isJson(type: string | undefined): boolean {
   return (type ?? "").split(";")[0].trim().toLowerCase() === "application/json";
 }

@@ -61,7 +61,11 @@ export interface LoungeOptions {
   emails: Map<string, string>;
 }
 
-/** The Parley connection URL of a The Lounge network. */
+/**
+ * The Parley connection URL of a The Lounge network.
+ *
+ * @internal test seam
+ */
 export function networkUrl(n: LoungeNetwork): string {
   const tls = n.tls === true;
   const url = new URL(`${tls ? "ircs" : "irc"}://${str(n.host) || "invalid"}`);
