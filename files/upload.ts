@@ -16,11 +16,19 @@ import { removeLeftover } from "../lib/remove.ts";
 /** The multipart parser, loaded for the first upload. */
 const loadBusboy = lazy(async () => (await import("busboy")).default);
 
-/** Room for the form's own framing (boundaries, part headers, small fields) above the limit. */
-const FORM_OVERHEAD = 64 * 1024;
+/**
+ * Room for the form's own framing (boundaries, part headers, small fields) above the limit.
+ *
+ * @internal test seam
+ */
+export const FORM_OVERHEAD = 64 * 1024;
 
-/** The longest value of a field other than `file` (an id, a flag): bytes. */
-const FIELD_LIMIT = 1024;
+/**
+ * The longest value of a field other than `file` (an id, a flag): bytes.
+ *
+ * @internal test seam
+ */
+export const FIELD_LIMIT = 1024;
 
 /** Thrown when the file grows past the limit. */
 export class UploadTooLarge extends Error {}
@@ -77,7 +85,7 @@ function pointer(name: string): string {
 }
 
 /** What an upload form carried. */
-interface UploadForm {
+export interface UploadForm {
   spool: Spool;
   /** The uploaded file's name; `paste.txt` when `file` was a text field. */
   name: string;

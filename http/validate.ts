@@ -22,8 +22,12 @@ export function validate<S extends z.ZodType>(schema: S, data: unknown, root: st
   throw new ApiError(400, items[0].message, items[0].path, items.slice(1));
 }
 
-/** Whether a Content-Type names JSON (`application/json`, with parameters or not). */
-function isJson(type: string | undefined): boolean {
+/**
+ * Whether a Content-Type names JSON (`application/json`, with parameters or not).
+ *
+ * @internal test seam
+ */
+export function isJson(type: string | undefined): boolean {
   return (type ?? "").split(";")[0].trim().toLowerCase() === "application/json";
 }
 
@@ -65,7 +69,7 @@ export async function jsonBody<S extends z.ZodType>(
   return validate(schema, data, "/body");
 }
 
-/** Validates the query string (each name's last value). */
+/** Validates the query string (each name's first value, as Hono's `c.req.query()` gives it). */
 export function queryParams<S extends z.ZodType>(c: Context, schema: S): z.output<S> {
   return validate(schema, c.req.query(), "/query");
 }

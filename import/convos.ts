@@ -17,8 +17,12 @@ import { readLines } from "./lines.ts";
 const LINE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2}) (?:(\d) )?\s*(.*)$/;
 const CHANNEL = /^[#&+!]/;
 
-/** A log line's message, or undefined for events and anything unknown. */
-function parseConvosMessage(
+/**
+ * A log line's message, or undefined for events and anything unknown.
+ *
+ * @internal test seam
+ */
+export function parseConvosMessage(
   message: string,
 ): { type: MessageType; from: string; text: string } | undefined {
   let m = /^<([^\s>]+)> ?(.*)$/s.exec(message);

@@ -54,15 +54,19 @@ interface LoungeNetwork {
 const str = (v: unknown) => (typeof v === "string" ? v : "");
 
 /** Options of the The Lounge import. */
-interface LoungeOptions {
+export interface LoungeOptions {
   /** Makes NAME@domain for users without an explicit address. */
   domain?: string;
   /** Explicit addresses by The Lounge user name. */
   emails: Map<string, string>;
 }
 
-/** The Parley connection URL of a The Lounge network. */
-function networkUrl(n: LoungeNetwork): string {
+/**
+ * The Parley connection URL of a The Lounge network.
+ *
+ * @internal test seam
+ */
+export function networkUrl(n: LoungeNetwork): string {
   const tls = n.tls === true;
   const url = new URL(`${tls ? "ircs" : "irc"}://${str(n.host) || "invalid"}`);
   const port = Number(n.port);

@@ -316,7 +316,7 @@ Deno.test("accounts: login throttling answers 429 with Retry-After after five fa
       });
       assertEquals(res.status, 400);
     }
-    // Past the free tries, this email waits from this address (tests/integration/hardening_http_test.ts).
+    // Past the free tries, this email waits from this address (tests/integration/login_throttle_test.ts).
     const blocked = await anon.post("/api/user/login", {
       email: "admin@example.com",
       password: "correct horse battery",

@@ -13,7 +13,7 @@ import {
   relayNotice,
 } from "../../../bouncer/detached.ts";
 import { EventBus } from "../../../lib/bus.ts";
-import type { TapEvent } from "../../../lib/events.ts";
+import type { TapEvent } from "../../../protocol/events.ts";
 import { realClock } from "../../../lib/clock.ts";
 import { parseMessage } from "../../../irc/protocol/message.ts";
 import type { DetachState } from "../../../store/conversations.ts";

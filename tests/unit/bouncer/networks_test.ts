@@ -10,7 +10,7 @@ import {
   parseAttributes,
   watchNetworks,
 } from "../../../bouncer/networks.ts";
-import type { ConnectionJson } from "../../../irc/resources.ts";
+import type { ConnectionJson } from "../../../protocol/resources.ts";
 import { poll } from "../../support/poll.ts";
 import { connectionService, withStore } from "./fakes.ts";
 

@@ -3,7 +3,7 @@
  * FAIL saying what was wrong), a marker that only moves forward, and a move told on the bus.
  */
 import { assert, assertEquals } from "../../../support/assert.ts";
-import type { TapEvent } from "../../../../lib/events.ts";
+import type { TapEvent } from "../../../../protocol/events.ts";
 import { formatMicros } from "../../../../lib/time.ts";
 import { withStore } from "../fakes.ts";
 import { at, seed, stamp } from "./history.ts";

@@ -1,6 +1,6 @@
 /** bouncer/service/server.ts: an admin's `server notice`, published to every user. */
 import { assertEquals } from "../../../support/assert.ts";
-import type { TapEvent } from "../../../../lib/events.ts";
+import type { TapEvent } from "../../../../protocol/events.ts";
 import { withStore } from "../fakes.ts";
 import { service } from "./service.ts";
 
