@@ -168,11 +168,12 @@ Deno.test("chathistory: every request it cannot answer is a FAIL with its code",
 });
 
 Deno.test("chathistory: a store without history offers none", async () => {
-  await withStore(async (store) => {
+  await withStore((store) => {
     const blind = Object.create(store, {
       messages: { value: Object.create(store.messages, { history: { value: undefined } }) },
     }) as Store;
     assertEquals(historyService({ store: blind, bus: new EventBus() }), undefined);
     assertEquals(historyService({ store, bus: new EventBus() })?.limit, 1000);
+    return Promise.resolve();
   });
 });
