@@ -32,7 +32,11 @@ const registered = new WeakMap<Session, Set<string>>();
 
 const KEY = { p256dh: /^[\w-]{87}={0,2}$/, auth: /^[\w-]{22}={0,2}$/ };
 
-/** The `<keys>` parameter (message-tag form: `p256dh=...;auth=...`), or why it is not one. */
+/**
+ * The `<keys>` parameter (message-tag form: `p256dh=...;auth=...`), or why it is not one.
+ *
+ * @internal test seam
+ */
 export function parseKeys(text: string): { p256dh: string; auth: string } | string {
   const keys = new Map<string, string>();
   for (const part of text.split(";")) {
@@ -175,7 +179,11 @@ async function pushLine(
   return formatMessage({ command, params: [target, text], prefix, tags });
 }
 
-/** The push source of IRC clients' subscriptions (added to the notifier by the bouncer). */
+/**
+ * The push source of IRC clients' subscriptions (added to the notifier by the bouncer).
+ *
+ * @internal test seam
+ */
 export function ircPushSource(cx: BouncerContext): PushSource {
   return async (userId, ev): Promise<PushTarget[]> => {
     const subs = await cx.store.push.ircForUser(userId);

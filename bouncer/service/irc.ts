@@ -18,7 +18,11 @@ const TARGET = ircLower(SERVICE_NICK);
 /** The most characters of one NOTICE's text (the line stays within 512 bytes). */
 const PIECE = 400;
 
-/** Whether the line is addressed to BouncerServ. */
+/**
+ * Whether the line is addressed to BouncerServ.
+ *
+ * @internal test seam
+ */
 export function toService(m: IrcMessage): boolean {
   return (m.command === "PRIVMSG" || m.command === "NOTICE") && !!m.params[0] &&
     ircLower(m.params[0]) === TARGET;

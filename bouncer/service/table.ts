@@ -83,7 +83,11 @@ export function register(...commands: ServiceCommand[]): void {
   SERVICE_COMMANDS.push(...commands);
 }
 
-/** The command the first words name (each may be a unique prefix), and the words after it. */
+/**
+ * The command the first words name (each may be a unique prefix), and the words after it.
+ *
+ * @internal test seam
+ */
 export function findCommand(
   typed: string[],
 ): { command: ServiceCommand; rest: string[] } | { ambiguous: string[]; word: string } | undefined {

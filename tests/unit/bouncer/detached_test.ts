@@ -6,7 +6,6 @@
 import { assert, assertEquals } from "../../support/assert.ts";
 import {
   changeDetach,
-  type DetachChange,
   DetachedChannels,
   onDetachChange,
   parseDuration,
@@ -28,6 +27,7 @@ const state = (change: Partial<DetachState> = {}): DetachState => ({
   ...change,
 });
 const line = (raw: string) => parseMessage(raw)!;
+type DetachChange = Parameters<Parameters<typeof onDetachChange>[0]>[0];
 
 Deno.test("detached: durations as soju writes them", () => {
   const cases: [string, number | undefined][] = [

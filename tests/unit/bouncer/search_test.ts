@@ -4,7 +4,7 @@
  * addressed as it was live.
  */
 import { assert, assertEquals } from "../../support/assert.ts";
-import { search, type SearchScope } from "../../../bouncer/search.ts";
+import { search } from "../../../bouncer/search.ts";
 import { parseMessage } from "../../../irc/protocol/message.ts";
 import type { Store } from "../../../store/mod.ts";
 import { withStore } from "./fakes.ts";
@@ -30,7 +30,7 @@ async function setup(store: Store) {
   });
   await store.messages.flush();
   await store.messages.searchable?.();
-  const scope: SearchScope = {
+  const scope: Parameters<typeof search>[1] = {
     userId: seeded.user.id,
     connectionId: "irc-test",
     nick: "jane",
