@@ -9,7 +9,8 @@ import { requestOrigin } from "./http/client.ts";
 import { foreignRequest } from "./http/origin.ts";
 import { log } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
-import { apiDocument } from "./protocol/contract/mod.ts";
+import { API, apiDocument } from "./protocol/contract/mod.ts";
+import { honoPath } from "./http/bind.ts";
 import { userRoutes } from "./routes/user.ts";
 import { usersRoutes } from "./routes/users.ts";
 import { settingsRoutes } from "./routes/settings.ts";
@@ -18,7 +19,7 @@ import { messageRoutes } from "./routes/messages.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { notificationRoutes } from "./routes/notifications.ts";
 import { connectionRoutes } from "./routes/connections.ts";
-import { CONVERSATION, conversationRoutes } from "./routes/conversations.ts";
+import { conversationRoutes } from "./routes/conversations.ts";
 import { conversationPrefsRoutes } from "./routes/conversation_prefs.ts";
 import { clientSettingsRoutes } from "./routes/client_settings.ts";
 import { eventRoutes } from "./routes/events.ts";
@@ -101,13 +102,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("/api/*", loadSession(deps));
   app.use("/api/*", noteSessionClient(deps));
   // Every other JSON operation reads at most JSON_BODY_LIMIT (http/body.ts).
-  app.use(
-    `/api/connection/:connection_id/conversation/${CONVERSATION}/messages`,
-    async (c, next) => {
-      c.set("bodyLimit", SEND_BODY_LIMIT);
-      await next();
-    },
-  );
+  app.use(`/api${honoPath(API.sendMessage.path)}`, async (c, next) => {
+    c.set("bodyLimit", SEND_BODY_LIMIT);
+    await next();
+  });
   app.use("/events", loadSession(deps));
 
   // `host` as Convos gives it: where this client reached the server (X-Forwarded-Host behind a

@@ -10,8 +10,6 @@ import type { ConnectionState } from "./resources.ts";
 import type { ClientSettings } from "./client_settings.ts";
 import type { RequestId } from "./event_requests.ts";
 
-export type { ConnectionState };
-
 /** One error entry, as in the API's error body; `path` points into the request. */
 export interface EventError {
   message: string;

@@ -4,6 +4,7 @@
  * the clients logged in with it.
  */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
@@ -28,19 +29,19 @@ export function appTokenRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { store } = deps;
 
-  app.get("/tokens", requireUser, async (c) => {
+  bind(app, "listAppTokens", requireUser, async (c) => {
     const tokens = await store.appTokens.list(currentUser(c).id);
     return c.json({ tokens: tokens.map(tokenJson) });
   });
 
-  app.post("/tokens", requireUser, async (c) => {
+  bind(app, "createAppToken", requireUser, async (c) => {
     const body = await jsonBody(c, bodyOf("createAppToken"), { required: true });
     const { token, hash } = await newAppToken();
     const made = await store.appTokens.create(currentUser(c).id, body.name, hash);
     return c.json({ ...tokenJson(made), token }, 201);
   });
 
-  app.delete("/tokens/:id", requireUser, async (c) => {
+  bind(app, "removeAppToken", requireUser, async (c) => {
     const id = validate(API.removeAppToken.params.shape.id, c.req.param("id"), "/params/id");
     // Another user's id is "no such token" too.
     const userId = currentUser(c).id;

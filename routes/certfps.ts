@@ -4,6 +4,7 @@
  * same commands an attached IRC client sends it.
  */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
@@ -22,12 +23,12 @@ export function certfpRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { store } = deps;
 
-  app.get("/certfps", requireUser, async (c) => {
+  bind(app, "listCertfps", requireUser, async (c) => {
     const list = await store.certfp.list(currentUser(c).id);
     return c.json({ certfps: list.map(certfpJson) });
   });
 
-  app.post("/certfps", requireUser, async (c) => {
+  bind(app, "addCertfp", requireUser, async (c) => {
     const { fingerprint } = await jsonBody(c, bodyOf("addCertfp"), { required: true });
     const userId = currentUser(c).id;
     if (!(await store.certfp.add(userId, fingerprint))) {
@@ -37,7 +38,7 @@ export function certfpRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(certfpJson(made), 201);
   });
 
-  app.delete("/certfps/:fingerprint", requireUser, async (c) => {
+  bind(app, "removeCertfp", requireUser, async (c) => {
     const fingerprint = validate(
       API.removeCertfp.params.shape.fingerprint,
       c.req.param("fingerprint"),
@@ -50,7 +51,7 @@ export function certfpRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json({});
   });
 
-  app.post("/bouncerserv", requireUser, async (c) => {
+  bind(app, "runBouncerServ", requireUser, async (c) => {
     const body = await jsonBody(c, bodyOf("runBouncerServ"), { required: true });
     const lines = await runService({
       deps,

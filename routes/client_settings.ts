@@ -1,5 +1,6 @@
 /** The web client's settings of the user: read, and changed with every open device told. */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { jsonBody } from "../http/validate.ts";
 import { bodyOf } from "../protocol/contract/mod.ts";
@@ -11,11 +12,11 @@ export function clientSettingsRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { users } = deps.store;
 
-  app.get("/client-settings", requireUser, async (c) => {
+  bind(app, "getClientSettings", requireUser, async (c) => {
     return c.json(readClientSettings(await users.clientSettings(currentUser(c).id)));
   });
 
-  app.post("/client-settings", requireUser, async (c) => {
+  bind(app, "saveClientSettings", requireUser, async (c) => {
     const change = await jsonBody(c, bodyOf("saveClientSettings"));
     const user = currentUser(c);
     // The keys sent replace theirs; two devices changing different keys at once both keep theirs

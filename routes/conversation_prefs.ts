@@ -3,6 +3,7 @@
  * on the server).
  */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
@@ -12,14 +13,12 @@ import { currentUser, requireUser } from "../http/session.ts";
 import { ircLower, isChannel } from "../lib/casefold.ts";
 import { type NotifyLevel } from "../protocol/limits.ts";
 import { notifyLevel } from "../store/conversations.ts";
-import { CONVERSATION } from "./conversations.ts";
 import { changeDetach } from "../bouncer/detached.ts";
 
 /** Routes under /api/connection/{id}/conversation/{id}/notify and .../draft. */
 export function conversationPrefsRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { store } = deps;
-  const base = `/connection/:connection_id/conversation/${CONVERSATION}`;
 
   async function conversationOf(c: Context<AppEnv>) {
     const record = await store.connections.get(currentUser(c).id, c.req.param("connection_id")!);
@@ -32,7 +31,7 @@ export function conversationPrefsRoutes(deps: AppDeps): Hono<AppEnv> {
     return conv;
   }
 
-  app.post(`${base}/notify`, requireUser, async (c) => {
+  bind(app, "setConversationNotify", requireUser, async (c) => {
     const { notify } = await jsonBody(c, bodyOf("setConversationNotify"));
     const conv = await conversationOf(c);
     // The default is stored as "", so that a channel follows the default if it ever changes.
@@ -42,7 +41,7 @@ export function conversationPrefsRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json({ notify: level });
   });
 
-  app.post(`${base}/detached`, requireUser, async (c) => {
+  bind(app, "setConversationDetached", requireUser, async (c) => {
     const { detached } = await jsonBody(c, bodyOf("setConversationDetached"));
     const conv = await conversationOf(c);
     if (!isChannel(conv.conversationId)) throw notFound("No such channel.");
@@ -57,12 +56,12 @@ export function conversationPrefsRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json({ detached: state.detached });
   });
 
-  app.get(`${base}/draft`, requireUser, async (c) => {
+  bind(app, "getConversationDraft", requireUser, async (c) => {
     const conv = await conversationOf(c);
     return c.json({ draft: await store.conversations.draft(conv.id) });
   });
 
-  app.post(`${base}/draft`, requireUser, async (c) => {
+  bind(app, "saveConversationDraft", requireUser, async (c) => {
     const { draft } = await jsonBody(c, bodyOf("saveConversationDraft"));
     const conv = await conversationOf(c);
     await store.conversations.setDraft(conv.id, draft);

@@ -1,5 +1,6 @@
 /** Conversations: list, mark as read, and send a message into one (for scripts). */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
@@ -11,10 +12,6 @@ import { conversationJson } from "../irc/resources.ts";
 import { ircLower } from "../lib/casefold.ts";
 import { formatMicros } from "../lib/time.ts";
 import type { ConversationRecord } from "../store/conversations.ts";
-
-// The conversation_id may be empty (the server's conversation): `/conversation//read`.
-/** The conversation_id path parameter; it may be empty (the server conversation). */
-export const CONVERSATION = ":conversation_id{[^/]*}";
 
 /** getConversations: the user's listed conversations, by conversation_id (as Convos). */
 export async function listConversations(deps: AppDeps, userId: number) {
@@ -44,11 +41,11 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
     return record;
   }
 
-  app.get("/conversations", requireUser, async (c) => {
+  bind(app, "listConversations", requireUser, async (c) => {
     return c.json({ conversations: await listConversations(deps, currentUser(c).id) });
   });
 
-  app.post("/connection/:connection_id/read", requireUser, async (c) => {
+  bind(app, "markConnectionAsRead", requireUser, async (c) => {
     const record = await connectionOf(currentUser(c).id, c.req.param("connection_id"));
     await store.conversations.markConnectionRead(record.id);
     deps.bus.publish(record.userId, {
@@ -63,44 +60,36 @@ export function conversationRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json({});
   });
 
-  app.post(
-    `/connection/:connection_id/conversation/${CONVERSATION}/read`,
-    requireUser,
-    async (c) => {
-      const record = await connectionOf(currentUser(c).id, c.req.param("connection_id"));
-      const id = ircLower(c.req.param("conversation_id"));
-      const conv = await store.conversations.get(record.id, id);
-      if (!conv) throw notFound("No such conversation.");
-      await store.conversations.markRead(conv.id);
-      deps.bus.publish(record.userId, {
-        event: "unread",
-        connection_id: record.connectionId,
-        conversation_id: conv.conversationId,
-        unread: 0,
-      });
-      const read = await store.conversations.get(record.id, id);
-      if (read?.conversationId) publishRead(deps, record.userId, record.connectionId, read);
-      return c.json({});
-    },
-  );
+  bind(app, "markConversationAsRead", requireUser, async (c) => {
+    const record = await connectionOf(currentUser(c).id, c.req.param("connection_id"));
+    const id = ircLower(c.req.param("conversation_id"));
+    const conv = await store.conversations.get(record.id, id);
+    if (!conv) throw notFound("No such conversation.");
+    await store.conversations.markRead(conv.id);
+    deps.bus.publish(record.userId, {
+      event: "unread",
+      connection_id: record.connectionId,
+      conversation_id: conv.conversationId,
+      unread: 0,
+    });
+    const read = await store.conversations.get(record.id, id);
+    if (read?.conversationId) publishRead(deps, record.userId, record.connectionId, read);
+    return c.json({});
+  });
 
-  app.post(
-    `/connection/:connection_id/conversation/${CONVERSATION}/messages`,
-    requireUser,
-    async (c) => {
-      // The id becomes part of IRC lines: a space or a control character would inject.
-      const { conversation_id } = validate(API.sendMessage.params, c.req.param(), "/params");
-      const body = await jsonBody(c, bodyOf("sendMessage"));
-      const user = currentUser(c);
-      const result = await deps.irc.send(
-        user.id,
-        c.req.param("connection_id"),
-        conversation_id,
-        body.message,
-      );
-      return c.json({ message: "Sent.", ...result });
-    },
-  );
+  bind(app, "sendMessage", requireUser, async (c) => {
+    // The id becomes part of IRC lines: a space or a control character would inject.
+    const { conversation_id } = validate(API.sendMessage.params, c.req.param(), "/params");
+    const body = await jsonBody(c, bodyOf("sendMessage"));
+    const user = currentUser(c);
+    const result = await deps.irc.send(
+      user.id,
+      c.req.param("connection_id"),
+      conversation_id,
+      body.message,
+    );
+    return c.json({ message: "Sent.", ...result });
+  });
 
   return app;
 }

@@ -1,5 +1,6 @@
 /** embed: oEmbed-style information about a URL, as JSON, an HTML fragment or JSONP. */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, badRequest } from "../http/errors.ts";
@@ -69,7 +70,7 @@ export function embedRoutes(deps: AppDeps): Hono<AppEnv> {
   };
 
   // Logged-in users only, so that strangers cannot use the server as an open proxy.
-  app.get("/embed/image", requireUser, async (c) => {
+  bind(app, "embedImage", requireUser, async (c) => {
     const url = urlOf(queryParams(c, API.embedImage.query).url);
     const viewer = currentUser(c).id;
     if (images.cached(url, viewer)) c.header("X-Cached", "1");
@@ -92,8 +93,10 @@ export function embedRoutes(deps: AppDeps): Hono<AppEnv> {
       "Cross-Origin-Resource-Policy": "same-origin",
     });
   });
-  app.get("/embed", requireUser, (c) => lookup(c, "json"));
-  app.get("/embed.html", requireUser, (c) => lookup(c, "html"));
-  app.get("/embed.jsonp", requireUser, (c) => lookup(c, "jsonp"));
+  // One operation in three formats, told by the path: `/embed`, `/embed.html`, `/embed.jsonp`.
+  bind(app, "embed", requireUser, (c) => {
+    const format = /\.(html|jsonp)$/.exec(c.req.path)?.[1] as "html" | "jsonp" | undefined;
+    return lookup(c, format ?? "json");
+  });
   return app;
 }

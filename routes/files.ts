@@ -1,5 +1,6 @@
 /** Files: upload, list, download (no login: ids are unguessable), delete. */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import { join } from "node:path";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { badRequest, notFound } from "../http/errors.ts";
@@ -60,7 +61,7 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
   const { files } = deps.store;
   const max = deps.config.maxUploadSize;
 
-  app.post("/files", requireUser, async (c) => {
+  bind(app, "uploadFile", requireUser, async (c) => {
     const user = currentUser(c);
     // Streamed: the limit is counted while the body arrives, never after buffering it whole.
     const form = await readUploadForm(
@@ -97,7 +98,7 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
     }
   });
 
-  app.get("/files", requireUser, async (c) => {
+  bind(app, "getFiles", requireUser, async (c) => {
     const user = currentUser(c);
     const query = queryParams(c, API.getFiles.query);
     try {
@@ -121,7 +122,7 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   // The id may carry the file's extension (`/api/files/1/<id>.jpg`), as Convos's file URLs do.
-  app.get("/files/:uid/:fid", async (c) => {
+  bind(app, "getFile", async (c) => {
     const uid = Number(c.req.param("uid"));
     const fid = c.req.param("fid").replace(/\.[A-Za-z0-9]{1,10}$/, "");
     const file = Number.isSafeInteger(uid) ? await files.find(uid, fid) : undefined;
@@ -150,7 +151,7 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
     return new Response(body, { status: 200, headers });
   });
 
-  app.delete("/files/:uid/:fid", requireUser, async (c) => {
+  bind(app, "deleteFiles", requireUser, async (c) => {
     const user = currentUser(c);
     if (c.req.param("uid") !== String(user.id)) return c.json({ deleted: 0 });
     const ids = c.req.param("fid").split(",").map((s) => s.trim()).filter(Boolean);

@@ -1,5 +1,6 @@
 /** getDictionary: the translations of the web client, one JSON file per language in i18n/. */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import { join } from "node:path";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
@@ -35,7 +36,7 @@ export async function loadDictionaries(dir = DIR) {
 export function i18nRoutes(_deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   let loaded: ReturnType<typeof loadDictionaries> | undefined;
-  app.get("/i18n/:lang", async (c) => {
+  bind(app, "getDictionary", async (c) => {
     loaded ??= loadDictionaries();
     const { dictionaries, languages } = await loaded;
     const dictionary = dictionaries.get(c.req.param("lang"));

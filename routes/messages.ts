@@ -1,5 +1,6 @@
 /** conversationMessages and connectionMessages: pages of a conversation's history. */
 import { type Context, Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { currentUser, requireUser } from "../http/session.ts";
@@ -8,7 +9,6 @@ import { queryLimit } from "../protocol/contract/fields.ts";
 import { API } from "../protocol/contract/mod.ts";
 import { ircLower } from "../lib/casefold.ts";
 import { ignoredMasks, withoutIgnored } from "../irc/chat/ignore.ts";
-import { CONVERSATION } from "./conversations.ts";
 import { DomainError } from "../lib/errors.ts";
 import type { HistoryQuery } from "../store/message_types.ts";
 import { withSentences } from "./messages_text.ts";
@@ -64,11 +64,7 @@ export function messageRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(withSentences(withoutIgnored(got, masks)));
   }
 
-  app.get(
-    `/connection/:connection_id/conversation/${CONVERSATION}/messages`,
-    requireUser,
-    (c) => page(c, c.req.param("conversation_id")),
-  );
-  app.get("/connection/:connection_id/messages", requireUser, (c) => page(c, ""));
+  bind(app, "conversationMessages", requireUser, (c) => page(c, c.req.param("conversation_id")));
+  bind(app, "connectionMessages", requireUser, (c) => page(c, ""));
   return app;
 }

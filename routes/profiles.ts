@@ -1,5 +1,6 @@
 /** Connection profiles: limits and defaults per IRC host, managed by admins. */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { adminOnly, currentUser, requireUser } from "../http/session.ts";
@@ -66,7 +67,7 @@ export function profileRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { profiles } = deps.store;
 
-  app.get("/connection-profiles", requireUser, async (c) => {
+  bind(app, "listConnectionProfiles", requireUser, async (c) => {
     const settings = await ensureDefaultProfile(deps);
     const admin = currentUser(c).roles.includes("admin");
     return c.json({
@@ -74,8 +75,9 @@ export function profileRoutes(deps: AppDeps): Hono<AppEnv> {
     });
   });
 
-  app.post(
-    "/connection-profiles",
+  bind(
+    app,
+    "saveConnectionProfile",
     adminOnly("Only admins can save connection profiles."),
     async (c) => {
       const body = await jsonBody(c, bodyOf("saveConnectionProfile"));
@@ -109,8 +111,9 @@ export function profileRoutes(deps: AppDeps): Hono<AppEnv> {
     },
   );
 
-  app.delete(
-    "/connection-profiles/:id",
+  bind(
+    app,
+    "removeConnectionProfile",
     adminOnly("Only admins can delete connection profiles."),
     async (c) => {
       const settings = await ensureDefaultProfile(deps);

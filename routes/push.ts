@@ -1,5 +1,6 @@
 /** Web Push: the server's public key, the browser's subscription, and automatic away. */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { jsonBody } from "../http/validate.ts";
@@ -16,7 +17,7 @@ export function pushRoutes(deps: AppDeps): Hono<AppEnv> {
   const { store } = deps;
   const { keys, notifier, away } = pushFor(deps); // made and watching from the start, not at the first request
 
-  app.get("/push", requireUser, async (c) => {
+  bind(app, "getPush", requireUser, async (c) => {
     const user = currentUser(c);
     return c.json({
       public_key: keys.publicKey,
@@ -25,7 +26,7 @@ export function pushRoutes(deps: AppDeps): Hono<AppEnv> {
     });
   });
 
-  app.post("/push/subscriptions", requireUser, async (c) => {
+  bind(app, "subscribePush", requireUser, async (c) => {
     const body = await jsonBody(c, bodyOf("subscribePush"));
     const user = currentUser(c);
     const problem = await endpointProblem(new URL(body.endpoint), notifier.policy);
@@ -46,7 +47,7 @@ export function pushRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json({}, 201);
   });
 
-  app.delete("/push/subscriptions", requireUser, async (c) => {
+  bind(app, "unsubscribePush", requireUser, async (c) => {
     const body = await jsonBody(c, bodyOf("unsubscribePush"));
     if (!(await store.push.remove(body.endpoint, currentUser(c).id))) {
       throw notFound("No such subscription.");
@@ -54,7 +55,7 @@ export function pushRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json({});
   });
 
-  app.post("/push/settings", requireUser, async (c) => {
+  bind(app, "updatePushSettings", requireUser, async (c) => {
     const body = await jsonBody(c, bodyOf("updatePushSettings"));
     await store.push.setAutoAway(currentUser(c).id, body.auto_away);
     // Going away or back is sent to the IRC connections after the answer, not before it.

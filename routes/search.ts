@@ -1,5 +1,6 @@
 /** searchMessages: word search over all of the user's conversations. */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import { DomainError } from "../lib/errors.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { currentUser, requireUser } from "../http/session.ts";
@@ -10,7 +11,7 @@ import { ircLower } from "../lib/casefold.ts";
 /** Routes under /api/search. */
 export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/search", requireUser, async (c) => {
+  bind(app, "searchMessages", requireUser, async (c) => {
     const q = queryParams(c, API.searchMessages.query);
     const { search } = deps.store.messages;
     if (!search) throw new DomainError("unavailable", "Search is not available.");

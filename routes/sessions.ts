@@ -3,6 +3,7 @@
  * from, and the install hint the client needs before anyone can log in.
  */
 import { Hono, type MiddlewareHandler } from "hono";
+import { bind } from "../http/bind.ts";
 import { LRUCache } from "lru-cache";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
@@ -42,7 +43,7 @@ export function sessionRoutes(deps: AppDeps): Hono<AppEnv> {
   const { store } = deps;
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  app.get("/user/sessions", requireUser, async (c) => {
+  bind(app, "listSessions", requireUser, async (c) => {
     const current = c.get("sessionHash");
     const sessions = await store.sessions.listForUser(currentUser(c).id, Date.now());
     return c.json({
@@ -58,7 +59,7 @@ export function sessionRoutes(deps: AppDeps): Hono<AppEnv> {
     });
   });
 
-  app.delete("/user/sessions/:id", requireUser, async (c) => {
+  bind(app, "removeSession", requireUser, async (c) => {
     const id = validate(API.removeSession.params.shape.id, c.req.param("id"), "/params/id");
     // Another user's id is "no such session" too: ids of others are not confirmed.
     if (!(await store.sessions.removePublic(currentUser(c).id, id))) {
@@ -68,7 +69,7 @@ export function sessionRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   // Only whether the install is fresh: the client opens on registration then.
-  app.get("/install", async (c) => c.json({ first_user: !(await store.users.hasPeople()) }));
+  bind(app, "getInstall", async (c) => c.json({ first_user: !(await store.users.hasPeople()) }));
 
   return app;
 }

@@ -1,5 +1,6 @@
 /** Server settings, for admins, with the disk usage of the data folder. */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import { statfs } from "node:fs/promises";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { requireAdmin } from "../http/session.ts";
@@ -63,8 +64,8 @@ export function settingsRoutes(deps: AppDeps): Hono<AppEnv> {
       disk_usage: await diskUsage(deps.config.home),
     };
   };
-  app.get("/settings", requireAdmin, async (c) => c.json(await current()));
-  app.post("/settings", requireAdmin, async (c) => {
+  bind(app, "getSettings", requireAdmin, async (c) => c.json(await current()));
+  bind(app, "updateSettings", requireAdmin, async (c) => {
     const { message_retention_locked: _l, disk_usage: _d, ...patch } = await jsonBody(
       c,
       bodyOf("updateSettings"),

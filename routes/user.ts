@@ -1,5 +1,6 @@
 /** The user's own account: register, log in and out, read, update, delete, invite. */
 import { type Context, Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, forbidden, notFound } from "../http/errors.ts";
 import { jsonBody, queryParams, validate } from "../http/validate.ts";
@@ -70,7 +71,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     return (await store.users.withRole("admin")).length === 1;
   }
 
-  app.post("/user/login", async (c) => {
+  bind(app, "loginUser", async (c) => {
     const body = await jsonBody(c, bodyOf("loginUser"), { required: true });
     const addr = clientAddress(c, deps.config);
     // Read here, not when the routes are built, so that a test may give the app another one.
@@ -91,7 +92,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(await withCsrf(c, await userJson(deps, user, own(c))));
   });
 
-  app.post("/user/register", async (c) => {
+  bind(app, "registerUser", async (c) => {
     const body = await jsonBody(c, bodyOf("registerUser"), { required: true });
     const existing = await store.users.byEmail(body.email);
     let user: UserRecord;
@@ -147,15 +148,14 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     await endSession(c, deps);
     return c.redirect(new URL("/login", deps.config.baseUrl).pathname, 302);
   };
-  app.get("/user/logout", requireUser, logout);
-  app.get("/user/logout.html", requireUser, logout);
+  bind(app, "logoutUser", requireUser, logout);
 
-  app.get("/user", requireUser, async (c) => {
+  bind(app, "getUser", requireUser, async (c) => {
     const query = queryParams(c, API.getUser.query);
     return c.json(await withCsrf(c, await userJson(deps, currentUser(c), { ...query, ...own(c) })));
   });
 
-  app.post("/user/:email", requireUser, async (c) => {
+  bind(app, "updateUser", requireUser, async (c) => {
     const caller = currentUser(c);
     const user = await target(caller, c.req.param("email"), "update");
     const body = await jsonBody(c, bodyOf("updateUser"));
@@ -196,7 +196,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(await userJson(deps, updated, user.id === caller.id ? own(c) : {}));
   });
 
-  app.delete("/user/:email", requireUser, async (c) => {
+  bind(app, "deleteUser", requireUser, async (c) => {
     const user = await target(currentUser(c), c.req.param("email"), "delete");
     if ((await store.users.countPeople()) <= 1) {
       throw badRequest("You are the only user left.");
@@ -218,8 +218,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     );
     return c.json(await createInvite(deps, address));
   };
-  app.post("/user/:email/invite", requireAdmin, invite);
-  app.post("/user/:email/invite.html", requireAdmin, invite);
+  bind(app, "inviteUser", requireAdmin, invite);
 
   return app;
 }

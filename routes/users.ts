@@ -1,5 +1,6 @@
 /** The admin's user list, paged by email. */
 import { Hono } from "hono";
+import { bind } from "../http/bind.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { adminOnly } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
@@ -9,7 +10,7 @@ import { userJson } from "./user_json.ts";
 /** Routes under /api/users. */
 export function usersRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/users", adminOnly("Only admins can list users."), async (c) => {
+  bind(app, "getUsers", adminOnly("Only admins can list users."), async (c) => {
     const { after, limit } = queryParams(c, API.getUsers.query);
     const rows = await deps.store.users.list(after?.toLowerCase(), limit + 1);
     const page = rows.slice(0, limit);

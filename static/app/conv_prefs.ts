@@ -6,12 +6,7 @@
 import { api } from "./api.ts";
 import { conversations, key, patchConversation } from "./state.ts";
 import type { Conversation } from "./types.ts";
-
-/** How much of a conversation notifies the user. */
-export type NotifyLevel = "all" | "mentions" | "muted";
-
-/** The levels in the order a menu shows them. */
-export const NOTIFY_LEVELS: NotifyLevel[] = ["all", "mentions", "muted"];
+import { MAX_DRAFT, type NotifyLevel } from "../../protocol/limits.ts";
 
 /** The level in effect (the server says; before it has, the default). */
 export function notifyOf(c: Pick<Conversation, "conversation_id" | "notify">): NotifyLevel {
@@ -56,8 +51,6 @@ export function detachedLast<C extends { detached?: boolean }>(list: C[]): C[] {
   return [...list.filter((c) => !c.detached), ...list.filter((c) => c.detached)];
 }
 
-/** The longest draft the server keeps (its limit). */
-export const MAX_DRAFT = 4000;
 /** How long typing must pause before the draft is saved. */
 const SAVE_AFTER_MS = 800;
 

@@ -11,6 +11,7 @@ import {
 } from "../prefs.ts";
 import { setJoinParts, setPref } from "../settings_edit.ts";
 import type { JoinPartMode } from "../event_runs.ts";
+import { CLIENT_SETTINGS_LIMITS } from "../../../protocol/client_settings.ts";
 import { Check, Panel } from "./Field.tsx";
 
 export function AccountDisplay() {
@@ -48,7 +49,7 @@ export function AccountDisplay() {
         <label for="f-suffix">{t("After a completed nick")}</label>
         <input
           id="f-suffix"
-          maxLength={8}
+          maxLength={CLIENT_SETTINGS_LIMITS.suffix}
           value={settings.value.nick_suffix}
           aria-describedby="f-suffix-hint"
           onChange={(e) =>

@@ -1,7 +1,8 @@
 /** The choice of a conversation's notification level, in its settings and its sidebar menu. */
 import { t } from "../i18n.ts";
 import { conversations, key, showToast } from "../state.ts";
-import { NOTIFY_LEVELS, type NotifyLevel, notifyOf, setNotify } from "../conv_prefs.ts";
+import { notifyOf, setNotify } from "../conv_prefs.ts";
+import { NOTIFY_LEVELS, type NotifyLevel } from "../../../protocol/limits.ts";
 
 /** What each level is called. */
 export const LEVEL_LABELS: Record<NotifyLevel, string> = {
