@@ -68,7 +68,10 @@ export async function webpushCommand(s: Session, m: IrcMessage): Promise<void> {
     return s.numeric(ERR_UNKNOWNCOMMAND, "WEBPUSH", "Unknown command");
   }
   const raw = m.tags.get("label");
-  const label = raw && raw.length <= 64 && !/[\s;]/.test(raw) ? raw : undefined;
+  // As labelOf: at most 64 bytes, one word.
+  const label = raw && new TextEncoder().encode(raw).length <= 64 && !/[\s;]/.test(raw)
+    ? raw
+    : undefined;
   const sub = (m.params[0] ?? "").toUpperCase();
   // Echoed as middle parameters: one word, else `*` (a trailing `:a b` would break the line).
   const word = (w: string | undefined) => w && /^[^\s:]\S*$/.test(w) ? w : "*";

@@ -39,9 +39,11 @@ export async function bouncerServ(s: Session, m: IrcMessage): Promise<boolean> {
   // A labeled line is answered with its label: on its echo, else with an ACK (the answers are
   // the service's NOTICEs after it).
   const label = m.tags.get("label");
-  const tags = label && s.caps.has("labeled-response") && label.length <= 64 && !/[\s;]/.test(label)
-    ? new Map([["label", label]])
-    : undefined;
+  const tags =
+    label && s.caps.has("labeled-response") && new TextEncoder().encode(label).length <= 64 &&
+      !/[\s;]/.test(label)
+      ? new Map([["label", label]])
+      : undefined;
   if (s.caps.has("echo-message")) {
     s.write(
       formatMessage({

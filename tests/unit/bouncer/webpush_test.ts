@@ -113,6 +113,11 @@ Deno.test("webpush: REGISTER stores, replaces, answers with its label; UNREGISTE
     m.tags.set("label", "L1");
     await webpushCommand(s, m);
     assertEquals(sent, [{ command: "WEBPUSH", params: ["REGISTER", ENDPOINT], label: "L1" }]);
+    // A label of more than 64 bytes is none (the session answers without one).
+    sent.length = 0;
+    m.tags.set("label", "é".repeat(33));
+    await webpushCommand(s, m);
+    assertEquals(sent, [{ command: "WEBPUSH", params: ["REGISTER", ENDPOINT] }]);
     let subs = await store.push.ircForUser(user.id);
     assertEquals(subs.length, 1);
     assertEquals([subs[0].client, subs[0].connection, subs[0].p256dh], [

@@ -69,10 +69,13 @@ Deno.test("bouncerserv on IRC: an echo and a label as the client asked", async (
     ]);
     assertEquals(echo.prefix, "jane!jane@example.com@parley");
     lines.length = 0;
-    // A label too long to be one is not answered as one.
-    labeled.tags.set("label", "x".repeat(65));
-    await bouncerServ(sess, labeled);
-    assert(!lines[0].includes("label="), lines[0]);
+    // A label too long to be one (64 bytes at most) is not answered as one.
+    for (const long of ["x".repeat(65), "é".repeat(33)]) {
+      lines.length = 0;
+      labeled.tags.set("label", long);
+      await bouncerServ(sess, labeled);
+      assert(!lines[0].includes("label="), lines[0]);
+    }
   });
 });
 

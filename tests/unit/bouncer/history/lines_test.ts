@@ -1,0 +1,105 @@
+/**
+ * bouncer/history/lines.ts for messages (its events are history_lines_test's): how a stored
+ * message is addressed (a channel, the user's nick, the other person), actions, notices and
+ * errors, gaps said by Parley, the tags every line carries, and a batch around them.
+ */
+import { assert, assertEquals } from "../../../support/assert.ts";
+import {
+  batchId,
+  historyLine,
+  inBatch,
+  ircTime,
+  type LineTarget,
+} from "../../../../bouncer/history/lines.ts";
+import type { HistoryLine } from "../../../../store/history_types.ts";
+import { ircLower } from "../../../../lib/casefold.ts";
+import { msgidOf } from "../../../../lib/msgid.ts";
+
+const TS = 1_767_225_600_123_456;
+const TAGS = `@time=2026-01-01T00:00:00.123Z;msgid=${msgidOf(7, TS)}`;
+
+const channel: LineTarget = {
+  name: "#Chan",
+  conversationId: "#chan",
+  isChannel: true,
+  nick: "jane",
+  fold: ircLower,
+};
+const privateWith: LineTarget = {
+  ...channel,
+  name: "Bob",
+  conversationId: "bob",
+  isChannel: false,
+};
+
+const row = (type: HistoryLine["type"], from: string, text: string): HistoryLine => ({
+  conversation: 7,
+  ts: TS,
+  type,
+  from,
+  text,
+});
+
+Deno.test("history lines: messages to a channel, to the user, and the user's own", () => {
+  assertEquals(
+    historyLine(row("private", "bob", "hi there"), channel),
+    `${TAGS} :bob PRIVMSG #Chan :hi there`,
+  );
+  assertEquals(
+    historyLine(row("private", "BOB", "hi there"), privateWith),
+    `${TAGS} :BOB PRIVMSG jane :hi there`,
+  );
+  assertEquals(
+    historyLine(row("private", "jane", "hello bob"), privateWith),
+    `${TAGS} :jane PRIVMSG Bob :hello bob`,
+  );
+  assertEquals(
+    historyLine(row("action", "bob", "waves"), channel),
+    `${TAGS} :bob PRIVMSG #Chan :\x01ACTION waves\x01`,
+  );
+  assertEquals(
+    historyLine(row("notice", "bob", "note this"), channel),
+    `${TAGS} :bob NOTICE #Chan :note this`,
+  );
+  assertEquals(
+    historyLine(row("error", "srv", "no such nick"), channel),
+    `${TAGS} :srv NOTICE #Chan :no such nick`,
+  );
+});
+
+Deno.test("history lines: nothing stored can break a line", () => {
+  assertEquals(
+    historyLine(row("private", "bob", "a\r\nQUIT :x\0y"), channel),
+    `${TAGS} :bob PRIVMSG #Chan :a  QUIT :x y`,
+  );
+  assertEquals(
+    historyLine(row("private", "b o:b", "x y"), channel),
+    `${TAGS} :bob PRIVMSG #Chan :x y`,
+  );
+  assertEquals(historyLine(row("private", "", "x y"), channel), `${TAGS} :* PRIVMSG #Chan :x y`);
+});
+
+Deno.test("history lines: a gap is said by Parley, to the channel or the user", () => {
+  assertEquals(
+    historyLine(row("gap", "", "Parley was not connected"), channel),
+    `${TAGS} :parley NOTICE #Chan :Parley was not connected`,
+  );
+  assertEquals(
+    historyLine(row("gap", "", "Parley was not connected"), privateWith),
+    `${TAGS} :parley NOTICE jane :Parley was not connected`,
+  );
+});
+
+Deno.test("history lines: a batch goes first among the tags, and around the lines", () => {
+  const id = batchId();
+  assert(/^h[0-9a-z]+$/.test(id) && batchId() !== id, "unique, letters and digits");
+  const line = historyLine(row("private", "bob", "hi there"), channel, id)!;
+  assert(line.startsWith(`@batch=${id};time=`), line);
+  assertEquals(inBatch(id, "chathistory", ["#Chan"], [line]), [
+    `BATCH +${id} chathistory #Chan`,
+    line,
+    `BATCH -${id}`,
+  ]);
+  assertEquals(inBatch(undefined, "chathistory", ["#Chan"], ["x"]), ["x"]);
+  assertEquals(ircTime(TS), "2026-01-01T00:00:00.123Z");
+});
