@@ -124,6 +124,7 @@ export class IrcManager implements IrcControl {
    */
   setOutlet(outlet: Outlet | undefined): void {
     this.#outlet = outlet;
+    outlet?.bind?.((id) => this.#live.get(id));
   }
 
   #serial(conn: IrcConnection): Serial {

@@ -1,13 +1,14 @@
 /**
- * What an attaching client must be told about its connection that the connection does not keep
- * itself, read from the server's own lines: the nick and the user's own source, the greeting
+ * One connection's server as its lines show it: the nick and the user's own source, the greeting
  * (002-004), ISUPPORT as the server spelled it, the MOTD, the capabilities, and each joined
- * channel with its topic. The members of a channel are the connection's (irc/chat/presence.ts,
- * shared per network): bouncer/burst.ts reads them there. Bounded: a hostile server cannot grow
- * it past the limits below.
+ * channel with its topic. The connection owns it (irc/engine/connection.ts) and feeds it every
+ * line once, as the socket hands it over, before anything else reads the line: the engine, the
+ * chat handlers and the bouncer read the same one. The members of a channel are the connection's
+ * shared lists (irc/chat/presence.ts), not kept here. Bounded: a hostile server cannot grow it
+ * past the limits below.
  */
-import { ircLower } from "../lib/casefold.ts";
-import { type IrcMessage, nickOf } from "../irc/protocol/message.ts";
+import { type CaseMapping, ircLower } from "../lib/casefold.ts";
+import { type IrcMessage, nickOf } from "./protocol/message.ts";
 import {
   ERR_NOMOTD,
   RPL_CREATED,
@@ -20,11 +21,12 @@ import {
   RPL_TOPICWHOTIME,
   RPL_WELCOME,
   RPL_YOURHOST,
-} from "../irc/protocol/numerics.ts";
+} from "./protocol/numerics.ts";
 
 const MAX_CHANNELS = 1000;
 const MAX_MOTD_LINES = 400;
 const MAX_ISUPPORT_TOKENS = 200;
+const MAX_CAPS = 100;
 
 /** One joined channel. */
 export interface ChannelState {
@@ -32,6 +34,28 @@ export interface ChannelState {
   topic: string;
   topicBy: string;
   topicAt: string;
+}
+
+/** A mode that ranks channel members and its sign (ISUPPORT PREFIX `(ov)@+`). */
+export interface PrefixMode {
+  mode: string;
+  symbol: string;
+}
+
+/** What a server assumes without ISUPPORT PREFIX (irc-framework's assumption, kept). */
+const DEFAULT_PREFIX: readonly PrefixMode[] = [
+  { symbol: "~", mode: "q" },
+  { symbol: "&", mode: "a" },
+  { symbol: "@", mode: "o" },
+  { symbol: "%", mode: "h" },
+  { symbol: "+", mode: "v" },
+];
+
+/** ISUPPORT values read often (every chat line asks CHANTYPES), parsed once per change. */
+interface Parsed {
+  casemapping: CaseMapping;
+  chantypes: string[] | undefined;
+  prefix: readonly PrefixMode[];
 }
 
 /** A server's state as its lines show it. */
@@ -54,6 +78,44 @@ export class UpstreamState {
   source = "";
   /** A multi-line `CAP LS` is being read. */
   #lsOpen = false;
+  #parsed: Parsed | undefined;
+
+  /** The server's casemapping (rfc1459 unless it says ascii or strict-rfc1459). */
+  get casemapping(): CaseMapping {
+    return this.#values().casemapping;
+  }
+
+  /** CHANTYPES' characters; undefined when the server did not say (the usual four then). */
+  get chantypes(): string[] | undefined {
+    return this.#values().chantypes;
+  }
+
+  /** PREFIX: the modes that rank members, strongest first, with their signs. */
+  get prefix(): readonly PrefixMode[] {
+    return this.#values().prefix;
+  }
+
+  /** LINELEN, when the server gave a number. */
+  get linelen(): number | undefined {
+    const n = Number(this.isupportValue("LINELEN"));
+    return Number.isInteger(n) ? n : undefined;
+  }
+
+  /** MODES (mode changes with a parameter per MODE line), when the server gave a number. */
+  get modes(): number | undefined {
+    const n = Number(this.isupportValue("MODES"));
+    return Number.isInteger(n) ? n : undefined;
+  }
+
+  /** The network's name (ISUPPORT NETWORK), "Network" until the server says it. */
+  get networkName(): string {
+    return this.isupportValue("NETWORK") || "Network";
+  }
+
+  /** Whether the server acknowledged the capability. */
+  capEnabled(name: string): boolean {
+    return this.caps.has(name);
+  }
 
   /** PREFIX's symbols, strongest first. */
   prefixSymbols(): string {
@@ -61,11 +123,15 @@ export class UpstreamState {
     return m?.[1] ?? "@+";
   }
 
-  /** The value of an ISUPPORT token (undefined when absent or without one). */
+  /** The value of an ISUPPORT token (undefined when absent or without one), `\xHH` unescaped. */
   isupportValue(name: string): string | undefined {
     const token = this.isupport.get(name);
     const eq = token?.indexOf("=") ?? -1;
-    return eq < 0 ? undefined : token!.slice(eq + 1);
+    if (eq < 0) return undefined;
+    const value = token!.slice(eq + 1);
+    return value.includes("\\x")
+      ? value.replace(/\\x([0-9A-Fa-f]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)))
+      : value;
   }
 
   channel(name: string): ChannelState | undefined {
@@ -79,13 +145,32 @@ export class UpstreamState {
       : `${nick}!parley@${host}`;
   }
 
+  /**
+   * A fresh client connects: what it negotiates starts from nothing. The rest (channels, topics,
+   * ISUPPORT, MOTD) stays until the server's welcome, for a client attaching meanwhile.
+   */
+  restart(): void {
+    this.caps.clear();
+    this.#lsOpen = false;
+    this.#motdOpen = false;
+  }
+
   /** Takes one line from the server. */
   see(m: IrcMessage): void {
+    const command = m.command;
+    if (command === "PRIVMSG" || command === "NOTICE") {
+      // Most lines: only the user's own (echoed) ones say anything here, its source.
+      const nick = this.nick;
+      if (
+        nick && m.prefix.charCodeAt(nick.length) === 33 /* ! */ && m.prefix.startsWith(nick)
+      ) this.source = m.prefix;
+      return;
+    }
     const p = m.params;
     const from = nickOf(m.prefix);
     const me = this.nick && ircLower(from) === ircLower(this.nick);
     if (me && m.prefix.includes("!")) this.source = m.prefix;
-    switch (m.command) {
+    switch (command) {
       case "CAP":
         this.#cap(p);
         break;
@@ -94,6 +179,7 @@ export class UpstreamState {
         this.server = m.prefix;
         this.greeting.clear();
         this.isupport.clear();
+        this.#parsed = undefined;
         this.channels.clear();
         this.motd = [];
         this.noMotd = false;
@@ -101,7 +187,7 @@ export class UpstreamState {
       case RPL_YOURHOST:
       case RPL_CREATED:
       case RPL_MYINFO:
-        this.greeting.set(m.command, p.slice(1));
+        this.greeting.set(command, p.slice(1));
         break;
       case RPL_ISUPPORT:
         for (const token of p.slice(1, -1)) {
@@ -110,6 +196,7 @@ export class UpstreamState {
             this.isupport.set(token.split("=")[0], token);
           }
         }
+        this.#parsed = undefined;
         break;
       case RPL_MOTDSTART:
         this.motd = [];
@@ -170,15 +257,40 @@ export class UpstreamState {
   /** `CAP * LS` starts a new negotiation; ACK, NEW-then-ACK and DEL change what is on. */
   #cap(p: string[]): void {
     const sub = (p[1] ?? "").toUpperCase();
-    const names = (p.at(-1) ?? "").split(" ").filter(Boolean).slice(0, 100);
+    const names = (p.at(-1) ?? "").split(" ").filter(Boolean).slice(0, MAX_CAPS);
     if (sub === "LS" && !this.#lsOpen) this.caps.clear();
     if (sub === "LS") this.#lsOpen = p[2] === "*";
     if (sub === "ACK") {
       for (const n of names) {
         if (n.startsWith("-")) this.caps.delete(n.slice(1));
-        else this.caps.add(n);
+        else if (this.caps.size < MAX_CAPS) this.caps.add(n);
       }
     }
     if (sub === "DEL") { for (const n of names) this.caps.delete(n); }
   }
+
+  #values(): Parsed {
+    if (this.#parsed) return this.#parsed;
+    const mapping = this.isupportValue("CASEMAPPING");
+    const types = this.isupportValue("CHANTYPES");
+    return this.#parsed = {
+      casemapping: mapping === "ascii" || mapping === "strict-rfc1459" ? mapping : "rfc1459",
+      chantypes: types === undefined ? undefined : types.split(""),
+      prefix: parsePrefix(
+        this.isupport.has("PREFIX") ? this.isupportValue("PREFIX") ?? "" : undefined,
+      ),
+    };
+  }
+}
+
+/** PREFIX's value as modes and signs; the default without one, none for an empty or odd one. */
+function parsePrefix(value: string | undefined): readonly PrefixMode[] {
+  if (value === undefined) return DEFAULT_PREFIX;
+  const m = /^\(([^)]*)\)(.*)$/.exec(value);
+  if (!m) return [];
+  const out: PrefixMode[] = [];
+  for (let i = 0; i < m[2].length && i < m[1].length; i++) {
+    out.push({ symbol: m[2][i], mode: m[1][i] });
+  }
+  return out;
 }
