@@ -221,6 +221,8 @@ interface OrderItem {
   deliver?: () => void;
 }
 
+/** Channel prefixes of a server that did not say (CHANTYPES). */
+const DEFAULT_CHANTYPES = ["#", "&"];
 /** Lines held in order at most; past that, nothing waits. */
 const MAX_ORDER = 10_000;
 const MAX_ECHOES = 256;
@@ -295,7 +297,7 @@ export class Hub {
 
   /** Whether a name is a channel on this server. */
   isChannel(name: string): boolean {
-    const types = this.state.isupportValue("CHANTYPES") ?? "#&";
+    const types = this.state.chantypes ?? DEFAULT_CHANTYPES;
     return !!name && types.includes(name[0]);
   }
 

@@ -1,17 +1,17 @@
 /**
- * One connection's server as its lines show it: the nick and the user's own source, the greeting
- * (002-004), ISUPPORT as the server spelled it, the MOTD, the capabilities, and each joined
+ * One connection's server as its lines show it: the nick and the user's own source, the server's
+ * 004 (its modes), ISUPPORT as the server spelled it, the MOTD, the capabilities, and each joined
  * channel with its topic. The connection owns it (irc/engine/connection.ts) and feeds it every
  * line once, as the socket hands it over, before anything else reads the line: the engine, the
  * chat handlers and the bouncer read the same one. The members of a channel are the connection's
  * shared lists (irc/chat/presence.ts), not kept here. Bounded: a hostile server cannot grow it
- * past the limits below.
+ * past the limits below. Every connection has one, listener or not: it is kept small (ISUPPORT as
+ * one string, the values read often parsed once per change).
  */
 import { type CaseMapping, ircLower } from "../lib/casefold.ts";
 import { type IrcMessage, nickOf } from "./protocol/message.ts";
 import {
   ERR_NOMOTD,
-  RPL_CREATED,
   RPL_ENDOFMOTD,
   RPL_ISUPPORT,
   RPL_MOTD,
@@ -20,7 +20,6 @@ import {
   RPL_TOPIC,
   RPL_TOPICWHOTIME,
   RPL_WELCOME,
-  RPL_YOURHOST,
 } from "./protocol/numerics.ts";
 
 const MAX_CHANNELS = 1000;
@@ -56,16 +55,20 @@ interface Parsed {
   casemapping: CaseMapping;
   chantypes: string[] | undefined;
   prefix: readonly PrefixMode[];
+  prefixSymbols: string;
 }
 
 /** A server's state as its lines show it. */
 export class UpstreamState {
   nick = "";
   server = "";
-  /** The parameters of 002, 003 and 004 after the nick. */
-  greeting = new Map<string, string[]>();
-  /** ISUPPORT tokens in the order given, `NAME` or `NAME=value`; `-NAME` removes one. */
-  isupport = new Map<string, string>();
+  /** The parameters of 004 after the nick: server name, version, user modes, channel modes. */
+  myinfo: string[] = [];
+  /**
+   * ISUPPORT tokens in the order given, `NAME` or `NAME=value`, joined by spaces; `-NAME` removes
+   * one. One flat string: a Map of slices kept each 005 line whole, for every connection.
+   */
+  #isupport = "";
   motd: string[] = [];
   /** A MOTD is being read (375 seen, 376 not yet). */
   #motdOpen = false;
@@ -117,15 +120,34 @@ export class UpstreamState {
     return this.caps.has(name);
   }
 
-  /** PREFIX's symbols, strongest first. */
+  /** PREFIX's symbols, strongest first ("@+" when the server gave none). */
   prefixSymbols(): string {
-    const m = /^\([^)]*\)(.*)$/.exec(this.isupportValue("PREFIX") ?? "(ov)@+");
-    return m?.[1] ?? "@+";
+    return this.#values().prefixSymbols;
+  }
+
+  /** ISUPPORT's tokens as the server spelled them, in its order. */
+  isupportTokens(): string[] {
+    return this.#isupport ? this.#isupport.split(" ") : [];
+  }
+
+  /** The ISUPPORT token named so (`NAME` or `NAME=value`), if the server gave it. */
+  #token(name: string): string | undefined {
+    const all = this.#isupport;
+    for (let at = 0; at < all.length;) {
+      const end = all.indexOf(" ", at);
+      const stop = end < 0 ? all.length : end;
+      if (
+        all.startsWith(name, at) &&
+        (at + name.length === stop || all.charCodeAt(at + name.length) === 61 /* = */)
+      ) return all.slice(at, stop);
+      at = stop + 1;
+    }
+    return undefined;
   }
 
   /** The value of an ISUPPORT token (undefined when absent or without one), `\xHH` unescaped. */
   isupportValue(name: string): string | undefined {
-    const token = this.isupport.get(name);
+    const token = this.#token(name);
     const eq = token?.indexOf("=") ?? -1;
     if (eq < 0) return undefined;
     const value = token!.slice(eq + 1);
@@ -177,26 +199,18 @@ export class UpstreamState {
       case RPL_WELCOME:
         this.nick = p[0] ?? this.nick;
         this.server = m.prefix;
-        this.greeting.clear();
-        this.isupport.clear();
+        this.myinfo = [];
+        this.#isupport = "";
         this.#parsed = undefined;
         this.channels.clear();
         this.motd = [];
         this.noMotd = false;
         break;
-      case RPL_YOURHOST:
-      case RPL_CREATED:
       case RPL_MYINFO:
-        this.greeting.set(command, p.slice(1));
+        this.myinfo = p.slice(1, 5).map((w) => w.slice(0, 100));
         break;
       case RPL_ISUPPORT:
-        for (const token of p.slice(1, -1)) {
-          if (token.startsWith("-")) this.isupport.delete(token.slice(1).split("=")[0]);
-          else if (this.isupport.size < MAX_ISUPPORT_TOKENS) {
-            this.isupport.set(token.split("=")[0], token);
-          }
-        }
-        this.#parsed = undefined;
+        this.#addTokens(p.slice(1, -1));
         break;
       case RPL_MOTDSTART:
         this.motd = [];
@@ -269,16 +283,39 @@ export class UpstreamState {
     if (sub === "DEL") { for (const n of names) this.caps.delete(n); }
   }
 
+  /** One 005's tokens: each replaces the one of its name, `-NAME` removes it. */
+  #addTokens(given: string[]): void {
+    const tokens = this.isupportTokens();
+    const nameOf = (t: string) => {
+      const eq = t.indexOf("=");
+      return eq < 0 ? t : t.slice(0, eq);
+    };
+    for (const token of given) {
+      // A space cannot be in a parameter; an empty one says nothing.
+      if (!token || token === "-") continue;
+      const removing = token.startsWith("-");
+      const name = nameOf(removing ? token.slice(1) : token);
+      const at = tokens.findIndex((t) => nameOf(t) === name);
+      if (removing) {
+        if (at >= 0) tokens.splice(at, 1);
+      } else if (at >= 0) tokens[at] = token;
+      else if (tokens.length < MAX_ISUPPORT_TOKENS) tokens.push(token);
+    }
+    // join copies the characters: the 005 lines the tokens were cut from are not kept.
+    this.#isupport = tokens.join(" ");
+    this.#parsed = undefined;
+  }
+
   #values(): Parsed {
     if (this.#parsed) return this.#parsed;
     const mapping = this.isupportValue("CASEMAPPING");
     const types = this.isupportValue("CHANTYPES");
+    const prefix = this.isupportValue("PREFIX");
     return this.#parsed = {
       casemapping: mapping === "ascii" || mapping === "strict-rfc1459" ? mapping : "rfc1459",
       chantypes: types === undefined ? undefined : types.split(""),
-      prefix: parsePrefix(
-        this.isupport.has("PREFIX") ? this.isupportValue("PREFIX") ?? "" : undefined,
-      ),
+      prefix: parsePrefix(this.#token("PREFIX") === undefined ? undefined : prefix ?? ""),
+      prefixSymbols: /^\([^)]*\)(.*)$/.exec(prefix ?? "(ov)@+")?.[1] ?? "@+",
     };
   }
 }

@@ -76,6 +76,18 @@ Deno.test("upstream state: ISUPPORT read as the engine asks it, defaults before"
   ]);
   assertEquals(s.prefixSymbols(), "@%+");
   assertEquals([s.linelen, s.modes, s.networkName], [2048, 6, "Example Net"]);
+  see(":srv 004 alice srv.example ircd-1.0 iow biklmnopstv");
+  assertEquals(s.myinfo, ["srv.example", "ircd-1.0", "iow", "biklmnopstv"]);
+  // The tokens as the server spelled them, in its order, for the bouncer's burst.
+  assertEquals(s.isupportTokens().slice(0, 3), [
+    "CASEMAPPING=ascii",
+    "CHANTYPES=#&",
+    "PREFIX=(ohv)@%+",
+  ]);
+  see(":srv 005 alice MODES=4 EXTRA :are supported");
+  assertEquals(s.isupportTokens().slice(-3), ["MODES=4", "NETWORK=Example\\x20Net", "EXTRA"]);
+  assertEquals(s.isupportValue("MODE"), undefined, "a name is matched whole");
+  assertEquals(s.isupportValue("EXTRA"), undefined, "a token without a value");
   // A later 005 changes what was read (parsed once per change, not per question).
   see(":srv 005 alice -CHANTYPES CASEMAPPING=strict-rfc1459 PREFIX= :are supported");
   assertEquals([s.casemapping, s.chantypes, s.prefix], ["strict-rfc1459", undefined, []]);
@@ -121,7 +133,7 @@ Deno.test("upstream state: bounded against a hostile server", () => {
     const tokens = Array.from({ length: 12 }, (_, j) => `T${i}_${j}=x`).join(" ");
     see(`:srv 005 alice ${tokens} :are supported`);
   }
-  assertEquals(s.isupport.size, 200);
+  assertEquals(s.isupportTokens().length, 200);
   see(":srv 375 alice :- motd");
   for (let i = 0; i < 500; i++) see(`:srv 372 alice :- line ${i}`);
   assertEquals(s.motd.length, 400);
