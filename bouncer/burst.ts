@@ -57,11 +57,17 @@ export async function burstLines(
   num(RPL_WELCOME, `Welcome to Parley, ${nick}`);
   num(RPL_YOURHOST, `Your host is ${SERVER_NAME}, relaying ${s.server || "an IRC server"}`);
   num(RPL_CREATED, "This server is Parley, a bouncer with a web client");
-  const g4 = s.greeting.get(RPL_MYINFO);
-  num(RPL_MYINFO, SERVER_NAME, `parley-${version}`, g4?.[2] ?? "iow", g4?.[3] ?? "biklmnopstv");
+  const [, , userModes, channelModes] = s.myinfo;
+  num(
+    RPL_MYINFO,
+    SERVER_NAME,
+    `parley-${version}`,
+    userModes || "iow",
+    channelModes || "biklmnopstv",
+  );
   const own = ownTokens(hub, history).concat(extra);
   const ownNames = new Set(own.map((t) => t.split("=")[0]));
-  const tokens = [...s.isupport.values()].filter((t) => !ownNames.has(t.split("=")[0]))
+  const tokens = s.isupportTokens().filter((t) => !ownNames.has(t.split("=")[0]))
     .concat(own);
   for (let i = 0; i < tokens.length; i += 12) {
     num(RPL_ISUPPORT, ...tokens.slice(i, i + 12), "are supported by this server");

@@ -20,7 +20,7 @@ import { changeDetach, DetachedChannels, onDetachChange, relayNotice } from "./d
 import type { DetachState } from "../store/conversations.ts";
 import type { Store } from "../store/mod.ts";
 import { type Pending, PendingReplies, replySpec, type Routed } from "./pending_replies.ts";
-import { UpstreamState } from "./upstream_state.ts";
+import { UpstreamState } from "../irc/upstream_state.ts";
 import { actionWrap, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
 import { formatMessage, type IrcMessage, nickOf } from "../irc/protocol/message.ts";
 import {
@@ -221,6 +221,8 @@ interface OrderItem {
   deliver?: () => void;
 }
 
+/** Channel prefixes of a server that did not say (CHANTYPES). */
+const DEFAULT_CHANTYPES = ["#", "&"];
 /** Lines held in order at most; past that, nothing waits. */
 const MAX_ORDER = 10_000;
 const MAX_ECHOES = 256;
@@ -231,11 +233,20 @@ let batches = 0;
 let upstreamLabels = 0;
 let echoIds = 0;
 
-/** One connection's live stream and the clients attached to it. */
+/**
+ * One connection's live stream and the clients attached to it: made when the first IRC client
+ * attaches (or a channel's detachment changes), never for a connection no client uses.
+ */
 export class Hub {
-  readonly state = new UpstreamState();
   readonly clients = new Set<Downstream>();
   conn?: IrcConnection;
+  /** A state of its own only for a hub without a live connection (nothing feeds it). */
+  #noState: UpstreamState | undefined;
+  /**
+   * The user's nick as of the line being relayed: the connection's state has seen the lines
+   * still waiting in the connection's queue, this hub only those relayed so far.
+   */
+  #me: string | undefined;
   /** The stored connection's nick, for a connection that has not spoken since Parley started. */
   recordNick = "";
   #pending = new PendingReplies<Downstream>();
@@ -266,14 +277,27 @@ export class Hub {
     readonly onClients: (userId: number, change: number) => void = () => {},
   ) {}
 
+  /** Binds the hub to its live connection; the nick it follows starts from the connection's. */
+  use(conn: IrcConnection | undefined): void {
+    if (!conn || this.conn === conn) return;
+    this.conn = conn;
+    this.#me ??= conn.upstream.nick || undefined;
+  }
+
+  /** The connection's server as its lines show it (irc/upstream_state.ts), read, never fed. */
+  get state(): UpstreamState {
+    return this.conn?.upstream ?? (this.#noState ??= new UpstreamState());
+  }
+
   /** The nick to show: the server's view, else the connection's. */
   get nick(): string {
-    return this.state.nick || this.conn?.nick || this.conn?.wantedNick || this.recordNick || "*";
+    return this.#me || this.state.nick || this.conn?.nick || this.conn?.wantedNick ||
+      this.recordNick || "*";
   }
 
   /** Whether a name is a channel on this server. */
   isChannel(name: string): boolean {
-    const types = this.state.isupportValue("CHANTYPES") ?? "#&";
+    const types = this.state.chantypes ?? DEFAULT_CHANTYPES;
     return !!name && types.includes(name[0]);
   }
 
@@ -415,6 +439,14 @@ export class Hub {
     this.#labeled = this.#labeled.filter((a) => a.client !== client);
   }
 
+  /** Follows the user's nick through the lines relayed (the welcome, the user's own NICK). */
+  #follow(m: IrcMessage, me: string): void {
+    if (m.command === RPL_WELCOME) this.#me = m.params[0] || me;
+    else if (m.command === "NICK" && me && ircLower(nickOf(m.prefix)) === ircLower(me)) {
+      this.#me = m.params[0] || me;
+    }
+  }
+
   /**
    * One line from the server, in its order, once the connection handled it: `produced` says
    * what became of it (stored with its row's msgid and time, ignored, or not stored).
@@ -425,8 +457,8 @@ export class Hub {
     const produced = out.produced;
     const replyTo = m.tags.get("+draft/reply");
     if (replyTo) m.tags.set("+draft/reply", this.#ownIds.get(replyTo) ?? replyTo);
-    const meBefore = this.state.nick;
-    this.state.see(m);
+    const meBefore = this.#me ?? this.state.nick;
+    this.#follow(m, meBefore);
     // Registered again: the answers still awaited will never come.
     if (m.command === RPL_WELCOME) {
       this.#pending.clear().forEach((e) => this.#later(() => this.#close(e)));
@@ -876,11 +908,22 @@ export class Relay implements Outlet {
   /** `store` gives the hubs their connections' detached channels. */
   constructor(readonly bus: EventBus, readonly store?: Store) {}
 
-  /** One line of a connection, handled (irc/engine/outlet.ts). */
+  /** Finds the live connection of a stored one (given by the manager, irc/engine/outlet.ts). */
+  #live: (connectionRowId: number) => IrcConnection | undefined = () => undefined;
+
+  bind(live: (connectionRowId: number) => IrcConnection | undefined): void {
+    this.#live = live;
+  }
+
+  /**
+   * One line of a connection, handled (irc/engine/outlet.ts): to its hub, when a client made one;
+   * else nothing is kept (the connection's own state has seen the line).
+   */
   line(conn: IrcConnection, out: LineOut): void {
     if (this.#stopped) return;
-    const hub = this.hub(conn.userId, conn.id);
-    hub.conn = conn;
+    const hub = this.#hubs.get(key(conn.userId, conn.id));
+    if (!hub) return;
+    hub.use(conn);
     hub.line(out);
   }
 
@@ -892,9 +935,11 @@ export class Relay implements Outlet {
   start(): void {
     this.#stopped = false;
     this.#untap.push(onDetachChange((c) => {
-      if (c.toggled) {
-        this.#hubs.get(key(c.userId, c.connectionId))?.toggleDetached(c.channel, c.state);
-      } else this.#hubs.get(key(c.userId, c.connectionId))?.detached.set(c.channel, c.state);
+      // The hub made now loads the change from the store: its detach-after timer starts.
+      const hub = this.#hubs.get(key(c.userId, c.connectionId));
+      if (!hub) this.hub(c.userId, c.connectionId);
+      else if (c.toggled) hub.toggleDetached(c.channel, c.state);
+      else hub.detached.set(c.channel, c.state);
     }));
     this.#untap.push(this.bus.tap(
       (userId, ev) => {
@@ -922,14 +967,22 @@ export class Relay implements Outlet {
     return this.#hubs.get(key(userId, connectionId));
   }
 
-  hub(userId: number, connectionId: string): Hub {
+  /** How many connections have a hub (each one a client attached to once, or a detachment). */
+  get hubs(): number {
+    return this.#hubs.size;
+  }
+
+  /** The hub of a connection, made when there is none; `rowId` finds its live connection. */
+  hub(userId: number, connectionId: string, rowId?: number): Hub {
     let hub = this.#hubs.get(key(userId, connectionId));
+    if (hub && !hub.conn && rowId !== undefined) hub.use(this.#live(rowId));
     if (!hub) {
       hub = new Hub(userId, connectionId, (uid, change) => {
         const n = (this.#clients.get(uid) ?? 0) + change;
         if (n > 0) this.#clients.set(uid, n);
         else this.#clients.delete(uid);
       });
+      if (rowId !== undefined) hub.use(this.#live(rowId));
       this.#hubs.set(key(userId, connectionId), hub);
       if (this.store) this.#detachment(hub, this.store);
     }

@@ -389,7 +389,7 @@ export class Session {
       log.info("bouncer client attached", { uid, connection: "" });
       return;
     }
-    const hub = this.cx.relay.hub(uid, login.connection.connectionId);
+    const hub = this.cx.relay.hub(uid, login.connection.connectionId, login.connection.id);
     hub.recordNick = login.connection.nick;
     this.hub = hub;
     await hub.loaded;

@@ -125,6 +125,7 @@ export class IrcManager implements IrcControl {
    */
   setOutlet(outlet: Outlet | undefined): void {
     this.#outlet = outlet;
+    outlet?.bind?.((id) => this.#live.get(id));
   }
 
   #serial(conn: IrcConnection): Serial {

@@ -35,9 +35,9 @@ export function connectionInfo(
     if (v !== undefined && k !== "certificate") out[k] = v;
   }
   out.authenticated = conn?.state === "connected" && conn.info.authenticated === true;
-  const enabled = (conn?.client?.network.cap as { enabled?: unknown } | undefined)?.enabled;
-  if (conn?.state === "connected" && Array.isArray(enabled)) {
-    out.capabilities = Object.fromEntries(enabled.slice(0, 100).map((c) => [String(c), true]));
+  if (conn?.state === "connected") {
+    const enabled = [...conn.upstream.caps].slice(0, 100);
+    out.capabilities = Object.fromEntries(enabled.map((c) => [c, true]));
   }
   return out;
 }

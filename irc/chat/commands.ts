@@ -221,8 +221,8 @@ async function answerBeforePong<K extends IrcEventName>(
 /** The channel a bare name means: `#name` (or the server's first channel prefix without `#`). */
 function asChannel(conn: IrcConnection, name: string): string {
   if (conn.isChannel(name)) return name;
-  const types = conn.client?.network.options.CHANTYPES;
-  const prefixes = Array.isArray(types) && types.length ? types.map(String) : ["#"];
+  const types = conn.upstream.chantypes;
+  const prefixes = types?.length ? types : ["#"];
   return (prefixes.includes("#") ? "#" : prefixes[0]) + name;
 }
 
@@ -304,8 +304,8 @@ const MAX_TARGETS = 50;
 
 /** How many mode changes with a parameter one MODE line may carry: ISUPPORT MODES, else 3. */
 function modesPerLine(conn: IrcConnection): number {
-  const n = Number(conn.client?.network.options.MODES);
-  return Number.isInteger(n) && n > 0 ? Math.min(n, 20) : 3;
+  const n = conn.upstream.modes;
+  return n !== undefined && n > 0 ? Math.min(n, 20) : 3;
 }
 
 /**

@@ -1,11 +1,10 @@
 /**
- * When to believe a server's IRCv3 `@time` tag. irc-framework reads the tag from any line, so
- * Parley takes it only when the `server-time` capability was negotiated and only inside a sane
+ * When to believe a server's IRCv3 `@time` tag. Any line may carry the tag, so Parley takes it only when the `server-time` capability was negotiated and only inside a sane
  * window; otherwise the message gets its arrival time. A hostile time (year 3100, year 1000)
  * must never reach the store: it breaks ordering and, past 2^53 microseconds, integer arithmetic.
  */
 import { nowMicros } from "../../lib/time.ts";
-import type { IrcClient } from "../engine/framework.ts";
+import type { UpstreamState } from "../upstream_state.ts";
 
 /** The capabilities irc-framework requests that carry server times. */
 const CAPS = ["server-time", "znc.in/server-time-iso", "znc.in/server-time"];
@@ -14,9 +13,9 @@ export const EARLIEST_SERVER_TIME = Date.UTC(1990, 0, 1);
 /** How far ahead of our clock a server time may be (ms); clocks drift, not by days. */
 export const SERVER_TIME_AHEAD = 86_400_000;
 
-/** True when the client negotiated a capability that makes `@time` tags meaningful. */
-export function serverTimeEnabled(client: IrcClient): boolean {
-  return CAPS.some((cap) => client.network.cap.isEnabled(cap));
+/** True when the connection negotiated a capability that makes `@time` tags meaningful. */
+export function serverTimeEnabled(upstream: Pick<UpstreamState, "capEnabled">): boolean {
+  return CAPS.some((cap) => upstream.capEnabled(cap));
 }
 
 /**

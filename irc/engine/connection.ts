@@ -17,6 +17,7 @@ import { publicAddress, TransportRefusal } from "../socket/target.ts";
 import { type LineSink, LineTransport } from "../socket/transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
 import type { ConnectionState } from "../../protocol/resources.ts";
+import { UpstreamState } from "../upstream_state.ts";
 
 /** What a connection tells its owner. */
 export interface ConnectionListener {
@@ -95,6 +96,11 @@ export class IrcConnection {
    * the state, then "Connected to", then the greeting (irc/engine/manager.ts #publishState).
    */
   welcome?: { text: string; ts: number };
+  /**
+   * The server as its lines show it (ISUPPORT, capabilities, channels, MOTD): the one copy the
+   * engine, the chat handlers and the bouncer read, fed each line once as the socket hands it over.
+   */
+  readonly upstream = new UpstreamState();
   /** The inbound handlers of the current client. */
   #inbound: InboundLines | undefined;
   #timing: IrcTiming;
@@ -165,8 +171,7 @@ export class IrcConnection {
 
   /** The server's casemapping (rfc1459 unless it says otherwise). */
   get caseMapping(): CaseMapping {
-    const m = this.client?.network.options.CASEMAPPING;
-    return m === "ascii" || m === "strict-rfc1459" ? m : "rfc1459";
+    return this.upstream.casemapping;
   }
 
   /** The conversation_id of a name: always rfc1459-casefolded, whatever the server's mapping. */
@@ -181,8 +186,7 @@ export class IrcConnection {
 
   /** True when `name` is a channel on this server. */
   isChannel(name: string): boolean {
-    const types = this.client?.network.options.CHANTYPES;
-    return isChannel(name, Array.isArray(types) ? types : undefined);
+    return isChannel(name, this.upstream.chantypes);
   }
 
   /** True when `nick` is the user's current nick. */
@@ -225,6 +229,7 @@ export class IrcConnection {
     this.#forgetOtherServer();
     const client = newIrcClient();
     this.client = client;
+    this.upstream.restart();
     const inbound = this.#inbound = this.#listener.attach(this, client);
     this.#bindLifecycle(client);
     this.#setState("connecting", { reason: undefined, host: this.url.host, port: this.url.port });
@@ -235,9 +240,15 @@ export class IrcConnection {
         client.connection.end(undefined, true);
       }
     }, this.#timing.registerTimeout);
-    // The socket's lines go to this client's handlers, read once (irc/socket/transport.ts).
+    // The socket's lines go to this client's handlers, read once (irc/socket/transport.ts); the
+    // connection's state sees each first, so every reader after it finds it up to date.
+    const upstream = this.upstream;
     const lines: LineSink = {
-      take: (m) => this.client === client && inbound.take(m),
+      take: (m) => {
+        if (this.client !== client) return false;
+        upstream.see(m);
+        return inbound.take(m);
+      },
       handed: (m) => this.client === client && inbound.handed(m),
       room: (max) => inbound.room(max),
     };
@@ -305,7 +316,7 @@ export class IrcConnection {
       this.nick = ev.nick;
       this.#setState("connected", {
         nick: ev.nick,
-        server: client.network.server,
+        server: this.upstream.server,
         reason: undefined,
       });
       log.info("irc connected", { connection: this.id, uid: this.userId, nick: ev.nick });
@@ -316,7 +327,7 @@ export class IrcConnection {
     });
     client.on("server options", () => {
       if (!mine()) return;
-      const network = client.network.name;
+      const network = this.upstream.networkName;
       if (network && this.info.network !== network) this.#setState(this.state, { network });
     });
     client.on("nick", (ev) => {
@@ -607,8 +618,8 @@ export class IrcConnection {
 
   /** The server's line limit (ISUPPORT LINELEN, else 512). */
   get lineLimit(): number {
-    const n = Number(this.client?.network.options.LINELEN);
-    return Number.isInteger(n) && n >= 512 ? n : LINE_LIMIT;
+    const n = this.upstream.linelen;
+    return n !== undefined && n >= 512 ? n : LINE_LIMIT;
   }
 
   /**
@@ -639,7 +650,7 @@ export class IrcConnection {
 
   /** True when the server echoes our own messages back (IRCv3 echo-message). */
   get echoes(): boolean {
-    return !!this.client?.network.cap.isEnabled("echo-message");
+    return !!this.client && this.upstream.capEnabled("echo-message");
   }
 
   /** Sends WHOIS and resolves with the reply (or undefined after a timeout). */

@@ -25,6 +25,11 @@ export interface LineOut {
 }
 
 export interface Outlet {
+  /**
+   * Given when the outlet is set: the live connection of a stored one (by its row id), so the
+   * outlet keeps nothing per connection before it needs it.
+   */
+  bind?(live: (connectionRowId: number) => IrcConnection | undefined): void;
   /** One line of `conn`'s server, in order, after its handlers ran. */
   line(conn: IrcConnection, out: LineOut): void;
   /** The connection is stopped for good (removed, its user deleted, or moved away). */

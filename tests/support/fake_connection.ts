@@ -6,6 +6,8 @@
 import type { EventEmitter } from "node:events";
 import { ircLower, isChannel } from "../../lib/casefold.ts";
 import type { Store } from "../../store/mod.ts";
+import { parseMessage } from "../../irc/protocol/message.ts";
+import { UpstreamState } from "../../irc/upstream_state.ts";
 
 /** Alice, and her stored connection `irc-localhost` to irc.example.test. */
 export async function aliceRecord(store: Store) {
@@ -22,9 +24,22 @@ export async function aliceRecord(store: Store) {
   return { user, record };
 }
 
-/** What attachInbound and recordMessage read of a connection, over a stored record. */
-export function fakeConnection(record: { id: number; userId: number }, client: EventEmitter) {
+/**
+ * What attachInbound and recordMessage read of a connection, over a stored record; its server
+ * state has seen a welcome and the ISUPPORT `tokens` given.
+ */
+export function fakeConnection(
+  record: { id: number; userId: number },
+  client: EventEmitter,
+  tokens: string[] = [],
+) {
+  const upstream = new UpstreamState();
+  upstream.see(parseMessage(":irc.example.test 001 alice :Welcome")!);
+  if (tokens.length) {
+    upstream.see(parseMessage(`:irc.example.test 005 alice ${tokens.join(" ")} :are supported`)!);
+  }
   return {
+    upstream,
     id: "irc-localhost",
     userId: record.userId,
     record,

@@ -1,14 +1,13 @@
 /**
  * The bouncer's pure parts: CAP LS 302 and REQ, SASL PLAIN's chunks, what each client sees of a
- * line by its capabilities, and the server state kept for the burst. (Reading and writing lines
- * is irc_protocol_message_test's.)
+ * line by its capabilities. (Reading and writing lines is irc_protocol_message_test's; the server's
+ * state, irc_upstream_state_test's.)
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { parseMessage } from "../../irc/protocol/message.ts";
 import { Caps, OFFERED } from "../../bouncer/caps.ts";
 import { Sasl } from "../../bouncer/sasl.ts";
 import { forClient } from "../../bouncer/filter.ts";
-import { UpstreamState } from "../../bouncer/upstream_state.ts";
 import { parseIdentity } from "../../bouncer/auth.ts";
 
 Deno.test("bouncer caps: LS 302 gives values; REQ is all or nothing", () => {
@@ -117,52 +116,4 @@ Deno.test("bouncer filter: each client gets what it negotiated", () => {
   const invite = parseMessage(":n!u@h INVITE other #c")!;
   assertEquals(forClient(none, invite, opts), undefined);
   assertEquals(forClient(none, parseMessage(":n!u@h INVITE me #c")!, opts), ":n!u@h INVITE me #c");
-});
-
-Deno.test("bouncer state: channels, topics and the user's source from the server's lines", () => {
-  const s = new UpstreamState();
-  for (
-    const line of [
-      ":srv 001 alice :Welcome",
-      ":srv 005 alice PREFIX=(ov)@+ CHANTYPES=# :are supported",
-      ":srv 375 alice :- motd",
-      ":srv 372 alice :- hello",
-      ":srv 376 alice :End",
-      ":alice!a@h JOIN #Parley",
-      ":srv 332 alice #Parley :the topic",
-      ":srv 333 alice #Parley bob 1700000000",
-      ":srv 353 alice = #Parley :@alice bob",
-      ":srv 366 alice #Parley :End",
-      ":carol!c@h JOIN #parley",
-      ":bob!b@h NICK bobby",
-      ":alice!a@h MODE #parley +v bobby",
-      ":carol!c@h PART #parley",
-      ":alice!a@h NICK alice2",
-    ]
-  ) s.see(parseMessage(line)!);
-  assertEquals(s.nick, "alice2");
-  assertEquals(s.motd, ["- hello"]);
-  const ch = s.channel("#PARLEY")!;
-  assertEquals(ch.name, "#Parley");
-  assertEquals([ch.topic, ch.topicBy], ["the topic", "bob"]);
-  // Members are the connection's (irc/chat/presence.ts), not kept here a second time.
-  assertEquals(Object.keys(ch).sort(), ["name", "topic", "topicAt", "topicBy"]);
-  assertEquals(s.source, "alice2!a@h");
-  s.see(parseMessage(":op!o@h KICK #parley alice2 :out")!);
-  assertEquals(s.channel("#parley"), undefined);
-});
-
-Deno.test("bouncer state: the server's capabilities from its CAP lines", () => {
-  const s = new UpstreamState();
-  const see = (raw: string) => s.see(parseMessage(raw)!);
-  see(":srv CAP * LS * :message-tags echo-message");
-  see(":srv CAP * LS :chghost");
-  see(":srv CAP * ACK :message-tags chghost");
-  assertEquals([...s.caps].sort(), ["chghost", "message-tags"]);
-  see(":srv CAP alice DEL :chghost");
-  see(":srv CAP alice NEW :echo-message");
-  see(":srv CAP alice ACK :echo-message -message-tags");
-  assertEquals([...s.caps].sort(), ["echo-message"]);
-  see(":srv CAP * LS :message-tags");
-  assertEquals([...s.caps], [], "a new negotiation starts from nothing");
 });

@@ -18,19 +18,17 @@ import { parseMessage } from "../../irc/protocol/message.ts";
 import { withSentences } from "../../routes/messages_text.ts";
 
 /**
- * alice's fake connection over `record` with the inbound handlers attached, its client reporting
- * `network`; `settle` waits until every event emitted so far is handled and stored.
+ * alice's fake connection over `record` with the inbound handlers attached, its server having
+ * said the ISUPPORT `tokens`; `settle` waits until every event emitted so far is handled and stored.
  */
 function attached(
   store: Store,
   record: ConnectionRecord,
   bus: EventBus,
-  network: Record<string, unknown>,
+  tokens: string[],
 ) {
-  const client = Object.assign(new EventEmitter(), {
-    network: { ...network, cap: { isEnabled: () => false, enabled: [] } },
-  });
-  const conn = fakeConnection(record, client);
+  const client = new EventEmitter();
+  const conn = fakeConnection(record, client, tokens);
   const run = serial("test");
   const lines = attachInbound(
     { store, bus },
@@ -54,9 +52,7 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
     const bus = new EventBus();
     const seen: PushedEvent[] = [];
     bus.subscribe(user.id, (ev) => seen.push(ev));
-    const { client, conn, settle, lines, run } = attached(store, record, bus, {
-      options: { PREFIX: [{ mode: "o", symbol: "@" }] },
-    });
+    const { client, conn, settle, lines, run } = attached(store, record, bus, ["PREFIX=(o)@"]);
 
     await t.step("a channel message is stored and published in its channel", async () => {
       client.emit("privmsg", { nick: "bob", target: "#Test", message: "hello alice" });
@@ -189,10 +185,7 @@ Deno.test("inbound: a quit storm reads no conversation for nicks without one", a
   const store = await openStore(dir);
   try {
     const { record } = await aliceRecord(store);
-    const { client, settle } = attached(store, record, new EventBus(), {
-      name: "storm",
-      options: {},
-    });
+    const { client, settle } = attached(store, record, new EventBus(), ["NETWORK=storm"]);
     // Every read of a conversation, whichever way it asks.
     const conversations = store.conversations;
     const reads = { get: 0, list: 0 };

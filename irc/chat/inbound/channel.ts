@@ -11,8 +11,7 @@ function trackPrefixModes(
   channel: string,
   modes: { mode?: string; param?: string }[],
 ): void {
-  const prefix = cx.client.network.options.PREFIX;
-  const rank = Array.isArray(prefix) ? prefix.map((p) => String(p?.mode ?? "")) : [];
+  const rank = cx.conn.upstream.prefix.map((p) => p.mode);
   for (const { mode, param } of modes.slice(0, 100)) {
     const letter = String(mode ?? "").slice(1);
     if (!param || !rank.includes(letter)) continue;

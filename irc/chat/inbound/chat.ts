@@ -143,7 +143,7 @@ export function leanPath(
   // steps queued, and the lean lines they hold.
   const { backlog } = run;
   const timeOf = (time: number | undefined) =>
-    time === undefined ? nowMicros() : lineTime(time, serverTimeEnabled(client));
+    time === undefined ? nowMicros() : lineTime(time, serverTimeEnabled(conn.upstream));
   /** The line as the lean path records it; undefined for one left to irc-framework. */
   const lean = (m: Message): Lean | undefined => {
     if (conn.client !== client || !conn.nick) return undefined;

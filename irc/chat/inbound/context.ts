@@ -78,7 +78,8 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
     deps.bus.publish(conn.userId, { event: "state", connection_id: conn.id, ...ev });
   // Shared with this daemon's other connections to the same network: the server and port, and
   // the network's own name (one bouncer's port can lead to different networks).
-  const network = () => `${conn.url.host.toLowerCase()}:${conn.url.port}\n${client.network.name}`;
+  const network = () =>
+    `${conn.url.host.toLowerCase()}:${conn.url.port}\n${conn.upstream.networkName}`;
   const presence = new Presence(network, (nick, away, message) => {
     publish({ type: "away", nick, away, ...(away && message ? { message } : {}) });
   });

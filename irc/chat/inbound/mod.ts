@@ -49,7 +49,10 @@ export function attachInbound(
       : [handler.wanted, handler.handle];
     client.on(event, (ev) => {
       if (conn.client !== client || (wanted && !wanted(ev))) return;
-      const ts = lineTime((ev as { time?: number } | undefined)?.time, serverTimeEnabled(client));
+      const ts = lineTime(
+        (ev as { time?: number } | undefined)?.time,
+        serverTimeEnabled(conn.upstream),
+      );
       const timed = { ...(ev as object), ts } as Timed<K>;
       const out = current;
       run(async () => {
@@ -76,7 +79,7 @@ export function attachInbound(
       if (lean.take(m)) return true;
       // The greeting (001-004): irc-framework has no event for all of it.
       if (m.command.startsWith("00") && welcomeText(m)) {
-        const ts = lineTime(tagTime(m.tags.get("time")), serverTimeEnabled(client));
+        const ts = lineTime(tagTime(m.tags.get("time")), serverTimeEnabled(conn.upstream));
         run(() => greeting(cx, m, ts));
       }
       // irc-framework dispatches it next: its handlers fill what it made.

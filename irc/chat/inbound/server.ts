@@ -32,7 +32,7 @@ export async function greeting(cx: Inbound, m: Message, ts: number): Promise<voi
 }
 
 /**
- * irc-framework's parsed PREFIX back in ISUPPORT's form, "(ov)@+"; undefined when unusable.
+ * The connection's parsed PREFIX back in ISUPPORT's form, "(ov)@+"; undefined when unusable.
  *
  * @internal test seam
  */
@@ -53,8 +53,8 @@ export function prefixString(prefix: unknown): string | undefined {
 export const SERVER: HandlerTable = {
   // The server's PREFIX (ISUPPORT 005, after the welcome): the modes that rank channel members
   // and their signs, as "(qaohv)~&@%+". The web client ranks its member lists by it.
-  "server options": ({ deps, conn, client }) => {
-    const prefix = prefixString(client.network.options.PREFIX);
+  "server options": ({ deps, conn }) => {
+    const prefix = prefixString(conn.upstream.prefix);
     if (prefix === undefined || prefix === conn.info.prefix) return;
     conn.info.prefix = prefix;
     deps.bus.publish(conn.userId, infoStateEvent(conn));

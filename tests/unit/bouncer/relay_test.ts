@@ -1,0 +1,125 @@
+/**
+ * The relay keeps nothing per connection until an IRC client attaches (bouncer/relay.ts), and a
+ * hub reads its connection's one state (irc/upstream_state.ts) instead of keeping its own.
+ */
+import { assert, assertEquals } from "../../support/assert.ts";
+import { EventBus } from "../../../lib/bus.ts";
+import { IrcConnection } from "../../../irc/engine/connection.ts";
+import { parseMessage } from "../../../irc/protocol/message.ts";
+import type { ConnectionRecord } from "../../../store/connections.ts";
+import { type Downstream, Relay } from "../../../bouncer/relay.ts";
+import { Caps } from "../../../bouncer/caps.ts";
+
+/** A connection that is never connected: its state is fed by hand, as its transport would. */
+function connection(id: number): IrcConnection {
+  const record: ConnectionRecord = {
+    id,
+    userId: 1 + (id % 5),
+    connectionId: `irc-${id}`,
+    name: "x",
+    url: `irc://127.0.0.1:1?nick=u${id}`,
+    onConnectCommands: [],
+    wantedState: "disconnected",
+    nick: "",
+    certFingerprint: "",
+    created: 0,
+  };
+  return new IrcConnection(record, {
+    listener: {
+      changed() {},
+      attach: () => ({
+        take: () => false,
+        handed() {},
+        room: () => undefined,
+        members: () => Promise.resolve(undefined),
+        rejoining() {},
+        released() {},
+      }),
+      registered() {},
+      retry() {},
+      gone() {},
+    },
+  });
+}
+
+/** One server line through the connection's state, then through the relay, as in the daemon. */
+function line(relay: Relay, conn: IrcConnection, raw: string): void {
+  const message = parseMessage(raw)!;
+  conn.upstream.see(message);
+  relay.line(conn, { message });
+}
+
+Deno.test("relay: no hub, nothing per connection, while no IRC client is attached", () => {
+  const relay = new Relay(new EventBus());
+  const conns = Array.from({ length: 50 }, (_, i) => connection(i + 1));
+  relay.bind((id) => conns[id - 1]);
+  relay.start();
+  try {
+    for (const conn of conns) {
+      const nick = `u${conn.record.id}`;
+      line(relay, conn, `:srv 001 ${nick} :Welcome`);
+      line(relay, conn, `:srv 005 ${nick} CHANTYPES=# PREFIX=(ov)@+ :are supported`);
+      line(relay, conn, `:${nick}!u@h JOIN #c`);
+      for (let i = 0; i < 20; i++) line(relay, conn, `:bob!b@h PRIVMSG #c :line ${i}`);
+    }
+    const kept = conns.filter((c) => relay.existing(c.userId, c.id) !== undefined).length;
+    assertEquals(kept, 0, "hubs made for connections no client uses");
+    assertEquals(relay.hubs, 0);
+
+    // A client attaches to one: its hub reads that connection's state, already full.
+    const conn = conns[6];
+    const hub = relay.hub(conn.userId, conn.id, conn.record.id);
+    assertEquals(relay.hubs, 1);
+    assert(hub.state === conn.upstream, "the connection's state, not a copy");
+    assertEquals(hub.state.channel("#C")?.name, "#c");
+    assertEquals(hub.nick, "u7");
+    const seen: string[] = [];
+    const client: Downstream = {
+      caps: new Caps(),
+      write: (l) => void seen.push(l),
+      quit() {},
+    };
+    hub.attach(client);
+    line(relay, conn, ":u7!u@h NICK seven");
+    line(relay, conn, ":carol!c@h JOIN #c");
+    assertEquals(hub.nick, "seven");
+    assertEquals(seen.map((l) => l.replace(/^@\S+ /, "")), [
+      ":u7!u@h NICK seven",
+      ":carol!c@h JOIN #c",
+    ]);
+    // Lines of the other connections still make nothing.
+    line(relay, conns[0], ":bob!b@h PRIVMSG #c :more");
+    assertEquals(relay.hubs, 1);
+  } finally {
+    relay.stop();
+  }
+});
+
+Deno.test("relay: a hub follows the nick in the order lines are relayed", () => {
+  const relay = new Relay(new EventBus());
+  const conn = connection(1);
+  relay.bind(() => conn);
+  relay.start();
+  try {
+    conn.upstream.see(parseMessage(":srv 001 u1 :Welcome")!);
+    const hub = relay.hub(conn.userId, conn.id, conn.record.id);
+    const seen: string[] = [];
+    const caps = new Caps();
+    assert(caps.request("message-tags"));
+    hub.attach({ caps, write: (l) => void seen.push(l), quit() {} });
+    // The connection's state reads a NICK the relay has not passed on yet (its queue is behind):
+    // a line to the old nick relayed before it is still the user's.
+    const toOld = parseMessage(":bob!b@h PRIVMSG u1 :hi")!;
+    const nick = parseMessage(":u1!u@h NICK renamed")!;
+    conn.upstream.see(toOld);
+    conn.upstream.see(nick);
+    assertEquals(conn.upstream.nick, "renamed");
+    relay.line(conn, { message: toOld, produced: { kind: "stored", msgid: "m1", ts: 1e15 } });
+    assertEquals(hub.nick, "u1");
+    relay.line(conn, { message: nick });
+    assertEquals(hub.nick, "renamed");
+    assert(seen[0].includes("msgid=m1"), `stored as the user's private line: ${seen[0]}`);
+  } finally {
+    relay.stop();
+  }
+});
