@@ -43,7 +43,7 @@ export interface ConnectionListener {
   /** State or info changed. */
   changed(conn: IrcConnection): void;
   /**
-   * A new irc-framework client was created: attach the handlers of incoming events; what they
+   * A new irc-framework client was created: attach the handlers of incoming lines; what they
    * give back takes the client's lines.
    */
   attach(conn: IrcConnection, client: IrcClient): InboundLines;

@@ -1,7 +1,8 @@
 /**
  * People talking: PRIVMSG, NOTICE and ACTION become stored messages, in the channel, in the
  * private conversation with the other person, or in the server's conversation. The lean path
- * brings a burst's chat lines here from the transport's parsed message, without irc-framework.
+ * brings a burst's chat lines here from the transport's parsed message, several to a step of the
+ * serial queue; the rest come through the PRIVMSG and NOTICE handlers, one line a step.
  */
 import { log } from "../../../lib/log.ts";
 import { nowMicros } from "../../../lib/time.ts";
@@ -163,7 +164,7 @@ function leanLine(m: Message):
 
 /**
  * The lean path: a person's chat line to a channel or to the user, or someone else's join of a
- * channel, skips irc-framework, and consecutive ones are recorded in one step of the serial
+ * channel, skips the command table, and consecutive ones are recorded in one step of the serial
  * queue. Any other line closes the step, so the order of events is kept. Each line taken goes to
  * the outlet (when there is one) once recorded.
  */

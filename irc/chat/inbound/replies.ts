@@ -78,9 +78,17 @@ export const GATHERED: Readonly<Record<string, Kind>> = {
   [RPL_ENDOFBANLIST]: { items: [RPL_BANLIST], key: 1, max: 1_000 },
 };
 
-/** Most gatherings open at once on one connection; the oldest gives way. */
+/**
+ * Most gatherings open at once on one connection; the oldest gives way.
+ *
+ * @internal test seam
+ */
 export const MAX_OPEN = 16;
-/** A gathering left open this long (ms) is dropped when another one opens. */
+/**
+ * A gathering left open this long (ms) is dropped when another one opens.
+ *
+ * @internal test seam
+ */
 export const MAX_AGE_MS = 60_000;
 
 /** The end numeric each item numeric belongs to. */
