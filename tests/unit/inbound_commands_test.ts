@@ -204,7 +204,7 @@ Deno.test("inbound table: each command's line updates state, keeps its row, tell
       assertEquals((await rows("")).at(-1)?.message, "- Be nice.\n- Or else.");
     });
 
-    await t.step("LIST: told in chunks, then its end", async () => {
+    await t.step("LIST: told in chunks, then its end", () => {
       const chunks: number[] = [];
       let ended = false;
       client.on("channel list", (list: unknown[]) => chunks.push(list.length));
