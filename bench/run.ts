@@ -25,6 +25,7 @@ const BENCHES = [
   "irc_latency.ts",
   "irc_flood.ts",
   "irc_parse.ts",
+  "irc_handlers.ts",
   "embed_parse.ts",
   "import.ts",
   "import_znc.ts",

@@ -11,8 +11,21 @@ import { type IrcClient, newIrcClient, type WhoisReply } from "./framework.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
-import { ACTION_OVERHEAD, actionWrap, ctcpAnswer, ctcpWrap } from "../protocol/ctcp.ts";
-import { formatMessage, type IrcLine, ircLine } from "../protocol/message.ts";
+import {
+  ACTION_OVERHEAD,
+  actionWrap,
+  ctcpAnswer,
+  ctcpWrap,
+  isWholeCtcp,
+} from "../protocol/ctcp.ts";
+import {
+  formatMessage,
+  type IrcLine,
+  ircLine,
+  type IrcMessage as Message,
+  nickOf,
+  sourceOf,
+} from "../protocol/message.ts";
 import { publicAddress, TransportRefusal } from "../socket/target.ts";
 import { type LineSink, LineTransport } from "../socket/transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
@@ -24,7 +37,7 @@ export interface ConnectionListener {
   /** State or info changed. */
   changed(conn: IrcConnection): void;
   /**
-   * A new irc-framework client was created: attach the handlers of incoming events; what they
+   * A new irc-framework client was created: attach the handlers of incoming lines; what they
    * give back takes the client's lines.
    */
   attach(conn: IrcConnection, client: IrcClient): InboundLines;
@@ -247,6 +260,7 @@ export class IrcConnection {
       take: (m) => {
         if (this.client !== client) return false;
         upstream.see(m);
+        this.#sees(m);
         return inbound.take(m);
       },
       handed: (m) => this.client === client && inbound.handed(m),
@@ -330,19 +344,6 @@ export class IrcConnection {
       const network = this.upstream.networkName;
       if (network && this.info.network !== network) this.#setState(this.state, { network });
     });
-    client.on("nick", (ev) => {
-      // A NICK without a new nick (a broken or hostile server) changes nothing.
-      if (!mine() || !ev.nick || !ev.new_nick) return;
-      if (this.isMe(ev.nick)) {
-        this.nick = ev.new_nick;
-        this.#setState(this.state, { nick: ev.new_nick });
-      } else if (this.same(ev.nick, this.wantedNick)) {
-        this.#regain();
-      }
-    });
-    client.on("quit", (ev) => {
-      if (mine() && this.same(ev.nick ?? "", this.wantedNick)) this.#regain();
-    });
     client.on("nick in use", (ev) => {
       if (!mine() || this.state !== "connecting") return;
       // Still registering: try the nick with an underscore; regain the wanted one later.
@@ -370,22 +371,48 @@ export class IrcConnection {
       this.#permanent = `SASL authentication failed (${ev.reason}).`;
       client.connection.end(undefined, true);
     });
-    client.on("ctcp request", (ev) => {
-      if (!mine() || !ev.nick || ev.from_server) return;
-      const type = String(ev.type ?? "");
-      const answer = ctcpAnswer(
-        type,
-        String(ev.message ?? "").slice(type.length + 1),
-        this.#version,
-      );
-      // Anyone can ask: past the budget requests go unanswered rather than flood the server.
-      if (!answer || this.#ctcpBucket.take() > 0) return;
-      this.send(ircLine("NOTICE", ev.nick, ctcpWrap(answer)), { answer: true }).catch((err) => {
-        log.debug("ctcp answer not sent", { connection: this.id, type, error: String(err) });
-      });
-    });
     client.on("socket close", (err) => {
       if (mine()) this.#onClose(err);
+    });
+  }
+
+  /**
+   * What the engine itself reads of a line, as soon as it is read (before it is handled, so the
+   * lines after it are read with the user's nick as it is then): the user's nick changes, the
+   * wanted nick freed, and CTCP requests to answer.
+   */
+  #sees(m: Message): void {
+    const { command } = m;
+    if (command === "NICK") {
+      const [nick, next] = [nickOf(m.prefix), m.params[0]];
+      // A NICK without a new nick (a broken or hostile server) changes nothing.
+      if (!nick || !next) return;
+      if (this.isMe(nick)) {
+        this.nick = next;
+        this.#setState(this.state, { nick: next });
+      } else if (this.same(nick, this.wantedNick)) {
+        this.#regain();
+      }
+    } else if (command === "QUIT") {
+      if (this.same(nickOf(m.prefix), this.wantedNick)) this.#regain();
+    } else if (command === "PRIVMSG") {
+      const text = m.params[1] ?? "";
+      if (text.charCodeAt(0) === 1 && isWholeCtcp(text)) this.#ctcp(m.prefix, text);
+    }
+  }
+
+  /** Answers a CTCP request (not an ACTION), within its budget. */
+  #ctcp(prefix: string, text: string): void {
+    const nick = sourceOf(prefix).nick;
+    if (!nick) return;
+    const body = text.slice(1, -1);
+    const type = body.split(" ")[0].toUpperCase();
+    if (type === "ACTION") return;
+    const answer = ctcpAnswer(type, body.slice(type.length + 1), this.#version);
+    // Anyone can ask: past the budget requests go unanswered rather than flood the server.
+    if (!answer || this.#ctcpBucket.take() > 0) return;
+    this.send(ircLine("NOTICE", nick, ctcpWrap(answer)), { answer: true }).catch((err) => {
+      log.debug("ctcp answer not sent", { connection: this.id, type, error: String(err) });
     });
   }
 
@@ -659,12 +686,17 @@ export class IrcConnection {
     if (!client || this.state !== "connected") {
       return Promise.reject(new SendError(`${this.id} is not connected.`));
     }
+    // The answer is told by irc/chat/inbound/answers.ts when its 318 is read.
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(undefined), timeoutMs);
-      client.whois(nick, (ev) => {
+      const done = (ev: WhoisReply | undefined) => {
         clearTimeout(timer);
+        client.off("whois", told);
         resolve(ev);
-      });
+      };
+      const told = (ev: WhoisReply) => this.same(String(ev.nick ?? ""), nick) && done(ev);
+      const timer = setTimeout(() => done(undefined), timeoutMs);
+      client.on("whois", told);
+      this.send(ircLine("WHOIS", nick), { query: true }).catch(() => done(undefined));
     });
   }
 }

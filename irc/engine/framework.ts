@@ -1,32 +1,74 @@
 /**
- * The part of irc-framework's Client that Parley uses, typed (the package ships no types). The
- * payloads are what irc-framework builds from a server's line: any field taken from a parameter
- * may be missing when a server sends fewer, so those are optional and read with care.
+ * The part of irc-framework's Client that Parley uses, typed (the package ships no types), and
+ * the lines it is still given: registration's (CAP, SASL, the greeting and ISUPPORT, nick
+ * collisions, ERROR). Every other line is handled by Parley's own handlers keyed by command
+ * (irc/chat/inbound/), which tell the answers to Parley's own queries as the same typed events.
+ * Any field taken from a parameter may be missing when a server sends fewer, so those are
+ * optional and read with care.
  */
 // @ts-types="./framework.d.ts"
 import * as IrcFramework from "irc-framework";
-import type { IrcMessage as Message } from "../protocol/message.ts";
+import { type IrcMessage as Message, sourceOf } from "../protocol/message.ts";
+import {
+  ERR_ERRONEUSNICKNAME,
+  ERR_NICKCOLLISION,
+  ERR_NICKLOCKED,
+  ERR_NICKNAMEINUSE,
+  ERR_PASSWDMISMATCH,
+  ERR_SASLABORTED,
+  ERR_SASLALREADY,
+  ERR_SASLFAIL,
+  ERR_SASLTOOLONG,
+  ERR_UNAVAILRESOURCE,
+  ERR_YOUREBANNEDCREEP,
+  RPL_CREATED,
+  RPL_ISUPPORT,
+  RPL_LOGGEDIN,
+  RPL_LOGGEDOUT,
+  RPL_MYINFO,
+  RPL_SASLMECHS,
+  RPL_SASLSUCCESS,
+  RPL_WELCOME,
+  RPL_YOURHOST,
+} from "../protocol/numerics.ts";
+
+/**
+ * The commands irc-framework is given: what registration needs (CAP negotiation, SASL's
+ * AUTHENTICATE and numerics 900-908, the greeting 001-004 and ISUPPORT 005, nick collisions,
+ * the password and ban refusals, ERROR). Nothing else reaches it, so it keeps no channel or user
+ * state of its own.
+ */
+export const FRAMEWORK_COMMANDS: ReadonlySet<string> = new Set([
+  "CAP",
+  "AUTHENTICATE",
+  "ERROR",
+  RPL_WELCOME,
+  RPL_YOURHOST,
+  RPL_CREATED,
+  RPL_MYINFO,
+  RPL_ISUPPORT,
+  ERR_ERRONEUSNICKNAME,
+  ERR_NICKNAMEINUSE,
+  ERR_NICKCOLLISION,
+  ERR_UNAVAILRESOURCE,
+  ERR_PASSWDMISMATCH,
+  ERR_YOUREBANNEDCREEP,
+  RPL_LOGGEDIN,
+  RPL_LOGGEDOUT,
+  ERR_NICKLOCKED,
+  RPL_SASLSUCCESS,
+  ERR_SASLFAIL,
+  ERR_SASLTOOLONG,
+  ERR_SASLABORTED,
+  ERR_SASLALREADY,
+  RPL_SASLMECHS,
+]);
 
 /** Fields every payload may carry. */
 interface Base {
   /** The IRCv3 `@time` tag in ms, when the line had one (believed only per chat/server_time.ts). */
   time?: number;
   tags?: Record<string, string>;
-}
-
-/** Who sent a line (its prefix). */
-interface From extends Base {
-  nick?: string;
-  ident?: string;
-  hostname?: string;
-}
-
-/** A PRIVMSG, NOTICE or CTCP ACTION. */
-export interface ChatPayload extends From {
-  target?: string;
-  message?: string;
-  /** No nick in the prefix: the server itself. */
-  from_server?: boolean;
 }
 
 /** A member as NAMES lists it. */
@@ -42,41 +84,24 @@ export interface ListedChannelPayload {
   topic?: string;
 }
 
-/** What irc-framework emits, by event name: the events Parley listens to. */
+/**
+ * The events Parley listens to, by name: registration's, told by irc-framework, and the answers
+ * to Parley's own queries, told by irc/chat/inbound/answers.ts as each line is read.
+ */
 export interface IrcEvents {
-  privmsg: ChatPayload;
-  action: ChatPayload;
-  notice: ChatPayload;
-  /** A line of tags alone (IRCv3 message-tags): typing, reactions. */
-  tagmsg: From & { target?: string; from_server?: boolean };
-  "ctcp request": ChatPayload & { type?: string | null };
-  /** Every line, read or written, before parsing. */
-  raw: { line?: string; from_server?: boolean };
+  // Told by irc-framework (registration).
   registered: Base & { nick: string };
   "server options": Base & { options?: Record<string, unknown> };
-  loggedin: From & { account?: string };
-  loggedout: From;
-  motd: Base & { motd?: string; error?: string };
   "irc error": Base & { error?: string; channel?: string; nick?: string; reason?: string };
   "nick in use": Base & { nick?: string; reason?: string };
   "nick invalid": Base & { nick?: string; reason?: string };
   "sasl failed": Base & { reason?: string };
-  userlist: Base & { channel?: string; users?: NamesEntry[] };
-  join: From & { channel?: string };
-  part: From & { channel?: string; message?: string };
-  kick: From & { channel?: string; kicked?: string; message?: string };
-  quit: From & { message?: string };
-  nick: From & { new_nick?: string };
-  topic: From & { channel?: string; topic?: string };
+  "socket close": unknown;
+  // Told by answers.ts.
+  /** A topic: told on join or asked (332, 331), or changed (TOPIC, with the nick). */
+  topic: Base & { nick?: string; channel?: string; topic?: string };
   /** RPL_TOPICWHOTIME (333): who set the topic (a nick or a mask) and when, in Unix seconds. */
   topicsetby: Base & { channel?: string; nick?: string; when?: string | number };
-  mode: From & {
-    target?: string;
-    raw_modes?: string;
-    raw_params?: string[];
-    /** Each change with its parameter: `{mode: "+o", param: "bob"}`. */
-    modes?: { mode?: string; param?: string }[];
-  };
   "channel info": Base & { channel?: string; raw_modes?: string; raw_params?: string[] };
   /** The answer to a PING the client sent. */
   pong: Base & { message?: string };
@@ -84,15 +109,14 @@ export interface IrcEvents {
   invited: Base & { nick?: string; channel?: string };
   /** A channel's ban list (367s up to 368). */
   banlist: Base & { channel?: string; bans?: { banned?: string }[] };
-  /** Someone is away (an AWAY line under `away-notify`) or the user is (306). */
-  away: From & { self?: boolean; message?: string };
-  /** Someone is back (an AWAY line without a reason), or the user is (305). */
-  back: From & { self?: boolean };
-  /** A WHO's (or WHOX's) answer: who matched, each with whether they are away. */
+  /** A NAMES reply (353s up to 366). */
+  userlist: Base & { channel?: string; users?: NamesEntry[] };
+  /** A WHO's answer: who matched, each with whether they are away. */
   wholist: Base & { target?: string; users?: { nick?: string; away?: boolean }[] };
+  /** A WHOIS answer (311... up to 318). */
+  whois: WhoisReply;
   "channel list": ListedChannelPayload[];
   "channel list end": undefined;
-  "socket close": unknown;
 }
 
 /** An event name irc-framework emits that Parley listens to. */
@@ -105,11 +129,12 @@ export type WhoisReply = { nick?: string; [field: string]: unknown };
 export interface IrcClient {
   connect(options: Record<string, unknown>): void;
   on<K extends IrcEventName>(event: K, fn: (ev: IrcEvents[K]) => void): void;
+  /** Tells an answer to whoever waits for it (irc/chat/inbound/answers.ts). */
+  emit(event: IrcEventName, ev: unknown): boolean;
   off<K extends IrcEventName>(event: K, fn: (ev: IrcEvents[K]) => void): void;
   removeAllListeners(): void;
   raw(line: string): void;
   quit(message?: string): void;
-  whois(nick: string, cb: (ev: WhoisReply) => void): void;
   user: { nick: string };
   network: {
     name: string;
@@ -136,22 +161,8 @@ let commandHandlers: unknown;
 export function frameworkMessage(m: Message): Record<string, unknown> {
   const tags: Record<string, string> = Object.create(null);
   for (const [k, v] of m.tags) tags[k.toLowerCase()] = v;
-  const { prefix } = m;
-  let nick = "";
-  let ident = "";
-  let hostname = "";
-  const bang = prefix.indexOf("!");
-  const at = prefix.indexOf("@", bang < 0 ? 0 : bang);
-  if (bang >= 0) {
-    nick = prefix.slice(0, bang);
-    ident = at < 0 ? prefix.slice(bang + 1) : prefix.slice(bang + 1, at);
-    hostname = at < 0 ? "" : prefix.slice(at + 1);
-  } else if (at >= 0) {
-    nick = prefix.slice(0, at);
-    hostname = prefix.slice(at + 1);
-  } else if (prefix.includes(".")) hostname = prefix; // a server
-  else nick = prefix;
-  return { tags, prefix, nick, ident, hostname, command: m.command, params: m.params };
+  const { nick, user: ident, host: hostname } = sourceOf(m.prefix);
+  return { tags, prefix: m.prefix, nick, ident, hostname, command: m.command, params: m.params };
 }
 
 /** Creates a new irc-framework client. */

@@ -187,6 +187,33 @@ export function tagString(tags: ReadonlyMap<string, string>): string {
   return parts.length ? `@${parts.join(";")} ` : "";
 }
 
+/** A source's parts: a person's nick, user and host, or a server's name as `host`. */
+export interface Source {
+  nick: string;
+  user: string;
+  host: string;
+}
+
+/**
+ * The parts of a source (`nick!user@host`, `nick@host`, `nick`, or a server's name): a name with
+ * a dot and neither `!` nor `@` is a server, whose nick is empty.
+ */
+export function sourceOf(prefix: string): Source {
+  const bang = prefix.indexOf("!");
+  const at = prefix.indexOf("@", bang < 0 ? 0 : bang);
+  if (bang >= 0) {
+    return {
+      nick: prefix.slice(0, bang),
+      user: at < 0 ? prefix.slice(bang + 1) : prefix.slice(bang + 1, at),
+      host: at < 0 ? "" : prefix.slice(at + 1),
+    };
+  }
+  if (at >= 0) return { nick: prefix.slice(0, at), user: "", host: prefix.slice(at + 1) };
+  return prefix.includes(".")
+    ? { nick: "", user: "", host: prefix }
+    : { nick: prefix, user: "", host: "" };
+}
+
 /** The nick of a source (`nick!user@host` -> `nick`). */
 export function nickOf(prefix: string): string {
   const bang = prefix.indexOf("!");

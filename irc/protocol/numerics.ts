@@ -124,6 +124,7 @@ export const ERR_NOMOTD = "422";
 export const ERR_NOADMININFO = "423";
 export const ERR_ERRONEUSNICKNAME = "432";
 export const ERR_NICKNAMEINUSE = "433";
+export const ERR_NICKCOLLISION = "436";
 export const ERR_UNAVAILRESOURCE = "437";
 export const ERR_USERNOTINCHANNEL = "441";
 export const ERR_NOTONCHANNEL = "442";
@@ -132,6 +133,7 @@ export const ERR_NOTREGISTERED = "451";
 export const ERR_NEEDMOREPARAMS = "461";
 export const ERR_ALREADYREGISTERED = "462";
 export const ERR_PASSWDMISMATCH = "464";
+export const ERR_YOUREBANNEDCREEP = "465";
 export const ERR_KEYSET = "467";
 export const ERR_CHANNELISFULL = "471";
 export const ERR_INVITEONLYCHAN = "473";
@@ -148,6 +150,7 @@ export const ERR_CHANOPRIVSNEEDED = "482";
 export const ERR_UMODEUNKNOWNFLAG = "501";
 export const ERR_USERSDONTMATCH = "502";
 export const ERR_HELPNOTFOUND = "524";
+export const ERR_CANNOTSENDTOUSER = "531";
 
 // HELP, KNOCK, MONITOR (IRCv3)
 export const RPL_HELPSTART = "704";

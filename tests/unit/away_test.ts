@@ -1,6 +1,6 @@
 /**
- * Who is away, from irc/chat/inbound/ with a fake connection (a real store and bus, an event
- * emitter for irc-framework's client): one WHO after the user's join in a channel small enough, its
+ * Who is away, from irc/chat/inbound/ with a fake connection (a real store and bus, the server's
+ * lines parsed as the transport parses them): one WHO after the user's join in a channel small enough, its
  * answer and AWAY lines (`away-notify`) published as `away` state events and kept with the members,
  * following nick changes and quits.
  */
@@ -14,6 +14,7 @@ import { attachInbound, serial } from "../../irc/chat/inbound/mod.ts";
 import { MAX_WHO_MEMBERS } from "../../irc/chat/presence.ts";
 import type { IrcConnection } from "../../irc/engine/connection.ts";
 import type { IrcClient } from "../../irc/engine/framework.ts";
+import { parseMessage } from "../../irc/protocol/message.ts";
 
 Deno.test("inbound: who is away, from WHO after joining and from AWAY lines", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "parley-away-" });
@@ -43,54 +44,55 @@ Deno.test("inbound: who is away, from WHO after joining and from AWAY lines", as
       );
     const awayMembers = async (channel: string) =>
       (await lines.members(channel))!.filter((m) => "away" in m && m.away).map((m) => m.nick);
-    const people = (...nicks: string[]) => nicks.map((nick) => ({ nick, modes: [] }));
+    const line = (text: string) => lines.take(parseMessage(text)!);
+    const names = (channel: string, ...nicks: string[]) => {
+      line(`:irc.test 353 alice = ${channel} :${nicks.join(" ")}`);
+      line(`:irc.test 366 alice ${channel} :End of NAMES list`);
+    };
 
     await t.step("after the user's join, one WHO of the channel; not for a /names", async () => {
-      client.emit("join", { nick: "alice", channel: "#Test" });
-      client.emit("userlist", { channel: "#Test", users: people("alice", "bob", "carol") });
+      line(":alice!a@h JOIN #Test");
+      names("#Test", "alice", "bob", "carol");
       await settle();
       assertEquals(sent, ["WHO #Test"]);
-      client.emit("userlist", { channel: "#Test", users: people("alice", "bob", "carol") });
+      names("#Test", "alice", "bob", "carol");
       await settle();
       assertEquals(sent, ["WHO #Test"], "once per join");
     });
 
     await t.step("not for a channel over the size", async () => {
       const many = Array.from({ length: MAX_WHO_MEMBERS + 1 }, (_, i) => `n${i}`);
-      client.emit("join", { nick: "alice", channel: "#big" });
-      client.emit("userlist", { channel: "#big", users: people("alice", ...many) });
+      line(":alice!a@h JOIN #big");
+      names("#big", "alice", ...many);
       await settle();
       assertEquals(sent, ["WHO #Test"]);
     });
 
     await t.step("the WHO's answer: who is away is published and kept", async () => {
-      client.emit("wholist", {
-        target: "#Test",
-        users: [{ nick: "alice", away: false }, { nick: "bob", away: true }, {
-          nick: "carol",
-          away: false,
-        }],
-      });
+      line(":irc.test 352 alice #Test ~a h irc.test alice H :0 Alice");
+      line(":irc.test 352 alice #Test ~b h irc.test bob G :0 Bob");
+      line(":irc.test 352 alice #Test ~c h irc.test carol H@ :0 Carol");
+      line(":irc.test 315 alice #Test :End of WHO list");
       await settle();
       assertEquals(aways(), [["bob", true, ""]]);
       assertEquals(await awayMembers("#test"), ["bob"]);
     });
 
     await t.step("AWAY lines: away with a message, back, nothing twice", async () => {
-      client.emit("away", { nick: "carol", message: "lunch" });
-      client.emit("back", { nick: "bob" });
-      client.emit("back", { nick: "bob" });
+      line(":carol!c@h AWAY :lunch");
+      line(":bob!b@h AWAY");
+      line(":bob!b@h AWAY");
       await settle();
       assertEquals(aways().slice(1), [["carol", true, "lunch"], ["bob", false, ""]]);
       assertEquals(await awayMembers("#test"), ["carol"]);
     });
 
     await t.step("away follows a nick change and ends with a quit", async () => {
-      client.emit("nick", { nick: "carol", new_nick: "carla" });
+      line(":carol!c@h NICK carla");
       await settle();
       assertEquals(await awayMembers("#test"), ["carla"]);
-      client.emit("quit", { nick: "carla", message: "bye" });
-      client.emit("join", { nick: "carla", channel: "#test" });
+      line(":carla!c@h QUIT :bye");
+      line(":carla!c@h JOIN #test");
       await settle();
       assertEquals(await awayMembers("#test"), [], "back in, not known to be away");
     });

@@ -1,7 +1,8 @@
 /**
- * irc/chat/inbound/ with a fake connection: a real store in a temporary folder and a real bus, and
- * an event emitter standing in for irc-framework's client, so each handler is exercised without
- * a daemon or an IRC server (those are in tests/integration/).
+ * irc/chat/inbound/ with a fake connection: a real store in a temporary folder and a real bus, the
+ * server's lines parsed as the transport parses them, and an event emitter standing in for the
+ * client, so each handler is exercised without a daemon or an IRC server (those are in
+ * tests/integration/).
  */
 import { EventEmitter } from "node:events";
 import { assert, assertEquals } from "../support/assert.ts";
@@ -9,7 +10,14 @@ import { openStore } from "../../store/mod.ts";
 import { aliceRecord, fakeConnection } from "../support/fake_connection.ts";
 import { EventBus } from "../../lib/bus.ts";
 import type { PushedEvent } from "../../protocol/events.ts";
-import { attachInbound, HANDLERS, serial } from "../../irc/chat/inbound/mod.ts";
+import { attachInbound, COMMANDS, HANDLERS, serial } from "../../irc/chat/inbound/mod.ts";
+import {
+  ERR_NOSUCHNICK,
+  RPL_ENDOFMOTD,
+  RPL_ENDOFNAMES,
+  RPL_ENDOFWHO,
+  RPL_WELCOME,
+} from "../../irc/protocol/numerics.ts";
 import type { IrcConnection } from "../../irc/engine/connection.ts";
 import type { IrcClient } from "../../irc/engine/framework.ts";
 import type { Store } from "../../store/mod.ts";
@@ -18,8 +26,8 @@ import { parseMessage } from "../../irc/protocol/message.ts";
 import { withSentences } from "../../routes/messages_text.ts";
 
 /**
- * alice's fake connection over `record` with the inbound handlers attached, its server having
- * said the ISUPPORT `tokens`; `settle` waits until every event emitted so far is handled and stored.
+ * alice's fake connection over `record` with the inbound handlers attached, its client reporting
+ * `network`; `settle` waits until every event emitted so far is handled and stored.
  */
 function attached(
   store: Store,
@@ -41,7 +49,9 @@ function attached(
     await new Promise<void>((r) => run(() => Promise.resolve(r())));
     await store.messages.flush();
   };
-  return { client, conn, settle, lines, run };
+  /** One line from the server, as the transport hands it over; true when irc-framework is spared. */
+  const line = (text: string) => lines.take(parseMessage(text)!);
+  return { client, conn, settle, lines, run, line };
 }
 
 Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connection", async (t) => {
@@ -52,10 +62,10 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
     const bus = new EventBus();
     const seen: PushedEvent[] = [];
     bus.subscribe(user.id, (ev) => seen.push(ev));
-    const { client, conn, settle, lines, run } = attached(store, record, bus, ["PREFIX=(o)@"]);
+    const { conn, settle, run, line } = attached(store, record, bus, ["PREFIX=(o)@"]);
 
     await t.step("a channel message is stored and published in its channel", async () => {
-      client.emit("privmsg", { nick: "bob", target: "#Test", message: "hello alice" });
+      line(":bob!b@h PRIVMSG #Test :hello alice");
       await settle();
       const conv = (await store.conversations.get(record.id, "#test"))!;
       assert(conv, "the channel's conversation exists");
@@ -68,7 +78,7 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
     });
 
     await t.step("someone's join is a state event and a stored join", async () => {
-      client.emit("join", { nick: "carol", channel: "#test" });
+      line(":carol!c@h JOIN #test");
       await settle();
       const join = seen.find((e) => e.event === "state" && e.type === "join");
       assertEquals(join && [join.conversation_id, join.nick], ["#test", "carol"]);
@@ -79,8 +89,8 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
 
     await t.step("a join's and a part's events carry their stored line's time", async () => {
       // The line's identity in the history pages: a client showing it live shows it once.
-      client.emit("join", { nick: "gina", channel: "#test" });
-      client.emit("part", { nick: "gina", channel: "#test", message: "" });
+      line(":gina!g@h JOIN #test");
+      line(":gina!g@h PART #test");
       await settle();
       const conv = (await store.conversations.get(record.id, "#test"))!;
       const page = await store.messages.historyOf(conv.id, { limit: 10 });
@@ -95,20 +105,21 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       assertEquals(part?.event === "state" && part.type === "part" && part.ts, stored("part"));
     });
 
-    await t.step("chat lines skip irc-framework and keep their order with its events", async () => {
-      const line = (text: string) => lines.take(parseMessage(text)!);
+    await t.step("chat lines take the lean path and keep their order with the rest", async () => {
       assertEquals(line(":dave!d@h PRIVMSG #test :one"), true);
       assertEquals(line(":dave!d@h PRIVMSG #test :two"), true);
-      // Someone's join is taken too (the user's own goes to irc-framework).
+      // Someone's join is taken too; so is every other line, by its command's handler: none of
+      // these goes to irc-framework.
       assertEquals(line(":frank!f@h JOIN #test"), true);
-      assertEquals(line(":alice!a@h JOIN #test"), false);
-      // A line it does not take goes to irc-framework, whose events queue behind the taken ones.
-      assertEquals(line(":dave!d@h PART #test :bye"), false);
-      client.emit("part", { nick: "dave", channel: "#test", message: "bye" });
+      assertEquals(line(":alice!a@h JOIN #test"), true);
+      // A line the lean path does not take queues behind the ones it took.
+      assertEquals(line(":dave!d@h PART #test :bye"), true);
       assertEquals(line(":erin!e@h PRIVMSG #test :\x01ACTION three\x01"), true);
       assertEquals(line(":erin!e@h PRIVMSG alice :four"), true);
-      // Neither a channel nor the user: a STATUSMSG target, left to irc-framework.
-      assertEquals(line(":erin!e@h PRIVMSG @#test :ops only"), false);
+      // A STATUSMSG target (to the channel's operators): kept in the channel.
+      assertEquals(line(":erin!e@h PRIVMSG @#test :ops only"), true);
+      // Registration's lines are irc-framework's.
+      assertEquals(line(":irc.test 433 * alice :Nickname already in use"), false);
       // Another client's lines (a reconnect happened) are not taken.
       const other = attachInbound(
         { store, bus },
@@ -119,17 +130,20 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       assertEquals(other.take(parseMessage(":x!x@h PRIVMSG #test :no")!), false);
       await settle();
       const conv = (await store.conversations.get(record.id, "#test"))!;
-      const page = await store.messages.historyOf(conv.id, { limit: 5 });
+      const page = await store.messages.historyOf(conv.id, { limit: 7 });
       // Events are kept as fields; the API says them in Convos's words.
       assertEquals(page.messages.map((m) => [m.from, m.message, m.type, m.fields]), [
         ["dave", "one", "private", undefined],
         ["dave", "two", "private", undefined],
         ["frank", "", "join", { nick: "frank" }],
+        ["alice", "", "join", { nick: "alice" }],
         ["dave", "", "part", { nick: "dave", message: "bye" }],
         ["erin", "three", "action", undefined],
+        ["erin", "ops only", "private", undefined],
       ]);
-      assertEquals(withSentences(page).messages.map((m) => m.message).slice(2, 4), [
+      assertEquals(withSentences(page).messages.map((m) => m.message).slice(2, 5), [
         "frank joined.",
+        "alice joined.",
         "dave left: bye",
       ]);
       const joined = seen.filter((e) => e.event === "state" && e.type === "join")
@@ -137,7 +151,7 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       assertEquals(
         joined && [joined.conversation_id, joined.nick],
         ["#test", "frank"],
-        "the join is published as irc-framework's was",
+        "the join is published",
       );
       const direct = (await store.conversations.get(record.id, "erin"))!;
       const mine = await store.messages.historyOf(direct.id, { limit: 4 });
@@ -145,8 +159,8 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
     });
 
     await t.step("the server's PREFIX becomes info.prefix, announced once", async () => {
-      client.emit("server options", {});
-      client.emit("server options", {});
+      line(":irc.test 005 alice PREFIX=(o)@ :are supported by this server");
+      line(":irc.test 005 alice NETWORK=Test :are supported by this server");
       await settle();
       assertEquals(conn.info.prefix, "(o)@");
       assertEquals(seen.filter((e) => e.event === "state" && e.type === "info").length, 1);
@@ -157,10 +171,20 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
   }
 });
 
-Deno.test("inbound: each event has one handler, in the table of one concern", () => {
+Deno.test("inbound: the table is keyed by IRC command or numeric, one handler each", () => {
+  for (const command of COMMANDS.keys()) {
+    assert(/^(?:[A-Z]+|\d{3})$/.test(command), `not a command: ${command}`);
+  }
+  for (const c of ["PRIVMSG", "JOIN", "PART", "KICK", "QUIT", "NICK", "MODE", "TOPIC"]) {
+    assert(COMMANDS.has(c), c);
+  }
+  for (const n of [RPL_ENDOFMOTD, RPL_ENDOFNAMES, RPL_ENDOFWHO, RPL_WELCOME, ERR_NOSUCHNICK]) {
+    assert(COMMANDS.has(n), n);
+  }
+  // Only the welcome is handled by two concerns (the greeting, then the gap marker).
   const names = HANDLERS.flatMap((table) => Object.keys(table));
-  assertEquals(names.length, new Set(names).size, `handled twice: ${names}`);
-  for (const e of ["privmsg", "join", "topic", "motd"]) assert(names.includes(e), e);
+  const twice = names.filter((n, i) => names.indexOf(n) !== i);
+  assertEquals(twice, [RPL_WELCOME]);
 });
 
 Deno.test("inbound: every concern's handler table is registered", async () => {
@@ -185,7 +209,7 @@ Deno.test("inbound: a quit storm reads no conversation for nicks without one", a
   const store = await openStore(dir);
   try {
     const { record } = await aliceRecord(store);
-    const { client, settle } = attached(store, record, new EventBus(), ["NETWORK=storm"]);
+    const { settle, line } = attached(store, record, new EventBus(), ["NETWORK=storm"]);
     // Every read of a conversation, whichever way it asks.
     const conversations = store.conversations;
     const reads = { get: 0, list: 0 };
@@ -199,17 +223,15 @@ Deno.test("inbound: a quit storm reads no conversation for nicks without one", a
     };
     const nicks = Array.from({ length: 50 }, (_, i) => `guest${i}`);
 
-    client.emit("join", { nick: "alice", channel: "#storm" });
-    for (const nick of ["bob", "dave", "erin", ...nicks]) {
-      client.emit("join", { nick, channel: "#storm" });
-    }
-    client.emit("privmsg", { nick: "bob", target: "alice", message: "hi" });
-    client.emit("privmsg", { nick: "dave", target: "alice", message: "hello" });
+    line(":alice!a@h JOIN #storm");
+    for (const nick of ["bob", "dave", "erin", ...nicks]) line(`:${nick}!x@h JOIN #storm`);
+    line(":bob!b@h PRIVMSG alice :hi");
+    line(":dave!d@h PRIVMSG alice :hello");
     await settle();
 
     await t.step("50 quits of nicks without a conversation: no read each", async () => {
       Object.assign(reads, { get: 0, list: 0 });
-      for (const nick of nicks) client.emit("quit", { nick, message: "*.net *.split" });
+      for (const nick of nicks) line(`:${nick}!x@h QUIT :*.net *.split`);
       await settle();
       assertEquals(reads.get, 0, "no conversation read per quit");
       assert(reads.list <= 1, `the connection's conversations listed at most once: ${reads.list}`);
@@ -219,7 +241,7 @@ Deno.test("inbound: a quit storm reads no conversation for nicks without one", a
     });
 
     await t.step("a quit of someone with a private conversation is kept there", async () => {
-      client.emit("quit", { nick: "bob", message: "bye" });
+      line(":bob!b@h QUIT :bye");
       await settle();
       assertEquals((await lines("bob")).map((m) => [m.type, m.message]), [
         ["private", "hi"],
@@ -228,11 +250,11 @@ Deno.test("inbound: a quit storm reads no conversation for nicks without one", a
     });
 
     await t.step("a private conversation made after the storm keeps the next quit", async () => {
-      client.emit("privmsg", { nick: "erin", target: "alice", message: "psst" });
+      line(":erin!e@h PRIVMSG alice :psst");
       await settle();
       // Any conversation's change empties the cache of rows, so the quit asks the names.
       await conversations.setNotify((await get(record.id, "#storm"))!.id, "");
-      client.emit("quit", { nick: "erin", message: "gone" });
+      line(":erin!e@h QUIT :gone");
       await settle();
       assertEquals((await lines("erin")).map((m) => m.type), ["private", "quit"]);
     });
@@ -240,9 +262,9 @@ Deno.test("inbound: a quit storm reads no conversation for nicks without one", a
     await t.step(
       "a private conversation renamed by a nick change keeps the next quit",
       async () => {
-        client.emit("nick", { nick: "dave", new_nick: "David" });
+        line(":dave!d@h NICK David");
         await settle();
-        client.emit("quit", { nick: "David", message: "later" });
+        line(":David!d@h QUIT :later");
         await settle();
         assertEquals((await lines("david")).map((m) => m.type), ["private", "nick_change", "quit"]);
       },
@@ -252,12 +274,12 @@ Deno.test("inbound: a quit storm reads no conversation for nicks without one", a
       "a closed conversation is forgotten at the first read that misses it",
       async () => {
         await conversations.remove((await get(record.id, "david"))!.id);
-        client.emit("join", { nick: "David", channel: "#storm" });
-        client.emit("quit", { nick: "David" });
+        line(":David!d@h JOIN #storm");
+        line(":David!d@h QUIT");
         await settle();
         Object.assign(reads, { get: 0, list: 0 });
-        client.emit("join", { nick: "David", channel: "#storm" });
-        client.emit("quit", { nick: "David" });
+        line(":David!d@h JOIN #storm");
+        line(":David!d@h QUIT");
         await settle();
         assertEquals(reads, { get: 0, list: 0 });
         assertEquals(await get(record.id, "david"), undefined);

@@ -1,6 +1,6 @@
 /**
  * Who set a channel's topic and when (irc/chat/topics.ts), as the inbound handlers keep it from a
- * fake connection's events: the server's 332 and 333 on join, then a change someone makes.
+ * fake connection's lines: the server's 332 and 333 on join, then a change someone makes.
  */
 import { EventEmitter } from "node:events";
 import { assertEquals } from "../support/assert.ts";
@@ -11,6 +11,7 @@ import { attachInbound, serial } from "../../irc/chat/inbound/mod.ts";
 import { topicSetter } from "../../irc/chat/topics.ts";
 import type { IrcConnection } from "../../irc/engine/connection.ts";
 import type { IrcClient } from "../../irc/engine/framework.ts";
+import { parseMessage } from "../../irc/protocol/message.ts";
 
 Deno.test("topic setter: 333 after the join's topic, then each change's nick and time", async () => {
   const dir = await Deno.makeTempDir({ prefix: "parley-topic-" });
@@ -22,26 +23,32 @@ Deno.test("topic setter: 333 after the join's topic, then each change's nick and
     });
     const conn = fakeConnection(record, client) as unknown as IrcConnection;
     const run = serial("test");
-    attachInbound({ store, bus: new EventBus() }, conn, client as unknown as IrcClient, run);
+    const lines = attachInbound(
+      { store, bus: new EventBus() },
+      conn,
+      client as unknown as IrcClient,
+      run,
+    );
+    const line = (text: string) => lines.take(parseMessage(text)!);
     const settle = async () => {
       await new Promise((r) => setTimeout(r, 0));
       await new Promise<void>((r) => run(() => Promise.resolve(r())));
     };
 
     assertEquals(topicSetter(conn, "#room"), undefined, "nothing told yet");
-    client.emit("join", { nick: "alice", channel: "#Room" });
-    client.emit("topic", { channel: "#Room", topic: "Welcome" });
+    line(":alice!a@h JOIN #Room");
+    line(":irc.test 332 alice #Room :Welcome");
     await settle();
     assertEquals(topicSetter(conn, "#room"), {}, "a topic whose setter is not told yet");
-    client.emit("topicsetby", { channel: "#Room", nick: "bob", when: "1700000000" });
+    line(":irc.test 333 alice #Room bob!b@h 1700000000");
     await settle();
     assertEquals(topicSetter(conn, "#room"), { by: "bob", at: "2023-11-14T22:13:20.000Z" });
 
-    client.emit("topic", { channel: "#room", topic: "New", nick: "carol", time: 1800000000000 });
+    line(":carol!c@h TOPIC #room :New");
     await settle();
     assertEquals(topicSetter(conn, "#room")?.by, "carol", "a change names who made it");
     // A nonsense time is left out, never shown as 1970.
-    client.emit("topicsetby", { channel: "#room", nick: "dave", when: "soon" });
+    line(":irc.test 333 alice #room dave soon");
     await settle();
     assertEquals(topicSetter(conn, "#room"), { by: "dave" });
   } finally {

@@ -3,56 +3,102 @@
  * made is kept in the channel's history; the topic the server tells on every join is not news.
  */
 import type { HandlerTable, Inbound } from "./context.ts";
+import { type IrcMessage as Message, sourceOf } from "../../protocol/message.ts";
+import { RPL_NOTOPIC, RPL_TOPIC, RPL_TOPICWHOTIME } from "../../protocol/numerics.ts";
 import { topicChanged, topicSetBy, topicTold } from "../topics.ts";
+import { last } from "./answers.ts";
+import { prefixOf } from "./membership.ts";
+
+/**
+ * Each change of a mode string with its parameter: `+o bob` -> `{mode: "+o", param: "bob"}`. Which
+ * modes take a parameter is the server's: CHANMODES' lists A and B always, C when set, and the
+ * prefix modes.
+ *
+ * @internal test seam
+ */
+export function modeChanges(
+  modes: string,
+  params: string[],
+  chanmodes: unknown,
+  prefixModes: string[],
+): { mode: string; param?: string }[] {
+  const lists = Array.isArray(chanmodes) ? chanmodes.map(String) : [];
+  const always = (lists[0] ?? "") + (lists[1] ?? "") + prefixModes.join("");
+  const whenSet = lists[2] ?? "";
+  const out: { mode: string; param?: string }[] = [];
+  let sign = "+";
+  let next = 0;
+  for (const c of modes.slice(0, 100)) {
+    if (c === "+" || c === "-") sign = c;
+    else if (always.includes(c) || (sign === "+" && whenSet.includes(c))) {
+      out.push({ mode: sign + c, param: params[next++] });
+    } else out.push({ mode: sign + c });
+  }
+  return out;
+}
 
 /** Keeps the member list's prefix modes (`+o bob`) as the server's PREFIX names them. */
-function trackPrefixModes(
-  cx: Inbound,
-  channel: string,
-  modes: { mode?: string; param?: string }[],
-): void {
-  const rank = cx.conn.upstream.prefix.map((p) => p.mode);
-  for (const { mode, param } of modes.slice(0, 100)) {
-    const letter = String(mode ?? "").slice(1);
+function trackPrefixModes(cx: Inbound, channel: string, m: Message): void {
+  const rank = prefixOf(cx).map((p) => p.mode);
+  const changes = modeChanges(
+    m.params[1] ?? "",
+    m.params.slice(2),
+    cx.conn.upstream.isupportValue("CHANMODES")?.split(","),
+    rank,
+  );
+  for (const { mode, param } of changes) {
+    const letter = mode.slice(1);
     if (!param || !rank.includes(letter)) continue;
-    cx.presence.mode(cx.convId(channel), cx.convId(param), letter, mode!.startsWith("+"), rank);
+    cx.presence.mode(cx.convId(channel), cx.convId(param), letter, mode.startsWith("+"), rank);
   }
 }
 
+/** A topic told (on join or asked: no nick) or changed (by `nick`). */
+async function topic(cx: Inbound, channel: string, text: string, nick: string, ts: number) {
+  const conv = await cx.deps.store.conversations.get(cx.conn.record.id, cx.convId(channel));
+  if (conv && conv.topic !== text) await cx.deps.store.conversations.setTopic(conv.id, text);
+  cx.publish({
+    type: "topic",
+    conversation_id: cx.convId(channel),
+    topic: text,
+    ...(nick ? { nick } : {}),
+  });
+  // A change names its setter now; the topic told on join has its 333 next (or none).
+  topicTold(
+    cx.conn,
+    cx.convId(channel),
+    nick && text ? { by: nick, at: new Date(ts / 1000).toISOString() } : {},
+  );
+  // The user's own change is recorded: `/topic` may answer from what is kept again.
+  if (nick && cx.conn.isMe(nick)) topicChanged(cx.conn, cx.convId(channel));
+  if (nick) await cx.keep(channel, "topic", { nick, topic: text }, ts);
+}
+
 export const CHANNEL: HandlerTable = {
-  topic: async (cx, ev) => {
-    const channel = String(ev.channel);
-    const topic = String(ev.topic ?? "");
-    const conv = await cx.deps.store.conversations.get(cx.conn.record.id, cx.convId(channel));
-    if (conv && conv.topic !== ev.topic) await cx.deps.store.conversations.setTopic(conv.id, topic);
-    cx.publish({ type: "topic", conversation_id: cx.convId(channel), topic, nick: ev.nick });
-    // A change names its setter now; the topic told on join has its 333 next (or none).
-    topicTold(
-      cx.conn,
-      cx.convId(channel),
-      ev.nick && topic ? { by: ev.nick, at: new Date(ev.ts).toISOString() } : {},
-    );
-    // The user's own change is recorded: `/topic` may answer from what is kept again.
-    if (ev.nick && cx.conn.isMe(String(ev.nick))) topicChanged(cx.conn, cx.convId(channel));
-    if (ev.nick) await cx.keep(channel, "topic", { nick: String(ev.nick), topic }, ev.ts);
+  TOPIC: (cx, m, ts) => {
+    if (!m.params[0]) return;
+    return topic(cx, m.params[0], m.params[1] ?? "", sourceOf(m.prefix).nick, ts);
   },
-  topicsetby: (cx, ev) => {
-    if (ev.channel && ev.nick) topicSetBy(cx.conn, cx.convId(ev.channel), ev.nick, ev.when);
+  [RPL_TOPIC]: (cx, m, ts) => topic(cx, m.params[1] ?? "", last(m), "", ts),
+  [RPL_NOTOPIC]: (cx, m, ts) => topic(cx, m.params[1] ?? "", "", "", ts),
+  [RPL_TOPICWHOTIME]: (cx, m) => {
+    const [, channel, mask, when] = m.params;
+    const nick = sourceOf(mask ?? "").nick;
+    if (channel && nick) topicSetBy(cx.conn, cx.convId(channel), nick, when);
   },
-  mode: async (cx, ev) => {
-    const target = String(ev.target ?? "");
-    const mode = [ev.raw_modes, ...(ev.raw_params ?? [])].join(" ");
+  MODE: async (cx, m, ts) => {
+    const target = m.params[0] ?? "";
+    const nick = sourceOf(m.prefix).nick;
+    const mode = m.params.slice(1).join(" ");
     const channel = cx.conn.isChannel(target);
-    if (channel) trackPrefixModes(cx, target, ev.modes ?? []);
-    if (channel && ev.nick) {
-      await cx.keep(target, "mode", { nick: String(ev.nick), mode }, ev.ts);
-    }
+    if (channel) trackPrefixModes(cx, target, m);
+    if (channel && nick) await cx.keep(target, "mode", { nick, mode }, ts);
     cx.publish({
       type: "mode",
       conversation_id: channel ? cx.convId(target) : "",
       target,
       mode,
-      nick: ev.nick,
+      ...(nick ? { nick } : {}),
     });
   },
 };

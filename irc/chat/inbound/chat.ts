@@ -1,37 +1,49 @@
 /**
  * People talking: PRIVMSG, NOTICE and ACTION become stored messages, in the channel, in the
  * private conversation with the other person, or in the server's conversation. The lean path
- * brings a burst's chat lines here from the transport's parsed message, without irc-framework.
+ * brings a burst's chat lines here from the transport's parsed message, several to a step of the
+ * serial queue; the rest come through the PRIVMSG and NOTICE handlers, one line a step.
  */
 import { log } from "../../../lib/log.ts";
 import { nowMicros } from "../../../lib/time.ts";
 import type { ChatType } from "../../../protocol/events.ts";
-import type { ChatPayload, IrcClient } from "../../engine/framework.ts";
+import type { IrcClient } from "../../engine/framework.ts";
 import type { LineOut, Outlet } from "../../engine/outlet.ts";
 import type { LineSink } from "../../socket/transport.ts";
-import type { IrcMessage as Message } from "../../protocol/message.ts";
+import { type IrcMessage as Message, sourceOf } from "../../protocol/message.ts";
 import { actionText, isWholeCtcp } from "../../protocol/ctcp.ts";
 import { recordMessage } from "../record.ts";
 import { isIgnored } from "../ignore.ts";
 import { lineTime, serverTimeEnabled } from "../server_time.ts";
 import type { Serial } from "./serial.ts";
-import type { HandlerTable, Inbound, Timed } from "./context.ts";
-import { join } from "./membership.ts";
+import type { HandlerTable, Inbound } from "./context.ts";
+import { join, prefixOf } from "./membership.ts";
 
-type Said = ChatPayload & { ts: number; msgid?: string };
+/** A chat line as it is recorded: who said what to whom, when. */
+export interface Said {
+  type: ChatType;
+  /** Empty for the server's own. */
+  nick: string;
+  user: string;
+  host: string;
+  target: string;
+  text: string;
+  ts: number;
+  tags: ReadonlyMap<string, string>;
+}
 
-const message = (type: ChatType) => async (cx: Inbound, ev: Said) => {
+/** Records a PRIVMSG, NOTICE or ACTION in its conversation (or the server's). */
+export async function said(cx: Inbound, ev: Said): Promise<void> {
   const { conn } = cx;
-  const target = String(ev.target ?? "");
-  const text = String(ev.message ?? "");
-  if (ev.from_server || !ev.nick || target === "*" || (!conn.nick && type === "notice")) {
+  const { type, nick, target, text } = ev;
+  if (!nick || target === "*" || (!conn.nick && type === "notice")) {
     await cx.server(text, ev.ts);
     return;
   }
-  const own = conn.isMe(ev.nick);
-  const who = { nick: ev.nick, user: ev.ident || undefined, host: ev.hostname || undefined };
+  const own = conn.isMe(nick);
+  const who = { nick, user: ev.user || undefined, host: ev.host || undefined };
   // A channel message belongs to the channel; a private one to the other person's nick.
-  const name = conn.isChannel(target) ? target : own ? target : ev.nick;
+  const name = conn.isChannel(target) ? target : own ? target : nick;
   if (!own) {
     const ignored = isIgnored(cx.deps.store, conn.userId, who);
     if (ignored === true || (ignored !== false && await ignored)) {
@@ -39,44 +51,69 @@ const message = (type: ChatType) => async (cx: Inbound, ev: Said) => {
       return;
     }
   }
-  const tags = ev.tags ?? {};
-  const serverMsgid = tagOf(tags.msgid);
-  const replyTo = tagOf(tags["+draft/reply"]);
   const out = cx.out;
   const stored = await recordMessage(cx.deps, conn, {
     name,
-    from: ev.nick,
+    from: nick,
     type,
     text,
     ts: ev.ts,
     own,
-    serverMsgid: ev.msgid ?? serverMsgid,
-    replyTo,
+    serverMsgid: tagOf(ev.tags.get("msgid")),
+    replyTo: tagOf(ev.tags.get("+draft/reply")),
   });
   if (out) out.produced = stored ? { kind: "stored", ...stored } : { kind: "unstored" };
-};
+}
 
 /** A tag's value as kept: a bounded string, or undefined for none (or an empty one). */
 export const tagOf = (v: unknown): string | undefined =>
   typeof v === "string" && v !== "" ? v.slice(0, 200) : undefined;
 
-/** The handler of each kind of chat line. */
-const BY_KIND = {
-  privmsg: message("private"),
-  action: message("action"),
-  notice: message("notice"),
-};
+/**
+ * A message's target without a STATUSMSG prefix (`@#chan`: to the channel's operators): it is
+ * kept in the channel's conversation. The prefixes are ISUPPORT's STATUSMSG, else PREFIX's signs.
+ */
+function targetOf(cx: Inbound, target: string): string {
+  if (target.length < 2 || cx.conn.isChannel(target)) return target;
+  const status = cx.conn.upstream.isupportValue("STATUSMSG");
+  const signs = typeof status === "string" ? status : prefixOf(cx).map((p) => p.symbol).join("");
+  return signs.includes(target[0]) && cx.conn.isChannel(target.slice(1)) ? target.slice(1) : target;
+}
 
-export const CHAT: HandlerTable = BY_KIND;
+/** A PRIVMSG or NOTICE line as said: undefined for a CTCP other than a PRIVMSG's ACTION. */
+function chatLine(cx: Inbound, m: Message, ts: number): Said | undefined {
+  const { nick, user, host } = sourceOf(m.prefix);
+  const target = targetOf(cx, m.params[0] ?? "");
+  let text = m.params[m.params.length - 1] ?? "";
+  let type: ChatType = m.command === "NOTICE" ? "notice" : "private";
+  if (isWholeCtcp(text)) {
+    // CTCP requests are answered by the engine (engine/connection.ts), replies are not kept.
+    const words = m.command === "PRIVMSG" ? actionText(text) : undefined;
+    if (words === undefined) return undefined;
+    [text, type] = [words, "action"];
+  }
+  return { type, nick, user, host, target, text, ts, tags: m.tags };
+}
+
+export const CHAT: HandlerTable = {
+  PRIVMSG: async (cx, m, ts) => {
+    const line = chatLine(cx, m, ts);
+    if (line) await said(cx, line);
+  },
+  NOTICE: async (cx, m, ts) => {
+    const line = chatLine(cx, m, ts);
+    if (line) await said(cx, line);
+  },
+};
 
 /** A line the lean path took: a chat line, or someone's join; `out` when an outlet takes it. */
 type Lean =
-  & ((Said & { kind: keyof typeof BY_KIND }) | (Timed<"join"> & { kind: "join" }))
+  & (Said | { type: "join"; nick: string; channel: string; ts: number })
   & { out?: LineOut };
 
-/** Records a line the lean path took, with the handler irc-framework's event would have had. */
+/** Records a line the lean path took, with the handler its command has. */
 const record = (cx: Inbound, line: Lean) =>
-  line.kind === "join" ? join(cx, line) : BY_KIND[line.kind](cx, line);
+  line.type === "join" ? join(cx, line.channel, line.nick, line.ts) : said(cx, line);
 
 /** The `time` tag's value in ms: ISO 8601, or ZNC's Unix seconds (irc-framework's rules). */
 export function tagTime(value: string | undefined): number | undefined {
@@ -89,18 +126,18 @@ export function tagTime(value: string | undefined): number | undefined {
 /**
  * What the lean path takes of a line: a person's PRIVMSG, NOTICE or ACTION to one target, or a
  * person's JOIN of one channel; undefined for anything unusual (a server's source, a CTCP other
- * than ACTION, a batch's line, a client tag), which irc-framework handles.
+ * than ACTION, a batch's line, a client tag), which its command's handler takes.
  */
 function leanLine(m: Message):
-  | { kind: Lean["kind"]; nick: string; user: string; host: string; target: string; text: string }
+  | { kind: Lean["type"]; nick: string; user: string; host: string; target: string; text: string }
   | undefined {
   const { command, prefix, params } = m;
   const chat = command === "PRIVMSG" || command === "NOTICE";
   if (!chat && command !== "JOIN") return undefined;
   const bang = prefix.indexOf("!");
   if (bang < 1) return undefined;
-  // irc-framework gathers a batch's lines and hands them over when it ends; a reply (and any
-  // other client tag) is irc-framework's, which reads every tag.
+  // A batch's lines, and lines with client tags (a reply, a reaction), go to their command's
+  // handler, which reads every tag.
   for (const key of m.tags.keys()) if (key === "batch" || key[0] === "+") return undefined;
   const at = prefix.indexOf("@", bang);
   const nick = prefix.slice(0, bang);
@@ -109,16 +146,16 @@ function leanLine(m: Message):
   const target = params[0];
   if (!target) return undefined;
   if (!chat) {
-    // A list of channels (`JOIN #a,#b`): irc-framework's.
+    // A list of channels (`JOIN #a,#b`): the JOIN handler's.
     if (target.includes(",")) return undefined;
     return { kind: "join", nick, user, host, target, text: "" };
   }
   if (params.length !== 2) return undefined;
   const text = params[1];
   if (text.charCodeAt(0) !== 1) {
-    return { kind: command === "NOTICE" ? "notice" : "privmsg", nick, user, host, target, text };
+    return { kind: command === "NOTICE" ? "notice" : "private", nick, user, host, target, text };
   }
-  // CTCP: only a PRIVMSG's ACTION is a chat line; requests and replies go to irc-framework.
+  // CTCP: only a PRIVMSG's ACTION is a chat line; requests and replies go to their handler.
   const words = command === "PRIVMSG" && isWholeCtcp(text) ? actionText(text) : undefined;
   return words === undefined
     ? undefined
@@ -127,7 +164,7 @@ function leanLine(m: Message):
 
 /**
  * The lean path: a person's chat line to a channel or to the user, or someone else's join of a
- * channel, skips irc-framework, and consecutive ones are recorded in one step of the serial
+ * channel, skips the command table, and consecutive ones are recorded in one step of the serial
  * queue. Any other line closes the step, so the order of events is kept. Each line taken goes to
  * the outlet (when there is one) once recorded.
  */
@@ -144,22 +181,21 @@ export function leanPath(
   const { backlog } = run;
   const timeOf = (time: number | undefined) =>
     time === undefined ? nowMicros() : lineTime(time, serverTimeEnabled(conn.upstream));
-  /** The line as the lean path records it; undefined for one left to irc-framework. */
+  /** The line as the lean path records it; undefined for one left to its command's handler. */
   const lean = (m: Message): Lean | undefined => {
     if (conn.client !== client || !conn.nick) return undefined;
     const line = leanLine(m);
     if (!line) return undefined;
     const ts = timeOf(tagTime(m.tags.get("time")));
-    const { nick, user: ident, host: hostname, target } = line;
+    const { nick, user, host, target } = line;
     const out = outlet() ? { message: m } : undefined;
     if (line.kind !== "join") {
       if (!(conn.isChannel(target) || conn.isMe(target))) return undefined;
-      const msgid = m.tags.get("msgid");
-      return { kind: line.kind, nick, ident, hostname, target, message: line.text, ts, msgid, out };
+      return { type: line.kind, nick, user, host, target, text: line.text, ts, tags: m.tags, out };
     }
-    // The user's own join goes to irc-framework, which follows the user's channels.
+    // The user's own join goes to the JOIN handler, which starts the channel's list afresh.
     if (conn.isMe(nick) || !conn.isChannel(target)) return undefined;
-    return { kind: "join", nick, ident, hostname, channel: target, ts, out };
+    return { type: "join", nick, channel: target, ts, out };
   };
   const take = (m: Message) => {
     const ev = lean(m);

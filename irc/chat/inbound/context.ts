@@ -11,7 +11,9 @@ import type {
 import { storedFields } from "../../../store/event_fields.ts";
 import type { ChatType } from "../../../protocol/events.ts";
 import type { IrcConnection } from "../../engine/connection.ts";
-import type { IrcClient, IrcEventName, IrcEvents } from "../../engine/framework.ts";
+import type { IrcClient } from "../../engine/framework.ts";
+import type { IrcMessage as Message } from "../../protocol/message.ts";
+import type { Gathered } from "./replies.ts";
 import { cachedConversation, type RecordDeps, recordMessage } from "../record.ts";
 import { Presence } from "../presence.ts";
 import type { LineOut } from "../../engine/outlet.ts";
@@ -57,19 +59,20 @@ export interface Inbound {
 /** A kept reaction: who, what, and the server msgid of the message. */
 export type Reaction = { nick: string; react: string; reply_to: string };
 
-/** An irc-framework payload with the time Parley gives it (µs: the server's when believed). */
-export type Timed<K extends IrcEventName> = IrcEvents[K] & { ts: number };
+/**
+ * What one IRC command does: reads the parsed line (its time `ts` in µs, the server's when
+ * believed: chat/server_time.ts), updates what Parley keeps and tells. The end numeric of a
+ * reply of several lines (replies.ts) is given the lines gathered before it.
+ */
+export type Handler = (
+  cx: Inbound,
+  m: Message,
+  ts: number,
+  got?: Gathered,
+) => Promise<void> | void;
 
-/** What one event does; `wanted` filters cheaply before the event is queued. */
-export type Handler<K extends IrcEventName> =
-  | ((cx: Inbound, ev: Timed<K>) => Promise<void> | void)
-  | {
-    wanted(ev: IrcEvents[K]): boolean;
-    handle(cx: Inbound, ev: Timed<K>): Promise<void> | void;
-  };
-
-/** Handlers of one concern, by irc-framework event name. */
-export type HandlerTable = { [K in IrcEventName]?: Handler<K> };
+/** Handlers of one concern, by IRC command or numeric (irc/protocol/numerics.ts's names). */
+export type HandlerTable = Readonly<Record<string, Handler>>;
 
 /** The context for a fresh client of `conn`. */
 export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient): Inbound {

@@ -10,6 +10,7 @@ import type { IrcClient } from "../../engine/framework.ts";
 import type { ConversationRecord } from "../../../store/conversations.ts";
 import { isListed } from "../record.ts";
 import type { HandlerTable, Inbound } from "./context.ts";
+import { RPL_WELCOME } from "../../protocol/numerics.ts";
 
 /** When this process started: for a connection not seen down since, Parley was down before. */
 const STARTED = nowMicros();
@@ -68,10 +69,10 @@ async function gapStart(
 
 export const GAP: HandlerTable = {
   // Back: every listed conversation keeps the gap, before anything the new session brings.
-  registered: async (cx, ev) => {
+  [RPL_WELCOME]: async (cx, _m, ts) => {
     const { conn, deps } = cx;
     // Whole milliseconds, as history keeps times.
-    const end = Math.floor(ev.ts / 1000) * 1000;
+    const end = Math.floor(ts / 1000) * 1000;
     const listed = (await deps.store.conversations.listForConnection(conn.record.id, {
       unread: false,
     }))

@@ -7,11 +7,19 @@
  */
 import { log } from "../../../lib/log.ts";
 import { formatMicros } from "../../../lib/time.ts";
-import { ircLine } from "../../protocol/message.ts";
+import { ircLine, sourceOf } from "../../protocol/message.ts";
+import {
+  RPL_AWAY,
+  RPL_ENDOFNAMES,
+  RPL_ENDOFWHO,
+  RPL_NOWAWAY,
+  RPL_UNAWAY,
+} from "../../protocol/numerics.ts";
 import { conversationFor, renamedConversation, storedConversation } from "../record.ts";
 import { publishFrozen } from "../frozen.ts";
 import { MAX_WHO_MEMBERS } from "../presence.ts";
-import type { HandlerTable, Inbound, Timed } from "./context.ts";
+import type { HandlerTable, Inbound } from "./context.ts";
+import { last, namesOf, whoOf } from "./answers.ts";
 
 /** A part's, kick's or quit's reason as kept: absent when none was given. */
 const reasonOf = (reason: unknown) => (reason ? { message: String(reason) } : {});
@@ -24,38 +32,48 @@ function markAway(cx: Inbound, nick: string, away: boolean, message?: unknown): 
 }
 
 /** A join: the user's own creates the conversation; anyone's is published and kept. */
-export async function join(cx: Inbound, ev: Timed<"join">): Promise<void> {
+export async function join(cx: Inbound, channel: string, nick: string, ts: number): Promise<void> {
   const { conn, deps } = cx;
-  const channel = String(ev.channel);
-  const nick = String(ev.nick);
   // The user's own join (a rejoin too) starts the list afresh; the server's NAMES fills it.
   if (conn.isMe(nick)) cx.presence.joined(cx.convId(channel));
   cx.presence.join(cx.convId(channel), cx.convId(nick), nick);
   if (conn.isMe(nick)) {
     const conv = await conversationFor(deps, conn, channel);
     // Over the conversation cap: not kept either (keep says so to whoever waits for it).
-    if (!conv) return void await cx.keep(channel, "join", { nick }, ev.ts);
+    if (!conv) return void await cx.keep(channel, "join", { nick }, ts);
     if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
     // Joined: the channel takes messages again (Convos's client enables it on this event).
     publishFrozen(deps.bus, conn.userId, [{ ...conv, joined: true }], "");
   }
   // Stored first: the event carries the stored line's time, so that a client showing it live and
   // then the history page with it shows one line, not two.
-  const ts = await cx.keep(channel, "join", { nick }, ev.ts);
-  cx.publish({ type: "join", conversation_id: cx.convId(channel), nick, ...(ts ? { ts } : {}) });
+  const kept = await cx.keep(channel, "join", { nick }, ts);
+  cx.publish({
+    type: "join",
+    conversation_id: cx.convId(channel),
+    nick,
+    ...(kept ? { ts: kept } : {}),
+  });
 }
 
+/** The PREFIX of the server (ISUPPORT) as symbols and modes, from irc-framework's reading of it. */
+export function prefixOf(cx: Inbound): { mode: string; symbol: string }[] {
+  return cx.conn.upstream.prefix.map((p) => ({ mode: p.mode, symbol: p.symbol }));
+}
+
+/** The nick of a line's source. */
+const nickOf = (m: { prefix: string }) => sourceOf(m.prefix).nick;
+
 export const MEMBERSHIP: HandlerTable = {
-  userlist: ({ presence, convId, conn }, ev) => {
-    const users = (ev.users ?? []).filter((u) => u.nick).map((u) => ({
-      id: convId(u.nick),
-      nick: String(u.nick),
-      modes: (u.modes ?? []).map(String),
-    }));
+  [RPL_ENDOFNAMES]: (cx, m, _ts, got) => {
+    const { presence, convId, conn } = cx;
+    const channel = m.params[1] ?? "";
+    const users = namesOf(got?.lines ?? [], prefixOf(cx))
+      .filter((u) => u.nick)
+      .map((u) => ({ id: convId(u.nick), nick: u.nick, modes: u.modes }));
     // After the user's join, one WHO says who is away (AWAY lines only tell of changes, and not
     // every server sends them); it waits behind the user's own lines.
-    if (presence.names(convId(ev.channel), users)) {
-      const channel = String(ev.channel);
+    if (presence.names(convId(channel), users)) {
       const lost = (err: unknown) => {
         log.debug("who not sent", { connection: conn.id, channel, error: String(err) });
       };
@@ -67,58 +85,77 @@ export const MEMBERSHIP: HandlerTable = {
       }
     }
   },
-  wholist: (cx, ev) => {
-    for (const u of (ev.users ?? []).slice(0, MAX_WHO_MEMBERS)) {
-      if (u.nick) markAway(cx, String(u.nick), !!u.away);
+  [RPL_ENDOFWHO]: (cx, _m, _ts, got) => {
+    for (const u of whoOf(got?.lines ?? []).slice(0, MAX_WHO_MEMBERS)) {
+      if (u.nick) markAway(cx, u.nick, u.away);
     }
   },
-  // The user's own (306) has the server's words, not the user's message.
-  away: (cx, ev) => markAway(cx, String(ev.nick ?? ""), true, ev.self ? "" : ev.message),
-  back: (cx, ev) => markAway(cx, String(ev.nick ?? ""), false),
-  join,
-  part: async (cx, ev) => {
-    const channel = String(ev.channel);
-    const nick = String(ev.nick);
-    const me = cx.conn.isMe(nick);
-    cx.presence.part(cx.convId(channel), cx.convId(nick), me);
-    const ts = await cx.keep(channel, "part", { nick, ...reasonOf(ev.message) }, ev.ts);
-    if (me) await cx.leave(channel);
-    const part = { conversation_id: cx.convId(channel), nick, message: ev.message };
-    cx.publish({ type: "part", ...part, ...(ts ? { ts } : {}) });
+  // Someone's away-notify line: with a reason away, without one back.
+  AWAY: (cx, m) => {
+    const message = m.params[0] ?? "";
+    markAway(cx, nickOf(m), message !== "", message);
   },
-  kick: async (cx, ev) => {
-    const channel = String(ev.channel);
-    const kicked = String(ev.kicked);
+  // The user's own (306) has the server's words, not the user's message.
+  [RPL_NOWAWAY]: (cx) => markAway(cx, cx.conn.nick, true, ""),
+  [RPL_UNAWAY]: (cx) => markAway(cx, cx.conn.nick, false),
+  // The away reply to a message (one in a WHOIS is the WHOIS's: replies.ts).
+  [RPL_AWAY]: (cx, m) => markAway(cx, m.params[1] ?? "", true, last(m) || "is away"),
+  JOIN: async (cx, m, ts) => {
+    const nick = nickOf(m);
+    for (const channel of (m.params[0] ?? "").split(",").slice(0, 100)) {
+      if (channel) await join(cx, channel, nick, ts);
+    }
+  },
+  PART: async (cx, m, ts) => {
+    const nick = nickOf(m);
+    const message = m.params[1] ?? "";
+    const me = cx.conn.isMe(nick);
+    for (const channel of (m.params[0] ?? "").split(",").slice(0, 100)) {
+      if (!channel) continue;
+      cx.presence.part(cx.convId(channel), cx.convId(nick), me);
+      const kept = await cx.keep(channel, "part", { nick, ...reasonOf(message) }, ts);
+      if (me) await cx.leave(channel);
+      const part = { conversation_id: cx.convId(channel), nick, message };
+      cx.publish({ type: "part", ...part, ...(kept ? { ts: kept } : {}) });
+    }
+  },
+  KICK: async (cx, m, ts) => {
+    const [channel = "", kicked = ""] = m.params;
+    const kicker = nickOf(m);
+    const message = m.params[2] ?? "";
     const me = cx.conn.isMe(kicked);
     cx.presence.part(cx.convId(channel), cx.convId(kicked), me);
-    const kick = { nick: kicked, kicker: String(ev.nick), ...reasonOf(ev.message) };
-    const ts = await cx.keep(channel, "kick", kick, ev.ts);
+    const kick = { nick: kicked, kicker, ...reasonOf(message) };
+    const kept = await cx.keep(channel, "kick", kick, ts);
     if (me) await cx.leave(channel);
     // Convos sends a kick as a part with the kicker.
     cx.publish({
       type: "part",
       conversation_id: cx.convId(channel),
       nick: kicked,
-      kicker: ev.nick,
-      message: ev.message,
-      ts: ts ?? formatMicros(ev.ts),
+      kicker,
+      message,
+      ts: kept ?? formatMicros(ts),
     });
   },
-  quit: async (cx, ev) => {
-    const nick = String(ev.nick);
-    cx.publish({ type: "quit", nick, message: ev.message });
-    const quit = { nick, ...reasonOf(ev.message) };
+  QUIT: async (cx, m, ts) => {
+    const nick = nickOf(m);
+    const message = m.params[0] ?? "";
+    cx.publish({ type: "quit", nick, message });
+    const quit = { nick, ...reasonOf(message) };
     for (const channel of [...cx.presence.quit(cx.convId(nick)), nick]) {
-      await cx.keep(channel, "quit", quit, ev.ts);
+      await cx.keep(channel, "quit", quit, ts);
     }
   },
-  nick: async (cx, ev) => {
+  NICK: async (cx, m, ts) => {
     const { conn, deps } = cx;
-    const [nick, next] = [String(ev.nick), String(ev.new_nick)];
+    const [nick, next] = [nickOf(m), m.params[0] ?? ""];
+    // A NICK without a new nick (a broken or hostile server) changes nothing.
+    if (!nick || !next) return;
     cx.publish({ type: "nick_change", old_nick: nick, new_nick: next });
     const change = { old_nick: nick, new_nick: next };
     for (const channel of [...cx.presence.rename(cx.convId(nick), cx.convId(next), next), nick]) {
-      await cx.keep(channel, "nick_change", change, ev.ts);
+      await cx.keep(channel, "nick_change", change, ts);
     }
     // A private conversation follows the person to their new nick (unless one exists already).
     const old = await storedConversation(deps, conn, cx.convId(nick));

@@ -1,37 +1,67 @@
 /**
  * What happens on IRC, as the user sees it: messages are stored, conversations created on join
  * and on the first private message, topics kept, and every event published on the bus. The
- * handlers live by concern (chat, membership, channel, server), each a table keyed by
- * irc-framework's typed events (engine/framework.ts); this module registers them on a client.
+ * handlers live by concern (chat, membership, channel, server, gap, tags), each a table keyed by
+ * IRC command or numeric and given the transport's parsed line; this module puts them in one
+ * table and takes a client's lines: the lean path first, then each line's handler, in order.
  */
 import type { InboundLines, IrcConnection } from "../../engine/connection.ts";
 import type { LineOut, Outlet } from "../../engine/outlet.ts";
-import type { IrcClient, IrcEventName } from "../../engine/framework.ts";
+import { FRAMEWORK_COMMANDS, type IrcClient } from "../../engine/framework.ts";
+import type { IrcMessage as Message } from "../../protocol/message.ts";
+import { log } from "../../../lib/log.ts";
 import type { RecordDeps } from "../record.ts";
 import { lineTime, serverTimeEnabled } from "../server_time.ts";
+import { answersOf, type AnswerState } from "./answers.ts";
 import { CHAT, leanPath, tagTime } from "./chat.ts";
 import { CHANNEL } from "./channel.ts";
-import { type Handler, type HandlerTable, inbound, type Timed } from "./context.ts";
-import { MEMBERSHIP } from "./membership.ts";
-import { greeting, SERVER, welcomeText } from "./server.ts";
+import { type Handler, type HandlerTable, inbound } from "./context.ts";
+import { MEMBERSHIP, prefixOf } from "./membership.ts";
+import { Replies } from "./replies.ts";
+import { SERVER } from "./server.ts";
 import { TAGS } from "./tags.ts";
 import { GAP, watchForGap } from "./gap.ts";
 import type { Serial } from "./serial.ts";
 
 export { type Serial, serial } from "./serial.ts";
-export { welcomeText } from "./server.ts";
 
 /**
- * Every concern's handlers; an event is handled by at most one of them.
+ * Every concern's handlers.
  *
  * @internal test seam
  */
 export const HANDLERS: readonly HandlerTable[] = [CHAT, MEMBERSHIP, CHANNEL, SERVER, GAP, TAGS];
 
 /**
- * Attaches the handlers of incoming IRC events to a fresh client of `conn`; what it returns takes
- * the client's lines. Each line then goes to `outlet()` (when there is one) in the serial queue,
- * after its handlers, with what they made of it.
+ * The one table: each command's handler. A command two concerns handle (001: the greeting, then
+ * the gap marker) runs theirs in HANDLERS' order.
+ *
+ * @internal test seam
+ */
+export const COMMANDS: ReadonlyMap<string, Handler> = (() => {
+  const table = new Map<string, Handler>();
+  for (const concern of HANDLERS) {
+    for (const [command, handler] of Object.entries(concern)) {
+      const before = table.get(command);
+      table.set(
+        command,
+        before
+          ? async (cx, m, ts, got) => {
+            await before(cx, m, ts, got);
+            await handler(cx, m, ts, got);
+          }
+          : handler,
+      );
+    }
+  }
+  return table;
+})();
+
+/**
+ * Attaches the handlers of incoming lines to a fresh client of `conn`; what it returns takes the
+ * client's lines. Each line's handler runs in the serial queue, then the line goes to `outlet()`
+ * (when there is one) with what the handler made of it. irc-framework is given only the lines of
+ * FRAMEWORK_COMMANDS (engine/framework.ts).
  */
 export function attachInbound(
   deps: RecordDeps,
@@ -41,56 +71,45 @@ export function attachInbound(
   outlet: () => Outlet | undefined = () => undefined,
 ): InboundLines {
   const cx = inbound(deps, conn, client);
-  /** The line irc-framework is dispatching now: its events' handlers say what they made of it. */
-  let current: LineOut | undefined;
-  const on = <K extends IrcEventName>(event: K, handler: Handler<K>) => {
-    const [wanted, handle] = typeof handler === "function"
-      ? [undefined, handler]
-      : [handler.wanted, handler.handle];
-    client.on(event, (ev) => {
-      if (conn.client !== client || (wanted && !wanted(ev))) return;
-      const ts = lineTime(
-        (ev as { time?: number } | undefined)?.time,
-        serverTimeEnabled(conn.upstream),
-      );
-      const timed = { ...(ev as object), ts } as Timed<K>;
-      const out = current;
-      run(async () => {
-        cx.out = out;
-        try {
-          await handle(cx, timed);
-        } finally {
-          cx.out = undefined;
-        }
-      });
-    });
-  };
-  for (const table of HANDLERS) {
-    for (const [event, handler] of Object.entries(table)) {
-      on(event as IrcEventName, handler as Handler<IrcEventName>);
-    }
-  }
+  const replies = new Replies();
+  const answers: AnswerState = { list: [] };
+  const prefix = () => prefixOf(cx);
   const lean = leanPath(cx, client, run, outlet);
   watchForGap(conn, client);
   // Convos's `info.authenticated`: a SASL or services login on this (fresh) client.
   conn.info.authenticated = false;
+  const timeOf = (m: Message) =>
+    lineTime(tagTime(m.tags.get("time")), serverTimeEnabled(conn.upstream));
   return {
     take(m) {
       if (lean.take(m)) return true;
-      // The greeting (001-004): irc-framework has no event for all of it.
-      if (m.command.startsWith("00") && welcomeText(m)) {
-        const ts = lineTime(tagTime(m.tags.get("time")), serverTimeEnabled(conn.upstream));
-        run(() => greeting(cx, m, ts));
+      if (conn.client !== client) return false;
+      const framework = FRAMEWORK_COMMANDS.has(m.command);
+      const gathered = replies.gather(m);
+      const got = gathered ? undefined : replies.end(m);
+      // Answers are told now, in the server's order (answers.ts); irc-framework tells its own.
+      if (!gathered && !framework) {
+        for (const [event, ev] of answersOf(m, got, answers, prefix)) client.emit(event, ev);
       }
-      // irc-framework dispatches it next: its handlers fill what it made.
-      current = outlet() ? { message: m } : undefined;
-      return false;
+      const handler = gathered ? undefined : COMMANDS.get(m.command);
+      const out: LineOut | undefined = outlet() ? { message: m } : undefined;
+      if (!handler && !out) return !framework;
+      const ts = timeOf(m);
+      run(async () => {
+        cx.out = out;
+        try {
+          await handler?.(cx, m, ts, got);
+        } catch (err) {
+          log.error("irc event failed", { label: conn.id, command: m.command, error: err });
+        } finally {
+          cx.out = undefined;
+        }
+        if (out) outlet()?.line(conn, out);
+      });
+      return !framework;
     },
-    handed() {
-      const out = current;
-      current = undefined;
-      if (out) run(() => Promise.resolve(outlet()?.line(conn, out)));
-    },
+    // Every line's step was queued when it was taken.
+    handed() {},
     room: lean.room,
     // `/names` answers from what this client has seen (chat/presence.ts).
     members: (channel) => cx.presence.members(cx.convId(channel)),

@@ -1,17 +1,30 @@
 /**
  * The server speaking: its greeting (001-004) and MOTD in the server conversation, its refusals
- * (`irc error`) there and on the bus, the PREFIX it ranks members by, and the account login.
+ * (answers.ts's ERRORS) there and on the bus, the PREFIX it ranks members by, and the account
+ * login.
  */
 import { infoStateEvent } from "../../resources.ts";
-import type { HandlerTable, Inbound } from "./context.ts";
+import type { Handler, HandlerTable, Inbound } from "./context.ts";
 import type { IrcMessage as Message } from "../../protocol/message.ts";
-import { RPL_CREATED, RPL_MYINFO, RPL_WELCOME, RPL_YOURHOST } from "../../protocol/numerics.ts";
+import {
+  ERR_NOMOTD,
+  RPL_CREATED,
+  RPL_ENDOFMOTD,
+  RPL_ISUPPORT,
+  RPL_LOGGEDIN,
+  RPL_LOGGEDOUT,
+  RPL_MOTD,
+  RPL_MYINFO,
+  RPL_WELCOME,
+  RPL_YOURHOST,
+} from "../../protocol/numerics.ts";
+import { ERRORS, ircError, last } from "./answers.ts";
 
 /** The numerics of the server's greeting. */
 const GREETING = new Set([RPL_WELCOME, RPL_YOURHOST, RPL_CREATED, RPL_MYINFO]);
 
 /** The text of a 001-004 line (its parameters after the nick), or undefined for any other line. */
-export function welcomeText(m: Message): { numeric: string; text: string } | undefined {
+function welcomeText(m: Message): { numeric: string; text: string } | undefined {
   if (!GREETING.has(m.command)) return undefined;
   const text = m.params.slice(1).join(" ").slice(0, 1024).replace(/[\r\n\0]/g, "").trim();
   return { numeric: m.command, text };
@@ -50,28 +63,40 @@ export function prefixString(prefix: unknown): string | undefined {
   return `(${modes})${signs}`;
 }
 
+/** A refusal in the server conversation and on the bus. */
+const refused: Handler = async (cx, m, ts) => {
+  const ev = ircError(m)!;
+  const text = [ev.error, ev.channel ?? ev.nick, ev.reason].filter(Boolean).join(": ");
+  await cx.server(text, ts);
+  cx.publish({
+    type: "error",
+    conversation_id: ev.channel ? cx.convId(ev.channel) : ev.nick ? cx.convId(ev.nick) : "",
+    message: String(ev.reason ?? ev.error),
+    error: ev.error ?? "",
+  });
+};
+
 export const SERVER: HandlerTable = {
+  [RPL_WELCOME]: greeting,
+  [RPL_YOURHOST]: greeting,
+  [RPL_CREATED]: greeting,
+  [RPL_MYINFO]: greeting,
   // The server's PREFIX (ISUPPORT 005, after the welcome): the modes that rank channel members
   // and their signs, as "(qaohv)~&@%+". The web client ranks its member lists by it.
-  "server options": ({ deps, conn }) => {
+  // The connection's state has read the line before any handler runs.
+  [RPL_ISUPPORT]: ({ deps, conn }) => {
     const prefix = prefixString(conn.upstream.prefix);
     if (prefix === undefined || prefix === conn.info.prefix) return;
     conn.info.prefix = prefix;
     deps.bus.publish(conn.userId, infoStateEvent(conn));
   },
   // Convos's `info.authenticated`: a SASL or services login on this client.
-  loggedin: ({ conn }) => void (conn.info.authenticated = true),
-  loggedout: ({ conn }) => void (conn.info.authenticated = false),
-
-  motd: (cx, ev) => cx.server(String(ev.motd ?? ev.error ?? "").trimEnd(), ev.ts),
-  "irc error": async (cx, ev) => {
-    const text = [ev.error, ev.channel ?? ev.nick, ev.reason].filter(Boolean).join(": ");
-    await cx.server(text, ev.ts);
-    cx.publish({
-      type: "error",
-      conversation_id: ev.channel ? cx.convId(ev.channel) : ev.nick ? cx.convId(ev.nick) : "",
-      message: String(ev.reason ?? ev.error),
-      error: ev.error ?? "",
-    });
+  [RPL_LOGGEDIN]: ({ conn }) => void (conn.info.authenticated = true),
+  [RPL_LOGGEDOUT]: ({ conn }) => void (conn.info.authenticated = false),
+  [RPL_ENDOFMOTD]: (cx, _m, ts, got) => {
+    const lines = (got?.lines ?? []).filter((l) => l.command === RPL_MOTD);
+    return cx.server(lines.map(last).join("\n").trimEnd(), ts);
   },
+  [ERR_NOMOTD]: (cx, m, ts) => cx.server(last(m).trimEnd(), ts),
+  ...Object.fromEntries(Object.keys(ERRORS).map((command) => [command, refused])),
 };

@@ -5,46 +5,42 @@
  * user's own come back as the server's echo (echo-message), so every device sees them.
  */
 import type { HandlerTable } from "./context.ts";
+import { sourceOf } from "../../protocol/message.ts";
 import { tagOf } from "./chat.ts";
 import { isIgnored } from "../ignore.ts";
 
 const TYPING = new Set(["active", "paused", "done"]);
 
 export const TAGS: HandlerTable = {
-  async tagmsg(cx, ev) {
+  async TAGMSG(cx, m, ts) {
     const { conn } = cx;
-    const target = String(ev.target ?? "");
-    if (ev.from_server || !ev.nick || !target) return;
-    const own = conn.isMe(ev.nick);
+    const target = m.params[0] ?? "";
+    const { nick, user, host } = sourceOf(m.prefix);
+    if (!nick || !target) return;
+    const own = conn.isMe(nick);
     if (!own) {
       // Someone ignored types and reacts unseen, as their messages are.
-      const who = { nick: ev.nick, user: ev.ident || undefined, host: ev.hostname || undefined };
+      const who = { nick, user: user || undefined, host: host || undefined };
       const ignored = isIgnored(cx.deps.store, conn.userId, who);
       if (ignored === true || (ignored !== false && await ignored)) return;
     }
     // As for a message: a channel's, or the private conversation with the other person.
-    const name = conn.isChannel(target) ? target : own ? target : ev.nick;
-    const where = { conversation_id: cx.convId(name), nick: ev.nick };
-    const tags = ev.tags ?? {};
-    const typing = tagOf(tags["+typing"]);
+    const name = conn.isChannel(target) ? target : own ? target : nick;
+    const where = { conversation_id: cx.convId(name), nick };
+    const typing = tagOf(m.tags.get("+typing"));
     if (typing && TYPING.has(typing)) cx.publish({ type: "typing", ...where, typing });
-    const react = tagOf(tags["+draft/react"]);
-    const replyTo = tagOf(tags["+draft/reply"]);
+    const react = tagOf(m.tags.get("+draft/react"));
+    const replyTo = tagOf(m.tags.get("+draft/reply"));
     if (react && replyTo) {
       const text = react.slice(0, 32);
       // Kept as a line of its conversation, so a reload counts it under its message.
-      const ts = await cx.keep(
-        name,
-        "react",
-        { nick: ev.nick, react: text, reply_to: replyTo },
-        ev.ts,
-      );
+      const kept = await cx.keep(name, "react", { nick, react: text, reply_to: replyTo }, ts);
       cx.publish({
         type: "react",
         ...where,
         react: text,
         reply_to: replyTo,
-        ...(ts ? { ts } : {}),
+        ...(kept ? { ts: kept } : {}),
       });
     }
   },
