@@ -201,6 +201,28 @@ Deno.test("inbound table: each command's line updates state, keeps its row, tell
       assertEquals((await rows("")).at(-1)?.message, "- Be nice.\n- Or else.");
     });
 
+    await t.step("lines missing their parameters change nothing and keep nothing", async () => {
+      const before = (await rows("")).length;
+      for (
+        const text of [
+          ":op!o@h KICK",
+          ":op!o@h KICK #room",
+          ":op!o@h PART",
+          ":op!o@h JOIN",
+          ":op!o@h TOPIC",
+          ":op!o@h MODE",
+          ":op!o@h NICK",
+          ":irc.test 332 alice",
+          ":irc.test 333 alice",
+          ":irc.test 366 alice",
+          ":irc.test 318 alice",
+        ]
+      ) line(text);
+      await settle();
+      assertEquals((await rows("")).length, before, "nothing in the server conversation");
+      assertEquals((await store.conversations.get(record.id, ""))?.topic ?? "", "");
+    });
+
     await t.step("LIST: told in chunks, then its end", () => {
       const chunks: number[] = [];
       let ended = false;

@@ -55,6 +55,8 @@ function trackPrefixModes(cx: Inbound, channel: string, m: Message): void {
 
 /** A topic told (on join or asked: no nick) or changed (by `nick`). */
 async function topic(cx: Inbound, channel: string, text: string, nick: string, ts: number) {
+  // A topic of no channel (a broken or hostile server) would land on the server conversation.
+  if (!cx.conn.isChannel(channel)) return;
   const conv = await cx.deps.store.conversations.get(cx.conn.record.id, cx.convId(channel));
   if (conv && conv.topic !== text) await cx.deps.store.conversations.setTopic(conv.id, text);
   cx.publish({
@@ -75,10 +77,8 @@ async function topic(cx: Inbound, channel: string, text: string, nick: string, t
 }
 
 export const CHANNEL: HandlerTable = {
-  TOPIC: (cx, m, ts) => {
-    if (!m.params[0]) return;
-    return topic(cx, m.params[0], m.params[1] ?? "", sourceOf(m.prefix).nick, ts);
-  },
+  TOPIC: (cx, m, ts) =>
+    topic(cx, m.params[0] ?? "", m.params[1] ?? "", sourceOf(m.prefix).nick, ts),
   [RPL_TOPIC]: (cx, m, ts) => topic(cx, m.params[1] ?? "", last(m), "", ts),
   [RPL_NOTOPIC]: (cx, m, ts) => topic(cx, m.params[1] ?? "", "", "", ts),
   [RPL_TOPICWHOTIME]: (cx, m) => {

@@ -121,6 +121,8 @@ export const MEMBERSHIP: HandlerTable = {
   },
   KICK: async (cx, m, ts) => {
     const [channel = "", kicked = ""] = m.params;
+    // A KICK without its channel or its person (a broken or hostile server) changes nothing.
+    if (!channel || !kicked) return;
     const kicker = nickOf(m);
     const message = m.params[2] ?? "";
     const me = cx.conn.isMe(kicked);
