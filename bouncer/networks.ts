@@ -121,6 +121,29 @@ export function parseAttributes(text: string): Map<string, string> {
 }
 
 const KNOWN = new Set(["name", "host", "port", "tls", "nickname", "username", "realname", "pass"]);
+/** Attributes BOUNCER NETWORK shows that only the bouncer sets. */
+const READ_ONLY = new Set(["state", "error"]);
+
+/** A refusal the spec gives its own code: an attribute unknown, read-only or missing. */
+class AttributeError extends DomainError {
+  constructor(
+    readonly code: "UNKNOWN_ATTRIBUTE" | "READ_ONLY_ATTRIBUTE" | "NEED_ATTRIBUTE",
+    readonly attribute: string,
+    message: string,
+  ) {
+    super("invalid", message, `/${attribute}`);
+  }
+}
+
+/** Refuses an attribute a client may not send (unknown, or only the bouncer's to set). */
+function checkNames(attrs: Map<string, string>): void {
+  for (const name of attrs.keys()) {
+    if (READ_ONLY.has(name)) {
+      throw new AttributeError("READ_ONLY_ATTRIBUTE", name, "Read-only attribute.");
+    }
+    if (!KNOWN.has(name)) throw new AttributeError("UNKNOWN_ATTRIBUTE", name, "Unknown attribute.");
+  }
+}
 
 /** The URL parameters the attributes name; a change keeps the stored URL's others. */
 const NAMED_PARAMS = new Set(["tls", "nick", "realname", "username"]);
@@ -132,13 +155,19 @@ const NAMED_PARAMS = new Set(["tls", "nick", "realname", "username"]);
  */
 function urlOf(attrs: Map<string, string>, base?: string): string {
   const old = base ? parseIrcUrl(base) : undefined;
-  const host = attrs.get("host") ?? old?.host;
-  if (!host) throw new DomainError("invalid", "A network needs a host.", "/host");
   const tls = attrs.has("tls") ? attrs.get("tls") !== "0" : old?.tls ?? true;
   const port = attrs.get("port") ?? String(old?.port ?? (tls ? 6697 : 6667));
-  if (!/^\d{1,5}$/.test(port)) throw new DomainError("invalid", "Not a port.", "/port");
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+    throw new DomainError("invalid", "Not a port.", "/port");
+  }
+  const host = attrs.get("host") ?? old?.host;
+  if (!host) throw new AttributeError("NEED_ATTRIBUTE", "host", "A network needs a host.");
   const url = new URL(`${tls ? "ircs" : "irc"}://x`);
+  // URL's setters ignore a value they cannot take: the placeholder staying means a bad host.
   url.hostname = host;
+  if (url.hostname === "x" && host.toLowerCase() !== "x") {
+    throw new DomainError("invalid", "Not a host name or address.", "/host");
+  }
   url.port = port;
   if (base) {
     const kept = new URL(base.trim());
@@ -158,15 +187,48 @@ function urlOf(attrs: Map<string, string>, base?: string): string {
   return url.href;
 }
 
-/** The FAIL line of a refused change. */
-function fail(sub: string, err: unknown, netid = ""): string {
+/**
+ * Which of the URL's parts the connection service refused, by how its message begins (it points
+ * at the whole `url`; a message that begins with the host names no part): the attribute that
+ * part is made of. Its other refusals (a host it cannot take, a private or unforced address, a
+ * connection that exists) are of the server's address: host, port and nick.
+ */
+const URL_PARTS: [RegExp, string[]][] = [
+  [/^The nick\b/, ["nickname"]],
+  [/^username\b/, ["username"]],
+  [/^realname\b/, ["realname"]],
+  [/^(The password|Enter the password|SASL PLAIN)\b/, ["pass"]],
+  [/^The URL's port\b/, ["port"]],
+  [/^tls\b/, ["tls"]],
+];
+const SERVER_PARTS = ["host", "port", "nickname"];
+
+/**
+ * The bouncer-networks attribute a refusal names: the attribute itself for the listener's own
+ * checks, and for the connection service's (at `url`, or the whole input) the attribute the client
+ * sent that makes the refused part, `*` when it sent none of them.
+ */
+function attributeOf(err: DomainError, sent: ReadonlySet<string>): string {
+  const last = err.path.split("/").pop() ?? "";
+  if (last && last !== "url") return last;
+  if (last !== "url") return "*";
+  const parts = URL_PARTS.find(([re]) => re.test(err.message))?.[1] ?? SERVER_PARTS;
+  return parts.find((a) => sent.has(a)) ?? parts[0];
+}
+
+/** The FAIL line of a refused change (soju.im/bouncer-networks' error replies). */
+function fail(sub: string, err: unknown, netid: string, sent: ReadonlySet<string>): string {
   if (err instanceof DomainError) {
-    const code = err.kind === "not_found" ? "INVALID_NETID" : "INVALID_ATTRIBUTE";
-    const attr = err.path.split("/").pop() || "*";
-    const at = code === "INVALID_NETID" ? [netid || "*"] : [attr];
-    return `FAIL BOUNCER ${code} ${sub} ${at.join(" ")} :${err.message.replace(/[\r\n]/g, " ")}`;
+    const text = err.message.replace(/[\r\n]/g, " ");
+    if (err.kind === "not_found") return `FAIL BOUNCER INVALID_NETID ${sub} ${netid} :${text}`;
+    if (err instanceof AttributeError) {
+      // The spec's NEED_ATTRIBUTE alone has no netid (ADDNETWORK only).
+      const at = err.code === "NEED_ATTRIBUTE" ? "" : `${netid} `;
+      return `FAIL BOUNCER ${err.code} ${sub} ${at}${err.attribute} :${text}`;
+    }
+    return `FAIL BOUNCER INVALID_ATTRIBUTE ${sub} ${netid} ${attributeOf(err, sent)} :${text}`;
   }
-  return `FAIL BOUNCER UNKNOWN_ERROR ${sub} :The change could not be made`;
+  return `FAIL BOUNCER UNKNOWN_ERROR ${sub} ${netid} :The change could not be made`;
 }
 
 /** Runs BOUNCER ADDNETWORK / CHANGENETWORK / DELNETWORK; returns the lines to answer. */
@@ -176,18 +238,20 @@ export async function changeNetwork(
   sub: "ADDNETWORK" | "CHANGENETWORK" | "DELNETWORK",
   params: string[],
 ): Promise<string[]> {
+  // ADDNETWORK has no netid yet: its errors say `*` there.
+  const netid = sub === "ADDNETWORK" ? "*" : params[0] || "*";
+  let sent = new Set<string>();
   try {
     if (sub === "ADDNETWORK") {
       const attrs = parseAttributes(params[0] ?? "");
-      const unknown = [...attrs.keys()].find((k) => !KNOWN.has(k));
-      if (unknown) throw new DomainError("invalid", "Unknown attribute.", `/${unknown}`);
+      sent = new Set(attrs.keys());
+      checkNames(attrs);
       const made = await connections.create(user, {
         url: urlOf(attrs),
         name: attrs.get("name") || undefined,
       }, "/");
       return [`BOUNCER ADDNETWORK ${made.connection_id}`];
     }
-    const netid = params[0] ?? "";
     if (sub === "DELNETWORK") {
       await connections.remove(user.id, netid);
       return [`BOUNCER DELNETWORK ${netid}`];
@@ -196,8 +260,8 @@ export async function changeNetwork(
     const current = await store.connections.get(user.id, netid);
     if (!current) throw new DomainError("not_found", "No such network.", "/");
     const attrs = parseAttributes(params[1] ?? "");
-    const unknown = [...attrs.keys()].find((k) => !KNOWN.has(k));
-    if (unknown) throw new DomainError("invalid", "Unknown attribute.", `/${unknown}`);
+    sent = new Set(attrs.keys());
+    checkNames(attrs);
     const urlChange = [...attrs.keys()].some((k) => k !== "name");
     await connections.update(user.id, netid, {
       name: attrs.get("name") || undefined,
@@ -205,6 +269,6 @@ export async function changeNetwork(
     }, "/");
     return [`BOUNCER CHANGENETWORK ${netid}`];
   } catch (err) {
-    return [fail(sub, err, params[0])];
+    return [fail(sub, err, netid, sent)];
   }
 }

@@ -1,7 +1,8 @@
 /**
  * soju.im/search: `SEARCH in=#chan;from=nick;text=words;before=...;after=...;limit=n` over
  * Parley's search, answered as a `soju.im/search` batch of the matching messages, oldest first,
- * each with the time and msgid it has live.
+ * each with the time and msgid it has live, addressed to the conversation as it is named
+ * (`#Chan`, not the folded `#chan` the store keys it by).
  */
 import { ircLower } from "../lib/casefold.ts";
 import { parseMicros } from "../protocol/time.ts";
@@ -52,12 +53,14 @@ export async function search(store: Store, scope: SearchScope, text: string): Pr
     after: after ?? undefined,
     limit: Math.min(limit, SEARCH_LIMIT),
   });
+  const names = await conversationNames(store, scope);
   const batch = `search${++batches}`;
   const out = [`BATCH +${batch} soju.im/search`];
   const messages = [...page.messages].sort((a, b) => a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0);
   for (const m of messages) {
-    const conversation = m.conversation_id ?? "";
-    if (!conversation || m.type === "error") continue;
+    const folded = m.conversation_id ?? "";
+    if (!folded || m.type === "error") continue;
+    const conversation = names.get(folded) || folded;
     const ts = parseMicros(m.ts) ?? 0;
     const own = ircLower(m.from) === ircLower(scope.nick);
     const target = scope.isChannel(conversation) || own ? conversation : scope.nick;
@@ -80,4 +83,14 @@ export async function search(store: Store, scope: SearchScope, text: string): Pr
   }
   out.push(`BATCH -${batch}`);
   return out;
+}
+
+/** The bound connection's conversations: their folded ids to their names as IRC spells them. */
+async function conversationNames(store: Store, scope: SearchScope): Promise<Map<string, string>> {
+  const connection = await store.connections.get(scope.userId, scope.connectionId);
+  if (!connection) return new Map();
+  const conversations = await store.conversations.listForConnection(connection.id, {
+    unread: false,
+  });
+  return new Map(conversations.map((c) => [c.conversationId, c.name]));
 }

@@ -2,8 +2,15 @@
  * A BouncerServ command line as words (double quotes keep spaces, a backslash escapes the next
  * character), and `-flag value` options apart from the positional words.
  */
-import { invalid } from "../../lib/errors.ts";
+import { DomainError, invalid } from "../../lib/errors.ts";
 import { t } from "./words.ts";
+
+/** A wrong use of a command: said with what to type. */
+export class UsageError extends DomainError {
+  constructor(message: string) {
+    super("invalid", message);
+  }
+}
 
 /** Splits a line into words. */
 export function words(text: string): string[] {
@@ -41,7 +48,8 @@ export interface Parsed {
 
 /**
  * Reads `-name value` options (each named in `known`, once) and the words between them. A flag
- * known as boolean (`bools`) takes no value unless the next word is true or false.
+ * known as boolean (`bools`) takes no value unless the next word is true or false. A wrong flag
+ * is a UsageError, so the answer shows the command's usage too.
  */
 export function parseArgs(
   args: string[],
@@ -58,9 +66,11 @@ export function parseArgs(
     }
     const name = a.replace(/^--?/, "");
     if (!known.includes(name) && !bools.includes(name)) {
-      throw invalid(t("Unknown flag -{flag}.", { flag: name.slice(0, 32) }));
+      throw new UsageError(t("Unknown flag -{flag}.", { flag: name.slice(0, 32) }));
     }
-    if (flags.has(name)) throw invalid(t("The flag -{flag} is given twice.", { flag: name }));
+    if (flags.has(name)) {
+      throw new UsageError(t("The flag -{flag} is given twice.", { flag: name }));
+    }
     if (bools.includes(name)) {
       const next = args[i + 1]?.toLowerCase();
       if (next === "true" || next === "false") {
@@ -69,7 +79,9 @@ export function parseArgs(
       } else flags.set(name, "true");
       continue;
     }
-    if (i + 1 >= args.length) throw invalid(t("The flag -{flag} needs a value.", { flag: name }));
+    if (i + 1 >= args.length) {
+      throw new UsageError(t("The flag -{flag} needs a value.", { flag: name }));
+    }
     flags.set(name, args[++i]);
   }
   return { flags, positional };
@@ -81,5 +93,5 @@ export function boolFlag(p: Parsed, name: string): boolean | undefined {
   if (v === undefined) return undefined;
   if (v === "true") return true;
   if (v === "false") return false;
-  throw invalid(t("The flag -{flag} takes true or false.", { flag: name }));
+  throw new UsageError(t("The flag -{flag} takes true or false.", { flag: name }));
 }

@@ -11,8 +11,10 @@ import { log } from "../../lib/log.ts";
 import type { Store } from "../../store/mod.ts";
 import type { UserRecord } from "../../store/users.ts";
 import type { Revocations } from "../credentials.ts";
-import { words } from "./args.ts";
+import { UsageError, words } from "./args.ts";
 import { t } from "./words.ts";
+
+export { UsageError };
 
 /** What the commands reach: the same services the API's routes call. */
 export interface ServiceDeps {
@@ -46,13 +48,6 @@ export interface ServiceCommand {
   /** Only admins may run it. */
   admin?: boolean;
   run(call: ServiceCall, args: string[]): Promise<string[]>;
-}
-
-/** A wrong use of a command: said with what to type. */
-export class UsageError extends DomainError {
-  constructor(message: string) {
-    super("invalid", message);
-  }
 }
 
 /**

@@ -126,7 +126,7 @@ export function showAnswer(
 }
 
 /** Remembers (or forgets, with "") that the user is away on a connection. */
-export function setAway(cid: string, message: string): void {
+function setAway(cid: string, message: string): void {
   const next = { ...away.value };
   if (message) next[cid] = message;
   else delete next[cid];

@@ -13,8 +13,6 @@ import type {
   RequestBody,
 } from "../../protocol/contract/types.ts";
 
-export type { OperationId };
-
 /**
  * The JSON body of an operation (by operationId), as the server's zod schema reads it; a type
  * only, so the bundle carries no zod.
@@ -22,7 +20,7 @@ export type { OperationId };
 export type Body<Op extends OperationId> = RequestBody<Op>;
 
 /** What a call of `Op` passes: path parameters, query (text on the wire) and body. */
-export type Args<Op extends OperationId> =
+type Args<Op extends OperationId> =
   & (PathParams<Op> extends undefined ? { params?: undefined } : { params: PathParams<Op> })
   & (Query<Op> extends undefined ? { query?: undefined }
     : { query?: { [K in keyof Query<Op>]?: string | number | boolean } })
@@ -40,7 +38,7 @@ export class ApiFailure extends Error {
 }
 
 /** Called when any request answers 401, so the app can return to the login screen. */
-export let onUnauthorized: () => void = () => {};
+let onUnauthorized: () => void = () => {};
 
 /** Sets the 401 handler. */
 export function setUnauthorizedHandler(fn: () => void): void {

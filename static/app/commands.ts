@@ -33,7 +33,7 @@ export function parseInput(input: string): Parsed {
 }
 
 /** What the client's own commands may do. */
-export interface ClientEnv {
+interface ClientEnv {
   navigate(path: string): void;
   showHelp(): void;
   /** The list of keyboard shortcuts. */

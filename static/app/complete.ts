@@ -16,7 +16,7 @@ export interface Completion {
  * The candidates that `word` could be completed to, in a stable order; `commands` are those the
  * user may run (completableCommands).
  */
-export function candidatesFor(
+function candidatesFor(
   word: string,
   atStart: boolean,
   nicks: string[],

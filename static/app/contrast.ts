@@ -24,7 +24,7 @@ export function toHex(c: Rgb): string {
 }
 
 /** A translucent colour laid over an opaque one. */
-export function over(top: Rgb, alpha: number, base: Rgb): Rgb {
+function over(top: Rgb, alpha: number, base: Rgb): Rgb {
   return top.map((v, i) => v * alpha + base[i] * (1 - alpha)) as Rgb;
 }
 
@@ -98,7 +98,7 @@ export const SURFACES: Record<Theme, Rgb[]> = {
 };
 
 /** The lowest contrast of `c` against the theme's surfaces. */
-export function worstContrast(c: Rgb, theme: Theme): number {
+function worstContrast(c: Rgb, theme: Theme): number {
   return Math.min(...SURFACES[theme].map((bg) => contrast(c, bg)));
 }
 
@@ -132,7 +132,7 @@ function limit(h: number, s: number, theme: Theme): number {
  * (mIRC's red and dark red, blue and navy): lightnesses past the readable limit are not all set to
  * it, but a part of the readable range next to the limit is squeezed to hold them all, in their order.
  */
-export function scaled(c: Rgb, theme: Theme): Rgb {
+function scaled(c: Rgb, theme: Theme): Rgb {
   const [h, s, l] = toHsl(c);
   const lim = limit(h, s, theme);
   let out: number;

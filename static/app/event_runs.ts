@@ -9,7 +9,7 @@ import type { Message } from "./types.ts";
 export type JoinPartMode = "show" | "condense" | "hide";
 
 /** What a quiet event did, or undefined for anything else. */
-export type QuietKind = "joined" | "left" | "renamed";
+type QuietKind = "joined" | "left" | "renamed";
 
 /**
  * The quiet kind of a line: a live event line (`event`, made by the client) or a stored channel

@@ -160,7 +160,7 @@ export function stripFormatting(input: string): string {
 }
 
 /** A piece of plain text: either text or a link. */
-export interface Piece {
+interface Piece {
   text: string;
   href?: string;
 }

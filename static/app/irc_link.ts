@@ -4,7 +4,7 @@
  */
 
 /** The address the browser opens for a link, `%s` standing for the link. */
-export const HANDLER_PATH = "/register?uri=%s";
+const HANDLER_PATH = "/register?uri=%s";
 
 /** Whether this browser can be asked to open irc:// links here. */
 export function canHandleLinks(): boolean {

@@ -7,7 +7,7 @@ import { connectionTitle } from "./conn_status.ts";
 import { closeOverlay, overlay, showKeys } from "./overlays.ts";
 
 /** One conversation as the switcher and the shortcuts see it. */
-export interface Entry {
+interface Entry {
   path: string;
   label: string;
   /** The connection's title. */
@@ -45,7 +45,7 @@ export function switcherMatches(entries: Entry[], q: string): Entry[] {
 }
 
 /** The next (or previous, `step` -1) entry after the open one that passes `want`. */
-export function stepTo(entries: Entry[], here: string, step: 1 | -1, want = (_: Entry) => true) {
+function stepTo(entries: Entry[], here: string, step: 1 | -1, want = (_: Entry) => true) {
   const at = entries.findIndex((e) => e.path === here);
   for (let i = 1; i <= entries.length; i++) {
     const e = entries[(at + step * i + entries.length * 2) % entries.length];

@@ -33,13 +33,13 @@ export function setAwayNick(cid: string, nick: string, isAway: boolean): void {
 }
 
 /** A server's PREFIX: its member modes, highest rank first, and the sign of each. */
-export interface Prefix {
+interface Prefix {
   modes: string;
   signs: string;
 }
 
 /** The usual PREFIX of IRC servers: owner, admin, operator, half-op, voice. */
-export const DEFAULT_PREFIX: Prefix = { modes: "qaohv", signs: "~&@%+" };
+const DEFAULT_PREFIX: Prefix = { modes: "qaohv", signs: "~&@%+" };
 
 /** Reads ISUPPORT's "(ov)@+" (a connection's `info.prefix`); the usual one when absent or odd. */
 export function parsePrefix(text: unknown): Prefix {
@@ -78,7 +78,7 @@ export function sortMembers(list: Member[], p: Prefix = DEFAULT_PREFIX): Member[
 }
 
 /** A group of the member list: operators (and above), voiced (and half-ops), everyone else. */
-export interface MemberGroup {
+interface MemberGroup {
   rank: "op" | "voice" | "rest";
   members: Member[];
 }

@@ -19,7 +19,7 @@ function hash(nick: string): number {
 export const NICK_COLOURS = 32;
 
 /** Which of the NICK_COLOURS the nick gets. */
-export function nickColourIndex(nick: string): number {
+function nickColourIndex(nick: string): number {
   return hash(nick) % NICK_COLOURS;
 }
 

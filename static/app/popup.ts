@@ -6,7 +6,7 @@
 import type { Completion } from "./complete.ts";
 
 /** One choice in the completion popup: what is inserted, what it shows, and a hint beside it. */
-export interface PopupItem {
+interface PopupItem {
   value: string;
   label: string;
   /** A command's usage. */
@@ -25,7 +25,7 @@ export interface Popup {
 }
 
 /** A command as the popup lists it (a CommandSpec's fields). */
-export interface PopupCommand {
+interface PopupCommand {
   name: string;
   aliases: readonly string[];
   usage: string;

@@ -12,16 +12,16 @@ import type { User } from "./types.ts";
 import { t } from "./i18n.ts";
 
 /** What a request resolves with when the socket is not open, or closes before the answer. */
-export interface LostAnswer {
+interface LostAnswer {
   event?: undefined;
   errors: EventError[];
 }
 
 /** The answer to a request of `method`. */
-export type Answer<M extends keyof AnswerTo> = AnswerTo<User>[M] | LostAnswer;
+type Answer<M extends keyof AnswerTo> = AnswerTo<User>[M] | LostAnswer;
 
 /** A request of `method`, without the id the socket gives it. */
-export type RequestOf<M extends keyof AnswerTo> =
+type RequestOf<M extends keyof AnswerTo> =
   & Omit<Extract<ClientRequest, { method?: M }>, "id">
   & { method: M };
 

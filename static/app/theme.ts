@@ -1,7 +1,7 @@
 /** Light, dark or system theme, remembered in this browser. */
 
 /** The saved choice: "system" (default), "light" or "dark". */
-export function savedTheme(): string {
+function savedTheme(): string {
   return localStorage.getItem("parley.theme") ?? "system";
 }
 

@@ -35,12 +35,12 @@ const EVENTS = new Set<string>(TYPES.slice(FIRST_EVENT_CODE));
  * Whether the server counted `m` as unread: a message someone else wrote, not a channel event,
  * not a line the client made itself (the server's own rule, irc/record.ts).
  */
-export function countsAsUnread(m: Message, me: string): boolean {
+function countsAsUnread(m: Message, me: string): boolean {
   return !m.event && !EVENTS.has(m.type ?? "") && m.from.toLowerCase() !== me.toLowerCase();
 }
 
 /** The timestamp of the first of the last `unread` counted messages of `list`, if it has them. */
-export function firstUnread(list: Message[], unread: number, me: string): string | undefined {
+function firstUnread(list: Message[], unread: number, me: string): string | undefined {
   let seen = 0;
   for (let i = list.length - 1; i >= 0; i--) {
     if (!countsAsUnread(list[i], me)) continue;

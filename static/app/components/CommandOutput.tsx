@@ -25,7 +25,7 @@ export interface Whois {
 }
 
 /** "2 h 5 min" from seconds. */
-export function duration(seconds: number): string {
+function duration(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));
   if (s < 60) return t("{n} s", { n: s });
   if (s < 3600) return t("{n} min", { n: Math.floor(s / 60) });
@@ -129,7 +129,7 @@ export function ChannelTable(p: { channels: ListedChannel[] }) {
 }
 
 /** Each command a user with `roles` may run: its usage, its aliases and what it does. */
-export function commandHelp(roles: readonly string[]): [string, string[], string][] {
+function commandHelp(roles: readonly string[]): [string, string[], string][] {
   return commandsFor(roles).map((c) => [
     c.usage,
     c.aliases.map((a) => "/" + a),

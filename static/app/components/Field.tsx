@@ -6,12 +6,12 @@ import { ApiFailure } from "../api.ts";
 import { t } from "../i18n.ts";
 
 /** The message for field `name` (e.g. "password" matches `/body/password`), if any. */
-export function errorFor(errors: ApiErrorItem[], name: string): string | undefined {
+function errorFor(errors: ApiErrorItem[], name: string): string | undefined {
   return errors.find((e) => e.path && e.path.split("/").pop() === name)?.message;
 }
 
 /** Errors that belong to no shown field (path `/` or a field the form lacks). */
-export function generalErrors(errors: ApiErrorItem[], fields: string[]): string[] {
+function generalErrors(errors: ApiErrorItem[], fields: string[]): string[] {
   return errors.filter((e) => !fields.includes(e.path?.split("/").pop() ?? "")).map((e) =>
     e.message
   );

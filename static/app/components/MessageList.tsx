@@ -184,7 +184,7 @@ const RENDER: Record<Look, (p: LineProps) => preact.JSX.Element> = {
 };
 
 /** A gap's stored text ("Disconnected from <time> to <time>: ...") in the reader's words. */
-export function gapWords(text: string): string {
+function gapWords(text: string): string {
   const m = /from (\S+) to (\S+):/.exec(text);
   const from = m && Date.parse(m[1]);
   const to = m && Date.parse(m[2]);
@@ -262,7 +262,7 @@ function RunLine(p: { run: Run; open: boolean; toggle: () => void; known: Set<st
  * Whether `m` continues the group of `prev`: chat lines (or the server's own lines) of the same
  * sender, the same day, within five minutes. Actions, notices and errors always show their sender.
  */
-export function continues(prev: Message | undefined, m: Message, server = false): boolean {
+function continues(prev: Message | undefined, m: Message, server = false): boolean {
   if (!prev || prev.from !== m.from) return false;
   const look = lookOf(m, server);
   return (look === "chat" || look === "server") && lookOf(prev, server) === look &&

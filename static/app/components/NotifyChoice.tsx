@@ -5,7 +5,7 @@ import { notifyOf, setNotify } from "../conv_prefs.ts";
 import { NOTIFY_LEVELS, type NotifyLevel } from "../../../protocol/limits.ts";
 
 /** What each level is called. */
-export const LEVEL_LABELS: Record<NotifyLevel, string> = {
+const LEVEL_LABELS: Record<NotifyLevel, string> = {
   all: "All messages",
   mentions: "Mentions only",
   muted: "Muted",

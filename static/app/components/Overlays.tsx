@@ -81,7 +81,7 @@ function QuickSwitcher() {
 }
 
 /** The keyboard shortcuts, as a table. */
-export const KEYS: [string, string][] = [
+const KEYS: [string, string][] = [
   ["Ctrl+K, Alt+J", "Go to a conversation by name"],
   ["Alt+↑, Alt+↓", "Previous or next conversation"],
   ["Alt+Shift+↑, Alt+Shift+↓", "Previous or next conversation with unread messages"],
@@ -118,7 +118,7 @@ function KeysHelp() {
 }
 
 /** Up and Down (wrapping), Home and End move the focus through a menu's items. */
-export function menuKeys(e: KeyboardEvent): void {
+function menuKeys(e: KeyboardEvent): void {
   const items = [
     ...(e.currentTarget as HTMLElement).querySelectorAll<HTMLElement>("[role=menuitem]"),
   ];

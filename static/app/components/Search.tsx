@@ -10,7 +10,7 @@ import { groupResults } from "../util.ts";
 import { user } from "../state.ts";
 
 /** The words a result is highlighted with: the query without its #channel, @nick and quotes. */
-export function searchedWords(q: string): string[] {
+function searchedWords(q: string): string[] {
   const words: string[] = [];
   for (const m of q.matchAll(/"([^"]+)"|(\S+)/g)) {
     const w = m[1] ?? m[2];

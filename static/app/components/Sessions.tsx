@@ -16,7 +16,7 @@ interface SessionItem {
 }
 
 /** A short name for a user agent: the browser and the system, not the whole string. */
-export function browserName(ua: string): string {
+function browserName(ua: string): string {
   // Most specific first: Edge and Opera say Chrome too, Chrome says Safari, Android says Linux.
   const first = (names: [string, string][]) => names.find(([k]) => ua.includes(k))?.[1];
   const browser = first([

@@ -100,29 +100,23 @@ Deno.test("networks: ADDNETWORK stores the network its attributes describe", asy
   });
 });
 
-Deno.test("networks: a refused change is a FAIL naming the attribute or the network", async () => {
+Deno.test("networks: a refused change is the spec's FAIL, naming the attribute or the network", async () => {
   await withStore(async (store) => {
     const { user, connections } = await setup(store);
     const change = (sub: "ADDNETWORK" | "CHANGENETWORK" | "DELNETWORK", ...params: string[]) =>
       changeNetwork({ connections, store }, user, sub, params).then(([l]) => l.split(" :")[0]);
-    assertEquals(
-      await change("ADDNETWORK", "host=h.example;colour=red"),
-      "FAIL BOUNCER INVALID_ATTRIBUTE ADDNETWORK colour",
-    );
-    assertEquals(
-      await change("ADDNETWORK", "name=x"),
-      "FAIL BOUNCER INVALID_ATTRIBUTE ADDNETWORK host",
-    );
-    assertEquals(
-      await change("ADDNETWORK", "host=h.example;port=66a"),
-      "FAIL BOUNCER INVALID_ATTRIBUTE ADDNETWORK port",
-    );
-    // The connection service's own checks: a private address.
-    assert(
-      (await change("ADDNETWORK", "host=127.0.0.1;nickname=jane")).startsWith(
-        "FAIL BOUNCER INVALID_ATTRIBUTE ADDNETWORK",
-      ),
-    );
+    const cases: [string, string][] = [
+      ["host=h.example;colour=red", "UNKNOWN_ATTRIBUTE ADDNETWORK * colour"],
+      ["host=h.example;state=connected", "READ_ONLY_ATTRIBUTE ADDNETWORK * state"],
+      ["name=x", "NEED_ATTRIBUTE ADDNETWORK host"],
+      ["host=h.example;port=66a", "INVALID_ATTRIBUTE ADDNETWORK * port"],
+      ["host=h.example;port=99999", "INVALID_ATTRIBUTE ADDNETWORK * port"],
+      ["host=h.example:7000", "INVALID_ATTRIBUTE ADDNETWORK * host"],
+      ["host=a\\sb.example", "INVALID_ATTRIBUTE ADDNETWORK * host"],
+    ];
+    for (const [attrs, expected] of cases) {
+      assertEquals(await change("ADDNETWORK", attrs), `FAIL BOUNCER ${expected}`, attrs);
+    }
     assertEquals(
       await change("CHANGENETWORK", "irc-nope", "nickname=x"),
       "FAIL BOUNCER INVALID_NETID CHANGENETWORK irc-nope",
@@ -132,6 +126,52 @@ Deno.test("networks: a refused change is a FAIL naming the attribute or the netw
       "FAIL BOUNCER INVALID_NETID DELNETWORK irc-nope",
     );
     assertEquals(await store.connections.count(user.id), 0);
+  });
+});
+
+Deno.test("networks: the connection service's refusals name the attribute the client sent", async () => {
+  await withStore(async (store) => {
+    const { user, connections } = await setup(store);
+    const change = (sub: "ADDNETWORK" | "CHANGENETWORK", ...params: string[]) =>
+      changeNetwork({ connections, store }, user, sub, params).then(([l]) => l.split(" :")[0]);
+    // Refused by the service, which points at the API's `url`: the client never sent one.
+    const added: [string, string][] = [
+      ["host=127.0.0.1;nickname=jane", "host"], // a private address
+      ["host=h.example;nickname=1bad", "nickname"],
+      ["host=h.example;nickname=jane;username=a@b", "username"],
+    ];
+    for (const [attrs, attribute] of added) {
+      assertEquals(
+        await change("ADDNETWORK", attrs),
+        `FAIL BOUNCER INVALID_ATTRIBUTE ADDNETWORK * ${attribute}`,
+        attrs,
+      );
+    }
+    const first = await connections.create(user, {
+      url: "ircs://irc.example.org:6697?nick=jane",
+    }, "/");
+    const second = await connections.create(user, {
+      url: "ircs://login:secret@irc.example.org:6697?nick=janet&sasl=plain",
+    }, "/");
+    const id = second.connection_id;
+    assertEquals(
+      await change("CHANGENETWORK", id, "nickname=jane"),
+      `FAIL BOUNCER INVALID_ATTRIBUTE CHANGENETWORK ${id} nickname`,
+      "the same server and nick as another network",
+    );
+    assertEquals(
+      await change("CHANGENETWORK", id, "host=irc.example.net"),
+      `FAIL BOUNCER INVALID_ATTRIBUTE CHANGENETWORK ${id} pass`,
+      "a saved SASL password does not follow to another server: send it again",
+    );
+    assertEquals(
+      await change("CHANGENETWORK", first.connection_id, "nickname=-x"),
+      `FAIL BOUNCER INVALID_ATTRIBUTE CHANGENETWORK ${first.connection_id} nickname`,
+    );
+    assertEquals(
+      await change("CHANGENETWORK", id, "host=irc.example.net;pass=again"),
+      `BOUNCER CHANGENETWORK ${id}`,
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * bouncer/search.ts over a real store and its search index: `SEARCH` attributes read and checked
  * (a FAIL for each wrong one), and the matches as a `soju.im/search` batch, oldest first, each
- * addressed as it was live.
+ * addressed as it was live, a channel by its name as IRC spells it (`#Chan`).
  */
 import { assert, assertEquals } from "../../support/assert.ts";
 import { search } from "../../../bouncer/search.ts";
@@ -87,15 +87,15 @@ Deno.test("search: matches oldest first, each to its target as it was live", asy
     ]);
     const inChan = found(await search(store, scope, "text=message;in=#CHAN;limit=3"));
     assertEquals(inChan, [
-      "#chan <bob> message 8",
-      "#chan <bob> message 9",
-      "#chan <carol> \x01ACTION waves a message\x01",
+      "#Chan <bob> message 8",
+      "#Chan <bob> message 9",
+      "#Chan <carol> \x01ACTION waves a message\x01",
     ]);
     assertEquals(found(await search(store, scope, "from=carol")).length, 1);
     const before = new Date(at(2) / 1000).toISOString();
     assertEquals(found(await search(store, scope, `text=message;before=${before}`)), [
-      "#chan <bob> message 0",
-      "#chan <bob> message 1",
+      "#Chan <bob> message 0",
+      "#Chan <bob> message 1",
     ]);
     assertEquals(found(await search(store, scope, "text=nothing-like-it")), []);
   });

@@ -1,15 +1,16 @@
 /**
  * The dead-export checker (scripts/dead_exports.ts), run on a small tree: what it reports, what a
- * test seam tag and the allow-list let through, and that the real tree passes it.
+ * test seam tag and the allow-list let through, and that the real tree passes it (the web
+ * client without even a surplus `export`).
  */
 import { dirname, join } from "node:path";
 import { assertEquals } from "../../support/assert.ts";
 
 const script = new URL("../../../scripts/dead_exports.ts", import.meta.url).pathname;
 
-async function run(root: string): Promise<{ code: number; lines: string[] }> {
+async function run(root: string, ...flags: string[]): Promise<{ code: number; lines: string[] }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", script, `--root=${root}`],
+    args: ["run", "-A", script, `--root=${root}`, ...flags],
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -88,4 +89,9 @@ Deno.test("the project itself has no dead exports beyond its allow-list", async 
   const { code, lines } = await run(new URL("../../..", import.meta.url).pathname);
   assertEquals(lines, []);
   assertEquals(code, 0);
+});
+
+Deno.test("the web client exports nothing only its own file uses", async () => {
+  const { lines } = await run(new URL("../../..", import.meta.url).pathname, "--all");
+  assertEquals(lines.filter((l) => l.startsWith("static/app/")), []);
 });

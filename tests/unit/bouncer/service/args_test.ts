@@ -1,10 +1,22 @@
 /** bouncer/service/args.ts: a BouncerServ line as words, and its `-flag value` options. */
-import { assertEquals, assertStringIncludes, assertThrows } from "../../../support/assert.ts";
-import { boolFlag, parseArgs, words } from "../../../../bouncer/service/args.ts";
+import {
+  assert,
+  assertEquals,
+  assertStringIncludes,
+  assertThrows,
+} from "../../../support/assert.ts";
+import { boolFlag, parseArgs, UsageError, words } from "../../../../bouncer/service/args.ts";
 
 /** Fails unless `fn` throws an error whose message holds `text`. */
 function throwsWith(fn: () => unknown, text: string): void {
   assertStringIncludes(assertThrows(fn).message, text);
+}
+
+/** Fails unless `fn` throws a UsageError (answered with the command's usage) holding `text`. */
+function misused(fn: () => unknown, text: string): void {
+  const err = assertThrows(fn);
+  assert(err instanceof UsageError, `${err.message}: not a UsageError`);
+  assertStringIncludes(err.message, text);
 }
 
 Deno.test("args: words, with double quotes and backslash escapes", () => {
@@ -32,9 +44,9 @@ Deno.test("args: flags by name, each once; booleans with or without a value", ()
   assertEquals(boolFlag(p, "enabled"), false);
   assertEquals(boolFlag(p, "missing"), undefined);
   assertEquals(parseArgs(["-", "x"], []).positional, ["-", "x"], "a lone dash is a word");
-  throwsWith(() => parseArgs(["-colour", "red"], ["network"]), "Unknown flag -colour.");
-  throwsWith(() => parseArgs(["-network", "a", "-network", "b"], ["network"]), "given twice");
-  throwsWith(() => parseArgs(["-network"], ["network"]), "The flag -network needs a value.");
+  misused(() => parseArgs(["-colour", "red"], ["network"]), "Unknown flag -colour.");
+  misused(() => parseArgs(["-network", "a", "-network", "b"], ["network"]), "given twice");
+  misused(() => parseArgs(["-network"], ["network"]), "The flag -network needs a value.");
   const odd = parseArgs(["-detached", "maybe"], ["detached"]);
-  throwsWith(() => boolFlag(odd, "detached"), "The flag -detached takes true or false.");
+  misused(() => boolFlag(odd, "detached"), "The flag -detached takes true or false.");
 });

@@ -20,9 +20,18 @@ Deno.test("bouncerserv network create: the address, the flags, and every wrong u
       (await run("network create irc.example.org"))[0],
       "Give every value with its flag.",
     );
-    assertEquals(await run("network create -addr irc.example.org -colour red"), [
-      "Unknown flag -colour.",
-    ]);
+    // A wrong flag is told with the usage, as every other wrong use.
+    const flagged: [string, string][] = [
+      ["-colour red", "Unknown flag -colour."],
+      ["-nick a -nick b", "The flag -nick is given twice."],
+      ["-nick", "The flag -nick needs a value."],
+    ];
+    for (const [flags, error] of flagged) {
+      assertEquals(await run(`network create -addr irc.example.org ${flags}`), [
+        error,
+        `Usage: ${usage} (type "help network create")`,
+      ], flags);
+    }
     assertEquals(await run("network create -addr x@[::zz]:99999"), [
       "-addr takes host[:port], ircs://host[:port] or irc://host[:port].",
     ]);
