@@ -15,6 +15,7 @@
  */
 const BENCHES = [
   "history.ts",
+  "store_tables.ts",
   "pg_writer.ts",
   "retention.ts",
   "chathistory.ts",

@@ -7,10 +7,11 @@ import { join } from "node:path";
 import { type Config, ConfigError } from "../config.ts";
 import { openDatabase } from "../store/sqlite/db.ts";
 import { migrate, sqliteMigrations } from "../store/sqlite/migrate.ts";
-import { sqliteUserStore } from "../store/sqlite/users.ts";
+import { sqliteTables } from "../store/sqlite/tables.ts";
+import { userStore } from "../store/tables/users.ts";
+import { connectionStore } from "../store/tables/connections.ts";
 import type { UserStore } from "../store/users.ts";
 import type { ConnectionRecord } from "../store/connections.ts";
-import { sqliteConnectionStore } from "../store/sqlite/connections.ts";
 import type { ConversationRecord } from "../store/conversations.ts";
 import { sqliteConversationStore } from "../store/sqlite/conversations.ts";
 import { type ImportedMessage, messageImporter } from "../store/sqlite/import.ts";
@@ -178,8 +179,9 @@ export class ImportSession {
     readonly merge: boolean,
   ) {
     this.#db = db;
-    this.#users = sqliteUserStore(db);
-    this.#connections = sqliteConnectionStore(db);
+    const tables = sqliteTables(db);
+    this.#users = userStore(tables);
+    this.#connections = connectionStore(tables);
     this.#conversations = sqliteConversationStore(db);
     this.#messages = messageImporter(db);
   }

@@ -26,22 +26,3 @@ export interface AppTokenStore {
   /** Revokes one of the user's tokens; false when the user has no such token. */
   remove(userId: number, id: number): Promise<boolean>;
 }
-
-/** An `app_tokens` row, in SQLite and PostgreSQL alike. */
-export interface AppTokenRow {
-  id: number;
-  user_id: number;
-  name: string;
-  created: number;
-  last_used: number;
-}
-
-export function toAppToken(r: AppTokenRow): AppTokenRecord {
-  return {
-    id: Number(r.id),
-    userId: Number(r.user_id),
-    name: r.name,
-    created: Number(r.created),
-    lastUsed: Number(r.last_used),
-  };
-}

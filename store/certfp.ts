@@ -24,14 +24,3 @@ export interface CertfpStore {
   /** Who registered the fingerprint, if anyone. */
   owner(fingerprint: string): Promise<number | undefined>;
 }
-
-/** A `certfps` row, in SQLite and PostgreSQL alike. */
-export interface CertfpRow {
-  user_id: number;
-  fingerprint: string;
-  created: number;
-}
-
-export function toCertfp(r: CertfpRow): CertfpRecord {
-  return { userId: Number(r.user_id), fingerprint: r.fingerprint, created: Number(r.created) };
-}

@@ -25,31 +25,3 @@ export interface ProfileStore {
   save(profile: ProfileInput): Promise<ProfileRecord>;
   remove(id: string): Promise<boolean>;
 }
-
-/** A `connection_profiles` row (flags are 0/1 in SQLite, booleans in PostgreSQL). */
-export interface ProfileRow {
-  id: string;
-  url: string;
-  is_default: number | boolean;
-  is_forced: number | boolean;
-  max_bulk_message_size: number;
-  max_message_length: number;
-  service_accounts: string;
-  skip_queue: number | boolean;
-  webirc_password: string;
-}
-
-/** A stored row as a ProfileRecord. */
-export function toRecord(r: ProfileRow): ProfileRecord {
-  return {
-    id: r.id,
-    url: r.url,
-    isDefault: Boolean(r.is_default),
-    isForced: Boolean(r.is_forced),
-    maxBulkMessageSize: r.max_bulk_message_size,
-    maxMessageLength: r.max_message_length,
-    serviceAccounts: JSON.parse(r.service_accounts),
-    skipQueue: Boolean(r.skip_queue),
-    webircPassword: r.webirc_password,
-  };
-}

@@ -59,26 +59,3 @@ export interface UserStore {
   /** Keeps the web client's settings (JSON object text, validated by the caller). */
   setClientSettings(id: number, json: string): Promise<void>;
 }
-
-/** A `users` row, in SQLite and PostgreSQL alike. */
-export interface UserRow {
-  id: number;
-  email: string;
-  password_hash: string;
-  roles: string;
-  highlight_keywords: string;
-  registered: number;
-}
-
-/** A stored row as a UserRecord. */
-export function toRecord(row: UserRow | undefined): UserRecord | undefined {
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    email: row.email,
-    passwordHash: row.password_hash,
-    roles: JSON.parse(row.roles),
-    highlightKeywords: JSON.parse(row.highlight_keywords),
-    registered: row.registered,
-  };
-}

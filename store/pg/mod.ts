@@ -5,17 +5,10 @@
 import type { Store, StoreBackend } from "../mod.ts";
 import { connectPg, migratePg, type Sql } from "./db.ts";
 import { type PgMessageStore, pgMessageStore } from "./messages.ts";
-import { pgUserStore, USERS_CHANGED } from "./users.ts";
-import { pgSessionStore } from "./sessions.ts";
-import { pgAppTokenStore } from "./app_tokens.ts";
-import { pgCertfpStore } from "./certfp.ts";
-import { pgSettingsStore } from "./settings.ts";
-import { pgProfileStore } from "./profiles.ts";
-import { pgConnectionStore } from "./connections.ts";
+import { IGNORES_CHANGED, pgTables, USERS_CHANGED } from "./tables.ts";
+import { tableGroups } from "../tables/mod.ts";
 import { CONVERSATIONS_CHANGED, pgConversationStore } from "./conversations.ts";
 import { pgFileStore } from "./files.ts";
-import { pgPushStore } from "./push.ts";
-import { IGNORES_CHANGED, pgIgnoreStore } from "./ignores.ts";
 import { copyIntoPg } from "./copy.ts";
 import { UNREAD_LOWERED, UNREAD_SET } from "./unread.ts";
 
@@ -40,9 +33,9 @@ export async function openPgStore(url: string): Promise<PgStore> {
     throw err;
   }
   const messages = pgMessageStore(sql);
-  const users = pgUserStore(sql);
+  const tables = tableGroups(pgTables(sql));
+  const { users, ignores } = tables;
   const conversations = pgConversationStore(sql, messages.flush, messages.unread);
-  const ignores = pgIgnoreStore(sql);
   // Other nodes' changes reload the caches keyed on the generations (irc/chat/record.ts).
   const listening = [
     await sql.listen(USERS_CHANGED, () => users.bump()),
@@ -54,18 +47,10 @@ export async function openPgStore(url: string): Promise<PgStore> {
   return {
     sql,
     url,
-    users,
-    sessions: pgSessionStore(sql),
-    appTokens: pgAppTokenStore(sql),
-    certfp: pgCertfpStore(sql),
-    settings: pgSettingsStore(sql),
-    profiles: pgProfileStore(sql),
-    connections: pgConnectionStore(sql),
+    ...tables,
     conversations,
     messages,
     files: pgFileStore(sql),
-    push: pgPushStore(sql),
-    ignores,
     backend: pgBackend,
     async close() {
       for (const l of listening) {

@@ -6,18 +6,11 @@ import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { openDatabase } from "./db.ts";
 import { migrate, sqliteMigrations } from "./migrate.ts";
-import { sqliteUserStore } from "./users.ts";
-import { sqliteSessionStore } from "./sessions.ts";
-import { sqliteAppTokenStore } from "./app_tokens.ts";
-import { sqliteCertfpStore } from "./certfp.ts";
-import { sqliteSettingsStore } from "./settings.ts";
-import { sqliteProfileStore } from "./profiles.ts";
-import { sqliteConnectionStore } from "./connections.ts";
+import { sqliteTables } from "./tables.ts";
+import { tableGroups } from "../tables/mod.ts";
 import { type SqliteMessageStore, sqliteMessageStore } from "./messages/mod.ts";
 import { sqliteConversationStore } from "./conversations.ts";
 import { sqliteFileStore } from "./files.ts";
-import { sqlitePushStore } from "./push.ts";
-import { sqliteIgnoreStore } from "./ignores.ts";
 import type { Store, StoreBackend } from "../mod.ts";
 import { sqliteCopySource } from "./copy_source.ts";
 import {
@@ -66,14 +59,7 @@ function sqliteStore(
 ): SqliteStore {
   const history = sqliteMessageStore(db, searchDb, indexer, checkpointer);
   return {
-    users: sqliteUserStore(db),
-    sessions: sqliteSessionStore(db),
-    appTokens: sqliteAppTokenStore(db),
-    certfp: sqliteCertfpStore(db),
-    settings: sqliteSettingsStore(db),
-    profiles: sqliteProfileStore(db),
-    // irc
-    connections: sqliteConnectionStore(db),
+    ...tableGroups(sqliteTables(db)),
     conversations: sqliteConversationStore(db, {
       commit: history.commit,
       unread: history.unreadPending,
@@ -84,8 +70,6 @@ function sqliteStore(
 
     // outside world
     files: sqliteFileStore(db, filesDir),
-    push: sqlitePushStore(db),
-    ignores: sqliteIgnoreStore(db),
     backend: sqliteBackend,
 
     async close() {

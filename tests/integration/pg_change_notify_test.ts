@@ -8,7 +8,7 @@ import { assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
 import { startPostgres } from "../support/postgres.ts";
 import { openPgStore } from "../../store/pg/mod.ts";
-import { USERS_CHANGED } from "../../store/pg/users.ts";
+import { USERS_CHANGED } from "../../store/pg/tables.ts";
 
 Deno.test("the users-changed notification comes after the change is committed", async () => {
   const pg = await startPostgres();
@@ -40,7 +40,7 @@ Deno.test("the users-changed notification comes after the change is committed", 
       "the update waiting for the row",
       async () =>
         (await other`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'
-        AND query LIKE 'UPDATE users%'`).length > 0,
+        AND query ILIKE 'update%users%'`).length > 0,
     );
     // Notifications reach a listener in commit order: whatever was sent before this one has
     // arrived once this one has.

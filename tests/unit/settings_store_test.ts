@@ -2,12 +2,13 @@
 import { DatabaseSync } from "node:sqlite";
 import { assertEquals } from "../support/assert.ts";
 import { defaultSettings } from "../../store/settings.ts";
-import { sqliteSettingsStore } from "../../store/sqlite/settings.ts";
+import { sqliteTables } from "../../store/sqlite/tables.ts";
+import { settingsStore } from "../../store/tables/settings.ts";
 
 function store() {
   const db = new DatabaseSync(":memory:");
   db.exec("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-  return { db, settings: sqliteSettingsStore(db) };
+  return { db, settings: settingsStore(sqliteTables(db)) };
 }
 
 Deno.test("settings: stored values over the defaults; a wrong type or unknown key is not read", async () => {

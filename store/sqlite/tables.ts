@@ -1,0 +1,85 @@
+/**
+ * The shared table groups' executor on SQLite: Kysely compiles, node:sqlite runs. Statements are
+ * prepared once per SQL text and kept; they run synchronously, as the hand-written ones do.
+ */
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import {
+  type Compilable,
+  DummyDriver,
+  Kysely,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from "kysely";
+import type { Database } from "../tables/schema.ts";
+import type { Queries, TableDb, Transaction } from "../tables/db.ts";
+
+/** A compiled query's parameter as node:sqlite binds it: a flag is 1 or 0. */
+function bindable(value: unknown): SQLInputValue {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  return value as SQLInputValue;
+}
+
+/** The shared table groups' executor over `db`. */
+export function sqliteTables(db: DatabaseSync): TableDb {
+  const q = new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (k) => new SqliteIntrospector(k),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  });
+  const statements = new Map<string, StatementSync>();
+  const prepared = (query: Compilable<unknown>) => {
+    const { sql, parameters } = query.compile();
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, statement = db.prepare(sql));
+    return { statement, parameters: parameters.map(bindable) };
+  };
+  const queries: Queries = {
+    q,
+    all<R>(query: Compilable<R>) {
+      const { statement, parameters } = prepared(query);
+      return Promise.resolve(statement.all(...parameters) as R[]);
+    },
+    first<R>(query: Compilable<R>) {
+      const { statement, parameters } = prepared(query);
+      return Promise.resolve(statement.get(...parameters) as R | undefined);
+    },
+    run(query) {
+      const { statement, parameters } = prepared(query);
+      return Promise.resolve(Number(statement.run(...parameters).changes));
+    },
+  };
+  const tx: Transaction = {
+    ...queries,
+    // BEGIN IMMEDIATE took the write lock; one process, one connection: no other node to tell.
+    lockUser: () => Promise.resolve(),
+    exclusive: () => Promise.resolve(),
+    changed: () => Promise.resolve(),
+  };
+  let turn = Promise.resolve();
+  return {
+    ...queries,
+    transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+      // One transaction at a time on the one connection: a second waits for the first's end.
+      const run = turn.then(async () => {
+        // Inside a transaction of hand-written code (the importer's), a savepoint: the outer
+        // commit or rollback is that code's.
+        const nested = db.isTransaction;
+        db.exec(nested ? "SAVEPOINT tables" : "BEGIN IMMEDIATE");
+        try {
+          const result = await fn(tx);
+          db.exec(nested ? "RELEASE tables" : "COMMIT");
+          return result;
+        } catch (err) {
+          db.exec(nested ? "ROLLBACK TO tables; RELEASE tables" : "ROLLBACK");
+          throw err;
+        }
+      });
+      turn = run.then(() => {}, () => {});
+      return run;
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/** Registered certificate fingerprints, on either backend (store/certfp.ts has the interface). */
+import type { CertfpStore } from "../certfp.ts";
+import type { TableDb } from "./db.ts";
+
+/** The CertfpStore over a backend's executor. */
+export function certfpStore(db: TableDb): CertfpStore {
+  const { q } = db;
+  return {
+    add: async (userId, fp) =>
+      await db.run(
+        q.insertInto("certfps").values({ fingerprint: fp, user_id: userId, created: Date.now() })
+          .onConflict((c) => c.doNothing()),
+      ) > 0,
+    list: async (userId) =>
+      (await db.all(
+        q.selectFrom("certfps").select(["user_id", "fingerprint", "created"])
+          .where("user_id", "=", userId).orderBy("created").orderBy("fingerprint"),
+      )).map((r) => ({ userId: r.user_id, fingerprint: r.fingerprint, created: r.created })),
+    remove: async (userId, fp) =>
+      await db.run(
+        q.deleteFrom("certfps").where("user_id", "=", userId).where("fingerprint", "=", fp),
+      ) > 0,
+    owner: async (fp) =>
+      (await db.first(q.selectFrom("certfps").select("user_id").where("fingerprint", "=", fp)))
+        ?.user_id,
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The table groups written once for every backend, over its executor (db.ts): a backend's
+ * mod.ts spreads them into its Store beside what it writes by hand (messages, conversations,
+ * files).
+ */
+import type { TableDb } from "./db.ts";
+import { type SharedUserStore, userStore } from "./users.ts";
+import { sessionStore } from "./sessions.ts";
+import { appTokenStore } from "./app_tokens.ts";
+import { certfpStore } from "./certfp.ts";
+import { settingsStore } from "./settings.ts";
+import { profileStore } from "./profiles.ts";
+import { connectionStore } from "./connections.ts";
+import { pushStore } from "./push.ts";
+import { ignoreStore, type SharedIgnoreStore } from "./ignores.ts";
+import type { Store } from "../mod.ts";
+
+/** The groups of `Store` written once; `bump` on users and ignores reloads their caches. */
+export type TableGroups =
+  & Pick<
+    Store,
+    "sessions" | "appTokens" | "certfp" | "settings" | "profiles" | "connections" | "push"
+  >
+  & { users: SharedUserStore; ignores: SharedIgnoreStore };
+
+/** Every shared table group over `db`. */
+export function tableGroups(db: TableDb): TableGroups {
+  return {
+    users: userStore(db),
+    sessions: sessionStore(db),
+    appTokens: appTokenStore(db),
+    certfp: certfpStore(db),
+    settings: settingsStore(db),
+    profiles: profileStore(db),
+    connections: connectionStore(db),
+    push: pushStore(db),
+    ignores: ignoreStore(db),
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * The simple tables as both backends' migrations define them (store/sqlite/migrations,
+ * store/pg/migrations): the same names and columns, so one typed query serves both. Where the
+ * two differ it is said once here: a flag is an INTEGER 0/1 in SQLite and a boolean in
+ * PostgreSQL (written as a boolean, read back as either: `flag` reads it); times are INTEGER and
+ * bigint, numbers in both (store/pg/db.ts parses int8).
+ */
+import type { ColumnType, Generated } from "kysely";
+
+/** A flag: written as a boolean (SQLite's executor stores 1 or 0), read with `flag`. */
+export type Flag = ColumnType<boolean | number, boolean | undefined, boolean>;
+
+/** A flag as read from either backend. */
+export function flag(value: boolean | number): boolean {
+  return value === true || value === 1;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  password_hash: string;
+  /** JSON array of strings. */
+  roles: string;
+  /** JSON array of strings. */
+  highlight_keywords: Generated<string>;
+  /** µs. */
+  registered: number;
+  /** JSON object text. */
+  client_settings: Generated<string>;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  user_id: number;
+  /** Times in ms. */
+  created: number;
+  expires: number;
+  public_id: string;
+  last_used: number;
+  user_agent: Generated<string>;
+  address: Generated<string>;
+  password_at: number;
+}
+
+export interface SettingsTable {
+  key: string;
+  /** JSON text. */
+  value: string;
+}
+
+export interface ConnectionProfilesTable {
+  id: string;
+  url: string;
+  is_default: Flag;
+  is_forced: Flag;
+  max_bulk_message_size: number;
+  max_message_length: number;
+  /** JSON array of strings. */
+  service_accounts: string;
+  skip_queue: Flag;
+  webirc_password: string;
+}
+
+export interface ConnectionsTable {
+  id: Generated<number>;
+  user_id: number;
+  connection_id: string;
+  name: string;
+  url: string;
+  /** JSON array of strings. */
+  on_connect_commands: string;
+  wanted_state: "connected" | "disconnected";
+  nick: string;
+  target: string;
+  /** µs. */
+  created: number;
+  tls_cert: Generated<string>;
+  tls_key: Generated<string>;
+  cert_fingerprint: Generated<string>;
+}
+
+export interface PushSubscriptionsTable {
+  endpoint: string;
+  user_id: number;
+  session_hash: string;
+  p256dh: string;
+  auth: string;
+  created: number;
+}
+
+export interface IrcPushSubscriptionsTable {
+  endpoint: string;
+  user_id: number;
+  connection: number | null;
+  client: string;
+  credential: string;
+  p256dh: string;
+  auth: string;
+  created: number;
+}
+
+export interface PushPrefsTable {
+  user_id: number;
+  auto_away: Flag;
+}
+
+export interface IgnoresTable {
+  user_id: number;
+  mask: string;
+  /** The place in the user's list. */
+  seq: number;
+  created: number;
+}
+
+export interface AppTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  token_hash: string;
+  created: number;
+  last_used: number;
+}
+
+export interface CertfpsTable {
+  fingerprint: string;
+  user_id: number;
+  created: number;
+}
+
+/** The tables the shared table groups (store/tables/) read and write. */
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  settings: SettingsTable;
+  connection_profiles: ConnectionProfilesTable;
+  connections: ConnectionsTable;
+  push_subscriptions: PushSubscriptionsTable;
+  irc_push_subscriptions: IrcPushSubscriptionsTable;
+  push_prefs: PushPrefsTable;
+  ignores: IgnoresTable;
+  app_tokens: AppTokensTable;
+  certfps: CertfpsTable;
+}
