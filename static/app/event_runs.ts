@@ -1,7 +1,7 @@
 /**
  * Runs of joins, parts, quits and nick changes: in a busy channel they bury the conversation, so
  * consecutive ones collapse into one line ("3 joined, 2 left") that opens on click. Pure, so the
- * grouping is tested without a browser (tests/unit/web_event_runs_test.ts).
+ * grouping is tested without a browser (tests/unit/static/app/event_runs_test.ts).
  */
 import type { Message } from "./types.ts";
 

@@ -1,7 +1,8 @@
-/** Member lists (static/app/members.ts), plain connection errors and the connection form's prefill. */
-import { assert, assertEquals } from "../support/assert.ts";
+/** Member lists (static/app/members.ts): ranks, groups and changes. */
+import { assertEquals } from "../../../support/assert.ts";
 import {
   filterMembers,
+  groupMembers,
   joined,
   left,
   type Member,
@@ -10,9 +11,7 @@ import {
   prefixOf,
   renamed,
   sortMembers,
-} from "../../static/app/members.ts";
-import { plainReason } from "../../static/app/conn_error.ts";
-import { EMPTY_FIELDS, nickFromEmail, prefill, validPort } from "../../static/app/conn_url.ts";
+} from "../../../../static/app/members.ts";
 
 const nicks = (l: Member[]) => sortMembers(l).map((m) => prefixOf(m) + m.nick).join(" ");
 
@@ -65,40 +64,22 @@ Deno.test("members: join, part, nick and mode changes keep the list current", ()
   assertEquals(filterMembers(sortMembers(l), "CAR").map((m) => m.nick), ["carla"]);
 });
 
-Deno.test("connection errors: known reasons in plain words, others as they are", () => {
+Deno.test("members: grouped by rank with the server's PREFIX, empty groups left out", () => {
+  const list = [
+    { nick: "zoe", modes: [] },
+    { nick: "bob", modes: ["o"] },
+    { nick: "owner", modes: ["q"] },
+    { nick: "half", modes: ["h"] },
+    { nick: "amy", modes: ["v"] },
+  ];
+  const groups = groupMembers(list).map((g) => [g.rank, g.members.map((m) => m.nick)]);
+  assertEquals(groups, [
+    ["op", ["owner", "bob"]],
+    ["voice", ["half", "amy"]],
+    ["rest", ["zoe"]],
+  ]);
   assertEquals(
-    plainReason("connect ECONNREFUSED 127.0.0.1:6667"),
-    "Connection refused: nothing listens on that port.",
+    groupMembers([{ nick: "a", modes: [] }], parsePrefix("(ov)@+")).map((g) => g.rank),
+    ["rest"],
   );
-  assertEquals(
-    plainReason("Client network socket disconnected before secure TLS connection was established"),
-    "TLS handshake failed: is this a plain-text port?",
-  );
-  assertEquals(
-    plainReason("getaddrinfo ENOTFOUND irc.nowhere.test", "irc.nowhere.test"),
-    "Unknown host: irc.nowhere.test",
-  );
-  // Parley's own look-up before it connects (irc/socket/target.ts).
-  assertEquals(
-    plainReason("Could not resolve irc.nowhere.test.", "irc.nowhere.test"),
-    "Unknown host: irc.nowhere.test",
-  );
-  assertEquals(plainReason("Password incorrect"), "The server refused the password.");
-  assertEquals(plainReason("Closing link: too many clones"), "Closing link: too many clones");
-  assertEquals(plainReason(undefined), "");
-});
-
-Deno.test("connection form: port checked alone, nick from the email, profile prefill", () => {
-  assert(validPort("") && validPort("6697") && validPort("1") && validPort("65535"));
-  assert(!validPort("0") && !validPort("65536") && !validPort("66a") && !validPort("-1"));
-  assertEquals(nickFromEmail("erin.k+irc@example.com"), "erinkirc");
-  assertEquals(nickFromEmail("42@example.com"), "u42");
-  const f = prefill(
-    { ...EMPTY_FIELDS, host: "typed.example" },
-    "irc://irc.libera.chat:6697?tls=1",
-    "ann@x.y",
-  );
-  assertEquals(f.host, "typed.example", "what the user typed wins");
-  assertEquals(f.port, "6697");
-  assertEquals(f.nick, "ann");
 });

@@ -1,9 +1,9 @@
 /** The completion popup's choices (static/app/popup.ts) and the tab's title (title.ts); pure. */
-import { assertEquals } from "../support/assert.ts";
-import { applyCompletion, completionNicks } from "../../static/app/complete.ts";
-import { choosePopup, POPUP_LIMIT, popupFor } from "../../static/app/popup.ts";
-import { tabTitle } from "../../static/app/title.ts";
-import { COMMAND_TABLE } from "../../protocol/command_table.ts";
+import { assertEquals } from "../../../support/assert.ts";
+import { applyCompletion, completionNicks } from "../../../../static/app/complete.ts";
+import { choosePopup, POPUP_LIMIT, popupFor } from "../../../../static/app/popup.ts";
+import { tabTitle } from "../../../../static/app/title.ts";
+import { COMMAND_TABLE } from "../../../../protocol/command_table.ts";
 
 // In the order completionNicks gives: the most recent speaker first, then the silent members.
 const NICKS = completionNicks(["bea", "carl", "bob"], ["bea", "bob", "carl", "beth", "me"], "me");

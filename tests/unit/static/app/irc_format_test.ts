@@ -1,11 +1,11 @@
-import { assert, assertEquals } from "../support/assert.ts";
+import { assert, assertEquals } from "../../../support/assert.ts";
 import {
   cssColor,
   findLinks,
   linkify,
   parseFormatting,
   stripFormatting,
-} from "../../static/app/irc_format.ts";
+} from "../../../../static/app/irc_format.ts";
 
 Deno.test("irc formatting: bold, italic, underline toggle and reset", () => {
   assertEquals(parseFormatting("a\x02b\x02c"), [

@@ -1,6 +1,6 @@
-import { assertEquals } from "../support/assert.ts";
-import { formatSize, groupResults, isReservedHost } from "../../static/app/util.ts";
-import { chatPath, parseRoute } from "../../static/app/router.ts";
+import { assertEquals } from "../../../support/assert.ts";
+import { formatSize, groupResults, isReservedHost } from "../../../../static/app/util.ts";
+import { chatPath, parseRoute } from "../../../../static/app/router.ts";
 
 Deno.test("search results are grouped by conversation, newest first within each", () => {
   const m = (conv: string, ts: string) => ({

@@ -3,7 +3,7 @@
  * on every surface of the theme it is drawn in, light and dark, and stays recognisable: its hue
  * is kept and colours that differed still differ.
  */
-import { assert, assertEquals } from "../support/assert.ts";
+import { assert, assertEquals } from "../../../support/assert.ts";
 import {
   contrast,
   MIN_CONTRAST,
@@ -12,9 +12,9 @@ import {
   SURFACES,
   type Theme,
   toHex,
-} from "../../static/app/contrast.ts";
-import { NICK_COLOURS, nickRgb } from "../../static/app/nick_color.ts";
-import { PALETTE, textColor } from "../../static/app/irc_format.ts";
+} from "../../../../static/app/contrast.ts";
+import { NICK_COLOURS, nickRgb } from "../../../../static/app/nick_color.ts";
+import { PALETTE, textColor } from "../../../../static/app/irc_format.ts";
 
 const THEMES: Theme[] = ["light", "dark"];
 
@@ -54,7 +54,7 @@ Deno.test("contrast: the ratio is WCAG's", () => {
 });
 
 Deno.test("contrast: the surfaces are the theme's backgrounds in app.css", async () => {
-  const css = await Deno.readTextFile(new URL("../../static/app.css", import.meta.url));
+  const css = await Deno.readTextFile(new URL("../../../../static/app.css", import.meta.url));
   for (const name of ["--bg", "--bg-elev", "--bg-side"]) {
     const m = new RegExp(`${name}: light-dark\\((#[0-9a-f]{6}), (#[0-9a-f]{6})\\)`).exec(css);
     assert(m, name);

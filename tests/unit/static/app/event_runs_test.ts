@@ -1,6 +1,6 @@
-import { assertEquals } from "../support/assert.ts";
-import { groupRuns, quietKind } from "../../static/app/event_runs.ts";
-import type { Message } from "../../static/app/types.ts";
+import { assertEquals } from "../../../support/assert.ts";
+import { groupRuns, quietKind } from "../../../../static/app/event_runs.ts";
+import type { Message } from "../../../../static/app/types.ts";
 
 let n = 0;
 const at = () => new Date(Date.UTC(2026, 10, 23, 12, 0, n++)).toISOString();

@@ -1,0 +1,108 @@
+/**
+ * Events across nodes (cluster/bus_bridge.ts) on a real PostgreSQL: each node counts every
+ * node's sockets of a user (including those of a node started later, from the table), an event
+ * published on one node reaches the user's sockets on the others and only there, and a node that
+ * stops or is pruned is no longer counted.
+ */
+import { assertEquals } from "../../support/assert.ts";
+import { poll } from "../../support/poll.ts";
+import { startPostgres } from "../../support/postgres.ts";
+import { openPgStore } from "../../../store/pg/mod.ts";
+import { PgChannel } from "../../../cluster/channel.ts";
+import { BusBridge } from "../../../cluster/bus_bridge.ts";
+import { EventBus } from "../../../lib/bus.ts";
+import type { PushedEvent } from "../../../protocol/events.ts";
+
+const SECRET = "one secret for every node";
+const ALICE = 1;
+
+const message = (text: string) =>
+  ({
+    event: "message",
+    connection_id: "c",
+    conversation_id: "#a",
+    from: "x",
+    message: text,
+    ts: "2026-01-01T00:00:00.000000Z",
+    type: "private",
+    highlight: false,
+    msgid: "1.1",
+  }) as PushedEvent;
+
+Deno.test("bus bridge: socket counts and events cross nodes", async (t) => {
+  const pg = await startPostgres();
+  const store = await openPgStore(pg.url);
+  const node = (id: string) => {
+    const bus = new EventBus();
+    return { bus, bridge: new BusBridge(bus, new PgChannel(store.sql, SECRET), id) };
+  };
+  const a = node("node-a");
+  const b = node("node-b");
+  const c = node("node-c");
+  const seenOnB: string[] = [];
+  const taps: string[] = [];
+  try {
+    await a.bridge.start();
+    await b.bridge.start();
+    a.bus.tap((_, ev) => taps.push(`a:${ev.event}`), ["message"]);
+    b.bus.tap((_, ev) => taps.push(`b:${ev.event}`), ["message"]);
+    const unsubscribe = [
+      b.bus.subscribe(ALICE, (ev) => seenOnB.push((ev as { message: string }).message)),
+      b.bus.subscribe(ALICE, (ev) => seenOnB.push((ev as { message: string }).message)),
+    ];
+    await t.step("a node counts the sockets the others have", async () => {
+      await poll("node a counts node b's two sockets", () => a.bus.listenerCount(ALICE) === 2);
+      assertEquals(a.bus.localCount(ALICE), 0);
+    });
+    await t.step("a node started later reads the counts from the table", async () => {
+      await c.bridge.start();
+      assertEquals(c.bus.listenerCount(ALICE), 2);
+      c.bus.subscribe(ALICE, () => {});
+      await poll("node a counts three", () => a.bus.listenerCount(ALICE) === 3);
+      await poll("node b counts its two and c's one", () => b.bus.listenerCount(ALICE) === 3);
+    });
+    await t.step("an event published on one node reaches the sockets of the others", async () => {
+      const seenOnC: unknown[] = [];
+      c.bus.subscribe(ALICE, (ev) => seenOnC.push(ev));
+      a.bus.publish(ALICE, message("from a"));
+      await poll("node b's sockets got it", () => seenOnB.length === 2);
+      assertEquals(seenOnB, ["from a", "from a"]);
+      await poll("node c's socket got it", () => seenOnC.length === 1);
+      // Taps run once, where the event was published.
+      assertEquals(taps, ["a:message"]);
+    });
+    await t.step("a stopped node's sockets are no longer counted", async () => {
+      await c.bridge.stop();
+      await poll("node a no longer counts c", () => a.bus.listenerCount(ALICE) === 2);
+      for (const un of unsubscribe) un();
+      await poll("node a counts none", () => a.bus.listenerCount(ALICE) === 0);
+      assertEquals(
+        (await store.sql`SELECT count(*)::int AS n FROM cluster_listeners`)[0].n,
+        0,
+        "no row is left",
+      );
+    });
+    await t.step("pruning forgets a node that is gone without saying so", async () => {
+      await store
+        .sql`INSERT INTO cluster_listeners (node, user_id, count) VALUES ('ghost', ${ALICE}, 4)`;
+      const d = node("node-d");
+      await d.bridge.start();
+      try {
+        assertEquals(d.bus.listenerCount(ALICE), 4);
+        await d.bridge.prune(["node-a", "node-b", "node-d"]);
+        assertEquals(d.bus.listenerCount(ALICE), 0);
+        assertEquals(
+          (await store.sql`SELECT count(*)::int AS n FROM cluster_listeners`)[0].n,
+          0,
+        );
+      } finally {
+        await d.bridge.stop();
+      }
+    });
+  } finally {
+    await a.bridge.stop();
+    await b.bridge.stop();
+    await store.close();
+    await pg.close();
+  }
+});
