@@ -5,7 +5,11 @@ import { DomainError } from "../lib/errors.ts";
 import { commandConfig, lockHome } from "./home.ts";
 import { STORE_USAGE } from "./help.ts";
 
-/** The URL without its password, for messages. */
+/**
+ * The URL without its password, for messages.
+ *
+ * @internal test seam
+ */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
