@@ -23,7 +23,8 @@
  *
  * SCALE_LISTENER=1 runs the daemon with its listener for IRC clients on (PARLEY_IRC_LISTEN on
  * loopback), and every figure's name ends in `_listener`, so that a run with it and one without,
- * of the same shape, can be set side by side (memory per connection, CPU). SCALE_ATTACH=N (with the
+ * of the same shape, can be set side by side (memory per connection, CPU; docs/performance.md
+ * compares them at 3,000 connections on ircd-hybrid). SCALE_ATTACH=N (with the
  * listener) then attaches N IRC clients, registered as gamja registers, to N connections spread
  * over the users once all have joined, before memory and CPU are read; they leave before the
  * restart storm.
