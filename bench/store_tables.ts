@@ -2,8 +2,10 @@
  * `deno task bench store_tables`: the simple table groups' reads and writes that run per request,
  * on SQLite and on a throwaway PostgreSQL (PARLEY_BENCH_POSTGRES=0 leaves it out). Each figure is
  * the median, over rounds of PARLEY_BENCH_TABLE_CALLS (default 2,000) calls one after another, of
- * a round's mean time per call: on a loaded machine the median round is the steady one.
+ * a round's mean time per call (`_us`, wall) and of this process's CPU time per call (`_cpu_us`:
+ * on a machine shared with other work, wall times move by 2x from run to run; CPU time much less).
  */
+import process from "node:process";
 import { setLogLevel } from "../lib/log.ts";
 import type { Store } from "../store/mod.ts";
 import { sqliteBackend } from "../store/sqlite/mod.ts";
@@ -17,16 +19,21 @@ const CALLS = Number(Deno.env.get("PARLEY_BENCH_TABLE_CALLS") ?? 2_000);
 const ROUNDS = 15;
 const USERS = 200;
 
-/** Median over rounds of the mean µs per call of `fn(i)`. */
-async function perCall(fn: (i: number) => Promise<unknown>): Promise<number> {
+/** Prints the medians over rounds of the wall and CPU µs per call of `fn(i)`. */
+async function perCall(name: string, fn: (i: number) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < CALLS; i++) await fn(i); // warm: statements prepared, plans cached
-  const rounds: number[] = [];
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
+    const used = process.cpuUsage();
     const started = performance.now();
     for (let i = 0; i < CALLS; i++) await fn(i);
-    rounds.push((performance.now() - started) * 1000 / CALLS);
+    wall.push((performance.now() - started) * 1000 / CALLS);
+    const { user, system } = process.cpuUsage(used);
+    cpu.push((user + system) / CALLS);
   }
-  return pct(rounds, 0.5);
+  line(`${name}_us`, pct(wall, 0.5), "µs");
+  line(`${name}_cpu_us`, pct(cpu, 0.5), "µs");
 }
 
 async function bench(name: string, store: Store): Promise<void> {
@@ -47,19 +54,14 @@ async function bench(name: string, store: Store): Promise<void> {
     });
   }
   const pick = <T>(list: T[], i: number) => list[(i * 7919) % list.length];
-  line(`${name}_sessions_get_us`, await perCall((i) => store.sessions.get(pick(hashes, i))), "µs");
-  line(`${name}_users_by_id_us`, await perCall((i) => store.users.byId(pick(ids, i))), "µs");
-  line(
-    `${name}_sessions_touch_us`,
-    await perCall((i) => store.sessions.touch(pick(hashes, i), Date.now() + 86_400_000)),
-    "µs",
+  await perCall(`${name}_sessions_get`, (i) => store.sessions.get(pick(hashes, i)));
+  await perCall(`${name}_users_by_id`, (i) => store.users.byId(pick(ids, i)));
+  await perCall(
+    `${name}_sessions_touch`,
+    (i) => store.sessions.touch(pick(hashes, i), Date.now() + 86_400_000),
   );
-  line(
-    `${name}_connections_list_us`,
-    await perCall((i) => store.connections.list(pick(ids, i))),
-    "µs",
-  );
-  line(`${name}_settings_current_us`, await perCall(() => store.settings.current()), "µs");
+  await perCall(`${name}_connections_list`, (i) => store.connections.list(pick(ids, i)));
+  await perCall(`${name}_settings_current`, () => store.settings.current());
 }
 
 const home = await Deno.makeTempDir({ prefix: "parley-bench-tables-" });

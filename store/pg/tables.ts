@@ -33,7 +33,7 @@ function queriesOn(
   run: (
     sql: string,
     parameters: postgres.ParameterOrJSON<never>[],
-  ) => Promise<postgres.RowList<postgres.Row[]>>,
+  ) => Promise<unknown[] & { count: number }>,
 ): Queries {
   const exec = (query: Compilable<unknown>) => {
     const { sql, parameters } = query.compile();
@@ -41,7 +41,7 @@ function queriesOn(
   };
   return {
     q,
-    all: async <R>(query: Compilable<R>) => [...await exec(query)] as R[],
+    all: async <R>(query: Compilable<R>) => await exec(query) as R[],
     first: async <R>(query: Compilable<R>) => (await exec(query))[0] as R | undefined,
     run: async (query) => (await exec(query)).count,
   };

@@ -1,8 +1,8 @@
 /** IRC connections, on either backend (store/connections.ts has the interface). */
-import type { Selectable } from "kysely";
+import type { Expression, Selectable } from "kysely";
 import { nowMicros } from "../../lib/time.ts";
 import type { ClientCertificate, ConnectionRecord, ConnectionStore } from "../connections.ts";
-import type { TableDb } from "./db.ts";
+import { prepared, type TableDb } from "./db.ts";
 import type { ConnectionsTable } from "./schema.ts";
 
 const CERTIFICATE = ["tls_cert", "tls_key", "cert_fingerprint"] as const;
@@ -37,6 +37,9 @@ export function connectionStore(db: TableDb): ConnectionStore {
     const row = await db.first(all.where("id", "=", id));
     return row && toRecord(row);
   };
+  const ofUser = prepared((userId: Expression<number>) =>
+    all.where("user_id", "=", userId).orderBy("connection_id")
+  );
   const certificate = async (id: number) =>
     toCertificate(
       await db.first(q.selectFrom("connections").select(CERTIFICATE).where("id", "=", id)),
@@ -58,8 +61,7 @@ export function connectionStore(db: TableDb): ConnectionStore {
           }).returningAll(),
         ))!,
       ),
-    list: async (userId) =>
-      (await db.all(all.where("user_id", "=", userId).orderBy("connection_id"))).map(toRecord),
+    list: async (userId) => (await db.all(ofUser(userId))).map(toRecord),
     async get(userId, connectionId) {
       const row = await db.first(
         all.where("user_id", "=", userId).where("connection_id", "=", connectionId),

@@ -1,15 +1,16 @@
 /** Server settings as key/JSON pairs, on either backend (store/settings.ts has the interface). */
 import { DEFAULT_CONNECTION } from "../../config.ts";
 import { defaultSettings, type SettingsStore } from "../settings.ts";
-import type { TableDb } from "./db.ts";
+import { prepared, type TableDb } from "./db.ts";
 
 /** The SettingsStore over a backend's executor. Every node reads them from the database. */
 export function settingsStore(db: TableDb): SettingsStore {
   const { q } = db;
+  const all = prepared(() => q.selectFrom("settings").select(["key", "value"]));
   return {
     async current(defaultConnection) {
       const stored: Record<string, unknown> = {};
-      for (const row of await db.all(q.selectFrom("settings").select(["key", "value"]))) {
+      for (const row of await db.all(all())) {
         stored[row.key] = JSON.parse(row.value);
       }
       const out = defaultSettings(defaultConnection ?? DEFAULT_CONNECTION);
