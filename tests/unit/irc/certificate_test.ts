@@ -3,10 +3,10 @@
  * asks at once (the API's answer and the first connect) get the one that was stored.
  */
 import { X509Certificate } from "node:crypto";
-import { assert, assertEquals } from "../support/assert.ts";
-import { openStore } from "../../store/mod.ts";
-import { clientCertificate } from "../../irc/certificate.ts";
-import { aliceRecord } from "../support/fake_connection.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
+import { openStore } from "../../../store/mod.ts";
+import { clientCertificate } from "../../../irc/certificate.ts";
+import { aliceRecord } from "../../support/fake_connection.ts";
 
 Deno.test("client certificate: two asks at once make one, both get the stored one", async () => {
   const dir = await Deno.makeTempDir({ prefix: "parley-certificate-" });

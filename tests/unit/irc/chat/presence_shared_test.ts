@@ -2,8 +2,8 @@
  * Two connections to one network share their channels' member lists, and each still answers
  * with what its own server lines told it, whichever reads a line first.
  */
-import { assertEquals } from "../support/assert.ts";
-import { Presence } from "../../irc/chat/presence.ts";
+import { assertEquals } from "../../../support/assert.ts";
+import { Presence } from "../../../../irc/chat/presence.ts";
 
 let n = 0;
 /** Two connections to a network of their own (tests in one process must not meet). */

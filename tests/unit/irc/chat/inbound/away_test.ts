@@ -5,16 +5,16 @@
  * following nick changes and quits.
  */
 import { EventEmitter } from "node:events";
-import { assertEquals } from "../support/assert.ts";
-import { openStore } from "../../store/mod.ts";
-import { aliceRecord, fakeConnection } from "../support/fake_connection.ts";
-import { EventBus } from "../../lib/bus.ts";
-import type { PushedEvent } from "../../protocol/events.ts";
-import { attachInbound, serial } from "../../irc/chat/inbound/mod.ts";
-import { MAX_WHO_MEMBERS } from "../../irc/chat/presence.ts";
-import type { IrcConnection } from "../../irc/engine/connection.ts";
-import type { IrcClient } from "../../irc/engine/framework.ts";
-import { parseMessage } from "../../irc/protocol/message.ts";
+import { assertEquals } from "../../../../support/assert.ts";
+import { openStore } from "../../../../../store/mod.ts";
+import { aliceRecord, fakeConnection } from "../../../../support/fake_connection.ts";
+import { EventBus } from "../../../../../lib/bus.ts";
+import type { PushedEvent } from "../../../../../protocol/events.ts";
+import { attachInbound, serial } from "../../../../../irc/chat/inbound/mod.ts";
+import { MAX_WHO_MEMBERS } from "../../../../../irc/chat/presence.ts";
+import type { IrcConnection } from "../../../../../irc/engine/connection.ts";
+import type { IrcClient } from "../../../../../irc/engine/framework.ts";
+import { parseMessage } from "../../../../../irc/protocol/message.ts";
 
 Deno.test("inbound: who is away, from WHO after joining and from AWAY lines", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "parley-away-" });

@@ -1,6 +1,6 @@
 /** The socket thread's read buffers: small while a socket waits, 64 KB through a burst. */
-import { assertEquals } from "../support/assert.ts";
-import { nextReadSize, READ_MAX, READ_MIN } from "../../irc/socket/read_size.ts";
+import { assertEquals } from "../../../support/assert.ts";
+import { nextReadSize, READ_MAX, READ_MIN } from "../../../../irc/socket/read_size.ts";
 
 Deno.test("read size: grows with reads that fill it, shrinks back when they do not", () => {
   let size = READ_MIN;

@@ -5,8 +5,8 @@
  */
 import v8 from "node:v8";
 import vm from "node:vm";
-import { assert, assertEquals } from "../support/assert.ts";
-import { Presence, sharedNetworks } from "../../irc/chat/presence.ts";
+import { assert, assertEquals } from "../../../support/assert.ts";
+import { Presence, sharedNetworks } from "../../../../irc/chat/presence.ts";
 
 Deno.test("presence: connections to one network in the same channels share their member lists", async () => {
   v8.setFlagsFromString("--expose-gc");

@@ -1,22 +1,22 @@
 /** Unit tests of the IRC engine's pure parts: URLs, casefolding, highlights, splitting, timing. */
-import { assert, assertEquals, assertThrows } from "../support/assert.ts";
-import { DomainError } from "../../lib/errors.ts";
+import { assert, assertEquals, assertThrows } from "../../support/assert.ts";
+import { DomainError } from "../../../lib/errors.ts";
 import {
   newConnectionId,
   nickFromEmail,
   parseIrcUrl,
   publicUrl,
   sameTarget,
-} from "../../irc/url.ts";
-import { ircLower, isChannel } from "../../lib/casefold.ts";
-import { isHighlight } from "../../irc/chat/highlight.ts";
-import { byteLength, splitText, textBudget } from "../../irc/engine/split.ts";
-import { TokenBucket } from "../../irc/engine/token_bucket.ts";
-import { backoffDelay } from "../../irc/engine/backoff.ts";
-import { joinLines } from "../../irc/manager.ts";
-import { publicAddress, TransportRefusal } from "../../irc/socket/target.ts";
-import { lineTime } from "../../irc/chat/server_time.ts";
-import { ctcpAnswer } from "../../irc/protocol/ctcp.ts";
+} from "../../../irc/url.ts";
+import { ircLower, isChannel } from "../../../lib/casefold.ts";
+import { isHighlight } from "../../../irc/chat/highlight.ts";
+import { byteLength, splitText, textBudget } from "../../../irc/engine/split.ts";
+import { TokenBucket } from "../../../irc/engine/token_bucket.ts";
+import { backoffDelay } from "../../../irc/engine/backoff.ts";
+import { joinLines } from "../../../irc/manager.ts";
+import { publicAddress, TransportRefusal } from "../../../irc/socket/target.ts";
+import { lineTime } from "../../../irc/chat/server_time.ts";
+import { ctcpAnswer } from "../../../irc/protocol/ctcp.ts";
 
 Deno.test("parseIrcUrl reads every part of an irc:// URL", () => {
   const u = parseIrcUrl(

@@ -1,7 +1,7 @@
 /** irc/socket/batcher.ts: a burst's reads go to the main thread as few large messages, in order. */
-import { assert, assertEquals } from "../support/assert.ts";
-import { ReadBatcher } from "../../irc/socket/batcher.ts";
-import { ManualClock } from "../support/manual_clock.ts";
+import { assert, assertEquals } from "../../../support/assert.ts";
+import { ReadBatcher } from "../../../../irc/socket/batcher.ts";
+import { ManualClock } from "../../../support/manual_clock.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (chunks: Uint8Array[]) => chunks.map((c) => new TextDecoder().decode(c)).join("");

@@ -1,16 +1,16 @@
 /** What users see of Parley's IRC rules: the private-address refusal, URLs as clients read them. */
-import { assert, assertEquals } from "../support/assert.ts";
-import { refusal } from "../../irc/socket/target.ts";
-import { plainReason, privateRefusal } from "../../static/app/conn_error.ts";
-import { dictionary } from "../../static/app/i18n.ts";
-import { loadDictionaries } from "../../routes/i18n.ts";
-import { parseIrcUrl, publicUrl } from "../../irc/url.ts";
-import { fieldsFromUrl, urlFromFields } from "../../static/app/conn_url.ts";
-import { Presence } from "../../irc/chat/presence.ts";
-import { fingerprint, selfSigned } from "../../lib/self_signed.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
+import { refusal } from "../../../irc/socket/target.ts";
+import { plainReason, privateRefusal } from "../../../static/app/conn_error.ts";
+import { dictionary } from "../../../static/app/i18n.ts";
+import { loadDictionaries } from "../../../routes/i18n.ts";
+import { parseIrcUrl, publicUrl } from "../../../irc/url.ts";
+import { fieldsFromUrl, urlFromFields } from "../../../static/app/conn_url.ts";
+import { Presence } from "../../../irc/chat/presence.ts";
+import { fingerprint, selfSigned } from "../../../lib/self_signed.ts";
 import { createPrivateKey, X509Certificate } from "node:crypto";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
+const ROOT = new URL("../../..", import.meta.url).pathname;
 
 Deno.test("private address refusal: says what to do, and the client translates it", async () => {
   const text = refusal("10.0.0.1", "10.0.0.1", "private");

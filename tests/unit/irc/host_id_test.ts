@@ -1,6 +1,6 @@
 /** Short names of IRC hosts (irc/host_id.ts). */
-import { assertEquals } from "../support/assert.ts";
-import { hostId, hostShortName } from "../../irc/host_id.ts";
+import { assertEquals } from "../../support/assert.ts";
+import { hostId, hostShortName } from "../../../irc/host_id.ts";
 
 Deno.test("host ids: short names of IRC hosts", () => {
   assertEquals(hostShortName("irc.libera.chat"), "libera");

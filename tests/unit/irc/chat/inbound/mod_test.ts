@@ -5,25 +5,25 @@
  * tests/integration/).
  */
 import { EventEmitter } from "node:events";
-import { assert, assertEquals } from "../support/assert.ts";
-import { openStore } from "../../store/mod.ts";
-import { aliceRecord, fakeConnection } from "../support/fake_connection.ts";
-import { EventBus } from "../../lib/bus.ts";
-import type { PushedEvent } from "../../protocol/events.ts";
-import { attachInbound, COMMANDS, HANDLERS, serial } from "../../irc/chat/inbound/mod.ts";
+import { assert, assertEquals } from "../../../../support/assert.ts";
+import { openStore } from "../../../../../store/mod.ts";
+import { aliceRecord, fakeConnection } from "../../../../support/fake_connection.ts";
+import { EventBus } from "../../../../../lib/bus.ts";
+import type { PushedEvent } from "../../../../../protocol/events.ts";
+import { attachInbound, COMMANDS, HANDLERS, serial } from "../../../../../irc/chat/inbound/mod.ts";
 import {
   ERR_NOSUCHNICK,
   RPL_ENDOFMOTD,
   RPL_ENDOFNAMES,
   RPL_ENDOFWHO,
   RPL_WELCOME,
-} from "../../irc/protocol/numerics.ts";
-import type { IrcConnection } from "../../irc/engine/connection.ts";
-import type { IrcClient } from "../../irc/engine/framework.ts";
-import type { Store } from "../../store/mod.ts";
-import type { ConnectionRecord } from "../../store/connections.ts";
-import { parseMessage } from "../../irc/protocol/message.ts";
-import { withSentences } from "../../routes/messages_text.ts";
+} from "../../../../../irc/protocol/numerics.ts";
+import type { IrcConnection } from "../../../../../irc/engine/connection.ts";
+import type { IrcClient } from "../../../../../irc/engine/framework.ts";
+import type { Store } from "../../../../../store/mod.ts";
+import type { ConnectionRecord } from "../../../../../store/connections.ts";
+import { parseMessage } from "../../../../../irc/protocol/message.ts";
+import { withSentences } from "../../../../../routes/messages_text.ts";
 
 /**
  * alice's fake connection over `record` with the inbound handlers attached, its client reporting
@@ -190,7 +190,7 @@ Deno.test("inbound: the table is keyed by IRC command or numeric, one handler ea
 Deno.test("inbound: every concern's handler table is registered", async () => {
   // A module of irc/chat/inbound/ that exports a HandlerTable and is not in HANDLERS would
   // never see an event: registered by hand in mod.ts, so the forgotten line fails here.
-  const dir = new URL("../../irc/chat/inbound/", import.meta.url);
+  const dir = new URL("../../../../../irc/chat/inbound/", import.meta.url);
   let tables = 0;
   for await (const e of Deno.readDir(dir)) {
     if (!e.name.endsWith(".ts")) continue;

@@ -2,8 +2,8 @@
  * Lines handed over and not yet recorded: a connection is held past its own bound or the
  * process's, and woken (not polled) once there is room.
  */
-import { assert, assertEquals } from "../support/assert.ts";
-import { Backlog, PROCESS_MAX, processBacklog } from "../../irc/chat/inbound/backlog.ts";
+import { assert, assertEquals } from "../../../../support/assert.ts";
+import { Backlog, PROCESS_MAX, processBacklog } from "../../../../../irc/chat/inbound/backlog.ts";
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 

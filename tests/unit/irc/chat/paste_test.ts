@@ -1,7 +1,7 @@
 /** Paste against a real SQLite store and a real files folder. */
-import { assert, assertEquals } from "../support/assert.ts";
-import { openStore } from "../../store/mod.ts";
-import { formatSize, needsPaste, pasteIfLong, pasteLine } from "../../irc/chat/paste.ts";
+import { assert, assertEquals } from "../../../support/assert.ts";
+import { openStore } from "../../../../store/mod.ts";
+import { formatSize, needsPaste, pasteIfLong, pasteLine } from "../../../../irc/chat/paste.ts";
 
 Deno.test("paste: long or multi-line messages become a text file URL", async () => {
   const dir = await Deno.makeTempDir({ prefix: "parley-paste-" });

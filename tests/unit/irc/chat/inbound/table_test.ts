@@ -5,17 +5,17 @@
  * bounds of the gathered multi-line replies (replies.ts).
  */
 import { EventEmitter } from "node:events";
-import { assert, assertEquals } from "../support/assert.ts";
-import { openStore, type Store } from "../../store/mod.ts";
-import { aliceRecord, fakeConnection } from "../support/fake_connection.ts";
-import { EventBus } from "../../lib/bus.ts";
-import type { PushedEvent } from "../../protocol/events.ts";
-import { attachInbound, serial } from "../../irc/chat/inbound/mod.ts";
-import { MAX_AGE_MS, MAX_OPEN, Replies } from "../../irc/chat/inbound/replies.ts";
-import type { IrcConnection } from "../../irc/engine/connection.ts";
-import type { IrcClient, WhoisReply } from "../../irc/engine/framework.ts";
-import { parseMessage } from "../../irc/protocol/message.ts";
-import type { ConnectionRecord } from "../../store/connections.ts";
+import { assert, assertEquals } from "../../../../support/assert.ts";
+import { openStore, type Store } from "../../../../../store/mod.ts";
+import { aliceRecord, fakeConnection } from "../../../../support/fake_connection.ts";
+import { EventBus } from "../../../../../lib/bus.ts";
+import type { PushedEvent } from "../../../../../protocol/events.ts";
+import { attachInbound, serial } from "../../../../../irc/chat/inbound/mod.ts";
+import { MAX_AGE_MS, MAX_OPEN, Replies } from "../../../../../irc/chat/inbound/replies.ts";
+import type { IrcConnection } from "../../../../../irc/engine/connection.ts";
+import type { IrcClient, WhoisReply } from "../../../../../irc/engine/framework.ts";
+import { parseMessage } from "../../../../../irc/protocol/message.ts";
+import type { ConnectionRecord } from "../../../../../store/connections.ts";
 
 /** alice's fake connection with the handlers attached; `line` hands over one server line. */
 function attached(store: Store, record: ConnectionRecord, bus: EventBus) {

@@ -2,9 +2,9 @@
  * A connection's server as its lines show it (irc/upstream_state.ts): what the bouncer's burst
  * reads, and the ISUPPORT and capabilities the engine and the chat handlers ask.
  */
-import { assert, assertEquals } from "../support/assert.ts";
-import { parseMessage } from "../../irc/protocol/message.ts";
-import { UpstreamState } from "../../irc/upstream_state.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
+import { parseMessage } from "../../../irc/protocol/message.ts";
+import { UpstreamState } from "../../../irc/upstream_state.ts";
 
 Deno.test("upstream state: channels, topics and the user's source from the server's lines", () => {
   const s = new UpstreamState();

@@ -1,7 +1,7 @@
 /** The per-host connect pace: PARLEY_CONNECT_DELAY between connects to one host, jittered. */
-import { assert, assertEquals } from "../support/assert.ts";
-import { connectGap } from "../../irc/engine/backoff.ts";
-import { parseConfig } from "../../config.ts";
+import { assert, assertEquals } from "../../../support/assert.ts";
+import { connectGap } from "../../../../irc/engine/backoff.ts";
+import { parseConfig } from "../../../../config.ts";
 
 Deno.test("connect pace: the configured delay, a quarter either way", () => {
   assertEquals(connectGap(4000, () => 0), 3000);

@@ -3,15 +3,15 @@
  * keywords): when one is full, the entry used longest ago goes, never the whole cache, so the hot
  * entry of a busy channel stays; a topic mark expires on its own time.
  */
-import { assert, assertEquals } from "../support/assert.ts";
-import { poll } from "../support/poll.ts";
-import { openStore, type Store } from "../../store/mod.ts";
-import { EventBus } from "../../lib/bus.ts";
-import { isHighlight } from "../../irc/chat/highlight.ts";
-import { isTopicChanging, topicChanging } from "../../irc/chat/topics.ts";
-import { isIgnored } from "../../irc/chat/ignore.ts";
-import { highlightKeywords } from "../../irc/chat/record.ts";
-import type { IrcConnection } from "../../irc/engine/connection.ts";
+import { assert, assertEquals } from "../../../support/assert.ts";
+import { poll } from "../../../support/poll.ts";
+import { openStore, type Store } from "../../../../store/mod.ts";
+import { EventBus } from "../../../../lib/bus.ts";
+import { isHighlight } from "../../../../irc/chat/highlight.ts";
+import { isTopicChanging, topicChanging } from "../../../../irc/chat/topics.ts";
+import { isIgnored } from "../../../../irc/chat/ignore.ts";
+import { highlightKeywords } from "../../../../irc/chat/record.ts";
+import type { IrcConnection } from "../../../../irc/engine/connection.ts";
 
 async function withStore(fn: (store: Store) => Promise<void>) {
   const dir = await Deno.makeTempDir({ prefix: "parley-chat-caches-" });

@@ -3,15 +3,15 @@
  * fake connection's lines: the server's 332 and 333 on join, then a change someone makes.
  */
 import { EventEmitter } from "node:events";
-import { assertEquals } from "../support/assert.ts";
-import { openStore } from "../../store/mod.ts";
-import { aliceRecord, fakeConnection } from "../support/fake_connection.ts";
-import { EventBus } from "../../lib/bus.ts";
-import { attachInbound, serial } from "../../irc/chat/inbound/mod.ts";
-import { topicSetter } from "../../irc/chat/topics.ts";
-import type { IrcConnection } from "../../irc/engine/connection.ts";
-import type { IrcClient } from "../../irc/engine/framework.ts";
-import { parseMessage } from "../../irc/protocol/message.ts";
+import { assertEquals } from "../../../support/assert.ts";
+import { openStore } from "../../../../store/mod.ts";
+import { aliceRecord, fakeConnection } from "../../../support/fake_connection.ts";
+import { EventBus } from "../../../../lib/bus.ts";
+import { attachInbound, serial } from "../../../../irc/chat/inbound/mod.ts";
+import { topicSetter } from "../../../../irc/chat/topics.ts";
+import type { IrcConnection } from "../../../../irc/engine/connection.ts";
+import type { IrcClient } from "../../../../irc/engine/framework.ts";
+import { parseMessage } from "../../../../irc/protocol/message.ts";
 
 Deno.test("topic setter: 333 after the join's topic, then each change's nick and time", async () => {
   const dir = await Deno.makeTempDir({ prefix: "parley-topic-" });
