@@ -3,9 +3,9 @@
  * them, by numeric and by the name they answer; never stuck behind an entry whose answer ends
  * otherwise or never comes.
  */
-import { assert, assertEquals } from "../support/assert.ts";
-import { PendingReplies, replySpec } from "../../bouncer/pending_replies.ts";
-import { parseMessage } from "../../irc/protocol/message.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
+import { PendingReplies, replySpec } from "../../../bouncer/pending_replies.ts";
+import { parseMessage } from "../../../irc/protocol/message.ts";
 
 const isChannel = (n: string) => n.startsWith("#");
 const line = (raw: string) => parseMessage(raw)!;

@@ -2,11 +2,11 @@
  * bouncer/history/lines.ts makes a stored channel event's IRC line from its fields alone: the
  * row's text is never read (new rows keep none), so no sentence has to be parsed back.
  */
-import { assertEquals } from "../support/assert.ts";
-import { historyLine } from "../../bouncer/history/lines.ts";
-import type { HistoryLine } from "../../store/history_types.ts";
-import type { KeptFields, KeptKind } from "../../protocol/events.ts";
-import { ircLower } from "../../lib/casefold.ts";
+import { assertEquals } from "../../../support/assert.ts";
+import { historyLine } from "../../../../bouncer/history/lines.ts";
+import type { HistoryLine } from "../../../../store/history_types.ts";
+import type { KeptFields, KeptKind } from "../../../../protocol/events.ts";
+import { ircLower } from "../../../../lib/casefold.ts";
 
 const target = {
   name: "#Chan",

@@ -3,12 +3,12 @@
  * handling made of it: a stored line goes to every attached client at once with its row's msgid
  * and time, an ignored one to no one, and the server's order holds.
  */
-import { assert, assertEquals } from "../support/assert.ts";
-import { type Downstream, Hub } from "../../bouncer/relay.ts";
-import { Caps } from "../../bouncer/caps.ts";
-import { parseMessage } from "../../irc/protocol/message.ts";
-import type { Produced } from "../../irc/engine/outlet.ts";
-import { msgidOf, parseMsgid } from "../../lib/msgid.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
+import { type Downstream, Hub } from "../../../bouncer/relay.ts";
+import { Caps } from "../../../bouncer/caps.ts";
+import { parseMessage } from "../../../irc/protocol/message.ts";
+import type { Produced } from "../../../irc/engine/outlet.ts";
+import { msgidOf, parseMsgid } from "../../../lib/msgid.ts";
 
 function client(caps: string[] = ["server-time", "message-tags"]) {
   const c = new Caps();

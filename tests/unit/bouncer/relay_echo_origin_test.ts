@@ -3,13 +3,13 @@
  * once stored, told by the origin token its send carried: never by its text, so the web client's
  * line with the same words is not taken for it.
  */
-import { assertEquals } from "../support/assert.ts";
-import { type Downstream, Hub } from "../../bouncer/relay.ts";
-import { Caps } from "../../bouncer/caps.ts";
-import { parseMessage } from "../../irc/protocol/message.ts";
-import type { BusMessageEvent } from "../../protocol/events.ts";
-import { formatMicros } from "../../lib/time.ts";
-import { msgidOf } from "../../lib/msgid.ts";
+import { assertEquals } from "../../support/assert.ts";
+import { type Downstream, Hub } from "../../../bouncer/relay.ts";
+import { Caps } from "../../../bouncer/caps.ts";
+import { parseMessage } from "../../../irc/protocol/message.ts";
+import type { BusMessageEvent } from "../../../protocol/events.ts";
+import { formatMicros } from "../../../lib/time.ts";
+import { msgidOf } from "../../../lib/msgid.ts";
 
 Deno.test("relay: the web client's line with a pending client line's words takes no label", () => {
   const hub = new Hub(1, "c1");

@@ -1,6 +1,6 @@
 /** The group a client address counts in for the bound on clients registering at once. */
-import { assertEquals } from "../support/assert.ts";
-import { addressGroup } from "../../bouncer/listener.ts";
+import { assertEquals } from "../../support/assert.ts";
+import { addressGroup } from "../../../bouncer/listener.ts";
 
 Deno.test("addressGroup: IPv4 alone, IPv6 by its /64, in every spelling", () => {
   assertEquals(addressGroup("203.0.113.7"), "203.0.113.7");
