@@ -1,7 +1,7 @@
-import { assertEquals } from "../support/assert.ts";
-import { openDatabase } from "../../store/sqlite/db.ts";
-import { migrate, sqliteMigrations } from "../../store/sqlite/migrate.ts";
-import { timestamps } from "../../store/sqlite/messages/timestamps.ts";
+import { assertEquals } from "../../../../support/assert.ts";
+import { openDatabase } from "../../../../../store/sqlite/db.ts";
+import { migrate, sqliteMigrations } from "../../../../../store/sqlite/migrate.ts";
+import { timestamps } from "../../../../../store/sqlite/messages/timestamps.ts";
 
 const T = Date.UTC(2026, 0, 1) * 1000;
 

@@ -1,6 +1,6 @@
-import { assertEquals, assertThrows } from "../support/assert.ts";
+import { assertEquals, assertThrows } from "../../../support/assert.ts";
 import { DatabaseSync } from "node:sqlite";
-import { migrate, sqliteMigrations } from "../../store/sqlite/migrate.ts";
+import { migrate, sqliteMigrations } from "../../../../store/sqlite/migrate.ts";
 
 Deno.test("migrations: applied in order, once, each in a transaction", () => {
   const db = new DatabaseSync(":memory:");

@@ -1,6 +1,6 @@
 /** The connection and conversation stores against a real SQLite database in a temp folder. */
-import { assert, assertEquals } from "../support/assert.ts";
-import { openSqliteStore, type SqliteStore } from "../../store/sqlite/mod.ts";
+import { assert, assertEquals } from "../../../support/assert.ts";
+import { openSqliteStore, type SqliteStore } from "../../../../store/sqlite/mod.ts";
 
 async function fresh(): Promise<SqliteStore> {
   const home = await Deno.makeTempDir({ prefix: "parley-irc-store-" });

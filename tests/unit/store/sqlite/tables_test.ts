@@ -5,10 +5,10 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import type { Expression } from "kysely";
-import { assertEquals, assertRejects } from "../support/assert.ts";
-import { sqliteTables } from "../../store/sqlite/tables.ts";
-import { prepared } from "../../store/tables/db.ts";
-import { flag } from "../../store/tables/schema.ts";
+import { assertEquals, assertRejects } from "../../../support/assert.ts";
+import { sqliteTables } from "../../../../store/sqlite/tables.ts";
+import { prepared } from "../../../../store/tables/db.ts";
+import { flag } from "../../../../store/tables/schema.ts";
 
 function open() {
   const db = new DatabaseSync(":memory:");

@@ -2,9 +2,9 @@
  * The tsquery pieces of PostgreSQL's search (store/pg/tsquery.ts): prefixes as their whole words,
  * and the one key GIN is asked for.
  */
-import { assertEquals } from "../support/assert.ts";
-import { parseMatch } from "../../store/match.ts";
-import { keyOf, prefixesOf, toTsquery, tsvectorOf } from "../../store/pg/tsquery.ts";
+import { assertEquals } from "../../../support/assert.ts";
+import { parseMatch } from "../../../../store/match.ts";
+import { keyOf, prefixesOf, toTsquery, tsvectorOf } from "../../../../store/pg/tsquery.ts";
 
 const shares = new Map([["the", 0.6], ["tea", 0.02]]);
 const share = (w: string) => shares.get(w) ?? 0.001;

@@ -1,8 +1,8 @@
 /** docs/configuration.md's table of server settings says what store/settings.ts does. */
-import { assertEquals } from "../support/assert.ts";
-import { defaultSettings } from "../../store/settings.ts";
+import { assertEquals } from "../../support/assert.ts";
+import { defaultSettings } from "../../../store/settings.ts";
 
-const DOC = new URL("../../docs/configuration.md", import.meta.url);
+const DOC = new URL("../../../docs/configuration.md", import.meta.url);
 
 /** The documented default of each setting, read from the table's rows. */
 async function documented(): Promise<Map<string, unknown>> {

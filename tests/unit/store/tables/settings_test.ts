@@ -1,9 +1,9 @@
 /** Server settings: typed reads with the defaults of one place, against a real SQLite database. */
 import { DatabaseSync } from "node:sqlite";
-import { assertEquals } from "../support/assert.ts";
-import { defaultSettings } from "../../store/settings.ts";
-import { sqliteTables } from "../../store/sqlite/tables.ts";
-import { settingsStore } from "../../store/tables/settings.ts";
+import { assertEquals } from "../../../support/assert.ts";
+import { defaultSettings } from "../../../../store/settings.ts";
+import { sqliteTables } from "../../../../store/sqlite/tables.ts";
+import { settingsStore } from "../../../../store/tables/settings.ts";
 
 function store() {
   const db = new DatabaseSync(":memory:");

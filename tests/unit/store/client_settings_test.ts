@@ -1,7 +1,7 @@
 /** The stored web client settings read back with the defaults under them, whatever was stored. */
-import { assertEquals } from "../support/assert.ts";
-import { DEFAULT_CLIENT_SETTINGS } from "../../protocol/client_settings.ts";
-import { readClientSettings } from "../../store/client_settings.ts";
+import { assertEquals } from "../../support/assert.ts";
+import { DEFAULT_CLIENT_SETTINGS } from "../../../protocol/client_settings.ts";
+import { readClientSettings } from "../../../store/client_settings.ts";
 
 Deno.test("client settings: the stored keys over the defaults, nothing else", () => {
   assertEquals(readClientSettings("{}"), DEFAULT_CLIENT_SETTINGS);
