@@ -3,11 +3,11 @@
  * the same `state` types, requests and answers. Adding an event or a field to one and not the
  * other fails here.
  */
-import { assert, assertEquals } from "../support/assert.ts";
-import { LINE_KINDS } from "../../protocol/events.ts";
-import { REQUESTS } from "../../protocol/event_requests.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
+import { LINE_KINDS } from "../../../protocol/events.ts";
+import { REQUESTS } from "../../../protocol/event_requests.ts";
 
-const root = new URL("../../", import.meta.url);
+const root = new URL("../../../", import.meta.url);
 const source = await Deno.readTextFile(new URL("protocol/events.ts", root));
 const docs = await Deno.readTextFile(new URL("docs/events.md", root));
 

@@ -1,6 +1,6 @@
 /** The `/events` request schemas: what a frame is read as, and where a bad send is wrong first. */
-import { assertEquals } from "../support/assert.ts";
-import { RequestHead, SendRequest } from "../../protocol/event_requests.ts";
+import { assertEquals } from "../../support/assert.ts";
+import { RequestHead, SendRequest } from "../../../protocol/event_requests.ts";
 
 Deno.test("event requests: the head keeps a usable id and method, and reads the rest as absent", () => {
   assertEquals(RequestHead.parse({ id: 7, method: "load" }), { id: 7, method: "load" });

@@ -3,12 +3,12 @@
  * client's live words and the look come from it. What the compiler cannot see is checked here:
  * the codes are stored data, and the words are keys of the dictionaries.
  */
-import { assert, assertEquals } from "../support/assert.ts";
-import { LINE_KINDS } from "../../protocol/events.ts";
-import { FIRST_EVENT_CODE, TYPE_CODE, TYPES } from "../../protocol/messages.ts";
-import { loadDictionaries } from "../../routes/i18n.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
+import { LINE_KINDS } from "../../../protocol/events.ts";
+import { FIRST_EVENT_CODE, TYPE_CODE, TYPES } from "../../../protocol/messages.ts";
+import { loadDictionaries } from "../../../routes/i18n.ts";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
+const ROOT = new URL("../../..", import.meta.url).pathname;
 
 Deno.test("line kinds: every stored code stays what history was written with", () => {
   // Rows of `messages.type` hold these numbers: a kind may be added, never renumbered.

@@ -2,22 +2,22 @@
  * The one command table (protocol/command_table.ts) against everything that reads it: the server's
  * handlers, the client's handlers, completion, the dictionaries and the docs.
  */
-import { assert, assertEquals } from "../support/assert.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
 import {
   COMMAND_TABLE,
   commandsFor,
   type CommandSpec,
   findCommand,
-} from "../../protocol/command_table.ts";
-import { checkAllowed, HANDLERS, runCommand } from "../../irc/chat/commands.ts";
-import { CLIENT_HANDLERS, completableCommands, parseInput } from "../../static/app/commands.ts";
-import { startCompletion } from "../../static/app/complete.ts";
-import { loadDictionaries } from "../../routes/i18n.ts";
-import { DomainError } from "../../lib/errors.ts";
-import { EventBus } from "../../lib/bus.ts";
-import { openStore } from "../../store/mod.ts";
+} from "../../../protocol/command_table.ts";
+import { checkAllowed, HANDLERS, runCommand } from "../../../irc/chat/commands.ts";
+import { CLIENT_HANDLERS, completableCommands, parseInput } from "../../../static/app/commands.ts";
+import { startCompletion } from "../../../static/app/complete.ts";
+import { loadDictionaries } from "../../../routes/i18n.ts";
+import { DomainError } from "../../../lib/errors.ts";
+import { EventBus } from "../../../lib/bus.ts";
+import { openStore } from "../../../store/mod.ts";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
+const ROOT = new URL("../../..", import.meta.url).pathname;
 const names = (runs: "server" | "client") =>
   COMMAND_TABLE.filter((c) => c.runs === runs).map((c) => c.name).sort();
 

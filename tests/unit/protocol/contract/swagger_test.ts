@@ -3,9 +3,9 @@
  * turns zod's JSON Schema into Swagger 2.0's dialect, as Convos's client reads it.
  */
 import { z } from "zod";
-import { assertEquals } from "../support/assert.ts";
-import { swaggerDocument } from "../../protocol/contract/swagger.ts";
-import { operations } from "../../protocol/contract/operation.ts";
+import { assertEquals } from "../../../support/assert.ts";
+import { swaggerDocument } from "../../../../protocol/contract/swagger.ts";
+import { operations } from "../../../../protocol/contract/operation.ts";
 
 const Thing = z.object({
   name: z.string().max(10).meta({ description: "A name" }),
