@@ -1,7 +1,13 @@
 /** irc/url.ts: an irc:// URL read and shown, connection ids, the same target, nicks. */
 import { assert, assertEquals, assertThrows } from "../../support/assert.ts";
 import { DomainError } from "../../../lib/errors.ts";
-import { newConnectionId, nickFromEmail, parseIrcUrl, publicUrl, sameTarget } from "../../../irc/url.ts";
+import {
+  newConnectionId,
+  nickFromEmail,
+  parseIrcUrl,
+  publicUrl,
+  sameTarget,
+} from "../../../irc/url.ts";
 
 Deno.test("parseIrcUrl reads every part of an irc:// URL", () => {
   const u = parseIrcUrl(

@@ -3,7 +3,7 @@
  * PARLEY_CONNECT_DELAY between connects to one host, jittered.
  */
 import { assert, assertEquals } from "../../../support/assert.ts";
-import { connectGap, backoffDelay } from "../../../../irc/engine/backoff.ts";
+import { backoffDelay, connectGap } from "../../../../irc/engine/backoff.ts";
 import { parseConfig } from "../../../../config.ts";
 
 Deno.test("connect pace: the configured delay, a quarter either way", () => {
