@@ -4,7 +4,8 @@
  * routes/events.ts and the web client (types and pure data, so nothing of the server is bundled)
  * import them: a field one side reads and the other does not send is a type error. Field names
  * are Convos's where Convos has the event.
- * docs/events.md describes the same frames; tests/unit/events_doc_test.ts keeps them in step.
+ * docs/events.md describes the same frames; tests/unit/protocol/events_doc_test.ts keeps them in
+ * step.
  */
 import type { ConnectionState } from "./resources.ts";
 import type { ClientSettings } from "./client_settings.ts";
@@ -327,9 +328,9 @@ export type LineKind =
  * store's types and codes (store/message_types.ts; the codes are stored data, never renumbered),
  * the words of the line the web client shows when its event arrives (static/app/session.ts), and
  * its rendering, by `look` (static/app/components/MessageList.tsx); docs/events.md's table of
- * lines lists these keys (tests/unit/events_doc_test.ts). A live event that is not on the bus, or
- * a field its words name that the event lacks, is a type error. Pure data: the web client
- * bundles it.
+ * lines lists these keys (tests/unit/protocol/events_doc_test.ts). A live event that is not on
+ * the bus, or a field its words name that the event lacks, is a type error. Pure data: the web
+ * client bundles it.
  */
 export const LINE_KINDS = {
   private: { code: 0, live: "message", look: "chat" },

@@ -1,7 +1,7 @@
 /**
  * BouncerServ's words: looked up in the English dictionary (i18n/en.json), as the web client looks
  * up its own, with `{name}` placeholders filled. The listener speaks English; a text missing from
- * the dictionary is said as written (tests/unit/bouncer_service_words_test.ts keeps them all in).
+ * the dictionary is said as written (tests/unit/bouncer/service/table_test.ts keeps them all in).
  */
 import en from "../../i18n/en.json" with { type: "json" };
 

@@ -170,3 +170,19 @@ Deno.test("auth: a registered certificate logs its owner in; the identity names 
     assertEquals(bare.connection, undefined);
   });
 });
+
+Deno.test("bouncer identity: EMAIL/NETWORK[@CLIENT]", () => {
+  assertEquals(parseIdentity("jane@example.com/irc-libera@phone"), {
+    email: "jane@example.com",
+    network: "irc-libera",
+    client: "phone",
+  });
+  assertEquals(parseIdentity("jane@example.com/irc-libera"), {
+    email: "jane@example.com",
+    network: "irc-libera",
+    client: "",
+  });
+  assertEquals(parseIdentity("jane@example.com")?.network, "");
+  assertEquals(parseIdentity("nobody"), undefined);
+  assertEquals(parseIdentity("jane@example.com/net@bad name"), undefined);
+});

@@ -3,7 +3,7 @@
  * it lacks dropped, tags it lacks stripped (server tags before client-only ones), rewrites made,
  * and a line the writer refuses dropped rather than sent broken.
  */
-import { assertEquals } from "../../support/assert.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
 import { type CapName, Caps } from "../../../bouncer/caps.ts";
 import { forClient } from "../../../bouncer/filter.ts";
 import { type IrcMessage, parseMessage } from "../../../irc/protocol/message.ts";
@@ -106,4 +106,29 @@ Deno.test("filter: a line the writer refuses is not passed on", () => {
     params: ["# c", "x"],
   };
   assertEquals(forClient(caps(), space, ctx), undefined);
+});
+
+Deno.test("bouncer filter: each client gets what it negotiated", () => {
+  const none = new Caps();
+  const all = new Caps();
+  all.request("server-time message-tags extended-join multi-prefix away-notify batch");
+  const opts = { prefixes: "@+", myNick: "me" };
+  const join = parseMessage("@time=t;msgid=m :n!u@h JOIN #c acct :Real Name")!;
+  assertEquals(forClient(none, join, opts), ":n!u@h JOIN #c");
+  assertEquals(forClient(all, join, opts), "@time=t;msgid=m :n!u@h JOIN #c acct :Real Name");
+  const timeOnly = new Caps();
+  timeOnly.request("server-time");
+  assertEquals(forClient(timeOnly, join, opts), "@time=t :n!u@h JOIN #c");
+  const away = parseMessage(":n!u@h AWAY :gone")!;
+  assertEquals(forClient(none, away, opts), undefined);
+  assert(forClient(all, away, opts));
+  for (const cmd of [":n!u@h CHGHOST u2 h2", ":n!u@h SETNAME :x", ":n!u@h ACCOUNT acct"]) {
+    assertEquals(forClient(none, parseMessage(cmd)!, opts), undefined, cmd);
+  }
+  const names = parseMessage(":s 353 me = #c :@+a +b c")!;
+  assertEquals(forClient(none, names, opts), ":s 353 me = #c :@a +b c");
+  assertEquals(forClient(all, names, opts), ":s 353 me = #c :@+a +b c");
+  const invite = parseMessage(":n!u@h INVITE other #c")!;
+  assertEquals(forClient(none, invite, opts), undefined);
+  assertEquals(forClient(none, parseMessage(":n!u@h INVITE me #c")!, opts), ":n!u@h INVITE me #c");
 });

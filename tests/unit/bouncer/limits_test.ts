@@ -39,3 +39,14 @@ Deno.test("limits: 400 CHATHISTORY requests fit the burst, then 100 a second", (
   assertEquals(1000 / lineIntervalMs, 5);
   assert(DEFAULT_LIMITS.unregisteredPerAddress < DEFAULT_LIMITS.unregistered);
 });
+
+// What a client's line costs against its pacing: CHATHISTORY a twentieth, however written.
+
+Deno.test("lineCost: CHATHISTORY is cheap, with tags, a source or in lower case", () => {
+  assertEquals(lineCost("CHATHISTORY LATEST #a * 50"), 0.05);
+  assertEquals(lineCost("@label=7 CHATHISTORY LATEST #a * 50"), 0.05);
+  assertEquals(lineCost("@label=7 :me chathistory TARGETS a b 5"), 0.05);
+  assertEquals(lineCost("PRIVMSG #a :CHATHISTORY"), 1);
+  assertEquals(lineCost("@label=7"), 1);
+  assertEquals(lineCost(""), 1);
+});

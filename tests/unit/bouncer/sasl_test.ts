@@ -2,7 +2,7 @@
  * bouncer/sasl.ts: one client's SASL exchange over AUTHENTICATE, PLAIN's and EXTERNAL's payloads,
  * their chunks and bounds, and what every malformed step leads to.
  */
-import { assertEquals } from "../../support/assert.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
 import { Sasl } from "../../../bouncer/sasl.ts";
 
 /** Base64 bytes of one AUTHENTICATE chunk, as the spec says. */
@@ -114,4 +114,47 @@ Deno.test("sasl: EXTERNAL's authorization identity, none, or a malformed one", (
   assertEquals(ext().step(b64("a\nb")), { kind: "failed" }, "a line break");
   assertEquals(ext().step(b64("a\0b")), { kind: "failed" }, "a NUL");
   assertEquals(ext().step("%%%"), { kind: "failed" }, "not base64");
+});
+
+Deno.test("bouncer sasl: 400-byte chunks, + ends an exact multiple, bounded", () => {
+  const b64 = (s: string) => btoa(s);
+  const s = new Sasl();
+  assertEquals(s.step("PLAIN").kind, "continue");
+  const payload = b64(`\0a@b.c/net\0${"p".repeat(289)}`);
+  assertEquals(payload.length, 400);
+  assertEquals(s.step(payload).kind, "more");
+  const done = s.step("+");
+  assertEquals(done, { kind: "credentials", identity: "a@b.c/net", password: "p".repeat(289) });
+  assertEquals(new Sasl().step("EXTERNAL").kind, "mechanisms", "offered over TLS only");
+  const big = new Sasl();
+  big.step("PLAIN");
+  let last = "";
+  for (let i = 0; i < 10 && last !== "failed"; i++) last = big.step("A".repeat(400)).kind;
+  assertEquals(last, "failed");
+  const bad = new Sasl();
+  bad.step("PLAIN");
+  assertEquals(bad.step("!!!").kind, "failed");
+  const aborted = new Sasl();
+  aborted.step("PLAIN");
+  assertEquals(aborted.step("*").kind, "aborted");
+});
+
+Deno.test("bouncer sasl: EXTERNAL over TLS, with or without an authorization identity", () => {
+  const tls = () => true;
+  assertEquals(new Sasl(tls).mechanisms, "PLAIN,EXTERNAL");
+  assertEquals(new Sasl().mechanisms, "PLAIN");
+  const none = new Sasl(tls);
+  assertEquals(none.step("external").kind, "continue");
+  assert(none.active);
+  assertEquals(none.step("+"), { kind: "external", identity: "" });
+  assert(!none.active);
+  const named = new Sasl(tls);
+  named.step("EXTERNAL");
+  assertEquals(named.step(btoa("a@b.c/net@phone")), {
+    kind: "external",
+    identity: "a@b.c/net@phone",
+  });
+  const bad = new Sasl(tls);
+  bad.step("EXTERNAL");
+  assertEquals(bad.step(btoa("a\0b")).kind, "failed");
 });

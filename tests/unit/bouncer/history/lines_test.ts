@@ -1,5 +1,5 @@
 /**
- * bouncer/history/lines.ts for messages (its events are history_lines_test's): how a stored
+ * bouncer/history/lines.ts for messages (its events are event_lines_test's): how a stored
  * message is addressed (a channel, the user's nick, the other person), actions, notices and
  * errors, gaps said by Parley, the tags every line carries, and a batch around them.
  */

@@ -1,0 +1,61 @@
+/**
+ * bouncer/history/lines.ts makes a stored channel event's IRC line from its fields alone: the
+ * row's text is never read (new rows keep none), so no sentence has to be parsed back.
+ */
+import { assertEquals } from "../../../support/assert.ts";
+import { historyLine } from "../../../../bouncer/history/lines.ts";
+import type { HistoryLine } from "../../../../store/history_types.ts";
+import type { KeptFields, KeptKind } from "../../../../protocol/events.ts";
+import { ircLower } from "../../../../lib/casefold.ts";
+
+const target = {
+  name: "#Chan",
+  conversationId: "#chan",
+  isChannel: true,
+  nick: "alice",
+  fold: ircLower,
+};
+
+/** A row of `kind` with `fields` and an empty text, as the store hands new rows out. */
+function row<K extends KeptKind>(kind: K, from: string, fields: KeptFields<K>): HistoryLine {
+  return { conversation: 7, ts: 1_767_225_600_123_456, type: kind, from, text: "", fields };
+}
+
+Deno.test("history lines: every kept event's IRC line from its fields, with no text", () => {
+  const cases: [HistoryLine, string][] = [
+    [row("join", "bob", { nick: "bob" }), ":bob JOIN #Chan"],
+    [row("part", "bob", { nick: "bob" }), ":bob PART #Chan"],
+    [row("part", "bob", { nick: "bob", message: "bye: now" }), ":bob PART #Chan :bye: now"],
+    [row("quit", "bob", { nick: "bob", message: "gone" }), ":bob QUIT gone"],
+    [row("quit", "bob", { nick: "bob" }), ":bob QUIT :"],
+    [
+      row("kick", "op", { nick: "carol", kicker: "op", message: "out" }),
+      ":op KICK #Chan carol out",
+    ],
+    [row("nick_change", "bob", { old_nick: "bob", new_nick: "bobby" }), ":bob NICK bobby"],
+    [row("topic", "bob", { nick: "bob", topic: "a topic" }), ":bob TOPIC #Chan :a topic"],
+    [row("topic", "bob", { nick: "bob", topic: "" }), ":bob TOPIC #Chan :"],
+    [row("mode", "bob", { nick: "bob", mode: "+ov bob dana" }), ":bob MODE #Chan +ov bob dana"],
+    // A field cannot break the line.
+    [row("part", "bob", { nick: "bob", message: "a\r\nQUIT" }), ":bob PART #Chan :a  QUIT"],
+  ];
+  for (const [l, want] of cases) {
+    const got = historyLine(l, target);
+    assertEquals(
+      got,
+      `@time=2026-01-01T00:00:00.123Z;msgid=${got?.match(/msgid=([^ ;]+)/)?.[1]} ${want}`,
+      `${l.type}: ${JSON.stringify(l.fields)}`,
+    );
+  }
+});
+
+Deno.test("history lines: an event row kept as text (no fields) has no IRC line", () => {
+  const old: HistoryLine = {
+    conversation: 7,
+    ts: 1_767_225_600_123_456,
+    type: "kick",
+    from: "op",
+    text: "carol was kicked by op: out",
+  };
+  assertEquals(historyLine(old, target), undefined);
+});

@@ -1,0 +1,143 @@
+/**
+ * Where the server's replies to a client's command go: to the first waiting entry that takes
+ * them, by numeric and by the name they answer; never stuck behind an entry whose answer ends
+ * otherwise or never comes.
+ */
+import { assert, assertEquals } from "../../support/assert.ts";
+import { PendingReplies, replySpec } from "../../../bouncer/pending_replies.ts";
+import { parseMessage } from "../../../irc/protocol/message.ts";
+
+const isChannel = (n: string) => n.startsWith("#");
+const line = (raw: string) => parseMessage(raw)!;
+
+function queue(now = () => 0) {
+  const q = new PendingReplies<string>({ now, timeoutMs: 1000 });
+  const ask = (client: string, raw: string, label?: string) => {
+    const m = line(raw);
+    return q.add(client, m.command, m.params, replySpec(m.command, m.params, isChannel), label);
+  };
+  /** Who gets the reply ("" for nobody's: every client), and whether it ended its entry. */
+  const to = (raw: string) => {
+    const r = q.route(line(raw));
+    return r ? `${r.entry.client}${r.ends ? " (end)" : ""}` : "";
+  };
+  return { q, ask, to };
+}
+
+Deno.test("pending replies: an error that ends a query ends it, and the next query is answered", () => {
+  const { q, ask, to } = queue();
+  ask("a", "MODE #nosuchchannel");
+  assertEquals(to(":s 401 me #nosuchchannel :No such nick or channel name"), "a (end)");
+  assertEquals(q.size, 0);
+  ask("b", "WHOIS bob");
+  assertEquals(to(":s 311 me bob u h * :Bob"), "b");
+  assertEquals(to(":s 318 me bob :End of WHOIS list"), "b (end)");
+});
+
+Deno.test("pending replies: WHOIS's 401 is followed by its end", () => {
+  const { ask, to } = queue();
+  ask("a", "WHOIS nobody");
+  assertEquals(to(":s 401 me nobody :No such nick"), "a");
+  assertEquals(to(":s 318 me nobody :End of WHOIS list"), "a (end)");
+  ask("a", "WHOWAS nobody");
+  assertEquals(to(":s 406 me nobody :There was no such nickname"), "a");
+  assertEquals(to(":s 369 me nobody :End of WHOWAS list"), "a (end)");
+});
+
+Deno.test("pending replies: an entry never blocks the ones behind it", () => {
+  const { ask, to } = queue();
+  ask("a", "WHOIS carol");
+  ask("b", "MODE #x");
+  ask("c", "ISON bob");
+  assertEquals(to(":s 303 me :bob"), "c (end)");
+  assertEquals(to(":s 324 me #x +nt"), "b (end)");
+  assertEquals(to(":s 329 me #x 1700000000"), "b", "the trail after 324");
+  assertEquals(to(":s 311 me carol u h * :Carol"), "a");
+  // Someone else's answer (the web client's /whois of dave) is nobody's here.
+  assertEquals(to(":s 311 me dave u h * :Dave"), "");
+  assertEquals(to(":s 401 me erin :No such nick"), "", "an error naming nothing asked");
+  assertEquals(to(":s 318 me carol :End"), "a (end)");
+});
+
+Deno.test("pending replies: Parley's own WHO of another channel is not the client's", () => {
+  const { ask, to } = queue();
+  ask("a", "WHO #mine");
+  assertEquals(to(":s 352 me #other u h s carol H :0 Carol"), "");
+  assertEquals(to(":s 315 me #other :End of WHO list"), "");
+  assertEquals(to(":s 352 me #mine u h s bob H :0 Bob"), "a");
+  assertEquals(to(":s 315 me #mine :End of WHO list"), "a (end)");
+  ask("a", "WHO bob");
+  assertEquals(to(":s 352 me #any u h s bob H :0 Bob"), "a", "a nick's WHO names any channel");
+  assertEquals(to(":s 315 me bob :End of WHO list"), "a (end)");
+  ask("a", "TOPIC #mine");
+  assertEquals(to(":s 332 me #other :not this one"), "");
+  assertEquals(to(":s 332 me #mine :the topic"), "a");
+  assertEquals(to(":s 333 me #mine bob 1700000000"), "a (end)");
+});
+
+Deno.test("pending replies: a query whose answer never comes times out", () => {
+  let now = 0;
+  const { q, ask, to } = queue(() => now);
+  ask("a", "WHOIS slow");
+  now = 999;
+  assertEquals(q.expired(), []);
+  now = 1000;
+  assertEquals(q.expired().map((e) => e.client), ["a"]);
+  assertEquals(to(":s 318 me slow :End"), "");
+});
+
+Deno.test("pending replies: replies push the timeout back", () => {
+  let now = 0;
+  const { q, ask, to } = queue(() => now);
+  ask("a", "LIST");
+  now = 900;
+  assertEquals(to(":s 322 me #a 3 :topic"), "a");
+  now = 1800;
+  assertEquals(q.expired(), []);
+  assertEquals(to(":s 323 me :End of LIST"), "a (end)");
+});
+
+Deno.test("pending replies: passed-through commands and their answers", () => {
+  const { ask, to } = queue();
+  ask("a", "MOTD");
+  assertEquals(to(":s 375 me :- s message of the day"), "a");
+  assertEquals(to(":s 372 me :- hi"), "a");
+  assertEquals(to(":s 376 me :End of MOTD command"), "a (end)");
+  ask("a", "LUSERS");
+  for (const n of ["251", "254", "255", "265"]) assertEquals(to(`:s ${n} me :x`), "a");
+  assertEquals(to(":s 266 me 2 2 :x"), "a (end)");
+  assertEquals(to(":s 250 me :Highest connection count"), "a", "ngircd's 250 after 266");
+  ask("b", "VERSION");
+  assertEquals(to(":s 351 me ngircd s :x"), "b (end)");
+  assertEquals(to(":s 005 me RFC2812 :are supported"), "b");
+  assertEquals(to(":s 005 me CHANNELLEN=50 :are supported"), "", "the trail is right after");
+  ask("a", "USERHOST bob");
+  assertEquals(to(":s 302 me :bob=+u@h"), "a (end)");
+  ask("a", "MONITOR L");
+  assertEquals(to(":s 732 me :bob"), "a");
+  assertEquals(to(":s 733 me :End of MONITOR list"), "a (end)");
+  ask("a", "MONITOR + bob");
+  assertEquals(to(":s 730 me :bob!u@h"), "", "a status is every client's news");
+  ask("b", "KNOCK #closed :let me in");
+  assertEquals(to(":s 711 me #closed :Your KNOCK has been delivered"), "b (end)");
+  ask("a", "FROBNICATE x");
+  assertEquals(to(":s 421 me FROBNICATE :Unknown command"), "a (end)");
+  ask("b", "SETNAME :New Name");
+  assertEquals(to("FAIL SETNAME INVALID_REALNAME :No"), "b (end)");
+  ask("a", "NAMES #a,#b");
+  assertEquals(to(":s 366 me #a :End"), "a");
+  assertEquals(to(":s 366 me #b :End"), "a (end)");
+});
+
+Deno.test("pending replies: an unanswered command gives way to a query when the queue is full", () => {
+  const q = new PendingReplies<string>({ max: 2 });
+  const add = (raw: string) => {
+    const m = line(raw);
+    return q.add("a", m.command, m.params, replySpec(m.command, m.params, isChannel));
+  };
+  assert(add("KICK #a bob"));
+  assert(add("WHOIS bob"));
+  assert(add("WHOIS carol"), "the KICK's wait gave way");
+  assertEquals(add("WHOIS dave"), undefined, "queries do not");
+  assertEquals(q.clear().length, 2);
+});

@@ -1,0 +1,292 @@
+/**
+ * irc/chat/inbound/ with a fake connection: a real store in a temporary folder and a real bus, the
+ * server's lines parsed as the transport parses them, and an event emitter standing in for the
+ * client, so each handler is exercised without a daemon or an IRC server (those are in
+ * tests/integration/).
+ */
+import { EventEmitter } from "node:events";
+import { assert, assertEquals } from "../../../../support/assert.ts";
+import { openStore } from "../../../../../store/mod.ts";
+import { aliceRecord, fakeConnection } from "../../../../support/fake_connection.ts";
+import { EventBus } from "../../../../../lib/bus.ts";
+import type { PushedEvent } from "../../../../../protocol/events.ts";
+import { attachInbound, COMMANDS, HANDLERS, serial } from "../../../../../irc/chat/inbound/mod.ts";
+import {
+  ERR_NOSUCHNICK,
+  RPL_ENDOFMOTD,
+  RPL_ENDOFNAMES,
+  RPL_ENDOFWHO,
+  RPL_WELCOME,
+} from "../../../../../irc/protocol/numerics.ts";
+import type { IrcConnection } from "../../../../../irc/engine/connection.ts";
+import type { IrcClient } from "../../../../../irc/engine/framework.ts";
+import type { Store } from "../../../../../store/mod.ts";
+import type { ConnectionRecord } from "../../../../../store/connections.ts";
+import { parseMessage } from "../../../../../irc/protocol/message.ts";
+import { withSentences } from "../../../../../routes/messages_text.ts";
+
+/**
+ * alice's fake connection over `record` with the inbound handlers attached, its client reporting
+ * `network`; `settle` waits until every event emitted so far is handled and stored.
+ */
+function attached(
+  store: Store,
+  record: ConnectionRecord,
+  bus: EventBus,
+  tokens: string[],
+) {
+  const client = new EventEmitter();
+  const conn = fakeConnection(record, client, tokens);
+  const run = serial("test");
+  const lines = attachInbound(
+    { store, bus },
+    conn as unknown as IrcConnection,
+    client as unknown as IrcClient,
+    run,
+  );
+  const settle = async () => {
+    await new Promise((r) => setTimeout(r, 0));
+    await new Promise<void>((r) => run(() => Promise.resolve(r())));
+    await store.messages.flush();
+  };
+  /** One line from the server, as the transport hands it over; true when irc-framework is spared. */
+  const line = (text: string) => lines.take(parseMessage(text)!);
+  return { client, conn, settle, lines, run, line };
+}
+
+Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connection", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "parley-inbound-" });
+  const store = await openStore(dir);
+  try {
+    const { user, record } = await aliceRecord(store);
+    const bus = new EventBus();
+    const seen: PushedEvent[] = [];
+    bus.subscribe(user.id, (ev) => seen.push(ev));
+    const { conn, settle, run, line } = attached(store, record, bus, ["PREFIX=(o)@"]);
+
+    await t.step("a channel message is stored and published in its channel", async () => {
+      line(":bob!b@h PRIVMSG #Test :hello alice");
+      await settle();
+      const conv = (await store.conversations.get(record.id, "#test"))!;
+      assert(conv, "the channel's conversation exists");
+      const page = await store.messages.historyOf(conv.id, { limit: 10 });
+      assertEquals(page.messages.map((m) => [m.from, m.message, m.type]), [
+        ["bob", "hello alice", "private"],
+      ]);
+      const ev = seen.find((e) => e.event === "message");
+      assertEquals(ev && [ev.conversation_id, ev.from, ev.highlight], ["#test", "bob", true]);
+    });
+
+    await t.step("someone's join is a state event and a stored join", async () => {
+      line(":carol!c@h JOIN #test");
+      await settle();
+      const join = seen.find((e) => e.event === "state" && e.type === "join");
+      assertEquals(join && [join.conversation_id, join.nick], ["#test", "carol"]);
+      const conv = (await store.conversations.get(record.id, "#test"))!;
+      const page = await store.messages.historyOf(conv.id, { limit: 10 });
+      assertEquals(page.messages.at(-1)?.type, "join");
+    });
+
+    await t.step("a join's and a part's events carry their stored line's time", async () => {
+      // The line's identity in the history pages: a client showing it live shows it once.
+      line(":gina!g@h JOIN #test");
+      line(":gina!g@h PART #test");
+      await settle();
+      const conv = (await store.conversations.get(record.id, "#test"))!;
+      const page = await store.messages.historyOf(conv.id, { limit: 10 });
+      const stored = (type: string) =>
+        page.messages.findLast((m) => m.from === "gina" && m.type === type)!.ts;
+      const of = (type: string) =>
+        seen.findLast((e) =>
+          e.event === "state" && e.type === type && "nick" in e && e.nick === "gina"
+        );
+      const [join, part] = [of("join"), of("part")];
+      assertEquals(join?.event === "state" && join.type === "join" && join.ts, stored("join"));
+      assertEquals(part?.event === "state" && part.type === "part" && part.ts, stored("part"));
+    });
+
+    await t.step("chat lines take the lean path and keep their order with the rest", async () => {
+      assertEquals(line(":dave!d@h PRIVMSG #test :one"), true);
+      assertEquals(line(":dave!d@h PRIVMSG #test :two"), true);
+      // Someone's join is taken too; so is every other line, by its command's handler: none of
+      // these goes to irc-framework.
+      assertEquals(line(":frank!f@h JOIN #test"), true);
+      assertEquals(line(":alice!a@h JOIN #test"), true);
+      // A line the lean path does not take queues behind the ones it took.
+      assertEquals(line(":dave!d@h PART #test :bye"), true);
+      assertEquals(line(":erin!e@h PRIVMSG #test :\x01ACTION three\x01"), true);
+      assertEquals(line(":erin!e@h PRIVMSG alice :four"), true);
+      // A STATUSMSG target (to the channel's operators): kept in the channel.
+      assertEquals(line(":erin!e@h PRIVMSG @#test :ops only"), true);
+      // Registration's lines are irc-framework's.
+      assertEquals(line(":irc.test 433 * alice :Nickname already in use"), false);
+      // Another client's lines (a reconnect happened) are not taken.
+      const other = attachInbound(
+        { store, bus },
+        conn as unknown as IrcConnection,
+        new EventEmitter() as unknown as IrcClient,
+        run,
+      );
+      assertEquals(other.take(parseMessage(":x!x@h PRIVMSG #test :no")!), false);
+      await settle();
+      const conv = (await store.conversations.get(record.id, "#test"))!;
+      const page = await store.messages.historyOf(conv.id, { limit: 7 });
+      // Events are kept as fields; the API says them in Convos's words.
+      assertEquals(page.messages.map((m) => [m.from, m.message, m.type, m.fields]), [
+        ["dave", "one", "private", undefined],
+        ["dave", "two", "private", undefined],
+        ["frank", "", "join", { nick: "frank" }],
+        ["alice", "", "join", { nick: "alice" }],
+        ["dave", "", "part", { nick: "dave", message: "bye" }],
+        ["erin", "three", "action", undefined],
+        ["erin", "ops only", "private", undefined],
+      ]);
+      assertEquals(withSentences(page).messages.map((m) => m.message).slice(2, 5), [
+        "frank joined.",
+        "alice joined.",
+        "dave left: bye",
+      ]);
+      const joined = seen.filter((e) => e.event === "state" && e.type === "join")
+        .find((e) => e.nick === "frank");
+      assertEquals(
+        joined && [joined.conversation_id, joined.nick],
+        ["#test", "frank"],
+        "the join is published",
+      );
+      const direct = (await store.conversations.get(record.id, "erin"))!;
+      const mine = await store.messages.historyOf(direct.id, { limit: 4 });
+      assertEquals(mine.messages.map((m) => m.message), ["four"]);
+    });
+
+    await t.step("the server's PREFIX becomes info.prefix, announced once", async () => {
+      line(":irc.test 005 alice PREFIX=(o)@ :are supported by this server");
+      line(":irc.test 005 alice NETWORK=Test :are supported by this server");
+      await settle();
+      assertEquals(conn.info.prefix, "(o)@");
+      assertEquals(seen.filter((e) => e.event === "state" && e.type === "info").length, 1);
+    });
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("inbound: the table is keyed by IRC command or numeric, one handler each", () => {
+  for (const command of COMMANDS.keys()) {
+    assert(/^(?:[A-Z]+|\d{3})$/.test(command), `not a command: ${command}`);
+  }
+  for (const c of ["PRIVMSG", "JOIN", "PART", "KICK", "QUIT", "NICK", "MODE", "TOPIC"]) {
+    assert(COMMANDS.has(c), c);
+  }
+  for (const n of [RPL_ENDOFMOTD, RPL_ENDOFNAMES, RPL_ENDOFWHO, RPL_WELCOME, ERR_NOSUCHNICK]) {
+    assert(COMMANDS.has(n), n);
+  }
+  // Only the welcome is handled by two concerns (the greeting, then the gap marker).
+  const names = HANDLERS.flatMap((table) => Object.keys(table));
+  const twice = names.filter((n, i) => names.indexOf(n) !== i);
+  assertEquals(twice, [RPL_WELCOME]);
+});
+
+Deno.test("inbound: every concern's handler table is registered", async () => {
+  // A module of irc/chat/inbound/ that exports a HandlerTable and is not in HANDLERS would
+  // never see an event: registered by hand in mod.ts, so the forgotten line fails here.
+  const dir = new URL("../../../../../irc/chat/inbound/", import.meta.url);
+  let tables = 0;
+  for await (const e of Deno.readDir(dir)) {
+    if (!e.name.endsWith(".ts")) continue;
+    const source = await Deno.readTextFile(new URL(e.name, dir));
+    for (const [, name] of source.matchAll(/^export const (\w+): HandlerTable\b/gm)) {
+      const mod = await import(new URL(e.name, dir).href);
+      assert(HANDLERS.includes(mod[name]), `${e.name}'s ${name} is not in HANDLERS (mod.ts)`);
+      tables++;
+    }
+  }
+  assertEquals(tables, HANDLERS.length, "each table in HANDLERS is exported as a HandlerTable");
+});
+
+Deno.test("inbound: a quit storm reads no conversation for nicks without one", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "parley-inbound-" });
+  const store = await openStore(dir);
+  try {
+    const { record } = await aliceRecord(store);
+    const { settle, line } = attached(store, record, new EventBus(), ["NETWORK=storm"]);
+    // Every read of a conversation, whichever way it asks.
+    const conversations = store.conversations;
+    const reads = { get: 0, list: 0 };
+    const [get, list] = [conversations.get, conversations.listForConnection];
+    conversations.get = (...a) => (reads.get++, get(...a));
+    conversations.listForConnection = (...a) => (reads.list++, list(...a));
+    const lines = async (name: string) => {
+      const conv = await get(record.id, name);
+      if (!conv) return [];
+      return withSentences(await store.messages.historyOf(conv.id, { limit: 200 })).messages;
+    };
+    const nicks = Array.from({ length: 50 }, (_, i) => `guest${i}`);
+
+    line(":alice!a@h JOIN #storm");
+    for (const nick of ["bob", "dave", "erin", ...nicks]) line(`:${nick}!x@h JOIN #storm`);
+    line(":bob!b@h PRIVMSG alice :hi");
+    line(":dave!d@h PRIVMSG alice :hello");
+    await settle();
+
+    await t.step("50 quits of nicks without a conversation: no read each", async () => {
+      Object.assign(reads, { get: 0, list: 0 });
+      for (const nick of nicks) line(`:${nick}!x@h QUIT :*.net *.split`);
+      await settle();
+      assertEquals(reads.get, 0, "no conversation read per quit");
+      assert(reads.list <= 1, `the connection's conversations listed at most once: ${reads.list}`);
+      const quits = (await lines("#storm")).filter((m) => m.type === "quit");
+      assertEquals(quits.length, nicks.length, "each quit is kept in the channel");
+      assertEquals(await get(record.id, "guest0"), undefined, "no conversation made");
+    });
+
+    await t.step("a quit of someone with a private conversation is kept there", async () => {
+      line(":bob!b@h QUIT :bye");
+      await settle();
+      assertEquals((await lines("bob")).map((m) => [m.type, m.message]), [
+        ["private", "hi"],
+        ["quit", "bob quit: bye"],
+      ]);
+    });
+
+    await t.step("a private conversation made after the storm keeps the next quit", async () => {
+      line(":erin!e@h PRIVMSG alice :psst");
+      await settle();
+      // Any conversation's change empties the cache of rows, so the quit asks the names.
+      await conversations.setNotify((await get(record.id, "#storm"))!.id, "");
+      line(":erin!e@h QUIT :gone");
+      await settle();
+      assertEquals((await lines("erin")).map((m) => m.type), ["private", "quit"]);
+    });
+
+    await t.step(
+      "a private conversation renamed by a nick change keeps the next quit",
+      async () => {
+        line(":dave!d@h NICK David");
+        await settle();
+        line(":David!d@h QUIT :later");
+        await settle();
+        assertEquals((await lines("david")).map((m) => m.type), ["private", "nick_change", "quit"]);
+      },
+    );
+
+    await t.step(
+      "a closed conversation is forgotten at the first read that misses it",
+      async () => {
+        await conversations.remove((await get(record.id, "david"))!.id);
+        line(":David!d@h JOIN #storm");
+        line(":David!d@h QUIT");
+        await settle();
+        Object.assign(reads, { get: 0, list: 0 });
+        line(":David!d@h JOIN #storm");
+        line(":David!d@h QUIT");
+        await settle();
+        assertEquals(reads, { get: 0, list: 0 });
+        assertEquals(await get(record.id, "david"), undefined);
+      },
+    );
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,142 @@
+/**
+ * A connection's server as its lines show it (irc/upstream_state.ts): what the bouncer's burst
+ * reads, and the ISUPPORT and capabilities the engine and the chat handlers ask.
+ */
+import { assert, assertEquals } from "../../support/assert.ts";
+import { parseMessage } from "../../../irc/protocol/message.ts";
+import { UpstreamState } from "../../../irc/upstream_state.ts";
+
+Deno.test("upstream state: channels, topics and the user's source from the server's lines", () => {
+  const s = new UpstreamState();
+  for (
+    const line of [
+      ":srv 001 alice :Welcome",
+      ":srv 005 alice PREFIX=(ov)@+ CHANTYPES=# :are supported",
+      ":srv 375 alice :- motd",
+      ":srv 372 alice :- hello",
+      ":srv 376 alice :End",
+      ":alice!a@h JOIN #Parley",
+      ":srv 332 alice #Parley :the topic",
+      ":srv 333 alice #Parley bob 1700000000",
+      ":srv 353 alice = #Parley :@alice bob",
+      ":srv 366 alice #Parley :End",
+      ":carol!c@h JOIN #parley",
+      ":bob!b@h NICK bobby",
+      ":alice!a@h MODE #parley +v bobby",
+      ":carol!c@h PART #parley",
+      ":alice!a@h NICK alice2",
+    ]
+  ) s.see(parseMessage(line)!);
+  assertEquals(s.nick, "alice2");
+  assertEquals(s.motd, ["- hello"]);
+  const ch = s.channel("#PARLEY")!;
+  assertEquals(ch.name, "#Parley");
+  assertEquals([ch.topic, ch.topicBy], ["the topic", "bob"]);
+  // Members are the connection's (irc/chat/presence.ts), not kept here a second time.
+  assertEquals(Object.keys(ch).sort(), ["name", "topic", "topicAt", "topicBy"]);
+  assertEquals(s.source, "alice2!a@h");
+  s.see(parseMessage(":op!o@h KICK #parley alice2 :out")!);
+  assertEquals(s.channel("#parley"), undefined);
+});
+
+Deno.test("upstream state: the server's capabilities from its CAP lines", () => {
+  const s = new UpstreamState();
+  const see = (raw: string) => s.see(parseMessage(raw)!);
+  see(":srv CAP * LS * :message-tags echo-message");
+  see(":srv CAP * LS :chghost");
+  see(":srv CAP * ACK :message-tags chghost");
+  assertEquals([...s.caps].sort(), ["chghost", "message-tags"]);
+  see(":srv CAP alice DEL :chghost");
+  see(":srv CAP alice NEW :echo-message");
+  see(":srv CAP alice ACK :echo-message -message-tags");
+  assertEquals([...s.caps].sort(), ["echo-message"]);
+  see(":srv CAP * LS :message-tags");
+  assertEquals([...s.caps], [], "a new negotiation starts from nothing");
+});
+
+Deno.test("upstream state: ISUPPORT read as the engine asks it, defaults before", () => {
+  const s = new UpstreamState();
+  const see = (raw: string) => s.see(parseMessage(raw)!);
+  // Before the server says: what irc-framework assumed.
+  assertEquals(s.casemapping, "rfc1459");
+  assertEquals(s.chantypes, undefined);
+  assertEquals(s.prefix.map((p) => p.mode).join(""), "qaohv");
+  assertEquals([s.linelen, s.modes, s.networkName], [undefined, undefined, "Network"]);
+  see(":srv 001 alice :Welcome");
+  see(
+    ":srv 005 alice CASEMAPPING=ascii CHANTYPES=#& PREFIX=(ohv)@%+ LINELEN=2048 MODES=6 " +
+      "NETWORK=Example\\x20Net :are supported",
+  );
+  assertEquals(s.casemapping, "ascii");
+  assertEquals(s.chantypes, ["#", "&"]);
+  assertEquals(s.prefix, [
+    { mode: "o", symbol: "@" },
+    { mode: "h", symbol: "%" },
+    { mode: "v", symbol: "+" },
+  ]);
+  assertEquals(s.prefixSymbols(), "@%+");
+  assertEquals([s.linelen, s.modes, s.networkName], [2048, 6, "Example Net"]);
+  see(":srv 004 alice srv.example ircd-1.0 iow biklmnopstv");
+  assertEquals(s.myinfo, ["srv.example", "ircd-1.0", "iow", "biklmnopstv"]);
+  // The tokens as the server spelled them, in its order, for the bouncer's burst.
+  assertEquals(s.isupportTokens().slice(0, 3), [
+    "CASEMAPPING=ascii",
+    "CHANTYPES=#&",
+    "PREFIX=(ohv)@%+",
+  ]);
+  see(":srv 005 alice MODES=4 EXTRA :are supported");
+  assertEquals(s.isupportTokens().slice(-3), ["MODES=4", "NETWORK=Example\\x20Net", "EXTRA"]);
+  assertEquals(s.isupportValue("MODE"), undefined, "a name is matched whole");
+  assertEquals(s.isupportValue("EXTRA"), undefined, "a token without a value");
+  // A later 005 changes what was read (parsed once per change, not per question).
+  see(":srv 005 alice -CHANTYPES CASEMAPPING=strict-rfc1459 PREFIX= :are supported");
+  assertEquals([s.casemapping, s.chantypes, s.prefix], ["strict-rfc1459", undefined, []]);
+  // A new registration starts from nothing.
+  see(":srv 001 alice :Welcome again");
+  assertEquals([s.casemapping, s.linelen, s.networkName], ["rfc1459", undefined, "Network"]);
+});
+
+Deno.test("upstream state: capEnabled, and a fresh client negotiates from nothing", () => {
+  const s = new UpstreamState();
+  const see = (raw: string) => s.see(parseMessage(raw)!);
+  see(":srv CAP * LS :server-time echo-message");
+  see(":srv CAP * ACK :server-time echo-message");
+  assert(s.capEnabled("server-time") && s.capEnabled("echo-message"));
+  see(":srv 001 alice :Welcome");
+  see(":alice!a@h JOIN #c");
+  s.restart();
+  assert(!s.capEnabled("server-time"), "a new client's capabilities are its own");
+  assert(s.channel("#c"), "channels stay for a client attaching until the next welcome");
+});
+
+Deno.test("upstream state: a chat line is a quick look; the user's own gives its source", () => {
+  const s = new UpstreamState();
+  const see = (raw: string) => s.see(parseMessage(raw)!);
+  see(":srv 001 alice :Welcome");
+  see(":bob!b@h PRIVMSG #c :hello");
+  see(":bob!b@h NOTICE alice :hi");
+  assertEquals(s.source, "");
+  see(":alice!a@cloaked PRIVMSG #c :my own, echoed");
+  assertEquals(s.source, "alice!a@cloaked");
+  // A nick that only begins like the user's is someone else.
+  see(":alicex!x@h PRIVMSG #c :not me");
+  assertEquals(s.source, "alice!a@cloaked");
+});
+
+Deno.test("upstream state: bounded against a hostile server", () => {
+  const s = new UpstreamState();
+  const see = (raw: string) => s.see(parseMessage(raw)!);
+  see(":srv 001 alice :Welcome");
+  for (let i = 0; i < 1100; i++) see(`:alice!a@h JOIN #c${i}`);
+  assertEquals(s.channels.size, 1000);
+  for (let i = 0; i < 30; i++) {
+    const tokens = Array.from({ length: 12 }, (_, j) => `T${i}_${j}=x`).join(" ");
+    see(`:srv 005 alice ${tokens} :are supported`);
+  }
+  assertEquals(s.isupportTokens().length, 200);
+  see(":srv 375 alice :- motd");
+  for (let i = 0; i < 500; i++) see(`:srv 372 alice :- line ${i}`);
+  assertEquals(s.motd.length, 400);
+  see(`:srv CAP * ACK :${Array.from({ length: 300 }, (_, i) => `c${i}`).join(" ")}`);
+  assertEquals(s.caps.size, 100);
+});
