@@ -228,7 +228,7 @@ async function bouncer(s: Session, m: IrcMessage): Promise<void> {
     if (s.registered) {
       return answer("FAIL BOUNCER REGISTRATION_IS_COMPLETED BIND :Bind before registering");
     }
-    if (!m.params[1]) return answer("FAIL BOUNCER NEED_ATTRIBUTE BIND :Name a network");
+    if (!m.params[1]) return answer("FAIL BOUNCER INVALID_NETID BIND * :Name a network");
     s.bind = m.params[1].slice(0, 100);
     return;
   }
@@ -253,7 +253,11 @@ async function bouncer(s: Session, m: IrcMessage): Promise<void> {
     );
   }
   if (sub === "ADDNETWORK" || sub === "CHANGENETWORK" || sub === "DELNETWORK") {
-    if (!m.params[1]) return answer(`FAIL BOUNCER NEED_ATTRIBUTE ${sub} :Not enough parameters`);
+    // The spec's answers to what is missing: no netid is an invalid one (`*`), and an
+    // ADDNETWORK without attributes lacks `host` (changeNetwork names it).
+    if (!m.params[1] && sub !== "ADDNETWORK") {
+      return answer(`FAIL BOUNCER INVALID_NETID ${sub} * :Name a network`);
+    }
     const lines = await changeNetwork(s.cx, user, sub, m.params.slice(1));
     answer(...lines);
     if (sub === "DELNETWORK" && lines[0]?.startsWith("BOUNCER ")) {

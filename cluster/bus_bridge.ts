@@ -93,18 +93,21 @@ export class BusBridge {
     }).catch((err) => log.warn("cluster: socket count not shared", { error: String(err) }));
   }
 
-  /** Forgets the sockets of nodes that are gone (their rows, and what others counted). */
+  /**
+   * Forgets the sockets of nodes that are gone: here, every node this one counted (each node
+   * prunes at its own scan), then the rows, and tells the other nodes of each row deleted, so
+   * that they stop counting a dead node's sockets now rather than at their next scan.
+   */
   async prune(alive: string[]): Promise<void> {
+    for (const [user, nodes] of this.#remote) {
+      for (const node of nodes.keys()) if (!alive.includes(node)) this.#setRemote(node, user, 0);
+    }
     const sql = this.#channel.sql;
     const gone = await sql`DELETE FROM cluster_listeners WHERE NOT (node = ANY(${
       sql.array(alive)
     }::text[])) RETURNING node, user_id`;
     for (const row of gone) {
-      this.#setRemote(row.node, Number(row.user_id), 0);
       await this.#channel.send(LISTENERS, { node: row.node, user: Number(row.user_id), count: 0 });
-    }
-    for (const [user, nodes] of this.#remote) {
-      for (const node of nodes.keys()) if (!alive.includes(node)) this.#setRemote(node, user, 0);
     }
   }
 

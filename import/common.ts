@@ -165,6 +165,11 @@ export class ImportSession {
   };
   /** Users created by this run, who need an invite link to set a password. */
   readonly newUsers: string[] = [];
+  /**
+   * The same users as a set: a source may name one person twice (two ZNC users, a soju user and
+   * a network), and the account this run made is theirs, not someone else's to merge into.
+   */
+  readonly #madeHere = new Set<string>();
   readonly #db;
   readonly #users: UserStore;
   readonly #connections;
@@ -216,13 +221,14 @@ export class ImportSession {
   /** The user with this email, created (without a usable password) when missing. */
   async user(email: string, roles: string[] = [], highlightKeywords: string[] = []) {
     const found = await this.#users.byEmail(email);
-    if (found && !this.merge) await this.refuseExisting([email]);
+    if (found && !this.merge && !this.#madeHere.has(email)) await this.refuseExisting([email]);
     if (found) return found;
     // An empty hash matches no password: the user sets one through the invite link.
     const user = await this.#users.create(email, "", roles);
     if (highlightKeywords.length) await this.#users.update(user.id, { highlightKeywords });
     this.summary.users++;
     this.newUsers.push(email);
+    this.#madeHere.add(email);
     return user;
   }
 

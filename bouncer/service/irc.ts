@@ -9,7 +9,7 @@ import { SERVER_NAME } from "../burst.ts";
 import { certificateFingerprint } from "../auth.ts";
 import { credentialHolds } from "../credentials.ts";
 import type { BouncerContext, Session } from "../session.ts";
-import { formatMessage, type IrcMessage } from "../../irc/protocol/message.ts";
+import { formatMessage, type IrcMessage, nickOf } from "../../irc/protocol/message.ts";
 import { runService, SERVICE_NICK } from "./mod.ts";
 import { t } from "./words.ts";
 
@@ -49,7 +49,7 @@ export async function bouncerServ(s: Session, m: IrcMessage): Promise<boolean> {
       formatMessage({
         command: "PRIVMSG",
         params: [SERVICE_NICK, text],
-        prefix: `${s.target}!${s.username || "u"}@${SERVER_NAME}`,
+        prefix: ownSource(s),
         tags,
       }),
     );
@@ -81,6 +81,16 @@ export async function bouncerServ(s: Session, m: IrcMessage): Promise<boolean> {
     }
   }
   return true;
+}
+
+/**
+ * The user's own source on the echo, as the relay gives the user's other lines: the network's
+ * (its `nick!user@host`) when the server has shown it for this nick, else the bare nick. The
+ * login the client sent (email, network, client) is no source and must not be shown as one.
+ */
+function ownSource(s: Session): string {
+  const source = s.hub?.state.source;
+  return source && ircLower(nickOf(source)) === ircLower(s.target) ? source : s.target;
 }
 
 /** A line cut into NOTICE-sized pieces (an empty line is one space: IRC has no empty text). */

@@ -70,6 +70,9 @@ Deno.test("bouncer: BouncerServ answers from the listener and never reaches the 
         );
         assertEquals(echo.tags.get("label"), "q1");
         assertEquals(echo.params[1], "network status");
+        // From her source on the network (or her bare nick), as the relay sends her lines: not
+        // a source made up on the listener's host.
+        assert(!echo.prefix.endsWith("@parley"), echo.prefix);
         await e.waitFor((l) => fromServ(l) && l.params[1].startsWith(`${s.cid} `));
         e.close();
       },

@@ -180,7 +180,7 @@ Deno.test("commands: BOUNCER needs its capability; BIND only before registering"
   f.lines.length = 0;
   await run(f, "BOUNCER", "BIND");
   await run(f, "BOUNCER", "bind", "irc-x");
-  assertEquals(f.lines, ["FAIL BOUNCER NEED_ATTRIBUTE BIND :Name a network"]);
+  assertEquals(f.lines, ["FAIL BOUNCER INVALID_NETID BIND * :Name a network"]);
   assertEquals(f.s.bind, "irc-x");
   await run(f, "BOUNCER", "LISTNETWORKS");
   assertEquals(said(f), ["451 * You have not registered"]);
@@ -220,12 +220,19 @@ Deno.test("commands: BOUNCER LISTNETWORKS and changes, as the user is stored now
     );
     assertEquals(f.lines[2], `BATCH -${id}`);
     f.lines.length = 0;
+    // What is missing is answered as soju.im/bouncer-networks says: no attributes lack the
+    // mandatory `host`, and no netid is an invalid one, `*`.
     await run(f, "BOUNCER", "ADDNETWORK");
+    await run(f, "BOUNCER", "CHANGENETWORK");
+    await run(f, "BOUNCER", "DELNETWORK");
     await run(f, "BOUNCER", "FROB");
     assertEquals(f.lines, [
-      "FAIL BOUNCER NEED_ATTRIBUTE ADDNETWORK :Not enough parameters",
+      "FAIL BOUNCER NEED_ATTRIBUTE ADDNETWORK host :A network needs a host.",
+      "FAIL BOUNCER INVALID_NETID CHANGENETWORK * :Name a network",
+      "FAIL BOUNCER INVALID_NETID DELNETWORK * :Name a network",
       "FAIL BOUNCER UNKNOWN_COMMAND FROB :Unknown subcommand",
     ]);
+    assertEquals(watcher.lines, []);
     f.lines.length = 0;
     await run(f, "BOUNCER", "DELNETWORK", made.connection_id);
     assertEquals(f.lines, [`BOUNCER DELNETWORK ${made.connection_id}`]);

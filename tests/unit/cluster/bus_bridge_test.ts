@@ -83,18 +83,35 @@ Deno.test("bus bridge: socket counts and events cross nodes", async (t) => {
       );
     });
     await t.step("pruning forgets a node that is gone without saying so", async () => {
+      const ALIVE = ["node-a", "node-b", "node-d"];
+      const ghosts = new PgChannel(store.sql, SECRET);
+      // A node that announced 4 sockets, then died (kill -9) without withdrawing them.
       await store
         .sql`INSERT INTO cluster_listeners (node, user_id, count) VALUES ('ghost', ${ALICE}, 4)`;
+      await ghosts.send("parley_listeners", { node: "ghost", user: ALICE, count: 4 });
+      await poll("node a counts the ghost's sockets", () => a.bus.listenerCount(ALICE) === 4);
       const d = node("node-d");
       await d.bridge.start();
       try {
         assertEquals(d.bus.listenerCount(ALICE), 4);
-        await d.bridge.prune(["node-a", "node-b", "node-d"]);
-        assertEquals(d.bus.listenerCount(ALICE), 0);
+        // Another dead node whose row is gone already (an earlier prune deleted it, and its
+        // word to the others was lost): only the counts in memory remember its 3 sockets.
+        await ghosts.send("parley_listeners", { node: "ghost-2", user: ALICE, count: 3 });
+        await poll("node a counts both ghosts", () => a.bus.listenerCount(ALICE) === 7);
+        await poll("node d counts both ghosts", () => d.bus.listenerCount(ALICE) === 7);
+        await d.bridge.prune(ALIVE);
+        assertEquals(d.bus.listenerCount(ALICE), 0, "the pruning node forgets both");
+        // It tells the others of the rows it deleted: they stop counting that ghost now, not
+        // at their own next scan (until then push and automatic away think the user there).
+        await poll("node a forgets the first ghost", () => a.bus.listenerCount(ALICE) === 3);
+        await poll("node b forgets the first ghost", () => b.bus.listenerCount(ALICE) === 3);
         assertEquals(
           (await store.sql`SELECT count(*)::int AS n FROM cluster_listeners`)[0].n,
           0,
         );
+        // The second one each node forgets at its own scan, from what it counted.
+        await a.bridge.prune(ALIVE);
+        assertEquals(a.bus.listenerCount(ALICE), 0);
       } finally {
         await d.bridge.stop();
       }

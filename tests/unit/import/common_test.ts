@@ -189,3 +189,28 @@ Deno.test("import session: users, connections and conversations are found, not d
     }
   });
 });
+
+Deno.test("import session: a user made by this run is found again without --merge", async () => {
+  await withDir(async (home) => {
+    const config = { ...parseConfig({ PARLEY_HOME: home }), secret: "s".repeat(32) } as Config;
+    {
+      // A source naming one person twice (two ZNC users, The Lounge and one of its networks).
+      const s = await ImportSession.open(config);
+      const first = await s.user("al@example.org", ["admin"]);
+      const again = await s.user("al@example.org");
+      assertEquals(again.id, first.id);
+      assertEquals(s.summary.users, 1);
+      assertEquals(s.newUsers, ["al@example.org"]);
+      await s.finish();
+    }
+    {
+      // One that existed before the run still needs --merge.
+      const s = await ImportSession.open(config);
+      assertStringIncludes(
+        await failure(() => s.user("al@example.org")),
+        "al@example.org already has an account",
+      );
+      await s.finish();
+    }
+  });
+});

@@ -8,6 +8,7 @@ import { bouncerServ, relayServerNotices, toService } from "../../../../bouncer/
 import { passwordGeneration } from "../../../../bouncer/credentials.ts";
 import type { BouncerContext } from "../../../../bouncer/session.ts";
 import { parseMessage } from "../../../../irc/protocol/message.ts";
+import { UpstreamState } from "../../../../irc/upstream_state.ts";
 import type { Store } from "../../../../store/mod.ts";
 import { fakeSession, msg, withStore } from "../fakes.ts";
 import { service } from "./service.ts";
@@ -67,7 +68,8 @@ Deno.test("bouncerserv on IRC: an echo and a label as the client asked", async (
       ["BouncerServ", "network status"],
       "q1",
     ]);
-    assertEquals(echo.prefix, "jane!jane@example.com@parley");
+    // Bound to no network (or none that showed her source yet): her bare nick, never the login.
+    assertEquals(echo.prefix, "jane");
     lines.length = 0;
     // A label too long to be one (64 bytes at most) is not answered as one.
     for (const long of ["x".repeat(65), "é".repeat(33)]) {
@@ -121,5 +123,27 @@ Deno.test("bouncerserv on IRC: a server notice reaches each client this node ser
     } finally {
       stop();
     }
+  });
+});
+
+Deno.test("bouncerserv on IRC: the echo comes from the user's source on the network", async () => {
+  await withStore(async (store) => {
+    const { s, session: sess, lines } = await session(store);
+    // The login the client sent: email, network and client name, which is no IRC source.
+    s.username = "jane@example.com/irc-x@phone";
+    const state = new UpstreamState();
+    s.hub = { state, nick: "jane" };
+    s.caps.request("echo-message");
+    const echoed = async () => {
+      lines.length = 0;
+      await bouncerServ(sess, msg("PRIVMSG", "BouncerServ", "help"));
+      return parseMessage(lines[0])!.prefix;
+    };
+    assertEquals(await echoed(), "jane", "no source seen yet: the bare nick, as the relay gives");
+    state.source = "jane!~jane@user/jane";
+    assertEquals(await echoed(), "jane!~jane@user/jane", "as the network shows her");
+    // A source of another nick (before the server showed the new one) is not hers now.
+    state.source = "jane_!~jane@user/jane";
+    assertEquals(await echoed(), "jane");
   });
 });
