@@ -7,6 +7,7 @@
  * Replies to a client's own command go to that client only (pending_replies.ts).
  */
 import type { EventBus } from "../lib/bus.ts";
+import { log } from "../lib/log.ts";
 import type { BusMessageEvent, MessageEvent } from "../protocol/events.ts";
 import { parseMicros } from "../protocol/time.ts";
 import { ircLower } from "../lib/casefold.ts";
@@ -904,6 +905,12 @@ export class Relay implements Outlet {
   #stopped = false;
   /** Attached clients per user: only their users' stored messages are wanted from the bus. */
   #clients = new Map<number, number>();
+  /**
+   * Connections with a channel detached or set to detach itself when the relay started: each gets
+   * its hub at its first line, so its detachment runs with no IRC client attached, on the node
+   * that runs it (a hub elsewhere would see no message and detach an active channel).
+   */
+  #detaching = new Set<string>();
 
   /** `store` gives the hubs their connections' detached channels. */
   constructor(readonly bus: EventBus, readonly store?: Store) {}
@@ -921,8 +928,12 @@ export class Relay implements Outlet {
    */
   line(conn: IrcConnection, out: LineOut): void {
     if (this.#stopped) return;
-    const hub = this.#hubs.get(key(conn.userId, conn.id));
-    if (!hub) return;
+    const k = key(conn.userId, conn.id);
+    let hub = this.#hubs.get(k);
+    if (!hub) {
+      if (!this.#detaching.delete(k)) return;
+      hub = this.hub(conn.userId, conn.id);
+    }
     hub.use(conn);
     hub.line(out);
   }
@@ -934,6 +945,15 @@ export class Relay implements Outlet {
 
   start(): void {
     this.#stopped = false;
+    this.store?.conversations.withDetachment().then(
+      (list) => {
+        for (const c of list) this.#detaching.add(key(c.userId, c.connectionId));
+      },
+      (err) =>
+        log.warn("bouncer: detached channels not read; they wait for an IRC client", {
+          error: String(err),
+        }),
+    );
     this.#untap.push(onDetachChange((c) => {
       // The hub made now loads the change from the store: its detach-after timer starts.
       const hub = this.#hubs.get(key(c.userId, c.connectionId));

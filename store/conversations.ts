@@ -92,6 +92,12 @@ export interface ConversationStore {
   setNotify(id: number, level: NotifyLevel | ""): Promise<void>;
   /** Changes a channel's detachment or its options (the fields given). */
   setDetach(id: number, change: Partial<DetachState>): Promise<void>;
+  /**
+   * The connections with a channel detached or set to detach itself: what they decide (a message
+   * that reattaches, an idle channel) must run from the start, whether an IRC client is attached
+   * or not.
+   */
+  withDetachment(): Promise<{ userId: number; connectionId: string }[]>;
   /** The half-typed line kept for the conversation ("" when none). */
   draft(id: number): Promise<string>;
   /** Keeps a half-typed line (at most MAX_DRAFT characters; "" clears it). */

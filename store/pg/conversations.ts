@@ -71,6 +71,13 @@ export function pgConversationStore(
       return generation;
     },
     bump: () => void generation++,
+    async withDetachment() {
+      const rows = await sql<{ user_id: number; connection_id: string }[]>`
+        SELECT DISTINCT c.user_id, c.connection_id
+        FROM conversations v JOIN connections c ON c.id = v.connection
+        WHERE v.detached OR v.detach_after > 0`;
+      return rows.map((r) => ({ userId: Number(r.user_id), connectionId: r.connection_id }));
+    },
     async listForUser(userId) {
       await settled();
       // The count walks the user's highlights since the last read (a small partial index); a

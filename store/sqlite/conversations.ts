@@ -45,6 +45,11 @@ export function sqliteConversationStore(
        FROM conversations v JOIN connections c ON c.id = v.connection
        WHERE c.user_id = ? ORDER BY v.conversation_id, c.connection_id`,
     ),
+    withDetachment: db.prepare(
+      `SELECT DISTINCT c.user_id, c.connection_id
+       FROM conversations v JOIN connections c ON c.id = v.connection
+       WHERE v.detached = 1 OR v.detach_after > 0`,
+    ),
     listForConnection: db.prepare(`${SELECT} WHERE v.connection = ? ORDER BY v.conversation_id`),
     get: db.prepare(`${SELECT} WHERE v.connection = ? AND v.conversation_id = ?`),
     count: db.prepare(
@@ -90,6 +95,13 @@ export function sqliteConversationStore(
       return opts?.unread === false ? Promise.resolve(read()) : committed(read);
     },
     get: (connection, conversationId) => Promise.resolve(get(connection, conversationId)),
+    withDetachment: () =>
+      Promise.resolve(
+        (q.withDetachment.all() as { user_id: number; connection_id: string }[]).map((r) => ({
+          userId: r.user_id,
+          connectionId: r.connection_id,
+        })),
+      ),
     count: (connection) => Promise.resolve((q.count.get(connection) as { n: number }).n),
     ensure(connection, conversationId, name) {
       q.insert.run(connection, conversationId, name, nowMicros());

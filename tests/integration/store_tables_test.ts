@@ -246,8 +246,14 @@ forEachStore("store: connections and conversations", async (store, _b, t) => {
       c.id === chan.id
     );
     assertEquals(listed?.detach.detached, true);
+    const detaching = [{ userId: user.id, connectionId: conn.connectionId }];
+    assertEquals(await store.conversations.withDetachment(), detaching);
     await store.conversations.setDetach(chan.id, { detached: false });
     assertEquals((await store.conversations.get(conn.id, "#kettle"))?.detach.detached, false);
+    // Set to detach itself after 90 s: still one whose detachment runs.
+    assertEquals(await store.conversations.withDetachment(), detaching);
+    await store.conversations.setDetach(chan.id, { detachAfter: 0 });
+    assertEquals(await store.conversations.withDetachment(), []);
   });
   await t.step("removing a connection removes its conversations and messages", async () => {
     assertEquals(await store.connections.remove(conn.id), true);

@@ -9,9 +9,14 @@ import { parseMessage } from "../../../irc/protocol/message.ts";
 import type { ConnectionRecord } from "../../../store/connections.ts";
 import { type Downstream, Relay } from "../../../bouncer/relay.ts";
 import { Caps } from "../../../bouncer/caps.ts";
+import { DetachedChannels } from "../../../bouncer/detached.ts";
+import { ManualClock } from "../../support/manual_clock.ts";
+import { poll } from "../../support/poll.ts";
+import { aliceRecord } from "../../support/fake_connection.ts";
+import { withStore } from "./fakes.ts";
 
 /** A connection that is never connected: its state is fed by hand, as its transport would. */
-function connection(id: number): IrcConnection {
+function connection(id: number, over: Partial<ConnectionRecord> = {}): IrcConnection {
   const record: ConnectionRecord = {
     id,
     userId: 1 + (id % 5),
@@ -23,6 +28,7 @@ function connection(id: number): IrcConnection {
     nick: "",
     certFingerprint: "",
     created: 0,
+    ...over,
   };
   return new IrcConnection(record, {
     listener: {
@@ -122,4 +128,39 @@ Deno.test("relay: a hub follows the nick in the order lines are relayed", () => 
   } finally {
     relay.stop();
   }
+});
+
+Deno.test("relay: a connection with a detaching channel gets its hub at its first line", async () => {
+  const clock = new ManualClock();
+  const realClock = DetachedChannels.clock;
+  DetachedChannels.clock = clock;
+  await withStore(async (store) => {
+    const { user, record } = await aliceRecord(store);
+    const chan = await store.conversations.ensure(record.id, "#det", "#det");
+    await store.conversations.setDetach(chan.id, { detachAfter: 60 });
+    // Another connection with nothing detached: no hub for it.
+    const quiet = connection(7);
+    const conn = connection(record.id, { userId: user.id, connectionId: record.connectionId });
+    // A relay made anew is what a restarted daemon has, with no IRC client attached.
+    const relay = new Relay(new EventBus(), store);
+    relay.bind((id) => (id === record.id ? conn : quiet));
+    relay.start();
+    try {
+      await poll("the hub is made at the connection's first line", () => {
+        line(relay, quiet, ":srv PING :x");
+        line(relay, conn, ":srv 001 alice :Welcome");
+        return relay.hubs === 1;
+      });
+      assert(relay.existing(user.id, record.connectionId), "the detaching connection's hub");
+      await relay.existing(user.id, record.connectionId)!.loaded;
+      clock.advance(61_000);
+      await poll(
+        "idle that long, #det detaches itself",
+        async () => (await store.conversations.get(record.id, "#det"))!.detach.detached,
+      );
+    } finally {
+      relay.stop();
+      DetachedChannels.clock = realClock;
+    }
+  });
 });
