@@ -5,6 +5,7 @@ import type { LogFormat, LogLevel } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
 import { DEFAULT_TIMING, FAST_TIMING, type IrcTiming } from "./irc/engine/timing.ts";
 import { RETENTION_ERROR, retentionDays } from "./protocol/retention.ts";
+import { DATABASE_SCHEMES } from "./store/mod.ts";
 
 /** Everything the daemon needs to know at start. */
 export interface Config {
@@ -409,7 +410,7 @@ export function parseConfig(
   parseUrl("PARLEY_DEFAULT_CONNECTION", defaultConnection, ["irc", "ircs"]);
   const databaseUrl = env.PARLEY_DATABASE_URL || undefined;
   if (databaseUrl !== undefined) {
-    const url = parseUrl("PARLEY_DATABASE_URL", databaseUrl, ["postgres", "postgresql"], true);
+    const url = parseUrl("PARLEY_DATABASE_URL", databaseUrl, DATABASE_SCHEMES, true);
     if (!url.hostname && !url.searchParams.get("host")) {
       throw new ConfigError("PARLEY_DATABASE_URL names no host");
     }

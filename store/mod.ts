@@ -71,14 +71,26 @@ export interface StoreBackend {
 }
 
 /**
- * The backend for a database URL: PostgreSQL's for `postgres://`, SQLite in the data folder when
- * none is given. Each is loaded only when chosen, so a SQLite install never opens the PostgreSQL
- * client.
+ * The backend of each database URL scheme, loaded only when chosen, so a SQLite install never opens
+ * the PostgreSQL client.
  */
+const BY_SCHEME: Record<string, () => Promise<StoreBackend>> = {
+  postgres: async () => (await import("./pg/mod.ts")).pgBackend,
+  postgresql: async () => (await import("./pg/mod.ts")).pgBackend,
+};
+
+/** The URL schemes a database URL may have (`PARLEY_DATABASE_URL`). */
+export const DATABASE_SCHEMES = Object.keys(BY_SCHEME);
+
+/** The backend for a database URL: its scheme's, or SQLite in the data folder when none is given. */
 export async function storeBackend(databaseUrl?: string): Promise<StoreBackend> {
   if (!databaseUrl) return (await import("./sqlite/mod.ts")).sqliteBackend;
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return (await import("./pg/mod.ts")).pgBackend;
-  throw new TypeError("the database URL names no backend Parley has");
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(databaseUrl)?.[1].toLowerCase();
+  const open = scheme !== undefined && Object.hasOwn(BY_SCHEME, scheme)
+    ? BY_SCHEME[scheme]
+    : undefined;
+  if (!open) throw new TypeError("the database URL names no backend Parley has");
+  return await open();
 }
 
 /**
