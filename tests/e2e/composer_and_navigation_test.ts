@@ -187,6 +187,10 @@ Deno.test("composer and navigation: popup, last conversation, nick menu keys, ti
       await assertOnScreen(page, page.getByRole("heading", { name: "#busy" }));
       assertEquals(await page.getByText("Pick a conversation").count(), 0);
       // One that is gone (closed, or another account's) is not returned to: the first is opened.
+      // Written from a screen that shows no conversation: one that does remembers itself again
+      // whenever the user's data is refreshed, which may come after the write.
+      await page.goto(server.url + "/settings/account");
+      await assertOnScreen(page, page.getByRole("heading", { name: "Account", level: 1 }));
       await page.evaluate(() =>
         localStorage.setItem("parley.lastConversation", JSON.stringify(["irc-localhost", "#gone"]))
       );

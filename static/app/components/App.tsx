@@ -133,7 +133,8 @@ export function App() {
     if (area !== "chat" || ["notifications", "search", undefined].includes(parts[1])) {
       closeConversation();
     } else if (u) rememberConversation(parts[1], parts[2] ?? "");
-  }, [u, route.value]);
+    // Not again when only the user's data changes (an unread count, on every mention).
+  }, [u === undefined ? undefined : !!u, route.value]);
   useEffect(() => {
     if (!u) return;
     const idle = setTimeout(afterLoad.load, 1000);
