@@ -92,8 +92,9 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
       sent.size ? Object.fromEntries(sent) : undefined,
       echo.id,
     );
-    // Every part of it is stored by now; an echo is still to come.
-    if (!hub.serverEchoes) hub.forgetEcho(echo);
+    // Every part of it is stored by now, or written: an echo told by Parley's label is still to
+    // come; one told by the server's order has its place among the lines written (hub.wrote).
+    if (!hub.serverEchoes || !echo.upstreamLabel) hub.forgetEcho(echo);
   } catch (err) {
     hub.forgetEcho(echo);
     if (err instanceof DomainError && err.kind === "not_found" && hub.isChannel(target)) {
@@ -177,12 +178,20 @@ async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void>
   } catch {
     return s.numeric(ERR_UNKNOWNERROR, m.command, "Not a line Parley can send");
   }
+  // With echo-message, a PRIVMSG or NOTICE comes back as a chat line Parley stores: sent as the
+  // client wrote it (without Parley's label), its echo is told by the server's order.
+  const echo = m.command !== "TAGMSG" && hub.state.caps.has("echo-message")
+    ? hub.awaitEcho({ client: s, conversation: target, label: l }, true)
+    : undefined;
   try {
-    await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`);
+    await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`, undefined, echo?.id);
   } catch (err) {
+    if (echo) hub.forgetEcho(echo);
     s.numeric(ERR_CANNOTSENDTOCHAN, target, err instanceof DomainError ? err.message : "Not sent");
     return;
   }
+  // Written: its place among the lines written holds it (hub.wrote).
+  if (echo) return hub.forgetEcho(echo);
   hub.ownLine(
     s,
     { tags, prefix: "", command: m.command, params: [target, ...m.params.slice(1)] },

@@ -207,6 +207,17 @@ export interface PendingEcho {
   seen?: boolean;
 }
 
+/**
+ * A PRIVMSG or NOTICE written to a server that echoes without Parley's label, in the order
+ * written: the server echoes in that order. `echo` is the attached client's line it is a part of;
+ * none for a line of the web client's or Parley's own (its echo is every client's, unlabeled).
+ */
+interface SentLine {
+  /** Casefolded. */
+  target: string;
+  echo?: PendingEcho;
+}
+
 /** A line a client sent that Parley does not store (TAGMSG), waiting for the server's echo. */
 interface RawEcho {
   client: Downstream;
@@ -252,6 +263,8 @@ export class Hub {
   recordNick = "";
   #pending = new PendingReplies<Downstream>();
   #echoes: PendingEcho[] = [];
+  /** Chat lines written whose echo is told by the server's order (`wrote`). */
+  #sent: SentLine[] = [];
   #rawEchoes: RawEcho[] = [];
   /**
    * The server's msgid of recent stored lines and their own (the one clients see): replies and
@@ -344,7 +357,9 @@ export class Hub {
 
   /**
    * A client's chat line is being sent: its copy (the server's echo, or the stored line when the
-   * server does not echo) goes to it with its label, and only with echo-message.
+   * server does not echo) goes to it with its label, and only with echo-message. Sent with
+   * `e.id` as its origin: without Parley's label, each of its lines takes its place in the
+   * server's order as it is written (`wrote`).
    */
   awaitEcho(e: PendingEcho, unlabeled = false): PendingEcho {
     e.id = `pe${++echoIds}`;
@@ -379,11 +394,24 @@ export class Hub {
       };
     }
     const target = ircLower(m.params[1] ?? "");
-    const at = this.#echoes.findIndex((e) =>
-      e.upstreamLabel === undefined && ircLower(e.conversation) === target
-    );
-    if (at >= 0 && this.serverEchoes) this.#echoes.splice(at, 1);
+    const at = this.#sent.findIndex((s) => s.target === target);
+    if (at >= 0) this.#sent.splice(at, 1);
     return undefined;
+  }
+
+  /**
+   * A PRIVMSG or NOTICE was written to the server (irc/engine/outlet.ts), by anyone: a server
+   * that echoes without Parley's label echoes every one of them in this order, so each takes its
+   * place, the web client's and Parley's own too, or a client's line would be told by the echo
+   * of a line written before it. `origin` names the client's line it is a part of.
+   */
+  wrote(target: string, origin: string | undefined): void {
+    if (!this.serverEchoes) return;
+    const echo = origin === undefined ? undefined : this.#echoes.find((e) => e.id === origin);
+    // Its echo carries Parley's label, and is told by it.
+    if (echo?.upstreamLabel !== undefined) return;
+    this.#sent.push({ target: ircLower(target), echo });
+    if (this.#sent.length > MAX_ECHOES) this.#sent.shift();
   }
 
   /** Whether the server echoes the user's own lines (echo-message). */
@@ -393,7 +421,8 @@ export class Hub {
 
   /**
    * The pending line a server's echo of the user's own line is: the one Parley labeled so, else
-   * the first one to that target that was sent unlabeled (the server echoes in order).
+   * the one of the first line written unlabeled to that target (the server echoes in order),
+   * none when that line was not a client's.
    */
   #echoOf(m: IrcMessage, upLabel: string | undefined): PendingEcho | undefined {
     if (upLabel !== undefined) {
@@ -403,10 +432,12 @@ export class Hub {
       return e;
     }
     const target = ircLower(m.params[0] ?? "");
-    const at = this.#echoes.findIndex((e) =>
-      e.upstreamLabel === undefined && ircLower(e.conversation) === target
-    );
-    return at < 0 ? undefined : this.#echoes.splice(at, 1)[0];
+    const at = this.#sent.findIndex((s) => s.target === target);
+    const e = at < 0 ? undefined : this.#sent.splice(at, 1)[0].echo;
+    // A later part of a line split to fit: its first part carried the label.
+    if (e?.seen) return { ...e, label: undefined };
+    if (e) e.seen = true;
+    return e;
   }
 
   /**
@@ -436,6 +467,8 @@ export class Hub {
     if (this.clients.delete(client)) this.onClients(this.userId, -1);
     this.#pending.replace(client, NOBODY);
     this.#echoes = this.#echoes.filter((e) => e.client !== client);
+    // Its written lines keep their place in the order: their echoes still come, to everyone.
+    for (const s of this.#sent) if (s.echo?.client === client) s.echo = undefined;
     this.#rawEchoes = this.#rawEchoes.filter((e) => e.client !== client);
     this.#labeled = this.#labeled.filter((a) => a.client !== client);
   }
@@ -463,6 +496,8 @@ export class Hub {
     // Registered again: the answers still awaited will never come.
     if (m.command === RPL_WELCOME) {
       this.#pending.clear().forEach((e) => this.#later(() => this.#close(e)));
+      // Nor the echoes of lines written before.
+      this.#sent = [];
     }
     for (const e of this.#pending.expired()) this.#later(() => this.#close(e));
     if (!m.tags.has("time")) m.tags.set("time", new Date().toISOString());
@@ -526,6 +561,11 @@ export class Hub {
    * sender with echo-message); ignored, to no one; not stored, as the server sent it.
    */
   #chat(m: IrcMessage, produced: Produced | undefined, me: string, upLabel?: string): void {
+    // Whose line the user's own is, told first, stored or not, so the server's order holds.
+    const echo = (this.#echoes.length || this.#sent.length) &&
+        ircLower(nickOf(m.prefix)) === ircLower(me)
+      ? this.#echoOf(m, upLabel)
+      : undefined;
     if (produced?.kind === "ignored") return;
     const serverMsgid = m.tags.get("msgid");
     if (produced?.kind !== "stored") {
@@ -534,9 +574,6 @@ export class Hub {
     }
     if (serverMsgid) this.#rememberIds(serverMsgid, produced.msgid);
     stamp(m, produced);
-    const echo = this.#echoes.length && ircLower(nickOf(m.prefix)) === ircLower(me)
-      ? this.#echoOf(m, upLabel)
-      : undefined;
     this.#later(() => this.#toAll(m, echo));
   }
 
@@ -627,12 +664,9 @@ export class Hub {
    * echoes it, its echo does that; else it is made here.
    */
   ownLine(client: Downstream, m: IrcMessage, label?: string): void {
-    if (this.state.caps.has("echo-message") && m.command !== "TAGMSG") {
-      // Its echo is a chat line Parley stores, and echoes as it does the client's other lines.
-      // Sent as the client wrote it, without Parley's label: told by the server's order.
-      this.awaitEcho({ client, conversation: m.params[0], label }, true);
-      return;
-    }
+    // Its echo is a chat line Parley stores, and echoes as it does the client's other lines:
+    // sent as the client wrote it, with the origin of its `awaitEcho` (bouncer/commands.ts).
+    if (this.state.caps.has("echo-message") && m.command !== "TAGMSG") return;
     if (this.state.caps.has("echo-message")) {
       this.#rawEchoes.push({ client, command: m.command, target: ircLower(m.params[0]), label });
       if (this.#rawEchoes.length > MAX_ECHOES) this.#rawEchoes.shift();
@@ -936,6 +970,15 @@ export class Relay implements Outlet {
     }
     hub.use(conn);
     hub.line(out);
+  }
+
+  /** A chat line of a connection written to its server: to its hub, when it has one. */
+  wrote(conn: IrcConnection, target: string, origin: string | undefined): void {
+    if (this.#stopped) return;
+    const hub = this.#hubs.get(key(conn.userId, conn.id));
+    if (!hub) return;
+    hub.use(conn);
+    hub.wrote(target, origin);
   }
 
   /** A removed connection's hub goes with it, and its clients are told. */

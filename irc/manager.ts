@@ -116,6 +116,7 @@ export class IrcManager implements IrcControl {
       registered: (conn) => this.#serial(conn)(() => this.#afterRegistration(conn)),
       retry: (conn) => this.#awaitTurn(conn),
       gone: (conn) => this.#outlet?.gone(conn),
+      wrote: (conn, target, origin) => this.#outlet?.wrote?.(conn, target, origin),
     };
   }
 

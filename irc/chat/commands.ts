@@ -39,7 +39,10 @@ export interface CommandContext {
   conversation: ConversationRecord | undefined;
   /** Client-only tags for the line said (an attached IRC client's, as it wrote them). */
   tags?: Record<string, string>;
-  /** The sender's token for the line said, on its stored copy's bus event (chat/record.ts). */
+  /**
+   * The sender's token for the line said (or quoted): on its stored copy's bus event
+   * (chat/record.ts), and told with each of its lines as written (engine/outlet.ts `wrote`).
+   */
   origin?: string;
   /** Saves an over-long message as a file and returns the line to send instead (chat/paste.ts). */
   paste?: (text: string) => Promise<string | undefined>;
@@ -152,7 +155,7 @@ async function sendSaid(
   if (!text.trim()) fail("The message is empty.");
   // Too long or too many lines for the network: its first line and a link to the text instead.
   text = (await ctx.paste?.(text)) ?? text;
-  return await conn.say(target, text, type, ctx.tags).catch((err) => {
+  return await conn.say(target, text, type, ctx.tags, ctx.origin).catch((err) => {
     // A target no line can carry (`/msg :x hi`) is the user's input at fault.
     if (err instanceof LineError) fail(err.message);
     throw err;
@@ -677,7 +680,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   },
   quote: async (ctx, args) => {
     if (!args.trim()) usage("quote");
-    await live(ctx).send(line(() => quotedLine(args)));
+    await live(ctx).send(line(() => quotedLine(args)), { origin: ctx.origin });
     return {};
   },
   connect: async (ctx) => (await ctx.control.connect(), {}),

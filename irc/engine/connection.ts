@@ -24,6 +24,8 @@ import {
   ircLine,
   type IrcMessage as Message,
   nickOf,
+  paramsOf,
+  readHead,
   sourceOf,
 } from "../protocol/message.ts";
 import { publicAddress, TransportRefusal } from "../socket/target.ts";
@@ -47,6 +49,11 @@ export interface ConnectionListener {
   retry(conn: IrcConnection): void;
   /** The connection is stopped for good (`dispose`). */
   gone(conn: IrcConnection): void;
+  /**
+   * A PRIVMSG or NOTICE is being written to the server, in the socket's order (a server with
+   * echo-message echoes in that order): its target, and the `origin` token it was sent with.
+   */
+  wrote?(conn: IrcConnection, target: string, origin: string | undefined): void;
 }
 
 /** What the inbound handlers of one client give the connection (irc/chat/inbound/). */
@@ -77,6 +84,8 @@ export interface ConnectionOptions {
 
 interface Pending {
   line: IrcLine;
+  /** The sender's token (a PRIVMSG or NOTICE an attached client sent), told when written. */
+  origin?: string;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -551,10 +560,15 @@ export class IrcConnection {
    * automatic answer) goes out only when none of the user's lines are waiting; a `query` (what a
    * client asks on its own when a channel opens, such as its modes) goes ahead of the queue on a
    * small budget of its own, so it does not wait behind flood control for the user's lines.
+   * `origin` is the sender's token, told with a chat line when it is written (`wrote`).
    */
   send(
     line: IrcLine,
-    { answer = false, query = false }: { answer?: boolean; query?: boolean } = {},
+    { answer = false, query = false, origin }: {
+      answer?: boolean;
+      query?: boolean;
+      origin?: string;
+    } = {},
   ): Promise<void> {
     if (this.state !== "connected" || !this.client) {
       return Promise.reject(new SendError(`${this.id} is not connected.`));
@@ -573,6 +587,7 @@ export class IrcConnection {
     return new Promise((resolve, reject) => {
       (query ? this.#queries : answer ? this.#answers : this.#userLines).push({
         line,
+        origin,
         resolve,
         reject,
       });
@@ -621,8 +636,21 @@ export class IrcConnection {
       item.reject(new SendError(`${this.id} is not connected.`));
       return;
     }
+    if (this.#listener.wrote) this.#wroteChat(item);
     this.client.raw(item.line);
     item.resolve();
+  }
+
+  /** Tells the listener of a PRIVMSG or NOTICE written, once per target. */
+  #wroteChat(item: Pending): void {
+    const head = readHead(item.line);
+    if (!head) return;
+    const command = head.line.slice(head.command, head.commandEnd).toUpperCase();
+    if (command !== "PRIVMSG" && command !== "NOTICE") return;
+    const [targets] = paramsOf(head);
+    for (const target of targets?.split(",") ?? []) {
+      if (target) this.#listener.wrote!(this, target, item.origin);
+    }
   }
 
   #failQueue(reason: string): void {
@@ -651,14 +679,15 @@ export class IrcConnection {
 
   /**
    * Sends a PRIVMSG or NOTICE (or an ACTION when `action`), split into lines that fit, each with
-   * the client-only `tags` given (their bytes do not count against the text's); resolves with
-   * the lines as sent.
+   * the client-only `tags` given (their bytes do not count against the text's) and the sender's
+   * `origin` token (`send`); resolves with the lines as sent.
    */
   async say(
     target: string,
     text: string,
     kind: "privmsg" | "notice" | "action" = "privmsg",
     tags?: Record<string, string>,
+    origin?: string,
   ): Promise<string[]> {
     const command = kind === "notice" ? "NOTICE" : "PRIVMSG";
     let budget = textBudget(command, target, this.nick || this.wantedNick, this.lineLimit);
@@ -670,6 +699,7 @@ export class IrcConnection {
         tags
           ? formatMessage({ command, params: [target, body], tags: new Map(Object.entries(tags)) })
           : ircLine(command, target, body),
+        { origin },
       );
     }
     return parts;

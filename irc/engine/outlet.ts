@@ -32,6 +32,11 @@ export interface Outlet {
   bind?(live: (connectionRowId: number) => IrcConnection | undefined): void;
   /** One line of `conn`'s server, in order, after its handlers ran. */
   line(conn: IrcConnection, out: LineOut): void;
+  /**
+   * A PRIVMSG or NOTICE of `conn` was written to its server (by anyone: the web client, an
+   * attached client, Parley itself), in the socket's order; `origin` is its sender's token.
+   */
+  wrote?(conn: IrcConnection, target: string, origin: string | undefined): void;
   /** The connection is stopped for good (removed, its user deleted, or moved away). */
   gone(conn: IrcConnection): void;
 }

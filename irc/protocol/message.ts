@@ -57,8 +57,6 @@ function skipSpaces(line: string, i: number): number {
 /**
  * Finds a line's tags, source and command; undefined when it has no command, or tags over
  * MAX_TAG_BYTES. With `into`, fills that object in and returns it (a hot path keeps one).
- *
- * @internal test seam
  */
 export function readHead(input: string, into?: LineHead): LineHead | undefined {
   const line = input.charCodeAt(input.length - 1) === 13 ? input.slice(0, -1) : input;

@@ -167,3 +167,34 @@ Deno.test("echo pairing: without labels upstream, the server's order tells whose
     await x.close();
   }
 });
+
+Deno.test("echo pairing: without labels upstream, the web's line written first keeps its place", async () => {
+  const x = await setup(["message-tags", "echo-message"]);
+  try {
+    const [cFrom, tFrom] = [x.c.lines.length, x.t.lines.length];
+    // The web client's line is written first, then the client's, before the server echoes.
+    await x.s.app.deps.irc.send(1, x.s.cid, "#chan", "web words");
+    const [web] = await upstream(x.server, "web words", 1);
+    await x.c.send("@label=lc PRIVMSG #chan :client words");
+    const [own] = await upstream(x.server, "client words", 1);
+    await x.server.send(echo(web, "srv-web1"));
+    await x.server.send(echo(own, "srv-own1"));
+    const mine = await labeledOwn(x.c, "client words", cFrom);
+    assertEquals(mine.tags.get("label"), "lc", mine.raw);
+    await sync(x.c);
+    await sync(x.t);
+    const seen = x.c.lines.slice(cFrom).filter((l) => l.command === "PRIVMSG");
+    assertEquals(
+      seen.map((l) => [l.params[1], l.tags.get("label")]),
+      [["web words", undefined], ["client words", "lc"]],
+    );
+    // The other client sees both, once each, unlabeled.
+    const other = x.t.lines.slice(tFrom).filter((l) => l.command === "PRIVMSG");
+    assertEquals(
+      other.map((l) => [l.params[1], l.tags.get("label")]),
+      [["web words", undefined], ["client words", undefined]],
+    );
+  } finally {
+    await x.close();
+  }
+});

@@ -1,7 +1,9 @@
 /**
  * With a server that does not echo, an attached client's own line comes back to it from the bus
  * once stored, told by the origin token its send carried: never by its text, so the web client's
- * line with the same words is not taken for it.
+ * line with the same words is not taken for it. With a server that echoes without
+ * labeled-response, every chat line written (the web client's too) takes its place in the
+ * server's order, so an echo is told by the line written at its place.
  */
 import { assertEquals } from "../../support/assert.ts";
 import { type Downstream, Hub } from "../../../bouncer/relay.ts";
@@ -42,4 +44,72 @@ Deno.test("relay: the web client's line with a pending client line's words takes
   hub.stored(stored(2, (pending as { id?: string }).id));
   assertEquals(lines.length, 2);
   assertEquals(parseMessage(lines[1])!.tags.get("label"), "l1", lines[1]);
+});
+
+/** A hub whose server echoes without labeled-response, the user in #chan, one client attached. */
+function orderedHub() {
+  const hub = new Hub(1, "c1");
+  hub.state.caps.add("echo-message");
+  hub.line({ message: parseMessage(":irc.test 001 alice :Welcome")! });
+  hub.line({ message: parseMessage(":alice!a@h JOIN #chan")! });
+  const caps = new Caps();
+  caps.restore(["echo-message", "labeled-response", "message-tags", "server-time"], 302);
+  const lines: string[] = [];
+  const d: Downstream = { caps, write: (line) => void lines.push(line), quit: () => {} };
+  hub.attach(d);
+  let n = 0;
+  /** The server's echo of the user's line, stored. */
+  const echo = (text: string) => {
+    const ts = Date.UTC(2026, 10, 29, 7, 0, 0) * 1000 + ++n;
+    hub.line({
+      message: parseMessage(`:alice!a@h PRIVMSG #chan :${text}`)!,
+      produced: { kind: "stored", msgid: msgidOf(3, ts), ts },
+    });
+  };
+  /** What the client was sent: each line's text and label. */
+  const seen = () =>
+    lines.map((l) => parseMessage(l)!).filter((m) => m.command === "PRIVMSG")
+      .map((m) => [m.params[1], m.tags.get("label")]);
+  return { hub, d, echo, seen };
+}
+
+Deno.test("relay: a web line written before a client's takes its echo, unlabeled", () => {
+  const { hub, d, echo, seen } = orderedHub();
+  hub.wrote("#chan", undefined);
+  const pending = hub.awaitEcho({ client: d, conversation: "#chan", label: "l1" });
+  hub.wrote("#CHAN", pending.id);
+  echo("web words");
+  echo("client words");
+  assertEquals(seen(), [["web words", undefined], ["client words", "l1"]]);
+});
+
+Deno.test("relay: every part of a client's split line keeps its place in the order", () => {
+  const { hub, d, echo, seen } = orderedHub();
+  const pending = hub.awaitEcho({ client: d, conversation: "#chan", label: "l2" });
+  hub.wrote("#chan", pending.id);
+  hub.wrote("#chan", pending.id);
+  hub.wrote("#chan", undefined);
+  echo("part one");
+  echo("part two");
+  echo("web words");
+  assertEquals(seen(), [["part one", "l2"], ["part two", undefined], ["web words", undefined]]);
+});
+
+Deno.test("relay: a refused web line gives up its place; the client's echo keeps its label", () => {
+  const { hub, d, echo, seen } = orderedHub();
+  hub.wrote("#chan", undefined);
+  const pending = hub.awaitEcho({ client: d, conversation: "#chan", label: "l3" });
+  hub.wrote("#chan", pending.id);
+  hub.line({ message: parseMessage(":irc.test 404 alice #chan :Cannot send to channel")! });
+  echo("client words");
+  assertEquals(seen(), [["client words", "l3"]]);
+});
+
+Deno.test("relay: a line to another target does not take a client's place", () => {
+  const { hub, d, echo, seen } = orderedHub();
+  hub.wrote("bob", undefined);
+  const pending = hub.awaitEcho({ client: d, conversation: "#chan", label: "l4" });
+  hub.wrote("#chan", pending.id);
+  echo("client words");
+  assertEquals(seen(), [["client words", "l4"]]);
 });
