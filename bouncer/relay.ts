@@ -8,6 +8,7 @@
  */
 import type { EventBus } from "../lib/bus.ts";
 import { log } from "../lib/log.ts";
+import { batchId } from "./batch_id.ts";
 import type { BusMessageEvent, MessageEvent } from "../protocol/events.ts";
 import { parseMicros } from "../protocol/time.ts";
 import { ircLower } from "../lib/casefold.ts";
@@ -241,7 +242,6 @@ const MAX_ECHOES = 256;
 /** Recent lines whose server msgid a reply or reaction may name (per connection). */
 const MAX_IDS = 4096;
 const MAX_LABELED = 32;
-let batches = 0;
 let upstreamLabels = 0;
 let echoIds = 0;
 
@@ -778,7 +778,7 @@ export class Hub {
         m.tags.set("label", q.label);
         q.batch = "-";
       } else {
-        q.batch = `lr${++batches}`;
+        q.batch = batchId("lr");
         c.write(`@label=${q.label} BATCH +${q.batch} labeled-response`);
       }
     }

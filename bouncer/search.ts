@@ -10,10 +10,10 @@ import type { Store } from "../store/mod.ts";
 import { parseAttributes } from "./networks.ts";
 import { formatMessage } from "../irc/protocol/message.ts";
 import { actionWrap } from "../irc/protocol/ctcp.ts";
+import { batchId } from "./batch_id.ts";
 
 /** The most messages one SEARCH returns. */
 export const SEARCH_LIMIT = 100;
-let batches = 0;
 
 /** What a search is about: the user, the bound connection and the client's nick. */
 export interface SearchScope {
@@ -54,7 +54,7 @@ export async function search(store: Store, scope: SearchScope, text: string): Pr
     limit: Math.min(limit, SEARCH_LIMIT),
   });
   const names = await conversationNames(store, scope);
-  const batch = `search${++batches}`;
+  const batch = batchId("search");
   const out = [`BATCH +${batch} soju.im/search`];
   const messages = [...page.messages].sort((a, b) => a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0);
   for (const m of messages) {

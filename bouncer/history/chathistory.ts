@@ -7,7 +7,8 @@
 import { ircLine } from "../../irc/protocol/message.ts";
 import { log } from "../../lib/log.ts";
 import type { HistoryLine, LineRange } from "../../store/history_types.ts";
-import { batchId, historyLine, inBatch, ircTime } from "./lines.ts";
+import { historyLine, inBatch, ircTime } from "./lines.ts";
+import { batchId } from "../batch_id.ts";
 import {
   CHATHISTORY_LIMIT,
   type HistoryLines,

@@ -89,13 +89,6 @@ export function historyLine(l: HistoryLine, t: LineTarget, batch?: string): stri
   return `@${tags.join(";")} :${source} ${ircLine(command, ...params)}`;
 }
 
-let batches = 0;
-
-/** A batch reference, unique in this process. */
-export function batchId(): string {
-  return `h${(++batches).toString(36)}`;
-}
-
 /**
  * `body` (lines made with the batch's id) inside `BATCH +id type params` and `BATCH -id`; without
  * batches (`batch` false), the lines alone.

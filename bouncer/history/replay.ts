@@ -6,7 +6,8 @@
 import { ircLower, isChannel } from "../../lib/casefold.ts";
 import { nowMicros } from "../../lib/time.ts";
 import { ircLine } from "../../irc/protocol/message.ts";
-import { batchId, GAP_SOURCE, historyLine, inBatch, ircTime } from "./lines.ts";
+import { GAP_SOURCE, historyLine, inBatch, ircTime } from "./lines.ts";
+import { batchId } from "../batch_id.ts";
 import {
   type HistoryLines,
   type HistoryParts,

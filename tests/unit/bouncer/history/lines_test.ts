@@ -5,12 +5,12 @@
  */
 import { assert, assertEquals } from "../../../support/assert.ts";
 import {
-  batchId,
   historyLine,
   inBatch,
   ircTime,
   type LineTarget,
 } from "../../../../bouncer/history/lines.ts";
+import { batchId } from "../../../../bouncer/batch_id.ts";
 import type { HistoryLine } from "../../../../store/history_types.ts";
 import { ircLower } from "../../../../lib/casefold.ts";
 import { msgidOf } from "../../../../lib/msgid.ts";
@@ -93,6 +93,8 @@ Deno.test("history lines: a gap is said by Parley, to the channel or the user", 
 Deno.test("history lines: a batch goes first among the tags, and around the lines", () => {
   const id = batchId();
   assert(/^h[0-9a-z]+$/.test(id) && batchId() !== id, "unique, letters and digits");
+  // One counter for every kind: a search's batch never repeats a history batch's number.
+  assert(batchId("search") !== `search${id.slice(1)}`, "one counter");
   const line = historyLine(row("private", "bob", "hi there"), channel, id)!;
   assert(line.startsWith(`@batch=${id};time=`), line);
   assertEquals(inBatch(id, "chathistory", ["#Chan"], [line]), [
