@@ -10,31 +10,12 @@ import { actionText } from "../irc/protocol/ctcp.ts";
 import { type Clock, realClock } from "../lib/clock.ts";
 import type { EventBus } from "../lib/bus.ts";
 import { DomainError } from "../lib/errors.ts";
-import type { DetachState } from "../store/conversations.ts";
+import type { DetachState } from "../protocol/detach.ts";
 import type { Store } from "../store/mod.ts";
 import { formatMessage, type IrcMessage as Message, nickOf } from "../irc/protocol/message.ts";
 
 /** BouncerServ's source, for the notices that relay a detached channel's lines. */
 const SERVICE_SOURCE = "BouncerServ!BouncerServ@parley";
-
-/** A channel's detachment changed (stored): the hub of its connection acts on it. */
-export interface DetachChange {
-  userId: number;
-  connectionId: string;
-  /** The channel's name as IRC spells it. */
-  channel: string;
-  state: DetachState;
-  /** Whether `detached` changed (its clients get a PART, or the channel's JOIN burst). */
-  toggled: boolean;
-}
-
-const listeners = new Set<(c: DetachChange) => void>();
-
-/** Calls `fn` for every change of a channel's detachment in this process. */
-export function onDetachChange(fn: (c: DetachChange) => void): () => void {
-  listeners.add(fn);
-  return () => listeners.delete(fn);
-}
 
 /**
  * Stores a channel's new detachment options and tells the hubs. Throws not_found when the
@@ -46,8 +27,8 @@ export async function changeDetach(
   connectionId: string,
   channel: string,
   change: Partial<DetachState>,
-  /** Tells the user's open web clients (a conversation event with `detached`). */
-  bus?: EventBus,
+  /** Tells the hubs (a detach event) and the user's web clients (a conversation event). */
+  bus: EventBus,
 ): Promise<DetachState> {
   const record = await store.connections.get(userId, connectionId);
   if (!record) throw new DomainError("not_found", "No such network.");
@@ -58,9 +39,15 @@ export async function changeDetach(
   await store.conversations.setDetach(conv.id, change);
   const state = { ...conv.detach, ...change };
   const toggled = state.detached !== conv.detach.detached;
-  for (const fn of listeners) fn({ userId, connectionId, channel: conv.name, state, toggled });
+  bus.tell(userId, {
+    event: "detach",
+    connection_id: connectionId,
+    channel: conv.name,
+    state,
+    toggled,
+  });
   if (toggled) {
-    bus?.publish(userId, {
+    bus.publish(userId, {
       event: "state",
       type: "conversation",
       connection_id: connectionId,

@@ -18,8 +18,8 @@ import type { Caps } from "./caps.ts";
 import { forClient } from "./filter.ts";
 import { passingMsgid } from "../lib/msgid.ts";
 import { SERVER_NAME } from "./burst.ts";
-import { changeDetach, DetachedChannels, onDetachChange, relayNotice } from "./detached.ts";
-import type { DetachState } from "../store/conversations.ts";
+import { changeDetach, DetachedChannels, relayNotice } from "./detached.ts";
+import type { DetachState } from "../protocol/detach.ts";
 import type { Store } from "../store/mod.ts";
 import { type Pending, PendingReplies, replySpec, type Routed } from "./pending_replies.ts";
 import { UpstreamState } from "../irc/upstream_state.ts";
@@ -997,13 +997,14 @@ export class Relay implements Outlet {
           error: String(err),
         }),
     );
-    this.#untap.push(onDetachChange((c) => {
+    this.#untap.push(this.bus.tap((userId, c) => {
+      if (c.event !== "detach") return;
       // The hub made now loads the change from the store: its detach-after timer starts.
-      const hub = this.#hubs.get(key(c.userId, c.connectionId));
-      if (!hub) this.hub(c.userId, c.connectionId);
+      const hub = this.#hubs.get(key(userId, c.connection_id));
+      if (!hub) this.hub(userId, c.connection_id);
       else if (c.toggled) hub.toggleDetached(c.channel, c.state);
       else hub.detached.set(c.channel, c.state);
-    }));
+    }, ["detach"]));
     this.#untap.push(this.bus.tap(
       (userId, ev) => {
         if (ev.event !== "message") return;

@@ -1,5 +1,11 @@
 /** The in-process event bus: IRC and the store publish per-user events, `/events` sockets listen. */
-import type { EventKind, ListenersEvent, PushedEvent, TapEvent } from "../protocol/events.ts";
+import type {
+  DetachEvent,
+  EventKind,
+  ListenersEvent,
+  PushedEvent,
+  TapEvent,
+} from "../protocol/events.ts";
 
 type Listener = (ev: PushedEvent) => void;
 /**
@@ -108,6 +114,11 @@ export class EventBus {
     this.#toTaps(userId, ev);
     if (this.#relay && this.#remote.has(userId)) this.#relay.relay(userId, ev);
     this.deliverLocal(userId, ev);
+  }
+
+  /** An event for the taps alone, which no socket is sent. */
+  tell(userId: number, ev: DetachEvent): void {
+    this.#toTaps(userId, ev);
   }
 
   /** Delivers an event to every listener of every user (server shutdown). */

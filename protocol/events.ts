@@ -10,6 +10,7 @@
 import type { ConnectionState } from "./resources.ts";
 import type { ClientSettings } from "./client_settings.ts";
 import type { RequestId } from "./event_requests.ts";
+import type { DetachState } from "./detach.ts";
 
 /** One error entry, as in the API's error body; `path` points into the request. */
 export interface EventError {
@@ -464,8 +465,22 @@ export interface ListenersEvent {
   count: number;
 }
 
+/**
+ * Seen only by bus taps: a channel's detachment for IRC clients changed (stored already); the
+ * bouncer's hub of the connection acts on it.
+ */
+export interface DetachEvent {
+  event: "detach";
+  connection_id: string;
+  /** The channel's name as IRC spells it. */
+  channel: string;
+  state: DetachState;
+  /** Whether `detached` changed (its clients get a PART, or the channel's JOIN burst). */
+  toggled: boolean;
+}
+
 /** Everything a bus tap sees. */
-export type TapEvent = PushedEvent | ListenersEvent;
+export type TapEvent = PushedEvent | ListenersEvent | DetachEvent;
 
 /** The kind of a bus event (its `event`). */
 export type EventKind = TapEvent["event"];

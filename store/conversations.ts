@@ -1,6 +1,13 @@
 /** Conversations: the channels and private chats of a connection, with topic and unread count. */
 
 import { NOTIFY_LEVELS, type NotifyLevel } from "../protocol/limits.ts";
+import {
+  type DetachState,
+  REATTACH_ON,
+  type ReattachOn,
+  RELAY_DETACHED,
+  type RelayDetached,
+} from "../protocol/detach.ts";
 
 /**
  * The level in effect: the stored one, else mentions only in a channel and everything in a
@@ -8,24 +15,6 @@ import { NOTIFY_LEVELS, type NotifyLevel } from "../protocol/limits.ts";
  */
 export function notifyLevel(stored: NotifyLevel | "", isChannel: boolean): NotifyLevel {
   return stored || (isChannel ? "mentions" : "all");
-}
-
-/** What IRC clients are told of a detached channel's messages (`""`: the default, highlight). */
-export type RelayDetached = "message" | "highlight" | "none";
-export const RELAY_DETACHED: readonly RelayDetached[] = ["message", "highlight", "none"];
-
-/** What reattaches a detached channel (`""`: the default, highlight). */
-export type ReattachOn = "message" | "highlight" | "none";
-export const REATTACH_ON: readonly ReattachOn[] = ["message", "highlight", "none"];
-
-/** A channel's detachment and its options, as stored. */
-export interface DetachState {
-  /** Joined and kept, but out of IRC clients' channel lists. */
-  detached: boolean;
-  relayDetached: RelayDetached | "";
-  reattachOn: ReattachOn | "";
-  /** Seconds without a message after which the channel detaches itself (0: never). */
-  detachAfter: number;
 }
 
 /** A conversation as stored. */

@@ -9,7 +9,7 @@ import {
   type ReattachOn,
   RELAY_DETACHED,
   type RelayDetached,
-} from "../../store/conversations.ts";
+} from "../../protocol/detach.ts";
 import { parseArgs } from "./args.ts";
 import { networkOf } from "./network.ts";
 import { register, UsageError } from "./table.ts";

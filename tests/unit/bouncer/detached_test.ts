@@ -7,15 +7,14 @@ import { assert, assertEquals } from "../../support/assert.ts";
 import {
   changeDetach,
   DetachedChannels,
-  onDetachChange,
   parseDuration,
   relayNotice,
 } from "../../../bouncer/detached.ts";
 import { EventBus } from "../../../lib/bus.ts";
-import type { TapEvent } from "../../../protocol/events.ts";
+import type { DetachEvent, TapEvent } from "../../../protocol/events.ts";
 import { realClock } from "../../../lib/clock.ts";
 import { parseMessage } from "../../../irc/protocol/message.ts";
-import type { DetachState } from "../../../store/conversations.ts";
+import type { DetachState } from "../../../protocol/detach.ts";
 import { ManualClock } from "../../support/manual_clock.ts";
 import { userWithConnection, withStore } from "./fakes.ts";
 
@@ -27,7 +26,6 @@ const state = (change: Partial<DetachState> = {}): DetachState => ({
   ...change,
 });
 const line = (raw: string) => parseMessage(raw)!;
-type DetachChange = Parameters<Parameters<typeof onDetachChange>[0]>[0];
 
 Deno.test("detached: durations as soju writes them", () => {
   const cases: [string, number | undefined][] = [
@@ -133,9 +131,9 @@ Deno.test("detached: a change is stored, told to the hubs and, when toggled, to 
     await store.conversations.ensure(connection.id, "bob", "bob");
     const bus = new EventBus();
     const events: TapEvent[] = [];
-    const untap = bus.tap((_, ev) => events.push(ev));
-    const changes: DetachChange[] = [];
-    const stop = onDetachChange((c) => changes.push(c));
+    const untap = bus.tap((_, ev) => events.push(ev), ["state"]);
+    const changes: DetachEvent[] = [];
+    const stop = bus.tap((_, ev) => ev.event === "detach" && changes.push(ev), ["detach"]);
     try {
       const after = await changeDetach(store, user.id, "irc-test", "#CHAN", {
         detached: true,
@@ -158,7 +156,7 @@ Deno.test("detached: a change is stored, told to the hubs and, when toggled, to 
       assertEquals(events.length, 1);
       const missing = async (connectionId: string, channel: string) => {
         try {
-          await changeDetach(store, user.id, connectionId, channel, { detached: true });
+          await changeDetach(store, user.id, connectionId, channel, { detached: true }, bus);
         } catch (err) {
           return (err as { kind?: string }).kind;
         }
