@@ -309,13 +309,11 @@ export const CHANNEL = "#channel";
 type IrcWord<F extends string> = typeof CHANNEL | F;
 
 /**
- * The last parameter of an IRC line, the only one that may hold spaces: a field as text (missing
- * reads as empty; with `optional`, the parameter is left out), or a field split into words (a
- * mode and its arguments; the line is not made when it has none).
+ * The last parameter of an IRC line, the only one that may hold spaces: a field as text (`text`:
+ * missing reads as empty; with `optional`, the parameter is left out), or a field split into
+ * words (`words`: a mode and its arguments; the line is not made when it has none).
  */
-type IrcLast<F extends string> =
-  | { field: F; text: true; optional?: true }
-  | { field: F; words: true };
+type IrcLast<F extends string> = { text: F; optional?: true } | { words: F };
 
 /**
  * A kept line as IRC tells it to attached clients' history (bouncer/history/lines.ts): its
@@ -378,7 +376,7 @@ export const LINE_KINDS = {
     look: "event",
     line: { say: "{nick} left", fill: { nick: "nick" }, reason: "message", unless: "kicker" },
     from: "nick",
-    irc: { command: "PART", params: [CHANNEL, { field: "message", text: true, optional: true }] },
+    irc: { command: "PART", params: [CHANNEL, { text: "message", optional: true }] },
   },
   // A kick comes as a part with `kicker`, as Convos sends it.
   kick: {
@@ -392,7 +390,7 @@ export const LINE_KINDS = {
       when: "kicker",
     },
     from: "kicker",
-    irc: { command: "KICK", params: [CHANNEL, "nick", { field: "message", text: true }] },
+    irc: { command: "KICK", params: [CHANNEL, "nick", { text: "message" }] },
   },
   quit: {
     code: 6,
@@ -400,7 +398,7 @@ export const LINE_KINDS = {
     look: "event",
     line: { say: "{nick} quit", fill: { nick: "nick" }, reason: "message", member: "nick" },
     from: "nick",
-    irc: { command: "QUIT", params: [{ field: "message", text: true }] },
+    irc: { command: "QUIT", params: [{ text: "message" }] },
   },
   nick_change: {
     code: 8,
@@ -425,7 +423,7 @@ export const LINE_KINDS = {
       when: "nick",
     },
     from: "nick",
-    irc: { command: "TOPIC", params: [CHANNEL, { field: "topic", text: true }] },
+    irc: { command: "TOPIC", params: [CHANNEL, { text: "topic" }] },
   },
   // Channel modes only: user modes have no conversation.
   mode: {
@@ -438,7 +436,7 @@ export const LINE_KINDS = {
       when: "conversation_id",
     },
     from: "nick",
-    irc: { command: "MODE", params: [CHANNEL, { field: "mode", words: true }] },
+    irc: { command: "MODE", params: [CHANNEL, { words: "mode" }] },
   },
   // Said to IRC clients as a NOTICE from Parley itself (bouncer/history/lines.ts): no one sent it.
   gap: { code: 11, live: "gap", look: "gap", line: "stored", irc: null },

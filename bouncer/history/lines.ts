@@ -57,18 +57,18 @@ function eventLine(l: HistoryLine, t: LineTarget): string[] | undefined {
       if (!fields[p]) return undefined;
       words.push(word(fields[p]));
     } else if ("words" in p) {
-      const split = (fields[p.field] ?? "").split(" ").filter(Boolean).map(word);
+      const split = (fields[p.words] ?? "").split(" ").filter(Boolean).map(word);
       if (!split.length) return undefined;
       words.push(...split.slice(0, MAX_WORDS));
-    } else if (fields[p.field] !== undefined || !p.optional) {
-      words.push(oneLine(fields[p.field] ?? ""));
+    } else if (fields[p.text] !== undefined || !p.optional) {
+      words.push(oneLine(fields[p.text] ?? ""));
     }
   }
   return words;
 }
 
 /** A last parameter of an `irc` row, whatever its kind's fields. */
-type IrcLast = { field: string; text?: true; optional?: true; words?: true };
+type IrcLast = { text: string; optional?: true } | { words: string };
 
 /** The line of one stored line, tagged; undefined for one that cannot be told as IRC. */
 export function historyLine(l: HistoryLine, t: LineTarget, batch?: string): string | undefined {
