@@ -5,7 +5,12 @@
 import { assertEquals } from "../../../support/assert.ts";
 import { historyLine } from "../../../../bouncer/history/lines.ts";
 import type { HistoryLine } from "../../../../store/history_types.ts";
-import type { KeptFields, KeptKind } from "../../../../protocol/events.ts";
+import {
+  CHANNEL,
+  type KeptFields,
+  type KeptKind,
+  LINE_KINDS,
+} from "../../../../protocol/events.ts";
 import { ircLower } from "../../../../lib/casefold.ts";
 
 const target = {
@@ -88,4 +93,27 @@ Deno.test("history lines: an event row kept as text (no fields) has no IRC line"
     text: "carol was kicked by op: out",
   };
   assertEquals(historyLine(old, target), undefined);
+});
+
+Deno.test("history lines: every kind with an IRC form makes its line from its row alone", () => {
+  for (const [type, kind] of Object.entries(LINE_KINDS)) {
+    if (!("irc" in kind) || !kind.irc) continue;
+    // Each field the form names holds one word, as a row of that kind would.
+    const named = kind.irc.params.map((p) =>
+      typeof p === "string" ? p : "text" in p ? p.text : p.words
+    );
+    const fields = Object.fromEntries(
+      named.filter((f) => f !== CHANNEL).map((f) => [f, "w"]),
+    ) as KeptFields;
+    const l: HistoryLine = {
+      conversation: 7,
+      ts: 1,
+      type: type as KeptKind,
+      from: "x",
+      text: "",
+      fields,
+    };
+    const line = historyLine(l, target);
+    assertEquals(line?.split(" ").slice(1, 3), [":x", kind.irc.command], type);
+  }
 });
