@@ -303,6 +303,29 @@ export interface Words<E> {
 /** The state event carries the line as history keeps it (`message`, `ts`): shown as stored. */
 type Stored<E> = E extends { message: string; ts: string } ? "stored" : never;
 
+/** The channel a kept line is in, as a parameter of its IRC line (no field is named so). */
+export const CHANNEL = "#channel";
+
+/** A field as one word of an IRC line (a nick): the line is not made when it is missing or empty. */
+type IrcWord<F extends string> = typeof CHANNEL | F;
+
+/**
+ * The last parameter of an IRC line, the only one that may hold spaces: a field as text (`text`:
+ * missing reads as empty; with `optional`, the parameter is left out), or a field split into
+ * words (`words`: a mode and its arguments; the line is not made when it has none).
+ */
+type IrcLast<F extends string> = { text: F; optional?: true } | { words: F };
+
+/**
+ * A kept line as IRC tells it to attached clients' history (bouncer/history/lines.ts): its
+ * command and its parameters, made from the row's fields; `null` when no IRC line carries it.
+ * Data, so the web client's bundle takes no code for it.
+ */
+type IrcForm<F extends string> = {
+  command: string;
+  params: readonly IrcWord<F>[] | readonly [...IrcWord<F>[], IrcLast<F>];
+} | null;
+
 /** One kind of line: its stored code, the bus event that brings it live, how the client shows it. */
 export type LineKind =
   | { code: number; live: "message"; look: LineLook }
@@ -321,6 +344,8 @@ export type LineKind =
        * makes its IRC line from them. Absent: the row keeps its text (a gap's, a reaction's).
        */
       from?: FieldOf<StateOf<L>>;
+      /** Its IRC line, for attached clients' history: every kind says it (or `null`). */
+      irc: IrcForm<FieldOf<StateOf<L>>>;
     };
   }[ChannelStateEvent["type"]];
 
@@ -344,6 +369,7 @@ export const LINE_KINDS = {
     look: "event",
     line: { say: "{nick} joined", fill: { nick: "nick" } },
     from: "nick",
+    irc: { command: "JOIN", params: [CHANNEL] },
   },
   part: {
     code: 5,
@@ -351,6 +377,7 @@ export const LINE_KINDS = {
     look: "event",
     line: { say: "{nick} left", fill: { nick: "nick" }, reason: "message", unless: "kicker" },
     from: "nick",
+    irc: { command: "PART", params: [CHANNEL, { text: "message", optional: true }] },
   },
   // A kick comes as a part with `kicker`, as Convos sends it.
   kick: {
@@ -364,6 +391,7 @@ export const LINE_KINDS = {
       when: "kicker",
     },
     from: "kicker",
+    irc: { command: "KICK", params: [CHANNEL, "nick", { text: "message" }] },
   },
   quit: {
     code: 6,
@@ -371,6 +399,7 @@ export const LINE_KINDS = {
     look: "event",
     line: { say: "{nick} quit", fill: { nick: "nick" }, reason: "message", member: "nick" },
     from: "nick",
+    irc: { command: "QUIT", params: [{ text: "message" }] },
   },
   nick_change: {
     code: 8,
@@ -382,6 +411,7 @@ export const LINE_KINDS = {
       member: "old_nick",
     },
     from: "old_nick",
+    irc: { command: "NICK", params: ["new_nick"] },
   },
   // Shown live when someone set it, not when a join tells it.
   topic: {
@@ -394,6 +424,7 @@ export const LINE_KINDS = {
       when: "nick",
     },
     from: "nick",
+    irc: { command: "TOPIC", params: [CHANNEL, { text: "topic" }] },
   },
   // Channel modes only: user modes have no conversation.
   mode: {
@@ -406,14 +437,17 @@ export const LINE_KINDS = {
       when: "conversation_id",
     },
     from: "nick",
+    irc: { command: "MODE", params: [CHANNEL, { words: "mode" }] },
   },
-  gap: { code: 11, live: "gap", look: "gap", line: "stored" },
+  // Said to IRC clients as a NOTICE from Parley itself (bouncer/history/lines.ts): no one sent it.
+  gap: { code: 11, live: "gap", look: "gap", line: "stored", irc: null },
   // Kept with the message it reacts to (its `reply_to`): the client counts it under that message.
   react: {
     code: 12,
     live: "react",
     look: "event",
     line: { say: "{nick} reacted {react}", fill: { nick: "nick", react: "react" } },
+    irc: null,
   },
 } as const satisfies Record<string, LineKind>;
 

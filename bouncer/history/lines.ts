@@ -1,14 +1,15 @@
 /**
  * Stored lines as IRC lines for an attached client: messages as PRIVMSG and NOTICE, channel
  * events as the JOIN, PART, KICK, QUIT, NICK, TOPIC and MODE they were (made from the row's
- * fields, never read back from a sentence), each with its `time` (milliseconds) and `msgid` tags,
- * inside a batch when the client takes them.
+ * fields as their `LINE_KINDS` row's `irc` says, by one builder with no code per kind; never read
+ * back from a sentence), each with its `time` (milliseconds) and `msgid` tags, inside a batch when
+ * the client takes them.
  */
 import { actionWrap } from "../../irc/protocol/ctcp.ts";
 import { ircLine } from "../../irc/protocol/message.ts";
 import { msgidOf } from "../../lib/msgid.ts";
 import type { HistoryLine } from "../../store/history_types.ts";
-import type { KeptFields, KeptKind } from "../../protocol/events.ts";
+import { CHANNEL, LINE_KINDS, type LineKind } from "../../protocol/events.ts";
 
 /** Where a conversation's lines go: its name, whether it is a channel, and the user's nick. */
 export interface LineTarget {
@@ -36,32 +37,38 @@ const oneLine = (text: string) => text.replace(/[\r\n\0]/g, " ");
 /** A stored name as one word of a line. */
 const word = (s: string) => s.replace(/[\s\0:,]/g, "").slice(0, 200) || "*";
 
-/** Each kept kind's command and parameters, from its fields (`chan`: the channel as one word). */
-const EVENT_LINES: {
-  [K in KeptKind]: (f: KeptFields<K>, chan: string) => string[] | undefined;
-} = {
-  join: (_, chan) => ["JOIN", chan],
-  part: (f, chan) => f.message === undefined ? ["PART", chan] : ["PART", chan, oneLine(f.message)],
-  quit: (f) => ["QUIT", oneLine(f.message ?? "")],
-  kick: (f, chan) => ["KICK", chan, word(f.nick), oneLine(f.message ?? "")],
-  nick_change: (f) => f.new_nick ? ["NICK", word(f.new_nick)] : undefined,
-  topic: (f, chan) => ["TOPIC", chan, oneLine(f.topic ?? "")],
-  mode: (f, chan) => {
-    const words = (f.mode ?? "").split(" ").filter(Boolean).map(word).slice(0, 13);
-    return words.length ? ["MODE", chan, ...words] : undefined;
-  },
-};
+/** The most words a split field gives (a mode and its arguments): with the channel, within 15. */
+const MAX_WORDS = 13;
 
 /**
- * The command and parameters of a channel event, from its stored fields; undefined for a kind
- * that has no IRC line, or a row kept as text (its sentence could not be read when events became
- * data), which no IRC command can carry.
+ * The command and parameters of a channel event, from its stored fields as its `LINE_KINDS` row's
+ * `irc` says; undefined for a kind that has no IRC line, a row lacking a word its line needs, or a
+ * row kept as text (its sentence could not be read when events became data), which no IRC command
+ * can carry.
  */
 function eventLine(l: HistoryLine, t: LineTarget): string[] | undefined {
-  if (!l.fields || !(l.type in EVENT_LINES)) return undefined;
-  const make = EVENT_LINES[l.type as KeptKind] as (f: KeptFields, chan: string) => string[];
-  return make(l.fields, word(t.name));
+  const kind: LineKind = LINE_KINDS[l.type];
+  if (!l.fields || !("irc" in kind) || !kind.irc) return undefined;
+  const fields: Partial<Record<string, string>> = l.fields;
+  const words = [kind.irc.command];
+  for (const p of kind.irc.params as readonly (string | IrcLast)[]) {
+    if (p === CHANNEL) words.push(word(t.name));
+    else if (typeof p === "string") {
+      if (!fields[p]) return undefined;
+      words.push(word(fields[p]));
+    } else if ("words" in p) {
+      const split = (fields[p.words] ?? "").split(" ").filter(Boolean).map(word);
+      if (!split.length) return undefined;
+      words.push(...split.slice(0, MAX_WORDS));
+    } else if (fields[p.text] !== undefined || !p.optional) {
+      words.push(oneLine(fields[p.text] ?? ""));
+    }
+  }
+  return words;
 }
+
+/** A last parameter of an `irc` row, whatever its kind's fields. */
+type IrcLast = { text: string; optional?: true } | { words: string };
 
 /** The line of one stored line, tagged; undefined for one that cannot be told as IRC. */
 export function historyLine(l: HistoryLine, t: LineTarget, batch?: string): string | undefined {

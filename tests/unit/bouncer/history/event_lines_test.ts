@@ -5,7 +5,12 @@
 import { assertEquals } from "../../../support/assert.ts";
 import { historyLine } from "../../../../bouncer/history/lines.ts";
 import type { HistoryLine } from "../../../../store/history_types.ts";
-import type { KeptFields, KeptKind } from "../../../../protocol/events.ts";
+import {
+  CHANNEL,
+  type KeptFields,
+  type KeptKind,
+  LINE_KINDS,
+} from "../../../../protocol/events.ts";
 import { ircLower } from "../../../../lib/casefold.ts";
 
 const target = {
@@ -36,8 +41,24 @@ Deno.test("history lines: every kept event's IRC line from its fields, with no t
     [row("topic", "bob", { nick: "bob", topic: "a topic" }), ":bob TOPIC #Chan :a topic"],
     [row("topic", "bob", { nick: "bob", topic: "" }), ":bob TOPIC #Chan :"],
     [row("mode", "bob", { nick: "bob", mode: "+ov bob dana" }), ":bob MODE #Chan +ov bob dana"],
-    // A field cannot break the line.
+    [row("part", "bob", { nick: "bob", message: "" }), ":bob PART #Chan :"],
+    [row("kick", "op", { nick: "carol", kicker: "op" }), ":op KICK #Chan carol :"],
+    [row("quit", "bob", { nick: "bob", message: "see you" }), ":bob QUIT :see you"],
+    [row("mode", "bob", { nick: "bob", mode: "  +b   x!*@*  " }), ":bob MODE #Chan +b x!*@*"],
+    // A field cannot break the line, nor a name take more than its word.
     [row("part", "bob", { nick: "bob", message: "a\r\nQUIT" }), ":bob PART #Chan :a  QUIT"],
+    [row("topic", "bob", { nick: "bob", topic: "a\nb" }), ":bob TOPIC #Chan :a b"],
+    [
+      row("kick", "op", { nick: "car ol:x", kicker: "op", message: "out" }),
+      ":op KICK #Chan carolx out",
+    ],
+    [row("nick_change", "bob", { old_nick: "bob", new_nick: "a b,c" }), ":bob NICK abc"],
+    [row("mode", "bob", { nick: "bob", mode: "+b :x" }), ":bob MODE #Chan +b x"],
+    // A mode keeps at most 13 words, so the line stays within 15 parameters.
+    [
+      row("mode", "bob", { nick: "bob", mode: `+${"v".repeat(20)} ${nicks(20)}` }),
+      `:bob MODE #Chan +${"v".repeat(20)} ${nicks(12)}`,
+    ],
   ];
   for (const [l, want] of cases) {
     const got = historyLine(l, target);
@@ -49,6 +70,20 @@ Deno.test("history lines: every kept event's IRC line from its fields, with no t
   }
 });
 
+Deno.test("history lines: a row lacking what its IRC line needs has none", () => {
+  const rows: HistoryLine[] = [
+    row("nick_change", "bob", { old_nick: "bob", new_nick: "" }),
+    row("mode", "bob", { nick: "bob", mode: "" }),
+    row("mode", "bob", { nick: "bob", mode: "   " }),
+  ];
+  for (const l of rows) assertEquals(historyLine(l, target), undefined, JSON.stringify(l.fields));
+});
+
+/** `n` nicks, `n1 n2 ...`. */
+function nicks(n: number): string {
+  return Array.from({ length: n }, (_, i) => `n${i + 1}`).join(" ");
+}
+
 Deno.test("history lines: an event row kept as text (no fields) has no IRC line", () => {
   const old: HistoryLine = {
     conversation: 7,
@@ -58,4 +93,27 @@ Deno.test("history lines: an event row kept as text (no fields) has no IRC line"
     text: "carol was kicked by op: out",
   };
   assertEquals(historyLine(old, target), undefined);
+});
+
+Deno.test("history lines: every kind with an IRC form makes its line from its row alone", () => {
+  for (const [type, kind] of Object.entries(LINE_KINDS)) {
+    if (!("irc" in kind) || !kind.irc) continue;
+    // Each field the form names holds one word, as a row of that kind would.
+    const named = kind.irc.params.map((p) =>
+      typeof p === "string" ? p : "text" in p ? p.text : p.words
+    );
+    const fields = Object.fromEntries(
+      named.filter((f) => f !== CHANNEL).map((f) => [f, "w"]),
+    ) as KeptFields;
+    const l: HistoryLine = {
+      conversation: 7,
+      ts: 1,
+      type: type as KeptKind,
+      from: "x",
+      text: "",
+      fields,
+    };
+    const line = historyLine(l, target);
+    assertEquals(line?.split(" ").slice(1, 3), [":x", kind.irc.command], type);
+  }
 });
