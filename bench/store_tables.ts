@@ -1,5 +1,6 @@
 /**
- * `deno task bench store_tables`: the simple table groups' reads and writes that run per request,
+ * `deno task bench store_tables`: the simple table groups' reads and writes that run per request
+ * (and the conversation of each IRC line),
  * on SQLite and on a throwaway PostgreSQL (PARLEY_BENCH_POSTGRES=0 leaves it out). Each figure is
  * the median, over rounds of PARLEY_BENCH_TABLE_CALLS (default 2,000) calls one after another, of
  * a round's mean time per call (`_us`, wall) and of this process's CPU time per call (`_cpu_us`:
@@ -39,12 +40,13 @@ async function perCall(name: string, fn: (i: number) => Promise<unknown>): Promi
 async function bench(name: string, store: Store): Promise<void> {
   const ids: number[] = [];
   const hashes: string[] = [];
+  const connections: number[] = [];
   for (let i = 0; i < USERS; i++) {
     const user = await store.users.create(`u${i}@example.org`, "hash", []);
     ids.push(user.id);
     hashes.push(String(i).padStart(64, "0"));
     await store.sessions.create(hashes[i], user.id, Date.now() + 86_400_000);
-    await store.connections.create({
+    const connection = await store.connections.create({
       userId: user.id,
       connectionId: "irc-example",
       name: "example",
@@ -52,6 +54,8 @@ async function bench(name: string, store: Store): Promise<void> {
       onConnectCommands: [],
       wantedState: "disconnected",
     });
+    connections.push(connection.id);
+    await store.conversations.ensure(connection.id, "#parley", "#parley");
   }
   const pick = <T>(list: T[], i: number) => list[(i * 7919) % list.length];
   await perCall(`${name}_sessions_get`, (i) => store.sessions.get(pick(hashes, i)));
@@ -62,6 +66,15 @@ async function bench(name: string, store: Store): Promise<void> {
   );
   await perCall(`${name}_connections_list`, (i) => store.connections.list(pick(ids, i)));
   await perCall(`${name}_settings_current`, () => store.settings.current());
+  // Per IRC line: the conversation a line belongs to, read (or made) for every one stored.
+  await perCall(
+    `${name}_conversations_get`,
+    (i) => store.conversations.get(pick(connections, i), "#parley"),
+  );
+  await perCall(
+    `${name}_conversations_ensure`,
+    (i) => store.conversations.ensure(pick(connections, i), "#parley", "#parley"),
+  );
 }
 
 const home = await Deno.makeTempDir({ prefix: "parley-bench-tables-" });

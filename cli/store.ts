@@ -1,6 +1,7 @@
 /** `parley store copy --to postgres://...`: moves a SQLite installation into PostgreSQL. */
 import { ConfigError, parseCommandLine, readSecretFile } from "../config.ts";
 import { storeBackend } from "../store/mod.ts";
+import { BACKENDS } from "../store/backends.ts";
 import { DomainError } from "../lib/errors.ts";
 import { commandConfig, lockHome } from "./home.ts";
 import { STORE_USAGE } from "./help.ts";
@@ -47,9 +48,11 @@ export async function storeCommand(args: string[]): Promise<void> {
   const [sub, ...extra] = parsed.positional;
   if (sub !== "copy" || extra.length) throw new ConfigError(`what to do?\n\n${STORE_USAGE}`);
   const to = await targetUrl(parsed.options);
-  if (!to || !/^postgres(ql)?:\/\//.test(to)) {
+  // The schemes of the backends a store can be copied into.
+  const targets = BACKENDS.filter((b) => b.offers.copyTo).flatMap((b) => b.schemes);
+  if (!to || !targets.some((s) => to.toLowerCase().startsWith(`${s}://`))) {
     throw new ConfigError(
-      `--to-file, ${COPY_TO_FILE} or --to give a postgres:// URL\n\n${STORE_USAGE}`,
+      `--to-file, ${COPY_TO_FILE} or --to give a ${targets[0]}:// URL\n\n${STORE_USAGE}`,
     );
   }
   const config = await commandConfig(parsed.env);

@@ -8,23 +8,22 @@
  */
 import { join } from "node:path";
 import denoJson from "../deno.json" with { type: "json" };
+import { BACKENDS } from "../store/backends.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 
 /**
  * Files and folders read at run time: the app finds them relative to `import.meta.dirname`,
- * and the worker modules (the search indexer, which also checkpoints; the IRC socket thread),
- * with the modules they import, are loaded by URL, which compile does not follow on its own.
+ * and the worker modules (the IRC socket thread; each store backend lists its own, with its
+ * migrations), with the modules they import, are loaded by URL, which compile does not follow on
+ * its own.
  *
  * @internal test seam
  */
 export const EMBEDDED = [
   "static/",
   "i18n/",
-  "store/sqlite/migrations/",
-  "store/pg/migrations/",
-  "store/sqlite/search_worker.ts",
-  "store/sqlite/search_file.ts",
+  ...BACKENDS.flatMap((b) => b.embedded),
   "lib/malloc_trim.ts",
   "lib/idle_gc.ts",
   "lib/clock.ts",

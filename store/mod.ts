@@ -1,7 +1,8 @@
 /**
  * The store's contract: one object holding every table group's interface, and the backend it runs
  * on. Routes and IRC see only this; each backend is a folder beside it (sqlite/, pg/) that
- * implements it, and the same tests run against every one (tests/support/backends.ts).
+ * implements it, listed in backends.ts, and the same tests run against every one
+ * (tests/support/backends.ts).
  */
 import type { UserStore } from "./users.ts";
 import type { SessionStore } from "./sessions.ts";
@@ -16,6 +17,7 @@ import type { FileStore } from "./files.ts";
 import type { PushStore } from "./push.ts";
 import type { IgnoreStore } from "./ignores.ts";
 import type { CopyReport, CopySource } from "./copy.ts";
+import { BACKENDS } from "./backends.ts";
 
 /** Every table group of Parley's storage. Async so that any database can implement it. */
 export interface Store {
@@ -70,27 +72,19 @@ export interface StoreBackend {
   ): Promise<CopyReport>;
 }
 
-/**
- * The backend of each database URL scheme, loaded only when chosen, so a SQLite install never opens
- * the PostgreSQL client.
- */
-const BY_SCHEME: Record<string, () => Promise<StoreBackend>> = {
-  postgres: async () => (await import("./pg/mod.ts")).pgBackend,
-  postgresql: async () => (await import("./pg/mod.ts")).pgBackend,
-};
-
 /** The URL schemes a database URL may have (`PARLEY_DATABASE_URL`). */
-export const DATABASE_SCHEMES = Object.keys(BY_SCHEME);
+export const DATABASE_SCHEMES = BACKENDS.flatMap((b) => b.schemes);
 
-/** The backend for a database URL: its scheme's, or SQLite in the data folder when none is given. */
+/** The backend for a database URL: its scheme's, or the default one when none is given. */
 export async function storeBackend(databaseUrl?: string): Promise<StoreBackend> {
-  if (!databaseUrl) return (await import("./sqlite/mod.ts")).sqliteBackend;
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(databaseUrl)?.[1].toLowerCase();
-  const open = scheme !== undefined && Object.hasOwn(BY_SCHEME, scheme)
-    ? BY_SCHEME[scheme]
-    : undefined;
-  if (!open) throw new TypeError("the database URL names no backend Parley has");
-  return await open();
+  const scheme = databaseUrl === undefined || databaseUrl === ""
+    ? undefined
+    : /^([a-z][a-z0-9+.-]*):\/\//i.exec(databaseUrl)?.[1].toLowerCase() ?? "";
+  const entry = BACKENDS.find((b) =>
+    scheme === undefined ? b.schemes.length === 0 : b.schemes.includes(scheme)
+  );
+  if (!entry) throw new TypeError("the database URL names no backend Parley has");
+  return await entry.load();
 }
 
 /**

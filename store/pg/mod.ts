@@ -5,9 +5,9 @@
 import type { Store, StoreBackend } from "../mod.ts";
 import { connectPg, migratePg, type Sql } from "./db.ts";
 import { type PgMessageStore, pgMessageStore } from "./messages.ts";
-import { IGNORES_CHANGED, pgTables, USERS_CHANGED } from "./tables.ts";
+import { CONVERSATIONS_CHANGED, IGNORES_CHANGED, pgTables, USERS_CHANGED } from "./tables.ts";
 import { tableGroups } from "../tables/mod.ts";
-import { CONVERSATIONS_CHANGED, pgConversationStore } from "./conversations.ts";
+import { pgConversationStore } from "./conversations.ts";
 import { pgFileStore } from "./files.ts";
 import { copyIntoPg } from "./copy.ts";
 import { UNREAD_LOWERED, UNREAD_SET } from "./unread.ts";
@@ -33,9 +33,10 @@ export async function openPgStore(url: string): Promise<PgStore> {
     throw err;
   }
   const messages = pgMessageStore(sql);
-  const tables = tableGroups(pgTables(sql));
+  const executor = pgTables(sql);
+  const tables = tableGroups(executor);
   const { users, ignores } = tables;
-  const conversations = pgConversationStore(sql, messages.flush, messages.unread);
+  const conversations = pgConversationStore(sql, executor, messages.flush, messages.unread);
   // Other nodes' changes reload the caches keyed on the generations (irc/chat/record.ts).
   const listening = [
     await sql.listen(USERS_CHANGED, () => users.bump()),

@@ -19,8 +19,14 @@ import { pgString, type Sql } from "./db.ts";
 export const USERS_CHANGED = "parley_users_changed";
 /** The channel on which nodes say that an ignore list changed (their caches reload). */
 export const IGNORES_CHANGED = "parley_ignores_changed";
+/** The channel on which nodes say that conversations were renamed, removed or set. */
+export const CONVERSATIONS_CHANGED = "parley_conversations_changed";
 
-const CHANNELS: Record<Change, string> = { users: USERS_CHANGED, ignores: IGNORES_CHANGED };
+const CHANNELS: Record<Change, string> = {
+  users: USERS_CHANGED,
+  ignores: IGNORES_CHANGED,
+  conversations: CONVERSATIONS_CHANGED,
+};
 
 /** A parameter as PostgreSQL can hold it: text without NUL (pgString). */
 function bindable(value: unknown): postgres.ParameterOrJSON<never> {

@@ -58,12 +58,14 @@ function sqliteStore(
   filesDir: string,
 ): SqliteStore {
   const history = sqliteMessageStore(db, searchDb, indexer, checkpointer);
+  // One executor: its transactions take turns on the one connection.
+  const tables = sqliteTables(db);
   return {
-    ...tableGroups(sqliteTables(db)),
+    ...tableGroups(tables),
     conversations: sqliteConversationStore(db, {
       commit: history.commit,
       unread: history.unreadPending,
-    }),
+    }, tables),
 
     // history
     messages: history.messages,

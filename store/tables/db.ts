@@ -9,7 +9,7 @@ import { type Compilable, type CompiledQuery, type Expression, type Kysely, sql 
 import type { Database } from "./schema.ts";
 
 /** The kinds of change other nodes sharing the database are told of (their caches reload). */
-export type Change = "users" | "ignores";
+export type Change = "users" | "ignores" | "conversations";
 
 /** Runs compiled queries. */
 export interface Queries {

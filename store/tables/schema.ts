@@ -79,6 +79,28 @@ export interface ConnectionsTable {
   cert_fingerprint: Generated<string>;
 }
 
+export interface ConversationsTable {
+  id: Generated<number>;
+  connection: number;
+  /** The IRC-casefolded name; '' holds the server's own messages. */
+  conversation_id: string;
+  name: string;
+  topic: Generated<string>;
+  /** Written by each backend's message writer, never here. */
+  unread: Generated<number>;
+  /** µs. */
+  last_read: Generated<number>;
+  joined: Flag;
+  /** µs. */
+  created: number;
+  notify: Generated<string>;
+  draft: Generated<string>;
+  detached: Flag;
+  relay_detached: Generated<string>;
+  reattach_on: Generated<string>;
+  detach_after: Generated<number>;
+}
+
 export interface PushSubscriptionsTable {
   endpoint: string;
   user_id: number;
@@ -134,6 +156,7 @@ export interface Database {
   settings: SettingsTable;
   connection_profiles: ConnectionProfilesTable;
   connections: ConnectionsTable;
+  conversations: ConversationsTable;
   push_subscriptions: PushSubscriptionsTable;
   irc_push_subscriptions: IrcPushSubscriptionsTable;
   push_prefs: PushPrefsTable;

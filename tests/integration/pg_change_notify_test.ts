@@ -9,6 +9,7 @@ import { poll } from "../support/poll.ts";
 import { startPostgres } from "../support/postgres.ts";
 import { openPgStore } from "../../store/pg/mod.ts";
 import { USERS_CHANGED } from "../../store/pg/tables.ts";
+import { idleConnection } from "../support/backends.ts";
 
 Deno.test("the users-changed notification comes after the change is committed", async () => {
   const pg = await startPostgres();
@@ -58,6 +59,34 @@ Deno.test("the users-changed notification comes after the change is committed", 
     await blocker.end();
     await other.end();
     await store.close();
+    await pg.close();
+  }
+});
+
+Deno.test("a conversation changed on one node reloads another's", async () => {
+  const pg = await startPostgres();
+  const one = await openPgStore(pg.url);
+  const two = await openPgStore(pg.url);
+  try {
+    const user = await one.users.create("conv@example.org", "x", []);
+    const connection = await idleConnection(one, user.id);
+    const chan = await one.conversations.ensure(connection.id, "#parley", "#Parley");
+    // Each change the other node caches: its generation moves, so its caches reload.
+    const changes: [string, () => Promise<void>][] = [
+      ["rename", () => one.conversations.rename(chan.id, "#kettle", "#Kettle")],
+      ["notify level", () => one.conversations.setNotify(chan.id, "muted")],
+      ["detachment", () => one.conversations.setDetach(chan.id, { detached: true })],
+      ["removal", () => one.conversations.remove(chan.id)],
+    ];
+    for (const [what, change] of changes) {
+      const seen = two.conversations.generation;
+      await change();
+      await poll(`the other node told of the ${what}`, () => two.conversations.generation > seen);
+    }
+    assertEquals(await two.conversations.get(connection.id, "#kettle"), undefined);
+  } finally {
+    await two.close();
+    await one.close();
     await pg.close();
   }
 });

@@ -7,6 +7,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { forEachStore } from "../support/backends.ts";
 import { MAX_DRAFT } from "../../protocol/limits.ts";
 import { type Store, storeBackend } from "../../store/mod.ts";
+import { BACKENDS } from "../../store/backends.ts";
 import { FileTooLargeError } from "../../store/files.ts";
 
 const stream = (...parts: (string | Uint8Array)[]) =>
@@ -327,31 +328,21 @@ forEachStore("store: files and their contents", async (store, backend, t) => {
   });
 });
 
-/**
- * What each backend offers beyond the contract, and the database URL that chooses it; a backend
- * not listed here offers nothing more, so a new one passes without a row until it does.
- */
-const OFFERS: Record<
-  string,
-  { url?: string; clustered: boolean; copyFrom: boolean; copyTo: boolean }
-> = {
-  sqlite: { clustered: false, copyFrom: true, copyTo: false },
-  postgres: { url: "postgres://127.0.0.1/parley", clustered: true, copyFrom: false, copyTo: true },
-};
-
 forEachStore("store: its backend object says what differs by backend", async (store, backend) => {
+  const entry = BACKENDS.find((b) => b.name === backend)!;
   assertEquals(store.backend.name, backend);
-  const offers = OFFERS[backend] ?? { clustered: false, copyFrom: false, copyTo: false };
-  // The database URL chooses the same backend object the store carries.
-  if (backend in OFFERS) assert(await storeBackend(offers.url) === store.backend);
+  // The database URL chooses the same backend object the store carries: its scheme's, or the
+  // default one when there is no URL.
+  const url = entry.schemes.length ? `${entry.schemes[0]}://127.0.0.1/parley` : undefined;
+  assert(await storeBackend(url) === store.backend);
   // Several daemons share the database (deps.ts starts the cluster on this), and `parley store
-  // copy` reads one backend and writes another.
+  // copy` reads one backend and writes another: the registry says so as the backend does.
   assertEquals(
     {
       clustered: store.backend.clustered,
       copyFrom: !!store.backend.copySource,
       copyTo: !!store.backend.copyInto,
     },
-    { clustered: offers.clustered, copyFrom: offers.copyFrom, copyTo: offers.copyTo },
+    entry.offers,
   );
 });

@@ -1,13 +1,14 @@
 /**
  * The store's one test suite runs against every backend: `forEachStore` (every table group) and
- * `forEachBackend` (the message store) register each test once per entry of BACKENDS, so that a
- * difference in paging, timestamps, unread counts or search fails a test. A new backend is one
- * more entry: how to open a fresh store of it, and how to drop it.
+ * `forEachBackend` (the message store) register each test once per backend of the registry
+ * (store/backends.ts), so that a difference in paging, timestamps, unread counts or search fails a
+ * test. A new backend needs nothing here: each test opens it in a fresh data folder, or in a fresh
+ * database of the server its entry names.
  */
 import type { Store } from "../../store/mod.ts";
+import { type BackendEntry, BACKENDS } from "../../store/backends.ts";
 import type { MessageSearch, MessageStore } from "../../store/message_types.ts";
-import { sqliteBackend } from "../../store/sqlite/mod.ts";
-import { pgBackend, type PgStore } from "../../store/pg/mod.ts";
+import type { PgStore } from "../../store/pg/mod.ts";
 import { type PgServer, startPostgres } from "./postgres.ts";
 
 /** A fresh, empty store of one backend, and how to drop it after the test. */
@@ -23,78 +24,85 @@ interface OpenedStore {
   skipIds(n: number): Promise<void>;
 }
 
-/** One backend as the tests open it. */
-interface TestBackend {
-  name: "sqlite" | "postgres";
-  open(): Promise<OpenedStore>;
-  /** Called after the file's last test of this backend (stops a server the backend started). */
-  done?(): Promise<void>;
+/** A server tests make databases in: one per test file, started by its first test. */
+interface TestServer {
+  database(): Promise<string>;
+  close(): Promise<void>;
 }
 
-let server: Promise<PgServer> | undefined;
+/** The servers a backend's entry may name (`testServer`). */
+const SERVERS: Record<NonNullable<BackendEntry["testServer"]>, () => Promise<PgServer>> = {
+  postgres: startPostgres,
+};
+const started = new Map<string, Promise<TestServer>>();
 
-/** Every backend of the store; each test of the suite runs once per entry. */
-const BACKENDS: TestBackend[] = [
-  {
-    name: "sqlite",
-    async open() {
-      const home = await Deno.makeTempDir({ prefix: "parley-store-" });
-      const store = await sqliteBackend.open(home);
-      return {
-        store,
-        async drop() {
-          await store.close();
-          await Deno.remove(home, { recursive: true });
-        },
-        // SQLite's search reads no ranges of ids; they may stay consecutive.
-        skipIds: () => store.messages.flush(),
-      };
-    },
+/**
+ * How a backend whose search reads ids in ranges leaves ids unused; a backend not listed reads no
+ * ranges, and its ids may stay consecutive.
+ */
+const SKIP_IDS: Record<string, (store: Store, n: number) => Promise<void>> = {
+  async postgres(store, n) {
+    await (store as PgStore)
+      .sql`SELECT setval('messages_id_seq', nextval('messages_id_seq') + ${n})`;
   },
-  {
-    // One server per test file, started by its first test; a database of its own per test.
-    name: "postgres",
-    async open() {
-      server ??= startPostgres();
-      const store = await pgBackend.open("", await (await server).database()) as PgStore;
-      return {
-        store,
-        drop: () => store.close(),
-        async skipIds(n) {
-          await store.messages.flush();
-          await store.sql`SELECT setval('messages_id_seq', nextval('messages_id_seq') + ${n})`;
-        },
-      };
-    },
-    async done() {
-      if (server) await (await server).close();
-      server = undefined;
-    },
-  },
-];
+};
 
-/** Tests still to run per backend in this file, so `done` runs after the last. */
+/** A fresh store of `entry`: in a new data folder, and a new database of its server if it has one. */
+async function openFresh(entry: BackendEntry): Promise<OpenedStore> {
+  const kind = entry.testServer;
+  let url: string | undefined;
+  if (kind) {
+    if (!started.has(kind)) started.set(kind, SERVERS[kind]());
+    url = await (await started.get(kind)!).database();
+  }
+  const home = await Deno.makeTempDir({ prefix: "parley-store-" });
+  const store = await (await entry.load()).open(home, url);
+  return {
+    store,
+    async drop() {
+      await store.close();
+      await Deno.remove(home, { recursive: true });
+    },
+    async skipIds(n) {
+      await store.messages.flush();
+      await SKIP_IDS[entry.name]?.(store, n);
+    },
+  };
+}
+
+/** Stops the server `kind`, after the file's last test on it. */
+async function done(kind: string): Promise<void> {
+  const server = started.get(kind);
+  if (!server) return;
+  started.delete(kind);
+  await (await server).close();
+}
+
+/** Tests still to run per test server in this file, so `done` stops it after the last. */
 const pending = new Map<string, number>();
 
 /** Registers `fn` once per backend, as `name [backend]`. */
 function perBackend(
   name: string,
-  fn: (opened: OpenedStore, b: TestBackend, t: Deno.TestContext) => Promise<void>,
+  fn: (opened: OpenedStore, b: BackendEntry, t: Deno.TestContext) => Promise<void>,
 ) {
   for (const b of BACKENDS) {
-    pending.set(b.name, (pending.get(b.name) ?? 0) + 1);
+    const kind = b.testServer;
+    if (kind) pending.set(kind, (pending.get(kind) ?? 0) + 1);
     Deno.test(`${name} [${b.name}]`, async (t) => {
       try {
-        const opened = await b.open();
+        const opened = await openFresh(b);
         try {
           await fn(opened, b, t);
         } finally {
           await opened.drop();
         }
       } finally {
-        const left = pending.get(b.name)! - 1;
-        pending.set(b.name, left);
-        if (left === 0) await b.done?.();
+        if (kind) {
+          const left = pending.get(kind)! - 1;
+          pending.set(kind, left);
+          if (left === 0) await done(kind);
+        }
       }
     });
   }
@@ -102,7 +110,7 @@ function perBackend(
 
 /** A message store and the rows it hangs off, whatever the backend. */
 export interface Backend {
-  name: "sqlite" | "postgres";
+  name: string;
   messages: MessageStore & { readonly search: MessageSearch };
   /** A new user; returns its id. */
   user(email: string): Promise<number>;
@@ -177,7 +185,7 @@ export function forEachBackend(
 /** The whole store's side of the suite: every table group, over a fresh store of each backend. */
 export function forEachStore(
   name: string,
-  fn: (store: Store, backend: "sqlite" | "postgres", t: Deno.TestContext) => Promise<void>,
+  fn: (store: Store, backend: string, t: Deno.TestContext) => Promise<void>,
 ) {
   perBackend(name, ({ store }, backend, t) => fn(store, backend.name, t));
 }

@@ -49,12 +49,28 @@ Deno.test("store/ backends import the contract, never each other", async () => {
       const target = new URL(m[1], new URL(file, STORE)).href;
       if (!target.startsWith(STORE.href)) continue;
       const other = backendOf(target.slice(STORE.href.length));
-      // The contract (store/ itself) may load a backend only by a dynamic import (mod.ts's
-      // storeBackend); a backend may import only its own folder and the contract.
+      // The contract (store/ itself) may load a backend only by a dynamic import, or read its
+      // descriptor (the registry, backends.ts); a backend may import only its own folder and the
+      // contract.
       const dynamic = m[0].includes("(");
-      if (other && other !== own && !(own === undefined && dynamic)) {
+      const descriptor = file === "backends.ts" && target.endsWith("/backend.ts");
+      if (other && other !== own && !(own === undefined && (dynamic || descriptor))) {
         offending.push(`${file}: ${m[1]}`);
       }
+    }
+  }
+  assertEquals(offending, []);
+});
+
+Deno.test("store/ backends' descriptors load their backend only when chosen", async () => {
+  const offending: string[] = [];
+  for (const file of await sources(STORE)) {
+    if (!backendOf(file) || !file.endsWith("/backend.ts")) continue;
+    const text = await Deno.readTextFile(new URL(file, STORE));
+    // The registry reads every descriptor at start; a static import here would load its backend
+    // (and its database client) in every daemon.
+    for (const m of text.matchAll(/^import\s+(?!type\b)[^;]*from\s+"([^"]+)"/gm)) {
+      offending.push(`${file}: ${m[1]}`);
     }
   }
   assertEquals(offending, []);
