@@ -83,7 +83,11 @@ import {
   RPL_YOURHOST,
 } from "../irc/protocol/numerics.ts";
 
-/** An attached client, as the relay sees it. */
+/**
+ * An attached client, as the relay sees it.
+ *
+ * @internal test seam
+ */
 export interface Downstream {
   caps: Caps;
   /** Queues one line (without CR LF) for the client; `msgid` names a stored message's line. */
@@ -638,7 +642,13 @@ export class Hub {
     if (!asking.length) return;
     const item: OrderItem = { done: false };
     this.#enqueue(item);
-    Promise.all(asking.map((c) => c.readMarker!(channel).catch(() => undefined))).then((lines) => {
+    const marker = (c: Downstream) =>
+      c.readMarker!(channel).catch((err) => {
+        // The JOIN burst goes on without it: the client asks with MARKREAD when it wants one.
+        log.debug("bouncer: a read marker not read", { channel, error: String(err) });
+        return undefined;
+      });
+    Promise.all(asking.map(marker)).then((lines) => {
       item.deliver = () =>
         asking.forEach((c, i) => {
           if (lines[i] && this.clients.has(c)) c.write(lines[i]!);
@@ -1058,7 +1068,14 @@ export class Relay implements Outlet {
     const { userId, connectionId } = hub;
     hub.onDetachChange = (channel, detached) =>
       void changeDetach(store, userId, connectionId, channel, { detached }, this.bus).catch(
-        () => {},
+        (err) =>
+          log.warn("bouncer: a channel's detachment not stored; it holds until the next change", {
+            uid: userId,
+            connection: connectionId,
+            channel,
+            detached,
+            error: String(err),
+          }),
       );
     hub.loaded = (async () => {
       const record = await store.connections.get(userId, connectionId);
@@ -1067,7 +1084,13 @@ export class Relay implements Outlet {
         const d = c.detach;
         if (d.detached || d.detachAfter > 0) hub.detached.set(c.name, d);
       }
-    })().catch(() => {});
+    })().catch((err) =>
+      log.warn("bouncer: detached channels not read; IRC clients see them attached", {
+        uid: userId,
+        connection: connectionId,
+        error: String(err),
+      })
+    );
   }
 
   /** A connection is gone (removed, or its user deleted). */
