@@ -115,8 +115,10 @@ Deno.test("client needs 4-11: IRC through the events socket", async (t) => {
               c.conversation_id === "#convos" && c.frozen === ""
             ),
       );
-      await bob.join("#convos");
+      // Connected is not joined: bob asks the server (NAMES, from outside the channel) until
+      // superman's JOIN went through, and only then joins.
       await bob.waitForMember("#convos", "superman");
+      await bob.join("#convos");
     });
 
     await t.step("11: state events of a connection", async () => {

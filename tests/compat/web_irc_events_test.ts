@@ -159,8 +159,10 @@ Deno.test("web-irc-events.t", async (t) => {
       if (join.errors) throw new Error(JSON.stringify(join));
       await ws!.waitFor((e) => e.conversation_id === "#convos");
       superduper = await RawIrcClient.connect(irc.port, "superduper");
-      await superduper.join("#convos");
+      // The answer to /join says it was sent, not that the server took it: superduper asks the
+      // server (NAMES, from outside the channel) until superman is in, and only then joins.
       await superduper.waitForMember("#convos", "superman");
+      await superduper.join("#convos");
       send.conversation_id = "#convos";
       send.id = "42";
       send.message = "/kick superduper So long...";
