@@ -57,6 +57,15 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
   const { context, page, errors } = await deskPage(browser);
   const people = new IrcPeople(irc.port);
   const box = composer(page);
+  // A setting changed, and kept by the server before the page is left: leaving at once would
+  // cancel the save, and the next page would read the setting as it was.
+  const saved = (change: () => Promise<unknown>) =>
+    Promise.all([
+      page.waitForResponse((r) =>
+        r.url().endsWith("/api/client-settings") && r.request().method() === "POST"
+      ),
+      change(),
+    ]);
   const send = (text: string) => sendLine(page, text);
   try {
     // bob is first in #busy, so ngircd makes him its operator.
@@ -270,6 +279,8 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       "joins and parts collapse into one line; a setting shows or hides them",
       async () => {
         const run = page.locator(".line.event.run .run-toggle");
+        const joinParts = (value: string) =>
+          saved(() => page.getByLabel("Joins and parts").selectOption(value));
         const comers = [];
         for (const nick of ["dave", "erin2", "frank"]) comers.push(await people.add(nick, "#busy"));
         for (const c of comers.slice(0, 2)) await c.send("PART #busy :bye");
@@ -296,18 +307,18 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
         assertEquals(await page.locator(".line.event .nick").count(), 0);
         // The setting: each one, or none.
         await page.goto(server.url + "/settings/account");
-        await page.getByLabel("Joins and parts").selectOption("hide");
+        await joinParts("hide");
         await page.goto(server.url + "/chat/irc-localhost/%23busy");
         await page.locator(".line", { hasText: "new three" }).waitFor();
         assertEquals(await run.count(), 0);
         assertEquals(await page.locator(".line.join, .line.part, .line.event.join").count(), 0);
         await page.goto(server.url + "/settings/account");
-        await page.getByLabel("Joins and parts").selectOption("show");
+        await joinParts("show");
         await page.goto(server.url + "/chat/irc-localhost/%23busy");
         await page.locator(".line", { hasText: "frank joined" }).waitFor();
         assertEquals(await run.count(), 0);
         await page.goto(server.url + "/settings/account");
-        await page.getByLabel("Joins and parts").selectOption("condense");
+        await joinParts("condense");
         await page.goto(server.url + "/chat/irc-localhost/%23busy");
         // frank leaves too, so the channel is as before the step (after the topic: a line alone).
         await comers[2].send("PART #busy :bye");
@@ -369,9 +380,9 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
 
     await t.step("display settings: compact layout, 24-hour clock, seconds", async () => {
       await page.goto(server.url + "/settings/account");
-      await page.getByLabel("Compact layout").check();
-      await page.getByLabel("Show seconds").check();
-      await page.getByLabel("24-hour clock").uncheck();
+      await saved(() => page.getByLabel("Compact layout").check());
+      await saved(() => page.getByLabel("Show seconds").check());
+      await saved(() => page.getByLabel("24-hour clock").uncheck());
       await page.goto(server.url + "/chat/irc-localhost/%23busy");
       await page.locator(".messages.compact").waitFor();
       const time = (await page.locator(".line time").last().textContent()) ?? "";
@@ -383,9 +394,9 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       assertEquals(widths, 1);
       await screenshot(page, "compact");
       await page.goto(server.url + "/settings/account");
-      await page.getByLabel("Compact layout").uncheck();
-      await page.getByLabel("Show seconds").uncheck();
-      await page.getByLabel("24-hour clock").check();
+      await saved(() => page.getByLabel("Compact layout").uncheck());
+      await saved(() => page.getByLabel("Show seconds").uncheck());
+      await saved(() => page.getByLabel("24-hour clock").check());
       await page.goto(server.url + "/chat/irc-localhost/%23busy");
       const time24 = (await page.locator(".line time").last().textContent()) ?? "";
       assert(/^\d{2}:\d{2}$/.test(time24.trim()), `24-hour time: ${time24}`);
