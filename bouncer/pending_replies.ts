@@ -9,6 +9,7 @@
 import { ircLower } from "../lib/casefold.ts";
 import type { IrcMessage as Message } from "../irc/protocol/message.ts";
 import * as N from "../irc/protocol/numerics.ts";
+import { WHOIS_LINES } from "../irc/protocol/whois.ts";
 
 /** What answers one command. */
 export interface ReplySpec {
@@ -144,23 +145,7 @@ const spec = (
 ): ReplySpec => ({ replies: set(replies), ends: set(ends), answered: true, ...more });
 
 const WHOIS = spec(
-  [
-    N.RPL_WHOISCERTFP,
-    N.RPL_AWAY,
-    N.RPL_WHOISREGNICK,
-    N.RPL_WHOISUSER,
-    N.RPL_WHOISSERVER,
-    N.RPL_WHOISOPERATOR,
-    N.RPL_WHOISIDLE,
-    N.RPL_WHOISCHANNELS,
-    N.RPL_WHOISSPECIAL,
-    N.RPL_WHOISACCOUNT,
-    N.RPL_WHOISBOT,
-    N.RPL_WHOISACTUALLY,
-    N.RPL_WHOISHOST,
-    N.RPL_WHOISMODES,
-    N.RPL_WHOISSECURE,
-  ],
+  [...WHOIS_LINES, N.RPL_AWAY],
   [N.RPL_ENDOFWHOIS],
   { errorsBeforeEnd: set([N.ERR_NOSUCHNICK, N.ERR_NOSUCHSERVER]) },
 );

@@ -63,25 +63,12 @@ import {
   RPL_NAMREPLY,
   RPL_UMODEIS,
   RPL_WELCOME,
-  RPL_WHOISACCOUNT,
-  RPL_WHOISACTUALLY,
-  RPL_WHOISBOT,
-  RPL_WHOISCERTFP,
-  RPL_WHOISCHANNELS,
-  RPL_WHOISHOST,
-  RPL_WHOISIDLE,
-  RPL_WHOISMODES,
-  RPL_WHOISOPERATOR,
-  RPL_WHOISREGNICK,
-  RPL_WHOISSECURE,
-  RPL_WHOISSERVER,
-  RPL_WHOISSPECIAL,
-  RPL_WHOISUSER,
   RPL_WHOREPLY,
   RPL_WHOSPCRPL,
   RPL_WHOWASUSER,
   RPL_YOURHOST,
 } from "../irc/protocol/numerics.ts";
+import { WHOIS_LINES } from "../irc/protocol/whois.ts";
 
 /**
  * An attached client, as the relay sees it.
@@ -151,23 +138,8 @@ const REFUSALS: Record<LabeledAction["command"], ReadonlySet<string>> = {
  * join): no client gets them. NAMES after the user's own JOIN are the join's, and go to everyone.
  */
 const QUERY_REPLIES = new Set([
-  ...[
-    RPL_WHOISUSER,
-    RPL_WHOISSERVER,
-    RPL_WHOISOPERATOR,
-    RPL_WHOISIDLE,
-    RPL_ENDOFWHOIS,
-    RPL_WHOISCHANNELS,
-    RPL_WHOISSPECIAL,
-    RPL_WHOISACCOUNT,
-    RPL_WHOISACTUALLY,
-    RPL_WHOISHOST,
-    RPL_WHOISMODES,
-    RPL_WHOISSECURE,
-    RPL_WHOISCERTFP,
-    RPL_WHOISREGNICK,
-    RPL_WHOISBOT,
-  ],
+  ...WHOIS_LINES,
+  RPL_ENDOFWHOIS,
   ...[
     RPL_WHOWASUSER,
     RPL_ENDOFWHOWAS,

@@ -16,22 +16,9 @@ import {
   RPL_MOTD,
   RPL_MOTDSTART,
   RPL_NAMREPLY,
-  RPL_WHOISACCOUNT,
-  RPL_WHOISACTUALLY,
-  RPL_WHOISBOT,
-  RPL_WHOISCERTFP,
-  RPL_WHOISCHANNELS,
-  RPL_WHOISHOST,
-  RPL_WHOISIDLE,
-  RPL_WHOISMODES,
-  RPL_WHOISOPERATOR,
-  RPL_WHOISREGNICK,
-  RPL_WHOISSECURE,
-  RPL_WHOISSERVER,
-  RPL_WHOISSPECIAL,
-  RPL_WHOISUSER,
   RPL_WHOREPLY,
 } from "../../protocol/numerics.ts";
+import { WHOIS_LINES } from "../../protocol/whois.ts";
 
 /** How one kind of reply is gathered: its lines, the numeric ending it, its bound. */
 interface Kind {
@@ -54,23 +41,7 @@ export const GATHERED: Readonly<Record<string, Kind>> = {
   // Parley's own WHO after a join: MAX_WHO_MEMBERS of them are read.
   [RPL_ENDOFWHO]: { items: [RPL_WHOREPLY], key: -1, max: 5_000 },
   [RPL_ENDOFWHOIS]: {
-    items: [
-      RPL_WHOISUSER,
-      RPL_WHOISSERVER,
-      RPL_WHOISOPERATOR,
-      RPL_WHOISIDLE,
-      RPL_WHOISCHANNELS,
-      RPL_WHOISACCOUNT,
-      RPL_WHOISACTUALLY,
-      RPL_WHOISHOST,
-      RPL_WHOISMODES,
-      RPL_WHOISSECURE,
-      RPL_WHOISCERTFP,
-      RPL_WHOISREGNICK,
-      RPL_WHOISSPECIAL,
-      RPL_WHOISBOT,
-      RPL_AWAY,
-    ],
+    items: [...WHOIS_LINES, RPL_AWAY],
     key: 1,
     max: 100,
   },

@@ -1,0 +1,37 @@
+/**
+ * The lines a server answers WHOIS with about the person, before its RPL_ENDOFWHOIS (RPL_AWAY may
+ * come among them too): one list for everything that gathers, routes or expects them.
+ */
+import {
+  RPL_WHOISACCOUNT,
+  RPL_WHOISACTUALLY,
+  RPL_WHOISBOT,
+  RPL_WHOISCERTFP,
+  RPL_WHOISCHANNELS,
+  RPL_WHOISHOST,
+  RPL_WHOISIDLE,
+  RPL_WHOISMODES,
+  RPL_WHOISOPERATOR,
+  RPL_WHOISREGNICK,
+  RPL_WHOISSECURE,
+  RPL_WHOISSERVER,
+  RPL_WHOISSPECIAL,
+  RPL_WHOISUSER,
+} from "./numerics.ts";
+
+export const WHOIS_LINES: readonly string[] = [
+  RPL_WHOISUSER,
+  RPL_WHOISSERVER,
+  RPL_WHOISOPERATOR,
+  RPL_WHOISIDLE,
+  RPL_WHOISCHANNELS,
+  RPL_WHOISACCOUNT,
+  RPL_WHOISACTUALLY,
+  RPL_WHOISHOST,
+  RPL_WHOISMODES,
+  RPL_WHOISSECURE,
+  RPL_WHOISCERTFP,
+  RPL_WHOISREGNICK,
+  RPL_WHOISSPECIAL,
+  RPL_WHOISBOT,
+];
