@@ -18,7 +18,8 @@
  *
  * PARLEY_CONNECT_DELAY (seconds between connects to one host, the daemon's own setting) paces
  * the connects; SCALE_PLAIN=0 skips the plain clients (SCALE_PLAIN=only runs only them),
- * SCALE_RESTART=0 the restart storm, SCALE_FANOUT_BURST=0 the fan-out's burst;
+ * SCALE_RESTART=0 the restart storm (SCALE_SETTLE_SECONDS, 60, the quiet time before its settled
+ * memory is read), SCALE_FANOUT_BURST=0 the fan-out's burst;
  * SCALE_DAEMON_FLAGS adds `deno run` flags to the daemon (`--cpu-prof --cpu-prof-dir=...`).
  *
  * SCALE_LISTENER=1 runs the daemon with its listener for IRC clients on (PARLEY_IRC_LISTEN on
@@ -76,7 +77,11 @@ const CONNECT_DELAY = Deno.env.get("PARLEY_CONNECT_DELAY") ?? "0.005";
 const PLAIN = Deno.env.get("SCALE_PLAIN") !== "0";
 const RESTART = Deno.env.get("SCALE_RESTART") !== "0";
 const WAIT_MS = num("SCALE_WAIT_SECONDS", 1200) * 1000;
+/** Quiet seconds after the restart storm before its settled memory is read. */
+const SETTLE_SECONDS = num("SCALE_SETTLE_SECONDS", 60);
 const N = USERS * PER_USER;
+/** Every line the daemon writes, kept in this file (SCALE_LOG_LEVEL sets its level, warn). */
+const LOG_FILE = Deno.env.get("SCALE_DAEMON_LOG");
 const LISTENER = Deno.env.get("SCALE_LISTENER") === "1";
 const ATTACH = Math.min(N, num("SCALE_ATTACH", 0));
 if (ATTACH && !LISTENER) throw new Error("SCALE_ATTACH needs SCALE_LISTENER=1");
@@ -135,7 +140,7 @@ async function startDaemon(): Promise<number> {
       PARLEY_HOME: home,
       PARLEY_LISTEN: base,
       PARLEY_CONNECT_DELAY: CONNECT_DELAY,
-      PARLEY_LOG_LEVEL: "warn",
+      PARLEY_LOG_LEVEL: Deno.env.get("SCALE_LOG_LEVEL") ?? "warn",
       PARLEY_UPDATE_URL: "",
       PARLEY_NEW_USER_CONNECTION: "0",
       NO_COLOR: "1",
@@ -149,7 +154,9 @@ async function startDaemon(): Promise<number> {
     (async () => {
       const decoder = new TextDecoder();
       for await (const chunk of stream) {
-        daemonOut = (daemonOut + decoder.decode(chunk, { stream: true })).slice(-20_000);
+        const text = decoder.decode(chunk, { stream: true });
+        if (LOG_FILE) Deno.writeTextFileSync(LOG_FILE, text, { append: true });
+        daemonOut = (daemonOut + text).slice(-20_000);
       }
     })();
   }
@@ -452,6 +459,9 @@ try {
     after.close();
     print("restart_lost", before - kept, "rows");
     printMemory(print, "rss_after_restart", pid);
+    // The storm's end is its peak; what stays is read once the daemon has had a quiet minute.
+    await sleep(SETTLE_SECONDS * 1000);
+    printMemory(print, "rss_restart_settled", pid);
   }
   await sender.close();
 } catch (err) {
