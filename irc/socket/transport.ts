@@ -46,9 +46,16 @@ const SLICE_LINES = 256;
  */
 export const MAX_BACKLOG = 4 * SLICE_LINES;
 
-/** A server's `PING <token>` (no tags, no prefix: how servers send it). */
+/**
+ * A server's `PING <token>`: most servers send it bare, some with their name as the source or
+ * with tags.
+ */
 function isPing(line: string): boolean {
-  return line.charCodeAt(0) === 80 /* P */ && line.startsWith("PING ");
+  let at = 0;
+  // Past the tags and the source; a line without the space after them has `at` back at 0.
+  if (line.charCodeAt(at) === 64 /* @ */) at = line.indexOf(" ") + 1;
+  if (line.charCodeAt(at) === 58 /* : */) at = line.indexOf(" ", at) + 1;
+  return line.charCodeAt(at) === 80 /* P */ && line.startsWith("PING ", at);
 }
 
 /** Options irc-framework passes to its transport. */
@@ -271,11 +278,11 @@ export class LineTransport extends EventEmitter {
     // would only add latency. Only a backlog is handed over in slices.
     const live = this.#head === this.#queue.length && this.#drainTurn === undefined &&
       lines.length <= SLICE_LINES;
-    if (!live && lines.some(isPing)) {
-      // Behind a backlog (seconds of a burst, or held while the store is slow) a server's PING
-      // would wait its turn, and a server drops a client that does not answer in time: it is
-      // answered here instead, once per chunk (the last one; a chunk of many PINGs is not a
-      // server keeping time, and each answer is a write). irc-framework answers the ones it gets.
+    if (lines.some(isPing)) {
+      // The server's PING is answered here, the one place for it, as the chunk arrives: behind
+      // a backlog (seconds of a burst, or held while the store is slow) it would wait its turn,
+      // and a server drops a client that does not answer in time. Once per chunk (the last one;
+      // a chunk of many PINGs is not a server keeping time, and each answer is a write).
       let ping = "";
       lines = lines.filter((line) => {
         if (!isPing(line)) return true;
