@@ -75,7 +75,10 @@ export function sqliteMessageStore(
     append: (msg) => Promise.resolve(writer.append(msg)),
     flush: writer.flush,
     historyOf(conversation, q) {
-      commit();
+      // A page reads one conversation: only its own pending messages need committing first
+      // (each of thousands of connections registering reads one, which would otherwise make
+      // a commit of the whole batch each).
+      if (writer.pendingFor(conversation)) commit();
       return Promise.resolve(page(conversation, q));
     },
     clear(conversation) {

@@ -190,6 +190,11 @@ export function messageWriter(
     },
     /** Commits what is pending now (unread counts included), as every read does first. */
     commit: () => flushNow(),
+    /**
+     * Whether a message of `conversation` waits to be committed. A scan of the batch (at most a
+     * few thousand rows) costs microseconds; a commit it spares costs a transaction.
+     */
+    pendingFor: (conversation: number) => pending.some((p) => p.conversation === conversation),
     /** Unread messages of a conversation counted and not yet committed. */
     unreadPending: (conversation: number) => unread.pending(conversation),
     /** Waits out a checkpoint under way, then commits what is pending. */
