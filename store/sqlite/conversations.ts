@@ -20,10 +20,11 @@ export interface PendingWrites {
 const NOTHING_PENDING: PendingWrites = { commit: () => {}, unread: () => 0 };
 
 /**
- * The SQLite implementation of ConversationStore. Listings and mark-as-read commit what the
- * message writer holds first; reading one conversation adds its pending unread count instead (it
- * is read for every channel event stored, and a commit each was most of the cost of joins into
- * busy channels).
+ * The SQLite implementation of ConversationStore. A user's listing (its notification counts are
+ * read from the messages) and mark-as-read commit what the message writer holds first; reading one
+ * conversation, or a connection's, adds the pending unread counts instead (one is read for every
+ * channel event stored, the other at every connect, and a commit each was most of the cost of
+ * joins into busy channels and of thousands of connections registering).
  */
 export function sqliteConversationStore(
   db: DatabaseSync,
@@ -60,11 +61,13 @@ export function sqliteConversationStore(
     listForUser: (userId) =>
       committed(() => (q.listForUser.all(userId) as unknown as ConversationRow[]).map(toRecord)),
     listForConnection: (connection, opts) => {
-      const read = () =>
-        (q.listForConnection.all(connection) as unknown as ConversationRow[]).map(toRecord);
-      // Each registration lists its conversations twice: committing the writer's batch for each
-      // was thousands of small commits while thousands of connections registered.
-      return opts?.unread === false ? Promise.resolve(read()) : committed(read);
+      const list = (q.listForConnection.all(connection) as unknown as ConversationRow[])
+        .map(toRecord);
+      // The pending counts are added, not committed: every connect and disconnect lists its
+      // conversations, and a commit of the writer's batch for each was thousands of small
+      // commits while thousands of connections registered.
+      if (opts?.unread !== false) { for (const c of list) c.unread += pending.unread(c.id); }
+      return Promise.resolve(list);
     },
     addUnread: (id) =>
       Promise.resolve((q.unread.get(id) as { unread: number } | undefined)?.unread ?? 0),

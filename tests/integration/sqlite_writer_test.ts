@@ -56,7 +56,7 @@ Deno.test("sqlite writer: a batch the busy database refuses is written later, an
   }
 });
 
-Deno.test("sqlite writer: a listing that reads no unread counts does not commit the writer's batch", async () => {
+Deno.test("sqlite writer: a connection's listing does not commit the writer's batch", async () => {
   const dir = await Deno.makeTempDir({ prefix: "parley-nocommit-" });
   const store = await openStore(dir);
   const other = new DatabaseSync(join(dir, "parley.db"), { readOnly: true });
@@ -73,11 +73,21 @@ Deno.test("sqlite writer: a listing that reads no unread counts does not commit 
       type: "join",
       text: "bob joined.",
     });
-    // Each registration lists its conversations: thousands of them must not each force a commit.
+    await store.messages.append({
+      conversation: conv.id,
+      userId: user.id,
+      from: "bob",
+      type: "private",
+      text: "hi",
+      unread: true,
+    });
+    // Each connect and disconnect lists its conversations: thousands of them must not each
+    // force a commit.
     await store.conversations.listForConnection(conn.id, { unread: false });
     assertEquals(stored(), 0, "still in the writer's batch");
-    await store.conversations.listForConnection(conn.id);
-    assertEquals(stored(), 1, "a listing with counts commits first");
+    const [listed] = await store.conversations.listForConnection(conn.id);
+    assertEquals(stored(), 0, "a listing with counts adds the pending ones");
+    assertEquals(listed.unread, 1);
   } finally {
     other.close();
     await store.close();
