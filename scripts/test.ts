@@ -5,12 +5,15 @@
  * output. The run ends with `tests: N passed, M failed` (N counts tests, not their steps) and
  * exits non-zero on any failure.
  *
- *   deno task test [--postgres] [--retry] [paths...]
+ *   deno task test [--backend=NAME | --postgres] [--retry] [paths...]
  *
- * `--postgres` runs only the PostgreSQL pass (on the given paths, else its default ones); with no
- * paths, the whole suite runs on SQLite and then the PostgreSQL pass. `--retry` runs the files
- * that failed once more, alone, and names those that pass then as flaky; off by default (and on
- * CI), because a retry that passes hides a flaky test instead of showing it.
+ * With no paths, the whole suite runs on the default backend (SQLite), then the route and
+ * compatibility tests once more for every other backend of the registry (store/backends.ts),
+ * each a pass of its own (tests/support/test_backend.ts starts what it needs). `--backend=NAME`
+ * runs only that backend's pass (on the given paths, else the pass's default ones); `--postgres`
+ * is `--backend=postgres`. `--retry` runs the files that failed once more, alone, and names those
+ * that pass then as flaky; off by default (and on CI), because a retry that passes hides a flaky
+ * test instead of showing it.
  */
 import {
   CHROMIUM,
@@ -24,18 +27,20 @@ import {
   WEECHAT,
   ZNC,
 } from "./system_deps.ts";
-import { startPostgres } from "../tests/support/postgres.ts";
+import { backendNamed, passBackends, startPass } from "../tests/support/test_backend.ts";
 import { removeLeftover } from "../lib/remove.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 
-const FLAGS = ["--postgres", "--retry"];
-const postgresOnly = Deno.args.includes("--postgres");
+const isFlag = (a: string) => a === "--postgres" || a === "--retry" || a.startsWith("--backend=");
+/** The one backend whose pass to run (`--backend=NAME`, or `--postgres`'s), if named. */
+const only = Deno.args.findLast((a) => a === "--postgres" || a.startsWith("--backend="))
+  ?.replace(/^--postgres$/, "--backend=postgres").slice("--backend=".length);
 const retry = Deno.args.includes("--retry");
-const paths = Deno.args.filter((a) => !FLAGS.includes(a));
+const paths = Deno.args.filter((a) => !isFlag(a));
 const args = paths.length ? paths : ["tests/"];
-/** What the PostgreSQL pass runs again: the API, in process and through the daemon. */
-const POSTGRES_PASS = ["tests/routes/", "tests/compat/"];
+/** What a backend's pass runs again: the API, in process and through the daemon. */
+const BACKEND_PASS = ["tests/routes/", "tests/compat/"];
 
 /** A test file as `deno test` names it in its report: `./tests/unit/foo_test.ts`. */
 type TestFile = string;
@@ -213,15 +218,16 @@ if (import.meta.main) {
     failed += r.failed;
     if (!r.ok) code ||= r.code || 1;
   };
-  if (!postgresOnly) add(await pass(args));
-  if (postgresOnly || !paths.length) {
-    // One PostgreSQL for the pass; every app and daemon in it makes a database of its own.
-    const pg = await startPostgres({ maxConnections: 400 });
+  if (only === undefined) add(await pass(args));
+  const backends = only !== undefined ? [backendNamed(only)] : paths.length ? [] : passBackends();
+  for (const backend of backends) {
+    const started = await startPass(backend);
     try {
-      console.log(`\nPostgreSQL pass: ${(paths.length ? paths : POSTGRES_PASS).join(" ")}`);
-      add(await pass(paths.length ? paths : POSTGRES_PASS, { PARLEY_TEST_POSTGRES: pg.base }));
+      const on = paths.length ? paths : BACKEND_PASS;
+      console.log(`\n${backend.name} pass: ${on.join(" ")}`);
+      add(await pass(on, started.env));
     } finally {
-      await pg.close();
+      await started.close();
     }
   }
   console.log(`tests: ${passed} passed, ${failed} failed`);

@@ -2,7 +2,8 @@
  * Every backend Parley has, one line each: its descriptor (`<folder>/backend.ts`) says what the
  * rest of Parley needs to know of it without loading it. `openStore` chooses one by the database
  * URL's scheme, `config.ts` accepts those schemes, `scripts/compile.ts` embeds the files each
- * reads at run time, and the store's tests run on every one (tests/support/backends.ts).
+ * reads at run time, the store's tests run on every one (tests/support/backends.ts) and the test
+ * runner gives each but the default a pass of the route and compatibility tests (scripts/test.ts).
  */
 import type { StoreBackend } from "./mod.ts";
 import { sqlite } from "./sqlite/backend.ts";
@@ -27,8 +28,9 @@ export interface BackendEntry {
   /** What it offers beyond the contract; its `StoreBackend` must agree (a store test checks). */
   readonly offers: { clustered: boolean; copyFrom: boolean; copyTo: boolean };
   /**
-   * The server its tests need a database of (tests/support/backends.ts starts it); without one,
-   * each test opens it in a fresh data folder.
+   * The server its tests need a database of (tests/support/test_backend.ts starts it, for the
+   * store's tests and for the test runner's pass of this backend); without one, each test opens it
+   * in a fresh data folder.
    */
   readonly testServer?: "postgres";
 }

@@ -9,7 +9,7 @@ import type { Store } from "../../store/mod.ts";
 import { type BackendEntry, BACKENDS } from "../../store/backends.ts";
 import type { MessageSearch, MessageStore } from "../../store/message_types.ts";
 import type { PgStore } from "../../store/pg/mod.ts";
-import { type PgServer, startPostgres } from "./postgres.ts";
+import { type StartedServer, TEST_SERVERS } from "./test_backend.ts";
 
 /** A fresh, empty store of one backend, and how to drop it after the test. */
 interface OpenedStore {
@@ -24,17 +24,11 @@ interface OpenedStore {
   skipIds(n: number): Promise<void>;
 }
 
-/** A server tests make databases in: one per test file, started by its first test. */
-interface TestServer {
-  database(): Promise<string>;
-  close(): Promise<void>;
-}
-
-/** The servers a backend's entry may name (`testServer`). */
-const SERVERS: Record<NonNullable<BackendEntry["testServer"]>, () => Promise<PgServer>> = {
-  postgres: startPostgres,
-};
-const started = new Map<string, Promise<TestServer>>();
+/**
+ * The servers tests make databases in (a backend's entry names its kind, `testServer`): one per
+ * test file, started by its first test.
+ */
+const started = new Map<string, Promise<StartedServer>>();
 
 /**
  * How a backend whose search reads ids in ranges leaves ids unused; a backend not listed reads no
@@ -52,7 +46,7 @@ async function openFresh(entry: BackendEntry): Promise<OpenedStore> {
   const kind = entry.testServer;
   let url: string | undefined;
   if (kind) {
-    if (!started.has(kind)) started.set(kind, SERVERS[kind]());
+    if (!started.has(kind)) started.set(kind, TEST_SERVERS[kind].start());
     url = await (await started.get(kind)!).database();
   }
   const home = await Deno.makeTempDir({ prefix: "parley-store-" });
