@@ -164,3 +164,74 @@ Deno.test("relay: a connection with a detaching channel gets its hub at its firs
     }
   });
 });
+
+/** A connection whose server echoes the user's lines (echo-message), never connected. */
+function echoing(id: number): IrcConnection {
+  const conn = connection(id);
+  Object.defineProperty(conn, "echoes", { get: () => true });
+  return conn;
+}
+
+Deno.test("relay: a web line in flight when the hub is made keeps its place in the echo order", () => {
+  const relay = new Relay(new EventBus());
+  const conn = echoing(1);
+  relay.bind(() => conn);
+  relay.start();
+  try {
+    line(relay, conn, ":srv 001 u1 :Welcome");
+    line(relay, conn, ":u1!u@h JOIN #c");
+    // The web client's line is written while no IRC client ever attached: no hub yet.
+    relay.wrote(conn, "#c", undefined);
+    assertEquals(relay.hubs, 0);
+    const hub = relay.hub(conn.userId, conn.id, conn.record.id);
+    const caps = new Caps();
+    caps.restore(["echo-message", "labeled-response", "message-tags", "server-time"], 302);
+    const seen: string[] = [];
+    const client: Downstream = { caps, write: (l) => void seen.push(l), quit() {} };
+    hub.attach(client);
+    const pending = hub.awaitEcho({ client, conversation: "#c", label: "l1" });
+    relay.wrote(conn, "#C", pending.id);
+    let n = 0;
+    const echo = (text: string) => {
+      const message = parseMessage(`:u1!u@h PRIVMSG #c :${text}`)!;
+      conn.upstream.see(message);
+      relay.line(conn, { message, produced: { kind: "stored", msgid: `m${++n}`, ts: 1e15 + n } });
+    };
+    echo("from the web");
+    echo("from the client");
+    const told = seen.map((l) => parseMessage(l)!).filter((m) => m.command === "PRIVMSG")
+      .map((m) => [m.params[1], m.tags.get("label")]);
+    assertEquals(told, [["from the web", undefined], ["from the client", "l1"]]);
+  } finally {
+    relay.stop();
+  }
+});
+
+Deno.test("relay: lines in flight on connections without a hub are forgotten once echoed", () => {
+  const relay = new Relay(new EventBus());
+  const conns = Array.from({ length: 200 }, (_, i) => echoing(i + 1));
+  relay.bind((id) => conns[id - 1]);
+  relay.start();
+  try {
+    for (const conn of conns) line(relay, conn, `:srv 001 u${conn.record.id} :Welcome`);
+    for (const conn of conns) {
+      relay.wrote(conn, "#c", undefined);
+      relay.wrote(conn, "bob", undefined);
+    }
+    assertEquals(relay.inFlight, conns.length);
+    for (const conn of conns) {
+      const me = `u${conn.record.id}`;
+      line(relay, conn, `:${me}!u@h PRIVMSG #C :echoed`);
+      // A refusal gives its place up as an echo does.
+      line(relay, conn, `:srv 401 ${me} bob :No such nick`);
+    }
+    assertEquals(relay.inFlight, 0, "nothing kept once every echo came");
+    // A server that does not echo: nothing is kept at all.
+    const plain = connection(999);
+    relay.wrote(plain, "#c", undefined);
+    assertEquals(relay.inFlight, 0);
+    assertEquals(relay.hubs, 0);
+  } finally {
+    relay.stop();
+  }
+});
