@@ -1030,9 +1030,8 @@ export class Relay implements Outlet {
     );
     this.#untap.push(this.bus.tap((userId, c) => {
       if (c.event !== "detach") return;
-      // The hub made now loads the change from the store: its detach-after timer starts.
       const hub = this.#hubs.get(key(userId, c.connection_id));
-      if (!hub) this.hub(userId, c.connection_id);
+      if (!hub) this.#detachedWithoutHub(userId, c.connection_id);
       else if (c.toggled) hub.toggleDetached(c.channel, c.state);
       else hub.detached.set(c.channel, c.state);
     }, ["detach"]));
@@ -1044,6 +1043,30 @@ export class Relay implements Outlet {
       ["message"],
       (userId) => this.#clients.has(userId),
     ));
+  }
+
+  /**
+   * A channel's detachment changed on a connection with no hub (on any node: a cluster tells every
+   * node, cluster/detach.ts). The connection gets its hub now when it runs here: the hub loads the
+   * change from the store, so its detach-after timer starts. Else at its first line here, should
+   * it come to run here: a hub where it does not run would see none of its messages, and detach
+   * an active channel.
+   */
+  #detachedWithoutHub(userId: number, connectionId: string): void {
+    const store = this.store;
+    if (!store) return void this.hub(userId, connectionId);
+    const k = key(userId, connectionId);
+    this.#detaching.add(k);
+    store.connections.get(userId, connectionId).then((record) => {
+      if (this.#stopped || !record || !this.#detaching.has(k) || !this.#live(record.id)) return;
+      this.#detaching.delete(k);
+      this.hub(userId, connectionId, record.id);
+    }, (err) =>
+      log.warn("bouncer: a detachment change waits for the connection's next line", {
+        uid: userId,
+        connection: connectionId,
+        error: String(err),
+      }));
   }
 
   stop(): void {

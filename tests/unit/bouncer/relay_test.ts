@@ -235,3 +235,48 @@ Deno.test("relay: lines in flight on connections without a hub are forgotten onc
     relay.stop();
   }
 });
+
+Deno.test("relay: a detachment change makes a hub only where the connection runs", async () => {
+  await withStore(async (store) => {
+    const { user, record } = await aliceRecord(store);
+    const other = await store.connections.create({ ...record, connectionId: "irc-other" });
+    for (const r of [record, other]) {
+      const chan = await store.conversations.ensure(r.id, "#det", "#det");
+      await store.conversations.setDetach(chan.id, { detached: true });
+    }
+    const conn = connection(record.id, { userId: user.id, connectionId: record.connectionId });
+    const running = connection(other.id, { userId: user.id, connectionId: other.connectionId });
+    // `conn` runs on another node (not live here) until it comes here; `running` runs here.
+    let here = false;
+    const bus = new EventBus();
+    const relay = new Relay(bus, store);
+    relay.bind((id) => (id === other.id ? running : here ? conn : undefined));
+    relay.start();
+    try {
+      const state = { detached: true, relayDetached: "", reattachOn: "", detachAfter: 0 } as const;
+      for (const r of [record, other]) {
+        bus.tell(user.id, {
+          event: "detach",
+          connection_id: r.connectionId,
+          channel: "#det",
+          state,
+          toggled: true,
+        });
+      }
+      await poll(
+        "the hub of the connection running here",
+        () => relay.existing(user.id, other.connectionId) !== undefined,
+      );
+      assertEquals(relay.existing(user.id, record.connectionId), undefined);
+      // Should it come to run here, it gets its hub at its first line, with the change.
+      here = true;
+      line(relay, conn, ":srv 001 alice :Welcome");
+      const hub = relay.existing(user.id, record.connectionId);
+      assert(hub, "its hub, made at its first line");
+      await hub.loaded;
+      assert(hub.detached.isDetached("#DET"));
+    } finally {
+      relay.stop();
+    }
+  });
+});
