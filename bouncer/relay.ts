@@ -1004,8 +1004,9 @@ export class Relay implements Outlet {
       (m.command === "PRIVMSG" || m.command === "NOTICE") && m.prefix.includes("!") &&
       ircLower(nickOf(m.prefix)) === ircLower(conn.upstream.nick || conn.nick)
     ) target = m.params[0];
-    if (target !== undefined) {
-      const at = sent.indexOf(ircLower(target));
+    // A line to several targets was told once per target (`IrcConnection` splits them).
+    for (const t of target?.split(",") ?? []) {
+      const at = sent.indexOf(ircLower(t));
       if (at >= 0) sent.splice(at, 1);
     }
     if (!sent.length) this.#inFlight.delete(k);

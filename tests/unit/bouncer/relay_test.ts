@@ -217,11 +217,14 @@ Deno.test("relay: lines in flight on connections without a hub are forgotten onc
     for (const conn of conns) {
       relay.wrote(conn, "#c", undefined);
       relay.wrote(conn, "bob", undefined);
+      relay.wrote(conn, "#d", undefined);
+      relay.wrote(conn, "carol", undefined);
     }
     assertEquals(relay.inFlight, conns.length);
     for (const conn of conns) {
       const me = `u${conn.record.id}`;
       line(relay, conn, `:${me}!u@h PRIVMSG #C :echoed`);
+      line(relay, conn, `:${me}!u@h NOTICE #d,Carol :to both`);
       // A refusal gives its place up as an echo does.
       line(relay, conn, `:srv 401 ${me} bob :No such nick`);
     }
