@@ -223,7 +223,8 @@ let echoIds = 0;
 
 /**
  * One connection's live stream and the clients attached to it: made when the first IRC client
- * attaches (or a channel's detachment changes), never for a connection no client uses.
+ * attaches (or a channel's detachment changes, on the node that runs the connection), never for a
+ * connection no client uses.
  */
 export class Hub {
   readonly clients = new Set<Downstream>();
