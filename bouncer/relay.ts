@@ -223,7 +223,8 @@ let echoIds = 0;
 
 /**
  * One connection's live stream and the clients attached to it: made when the first IRC client
- * attaches (or a channel's detachment changes), never for a connection no client uses.
+ * attaches (or a channel's detachment changes, on the node that runs the connection), never for a
+ * connection no client uses.
  */
 export class Hub {
   readonly clients = new Set<Downstream>();
@@ -388,6 +389,14 @@ export class Hub {
     if (echo?.upstreamLabel !== undefined) return;
     this.#sent.push({ target: ircLower(target), echo });
     if (this.#sent.length > MAX_ECHOES) this.#sent.shift();
+  }
+
+  /**
+   * Lines written before the hub was made (the web client's, Parley's own) whose echoes have not
+   * come yet, in order (casefolded targets): each keeps its place before the clients' lines.
+   */
+  seedSent(targets: readonly string[]): void {
+    this.#sent.unshift(...targets.map((target) => ({ target })));
   }
 
   /** Whether the server echoes the user's own lines (echo-message). */
@@ -927,6 +936,14 @@ export class Relay implements Outlet {
    * that runs it (a hub elsewhere would see no message and detach an active channel).
    */
   #detaching = new Set<string>();
+  /**
+   * Per connection without a hub whose server echoes: the chat lines written (the web client's,
+   * Parley's own) whose echoes have not come yet, casefolded targets in order. A hub made while
+   * they are in flight starts from them, so their echoes do not take the places of its clients'
+   * lines. An entry lives only while lines are in flight: a connection whose echoes came keeps
+   * nothing.
+   */
+  #inFlight = new Map<string, string[]>();
 
   /** `store` gives the hubs their connections' detached channels. */
   constructor(readonly bus: EventBus, readonly store?: Store) {}
@@ -947,7 +964,10 @@ export class Relay implements Outlet {
     const k = key(conn.userId, conn.id);
     let hub = this.#hubs.get(k);
     if (!hub) {
-      if (!this.#detaching.delete(k)) return;
+      if (!this.#detaching.delete(k)) {
+        if (this.#inFlight.size) this.#echoed(k, conn, out.message);
+        return;
+      }
       hub = this.hub(conn.userId, conn.id);
     }
     hub.use(conn);
@@ -957,14 +977,45 @@ export class Relay implements Outlet {
   /** A chat line of a connection written to its server: to its hub, when it has one. */
   wrote(conn: IrcConnection, target: string, origin: string | undefined): void {
     if (this.#stopped) return;
-    const hub = this.#hubs.get(key(conn.userId, conn.id));
-    if (!hub) return;
-    hub.use(conn);
-    hub.wrote(target, origin);
+    const k = key(conn.userId, conn.id);
+    const hub = this.#hubs.get(k);
+    if (hub) {
+      hub.use(conn);
+      return hub.wrote(target, origin);
+    }
+    if (!conn.echoes) return;
+    let sent = this.#inFlight.get(k);
+    if (!sent) this.#inFlight.set(k, sent = []);
+    sent.push(ircLower(target));
+    if (sent.length > MAX_ECHOES) sent.shift();
+  }
+
+  /**
+   * A line of a connection without a hub: the echo of a line in flight (or the server's refusal
+   * of it, or a new registration) takes it off the list, as a hub would (`Hub.wrote`).
+   */
+  #echoed(k: string, conn: IrcConnection, m: IrcMessage): void {
+    const sent = this.#inFlight.get(k);
+    if (!sent) return;
+    let target: string | undefined;
+    if (m.command === RPL_WELCOME) sent.length = 0;
+    else if (m.command === ERR_CANNOTSENDTOCHAN || m.command === ERR_NOSUCHNICK) {
+      target = m.params[1];
+    } else if (
+      (m.command === "PRIVMSG" || m.command === "NOTICE") && m.prefix.includes("!") &&
+      ircLower(nickOf(m.prefix)) === ircLower(conn.upstream.nick || conn.nick)
+    ) target = m.params[0];
+    // A line to several targets was told once per target (`IrcConnection` splits them).
+    for (const t of target?.split(",") ?? []) {
+      const at = sent.indexOf(ircLower(t));
+      if (at >= 0) sent.splice(at, 1);
+    }
+    if (!sent.length) this.#inFlight.delete(k);
   }
 
   /** A removed connection's hub goes with it, and its clients are told. */
   gone(conn: IrcConnection): void {
+    this.#inFlight.delete(key(conn.userId, conn.id));
     this.forget(conn.userId, conn.id);
   }
 
@@ -981,9 +1032,8 @@ export class Relay implements Outlet {
     );
     this.#untap.push(this.bus.tap((userId, c) => {
       if (c.event !== "detach") return;
-      // The hub made now loads the change from the store: its detach-after timer starts.
       const hub = this.#hubs.get(key(userId, c.connection_id));
-      if (!hub) this.hub(userId, c.connection_id);
+      if (!hub) this.#detachedWithoutHub(userId, c.connection_id);
       else if (c.toggled) hub.toggleDetached(c.channel, c.state);
       else hub.detached.set(c.channel, c.state);
     }, ["detach"]));
@@ -995,6 +1045,30 @@ export class Relay implements Outlet {
       ["message"],
       (userId) => this.#clients.has(userId),
     ));
+  }
+
+  /**
+   * A channel's detachment changed on a connection with no hub (on any node: a cluster tells every
+   * node, cluster/detach.ts). The connection gets its hub now when it runs here: the hub loads the
+   * change from the store, so its detach-after timer starts. Else at its first line here, should
+   * it come to run here: a hub where it does not run would see none of its messages, and detach
+   * an active channel.
+   */
+  #detachedWithoutHub(userId: number, connectionId: string): void {
+    const store = this.store;
+    if (!store) return void this.hub(userId, connectionId);
+    const k = key(userId, connectionId);
+    this.#detaching.add(k);
+    store.connections.get(userId, connectionId).then((record) => {
+      if (this.#stopped || !record || !this.#detaching.has(k) || !this.#live(record.id)) return;
+      this.#detaching.delete(k);
+      this.hub(userId, connectionId, record.id);
+    }, (err) =>
+      log.warn("bouncer: a detachment change waits for the connection's next line", {
+        uid: userId,
+        connection: connectionId,
+        error: String(err),
+      }));
   }
 
   stop(): void {
@@ -1013,6 +1087,11 @@ export class Relay implements Outlet {
     return this.#hubs.get(key(userId, connectionId));
   }
 
+  /** How many connections without a hub have chat lines in flight (their echoes to come). */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
   /** How many connections have a hub (each one a client attached to once, or a detachment). */
   get hubs(): number {
     return this.#hubs.size;
@@ -1029,7 +1108,13 @@ export class Relay implements Outlet {
         else this.#clients.delete(uid);
       });
       if (rowId !== undefined) hub.use(this.#live(rowId));
-      this.#hubs.set(key(userId, connectionId), hub);
+      const k = key(userId, connectionId);
+      this.#hubs.set(k, hub);
+      const inFlight = this.#inFlight.get(k);
+      if (inFlight) {
+        this.#inFlight.delete(k);
+        hub.seedSent(inFlight);
+      }
       if (this.store) this.#detachment(hub, this.store);
     }
     return hub;

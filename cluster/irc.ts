@@ -16,6 +16,7 @@ import { Ownership } from "./ownership.ts";
 import { BusBridge } from "./bus_bridge.ts";
 import { MovedError, Rpc } from "./rpc.ts";
 import { shareRevocations } from "./revocations.ts";
+import { shareDetach } from "./detach.ts";
 import type { Revocations } from "../bouncer/credentials.ts";
 
 /** What of the login throttle (http/throttle.ts) the nodes share. */
@@ -83,6 +84,7 @@ export class ClusterIrc implements IrcControl {
         shareRevocations(this.#channel, this.nodeId, shared.revocations, () => this.#init()),
       );
     }
+    this.#listeners.push(shareDetach(this.#channel, this.nodeId, bus));
     this.#rpc = new Rpc(this.#channel, this.nodeId, {
       view: async (id: number, userId: number) => local.view(await record(id, userId)),
       states: (userId: number) => {

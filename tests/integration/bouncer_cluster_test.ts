@@ -3,7 +3,8 @@
  * reaches the node that does not run the user's connection is handed over to the node that does.
  * It gets the burst, the live lines, and what it says reaches IRC; QUIT detaches it there. When
  * the owner is killed, the session ends, and the client attaching again is served by the node
- * that took the user over.
+ * that took the user over. A channel detached or reattached through another node's API reaches
+ * the clients of the node that runs the connection.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
@@ -129,6 +130,88 @@ Deno.test("bouncer on two nodes: a client on the other node is served by the own
     await waited(
       "bob's line served by node b",
       line((l) => l.command === "PRIVMSG" && l.params[1] === "served by node b"),
+    );
+  } finally {
+    c?.close();
+    await bob?.close();
+    for (const n of nodes) await n.close();
+    await irc.close();
+    await pg.close();
+  }
+});
+
+Deno.test("bouncer on two nodes: a channel detached on the other node leaves the owner's clients", async () => {
+  const pg = await startPostgres();
+  const irc = await startIrcServer();
+  const url = await pg.database();
+  const env = {
+    PARLEY_DATABASE_URL: url,
+    PARLEY_SECRET: "one secret for both nodes",
+    PARLEY_TEST_CLUSTER_SCAN_MS: "500",
+    PARLEY_TEST_FAST_IRC: "1",
+  };
+  const nodes: TestServer[] = [];
+  let bob: RawIrcClient | undefined;
+  let c: BouncerClient | undefined;
+  const why = () =>
+    nodes.map((n, i) => `node ${"ab"[i]}:\n${diagnose(n.output(), irc.output())}`).join("\n");
+  const waited = <T>(what: string, step: Promise<T>): Promise<T> =>
+    step.catch((err) => {
+      throw new Error(`waiting for ${what}: ${err.message}\n${why()}`);
+    });
+  try {
+    const portA = freePort();
+    const a = await startServer({ env: { ...env, PARLEY_IRC_LISTEN: `irc://127.0.0.1:${portA}` } });
+    nodes.push(a);
+    const onA = new ApiClient(a.url);
+    await onA.register(EMAIL, PASSWORD);
+    const made = await onA.post("/api/connections", {
+      url: `${irc.url}?nick=owner`,
+      conversation_id: "#nodes",
+    });
+    assertEquals(made.status, 200, JSON.stringify(made.body));
+    const cid = made.body.connection_id as string;
+    bob = await RawIrcClient.connect(irc.port, "bob");
+    await bob.join("#nodes");
+    await waited("owner in #nodes (node a)", bob.waitForMember("#nodes", "owner"));
+    assert(/cluster: running user uid=1/.test(a.output()), why());
+    await waited(
+      "node a's listener",
+      poll("node a's listener is open", () => a.output().includes("irc listening")),
+    );
+    c = await waited(
+      "the attach to node a",
+      BouncerClient.attach(portA, `${EMAIL}/${cid}@near`, PASSWORD, ["server-time"]),
+    );
+    await waited("the burst's 366", c.waitFor((l) => l.command === "366"));
+
+    const b = await startServer({ env });
+    nodes.push(b);
+    assert(!/cluster: running user/.test(b.output()), "node b runs nobody");
+    const onB = new ApiClient(b.url);
+    await onB.login(EMAIL, PASSWORD);
+    const detached = `/api/connection/${cid}/conversation/%23nodes/detached`;
+
+    let from = c.lines.length;
+    const off = await onB.post(detached, { detached: true });
+    assertEquals(off.body, { detached: true });
+    const part = await waited(
+      "the PART on node a's client",
+      c.waitFor((l) => l.command === "PART" && l.params[0] === "#nodes", from),
+    );
+    assert(part.prefix.startsWith("owner"), part.raw);
+
+    from = c.lines.length;
+    const on = await onB.post(detached, { detached: false });
+    assertEquals(on.body, { detached: false });
+    const join = await waited(
+      "the JOIN burst on node a's client",
+      c.waitFor((l) => l.command === "JOIN" && l.params[0] === "#nodes", from),
+    );
+    assert(join.prefix.startsWith("owner"), join.raw);
+    await waited(
+      "the JOIN burst's 366",
+      c.waitFor((l) => l.command === "366" && l.params[1] === "#nodes", from),
     );
   } finally {
     c?.close();

@@ -198,3 +198,42 @@ Deno.test("echo pairing: without labels upstream, the web's line written first k
     await x.close();
   }
 });
+
+Deno.test("echo pairing: a web line written before any client attached keeps its place", async () => {
+  const irc = startHostileIrc({ caps: ["message-tags", "echo-message"] });
+  const s = await setupBouncerOn(irc.url);
+  let c: BouncerClient | undefined;
+  try {
+    const server = irc.clients[0];
+    await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
+    await server.waitFor((l) => l === "JOIN #chan");
+    await server.send(":alice!alice@host JOIN #chan");
+    await server.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
+    await poll("alice is in #chan", async () => {
+      const r = await s.api.get("/api/conversations");
+      return r.body.conversations.some((c: { name: string }) => c.name === "#chan");
+    });
+    // The web client's line is written while no IRC client ever attached (no hub yet); the
+    // server holds its echo until the client attached and wrote its own.
+    await s.app.deps.irc.send(1, s.cid, "#chan", "early web words");
+    const [web] = await upstream(server, "early web words", 1);
+    c = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}@c`, PASSWORD, CLIENT_CAPS, "c");
+    await c.waitFor((l) => l.command === "366");
+    const from = c.lines.length;
+    await c.send("@label=lc PRIVMSG #chan :client words");
+    const [own] = await upstream(server, "client words", 1);
+    await server.send(echo(web, "srv-early-web"));
+    await server.send(echo(own, "srv-early-own"));
+    await labeledOwn(c, "client words", from);
+    await sync(c);
+    const seen = c.lines.slice(from).filter((l) => l.command === "PRIVMSG");
+    assertEquals(
+      seen.map((l) => [l.params[1], l.tags.get("label")]),
+      [["early web words", undefined], ["client words", "lc"]],
+    );
+  } finally {
+    c?.close();
+    await s.close();
+    await irc.close();
+  }
+});

@@ -164,3 +164,122 @@ Deno.test("relay: a connection with a detaching channel gets its hub at its firs
     }
   });
 });
+
+/** A connection whose server echoes the user's lines (echo-message), never connected. */
+function echoing(id: number): IrcConnection {
+  const conn = connection(id);
+  Object.defineProperty(conn, "echoes", { get: () => true });
+  return conn;
+}
+
+Deno.test("relay: a web line in flight when the hub is made keeps its place in the echo order", () => {
+  const relay = new Relay(new EventBus());
+  const conn = echoing(1);
+  relay.bind(() => conn);
+  relay.start();
+  try {
+    line(relay, conn, ":srv 001 u1 :Welcome");
+    line(relay, conn, ":u1!u@h JOIN #c");
+    // The web client's line is written while no IRC client ever attached: no hub yet.
+    relay.wrote(conn, "#c", undefined);
+    assertEquals(relay.hubs, 0);
+    const hub = relay.hub(conn.userId, conn.id, conn.record.id);
+    const caps = new Caps();
+    caps.restore(["echo-message", "labeled-response", "message-tags", "server-time"], 302);
+    const seen: string[] = [];
+    const client: Downstream = { caps, write: (l) => void seen.push(l), quit() {} };
+    hub.attach(client);
+    const pending = hub.awaitEcho({ client, conversation: "#c", label: "l1" });
+    relay.wrote(conn, "#C", pending.id);
+    let n = 0;
+    const echo = (text: string) => {
+      const message = parseMessage(`:u1!u@h PRIVMSG #c :${text}`)!;
+      conn.upstream.see(message);
+      relay.line(conn, { message, produced: { kind: "stored", msgid: `m${++n}`, ts: 1e15 + n } });
+    };
+    echo("from the web");
+    echo("from the client");
+    const told = seen.map((l) => parseMessage(l)!).filter((m) => m.command === "PRIVMSG")
+      .map((m) => [m.params[1], m.tags.get("label")]);
+    assertEquals(told, [["from the web", undefined], ["from the client", "l1"]]);
+  } finally {
+    relay.stop();
+  }
+});
+
+Deno.test("relay: lines in flight on connections without a hub are forgotten once echoed", () => {
+  const relay = new Relay(new EventBus());
+  const conns = Array.from({ length: 200 }, (_, i) => echoing(i + 1));
+  relay.bind((id) => conns[id - 1]);
+  relay.start();
+  try {
+    for (const conn of conns) line(relay, conn, `:srv 001 u${conn.record.id} :Welcome`);
+    for (const conn of conns) {
+      relay.wrote(conn, "#c", undefined);
+      relay.wrote(conn, "bob", undefined);
+      relay.wrote(conn, "#d", undefined);
+      relay.wrote(conn, "carol", undefined);
+    }
+    assertEquals(relay.inFlight, conns.length);
+    for (const conn of conns) {
+      const me = `u${conn.record.id}`;
+      line(relay, conn, `:${me}!u@h PRIVMSG #C :echoed`);
+      line(relay, conn, `:${me}!u@h NOTICE #d,Carol :to both`);
+      // A refusal gives its place up as an echo does.
+      line(relay, conn, `:srv 401 ${me} bob :No such nick`);
+    }
+    assertEquals(relay.inFlight, 0, "nothing kept once every echo came");
+    // A server that does not echo: nothing is kept at all.
+    const plain = connection(999);
+    relay.wrote(plain, "#c", undefined);
+    assertEquals(relay.inFlight, 0);
+    assertEquals(relay.hubs, 0);
+  } finally {
+    relay.stop();
+  }
+});
+
+Deno.test("relay: a detachment change makes a hub only where the connection runs", async () => {
+  await withStore(async (store) => {
+    const { user, record } = await aliceRecord(store);
+    const other = await store.connections.create({ ...record, connectionId: "irc-other" });
+    for (const r of [record, other]) {
+      const chan = await store.conversations.ensure(r.id, "#det", "#det");
+      await store.conversations.setDetach(chan.id, { detached: true });
+    }
+    const conn = connection(record.id, { userId: user.id, connectionId: record.connectionId });
+    const running = connection(other.id, { userId: user.id, connectionId: other.connectionId });
+    // `conn` runs on another node (not live here) until it comes here; `running` runs here.
+    let here = false;
+    const bus = new EventBus();
+    const relay = new Relay(bus, store);
+    relay.bind((id) => (id === other.id ? running : here ? conn : undefined));
+    relay.start();
+    try {
+      const state = { detached: true, relayDetached: "", reattachOn: "", detachAfter: 0 } as const;
+      for (const r of [record, other]) {
+        bus.tell(user.id, {
+          event: "detach",
+          connection_id: r.connectionId,
+          channel: "#det",
+          state,
+          toggled: true,
+        });
+      }
+      await poll(
+        "the hub of the connection running here",
+        () => relay.existing(user.id, other.connectionId) !== undefined,
+      );
+      assertEquals(relay.existing(user.id, record.connectionId), undefined);
+      // Should it come to run here, it gets its hub at its first line, with the change.
+      here = true;
+      line(relay, conn, ":srv 001 alice :Welcome");
+      const hub = relay.existing(user.id, record.connectionId);
+      assert(hub, "its hub, made at its first line");
+      await hub.loaded;
+      assert(hub.detached.isDetached("#DET"));
+    } finally {
+      relay.stop();
+    }
+  });
+});
