@@ -1,4 +1,7 @@
-/** Uploaded files: their records and the interface every backend implements. */
+/**
+ * Uploaded files: their records and the interface of their store (written once for every
+ * backend in store/tables/files.ts, over each backend's contents).
+ */
 
 /** A file as stored. */
 export interface FileRecord {
@@ -52,7 +55,7 @@ export function fileUrl(baseUrl: URL, file: Pick<FileRecord, "userId" | "id">): 
   return new URL(`file/${file.userId}/${file.id}`, baseUrl.href.replace(/\/?$/, "/")).href;
 }
 
-/** Thrown by `save` when the contents exceed the limit; nothing is left on disk. */
+/** Thrown by `save` when the contents exceed the limit; nothing of them is left stored. */
 export class FileTooLargeError extends Error {}
 
 /** Thrown by `page` for a cursor that names no file of the user. */
@@ -63,7 +66,7 @@ export const FIRST_PAGE = "after";
 
 /** Storage of uploaded files. */
 export interface FileStore {
-  /** Streams `content` to disk (at most `maxBytes`) and records it; throws FileTooLargeError. */
+  /** Streams `content` to storage (at most `maxBytes`) and records it; throws FileTooLargeError. */
   save(file: NewFile, content: ReadableStream<Uint8Array>, maxBytes: number): Promise<FileRecord>;
   /** A file by its id, whoever owns it (a random id; a chosen one may name several). */
   get(id: string): Promise<FileRecord | undefined>;
@@ -80,30 +83,4 @@ export interface FileStore {
   remove(userId: number, ids: string[]): Promise<number>;
   /** Deletes every file of a user (before the user is deleted). */
   removeUser(userId: number): Promise<void>;
-}
-
-/** A `files` row (write_only is 0/1 in SQLite, a boolean in PostgreSQL). */
-export interface FileRow {
-  seq: number;
-  file_id: string;
-  user_id: number;
-  name: string;
-  size: number;
-  content_type: string;
-  write_only: number | boolean;
-  saved: number;
-}
-
-/** A stored row as a FileRecord. */
-export function toRecord(r: FileRow): FileRecord {
-  return {
-    seq: r.seq,
-    id: r.file_id,
-    userId: r.user_id,
-    name: r.name,
-    size: r.size,
-    type: r.content_type,
-    writeOnly: Boolean(r.write_only),
-    saved: r.saved,
-  };
 }

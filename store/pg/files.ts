@@ -1,21 +1,13 @@
 /**
- * Uploaded files in PostgreSQL: the rows as in SQLite, the contents in `file_blobs` in chunks of
- * at most 256 KiB, so that every node serves every file, a database backup holds them, and
- * neither an upload nor a download holds a whole file in memory.
+ * Uploaded files' contents in PostgreSQL (the rows are shared: store/tables/files.ts), in
+ * `file_blobs` in chunks of at most 256 KiB, so that every node serves every file, a database
+ * backup holds them, and neither an upload nor a download holds a whole file in memory.
  */
-import { randomId } from "../../lib/crypto.ts";
 import { log } from "../../lib/log.ts";
 import { nowMicros } from "../../lib/time.ts";
-import {
-  type FilePage,
-  type FileRow,
-  type FileStore,
-  FileTooLargeError,
-  FIRST_PAGE,
-  toRecord,
-  UnknownCursorError,
-} from "../files.ts";
-import { pgString, type Sql } from "./db.ts";
+import { FileTooLargeError } from "../files.ts";
+import type { FileContents } from "../tables/files.ts";
+import type { Sql } from "./db.ts";
 
 /** Bytes per stored chunk. */
 const CHUNK = 256 * 1024;
@@ -97,13 +89,8 @@ function readBlob(sql: Sql, blob: number | null): ReadableStream<Uint8Array> {
   });
 }
 
-/** The PostgreSQL implementation of FileStore. */
-export function pgFileStore(sql: Sql): FileStore {
-  const find = async (userId: number, id: string) => {
-    const [row] = await sql<FileRow[]>`SELECT * FROM files
-      WHERE user_id = ${userId} AND file_id = ${pgString(id)}`;
-    return row && toRecord(row);
-  };
+/** Files' contents in `file_blobs`; sweeps the blobs of uploads abandoned by a node that died. */
+export function pgFileContents(sql: Sql): FileContents {
   // Blobs left by a node that died mid-upload (their rows never came).
   sql`DELETE FROM file_blobs WHERE blob IN (SELECT blob FROM file_uploads
       WHERE started < ${nowMicros() - ABANDONED_US})`
@@ -111,93 +98,38 @@ export function pgFileStore(sql: Sql): FileStore {
     .catch((err) => log.warn("abandoned uploads not removed", { error: String(err) }));
 
   return {
-    async save(file, content, maxBytes) {
+    async write(_userId, content, maxBytes) {
       const { blob, size } = await writeBlob(sql, content, maxBytes);
-      const saved = nowMicros();
-      const written = sql.begin(async (raw) => {
-        const tx = raw as unknown as Sql;
-        const [prev] = file.replace
-          ? await tx`SELECT blob FROM files WHERE user_id = ${file.userId}
-              AND file_id = ${pgString(file.replace)} FOR UPDATE`
-          : [];
-        const [row] = prev
-          ? await tx<FileRow[]>`UPDATE files SET name = ${pgString(file.name)}, size = ${size},
-              content_type = ${pgString(file.type)}, write_only = ${file.writeOnly},
-              saved = ${saved}, blob = ${blob}
-            WHERE user_id = ${file.userId} AND file_id = ${pgString(file.replace!)} RETURNING *`
-          : await tx<FileRow[]>`INSERT INTO files
-              (user_id, file_id, name, size, content_type, write_only, saved, blob)
-            VALUES (${file.userId}, ${pgString(file.replace ?? randomId(16))},
-              ${pgString(file.name)}, ${size}, ${pgString(file.type)}, ${file.writeOnly},
-              ${saved}, ${blob})
-            RETURNING *`;
-        await tx`DELETE FROM file_uploads WHERE blob = ${blob}`;
-        // In the same transaction, so that no failure after it leaves the replaced contents
-        // stored with no row referring to them (and no upload row for the sweep to find).
-        if (prev?.blob !== undefined && prev.blob !== null) {
-          await tx`DELETE FROM file_blobs WHERE blob = ${prev.blob}`;
-        }
-        return row;
-      }) as Promise<FileRow>;
-      try {
-        return toRecord(await written);
-      } catch (err) {
-        // No file row took the new blob: drop it now rather than leave it to the sweep.
-        await dropFailed(sql, blob);
-        throw err;
-      }
+      return {
+        size,
+        blob,
+        async keep(tx, _id, previous) {
+          const { q } = tx;
+          await tx.run(q.deleteFrom("file_uploads").where("blob", "=", blob));
+          // In the row's transaction, so that no failure after it leaves the replaced contents
+          // stored with no row referring to them (and no upload row for the sweep to find).
+          if (previous?.blob !== undefined && previous.blob !== null) {
+            await tx.run(q.deleteFrom("file_blobs").where("blob", "=", previous.blob));
+          }
+        },
+        // No file row took the new blob: dropped now rather than left to the sweep.
+        drop: () => dropFailed(sql, blob),
+      };
     },
-
-    async get(id) {
-      const [row] = await sql<FileRow[]>`SELECT * FROM files WHERE file_id = ${pgString(id)}
-        ORDER BY seq LIMIT 1`;
-      return row && toRecord(row);
-    },
-    find,
 
     async open(file) {
       const [row] = await sql`SELECT blob FROM files WHERE seq = ${file.seq}`;
       return readBlob(sql, row?.blob ?? null);
     },
 
-    async page(userId, cursor, limit) {
-      let start = Number.MAX_SAFE_INTEGER;
-      const first = cursor === undefined || cursor === "" || cursor === FIRST_PAGE ||
-        cursor === "prev";
-      if (!first) {
-        const at = await find(userId, cursor);
-        if (!at) throw new UnknownCursorError("No such file.");
-        start = at.seq;
+    async remove(row) {
+      if (row.blob !== undefined && row.blob !== null) {
+        await sql`DELETE FROM file_blobs WHERE blob = ${row.blob}`;
       }
-      const rows = await sql<FileRow[]>`SELECT * FROM files
-        WHERE user_id = ${userId} AND seq < ${start} ORDER BY seq DESC LIMIT ${limit + 1}`;
-      const files = rows.slice(0, limit).map(toRecord);
-      const page: FilePage = first ? { files } : { files, after: cursor };
-      if (rows.length > limit) page.next = rows[limit].file_id;
-      if (!first) {
-        // The previous page ends with the cursor file; its own cursor is the file just newer.
-        const newer = await sql<FileRow[]>`SELECT * FROM files
-          WHERE user_id = ${userId} AND seq >= ${start} ORDER BY seq LIMIT ${limit + 1}`;
-        page.prev = newer.length > limit ? newer[limit].file_id : "prev";
-      }
-      return page;
     },
 
-    async remove(userId, ids) {
-      let n = 0;
-      for (const id of new Set(ids)) {
-        const gone = await sql`DELETE FROM files
-          WHERE user_id = ${userId} AND file_id = ${pgString(id)} RETURNING blob`;
-        if (!gone.length) continue;
-        n++;
-        if (gone[0].blob !== null) await sql`DELETE FROM file_blobs WHERE blob = ${gone[0].blob}`;
-      }
-      return n;
-    },
-
-    async removeUser(userId) {
-      const gone = await sql`DELETE FROM files WHERE user_id = ${userId} RETURNING blob`;
-      const blobs = gone.map((r) => r.blob).filter((b) => b !== null);
+    async removeUser(_userId, rows) {
+      const blobs = rows.map((r) => r.blob).filter((b) => b !== undefined && b !== null);
       if (blobs.length) {
         await sql`DELETE FROM file_blobs WHERE blob = ANY(${sql.array(blobs)}::bigint[])`;
       }

@@ -8,7 +8,7 @@ import { type PgMessageStore, pgMessageStore } from "./messages.ts";
 import { CONVERSATIONS_CHANGED, IGNORES_CHANGED, pgTables, USERS_CHANGED } from "./tables.ts";
 import { tableGroups } from "../tables/mod.ts";
 import { pgConversationStore } from "./conversations.ts";
-import { pgFileStore } from "./files.ts";
+import { pgFileContents } from "./files.ts";
 import { copyIntoPg } from "./copy.ts";
 import { UNREAD_LOWERED, UNREAD_SET } from "./unread.ts";
 
@@ -34,7 +34,7 @@ export async function openPgStore(url: string): Promise<PgStore> {
   }
   const messages = pgMessageStore(sql);
   const executor = pgTables(sql);
-  const tables = tableGroups(executor);
+  const tables = tableGroups(executor, pgFileContents(sql));
   const { users, ignores } = tables;
   const conversations = pgConversationStore(sql, executor, messages.flush, messages.unread);
   // Other nodes' changes reload the caches keyed on the generations (irc/chat/record.ts).
@@ -51,7 +51,6 @@ export async function openPgStore(url: string): Promise<PgStore> {
     ...tables,
     conversations,
     messages,
-    files: pgFileStore(sql),
     backend: pgBackend,
     async close() {
       for (const l of listening) {

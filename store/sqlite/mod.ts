@@ -10,7 +10,7 @@ import { sqliteTables } from "./tables.ts";
 import { tableGroups } from "../tables/mod.ts";
 import { type SqliteMessageStore, sqliteMessageStore } from "./messages/mod.ts";
 import { sqliteConversationStore } from "./conversations.ts";
-import { sqliteFileStore } from "./files.ts";
+import { sqliteFileContents } from "./files.ts";
 import type { Store, StoreBackend } from "../mod.ts";
 import { sqliteCopySource } from "./copy_source.ts";
 import {
@@ -61,7 +61,7 @@ function sqliteStore(
   // One executor: its transactions take turns on the one connection.
   const tables = sqliteTables(db);
   return {
-    ...tableGroups(tables),
+    ...tableGroups(tables, sqliteFileContents(filesDir)),
     conversations: sqliteConversationStore(db, {
       commit: history.commit,
       unread: history.unreadPending,
@@ -70,8 +70,6 @@ function sqliteStore(
     // history
     messages: history.messages,
 
-    // outside world
-    files: sqliteFileStore(db, filesDir),
     backend: sqliteBackend,
 
     async close() {

@@ -1,7 +1,7 @@
 /**
  * The table groups written once for every backend, over its executor (db.ts): a backend's
- * mod.ts spreads them into its Store beside what it writes by hand (messages, conversations,
- * files).
+ * mod.ts spreads them into its Store beside what it writes by hand (messages, conversations'
+ * unread counts, files' contents).
  */
 import type { TableDb } from "./db.ts";
 import { type SharedUserStore, userStore } from "./users.ts";
@@ -13,18 +13,26 @@ import { profileStore } from "./profiles.ts";
 import { connectionStore } from "./connections.ts";
 import { pushStore } from "./push.ts";
 import { ignoreStore, type SharedIgnoreStore } from "./ignores.ts";
+import { type FileContents, fileStore } from "./files.ts";
 import type { Store } from "../mod.ts";
 
 /** The groups of `Store` written once; `bump` on users and ignores reloads their caches. */
 export type TableGroups =
   & Pick<
     Store,
-    "sessions" | "appTokens" | "certfp" | "settings" | "profiles" | "connections" | "push"
+    | "sessions"
+    | "appTokens"
+    | "certfp"
+    | "settings"
+    | "profiles"
+    | "connections"
+    | "push"
+    | "files"
   >
   & { users: SharedUserStore; ignores: SharedIgnoreStore };
 
-/** Every shared table group over `db`. */
-export function tableGroups(db: TableDb): TableGroups {
+/** Every shared table group over `db`, files with the backend's `contents`. */
+export function tableGroups(db: TableDb, contents: FileContents): TableGroups {
   return {
     users: userStore(db),
     sessions: sessionStore(db),
@@ -35,5 +43,6 @@ export function tableGroups(db: TableDb): TableGroups {
     connections: connectionStore(db),
     push: pushStore(db),
     ignores: ignoreStore(db),
+    files: fileStore(db, contents),
   };
 }

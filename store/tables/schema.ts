@@ -3,7 +3,8 @@
  * store/pg/migrations): the same names and columns, so one typed query serves both. Where the
  * two differ it is said once here: a flag is an INTEGER 0/1 in SQLite and a boolean in
  * PostgreSQL (written as a boolean, read back as either: `flag` reads it); times are INTEGER and
- * bigint, numbers in both (store/pg/db.ts parses int8).
+ * bigint, numbers in both (store/pg/db.ts parses int8). Files' contents are kept differently by
+ * each backend: `files.blob` and the tables after it are PostgreSQL's alone.
  */
 import type { ColumnType, Generated } from "kysely";
 
@@ -149,6 +150,40 @@ export interface CertfpsTable {
   created: number;
 }
 
+export interface FilesTable {
+  /** Insertion order: listings are newest first by seq, which never ties. */
+  seq: Generated<number>;
+  user_id: number;
+  /** The API's file id, unique per user. */
+  file_id: string;
+  name: string;
+  size: number;
+  content_type: string;
+  write_only: Flag;
+  /** µs. */
+  saved: number;
+  /**
+   * PostgreSQL's reference to the contents (`file_blobs`); SQLite has no such column (contents are
+   * found by the file's id), so it is never read there and written only where a backend's
+   * contents give it.
+   */
+  blob: ColumnType<number | null | undefined, number | undefined, number | undefined>;
+}
+
+/** PostgreSQL only: blobs being written, until their file row takes them (store/pg/files.ts). */
+export interface FileUploadsTable {
+  blob: number;
+  /** µs. */
+  started: number;
+}
+
+/** PostgreSQL only: files' contents in chunks (store/pg/files.ts). */
+export interface FileBlobsTable {
+  blob: number;
+  n: number;
+  data: Uint8Array;
+}
+
 /** The tables the shared table groups (store/tables/) read and write. */
 export interface Database {
   users: UsersTable;
@@ -163,4 +198,7 @@ export interface Database {
   ignores: IgnoresTable;
   app_tokens: AppTokensTable;
   certfps: CertfpsTable;
+  files: FilesTable;
+  file_uploads: FileUploadsTable;
+  file_blobs: FileBlobsTable;
 }
