@@ -108,7 +108,7 @@ export function pgFileContents(sql: Sql): FileContents {
           await tx.run(q.deleteFrom("file_uploads").where("blob", "=", blob));
           // In the row's transaction, so that no failure after it leaves the replaced contents
           // stored with no row referring to them (and no upload row for the sweep to find).
-          if (previous?.blob !== undefined && previous.blob !== null) {
+          if (typeof previous?.blob === "number") {
             await tx.run(q.deleteFrom("file_blobs").where("blob", "=", previous.blob));
           }
         },
@@ -123,13 +123,13 @@ export function pgFileContents(sql: Sql): FileContents {
     },
 
     async remove(row) {
-      if (row.blob !== undefined && row.blob !== null) {
+      if (typeof row.blob === "number") {
         await sql`DELETE FROM file_blobs WHERE blob = ${row.blob}`;
       }
     },
 
     async removeUser(_userId, rows) {
-      const blobs = rows.map((r) => r.blob).filter((b) => b !== undefined && b !== null);
+      const blobs = rows.map((r) => r.blob).filter((b): b is number => typeof b === "number");
       if (blobs.length) {
         await sql`DELETE FROM file_blobs WHERE blob = ANY(${sql.array(blobs)}::bigint[])`;
       }
