@@ -56,7 +56,7 @@ export interface Login {
 }
 
 /** Why a login was refused, said to the client in its 904 line. */
-export type Refusal = "throttled" | "invalid" | "no-network";
+type Refusal = "throttled" | "invalid" | "no-network";
 
 /** What checking needs. */
 export interface AuthDeps {

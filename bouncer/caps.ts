@@ -246,7 +246,7 @@ export const UPSTREAM_CAPS: readonly string[] = [
 const NAMES = new Set<string>(OFFERED.map((o) => o.name));
 
 /** Whether a word is an offered capability's name. */
-export function isOffered(name: string): name is CapName {
+function isOffered(name: string): name is CapName {
   return NAMES.has(name);
 }
 

@@ -37,7 +37,7 @@ import {
 } from "../irc/protocol/numerics.ts";
 
 /** One command a client may send. */
-export interface Command {
+interface Command {
   /** Allowed before registration. */
   early?: boolean;
   /** Fewest parameters (else 461). */

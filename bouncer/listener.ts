@@ -118,7 +118,7 @@ function anonymous(set: Set<Session>): Session[] {
 }
 
 /** A running listener. */
-export interface Listening {
+interface Listening {
   /** The ports actually bound (the configured ones, or free ones for port 0), in order. */
   ports: number[];
   close(): void;

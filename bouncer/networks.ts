@@ -44,7 +44,7 @@ const NOT_ERRORS = new Set(["Reconnecting with new settings.", "Disconnected by 
 const GATHER_MS = 100;
 
 /** What the network notifications need. */
-export interface NetworkWatch {
+interface NetworkWatch {
   bus: EventBus;
   store: Store;
   connections: ConnectionService;

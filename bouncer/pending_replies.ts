@@ -12,7 +12,7 @@ import * as N from "../irc/protocol/numerics.ts";
 import { WHOIS_LINES } from "../irc/protocol/whois.ts";
 
 /** What answers one command. */
-export interface ReplySpec {
+interface ReplySpec {
   /** Numerics that answer it without ending it. */
   replies: ReadonlySet<string>;
   /** Numerics that end it. */
@@ -285,7 +285,7 @@ export interface Routed<C> {
 }
 
 /** Options (tests set the clock). */
-export interface PendingOptions {
+interface PendingOptions {
   max?: number;
   timeoutMs?: number;
   now?: () => number;

@@ -5,12 +5,12 @@
  */
 
 /** Base64 bytes of one AUTHENTICATE chunk. */
-export const CHUNK = 400;
+const CHUNK = 400;
 /** The most base64 bytes of one payload: an email, a network, a client name and a password. */
 const MAX_PAYLOAD = 2400;
 
 /** What one AUTHENTICATE line leads to. */
-export type SaslStep =
+type SaslStep =
   | { kind: "continue" } // send `AUTHENTICATE +` (the mechanism was accepted)
   | { kind: "more" } // a full chunk: wait for the next one
   | { kind: "mechanisms" } // unknown mechanism: 908, then 904

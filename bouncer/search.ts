@@ -13,10 +13,10 @@ import { actionWrap } from "../irc/protocol/ctcp.ts";
 import { batchId } from "./batch_id.ts";
 
 /** The most messages one SEARCH returns. */
-export const SEARCH_LIMIT = 100;
+const SEARCH_LIMIT = 100;
 
 /** What a search is about: the user, the bound connection and the client's nick. */
-export interface SearchScope {
+interface SearchScope {
   userId: number;
   connectionId: string;
   nick: string;

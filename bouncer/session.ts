@@ -59,7 +59,7 @@ export interface BouncerContext extends AuthDeps {
  * The most bytes of tag data a client may send (message-tags: 4094 without the `@` and the space;
  * the 8191 a line may carry are the server's and the client's together).
  */
-export const MAX_CLIENT_TAG_DATA = 4094;
+const MAX_CLIENT_TAG_DATA = 4094;
 
 /** The bytes of a line's tag data, as the client wrote it. */
 function clientTagBytes(line: string): number {

@@ -53,7 +53,7 @@ export class ReloadableTls implements TlsPem {
 }
 
 /** A connection as the accept loop hands it to a transport. */
-export interface TlsClientConn {
+interface TlsClientConn {
   readonly readable: ReadableStream<Uint8Array<ArrayBuffer>>;
   readonly remoteAddr: Deno.NetAddr;
   write(bytes: Uint8Array): Promise<number>;

@@ -11,7 +11,7 @@
 import { type ClientTransport, type Incoming, MAX_LINE_BYTES } from "./transport.ts";
 
 /** The subprotocols Parley speaks: text frames, or binary ones. */
-export const IRC_SUBPROTOCOL = "text.ircv3.net";
+const IRC_SUBPROTOCOL = "text.ircv3.net";
 export const IRC_BINARY_SUBPROTOCOL = "binary.ircv3.net";
 const SUBPROTOCOLS = [IRC_SUBPROTOCOL, IRC_BINARY_SUBPROTOCOL];
 /** Both, as an error message names them. */
@@ -44,7 +44,7 @@ export const UNREAD_AFTER_LOGIN = 1024 * 1024;
 const FRAME_COST = 64;
 
 /** The login throttle's key for a client whose page is not Parley's: its failures count apart. */
-export function otherOriginKey(address: string): string {
+function otherOriginKey(address: string): string {
   return `${address} (origin other)`;
 }
 

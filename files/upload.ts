@@ -85,7 +85,7 @@ function pointer(name: string): string {
 }
 
 /** What an upload form carried. */
-export interface UploadForm {
+interface UploadForm {
   spool: Spool;
   /** The uploaded file's name; `paste.txt` when `file` was a text field. */
   name: string;

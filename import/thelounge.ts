@@ -54,7 +54,7 @@ interface LoungeNetwork {
 const str = (v: unknown) => (typeof v === "string" ? v : "");
 
 /** Options of the The Lounge import. */
-export interface LoungeOptions {
+interface LoungeOptions {
   /** Makes NAME@domain for users without an explicit address. */
   domain?: string;
   /** Explicit addresses by The Lounge user name. */

@@ -26,7 +26,7 @@ import { mayReachTarget, trusted } from "./trust.ts";
 import { type IrcUrl, nickFromEmail, parseIrcUrl, targetKey } from "./url.ts";
 
 /** What the service is built from. */
-export interface ConnectionServiceDeps {
+interface ConnectionServiceDeps {
   config: Config;
   store: Store;
   bus: EventBus;
@@ -34,7 +34,7 @@ export interface ConnectionServiceDeps {
 }
 
 /** Input of createConnection (validated by the route). */
-export interface CreateConnection {
+interface CreateConnection {
   url: string;
   /** A display name; without one, the host's short name. */
   name?: string;
@@ -46,7 +46,7 @@ export interface CreateConnection {
 }
 
 /** Input of updateConnection (validated by the route). */
-export interface UpdateConnection {
+interface UpdateConnection {
   url?: string;
   name?: string;
   on_connect_commands?: string[];
@@ -69,7 +69,7 @@ function sameServer(a: IrcUrl, b: IrcUrl): boolean {
  * so none can send it back); once any of them changes it is dropped, and only a password in
  * the given URL goes there. `path` points at the given URL in the caller's input.
  */
-export function urlWithStoredSecret(stored: string, given: string, path: string): string {
+function urlWithStoredSecret(stored: string, given: string, path: string): string {
   const url = new URL(given);
   if (url.password) return given;
   let old: IrcUrl;

@@ -38,7 +38,7 @@ export function isPlainNick(text: string): boolean {
  * Whether `pattern` (with `*` and `?`) matches all of `text`. A pattern typed by a user must not
  * make matching slow: this walks both strings once, going back only to the last `*`.
  */
-export function globMatch(pattern: string, text: string): boolean {
+function globMatch(pattern: string, text: string): boolean {
   let p = 0;
   let t = 0;
   let star = -1;

@@ -19,7 +19,7 @@ export function trusted(user: UserRecord): boolean {
  * Whether a user's connections may reach loopback, private and link-local addresses: admins and
  * the bot always, everyone when the environment or the server settings allow it.
  */
-export async function mayReachPrivate(
+async function mayReachPrivate(
   deps: { config: Config; store: Store },
   user: UserRecord | number,
 ): Promise<boolean> {
@@ -34,7 +34,7 @@ export async function mayReachPrivate(
  * for every new user (routes/default_connection.ts adds it on their behalf), so anyone's
  * connection may reach it, private or not.
  */
-export async function isDefaultServer(
+async function isDefaultServer(
   deps: { config: Config; store: Store },
   target: { host: string; port: number },
 ): Promise<boolean> {

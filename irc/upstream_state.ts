@@ -28,7 +28,7 @@ const MAX_ISUPPORT_TOKENS = 200;
 const MAX_CAPS = 100;
 
 /** One joined channel. */
-export interface ChannelState {
+interface ChannelState {
   name: string;
   topic: string;
   topicBy: string;
@@ -36,7 +36,7 @@ export interface ChannelState {
 }
 
 /** A mode that ranks channel members and its sign (ISUPPORT PREFIX `(ov)@+`). */
-export interface PrefixMode {
+interface PrefixMode {
   mode: string;
   symbol: string;
 }

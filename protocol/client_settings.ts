@@ -10,7 +10,7 @@ export const JOIN_PARTS = ["show", "condense", "hide"] as const;
 export type JoinParts = (typeof JOIN_PARTS)[number];
 
 /** A conversation of one of the user's connections. */
-export interface Where {
+interface Where {
   connection_id: string;
   conversation_id: string;
 }

@@ -6,10 +6,10 @@
  */
 
 /** Who may run a command. */
-export type Who = "everyone" | "admin";
+type Who = "everyone" | "admin";
 
 /** Where it may be typed: anywhere, in a conversation (not the server's), or in a channel. */
-export type Where = "anywhere" | "conversation" | "channel";
+type Where = "anywhere" | "conversation" | "channel";
 
 /** One slash command, as the user sees it. */
 export interface CommandSpec {

@@ -11,7 +11,7 @@ import type { UserRecord } from "../store/users.ts";
  * out (as Convos stores it) unless the URL names them already. Parley reads a bare irc:// as
  * plain text, so `tls` says what Parley will do, not Convos's "try TLS first".
  */
-export function defaultConnectionUrl(defaultConnection: string, email: string): string {
+function defaultConnectionUrl(defaultConnection: string, email: string): string {
   const url = new URL(defaultConnection.trim());
   const [first] = defaultChannels(url);
   if (first) url.pathname = `/${encodeURIComponent(first)}`;
@@ -25,7 +25,7 @@ export function defaultConnectionUrl(defaultConnection: string, email: string): 
  * The channels the default connection's path names: `#a,#b` (the first run's list). A second name
  * that is no channel is the first one's key, as in a connection URL: the path is left to say so.
  */
-export function defaultChannels(url: URL): string[] {
+function defaultChannels(url: URL): string[] {
   let names: string[];
   try {
     names = decodeURIComponent(url.pathname.replace(/^\/+/, "")).split(/[\s,]+/).filter(Boolean);

@@ -12,7 +12,7 @@ import { FetchFailed, FetchRefused } from "../embed/safe_fetch.ts";
 import { ImageProxy, TooManyFetches } from "../embed/image_proxy.ts";
 
 /** A JSONP callback name: an identifier or a dotted path, nothing that could be script. */
-export const CALLBACK = /^[A-Za-z_$][\w$.]{0,63}$/;
+const CALLBACK = /^[A-Za-z_$][\w$.]{0,63}$/;
 
 /** The URL a user asked about, or a 400 at `/query/url`. */
 function urlOf(text: string): URL {

@@ -22,9 +22,9 @@ import type {
 import { RequestHead, SendRequest } from "../protocol/event_requests.ts";
 
 /** Close code for a refused socket (policy violation). */
-export const POLICY_VIOLATION = 1008;
+const POLICY_VIOLATION = 1008;
 /** Close code when the server shuts down. */
-export const GOING_AWAY = 1001;
+const GOING_AWAY = 1001;
 /**
  * Close code for a client too far behind: it reconnects and catches up (docs/events.md).
  *

@@ -26,7 +26,7 @@ import { FileTooLargeError } from "../store/files.ts";
 import { head, uploadName } from "./files.ts";
 
 /** The uploaded file's name from `Content-Disposition` (`filename*` first), else "upload". */
-export function dispositionName(header: string | undefined): string {
+function dispositionName(header: string | undefined): string {
   if (!header) return "upload";
   const star = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
   if (star) {

@@ -13,7 +13,7 @@ import { type FileRecord, FileTooLargeError, fileUrl, UnknownCursorError } from 
 import { readUploadForm, tooLarge } from "../files/upload.ts";
 
 /** The upload answer's entry for one file. */
-export function uploadedJson(deps: AppDeps, file: FileRecord) {
+function uploadedJson(deps: AppDeps, file: FileRecord) {
   return {
     ext: extension(file.name),
     filename: file.name,

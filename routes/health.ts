@@ -9,7 +9,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { log } from "../lib/log.ts";
 
 /** How long the store may take to answer a readiness probe. */
-export const STORE_PROBE_MS = 2000;
+const STORE_PROBE_MS = 2000;
 
 /** Resolves to a reason the store cannot serve, or undefined when it answered in time. */
 async function storeProblem(deps: AppDeps, ms: number): Promise<string | undefined> {

@@ -8,7 +8,7 @@ import { notFound } from "../http/errors.ts";
 const DIR = join(import.meta.dirname ?? ".", "..", "i18n");
 
 /** A language's code, its own name and who translates it, as listed in `available_languages`. */
-export type Languages = Record<string, { name: string; language_team: string }>;
+type Languages = Record<string, { name: string; language_team: string }>;
 
 /**
  * Loads every dictionary once: `{lang: {english: translated}}`, plus the language list.

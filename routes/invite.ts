@@ -4,7 +4,7 @@ import { hmac } from "../lib/crypto.ts";
 import { formatMicros } from "../lib/time.ts";
 
 /** How long an invite link stays valid. */
-export const INVITE_TTL_S = 24 * 3600;
+const INVITE_TTL_S = 24 * 3600;
 
 /** The token of an invite; changing the password (using the invite) makes old tokens invalid. */
 export function inviteToken(

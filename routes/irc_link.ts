@@ -14,7 +14,7 @@ const MAX_URI = 2000;
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i;
 
 /** The link's host and first path part (a conversation, its key cut off), or undefined. */
-export function parseIrcLink(uri: string): { host: string; conversation: string } | undefined {
+function parseIrcLink(uri: string): { host: string; conversation: string } | undefined {
   if (uri.length > MAX_URI) return undefined;
   let url: URL;
   try {

@@ -22,7 +22,7 @@ const MAX_WINDOW_US = 86_400 * 365 * 1_000_000;
  * Validates the listing query. With both `after` and `before` it is a window, as in Convos: the
  * messages between them (`limit` 200 by default), `after` no later than `before`, at most a year.
  */
-export function readHistoryQuery(c: Context): HistoryQuery & { match?: string } {
+function readHistoryQuery(c: Context): HistoryQuery & { match?: string } {
   const { limit, ...q } = queryParams(c, API.conversationMessages.query);
   const window = q.before !== undefined && q.after !== undefined;
   const n = validate(pageLimit(window ? 200 : 60), limit, "/query/limit");

@@ -17,7 +17,7 @@ const CONVOS: { [K in KeptKind]?: (f: KeptFields<K>) => string } = {
 };
 
 /** The sentence of a kept line of kind `kind`. */
-export function convosText(kind: KeptKind, fields: KeptFields): string {
+function convosText(kind: KeptKind, fields: KeptFields): string {
   const own = CONVOS[kind] as ((f: KeptFields) => string) | undefined;
   if (own) return own(fields);
   const f = fields as Record<string, string | undefined>;

@@ -18,7 +18,7 @@ const hostOf = (url: string) => new URL(url).hostname.toLowerCase();
  * profile of the default connection's host is the default). The WEBIRC password is a secret and
  * never leaves the server; admins see whether one is set.
  */
-export function profileJson(p: ProfileRecord, settings: ServerSettings, admin: boolean) {
+function profileJson(p: ProfileRecord, settings: ServerSettings, admin: boolean) {
   const isDefault = hostOf(p.url) === hostOf(settings.default_connection);
   return {
     id: p.id,

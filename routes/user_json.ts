@@ -8,7 +8,7 @@ import { retentionOf } from "../store/retention.ts";
 import type { UserJson } from "../protocol/resources.ts";
 
 /** Which optional lists getUser includes. */
-export interface UserJsonOptions {
+interface UserJsonOptions {
   connections?: boolean;
   conversations?: boolean;
   /** The caller's address, shown to themselves as Convos's `remote_address`. */

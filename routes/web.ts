@@ -20,7 +20,7 @@ const TYPES = { ...mimes, svg: "image/svg+xml" };
  * The folder of the client's bundle: its entry and the chunks it loads, the only scripts the page
  * may run. Only `deno task build` writes there.
  */
-export const BUNDLE_DIR = "/dist/";
+const BUNDLE_DIR = "/dist/";
 
 /**
  * The page's policy: no inline script, and no script but the bundle's (not `'self'`: uploads are
@@ -28,7 +28,7 @@ export const BUNDLE_DIR = "/dist/";
  * WebSocket).
  * `origin` is the one the browser reached this page at.
  */
-export function appCsp(origin: string): string {
+function appCsp(origin: string): string {
   return [
     "default-src 'self'",
     `script-src ${origin}${BUNDLE_DIR}`,

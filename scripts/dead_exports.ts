@@ -2,9 +2,10 @@
  * `deno task check` (via `deno run -A scripts/dead_exports.ts`): lists every export of a non-test
  * module that no other non-test module imports. An export only tests import counts as unused too,
  * unless its declaration carries the JSDoc tag `@internal` ("a test seam, kept for tests"): a seam
- * is then a choice written where the code is, not an accident. What must stay for another reason
- * (an entry point's contract, a file other tools load by path) is named, with why, in
- * scripts/dead_exports_allow.txt. Exits 1 when it finds anything not allowed.
+ * is then a choice written where the code is, not an accident. An export only its own file uses
+ * is listed as well: its `export` keyword is surplus (files in `SURPLUS_NOT_YET` excepted). What
+ * must stay for another reason (an entry point's contract, a file other tools load by path) is
+ * named, with why, in scripts/dead_exports_allow.txt. Exits 1 when it finds anything not allowed.
  *
  * Parses each file with the TypeScript parser (no type checker: fast, and imports are syntax).
  * Only relative imports are followed; the import map holds npm packages only.
@@ -16,6 +17,34 @@ import { dirname, join, relative, resolve } from "node:path";
 const rootArg = Deno.args.find((a) => a.startsWith("--root="))?.slice("--root=".length);
 const root = rootArg ? resolve(rootArg) : resolve(dirname(new URL(import.meta.url).pathname), "..");
 const skipDirs = new Set([".git", "node_modules", "local", "dist", "screenshots", "fixtures"]);
+
+/**
+ * Files whose surplus `export` keywords (on names only the file itself uses) are not yet removed,
+ * because other work was changing them; the check skips those findings there (`--all` shows them).
+ * The list only shrinks: tests/unit/scripts/dead_exports_test.ts fails once a listed file has none.
+ *
+ * @internal test seam
+ */
+export const SURPLUS_NOT_YET: readonly string[] = [
+  "bouncer/cluster.ts",
+  "bouncer/detached.ts",
+  "bouncer/relay.ts",
+  "irc/chat/inbound/answers.ts",
+  "irc/chat/inbound/channel.ts",
+  "irc/chat/inbound/chat.ts",
+  "irc/chat/inbound/context.ts",
+  "irc/chat/inbound/gap.ts",
+  "irc/chat/inbound/replies.ts",
+  "irc/chat/inbound/server.ts",
+  "irc/manager.ts",
+  "irc/socket/batcher.ts",
+  "irc/socket/target.ts",
+  "irc/socket/transport.ts",
+  "protocol/events.ts",
+  "store/files.ts",
+  "store/tables/mod.ts",
+  "store/tables/schema.ts",
+];
 
 /** Test code: its imports make nothing "used", and its own exports are not checked. */
 function isTest(path: string): boolean {
@@ -155,43 +184,49 @@ function readAllowList(): Map<string, string> {
   return allowed;
 }
 
-/** `--all` also lists exports only their own file uses (the `export` keyword is surplus there). */
-const all = Deno.args.includes("--all");
-const files = listFiles(root).sort();
-for (const file of files) scan(file);
-const allowed = readAllowList();
-const seen = new Set<string>();
-const findings: string[] = [];
-for (const [file, exports] of exportsOf) {
-  const names = usedFrom.get(file);
-  if (names?.get(ALL) === true) continue;
-  for (const e of exports) {
-    const key = `${file}#${e.name}`;
-    const prod = names?.get(e.name);
-    if (prod === true) continue;
-    const testOnly = prod === false || names?.get(ALL) === false;
-    if (testOnly && e.seam) continue;
-    if (!testOnly && e.local && !all) continue;
-    if (allowed.has(key)) {
-      seen.add(key);
-      continue;
+function main(): void {
+  /** `--all` also lists the surplus `export` keywords of the files in `SURPLUS_NOT_YET`. */
+  const all = Deno.args.includes("--all");
+  const notYet = new Set(all ? [] : SURPLUS_NOT_YET);
+  const files = listFiles(root).sort();
+  for (const file of files) scan(file);
+  const allowed = readAllowList();
+  const seen = new Set<string>();
+  const findings: string[] = [];
+  for (const [file, exports] of exportsOf) {
+    const names = usedFrom.get(file);
+    if (names?.get(ALL) === true) continue;
+    for (const e of exports) {
+      const key = `${file}#${e.name}`;
+      const prod = names?.get(e.name);
+      if (prod === true) continue;
+      const testOnly = prod === false || names?.get(ALL) === false;
+      if (testOnly && e.seam) continue;
+      if (!testOnly && e.local && notYet.has(file)) continue;
+      if (allowed.has(key)) {
+        seen.add(key);
+        continue;
+      }
+      findings.push(
+        `${file}:${e.line} ${e.name}: ${
+          testOnly ? "used only by tests" : e.local ? "used only in its file" : "unused"
+        }`,
+      );
     }
-    findings.push(
-      `${file}:${e.line} ${e.name}: ${
-        testOnly ? "used only by tests" : e.local ? "used only in its file" : "unused"
-      }`,
+  }
+  const stale = [...allowed.keys()].filter((k) => !seen.has(k));
+  for (const f of findings) console.error(f);
+  for (const k of stale) {
+    console.error(`scripts/dead_exports_allow.txt: ${k} is not dead now (used, or gone); drop it`);
+  }
+  if (findings.length || stale.length) {
+    console.error(
+      `\n${findings.length} dead export(s), ${stale.length} stale allow-list line(s). Remove the ` +
+        "export, tag a test seam `@internal`, or allow-list it with why (scripts/dead_exports_allow.txt).",
     );
+    Deno.exit(1);
   }
 }
-const stale = [...allowed.keys()].filter((k) => !seen.has(k));
-for (const f of findings) console.error(f);
-for (const k of stale) {
-  console.error(`scripts/dead_exports_allow.txt: ${k} is not dead now (used, or gone); drop it`);
-}
-if (findings.length || stale.length) {
-  console.error(
-    `\n${findings.length} dead export(s), ${stale.length} stale allow-list line(s). Remove the ` +
-      "export, tag a test seam `@internal`, or allow-list it with why (scripts/dead_exports_allow.txt).",
-  );
-  Deno.exit(1);
-}
+
+// The test imports `SURPLUS_NOT_YET` without running the check.
+if (import.meta.main) main();

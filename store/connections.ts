@@ -29,7 +29,7 @@ export interface ClientCertificate {
 }
 
 /** Fields of a new connection. */
-export interface NewConnection {
+interface NewConnection {
   userId: number;
   connectionId: string;
   name: string;
@@ -46,7 +46,7 @@ export interface NewConnection {
 }
 
 /** Changes to a connection; absent fields stay as they are. */
-export interface ConnectionPatch {
+interface ConnectionPatch {
   url?: string;
   name?: string;
   onConnectCommands?: string[];

@@ -4,7 +4,7 @@
  */
 
 /** One table's column names and its rows, as the source stores them. */
-export type CopyRow = Record<string, unknown>;
+type CopyRow = Record<string, unknown>;
 
 /** An installation's tables and files, read for a copy. */
 export interface CopySource {

@@ -19,7 +19,7 @@ const MAX_FIELD = 1000;
 const MAX_SENDER = 100;
 
 /** Whether lines of `type` are kept as fields. */
-export function isKept(type: MessageType): type is KeptKind {
+function isKept(type: MessageType): type is KeptKind {
   return "from" in LINE_KINDS[type];
 }
 

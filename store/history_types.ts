@@ -42,7 +42,7 @@ export interface HistoryTarget {
 }
 
 /** A conversation's read marker and its unread count after a move. */
-export interface ReadMarker {
+interface ReadMarker {
   /** Read up to here (µs); 0 when never read. */
   lastRead: number;
   unread: number;

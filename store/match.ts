@@ -13,7 +13,7 @@
  */
 
 /** A parsed `match` string. */
-export interface ParsedMatch {
+interface ParsedMatch {
   /** The FTS5 query, or undefined when no words were given. */
   fts?: string;
   /** `#name` restrictions (as typed). */
@@ -82,9 +82,9 @@ function term(words: string[], prefix: boolean): Term {
 }
 
 /** At most this many words count; more would only make a slower query, never a better one. */
-export const MAX_TERMS = 16;
+const MAX_TERMS = 16;
 /** Input beyond this many characters is ignored. */
-export const MAX_INPUT = 1000;
+const MAX_INPUT = 1000;
 
 /** Parses a `match` string. */
 export function parseMatch(input: string): ParsedMatch {

@@ -15,7 +15,7 @@ export interface ProfileRecord {
 }
 
 /** What save() takes: a profile, skip_queue optional (off). */
-export type ProfileInput = Omit<ProfileRecord, "skipQueue"> & { skipQueue?: boolean };
+type ProfileInput = Omit<ProfileRecord, "skipQueue"> & { skipQueue?: boolean };
 
 /** Storage of connection profiles. */
 export interface ProfileStore {

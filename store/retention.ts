@@ -22,7 +22,7 @@ export function retentionOf(
 }
 
 /** How a pass runs (the daemon's defaults; tests and the benchmark choose their own). */
-export interface PruneOptions {
+interface PruneOptions {
   /** Rows per batch (one transaction). */
   batch?: number;
   /** Milliseconds between batches: the writer's turns come in between. */
@@ -67,7 +67,7 @@ export async function pruneBefore(
 }
 
 /** The background pruner of a daemon. */
-export interface RetentionRunner {
+interface RetentionRunner {
   /** Runs a pass now (after the one under way, if any); resolves with what it deleted. */
   runNow(): Promise<number | null>;
   /** Stops the timer and the pass under way (between two batches). */
@@ -75,7 +75,7 @@ export interface RetentionRunner {
 }
 
 /** How often the daemon prunes, and how long after start it first does. */
-export const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_EVERY_MS = 3_600_000;
 const FIRST_PRUNE_MS = 60_000;
 
 /**

@@ -1,7 +1,7 @@
 /** Login sessions, keyed by a hash of the session id; a separate public id names them to users. */
 
 /** A session as stored. */
-export interface SessionRecord {
+interface SessionRecord {
   idHash: string;
   userId: number;
   /** Expiry in milliseconds since the epoch. */
@@ -11,7 +11,7 @@ export interface SessionRecord {
 }
 
 /** A session as its user sees it on the account page (never its secret or the secret's hash). */
-export interface SessionInfo {
+interface SessionInfo {
   /** Random, unrelated to the secret: safe to show and to put in a URL. */
   publicId: string;
   idHash: string;

@@ -1,7 +1,7 @@
 /** The text of a message as every backend stores it. */
 
 /** Longest message text stored, in UTF-16 code units; the rest is cut off. */
-export const MAX_TEXT = 10_000;
+const MAX_TEXT = 10_000;
 
 /** The text as stored: at most MAX_TEXT code units, never half a surrogate pair. */
 export function capText(text: string): string {

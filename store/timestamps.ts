@@ -11,7 +11,7 @@ export const MS = 1000;
  * (a burst spread a millisecond apart runs ahead of the clock); an older one is a replay and
  * keeps its own time.
  */
-export const ARRIVAL_WINDOW = 1_000_000;
+const ARRIVAL_WINDOW = 1_000_000;
 /**
  * Latest timestamp stored (microseconds, about the year 2255): far below 2^53, so `ts + 1` and
  * every cursor computed from a stored time stay exact integers.
@@ -21,12 +21,12 @@ export const MAX_TS = Number.MAX_SAFE_INTEGER - 2 ** 40;
 export const MAX_TS_PROBES = 100;
 
 /** Whether a wanted timestamp can be stored as it is. */
-export function validTs(ts: number): boolean {
+function validTs(ts: number): boolean {
   return Number.isSafeInteger(ts) && ts >= 0 && ts <= MAX_TS;
 }
 
 /** A line older than the run it falls behind: a free millisecond is looked for from `from`. */
-export interface Replay {
+interface Replay {
   conversation: number;
   /** The wanted millisecond, where the look starts. */
   from: number;

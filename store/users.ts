@@ -24,7 +24,7 @@ export interface UserRecord {
 }
 
 /** Changes to a user; absent fields stay as they are. */
-export interface UserPatch {
+interface UserPatch {
   passwordHash?: string;
   roles?: string[];
   highlightKeywords?: string[];

@@ -66,7 +66,7 @@ export const REPLAY_UNKNOWN = 50;
 export const REPLAY_MAX = 500;
 
 /** What the service needs. */
-export interface HistoryDeps {
+interface HistoryDeps {
   store: Store;
   bus: EventBus;
 }

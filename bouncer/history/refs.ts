@@ -16,7 +16,7 @@ export type Ref =
   | { kind: "latest" };
 
 /** Why a word is no reference: not one at all, or a kind Parley does not know. */
-export type RefError = "invalid" | "reftype";
+type RefError = "invalid" | "reftype";
 
 /** A `timestamp=` value: RFC 3339 in UTC, cut to the millisecond; undefined when it is none. */
 export function parseTimestamp(value: string): number | undefined {

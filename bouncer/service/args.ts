@@ -41,7 +41,7 @@ export function words(text: string): string[] {
 }
 
 /** The options and positional words of a command. */
-export interface Parsed {
+interface Parsed {
   flags: Map<string, string>;
   positional: string[];
 }

@@ -14,7 +14,7 @@ import { register, UsageError } from "./table.ts";
 import { t } from "./words.ts";
 
 /** A fingerprint as typed (any case, with or without colons) in the stored form; else throws. */
-export function normalFingerprint(text: string): string {
+function normalFingerprint(text: string): string {
   const hex = text.replace(/:/g, "").toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(hex)) {
     throw invalid(t("A fingerprint is the SHA-256 of the certificate: 64 hex digits."));

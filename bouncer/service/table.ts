@@ -38,7 +38,7 @@ export interface ServiceCall {
 }
 
 /** One command. */
-export interface ServiceCommand {
+interface ServiceCommand {
   /** Its words, e.g. "network create". */
   name: string;
   /** Its parameters, as `help` shows them (an English text of the dictionary, or ""). */
@@ -103,7 +103,7 @@ export function findCommand(
 }
 
 /** The usage line of a command, as help and errors show it. */
-export function usageOf(c: ServiceCommand): string {
+function usageOf(c: ServiceCommand): string {
   return c.usage ? `${c.name} ${t(c.usage)}` : c.name;
 }
 

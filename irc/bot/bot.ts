@@ -13,7 +13,7 @@ import type { ConnectionService } from "../connection_service.ts";
 import { parseIrcUrl, sameTarget } from "../url.ts";
 
 /** The GitHub events the webhook turns into messages. */
-export const GITHUB_EVENTS = ["push", "issues", "pull_request", "release"] as const;
+const GITHUB_EVENTS = ["push", "issues", "pull_request", "release"] as const;
 
 const ircUrl = z.string().refine((v) => {
   try {
@@ -58,7 +58,7 @@ export const botConfigSchema = z.object({
 }).strict();
 
 /** A validated bot.json. */
-export type BotConfig = z.output<typeof botConfigSchema>;
+type BotConfig = z.output<typeof botConfigSchema>;
 
 /** The bot as the webhook sees it once started. */
 export interface Bot {

@@ -28,7 +28,7 @@ import { isPlainNick, maskMatches, normalizeMask, type Who } from "../mask.ts";
 import { ignore, unignore } from "./ignore.ts";
 
 /** What a command may use. */
-export interface CommandContext {
+interface CommandContext {
   deps: RecordDeps;
   record: ConnectionRecord;
   /** The live connection, when there is one. */
@@ -283,7 +283,7 @@ const setterFields = (s: TopicSetter) => ({
 });
 
 /** The most channels one /list answers with (the most populated of those that matched). */
-export const LIST_SHOWN = 1000;
+const LIST_SHOWN = 1000;
 
 /**
  * `/list` arguments as Convos's client sends them: `/text/` keeps channels whose name contains

@@ -19,7 +19,7 @@ function wordsRegExp(words: readonly string[]): RegExp | undefined {
 }
 
 /** What decides a highlight. */
-export interface HighlightInput {
+interface HighlightInput {
   text: string;
   /** The user's current nick on the connection. */
   nick: string;

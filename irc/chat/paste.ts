@@ -9,7 +9,7 @@ import { fileUrl } from "../../store/files.ts";
 import { hostId } from "../host_id.ts";
 
 /** Limits used when the host has no connection profile (the profile defaults). */
-export const PASTE_DEFAULTS = { maxMessageLength: 512, maxBulkMessageSize: 3 };
+const PASTE_DEFAULTS = { maxMessageLength: 512, maxBulkMessageSize: 3 };
 
 const encoder = new TextEncoder();
 
@@ -23,7 +23,7 @@ export function needsPaste(text: string, maxLength: number, maxLines: number): b
 }
 
 /** The most of the first line that goes out with the link (characters). */
-export const PREVIEW_CHARS = 100;
+const PREVIEW_CHARS = 100;
 
 /**
  * "812 B", "3.4 KB", "1.2 MB".

@@ -30,7 +30,7 @@ const MAX_AWAY = 20_000;
 const BITS = 30;
 
 /** One member: the nick as the server spells it and its prefix modes (`o`, `v`), highest first. */
-export interface Member {
+interface Member {
   nick: string;
   modes: string[];
   /** Known to be away (absent when here or not known). */
@@ -94,7 +94,7 @@ class Network {
 const networks = new Map<string, Network>();
 
 /** What a connection is told of others' findings: someone in its channels is away or back. */
-export type AwayListener = (nick: string, away: boolean, message?: string) => void;
+type AwayListener = (nick: string, away: boolean, message?: string) => void;
 
 /** Channel members by channel id, as one connection sees them; ids casefolded by the caller. */
 export class Presence {

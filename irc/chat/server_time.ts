@@ -9,9 +9,9 @@ import type { UpstreamState } from "../upstream_state.ts";
 /** The capabilities irc-framework requests that carry server times. */
 const CAPS = ["server-time", "znc.in/server-time-iso", "znc.in/server-time"];
 /** Earliest server time accepted (ms): nothing on IRC that Parley replays is older. */
-export const EARLIEST_SERVER_TIME = Date.UTC(1990, 0, 1);
+const EARLIEST_SERVER_TIME = Date.UTC(1990, 0, 1);
 /** How far ahead of our clock a server time may be (ms); clocks drift, not by days. */
-export const SERVER_TIME_AHEAD = 86_400_000;
+const SERVER_TIME_AHEAD = 86_400_000;
 
 /** True when the connection negotiated a capability that makes `@time` tags meaningful. */
 export function serverTimeEnabled(upstream: Pick<UpstreamState, "capEnabled">): boolean {

@@ -73,7 +73,7 @@ export interface InboundLines extends LineSink {
 }
 
 /** Options a connection is built with. */
-export interface ConnectionOptions {
+interface ConnectionOptions {
   listener: ConnectionListener;
   /** Burst and ms per line of the send queue (from the host's connection profile, if any). */
   burst?: number;

@@ -72,7 +72,7 @@ interface Base {
 }
 
 /** A member as NAMES lists it. */
-export interface NamesEntry {
+interface NamesEntry {
   nick?: string;
   modes?: string[];
 }
@@ -158,7 +158,7 @@ let commandHandlers: unknown;
  * tags as an object with lower-cased names, the source split into nick, ident and host. Its
  * command objects copy the parameters and tags, so the message stays as read for the outlet.
  */
-export function frameworkMessage(m: Message): Record<string, unknown> {
+function frameworkMessage(m: Message): Record<string, unknown> {
   const tags: Record<string, string> = Object.create(null);
   for (const [k, v] of m.tags) tags[k.toLowerCase()] = v;
   const { nick, user: ident, host: hostname } = sourceOf(m.prefix);

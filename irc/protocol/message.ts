@@ -28,7 +28,7 @@ export interface IrcMessage {
  * Where the parts of a line's head are, read without copying anything: the tags, the source and
  * the command. The lean path of a burst reads only this and the few parameters it wants.
  */
-export interface LineHead {
+interface LineHead {
   /** The line without a trailing CR. */
   line: string;
   /** The space after the tags (they are `line.slice(1, tagsEnd)`); 0 without tags. */
@@ -146,13 +146,13 @@ export function parseMessage(input: string): IrcMessage | undefined {
 const UNESCAPE: Record<string, string> = { ":": ";", s: " ", "\\": "\\", r: "\r", n: "\n" };
 
 /** A tag value as sent: `\:` is `;`, `\s` a space, an unknown escape the character itself. */
-export function unescapeTag(v: string): string {
+function unescapeTag(v: string): string {
   if (!v.includes("\\")) return v;
   return v.replace(/\\(.?)/g, (_, c: string) => UNESCAPE[c] ?? c);
 }
 
 /** A tag value as it must be sent. */
-export function escapeTag(v: string): string {
+function escapeTag(v: string): string {
   return v.replace(
     /[\\; \r\n]/g,
     (c) => c === "\\" ? "\\\\" : c === ";" ? "\\:" : c === " " ? "\\s" : c === "\r" ? "\\r" : "\\n",
@@ -160,7 +160,7 @@ export function escapeTag(v: string): string {
 }
 
 /** The tags of a line as written (without `@`), read; a tag without a value is "". */
-export function parseTags(raw: string): Map<string, string> {
+function parseTags(raw: string): Map<string, string> {
   const tags = new Map<string, string>();
   if (!raw) return tags;
   for (const pair of raw.split(";")) {
@@ -186,7 +186,7 @@ export function tagString(tags: ReadonlyMap<string, string>): string {
 }
 
 /** A source's parts: a person's nick, user and host, or a server's name as `host`. */
-export interface Source {
+interface Source {
   nick: string;
   user: string;
   host: string;
@@ -262,7 +262,7 @@ export function ircLine(command: string, ...params: string[]): IrcLine {
 }
 
 /** A line to write: tags and a source are optional. */
-export interface OutgoingMessage {
+interface OutgoingMessage {
   tags?: ReadonlyMap<string, string>;
   prefix?: string;
   command: string;

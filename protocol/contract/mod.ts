@@ -62,7 +62,7 @@ export function apiDocument(): Record<string, unknown> {
 }
 
 /** The operations that read a JSON body. */
-export type BodyOperation = {
+type BodyOperation = {
   [K in OperationId]: (typeof API)[K] extends { body: z.ZodType } ? K : never;
 }[OperationId];
 

@@ -6,7 +6,7 @@
 import type { z } from "zod";
 
 /** One documented answer. */
-export interface ResponseSpec {
+interface ResponseSpec {
   description: string;
   /** The answer's JSON; absent for answers that are not JSON (a file, a redirect). */
   schema?: z.ZodType;

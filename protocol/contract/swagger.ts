@@ -17,7 +17,7 @@ export interface SharedParameter {
 }
 
 /** What the document says besides its operations. */
-export interface DocumentHead {
+interface DocumentHead {
   info: Record<string, string>;
   basePath: string;
   schemes: string[];

@@ -10,7 +10,7 @@ import type { Sql } from "./db.ts";
 import { answered, unanswered } from "./unanswered.ts";
 
 /** A conversation as first seen. */
-export interface Sighted {
+interface Sighted {
   newest: number;
   unread: number;
 }

@@ -25,7 +25,7 @@ const MAX_POSITION = 16383;
  * ask for a user's newest rows first: GIN cannot give rows in id order, and a word with
  * thousands of matches in a user's history would otherwise cost a fetch of every one.
  */
-export interface Scope {
+interface Scope {
   userId: number;
   conversation: number;
   /** The row's id (its bucket). */
@@ -82,7 +82,7 @@ export function tsvectorOf(text: string, scope?: Scope, words?: Set<string>): st
 }
 
 /** A token as a lexeme's text: folded, and cut to what PostgreSQL takes. */
-export function lexemeText(word: string): string {
+function lexemeText(word: string): string {
   return fold(word).slice(0, MAX_LEXEME);
 }
 
@@ -107,7 +107,7 @@ function lexeme(word: string): string {
 }
 
 /** Whether a term's last word is matched as a prefix (see toTsquery). */
-export function isPrefix(term: Term, shortAsPrefix = false): boolean {
+function isPrefix(term: Term, shortAsPrefix = false): boolean {
   return term.prefix || (shortAsPrefix && term.bare);
 }
 

@@ -6,7 +6,7 @@
 import type { Sql } from "./db.ts";
 
 /** Most whole words a prefix becomes; one that starts more stays a prefix for the index. */
-export const MAX_EXPANSION = 100;
+const MAX_EXPANSION = 100;
 /** Words this node knows are in the table; past it the memory starts again. */
 const KNOWN = 200_000;
 
@@ -24,7 +24,7 @@ export interface Vocabulary {
 }
 
 /** The share of messages that hold a word, for the words common enough to be counted. */
-export interface Frequencies {
+interface Frequencies {
   /** The word's share; for a word the statistics do not list, half the least listed one's. */
   of(word: string): number;
   /** Messages in all, about (the planner's count). */

@@ -10,7 +10,7 @@ import type { TableDb } from "../tables/db.ts";
 import { sqliteTables } from "./tables.ts";
 
 /** What the message writer holds that reads of conversations must see. */
-export interface PendingWrites {
+interface PendingWrites {
   /** Commits what the writer holds (its unread counts are saved in its batch). */
   commit(): void;
   /** A conversation's unread messages counted and not yet committed. */

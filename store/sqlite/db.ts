@@ -20,7 +20,7 @@ export function makePrivate(path: string): void {
 }
 
 /** Warns when the data folder may be read by its group or by everyone. */
-export function warnIfShared(dir: string): void {
+function warnIfShared(dir: string): void {
   const mode = Deno.statSync(dir).mode ?? 0;
   if (mode & 0o055) {
     log.warn("the data folder is readable by others; chmod 700 it", {

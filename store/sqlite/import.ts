@@ -24,7 +24,7 @@ export interface ImportedMessage {
 }
 
 /** The writer's side of an import. */
-export interface MessageImporter {
+interface MessageImporter {
   /** Adds a message unless the same one (time, sender, text) is already there; true if added. */
   add(m: ImportedMessage): boolean;
   /** Commits what is pending. */

@@ -4,7 +4,7 @@ import { transaction } from "./db.ts";
 import { loadMigrations, logMigrated, type Migration, refuseNewer } from "../migration_files.ts";
 
 /** The folder of SQLite's migration files; `scripts/compile.ts` embeds it. */
-export const MIGRATIONS_DIR = `${import.meta.dirname}/migrations`;
+const MIGRATIONS_DIR = `${import.meta.dirname}/migrations`;
 
 /** SQLite's migrations, ordered by their number. */
 export function sqliteMigrations(): Promise<Migration[]> {

@@ -15,7 +15,7 @@ import { FIRST_EVENT_CODE } from "../../protocol/messages.ts";
 import { type MessageRetention } from "../message_types.ts";
 
 /** What a batch waits for and tells (the writer's pacing, the indexer). */
-export interface RetentionHooks {
+interface RetentionHooks {
   /** Resolves when no checkpoint is under way. */
   idle(): Promise<void>;
   /**

@@ -12,7 +12,7 @@ import { prepared, type TableDb } from "./db.ts";
 import type { ConversationsTable } from "./schema.ts";
 
 /** What a backend writes itself: the parts of the store that read or write unread counts. */
-export interface UnreadPart extends
+interface UnreadPart extends
   Pick<
     ConversationStore,
     "listForUser" | "listForConnection" | "addUnread" | "markRead" | "markConnectionRead"

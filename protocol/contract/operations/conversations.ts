@@ -10,7 +10,7 @@ export const conversationName = z.string().max(100, { error: "The name is too lo
   .regex(/^[^\s,\p{Cc}]*$/u, { error: "Not a channel or nick name." });
 
 /** Longest `match` accepted; longer is a 400, never a slow query. */
-export const MAX_MATCH = 500;
+const MAX_MATCH = 500;
 
 const match = z.string().max(MAX_MATCH, { error: `At most ${MAX_MATCH} characters.` })
   .meta({ description: "Messages must match this string" }).optional();

@@ -37,7 +37,7 @@ export interface SqliteMessageStore extends MessageStore {
 }
 
 /** What the store's other parts need of the message store beside its interface. */
-export interface SqliteMessageParts {
+interface SqliteMessageParts {
   messages: SqliteMessageStore;
   /** Commits pending messages and unread counts now (conversation listings call it first). */
   commit(): void;
