@@ -1,4 +1,7 @@
-/** Reading the API's times: RFC 3339, kept as integer microseconds since the Unix epoch. */
+/**
+ * The API's times: RFC 3339 on the wire, kept as integer microseconds since the Unix epoch; written
+ * and read here, for the server and the browser alike.
+ */
 
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:?\d{2})?$/;
@@ -22,4 +25,12 @@ export function parseMicros(text: string): number | null {
   }
   const fracMicros = Number((frac + "000000").slice(0, 6));
   return (base - offsetMin * 60_000) * 1000 + fracMicros;
+}
+
+/** Formats microseconds as RFC 3339 with `Z` and six fraction digits. */
+export function formatMicros(us: number): string {
+  const ms = Math.floor(us / 1000);
+  const iso = new Date(ms).toISOString(); // 2026-11-22T10:00:00.123Z
+  const micros = String(us - ms * 1000).padStart(3, "0");
+  return `${iso.slice(0, 23)}${micros}Z`;
 }

@@ -10,7 +10,7 @@ import { isListed } from "../irc/chat/record.ts";
 import { NOT_CONNECTED } from "../irc/chat/frozen.ts";
 import { conversationJson } from "../irc/resources.ts";
 import { ircLower } from "../lib/casefold.ts";
-import { formatMicros } from "../lib/time.ts";
+import { formatMicros } from "../protocol/time.ts";
 import type { ConversationRecord } from "../store/conversations.ts";
 
 /** getConversations: the user's listed conversations, by conversation_id (as Convos). */

@@ -7,7 +7,7 @@ import { badRequest, notFound } from "../http/errors.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { queryParams } from "../http/validate.ts";
 import { API } from "../protocol/contract/mod.ts";
-import { formatMicros } from "../lib/time.ts";
+import { formatMicros } from "../protocol/time.ts";
 import { extension, mediaType, servedAs } from "../lib/media_types.ts";
 import { type FileRecord, FileTooLargeError, fileUrl, UnknownCursorError } from "../store/files.ts";
 import { readUploadForm, tooLarge } from "../files/upload.ts";

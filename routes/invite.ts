@@ -1,7 +1,7 @@
 /** Invite links: an HMAC over email, expiry and the user's current password hash. */
 import type { AppDeps } from "../http/env.ts";
 import { hmac } from "../lib/crypto.ts";
-import { formatMicros } from "../lib/time.ts";
+import { formatMicros } from "../protocol/time.ts";
 
 /** How long an invite link stays valid. */
 const INVITE_TTL_S = 24 * 3600;

@@ -1,6 +1,6 @@
 /** The User resource as the API returns it. */
 import type { AppDeps } from "../http/env.ts";
-import { formatMicros } from "../lib/time.ts";
+import { formatMicros } from "../protocol/time.ts";
 import type { UserRecord } from "../store/users.ts";
 import { listConversations } from "./conversations.ts";
 import { publicUrl } from "../irc/url.ts";

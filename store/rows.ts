@@ -1,5 +1,5 @@
 /** Rows of `messages` as the SQL backends read them (the same columns), and their API shape. */
-import { formatMicros } from "../lib/time.ts";
+import { formatMicros } from "../protocol/time.ts";
 import { msgidOf } from "../lib/msgid.ts";
 import { type MessageJson, type MessagePage, TYPES } from "../protocol/messages.ts";
 import { keptFields } from "./event_fields.ts";

@@ -4,7 +4,7 @@
  * The searches find candidates in storage order, which is cheap to walk; these say when enough
  * have been read and cut the page so that `before` (a time) walks on without gaps or repeats.
  */
-import { formatMicros } from "../lib/time.ts";
+import { formatMicros } from "../protocol/time.ts";
 import type { MessagePage } from "../protocol/messages.ts";
 import { type Row, toJson } from "./rows.ts";
 

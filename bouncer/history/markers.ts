@@ -4,8 +4,7 @@
  * a move is published as a `read` event, so every attached client and every browser hears of it.
  */
 import { ircLine } from "../../irc/protocol/message.ts";
-import { formatMicros } from "../../lib/time.ts";
-import { parseMicros } from "../../protocol/time.ts";
+import { formatMicros, parseMicros } from "../../protocol/time.ts";
 import type { ConversationRecord } from "../../store/conversations.ts";
 import { ircTime } from "./lines.ts";
 import type { HistoryLines, HistoryParts, HistoryScope } from "./mod.ts";

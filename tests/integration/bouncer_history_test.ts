@@ -14,7 +14,7 @@ import {
   historyService,
 } from "../../bouncer/history/mod.ts";
 import { msgidOf } from "../../lib/msgid.ts";
-import { formatMicros } from "../../lib/time.ts";
+import { formatMicros } from "../../protocol/time.ts";
 
 const T0 = Date.UTC(2026, 0, 1) * 1000;
 const SEC = 1_000_000;

@@ -18,7 +18,7 @@ import { cachedConversation, type RecordDeps, recordMessage } from "../record.ts
 import { Presence } from "../presence.ts";
 import type { LineOut } from "../../engine/outlet.ts";
 import { msgidOf } from "../../../lib/msgid.ts";
-import { formatMicros } from "../../../lib/time.ts";
+import { formatMicros } from "../../../protocol/time.ts";
 
 /** The handlers' view of one client of one connection. */
 export interface Inbound {

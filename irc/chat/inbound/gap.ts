@@ -3,8 +3,8 @@
  * itself stopped), each of its conversations keeps a line saying from when to when, so that
  * nobody mistakes the missing messages for silence.
  */
-import { formatMicros, nowMicros } from "../../../lib/time.ts";
-import { parseMicros } from "../../../protocol/time.ts";
+import { nowMicros } from "../../../lib/time.ts";
+import { formatMicros, parseMicros } from "../../../protocol/time.ts";
 import type { IrcConnection } from "../../engine/connection.ts";
 import type { IrcClient } from "../../engine/framework.ts";
 import type { ConversationRecord } from "../../../store/conversations.ts";

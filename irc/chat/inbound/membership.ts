@@ -6,7 +6,7 @@
  * kept): from AWAY lines where the server has `away-notify`, and from one WHO after each join.
  */
 import { log } from "../../../lib/log.ts";
-import { formatMicros } from "../../../lib/time.ts";
+import { formatMicros } from "../../../protocol/time.ts";
 import { ircLine, sourceOf } from "../../protocol/message.ts";
 import {
   RPL_AWAY,

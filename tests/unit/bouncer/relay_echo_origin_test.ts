@@ -10,7 +10,7 @@ import { type Downstream, Hub } from "../../../bouncer/relay.ts";
 import { Caps } from "../../../bouncer/caps.ts";
 import { parseMessage } from "../../../irc/protocol/message.ts";
 import type { BusMessageEvent } from "../../../protocol/events.ts";
-import { formatMicros } from "../../../lib/time.ts";
+import { formatMicros } from "../../../protocol/time.ts";
 import { msgidOf } from "../../../lib/msgid.ts";
 
 Deno.test("relay: the web client's line with a pending client line's words takes no label", () => {

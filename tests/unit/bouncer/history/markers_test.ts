@@ -4,7 +4,7 @@
  */
 import { assert, assertEquals } from "../../../support/assert.ts";
 import type { TapEvent } from "../../../../protocol/events.ts";
-import { formatMicros } from "../../../../lib/time.ts";
+import { formatMicros } from "../../../../protocol/time.ts";
 import { withStore } from "../fakes.ts";
 import { at, seed, stamp } from "./history.ts";
 

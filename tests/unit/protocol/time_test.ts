@@ -1,7 +1,6 @@
-/** RFC 3339 times with microseconds (lib/time.ts writes them, protocol/time.ts reads them). */
+/** RFC 3339 times with microseconds, written and read by protocol/time.ts. */
 import { assertEquals } from "../../support/assert.ts";
-import { formatMicros } from "../../../lib/time.ts";
-import { parseMicros } from "../../../protocol/time.ts";
+import { formatMicros, parseMicros } from "../../../protocol/time.ts";
 
 Deno.test("time: RFC 3339 with microseconds round-trips", () => {
   const us = Date.UTC(2026, 10, 22, 10, 0, 0, 123) * 1000 + 456;
