@@ -478,15 +478,17 @@ export function MessageList() {
   }, [list]);
 
   // The list's other parts ("Loading…", the start of history, the jump buttons) change its
-  // height too, outside the lines the observer watches: at the newest line, it stays there.
+  // height too, outside the lines the observer watches: at the newest line, it stays there. Where
+  // it is then is recorded too: a part going away moves scrollTop up, and the scroll event that
+  // follows must not be taken for the reader scrolling up. A render that changed no height
+  // leaves the scrolling alone.
   useLayoutEffect(() => {
     const el = ref.current;
     const s = state.current;
-    if (el && s.atBottom && !focusTs.value && !atBottom()) {
-      el.scrollTop = el.scrollHeight;
-      s.height = el.scrollHeight;
-      s.lastTop = el.scrollTop;
-    }
+    if (!el || !s.atBottom || focusTs.value || el.scrollHeight === s.height) return;
+    el.scrollTop = el.scrollHeight;
+    s.height = el.scrollHeight;
+    s.lastTop = el.scrollTop;
   });
 
   /** Keeps where the reader is in this conversation, for coming back to it. */
