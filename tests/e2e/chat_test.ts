@@ -19,6 +19,21 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
   const browser = await launchBrowser();
   // These tests take the network away; account_test covers the service worker.
   const { context, page, errors } = await deskPage(browser);
+  // Network failures, each with the request it failed and whether the test had the daemon down
+  // or the page offline then: only those are the test's doing.
+  let down = false;
+  const failures: string[] = [];
+  page.on("requestfailed", (r) => {
+    const error = r.failure()?.errorText ?? "";
+    // A request the page gave up (a navigation, a reload) failed nowhere.
+    if (error === "net::ERR_ABORTED") return;
+    failures.push(`${error} ${r.method()} ${r.url()}${down ? " (down)" : ""}`);
+  });
+  page.on("console", (m) => {
+    if (m.type() === "error" && /net::ERR_/.test(m.text()) && !down) {
+      failures.push(`${m.text()} (${m.location().url})`);
+    }
+  });
   let bob: RawIrcClient | undefined;
   try {
     await t.step("the app page is served with a strict policy and the bundle", async () => {
@@ -284,8 +299,10 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await page.goto(server.url + "/chat/irc-localhost/%23test");
       await page.locator(".socket.open").waitFor();
       const seen = bob!.lines.length;
+      down = true;
       await server.restart();
       await page.locator(".socket.open").waitFor({ timeout: 30_000 });
+      down = false;
       await page.locator(".conn .dot.connected").waitFor({ timeout: 30_000 });
       await bob!.waitFor((l) =>
         l.command === "JOIN" && l.prefix.startsWith("alice") && bob!.lines.indexOf(l) >= seen
@@ -296,12 +313,14 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
 
     await t.step("after losing the network, the client catches up on what it missed", async () => {
       await page.locator(".socket.open").waitFor();
+      down = true;
       await context.setOffline(true);
       await page.locator(".socket:not(.open)").waitFor();
       await bob!.send("PRIVMSG #test :said while you were away");
       await page.getByText("said while you were away").waitFor({ state: "detached" });
       await context.setOffline(false);
       await page.locator(".socket.open").waitFor({ timeout: 30_000 });
+      down = false;
       await assertOnScreen(page, page.locator(".line", { hasText: "said while you were away" }));
     });
 
@@ -461,16 +480,15 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
     });
 
     await t.step("no errors in the browser console", () => {
-      // The daemon's shutdown (the restart step) drops open sockets without a proper close frame;
-      // Chromium reports that once. It is the server's doing, not the client's: see the report.
-      // While it is down, reconnect attempts are refused, which Chromium logs as well.
-      // Requests the client makes while the test has the daemon down or the page offline fail
-      // with these two network errors; they say nothing about the client's own code.
+      // While the test has the daemon down (a restart) or the page offline, requests fail: refused,
+      // disconnected, or reset when one was on its way as the daemon stopped, and the /events
+      // socket's reconnects fail; they say nothing about the client. Any network failure outside
+      // those windows fails here with the request it was.
       const ours = errors.filter((e) =>
-        !/WebSocket connection to '.*\/events' failed/.test(e) &&
-        !/^Failed to load resource: net::ERR_(CONNECTION_REFUSED|INTERNET_DISCONNECTED)$/.test(e)
+        !/WebSocket connection to '.*\/events' failed/.test(e) && !/net::ERR_/.test(e)
       );
       assertEquals(ours, []);
+      assertEquals(failures.filter((f) => !f.endsWith("(down)")), []);
     });
   } finally {
     await screenshot(page, "last").catch(() => {});

@@ -34,7 +34,6 @@ import {
 import { showKeys } from "../overlays.ts";
 import { uploadFile } from "../upload.ts";
 import { Icon } from "./Icon.tsx";
-import { CompletionPopup, POPUP_ID } from "./CompletionPopup.tsx";
 import { withConnectionName } from "../conn_status.ts";
 import { clearDraft, draftChanged, flushDraft, loadDraft } from "../conv_prefs.ts";
 
@@ -224,6 +223,8 @@ export function Composer(p: { cid: string; conv: string }) {
   };
 
   const chunk = afterLoad.get();
+  // The popup is drawn by the after-paint chunk: its logic comes from there anyway.
+  const PopupList = chunk?.CompletionPopup;
   let popup: Popup | null = null;
   if (chunk && focused && closedAt !== text) {
     const { nickList, channels } = sources();
@@ -383,7 +384,7 @@ export function Composer(p: { cid: string; conv: string }) {
           void upload(e.dataTransfer?.files ?? null);
         }}
       >
-        {popup && <CompletionPopup popup={popup} choose={(i) => takePopup(popup!, i)} />}
+        {popup && PopupList && <PopupList popup={popup} choose={(i) => takePopup(popup!, i)} />}
         <label for="composer-input" class="visually-hidden">{t("Message")}</label>
         <button
           type="button"
@@ -431,9 +432,9 @@ export function Composer(p: { cid: string; conv: string }) {
           }}
           onBlur={() => setFocused(false)}
           aria-autocomplete="list"
-          aria-controls={popup ? POPUP_ID : undefined}
+          aria-controls={popup ? chunk!.POPUP_ID : undefined}
           aria-activedescendant={popup && popup.index >= 0
-            ? `${POPUP_ID}-${popup.index}`
+            ? `${chunk!.POPUP_ID}-${popup.index}`
             : undefined}
           onPaste={(e) => {
             const files = [...(e.clipboardData?.files ?? [])].filter((f) =>

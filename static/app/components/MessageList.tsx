@@ -426,11 +426,15 @@ export function MessageList() {
         target.scrollIntoView({ block: "center" });
         s.jumped = focusTs.value;
       }
-    } else if (s.count && first !== s.first && list.length > s.count) {
+    } else if (s.atBottom || !s.count) {
+      // At the newest line it stays in view, older lines put in front or not (a conversation's
+      // first page coming after lines that arrived live while it loaded, a short one paging in
+      // its past): kept by height instead, the "Loading…" line or a button leaving in the same
+      // render left the list short of its end, and it stopped following.
+      el.scrollTop = el.scrollHeight;
+    } else if (first !== s.first && list.length > s.count) {
       // Older messages were prepended: keep the same message under the reader's eyes.
       el.scrollTop += el.scrollHeight - s.height;
-    } else if (s.atBottom || !s.count) {
-      el.scrollTop = el.scrollHeight;
     } else if (first === s.first && list.length > s.count) {
       // New messages below while the reader is scrolled up: count them for "Jump to latest".
       const added = list.slice(s.count).filter((m) => !m.event).length;
@@ -472,6 +476,20 @@ export function MessageList() {
     } else if (olderCursor.value && r.pages++ < RESTORE_PAGES) void loadOlder();
     else restore.current = null;
   }, [list]);
+
+  // The list's other parts ("Loading…", the start of history, the jump buttons) change its
+  // height too, outside the lines the observer watches: at the newest line, it stays there. Where
+  // it is then is recorded too: a part going away moves scrollTop up, and the scroll event that
+  // follows must not be taken for the reader scrolling up. A render that changed no height
+  // leaves the scrolling alone.
+  useLayoutEffect(() => {
+    const el = ref.current;
+    const s = state.current;
+    if (!el || !s.atBottom || focusTs.value || el.scrollHeight === s.height) return;
+    el.scrollTop = el.scrollHeight;
+    s.height = el.scrollHeight;
+    s.lastTop = el.scrollTop;
+  });
 
   /** Keeps where the reader is in this conversation, for coming back to it. */
   const keepPosition = () => {

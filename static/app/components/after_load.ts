@@ -1,9 +1,10 @@
 /**
  * What the chat needs only after its first paint (the overlays, link previews, command answers
- * as tables, what the completion popup offers), as one chunk fetched once the app is idle or
- * when first needed.
+ * as tables, the completion popup and what it offers), as one chunk fetched once the app is idle
+ * or when first needed.
  */
 export { Overlays } from "./Overlays.tsx";
 export { Embed } from "./Embed.tsx";
 export { ChannelTable, HelpTable, WhoisTable } from "./CommandOutput.tsx";
 export { choosePopup, popupFor } from "../popup.ts";
+export { CompletionPopup, POPUP_ID } from "./CompletionPopup.tsx";
