@@ -25,7 +25,7 @@ export interface ClusterLink {
 }
 
 /** A registered client's state, as its node hands it over. */
-export interface Hello {
+interface Hello {
   userId: number;
   connectionId: string;
   identity: Identity;

@@ -62,7 +62,7 @@ export async function changeDetach(
 }
 
 /** What a live line of a detached channel becomes for IRC clients. */
-export type Passage = "line" | "drop" | "notice";
+type Passage = "line" | "drop" | "notice";
 
 /** Parses a duration as soju writes them (`1h30m`, `30s`, `2.5h`, `0`) into seconds. */
 export function parseDuration(text: string): number | undefined {

@@ -170,7 +170,7 @@ const QUERY_REPLIES = new Set([
  * found by its text: by the label Parley sent it upstream with, by the server's order of its
  * echoes, or by the origin token its stored copy carries on the bus.
  */
-export interface PendingEcho {
+interface PendingEcho {
   client: Downstream;
   conversation: string;
   label?: string;

@@ -32,7 +32,7 @@ import { type IrcLine, ircLine } from "./protocol/message.ts";
 import type { IrcControl, IrcStats, LiveView } from "./control.ts";
 
 /** What the manager is built from. */
-export interface IrcManagerDeps {
+interface IrcManagerDeps {
   config: Config;
   store: Store;
   bus: EventBus;

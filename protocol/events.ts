@@ -54,14 +54,14 @@ export type BusMessageEvent = MessageEvent & { origin?: string };
  * A conversation's read marker moved forward (read in the web client, through the API or by an
  * attached IRC client's MARKREAD): attached clients are told with a MARKREAD.
  */
-export interface ReadEvent extends Where {
+interface ReadEvent extends Where {
   event: "read";
   /** Read up to here: RFC 3339 with microseconds. */
   ts: string;
 }
 
 /** A conversation's unread count changed; `conversation_id` null: every one of the connection. */
-export interface UnreadEvent {
+interface UnreadEvent {
   event: "unread";
   connection_id: string;
   conversation_id: string | null;
@@ -83,13 +83,13 @@ export interface NotificationEvent extends Where {
 }
 
 /** The user's count of unread notifications (the User's `unread`) is now `unread`. */
-export interface NotificationsEvent {
+interface NotificationsEvent {
   event: "notifications";
   unread: number;
 }
 
 /** The user's web client settings changed (on any device): all of them, as the API returns them. */
-export interface ClientSettingsEvent {
+interface ClientSettingsEvent {
   event: "client_settings";
   settings: ClientSettings;
 }
@@ -98,7 +98,7 @@ export interface ClientSettingsEvent {
  * An admin's announcement (`BouncerServ server notice`), to every user: each open tab shows it,
  * and each attached IRC client gets it as a NOTICE from the server.
  */
-export interface ServerNoticeEvent {
+interface ServerNoticeEvent {
   event: "server_notice";
   /** The admin's email. */
   from: string;
@@ -106,7 +106,7 @@ export interface ServerNoticeEvent {
 }
 
 /** The server shuts down; the socket closes with 1001 next. */
-export interface ShutdownEvent {
+interface ShutdownEvent {
   event: "shutdown";
 }
 
@@ -117,7 +117,7 @@ interface State<T extends string> {
 }
 
 /** The connection's actual state; `message` says why when it changed. */
-export interface ConnectionStateEvent extends State<"connection"> {
+interface ConnectionStateEvent extends State<"connection"> {
   state: ConnectionState;
   info: Record<string, unknown>;
   message?: string;
@@ -129,7 +129,7 @@ export interface InfoStateEvent extends State<"info"> {
 }
 
 /** A new conversation exists. */
-export interface ConversationStateEvent extends State<"conversation">, Where {
+interface ConversationStateEvent extends State<"conversation">, Where {
   name: string;
   topic: string;
   unread: number;
@@ -138,7 +138,7 @@ export interface ConversationStateEvent extends State<"conversation">, Where {
 }
 
 /** Whether a conversation takes messages: why not, or "" when it does. */
-export interface FrozenStateEvent extends State<"frozen">, Where {
+interface FrozenStateEvent extends State<"frozen">, Where {
   name: string;
   topic: string;
   unread: number;
@@ -148,7 +148,7 @@ export interface FrozenStateEvent extends State<"frozen">, Where {
 }
 
 /** Someone (or the user) joined a channel. */
-export interface JoinStateEvent extends State<"join">, Where {
+interface JoinStateEvent extends State<"join">, Where {
   nick: string;
   /**
    * The time of the join's line in the channel's history (RFC 3339 with microseconds), its
@@ -162,7 +162,7 @@ export interface JoinStateEvent extends State<"join">, Where {
  * Someone left a channel or was kicked (`kicker`), or the user closed a conversation (`closed`:
  * it is gone from the list, on every device).
  */
-export interface PartStateEvent extends State<"part">, Where {
+interface PartStateEvent extends State<"part">, Where {
   nick: string;
   message?: string;
   kicker?: string;
@@ -173,38 +173,38 @@ export interface PartStateEvent extends State<"part">, Where {
 }
 
 /** Someone quit IRC. */
-export interface QuitStateEvent extends State<"quit"> {
+interface QuitStateEvent extends State<"quit"> {
   nick: string;
   message?: string;
 }
 
 /** Someone (or the user) is away (`away` true, with their `message`) or back. */
-export interface AwayStateEvent extends State<"away"> {
+interface AwayStateEvent extends State<"away"> {
   nick: string;
   away: boolean;
   message?: string;
 }
 
 /** Someone (or the user) changed nick. */
-export interface NickChangeStateEvent extends State<"nick_change"> {
+interface NickChangeStateEvent extends State<"nick_change"> {
   old_nick: string;
   new_nick: string;
 }
 
 /** A private conversation followed its person to a new nick; `name` is that nick as spelled. */
-export interface RenameStateEvent extends State<"rename">, Where {
+interface RenameStateEvent extends State<"rename">, Where {
   old_conversation_id: string;
   name: string;
 }
 
 /** The topic is now `topic` (on join, or set by `nick`). */
-export interface TopicStateEvent extends State<"topic">, Where {
+interface TopicStateEvent extends State<"topic">, Where {
   topic: string;
   nick?: string;
 }
 
 /** A mode change (`+o bob`); `conversation_id` "" for user modes. */
-export interface ModeStateEvent extends State<"mode">, Where {
+interface ModeStateEvent extends State<"mode">, Where {
   target: string;
   mode: string;
   nick?: string;
@@ -214,7 +214,7 @@ export interface ModeStateEvent extends State<"mode">, Where {
  * The connection was down from `from` to `to` (RFC 3339): messages in between may be missing.
  * `message` is the stored line's text, `ts` its time.
  */
-export interface GapStateEvent extends State<"gap">, Where {
+interface GapStateEvent extends State<"gap">, Where {
   from: string;
   to: string;
   message: string;
@@ -225,13 +225,13 @@ export interface GapStateEvent extends State<"gap">, Where {
  * Someone is typing (IRCv3 `+typing` on a TAGMSG): `typing` is `active`, `paused` or `done`; the
  * client expires `active` after 6 s and `paused` after 30 s.
  */
-export interface TypingStateEvent extends State<"typing">, Where {
+interface TypingStateEvent extends State<"typing">, Where {
   nick: string;
   typing: string;
 }
 
 /** Someone reacted (`+draft/react`) to the message whose server msgid is `reply_to`. */
-export interface ReactStateEvent extends State<"react">, Where {
+interface ReactStateEvent extends State<"react">, Where {
   nick: string;
   react: string;
   reply_to: string;
@@ -240,7 +240,7 @@ export interface ReactStateEvent extends State<"react">, Where {
 }
 
 /** The server refused something (`cannot_send_to_channel`, `no_such_nick`...). */
-export interface ErrorStateEvent extends State<"error">, Where {
+interface ErrorStateEvent extends State<"error">, Where {
   message: string;
   error: string;
 }
@@ -273,7 +273,7 @@ export type ChannelStateEvent = Exclude<StateEvent, ConnectionStateEvent | InfoS
 export type LineLook = "chat" | "action" | "notice" | "error" | "event" | "gap";
 
 /** The state event of type `T`. */
-export type StateOf<T extends ChannelStateEvent["type"]> = Extract<ChannelStateEvent, { type: T }>;
+type StateOf<T extends ChannelStateEvent["type"]> = Extract<ChannelStateEvent, { type: T }>;
 
 /** A field of an event that a line may read. */
 type FieldOf<E> = Exclude<keyof E, "event" | "type" | "connection_id"> & string;
@@ -528,12 +528,12 @@ export type { ClientRequest, RequestId } from "./event_requests.ts";
 // ---- Answers (server -> client) ----
 
 /** The first frame on every socket: the user's id, or why the socket is refused. */
-export type HandshakeFrame =
+type HandshakeFrame =
   | { event: "handshake"; uid: string; errors?: undefined }
   | { event: "handshake"; errors: EventError[] };
 
 /** The answer to a ping. */
-export interface PongFrame {
+interface PongFrame {
   event: "pong";
   id: RequestId;
   method?: "ping";
@@ -541,7 +541,7 @@ export interface PongFrame {
 }
 
 /** The answer to `load`: the User resource; its shape is the API's (protocol/contract). */
-export interface LoadFrame<User = Record<string, unknown>> {
+interface LoadFrame<User = Record<string, unknown>> {
   event: "load";
   id: RequestId;
   method: "load";
@@ -594,7 +594,7 @@ export interface SentFrame extends SendResult {
 }
 
 /** A send that failed; the error paths point into the request object. */
-export interface SentErrorFrame {
+interface SentErrorFrame {
   event: "sent";
   id: RequestId;
   method: "send";
@@ -604,7 +604,7 @@ export interface SentErrorFrame {
 }
 
 /** Not JSON, or the session has ended; no `id`. */
-export interface ErrorFrame {
+interface ErrorFrame {
   event: "error";
   errors: EventError[];
 }

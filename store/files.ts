@@ -20,7 +20,7 @@ export interface FileRecord {
 }
 
 /** What `save` is given besides the contents. */
-export interface NewFile {
+interface NewFile {
   userId: number;
   name: string;
   type: string;

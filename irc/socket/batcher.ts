@@ -8,11 +8,11 @@
  */
 
 /** The window over which the bytes sent at once are counted. */
-export const BATCH_WINDOW_MS = 2;
+const BATCH_WINDOW_MS = 2;
 /** Bytes a window sends at once, read by read; more waits for the window's end. */
-export const BATCH_LIVE_BYTES = 4 * 1024;
+const BATCH_LIVE_BYTES = 4 * 1024;
 /** A batch this large goes at once. */
-export const BATCH_MAX_BYTES = 256 * 1024;
+const BATCH_MAX_BYTES = 256 * 1024;
 
 import { type Clock, realClock } from "../../lib/clock.ts";
 

@@ -23,7 +23,7 @@ export function literalClass(host: string): AddressClass | undefined {
 }
 
 /** What a refused user can do about it (the web client translates the whole refusal). */
-export const ASK_ADMIN =
+const ASK_ADMIN =
   "ask an admin to turn on 'Users may connect to private addresses' in the server settings.";
 
 /** The refusal's text for a host whose address `ip` is of class `cls`. */

@@ -23,7 +23,7 @@ import { ircLines } from "../../lib/metrics.ts";
 import { ircLine, type IrcMessage as Message, parseMessage } from "../protocol/message.ts";
 
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
-export const MAX_LINE = 8192;
+const MAX_LINE = 8192;
 
 /**
  * Most lines read but not yet processed; past it (or READ_QUEUE_BYTES) reading pauses.
@@ -32,7 +32,7 @@ export const MAX_LINE = 8192;
  */
 export const READ_QUEUE_LINES = 200_000;
 /** Most characters read but not yet processed (about bytes: IRC is mostly ASCII). */
-export const READ_QUEUE_BYTES = 64 * 1024 * 1024;
+const READ_QUEUE_BYTES = 64 * 1024 * 1024;
 /**
  * Lines handed to irc-framework per slice; the socket is read between slices. Counted in lines,
  * not time: on a loaded machine a slice measured in wall time holds almost no CPU time.
@@ -44,7 +44,7 @@ const SLICE_LINES = 256;
  * lines then stay in this bounded queue, and past its bound the socket pauses, instead of piling
  * up unbounded in the consumer.
  */
-export const MAX_BACKLOG = 4 * SLICE_LINES;
+const MAX_BACKLOG = 4 * SLICE_LINES;
 
 /**
  * A server's `PING <token>`: most servers send it bare, some with their name as the source or
@@ -59,7 +59,7 @@ function isPing(line: string): boolean {
 }
 
 /** Options irc-framework passes to its transport. */
-export interface TransportOptions {
+interface TransportOptions {
   host: string;
   port: number;
   tls?: boolean;
@@ -83,7 +83,7 @@ export interface LineSink {
 }
 
 /** What Parley adds to irc-framework's options: the socket's limits, and where its lines go. */
-export interface SocketSettings {
+interface SocketSettings {
   /** The connection's client certificate and key (PEM), presented on TLS. */
   cert?: { cert: string; key: string };
   /** Seconds without any data from the server after which the connection is dropped. */

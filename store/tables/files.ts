@@ -17,10 +17,10 @@ import type { TableDb, Transaction } from "./db.ts";
 import { type FilesTable, flag } from "./schema.ts";
 
 /** A `files` row as a backend reads it (`blob` is PostgreSQL's alone). */
-export type FileRow = Selectable<FilesTable>;
+type FileRow = Selectable<FilesTable>;
 
 /** Contents written by `FileContents.write` that no row refers to yet. */
-export interface WrittenContents {
+interface WrittenContents {
   size: number;
   /** What the row keeps to find them, where the backend needs it (PostgreSQL's blob). */
   blob?: number;

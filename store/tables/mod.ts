@@ -17,7 +17,7 @@ import { type FileContents, fileStore } from "./files.ts";
 import type { Store } from "../mod.ts";
 
 /** The groups of `Store` written once; `bump` on users and ignores reloads their caches. */
-export type TableGroups =
+type TableGroups =
   & Pick<
     Store,
     | "sessions"

@@ -9,7 +9,7 @@
 import type { ColumnType, Generated } from "kysely";
 
 /** A flag: written as a boolean (SQLite's executor stores 1 or 0), read with `flag`. */
-export type Flag = ColumnType<boolean | number, boolean | undefined, boolean>;
+type Flag = ColumnType<boolean | number, boolean | undefined, boolean>;
 
 /** A flag as read from either backend. */
 export function flag(value: boolean | number): boolean {
@@ -30,7 +30,7 @@ export interface UsersTable {
   client_settings: Generated<string>;
 }
 
-export interface SessionsTable {
+interface SessionsTable {
   id_hash: string;
   user_id: number;
   /** Times in ms. */
@@ -43,7 +43,7 @@ export interface SessionsTable {
   password_at: number;
 }
 
-export interface SettingsTable {
+interface SettingsTable {
   key: string;
   /** JSON text. */
   value: string;
@@ -102,7 +102,7 @@ export interface ConversationsTable {
   detach_after: Generated<number>;
 }
 
-export interface PushSubscriptionsTable {
+interface PushSubscriptionsTable {
   endpoint: string;
   user_id: number;
   session_hash: string;
@@ -111,7 +111,7 @@ export interface PushSubscriptionsTable {
   created: number;
 }
 
-export interface IrcPushSubscriptionsTable {
+interface IrcPushSubscriptionsTable {
   endpoint: string;
   user_id: number;
   connection: number | null;
@@ -122,12 +122,12 @@ export interface IrcPushSubscriptionsTable {
   created: number;
 }
 
-export interface PushPrefsTable {
+interface PushPrefsTable {
   user_id: number;
   auto_away: Flag;
 }
 
-export interface IgnoresTable {
+interface IgnoresTable {
   user_id: number;
   mask: string;
   /** The place in the user's list. */
@@ -135,7 +135,7 @@ export interface IgnoresTable {
   created: number;
 }
 
-export interface AppTokensTable {
+interface AppTokensTable {
   id: Generated<number>;
   user_id: number;
   name: string;
@@ -144,7 +144,7 @@ export interface AppTokensTable {
   last_used: number;
 }
 
-export interface CertfpsTable {
+interface CertfpsTable {
   fingerprint: string;
   user_id: number;
   created: number;
@@ -171,14 +171,14 @@ export interface FilesTable {
 }
 
 /** PostgreSQL only: blobs being written, until their file row takes them (store/pg/files.ts). */
-export interface FileUploadsTable {
+interface FileUploadsTable {
   blob: number;
   /** µs. */
   started: number;
 }
 
 /** PostgreSQL only: files' contents in chunks (store/pg/files.ts). */
-export interface FileBlobsTable {
+interface FileBlobsTable {
   blob: number;
   n: number;
   data: Uint8Array;

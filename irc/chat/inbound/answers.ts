@@ -127,7 +127,7 @@ export function whoOf(lines: Message[]): { nick: string; away: boolean }[] {
 }
 
 /** A WHOIS answer, field by field, as Convos's API gives it. */
-export function whoisOf(nick: string, lines: Message[]): WhoisReply {
+function whoisOf(nick: string, lines: Message[]): WhoisReply {
   const w: WhoisReply = {};
   for (const l of lines) {
     const p = l.params;

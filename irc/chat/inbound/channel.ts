@@ -16,7 +16,7 @@ import { prefixOf } from "./membership.ts";
  *
  * @internal test seam
  */
-export function modeChanges(
+function modeChanges(
   modes: string,
   params: string[],
   chanmodes: unknown,

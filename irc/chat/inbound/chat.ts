@@ -20,7 +20,7 @@ import type { HandlerTable, Inbound } from "./context.ts";
 import { join, prefixOf } from "./membership.ts";
 
 /** A chat line as it is recorded: who said what to whom, when. */
-export interface Said {
+interface Said {
   type: ChatType;
   /** Empty for the server's own. */
   nick: string;
@@ -33,7 +33,7 @@ export interface Said {
 }
 
 /** Records a PRIVMSG, NOTICE or ACTION in its conversation (or the server's). */
-export async function said(cx: Inbound, ev: Said): Promise<void> {
+async function said(cx: Inbound, ev: Said): Promise<void> {
   const { conn } = cx;
   const { type, nick, target, text } = ev;
   if (!nick || target === "*" || (!conn.nick && type === "notice")) {

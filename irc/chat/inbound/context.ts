@@ -57,7 +57,7 @@ export interface Inbound {
 }
 
 /** A kept reaction: who, what, and the server msgid of the message. */
-export type Reaction = { nick: string; react: string; reply_to: string };
+type Reaction = { nick: string; react: string; reply_to: string };
 
 /**
  * What one IRC command does: reads the parsed line (its time `ts` in µs, the server's when

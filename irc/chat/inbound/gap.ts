@@ -37,7 +37,7 @@ export function watchForGap(conn: IrcConnection, client: IrcClient): void {
 }
 
 /** The gap's text, kept in history as it is sent live; the web client shows it in its words. */
-export function gapText(from: number, to: number): string {
+function gapText(from: number, to: number): string {
   return `Disconnected from ${formatMicros(from)} to ${formatMicros(to)}: ` +
     "messages in between may be missing.";
 }

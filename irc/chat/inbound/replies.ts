@@ -35,7 +35,7 @@ interface Kind {
  *
  * @internal test seam
  */
-export const GATHERED: Readonly<Record<string, Kind>> = {
+const GATHERED: Readonly<Record<string, Kind>> = {
   // 20,000 members (presence.ts's bound) at a few dozen a line.
   [RPL_ENDOFNAMES]: { items: [RPL_NAMREPLY], key: 1, max: 2_000 },
   // Parley's own WHO after a join: MAX_WHO_MEMBERS of them are read.

@@ -34,7 +34,7 @@ function welcomeText(m: Message): { numeric: string; text: string } | undefined 
  * The server's greeting (001-004), shown as Convos shows it, after "Connected to": the 001 is
  * stored by the manager, after the "connected" state it announces on `registered`.
  */
-export async function greeting(cx: Inbound, m: Message, ts: number): Promise<void> {
+async function greeting(cx: Inbound, m: Message, ts: number): Promise<void> {
   const greeting = welcomeText(m);
   if (!greeting) return;
   if (greeting.numeric === RPL_WELCOME) {

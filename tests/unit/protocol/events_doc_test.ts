@@ -28,7 +28,7 @@ interface Declared {
 /** The interfaces of protocol/events.ts, read from its regular layout (one field per line). */
 function interfaces(): Map<string, Declared> {
   const out = new Map<string, Declared>();
-  const re = /^export interface (\w+)(?:<[^>]*>)?(?: extends ([^{]+))? \{\n([\s\S]*?)^\}/gm;
+  const re = /^(?:export )?interface (\w+)(?:<[^>]*>)?(?: extends ([^{]+))? \{\n([\s\S]*?)^\}/gm;
   for (const [, name, ext = "", body] of source.matchAll(re)) {
     const fields = new Set<string>();
     let stateType: string | undefined;
@@ -47,7 +47,7 @@ function interfaces(): Map<string, Declared> {
 
 /** The member names of an exported union type. */
 function union(name: string): string[] {
-  const m = new RegExp(`^export type ${name} =([\\s\\S]*?);`, "m").exec(source);
+  const m = new RegExp(`^(?:export )?type ${name} =([\\s\\S]*?);`, "m").exec(source);
   assert(m, `protocol/events.ts declares ${name}`);
   return [...m[1].matchAll(/\|\s*(\w+)/g)].map((x) => x[1]);
 }
