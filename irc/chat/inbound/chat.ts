@@ -4,6 +4,7 @@
  * brings a burst's chat lines here from the transport's parsed message, several to a step of the
  * serial queue; the rest come through the PRIVMSG and NOTICE handlers, one line a step.
  */
+import { msgidOf } from "../../../lib/msgid.ts";
 import { log } from "../../../lib/log.ts";
 import { nowMicros } from "../../../lib/time.ts";
 import type { ChatType } from "../../../protocol/events.ts";
@@ -62,7 +63,11 @@ async function said(cx: Inbound, ev: Said): Promise<void> {
     serverMsgid: tagOf(ev.tags.get("msgid")),
     replyTo: tagOf(ev.tags.get("+draft/reply")),
   });
-  if (out) out.produced = stored ? { kind: "stored", ...stored } : { kind: "unstored" };
+  if (out) {
+    out.produced = stored
+      ? { kind: "stored", msgid: msgidOf(stored.conversation, stored.ts), ts: stored.ts }
+      : { kind: "unstored" };
+  }
 }
 
 /** A tag's value as kept: a bounded string, or undefined for none (or an empty one). */
