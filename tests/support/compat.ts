@@ -18,8 +18,7 @@ import { join } from "node:path";
 import type { ApiResponse } from "./api.ts";
 import { ApiClient } from "./api.ts";
 import { databaseFor, startServer, type TestServer } from "./server.ts";
-import { startApp } from "./app.ts";
-import { freePort } from "./ports.ts";
+import { startApp, type TestApp } from "./app.ts";
 import { applySeed, type Seed } from "./compat_seed.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -292,16 +291,25 @@ async function compatDaemon(env: Record<string, string>, seed?: Seed): Promise<C
  * and every answer of a documented operation is checked against the document on the way.
  */
 async function compatApp(env: Record<string, string>, seed?: Seed): Promise<CompatServer> {
-  const port = freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const all = { PARLEY_LISTEN: url, PARLEY_IRC_ALLOW_PRIVATE: "1", ...env };
-  const app = await startApp(all);
-  if (seed) await applySeed(app.deps.store, seed);
+  // The port is bound before the app starts and its requests wait for it: a port probed free and
+  // bound only after the app's start could be taken in between (an outgoing connection of a
+  // parallel test takes one of the same range).
   const controller = new AbortController();
+  let started!: (app: TestApp) => void;
+  const ready = new Promise<TestApp>((resolve) => started = resolve);
   const served = Deno.serve(
-    { hostname: "127.0.0.1", port, signal: controller.signal, onListen() {} },
-    (req, info) => app.app.fetch(req, { remoteAddr: info.remoteAddr }),
+    { hostname: "127.0.0.1", port: 0, signal: controller.signal, onListen() {} },
+    async (req, info) => (await ready).app.fetch(req, { remoteAddr: info.remoteAddr }),
   );
+  const url = `http://127.0.0.1:${served.addr.port}`;
+  const all = { PARLEY_LISTEN: url, PARLEY_IRC_ALLOW_PRIVATE: "1", ...env };
+  const app = await startApp(all).catch(async (err) => {
+    controller.abort();
+    await served.finished;
+    throw err;
+  });
+  started(app);
+  if (seed) await applySeed(app.deps.store, seed);
   // As the daemon does once it listens: the users' connections start.
   await app.deps.irc.start();
   const daemonOnly = (what: string) => () => {
