@@ -19,26 +19,45 @@ import { diagnose, startServer, type TestServer } from "../support/server.ts";
 const EMAIL = "owner@example.org";
 const PASSWORD = "correct horse battery";
 
-Deno.test("bouncer on two nodes: a client on the other node is served by the owner", async () => {
+/**
+ * One PostgreSQL and one ngircd for two nodes, the nodes' shared settings, and `waited`: a step's
+ * timeout says which step, with both nodes' and the server's logs.
+ */
+async function cluster() {
   const pg = await startPostgres();
   const irc = await startIrcServer();
-  const url = await pg.database();
   const env = {
-    PARLEY_DATABASE_URL: url,
+    PARLEY_DATABASE_URL: await pg.database(),
     PARLEY_SECRET: "one secret for both nodes",
     PARLEY_TEST_CLUSTER_SCAN_MS: "500",
     PARLEY_TEST_FAST_IRC: "1",
   };
   const nodes: TestServer[] = [];
-  let bob: RawIrcClient | undefined;
-  let c: BouncerClient | undefined;
   const why = () =>
     nodes.map((n, i) => `node ${"ab"[i]}:\n${diagnose(n.output(), irc.output())}`).join("\n");
-  /** Waits for `step`; a timeout says which step, with both nodes' and the server's logs. */
   const waited = <T>(what: string, step: Promise<T>): Promise<T> =>
     step.catch((err) => {
       throw new Error(`waiting for ${what}: ${err.message}\n${why()}`);
     });
+  return {
+    irc,
+    env,
+    nodes,
+    why,
+    waited,
+    async close() {
+      for (const n of nodes) await n.close();
+      await irc.close();
+      await pg.close();
+    },
+  };
+}
+
+Deno.test("bouncer on two nodes: a client on the other node is served by the owner", async () => {
+  const two = await cluster();
+  const { irc, env, nodes, why, waited } = two;
+  let bob: RawIrcClient | undefined;
+  let c: BouncerClient | undefined;
   const line = (test: (l: Received) => boolean) => c!.waitFor(test);
   try {
     const a = await startServer({
@@ -134,31 +153,15 @@ Deno.test("bouncer on two nodes: a client on the other node is served by the own
   } finally {
     c?.close();
     await bob?.close();
-    for (const n of nodes) await n.close();
-    await irc.close();
-    await pg.close();
+    await two.close();
   }
 });
 
 Deno.test("bouncer on two nodes: a channel detached on the other node leaves the owner's clients", async () => {
-  const pg = await startPostgres();
-  const irc = await startIrcServer();
-  const url = await pg.database();
-  const env = {
-    PARLEY_DATABASE_URL: url,
-    PARLEY_SECRET: "one secret for both nodes",
-    PARLEY_TEST_CLUSTER_SCAN_MS: "500",
-    PARLEY_TEST_FAST_IRC: "1",
-  };
-  const nodes: TestServer[] = [];
+  const two = await cluster();
+  const { irc, env, nodes, why, waited } = two;
   let bob: RawIrcClient | undefined;
   let c: BouncerClient | undefined;
-  const why = () =>
-    nodes.map((n, i) => `node ${"ab"[i]}:\n${diagnose(n.output(), irc.output())}`).join("\n");
-  const waited = <T>(what: string, step: Promise<T>): Promise<T> =>
-    step.catch((err) => {
-      throw new Error(`waiting for ${what}: ${err.message}\n${why()}`);
-    });
   try {
     const portA = freePort();
     const a = await startServer({ env: { ...env, PARLEY_IRC_LISTEN: `irc://127.0.0.1:${portA}` } });
@@ -216,8 +219,6 @@ Deno.test("bouncer on two nodes: a channel detached on the other node leaves the
   } finally {
     c?.close();
     await bob?.close();
-    for (const n of nodes) await n.close();
-    await irc.close();
-    await pg.close();
+    await two.close();
   }
 });

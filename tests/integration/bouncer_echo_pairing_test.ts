@@ -14,8 +14,8 @@ import { sync } from "../support/spec_client.ts";
 
 const CLIENT_CAPS = ["echo-message", "labeled-response", "batch", "message-tags"];
 
-/** The scripted server, Parley connected to it and in #chan, and two clients attached. */
-async function setup(caps: string[]) {
+/** The scripted server and Parley connected to it, in #chan with alice; no client attached. */
+async function inChannel(caps: string[]) {
   const irc = startHostileIrc({ caps });
   const s = await setupBouncerOn(irc.url);
   const server = irc.clients[0];
@@ -27,6 +27,12 @@ async function setup(caps: string[]) {
     const r = await s.api.get("/api/conversations");
     return r.body.conversations.some((c: { name: string }) => c.name === "#chan");
   });
+  return { irc, s, server };
+}
+
+/** The scripted server, Parley connected to it and in #chan, and two clients attached. */
+async function setup(caps: string[]) {
+  const { irc, s, server } = await inChannel(caps);
   const user = `${EMAIL}/${s.cid}`;
   const c = await BouncerClient.attach(s.port, `${user}@c`, PASSWORD, CLIENT_CAPS, "c");
   const t = await BouncerClient.attach(s.port, `${user}@t`, PASSWORD, CLIENT_CAPS, "t");
@@ -200,19 +206,9 @@ Deno.test("echo pairing: without labels upstream, the web's line written first k
 });
 
 Deno.test("echo pairing: a web line written before any client attached keeps its place", async () => {
-  const irc = startHostileIrc({ caps: ["message-tags", "echo-message"] });
-  const s = await setupBouncerOn(irc.url);
+  const { irc, s, server } = await inChannel(["message-tags", "echo-message"]);
   let c: BouncerClient | undefined;
   try {
-    const server = irc.clients[0];
-    await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
-    await server.waitFor((l) => l === "JOIN #chan");
-    await server.send(":alice!alice@host JOIN #chan");
-    await server.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
-    await poll("alice is in #chan", async () => {
-      const r = await s.api.get("/api/conversations");
-      return r.body.conversations.some((c: { name: string }) => c.name === "#chan");
-    });
     // The web client's line is written while no IRC client ever attached (no hub yet); the
     // server holds its echo until the client attached and wrote its own.
     await s.app.deps.irc.send(1, s.cid, "#chan", "early web words");

@@ -13,8 +13,10 @@ import type { BusMessageEvent } from "../../../protocol/events.ts";
 import { formatMicros } from "../../../protocol/time.ts";
 import { msgidOf } from "../../../lib/msgid.ts";
 
-Deno.test("relay: the web client's line with a pending client line's words takes no label", () => {
+/** A hub with the user in #chan and one client attached, and the lines the client is sent. */
+function attachedHub(serverEchoes: boolean) {
   const hub = new Hub(1, "c1");
+  if (serverEchoes) hub.state.caps.add("echo-message");
   hub.line({ message: parseMessage(":irc.test 001 alice :Welcome")! });
   hub.line({ message: parseMessage(":alice!a@h JOIN #chan")! });
   const caps = new Caps();
@@ -22,6 +24,11 @@ Deno.test("relay: the web client's line with a pending client line's words takes
   const lines: string[] = [];
   const d: Downstream = { caps, write: (line) => void lines.push(line), quit: () => {} };
   hub.attach(d);
+  return { hub, d, lines };
+}
+
+Deno.test("relay: the web client's line with a pending client line's words takes no label", () => {
+  const { hub, d, lines } = attachedHub(false);
   const pending = { client: d, conversation: "#chan", text: "same words", label: "l1" };
   hub.awaitEcho(pending);
   const ts = Date.UTC(2026, 10, 29, 7, 0, 0) * 1000;
@@ -48,15 +55,7 @@ Deno.test("relay: the web client's line with a pending client line's words takes
 
 /** A hub whose server echoes without labeled-response, the user in #chan, one client attached. */
 function orderedHub() {
-  const hub = new Hub(1, "c1");
-  hub.state.caps.add("echo-message");
-  hub.line({ message: parseMessage(":irc.test 001 alice :Welcome")! });
-  hub.line({ message: parseMessage(":alice!a@h JOIN #chan")! });
-  const caps = new Caps();
-  caps.restore(["echo-message", "labeled-response", "message-tags", "server-time"], 302);
-  const lines: string[] = [];
-  const d: Downstream = { caps, write: (line) => void lines.push(line), quit: () => {} };
-  hub.attach(d);
+  const { hub, d, lines } = attachedHub(true);
   let n = 0;
   /** The server's echo of the user's line, stored. */
   const echo = (text: string) => {
