@@ -18,6 +18,7 @@ import type { Caps } from "./caps.ts";
 import { forClient } from "./filter.ts";
 import { passingMsgid } from "../lib/msgid.ts";
 import { SERVER_NAME } from "./burst.ts";
+import { SentOrder } from "./sent_order.ts";
 import { changeDetach, DetachedChannels, relayNotice } from "./detached.ts";
 import type { DetachState } from "../protocol/detach.ts";
 import type { Store } from "../store/mod.ts";
@@ -184,17 +185,6 @@ interface PendingEcho {
   seen?: boolean;
 }
 
-/**
- * A PRIVMSG or NOTICE written to a server that echoes without Parley's label, in the order
- * written: the server echoes in that order. `echo` is the attached client's line it is a part of;
- * none for a line of the web client's or Parley's own (its echo is every client's, unlabeled).
- */
-interface SentLine {
-  /** Casefolded. */
-  target: string;
-  echo?: PendingEcho;
-}
-
 /** A line a client sent that Parley does not store (TAGMSG), waiting for the server's echo. */
 interface RawEcho {
   client: Downstream;
@@ -241,7 +231,7 @@ export class Hub {
   #pending = new PendingReplies<Downstream>();
   #echoes: PendingEcho[] = [];
   /** Chat lines written whose echo is told by the server's order (`wrote`). */
-  #sent: SentLine[] = [];
+  #sent = new SentOrder<PendingEcho>();
   #rawEchoes: RawEcho[] = [];
   /**
    * The server's msgid of recent stored lines and their own (the one clients see): replies and
@@ -370,9 +360,7 @@ export class Hub {
         this.#send(e.client, { ...m, tags });
       };
     }
-    const target = ircLower(m.params[1] ?? "");
-    const at = this.#sent.findIndex((s) => s.target === target);
-    if (at >= 0) this.#sent.splice(at, 1);
+    this.#sent.take(m.params[1] ?? "");
     return undefined;
   }
 
@@ -387,16 +375,15 @@ export class Hub {
     const echo = origin === undefined ? undefined : this.#echoes.find((e) => e.id === origin);
     // Its echo carries Parley's label, and is told by it.
     if (echo?.upstreamLabel !== undefined) return;
-    this.#sent.push({ target: ircLower(target), echo });
-    if (this.#sent.length > MAX_ECHOES) this.#sent.shift();
+    this.#sent.wrote(target, echo);
   }
 
   /**
    * Lines written before the hub was made (the web client's, Parley's own) whose echoes have not
-   * come yet, in order (casefolded targets): each keeps its place before the clients' lines.
+   * come yet: each keeps its place before the clients' lines.
    */
-  seedSent(targets: readonly string[]): void {
-    this.#sent.unshift(...targets.map((target) => ({ target })));
+  seedSent(earlier: SentOrder<PendingEcho>): void {
+    this.#sent.takeOver(earlier);
   }
 
   /** Whether the server echoes the user's own lines (echo-message). */
@@ -416,9 +403,7 @@ export class Hub {
       else if (e) return { ...e, label: undefined };
       return e;
     }
-    const target = ircLower(m.params[0] ?? "");
-    const at = this.#sent.findIndex((s) => s.target === target);
-    const e = at < 0 ? undefined : this.#sent.splice(at, 1)[0].echo;
+    const e = this.#sent.take(m.params[0] ?? "")?.echo;
     // A later part of a line split to fit: its first part carried the label.
     if (e?.seen) return { ...e, label: undefined };
     if (e) e.seen = true;
@@ -453,7 +438,7 @@ export class Hub {
     this.#pending.replace(client, NOBODY);
     this.#echoes = this.#echoes.filter((e) => e.client !== client);
     // Its written lines keep their place in the order: their echoes still come, to everyone.
-    for (const s of this.#sent) if (s.echo?.client === client) s.echo = undefined;
+    this.#sent.forget((e) => e.client === client);
     this.#rawEchoes = this.#rawEchoes.filter((e) => e.client !== client);
     this.#labeled = this.#labeled.filter((a) => a.client !== client);
   }
@@ -482,7 +467,7 @@ export class Hub {
     if (m.command === RPL_WELCOME) {
       this.#pending.clear().forEach((e) => this.#later(() => this.#close(e)));
       // Nor the echoes of lines written before.
-      this.#sent = [];
+      this.#sent.clear();
     }
     for (const e of this.#pending.expired()) this.#later(() => this.#close(e));
     if (!m.tags.has("time")) m.tags.set("time", new Date().toISOString());
@@ -547,7 +532,7 @@ export class Hub {
    */
   #chat(m: IrcMessage, produced: Produced | undefined, me: string, upLabel?: string): void {
     // Whose line the user's own is, told first, stored or not, so the server's order holds.
-    const echo = (this.#echoes.length || this.#sent.length) &&
+    const echo = (this.#echoes.length || this.#sent.size) &&
         ircLower(nickOf(m.prefix)) === ircLower(me)
       ? this.#echoOf(m, upLabel)
       : undefined;
@@ -943,7 +928,7 @@ export class Relay implements Outlet {
    * lines. An entry lives only while lines are in flight: a connection whose echoes came keeps
    * nothing.
    */
-  #inFlight = new Map<string, string[]>();
+  #inFlight = new Map<string, SentOrder<PendingEcho>>();
 
   /** `store` gives the hubs their connections' detached channels. */
   constructor(readonly bus: EventBus, readonly store?: Store) {}
@@ -985,9 +970,8 @@ export class Relay implements Outlet {
     }
     if (!conn.echoes) return;
     let sent = this.#inFlight.get(k);
-    if (!sent) this.#inFlight.set(k, sent = []);
-    sent.push(ircLower(target));
-    if (sent.length > MAX_ECHOES) sent.shift();
+    if (!sent) this.#inFlight.set(k, sent = new SentOrder());
+    sent.wrote(target);
   }
 
   /**
@@ -998,7 +982,7 @@ export class Relay implements Outlet {
     const sent = this.#inFlight.get(k);
     if (!sent) return;
     let target: string | undefined;
-    if (m.command === RPL_WELCOME) sent.length = 0;
+    if (m.command === RPL_WELCOME) sent.clear();
     else if (m.command === ERR_CANNOTSENDTOCHAN || m.command === ERR_NOSUCHNICK) {
       target = m.params[1];
     } else if (
@@ -1006,11 +990,8 @@ export class Relay implements Outlet {
       ircLower(nickOf(m.prefix)) === ircLower(conn.upstream.nick || conn.nick)
     ) target = m.params[0];
     // A line to several targets was told once per target (`IrcConnection` splits them).
-    for (const t of target?.split(",") ?? []) {
-      const at = sent.indexOf(ircLower(t));
-      if (at >= 0) sent.splice(at, 1);
-    }
-    if (!sent.length) this.#inFlight.delete(k);
+    for (const t of target?.split(",") ?? []) sent.take(t);
+    if (!sent.size) this.#inFlight.delete(k);
   }
 
   /** A removed connection's hub goes with it, and its clients are told. */
