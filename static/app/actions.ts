@@ -4,7 +4,7 @@ import { t } from "./i18n.ts";
 import type { Parsed } from "./commands.ts";
 import { parseInput } from "./commands.ts";
 import type { SentFrame } from "../../protocol/events.ts";
-import { type Member, membersOpen, setAwayNick, setMembers } from "./members.ts";
+import { type Member, membersMark, membersOpen, setAwayNick, setMembers } from "./members.ts";
 import { navigate } from "./router.ts";
 import { liveConversation, socket } from "./session.ts";
 import { away, key, myNick } from "./state.ts";
@@ -43,6 +43,7 @@ export function showAnswer(
   conv: string,
   parsed: Parsed & { kind: "send" },
   answer: SentFrame,
+  since?: number,
 ) {
   const args = parsed.message.split(/\s+/).slice(1);
   // The server names the channel it joins (`/join parley` joins #parley).
@@ -117,7 +118,7 @@ export function showAnswer(
   if (Array.isArray(answer.names)) {
     const channel = (args[0] ?? conv).toLowerCase();
     const list = (answer.names as Member[]).map((n) => ({ nick: n.nick, modes: n.modes ?? [] }));
-    setMembers(key(cid, channel), list);
+    setMembers(key(cid, channel), list, since);
     for (const n of answer.names) if (n.away) setAwayNick(cid, n.nick, true);
     if (channel === conv) membersOpen.value = true;
     localLine(t("{n} members in {channel}", { n: list.length, channel }), "info");
@@ -141,6 +142,7 @@ function setAway(cid: string, message: string): void {
 export async function runCommand(cid: string, conv: string, line: string): Promise<boolean> {
   const parsed = parseInput(line);
   if (parsed.kind !== "send") return false;
+  const since = membersMark();
   const answer = await socket.request({
     method: "send",
     connection_id: cid,
@@ -156,6 +158,6 @@ export async function runCommand(cid: string, conv: string, line: string): Promi
     }));
     return false;
   }
-  showAnswer(cid, conv, parsed, answer);
+  showAnswer(cid, conv, parsed, answer, since);
   return true;
 }

@@ -145,16 +145,48 @@ export function moded(list: Member[], change: string, p: Prefix = DEFAULT_PREFIX
   return out;
 }
 
-/** Replaces the member list of one channel. */
-export function setMembers(k: string, list: Member[]): void {
-  members.value = { ...members.value, [k]: list };
+/** A change to the member lists: its function, and which lists (conversation keys) it is for. */
+interface Change {
+  seq: number;
+  fn: (list: Member[]) => Member[] | undefined;
+  keys: (k: string) => boolean;
 }
 
-/** Applies `fn` to the loaded member lists of the given keys (all when `keys` is undefined). */
+// The latest changes, so that a list asked for before some of them and answered after (the
+// answer and the events take different ways through the server) gets them too. Replaying a change
+// the answer already had is harmless: each sets a state (present, gone, renamed, a mode).
+const MAX_CHANGES = 1000;
+let changes: Change[] = [];
+let seq = 0;
+
+function logChange(fn: Change["fn"], keys: Change["keys"]): void {
+  changes.push({ seq: ++seq, fn, keys });
+  if (changes.length > 2 * MAX_CHANGES) changes = changes.slice(-MAX_CHANGES);
+}
+
+/** Where the changes stand now: given to `setMembers` with a list asked for from now on. */
+export function membersMark(): number {
+  return seq;
+}
+
+/**
+ * Replaces the member list of one channel; `since` (a `membersMark` taken when the list was
+ * asked for) applies the changes seen since, which the list may not have.
+ */
+export function setMembers(k: string, list: Member[], since?: number): void {
+  let out: Member[] | undefined = list;
+  for (const c of changes) {
+    if (out && since !== undefined && c.seq > since && c.keys(k)) out = c.fn(out);
+  }
+  if (out) members.value = { ...members.value, [k]: out };
+}
+
+/** Applies `fn` to the loaded member lists of the given keys, and to those on their way. */
 export function updateMembers(
   fn: (list: Member[]) => Member[],
   keys: (k: string) => boolean,
 ): void {
+  logChange(fn, keys);
   let changed = false;
   const next: Record<string, Member[]> = {};
   for (const [k, list] of Object.entries(members.value)) {
@@ -167,6 +199,7 @@ export function updateMembers(
 
 /** Forgets the member lists of the given keys (a connection that went down: nobody knows). */
 export function forgetMembers(keys: (k: string) => boolean): void {
+  logChange(() => undefined, keys);
   const kept = Object.entries(members.value).filter(([k]) => !keys(k));
   if (kept.length < Object.keys(members.value).length) members.value = Object.fromEntries(kept);
 }

@@ -52,6 +52,7 @@ import {
   left,
   type Member,
   members,
+  membersMark,
   moded,
   parsePrefix,
   renamed,
@@ -139,6 +140,7 @@ async function onOpen(reconnect: boolean): Promise<void> {
 /** Asks the server for the members of a channel and replaces its member list. */
 export async function loadMembers(cid: string, conv: string): Promise<Member[] | undefined> {
   if (!/^[#&!+]/.test(conv)) return;
+  const since = membersMark();
   const a = await socket.request({
     method: "send",
     connection_id: cid,
@@ -147,7 +149,7 @@ export async function loadMembers(cid: string, conv: string): Promise<Member[] |
   });
   if (a.errors || !Array.isArray(a.names)) return;
   const list: Member[] = a.names.map((n) => ({ nick: n.nick, modes: n.modes ?? [] }));
-  setMembers(key(cid, conv), list);
+  setMembers(key(cid, conv), list, since);
   for (const n of a.names) if (n.away) setAwayNick(cid, n.nick, true);
   return list;
 }

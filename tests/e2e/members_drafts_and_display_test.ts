@@ -67,6 +67,21 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       change(),
     ]);
   const send = (text: string) => sendLine(page, text);
+  // The page's /events socket, passed through; while `namesHeld` is set, the answer to the next
+  // `/names` is kept back (later frames pass it) until `namesHeld.release()`.
+  let namesHeld: { taken: () => void; release?: () => void } | undefined;
+  await page.routeWebSocket(/\/events$/, (ws) => {
+    const srv = ws.connectToServer();
+    ws.onMessage((m) => srv.send(m));
+    srv.onMessage((m) => {
+      const text = String(m);
+      const held = namesHeld;
+      if (held && !held.release && text.includes('"event":"sent"') && text.includes('"/names"')) {
+        held.release = () => ws.send(m);
+        held.taken();
+      } else ws.send(m);
+    });
+  });
   try {
     // bob is first in #busy, so ngircd makes him its operator.
     const bob = await people.add("bob", "#busy");
@@ -144,6 +159,27 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       await until("@bob +carol erin frank");
       await frank.send("QUIT :gone");
       await until("@bob +carol erin");
+
+      // The list asked for on opening the channel, answered after changes made since (an answer
+      // and the events take different ways through the server): the answer has gina, who has
+      // been renamed and left by the time it comes.
+      const gina = await people.add("gina", "#busy");
+      await until("@bob +carol erin gina");
+      const taken = new Promise<void>((taken) => namesHeld = { taken });
+      await page.locator(".conn h2 a").first().click();
+      await page.waitForURL("**/chat/irc-localhost");
+      await page.getByRole("link", { name: "#busy" }).click();
+      await taken;
+      await gina.send("NICK gina2");
+      await until("@bob +carol erin gina2");
+      await gina.send("PART #busy :bye");
+      await until("@bob +carol erin");
+      namesHeld!.release!();
+      namesHeld = undefined;
+      // A line after the answer: once it is shown, the answer has been read.
+      await bob.say("#busy", "after the answer");
+      await page.locator(".line .text", { hasText: "after the answer" }).waitFor();
+      assertEquals(await names(), "@bob +carol erin");
 
       await panel.getByRole("searchbox", { name: "Filter members" }).fill("CA");
       await until("+carol");

@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { CLIENT_HANDLERS, completableCommands, parseInput } from "../commands.ts";
-import { members } from "../members.ts";
+import { members, membersMark } from "../members.ts";
 import { localLine, runBouncerServ, runCommand, showAnswer } from "../actions.ts";
 import {
   applyCompletion,
@@ -179,6 +179,7 @@ export function Composer(p: { cid: string; conv: string }) {
       setText("");
     }
     setBusy(true);
+    const since = membersMark();
     const answer = await socket.request({
       method: "send",
       connection_id: p.cid,
@@ -202,7 +203,7 @@ export function Composer(p: { cid: string; conv: string }) {
     }
     history.push(input);
     void clearDraft(p.cid, p.conv);
-    showAnswer(p.cid, p.conv, parsed, answer);
+    showAnswer(p.cid, p.conv, parsed, answer, since);
     // Any line sent while away ends it, as "/away" alone would.
     if (parsed.command !== "away" && away.value[p.cid] !== undefined) {
       await runCommand(p.cid, p.conv, "/away");

@@ -2,15 +2,20 @@
 import { assertEquals } from "../../../support/assert.ts";
 import {
   filterMembers,
+  forgetMembers,
   groupMembers,
   joined,
   left,
   type Member,
+  members,
+  membersMark,
   moded,
   parsePrefix,
   prefixOf,
   renamed,
+  setMembers,
   sortMembers,
+  updateMembers,
 } from "../../../../static/app/members.ts";
 
 const nicks = (l: Member[]) => sortMembers(l).map((m) => prefixOf(m) + m.nick).join(" ");
@@ -82,4 +87,29 @@ Deno.test("members: grouped by rank with the server's PREFIX, empty groups left 
     groupMembers([{ nick: "a", modes: [] }], parsePrefix("(ov)@+")).map((g) => g.rank),
     ["rest"],
   );
+});
+
+Deno.test("members: a list asked for before changes and answered after them gets them", () => {
+  const k = "c1\0#late";
+  const here = (x: string) => x === k;
+  setMembers(k, [{ nick: "bob", modes: [] }]);
+  const since = membersMark();
+  // While the list is on its way: dave comes, is renamed, leaves; bob is made an operator.
+  updateMembers((l) => joined(l, "dave"), here);
+  updateMembers((l) => renamed(l, "dave", "dave2"), here);
+  updateMembers((l) => moded(l, "+o bob"), here);
+  updateMembers((l) => left(l, "dave2"), here);
+  // A change in another channel is not this list's.
+  updateMembers((l) => joined(l, "eve"), (x) => x === "c1\0#other");
+  // The answer was taken after dave's rename, before his part and bob's mode.
+  setMembers(k, [{ nick: "bob", modes: [] }, { nick: "dave2", modes: [] }], since);
+  assertEquals(nicks(members.value[k]), "@bob");
+  // Without a mark the answer is taken as it is.
+  setMembers(k, [{ nick: "zed", modes: [] }]);
+  assertEquals(nicks(members.value[k]), "zed");
+  // The connection went down while the list was on its way: the answer is dropped.
+  const again = membersMark();
+  forgetMembers(here);
+  setMembers(k, [{ nick: "bob", modes: [] }], again);
+  assertEquals(members.value[k], undefined);
 });
