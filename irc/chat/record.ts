@@ -197,6 +197,24 @@ const conversationCache = new WeakMap<
 >();
 
 /**
+ * The conversation of `name` on `conn` when the cache has it, without a wait: the per-line path
+ * asks this first (an `await` per line of a burst is a promise and a turn of the microtask queue).
+ */
+function conversationHit(
+  deps: RecordDeps,
+  conn: IrcConnection,
+  name: string,
+): ConversationRecord | undefined {
+  const generation = deps.store.conversations.generation;
+  let cache = conversationCache.get(conn);
+  if (!cache || cache.generation !== generation) {
+    conversationCache.set(conn, cache = { generation, byId: new Map() });
+  }
+  const hit = cache.byId.get(name === "" ? "" : conn.conversationId(name));
+  return hit && hit.connection === conn.record.id ? hit : undefined;
+}
+
+/**
  * The conversation of `name` on `conn` from the cache; on a miss read (and created when `create`,
  * as for a message: a channel event is kept only where a conversation exists).
  */
@@ -206,14 +224,11 @@ export async function cachedConversation(
   name: string,
   create = true,
 ): Promise<ConversationRecord | undefined> {
+  const hit = conversationHit(deps, conn, name);
+  if (hit) return hit;
   const generation = deps.store.conversations.generation;
-  let cache = conversationCache.get(conn);
-  if (!cache || cache.generation !== generation) {
-    conversationCache.set(conn, cache = { generation, byId: new Map() });
-  }
+  const cache = conversationCache.get(conn)!;
   const id = name === "" ? "" : conn.conversationId(name);
-  const hit = cache.byId.get(id);
-  if (hit && hit.connection === conn.record.id) return hit;
   const conv = create
     ? await conversationFor(deps, conn, name)
     : await storedConversation(deps, conn, id);
@@ -234,12 +249,18 @@ const keywordCache = boundedCache<number, { generation: number; keywords: string
  * @internal test seam
  */
 export async function highlightKeywords(deps: RecordDeps, userId: number): Promise<string[]> {
+  const hit = keywordsHit(deps, userId);
+  if (hit) return hit;
   const generation = deps.store.users.generation;
-  const hit = keywordCache.get(userId);
-  if (hit && hit.generation === generation) return hit.keywords;
   const keywords = (await deps.store.users.byId(userId))?.highlightKeywords ?? [];
   keywordCache.set(userId, { generation, keywords });
   return keywords;
+}
+
+/** The highlight keywords of `userId` when the cache has them current, without a wait. */
+function keywordsHit(deps: RecordDeps, userId: number): string[] | undefined {
+  const hit = keywordCache.get(userId);
+  return hit && hit.generation === deps.store.users.generation ? hit.keywords : undefined;
 }
 
 /**
@@ -252,14 +273,16 @@ export async function recordMessage(
   conn: IrcConnection,
   m: SeenMessage,
 ): Promise<{ conversation: number; ts: number } | undefined> {
-  const conv = await cachedConversation(deps, conn, m.name);
+  const conv = conversationHit(deps, conn, m.name) ?? await cachedConversation(deps, conn, m.name);
   // Over the conversation cap: dropped.
   if (!conv) return undefined;
   const fromServer = m.name === "";
   const isPrivate = !fromServer && !conn.isChannel(m.name);
   let highlight = false;
   if (!m.own && !fromServer) {
-    const keywords = isPrivate ? [] : await highlightKeywords(deps, conn.userId);
+    const keywords = isPrivate
+      ? []
+      : keywordsHit(deps, conn.userId) ?? await highlightKeywords(deps, conn.userId);
     highlight = isHighlight({ text: m.text, nick: conn.nick, keywords, isPrivate });
   }
   const counts = !m.own && !fromServer;
