@@ -27,10 +27,17 @@ export function parseMicros(text: string): number | null {
   return (base - offsetMin * 60_000) * 1000 + fracMicros;
 }
 
+// The date and time up to the second of the last time formatted ("2026-11-22T10:00:00."): lines
+// stored together share their second, and a Date's ISO string was most of the cost of each.
+let lastSecond = NaN;
+let lastPrefix = "";
+
 /** Formats microseconds as RFC 3339 with `Z` and six fraction digits. */
 export function formatMicros(us: number): string {
-  const ms = Math.floor(us / 1000);
-  const iso = new Date(ms).toISOString(); // 2026-11-22T10:00:00.123Z
-  const micros = String(us - ms * 1000).padStart(3, "0");
-  return `${iso.slice(0, 23)}${micros}Z`;
+  const second = Math.floor(us / 1_000_000);
+  if (second !== lastSecond) {
+    lastPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+    lastSecond = second;
+  }
+  return `${lastPrefix}${String(us - second * 1_000_000).padStart(6, "0")}Z`;
 }
