@@ -33,6 +33,7 @@ import { type LineSink, LineTransport } from "../socket/transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
 import type { ConnectionState } from "../../protocol/resources.ts";
 import { UpstreamState } from "../upstream_state.ts";
+import { RPL_ISUPPORT } from "../protocol/numerics.ts";
 
 /** What a connection tells its owner. */
 export interface ConnectionListener {
@@ -143,6 +144,8 @@ export class IrcConnection {
   #stableTimer: Timer | undefined;
   #registerTimer: Timer | undefined;
   #regainTimer: Timer | undefined;
+  /** Whether NAMESX was asked for on this connection to the server. */
+  #namesx = false;
   #attempt = 0;
   #stopping = false;
   #permanent: string | undefined;
@@ -249,6 +252,7 @@ export class IrcConnection {
     this.url = parseIrcUrl(this.record.url);
     this.wantedNick = this.record.nick || this.url.nick;
     this.#forgetOtherServer();
+    this.#namesx = false;
     const client = newIrcClient();
     this.client = client;
     this.upstream.restart();
@@ -348,11 +352,6 @@ export class IrcConnection {
       this.#startRegain();
       this.#listener.registered(this);
     });
-    client.on("server options", () => {
-      if (!mine()) return;
-      const network = this.upstream.networkName;
-      if (network && this.info.network !== network) this.#setState(this.state, { network });
-    });
     client.on("nick in use", (ev) => {
       if (!mine() || this.state !== "connecting") return;
       // Still registering: try the nick with an underscore; regain the wanted one later.
@@ -407,6 +406,23 @@ export class IrcConnection {
     } else if (command === "PRIVMSG") {
       const text = m.params[1] ?? "";
       if (text.charCodeAt(0) === 1 && isWholeCtcp(text)) this.#ctcp(m.prefix, text);
+    } else if (command === RPL_ISUPPORT) {
+      this.#serverOptions(m);
+    }
+  }
+
+  /** A line of the server's ISUPPORT (005): its network's name, and NAMESX where it is needed. */
+  #serverOptions(m: Message): void {
+    const network = this.upstream.networkName;
+    if (network && this.info.network !== network) this.#setState(this.state, { network });
+    // Every member's modes in NAMES (a member list without them ranks an operator who is also
+    // voiced as voiced): servers without the multi-prefix capability turn it on when asked.
+    if (
+      !this.#namesx && !this.upstream.capEnabled("multi-prefix") &&
+      m.params.slice(1, -1).some((t) => t.split("=")[0].toUpperCase() === "NAMESX")
+    ) {
+      this.#namesx = true;
+      this.client?.raw(ircLine("PROTOCTL", "NAMESX"));
     }
   }
 

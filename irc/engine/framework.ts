@@ -1,7 +1,6 @@
 /**
  * The part of irc-framework's Client that Parley uses, typed (the package ships no types), and
- * the lines it is still given: registration's (CAP, SASL, the greeting and ISUPPORT, nick
- * collisions, ERROR). Every other line is handled by Parley's own handlers keyed by command
+ * the lines it is still given: registration's (CAP, SASL, the greeting, nick collisions, ERROR). Every other line is handled by Parley's own handlers keyed by command
  * (irc/chat/inbound/), which tell the answers to Parley's own queries as the same typed events.
  * Any field taken from a parameter may be missing when a server sends fewer, so those are
  * optional and read with care.
@@ -22,7 +21,6 @@ import {
   ERR_UNAVAILRESOURCE,
   ERR_YOUREBANNEDCREEP,
   RPL_CREATED,
-  RPL_ISUPPORT,
   RPL_LOGGEDIN,
   RPL_LOGGEDOUT,
   RPL_MYINFO,
@@ -34,9 +32,9 @@ import {
 
 /**
  * The commands irc-framework is given: what registration needs (CAP negotiation, SASL's
- * AUTHENTICATE and numerics 900-908, the greeting 001-004 and ISUPPORT 005, nick collisions,
- * the password and ban refusals, ERROR). Nothing else reaches it, so it keeps no channel or user
- * state of its own.
+ * AUTHENTICATE and numerics 900-908, the greeting 001-004, nick collisions, the password and ban
+ * refusals, ERROR). Nothing else reaches it, so it keeps no channel or user state of its own, nor
+ * the server's ISUPPORT (1.6 KB a connection; the connection's upstream state has it).
  */
 export const FRAMEWORK_COMMANDS: ReadonlySet<string> = new Set([
   "CAP",
@@ -46,7 +44,6 @@ export const FRAMEWORK_COMMANDS: ReadonlySet<string> = new Set([
   RPL_YOURHOST,
   RPL_CREATED,
   RPL_MYINFO,
-  RPL_ISUPPORT,
   ERR_ERRONEUSNICKNAME,
   ERR_NICKNAMEINUSE,
   ERR_NICKCOLLISION,
@@ -91,7 +88,6 @@ export interface ListedChannelPayload {
 export interface IrcEvents {
   // Told by irc-framework (registration).
   registered: Base & { nick: string };
-  "server options": Base & { options?: Record<string, unknown> };
   "irc error": Base & { error?: string; channel?: string; nick?: string; reason?: string };
   "nick in use": Base & { nick?: string; reason?: string };
   "nick invalid": Base & { nick?: string; reason?: string };

@@ -7,6 +7,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
 import { startHostileIrc } from "../support/hostile_irc.ts";
 import { IrcConnection } from "../../irc/engine/connection.ts";
+import { FRAMEWORK_COMMANDS } from "../../irc/engine/framework.ts";
 import { connectionInfo } from "../../irc/resources.ts";
 import type { ConnectionRecord } from "../../store/connections.ts";
 
@@ -76,5 +77,65 @@ Deno.test("IRC: the connection's state sees every line once and answers ISUPPORT
     await conn.stop();
     conn.dispose();
     await irc.close();
+  }
+});
+
+/**
+ * A connection to `irc`, connected and registered, whose handlers take every line but those
+ * irc-framework is given, as Parley's do.
+ */
+async function connected(irc: ReturnType<typeof startHostileIrc>, nick: string) {
+  let registered!: () => void;
+  const ready = new Promise<void>((r) => (registered = r));
+  const conn = new IrcConnection(record(`${irc.url}?nick=${nick}`), {
+    listener: {
+      changed() {},
+      attach: () => ({
+        take: (m) => !FRAMEWORK_COMMANDS.has(m.command),
+        handed() {},
+        room: () => undefined,
+        members: () => Promise.resolve(undefined),
+        rejoining() {},
+        released() {},
+      }),
+      registered: () => registered(),
+      retry() {},
+      gone() {},
+    },
+  });
+  conn.connect();
+  await ready;
+  return { conn, client: await irc.registered() };
+}
+
+Deno.test("IRC: NAMESX is asked for where the server has it and not multi-prefix", async () => {
+  // Without multi-prefix: asked for once, after the ISUPPORT that offers it.
+  const old = startHostileIrc({ isupport: "CHANTYPES=# NAMESX UHNAMES NETWORK=Older" });
+  // With multi-prefix acknowledged: NAMES lists every mode already, nothing to ask.
+  const modern = startHostileIrc({
+    caps: ["multi-prefix"],
+    isupport: "CHANTYPES=# NAMESX NETWORK=Newer",
+  });
+  const a = await connected(old, "older");
+  const b = await connected(modern, "newer");
+  try {
+    await a.client.waitFor((l) => l === "PROTOCTL NAMESX");
+    await poll("NETWORK in the connection's info", () => a.conn.info.network === "Older");
+    await poll("NETWORK in the other's info", () => b.conn.info.network === "Newer");
+    // A second ISUPPORT line does not ask again.
+    await a.client.send(`:irc.hostile.test 005 older NAMESX :are supported`);
+    await a.client.send(`:irc.hostile.test PING :after`);
+    await a.client.waitFor((l) => l.startsWith("PONG"));
+    await b.client.send(`:irc.hostile.test PING :after`);
+    await b.client.waitFor((l) => l.startsWith("PONG"));
+    assertEquals(a.client.lines.filter((l) => l.startsWith("PROTOCTL")), ["PROTOCTL NAMESX"]);
+    assertEquals(b.client.lines.filter((l) => l.startsWith("PROTOCTL")), []);
+  } finally {
+    for (const { conn } of [a, b]) {
+      await conn.stop();
+      conn.dispose();
+    }
+    await old.close();
+    await modern.close();
   }
 });

@@ -37,6 +37,8 @@ export interface HostileIrc {
 export interface HostileOptions {
   /** Capabilities offered in CAP LS and acknowledged when requested (e.g. `server-time`). */
   caps?: string[];
+  /** The ISUPPORT tokens of the 005 after the welcome (`CHANTYPES=# NETWORK=Hostile`). */
+  isupport?: string;
 }
 
 const SERVER = "irc.hostile.test";
@@ -107,7 +109,8 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
       welcomed = true;
       const n = client.nick;
       await client.send(`:${SERVER} 001 ${n} :Welcome to the hostile test network ${n}`);
-      await client.send(`:${SERVER} 005 ${n} CHANTYPES=# NETWORK=Hostile :are supported`);
+      const isupport = opts.isupport ?? "CHANTYPES=# NETWORK=Hostile";
+      await client.send(`:${SERVER} 005 ${n} ${isupport} :are supported`);
       await client.send(`:${SERVER} 422 ${n} :MOTD File is missing`);
       onRegistered(client);
     };
