@@ -340,6 +340,8 @@ export class IrcConnection {
     client.on("registered", (ev) => {
       if (!mine()) return;
       clearTimeout(this.#registerTimer);
+      // Let go of the spent timers: ~150 bytes each, for every connection, for as long as it runs.
+      this.#registerTimer = undefined;
       this.nick = ev.nick;
       this.#setState("connected", {
         nick: ev.nick,
@@ -348,7 +350,10 @@ export class IrcConnection {
       });
       log.info("irc connected", { connection: this.id, uid: this.userId, nick: ev.nick });
       // A connection that stays up this long has proven itself: start backoff from scratch.
-      this.#stableTimer = setTimeout(() => (this.#attempt = 0), this.#timing.stableAfter);
+      this.#stableTimer = setTimeout(() => {
+        this.#attempt = 0;
+        this.#stableTimer = undefined;
+      }, this.#timing.stableAfter);
       this.#startRegain();
       this.#listener.registered(this);
     });
