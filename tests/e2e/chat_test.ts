@@ -259,7 +259,27 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
         const ts = await first.getAttribute("data-ts");
         const before = await count();
         await list.evaluate((el) => (el.scrollTop = 0));
-        await page.waitForFunction((n) => document.querySelectorAll(".line").length > n, before);
+        // A page comes in front. The list also pages in by itself while its top is still near, so
+        // the rest of the history may have come in between the check above and the count: then
+        // the start of the history is shown and there is nothing left to load.
+        await page.waitForFunction(
+          (n) =>
+            document.querySelectorAll(".line:not(.event)").length > n ||
+            !!document.querySelector(".history-start"),
+          before,
+        ).catch(async (err) => {
+          // Say what the list looked like, so that a failure names its cause.
+          const seen = await list.evaluate((el) => ({
+            scrollTop: el.scrollTop,
+            scrollHeight: el.scrollHeight,
+            clientHeight: el.clientHeight,
+            lines: el.querySelectorAll(".line:not(.event)").length,
+            loading: !!el.querySelector(".loading"),
+            error: el.querySelector(".error")?.textContent ?? "",
+          }));
+          throw new Error(`no older page after ${before} lines: ${JSON.stringify(seen)}; ${err}`);
+        });
+        if ((await count()) === before) break;
         // The message that was at the top is still on screen, not pushed out of view.
         const box = await page.locator(`.line[data-ts="${ts}"]`).boundingBox();
         const view = (await list.boundingBox())!;
