@@ -4,48 +4,16 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startHostileIrc } from "../support/hostile_irc.ts";
-import { IrcConnection, SendError } from "../../irc/engine/connection.ts";
+import { SendError } from "../../irc/engine/connection.ts";
+import { bareConnection } from "../support/bare_connection.ts";
 import { type IrcLine, ircLine } from "../../irc/protocol/message.ts";
-import type { ConnectionRecord } from "../../store/connections.ts";
-
-function record(url: string): ConnectionRecord {
-  return {
-    id: 1,
-    userId: 1,
-    connectionId: "irc-test",
-    name: "test",
-    url,
-    onConnectCommands: [],
-    wantedState: "connected",
-    nick: "",
-    certFingerprint: "",
-    created: 0,
-  };
-}
 
 Deno.test("the send queue refuses lines with CR, LF or NUL and never writes them", async () => {
   const irc = startHostileIrc();
-  let registered!: () => void;
-  const ready = new Promise<void>((r) => (registered = r));
-  const conn = new IrcConnection(record(`${irc.url}?nick=queue`), {
-    listener: {
-      changed() {},
-      attach: () => ({
-        take: () => false,
-        handed() {},
-        room: () => undefined,
-        members: () => Promise.resolve(undefined),
-        rejoining() {},
-        released() {},
-      }),
-      registered: () => registered(),
-      retry() {},
-      gone() {},
-    },
-  });
+  const { conn, registered } = bareConnection(`${irc.url}?nick=queue`);
   try {
     conn.connect();
-    await ready;
+    await registered;
     const client = await irc.registered();
     for (
       const line of ["PRIVMSG #x :a\r\nINJECTED", "PRIVMSG #x :a\nINJECTED", "PRIVMSG #x :a\0"]

@@ -6,54 +6,23 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
 import { startHostileIrc } from "../support/hostile_irc.ts";
-import { IrcConnection } from "../../irc/engine/connection.ts";
+import { bareConnection } from "../support/bare_connection.ts";
 import { FRAMEWORK_COMMANDS } from "../../irc/engine/framework.ts";
 import { connectionInfo } from "../../irc/resources.ts";
-import type { ConnectionRecord } from "../../store/connections.ts";
-
-function record(url: string): ConnectionRecord {
-  return {
-    id: 1,
-    userId: 1,
-    connectionId: "irc-test",
-    name: "test",
-    url,
-    onConnectCommands: [],
-    wantedState: "connected",
-    nick: "",
-    certFingerprint: "",
-    created: 0,
-  };
-}
 
 Deno.test("IRC: the connection's state sees every line once and answers ISUPPORT and caps", async () => {
   const irc = startHostileIrc({ caps: ["server-time", "echo-message"] });
-  let registered!: () => void;
-  const ready = new Promise<void>((r) => (registered = r));
   /** Lines the transport handed to the connection's sink. */
   let handed = 0;
-  const conn = new IrcConnection(record(`${irc.url}?nick=state`), {
-    listener: {
-      changed() {},
-      attach: () => ({
-        take: () => (handed++, false),
-        handed() {},
-        room: () => undefined,
-        members: () => Promise.resolve(undefined),
-        rejoining() {},
-        released() {},
-      }),
-      registered: () => registered(),
-      retry() {},
-      gone() {},
-    },
+  const { conn, registered } = bareConnection(`${irc.url}?nick=state`, {
+    take: () => (handed++, false),
   });
   let seen = 0;
   const see = conn.upstream.see.bind(conn.upstream);
   conn.upstream.see = (m) => (seen++, see(m));
   try {
     conn.connect();
-    await ready;
+    await registered;
     const client = await irc.registered();
     await client.send(
       `:irc.hostile.test 005 ${client.nick} CHANTYPES=& PREFIX=(qo)~@ LINELEN=1024 MODES=5 ` +
@@ -85,26 +54,11 @@ Deno.test("IRC: the connection's state sees every line once and answers ISUPPORT
  * irc-framework is given, as Parley's do.
  */
 async function connected(irc: ReturnType<typeof startHostileIrc>, nick: string) {
-  let registered!: () => void;
-  const ready = new Promise<void>((r) => (registered = r));
-  const conn = new IrcConnection(record(`${irc.url}?nick=${nick}`), {
-    listener: {
-      changed() {},
-      attach: () => ({
-        take: (m) => !FRAMEWORK_COMMANDS.has(m.command),
-        handed() {},
-        room: () => undefined,
-        members: () => Promise.resolve(undefined),
-        rejoining() {},
-        released() {},
-      }),
-      registered: () => registered(),
-      retry() {},
-      gone() {},
-    },
+  const { conn, registered } = bareConnection(`${irc.url}?nick=${nick}`, {
+    take: (m) => !FRAMEWORK_COMMANDS.has(m.command),
   });
   conn.connect();
-  await ready;
+  await registered;
   return { conn, client: await irc.registered() };
 }
 

@@ -13,39 +13,21 @@ import { DetachedChannels } from "../../../bouncer/detached.ts";
 import { ManualClock } from "../../support/manual_clock.ts";
 import { poll } from "../../support/poll.ts";
 import { aliceRecord } from "../../support/fake_connection.ts";
+import { bareConnection } from "../../support/bare_connection.ts";
 import { withStore } from "./fakes.ts";
 
 /** A connection that is never connected: its state is fed by hand, as its transport would. */
 function connection(id: number, over: Partial<ConnectionRecord> = {}): IrcConnection {
-  const record: ConnectionRecord = {
-    id,
-    userId: 1 + (id % 5),
-    connectionId: `irc-${id}`,
-    name: "x",
-    url: `irc://127.0.0.1:1?nick=u${id}`,
-    onConnectCommands: [],
-    wantedState: "disconnected",
-    nick: "",
-    certFingerprint: "",
-    created: 0,
-    ...over,
-  };
-  return new IrcConnection(record, {
-    listener: {
-      changed() {},
-      attach: () => ({
-        take: () => false,
-        handed() {},
-        room: () => undefined,
-        members: () => Promise.resolve(undefined),
-        rejoining() {},
-        released() {},
-      }),
-      registered() {},
-      retry() {},
-      gone() {},
+  return bareConnection(`irc://127.0.0.1:1?nick=u${id}`, {
+    record: {
+      id,
+      userId: 1 + (id % 5),
+      connectionId: `irc-${id}`,
+      name: "x",
+      wantedState: "disconnected",
+      ...over,
     },
-  });
+  }).conn;
 }
 
 /** One server line through the connection's state, then through the relay, as in the daemon. */
