@@ -420,8 +420,9 @@ export class IrcConnection {
   #serverOptions(m: Message): void {
     const network = this.upstream.networkName;
     if (network && this.info.network !== network) this.#setState(this.state, { network });
-    // Every member's modes in NAMES (a member list without them ranks an operator who is also
-    // voiced as voiced): servers without the multi-prefix capability turn it on when asked.
+    // Every member's modes in NAMES (otherwise each member's highest only, and an operator who is
+    // also voiced shows as unvoiced once the operator mode goes): servers without the
+    // multi-prefix capability list them all when asked.
     if (
       !this.#namesx && !this.upstream.capEnabled("multi-prefix") &&
       m.params.slice(1, -1).some((t) => t.split("=")[0].toUpperCase() === "NAMESX")
