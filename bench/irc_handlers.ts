@@ -1,16 +1,16 @@
 /**
  * Benchmark: what reading a line costs past the lean path, in CPU time (so it holds on a busy
- * machine), and what a connection's reader keeps, in heap: irc-framework's dispatch of a parsed
- * line (its command handler and events, with no listener) against the handler table's read-time
- * part (irc/chat/inbound/: gathering replies, telling answers, finding the handler), on the
- * channel events and replies that are not chat lines; and the heap of an irc-framework client
- * against that of a connection's gatherings and answers. docs/irc.md, "A line's path",
- * reads these figures.
+ * machine), and what a connection's reader keeps, in heap: the handler table's read-time part
+ * (irc/chat/inbound/: gathering replies, telling answers, finding the handler) on the channel
+ * events and replies that are not chat lines; the heap of a connection's IRC client with its
+ * registration and the listeners a connection gives it, and that of its gatherings and answers.
+ * docs/irc.md, "A line's path", reads these figures.
  */
 import process from "node:process";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { newIrcClient } from "../irc/engine/framework.ts";
+import { IrcClient } from "../irc/engine/client.ts";
+import { Registration } from "../irc/engine/registration.ts";
 import { type IrcMessage, parseMessage } from "../irc/protocol/message.ts";
 import { answersOf, type AnswerState } from "../irc/chat/inbound/answers.ts";
 import { Replies } from "../irc/chat/inbound/replies.ts";
@@ -39,15 +39,6 @@ function cost(read: (m: IrcMessage) => unknown): number {
   return best;
 }
 
-const framework = newIrcClient() as unknown as {
-  connection: { addReadBuffer(m: IrcMessage): void };
-};
-console.log(
-  `irc_framework_dispatch_us_per_line: ${
-    cost((m) => framework.connection.addReadBuffer(m)).toFixed(2)
-  } us`,
-);
-
 const replies = new Replies();
 const state: AnswerState = { list: [] };
 const prefix = () => [{ mode: "o", symbol: "@" }];
@@ -73,7 +64,21 @@ function heap(make: () => unknown, n = 2_000): string {
   return kept.length ? kb.toFixed(2) : "";
 }
 
-console.log(`irc_framework_client_kb: ${heap(newIrcClient)} KB`);
+/** A client as a connection keeps it: its registration, and the connection's eight listeners. */
+function client(): unknown {
+  const c = new IrcClient();
+  const registration = new Registration(
+    { nick: "alice", username: "alice", gecos: "Parley user" },
+    { write: (l) => c.raw(l), emit: (e, ev) => c.emit(e, ev), capEnabled: () => false },
+  );
+  const events = ["registered", "nick in use", "nick invalid", "irc error", "sasl failed"] as const;
+  for (const e of events) c.on(e, () => {});
+  c.on("socket close", () => {});
+  c.on("registered", () => {});
+  c.on("socket close", () => {});
+  return [c, registration];
+}
+console.log(`irc_client_kb: ${heap(client)} KB`);
 console.log(
   `irc_table_state_kb: ${heap(() => ({ replies: new Replies(), answers: { list: [] } }))} KB`,
 );

@@ -105,7 +105,7 @@ export const CAPABILITIES: readonly CapRow[] = [
   {
     name: "labeled-response",
     offered: true,
-    upstream: null, // asked of the server too, to route answers (irc/engine/framework.ts)
+    upstream: null, // asked of the server too, to route answers (irc/engine/registration.ts)
     tags: ["label"],
     without: "no `label` tag",
   },

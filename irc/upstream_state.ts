@@ -41,7 +41,7 @@ interface PrefixMode {
   symbol: string;
 }
 
-/** What a server assumes without ISUPPORT PREFIX (irc-framework's assumption, kept). */
+/** What a server is taken to mean without ISUPPORT PREFIX: the common five, highest first. */
 const DEFAULT_PREFIX: readonly PrefixMode[] = [
   { symbol: "~", mode: "q" },
   { symbol: "&", mode: "a" },

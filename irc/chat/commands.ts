@@ -8,7 +8,7 @@ import { denied, invalid } from "../../lib/errors.ts";
 import type { ConnectionRecord } from "../../store/connections.ts";
 import type { ConversationRecord } from "../../store/conversations.ts";
 import type { IrcConnection } from "../engine/connection.ts";
-import type { IrcEventName, IrcEvents, ListedChannelPayload } from "../engine/framework.ts";
+import type { IrcEventName, IrcEvents, ListedChannelPayload } from "../engine/events.ts";
 import {
   isTopicChanging,
   topicChanging,

@@ -6,7 +6,7 @@
 import { nowMicros } from "../../lib/time.ts";
 import type { UpstreamState } from "../upstream_state.ts";
 
-/** The capabilities irc-framework requests that carry server times. */
+/** The capabilities that carry server times (engine/registration.ts asks for each). */
 const CAPS = ["server-time", "znc.in/server-time-iso", "znc.in/server-time"];
 /** Earliest server time accepted (ms): nothing on IRC that Parley replays is older. */
 const EARLIEST_SERVER_TIME = Date.UTC(1990, 0, 1);

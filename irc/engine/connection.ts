@@ -7,7 +7,9 @@ import type { ConnectionRecord } from "../../store/connections.ts";
 import { log } from "../../lib/log.ts";
 import { backoffDelay } from "./backoff.ts";
 import { type CaseMapping, ircLower, isChannel } from "../../lib/casefold.ts";
-import { type IrcClient, newIrcClient, type WhoisReply } from "./framework.ts";
+import { IrcClient } from "./client.ts";
+import type { WhoisReply } from "./events.ts";
+import type { RegistrationOptions } from "./registration.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
@@ -29,7 +31,7 @@ import {
   sourceOf,
 } from "../protocol/message.ts";
 import { publicAddress, TransportRefusal } from "../socket/target.ts";
-import { type LineSink, LineTransport } from "../socket/transport.ts";
+import type { LineSink, SocketSettings } from "../socket/transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
 import type { ConnectionState } from "../../protocol/resources.ts";
 import { UpstreamState } from "../upstream_state.ts";
@@ -40,8 +42,8 @@ export interface ConnectionListener {
   /** State or info changed. */
   changed(conn: IrcConnection): void;
   /**
-   * A new irc-framework client was created: attach the handlers of incoming lines; what they
-   * give back takes the client's lines.
+   * A new client was created: attach the handlers of incoming lines; what they give back takes
+   * the client's lines.
    */
   attach(conn: IrcConnection, client: IrcClient): InboundLines;
   /** Registration completed: run on-connect commands, rejoin channels. */
@@ -253,7 +255,7 @@ export class IrcConnection {
     this.wantedNick = this.record.nick || this.url.nick;
     this.#forgetOtherServer();
     this.#namesx = false;
-    const client = newIrcClient();
+    const client = new IrcClient();
     this.client = client;
     this.upstream.restart();
     const inbound = this.#inbound = this.#listener.attach(this, client);
@@ -263,7 +265,7 @@ export class IrcConnection {
     this.#registerTimer = setTimeout(() => {
       if (this.client === client && this.state === "connecting") {
         this.info.reason = "Registration timed out.";
-        client.connection.end(undefined, true);
+        client.end();
       }
     }, this.#timing.registerTimeout);
     // The socket's lines go to this client's handlers, read once (irc/socket/transport.ts); the
@@ -276,17 +278,16 @@ export class IrcConnection {
         this.#sees(m);
         return inbound.take(m);
       },
-      handed: (m) => this.client === client && inbound.handed(m),
       room: (max) => inbound.room(max),
     };
-    const transport = LineTransport.with({
+    const u = this.url;
+    const socket: SocketSettings = {
       cert: certificate && { cert: certificate.cert, key: certificate.key },
       address: allowPrivate ? undefined : (host: string) => publicAddress(host),
       // After 90 s of silence the socket thread pings the server (one that talks, or pings us, is
-      // not asked): irc-framework's ping every minute crossed to the socket thread and back for
+      // not asked): a ping every minute from here would cross to the socket thread and back for
       // every connection, most of the idle CPU of thousands of them. A healthy server answers
-      // well within the 150 s of silence after which the transport drops it (irc-framework's own
-      // ping timeout resets a timer on every line: too dear during a burst).
+      // well within the 150 s of silence after which the transport drops it.
       keepalive: 90,
       idleTimeout: 150,
       queueFull: (n) =>
@@ -296,43 +297,30 @@ export class IrcConnection {
           lines: n,
         }),
       lines,
+    };
+    client.connect({
+      target: { host: u.host, port: u.port, tls: u.tls, rejectUnauthorized: u.tlsVerify },
+      registration: this.#registration(),
+      socket,
+      capEnabled: (name) => upstream.capEnabled(name),
     });
-    client.connect({ ...this.#clientOptions(), transport });
   }
 
-  #clientOptions(): Record<string, unknown> {
+  /** How to register: the URL's nick, user, real name, and its password as SASL's or PASS. */
+  #registration(): RegistrationOptions {
     const u = this.url;
-    const opts: Record<string, unknown> = {
-      host: u.host,
-      port: u.port,
-      tls: u.tls,
-      rejectUnauthorized: u.tlsVerify,
+    const reg: RegistrationOptions = {
       nick: this.wantedNick,
       username: u.username || u.user || this.wantedNick,
       gecos: u.realname || "Parley user",
-      auto_reconnect: false,
-      // The transport keeps the connection alive and drops a silent server (see connect).
-      ping_interval: 0,
-      ping_timeout: 0,
-      enable_echomessage: true,
-      // Offered to IRC clients attached through the listener: asked of the server, or they never
-      // carry anything (irc-framework asks for the other capabilities clients are offered).
-      enable_chghost: true,
-      enable_setname: true,
-      // Empty: irc-framework would answer CTCP VERSION itself, past the token bucket.
-      version: "",
-      // An empty account stops irc-framework from reusing a server password for SASL.
-      account: {},
     };
     if (u.sasl === "plain") {
-      opts.account = { account: u.user || this.wantedNick, password: u.password };
-    } else if (u.sasl === "external") {
-      opts.sasl_mechanism = "EXTERNAL";
-      if (u.password) opts.password = u.password;
-    } else if (u.password) {
-      opts.password = u.password;
+      reg.sasl = { mechanism: "PLAIN", account: u.user || this.wantedNick, password: u.password };
+    } else {
+      if (u.sasl === "external") reg.sasl = { mechanism: "EXTERNAL" };
+      if (u.password) reg.password = u.password;
     }
-    return opts;
+    return reg;
   }
 
   #bindLifecycle(client: IrcClient): void {
@@ -382,7 +370,7 @@ export class IrcConnection {
     client.on("sasl failed", (ev) => {
       if (!mine()) return;
       this.#permanent = `SASL authentication failed (${ev.reason}).`;
-      client.connection.end(undefined, true);
+      client.end();
     });
     client.on("socket close", (err) => {
       if (mine()) this.#onClose(err);
@@ -501,9 +489,7 @@ export class IrcConnection {
     this.client = undefined;
     this.#inbound?.released();
     this.#inbound = undefined;
-    try {
-      client.connection.end(undefined, true);
-    } catch { /* why: already closed, nothing left to close */ }
+    client.end();
   }
 
   /**

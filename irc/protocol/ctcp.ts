@@ -17,8 +17,8 @@ export function isCtcp(text: string): boolean {
 }
 
 /**
- * Whether a text is a whole CTCP, closed by its `\x01` (irc-framework reads only those as CTCP; an
- * unclosed one is plain text to it).
+ * Whether a text is a whole CTCP, closed by its `\x01` (an unclosed one is read as plain text, as
+ * most clients read it).
  */
 export function isWholeCtcp(text: string): boolean {
   return text.length > 1 && text.charCodeAt(0) === 1 && text.charCodeAt(text.length - 1) === 1;

@@ -1,15 +1,14 @@
 /**
- * The socket under irc-framework, in place of its own: a line may be at most MAX_LINE bytes, and
- * the connection can be held to checked addresses. irc-framework's transport buffers a line until
- * its newline arrives, however long, copying the whole buffer per chunk, so one hostile 20 MB line
- * cost hundreds of MB and seconds of CPU; here a line past the limit drops the connection.
+ * The socket of a connection's IRC client (irc/engine/client.ts): a line may be at most MAX_LINE
+ * bytes (one past it drops the connection, so a hostile 20 MB line costs nothing), and the
+ * connection can be held to checked addresses.
  *
  * Reading is decoupled from processing. A server gives a slow reader only a few MB of buffer
  * before dropping it (and every line still in flight), so during a burst the socket must keep
  * being drained while the lines are stored (docs/performance.md, "IRC bursts"). The socket lives
  * on the IRC socket thread (irc/socket/thread.ts), which reads whatever this thread is doing; here
- * whole chunks are decoded and split at once into a bounded queue, which is handed to
- * irc-framework in slices between turns of the event loop. Lines already read are still
+ * whole chunks are decoded and split at once into a bounded queue, which is handed to the
+ * connection's handlers in slices between turns of the event loop. Lines already read are still
  * processed when the server then closes.
  */
 import { EventEmitter } from "node:events";
@@ -34,7 +33,7 @@ export const READ_QUEUE_LINES = 200_000;
 /** Most characters read but not yet processed (about bytes: IRC is mostly ASCII). */
 const READ_QUEUE_BYTES = 64 * 1024 * 1024;
 /**
- * Lines handed to irc-framework per slice; the socket is read between slices. Counted in lines,
+ * Lines handed over per slice; the socket is read between slices. Counted in lines,
  * not time: on a loaded machine a slice measured in wall time holds almost no CPU time.
  */
 const SLICE_LINES = 256;
@@ -58,8 +57,8 @@ function isPing(line: string): boolean {
   return line.charCodeAt(at) === 80 /* P */ && line.startsWith("PING ", at);
 }
 
-/** Options irc-framework passes to its transport. */
-interface TransportOptions {
+/** Where the socket connects. */
+export interface SocketTarget {
   host: string;
   port: number;
   tls?: boolean;
@@ -69,12 +68,10 @@ interface TransportOptions {
 /** Where each line the transport reads goes, in the server's order, read once. */
 export interface LineSink {
   /**
-   * Sees each line before irc-framework and returns true when it took the line (the lean path for
-   * chat lines, irc/chat/inbound/chat.ts); irc-framework then never sees it.
+   * Sees each line first and returns true when it took the line; a line it did not take (one of
+   * registration's) is emitted as "line" to the client.
    */
   take(m: Message): boolean;
-  /** irc-framework was handed a line the sink did not take (its events are out). */
-  handed(m: Message): void;
   /**
    * Undefined while the consumer's backlog (lines handed over and not yet processed, see
    * MAX_BACKLOG) is under `max`, else a promise of when it is: a held queue waits to be woken.
@@ -82,8 +79,8 @@ export interface LineSink {
   room(max: number): Promise<void> | undefined;
 }
 
-/** What Parley adds to irc-framework's options: the socket's limits, and where its lines go. */
-interface SocketSettings {
+/** The socket's limits, and where its lines go. */
+export interface SocketSettings {
   /** The connection's client certificate and key (PEM), presented on TLS. */
   cert?: { cert: string; key: string };
   /** Seconds without any data from the server after which the connection is dropped. */
@@ -94,13 +91,17 @@ interface SocketSettings {
   queueFull?: (lines: number) => void;
   /** Resolves and checks the host, returning the address to connect to (throws to refuse). */
   address?: (host: string) => Promise<string>;
-  /** Where the lines go; without one, every line goes to irc-framework. */
+  /** Where the lines go; without one, every line is emitted as "line". */
   lines?: LineSink;
 }
 
-/** An irc-framework transport over node:net / node:tls with a bounded line buffer. */
+/**
+ * A socket of lines with a bounded buffer. Emits "open" (connected, after TLS's handshake), "line"
+ * (a line the sink did not take) and "close" (with the error, if any, once every line read is
+ * processed).
+ */
 export class LineTransport extends EventEmitter {
-  #options: TransportOptions;
+  #options: SocketTarget;
   #settings: SocketSettings;
   #socket: ThreadSocket | undefined;
   #connected = false;
@@ -108,7 +109,7 @@ export class LineTransport extends EventEmitter {
   /** Bytes of a line still waiting for its newline. */
   #partial: Uint8Array[] = [];
   #partialBytes = 0;
-  /** Lines read, not yet handed to irc-framework: `#queue[#head...]`. */
+  /** Lines read, not yet handed over: `#queue[#head...]`. */
   #queue: string[] = [];
   #head = 0;
   #queuedChars = 0;
@@ -124,30 +125,13 @@ export class LineTransport extends EventEmitter {
   #generation = 0;
   /** The address check of the current connect is still running. */
   #resolving = false;
-  /** Lines irc-framework's handlers threw on (dropped), to log the first and then every 1,000th. */
+  /** Lines whose handler threw (dropped), to log the first and then every 1,000th. */
   #unparsed = 0;
 
-  constructor(options: TransportOptions, settings: SocketSettings = {}) {
+  constructor(options: SocketTarget, settings: SocketSettings = {}) {
     super();
     this.#options = options;
     this.#settings = settings;
-  }
-
-  /** irc-framework's `transport` option: builds this transport with Parley's settings. */
-  static with(settings: SocketSettings): (options: TransportOptions) => LineTransport {
-    // irc-framework calls it with `new`; a function returning an object gives that object.
-    return function (options: TransportOptions) {
-      return new LineTransport(options, settings);
-    };
-  }
-
-  isConnected(): boolean {
-    return this.#connected;
-  }
-
-  /** Only UTF-8 (irc-framework's default) is spoken. */
-  setEncoding(encoding: string): boolean {
-    return /^utf-?8$/i.test(encoding);
   }
 
   writeLine(line: string, cb?: () => void): void {
@@ -182,8 +166,8 @@ export class LineTransport extends EventEmitter {
     const o = this.#options;
     const p = this.#settings;
     // After `keepalive` of silence the socket thread pings the server; a live one answers,
-    // so a silence of `idleTimeout` means it is gone. (irc-framework's own ping timeout
-    // resets a timer on every line: too dear during a burst.)
+    // so a silence of `idleTimeout` means it is gone. (A timer reset on every line would be too
+    // dear during a burst.)
     const socket = new ThreadSocket({
       address,
       port: o.port,
@@ -200,7 +184,6 @@ export class LineTransport extends EventEmitter {
     socket.on("connect", () => {
       if (!mine()) return;
       this.#connected = true;
-      this.emit("extra", "raw socket connected", socket);
       if (!o.tls) this.emit("open");
     });
     if (o.tls) socket.on("secureConnect", () => mine() && this.emit("open"));
@@ -345,7 +328,7 @@ export class LineTransport extends EventEmitter {
     idleGc.ended();
   }
 
-  /** Hands a slice of queued lines to irc-framework; goes on after the next socket read. */
+  /** Hands a slice of queued lines over; goes on after the next socket read. */
   #drain(): void {
     this.#drainTurn = undefined;
     const sink = this.#settings.lines;
@@ -360,17 +343,17 @@ export class LineTransport extends EventEmitter {
     while (this.#head < end) {
       const line = this.#queue[this.#head++];
       this.#queuedChars -= line.length + 1;
-      // Read once, here: the lean path, irc-framework and the bouncer's relay get this message.
+      // Read once, here: the handlers, registration and the bouncer's relay get this message.
       const m = parseMessage(line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line);
       if (!m) continue;
       if (sink?.take(m)) continue;
       try {
         this.emit("line", m);
       } catch (err) {
-        // irc-framework's handlers trust a line's shape: a `NICK` without a nick made one throw,
-        // and the throw ended the whole process. Such a line is dropped instead.
+        // A handler that trusts a line's shape too far must not end the whole process: the line
+        // is dropped instead.
         if (this.#unparsed++ % 1000 === 0) {
-          log.warn("irc line dropped: irc-framework could not handle it", {
+          log.warn("irc line dropped: its handler failed", {
             host: this.#options.host,
             line: line.slice(0, 200),
             error: String(err),
@@ -379,7 +362,6 @@ export class LineTransport extends EventEmitter {
         }
       }
       if (generation !== this.#generation) return; // a handler dropped the connection
-      sink?.handed(m);
     }
     if (
       this.#paused && this.queuedLines < READ_QUEUE_LINES / 2 &&

@@ -8,18 +8,22 @@ import { BouncerClient } from "../support/bouncer_client.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { parsed } from "../../irc/protocol/message.ts";
 import { ircLines } from "../../lib/metrics.ts";
-import type { IrcManager } from "../../irc/manager.ts";
-import type { EventEmitter } from "node:events";
+import { Registration } from "../../irc/engine/registration.ts";
 
 Deno.test("IRC: one parse per upstream line, with the listener on and two clients attached", async () => {
   const s = await setupBouncer();
   const bob = await RawIrcClient.connect(s.ngircd.port, "bob");
   const clients: BouncerClient[] = [];
+  let restore = () => {};
   try {
-    // What irc-framework is handed once registered: its connection dispatches each as a message.
-    const framework = (s.app.deps.irc as IrcManager).live(1)!.client!.connection as unknown;
+    // What the client's registration is handed once registered.
     const handed: string[] = [];
-    (framework as EventEmitter).on("message", (m: { command: string }) => handed.push(m.command));
+    const handle = Registration.prototype.handle;
+    Registration.prototype.handle = function (m) {
+      handed.push(m.command);
+      return handle.call(this, m);
+    };
+    restore = () => (Registration.prototype.handle = handle);
     await s.app.deps.irc.send(1, s.cid, "", "/join #once");
     await bob.join("#once");
     for (const name of ["one", "two"]) {
@@ -43,9 +47,10 @@ Deno.test("IRC: one parse per upstream line, with the listener on and two client
     assertEquals(read >= 6, true, `${read} lines read`);
     const byClients = received() - before;
     assertEquals(parsed.lines - parses - byClients, read);
-    // Registration's lines are irc-framework's, none of these: it keeps no channel or user state.
-    assertEquals(handed, [], "irc-framework was handed no line of the join and the burst");
+    // Registration reads its own commands only, none of these.
+    assertEquals(handed, [], "registration was handed no line of the join and the burst");
   } finally {
+    restore();
     for (const c of clients) c.close();
     await bob.close();
     await s.close();

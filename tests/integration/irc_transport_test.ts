@@ -11,7 +11,7 @@ import { formatMessage, type IrcMessage } from "../../irc/protocol/message.ts";
 
 /** A consumer that takes no line itself (all go to the "line" event) and has room as `room` says. */
 function sink(room: () => Promise<void> | undefined): LineSink {
-  return { take: () => false, handed: () => {}, room };
+  return { take: () => false, room };
 }
 
 /** A server on loopback that writes `lines` short lines to its first client, then waits for it to go. */

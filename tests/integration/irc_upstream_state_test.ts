@@ -7,7 +7,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
 import { startHostileIrc } from "../support/hostile_irc.ts";
 import { bareConnection } from "../support/bare_connection.ts";
-import { FRAMEWORK_COMMANDS } from "../../irc/engine/framework.ts";
+import { REGISTRATION_COMMANDS } from "../../irc/engine/registration.ts";
 import { connectionInfo } from "../../irc/resources.ts";
 
 Deno.test("IRC: the connection's state sees every line once and answers ISUPPORT and caps", async () => {
@@ -51,11 +51,11 @@ Deno.test("IRC: the connection's state sees every line once and answers ISUPPORT
 
 /**
  * A connection to `irc`, connected and registered, whose handlers take every line but those
- * irc-framework is given, as Parley's do.
+ * registration reads, as Parley's do.
  */
 async function connected(irc: ReturnType<typeof startHostileIrc>, nick: string) {
   const { conn, registered } = bareConnection(`${irc.url}?nick=${nick}`, {
-    take: (m) => !FRAMEWORK_COMMANDS.has(m.command),
+    take: (m) => !REGISTRATION_COMMANDS.has(m.command),
   });
   conn.connect();
   await registered;

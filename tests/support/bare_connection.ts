@@ -1,7 +1,7 @@
 /**
  * An IrcConnection with nothing of Parley behind it, for tests against a small IRC server: a record
  * of its own, and a listener whose sink takes the lines `take` says (none by default, so
- * irc-framework is handed every line). `registered` resolves at the server's welcome.
+ * registration is handed every line). `registered` resolves at the server's welcome.
  */
 import { IrcConnection } from "../../irc/engine/connection.ts";
 import type { IrcMessage } from "../../irc/protocol/message.ts";
@@ -30,7 +30,6 @@ export function bareConnection(
       changed() {},
       attach: () => ({
         take: opts.take ?? (() => false),
-        handed() {},
         room: () => undefined,
         members: () => Promise.resolve(undefined),
         rejoining() {},

@@ -1,7 +1,7 @@
 /**
  * A connection for the inbound handlers' tests (irc/chat/inbound/): alice's stored record in a
  * real store, and what attachInbound and recordMessage read of a live connection over it, with an
- * event emitter standing in for irc-framework's client.
+ * event emitter standing in for the connection's IRC client.
  */
 import type { EventEmitter } from "node:events";
 import { ircLower, isChannel } from "../../lib/casefold.ts";

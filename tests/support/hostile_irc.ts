@@ -10,6 +10,8 @@ export interface HostileClient {
   readonly lines: string[];
   /** The nick the client registered with. */
   nick: string;
+  /** The account it logged in to by SASL, if it did. */
+  saslAccount?: string;
   /** Sends one line (CR LF added). */
   send(line: string): Promise<void>;
   /** Sends raw bytes as they are. */
@@ -39,6 +41,10 @@ export interface HostileOptions {
   caps?: string[];
   /** The ISUPPORT tokens of the 005 after the welcome (`CHANTYPES=# NETWORK=Hostile`). */
   isupport?: string;
+  /** SASL PLAIN offered (`sasl=PLAIN`), and the one account and password it accepts. */
+  sasl?: { account: string; password: string };
+  /** Nicks already in use: answered 433. */
+  taken?: string[];
 }
 
 const SERVER = "irc.hostile.test";
@@ -100,7 +106,8 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
       },
     };
     clients.push(client);
-    const offered = opts.caps ?? [];
+    const offered = [...(opts.caps ?? []), ...(opts.sasl ? ["sasl=PLAIN"] : [])];
+    const capName = (c: string) => c.split("=")[0];
     let gotUser = false;
     let capPending = false;
     let welcomed = false;
@@ -123,17 +130,40 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
             await client.send(`:${SERVER} CAP * LS :${offered.join(" ")}`);
           } else if (params[0] === "REQ") {
             const wanted = params.slice(1).join(" ").replace(/^:/, "").split(" ");
-            const ok = wanted.every((c) => offered.includes(c));
+            const ok = wanted.every((c) => offered.some((o) => capName(o) === c));
             await client.send(`:${SERVER} CAP * ${ok ? "ACK" : "NAK"} :${wanted.join(" ")}`);
           } else if (params[0] === "END") {
             capPending = false;
             await welcome();
           }
           break;
-        case "NICK":
-          client.nick = params[0].replace(/^:/, "");
+        case "NICK": {
+          const nick = params[0].replace(/^:/, "");
+          if (opts.taken?.includes(nick)) {
+            await client.send(
+              `:${SERVER} 433 ${client.nick || "*"} ${nick} :Nickname is already in use`,
+            );
+            break;
+          }
+          client.nick = nick;
           await welcome();
           break;
+        }
+        case "AUTHENTICATE": {
+          const who = client.nick || "*";
+          if (params[0] === "PLAIN") await client.send("AUTHENTICATE +");
+          else if (opts.sasl) {
+            const [, account, password] = atob(params[0]).split("\0");
+            if (account === opts.sasl.account && password === opts.sasl.password) {
+              client.saslAccount = account;
+              await client.send(
+                `:${SERVER} 900 ${who} ${who}!u@h ${account} :You are now logged in`,
+              );
+              await client.send(`:${SERVER} 903 ${who} :SASL authentication successful`);
+            } else await client.send(`:${SERVER} 904 ${who} :SASL authentication failed`);
+          }
+          break;
+        }
         case "USER":
           gotUser = true;
           await welcome();

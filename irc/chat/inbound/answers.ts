@@ -2,10 +2,10 @@
  * Answers to what Parley itself asked the server (`/topic`, `/mode`, `/names`, `/list`, `/whois`,
  * `/invite`, a ban list, a PING): told at once, as each line is read, to whoever waits for one
  * (irc/chat/commands.ts, `IrcConnection.whois`). They are told as the client's typed events
- * (engine/framework.ts, `IrcEvents`), and in the server's order: a query's answer is always told
+ * (engine/events.ts, `IrcEvents`), and in the server's order: a query's answer is always told
  * before the PONG that follows it, which is how a wait knows that no answer is coming.
  */
-import type { IrcEventName, IrcEvents, WhoisReply } from "../../engine/framework.ts";
+import type { IrcEventName, IrcEvents, WhoisReply } from "../../engine/events.ts";
 import { type IrcMessage as Message, sourceOf } from "../../protocol/message.ts";
 import {
   ERR_BADCHANNELKEY,
@@ -62,7 +62,7 @@ export const last = (m: Message): string => m.params[m.params.length - 1] ?? "";
 
 /**
  * The server's refusals, by numeric: the error's name, and which parameter names the nick or
- * the channel it concerns. The names are those Convos's API reports (and irc-framework's).
+ * the channel it concerns. The names are those Convos's API reports.
  */
 export const ERRORS: Readonly<
   Record<string, { error: string; nick?: number; channel?: number; reason?: false }>

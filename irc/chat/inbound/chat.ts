@@ -8,7 +8,7 @@ import { msgidOf } from "../../../lib/msgid.ts";
 import { log } from "../../../lib/log.ts";
 import { nowMicros } from "../../../lib/time.ts";
 import type { ChatType } from "../../../protocol/events.ts";
-import type { IrcClient } from "../../engine/framework.ts";
+import type { IrcClient } from "../../engine/client.ts";
 import type { LineOut, Outlet } from "../../engine/outlet.ts";
 import type { LineSink } from "../../socket/transport.ts";
 import { type IrcMessage as Message, sourceOf } from "../../protocol/message.ts";
@@ -120,7 +120,7 @@ type Lean =
 const record = (cx: Inbound, line: Lean) =>
   line.type === "join" ? join(cx, line.channel, line.nick, line.ts) : said(cx, line);
 
-/** The `time` tag's value in ms: ISO 8601, or ZNC's Unix seconds (irc-framework's rules). */
+/** The `time` tag's value in ms: ISO 8601, or older ZNC's Unix seconds. */
 export function tagTime(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const ms = Date.parse(value);

@@ -11,7 +11,7 @@ import type {
 import { storedFields } from "../../../store/event_fields.ts";
 import type { ChatType } from "../../../protocol/events.ts";
 import type { IrcConnection } from "../../engine/connection.ts";
-import type { IrcClient } from "../../engine/framework.ts";
+import type { IrcClient } from "../../engine/client.ts";
 import type { IrcMessage as Message } from "../../protocol/message.ts";
 import type { Gathered } from "./replies.ts";
 import { cachedConversation, type RecordDeps, recordMessage } from "../record.ts";

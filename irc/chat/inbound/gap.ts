@@ -6,7 +6,7 @@
 import { nowMicros } from "../../../lib/time.ts";
 import { formatMicros, parseMicros } from "../../../protocol/time.ts";
 import type { IrcConnection } from "../../engine/connection.ts";
-import type { IrcClient } from "../../engine/framework.ts";
+import type { IrcClient } from "../../engine/client.ts";
 import type { ConversationRecord } from "../../../store/conversations.ts";
 import { isListed } from "../record.ts";
 import type { HandlerTable, Inbound } from "./context.ts";

@@ -56,7 +56,7 @@ export async function join(cx: Inbound, channel: string, nick: string, ts: numbe
   });
 }
 
-/** The PREFIX of the server (ISUPPORT) as symbols and modes, from irc-framework's reading of it. */
+/** The PREFIX of the server (ISUPPORT) as symbols and modes, as its upstream state reads it. */
 export function prefixOf(cx: Inbound): { mode: string; symbol: string }[] {
   return cx.conn.upstream.prefix.map((p) => ({ mode: p.mode, symbol: p.symbol }));
 }

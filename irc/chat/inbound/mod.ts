@@ -7,7 +7,8 @@
  */
 import type { InboundLines, IrcConnection } from "../../engine/connection.ts";
 import type { LineOut, Outlet } from "../../engine/outlet.ts";
-import { FRAMEWORK_COMMANDS, type IrcClient } from "../../engine/framework.ts";
+import type { IrcClient } from "../../engine/client.ts";
+import { REGISTRATION_COMMANDS } from "../../engine/registration.ts";
 import type { IrcMessage as Message } from "../../protocol/message.ts";
 import { log } from "../../../lib/log.ts";
 import type { RecordDeps } from "../record.ts";
@@ -60,8 +61,8 @@ export const COMMANDS: ReadonlyMap<string, Handler> = (() => {
 /**
  * Attaches the handlers of incoming lines to a fresh client of `conn`; what it returns takes the
  * client's lines. Each line's handler runs in the serial queue, then the line goes to `outlet()`
- * (when there is one) with what the handler made of it. irc-framework is given only the lines of
- * FRAMEWORK_COMMANDS (engine/framework.ts).
+ * (when there is one) with what the handler made of it. The client's registration is given the
+ * lines of REGISTRATION_COMMANDS too (engine/registration.ts).
  */
 export function attachInbound(
   deps: RecordDeps,
@@ -84,16 +85,16 @@ export function attachInbound(
     take(m) {
       if (lean.take(m)) return true;
       if (conn.client !== client) return false;
-      const framework = FRAMEWORK_COMMANDS.has(m.command);
+      const registration = REGISTRATION_COMMANDS.has(m.command);
       const gathered = replies.gather(m);
       const got = gathered ? undefined : replies.end(m);
-      // Answers are told now, in the server's order (answers.ts); irc-framework tells its own.
-      if (!gathered && !framework) {
+      // Answers are told now, in the server's order (answers.ts); registration tells its own.
+      if (!gathered && !registration) {
         for (const [event, ev] of answersOf(m, got, answers, prefix)) client.emit(event, ev);
       }
       const handler = gathered ? undefined : COMMANDS.get(m.command);
       const out: LineOut | undefined = outlet() ? { message: m } : undefined;
-      if (!handler && !out) return !framework;
+      if (!handler && !out) return !registration;
       const ts = timeOf(m);
       run(async () => {
         cx.out = out;
@@ -106,10 +107,8 @@ export function attachInbound(
         }
         if (out) outlet()?.line(conn, out);
       });
-      return !framework;
+      return !registration;
     },
-    // Every line's step was queued when it was taken.
-    handed() {},
     room: lean.room,
     // `/names` answers from what this client has seen (chat/presence.ts).
     members: (channel) => cx.presence.members(cx.convId(channel)),

@@ -7,7 +7,7 @@ import { openConv } from "../view.ts";
 import { joinChannel } from "../join.ts";
 import { MessageText } from "./MessageText.tsx";
 
-/** The fields of a WHOIS reply the client shows (irc-framework's names). */
+/** The fields of a WHOIS reply the client shows (the names Convos's API gives them). */
 export interface Whois {
   nick: string;
   ident?: string;

@@ -57,7 +57,7 @@ Deno.test("upstream state: the server's capabilities from its CAP lines", () => 
 Deno.test("upstream state: ISUPPORT read as the engine asks it, defaults before", () => {
   const s = new UpstreamState();
   const see = (raw: string) => s.see(parseMessage(raw)!);
-  // Before the server says: what irc-framework assumed.
+  // Before the server says: the common five.
   assertEquals(s.casemapping, "rfc1459");
   assertEquals(s.chantypes, undefined);
   assertEquals(s.prefix.map((p) => p.mode).join(""), "qaohv");

@@ -55,7 +55,6 @@ Deno.test("record: with no socket open, a tap that wants messages still gets the
         changed() {},
         attach: () => ({
           take: () => false,
-          handed() {},
           room: () => undefined,
           members: () => Promise.resolve(undefined),
           rejoining() {},

@@ -10,7 +10,7 @@ import { EventBus } from "../../../../lib/bus.ts";
 import { attachInbound, serial } from "../../../../irc/chat/inbound/mod.ts";
 import { topicSetter } from "../../../../irc/chat/topics.ts";
 import type { IrcConnection } from "../../../../irc/engine/connection.ts";
-import type { IrcClient } from "../../../../irc/engine/framework.ts";
+import type { IrcClient } from "../../../../irc/engine/client.ts";
 import { parseMessage } from "../../../../irc/protocol/message.ts";
 
 Deno.test("topic setter: 333 after the join's topic, then each change's nick and time", async () => {

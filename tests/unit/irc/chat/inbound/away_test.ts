@@ -13,7 +13,7 @@ import type { PushedEvent } from "../../../../../protocol/events.ts";
 import { attachInbound, serial } from "../../../../../irc/chat/inbound/mod.ts";
 import { MAX_WHO_MEMBERS } from "../../../../../irc/chat/presence.ts";
 import type { IrcConnection } from "../../../../../irc/engine/connection.ts";
-import type { IrcClient } from "../../../../../irc/engine/framework.ts";
+import type { IrcClient } from "../../../../../irc/engine/client.ts";
 import { parseMessage } from "../../../../../irc/protocol/message.ts";
 
 Deno.test("inbound: who is away, from WHO after joining and from AWAY lines", async (t) => {

@@ -19,7 +19,7 @@ import {
   RPL_WELCOME,
 } from "../../../../../irc/protocol/numerics.ts";
 import type { IrcConnection } from "../../../../../irc/engine/connection.ts";
-import type { IrcClient } from "../../../../../irc/engine/framework.ts";
+import type { IrcClient } from "../../../../../irc/engine/client.ts";
 import type { Store } from "../../../../../store/mod.ts";
 import type { ConnectionRecord } from "../../../../../store/connections.ts";
 import { parseMessage } from "../../../../../irc/protocol/message.ts";
@@ -49,7 +49,7 @@ function attached(
     await new Promise<void>((r) => run(() => Promise.resolve(r())));
     await store.messages.flush();
   };
-  /** One line from the server, as the transport hands it over; true when irc-framework is spared. */
+  /** One line from the server, as the transport hands it over; true when registration is spared. */
   const line = (text: string) => lines.take(parseMessage(text)!);
   return { client, conn, settle, lines, run, line };
 }
@@ -109,7 +109,7 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       assertEquals(line(":dave!d@h PRIVMSG #test :one"), true);
       assertEquals(line(":dave!d@h PRIVMSG #test :two"), true);
       // Someone's join is taken too; so is every other line, by its command's handler: none of
-      // these goes to irc-framework.
+      // these goes to registration.
       assertEquals(line(":frank!f@h JOIN #test"), true);
       assertEquals(line(":alice!a@h JOIN #test"), true);
       // A line the lean path does not take queues behind the ones it took.
@@ -118,7 +118,7 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       assertEquals(line(":erin!e@h PRIVMSG alice :four"), true);
       // A STATUSMSG target (to the channel's operators): kept in the channel.
       assertEquals(line(":erin!e@h PRIVMSG @#test :ops only"), true);
-      // Registration's lines are irc-framework's.
+      // Registration's lines go on to the client's registration.
       assertEquals(line(":irc.test 433 * alice :Nickname already in use"), false);
       // Another client's lines (a reconnect happened) are not taken.
       const other = attachInbound(

@@ -13,7 +13,8 @@ import type { PushedEvent } from "../../../../../protocol/events.ts";
 import { attachInbound, serial } from "../../../../../irc/chat/inbound/mod.ts";
 import { MAX_AGE_MS, MAX_OPEN, Replies } from "../../../../../irc/chat/inbound/replies.ts";
 import type { IrcConnection } from "../../../../../irc/engine/connection.ts";
-import type { IrcClient, WhoisReply } from "../../../../../irc/engine/framework.ts";
+import type { IrcClient } from "../../../../../irc/engine/client.ts";
+import type { WhoisReply } from "../../../../../irc/engine/events.ts";
 import { parseMessage } from "../../../../../irc/protocol/message.ts";
 import type { ConnectionRecord } from "../../../../../store/connections.ts";
 

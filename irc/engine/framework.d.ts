@@ -1,2 +1,0 @@
-declare const mod: { Client: new () => unknown; default?: { Client: new () => unknown } };
-export = mod;
