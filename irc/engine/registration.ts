@@ -82,7 +82,8 @@ type SaslFailure =
   | "unsupported_mechanism"
   | "nick_locked"
   | "fail"
-  | "too_long";
+  | "too_long"
+  | "aborted";
 
 /** One connection's registration: what it asked and where the negotiation stands. */
 export class Registration {
@@ -96,6 +97,8 @@ export class Registration {
   #authenticating = false;
   /** The server's 001 came. */
   #registered = false;
+  /** SASL's outcome is known (logged in, or told as failed). */
+  #saslSettled = false;
 
   constructor(readonly options: RegistrationOptions, readonly wire: RegistrationWire) {}
 
@@ -123,6 +126,7 @@ export class Registration {
   }
 
   #saslFailed(reason: SaslFailure): void {
+    this.#saslSettled = true;
     this.wire.emit("sasl failed", { reason });
   }
 
@@ -192,8 +196,12 @@ export class Registration {
   authenticate(m: Message): void {
     const sasl = this.options.sasl;
     if (!this.#authenticating || !sasl) return;
-    // Anything but "+" is a challenge neither mechanism has: give up on SASL, go on without.
-    if (m.params[0] !== "+") return this.#endCap();
+    // Anything but "+" is a challenge neither mechanism has: SASL is aborted, and has failed.
+    if (m.params[0] !== "+") {
+      this.#authenticating = false;
+      this.wire.write(ircLine("AUTHENTICATE", "*"));
+      return this.saslEnded("fail");
+    }
     if (sasl.mechanism === "EXTERNAL") return this.wire.write(ircLine("AUTHENTICATE", "+"));
     const bytes = new TextEncoder().encode(`${sasl.account}\0${sasl.account}\0${sasl.password}`);
     const b64 = btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
@@ -207,11 +215,14 @@ export class Registration {
   /** SASL ended: logged in, failed or aborted; registration goes on (or the connection ends it). */
   saslEnded(failure?: SaslFailure): void {
     if (failure) this.#saslFailed(failure);
+    else this.#saslSettled = true;
     this.#endCap();
   }
 
   /** 001: registered under the nick the server gives. */
   welcome(m: Message): void {
+    // A server that knows no CAP greets without SASL: a login asked for did not happen.
+    if (this.options.sasl && !this.#saslSettled) this.#saslFailed("capability_missing");
     this.#registered = true;
     this.#negotiating = false;
     this.#authenticating = false;
@@ -247,7 +258,7 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   [ERR_NICKLOCKED]: (r) => r.saslEnded("nick_locked"),
   [ERR_SASLFAIL]: (r) => r.saslEnded("fail"),
   [ERR_SASLTOOLONG]: (r) => r.saslEnded("too_long"),
-  [ERR_SASLABORTED]: (r) => r.saslEnded(),
+  [ERR_SASLABORTED]: (r) => r.saslEnded("aborted"),
 };
 
 /** The commands registration reads: every other line is the chat handlers' alone. */

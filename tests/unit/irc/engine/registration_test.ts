@@ -142,13 +142,21 @@ Deno.test("registration: SASL that cannot happen is told as failed", () => {
   other.server(":irc.test CAP * ACK :sasl");
   assertEquals(other.told[0], ["sasl failed", { reason: "unsupported_mechanism" }]);
   assert(!other.out().some((l) => l.startsWith("AUTHENTICATE")));
-  // A challenge neither mechanism has: SASL is given up, registration goes on.
+  // A server that knows no CAP greets without SASL.
+  const old = registering({ sasl: { mechanism: "PLAIN", account: "a", password: "b" } });
+  old.server(":irc.test 421 * CAP :Unknown command");
+  old.server(":irc.test 001 alice :Welcome");
+  assertEquals(old.told.map(([e]) => e), ["sasl failed", "registered"]);
+  // A challenge neither mechanism has: SASL is aborted and has failed.
   const odd = registering({ sasl: { mechanism: "PLAIN", account: "a", password: "b" } });
   odd.server(":irc.test CAP * LS :sasl");
   odd.server(":irc.test CAP * ACK :sasl");
   odd.out();
   odd.server("AUTHENTICATE :challenge");
-  assertEquals(odd.out(), ["CAP END"]);
+  assertEquals(odd.out(), ["AUTHENTICATE *", "CAP END"]);
+  assertEquals(odd.told, [["sasl failed", { reason: "fail" }]]);
+  odd.server(":irc.test 001 a :Welcome");
+  assertEquals(odd.told.length, 2, "told once");
 });
 
 Deno.test("registration: capabilities the server adds later are asked for, once", () => {
