@@ -130,6 +130,11 @@ export class UpstreamState {
     return this.#isupport ? this.#isupport.split(" ") : [];
   }
 
+  /** Whether the server gave the ISUPPORT token, with a value or without. */
+  isupportHas(name: string): boolean {
+    return this.#token(name) !== undefined;
+  }
+
   /** The ISUPPORT token named so (`NAME` or `NAME=value`), if the server gave it. */
   #token(name: string): string | undefined {
     const all = this.#isupport;

@@ -196,6 +196,16 @@ const conversationCache = new WeakMap<
   { generation: number; byId: Map<string, ConversationRecord> }
 >();
 
+/** The connection's cache, started afresh when the store's generation moved on. */
+function cacheOf(deps: RecordDeps, conn: IrcConnection) {
+  const generation = deps.store.conversations.generation;
+  let cache = conversationCache.get(conn);
+  if (!cache || cache.generation !== generation) {
+    conversationCache.set(conn, cache = { generation, byId: new Map() });
+  }
+  return cache;
+}
+
 /**
  * The conversation of `name` on `conn` when the cache has it, without a wait: the per-line path
  * asks this first (an `await` per line of a burst is a promise and a turn of the microtask queue).
@@ -205,12 +215,7 @@ function conversationHit(
   conn: IrcConnection,
   name: string,
 ): ConversationRecord | undefined {
-  const generation = deps.store.conversations.generation;
-  let cache = conversationCache.get(conn);
-  if (!cache || cache.generation !== generation) {
-    conversationCache.set(conn, cache = { generation, byId: new Map() });
-  }
-  const hit = cache.byId.get(name === "" ? "" : conn.conversationId(name));
+  const hit = cacheOf(deps, conn).byId.get(name === "" ? "" : conn.conversationId(name));
   return hit && hit.connection === conn.record.id ? hit : undefined;
 }
 
@@ -226,8 +231,8 @@ export async function cachedConversation(
 ): Promise<ConversationRecord | undefined> {
   const hit = conversationHit(deps, conn, name);
   if (hit) return hit;
-  const generation = deps.store.conversations.generation;
-  const cache = conversationCache.get(conn)!;
+  const cache = cacheOf(deps, conn);
+  const generation = cache.generation;
   const id = name === "" ? "" : conn.conversationId(name);
   const conv = create
     ? await conversationFor(deps, conn, name)

@@ -400,12 +400,12 @@ export class IrcConnection {
       const text = m.params[1] ?? "";
       if (text.charCodeAt(0) === 1 && isWholeCtcp(text)) this.#ctcp(m.prefix, text);
     } else if (command === RPL_ISUPPORT) {
-      this.#serverOptions(m);
+      this.#serverOptions();
     }
   }
 
   /** A line of the server's ISUPPORT (005): its network's name, and NAMESX where it is needed. */
-  #serverOptions(m: Message): void {
+  #serverOptions(): void {
     const network = this.upstream.networkName;
     if (network && this.info.network !== network) this.#setState(this.state, { network });
     // Every member's modes in NAMES (otherwise each member's highest only, and an operator who is
@@ -413,7 +413,7 @@ export class IrcConnection {
     // multi-prefix capability list them all when asked.
     if (
       !this.#namesx && !this.upstream.capEnabled("multi-prefix") &&
-      m.params.slice(1, -1).some((t) => t.split("=")[0].toUpperCase() === "NAMESX")
+      this.upstream.isupportHas("NAMESX")
     ) {
       this.#namesx = true;
       this.client?.raw(ircLine("PROTOCTL", "NAMESX"));

@@ -115,7 +115,7 @@ export class Registration {
 
   /** Handles one of REGISTRATION's lines; other commands are not read here. */
   handle(m: Message): void {
-    HANDLERS[m.command]?.(this, m);
+    HANDLERS.get(m.command)?.(this, m);
   }
 
   #endCap(): void {
@@ -238,28 +238,30 @@ const last = (m: Message) => m.params.at(-1);
 const nickInUse: Handler = (r, m) =>
   r.wire.emit("nick in use", { nick: m.params[1], reason: last(m) });
 
-/** Registration's handlers, by command. */
-const HANDLERS: Readonly<Record<string, Handler>> = {
-  CAP: (r, m) => r.cap(m),
-  AUTHENTICATE: (r, m) => r.authenticate(m),
-  [RPL_WELCOME]: (r, m) => r.welcome(m),
-  [ERR_NICKNAMEINUSE]: nickInUse,
-  // A nick held after a collision or by services' hold: another nick is tried, as for 433.
-  [ERR_NICKCOLLISION]: nickInUse,
-  [ERR_UNAVAILRESOURCE]: nickInUse,
-  [ERR_ERRONEUSNICKNAME]: (r, m) =>
-    r.wire.emit("nick invalid", { nick: m.params[1], reason: last(m) }),
-  [ERR_PASSWDMISMATCH]: (r) => r.wire.emit("irc error", { error: "password_mismatch" }),
-  [ERR_YOUREBANNEDCREEP]: (r, m) =>
-    r.wire.emit("irc error", { error: "banned_from_network", reason: last(m) }),
-  ERROR: (r, m) => r.wire.emit("irc error", { error: "irc", reason: last(m) }),
-  [RPL_LOGGEDIN]: (r) => r.saslEnded(),
-  [RPL_SASLSUCCESS]: (r) => r.saslEnded(),
-  [ERR_NICKLOCKED]: (r) => r.saslEnded("nick_locked"),
-  [ERR_SASLFAIL]: (r) => r.saslEnded("fail"),
-  [ERR_SASLTOOLONG]: (r) => r.saslEnded("too_long"),
-  [ERR_SASLABORTED]: (r) => r.saslEnded("aborted"),
-};
+/** Registration's handlers, by command (a Map: a command named `constructor` finds nothing). */
+const HANDLERS: ReadonlyMap<string, Handler> = new Map(Object.entries(
+  {
+    CAP: (r, m) => r.cap(m),
+    AUTHENTICATE: (r, m) => r.authenticate(m),
+    [RPL_WELCOME]: (r, m) => r.welcome(m),
+    [ERR_NICKNAMEINUSE]: nickInUse,
+    // A nick held after a collision or by services' hold: another nick is tried, as for 433.
+    [ERR_NICKCOLLISION]: nickInUse,
+    [ERR_UNAVAILRESOURCE]: nickInUse,
+    [ERR_ERRONEUSNICKNAME]: (r, m) =>
+      r.wire.emit("nick invalid", { nick: m.params[1], reason: last(m) }),
+    [ERR_PASSWDMISMATCH]: (r) => r.wire.emit("irc error", { error: "password_mismatch" }),
+    [ERR_YOUREBANNEDCREEP]: (r, m) =>
+      r.wire.emit("irc error", { error: "banned_from_network", reason: last(m) }),
+    ERROR: (r, m) => r.wire.emit("irc error", { error: "irc", reason: last(m) }),
+    [RPL_LOGGEDIN]: (r) => r.saslEnded(),
+    [RPL_SASLSUCCESS]: (r) => r.saslEnded(),
+    [ERR_NICKLOCKED]: (r) => r.saslEnded("nick_locked"),
+    [ERR_SASLFAIL]: (r) => r.saslEnded("fail"),
+    [ERR_SASLTOOLONG]: (r) => r.saslEnded("too_long"),
+    [ERR_SASLABORTED]: (r) => r.saslEnded("aborted"),
+  } satisfies Record<string, Handler>,
+));
 
 /** The commands registration reads: every other line is the chat handlers' alone. */
-export const REGISTRATION_COMMANDS: ReadonlySet<string> = new Set(Object.keys(HANDLERS));
+export const REGISTRATION_COMMANDS: ReadonlySet<string> = new Set(HANDLERS.keys());
