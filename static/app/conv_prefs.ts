@@ -64,19 +64,20 @@ let pending:
  * was sent would then land after the "" that cleared it, and come back as the draft.
  */
 let saving: Promise<void> = Promise.resolve();
-/** The last save queued, while it is still queued or under way. */
-let last: { k: string; text: string } | undefined;
+/** The conversation and text of the last save queued, while it is still queued or under way. */
+let last: string | undefined;
 
 function save(cid: string, conv: string, text: string): Promise<void> {
   // A sent line clears its draft twice over (the box emptied, then the send's answer): the same
   // text right behind itself would change nothing.
   const k = key(cid, conv);
-  if (last?.k === k && last.text === text) return saving;
-  const mine = last = { k, text };
+  const mine = k + "\n" + text;
+  if (last === mine) return saving;
+  last = mine;
   saving = saving.then(async () => {
+    // Closed meanwhile (its line was /close): it has no draft any more.
+    if (conv !== "" && !conversations.value[k]) return;
     try {
-      // Closed meanwhile (its line was /close): it has no draft any more.
-      if (conv !== "" && !conversations.value[k]) return;
       await api("saveConversationDraft", {
         params: { connection_id: cid, conversation_id: conv },
         body: { draft: text.slice(0, MAX_DRAFT) },
@@ -84,9 +85,9 @@ function save(cid: string, conv: string, text: string): Promise<void> {
     } catch (err) {
       // A draft is a convenience: the text stays in the box whatever the server said.
       console.warn("draft not saved", err);
-    } finally {
-      if (last === mine) last = undefined;
     }
+  }).finally(() => {
+    if (last === mine) last = undefined;
   });
   return saving;
 }
