@@ -1,4 +1,9 @@
-/** The store's threads: the search indexer's worker also checkpoints parley.db's WAL. */
+/**
+ * The store's threads: the search indexer's worker also checkpoints parley.db's WAL.
+ *
+ * @test-alone: the tests count this process's worker threads, and test files run in parallel share
+ * the process (another file's worker ending between two counts made one count short).
+ */
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { sqliteBackend } from "../../store/sqlite/mod.ts";

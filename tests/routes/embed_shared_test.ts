@@ -101,7 +101,9 @@ Deno.test("embed images: one user's slow images take only their share of the fet
     assertEquals(over.status, 429);
     assert(Number(over.headers.get("retry-after")) > 0, "Retry-After in seconds");
     assertEquals(over.body.errors[0].path, "/");
-    assertEquals(arrived.filter((p) => p.startsWith("/slow/")).length, mine);
+    // Should more arrive (once, in the PostgreSQL pass: 13), the paths tell a fetch sent twice
+    // from a slot given back early.
+    assertEquals(arrived.filter((p) => p.startsWith("/slow/")).length, mine, arrived.join(" "));
 
     release();
     const statuses = (await Promise.all(slow)).map((r) => r.status);
