@@ -66,6 +66,27 @@ function cpuSeconds(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / 100; // clock ticks (USER_HZ = 100)
 }
 
+/** CPU seconds so far of each of the process's threads, summed by thread name. */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+    } catch { /* the thread ended */ }
+  }
+  return out;
+}
+
+/** Where a process's CPU went between two `threadCpu` readings, busiest first. */
+function threadDelta(before: Map<string, number>, after: Map<string, number>): string {
+  return [...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const)
+    .filter(([, v]) => v >= 0.01).sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k.replace(/\s+/g, "_")}=${v.toFixed(2)}`).join(" ");
+}
+
 /**
  * Resident memory by mapping (/proc/PID/smaps), in MB: "anon" is the JavaScript heaps of the main
  * thread and the workers plus malloc (SQLite's page caches); files are named by their base name
@@ -171,6 +192,8 @@ try {
 
   const lastText = floodText(total - 1);
   const cpuBefore = cpuSeconds(pid);
+  const threadsBefore = threadCpu(pid);
+  let threadsDone = threadsBefore;
   const machineBefore = machineCpu();
   let machineDone = machineBefore;
   let daemonDone = cpuBefore;
@@ -187,6 +210,7 @@ try {
       parleyDoneAt = performance.now();
       machineDone = machineCpu();
       daemonDone = cpuSeconds(pid);
+      threadsDone = threadCpu(pid);
       break;
     }
     if (text !== lastSeen) {
@@ -262,6 +286,7 @@ try {
     line("irc_flood_machine_busy_pct", (busy / all * 100).toFixed(1), "%");
     line("irc_flood_daemon_cpu_to_stored_s", (daemonDone - cpuBefore).toFixed(2), "s");
     line("irc_flood_others_cpu_s", (busy - (daemonDone - cpuBefore)).toFixed(2), "s");
+    line("irc_flood_daemon_threads_s", threadDelta(threadsBefore, threadsDone));
   }
   line("rss_peak_mb", statusMb(pid, "VmHWM"), "MB");
   line("rss_after_flood_now_mb", statusMb(pid, "VmRSS"), "MB");
