@@ -30,34 +30,14 @@ export type FromWorker =
 const SEARCH_WAIT_MS = 2000;
 /** Delay before a failed worker is started again. */
 const RESTART_MS = 5000;
-/**
- * New messages are indexed once commits have paused this long: a burst is stored first, and its
- * index is built after it, instead of the two sharing the cores while the burst comes in.
- */
-const INDEX_QUIET_MS = 200;
-/** Longest new messages wait to be indexed while commits keep coming. */
-const INDEX_LAG_MS = 2000;
-
-/**
- * When new messages are indexed: `quietMs` after the last commit, at most `lagMs` after the first.
- *
- * @internal test seam
- */
-export interface IndexPause {
-  quietMs: number;
-  lagMs: number;
-}
 
 /**
  * The indexer as the message store sees it. Its worker also checkpoints parley.db's WAL (the
  * `Checkpointer` side): one thread and one JavaScript engine for both.
  */
 export interface SearchIndexer extends Checkpointer {
-  /**
-   * Messages with ids up to `id` are committed, or some deleted: bring the index up to date,
-   * `now` or once commits pause (`IndexPause`; at once for a search that waits).
-   */
-  committed(id: number, now?: boolean): void;
+  /** Messages with ids up to `id` are committed (or some deleted): bring the index up to date. */
+  committed(id: number): void;
   /**
    * Resolves once every message up to `id` is searchable, or after `waitMs` (a rebuild of a
    * large index, a failed worker): search then answers from what is indexed.
@@ -81,7 +61,6 @@ export function startSearchIndexer(
   searchPath: string,
   committedId: number,
   behind = true,
-  pause: IndexPause = { quietMs: INDEX_QUIET_MS, lagMs: INDEX_LAG_MS },
 ): SearchIndexer {
   let worker: Worker | undefined;
   let committed = committedId;
@@ -94,10 +73,6 @@ export function startSearchIndexer(
   /** Checkpoints asked for and not answered yet; the worker answers in order. */
   const checkpoints: (() => void)[] = [];
   let onClosed: (() => void) | undefined;
-  /** Deferred work: the timer that tells the worker, when the last commit was, since when. */
-  let due: ReturnType<typeof setTimeout> | undefined;
-  let lastCommit = 0;
-  let waitingSince = 0;
 
   function release(all: boolean) {
     for (const w of waiters) {
@@ -167,39 +142,15 @@ export function startSearchIndexer(
     worker?.postMessage(msg);
   }
 
-  /** Tells the worker now what is committed (and cancels the deferred telling). */
-  function work() {
-    if (due !== undefined) clearTimeout(due);
-    due = undefined;
-    waitingSince = 0;
-    send({ kind: "work", committed });
-  }
-
-  /** Tells the worker once commits have paused, or INDEX_LAG_MS after the first untold one. */
-  function later() {
-    lastCommit = performance.now();
-    waitingSince ||= lastCommit;
-    if (due !== undefined) return; // one timer, looking at the last commit when it fires
-    const check = () => {
-      const wait = Math.min(lastCommit + pause.quietMs, waitingSince + pause.lagMs) -
-        performance.now();
-      if (wait <= 0) return work();
-      due = setTimeout(check, wait);
-    };
-    due = setTimeout(check, Math.min(pause.quietMs, pause.lagMs));
-  }
-
   if (behind) start();
   return {
-    committed(id, now = false) {
+    committed(id) {
       committed = Math.max(committed, id);
       if (!started) return start(); // its start message carries `committed`
-      if (now) work();
-      else later();
+      send({ kind: "work", committed });
     },
     searchable(id, waitMs = SEARCH_WAIT_MS) {
       if (id <= indexed || !worker) return Promise.resolve();
-      if (due !== undefined) work(); // someone waits: no more deferring
       return new Promise((resolve) => {
         const waiter = { id, done: () => (clearTimeout(timer), resolve()) };
         const timer = Number.isFinite(waitMs)
@@ -222,7 +173,6 @@ export function startSearchIndexer(
     },
     settled() {
       if (!worker) return Promise.resolve();
-      if (due !== undefined) work();
       const done = new Promise<void>((resolve) => settleWaiters.push(resolve));
       send({ kind: "settle" });
       return done;
@@ -230,7 +180,6 @@ export function startSearchIndexer(
     close() {
       closing = true;
       if (restartTimer !== undefined) clearTimeout(restartTimer);
-      if (due !== undefined) clearTimeout(due); // what is not indexed is at the next start
       release(true);
       for (const done of checkpoints.splice(0)) done();
       if (!worker) return Promise.resolve();

@@ -57,10 +57,9 @@ function prepare() {
   return {
     messages: source.prepare(
       // Channel events (joins, parts...) stay out of the index (migration 010 keeps their
-      // deletions out of the deletion log). Only what the main thread has asked for: it holds
-      // a burst's rows back until the burst is over, and a look for deletions must not take them.
+      // deletions out of the deletion log).
       `SELECT id, user_id, conversation, text FROM messages
-       WHERE id > ? AND id <= ? AND type < ${FIRST_EVENT_CODE} ORDER BY id LIMIT ?`,
+       WHERE id > ? AND type < ${FIRST_EVENT_CODE} ORDER BY id LIMIT ?`,
     ),
     deletions: source.prepare(
       `SELECT seq, id, user_id, conversation, text FROM message_deletions
@@ -151,7 +150,7 @@ function step(): boolean {
     source.exec("BEGIN");
     try {
       dels = statements.deletions.all(deleted, BATCH) as typeof dels;
-      rows = statements.messages.all(indexed, known, BATCH) as typeof rows;
+      rows = statements.messages.all(indexed, BATCH) as typeof rows;
     } finally {
       source.exec("COMMIT");
     }

@@ -84,7 +84,7 @@ export function sqliteMessageStore(
     clear(conversation) {
       commit();
       clear.run(conversation); // the trigger logs the ids for the indexer to remove
-      indexer.committed(writer.lastId(), true);
+      indexer.committed(writer.lastId());
       return Promise.resolve();
     },
     search: {
@@ -109,8 +109,7 @@ export function sqliteMessageStore(
       idle: () => writer.pacing.idle(),
       deleted() {
         writer.pacing.afterCommit();
-        // At once: the next batch waits for the indexer to have removed this one's rows.
-        indexer.committed(writer.lastId(), true);
+        indexer.committed(writer.lastId());
       },
       removedUpTo: () => indexer.deletedUpTo(),
     }),
