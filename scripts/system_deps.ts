@@ -39,6 +39,16 @@ export const IRCD_HYBRID: SystemTool = {
   extra: ["libltdl7"], // its one dependency a base system may lack
   unpackTo: IRCD_HYBRID_ROOT,
 };
+/**
+ * libfaketime, preloaded into a daemon by the test of its wall clock to set that clock while the
+ * daemon runs (the threads-safe build; Debian puts it under the architecture's folder).
+ */
+export const LIBFAKETIME: SystemTool = {
+  paths: ["x86_64", "aarch64", "arm", "i386"].map((arch) =>
+    `/usr/lib/${arch}-linux-gnu${arch === "arm" ? "eabihf" : ""}/faketime/libfaketimeMT.so.1`
+  ),
+  pkg: "libfaketime",
+};
 /** A terminal IRC client the bouncer's tests attach with, and the terminal it runs in. */
 export const IRSSI: SystemTool = { paths: ["/usr/bin/irssi"], pkg: "irssi" };
 export const TMUX: SystemTool = { paths: ["/usr/bin/tmux"], pkg: "tmux" };

@@ -20,6 +20,7 @@ import {
   ensureTools,
   IRCD_HYBRID,
   IRSSI,
+  LIBFAKETIME,
   NGIRCD,
   POSTGRES,
   SYSTEMD_ANALYZE,
@@ -198,7 +199,17 @@ async function pass(paths: string[], env: Record<string, string> = {}): Promise<
 }
 
 if (import.meta.main) {
-  await ensureTools([NGIRCD, IRCD_HYBRID, CHROMIUM, POSTGRES, IRSSI, WEECHAT, TMUX, ZNC]);
+  await ensureTools([
+    NGIRCD,
+    IRCD_HYBRID,
+    CHROMIUM,
+    POSTGRES,
+    IRSSI,
+    WEECHAT,
+    TMUX,
+    ZNC,
+    LIBFAKETIME,
+  ]);
   await ensureTools([SYSTEMD_ANALYZE]).catch((err) =>
     console.log(`${err.message}: the unit file checks are skipped`)
   );

@@ -1,0 +1,72 @@
+/**
+ * Times come from the wall clock at each moment, not from the clock at start plus the time since:
+ * a board without a real-time clock boots with a wrong date that NTP sets minutes later, and a
+ * daemon started before that must not keep the wrong date for every message until it restarts.
+ * The daemon runs with libfaketime, which moves its wall clock (and only that) while it runs.
+ */
+import { assert } from "../support/assert.ts";
+import { ApiClient } from "../support/api.ts";
+import { RawIrcClient } from "../support/irc_client.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { startServer } from "../support/server.ts";
+import { poll } from "../support/poll.ts";
+import { ensureTools, LIBFAKETIME } from "../../scripts/system_deps.ts";
+
+const DAY_MS = 86_400_000;
+
+Deno.test("a message is stored at the wall clock's time after the clock was set", async () => {
+  const [preload] = await ensureTools([LIBFAKETIME]);
+  const dir = await Deno.makeTempDir({ prefix: "parley-clock-" });
+  const offset = `${dir}/offset`;
+  await Deno.writeTextFile(offset, "+0\n");
+  const irc = await startIrcServer();
+  const server = await startServer({
+    env: {
+      LD_PRELOAD: preload,
+      FAKETIME_TIMESTAMP_FILE: offset,
+      // Read the offset again at most every second; the monotonic clock stays the real one.
+      FAKETIME_CACHE_DURATION: "1",
+      DONT_FAKE_MONOTONIC: "1",
+    },
+  });
+  let bob: RawIrcClient | undefined;
+  try {
+    const api = new ApiClient(server.url);
+    await api.register("clock@example.com");
+    const created = await api.post("/api/connections", {
+      url: `${irc.url}?nick=parley`,
+      conversation_id: "#clock",
+    });
+    const cid = created.body.connection_id as string;
+    bob = await RawIrcClient.connect(irc.port, "bob");
+    await bob.join("#clock");
+    // Listed once the daemon has joined (a channel it has not joined is not listed).
+    await poll(
+      "parley in #clock",
+      async () =>
+        ((await api.get("/api/conversations")).body.conversations as { conversation_id: string }[])
+          .some((c) => c.conversation_id === "#clock"),
+    );
+    // NTP sets the clock a day ahead.
+    await Deno.writeTextFile(offset, "+1d\n");
+    await new Promise((r) => setTimeout(r, 1500)); // past libfaketime's cache of the offset
+    await bob.send("PRIVMSG #clock :after the clock was set");
+    const path = `/api/connection/${cid}/conversation/%23clock/messages?limit=10`;
+    let stored: { message: string; ts: string } | undefined;
+    await poll("the line stored", async () => {
+      const messages = (await api.get(path)).body.messages as { message: string; ts: string }[];
+      stored = messages.find((m) => m.message === "after the clock was set");
+      return stored !== undefined;
+    });
+    const ahead = Date.parse(stored!.ts) - Date.now();
+    assert(
+      Math.abs(ahead - DAY_MS) < 10 * 60_000,
+      `stored at ${stored!.ts}: ${(ahead / 3600_000).toFixed(2)} h from the real time, not 24 h`,
+    );
+  } finally {
+    await bob?.close();
+    await server.close();
+    await irc.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
