@@ -68,7 +68,28 @@ export function transaction<T>(db: DatabaseSync, fn: () => T): T {
     db.exec("COMMIT");
     return result;
   } catch (err) {
-    db.exec("ROLLBACK");
+    rollback(db);
     throw err;
   }
+}
+
+/**
+ * Rolls back the transaction under way, if there still is one: on a full disk (and some I/O
+ * errors) SQLite has rolled it back already, and a ROLLBACK then throws "no transaction is active"
+ * in place of the error that says what happened.
+ */
+export function rollback(db: DatabaseSync, sql = "ROLLBACK"): void {
+  if (db.isTransaction) db.exec(sql);
+}
+
+/**
+ * Whether `err` says the disk (or the file system under the database) could not take a write:
+ * SQLITE_FULL, or an I/O error (SQLITE_IOERR and its extended codes). Nothing in the rows is wrong;
+ * writing them again later may work. A statement's error carries the code; one of `exec` (a
+ * COMMIT that could not write the log) only SQLite's message for it.
+ */
+export function diskFailed(err: unknown): boolean {
+  const code = (err as { errcode?: unknown })?.errcode;
+  if (typeof code === "number") return (code & 0xff) === 13 || (code & 0xff) === 10;
+  return /^(?:database or disk is full|disk I\/O error)/.test((err as Error)?.message ?? "");
 }

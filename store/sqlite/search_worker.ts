@@ -174,7 +174,8 @@ function step(): boolean {
     if (dels.length) statements.meta.run(dels[dels.length - 1].seq, META.deleted);
     search.exec("COMMIT");
   } catch (err) {
-    search.exec("ROLLBACK");
+    // A full disk has rolled it back already; a ROLLBACK would hide why with an error of its own.
+    if (search.isTransaction) search.exec("ROLLBACK");
     throw err;
   }
   if (rows.length) indexed = rows[rows.length - 1].id;

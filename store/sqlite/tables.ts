@@ -12,6 +12,7 @@ import {
   SqliteQueryCompiler,
 } from "kysely";
 import type { Database } from "../tables/schema.ts";
+import { rollback } from "./db.ts";
 import type { Queries, TableDb, Transaction } from "../tables/db.ts";
 
 /** A compiled query's parameter as node:sqlite binds it: a flag is 1 or 0. */
@@ -74,7 +75,7 @@ export function sqliteTables(db: DatabaseSync): TableDb {
           db.exec(nested ? "RELEASE tables" : "COMMIT");
           return result;
         } catch (err) {
-          db.exec(nested ? "ROLLBACK TO tables; RELEASE tables" : "ROLLBACK");
+          rollback(db, nested ? "ROLLBACK TO tables; RELEASE tables" : "ROLLBACK");
           throw err;
         }
       });

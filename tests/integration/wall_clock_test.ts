@@ -40,13 +40,8 @@ Deno.test("a message is stored at the wall clock's time after the clock was set"
     const cid = created.body.connection_id as string;
     bob = await RawIrcClient.connect(irc.port, "bob");
     await bob.join("#clock");
-    // Listed once the daemon has joined (a channel it has not joined is not listed).
-    await poll(
-      "parley in #clock",
-      async () =>
-        ((await api.get("/api/conversations")).body.conversations as { conversation_id: string }[])
-          .some((c) => c.conversation_id === "#clock"),
-    );
+    // In the channel once its members see the daemon join (the conversation is listed before).
+    await bob.waitFor((l) => l.command === "JOIN" && l.nick === "parley");
     // NTP sets the clock a day ahead.
     await Deno.writeTextFile(offset, "+1d\n");
     await new Promise((r) => setTimeout(r, 1500)); // past libfaketime's cache of the offset

@@ -3,6 +3,7 @@
  * write window, with their ids, unread counts and the indexer's finished deletions.
  */
 import type { DatabaseSync } from "node:sqlite";
+import { diskFailed, rollback } from "../db.ts";
 import { log } from "../../../lib/log.ts";
 import { observe } from "../../../lib/metrics.ts";
 import { nowMicros } from "../../../lib/time.ts";
@@ -23,11 +24,27 @@ import { capText } from "../../text.ts";
 const WRITE_WINDOW_MS = 10;
 /** How soon a batch the busy database refused is tried again. */
 const BUSY_RETRY_MS = 100;
+
+/**
+ * While the disk is full: how soon the held messages are tried again (a write window's batch of
+ * them, the disk refusing it cheaply), and how many are held in memory at most (~40 MB); past that
+ * the oldest go, and the log says how many.
+ *
+ * @internal test seam
+ */
+export const HOLD_LIMITS = { retryMs: 5000, held: 100_000 };
 /** Most messages the write window commits per turn of the event loop (see flushSoon). */
 const WINDOW_BATCH = 1000;
 
 /** Rows per multi-row INSERT. */
 const ROWS_PER_INSERT = 16;
+
+/** What a batch's write left: the rows to try again, and why (none: all written). */
+interface Written {
+  left: Pending[];
+  why?: "busy" | "full";
+  error?: unknown;
+}
 
 interface Pending {
   conversation: number;
@@ -58,7 +75,11 @@ export function messageWriter(
   const insertMany = db.prepare(INSERT + Array(ROWS_PER_INSERT).fill(ROW).join(", "));
   const values: (number | string | null)[] = [];
   const saveNextId = db.prepare("UPDATE message_ids SET next = ?");
-  const readNextId = db.prepare("SELECT next FROM message_ids");
+  // Never below the stored ids: a batch written one by one after a failed one saves `next`
+  // outside a transaction, and a full disk can refuse that save.
+  const readNextId = db.prepare(
+    "SELECT max(next, coalesce((SELECT max(id) FROM messages), 0) + 1) AS next FROM message_ids",
+  );
   const trimDeletions = db.prepare("DELETE FROM message_deletions WHERE seq <= ?");
   const uniqueTs = timestamps(db, () => flushNow());
   const unread = unreadCounts(db);
@@ -72,8 +93,44 @@ export function messageWriter(
   // "everything after id N".
   let nextId = (readNextId.get() as { next: number }).next;
   let trimmed = 0;
+  /** Since when the disk has refused the messages (0: it takes them), and how many went since. */
+  let fullSince = 0;
+  let dropped = 0;
+  let droppedTold = 0;
+  /** While the disk is full, when the held messages are tried again. */
+  let retryAt = 0;
 
-  function writeBatch(batch: Pending[], unreadAdded: UnreadBatch) {
+  /** The disk refused: the messages stay in memory, at most HOLD_LIMITS.held of them. */
+  function hold(error: unknown) {
+    if (!fullSince) {
+      fullSince = performance.now();
+      log.error("the disk is full: messages are held in memory until it has room", {
+        held: pending.length,
+        error: String(error),
+      });
+    }
+    dropHeld();
+    if (dropped > droppedTold) {
+      log.error("held messages dropped: the disk stayed full", { dropped });
+      droppedTold = dropped;
+    }
+    retryAt = performance.now() + HOLD_LIMITS.retryMs;
+    timer = setTimeout(flushSoon, HOLD_LIMITS.retryMs);
+  }
+
+  /** Past HOLD_LIMITS.held messages held, the oldest go (a thousand past it at a time). */
+  function dropHeld(slack = 0) {
+    if (pending.length <= HOLD_LIMITS.held + slack) return;
+    const n = pending.length - HOLD_LIMITS.held;
+    pending.splice(0, n);
+    dropped += n;
+  }
+
+  /**
+   * Writes `batch` and the unread counts; returns the rows it could not write, to be tried again
+   * (all of them when the database was busy or the disk full), and why.
+   */
+  function writeBatch(batch: Pending[], unreadAdded: UnreadBatch): Written {
     let first = nextId;
     /** A row's values, in ROW's order, with the next id. */
     const bind = (p: Pending) => {
@@ -94,7 +151,7 @@ export function messageWriter(
       // Another connection held the write lock past the busy timeout (a checkpoint starved of
       // CPU on a loaded machine): the batch goes back to be written next time, nothing is lost.
       log.warn("message batch waits: the database is busy", { error: String(err) });
-      return false;
+      return { left: batch, why: "busy" };
     }
     try {
       // Re-read inside the transaction: another process on the same file must not get the
@@ -114,32 +171,45 @@ export function messageWriter(
       trimmed = Math.max(trimmed, trimTo);
       together = true;
     } catch (err) {
-      db.exec("ROLLBACK");
+      rollback(db);
       nextId = first;
+      // Nothing is wrong with the rows: they are held and tried again.
+      if (diskFailed(err)) return { left: batch, why: "full", error: err };
       log.warn("message batch failed; writing one by one", { error: String(err) });
     }
     if (!together) {
       // One bad row (its conversation deleted meanwhile) must not lose the others.
-      for (const p of batch) {
+      for (let i = 0; i < batch.length; i++) {
         try {
-          run(p);
+          run(batch[i]);
         } catch (err) {
-          log.warn("message dropped", { conversation: p.conversation, error: String(err) });
+          if (diskFailed(err)) {
+            nextId--; // `run` took the id of the row it could not write
+            indexer.committed(nextId - 1);
+            return { left: batch.slice(i), why: "full", error: err };
+          }
+          log.warn("message dropped", { conversation: batch[i].conversation, error: String(err) });
         }
       }
-      saveNextId.run(nextId);
       try {
+        saveNextId.run(nextId);
         unread.save(unreadAdded);
       } catch (err) {
+        // `next` is read back no lower than the stored ids; the counts are lost, not the rows.
         log.warn("unread counts not saved", { error: String(err) });
       }
     }
     indexer.committed(nextId - 1);
-    return true;
+    return { left: [] };
   }
 
-  /** Commits up to `limit` pending messages (and every pending unread count). */
-  function flushNow(limit = Infinity) {
+  /**
+   * Commits up to `limit` pending messages (and every pending unread count). While the disk is
+   * full only the retry timer (or the store's close, `force`) tries again: each try writes every
+   * held message until the disk refuses, too much for every read that commits first.
+   */
+  function flushNow(limit = Infinity, force = false) {
+    if (fullSince && !force && performance.now() < retryAt) return;
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     if (!pending.length) return;
@@ -147,11 +217,23 @@ export function messageWriter(
     pending = pending.length > limit ? pending.slice(limit) : [];
     const counts = unread.take();
     const started = performance.now();
-    if (!writeBatch(batch, counts)) {
-      pending = batch.concat(pending);
+    const written = writeBatch(batch, counts);
+    if (written.left.length) {
+      pending = written.left.concat(pending);
+      // Rows written one by one before the disk refused count with the held ones (the counts
+      // are a number per conversation, saved with the next batch that is written).
       unread.restore(counts);
-      timer = setTimeout(flushSoon, BUSY_RETRY_MS);
+      if (written.why === "busy") timer = setTimeout(flushSoon, BUSY_RETRY_MS);
+      else hold(written.error);
       return;
+    }
+    if (fullSince) {
+      log.info("the disk takes messages again", {
+        held_s: Math.round((performance.now() - fullSince) / 1000),
+        dropped,
+      });
+      fullSince = 0;
+      dropped = droppedTold = 0;
     }
     observe.storeBatch(batch.length, (performance.now() - started) / 1000);
     pacing.afterCommit();
@@ -184,6 +266,7 @@ export function messageWriter(
         replyTo: msg.replyTo ?? null,
         fields: msg.fields ?? null,
       });
+      if (fullSince) dropHeld(1000); // a thousand at a time: a splice per message would be slow
       // One transaction per write window, however many messages arrived in it.
       timer ??= setTimeout(flushSoon, WRITE_WINDOW_MS);
       return msg.unread ? { ts, unread: unread.add(msg.conversation) } : { ts };
@@ -204,7 +287,12 @@ export function messageWriter(
     },
     /** Commits what is pending and waits out a checkpoint under way (the store's close). */
     async close() {
-      flushNow();
+      flushNow(Infinity, true); // once more even while the disk is full: what is held goes now
+      if (fullSince) {
+        clearTimeout(timer);
+        timer = undefined;
+        log.error("held messages lost: the disk is still full", { lost: pending.length });
+      }
       await pacing.idle();
     },
     /** The id of the last message handed to SQLite. */

@@ -1,0 +1,96 @@
+/**
+ * The daemon on a disk that fills up while IRC lines keep coming: it keeps running and answering,
+ * holds the lines, and stores every one once there is room. The data folder is on a small tmpfs of
+ * its own (mounting needs root, as the test runner has on CI; the SQLite pass only, since
+ * PostgreSQL keeps the messages elsewhere).
+ */
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { assertEquals } from "../support/assert.ts";
+import { ApiClient } from "../support/api.ts";
+import { RawIrcClient } from "../support/irc_client.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { startServer } from "../support/server.ts";
+import { poll } from "../support/poll.ts";
+import { TEST_BACKEND } from "../support/test_backend.ts";
+
+async function run(cmd: string, ...args: string[]): Promise<void> {
+  const out = await new Deno.Command(cmd, { args, stdout: "null", stderr: "piped" }).output();
+  if (!out.success) {
+    throw new Error(`${cmd} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}
+
+/** Writes a file until the file system has no room left. */
+async function fill(path: string): Promise<void> {
+  const file = await Deno.open(path, { write: true, create: true });
+  const chunk = new Uint8Array(64 * 1024);
+  try {
+    for (;;) await file.write(chunk);
+  } catch {
+    // why: ENOSPC is what this is for
+  } finally {
+    file.close();
+  }
+}
+
+Deno.test({
+  name: "a disk that fills up: the daemon holds the lines, answers, and stores them all later",
+  ignore: Deno.build.os !== "linux" || Deno.uid() !== 0 || TEST_BACKEND !== "sqlite",
+  fn: async () => {
+    const mnt = await Deno.makeTempDir({ prefix: "parley-small-disk-" });
+    await run("mount", "-t", "tmpfs", "-o", "size=24m,mode=0700", "tmpfs", mnt);
+    const home = join(mnt, "home");
+    await Deno.mkdir(home, { mode: 0o700 });
+    const irc = await startIrcServer();
+    const server = await startServer({ home });
+    let bob: RawIrcClient | undefined;
+    try {
+      const api = new ApiClient(server.url);
+      await api.register("full@example.com");
+      const created = await api.post("/api/connections", {
+        url: `${irc.url}?nick=parley`,
+        conversation_id: "#full",
+      });
+      const cid = created.body.connection_id as string;
+      bob = await RawIrcClient.connect(irc.port, "bob");
+      await bob.join("#full");
+      // In the channel once its members see the daemon join (the conversation is listed before).
+      await bob.waitFor((l) => l.command === "JOIN" && l.nick === "parley");
+      const messages = `/api/connection/${cid}/conversation/%23full/messages?limit=1`;
+      const newest = async () => (await api.get(messages)).body.messages?.[0]?.message;
+      await bob.send("PRIVMSG #full :before");
+      await poll("the first line stored", async () => (await newest()) === "before");
+
+      await fill(join(mnt, "filler"));
+      for (let i = 0; i < 500; i++) await bob.send(`PRIVMSG #full :during ${i} ${"x".repeat(200)}`);
+      await poll(
+        "the writer holding the lines",
+        () => server.output().includes("the disk is full"),
+      );
+      const res = await api.get("/api/conversations");
+      assertEquals(res.status, 200, "the daemon answers while the disk is full");
+
+      await Deno.remove(join(mnt, "filler"));
+      await bob.send("PRIVMSG #full :after");
+      await poll("the last line stored", async () => (await newest()) === "after", 30_000);
+      const db = new DatabaseSync(join(home, "parley.db"), { readOnly: true });
+      const said =
+        (db.prepare("SELECT text FROM messages WHERE sender = 'bob' ORDER BY id").all() as {
+          text: string;
+        }[]).map((r) => r.text.split(" x")[0]);
+      db.close();
+      assertEquals(said, [
+        "before",
+        ...Array.from({ length: 500 }, (_, i) => `during ${i}`),
+        "after",
+      ]);
+    } finally {
+      await bob?.close();
+      await server.close().catch(() => {});
+      await irc.close();
+      await run("umount", mnt);
+      await Deno.remove(mnt, { recursive: true });
+    }
+  },
+});
