@@ -70,7 +70,8 @@ export function sqliteConversationStore(
       return Promise.resolve(list);
     },
     addUnread: (id) =>
-      Promise.resolve((q.unread.get(id) as { unread: number } | undefined)?.unread ?? 0),
+      // all(), not get(): a write's returned row read with get() hides a failed commit.
+      Promise.resolve((q.unread.all(id)[0] as { unread: number } | undefined)?.unread ?? 0),
     markRead: (id) => committed(() => void q.read.run(nowMicros(), id)),
     markConnectionRead: (connection) =>
       committed(() => void q.readAll.run(nowMicros(), connection)),

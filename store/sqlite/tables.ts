@@ -12,7 +12,8 @@ import {
   SqliteQueryCompiler,
 } from "kysely";
 import type { Database } from "../tables/schema.ts";
-import { rollback } from "./db.ts";
+import { diskFailed, rollback } from "./db.ts";
+import { DomainError } from "../../lib/errors.ts";
 import type { Queries, TableDb, Transaction } from "../tables/db.ts";
 
 /** A compiled query's parameter as node:sqlite binds it: a flag is 1 or 0. */
@@ -20,6 +21,22 @@ function bindable(value: unknown): SQLInputValue {
   if (typeof value === "boolean") return value ? 1 : 0;
   return value as SQLInputValue;
 }
+
+/**
+ * A write the disk refused, said so (the edge answers 503): nothing in the request was wrong, and
+ * nothing of it was saved.
+ */
+function writeError(err: unknown): unknown {
+  return diskFailed(err)
+    ? new DomainError(
+      "unavailable",
+      "The server's disk is full: nothing was saved. Try again later.",
+    )
+    : err;
+}
+
+/** A write that returns rows (Kysely writes `returning`). */
+const RETURNS = /^(?:insert|update|delete|replace)\b[\s\S]*\breturning\b/i;
 
 /** The shared table groups' executor over `db`. */
 export function sqliteTables(db: DatabaseSync): TableDb {
@@ -36,21 +53,38 @@ export function sqliteTables(db: DatabaseSync): TableDb {
     const { sql, parameters } = query.compile();
     let statement = statements.get(sql);
     if (!statement) statements.set(sql, statement = db.prepare(sql));
-    return { statement, parameters: parameters.map(bindable) };
+    return { statement, parameters: parameters.map(bindable), returns: RETURNS.test(sql) };
   };
   const queries: Queries = {
     q,
     all<R>(query: Compilable<R>) {
       const { statement, parameters } = prepared(query);
-      return Promise.resolve(statement.all(...parameters) as R[]);
+      try {
+        return Promise.resolve(statement.all(...parameters) as R[]);
+      } catch (err) {
+        throw writeError(err);
+      }
     },
     first<R>(query: Compilable<R>) {
-      const { statement, parameters } = prepared(query);
-      return Promise.resolve(statement.get(...parameters) as R | undefined);
+      const { statement, parameters, returns } = prepared(query);
+      if (!returns) return Promise.resolve(statement.get(...parameters) as R | undefined);
+      // A write's returned row read with get() leaves the statement unfinished: outside a
+      // transaction its commit comes when it is reset, and node:sqlite does not report that
+      // commit failing (a full disk): the row came back and was not stored. all() runs it to its
+      // end, where the failure is thrown.
+      try {
+        return Promise.resolve(statement.all(...parameters)[0] as R | undefined);
+      } catch (err) {
+        throw writeError(err);
+      }
     },
     run(query) {
       const { statement, parameters } = prepared(query);
-      return Promise.resolve(Number(statement.run(...parameters).changes));
+      try {
+        return Promise.resolve(Number(statement.run(...parameters).changes));
+      } catch (err) {
+        throw writeError(err);
+      }
     },
   };
   const tx: Transaction = {
@@ -76,7 +110,7 @@ export function sqliteTables(db: DatabaseSync): TableDb {
           return result;
         } catch (err) {
           rollback(db, nested ? "ROLLBACK TO tables; RELEASE tables" : "ROLLBACK");
-          throw err;
+          throw writeError(err);
         }
       });
       turn = run.then(() => {}, () => {});

@@ -1,6 +1,7 @@
 /**
  * The daemon on a disk that fills up while IRC lines keep coming: it keeps running and answering,
- * holds the lines, and stores every one once there is room. The data folder is on a small tmpfs of
+ * holds the lines, and stores every one once there is room; a write through the API is refused
+ * as the disk's, and nothing of it is kept. The data folder is on a small tmpfs of
  * its own (mounting needs root, as the test runner has on CI; the SQLite pass only, since
  * PostgreSQL keeps the messages elsewhere).
  */
@@ -70,8 +71,17 @@ Deno.test({
       );
       const res = await api.get("/api/conversations");
       assertEquals(res.status, 200, "the daemon answers while the disk is full");
+      // A write through the API is refused as such, not stored in part (a connection whose row
+      // was returned but never committed made its channel's insert fail on the foreign key).
+      const other = { url: `${irc.url}?nick=parley2`, conversation_id: "#other" };
+      const refused = await api.post("/api/connections", other);
+      assertEquals([refused.status, refused.body.errors?.[0]?.message], [
+        503,
+        "The server's disk is full: nothing was saved. Try again later.",
+      ]);
 
       await Deno.remove(join(mnt, "filler"));
+      assertEquals((await api.post("/api/connections", other)).status, 200, "with room it is made");
       await bob.send("PRIVMSG #full :after");
       await poll("the last line stored", async () => (await newest()) === "after", 30_000);
       const db = new DatabaseSync(join(home, "parley.db"), { readOnly: true });

@@ -9,6 +9,7 @@ import { assertEquals, assertRejects } from "../../../support/assert.ts";
 import { sqliteTables } from "../../../../store/sqlite/tables.ts";
 import { prepared } from "../../../../store/tables/db.ts";
 import { flag } from "../../../../store/tables/schema.ts";
+import { DomainError } from "../../../../lib/errors.ts";
 
 function open() {
   const db = new DatabaseSync(":memory:");
@@ -95,4 +96,34 @@ Deno.test("a prepared query is compiled once and takes each call's arguments", a
   assertEquals((await tables.first(byKey("a")))?.value, "1");
   assertEquals((await tables.first(byKey("b")))?.value, "2");
   assertEquals(await tables.first(byKey("c")), undefined);
+});
+
+Deno.test("a write the disk refuses is told as the server's full disk, and nothing is kept", async () => {
+  const { db, tables } = open();
+  const { q } = tables;
+  await tables.run(q.insertInto("settings").values({ key: "kept", value: "1" }));
+  const pages = (db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
+  db.exec(`PRAGMA max_page_count = ${pages}`); // SQLite's own SQLITE_FULL past this size
+  const big = "x".repeat(100_000);
+  for (
+    const write of [
+      () => tables.run(q.insertInto("settings").values({ key: "alone", value: big })),
+      () =>
+        tables.transaction(async (tx) => {
+          await tx.run(q.insertInto("settings").values({ key: "small", value: "2" }));
+          await tx.run(q.insertInto("settings").values({ key: "in a transaction", value: big }));
+        }),
+    ]
+  ) {
+    const err = await assertRejects(write);
+    assertEquals(
+      [err instanceof DomainError && err.kind, err.message],
+      ["unavailable", "The server's disk is full: nothing was saved. Try again later."],
+    );
+  }
+  assertEquals(db.isTransaction, false);
+  assertEquals(
+    (await tables.all(q.selectFrom("settings").select("key"))).map((r) => r.key),
+    ["kept"],
+  );
 });
