@@ -8,8 +8,8 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { assertEquals } from "../support/assert.ts";
-import { ApiClient } from "../support/api.ts";
-import { RawIrcClient } from "../support/irc_client.ts";
+import type { RawIrcClient } from "../support/irc_client.ts";
+import { inChannel } from "../support/in_channel.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { startServer } from "../support/server.ts";
 import { poll } from "../support/poll.ts";
@@ -47,17 +47,9 @@ Deno.test({
     const server = await startServer({ home });
     let bob: RawIrcClient | undefined;
     try {
-      const api = new ApiClient(server.url);
-      await api.register("full@example.com");
-      const created = await api.post("/api/connections", {
-        url: `${irc.url}?nick=parley`,
-        conversation_id: "#full",
-      });
-      const cid = created.body.connection_id as string;
-      bob = await RawIrcClient.connect(irc.port, "bob");
-      await bob.join("#full");
-      // In the channel once its members see the daemon join (the conversation is listed before).
-      await bob.waitFor((l) => l.command === "JOIN" && l.nick === "parley");
+      const joined = await inChannel(server.url, irc, "full@example.com", "#full");
+      const { api, cid } = joined;
+      bob = joined.bob;
       const messages = `/api/connection/${cid}/conversation/%23full/messages?limit=1`;
       const newest = async () => (await api.get(messages)).body.messages?.[0]?.message;
       await bob.send("PRIVMSG #full :before");

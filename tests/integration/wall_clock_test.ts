@@ -5,8 +5,8 @@
  * The daemon runs with libfaketime, which moves its wall clock (and only that) while it runs.
  */
 import { assert } from "../support/assert.ts";
-import { ApiClient } from "../support/api.ts";
-import { RawIrcClient } from "../support/irc_client.ts";
+import type { RawIrcClient } from "../support/irc_client.ts";
+import { inChannel } from "../support/in_channel.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { startServer } from "../support/server.ts";
 import { poll } from "../support/poll.ts";
@@ -31,17 +31,9 @@ Deno.test("a message is stored at the wall clock's time after the clock was set"
   });
   let bob: RawIrcClient | undefined;
   try {
-    const api = new ApiClient(server.url);
-    await api.register("clock@example.com");
-    const created = await api.post("/api/connections", {
-      url: `${irc.url}?nick=parley`,
-      conversation_id: "#clock",
-    });
-    const cid = created.body.connection_id as string;
-    bob = await RawIrcClient.connect(irc.port, "bob");
-    await bob.join("#clock");
-    // In the channel once its members see the daemon join (the conversation is listed before).
-    await bob.waitFor((l) => l.command === "JOIN" && l.nick === "parley");
+    const joined = await inChannel(server.url, irc, "clock@example.com", "#clock");
+    const { api, cid } = joined;
+    bob = joined.bob;
     // NTP sets the clock a day ahead.
     await Deno.writeTextFile(offset, "+1d\n");
     await new Promise((r) => setTimeout(r, 1500)); // past libfaketime's cache of the offset
