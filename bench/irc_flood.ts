@@ -14,7 +14,8 @@
  *
  * Targets (docs/performance.md): 0 lost, never dropped, >= 40,000 msg/s and >= 90% of the raw reader,
  * RSS idle < 75 MB and < 110 MB 30 s after the flood. How busy the machine was meanwhile is printed
- * too: where every core is busy, the ratio is set by the CPU a line costs in all.
+ * too, and each daemon thread's CPU (`irc_flood_daemon_threads_s`): on two cores shared with the
+ * flooder, ngircd and the plain reader, CPU Parley gives back speeds the pipe up as well.
  * `PARLEY_BENCH_DENO_FLAGS` adds flags to the daemon's `deno run` (e.g. `--cpu-prof
  * --cpu-prof-dir=/tmp/prof`: the profile is written when the daemon exits at the end), and
  * `PARLEY_BENCH_DAEMON_OUTPUT=FILE` keeps what the daemon printed.

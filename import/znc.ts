@@ -256,8 +256,12 @@ interface Target {
   zone: LocalTime;
 }
 
-/** A message line of a day log: its local date (midnight as if UTC), time of day and message. */
-interface DayLine extends LogMessage {
+/**
+ * A message line of a day log: its local date (midnight as if UTC), time of day and message.
+ *
+ * @internal test seam
+ */
+export interface DayLine extends LogMessage {
   day: number;
   seconds: number;
 }
@@ -315,16 +319,22 @@ function sanitized(text: string): string {
   // deno-lint-ignore no-control-regex -- control codes are what it removes
   return text.replace(/\x03(\d{1,2}(,\d{1,2})?)?/g, "").replace(/[\x00-\x1f\x7f]/g, "");
 }
+/**
+ * One line as two log files have it: each module stamps the line when it writes it, so across a
+ * second's boundary the same line carries two seconds.
+ */
 const same = (a: DayLine, b: DayLine) =>
-  order(a) === order(b) && a.type === b.type && a.from === b.from &&
+  Math.abs(order(a) - order(b)) <= 1 && a.type === b.type && a.from === b.from &&
   (a.text === b.text || sanitized(a.text) === sanitized(b.text));
 
 /**
  * The lines of one day logged in several files (the log module loaded at two levels), merged in
  * time order as they stream; a line both files have comes once, with its formatting when one
  * of them was written `-sanitize`d.
+ *
+ * @internal test seam
  */
-async function* mergedDay(sources: AsyncGenerator<DayLine>[]): AsyncGenerator<DayLine> {
+export async function* mergedDay(sources: AsyncGenerator<DayLine>[]): AsyncGenerator<DayLine> {
   const heads = await Promise.all(sources.map((s) => s.next()));
   for (;;) {
     let best: DayLine | undefined;

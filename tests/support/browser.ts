@@ -48,7 +48,9 @@ export async function newPage(
   const errors: string[] = [];
   page.on("console", (m) => {
     if (m.type() === "error" && !EXPECTED.test(m.text()) && !brokenPreview(m)) {
-      errors.push(m.text());
+      // Where it came from: a failed load's text does not name what failed.
+      const where = m.location().url;
+      errors.push(where ? `${m.text()} (${where})` : m.text());
     }
   });
   page.on("pageerror", (e) => errors.push(String(e)));

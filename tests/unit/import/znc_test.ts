@@ -3,7 +3,7 @@ import { assertEquals, assertStringIncludes, assertThrows } from "../../support/
 import { LocalTime, parseLogMessage, timestampFormat } from "../../../import/znc_log.ts";
 import { blocks, readRegistry, readZncConf, value, values } from "../../../import/znc_conf.ts";
 import { parseRawMessage, sojuNetworkUrl } from "../../../import/soju.ts";
-import { zncNetworkUrl } from "../../../import/znc.ts";
+import { type DayLine, mergedDay, zncNetworkUrl } from "../../../import/znc.ts";
 
 Deno.test("ZNC log lines: messages, notices and actions; events and status lines are none", () => {
   assertEquals(parseLogMessage("<dave> hi: <b> there"), {
@@ -193,4 +193,38 @@ Deno.test("soju's raw lines: PRIVMSG, NOTICE and ACTION; other commands and CTCP
   assertEquals(parseRawMessage(":dave PRIVMSG #c :\x01VERSION\x01"), undefined);
   assertEquals(parseRawMessage(":dave JOIN #c"), undefined);
   assertEquals(parseRawMessage(":dave TOPIC #c :new topic"), undefined);
+});
+
+Deno.test("a line two log files have comes once, though they stamped it a second apart", async () => {
+  const day = Date.UTC(2026, 10, 29);
+  const at = (seconds: number, text: string): DayLine => ({
+    day,
+    seconds,
+    type: "private",
+    from: "dave",
+    text,
+  });
+  async function* file(lines: DayLine[]) {
+    for (const l of lines) yield l;
+  }
+  const merged = async (a: DayLine[], b: DayLine[]) => {
+    const out: string[] = [];
+    for await (const l of mergedDay([file(a), file(b)])) out.push(`${l.seconds} ${l.text}`);
+    return out;
+  };
+  // The user module wrote it at :59, the global one (-sanitize) at :00 of the next minute.
+  assertEquals(
+    await merged(
+      [at(59, "\x02a private word\x02"), at(70, "later")],
+      [at(60, "a private word"), at(70, "later")],
+    ),
+    ["59 \x02a private word\x02", "70 later"],
+  );
+  // The same words said twice, a second apart, in both files: twice.
+  assertEquals(
+    await merged([at(10, "ok"), at(11, "ok")], [at(11, "ok"), at(12, "ok")]),
+    ["10 ok", "11 ok"],
+  );
+  // Two seconds apart is two lines.
+  assertEquals(await merged([at(10, "ok")], [at(12, "ok")]), ["10 ok", "12 ok"]);
 });
