@@ -209,7 +209,12 @@ export function messageWriter(
    * held message until the disk refuses, too much for every read that commits first.
    */
   function flushNow(limit = Infinity, force = false) {
-    if (fullSince && !force && performance.now() < retryAt) return;
+    const early = retryAt - performance.now();
+    if (fullSince && !force && early > 0) {
+      // A timer may fire a fraction of a millisecond before the clock says: one is always set.
+      timer ??= setTimeout(flushSoon, Math.ceil(early));
+      return;
+    }
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     if (!pending.length) return;
