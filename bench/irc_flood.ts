@@ -59,12 +59,16 @@ function statusMb(pid: number, field: "VmRSS" | "VmHWM"): number {
   return Math.round(kb / 1024);
 }
 
-/** CPU seconds the process has used (user + system, all its threads: the search worker too). */
-function cpuSeconds(pid: number): number {
+/** User + system CPU seconds of a /proc `stat` file (a process's or one thread's). */
+function statCpu(stat: string): number {
   // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(f[11]) + Number(f[12])) / 100; // clock ticks (USER_HZ = 100)
+}
+
+/** CPU seconds the process has used (user + system, all its threads: the search worker too). */
+function cpuSeconds(pid: number): number {
+  return statCpu(Deno.readTextFileSync(`/proc/${pid}/stat`));
 }
 
 /** CPU seconds so far of each of the process's threads, summed by thread name. */
@@ -74,8 +78,7 @@ function threadCpu(pid: number): Map<string, number> {
     try {
       const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
       const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+      out.set(name, (out.get(name) ?? 0) + statCpu(stat));
     } catch { /* the thread ended */ }
   }
   return out;

@@ -14,6 +14,7 @@ import { createUserIndex, indexUser, META, SEARCH_PRAGMAS, userIndex } from "./s
 import type { FromWorker, ToWorker } from "./search_index.ts";
 import { canCollect, collectAndTrim } from "../../lib/malloc_trim.ts";
 import { lowerThreadPriority } from "../../lib/thread_priority.ts";
+import { rollback } from "./db.ts";
 // FIRST_EVENT_CODE of protocol/messages.ts, written out: the worker of the compiled binary may
 // read only the modules it was built with.
 const FIRST_EVENT_CODE = 4;
@@ -174,8 +175,7 @@ function step(): boolean {
     if (dels.length) statements.meta.run(dels[dels.length - 1].seq, META.deleted);
     search.exec("COMMIT");
   } catch (err) {
-    // A full disk has rolled it back already; a ROLLBACK would hide why with an error of its own.
-    if (search.isTransaction) search.exec("ROLLBACK");
+    rollback(search); // a full disk has rolled it back already
     throw err;
   }
   if (rows.length) indexed = rows[rows.length - 1].id;

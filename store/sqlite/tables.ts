@@ -35,6 +35,15 @@ function writeError(err: unknown): unknown {
     : err;
 }
 
+/** `fn`'s result, a write the disk refused told as such (`writeError`). */
+function told<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (err) {
+    throw writeError(err);
+  }
+}
+
 /** A write that returns rows (Kysely writes `returning`). */
 const RETURNS = /^(?:insert|update|delete|replace)\b[\s\S]*\breturning\b/i;
 
@@ -59,11 +68,7 @@ export function sqliteTables(db: DatabaseSync): TableDb {
     q,
     all<R>(query: Compilable<R>) {
       const { statement, parameters } = prepared(query);
-      try {
-        return Promise.resolve(statement.all(...parameters) as R[]);
-      } catch (err) {
-        throw writeError(err);
-      }
+      return told(() => statement.all(...parameters) as R[]);
     },
     first<R>(query: Compilable<R>) {
       const { statement, parameters, returns } = prepared(query);
@@ -72,19 +77,11 @@ export function sqliteTables(db: DatabaseSync): TableDb {
       // transaction its commit comes when it is reset, and node:sqlite does not report that
       // commit failing (a full disk): the row came back and was not stored. all() runs it to its
       // end, where the failure is thrown.
-      try {
-        return Promise.resolve(statement.all(...parameters)[0] as R | undefined);
-      } catch (err) {
-        throw writeError(err);
-      }
+      return told(() => statement.all(...parameters)[0] as R | undefined);
     },
     run(query) {
       const { statement, parameters } = prepared(query);
-      try {
-        return Promise.resolve(Number(statement.run(...parameters).changes));
-      } catch (err) {
-        throw writeError(err);
-      }
+      return told(() => Number(statement.run(...parameters).changes));
     },
   };
   const tx: Transaction = {

@@ -75,11 +75,7 @@ export function messageWriter(
   const insertMany = db.prepare(INSERT + Array(ROWS_PER_INSERT).fill(ROW).join(", "));
   const values: (number | string | null)[] = [];
   const saveNextId = db.prepare("UPDATE message_ids SET next = ?");
-  // Never below the stored ids: a batch written one by one after a failed one saves `next`
-  // outside a transaction, and a full disk can refuse that save.
-  const readNextId = db.prepare(
-    "SELECT max(next, coalesce((SELECT max(id) FROM messages), 0) + 1) AS next FROM message_ids",
-  );
+  const readNextId = db.prepare("SELECT next FROM message_ids");
   const trimDeletions = db.prepare("DELETE FROM message_deletions WHERE seq <= ?");
   const uniqueTs = timestamps(db, () => flushNow());
   const unread = unreadCounts(db);
@@ -90,8 +86,12 @@ export function messageWriter(
   let pending: Pending[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   // Ids are assigned here and never reused (see migration 005), so the indexer can work from
-  // "everything after id N".
-  let nextId = (readNextId.get() as { next: number }).next;
+  // "everything after id N". Never below the stored ids: a batch written one by one after a
+  // failed one saves `next` outside a transaction, and a full disk can refuse that save (while
+  // running, `nextId` itself is right; only a start after that needs the rows' ids).
+  let nextId = (db.prepare(
+    "SELECT max(next, coalesce((SELECT max(id) FROM messages), 0) + 1) AS next FROM message_ids",
+  ).get() as { next: number }).next;
   let trimmed = 0;
   /** Since when the disk has refused the messages (0: it takes them), and how many went since. */
   let fullSince = 0;

@@ -20,26 +20,17 @@ function fullDatabase(): DatabaseSync {
   return db;
 }
 
-const caught = (fn: () => unknown): unknown => {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error("did not throw");
-};
-
 Deno.test("a full disk is told apart from a bad row, from a statement and from exec", () => {
   const db = fullDatabase();
   const insert = db.prepare("INSERT INTO t (x) VALUES (randomblob(100000))");
-  assert(diskFailed(caught(() => insert.run())), "a statement's SQLITE_FULL");
+  assert(diskFailed(assertThrows(() => insert.run())), "a statement's SQLITE_FULL");
   assert(
-    diskFailed(caught(() => db.exec("INSERT INTO t (x) VALUES (randomblob(100000))"))),
+    diskFailed(assertThrows(() => db.exec("INSERT INTO t (x) VALUES (randomblob(100000))"))),
     "exec's",
   );
   db.exec("PRAGMA max_page_count = 1000");
   db.exec("INSERT INTO t (id, x) VALUES (1, x'00')");
-  const again = caught(() => db.prepare("INSERT INTO t (id, x) VALUES (1, x'00')").run());
+  const again = assertThrows(() => db.prepare("INSERT INTO t (id, x) VALUES (1, x'00')").run());
   assert(!diskFailed(again), `a constraint is the row's fault: ${again}`);
   assert(!diskFailed(new Error("anything else")));
   db.close();
@@ -47,7 +38,7 @@ Deno.test("a full disk is told apart from a bad row, from a statement and from e
 
 Deno.test("a transaction SQLite rolled back itself throws why, not 'no transaction is active'", () => {
   const db = fullDatabase();
-  const err = caught(() =>
+  const err = assertThrows(() =>
     transaction(db, () => db.prepare("INSERT INTO t (x) VALUES (randomblob(100000))").run())
   );
   assert(diskFailed(err), `the disk's error: ${err}`);
