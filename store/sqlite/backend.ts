@@ -10,6 +10,7 @@ export const sqlite: BackendEntry = {
     // The search indexer's thread, which also checkpoints, and what it imports.
     "store/sqlite/search_worker.ts",
     "store/sqlite/search_file.ts",
+    "store/sqlite/db.ts",
   ],
   offers: { clustered: false, copyFrom: true, copyTo: false },
 };
