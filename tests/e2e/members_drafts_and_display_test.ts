@@ -5,7 +5,7 @@
  * a real ngircd; a small local web site gives the link previews.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { startServer } from "../support/server.ts";
+import { diagnose, recordSteps, startServer } from "../support/server.ts";
 import { commandsFor } from "../../protocol/command_table.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { freePort } from "../support/ports.ts";
@@ -16,7 +16,7 @@ import {
   type Page,
   screenshot,
 } from "../support/browser.ts";
-import { composer, deskPage, IrcPeople, register, sendLine } from "../support/chat_page.ts";
+import { composer, deskPage, goLive, IrcPeople, register, sendLine } from "../support/chat_page.ts";
 
 /** A page with a link preview; answers after a short wait so previews arrive after the scroll. */
 function startSite() {
@@ -49,6 +49,7 @@ const messagesAtBottom = (page: Page) =>
   page.locator(".messages").evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 40);
 
 Deno.test("web client: members, drafts, command output, errors, display", async (t) => {
+  const steps = recordSteps(t);
   const irc = await startIrcServer();
   const server = await startServer({ env: { PARLEY_EMBED_ALLOW_PRIVATE: "1" } });
   const site = startSite();
@@ -87,41 +88,44 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
     const bob = await people.add("bob", "#busy");
     await people.add("carol", "#busy");
 
-    await t.step("the connection form starts from the account and checks the port", async () => {
-      await register(page, server.url, {
-        email: "erin.k@example.com",
-        password: "erin's long password",
-      });
-      await assertOnScreen(page, page.getByRole("heading", { name: "Add connection" }));
-      // The nick comes from the email, without the characters IRC refuses.
-      await page.waitForFunction(() =>
-        (document.querySelector("#f-nick") as HTMLInputElement | null)?.value === "erink"
-      );
-      assertEquals(await page.getByLabel("Port").getAttribute("type"), "number");
-      await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
-      await page.getByLabel("Port").fill("99999");
-      await page.getByLabel("Use TLS").uncheck();
-      await page.getByLabel("Nick").fill("erin");
-      await page.getByLabel("Channels to join").fill("#busy");
-      await page.getByRole("button", { name: "Connect" }).click();
-      assertStringIncludes(
-        (await page.locator("#f-port-error").textContent()) ?? "",
-        "The port is a number from 1 to 65535.",
-      );
-      await page.getByLabel("Port").fill(String(irc.port));
-      await page.getByRole("button", { name: "Connect" }).click();
-      await page.waitForURL("**/chat/irc-localhost");
-      // The server view is titled by the server, not by the internal id.
-      const title = page.locator("main h1");
-      await assertOnScreen(page, title);
-      assert((await title.textContent()) !== "irc-localhost", "no internal id as the title");
-      assert(
-        !(await page.locator(".sidebar").textContent())!.includes("irc-localhost"),
-        "no internal id in the sidebar",
-      );
-    });
+    await steps.step(
+      "the connection form starts from the account and checks the port",
+      async () => {
+        await register(page, server.url, {
+          email: "erin.k@example.com",
+          password: "erin's long password",
+        });
+        await assertOnScreen(page, page.getByRole("heading", { name: "Add connection" }));
+        // The nick comes from the email, without the characters IRC refuses.
+        await page.waitForFunction(() =>
+          (document.querySelector("#f-nick") as HTMLInputElement | null)?.value === "erink"
+        );
+        assertEquals(await page.getByLabel("Port").getAttribute("type"), "number");
+        await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+        await page.getByLabel("Port").fill("99999");
+        await page.getByLabel("Use TLS").uncheck();
+        await page.getByLabel("Nick").fill("erin");
+        await page.getByLabel("Channels to join").fill("#busy");
+        await page.getByRole("button", { name: "Connect" }).click();
+        assertStringIncludes(
+          (await page.locator("#f-port-error").textContent()) ?? "",
+          "The port is a number from 1 to 65535.",
+        );
+        await page.getByLabel("Port").fill(String(irc.port));
+        await page.getByRole("button", { name: "Connect" }).click();
+        await page.waitForURL("**/chat/irc-localhost");
+        // The server view is titled by the server, not by the internal id.
+        const title = page.locator("main h1");
+        await assertOnScreen(page, title);
+        assert((await title.textContent()) !== "irc-localhost", "no internal id as the title");
+        assert(
+          !(await page.locator(".sidebar").textContent())!.includes("irc-localhost"),
+          "no internal id in the sidebar",
+        );
+      },
+    );
 
-    await t.step("the member list: ranks, prefixes, count, filter, kept current", async () => {
+    await steps.step("the member list: ranks, prefixes, count, filter, kept current", async () => {
       await bob.waitForMember("#busy", "erin");
       await page.getByRole("link", { name: "#busy" }).click();
       await page.waitForURL("**/chat/irc-localhost/%23busy");
@@ -188,7 +192,7 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       await until("@bob +carol erin");
     });
 
-    await t.step("command output is readable, never raw JSON", async () => {
+    await steps.step("command output is readable, never raw JSON", async () => {
       await send("/whois bob");
       const whois = page.getByRole("table", { name: "Whois bob" });
       await whois.waitFor();
@@ -228,7 +232,7 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       assert(!/[{[]"/.test(shown), `no JSON in the chat: ${shown.slice(0, 200)}`);
     });
 
-    await t.step(
+    await steps.step(
       "/msg to a nick nobody has: the error where the user is, no conversation",
       async () => {
         await send("/msg nobody hello?");
@@ -240,7 +244,7 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       },
     );
 
-    await t.step("typed text survives a lost socket and is sent when it is back", async () => {
+    await steps.step("typed text survives a lost socket and is sent when it is back", async () => {
       await page.locator(".socket.open").waitFor();
       await context.setOffline(true);
       await page.locator(".socket:not(.open)").waitFor();
@@ -254,7 +258,7 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       assertEquals(await box.inputValue(), "");
     });
 
-    await t.step("typed text survives a down IRC connection", async () => {
+    await steps.step("typed text survives a down IRC connection", async () => {
       assertEquals(
         await api(page, "POST", "/connection/irc-localhost", { wanted_state: "disconnected" }),
         200,
@@ -283,7 +287,7 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       );
     });
 
-    await t.step(
+    await steps.step(
       "a busy channel: Jump to latest counts what arrived while scrolled up",
       async () => {
         for (let i = 1; i <= 80; i++) await bob.say("#busy", `busy line ${i} with some words`);
@@ -311,7 +315,7 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       },
     );
 
-    await t.step(
+    await steps.step(
       "joins and parts collapse into one line; a setting shows or hides them",
       async () => {
         const run = page.locator(".line.event.run .run-toggle");
@@ -355,14 +359,15 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
         assertEquals(await run.count(), 0);
         await page.goto(server.url + "/settings/account");
         await joinParts("condense");
-        await page.goto(server.url + "/chat/irc-localhost/%23busy");
+        // The next step types a command: the page's socket must be open for it.
+        await goLive(page, server.url + "/chat/irc-localhost/%23busy");
         // frank leaves too, so the channel is as before the step (after the topic: a line alone).
         await comers[2].send("PART #busy :bye");
         await page.locator(".line.event.part", { hasText: "frank left" }).waitFor();
       },
     );
 
-    await t.step("opening a channel with previews lands on the newest message", async () => {
+    await steps.step("opening a channel with previews lands on the newest message", async () => {
       await bob.join("#previews");
       await send("/join #previews");
       await page.waitForURL("**/chat/irc-localhost/%23previews");
@@ -385,7 +390,7 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       await assertOnScreen(page, page.locator(".line", { hasText: "the newest line" }));
     });
 
-    await t.step("connection errors in plain words, in the view and the sidebar", async () => {
+    await steps.step("connection errors in plain words, in the view and the sidebar", async () => {
       const cases: [string, string, boolean, string][] = [
         ["127.0.0.1", String(freePort()), false, "Connection refused"],
         ["127.0.0.1", String(irc.port), true, "TLS handshake failed: is this a plain-text port?"],
@@ -414,7 +419,7 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       }
     });
 
-    await t.step("display settings: compact layout, 24-hour clock, seconds", async () => {
+    await steps.step("display settings: compact layout, 24-hour clock, seconds", async () => {
       await page.goto(server.url + "/settings/account");
       await saved(() => page.getByLabel("Compact layout").check());
       await saved(() => page.getByLabel("Show seconds").check());
@@ -438,7 +443,7 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       assert(/^\d{2}:\d{2}$/.test(time24.trim()), `24-hour time: ${time24}`);
     });
 
-    await t.step(
+    await steps.step(
       "messages: mentioned nicks coloured, groups break after /me, no empty scroll bar",
       async () => {
         await bob.say("#busy", "carol: look at this");
@@ -458,7 +463,7 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       },
     );
 
-    await t.step("phone layout in light and dark: members behind a button", async () => {
+    await steps.step("phone layout in light and dark: members behind a button", async () => {
       for (const scheme of ["light", "dark"] as const) {
         const phone = await browser.newContext({
           viewport: { width: 390, height: 844 },
@@ -485,7 +490,7 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       }
     });
 
-    await t.step("no errors in the browser console", () => {
+    await steps.step("no errors in the browser console", () => {
       // Going offline on purpose makes Chromium log the failed WebSocket reconnects.
       const ours = errors.filter((e) =>
         !/WebSocket connection to '.*\/events' failed|ERR_INTERNET_DISCONNECTED/.test(e) &&
@@ -494,6 +499,7 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       assertEquals(ours, []);
     });
   } finally {
+    if (steps.failed) console.log(diagnose(server.output(), irc.output(), 60));
     await screenshot(page, "members-drafts-last").catch(() => {});
     await people.close();
     await context.close();

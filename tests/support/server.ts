@@ -171,3 +171,21 @@ export function diagnose(daemonLog: string, ircLog = "", lines = 30): string {
     ...ircLog.split("\n").slice(-lines),
   ].join("\n");
 }
+
+/**
+ * `t.step` that remembers whether a step failed: a failed step does not throw into its test, so
+ * without this the test's `finally` cannot tell that the daemon's log is worth printing.
+ */
+export function recordSteps(t: Deno.TestContext) {
+  let failed = false;
+  return {
+    async step(name: string, fn: (t: Deno.TestContext) => void | Promise<void>): Promise<boolean> {
+      const ok = await t.step(name, fn);
+      if (!ok) failed = true;
+      return ok;
+    },
+    get failed() {
+      return failed;
+    },
+  };
+}
