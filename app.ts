@@ -167,7 +167,16 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
 
   app.onError((e, c) => {
-    const err = fromDomain(e) ?? e;
+    const failed = deps.store.backend.failure(e);
+    if (failed) {
+      // The database's own failure (full disk, not answering): 503, and the operator told.
+      log.warn("request refused: the database failed", {
+        id: c.get("requestId"),
+        path: c.req.path,
+        error: e,
+      });
+    }
+    const err = fromDomain(e) ?? fromDomain(failed) ?? e;
     if (err instanceof ApiError) {
       return c.json(errorBody(err.errors), err.status as 400);
     }

@@ -127,9 +127,12 @@ async function answerMethod(
           ...result,
         };
       } catch (thrown) {
-        // irc/chat/commands.ts throws domain errors: mapped as the HTTP edge maps them.
-        const err = fromDomain(thrown) ?? thrown;
-        if (!(err instanceof ApiError)) log.error("send failed", { uid: user.id, error: err });
+        // irc/chat/commands.ts throws domain errors: mapped as the HTTP edge maps them, and so
+        // is the database's own failure (told to the operator too).
+        const failed = deps.store.backend.failure(thrown);
+        const err = fromDomain(thrown) ?? fromDomain(failed) ?? thrown;
+        if (failed) log.warn("send refused: the database failed", { uid: user.id, error: thrown });
+        else if (!(err instanceof ApiError)) log.error("send failed", { uid: user.id, error: err });
         return { event: "sent", id, method: "send", ...where, errors: errorsOf(err) };
       }
     }

@@ -17,6 +17,7 @@ import type { FileStore } from "./files.ts";
 import type { PushStore } from "./push.ts";
 import type { IgnoreStore } from "./ignores.ts";
 import type { CopyReport, CopySource } from "./copy.ts";
+import type { DomainError } from "../lib/errors.ts";
 import { BACKENDS } from "./backends.ts";
 
 /** Every table group of Parley's storage. Async so that any database can implement it. */
@@ -62,6 +63,12 @@ export interface StoreBackend {
    * cluster (cluster/), over the store's own connection.
    */
   readonly clustered: boolean;
+  /**
+   * The DomainError for an error of this backend's database that is the database's own failure
+   * (a full disk, a database not answering: store/failures.ts), else undefined. The edge answers
+   * it with 503 instead of an internal error.
+   */
+  failure(err: unknown): DomainError | undefined;
   /** Reads an installation's tables (the data folder `home`) to copy them into another backend. */
   copySource?(home: string): CopySource;
   /** Copies `source` into the empty database at `url` (`parley store copy`). */

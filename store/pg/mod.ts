@@ -10,6 +10,7 @@ import { tableGroups } from "../tables/mod.ts";
 import { pgConversationStore } from "./conversations.ts";
 import { pgFileContents } from "./files.ts";
 import { copyIntoPg } from "./copy.ts";
+import { pgFailure } from "./failure.ts";
 import { UNREAD_LOWERED, UNREAD_SET } from "./unread.ts";
 
 /** Connections of the pool: the batched writer takes one, requests and IRC the others. */
@@ -74,6 +75,7 @@ export const pgBackend: StoreBackend = {
     return openPgStore(url);
   },
   clustered: true,
+  failure: pgFailure,
   async copyInto(url, source, progress) {
     // A few connections: the rows go in one batch at a time, file contents one chunk at a time.
     const sql = connectPg(url, 4);

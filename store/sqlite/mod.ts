@@ -4,7 +4,8 @@
  */
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import { openDatabase } from "./db.ts";
+import { diskFailed, openDatabase } from "./db.ts";
+import { diskFull } from "../failures.ts";
 import { migrate, sqliteMigrations } from "./migrate.ts";
 import { sqliteTables } from "./tables.ts";
 import { tableGroups } from "../tables/mod.ts";
@@ -89,5 +90,6 @@ export const sqliteBackend: StoreBackend = {
   name: "sqlite",
   open: (home) => openSqliteStore(home),
   clustered: false,
+  failure: (err) => diskFailed(err) ? diskFull() : undefined,
   copySource: (home) => sqliteCopySource(home),
 };

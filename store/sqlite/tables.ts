@@ -13,7 +13,7 @@ import {
 } from "kysely";
 import type { Database } from "../tables/schema.ts";
 import { diskFailed, rollback } from "./db.ts";
-import { DomainError } from "../../lib/errors.ts";
+import { diskFull } from "../failures.ts";
 import type { Queries, TableDb, Transaction } from "../tables/db.ts";
 
 /** A compiled query's parameter as node:sqlite binds it: a flag is 1 or 0. */
@@ -27,12 +27,7 @@ function bindable(value: unknown): SQLInputValue {
  * nothing of it was saved.
  */
 function writeError(err: unknown): unknown {
-  return diskFailed(err)
-    ? new DomainError(
-      "unavailable",
-      "The server's disk is full: nothing was saved. Try again later.",
-    )
-    : err;
+  return diskFailed(err) ? diskFull() : err;
 }
 
 /** `fn`'s result, a write the disk refused told as such (`writeError`). */

@@ -1,9 +1,10 @@
 /**
  * The daemon on a disk that fills up while IRC lines keep coming: it keeps running and answering,
  * holds the lines, and stores every one once there is room; a write through the API is refused
- * as the disk's, and nothing of it is kept. The data folder is on a small tmpfs of
- * its own (mounting needs root, as the test runner has on CI; the SQLite pass only, since
- * PostgreSQL keeps the messages elsewhere).
+ * as the disk's (503, whether the tables' executor or a statement of its own made it), and
+ * nothing of it is kept. The data folder is on a small tmpfs of its own (mounting needs root, as
+ * the test runner has on CI; the SQLite pass only: tests/integration/pg_failures_test.ts has
+ * PostgreSQL's side).
  */
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -61,6 +62,12 @@ Deno.test({
         "the writer holding the lines",
         () => server.output().includes("the disk is full"),
       );
+      // A write outside the tables' executor (the read marker) is refused the same way.
+      const read = await api.post(`/api/connection/${cid}/conversation/%23full/read`);
+      assertEquals([read.status, read.body.errors?.[0]?.message], [
+        503,
+        "The server's disk is full: nothing was saved. Try again later.",
+      ]);
       const res = await api.get("/api/conversations");
       assertEquals(res.status, 200, "the daemon answers while the disk is full");
       // A write through the API is refused as such, not stored in part (a connection whose row

@@ -19,6 +19,12 @@ export interface PgServer {
    * stops and starts again with the same settings; resolves once it accepts connections.
    */
   restart(): Promise<void>;
+  /** `pg_ctl stop -m fast`: the server goes away until `start()`. */
+  stop(): Promise<void>;
+  /** Starts the server stopped by `stop()`, with its settings; resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** The data folder's parent, owned by the server's user: room for a tablespace's folder. */
+  dir: string;
   /** Stops the server at once and removes its folder. */
   close(): Promise<void>;
 }
@@ -107,10 +113,12 @@ export async function startPostgres(
     ...(options.settings ?? []).map((setting) => `-c ${setting}`),
   ].join(" ");
   // -w waits until the server accepts connections.
-  await run(
-    [`${bin}/pg_ctl`, "start", "-w", "-t", "60", "-D", data, "-l", `${dir}/log`, "-o", opts],
-    asPostgres,
-  );
+  const start = () =>
+    run(
+      [`${bin}/pg_ctl`, "start", "-w", "-t", "60", "-D", data, "-l", `${dir}/log`, "-o", opts],
+      asPostgres,
+    );
+  await start();
   const base = `postgres://${USER}@127.0.0.1:${port}`;
   let n = 0;
   async function database(): Promise<string> {
@@ -128,7 +136,10 @@ export async function startPostgres(
     return {
       url,
       base,
+      dir,
       database,
+      start,
+      stop: () => run([`${bin}/pg_ctl`, "stop", "-m", "fast", "-w", "-D", data], asPostgres),
       async restart() {
         // -l as at start: without it the server would inherit (and hold open) pg_ctl's output.
         await run(

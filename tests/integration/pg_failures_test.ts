@@ -1,0 +1,101 @@
+// deno-lint-ignore-file no-explicit-any -- API answers are read field by field
+/**
+ * PostgreSQL failing under a running daemon: stopped, or out of disk for a table. Each request
+ * meanwhile is answered 503 with what happened (not 500 with a request id), nothing of a refused
+ * write is kept, and the same request succeeds once the database is back or has room.
+ */
+import { assertEquals } from "../support/assert.ts";
+import { ApiClient } from "../support/api.ts";
+import { poll } from "../support/poll.ts";
+import { type PgServer, startPostgres } from "../support/postgres.ts";
+import { startServer, type TestServer } from "../support/server.ts";
+import postgres from "postgres";
+
+const AWAY = "The database is not answering. Try again in a moment.";
+const FULL = "The server's disk is full: nothing was saved. Try again later.";
+
+/** What a request was answered: its status and first error's message. */
+async function answer(res: Promise<{ status: number; body: any }>) {
+  const { status, body } = await res;
+  return [status, body?.errors?.[0]?.message];
+}
+
+async function withDaemon(fn: (pg: PgServer, server: TestServer, api: ApiClient) => Promise<void>) {
+  const pg = await startPostgres();
+  let server: TestServer | undefined;
+  try {
+    server = await startServer({ env: { PARLEY_DATABASE_URL: pg.url } });
+    const api = new ApiClient(server.url);
+    await api.register("admin@example.com");
+    await fn(pg, server, api);
+  } finally {
+    await server?.close();
+    await pg.close();
+  }
+}
+
+async function run(cmd: string, ...args: string[]): Promise<void> {
+  const out = await new Deno.Command(cmd, { args, stdout: "null", stderr: "piped" }).output();
+  if (!out.success) {
+    throw new Error(`${cmd} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}
+
+const connection = { url: "irc://127.0.0.1:6667?nick=alice", wanted_state: "disconnected" };
+
+Deno.test("PostgreSQL stopped: requests are answered 503 until it is back", async () => {
+  await withDaemon(async (pg, server, api) => {
+    await pg.stop();
+    assertEquals(await answer(api.get("/api/user")), [503, AWAY]);
+    assertEquals(await answer(api.post("/api/connections", connection)), [503, AWAY]);
+    await pg.start();
+    await poll(
+      "the daemon answering again",
+      async () => (await api.get("/api/user")).status === 200,
+    );
+    assertEquals((await api.post("/api/connections", connection)).status, 200);
+    const { body } = await api.get("/api/connections");
+    assertEquals(body.connections.length, 1, "the refused write kept nothing");
+    assertEquals(server.output().includes("request refused: the database failed"), true);
+  });
+});
+
+Deno.test({
+  name: "PostgreSQL out of disk for a table: a write to it is answered 503, and made with room",
+  // A tmpfs of its own for a tablespace: mounting needs root, as the test runner has on CI.
+  ignore: Deno.build.os !== "linux" || Deno.uid() !== 0,
+  fn: async () => {
+    const mnt = await Deno.makeTempDir({ dir: "/tmp", prefix: "parley-pg-small-" });
+    await run("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt);
+    try {
+      await run("chown", "postgres:postgres", mnt);
+      await withDaemon(async (pg, _server, api) => {
+        const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
+        try {
+          // Connections (none yet: new users get no default one here) and their conversations
+          // live on the small disk; filling it leaves no room for their first page.
+          await sql.unsafe(`CREATE TABLESPACE small LOCATION '${mnt}'`);
+          await sql`ALTER TABLE connections SET TABLESPACE small`;
+          await sql`ALTER TABLE conversations SET TABLESPACE small`;
+          await sql`CREATE TABLE filler (x text) TABLESPACE small`;
+          const full = await sql`INSERT INTO filler
+            SELECT repeat(md5(i::text), 64) FROM generate_series(1, 100000) AS i`
+            .then(() => "", (err) => err.code as string);
+          assertEquals(full, "53100", "the filler filled the disk");
+          const made = { ...connection, conversation_id: "#full" };
+          assertEquals(await answer(api.post("/api/connections", made)), [503, FULL]);
+
+          await sql`DROP TABLE filler`;
+          assertEquals((await api.post("/api/connections", made)).status, 200, "with room");
+          const { body } = await api.get("/api/connections");
+          assertEquals(body.connections.length, 1, "the refused write kept nothing");
+        } finally {
+          await sql.end();
+        }
+      });
+    } finally {
+      await run("umount", mnt);
+      await Deno.remove(mnt, { recursive: true });
+    }
+  },
+});
