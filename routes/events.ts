@@ -45,6 +45,21 @@ type Request = Record<string, unknown>;
 /** Every answer to a request. */
 type Answer = AnswerTo[keyof AnswerTo] | UnknownMethodFrame;
 
+/**
+ * What a request that threw is answered: domain errors as the HTTP edge maps them, and so the
+ * database's own failure (told to the operator too); anything else is logged as a fault.
+ */
+function failure(deps: AppDeps, user: UserRecord, thrown: unknown): ErrorItem[] {
+  const failed = deps.store.backend.failure(thrown);
+  const err = fromDomain(thrown) ?? fromDomain(failed) ?? thrown;
+  if (failed) {
+    log.warn("events request refused: the database failed", { uid: user.id, error: thrown });
+  } else if (!(err instanceof ApiError)) {
+    log.error("events request failed", { uid: user.id, error: err });
+  }
+  return errorsOf(err);
+}
+
 function errorsOf(caught: unknown): ErrorItem[] {
   const err = fromDomain(caught) ?? caught;
   if (err instanceof ApiError) {
@@ -127,13 +142,8 @@ async function answerMethod(
           ...result,
         };
       } catch (thrown) {
-        // irc/chat/commands.ts throws domain errors: mapped as the HTTP edge maps them, and so
-        // is the database's own failure (told to the operator too).
-        const failed = deps.store.backend.failure(thrown);
-        const err = fromDomain(thrown) ?? fromDomain(failed) ?? thrown;
-        if (failed) log.warn("send refused: the database failed", { uid: user.id, error: thrown });
-        else if (!(err instanceof ApiError)) log.error("send failed", { uid: user.id, error: err });
-        return { event: "sent", id, method: "send", ...where, errors: errorsOf(err) };
+        // irc/chat/commands.ts throws domain errors.
+        return { event: "sent", id, method: "send", ...where, errors: failure(deps, user, thrown) };
       }
     }
     default:
@@ -220,15 +230,29 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
           );
         },
         async onMessage(ev, ws) {
-          if (!user || refusal || !(await endIfGone(ws))) return;
-          let req: Request;
+          if (!user || refusal) return;
+          let req: Request | undefined;
           try {
             req = FrameObject.parse(JSON.parse(String(ev.data)));
-          } catch {
-            send(ws, { event: "error", errors: [{ message: "Invalid JSON.", path: "/" }] });
-            return;
+          } catch { /* why: answered below, once the session is known to be alive */ }
+          // Every request is answered: a store that fails (a database not answering) gives an
+          // error answer; an exception out of this handler would end the process.
+          try {
+            if (!(await endIfGone(ws))) return;
+            if (!req) {
+              send(ws, { event: "error", errors: [{ message: "Invalid JSON.", path: "/" }] });
+              return;
+            }
+            send(ws, await answer(deps, user, req));
+          } catch (thrown) {
+            const { id, method } = RequestHead.parse(req ?? {});
+            send(ws, {
+              event: method ?? "error",
+              id: id ?? String(++lastId),
+              ...(method ? { method } : {}),
+              errors: failure(deps, user, thrown),
+            });
           }
-          send(ws, await answer(deps, user, req));
         },
         onClose() {
           stop();

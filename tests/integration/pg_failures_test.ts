@@ -6,6 +6,7 @@
  */
 import { assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
+import { EventSocket } from "../support/events.ts";
 import { poll } from "../support/poll.ts";
 import { type PgServer, startPostgres } from "../support/postgres.ts";
 import { startServer, type TestServer } from "../support/server.ts";
@@ -57,6 +58,31 @@ Deno.test("PostgreSQL stopped: requests are answered 503 until it is back", asyn
     const { body } = await api.get("/api/connections");
     assertEquals(body.connections.length, 1, "the refused write kept nothing");
     assertEquals(server.output().includes("request refused: the database failed"), true);
+  });
+});
+
+Deno.test("PostgreSQL stopped: a page's socket is answered the error, and the daemon lives", async () => {
+  await withDaemon(async (pg, _server, api) => {
+    const socket = await EventSocket.open(api);
+    try {
+      await socket.waitFor((e) => e.event === "handshake");
+      await pg.stop();
+      // The keepalive and the page's load each read the session first; that read failing ended
+      // the process (an exception out of the socket's message handler).
+      for (const method of ["ping", "load"]) {
+        const answered = await socket.request({ method });
+        assertEquals([answered.event, answered.errors?.[0]?.message], [method, AWAY]);
+      }
+      await pg.start();
+      await poll(
+        "the daemon answering again",
+        async () => (await api.get("/api/user")).status === 200,
+      );
+      const loaded = await socket.request({ method: "load" });
+      assertEquals([loaded.errors, loaded.user?.email], [undefined, "admin@example.com"]);
+    } finally {
+      await socket.close();
+    }
   });
 });
 
