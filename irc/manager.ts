@@ -30,6 +30,7 @@ import { parseIrcUrl, targetKey } from "./url.ts";
 import { connectGap } from "./engine/backoff.ts";
 import { type IrcLine, ircLine } from "./protocol/message.ts";
 import type { IrcControl, IrcStats, LiveView } from "./control.ts";
+import { patientStore } from "../store/patient.ts";
 
 /** What the manager is built from. */
 interface IrcManagerDeps {
@@ -104,6 +105,9 @@ export class IrcManager implements IrcControl {
   constructor(deps: IrcManagerDeps) {
     this.#deps = deps;
     this.#clock = deps.clock ?? realClock;
+    // Incoming lines wait out a database that stops answering for a while, in order, instead of
+    // being lost with it (store/patient.ts).
+    const inbound = { ...deps, store: patientStore(deps.store) };
     this.#listener = {
       changed: (conn) => {
         this.#turnDone(conn);
@@ -112,7 +116,7 @@ export class IrcManager implements IrcControl {
         if (waiting) { for (const wake of waiting) wake(); }
       },
       attach: (conn, client) =>
-        attachInbound(deps, conn, client, this.#serial(conn), () => this.#outlet),
+        attachInbound(inbound, conn, client, this.#serial(conn), () => this.#outlet),
       registered: (conn) => this.#serial(conn)(() => this.#afterRegistration(conn)),
       retry: (conn) => this.#awaitTurn(conn),
       gone: (conn) => this.#outlet?.gone(conn),

@@ -45,6 +45,14 @@ export interface Store {
   /** The backend this store runs on, with what only some backends can do. */
   readonly backend: StoreBackend;
 
+  /**
+   * For an error that says the database did not answer (stopped, restarting): resolves true once
+   * it answers again, false when the store closes first. Undefined for any other error: nothing
+   * to wait out. Callers that must not lose what they were storing wait and try again
+   * (store/patient.ts).
+   */
+  recovery(err: unknown): Promise<boolean> | undefined;
+
   /** Flushes pending writes and closes the database. */
   close(): Promise<void>;
 }

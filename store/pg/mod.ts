@@ -12,6 +12,7 @@ import { pgFileContents } from "./files.ts";
 import { copyIntoPg } from "./copy.ts";
 import { pgFailure } from "./failure.ts";
 import { UNREAD_LOWERED, UNREAD_SET } from "./unread.ts";
+import { answered, unanswered } from "./unanswered.ts";
 
 /** Connections of the pool: the batched writer takes one, requests and IRC the others. */
 const POOL = 10;
@@ -46,6 +47,9 @@ export async function openPgStore(url: string): Promise<PgStore> {
     await sql.listen(UNREAD_SET, (payload) => messages.unread.told(payload)),
     await sql.listen(UNREAD_LOWERED, (payload) => messages.unread.toldLowered(payload)),
   ];
+  let closed = false;
+  /** One wait for the database to answer, shared by everyone waiting. */
+  let answering: Promise<boolean> | undefined;
   return {
     sql,
     url,
@@ -53,7 +57,12 @@ export async function openPgStore(url: string): Promise<PgStore> {
     conversations,
     messages,
     backend: pgBackend,
+    recovery(err) {
+      if (!unanswered(err)) return undefined;
+      return answering ??= answered(sql, () => closed).finally(() => answering = undefined);
+    },
     async close() {
+      closed = true;
       for (const l of listening) {
         // why: the connections end just below, which ends every LISTEN the server still holds
         await l.unlisten().catch(() => {});

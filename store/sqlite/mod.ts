@@ -72,6 +72,8 @@ function sqliteStore(
     messages: history.messages,
 
     backend: sqliteBackend,
+    // The database is a file here: it always answers (a full disk is the writer's to hold).
+    recovery: () => undefined,
 
     async close() {
       await history.close(); // the batched writer's last turn

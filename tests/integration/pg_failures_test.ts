@@ -2,11 +2,19 @@
 /**
  * PostgreSQL failing under a running daemon: stopped, or out of disk for a table. Each request
  * meanwhile is answered 503 with what happened (not 500 with a request id), nothing of a refused
- * write is kept, and the same request succeeds once the database is back or has room.
+ * write is kept, and the same request succeeds once the database is back or has room. IRC lines
+ * that arrive meanwhile wait for it and are all stored, in order.
+ *
+ * @test-alone: while the database is away the node keeps running its users for 5 s only (by
+ * design); on a machine busy with the parallel pass, a stop and start slower than that would
+ * close the IRC connection under the test.
  */
 import { assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
 import { EventSocket } from "../support/events.ts";
+import { inChannel } from "../support/in_channel.ts";
+import { RawIrcClient } from "../support/irc_client.ts";
+import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { type PgServer, startPostgres } from "../support/postgres.ts";
 import { startServer, type TestServer } from "../support/server.ts";
@@ -84,6 +92,60 @@ Deno.test("PostgreSQL stopped: a page's socket is answered the error, and the da
       await socket.close();
     }
   });
+});
+
+Deno.test("PostgreSQL stopped: IRC lines wait for it, and every one is stored in order", async () => {
+  const pg = await startPostgres();
+  const irc = await startIrcServer();
+  const server = await startServer({ env: { PARLEY_DATABASE_URL: pg.url } });
+  let clients: RawIrcClient[] = [];
+  try {
+    const { api, cid, bob } = await inChannel(server.url, irc, "a@example.com", "#a");
+    clients = [bob];
+    const carol = await RawIrcClient.connect(irc.port, "carol");
+    clients.push(carol);
+    await pg.stop();
+    // A new private conversation, a topic, a join, a nick change and a part: each needs the
+    // database (a conversation made or looked up, a cache emptied by the rename), and each was
+    // lost with an error before.
+    await bob.send("PRIVMSG parley :hello in private");
+    await carol.join("#a");
+    await bob.send("TOPIC #a :new topic");
+    // Each waits for the server's echo, so the server sends the daemon the lines in this order.
+    await carol.send("NICK carol2");
+    await carol.waitFor((l) => l.command === "NICK");
+    await carol.send("PART #a :bye");
+    await carol.waitFor((l) => l.command === "PART");
+    await bob.send("PRIVMSG #a :in channel");
+    // Handled while the database is away: waiting for it (or, as before, failed).
+    await poll(
+      "a line met the outage",
+      () => /waiting for the database|irc event failed/.test(server.output()),
+    );
+    await pg.start();
+    const said = async (conv: string) =>
+      ((await api.get(`/api/connection/${cid}/conversation/${encodeURIComponent(conv)}/messages`))
+        .body.messages ?? []).map((m: any) => m.message);
+    await poll(
+      "the channel's last line stored",
+      async () => (await said("#a")).includes("in channel"),
+      30_000,
+    );
+    assertEquals(await said("#a"), [
+      "parley joined.",
+      "carol joined.",
+      "bob changed the topic to: new topic",
+      "carol is now known as carol2.",
+      "carol2 left: bye",
+      "in channel",
+    ]);
+    assertEquals(await said("bob"), ["hello in private"]);
+  } finally {
+    for (const c of clients) await c.close();
+    await server.close();
+    await irc.close();
+    await pg.close();
+  }
 });
 
 Deno.test({

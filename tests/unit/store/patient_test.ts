@@ -1,0 +1,96 @@
+/**
+ * The patient view of the store: a call that meets a database not answering waits for it and is
+ * made again; any other failure, and one the store gives up on, reaches the caller as it was.
+ */
+import { assertEquals, assertRejects } from "../../support/assert.ts";
+import { patientStore } from "../../../store/patient.ts";
+import type { Store } from "../../../store/mod.ts";
+
+const AWAY = new Error("away");
+
+/** A store of two groups; `answers` is what recovery's wait resolves with (undefined: never). */
+function fakeStore() {
+  let answered: (ok: boolean) => void = () => {};
+  let generation = 1;
+  const calls: string[] = [];
+  let failures = 0;
+  const conversations = {
+    get generation() {
+      return generation;
+    },
+    get(id: number) {
+      calls.push(`get ${id}`);
+      return failures-- > 0 ? Promise.reject(AWAY) : Promise.resolve({ id });
+    },
+    broken() {
+      calls.push("broken");
+      return Promise.reject(new Error("a bad row"));
+    },
+    now: () => "sync",
+  };
+  const messages = {
+    append() {
+      calls.push("append");
+      return Promise.reject(AWAY);
+    },
+  };
+  const store = {
+    conversations,
+    messages,
+    backend: { name: "fake" },
+    recovery: (err: unknown) =>
+      err === AWAY ? new Promise<boolean>((resolve) => answered = resolve) : undefined,
+  } as unknown as Store;
+  return {
+    store,
+    calls,
+    fail: (n: number) => failures = n,
+    answer: (ok: boolean) => answered(ok),
+    bump: () => generation++,
+  };
+}
+
+type Conversations = {
+  generation: number;
+  get(id: number): Promise<{ id: number }>;
+  broken(): Promise<void>;
+  now(): string;
+};
+
+Deno.test("a call that meets the outage is made again once the database answers", async () => {
+  const f = fakeStore();
+  const conversations = patientStore(f.store).conversations as unknown as Conversations;
+  f.fail(1);
+  const got = conversations.get(7);
+  await new Promise((r) => setTimeout(r, 10));
+  assertEquals(f.calls, ["get 7"], "waits, not tried again before the database answers");
+  f.answer(true);
+  assertEquals(await got, { id: 7 });
+  assertEquals(f.calls, ["get 7", "get 7"]);
+});
+
+Deno.test("a store closing first, and any other failure, reach the caller", async () => {
+  const f = fakeStore();
+  const conversations = patientStore(f.store).conversations as unknown as Conversations;
+  f.fail(1);
+  const got = conversations.get(1);
+  await new Promise((r) => setTimeout(r, 0));
+  f.answer(false);
+  assertEquals((await assertRejects(() => got)).message, "away");
+  assertEquals((await assertRejects(() => conversations.broken())).message, "a bad row");
+  assertEquals(f.calls, ["get 1", "broken"]);
+});
+
+Deno.test("fields read through, sync results pass, and the messages' append is left as it is", async () => {
+  const f = fakeStore();
+  const patient = patientStore(f.store);
+  const conversations = patient.conversations as unknown as Conversations;
+  assertEquals(conversations.generation, 1);
+  f.bump();
+  assertEquals(conversations.generation, 2, "the group's own field, live");
+  assertEquals(conversations.now(), "sync");
+  assertEquals(patient.backend, f.store.backend);
+  // deno-lint-ignore no-explicit-any -- the fake's append takes nothing
+  assertEquals((await assertRejects(() => (patient.messages as any).append())).message, "away");
+  assertEquals(f.calls, ["append"]);
+});
