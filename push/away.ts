@@ -97,7 +97,11 @@ export class AutoAway {
     clearTimeout(this.#timers.get(userId));
     this.#timers.delete(userId);
     if (this.#present(userId) > 0) {
-      if (this.#away.delete(userId)) void this.#all(userId, "/away");
+      if (this.#away.delete(userId)) {
+        this.#all(userId, "/away").catch((err) =>
+          log.warn("automatic away not ended", { uid: userId, error: err })
+        );
+      }
       return;
     }
     void this.#startGrace(userId);
