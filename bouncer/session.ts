@@ -318,7 +318,11 @@ export class Session {
       await cmd.run(this, m);
     } catch (err) {
       log.warn("bouncer command failed", { command: m.command, error: err });
-      this.numeric(ERR_UNKNOWNERROR, m.command, "The command could not be run");
+      // The database's own failure is said as such; a client still logging in is let go, to
+      // come back by itself, rather than left waiting for a registration that cannot finish.
+      const failed = this.cx.store.backend.failure(err);
+      this.numeric(ERR_UNKNOWNERROR, m.command, failed?.message ?? "The command could not be run");
+      if (failed && !this.registered) this.quit(failed.message);
     }
   }
 

@@ -15,6 +15,7 @@ import { EventSocket } from "../support/events.ts";
 import { inChannel } from "../support/in_channel.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
+import { freePort } from "../support/ports.ts";
 import { poll } from "../support/poll.ts";
 import { type PgServer, startPostgres } from "../support/postgres.ts";
 import { startServer, type TestServer } from "../support/server.ts";
@@ -142,6 +143,54 @@ Deno.test("PostgreSQL stopped: IRC lines wait for it, and every one is stored in
     assertEquals(await said("bob"), ["hello in private"]);
   } finally {
     for (const c of clients) await c.close();
+    await server.close();
+    await irc.close();
+    await pg.close();
+  }
+});
+
+/** Logs in to the listener at `port` as the user of inChannel; what the listener said until it
+ * closed the link or welcomed the client. */
+async function attach(port: number): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const login = [
+    "PASS :correct horse battery",
+    "NICK x",
+    "USER a@example.com/irc-localhost 0 * :x",
+  ];
+  await conn.write(new TextEncoder().encode(login.map((l) => l + "\r\n").join("")));
+  let said = "";
+  const buf = new Uint8Array(16384);
+  try {
+    for (let n; !/ 001 |^ERROR/m.test(said) && (n = await conn.read(buf));) {
+      said += new TextDecoder().decode(buf.subarray(0, n));
+    }
+  } finally {
+    conn.close();
+  }
+  return said;
+}
+
+Deno.test("PostgreSQL stopped: an IRC client logging in is told, let go, and attaches later", async () => {
+  const pg = await startPostgres();
+  const irc = await startIrcServer();
+  const port = freePort();
+  const server = await startServer({
+    env: { PARLEY_DATABASE_URL: pg.url, PARLEY_IRC_LISTEN: `irc://127.0.0.1:${port}` },
+  });
+  try {
+    const { bob } = await inChannel(server.url, irc, "a@example.com", "#a");
+    await bob.close();
+    await pg.stop();
+    // Before, a generic "could not be run" and a client left waiting for its registration.
+    const refused = await attach(port);
+    assertEquals(
+      refused.split("\r\n").filter((l) => /^ERROR|^:\S+ 400 /.test(l)),
+      [`:parley 400 x USER :${AWAY}`, `ERROR :Closing link: ${AWAY}`],
+    );
+    await pg.start();
+    await poll("attached again", async () => / 001 /.test(await attach(port)), 30_000);
+  } finally {
     await server.close();
     await irc.close();
     await pg.close();
