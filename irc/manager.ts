@@ -88,6 +88,11 @@ export function joinLines(channels: string[]): IrcLine[] {
 /** Owns the IRC connections of every user this process runs. */
 export class IrcManager implements IrcControl {
   #deps: IrcManagerDeps;
+  /**
+   * The store as what IRC brings sees it: a call that meets a database not answering waits for it
+   * (store/patient.ts), so incoming lines and a registration's rejoin are not lost with it.
+   */
+  #patient: IrcManagerDeps["store"];
   #clock: Clock;
   #live = new Map<number, IrcConnection>();
   #serials = new Map<number, Serial>();
@@ -105,9 +110,8 @@ export class IrcManager implements IrcControl {
   constructor(deps: IrcManagerDeps) {
     this.#deps = deps;
     this.#clock = deps.clock ?? realClock;
-    // Incoming lines wait out a database that stops answering for a while, in order, instead of
-    // being lost with it (store/patient.ts).
-    const inbound = { ...deps, store: patientStore(deps.store) };
+    this.#patient = patientStore(deps.store);
+    const inbound = { ...deps, store: this.#patient };
     this.#listener = {
       changed: (conn) => {
         this.#turnDone(conn);
@@ -296,8 +300,7 @@ export class IrcManager implements IrcControl {
   }
 
   async #afterRegistration(conn: IrcConnection): Promise<void> {
-    const { store } = this.#deps;
-    const conversations = await store.conversations.listForConnection(conn.record.id, {
+    const conversations = await this.#patient.conversations.listForConnection(conn.record.id, {
       unread: false,
     });
     const channels = conversations.filter((c) => c.joined && conn.isChannel(c.name));
@@ -337,11 +340,13 @@ export class IrcManager implements IrcControl {
       ...(message ? { message } : {}),
     };
     const run = this.#serial(conn);
+    // What IRC brought (a state, its notice) waits out a database not answering, as lines do.
+    const patient = { ...this.#deps, store: this.#patient };
     // In the connection's serial run, behind the stored notices of earlier states: a store that
     // answers later (PostgreSQL) must not reorder "Connecting to" and "Connected to".
     run(() => Promise.resolve(bus.publish(conn.userId, ev)));
     if (message) {
-      run(async () => void await recordMessage(this.#deps, conn, serverNotice(conn, message)));
+      run(async () => void await recordMessage(patient, conn, serverNotice(conn, message)));
     }
     if (changed && conn.state === "connected") {
       // The server's 001 greeting, which irc/chat/inbound/ held back until this announcement.
@@ -349,7 +354,7 @@ export class IrcManager implements IrcControl {
         const welcome = conn.welcome;
         conn.welcome = undefined;
         if (!welcome?.text) return;
-        await recordMessage(this.#deps, conn, {
+        await recordMessage(patient, conn, {
           ...serverNotice(conn, welcome.text),
           ts: welcome.ts,
         });
@@ -362,7 +367,7 @@ export class IrcManager implements IrcControl {
     const up = conn.state === "connected";
     if (changed && (up || prev === "connected")) {
       run(async () => {
-        const all = await this.#deps.store.conversations.listForConnection(conn.record.id);
+        const all = await patient.store.conversations.listForConnection(conn.record.id);
         // Channels thaw when joined again (irc/chat/inbound/); private conversations at once.
         const affected = all.filter((c) => isListed(c) && (!up || !conn.isChannel(c.name)));
         publishFrozen(bus, conn.userId, affected, up ? "" : NOT_CONNECTED);

@@ -149,6 +149,32 @@ Deno.test("PostgreSQL stopped: IRC lines wait for it, and every one is stored in
   }
 });
 
+Deno.test("PostgreSQL stopped as the IRC server goes away: the connection's notice is kept", async () => {
+  const pg = await startPostgres();
+  const irc = await startIrcServer();
+  const server = await startServer({ env: { PARLEY_DATABASE_URL: pg.url } });
+  try {
+    const { api, cid, bob } = await inChannel(server.url, irc, "a@example.com", "#a");
+    await bob.close();
+    await pg.stop();
+    await irc.stop();
+    // The connection's state changes; its notice (and which conversations freeze) needs the
+    // database, and waits for it.
+    await poll("the notice waiting", () => /waiting for the database/.test(server.output()));
+    await pg.start();
+    // Before, the step failed ("irc event failed") and the server conversation never said why
+    // the connection went.
+    await poll("the notice stored", async () => {
+      const { body } = await api.get(`/api/connection/${cid}/messages`);
+      return (body.messages ?? []).some((m: any) => /^Connection lost\./.test(m.message));
+    }, 30_000);
+  } finally {
+    await server.close();
+    await irc.close();
+    await pg.close();
+  }
+});
+
 /** Logs in to the listener at `port` as the user of inChannel; what the listener said until it
  * closed the link or welcomed the client. */
 async function attach(port: number): Promise<string> {
