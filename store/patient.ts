@@ -44,8 +44,9 @@ export function patientStore(store: Store): Store {
       const fn = (group as Record<string, (...args: unknown[]) => unknown>)[key];
       view[key] = (...args: unknown[]) => {
         const result = fn.apply(group, args);
-        if (!(result instanceof Promise)) return result;
-        return result.catch((err) =>
+        // A thenable too (a query a method returns as it is), not only a Promise.
+        if (typeof (result as PromiseLike<unknown> | undefined)?.then !== "function") return result;
+        return Promise.resolve(result).catch((err) =>
           again(err, () => fn.apply(group, args) as Promise<unknown>, `${name}.${key}`)
         );
       };

@@ -27,6 +27,14 @@ function fakeStore() {
       return Promise.reject(new Error("a bad row"));
     },
     now: () => "sync",
+    /** A query object a method may return as it is: a thenable, not a Promise. */
+    query(id: number): PromiseLike<{ id: number }> {
+      calls.push(`query ${id}`);
+      const fails = failures-- > 0;
+      return {
+        then: (ok, bad) => (fails ? Promise.reject(AWAY) : Promise.resolve({ id })).then(ok, bad),
+      };
+    },
   };
   const messages = {
     append() {
@@ -55,6 +63,7 @@ type Conversations = {
   get(id: number): Promise<{ id: number }>;
   broken(): Promise<void>;
   now(): string;
+  query(id: number): PromiseLike<{ id: number }>;
 };
 
 Deno.test("a call that meets the outage is made again once the database answers", async () => {
@@ -67,6 +76,17 @@ Deno.test("a call that meets the outage is made again once the database answers"
   f.answer(true);
   assertEquals(await got, { id: 7 });
   assertEquals(f.calls, ["get 7", "get 7"]);
+});
+
+Deno.test("a thenable that meets the outage waits the same way", async () => {
+  const f = fakeStore();
+  const conversations = patientStore(f.store).conversations as unknown as Conversations;
+  f.fail(1);
+  const got = conversations.query(3);
+  await new Promise((r) => setTimeout(r, 10));
+  f.answer(true);
+  assertEquals(await got, { id: 3 });
+  assertEquals(f.calls, ["query 3", "query 3"]);
 });
 
 Deno.test("a store closing first, and any other failure, reach the caller", async () => {
