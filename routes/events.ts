@@ -60,8 +60,8 @@ function failure(deps: AppDeps, user: UserRecord, thrown: unknown): ErrorItem[] 
   return errorsOf(err);
 }
 
-function errorsOf(caught: unknown): ErrorItem[] {
-  const err = fromDomain(caught) ?? caught;
+/** The error items of what `failure` mapped, as the socket words them. */
+function errorsOf(err: unknown): ErrorItem[] {
   if (err instanceof ApiError) {
     // REST paths point into the body; on the socket the request object is the root.
     return err.errors.map((e) => ({

@@ -4,8 +4,8 @@
  */
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import { diskFailed, openDatabase } from "./db.ts";
-import { diskFull } from "../failures.ts";
+import { openDatabase } from "./db.ts";
+import { sqliteFailure } from "./failure.ts";
 import { migrate, sqliteMigrations } from "./migrate.ts";
 import { sqliteTables } from "./tables.ts";
 import { tableGroups } from "../tables/mod.ts";
@@ -92,6 +92,6 @@ export const sqliteBackend: StoreBackend = {
   name: "sqlite",
   open: (home) => openSqliteStore(home),
   clustered: false,
-  failure: (err) => diskFailed(err) ? diskFull() : undefined,
+  failure: sqliteFailure,
   copySource: (home) => sqliteCopySource(home),
 };

@@ -12,8 +12,8 @@ import {
   SqliteQueryCompiler,
 } from "kysely";
 import type { Database } from "../tables/schema.ts";
-import { diskFailed, rollback } from "./db.ts";
-import { diskFull } from "../failures.ts";
+import { rollback } from "./db.ts";
+import { sqliteFailure } from "./failure.ts";
 import type { Queries, TableDb, Transaction } from "../tables/db.ts";
 
 /** A compiled query's parameter as node:sqlite binds it: a flag is 1 or 0. */
@@ -27,7 +27,7 @@ function bindable(value: unknown): SQLInputValue {
  * nothing of it was saved.
  */
 function writeError(err: unknown): unknown {
-  return diskFailed(err) ? diskFull() : err;
+  return sqliteFailure(err) ?? err;
 }
 
 /** `fn`'s result, a write the disk refused told as such (`writeError`). */
@@ -52,12 +52,15 @@ export function sqliteTables(db: DatabaseSync): TableDb {
       createQueryCompiler: () => new SqliteQueryCompiler(),
     },
   });
-  const statements = new Map<string, StatementSync>();
+  /** Each query's statement, and whether it is a write that returns rows (read once). */
+  const statements = new Map<string, { statement: StatementSync; returns: boolean }>();
   const prepared = (query: Compilable<unknown>) => {
     const { sql, parameters } = query.compile();
-    let statement = statements.get(sql);
-    if (!statement) statements.set(sql, statement = db.prepare(sql));
-    return { statement, parameters: parameters.map(bindable), returns: RETURNS.test(sql) };
+    let known = statements.get(sql);
+    if (!known) {
+      statements.set(sql, known = { statement: db.prepare(sql), returns: RETURNS.test(sql) });
+    }
+    return { ...known, parameters: parameters.map(bindable) };
   };
   const queries: Queries = {
     q,
