@@ -15,13 +15,7 @@ import { startIrcServer } from "../support/ngircd.ts";
 import { startServer } from "../support/server.ts";
 import { poll } from "../support/poll.ts";
 import { TEST_BACKEND } from "../support/test_backend.ts";
-
-async function run(cmd: string, ...args: string[]): Promise<void> {
-  const out = await new Deno.Command(cmd, { args, stdout: "null", stderr: "piped" }).output();
-  if (!out.success) {
-    throw new Error(`${cmd} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
-  }
-}
+import { canMount, withSmallDisk } from "../support/small_disk.ts";
 
 /** Writes a file until the file system has no room left. */
 async function fill(path: string): Promise<void> {
@@ -38,68 +32,71 @@ async function fill(path: string): Promise<void> {
 
 Deno.test({
   name: "a disk that fills up: the daemon holds the lines, answers, and stores them all later",
-  ignore: Deno.build.os !== "linux" || Deno.uid() !== 0 || TEST_BACKEND !== "sqlite",
-  fn: async () => {
-    const mnt = await Deno.makeTempDir({ prefix: "parley-small-disk-" });
-    await run("mount", "-t", "tmpfs", "-o", "size=24m,mode=0700", "tmpfs", mnt);
-    const home = join(mnt, "home");
-    await Deno.mkdir(home, { mode: 0o700 });
-    const irc = await startIrcServer();
-    const server = await startServer({ home });
-    let bob: RawIrcClient | undefined;
-    try {
-      const joined = await inChannel(server.url, irc, "full@example.com", "#full");
-      const { api, cid } = joined;
-      bob = joined.bob;
-      const messages = `/api/connection/${cid}/conversation/%23full/messages?limit=1`;
-      const newest = async () => (await api.get(messages)).body.messages?.[0]?.message;
-      await bob.send("PRIVMSG #full :before");
-      await poll("the first line stored", async () => (await newest()) === "before");
+  ignore: !canMount || TEST_BACKEND !== "sqlite",
+  fn: () =>
+    withSmallDisk("24m", async (mnt) => {
+      const home = join(mnt, "home");
+      await Deno.mkdir(home, { mode: 0o700 });
+      const irc = await startIrcServer();
+      const server = await startServer({ home });
+      let bob: RawIrcClient | undefined;
+      try {
+        const joined = await inChannel(server.url, irc, "full@example.com", "#full");
+        const { api, cid } = joined;
+        bob = joined.bob;
+        const messages = `/api/connection/${cid}/conversation/%23full/messages?limit=1`;
+        const newest = async () => (await api.get(messages)).body.messages?.[0]?.message;
+        await bob.send("PRIVMSG #full :before");
+        await poll("the first line stored", async () => (await newest()) === "before");
 
-      await fill(join(mnt, "filler"));
-      for (let i = 0; i < 500; i++) await bob.send(`PRIVMSG #full :during ${i} ${"x".repeat(200)}`);
-      await poll(
-        "the writer holding the lines",
-        () => server.output().includes("the disk is full"),
-      );
-      // A write outside the tables' executor (the read marker) is refused the same way.
-      const read = await api.post(`/api/connection/${cid}/conversation/%23full/read`);
-      assertEquals([read.status, read.body.errors?.[0]?.message], [
-        503,
-        "The server's disk is full: nothing was saved. Try again later.",
-      ]);
-      const res = await api.get("/api/conversations");
-      assertEquals(res.status, 200, "the daemon answers while the disk is full");
-      // A write through the API is refused as such, not stored in part (a connection whose row
-      // was returned but never committed made its channel's insert fail on the foreign key).
-      const other = { url: `${irc.url}?nick=parley2`, conversation_id: "#other" };
-      const refused = await api.post("/api/connections", other);
-      assertEquals([refused.status, refused.body.errors?.[0]?.message], [
-        503,
-        "The server's disk is full: nothing was saved. Try again later.",
-      ]);
+        await fill(join(mnt, "filler"));
+        for (let i = 0; i < 500; i++) {
+          await bob.send(`PRIVMSG #full :during ${i} ${"x".repeat(200)}`);
+        }
+        await poll(
+          "the writer holding the lines",
+          () => server.output().includes("the disk is full"),
+        );
+        // A write outside the tables' executor (the read marker) is refused the same way.
+        const read = await api.post(`/api/connection/${cid}/conversation/%23full/read`);
+        assertEquals([read.status, read.body.errors?.[0]?.message], [
+          503,
+          "The server's disk is full: nothing was saved. Try again later.",
+        ]);
+        const res = await api.get("/api/conversations");
+        assertEquals(res.status, 200, "the daemon answers while the disk is full");
+        // A write through the API is refused as such, not stored in part (a connection whose row
+        // was returned but never committed made its channel's insert fail on the foreign key).
+        const other = { url: `${irc.url}?nick=parley2`, conversation_id: "#other" };
+        const refused = await api.post("/api/connections", other);
+        assertEquals([refused.status, refused.body.errors?.[0]?.message], [
+          503,
+          "The server's disk is full: nothing was saved. Try again later.",
+        ]);
 
-      await Deno.remove(join(mnt, "filler"));
-      assertEquals((await api.post("/api/connections", other)).status, 200, "with room it is made");
-      await bob.send("PRIVMSG #full :after");
-      await poll("the last line stored", async () => (await newest()) === "after", 30_000);
-      const db = new DatabaseSync(join(home, "parley.db"), { readOnly: true });
-      const said =
-        (db.prepare("SELECT text FROM messages WHERE sender = 'bob' ORDER BY id").all() as {
-          text: string;
-        }[]).map((r) => r.text.split(" x")[0]);
-      db.close();
-      assertEquals(said, [
-        "before",
-        ...Array.from({ length: 500 }, (_, i) => `during ${i}`),
-        "after",
-      ]);
-    } finally {
-      await bob?.close();
-      await server.close().catch(() => {});
-      await irc.close();
-      await run("umount", mnt);
-      await Deno.remove(mnt, { recursive: true });
-    }
-  },
+        await Deno.remove(join(mnt, "filler"));
+        assertEquals(
+          (await api.post("/api/connections", other)).status,
+          200,
+          "with room it is made",
+        );
+        await bob.send("PRIVMSG #full :after");
+        await poll("the last line stored", async () => (await newest()) === "after", 30_000);
+        const db = new DatabaseSync(join(home, "parley.db"), { readOnly: true });
+        const said =
+          (db.prepare("SELECT text FROM messages WHERE sender = 'bob' ORDER BY id").all() as {
+            text: string;
+          }[]).map((r) => r.text.split(" x")[0]);
+        db.close();
+        assertEquals(said, [
+          "before",
+          ...Array.from({ length: 500 }, (_, i) => `during ${i}`),
+          "after",
+        ]);
+      } finally {
+        await bob?.close();
+        await server.close().catch(() => {});
+        await irc.close();
+      }
+    }),
 });

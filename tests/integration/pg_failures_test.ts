@@ -14,11 +14,12 @@ import { ApiClient } from "../support/api.ts";
 import { EventSocket } from "../support/events.ts";
 import { inChannel } from "../support/in_channel.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
-import { startIrcServer } from "../support/ngircd.ts";
+import { type IrcServer, startIrcServer } from "../support/ngircd.ts";
 import { freePort } from "../support/ports.ts";
 import { poll } from "../support/poll.ts";
 import { type PgServer, startPostgres } from "../support/postgres.ts";
 import { startServer, type TestServer } from "../support/server.ts";
+import { canMount, withSmallDisk } from "../support/small_disk.ts";
 import postgres from "postgres";
 
 const AWAY = "The database is not answering. Try again in a moment.";
@@ -44,10 +45,33 @@ async function withDaemon(fn: (pg: PgServer, server: TestServer, api: ApiClient)
   }
 }
 
-async function run(cmd: string, ...args: string[]): Promise<void> {
-  const out = await new Deno.Command(cmd, { args, stdout: "null", stderr: "piped" }).output();
-  if (!out.success) {
-    throw new Error(`${cmd} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+/**
+ * PostgreSQL, ngircd and a daemon on them (`env` besides the database) whose user is in #a with
+ * bob (tests/support/in_channel.ts); all closed after `fn`.
+ */
+async function inChannelOnPg(
+  env: Record<string, string>,
+  fn: (
+    pg: PgServer,
+    irc: IrcServer,
+    server: TestServer,
+    joined: Awaited<ReturnType<typeof inChannel>>,
+  ) => Promise<void>,
+) {
+  const pg = await startPostgres();
+  const irc = await startIrcServer();
+  let server: TestServer | undefined;
+  let bob: RawIrcClient | undefined;
+  try {
+    server = await startServer({ env: { PARLEY_DATABASE_URL: pg.url, ...env } });
+    const joined = await inChannel(server.url, irc, "a@example.com", "#a");
+    bob = joined.bob;
+    await fn(pg, irc, server, joined);
+  } finally {
+    await bob?.close();
+    await server?.close();
+    await irc.close();
+    await pg.close();
   }
 }
 
@@ -96,65 +120,53 @@ Deno.test("PostgreSQL stopped: a page's socket is answered the error, and the da
 });
 
 Deno.test("PostgreSQL stopped: IRC lines wait for it, and every one is stored in order", async () => {
-  const pg = await startPostgres();
-  const irc = await startIrcServer();
-  const server = await startServer({ env: { PARLEY_DATABASE_URL: pg.url } });
-  let clients: RawIrcClient[] = [];
-  try {
-    const { api, cid, bob } = await inChannel(server.url, irc, "a@example.com", "#a");
-    clients = [bob];
+  await inChannelOnPg({}, async (pg, irc, server, { api, cid, bob }) => {
     const carol = await RawIrcClient.connect(irc.port, "carol");
-    clients.push(carol);
-    await pg.stop();
-    // A new private conversation, a topic, a join, a nick change and a part: each needs the
-    // database (a conversation made or looked up, a cache emptied by the rename), and each was
-    // lost with an error before.
-    await bob.send("PRIVMSG parley :hello in private");
-    await carol.join("#a");
-    await bob.send("TOPIC #a :new topic");
-    // Each waits for the server's echo, so the server sends the daemon the lines in this order.
-    await carol.send("NICK carol2");
-    await carol.waitFor((l) => l.command === "NICK");
-    await carol.send("PART #a :bye");
-    await carol.waitFor((l) => l.command === "PART");
-    await bob.send("PRIVMSG #a :in channel");
-    // Handled while the database is away: waiting for it (or, as before, failed).
-    await poll(
-      "a line met the outage",
-      () => /waiting for the database|irc event failed/.test(server.output()),
-    );
-    await pg.start();
-    const said = async (conv: string) =>
-      ((await api.get(`/api/connection/${cid}/conversation/${encodeURIComponent(conv)}/messages`))
-        .body.messages ?? []).map((m: any) => m.message);
-    await poll(
-      "the channel's last line stored",
-      async () => (await said("#a")).includes("in channel"),
-      30_000,
-    );
-    assertEquals(await said("#a"), [
-      "parley joined.",
-      "carol joined.",
-      "bob changed the topic to: new topic",
-      "carol is now known as carol2.",
-      "carol2 left: bye",
-      "in channel",
-    ]);
-    assertEquals(await said("bob"), ["hello in private"]);
-  } finally {
-    for (const c of clients) await c.close();
-    await server.close();
-    await irc.close();
-    await pg.close();
-  }
+    try {
+      await pg.stop();
+      // A new private conversation, a topic, a join, a nick change and a part: each needs the
+      // database (a conversation made or looked up, a cache emptied by the rename); without the
+      // wait each fails and is lost.
+      await bob.send("PRIVMSG parley :hello in private");
+      await carol.join("#a");
+      await bob.send("TOPIC #a :new topic");
+      // Each waits for the server's echo, so the server sends the daemon the lines in this order.
+      await carol.send("NICK carol2");
+      await carol.waitFor((l) => l.command === "NICK");
+      await carol.send("PART #a :bye");
+      await carol.waitFor((l) => l.command === "PART");
+      await bob.send("PRIVMSG #a :in channel");
+      // Handled while the database is away: waiting for it (or, without the wait, failed).
+      await poll(
+        "a line met the outage",
+        () => /waiting for the database|irc event failed/.test(server.output()),
+      );
+      await pg.start();
+      const said = async (conv: string) =>
+        ((await api.get(`/api/connection/${cid}/conversation/${encodeURIComponent(conv)}/messages`))
+          .body.messages ?? []).map((m: any) => m.message);
+      await poll(
+        "the channel's last line stored",
+        async () => (await said("#a")).includes("in channel"),
+        30_000,
+      );
+      assertEquals(await said("#a"), [
+        "parley joined.",
+        "carol joined.",
+        "bob changed the topic to: new topic",
+        "carol is now known as carol2.",
+        "carol2 left: bye",
+        "in channel",
+      ]);
+      assertEquals(await said("bob"), ["hello in private"]);
+    } finally {
+      await carol.close();
+    }
+  });
 });
 
 Deno.test("PostgreSQL stopped as the IRC server goes away: the connection's notice is kept", async () => {
-  const pg = await startPostgres();
-  const irc = await startIrcServer();
-  const server = await startServer({ env: { PARLEY_DATABASE_URL: pg.url } });
-  try {
-    const { api, cid, bob } = await inChannel(server.url, irc, "a@example.com", "#a");
+  await inChannelOnPg({}, async (pg, irc, server, { api, cid, bob }) => {
     await bob.close();
     await pg.stop();
     await irc.stop();
@@ -162,17 +174,13 @@ Deno.test("PostgreSQL stopped as the IRC server goes away: the connection's noti
     // database, and waits for it.
     await poll("the notice waiting", () => /waiting for the database/.test(server.output()));
     await pg.start();
-    // Before, the step failed ("irc event failed") and the server conversation never said why
-    // the connection went.
+    // Without the wait the step fails ("irc event failed") and the server conversation never
+    // says why the connection went.
     await poll("the notice stored", async () => {
       const { body } = await api.get(`/api/connection/${cid}/messages`);
       return (body.messages ?? []).some((m: any) => /^Connection lost\./.test(m.message));
     }, 30_000);
-  } finally {
-    await server.close();
-    await irc.close();
-    await pg.close();
-  }
+  });
 });
 
 /** Logs in to the listener at `port` as the user of inChannel; what the listener said until it
@@ -198,40 +206,30 @@ async function attach(port: number): Promise<string> {
 }
 
 Deno.test("PostgreSQL stopped: an IRC client logging in is told, let go, and attaches later", async () => {
-  const pg = await startPostgres();
-  const irc = await startIrcServer();
   const port = freePort();
-  const server = await startServer({
-    env: { PARLEY_DATABASE_URL: pg.url, PARLEY_IRC_LISTEN: `irc://127.0.0.1:${port}` },
-  });
-  try {
-    const { bob } = await inChannel(server.url, irc, "a@example.com", "#a");
-    await bob.close();
-    await pg.stop();
-    // Before, a generic "could not be run" and a client left waiting for its registration.
-    const refused = await attach(port);
-    assertEquals(
-      refused.split("\r\n").filter((l) => /^ERROR|^:\S+ 400 /.test(l)),
-      [`:parley 400 x USER :${AWAY}`, `ERROR :Closing link: ${AWAY}`],
-    );
-    await pg.start();
-    await poll("attached again", async () => / 001 /.test(await attach(port)), 30_000);
-  } finally {
-    await server.close();
-    await irc.close();
-    await pg.close();
-  }
+  await inChannelOnPg(
+    { PARLEY_IRC_LISTEN: `irc://127.0.0.1:${port}` },
+    async (pg, _irc, _server, { bob }) => {
+      await bob.close();
+      await pg.stop();
+      // Not a generic "could not be run" and a client left waiting for its registration.
+      const refused = await attach(port);
+      assertEquals(
+        refused.split("\r\n").filter((l) => /^ERROR|^:\S+ 400 /.test(l)),
+        [`:parley 400 x USER :${AWAY}`, `ERROR :Closing link: ${AWAY}`],
+      );
+      await pg.start();
+      await poll("attached again", async () => / 001 /.test(await attach(port)), 30_000);
+    },
+  );
 });
 
 Deno.test({
   name: "PostgreSQL out of disk for a table: a write to it is answered 503, and made with room",
-  // A tmpfs of its own for a tablespace: mounting needs root, as the test runner has on CI.
-  ignore: Deno.build.os !== "linux" || Deno.uid() !== 0,
-  fn: async () => {
-    const mnt = await Deno.makeTempDir({ dir: "/tmp", prefix: "parley-pg-small-" });
-    await run("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt);
-    try {
-      await run("chown", "postgres:postgres", mnt);
+  // A small disk of its own for a tablespace.
+  ignore: !canMount,
+  fn: () =>
+    withSmallDisk("4m", async (mnt) => {
       await withDaemon(async (pg, _server, api) => {
         const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
         try {
@@ -256,9 +254,5 @@ Deno.test({
           await sql.end();
         }
       });
-    } finally {
-      await run("umount", mnt);
-      await Deno.remove(mnt, { recursive: true });
-    }
-  },
+    }, "postgres:postgres"),
 });

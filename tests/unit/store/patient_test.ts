@@ -8,6 +8,14 @@ import type { Store } from "../../../store/mod.ts";
 
 const AWAY = new Error("away");
 
+type Conversations = {
+  generation: number;
+  get(id: number): Promise<{ id: number }>;
+  broken(): Promise<void>;
+  now(): string;
+  query(id: number): PromiseLike<{ id: number }>;
+};
+
 /** A store of two groups; `answers` is what recovery's wait resolves with (undefined: never). */
 function fakeStore() {
   let answered: (ok: boolean) => void = () => {};
@@ -49,8 +57,12 @@ function fakeStore() {
     recovery: (err: unknown) =>
       err === AWAY ? new Promise<boolean>((resolve) => answered = resolve) : undefined,
   } as unknown as Store;
+  const patient = patientStore(store);
   return {
     store,
+    /** The patient view of it, and its conversations as the fake has them. */
+    patient,
+    conversations: patient.conversations as unknown as Conversations,
     calls,
     fail: (n: number) => failures = n,
     answer: (ok: boolean) => answered(ok),
@@ -58,17 +70,9 @@ function fakeStore() {
   };
 }
 
-type Conversations = {
-  generation: number;
-  get(id: number): Promise<{ id: number }>;
-  broken(): Promise<void>;
-  now(): string;
-  query(id: number): PromiseLike<{ id: number }>;
-};
-
 Deno.test("a call that meets the outage is made again once the database answers", async () => {
   const f = fakeStore();
-  const conversations = patientStore(f.store).conversations as unknown as Conversations;
+  const { conversations } = f;
   f.fail(1);
   const got = conversations.get(7);
   await new Promise((r) => setTimeout(r, 10));
@@ -80,7 +84,7 @@ Deno.test("a call that meets the outage is made again once the database answers"
 
 Deno.test("a thenable that meets the outage waits the same way", async () => {
   const f = fakeStore();
-  const conversations = patientStore(f.store).conversations as unknown as Conversations;
+  const { conversations } = f;
   f.fail(1);
   const got = conversations.query(3);
   await new Promise((r) => setTimeout(r, 10));
@@ -91,7 +95,7 @@ Deno.test("a thenable that meets the outage waits the same way", async () => {
 
 Deno.test("a store closing first, and any other failure, reach the caller", async () => {
   const f = fakeStore();
-  const conversations = patientStore(f.store).conversations as unknown as Conversations;
+  const { conversations } = f;
   f.fail(1);
   const got = conversations.get(1);
   await new Promise((r) => setTimeout(r, 0));
@@ -103,8 +107,7 @@ Deno.test("a store closing first, and any other failure, reach the caller", asyn
 
 Deno.test("fields read through, sync results pass, and the messages' append is left as it is", async () => {
   const f = fakeStore();
-  const patient = patientStore(f.store);
-  const conversations = patient.conversations as unknown as Conversations;
+  const { patient, conversations } = f;
   assertEquals(conversations.generation, 1);
   f.bump();
   assertEquals(conversations.generation, 2, "the group's own field, live");
