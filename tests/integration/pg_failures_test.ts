@@ -129,8 +129,10 @@ Deno.test("PostgreSQL stopped: IRC lines wait for it, and every one is stored in
       // wait each fails and is lost.
       await bob.send("PRIVMSG parley :hello in private");
       await carol.join("#a");
+      // Each after the server's echo of the one before (bob and carol are two sockets), so the
+      // server sends the daemon the lines in this order.
       await bob.send("TOPIC #a :new topic");
-      // Each waits for the server's echo, so the server sends the daemon the lines in this order.
+      await bob.waitFor((l) => l.command === "TOPIC");
       await carol.send("NICK carol2");
       await carol.waitFor((l) => l.command === "NICK");
       await carol.send("PART #a :bye");
