@@ -128,29 +128,76 @@ export function readJunit(xml: string, expected: TestFile[]): Omit<Result, "ok" 
   return { passed, failed, files: [...files] };
 }
 
-/** The files among `files` that declare a test at all. */
-async function declaringTests(files: TestFile[]): Promise<TestFile[]> {
+/** The files among `files` (relative to `cwd`) that declare a test at all. */
+async function declaringTests(files: TestFile[], cwd: string): Promise<TestFile[]> {
   const out: TestFile[] = [];
   for (const f of files) {
-    if ((await Deno.readTextFile(`${root}${f.slice(2)}`)).includes("Deno.test")) out.push(f);
+    if ((await Deno.readTextFile(`${cwd}/${f.slice(2)}`)).includes("Deno.test")) out.push(f);
   }
   return out;
 }
 
-/** One `deno test` run over `files`, its output passed through. */
-async function run(testArgs: string[], files: TestFile[], env: Record<string, string>) {
+/**
+ * The longest one `deno test` run may take. The suite's longest (the parallel pass) takes about
+ * 7 minutes on CI's two cores; a test that never ends then fails its run, and the rest of the
+ * suite still runs, instead of using up CI's whole limit with no result.
+ */
+const RUN_LIMIT_MS = 25 * 60_000;
+
+/**
+ * One `deno test` run over `files`, its output passed through; stopped with everything it
+ * started after `limitMs`.
+ *
+ * @internal test seam (`limitMs`, `cwd`)
+ */
+export async function run(
+  testArgs: string[],
+  files: TestFile[],
+  env: Record<string, string>,
+  limitMs = RUN_LIMIT_MS,
+  cwd = root,
+): Promise<Result> {
   const dir = await Deno.makeTempDir({ prefix: "parley-junit-" });
   const junit = `${dir}/report.xml`;
   try {
-    const status = await new Deno.Command(Deno.execPath(), {
-      args: ["test", "-A", `--junit-path=${junit}`, ...testArgs, ...files],
-      cwd: root,
+    // A session of its own (util-linux's setsid, in every Debian): a run over its limit is
+    // stopped with the daemons, servers and browsers its tests started.
+    const child = new Deno.Command("setsid", {
+      args: [Deno.execPath(), "test", "-A", `--junit-path=${junit}`, ...testArgs, ...files],
+      cwd,
       stdout: "inherit",
       stderr: "inherit",
       env: { NO_COLOR: "1", ...env },
-    }).output();
+    }).spawn();
+    let late = false;
+    const limit = setTimeout(() => {
+      late = true;
+      console.log(
+        `\ntest: the run did not end within ${limitMs / 60_000} min and was stopped; ` +
+          `the test that did not end said so above ("has been running for over")`,
+      );
+      try {
+        Deno.kill(-child.pid, "SIGKILL");
+      } catch { /* why: it ended meanwhile, which is all the kill wanted */ }
+    }, limitMs);
+    // Out of the terminal's process group, the run no longer gets its Ctrl-C: passed on.
+    const interrupted = () => {
+      try {
+        Deno.kill(-child.pid, "SIGINT");
+      } catch { /* why: it ended meanwhile, which is all the signal wanted */ }
+      Deno.exit(130);
+    };
+    Deno.addSignalListener("SIGINT", interrupted);
+    Deno.addSignalListener("SIGTERM", interrupted);
+    const status = await child.status.finally(() => {
+      clearTimeout(limit);
+      Deno.removeSignalListener("SIGINT", interrupted);
+      Deno.removeSignalListener("SIGTERM", interrupted);
+    });
+    // Stopped: no report, and which test did not end is in the output, not known here.
+    if (late) return { ok: false, code: 1, passed: 0, failed: 1, files: [], unnamed: true };
     const xml = await Deno.readTextFile(junit).catch(() => "");
-    const declaring = status.success ? [] : await declaringTests(files);
+    const declaring = status.success ? [] : await declaringTests(files, cwd);
     const report = readJunit(xml, declaring);
     // The run failed where no test did (a file that does not load, an error between tests):
     // that is a failure too, named by its file where the report lacks one.

@@ -36,6 +36,9 @@ export interface ServerOptions {
 
 const databases = new Map<string, string>();
 
+/** How long a daemon may take to stop on SIGTERM (it bounds its own shutdown well below this). */
+const STOP_MS = 30_000;
+
 /**
  * In the runner's PostgreSQL pass, the database of data folder `home` (made on first use), so
  * that a daemon started again on the same folder, or a seed before it, finds the same data.
@@ -129,13 +132,32 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
 
   async function stop(): Promise<number> {
     if (!child) return 0;
+    const running = child;
     try {
-      child.kill("SIGTERM");
+      running.kill("SIGTERM");
     } catch { /* already gone */ }
-    const { code } = await child.status;
+    // A daemon that does not end on SIGTERM is a fault of its own: say so with its log's tail
+    // rather than hang the suite, and leave no process behind.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((r) => timer = setTimeout(() => r("late"), STOP_MS));
+    const ended = await Promise.race([running.status, late]);
+    clearTimeout(timer);
+    if (ended === "late") {
+      try {
+        running.kill("SIGKILL");
+      } catch { /* gone meanwhile */ }
+      await running.status;
+      await Promise.all(pumps);
+      child = undefined;
+      throw new Error(
+        `Parley did not stop within ${STOP_MS / 1000} s of SIGTERM:\n${
+          out.split("\n").slice(-40).join("\n")
+        }`,
+      );
+    }
     await Promise.all(pumps);
     child = undefined;
-    return code;
+    return ended.code;
   }
 
   await start();

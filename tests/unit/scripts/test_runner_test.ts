@@ -1,10 +1,11 @@
 /**
  * `deno task test` counts from `deno test`'s JUnit report (scripts/test.ts, readJunit): a real
  * report of files that pass, fail in a step, fail while loading or declare no test gives the
- * right counts and names the files that failed.
+ * right counts and names the files that failed. A run that does not end is stopped at its limit,
+ * with what its tests started.
  */
 import { assertEquals } from "../../support/assert.ts";
-import { readJunit } from "../../../scripts/test.ts";
+import { readJunit, run } from "../../../scripts/test.ts";
 
 const FILES: Record<string, string> = {
   "pass_test.ts": `Deno.test("one", () => {}); Deno.test("two", () => {});`,
@@ -40,6 +41,32 @@ Deno.test("the JUnit report gives the counts and names the failed files", async 
     // pass: 2; step: "after" passes and "outer" fails (its steps are not counted); load: one
     // failure for the file; empty and ignored: nothing.
     assertEquals({ passed: report.passed, failed: report.failed }, { passed: 3, failed: 2 });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a run that does not end is stopped at its limit, with what its tests started", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "parley-limit-test-" });
+  try {
+    // A test waiting forever on a process it started, as one waiting on a daemon that hangs.
+    await Deno.writeTextFile(
+      `${dir}/hang_test.ts`,
+      `Deno.test("never ends", async () => {
+        const child = new Deno.Command("sleep", { args: ["1000"] }).spawn();
+        await Deno.writeTextFile("sleep.pid", String(child.pid));
+        await child.status;
+      });`,
+    );
+    const result = await run(["--no-check"], ["./hang_test.ts"], {}, 3000, dir);
+    assertEquals(result, { ok: false, code: 1, passed: 0, failed: 1, files: [], unnamed: true });
+    const pid = await Deno.readTextFile(`${dir}/sleep.pid`);
+    // Gone, or a zombie until init reaps it: not running on.
+    const state = await Deno.readTextFile(`/proc/${pid}/stat`).then(
+      (stat) => stat.slice(stat.lastIndexOf(")") + 2)[0],
+      () => "gone",
+    );
+    assertEquals(["gone", "Z"].includes(state), true, `the test's process is ${state}`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
