@@ -13,7 +13,7 @@
 import postgres from "postgres";
 import { log } from "../lib/log.ts";
 import { hex, hmacBytes } from "../lib/crypto.ts";
-import type { Sql } from "../store/pg/db.ts";
+import { reconnectDelay, type Sql } from "../store/pg/db.ts";
 
 /** Prefix of the application_name of a node's lock session. */
 export const NODE_APP = "parley-node:";
@@ -144,6 +144,7 @@ export class Ownership {
       max: 1,
       max_lifetime: null,
       onnotice: () => {},
+      backoff: reconnectDelay,
       connection: { application_name: `${scope.prefix}${this.nodeId}` },
       onclose: () => this.#sessionLost(),
     }) as unknown as Sql;

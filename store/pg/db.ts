@@ -17,6 +17,17 @@ export type Sql = postgres.Sql;
 export const PG_MIGRATIONS_DIR = `${import.meta.dirname}/migrations`;
 
 /**
+ * Seconds before a lost or refused connection is tried again, after `refusals` in a row. The
+ * client's own delay grows to 20 s: a query made a minute into an outage waited up to that long
+ * only to be refused, and once the database was back the first query waited as long. Whoever
+ * tries again paces itself (store/pg/unanswered.ts), so this only keeps a refused connection
+ * from being tried in a tight loop.
+ */
+export function reconnectDelay(refusals: number): number {
+  return Math.min(0.05 * 2 ** refusals, 0.5);
+}
+
+/**
  * Opens a pool on `url`. int8 columns come back as numbers: every id and timestamp the store
  * keeps is a safe integer (timestamps are bounded far below 2^53, see timestamps.ts).
  */
@@ -25,6 +36,7 @@ export function connectPg(url: string, max = 4): Sql {
   return postgres(url, {
     max,
     onnotice: () => {},
+    backoff: reconnectDelay,
     // The store's queries read a page of rows. A parallel plan starts fresh worker processes for
     // one query, whose first touches of shared memory are page faults: measured at 10 M messages,
     // 0.8-1.3 s for a search that takes 36 ms in the session's own process.
