@@ -125,6 +125,14 @@ async function reload(config: Config, web: WebListener, irc?: ReloadableTls): Pr
   }
 }
 
+/**
+ * The longest a stop may take. Its own waits are bounded: the IRC connections' last lines (5 s
+ * at most), the database's return for the messages held for it (3 s), its connections' end (2 s);
+ * what is left is a database host that hangs mid-query. Below the shipped unit's TimeoutStopSec
+ * (20 s), so the log says where it waited before systemd kills it.
+ */
+const STOP_S = 15;
+
 /** Runs the server until SIGINT or SIGTERM. */
 export async function daemon(args: string[]): Promise<void> {
   const started = performance.now();
@@ -199,17 +207,35 @@ export async function daemon(args: string[]): Promise<void> {
   const retention = startRetention(store, config);
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal: whoever sent it will not wait for the rest.
+      log.warn("stopping at once", { signal });
+      Deno.exit(1);
+    }
     stopping = true;
     log.info("stopping", { signal });
     clearInterval(purge);
     bus.broadcast({ event: "shutdown" });
-    await web.stop();
-    await bouncer?.close();
-    await metrics?.shutdown();
-    await irc.stop();
-    await retention.stop();
-    await store.close();
+    // In order: no new requests or IRC clients, the IRC connections' last lines stored, then the
+    // store closed. Each step bounds its own waits; a database host that stops answering
+    // mid-query can still hold one (its connect timeout), so the whole is bounded too.
+    const steps: [string, () => Promise<unknown> | undefined][] = [
+      ["the web listener", () => web.stop()],
+      ["the IRC listener", () => bouncer?.close()],
+      ["the metrics listener", () => metrics?.shutdown()],
+      ["the IRC connections", () => irc.stop()],
+      ["retention", () => retention.stop()],
+      ["the store", () => store.close()],
+    ];
+    let step = "";
+    setTimeout(() => {
+      log.error("stopping took too long; ending now", { waiting_for: step, after_s: STOP_S });
+      Deno.exit(1);
+    }, STOP_S * 1000);
+    for (const [name, fn] of steps) {
+      step = name;
+      await fn();
+    }
     lock.close();
     log.info("stopped");
     Deno.exit(0);

@@ -45,6 +45,11 @@ interface IrcManagerDeps {
 
 /** How long a wanted connect may take before `attempted` answers with the state as it is. */
 const ATTEMPT_WAIT_MS = 10_000;
+/**
+ * At shutdown, how long the connections' last lines may take to be stored: lines waiting for a
+ * database that does not answer are given up after it.
+ */
+const STOP_DRAIN_MS = 5_000;
 
 /**
  * Connects to one host, spaced out and bounded: the last one's time, how many are registering
@@ -203,11 +208,17 @@ export class IrcManager implements IrcControl {
     this.#live.clear();
     // What the connections said on their way down is stored before the store closes.
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      Promise.all([...this.#serials.values()].map((s) => s.drained())),
-      new Promise((resolve) => timer = setTimeout(resolve, 5000)), // a stuck step: stop anyway
+    const drained = await Promise.race([
+      Promise.all([...this.#serials.values()].map((s) => s.drained())).then(() => true),
+      // A stuck step (a database that does not answer): stop anyway, and say what is lost.
+      new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), STOP_DRAIN_MS)),
     ]);
     clearTimeout(timer);
+    if (!drained) {
+      const left = [...this.#serials.values()].reduce((n, s) => n + s.backlog.size, 0);
+      // Lines, and the state notices of the connections' stop.
+      log.warn("stopped with IRC events not stored", { events: left, waited_ms: STOP_DRAIN_MS });
+    }
   }
 
   #connection(record: ConnectionRecord): IrcConnection {

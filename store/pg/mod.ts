@@ -68,7 +68,9 @@ export async function openPgStore(url: string): Promise<PgStore> {
         await l.unlisten().catch(() => {});
       }
       await messages.close(); // the batched writer's last turn
-      await sql.end({ timeout: 5 });
+      // What can still be running now is a try of a database that does not answer: it is not
+      // waited for long.
+      await sql.end({ timeout: 2 });
     },
   };
 }

@@ -27,6 +27,11 @@ const WRITE_WINDOW_MS = 10;
  * @internal test seam
  */
 export const BATCH = 1000;
+/**
+ * At the store's close, how long a database that does not answer has to come back (PostgreSQL
+ * restarted along with Parley) before the messages held for it are given up.
+ */
+const CLOSE_GRACE_MS = 3_000;
 /** Batches written at once. */
 const LANES = 2;
 /**
@@ -86,9 +91,9 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
   /** Characters of `pending`'s texts and senders; of the batches in flight. */
   let pendingChars = 0;
   let inFlightChars = 0;
-  /** Set by close(): a batch held for a database that does not answer is given up. */
-  let closing = false;
-  const givenUp = () => closing;
+  /** Set by close(): past it, what waits for a database that does not answer is given up. */
+  let closeBy: number | undefined;
+  const givenUp = () => closeBy !== undefined && performance.now() >= closeBy;
   const unread = new UnreadCounts();
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** Each lane's batches being committed, in order; never reject. */
@@ -302,14 +307,15 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
       await commit();
     },
     /**
-     * The last turn: commits what is taken; a batch held for a database that does not answer is
-     * given up at its next try instead of holding the shutdown.
+     * The last turn: commits what is taken. A database that does not answer has CLOSE_GRACE_MS
+     * to come back; then what waits for it (a held batch, a first sight) is given up, so that
+     * the shutdown ends.
      */
     async close(): Promise<void> {
+      // Before the wait for what is being taken: a first sight waits for the database too.
+      closeBy = performance.now() + CLOSE_GRACE_MS;
       await Promise.all(taking.values());
-      const done = commit();
-      closing = true;
-      await done;
+      await commit();
     },
     /** The unread counts this writer tells (store/pg/unread.ts). */
     unread,

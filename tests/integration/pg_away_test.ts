@@ -1,11 +1,12 @@
 /**
  * PostgreSQL away for a while, seen from the store: a query made meanwhile is refused at once
- * rather than held back by the client's reconnect delay, and one made once it is back is answered
- * at once.
+ * rather than held back by the client's reconnect delay, one made once it is back is answered at
+ * once, and closing the store does not wait for a database that does not come back.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startPostgres } from "../support/postgres.ts";
-import { connectPg } from "../../store/pg/db.ts";
+import { connectPg, type Sql } from "../../store/pg/db.ts";
+import { openPgMessageStore } from "../../store/pg/messages.ts";
 
 /** Whether `p` settles within `ms`. */
 async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
@@ -37,6 +38,43 @@ Deno.test("PostgreSQL away: each query is refused at once, and the first once ba
     assertEquals((await answered)[0].one, 1);
   } finally {
     await sql.end({ timeout: 1 });
+    await pg.close();
+  }
+});
+
+/** A user, a connection and a channel, written straight to the database. */
+async function seed(sql: Sql) {
+  const [{ id: userId }] = await sql`INSERT INTO users (email) VALUES ('a@example.com')
+    RETURNING id`;
+  const [{ id: connection }] = await sql`INSERT INTO connections (user_id, connection_id)
+    VALUES (${userId}, 'irc-a') RETURNING id`;
+  const [{ id: conversation }] = await sql`INSERT INTO conversations
+    (connection, conversation_id) VALUES (${connection}, '#a') RETURNING id`;
+  return { userId, conversation };
+}
+
+Deno.test("PostgreSQL away at the store's close: what waits for it is given up, the close ends", async () => {
+  const pg = await startPostgres();
+  const messages = await openPgMessageStore(pg.url);
+  let closed: Promise<void> | undefined;
+  try {
+    const seeder = connectPg(pg.url, 1);
+    const { userId, conversation } = await seed(seeder).finally(() => seeder.end());
+    await pg.stop();
+    // The conversation's first message reads its newest time and count first: that read waits
+    // for the database, and the close waited for it while it waited for the close.
+    const appended = messages.append({
+      conversation,
+      userId,
+      from: "bob",
+      type: "private",
+      text: "said while the database was away",
+    });
+    closed = messages.close();
+    assert(await settlesWithin(closed, 20_000), "the close waited for the database");
+    await appended; // told lost (logged), not left pending
+  } finally {
+    if (!closed) await messages.close();
     await pg.close();
   }
 });

@@ -31,6 +31,12 @@ async function answer(res: Promise<{ status: number; body: any }>) {
   return [status, body?.errors?.[0]?.message];
 }
 
+/** The texts of a conversation's stored messages. */
+async function said(api: ApiClient, cid: string, conversation: string): Promise<string[]> {
+  const path = `/api/connection/${cid}/conversation/${encodeURIComponent(conversation)}/messages`;
+  return ((await api.get(path)).body.messages ?? []).map((m: any) => m.message);
+}
+
 async function withDaemon(fn: (pg: PgServer, server: TestServer, api: ApiClient) => Promise<void>) {
   const pg = await startPostgres();
   let server: TestServer | undefined;
@@ -66,6 +72,13 @@ async function inChannelOnPg(
     server = await startServer({ env: { PARLEY_DATABASE_URL: pg.url, ...env } });
     const joined = await inChannel(server.url, irc, "a@example.com", "#a");
     bob = joined.bob;
+    // What the join brought written before a test stops the database (reading a conversation
+    // waits for the writer): else a test's lines could queue behind a message the writer holds
+    // for the database, which waits without a word, and never meet the outage themselves.
+    await poll(
+      "the join stored",
+      async () => (await said(joined.api, joined.cid, "#a")).includes("parley joined."),
+    );
     await fn(pg, irc, server, joined);
   } finally {
     await bob?.close();
@@ -144,15 +157,12 @@ Deno.test("PostgreSQL stopped: IRC lines wait for it, and every one is stored in
         () => /waiting for the database|irc event failed/.test(server.output()),
       );
       await pg.start();
-      const said = async (conv: string) =>
-        ((await api.get(`/api/connection/${cid}/conversation/${encodeURIComponent(conv)}/messages`))
-          .body.messages ?? []).map((m: any) => m.message);
       await poll(
         "the channel's last line stored",
-        async () => (await said("#a")).includes("in channel"),
+        async () => (await said(api, cid, "#a")).includes("in channel"),
         30_000,
       );
-      assertEquals(await said("#a"), [
+      assertEquals(await said(api, cid, "#a"), [
         "parley joined.",
         "carol joined.",
         "bob changed the topic to: new topic",
@@ -160,7 +170,7 @@ Deno.test("PostgreSQL stopped: IRC lines wait for it, and every one is stored in
         "carol2 left: bye",
         "in channel",
       ]);
-      assertEquals(await said("bob"), ["hello in private"]);
+      assertEquals(await said(api, cid, "bob"), ["hello in private"]);
     } finally {
       await carol.close();
     }
@@ -170,6 +180,11 @@ Deno.test("PostgreSQL stopped: IRC lines wait for it, and every one is stored in
 Deno.test("PostgreSQL stopped as the IRC server goes away: the connection's notice is kept", async () => {
   await inChannelOnPg({}, async (pg, irc, server, { api, cid, bob }) => {
     await bob.close();
+    // Written before the outage, as the join (inChannelOnPg).
+    await poll(
+      "bob's quit stored",
+      async () => (await said(api, cid, "#a")).some((m) => m.startsWith("bob quit")),
+    );
     await pg.stop();
     await irc.stop();
     // The connection's state changes; its notice (and which conversations freeze) needs the
@@ -182,6 +197,58 @@ Deno.test("PostgreSQL stopped as the IRC server goes away: the connection's noti
       const { body } = await api.get(`/api/connection/${cid}/messages`);
       return (body.messages ?? []).some((m: any) => /^Connection lost\./.test(m.message));
     }, 30_000);
+  });
+});
+
+Deno.test("PostgreSQL stopped, then the daemon: it ends, and says what it gave up", async () => {
+  await inChannelOnPg({}, async (pg, _irc, server, { bob }) => {
+    await pg.stop();
+    // A line that needs the database (a new private conversation), and one behind it.
+    await bob.send("PRIVMSG parley :hello in private");
+    await bob.send("PRIVMSG #a :in channel");
+    await poll("a line waiting", () => /waiting for the database/.test(server.output()));
+    // Each wait for the database ends at the stop, after a grace; before, a first sight under way
+    // and the store's close waited for each other, and the stop never ended.
+    assertEquals(await server.stop(), 0);
+    const out = server.output();
+    const tail = out.split("\n").filter((l) => / (WARN|ERROR|INFO) /.test(l)).slice(-20).join("\n");
+    assertEquals(/INFO stopped/.test(out), true, `the stop ran to its end:\n${tail}`);
+    // bob's two lines and the steps of the connection's own stop (its state notices).
+    const left = Number(out.match(/WARN stopped with IRC events not stored events=(\d+)/)?.[1]);
+    assertEquals(left >= 2, true, `the loss said:\n${tail}`);
+  });
+});
+
+Deno.test("PostgreSQL frozen, then the daemon: the stop ends at its bound, saying what it waited for", async () => {
+  await inChannelOnPg({}, async (pg, _irc, server, { bob }) => {
+    try {
+      // Connections open and nothing answering (a host that hangs): no wait ends by itself.
+      await pg.freeze(true);
+      await bob.send("PRIVMSG parley :hello in private");
+      await bob.send("PRIVMSG #a :in channel");
+      assertEquals(await server.stop(), 1);
+      assertEquals(
+        server.output().match(/ERROR stopping took too long.*/)?.[0],
+        'ERROR stopping took too long; ending now waiting_for="the IRC connections" after_s=15',
+      );
+    } finally {
+      await pg.freeze(false);
+    }
+  });
+});
+
+Deno.test("PostgreSQL frozen, then the daemon twice: the second signal ends it at once", async () => {
+  await inChannelOnPg({}, async (pg, _irc, server) => {
+    try {
+      await pg.freeze(true);
+      Deno.kill(server.pid!()!, "SIGTERM");
+      await poll("the stop begun", () => /INFO stopping/.test(server.output()));
+      // What an operator's second Ctrl-C or a service manager's second signal means.
+      assertEquals(await server.stop(), 1);
+      assertEquals(/WARN stopping at once signal=SIGTERM/.test(server.output()), true);
+    } finally {
+      await pg.freeze(false);
+    }
   });
 });
 

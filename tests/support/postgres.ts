@@ -23,6 +23,11 @@ export interface PgServer {
   stop(): Promise<void>;
   /** Starts the server stopped by `stop()`, with its settings; resolves once it accepts connections. */
   start(): Promise<void>;
+  /**
+   * Freezes the server and every session's process (SIGSTOP), or thaws them (SIGCONT): its
+   * connections stay open and nothing answers, as from a host that hangs.
+   */
+  freeze(frozen: boolean): Promise<void>;
   /** The data folder's parent, owned by the server's user: room for a tablespace's folder. */
   dir: string;
   /** Stops the server at once and removes its folder. */
@@ -70,6 +75,19 @@ export async function createDatabase(base: string): Promise<string> {
     await admin.end();
   }
   return `${base}/${name}`;
+}
+
+/** The processes whose parent is `pid` (from /proc: no tool needed). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const kids: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`).catch(() => "");
+    // The command name (field 2) is in parentheses and may hold spaces: fields after its end.
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (ppid === pid) kids.push(Number(entry.name));
+  }
+  return kids;
 }
 
 /** Initialises a cluster, starts it and creates the database `parley_test`. */
@@ -131,6 +149,12 @@ export async function startPostgres(
     }
     return `${base}/${name}`;
   }
+  async function freeze(frozen: boolean): Promise<void> {
+    const main = Number((await Deno.readTextFile(`${data}/postmaster.pid`)).split("\n")[0]);
+    for (const pid of [main, ...await childrenOf(main)]) {
+      Deno.kill(pid, frozen ? "SIGSTOP" : "SIGCONT");
+    }
+  }
   try {
     const url = await database();
     return {
@@ -140,6 +164,7 @@ export async function startPostgres(
       database,
       start,
       stop: () => run([`${bin}/pg_ctl`, "stop", "-m", "fast", "-w", "-D", data], asPostgres),
+      freeze,
       async restart() {
         // -l as at start: without it the server would inherit (and hold open) pg_ctl's output.
         await run(
@@ -160,6 +185,8 @@ export async function startPostgres(
         );
       },
       async close() {
+        // A frozen server would not see the signal that stops it.
+        await freeze(false).catch(() => {});
         await run([`${bin}/pg_ctl`, "stop", "-m", "immediate", "-D", data], asPostgres)
           .catch(() => {});
         await Deno.remove(dir, { recursive: true });
