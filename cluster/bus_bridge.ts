@@ -94,20 +94,47 @@ export class BusBridge {
   }
 
   /**
-   * Forgets the sockets of nodes that are gone: here, every node this one counted (each node
-   * prunes at its own scan), then the rows, and tells the other nodes of each row deleted, so
-   * that they stop counting a dead node's sockets now rather than at their next scan.
+   * At every scan, the counts brought in line with the table: the rows of nodes that are gone are
+   * deleted (and the other nodes told, so that they stop counting a dead node's sockets now), this
+   * node's own rows are written again where they differ from its sockets, and the other nodes'
+   * counts are read back from the table. A node whose lock session dropped (PostgreSQL restarted:
+   * each node's session comes back at its own next scan) is gone to the others meanwhile, who
+   * delete its rows and forget its sockets; it must say them again once back, and what was
+   * announced while a LISTEN was down is read here too.
    */
-  async prune(alive: string[]): Promise<void> {
-    for (const [user, nodes] of this.#remote) {
-      for (const node of nodes.keys()) if (!alive.includes(node)) this.#setRemote(node, user, 0);
-    }
+  async reconcile(alive: string[]): Promise<void> {
     const sql = this.#channel.sql;
     const gone = await sql`DELETE FROM cluster_listeners WHERE NOT (node = ANY(${
       sql.array(alive)
     }::text[])) RETURNING node, user_id`;
     for (const row of gone) {
       await this.#channel.send(LISTENERS, { node: row.node, user: Number(row.user_id), count: 0 });
+    }
+    const rows = await sql`SELECT node, user_id, count FROM cluster_listeners`;
+    const written = new Map<number, number>();
+    const others = new Map<number, Map<string, number>>();
+    for (const row of rows) {
+      const user = Number(row.user_id);
+      if (row.node === this.#node) written.set(user, row.count);
+      else if (row.count > 0) {
+        let nodes = others.get(user);
+        if (!nodes) others.set(user, nodes = new Map());
+        nodes.set(row.node, row.count);
+      }
+    }
+    for (const user of this.#bus.localUsers()) {
+      const count = this.#bus.localCount(user);
+      if (written.get(user) !== count) this.#announce(user, count);
+      written.delete(user);
+    }
+    for (const user of written.keys()) this.#announce(user, 0);
+    for (const user of new Set([...this.#remote.keys(), ...others.keys()])) {
+      const nodes = others.get(user) ?? new Map<string, number>();
+      if (nodes.size) this.#remote.set(user, nodes);
+      else this.#remote.delete(user);
+      let sum = 0;
+      for (const n of nodes.values()) sum += n;
+      this.#bus.setRemoteCount(user, sum);
     }
   }
 

@@ -62,7 +62,7 @@ export class ClusterIrc implements IrcControl {
         acquired: (userId) => local.startUser(userId),
         lost: (userId) => local.stopUser(userId, "This Parley node lost its database."),
         scanned: async (nodes) => {
-          await this.#bridge.prune(nodes);
+          await this.#bridge.reconcile(nodes);
           await this.#channel.prune();
         },
       },

@@ -1,8 +1,9 @@
 /**
  * Events across nodes (cluster/bus_bridge.ts) on a real PostgreSQL: each node counts every
  * node's sockets of a user (including those of a node started later, from the table), an event
- * published on one node reaches the user's sockets on the others and only there, and a node that
- * stops or is pruned is no longer counted.
+ * published on one node reaches the user's sockets on the others and only there, a node that
+ * stops or is gone is no longer counted, and one counted as gone while it was there says its
+ * sockets again at its next scan.
  */
 import { assertEquals } from "../../support/assert.ts";
 import { poll } from "../../support/poll.ts";
@@ -82,7 +83,7 @@ Deno.test("bus bridge: socket counts and events cross nodes", async (t) => {
         "no row is left",
       );
     });
-    await t.step("pruning forgets a node that is gone without saying so", async () => {
+    await t.step("a scan forgets a node that is gone without saying so", async () => {
       const ALIVE = ["node-a", "node-b", "node-d"];
       const ghosts = new PgChannel(store.sql, SECRET);
       // A node that announced 4 sockets, then died (kill -9) without withdrawing them.
@@ -99,7 +100,7 @@ Deno.test("bus bridge: socket counts and events cross nodes", async (t) => {
         await ghosts.send("parley_listeners", { node: "ghost-2", user: ALICE, count: 3 });
         await poll("node a counts both ghosts", () => a.bus.listenerCount(ALICE) === 7);
         await poll("node d counts both ghosts", () => d.bus.listenerCount(ALICE) === 7);
-        await d.bridge.prune(ALIVE);
+        await d.bridge.reconcile(ALIVE);
         assertEquals(d.bus.listenerCount(ALICE), 0, "the pruning node forgets both");
         // It tells the others of the rows it deleted: they stop counting that ghost now, not
         // at their own next scan (until then push and automatic away think the user there).
@@ -109,11 +110,30 @@ Deno.test("bus bridge: socket counts and events cross nodes", async (t) => {
           (await store.sql`SELECT count(*)::int AS n FROM cluster_listeners`)[0].n,
           0,
         );
-        // The second one each node forgets at its own scan, from what it counted.
-        await a.bridge.prune(ALIVE);
+        // The second one each node forgets at its own scan: the table is what counts.
+        await a.bridge.reconcile(ALIVE);
         assertEquals(a.bus.listenerCount(ALICE), 0);
       } finally {
         await d.bridge.stop();
+      }
+    });
+    await t.step("a node counted as gone while there says its sockets again", async () => {
+      const un = b.bus.subscribe(ALICE, () => {});
+      try {
+        await poll("node a counts b's socket", () => a.bus.listenerCount(ALICE) === 1);
+        // Node b's lock session was away at node a's scan (PostgreSQL restarting): a deleted
+        // b's rows and told the nodes.
+        await a.bridge.reconcile(["node-a"]);
+        assertEquals(a.bus.listenerCount(ALICE), 0);
+        // Back at b's own scan: its sockets are said again, and a counts them.
+        await b.bridge.reconcile(["node-a", "node-b"]);
+        await poll("node a counts b's socket again", () => a.bus.listenerCount(ALICE) === 1);
+        // And a reads them from the table at its scan, had the word been lost.
+        a.bus.setRemoteCount(ALICE, 0);
+        await a.bridge.reconcile(["node-a", "node-b"]);
+        assertEquals(a.bus.listenerCount(ALICE), 1);
+      } finally {
+        un();
       }
     });
   } finally {
