@@ -39,11 +39,13 @@ export async function openPgStore(url: string): Promise<PgStore> {
   const tables = tableGroups(executor, pgFileContents(sql));
   const { users, ignores } = tables;
   const conversations = pgConversationStore(sql, executor, messages.flush, messages.unread);
-  // Other nodes' changes reload the caches keyed on the generations (irc/chat/record.ts).
+  // Other nodes' changes reload the caches keyed on the generations (irc/chat/record.ts). The
+  // client listens again by itself after the database went away (a restart), and a change told
+  // meanwhile reached nobody: each (re)listen reloads the caches too.
   const listening = [
-    await sql.listen(USERS_CHANGED, () => users.bump()),
-    await sql.listen(CONVERSATIONS_CHANGED, () => conversations.bump()),
-    await sql.listen(IGNORES_CHANGED, () => ignores.bump()),
+    await sql.listen(USERS_CHANGED, () => users.bump(), () => users.bump()),
+    await sql.listen(CONVERSATIONS_CHANGED, () => conversations.bump(), () => conversations.bump()),
+    await sql.listen(IGNORES_CHANGED, () => ignores.bump(), () => ignores.bump()),
     await sql.listen(UNREAD_SET, (payload) => messages.unread.told(payload)),
     await sql.listen(UNREAD_LOWERED, (payload) => messages.unread.toldLowered(payload)),
   ];

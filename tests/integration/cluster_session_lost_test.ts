@@ -2,8 +2,10 @@
  * Two nodes on one PostgreSQL, and node b's lock session away for longer than a scan (as while
  * PostgreSQL restarts, when each node's session comes back at its own next scan): node a counts b
  * as gone and forgets the sockets open on it. Once b is back its sockets are counted again, so
- * events published on node a reach them again.
+ * events published on node a reach them again; and after a real restart, a change made on node b
+ * (told to the others by NOTIFY) still applies on node a.
  */
+import { assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
 import { EventSocket } from "../support/events.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
@@ -89,5 +91,23 @@ Deno.test("a node whose session was away is counted again with its sockets", asy
     // Before, b never said its sockets again: node a relayed nothing to them until one of them
     // closed or another opened.
     await relayedAgain(nodes, "after the session came back");
+  });
+});
+
+Deno.test("PostgreSQL restarted under two nodes: events and changes cross again", async () => {
+  await twoNodes(async (nodes) => {
+    const { pg, onB, bob, socket } = nodes;
+    await pg.restart();
+    await relayedAgain(nodes, "after the restart");
+    // A highlight keyword set on node b travels to node a (which records the line) by NOTIFY.
+    const set = await onB.post("/api/user/owner@example.org", { highlight_keywords: ["kettle"] });
+    assertEquals(set.status, 200, JSON.stringify(set.body));
+    let n = 0;
+    await poll("a line highlighted on node a", async () => {
+      const text = `the kettle is on ${n++}`;
+      await bob.say("#cluster", text);
+      const ev = await socket.waitFor((e) => e.event === "message" && e.message === text, 1000);
+      return ev.highlight === true;
+    });
   });
 });

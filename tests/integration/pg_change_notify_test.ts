@@ -90,3 +90,33 @@ Deno.test("a conversation changed on one node reloads another's", async () => {
     await pg.close();
   }
 });
+
+Deno.test("a node's listening session lost and back: its caches reload (what was told meanwhile is missed)", async () => {
+  const pg = await startPostgres();
+  const store = await openPgStore(pg.url);
+  const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+  try {
+    const seen = [store.users.generation, store.conversations.generation, store.ignores.generation];
+    // The session that holds the LISTENs ends, as at a restart of PostgreSQL; whatever was told
+    // until the client listens again reached nobody.
+    const [{ pid }] = await admin`SELECT pid FROM pg_stat_activity
+      WHERE datname = current_database() AND query ILIKE 'listen%'`;
+    await admin`SELECT pg_terminate_backend(${pid})`;
+    await poll(
+      "listening again",
+      async () =>
+        (await admin`SELECT 1 FROM pg_stat_activity WHERE query ILIKE 'listen%'
+        AND pid <> ${pid}`).length > 0,
+    );
+    await poll(
+      "every cache reloaded",
+      () =>
+        store.users.generation > seen[0] && store.conversations.generation > seen[1] &&
+        store.ignores.generation > seen[2],
+    );
+  } finally {
+    await admin.end();
+    await store.close();
+    await pg.close();
+  }
+});
