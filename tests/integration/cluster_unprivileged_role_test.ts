@@ -9,204 +9,176 @@ import postgres from "postgres";
 import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
 import { parley } from "../support/cli.ts";
-import { EventSocket } from "../support/events.ts";
-import { RawIrcClient } from "../support/irc_client.ts";
-import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
-import { startPostgres } from "../support/postgres.ts";
-import { clusterEnv, explainNodes, ownerWithBob, untilRelayed } from "../support/cluster.ts";
-import { startServer, type TestServer } from "../support/server.ts";
+import { twoNodes } from "../support/cluster.ts";
 
 const SECRET = "one secret for both nodes";
 
 Deno.test("cluster: a role without privileges can neither read nor forge what nodes say", async (t) => {
-  const pg = await startPostgres();
-  const irc = await startIrcServer();
-  const url = await pg.database();
-  const env = clusterEnv(url, SECRET);
-  const nodes: TestServer[] = [];
-  const cliHome = await Deno.makeTempDir({ prefix: "parley-cli-" });
-  let bob: RawIrcClient | undefined;
-  let socket: EventSocket | undefined;
-  let intruder: postgres.Sql | undefined;
-  const why = explainNodes(nodes, irc);
-  const byOwner = (text: string) =>
-    bob!.lines.filter((l) =>
-      l.command === "PRIVMSG" && l.prefix?.startsWith("owner!") && l.params[1] === text
-    ).length;
-  const shown = (text: string) =>
-    socket!.events.filter((e) => e.event === "message" && e.message === text).length;
-  try {
-    const a = await startServer({ env });
-    nodes.push(a);
-    const onA = new ApiClient(a.url);
-    await onA.register("owner@example.org");
-    bob = await ownerWithBob(onA, irc, why);
-    const nodeA = a.output().match(/cluster node started node=(\w+)/)?.[1];
-    assert(nodeA, why());
-    const b = await startServer({ env });
-    nodes.push(b);
-    const onB = new ApiClient(b.url);
-    await onB.login("owner@example.org");
-    socket = await EventSocket.open(onB);
-    await socket.waitFor((e) => e.event === "handshake");
-    await untilRelayed(bob, socket);
+  await twoNodes(SECRET, async ({ a, b, url, irc, nodeA, bob, socket, why }) => {
+    const cliHome = await Deno.makeTempDir({ prefix: "parley-cli-" });
+    let intruder: postgres.Sql | undefined;
+    const byOwner = (text: string) =>
+      bob.lines.filter((l) =>
+        l.command === "PRIVMSG" && l.prefix?.startsWith("owner!") && l.params[1] === text
+      ).length;
+    const shown = (text: string) =>
+      socket.events.filter((e) => e.event === "message" && e.message === text).length;
+    try {
+      // The role: may connect (PUBLIC's default), holds nothing else.
+      const admin = postgres(url, { max: 1, onnotice: () => {} });
+      await admin`CREATE ROLE intruder LOGIN`;
+      await admin.end();
+      intruder = postgres(url.replace("//parley@", "//intruder@"), { max: 1, onnotice: () => {} });
+      const events: string[] = [];
+      const calls: string[] = [];
+      await intruder.listen("parley_events", (p) => events.push(p));
+      await intruder.listen(`parley_rpc_${nodeA}`, (p) => calls.push(p));
+      const logins: string[] = [];
+      await intruder.listen("parley_logins", (p) => logins.push(p));
 
-    // The role: may connect (PUBLIC's default), holds nothing else.
-    const admin = postgres(url, { max: 1, onnotice: () => {} });
-    await admin`CREATE ROLE intruder LOGIN`;
-    await admin.end();
-    intruder = postgres(url.replace("//parley@", "//intruder@"), { max: 1, onnotice: () => {} });
-    const events: string[] = [];
-    const calls: string[] = [];
-    await intruder.listen("parley_events", (p) => events.push(p));
-    await intruder.listen(`parley_rpc_${nodeA}`, (p) => calls.push(p));
-    const logins: string[] = [];
-    await intruder.listen("parley_logins", (p) => logins.push(p));
-
-    await t.step("what crosses the nodes is unreadable to the role", async () => {
-      await bob!.say("#cluster", "the secret plan");
-      await socket!.waitFor((e) => e.event === "message" && e.message === "the secret plan");
-      await poll("the event seen crossing", () => events.length > 0);
-      const sent = await socket!.request({
-        method: "send",
-        connection_id: "irc-localhost",
-        conversation_id: "#cluster",
-        message: "my private reply",
+      await t.step("what crosses the nodes is unreadable to the role", async () => {
+        await bob.say("#cluster", "the secret plan");
+        await socket.waitFor((e) => e.event === "message" && e.message === "the secret plan");
+        await poll("the event seen crossing", () => events.length > 0);
+        const sent = await socket.request({
+          method: "send",
+          connection_id: "irc-localhost",
+          conversation_id: "#cluster",
+          message: "my private reply",
+        });
+        assertEquals(sent.errors, undefined, JSON.stringify(sent));
+        await bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "my private reply");
+        await poll("the call seen crossing", () => calls.length > 0);
+        for (const payload of [...events, ...calls]) {
+          assert(!/secret plan|private reply|#cluster|irc-localhost/.test(payload), payload);
+        }
       });
-      assertEquals(sent.errors, undefined, JSON.stringify(sent));
-      await bob!.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "my private reply");
-      await poll("the call seen crossing", () => calls.length > 0);
-      for (const payload of [...events, ...calls]) {
-        assert(!/secret plan|private reply|#cluster|irc-localhost/.test(payload), payload);
-      }
-    });
 
-    await t.step("a forged or replayed call sends nothing on IRC", async () => {
-      await intruder!.notify(
-        `parley_rpc_${nodeA}`,
-        JSON.stringify({
-          m: {
-            id: 99,
-            from: "nobody",
-            method: "send",
-            args: [1, "irc-localhost", "#cluster", "forged by a role with no privileges"],
-          },
-        }),
-      );
-      for (const payload of calls) await intruder!.notify(`parley_rpc_${nodeA}`, payload);
-      // Node a reads its calls in order: once this one is out, the others were dealt with.
-      const sent = await socket!.request({
-        method: "send",
-        connection_id: "irc-localhost",
-        conversation_id: "#cluster",
-        message: "after the forgeries",
-      });
-      assertEquals(sent.errors, undefined, JSON.stringify(sent));
-      await bob!.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "after the forgeries");
-      assertEquals(byOwner("forged by a role with no privileges"), 0);
-      assertEquals(byOwner("my private reply"), 1);
-    });
-
-    await t.step("a forged or replayed event shows nothing in a browser", async () => {
-      await intruder!.notify(
-        "parley_events",
-        JSON.stringify({
-          m: {
-            node: "nobody",
-            user: 1,
-            ev: {
-              event: "message",
-              connection_id: "irc-localhost",
-              conversation_id: "#cluster",
-              from: "irc-localhost",
-              type: "notice",
-              message: "re-enter your password",
-              ts: new Date().toISOString(),
-            },
-          },
-        }),
-      );
-      for (const payload of events) await intruder!.notify("parley_events", payload);
-      await bob!.say("#cluster", "after the forged events");
-      await socket!.waitFor((e) =>
-        e.event === "message" && e.message === "after the forged events"
-      );
-      assertEquals(shown("re-enter your password"), 0);
-      assertEquals(shown("the secret plan"), 1);
-    });
-
-    await t.step("forged or replayed login failures throttle nobody", async () => {
-      const failed = await new ApiClient(b.url).post("/api/user/login", {
-        email: "owner@example.org",
-        password: "wrong guess",
-      });
-      assertEquals(failed.status, 400);
-      await poll("the failure seen crossing", () => logins.length > 0);
-      assert(!logins.some((p) => p.includes("owner@")), logins[0]);
-      // Past the address's budget over all emails (50), were they believed.
-      for (let i = 0; i < 60; i++) {
+      await t.step("a forged or replayed call sends nothing on IRC", async () => {
         await intruder!.notify(
-          "parley_logins",
+          `parley_rpc_${nodeA}`,
           JSON.stringify({
             m: {
-              node: "nobody",
-              kind: "fail",
-              email: `victim${i}@example.org`,
-              address: "127.0.0.1",
-              now: Date.now(),
+              id: 99,
+              from: "nobody",
+              method: "send",
+              args: [1, "irc-localhost", "#cluster", "forged by a role with no privileges"],
             },
           }),
         );
-        await intruder!.notify("parley_logins", logins[0]);
-      }
-      // Node a handles its messages in the order they were sent: once this call is out, the
-      // forgeries were dealt with.
-      await socket!.request({
-        method: "send",
-        connection_id: "irc-localhost",
-        conversation_id: "#cluster",
-        message: "after the forged login failures",
-      });
-      await bob!.waitFor((l) =>
-        l.command === "PRIVMSG" && l.params[1] === "after the forged login failures"
-      );
-      const login = await new ApiClient(a.url).post("/api/user/login", {
-        email: "owner@example.org",
-        password: "correct horse battery",
-      });
-      assertEquals(login.status, 200, JSON.stringify(login.body));
-    });
-
-    await t.step("`parley user delete` stops the user's IRC connection where it runs", async () => {
-      const cliEnv = { PARLEY_HOME: cliHome, PARLEY_DATABASE_URL: url, PARLEY_SECRET: SECRET };
-      const added = await parley(["user", "add", "gone@example.org"], {
-        env: cliEnv,
-        stdin: "correct horse battery\n",
-      });
-      assertEquals(added.code, 0, added.stderr);
-      const gone = new ApiClient(a.url);
-      await gone.login("gone@example.org");
-      const conn = await gone.post("/api/connections", {
-        url: `${irc.url}?nick=gone`,
-        conversation_id: "#cluster",
-      });
-      assertEquals(conn.status, 200, JSON.stringify(conn.body));
-      await bob!.waitForMember("#cluster", "gone");
-      const deleted = await parley(["user", "delete", "gone@example.org"], { env: cliEnv });
-      assertEquals(deleted.code, 0, deleted.stderr);
-      await bob!.waitFor((l) => l.command === "QUIT" && l.prefix?.startsWith("gone!") === true)
-        .catch((err) => {
-          throw new Error(`${err.message}\n${why()}`);
+        for (const payload of calls) await intruder!.notify(`parley_rpc_${nodeA}`, payload);
+        // Node a reads its calls in order: once this one is out, the others were dealt with.
+        const sent = await socket.request({
+          method: "send",
+          connection_id: "irc-localhost",
+          conversation_id: "#cluster",
+          message: "after the forgeries",
         });
-    });
-  } finally {
-    await intruder?.end();
-    await socket?.close();
-    await bob?.close();
-    for (const n of nodes) await n.close();
-    await irc.close();
-    await pg.close();
-    await Deno.remove(cliHome, { recursive: true });
-  }
+        assertEquals(sent.errors, undefined, JSON.stringify(sent));
+        await bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "after the forgeries");
+        assertEquals(byOwner("forged by a role with no privileges"), 0);
+        assertEquals(byOwner("my private reply"), 1);
+      });
+
+      await t.step("a forged or replayed event shows nothing in a browser", async () => {
+        await intruder!.notify(
+          "parley_events",
+          JSON.stringify({
+            m: {
+              node: "nobody",
+              user: 1,
+              ev: {
+                event: "message",
+                connection_id: "irc-localhost",
+                conversation_id: "#cluster",
+                from: "irc-localhost",
+                type: "notice",
+                message: "re-enter your password",
+                ts: new Date().toISOString(),
+              },
+            },
+          }),
+        );
+        for (const payload of events) await intruder!.notify("parley_events", payload);
+        await bob.say("#cluster", "after the forged events");
+        await socket.waitFor((e) =>
+          e.event === "message" && e.message === "after the forged events"
+        );
+        assertEquals(shown("re-enter your password"), 0);
+        assertEquals(shown("the secret plan"), 1);
+      });
+
+      await t.step("forged or replayed login failures throttle nobody", async () => {
+        const failed = await new ApiClient(b.url).post("/api/user/login", {
+          email: "owner@example.org",
+          password: "wrong guess",
+        });
+        assertEquals(failed.status, 400);
+        await poll("the failure seen crossing", () => logins.length > 0);
+        assert(!logins.some((p) => p.includes("owner@")), logins[0]);
+        // Past the address's budget over all emails (50), were they believed.
+        for (let i = 0; i < 60; i++) {
+          await intruder!.notify(
+            "parley_logins",
+            JSON.stringify({
+              m: {
+                node: "nobody",
+                kind: "fail",
+                email: `victim${i}@example.org`,
+                address: "127.0.0.1",
+                now: Date.now(),
+              },
+            }),
+          );
+          await intruder!.notify("parley_logins", logins[0]);
+        }
+        // Node a handles its messages in the order they were sent: once this call is out, the
+        // forgeries were dealt with.
+        await socket.request({
+          method: "send",
+          connection_id: "irc-localhost",
+          conversation_id: "#cluster",
+          message: "after the forged login failures",
+        });
+        await bob.waitFor((l) =>
+          l.command === "PRIVMSG" && l.params[1] === "after the forged login failures"
+        );
+        const login = await new ApiClient(a.url).post("/api/user/login", {
+          email: "owner@example.org",
+          password: "correct horse battery",
+        });
+        assertEquals(login.status, 200, JSON.stringify(login.body));
+      });
+
+      await t.step(
+        "`parley user delete` stops the user's IRC connection where it runs",
+        async () => {
+          const cliEnv = { PARLEY_HOME: cliHome, PARLEY_DATABASE_URL: url, PARLEY_SECRET: SECRET };
+          const added = await parley(["user", "add", "gone@example.org"], {
+            env: cliEnv,
+            stdin: "correct horse battery\n",
+          });
+          assertEquals(added.code, 0, added.stderr);
+          const gone = new ApiClient(a.url);
+          await gone.login("gone@example.org");
+          const conn = await gone.post("/api/connections", {
+            url: `${irc.url}?nick=gone`,
+            conversation_id: "#cluster",
+          });
+          assertEquals(conn.status, 200, JSON.stringify(conn.body));
+          await bob.waitForMember("#cluster", "gone");
+          const deleted = await parley(["user", "delete", "gone@example.org"], { env: cliEnv });
+          assertEquals(deleted.code, 0, deleted.stderr);
+          await bob.waitFor((l) => l.command === "QUIT" && l.prefix?.startsWith("gone!") === true)
+            .catch((err) => {
+              throw new Error(`${err.message}\n${why()}`);
+            });
+        },
+      );
+    } finally {
+      await intruder?.end();
+      await Deno.remove(cliHome, { recursive: true });
+    }
+  });
 });

@@ -1,14 +1,16 @@
 /**
  * Two Parley nodes on one PostgreSQL in the integration tests: their settings, what to say when
- * a wait on IRC fails, the owner's connection with bob beside them in #cluster, and the wait
- * until node a relays to a socket on node b.
+ * a wait on IRC fails, the owner's connection with bob beside them in #cluster, the wait until
+ * node a relays to a socket on node b, and the whole of that set up.
  */
 import { assertEquals } from "./assert.ts";
-import type { ApiClient } from "./api.ts";
-import type { EventSocket } from "./events.ts";
+import { ApiClient } from "./api.ts";
+import { EventSocket } from "./events.ts";
 import { RawIrcClient } from "./irc_client.ts";
+import { type IrcServer, startIrcServer } from "./ngircd.ts";
 import { poll } from "./poll.ts";
-import { diagnose, type TestServer } from "./server.ts";
+import { type PgServer, startPostgres } from "./postgres.ts";
+import { diagnose, startServer, type TestServer } from "./server.ts";
 
 /** One node's settings: the shared database and secret, a quick ownership scan, quick IRC. */
 export function clusterEnv(databaseUrl: string, secret: string): Record<string, string> {
@@ -54,4 +56,65 @@ export async function untilRelayed(bob: RawIrcClient, socket: EventSocket): Prom
     await bob.say("#cluster", `ping ${Date.now()}`);
     return await socket.waitFor((e) => e.event === "message", 300).then(() => true, () => false);
   });
+}
+
+/** Two nodes set up by `twoNodes`. */
+export interface TwoNodes {
+  pg: PgServer;
+  irc: IrcServer;
+  /** The nodes' database. */
+  url: string;
+  /** Node a runs the owner's connection; node b runs nobody. */
+  a: TestServer;
+  b: TestServer;
+  /** The owner, logged in on each node. */
+  onA: ApiClient;
+  onB: ApiClient;
+  /** Each node's id (`cluster node started node=...`). */
+  nodeA: string;
+  nodeB: string;
+  bob: RawIrcClient;
+  /** The owner's socket on node b, which node a relays to. */
+  socket: EventSocket;
+  why: () => string;
+}
+
+/**
+ * PostgreSQL, ngircd and two nodes sharing `secret`: node a runs the owner's connection with bob
+ * beside it in #cluster, node b has a socket of the owner's that node a relays to; all closed
+ * after `fn`.
+ */
+export async function twoNodes(secret: string, fn: (n: TwoNodes) => Promise<void>): Promise<void> {
+  const pg = await startPostgres();
+  const irc = await startIrcServer();
+  const url = await pg.database();
+  const env = clusterEnv(url, secret);
+  const nodes: TestServer[] = [];
+  const why = explainNodes(nodes, irc);
+  const nodeId = (n: TestServer) =>
+    poll("the node's id", () => n.output().match(/cluster node started node=(\w+)/)?.[1]);
+  let bob: RawIrcClient | undefined;
+  let socket: EventSocket | undefined;
+  try {
+    const a = await startServer({ env });
+    nodes.push(a);
+    const onA = new ApiClient(a.url);
+    await onA.register("owner@example.org");
+    bob = await ownerWithBob(onA, irc, why);
+    const b = await startServer({ env });
+    nodes.push(b);
+    const onB = new ApiClient(b.url);
+    await onB.login("owner@example.org");
+    socket = await EventSocket.open(onB);
+    await socket.waitFor((e) => e.event === "handshake");
+    await untilRelayed(bob, socket);
+    const [nodeA, nodeB] = [await nodeId(a), await nodeId(b)];
+    await fn({ pg, irc, url, a, b, onA, onB, nodeA, nodeB, bob, socket, why });
+  } finally {
+    await socket?.close();
+    await bob?.close();
+    for (const n of nodes) await n.close();
+    await irc.close();
+    await pg.close();
+  }
 }
