@@ -32,6 +32,9 @@ export class BusBridge {
   #node: string;
   /** Sockets per user per other node. */
   #remote = new Map<number, Map<string, number>>();
+  /** Sockets told by the other nodes so far, and per user the number of the last telling. */
+  #told = 0;
+  #toldAt = new Map<number, number>();
   #unlisten: (() => Promise<void>)[] = [];
   /** Keeps the table's rows in the order the counts changed. */
   #writes: Promise<unknown> = Promise.resolve();
@@ -51,7 +54,10 @@ export class BusBridge {
       }),
       await this.#channel.listen(LISTENERS, (m) => {
         const msg = m as ListenersMessage;
-        if (msg.node !== this.#node) this.#setRemote(msg.node, msg.user, msg.count);
+        if (msg.node === this.#node) return;
+        // Only a node's sockets said, not a dead one's withdrawn: those a scan reads as well.
+        if (msg.count > 0) this.#toldAt.set(msg.user, ++this.#told);
+        this.#setRemote(msg.node, msg.user, msg.count);
       }),
     );
     const sql = this.#channel.sql;
@@ -110,6 +116,9 @@ export class BusBridge {
     for (const row of gone) {
       await this.#channel.send(LISTENERS, { node: row.node, user: Number(row.user_id), count: 0 });
     }
+    // Sockets told after the read began are newer than the read: that user keeps what was told
+    // (a tab opened then would get no event until the next scan).
+    const toldBefore = this.#told;
     const rows = await sql`SELECT node, user_id, count FROM cluster_listeners`;
     const written = new Map<number, number>();
     const others = new Map<number, Map<string, number>>();
@@ -129,6 +138,7 @@ export class BusBridge {
     }
     for (const user of written.keys()) this.#announce(user, 0);
     for (const user of new Set([...this.#remote.keys(), ...others.keys()])) {
+      if ((this.#toldAt.get(user) ?? 0) > toldBefore) continue;
       const nodes = others.get(user) ?? new Map<string, number>();
       if (nodes.size) this.#remote.set(user, nodes);
       else this.#remote.delete(user);
@@ -136,6 +146,8 @@ export class BusBridge {
       for (const n of nodes.values()) sum += n;
       this.#bus.setRemoteCount(user, sum);
     }
+    // Kept only as long as a read under way can predate them.
+    for (const [user, at] of this.#toldAt) if (at <= toldBefore) this.#toldAt.delete(user);
   }
 
   /** Stops listening and withdraws this node's sockets. */

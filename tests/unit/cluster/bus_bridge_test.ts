@@ -143,3 +143,56 @@ Deno.test("bus bridge: socket counts and events cross nodes", async (t) => {
     await pg.close();
   }
 });
+
+/**
+ * A channel whose table reads wait for the test: what the nodes say on it is handed to the
+ * bridge by hand, and the scan's read of `cluster_listeners` answers when told.
+ */
+function heldChannel() {
+  const handlers = new Map<string, (m: unknown) => void>();
+  const reads: { resolve: (rows: unknown[]) => void }[] = [];
+  const sql = Object.assign(
+    (strings: TemplateStringsArray) => {
+      const text = strings.join("?");
+      if (text.startsWith("SELECT node, user_id, count FROM cluster_listeners")) {
+        return new Promise((resolve) => reads.push({ resolve }));
+      }
+      return Promise.resolve([]); // the deletion of dead nodes' rows: none
+    },
+    { array: (a: unknown[]) => a },
+  );
+  const channel = {
+    sql,
+    send: () => Promise.resolve(),
+    listen: (name: string, fn: (m: unknown) => void) => {
+      handlers.set(name, fn);
+      return Promise.resolve(() => Promise.resolve());
+    },
+  } as unknown as PgChannel;
+  return { channel, handlers, reads };
+}
+
+Deno.test("bus bridge: sockets told while a scan reads the table are kept", async () => {
+  const bus = new EventBus();
+  const { channel, handlers, reads } = heldChannel();
+  const bridge = new BusBridge(bus, channel, "node-a");
+  const started = bridge.start();
+  await poll("the start's read", () => reads.length === 1);
+  reads.shift()!.resolve([]);
+  await started;
+  const scan = bridge.reconcile(["node-a", "node-b"]);
+  await poll("the scan's read", () => reads.length === 1);
+  // Node b's socket opens: its row is written after the read's snapshot, then it says so.
+  handlers.get("parley_listeners")!({ node: "node-b", user: ALICE, count: 1 });
+  assertEquals(bus.listenerCount(ALICE), 1);
+  reads.shift()!.resolve([]);
+  await scan;
+  // The read predates it: without the guard the socket was forgotten until the next scan.
+  assertEquals(bus.listenerCount(ALICE), 1);
+  // The next scan reads the row.
+  const next = bridge.reconcile(["node-a", "node-b"]);
+  await poll("the next scan's read", () => reads.length === 1);
+  reads.shift()!.resolve([{ node: "node-b", user_id: ALICE, count: 1 }]);
+  await next;
+  assertEquals(bus.listenerCount(ALICE), 1);
+});
