@@ -80,6 +80,7 @@ export async function credentialHolds(
  */
 export class Revocations {
   #listeners = new Set<(r: Revocation) => void>();
+  #missed = new Set<() => void>();
   /** Set by the cluster: carries a revocation to the other nodes. */
   share?: (r: Revocation) => Promise<void>;
 
@@ -87,6 +88,20 @@ export class Revocations {
   listen(fn: (r: Revocation) => void): () => void {
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
+  }
+
+  /**
+   * Calls `fn` whenever revocations may have been missed here (the other nodes' were not heard
+   * for a while): whatever one would have ended is checked again. Returns the way to stop.
+   */
+  onMissed(fn: () => void): () => void {
+    this.#missed.add(fn);
+    return () => this.#missed.delete(fn);
+  }
+
+  /** Says that revocations may have been missed here. */
+  missed(): void {
+    for (const fn of this.#missed) fn();
   }
 
   /** Acts on a revocation here (from this node or another). */

@@ -15,7 +15,7 @@ import type { BouncerContext } from "./session.ts";
 import { watchNetworks } from "./networks.ts";
 import { pushFor } from "../push/mod.ts";
 import { BouncerCluster, type ClusterLink } from "./cluster.ts";
-import { endedText, ends, passwordGeneration, type Revocation } from "./credentials.ts";
+import { endedText, ends, passwordGeneration, type Revocation, stillValid } from "./credentials.ts";
 import { relayServerNotices } from "./service/irc.ts";
 import { startWebPush } from "./webpush.ts";
 import { filehostUrl } from "./filehost.ts";
@@ -55,6 +55,22 @@ async function endRevoked(cx: BouncerContext, r: Revocation): Promise<void> {
   if (ended.length) {
     log.info("bouncer sessions ended", { uid: r.userId, why: r.kind, n: ended.length });
   }
+}
+
+/**
+ * Ends every session whose credential no longer lets its user in: revocations were missed (this
+ * node did not hear the others for a while), so each session is checked against the store.
+ */
+async function endNoLongerValid(cx: BouncerContext): Promise<void> {
+  let n = 0;
+  for (const [userId, sessions] of [...cx.logins]) {
+    for (const s of [...sessions]) {
+      if (!s.login || await stillValid(cx.store, userId, s.login.credential)) continue;
+      s.quit("The login is no longer valid");
+      n++;
+    }
+  }
+  if (n) log.info("bouncer sessions ended: revocations were missed", { n });
 }
 
 export type { ListenAddress } from "./listener.ts";
@@ -140,12 +156,18 @@ export function startBouncer(
       log.error("bouncer: revoked sessions not ended", { uid: r.userId, error: err })
     )
   );
+  const unwatchMissed = deps.revocations?.onMissed(() =>
+    endNoLongerValid(cx).catch((err) =>
+      log.error("bouncer: sessions not checked again", { error: err })
+    )
+  );
   const unwatch = () => {
     unwatchNetworks();
     unwatchMarkers();
     unwatchNotices();
     unwatchPush();
     unwatchRevocations?.();
+    unwatchMissed?.();
   };
   const acceptor = new Acceptor(cx);
   let listening;

@@ -46,15 +46,21 @@ export class PgChannel {
   /**
    * Calls `fn` with every authentic message on `channel`; resolves once listening. Messages of
    * all this channel's listens are handled one at a time, in the order PostgreSQL delivered them
-   * (the order their senders committed).
+   * (the order their senders committed). `onListen` is called each time the listen is made: at
+   * first, and again after the listening session was lost (a restart of PostgreSQL), when what was
+   * sent meanwhile reached nobody.
    */
-  async listen(channel: string, fn: (message: unknown) => void): Promise<() => Promise<void>> {
+  async listen(
+    channel: string,
+    fn: (message: unknown) => void,
+    onListen?: () => void,
+  ): Promise<() => Promise<void>> {
     const guard = new ReplayGuard();
     const { unlisten } = await this.sql.listen(channel, (payload) => {
       this.#turn = this.#turn.then(() => this.#open(channel, payload, guard)).then((m) => {
         if (m !== undefined) fn(m);
       }).catch((err) => log.warn("cluster message dropped", { channel, error: String(err) }));
-    });
+    }, onListen);
     return unlisten;
   }
 

@@ -33,17 +33,22 @@ export function shareRevocations(
     await channel.send(CHANNEL, { from: node, r } satisfies RevocationMessage);
   };
   return () =>
-    channel.listen(CHANNEL, (m) => {
-      const msg = m as RevocationMessage;
-      if (msg.from === node) return;
-      revocations.deliver(msg.r);
-      if (msg.answer) {
-        // The revocation was applied here; only the asker's count misses this node.
-        channel.send(msg.answer, { node }).catch((err) =>
-          log.debug("cluster: could not answer a revocation", { error: String(err) })
-        );
-      }
-    });
+    channel.listen(
+      CHANNEL,
+      (m) => {
+        const msg = m as RevocationMessage;
+        if (msg.from === node) return;
+        revocations.deliver(msg.r);
+        if (msg.answer) {
+          // The revocation was applied here; only the asker's count misses this node.
+          channel.send(msg.answer, { node }).catch((err) =>
+            log.debug("cluster: could not answer a revocation", { error: String(err) })
+          );
+        }
+      },
+      // Listening again after the session was lost: a revocation sent meanwhile was not heard.
+      () => revocations.missed(),
+    );
 }
 
 /** What the nodes did with a revocation sent from outside them. */

@@ -7,7 +7,8 @@
  * `parley user delete` with another secret than the nodes' says no node heard it and deletes
  * nothing; and the sessions a node served for a node that died end, so the user's clients count
  * no more. On one node (SQLite, the app in process) the same revocations end sessions without a
- * cluster.
+ * cluster; and on PostgreSQL a node that listens again after its session was lost checks its
+ * sessions, so a revocation it did not hear still ends them.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
@@ -21,6 +22,7 @@ import { freePort } from "../support/ports.ts";
 import { poll } from "../support/poll.ts";
 import { startPostgres } from "../support/postgres.ts";
 import { startServer, type TestServer } from "../support/server.ts";
+import postgres from "postgres";
 
 const SECRET = "one secret for both nodes";
 const OWNER = "owner@example.org";
@@ -275,5 +277,51 @@ Deno.test("bouncer on one node: revoking a token or a new password ends its sess
   } finally {
     for (const c of clients) c.close();
     await s.close();
+  }
+});
+
+Deno.test("bouncer on PostgreSQL: a revocation sent while a node was not listening still ends the session", async () => {
+  const pg = await startPostgres();
+  const irc = await startIrcServer();
+  const url = await pg.database();
+  const nodes: TestServer[] = [];
+  const why = explainNodes(nodes, irc);
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  let bob: RawIrcClient | undefined;
+  let client: BouncerClient | undefined;
+  try {
+    const port = freePort();
+    const node = await startServer({
+      env: { ...clusterEnv(url, SECRET), PARLEY_IRC_LISTEN: `irc://127.0.0.1:${port}` },
+    });
+    nodes.push(node);
+    const api = new ApiClient(node.url);
+    await api.register(OWNER, PASSWORD);
+    bob = await ownerWithBob(api, irc, why);
+    const made = await api.post("/api/tokens", { name: "phone" });
+    assertEquals(made.status, 201, JSON.stringify(made.body));
+    client = await BouncerClient.attach(
+      port,
+      `${OWNER}/irc-localhost@phone`,
+      (made.body as { token: string }).token,
+    );
+    await alive(client, "before");
+    // Revoked where this node did not hear it (another node, its message sent while this node's
+    // listening session was down): the token is gone from the database, and nothing was said.
+    await sql`DELETE FROM app_tokens`;
+    await alive(client, "nothing heard");
+    // The session holding the LISTENs ends, as at a restart of PostgreSQL; listening again, the
+    // node checks every session against the database.
+    const [{ pid }] = await sql`SELECT pid FROM pg_stat_activity
+      WHERE datname = current_database() AND query ILIKE 'listen%'`;
+    await sql`SELECT pg_terminate_backend(${pid})`;
+    assert((await ended(client, why)).includes("no longer valid"));
+  } finally {
+    client?.close();
+    await bob?.close();
+    await sql.end();
+    for (const n of nodes) await n.close();
+    await irc.close();
+    await pg.close();
   }
 });

@@ -1,7 +1,8 @@
 /**
  * Revocations across nodes (cluster/revocations.ts) on a real PostgreSQL: what one node revokes
  * every other node acts on, once, and a command run beside the nodes learns how many run and how
- * many heard it (a node with another secret cannot read it, so it never answers).
+ * many heard it (a node with another secret cannot read it, so it never answers); a node that
+ * listens again after its session was lost checks what it might have missed.
  */
 import postgres from "postgres";
 import { assertEquals } from "../../support/assert.ts";
@@ -67,6 +68,21 @@ Deno.test("revocations: shared between nodes, and counted for a command", async 
         { nodes: 3, answered: 0 },
         "no node of this secret: nobody to wait for",
       );
+    });
+    await t.step("listening again after the session was lost, a node checks again", async () => {
+      let checks = 0;
+      a.revocations.onMissed(() => checks++);
+      // The session holding the LISTENs ends, as at a restart of PostgreSQL: a revocation sent
+      // until the client listens again reaches nobody.
+      const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+      try {
+        const [{ pid }] = await admin`SELECT pid FROM pg_stat_activity
+          WHERE datname = current_database() AND query ~* '^(un)?listen '`;
+        await admin`SELECT pg_terminate_backend(${pid})`;
+      } finally {
+        await admin.end();
+      }
+      await poll("node a told to check its sessions again", () => checks > 0);
     });
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
