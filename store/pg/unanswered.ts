@@ -34,6 +34,8 @@ export function unanswered(err: unknown): boolean {
 /** Waits from the first delay up to the longest, doubling, while the database does not answer. */
 const FIRST_MS = 100;
 const LONGEST_MS = 5_000;
+/** How often a wait looks whether the store has given up. */
+const GIVE_UP_STEP_MS = 250;
 
 /**
  * Resolves once the database answers a query, trying with a growing delay; false if `given_up`
@@ -41,8 +43,11 @@ const LONGEST_MS = 5_000;
  */
 export async function answered(sql: Sql, givenUp: () => boolean): Promise<boolean> {
   for (let delay = FIRST_MS;; delay = Math.min(delay * 2, LONGEST_MS)) {
-    await new Promise((r) => setTimeout(r, delay));
-    if (givenUp()) return false;
+    // In short steps: a store that closes gives up within one, not at the end of a long wait.
+    for (let waited = 0; waited < delay; waited += GIVE_UP_STEP_MS) {
+      await new Promise((r) => setTimeout(r, Math.min(GIVE_UP_STEP_MS, delay - waited)));
+      if (givenUp()) return false;
+    }
     try {
       await sql`SELECT 1`;
       return true;
