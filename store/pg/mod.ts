@@ -13,6 +13,7 @@ import { copyIntoPg } from "./copy.ts";
 import { pgFailure } from "./failure.ts";
 import { UNREAD_LOWERED, UNREAD_SET } from "./unread.ts";
 import { answered, unanswered } from "./unanswered.ts";
+import { log } from "../../lib/log.ts";
 
 /** Connections of the pool: the batched writer takes one, requests and IRC the others. */
 const POOL = 10;
@@ -39,6 +40,22 @@ export async function openPgStore(url: string): Promise<PgStore> {
   const tables = tableGroups(executor, pgFileContents(sql));
   const { users, ignores } = tables;
   const conversations = pgConversationStore(sql, executor, messages.flush, messages.unread);
+  /**
+   * The stored counts of the conversations the writer counts, read again when the listen is made
+   * again: a count set while this node was not listening (a restart of PostgreSQL) was told to
+   * nobody. Everything taken so far is committed first, so the stored counts include it.
+   */
+  const unreadAgain = () => {
+    const ids = messages.unread.known();
+    if (!ids.length) return;
+    messages.flush()
+      .then(() =>
+        sql<{ id: number; unread: number }[]>`SELECT id, unread FROM conversations
+          WHERE id = ANY(${ids}::bigint[])`
+      )
+      .then((rows) => messages.unread.set(rows.map((r) => [r.id, r.unread])))
+      .catch((err) => log.warn("unread counts not read again", { error: String(err) }));
+  };
   // Other nodes' changes reload the caches keyed on the generations (irc/chat/record.ts). The
   // client listens again by itself after the database went away (a restart), and a change told
   // meanwhile reached nobody: each (re)listen reloads the caches too.
@@ -46,7 +63,7 @@ export async function openPgStore(url: string): Promise<PgStore> {
     await sql.listen(USERS_CHANGED, () => users.bump(), () => users.bump()),
     await sql.listen(CONVERSATIONS_CHANGED, () => conversations.bump(), () => conversations.bump()),
     await sql.listen(IGNORES_CHANGED, () => ignores.bump(), () => ignores.bump()),
-    await sql.listen(UNREAD_SET, (payload) => messages.unread.told(payload)),
+    await sql.listen(UNREAD_SET, (payload) => messages.unread.told(payload), () => unreadAgain()),
     await sql.listen(UNREAD_LOWERED, (payload) => messages.unread.toldLowered(payload)),
   ];
   let closed = false;

@@ -38,6 +38,11 @@ export class UnreadCounts {
     if (!this.#counts.has(conversation)) this.#counts.set(conversation, stored);
   }
 
+  /** The conversations whose count is kept. */
+  known(): number[] {
+    return [...this.#counts.keys()];
+  }
+
   /** The count the next unread message adds to (undefined: not read yet). */
   count(conversation: number): number | undefined {
     return this.#counts.get(conversation);

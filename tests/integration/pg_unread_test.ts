@@ -3,13 +3,15 @@
  * line counts in hundreds of conversations). The count an `unread` event tells must follow every
  * count set outright: mark as read and a read marker, on the writer's own node and on another
  * node sharing the database; and a line counted in hundreds of conversations at once is stored
- * and counted right, in batches (none falls back to one row at a time).
+ * and counted right, in batches (none falls back to one row at a time). A count set while a node
+ * was not listening is read when it listens again.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
 import { startPostgres } from "../support/postgres.ts";
 import { idleConnection } from "../support/backends.ts";
 import { openPgStore, type PgStore } from "../../store/pg/mod.ts";
+import postgres from "postgres";
 
 async function conversationOf(store: PgStore, n: number) {
   const user = await store.users.create(`u${n}@example.org`, "x", []);
@@ -164,6 +166,40 @@ Deno.test("PostgreSQL: a conversation is read with the writer's count, without w
     release();
     await locked;
     await store.close();
+    await pg.close();
+  }
+});
+
+Deno.test("PostgreSQL: a count set while a node was not listening is read when it listens again", async () => {
+  const pg = await startPostgres();
+  const a = await openPgStore(pg.url);
+  const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+  try {
+    const c = await conversationOf(a, 1);
+    const counted = async (text: string) => (await a.messages.append(line(c, text))).unread;
+    assertEquals([await counted("1"), await counted("2")], [1, 2]);
+    await a.messages.flush();
+    // Marked as read on another node while this one's listening session was down: its word
+    // reached nobody; only the stored count says it.
+    await admin`UPDATE conversations SET unread = 0 WHERE id = ${c.conversation}`;
+    const [{ pid }] = await admin`SELECT pid FROM pg_stat_activity
+      WHERE datname = current_database() AND query ~* '^(un)?listen '`;
+    await admin`SELECT pg_terminate_backend(${pid})`;
+    await poll(
+      "listening again",
+      async () =>
+        (await admin`SELECT 1 FROM pg_stat_activity WHERE query ~* '^listen ' AND pid <> ${pid}`)
+          .length > 0,
+    );
+    // Before, the next line was told as the third unread.
+    await poll(
+      "the stored count read again",
+      () => a.messages.unread.count(c.conversation) === 0,
+    );
+    assertEquals(await counted("after"), 1);
+  } finally {
+    await admin.end();
+    await a.close();
     await pg.close();
   }
 });
