@@ -60,10 +60,8 @@ export class BusBridge {
         this.#setRemote(msg.node, msg.user, msg.count);
       }),
     );
-    const sql = this.#channel.sql;
-    for (const row of await sql`SELECT node, user_id, count FROM cluster_listeners`) {
-      if (row.node !== this.#node) this.#setRemote(row.node, Number(row.user_id), row.count);
-    }
+    const { others } = await this.#readTable();
+    for (const [user, nodes] of others) this.#countRemote(user, nodes);
     this.#bus.setRelay({
       localCount: (user, count) => this.#announce(user, count),
       relay: (user, ev) => {
@@ -75,14 +73,35 @@ export class BusBridge {
   }
 
   #setRemote(node: string, user: number, count: number): void {
-    let nodes = this.#remote.get(user);
-    if (!nodes) this.#remote.set(user, nodes = new Map());
+    const nodes = this.#remote.get(user) ?? new Map<string, number>();
     if (count > 0) nodes.set(node, count);
     else nodes.delete(node);
+    this.#countRemote(user, nodes);
+  }
+
+  /** Counts `nodes` (node to sockets) as the user's sockets on the other nodes. */
+  #countRemote(user: number, nodes: Map<string, number>): void {
+    if (nodes.size) this.#remote.set(user, nodes);
+    else this.#remote.delete(user);
     let sum = 0;
     for (const n of nodes.values()) sum += n;
-    if (!nodes.size) this.#remote.delete(user);
     this.#bus.setRemoteCount(user, sum);
+  }
+
+  /** The table's counts: this node's own rows, and per user the other nodes' sockets. */
+  async #readTable() {
+    const mine = new Map<number, number>();
+    const others = new Map<number, Map<string, number>>();
+    for (const row of await this.#channel.sql`SELECT node, user_id, count FROM cluster_listeners`) {
+      const user = Number(row.user_id);
+      if (row.node === this.#node) mine.set(user, row.count);
+      else if (row.count > 0) {
+        let nodes = others.get(user);
+        if (!nodes) others.set(user, nodes = new Map());
+        nodes.set(row.node, row.count);
+      }
+    }
+    return { mine, others };
   }
 
   #announce(user: number, count: number): void {
@@ -119,32 +138,16 @@ export class BusBridge {
     // Sockets told after the read began are newer than the read: that user keeps what was told
     // (a tab opened then would get no event until the next scan).
     const toldBefore = this.#told;
-    const rows = await sql`SELECT node, user_id, count FROM cluster_listeners`;
-    const written = new Map<number, number>();
-    const others = new Map<number, Map<string, number>>();
-    for (const row of rows) {
-      const user = Number(row.user_id);
-      if (row.node === this.#node) written.set(user, row.count);
-      else if (row.count > 0) {
-        let nodes = others.get(user);
-        if (!nodes) others.set(user, nodes = new Map());
-        nodes.set(row.node, row.count);
-      }
-    }
+    const { mine, others } = await this.#readTable();
     for (const user of this.#bus.localUsers()) {
       const count = this.#bus.localCount(user);
-      if (written.get(user) !== count) this.#announce(user, count);
-      written.delete(user);
+      if (mine.get(user) !== count) this.#announce(user, count);
+      mine.delete(user);
     }
-    for (const user of written.keys()) this.#announce(user, 0);
+    for (const user of mine.keys()) this.#announce(user, 0);
     for (const user of new Set([...this.#remote.keys(), ...others.keys()])) {
       if ((this.#toldAt.get(user) ?? 0) > toldBefore) continue;
-      const nodes = others.get(user) ?? new Map<string, number>();
-      if (nodes.size) this.#remote.set(user, nodes);
-      else this.#remote.delete(user);
-      let sum = 0;
-      for (const n of nodes.values()) sum += n;
-      this.#bus.setRemoteCount(user, sum);
+      this.#countRemote(user, others.get(user) ?? new Map());
     }
     // Kept only as long as a read under way can predate them.
     for (const [user, at] of this.#toldAt) if (at <= toldBefore) this.#toldAt.delete(user);
