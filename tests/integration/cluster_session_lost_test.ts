@@ -39,8 +39,8 @@ Deno.test("a node whose session was away is counted again with its sockets", asy
     } finally {
       await sql.end();
     }
-    // Before, b never said its sockets again: node a relayed nothing to them until one of them
-    // closed or another opened.
+    // Node b says its sockets again at its next scan; until it does, node a relays nothing to
+    // them.
     await relayedAgain(nodes, "after the session came back");
   });
 });

@@ -4,8 +4,8 @@
  * once, and closing the store does not wait for a database that does not come back.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { startPostgres } from "../support/postgres.ts";
-import { connectPg, type Sql } from "../../store/pg/db.ts";
+import { seedChannel, startPostgres } from "../support/postgres.ts";
+import { connectPg } from "../../store/pg/db.ts";
 import { openPgMessageStore } from "../../store/pg/messages.ts";
 
 /** Whether `p` settles within `ms`. */
@@ -23,10 +23,9 @@ Deno.test("PostgreSQL away: each query is refused at once, and the first once ba
   try {
     await sql`SELECT 1`;
     await pg.stop();
-    // The client's own delay before it tries a lost connection again grew with each refusal, to
-    // 20 s: the seventh query waited 3.6-7.3 s only to be refused, and queries made after a
-    // minute's outage up to 20 s (the API's 503 late by as much, and the database's return seen
-    // as late).
+    // The client's default delay before it tries a lost connection again grows with each refusal
+    // to 20 s: with it the seventh query waits 3.6-7.3 s only to be refused, and one made after a
+    // minute's outage up to 20 s (the API's 503 as late, and the database's return seen as late).
     for (let i = 1; i <= 8; i++) {
       const refused = sql`SELECT 1`.then(() => "answered", (err) => err.code);
       assert(await settlesWithin(refused, 3000), `query ${i} was held back`);
@@ -42,24 +41,13 @@ Deno.test("PostgreSQL away: each query is refused at once, and the first once ba
   }
 });
 
-/** A user, a connection and a channel, written straight to the database. */
-async function seed(sql: Sql) {
-  const [{ id: userId }] = await sql`INSERT INTO users (email) VALUES ('a@example.com')
-    RETURNING id`;
-  const [{ id: connection }] = await sql`INSERT INTO connections (user_id, connection_id)
-    VALUES (${userId}, 'irc-a') RETURNING id`;
-  const [{ id: conversation }] = await sql`INSERT INTO conversations
-    (connection, conversation_id) VALUES (${connection}, '#a') RETURNING id`;
-  return { userId, conversation };
-}
-
 Deno.test("PostgreSQL away at the store's close: what waits for it is given up, the close ends", async () => {
   const pg = await startPostgres();
   const messages = await openPgMessageStore(pg.url);
   let closed: Promise<void> | undefined;
   try {
     const seeder = connectPg(pg.url, 1);
-    const { userId, conversation } = await seed(seeder).finally(() => seeder.end());
+    const { userId, conversation } = await seedChannel(seeder, "a").finally(() => seeder.end());
     await pg.stop();
     // The conversation's first message reads its newest time and count first: that read waits
     // for the database, and the close waited for it while it waited for the close.

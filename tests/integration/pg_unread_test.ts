@@ -191,7 +191,7 @@ Deno.test("PostgreSQL: a count set while a node was not listening is read when i
         (await admin`SELECT 1 FROM pg_stat_activity WHERE query ~* '^listen ' AND pid <> ${pid}`)
           .length > 0,
     );
-    // Before, the next line was told as the third unread.
+    // Without the stored count read again, the next line is told as the third unread.
     await poll(
       "the stored count read again",
       () => a.messages.unread.count(c.conversation) === 0,

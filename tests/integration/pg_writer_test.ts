@@ -5,21 +5,10 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
-import { startPostgres } from "../support/postgres.ts";
+import { seedChannel, startPostgres } from "../support/postgres.ts";
 import { openPgMessageStore } from "../../store/pg/messages.ts";
-import { connectPg, type Sql } from "../../store/pg/db.ts";
+import { connectPg } from "../../store/pg/db.ts";
 import { BATCH, MAX_IN_FLIGHT, MAX_IN_FLIGHT_CHARS } from "../../store/pg/writer.ts";
-
-/** A user, a connection and a channel, named after `tag`, written straight to the database. */
-async function seed(sql: Sql, tag: string) {
-  const [{ id: userId }] = await sql`INSERT INTO users (email) VALUES (${`${tag}@example.com`})
-    RETURNING id`;
-  const [{ id: connection }] = await sql`INSERT INTO connections (user_id, connection_id)
-    VALUES (${userId}, ${`irc-${tag}`}) RETURNING id`;
-  const [{ id: conversation }] = await sql`INSERT INTO conversations
-    (connection, conversation_id) VALUES (${connection}, ${`#${tag}`}) RETURNING id`;
-  return { userId, conversation };
-}
 
 Deno.test("PostgreSQL writer: a stalled database holds appends back; nothing is lost", async () => {
   const server = await startPostgres();
@@ -29,7 +18,7 @@ Deno.test("PostgreSQL writer: a stalled database holds appends back; nothing is 
   let release = () => {};
   let locked: Promise<unknown> = Promise.resolve();
   try {
-    const { userId, conversation } = await seed(sql, "w");
+    const { userId, conversation } = await seedChannel(sql, "w");
     const total = (MAX_IN_FLIGHT + 4) * BATCH;
     let taken = 0;
     const released = new Promise<void>((r) => release = r);
@@ -175,7 +164,7 @@ Deno.test("PostgreSQL writer: long lines held back by their size, not only by ba
   let release = () => {};
   let locked: Promise<unknown> = Promise.resolve();
   try {
-    const { userId, conversation } = await seed(sql, "c");
+    const { userId, conversation } = await seedChannel(sql, "c");
     // Lines of 8,000 characters: the batches' count alone would let 16 of them, thousands of
     // lines and over a hundred megabytes, wait in memory.
     const LENGTH = 8000;

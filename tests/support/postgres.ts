@@ -5,6 +5,7 @@
 import postgres from "postgres";
 import { ensureTools, POSTGRES, postgresBinDirs } from "../../scripts/system_deps.ts";
 import { freePort } from "./ports.ts";
+import type { Sql } from "../../store/pg/db.ts";
 
 /** A running PostgreSQL. */
 export interface PgServer {
@@ -199,4 +200,18 @@ export async function startPostgres(
     await Deno.remove(dir, { recursive: true });
     throw err;
   }
+}
+
+/**
+ * A user, a connection and a channel named after `tag`, written straight to a migrated database
+ * (for tests of the message store alone, without the tables' code).
+ */
+export async function seedChannel(sql: Sql, tag: string) {
+  const [{ id: userId }] = await sql`INSERT INTO users (email) VALUES (${`${tag}@example.com`})
+    RETURNING id`;
+  const [{ id: connection }] = await sql`INSERT INTO connections (user_id, connection_id)
+    VALUES (${userId}, ${`irc-${tag}`}) RETURNING id`;
+  const [{ id: conversation }] = await sql`INSERT INTO conversations
+    (connection, conversation_id) VALUES (${connection}, ${`#${tag}`}) RETURNING id`;
+  return { userId: userId as number, conversation: conversation as number };
 }

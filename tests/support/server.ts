@@ -132,23 +132,17 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
 
   async function stop(): Promise<number> {
     if (!child) return 0;
-    const running = child;
     try {
-      running.kill("SIGTERM");
+      child.kill("SIGTERM");
     } catch { /* already gone */ }
     // A daemon that does not end on SIGTERM is a fault of its own: say so with its log's tail
     // rather than hang the suite, and leave no process behind.
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<"late">((r) => timer = setTimeout(() => r("late"), STOP_MS));
-    const ended = await Promise.race([running.status, late]);
+    const ended = await Promise.race([child.status, late]);
     clearTimeout(timer);
     if (ended === "late") {
-      try {
-        running.kill("SIGKILL");
-      } catch { /* gone meanwhile */ }
-      await running.status;
-      await Promise.all(pumps);
-      child = undefined;
+      await kill();
       throw new Error(
         `Parley did not stop within ${STOP_MS / 1000} s of SIGTERM:\n${
           out.split("\n").slice(-40).join("\n")
