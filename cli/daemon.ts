@@ -12,6 +12,7 @@ import { wireDeps } from "../deps.ts";
 import { ensureBot, loadBotConfig } from "../irc/bot/bot.ts";
 import { configureLog, log } from "../lib/log.ts";
 import { idleGc } from "../lib/idle_gc.ts";
+import { catchStrayErrors } from "../lib/stray_errors.ts";
 import { secretWeakness } from "../lib/secret_strength.ts";
 import { errorBody } from "../http/errors.ts";
 import { lockHome } from "./home.ts";
@@ -136,6 +137,7 @@ const STOP_S = 15;
 /** Runs the server until SIGINT or SIGTERM. */
 export async function daemon(args: string[]): Promise<void> {
   const started = performance.now();
+  catchStrayErrors();
   const config = await loadConfig(args);
   configureLog(config, Deno.env.get("JOURNAL_STREAM"));
   const weak = secretWeakness(config.secret);

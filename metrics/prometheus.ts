@@ -7,6 +7,7 @@
 import client from "prom-client";
 import type { AppDeps } from "../http/env.ts";
 import { ircLines, setObservers } from "../lib/metrics.ts";
+import { strayErrors } from "../lib/stray_errors.ts";
 
 /** A registry of this process's metrics, and its text as Prometheus reads it. */
 export interface Prometheus {
@@ -57,6 +58,11 @@ export function prometheus(deps: AppDeps): Prometheus {
     const [name, help, read] of [
       ["parley_irc_lines_received_total", "IRC lines read from servers", () => ircLines.in],
       ["parley_irc_lines_sent_total", "IRC lines written to servers", () => ircLines.out],
+      [
+        "parley_uncaught_errors_total",
+        "Errors no code caught, logged and survived (each is a fault to report)",
+        () => strayErrors.count,
+      ],
     ] as const
   ) {
     let counted = 0;

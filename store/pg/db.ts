@@ -3,7 +3,8 @@
  * `NNN_name.sql`), each applied in its own transaction as store/sqlite/migrate.ts does for SQLite.
  */
 import postgres from "postgres";
-import { log } from "../../lib/log.ts";
+import { tolerate } from "../../lib/stray_errors.ts";
+import { unanswered } from "./unanswered.ts";
 import { loadMigrations, logMigrated, type Migration, refuseNewer } from "../migration_files.ts";
 
 /** A connection pool (porsager's `postgres` client). */
@@ -32,7 +33,7 @@ export function reconnectDelay(refusals: number): number {
  * keeps is a safe integer (timestamps are bounded far below 2^53, see timestamps.ts).
  */
 export function connectPg(url: string, max = 4): Sql {
-  survivesWriteAfterClose();
+  survivesClientFaults();
   return postgres(url, {
     max,
     onnotice: () => {},
@@ -58,25 +59,38 @@ export function connectPg(url: string, max = 4): Sql {
 let guarded = false;
 
 /**
- * The client (postgres 3.4.9) can write from a timer to a connection that closed meanwhile (its
- * server restarted): the TypeError is thrown where no caller can catch it, and uncaught it ends
- * the process. The queries of that connection have been failed with CONNECTION_CLOSED already,
- * and their callers try again: the error is logged, not fatal.
+ * Two faults of the client (postgres 3.4.9) that no caller can catch, each harmless, and each
+ * ending the process if nothing takes it (tests/integration/pg_client_faults_test.ts):
+ *
+ * - It can write from a timer to a connection that closed meanwhile (its server restarted): a
+ *   TypeError thrown in the timer. That connection's queries have been failed with
+ *   CONNECTION_CLOSED already, and their callers try again.
+ * - It reads a new connection's array types in a promise of its own, which nobody awaits: a
+ *   connection ended while it opens (PostgreSQL stopping or restarting, a session terminated)
+ *   rejects it. The query that waited for the connection is failed with the same error, and its
+ *   caller sees it.
  */
-function survivesWriteAfterClose(): void {
+function survivesClientFaults(): void {
   if (guarded) return;
   guarded = true;
-  globalThis.addEventListener("error", (event) => {
-    const err = event.error;
-    if (
+  tolerate(
+    "exception",
+    (err) =>
       err instanceof TypeError && err.message.includes("reading 'write'") &&
-      /\/postgres\/(?:[\d.]+\/)?src\/connection\.js/.test(err.stack ?? "")
-    ) {
-      event.preventDefault();
-      log.warn("postgres: a write to a closed connection was skipped");
-    }
+        CLIENT_SOURCE.test(err.stack ?? "")
+        ? "postgres: a write to a closed connection was skipped"
+        : undefined,
+  );
+  tolerate("rejection", (err) => {
+    const query = String((err as { query?: unknown } | null)?.query ?? "");
+    return unanswered(err) && query.includes("typarray") && query.includes("pg_catalog.pg_type")
+      ? "postgres: a connection ended while it was opening"
+      : undefined;
   });
 }
+
+/** Where the client's connection code is, in a stack. */
+const CLIENT_SOURCE = /\/postgres\/(?:[\d.]+\/)?src\/connection\.js/;
 
 /** The advisory lock key that serialises migrations ("parley" in ASCII). */
 const MIGRATION_LOCK = 0x706172_6c6579;

@@ -66,6 +66,7 @@ Deno.test("/metrics counts what happened and names no user, nick, channel or mes
     assertEquals(sample(text, "parley_irc_send_queue_lines"), 0);
     assertEquals(sample(text, "parley_event_sockets"), 1);
     assertEquals(sample(text, "parley_bouncer_clients"), 0);
+    assertEquals(sample(text, "parley_uncaught_errors_total"), 0);
     assert(
       sample(
         text,

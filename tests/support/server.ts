@@ -39,6 +39,9 @@ const databases = new Map<string, string>();
 /** How long a daemon may take to stop on SIGTERM (it bounds its own shutdown well below this). */
 const STOP_MS = 30_000;
 
+/** What the daemon logs for an error no code caught (lib/stray_errors.ts). */
+const STRAY_ERROR = "uncaught error; Parley goes on";
+
 /**
  * In the runner's PostgreSQL pass, the database of data folder `home` (made on first use), so
  * that a daemon started again on the same folder, or a seed before it, finds the same data.
@@ -151,6 +154,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<TestServer>
     }
     await Promise.all(pumps);
     child = undefined;
+    // The daemon survives an error no code caught, so a test would not see it fail: the log does.
+    const stray = out.split("\n").find((l) => l.includes(STRAY_ERROR));
+    if (stray) throw new Error(`Parley logged an error no code caught:\n${stray}`);
     return ended.code;
   }
 

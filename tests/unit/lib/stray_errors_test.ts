@@ -1,0 +1,64 @@
+/**
+ * lib/stray_errors.ts in processes of their own (the net is process-wide): a rejection nobody
+ * handles and an exception thrown from a timer are logged with their stacks and the process goes
+ * on; past ten a window, the rest are counted and said once. A tolerated fault is a warning, in a
+ * process without the net too, where any other still ends it.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
+
+const MODULE = new URL("../../../lib/stray_errors.ts", import.meta.url).href;
+
+const SCRIPT = `
+import { catchStrayErrors, strayErrors } from ${JSON.stringify(MODULE)};
+catchStrayErrors(300);
+Promise.reject(new Error("rejected first"));
+setTimeout(() => { throw new Error("thrown from a timer"); }, 10);
+setTimeout(() => { for (let i = 0; i < 20; i++) Promise.reject(new Error("one of many " + i)); }, 30);
+// The count of those not logged is said at the window's end; the process waits for it.
+setTimeout(() => console.log("alive", strayErrors.count), 500);
+`;
+
+/** Runs `script` in a process of its own. */
+async function run(script: string) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", script],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}
+
+Deno.test("an uncaught error is logged with its stack and the process goes on", async () => {
+  const out = await run(SCRIPT);
+  const { stdout, stderr } = out;
+  assertEquals(out.code, 0, stderr);
+  assertEquals(stdout.trim(), "alive 22");
+  const lines = stderr.trim().split("\n");
+  const logged = lines.filter((l) => l.includes("uncaught error; Parley goes on"));
+  assertEquals(logged.length, 10, stderr);
+  assertStringIncludes(logged[0], "kind=rejection");
+  assertStringIncludes(logged[0], "rejected first");
+  assert(/error="Error: rejected first\\n +at /.test(logged[0]), `a stack: ${logged[0]}`);
+  assertStringIncludes(logged[1], "kind=exception");
+  assertStringIncludes(logged[1], "thrown from a timer");
+  const rest = lines.filter((l) => l.includes("more uncaught errors"));
+  assertEquals(rest.length, 1, stderr);
+  assertStringIncludes(rest[0], "count=12");
+});
+
+Deno.test("a tolerated fault is a warning, not counted; without the net, others still end it", async () => {
+  const out = await run(`
+import { strayErrors, tolerate } from ${JSON.stringify(MODULE)};
+tolerate("rejection", (e) => String(e).includes("known") ? "a known harmless fault" : undefined);
+Promise.reject(new Error("a known one"));
+setTimeout(() => console.log("alive", strayErrors.count), 20);
+setTimeout(() => Promise.reject(new Error("anything else")), 40);
+setTimeout(() => console.log("still alive"), 200);
+`);
+  assertEquals(out.stdout.trim(), "alive 0");
+  assertStringIncludes(out.stderr, "WARN a known harmless fault");
+  assertStringIncludes(out.stderr, "a known one");
+  assertStringIncludes(out.stderr, "anything else");
+  assert(out.code !== 0, "an error nothing tolerates ends a process without the net");
+});
