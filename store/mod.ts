@@ -46,15 +46,23 @@ export interface Store {
   readonly backend: StoreBackend;
 
   /**
-   * For an error that says the database did not answer (stopped, restarting): resolves true once
-   * it answers again, false when the store closes first. Undefined for any other error: nothing
-   * to wait out. Callers that must not lose what they were storing wait and try again
-   * (store/patient.ts).
+   * For an error worth waiting out (the database not answering while it restarts, a disk full
+   * for a while: store/full_disk.ts), the wait before trying again. Undefined for any other
+   * error: nothing to wait out. Callers that must not lose what they were storing wait and try
+   * again (store/patient.ts).
    */
-  recovery(err: unknown): Promise<boolean> | undefined;
+  recovery(err: unknown): Recovery | undefined;
 
   /** Flushes pending writes and closes the database. */
   close(): Promise<void>;
+}
+
+/** A wait before a failed call is made again. */
+interface Recovery {
+  /** True once worth trying again; false when the store closes first. */
+  retry: Promise<boolean>;
+  /** What is waited for, as the log says it ("the database to answer", "room on the disk"). */
+  waitingFor: string;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * A view of the store for what must not be lost to a database that stops answering for a while
- * (PostgreSQL restarting): every call that fails so waits until the database answers and is made
- * again, so the caller pauses instead of failing. IRC's incoming lines are handled through it:
+ * (PostgreSQL restarting), or a disk full for a while: every call that fails so waits until the
+ * store's recovery says to try again and is made again, so the caller pauses instead of failing. IRC's incoming lines are handled through it:
  * each connection's lines wait in order behind the one that met the outage, and the transport's
  * backlog bound stops reading the socket if the wait is long. Requests made through the API use
  * the store itself and are refused at once (503).
@@ -22,10 +22,10 @@ export function patientStore(store: Store): Store {
   async function again<T>(first: unknown, call: () => Promise<T>, what: string): Promise<T> {
     let err = first;
     for (;;) {
-      const waiting = store.recovery(err);
-      if (!waiting) throw err;
-      log.warn("waiting for the database to answer", { call: what });
-      if (!(await waiting)) throw err;
+      const recovery = store.recovery(err);
+      if (!recovery) throw err;
+      log.warn(`waiting for ${recovery.waitingFor}`, { call: what });
+      if (!(await recovery.retry)) throw err;
       try {
         return await call();
       } catch (next) {

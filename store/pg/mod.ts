@@ -10,9 +10,11 @@ import { tableGroups } from "../tables/mod.ts";
 import { pgConversationStore } from "./conversations.ts";
 import { pgFileContents } from "./files.ts";
 import { copyIntoPg } from "./copy.ts";
-import { pgFailure } from "./failure.ts";
+import { pgDiskFull, pgFailure } from "./failure.ts";
 import { UNREAD_LOWERED, UNREAD_SET } from "./unread.ts";
 import { answered, unanswered } from "./unanswered.ts";
+import { fullDiskWaits } from "../full_disk.ts";
+import { isDiskFull } from "../failures.ts";
 import { log } from "../../lib/log.ts";
 
 /** Connections of the pool: the batched writer takes one, requests and IRC the others. */
@@ -69,6 +71,7 @@ export async function openPgStore(url: string): Promise<PgStore> {
   let closed = false;
   /** One wait for the database to answer, shared by everyone waiting. */
   let answering: Promise<boolean> | undefined;
+  const fullDisk = fullDiskWaits();
   return {
     sql,
     url,
@@ -77,11 +80,17 @@ export async function openPgStore(url: string): Promise<PgStore> {
     messages,
     backend: pgBackend,
     recovery(err) {
+      if (pgDiskFull(err) || isDiskFull(err)) {
+        const retry = fullDisk.retry();
+        return retry && { retry, waitingFor: "room on the disk" };
+      }
       if (!unanswered(err)) return undefined;
-      return answering ??= answered(sql, () => closed).finally(() => answering = undefined);
+      answering ??= answered(sql, () => closed).finally(() => answering = undefined);
+      return { retry: answering, waitingFor: "the database to answer" };
     },
     async close() {
       closed = true;
+      fullDisk.close();
       for (const l of listening) {
         // why: the connections end just below, which ends every LISTEN the server still holds
         await l.unlisten().catch(() => {});

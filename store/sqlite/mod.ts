@@ -4,7 +4,9 @@
  */
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import { openDatabase } from "./db.ts";
+import { diskFailed, openDatabase } from "./db.ts";
+import { fullDiskWaits } from "../full_disk.ts";
+import { isDiskFull } from "../failures.ts";
 import { sqliteFailure } from "./failure.ts";
 import { migrate, sqliteMigrations } from "./migrate.ts";
 import { sqliteTables } from "./tables.ts";
@@ -61,6 +63,7 @@ function sqliteStore(
   const history = sqliteMessageStore(db, searchDb, indexer, checkpointer);
   // One executor: its transactions take turns on the one connection.
   const tables = sqliteTables(db);
+  const fullDisk = fullDiskWaits();
   return {
     ...tableGroups(tables, sqliteFileContents(filesDir)),
     conversations: sqliteConversationStore(db, {
@@ -72,10 +75,15 @@ function sqliteStore(
     messages: history.messages,
 
     backend: sqliteBackend,
-    // The database is a file here: it always answers (a full disk is the writer's to hold).
-    recovery: () => undefined,
+    // The database is a file here: it always answers. A full disk is waited out for a while
+    // (the messages themselves are the writer's to hold).
+    recovery(err) {
+      const retry = diskFailed(err) || isDiskFull(err) ? fullDisk.retry() : undefined;
+      return retry && { retry, waitingFor: "room on the disk" };
+    },
 
     async close() {
+      fullDisk.close();
       await history.close(); // the batched writer's last turn
       // What it has not indexed yet, it indexes at the next start; closing the last connection
       // (below) checkpoints the WAL.

@@ -1,6 +1,7 @@
 /**
  * The daemon on a disk that fills up while IRC lines keep coming: it keeps running and answering,
- * holds the lines, and stores every one once there is room; a write through the API is refused
+ * holds the lines (one that needs a new conversation waits for room, with the lines behind it),
+ * and stores every one once there is room; a write through the API is refused
  * as the disk's (503, whether the tables' executor or a statement of its own made it), and
  * nothing of it is kept. The data folder is on a small tmpfs of its own (mounting needs root, as
  * the test runner has on CI; the SQLite pass only: tests/integration/pg_failures_test.ts has
@@ -74,6 +75,15 @@ Deno.test({
           "The server's disk is full: nothing was saved. Try again later.",
         ]);
 
+        // A line that needs a row of its own (a new private conversation) waits for room, and
+        // the connection's later lines wait behind it, in order.
+        await bob.send("PRIVMSG parley :a private word");
+        await bob.send(`PRIVMSG #full :behind it ${"x".repeat(200)}`);
+        await poll(
+          "the private line waiting for room",
+          () => /waiting for room on the disk call=conversations\.ensure/.test(server.output()),
+        );
+
         await Deno.remove(join(mnt, "filler"));
         assertEquals(
           (await api.post("/api/connections", other)).status,
@@ -91,6 +101,8 @@ Deno.test({
         assertEquals(said, [
           "before",
           ...Array.from({ length: 500 }, (_, i) => `during ${i}`),
+          "a private word",
+          "behind it",
           "after",
         ]);
       } finally {

@@ -325,3 +325,52 @@ Deno.test({
       });
     }, "postgres:postgres"),
 });
+
+Deno.test({
+  name: "PostgreSQL out of disk for a new conversation: the IRC line waits for room, in order",
+  ignore: !canMount,
+  fn: () =>
+    withSmallDisk("4m", async (mnt) => {
+      await inChannelOnPg({}, async (pg, _irc, server, { api, cid, bob }) => {
+        const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
+        try {
+          await sql.unsafe(`CREATE TABLESPACE small LOCATION '${mnt}'`);
+          await sql`ALTER TABLE conversations SET TABLESPACE small`;
+          await sql`CREATE TABLE filler (x text) TABLESPACE small`;
+          const full = await sql`INSERT INTO filler
+            SELECT repeat(md5(i::text), 64) FROM generate_series(1, 100000) AS i`
+            .then(() => "", (err) => err.code as string);
+          assertEquals(full, "53100", "the filler filled the disk");
+          // The conversations' last page filled too, so that a new one needs a page.
+          const columns = (await sql`SELECT column_name AS c FROM information_schema.columns
+            WHERE table_name = 'conversations' AND column_name NOT IN ('id', 'conversation_id')`)
+            .map((r) => `"${r.c}"`).join(", ");
+          for (let i = 0;; i++) {
+            const padded = await sql.unsafe(
+              `INSERT INTO conversations (conversation_id, ${columns})
+               SELECT '#pad${i}', ${columns} FROM conversations WHERE conversation_id = '#a'`,
+            ).then(() => "", (err) => err.code as string);
+            if (padded === "53100") break;
+            if (padded || i > 10_000) throw new Error(`padding: ${padded}`);
+          }
+
+          await bob.send("PRIVMSG parley :a private word");
+          await bob.send("PRIVMSG #a :behind it");
+          await poll(
+            "the private line waiting for room",
+            () => /waiting for room on the disk call=conversations\.ensure/.test(server.output()),
+          );
+          await sql`DROP TABLE filler`;
+          await poll(
+            "the line behind it stored",
+            async () => (await said(api, cid, "#a")).includes("behind it"),
+            30_000,
+          );
+          assertEquals(await said(api, cid, "bob"), ["a private word"]);
+          assertEquals(await said(api, cid, "#a"), ["parley joined.", "behind it"]);
+        } finally {
+          await sql.end();
+        }
+      });
+    }, "postgres:postgres"),
+});

@@ -55,7 +55,12 @@ function fakeStore() {
     messages,
     backend: { name: "fake" },
     recovery: (err: unknown) =>
-      err === AWAY ? new Promise<boolean>((resolve) => answered = resolve) : undefined,
+      err === AWAY
+        ? {
+          retry: new Promise<boolean>((resolve) => answered = resolve),
+          waitingFor: "the database to answer",
+        }
+        : undefined,
   } as unknown as Store;
   const patient = patientStore(store);
   return {
