@@ -24,7 +24,10 @@ export type FromWorker =
   | { kind: "settled" }
   | { kind: "checkpointed"; error?: string }
   | { kind: "closed" }
-  | { kind: "failed"; error: string };
+  | { kind: "failed"; error: string }
+  /** The disk refused the index's write; tried again until `room`. */
+  | { kind: "full"; error: string }
+  | { kind: "room" };
 
 /** How long a search waits for the index before answering from what is indexed. */
 const SEARCH_WAIT_MS = 2000;
@@ -67,6 +70,8 @@ export function startSearchIndexer(
   let indexed = 0;
   let deleted = 0;
   let closing = false;
+  /** The disk refuses the index's writes: searches answer from what is indexed, at once. */
+  let full = false;
   let restartTimer: ReturnType<typeof setTimeout> | undefined;
   const waiters = new Set<{ id: number; done: () => void }>();
   const settleWaiters: (() => void)[] = [];
@@ -112,6 +117,16 @@ export function startSearchIndexer(
         onClosed?.();
       } else if (msg.kind === "failed") {
         failed(msg.error);
+      } else if (msg.kind === "full") {
+        full = true;
+        log.warn("search index waits for room on the disk; search answers from what it has", {
+          error: msg.error,
+        });
+        release(true);
+        for (const done of settleWaiters.splice(0)) done();
+      } else if (msg.kind === "room") {
+        full = false;
+        log.info("search index has room again");
       }
     };
     w.onerror = (e) => {
@@ -150,7 +165,7 @@ export function startSearchIndexer(
       send({ kind: "work", committed });
     },
     searchable(id, waitMs = SEARCH_WAIT_MS) {
-      if (id <= indexed || !worker) return Promise.resolve();
+      if (id <= indexed || !worker || full) return Promise.resolve();
       return new Promise((resolve) => {
         const waiter = { id, done: () => (clearTimeout(timer), resolve()) };
         const timer = Number.isFinite(waitMs)
@@ -172,7 +187,7 @@ export function startSearchIndexer(
       });
     },
     settled() {
-      if (!worker) return Promise.resolve();
+      if (!worker || full) return Promise.resolve();
       const done = new Promise<void>((resolve) => settleWaiters.push(resolve));
       send({ kind: "settle" });
       return done;

@@ -14,7 +14,7 @@ import { createUserIndex, indexUser, META, SEARCH_PRAGMAS, userIndex } from "./s
 import type { FromWorker, ToWorker } from "./search_index.ts";
 import { canCollect, collectAndTrim } from "../../lib/malloc_trim.ts";
 import { lowerThreadPriority } from "../../lib/thread_priority.ts";
-import { rollback } from "./db.ts";
+import { diskFailed, rollback } from "./db.ts";
 // FIRST_EVENT_CODE of protocol/messages.ts, written out: the worker of the compiled binary may
 // read only the modules it was built with.
 const FIRST_EVENT_CODE = 4;
@@ -27,6 +27,8 @@ const MERGE_IDLE_MS = 1000;
 const MERGE_PAGES = 256;
 /** Deletions made by cascades (users, connections) are not announced; look for them this often. */
 const POLL_MS = 5000;
+/** While the disk refuses the index's writes, how often they are tried again. */
+const FULL_RETRY_MS = 5000;
 
 // Indexing is background work: at a low priority it takes what the threads users wait on leave
 // (lib/thread_priority.ts). Its checkpoints run at that priority too; the writer holds its
@@ -53,6 +55,8 @@ let settleWanted = false;
 /** Rows were indexed since the last full collection (see `collect`). */
 let grown = false;
 let closed = false;
+/** The disk refused the index's last write; said once, until a write goes through. */
+let full = false;
 
 function prepare() {
   return {
@@ -200,9 +204,14 @@ function work() {
   try {
     more = step();
   } catch (err) {
-    fail(err);
+    // The next try waits out the retry time: commits meanwhile do not wake it.
+    refused(err, () => {
+      working = true;
+      setTimeout(work, FULL_RETRY_MS);
+    });
     return;
   }
+  roomAgain();
   if (more) {
     working = true;
     setTimeout(work, 0); // yields, so that a close or settle request is seen between steps
@@ -242,9 +251,10 @@ function mergeStep() {
       unmerged.delete(userId);
     }
   } catch (err) {
-    fail(err);
+    refused(err, () => scheduleMerge(FULL_RETRY_MS));
     return;
   }
+  roomAgain();
   if (more) return scheduleMerge(0);
   collect();
   if (settleWanted) {
@@ -272,6 +282,28 @@ function collect() {
 function fail(err: unknown) {
   closed = true;
   port.postMessage({ kind: "failed", error: String(err) });
+}
+
+/** A write went through: the disk has room again, if it had none. */
+function roomAgain() {
+  if (!full) return;
+  full = false;
+  port.postMessage({ kind: "room" });
+}
+
+/**
+ * A write the disk refused (the index grows as the messages do, and a disk may stay full for
+ * hours): said once and tried again after `again` has waited, while search answers from what is
+ * indexed. Starting the worker over, as for other failures, would cost a new engine and an error
+ * in the log every few seconds for as long as the disk stays full. Anything else ends the worker.
+ */
+function refused(err: unknown, again: () => void) {
+  if (!diskFailed(err)) return fail(err);
+  if (!full) {
+    full = true;
+    port.postMessage({ kind: "full", error: String(err) });
+  }
+  again();
 }
 
 /**

@@ -1,0 +1,107 @@
+/**
+ * The search index on a disk that fills up while messages keep being stored (parley.db still
+ * has room; search.db, which grows with them, has none): the indexer says so once and waits,
+ * searches answer at once from what is indexed, and once there is room it catches up, the same
+ * worker throughout. search.db is on a small tmpfs of its own (mounting needs root, as the test
+ * runner has on CI).
+ */
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { assert, assertEquals } from "../support/assert.ts";
+import { poll } from "../support/poll.ts";
+import { canMount, withSmallDisk } from "../support/small_disk.ts";
+import { openDatabase } from "../../store/sqlite/db.ts";
+import { migrate, sqliteMigrations } from "../../store/sqlite/migrate.ts";
+import { openSearch, startSearchIndexer } from "../../store/sqlite/search_index.ts";
+import { META } from "../../store/sqlite/search_file.ts";
+import { sqliteMessageStore } from "../../store/sqlite/messages/mod.ts";
+
+/** Writes a file until the file system has no room left. */
+async function fill(path: string): Promise<void> {
+  const file = await Deno.open(path, { write: true, create: true });
+  const chunk = new Uint8Array(64 * 1024);
+  try {
+    for (;;) await file.write(chunk);
+  } catch {
+    // why: ENOSPC is what this is for
+  } finally {
+    file.close();
+  }
+}
+
+Deno.test({
+  name:
+    "a full disk under the search index: it waits for room, then catches up, never started over",
+  ignore: !canMount,
+  fn: () =>
+    withSmallDisk("8m", async (mnt) => {
+      const home = await Deno.makeTempDir({ prefix: "parley-search-full-" });
+      const dbPath = join(home, "parley.db");
+      const searchPath = join(mnt, "search.db");
+      const db = openDatabase(dbPath);
+      migrate(db, await sqliteMigrations());
+      db.exec("PRAGMA foreign_keys = OFF"); // rows of a conversation that is not there
+      const searchDb = await openSearch(searchPath, 1, 0);
+      const indexer = startSearchIndexer(dbPath, searchPath, 0, false);
+      const parts = sqliteMessageStore(db, searchDb, indexer, indexer);
+      const logged: string[] = [];
+      const [log0, error0] = [console.log, console.error];
+      console.log = console.error = (...a: unknown[]) => void logged.push(a.join(" "));
+      const meta = new DatabaseSync(searchPath, { readOnly: true });
+      const indexedUpTo = () =>
+        (meta.prepare("SELECT value FROM search_meta WHERE key = ?").get(META.indexed) as {
+          value: number;
+        }).value;
+      let n = 0;
+      /** Stores `count` messages of words no other has, so that the index must grow. */
+      const store = async (count: number) => {
+        for (let i = 0; i < count; i++, n++) {
+          await parts.messages.append({
+            conversation: 1,
+            userId: 1,
+            from: "bob",
+            type: "private",
+            text: `word${n}a word${n}b word${n}c ${crypto.randomUUID()} ${crypto.randomUUID()}`,
+          });
+        }
+        await parts.messages.flush();
+        return n; // the last id: ids start at 1
+      };
+      try {
+        const first = await store(10);
+        await poll("the first messages indexed", () => indexedUpTo() >= first);
+
+        await fill(join(mnt, "filler"));
+        const last = await store(5000);
+        await poll("the indexer waiting for room", () =>
+          logged.some((l) => l.includes("search index waits for room on the disk")), 20_000);
+        const started = performance.now();
+        await indexer.searchable(last);
+        assert(performance.now() - started < 500, "a search does not wait for a full index");
+
+        await Deno.remove(join(mnt, "filler"));
+        await poll("every message indexed", () =>
+          indexedUpTo() >= last, 30_000);
+        assert(
+          logged.some((l) =>
+            l.includes("search index has room again")
+          ),
+          logged.join("\n"),
+        );
+        assertEquals(
+          logged.filter((l) => l.includes("search indexer failed")),
+          [],
+          "the worker was never started over",
+        );
+      } finally {
+        console.log = log0;
+        console.error = error0;
+        meta.close();
+        await parts.close();
+        await indexer.close();
+        searchDb.close();
+        db.close();
+        await Deno.remove(home, { recursive: true });
+      }
+    }),
+});
