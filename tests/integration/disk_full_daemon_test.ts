@@ -16,20 +16,7 @@ import { startIrcServer } from "../support/ngircd.ts";
 import { startServer } from "../support/server.ts";
 import { poll } from "../support/poll.ts";
 import { TEST_BACKEND } from "../support/test_backend.ts";
-import { canMount, withSmallDisk } from "../support/small_disk.ts";
-
-/** Writes a file until the file system has no room left. */
-async function fill(path: string): Promise<void> {
-  const file = await Deno.open(path, { write: true, create: true });
-  const chunk = new Uint8Array(64 * 1024);
-  try {
-    for (;;) await file.write(chunk);
-  } catch {
-    // why: ENOSPC is what this is for
-  } finally {
-    file.close();
-  }
-}
+import { canMount, fillDisk, withSmallDisk } from "../support/small_disk.ts";
 
 Deno.test({
   name: "a disk that fills up: the daemon holds the lines, answers, and stores them all later",
@@ -50,7 +37,7 @@ Deno.test({
         await bob.send("PRIVMSG #full :before");
         await poll("the first line stored", async () => (await newest()) === "before");
 
-        await fill(join(mnt, "filler"));
+        await fillDisk(join(mnt, "filler"));
         for (let i = 0; i < 500; i++) {
           await bob.send(`PRIVMSG #full :during ${i} ${"x".repeat(200)}`);
         }

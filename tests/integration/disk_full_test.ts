@@ -8,10 +8,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
-import { openDatabase } from "../../store/sqlite/db.ts";
-import { migrate, sqliteMigrations } from "../../store/sqlite/migrate.ts";
-import { openSearch, startSearchIndexer } from "../../store/sqlite/search_index.ts";
-import { sqliteMessageStore } from "../../store/sqlite/messages/mod.ts";
+import { openMessageStore } from "../support/message_store.ts";
 import { HOLD_LIMITS } from "../../store/sqlite/messages/writer.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -28,12 +25,8 @@ async function withStore(
   const home = await Deno.makeTempDir({ prefix: "parley-disk-full-" });
   const dbPath = join(home, "parley.db");
   const searchPath = join(home, "search.db");
-  const db = openDatabase(dbPath);
-  migrate(db, await sqliteMigrations());
-  db.exec("PRAGMA foreign_keys = OFF"); // rows of a conversation that is not there
-  const searchDb = await openSearch(searchPath, 1, 0);
-  const indexer = startSearchIndexer(dbPath, searchPath, 0, false);
-  const parts = sqliteMessageStore(db, searchDb, indexer, indexer);
+  const store = await openMessageStore(dbPath, searchPath);
+  const { db } = store;
   // What is committed, as another connection sees it.
   const reader = new DatabaseSync(dbPath, { readOnly: true });
   const saved = { ...HOLD_LIMITS };
@@ -41,14 +34,14 @@ async function withStore(
   try {
     await fn({
       append: (i) =>
-        parts.messages.append({
+        store.messages.append({
           conversation: 1,
           userId: 1,
           from: "bob",
           type: "private",
           text: `line ${i} ${"x".repeat(300)}`,
         }),
-      flush: () => parts.messages.flush(),
+      flush: () => store.messages.flush(),
       room(pages) {
         const now = (db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count;
         db.exec(`PRAGMA max_page_count = ${pages === undefined ? 4294967294 : now + pages}`);
@@ -60,10 +53,7 @@ async function withStore(
   } finally {
     Object.assign(HOLD_LIMITS, saved);
     reader.close();
-    await parts.close();
-    await indexer.close();
-    searchDb.close();
-    db.close();
+    await store.close();
     await Deno.remove(home, { recursive: true });
   }
 }

@@ -88,6 +88,20 @@ async function inChannelOnPg(
   }
 }
 
+/**
+ * Moves `tables` onto a tablespace at `dir` (a small disk) and fills it with a table `filler`, so
+ * that a write needing a new page of theirs is refused (53100) until `filler` is dropped.
+ */
+async function fillTablespace(sql: postgres.Sql, dir: string, tables: string[]) {
+  await sql.unsafe(`CREATE TABLESPACE small LOCATION '${dir}'`);
+  for (const t of tables) await sql.unsafe(`ALTER TABLE ${t} SET TABLESPACE small`);
+  await sql`CREATE TABLE filler (x text) TABLESPACE small`;
+  const full = await sql`INSERT INTO filler
+    SELECT repeat(md5(i::text), 64) FROM generate_series(1, 100000) AS i`
+    .then(() => "", (err) => err.code as string);
+  assertEquals(full, "53100", "the filler filled the disk");
+}
+
 const connection = { url: "irc://127.0.0.1:6667?nick=alice", wanted_state: "disconnected" };
 
 Deno.test("PostgreSQL stopped: requests are answered 503 until it is back", async () => {
@@ -304,14 +318,7 @@ Deno.test({
         try {
           // Connections (none yet: new users get no default one here) and their conversations
           // live on the small disk; filling it leaves no room for their first page.
-          await sql.unsafe(`CREATE TABLESPACE small LOCATION '${mnt}'`);
-          await sql`ALTER TABLE connections SET TABLESPACE small`;
-          await sql`ALTER TABLE conversations SET TABLESPACE small`;
-          await sql`CREATE TABLE filler (x text) TABLESPACE small`;
-          const full = await sql`INSERT INTO filler
-            SELECT repeat(md5(i::text), 64) FROM generate_series(1, 100000) AS i`
-            .then(() => "", (err) => err.code as string);
-          assertEquals(full, "53100", "the filler filled the disk");
+          await fillTablespace(sql, mnt, ["connections", "conversations"]);
           const made = { ...connection, conversation_id: "#full" };
           assertEquals(await answer(api.post("/api/connections", made)), [503, FULL]);
 
@@ -334,13 +341,7 @@ Deno.test({
       await inChannelOnPg({}, async (pg, _irc, server, { api, cid, bob }) => {
         const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
         try {
-          await sql.unsafe(`CREATE TABLESPACE small LOCATION '${mnt}'`);
-          await sql`ALTER TABLE conversations SET TABLESPACE small`;
-          await sql`CREATE TABLE filler (x text) TABLESPACE small`;
-          const full = await sql`INSERT INTO filler
-            SELECT repeat(md5(i::text), 64) FROM generate_series(1, 100000) AS i`
-            .then(() => "", (err) => err.code as string);
-          assertEquals(full, "53100", "the filler filled the disk");
+          await fillTablespace(sql, mnt, ["conversations"]);
           // The conversations' last page filled too, so that a new one needs a page.
           const columns = (await sql`SELECT column_name AS c FROM information_schema.columns
             WHERE table_name = 'conversations' AND column_name NOT IN ('id', 'conversation_id')`)

@@ -9,25 +9,9 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
-import { canMount, withSmallDisk } from "../support/small_disk.ts";
-import { openDatabase } from "../../store/sqlite/db.ts";
-import { migrate, sqliteMigrations } from "../../store/sqlite/migrate.ts";
-import { openSearch, startSearchIndexer } from "../../store/sqlite/search_index.ts";
+import { openMessageStore } from "../support/message_store.ts";
+import { canMount, fillDisk, withSmallDisk } from "../support/small_disk.ts";
 import { META } from "../../store/sqlite/search_file.ts";
-import { sqliteMessageStore } from "../../store/sqlite/messages/mod.ts";
-
-/** Writes a file until the file system has no room left. */
-async function fill(path: string): Promise<void> {
-  const file = await Deno.open(path, { write: true, create: true });
-  const chunk = new Uint8Array(64 * 1024);
-  try {
-    for (;;) await file.write(chunk);
-  } catch {
-    // why: ENOSPC is what this is for
-  } finally {
-    file.close();
-  }
-}
 
 Deno.test({
   name:
@@ -38,12 +22,8 @@ Deno.test({
       const home = await Deno.makeTempDir({ prefix: "parley-search-full-" });
       const dbPath = join(home, "parley.db");
       const searchPath = join(mnt, "search.db");
-      const db = openDatabase(dbPath);
-      migrate(db, await sqliteMigrations());
-      db.exec("PRAGMA foreign_keys = OFF"); // rows of a conversation that is not there
-      const searchDb = await openSearch(searchPath, 1, 0);
-      const indexer = startSearchIndexer(dbPath, searchPath, 0, false);
-      const parts = sqliteMessageStore(db, searchDb, indexer, indexer);
+      const store = await openMessageStore(dbPath, searchPath);
+      const { indexer } = store;
       const logged: string[] = [];
       const [log0, error0] = [console.log, console.error];
       console.log = console.error = (...a: unknown[]) => void logged.push(a.join(" "));
@@ -54,9 +34,9 @@ Deno.test({
         }).value;
       let n = 0;
       /** Stores `count` messages of words no other has, so that the index must grow. */
-      const store = async (count: number) => {
+      const add = async (count: number) => {
         for (let i = 0; i < count; i++, n++) {
-          await parts.messages.append({
+          await store.messages.append({
             conversation: 1,
             userId: 1,
             from: "bob",
@@ -64,15 +44,15 @@ Deno.test({
             text: `word${n}a word${n}b word${n}c ${crypto.randomUUID()} ${crypto.randomUUID()}`,
           });
         }
-        await parts.messages.flush();
+        await store.messages.flush();
         return n; // the last id: ids start at 1
       };
       try {
-        const first = await store(10);
+        const first = await add(10);
         await poll("the first messages indexed", () => indexedUpTo() >= first);
 
-        await fill(join(mnt, "filler"));
-        const last = await store(5000);
+        await fillDisk(join(mnt, "filler"));
+        const last = await add(5000);
         await poll("the indexer waiting for room", () =>
           logged.some((l) => l.includes("search index waits for room on the disk")), 20_000);
         const started = performance.now();
@@ -97,10 +77,7 @@ Deno.test({
         console.log = log0;
         console.error = error0;
         meta.close();
-        await parts.close();
-        await indexer.close();
-        searchDb.close();
-        db.close();
+        await store.close();
         await Deno.remove(home, { recursive: true });
       }
     }),

@@ -36,3 +36,16 @@ export async function withSmallDisk<T>(
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+/** Writes a file at `path` until its file system has no room left. */
+export async function fillDisk(path: string): Promise<void> {
+  const file = await Deno.open(path, { write: true, create: true });
+  const chunk = new Uint8Array(64 * 1024);
+  try {
+    for (;;) await file.write(chunk);
+  } catch {
+    // why: ENOSPC is what this is for
+  } finally {
+    file.close();
+  }
+}
