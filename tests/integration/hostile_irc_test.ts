@@ -433,3 +433,36 @@ Deno.test("CTCP floods: few answers, and the user's own line goes first", async 
     await close();
   }
 });
+
+Deno.test("hostile lines: a welcome repeated is not followed: no rejoins, no gaps", async () => {
+  const { server, api, irc, close } = await parleyAndHostile("welcome@example.com");
+  try {
+    const made = await api.post("/api/connections", {
+      url: `irc://127.0.0.1:${irc.port}?nick=victim`,
+      conversation_id: "#room",
+    });
+    const client = await irc.registered();
+    const id = made.body.connection_id;
+    await client.waitFor((l) => l === "JOIN #room");
+    await client.send(":victim!v@h JOIN #room");
+    await client.send(":eve!e@h PRIVMSG #room :before");
+    await poll(
+      "the first line",
+      async () => (await history(api, id, "#room")).body.messages?.at(-1)?.message === "before",
+    );
+    for (let i = 0; i < 30; i++) await client.send(`:irc.hostile.test 001 victim :Welcome ${i}`);
+    await client.send(":eve!e@h PRIVMSG #room :after");
+    // Lines are handled in order: once this one is stored, every welcome was handled.
+    await poll(
+      "the last line",
+      async () => (await history(api, id, "#room")).body.messages?.at(-1)?.message === "after",
+    );
+    assertEquals(client.lines.filter((l) => l.startsWith("JOIN")), ["JOIN #room"]);
+    const types = ((await history(api, id, "#room")).body.messages ?? []).map((m: any) => m.type);
+    assert(!types.includes("gap"), `no gap was made: ${types}`);
+    assertEquals(server.output().match(/INFO irc connected /g)?.length, 1);
+    assertEquals(server.output().match(/welcomed the connection again/g)?.length, 1);
+  } finally {
+    await close();
+  }
+});

@@ -22,6 +22,7 @@ import { Replies } from "./replies.ts";
 import { SERVER } from "./server.ts";
 import { TAGS } from "./tags.ts";
 import { GAP, watchForGap } from "./gap.ts";
+import { RPL_WELCOME } from "../../protocol/numerics.ts";
 import type { Serial } from "./serial.ts";
 
 export { type Serial, serial } from "./serial.ts";
@@ -81,10 +82,24 @@ export function attachInbound(
   conn.info.authenticated = false;
   const timeOf = (m: Message) =>
     lineTime(tagTime(m.tags.get("time")), serverTimeEnabled(conn.upstream));
+  /** The server's welcome came (and came again): registration is done once per client. */
+  let welcomed: boolean | "again" = false;
   return {
     take(m) {
       if (lean.take(m)) return true;
       if (conn.client !== client) return false;
+      if (m.command === RPL_WELCOME) {
+        // A second welcome would start everything registration starts again (the rejoins, the
+        // on-connect commands, a gap in every conversation, a timer): a server that repeats it,
+        // by fault or on purpose, is not followed. Taken here, so nothing else sees it.
+        if (welcomed === "again") return true;
+        if (welcomed) {
+          log.warn("irc server welcomed the connection again; ignored", { connection: conn.id });
+          welcomed = "again"; // said once
+          return true;
+        }
+        welcomed = true;
+      }
       const registration = REGISTRATION_COMMANDS.has(m.command);
       const gathered = replies.gather(m);
       const got = gathered ? undefined : replies.end(m);
