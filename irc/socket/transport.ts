@@ -18,6 +18,7 @@ import { idleGc } from "../../lib/idle_gc.ts";
 import { ThreadSocket } from "./thread.ts";
 import { nextTurn } from "../../lib/next_turn.ts";
 import { log } from "../../lib/log.ts";
+import { ownString } from "../../lib/own_string.ts";
 import { ircLines } from "../../lib/metrics.ts";
 import { ircLine, type IrcMessage as Message, parseMessage } from "../protocol/message.ts";
 
@@ -344,7 +345,11 @@ export class LineTransport extends EventEmitter {
       const line = this.#queue[this.#head++];
       this.#queuedChars -= line.length + 1;
       // Read once, here: the handlers, registration and the bouncer's relay get this message.
-      const m = parseMessage(line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line);
+      // Parsed from a copy of its own: a string kept from it (a name, a topic, a row held for
+      // the disk) then holds its line, not the whole read (hundreds of KB) it came in.
+      const m = parseMessage(
+        ownString(line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line),
+      );
       if (!m) continue;
       if (sink?.take(m)) continue;
       try {

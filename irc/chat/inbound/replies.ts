@@ -1,8 +1,9 @@
 /**
  * Replies of several lines (NAMES, WHO, WHOIS, MOTD, a ban list), gathered per connection until
- * their end numeric, whose handler gets them all. A server decides how many lines it sends and
- * whether the end ever comes: each gathering is bounded in lines, a connection in open gatherings,
- * and one left open too long is dropped when the next one starts (no timer per connection).
+ * their end numeric, whose handler gets them all. A server decides how many lines it sends, how
+ * long they are and whether the end ever comes: each gathering is bounded in lines and in
+ * characters, a connection in open gatherings and in their characters together, and one left open
+ * too long is dropped when the next one starts (no timer per connection).
  */
 import type { IrcMessage as Message } from "../../protocol/message.ts";
 import {
@@ -61,6 +62,16 @@ export const MAX_OPEN = 16;
  * @internal test seam
  */
 export const MAX_AGE_MS = 60_000;
+/**
+ * Most characters one gathering keeps (20,000 members' NAMES take a few hundred KB), and all of
+ * a connection's open gatherings together; past the second the oldest gives way. With lines of
+ * 8 KB the line bounds alone would keep hundreds of MB per connection.
+ *
+ * @internal test seam
+ */
+export const MAX_CHARS = 1 << 20;
+/** @internal test seam */
+export const MAX_OPEN_CHARS = 4 << 20;
 
 /** The end numeric each item numeric belongs to. */
 const END_OF = new Map<string, string>();
@@ -77,11 +88,22 @@ export interface Gathered {
 
 interface Open extends Gathered {
   since: number;
+  chars: number;
+}
+
+/** The characters a gathered line keeps: its source, parameters and tags. */
+function charsOf(m: Message): number {
+  let n = m.prefix.length + m.command.length;
+  for (const p of m.params) n += p.length + 1;
+  for (const [k, v] of m.tags) n += k.length + v.length + 1;
+  return n;
 }
 
 /** One connection's open gatherings. */
 export class Replies {
   #open = new Map<string, Open>();
+  /** Characters kept by the open gatherings together. */
+  #chars = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -107,12 +129,34 @@ export class Replies {
       // An away reply to a message is news of its own; in a WHOIS it is one of its lines.
       if (m.command === RPL_AWAY) return false;
       this.#expire();
-      open = { lines: [], cut: false, since: this.now() };
+      open = { lines: [], cut: false, since: this.now(), chars: 0 };
       this.#open.set(key, open);
     }
-    if (open.lines.length < GATHERED[end].max) open.lines.push(m);
-    else open.cut = true;
+    const chars = charsOf(m);
+    if (open.lines.length >= GATHERED[end].max || open.chars + chars > MAX_CHARS) {
+      open.cut = true;
+      return true;
+    }
+    // Oldest first: a Map iterates in insertion order.
+    for (const other of this.#open.keys()) {
+      if (this.#chars + chars <= MAX_OPEN_CHARS) break;
+      if (other !== key) this.#drop(other);
+    }
+    if (this.#chars + chars > MAX_OPEN_CHARS) {
+      open.cut = true;
+      return true;
+    }
+    open.lines.push(m);
+    open.chars += chars;
+    this.#chars += chars;
     return true;
+  }
+
+  #drop(key: string): void {
+    const open = this.#open.get(key);
+    if (!open) return;
+    this.#open.delete(key);
+    this.#chars -= open.chars;
   }
 
   /** The lines gathered for the reply `m` ends (none when it ended before any came). */
@@ -120,14 +164,14 @@ export class Replies {
     if (!(m.command in GATHERED)) return undefined;
     const key = this.#keyOf(m.command, m);
     const open = this.#open.get(key);
-    this.#open.delete(key);
+    this.#drop(key);
     return open ? { lines: open.lines, cut: open.cut } : { lines: [], cut: false };
   }
 
   #expire(): void {
     const old = this.now() - MAX_AGE_MS;
-    for (const [key, open] of this.#open) if (open.since < old) this.#open.delete(key);
+    for (const [key, open] of this.#open) if (open.since < old) this.#drop(key);
     // Oldest first: a Map iterates in insertion order.
-    while (this.#open.size >= MAX_OPEN) this.#open.delete(this.#open.keys().next().value!);
+    while (this.#open.size >= MAX_OPEN) this.#drop(this.#open.keys().next().value!);
   }
 }

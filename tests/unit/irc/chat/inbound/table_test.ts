@@ -11,7 +11,13 @@ import { aliceRecord, fakeConnection } from "../../../../support/fake_connection
 import { EventBus } from "../../../../../lib/bus.ts";
 import type { PushedEvent } from "../../../../../protocol/events.ts";
 import { attachInbound, serial } from "../../../../../irc/chat/inbound/mod.ts";
-import { MAX_AGE_MS, MAX_OPEN, Replies } from "../../../../../irc/chat/inbound/replies.ts";
+import {
+  MAX_AGE_MS,
+  MAX_CHARS,
+  MAX_OPEN,
+  MAX_OPEN_CHARS,
+  Replies,
+} from "../../../../../irc/chat/inbound/replies.ts";
 import type { IrcConnection } from "../../../../../irc/engine/connection.ts";
 import type { IrcClient } from "../../../../../irc/engine/client.ts";
 import type { WhoisReply } from "../../../../../irc/engine/events.ts";
@@ -265,4 +271,27 @@ Deno.test("inbound table: gathered replies are bounded in lines, in number and i
   // An away reply outside a WHOIS is not gathered: it is news of its own.
   assertEquals(replies.gather(m(":s 301 me bob :away")), false);
   assertEquals(replies.gather(m(":s 372 me :- hi")), true);
+});
+
+Deno.test("inbound table: gathered replies are bounded in characters, each and together", () => {
+  const m = (text: string) => parseMessage(text)!;
+  const replies = new Replies();
+  const names = (channel: string) => m(`:s 353 me = ${channel} :${"n".repeat(7_900)}`);
+
+  // One reply of long lines: cut at MAX_CHARS, far below its 2,000 lines.
+  for (let i = 0; i < 2_000; i++) replies.gather(names("#big"));
+  const big = replies.end(m(":s 366 me #big :End"))!;
+  assert(big.cut, "cut");
+  assert(big.lines.length * 7_900 <= MAX_CHARS, `${big.lines.length} lines kept`);
+  assert(big.lines.length >= MAX_CHARS / 8_000 - 1, `${big.lines.length} lines kept`);
+
+  // Open replies together: past MAX_OPEN_CHARS the oldest give way to the newest.
+  const perReply = Math.floor(MAX_CHARS / 8_000) - 1; // lines that fit in one reply
+  const replyCount = Math.ceil(MAX_OPEN_CHARS / MAX_CHARS) + 2;
+  for (let r = 0; r < replyCount; r++) {
+    for (let i = 0; i < perReply; i++) replies.gather(names(`#c${r}`));
+  }
+  assertEquals(replies.end(m(":s 366 me #c0 :End"))!.lines, [], "the oldest was dropped");
+  const newest = replies.end(m(`:s 366 me #c${replyCount - 1} :End`))!;
+  assertEquals([newest.lines.length, newest.cut], [perReply, false]);
 });
