@@ -3,6 +3,7 @@
  * oEmbed answer into one oEmbed-style result. Nothing of the page's markup is kept: the `html` of a
  * result is built here from escaped values only. The page itself is read by html_head.ts.
  */
+import { ownString } from "../lib/own_string.ts";
 import { type HeadData, HeadReader } from "./html_head.ts";
 
 /** The answer of the embed operation. */
@@ -33,11 +34,15 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/**
+ * `text` on one line, cut at `max`. A copy of its own: a value with nothing to clean would be a
+ * slice of the page, and a cached answer would keep the page's read alive with it.
+ */
 function clean(text: string | undefined, max: number): string | undefined {
   if (text === undefined) return undefined;
   const t = text.replace(/\s+/g, " ").trim();
   if (!t) return undefined;
-  return t.length > max ? t.slice(0, max - 1) + "…" : t;
+  return t.length > max ? t.slice(0, max - 1) + "…" : ownString(t);
 }
 
 /** An absolute http(s) URL made from `value` relative to `base`, or undefined. */
