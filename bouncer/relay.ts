@@ -208,6 +208,8 @@ const MAX_ECHOES = 256;
 /** Recent lines whose server msgid a reply or reaction may name (per connection). */
 const MAX_IDS = 4096;
 const MAX_LABELED = 32;
+/** Channels joined whose NAMES reply has not ended, at most (see `Hub.#join`). */
+const MAX_JOINING = 100;
 let upstreamLabels = 0;
 let echoIds = 0;
 
@@ -495,7 +497,7 @@ export class Hub {
     if (NEVER.has(m.command)) return;
     const ownJoin = m.command === "JOIN" && !!meBefore &&
       ircLower(nickOf(m.prefix)) === ircLower(meBefore);
-    if (ownJoin && this.#joining.size < 100) this.#joining.add(ircLower(m.params[0] ?? ""));
+    if (ownJoin) this.#join(ircLower(m.params[0] ?? ""));
     if (this.#isChat(m, meBefore)) {
       const target = m.params[0] ?? "";
       if (
@@ -731,6 +733,19 @@ export class Hub {
   /** Stops waiting (the relay stops, or the connection is gone). */
   dispose(): void {
     this.#order = [];
+  }
+
+  /**
+   * Notes a channel the user joined, whose NAMES reply is then the join's. A server that never
+   * ends the replies must not fill the set: past MAX_JOINING the oldest gives way, so the joins
+   * after it still get their names.
+   */
+  #join(channel: string): void {
+    this.#joining.delete(channel); // to the end: the newest
+    this.#joining.add(channel);
+    if (this.#joining.size > MAX_JOINING) {
+      this.#joining.delete(this.#joining.values().next().value!);
+    }
   }
 
   /**

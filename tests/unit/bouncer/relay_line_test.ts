@@ -99,3 +99,16 @@ Deno.test("relay: any event kept as one row carries its msgid; one kept in sever
   assert(quit.tags.get("msgid") && quit.tags.get("msgid") !== kept.msgid, lines[1].line);
   assert(!parseMsgid(quit.tags.get("msgid")!), "not a row's msgid");
 });
+
+Deno.test("relay: a join's names reach clients after a hundred joins whose names never ended", () => {
+  const { hub, feed } = hubOf();
+  const { d, lines } = client();
+  hub.attach(d);
+  // A server that never ends its NAMES replies: each join is noted as waiting for them.
+  for (let i = 0; i < 150; i++) feed(`:alice!a@h JOIN #open${i}`);
+  feed(":alice!a@h JOIN #late");
+  feed(":irc.test 353 alice = #late :alice bob");
+  feed(":irc.test 366 alice #late :End of /NAMES list.");
+  const names = lines.map((l) => parseMessage(l.line)!).filter((m) => m.params.includes("#late"));
+  assertEquals(names.map((m) => m.command), ["JOIN", "353", "366"]);
+});
