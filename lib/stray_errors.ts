@@ -93,7 +93,7 @@ export function catchStrayErrors(windowMs = WINDOW_MS): void {
   listen();
 }
 
-/** Declares a library's known harmless fault of this kind: `match` says what it is, or undefined. */
+/** Declares a known harmless fault of a library: `match` says what it is, else undefined. */
 export function tolerate(kind: StrayKind, match: Tolerated): void {
   tolerated[kind].push(match);
   listen();

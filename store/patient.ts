@@ -1,10 +1,10 @@
 /**
  * A view of the store for what must not be lost to a database that stops answering for a while
  * (PostgreSQL restarting), or a disk full for a while: every call that fails so waits until the
- * store's recovery says to try again and is made again, so the caller pauses instead of failing. IRC's incoming lines are handled through it:
- * each connection's lines wait in order behind the one that met the outage, and the transport's
- * backlog bound stops reading the socket if the wait is long. Requests made through the API use
- * the store itself and are refused at once (503).
+ * store's recovery says to try again and is made again, so the caller pauses instead of failing.
+ * IRC's incoming lines are handled through it: each connection's lines wait in order behind the
+ * one that met the outage, and the transport's backlog bound stops reading the socket if the wait
+ * is long. Requests made through the API use the store itself and are refused at once (503).
  *
  * The messages' `append` is left as it is: the batched writer holds what the database does not
  * take, and it runs for every line of a burst.
