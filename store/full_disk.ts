@@ -31,6 +31,7 @@ interface FullDiskWaits {
   close(): void;
 }
 
+/** The waits for one store's calls that its disk refused, as this module's head says. */
 export function fullDiskWaits(timing: FullDiskTiming = FULL_DISK_TIMING): FullDiskWaits {
   /** When the present spell of refusals began, and when the last refusal came. */
   let spellStart = 0;
