@@ -4,6 +4,9 @@
  * searches answer at once from what is indexed, and once there is room it catches up, the same
  * worker throughout. search.db is on a small tmpfs of its own (mounting needs root, as the test
  * runner has on CI).
+ *
+ * @test-alone: the test reads the indexer's log by taking the process's console for a while,
+ * which tests running beside it in the same process take and give back too.
  */
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
