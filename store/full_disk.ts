@@ -10,6 +10,8 @@
  * hold, with their own bound.
  */
 
+import type { Recovery } from "./mod.ts";
+
 /** What a refused call waits for before it is made again: true to try, false when closing. */
 type Retry = Promise<boolean>;
 
@@ -27,6 +29,8 @@ const FULL_DISK_TIMING: FullDiskTiming = { retryMs: 1000, waitMs: 60_000 };
 interface FullDiskWaits {
   /** For a call the disk refused: the wait before trying it again, or undefined to give up. */
   retry(): Retry | undefined;
+  /** The same, as the store's `recovery` answers it. */
+  recovery(): Recovery | undefined;
   /** Ends every wait (false: give up); later refusals are not waited out. */
   close(): void;
 }
@@ -59,6 +63,10 @@ export function fullDiskWaits(timing: FullDiskTiming = FULL_DISK_TIMING): FullDi
       }, timing.retryMs);
       shared = { retry: promise, resolve, timer };
       return promise;
+    },
+    recovery() {
+      const retry = this.retry();
+      return retry && { retry, waitingFor: "room on the disk" };
     },
     close() {
       closed = true;

@@ -58,7 +58,7 @@ export interface Store {
 }
 
 /** A wait before a failed call is made again. */
-interface Recovery {
+export interface Recovery {
   /** True once worth trying again; false when the store closes first. */
   retry: Promise<boolean>;
   /** What is waited for, as the log says it ("the database to answer", "room on the disk"). */

@@ -221,7 +221,6 @@ export class Registration {
 
   /** 001: registered under the nick the server gives. */
   welcome(m: Message): void {
-    if (this.#registered) return; // a welcome repeated on one connection is not followed
     // A server that knows no CAP greets without SASL: a login asked for did not happen.
     if (this.options.sasl && !this.#saslSettled) this.#saslFailed("capability_missing");
     this.#registered = true;

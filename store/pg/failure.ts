@@ -6,14 +6,9 @@ import { unanswered } from "./unanswered.ts";
 /** SQLSTATE disk_full: a relation or a temporary file could not grow. */
 const DISK_FULL = "53100";
 
-/** Whether PostgreSQL refused a write for want of disk. */
-export function pgDiskFull(err: unknown): boolean {
-  return (err as { code?: unknown } | null)?.code === DISK_FULL;
-}
-
 /** The DomainError for `err` when the database failed (a full disk, no answer), else undefined. */
 export function pgFailure(err: unknown): DomainError | undefined {
-  if (pgDiskFull(err)) return diskFull();
+  if ((err as { code?: unknown } | null)?.code === DISK_FULL) return diskFull();
   if (unanswered(err)) return databaseAway();
   return undefined;
 }

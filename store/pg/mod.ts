@@ -10,7 +10,7 @@ import { tableGroups } from "../tables/mod.ts";
 import { pgConversationStore } from "./conversations.ts";
 import { pgFileContents } from "./files.ts";
 import { copyIntoPg } from "./copy.ts";
-import { pgDiskFull, pgFailure } from "./failure.ts";
+import { pgFailure } from "./failure.ts";
 import { UNREAD_LOWERED, UNREAD_SET } from "./unread.ts";
 import { answered, unanswered } from "./unanswered.ts";
 import { fullDiskWaits } from "../full_disk.ts";
@@ -80,10 +80,7 @@ export async function openPgStore(url: string): Promise<PgStore> {
     messages,
     backend: pgBackend,
     recovery(err) {
-      if (pgDiskFull(err) || isDiskFull(err)) {
-        const retry = fullDisk.retry();
-        return retry && { retry, waitingFor: "room on the disk" };
-      }
+      if (isDiskFull(pgFailure(err) ?? err)) return fullDisk.recovery();
       if (!unanswered(err)) return undefined;
       answering ??= answered(sql, () => closed).finally(() => answering = undefined);
       return { retry: answering, waitingFor: "the database to answer" };

@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import { diskFailed, openDatabase } from "./db.ts";
+import { openDatabase } from "./db.ts";
 import { fullDiskWaits } from "../full_disk.ts";
 import { isDiskFull } from "../failures.ts";
 import { sqliteFailure } from "./failure.ts";
@@ -77,10 +77,7 @@ function sqliteStore(
     backend: sqliteBackend,
     // The database is a file here: it always answers. A full disk is waited out for a while
     // (the messages themselves are the writer's to hold).
-    recovery(err) {
-      const retry = diskFailed(err) || isDiskFull(err) ? fullDisk.retry() : undefined;
-      return retry && { retry, waitingFor: "room on the disk" };
-    },
+    recovery: (err) => isDiskFull(sqliteFailure(err) ?? err) ? fullDisk.recovery() : undefined,
 
     async close() {
       fullDisk.close();

@@ -22,6 +22,17 @@ Deno.test("cluster: a role without privileges can neither read nor forge what no
       bob.lines.filter((l) =>
         l.command === "PRIVMSG" && l.prefix?.startsWith("owner!") && l.params[1] === text
       ).length;
+    /** Sends `message` to #cluster from the socket on node b; resolves once bob has it. */
+    const sentToBob = async (message: string) => {
+      const sent = await socket.request({
+        method: "send",
+        connection_id: "irc-localhost",
+        conversation_id: "#cluster",
+        message,
+      });
+      assertEquals(sent.errors, undefined, JSON.stringify(sent));
+      await bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === message);
+    };
     const shown = (text: string) =>
       socket.events.filter((e) => e.event === "message" && e.message === text).length;
     try {
@@ -41,14 +52,7 @@ Deno.test("cluster: a role without privileges can neither read nor forge what no
         await bob.say("#cluster", "the secret plan");
         await socket.waitFor((e) => e.event === "message" && e.message === "the secret plan");
         await poll("the event seen crossing", () => events.length > 0);
-        const sent = await socket.request({
-          method: "send",
-          connection_id: "irc-localhost",
-          conversation_id: "#cluster",
-          message: "my private reply",
-        });
-        assertEquals(sent.errors, undefined, JSON.stringify(sent));
-        await bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "my private reply");
+        await sentToBob("my private reply");
         await poll("the call seen crossing", () => calls.length > 0);
         for (const payload of [...events, ...calls]) {
           assert(!/secret plan|private reply|#cluster|irc-localhost/.test(payload), payload);
@@ -69,14 +73,7 @@ Deno.test("cluster: a role without privileges can neither read nor forge what no
         );
         for (const payload of calls) await intruder!.notify(`parley_rpc_${nodeA}`, payload);
         // Node a reads its calls in order: once this one is out, the others were dealt with.
-        const sent = await socket.request({
-          method: "send",
-          connection_id: "irc-localhost",
-          conversation_id: "#cluster",
-          message: "after the forgeries",
-        });
-        assertEquals(sent.errors, undefined, JSON.stringify(sent));
-        await bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "after the forgeries");
+        await sentToBob("after the forgeries");
         assertEquals(byOwner("forged by a role with no privileges"), 0);
         assertEquals(byOwner("my private reply"), 1);
       });

@@ -6,7 +6,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { EventSocket } from "../support/events.ts";
 import { adminAndUser, ApiClient } from "../support/api.ts";
-import { startHostileIrc } from "../support/hostile_irc.ts";
+import { type HostileIrc, startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
 import { startServer } from "../support/server.ts";
 
@@ -44,6 +44,21 @@ async function parleyAndHostile(email: string) {
       await irc.close();
     },
   };
+}
+
+/**
+ * A connection of nick `victim` to `irc` that joined #room (Parley's JOIN answered by the
+ * server); the server's side of it and the connection's id.
+ */
+async function victimInRoom(api: ApiClient, irc: HostileIrc) {
+  const made = await api.post("/api/connections", {
+    url: `irc://127.0.0.1:${irc.port}?nick=victim`,
+    conversation_id: "#room",
+  });
+  const client = await irc.registered();
+  await client.waitFor((l) => l === "JOIN #room");
+  await client.send(":victim!v@h JOIN #room");
+  return { client, id: made.body.connection_id as string };
 }
 
 Deno.test("server time tags: only with the capability and inside a sane window", async (t) => {
@@ -168,16 +183,9 @@ Deno.test("line injection: CR, LF and NUL never reach the IRC server", async () 
 Deno.test("commands: each argument is one parameter, and a key is one word", async () => {
   const { api, irc, close } = await parleyAndHostile("params@example.com");
   try {
-    const made = await api.post("/api/connections", {
-      url: `irc://127.0.0.1:${irc.port}?nick=victim`,
-      conversation_id: "#room",
-    });
-    const client = await irc.registered();
-    const id = made.body.connection_id;
     // Parley's own JOIN comes after registration, in its time: the server answers it, so it is
     // never among the lines the commands below send.
-    await client.waitFor((l) => l === "JOIN #room");
-    await client.send(":victim!v@h JOIN #room");
+    const { client, id } = await victimInRoom(api, irc);
     const send = (message: string) =>
       api.post(`/api/connection/${id}/conversation/%23room/messages`, { message });
     await poll("joined", async () => (await send("hello")).status === 200);
@@ -437,14 +445,7 @@ Deno.test("CTCP floods: few answers, and the user's own line goes first", async 
 Deno.test("hostile lines: a welcome repeated is not followed: no rejoins, no gaps", async () => {
   const { server, api, irc, close } = await parleyAndHostile("welcome@example.com");
   try {
-    const made = await api.post("/api/connections", {
-      url: `irc://127.0.0.1:${irc.port}?nick=victim`,
-      conversation_id: "#room",
-    });
-    const client = await irc.registered();
-    const id = made.body.connection_id;
-    await client.waitFor((l) => l === "JOIN #room");
-    await client.send(":victim!v@h JOIN #room");
+    const { client, id } = await victimInRoom(api, irc);
     await client.send(":eve!e@h PRIVMSG #room :before");
     await poll(
       "the first line",

@@ -5,6 +5,7 @@
  * test runs (~60 MB of heap were kept before the values were copied).
  */
 import { assert } from "../../support/assert.ts";
+import { runScript } from "../../support/child_script.ts";
 
 const METADATA = new URL("../../../embed/metadata.ts", import.meta.url).href;
 
@@ -27,13 +28,9 @@ console.log(JSON.stringify({
 `;
 
 Deno.test("a preview keeps its title and description, not the page they came from", async () => {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--v8-flags=--expose-gc", SCRIPT],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert(out.success, new TextDecoder().decode(out.stderr));
-  const { title, description, heapMb } = JSON.parse(new TextDecoder().decode(out.stdout));
+  const out = await runScript(SCRIPT, ["--expose-gc"]);
+  assert(out.code === 0, out.stderr);
+  const { title, description, heapMb } = JSON.parse(out.stdout);
   assert(title === "TitleWithoutSpaces7" && description === "NoSpacesHereEither7", title);
   assert(heapMb < 30, `${heapMb.toFixed(0)} MB of heap for 300 previews`);
 });

@@ -5,6 +5,7 @@
  * process without the net too, where any other still ends it.
  */
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
+import { runScript } from "../../support/child_script.ts";
 
 const MODULE = new URL("../../../lib/stray_errors.ts", import.meta.url).href;
 
@@ -18,19 +19,8 @@ setTimeout(() => { for (let i = 0; i < 20; i++) Promise.reject(new Error("one of
 setTimeout(() => console.log("alive", strayErrors.count), 500);
 `;
 
-/** Runs `script` in a process of its own. */
-async function run(script: string) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", script],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
-}
-
 Deno.test("an uncaught error is logged with its stack and the process goes on", async () => {
-  const out = await run(SCRIPT);
+  const out = await runScript(SCRIPT);
   const { stdout, stderr } = out;
   assertEquals(out.code, 0, stderr);
   assertEquals(stdout.trim(), "alive 22");
@@ -48,7 +38,7 @@ Deno.test("an uncaught error is logged with its stack and the process goes on", 
 });
 
 Deno.test("a tolerated fault is a warning, not counted; without the net, others still end it", async () => {
-  const out = await run(`
+  const out = await runScript(`
 import { strayErrors, tolerate } from ${JSON.stringify(MODULE)};
 tolerate("rejection", (e) => String(e).includes("known") ? "a known harmless fault" : undefined);
 Promise.reject(new Error("a known one"));

@@ -6,6 +6,7 @@
  * a copy of its own).
  */
 import { assert } from "../../../support/assert.ts";
+import { runScript } from "../../../support/child_script.ts";
 
 const TRANSPORT = new URL("../../../../irc/socket/transport.ts", import.meta.url).href;
 const MESSAGE = new URL("../../../../irc/protocol/message.ts", import.meta.url).href;
@@ -46,14 +47,9 @@ t.connect();
 `;
 
 Deno.test("a string kept from a line holds its line, not the read it came in", async () => {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--v8-flags=--expose-gc", SCRIPT],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stderr = new TextDecoder().decode(out.stderr);
-  assert(out.success, stderr);
-  const { kept, heapMb } = JSON.parse(new TextDecoder().decode(out.stdout));
+  const out = await runScript(SCRIPT, ["--expose-gc"]);
+  assert(out.code === 0, out.stderr);
+  const { kept, heapMb } = JSON.parse(out.stdout);
   assert(kept === READS, `every JOIN kept: ${kept}`);
   // The nicks themselves are ~25 KB; a process this size has a few MB of heap.
   assert(heapMb < 40, `${heapMb.toFixed(0)} MB of heap for ${kept} short nicks`);
