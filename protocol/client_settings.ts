@@ -27,7 +27,15 @@ export interface ClientSettings {
   join_parts_networks: { connection_id: string; join_parts: JoinParts }[];
   join_parts_conversations: (Where & { join_parts: JoinParts })[];
   pinned: Where[];
+  /**
+   * How many times the user's settings were saved: a copy with a larger one is newer. A device
+   * may be told of its own saves after their answers, and of two saves in either order.
+   */
+  revision: number;
 }
+
+/** What a save may change: every setting but the revision, which the server counts. */
+export type ClientSettingsChange = Partial<Omit<ClientSettings, "revision">>;
 
 /** Bounds of what one user may keep: a settings object, not a store of anything else. */
 export const CLIENT_SETTINGS_LIMITS = {
@@ -50,4 +58,5 @@ export const DEFAULT_CLIENT_SETTINGS: ClientSettings = {
   join_parts_networks: [],
   join_parts_conversations: [],
   pinned: [],
+  revision: 0,
 };

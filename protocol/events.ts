@@ -88,7 +88,10 @@ interface NotificationsEvent {
   unread: number;
 }
 
-/** The user's web client settings changed (on any device): all of them, as the API returns them. */
+/**
+ * The user's web client settings changed (on any device): all of them, as the API returns them.
+ * Events may come after the answer to the save, or out of order: the larger `revision` is newer.
+ */
 interface ClientSettingsEvent {
   event: "client_settings";
   settings: ClientSettings;

@@ -5,7 +5,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { jsonBody } from "../http/validate.ts";
 import { bodyOf } from "../protocol/contract/mod.ts";
 import { currentUser, requireUser } from "../http/session.ts";
-import { readClientSettings } from "../store/client_settings.ts";
+import { readClientSettings, savedClientSettings } from "../store/client_settings.ts";
 
 /** Routes under /api/client-settings. */
 export function clientSettingsRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -19,10 +19,9 @@ export function clientSettingsRoutes(deps: AppDeps): Hono<AppEnv> {
   bind(app, "saveClientSettings", requireUser, async (c) => {
     const change = await jsonBody(c, bodyOf("saveClientSettings"));
     const user = currentUser(c);
-    // The keys sent replace theirs; two devices changing different keys at once both keep theirs
-    // unless their writes interleave, which a person at two keyboards does not do.
-    const settings = { ...readClientSettings(await users.clientSettings(user.id)), ...change };
-    await users.setClientSettings(user.id, JSON.stringify(settings));
+    const settings = readClientSettings(
+      await users.changeClientSettings(user.id, (json) => savedClientSettings(json, change)),
+    );
     deps.bus.publish(user.id, { event: "client_settings", settings });
     return c.json(settings);
   });

@@ -1,5 +1,9 @@
 /** The web client's settings of a user as stored: JSON in `users`, read under the defaults. */
-import { type ClientSettings, DEFAULT_CLIENT_SETTINGS } from "../protocol/client_settings.ts";
+import {
+  type ClientSettings,
+  type ClientSettingsChange,
+  DEFAULT_CLIENT_SETTINGS,
+} from "../protocol/client_settings.ts";
 
 /**
  * The stored JSON with the defaults under it. A key the API no longer has is dropped; a stored
@@ -16,4 +20,13 @@ export function readClientSettings(json: string): ClientSettings {
     if (k in stored) out[k] = stored[k];
   }
   return out as unknown as ClientSettings;
+}
+
+/** The stored JSON after a save of `change`: the keys sent replace theirs, one revision more. */
+export function savedClientSettings(json: string, change: ClientSettingsChange): string {
+  const before = readClientSettings(json);
+  const revision = Number.isSafeInteger(before.revision) && before.revision >= 0
+    ? before.revision + 1
+    : 1;
+  return JSON.stringify({ ...before, ...change, revision });
 }

@@ -56,6 +56,10 @@ export interface UserStore {
   remove(id: number): Promise<boolean>;
   /** The web client's settings, as the JSON object text last saved ("{}" before any). */
   clientSettings(id: number): Promise<string>;
-  /** Keeps the web client's settings (JSON object text, validated by the caller). */
-  setClientSettings(id: number, json: string): Promise<void>;
+  /**
+   * Changes the web client's settings: `change` gets the text last saved and returns the text to
+   * keep (a JSON object, validated by the caller), while no other change of this user's settings
+   * runs; returns what was kept.
+   */
+  changeClientSettings(id: number, change: (stored: string) => string): Promise<string>;
 }

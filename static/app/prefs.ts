@@ -13,6 +13,7 @@ import { applyTheme } from "./theme.ts";
 import { nickSuffix } from "./nick_suffix.ts";
 import {
   type ClientSettings,
+  type ClientSettingsChange,
   DEFAULT_CLIENT_SETTINGS,
   type JoinParts,
 } from "../../protocol/client_settings.ts";
@@ -67,34 +68,49 @@ effect(() => {
   nickSuffix.value = s.nick_suffix;
 });
 
-/** Settings told by the server (its answer at start, or another device's change). */
-export function applySettings(s: ClientSettings): void {
-  settings.value = { ...DEFAULT_CLIENT_SETTINGS, ...s };
+// The newest copy the server gave this page, and this page's saves still on their way. The
+// socket tells this device of its own saves too, possibly after their answers, and of two
+// devices' saves in either order: an older copy must not undo a newer change, and no copy may
+// hide a change still being saved.
+const start = settings.value;
+let told: ClientSettings | undefined;
+let newest = -1;
+const saving: ClientSettingsChange[] = [];
+
+function show(): void {
+  settings.value = Object.assign({ ...DEFAULT_CLIENT_SETTINGS, ...(told ?? start) }, ...saving);
 }
 
-// A save made while the start's answer was on its way wins over that answer.
-let saves = 0;
+/** Settings told by the server: kept unless this page has had the same or a newer revision. */
+export function applySettings(s: ClientSettings): void {
+  if (s.revision <= newest) return;
+  newest = s.revision;
+  told = s;
+  show();
+}
 
 async function load(): Promise<void> {
-  const at = saves;
+  // The answer counts even with a smaller revision than this page had (the data restored from a
+  // backup, or another user's): only a copy told while it is on its way is newer.
+  newest = -1;
   try {
-    const s = await api("getClientSettings");
-    if (at === saves) applySettings(s);
+    applySettings(await api("getClientSettings"));
   } catch (err) {
     console.warn("settings not loaded; this browser's copy stays", err);
   }
 }
 
 /** Changes some settings: applied here at once, kept by the server, told to the other devices. */
-export async function saveSettings(change: Partial<ClientSettings>): Promise<void> {
-  const before = settings.value;
-  saves++;
-  settings.value = { ...before, ...change };
+export async function saveSettings(change: ClientSettingsChange): Promise<void> {
+  saving.push(change);
+  show();
   try {
     applySettings(await api("saveClientSettings", { body: change }));
   } catch (e) {
-    settings.value = before;
     showToast((e as Error).message);
+  } finally {
+    saving.splice(saving.indexOf(change), 1);
+    show();
   }
 }
 

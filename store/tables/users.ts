@@ -118,8 +118,16 @@ export function userStore(db: TableDb): SharedUserStore {
     clientSettings: async (id) =>
       (await db.first(q.selectFrom("users").select("client_settings").where("id", "=", id)))
         ?.client_settings ?? "{}",
-    async setClientSettings(id, json) {
-      await db.run(q.updateTable("users").set({ client_settings: json }).where("id", "=", id));
-    },
+    changeClientSettings: (id, change) =>
+      db.transaction(async (tx) => {
+        // Two devices saving at once each change the other's result, not the same old one.
+        await tx.lockUser(id);
+        const row = await tx.first(
+          q.selectFrom("users").select("client_settings").where("id", "=", id),
+        );
+        const json = change(row?.client_settings ?? "{}");
+        await tx.run(q.updateTable("users").set({ client_settings: json }).where("id", "=", id));
+        return json;
+      }),
   };
 }

@@ -9,6 +9,7 @@ import { diagnose, recordSteps, startServer } from "../support/server.ts";
 import { commandsFor } from "../../protocol/command_table.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { freePort } from "../support/ports.ts";
+import { poll } from "../support/poll.ts";
 import {
   assertOnScreen,
   launchBrowser,
@@ -69,8 +70,10 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
     ]);
   const send = (text: string) => sendLine(page, text);
   // The page's /events socket, passed through; while `namesHeld` is set, the answer to the next
-  // `/names` is kept back (later frames pass it) until `namesHeld.release()`.
+  // `/names` is kept back (later frames pass it) until `namesHeld.release()`. While
+  // `settingsHeld` is set, `client_settings` events are kept in it, to be sent when the test says.
   let namesHeld: { taken: () => void; release?: () => void } | undefined;
+  let settingsHeld: (() => void)[] | undefined;
   await page.routeWebSocket(/\/events$/, (ws) => {
     const srv = ws.connectToServer();
     ws.onMessage((m) => srv.send(m));
@@ -80,6 +83,8 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       if (held && !held.release && text.includes('"event":"sent"') && text.includes('"/names"')) {
         held.release = () => ws.send(m);
         held.taken();
+      } else if (settingsHeld && text.includes('"event":"client_settings"')) {
+        settingsHeld.push(() => ws.send(m));
       } else ws.send(m);
     });
   });
@@ -418,6 +423,39 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
         assertEquals(await api(page, "DELETE", `/connection/${encodeURIComponent(cid)}`), 200);
       }
     });
+
+    await steps.step(
+      "settings: the socket's late copy of a save does not undo a newer one",
+      async () => {
+        await page.goto(server.url + "/settings/account");
+        const clock = page.getByLabel("24-hour clock");
+        await clock.scrollIntoViewIfNeeded();
+        await assertOnScreen(page, clock);
+        assert(await clock.isChecked(), "the 24-hour clock to start with");
+        // The socket tells this device of its own two saves only after both were answered, the
+        // older last (as a slow socket, or two nodes, can).
+        settingsHeld = [];
+        await saved(() => page.getByLabel("Show seconds").check());
+        await saved(() => clock.uncheck());
+        await poll("both saves told", () => settingsHeld!.length === 2);
+        const [older, newer] = settingsHeld;
+        settingsHeld = undefined;
+        newer();
+        older();
+        // A mention after them on the same socket: once the title counts it, both were handled.
+        const counted = Number(/^\((\d+)\)/.exec(await page.title())?.[1] ?? 0);
+        await bob.say("#busy", "erin: are you there");
+        await page.waitForFunction((n) => document.title.startsWith(`(${n}) `), counted + 1);
+        assert(!(await clock.isChecked()), "the 12-hour clock stays chosen");
+        assert(await page.getByLabel("Show seconds").isChecked(), "seconds stay chosen");
+        const kept = await page.evaluate(() =>
+          JSON.parse(localStorage.getItem("parley.settings")!)
+        );
+        assertEquals([kept.clock24, kept.seconds], [false, true], "this browser's copy too");
+        await saved(() => page.getByLabel("Show seconds").uncheck());
+        await saved(() => clock.check());
+      },
+    );
 
     await steps.step("display settings: compact layout, 24-hour clock, seconds", async () => {
       await page.goto(server.url + "/settings/account");

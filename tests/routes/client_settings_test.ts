@@ -31,7 +31,13 @@ Deno.test("web client settings follow the user", async (t) => {
         pinned,
       });
       assertEquals(res.status, 200);
-      const want = { ...DEFAULT_CLIENT_SETTINGS, theme: "dark", nick_suffix: ", ", pinned };
+      const want = {
+        ...DEFAULT_CLIENT_SETTINGS,
+        theme: "dark",
+        nick_suffix: ", ",
+        pinned,
+        revision: 1,
+      };
       assertEquals(res.body, want);
       await admin.post("/api/client-settings", {
         join_parts_conversations: [{
@@ -44,13 +50,38 @@ Deno.test("web client settings follow the user", async (t) => {
       assertEquals(now.theme, "dark");
       assertEquals(now.pinned, pinned);
       assertEquals(now.join_parts_conversations[0].join_parts, "hide");
+      assertEquals(now.revision, 2);
       const events = told.filter((e) => e.event === "client_settings") as any[];
       assertEquals(events.length, 2);
       assertEquals(events[1].settings, now);
     });
 
+    await t.step("saves at once each keep their keys, each its own revision", async () => {
+      const answers = await Promise.all([
+        admin.post("/api/client-settings", { compact: true }),
+        admin.post("/api/client-settings", { seconds: true }),
+        admin.post("/api/client-settings", { clock24: false }),
+        // A revision sent is not the client's to set: dropped.
+        admin.post("/api/client-settings", { embeds: false, revision: 99 }),
+      ]);
+      assertEquals(answers.map((r) => r.status), [200, 200, 200, 200]);
+      assertEquals(answers.map((r) => r.body.revision).sort(), [3, 4, 5, 6]);
+      const now = (await admin.get("/api/client-settings")).body;
+      assertEquals(
+        [now.compact, now.seconds, now.clock24, now.embeds, now.revision],
+        [true, true, false, false, 6],
+      );
+      const events = told.filter((e) => e.event === "client_settings") as any[];
+      assertEquals(events.at(-1).settings, now, "the last told is the newest");
+    });
+
     await t.step("another user's settings are their own", async () => {
       assertEquals((await user.get("/api/client-settings")).body, DEFAULT_CLIENT_SETTINGS);
+      assertEquals(
+        (await user.post("/api/client-settings", { compact: true })).body.revision,
+        1,
+        "counted per user",
+      );
     });
 
     await t.step("bad input is a 400 at its pointer", async () => {

@@ -42,7 +42,13 @@ const fields = {
   }),
 };
 
-const settings = z.object(fields);
+const settings = z.object({
+  ...fields,
+  revision: z.number().int().min(0).meta({
+    description:
+      "How many times the settings were saved: of two copies, the one with the larger revision is newer. Set by the server; a save does not send it.",
+  }),
+});
 const change = z.object(fields).partial();
 
 export const CLIENT_SETTINGS = operations({
@@ -61,7 +67,7 @@ export const CLIENT_SETTINGS = operations({
     path: "/client-settings",
     summary: "Change some of the web client's settings; the others stay.",
     description:
-      "Parley addition (not in Convos 8.07). Every open `/events` socket of the user gets a `client_settings` event with the result.",
+      "Parley addition (not in Convos 8.07). Every open `/events` socket of the user gets a `client_settings` event with the result, its `revision` one more than before. A device may get the events of its own saves after their answers, and two devices' saves in either order: it keeps the copy with the larger revision.",
     tags: ["user"],
     body: change,
     responses: {
