@@ -39,6 +39,15 @@ export const TRY_AGAIN_LATER = 1013;
  */
 export const MAX_BUFFERED = 4 * 1024 * 1024;
 
+/**
+ * Requests one socket may have being answered at once. Each may hold a database query or a line
+ * waiting behind flood control; past this a request is answered with an error at once, and a ping
+ * with its pong (without the session check), so that a busy client still knows it is connected.
+ *
+ * @internal test seam
+ */
+export const MAX_ANSWERING = 50;
+
 /** A request as it arrives: a JSON object, its fields not yet checked. */
 type Request = Record<string, unknown>;
 
@@ -78,6 +87,22 @@ const FrameObject = z.record(z.string(), z.unknown());
 
 /** Ids given to requests that carry none, so that every answer names its request. */
 let lastId = 0;
+
+/**
+ * A request's answer when it cannot be answered: a send's as any failed send, others named after
+ * their method (Convos's way), carrying the request's `id` and `method`.
+ */
+function unanswered(req: Request | undefined, errors: ErrorItem[]): Answer {
+  const { id = String(++lastId), method } = RequestHead.parse(req ?? {});
+  if (method === "send") {
+    const where = {
+      connection_id: req?.connection_id,
+      conversation_id: req?.conversation_id ?? "",
+    };
+    return { event: "sent", id, method, ...where, errors };
+  }
+  return { event: method ?? "error", id, ...(method ? { method } : {}), errors };
+}
 
 /** Answers one request from the client; the answer carries the request's `id` and `method`. */
 function answer(deps: AppDeps, user: UserRecord, req: Request): Promise<Answer> {
@@ -173,6 +198,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
         : undefined;
       let unsubscribe: (() => void) | undefined;
       let checker: ReturnType<typeof setInterval> | undefined;
+      let answering = 0;
       // A socket lives only as long as its session: logout, a password change or the user's
       // deletion ends the session, and the socket closes at the next check.
       const sessionAlive = async () => {
@@ -235,6 +261,19 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
           try {
             req = FrameObject.parse(JSON.parse(String(ev.data)));
           } catch { /* why: answered below, once the session is known to be alive */ }
+          if (answering >= MAX_ANSWERING) {
+            const { method } = RequestHead.parse(req ?? {});
+            if (!req) {
+              send(ws, { event: "error", errors: [{ message: "Invalid JSON.", path: "/" }] });
+            } else if (method === undefined || method === "ping") {
+              send(ws, await answer(deps, user, req));
+            } else {
+              const message = "Too many requests at once: wait for their answers.";
+              send(ws, unanswered(req, [{ message, path: "/" }]));
+            }
+            return;
+          }
+          answering++;
           // Every request is answered: a store that fails (a database not answering) gives an
           // error answer; an exception out of this handler would end the process.
           try {
@@ -245,13 +284,9 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
             }
             send(ws, await answer(deps, user, req));
           } catch (thrown) {
-            const { id, method } = RequestHead.parse(req ?? {});
-            send(ws, {
-              event: method ?? "error",
-              id: id ?? String(++lastId),
-              ...(method ? { method } : {}),
-              errors: failure(deps, user, thrown),
-            });
+            send(ws, unanswered(req, failure(deps, user, thrown)));
+          } finally {
+            answering--;
           }
         },
         onClose() {

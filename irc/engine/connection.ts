@@ -100,6 +100,14 @@ export class SendError extends Error {}
 
 /** Most automatic answers waiting to be sent at once. */
 const MAX_ANSWERS = 10;
+/**
+ * Most of the user's lines waiting behind flood control (about half an hour of them at the
+ * production pace). Requests that send come in at once from several places (API calls, web
+ * sockets, IRC clients); each waits for its line to be written, so nothing else bounds them.
+ *
+ * @internal test seam
+ */
+export const MAX_USER_LINES = 1000;
 
 const PERMANENT_ERROR = /k-?lined|g-?lined|z-?lined|\bbanned\b|akill|password/i;
 
@@ -591,6 +599,13 @@ export class IrcConnection {
     }
     if (query && this.#queries.length >= MAX_ANSWERS) {
       return Promise.reject(new SendError("Too many queries waiting."));
+    }
+    if (!query && !answer && this.#userLines.length >= MAX_USER_LINES) {
+      return Promise.reject(
+        new SendError(
+          `${MAX_USER_LINES} lines are waiting to be sent already: try again once they are out.`,
+        ),
+      );
     }
     return new Promise((resolve, reject) => {
       (query ? this.#queries : answer ? this.#answers : this.#userLines).push({
