@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { assertEquals } from "../support/assert.ts";
+import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
 import { openMessageStore } from "../support/message_store.ts";
 import { HOLD_LIMITS } from "../../store/sqlite/messages/writer.ts";
@@ -102,5 +102,24 @@ Deno.test("held messages are bounded: past the bound the oldest go", async () =>
     await poll("the held messages written", () => texts().length > 1);
     await sleep(300);
     assertEquals(texts(), ["line 0", ...lines(1401, 1500)]);
+  });
+});
+
+Deno.test("held messages are bounded in characters too: long lines keep fewer", async () => {
+  await withStore(async ({ append, flush, room, texts }) => {
+    // Each line is ~310 characters of text and 3 of sender: about 160 fit.
+    HOLD_LIMITS.heldChars = 50_000;
+    await append(0);
+    await flush();
+    room(0);
+    for (let i = 1; i <= 1500; i++) await append(i);
+    await sleep(1000); // tries of the held messages, each keeping the newest that fit
+    room();
+    await poll("the held messages written", () => texts().length > 1);
+    await sleep(300);
+    const kept = texts().slice(1);
+    const first = 1501 - kept.length;
+    assertEquals(kept, lines(first, 1500), "the newest, in order");
+    assert(kept.length * 312 <= 50_000 && kept.length >= 150, `${kept.length} kept`);
   });
 });

@@ -27,12 +27,14 @@ const BUSY_RETRY_MS = 100;
 
 /**
  * While the disk is full: how soon the held messages are tried again (a write window's batch of
- * them, the disk refusing it cheaply), and how many are held in memory at most (~40 MB); past that
- * the oldest go, and the log says how many.
+ * them, the disk refusing it cheaply), and how many are held in memory at most: 100,000 (~40 MB
+ * of everyday lines), and 32 Mi characters of texts, senders and fields (a hostile server's
+ * padded lines would make 100,000 of them near a gigabyte); past either the oldest go, and the
+ * log says how many.
  *
  * @internal test seam
  */
-export const HOLD_LIMITS = { retryMs: 5000, held: 100_000 };
+export const HOLD_LIMITS = { retryMs: 5000, held: 100_000, heldChars: 32 * 1024 * 1024 };
 /** Most messages the write window commits per turn of the event loop (see flushSoon). */
 const WINDOW_BATCH = 1000;
 
@@ -57,6 +59,11 @@ interface Pending {
   serverMsgid: string | null;
   replyTo: string | null;
   fields: string | null;
+}
+
+/** What a held message keeps in memory, in characters. */
+function charsOf(p: Pending): number {
+  return p.text.length + p.sender.length + (p.fields?.length ?? 0) + (p.serverMsgid?.length ?? 0);
 }
 
 /** The writer of `messages`; it tells `indexer` how far messages are committed. */
@@ -99,6 +106,9 @@ export function messageWriter(
   let droppedTold = 0;
   /** While the disk is full, when the held messages are tried again. */
   let retryAt = 0;
+  /** Messages and characters appended since the held ones were last bounded. */
+  let heldSinceDrop = 0;
+  let heldCharsSinceDrop = 0;
 
   /** The disk refused: the messages stay in memory, at most HOLD_LIMITS.held of them. */
   function hold(error: unknown) {
@@ -119,9 +129,19 @@ export function messageWriter(
   }
 
   /** Past HOLD_LIMITS.held messages held, the oldest go (a thousand past it at a time). */
-  function dropHeld(slack = 0) {
-    if (pending.length <= HOLD_LIMITS.held + slack) return;
-    const n = pending.length - HOLD_LIMITS.held;
+  function dropHeld() {
+    let n = Math.max(0, pending.length - HOLD_LIMITS.held);
+    let chars = 0;
+    for (let i = pending.length - 1; i >= n; i--) {
+      chars += charsOf(pending[i]);
+      if (chars > HOLD_LIMITS.heldChars) {
+        n = i + 1;
+        break;
+      }
+    }
+    heldSinceDrop = 0;
+    heldCharsSinceDrop = 0;
+    if (!n) return;
     pending.splice(0, n);
     dropped += n;
   }
@@ -259,7 +279,7 @@ export function messageWriter(
     /** Queues a message; returns its final timestamp (and unread count when it counts). */
     append(msg: NewMessage): Appended {
       const ts = uniqueTs(msg.conversation, msg.ts ?? nowMicros());
-      pending.push({
+      const row: Pending = {
         conversation: msg.conversation,
         userId: msg.userId,
         ts,
@@ -270,8 +290,14 @@ export function messageWriter(
         serverMsgid: msg.serverMsgid ?? null,
         replyTo: msg.replyTo ?? null,
         fields: msg.fields ?? null,
-      });
-      if (fullSince) dropHeld(1000); // a thousand at a time: a splice per message would be slow
+      };
+      pending.push(row);
+      if (fullSince) {
+        // Bounded in steps: a scan and a splice per message would be slow.
+        heldSinceDrop++;
+        heldCharsSinceDrop += charsOf(row);
+        if (heldSinceDrop > 1000 || heldCharsSinceDrop > HOLD_LIMITS.heldChars / 16) dropHeld();
+      }
       // One transaction per write window, however many messages arrived in it.
       timer ??= setTimeout(flushSoon, WRITE_WINDOW_MS);
       return msg.unread ? { ts, unread: unread.add(msg.conversation) } : { ts };
