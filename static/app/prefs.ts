@@ -23,31 +23,35 @@ export type { ClientSettings, JoinParts };
 const CACHE = "parley.settings";
 
 /** The copy this browser kept, else the choices it kept one by one before the server kept them. */
-function cached(): ClientSettings {
+function cached(): Partial<ClientSettings> {
   try {
     const v = JSON.parse(localStorage.getItem(CACHE) ?? "null");
-    if (v && typeof v === "object") return { ...DEFAULT_CLIENT_SETTINGS, ...v };
+    if (v && typeof v === "object") return v;
   } catch { /* why: not JSON (never ours): read the older keys */ }
-  const old = (name: string, fallback: boolean) => {
-    const v = localStorage.getItem(`parley.${name}`);
-    return v === null ? fallback : v === "on";
-  };
-  const d = DEFAULT_CLIENT_SETTINGS;
-  const jp = localStorage.getItem("parley.joinParts");
-  const theme = localStorage.getItem("parley.theme");
-  return {
-    ...d,
-    compact: old("compact", d.compact),
-    clock24: old("clock24", d.clock24),
-    seconds: old("seconds", d.seconds),
-    embeds: localStorage.getItem("parley.embeds") !== "off",
-    join_parts: jp === "show" || jp === "hide" || jp === "condense" ? jp : d.join_parts,
-    theme: theme === "light" || theme === "dark" ? theme : "system",
-  };
+  const get = (name: string) => localStorage.getItem(`parley.${name}`);
+  const out: Record<string, unknown> = { embeds: get("embeds") !== "off" };
+  for (const k of ["compact", "clock24", "seconds"]) {
+    if (get(k) !== null) out[k] = get(k) === "on";
+  }
+  const jp = get("joinParts");
+  const theme = get("theme");
+  if (jp === "show" || jp === "hide" || jp === "condense") out.join_parts = jp;
+  if (theme === "light" || theme === "dark") out.theme = theme;
+  return out;
 }
 
+// The newest copy the server gave this page (this browser's until it has), and this page's saves
+// still on their way, shown over it. The socket tells this device of its own saves too, possibly
+// after their answers, and of two devices' saves in either order: an older copy must not undo a
+// newer change, and no copy may hide a change still being saved.
+const told = signal<Partial<ClientSettings>>(cached());
+const saving = signal<ClientSettingsChange[]>([]);
+let newest = -1;
+
 /** Every choice, as the server last said (or this browser's copy until it has). */
-export const settings = signal<ClientSettings>(cached());
+export const settings = computed<ClientSettings>(() =>
+  Object.assign({ ...DEFAULT_CLIENT_SETTINGS, ...told.value }, ...saving.value)
+);
 
 /** One line per message with a fixed nick column, as classic IRC clients show them. */
 export const compact = computed(() => settings.value.compact);
@@ -68,25 +72,12 @@ effect(() => {
   nickSuffix.value = s.nick_suffix;
 });
 
-// The newest copy the server gave this page, and this page's saves still on their way. The
-// socket tells this device of its own saves too, possibly after their answers, and of two
-// devices' saves in either order: an older copy must not undo a newer change, and no copy may
-// hide a change still being saved.
-const start = settings.value;
-let told: ClientSettings | undefined;
-let newest = -1;
-const saving: ClientSettingsChange[] = [];
-
-function show(): void {
-  settings.value = Object.assign({ ...DEFAULT_CLIENT_SETTINGS, ...(told ?? start) }, ...saving);
-}
-
 /** Settings told by the server: kept unless this page has had the same or a newer revision. */
 export function applySettings(s: ClientSettings): void {
-  if (s.revision <= newest) return;
-  newest = s.revision;
-  told = s;
-  show();
+  if (s.revision > newest) {
+    newest = s.revision;
+    told.value = s;
+  }
 }
 
 async function load(): Promise<void> {
@@ -96,21 +87,19 @@ async function load(): Promise<void> {
   try {
     applySettings(await api("getClientSettings"));
   } catch (err) {
-    console.warn("settings not loaded; this browser's copy stays", err);
+    console.warn("settings not loaded", err);
   }
 }
 
 /** Changes some settings: applied here at once, kept by the server, told to the other devices. */
 export async function saveSettings(change: ClientSettingsChange): Promise<void> {
-  saving.push(change);
-  show();
+  saving.value = [...saving.value, change];
   try {
     applySettings(await api("saveClientSettings", { body: change }));
   } catch (e) {
     showToast((e as Error).message);
   } finally {
-    saving.splice(saving.indexOf(change), 1);
-    show();
+    saving.value = saving.value.filter((c) => c !== change);
   }
 }
 
