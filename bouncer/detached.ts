@@ -98,6 +98,11 @@ export class DetachedChannels {
     return !!this.#channels.get(ircLower(channel))?.state.detached;
   }
 
+  /** Whether the channel has options here (detached, or set to detach itself, or was). */
+  has(channel: string): boolean {
+    return this.#channels.has(ircLower(channel));
+  }
+
   /** Sets a channel's options (as stored), restarting its detach-after timer. */
   set(channel: string, state: DetachState): void {
     const key = ircLower(channel);

@@ -1017,6 +1017,27 @@ export class Relay implements Outlet {
 
   start(): void {
     this.#stopped = false;
+    this.#readDetaching();
+    this.#untap.push(this.bus.tap((userId, c) => {
+      if (c.event === "detach_missed") return this.#detachMissed();
+      if (c.event !== "detach") return;
+      const hub = this.#hubs.get(key(userId, c.connection_id));
+      if (!hub) this.#detachedWithoutHub(userId, c.connection_id);
+      else if (c.toggled) hub.toggleDetached(c.channel, c.state);
+      else hub.detached.set(c.channel, c.state);
+    }, ["detach", "detach_missed"]));
+    this.#untap.push(this.bus.tap(
+      (userId, ev) => {
+        if (ev.event !== "message") return;
+        this.#hubs.get(key(userId, ev.connection_id))?.stored(ev);
+      },
+      ["message"],
+      (userId) => this.#clients.has(userId),
+    ));
+  }
+
+  /** Notes the connections with a channel detached or set to detach itself (each gets a hub). */
+  #readDetaching(): void {
     this.store?.conversations.withDetachment().then(
       (list) => {
         for (const c of list) this.#detaching.add(key(c.userId, c.connectionId));
@@ -1026,21 +1047,38 @@ export class Relay implements Outlet {
           error: String(err),
         }),
     );
-    this.#untap.push(this.bus.tap((userId, c) => {
-      if (c.event !== "detach") return;
-      const hub = this.#hubs.get(key(userId, c.connection_id));
-      if (!hub) this.#detachedWithoutHub(userId, c.connection_id);
-      else if (c.toggled) hub.toggleDetached(c.channel, c.state);
-      else hub.detached.set(c.channel, c.state);
-    }, ["detach"]));
-    this.#untap.push(this.bus.tap(
-      (userId, ev) => {
-        if (ev.event !== "message") return;
-        this.#hubs.get(key(userId, ev.connection_id))?.stored(ev);
-      },
-      ["message"],
-      (userId) => this.#clients.has(userId),
-    ));
+  }
+
+  /**
+   * Detachment changes may have been missed (told by another node while this one was not
+   * listening): every hub reads its channels' detachment again, its clients getting the PART or
+   * the JOIN burst of each channel whose detachment changed; connections without a hub are noted
+   * again as at the start.
+   */
+  #detachMissed(): void {
+    const store = this.store;
+    if (!store || this.#stopped) return;
+    this.#readDetaching();
+    for (const hub of this.#hubs.values()) {
+      const { userId, connectionId } = hub;
+      (async () => {
+        const record = await store.connections.get(userId, connectionId);
+        if (!record || this.#hubs.get(key(userId, connectionId)) !== hub) return;
+        for (const c of await store.conversations.listForConnection(record.id, { unread: false })) {
+          const d = c.detach;
+          if (d.detached !== hub.detached.isDetached(c.name)) hub.toggleDetached(c.name, d);
+          else if (d.detached || d.detachAfter > 0 || hub.detached.has(c.name)) {
+            hub.detached.set(c.name, d);
+          }
+        }
+      })().catch((err) =>
+        log.warn("bouncer: detached channels not read again; they change at the next change", {
+          uid: userId,
+          connection: connectionId,
+          error: String(err),
+        })
+      );
+    }
   }
 
   /**

@@ -3,7 +3,9 @@
  * node (the API, the web client, BouncerServ, an IRC client's PART, a detach-after running out)
  * is told to the bus of every node, so that the relay of the node that runs the connection acts
  * on it: its IRC clients get the PART or the JOIN burst, its detach-after timer the new options.
- * As `bus.tell` there: taps only, no socket.
+ * As `bus.tell` there: taps only, no socket. Each time the node listens (at first, and again after
+ * its database session was lost, when what was told meanwhile reached nobody) its bus is told
+ * `detach_missed`, and the hubs read their channels' detachment from the store again.
  */
 import type { EventBus } from "../lib/bus.ts";
 import { log } from "../lib/log.ts";
@@ -41,16 +43,20 @@ export function shareDetach(
     );
   }, ["detach"]);
   return async () => {
-    const unlisten = await channel.listen(CHANNEL, (m) => {
-      const msg = m as DetachMessage;
-      if (msg.from === node) return;
-      fromElsewhere = true;
-      try {
-        bus.tell(msg.user, msg.ev);
-      } finally {
-        fromElsewhere = false;
-      }
-    });
+    const unlisten = await channel.listen(
+      CHANNEL,
+      (m) => {
+        const msg = m as DetachMessage;
+        if (msg.from === node) return;
+        fromElsewhere = true;
+        try {
+          bus.tell(msg.user, msg.ev);
+        } finally {
+          fromElsewhere = false;
+        }
+      },
+      () => bus.tell(0, { event: "detach_missed" }),
+    );
     return async () => {
       untap();
       await unlisten();

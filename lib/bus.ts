@@ -1,6 +1,7 @@
 /** The in-process event bus: IRC and the store publish per-user events, `/events` sockets listen. */
 import type {
   DetachEvent,
+  DetachMissedEvent,
   EventKind,
   ListenersEvent,
   PushedEvent,
@@ -117,7 +118,7 @@ export class EventBus {
   }
 
   /** An event for the taps alone, which no socket is sent. */
-  tell(userId: number, ev: DetachEvent): void {
+  tell(userId: number, ev: DetachEvent | DetachMissedEvent): void {
     this.#toTaps(userId, ev);
   }
 

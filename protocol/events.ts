@@ -516,8 +516,17 @@ export interface DetachEvent {
   toggled: boolean;
 }
 
+/**
+ * Seen only by bus taps, told for user 0 (every user): detachment changes may have been missed
+ * here (this node listened again after losing its database session, and what the other nodes told
+ * meanwhile reached nobody); the bouncer's hubs read them from the store again.
+ */
+export interface DetachMissedEvent {
+  event: "detach_missed";
+}
+
 /** Everything a bus tap sees. */
-export type TapEvent = PushedEvent | ListenersEvent | DetachEvent;
+export type TapEvent = PushedEvent | ListenersEvent | DetachEvent | DetachMissedEvent;
 
 /** The kind of a bus event (its `event`). */
 export type EventKind = TapEvent["event"];

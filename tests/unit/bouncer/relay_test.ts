@@ -265,3 +265,45 @@ Deno.test("relay: a detachment change makes a hub only where the connection runs
     }
   });
 });
+
+Deno.test("relay: detachment changes missed here are read again from the store", async () => {
+  await withStore(async (store) => {
+    const { user, record } = await aliceRecord(store);
+    const det = await store.conversations.ensure(record.id, "#det", "#det");
+    const back = await store.conversations.ensure(record.id, "#back", "#back");
+    await store.conversations.setDetach(back.id, { detached: true });
+    const conn = connection(record.id, { userId: user.id, connectionId: record.connectionId });
+    const bus = new EventBus();
+    const relay = new Relay(bus, store);
+    relay.bind(() => conn);
+    relay.start();
+    try {
+      line(relay, conn, ":srv 001 alice :Welcome");
+      const hub = relay.hub(user.id, record.connectionId, record.id);
+      await hub.loaded;
+      const seen: string[] = [];
+      hub.attach({
+        caps: new Caps(),
+        write: (l) => void seen.push(l),
+        quit() {},
+        channelBurst: (channel) => Promise.resolve([`JOIN ${channel}`]),
+      });
+      // Another node stored these while this one was not listening: no detach event came.
+      await store.conversations.setDetach(det.id, { detached: true });
+      await store.conversations.setDetach(back.id, { detached: false });
+      assert(!hub.detached.isDetached("#det") && hub.detached.isDetached("#back"));
+      bus.tell(0, { event: "detach_missed" });
+      await poll(
+        "both read again",
+        () => hub.detached.isDetached("#det") && !hub.detached.isDetached("#back"),
+      );
+      await poll("the client told", () => seen.length === 2);
+      assertEquals(
+        seen.map((l) => parseMessage(l)!).map((m) => [m.command, m.params[0]]).sort(),
+        [["JOIN", "#back"], ["PART", "#det"]],
+      );
+    } finally {
+      relay.stop();
+    }
+  });
+});

@@ -1,8 +1,10 @@
 /**
  * Detachment changes across nodes (cluster/detach.ts) on a real PostgreSQL: a change told on one
- * node's bus reaches every other node's taps once, is not sent back, and reaches no socket there.
+ * node's bus reaches every other node's taps once, is not sent back, and reaches no socket there;
+ * a node that listens again after losing its session is told it may have missed some.
  */
 import { assertEquals } from "../../support/assert.ts";
+import postgres from "postgres";
 import { poll } from "../../support/poll.ts";
 import { startPostgres } from "../../support/postgres.ts";
 import { openPgStore } from "../../../store/pg/mod.ts";
@@ -56,6 +58,33 @@ Deno.test("detach changes: told on one node, heard once by every node's taps", a
     assertEquals(stranger.heard, [], "a node of another secret reads none");
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
+    await store.close();
+    await pg.close();
+  }
+});
+
+Deno.test("detach changes: listening again after the session was lost, the node reads again", async () => {
+  const pg = await startPostgres();
+  const store = await openPgStore(pg.url);
+  const bus = new EventBus();
+  let missed = 0;
+  bus.tap(() => void missed++, ["detach_missed"]);
+  const stop = await shareDetach(new PgChannel(store.sql, SECRET), "node-a", bus)();
+  try {
+    assertEquals(missed, 1, "at the first listen: nothing was heard before it");
+    // The session holding the LISTENs ends, as at a restart of PostgreSQL: what another node
+    // tells until the client listens again reaches nobody.
+    const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+    try {
+      const [{ pid }] = await admin`SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND query ~* '^(un)?listen '`;
+      await admin`SELECT pg_terminate_backend(${pid})`;
+    } finally {
+      await admin.end();
+    }
+    await poll("told again once listening again", () => missed === 2);
+  } finally {
+    await stop().catch(() => {});
     await store.close();
     await pg.close();
   }
