@@ -48,6 +48,16 @@ export const MAX_BUFFERED = 4 * 1024 * 1024;
  */
 export const MAX_ANSWERING = 50;
 
+/**
+ * Open `/events` sockets one user may have (over every node): far more than tabs and devices, few
+ * enough that a script opening sockets in a loop cannot make every event of the user's fan out to
+ * thousands. Past it a new socket is closed with 1013 before its handshake, and the web client
+ * tries again later, as after a restart.
+ *
+ * @internal test seam
+ */
+export const MAX_SOCKETS_PER_USER = 100;
+
 /** A request as it arrives: a JSON object, its fields not yet checked. */
 type Request = Record<string, unknown>;
 
@@ -232,6 +242,11 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
           if (refusal || !user) {
             send(ws, { event: "handshake", errors: [{ message: refusal ?? "", path: "/" }] });
             ws.close(POLICY_VIOLATION, refusal);
+            return;
+          }
+          if (deps.bus.listenerCount(user.id) >= MAX_SOCKETS_PER_USER) {
+            log.info("events socket refused: too many open", { uid: user.id });
+            ws.close(TRY_AGAIN_LATER, "Too many open sockets: close some tabs.");
             return;
           }
           send(ws, { event: "handshake", uid: String(user.id) });

@@ -1,7 +1,8 @@
 /**
- * One /events socket has a bounded number of requests being answered at once: past it a request
- * is refused at once with an error, and a ping still gets its pong. Sends that wait behind flood
- * control (production pacing, a real ngircd) hold the places.
+ * What one user may hold on /events: a bounded number of requests being answered at once on a
+ * socket (past it a request is refused at once with an error, and a ping still gets its pong;
+ * sends that wait behind flood control, production pacing and a real ngircd, hold the places), and
+ * a bounded number of open sockets (past it a new one is closed before its handshake).
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
@@ -10,7 +11,7 @@ import { EventSocket } from "../support/events.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
-import { MAX_ANSWERING } from "../../routes/events.ts";
+import { MAX_ANSWERING, MAX_SOCKETS_PER_USER, TRY_AGAIN_LATER } from "../../routes/events.ts";
 
 Deno.test("events: requests past the bound at once are refused; pings answered", async () => {
   const irc = await startIrcServer();
@@ -60,5 +61,40 @@ Deno.test("events: requests past the bound at once are refused; pings answered",
     await server.stop();
     await a.close();
     await irc.close();
+  }
+});
+
+Deno.test("events: past the bound of open sockets a new one is closed before its handshake", async () => {
+  const a = await startApp();
+  const server = await a.listen();
+  const sockets: EventSocket[] = [];
+  try {
+    const api = new ApiClient(`http://127.0.0.1:${server.port}`);
+    await api.register("tabs@example.com");
+    for (let i = 0; i < MAX_SOCKETS_PER_USER; i++) sockets.push(await EventSocket.open(api));
+    await Promise.all(sockets.map((s) => s.waitFor((e) => e.event === "handshake" && !e.errors)));
+    const extra = await EventSocket.open(api);
+    sockets.push(extra);
+    let done: CloseEvent | undefined;
+    extra.closed.then((c) => done = c);
+    const closed = await poll("the socket past the bound closed", () => done, 10_000);
+    sockets.pop();
+    assertEquals([closed.code, closed.reason], [
+      TRY_AGAIN_LATER,
+      "Too many open sockets: close some tabs.",
+    ]);
+    assertEquals(extra.events, [], "no handshake: the web client tries again later");
+    // Once one closes, a new one is let in.
+    const uid = (await a.deps.store.users.byEmail("tabs@example.com"))!.id;
+    sockets.shift()!.ws.close();
+    await poll("a place free", () => a.deps.bus.listenerCount(uid) < MAX_SOCKETS_PER_USER);
+    const next = await EventSocket.open(api);
+    sockets.push(next);
+    await next.waitFor((e) => e.event === "handshake" && !e.errors);
+  } finally {
+    for (const s of sockets) s.ws.close();
+    await Promise.all(sockets.map((s) => s.closed));
+    await server.stop();
+    await a.close();
   }
 });
