@@ -58,6 +58,18 @@ export const MAX_ANSWERING = 50;
  */
 export const MAX_SOCKETS_PER_USER = 100;
 
+/**
+ * The longest frame read, in characters: a typed message with room to spare (longer text is sent
+ * as a file). The runtime still takes a frame of up to 64 MiB before Parley sees it; a longer one
+ * than this is not parsed (which would hold it several times over), and its socket is closed with
+ * 1009 (message too big).
+ *
+ * @internal test seam
+ */
+export const MAX_FRAME_CHARS = 1024 * 1024;
+/** Close code for a frame longer than MAX_FRAME_CHARS. */
+const MESSAGE_TOO_BIG = 1009;
+
 /** A request as it arrives: a JSON object, its fields not yet checked. */
 type Request = Record<string, unknown>;
 
@@ -272,6 +284,18 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
         },
         async onMessage(ev, ws) {
           if (!user || refusal) return;
+          const size = typeof ev.data === "string"
+            ? ev.data.length
+            : ev.data instanceof Blob
+            ? ev.data.size
+            : ev.data.byteLength;
+          if (size > MAX_FRAME_CHARS) {
+            const message = "A frame is at most 1 MiB: send long text as a file.";
+            send(ws, { event: "error", errors: [{ message, path: "/" }] });
+            stop();
+            ws.close(MESSAGE_TOO_BIG, "Frame too large.");
+            return;
+          }
           let req: Request | undefined;
           try {
             req = FrameObject.parse(JSON.parse(String(ev.data)));

@@ -1,8 +1,9 @@
 /**
  * What one user may hold on /events: a bounded number of requests being answered at once on a
  * socket (past it a request is refused at once with an error, and a ping still gets its pong;
- * sends that wait behind flood control, production pacing and a real ngircd, hold the places), and
- * a bounded number of open sockets (past it a new one is closed before its handshake).
+ * sends that wait behind flood control, production pacing and a real ngircd, hold the places), a
+ * bounded number of open sockets (past it a new one is closed before its handshake), and frames of
+ * a bounded length (a longer one is not read; its socket is closed).
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
@@ -11,7 +12,12 @@ import { EventSocket } from "../support/events.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
-import { MAX_ANSWERING, MAX_SOCKETS_PER_USER, TRY_AGAIN_LATER } from "../../routes/events.ts";
+import {
+  MAX_ANSWERING,
+  MAX_FRAME_CHARS,
+  MAX_SOCKETS_PER_USER,
+  TRY_AGAIN_LATER,
+} from "../../routes/events.ts";
 
 Deno.test("events: requests past the bound at once are refused; pings answered", async () => {
   const irc = await startIrcServer();
@@ -94,6 +100,36 @@ Deno.test("events: past the bound of open sockets a new one is closed before its
   } finally {
     for (const s of sockets) s.ws.close();
     await Promise.all(sockets.map((s) => s.closed));
+    await server.stop();
+    await a.close();
+  }
+});
+
+Deno.test("events: a frame over the bound is not read, and its socket is closed with 1009", async () => {
+  const a = await startApp();
+  const server = await a.listen();
+  try {
+    const api = new ApiClient(`http://127.0.0.1:${server.port}`);
+    await api.register("paste@example.com");
+    const socket = await EventSocket.open(api);
+    await socket.waitFor((e) => e.event === "handshake" && !e.errors);
+    // Just under the bound: read and answered.
+    const frame = (pad: number) =>
+      JSON.stringify({ method: "ping", id: `p${pad}`, pad: "x".repeat(pad) });
+    const under = frame(MAX_FRAME_CHARS - 100);
+    assert(under.length <= MAX_FRAME_CHARS);
+    socket.ws.send(under);
+    assertEquals((await socket.waitFor((e) => e.id === `p${MAX_FRAME_CHARS - 100}`)).event, "pong");
+    socket.ws.send(frame(MAX_FRAME_CHARS));
+    let done: CloseEvent | undefined;
+    socket.closed.then((c) => done = c);
+    const closed = await poll("closed", () => done, 10_000);
+    assertEquals(closed.code, 1009);
+    assertEquals(socket.events.at(-1), {
+      event: "error",
+      errors: [{ message: "A frame is at most 1 MiB: send long text as a file.", path: "/" }],
+    });
+  } finally {
     await server.stop();
     await a.close();
   }
