@@ -20,7 +20,7 @@ import type { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { freePort } from "../support/ports.ts";
 import { poll } from "../support/poll.ts";
-import { startPostgres } from "../support/postgres.ts";
+import { endListening, startPostgres } from "../support/postgres.ts";
 import { startServer, type TestServer } from "../support/server.ts";
 import postgres from "postgres";
 
@@ -312,9 +312,7 @@ Deno.test("bouncer on PostgreSQL: a revocation sent while a node was not listeni
     await alive(client, "nothing heard");
     // The session holding the LISTENs ends, as at a restart of PostgreSQL; listening again, the
     // node checks every session against the database.
-    const [{ pid }] = await sql`SELECT pid FROM pg_stat_activity
-      WHERE datname = current_database() AND query ILIKE 'listen%'`;
-    await sql`SELECT pg_terminate_backend(${pid})`;
+    await endListening(sql);
     assert((await ended(client, why)).includes("no longer valid"));
   } finally {
     client?.close();

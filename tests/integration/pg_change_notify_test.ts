@@ -6,7 +6,7 @@
 import postgres from "postgres";
 import { assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
-import { startPostgres } from "../support/postgres.ts";
+import { endListening, startPostgres } from "../support/postgres.ts";
 import { openPgStore } from "../../store/pg/mod.ts";
 import { USERS_CHANGED } from "../../store/pg/tables.ts";
 import { idleConnection } from "../support/backends.ts";
@@ -99,9 +99,7 @@ Deno.test("a node's listening session lost and back: its caches reload (what was
     const seen = [store.users.generation, store.conversations.generation, store.ignores.generation];
     // The session that holds the LISTENs ends, as at a restart of PostgreSQL; whatever was told
     // until the client listens again reached nobody.
-    const [{ pid }] = await admin`SELECT pid FROM pg_stat_activity
-      WHERE datname = current_database() AND query ILIKE 'listen%'`;
-    await admin`SELECT pg_terminate_backend(${pid})`;
+    const pid = await endListening(admin);
     await poll(
       "listening again",
       async () =>

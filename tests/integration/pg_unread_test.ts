@@ -8,7 +8,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
-import { startPostgres } from "../support/postgres.ts";
+import { endListening, startPostgres } from "../support/postgres.ts";
 import { idleConnection } from "../support/backends.ts";
 import { openPgStore, type PgStore } from "../../store/pg/mod.ts";
 import postgres from "postgres";
@@ -182,9 +182,7 @@ Deno.test("PostgreSQL: a count set while a node was not listening is read when i
     // Marked as read on another node while this one's listening session was down: its word
     // reached nobody; only the stored count says it.
     await admin`UPDATE conversations SET unread = 0 WHERE id = ${c.conversation}`;
-    const [{ pid }] = await admin`SELECT pid FROM pg_stat_activity
-      WHERE datname = current_database() AND query ~* '^(un)?listen '`;
-    await admin`SELECT pg_terminate_backend(${pid})`;
+    const pid = await endListening(admin);
     await poll(
       "listening again",
       async () =>

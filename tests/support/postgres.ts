@@ -215,3 +215,20 @@ export async function seedChannel(sql: Sql, tag: string) {
     (connection, conversation_id) VALUES (${connection}, ${`#${tag}`}) RETURNING id`;
   return { userId: userId as number, conversation: conversation as number };
 }
+
+/**
+ * Ends the session that holds the LISTENs of the database (the first found), as a restart of
+ * PostgreSQL would: what is told until the client listens again by itself reaches nobody. Through
+ * `db`, or a connection of its own to it when given a URL; returns the ended session's pid.
+ */
+export async function endListening(db: Sql | string): Promise<number> {
+  const sql = typeof db === "string" ? postgres(db, { max: 1, onnotice: () => {} }) : db;
+  try {
+    const [{ pid }] = await sql<{ pid: number }[]>`SELECT pid FROM pg_stat_activity
+      WHERE datname = current_database() AND query ~* '^(un)?listen '`;
+    await sql`SELECT pg_terminate_backend(${pid})`;
+    return pid;
+  } finally {
+    if (typeof db === "string") await sql.end();
+  }
+}

@@ -4,9 +4,8 @@
  * a node that listens again after losing its session is told it may have missed some.
  */
 import { assertEquals } from "../../support/assert.ts";
-import postgres from "postgres";
 import { poll } from "../../support/poll.ts";
-import { startPostgres } from "../../support/postgres.ts";
+import { endListening, startPostgres } from "../../support/postgres.ts";
 import { openPgStore } from "../../../store/pg/mod.ts";
 import { PgChannel } from "../../../cluster/channel.ts";
 import { shareDetach } from "../../../cluster/detach.ts";
@@ -74,14 +73,7 @@ Deno.test("detach changes: listening again after the session was lost, the node 
     assertEquals(missed, 1, "at the first listen: nothing was heard before it");
     // The session holding the LISTENs ends, as at a restart of PostgreSQL: what another node
     // tells until the client listens again reaches nobody.
-    const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
-    try {
-      const [{ pid }] = await admin`SELECT pid FROM pg_stat_activity
-        WHERE datname = current_database() AND query ~* '^(un)?listen '`;
-      await admin`SELECT pg_terminate_backend(${pid})`;
-    } finally {
-      await admin.end();
-    }
+    await endListening(pg.url);
     await poll("told again once listening again", () => missed === 2);
   } finally {
     await stop().catch(() => {});

@@ -7,7 +7,7 @@
 import postgres from "postgres";
 import { assertEquals } from "../../support/assert.ts";
 import { poll } from "../../support/poll.ts";
-import { startPostgres } from "../../support/postgres.ts";
+import { endListening, startPostgres } from "../../support/postgres.ts";
 import { openPgStore } from "../../../store/pg/mod.ts";
 import { PgChannel } from "../../../cluster/channel.ts";
 import { revokeEverywhere, shareRevocations } from "../../../cluster/revocations.ts";
@@ -74,14 +74,7 @@ Deno.test("revocations: shared between nodes, and counted for a command", async 
       a.revocations.onMissed(() => checks++);
       // The session holding the LISTENs ends, as at a restart of PostgreSQL: a revocation sent
       // until the client listens again reaches nobody.
-      const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
-      try {
-        const [{ pid }] = await admin`SELECT pid FROM pg_stat_activity
-          WHERE datname = current_database() AND query ~* '^(un)?listen '`;
-        await admin`SELECT pg_terminate_backend(${pid})`;
-      } finally {
-        await admin.end();
-      }
+      await endListening(pg.url);
       await poll("node a told to check its sessions again", () => checks > 0);
     });
   } finally {
