@@ -6,12 +6,12 @@
 import { Hono } from "hono";
 import { bind } from "../http/bind.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
-import { notFound } from "../http/errors.ts";
+import { badRequest, notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { API, bodyOf } from "../protocol/contract/mod.ts";
 import { newAppToken } from "../lib/app_token.ts";
-import type { AppTokenRecord } from "../store/app_tokens.ts";
+import { type AppTokenRecord, MAX_APP_TOKENS } from "../store/app_tokens.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -38,6 +38,12 @@ export function appTokenRoutes(deps: AppDeps): Hono<AppEnv> {
     const body = await jsonBody(c, bodyOf("createAppToken"), { required: true });
     const { token, hash } = await newAppToken();
     const made = await store.appTokens.create(currentUser(c).id, body.name, hash);
+    if (!made) {
+      throw badRequest(
+        `At most ${MAX_APP_TOKENS} app tokens: revoke one no longer used.`,
+        "/body/name",
+      );
+    }
     return c.json({ ...tokenJson(made), token }, 201);
   });
 

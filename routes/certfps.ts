@@ -6,11 +6,11 @@
 import { Hono } from "hono";
 import { bind } from "../http/bind.ts";
 import type { AppDeps, AppEnv } from "../http/env.ts";
-import { ApiError, notFound } from "../http/errors.ts";
+import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
 import { API, bodyOf } from "../protocol/contract/mod.ts";
-import type { CertfpRecord } from "../store/certfp.ts";
+import { type CertfpRecord, MAX_CERTFPS } from "../store/certfp.ts";
 import { runService } from "../bouncer/service/mod.ts";
 
 const certfpJson = (c: CertfpRecord) => ({
@@ -31,8 +31,15 @@ export function certfpRoutes(deps: AppDeps): Hono<AppEnv> {
   bind(app, "addCertfp", requireUser, async (c) => {
     const { fingerprint } = await jsonBody(c, bodyOf("addCertfp"), { required: true });
     const userId = currentUser(c).id;
-    if (!(await store.certfp.add(userId, fingerprint))) {
+    const added = await store.certfp.add(userId, fingerprint);
+    if (added === "exists") {
       throw new ApiError(409, "That certificate is registered already.", "/body/fingerprint");
+    }
+    if (added === "full") {
+      throw badRequest(
+        `At most ${MAX_CERTFPS} certificates: remove one no longer used.`,
+        "/body/fingerprint",
+      );
     }
     const made = (await store.certfp.list(userId)).find((x) => x.fingerprint === fingerprint)!;
     return c.json(certfpJson(made), 201);

@@ -14,9 +14,13 @@ export interface AppTokenRecord {
   lastUsed: number;
 }
 
+/** Most tokens one user keeps: one per IRC client, with room to spare. */
+export const MAX_APP_TOKENS = 100;
+
 /** Storage of app tokens. */
 export interface AppTokenStore {
-  create(userId: number, name: string, hash: string): Promise<AppTokenRecord>;
+  /** Makes a token; undefined when the user has MAX_APP_TOKENS already. */
+  create(userId: number, name: string, hash: string): Promise<AppTokenRecord | undefined>;
   /** A user's tokens, the newest first. */
   list(userId: number): Promise<AppTokenRecord[]>;
   /** The id of the user's token with this hash, when there is one. */

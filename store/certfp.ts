@@ -13,10 +13,16 @@ export interface CertfpRecord {
   created: number;
 }
 
+/** Most certificates one user registers: one per device, with room to spare. */
+export const MAX_CERTFPS = 50;
+
 /** Storage of registered certificate fingerprints. */
 export interface CertfpStore {
-  /** Registers a fingerprint for the user; false when it is registered already (to anyone). */
-  add(userId: number, fingerprint: string): Promise<boolean>;
+  /**
+   * Registers a fingerprint for the user: "added", "exists" when it is registered already (to
+   * anyone), "full" when the user has MAX_CERTFPS.
+   */
+  add(userId: number, fingerprint: string): Promise<"added" | "exists" | "full">;
   /** The user's fingerprints, oldest first. */
   list(userId: number): Promise<CertfpRecord[]>;
   /** Removes one of the user's; false when the user has no such fingerprint. */

@@ -5,6 +5,7 @@
  * user logs in to Parley's listener with (SASL EXTERNAL), known by their SHA-256 fingerprints.
  */
 import { createHash } from "node:crypto";
+import { MAX_CERTFPS } from "../../store/certfp.ts";
 import { clientCertificate } from "../../irc/certificate.ts";
 import { invalid } from "../../lib/errors.ts";
 import { fingerprint, pemBytes, selfSigned } from "../../lib/self_signed.ts";
@@ -76,8 +77,10 @@ register(
         );
       }
       const fp = args.length ? normalFingerprint(args[0]) : call.certificate!;
-      if (!(await call.deps.store.certfp.add(call.user.id, fp))) {
-        return [t("That certificate is registered already.")];
+      const added = await call.deps.store.certfp.add(call.user.id, fp);
+      if (added === "exists") return [t("That certificate is registered already.")];
+      if (added === "full") {
+        return [t("At most {max} certificates: remove one no longer used.", { max: MAX_CERTFPS })];
       }
       return [t("Added: a client with this certificate may log in as you with SASL EXTERNAL.")];
     },

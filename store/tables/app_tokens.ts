@@ -1,5 +1,5 @@
 /** App tokens, on either backend (store/app_tokens.ts has the interface). */
-import type { AppTokenRecord, AppTokenStore } from "../app_tokens.ts";
+import { type AppTokenRecord, type AppTokenStore, MAX_APP_TOKENS } from "../app_tokens.ts";
 import type { TableDb } from "./db.ts";
 
 const COLUMNS = ["id", "user_id", "name", "created", "last_used"] as const;
@@ -17,18 +17,27 @@ export function appTokenStore(db: TableDb): AppTokenStore {
     lastUsed: r.last_used,
   });
   return {
-    create: async (userId, name, hash) =>
-      toAppToken(
-        (await db.first(
-          q.insertInto("app_tokens").values({
-            user_id: userId,
-            name,
-            token_hash: hash,
-            created: Date.now(),
-            last_used: 0,
-          }).returning(COLUMNS),
-        ))!,
-      ),
+    create: (userId, name, hash) =>
+      db.transaction(async (tx) => {
+        // The user's row lock orders concurrent makes of one user, so the count holds.
+        await tx.lockUser(userId);
+        const [{ n }] = await tx.all(
+          q.selectFrom("app_tokens").select((e) => e.fn.countAll<number>().as("n"))
+            .where("user_id", "=", userId),
+        );
+        if (Number(n) >= MAX_APP_TOKENS) return undefined;
+        return toAppToken(
+          (await tx.first(
+            q.insertInto("app_tokens").values({
+              user_id: userId,
+              name,
+              token_hash: hash,
+              created: Date.now(),
+              last_used: 0,
+            }).returning(COLUMNS),
+          ))!,
+        );
+      }),
     list: async (userId) =>
       (await db.all(
         q.selectFrom("app_tokens").select(COLUMNS).where("user_id", "=", userId)

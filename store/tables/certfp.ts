@@ -1,16 +1,31 @@
 /** Registered certificate fingerprints, on either backend (store/certfp.ts has the interface). */
-import type { CertfpStore } from "../certfp.ts";
+import { type CertfpStore, MAX_CERTFPS } from "../certfp.ts";
 import type { TableDb } from "./db.ts";
 
 /** The CertfpStore over a backend's executor. */
 export function certfpStore(db: TableDb): CertfpStore {
   const { q } = db;
   return {
-    add: async (userId, fp) =>
-      await db.run(
-        q.insertInto("certfps").values({ fingerprint: fp, user_id: userId, created: Date.now() })
-          .onConflict((c) => c.doNothing()),
-      ) > 0,
+    add: (userId, fp) =>
+      db.transaction(async (tx) => {
+        // The user's row lock orders concurrent adds of one user, so the count holds.
+        await tx.lockUser(userId);
+        const [{ n }] = await tx.all(
+          q.selectFrom("certfps").select((e) => e.fn.countAll<number>().as("n"))
+            .where("user_id", "=", userId),
+        );
+        if (Number(n) >= MAX_CERTFPS) {
+          const taken = await tx.first(
+            q.selectFrom("certfps").select("user_id").where("fingerprint", "=", fp),
+          );
+          return taken ? "exists" : "full";
+        }
+        const added = await tx.run(
+          q.insertInto("certfps").values({ fingerprint: fp, user_id: userId, created: Date.now() })
+            .onConflict((c) => c.doNothing()),
+        );
+        return added > 0 ? "added" : "exists";
+      }),
     list: async (userId) =>
       (await db.all(
         q.selectFrom("certfps").select(["user_id", "fingerprint", "created"])

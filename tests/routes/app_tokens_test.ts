@@ -7,6 +7,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
 import { adminAndUser } from "../support/api.ts";
 import { authenticate } from "../../bouncer/auth.ts";
+import { MAX_APP_TOKENS } from "../../store/app_tokens.ts";
 
 Deno.test("app tokens: make, list, log in with, revoke", async () => {
   const a = await startApp();
@@ -60,6 +61,16 @@ Deno.test("app tokens: make, list, log in with, revoke", async () => {
     );
     const anonymous = await a.client().get("/api/tokens");
     assertEquals(anonymous.status, 401);
+
+    // Bounded per user: past the bound, the API's error body.
+    for (let i = 0; i < MAX_APP_TOKENS; i++) {
+      assertEquals((await bob.post("/api/tokens", { name: `t${i}` })).status, 201);
+    }
+    const full = await bob.post("/api/tokens", { name: "one more" });
+    assertEquals([full.status, full.body.errors], [400, [{
+      message: `At most ${MAX_APP_TOKENS} app tokens: revoke one no longer used.`,
+      path: "/body/name",
+    }]]);
   } finally {
     await a.close();
   }

@@ -6,6 +6,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
 import { adminAndUser } from "../support/api.ts";
+import { MAX_CERTFPS } from "../../store/certfp.ts";
 
 const FP = "0123456789abcdef".repeat(4);
 
@@ -32,6 +33,17 @@ Deno.test("certfps: add, list, one owner each, remove", async () => {
     assertEquals((await admin.delete(`/api/certfps/${FP}`)).status, 200);
     assertEquals((await admin.get("/api/certfps")).body.certfps, []);
     assertEquals((await admin.delete("/api/certfps/nope")).status, 400);
+
+    // Bounded per user: past the bound, the API's error body.
+    const fp = (i: number) => (i + 1).toString(16).padStart(64, "0");
+    for (let i = 0; i < MAX_CERTFPS; i++) {
+      assertEquals((await bob.post("/api/certfps", { fingerprint: fp(i) })).status, 201);
+    }
+    const full = await bob.post("/api/certfps", { fingerprint: fp(MAX_CERTFPS) });
+    assertEquals([full.status, full.body.errors], [400, [{
+      message: `At most ${MAX_CERTFPS} certificates: remove one no longer used.`,
+      path: "/body/fingerprint",
+    }]]);
   } finally {
     await a.close();
   }

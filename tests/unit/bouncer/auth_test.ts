@@ -109,7 +109,7 @@ Deno.test("auth: an app token logs in as a token, and its use is recorded", asyn
   await withStore(async (store) => {
     const { user, deps } = await setup(store);
     const { token, hash } = await newAppToken();
-    const made = await store.appTokens.create(user.id, "phone", hash);
+    const made = (await store.appTokens.create(user.id, "phone", hash))!;
     const r = await authenticate(deps, "jane@example.com/irc-test", token, ADDRESS) as Login;
     assertEquals(r.credential, { kind: "token", id: made.id });
     const [listed] = await store.appTokens.list(user.id);

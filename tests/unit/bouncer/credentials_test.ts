@@ -62,7 +62,7 @@ Deno.test("credentials: a password's generation follows its hash, and is not the
 Deno.test("credentials: whether a credential still holds, as the store is now", async () => {
   await withStore(async (store) => {
     const user = await store.users.create("jane@example.com", "hash-1", []);
-    const token = await store.appTokens.create(user.id, "phone", "tokenhash");
+    const token = (await store.appTokens.create(user.id, "phone", "tokenhash"))!;
     const byToken: Credential = { kind: "token", id: token.id };
     const byPassword: Credential = {
       kind: "password",

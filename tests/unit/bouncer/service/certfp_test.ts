@@ -5,6 +5,7 @@
 import { assert, assertEquals } from "../../../support/assert.ts";
 import { withStore } from "../fakes.ts";
 import { service } from "./service.ts";
+import { MAX_CERTFPS } from "../../../../store/certfp.ts";
 
 const FP = "0123456789abcdef".repeat(4);
 
@@ -43,6 +44,14 @@ Deno.test("bouncerserv certfp add, list, remove; wrong fingerprints", async () =
     assertEquals(revoked, [{ userId: jane.id, kind: "certificate", fingerprint: FP }]);
     assertEquals(await store.certfp.owner(FP), undefined);
     assertEquals((await run("certfp remove"))[0], "Give the certificate's SHA-256 fingerprint.");
+    // Bounded per user.
+    const fp = (i: number) => (i + 1).toString(16).padStart(64, "0");
+    for (let i = (await store.certfp.list(jane.id)).length; i < MAX_CERTFPS; i++) {
+      assertEquals((await run(`certfp add ${fp(i)}`))[0].startsWith("Added"), true);
+    }
+    assertEquals(await run(`certfp add ${fp(MAX_CERTFPS)}`), [
+      `At most ${MAX_CERTFPS} certificates: remove one no longer used.`,
+    ]);
   });
 });
 
