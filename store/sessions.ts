@@ -23,9 +23,19 @@ interface SessionInfo {
   address: string;
 }
 
+/**
+ * Most sessions one user keeps: far more than devices, few enough that logging in from a script in
+ * a loop does not fill the table and the account page's list. Past it, a new session ends the one
+ * used longest ago.
+ */
+export const MAX_SESSIONS_PER_USER = 100;
+
 /** Storage of sessions. */
 export interface SessionStore {
-  /** `passwordAt`: when the user gave their password to open it (0: they did not). */
+  /**
+   * `passwordAt`: when the user gave their password to open it (0: they did not). The user's
+   * sessions past MAX_SESSIONS_PER_USER, those used longest ago, end.
+   */
   create(idHash: string, userId: number, expires: number, passwordAt?: number): Promise<void>;
   get(idHash: string): Promise<SessionRecord | undefined>;
   /** Extends the expiry; the time of use is recorded with it. */

@@ -1,7 +1,7 @@
 /** Login sessions, on either backend (store/sessions.ts has the interface). */
 import type { Expression } from "kysely";
 import { randomId } from "../../lib/crypto.ts";
-import type { SessionStore } from "../sessions.ts";
+import { MAX_SESSIONS_PER_USER, type SessionStore } from "../sessions.ts";
 import { prepared, type TableDb } from "./db.ts";
 
 /** The SessionStore over a backend's executor. */
@@ -29,6 +29,11 @@ export function sessionStore(db: TableDb): SessionStore {
           last_used: now,
           password_at: passwordAt,
         }),
+      );
+      const kept = q.selectFrom("sessions").select("id_hash").where("user_id", "=", userId)
+        .orderBy("last_used", "desc").orderBy("created", "desc").limit(MAX_SESSIONS_PER_USER);
+      await db.run(
+        q.deleteFrom("sessions").where("user_id", "=", userId).where("id_hash", "not in", kept),
       );
     },
     async get(idHash) {
