@@ -22,7 +22,7 @@ import { log } from "../lib/log.ts";
 import { authenticate } from "../bouncer/auth.ts";
 import { FILEHOST_PATH } from "../bouncer/filehost.ts";
 import { Spool, UploadTooLarge } from "../files/upload.ts";
-import { FileTooLargeError } from "../store/files.ts";
+import { FileQuotaError, FileTooLargeError } from "../store/files.ts";
 import { head, uploadName } from "./files.ts";
 
 /** The uploaded file's name from `Content-Disposition` (`filename*` first), else "upload". */
@@ -144,6 +144,7 @@ export function filehostRoutes(deps: AppDeps): Hono<AppEnv> {
       return c.json({ url }, 201);
     } catch (err) {
       if (err instanceof FileTooLargeError) return tooLarge();
+      if (err instanceof FileQuotaError) return fail(413, err.message, "/body");
       throw err;
     } finally {
       await spool.discard();

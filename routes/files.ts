@@ -9,7 +9,13 @@ import { queryParams } from "../http/validate.ts";
 import { API } from "../protocol/contract/mod.ts";
 import { formatMicros } from "../protocol/time.ts";
 import { extension, mediaType, servedAs } from "../lib/media_types.ts";
-import { type FileRecord, FileTooLargeError, fileUrl, UnknownCursorError } from "../store/files.ts";
+import {
+  FileQuotaError,
+  type FileRecord,
+  FileTooLargeError,
+  fileUrl,
+  UnknownCursorError,
+} from "../store/files.ts";
 import { readUploadForm, tooLarge } from "../files/upload.ts";
 
 /** The upload answer's entry for one file. */
@@ -92,6 +98,7 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
       return c.json({ files: [uploadedJson(deps, saved)] });
     } catch (err) {
       if (err instanceof FileTooLargeError) throw tooLarge(max);
+      if (err instanceof FileQuotaError) throw badRequest(err.message, "/file");
       throw err;
     } finally {
       await form.spool.discard();

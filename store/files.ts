@@ -58,6 +58,18 @@ export function fileUrl(baseUrl: URL, file: Pick<FileRecord, "userId" | "id">): 
 /** Thrown by `save` when the contents exceed the limit; nothing of them is left stored. */
 export class FileTooLargeError extends Error {}
 
+/**
+ * Thrown by `save` when the user's files would take more than the server's
+ * `max_file_bytes_per_user`; nothing of the new one is left stored.
+ */
+export class FileQuotaError extends Error {
+  constructor(readonly quota: number, readonly wouldTake: number) {
+    super(
+      `Your files may take at most ${quota} bytes, and this one would make ${wouldTake}: delete some first.`,
+    );
+  }
+}
+
 /** Thrown by `page` for a cursor that names no file of the user. */
 export class UnknownCursorError extends Error {}
 
@@ -66,7 +78,10 @@ export const FIRST_PAGE = "after";
 
 /** Storage of uploaded files. */
 export interface FileStore {
-  /** Streams `content` to storage (at most `maxBytes`) and records it; throws FileTooLargeError. */
+  /**
+   * Streams `content` to storage (at most `maxBytes`) and records it; throws FileTooLargeError,
+   * or FileQuotaError past the user's bound (a replaced file's old contents not counted).
+   */
   save(file: NewFile, content: ReadableStream<Uint8Array>, maxBytes: number): Promise<FileRecord>;
   /** A file by its id, whoever owns it (a random id; a chosen one may name several). */
   get(id: string): Promise<FileRecord | undefined>;

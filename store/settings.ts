@@ -19,6 +19,8 @@ export interface ServerSettings {
   new_user_connection: boolean;
   /** How long messages are kept (`365d`, `12w`, `1y`); "" or "0" keeps them all (protocol/retention.ts). */
   message_retention: string;
+  /** Most bytes of files one user keeps (uploads, pastes); 0: no bound. */
+  max_file_bytes_per_user: number;
 }
 
 /** The settings every server has until an admin changes them. */
@@ -36,6 +38,7 @@ export function defaultSettings(defaultConnection: string): ServerSettings {
     irc_allow_private: false,
     new_user_connection: true,
     message_retention: "",
+    max_file_bytes_per_user: 1_000_000_000,
   };
 }
 

@@ -5,7 +5,8 @@
  */
 import type { Config } from "../../config.ts";
 import type { Store } from "../../store/mod.ts";
-import { fileUrl } from "../../store/files.ts";
+import { FileQuotaError, fileUrl } from "../../store/files.ts";
+import { invalid } from "../../lib/errors.ts";
 import { hostId } from "../host_id.ts";
 
 /** Limits used when the host has no connection profile (the profile defaults). */
@@ -76,6 +77,9 @@ export async function pasteIfLong(
     { userId, name: "paste.txt", type: "text/plain", writeOnly: false },
     new Blob([text]).stream(),
     deps.config.maxUploadSize,
-  );
+  ).catch((err) => {
+    if (err instanceof FileQuotaError) throw invalid(err.message, "/body/message");
+    throw err;
+  });
   return pasteLine(text, fileUrl(deps.config.baseUrl, file));
 }

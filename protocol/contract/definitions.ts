@@ -227,6 +227,10 @@ export const ServerSettings = z.object({
   new_user_connection: z.boolean().meta({
     description: "Parley: whether every new user gets the default connection (else none).",
   }).optional(),
+  max_file_bytes_per_user: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).meta({
+    description:
+      "Parley: how many bytes of files (uploads and pastes) one user may keep; 0 for no bound.",
+  }).optional(),
   message_retention: z.string().trim().refine((v) => retentionDays(v) !== undefined, {
     error: RETENTION_ERROR,
   }).meta({

@@ -8,6 +8,7 @@ import { randomId } from "../../lib/crypto.ts";
 import { nowMicros } from "../../lib/time.ts";
 import {
   type FilePage,
+  FileQuotaError,
   type FileRecord,
   type FileStore,
   FIRST_PAGE,
@@ -67,7 +68,12 @@ function toRecord(r: FileRow): FileRecord {
 }
 
 /** The FileStore over a backend's executor and its contents. */
-export function fileStore(db: TableDb, contents: FileContents): FileStore {
+export function fileStore(
+  db: TableDb,
+  contents: FileContents,
+  /** The most bytes one user's files may take (0: no bound). */
+  quota: () => Promise<number>,
+): FileStore {
   const { q } = db;
   const ofUser = (userId: number, id: string) =>
     q.selectFrom("files").selectAll().where("user_id", "=", userId).where("file_id", "=", id);
@@ -95,11 +101,24 @@ export function fileStore(db: TableDb, contents: FileContents): FileStore {
         blob: written.blob,
       };
       try {
+        const most = await quota();
         return toRecord(
           await db.transaction(async (tx) => {
-            // Saves of one user's key take turns: each replaces what the one before it kept.
-            if (file.replace) await tx.lockUser(file.userId);
+            // Saves of one user take turns: each replaces what the one before it kept under a
+            // key, and each counts the others' sizes.
+            if (file.replace || most > 0) await tx.lockUser(file.userId);
             const previous = file.replace ? await tx.first(ofUser(file.userId, id)) : undefined;
+            if (most > 0) {
+              const [{ used }] = await tx.all(
+                q.selectFrom("files").select((e) =>
+                  e.fn.coalesce(e.fn.sum<number>("size"), e.lit(0)).as("used")
+                )
+                  .where("user_id", "=", file.userId)
+                  .where("seq", "<>", previous?.seq ?? -1),
+              );
+              const wouldTake = Number(used) + written.size;
+              if (wouldTake > most) throw new FileQuotaError(most, wouldTake);
+            }
             const row = previous
               ? await tx.first(
                 q.updateTable("files").set(values).where("seq", "=", previous.seq).returningAll(),

@@ -33,16 +33,18 @@ type TableGroups =
 
 /** Every shared table group over `db`, files with the backend's `contents`. */
 export function tableGroups(db: TableDb, contents: FileContents): TableGroups {
+  const settings = settingsStore(db);
+  const quota = async () => (await settings.current()).max_file_bytes_per_user;
   return {
     users: userStore(db),
     sessions: sessionStore(db),
     appTokens: appTokenStore(db),
     certfp: certfpStore(db),
-    settings: settingsStore(db),
+    settings,
     profiles: profileStore(db),
     connections: connectionStore(db),
     push: pushStore(db),
     ignores: ignoreStore(db),
-    files: fileStore(db, contents),
+    files: fileStore(db, contents, quota),
   };
 }

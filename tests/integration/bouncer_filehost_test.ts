@@ -162,6 +162,19 @@ Deno.test("filehost: a file past the upload limit is 413, declared or streamed",
     assertEquals(fits.status, 201);
     const uid = (await t0.deps.store.users.byEmail("big@example.com"))!.id;
     assertEquals((await t0.deps.store.files.page(uid, undefined, 10)).files.length, 1);
+    // Past the user's bound in bytes (the server setting): 413, with the setting's words.
+    await t0.deps.store.settings.set({ max_file_bytes_per_user: 1500 });
+    const over = await t0.request(path, {
+      method: "POST",
+      headers: { authorization: auth, "content-type": "application/octet-stream" },
+      body: new Uint8Array(600),
+    });
+    assertEquals([over.status, over.body.errors?.[0]?.path], [413, "/body"]);
+    assertEquals(
+      over.body.errors[0].message,
+      "Your files may take at most 1500 bytes, and this one would make 1600: delete some first.",
+    );
+    assertEquals((await t0.deps.store.files.page(uid, undefined, 10)).files.length, 1);
   } finally {
     await t0.close();
   }

@@ -279,6 +279,55 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
       assertEquals(await storedFiles(a, first.uid), before);
     });
 
+    await t.step("the user's files are bounded in bytes by the server setting", async () => {
+      const used = (await user.get("/api/files?limit=200")).body.files
+        .reduce((n: number, f: { size: number }) => n + f.size, 0);
+      const bound = used + 3000;
+      assertEquals(
+        (await admin.post("/api/settings", { max_file_bytes_per_user: bound })).status,
+        200,
+      );
+      const before = await storedFiles(a, first.uid);
+      const fits = await user.post("/api/files", form(new Uint8Array(2000), "fits.bin", ""));
+      assertEquals(fits.status, 200);
+      const over = await user.post("/api/files", form(new Uint8Array(1001), "over.bin", ""));
+      assertEquals([over.status, over.body.errors], [400, [{
+        message: `Your files may take at most ${bound} bytes, and this one would make ${
+          used + 3001
+        }: delete some first.`,
+        path: "/file",
+      }]]);
+      assertEquals(
+        await storedFiles(a, first.uid),
+        [...before, fits.body.files[0].id].sort(),
+        "nothing of it kept",
+      );
+      // Replacing a file counts its new size, not both.
+      const again = await user.post(
+        "/api/files",
+        form(new Uint8Array(3000), "fits.bin", "", { id: "quota-key" }),
+      );
+      assertEquals(again.status, 400, "3,000 more does not fit");
+      const key = await user.post(
+        "/api/files",
+        form(new Uint8Array(500), "k.bin", "", { id: "quota-key" }),
+      );
+      assertEquals(key.status, 200);
+      const grown = await user.post(
+        "/api/files",
+        form(new Uint8Array(1000), "k.bin", "", { id: "quota-key" }),
+      );
+      assertEquals(grown.status, 200, "500 replaced by 1,000: 3,000 in all");
+      // 0: no bound.
+      await admin.post("/api/settings", { max_file_bytes_per_user: 0 });
+      assertEquals(
+        (await user.post("/api/files", form(new Uint8Array(MAX), "free.bin", ""))).status,
+        200,
+      );
+      const bad = await admin.post("/api/settings", { max_file_bytes_per_user: -1 });
+      assertEquals([bad.status, bad.body.errors[0].path], [400, "/body/max_file_bytes_per_user"]);
+    });
+
     await t.step("delete removes only the caller's own files", async () => {
       const foreign = await admin.delete(`/api/files/${first.uid}/${first.id}`);
       assertEquals(foreign.status, 200);

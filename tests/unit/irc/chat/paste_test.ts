@@ -50,6 +50,20 @@ Deno.test("paste: long or multi-line messages become a text file URL", async () 
     // Another host keeps the defaults.
     assertEquals(await pasteIfLong(deps, user.id, "irc.oftc.net", "z".repeat(41)), undefined);
     assertEquals((await store.files.page(user.id, undefined, 60)).files.length, 4);
+
+    // Past the user's bound in bytes (the server setting): refused at the message, not kept.
+    const used = (await store.files.page(user.id, undefined, 60)).files
+      .reduce((n, f) => n + f.size, 0);
+    await store.settings.set({ max_file_bytes_per_user: used + 100 });
+    const err = await pasteIfLong(deps, user.id, "irc.oftc.net", "q".repeat(600)).catch((e) => e);
+    assertEquals([err?.kind, err?.path, err?.message], [
+      "invalid",
+      "/body/message",
+      `Your files may take at most ${used + 100} bytes, and this one would make ${
+        used + 600
+      }: delete some first.`,
+    ]);
+    assertEquals((await store.files.page(user.id, undefined, 60)).files.length, 4);
     await store.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
