@@ -1,7 +1,8 @@
 /**
- * Message retention in the web client: an admin sets it on the server settings screen, and the
- * search screen then tells users how long messages are kept; set by PARLEY_MESSAGE_RETENTION,
- * the admin screen shows it as the operator's and read-only. Real Chromium, the real daemon.
+ * Message retention in the web client: an admin sets it on the server settings screen (with the
+ * bound on one user's files, in megabytes), and the search screen then tells users how long
+ * messages are kept; set by PARLEY_MESSAGE_RETENTION, the admin screen shows it as the operator's
+ * and read-only. Real Chromium, the real daemon.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
@@ -38,6 +39,25 @@ Deno.test("retention: set on the admin screen, told on the search screen", async
         await field.fill("12w");
         await page.getByRole("button", { name: "Save" }).click();
         await assertOnScreen(page, page.getByText("Saved."));
+
+        // The bound on one user's files: typed in megabytes, kept in bytes.
+        const files = page.getByLabel("Files per user (MB)");
+        await files.scrollIntoViewIfNeeded();
+        await assertOnScreen(page, files);
+        assertEquals(await files.inputValue(), "1000");
+        await files.fill("lots");
+        await page.getByRole("button", { name: "Save" }).click();
+        await assertOnScreen(
+          page,
+          page.getByRole("alert").filter({ hasText: "A number of megabytes; 0 for no limit." }),
+        );
+        await files.fill("250");
+        await page.getByRole("button", { name: "Save" }).click();
+        await assertOnScreen(page, page.getByText("Saved."));
+        const kept = await page.evaluate(async () =>
+          (await (await fetch("/api/settings")).json()).max_file_bytes_per_user
+        );
+        assertEquals(kept, 250_000_000);
 
         await page.goto(server.url + "/chat/search?q=hello");
         await assertOnScreen(page, page.getByText("Messages older than 84 days are deleted."));

@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, type Reply } from "../api.ts";
 import { t } from "../i18n.ts";
 import type { ApiErrorItem } from "../types.ts";
-import { useForm } from "../form.ts";
+import { fail, useForm } from "../form.ts";
 import { formatSize } from "../util.ts";
 import { Check, Field, FormErrors, Panel, Saved, toErrors } from "./Field.tsx";
 
@@ -19,16 +19,28 @@ export function ServerSettings() {
   return <SettingsForm initial={s} />;
 }
 
+/** Bytes as the megabytes the files bound is typed in. */
+const megabytes = (bytes: number | undefined) => String((bytes ?? 0) / 1e6);
+
 function SettingsForm(p: { initial: Settings }) {
   const form = useForm(p.initial);
   const [saved, setSaved] = useState(false);
+  // Typed in megabytes, kept by the server in bytes: the text stays as typed until the save.
+  const [filesMb, setFilesMb] = useState(megabytes(p.initial.max_file_bytes_per_user));
   const s = form.values;
   const save = form.onSubmit(async (v) => {
     setSaved(false);
     const { disk_usage: _d, message_retention_locked: locked, ...body } = v;
     // Set by the operator, the retention is not the admin's to send.
     if (locked) delete body.message_retention;
-    form.replace(await api("updateSettings", { body }));
+    const mb = Number(filesMb);
+    if (!filesMb.trim() || !(mb >= 0)) {
+      fail("max_file_bytes_per_user", t("A number of megabytes; 0 for no limit."));
+    }
+    body.max_file_bytes_per_user = Math.round(mb * 1e6);
+    const next = await api("updateSettings", { body });
+    form.replace(next);
+    setFilesMb(megabytes(next.max_file_bytes_per_user));
     setSaved(true);
   });
   return (
@@ -52,6 +64,12 @@ function SettingsForm(p: { initial: Settings }) {
               : t(
                 "Messages older than this are deleted: 365d, 12w or 1y. Empty or 0 keeps everything.",
               )}
+          />
+          <Field
+            {...form.field("max_file_bytes_per_user", t("Files per user (MB)"))}
+            value={filesMb}
+            onInput={setFilesMb}
+            hint={t("The most one user's uploads and pastes may take together; 0 for no limit.")}
           />
           <div class="checks">
             <Check
