@@ -1,6 +1,6 @@
 /**
  * Message retention in the web client: an admin sets it on the server settings screen (with the
- * bound on one user's files, in megabytes), and the search screen then tells users how long
+ * per-user bounds: files in megabytes, connections), and the search screen then tells users how long
  * messages are kept; set by PARLEY_MESSAGE_RETENTION, the admin screen shows it as the operator's
  * and read-only. Real Chromium, the real daemon.
  */
@@ -32,10 +32,17 @@ Deno.test("retention: set on the admin screen, told on the search screen", async
         assertEquals(await page.getByText(/are deleted/).count(), 0, "no note while kept");
 
         await page.goto(server.url + "/settings/server");
+        // The form is longer than the screen: a field's error is read where it is, scrolled to
+        // (the Save button at the end scrolls the form's top under the header).
+        const errorOnScreen = async (text: string) => {
+          const alert = page.getByRole("alert").filter({ hasText: text });
+          await alert.evaluate((el) => el.scrollIntoView({ block: "center" }));
+          await assertOnScreen(page, alert);
+        };
         const field = page.getByLabel("Message retention");
         await field.fill("forever");
         await page.getByRole("button", { name: "Save" }).click();
-        await assertOnScreen(page, page.getByRole("alert").filter({ hasText: "365d, 12w or 1y" }));
+        await errorOnScreen("365d, 12w or 1y");
         await field.fill("12w");
         await page.getByRole("button", { name: "Save" }).click();
         await assertOnScreen(page, page.getByText("Saved."));
@@ -47,17 +54,23 @@ Deno.test("retention: set on the admin screen, told on the search screen", async
         assertEquals(await files.inputValue(), "1000");
         await files.fill("lots");
         await page.getByRole("button", { name: "Save" }).click();
-        await assertOnScreen(
-          page,
-          page.getByRole("alert").filter({ hasText: "A number of megabytes; 0 for no limit." }),
-        );
+        await errorOnScreen("A number of megabytes; 0 for no limit.");
         await files.fill("250");
+        // The per-user counts, shown as the server keeps them.
+        const conns = page.getByLabel("Connections per user");
+        assertEquals(await conns.inputValue(), "20");
+        await conns.fill("2.5");
+        await page.getByRole("button", { name: "Save" }).click();
+        await errorOnScreen("A whole number, at least 1.");
+        await conns.fill("5");
+        assertEquals(await page.getByLabel("Conversations per connection").inputValue(), "1000");
         await page.getByRole("button", { name: "Save" }).click();
         await assertOnScreen(page, page.getByText("Saved."));
-        const kept = await page.evaluate(async () =>
-          (await (await fetch("/api/settings")).json()).max_file_bytes_per_user
-        );
-        assertEquals(kept, 250_000_000);
+        const kept = await page.evaluate(async () => {
+          const s = await (await fetch("/api/settings")).json();
+          return [s.max_file_bytes_per_user, s.max_connections_per_user];
+        });
+        assertEquals(kept, [250_000_000, 5]);
 
         await page.goto(server.url + "/chat/search?q=hello");
         await assertOnScreen(page, page.getByText("Messages older than 84 days are deleted."));

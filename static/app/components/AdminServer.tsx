@@ -19,29 +19,56 @@ export function ServerSettings() {
   return <SettingsForm initial={s} />;
 }
 
-/** Bytes as the megabytes the files bound is typed in. */
-const megabytes = (bytes: number | undefined) => String((bytes ?? 0) / 1e6);
+/** The settings typed as numbers: each in units of `scale` (the files bound in megabytes). */
+const NUMBERS = {
+  max_file_bytes_per_user: { scale: 1e6, least: 0 },
+  max_connections_per_user: { scale: 1, least: 1 },
+  max_conversations_per_connection: { scale: 1, least: 1 },
+};
+type NumberKey = keyof typeof NUMBERS;
+const KEYS = Object.keys(NUMBERS) as NumberKey[];
+
+/** Each number as the text it is typed as. */
+function numberTexts(s: Settings): Record<NumberKey, string> {
+  return Object.fromEntries(
+    KEYS.map((k) => [k, String((s[k] ?? 0) / NUMBERS[k].scale)]),
+  ) as Record<NumberKey, string>;
+}
 
 function SettingsForm(p: { initial: Settings }) {
   const form = useForm(p.initial);
   const [saved, setSaved] = useState(false);
-  // Typed in megabytes, kept by the server in bytes: the text stays as typed until the save.
-  const [filesMb, setFilesMb] = useState(megabytes(p.initial.max_file_bytes_per_user));
+  // The numbers stay as typed until the save, which reads them (and says what is not one).
+  const [numbers, setNumbers] = useState(numberTexts(p.initial));
   const s = form.values;
   const save = form.onSubmit(async (v) => {
     setSaved(false);
     const { disk_usage: _d, message_retention_locked: locked, ...body } = v;
     // Set by the operator, the retention is not the admin's to send.
     if (locked) delete body.message_retention;
-    const mb = Number(filesMb);
-    if (!filesMb.trim() || !(mb >= 0)) {
-      fail("max_file_bytes_per_user", t("A number of megabytes; 0 for no limit."));
+    for (const k of KEYS) {
+      const { scale, least } = NUMBERS[k];
+      const n = Number(numbers[k]);
+      if (!numbers[k].trim() || !(n >= least) || (scale === 1 && !Number.isInteger(n))) {
+        fail(
+          k,
+          scale === 1
+            ? t("A whole number, at least 1.")
+            : t("A number of megabytes; 0 for no limit."),
+        );
+      }
+      body[k] = Math.round(n * scale);
     }
-    body.max_file_bytes_per_user = Math.round(mb * 1e6);
     const next = await api("updateSettings", { body });
     form.replace(next);
-    setFilesMb(megabytes(next.max_file_bytes_per_user));
+    setNumbers(numberTexts(next));
     setSaved(true);
+  });
+  /** Props for the Field of a number typed as text. */
+  const number = (k: NumberKey, label: string) => ({
+    ...form.field(k, label),
+    value: numbers[k],
+    onInput: (text: string) => setNumbers({ ...numbers, [k]: text }),
   });
   return (
     <>
@@ -66,10 +93,12 @@ function SettingsForm(p: { initial: Settings }) {
               )}
           />
           <Field
-            {...form.field("max_file_bytes_per_user", t("Files per user (MB)"))}
-            value={filesMb}
-            onInput={setFilesMb}
+            {...number("max_file_bytes_per_user", t("Files per user (MB)"))}
             hint={t("The most one user's uploads and pastes may take together; 0 for no limit.")}
+          />
+          <Field {...number("max_connections_per_user", t("Connections per user"))} />
+          <Field
+            {...number("max_conversations_per_connection", t("Conversations per connection"))}
           />
           <div class="checks">
             <Check
