@@ -91,11 +91,20 @@ async function inChannelOnPg(
 /**
  * Moves `tables` onto a tablespace at `dir` (a small disk) and fills it with a table `filler`, so
  * that a write needing a new page of theirs is refused (53100) until `filler` is dropped.
+ * The filler's insert is refused part way, leaving its pages dead: autovacuum, which may come at
+ * any time, would cut them off the file's end and give their room back, so it is off for it.
+ * The tables are vacuumed on the way (while there is room for their visibility maps): old
+ * versions of updated rows are room a page could give back at any read; vacuumed, that room is
+ * known to the free space map, and what fills the tables later takes it.
  */
 async function fillTablespace(sql: postgres.Sql, dir: string, tables: string[]) {
   await sql.unsafe(`CREATE TABLESPACE small LOCATION '${dir}'`);
-  for (const t of tables) await sql.unsafe(`ALTER TABLE ${t} SET TABLESPACE small`);
-  await sql`CREATE TABLE filler (x text) TABLESPACE small`;
+  for (const t of tables) {
+    await sql.unsafe(`ALTER TABLE ${t} SET TABLESPACE small`);
+    await sql.unsafe(`VACUUM ${t}`);
+  }
+  await sql`CREATE TABLE filler (x text)
+    WITH (autovacuum_enabled = false, toast.autovacuum_enabled = false) TABLESPACE small`;
   const full = await sql`INSERT INTO filler
     SELECT repeat(md5(i::text), 64) FROM generate_series(1, 100000) AS i`
     .then(() => "", (err) => err.code as string);
