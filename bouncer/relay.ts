@@ -1060,25 +1060,28 @@ export class Relay implements Outlet {
     if (!store || this.#stopped) return;
     this.#readDetaching();
     for (const hub of this.#hubs.values()) {
-      const { userId, connectionId } = hub;
-      (async () => {
-        const record = await store.connections.get(userId, connectionId);
-        if (!record || this.#hubs.get(key(userId, connectionId)) !== hub) return;
-        for (const c of await store.conversations.listForConnection(record.id, { unread: false })) {
-          const d = c.detach;
-          if (d.detached !== hub.detached.isDetached(c.name)) hub.toggleDetached(c.name, d);
-          else if (d.detached || d.detachAfter > 0 || hub.detached.has(c.name)) {
-            hub.detached.set(c.name, d);
+      this.#storedDetachment(hub, store).then((stored) => {
+        if (this.#hubs.get(key(hub.userId, hub.connectionId)) !== hub) return;
+        for (const { name, detach: d } of stored) {
+          if (d.detached !== hub.detached.isDetached(name)) hub.toggleDetached(name, d);
+          else if (d.detached || d.detachAfter > 0 || hub.detached.has(name)) {
+            hub.detached.set(name, d);
           }
         }
-      })().catch((err) =>
+      }).catch((err) =>
         log.warn("bouncer: detached channels not read again; they change at the next change", {
-          uid: userId,
-          connection: connectionId,
+          uid: hub.userId,
+          connection: hub.connectionId,
           error: String(err),
         })
       );
     }
+  }
+
+  /** The hub's connection's conversations with their stored detachment (none once it is gone). */
+  async #storedDetachment(hub: Hub, store: Store) {
+    const record = await store.connections.get(hub.userId, hub.connectionId);
+    return record ? await store.conversations.listForConnection(record.id, { unread: false }) : [];
   }
 
   /**
@@ -1168,14 +1171,11 @@ export class Relay implements Outlet {
             error: String(err),
           }),
       );
-    hub.loaded = (async () => {
-      const record = await store.connections.get(userId, connectionId);
-      if (!record) return;
-      for (const c of await store.conversations.listForConnection(record.id, { unread: false })) {
-        const d = c.detach;
-        if (d.detached || d.detachAfter > 0) hub.detached.set(c.name, d);
+    hub.loaded = this.#storedDetachment(hub, store).then((stored) => {
+      for (const { name, detach: d } of stored) {
+        if (d.detached || d.detachAfter > 0) hub.detached.set(name, d);
       }
-    })().catch((err) =>
+    }).catch((err) =>
       log.warn("bouncer: detached channels not read; IRC clients see them attached", {
         uid: userId,
         connection: connectionId,

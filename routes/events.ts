@@ -70,6 +70,12 @@ export const MAX_FRAME_CHARS = 1024 * 1024;
 /** Close code for a frame longer than MAX_FRAME_CHARS. */
 const MESSAGE_TOO_BIG = 1009;
 
+/** The answer to a frame that is not a JSON object (it has no id to answer with). */
+const INVALID_JSON: ServerFrame = {
+  event: "error",
+  errors: [{ message: "Invalid JSON.", path: "/" }],
+};
+
 /** A request as it arrives: a JSON object, its fields not yet checked. */
 type Request = Record<string, unknown>;
 
@@ -303,7 +309,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
           if (answering >= MAX_ANSWERING) {
             const { method } = RequestHead.parse(req ?? {});
             if (!req) {
-              send(ws, { event: "error", errors: [{ message: "Invalid JSON.", path: "/" }] });
+              send(ws, INVALID_JSON);
             } else if (method === undefined || method === "ping") {
               send(ws, await answer(deps, user, req));
             } else {
@@ -318,7 +324,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
           try {
             if (!(await endIfGone(ws))) return;
             if (!req) {
-              send(ws, { event: "error", errors: [{ message: "Invalid JSON.", path: "/" }] });
+              send(ws, INVALID_JSON);
               return;
             }
             send(ws, await answer(deps, user, req));

@@ -1,6 +1,6 @@
 /** App tokens, on either backend (store/app_tokens.ts has the interface). */
 import { type AppTokenRecord, type AppTokenStore, MAX_APP_TOKENS } from "../app_tokens.ts";
-import type { TableDb } from "./db.ts";
+import { rowsOfUser, type TableDb } from "./db.ts";
 
 const COLUMNS = ["id", "user_id", "name", "created", "last_used"] as const;
 
@@ -21,11 +21,7 @@ export function appTokenStore(db: TableDb): AppTokenStore {
       db.transaction(async (tx) => {
         // The user's row lock orders concurrent makes of one user, so the count holds.
         await tx.lockUser(userId);
-        const [{ n }] = await tx.all(
-          q.selectFrom("app_tokens").select((e) => e.fn.countAll<number>().as("n"))
-            .where("user_id", "=", userId),
-        );
-        if (Number(n) >= MAX_APP_TOKENS) return undefined;
+        if (await rowsOfUser(tx, "app_tokens", userId) >= MAX_APP_TOKENS) return undefined;
         return toAppToken(
           (await tx.first(
             q.insertInto("app_tokens").values({

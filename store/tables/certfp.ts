@@ -1,6 +1,6 @@
 /** Registered certificate fingerprints, on either backend (store/certfp.ts has the interface). */
 import { type CertfpStore, MAX_CERTFPS } from "../certfp.ts";
-import type { TableDb } from "./db.ts";
+import { rowsOfUser, type TableDb } from "./db.ts";
 
 /** The CertfpStore over a backend's executor. */
 export function certfpStore(db: TableDb): CertfpStore {
@@ -10,16 +10,12 @@ export function certfpStore(db: TableDb): CertfpStore {
       db.transaction(async (tx) => {
         // The user's row lock orders concurrent adds of one user, so the count holds.
         await tx.lockUser(userId);
-        const [{ n }] = await tx.all(
-          q.selectFrom("certfps").select((e) => e.fn.countAll<number>().as("n"))
-            .where("user_id", "=", userId),
+        const taken = await tx.first(
+          q.selectFrom("certfps").select("user_id").where("fingerprint", "=", fp),
         );
-        if (Number(n) >= MAX_CERTFPS) {
-          const taken = await tx.first(
-            q.selectFrom("certfps").select("user_id").where("fingerprint", "=", fp),
-          );
-          return taken ? "exists" : "full";
-        }
+        if (taken) return "exists";
+        if (await rowsOfUser(tx, "certfps", userId) >= MAX_CERTFPS) return "full";
+        // Another user's add of the same fingerprint, made at once, may still come first.
         const added = await tx.run(
           q.insertInto("certfps").values({ fingerprint: fp, user_id: userId, created: Date.now() })
             .onConflict((c) => c.doNothing()),

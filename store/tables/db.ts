@@ -74,3 +74,22 @@ export function prepared<P extends unknown[], R>(
     },
   });
 }
+
+/** The tables whose rows a user owns and has a bounded number of. */
+type BoundedPerUser = "app_tokens" | "certfps";
+
+/**
+ * How many rows of `table` the user has: under the user's row lock (`lockUser`), so that a bound
+ * checked against it holds for adds made at once.
+ */
+export async function rowsOfUser(
+  tx: Queries,
+  table: BoundedPerUser,
+  userId: number,
+): Promise<number> {
+  const [{ n }] = await tx.all(
+    tx.q.selectFrom(table).select((e) => e.fn.countAll<number>().as("n"))
+      .where("user_id", "=", userId),
+  );
+  return Number(n);
+}

@@ -110,7 +110,7 @@ export function messageWriter(
   let heldSinceDrop = 0;
   let heldCharsSinceDrop = 0;
 
-  /** The disk refused: the messages stay in memory, at most HOLD_LIMITS.held of them. */
+  /** The disk refused: the messages stay in memory, within HOLD_LIMITS. */
   function hold(error: unknown) {
     if (!fullSince) {
       fullSince = performance.now();
@@ -128,7 +128,7 @@ export function messageWriter(
     timer = setTimeout(flushSoon, HOLD_LIMITS.retryMs);
   }
 
-  /** Past HOLD_LIMITS.held messages held, the oldest go (a thousand past it at a time). */
+  /** Past HOLD_LIMITS (in messages or characters), the oldest held messages go. */
   function dropHeld() {
     let n = Math.max(0, pending.length - HOLD_LIMITS.held);
     let chars = 0;
