@@ -109,7 +109,10 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
     const user = currentUser(c);
     const query = queryParams(c, API.getFiles.query);
     try {
-      const page = await files.page(user.id, query.after, query.limit);
+      const [page, usage] = await Promise.all([
+        files.page(user.id, query.after, query.limit),
+        files.usage(user.id),
+      ]);
       return c.json({
         files: page.files.map((f) => ({
           id: f.id,
@@ -120,6 +123,7 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
         ...(page.after !== undefined ? { after: page.after } : {}),
         ...(page.prev !== undefined ? { prev: page.prev } : {}),
         ...(page.next !== undefined ? { next: page.next } : {}),
+        usage: { bytes: usage.bytes, max_bytes: usage.max },
       });
     } catch (err) {
       // As Convos: a cursor that names no file of the user is an empty page, not an error.

@@ -73,6 +73,12 @@ export class FileQuotaError extends Error {
 /** Thrown by `page` for a cursor that names no file of the user. */
 export class UnknownCursorError extends Error {}
 
+/** What a user's files take, and the most they may take (0: no bound). */
+interface FileUsage {
+  bytes: number;
+  max: number;
+}
+
 /** The literal cursors `after` and `prev` both name the first (newest) page. */
 export const FIRST_PAGE = "after";
 
@@ -94,6 +100,8 @@ export interface FileStore {
    * page, or the id of the file just before the wanted page (the last of the page before).
    */
   page(userId: number, cursor: string | undefined, limit: number): Promise<FilePage>;
+  /** What the user's files take together, against the server's bound. */
+  usage(userId: number): Promise<FileUsage>;
   /** Deletes those of `ids` that belong to the user; returns how many were deleted. */
   remove(userId: number, ids: string[]): Promise<number>;
   /** Deletes every file of a user (before the user is deleted). */

@@ -16,16 +16,16 @@ export function groupResults(list: Message[]): { key: string; title: string; ite
   return [...groups.values()];
 }
 
-/** A human size: 1.2 MB. */
+/** A human size in decimal units, as the server's limits are set: 1.2 MB. */
 export function formatSize(n: number): string {
-  if (n < 1024) return `${n} B`;
+  if (n < 999.5) return `${n} B`;
   const units = ["kB", "MB", "GB", "TB"];
   let v = n, i = -1;
   do {
-    v /= 1024;
+    v /= 1000;
     i++;
-  } while (v >= 1024 && i < units.length - 1);
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+  } while (v >= 999.5 && i < units.length - 1);
+  return `${v < 10 ? +v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
 
 /** Names that never resolve on the public internet (RFC 2606, 6761): not worth asking about. */

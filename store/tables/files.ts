@@ -14,7 +14,7 @@ import {
   FIRST_PAGE,
   UnknownCursorError,
 } from "../files.ts";
-import type { TableDb, Transaction } from "./db.ts";
+import type { Queries, TableDb, Transaction } from "./db.ts";
 import { type FilesTable, flag } from "./schema.ts";
 
 /** A `files` row as a backend reads it (`blob` is PostgreSQL's alone). */
@@ -88,6 +88,19 @@ export function fileStore(
         .where("seq", older ? "<" : ">=", seq).orderBy("seq", older ? "desc" : "asc").limit(limit),
     );
 
+  /** The bytes of the user's files, but for the one at `except`. */
+  const used = async (on: Queries, userId: number, except = -1) => {
+    const [{ bytes }] = await on.all(
+      q.selectFrom("files").select((e) =>
+        e.fn.coalesce(e.fn.sum<number>("size"), e.lit(0)).as("bytes")
+      )
+        .where("user_id", "=", userId)
+        .where("seq", "<>", except),
+    );
+    // PostgreSQL's sum of a bigint is a numeric, read as a string.
+    return Number(bytes);
+  };
+
   return {
     async save(file, content, maxBytes) {
       const written = await contents.write(file.userId, content, maxBytes);
@@ -109,14 +122,7 @@ export function fileStore(
             if (file.replace || most > 0) await tx.lockUser(file.userId);
             const previous = file.replace ? await tx.first(ofUser(file.userId, id)) : undefined;
             if (most > 0) {
-              const [{ used }] = await tx.all(
-                q.selectFrom("files").select((e) =>
-                  e.fn.coalesce(e.fn.sum<number>("size"), e.lit(0)).as("used")
-                )
-                  .where("user_id", "=", file.userId)
-                  .where("seq", "<>", previous?.seq ?? -1),
-              );
-              const wouldTake = Number(used) + written.size;
+              const wouldTake = await used(tx, file.userId, previous?.seq) + written.size;
               if (wouldTake > most) throw new FileQuotaError(most, wouldTake);
             }
             const row = previous
@@ -168,6 +174,11 @@ export function fileStore(
         page.prev = newer.length > limit ? newer[limit].file_id : "prev";
       }
       return page;
+    },
+
+    async usage(userId) {
+      const [bytes, max] = await Promise.all([used(db, userId), quota()]);
+      return { bytes, max };
     },
 
     async remove(userId, ids) {

@@ -116,6 +116,26 @@ Deno.test("web client files: upload, paste, drop, preview, list, delete", async 
       await assertOnScreen(page, page.locator(".file-list li", { hasText: "red.png" }));
       await page.locator(".file-list li", { hasText: "notes.txt" }).waitFor();
       assertEquals(await page.locator(".file-list li").count(), 3);
+      // What the files take, against the server's bound (dora registered first: the admin).
+      const setBound = (n: number) =>
+        page.evaluate(async (n) => {
+          const res = await fetch("/api/settings", {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ max_file_bytes_per_user: n }),
+          });
+          if (!res.ok) throw new Error(`settings: ${res.status}`);
+        }, n);
+      await setBound(10_000);
+      await page.reload();
+      const usage = page.locator(".file-usage");
+      await assertOnScreen(page, usage.getByRole("meter", { name: "Your files" }));
+      const bytes = 2 * PNG.length + "hello".length;
+      assertStringIncludes(await usage.innerText(), `${bytes} B used of 10 kB`);
+      assertEquals(
+        await usage.getByRole("meter").getAttribute("aria-valuenow"),
+        String(Math.round(bytes / 100)),
+      );
       await screenshot(page, "files");
       const href = await page.locator(".file-list li", { hasText: "notes.txt" }).locator("a")
         .getAttribute("href");
@@ -124,7 +144,15 @@ Deno.test("web client files: upload, paste, drop, preview, list, delete", async 
       page.once("dialog", (d) => d.accept());
       await page.getByRole("button", { name: "Delete notes.txt" }).click();
       await page.locator(".file-list li", { hasText: "notes.txt" }).waitFor({ state: "detached" });
+      await page.waitForFunction(
+        (b) => document.querySelector(".file-usage")?.textContent?.includes(`${b} B used`),
+        bytes - 5,
+      );
+      // With no bound, only what they take.
+      await setBound(0);
       await page.reload();
+      await usage.waitFor({ state: "detached" });
+      await assertOnScreen(page, page.getByText(`${bytes - 5} B stored`));
       await page.locator(".file-list li", { hasText: "red.png" }).waitFor();
       assertEquals(await page.locator(".file-list li", { hasText: "notes.txt" }).count(), 0);
     });

@@ -287,9 +287,12 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
         (await admin.post("/api/settings", { max_file_bytes_per_user: bound })).status,
         200,
       );
+      const usage = async () => (await user.get("/api/files?limit=1")).body.usage;
+      assertEquals(await usage(), { bytes: used, max_bytes: bound }, "every file, not a page");
       const before = await storedFiles(a, first.uid);
       const fits = await user.post("/api/files", form(new Uint8Array(2000), "fits.bin", ""));
       assertEquals(fits.status, 200);
+      assertEquals(await usage(), { bytes: used + 2000, max_bytes: bound });
       const over = await user.post("/api/files", form(new Uint8Array(1001), "over.bin", ""));
       assertEquals([over.status, over.body.errors], [400, [{
         message: `Your files may take at most ${bound} bytes, and this one would make ${
@@ -318,8 +321,12 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
         form(new Uint8Array(1000), "k.bin", "", { id: "quota-key" }),
       );
       assertEquals(grown.status, 200, "500 replaced by 1,000: 3,000 in all");
+      assertEquals(await usage(), { bytes: used + 3000, max_bytes: bound });
+      await user.delete(`/api/files/${first.uid}/quota-key`);
+      assertEquals((await usage()).bytes, used + 2000, "a deleted file counts no more");
       // 0: no bound.
       await admin.post("/api/settings", { max_file_bytes_per_user: 0 });
+      assertEquals(await usage(), { bytes: used + 2000, max_bytes: 0 });
       assertEquals(
         (await user.post("/api/files", form(new Uint8Array(MAX), "free.bin", ""))).status,
         200,

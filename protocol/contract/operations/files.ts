@@ -36,6 +36,12 @@ export const FILES = operations({
           prev: z.string().meta({
             description: 'Can be used as "after" query param to go to the previous page',
           }).optional(),
+          usage: z.object({
+            bytes: z.number().int().meta({ description: "What all the user's files take" }),
+            max_bytes: z.number().int().meta({
+              description: "The most they may take together (0: no bound)",
+            }),
+          }).optional(),
         }),
       },
     },

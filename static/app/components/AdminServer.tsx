@@ -4,7 +4,7 @@ import { api, type Reply } from "../api.ts";
 import { t } from "../i18n.ts";
 import type { ApiErrorItem } from "../types.ts";
 import { fail, useForm } from "../form.ts";
-import { formatSize } from "../util.ts";
+import { UsageMeter } from "./UsageMeter.tsx";
 import { Check, Field, FormErrors, Panel, Saved, toErrors } from "./Field.tsx";
 
 type Settings = Reply<"getSettings">;
@@ -136,26 +136,14 @@ function SettingsForm(p: { initial: Settings }) {
 function DiskUsage(p: { usage: Settings["disk_usage"] }) {
   if (!p.usage) return null;
   const d = { blocks_used: 0, blocks_total: 0, blocks_free: 0, block_size: 0, ...p.usage };
-  const used = d.blocks_total ? d.blocks_used / d.blocks_total : 0;
   return (
     <Panel title={t("Disk usage")}>
-      <div
-        class="meter"
-        role="meter"
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={Math.round(used * 100)}
-        aria-label={t("Disk usage")}
-      >
-        <span style={{ width: `${Math.round(used * 100)}%` }} />
-      </div>
-      <p class="muted">
-        {t("{used} used of {total} ({free} free)", {
-          used: formatSize(d.blocks_used * d.block_size),
-          total: formatSize(d.blocks_total * d.block_size),
-          free: formatSize(d.blocks_free * d.block_size),
-        })}
-      </p>
+      <UsageMeter
+        used={d.blocks_used * d.block_size}
+        total={d.blocks_total * d.block_size}
+        free={d.blocks_free * d.block_size}
+        label={t("Disk usage")}
+      />
     </Panel>
   );
 }

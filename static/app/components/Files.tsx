@@ -6,6 +6,7 @@ import { user } from "../state.ts";
 import { uploadFile } from "../upload.ts";
 import { TopBar } from "./ChatView.tsx";
 import { formatSize } from "../util.ts";
+import { UsageMeter } from "./UsageMeter.tsx";
 
 interface FileRecord {
   id: string;
@@ -14,17 +15,40 @@ interface FileRecord {
   size: number;
 }
 
+interface Usage {
+  bytes: number;
+  max_bytes: number;
+}
+
+/** What the user's files take, against the server's bound when there is one. */
+function FileUsage({ usage }: { usage: Usage }) {
+  const { bytes, max_bytes: max } = usage;
+  if (!max) return <p class="muted">{t("{used} stored", { used: formatSize(bytes) })}</p>;
+  return (
+    <div class="file-usage">
+      <UsageMeter
+        used={bytes}
+        total={max}
+        free={Math.max(0, max - bytes)}
+        label={t("Your files")}
+      />
+    </div>
+  );
+}
+
 /** The files screen. */
 export function Files() {
   const [files, setFiles] = useState<FileRecord[] | null>(null);
   const [error, setError] = useState("");
   const [after, setAfter] = useState<string | undefined>();
   const [next, setNext] = useState<string | undefined>();
+  const [usage, setUsage] = useState<Usage | undefined>();
   const load = (a?: string) =>
     api("getFiles", { query: { after: a } })
       .then((r) => {
         const files = r.files ?? [];
         setFiles(files);
+        setUsage(r.usage);
         setNext(r.next ? r.after ?? files[files.length - 1]?.id : undefined);
       })
       .catch((e) => setError((e as Error).message));
@@ -36,7 +60,8 @@ export function Files() {
     if (!confirm(t("Delete {name}?", { name: f.name }))) return;
     try {
       await api("deleteFiles", { params: { uid, fid: f.id } });
-      setFiles((files ?? []).filter((x) => x.id !== f.id));
+      // Read again: the usage changed, and the page may take a file from the next.
+      await load(after);
     } catch (e) {
       setError((e as Error).message);
     }
@@ -67,6 +92,7 @@ export function Files() {
       />
       <div class="page-body">
         {error && <p class="error" role="alert">{error}</p>}
+        {usage && <FileUsage usage={usage} />}
         {files === null && !error && <p class="loading" role="status">{t("Loading…")}</p>}
         {files && !files.length && (
           <p class="empty">{t("No files yet. Upload one here or drop it on a conversation.")}</p>

@@ -18,7 +18,10 @@ Deno.test("search results are grouped by conversation, newest first within each"
 Deno.test("file sizes read as people write them", () => {
   assertEquals(formatSize(512), "512 B");
   assertEquals(formatSize(1536), "1.5 kB");
-  assertEquals(formatSize(40 * 1024 * 1024), "40 MB");
+  assertEquals(formatSize(40_000_000), "40 MB", "the upload limit as the server says it");
+  assertEquals(formatSize(1e9), "1 GB");
+  assertEquals(formatSize(999_700), "1 MB", "not 1000 kB");
+  assertEquals(formatSize(12_345_678), "12 MB");
 });
 
 Deno.test("no preview lookups for names that cannot resolve publicly", () => {

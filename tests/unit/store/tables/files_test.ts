@@ -164,6 +164,19 @@ for (const [backend, open] of Object.entries(BACKENDS)) {
         assertEquals(calls, ["write c1", "drop c1"]);
       });
 
+      await t.step("usage: every file of the user, a replaced one once", async () => {
+        const { userId, files } = await fresh();
+        const bounded = fileStore(db, recording(blobs).contents, () => Promise.resolve(50));
+        assertEquals(await files.usage(userId), { bytes: 0, max: 0 });
+        await save(files, userId, "a.txt");
+        await save(files, userId, "bb.txt", "key");
+        await save(files, userId, "ccc.txt", "key");
+        const other = await fresh();
+        await save(other.files, other.userId, "d.txt");
+        assertEquals(await files.usage(userId), { bytes: 5 + 7, max: 0 });
+        assertEquals(await bounded.usage(userId), { bytes: 12, max: 50 });
+      });
+
       await t.step("refused contents write no row", async () => {
         const { userId, files, calls } = await fresh();
         const err = await assertRejects(() =>
