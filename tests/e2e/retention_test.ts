@@ -2,11 +2,19 @@
  * Message retention in the web client: an admin sets it on the server settings screen (with the
  * per-user bounds: files in megabytes, connections), and the search screen then tells users how long
  * messages are kept; set by PARLEY_MESSAGE_RETENTION, the admin screen shows it as the operator's
- * and read-only. Real Chromium, the real daemon.
+ * and read-only. A failed save of that long form brings its first error into view. Real Chromium,
+ * the real daemon.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
-import { assertOnScreen, launchBrowser, newPage, type Page } from "../support/browser.ts";
+import {
+  assertOnScreen,
+  launchBrowser,
+  type Locator,
+  newPage,
+  type Page,
+} from "../support/browser.ts";
+import { poll } from "../support/poll.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { registerAndConnect, sendLine } from "../support/chat_page.ts";
 
@@ -16,6 +24,42 @@ async function registerAdmin(page: Page, url: string) {
   await page.getByLabel("Password", { exact: true }).fill("a long enough password");
   await page.getByRole("button", { name: "Create account" }).click();
   await page.waitForURL("**/settings/connection/add");
+}
+
+/** The top bar's bottom edge: the page scrolls below it. */
+const headerBottom = (page: Page) =>
+  page.evaluate(() => document.querySelector(".page .topbar")!.getBoundingClientRect().bottom);
+
+/** Whether `locator`'s box lies wholly between the top bar and the window's bottom edge. */
+async function inView(locator: Locator): Promise<boolean> {
+  const top = await headerBottom(locator.page());
+  return await locator.evaluate((el, top) => {
+    const r = el.getBoundingClientRect();
+    return r.top >= top && r.bottom <= innerHeight;
+  }, top);
+}
+
+/** Fails unless the focus comes to the field labelled `label`, in view below the top bar. */
+async function focusedInView(page: Page, label: string) {
+  const where = await poll(`the focus on "${label}"`, async () => {
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement as HTMLInputElement | null;
+      const r = el?.getBoundingClientRect();
+      return {
+        label: el?.labels?.[0]?.textContent ?? `<${el?.tagName.toLowerCase()}>`,
+        top: r?.top,
+        bottom: r?.bottom,
+      };
+    });
+    if (focused.label !== label) throw new Error(`the focus is on ${focused.label}`);
+    return focused;
+  }, 5_000);
+  const top = await headerBottom(page);
+  const height = await page.evaluate(() => innerHeight);
+  assert(
+    where.top! >= top && where.bottom! <= height,
+    `"${label}" at ${where.top}-${where.bottom}, not between the top bar (${top}) and ${height}`,
+  );
 }
 
 Deno.test("retention: set on the admin screen, told on the search screen", async (t) => {
@@ -32,13 +76,9 @@ Deno.test("retention: set on the admin screen, told on the search screen", async
         assertEquals(await page.getByText(/are deleted/).count(), 0, "no note while kept");
 
         await page.goto(server.url + "/settings/server");
-        // The form is longer than the screen: a field's error is read where it is, scrolled to
-        // (the Save button at the end scrolls the form's top under the header).
-        const errorOnScreen = async (text: string) => {
-          const alert = page.getByRole("alert").filter({ hasText: text });
-          await alert.evaluate((el) => el.scrollIntoView({ block: "center" }));
-          await assertOnScreen(page, alert);
-        };
+        // The form is longer than the screen: a failed save brings the field in error into view.
+        const errorOnScreen = (text: string) =>
+          assertOnScreen(page, page.getByRole("alert").filter({ hasText: text }));
         const field = page.getByLabel("Message retention");
         await field.fill("forever");
         await page.getByRole("button", { name: "Save" }).click();
@@ -75,6 +115,52 @@ Deno.test("retention: set on the admin screen, told on the search screen", async
         await page.goto(server.url + "/chat/search?q=hello");
         await assertOnScreen(page, page.getByText("Messages older than 84 days are deleted."));
         assertEquals(errors, []);
+      } finally {
+        await context.close();
+        await server.close();
+      }
+    });
+
+    await t.step("a failed save shows the error where the user is looking", async () => {
+      const server = await startServer();
+      // Shorter than the form, which is scrolled to its end to reach Save.
+      const context = await browser.newContext({ viewport: { width: 1280, height: 600 } });
+      const { page, errors } = await newPage(context);
+      try {
+        await registerAdmin(page, server.url);
+        await page.goto(server.url + "/settings/server");
+        const body = page.locator(".page-body");
+        assert(
+          await body.evaluate((el) => el.scrollHeight > el.clientHeight + 200),
+          "the form is longer than the screen",
+        );
+        // Two fields the server refuses; the first on the page gets the focus.
+        await page.getByLabel("Organization URL").fill("not a link");
+        await page.getByLabel("Video service").fill("nor this");
+        await body.evaluate((el) => el.scrollTop = el.scrollHeight);
+        const url = page.getByLabel("Organization URL");
+        assert(!await inView(url), "the field is off screen before the save");
+        const save = page.getByRole("button", { name: "Save" });
+        await save.click();
+        await focusedInView(page, "Organization URL");
+        await assertOnScreen(page, page.getByRole("alert").filter({ hasText: "Organization URL" }));
+        assertEquals(await page.getByLabel("Video service").getAttribute("aria-invalid"), "true");
+
+        // An error tied to no field (the server gone): the form's errors come into view,
+        // announced as an alert, after Enter in a field at the top, far above them.
+        await url.fill("");
+        await page.getByLabel("Video service").fill("");
+        await body.evaluate((el) => el.scrollTop = 0);
+        assert(!await inView(save), "the end of the form is off screen before the save");
+        await server.stop();
+        await page.getByLabel("Organization name").press("Enter");
+        const general = page.locator(".form-error[role=alert]");
+        await assertOnScreen(page, general, 5_000);
+        assertEquals(
+          errors.filter((e) => !/ERR_CONNECTION_REFUSED/.test(e)),
+          [],
+          "nothing but the refused loads",
+        );
       } finally {
         await context.close();
         await server.close();

@@ -130,9 +130,6 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
   const shown = errors.map((e) =>
     e.path === "/body/url" ? { ...e, message: privateRefusal(e.message) ?? e.message } : e
   );
-  useEffect(() => {
-    document.querySelector(".page .form-error")?.scrollIntoView({ block: "center" });
-  }, [errors]);
 
   const submit = form.onSubmit(async (f) => {
     if (!f.host.trim()) fail("host", t("Enter the server's host name."));

@@ -23,7 +23,14 @@ export function toErrors(e: unknown): ApiErrorItem[] {
   return [{ message: (e as Error)?.message ?? String(e), path: "/" }];
 }
 
-/** A form's submit state: `run` marks it busy, clears old errors and keeps the API's new ones. */
+/** What shows an error: a field in error, a block of errors not tied to a field. */
+const SHOWN = "[aria-invalid=true],.form-error";
+
+/**
+ * A form's submit state: `run` marks it busy, clears old errors and keeps the API's new ones.
+ * A failure focuses the first field in error, else brings the general errors into view: on a form
+ * longer than the screen, the user pressed a button far from where the error shows.
+ */
 export function useFormAction() {
   const [errors, setErrors] = useState<ApiErrorItem[]>([]);
   const [busy, setBusy] = useState(false);
@@ -33,7 +40,20 @@ export function useFormAction() {
     try {
       await action();
     } catch (err) {
+      // The render that cleared this form's old errors ran before `action` could settle: what
+      // shows an error now is another form's, and stays where it is.
+      const old = [...document.querySelectorAll(SHOWN)];
       setErrors(toErrors(err));
+      // After the render that shows the new errors.
+      setTimeout(() => {
+        const shown = [...document.querySelectorAll<HTMLElement>(SHOWN)].filter((e) =>
+          !old.includes(e)
+        );
+        const el = shown.find((e) => e.ariaInvalid) ?? shown[0];
+        el?.focus({ preventScroll: true });
+        // Centred, with its label and message, and what lies near it (the button just pressed).
+        el?.closest(".field,.form-error")?.scrollIntoView({ block: "center" });
+      });
     } finally {
       setBusy(false);
     }
