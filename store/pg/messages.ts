@@ -53,12 +53,15 @@ export async function openPgMessageStore(url: string): Promise<PgMessageStore> {
   };
 }
 
-/** The message store over a migrated database. */
-export function pgMessageStore(sql: Sql): PgMessageStore {
+/**
+ * The message store over a migrated database; with `spool`, what a close gives up is kept there
+ * for the next start (store/pg/spool.ts).
+ */
+export function pgMessageStore(sql: Sql, spool?: string): PgMessageStore {
   const pages = pgPages(sql);
   const vocabulary = pgVocabulary(sql);
   const searchAll = pgUserSearch(sql, vocabulary);
-  const writer = pgWriter(sql, vocabulary);
+  const writer = pgWriter(sql, vocabulary, spool);
   const settled = writer.flush;
 
   return {

@@ -13,6 +13,7 @@ import { copyIntoPg } from "./copy.ts";
 import { pgFailure } from "./failure.ts";
 import { UNREAD_LOWERED, UNREAD_SET } from "./unread.ts";
 import { answered, unanswered } from "./unanswered.ts";
+import { replaySpool, spoolDir } from "./spool.ts";
 import { fullDiskWaits } from "../full_disk.ts";
 import { isDiskFull } from "../failures.ts";
 import { log } from "../../lib/log.ts";
@@ -28,8 +29,11 @@ export interface PgStore extends Store {
   url: string;
 }
 
-/** Connects to `url`, applies the migrations and returns the store. */
-export async function openPgStore(url: string): Promise<PgStore> {
+/**
+ * Connects to `url`, applies the migrations and returns the store. With the data folder `home`,
+ * messages a stop could not store are kept there and stored at the next open.
+ */
+export async function openPgStore(url: string, home?: string): Promise<PgStore> {
   const sql = connectPg(url, POOL);
   try {
     await migratePg(sql);
@@ -37,7 +41,19 @@ export async function openPgStore(url: string): Promise<PgStore> {
     await sql.end();
     throw err;
   }
-  const messages = pgMessageStore(sql);
+  const spool = home === undefined ? undefined : spoolDir(home);
+  const messages = pgMessageStore(sql, spool);
+  if (spool) {
+    await replaySpool(spool, {
+      append: messages.append,
+      flush: messages.flush,
+      stored: async (ids) =>
+        new Set(
+          (await sql<{ id: string }[]>`SELECT id FROM messages WHERE id = ANY(${ids}::bigint[])`)
+            .map((r) => Number(r.id)),
+        ),
+    });
+  }
   const executor = pgTables(sql);
   const tables = tableGroups(executor, pgFileContents(sql));
   const { users, ignores } = tables;
@@ -106,9 +122,9 @@ export async function openPgStore(url: string): Promise<PgStore> {
  */
 export const pgBackend: StoreBackend = {
   name: "postgres",
-  open: (_home, url) => {
+  open: (home, url) => {
     if (!url) throw new TypeError("PostgreSQL needs a database URL");
-    return openPgStore(url);
+    return openPgStore(url, home);
   },
   clustered: true,
   failure: pgFailure,

@@ -9,7 +9,7 @@ import { log } from "../../lib/log.ts";
 import { observe } from "../../lib/metrics.ts";
 import { nowMicros } from "../../lib/time.ts";
 import { type Appended, type NewMessage } from "../message_types.ts";
-import { TYPE_CODE } from "../../protocol/messages.ts";
+import { TYPE_CODE, TYPES } from "../../protocol/messages.ts";
 import { capText } from "../text.ts";
 import { pgString, type Sql } from "./db.ts";
 import { pgTimestamps } from "./timestamps.ts";
@@ -18,6 +18,7 @@ import type { Vocabulary } from "./vocabulary.ts";
 import { firstSight } from "./first_sight.ts";
 import { saveUnread, UnreadCounts } from "./unread.ts";
 import { answered, unanswered } from "./unanswered.ts";
+import { type Spilled, writeSpool } from "./spool.ts";
 
 /** How long appends gather before they are committed (a crash loses at most this much). */
 const WRITE_WINDOW_MS = 10;
@@ -82,12 +83,35 @@ const COLUMNS: (keyof Row)[] = [
   "words",
 ];
 
-/** A row before its id is taken: its words are cut then. */
-type Pending = Omit<Row, "id" | "words">;
+/** A row before its id is taken: its words are cut then. `unread`: it counted (kept if given up). */
+type Pending = Omit<Row, "id" | "words"> & { unread: boolean };
 
-/** The writer of `messages` and of the conversations' unread counts. */
-export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
+/** A row given up, as the message it was appended as. */
+function spilled(p: Pending, id?: number): Spilled {
+  return {
+    conversation: p.conversation,
+    userId: p.user_id,
+    from: p.sender,
+    type: TYPES[p.type],
+    text: p.text,
+    ts: p.ts,
+    highlight: p.highlight,
+    unread: p.unread,
+    ...(p.fields !== null ? { fields: p.fields } : {}),
+    ...(p.server_msgid !== null ? { serverMsgid: p.server_msgid } : {}),
+    ...(p.reply_to !== null ? { replyTo: p.reply_to } : {}),
+    ...(id !== undefined ? { id } : {}),
+  };
+}
+
+/**
+ * The writer of `messages` and of the conversations' unread counts. With `spool` (a folder), what
+ * a close gives up is written there, for the next start to append (store/pg/spool.ts).
+ */
+export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
   let pending: Pending[] = [];
+  /** What the close gave up, written to the spool at its end. */
+  const givenUpRows: Spilled[] = [];
   /** Characters of `pending`'s texts and senders; of the batches in flight. */
   let pendingChars = 0;
   let inFlightChars = 0;
@@ -203,9 +227,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
         }
         held = true;
         if (!await answered(sql, givenUp)) {
-          log.warn("message batch dropped: the store closed before the database answered", {
-            rows: pendingRows.length,
-          });
+          givenUpRows.push(...pendingRows.map((p, i) => spilled(p, batch?.rows[i].id)));
           return;
         }
       }
@@ -271,6 +293,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     const fields = msg.fields ? pgString(msg.fields) : null;
     pendingChars += text.length + sender.length + (fields?.length ?? 0);
     pending.push({
+      unread: count !== undefined,
       conversation: msg.conversation,
       user_id: msg.userId,
       ts,
@@ -292,7 +315,9 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
     append(msg: NewMessage): Promise<Appended> {
       const c = msg.conversation;
       const done = (taking.get(c) ?? Promise.resolve()).then(() => take(msg)).catch((err) => {
-        log.warn("message dropped", { conversation: c, error: String(err) });
+        // Its conversation's first read waited for a database the close gave up on.
+        if (givenUp()) givenUpRows.push({ ...msg, ts: msg.ts ?? nowMicros() });
+        else log.warn("message dropped", { conversation: c, error: String(err) });
         return { ts: msg.ts ?? nowMicros() };
       });
       taking.set(c, done);
@@ -316,6 +341,21 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary) {
       closeBy = performance.now() + CLOSE_GRACE_MS;
       await Promise.all(taking.values());
       await commit();
+      if (!givenUpRows.length) return;
+      const rows = givenUpRows.length;
+      if (!spool) {
+        log.warn("messages dropped: the store closed before the database answered", { rows });
+        return;
+      }
+      try {
+        const file = writeSpool(spool, givenUpRows.splice(0));
+        log.warn("messages held for the database kept for the next start", { rows, file });
+      } catch (err) {
+        log.warn("messages dropped: neither the database nor the data folder took them", {
+          rows,
+          error: String(err),
+        });
+      }
     },
     /** The unread counts this writer tells (store/pg/unread.ts). */
     unread,
