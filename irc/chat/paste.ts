@@ -8,6 +8,7 @@ import type { Store } from "../../store/mod.ts";
 import { FileQuotaError, fileUrl } from "../../store/files.ts";
 import { invalid } from "../../lib/errors.ts";
 import { hostId } from "../host_id.ts";
+import { formatSize } from "../../protocol/size.ts";
 
 /** Limits used when the host has no connection profile (the profile defaults). */
 const PASTE_DEFAULTS = { maxMessageLength: 512, maxBulkMessageSize: 3 };
@@ -27,19 +28,8 @@ export function needsPaste(text: string, maxLength: number, maxLines: number): b
 const PREVIEW_CHARS = 100;
 
 /**
- * "812 B", "3.4 KB", "1.2 MB".
- *
- * @internal test seam
- */
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-/**
  * The line sent in place of a pasted `text`: its first non-empty line (cut to PREVIEW_CHARS, with
- * "…"), its size in lines and bytes, and the URL. `first line… (12 lines, 3.4 KB) https://…`
+ * "…"), its size in lines and bytes, and the URL. `first line… (12 lines, 3.4 kB) https://…`
  *
  * @internal test seam
  */

@@ -16,18 +16,6 @@ export function groupResults(list: Message[]): { key: string; title: string; ite
   return [...groups.values()];
 }
 
-/** A human size in decimal units, as the server's limits are set: 1.2 MB. */
-export function formatSize(n: number): string {
-  if (n < 999.5) return `${n} B`;
-  const units = ["kB", "MB", "GB", "TB"];
-  let v = n, i = -1;
-  do {
-    v /= 1000;
-    i++;
-  } while (v >= 999.5 && i < units.length - 1);
-  return `${v < 10 ? +v.toFixed(1) : Math.round(v)} ${units[i]}`;
-}
-
 /** Names that never resolve on the public internet (RFC 2606, 6761): not worth asking about. */
 export function isReservedHost(url: string): boolean {
   try {

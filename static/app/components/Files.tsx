@@ -5,7 +5,7 @@ import { language, t } from "../i18n.ts";
 import { user } from "../state.ts";
 import { uploadFile } from "../upload.ts";
 import { TopBar } from "./ChatView.tsx";
-import { formatSize } from "../util.ts";
+import { formatSize } from "../../../protocol/size.ts";
 import { UsageMeter } from "./UsageMeter.tsx";
 
 interface FileRecord {

@@ -1,6 +1,6 @@
 /** A bar of how much of a bound is used, with the figures in words beneath it. */
 import { t } from "../i18n.ts";
-import { formatSize } from "../util.ts";
+import { formatSize } from "../../../protocol/size.ts";
 
 export function UsageMeter(p: { used: number; total: number; free: number; label: string }) {
   const share = p.total ? Math.min(1, p.used / p.total) : 0;

@@ -1,5 +1,5 @@
 import { assertEquals } from "../../../support/assert.ts";
-import { formatSize, groupResults, isReservedHost } from "../../../../static/app/util.ts";
+import { groupResults, isReservedHost } from "../../../../static/app/util.ts";
 import { chatPath, parseRoute } from "../../../../static/app/router.ts";
 
 Deno.test("search results are grouped by conversation, newest first within each", () => {
@@ -13,15 +13,6 @@ Deno.test("search results are grouped by conversation, newest first within each"
   const groups = groupResults([m("#a", "3"), m("#b", "2"), m("#a", "1")]);
   assertEquals(groups.map((g) => g.title), ["#a · irc-a", "#b · irc-a"]);
   assertEquals(groups[0].items.map((i) => i.ts), ["3", "1"]);
-});
-
-Deno.test("file sizes read as people write them", () => {
-  assertEquals(formatSize(512), "512 B");
-  assertEquals(formatSize(1536), "1.5 kB");
-  assertEquals(formatSize(40_000_000), "40 MB", "the upload limit as the server says it");
-  assertEquals(formatSize(1e9), "1 GB");
-  assertEquals(formatSize(999_700), "1 MB", "not 1000 kB");
-  assertEquals(formatSize(12_345_678), "12 MB");
 });
 
 Deno.test("no preview lookups for names that cannot resolve publicly", () => {
