@@ -22,10 +22,11 @@ import { NOT_CONNECTED, publishFrozen } from "./chat/frozen.ts";
 import { serverNotice, stateMessage } from "./chat/state_message.ts";
 import { pasteIfLong } from "./chat/paste.ts";
 import { ircLower } from "../lib/casefold.ts";
-import { connectionInfo, infoStateEvent } from "./resources.ts";
+import { connectionInfo, DEFAULT_SERVICE_ACCOUNTS, infoStateEvent } from "./resources.ts";
 import { mayReachTarget } from "./trust.ts";
 import { type Clock, realClock } from "../lib/clock.ts";
 import { clientCertificate } from "./certificate.ts";
+import { webircFor } from "./webirc.ts";
 import { parseIrcUrl, targetKey } from "./url.ts";
 import { connectGap } from "./engine/backoff.ts";
 import { type IrcLine, ircLine } from "./protocol/message.ts";
@@ -272,27 +273,33 @@ export class IrcManager implements IrcControl {
     // The host's entry stays, so its `last` still spaces out the next connect.
   }
 
-  /** Opens the connection with its profile's burst, its reach, and its client certificate. */
+  /**
+   * Opens the connection with its profile's burst, services and WEBIRC, its reach, and its client
+   * certificate.
+   */
   async #connect(conn: IrcConnection): Promise<void> {
-    await this.#applyProfile(conn);
+    const profile = await this.#deps.store.profiles.get(hostId(conn.url.host));
+    if (profile) {
+      conn.setBurst(Math.max(this.#deps.config.ircTiming.sendBurst, profile.maxBulkMessageSize));
+    }
+    conn.serviceAccounts = new Set(
+      (profile?.serviceAccounts ?? DEFAULT_SERVICE_ACCOUNTS).map((n) => ircLower(n)),
+    );
     const allowPrivate = await this.#mayReachPrivate(conn);
     // Made before its first use, even on plain text, so the fingerprint is there to register.
     const certificate = await clientCertificate(this.#deps.store, conn.record);
+    const webirc = await webircFor(
+      this.#deps.store.sessions,
+      conn.userId,
+      profile?.webircPassword ?? "",
+    );
     if (conn.state !== "queued") return; // stopped meanwhile
-    conn.connect({ allowPrivate, certificate });
+    conn.connect({ allowPrivate, certificate, webirc });
   }
 
   /** Whether this connect may reach a loopback, private or link-local address (trust.ts). */
   #mayReachPrivate(conn: IrcConnection): Promise<boolean> {
     return mayReachTarget(this.#deps, conn.userId, conn.url);
-  }
-
-  /** Sets the token bucket's burst from the host's connection profile, if there is one. */
-  async #applyProfile(conn: IrcConnection): Promise<void> {
-    const profile = await this.#deps.store.profiles.get(hostId(conn.url.host));
-    if (profile) {
-      conn.setBurst(Math.max(this.#deps.config.ircTiming.sendBurst, profile.maxBulkMessageSize));
-    }
   }
 
   /** A connection given a turn registered, failed or was stopped: the next one may go. */

@@ -12,7 +12,7 @@ import { parseIrcUrl, publicUrl } from "./url.ts";
 import type { LiveView } from "./control.ts";
 
 /** Services Convos assumes on a network without a connection profile. */
-const DEFAULT_SERVICE_ACCOUNTS = ["chanserv", "nickserv"];
+export const DEFAULT_SERVICE_ACCOUNTS = ["chanserv", "nickserv"];
 
 /**
  * A Connection's `info`: what the live connection learnt (nick, reason...) plus, as Convos has

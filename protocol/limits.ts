@@ -12,3 +12,9 @@ export const MAX_DRAFT = 4000;
 
 /** Longest IRC mask kept (an ignore): a nick, an ident and a host name with room to spare. */
 export const MAX_MASK_LENGTH = 200;
+
+/**
+ * A connection profile's WEBIRC password, as one IRC line can carry it: one word of printable
+ * ASCII, not starting with ":".
+ */
+export const WEBIRC_PASSWORD = /^(?!:)[!-~]+$/;

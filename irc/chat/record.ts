@@ -14,7 +14,7 @@ import { type ConversationRecord, notifyLevel } from "../../store/conversations.
 import type { ChatType } from "../../protocol/events.ts";
 import type { IrcConnection } from "../engine/connection.ts";
 import { isHighlight } from "./highlight.ts";
-import { isChannel } from "../../lib/casefold.ts";
+import { ircLower, isChannel } from "../../lib/casefold.ts";
 import { conversationJson } from "../resources.ts";
 
 /** What recording needs. */
@@ -269,6 +269,16 @@ function keywordsHit(deps: RecordDeps, userId: number): string[] | undefined {
 }
 
 /**
+ * Whether `name` is one of the network's services (NickServ, ChanServ): what they say, and what
+ * the user says to them (`/msg NickServ identify`), goes to the server's conversation unless one
+ * with them is open, so that services open none by themselves, as in Convos.
+ */
+function isService(conn: IrcConnection, name: string): boolean {
+  return name !== "" && conn.serviceAccounts.size > 0 && !conn.isChannel(name) &&
+    conn.serviceAccounts.has(ircLower(name));
+}
+
+/**
  * Stores a message and publishes `message` (plus `unread` and `notification` when they apply);
  * resolves with the stored line's conversation (row id) and time (µs), or undefined when it was
  * not stored.
@@ -278,6 +288,9 @@ export async function recordMessage(
   conn: IrcConnection,
   m: SeenMessage,
 ): Promise<{ conversation: number; ts: number } | undefined> {
+  if (isService(conn, m.name) && !await cachedConversation(deps, conn, m.name, false)) {
+    m = { ...m, name: "" };
+  }
   const conv = conversationHit(deps, conn, m.name) ?? await cachedConversation(deps, conn, m.name);
   // Over the conversation cap: dropped.
   if (!conv) return undefined;

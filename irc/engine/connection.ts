@@ -10,6 +10,7 @@ import { type CaseMapping, ircLower, isChannel } from "../../lib/casefold.ts";
 import { IrcClient } from "./client.ts";
 import type { WhoisReply } from "./events.ts";
 import type { RegistrationOptions } from "./registration.ts";
+import type { Webirc } from "../webirc.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
 import { DEFAULT_TIMING, type IrcTiming } from "./timing.ts";
 import { TokenBucket } from "./token_bucket.ts";
@@ -124,6 +125,11 @@ export class IrcConnection {
   url: IrcUrl;
   /** The server conversation already says that the conversation cap was reached. */
   conversationCapNoticed = false;
+  /**
+   * The network's services (its host profile's `service_accounts`, IRC-lowercased), set at each
+   * connect: what they say goes to the server's conversation (irc/chat/record.ts).
+   */
+  serviceAccounts: ReadonlySet<string> = new Set();
   /**
    * The server's 001 greeting, kept until the manager has announced "connected": Convos shows
    * the state, then "Connected to", then the greeting (irc/engine/manager.ts #publishState).
@@ -248,10 +254,12 @@ export class IrcConnection {
    * `allowPrivate`, the server's address must be public (checked after DNS resolution).
    */
   connect(
-    { allowPrivate = true, certificate }: {
+    { allowPrivate = true, certificate, webirc }: {
       allowPrivate?: boolean;
       /** The client certificate and key to present on TLS (irc/certificate.ts). */
       certificate?: { cert: string; key: string };
+      /** The gateway's WEBIRC, when the host's profile has a password (irc/webirc.ts). */
+      webirc?: Webirc;
     } = {},
   ): void {
     this.#stopping = false;
@@ -308,7 +316,7 @@ export class IrcConnection {
     };
     client.connect({
       target: { host: u.host, port: u.port, tls: u.tls, rejectUnauthorized: u.tlsVerify },
-      registration: this.#registration(),
+      registration: { ...this.#registration(), ...(webirc ? { webirc } : {}) },
       socket,
       capEnabled: (name) => upstream.capEnabled(name),
     });

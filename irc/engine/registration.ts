@@ -22,6 +22,7 @@ import {
   RPL_WELCOME,
 } from "../protocol/numerics.ts";
 import type { IrcEventName, IrcEvents } from "./events.ts";
+import { type Webirc, webircWord } from "../webirc.ts";
 
 /** How the connection registers. */
 export interface RegistrationOptions {
@@ -33,6 +34,8 @@ export interface RegistrationOptions {
   password?: string;
   /** SASL: PLAIN with an account and password, or EXTERNAL (the client certificate). */
   sasl?: { mechanism: "PLAIN"; account: string; password: string } | { mechanism: "EXTERNAL" };
+  /** Sent first, when the host's profile makes Parley a gateway (irc/webirc.ts). */
+  webirc?: Webirc;
 }
 
 /** What registration writes to and reads. */
@@ -106,6 +109,11 @@ export class Registration {
   start(): void {
     const o = this.options;
     const w = this.wire;
+    if (o.webirc) {
+      const { password, hostname, address } = o.webirc;
+      // Before anything else: the server decides who is connecting as it reads it.
+      w.write(ircLine("WEBIRC", password, "parley", webircWord(hostname), webircWord(address)));
+    }
     // Version 302: capability values (SASL's mechanisms) and LS in several lines.
     w.write("CAP LS 302");
     if (o.password) w.write(ircLine("PASS", o.password));

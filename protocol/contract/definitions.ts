@@ -7,6 +7,7 @@ import { password } from "./fields.ts";
 import { RETENTION_ERROR, retentionDays } from "../retention.ts";
 import { type MessageType } from "../events.ts";
 import { TYPES } from "../messages.ts";
+import { WEBIRC_PASSWORD } from "../limits.ts";
 import { LINE_KINDS } from "../events.ts";
 
 /** The roles a user may have. */
@@ -60,9 +61,11 @@ export const ConnectionProfile = z.object({
   service_accounts: z.array(z.string().trim().min(1).max(64)).max(32).optional(),
   // A secret never sent out: "" (what a client that was not given it sends back) keeps the stored
   // one, null clears it.
-  webirc_password: z.string().max(256).nullable().meta({
+  webirc_password: z.string().max(256).refine((p) => p === "" || WEBIRC_PASSWORD.test(p), {
+    error: "A WEBIRC password is one word of printable ASCII, not starting with a colon.",
+  }).nullable().meta({
     description:
-      "Write-only in Parley: stored, never returned; admins see webirc_password_set instead. On save an empty string keeps the stored password and null clears it.",
+      "Write-only in Parley: stored, never returned; admins see webirc_password_set instead. On save an empty string keeps the stored password and null clears it. One word of printable ASCII, not starting with a colon.",
   }).optional(),
   skip_queue: z.boolean().meta({
     description: "Connect without waiting in the per-host connect queue.",

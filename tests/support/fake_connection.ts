@@ -49,6 +49,7 @@ export function fakeConnection(
     info: {} as Record<string, unknown>,
     state: "connected",
     conversationCapNoticed: false,
+    serviceAccounts: new Set(["chanserv", "nickserv"]),
     conversationId: (name: string) => ircLower(name),
     isChannel: (name: string) => isChannel(name),
     isMe: (nick: string | undefined) => !!nick && ircLower(nick) === "alice",

@@ -23,6 +23,7 @@ import type { IrcClient } from "../../../../../irc/engine/client.ts";
 import type { Store } from "../../../../../store/mod.ts";
 import type { ConnectionRecord } from "../../../../../store/connections.ts";
 import { parseMessage } from "../../../../../irc/protocol/message.ts";
+import { conversationFor } from "../../../../../irc/chat/record.ts";
 import { withSentences } from "../../../../../routes/messages_text.ts";
 
 /**
@@ -202,6 +203,45 @@ Deno.test("inbound: every concern's handler table is registered", async () => {
     }
   }
   assertEquals(tables, HANDLERS.length, "each table in HANDLERS is exported as a HandlerTable");
+});
+
+Deno.test("inbound: services talk in the server's conversation unless one with them is open", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "parley-inbound-" });
+  const store = await openStore(dir);
+  try {
+    const { record } = await aliceRecord(store);
+    const bus = new EventBus();
+    const { conn, settle, line } = attached(store, record, bus, []);
+    const said = async (name: string) => {
+      const conv = await store.conversations.get(record.id, name);
+      if (!conv) return undefined;
+      const page = await store.messages.historyOf(conv.id, { limit: 20 });
+      return page.messages.map((m) => [m.from, m.message]);
+    };
+    line(":NickServ!NickServ@services. NOTICE alice :This nickname is registered.");
+    line(":ChanServ!ChanServ@services. PRIVMSG alice :service stuff");
+    // The user's own line to a service (echoed by the server).
+    line(":alice!a@h PRIVMSG NickServ :identify secret");
+    line(":bob!b@h NOTICE alice :not a service");
+    await settle();
+    assertEquals(await said(""), [
+      ["NickServ", "This nickname is registered."],
+      ["ChanServ", "service stuff"],
+      ["alice", "identify secret"],
+    ]);
+    assertEquals([await said("nickserv"), await said("chanserv")], [undefined, undefined]);
+    assertEquals(await said("bob"), [["bob", "not a service"]], "others open their own");
+
+    // One the user opened takes what the service says.
+    await conversationFor({ store, bus }, conn as unknown as IrcConnection, "NickServ");
+    line(":NickServ!NickServ@services. PRIVMSG alice :in the open one");
+    await settle();
+    assertEquals(await said("nickserv"), [["NickServ", "in the open one"]]);
+    assertEquals((await said(""))?.length, 3);
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("inbound: a quit storm reads no conversation for nicks without one", async (t) => {
