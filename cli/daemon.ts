@@ -171,6 +171,11 @@ export async function daemon(args: string[]): Promise<void> {
   const store = await openCheckedStore(config).catch((err) => {
     throw storeError(config, err);
   });
+  // What an earlier stop could not store (the database away), beside the new lines; until it is
+  // committed its file stays for the next start.
+  store.messages.storeHeld?.(config.home).catch((err) =>
+    log.warn("held messages not stored yet", { error: String(err) })
+  );
   const deps = await wireDeps(config, store, VERSION);
   const { irc, bus } = deps;
   const app = createApp(deps);

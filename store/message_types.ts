@@ -101,6 +101,12 @@ export interface MessageStore {
   settled?(): Promise<void>;
   /** Deleting old messages, where the backend can (store/retention.ts runs it in the background). */
   readonly retention?: MessageRetention;
+  /**
+   * Stores the messages an earlier stop kept in the data folder `home` because the database did
+   * not answer (PostgreSQL: store/pg/spool.ts); resolves with how many, once committed. The
+   * daemon's alone: it holds the data folder.
+   */
+  storeHeld?(home: string): Promise<number>;
 }
 
 /** The retention capability: the oldest messages go, a small batch at a time. */

@@ -19,6 +19,7 @@ import { pgUserSearch } from "./search.ts";
 import { prefixesOf, toTsquery } from "./tsquery.ts";
 import { pgVocabulary } from "./vocabulary.ts";
 import { pgWriter } from "./writer.ts";
+import { replaySpool, spoolDir } from "./spool.ts";
 import type { UnreadCounts } from "./unread.ts";
 import { pgRetention } from "./retention.ts";
 
@@ -94,5 +95,18 @@ export function pgMessageStore(sql: Sql, spool?: string): PgMessageStore {
     unread: writer.unread,
     retention: pgRetention(sql, writer.unread),
     close: writer.close,
+    storeHeld: (home) =>
+      replaySpool(spoolDir(home), {
+        append: writer.append,
+        flush: writer.flush,
+        stored: async (ids) =>
+          new Set(
+            (await sql<{ id: string }[]>`SELECT id FROM messages WHERE id = ANY(${ids}::bigint[])`)
+              .map((r) => Number(r.id)),
+          ),
+        newIds: async (n) =>
+          (await sql<{ id: string }[]>`SELECT nextval('messages_id_seq') AS id
+            FROM generate_series(1, ${n})`).map((r) => Number(r.id)),
+      }),
   };
 }

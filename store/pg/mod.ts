@@ -13,7 +13,7 @@ import { copyIntoPg } from "./copy.ts";
 import { pgFailure } from "./failure.ts";
 import { UNREAD_LOWERED, UNREAD_SET } from "./unread.ts";
 import { answered, unanswered } from "./unanswered.ts";
-import { replaySpool, spoolDir } from "./spool.ts";
+import { spoolDir } from "./spool.ts";
 import { fullDiskWaits } from "../full_disk.ts";
 import { isDiskFull } from "../failures.ts";
 import { log } from "../../lib/log.ts";
@@ -31,7 +31,7 @@ export interface PgStore extends Store {
 
 /**
  * Connects to `url`, applies the migrations and returns the store. With the data folder `home`,
- * messages a stop could not store are kept there and stored at the next open.
+ * messages a stop could not store are kept there (`messages.storeHeld` stores them).
  */
 export async function openPgStore(url: string, home?: string): Promise<PgStore> {
   const sql = connectPg(url, POOL);
@@ -41,19 +41,7 @@ export async function openPgStore(url: string, home?: string): Promise<PgStore> 
     await sql.end();
     throw err;
   }
-  const spool = home === undefined ? undefined : spoolDir(home);
-  const messages = pgMessageStore(sql, spool);
-  if (spool) {
-    await replaySpool(spool, {
-      append: messages.append,
-      flush: messages.flush,
-      stored: async (ids) =>
-        new Set(
-          (await sql<{ id: string }[]>`SELECT id FROM messages WHERE id = ANY(${ids}::bigint[])`)
-            .map((r) => Number(r.id)),
-        ),
-    });
-  }
+  const messages = pgMessageStore(sql, home === undefined ? undefined : spoolDir(home));
   const executor = pgTables(sql);
   const tables = tableGroups(executor, pgFileContents(sql));
   const { users, ignores } = tables;

@@ -24,17 +24,36 @@ export function spoolDir(home: string): string {
   return join(home, FOLDER);
 }
 
+/** A file written whole, synced, then renamed into place: a start never reads half of one. */
+function writeWhole(path: string, messages: Spilled[]): void {
+  const text = messages.map((m) => JSON.stringify(m)).join("\n") + "\n";
+  const file = Deno.openSync(path + ".part", {
+    write: true,
+    create: true,
+    truncate: true,
+    mode: 0o600,
+  });
+  try {
+    const bytes = new TextEncoder().encode(text);
+    for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
+    file.syncSync();
+  } finally {
+    file.close();
+  }
+  Deno.renameSync(path + ".part", path);
+}
+
+/** Files of one stop are named by time, pid and a count, so two in one millisecond never meet. */
+let written = 0;
+
 /**
  * Writes `messages` to a new file of `dir` at once (the process is stopping); returns its path.
  * Throws when the file cannot be written: the caller logs what is lost.
  */
 export function writeSpool(dir: string, messages: Spilled[]): string {
   Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, `${Date.now()}-${Deno.pid}.jsonl`);
-  const text = messages.map((m) => JSON.stringify(m)).join("\n") + "\n";
-  // A name of its own, renamed when whole: a start never reads half a file.
-  Deno.writeTextFileSync(path + ".part", text, { mode: 0o600 });
-  Deno.renameSync(path + ".part", path);
+  const path = join(dir, `${Date.now()}-${Deno.pid}-${written++}.jsonl`);
+  writeWhole(path, messages);
   return path;
 }
 
@@ -58,22 +77,28 @@ function parse(line: string): Spilled | undefined {
   return m as unknown as Spilled;
 }
 
-/** What a start needs of the store to append the held messages. */
+/** What a start needs of the store to store the held messages. */
 interface SpoolTarget {
-  append(msg: NewMessage): Promise<unknown>;
+  /** Appends a message under the id it took before. */
+  append(msg: NewMessage, id: number): Promise<unknown>;
   flush(): Promise<void>;
   /** Which of `ids` are stored already. */
   stored(ids: number[]): Promise<Set<number>>;
+  /** `n` new message ids. */
+  newIds(n: number): Promise<number[]>;
 }
 
 /**
- * Appends the messages of every file in `dir`, each at its own time, and waits until they are
- * committed. A message whose id is stored already (its commit went through) is skipped.
+ * Stores the messages of every file in `dir`, each at its own time and under its own id, and
+ * removes each file once they are committed. Until then the file stays: a start that stops (or
+ * meets another outage) before leaves it for the next, and what it had stored already is known by
+ * its id. A message that never took an id is given one, written into the file, first. A file that
+ * cannot be read is renamed `.bad` and left for its owner.
  */
 export async function replaySpool(dir: string, target: SpoolTarget): Promise<number> {
   let names: string[];
   try {
-    names = [...Deno.readDirSync(dir)].filter((e) => e.isFile && e.name.endsWith(".jsonl"))
+    names = [...Deno.readDirSync(dir)].filter((e) => !e.isDirectory && e.name.endsWith(".jsonl"))
       .map((e) => e.name).sort();
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return 0;
@@ -82,10 +107,19 @@ export async function replaySpool(dir: string, target: SpoolTarget): Promise<num
   let appended = 0;
   for (const name of names) {
     const path = join(dir, name);
-    const lines = (await Deno.readTextFile(path)).split("\n").filter((l) => l !== "");
-    // Once read they are in the writer's hands, as a live line is: a stop before they are
-    // committed keeps them again, in a file of their own.
-    await Deno.remove(path);
+    let lines: string[];
+    try {
+      lines = (await Deno.readTextFile(path)).split("\n").filter((l) => l !== "");
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) continue;
+      log.warn("held messages not readable; the file is left as .bad", {
+        file: name,
+        error: String(err),
+      });
+      // A file that cannot be renamed either is tried again at the next start.
+      await Deno.rename(path, path + ".bad").catch(() => {}); // why: nothing of it was stored
+      continue;
+    }
     const messages: Spilled[] = [];
     let bad = 0;
     for (const line of lines) {
@@ -93,11 +127,17 @@ export async function replaySpool(dir: string, target: SpoolTarget): Promise<num
       if (m) messages.push(m);
       else bad++;
     }
-    const ids = messages.flatMap((m) => m.id === undefined ? [] : [m.id]);
-    const there = ids.length ? await target.stored(ids) : new Set<number>();
-    const due = messages.filter((m) => m.id === undefined || !there.has(m.id));
-    for (const { id: _, ...m } of due) void target.append(m);
+    const missing = messages.filter((m) => m.id === undefined);
+    if (missing.length) {
+      const ids = await target.newIds(missing.length);
+      missing.forEach((m, i) => m.id = ids[i]);
+      writeWhole(path, messages);
+    }
+    const there = await target.stored(messages.map((m) => m.id!));
+    const due = messages.filter((m) => !there.has(m.id!));
+    for (const { id, ...m } of due) void target.append(m, id!);
     await target.flush();
+    await Deno.remove(path);
     appended += due.length;
     log.info("held messages stored", {
       file: name,

@@ -66,6 +66,8 @@ interface Row {
   reply_to: string | null;
   fields: string | null;
   words: string;
+  /** Its id was taken before it was spooled: it may be stored already. */
+  again?: boolean;
 }
 
 const COLUMNS: (keyof Row)[] = [
@@ -83,8 +85,11 @@ const COLUMNS: (keyof Row)[] = [
   "words",
 ];
 
-/** A row before its id is taken: its words are cut then. `unread`: it counted (kept if given up). */
-type Pending = Omit<Row, "id" | "words"> & { unread: boolean };
+/**
+ * A row before its id is taken: its words are cut then. `unread`: it counted (kept if given up);
+ * `id`: the one it took before, when it comes back from a spool (store/pg/spool.ts).
+ */
+type Pending = Omit<Row, "id" | "words" | "again"> & { unread: boolean; id?: number };
 
 /** A row given up, as the message it was appended as. */
 function spilled(p: Pending, id?: number): Spilled {
@@ -100,7 +105,7 @@ function spilled(p: Pending, id?: number): Spilled {
     ...(p.fields !== null ? { fields: p.fields } : {}),
     ...(p.server_msgid !== null ? { serverMsgid: p.server_msgid } : {}),
     ...(p.reply_to !== null ? { replyTo: p.reply_to } : {}),
-    ...(id !== undefined ? { id } : {}),
+    ...((id ?? p.id) !== undefined ? { id: id ?? p.id } : {}),
   };
 }
 
@@ -144,22 +149,33 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
    * of ids), and the words not yet in the vocabulary.
    */
   async function withIds(rows: Pending[]): Promise<{ rows: Row[]; words: string[] }> {
-    const ids = (await sql<{ id: string }[]>`SELECT nextval('messages_id_seq') AS id
-      FROM generate_series(1, ${rows.length})`).map((r) => Number(r.id)).sort((a, b) => a - b);
+    const wanted = rows.filter((r) => r.id === undefined).length;
+    const ids = wanted
+      ? (await sql<{ id: string }[]>`SELECT nextval('messages_id_seq') AS id
+      FROM generate_series(1, ${wanted})`).map((r) => Number(r.id)).sort((a, b) => a - b)
+      : [];
+    let next = 0;
     const words = new Set<string>();
-    const out = rows.map((row, i) => ({
-      ...row,
-      id: ids[i],
-      words: messageWords(row.text, row.type, {
-        userId: row.user_id,
-        conversation: row.conversation,
-        id: ids[i],
-      }, words),
-    }));
+    const out = rows.map((row) => {
+      const id = row.id ?? ids[next++];
+      return {
+        ...row,
+        id,
+        again: row.id !== undefined,
+        words: messageWords(row.text, row.type, {
+          userId: row.user_id,
+          conversation: row.conversation,
+          id,
+        }, words),
+      };
+    });
     return { rows: out, words: vocabulary.unknown(words).sort() };
   }
 
   async function save(tx: Sql, one: Row[]) {
+    // A row back from a spool may be there already (its first commit went through late): its id
+    // says so, and it is not stored twice.
+    const again = one.some((r) => r.again);
     // A column an array: nine parameters for the batch instead of nine a row, which
     // PostgreSQL parsed and planned for each batch anew.
     // (The client sends a list of booleans as one boolean: highlights go as 0 and 1.)
@@ -174,7 +190,8 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
         ${one.map((r) => r.server_msgid)}::text[], ${one.map((r) => r.reply_to)}::text[],
         ${one.map((r) => r.fields)}::text[], ${one.map((r) => r.words)}::tsvector[]
       ) AS t(id, conversation, user_id, ts, type, highlight, sender, text, server_msgid,
-        reply_to, fields, words)`;
+        reply_to, fields, words)
+      ${again ? tx`ON CONFLICT (id) DO NOTHING` : tx``}`;
   }
 
   /** Whether every row of `rows` is stored (a commit whose answer was lost with the connection). */
@@ -281,7 +298,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
     return written();
   }
 
-  async function take(msg: NewMessage): Promise<Appended> {
+  async function take(msg: NewMessage, id?: number): Promise<Appended> {
     // Whichever batch is written first makes room: the lanes finish out of order (one may hold
     // every batch in flight while the other has none left).
     while (inFlight >= MAX_IN_FLIGHT || inFlightChars >= MAX_IN_FLIGHT_CHARS) await room.promise;
@@ -293,6 +310,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
     const fields = msg.fields ? pgString(msg.fields) : null;
     pendingChars += text.length + sender.length + (fields?.length ?? 0);
     pending.push({
+      ...(id !== undefined ? { id } : {}),
       unread: count !== undefined,
       conversation: msg.conversation,
       user_id: msg.userId,
@@ -311,13 +329,21 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
   }
 
   return {
-    /** Takes a message; resolves with its final timestamp (and unread count when it counts). */
-    append(msg: NewMessage): Promise<Appended> {
+    /**
+     * Takes a message; resolves with its final timestamp (and unread count when it counts). `id`:
+     * the id it took before it was spooled (store/pg/spool.ts).
+     */
+    append(msg: NewMessage, id?: number): Promise<Appended> {
       const c = msg.conversation;
-      const done = (taking.get(c) ?? Promise.resolve()).then(() => take(msg)).catch((err) => {
+      const done = (taking.get(c) ?? Promise.resolve()).then(() => take(msg, id)).catch((err) => {
         // Its conversation's first read waited for a database the close gave up on.
-        if (givenUp()) givenUpRows.push({ ...msg, ts: msg.ts ?? nowMicros() });
-        else log.warn("message dropped", { conversation: c, error: String(err) });
+        if (givenUp()) {
+          givenUpRows.push({
+            ...msg,
+            ts: msg.ts ?? nowMicros(),
+            ...(id !== undefined ? { id } : {}),
+          });
+        } else log.warn("message dropped", { conversation: c, error: String(err) });
         return { ts: msg.ts ?? nowMicros() };
       });
       taking.set(c, done);
