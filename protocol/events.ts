@@ -204,6 +204,8 @@ interface RenameStateEvent extends State<"rename">, Where {
 interface TopicStateEvent extends State<"topic">, Where {
   topic: string;
   nick?: string;
+  /** A change's line in the history: its time, its identity there (as a join's `ts`). */
+  ts?: string;
 }
 
 /** A mode change (`+o bob`); `conversation_id` "" for user modes. */
@@ -211,6 +213,8 @@ interface ModeStateEvent extends State<"mode">, Where {
   target: string;
   mode: string;
   nick?: string;
+  /** A channel mode's line in the history: its time, its identity there (as a join's `ts`). */
+  ts?: string;
 }
 
 /**

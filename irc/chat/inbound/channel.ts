@@ -59,11 +59,14 @@ async function topic(cx: Inbound, channel: string, text: string, nick: string, t
   if (!cx.conn.isChannel(channel)) return;
   const conv = await cx.deps.store.conversations.get(cx.conn.record.id, cx.convId(channel));
   if (conv && conv.topic !== text) await cx.deps.store.conversations.setTopic(conv.id, text);
+  // A change is stored first: the event carries the stored line's time (as a join's does).
+  const kept = nick ? await cx.keep(channel, "topic", { nick, topic: text }, ts) : undefined;
   cx.publish({
     type: "topic",
     conversation_id: cx.convId(channel),
     topic: text,
     ...(nick ? { nick } : {}),
+    ...(kept ? { ts: kept } : {}),
   });
   // A change names its setter now; the topic told on join has its 333 next (or none).
   topicTold(
@@ -73,7 +76,6 @@ async function topic(cx: Inbound, channel: string, text: string, nick: string, t
   );
   // The user's own change is recorded: `/topic` may answer from what is kept again.
   if (nick && cx.conn.isMe(nick)) topicChanged(cx.conn, cx.convId(channel));
-  if (nick) await cx.keep(channel, "topic", { nick, topic: text }, ts);
 }
 
 export const CHANNEL: HandlerTable = {
@@ -92,13 +94,14 @@ export const CHANNEL: HandlerTable = {
     const mode = m.params.slice(1).join(" ");
     const channel = cx.conn.isChannel(target);
     if (channel) trackPrefixModes(cx, target, m);
-    if (channel && nick) await cx.keep(target, "mode", { nick, mode }, ts);
+    const kept = channel && nick ? await cx.keep(target, "mode", { nick, mode }, ts) : undefined;
     cx.publish({
       type: "mode",
       conversation_id: channel ? cx.convId(target) : "",
       target,
       mode,
       ...(nick ? { nick } : {}),
+      ...(kept ? { ts: kept } : {}),
     });
   },
 };

@@ -106,6 +106,25 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       assertEquals(part?.event === "state" && part.type === "part" && part.ts, stored("part"));
     });
 
+    await t.step(
+      "a topic's and a channel mode's events carry their stored line's time",
+      async () => {
+        line(":gina!g@h TOPIC #test :new words");
+        line(":gina!g@h MODE #test +m");
+        await settle();
+        const conv = (await store.conversations.get(record.id, "#test"))!;
+        const page = await store.messages.historyOf(conv.id, { limit: 20 });
+        const stored = (type: string) => page.messages.findLast((m) => m.type === type)!.ts;
+        const topic = seen.findLast((e) => e.event === "state" && e.type === "topic");
+        const mode = seen.findLast((e) => e.event === "state" && e.type === "mode");
+        assertEquals(
+          topic?.event === "state" && topic.type === "topic" && topic.ts,
+          stored("topic"),
+        );
+        assertEquals(mode?.event === "state" && mode.type === "mode" && mode.ts, stored("mode"));
+      },
+    );
+
     await t.step("chat lines take the lean path and keep their order with the rest", async () => {
       assertEquals(line(":dave!d@h PRIVMSG #test :one"), true);
       assertEquals(line(":dave!d@h PRIVMSG #test :two"), true);
