@@ -872,7 +872,9 @@ export class Hub {
    * them from here, with the stored time and msgid.
    */
   stored(ev: MessageEvent | BusMessageEvent): void {
-    if (ev.conversation_id === "" || ev.type === "error") return;
+    // The server's conversation holds lines said to a service too: those name whom (`to`).
+    const to = (ev as BusMessageEvent).to;
+    if ((ev.conversation_id === "" && to === undefined) || ev.type === "error") return;
     if (!this.clients.size) return;
     if (ircLower(ev.from) !== ircLower(this.nick)) return;
     // With echo-message the server's echo is the line (stored by the connection, then `line`).
@@ -886,7 +888,7 @@ export class Hub {
     let echo = origin === undefined ? undefined : this.#echoes.find((e) => e.id === origin);
     if (echo?.seen) echo = { ...echo, label: undefined };
     else if (echo) echo.seen = true;
-    const target = channel ?? echo?.conversation ?? ev.conversation_id;
+    const target = channel ?? echo?.conversation ?? to ?? ev.conversation_id;
     const text = ev.type === "action" ? actionWrap(ev.message) : ev.message;
     const tags = new Map([
       ["time", new Date(Math.floor(ts / 1000)).toISOString()],

@@ -46,9 +46,11 @@ export interface MessageEvent extends Where {
 /**
  * A `message` as the bus carries it on the node that stored it: `origin` is the token the sender
  * gave the send (an attached IRC client's line, bouncer/relay.ts), so the relay knows its stored
- * copy without comparing texts. Never sent on a socket (routes/events.ts drops it).
+ * copy without comparing texts; `to` the nick a line was said to when it is kept in the server's
+ * conversation (a service's, irc/chat/record.ts), so the relay can say it to IRC clients as said.
+ * Neither is sent on a socket (routes/events.ts drops them).
  */
-export type BusMessageEvent = MessageEvent & { origin?: string };
+export type BusMessageEvent = MessageEvent & { origin?: string; to?: string };
 
 /**
  * A conversation's read marker moved forward (read in the web client, through the API or by an

@@ -269,9 +269,10 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
           }
           send(ws, { event: "handshake", uid: String(user.id) });
           unsubscribe = deps.bus.subscribe(user.id, (ev) => {
-            // A sender's origin token (protocol/events.ts BusMessageEvent) is the server's only.
-            if (ev.event === "message" && "origin" in ev) {
-              const { origin: _origin, ...shown } = ev as BusMessageEvent;
+            // A sender's origin token and a line's first target (protocol/events.ts
+            // BusMessageEvent) are the server's only.
+            if (ev.event === "message" && ("origin" in ev || "to" in ev)) {
+              const { origin: _origin, to: _to, ...shown } = ev as BusMessageEvent;
               send(ws, shown);
             } else send(ws, ev);
             // A clean "going away" close, so that clients reconnect quietly after a restart.

@@ -16,7 +16,7 @@ import {
   type TopicSetter,
   topicSetter,
 } from "./topics.ts";
-import { conversationFor, type RecordDeps, recordMessage } from "./record.ts";
+import { conversationFor, isService, type RecordDeps, recordMessage } from "./record.ts";
 import {
   type CommandSpec,
   findCommand,
@@ -415,6 +415,12 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const id = conn.conversationId(target);
     if (conn.isChannel(target) || await ctx.deps.store.conversations.get(ctx.record.id, id)) {
       return say(ctx, target, text, "privmsg");
+    }
+    // A service with no conversation open: the line and its answer go to the server's
+    // conversation (record.ts), so the user stays where they typed it, as in Convos.
+    if (isService(conn, target)) {
+      await say(ctx, target, text, "privmsg");
+      return { conversation_id: ctx.conversationId };
     }
     // A nick with no conversation yet: kept (and the conversation made) only once the server has
     // not refused it, so a mistyped nick leaves no conversation behind. The refusal itself comes

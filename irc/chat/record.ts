@@ -273,7 +273,7 @@ function keywordsHit(deps: RecordDeps, userId: number): string[] | undefined {
  * the user says to them (`/msg NickServ identify`), goes to the server's conversation unless one
  * with them is open, so that services open none by themselves, as in Convos.
  */
-function isService(conn: IrcConnection, name: string): boolean {
+export function isService(conn: IrcConnection, name: string): boolean {
   return name !== "" && conn.serviceAccounts.size > 0 && !conn.isChannel(name) &&
     conn.serviceAccounts.has(ircLower(name));
 }
@@ -288,7 +288,9 @@ export async function recordMessage(
   conn: IrcConnection,
   m: SeenMessage,
 ): Promise<{ conversation: number; ts: number } | undefined> {
+  let to: string | undefined;
   if (isService(conn, m.name) && !await cachedConversation(deps, conn, m.name, false)) {
+    to = m.name;
     m = { ...m, name: "" };
   }
   const conv = conversationHit(deps, conn, m.name) ?? await cachedConversation(deps, conn, m.name);
@@ -348,6 +350,7 @@ export async function recordMessage(
       ...ids,
     };
     if (m.origin !== undefined) ev.origin = m.origin;
+    if (to !== undefined) ev.to = to;
     deps.bus.publish(uid, ev);
   }
   if (toUnread) deps.bus.publish(uid, { event: "unread", ...where, unread: unread ?? 0 });

@@ -1,8 +1,8 @@
 // deno-lint-ignore-file no-explicit-any -- API answers are read field by field
 /**
  * Commands that answer, against a real ngircd: `/topic` and `/mode` alone tell the current topic
- * and modes, `/invite` says the server confirmed, `/join name` joins `#name`, and `/msg` to a nick
- * nobody has leaves no conversation behind.
+ * and modes, `/invite` says the server confirmed, `/join name` joins `#name`, `/msg` to a nick
+ * nobody has leaves no conversation behind, and one to a service opens none.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
@@ -17,6 +17,7 @@ Deno.test("commands answer: /topic, /mode, /invite, /join name, /msg to nobody",
   const api = new ApiClient(server.url);
   await api.register("alice@example.com");
   let bob: RawIrcClient | undefined;
+  let services: RawIrcClient | undefined;
   try {
     const made = await api.post("/api/connections", {
       url: `irc://127.0.0.1:${irc.port}?nick=alice`,
@@ -62,7 +63,28 @@ Deno.test("commands answer: /topic, /mode, /invite, /join name, /msg to nobody",
     const list = await conversations();
     assert(list.includes("bob"), "a nick that exists gets its conversation");
     assert(!list.includes("nobody"), `no conversation for a nick nobody has: ${list}`);
+
+    // A service (NickServ, as the default profile names it): the user stays, and the line and its
+    // answer are in the server's conversation, not one of their own.
+    services = await RawIrcClient.connect(irc.port, "NickServ");
+    const identify = await send("/msg NickServ identify s3cret");
+    assertEquals(identify.conversation_id, "#answers");
+    const asked = await services.waitFor((l) => l.command === "PRIVMSG");
+    assertEquals(asked.params, ["NickServ", "identify s3cret"]);
+    await services.send("NOTICE alice :You are now identified.");
+    const server_ = async () =>
+      ((await api.get("/api/connection/irc-localhost/messages")).body.messages ?? []) as any[];
+    await poll(
+      "the answer in the server's conversation",
+      async () => (await server_()).some((m) => m.message === "You are now identified."),
+    );
+    assertEquals(
+      (await server_()).filter((m) => /identif/.test(m.message)).map((m) => [m.from, m.message]),
+      [["alice", "identify s3cret"], ["NickServ", "You are now identified."]],
+    );
+    assert(!(await conversations()).includes("nickserv"), "no conversation of its own");
   } finally {
+    await services?.close();
     await bob?.close();
     await server.close();
     await irc.close();

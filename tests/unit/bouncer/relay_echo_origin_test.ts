@@ -112,3 +112,41 @@ Deno.test("relay: a line to another target does not take a client's place", () =
   echo("client words");
   assertEquals(seen(), [["client words", "l4"]]);
 });
+
+Deno.test("relay: the user's line to a service, kept in the server's conversation, is said as said", () => {
+  const { hub, d, lines } = attachedHub(false);
+  const pending = hub.awaitEcho({
+    client: d,
+    conversation: "NickServ",
+    label: "l2",
+  });
+  const ts = Date.UTC(2026, 10, 29, 7, 0, 0) * 1000;
+  const stored = (to?: string, origin?: string): BusMessageEvent => ({
+    event: "message",
+    connection_id: "c1",
+    conversation_id: "",
+    from: "alice",
+    message: "identify x",
+    ts: formatMicros(ts),
+    type: "private",
+    highlight: false,
+    msgid: msgidOf(1, ts),
+    ...(to ? { to } : {}),
+    ...(origin ? { origin } : {}),
+  });
+  // Another line of the server's conversation: nobody's to say again.
+  hub.stored(stored());
+  assertEquals(lines, []);
+  // The web client's line to NickServ: every attached client sees it.
+  hub.stored(stored("NickServ"));
+  const web = parseMessage(lines[0])!;
+  assertEquals([web.command, web.params, web.tags.get("label")], [
+    "PRIVMSG",
+    ["NickServ", "identify x"],
+    undefined,
+  ]);
+  // The client's own, its echo with its label.
+  hub.stored(stored("NickServ", (pending as { id?: string }).id));
+  const own = parseMessage(lines[1])!;
+  assertEquals([own.params, own.tags.get("label")], [["NickServ", "identify x"], "l2"]);
+});
