@@ -4,7 +4,7 @@
  * bans, limits per address and /whois see the person, not Parley's host. The address is the one
  * the user last used Parley's web client from, as Convos does with its user's last address.
  */
-import { lookupService } from "node:dns";
+import { lookup, lookupService } from "node:dns";
 import { isIP } from "node:net";
 import { log } from "../lib/log.ts";
 import type { SessionStore } from "../store/sessions.ts";
@@ -38,7 +38,36 @@ export async function hostnameOf(address: string): Promise<string> {
   );
   const name = await Promise.race([found, late]);
   clearTimeout(timer);
-  return name && HOSTNAME.test(name) && isIP(name) === 0 ? name : address;
+  if (!name || !HOSTNAME.test(name) || isIP(name) !== 0) return address;
+  // Whoever holds the address's reverse zone names it as they like (a network's staff host):
+  // the name stands only when it resolves forward to the address again.
+  return await resolvesTo(name, address, LOOKUP_MS) ? name : address;
+}
+
+/**
+ * Whether `name` resolves (the system resolver, within `ms`) to `address`, among others.
+ *
+ * @internal test seam
+ */
+export async function resolvesTo(name: string, address: string, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((r) => timer = setTimeout(() => r(false), ms));
+  const found = new Promise<boolean>((resolve) =>
+    lookup(
+      name,
+      { all: true },
+      (err, addresses) => resolve(!err && addresses.some((a) => sameAddress(a.address, address))),
+    )
+  );
+  const ok = await Promise.race([found, late]);
+  clearTimeout(timer);
+  return ok;
+}
+
+/** One address written two ways (`::ffff:127.0.0.1` and `127.0.0.1`). */
+function sameAddress(a: string, b: string): boolean {
+  const plain = (x: string) => x.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
+  return plain(a) === plain(b);
 }
 
 /** An IPv6 address starting with ":" would read as a line's last parameter: "0" goes first. */

@@ -1,5 +1,5 @@
 import { assertEquals } from "../../support/assert.ts";
-import { hostnameOf, webircFor, webircWord } from "../../../irc/webirc.ts";
+import { hostnameOf, resolvesTo, webircFor, webircWord } from "../../../irc/webirc.ts";
 
 /** A user's sessions as the store lists them, most recently used first. */
 const sessions = (...addresses: string[]) => ({
@@ -34,4 +34,12 @@ Deno.test("WEBIRC: an IPv6 address that starts with a colon is written with a 0 
   assertEquals(webircWord("::1"), "0::1");
   assertEquals(webircWord("2001:db8::1"), "2001:db8::1");
   assertEquals(webircWord("host.example"), "host.example");
+});
+
+Deno.test("WEBIRC: a reverse name stands only when it resolves forward to the address", async () => {
+  assertEquals(await resolvesTo("localhost", "127.0.0.1", 2000), true);
+  assertEquals(await resolvesTo("localhost", "::ffff:127.0.0.1", 2000), true, "one address");
+  // Whoever answers for 192.0.2.1's reverse zone could name it "localhost": not taken.
+  assertEquals(await resolvesTo("localhost", "192.0.2.1", 2000), false);
+  assertEquals(await resolvesTo("no-such-name.invalid", "127.0.0.1", 2000), false);
 });
