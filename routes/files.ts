@@ -127,7 +127,10 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
       });
     } catch (err) {
       // As Convos: a cursor that names no file of the user is an empty page, not an error.
-      if (err instanceof UnknownCursorError) return c.json({ files: [] });
+      if (err instanceof UnknownCursorError) {
+        const usage = await files.usage(user.id);
+        return c.json({ files: [], usage: { bytes: usage.bytes, max_bytes: usage.max } });
+      }
       throw err;
     }
   });
