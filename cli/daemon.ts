@@ -213,11 +213,21 @@ export async function daemon(args: string[]): Promise<void> {
   );
   const retention = startRetention(store, config);
   let stopping = false;
+  /** Ends the process now; what the writer holds for a database that never answered is kept. */
+  const endNow = (): never => {
+    try {
+      const held = store.messages.abandon?.();
+      if (held && (held.kept || held.lost)) log.warn("messages held for the database", held);
+    } catch (err) {
+      log.error("messages held for the database not kept", { error: String(err) });
+    }
+    Deno.exit(1);
+  };
   const stop = async (signal: string) => {
     if (stopping) {
       // A second signal: whoever sent it will not wait for the rest.
       log.warn("stopping at once", { signal });
-      Deno.exit(1);
+      endNow();
     }
     stopping = true;
     log.info("stopping", { signal });
@@ -237,7 +247,7 @@ export async function daemon(args: string[]): Promise<void> {
     let step = "";
     setTimeout(() => {
       log.error("stopping took too long; ending now", { waiting_for: step, after_s: STOP_S });
-      Deno.exit(1);
+      endNow();
     }, STOP_S * 1000);
     for (const [name, fn] of steps) {
       step = name;

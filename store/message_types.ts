@@ -107,6 +107,12 @@ export interface MessageStore {
    * daemon's alone: it holds the data folder.
    */
   storeHeld?(home: string): Promise<number>;
+  /**
+   * The process ends now, whatever is under way: what the writer holds that the database never
+   * confirmed is kept in the data folder for `storeHeld` (PostgreSQL), at once. `kept`: messages
+   * kept; `lost`: conversations that still had some on their way to the writer.
+   */
+  abandon?(): { kept: number; lost: number };
 }
 
 /** The retention capability: the oldest messages go, a small batch at a time. */

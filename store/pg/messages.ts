@@ -95,6 +95,7 @@ export function pgMessageStore(sql: Sql, spool?: string): PgMessageStore {
     unread: writer.unread,
     retention: pgRetention(sql, writer.unread),
     close: writer.close,
+    abandon: writer.abandon,
     storeHeld: (home) =>
       replaySpool(spoolDir(home), {
         append: writer.append,

@@ -117,6 +117,8 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
   let pending: Pending[] = [];
   /** What the close gave up, written to the spool at its end. */
   const givenUpRows: Spilled[] = [];
+  /** The batches handed to the lanes and not written yet, with their ids once taken. */
+  const unwritten = new Set<{ rows: Pending[]; ids?: number[] }>();
   /** Characters of `pending`'s texts and senders; of the batches in flight. */
   let pendingChars = 0;
   let inFlightChars = 0;
@@ -201,13 +203,18 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
     return n === rows.length;
   }
 
-  async function writeBatch(pendingRows: Pending[], counts: Map<number, number>) {
+  async function writeBatch(
+    pendingRows: Pending[],
+    counts: Map<number, number>,
+    taken: { ids?: number[] },
+  ) {
     let batch: { rows: Row[]; words: string[] } | undefined;
     /** The database stopped answering (restarting): the batch is kept and tried again. */
     let held = false;
     for (;;) {
       try {
         batch ??= await withIds(pendingRows);
+        taken.ids ??= batch.rows.map((r) => r.id);
         const { rows, words } = batch;
         const started = performance.now();
         await sql.begin(async (tx) => {
@@ -284,10 +291,13 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
       const lane = batches++ % LANES;
       inFlight++;
       inFlightChars += chars;
+      const held: { rows: Pending[]; ids?: number[] } = { rows };
+      unwritten.add(held);
       lanes[lane] = lanes[lane].then(async () => {
         try {
-          await writeBatch(rows, counts);
+          await writeBatch(rows, counts, held);
         } finally {
+          unwritten.delete(held);
           inFlight--;
           inFlightChars -= chars;
           room.resolve();
@@ -351,6 +361,22 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
         if (taking.get(c) === done) taking.delete(c);
       });
       return done;
+    },
+    /**
+     * Ending now (a stop past its bound: a database that hangs mid-query): what the writer holds
+     * and the database never confirmed goes to the spool at once, as a close's given-up rows do.
+     * Returns how many messages were kept, and how many conversations still had some on their way
+     * in (those are lost).
+     */
+    abandon(): { kept: number; lost: number } {
+      const rows: Spilled[] = [...givenUpRows];
+      for (const held of unwritten) {
+        rows.push(...held.rows.map((p, i) => spilled(p, held.ids?.[i])));
+      }
+      rows.push(...pending.map((p) => spilled(p)));
+      if (!rows.length || !spool) return { kept: 0, lost: taking.size };
+      writeSpool(spool, rows);
+      return { kept: rows.length, lost: taking.size };
     },
     /** Resolves once everything appended so far is committed (reads call it first). */
     async flush(): Promise<void> {

@@ -260,6 +260,50 @@ Deno.test("PostgreSQL frozen, then the daemon: the stop ends at its bound, sayin
   });
 });
 
+Deno.test("PostgreSQL frozen, then the daemon: what the writer held is stored at the next start", async () => {
+  await inChannelOnPg({}, async (pg, _irc, server, { api, cid, bob }) => {
+    try {
+      // A line stored first: what a line of bob's reads (his ignore entry, the channel) is in
+      // memory after it, so the next goes to the writer without a query.
+      await bob.send("PRIVMSG #a :said before");
+      await poll(
+        "the first line stored",
+        async () => (await said(api, cid, "#a")).includes("said before"),
+      );
+      const events = await EventSocket.open(api);
+      try {
+        await pg.freeze(true);
+        await bob.send("PRIVMSG #a :said to a frozen database");
+        // Told once the writer took it (a commit of its batch waits for the database).
+        await events.waitFor((e) =>
+          e.event === "message" && e.message === "said to a frozen database"
+        );
+      } finally {
+        await events.close();
+      }
+      assertEquals(await server.stop(), 1);
+      const kept = server.output().match(/WARN messages held for the database kept=(\d+)/);
+      assertEquals(
+        kept !== null && Number(kept[1]) >= 1,
+        true,
+        server.output().split("\n").slice(-30).join("\n"),
+      );
+    } finally {
+      await pg.freeze(false);
+    }
+    await server.restart();
+    await poll(
+      "the line stored",
+      async () => (await said(api, cid, "#a")).includes("said to a frozen database"),
+      30_000,
+    );
+    assertEquals(
+      (await said(api, cid, "#a")).filter((m) => m === "said to a frozen database").length,
+      1,
+    );
+  });
+});
+
 Deno.test("PostgreSQL frozen, then the daemon twice: the second signal ends it at once", async () => {
   await inChannelOnPg({}, async (pg, _irc, server) => {
     try {
