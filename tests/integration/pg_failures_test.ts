@@ -394,6 +394,13 @@ Deno.test({
       await inChannelOnPg({}, async (pg, _irc, server, { api, cid, bob }) => {
         const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
         try {
+          // The padding below adds conversations of the connection, as many as the disk's room
+          // takes (79 on one machine, over 1,000 on another): past the cap the daemon would drop
+          // the new conversation's line instead of waiting for room.
+          const raised = await api.post("/api/settings", {
+            max_conversations_per_connection: 1_000_000,
+          });
+          assertEquals(raised.status, 200);
           await fillTablespace(sql, mnt, ["conversations"]);
           // Every page of conversations filled too, with the smallest rows there are (every
           // column but two at its default: a name of ''), so that no page has room left for
