@@ -417,10 +417,10 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
       return say(ctx, target, text, "privmsg");
     }
     // A service with no conversation open: the line and its answer go to the server's
-    // conversation (record.ts), so the user stays where they typed it, as in Convos.
+    // conversation (record.ts), where the client takes the user, as it takes them to a nick's.
     if (isService(conn, target)) {
       await say(ctx, target, text, "privmsg");
-      return { conversation_id: ctx.conversationId };
+      return { conversation_id: "" };
     }
     // A nick with no conversation yet: kept (and the conversation made) only once the server has
     // not refused it, so a mistyped nick leaves no conversation behind. The refusal itself comes

@@ -5,7 +5,7 @@ import type { Parsed } from "./commands.ts";
 import { parseInput } from "./commands.ts";
 import type { SentFrame } from "../../protocol/events.ts";
 import { type Member, membersMark, membersOpen, setAwayNick, setMembers } from "./members.ts";
-import { navigate } from "./router.ts";
+import { chatPath, navigate } from "./router.ts";
 import { liveConversation, socket } from "./session.ts";
 import { away, key, myNick } from "./state.ts";
 import { openJoined } from "./join.ts";
@@ -87,7 +87,7 @@ export function showAnswer(
     (parsed.command === "query" || parsed.command === "msg") &&
     answer.conversation_id !== undefined && answer.conversation_id !== conv
   ) {
-    navigate(`/chat/${encodeURIComponent(cid)}/${encodeURIComponent(answer.conversation_id)}`);
+    navigate(chatPath(cid, answer.conversation_id));
   }
   // Closing the open conversation: on to one that is live, never a dead one.
   const closed = answer.conversation_id ?? conv;

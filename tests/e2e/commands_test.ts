@@ -102,6 +102,22 @@ Deno.test("web client: operator commands, ignore, answers, gap marker", async (t
       assert(!sidebar.includes("nobody"), `no conversation with nobody: ${sidebar}`);
     });
 
+    await t.step(
+      "/msg NickServ: the line and its answer in the server's conversation",
+      async () => {
+        const services = await people.add("NickServ", "#services");
+        await send("/msg NickServ identify s3cret");
+        await services.waitFor((l) => l.command === "PRIVMSG" && l.params[0] === "NickServ");
+        await services.send("NOTICE dana :You are now identified.");
+        await page.waitForURL("**/chat/irc-localhost");
+        await assertOnScreen(page, line("You are now identified."));
+        await assertOnScreen(page, line("identify s3cret"));
+        const sidebar = (await page.locator(".sidebar").textContent()) ?? "";
+        assert(!/nickserv/i.test(sidebar), `no conversation of NickServ's: ${sidebar}`);
+        await openConversation(page, "#room");
+      },
+    );
+
     await t.step("/list: a click on a channel joins it; /join name joins #name", async () => {
       await send("/list");
       const listed = page.getByRole("button", { name: "#elsewhere" });

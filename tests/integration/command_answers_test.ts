@@ -64,11 +64,11 @@ Deno.test("commands answer: /topic, /mode, /invite, /join name, /msg to nobody",
     assert(list.includes("bob"), "a nick that exists gets its conversation");
     assert(!list.includes("nobody"), `no conversation for a nick nobody has: ${list}`);
 
-    // A service (NickServ, as the default profile names it): the user stays, and the line and its
-    // answer are in the server's conversation, not one of their own.
+    // A service (NickServ, as the default profile names it): the line and its answer are in the
+    // server's conversation, not one of their own, and the answer names it.
     services = await RawIrcClient.connect(irc.port, "NickServ");
     const identify = await send("/msg NickServ identify s3cret");
-    assertEquals(identify.conversation_id, "#answers");
+    assertEquals(identify.conversation_id, "");
     const asked = await services.waitFor((l) => l.command === "PRIVMSG");
     assertEquals(asked.params, ["NickServ", "identify s3cret"]);
     await services.send("NOTICE alice :You are now identified.");
