@@ -6,10 +6,10 @@ import { parseInput } from "./commands.ts";
 import type { SentFrame } from "../../protocol/events.ts";
 import { type Member, membersMark, membersOpen, setAwayNick, setMembers } from "./members.ts";
 import { chatPath, navigate } from "./router.ts";
-import { liveConversation, socket } from "./session.ts";
+import { socket } from "./session.ts";
 import { away, key, myNick } from "./state.ts";
 import { openJoined } from "./join.ts";
-import { appendLive, isOpen } from "./view.ts";
+import { appendLive } from "./view.ts";
 import { withConnectionName } from "./conn_status.ts";
 
 /** Shows a line from the client itself (errors, help) in the open conversation. */
@@ -88,11 +88,6 @@ export function showAnswer(
     answer.conversation_id !== undefined && answer.conversation_id !== conv
   ) {
     navigate(chatPath(cid, answer.conversation_id));
-  }
-  // Closing the open conversation: on to one that is live, never a dead one.
-  const closed = answer.conversation_id ?? conv;
-  if (parsed.command === "part" && isOpen(cid, closed)) {
-    navigate(liveConversation(cid, closed), true);
   }
   if (parsed.command === "away" || parsed.command === "back") {
     const message = parsed.command === "away" ? args.join(" ") : "";

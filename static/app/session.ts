@@ -196,7 +196,7 @@ function desktopNotify(f: NotificationEvent): void {
  * Where to go after leaving `conv`: another conversation one can write in, on the same
  * connection first, else the connection's server messages.
  */
-export function liveConversation(cid: string, conv: string): string {
+function liveConversation(cid: string, conv: string): string {
   const all = Object.values(conversations.value).filter((c) =>
     c.conversation_id !== conv && c.conversation_id !== "" && !c.frozen
   );

@@ -158,9 +158,11 @@ Deno.test("web client: mention counts, closing, one join line, drafts, members w
       await phone.page.locator(".sidebar .socket.open").waitFor({ state: "attached" });
       await entry(phone.page, "#solo").waitFor({ state: "attached" });
       await sendLine(page, "/part");
-      // Left to read: still listed, dimmed, here and on the other device.
+      // Left to read: still listed, dimmed, here and on the other device, and still open here (a
+      // /close typed next closes it, not another).
       await entry(page, "#solo").and(page.locator(".frozen")).waitFor();
       await assertOnScreen(page, entry(page, "#solo"));
+      assert(page.url().endsWith("/chat/irc-localhost/%23solo"), `still on #solo: ${page.url()}`);
       await entry(phone.page, "#solo").and(phone.page.locator(".frozen"))
         .waitFor({ state: "attached" });
       await closeFromSidebar(page, "#solo");
