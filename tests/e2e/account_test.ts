@@ -95,6 +95,8 @@ Deno.test("account: fresh install, service worker, notification settings, sessio
       assertEquals(await items.count(), 2);
       const mine = items.filter({ hasText: "This browser" });
       assertEquals(await mine.count(), 1);
+      // "Chrome, Linux · This browser": the browser's name and the mark apart.
+      assertStringIncludes(await mine.locator("strong").innerText(), " · This browser");
       const other = items.filter({ hasText: "Android" });
       assertStringIncludes(await other.innerText(), "Chrome, Android");
       await page.getByRole("heading", { name: "Sessions" }).scrollIntoViewIfNeeded();

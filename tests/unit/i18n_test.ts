@@ -51,3 +51,12 @@ Deno.test("i18n: every string the client translates is in en.json", async () => 
   assert(strings.size > 100, "the scanner finds the client's strings");
   for (const [text, file] of strings) assert(text in en, `"${text}" (${file}) is not in en.json`);
 });
+
+Deno.test("i18n: German speaks to the user one way (du), never also as Sie", async () => {
+  const de = JSON.parse(await Deno.readTextFile(`${ROOT}i18n/de.json`)) as Record<string, string>;
+  const formal = Object.entries(de).filter(([en, text]) =>
+    // "Ihre" is also "their": a sentence about others says so in its English.
+    /\b(Sie|Ihnen|Ihr|Ihre|Ihren|Ihrem|Ihrer|Ihres)\b/.test(text) && !/^Their\b/.test(en)
+  );
+  assertEquals(formal, []);
+});

@@ -73,7 +73,7 @@ export function Sessions() {
               <div class="who">
                 <strong>
                   {browserName(s.user_agent) || t("Unknown browser")}
-                  {s.current && <>· {t("This browser")}</>}
+                  {s.current && <>{" · "}{t("This browser")}</>}
                 </strong>
                 <span class="muted">
                   {[
