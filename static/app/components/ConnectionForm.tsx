@@ -142,7 +142,8 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
     const urlChanged = !existing || url !== urlFromFields(fieldsFromUrl(existing.url)) ||
       f.password;
     if (urlChanged) body.url = url;
-    // Several channels, separated by spaces or commas: the first opens, the rest are joined too.
+    // Several channels, separated by spaces or commas: the first is the connection's own
+    // (Convos's conversation_id), the rest are joined too.
     const [first, ...more] = f.conversation_id.split(/[\s,]+/).filter(Boolean);
     if (!existing && first) body.conversation_id = first;
     if (!existing && more.length) body.join = more;
