@@ -11,13 +11,22 @@ export function stateMessage(conn: IrcConnection): string | undefined {
     case "connected":
       return `Connected to ${host}.`;
     case "disconnected": {
-      const reason = String(conn.info.reason ?? "Disconnected.");
+      const reason = sentence(String(conn.info.reason ?? "Disconnected."));
       const retry = Number(conn.info.retry_in_ms);
       return retry > 0 ? `${reason} Reconnecting in about ${Math.ceil(retry / 1000)}s.` : reason;
     }
     default:
       return undefined;
   }
+}
+
+/**
+ * A reason as a sentence of its own: the system's error number left out ("Connection refused (os
+ * error 111)" reads "Connection refused."), a full stop where none ends it.
+ */
+function sentence(reason: string): string {
+  const words = reason.replace(/\s*\(os error \d+\)\s*$/, "").trim() || "Disconnected.";
+  return /[.!?]$/.test(words) ? words : `${words}.`;
 }
 
 /** A notice in the connection's server conversation. */
