@@ -218,6 +218,18 @@ Deno.test("join a channel, topics with setter and in-place edit, drop and paste 
           await assertOnScreen(page, header.getByText("Dana was here"));
           await assertOnScreen(page, header.locator(".topic-by", { hasText: "Set by dana" }));
           assert(!(await hasHorizontalOverflow(page)), "no sideways scrolling at 390 px");
+          // A long topic keeps most of the line; who set it gives up its width first.
+          await bob.send(
+            "TOPIC #open :Welcome to the room, read the rules at https://example.com/rules first",
+          );
+          const text = header.locator(".topic-text", { hasText: "Welcome to the room" });
+          await text.waitFor();
+          const width = async (l: typeof text) => (await l.boundingBox())?.width ?? 0;
+          const [topicWidth, byWidth] = [
+            await width(text),
+            await width(header.locator(".topic-by")),
+          ];
+          assert(topicWidth > 3 * byWidth, `the topic ${topicWidth} px, who set it ${byWidth} px`);
           await page.getByRole("button", { name: "Open menu" }).click();
           const control = page.getByRole("button", { name: /^Join a channel on / });
           await assertOnScreen(page, control);
