@@ -4,7 +4,7 @@ import { api } from "./api.ts";
 import { connections, drawerOpen, key, mentions, sidebar } from "./state.ts";
 import { pinnedFirst } from "./prefs.ts";
 import { connectionTitle } from "./conn_status.ts";
-import { closeOverlay, overlay, showKeys } from "./overlays.ts";
+import { closeOverlay, openWhereFocused, overlay, showKeys } from "./overlays.ts";
 
 /** One conversation as the switcher and the shortcuts see it. */
 interface Entry {
@@ -72,7 +72,8 @@ export function onGlobalKey(e: KeyboardEvent): boolean {
   }
   const k = e.key.toLowerCase();
   if ((e.ctrlKey && !e.altKey && k === "k") || (e.altKey && !e.ctrlKey && k === "j")) {
-    overlay.value = overlay.value?.kind === "switcher" ? null : { kind: "switcher" };
+    if (overlay.value?.kind === "switcher") closeOverlay();
+    else openWhereFocused({ kind: "switcher" });
     return true;
   }
   if (e.key === "?" && !typing(e) && !e.ctrlKey && !e.altKey) {

@@ -29,8 +29,14 @@ export const overlay = signal<
 
 /** Opens the list of keyboard shortcuts. */
 export function showKeys(): void {
-  returnTo = [];
-  overlay.value = { kind: "keys" };
+  openWhereFocused({ kind: "keys" });
+}
+
+/** Opens `o`; closing it gives the focus back to what had it (the message box, most often). */
+export function openWhereFocused(o: { kind: "keys" } | { kind: "switcher" }): void {
+  const had = document.activeElement;
+  returnTo = had instanceof HTMLElement ? [had] : [];
+  overlay.value = o;
 }
 
 /**

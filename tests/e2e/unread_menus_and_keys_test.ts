@@ -152,10 +152,16 @@ Deno.test("web client: unread line, nick menu, keys, closing", async (t) => {
         await page.waitForURL("**/chat/irc-localhost/%23third");
         assertEquals(await switcher.count(), 0, "the switcher closes on Enter");
 
+        await page.getByLabel("Message", { exact: true }).focus();
         await page.keyboard.press("Alt+j");
         await assertOnScreen(page, switcher);
         await page.keyboard.press("Escape");
         assertEquals(await switcher.count(), 0, "Escape closes it");
+        assertEquals(
+          await page.evaluate(() => document.activeElement?.id),
+          "composer-input",
+          "the focus is back in the message box",
+        );
 
         // Sidebar order: server, #busy, #side, #third.
         await page.keyboard.press("Alt+ArrowUp");
