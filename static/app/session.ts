@@ -278,17 +278,12 @@ function onState(f: StateEvent): void {
   // Before the members change: a quit or a nick change shows where the person was.
   const lines = f.type === "connection" || f.type === "info" ? [] : linesOf(f);
   switch (f.type) {
-    case "connection": {
-      const was = connections.value[cid];
-      patchConnection(cid, { state: f.state, info: f.info ?? was?.info });
+    case "connection":
+      patchConnection(cid, { state: f.state, info: f.info ?? connections.value[cid]?.info });
       // Who is in its channels is unknown until the connection is back and NAMES tells again.
       if (f.state !== "connected") forgetMembers(onConnection(cid));
-      // Told again with new info and the same state: no second line.
-      if (was?.state !== f.state) {
-        eventLine(cid, "", t("Connection state: {state}", { state: t(f.state) }), "state");
-      }
+      eventLine(cid, "", t("Connection state: {state}", { state: t(f.state) }), "state");
       break;
-    }
     case "info": {
       // The connection's info, flat in the event (Convos's shape): what the server told since.
       const { event: _e, type: _t, connection_id: _c, ...info } = f;
