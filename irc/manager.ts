@@ -278,13 +278,7 @@ export class IrcManager implements IrcControl {
    * certificate.
    */
   async #connect(conn: IrcConnection): Promise<void> {
-    const profile = await this.#deps.store.profiles.get(hostId(conn.url.host));
-    if (profile) {
-      conn.setBurst(Math.max(this.#deps.config.ircTiming.sendBurst, profile.maxBulkMessageSize));
-    }
-    conn.serviceAccounts = new Set(
-      (profile?.serviceAccounts ?? DEFAULT_SERVICE_ACCOUNTS).map((n) => ircLower(n)),
-    );
+    const profile = await this.#applyProfile(conn);
     const allowPrivate = await this.#mayReachPrivate(conn);
     // Made before its first use, even on plain text, so the fingerprint is there to register.
     const certificate = await clientCertificate(this.#deps.store, conn.record);
@@ -295,6 +289,21 @@ export class IrcManager implements IrcControl {
     );
     if (conn.state !== "queued") return; // stopped meanwhile
     conn.connect({ allowPrivate, certificate, webirc });
+  }
+
+  /**
+   * Gives the connection its host profile's burst and services (the defaults without one);
+   * returns the profile, for what the connect itself needs of it.
+   */
+  async #applyProfile(conn: IrcConnection) {
+    const profile = await this.#deps.store.profiles.get(hostId(conn.url.host));
+    if (profile) {
+      conn.setBurst(Math.max(this.#deps.config.ircTiming.sendBurst, profile.maxBulkMessageSize));
+    }
+    conn.serviceAccounts = new Set(
+      (profile?.serviceAccounts ?? DEFAULT_SERVICE_ACCOUNTS).map((n) => ircLower(n)),
+    );
+    return profile;
   }
 
   /** Whether this connect may reach a loopback, private or link-local address (trust.ts). */

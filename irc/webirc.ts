@@ -25,19 +25,27 @@ const LOOKUP_MS = 2_000;
 const HOSTNAME =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
+/** `p`'s answer, or `otherwise` once `ms` have passed without one. */
+async function within<T>(p: Promise<T>, ms: number, otherwise: T): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<T>((r) => timer = setTimeout(() => r(otherwise), ms));
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * The name `address` resolves back to, or the address itself (none, too slow, or malformed).
  *
  * @internal test seam
  */
 export async function hostnameOf(address: string): Promise<string> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((r) => timer = setTimeout(() => r(undefined), LOOKUP_MS));
   const found = new Promise<string | undefined>((resolve) =>
     lookupService(address, 0, (err, host) => resolve(err ? undefined : host))
   );
-  const name = await Promise.race([found, late]);
-  clearTimeout(timer);
+  const name = await within(found, LOOKUP_MS, undefined);
   if (!name || !HOSTNAME.test(name) || isIP(name) !== 0) return address;
   // Whoever holds the address's reverse zone names it as they like (a network's staff host):
   // the name stands only when it resolves forward to the address again.
@@ -49,9 +57,7 @@ export async function hostnameOf(address: string): Promise<string> {
  *
  * @internal test seam
  */
-export async function resolvesTo(name: string, address: string, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((r) => timer = setTimeout(() => r(false), ms));
+export function resolvesTo(name: string, address: string, ms: number): Promise<boolean> {
   const found = new Promise<boolean>((resolve) =>
     lookup(
       name,
@@ -59,9 +65,7 @@ export async function resolvesTo(name: string, address: string, ms: number): Pro
       (err, addresses) => resolve(!err && addresses.some((a) => sameAddress(a.address, address))),
     )
   );
-  const ok = await Promise.race([found, late]);
-  clearTimeout(timer);
-  return ok;
+  return within(found, ms, false);
 }
 
 /** One address written two ways (`::ffff:127.0.0.1` and `127.0.0.1`). */

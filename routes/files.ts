@@ -66,6 +66,11 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { files } = deps.store;
   const max = deps.config.maxUploadSize;
+  /** What the user's files take, as the listing's `usage` says it. */
+  const usageOf = async (userId: number) => {
+    const { bytes, max: most } = await files.usage(userId);
+    return { bytes, max_bytes: most };
+  };
 
   bind(app, "uploadFile", requireUser, async (c) => {
     const user = currentUser(c);
@@ -111,7 +116,7 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
     try {
       const [page, usage] = await Promise.all([
         files.page(user.id, query.after, query.limit),
-        files.usage(user.id),
+        usageOf(user.id),
       ]);
       return c.json({
         files: page.files.map((f) => ({
@@ -123,13 +128,12 @@ export function filesRoutes(deps: AppDeps): Hono<AppEnv> {
         ...(page.after !== undefined ? { after: page.after } : {}),
         ...(page.prev !== undefined ? { prev: page.prev } : {}),
         ...(page.next !== undefined ? { next: page.next } : {}),
-        usage: { bytes: usage.bytes, max_bytes: usage.max },
+        usage,
       });
     } catch (err) {
       // As Convos: a cursor that names no file of the user is an empty page, not an error.
       if (err instanceof UnknownCursorError) {
-        const usage = await files.usage(user.id);
-        return c.json({ files: [], usage: { bytes: usage.bytes, max_bytes: usage.max } });
+        return c.json({ files: [], usage: await usageOf(user.id) });
       }
       throw err;
     }

@@ -96,18 +96,6 @@ export function pgMessageStore(sql: Sql, spool?: string): PgMessageStore {
     retention: pgRetention(sql, writer.unread),
     close: writer.close,
     abandon: writer.abandon,
-    storeHeld: (home) =>
-      replaySpool(spoolDir(home), {
-        append: writer.append,
-        flush: writer.flush,
-        stored: async (ids) =>
-          new Set(
-            (await sql<{ id: string }[]>`SELECT id FROM messages WHERE id = ANY(${ids}::bigint[])`)
-              .map((r) => Number(r.id)),
-          ),
-        newIds: async (n) =>
-          (await sql<{ id: string }[]>`SELECT nextval('messages_id_seq') AS id
-            FROM generate_series(1, ${n})`).map((r) => Number(r.id)),
-      }),
+    storeHeld: (home) => replaySpool(spoolDir(home), writer),
   };
 }

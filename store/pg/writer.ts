@@ -152,10 +152,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
    */
   async function withIds(rows: Pending[]): Promise<{ rows: Row[]; words: string[] }> {
     const wanted = rows.filter((r) => r.id === undefined).length;
-    const ids = wanted
-      ? (await sql<{ id: string }[]>`SELECT nextval('messages_id_seq') AS id
-      FROM generate_series(1, ${wanted})`).map((r) => Number(r.id)).sort((a, b) => a - b)
-      : [];
+    const ids = wanted ? await newIds(wanted) : [];
     let next = 0;
     const words = new Set<string>();
     const out = rows.map((row) => {
@@ -196,11 +193,23 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
       ${again ? tx`ON CONFLICT (id) DO NOTHING` : tx``}`;
   }
 
+  /** `n` ids from the sequence, in order (one round trip). */
+  async function newIds(n: number): Promise<number[]> {
+    return (await sql<{ id: string }[]>`SELECT nextval('messages_id_seq') AS id
+      FROM generate_series(1, ${n})`).map((r) => Number(r.id)).sort((a, b) => a - b);
+  }
+
+  /** Which of `ids` are stored. */
+  async function storedIds(ids: number[]): Promise<Set<number>> {
+    return new Set(
+      (await sql<{ id: string }[]>`SELECT id FROM messages WHERE id = ANY(${ids}::bigint[])`)
+        .map((r) => Number(r.id)),
+    );
+  }
+
   /** Whether every row of `rows` is stored (a commit whose answer was lost with the connection). */
   async function stored(rows: Row[]): Promise<boolean> {
-    const [{ n }] = await sql`SELECT count(*)::int AS n FROM messages
-      WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`;
-    return n === rows.length;
+    return (await storedIds(rows.map((r) => r.id))).size === rows.length;
   }
 
   async function writeBatch(
@@ -409,6 +418,9 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
         });
       }
     },
+    /** Ids for messages spooled without one, and which spooled ids are stored (spool.ts). */
+    newIds,
+    stored: storedIds,
     /** The unread counts this writer tells (store/pg/unread.ts). */
     unread,
   };

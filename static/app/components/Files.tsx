@@ -1,6 +1,6 @@
 /** The user's uploaded files: list, open, delete, upload. */
 import { useEffect, useState } from "preact/hooks";
-import { api, seg } from "../api.ts";
+import { api, type Reply, seg } from "../api.ts";
 import { language, t } from "../i18n.ts";
 import { user } from "../state.ts";
 import { uploadFile } from "../upload.ts";
@@ -15,10 +15,7 @@ interface FileRecord {
   size: number;
 }
 
-interface Usage {
-  bytes: number;
-  max_bytes: number;
-}
+type Usage = NonNullable<Reply<"getFiles">["usage"]>;
 
 /** What the user's files take, against the server's bound when there is one. */
 function FileUsage({ usage }: { usage: Usage }) {
