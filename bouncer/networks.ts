@@ -76,7 +76,8 @@ export function watchNetworks(w: NetworkWatch): () => void {
   };
   const untap = w.bus.tap(
     (userId, ev) => {
-      if (ev.event !== "state" || ev.type !== "connection") return;
+      // A state change, or new info in the same state (a nick change: `nickname=`).
+      if (ev.event !== "state" || (ev.type !== "connection" && ev.type !== "info")) return;
       const id = ev.connection_id;
       const key = `${userId}\0${id}`;
       let entry = pending.get(key);

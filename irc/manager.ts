@@ -348,8 +348,8 @@ export class IrcManager implements IrcControl {
   }
 
   /**
-   * Publishes a connection's state as Convos does: a `connection` event (with a `message` when
-   * the state changed, stored as a notice in the server conversation too), its `info`, and
+   * Publishes a connection's state as Convos does: a `connection` event when the state changed
+   * (with a `message`, stored as a notice in the server conversation too), its `info`, and
    * `frozen` events for its conversations when it goes up or down.
    */
   #publishState(conn: IrcConnection): void {
@@ -370,8 +370,10 @@ export class IrcManager implements IrcControl {
     // What IRC brought (a state, its notice) waits out a database not answering, as lines do.
     const patient = { ...this.#deps, store: this.#patient };
     // In the connection's serial run, behind the stored notices of earlier states: a store that
-    // answers later (PostgreSQL) must not reorder "Connecting to" and "Connected to".
-    run(() => Promise.resolve(bus.publish(conn.userId, ev)));
+    // answers later (PostgreSQL) must not reorder "Connecting to" and "Connected to". Only a
+    // change is a `connection` event: a client shows each as a line, and an unchanged state with
+    // new info (the server's network name, a new nick) is the `info` event below.
+    if (changed) run(() => Promise.resolve(bus.publish(conn.userId, ev)));
     if (message) {
       run(async () => void await recordMessage(patient, conn, serverNotice(conn, message)));
     }

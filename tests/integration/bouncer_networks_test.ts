@@ -108,7 +108,7 @@ Deno.test("bouncer: soju.im/bouncer-networks", async (t) => {
   }
 });
 
-Deno.test("bouncer: one BOUNCER NETWORK line per change, no error for a restart", async () => {
+Deno.test("bouncer: one BOUNCER NETWORK line per change, no error for a restart, a new nick told", async () => {
   const s = await setupBouncer();
   try {
     const c = await BouncerClient.attach(s.port, EMAIL, PASSWORD, NETWORK_CAPS, "manager");
@@ -125,6 +125,18 @@ Deno.test("bouncer: one BOUNCER NETWORK line per change, no error for a restart"
     // Connecting then connected, or only connected when the restart was quicker than the gathering.
     assert(["connecting,connected", "connected"].includes(states.join()), said);
     assert(!told.some((l) => l.params[2].includes("error=")), told.map((l) => l.raw).join("\n"));
+
+    // A nick changed on IRC leaves the state as it was: the line tells the new nickname.
+    const bound = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}`, PASSWORD, [], "bound");
+    await bound.waitFor((l) => l.command === "001");
+    const before = c.lines.length;
+    await bound.send("NICK alice3");
+    const renamed = await c.waitFor(
+      (l) => l.command === "BOUNCER" && l.params[0] === "NETWORK" && l.params[1] === s.cid,
+      before,
+    );
+    assert(/state=connected;.*nickname=alice3/.test(renamed.params[2]), renamed.raw);
+    bound.close();
     c.close();
   } finally {
     await s.close();

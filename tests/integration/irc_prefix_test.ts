@@ -5,7 +5,7 @@
 import { assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
 import { EventSocket } from "../support/events.ts";
-import { startHostileIrc } from "../support/hostile_irc.ts";
+import { type HostileClient, startHostileIrc } from "../support/hostile_irc.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { startServer } from "../support/server.ts";
@@ -19,7 +19,7 @@ async function infoPrefix(api: ApiClient, cid: string): Promise<unknown> {
     ?.info?.prefix;
 }
 
-Deno.test("irc: the server's PREFIX is the connection's info.prefix, live and listed", async (t) => {
+Deno.test("irc: the server's PREFIX is the connection's info.prefix, live and listed; info alone is no new state", async (t) => {
   const ngircd = await startIrcServer();
   const hostile = startHostileIrc();
   const server = await startServer({ env: FAST });
@@ -27,6 +27,7 @@ Deno.test("irc: the server's PREFIX is the connection's info.prefix, live and li
     const api = new ApiClient(server.url);
     await api.register("admin@example.com");
     const ws = await EventSocket.open(api);
+    let other: HostileClient | undefined;
 
     await t.step("ngircd announces (qaohv)~&@%+", async () => {
       await api.post("/api/connections", { url: `irc://127.0.0.1:${ngircd.port}?nick=alice` });
@@ -38,13 +39,28 @@ Deno.test("irc: the server's PREFIX is the connection's info.prefix, live and li
 
     await t.step("a server with its own prefixes: an info event carries them", async () => {
       await api.post("/api/connections", { url: `${hostile.url}?nick=bob`, name: "other" });
-      const client = await hostile.registered();
+      const client = other = await hostile.registered();
       await client.send(`:irc.hostile.test 005 ${client.nick} PREFIX=(Yov)!@+ :are supported`);
       const ev = await ws.waitFor((e) =>
         e.event === "state" && e.type === "info" && e.prefix === "(Yov)!@+"
       );
       assertEquals(ev.connection_id, "irc-localhost-2");
       assertEquals(await infoPrefix(api, "irc-localhost-2"), "(Yov)!@+");
+    });
+
+    await t.step("new info in an unchanged state is no second connection state", async () => {
+      // The web client writes a line per `connection` event: a network name told after the
+      // connect wrote "Connection state: connected" twice.
+      const client = other!;
+      await client.send(`:irc.hostile.test 005 ${client.nick} NETWORK=Hostile :are supported`);
+      await ws.waitFor((e) =>
+        e.event === "state" && e.type === "info" && e.connection_id === "irc-localhost-2" &&
+        e.network === "Hostile"
+      );
+      const states = ws.events.filter((e) =>
+        e.event === "state" && e.type === "connection" && e.connection_id === "irc-localhost-2"
+      ).map((e) => e.state);
+      assertEquals(states.filter((s) => s === "connected").length, 1, states.join(" "));
     });
     await ws.close();
   } finally {
