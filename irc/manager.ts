@@ -246,6 +246,23 @@ export class IrcManager implements IrcControl {
     if (!q.waiting.includes(conn)) q.waiting.push(conn);
     conn.awaitTurn();
     this.#admit(q);
+    if (q.waiting.includes(conn)) void this.#skipTurn(conn, q);
+  }
+
+  /**
+   * A host whose profile says `skip_queue` (an ircd of one's own, that takes every connect at
+   * once) connects a waiting connection now, past the pace and the bound. Read at each wait, so a
+   * profile changed on any node counts from the next connect; in line meanwhile, so the order of
+   * the others holds.
+   */
+  async #skipTurn(conn: IrcConnection, q: HostTurns): Promise<void> {
+    const profile = await this.#deps.store.profiles.get(hostId(conn.url.host)).catch(() => null);
+    if (!profile?.skipQueue || this.#stopped || conn.state !== "queued") return;
+    if (!q.waiting.includes(conn)) return; // its turn came meanwhile
+    q.waiting = q.waiting.filter((c) => c !== conn);
+    this.#connect(conn).catch((err) => {
+      log.warn("irc connect failed", { connection: conn.id, error: err });
+    });
   }
 
   #admit(q: HostTurns): void {

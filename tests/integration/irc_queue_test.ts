@@ -59,6 +59,42 @@ Deno.test("connects to one host are spaced out; waiting connections are queued",
   }
 });
 
+Deno.test("a host whose profile skips the queue connects every connection at once", async () => {
+  const irc = await startIrcServer();
+  // The same hour apart, the clock never moved: only skip_queue can connect the second.
+  const t = await startApp(
+    { PARLEY_TEST_FAST_IRC: "1", PARLEY_CONNECT_DELAY: "3600" },
+    undefined,
+    new ManualClock(),
+  );
+  try {
+    const api = t.client();
+    await api.register("skip@example.com"); // the first user: an admin
+    const saved = await api.post("/api/connection-profiles", { url: irc.url, skip_queue: true });
+    assertEquals(saved.body.skip_queue, true);
+    for (const nick of ["first", "second", "third"]) {
+      assertEquals(
+        (await api.post("/api/connections", { url: `${irc.url}?nick=${nick}` })).status,
+        200,
+      );
+    }
+    const states = async () =>
+      ((await api.get("/api/connections")).body.connections as { state: string }[])
+        .map((c) => c.state);
+    await poll("all three connected", async () => (await states()).every((s) => s === "connected"));
+
+    // Turned off, a new connection waits its turn again.
+    await api.post("/api/connection-profiles", { url: irc.url, skip_queue: false });
+    const fourth = await api.post("/api/connections", { url: `${irc.url}?nick=fourth` });
+    assertEquals(fourth.body.state, "queued");
+    await new Promise((r) => setTimeout(r, 300)); // a profile read's time, not a turn's
+    assertEquals((await states())[3], "queued");
+  } finally {
+    await t.close();
+    await irc.close();
+  }
+});
+
 Deno.test("the wanted state survives a restart: a connection made idle stays down", async () => {
   const irc = await startIrcServer();
   const server = await startServer({
