@@ -29,9 +29,16 @@ interface ImportSummary {
   connections: number;
   conversations: number;
   messages: number;
+  /** Channel events (joins, parts, kicks, quits, nick changes, topics, modes). */
+  events: number;
   /** Messages already there from an earlier run. */
   alreadyThere: number;
-  /** Messages that cannot be placed (a network no longer configured, an unknown line). */
+  /** Channel events already there from an earlier run. */
+  eventsAlreadyThere: number;
+  /**
+   * Lines that cannot be placed: a network no longer configured, an unknown or malformed line, an
+   * event where Parley keeps none (a join in a private conversation).
+   */
   skipped: number;
 }
 
@@ -160,7 +167,9 @@ export class ImportSession {
     connections: 0,
     conversations: 0,
     messages: 0,
+    events: 0,
     alreadyThere: 0,
+    eventsAlreadyThere: 0,
     skipped: 0,
   };
   /** Users created by this run, who need an invite link to set a password. */
@@ -291,16 +300,21 @@ export class ImportSession {
     return made;
   }
 
-  /** Adds one message (skipped when an earlier run imported it), with a progress line now and then. */
+  /**
+   * Adds one message or channel event (skipped when an earlier run imported it), with a progress
+   * line now and then.
+   */
   message(m: ImportedMessage): void {
-    if (this.#messages.add(m)) this.summary.messages++;
-    else this.summary.alreadyThere++;
+    const added = this.#messages.add(m);
+    const s = this.summary;
+    if (m.fields === undefined) added ? s.messages++ : s.alreadyThere++;
+    else added ? s.events++ : s.eventsAlreadyThere++;
     const now = performance.now();
     if (now - this.#lastProgress > 2000) {
       this.#lastProgress = now;
-      const done = this.summary.messages + this.summary.alreadyThere;
+      const done = s.messages + s.events + s.alreadyThere + s.eventsAlreadyThere;
       const rate = Math.round(done / ((now - this.#started) / 1000));
-      console.error(`importing: ${done.toLocaleString("en")} messages read (${rate}/s)`);
+      console.error(`importing: ${done.toLocaleString("en")} messages and events read (${rate}/s)`);
     }
   }
 
@@ -318,10 +332,16 @@ export class ImportSession {
       store = sqlite;
       await sqlite.messages.searchable();
       const s = this.summary;
+      const there = [
+        ...(s.alreadyThere ? [`${s.alreadyThere} messages`] : []),
+        ...(s.eventsAlreadyThere ? [`${s.eventsAlreadyThere} channel events`] : []),
+      ];
       console.log(
-        `imported: ${s.users} users, ${s.connections} connections, ${s.conversations} conversations, ${s.messages} messages` +
-          (s.alreadyThere ? ` (${s.alreadyThere} messages were already there)` : "") +
-          (s.skipped ? ` (${s.skipped} skipped: no matching network or not a message)` : ""),
+        `imported: ${s.users} users, ${s.connections} connections, ${s.conversations} conversations, ${s.messages} messages, ${s.events} channel events` +
+          (there.length ? ` (${there.join(" and ")} were already there)` : "") +
+          (s.skipped
+            ? ` (${s.skipped} skipped: no matching network, or not a message or channel event)`
+            : ""),
       );
       for (const email of this.newUsers) {
         const invite = await createInvite({ config: this.config, store } as AppDeps, email);

@@ -4,8 +4,14 @@
  * (its URL, on-connect commands and conversations), the connection's own log
  * `YYYY/MM.log`, and one log per conversation and month, `YYYY/MM/NAME.log` ("/" in a name is
  * written %2F). A log line is `YYYY-MM-DDTHH:MM:SS F MESSAGE` in UTC, where the optional F is
- * a flag digit (1 = highlight) and MESSAGE is `<nick> text`, `-nick- text` (notice),
- * `* nick text` (action) or `-!- event` (joins and the like, not messages in Parley).
+ * a flag digit (1 = highlight) and MESSAGE is `<nick> text`, `-nick- text` (notice) or
+ * `* nick text` (action). Convos 8 logs no channel events: joins, parts, kicks, quits, nick
+ * changes, topics and +o/+v are `state` events (lib/Convos/Core/Connection/Irc.pm), which its
+ * file backend does not write (it logs `message` events only), and another channel mode is a
+ * notice of the connection in its own log ("#chan changed mode +m", without who set it),
+ * imported as that notice. The `-!-` forms its backend still declares (parts, kicks, nick
+ * changes) were last written by its 2016 development versions; such a line is skipped and
+ * counted.
  */
 import { join } from "node:path";
 import { ConfigError } from "../config.ts";
@@ -18,7 +24,7 @@ const LINE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2}) (?:(\d) )?\s*(.*)
 const CHANNEL = /^[#&+!]/;
 
 /**
- * A log line's message, or undefined for events and anything unknown.
+ * A log line's message, or undefined for anything else (a `-!-` line, anything unknown).
  *
  * @internal test seam
  */

@@ -2,13 +2,15 @@
  * `parley import soju DB [--logs DIR]`: a soju database (soju_db.ts) with its users, networks
  * and channels, and the history of either message store: `db` (the `Message` table: raw IRC
  * lines with their time) or `fs` (`DIR/USER/NETWORK/TARGET/YYYY-MM-DD.log` in ZNC's format, in
- * the local time of the machine soju ran on; `/` and `\` in names are written `-`).
+ * the local time of the machine soju ran on; `/` and `\` in names are written `-`). Both keep
+ * messages and channel events (joins, parts, kicks, quits, nick changes, topics, channel modes).
  */
 import { ConfigError } from "../config.ts";
 import { ircLower } from "../lib/casefold.ts";
 import { isHighlight } from "../irc/chat/highlight.ts";
-import type { ChatType } from "../protocol/events.ts";
+import { parseMessage } from "../irc/protocol/message.ts";
 import { checkEmail, ImportSession, SourceFolder } from "./common.ts";
+import { fitsIn, importedEvent, type ImportedLine } from "./events.ts";
 import type { SojuDb, SojuNetwork, SojuUser } from "./soju_db.ts";
 import { importDays } from "./znc.ts";
 import { LocalTime } from "./znc_log.ts";
@@ -74,35 +76,59 @@ export function sojuNetworkUrl(u: SojuUser, n: SojuNetwork): string | undefined 
   return url.href;
 }
 
+/** Who a line's source names: a nick (`nick!user@host`), or a server's name. */
+const sourceName = (prefix: string) => prefix.split(/[!@]/, 1)[0];
+
 /**
- * A raw line's PRIVMSG or NOTICE, as Parley keeps it; undefined for anything else.
+ * A raw IRC line of soju's `db` message store as Parley keeps it: a PRIVMSG or NOTICE as a
+ * message (a CTCP ACTION as an action), a JOIN, PART, KICK, QUIT, NICK, TOPIC or channel MODE as
+ * a channel event with its fields (importedEvent); undefined for anything else (other CTCPs,
+ * user modes, other commands) and for a line or event that is malformed.
  *
  * @internal test seam
  */
-export function parseRawMessage(
-  raw: string,
-): { type: ChatType; from: string; text: string } | undefined {
-  let rest = raw;
-  if (rest.startsWith("@")) rest = rest.slice(rest.indexOf(" ") + 1);
-  let from = "";
-  if (rest.startsWith(":")) {
-    const sp = rest.indexOf(" ");
-    if (sp === -1) return undefined;
-    from = rest.slice(1, sp).split("!")[0];
-    rest = rest.slice(sp + 1);
-  }
-  const m = /^(\S+) +\S+ +:?(.*)$/s.exec(rest);
+export function parseStoredLine(raw: string): ImportedLine | undefined {
+  const m = parseMessage(raw);
   if (!m) return undefined;
-  const command = m[1].toUpperCase();
-  const text = m[2];
-  if (command === "NOTICE") return { type: "notice", from, text };
-  if (command !== "PRIVMSG") return undefined;
-  if (text.startsWith("\x01ACTION")) {
-    const body = text.slice(7).replace(/^ /, "");
-    return { type: "action", from, text: body.endsWith("\x01") ? body.slice(0, -1) : body };
+  const from = sourceName(m.prefix);
+  const [first = "", second, third] = m.params;
+  switch (m.command) {
+    case "NOTICE":
+      return second === undefined ? undefined : { type: "notice", from, text: second };
+    case "PRIVMSG": {
+      if (second === undefined) return undefined;
+      if (second.startsWith("\x01ACTION")) {
+        const body = second.slice(7).replace(/^ /, "");
+        return { type: "action", from, text: body.endsWith("\x01") ? body.slice(0, -1) : body };
+      }
+      if (second.startsWith("\x01")) return undefined; // other CTCPs are not messages
+      return { type: "private", from, text: second };
+    }
+    case "JOIN":
+      return CHANNEL.test(first) ? importedEvent("join", { nick: from }) : undefined;
+    case "PART":
+      return CHANNEL.test(first)
+        ? importedEvent("part", { nick: from, message: second })
+        : undefined;
+    case "KICK":
+      return CHANNEL.test(first)
+        ? importedEvent("kick", { nick: second, kicker: from, message: third })
+        : undefined;
+    case "QUIT":
+      return importedEvent("quit", { nick: from, message: first });
+    case "NICK":
+      return importedEvent("nick_change", { old_nick: from, new_nick: first });
+    case "TOPIC":
+      return CHANNEL.test(first)
+        ? importedEvent("topic", { nick: from, topic: second ?? "" })
+        : undefined;
+    case "MODE":
+      // A channel's modes only: a user's have no conversation.
+      return CHANNEL.test(first)
+        ? importedEvent("mode", { nick: from, mode: m.params.slice(1).join(" ") })
+        : undefined;
   }
-  if (text.startsWith("\x01")) return undefined; // other CTCPs are not messages
-  return { type: "private", from, text };
+  return undefined;
 }
 
 /** Imports every user of a soju database and its message store. */
@@ -200,14 +226,15 @@ export async function importSoju(
       // The db store.
       for (const t of targets.filter((t) => t.network === n.id && t.target)) {
         const conv = await target(t.target);
+        const where = conv.isPrivate ? "private" : "channel";
         const self = ircLower(nick);
         for (let after = 0;;) {
           const rows = await db.messages(t.id, after, READ_CHUNK);
           if (!rows.length) break;
           after = rows[rows.length - 1].id;
           for (const row of rows) {
-            const m = parseRawMessage(row.raw);
-            if (!m || !Number.isFinite(row.time)) {
+            const m = parseStoredLine(row.raw);
+            if (!m || !Number.isFinite(row.time) || !fitsIn(m, where)) {
               session.summary.skipped++;
               continue;
             }
@@ -217,7 +244,8 @@ export async function importSoju(
               userId: user.id,
               ts: Math.trunc(row.time) * 1000,
               ...m,
-              highlight: !own &&
+              // As Parley records them: mentions, and every private message from someone else.
+              highlight: m.fields === undefined && !own &&
                 isHighlight({
                   text: m.text,
                   nick,

@@ -1,14 +1,16 @@
 /**
  * `parley import thelounge DIR`: a The Lounge 4.x home folder. Each `users/NAME.json` holds the
  * user's networks (with the uuid The Lounge gave each) and their channels and queries; each
- * `logs/NAME.sqlite3` holds the history, one row per message: network uuid, lower-cased
- * channel name, time in milliseconds, type, and the rest of the message as JSON.
+ * `logs/NAME.sqlite3` holds the history, one row per message or channel event: network uuid,
+ * lower-cased channel name, time in milliseconds, type, and the rest as JSON (server/models/msg.ts,
+ * filled by server/plugins/irc-events/). Messages, notices and actions come in as messages; joins,
+ * parts, quits, kicks, nick changes, topic changes and channel modes as channel events.
  */
 import { join } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { ConfigError } from "../config.ts";
 import { ircLower } from "../lib/casefold.ts";
-import type { MessageType } from "../protocol/events.ts";
+import type { ChatType } from "../protocol/events.ts";
 import {
   checkEmail,
   fileError,
@@ -17,13 +19,64 @@ import {
   SourceFolder,
   type WantedConnection,
 } from "./common.ts";
+import { fitsIn, importedEvent, type ImportedLine } from "./events.ts";
 
-/** The Lounge's message types that are messages in Parley; joins, parts, modes... are not. */
-const TYPES: Record<string, MessageType> = {
+/** The Lounge's message types that are messages in Parley. */
+const TYPES: Record<string, ChatType> = {
   message: "private",
   notice: "notice",
   action: "action",
 };
+
+/** The Lounge's types of the channel events Parley keeps. */
+const EVENT_TYPES = ["join", "part", "quit", "kick", "nick", "topic", "mode"];
+
+/** A log row's `msg`, as The Lounge writes it; anything may be missing or of another type. */
+interface LoungeMsg {
+  /** Who said it or did it (a kick's kicker, a nick change's old nick). */
+  from?: { nick?: unknown };
+  /** A kick's kicked person. */
+  target?: { nick?: unknown };
+  /** A message, a reason, a topic, a mode with its arguments. */
+  text?: unknown;
+  /** A nick change's new nick. */
+  new_nick?: unknown;
+  self?: unknown;
+  highlight?: unknown;
+}
+
+/** A nick of the message, when it is an object that has one. */
+const nickOf = (who: unknown) =>
+  who && typeof who === "object" ? (who as { nick?: unknown }).nick : undefined;
+
+/**
+ * A channel event row as Parley keeps it, read as The Lounge's irc-events write each type;
+ * undefined when the row does not have that shape.
+ *
+ * @internal test seam
+ */
+export function loungeEvent(type: string, msg: LoungeMsg): ImportedLine | undefined {
+  const nick = nickOf(msg.from);
+  switch (type) {
+    case "join":
+      return importedEvent("join", { nick });
+    case "part":
+      return importedEvent("part", { nick, message: msg.text });
+    case "quit":
+      return importedEvent("quit", { nick, message: msg.text });
+    case "kick":
+      return importedEvent("kick", { nick: nickOf(msg.target), kicker: nick, message: msg.text });
+    case "nick":
+      return importedEvent("nick_change", { old_nick: nick, new_nick: msg.new_nick });
+    case "topic":
+      return importedEvent("topic", { nick, topic: msg.text });
+    case "mode":
+      // `${raw_modes} ${raw_params.join(" ")}`: a trailing space when the mode has no arguments.
+      return importedEvent("mode", { nick, mode: msg.text });
+  }
+  return undefined;
+}
+
 const CHANNEL = /^[#&+!]/;
 
 interface LoungeChannel {
@@ -189,14 +242,18 @@ async function importLog(
   let read: StatementSync;
   try {
     db = new DatabaseSync(path, { readOnly: true });
+    const types = [...Object.keys(TYPES), ...EVENT_TYPES].map((t) => `'${t}'`).join(", ");
     read = db.prepare(
       `SELECT id, network, channel, time, type, msg FROM messages
-       WHERE id > ? AND type IN ('message', 'notice', 'action') ORDER BY id LIMIT ?`,
+       WHERE id > ? AND type IN (${types}) ORDER BY id LIMIT ?`,
     );
   } catch (err) {
     throw fileError(path, err);
   }
-  const conversations = new Map<string, { id: number; isQuery: boolean; nick: string }>();
+  const conversations = new Map<
+    string,
+    { id: number; isQuery: boolean; where: "channel" | "private" | "server"; nick: string }
+  >();
   try {
     for (let after = 0;;) {
       const rows = read.all(after, READ_CHUNK) as unknown as LogRow[];
@@ -216,23 +273,47 @@ async function importLog(
             !CHANNEL.test(row.channel);
           const name = lobby ? "" : spelling(net.network, row.channel);
           const conv = await session.conversation(net.id, name);
-          conversation = { id: conv.id, isQuery: !lobby && !CHANNEL.test(name), nick: net.nick };
+          const isQuery = !lobby && !CHANNEL.test(name);
+          const where = lobby ? "server" : isQuery ? "private" : "channel";
+          conversation = { id: conv.id, isQuery, where, nick: net.nick };
           conversations.set(key, conversation);
         }
-        let msg: { from?: { nick?: unknown }; text?: unknown; self?: unknown; highlight?: unknown };
+        let msg: LoungeMsg;
         try {
           msg = JSON.parse(row.msg);
         } catch {
           session.summary.skipped++;
           continue;
         }
+        if (!msg || typeof msg !== "object") {
+          session.summary.skipped++;
+          continue;
+        }
+        const ts = Math.trunc(Number(row.time)) * 1000;
+        const type = TYPES[row.type];
+        if (!type) {
+          // A channel event: kept when it has its type's shape, where Parley keeps one.
+          const event = loungeEvent(row.type, msg);
+          if (!event || !fitsIn(event, conversation.where) || !Number.isFinite(ts)) {
+            session.summary.skipped++;
+            continue;
+          }
+          session.message({
+            conversation: conversation.id,
+            userId,
+            ts,
+            ...event,
+            highlight: false,
+          });
+          continue;
+        }
         const self = msg.self === true;
         session.message({
           conversation: conversation.id,
           userId,
-          ts: Math.trunc(Number(row.time)) * 1000,
-          type: TYPES[row.type],
-          from: str(msg.from?.nick) || (self ? conversation.nick : ""),
+          ts,
+          type,
+          from: str(nickOf(msg.from)) || (self ? conversation.nick : ""),
           text: str(msg.text),
           // As Parley records them: mentions, and every private message from someone else.
           highlight: !self && (conversation.isQuery || msg.highlight === true),

@@ -5,7 +5,7 @@
  * `users/U/networks/N/moddata/sasl/.registry`. The `log` module writes one file per window and
  * day in the user's time zone, as a network module in `users/U/networks/N/moddata/log/WINDOW/`,
  * a user module in `users/U/moddata/log/N/WINDOW/`, a global one in `moddata/log/U/N/WINDOW/`
- * (window names lower-cased); its line format is in znc_log.ts.
+ * (window names lower-cased); its line format (messages and channel events) is in znc_log.ts.
  */
 import { join } from "node:path";
 import { ConfigError } from "../config.ts";
@@ -23,13 +23,8 @@ import {
   values,
   type ZncBlock,
 } from "./znc_conf.ts";
-import {
-  LocalTime,
-  type LogMessage,
-  parseLogMessage,
-  type TimestampFormat,
-  timestampFormat,
-} from "./znc_log.ts";
+import { LocalTime, parseLogLine, type TimestampFormat, timestampFormat } from "./znc_log.ts";
+import { fitsIn, type ImportedLine } from "./events.ts";
 
 const CHANNEL = /^[#&+!]/;
 const DAY_FILE = /^(\d{4})-(\d{2})-(\d{2})\.log$/;
@@ -257,19 +252,20 @@ interface Target {
 }
 
 /**
- * A message line of a day log: its local date (midnight as if UTC), time of day and message.
+ * A message or channel event line of a day log: its local date (midnight as if UTC), time of day
+ * and what it says.
  *
  * @internal test seam
  */
-export interface DayLine extends LogMessage {
-  day: number;
-  seconds: number;
-}
+export type DayLine = ImportedLine & { day: number; seconds: number };
 
-/** A log line read as a message; a line that is none (a join, a mode, too long) is counted. */
+/**
+ * A log line read as a message or channel event; a line that is neither (a status line, a
+ * malformed event, too long) is counted.
+ */
 function readDayLine(session: ImportSession, line: Line, log: DayLog): DayLine | undefined {
   const stamp = "text" in line ? log.format.read(line.text) : undefined;
-  const message = stamp && parseLogMessage(stamp.rest);
+  const message = stamp && parseLogLine(stamp.rest);
   if (!stamp || !message) {
     if (!("text" in line) || line.text.trim()) session.summary.skipped++;
     return undefined;
@@ -294,7 +290,7 @@ async function reading(path: string, read: (s: ReadableStream<Uint8Array>) => Pr
   }
 }
 
-/** The message lines of one day log as they stream in (to merge a day's files). */
+/** The message and event lines of one day log as they stream in (to merge a day's files). */
 async function* messagesOf(session: ImportSession, log: DayLog): AsyncGenerator<DayLine> {
   let file: Deno.FsFile;
   try {
@@ -319,13 +315,19 @@ function sanitized(text: string): string {
   // deno-lint-ignore no-control-regex -- control codes are what it removes
   return text.replace(/\x03(\d{1,2}(,\d{1,2})?)?/g, "").replace(/[\x00-\x1f\x7f]/g, "");
 }
+/** What a line says: a message's text, an event's fields (a reason, a topic) one per line. */
+const said = (l: DayLine) =>
+  l.fields === undefined ? l.text : Object.values(JSON.parse(l.fields)).join("\n");
 /**
  * One line as two log files have it: each module stamps the line when it writes it, so across a
  * second's boundary the same line carries two seconds.
  */
-const same = (a: DayLine, b: DayLine) =>
-  Math.abs(order(a) - order(b)) <= 1 && a.type === b.type && a.from === b.from &&
-  (a.text === b.text || sanitized(a.text) === sanitized(b.text));
+function same(a: DayLine, b: DayLine): boolean {
+  if (Math.abs(order(a) - order(b)) > 1 || a.type !== b.type || a.from !== b.from) return false;
+  if (a.text === b.text && a.fields === b.fields) return true;
+  const [x, y] = [said(a), said(b)];
+  return x === y || sanitized(x) === sanitized(y);
+}
 
 /**
  * The lines of one day logged in several files (the log module loaded at two levels), merged in
@@ -342,7 +344,9 @@ export async function* mergedDay(sources: AsyncGenerator<DayLine>[]): AsyncGener
     if (!best) return;
     const first = best;
     for (const h of heads) {
-      if (!h.done && same(h.value, first) && h.value.text.length > best.text.length) best = h.value;
+      if (!h.done && same(h.value, first) && said(h.value).length > said(best).length) {
+        best = h.value;
+      }
     }
     yield best;
     for (let i = 0; i < heads.length; i++) {
@@ -354,7 +358,8 @@ export async function* mergedDay(sources: AsyncGenerator<DayLine>[]): AsyncGener
 
 /**
  * Streams day logs of one window (ZNC's and soju's fs format) into a conversation, oldest day
- * first.
+ * first: messages and channel events (a join, a kick... in a channel's window only; a quit or a
+ * nick change in a private one too, as Parley keeps them).
  */
 export async function importDays(
   session: ImportSession,
@@ -363,7 +368,12 @@ export async function importDays(
 ): Promise<void> {
   const self = ircLower(to.nick);
   let previous = -Infinity;
+  const where = to.isPrivate ? "private" : "channel";
   const store = (line: DayLine) => {
+    if (!fitsIn(line, where)) {
+      session.summary.skipped++;
+      return;
+    }
     const ms = to.zone.toUtc(line.day, line.seconds, previous);
     previous = ms;
     session.message({
@@ -373,8 +383,10 @@ export async function importDays(
       type: line.type,
       from: line.from,
       text: line.text,
-      // As Parley records them: mentions, and every private message from someone else.
-      highlight: ircLower(line.from) !== self &&
+      fields: line.fields,
+      // As Parley records them: mentions, and every private message from someone else; an event
+      // never.
+      highlight: line.fields === undefined && ircLower(line.from) !== self &&
         isHighlight({
           text: line.text,
           nick: to.nick,

@@ -1,21 +1,21 @@
 /**
  * ZNC's log format, which soju's `fs` message store writes too: one file per window and local
  * day (`YYYY-MM-DD.log`), each line a local time `[HH:MM:SS]` and then `<nick> text`,
- * `-nick- text` (notice), `* nick text` (action) or `*** ...` (joins, parts, modes, topics: not
- * messages in Parley). ZNC writes the time in its user's `Timezone`, soju in its process's.
+ * `-nick- text` (notice), `* nick text` (action), or a channel event after `*** `: `Joins: nick
+ * (ident@host)`, `Parts: nick (ident@host) (reason)`, `Quits: nick (ident@host) (reason)`, `nick
+ * was kicked by op (reason)`, `old is now known as new`, `nick changes topic to 'topic'`,
+ * `nick sets mode: +o bob` (ZNC's modules/log.cpp, soju's msgstore/znclog). ZNC writes the time
+ * in its user's `Timezone`, soju in its process's.
  */
 import { ConfigError } from "../config.ts";
-import type { ChatType } from "../protocol/events.ts";
+import type { KeptKind } from "../protocol/events.ts";
+import { importedEvent, type ImportedLine } from "./events.ts";
 
-/** A message of a log line, or undefined for events, status lines and anything unknown. */
-export interface LogMessage {
-  type: ChatType;
-  from: string;
-  text: string;
-}
-
-/** Reads a line's message (what follows the timestamp and its space). */
-export function parseLogMessage(message: string): LogMessage | undefined {
+/**
+ * Reads a line's message or channel event (what follows the timestamp and its space); undefined
+ * for status lines (connects, broadcasts), any other `***` line, and a malformed one.
+ */
+export function parseLogLine(message: string): ImportedLine | undefined {
   const c = message.charCodeAt(0);
   if (c === 0x3c /* < */) {
     const end = message.indexOf("> ");
@@ -29,11 +29,53 @@ export function parseLogMessage(message: string): LogMessage | undefined {
     if (end < 2 || message.lastIndexOf(" ", end) !== -1) return undefined;
     return { type: "notice", from: message.slice(1, end), text: message.slice(end + 2) };
   }
+  if (message.startsWith("*** ")) return logEvent(message.slice(4));
   if (message.startsWith("* ")) {
     const end = message.indexOf(" ", 2);
     const from = end === -1 ? message.slice(2) : message.slice(2, end);
     if (!from || from === "*" || from.startsWith("**")) return undefined;
     return { type: "action", from, text: end === -1 ? "" : message.slice(end + 1) };
+  }
+  return undefined;
+}
+
+/**
+ * A person's entry, part or quit: the nick, the `(ident@host)` (no spaces in it), and for a part
+ * or quit the reason in brackets, which may hold brackets itself (the last one closes it).
+ */
+const PRESENCE = /^(Joins|Parts|Quits): (\S+) \(\S*\)(?: \((.*)\))?$/s;
+/** The other events, each after the nick of who it concerns. */
+const KICKED = /^(\S+) was kicked by (\S+) \((.*)\)$/s;
+const NICK = /^(\S+) is now known as (\S+)$/;
+/** The topic between the first quote and the last: it may hold quotes. */
+const TOPIC = /^(\S+) changes topic to '(.*)'$/s;
+const MODE = /^(\S+) sets mode: (.*)$/s;
+
+/** The events of `Joins:`, `Parts:` and `Quits:` lines. */
+const PRESENCE_KIND: Record<string, KeptKind> = { Joins: "join", Parts: "part", Quits: "quit" };
+
+/** A `***` line's channel event (what follows `*** `), or undefined when it is none or malformed. */
+function logEvent(rest: string): ImportedLine | undefined {
+  let m = PRESENCE.exec(rest);
+  if (m) {
+    const kind = PRESENCE_KIND[m[1]];
+    // A join has no reason: one written after it is not ZNC's.
+    if (kind === "join") {
+      return m[3] === undefined ? importedEvent(kind, { nick: m[2] }) : undefined;
+    }
+    return importedEvent(kind, { nick: m[2], message: m[3] ?? "" });
+  }
+  if ((m = KICKED.exec(rest))) {
+    return importedEvent("kick", { nick: m[1], kicker: m[2], message: m[3] });
+  }
+  if ((m = NICK.exec(rest))) {
+    return importedEvent("nick_change", { old_nick: m[1], new_nick: m[2] });
+  }
+  if ((m = TOPIC.exec(rest))) return importedEvent("topic", { nick: m[1], topic: m[2] });
+  // ZNC also writes the modes a channel has when it joins (the server's answer to its MODE
+  // query) as set by "Server": that is no change, and Parley keeps none for it.
+  if ((m = MODE.exec(rest)) && m[1] !== "Server") {
+    return importedEvent("mode", { nick: m[1], mode: m[2] });
   }
   return undefined;
 }

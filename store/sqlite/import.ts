@@ -11,7 +11,7 @@ import { TYPE_CODE } from "../../protocol/messages.ts";
 /** Rows per transaction: large enough that commits cost nothing, small enough to bound the WAL. */
 const CHUNK = 50_000;
 
-/** One message of another program's history. */
+/** One message or channel event of another program's history. */
 export interface ImportedMessage {
   conversation: number;
   userId: number;
@@ -19,13 +19,23 @@ export interface ImportedMessage {
   ts: number;
   type: MessageType;
   from: string;
+  /** A channel event's is "": its sentence is made from `fields` where it is shown. */
   text: string;
+  /**
+   * A channel event's fields besides its sender, as JSON (store/event_fields.ts `storedFields`);
+   * absent for a message.
+   */
+  fields?: string;
+  /** Never true for a channel event. */
   highlight: boolean;
 }
 
 /** The writer's side of an import. */
 interface MessageImporter {
-  /** Adds a message unless the same one (time, sender, text) is already there; true if added. */
+  /**
+   * Adds a message or event unless the same one (time, sender, text, fields) is already there;
+   * true if added.
+   */
   add(m: ImportedMessage): boolean;
   /** Commits what is pending. */
   flush(): void;
@@ -34,14 +44,18 @@ interface MessageImporter {
 /**
  * A writer of imported messages. Timestamps stay the original ones: within one conversation
  * they are made strictly increasing in the order given (two messages of the same millisecond
- * get 1 µs apart), and a row already at that time with the same sender and text is the same
- * message, imported before, so it is skipped. Running an import twice thus adds nothing.
+ * get 1 µs apart), and a row already at that time with the same sender, text and fields is the
+ * same message or event, imported before, so it is skipped. Running an import twice thus adds
+ * nothing. A channel event is written as Parley keeps its own: its fields, an empty text, never a
+ * highlight.
  */
 export function messageImporter(db: DatabaseSync): MessageImporter {
   const insert = db.prepare(
-    "INSERT INTO messages (id, conversation, user_id, ts, type, highlight, sender, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO messages (id, conversation, user_id, ts, type, highlight, sender, text, fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
-  const at = db.prepare("SELECT sender, text FROM messages WHERE conversation = ? AND ts = ?");
+  const at = db.prepare(
+    "SELECT sender, text, fields FROM messages WHERE conversation = ? AND ts = ?",
+  );
   const maxTs = db.prepare("SELECT max(ts) AS ts FROM messages WHERE conversation = ?");
   const readNext = db.prepare("SELECT next FROM message_ids");
   const saveNext = db.prepare("UPDATE message_ids SET next = ?");
@@ -77,11 +91,14 @@ export function messageImporter(db: DatabaseSync): MessageImporter {
         newest = (maxTs.get(m.conversation) as { ts: number | null }).ts ?? -Infinity;
         before.set(m.conversation, newest);
       }
+      const fields = m.fields ?? null;
       // A bounded walk: a different message at this microsecond moves this one a little later.
       for (let i = 0; i < 1000 && ts <= newest; i++, ts++) {
-        const there = at.get(m.conversation, ts) as { sender: string; text: string } | undefined;
+        const there = at.get(m.conversation, ts) as
+          | { sender: string; text: string; fields: string | null }
+          | undefined;
         if (!there) break;
-        if (there.sender === m.from && there.text === m.text) {
+        if (there.sender === m.from && there.text === m.text && there.fields === fields) {
           lastTs.set(m.conversation, ts);
           return false;
         }
@@ -92,9 +109,10 @@ export function messageImporter(db: DatabaseSync): MessageImporter {
         m.userId,
         ts,
         TYPE_CODE[m.type],
-        m.highlight ? 1 : 0,
+        m.highlight && fields === null ? 1 : 0,
         m.from,
         m.text,
+        fields,
       );
       lastTs.set(m.conversation, ts);
       if (++rows >= CHUNK) flush();

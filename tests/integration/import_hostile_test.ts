@@ -1,6 +1,7 @@
 /**
  * `parley import` on a folder that works against the admin running it: links out of the folder,
- * a user file that is someone's secret, a user who already has an account here.
+ * a user file that is someone's secret, a user who already has an account here, channel events
+ * crafted to be malformed or without bounds.
  */
 import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
@@ -148,6 +149,133 @@ Deno.test("import thelounge: a log linked out of the folder is skipped", async (
     assertStringIncludes(r.stderr, "logs/bob.sqlite3: it is a link out of");
     assertStringIncludes(r.stdout, "imported: 1 users");
     assertEquals(rows(home, "SELECT id FROM messages"), []);
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});
+
+/** The longest nick an event keeps (as any sender), and the longest reason, topic or mode. */
+const MAX_NICK = 100;
+const MAX_FIELD = 1000;
+
+/** Every imported channel event's sender and fields, and the longest of each. */
+function eventBounds(home: string) {
+  const events = rows(home, "SELECT sender, text, fields FROM messages WHERE type >= 4");
+  let sender = 0;
+  let field = 0;
+  for (const e of events) {
+    assertEquals(e.text, "", "an event keeps no text");
+    sender = Math.max(sender, String(e.sender).length);
+    for (const v of Object.values(JSON.parse(String(e.fields)))) {
+      field = Math.max(field, String(v).length);
+    }
+  }
+  return { count: events.length, sender, field };
+}
+
+Deno.test("import thelounge: crafted event rows are bounded or skipped, never thrown", async () => {
+  const work = await Deno.makeTempDir({ prefix: "parley-lounge-events-hostile-" });
+  const fixture = new URL("../fixtures/thelounge", import.meta.url).pathname;
+  const home = `${work}/home`;
+  try {
+    await Deno.mkdir(home, { mode: 0o700 });
+    await Deno.mkdir(`${work}/src/users`, { recursive: true });
+    await Deno.mkdir(`${work}/src/logs`);
+    await Deno.copyFile(`${fixture}/users/alice.json`, `${work}/src/users/alice.json`);
+    // An empty log of The Lounge's shape, with crafted rows only.
+    const log = new DatabaseSync(`${work}/src/logs/alice.sqlite3`);
+    log.exec(
+      "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, network TEXT, channel TEXT, " +
+        "time INTEGER, type TEXT, msg TEXT)",
+    );
+    const net = "87c07c96-4fe2-4bdd-badb-d68885cf362f";
+    let time = Date.UTC(2025, 0, 1);
+    const add = (type: string, msg: string, channel = "#parley") =>
+      log.prepare("INSERT INTO messages (network, channel, time, type, msg) VALUES (?, ?, ?, ?, ?)")
+        .run(net, channel, time += 1000, type, msg);
+    const from = (nick: unknown) => ({ mode: "", nick });
+    const long = "x".repeat(100_000);
+    // Kept, cut to the bounds.
+    add("quit", JSON.stringify({ from: from("q".repeat(5000)), text: long }));
+    add("kick", JSON.stringify({ from: from("k".repeat(500)), target: from(long), text: long }));
+    add("topic", JSON.stringify({ from: from("dave"), text: long }));
+    add("mode", JSON.stringify({ from: from("dave"), text: `+${"o".repeat(5000)} ${long}` }));
+    // Skipped: not JSON, not an object, no nick, a nick of another type or with a space, a kick
+    // of no one, a nick change to nothing, a mode without modes, a join in a private
+    // conversation, a mode in the network's own (a user mode).
+    add("join", "{not json");
+    add("join", "null");
+    add("message", "null");
+    add("part", "[]");
+    add("join", JSON.stringify({}));
+    add("join", JSON.stringify({ from: "dave" }));
+    add("part", JSON.stringify({ from: from(["dave"]), text: "bye" }));
+    add("quit", JSON.stringify({ from: from("two words"), text: "bye" }));
+    add("part", JSON.stringify({ from: from("dave"), text: { not: "text" } }));
+    add("kick", JSON.stringify({ from: from("op"), target: null, text: "out" }));
+    add("nick", JSON.stringify({ from: from("dave"), new_nick: "" }));
+    add("mode", JSON.stringify({ from: from("dave"), text: "  " }));
+    add("join", JSON.stringify({ from: from("carol") }), "carol");
+    add("mode", JSON.stringify({ from: from("alice"), text: "+i" }), "test net");
+    log.close();
+    const r = await parley(["import", "thelounge", `${work}/src`, "--domain", "example.org"], {
+      env: { PARLEY_HOME: home },
+    });
+    assertEquals(r.code, 0, r.stderr);
+    assertStringIncludes(r.stdout, "0 messages, 4 channel events");
+    assertStringIncludes(r.stdout, "(14 skipped");
+    assertEquals(eventBounds(home), { count: 4, sender: MAX_NICK, field: MAX_FIELD });
+    const kick = rows(home, "SELECT fields FROM messages WHERE type = 7")[0];
+    assertEquals(JSON.parse(String(kick.fields)).nick.length, MAX_NICK, "a kicked nick too");
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});
+
+Deno.test("import znc: crafted event lines are bounded or skipped, never thrown", async () => {
+  const work = await Deno.makeTempDir({ prefix: "parley-znc-events-hostile-" });
+  const home = `${work}/home`;
+  try {
+    await Deno.mkdir(home, { mode: 0o700 });
+    const long = "r".repeat(50_000);
+    await tree(`${work}/src`, {
+      "configs/znc.conf": `Version = 1.8.2
+<User eve>
+  Timezone = UTC
+  <Network net>
+    LoadModule = log
+    Server = irc.example.org 6667
+  </Network>
+</User>
+`,
+      "users/eve/networks/net/moddata/log/#chan/2025-01-05.log": [
+        // Kept, cut to the bounds.
+        `[10:00:00] *** Quits: ${"q".repeat(3000)} (i@h) (${long})`,
+        `[10:00:01] *** ${"n".repeat(3000)} was kicked by ${"k".repeat(3000)} (${long})`,
+        `[10:00:02] *** dave changes topic to '${long}'`,
+        `[10:00:03] *** ${"o".repeat(3000)} is now known as ${"p".repeat(3000)}`,
+        // Longer than a line may be: skipped.
+        `[10:00:04] *** Joins: ${"j".repeat(70_000)} (i@h)`,
+        // Malformed or no event: skipped.
+        "[10:00:05] *** Joins: (i@h)",
+        "[10:00:06] *** Parts: dave",
+        "[10:00:07] *** dave was kicked by",
+        "[10:00:08] *** dave sets mode:   ",
+        "[10:00:09] *** dave is now known as \x01",
+        "[10:00:10] *** \x00\x00\x00",
+        "",
+      ].join("\n"),
+      // A join in a private window: skipped; a nick change there is kept.
+      "users/eve/networks/net/moddata/log/dave/2025-01-05.log":
+        "[10:00:00] *** Joins: dave (i@h)\n[10:00:01] *** dave is now known as dave_\n",
+    });
+    const r = await parley(["import", "znc", `${work}/src`, "--domain", "example.org"], {
+      env: { PARLEY_HOME: home },
+    });
+    assertEquals(r.code, 0, r.stderr);
+    assertStringIncludes(r.stdout, "0 messages, 5 channel events");
+    assertStringIncludes(r.stdout, "(8 skipped");
+    assertEquals(eventBounds(home), { count: 5, sender: MAX_NICK, field: MAX_FIELD });
   } finally {
     await Deno.remove(work, { recursive: true });
   }

@@ -1,11 +1,14 @@
 /**
  * `parley import soju` on a soju database (the tables soju's schema declares, in SQLite and in
  * PostgreSQL) with both of its message stores: `db` (raw IRC lines in `Message`) and `fs` (day
- * files in ZNC's format, written in the local time of soju's machine).
+ * files in ZNC's format, written in the local time of soju's machine); messages and channel
+ * events of both, then the daemon serving them.
  */
 import { DatabaseSync } from "node:sqlite";
 import postgres from "postgres";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { ApiClient } from "../support/api.ts";
+import { startServer } from "../support/server.ts";
 import { parley } from "../support/cli.ts";
 import { startPostgres } from "../support/postgres.ts";
 
@@ -131,6 +134,26 @@ const ROWS: [string, Record<string, Value>][] = [
     sender: "dave",
     raw: ":dave!d@h PRIVMSG alice :psst, a soju secret",
   }],
+  // Channel events as soju's db store keeps them (the raw lines of upstream.go's appendLog).
+  ...([
+    [7, 1, "10:00:05", "@time=2025-03-01T10:00:05Z :alice!a@h TOPIC #soju :soju's 'topic' (new)"],
+    [8, 1, "10:00:06", ":alice!a@h MODE #soju +o dave"],
+    // A user mode: no conversation's (skipped).
+    [9, 1, "10:00:07", ":alice!a@h MODE alice :+i"],
+    [10, 1, "10:00:08", ":dave!d@h NICK dave_"],
+    [11, 1, "10:00:09", ":dave_!d@h PART #soju :brb (soon)"],
+    [12, 1, "10:00:10", ":dave_!d@h JOIN #soju"],
+    [13, 1, "10:00:11", ":alice!a@h KICK #soju dave_ :enough"],
+    [14, 1, "10:00:12", ":erin!e@h QUIT :Quit: bye"],
+    // A kick of no one (skipped).
+    [15, 1, "10:00:13", ":alice!a@h KICK #soju"],
+    // A join in a private conversation (skipped); a quit is kept there, as Parley keeps it.
+    [16, 2, "11:00:01", ":dave!d@h JOIN #soju"],
+    [17, 2, "11:00:02", ":dave!d@h QUIT"],
+  ] as const).map(([id, target, time, raw]): [string, Record<string, Value>] => [
+    "Message",
+    { id, target, time: `2025-03-01T${time}Z`, sender: "x", raw },
+  ]),
 ];
 
 /** soju's fs store for bob: times in New York (DST ends 2025-11-02 at 02:00, 01:00-02:00 twice). */
@@ -139,10 +162,22 @@ const LOGS: Record<string, string> = {
     "[10:00:00] *** Joins: erin (e@h)\n" +
     "[10:00:05] * erin waves\n" +
     "[10:00:06] -ChanServ- the notice\n" +
-    "[10:00:06] <bob> hi all\n",
+    "[10:00:06] <bob> hi all\n" +
+    // Channel events as soju's znclog writer writes them.
+    "[10:00:07] *** erin is now known as erin_\n" +
+    "[10:00:08] *** erin_ changes topic to 'it's 'fine''\n" +
+    "[10:00:09] *** bob sets mode: +v erin_\n" +
+    "[10:00:10] *** Parts: erin_ (e@h) ()\n" +
+    "[10:00:11] *** Joins: erin_ (e@h)\n" +
+    "[10:00:12] *** erin_ was kicked by bob (bye (now))\n" +
+    "[10:00:13] *** Quits: dave (d@h) (Ping timeout: 120 seconds)\n" +
+    // Neither an event nor well formed (skipped).
+    "[10:00:14] *** something else entirely\n" +
+    "[10:00:15] *** Joins: \n",
   "bob/local/#parley/2025-11-02.log":
     "[01:30:00] <dave> first pass\n[01:10:00] <dave> second pass\n",
-  "bob/local/erin/2025-03-02.log": "[23:59:59] <erin> late word for bob\n",
+  "bob/local/erin/2025-03-02.log": "[23:59:58] *** Joins: erin (e@h)\n" +
+    "[23:59:59] <erin> late word for bob\n",
   // The same query under the nick's other spelling (listed first), a day later: one
   // conversation, in order.
   "bob/local/Erin/2025-03-03.log": "[12:00:00] <Erin> later word\n",
@@ -168,6 +203,7 @@ async function writeLogs(root: string): Promise<void> {
 /** Runs the import of `db` (a file or URL) twice and checks what came in. */
 async function importAndCheck(t: Deno.TestContext, db: string, work: string): Promise<void> {
   const home = `${work}/home`;
+  let first = "";
   await Deno.mkdir(home, { recursive: true });
   const logs = `${work}/logs`;
   await writeLogs(logs);
@@ -189,8 +225,12 @@ async function importAndCheck(t: Deno.TestContext, db: string, work: string): Pr
   await t.step("users, networks, channels and both message stores come in", async () => {
     const r = await parley(args, { env: { PARLEY_HOME: home } });
     assertEquals(r.code, 0, r.stderr);
+    first = r.stdout;
     assertStringIncludes(r.stdout, "imported: 2 users, 3 connections");
-    assertStringIncludes(r.stdout, "12 messages");
+    assertStringIncludes(r.stdout, "12 messages, 17 channel events");
+    // A CTCP VERSION, a user mode, a kick of no one, a join in a private conversation (db); a
+    // line that is no event, a malformed join, a join in a private conversation (fs).
+    assertStringIncludes(r.stdout, "(7 skipped");
     assertStringIncludes(r.stderr, `skipped the network "sock": a Unix socket`);
     assertStringIncludes(r.stderr, "#stolen: it is a link out of");
     assert(!(r.stdout + r.stderr).includes("pa ss"), "no password printed");
@@ -227,7 +267,7 @@ async function importAndCheck(t: Deno.TestContext, db: string, work: string): Pr
       home,
       "SELECT u.email, v.name AS conv, m.ts, m.type, m.sender, m.text, m.highlight FROM messages m " +
         "JOIN conversations v ON v.id = m.conversation JOIN users u ON u.id = m.user_id " +
-        "ORDER BY u.email, v.name, m.ts",
+        "WHERE m.type < 4 ORDER BY u.email, v.name, m.ts",
     ).map((m) =>
       `${m.email} ${m.conv} ${
         new Date(Number(m.ts) / 1000).toISOString()
@@ -248,6 +288,15 @@ async function importAndCheck(t: Deno.TestContext, db: string, work: string): Pr
       "bob@example.org Erin 2025-03-03T04:59:59.000Z 0 <erin> late word for bob 1",
       "bob@example.org Erin 2025-03-03T17:00:00.000Z 0 <Erin> later word 1",
     ]);
+    // A quit is kept in a private conversation too, as Parley keeps one live; a join is not.
+    const privateEvents = rows(
+      home,
+      "SELECT m.type, m.sender, m.text, m.fields, m.highlight FROM messages m " +
+        "JOIN conversations v ON v.id = m.conversation WHERE v.name = 'dave' AND m.type >= 4",
+    );
+    assertEquals(privateEvents.map((e) => [e.type, e.sender, e.text, e.fields, e.highlight]), [
+      [6, "dave", "", "{}", 0],
+    ]);
     const convs = rows(home, "SELECT name, joined FROM conversations ORDER BY name")
       .map((c) => `${c.name} ${c.joined}`);
     assertEquals(convs, ["#Secret 1", "#parley 1", "#soju 1", "Erin 0", "dave 0"]);
@@ -255,7 +304,132 @@ async function importAndCheck(t: Deno.TestContext, db: string, work: string): Pr
   await t.step("a second run with --merge adds nothing twice", async () => {
     const r = await parley([...args, "--merge"], { env: { PARLEY_HOME: home } });
     assertEquals(r.code, 0, r.stderr);
-    assertStringIncludes(r.stdout, "imported: 0 users, 0 connections, 0 conversations, 0 messages");
+    assertStringIncludes(
+      r.stdout,
+      "imported: 0 users, 0 connections, 0 conversations, 0 messages, 0 channel events " +
+        "(12 messages and 17 channel events were already there)",
+    );
+  });
+  await t.step("the history API reads the events of both stores as live ones", async () => {
+    const server = await startServer({ home });
+    try {
+      /** The channel events of a conversation, as the history API gives them. */
+      const events = async (email: string, conversation: string) => {
+        const line = first.split("\n").find((l) => l.startsWith(`invite for ${email}: `))!;
+        const link = new URL(line.slice(line.indexOf(": ") + 2));
+        const api = new ApiClient(server.url);
+        await api.register(email, "correct horse battery", {
+          exp: link.searchParams.get("exp")!,
+          token: link.searchParams.get("token")!,
+        });
+        const conns = (await api.get("/api/connections")).body.connections as {
+          connection_id: string;
+          name: string;
+        }[];
+        const found: unknown[] = [];
+        for (const c of conns) {
+          const page = await api.get(
+            `/api/connection/${c.connection_id}/conversation/${
+              encodeURIComponent(conversation)
+            }/messages`,
+          );
+          for (const m of page.body.messages ?? []) {
+            if (m.fields) found.push([m.ts, m.type, m.from, m.fields, m.message]);
+          }
+        }
+        return found;
+      };
+      // The db store: each line's own time.
+      assertEquals(await events("alice@example.org", "#soju"), [
+        ["2025-03-01T10:00:01.000000Z", "join", "dave", { nick: "dave" }, "dave joined."],
+        [
+          "2025-03-01T10:00:05.000000Z",
+          "topic",
+          "alice",
+          { nick: "alice", topic: "soju's 'topic' (new)" },
+          "alice changed the topic to: soju's 'topic' (new)",
+        ],
+        [
+          "2025-03-01T10:00:06.000000Z",
+          "mode",
+          "alice",
+          { nick: "alice", mode: "+o dave" },
+          "alice set mode +o dave.",
+        ],
+        [
+          "2025-03-01T10:00:08.000000Z",
+          "nick_change",
+          "dave",
+          { old_nick: "dave", new_nick: "dave_" },
+          "dave is now known as dave_.",
+        ],
+        [
+          "2025-03-01T10:00:09.000000Z",
+          "part",
+          "dave_",
+          { nick: "dave_", message: "brb (soon)" },
+          "dave_ left: brb (soon)",
+        ],
+        ["2025-03-01T10:00:10.000000Z", "join", "dave_", { nick: "dave_" }, "dave_ joined."],
+        [
+          "2025-03-01T10:00:11.000000Z",
+          "kick",
+          "alice",
+          { nick: "dave_", kicker: "alice", message: "enough" },
+          "dave_ was kicked by alice: enough",
+        ],
+        [
+          "2025-03-01T10:00:12.000000Z",
+          "quit",
+          "erin",
+          { nick: "erin", message: "Quit: bye" },
+          "erin quit: Quit: bye",
+        ],
+      ]);
+      // The fs store: local times of New York (UTC-5 in March).
+      assertEquals(await events("bob@example.org", "#parley"), [
+        ["2025-03-01T15:00:00.000001Z", "join", "erin", { nick: "erin" }, "erin joined."],
+        [
+          "2025-03-01T15:00:07.000000Z",
+          "nick_change",
+          "erin",
+          { old_nick: "erin", new_nick: "erin_" },
+          "erin is now known as erin_.",
+        ],
+        [
+          "2025-03-01T15:00:08.000000Z",
+          "topic",
+          "erin_",
+          { nick: "erin_", topic: "it's 'fine'" },
+          "erin_ changed the topic to: it's 'fine'",
+        ],
+        [
+          "2025-03-01T15:00:09.000000Z",
+          "mode",
+          "bob",
+          { nick: "bob", mode: "+v erin_" },
+          "bob set mode +v erin_.",
+        ],
+        ["2025-03-01T15:00:10.000000Z", "part", "erin_", { nick: "erin_" }, "erin_ left."],
+        ["2025-03-01T15:00:11.000000Z", "join", "erin_", { nick: "erin_" }, "erin_ joined."],
+        [
+          "2025-03-01T15:00:12.000000Z",
+          "kick",
+          "bob",
+          { nick: "erin_", kicker: "bob", message: "bye (now)" },
+          "erin_ was kicked by bob: bye (now)",
+        ],
+        [
+          "2025-03-01T15:00:13.000000Z",
+          "quit",
+          "dave",
+          { nick: "dave", message: "Ping timeout: 120 seconds" },
+          "dave quit: Ping timeout: 120 seconds",
+        ],
+      ]);
+    } finally {
+      await server.stop();
+    }
   });
 }
 
@@ -279,6 +453,42 @@ Deno.test("import soju: a SQLite database and its fs logs", async (t) => {
     }
     db.close();
     await importAndCheck(t, `${work}/soju.db`, work);
+    await t.step(
+      "an event at another's time, by the same person, is not taken for it",
+      async () => {
+        // soju's row now holds another mode, set at the same second by the same person.
+        const changed = new DatabaseSync(`${work}/soju.db`);
+        changed.prepare("UPDATE Message SET raw = ? WHERE id = 8").run(
+          ":alice!a@h MODE #soju +v dave",
+        );
+        changed.close();
+        const r = await parley([
+          "import",
+          "soju",
+          `${work}/soju.db`,
+          "--logs",
+          `${work}/logs`,
+          "--domain",
+          "example.org",
+          "--timezone",
+          "America/New_York",
+          "--merge",
+        ], { env: { PARLEY_HOME: `${work}/home` } });
+        assertEquals(r.code, 0, r.stderr);
+        assertStringIncludes(
+          r.stdout,
+          "0 messages, 1 channel events (12 messages and 16 channel events were already there)",
+        );
+        const modes = rows(
+          `${work}/home`,
+          "SELECT ts, fields FROM messages WHERE type = 10 AND sender = 'alice' ORDER BY ts",
+        );
+        assertEquals(modes.map((m) => [Number(m.ts) - Number(modes[0].ts), m.fields]), [
+          [0, '{"mode":"+o dave"}'],
+          [1, '{"mode":"+v dave"}'],
+        ]);
+      },
+    );
     await t.step("a file that is not a soju database is named, not quoted", async () => {
       await Deno.writeTextFile(`${work}/not.db`, "TOPSECRET, not SQLite");
       const r = await parley(["import", "soju", `${work}/not.db`, "--domain", "example.org"], {

@@ -1,7 +1,9 @@
 /**
  * `parley import thelounge` on a real home folder made by The Lounge 4.5.2 against ngircd
- * (tests/fixtures/thelounge, see make_thelounge.ts), then the daemon serving what came in.
+ * (tests/fixtures/thelounge, see make_thelounge.ts), then the daemon serving what came in; and
+ * on a copy of it with the channel events the fixture lacks added in The Lounge's shapes.
  */
+import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
 import { startServer } from "../support/server.ts";
@@ -44,11 +46,11 @@ Deno.test("import thelounge: users, networks, channels and history, once", async
     await t.step("the import prints a summary and an invite per user", async () => {
       const r = await parley(IMPORT, { env });
       assertEquals(r.code, 0, r.stderr);
+      first = r.stdout;
       assertStringIncludes(
         r.stdout,
-        "imported: 2 users, 2 connections, 5 conversations, 92 messages",
+        "imported: 2 users, 2 connections, 5 conversations, 92 messages, 8 channel events",
       );
-      first = r.stdout;
     });
     await t.step("a second run without --merge is refused: the accounts exist now", async () => {
       const r = await parley(IMPORT, { env });
@@ -61,9 +63,9 @@ Deno.test("import thelounge: users, networks, channels and history, once", async
       assertEquals(r.code, 0, r.stderr);
       assertStringIncludes(
         r.stdout,
-        "imported: 0 users, 0 connections, 0 conversations, 0 messages",
+        "imported: 0 users, 0 connections, 0 conversations, 0 messages, 0 channel events",
       );
-      assertStringIncludes(r.stdout, "92 messages were already there");
+      assertStringIncludes(r.stdout, "(92 messages and 8 channel events were already there)");
     });
     await t.step(
       "the daemon serves it: connection, channels, history with timestamps, search",
@@ -92,12 +94,26 @@ Deno.test("import thelounge: users, networks, channels and history, once", async
             ts: string;
             type: string;
             highlight?: boolean;
+            fields?: Record<string, string>;
           }[];
+          assertEquals(messages.length, 48, "43 messages, an action, a notice, 3 events");
+          // The join, the topic change and the quit The Lounge logged, as Parley keeps its own.
+          const events = messages.filter((m) => m.fields);
           assertEquals(
-            messages.length,
-            45,
-            "43 messages, an action, a notice; joins, topic, quit are not",
+            events.map((m) => [m.type, m.from, m.fields, m.message, m.highlight === true]),
+            [
+              ["join", "alice", { nick: "alice" }, "alice joined.", false],
+              [
+                "topic",
+                "carol",
+                { nick: "carol", topic: "The topic of #parley" },
+                "carol changed the topic to: The topic of #parley",
+                false,
+              ],
+              ["quit", "carol", { nick: "carol", message: '"done"' }, 'carol quit: "done"', false],
+            ],
           );
+          assertEquals(events[0].ts, new Date(1795457346522).toISOString().replace("Z", "000Z"));
           const hello = messages.find((m) => m.message === "Hello from carol")!;
           // The Lounge's own millisecond timestamp, kept.
           // The time column of that row in logs/alice.sqlite3, in milliseconds, kept as it was.
@@ -128,5 +144,110 @@ Deno.test("import thelounge: users, networks, channels and history, once", async
     );
   } finally {
     await Deno.remove(home, { recursive: true });
+  }
+});
+
+/** A copy of the fixture (to add rows to one of its logs). */
+async function copyFixture(to: string): Promise<void> {
+  for (const sub of ["users", "logs"]) {
+    await Deno.mkdir(`${to}/${sub}`, { recursive: true });
+    for await (const e of Deno.readDir(`${FIXTURE}/${sub}`)) {
+      await Deno.copyFile(`${FIXTURE}/${sub}/${e.name}`, `${to}/${sub}/${e.name}`);
+    }
+  }
+}
+
+/** alice's network in the fixture. */
+const ALICE_NET = "87c07c96-4fe2-4bdd-badb-d68885cf362f";
+/** After the fixture's last row. */
+const T1 = 1795457400000;
+
+Deno.test("import thelounge: parts, kicks, nick changes and modes as The Lounge logs them", async (t) => {
+  const work = await Deno.makeTempDir({ prefix: "parley-lounge-events-" });
+  const home = `${work}/home`;
+  const env = { PARLEY_HOME: home };
+  try {
+    await Deno.mkdir(home);
+    await copyFixture(`${work}/src`);
+    // Rows as server/plugins/irc-events/{part,kick,nick,mode}.ts of The Lounge 4.5.2 write them
+    // (the Msg's fields but id, previews, type and time), in the fixture's #parley.
+    const log = new DatabaseSync(`${work}/src/logs/alice.sqlite3`);
+    const add = (type: string, msg: unknown, channel = "#parley") =>
+      log.prepare("INSERT INTO messages (network, channel, time, type, msg) VALUES (?, ?, ?, ?, ?)")
+        .run(ALICE_NET, channel, T1 + 1000 * add.n++, type, JSON.stringify(msg));
+    add.n = 0;
+    const from = (nick: string) => ({ mode: "", nick });
+    add("join", { from: from("dave"), hostmask: "~dave@127.0.0.1", gecos: "", self: false });
+    add("mode", { from: from("carol"), text: "+v dave", self: false, users: ["dave"] });
+    add("mode", { from: from("carol"), text: "+m ", self: false });
+    add("nick", { from: from("dave"), new_nick: "dave2", self: false, text: "" });
+    add("part", { from: from("dave2"), text: "off (for now)", hostmask: "~dave@127.0.0.1" });
+    add("join", { from: from("dave2"), hostmask: "~dave@127.0.0.1", self: false });
+    add("kick", {
+      from: from("carol"),
+      target: from("dave2"),
+      text: "",
+      highlight: false,
+      self: false,
+    });
+    add("topic", { from: from("carol"), text: "", self: false });
+    log.close();
+    const args = ["import", "thelounge", `${work}/src`, "--domain", "example.org"];
+
+    let first = "";
+    await t.step("every event comes in", async () => {
+      const r = await parley(args, { env });
+      assertEquals(r.code, 0, r.stderr);
+      first = r.stdout;
+      assertStringIncludes(r.stdout, "92 messages, 16 channel events");
+    });
+    await t.step("a second run adds nothing", async () => {
+      const r = await parley([...args, "--merge"], { env });
+      assertEquals(r.code, 0, r.stderr);
+      assertStringIncludes(r.stdout, "0 messages, 0 channel events");
+      assertStringIncludes(r.stdout, "(92 messages and 16 channel events were already there)");
+    });
+    await t.step("the history API reads them as live events", async () => {
+      const server = await startServer({ home });
+      try {
+        const alice = await acceptInvite(server.url, first, "alice@example.org");
+        const cid = (await alice.get("/api/connections")).body.connections[0].connection_id;
+        const page = await alice.get(
+          `/api/connection/${cid}/conversation/${encodeURIComponent("#parley")}/messages?after=${
+            new Date(T1 - 1).toISOString()
+          }`,
+        );
+        const got = page.body.messages as {
+          type: string;
+          from: string;
+          message: string;
+          fields?: Record<string, string>;
+        }[];
+        assertEquals(got.map((m) => [m.type, m.from, m.fields, m.message]), [
+          ["join", "dave", { nick: "dave" }, "dave joined."],
+          ["mode", "carol", { nick: "carol", mode: "+v dave" }, "carol set mode +v dave."],
+          ["mode", "carol", { nick: "carol", mode: "+m" }, "carol set mode +m."],
+          [
+            "nick_change",
+            "dave",
+            { old_nick: "dave", new_nick: "dave2" },
+            "dave is now known as dave2.",
+          ],
+          [
+            "part",
+            "dave2",
+            { nick: "dave2", message: "off (for now)" },
+            "dave2 left: off (for now)",
+          ],
+          ["join", "dave2", { nick: "dave2" }, "dave2 joined."],
+          ["kick", "carol", { nick: "dave2", kicker: "carol" }, "dave2 was kicked by carol."],
+          ["topic", "carol", { nick: "carol", topic: "" }, "carol cleared the topic."],
+        ]);
+      } finally {
+        await server.stop();
+      }
+    });
+  } finally {
+    await Deno.remove(work, { recursive: true });
   }
 });

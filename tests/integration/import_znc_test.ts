@@ -2,7 +2,8 @@
  * `parley import znc` on a data folder written by ZNC 1.8 itself (Debian's package): ZNC runs
  * against a real ngircd with the log module loaded as a network module (default format) for
  * one user and as a user module with `-sanitize` for another (and as a `-sanitize`d global
- * module for both), people talk, ZNC is stopped, and its folder is imported.
+ * module for both), people talk, join, part, are kicked, quit, change nicks, topics and modes,
+ * ZNC is stopped, and its folder is imported.
  */
 import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
@@ -103,6 +104,35 @@ Deno.test("import znc: a folder written by ZNC 1.8, its logs in both formats, on
         // Said once ZNC relayed the rest, so that the log's order is the order asserted.
         await alice.waitFor((l) => l.params[1] === "a private word");
         await alice.say("#parley", "alice answers through ZNC");
+        // Channel events, in a channel alice opens (so she is its operator), each seen by alice
+        // before the next, so that the log's order is the order asserted.
+        const saw = (nick: string, command: string, param?: string) =>
+          alice.waitFor((l) =>
+            l.nick === nick && l.command === command &&
+            (param === undefined || l.params.includes(param))
+          );
+        await alice.send("JOIN #events");
+        await saw("alice", "JOIN", "#events");
+        await dave.join("#events");
+        await saw("dave", "JOIN", "#events");
+        await alice.send("TOPIC #events :\x02new\x02 topic: it's 'quoted' (really)");
+        await saw("alice", "TOPIC");
+        await alice.send("MODE #events +v dave");
+        await saw("alice", "MODE", "+v");
+        await dave.send("NICK dave2");
+        await saw("dave", "NICK");
+        await dave.send("PART #events :off (for now)");
+        await saw("dave2", "PART");
+        await dave.join("#events");
+        await saw("dave2", "JOIN", "#events");
+        await alice.send("KICK #events dave2 :out (you go)");
+        await saw("alice", "KICK");
+        const erin = await RawIrcClient.connect(irc.port, "erin");
+        await erin.join("#events");
+        await saw("erin", "JOIN", "#events");
+        await erin.send("QUIT :gone (really)");
+        await saw("erin", "QUIT");
+        await erin.close();
         // The sasl module keeps the account in its registry, as ZNC writes it.
         await alice.say("*sasl", "Set alice-account s3cret/%;pw!");
         await alice.waitFor((l) =>
@@ -111,8 +141,10 @@ Deno.test("import znc: a folder written by ZNC 1.8, its logs in both formats, on
         await poll("ZNC's logs", async () => {
           const a = await logs(`${znc.dir}/users/alice/networks/local/moddata/log`);
           const b = await logs(`${znc.dir}/users/bob/moddata/log`);
+          const g = await logs(`${znc.dir}/moddata/log/alice/local`);
           return a.includes("alice answers") && a.includes("a private word") &&
-            b.includes("alice answers");
+            b.includes("alice answers") && a.includes("*** Quits: erin") &&
+            g.includes("*** Quits: erin");
         });
       } finally {
         await alice.close();
@@ -128,7 +160,8 @@ Deno.test("import znc: a folder written by ZNC 1.8, its logs in both formats, on
     });
 
     let first = "";
-    await t.step("users, networks, channels and every message come in", async () => {
+    let events = 0;
+    await t.step("users, networks, channels and every message and event come in", async () => {
       const r = await parley(["import", "znc", znc.dir, "--domain", "example.org"], {
         env: { PARLEY_HOME: home },
       });
@@ -167,6 +200,8 @@ Deno.test("import znc: a folder written by ZNC 1.8, its logs in both formats, on
       ).map((v) => `${v.email} ${v.name} ${v.joined}`);
       assertEquals(convs, [
         "alice@example.org #Keyed 1",
+        // A channel joined from an IRC client is no channel of znc.conf: its log makes it.
+        "alice@example.org #events 0",
         "alice@example.org #old 0",
         "alice@example.org #parley 1",
         "alice@example.org dave 0",
@@ -175,7 +210,7 @@ Deno.test("import znc: a folder written by ZNC 1.8, its logs in both formats, on
         home,
         "SELECT u.email, v.name AS conv, m.ts, m.type, m.sender, m.text, m.highlight FROM messages m " +
           "JOIN conversations v ON v.id = m.conversation JOIN users u ON u.id = m.user_id " +
-          "ORDER BY u.email, v.name, m.ts",
+          "WHERE m.type < 4 ORDER BY u.email, v.name, m.ts",
       );
       const line = (m: Record<string, unknown>) =>
         `${m.email} ${m.conv} ${m.type} <${m.sender}> ${m.text} ${m.highlight}`;
@@ -198,6 +233,15 @@ Deno.test("import znc: a folder written by ZNC 1.8, its logs in both formats, on
           `${line(m)} at ${new Date(Number(m.ts) / 1000).toISOString()}`,
         );
       }
+      // The channel events (the history API's step reads them): kept as Parley keeps its own,
+      // as fields, without text, never a highlight. Joins and quits at ZNC's start and stop
+      // come in a varying order, so they are counted here for the second run.
+      const kept = rows(home, "SELECT type, text, fields, highlight FROM messages WHERE type >= 4");
+      events = kept.length;
+      assert(events >= 10, `${events} events`);
+      for (const e of kept) {
+        assertEquals([e.text, e.highlight, typeof e.fields], ["", 0, "string"], JSON.stringify(e));
+      }
     });
 
     await t.step("a second run with --merge adds nothing twice", async () => {
@@ -207,12 +251,15 @@ Deno.test("import znc: a folder written by ZNC 1.8, its logs in both formats, on
       assertEquals(r.code, 0, r.stderr);
       assertStringIncludes(
         r.stdout,
-        "imported: 0 users, 0 connections, 0 conversations, 0 messages",
+        "imported: 0 users, 0 connections, 0 conversations, 0 messages, 0 channel events",
       );
-      assertStringIncludes(r.stdout, "(9 messages were already there)");
+      assertStringIncludes(
+        r.stdout,
+        `(9 messages and ${events} channel events were already there)`,
+      );
     });
 
-    await t.step("the history is searchable in the daemon", async () => {
+    await t.step("the daemon serves it: searchable, its events read as live ones", async () => {
       const server = await startServer({ home, env: { PARLEY_CONNECT_DELAY: "0" } });
       try {
         const invite = first.split("\n").find((l) =>
@@ -229,6 +276,39 @@ Deno.test("import znc: a folder written by ZNC 1.8, its logs in both formats, on
         assertEquals(found.body.messages.map((m: { message: string }) => m.message), [
           "alice answers through ZNC",
         ]);
+        // What ZNC logged of #events (in two files: one line each), read as Parley keeps a live
+        // event: its type, who did it, its fields as the live event names them.
+        const conn = (await alice.get("/api/connections")).body.connections[0].connection_id;
+        const page = await alice.get(
+          `/api/connection/${conn}/conversation/${encodeURIComponent("#events")}/messages`,
+        );
+        const got = (page.body.messages as {
+          type: string;
+          from: string;
+          fields?: Record<string, string>;
+          highlight?: boolean;
+        }[]).map((m) => [m.type, m.from, m.fields, m.highlight === true]);
+        assertEquals(got.slice(0, 10), [
+          ["join", "alice", { nick: "alice" }, false],
+          ["join", "dave", { nick: "dave" }, false],
+          [
+            "topic",
+            "alice",
+            // The network module's copy, with its bold (the global one wrote it -sanitize'd).
+            { nick: "alice", topic: "\x02new\x02 topic: it's 'quoted' (really)" },
+            false,
+          ],
+          ["mode", "alice", { nick: "alice", mode: "+v dave" }, false],
+          ["nick_change", "dave", { old_nick: "dave", new_nick: "dave2" }, false],
+          ["part", "dave2", { nick: "dave2", message: "off (for now)" }, false],
+          ["join", "dave2", { nick: "dave2" }, false],
+          ["kick", "alice", { nick: "dave2", kicker: "alice", message: "out (you go)" }, false],
+          ["join", "erin", { nick: "erin" }, false],
+          // ngircd quotes a quit's reason.
+          ["quit", "erin", { nick: "erin", message: '"gone (really)"' }, false],
+        ]);
+        // ZNC's own quit when it stopped, if it logged one.
+        for (const rest of got.slice(10)) assertEquals([rest[0], rest[1]], ["quit", "alice"]);
       } finally {
         await server.stop();
       }

@@ -133,12 +133,17 @@ Deno.test("import session: users, connections and conversations are found, not d
         highlight: false,
       };
       s.message(line);
+      // A channel event of the same time and sender: another line, counted apart.
+      const join = { ...line, type: "join" as const, text: "", fields: "{}" };
+      s.message(join);
       assertEquals(s.summary, {
         users: 1,
         connections: 3,
         conversations: 1,
         messages: 1,
+        events: 1,
         alreadyThere: 0,
+        eventsAlreadyThere: 0,
         skipped: 0,
       });
       await s.finish();
@@ -157,21 +162,25 @@ Deno.test("import session: users, connections and conversations are found, not d
       const user = await s.user("al@example.org");
       const conn = await s.connection(user.id, want, "a.json");
       const room = await s.conversation(conn.id, "#room");
-      s.message({
+      const line = {
         conversation: room.id,
         userId: user.id,
         ts: 1_000_000,
-        type: "private",
+        type: "private" as const,
         from: "bo",
         text: "a",
         highlight: false,
-      });
+      };
+      s.message(line);
+      s.message({ ...line, type: "join", text: "", fields: "{}" });
       assertEquals(s.summary, {
         users: 0,
         connections: 0,
         conversations: 0,
         messages: 0,
+        events: 0,
         alreadyThere: 1,
+        eventsAlreadyThere: 1,
         skipped: 0,
       });
       await s.finish();

@@ -1,38 +1,120 @@
 /** The ZNC and soju formats the importers read: log lines, timestamps, zones, config, registry, raw lines. */
 import { assertEquals, assertStringIncludes, assertThrows } from "../../support/assert.ts";
-import { LocalTime, parseLogMessage, timestampFormat } from "../../../import/znc_log.ts";
+import { LocalTime, parseLogLine, timestampFormat } from "../../../import/znc_log.ts";
 import { blocks, readRegistry, readZncConf, value, values } from "../../../import/znc_conf.ts";
-import { parseRawMessage, sojuNetworkUrl } from "../../../import/soju.ts";
+import { parseStoredLine, sojuNetworkUrl } from "../../../import/soju.ts";
 import { type DayLine, mergedDay, zncNetworkUrl } from "../../../import/znc.ts";
 
-Deno.test("ZNC log lines: messages, notices and actions; events and status lines are none", () => {
-  assertEquals(parseLogMessage("<dave> hi: <b> there"), {
+Deno.test("ZNC log lines: messages, notices and actions; status lines are none", () => {
+  assertEquals(parseLogLine("<dave> hi: <b> there"), {
     type: "private",
     from: "dave",
     text: "hi: <b> there",
   });
-  assertEquals(parseLogMessage("<dave> "), { type: "private", from: "dave", text: "" });
-  assertEquals(parseLogMessage("-NickServ- you are - now - identified"), {
+  assertEquals(parseLogLine("<dave> "), { type: "private", from: "dave", text: "" });
+  assertEquals(parseLogLine("-NickServ- you are - now - identified"), {
     type: "notice",
     from: "NickServ",
     text: "you are - now - identified",
   });
-  assertEquals(parseLogMessage("* dave waves * twice"), {
+  assertEquals(parseLogLine("* dave waves * twice"), {
     type: "action",
     from: "dave",
     text: "waves * twice",
   });
   for (
     const event of [
-      "*** Joins: dave (d@h)",
-      "*** dave is now known as dave_",
-      "*** dave sets mode: +o erin",
       "Connected to IRC (irc.example.org +6697)",
       "Broadcast: restarting",
       "<no closing bracket",
       "<two words> x",
     ]
-  ) assertEquals(parseLogMessage(event), undefined, event);
+  ) assertEquals(parseLogLine(event), undefined, event);
+});
+
+Deno.test("ZNC log lines: channel events as Parley keeps them (sender, fields)", () => {
+  const event = (line: string) => {
+    const l = parseLogLine(line);
+    return l && [l.type, l.from, l.text, l.fields && JSON.parse(l.fields)];
+  };
+  assertEquals(event("*** Joins: dave (~d@h.example)"), ["join", "dave", "", {}]);
+  // ZNC writes "(@)" when it knows neither ident nor host.
+  assertEquals(event("*** Joins: dave (@)"), ["join", "dave", "", {}]);
+  assertEquals(event("*** Parts: dave (d@h) (see you (soon))"), [
+    "part",
+    "dave",
+    "",
+    { message: "see you (soon)" },
+  ]);
+  // An empty reason is none, as Parley keeps a live part without one.
+  assertEquals(event("*** Parts: dave (d@h) ()"), ["part", "dave", "", {}]);
+  assertEquals(event("*** Quits: dave (d@h) (Quit: (gone) :))"), [
+    "quit",
+    "dave",
+    "",
+    { message: "Quit: (gone) :)" },
+  ]);
+  assertEquals(event("*** Quits: dave (d@h) ()"), ["quit", "dave", "", {}]);
+  assertEquals(event("*** erin was kicked by dave (out (now))"), [
+    "kick",
+    "dave",
+    "",
+    { nick: "erin", message: "out (now)" },
+  ]);
+  assertEquals(event("*** erin was kicked by dave ()"), ["kick", "dave", "", { nick: "erin" }]);
+  assertEquals(event("*** dave is now known as dave_"), [
+    "nick_change",
+    "dave",
+    "",
+    { new_nick: "dave_" },
+  ]);
+  assertEquals(event("*** dave changes topic to 'it's 'here' now'"), [
+    "topic",
+    "dave",
+    "",
+    { topic: "it's 'here' now" },
+  ]);
+  assertEquals(event("*** dave changes topic to ''"), ["topic", "dave", "", { topic: "" }]);
+  assertEquals(event("*** dave sets mode: +ov erin erin"), [
+    "mode",
+    "dave",
+    "",
+    { mode: "+ov erin erin" },
+  ]);
+  // ZNC writes "MODES ARGS": a mode without arguments ends in a space.
+  assertEquals(event("*** irc.example.org sets mode: +nt "), [
+    "mode",
+    "irc.example.org",
+    "",
+    { mode: "+nt" },
+  ]);
+  // Reasons and topics are bounded like a live event's, nicks like a sender.
+  const long = parseLogLine(
+    `*** ${"n".repeat(5000)} was kicked by ${"k".repeat(500)} (${"r".repeat(9000)})`,
+  );
+  assertEquals(long?.from.length, 100);
+  const kept = JSON.parse(long!.fields!);
+  assertEquals([kept.nick.length, kept.message.length], [100, 1000]);
+  // Never between the halves of a character written with two UTF-16 units.
+  const emoji = parseLogLine(`*** Quits: dave (d@h) (a${"😀".repeat(600)})`);
+  assertEquals(JSON.parse(emoji!.fields!).message, `a${"😀".repeat(499)}`);
+  for (
+    const line of [
+      // The modes ZNC writes on joining a channel (its MODE query's answer): no change.
+      "*** Server sets mode: +nt ",
+      "*** dave sets mode: ",
+      "*** Joins: dave",
+      "*** Joins: dave (d@h) (a reason)",
+      "*** Joins:  (d@h)",
+      "*** Parts: dave d@h (bye)",
+      "*** erin was kicked by dave",
+      "*** dave is now known as",
+      "*** dave is now known as two words",
+      "*** dave changes topic to no quotes",
+      "*** dave does something else",
+      "*** ",
+    ]
+  ) assertEquals(parseLogLine(line), undefined, line);
 });
 
 Deno.test("ZNC timestamps: the default and -timestamp formats", () => {
@@ -169,30 +251,81 @@ Deno.test("network URLs from ZNC and soju", () => {
   assertEquals(sojuNetworkUrl(u, { ...n, addr: "unix:///run/irc.sock" }), undefined);
 });
 
-Deno.test("soju's raw lines: PRIVMSG, NOTICE and ACTION; other commands and CTCPs are none", () => {
-  assertEquals(parseRawMessage("@time=x;msgid=y :dave!d@h PRIVMSG #c :hello there"), {
+Deno.test("soju's raw lines: PRIVMSG, NOTICE and ACTION; other CTCPs are none", () => {
+  assertEquals(parseStoredLine("@time=x;msgid=y :dave!d@h PRIVMSG #c :hello there"), {
     type: "private",
     from: "dave",
     text: "hello there",
   });
-  assertEquals(parseRawMessage(":dave!d@h PRIVMSG #c word"), {
+  assertEquals(parseStoredLine(":dave!d@h PRIVMSG #c word"), {
     type: "private",
     from: "dave",
     text: "word",
   });
-  assertEquals(parseRawMessage(":s NOTICE * :*** Looking up"), {
+  assertEquals(parseStoredLine(":s NOTICE * :*** Looking up"), {
     type: "notice",
     from: "s",
     text: "*** Looking up",
   });
-  assertEquals(parseRawMessage(":dave PRIVMSG #c :\x01ACTION waves\x01"), {
+  assertEquals(parseStoredLine(":dave PRIVMSG #c :\x01ACTION waves\x01"), {
     type: "action",
     from: "dave",
     text: "waves",
   });
-  assertEquals(parseRawMessage(":dave PRIVMSG #c :\x01VERSION\x01"), undefined);
-  assertEquals(parseRawMessage(":dave JOIN #c"), undefined);
-  assertEquals(parseRawMessage(":dave TOPIC #c :new topic"), undefined);
+  assertEquals(parseStoredLine(":dave PRIVMSG #c :\x01VERSION\x01"), undefined);
+});
+
+Deno.test("soju's raw lines: channel events as Parley keeps them; user modes are none", () => {
+  const event = (raw: string) => {
+    const l = parseStoredLine(raw);
+    return l && [l.type, l.from, l.text, l.fields && JSON.parse(l.fields)];
+  };
+  assertEquals(event("@time=x :dave!d@h JOIN #c"), ["join", "dave", "", {}]);
+  assertEquals(event(":dave!d@h PART #c :see you (soon)"), [
+    "part",
+    "dave",
+    "",
+    { message: "see you (soon)" },
+  ]);
+  assertEquals(event(":dave!d@h PART #c"), ["part", "dave", "", {}]);
+  assertEquals(event(":dave!d@h KICK #c erin :out"), [
+    "kick",
+    "dave",
+    "",
+    { nick: "erin", message: "out" },
+  ]);
+  assertEquals(event(":dave!d@h KICK #c erin"), ["kick", "dave", "", { nick: "erin" }]);
+  assertEquals(event(":dave!d@h QUIT :Quit: bye"), ["quit", "dave", "", { message: "Quit: bye" }]);
+  assertEquals(event(":dave!d@h QUIT"), ["quit", "dave", "", {}]);
+  assertEquals(event(":dave!d@h NICK dave_"), ["nick_change", "dave", "", { new_nick: "dave_" }]);
+  assertEquals(event(":dave!d@h TOPIC #c :new topic"), ["topic", "dave", "", {
+    topic: "new topic",
+  }]);
+  assertEquals(event(":dave!d@h TOPIC #c :"), ["topic", "dave", "", { topic: "" }]);
+  assertEquals(event(":dave!d@h MODE #c +ov erin erin"), [
+    "mode",
+    "dave",
+    "",
+    { mode: "+ov erin erin" },
+  ]);
+  assertEquals(event(":irc.example.org MODE #c +nt"), [
+    "mode",
+    "irc.example.org",
+    "",
+    { mode: "+nt" },
+  ]);
+  for (
+    const raw of [
+      ":alice MODE alice :+i",
+      ":dave MODE #c",
+      ":dave KICK #c",
+      ":dave NICK",
+      "JOIN #c",
+      ":dave JOIN alice",
+      ":dave INVITE alice #c",
+      ":dave!d@h PRIVMSG",
+    ]
+  ) assertEquals(parseStoredLine(raw), undefined, raw);
 });
 
 Deno.test("a line two log files have comes once, though they stamped it a second apart", async () => {
@@ -227,4 +360,30 @@ Deno.test("a line two log files have comes once, though they stamped it a second
   );
   // Two seconds apart is two lines.
   assertEquals(await merged([at(10, "ok")], [at(12, "ok")]), ["10 ok", "12 ok"]);
+  // Events too: a topic with its formatting in one file and -sanitize'd in the other comes once,
+  // formatted; two joins of one nick are two lines unless both files have each.
+  const event = (seconds: number, line: string): DayLine => ({
+    day,
+    seconds,
+    ...parseLogLine(line)!,
+  });
+  const events: string[] = [];
+  for await (
+    const l of mergedDay([
+      file([
+        event(5, "*** Joins: erin (e@h)"),
+        event(6, "*** dave changes topic to '\x02bold\x02 topic'"),
+        event(9, "*** Joins: erin (e@h)"),
+      ]),
+      file([
+        event(5, "*** Joins: erin (e@h)"),
+        event(7, "*** dave changes topic to 'bold topic'"),
+      ]),
+    ])
+  ) events.push(`${l.seconds} ${l.type} ${l.from} ${l.fields}`);
+  assertEquals(events, [
+    "5 join erin {}",
+    '6 topic dave {"topic":"\\u0002bold\\u0002 topic"}',
+    "9 join erin {}",
+  ]);
 });
