@@ -7,6 +7,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { type MessageType } from "../../protocol/events.ts";
 import { TYPE_CODE } from "../../protocol/messages.ts";
+import { capText } from "../text.ts";
 
 /** Rows per transaction: large enough that commits cost nothing, small enough to bound the WAL. */
 const CHUNK = 50_000;
@@ -92,13 +93,16 @@ export function messageImporter(db: DatabaseSync): MessageImporter {
         before.set(m.conversation, newest);
       }
       const fields = m.fields ?? null;
+      // Bounded as every stored line is: another program's log may hold anything.
+      const from = m.from.slice(0, 100);
+      const text = capText(m.text);
       // A bounded walk: a different message at this microsecond moves this one a little later.
       for (let i = 0; i < 1000 && ts <= newest; i++, ts++) {
         const there = at.get(m.conversation, ts) as
           | { sender: string; text: string; fields: string | null }
           | undefined;
         if (!there) break;
-        if (there.sender === m.from && there.text === m.text && there.fields === fields) {
+        if (there.sender === from && there.text === text && there.fields === fields) {
           lastTs.set(m.conversation, ts);
           return false;
         }
@@ -110,8 +114,8 @@ export function messageImporter(db: DatabaseSync): MessageImporter {
         ts,
         TYPE_CODE[m.type],
         m.highlight && fields === null ? 1 : 0,
-        m.from,
-        m.text,
+        from,
+        text,
         fields,
       );
       lastTs.set(m.conversation, ts);

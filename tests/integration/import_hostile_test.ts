@@ -200,6 +200,8 @@ Deno.test("import thelounge: crafted event rows are bounded or skipped, never th
     add("kick", JSON.stringify({ from: from("k".repeat(500)), target: from(long), text: long }));
     add("topic", JSON.stringify({ from: from("dave"), text: long }));
     add("mode", JSON.stringify({ from: from("dave"), text: `+${"o".repeat(5000)} ${long}` }));
+    // A message too, cut as every stored line is.
+    add("message", JSON.stringify({ from: from("m".repeat(500)), text: long }));
     // Skipped: not JSON, not an object, no nick, a nick of another type or with a space, a kick
     // of no one, a nick change to nothing, a mode without modes, a join in a private
     // conversation, a mode in the network's own (a user mode).
@@ -222,11 +224,29 @@ Deno.test("import thelounge: crafted event rows are bounded or skipped, never th
       env: { PARLEY_HOME: home },
     });
     assertEquals(r.code, 0, r.stderr);
-    assertStringIncludes(r.stdout, "0 messages, 4 channel events");
+    assertStringIncludes(r.stdout, "1 messages, 4 channel events");
     assertStringIncludes(r.stdout, "(14 skipped");
     assertEquals(eventBounds(home), { count: 4, sender: MAX_NICK, field: MAX_FIELD });
     const kick = rows(home, "SELECT fields FROM messages WHERE type = 7")[0];
     assertEquals(JSON.parse(String(kick.fields)).nick.length, MAX_NICK, "a kicked nick too");
+    assertEquals(
+      rows(home, "SELECT length(sender) AS s, length(text) AS t FROM messages WHERE type = 0")
+        .map((r) => ({ ...r })),
+      [{ s: 100, t: 10_000 }],
+    );
+    // The cut message is the same one at a second run.
+    const again = await parley([
+      "import",
+      "thelounge",
+      `${work}/src`,
+      "--domain",
+      "example.org",
+      "--merge",
+    ], {
+      env: { PARLEY_HOME: home },
+    });
+    assertEquals(again.code, 0, again.stderr);
+    assertStringIncludes(again.stdout, "0 messages, 0 channel events");
   } finally {
     await Deno.remove(work, { recursive: true });
   }
