@@ -131,6 +131,11 @@ export class IrcManager implements IrcControl {
       retry: (conn) => this.#awaitTurn(conn),
       gone: (conn) => this.#outlet?.gone(conn),
       wrote: (conn, target, origin) => this.#outlet?.wrote?.(conn, target, origin),
+      nickTaken: (conn, nick) => {
+        this.#keepNick(conn.record, nick).catch((err) => {
+          log.warn("nick not kept", { connection: conn.id, error: String(err) });
+        });
+      },
     };
   }
 
@@ -572,19 +577,22 @@ export class IrcManager implements IrcControl {
           await c.stop("Reconnecting.");
           this.#awaitTurn(c);
         },
-        setNick: async (nick) => {
-          // The nick kept beside a URL that names none is part of the connection's target.
-          const url = parseIrcUrl(record.url);
-          const target = url.nick ? undefined : targetKey({ ...url, nick });
-          await store.connections.update(record.id, { nick, target });
-          const c = this.#live.get(record.id);
-          if (c) {
-            c.wantedNick = nick;
-            c.record.nick = nick;
-          }
-        },
+        setNick: (nick) => this.#keepNick(record, nick),
       },
     }, message);
+  }
+
+  /** Stores the nick the user wants on a connection: the one regained and used at each connect. */
+  async #keepNick(record: ConnectionRecord, nick: string): Promise<void> {
+    // The nick kept beside a URL that names none is part of the connection's target.
+    const url = parseIrcUrl(record.url);
+    const target = url.nick ? undefined : targetKey({ ...url, nick });
+    await this.#deps.store.connections.update(record.id, { nick, target });
+    const c = this.#live.get(record.id);
+    if (c) {
+      c.wantedNick = nick;
+      c.record.nick = nick;
+    }
   }
 
   /** The live state of a connection (for tests and the bot). */

@@ -497,8 +497,9 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   nick: async (ctx, args) => {
     const [nick] = firstWord(args);
     if (!nick || !NICK.test(nick)) usage("nick");
-    await ctx.control.setNick(nick);
-    if (ctx.conn?.state === "connected") await ctx.conn.send(ircLine("NICK", nick));
+    // Connected, the server decides: kept once it gives the nick. Else it is the next connect's.
+    if (ctx.conn?.state === "connected") await ctx.conn.askNick(nick);
+    else await ctx.control.setNick(nick);
     return {};
   },
   topic: async (ctx, args) => {

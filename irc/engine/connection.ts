@@ -58,6 +58,8 @@ export interface ConnectionListener {
    * echo-message echoes in that order): its target, and the `origin` token it was sent with.
    */
   wrote?(conn: IrcConnection, target: string, origin: string | undefined): void;
+  /** The server gave the user the nick they asked for (`askNick`): it is the one wanted now. */
+  nickTaken?(conn: IrcConnection, nick: string): void;
 }
 
 /** What the inbound handlers of one client give the connection (irc/chat/inbound/). */
@@ -121,6 +123,8 @@ export class IrcConnection {
   nick = "";
   /** The nick the user wants; regained when it frees up. */
   wantedNick: string;
+  /** The nick the user last asked for while connected, until the server gives it. */
+  #askedNick?: string;
   client: IrcClient | undefined;
   url: IrcUrl;
   /** The server conversation already says that the conversation cap was reached. */
@@ -406,6 +410,11 @@ export class IrcConnection {
       if (!nick || !next) return;
       if (this.isMe(nick)) {
         this.nick = next;
+        if (this.#askedNick !== undefined && this.same(next, this.#askedNick)) {
+          this.#askedNick = undefined;
+          this.wantedNick = next;
+          this.#listener.nickTaken?.(this, next);
+        }
         this.#setState(this.state, { nick: next });
       } else if (this.same(nick, this.wantedNick)) {
         this.#regain();
@@ -556,6 +565,16 @@ export class IrcConnection {
    */
   members(channel: string): Promise<{ nick: string; modes: string[] }[] | undefined> {
     return this.#inbound?.members(channel) ?? Promise.resolve(undefined);
+  }
+
+  /**
+   * Asks the server for another nick. It becomes the wanted nick (the one regained and used at
+   * the next connect) only once the server gives it: a nick refused (433, in use) must not be
+   * retried every minute until it is taken from whoever holds it.
+   */
+  askNick(nick: string): Promise<void> {
+    this.#askedNick = nick;
+    return this.send(ircLine("NICK", nick));
   }
 
   /** The channels about to be joined again after a reconnect (see InboundLines.rejoining). */

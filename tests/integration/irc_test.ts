@@ -266,6 +266,29 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       await bob.waitFor((l) => l.command === "QUIT" && l.nick === "erin");
     });
 
+    await t.step("a nick the server refuses is not the wanted one, nor taken later", async () => {
+      // frank is in #test with alice, so alice sees him quit.
+      const frank = await RawIrcClient.connect(irc.port, "frank");
+      await frank.join("#test");
+      await socket!.waitFor((e) => e.type === "join" && e.nick === "frank");
+      const asked = await socket!.request({
+        method: "send",
+        connection_id: id,
+        conversation_id: "",
+        message: "/nick frank",
+      });
+      assertEquals(asked.errors, undefined);
+      // Told, in the server conversation where the command was typed.
+      const refusal = await socket!.waitFor((e) => e.type === "error" && e.conversation_id === "");
+      assertEquals(refusal.error, "nickname_in_use");
+      await frank.close();
+      await socket!.waitFor((e) => e.type === "quit" && e.nick === "frank");
+      // Three rounds of the regain (500 ms here) later, and after the quit that frees it, alice
+      // has not taken frank: the refused nick was never the wanted one.
+      await new Promise((r) => setTimeout(r, 1500));
+      assertEquals((await connection(user, id)).info.nick, "alice");
+    });
+
     await t.step("a private conversation follows a nick change", async () => {
       await bob.send("NICK bobby");
       await socket!.waitFor((e) => e.type === "rename" && e.conversation_id === "bobby");

@@ -14,8 +14,10 @@ import {
   ERR_CANNOTSENDTOUSER,
   ERR_CHANNELISFULL,
   ERR_CHANOPRIVSNEEDED,
+  ERR_ERRONEUSNICKNAME,
   ERR_INVITEONLYCHAN,
   ERR_MONLISTFULL,
+  ERR_NICKNAMEINUSE,
   ERR_NOSUCHNICK,
   ERR_NOSUCHSERVER,
   ERR_NOTONCHANNEL,
@@ -82,6 +84,10 @@ export const ERRORS: Readonly<
   [ERR_BADCHANNELKEY]: { error: "bad_channel_key", channel: 1 },
   [ERR_CHANOPRIVSNEEDED]: { error: "chanop_privs_needed", channel: 1 },
   [ERR_UNKNOWNCOMMAND]: { error: "unknown_command" },
+  // A /nick refused once registered (during registration the engine picks another nick): said
+  // in the server conversation, where the command was answered, not in one with that nick.
+  [ERR_NICKNAMEINUSE]: { error: "nickname_in_use" },
+  [ERR_ERRONEUSNICKNAME]: { error: "erroneous_nickname" },
   [ERR_YOUREBANNEDCREEP]: { error: "banned_from_network" },
   [ERR_MONLISTFULL]: { error: "monitor_list_full" },
   ERROR: { error: "irc" },
