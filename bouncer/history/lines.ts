@@ -82,8 +82,11 @@ export function historyLine(l: HistoryLine, t: LineTarget, batch?: string): stri
     l.type === "private" || l.type === "action" || l.type === "notice" || l.type === "error"
   ) {
     const command = l.type === "notice" || l.type === "error" ? "NOTICE" : "PRIVMSG";
-    // In a private conversation the other person's lines were sent to the user's nick.
-    const to = t.isChannel || t.fold(l.from) !== t.conversationId ? t.name : t.nick;
+    // In a private conversation the other person's lines were sent to the user's nick, the
+    // user's own to the other person. Told by the user's nick: the conversation follows the other
+    // person's nick changes, so their lines from before one (as bobby, now bob) are theirs too.
+    const own = t.fold(l.from) === t.fold(t.nick) && t.fold(l.from) !== t.conversationId;
+    const to = t.isChannel || own ? t.name : t.nick;
     const text = l.type === "action" ? actionWrap(oneLine(l.text)) : oneLine(l.text);
     words = [command, word(to), text];
   } else {

@@ -53,6 +53,11 @@ Deno.test("history lines: messages to a channel, to the user, and the user's own
     historyLine(row("private", "jane", "hello bob"), privateWith),
     `${TAGS} :jane PRIVMSG Bob :hello bob`,
   );
+  // Said as bobby before a nick change the conversation followed: still to the user.
+  assertEquals(
+    historyLine(row("private", "bobby", "before my nick change"), privateWith),
+    `${TAGS} :bobby PRIVMSG jane :before my nick change`,
+  );
   assertEquals(
     historyLine(row("action", "bob", "waves"), channel),
     `${TAGS} :bob PRIVMSG #Chan :\x01ACTION waves\x01`,
