@@ -83,30 +83,32 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   const echo = hub.awaitEcho({ client: s, conversation: target, label: l, tags });
   const sent = new Map(tags);
   if (echo.upstreamLabel) sent.set("label", echo.upstreamLabel);
-  try {
-    await s.cx.irc.send(
-      hub.userId,
-      hub.connectionId,
-      target,
-      message,
-      sent.size ? Object.fromEntries(sent) : undefined,
-      echo.id,
-    );
-    // Every part of it is stored by now, or written: an echo told by Parley's label is still to
-    // come; one told by the server's order has its place among the lines written (hub.wrote).
-    if (!hub.serverEchoes || !echo.upstreamLabel) hub.forgetEcho(echo);
-  } catch (err) {
-    hub.forgetEcho(echo);
-    if (err instanceof DomainError && err.kind === "not_found" && hub.isChannel(target)) {
-      // A channel Parley has no conversation for (one without +n takes messages from outside):
-      // the line goes to the server as the client wrote it, and the server decides.
-      return ownLine(s, m, target);
+  return s.sendOn(async () => {
+    try {
+      await s.cx.irc.send(
+        hub.userId,
+        hub.connectionId,
+        target,
+        message,
+        sent.size ? Object.fromEntries(sent) : undefined,
+        echo.id,
+      );
+      // Every part of it is stored by now, or written: an echo told by Parley's label is still
+      // to come; one told by the server's order has its place among the lines written.
+      if (!hub.serverEchoes || !echo.upstreamLabel) hub.forgetEcho(echo);
+    } catch (err) {
+      hub.forgetEcho(echo);
+      if (err instanceof DomainError && err.kind === "not_found" && hub.isChannel(target)) {
+        // A channel Parley has no conversation for (one without +n takes messages from
+        // outside): the line goes to the server as the client wrote it, and it decides.
+        return ownLine(s, m, target);
+      }
+      const why = err instanceof DomainError ? err.message : "Not sent";
+      s.numeric(ERR_CANNOTSENDTOCHAN, target, why);
+      return;
     }
-    const why = err instanceof DomainError ? err.message : "Not sent";
-    s.numeric(ERR_CANNOTSENDTOCHAN, target, why);
-    return;
-  }
-  if (l && !s.caps.has("echo-message")) s.reply("ACK", [], l);
+    if (l && !s.caps.has("echo-message")) s.reply("ACK", [], l);
+  });
 }
 
 /**
@@ -132,18 +134,19 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
   if (wait === "full") {
     return s.numeric(ERR_UNKNOWNERROR, m.command, "Too many queries waiting for an answer");
   }
-  try {
-    const tag = typeof wait === "object" && wait.upstreamLabel
-      ? `@label=${wait.upstreamLabel} `
-      : "";
-    await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${tag}${line}`);
-  } catch (err) {
-    if (wait !== "unanswered") hub.forgetExpected(wait);
-    if (action) hub.forgetLabeled(s, l!);
-    s.numeric(ERR_UNKNOWNERROR, m.command, err instanceof DomainError ? err.message : "Not sent");
-    return;
-  }
-  if (l && (wait === "unanswered" || !wait.spec.answered) && !action) s.reply("ACK", [], l);
+  const tag = typeof wait === "object" && wait.upstreamLabel ? `@label=${wait.upstreamLabel} ` : "";
+  return s.sendOn(async () => {
+    try {
+      await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${tag}${line}`);
+    } catch (err) {
+      if (wait !== "unanswered") hub.forgetExpected(wait);
+      if (action) hub.forgetLabeled(s, l!);
+      const why = err instanceof DomainError ? err.message : "Not sent";
+      s.numeric(ERR_UNKNOWNERROR, m.command, why);
+      return;
+    }
+    if (l && (wait === "unanswered" || !wait.spec.answered) && !action) s.reply("ACK", [], l);
+  });
 }
 
 /** The tags a client may send the server: client-only ones (`+name`), bounded. */
@@ -183,20 +186,23 @@ async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void>
   const echo = m.command !== "TAGMSG" && hub.state.caps.has("echo-message")
     ? hub.awaitEcho({ client: s, conversation: target, label: l }, true)
     : undefined;
-  try {
-    await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`, undefined, echo?.id);
-  } catch (err) {
-    if (echo) hub.forgetEcho(echo);
-    s.numeric(ERR_CANNOTSENDTOCHAN, target, err instanceof DomainError ? err.message : "Not sent");
-    return;
-  }
-  // Written: its place among the lines written holds it (hub.wrote).
-  if (echo) return hub.forgetEcho(echo);
-  hub.ownLine(
-    s,
-    { tags, prefix: "", command: m.command, params: [target, ...m.params.slice(1)] },
-    l,
-  );
+  return s.sendOn(async () => {
+    try {
+      await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`, undefined, echo?.id);
+    } catch (err) {
+      if (echo) hub.forgetEcho(echo);
+      const why = err instanceof DomainError ? err.message : "Not sent";
+      s.numeric(ERR_CANNOTSENDTOCHAN, target, why);
+      return;
+    }
+    // Written: its place among the lines written holds it (hub.wrote).
+    if (echo) return hub.forgetEcho(echo);
+    hub.ownLine(
+      s,
+      { tags, prefix: "", command: m.command, params: [target, ...m.params.slice(1)] },
+      l,
+    );
+  });
 }
 
 /** TAGMSG (message-tags): typing notifications, reactions. */
@@ -289,18 +295,21 @@ async function command(s: Session, m: IrcMessage, text: string): Promise<void> {
   if (/[\r\n\0]/.test(text)) {
     return s.numeric(ERR_UNKNOWNERROR, m.command, "Not a line Parley can send");
   }
-  try {
-    await s.cx.irc.send(s.hub.userId, s.hub.connectionId, "", text);
-  } catch (err) {
-    s.numeric(
-      ERR_ERRONEUSNICKNAME,
-      m.params[0]?.slice(0, 32) || "*",
-      err instanceof DomainError ? err.message : "Not sent",
-    );
-    return;
-  }
+  const hub = s.hub;
   const l = s.ownLabel();
-  if (l) s.reply("ACK", [], l);
+  return s.sendOn(async () => {
+    try {
+      await s.cx.irc.send(hub.userId, hub.connectionId, "", text);
+    } catch (err) {
+      s.numeric(
+        ERR_ERRONEUSNICKNAME,
+        m.params[0]?.slice(0, 32) || "*",
+        err instanceof DomainError ? err.message : "Not sent",
+      );
+      return;
+    }
+    if (l) s.reply("ACK", [], l);
+  });
 }
 
 const passOn: Command = { min: 1, run: (s, m) => upstream(s, m) };

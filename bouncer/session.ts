@@ -4,6 +4,7 @@
  * detaches it; the IRC connection stays.
  */
 import type { IrcControl } from "../irc/control.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { log } from "../lib/log.ts";
 import { type AuthDeps, authenticate, type Login } from "./auth.ts";
 import { burstLines, channelBurst, controlBurst, SERVER_NAME } from "./burst.ts";
@@ -93,12 +94,17 @@ export class Session {
   /** Live lines that came while the replay on attach was read, sent after it. */
   #held?: { line: string; msgid?: string }[];
   /**
-   * The label of the command being run (labeled-response): Parley's own answers to it (numerics,
-   * FAILs, history) carry it, so that every reply, errors included, is told by it.
+   * The command being run, in its own async context: its label (labeled-response), which Parley's
+   * own answers to it (numerics, FAILs, history) carry, so that every reply, errors included, is
+   * told by it; and whether it answers the label itself (an ACK, an echo, the server's reply). A
+   * context, not a field: a command's send to the server finishes after the next command began.
    */
-  #label?: string;
-  /** The running command answers its label itself (an ACK, an echo, or the server's reply). */
-  #labelOwned = false;
+  #command = new AsyncLocalStorage<{ label?: string; owned: boolean }>();
+  /** Inside one of this client's sends to the server (`sendOn`). */
+  #inSend = new AsyncLocalStorage<true>();
+  /** This client's sends to the server, in its order: the last, and those not done yet. */
+  #sends: Promise<void> = Promise.resolve();
+  #sending: Promise<void>[] = [];
 
   constructor(
     readonly cx: BouncerContext,
@@ -169,8 +175,9 @@ export class Session {
       const m = parseMessage(raw);
       if (m) out.push(m);
     }
-    const label = answer && this.caps.has("labeled-response") ? this.#label : undefined;
-    if (answer) this.#label = undefined; // answered
+    const running = this.#command.getStore();
+    const label = answer && this.caps.has("labeled-response") ? running?.label : undefined;
+    if (answer && running) running.label = undefined; // answered
     if (label) {
       if (!out.length) return this.reply("ACK", [], label);
       const wrap = out.length > 1 &&
@@ -217,8 +224,9 @@ export class Session {
    * unless given): its answer, so the label is used up.
    */
   reply(command: string, params: string[], label?: string): void {
-    const l = label ?? this.#label;
-    this.#label = undefined;
+    const running = this.#command.getStore();
+    const l = label ?? running?.label;
+    if (running) running.label = undefined;
     const tags = l && this.caps.has("labeled-response") ? new Map([["label", l]]) : undefined;
     if (command === "ACK" && !tags) return; // an ACK is only ever an answer to a label
     this.write(formatMessage({ command, params, prefix: SERVER_NAME, tags }));
@@ -260,6 +268,8 @@ export class Session {
       }
     } finally {
       clearTimeout(timer);
+      // What the client sent before it left still goes to the server.
+      await this.#sends;
       this.detach();
     }
   }
@@ -280,21 +290,39 @@ export class Session {
   }
 
   async #handle(m: IrcMessage): Promise<void> {
-    this.#label = labelOf(m);
-    this.#labelOwned = false;
-    try {
-      await this.#run(m);
-      // A labeled command Parley answered with nothing still gets an ACK.
-      if (this.#label && !this.#labelOwned && !this.#closed) this.reply("ACK", []);
-    } finally {
-      this.#label = undefined;
-    }
+    const running = { label: labelOf(m), owned: false };
+    await this.#command.run(running, () => this.#run(m));
+    // A labeled command Parley answered with nothing still gets an ACK.
+    if (running.label && !running.owned && !this.#closed) this.reply("ACK", [], running.label);
   }
 
   /** The running command's label; the command answers it (with an ACK when nothing else). */
   ownLabel(): string | undefined {
-    this.#labelOwned = true;
-    return this.#label;
+    const running = this.#command.getStore();
+    if (!running) return undefined;
+    running.owned = true;
+    return running.label;
+  }
+
+  /**
+   * Runs a command's send to the server (`run`: the send, then what its outcome says, with the
+   * command's label) behind this client's earlier sends, without holding up its next command:
+   * the server's flood control paces the sends, and a PING, a CAP or a CHATHISTORY behind them is
+   * answered meanwhile, as a server answers it. Past MAX_SENDING waiting, the command waits for
+   * them (and reading the client with it).
+   */
+  sendOn(run: () => Promise<void>): Promise<void> {
+    if (this.#inSend.getStore()) return run(); // a send that turned into another
+    const running = this.#command.getStore();
+    const step: Promise<void> = this.#sends.then(() =>
+      this.#inSend.run(true, () => running ? this.#command.run(running, run) : run())
+    ).catch((err) => {
+      log.warn("bouncer: a client's send failed", { error: String(err) });
+    }).finally(() => void this.#sending.shift());
+    this.#sends = step;
+    this.#sending.push(step);
+    // Past the bound, until the oldest is done.
+    return this.#sending.length > MAX_SENDING ? this.#sending[0] : Promise.resolve();
   }
 
   async #run(m: IrcMessage): Promise<void> {
@@ -484,6 +512,12 @@ export class Session {
     this.hub = undefined;
   }
 }
+
+/**
+ * A client's sends to the server that may wait for its flood control while the client's next
+ * commands run; past them reading the client waits (each holds one line of at most 8 KB).
+ */
+const MAX_SENDING = 200;
 
 /** Live lines held at most while the replay on attach is read. */
 const MAX_HELD = 10_000;
