@@ -17,6 +17,7 @@ import { pushFor } from "../push/mod.ts";
 import { BouncerCluster, type ClusterLink } from "./cluster.ts";
 import { endedText, ends, passwordGeneration, type Revocation, stillValid } from "./credentials.ts";
 import { relayServerNotices } from "./service/irc.ts";
+import { relayConnectionStates } from "./state_notices.ts";
 import { startWebPush } from "./webpush.ts";
 import { filehostUrl } from "./filehost.ts";
 
@@ -150,6 +151,7 @@ export function startBouncer(
   });
   const unwatchMarkers = relayMarkers(cx);
   const unwatchNotices = relayServerNotices(cx);
+  const unwatchStates = relayConnectionStates(cx);
   const unwatchPush = startWebPush(cx, push);
   const unwatchRevocations = deps.revocations?.listen((r) =>
     endRevoked(cx, r).catch((err) =>
@@ -165,6 +167,7 @@ export function startBouncer(
     unwatchNetworks();
     unwatchMarkers();
     unwatchNotices();
+    unwatchStates();
     unwatchPush();
     unwatchRevocations?.();
     unwatchMissed?.();
