@@ -60,9 +60,8 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   if (!text) return s.numeric(ERR_NOTEXTTOSEND, "No text to send");
   if (target.includes(",")) return s.numeric(ERR_TOOMANYTARGETS, target, "One target at a time");
   const action = actionText(text);
-  if (kind === "PRIVMSG" && isCtcp(text) && action === undefined) {
-    return upstream(s, m); // another CTCP: passed on as it is, not stored
-  }
+  // Another CTCP, or a client's answer to one (a NOTICE): passed on as it is, not stored.
+  if (isCtcp(text) && (kind === "NOTICE" || action === undefined)) return upstream(s, m);
   const body = action ?? text;
   const message = kind === "NOTICE"
     ? `/notice ${target} ${body}`

@@ -1011,6 +1011,10 @@ export class Relay implements Outlet {
     if (!sent.size) this.#inFlight.delete(k);
   }
 
+  attached(conn: IrcConnection): boolean {
+    return (this.#hubs.get(key(conn.userId, conn.id))?.clients.size ?? 0) > 0;
+  }
+
   /** A removed connection's hub goes with it, and its clients are told. */
   gone(conn: IrcConnection): void {
     this.#inFlight.delete(key(conn.userId, conn.id));

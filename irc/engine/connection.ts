@@ -58,6 +58,11 @@ export interface ConnectionListener {
    * echo-message echoes in that order): its target, and the `origin` token it was sent with.
    */
   wrote?(conn: IrcConnection, target: string, origin: string | undefined): void;
+  /**
+   * Whether IRC clients attached to the connection answer CTCP requests themselves: Parley then
+   * does not answer too (the asker would get one answer more than there are clients).
+   */
+  clientsAnswerCtcp?(conn: IrcConnection): boolean;
   /** The server gave the user the nick they asked for (`askNick`): it is the one wanted now. */
   nickTaken?(conn: IrcConnection, nick: string): void;
 }
@@ -451,7 +456,7 @@ export class IrcConnection {
     if (!nick) return;
     const body = text.slice(1, -1);
     const type = body.split(" ")[0].toUpperCase();
-    if (type === "ACTION") return;
+    if (type === "ACTION" || this.#listener.clientsAnswerCtcp?.(this)) return;
     const answer = ctcpAnswer(type, body.slice(type.length + 1), this.#version);
     // Anyone can ask: past the budget requests go unanswered rather than flood the server.
     if (!answer || this.#ctcpBucket.take() > 0) return;

@@ -37,6 +37,8 @@ export interface Outlet {
    * attached client, Parley itself), in the socket's order; `origin` is its sender's token.
    */
   wrote?(conn: IrcConnection, target: string, origin: string | undefined): void;
+  /** Whether an IRC client is attached to `conn` now (it answers CTCP requests itself). */
+  attached?(conn: IrcConnection): boolean;
   /** The connection is stopped for good (removed, its user deleted, or moved away). */
   gone(conn: IrcConnection): void;
 }
