@@ -4,6 +4,7 @@
  * stops reading costs a fixed amount of memory.
  */
 import { MAX_BODY_BYTES, MAX_TAG_BYTES } from "../irc/protocol/message.ts";
+import { lineText } from "../irc/protocol/text.ts";
 
 /** The longest line read, CR LF included. */
 export const MAX_LINE_BYTES = MAX_TAG_BYTES + MAX_BODY_BYTES;
@@ -62,7 +63,6 @@ export class SocketTransport implements ClientTransport {
   }
 
   async *lines(): AsyncIterable<Incoming> {
-    const decoder = new TextDecoder();
     const buf = new Uint8Array(MAX_LINE_BYTES);
     let len = 0;
     let skipping = false;
@@ -86,7 +86,7 @@ export class SocketTransport implements ClientTransport {
           let end = len + part.length;
           len = 0;
           if (end > 0 && buf[end - 1] === 13) end--;
-          if (end > 0) yield { line: decoder.decode(buf.subarray(0, end)) };
+          if (end > 0) yield { line: lineText(buf.subarray(0, end)) };
         }
         const rest = value.subarray(start);
         if (skipping) continue;

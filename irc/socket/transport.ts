@@ -21,6 +21,7 @@ import { log } from "../../lib/log.ts";
 import { ownString } from "../../lib/own_string.ts";
 import { ircLines } from "../../lib/metrics.ts";
 import { ircLine, type IrcMessage as Message, parseMessage } from "../protocol/message.ts";
+import { linesText } from "../protocol/text.ts";
 
 /** Longest line accepted from a server, CR LF included (IRC's own limit is 512, tags 8191). */
 const MAX_LINE = 8192;
@@ -239,7 +240,7 @@ export class LineTransport extends EventEmitter {
         this.#partialBytes = 0;
       }
       // Each line ends in "\n", which a bad UTF-8 sequence never swallows: the parts are the lines.
-      const text = new TextDecoder().decode(whole);
+      const text = linesText(whole);
       const lines = text.split("\n");
       lines.pop(); // the empty string after the last newline
       this.#enqueue(lines, text.length);

@@ -89,6 +89,12 @@ export class RawIrcClient {
     await this.#conn.write(this.#encoder.encode(line + "\r\n"));
   }
 
+  /** Sends bytes as they are (lines in another encoding than UTF-8, several in one write). */
+  async sendBytes(bytes: Uint8Array): Promise<void> {
+    if (this.#closed) throw new Error("IRC client is closed");
+    await this.#conn.write(bytes);
+  }
+
   /** Resolves with the first line (already received or future) that passes `test`. */
   waitFor(test: (l: IrcLine) => boolean, timeoutMs = 10_000): Promise<IrcLine> {
     const seen = this.lines.find(test);
