@@ -82,7 +82,7 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   const echo = hub.awaitEcho({ client: s, conversation: target, label: l, tags });
   const sent = new Map(tags);
   if (echo.upstreamLabel) sent.set("label", echo.upstreamLabel);
-  return s.sendOn(async () => {
+  return await s.sendOn(async () => {
     try {
       await s.cx.irc.send(
         hub.userId,
@@ -134,7 +134,7 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
     return s.numeric(ERR_UNKNOWNERROR, m.command, "Too many queries waiting for an answer");
   }
   const tag = typeof wait === "object" && wait.upstreamLabel ? `@label=${wait.upstreamLabel} ` : "";
-  return s.sendOn(async () => {
+  return await s.sendOn(async () => {
     try {
       await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${tag}${line}`);
     } catch (err) {
@@ -185,7 +185,7 @@ async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void>
   const echo = m.command !== "TAGMSG" && hub.state.caps.has("echo-message")
     ? hub.awaitEcho({ client: s, conversation: target, label: l }, true)
     : undefined;
-  return s.sendOn(async () => {
+  return await s.sendOn(async () => {
     try {
       await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`, undefined, echo?.id);
     } catch (err) {
@@ -296,7 +296,7 @@ async function command(s: Session, m: IrcMessage, text: string): Promise<void> {
   }
   const hub = s.hub;
   const l = s.ownLabel();
-  return s.sendOn(async () => {
+  return await s.sendOn(async () => {
     try {
       await s.cx.irc.send(hub.userId, hub.connectionId, "", text);
     } catch (err) {
