@@ -10,6 +10,7 @@ import { invalid, missing, upstream } from "../lib/errors.ts";
 import type { EventBus } from "../lib/bus.ts";
 import { log } from "../lib/log.ts";
 import type { ConnectionRecord } from "../store/connections.ts";
+import { channelKey } from "../store/conversations.ts";
 import type { WantedState } from "../protocol/resources.ts";
 import type { Store } from "../store/mod.ts";
 import { type CommandResult, runCommand } from "./chat/commands.ts";
@@ -72,22 +73,36 @@ interface HostTurns {
   timer?: unknown;
 }
 
+/** The bytes of the channels and keys of one JOIN line, well within IRC's 512 with its command. */
+const JOIN_LINE_BYTES = 400;
+
 /**
- * `JOIN #a,#b,...` lines of at most ~400 bytes each.
+ * `JOIN #a,#b,#c keyA,keyB` lines of at most JOIN_LINE_BYTES each: several channels a line, those
+ * with a key (`channelKey`'s rules; another is sent without) first, since IRC pairs the keys with
+ * the channels by their place in the line.
  *
  * @internal test seam
  */
-export function joinLines(channels: string[]): IrcLine[] {
+export function joinLines(channels: readonly { name: string; key?: string }[]): IrcLine[] {
+  const withKey = channels.map((c) => ({ name: c.name, key: channelKey(c.key) }));
+  const ordered = [...withKey.filter((c) => c.key), ...withKey.filter((c) => !c.key)];
+  const bytes = (s: string) => new TextEncoder().encode(s).length;
   const lines: IrcLine[] = [];
-  let cur: string[] = [];
-  for (const name of channels) {
-    if (cur.length && [...cur, name].join(",").length > 400) {
-      lines.push(ircLine("JOIN", cur.join(",")));
-      cur = [];
+  let names: string[] = [];
+  let keys: string[] = [];
+  const line = () => ircLine("JOIN", names.join(","), ...(keys.length ? [keys.join(",")] : []));
+  for (const { name, key } of ordered) {
+    const size = bytes([...names, name].join(",")) +
+      (key || keys.length ? 1 + bytes([...keys, ...(key ? [key] : [])].join(",")) : 0);
+    if (names.length && size > JOIN_LINE_BYTES) {
+      lines.push(line());
+      names = [];
+      keys = [];
     }
-    cur.push(name);
+    names.push(name);
+    if (key) keys.push(key);
   }
-  if (cur.length) lines.push(ircLine("JOIN", cur.join(",")));
+  if (names.length) lines.push(line());
   return lines;
 }
 
@@ -362,10 +377,13 @@ export class IrcManager implements IrcControl {
         log.warn("on-connect command failed", { connection: conn.id, error: String(err) });
       }
     }
-    // Several channels per JOIN line, so rejoining many does not wait on the token bucket.
-    for (const line of joinLines(channels.map((c) => c.name))) {
+    // Several channels per JOIN line, so rejoining many does not wait on the token bucket; each
+    // with the key Parley keeps for it (irc/chat/inbound/channel.ts).
+    for (const line of joinLines(channels)) {
       await conn.send(line).catch((err) => {
-        log.debug("rejoin not sent", { connection: conn.id, line, error: String(err) });
+        // The channels, not the line: its keys are the channels' secrets.
+        const names = line.split(" ")[1];
+        log.debug("rejoin not sent", { connection: conn.id, channels: names, error: String(err) });
       });
     }
   }

@@ -17,6 +17,19 @@ export function notifyLevel(stored: NotifyLevel | "", isChannel: boolean): Notif
   return stored || (isChannel ? "mentions" : "all");
 }
 
+/** The longest channel key kept (servers allow about 23 characters; some more). */
+const MAX_CHANNEL_KEY = 100;
+
+/**
+ * `raw` when it can be a channel key: a string of 1 to MAX_CHANNEL_KEY characters without a space,
+ * a comma (keys are listed with commas in a JOIN) or a control character; else undefined. `*`,
+ * which servers show for a key they hide, is none.
+ */
+export function channelKey(raw: unknown): string | undefined {
+  if (typeof raw !== "string" || raw === "*") return undefined;
+  return raw.length <= MAX_CHANNEL_KEY && /^[^\s,\p{Cc}]+$/u.test(raw) ? raw : undefined;
+}
+
 /** A conversation as stored. */
 export interface ConversationRecord {
   /** Row id (`conversations.id`), what messages refer to. */
@@ -41,6 +54,11 @@ export interface ConversationRecord {
   notify: NotifyLevel | "";
   /** Detached from IRC clients (channels only), and its options. */
   detach: DetachState;
+  /**
+   * The channel's key (+k), "" when none is known: sent with the JOIN after a reconnect. A secret
+   * of the channel's members, never in an API answer, an event or a log.
+   */
+  key: string;
 }
 
 /** Storage of conversations. */
@@ -79,6 +97,8 @@ export interface ConversationStore {
   remove(id: number): Promise<void>;
   /** Sets the notification level (`""`: back to the default). */
   setNotify(id: number, level: NotifyLevel | ""): Promise<void>;
+  /** Keeps a channel's key ("" forgets it); a value `channelKey` refuses changes nothing. */
+  setKey(id: number, key: string): Promise<void>;
   /** Changes a channel's detachment or its options (the fields given). */
   setDetach(id: number, change: Partial<DetachState>): Promise<void>;
   /**
@@ -110,6 +130,7 @@ export interface ConversationRow {
   relay_detached?: string;
   reattach_on?: string;
   detach_after?: number;
+  channel_key?: string;
 }
 
 /** A stored row as a ConversationRecord. */
@@ -136,6 +157,7 @@ export function toRecord(r: ConversationRow): ConversationRecord {
         : "",
       detachAfter: Number(r.detach_after ?? 0),
     },
+    key: channelKey(r.channel_key) ?? "",
   };
 }
 

@@ -232,6 +232,17 @@ export class Presence {
     return true;
   }
 
+  /**
+   * Whether the user (casefolded nick `me`) is in `channel` as far as this connection has seen:
+   * joined, the NAMES of the join ended, and among the members (unless there are too many kept).
+   */
+  isIn(channel: string, me: string): boolean {
+    const view = this.#views.get(channel);
+    if (!view || view.pending) return false;
+    const m = view.channel.members.get(me);
+    return view.overflow || (m !== undefined && has(m.seen, view.slot));
+  }
+
   /** Adds `nick` (casefolded `id`) to `channel`. */
   join(channel: string, id: string, nick = id): void {
     const view = this.#view(channel);

@@ -7,7 +7,7 @@
 import type { Expression } from "kysely";
 import { nowMicros } from "../../lib/time.ts";
 import { MAX_DRAFT } from "../../protocol/limits.ts";
-import { type ConversationStore, detachColumns, toRecord } from "../conversations.ts";
+import { channelKey, type ConversationStore, detachColumns, toRecord } from "../conversations.ts";
 import { prepared, type TableDb } from "./db.ts";
 import type { ConversationsTable } from "./schema.ts";
 
@@ -117,6 +117,10 @@ export function conversationStore(db: TableDb, unread: UnreadPart): SharedConver
     },
     // Other nodes cache conversations for incoming messages, and the level is read there.
     setNotify: (id, level) => changing({ notify: level }, id),
+    async setKey(id, key) {
+      const kept = key === "" ? "" : channelKey(key);
+      if (kept !== undefined) await db.run(update(id, { channel_key: kept }));
+    },
     async setDetach(id, change) {
       const cols: Record<string, unknown> = detachColumns(change);
       if (!Object.keys(cols).length) return;

@@ -100,6 +100,8 @@ export interface ConversationsTable {
   relay_detached: Generated<string>;
   reattach_on: Generated<string>;
   detach_after: Generated<number>;
+  /** The channel's key (+k), '' when none: never in an API answer. */
+  channel_key: Generated<string>;
 }
 
 interface PushSubscriptionsTable {

@@ -256,6 +256,24 @@ forEachStore("store: connections and conversations", async (store, _b, t) => {
     await store.conversations.setDetach(chan.id, { detachAfter: 0 });
     assertEquals(await store.conversations.withDetachment(), []);
   });
+  await t.step("conversations: a channel's key, kept, bounded and forgotten", async () => {
+    const chan = (await store.conversations.get(conn.id, "#kettle"))!;
+    assertEquals(chan.key, "");
+    await store.conversations.setKey(chan.id, "s3cret!");
+    assertEquals((await store.conversations.get(conn.id, "#kettle"))?.key, "s3cret!");
+    const listed = (await store.conversations.listForConnection(conn.id, { unread: false }))
+      .find((c) => c.id === chan.id);
+    assertEquals(listed?.key, "s3cret!");
+    // Not a key: changes nothing.
+    for (const bad of ["two words", "a,b", "bell\u0007", "k".repeat(101), "*"]) {
+      await store.conversations.setKey(chan.id, bad);
+    }
+    assertEquals((await store.conversations.get(conn.id, "#kettle"))?.key, "s3cret!");
+    await store.conversations.setKey(chan.id, "k".repeat(100));
+    assertEquals((await store.conversations.get(conn.id, "#kettle"))?.key, "k".repeat(100));
+    await store.conversations.setKey(chan.id, "");
+    assertEquals((await store.conversations.get(conn.id, "#kettle"))?.key, "");
+  });
   await t.step("removing a connection removes its conversations and messages", async () => {
     assertEquals(await store.connections.remove(conn.id), true);
     assertEquals(await store.conversations.listForConnection(conn.id), []);

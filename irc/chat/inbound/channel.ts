@@ -1,10 +1,18 @@
 /**
- * What a channel is: its topic (stored with the conversation) and its modes. A change someone
- * made is kept in the channel's history; the topic the server tells on every join is not news.
+ * What a channel is: its topic (stored with the conversation) and its modes, and its key (+k),
+ * kept with the conversation to join it again after a reconnect. A change someone made is kept in
+ * the channel's history; the topic the server tells on every join is not news.
  */
 import type { HandlerTable, Inbound } from "./context.ts";
 import { type IrcMessage as Message, sourceOf } from "../../protocol/message.ts";
-import { RPL_NOTOPIC, RPL_TOPIC, RPL_TOPICWHOTIME } from "../../protocol/numerics.ts";
+import {
+  RPL_CHANNELMODEIS,
+  RPL_NOTOPIC,
+  RPL_TOPIC,
+  RPL_TOPICWHOTIME,
+} from "../../protocol/numerics.ts";
+import { channelKey } from "../../../store/conversations.ts";
+import { storedConversation } from "../record.ts";
 import { topicChanged, topicSetBy, topicTold } from "../topics.ts";
 import { last } from "./answers.ts";
 import { prefixOf } from "./membership.ts";
@@ -53,6 +61,34 @@ function trackPrefixModes(cx: Inbound, channel: string, m: Message): void {
   }
 }
 
+/** The lists of CHANMODES the server gave, else the usual ones (`k` takes a parameter). */
+function chanmodes(cx: Inbound): string[] {
+  return cx.conn.upstream.isupportValue("CHANMODES")?.split(",") ?? ["beI", "k", "l", "imnpst"];
+}
+
+/**
+ * The key a mode string sets: the key, "" when it takes it off (`-k`), undefined when it says
+ * nothing of it, or hides it (`+k *`, or no parameter, as servers show it to whom they hide it).
+ */
+function keyOf(cx: Inbound, modes: string, params: string[]): string | undefined {
+  const rank = prefixOf(cx).map((p) => p.mode);
+  let key: string | undefined;
+  for (const { mode, param } of modeChanges(modes, params, chanmodes(cx), rank)) {
+    if (mode === "-k") key = "";
+    else if (mode === "+k") key = channelKey(param) ?? key;
+  }
+  return key;
+}
+
+/**
+ * Keeps what the server told of a channel's key (never logged: a secret of its members), when the
+ * channel is one the user is in as far as Parley keeps.
+ */
+async function keepKey(cx: Inbound, channel: string, key: string): Promise<void> {
+  const conv = await storedConversation(cx.deps, cx.conn, cx.convId(channel));
+  if (conv?.joined && conv.key !== key) await cx.deps.store.conversations.setKey(conv.id, key);
+}
+
 /** A topic told (on join or asked: no nick) or changed (by `nick`). */
 async function topic(cx: Inbound, channel: string, text: string, nick: string, ts: number) {
   // A topic of no channel (a broken or hostile server) would land on the server conversation.
@@ -88,12 +124,23 @@ export const CHANNEL: HandlerTable = {
     const nick = sourceOf(mask ?? "").nick;
     if (channel && nick) topicSetBy(cx.conn, cx.convId(channel), nick, when);
   },
+  // A channel's modes, asked by Parley after the user's join (membership.ts), by the web client or
+  // by an attached IRC client: to members they show its key, and a channel without `k` has none.
+  [RPL_CHANNELMODEIS]: async (cx, m) => {
+    const [, channel = "", modes = ""] = m.params;
+    if (!cx.conn.isChannel(channel)) return;
+    const told = keyOf(cx, modes.startsWith("+") ? modes : `+${modes}`, m.params.slice(3));
+    const key = told ?? (modes.includes("k") ? undefined : "");
+    if (key !== undefined) await keepKey(cx, channel, key);
+  },
   MODE: async (cx, m, ts) => {
     const target = m.params[0] ?? "";
     const nick = sourceOf(m.prefix).nick;
     const mode = m.params.slice(1).join(" ");
     const channel = cx.conn.isChannel(target);
     if (channel) trackPrefixModes(cx, target, m);
+    const key = channel ? keyOf(cx, m.params[1] ?? "", m.params.slice(2)) : undefined;
+    if (key !== undefined) await keepKey(cx, target, key);
     const kept = channel && nick ? await cx.keep(target, "mode", { nick, mode }, ts) : undefined;
     cx.publish({
       type: "mode",

@@ -50,6 +50,11 @@ export interface Inbound {
   /** Marks a channel as left (the user parted or was kicked). */
   leave(channel: string): Promise<void>;
   /**
+   * The channels (conversation ids) joined again after a reconnect whose JOIN or refusal has not
+   * come yet: joined with the key Parley keeps, so their modes need not be asked.
+   */
+  rejoins: Set<string>;
+  /**
    * The line being handled, while its handler runs (only when an outlet takes the lines): the
    * handler says what it made of it (a stored row's msgid, or not stored).
    */
@@ -128,6 +133,7 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
       }
       return formatMicros(stored.ts);
     },
+    rejoins: new Set(),
     async leave(channel) {
       const conv = await deps.store.conversations.get(conn.record.id, convId(channel));
       if (conv?.joined) await deps.store.conversations.setJoined(conv.id, false);

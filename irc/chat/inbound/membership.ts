@@ -7,8 +7,12 @@
  */
 import { log } from "../../../lib/log.ts";
 import { formatMicros } from "../../../protocol/time.ts";
-import { ircLine, sourceOf } from "../../protocol/message.ts";
+import { ircLine, type IrcMessage as Message, sourceOf } from "../../protocol/message.ts";
 import {
+  ERR_BADCHANNELKEY,
+  ERR_BANNEDFROMCHAN,
+  ERR_CHANNELISFULL,
+  ERR_INVITEONLYCHAN,
   RPL_AWAY,
   RPL_ENDOFNAMES,
   RPL_ENDOFWHO,
@@ -31,6 +35,23 @@ function markAway(cx: Inbound, nick: string, away: boolean, message?: unknown): 
   cx.publish({ type: "away", nick, away, ...(text ? { message: text } : {}) });
 }
 
+/**
+ * Asks a channel's modes after the user joined it: their answer (RPL_CHANNELMODEIS, channel.ts)
+ * tells members its key, whichever client joined with it (the web client, an attached IRC client),
+ * and Parley keeps the key to join again after a reconnect. Not after a rejoin, which sent the key.
+ */
+function askModes(cx: Inbound, channel: string): void {
+  const lost = (err: unknown) => {
+    log.debug("mode query not sent", { connection: cx.conn.id, channel, error: String(err) });
+  };
+  try {
+    cx.conn.send(ircLine("MODE", channel), { query: true }).catch(lost);
+  } catch (err) {
+    // A channel name that cannot be sent back.
+    lost(err);
+  }
+}
+
 /** A join: the user's own creates the conversation; anyone's is published and kept. */
 export async function join(cx: Inbound, channel: string, nick: string, ts: number): Promise<void> {
   const { conn, deps } = cx;
@@ -38,12 +59,15 @@ export async function join(cx: Inbound, channel: string, nick: string, ts: numbe
   if (conn.isMe(nick)) cx.presence.joined(cx.convId(channel));
   cx.presence.join(cx.convId(channel), cx.convId(nick), nick);
   if (conn.isMe(nick)) {
+    // A rejoin sent the key Parley keeps; any other join may have been made with a new one.
+    const rejoin = cx.rejoins.delete(cx.convId(channel));
     const conv = await conversationFor(deps, conn, channel);
     // Over the conversation cap: not kept either (keep says so to whoever waits for it).
     if (!conv) return void await cx.keep(channel, "join", { nick }, ts);
     if (!conv.joined) await deps.store.conversations.setJoined(conv.id, true);
     // Joined: the channel takes messages again (Convos's client enables it on this event).
     publishFrozen(deps.bus, conn.userId, [{ ...conv, joined: true }], "");
+    if (!rejoin) askModes(cx, channel);
   }
   // Stored first: the event carries the stored line's time, so that a client showing it live and
   // then the history page with it shows one line, not two.
@@ -56,6 +80,44 @@ export async function join(cx: Inbound, channel: string, nick: string, ts: numbe
   });
 }
 
+/**
+ * The server refused to join a channel the user is in as far as Parley kept (a rejoin after a
+ * reconnect, or the first join of a new connection): full (471), invite only (473), banned (474)
+ * or a wrong key (475). The channel must not look joined: the refusal is said in its own history
+ * (the server's conversation has it too, server.ts), it is no longer joined, as after a kick, and
+ * its clients are told it is frozen, with the server's reason. A wrong key is forgotten. Joining
+ * again (`/join #chan key`) brings it back.
+ */
+async function joinRefused(cx: Inbound, m: Message, ts: number): Promise<void> {
+  const { conn, deps } = cx;
+  const channel = m.params[1] ?? "";
+  if (!channel || !conn.isChannel(channel)) return;
+  const id = cx.convId(channel);
+  cx.rejoins.delete(id);
+  const conv = await storedConversation(deps, conn, id);
+  // Not a channel Parley keeps as joined (a join typed for a new one), or one the user is in.
+  if (!conv?.joined || cx.presence.isIn(id, cx.convId(conn.nick))) return;
+  const reason = last(m).slice(0, 300).replace(/[.\s]+$/, "") || "Cannot join channel";
+  // Whoever waits for its members (NAMES on attach) is not kept waiting for a join that failed.
+  cx.presence.part(id, cx.convId(conn.nick), true);
+  await cx.leave(channel);
+  if (m.command === ERR_BADCHANNELKEY && conv.key) {
+    await deps.store.conversations.setKey(conv.id, "");
+  }
+  const hint = m.command === ERR_BADCHANNELKEY ? ` Join it with /join ${conv.name} <key>.` : "";
+  // Kept without a live message: the server.ts handler's `error` event shows it live already.
+  await deps.store.messages.append({
+    conversation: conv.id,
+    userId: conn.userId,
+    from: conn.url.host,
+    type: "error",
+    text: `Could not join ${conv.name}: ${reason}.${hint}`,
+    ts,
+    highlight: false,
+  });
+  publishFrozen(deps.bus, conn.userId, [{ ...conv, joined: false }], reason);
+}
+
 /** The PREFIX of the server (ISUPPORT) as symbols and modes, as its upstream state reads it. */
 export function prefixOf(cx: Inbound): { mode: string; symbol: string }[] {
   return cx.conn.upstream.prefix.map((p) => ({ mode: p.mode, symbol: p.symbol }));
@@ -65,6 +127,12 @@ export function prefixOf(cx: Inbound): { mode: string; symbol: string }[] {
 const nickOf = (m: { prefix: string }) => sourceOf(m.prefix).nick;
 
 export const MEMBERSHIP: HandlerTable = {
+  // Before server.ts's handler of the same numerics (HANDLERS' order), which says them in the
+  // server's conversation and publishes them as an `error`.
+  [ERR_CHANNELISFULL]: joinRefused,
+  [ERR_INVITEONLYCHAN]: joinRefused,
+  [ERR_BANNEDFROMCHAN]: joinRefused,
+  [ERR_BADCHANNELKEY]: joinRefused,
   [RPL_ENDOFNAMES]: (cx, m, _ts, got) => {
     const { presence, convId, conn } = cx;
     const channel = m.params[1] ?? "";

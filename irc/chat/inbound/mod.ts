@@ -128,7 +128,10 @@ export function attachInbound(
     // `/names` answers from what this client has seen (chat/presence.ts).
     members: (channel) => cx.presence.members(cx.convId(channel)),
     rejoining(channels) {
-      for (const name of channels) cx.presence.joined(cx.convId(name));
+      for (const name of channels) {
+        cx.presence.joined(cx.convId(name));
+        cx.rejoins.add(cx.convId(name));
+      }
     },
     released: () => cx.presence.release(),
   };

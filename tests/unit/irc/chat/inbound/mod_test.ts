@@ -12,6 +12,10 @@ import { EventBus } from "../../../../../lib/bus.ts";
 import type { PushedEvent } from "../../../../../protocol/events.ts";
 import { attachInbound, COMMANDS, HANDLERS, serial } from "../../../../../irc/chat/inbound/mod.ts";
 import {
+  ERR_BADCHANNELKEY,
+  ERR_BANNEDFROMCHAN,
+  ERR_CHANNELISFULL,
+  ERR_INVITEONLYCHAN,
   ERR_NOSUCHNICK,
   RPL_ENDOFMOTD,
   RPL_ENDOFNAMES,
@@ -201,10 +205,20 @@ Deno.test("inbound: the table is keyed by IRC command or numeric, one handler ea
   for (const n of [RPL_ENDOFMOTD, RPL_ENDOFNAMES, RPL_ENDOFWHO, RPL_WELCOME, ERR_NOSUCHNICK]) {
     assert(COMMANDS.has(n), n);
   }
-  // Only the welcome is handled by two concerns (the greeting, then the gap marker).
+  // Handled by two concerns: the welcome (the greeting, then the gap marker) and the refusals of
+  // a join (said in the server conversation, then the channel no longer looks joined).
   const names = HANDLERS.flatMap((table) => Object.keys(table));
   const twice = names.filter((n, i) => names.indexOf(n) !== i);
-  assertEquals(twice, [RPL_WELCOME]);
+  assertEquals(
+    twice.sort(),
+    [
+      RPL_WELCOME,
+      ERR_CHANNELISFULL,
+      ERR_INVITEONLYCHAN,
+      ERR_BANNEDFROMCHAN,
+      ERR_BADCHANNELKEY,
+    ].sort(),
+  );
 });
 
 Deno.test("inbound: every concern's handler table is registered", async () => {
