@@ -279,8 +279,10 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
       });
       assertEquals(asked.errors, undefined);
       // Told, in the server conversation where the command was typed.
-      const refusal = await socket!.waitFor((e) => e.type === "error" && e.conversation_id === "");
-      assertEquals(refusal.error, "nickname_in_use");
+      const refusal = await socket!.waitFor((e) =>
+        e.type === "error" && e.connection_id === id && e.error === "nickname_in_use"
+      );
+      assertEquals(refusal.conversation_id, "");
       await frank.close();
       await socket!.waitFor((e) => e.type === "quit" && e.nick === "frank");
       // Three rounds of the regain (500 ms here) later, and after the quit that frees it, alice
