@@ -12,7 +12,7 @@ import { userStore } from "../store/tables/users.ts";
 import { connectionStore } from "../store/tables/connections.ts";
 import type { UserStore } from "../store/users.ts";
 import type { ConnectionRecord } from "../store/connections.ts";
-import type { ConversationRecord } from "../store/conversations.ts";
+import { channelKey, type ConversationRecord } from "../store/conversations.ts";
 import { sqliteConversationStore } from "../store/sqlite/conversations.ts";
 import { type ImportedMessage, messageImporter } from "../store/sqlite/import.ts";
 import { openSqliteStore } from "../store/sqlite/mod.ts";
@@ -288,13 +288,19 @@ export class ImportSession {
   async conversation(
     connection: number,
     name: string,
-    opts: { joined?: boolean; topic?: string } = {},
+    opts: { joined?: boolean; topic?: string; key?: string } = {},
   ): Promise<ConversationRecord> {
     const id = ircLower(name);
     const found = await this.#conversations.get(connection, id);
-    if (found) return found;
+    // A channel's key, kept as Parley keeps one it learned, to join it with at each connect.
+    const key = channelKey(opts.key);
+    if (found) {
+      if (key && found.key !== key) await this.#conversations.setKey(found.id, key);
+      return found;
+    }
     const made = await this.#conversations.ensure(connection, id, name);
     if (opts.joined) await this.#conversations.setJoined(made.id, true);
+    if (key) await this.#conversations.setKey(made.id, key);
     if (opts.topic) await this.#conversations.setTopic(made.id, opts.topic.slice(0, 1000));
     this.summary.conversations++;
     return made;

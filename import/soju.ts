@@ -175,18 +175,15 @@ export async function importSoju(
       const connection = await session.connection(user.id, {
         name: networkName(n),
         url,
-        // soju's connect commands are raw IRC lines; a keyed channel is joined by a command.
-        onConnectCommands: [
-          ...n.connectCommands.map((c) => `/quote ${c}`),
-          ...mine.filter((c) => c.key).map((c) => `/join ${c.name} ${c.key}`),
-        ],
+        // soju's connect commands are raw IRC lines.
+        onConnectCommands: n.connectCommands.map((c) => `/quote ${c}`),
         wantedState: n.enabled ? "connected" : "disconnected",
       }, source);
       const spelled = new Map<string, string>();
       for (const c of mine) {
         spelled.set(ircLower(c.name), c.name);
         // A detached channel is still joined in soju.
-        await session.conversation(connection.id, c.name, { joined: true });
+        await session.conversation(connection.id, c.name, { joined: true, key: c.key });
       }
       const nick = nickOf(u, n);
       const target = async (name: string) => {

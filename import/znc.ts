@@ -180,9 +180,7 @@ export async function importZnc(
           trustAllCerts: truthy(value(n, "TrustAllCerts")),
           sasl,
         }),
-        // Parley keeps no channel keys: a keyed channel is joined by an on-connect command.
-        onConnectCommands: channels.filter(([, c]) => value(c, "Key"))
-          .map(([chan, c]) => `/join ${chan} ${value(c, "Key")}`),
+        onConnectCommands: [],
         wantedState: value(n, "IRCConnectEnabled") && !truthy(value(n, "IRCConnectEnabled"))
           ? "disconnected"
           : "connected",
@@ -190,7 +188,10 @@ export async function importZnc(
       const spelled = new Map<string, string>();
       for (const [chan, c] of channels) {
         spelled.set(ircLower(chan), chan);
-        await session.conversation(connection.id, chan, { joined: !truthy(value(c, "Disabled")) });
+        await session.conversation(connection.id, chan, {
+          joined: !truthy(value(c, "Disabled")),
+          key: value(c, "Key"),
+        });
       }
       const netLog = logSettings(moduleArgs(n, "log"));
       for (const [b, where] of [[conf, "global"], [u, name], [n, netName]] as const) {

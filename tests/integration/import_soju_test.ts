@@ -253,8 +253,13 @@ async function importAndCheck(t: Deno.TestContext, db: string, work: string): Pr
     assertEquals(JSON.parse(String(conns[0].on_connect_commands)), [
       "/quote PRIVMSG NickServ :IDENTIFY hunter2",
       "/quote MODE alice +i",
-      "/join #Secret k3y",
     ]);
+    // The keyed channel keeps its key, to be joined with at each connect.
+    assertEquals(
+      rows(home, "SELECT name, channel_key FROM conversations WHERE channel_key != ''")
+        .map((c) => ({ ...c })),
+      [{ name: "#Secret", channel_key: "k3y" }],
+    );
     // A bare address is soju's TLS default; a disabled network is not connected.
     assertEquals(url(1).protocol, "ircs:");
     assertEquals(decodeURIComponent(url(1).password), "srvpass");

@@ -183,7 +183,13 @@ Deno.test("import znc: a folder written by ZNC 1.8, its logs in both formats, on
       assertEquals(url(0).searchParams.get("nick"), "alice");
       assertEquals(url(0).searchParams.get("username"), "alicei");
       assertEquals(url(0).searchParams.get("realname"), "Alice Liddell");
-      assertEquals(JSON.parse(String(conns[0].on_connect_commands)), ["/join #Keyed sesame"]);
+      assertEquals(JSON.parse(String(conns[0].on_connect_commands)), []);
+      // Its keyed channel keeps the key, to be joined with at each connect.
+      assertEquals(
+        rows(home, "SELECT name, channel_key FROM conversations WHERE channel_key != ''")
+          .map((c) => ({ ...c })),
+        [{ name: "#Keyed", channel_key: "sesame" }],
+      );
       // bob: TLS from "+port", certificates not checked, connecting off, a server password.
       assertEquals(url(1).protocol, "ircs:");
       assertEquals(url(1).hostname, "localhost");
