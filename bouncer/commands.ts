@@ -137,6 +137,7 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
   return await s.sendOn(async () => {
     try {
       await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${tag}${line}`);
+      if (wait !== "unanswered") hub.sentExpected(wait);
     } catch (err) {
       if (wait !== "unanswered") hub.forgetExpected(wait);
       if (action) hub.forgetLabeled(s, l!);

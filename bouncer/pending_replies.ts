@@ -347,6 +347,15 @@ export class PendingReplies<C> {
     return entry;
   }
 
+  /**
+   * The entry's command was written to the server: its answer may take the timeout from now. A
+   * command waits for the network's flood control first, minutes behind a client's resync; timed
+   * from when it was asked, it ran out before the server saw it, and the answer went to everyone.
+   */
+  written(entry: Pending<C>): void {
+    entry.deadline = this.#now() + this.#timeoutMs;
+  }
+
   /** The entry a numeric (or a FAIL, WARN or NOTE) answers, taken off when it ends it. */
   route(m: Message): Routed<C> | undefined {
     const standard = m.command === "FAIL" || m.command === "WARN" || m.command === "NOTE";

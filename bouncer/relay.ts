@@ -314,6 +314,11 @@ export class Hub {
     return entry ?? (spec.answered ? "full" : "unanswered");
   }
 
+  /** The command was written to the server: its answer's time runs from now. */
+  sentExpected(entry: Pending<Downstream>): void {
+    this.#pending.written(entry);
+  }
+
   /** The command was not sent after all: no answer will come. */
   forgetExpected(entry: Pending<Downstream>): void {
     this.#pending.remove(entry);

@@ -86,6 +86,18 @@ Deno.test("pending replies: a query whose answer never comes times out", () => {
   assertEquals(to(":s 318 me slow :End"), "");
 });
 
+Deno.test("pending replies: the timeout runs from when the command was written", () => {
+  let now = 0;
+  const { q, ask, to } = queue(() => now);
+  const entry = ask("a", "ISON bob");
+  // Held by the network's flood control longer than the timeout, then written.
+  now = 5000;
+  q.written(entry!);
+  now = 5999;
+  assertEquals(q.expired(), []);
+  assertEquals(to(":s 303 me :bob"), "a (end)");
+});
+
 Deno.test("pending replies: replies push the timeout back", () => {
   let now = 0;
   const { q, ask, to } = queue(() => now);
