@@ -102,8 +102,7 @@ export class Session {
   #command = new AsyncLocalStorage<{ label?: string; owned: boolean }>();
   /** Inside one of this client's sends to the server (`sendOn`). */
   #inSend = new AsyncLocalStorage<true>();
-  /** This client's sends to the server, in its order: the last, and those not done yet. */
-  #sends: Promise<void> = Promise.resolve();
+  /** This client's sends to the server not done yet, in its order (each chained to the last). */
   #sending: Promise<void>[] = [];
 
   constructor(
@@ -269,7 +268,7 @@ export class Session {
     } finally {
       clearTimeout(timer);
       // What the client sent before it left still goes to the server.
-      await this.#sends;
+      await this.#sending.at(-1);
       this.detach();
     }
   }
@@ -314,12 +313,11 @@ export class Session {
   sendOn(run: () => Promise<void>): Promise<void> {
     if (this.#inSend.getStore()) return run(); // a send that turned into another
     const running = this.#command.getStore();
-    const step: Promise<void> = this.#sends.then(() =>
+    const step: Promise<void> = (this.#sending.at(-1) ?? Promise.resolve()).then(() =>
       this.#inSend.run(true, () => running ? this.#command.run(running, run) : run())
     ).catch((err) => {
       log.warn("bouncer: a client's send failed", { error: String(err) });
     }).finally(() => void this.#sending.shift());
-    this.#sends = step;
     this.#sending.push(step);
     // Past the bound, until the oldest is done.
     return this.#sending.length > MAX_SENDING ? this.#sending[0] : Promise.resolve();

@@ -252,7 +252,7 @@ async function importLog(
   }
   const conversations = new Map<
     string,
-    { id: number; isQuery: boolean; where: "channel" | "private" | "server"; nick: string }
+    { id: number; where: "channel" | "private" | "server"; nick: string }
   >();
   try {
     for (let after = 0;;) {
@@ -273,9 +273,8 @@ async function importLog(
             !CHANNEL.test(row.channel);
           const name = lobby ? "" : spelling(net.network, row.channel);
           const conv = await session.conversation(net.id, name);
-          const isQuery = !lobby && !CHANNEL.test(name);
-          const where = lobby ? "server" : isQuery ? "private" : "channel";
-          conversation = { id: conv.id, isQuery, where, nick: net.nick };
+          const where = lobby ? "server" : CHANNEL.test(name) ? "channel" : "private";
+          conversation = { id: conv.id, where, nick: net.nick };
           conversations.set(key, conversation);
         }
         let msg: LoungeMsg;
@@ -316,7 +315,7 @@ async function importLog(
           from: str(nickOf(msg.from)) || (self ? conversation.nick : ""),
           text: str(msg.text),
           // As Parley records them: mentions, and every private message from someone else.
-          highlight: !self && (conversation.isQuery || msg.highlight === true),
+          highlight: !self && (conversation.where === "private" || msg.highlight === true),
         });
       }
     }

@@ -13,6 +13,7 @@ import type { ConnectionRecord } from "../store/connections.ts";
 import { channelKey } from "../store/conversations.ts";
 import type { WantedState } from "../protocol/resources.ts";
 import type { Store } from "../store/mod.ts";
+import type { ProfileRecord } from "../store/profiles.ts";
 import { type CommandResult, runCommand } from "./chat/commands.ts";
 import { type ConnectionListener, IrcConnection, SendError } from "./engine/connection.ts";
 import { hostId } from "./host_id.ts";
@@ -71,6 +72,8 @@ interface HostTurns {
   registering: number;
   waiting: IrcConnection[];
   timer?: unknown;
+  /** The host's profile being read for `skip_queue`, shared by the waits that begin meanwhile. */
+  profile?: Promise<ProfileRecord | undefined>;
 }
 
 /** The bytes of the channels and keys of one JOIN line, well within IRC's 512 with its command. */
@@ -272,16 +275,27 @@ export class IrcManager implements IrcControl {
 
   /**
    * A host whose profile says `skip_queue` (an ircd of one's own, that takes every connect at
-   * once) connects a waiting connection now, past the pace and the bound. Read at each wait, so a
-   * profile changed on any node counts from the next connect; in line meanwhile, so the order of
-   * the others holds.
+   * once) connects a waiting connection now, past the pace and the bound; in line meanwhile, so
+   * the order of the others holds. Read at each wait, so a profile changed on any node counts from
+   * the next connect; the waits that begin while a read is under way (thousands at a start) share
+   * it.
    */
   async #skipTurn(conn: IrcConnection, q: HostTurns): Promise<void> {
-    const profile = await this.#deps.store.profiles.get(hostId(conn.url.host)).catch(() => null);
+    if (!q.profile) {
+      const read = this.#deps.store.profiles.get(hostId(q.host)).catch((err) => {
+        log.debug("profile not read; waiting for the turn", { host: q.host, error: String(err) });
+        return undefined;
+      });
+      q.profile = read;
+      void read.finally(() => {
+        if (q.profile === read) q.profile = undefined;
+      });
+    }
+    const profile = await q.profile;
     if (!profile?.skipQueue || this.#stopped || conn.state !== "queued") return;
     if (!q.waiting.includes(conn)) return; // its turn came meanwhile
     q.waiting = q.waiting.filter((c) => c !== conn);
-    this.#connect(conn).catch((err) => {
+    this.#connect(conn, profile).catch((err) => {
       log.warn("irc connect failed", { connection: conn.id, error: err });
     });
   }
@@ -315,8 +329,8 @@ export class IrcManager implements IrcControl {
    * Opens the connection with its profile's burst, services and WEBIRC, its reach, and its client
    * certificate.
    */
-  async #connect(conn: IrcConnection): Promise<void> {
-    const profile = await this.#applyProfile(conn);
+  async #connect(conn: IrcConnection, read?: ProfileRecord): Promise<void> {
+    const profile = await this.#applyProfile(conn, read);
     const allowPrivate = await this.#mayReachPrivate(conn);
     // Made before its first use, even on plain text, so the fingerprint is there to register.
     const certificate = await clientCertificate(this.#deps.store, conn.record);
@@ -333,8 +347,8 @@ export class IrcManager implements IrcControl {
    * Gives the connection its host profile's burst and services (the defaults without one);
    * returns the profile, for what the connect itself needs of it.
    */
-  async #applyProfile(conn: IrcConnection) {
-    const profile = await this.#deps.store.profiles.get(hostId(conn.url.host));
+  async #applyProfile(conn: IrcConnection, read?: ProfileRecord) {
+    const profile = read ?? await this.#deps.store.profiles.get(hostId(conn.url.host));
     if (profile) {
       conn.setBurst(Math.max(this.#deps.config.ircTiming.sendBurst, profile.maxBulkMessageSize));
     }

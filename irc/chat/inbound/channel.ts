@@ -4,7 +4,7 @@
  * the channel's history; the topic the server tells on every join is not news.
  */
 import type { HandlerTable, Inbound } from "./context.ts";
-import { type IrcMessage as Message, sourceOf } from "../../protocol/message.ts";
+import { sourceOf } from "../../protocol/message.ts";
 import {
   RPL_CHANNELMODEIS,
   RPL_NOTOPIC,
@@ -16,6 +16,9 @@ import { storedConversation } from "../record.ts";
 import { topicChanged, topicSetBy, topicTold } from "../topics.ts";
 import { last } from "./answers.ts";
 import { prefixOf } from "./membership.ts";
+
+/** One change of a mode string: `+o` and its parameter. */
+type ModeChange = { mode: string; param?: string };
 
 /**
  * Each change of a mode string with its parameter: `+o bob` -> `{mode: "+o", param: "bob"}`. Which
@@ -29,11 +32,11 @@ function modeChanges(
   params: string[],
   chanmodes: unknown,
   prefixModes: string[],
-): { mode: string; param?: string }[] {
+): ModeChange[] {
   const lists = Array.isArray(chanmodes) ? chanmodes.map(String) : [];
   const always = (lists[0] ?? "") + (lists[1] ?? "") + prefixModes.join("");
   const whenSet = lists[2] ?? "";
-  const out: { mode: string; param?: string }[] = [];
+  const out: ModeChange[] = [];
   let sign = "+";
   let next = 0;
   for (const c of modes.slice(0, 100)) {
@@ -45,19 +48,21 @@ function modeChanges(
   return out;
 }
 
+/** A channel mode string's changes, by the server's CHANMODES and PREFIX. */
+function changesOf(cx: Inbound, modes: string, params: string[]) {
+  return modeChanges(modes, params, chanmodes(cx), rank(cx));
+}
+
+/** The prefix modes, highest first (`o`, `v`...). */
+const rank = (cx: Inbound) => prefixOf(cx).map((p) => p.mode);
+
 /** Keeps the member list's prefix modes (`+o bob`) as the server's PREFIX names them. */
-function trackPrefixModes(cx: Inbound, channel: string, m: Message): void {
-  const rank = prefixOf(cx).map((p) => p.mode);
-  const changes = modeChanges(
-    m.params[1] ?? "",
-    m.params.slice(2),
-    cx.conn.upstream.isupportValue("CHANMODES")?.split(","),
-    rank,
-  );
+function trackPrefixModes(cx: Inbound, channel: string, changes: ModeChange[]): void {
+  const modes = rank(cx);
   for (const { mode, param } of changes) {
     const letter = mode.slice(1);
-    if (!param || !rank.includes(letter)) continue;
-    cx.presence.mode(cx.convId(channel), cx.convId(param), letter, mode.startsWith("+"), rank);
+    if (!param || !modes.includes(letter)) continue;
+    cx.presence.mode(cx.convId(channel), cx.convId(param), letter, mode.startsWith("+"), modes);
   }
 }
 
@@ -67,13 +72,12 @@ function chanmodes(cx: Inbound): string[] {
 }
 
 /**
- * The key a mode string sets: the key, "" when it takes it off (`-k`), undefined when it says
- * nothing of it, or hides it (`+k *`, or no parameter, as servers show it to whom they hide it).
+ * The key mode changes set: the key, "" when they take it off (`-k`), undefined when they say
+ * nothing of it, or hide it (`+k *`, or no parameter, as servers show it to whom they hide it).
  */
-function keyOf(cx: Inbound, modes: string, params: string[]): string | undefined {
-  const rank = prefixOf(cx).map((p) => p.mode);
+function keyOf(changes: ModeChange[]): string | undefined {
   let key: string | undefined;
-  for (const { mode, param } of modeChanges(modes, params, chanmodes(cx), rank)) {
+  for (const { mode, param } of changes) {
     if (mode === "-k") key = "";
     else if (mode === "+k") key = channelKey(param) ?? key;
   }
@@ -129,7 +133,9 @@ export const CHANNEL: HandlerTable = {
   [RPL_CHANNELMODEIS]: async (cx, m) => {
     const [, channel = "", modes = ""] = m.params;
     if (!cx.conn.isChannel(channel)) return;
-    const told = keyOf(cx, modes.startsWith("+") ? modes : `+${modes}`, m.params.slice(3));
+    const told = keyOf(
+      changesOf(cx, modes.startsWith("+") ? modes : `+${modes}`, m.params.slice(3)),
+    );
     const key = told ?? (modes.includes("k") ? undefined : "");
     if (key !== undefined) await keepKey(cx, channel, key);
   },
@@ -138,8 +144,10 @@ export const CHANNEL: HandlerTable = {
     const nick = sourceOf(m.prefix).nick;
     const mode = m.params.slice(1).join(" ");
     const channel = cx.conn.isChannel(target);
-    if (channel) trackPrefixModes(cx, target, m);
-    const key = channel ? keyOf(cx, m.params[1] ?? "", m.params.slice(2)) : undefined;
+    // One reading of the mode string for the members' prefix modes and the key.
+    const changes = channel ? changesOf(cx, m.params[1] ?? "", m.params.slice(2)) : [];
+    if (channel) trackPrefixModes(cx, target, changes);
+    const key = keyOf(changes);
     if (key !== undefined) await keepKey(cx, target, key);
     const kept = channel && nick ? await cx.keep(target, "mode", { nick, mode }, ts) : undefined;
     cx.publish({
