@@ -147,6 +147,8 @@ export const ERR_BADCHANNAME = "479";
 /** Also ERR_THROTTLE or ERR_NOULINE on some servers: a refusal either way. */
 export const ERR_CANNOTKNOCK = "480";
 export const ERR_CHANOPRIVSNEEDED = "482";
+/** A channel for TLS users only (+z on InspIRCd and UnrealIRCd). */
+export const ERR_SECUREONLYCHAN = "489";
 export const ERR_UMODEUNKNOWNFLAG = "501";
 export const ERR_USERSDONTMATCH = "502";
 export const ERR_HELPNOTFOUND = "524";

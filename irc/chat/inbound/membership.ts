@@ -13,6 +13,10 @@ import {
   ERR_BANNEDFROMCHAN,
   ERR_CHANNELISFULL,
   ERR_INVITEONLYCHAN,
+  ERR_NOCHANMODES,
+  ERR_SECUREONLYCHAN,
+  ERR_TOOMANYCHANNELS,
+  ERR_UNAVAILRESOURCE,
   RPL_AWAY,
   RPL_ENDOFNAMES,
   RPL_ENDOFWHO,
@@ -82,8 +86,10 @@ export async function join(cx: Inbound, channel: string, nick: string, ts: numbe
 
 /**
  * The server refused to join a channel the user is in as far as Parley kept (a rejoin after a
- * reconnect, or the first join of a new connection): full (471), invite only (473), banned (474)
- * or a wrong key (475). The channel must not look joined: the refusal is said in its own history
+ * reconnect, or the first join of a new connection): full (471), invite only (473), banned (474),
+ * a wrong key (475), a registered nick needed (477), TLS needed (489), too many channels (405) or
+ * the channel held for a while after a netsplit (437, which names a nick when it refuses one:
+ * that is not a channel and is left to the nick's handlers). The channel must not look joined: the refusal is said in its own history
  * (the server's conversation has it too, server.ts), it is no longer joined, as after a kick, and
  * its clients are told it is frozen, with the server's reason. A wrong key is forgotten. Joining
  * again (`/join #chan key`) brings it back.
@@ -133,6 +139,10 @@ export const MEMBERSHIP: HandlerTable = {
   [ERR_INVITEONLYCHAN]: joinRefused,
   [ERR_BANNEDFROMCHAN]: joinRefused,
   [ERR_BADCHANNELKEY]: joinRefused,
+  [ERR_NOCHANMODES]: joinRefused,
+  [ERR_SECUREONLYCHAN]: joinRefused,
+  [ERR_TOOMANYCHANNELS]: joinRefused,
+  [ERR_UNAVAILRESOURCE]: joinRefused,
   [RPL_ENDOFNAMES]: (cx, m, _ts, got) => {
     const { presence, convId, conn } = cx;
     const channel = m.params[1] ?? "";

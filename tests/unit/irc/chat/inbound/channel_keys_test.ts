@@ -121,6 +121,37 @@ Deno.test("inbound: channel keys asked, kept, forgotten; a refused join said", a
       assertEquals(await lines.members("#keyed"), undefined);
     });
 
+    await t.step(
+      "a registered nick, TLS, too many channels, a held channel: refusals too",
+      async () => {
+        const refusals = [
+          ":irc.test 477 alice #reg :Cannot join channel (+r) - you need to be identified",
+          ":irc.test 489 alice #tls :Cannot join channel; SSL users only (+z)",
+          ":irc.test 405 alice #many :You have joined too many channels",
+          ":irc.test 437 alice #held :Nick/channel is temporarily unavailable",
+        ];
+        const names = refusals.map((r) => r.split(" ")[3]);
+        for (const name of names) await joined(name);
+        // A reconnect: each is joined again, and refused.
+        lines.rejoining(names);
+        for (const r of refusals) line(r);
+        // A 437 for a nick (a NICK refused) concerns no channel.
+        line(":irc.test 437 alice bobby :Nick/channel is temporarily unavailable");
+        await settle();
+        for (const r of refusals) {
+          const name = r.split(" ")[3];
+          const after = await conv(name);
+          assertEquals(after.joined, false, name);
+          const page = await store.messages.historyOf(after.id, { limit: 10 });
+          assertEquals(
+            page.messages.filter((m) => m.type === "error").map((m) => m.message),
+            [`Could not join ${name}: ${r.slice(r.indexOf(" :") + 2).replace(/[.\s]+$/, "")}.`],
+          );
+        }
+        assertEquals(await store.conversations.get(record.id, "bobby"), undefined);
+      },
+    );
+
     await t.step("a refusal changes nothing where the user is, or for a new channel", async () => {
       await joined("#In");
       line(":irc.test 474 alice #In :Cannot join channel (+b)");
