@@ -5,7 +5,7 @@
  */
 import { missing } from "../lib/errors.ts";
 import { log } from "../lib/log.ts";
-import type { IrcControl, IrcStats, LiveView } from "../irc/control.ts";
+import type { FirstConversation, IrcControl, IrcStats, LiveView } from "../irc/control.ts";
 import type { IrcManager } from "../irc/manager.ts";
 import type { CommandResult } from "../irc/chat/commands.ts";
 import type { EventBus } from "../lib/bus.ts";
@@ -91,8 +91,8 @@ export class ClusterIrc implements IrcControl {
         mine(userId);
         return local.states(userId).then((m) => [...m]);
       },
-      created: async (id: number, userId: number, names: string[]) =>
-        local.created(await record(id, userId), names),
+      created: async (id: number, userId: number, conversations: FirstConversation[]) =>
+        local.created(await record(id, userId), conversations),
       applyRecord: async (id: number, userId: number, restart: string | null, wait: boolean) =>
         local.applyRecord(await record(id, userId), restart ?? undefined, wait),
       drop: async (id: number, userId: number) => local.drop(await record(id, userId)),
@@ -237,12 +237,12 @@ export class ClusterIrc implements IrcControl {
     return new Map(entries);
   }
 
-  created(record: ConnectionRecord, names: string[]): Promise<void> {
+  created(record: ConnectionRecord, conversations: readonly FirstConversation[]): Promise<void> {
     return this.#route(
       record.userId,
       "created",
-      [record.id, record.userId, names],
-      () => this.#local.created(record, names),
+      [record.id, record.userId, conversations],
+      () => this.#local.created(record, conversations),
     );
   }
 

@@ -271,9 +271,9 @@ export class ConnectionService {
     // connect has its fingerprint in the first answer.
     if (record.wantedState === "connected") await clientCertificate(store, record);
     await irc.created(record, [
-      input.conversation_id ?? "",
-      parsed.conversation,
-      ...(input.join ?? []),
+      { name: input.conversation_id ?? "" },
+      { name: parsed.conversation, key: parsed.conversationKey },
+      ...(input.join ?? []).map((name) => ({ name })),
     ]);
     log.info("connection created", { uid: user.id, connection: record.connectionId });
     return this.json(record);

@@ -7,6 +7,12 @@ import type { ConnectionRecord } from "../store/connections.ts";
 import type { CommandResult } from "./chat/commands.ts";
 
 /** A connection's live state and info, as the Connection resource shows them. */
+/** A conversation a new connection starts with: a channel's key when its URL gave one. */
+export interface FirstConversation {
+  name: string;
+  key?: string;
+}
+
 export interface LiveView {
   state: string;
   info: Record<string, unknown>;
@@ -32,10 +38,11 @@ export interface IrcControl {
   /** The live state of each of a user's connections, by row id (absent: disconnected). */
   states(userId: number): Promise<Map<number, string>>;
   /**
-   * A connection was just created: run it, make its first conversations (`names`; a
-   * channel among them is joined once connected), and connect it when it is wanted connected.
+   * A connection was just created: run it, make its first conversations (a channel among them
+   * is joined once connected, with its key when given), and connect it when it is wanted
+   * connected.
    */
-  created(record: ConnectionRecord, names: string[]): Promise<void>;
+  created(record: ConnectionRecord, conversations: readonly FirstConversation[]): Promise<void>;
   /**
    * Brings the running connection in line with its stored record (see IrcManager.apply); with
    * `wait`, waits for a wanted connect and throws `upstream` when it fails.

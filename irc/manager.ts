@@ -32,7 +32,7 @@ import { webircFor } from "./webirc.ts";
 import { parseIrcUrl, targetKey } from "./url.ts";
 import { connectGap } from "./engine/backoff.ts";
 import { type IrcLine, ircLine } from "./protocol/message.ts";
-import type { IrcControl, IrcStats, LiveView } from "./control.ts";
+import type { FirstConversation, IrcControl, IrcStats, LiveView } from "./control.ts";
 import { patientStore } from "../store/patient.ts";
 
 /** What the manager is built from. */
@@ -647,18 +647,24 @@ export class IrcManager implements IrcControl {
     return Promise.resolve(out);
   }
 
-  async created(record: ConnectionRecord, names: string[]): Promise<void> {
+  async created(
+    record: ConnectionRecord,
+    conversations: readonly FirstConversation[],
+  ): Promise<void> {
     const conn = this.#connection(record);
-    // The first conversation (body or URL path) is joined, or opened, once connected.
-    for (const name of names) {
+    // The first conversation (body or URL path) is joined, or opened, once connected; the URL's
+    // key is kept with its channel, so the rejoin after registration (and every later one)
+    // sends it.
+    for (const { name, key } of conversations) {
       if (!name) continue;
       const conv = await conversationFor(this.#deps, conn, name);
       if (conv && conn.isChannel(name)) {
         await this.#deps.store.conversations.setJoined(conv.id, true);
+        if (key) await this.#deps.store.conversations.setKey(conv.id, key);
         // Already registered (a cluster node took the user over meanwhile and connected it):
         // the rejoin after registration has run, so join now.
         if (conn.state === "connected") {
-          await conn.send(ircLine("JOIN", name)).catch((err) => {
+          await conn.send(joinLines([{ name, key }])[0]).catch((err) => {
             log.debug("join not sent", { connection: conn.id, channel: name, error: String(err) });
           });
         }

@@ -1,7 +1,8 @@
 /** `irc://` and `ircs://` URLs: parsing, validation, ids, and the password-free form for responses. */
 import { invalid } from "../lib/errors.ts";
 import { hostId } from "./host_id.ts";
-import { ircLower } from "../lib/casefold.ts";
+import { ircLower, isChannel } from "../lib/casefold.ts";
+import { channelKey } from "../store/conversations.ts";
 
 /** Everything an IRC connection needs from its URL. */
 export interface IrcUrl {
@@ -20,6 +21,8 @@ export interface IrcUrl {
   sasl: "" | "plain" | "external";
   /** Channel (or nick) named by the path (`/%23parley`), or empty. */
   conversation: string;
+  /** The channel's key when the path gives one (`/%23parley%20s3cret`), or empty. */
+  conversationKey: string;
 }
 
 const NICK = /^[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}-]{0,29}$/;
@@ -75,7 +78,8 @@ export function parseIrcUrl(text: string, path = "/"): IrcUrl {
   const username = lineSafe(p.get("username") ?? "", "username", path);
   if (/[\s@]/.test(username)) throw invalid("username must not contain spaces or @.", path);
   const realname = lineSafe(p.get("realname") ?? "", "realname", path);
-  const conversation = lineSafe(pathConversation(url, path).name, "The channel", path);
+  const named = pathConversation(url, path);
+  const conversation = lineSafe(named.name, "The channel", path);
   return {
     host,
     port,
@@ -88,6 +92,9 @@ export function parseIrcUrl(text: string, path = "/"): IrcUrl {
     username,
     sasl: sasl as IrcUrl["sasl"],
     conversation,
+    // One that cannot be a key is left out, not refused: URLs stored before keys were read
+    // are parsed again at every connect.
+    conversationKey: channelKey(named.key) ?? "",
   };
 }
 
@@ -111,11 +118,18 @@ function decoded(part: string, what: string, path: string): string {
   }
 }
 
-/** The channel (or nick) named by the URL's path, and its key when one follows a space. */
+/**
+ * The old IRC URL drafts' flags after the name (`/%23chan,needkey`): they describe the target,
+ * they are no key.
+ */
+const URL_FLAGS = new Set(["needkey", "needpass", "isnick", "ischannel", "isserver"]);
+
+/** The channel (or nick) named by the URL's path, and its key when one follows a space or comma. */
 function pathConversation(url: URL, path: string): { name: string; key: string } {
   const [name = "", key = ""] = decoded(url.pathname.replace(/^\/+/, ""), "path", path)
     .split(/[\s,]+/);
-  return { name, key };
+  // `#a,#b` (a default connection's list of channels): the second is a channel, not a key.
+  return { name, key: URL_FLAGS.has(key.toLowerCase()) || isChannel(key) ? "" : key };
 }
 
 /**

@@ -108,6 +108,40 @@ Deno.test("channel keys: joined with a key, from the API and an IRC client, rejo
   }
 });
 
+Deno.test("channel keys: a connection URL's channel with its key is joined and kept", async () => {
+  const irc = await startIrcServer();
+  const server = await startServer({ env: { PARLEY_TEST_FAST_IRC: "1" } });
+  const bob = await RawIrcClient.connect(irc.port, "bob");
+  try {
+    await bob.join("#urlkey");
+    await bob.send("MODE #urlkey +k u-key-3");
+    await bob.waitFor((l) => l.command === "MODE" && l.params[0] === "#urlkey");
+    const api = new ApiClient(server.url);
+    await api.register(EMAIL, PASSWORD);
+    const made = await api.post("/api/connections", {
+      url: `${irc.url}/%23urlkey%20u-key-3?nick=carol`,
+    });
+    assertEquals(made.status, 200, JSON.stringify(made.body));
+    await bob.waitForMember("#urlkey", "carol");
+    const db = new DatabaseSync(`${server.home}/parley.db`, { readOnly: true });
+    try {
+      const row = db.prepare("SELECT channel_key FROM conversations WHERE conversation_id = ?")
+        .get("#urlkey") as { channel_key: string } | undefined;
+      assertEquals(row?.channel_key, "u-key-3");
+    } finally {
+      db.close();
+    }
+    // The URL as answers show it has the channel, not its key.
+    const shown = await described(api);
+    assertStringIncludes(shown, "%23urlkey");
+    assert(!shown.includes("u-key-3"), shown);
+  } finally {
+    await bob.close();
+    await server.close();
+    await irc.close();
+  }
+});
+
 Deno.test("channel keys: a key set by MODE is used, -k forgets it, a refused rejoin says so", async (t) => {
   const s = await setupBouncer();
   const { api, cid } = s;

@@ -25,7 +25,23 @@ Deno.test("parseIrcUrl reads every part of an irc:// URL", () => {
     username: "jd",
     sasl: "plain",
     conversation: "#parley",
+    conversationKey: "",
   });
+});
+
+Deno.test("parseIrcUrl: a channel's key follows its name in the path", () => {
+  const of = (url: string) => {
+    const u = parseIrcUrl(url);
+    return [u.conversation, u.conversationKey];
+  };
+  assertEquals(of("irc://h/%23chan%20s3cret"), ["#chan", "s3cret"]);
+  assertEquals(of("irc://h/%23chan,s3cret"), ["#chan", "s3cret"]);
+  // The old IRC URL drafts' flags, a second channel, a key no server takes: no key.
+  assertEquals(of("irc://h/%23chan,needkey"), ["#chan", ""]);
+  assertEquals(of("irc://h/%23a,%23b"), ["#a", ""]);
+  assertEquals(of(`irc://h/%23chan%20${"k".repeat(101)}`), ["#chan", ""]);
+  assertEquals(of("irc://h/%23chan%20a%01b"), ["#chan", ""]);
+  assertEquals(of("irc://h/%23chan"), ["#chan", ""]);
 });
 
 Deno.test("parseIrcUrl picks TLS and default ports from the scheme and ?tls", () => {
