@@ -289,18 +289,24 @@ async function bouncer(s: Session, m: IrcMessage): Promise<void> {
 /** A client's word in a reply: one word, bounded. */
 const safe = (w: string) => w.replace(/[\s:]/g, "").slice(0, 32) || "*";
 
-/** Runs one of Parley's own commands for the client (it knows more than the raw line would). */
-async function command(s: Session, m: IrcMessage, text: string): Promise<void> {
+/**
+ * Runs one of Parley's own commands for the client (it knows more than the raw line would).
+ * With `answered`, the server's refusal of it goes to this client only (pending_replies.ts).
+ */
+async function command(s: Session, m: IrcMessage, text: string, answered = false): Promise<void> {
   if (!s.hub) return unbound(s, m);
   if (/[\r\n\0]/.test(text)) {
     return s.numeric(ERR_UNKNOWNERROR, m.command, "Not a line Parley can send");
   }
   const hub = s.hub;
   const l = s.ownLabel();
+  const wait = answered ? hub.expect(s, m.command, m.params) : "unanswered";
   return await s.sendOn(async () => {
     try {
       await s.cx.irc.send(hub.userId, hub.connectionId, "", text);
+      if (typeof wait === "object") hub.sentExpected(wait);
     } catch (err) {
+      if (typeof wait === "object") hub.forgetExpected(wait);
       s.numeric(
         ERR_ERRONEUSNICKNAME,
         m.params[0]?.slice(0, 32) || "*",
@@ -453,8 +459,8 @@ export const COMMANDS: Record<string, Command> = {
         return s.tryRegister();
       }
       // As /nick in the web client: the wanted nick changes too, so Parley does not take the old
-      // one back.
-      return command(s, m, `/nick ${m.params[0]}`);
+      // one back. A refusal (433, in use) is this client's answer; the new nick everyone's.
+      return command(s, m, `/nick ${m.params[0]}`, true);
     },
   },
   USER: {

@@ -105,6 +105,8 @@ const SUBJECT_AT: Record<string, number> = Object.fromEntries([
     N.RPL_WHOISSECURE,
     N.RPL_WHOISCERTFP,
     N.RPL_WHOISBOT,
+    N.ERR_NICKNAMEINUSE,
+    N.ERR_NICKCOLLISION,
     N.ERR_NOSUCHNICK,
     N.ERR_NOSUCHSERVER,
     N.ERR_NOSUCHCHANNEL,
@@ -226,6 +228,18 @@ export function replySpec(
       return params.length === 1
         ? spec([N.RPL_TOPIC], [N.RPL_NOTOPIC, N.RPL_TOPICWHOTIME])
         : ERRORS_ONLY;
+    case "NICK":
+      // The new nick is everyone's news (the server's NICK line); a refusal is the asker's.
+      return {
+        ...ERRORS_ONLY,
+        ends: set([
+          N.ERR_NONICKNAMEGIVEN,
+          N.ERR_ERRONEUSNICKNAME,
+          N.ERR_NICKNAMEINUSE,
+          N.ERR_NICKCOLLISION,
+          N.ERR_UNAVAILRESOURCE,
+        ]),
+      };
     case "MONITOR":
       // Statuses (730/731) are news for every client, asked or not; the list is one client's.
       if (target.toUpperCase() === "L") return spec([N.RPL_MONLIST], [N.RPL_ENDOFMONLIST]);
@@ -396,6 +410,18 @@ export class PendingReplies<C> {
   remove(entry: Pending<C>): void {
     this.#entries = this.#entries.filter((e) => e !== entry);
     for (const [id, e] of this.#batches) if (e === entry) this.#batches.delete(id);
+  }
+
+  /**
+   * The server did what an entry's command asked without a numeric (the user's NICK line for a
+   * NICK): the first waiting `command` that named `name` is done, so a later refusal of another
+   * attempt is not taken for it.
+   */
+  done(command: string, name: string): void {
+    const at = this.#entries.findIndex((e) =>
+      e.command === command && e.subjects.has(ircLower(name))
+    );
+    if (at >= 0) this.#entries.splice(at, 1);
   }
 
   /** The entry sent upstream with this label. */

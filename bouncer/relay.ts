@@ -457,6 +457,7 @@ export class Hub {
     if (m.command === RPL_WELCOME) this.#me = m.params[0] || me;
     else if (m.command === "NICK" && me && ircLower(nickOf(m.prefix)) === ircLower(me)) {
       this.#me = m.params[0] || me;
+      if (m.params[0]) this.#pending.done("NICK", m.params[0]);
     }
   }
 
@@ -468,6 +469,7 @@ export class Hub {
     // The message is shared with the connection's handlers: the stream's copy has its own tags.
     const m: IrcMessage = { ...out.message, tags: new Map(out.message.tags) };
     const produced = out.produced;
+    if (produced?.kind === "own") return;
     const replyTo = m.tags.get("+draft/reply");
     if (replyTo) m.tags.set("+draft/reply", this.#ownIds.get(replyTo) ?? replyTo);
     const meBefore = this.#me ?? this.state.nick;

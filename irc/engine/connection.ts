@@ -36,7 +36,13 @@ import type { LineSink, SocketSettings } from "../socket/transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
 import type { ConnectionState } from "../../protocol/resources.ts";
 import { UpstreamState } from "../upstream_state.ts";
-import { RPL_ISUPPORT } from "../protocol/numerics.ts";
+import {
+  ERR_ERRONEUSNICKNAME,
+  ERR_NICKCOLLISION,
+  ERR_NICKNAMEINUSE,
+  ERR_UNAVAILRESOURCE,
+  RPL_ISUPPORT,
+} from "../protocol/numerics.ts";
 
 /** What a connection tells its owner. */
 export interface ConnectionListener {
@@ -108,6 +114,14 @@ export class SendError extends Error {}
 
 /** Most automatic answers waiting to be sent at once. */
 const MAX_ANSWERS = 10;
+
+/** The refusals of a NICK once registered, naming the nick refused. */
+const REGAIN_REFUSALS = new Set([
+  ERR_ERRONEUSNICKNAME,
+  ERR_NICKNAMEINUSE,
+  ERR_NICKCOLLISION,
+  ERR_UNAVAILRESOURCE,
+]);
 /**
  * Most of the user's lines waiting behind flood control (about half an hour of them at the
  * production pace). Requests that send come in at once from several places (API calls, web
@@ -130,6 +144,10 @@ export class IrcConnection {
   wantedNick: string;
   /** The nick the user last asked for while connected, until the server gives it. */
   #askedNick?: string;
+  /** The nick Parley's regain last asked for, until the server answers. */
+  #regainAsked?: string;
+  /** The server's refusals of a regain: Parley's own question, no one else's news. */
+  #regainRefusals = new WeakSet<Message>();
   client: IrcClient | undefined;
   url: IrcUrl;
   /** The server conversation already says that the conversation cap was reached. */
@@ -282,6 +300,7 @@ export class IrcConnection {
     this.#namesx = false;
     const client = new IrcClient();
     this.client = client;
+    this.#regainAsked = undefined;
     this.upstream.restart();
     const inbound = this.#inbound = this.#listener.attach(this, client);
     this.#bindLifecycle(client);
@@ -415,6 +434,9 @@ export class IrcConnection {
       if (!nick || !next) return;
       if (this.isMe(nick)) {
         this.nick = next;
+        if (this.#regainAsked !== undefined && this.same(next, this.#regainAsked)) {
+          this.#regainAsked = undefined;
+        }
         if (this.#askedNick !== undefined && this.same(next, this.#askedNick)) {
           this.#askedNick = undefined;
           this.wantedNick = next;
@@ -431,7 +453,21 @@ export class IrcConnection {
       if (text.charCodeAt(0) === 1 && isWholeCtcp(text)) this.#ctcp(m.prefix, text);
     } else if (command === RPL_ISUPPORT) {
       this.#serverOptions();
+    } else if (REGAIN_REFUSALS.has(command) && this.#regainAsked !== undefined) {
+      if (this.same(m.params[1] ?? "", this.#regainAsked)) {
+        this.#regainAsked = undefined;
+        this.#regainRefusals.add(m);
+      }
     }
+  }
+
+  /**
+   * Whether `m` is the server's refusal of Parley's own attempt to regain the wanted nick (still
+   * in use, once a minute while someone holds it): neither the user's history nor their IRC
+   * clients are told of each try.
+   */
+  refusesRegain(m: Message): boolean {
+    return this.#regainRefusals.has(m);
   }
 
   /** A line of the server's ISUPPORT (005): its network's name, and NAMESX where it is needed. */
@@ -600,6 +636,7 @@ export class IrcConnection {
     if (this.state !== "connected" || !this.wantedNick || this.same(this.nick, this.wantedNick)) {
       return;
     }
+    this.#regainAsked = this.wantedNick;
     this.client?.raw(ircLine("NICK", this.wantedNick));
   }
 

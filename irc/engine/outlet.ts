@@ -16,7 +16,9 @@ export type Produced =
   /** An ignored person's line: shown to no one. */
   | { kind: "ignored" }
   /** A line Parley does not store after all (past the conversation limit). */
-  | { kind: "unstored" };
+  | { kind: "unstored" }
+  /** The answer to a question of Parley's own (its nick regain): shown to no one. */
+  | { kind: "own" };
 
 /** One line on its way: the handlers fill `produced`. */
 export interface LineOut {

@@ -122,6 +122,7 @@ export const ERR_INPUTTOOLONG = "417";
 export const ERR_UNKNOWNCOMMAND = "421";
 export const ERR_NOMOTD = "422";
 export const ERR_NOADMININFO = "423";
+export const ERR_NONICKNAMEGIVEN = "431";
 export const ERR_ERRONEUSNICKNAME = "432";
 export const ERR_NICKNAMEINUSE = "433";
 export const ERR_NICKCOLLISION = "436";

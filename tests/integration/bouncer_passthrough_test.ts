@@ -103,6 +103,53 @@ Deno.test("bouncer passthrough: query errors, passed-through commands, answers t
       assert(seen.prefix.startsWith("alice"), seen.raw);
       assertEquals(got(a, 0, "404"), []);
     });
+
+    await t.step("a refused NICK: its 433 to the asker alone", async () => {
+      const fromA = a.lines.length;
+      const fromB = b.lines.length;
+      await a.send("NICK bob");
+      const refused = await a.waitFor((l) => l.command === "433", fromA);
+      assertEquals(refused.params[1], "bob");
+      await sync(b, "after-nick");
+      assertEquals(got(b, fromB, "433"), [], "the other client was not told");
+    });
+
+    await t.step("the regain's tries while the nick is held: told to no one", async () => {
+      const { api, cid } = s;
+      const mine = async () =>
+        (await api.get("/api/connections")).body.connections
+          .find((c: { connection_id: string }) => c.connection_id === cid);
+      const nickNow = async () => (await mine())?.info?.nick;
+      const down = await api.post(`/api/connection/${cid}`, { wanted_state: "disconnected" });
+      assertEquals(down.status, 200);
+      await poll("disconnected", async () => (await mine())?.state === "disconnected");
+      // Someone takes the nick meanwhile: Parley comes back as alice_ and tries for alice.
+      const holder = await RawIrcClient.connect(s.ngircd.port, "alice");
+      try {
+        assertEquals(
+          (await api.post(`/api/connection/${cid}`, { wanted_state: "connected" }))
+            .status,
+          200,
+        );
+        await poll("back as alice_", async () => (await nickNow()) === "alice_");
+        const [fromA, fromB] = [a.lines.length, b.lines.length];
+        // Three rounds of the regain (500 ms here).
+        await new Promise((r) => setTimeout(r, 1500));
+        await sync(a, "regain-a");
+        await sync(b, "regain-b");
+        assertEquals([...got(a, fromA, "433"), ...got(b, fromB, "433")], []);
+        // Nor the server conversation since the connection was up again (the refusal while it
+        // registered, which made it alice_, is said before).
+        const server = await api.get(`/api/connection/${cid}/messages`);
+        const said: string[] = server.body.messages.map((m: { message: string }) => m.message);
+        const since = said.slice(said.findLastIndex((m) => m.startsWith("Connected to")));
+        assertEquals(since.filter((m) => m.startsWith("nickname_in_use")), [], said.join("\n"));
+      } finally {
+        await holder.close();
+      }
+      await poll("alice regained", async () => (await nickNow()) === "alice");
+      await a.waitFor((l) => l.command === "NICK" && l.params[0] === "alice");
+    });
   } finally {
     a.close();
     b.close();

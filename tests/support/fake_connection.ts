@@ -54,5 +54,7 @@ export function fakeConnection(
     isChannel: (name: string) => isChannel(name),
     isMe: (nick: string | undefined) => !!nick && ircLower(nick) === "alice",
     same: (a: string, b: string) => ircLower(a) === ircLower(b),
+    // No regain runs here: every refusal is an answer to someone else's NICK.
+    refusesRegain: () => false,
   };
 }

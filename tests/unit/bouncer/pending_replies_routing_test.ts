@@ -153,3 +153,18 @@ Deno.test("pending replies: an unanswered command gives way to a query when the 
   assertEquals(add("WHOIS dave"), undefined, "queries do not");
   assertEquals(q.clear().length, 2);
 });
+
+Deno.test("pending replies: a NICK's refusal is its asker's; one it got is done", () => {
+  const { q, ask, to } = queue();
+  ask("a", "NICK bob");
+  ask("b", "NICK carol");
+  // The web client's /nick dave, refused: no attached client asked.
+  assertEquals(to(":s 433 me dave :Nickname already in use"), "");
+  assertEquals(to(":s 433 me carol :Nickname already in use"), "b (end)");
+  // bob was given (the server's NICK line): a later refusal of bob is not a's.
+  q.done("NICK", "BOB");
+  assertEquals(q.size, 0);
+  assertEquals(to(":s 433 me bob :Nickname already in use"), "");
+  ask("a", "NICK 9lives");
+  assertEquals(to(":s 432 me 9lives :Erroneous nickname"), "a (end)");
+});
