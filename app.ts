@@ -7,6 +7,7 @@ import { ApiError, errorBody, fromDomain } from "./http/errors.ts";
 import { loadSession } from "./http/session.ts";
 import { requestOrigin } from "./http/client.ts";
 import { foreignRequest } from "./http/origin.ts";
+import { foreignHost } from "./http/host.ts";
 import { log } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
 import { API, apiDocument } from "./protocol/contract/mod.ts";
@@ -86,6 +87,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     });
   });
 
+  // A page of another site that reaches a loopback Parley by a name pointed at 127.0.0.1 (DNS
+  // rebinding) is refused before anything: http/host.ts.
+  app.use("*", async (c, next) => {
+    const foreign = foreignHost(c, deps.config);
+    if (foreign) throw new ApiError(403, foreign, "/header/host");
+    await next();
+  });
   if (deps.config.metrics) app.use("*", requestMetrics());
 
   app.use("/api/*", async (c, next) => {
