@@ -16,7 +16,7 @@ const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
 /** Whether a listener on `config` answers only to names it knows (see above). */
-export function checksHost(config: Config): boolean {
+function checksHost(config: Config): boolean {
   return LOOPBACK.test(config.listen.hostname) && !config.reverseProxy;
 }
 

@@ -9,6 +9,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
+import { confirmPassword } from "../http/confirm_password.ts";
 import { API, bodyOf } from "../protocol/contract/mod.ts";
 import { newAppToken } from "../lib/app_token.ts";
 import { type AppTokenRecord, MAX_APP_TOKENS } from "../store/app_tokens.ts";
@@ -36,6 +37,7 @@ export function appTokenRoutes(deps: AppDeps): Hono<AppEnv> {
 
   bind(app, "createAppToken", requireUser, async (c) => {
     const body = await jsonBody(c, bodyOf("createAppToken"), { required: true });
+    await confirmPassword(c, deps, currentUser(c), body.current_password, "make an app token");
     const { token, hash } = await newAppToken();
     const made = await store.appTokens.create(currentUser(c).id, body.name, hash);
     if (!made) {

@@ -9,6 +9,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { jsonBody, validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
+import { confirmPassword, passwordRecent } from "../http/confirm_password.ts";
 import { API, bodyOf } from "../protocol/contract/mod.ts";
 import { type CertfpRecord, MAX_CERTFPS } from "../store/certfp.ts";
 import { runService } from "../bouncer/service/mod.ts";
@@ -29,7 +30,9 @@ export function certfpRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   bind(app, "addCertfp", requireUser, async (c) => {
-    const { fingerprint } = await jsonBody(c, bodyOf("addCertfp"), { required: true });
+    const body = await jsonBody(c, bodyOf("addCertfp"), { required: true });
+    const { fingerprint } = body;
+    await confirmPassword(c, deps, currentUser(c), body.current_password, "add a certificate");
     const userId = currentUser(c).id;
     const added = await store.certfp.add(userId, fingerprint);
     if (added === "exists") {
@@ -64,6 +67,7 @@ export function certfpRoutes(deps: AppDeps): Hono<AppEnv> {
       deps,
       user: currentUser(c),
       network: body.connection_id ?? "",
+      passwordGiven: await passwordRecent(c, deps),
     }, body.command);
     return c.json({ lines });
   });

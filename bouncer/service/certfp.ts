@@ -76,6 +76,15 @@ register(
           t("This client presented no certificate: give the certificate's SHA-256 fingerprint."),
         );
       }
+      // A stolen app token (or certificate) must not leave its thief a way in that outlives
+      // the revocation of it.
+      if (!call.passwordGiven) {
+        return [
+          t(
+            "Adding a certificate needs your password: log in with it (not an app token or a certificate), or add it on the account page.",
+          ),
+        ];
+      }
       const fp = args.length ? normalFingerprint(args[0]) : call.certificate!;
       const added = await call.deps.store.certfp.add(call.user.id, fp);
       if (added === "exists") return [t("That certificate is registered already.")];

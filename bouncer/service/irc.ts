@@ -74,6 +74,7 @@ export async function bouncerServ(s: Session, m: IrcMessage): Promise<boolean> {
     user,
     network: s.login.connection?.connectionId ?? s.hub?.connectionId ?? "",
     certificate: s.transport.certificate && certificateFingerprint(s.transport.certificate),
+    passwordGiven: s.login.credential?.kind === "password",
   }, text);
   for (const line of lines) {
     for (const piece of pieces(line)) {

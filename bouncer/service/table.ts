@@ -35,6 +35,12 @@ export interface ServiceCall {
   network: string;
   /** The SHA-256 fingerprint of the TLS client certificate the caller's IRC client presented. */
   certificate?: string;
+  /**
+   * The caller gave the account's password: its IRC client logged in with it (not an app token
+   * or a certificate), or its web session was opened with it in the last minutes. Only then may
+   * it add a way in that outlives a password change (`certfp add`, its own new password).
+   */
+  passwordGiven?: boolean;
 }
 
 /** One command. */

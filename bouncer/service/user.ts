@@ -82,6 +82,14 @@ register(
       const user = await existing(call, p.positional[0]);
       const admin = boolFlag(p, "admin");
       const newPassword = p.flags.get("password");
+      // One's own, as on the account page: not with an app token or a certificate alone.
+      if (newPassword !== undefined && user.id === call.user.id && !call.passwordGiven) {
+        return [
+          t(
+            "Setting your own password needs your current one: log in with it (not an app token or a certificate), or set it on the account page.",
+          ),
+        ];
+      }
       if (admin === undefined && newPassword === undefined) {
         throw new UsageError(t("Say what to change."));
       }

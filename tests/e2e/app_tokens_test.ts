@@ -68,3 +68,42 @@ Deno.test("account: app tokens are made, used by an IRC client and revoked", asy
     await server.close();
   }
 });
+
+Deno.test("account: a session opened by an invite link gives the password to make a token", async () => {
+  const server = await startServer();
+  const browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page, errors } = await newPage(context);
+  try {
+    const api = new ApiClient(server.url);
+    await api.register("root@example.com", PASSWORD);
+    const invite = await api.post("/api/user/kim@example.com/invite");
+    // The invite link opens the session, not a password: a stolen session of this kind must not
+    // make a token that outlives the owner's next password.
+    await page.goto(invite.body.url);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Save password" }).click();
+    await page.waitForURL((u) => !u.pathname.startsWith("/register"));
+    await page.goto(server.url + "/settings/account");
+    const panel = page.getByRole("region", { name: "App tokens" });
+    await panel.scrollIntoViewIfNeeded();
+    await panel.getByLabel("Client name").fill("irssi");
+    await panel.getByRole("button", { name: "Make a token" }).click();
+    const dialog = page.getByRole("dialog", { name: "Confirm your password" });
+    await assertOnScreen(page, dialog);
+    await assertOnScreen(
+      page,
+      dialog.getByText("Enter your current password to make an app token."),
+    );
+    await dialog.getByLabel("Current password").fill(PASSWORD);
+    await dialog.getByRole("button", { name: "Make a token" }).click();
+    await dialog.waitFor({ state: "detached" });
+    const shown = panel.locator("code.app-token");
+    await assertOnScreen(page, shown);
+    assert((await shown.innerText()).startsWith("parley-"));
+    assertEquals(errors.filter((e) => !e.includes("400")), []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});

@@ -8,6 +8,8 @@ import { startApp } from "../support/app.ts";
 import { adminAndUser } from "../support/api.ts";
 import { authenticate } from "../../bouncer/auth.ts";
 import { MAX_APP_TOKENS } from "../../store/app_tokens.ts";
+import { RECENT_PASSWORD_MS } from "../../http/session.ts";
+import { ManualClock } from "../support/manual_clock.ts";
 
 Deno.test("app tokens: make, list, log in with, revoke", async () => {
   const a = await startApp();
@@ -62,15 +64,49 @@ Deno.test("app tokens: make, list, log in with, revoke", async () => {
     const anonymous = await a.client().get("/api/tokens");
     assertEquals(anonymous.status, 401);
 
-    // Bounded per user: past the bound, the API's error body.
+    // Bounded per user: past the bound, the API's error body. (bob's session was opened by his
+    // invite link, not by his password: he gives it.)
+    const current_password = "correct horse battery";
     for (let i = 0; i < MAX_APP_TOKENS; i++) {
-      assertEquals((await bob.post("/api/tokens", { name: `t${i}` })).status, 201);
+      assertEquals(
+        (await bob.post("/api/tokens", { name: `t${i}`, current_password })).status,
+        201,
+      );
     }
-    const full = await bob.post("/api/tokens", { name: "one more" });
+    const full = await bob.post("/api/tokens", { name: "one more", current_password });
     assertEquals([full.status, full.body.errors], [400, [{
       message: `At most ${MAX_APP_TOKENS} app tokens: revoke one no longer used.`,
       path: "/body/name",
     }]]);
+  } finally {
+    await a.close();
+  }
+});
+
+Deno.test("app tokens: a session not opened with the password just now must give it", async () => {
+  const a = await startApp();
+  const clock = new ManualClock();
+  clock.advance(Date.now());
+  a.deps.wallClock = clock;
+  try {
+    const { admin } = await adminAndUser(a);
+    // Registered with the password a moment ago: no need to give it again.
+    assertEquals((await admin.post("/api/tokens", { name: "fresh" })).status, 201);
+    // Minutes later (a stolen session): a token would outlive the victim's new password.
+    clock.advance(RECENT_PASSWORD_MS + 1000);
+    const missing = await admin.post("/api/tokens", { name: "thief" });
+    assertEquals([missing.status, missing.body.errors], [400, [{
+      message: "Enter your current password to make an app token.",
+      path: "/body/current_password",
+    }]]);
+    const wrong = await admin.post("/api/tokens", { name: "thief", current_password: "guess" });
+    assertEquals([wrong.status, wrong.body.errors[0]?.path], [400, "/body/current_password"]);
+    assertEquals((await admin.get("/api/tokens")).body.tokens.length, 1, "none made");
+    const given = await admin.post("/api/tokens", {
+      name: "owner",
+      current_password: "correct horse battery",
+    });
+    assertEquals(given.status, 201);
   } finally {
     await a.close();
   }

@@ -22,7 +22,15 @@ Deno.test("certfps: add, list, one owner each, remove", async () => {
     assertEquals(list.body.certfps.map((c: { fingerprint: string }) => c.fingerprint), [FP]);
     assertEquals((await bob.get("/api/certfps")).body.certfps, []);
 
-    const taken = await bob.post("/api/certfps", { fingerprint: FP });
+    // bob's session was opened by his invite link, not by his password: a certificate that
+    // would outlive a new password needs it.
+    const current_password = "correct horse battery";
+    const unconfirmed = await bob.post("/api/certfps", { fingerprint: FP.replace("0", "f") });
+    assertEquals([unconfirmed.status, unconfirmed.body.errors], [400, [{
+      message: "Enter your current password to add a certificate.",
+      path: "/body/current_password",
+    }]]);
+    const taken = await bob.post("/api/certfps", { fingerprint: FP, current_password });
     assertEquals(taken.status, 409);
     assertEquals(taken.body.errors[0].path, "/body/fingerprint");
     const bad = await admin.post("/api/certfps", { fingerprint: "abc" });
@@ -37,9 +45,13 @@ Deno.test("certfps: add, list, one owner each, remove", async () => {
     // Bounded per user: past the bound, the API's error body.
     const fp = (i: number) => (i + 1).toString(16).padStart(64, "0");
     for (let i = 0; i < MAX_CERTFPS; i++) {
-      assertEquals((await bob.post("/api/certfps", { fingerprint: fp(i) })).status, 201);
+      const added = await bob.post("/api/certfps", { fingerprint: fp(i), current_password });
+      assertEquals(added.status, 201);
     }
-    const full = await bob.post("/api/certfps", { fingerprint: fp(MAX_CERTFPS) });
+    const full = await bob.post("/api/certfps", {
+      fingerprint: fp(MAX_CERTFPS),
+      current_password,
+    });
     assertEquals([full.status, full.body.errors], [400, [{
       message: `At most ${MAX_CERTFPS} certificates: remove one no longer used.`,
       path: "/body/fingerprint",
@@ -59,6 +71,12 @@ Deno.test("bouncerserv: the web client runs BouncerServ's commands", async () =>
     assert(help.body.lines[0].startsWith("user delete <email>"), help.body.lines[0]);
     await admin.post("/api/bouncerserv", { command: `certfp add ${FP}` });
     assertEquals((await admin.get("/api/certfps")).body.certfps.length, 1);
+    // bob's session was not opened with his password: BouncerServ asks for it as the page does.
+    const unconfirmed = await bob.post("/api/bouncerserv", {
+      command: `certfp add ${"e".repeat(64)}`,
+    });
+    assert(unconfirmed.body.lines[0].startsWith("Adding a certificate needs your password"));
+    assertEquals((await bob.get("/api/certfps")).body.certfps, []);
     const refused = await bob.post("/api/bouncerserv", { command: "server notice hi" });
     assertEquals(refused.body.lines, ["Only admins can do this."]);
     const none = await admin.post("/api/bouncerserv", {});

@@ -11,6 +11,17 @@ const userEmail = email.meta({ description: "User email", format: "email" });
 const keywords = z.array(z.string().max(100)).max(100)
   .transform((list) => list.map((k) => k.trim()).filter((k) => /\w/.test(k)));
 
+/**
+ * The account's current password, where a stolen session must not make a way in that outlives
+ * a password change: needed unless the session was opened with the password in the last 10
+ * minutes (400 at /body/current_password without it, or when wrong).
+ */
+const confirmingPassword = (what: string) =>
+  z.string().max(1024).meta({
+    description:
+      `Parley: the account's current password, ${what}, unless the session was opened with it in the last 10 minutes (400 at /body/current_password without it or when wrong).`,
+  }).optional();
+
 /** An app token as its user sees it: never the token itself after it was made. */
 const appToken = z.object({
   id: z.string(),
@@ -232,6 +243,7 @@ export const USER = operations({
       name: z.string({ error: "A name is required." }).trim()
         .min(1, "A name is required.").max(64, "At most 64 characters.")
         .meta({ description: "What the token is for (a device, a client)." }),
+      current_password: confirmingPassword("to make a token"),
     }),
     responses: {
       201: {
@@ -289,6 +301,7 @@ export const USER = operations({
         .meta({
           description: "SHA-256 of the certificate (DER), hex; colons and case are ignored.",
         }),
+      current_password: confirmingPassword("to add one"),
     }),
     responses: {
       201: { description: "Registered.", schema: certfp },

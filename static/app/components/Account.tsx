@@ -3,12 +3,13 @@
  * every device of the user shares (theme, layout, clock, previews, joins and parts, completion),
  * and this browser's notifications, sound and language.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiFailure, type Body } from "../api.ts";
+import { useEffect, useState } from "preact/hooks";
+import { api, type Body } from "../api.ts";
 import { t } from "../i18n.ts";
 import { applyUser, showToast, user } from "../state.ts";
 import { useForm } from "../form.ts";
 import { Check, Field, FormErrors, Panel, Saved } from "./Field.tsx";
+import { asksCurrentPassword, CurrentPasswordDialog } from "./CurrentPasswordDialog.tsx";
 import { TopBar } from "./ChatView.tsx";
 import { Sessions } from "./Sessions.tsx";
 import { AppTokens } from "./AppTokens.tsx";
@@ -17,52 +18,6 @@ import { Ignores } from "./Ignores.tsx";
 import { AccountDisplay } from "./AccountDisplay.tsx";
 import { AccountBrowser } from "./AccountBrowser.tsx";
 import { canHandleLinks, handleIrcLinks } from "../irc_link.ts";
-
-/** The server's answer when a new password needs the current one (a session logged in long ago). */
-function asksCurrentPassword(err: unknown): boolean {
-  return err instanceof ApiFailure &&
-    err.errors.some((e) => e.path === "/body/current_password");
-}
-
-/**
- * A modal dialog asking for the current password; `confirm` sends the change with it and throws
- * the API's errors (a wrong password is shown at the field and the dialog stays open).
- */
-function CurrentPasswordDialog(
-  p: { confirm: (current: string) => Promise<void>; cancel: () => void },
-) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const form = useForm({ current_password: "" });
-  useEffect(() => {
-    if (!ref.current?.open) ref.current?.showModal();
-  }, []);
-  return (
-    <dialog
-      ref={ref}
-      class="password-dialog"
-      aria-labelledby="password-dialog-title"
-      onClose={p.cancel}
-    >
-      <form noValidate onSubmit={form.onSubmit((v) => p.confirm(v.current_password))}>
-        <h2 id="password-dialog-title">{t("Confirm your password")}</h2>
-        <p>{t("Enter your current password to set a new one.")}</p>
-        <Field
-          {...form.field("current_password", t("Current password"))}
-          type="password"
-          autocomplete="current-password"
-          autofocus
-        />
-        <FormErrors {...form.rest()} />
-        <div class="actions">
-          <button class="primary" type="submit" disabled={form.busy}>
-            {t("Set the new password")}
-          </button>
-          <button type="button" onClick={() => ref.current?.close()}>{t("Cancel")}</button>
-        </div>
-      </form>
-    </dialog>
-  );
-}
 
 /** The account's password and highlight keywords, and automatic away. */
 function AccountPanel() {
@@ -137,6 +92,8 @@ function AccountPanel() {
       </form>
       {pending && (
         <CurrentPasswordDialog
+          why={t("Enter your current password to set a new one.")}
+          action={t("Set the new password")}
           confirm={(current) => send({ ...pending, current_password: current })}
           cancel={() => setPending(null)}
         />

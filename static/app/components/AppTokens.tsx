@@ -3,9 +3,10 @@
  * and shown once, listed by name and last use, revoked one by one.
  */
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { api, type Body } from "../api.ts";
 import { language, t } from "../i18n.ts";
 import { Field, Panel, useFormAction } from "./Field.tsx";
+import { asksCurrentPassword, CurrentPasswordDialog } from "./CurrentPasswordDialog.tsx";
 
 interface TokenItem {
   id: string;
@@ -20,19 +21,31 @@ export function AppTokens() {
   const [name, setName] = useState("");
   const [fresh, setFresh] = useState<{ name: string; token: string } | null>(null);
   const [error, setError] = useState("");
+  // The token waiting for the current password, while the dialog asks for it.
+  const [pending, setPending] = useState<Body<"createAppToken"> | null>(null);
   const { errors, busy, run } = useFormAction();
   const load = () =>
     api("listAppTokens").then((r) => setList(r.tokens), (e) => setError((e as Error).message));
   useEffect(() => void load(), []);
   const when = (ts: string) => new Date(ts).toLocaleString(language.value);
 
+  const create = async (body: Body<"createAppToken">) => {
+    const made = await api("createAppToken", { body });
+    setFresh({ name: made.name, token: made.token });
+    setName("");
+    setPending(null);
+    await load();
+  };
   const make = (e: Event) => {
     e.preventDefault();
     return run(async () => {
-      const made = await api("createAppToken", { body: { name } });
-      setFresh({ name: made.name, token: made.token });
-      setName("");
-      await load();
+      try {
+        await create({ name });
+      } catch (err) {
+        // A session opened long ago: the password first (CurrentPasswordDialog.tsx).
+        if (!asksCurrentPassword(err)) throw err;
+        setPending({ name });
+      }
     });
   };
   const revoke = async (item: TokenItem) => {
@@ -69,6 +82,14 @@ export function AppTokens() {
         />
         <button class="primary" type="submit" disabled={busy}>{t("Make a token")}</button>
       </form>
+      {pending && (
+        <CurrentPasswordDialog
+          why={t("Enter your current password to make an app token.")}
+          action={t("Make a token")}
+          confirm={(current) => create({ ...pending, current_password: current })}
+          cancel={() => setPending(null)}
+        />
+      )}
       {list === null && !error && <p class="loading" role="status">{t("Loading…")}</p>}
       {list && (
         <ul class="user-list" aria-label={t("App tokens")}>

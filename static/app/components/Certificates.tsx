@@ -4,9 +4,10 @@
  * removed one by one.
  */
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { api, type Body } from "../api.ts";
 import { language, t } from "../i18n.ts";
 import { Field, Panel, useFormAction } from "./Field.tsx";
+import { asksCurrentPassword, CurrentPasswordDialog } from "./CurrentPasswordDialog.tsx";
 
 interface CertItem {
   fingerprint: string;
@@ -18,17 +19,29 @@ export function Certificates() {
   const [list, setList] = useState<CertItem[] | null>(null);
   const [fingerprint, setFingerprint] = useState("");
   const [error, setError] = useState("");
+  // The certificate waiting for the current password, while the dialog asks for it.
+  const [pending, setPending] = useState<Body<"addCertfp"> | null>(null);
   const { errors, busy, run } = useFormAction();
   const load = () =>
     api("listCertfps").then((r) => setList(r.certfps), (e) => setError((e as Error).message));
   useEffect(() => void load(), []);
 
+  const send = async (body: Body<"addCertfp">) => {
+    await api("addCertfp", { body });
+    setFingerprint("");
+    setPending(null);
+    await load();
+  };
   const add = (e: Event) => {
     e.preventDefault();
     return run(async () => {
-      await api("addCertfp", { body: { fingerprint } });
-      setFingerprint("");
-      await load();
+      try {
+        await send({ fingerprint });
+      } catch (err) {
+        // A session opened long ago: the password first (CurrentPasswordDialog.tsx).
+        if (!asksCurrentPassword(err)) throw err;
+        setPending({ fingerprint });
+      }
     });
   };
   const remove = async (item: CertItem) => {
@@ -60,6 +73,14 @@ export function Certificates() {
         />
         <button class="primary" type="submit" disabled={busy}>{t("Add the certificate")}</button>
       </form>
+      {pending && (
+        <CurrentPasswordDialog
+          why={t("Enter your current password to add a certificate.")}
+          action={t("Add the certificate")}
+          confirm={(current) => send({ ...pending, current_password: current })}
+          cancel={() => setPending(null)}
+        />
+      )}
       {list === null && !error && <p class="loading" role="status">{t("Loading…")}</p>}
       {list && (
         <ul class="user-list" aria-label={t("Client certificates")}>

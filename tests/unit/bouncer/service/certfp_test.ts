@@ -32,6 +32,13 @@ Deno.test("bouncerserv certfp add, list, remove; wrong fingerprints", async () =
       "Added: a client with this certificate may log in as you with SASL EXTERNAL.",
     ]);
     assertEquals(await run(`certfp add ${FP}`), ["That certificate is registered already."]);
+    // Logged in with an app token or a certificate: no new way in that outlives them.
+    const byToken = as(jane, "", undefined, false);
+    assertEquals(
+      (await byToken(`certfp add ${"e".repeat(64)}`))[0],
+      "Adding a certificate needs your password: log in with it (not an app token or a certificate), or add it on the account page.",
+    );
+    assertEquals(await store.certfp.owner("e".repeat(64)), undefined);
     // Without a fingerprint, the one this client presented.
     const presented = "f".repeat(64);
     assertEquals((await as(jane, "", presented)("certfp add"))[0].startsWith("Added"), true);

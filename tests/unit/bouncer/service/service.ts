@@ -23,9 +23,12 @@ export function service(store: Store) {
     revocations,
     userDeleted: [(id) => Promise.resolve(void deleted.push(id))],
   };
-  const as = (user: UserRecord, network = "", certificate?: string) => async (line: string) => {
-    const now = (await store.users.byId(user.id))!;
-    return runService({ deps, user: now, network, certificate }, line);
-  };
+  /** Lines as `user` would send them; `passwordGiven` false: logged in by a token or certificate. */
+  const as =
+    (user: UserRecord, network = "", certificate?: string, passwordGiven = true) =>
+    async (line: string) => {
+      const now = (await store.users.byId(user.id))!;
+      return runService({ deps, user: now, network, certificate, passwordGiven }, line);
+    };
   return { deps, connections, bus, fake, revoked, deleted, as };
 }

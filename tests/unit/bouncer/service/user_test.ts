@@ -81,6 +81,12 @@ Deno.test("bouncerserv user update: roles, a new password that ends the old sess
       kind: "password",
       generation: await passwordGeneration(now.passwordHash),
     }]);
+    // An admin logged in with an app token sets others' passwords, not their own.
+    const byToken = as(root, "", undefined, false);
+    assertEquals(await byToken("user update root@example.com -password stolen-token-1"), [
+      "Setting your own password needs your current one: log in with it (not an app token or a certificate), or set it on the account page.",
+    ]);
+    assertEquals((await store.users.byId(root.id))!.passwordHash, "x");
     // Two admins now: root may step down.
     assertEquals(await run("user update root@example.com -admin false"), [
       "Updated user root@example.com.",
