@@ -36,6 +36,22 @@ function ownTokens(hub: Hub, history: HistoryService): string[] {
   ];
 }
 
+/**
+ * Server tokens never passed on: the services Parley answers for itself, and upload URLs, which
+ * clients call with their login (HTTP Basic with the listener's password or app token): a
+ * network's upload host must never get them.
+ */
+const NEVER_PASSED = new Set([
+  "FILEHOST",
+  "DRAFT/FILEHOST",
+  "SOJU.IM/FILEHOST",
+  "VAPID",
+  "BOUNCER_NETID",
+]);
+
+/** A token's name, as NEVER_PASSED lists it (a negation `-NAME` names it too). */
+const tokenName = (t: string) => t.split("=")[0].replace(/^-/, "").toUpperCase();
+
 /** Names per 353 line: fits 512 bytes with a long channel name and prefix. */
 const NAMES_BYTES = 380;
 
@@ -66,8 +82,9 @@ export async function burstLines(
     channelModes || "biklmnopstv",
   );
   const own = ownTokens(hub, history).concat(extra);
-  const ownNames = new Set(own.map((t) => t.split("=")[0]));
-  const tokens = s.isupportTokens().filter((t) => !ownNames.has(t.split("=")[0]))
+  const ownNames = new Set(own.map(tokenName));
+  const tokens = s.isupportTokens()
+    .filter((t) => !ownNames.has(tokenName(t)) && !NEVER_PASSED.has(tokenName(t)))
     .concat(own);
   for (let i = 0; i < tokens.length; i += 12) {
     num(RPL_ISUPPORT, ...tokens.slice(i, i + 12), "are supported by this server");

@@ -5,7 +5,8 @@
  * token; the uploads go to the app in process.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
+import { EMAIL, PASSWORD, setupBouncer, setupBouncerOn } from "../support/bouncer.ts";
+import { startHostileIrc } from "../support/hostile_irc.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
 import { startApp } from "../support/app.ts";
 
@@ -177,5 +178,31 @@ Deno.test("filehost: a file past the upload limit is 413, declared or streamed",
     assertEquals((await t0.deps.store.files.page(uid, undefined, 10)).files.length, 1);
   } finally {
     await t0.close();
+  }
+});
+
+Deno.test("bouncer: a network's upload URL and push key never reach clients", async () => {
+  // A hostile network would get the user's login from every client that uploads there.
+  const irc = startHostileIrc({
+    isupport:
+      "NETWORK=Hostile draft/FILEHOST=https://evil.example/d FILEHOST=https://evil.example/p " +
+      "soju.im/FILEHOST=https://evil.example/s VAPID=evilkey BOUNCER_NETID=42 CHANTYPES=#",
+  });
+  const s = await setupBouncerOn(irc.url);
+  let c: BouncerClient | undefined;
+  try {
+    await irc.registered();
+    c = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}@halloy`, PASSWORD);
+    await c.waitFor((l) => l.command === "376" || l.command === "422");
+    const tokens = c.lines.filter((l) => l.command === "005").flatMap((l) => l.params.slice(1, -1));
+    assert(!tokens.join(" ").includes("evil"), tokens.join(" "));
+    assertEquals(tokens.filter((t) => t.startsWith("BOUNCER_NETID=")), [`BOUNCER_NETID=${s.cid}`]);
+    assert(tokens.includes("NETWORK=Hostile"), tokens.join(" "));
+    const upload = tokens.find((t) => t.startsWith("soju.im/FILEHOST="));
+    assertEquals(new URL(upload!.split("=")[1]).origin, s.app.deps.config.baseUrl.origin);
+  } finally {
+    c?.close();
+    await s.close();
+    await irc.close();
   }
 });
