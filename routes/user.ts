@@ -112,7 +112,13 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
         user = (await store.users.update(existing.id, { passwordHash: hash }))!;
         await passwordChanged(user);
       } else {
-        user = await store.users.create(body.email, hash, []);
+        try {
+          user = await store.users.create(body.email, hash, []);
+        } catch (err) {
+          // The same link sent twice at once: the first made the account, and the link is used.
+          if (await store.users.byEmail(body.email)) throw new ApiError(401, BAD_INVITE);
+          throw err;
+        }
         created = true;
       }
     } else {

@@ -617,3 +617,26 @@ Deno.test("accounts: the HTTP surface (auth first, suffixes, errors, CSRF, profi
     await a.close();
   }
 });
+
+Deno.test("accounts: one invite link sent five times at once: one account, four refusals", async () => {
+  const a = await startApp();
+  try {
+    const admin = a.client();
+    await admin.register("root@example.com");
+    const res = await admin.post("/api/user/twice@example.com/invite");
+    const p = new URL(res.body.url).searchParams;
+    const tries = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        a.client().post("/api/user/register", {
+          email: "twice@example.com",
+          password: "long enough pw",
+          exp: p.get("exp")!,
+          token: p.get("token")!,
+        })),
+    );
+    // Not a 500 for the account the first made meanwhile: the link is used.
+    assertEquals(tries.map((r) => r.status).sort(), [200, 401, 401, 401, 401]);
+  } finally {
+    await a.close();
+  }
+});
