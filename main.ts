@@ -53,6 +53,9 @@ if (import.meta.main) {
       console.error(`parley: ${err.message}`);
       Deno.exit(2);
     }
-    throw err;
+    // Said and a failure (exit 1): rethrown, it reached the daemon's handler of stray errors,
+    // which logs them and goes on, and the process then ended with 0, a clean stop to systemd.
+    console.error(`parley: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    Deno.exit(1);
   }
 }

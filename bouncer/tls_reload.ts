@@ -18,6 +18,15 @@ export interface TlsPem {
   key: string;
 }
 
+/**
+ * Throws when the pair cannot serve TLS (a key of another certificate, no certificate in the
+ * file): a throwaway listener on a loopback port parses both and matches them. node:tls would
+ * take such a pair and fail every handshake, saying nothing.
+ */
+export function checkPair(pem: TlsPem): void {
+  Deno.listenTls({ hostname: "127.0.0.1", port: 0, cert: pem.cert, key: pem.key }).close();
+}
+
 /** The current certificate and key; `replace` tells every listener that watches. */
 export class ReloadableTls implements TlsPem {
   #pem: TlsPem;
@@ -46,7 +55,7 @@ export class ReloadableTls implements TlsPem {
    * the certificate), then hands it to every watcher. A bad pair throws and changes nothing.
    */
   async replace(pem: TlsPem): Promise<void> {
-    Deno.listenTls({ hostname: "127.0.0.1", port: 0, ...pem }).close();
+    checkPair(pem);
     this.#pem = pem;
     await Promise.all([...this.#watchers].map((fn) => fn(pem)));
   }
@@ -109,6 +118,7 @@ function asConn(socket: tls.TLSSocket, remoteAddr: Deno.NetAddr): TlsClientConn 
  * on. The TCP socket is Deno's; node:tls runs the TLS over it.
  */
 export function listenTls(options: { hostname: string; port: number }, pem: TlsPem): TlsListening {
+  checkPair(pem);
   const listener = Deno.listen(options);
   let context = tls.createSecureContext({ cert: pem.cert, key: pem.key });
   const unwatch = pem instanceof ReloadableTls

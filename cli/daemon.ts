@@ -18,7 +18,13 @@ import { errorBody } from "../http/errors.ts";
 import { lockHome } from "./home.ts";
 import { openCheckedStore } from "./start_checks.ts";
 import { VERSION } from "./help.ts";
-import { type Handler, listenWeb, type WebListener } from "./web_listener.ts";
+import {
+  checkedPair,
+  type Handler,
+  listenFailure,
+  listenWeb,
+  type WebListener,
+} from "./web_listener.ts";
 import { ReloadableTls, type TlsPem } from "../bouncer/tls_reload.ts";
 import { startRetention } from "../store/retention.ts";
 
@@ -80,6 +86,7 @@ async function startIrcListener(
 ): Promise<Bouncer | undefined> {
   if (!config.ircListen.length) return undefined;
   const { startBouncer } = await import("../bouncer/mod.ts");
+  if (tls) checkedPair(tls, "PARLEY_IRC_TLS_CERT and PARLEY_IRC_TLS_KEY");
   try {
     return startBouncer(deps, { addresses: config.ircListen, tls, version: VERSION });
   } catch (err) {
@@ -96,6 +103,8 @@ async function startIrcListener(
           "root or CAP_NET_BIND_SERVICE: in a systemd unit, AmbientCapabilities=CAP_NET_BIND_SERVICE)",
       );
     }
+    const reason = listenFailure(err);
+    if (reason) throw new ConfigError(`PARLEY_IRC_LISTEN: ${where}: ${reason}`);
     throw err;
   }
 }

@@ -7,7 +7,7 @@
  */
 import { ConfigError } from "../config.ts";
 import { log } from "../lib/log.ts";
-import type { TlsPem } from "../bouncer/tls_reload.ts";
+import { checkPair, type TlsPem } from "../bouncer/tls_reload.ts";
 
 export type Handler = (
   req: Request,
@@ -51,8 +51,29 @@ function serve(
     if (err instanceof Deno.errors.AddrNotAvailable) {
       throw new ConfigError(`PARLEY_LISTEN: ${options.hostname} is not an address of this machine`);
     }
+    const reason = listenFailure(err);
+    if (reason) throw new ConfigError(`PARLEY_LISTEN: ${where}: ${reason}`);
     throw err;
   }
+}
+
+/**
+ * Checks a certificate and key before anything binds: a key of another certificate, or a file
+ * without one, is a configuration error naming `variables`, not a rejection at the first bind.
+ */
+export function checkedPair(pem: TlsPem, variables: string): void {
+  try {
+    checkPair(pem);
+  } catch (err) {
+    throw new ConfigError(`${variables} cannot serve TLS: ${(err as Error).message}`);
+  }
+}
+
+/** Why a listener could not bind, for the failures that are not Deno's own error classes. */
+export function listenFailure(err: unknown): string | undefined {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/failed to lookup address/i.test(message)) return "the name does not resolve";
+  return undefined;
 }
 
 /** Binds `hostname`:`port` (with `tls`, HTTPS) and hands every request to `handler`. */
@@ -60,6 +81,7 @@ export function listenWeb(
   opts: { hostname: string; port: number; protocol: string; tls?: TlsPem },
   handler: Handler,
 ): WebListener {
+  if (opts.tls) checkedPair(opts.tls, "PARLEY_TLS_CERT and PARLEY_TLS_KEY");
   let controller = new AbortController();
   const base = { hostname: opts.hostname.replace(/^\[|\]$/g, "") };
   let server = serve({
@@ -80,7 +102,7 @@ export function listenWeb(
     async reloadTls(pem) {
       if (!opts.tls || stopped) return;
       // Checked first (a loopback port of its own), so a bad pair leaves the old server running.
-      Deno.listenTls({ hostname: "127.0.0.1", port: 0, ...pem }).close();
+      checkPair(pem);
       const old = server;
       controller.abort();
       const deadline = Date.now() + REBIND_WAIT_MS;

@@ -302,6 +302,34 @@ Deno.test("daemon: start errors are one line naming the variable, exit 2, before
       assertStringIncludes(r.out, `127.0.0.1:${port}`);
       assert(!r.out.includes("hunter2secret"), "the password is not repeated");
     });
+    await t.step("a listen name that does not resolve", async () => {
+      const r = await daemon({
+        PARLEY_HOME: home,
+        PARLEY_LISTEN: `http://nonexistent.invalid:${freePort()}`,
+      }).exited();
+      assertConfigError(r, "PARLEY_LISTEN");
+      assertStringIncludes(r.out, "does not resolve");
+    });
+    await t.step("an https:// or ircs:// key of another certificate", async () => {
+      const [a, b] = [await selfSigned("a"), await selfSigned("b")];
+      await Deno.writeTextFile(`${home}/cert.pem`, a.cert);
+      await Deno.writeTextFile(`${home}/other.key`, b.key);
+      const web = await daemon({
+        PARLEY_HOME: home,
+        PARLEY_LISTEN: `https://127.0.0.1:${freePort()}`,
+        PARLEY_TLS_CERT: `${home}/cert.pem`,
+        PARLEY_TLS_KEY: `${home}/other.key`,
+      }).exited();
+      assertConfigError(web, "PARLEY_TLS_KEY");
+      // Accepted before, and then every client's handshake failed without a word.
+      const irc = await daemon({
+        PARLEY_HOME: home,
+        PARLEY_IRC_LISTEN: `ircs://127.0.0.1:${freePort()}`,
+        PARLEY_IRC_TLS_CERT: `${home}/cert.pem`,
+        PARLEY_IRC_TLS_KEY: `${home}/other.key`,
+      }).exited();
+      assertConfigError(irc, "PARLEY_IRC_TLS_KEY");
+    });
     await t.step("an IRC listen port another program holds", async () => {
       const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
       try {
