@@ -388,6 +388,12 @@ export function parseConfig(
     "http",
     "https",
   ]);
+  if (listen.pathname.replace(/^\/$/, "") || listen.search || listen.username) {
+    throw new ConfigError(
+      `PARLEY_LISTEN: "${listen.href}" must be only a scheme, host and port (a path for links ` +
+        "goes in PARLEY_BASE_URL)",
+    );
+  }
   const baseUrl = env.PARLEY_BASE_URL
     ? parseUrl("PARLEY_BASE_URL", env.PARLEY_BASE_URL, ["http", "https"])
     : new URL(listen.href);
@@ -462,6 +468,48 @@ export function parseConfig(
       ? FAST_TIMING
       : DEFAULT_TIMING,
   };
+}
+
+/** Variables of the test and bench harnesses, which no command reads. */
+const HARNESS_VARIABLES = /^PARLEY_(?:TEST|BENCH|COMPAT)_/;
+/** Variables a command reads besides the options (the store copy's target). */
+const COMMAND_VARIABLES = new Set(["PARLEY_STORE_COPY_TO", "PARLEY_STORE_COPY_TO_FILE"]);
+
+/**
+ * What the daemon warns about as it starts: settings it reads that do less than they seem to,
+ * and PARLEY_ variables it does not know (a typo would otherwise be ignored without a word).
+ */
+export function configWarnings(
+  config: Pick<Config, "listen" | "baseUrl" | "ircListen">,
+  env: Record<string, string | undefined>,
+): string[] {
+  const out: string[] = [];
+  const known = new Set(
+    OPTIONS.flatMap((o) => (o.secret ? [o.env, fileForm(o).env] : [o.env])),
+  );
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith("PARLEY_") || known.has(name) || COMMAND_VARIABLES.has(name)) continue;
+    if (HARNESS_VARIABLES.test(name)) continue;
+    out.push(`${name} is not a Parley setting (misspelt?); it is ignored`);
+  }
+  const path = config.baseUrl.pathname.replace(/\/$/, "");
+  if (path) {
+    out.push(
+      `PARLEY_BASE_URL has a path (${path}): links start with it, but the web client is served ` +
+        "only at the root of a host name, so a proxy must not mount Parley under that path",
+    );
+  }
+  if ((env.PARLEY_TLS_CERT || env.PARLEY_TLS_KEY) && config.listen.protocol !== "https:") {
+    out.push("PARLEY_TLS_CERT and PARLEY_TLS_KEY are not used: PARLEY_LISTEN is not https://");
+  }
+  if (
+    (env.PARLEY_IRC_TLS_CERT || env.PARLEY_IRC_TLS_KEY) && !config.ircListen.some((a) => a.tls)
+  ) {
+    out.push(
+      "PARLEY_IRC_TLS_CERT and PARLEY_IRC_TLS_KEY are not used: PARLEY_IRC_LISTEN has no ircs://",
+    );
+  }
+  return out;
 }
 
 /** Loopback names and addresses: plain IRC listens there without asking. */

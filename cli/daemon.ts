@@ -3,7 +3,14 @@
  * Everything the configuration can get wrong (the data folder, the database, the ports) fails
  * before "ready" is logged, in one line naming the variable, with exit code 2.
  */
-import { type Config, ConfigError, homeError, listenPort, loadConfig } from "../config.ts";
+import {
+  type Config,
+  ConfigError,
+  configWarnings,
+  homeError,
+  listenPort,
+  loadConfig,
+} from "../config.ts";
 import type { AppDeps } from "../http/env.ts";
 import type { Bouncer } from "../bouncer/mod.ts";
 import { createApp } from "../app.ts";
@@ -149,6 +156,7 @@ export async function daemon(args: string[]): Promise<void> {
   catchStrayErrors();
   const config = await loadConfig(args);
   configureLog(config, Deno.env.get("JOURNAL_STREAM"));
+  for (const warning of configWarnings(config, Deno.env.toObject())) log.warn(warning);
   const weak = secretWeakness(config.secret);
   if (weak) {
     log.warn("the server secret (PARLEY_SECRET) is weak; use `openssl rand -base64 32`", {

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertThrows } from "../support/assert.ts";
 import {
   ConfigError,
+  configWarnings,
   flagsToEnv,
   listenPort,
   loadConfig,
@@ -177,4 +178,34 @@ Deno.test("config: the one option table gives every flag its variable and the fi
     parseConfig({}).maxUploadSize,
     Number(OPTIONS.find((o) => o.flag === "max-upload-size")!.default),
   );
+});
+
+Deno.test("config: a listen URL is a scheme, host and port; a path is for PARLEY_BASE_URL", () => {
+  assertEquals(parseConfig({ PARLEY_LISTEN: "http://127.0.0.1:3000/" }).listen.port, "3000");
+  for (const listen of ["http://127.0.0.1:3000/parley", "http://127.0.0.1:3000/?x=1"]) {
+    const err = assertThrows(() => parseConfig({ PARLEY_LISTEN: listen }));
+    assert(err instanceof ConfigError && err.message.startsWith("PARLEY_LISTEN: "), err.message);
+  }
+});
+
+Deno.test("config: warnings for unknown variables and settings that do nothing", () => {
+  const env = {
+    PARLEY_LSTEN: "http://0.0.0.0:3000",
+    PARLEY_SECRET_FILE: "/run/secret",
+    PARLEY_TEST_FAST_IRC: "1",
+    PARLEY_STORE_COPY_TO: "postgres://x@y/z",
+    PARLEY_BASE_URL: "https://chat.example.org/parley/",
+    PARLEY_TLS_CERT: "/etc/cert.pem",
+    PARLEY_IRC_TLS_KEY: "/etc/key.pem",
+    HOME: "/root",
+  };
+  const warnings = configWarnings(parseConfig(env), env);
+  assertEquals(warnings.length, 4, warnings.join("\n"));
+  assert(warnings[0].startsWith("PARLEY_LSTEN is not a Parley setting"), warnings[0]);
+  assert(warnings[1].startsWith("PARLEY_BASE_URL has a path (/parley)"), warnings[1]);
+  assert(warnings[2].startsWith("PARLEY_TLS_CERT and PARLEY_TLS_KEY are not used"), warnings[2]);
+  assert(warnings[3].startsWith("PARLEY_IRC_TLS_CERT and PARLEY_IRC_TLS_KEY"), warnings[3]);
+  // Every option and a secret's file form are known; a base URL without a path is no news.
+  const known = Object.fromEntries(OPTIONS.map((o) => [o.env, ""]));
+  assertEquals(configWarnings(parseConfig({}), { ...known, PARLEY_DATABASE_URL_FILE: "" }), []);
 });
