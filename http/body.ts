@@ -30,7 +30,15 @@ export async function readBody(c: Context, limit: number): Promise<Uint8Array> {
       },
       cancel: (reason) => source.cancel(reason),
     });
-    c.req.raw = new Request(c.req.raw, { body, duplex: "half" } as RequestInit);
+    // Built from its parts: a Request made from the request copies its signal, and reading
+    // that makes Deno print a warning outside the log (its legacy abort behaviour).
+    const raw = c.req.raw;
+    c.req.raw = new Request(raw.url, {
+      method: raw.method,
+      headers: raw.headers,
+      body,
+      duplex: "half",
+    } as RequestInit);
   }
   const refuse = async () => {
     await source?.cancel().catch(() => {});

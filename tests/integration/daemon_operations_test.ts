@@ -391,3 +391,39 @@ Deno.test({
     }
   },
 });
+
+Deno.test("daemon: with JSON logs, every line it prints is one JSON object", async () => {
+  const home = await Deno.makeTempDir({ prefix: "parley-json-log-" });
+  const port = freePort();
+  const d = daemon({
+    PARLEY_HOME: home,
+    PARLEY_LISTEN: `http://127.0.0.1:${port}`,
+    PARLEY_LOG_FORMAT: "json",
+  });
+  try {
+    await poll("ready", () => d.output().includes('"ready"'));
+    // A request with a body, then a page: Deno printed a warning of its own (not JSON) for the
+    // first when a handler read the request's abort signal.
+    const res = await fetch(`http://127.0.0.1:${port}/api/user/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "root@example.com", password: "long enough password" }),
+    });
+    assertEquals(res.status, 200, await res.text());
+    await (await fetch(`http://127.0.0.1:${port}/chat`)).body?.cancel();
+  } finally {
+    await d.stop();
+    await Deno.remove(home, { recursive: true });
+  }
+  const lines = d.output().split("\n").filter((l) => l.trim());
+  assert(lines.length > 3, d.output());
+  for (const line of lines) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      parsed = undefined;
+    }
+    assert(typeof parsed === "object" && parsed !== null, `not JSON: ${line}`);
+  }
+});
