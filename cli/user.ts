@@ -10,6 +10,8 @@ import type { AppDeps } from "../http/env.ts";
 import { baseUrlNote, commandConfig, lockHome } from "./home.ts";
 import { USER_USAGE } from "./help.ts";
 import { passwordGeneration, type Revocation } from "../bouncer/credentials.ts";
+import { checkDeletable, checkRoles } from "../store/user_rules.ts";
+import { DomainError } from "../lib/errors.ts";
 
 /** The roles an account can hold. */
 export const ROLES = ["admin", "bot"];
@@ -121,6 +123,7 @@ export async function userCommand(args: string[]): Promise<void> {
       console.log(`added ${email}`);
     } else if (sub === "delete") {
       const user = await existing(store, email);
+      await checkDeletable(store.users, user);
       // Every node ends the user's IRC clients first: when one cannot be told (another secret),
       // nothing is deleted.
       const ended: Revocation = { userId: user.id, kind: "user" };
@@ -156,6 +159,7 @@ export async function userCommand(args: string[]): Promise<void> {
       console.log(`password set for ${email}`);
     } else if (sub === "set-role") {
       const user = await existing(store, email);
+      await checkRoles(store.users, user, roles);
       await store.users.update(user.id, { roles });
       console.log(`${email}: ${roles.join(",") || "(no roles)"}`);
     } else if (sub === "invite") {
@@ -164,6 +168,10 @@ export async function userCommand(args: string[]): Promise<void> {
       const note = baseUrlNote(config, parsed.env);
       if (note) console.error(note);
     }
+  } catch (err) {
+    // A refusal of the rules the API keeps too (the last admin), in its words.
+    if (err instanceof DomainError) throw new ConfigError(err.message);
+    throw err;
   } finally {
     await store.close();
     lock?.close();

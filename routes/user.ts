@@ -25,6 +25,7 @@ import { createInvite, inviteToken } from "./invite.ts";
 import { userJson } from "./user_json.ts";
 import { addDefaultConnection } from "./default_connection.ts";
 import { passwordGeneration } from "../bouncer/credentials.ts";
+import { checkDeletable, checkRoles } from "../store/user_rules.ts";
 
 const NOT_OPEN = "Convos registration is not open to public.";
 const BAD_INVITE = "Invalid token. You have to ask your Convos admin for a new link.";
@@ -65,11 +66,6 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
 
   /** What only the caller sees of their own account. */
   const own = (c: Context<AppEnv>) => ({ remoteAddress: clientAddress(c, deps.config) });
-
-  async function isLastAdmin(user: UserRecord): Promise<boolean> {
-    if (!user.roles.includes("admin")) return false;
-    return (await store.users.withRole("admin")).length === 1;
-  }
 
   bind(app, "loginUser", async (c) => {
     const body = await jsonBody(c, bodyOf("loginUser"), { required: true });
@@ -167,9 +163,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     const body = await jsonBody(c, bodyOf("updateUser"));
     // As Convos: roles from a non-admin are ignored, not refused.
     const roles = caller.roles.includes("admin") ? body.roles : undefined;
-    if (roles !== undefined && !roles.includes("admin") && (await isLastAdmin(user))) {
-      throw badRequest("The last admin cannot give up the admin role.", "/body/roles");
-    }
+    if (roles !== undefined) await checkRoles(store.users, user, roles);
     // One's own new password needs the current one, unless this session was opened with it
     // within RECENT_PASSWORD_MS (Convos's client never sends it). An admin setting someone else's
     // does not (they cannot know it), as Convos lets them; the invite link is the way that leaves
@@ -204,12 +198,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
 
   bind(app, "deleteUser", requireUser, async (c) => {
     const user = await target(currentUser(c), c.req.param("email"), "delete");
-    if ((await store.users.countPeople()) <= 1) {
-      throw badRequest("You are the only user left.");
-    }
-    if (await isLastAdmin(user)) {
-      throw badRequest("The last admin cannot be deleted.", "/params/email");
-    }
+    await checkDeletable(store.users, user);
     for (const hook of deps.userDeleted ?? []) await hook(user.id);
     await store.users.remove(user.id);
     log.info("user deleted", { uid: user.id });

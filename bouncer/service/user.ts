@@ -10,6 +10,7 @@ import { hashPassword } from "../../lib/password.ts";
 import { log } from "../../lib/log.ts";
 import type { UserRecord } from "../../store/users.ts";
 import { passwordGeneration } from "../credentials.ts";
+import { checkDeletable, checkRoles } from "../../store/user_rules.ts";
 import { boolFlag, parseArgs } from "./args.ts";
 import { register, type ServiceCall, UsageError } from "./table.ts";
 import { t } from "./words.ts";
@@ -30,11 +31,6 @@ async function existing(call: ServiceCall, email: string): Promise<UserRecord> {
   const user = await call.deps.store.users.byEmail(validEmail(email));
   if (!user) throw missing(t("No such user."));
   return user;
-}
-
-async function isLastAdmin(call: ServiceCall, user: UserRecord): Promise<boolean> {
-  if (!user.roles.includes("admin")) return false;
-  return (await call.deps.store.users.withRole("admin")).length === 1;
 }
 
 const line = (u: UserRecord) =>
@@ -93,15 +89,13 @@ register(
       if (admin === undefined && newPassword === undefined) {
         throw new UsageError(t("Say what to change."));
       }
-      if (admin === false && await isLastAdmin(call, user)) {
-        throw invalid(t("The last admin cannot give up the admin role."));
-      }
       const roles = admin === undefined
         ? undefined
         : admin
         ? [...new Set([...user.roles, "admin"])]
         : user.roles.filter((r) => r !== "admin");
       const { store, revocations } = call.deps;
+      if (roles) await checkRoles(store.users, user, roles);
       const updated = await store.users.update(user.id, {
         roles,
         passwordHash: newPassword === undefined
@@ -127,8 +121,7 @@ register(
       if (args.length !== 1) throw new UsageError(t("Name the user by email."));
       const user = await existing(call, args[0]);
       const { store, revocations, userDeleted } = call.deps;
-      if ((await store.users.countPeople()) <= 1) throw invalid(t("You are the only user left."));
-      if (await isLastAdmin(call, user)) throw invalid(t("The last admin cannot be deleted."));
+      await checkDeletable(store.users, user);
       for (const hook of userDeleted ?? []) await hook(user.id);
       await store.users.remove(user.id);
       await revocations?.revoke({ userId: user.id, kind: "user" });

@@ -157,9 +157,15 @@ Deno.test("cli: user commands", async (t) => {
       assertEquals(based.code, 0, based.stderr);
       assert(based.stdout.startsWith("https://chat.example.org/parley/register?"), based.stdout);
       assertEquals(based.stderr, "");
+      // Another admin first: the last admin, and the only user, are not deleted.
+      const ben = await parley(["user", "add", "ben@example.org", "admin"], {
+        env,
+        stdin: "a long enough password\n",
+      });
+      assertEquals(ben.code, 0, ben.stderr);
       const del = await parley(["user", "delete", "ann@example.org"], { env });
       assertEquals(del.code, 0, del.stderr);
-      assertEquals((await parley(["user", "list"], { env })).stdout, "");
+      assertEquals((await parley(["user", "list"], { env })).stdout, "ben@example.org\tadmin\n");
       const gone = await parley(["user", "delete", "ann@example.org"], { env });
       assertEquals(gone.code, 2);
       assertStringIncludes(gone.stderr, "no such user");

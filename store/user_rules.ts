@@ -1,0 +1,31 @@
+/**
+ * What keeps a server usable, whoever changes its accounts (the API, BouncerServ, `parley user`):
+ * it always has an admin, and at least one person (with none, the next visitor to /register would
+ * become the admin). Each refusal is a DomainError, with the words and pointer the API answers.
+ */
+import { invalid } from "../lib/errors.ts";
+import type { UserRecord, UserStore } from "./users.ts";
+
+async function isLastAdmin(users: UserStore, user: UserRecord): Promise<boolean> {
+  if (!user.roles.includes("admin")) return false;
+  return (await users.withRole("admin")).length === 1;
+}
+
+/** Refuses to give `user` the roles `roles` when that would leave no admin. */
+export async function checkRoles(
+  users: UserStore,
+  user: UserRecord,
+  roles: string[],
+): Promise<void> {
+  if (!roles.includes("admin") && await isLastAdmin(users, user)) {
+    throw invalid("The last admin cannot give up the admin role.", "/body/roles");
+  }
+}
+
+/** Refuses to delete `user` when they are the only person left, or the last admin. */
+export async function checkDeletable(users: UserStore, user: UserRecord): Promise<void> {
+  if ((await users.countPeople()) <= 1) throw invalid("You are the only user left.");
+  if (await isLastAdmin(users, user)) {
+    throw invalid("The last admin cannot be deleted.", "/params/email");
+  }
+}
