@@ -331,7 +331,15 @@ export async function readSecretFile(path: string, what: string): Promise<string
 
 /** PARLEY_METRICS: 0 or 1, or the http:// address of a listener for the metrics alone. */
 function parseMetrics(value: string): { metrics: boolean; metricsListen?: URL } {
-  if (!/^[a-z]+:\/\//i.test(value)) return { metrics: parseBool("PARLEY_METRICS", value) };
+  if (!/^[a-z]+:\/\//i.test(value)) {
+    try {
+      return { metrics: parseBool("PARLEY_METRICS", value) };
+    } catch {
+      throw new ConfigError(
+        `PARLEY_METRICS must be 0, 1 or the http://HOST:PORT of a listener of its own, not "${value}"`,
+      );
+    }
+  }
   return { metrics: true, metricsListen: parseUrl("PARLEY_METRICS", value, ["http"]) };
 }
 
@@ -361,6 +369,11 @@ function parseUrl(name: string, value: string, schemes: string[], secret = false
   try {
     url = new URL(value);
   } catch {
+    // The URL parser refuses a port past 65535 like any other fault: say which it is.
+    const port = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/@]*@)?(?:\[[^\]]*\]|[^/:]*):(\d+)/i.exec(value);
+    if (port && Number(port[1]) > 65535) {
+      throw new ConfigError(`${name}: the port ${port[1]} is past 65535`);
+    }
     // A database URL holds a password: the message must not repeat it.
     throw new ConfigError(`${name} must be a URL${secret ? "" : `, not "${value}"`}`);
   }

@@ -75,7 +75,8 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     if ("wait" in attempt) {
       const seconds = Math.ceil(attempt.wait / 1000);
       c.header("Retry-After", String(seconds));
-      throw new ApiError(429, `Too many failed logins. Try again in ${seconds} seconds.`);
+      const wait = seconds === 1 ? "1 second" : `${seconds} seconds`;
+      throw new ApiError(429, `Too many failed logins. Try again in ${wait}.`);
     }
     const user = await store.users.byEmail(body.email);
     if (!(await verifyPassword(user?.passwordHash, body.password)) || !user) {

@@ -209,3 +209,13 @@ Deno.test("config: warnings for unknown variables and settings that do nothing",
   const known = Object.fromEntries(OPTIONS.map((o) => [o.env, ""]));
   assertEquals(configWarnings(parseConfig({}), { ...known, PARLEY_DATABASE_URL_FILE: "" }), []);
 });
+
+Deno.test("config: a port past 65535 and a bad PARLEY_METRICS say what is wrong", () => {
+  const port = assertThrows(() => parseConfig({ PARLEY_LISTEN: "http://127.0.0.1:99999" }));
+  assertEquals(port.message, "PARLEY_LISTEN: the port 99999 is past 65535");
+  const metrics = assertThrows(() => parseConfig({ PARLEY_METRICS: "2" }));
+  assertEquals(
+    metrics.message,
+    'PARLEY_METRICS must be 0, 1 or the http://HOST:PORT of a listener of its own, not "2"',
+  );
+});
