@@ -74,3 +74,43 @@ export function refuseOnPostgres(config: Config, instead: string): void {
     throw new ConfigError(`PARLEY_DATABASE_URL is set: the store is PostgreSQL; ${instead}`);
   }
 }
+
+/**
+ * A database a command cannot use, in one line as the daemon says it, not a client's stack:
+ * `what` names where the URL came from (PARLEY_DATABASE_URL, --to-file), and the line names the
+ * database and the problem, never the URL's password. Other errors are returned as they are.
+ */
+export function databaseError(what: string, databaseUrl: string, err: unknown): unknown {
+  if (err instanceof ConfigError || !(err instanceof Error)) return err;
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return err;
+  }
+  const host = url.hostname || url.searchParams.get("host") || "localhost";
+  const where = `${host}:${url.port || 5432}`;
+  const role = decodeURIComponent(url.username);
+  // Without a name in the URL, PostgreSQL's clients use the role's.
+  const name = decodeURIComponent(url.pathname.slice(1)) || role;
+  const code = (err as { code?: string }).code ?? "";
+  const reasons: Record<string, string> = {
+    ECONNREFUSED: `nothing accepts connections at ${where}`,
+    ENOTFOUND: `no such host ${host}`,
+    EAI_AGAIN: `${host} cannot be resolved`,
+    ETIMEDOUT: `${where} does not answer`,
+    EHOSTUNREACH: `${where} is unreachable`,
+    CONNECT_TIMEOUT: `${where} does not answer`,
+    "28P01": `the password of role "${role}" was refused`,
+    "28000": `the role "${role}" may not log in`,
+    "3D000": `no database "${name}" at ${where}`,
+  };
+  const reason = reasons[code] ??
+    (err instanceof Deno.errors.ConnectionRefused ? reasons.ECONNREFUSED : undefined);
+  if (reason) return new ConfigError(`${what}: cannot connect (${reason})`);
+  // Any other refusal of the server (a missing privilege, a full disk): its words, on one line.
+  if (err.name === "PostgresError") {
+    return new ConfigError(`${what}: the database "${name}" at ${where} refused: ${err.message}`);
+  }
+  return err;
+}

@@ -3,7 +3,7 @@ import { ConfigError, parseCommandLine, readSecretFile } from "../config.ts";
 import { storeBackend } from "../store/mod.ts";
 import { BACKENDS } from "../store/backends.ts";
 import { DomainError } from "../lib/errors.ts";
-import { commandConfig, lockHome } from "./home.ts";
+import { commandConfig, databaseError, lockHome } from "./home.ts";
 import { STORE_USAGE } from "./help.ts";
 
 /**
@@ -30,15 +30,21 @@ export const COPY_TO = "PARLEY_STORE_COPY_TO";
  * Where to copy to: `--to-file FILE`, then the environment, then `--to URL` (kept working,
  * though a URL with a password there is visible to every local user in the process list).
  */
-async function targetUrl(options: Map<string, string[]>): Promise<string | undefined> {
+async function targetUrl(
+  options: Map<string, string[]>,
+): Promise<{ url?: string; from: string }> {
   const given = [options.has("to-file"), !!Deno.env.get(COPY_TO_FILE), !!Deno.env.get(COPY_TO)]
     .filter(Boolean).length + (options.has("to") ? 1 : 0);
   if (given > 1) {
     throw new ConfigError(`give the target once: --to-file, ${COPY_TO_FILE}, ${COPY_TO} or --to`);
   }
   const file = options.get("to-file")?.at(-1) ?? Deno.env.get(COPY_TO_FILE);
-  if (file) return await readSecretFile(file, options.has("to-file") ? "--to-file" : COPY_TO_FILE);
-  return Deno.env.get(COPY_TO) || options.get("to")?.at(-1);
+  if (file) {
+    const from = options.has("to-file") ? "--to-file" : COPY_TO_FILE;
+    return { url: await readSecretFile(file, from), from };
+  }
+  if (Deno.env.get(COPY_TO)) return { url: Deno.env.get(COPY_TO), from: COPY_TO };
+  return { url: options.get("to")?.at(-1), from: "--to" };
 }
 
 /** Runs `parley store ...`. */
@@ -47,7 +53,7 @@ export async function storeCommand(args: string[]): Promise<void> {
   if (parsed.help) return console.log(STORE_USAGE);
   const [sub, ...extra] = parsed.positional;
   if (sub !== "copy" || extra.length) throw new ConfigError(`what to do?\n\n${STORE_USAGE}`);
-  const to = await targetUrl(parsed.options);
+  const { url: to, from: toFrom } = await targetUrl(parsed.options);
   // The schemes of the backends a store can be copied into.
   const targets = BACKENDS.filter((b) => b.offers.copyTo).flatMap((b) => b.schemes);
   if (!to || !targets.some((s) => to.toLowerCase().startsWith(`${s}://`))) {
@@ -91,7 +97,7 @@ export async function storeCommand(args: string[]): Promise<void> {
     );
   } catch (err) {
     if (err instanceof DomainError) throw new ConfigError(err.message);
-    throw err;
+    throw databaseError(toFrom, to, err);
   } finally {
     source.close();
     lock.close();

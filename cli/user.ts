@@ -7,7 +7,7 @@ import { hashPassword } from "../lib/password.ts";
 import { email as emailSchema } from "../protocol/contract/fields.ts";
 import { createInvite } from "../routes/invite.ts";
 import type { AppDeps } from "../http/env.ts";
-import { baseUrlNote, commandConfig, lockHome } from "./home.ts";
+import { baseUrlNote, commandConfig, databaseError, lockHome } from "./home.ts";
 import { USER_USAGE } from "./help.ts";
 import { passwordGeneration, type Revocation } from "../bouncer/credentials.ts";
 import { checkDeletable, checkRoles } from "../store/user_rules.ts";
@@ -110,7 +110,13 @@ export async function userCommand(args: string[]): Promise<void> {
           "prints a link)",
     )
     : undefined;
-  const store = await openStore(config.home, config.databaseUrl);
+  // A database that cannot be used is one line (databaseError), here and while the command runs.
+  const failed = (err: unknown) =>
+    config.databaseUrl ? databaseError("PARLEY_DATABASE_URL", config.databaseUrl, err) : err;
+  const store = await openStore(config.home, config.databaseUrl).catch((err) => {
+    lock?.close();
+    throw failed(err);
+  });
   try {
     if (sub === "list") {
       for (const u of await store.users.list(undefined, 1_000_000)) {
@@ -171,7 +177,7 @@ export async function userCommand(args: string[]): Promise<void> {
   } catch (err) {
     // A refusal of the rules the API keeps too (the last admin), in its words.
     if (err instanceof DomainError) throw new ConfigError(err.message);
-    throw err;
+    throw failed(err);
   } finally {
     await store.close();
     lock?.close();
