@@ -402,7 +402,7 @@ export class Session {
     const networks = this.caps.has("soju.im/bouncer-networks");
     if (!login.connection && !networks) {
       this.numeric(ERR_PASSWDMISMATCH, "Name the connection: EMAIL/CONNECTION_ID as the username");
-      return this.quit("No connection named");
+      return this.quit("No connection named: log in as EMAIL/CONNECTION_ID");
     }
     // The node that runs the user counts it, with the rest of its clients.
     const owner = login.connection && await this.cx.cluster?.elsewhere(uid);

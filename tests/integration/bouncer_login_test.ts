@@ -140,6 +140,18 @@ Deno.test("bouncer: logins, and what is refused", async (t) => {
       await d.waitClosed();
     });
 
+    await t.step("a login without a connection says how to name one", async () => {
+      const c = await BouncerClient.connect(s.port, "c");
+      await c.send(`PASS :${PASSWORD}`);
+      await c.send("NICK n");
+      await c.send(`USER ${EMAIL} 0 * :x`);
+      const refused = await c.waitFor((l) => l.command === "464");
+      assert(refused.params[1].includes("EMAIL/CONNECTION_ID"), refused.raw);
+      const err = await c.waitFor((l) => l.command === "ERROR");
+      assert(err.params[0].includes("log in as EMAIL/CONNECTION_ID"), err.raw);
+      await c.waitClosed();
+    });
+
     await t.step("at most clientsPerUser attached at once", async () => {
       const a = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}`, PASSWORD, [], "a");
       const b = await BouncerClient.attach(s.port, `${EMAIL}/${s.cid}`, PASSWORD, [], "b");
