@@ -88,8 +88,11 @@ export function listenWeb(
     ...base,
     port: opts.port,
     signal: controller.signal,
-    onListen: ({ hostname, port }) =>
-      log.info("listening", { url: `${opts.protocol}//${hostname}:${port}` }),
+    onListen: ({ hostname, port }) => {
+      // An IPv6 address is bracketed in a URL.
+      const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+      log.info("listening", { url: `${opts.protocol}//${host}:${port}` });
+    },
     ...opts.tls,
   }, handler);
   const port = server.addr.port;
