@@ -62,6 +62,12 @@ export interface HistoryService {
 export const CHATHISTORY_LIMIT = 1000;
 /** Lines replayed per conversation to a client whose place is unknown. */
 export const REPLAY_UNKNOWN = 50;
+/**
+ * How far back (µs) a client whose place is unknown is shown private conversations: those of the
+ * last day, as a client that was never attached finds the day's talk; all of them would open a
+ * window for everyone the user ever wrote to.
+ */
+export const REPLAY_UNKNOWN_PRIVATE_US = 24 * 3600 * 1_000_000;
 /** Lines replayed per conversation at most, however much was missed. */
 export const REPLAY_MAX = 500;
 

@@ -14,6 +14,7 @@ import {
   type HistoryScope,
   REPLAY_MAX,
   REPLAY_UNKNOWN,
+  REPLAY_UNKNOWN_PRIVATE_US,
 } from "./mod.ts";
 import { lineTarget } from "./target.ts";
 
@@ -49,11 +50,14 @@ export async function replay(
   let seen = until - 1;
   for (const conv of await parts.store.conversations.listForConnection(scope.connection.id)) {
     const id = conv.conversationId;
-    // The channels it is shown, and private conversations that have something to show.
-    if (id === "" || (isChannel(id) ? !wanted.has(id) : since === undefined)) continue;
+    // The channels it is shown, and private conversations that have something to show: since
+    // its place, or of the last day when its place is unknown.
+    const channel = isChannel(id);
+    if (id === "" || (channel && !wanted.has(id))) continue;
     const limit = since === undefined ? REPLAY_UNKNOWN : REPLAY_MAX;
+    const after = since ?? (channel ? -1 : until - REPLAY_UNKNOWN_PRIVATE_US);
     const lines = await parts.history.lines(conv.id, {
-      after: since ?? -1,
+      after,
       // Not `until`: each line of a burst takes a millisecond of its own, so its last lines may
       // lie ahead of the clock; they went live before the client attached and come no other way.
       before: NONE_AFTER,

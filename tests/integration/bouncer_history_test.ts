@@ -424,6 +424,8 @@ forEachStore(
           "seen live",
           "while away",
         ],
+        // A private conversation of the last day, as for a new name.
+        bob: ["psst"],
       });
     });
   },

@@ -54,6 +54,20 @@ Deno.test("replay: a new client name gets the channels' last lines, then what it
   });
 });
 
+Deno.test("replay: a new client name gets the day's private conversations too", async () => {
+  await withStore(async (store) => {
+    const { history, scope, user, connection } = await seed(store);
+    // carol wrote an hour ago (the seed's bob, months ago, is not shown).
+    const carol = await store.conversations.ensure(connection.id, "carol", "carol");
+    await say(store, carol.id, user.id, REPLAY_UNKNOWN + 5, "lately");
+    const first = batches(await history.replay(scope, ["#chan"]));
+    assertEquals(first.map(([t]) => t), ["#Chan", "carol"]);
+    const [, texts] = first[1];
+    assertEquals(texts.length, REPLAY_UNKNOWN, "the last lines, as of a channel");
+    assertEquals(texts.at(-1), `lately ${REPLAY_UNKNOWN + 4}`);
+  });
+});
+
 Deno.test("replay: a client without a name keeps no place: the last lines each time", async () => {
   await withStore(async (store) => {
     const { history, scope, chan, user } = await seed(store);
