@@ -83,7 +83,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
-      ms: (performance.now() - started).toFixed(1),
+      ms: Math.round((performance.now() - started) * 10) / 10,
     });
   });
 

@@ -205,7 +205,7 @@ export async function daemon(args: string[]): Promise<void> {
   // Starting grows the heap (modules compiled, the store opened, connections made): give it back
   // once things are quiet, as after a burst.
   idleGc.burstFor(STARTUP_QUIET_MS);
-  log.info("ready", { ms: (performance.now() - started).toFixed(0), home: config.home });
+  log.info("ready", { ms: Math.round(performance.now() - started), home: config.home });
   // Where to go: the URL people use, and on a fresh install who becomes the admin. The bot
   // (bot.json) is not a person, as in registration.
   const people = (await store.users.count()) - (await store.users.withRole("bot")).length;

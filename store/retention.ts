@@ -101,7 +101,7 @@ export function startRetention(
       log.info("retention: old messages deleted", {
         deleted,
         days,
-        ms: (performance.now() - started).toFixed(0),
+        ms: Math.round(performance.now() - started),
       });
     }
     return deleted;

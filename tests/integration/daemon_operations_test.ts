@@ -417,6 +417,7 @@ Deno.test("daemon: with JSON logs, every line it prints is one JSON object", asy
   }
   const lines = d.output().split("\n").filter((l) => l.trim());
   assert(lines.length > 3, d.output());
+  const records: Record<string, unknown>[] = [];
   for (const line of lines) {
     let parsed: unknown;
     try {
@@ -425,5 +426,9 @@ Deno.test("daemon: with JSON logs, every line it prints is one JSON object", asy
       parsed = undefined;
     }
     assert(typeof parsed === "object" && parsed !== null, `not JSON: ${line}`);
+    records.push(parsed as Record<string, unknown>);
   }
+  // A duration is a number, as a log reader sums or compares it.
+  const ready = records.find((r) => r.msg === "ready");
+  assertEquals(typeof ready?.ms, "number", JSON.stringify(ready));
 });
