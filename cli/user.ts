@@ -3,6 +3,7 @@ import { type Config, ConfigError, parseCommandLine } from "../config.ts";
 import { openStore, type Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
 import type { PgStore } from "../store/pg/mod.ts";
+import { join } from "node:path";
 import { hashPassword } from "../lib/password.ts";
 import { email as emailSchema } from "../protocol/contract/fields.ts";
 import { createInvite } from "../routes/invite.ts";
@@ -64,6 +65,45 @@ export async function printInvite(config: Config, store: Store, email: string): 
 }
 
 /**
+ * The secret to sign with (invite links, messages to the nodes). On a database nodes share it must
+ * be theirs: the first node's start keeps a fingerprint of it, and the daemon refuses another.
+ * Signed with another, a link would be refused by every node and a message read by none, so the
+ * command refuses too, naming where the right one is. It claims no fingerprint: a node's start
+ * does (a command run before any node would otherwise impose its secret on them).
+ */
+async function nodesSecret(
+  config: Config,
+  store: Store,
+  flags: Record<string, string>,
+): Promise<string> {
+  if (!store.backend.clustered) return config.secret;
+  // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
+  const { pgStoreOf } = await import("../store/pg/mod.ts");
+  const { secretFingerprint } = await import("../store/pg/secret_fingerprint.ts");
+  const [stored] = await pgStoreOf(store).sql<{ fingerprint: string }[]>`
+    SELECT fingerprint FROM installation_secret`;
+  const file = join(config.home, "secret");
+  const copy = "give this command the nodes' PARLEY_SECRET (best as PARLEY_SECRET_FILE), or " +
+    `copy the secret file of a node's data folder to ${file}`;
+  if (!config.secret) {
+    throw new ConfigError(`no secret to sign with (no PARLEY_SECRET, no ${file}): ${copy}`);
+  }
+  if (stored && stored.fingerprint !== await secretFingerprint(config.secret)) {
+    const env = { ...Deno.env.toObject(), ...flags };
+    const given = env.PARLEY_SECRET_FILE
+      ? `PARLEY_SECRET_FILE (${env.PARLEY_SECRET_FILE})`
+      : env.PARLEY_SECRET
+      ? "PARLEY_SECRET"
+      : file;
+    throw new ConfigError(
+      `${given} is not the secret of this database's nodes (the database keeps a fingerprint ` +
+        `of it): ${copy}`,
+    );
+  }
+  return config.secret;
+}
+
+/**
  * Tells the running nodes (PostgreSQL) to end the IRC sessions `r` revokes; `done` starts the
  * error (what was done, or not). A node that does not answer within a few seconds (one with another PARLEY_SECRET
  * cannot read the message) is an error: IRC clients logged in there stay attached.
@@ -118,6 +158,11 @@ export async function userCommand(args: string[]): Promise<void> {
     throw failed(err);
   });
   try {
+    // Commands that sign (links, messages to the nodes) do so with the nodes' secret, or refuse
+    // before anything is changed.
+    const signing = sub === "delete" || sub === "set-password" || sub === "invite"
+      ? { ...config, secret: await nodesSecret(config, store, parsed.env) }
+      : config;
     if (sub === "list") {
       for (const u of await store.users.list(undefined, 1_000_000)) {
         console.log(`${u.email}\t${u.roles.join(",")}`);
@@ -133,13 +178,13 @@ export async function userCommand(args: string[]): Promise<void> {
       // Every node ends the user's IRC clients first: when one cannot be told (another secret),
       // nothing is deleted.
       const ended: Revocation = { userId: user.id, kind: "user" };
-      await tellNodes(config, store, ended, `${email} not deleted:`);
+      await tellNodes(signing, store, ended, `${email} not deleted:`);
       await store.files.removeUser(user.id);
       await store.users.remove(user.id);
       if (config.databaseUrl) {
         // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
         const { stopDeletedUser } = await import("../cluster/remote.ts");
-        await stopDeletedUser(store as PgStore, config.secret, user.id).catch((err) => {
+        await stopDeletedUser(store as PgStore, signing.secret, user.id).catch((err) => {
           throw new ConfigError(
             `deleted ${email}, but the node running them did not stop their IRC connections ` +
               `(${err.message}); restart that node`,
@@ -147,7 +192,7 @@ export async function userCommand(args: string[]): Promise<void> {
         });
       }
       // A client that logged in meanwhile.
-      await tellNodes(config, store, ended, `deleted ${email}, but`);
+      await tellNodes(signing, store, ended, `deleted ${email}, but`);
       console.log(`deleted ${email}`);
     } else if (sub === "set-password") {
       const user = await existing(store, email);
@@ -157,7 +202,7 @@ export async function userCommand(args: string[]): Promise<void> {
       await store.sessions.removeForUser(user.id);
       const generation = await passwordGeneration(passwordHash);
       await tellNodes(
-        config,
+        signing,
         store,
         { userId: user.id, kind: "password", generation },
         `password set for ${email}, but`,
@@ -170,7 +215,7 @@ export async function userCommand(args: string[]): Promise<void> {
       console.log(`${email}: ${roles.join(",") || "(no roles)"}`);
     } else if (sub === "invite") {
       // A new address gets a registration link; an existing user a password reset.
-      console.log(await printInvite(config, store, email));
+      console.log(await printInvite(signing, store, email));
       const note = baseUrlNote(config, parsed.env);
       if (note) console.error(note);
     }
