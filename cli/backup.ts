@@ -94,10 +94,23 @@ async function writeBody(s: Source, body: WritableStreamDefaultWriter<Uint8Array
   if (written < s.entry.size) await body.write(new Uint8Array(s.entry.size - written));
 }
 
+/** Refuses to replace `out` unless `force`. */
+async function refuseExisting(out: string, force: boolean): Promise<void> {
+  if (force) return;
+  try {
+    await Deno.lstat(out);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return;
+    throw err;
+  }
+  throw new ConfigError(`${out} exists; give --force to replace it`);
+}
+
 /** Runs `parley backup FILE`. */
 export async function backupCommand(args: string[]): Promise<void> {
-  const parsed = parseCommandLine(args);
+  const parsed = parseCommandLine(args, [{ name: "force", boolean: true }]);
   if (parsed.help) return console.log(BACKUP_USAGE);
+  const force = parsed.switches.has("force");
   const [target, ...extra] = parsed.positional;
   if (!target || extra.length) throw new ConfigError(`one FILE is needed\n\n${BACKUP_USAGE}`);
   const config = await commandConfig(parsed.env);
@@ -108,6 +121,8 @@ export async function backupCommand(args: string[]): Promise<void> {
   }
   const out = resolve(target);
   if (!(await isDir(dirname(out)))) throw new ConfigError(`the folder of ${out} does not exist`);
+  // An archive already there may be the only good one (a mistyped name, the timer run twice).
+  await refuseExisting(out, force);
   const work = await Deno.makeTempDir({ dir: dirname(out), prefix: ".parley-backup-" });
   const partial = join(work, basename(out));
   try {
@@ -153,6 +168,8 @@ export async function backupCommand(args: string[]): Promise<void> {
     await archive(sources())
       .pipeThrough(new CompressionStream("gzip"))
       .pipeTo(file.writable);
+    // Again: one may have been written meanwhile.
+    await refuseExisting(out, force);
     await Deno.rename(partial, out);
     const size = (await Deno.stat(out)).size;
     console.log(

@@ -41,7 +41,7 @@ Usage:
   parley [daemon] [--flag value ...]      run the server (the default)
   parley user list|add|delete|set-password|set-role|invite ...
                                           manage accounts (parley user --help)
-  parley backup FILE                      write a backup of the data folder (.tar.gz)
+  parley backup FILE [--force]            write a backup of the data folder (.tar.gz)
   parley restore FILE                     restore a backup into an empty data folder
   parley import thelounge|convos|znc DIR  move in from The Lounge, Convos or ZNC
   parley import soju DB [--logs DIR]      move in from soju
@@ -82,12 +82,13 @@ ${CONFIG_NOTE}
 `;
 
 /** `parley backup --help`. */
-export const BACKUP_USAGE = `Usage: parley backup FILE
+export const BACKUP_USAGE = `Usage: parley backup FILE [--force]
 
 Writes a consistent copy of the data folder to FILE (a .tar.gz), also while the daemon runs:
 the database (parley.db, SQLite's online backup), uploaded files (files/), secret, vapid.json
 (the Web Push keys) and bot.json.
 search.db is left out: it is derived from parley.db and rebuilt at the next start.
+A FILE that exists is refused; --force replaces it.
 
 ${CONFIG_NOTE}
 `;

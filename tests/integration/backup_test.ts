@@ -32,6 +32,22 @@ Deno.test("backup of a running daemon, restored, serves the same data", async (t
       assert(names.includes(`files/${uploaded.uid}/${uploaded.id}`), names.join(" "));
       assert(!names.some((n) => n.startsWith("search.db") || n.endsWith("-wal")), names.join(" "));
     });
+    await t.step("an archive that exists is kept, unless --force", async () => {
+      const before = await Deno.readFile(file);
+      const r = await parley(["backup", file], { env: { PARLEY_HOME: server.home } });
+      assertEquals(r.code, 2, r.stdout);
+      assertEquals(r.stderr, `parley: ${file} exists; give --force to replace it\n`);
+      assertEquals(await Deno.readFile(file), before);
+      // Nothing left beside it.
+      const names = [];
+      for await (const e of Deno.readDir(work)) names.push(e.name);
+      assertEquals(names, ["nightly.tar.gz"]);
+      const forced = await parley(["backup", file, "--force"], {
+        env: { PARLEY_HOME: server.home },
+      });
+      assertEquals(forced.code, 0, forced.stderr);
+      assertStringIncludes(forced.stdout, "backup written");
+    });
     await server.stop();
 
     await t.step("restore refuses a folder that is not empty", async () => {
