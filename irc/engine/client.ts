@@ -31,6 +31,8 @@ export class IrcClient {
   #transport: LineTransport | undefined;
   /** The socket is open (after TLS's handshake): lines may be written. */
   #open = false;
+  /** The socket was open once (its TLS handshake finished). */
+  opened = false;
   #listeners: Partial<Record<IrcEventName, Listeners>> | undefined;
 
   /** Opens the socket; registration starts once it is open. */
@@ -42,7 +44,7 @@ export class IrcClient {
       capEnabled: o.capEnabled,
     });
     transport.on("open", () => {
-      this.#open = true;
+      this.#open = this.opened = true;
       try {
         registration.start();
       } catch (err) {

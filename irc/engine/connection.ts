@@ -115,6 +115,10 @@ export class SendError extends Error {}
 /** Most automatic answers waiting to be sent at once. */
 const MAX_ANSWERS = 10;
 
+/** What a TLS client says when the server at the other end does not speak TLS. */
+const TLS_MISMATCH =
+  /before secure TLS|wrong version number|packet length too long|unexpected eof|record layer failure/i;
+
 /** The refusals of a NICK once registered, naming the nick refused. */
 const REGAIN_REFUSALS = new Set([
   ERR_ERRONEUSNICKNAME,
@@ -308,7 +312,10 @@ export class IrcConnection {
     log.info("irc connecting", { connection: this.id, uid: this.userId, host: this.url.host });
     this.#registerTimer = setTimeout(() => {
       if (this.client === client && this.state === "connecting") {
-        this.info.reason = "Registration timed out.";
+        // A TLS handshake a plain port never answers (it takes the hello for a line) hangs here.
+        this.info.reason = this.url.tls && !client.opened
+          ? this.#explained("The TLS handshake did not finish", false)
+          : "Registration timed out.";
         client.end();
       }
     }, this.#timing.registerTimeout);
@@ -524,7 +531,7 @@ export class IrcConnection {
     const reason = this.#permanent ??
       (this.info.reason as string | undefined) ??
       (err instanceof Error
-        ? err.message
+        ? this.#explained(err.message, wasConnected)
         : wasConnected
         ? "Connection lost."
         : "Could not connect.");
@@ -547,6 +554,17 @@ export class IrcConnection {
       this.info.retry_in_ms = undefined;
       this.#listener.retry(this);
     }, delay);
+  }
+
+  /**
+   * A socket error as the user reads it: a TLS handshake that a server without TLS on that port
+   * ends (a plain port with `tls` on: BOUNCER ADDNETWORK's default) says what to change.
+   */
+  #explained(message: string, wasConnected: boolean): string {
+    if (wasConnected || !this.url.tls) return message;
+    if (!TLS_MISMATCH.test(message) && !message.startsWith("The TLS handshake")) return message;
+    return `${message}: the server may not speak TLS on port ${this.url.port} ` +
+      "(plain IRC is usually port 6667, with tls=0 in the URL)";
   }
 
   #dropClient(): void {

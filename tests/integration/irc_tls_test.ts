@@ -39,6 +39,16 @@ Deno.test("ircs:// verifies certificates unless tls_verify=0", async () => {
         (await get(strict.body.connection_id)).info.retry_in_ms !== undefined ||
         (await get(strict.body.connection_id)).state !== "disconnected",
     );
+    // TLS to a plain port (BOUNCER ADDNETWORK's default is TLS): the reason says what to change.
+    const plain = await api.post("/api/connections", {
+      url: `ircs://127.0.0.1:${irc.port}?nick=plain`,
+    });
+    const refused = await poll("the TLS one on a plain port to fail", async () => {
+      const c = await get(plain.body.connection_id);
+      return c.state === "disconnected" && c.info.reason ? c : undefined;
+    });
+    assert(refused.info.reason.includes("may not speak TLS"), refused.info.reason);
+    assert(refused.info.reason.includes("tls=0"), refused.info.reason);
   } finally {
     await server.close();
     await irc.close();
