@@ -5,6 +5,8 @@ import { BACKENDS } from "../store/backends.ts";
 import { DomainError } from "../lib/errors.ts";
 import { commandConfig, databaseError, lockHome } from "./home.ts";
 import { STORE_USAGE } from "./help.ts";
+import { join } from "node:path";
+import { VAPID_FILE } from "../push/vapid.ts";
 
 /**
  * The URL without its password, for messages.
@@ -45,6 +47,22 @@ async function targetUrl(
   }
   if (Deno.env.get(COPY_TO)) return { url: Deno.env.get(COPY_TO), from: COPY_TO };
   return { url: options.get("to")?.at(-1), from: "--to" };
+}
+
+/**
+ * What every further node needs beside the URL: the installation's secret (a node with another
+ * refuses to start) and its Web Push keys (the subscriptions are tied to them), as this data
+ * folder holds them.
+ */
+async function furtherNodes(home: string, env: Record<string, string>): Promise<string> {
+  const vapid = join(home, VAPID_FILE);
+  const keys = await Deno.stat(vapid).then(() => vapid, () => `the first node's ${VAPID_FILE}`);
+  const secret = env.PARLEY_SECRET || env.PARLEY_SECRET_FILE
+    ? `the same PARLEY_SECRET, and a copy of ${keys} in its PARLEY_HOME`
+    : `copies of ${join(home, "secret")} and ${keys} in its PARLEY_HOME`;
+  return `Every further node needs ${secret} (and of bot.json if the bot runs): without the ` +
+    "secret it refuses to start, and without the keys its pushes fail (docs/deployment.md, " +
+    '"Two nodes behind nginx").';
 }
 
 /** Runs `parley store ...`. */
@@ -93,7 +111,8 @@ export async function storeCommand(args: string[]): Promise<void> {
     const secs = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
       `copied ${config.home} to ${redactUrl(to)} in ${secs} s; every count matches.\n` +
-        `Start Parley with PARLEY_DATABASE_URL set to that URL (see docs/deployment.md).`,
+        `Start Parley with PARLEY_DATABASE_URL set to that URL (see docs/deployment.md).\n` +
+        await furtherNodes(config.home, { ...Deno.env.toObject(), ...parsed.env }),
     );
   } catch (err) {
     if (err instanceof DomainError) throw new ConfigError(err.message);

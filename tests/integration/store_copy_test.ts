@@ -9,6 +9,7 @@ import { openSqliteStore } from "../../store/sqlite/mod.ts";
 import { connectPg } from "../../store/pg/db.ts";
 import { openPgMessageStore } from "../../store/pg/messages.ts";
 import { hashPassword } from "../../lib/password.ts";
+import { loadVapidKeys } from "../../push/vapid.ts";
 import { ApiClient } from "../support/api.ts";
 import { startServer } from "../support/server.ts";
 
@@ -75,6 +76,8 @@ Deno.test("store copy moves a SQLite installation into PostgreSQL", async (t) =>
       // The URL holds a password: read from a file, it stays out of the process list.
       const file = await Deno.makeTempFile({ prefix: "parley-copy-url-" });
       await Deno.writeTextFile(file, `${url}\n`);
+      // The Web Push keys, as the daemon makes them at its first start.
+      loadVapidKeys(home);
       const r = await parley(["store", "copy", "--to-file", file], {
         env: { PARLEY_HOME: home },
       });
@@ -82,6 +85,12 @@ Deno.test("store copy moves a SQLite installation into PostgreSQL", async (t) =>
       assertEquals(r.code, 0, r.stderr + r.stdout);
       assertStringIncludes(r.stdout, "messages\t2500\t2500");
       assertStringIncludes(r.stdout, "every count matches");
+      // Further nodes need the same secret and keys, which live in the data folder.
+      assertStringIncludes(
+        r.stdout,
+        `Every further node needs copies of ${home}/secret and ${home}/vapid.json in its ` +
+          "PARLEY_HOME",
+      );
     });
     await t.step("the copy keeps ids and fills the search column", async () => {
       const sql = connectPg(url, 1);
