@@ -52,7 +52,12 @@ export async function importCommand(args: string[]): Promise<void> {
   ]);
   if (parsed.help) return console.log(IMPORT_USAGE);
   const [kind, dir, ...extra] = parsed.positional;
-  if (!kind || !dir || extra.length || !KINDS.includes(kind)) {
+  if (kind && !KINDS.includes(kind)) {
+    throw new ConfigError(
+      `"${kind}" is not a program Parley imports from: ${KINDS.join(", ")}\n\n${IMPORT_USAGE}`,
+    );
+  }
+  if (!kind || !dir || extra.length) {
     throw new ConfigError(`which program and which folder?\n\n${IMPORT_USAGE}`);
   }
   const allowed = OPTIONS[kind];

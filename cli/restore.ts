@@ -81,7 +81,13 @@ async function* entries(
     }
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    throw new ConfigError(`cannot restore ${source}: ${(err as Error).message}`);
+    // What `parley backup` writes is gzip: anything else fails in the decompressor first.
+    const notGzip = first && /gzip|header|deflate/i.test((err as Error).message);
+    throw new ConfigError(
+      notGzip
+        ? `${source} is not a Parley backup (not a .tar.gz that parley backup writes)`
+        : `cannot restore ${source}: ${(err as Error).message}`,
+    );
   } finally {
     stop.abort();
   }

@@ -300,3 +300,10 @@ Deno.test("import znc: crafted event lines are bounded or skipped, never thrown"
     await Deno.remove(work, { recursive: true });
   }
 });
+
+Deno.test("import: a program Parley does not import from is named, with the ones it does", async () => {
+  const r = await parley(["import", "weechat", "/tmp"]);
+  assertEquals(r.code, 2, r.stderr);
+  assertStringIncludes(r.stderr, '"weechat" is not a program Parley imports from');
+  assertStringIncludes(r.stderr, "thelounge, convos, znc, soju");
+});
