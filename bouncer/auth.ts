@@ -27,7 +27,8 @@ export interface Identity {
 const CLIENT_NAME = /^[A-Za-z0-9_.-]{1,32}$/;
 
 /**
- * Splits `EMAIL/NETWORK[@CLIENT]`; undefined when it cannot be one.
+ * Splits `EMAIL/NETWORK[@CLIENT]`, or `EMAIL[@CLIENT]` without a network (an email has one `@`:
+ * a second begins the client's name); undefined when it cannot be one.
  *
  * @internal test seam
  */
@@ -36,7 +37,13 @@ export function parseIdentity(text: string): Identity | undefined {
   const slash = text.indexOf("/");
   const email = slash < 0 ? text : text.slice(0, slash);
   if (!email.includes("@")) return undefined;
-  if (slash < 0) return { email, network: "", client: "" };
+  if (slash < 0) {
+    const at = email.lastIndexOf("@");
+    if (email.indexOf("@") === at) return { email, network: "", client: "" };
+    const client = email.slice(at + 1);
+    if (!CLIENT_NAME.test(client)) return undefined;
+    return { email: email.slice(0, at), network: "", client };
+  }
   const rest = text.slice(slash + 1);
   const at = rest.lastIndexOf("@");
   const network = at < 0 ? rest : rest.slice(0, at);

@@ -21,7 +21,7 @@ import { withStore } from "./fakes.ts";
 const PASSWORD = "correct horse battery";
 const ADDRESS = "192.0.2.7";
 
-Deno.test("auth: a username is EMAIL, EMAIL/NETWORK or EMAIL/NETWORK@CLIENT", () => {
+Deno.test("auth: a username is EMAIL[@CLIENT], EMAIL/NETWORK or EMAIL/NETWORK@CLIENT", () => {
   const cases: [string, ReturnType<typeof parseIdentity>][] = [
     ["jane@example.com", { email: "jane@example.com", network: "", client: "" }],
     ["jane@example.com/irc-x", { email: "jane@example.com", network: "irc-x", client: "" }],
@@ -35,6 +35,9 @@ Deno.test("auth: a username is EMAIL, EMAIL/NETWORK or EMAIL/NETWORK@CLIENT", ()
       network: "irc@x",
       client: "my_laptop.2",
     }],
+    // No network: a second @ begins the client's name.
+    ["jane@example.com@gamja", { email: "jane@example.com", network: "", client: "gamja" }],
+    ["jane@example.com@bad name", undefined],
     ["jane", undefined], // no email
     ["jane/irc-x", undefined],
     ["jane@example.com/", undefined], // an empty network
