@@ -100,7 +100,7 @@ Deno.test("backup of a running daemon, restored, serves the same data", async (t
       const empty = `${work}/empty`;
       const r = await parley(["restore", `${work}/junk.tar.gz`], { env: { PARLEY_HOME: empty } });
       assertEquals(r.code, 2);
-      assertStringIncludes(r.stderr, "cannot restore");
+      assertStringIncludes(r.stderr, "is not a Parley backup");
       const left = [];
       for await (const e of Deno.readDir(empty)) if (e.name !== "parley.lock") left.push(e.name);
       assertEquals(left, []);
