@@ -22,7 +22,7 @@ import { idleGc } from "../lib/idle_gc.ts";
 import { catchStrayErrors } from "../lib/stray_errors.ts";
 import { secretWeakness } from "../lib/secret_strength.ts";
 import { errorBody } from "../http/errors.ts";
-import { lockHome } from "./home.ts";
+import { databaseError, lockHome } from "./home.ts";
 import { openCheckedStore } from "./start_checks.ts";
 import { VERSION } from "./help.ts";
 import {
@@ -66,23 +66,7 @@ function storeError(config: Config, err: unknown): unknown {
   if (!config.databaseUrl) {
     return err instanceof Deno.errors.PermissionDenied ? homeError(config.home, err) : err;
   }
-  const code = (err as { code?: string }).code ?? "";
-  const url = new URL(config.databaseUrl);
-  const where = `${url.hostname || url.searchParams.get("host")}:${url.port || 5432}`;
-  const reasons: Record<string, string> = {
-    ECONNREFUSED: `nothing accepts connections at ${where}`,
-    ENOTFOUND: `no such host ${url.hostname}`,
-    EAI_AGAIN: `${url.hostname} cannot be resolved`,
-    ETIMEDOUT: `${where} does not answer`,
-    EHOSTUNREACH: `${where} is unreachable`,
-    CONNECT_TIMEOUT: `${where} does not answer`,
-    "28P01": "the password was refused",
-    "28000": "the role may not log in",
-    "3D000": "no such database",
-  };
-  const reason = reasons[code] ??
-    (err instanceof Deno.errors.ConnectionRefused ? reasons.ECONNREFUSED : undefined);
-  return reason ? new ConfigError(`PARLEY_DATABASE_URL: cannot connect (${reason})`) : err;
+  return databaseError("PARLEY_DATABASE_URL", config.databaseUrl, err);
 }
 
 /** The bouncer listener when PARLEY_IRC_LISTEN asks for it; a bound port is a config error. */
