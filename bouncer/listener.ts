@@ -6,7 +6,8 @@
  */
 import { log } from "../lib/log.ts";
 import { type BouncerContext, Session } from "./session.ts";
-import { type ClientTransport, SocketTransport } from "./transport.ts";
+import { type ClientTransport, type SocketConn, SocketTransport } from "./transport.ts";
+import { acceptLoop } from "../lib/accept_loop.ts";
 import { listenTls, type TlsListening, type TlsPem } from "./tls_reload.ts";
 
 /** One address to listen on. */
@@ -132,6 +133,7 @@ export function listen(
   tls?: TlsPem,
 ): Listening {
   const listeners: (Deno.Listener | TlsListening)[] = [];
+  let closed = false;
   try {
     for (const a of addresses) {
       const hostname = a.hostname.replace(/^\[|\]$/g, "");
@@ -150,17 +152,19 @@ export function listen(
     log.info("irc listening", {
       url: `${a.tls ? "ircs" : "irc"}://${a.hostname}:${(l.addr as Deno.NetAddr).port}`,
     });
-    (async () => {
-      try {
-        for await (const conn of l) acceptor.accept(new SocketTransport(conn));
-      } catch {
-        // why: the listener was closed (shutdown); each connection's errors are its session's
-      }
-    })();
+    const take = (conn: SocketConn) => acceptor.accept(new SocketTransport(conn));
+    if (!a.tls) acceptLoop(l as Deno.Listener, take, () => closed, "the irc:// listener");
+    else {
+      (async () => {
+        // Its own loop accepts (tls_reload.ts); this one ends when it is closed.
+        for await (const conn of l as TlsListening) take(conn);
+      })();
+    }
   });
   return {
     ports: listeners.map((l) => (l.addr as Deno.NetAddr).port),
     close() {
+      closed = true;
       for (const l of listeners) l.close();
     },
   };

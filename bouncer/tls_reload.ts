@@ -11,6 +11,7 @@
  */
 import tls from "node:tls";
 import { Duplex, Readable } from "node:stream";
+import { acceptLoop } from "../lib/accept_loop.ts";
 
 /** A PEM certificate (chain) and its private key. */
 export interface TlsPem {
@@ -147,13 +148,8 @@ export function listenTls(options: { hostname: string; port: number }, pem: TlsP
     ready.push(asConn(socket, conn.remoteAddr as Deno.NetAddr));
     wake?.();
   };
-  (async () => {
-    try {
-      for await (const conn of listener) handshake(conn);
-    } catch {
-      // why: the listener was closed (shutdown); a handshake's errors end only its socket
-    }
-  })();
+  // A handshake's errors end only its socket.
+  acceptLoop(listener, handshake, () => closed, "the ircs:// listener");
   return {
     addr: listener.addr,
     close() {

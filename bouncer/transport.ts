@@ -34,7 +34,7 @@ export interface ClientTransport {
 }
 
 /** What a socket transport reads and writes: Deno's TCP connection, or a TLS one (tls_reload.ts). */
-type SocketConn = Pick<Deno.Conn, "readable" | "write" | "close" | "remoteAddr"> & {
+export type SocketConn = Pick<Deno.Conn, "readable" | "write" | "close" | "remoteAddr"> & {
   readonly tls?: boolean;
   readonly certificate?: Uint8Array;
 };

@@ -26,6 +26,9 @@ export interface WebListener {
 
 /** How long a rebind waits for the port the old server held to be free again. */
 const REBIND_WAIT_MS = 5000;
+/** The pause before a failed server is bound again, times the attempt, up to the most. */
+const REBIND_PAUSE_MS = 1000;
+const REBIND_PAUSE_MAX_MS = 10_000;
 
 /** Listens, or turns the usual reasons it cannot into a one-line configuration error. */
 function serve(
@@ -96,17 +99,57 @@ export function listenWeb(
     ...opts.tls,
   }, handler);
   const port = server.addr.port;
-  const servers = new Set([server]);
+  const servers = new Set<Deno.HttpServer<Deno.NetAddr>>();
   let stopped = false;
   let finish!: () => void;
   const finished = new Promise<void>((r) => (finish = r));
+  /** The pair in use: a reload replaces it, and a listener bound again takes it. */
+  let tls = opts.tls;
+  let again: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * Out of file descriptors (each client holds one, and a few thousand idle clients suffice),
+   * Deno's accept loop fails and the server stops listening for good while the process goes on.
+   * A server that ends so is bound again, after a pause while the failure lasts, so the web comes
+   * back once the connections go.
+   */
+  const watch = (s: Deno.HttpServer<Deno.NetAddr>) => {
+    servers.add(s);
+    s.finished.then(() => servers.delete(s), (err) => {
+      servers.delete(s);
+      if (stopped || s !== server) return;
+      log.error("the web listener stopped; listening again", { error: String(err) });
+      bindAgain(1);
+    });
+  };
+  const bindAgain = (attempt: number) => {
+    again = setTimeout(() => {
+      again = undefined;
+      if (stopped) return;
+      const next = new AbortController();
+      try {
+        server = Deno.serve({
+          ...base,
+          port,
+          signal: next.signal,
+          onListen: () => log.info("listening again", { port }),
+          ...tls,
+        }, handler);
+      } catch (err) {
+        if (attempt === 1) log.warn("the web listener cannot listen yet", { error: String(err) });
+        return bindAgain(attempt + 1);
+      }
+      controller = next;
+      watch(server);
+    }, Math.min(REBIND_PAUSE_MS * attempt, REBIND_PAUSE_MAX_MS));
+  };
+  watch(server);
   return {
     finished,
     async reloadTls(pem) {
       if (!opts.tls || stopped) return;
       // Checked first (a loopback port of its own), so a bad pair leaves the old server running.
       checkPair(pem);
-      const old = server;
+      tls = pem;
       controller.abort();
       const deadline = Date.now() + REBIND_WAIT_MS;
       const next = new AbortController();
@@ -131,13 +174,15 @@ export function listenWeb(
         }
       }
       controller = next;
-      servers.add(server);
-      old.finished.then(() => servers.delete(old));
+      // The old one ends as it finishes its requests; `watch` takes it out of `servers`.
+      watch(server);
     },
     async stop() {
       stopped = true;
+      clearTimeout(again);
       controller.abort();
-      await Promise.all([...servers].map((s) => s.finished));
+      // why: a server that failed was logged by `watch`; stopping waits for the rest
+      await Promise.all([...servers].map((s) => s.finished.catch(() => {})));
       finish();
     },
   };

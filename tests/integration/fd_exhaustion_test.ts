@@ -1,0 +1,92 @@
+/**
+ * Out of file descriptors: a daemon limited to 256 open files is sent a few hundred idle
+ * connections on its web and IRC ports (each holds a descriptor), past what it can accept. Once
+ * they go, both ports serve again: before, the web's accept loop ended for good and the IRC
+ * listener's too, while the process went on.
+ *
+ * @test-alone: it opens hundreds of sockets from the test process, which tests beside it would
+ * share.
+ */
+import { assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { poll } from "../support/poll.ts";
+import { freePort } from "../support/ports.ts";
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+Deno.test("out of file descriptors: the web and IRC ports serve again once connections go", async () => {
+  const [port, ircPort] = [freePort(), freePort()];
+  const home = await Deno.makeTempDir({ prefix: "parley-fds-" });
+  const child = new Deno.Command("prlimit", {
+    args: ["--nofile=256:256", "--", Deno.execPath(), "run", "-A", "main.ts", "daemon"],
+    cwd: ROOT,
+    env: {
+      NO_COLOR: "1",
+      PARLEY_HOME: home,
+      PARLEY_LISTEN: `http://127.0.0.1:${port}`,
+      PARLEY_IRC_LISTEN: `irc://127.0.0.1:${ircPort}`,
+      PARLEY_NEW_USER_CONNECTION: "0",
+      PARLEY_UPDATE_URL: "",
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let out = "";
+  const decoder = new TextDecoder();
+  const pumps = [child.stdout, child.stderr].map(async (s) => {
+    for await (const chunk of s) out += decoder.decode(chunk, { stream: true });
+  });
+  const conns: Deno.Conn[] = [];
+  try {
+    await poll("ready", () => out.includes(" ready "));
+    // Idle clients, as many as connect: a web one sends half a request and waits.
+    for (const p of [port, ircPort]) {
+      for (let i = 0; i < 300; i++) {
+        const conn = await Promise.race([
+          Deno.connect({ hostname: "127.0.0.1", port: p }).catch(() => undefined),
+          sleep(500).then(() => undefined),
+        ]);
+        if (!conn) break;
+        conns.push(conn);
+        if (p === port) await conn.write(new TextEncoder().encode("GET / HTTP/1.1\r\n"));
+      }
+    }
+    await poll(
+      "both listeners out of descriptors",
+      () =>
+        out.includes("the web listener stopped") && out.includes("irc:// listener cannot accept"),
+    );
+    for (const c of conns.splice(0)) c.close();
+
+    await poll("the web serving again", async () => {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+        await res.body?.cancel();
+        return res.status === 200;
+      } catch {
+        return false;
+      }
+    }, 30_000);
+    // (Until the closed clients are counted out, the address is over its count of clients.)
+    const answer = await poll("the IRC port serving again", async () => {
+      const irc = await Deno.connect({ hostname: "127.0.0.1", port: ircPort });
+      try {
+        await irc.write(new TextEncoder().encode("PING :back\r\n"));
+        const buf = new Uint8Array(512);
+        const n = await irc.read(buf);
+        const text = decoder.decode(buf.subarray(0, n ?? 0));
+        return text.includes("PONG") ? text : undefined;
+      } finally {
+        irc.close();
+      }
+    }, 30_000);
+    assertStringIncludes(answer, "back");
+    assertEquals(out.includes("panicked"), false, out);
+  } finally {
+    for (const c of conns) c.close();
+    child.kill("SIGTERM");
+    await child.status;
+    await Promise.all(pumps);
+    await Deno.remove(home, { recursive: true });
+  }
+});
