@@ -13,6 +13,19 @@ import { randomId } from "../lib/crypto.ts";
 import { lazy } from "../lib/lazy.ts";
 import { removeLeftover } from "../lib/remove.ts";
 
+/**
+ * An uploaded file's name as kept and shown: its last path part, without control characters or
+ * the marks that reverse how text runs (`evil\u202Egnp.html` shows as "evillmth.png"), at most
+ * 255 characters; "upload" when nothing is left.
+ */
+export function cleanFileName(name: string | undefined): string {
+  const base = (name ?? "")
+    // deno-lint-ignore no-control-regex -- control characters are what is removed
+    .replace(/[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "")
+    .split(/[\\/]/).pop()!.trim();
+  return base.slice(0, 255) || "upload";
+}
+
 /** The multipart parser, loaded for the first upload. */
 const loadBusboy = lazy(async () => (await import("busboy")).default);
 
@@ -134,6 +147,9 @@ export async function readUploadForm(
       headers: { "content-type": type },
       // One byte of slack: the spool enforces the exact limit; busboy only stops runaway parts.
       limits: { files: 1, fields: 20, fieldSize, fileSize: limit + 1, parts: 24 },
+      // Browsers send a file's name as UTF-8 bytes: read as Latin-1 (busboy's default), café.txt
+      // became cafÃ©.txt.
+      defParamCharset: "utf8",
     });
   } catch {
     throw invalid("The form data could not be read.", "/body");
@@ -159,7 +175,12 @@ export async function readUploadForm(
     active = stream;
     work.push((async () => {
       const spool = await Spool.create(dir, limit);
-      upload = { spool, name: info.filename || "upload", claimedType: info.mimeType, text: false };
+      upload = {
+        spool,
+        name: cleanFileName(info.filename),
+        claimedType: info.mimeType,
+        text: false,
+      };
       try {
         for await (const chunk of stream) {
           if (failure) break;

@@ -21,7 +21,7 @@ import { mediaType } from "../lib/media_types.ts";
 import { log } from "../lib/log.ts";
 import { authenticate } from "../bouncer/auth.ts";
 import { FILEHOST_PATH } from "../bouncer/filehost.ts";
-import { Spool, UploadTooLarge } from "../files/upload.ts";
+import { cleanFileName, Spool, UploadTooLarge } from "../files/upload.ts";
 import { FileQuotaError, FileTooLargeError } from "../store/files.ts";
 import { head, uploadName } from "./files.ts";
 
@@ -31,20 +31,13 @@ function dispositionName(header: string | undefined): string {
   const star = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
   if (star) {
     try {
-      return clean(decodeURIComponent(star[1].trim()));
+      return cleanFileName(decodeURIComponent(star[1].trim()));
     } catch { /* why: a bad escape: the plain name below is used instead */ }
   }
   const quoted = /filename\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(header);
-  if (quoted) return clean(quoted[1].replace(/\\(.)/g, "$1"));
+  if (quoted) return cleanFileName(quoted[1].replace(/\\(.)/g, "$1"));
   const bare = /filename\s*=\s*([^;\s]+)/.exec(header);
-  return bare ? clean(bare[1]) : "upload";
-}
-
-/** A name without a path or control characters, at most 255 characters. */
-function clean(name: string): string {
-  // deno-lint-ignore no-control-regex -- control characters are what is removed
-  const base = name.replace(/[\x00-\x1f\x7f]/g, "").split(/[\\/]/).pop()!.trim();
-  return base.slice(0, 255) || "upload";
+  return bare ? cleanFileName(bare[1]) : "upload";
 }
 
 /** User and password of an HTTP Basic `Authorization`, or undefined. */

@@ -366,3 +366,23 @@ Deno.test("files: upload, paging, anonymous download, write_only, delete, limits
     await a.close();
   }
 });
+
+Deno.test("files: a name is kept as UTF-8, without controls or marks that reverse text", async () => {
+  const a = await startApp();
+  try {
+    const { user } = await adminAndUser(a);
+    const name = async (filename: string) => {
+      const res = await user.post("/api/files", form("x", filename, "text/plain"));
+      assertEquals(res.status, 200, JSON.stringify(res.body));
+      return res.body.files[0].filename;
+    };
+    // Browsers send the name as UTF-8 bytes, as FormData does here.
+    assertEquals(await name("café.txt"), "café.txt");
+    assertEquals(await name("日本.txt"), "日本.txt");
+    // U+202E shows "evil\u202Egnp.html" as "evillmth.png".
+    assertEquals(await name("evil\u202Egnp.html"), "evilgnp.html");
+    assertEquals(await name("a\u2066b\u200fc.txt"), "abc.txt");
+  } finally {
+    await a.close();
+  }
+});
