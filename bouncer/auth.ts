@@ -143,12 +143,18 @@ export async function authenticateCertificate(
 
 /**
  * The identity a certificate's owner logs in with: `[EMAIL]/NETWORK[@CLIENT]` names a network
- * (and EMAIL, when given, must be the owner's); anything without a slash (a client's default
- * user name) names none. Undefined when it names someone else or cannot be one.
+ * (and EMAIL, when given, must be the owner's), as `EMAIL[@CLIENT]` names none; anything else
+ * without a slash (a client's default user name, a nick) names nothing. Undefined when it names
+ * someone else or cannot be one.
  */
 function certificateIdentity(email: string, text: string): Identity | undefined {
   const slash = text.indexOf("/");
-  if (slash < 0) return { email, network: "", client: "" };
+  if (slash < 0) {
+    // An email (with a client's name after it, or not) must be the owner's.
+    const named = text.includes("@") ? parseIdentity(text) : undefined;
+    if (named && named.email.toLowerCase() !== email.toLowerCase()) return undefined;
+    return { email, network: "", client: named?.client ?? "" };
+  }
   const named = text.slice(0, slash);
   if (named && named.toLowerCase() !== email.toLowerCase()) return undefined;
   return parseIdentity(`${email}${text.slice(slash)}`);

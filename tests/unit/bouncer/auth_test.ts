@@ -171,6 +171,10 @@ Deno.test("auth: a registered certificate logs its owner in; the identity names 
     const bare = await cert(der, "jane") as Login;
     assertEquals(bare.identity, { email: "jane@example.com", network: "", client: "" });
     assertEquals(bare.connection, undefined);
+    // An email without a network must be the owner's too; a client's name may follow it.
+    assertEquals(await cert(der, "joe@example.com"), "invalid", "someone else's email, no network");
+    const named = await cert(der, "Jane@example.com@laptop") as Login;
+    assertEquals(named.identity, { email: "jane@example.com", network: "", client: "laptop" });
   });
 });
 
