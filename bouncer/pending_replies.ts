@@ -191,6 +191,16 @@ const SPECS: Record<string, ReplySpec> = {
   INVITE: spec([], [N.RPL_INVITING]),
 };
 
+/** The refusals of a NICK, each naming the nick refused after the user's own. */
+const NICK_REFUSALS = [
+  N.ERR_ERRONEUSNICKNAME,
+  N.ERR_NICKNAMEINUSE,
+  N.ERR_BANNICKCHANGE,
+  N.ERR_NICKCOLLISION,
+  N.ERR_UNAVAILRESOURCE,
+  N.ERR_NICKTOOFAST,
+];
+
 /** A command whose answer, if any, is only an error. */
 const ERRORS_ONLY: ReplySpec = { replies: new Set(), ends: new Set(), answered: false };
 
@@ -229,16 +239,12 @@ export function replySpec(
         ? spec([N.RPL_TOPIC], [N.RPL_NOTOPIC, N.RPL_TOPICWHOTIME])
         : ERRORS_ONLY;
     case "NICK":
-      // The new nick is everyone's news (the server's NICK line); a refusal is the asker's.
+      // The new nick is everyone's news (the server's NICK line); a refusal is the asker's, told
+      // by the nick it names (a 432 or 437 of another's NICK, or of a JOIN, is not this one's).
       return {
         ...ERRORS_ONLY,
-        ends: set([
-          N.ERR_NONICKNAMEGIVEN,
-          N.ERR_ERRONEUSNICKNAME,
-          N.ERR_NICKNAMEINUSE,
-          N.ERR_NICKCOLLISION,
-          N.ERR_UNAVAILRESOURCE,
-        ]),
+        ends: set(NICK_REFUSALS),
+        subjectAt: Object.fromEntries(NICK_REFUSALS.map((n) => [n, 1])),
       };
     case "MONITOR":
       // Statuses (730/731) are news for every client, asked or not; the list is one client's.
@@ -414,13 +420,15 @@ export class PendingReplies<C> {
 
   /**
    * The server did what an entry's command asked without a numeric (the user's NICK line for a
-   * NICK): the first waiting `command` that named `name` is done, so a later refusal of another
-   * attempt is not taken for it.
+   * NICK): the first waiting `command` that named `name` is done, or else the oldest one (a
+   * server may cut a nick to its NICKLEN), so a later refusal of another attempt is not taken
+   * for it.
    */
   done(command: string, name: string): void {
-    const at = this.#entries.findIndex((e) =>
+    const named = this.#entries.findIndex((e) =>
       e.command === command && e.subjects.has(ircLower(name))
     );
+    const at = named >= 0 ? named : this.#entries.findIndex((e) => e.command === command);
     if (at >= 0) this.#entries.splice(at, 1);
   }
 

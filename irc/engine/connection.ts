@@ -37,9 +37,11 @@ import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
 import type { ConnectionState } from "../../protocol/resources.ts";
 import { UpstreamState } from "../upstream_state.ts";
 import {
+  ERR_BANNICKCHANGE,
   ERR_ERRONEUSNICKNAME,
   ERR_NICKCOLLISION,
   ERR_NICKNAMEINUSE,
+  ERR_NICKTOOFAST,
   ERR_UNAVAILRESOURCE,
   RPL_ISUPPORT,
 } from "../protocol/numerics.ts";
@@ -116,15 +118,17 @@ export class SendError extends Error {}
 const MAX_ANSWERS = 10;
 
 /** What a TLS client says when the server at the other end does not speak TLS. */
-const TLS_MISMATCH =
-  /before secure TLS|wrong version number|packet length too long|unexpected eof|record layer failure/i;
+// Not a closed handshake ("unexpected eof"): a TLS server that throttles or bans closes so too.
+const TLS_MISMATCH = /before secure TLS|wrong version number|packet length too long/i;
 
 /** The refusals of a NICK once registered, naming the nick refused. */
 const REGAIN_REFUSALS = new Set([
   ERR_ERRONEUSNICKNAME,
   ERR_NICKNAMEINUSE,
+  ERR_BANNICKCHANGE,
   ERR_NICKCOLLISION,
   ERR_UNAVAILRESOURCE,
+  ERR_NICKTOOFAST,
 ]);
 /**
  * Most of the user's lines waiting behind flood control (about half an hour of them at the
@@ -633,6 +637,8 @@ export class IrcConnection {
    */
   askNick(nick: string): Promise<void> {
     this.#askedNick = nick;
+    // The user's own ask: its refusal is theirs to see, even of the nick a regain tried.
+    this.#regainAsked = undefined;
     return this.send(ircLine("NICK", nick));
   }
 

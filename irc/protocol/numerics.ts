@@ -122,11 +122,14 @@ export const ERR_INPUTTOOLONG = "417";
 export const ERR_UNKNOWNCOMMAND = "421";
 export const ERR_NOMOTD = "422";
 export const ERR_NOADMININFO = "423";
-export const ERR_NONICKNAMEGIVEN = "431";
 export const ERR_ERRONEUSNICKNAME = "432";
 export const ERR_NICKNAMEINUSE = "433";
 export const ERR_NICKCOLLISION = "436";
 export const ERR_UNAVAILRESOURCE = "437";
+/** A nick change refused while banned in a channel (charybdis, solanum). */
+export const ERR_BANNICKCHANGE = "435";
+/** A nick change refused as too soon after the last (ircu, hybrid, solanum). */
+export const ERR_NICKTOOFAST = "438";
 export const ERR_USERNOTINCHANNEL = "441";
 export const ERR_NOTONCHANNEL = "442";
 export const ERR_USERONCHANNEL = "443";

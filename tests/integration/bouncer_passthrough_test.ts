@@ -142,7 +142,9 @@ Deno.test("bouncer passthrough: query errors, passed-through commands, answers t
         // registered, which made it alice_, is said before).
         const server = await api.get(`/api/connection/${cid}/messages`);
         const said: string[] = server.body.messages.map((m: { message: string }) => m.message);
-        const since = said.slice(said.findLastIndex((m) => m.startsWith("Connected to")));
+        const connected = said.findLastIndex((m) => m.startsWith("Connected to"));
+        assert(connected >= 0, said.join("\n"));
+        const since = said.slice(connected);
         assertEquals(since.filter((m) => m.startsWith("nickname_in_use")), [], said.join("\n"));
       } finally {
         await holder.close();

@@ -107,8 +107,13 @@ export function attachInbound(
       if (!gathered && !registration) {
         for (const [event, ev] of answersOf(m, got, answers, prefix)) client.emit(event, ev);
       }
-      const handler = gathered ? undefined : COMMANDS.get(m.command);
-      const out: LineOut | undefined = outlet() ? { message: m } : undefined;
+      // Parley's own try to regain the wanted nick, refused while someone holds it: tried again
+      // in a minute, and said to no one each time (not in history, nor to an IRC client).
+      const own = conn.refusesRegain(m);
+      const handler = gathered || own ? undefined : COMMANDS.get(m.command);
+      const out: LineOut | undefined = outlet()
+        ? { message: m, ...(own ? { produced: { kind: "own" } as const } : {}) }
+        : undefined;
       if (!handler && !out) return !registration;
       const ts = timeOf(m);
       run(async () => {

@@ -65,12 +65,6 @@ export function prefixString(prefix: unknown): string | undefined {
 
 /** A refusal in the server conversation and on the bus. */
 const refused: Handler = async (cx, m, ts) => {
-  // Parley's own regain of the wanted nick, refused while someone holds it: tried again in a
-  // minute, and said to no one each time.
-  if (cx.conn.refusesRegain(m)) {
-    if (cx.out) cx.out.produced = { kind: "own" };
-    return;
-  }
   const ev = ircError(m)!;
   const text = [ev.error, ev.channel ?? ev.nick, ev.reason].filter(Boolean).join(": ");
   await cx.server(text, ts);

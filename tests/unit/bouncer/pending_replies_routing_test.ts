@@ -166,5 +166,12 @@ Deno.test("pending replies: a NICK's refusal is its asker's; one it got is done"
   assertEquals(q.size, 0);
   assertEquals(to(":s 433 me bob :Nickname already in use"), "");
   ask("a", "NICK 9lives");
+  // Another's refusal naming something else (a JOIN's 437, the web's /nick) is not a's.
+  assertEquals(to(":s 437 me #held :Nick/channel is temporarily unavailable"), "");
+  assertEquals(to(":s 432 me 9x :Erroneous nickname"), "");
   assertEquals(to(":s 432 me 9lives :Erroneous nickname"), "a (end)");
+  // Given cut to the server's NICKLEN: the oldest waiting NICK is done all the same.
+  ask("b", "NICK averyveryverylongnick");
+  q.done("NICK", "averyvery");
+  assertEquals(q.size, 0);
 });
