@@ -150,6 +150,9 @@ export function listenWeb(
       // Checked first (a loopback port of its own), so a bad pair leaves the old server running.
       checkPair(pem);
       tls = pem;
+      // A rebind waiting after a failure would find the port taken by this one.
+      clearTimeout(again);
+      again = undefined;
       controller.abort();
       const deadline = Date.now() + REBIND_WAIT_MS;
       const next = new AbortController();

@@ -8,6 +8,8 @@ import { log } from "./log.ts";
 
 /** The pause after a failed accept, before the next. */
 const RETRY_MS = 1000;
+/** What an accept says when the process (EMFILE) or the system (ENFILE) has no descriptor left. */
+const OUT_OF_FILES = /too many open files|os error 2[34]\b/i;
 
 /**
  * Hands each connection of `listener` to `take` until `closed()`; `what` names the listener in
@@ -26,6 +28,13 @@ export async function acceptLoop(
       conn = await listener.accept();
     } catch (err) {
       if (closed() || err instanceof Deno.errors.BadResource) return;
+      // One connection's failure (reset before it was accepted) costs nothing; a process out of
+      // descriptors waits for some to be given back.
+      if (!OUT_OF_FILES.test(String(err))) {
+        log.debug(`${what}: a connection failed before it was accepted`, { error: String(err) });
+        await new Promise((r) => setTimeout(r, 10)); // never a busy loop, whatever the error
+        continue;
+      }
       if (!failing) {
         log.warn(`${what} cannot accept connections; trying again every second`, {
           error: String(err),
@@ -37,6 +46,12 @@ export async function acceptLoop(
     }
     if (failing) log.info(`${what} accepts connections again`);
     failing = false;
-    take(conn);
+    try {
+      take(conn);
+    } catch (err) {
+      // One connection's trouble must not end the loop, which nothing would start again.
+      log.error(`${what}: a connection could not be taken`, { error: String(err) });
+      conn.close();
+    }
   }
 }

@@ -321,7 +321,7 @@ Deno.test("daemon: start errors are one line naming the variable, exit 2, before
         PARLEY_TLS_KEY: `${home}/other.key`,
       }).exited();
       assertConfigError(web, "PARLEY_TLS_KEY");
-      // Accepted before, and then every client's handshake failed without a word.
+      // node:tls takes such a pair and fails every client's handshake without a word.
       const irc = await daemon({
         PARLEY_HOME: home,
         PARLEY_IRC_LISTEN: `ircs://127.0.0.1:${freePort()}`,

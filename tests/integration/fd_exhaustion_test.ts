@@ -1,8 +1,8 @@
 /**
  * Out of file descriptors: a daemon limited to 256 open files is sent a few hundred idle
  * connections on its web and IRC ports (each holds a descriptor), past what it can accept. Once
- * they go, both ports serve again: before, the web's accept loop ended for good and the IRC
- * listener's too, while the process went on.
+ * they go, both ports serve again: an accept loop that ended at the failure would leave them bound
+ * and unserved while the process went on.
  *
  * @test-alone: it opens hundreds of sockets from the test process, which tests beside it would
  * share.
