@@ -10,6 +10,7 @@
  */
 import type { Context } from "hono";
 import type { Config } from "../config.ts";
+import { log } from "../lib/log.ts";
 
 /** Loopback listen addresses. */
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
@@ -35,8 +36,21 @@ export function foreignHost(c: Context, config: Config): string | undefined {
   } catch {
     return "The Host header is not a host.";
   }
+  // A name written with its final dot is the same name.
+  name = name.replace(/\.$/, "");
   if (IPV4.test(name) || name.startsWith("[")) return undefined;
   if (name === "localhost" || name.endsWith(".localhost")) return undefined;
   if (name === config.baseUrl.hostname || name === config.listen.hostname) return undefined;
-  return `This server is not reached as ${name}: use its address or PARLEY_BASE_URL's name.`;
+  if (!told.has(name) && told.size < 100) {
+    told.add(name);
+    // A proxy in front that passes its own name on, without PARLEY_REVERSE_PROXY, meets this
+    // too: the operator is told how to let it in.
+    log.warn("a request for another name was refused", { host: name, fix: FIX });
+  }
+  return `This server is not reached as ${name}: ${FIX}.`;
 }
+
+/** How an operator lets a name in. */
+const FIX = "set PARLEY_BASE_URL to the URL people use, or PARLEY_REVERSE_PROXY=1 behind a proxy";
+/** The names refused so far (each is logged once). */
+const told = new Set<string>();

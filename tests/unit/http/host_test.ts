@@ -33,6 +33,8 @@ Deno.test("host: a loopback listener answers to its names and to addresses only"
       "chat.example.org",
       "CHAT.example.org:443",
       "192.168.1.20:3000",
+      "localhost.:3000",
+      "chat.example.org.",
       undefined,
     ]
   ) assertEquals(await refused(config, host), false, String(host));
