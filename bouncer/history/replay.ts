@@ -51,9 +51,10 @@ export async function replay(
   for (const conv of await parts.store.conversations.listForConnection(scope.connection.id)) {
     const id = conv.conversationId;
     // The channels it is shown, and private conversations that have something to show: since
-    // its place, or of the last day when its place is unknown.
+    // its place, or of the last day for a name seen the first time (a client without a name has
+    // no place ever: it would be given the day's again at each attach).
     const channel = isChannel(id);
-    if (id === "" || (channel && !wanted.has(id))) continue;
+    if (id === "" || (channel ? !wanted.has(id) : since === undefined && !client)) continue;
     const limit = since === undefined ? REPLAY_UNKNOWN : REPLAY_MAX;
     const after = since ?? (channel ? -1 : until - REPLAY_UNKNOWN_PRIVATE_US);
     const lines = await parts.history.lines(conv.id, {

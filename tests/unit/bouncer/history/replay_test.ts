@@ -65,6 +65,9 @@ Deno.test("replay: a new client name gets the day's private conversations too", 
     const [, texts] = first[1];
     assertEquals(texts.length, REPLAY_UNKNOWN, "the last lines, as of a channel");
     assertEquals(texts.at(-1), `lately ${REPLAY_UNKNOWN + 4}`);
+    // A client without a name keeps no place: it would get them again at each attach.
+    const anon = batches(await history.replay({ ...scope, client: "" }, ["#chan"]));
+    assertEquals(anon.map(([t]) => t), ["#Chan"]);
   });
 });
 
