@@ -22,8 +22,11 @@ export function cleanFileName(name: string | undefined): string {
   const base = (name ?? "")
     // deno-lint-ignore no-control-regex -- control characters are what is removed
     .replace(/[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "")
-    .split(/[\\/]/).pop()!.trim();
-  return base.slice(0, 255) || "upload";
+    // Only `/`: a backslash is a letter of a name on Linux and macOS (AC\DC.mp3), and browsers
+    // send the base name anyway.
+    .split("/").pop()!.trim();
+  // Cut by characters, never inside one (an emoji is two UTF-16 units).
+  return [...base].slice(0, 255).join("") || "upload";
 }
 
 /** The multipart parser, loaded for the first upload. */

@@ -5,7 +5,13 @@
  */
 import { assert, assertEquals } from "../../support/assert.ts";
 import { DomainError } from "../../../lib/errors.ts";
-import { FIELD_LIMIT, FORM_OVERHEAD, readUploadForm, Spool } from "../../../files/upload.ts";
+import {
+  cleanFileName,
+  FIELD_LIMIT,
+  FORM_OVERHEAD,
+  readUploadForm,
+  Spool,
+} from "../../../files/upload.ts";
 
 const LIMIT = 1000;
 
@@ -176,4 +182,17 @@ Deno.test("spool: a write that would pass the limit is refused before it is writ
     );
     await spool.discard();
   });
+});
+
+Deno.test("upload names: the base name, without controls or text-direction marks, whole characters", () => {
+  assertEquals(cleanFileName("café.txt"), "café.txt");
+  assertEquals(cleanFileName("../../etc/passwd"), "passwd");
+  assertEquals(cleanFileName("AC\\DC.mp3"), "AC\\DC.mp3", "a backslash is a letter");
+  assertEquals(cleanFileName("evil\u202Egnp.html"), "evilgnp.html");
+  assertEquals(cleanFileName("a\u0000b\u009fc\u2066d"), "abcd");
+  assertEquals(cleanFileName(" \u200f "), "upload");
+  assertEquals(cleanFileName(undefined), "upload");
+  // 254 letters and an emoji (two UTF-16 units): cut after the emoji, never inside it.
+  const long = "a".repeat(254) + "😀" + "b";
+  assertEquals(cleanFileName(long), "a".repeat(254) + "😀");
 });
