@@ -7,6 +7,7 @@ import {
   type Config,
   ConfigError,
   configWarnings,
+  flagsToEnv,
   homeError,
   listenPort,
   loadConfig,
@@ -140,7 +141,9 @@ export async function daemon(args: string[]): Promise<void> {
   catchStrayErrors();
   const config = await loadConfig(args);
   configureLog(config, Deno.env.get("JOURNAL_STREAM"));
-  for (const warning of configWarnings(config, Deno.env.toObject())) log.warn(warning);
+  // Flags count as the variables they stand for.
+  const given = { ...Deno.env.toObject(), ...flagsToEnv(args) };
+  for (const warning of configWarnings(config, given)) log.warn(warning);
   const weak = secretWeakness(config.secret);
   if (weak) {
     log.warn("the server secret (PARLEY_SECRET) is weak; use `openssl rand -base64 32`", {

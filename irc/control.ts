@@ -6,13 +6,13 @@
 import type { ConnectionRecord } from "../store/connections.ts";
 import type { CommandResult } from "./chat/commands.ts";
 
-/** A connection's live state and info, as the Connection resource shows them. */
 /** A conversation a new connection starts with: a channel's key when its URL gave one. */
 export interface FirstConversation {
   name: string;
   key?: string;
 }
 
+/** A connection's live state and info, as the Connection resource shows them. */
 export interface LiveView {
   state: string;
   info: Record<string, unknown>;

@@ -164,7 +164,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     const body = await jsonBody(c, bodyOf("updateUser"));
     // As Convos: roles from a non-admin are ignored, not refused.
     const roles = caller.roles.includes("admin") ? body.roles : undefined;
-    if (roles !== undefined) await checkRoles(store.users, user, roles);
+    if (roles !== undefined) await checkRoles(store.users, user, roles, "/body/roles");
     // One's own new password needs the current one, unless this session was opened with it
     // within RECENT_PASSWORD_MS (Convos's client never sends it). An admin setting someone else's
     // does not (they cannot know it), as Convos lets them; the invite link is the way that leaves
@@ -199,7 +199,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
 
   bind(app, "deleteUser", requireUser, async (c) => {
     const user = await target(currentUser(c), c.req.param("email"), "delete");
-    await checkDeletable(store.users, user);
+    await checkDeletable(store.users, user, "/params/email");
     for (const hook of deps.userDeleted ?? []) await hook(user.id);
     await store.users.remove(user.id);
     log.info("user deleted", { uid: user.id });

@@ -1,7 +1,8 @@
 /**
  * What keeps a server usable, whoever changes its accounts (the API, BouncerServ, `parley user`):
  * it always has an admin, and at least one person (with none, the next visitor to /register would
- * become the admin). Each refusal is a DomainError, with the words and pointer the API answers.
+ * become the admin). Each refusal is a DomainError with the words the API answers, at the pointer
+ * its caller gives (the API's `/body/roles`; nothing for BouncerServ and the command line).
  */
 import { invalid } from "../lib/errors.ts";
 import type { UserRecord, UserStore } from "./users.ts";
@@ -16,16 +17,19 @@ export async function checkRoles(
   users: UserStore,
   user: UserRecord,
   roles: string[],
+  path?: string,
 ): Promise<void> {
   if (!roles.includes("admin") && await isLastAdmin(users, user)) {
-    throw invalid("The last admin cannot give up the admin role.", "/body/roles");
+    throw invalid("The last admin cannot give up the admin role.", path);
   }
 }
 
 /** Refuses to delete `user` when they are the only person left, or the last admin. */
-export async function checkDeletable(users: UserStore, user: UserRecord): Promise<void> {
+export async function checkDeletable(
+  users: UserStore,
+  user: UserRecord,
+  path?: string,
+): Promise<void> {
   if ((await users.countPeople()) <= 1) throw invalid("You are the only user left.");
-  if (await isLastAdmin(users, user)) {
-    throw invalid("The last admin cannot be deleted.", "/params/email");
-  }
+  if (await isLastAdmin(users, user)) throw invalid("The last admin cannot be deleted.", path);
 }

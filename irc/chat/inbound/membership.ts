@@ -89,10 +89,10 @@ export async function join(cx: Inbound, channel: string, nick: string, ts: numbe
  * reconnect, or the first join of a new connection): full (471), invite only (473), banned (474),
  * a wrong key (475), a registered nick needed (477), TLS needed (489), too many channels (405) or
  * the channel held for a while after a netsplit (437, which names a nick when it refuses one:
- * that is not a channel and is left to the nick's handlers). The channel must not look joined: the refusal is said in its own history
- * (the server's conversation has it too, server.ts), it is no longer joined, as after a kick, and
- * its clients are told it is frozen, with the server's reason. A wrong key is forgotten. Joining
- * again (`/join #chan key`) brings it back.
+ * that is not a channel and is left to the nick's handlers). The channel must not look joined:
+ * the refusal is said in its own history (the server's conversation has it too, server.ts), it is
+ * no longer joined, as after a kick, and its clients are told it is frozen, with the server's
+ * reason. A wrong key is forgotten. Joining again (`/join #chan key`) brings it back.
  */
 async function joinRefused(cx: Inbound, m: Message, ts: number): Promise<void> {
   const { conn, deps } = cx;
