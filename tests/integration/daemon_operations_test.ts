@@ -11,10 +11,10 @@ import { parley } from "../support/cli.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { freePort } from "../support/ports.ts";
+import { daemonProcess } from "../support/daemon_process.ts";
 import { startServer } from "../support/server.ts";
 import { fingerprint, selfSigned } from "../../lib/self_signed.ts";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
 const isRoot = Deno.uid() === 0;
 
 /** `ignore` for what only root can do here; the reason is printed when it skips. */
@@ -24,46 +24,7 @@ function needsRoot(reason: string): boolean {
 }
 
 /** The daemon as a child process with `env`, its output kept. */
-function daemon(env: Record<string, string>, wrap: string[] = []) {
-  const [command, ...pre] = wrap.length ? wrap : [Deno.execPath()];
-  const child = new Deno.Command(command, {
-    args: [...(wrap.length ? [...pre, Deno.execPath()] : []), "run", "-A", "main.ts", "daemon"],
-    cwd: ROOT,
-    env: {
-      NO_COLOR: "1",
-      PARLEY_UPDATE_URL: "",
-      PARLEY_NEW_USER_CONNECTION: "0",
-      PARLEY_LISTEN: `http://127.0.0.1:${freePort()}`,
-      ...env,
-    },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let out = "";
-  const decoder = new TextDecoder();
-  const pumps = [child.stdout, child.stderr].map(async (s) => {
-    for await (const chunk of s) out += decoder.decode(chunk, { stream: true });
-  });
-  return {
-    output: () => out,
-    /** Waits for the exit; the code and everything printed. */
-    async exited(): Promise<{ code: number; out: string }> {
-      const { code } = await child.status;
-      await Promise.all(pumps);
-      return { code, out };
-    },
-    signal(signal: Deno.Signal): void {
-      child.kill(signal);
-    },
-    async stop(): Promise<void> {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* gone */ }
-      await child.status;
-      await Promise.all(pumps);
-    },
-  };
-}
+const daemon = daemonProcess;
 
 /** A loopback address of its own (127.x.y.z), so that ports 80 and 443 are surely free there. */
 function ownLoopback(): string {

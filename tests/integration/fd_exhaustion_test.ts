@@ -10,35 +10,21 @@
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
 import { freePort } from "../support/ports.ts";
+import { daemonProcess } from "../support/daemon_process.ts";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 Deno.test("out of file descriptors: the web and IRC ports serve again once connections go", async () => {
   const [port, ircPort] = [freePort(), freePort()];
   const home = await Deno.makeTempDir({ prefix: "parley-fds-" });
-  const child = new Deno.Command("prlimit", {
-    args: ["--nofile=256:256", "--", Deno.execPath(), "run", "-A", "main.ts", "daemon"],
-    cwd: ROOT,
-    env: {
-      NO_COLOR: "1",
-      PARLEY_HOME: home,
-      PARLEY_LISTEN: `http://127.0.0.1:${port}`,
-      PARLEY_IRC_LISTEN: `irc://127.0.0.1:${ircPort}`,
-      PARLEY_NEW_USER_CONNECTION: "0",
-      PARLEY_UPDATE_URL: "",
-    },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let out = "";
-  const decoder = new TextDecoder();
-  const pumps = [child.stdout, child.stderr].map(async (s) => {
-    for await (const chunk of s) out += decoder.decode(chunk, { stream: true });
-  });
+  const d = daemonProcess({
+    PARLEY_HOME: home,
+    PARLEY_LISTEN: `http://127.0.0.1:${port}`,
+    PARLEY_IRC_LISTEN: `irc://127.0.0.1:${ircPort}`,
+  }, ["prlimit", "--nofile=256:256", "--"]);
   const conns: Deno.Conn[] = [];
   try {
-    await poll("ready", () => out.includes(" ready "));
+    await poll("ready", () => d.output().includes(" ready "));
     // Idle clients, as many as connect: a web one sends half a request and waits.
     for (const p of [port, ircPort]) {
       for (let i = 0; i < 300; i++) {
@@ -54,7 +40,8 @@ Deno.test("out of file descriptors: the web and IRC ports serve again once conne
     await poll(
       "both listeners out of descriptors",
       () =>
-        out.includes("the web listener stopped") && out.includes("irc:// listener cannot accept"),
+        d.output().includes("the web listener stopped") &&
+        d.output().includes("irc:// listener cannot accept"),
     );
     for (const c of conns.splice(0)) c.close();
 
@@ -74,19 +61,17 @@ Deno.test("out of file descriptors: the web and IRC ports serve again once conne
         await irc.write(new TextEncoder().encode("PING :back\r\n"));
         const buf = new Uint8Array(512);
         const n = await irc.read(buf);
-        const text = decoder.decode(buf.subarray(0, n ?? 0));
+        const text = new TextDecoder().decode(buf.subarray(0, n ?? 0));
         return text.includes("PONG") ? text : undefined;
       } finally {
         irc.close();
       }
     }, 30_000);
     assertStringIncludes(answer, "back");
-    assertEquals(out.includes("panicked"), false, out);
+    assertEquals(d.output().includes("panicked"), false, d.output());
   } finally {
     for (const c of conns) c.close();
-    child.kill("SIGTERM");
-    await child.status;
-    await Promise.all(pumps);
+    await d.stop();
     await Deno.remove(home, { recursive: true });
   }
 });
