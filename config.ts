@@ -525,8 +525,11 @@ export function configWarnings(
   return out;
 }
 
-/** Loopback names and addresses: plain IRC listens there without asking. */
-const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
+/**
+ * Loopback names and addresses: plain IRC listens there without asking, and a web listener there
+ * answers only to its own names (http/host.ts).
+ */
+export const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
 
 /**
  * PARLEY_IRC_LISTEN: comma-separated `ircs://HOST:PORT` (needs PARLEY_IRC_TLS_CERT and _KEY) and
@@ -562,7 +565,7 @@ function parseIrcListen(env: Record<string, string | undefined>): IrcListenAddre
 }
 
 /** Creates the data folder and returns the secret: configured, or generated once and kept (mode 0600). */
-async function prepareHome(home: string, configured?: string): Promise<string> {
+async function prepareHome(home: string, configured?: string, write = true): Promise<string> {
   try {
     await Deno.mkdir(home, { recursive: true, mode: 0o700 });
     if (configured) {
@@ -577,6 +580,7 @@ async function prepareHome(home: string, configured?: string): Promise<string> {
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
     }
+    if (!write) return "";
     const secret = randomId(32);
     await Deno.writeTextFile(path, secret + "\n", { mode: 0o600 });
     return secret;
@@ -630,9 +634,19 @@ export async function refuseRootInOthersHome(home: string): Promise<void> {
 }
 
 /** Reads the environment, flags and secret files, prepares the data folder, returns the Config. */
-export async function loadConfig(args: string[], env = Deno.env.toObject()): Promise<Config> {
+export async function loadConfig(
+  args: string[],
+  env = Deno.env.toObject(),
+  /**
+   * A command, not a node: on PostgreSQL the secret is the nodes' (the database keeps its
+   * fingerprint), so a data folder without one gets none written, and the secret is "" (which a
+   * command that signs refuses).
+   */
+  opts: { command?: boolean } = {},
+): Promise<Config> {
   const partial = parseConfig(await readSecretFiles({ ...env, ...flagsToEnv(args) }));
   await refuseRootInOthersHome(partial.home);
-  const secret = await prepareHome(partial.home, partial.secret);
+  const write = !(opts.command && partial.databaseUrl);
+  const secret = await prepareHome(partial.home, partial.secret, write);
   return { ...partial, secret };
 }

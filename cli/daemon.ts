@@ -29,7 +29,7 @@ import { VERSION } from "./help.ts";
 import {
   checkedPair,
   type Handler,
-  listenFailure,
+  listenError,
   listenWeb,
   type WebListener,
 } from "./web_listener.ts";
@@ -83,21 +83,7 @@ async function startIrcListener(
     return startBouncer(deps, { addresses: config.ircListen, tls, version: VERSION });
   } catch (err) {
     const where = config.ircListen.map((a) => `${a.hostname}:${a.port}`).join(", ");
-    if (err instanceof Deno.errors.AddrInUse) {
-      throw new ConfigError(`PARLEY_IRC_LISTEN: ${where}: already in use by another program`);
-    }
-    if (err instanceof Deno.errors.AddrNotAvailable) {
-      throw new ConfigError(`PARLEY_IRC_LISTEN: ${where}: not an address of this machine`);
-    }
-    if (err instanceof Deno.errors.PermissionDenied) {
-      throw new ConfigError(
-        `PARLEY_IRC_LISTEN: ${where}: no permission to listen there (a port below 1024 needs ` +
-          "root or CAP_NET_BIND_SERVICE: in a systemd unit, AmbientCapabilities=CAP_NET_BIND_SERVICE)",
-      );
-    }
-    const reason = listenFailure(err);
-    if (reason) throw new ConfigError(`PARLEY_IRC_LISTEN: ${where}: ${reason}`);
-    throw err;
+    throw listenError("PARLEY_IRC_LISTEN", where, config.ircListen.some((a) => a.port < 1024), err);
   }
 }
 

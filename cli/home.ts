@@ -1,13 +1,6 @@
 /** The data folder as the commands see it: its configuration, and the lock one daemon holds. */
 import { join } from "node:path";
-import {
-  type Config,
-  ConfigError,
-  loadConfig,
-  parseConfig,
-  readSecretFiles,
-  refuseRootInOthersHome,
-} from "../config.ts";
+import { type Config, ConfigError, loadConfig, parseConfig } from "../config.ts";
 import { configureLog, logToStderr } from "../lib/log.ts";
 
 /** The lock file's name in the data folder. */
@@ -37,30 +30,9 @@ export async function commandConfig(flags: Record<string, string>): Promise<Conf
       `the data folder ${home} does not exist (set PARLEY_HOME or pass --home)`,
     );
   }
-  const config = await withoutNewSecret(env) ?? await loadConfig([], env);
+  const config = await loadConfig([], env, { command: true });
   configureLog(config, Deno.env.get("JOURNAL_STREAM"));
   return config;
-}
-
-/**
- * On PostgreSQL the secret is the nodes' (the database keeps its fingerprint), so a command given
- * none, in a data folder without one, writes no new one there as the daemon would: it would be
- * no node's. Its secret is then "", which a command that signs refuses (`user`'s nodesSecret).
- */
-async function withoutNewSecret(env: Record<string, string>): Promise<Config | undefined> {
-  const partial = parseConfig(await readSecretFiles(env));
-  if (!partial.databaseUrl || partial.secret !== undefined) return undefined;
-  try {
-    // As loadConfig reads it, which would replace a shorter one with a new one.
-    if ((await Deno.readTextFile(join(partial.home, "secret"))).trim().length >= 16) {
-      return undefined;
-    }
-  } catch (err) {
-    // Unreadable: loadConfig says why, in one line.
-    if (!(err instanceof Deno.errors.NotFound)) return undefined;
-  }
-  await refuseRootInOthersHome(partial.home);
-  return { ...partial, secret: "" };
 }
 
 /**

@@ -35,29 +35,38 @@ function serve(
   options: Deno.ServeTcpOptions & Partial<TlsPem>,
   handler: Handler,
 ): Deno.HttpServer<Deno.NetAddr> {
-  const where = `${options.hostname}:${options.port}`;
   try {
     return Deno.serve(options, handler);
   } catch (err) {
-    if (err instanceof Deno.errors.AddrInUse) {
-      throw new ConfigError(`PARLEY_LISTEN: ${where} is already in use by another program`);
-    }
-    if (err instanceof Deno.errors.PermissionDenied) {
-      throw new ConfigError(
-        `PARLEY_LISTEN: no permission to listen on ${where}` +
-          (options.port! < 1024
-            ? " (a port below 1024 needs root or CAP_NET_BIND_SERVICE: in a systemd unit, " +
-              "AmbientCapabilities=CAP_NET_BIND_SERVICE)"
-            : ""),
-      );
-    }
-    if (err instanceof Deno.errors.AddrNotAvailable) {
-      throw new ConfigError(`PARLEY_LISTEN: ${options.hostname} is not an address of this machine`);
-    }
-    const reason = listenFailure(err);
-    if (reason) throw new ConfigError(`PARLEY_LISTEN: ${where}: ${reason}`);
-    throw err;
+    const where = `${options.hostname}:${options.port}`;
+    throw listenError("PARLEY_LISTEN", where, options.port! < 1024, err);
   }
+}
+
+/**
+ * A listener that could not bind, as one line naming `variable` and the address (`where`), for the
+ * usual reasons; any other error as it is. `lowPort`: a port below 1024, which needs a capability.
+ */
+export function listenError(
+  variable: string,
+  where: string,
+  lowPort: boolean,
+  err: unknown,
+): unknown {
+  const reason = err instanceof Deno.errors.AddrInUse
+    ? "is already in use by another program"
+    : err instanceof Deno.errors.AddrNotAvailable
+    ? "is not an address of this machine"
+    : err instanceof Deno.errors.PermissionDenied
+    ? "may not be listened on by this user" +
+      (lowPort
+        ? " (a port below 1024 needs root or CAP_NET_BIND_SERVICE: in a systemd unit, " +
+          "AmbientCapabilities=CAP_NET_BIND_SERVICE)"
+        : "")
+    : /failed to lookup address/i.test(String(err))
+    ? "does not resolve"
+    : undefined;
+  return reason ? new ConfigError(`${variable}: ${where} ${reason}`) : err;
 }
 
 /**
@@ -70,13 +79,6 @@ export function checkedPair(pem: TlsPem, variables: string): void {
   } catch (err) {
     throw new ConfigError(`${variables} cannot serve TLS: ${(err as Error).message}`);
   }
-}
-
-/** Why a listener could not bind, for the failures that are not Deno's own error classes. */
-export function listenFailure(err: unknown): string | undefined {
-  const message = err instanceof Error ? err.message : String(err);
-  if (/failed to lookup address/i.test(message)) return "the name does not resolve";
-  return undefined;
 }
 
 /** Binds `hostname`:`port` (with `tls`, HTTPS) and hands every request to `handler`. */
@@ -106,6 +108,13 @@ export function listenWeb(
   /** The pair in use: a reload replaces it, and a listener bound again takes it. */
   let tls = opts.tls;
   let again: ReturnType<typeof setTimeout> | undefined;
+  /** Binds the port again with the pair in use; the new server then takes the requests. */
+  const bindPort = (onListen: () => void) => {
+    const next = new AbortController();
+    server = Deno.serve({ ...base, port, signal: next.signal, onListen, ...tls }, handler);
+    controller = next;
+    watch(server);
+  };
   /**
    * Out of file descriptors (each client holds one, and a few thousand idle clients suffice),
    * Deno's accept loop fails and the server stops listening for good while the process goes on.
@@ -125,21 +134,12 @@ export function listenWeb(
     again = setTimeout(() => {
       again = undefined;
       if (stopped) return;
-      const next = new AbortController();
       try {
-        server = Deno.serve({
-          ...base,
-          port,
-          signal: next.signal,
-          onListen: () => log.info("listening again", { port }),
-          ...tls,
-        }, handler);
+        bindPort(() => log.info("listening again", { port }));
       } catch (err) {
         if (attempt === 1) log.warn("the web listener cannot listen yet", { error: String(err) });
-        return bindAgain(attempt + 1);
+        bindAgain(attempt + 1);
       }
-      controller = next;
-      watch(server);
     }, Math.min(REBIND_PAUSE_MS * attempt, REBIND_PAUSE_MAX_MS));
   };
   watch(server);
@@ -153,18 +153,12 @@ export function listenWeb(
       // A rebind waiting after a failure would find the port taken by this one.
       clearTimeout(again);
       again = undefined;
+      // The old one ends as it finishes its requests; `watch` takes it out of `servers`.
       controller.abort();
       const deadline = Date.now() + REBIND_WAIT_MS;
-      const next = new AbortController();
       for (;;) {
         try {
-          server = Deno.serve({
-            ...base,
-            port,
-            signal: next.signal,
-            onListen: () => {},
-            ...pem,
-          }, handler);
+          bindPort(() => {});
           break;
         } catch (err) {
           if (!(err instanceof Deno.errors.AddrInUse) || Date.now() > deadline) {
@@ -176,9 +170,6 @@ export function listenWeb(
           await new Promise((r) => setTimeout(r, 10));
         }
       }
-      controller = next;
-      // The old one ends as it finishes its requests; `watch` takes it out of `servers`.
-      watch(server);
     },
     async stop() {
       stopped = true;

@@ -14,15 +14,20 @@ import { RECENT_PASSWORD_MS, sessionPasswordAt, wallNow } from "./session.ts";
 /** Where the API takes the password: the body's `current_password`. */
 const CURRENT_PASSWORD_PATH = "/body/current_password";
 
+/** Whether a password given at `givenAt` (0: never) is recent enough. */
+const recent = (deps: AppDeps, givenAt: number) =>
+  givenAt > 0 && wallNow(deps) - givenAt <= RECENT_PASSWORD_MS;
+
 /** Whether this session was opened with the password within RECENT_PASSWORD_MS. */
 export async function passwordRecent(c: Context<AppEnv>, deps: AppDeps): Promise<boolean> {
-  const givenAt = await sessionPasswordAt(c, deps);
-  return givenAt > 0 && wallNow(deps) - givenAt <= RECENT_PASSWORD_MS;
+  return recent(deps, await sessionPasswordAt(c, deps));
 }
 
 /**
  * Throws a 400 at CURRENT_PASSWORD_PATH unless `user`'s password is given (`current`) or recent
- * in this session; `need` says what it is for ("Enter your current password to {need}.").
+ * in this session; `need` says what it is for ("Enter your current password to {need}."). Returns
+ * when the password was last given (now, when it came with the request), which a new session
+ * keeps.
  */
 export async function confirmPassword(
   c: Context<AppEnv>,
@@ -30,11 +35,12 @@ export async function confirmPassword(
   user: UserRecord,
   current: string | undefined,
   need: string,
-): Promise<void> {
+): Promise<number> {
   if (current) {
-    if (await verifyPassword(user.passwordHash, current)) return;
+    if (await verifyPassword(user.passwordHash, current)) return wallNow(deps);
     throw badRequest("The current password is wrong.", CURRENT_PASSWORD_PATH);
   }
-  if (await passwordRecent(c, deps)) return;
+  const givenAt = await sessionPasswordAt(c, deps);
+  if (recent(deps, givenAt)) return givenAt;
   throw badRequest(`Enter your current password to ${need}.`, CURRENT_PASSWORD_PATH);
 }

@@ -9,11 +9,9 @@
  * cannot know; set PARLEY_BASE_URL there and the reverse proxy in front checks the names it serves.
  */
 import type { Context } from "hono";
-import type { Config } from "../config.ts";
+import { type Config, LOOPBACK } from "../config.ts";
 import { log } from "../lib/log.ts";
 
-/** Loopback listen addresses. */
-const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
 /** Whether a listener on `config` answers only to names it knows (see above). */

@@ -9,14 +9,13 @@ import {
   csrfToken,
   currentUser,
   endSession,
-  RECENT_PASSWORD_MS,
   requireAdmin,
   requireUser,
-  sessionPasswordAt,
   startSession,
   wallNow,
 } from "../http/session.ts";
 import { clientAddress } from "../http/client.ts";
+import { confirmPassword } from "../http/confirm_password.ts";
 import { hashPassword, verifyPassword } from "../lib/password.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { log } from "../lib/log.ts";
@@ -172,12 +171,12 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     // An empty field (the form's, left blank) is the same as none.
     const current = body.current_password || undefined;
     const ownPassword = body.password !== undefined && user.id === caller.id;
-    const givenAt = ownPassword ? await sessionPasswordAt(c, deps) : 0;
-    const recent = givenAt > 0 && wallNow(deps) - givenAt <= RECENT_PASSWORD_MS;
-    if (ownPassword && current === undefined && !recent) {
-      throw badRequest("Enter your current password to set a new one.", "/body/current_password");
-    }
-    if (current !== undefined && !(await verifyPassword(user.passwordHash, current))) {
+    const givenAt = ownPassword
+      ? await confirmPassword(c, deps, user, current, "set a new one")
+      : 0;
+    if (
+      !ownPassword && current !== undefined && !(await verifyPassword(user.passwordHash, current))
+    ) {
       throw badRequest("The current password is wrong.", "/body/current_password");
     }
     const updated = await store.users.update(user.id, {
@@ -190,9 +189,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
       await store.sessions.removeForUser(user.id);
       await passwordChanged(updated);
       // The new session is as fresh as the password last given: now, when it came with this.
-      if (ownPassword) {
-        await startSession(c, deps, updated, current !== undefined ? wallNow(deps) : givenAt);
-      }
+      if (ownPassword) await startSession(c, deps, updated, givenAt);
     }
     return c.json(await userJson(deps, updated, user.id === caller.id ? own(c) : {}));
   });

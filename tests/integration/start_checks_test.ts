@@ -8,12 +8,10 @@ import { DatabaseSync } from "node:sqlite";
 import postgres from "postgres";
 import { startPostgres } from "../support/postgres.ts";
 import { startServer } from "../support/server.ts";
-import { freePort } from "../support/ports.ts";
+import { daemonProcess } from "../support/daemon_process.ts";
 import { sqliteMigrations } from "../../store/sqlite/migrate.ts";
 import { PG_MIGRATIONS_DIR } from "../../store/pg/db.ts";
 import { loadMigrations } from "../../store/migration_files.ts";
-
-const ROOT = new URL("../..", import.meta.url).pathname;
 
 /** A data folder of its own for a node that is refused (removed afterwards). */
 async function withHome<T>(fn: (home: string) => Promise<T>): Promise<T> {
@@ -30,36 +28,16 @@ async function withHome<T>(fn: (home: string) => Promise<T>): Promise<T> {
  * killed once it listens, and answers code -1.
  */
 async function daemonExit(env: Record<string, string>): Promise<{ code: number; out: string }> {
-  const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "main.ts", "daemon"],
-    cwd: ROOT,
-    env: {
-      NO_COLOR: "1",
-      PARLEY_UPDATE_URL: "",
-      PARLEY_LISTEN: `http://127.0.0.1:${port}`,
-      PARLEY_NEW_USER_CONNECTION: "0",
-      ...env,
-    },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let out = "";
-  const decoder = new TextDecoder();
-  const pump = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s) out += decoder.decode(chunk, { stream: true });
-  };
-  const pumps = [pump(child.stdout), pump(child.stderr)];
+  const d = daemonProcess(env);
   let killed = false;
   const watch = setInterval(() => {
-    if (/ INFO ready /.test(out)) {
+    if (/ INFO ready /.test(d.output())) {
       killed = true;
-      child.kill("SIGKILL");
+      d.signal("SIGKILL");
     }
   }, 50);
-  const { code } = await child.status;
+  const { code, out } = await d.exited();
   clearInterval(watch);
-  await Promise.all(pumps);
   return { code: killed ? -1 : code, out };
 }
 
