@@ -171,11 +171,6 @@ Deno.test("cluster: a role without privileges can neither read nor forge what no
             .catch((err) => {
               throw new Error(`${err.message}\n${why()}`);
             });
-          // Stopped before its rows went: its last lines were stored, not refused by the
-          // database (a foreign key to a deleted conversation).
-          for (const node of [a, b]) {
-            assert(!node.output().includes("violates foreign key"), why());
-          }
         },
       );
     } finally {
