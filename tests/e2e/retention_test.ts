@@ -130,6 +130,8 @@ Deno.test("retention: set on the admin screen, told on the search screen", async
         await registerAdmin(page, server.url);
         await page.goto(server.url + "/settings/server");
         const body = page.locator(".page-body");
+        // The form comes with the settings it loads: measured before that, the page is short.
+        await page.getByLabel("Video service").waitFor();
         assert(
           await body.evaluate((el) => el.scrollHeight > el.clientHeight + 200),
           "the form is longer than the screen",
