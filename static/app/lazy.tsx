@@ -2,8 +2,9 @@
  * What the first load leaves out, fetched when first needed: the account and admin screens
  * (chunks of their own), the other rare screens together (components/rare_screens.ts), and what
  * the chat needs only after its first paint together (components/after_load.ts: the overlays,
- * previews, command answers as tables, the completion popup's logic). Fewer lazy entries keep the
- * first load's shared code in fewer, larger chunks, which compress better.
+ * previews, command answers as tables, the completion popup's logic, the topic's editor,
+ * uploads). Fewer lazy entries keep the first load's shared code in fewer, larger chunks, which
+ * compress better.
  */
 import type { ComponentType } from "preact";
 import { signal } from "@preact/signals";

@@ -1,5 +1,5 @@
 /** One conversation: header with name and topic, the message list and the composer. */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { linkClick } from "../router.ts";
 import {
@@ -26,6 +26,7 @@ import { Icon } from "./Icon.tsx";
 import { socket } from "../session.ts";
 import { language } from "../i18n.ts";
 import { dayTimeOf } from "../prefs.ts";
+import { afterLoad } from "../lazy.tsx";
 
 /** The header bar shared by every screen of the chat layout (menu button on narrow screens). */
 export function TopBar(
@@ -77,18 +78,12 @@ function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
   const [meta, setMeta] = useState<{ by?: string; at?: string }>({});
   const [open, setOpen] = useState(false); // the channel lacks +t
   const [editing, setEditing] = useState(false);
-  const [text, setText] = useState("");
-  const [error, setError] = useState("");
-  const input = useRef<HTMLInputElement>(null);
   const live = socketState.value === "open" &&
     connections.value[p.cid]?.state === "connected";
   const me = myNick(p.cid).toLowerCase();
   const mine = members.value[key(p.cid, p.conv)]?.find((m) => m.nick.toLowerCase() === me);
   const op = !!mine?.modes.some((m) => TOPIC_RANKS.includes(m));
-  useEffect(() => {
-    setEditing(false);
-    setError("");
-  }, [p.cid, p.conv]);
+  useEffect(() => setEditing(false), [p.cid, p.conv]);
   // Asked once the channel is joined (not while it waits for its rejoin, whose answers would go
   // out ahead of it).
   const frozen = !!conversations.value[key(p.cid, p.conv)]?.frozen;
@@ -109,58 +104,21 @@ function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
     });
     return () => void (gone = true);
   }, [p.cid, p.conv, p.topic, live, frozen]);
-  useEffect(() => {
-    if (editing) input.current?.focus();
-  }, [editing]);
   const editable = live && (op || open);
-  const save = async () => {
-    const next = text.trim();
-    if (next === stripFormatting(p.topic)) return setEditing(false);
-    const answer = await socket.request({
-      method: "send",
-      connection_id: p.cid,
-      conversation_id: p.conv,
-      message: `/topic ${next}`,
-    });
-    if (answer.errors) return setError(answer.errors.map((e) => e.message).join(" "));
-    setEditing(false);
-  };
-  if (editing) {
-    return (
-      <form
-        class="topic-edit"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
-      >
-        <label for="topic-input" class="visually-hidden">{t("Topic")}</label>
-        <input
-          id="topic-input"
-          ref={input}
-          value={text}
-          onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
-          onKeyDown={(e) => {
-            if (e.key === "Escape") setEditing(false);
-          }}
-          onBlur={() => !error && setEditing(false)}
-          aria-invalid={!!error}
-          aria-describedby={error ? "topic-error" : undefined}
-        />
-        {error && <span id="topic-error" class="error" role="alert">{error}</span>}
-      </form>
-    );
-  }
   const plain = stripFormatting(p.topic);
+  if (editing) {
+    // Edited by the after-paint chunk, there long before a click in all but the first second.
+    afterLoad.load();
+    const Edit = afterLoad.get()?.TopicEdit;
+    return Edit
+      ? <Edit cid={p.cid} conv={p.conv} topic={plain} done={() => setEditing(false)} />
+      : <p class="topic channel-topic" aria-busy="true" />;
+  }
   const by = meta.by &&
     (meta.at
       ? t("Set by {nick}, {time}", { nick: meta.by, time: dayTimeOf(meta.at, language.value) })
       : t("Set by {nick}", { nick: meta.by }));
-  const edit = () => {
-    setText(plain);
-    setError("");
-    setEditing(true);
-  };
+  const edit = () => setEditing(true);
   return (
     <p class="topic channel-topic" title={plain || undefined}>
       {/* A click on the text edits it too (not on a link in it); the button is the keyboard's way. */}

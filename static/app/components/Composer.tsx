@@ -20,19 +20,8 @@ import { afterLoad } from "../lazy.tsx";
 import { tagsChunk } from "../tags_state.ts";
 import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
-import {
-  away,
-  connections,
-  conversations,
-  key,
-  myNick,
-  nicks,
-  showToast,
-  toast,
-  user,
-} from "../state.ts";
+import { away, connections, conversations, key, myNick, nicks, toast, user } from "../state.ts";
 import { showKeys } from "../overlays.ts";
-import { uploadFile } from "../upload.ts";
 import { Icon } from "./Icon.tsx";
 import { withConnectionName } from "../conn_status.ts";
 import { clearDraft, draftChanged, flushDraft, loadDraft } from "../conv_prefs.ts";
@@ -106,17 +95,9 @@ export function Composer(p: { cid: string; conv: string }) {
     el.focus();
   };
 
-  const upload = async (files: FileList | File[] | null) => {
-    for (const f of Array.from(files ?? [])) {
-      try {
-        showToast(t("Uploading {name}…", { name: f.name || "image" }));
-        insert(await uploadFile(f));
-        showToast(t("Uploaded."));
-      } catch (e) {
-        showToast(t("Upload failed: {error}", { error: (e as Error).message }));
-      }
-    }
-  };
+  // The after-paint chunk uploads: there already, or fetched now.
+  const upload = async (files: FileList | File[] | null) =>
+    (await import("./after_load.ts")).uploadFiles(files, insert);
 
   // The conversation this composer belongs to now: an answer may arrive after the user moved on.
   const here = useRef("");

@@ -28,7 +28,7 @@ import type { Message } from "../types.ts";
 import { LINE_KINDS, type LineKind, type LineLook } from "../../../protocol/events.ts";
 import { MessageText } from "./MessageText.tsx";
 import { storedLine } from "../line_words.ts";
-import { allowFileDrop, dropOnComposer } from "../upload.ts";
+import { allowFileDrop, dropOnComposer } from "../file_drop.ts";
 import type { ListedChannel, Whois } from "./CommandOutput.tsx";
 import { afterLoad } from "../lazy.tsx";
 import { tagsChunk } from "../tags_state.ts";
