@@ -219,14 +219,71 @@ export async function loadNewer(): Promise<void> {
   newerCursor.value = undefined;
 }
 
-/** Appends a live message or event line to the open conversation (unless viewing the past). */
+/**
+ * Lines kept while the reader follows the newest one: a busy channel would otherwise grow the list
+ * (and the work of every line after) for as long as it stays open. Past the limit by a page, the
+ * oldest go, to be paged in again by scrolling up.
+ */
+const LIVE_KEEP = 240;
+/** Whether the reader follows the newest line; the message list says, while it is shown. */
+let following: () => boolean = () => false;
+
+/** Lets the message list say whether its reader follows the newest line; returns the undo. */
+export function followWith(f: () => boolean): () => void {
+  following = f;
+  return () => {
+    if (following === f) following = () => false;
+  };
+}
+
+/** Live lines not yet in the list: they go in together, once a frame. */
+let arriving: Message[] = [];
+/** The generation the arriving lines were for; -1 when none wait. */
+let arrivingFor = -1;
+
+/**
+ * Appends a live message or event line to the open conversation (unless viewing the past). Lines
+ * go in at the next frame, all that came before it at once: a line a render (and a layout) made a
+ * burst (a netsplit's quits, a busy channel) cost the page more than it could do.
+ */
 export function appendLive(m: Message): void {
-  if (newerCursor.value) return; // a jump shows the past; the live end is loaded on demand
-  const list = messages.value;
-  if (!m.event && list.some((x) => x.ts === m.ts && x.from === m.from && !x.event)) return;
-  // An event line with its stored time that a page of history brought already.
-  if (m.event && list.some((x) => x.ts === m.ts && (x.event ?? x.type) === m.event)) return;
-  messages.value = [...list, m];
+  if (arrivingFor === generation) {
+    arriving.push(m);
+    return;
+  }
+  // Lines still waiting for a conversation left since are not this one's.
+  const asked = arrivingFor >= 0;
+  arriving = [m];
+  arrivingFor = generation;
+  if (asked) return;
+  requestAnimationFrame(takeArriving);
+  // A hidden page has no frames.
+  setTimeout(takeArriving, 100);
+}
+
+/** Puts the arriving lines in the list, unless another conversation was opened since. */
+function takeArriving(): void {
+  if (arrivingFor < 0) return;
+  const batch = arriving;
+  const gen = arrivingFor;
+  arriving = [];
+  arrivingFor = -1;
+  if (gen !== generation || newerCursor.value) return; // a jump shows the past
+  const list = [...messages.value];
+  for (const m of batch) {
+    if (!m.event && list.some((x) => x.ts === m.ts && x.from === m.from && !x.event)) continue;
+    // An event line with its stored time that a page of history brought already.
+    if (m.event && list.some((x) => x.ts === m.ts && (x.event ?? x.type) === m.event)) continue;
+    list.push(m);
+  }
+  // Not while a page loads: it goes in front of the first line it was asked before.
+  if (list.length > LIVE_KEEP + PAGE && !loading.value && !focusTs.value && following()) {
+    const kept = list.slice(list.length - LIVE_KEEP);
+    olderCursor.value = kept[0].ts;
+    messages.value = kept;
+    return;
+  }
+  messages.value = list;
 }
 
 let readTimer: ReturnType<typeof setTimeout> | undefined;

@@ -2,7 +2,8 @@
  * Scrolling back through history reaches its start whatever the input, in real Chromium against
  * the real daemon and a real ngircd: older pages that add little or no height (joins and parts
  * folded into the run already at the top) still lead to the next page, with the wheel, with keys,
- * and with the scrollbar dragged to the top.
+ * and with the scrollbar dragged to the top. In a busy channel, lines arriving neither undo the
+ * reader's scroll nor grow the list without end, and none is lost when they are paged in again.
  */
 import { assert } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
@@ -64,6 +65,8 @@ Deno.test("history: scrolling up reaches the start through pages of joins and pa
       (body) => body.messages.at(-1)?.message === "recent line 70",
     );
     const list = page.locator(".messages");
+    // A drag ends with the list at the top, as this sets it: one scroll event, then none.
+    const drag = () => list.evaluate((el) => void (el.scrollTop = 0));
 
     const open = async () => {
       // Read, so that the list opens at the newest line and not at the first unread one.
@@ -73,13 +76,7 @@ Deno.test("history: scrolling up reaches the start through pages of joins and pa
       );
       assert(read === 200, `marked read: ${read}`);
       await page.goto(server.url + "/chat/irc-localhost/%23hist");
-      await page.locator(".line", { hasText: "recent line 70" }).waitFor({ timeout: 8000 }).catch(
-        async (e) => {
-          await page.screenshot({ path: "/tmp/hs.png" });
-          console.log("LINES", await page.locator(".line").count(), page.url());
-          throw e;
-        },
-      );
+      await page.locator(".line", { hasText: "recent line 70" }).waitFor();
       assert(
         !(await page.locator(".messages .history-start").isVisible()),
         "the first page is not the whole history",
@@ -106,11 +103,68 @@ Deno.test("history: scrolling up reaches the start through pages of joins and pa
 
     await t.step("the scrollbar dragged to the top", async () => {
       await open();
-      // A drag ends with the list at the top, as this sets it: one scroll event, then none.
-      const drag = () => list.evaluate((el) => void (el.scrollTop = 0));
       assert(await reachStart(page, drag), "the top of the scrollbar reached the start");
       await assertOnScreen(page, page.locator(".line", { hasText: "the very first words" }));
     });
+    await t.step(
+      "a busy channel: the scroll holds, the list stays short, no line is lost",
+      async () => {
+        await open();
+        // A line every few milliseconds, so that one lands between the reader's scroll and its
+        // scroll event (the next frame) on most tries.
+        let sent = 0;
+        let talking = true;
+        const talk = (async () => {
+          for (; talking; sent++) {
+            await bob.send(`PRIVMSG #hist :busy ${sent}`);
+            await new Promise((r) => setTimeout(r, 3));
+          }
+        })();
+        try {
+          await page.locator(".line", { hasText: "busy 20" }).waitFor();
+          for (let i = 0; i < 10; i++) {
+            // Down at the newest line, pinned, then up by one jump of the scrollbar.
+            const left = await list.evaluate(async (el) => {
+              const frame = () => new Promise((r) => requestAnimationFrame(r));
+              el.scrollTop = el.scrollHeight;
+              await frame();
+              await frame();
+              el.scrollTop = el.scrollHeight - el.clientHeight * 3;
+              await frame();
+              await frame();
+              return el.scrollHeight - el.scrollTop - el.clientHeight;
+            });
+            assert(left > 40, `try ${i}: back at the newest line (${left}px below)`);
+          }
+          // Following the newest line again: the oldest lines go as new ones come.
+          await list.evaluate((el) => void (el.scrollTop = el.scrollHeight));
+          const from = sent;
+          while (sent < from + 400) await new Promise((r) => setTimeout(r, 20));
+        } finally {
+          talking = false;
+          await talk;
+        }
+        const busy = async () =>
+          (await page.locator(".line").allTextContents())
+            .map((text) => text.match(/busy (\d+)$/)?.[1]).filter((n) => n !== undefined)
+            .map(Number);
+        const last = sent - 1;
+        await page.waitForFunction(
+          (n) => [...document.querySelectorAll(".line")].some((l) => l.textContent?.endsWith(n)),
+          `busy ${last}`,
+        );
+        const shown = await page.locator(".line").count();
+        assert(shown <= 300, `the list stays short while followed: ${shown} lines`);
+        assert((await busy()).length < last, "older lines left the list");
+        // Scrolling up brings every line back, each once and in order.
+        assert(await reachStart(page, drag), "the top of the scrollbar reached the start");
+        const numbers = await busy();
+        const missing = Array.from({ length: last + 1 }, (_, i) => i).filter((i) =>
+          numbers[i] !== i
+        );
+        assert(numbers.length === last + 1 && !missing.length, `lines out of place: ${missing}`);
+      },
+    );
     assert(!errors.length, errors.join("\n"));
   } finally {
     await people.close();

@@ -7,6 +7,7 @@ import { findLinks, stripFormatting } from "../irc_format.ts";
 import { nickColor } from "../nick_color.ts";
 import {
   focusTs,
+  followWith,
   loadError,
   loading,
   loadNewer,
@@ -43,7 +44,17 @@ function Embed(p: { url: string }) {
   return Found ? <Found url={p.url} /> : null;
 }
 
-const dayKey = (ts: string) => new Date(ts).toDateString();
+/** Day keys by timestamp: every render asks for each line's several times. */
+const days = new Map<string, string>();
+function dayKey(ts: string): string {
+  let day = days.get(ts);
+  if (day === undefined) {
+    if (days.size >= 5000) days.clear();
+    day = new Date(ts).toDateString();
+    days.set(ts, day);
+  }
+  return day;
+}
 
 function dayLabel(ts: string): string {
   const d = new Date(ts);
@@ -337,6 +348,21 @@ export function MessageList() {
     if (!el) return true;
     return el.scrollHeight - el.scrollTop - el.clientHeight < 40;
   };
+  // Pinned to the newest message, as the reader last moved: a scroll's event comes with the next
+  // frame, and lines arriving before it would otherwise decide. Moved up since the list last
+  // looked, it no longer follows (content shrinking moves scrollTop up too, but leaves the list
+  // at its end); moved down to the end as it was then, it follows again.
+  const pinned = () => {
+    const el = ref.current;
+    const s = state.current;
+    if (!el) return s.atBottom;
+    if (s.atBottom && el.scrollTop < s.lastTop - 2 && !atBottom()) s.atBottom = false;
+    else if (
+      !s.atBottom && el.scrollTop > s.lastTop + 2 && s.height - el.scrollTop - el.clientHeight < 40
+    ) s.atBottom = true;
+    return s.atBottom;
+  };
+  useEffect(() => followWith(pinned), []);
   // More than a screen above the newest message: worth a button back.
   const farUp = () => {
     const el = ref.current;
@@ -399,7 +425,7 @@ export function MessageList() {
     const ro = new ResizeObserver(() => {
       const el = ref.current;
       if (!el) return;
-      if (state.current.atBottom && !focusTs.value) el.scrollTop = el.scrollHeight;
+      if (pinned() && !focusTs.value) el.scrollTop = el.scrollHeight;
       state.current.height = el.scrollHeight;
       state.current.lastTop = el.scrollTop;
       loadIfNearTop();
@@ -426,11 +452,12 @@ export function MessageList() {
         target.scrollIntoView({ block: "center" });
         s.jumped = focusTs.value;
       }
-    } else if (s.atBottom || !s.count) {
+    } else if ((first === s.first ? pinned() : s.atBottom) || !s.count) {
       // At the newest line it stays in view, older lines put in front or not (a conversation's
       // first page coming after lines that arrived live while it loaded, a short one paging in
       // its past): kept by height instead, the "Loading…" line or a button leaving in the same
-      // render left the list short of its end, and it stopped following.
+      // render left the list short of its end, and it stopped following. Lines put in front or
+      // gone from it move scrollTop with them: that is not the reader moving.
       el.scrollTop = el.scrollHeight;
     } else if (first !== s.first && list.length > s.count) {
       // Older messages were prepended: keep the same message under the reader's eyes.
@@ -441,9 +468,11 @@ export function MessageList() {
       if (added) setUnseen((n) => n + added);
     }
     if (!list.length) setUnseen(0);
-    // Lines arriving at the end (not a page loaded before or a conversation opened) are spoken.
-    if (s.count && first === s.first && list.length > s.count && last !== s.last) {
-      const newest = list.slice(s.count).filter((m) => !m.event).at(-1);
+    // Lines arriving at the end (not a page loaded before or a conversation opened) are spoken:
+    // the line that was last is still there, before them (the oldest may have gone).
+    const was = s.count && last !== s.last ? list.findLastIndex((m) => m.ts === s.last) : -1;
+    if (was >= 0) {
+      const newest = list.slice(was + 1).filter((m) => !m.event).at(-1);
       // The same words twice in a row are changed by a space, or the region would not speak.
       const text = newest && spokenLine(newest);
       if (text) setSpoken((said) => (said === text ? text + "\u00a0" : text));
@@ -485,7 +514,7 @@ export function MessageList() {
   useLayoutEffect(() => {
     const el = ref.current;
     const s = state.current;
-    if (!el || !s.atBottom || focusTs.value || el.scrollHeight === s.height) return;
+    if (!el || !pinned() || focusTs.value || el.scrollHeight === s.height) return;
     el.scrollTop = el.scrollHeight;
     s.height = el.scrollHeight;
     s.lastTop = el.scrollTop;
