@@ -179,18 +179,21 @@ export async function userCommand(args: string[]): Promise<void> {
       // nothing is deleted.
       const ended: Revocation = { userId: user.id, kind: "user" };
       await tellNodes(signing, store, ended, `${email} not deleted:`);
-      await store.files.removeUser(user.id);
-      await store.users.remove(user.id);
       if (config.databaseUrl) {
+        // Their IRC connections stop before their rows go, as a deletion through the API does:
+        // the last lines a stopping connection reads are stored into conversations that exist.
+        // The node keeps the user's lock until the rows are gone, so no node starts them again.
         // Loaded only then, so that a SQLite install never loads the PostgreSQL client.
         const { stopDeletedUser } = await import("../cluster/remote.ts");
         await stopDeletedUser(store as PgStore, signing.secret, user.id).catch((err) => {
           throw new ConfigError(
-            `deleted ${email}, but the node running them did not stop their IRC connections ` +
-              `(${err.message}); restart that node`,
+            `${email} not deleted: the node running them did not stop their IRC connections ` +
+              `(${err.message})`,
           );
         });
       }
+      await store.files.removeUser(user.id);
+      await store.users.remove(user.id);
       // A client that logged in meanwhile.
       await tellNodes(signing, store, ended, `deleted ${email}, but`);
       console.log(`deleted ${email}`);

@@ -98,9 +98,9 @@ export class ClusterIrc implements IrcControl {
       drop: async (id: number, userId: number) => local.drop(await record(id, userId)),
       userDeleted: async (userId: number) => {
         mine(userId);
-        // From memory, not the store: `parley user delete` asks after the rows are gone.
+        // From memory: asked by `parley user delete`, which deletes the rows once this answered.
         await local.stopUser(userId, "Connection removed.");
-        await this.#ownership.release(userId);
+        await this.#ownership.retire(userId);
       },
       send: (
         userId: number,
@@ -268,7 +268,7 @@ export class ClusterIrc implements IrcControl {
   async userDeleted(userId: number): Promise<void> {
     await this.#route(userId, "userDeleted", [userId], async () => {
       await this.#local.userDeleted(userId);
-      await this.#ownership.release(userId);
+      await this.#ownership.retire(userId);
     }, false);
   }
 

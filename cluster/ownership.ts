@@ -82,6 +82,8 @@ interface OwnershipHooks {
  * scan of the other nodes (5 s), which may take a user whose lock stays free.
  */
 const RETAKE_MS = 5_000;
+/** How long a deleted user's lock is held at most, waiting for their rows to go. */
+const RETIRE_MS = 60_000;
 
 /** Shuffles in place (users are taken in random order, so two nodes rarely race for one). */
 function shuffle<T>(a: T[]): T[] {
@@ -105,6 +107,11 @@ export class Ownership {
   #owned = new Set<number>();
   /** Users run while the lock session reconnects, their locks not yet taken again. */
   #retaking = new Set<number>();
+  /**
+   * Users being deleted, stopped here, by when their lock goes: held until their rows are gone,
+   * so that no node starts them again from the rows in between.
+   */
+  #retired = new Map<number, number>();
   #timer?: ReturnType<typeof setTimeout>;
   #stopping = false;
   /** The lock session is connected (its locks held), as far as the client has told. */
@@ -188,7 +195,8 @@ export class Ownership {
   /** The node running the user; a user nobody runs is taken by this node. */
   claim(userId: number): Promise<string> {
     return this.#serial(async () => {
-      if (this.#owned.has(userId)) return this.nodeId;
+      // Being deleted: its lock is this session's (a second take would succeed), not to run.
+      if (this.#owned.has(userId) || this.#retired.has(userId)) return this.nodeId;
       if (await this.#take(userId)) return this.nodeId;
       const owner = await this.ownerOf(userId);
       if (owner) return owner;
@@ -197,18 +205,28 @@ export class Ownership {
     });
   }
 
-  /** Gives a user up (deleted): the lock goes, nothing is stopped here. */
-  release(userId: number): Promise<void> {
-    return this.#serial(async () => {
-      if (!this.#owned.delete(userId)) return;
-      await this.#session!`SELECT pg_advisory_unlock(${this.scope.lockClass}::int,
-        ${userId}::int)`.catch((err) =>
-        log.debug("cluster: unlock failed; the lock goes with the session", {
-          uid: userId,
-          error: String(err),
-        })
-      );
+  /**
+   * Gives up a user whose deletion stopped their connections here (nothing is stopped here). The
+   * lock stays until a scan finds no connection of theirs left to run, or RETIRE_MS have passed
+   * (a deletion that failed halfway: the user is run again, by whichever node takes them).
+   */
+  retire(userId: number): Promise<void> {
+    return this.#serial(() => {
+      if (this.#owned.delete(userId)) this.#retired.set(userId, Date.now() + RETIRE_MS);
+      return Promise.resolve();
     });
+  }
+
+  /** Lets a retired user's lock go. */
+  async #unlock(userId: number): Promise<void> {
+    this.#retired.delete(userId);
+    await this.#session!`SELECT pg_advisory_unlock(${this.scope.lockClass}::int,
+      ${userId}::int)`.catch((err) =>
+      log.debug("cluster: unlock failed; the lock goes with the session", {
+        uid: userId,
+        error: String(err),
+      })
+    );
   }
 
   /** Looks for free users and takes this node's share of them; then schedules the next look. */
@@ -233,6 +251,9 @@ export class Ownership {
     if (!nodes.includes(this.nodeId)) nodes.push(this.nodeId);
     const wanted = (await this.#sql`SELECT DISTINCT user_id FROM connections
       WHERE wanted_state = 'connected'`).map((r) => Number(r.user_id));
+    for (const [userId, until] of this.#retired) {
+      if (!wanted.includes(userId) || Date.now() > until) await this.#unlock(userId);
+    }
     const taken = new Set(
       (await this.#sql`SELECT l.objid::bigint AS user_id FROM pg_locks l
         JOIN pg_stat_activity a ON a.pid = l.pid
@@ -248,7 +269,7 @@ export class Ownership {
     // their lock is taken, and starting thousands of connections one user after another held
     // the last locks back for seconds on a busy node.
     const took: number[] = [];
-    for (const userId of shuffle(wanted.filter((u) => !taken.has(u)))) {
+    for (const userId of shuffle(wanted.filter((u) => !taken.has(u) && !this.#retired.has(u)))) {
       if (room <= 0) break;
       if (await this.#lock(userId)) {
         took.push(userId);
@@ -297,6 +318,8 @@ export class Ownership {
     if (this.#stopping) return;
     const lost = [...this.#owned];
     this.#owned.clear();
+    // Their locks went with the session: nothing left to hold or let go.
+    this.#retired.clear();
     if (!lost.length) return;
     log.warn("cluster: lost the database session; taking its locks again", { users: lost.length });
     for (const userId of lost) this.#retaking.add(userId);
@@ -347,6 +370,7 @@ export class Ownership {
     clearTimeout(this.#timer);
     await this.#scanning;
     this.#owned.clear();
+    this.#retired.clear();
     await this.#session?.end({ timeout: 2 });
   }
 }

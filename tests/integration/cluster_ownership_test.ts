@@ -148,3 +148,40 @@ Deno.test("cluster ownership: a scan takes every free user's lock before it star
     await pg.close();
   }
 });
+
+Deno.test("cluster ownership: a deleted user's lock is held until their rows are gone", async () => {
+  const pg = await startPostgres();
+  const url = await pg.database();
+  const store = await openPgStore(url);
+  const nodes: ReturnType<typeof node>[] = [];
+  try {
+    await seedUsers(store);
+    const a = node(url, store, "nodea");
+    nodes.push(a);
+    await a.ownership.start();
+    const b = node(url, store, "nodeb");
+    nodes.push(b);
+    await b.ownership.start();
+    const [gone] = (await store.users.list(undefined, 10)).map((u) => u.id);
+    const holder = a.ownership.owns(gone) ? a : b;
+    const other = holder === a ? b : a;
+    await holder.ownership.retire(gone);
+    // Its rows are still there: neither node starts the user again, the other cannot take it.
+    for (const n of [a, b]) await n.ownership.scan();
+    assertEquals(await holder.ownership.claim(gone), holder.ownership.nodeId);
+    assertEquals(await other.ownership.claim(gone), holder.ownership.nodeId);
+    assertEquals(
+      [a, b].map((n) => n.acquired.filter((u) => u === gone).length).reduce((x, y) => x + y),
+      1,
+      "started once, before the deletion",
+    );
+    // The rows gone, the holder's next scan lets the lock go.
+    await store.users.remove(gone);
+    await holder.ownership.scan();
+    assertEquals(await other.ownership.ownerOf(gone), undefined);
+  } finally {
+    for (const n of nodes) await n.ownership.stop();
+    await store.close();
+    await pg.close();
+  }
+});
