@@ -10,6 +10,7 @@ import { BouncerClient, type Received } from "../support/bouncer_client.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
+import { lineProxy } from "../support/line_proxy.ts";
 
 /** Waits until everything the bouncer sent a client before now has arrived (PING, then PONG). */
 async function sync(c: BouncerClient, token: string): Promise<void> {
@@ -123,6 +124,12 @@ Deno.test("bouncer passthrough: query errors, passed-through commands, answers t
       const down = await api.post(`/api/connection/${cid}`, { wanted_state: "disconnected" });
       assertEquals(down.status, 200);
       await poll("disconnected", async () => (await mine())?.state === "disconnected");
+      // Through a proxy that keeps what Parley writes: the refused tries show nowhere else.
+      const proxy = lineProxy(s.ngircd.port);
+      const moved = await api.post(`/api/connection/${cid}`, {
+        url: `irc://127.0.0.1:${proxy.port}?nick=alice`,
+      });
+      assertEquals(moved.status, 200, JSON.stringify(moved.body));
       // Someone takes the nick meanwhile: Parley comes back as alice_ and tries for alice.
       const holder = await RawIrcClient.connect(s.ngircd.port, "alice");
       try {
@@ -133,8 +140,10 @@ Deno.test("bouncer passthrough: query errors, passed-through commands, answers t
         );
         await poll("back as alice_", async () => (await nickNow()) === "alice_");
         const [fromA, fromB] = [a.lines.length, b.lines.length];
-        // Three rounds of the regain (500 ms here).
-        await new Promise((r) => setTimeout(r, 1500));
+        const tries = () => proxy.sent.filter((l) => l === "NICK alice").length;
+        const before = tries();
+        // Rounds of the regain (500 ms here), each refused.
+        await poll("three regain rounds", () => Promise.resolve(tries() >= before + 3));
         await sync(a, "regain-a");
         await sync(b, "regain-b");
         assertEquals([...got(a, fromA, "433"), ...got(b, fromB, "433")], []);
@@ -151,6 +160,9 @@ Deno.test("bouncer passthrough: query errors, passed-through commands, answers t
       }
       await poll("alice regained", async () => (await nickNow()) === "alice");
       await a.waitFor((l) => l.command === "NICK" && l.params[0] === "alice");
+      await api.post(`/api/connection/${cid}`, { wanted_state: "disconnected" });
+      await poll("disconnected", async () => (await mine())?.state === "disconnected");
+      await proxy.close();
     });
   } finally {
     a.close();
