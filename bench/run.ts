@@ -10,7 +10,8 @@
  * bench/irc_scale_cluster.ts for two nodes on PostgreSQL), PG_WRITER_MEMBERS and PG_WRITER_LINES (the PostgreSQL writer under a channel's
  * fan-out, default 300 x 100), PARLEY_BENCH_RETENTION_ROWS and PARLEY_BENCH_RETENTION_PRUNE
  * (retention: rows stored and pruned, default 10,000,000 and 1,000,000; PARLEY_BENCH_POSTGRES=1
- * runs it, as history, on PostgreSQL). A name given runs the benchmark of that name, else every
+ * runs it, as history, on PostgreSQL), PARLEY_BENCH_WEB_BURST (lines sent into the web client's open
+ * conversation, default 3,000). A name given runs the benchmark of that name, else every
  * one it begins.
  */
 const BENCHES = [
@@ -31,6 +32,7 @@ const BENCHES = [
   "import.ts",
   "import_znc.ts",
   "bundle_size.ts",
+  "web_burst.ts",
   "metrics.ts",
 ];
 const dir = new URL(".", import.meta.url).pathname;
