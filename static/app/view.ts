@@ -243,8 +243,8 @@ let arrivingFor = -1;
 
 /**
  * Appends a live message or event line to the open conversation (unless viewing the past). Lines
- * go in at the next frame, all that came before it at once: a line a render (and a layout) made a
- * burst (a netsplit's quits, a busy channel) cost the page more than it could do.
+ * go in at the next frame, all that came before it at once: a render and a layout for each line of
+ * a burst (a netsplit's quits, a busy channel) cost the page more than it could do.
  */
 export function appendLive(m: Message): void {
   if (arrivingFor === generation) {
