@@ -39,23 +39,26 @@ export function lazy<P extends object>(
 
 /**
  * A module fetched by the first `load()`: `get()` is undefined until it has arrived, and a
- * component that read it renders again when it does. A failed fetch is tried again next time.
+ * component that read it renders again when it does. `load()` resolves with it (undefined when the
+ * fetch failed, which is tried again next time), for a caller that cannot wait for a render.
  */
-export function lazyModule<M>(load: () => Promise<M>): { get(): M | undefined; load(): void } {
+export function lazyModule<M>(
+  load: () => Promise<M>,
+): { get(): M | undefined; load(): Promise<M | undefined> } {
   let found: M | undefined;
-  let pending = false;
+  let pending: Promise<M | undefined> | undefined;
   return {
     get: () => {
       loaded.value; // subscribe: the module's arrival renders the reader again
       return found;
     },
     load: () => {
-      if (found || pending) return;
-      pending = true;
-      load().then((m) => void (found = m), () => {}).finally(() => {
-        pending = false;
+      if (found) return Promise.resolve(found);
+      pending ??= load().then((m) => (found = m), () => undefined).finally(() => {
+        pending = undefined;
         loaded.value++;
       });
+      return pending;
     },
   };
 }

@@ -97,7 +97,7 @@ export function Composer(p: { cid: string; conv: string }) {
 
   // The after-paint chunk uploads: there already, or fetched now.
   const upload = async (files: FileList | File[] | null) =>
-    (await import("./after_load.ts")).uploadFiles(files, insert);
+    (await afterLoad.load())?.uploadFiles(files, insert);
 
   // The conversation this composer belongs to now: an answer may arrive after the user moved on.
   const here = useRef("");
