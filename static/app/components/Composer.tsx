@@ -7,13 +7,7 @@ import { t } from "../i18n.ts";
 import { CLIENT_HANDLERS, completableCommands, parseInput } from "../commands.ts";
 import { members, membersMark } from "../members.ts";
 import { localLine, runBouncerServ, runCommand, showAnswer } from "../actions.ts";
-import {
-  applyCompletion,
-  type Completion,
-  completionNicks,
-  nextCompletion,
-  startCompletion,
-} from "../complete.ts";
+import type { Completion, completionNicks } from "../complete.ts";
 import type { Popup } from "../popup.ts";
 import { commandsFor } from "../../../protocol/command_table.ts";
 import { afterLoad } from "../lazy.tsx";
@@ -192,9 +186,9 @@ export function Composer(p: { cid: string; conv: string }) {
   };
 
   /** The nicks to complete here, most recent speaker first, and the connection's channels. */
-  const sources = () => {
+  const sources = (c: { completionNicks: typeof completionNicks }) => {
     const k = key(p.cid, p.conv);
-    const nickList = completionNicks(
+    const nickList = c.completionNicks(
       nicks.get(k) ?? [],
       members.value[k]?.map((m) => m.nick),
       myNick(p.cid),
@@ -209,7 +203,7 @@ export function Composer(p: { cid: string; conv: string }) {
   const PopupList = chunk?.CompletionPopup;
   let popup: Popup | null = null;
   if (chunk && focused && closedAt !== text) {
-    const { nickList, channels } = sources();
+    const { nickList, channels } = sources(chunk);
     popup = chunk.popupFor(text, cursor, nickList, channels, commandsFor(user.value?.roles ?? []));
     if (popup && choice !== null && choice < popup.items.length) {
       popup = { ...popup, index: choice };
@@ -231,7 +225,11 @@ export function Composer(p: { cid: string; conv: string }) {
 
   const takePopup = (pop: Popup, index: number) => {
     const el = ref.current!;
-    place(applyCompletion(chunk!.choosePopup(text, el.selectionStart ?? text.length, pop, index)));
+    place(
+      chunk!.applyCompletion(
+        chunk!.choosePopup(text, el.selectionStart ?? text.length, pop, index),
+      ),
+    );
     el.focus();
   };
 
@@ -263,7 +261,7 @@ export function Composer(p: { cid: string; conv: string }) {
       const el = ref.current!;
       const at = el.selectionStart ?? text.length;
       completion.current = chunk!.choosePopup(text, at, pop, pop.index);
-      place(applyCompletion(completion.current));
+      place(chunk!.applyCompletion(completion.current));
       return true;
     }
     return false;
@@ -289,18 +287,26 @@ export function Composer(p: { cid: string; conv: string }) {
       setText(next);
       return;
     }
-    if (e.key === "Tab" && !e.ctrlKey && !e.altKey) {
-      const { nickList, channels } = sources();
+    // Completion comes with the after-paint chunk (fetched when the box is first focused).
+    const done = afterLoad.get();
+    if (e.key === "Tab" && !e.ctrlKey && !e.altKey && done) {
+      const { nickList, channels } = sources(done);
       let c = completion.current;
-      if (c) c = nextCompletion(c, e.shiftKey ? -1 : 1);
+      if (c) c = done.nextCompletion(c, e.shiftKey ? -1 : 1);
       else {
         const commands = completableCommands(user.value?.roles ?? []);
-        c = startCompletion(text, el.selectionStart ?? text.length, nickList, channels, commands);
+        c = done.startCompletion(
+          text,
+          el.selectionStart ?? text.length,
+          nickList,
+          channels,
+          commands,
+        );
       }
       if (!c) return; // nothing to complete: let Tab move the focus
       e.preventDefault();
       completion.current = c;
-      const out = applyCompletion(c);
+      const out = done.applyCompletion(c);
       setText(out.text);
       setCursor(out.cursor);
       requestAnimationFrame(() => el.setSelectionRange(out.cursor, out.cursor));

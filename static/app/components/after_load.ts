@@ -1,12 +1,13 @@
 /**
  * What the chat needs only after its first paint (the overlays, link previews, command answers
- * as tables, the completion popup and what it offers, the topic's editor, uploads), as one chunk fetched once the app is idle
+ * as tables, Tab's completion, its popup and what it offers, the topic's editor, uploads), as one chunk fetched once the app is idle
  * or when first needed.
  */
 export { Overlays } from "./Overlays.tsx";
 export { Embed } from "./Embed.tsx";
 export { ChannelTable, HelpTable, WhoisTable } from "./CommandOutput.tsx";
 export { choosePopup, popupFor } from "../popup.ts";
+export { applyCompletion, completionNicks, nextCompletion, startCompletion } from "../complete.ts";
 export { CompletionPopup, POPUP_ID } from "./CompletionPopup.tsx";
 export { TopicEdit } from "./TopicEdit.tsx";
 export { uploadFiles } from "../upload.ts";
