@@ -12,6 +12,7 @@ import { log } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
 import { API, apiDocument } from "./protocol/contract/mod.ts";
 import { honoPath } from "./http/bind.ts";
+import { basePath, withinBase } from "./http/base_path.ts";
 import { userRoutes } from "./routes/user.ts";
 import { usersRoutes } from "./routes/users.ts";
 import { settingsRoutes } from "./routes/settings.ts";
@@ -45,12 +46,17 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Sending takes a message of up to 65,536 characters, each up to 6 bytes once JSON-escaped. */
 const SEND_BODY_LIMIT = 6 * 65_536 + 1024;
 
-/** The request path, with the `.json` suffix that every operation also answers to removed. */
-function apiPath(req: Request): string {
-  const start = req.url.indexOf("/", req.url.indexOf("://") + 3);
-  const end = req.url.indexOf("?", start);
-  const path = end === -1 ? req.url.slice(start) : req.url.slice(start, end);
-  return path.startsWith("/api/") && path.endsWith(".json") ? path.slice(0, -5) : path;
+/**
+ * The request path the routes see: the base URL's path taken off when the proxy passed it on
+ * (http/base_path.ts), and the `.json` suffix that every operation also answers to removed.
+ */
+function routedPath(base: string): (req: Request) => string {
+  return (req) => {
+    const start = req.url.indexOf("/", req.url.indexOf("://") + 3);
+    const end = req.url.indexOf("?", start);
+    const path = withinBase(end === -1 ? req.url.slice(start) : req.url.slice(start, end), base);
+    return path.startsWith("/api/") && path.endsWith(".json") ? path.slice(0, -5) : path;
+  };
 }
 
 /** Whether a path's %-escapes decode (to UTF-8). */
@@ -66,7 +72,7 @@ function decodable(path: string): boolean {
 
 /** Creates the whole HTTP application. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>({ getPath: apiPath });
+  const app = new Hono<AppEnv>({ getPath: routedPath(basePath(deps.config.baseUrl)) });
 
   // Each answer carries X-Request-Id, which the log lines and a 500's message name: a proxy's own
   // id (word characters, at most 64) is kept, so both logs tell of the same request.
@@ -123,7 +129,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     try {
       host = new URL(requestOrigin(c, deps.config)).host;
     } catch { /* why: a Host header that is no host: the base URL's host stands */ }
-    return c.json({ ...apiDocument(), host });
+    // The operations' path as this client addresses them: under the base URL's path, if any.
+    return c.json({ ...apiDocument(), basePath: `${basePath(deps.config.baseUrl)}/api`, host });
   });
   const operations = [
     // accounts

@@ -6,6 +6,7 @@ import { randomId } from "./lib/crypto.ts";
 import { DEFAULT_TIMING, FAST_TIMING, type IrcTiming } from "./irc/engine/timing.ts";
 import { RETENTION_ERROR, retentionDays } from "./protocol/retention.ts";
 import { DATABASE_SCHEMES } from "./store/mod.ts";
+import { basePath, basePathRefusal } from "./http/base_path.ts";
 
 /** Everything the daemon needs to know at start. */
 export interface Config {
@@ -410,6 +411,14 @@ export function parseConfig(
   const baseUrl = env.PARLEY_BASE_URL
     ? parseUrl("PARLEY_BASE_URL", env.PARLEY_BASE_URL, ["http", "https"])
     : new URL(listen.href);
+  const refusal = basePathRefusal(basePath(baseUrl));
+  if (refusal || baseUrl.search || baseUrl.hash || baseUrl.username) {
+    throw new ConfigError(
+      `PARLEY_BASE_URL: "${baseUrl.href}" ${
+        refusal ?? "must be only a scheme, host, port and path"
+      }`,
+    );
+  }
   const tlsCert = env.PARLEY_TLS_CERT || undefined;
   const tlsKey = env.PARLEY_TLS_KEY || undefined;
   if (listen.protocol === "https:" && (!tlsCert || !tlsKey)) {
@@ -493,7 +502,7 @@ const COMMAND_VARIABLES = new Set(["PARLEY_STORE_COPY_TO", "PARLEY_STORE_COPY_TO
  * and PARLEY_ variables it does not know (a typo would otherwise be ignored without a word).
  */
 export function configWarnings(
-  config: Pick<Config, "listen" | "baseUrl" | "ircListen">,
+  config: Pick<Config, "listen" | "ircListen">,
   env: Record<string, string | undefined>,
 ): string[] {
   const out: string[] = [];
@@ -504,13 +513,6 @@ export function configWarnings(
     if (!name.startsWith("PARLEY_") || known.has(name) || COMMAND_VARIABLES.has(name)) continue;
     if (HARNESS_VARIABLES.test(name)) continue;
     out.push(`${name} is not a Parley setting (misspelt?); it is ignored`);
-  }
-  const path = config.baseUrl.pathname.replace(/\/$/, "");
-  if (path) {
-    out.push(
-      `PARLEY_BASE_URL has a path (${path}): links start with it, but the web client is served ` +
-        "only at the root of a host name, so a proxy must not mount Parley under that path",
-    );
   }
   if ((env.PARLEY_TLS_CERT || env.PARLEY_TLS_KEY) && config.listen.protocol !== "https:") {
     out.push("PARLEY_TLS_CERT and PARLEY_TLS_KEY are not used: PARLEY_LISTEN is not https://");

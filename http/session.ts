@@ -1,6 +1,7 @@
 /** Sessions: the `parley` cookie, its server-side record, and the middleware that reads it. */
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { basePath } from "./base_path.ts";
 import { hmac, randomId, sha256Hex } from "../lib/crypto.ts";
 import type { UserRecord } from "../store/users.ts";
 import type { AppDeps, AppEnv } from "./env.ts";
@@ -29,7 +30,8 @@ function cookieOptions(c: Context, deps: AppDeps) {
     httpOnly: true,
     sameSite: "Lax" as const,
     secure: isHttps(c, deps.config),
-    path: "/",
+    // Only Parley's pages: under a base path, the host's other sites never see it.
+    path: basePath(deps.config.baseUrl) + "/",
     maxAge: SESSION_TTL_MS / 1000,
   };
 }
@@ -116,7 +118,10 @@ export async function sessionPasswordAt(c: Context<AppEnv>, deps: AppDeps): Prom
 export async function endSession(c: Context<AppEnv>, deps: AppDeps): Promise<void> {
   const idHash = c.get("sessionHash");
   if (idHash) await deps.store.sessions.remove(idHash);
-  deleteCookie(c, COOKIE, { path: "/", secure: isHttps(c, deps.config) });
+  deleteCookie(c, COOKIE, {
+    path: basePath(deps.config.baseUrl) + "/",
+    secure: isHttps(c, deps.config),
+  });
   c.set("user", undefined);
   c.set("sessionHash", undefined);
 }

@@ -148,7 +148,10 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
       throw badRequest("Invalid csrf token.", "/query/csrf");
     }
     await endSession(c, deps);
-    return c.redirect(new URL("/login", deps.config.baseUrl).pathname, 302);
+    return c.redirect(
+      new URL("login", deps.config.baseUrl.href.replace(/\/?$/, "/")).pathname,
+      302,
+    );
   };
   bind(app, "logoutUser", requireUser, logout);
 

@@ -10,6 +10,7 @@ import { safeEqual } from "../lib/crypto.ts";
 import { getMimeType, mimes } from "hono/utils/mime";
 import denoJson from "../deno.json" with { type: "json" };
 import { ircLinkPath } from "./irc_link.ts";
+import { basePath } from "../http/base_path.ts";
 
 const STATIC = join(import.meta.dirname ?? ".", "..", "static");
 
@@ -26,13 +27,13 @@ const BUNDLE_DIR = "/dist/";
  * The page's policy: no inline script, and no script but the bundle's (not `'self'`: uploads are
  * served from this origin too) and the service worker, connections only to this origin (and its
  * WebSocket).
- * `origin` is the one the browser reached this page at.
+ * `origin` is the one the browser reached this page at, `base` the base URL's path.
  */
-function appCsp(origin: string): string {
+function appCsp(origin: string, base: string): string {
   return [
     "default-src 'self'",
-    `script-src ${origin}${BUNDLE_DIR}`,
-    `worker-src ${origin}/sw.js`,
+    `script-src ${origin}${base}${BUNDLE_DIR}`,
+    `worker-src ${origin}${base}/sw.js`,
     "style-src 'self'",
     // Preview images come through the server (/api/embed/image): the page loads none from elsewhere.
     "img-src 'self' data: blob:",
@@ -66,8 +67,25 @@ async function gzip(body: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** Reads one file below static/, refusing anything that escapes it; cached by modification time. */
-async function readAsset(cache: Map<string, Asset & { mtime: number }>, rel: string) {
+/**
+ * The page under a base path: its own URLs (the bundle, the style sheet, the icon, the manifest)
+ * start with it. The client finds the path from its bundle's URL.
+ */
+function underBase(html: Uint8Array<ArrayBuffer>, base: string): Uint8Array<ArrayBuffer> {
+  if (!base) return html;
+  const text = new TextDecoder().decode(html);
+  return new TextEncoder().encode(text.replace(/ (href|src)="\//g, ` $1="${base}/`));
+}
+
+/**
+ * Reads one file below static/, refusing anything that escapes it; cached by modification time.
+ * `transform` makes the body served from the file's (index.html under a base path).
+ */
+async function readAsset(
+  cache: Map<string, Asset & { mtime: number }>,
+  rel: string,
+  transform?: (body: Uint8Array<ArrayBuffer>) => Uint8Array<ArrayBuffer>,
+) {
   const path = normalize(join(STATIC, rel));
   if (!path.startsWith(STATIC + "/")) return null;
   let stat: Deno.FileInfo;
@@ -80,7 +98,8 @@ async function readAsset(cache: Map<string, Asset & { mtime: number }>, rel: str
   const mtime = stat.mtime?.getTime() ?? 0;
   const hit = cache.get(path);
   if (hit && hit.mtime === mtime) return hit;
-  const body = await Deno.readFile(path);
+  const read = await Deno.readFile(path);
+  const body = transform ? transform(read) : read;
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
   const etag = `"${[...digest.slice(0, 10)].map((b) => b.toString(16).padStart(2, "0")).join("")}"`;
   const asset = { body, mtime, etag };
@@ -109,14 +128,15 @@ async function send(c: Context<AppEnv>, asset: Asset, rel: string, cacheControl:
 export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const cache = new Map<string, Asset & { mtime: number }>();
+  const base = basePath(deps.config.baseUrl);
 
   const page = async (c: Context<AppEnv>) => {
-    const asset = await readAsset(cache, "index.html");
+    const asset = await readAsset(cache, "index.html", (html) => underBase(html, base));
     if (!asset) return c.text("The web client is missing.", 500);
     // The Host header is the client's word: anything but a plain origin falls back to the base URL.
     const origin = requestOrigin(c, deps.config);
     const safe = /^https?:\/\/[\w.:[\]-]+$/.test(origin) ? origin : deps.config.baseUrl.origin;
-    c.header("Content-Security-Policy", appCsp(safe));
+    c.header("Content-Security-Policy", appCsp(safe, base));
     c.header("Referrer-Policy", "same-origin");
     c.header("X-Frame-Options", "DENY");
     return await send(c, asset, "index.html", "no-cache");

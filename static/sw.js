@@ -1,8 +1,12 @@
 // Parley's service worker: shows Web Push notifications (mentions and private messages that
 // arrived while no Parley tab was open) and opens the conversation when one is clicked. Served
-// from the site root so that its scope covers the whole app. Plain JavaScript, not bundled: the
-// page's CSP allows exactly this file as a worker.
+// from Parley's root (the base URL's path) so that its scope covers the whole app. Plain
+// JavaScript, not bundled: the page's CSP allows exactly this file as a worker.
 const sw = self;
+/** Parley's root, with its trailing slash: the base URL's path, where this file is served. */
+const root = new URL(".", sw.location.href).pathname;
+/** The address of a path of the app (`/chat/...`, as the pushes and the page name them). */
+const at = (path) => root + path.slice(1);
 
 sw.addEventListener("install", () => sw.skipWaiting());
 sw.addEventListener("activate", (event) => event.waitUntil(sw.clients.claim()));
@@ -17,7 +21,7 @@ sw.addEventListener("push", (event) => {
   event.waitUntil(sw.registration.showNotification(String(data.title).slice(0, 200), {
     body: String(data.body).slice(0, 500),
     tag: String(data.tag),
-    icon: "/icon.svg",
+    icon: at("/icon.svg"),
     data: { url: String(data.url).startsWith("/") ? data.url : "/chat" },
   }));
 });
@@ -27,10 +31,13 @@ sw.addEventListener("notificationclick", (event) => {
   const url = event.notification.data?.url ?? "/chat";
   event.waitUntil((async () => {
     const tabs = await sw.clients.matchAll({ type: "window", includeUncontrolled: true });
-    const tab = tabs.find((c) => new URL(c.url).origin === sw.location.origin);
+    const tab = tabs.find((c) => {
+      const u = new URL(c.url);
+      return u.origin === sw.location.origin && u.pathname.startsWith(root);
+    });
     if (tab) {
       await tab.focus();
       tab.postMessage({ parley: "open", url });
-    } else await sw.clients.openWindow(url);
+    } else await sw.clients.openWindow(at(url));
   })());
 });

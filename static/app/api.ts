@@ -5,6 +5,7 @@
  * contract stays the one place that says it. Error bodies become ApiFailure.
  */
 import type { ApiErrorItem } from "./types.ts";
+import { at } from "./base.ts";
 import type {
   Answer,
   OperationId,
@@ -69,7 +70,7 @@ let places: Promise<{ basePath: string; byId: Map<string, Place> }> | undefined;
 /** The operations of the served document, by operationId (asked for once). */
 function operationPlaces(): Promise<{ basePath: string; byId: Map<string, Place> }> {
   places ??= (async () => {
-    const res = await fetch("/api", { headers: { accept: "application/json" } });
+    const res = await fetch(at("/api"), { headers: { accept: "application/json" } });
     if (!res.ok) throw failed(res.status);
     const doc = await res.json() as {
       basePath: string;

@@ -1,5 +1,6 @@
 /** Translations: `t` looks English text up in the loaded dictionary and fills placeholders. */
 import { signal } from "@preact/signals";
+import { at } from "./base.ts";
 
 /**
  * The current dictionary: English text -> translated text.
@@ -32,10 +33,10 @@ export function preferredLanguage(): string {
 
 /** Loads the dictionary of `lang` (falling back to English when the server lacks it). */
 export async function loadLanguage(lang: string): Promise<void> {
-  let res = await fetch(`/api/i18n/${encodeURIComponent(lang)}`).catch(() => null);
+  let res = await fetch(at(`/api/i18n/${encodeURIComponent(lang)}`)).catch(() => null);
   if (!res || !res.ok) {
     lang = "en";
-    res = await fetch("/api/i18n/en").catch(() => null);
+    res = await fetch(at("/api/i18n/en")).catch(() => null);
   }
   if (!res || !res.ok) return;
   const data = await res.json();

@@ -2,6 +2,7 @@
  * irc:// links: this browser opens them in Parley once asked to (the server's /register?uri=...
  * then leads on), and a link the server could not place fills the forms.
  */
+import { at } from "./base.ts";
 
 /** The address the browser opens for a link, `%s` standing for the link. */
 const HANDLER_PATH = "/register?uri=%s";
@@ -13,7 +14,7 @@ export function canHandleLinks(): boolean {
 
 /** Asks the browser to open irc:// and ircs:// links in Parley (it may ask the user first). */
 export function handleIrcLinks(): void {
-  const target = new URL(HANDLER_PATH.replace("%s", ""), location.href).href + "%s";
+  const target = new URL(at(HANDLER_PATH.replace("%s", "")), location.href).href + "%s";
   for (const scheme of ["irc", "ircs"]) navigator.registerProtocolHandler(scheme, target);
 }
 

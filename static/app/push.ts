@@ -5,6 +5,7 @@
  * notifications are unavailable.
  */
 import { navigate } from "./router.ts";
+import { at } from "./base.ts";
 
 /** Whether this browser can receive pushes at all (secure context, worker, PushManager). */
 export const pushSupported = () =>
@@ -14,7 +15,7 @@ export const pushSupported = () =>
 /** Registers the service worker once the app runs; a click on a push opens its conversation. */
 export function registerWorker(): void {
   if (typeof navigator === "undefined" || !("serviceWorker" in navigator)) return;
-  navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch((err) =>
+  navigator.serviceWorker.register(at("/sw.js"), { scope: at("/") }).catch((err) =>
     console.warn("service worker not registered", err)
   );
   navigator.serviceWorker.addEventListener("message", (e) => {

@@ -4,6 +4,7 @@
  */
 import { api } from "./api.ts";
 import { pushSupported } from "./push.ts";
+import { at } from "./base.ts";
 
 function keyBytes(b64url: string): Uint8Array<ArrayBuffer> {
   const bin = atob(b64url.replace(/-/g, "+").replace(/_/g, "/"));
@@ -13,7 +14,7 @@ function keyBytes(b64url: string): Uint8Array<ArrayBuffer> {
 /** This browser's current push subscription, if any. */
 export async function currentSubscription(): Promise<PushSubscription | null> {
   if (!pushSupported()) return null;
-  const reg = await navigator.serviceWorker.getRegistration("/");
+  const reg = await navigator.serviceWorker.getRegistration(at("/"));
   return (await reg?.pushManager.getSubscription()) ?? null;
 }
 

@@ -1,21 +1,27 @@
 /** Client-side routing: the path is a signal; links and code call navigate(). */
 import { signal } from "@preact/signals";
+import { at, BASE } from "./base.ts";
+
+/** The app path of an address's path (Parley's path on its host taken off). */
+const inApp = (path: string) =>
+  path === BASE || path.startsWith(BASE + "/") ? path.slice(BASE.length) || "/" : path;
+
+/** The page's app path plus query string. */
+const here = () => inApp(location.pathname) + location.search;
 
 /** The current path plus query string. */
-export const route = signal(
-  globalThis.location ? location.pathname + location.search : "/",
-);
+export const route = signal(globalThis.location ? here() : "/");
 
 /** Goes to `path` (adding a history entry unless `replace`). */
 export function navigate(path: string, replace = false): void {
   if (path === route.value) return;
-  if (replace) history.replaceState(null, "", path);
-  else history.pushState(null, "", path);
+  if (replace) history.replaceState(null, "", at(path));
+  else history.pushState(null, "", at(path));
   route.value = path;
 }
 
 globalThis.addEventListener?.("popstate", () => {
-  route.value = location.pathname + location.search;
+  route.value = here();
 });
 
 /** The path of a conversation's screen; the server conversation is `/chat/<cid>`. */
@@ -36,7 +42,7 @@ export function linkClick(e: MouseEvent): void {
   const a = e.currentTarget as HTMLAnchorElement;
   if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
   e.preventDefault();
-  navigate(a.getAttribute("href")!);
+  navigate(inApp(a.getAttribute("href")!));
 }
 
 const LAST = "parley.lastConversation";

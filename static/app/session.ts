@@ -46,6 +46,7 @@ import { stripFormatting } from "./irc_format.ts";
 import type { User } from "./types.ts";
 import { applySettings } from "./prefs.ts";
 import { tagsChunk } from "./tags_state.ts";
+import { at } from "./base.ts";
 import {
   forgetMembers,
   joined,
@@ -117,7 +118,7 @@ export function expire(): void {
 export async function logout(): Promise<void> {
   const csrf = user.value?.csrf ??
     (await api("getUser").catch(() => ({ csrf: "" }))).csrf ?? "";
-  await fetch(`/api/user/logout?csrf=${encodeURIComponent(csrf)}`, { redirect: "manual" })
+  await fetch(at(`/api/user/logout?csrf=${encodeURIComponent(csrf)}`), { redirect: "manual" })
     .catch((err) => console.warn("logout not sent; the session ends here only", err));
   expire();
 }

@@ -10,6 +10,7 @@ import type {
 } from "../../protocol/events.ts";
 import type { User } from "./types.ts";
 import { t } from "./i18n.ts";
+import { BASE } from "./base.ts";
 
 /** What a request resolves with when the socket is not open, or closes before the answer. */
 interface LostAnswer {
@@ -82,7 +83,7 @@ export class EventSocket {
 
   #connect(reconnect: boolean): void {
     socketState.value = "connecting";
-    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/events`;
+    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${BASE}/events`;
     const ws = new WebSocket(url);
     this.#ws = ws;
     ws.onmessage = (e) => {

@@ -200,14 +200,30 @@ Deno.test("config: warnings for unknown variables and settings that do nothing",
     HOME: "/root",
   };
   const warnings = configWarnings(parseConfig(env), env);
-  assertEquals(warnings.length, 4, warnings.join("\n"));
+  assertEquals(warnings.length, 3, warnings.join("\n"));
   assert(warnings[0].startsWith("PARLEY_LSTEN is not a Parley setting"), warnings[0]);
-  assert(warnings[1].startsWith("PARLEY_BASE_URL has a path (/parley)"), warnings[1]);
-  assert(warnings[2].startsWith("PARLEY_TLS_CERT and PARLEY_TLS_KEY are not used"), warnings[2]);
-  assert(warnings[3].startsWith("PARLEY_IRC_TLS_CERT and PARLEY_IRC_TLS_KEY"), warnings[3]);
-  // Every option and a secret's file form are known; a base URL without a path is no news.
+  assert(warnings[1].startsWith("PARLEY_TLS_CERT and PARLEY_TLS_KEY are not used"), warnings[1]);
+  assert(warnings[2].startsWith("PARLEY_IRC_TLS_CERT and PARLEY_IRC_TLS_KEY"), warnings[2]);
+  // Every option and a secret's file form are known; a base URL with a path is served under it.
   const known = Object.fromEntries(OPTIONS.map((o) => [o.env, ""]));
   assertEquals(configWarnings(parseConfig({}), { ...known, PARLEY_DATABASE_URL_FILE: "" }), []);
+});
+
+Deno.test("config: a base URL's path may not start with a path Parley answers itself", () => {
+  assertEquals(
+    parseConfig({ PARLEY_BASE_URL: "https://example.org/irc-web/" }).baseUrl.pathname,
+    "/irc-web/",
+  );
+  for (
+    const [url, why] of [
+      ["https://example.org/api/", "may not start with /api"],
+      ["https://example.org/chat/parley", "may not start with /chat"],
+      ["https://example.org/parley/?x=1", "must be only a scheme, host, port and path"],
+    ]
+  ) {
+    const err = assertThrows(() => parseConfig({ PARLEY_BASE_URL: url }));
+    assert(err.message.includes(why), err.message);
+  }
 });
 
 Deno.test("config: a port past 65535 and a bad PARLEY_METRICS say what is wrong", () => {

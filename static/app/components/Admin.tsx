@@ -5,6 +5,7 @@ import { TopBar } from "./ChatView.tsx";
 import { ServerSettings } from "./AdminServer.tsx";
 import { Users } from "./AdminUsers.tsx";
 import { Profiles } from "./AdminProfiles.tsx";
+import { at } from "../base.ts";
 
 type Tab = "server" | "users" | "profiles";
 
@@ -19,7 +20,7 @@ function Tabs(p: { tab: Tab }) {
       {tabs.map(([id, label]) => (
         <a
           key={id}
-          href={`/settings/${id}`}
+          href={at(`/settings/${id}`)}
           onClick={linkClick}
           aria-current={p.tab === id ? "page" : undefined}
         >

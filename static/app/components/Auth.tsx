@@ -7,6 +7,7 @@ import { connections } from "../state.ts";
 import { Field, FormErrors } from "./Field.tsx";
 import { useForm } from "../form.ts";
 import { Logo } from "./Logo.tsx";
+import { at } from "../base.ts";
 
 /** The email and password fields both screens share. */
 const EMAIL = { type: "email", autocomplete: "username", required: true } as const;
@@ -32,7 +33,7 @@ export function Login() {
         <FormErrors {...form.rest()} />
         <button class="primary" type="submit" disabled={form.busy}>{t("Log in")}</button>
         <p class="muted">
-          {t("No account yet?")} <a href="/register" onClick={linkClick}>{t("Create one")}</a>
+          {t("No account yet?")} <a href={at("/register")} onClick={linkClick}>{t("Create one")}</a>
         </p>
       </form>
     </main>
@@ -114,7 +115,7 @@ export function Register() {
           {invite ? t("Save password") : t("Create account")}
         </button>
         <p class="muted">
-          {t("Already registered?")} <a href="/login" onClick={linkClick}>{t("Log in")}</a>
+          {t("Already registered?")} <a href={at("/login")} onClick={linkClick}>{t("Log in")}</a>
         </p>
       </form>
     </main>

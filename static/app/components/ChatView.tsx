@@ -27,6 +27,7 @@ import { socket } from "../session.ts";
 import { language } from "../i18n.ts";
 import { dayTimeOf } from "../prefs.ts";
 import { afterLoad } from "../lazy.tsx";
+import { at } from "../base.ts";
 
 /** The header bar shared by every screen of the chat layout (menu button on narrow screens). */
 export function TopBar(
@@ -200,7 +201,7 @@ export function ChatView(p: { cid: string; conv: string; around?: string }) {
             )}
             <a
               class="icon-button"
-              href={settings}
+              href={at(settings)}
               onClick={linkClick}
               aria-label={t("Conversation settings")}
               title={t("Conversation settings")}

@@ -13,6 +13,7 @@ import { connectionTitle } from "../conn_status.ts";
 import { joinParts } from "../prefs.ts";
 import { ownJoinParts, setOwnJoinParts } from "../settings_edit.ts";
 import type { JoinParts } from "../../../protocol/client_settings.ts";
+import { at } from "../base.ts";
 
 /** The words of each way joins and parts show. */
 const MODES: [JoinParts, string][] = [
@@ -159,7 +160,7 @@ export function ConversationSettings(p: { cid: string; conv: string }) {
             </button>
             <a
               class="button"
-              href={back}
+              href={at(back)}
               onClick={(e) => {
                 e.preventDefault();
                 navigate(back);

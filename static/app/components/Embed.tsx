@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, query } from "../api.ts";
 import { isReservedHost } from "../util.ts";
+import { at, BASE } from "../base.ts";
 
 interface EmbedInfo {
   type?: string;
@@ -19,7 +20,7 @@ const cache = new Map<string, Promise<EmbedInfo | null>>();
 const IMAGE = /\.(png|jpe?g|gif|webp|avif)(\?.*)?$/i;
 
 /** The address of a remote image as Parley serves it. */
-const viaParley = (url: string) => "/api/embed/image" + query({ url });
+const viaParley = (url: string) => at("/api/embed/image") + query({ url });
 
 function lookup(url: string): Promise<EmbedInfo | null> {
   let p = cache.get(url);
@@ -33,10 +34,11 @@ function lookup(url: string): Promise<EmbedInfo | null> {
 /** The preview of `url`, or nothing when the server has none. */
 export function Embed(p: { url: string; onLoad?: () => void }) {
   const [info, setInfo] = useState<EmbedInfo | null>(null);
-  const sameOrigin = p.url.startsWith(location.origin + "/");
+  const sameOrigin = p.url.startsWith(location.origin + BASE + "/");
   // Our own uploads are shown directly: the embed service refuses this server's address anyway.
   const sameOriginImage = sameOrigin &&
-    (IMAGE.test(p.url) || /^\/(api\/files|file)\//.test(new URL(p.url).pathname));
+    (IMAGE.test(p.url) ||
+      /^\/(api\/files|file)\//.test(new URL(p.url).pathname.slice(BASE.length)));
   const [broken, setBroken] = useState(false);
   const [thumbBroken, setThumbBroken] = useState(false);
   useEffect(() => {

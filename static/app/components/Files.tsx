@@ -7,6 +7,7 @@ import { uploadFile } from "../upload.ts";
 import { TopBar } from "./ChatView.tsx";
 import { formatSize } from "../../../protocol/size.ts";
 import { UsageMeter } from "./UsageMeter.tsx";
+import { at } from "../base.ts";
 
 interface FileRecord {
   id: string;
@@ -98,7 +99,7 @@ export function Files() {
           <ul class="file-list">
             {files.map((f) => (
               <li key={f.id}>
-                <a href={`/api/files/${seg(uid)}/${seg(f.id)}`} target="_blank" rel="noopener">
+                <a href={at(`/api/files/${seg(uid)}/${seg(f.id)}`)} target="_blank" rel="noopener">
                   {f.name}
                 </a>
                 <span class="muted">

@@ -12,6 +12,7 @@ import { TopBar } from "./ChatView.tsx";
 import { MessageText } from "./MessageText.tsx";
 import { nickColor } from "../nick_color.ts";
 import { storedWords } from "./MessageList.tsx";
+import { at } from "../base.ts";
 
 /** A connection's name as a person reads it (never its internal id when it has a name). */
 export const connName = (cid: string) => connectionTitle(connections.value[cid], cid);
@@ -34,7 +35,7 @@ export function ResultItem(p: { m: Message; showConv?: boolean; words?: string[]
   const text = storedWords(m);
   return (
     <li class={action ? "action" : undefined}>
-      <a href={href} onClick={linkClick} class="result">
+      <a href={at(href)} onClick={linkClick} class="result">
         <span class="meta">
           <span class="nick" style={{ color: nickColor(m.from) }}>{m.from}</span>
           {p.showConv && (

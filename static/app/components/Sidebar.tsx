@@ -12,6 +12,7 @@ import { Icon } from "./Icon.tsx";
 import { connectionProblem, connectionTitle } from "../conn_status.ts";
 import { useState } from "preact/hooks";
 import { lazy } from "../lazy.tsx";
+import { at } from "../base.ts";
 
 const JoinChannel = lazy<{ cid: string; network: string; onClose: () => void }>(
   () => import("./rare_screens.ts"),
@@ -41,7 +42,7 @@ function NavLink(p: { href: string; label: string; badge?: number; icon?: string
   const current = route.value.split("?")[0] === p.href;
   return (
     <a
-      href={p.href}
+      href={at(p.href)}
       class={"nav-link" + (current ? " current" : "")}
       aria-current={current ? "page" : undefined}
       onClick={(e) => {
@@ -83,7 +84,7 @@ export function Sidebar() {
           <section class="conn" key={c.connection_id}>
             <h2>
               <a
-                href={chatPath(c.connection_id, "")}
+                href={at(chatPath(c.connection_id, ""))}
                 title={connectionProblem(c.connection_id) || undefined}
                 onClick={(e) => {
                   drawerOpen.value = false;
@@ -101,7 +102,7 @@ export function Sidebar() {
               </span>
               <a
                 class="icon-button"
-                href={`/settings/connection/${encodeURIComponent(c.connection_id)}`}
+                href={at(`/settings/connection/${encodeURIComponent(c.connection_id)}`)}
                 onClick={(e) => {
                   drawerOpen.value = false;
                   linkClick(e);
@@ -133,7 +134,7 @@ export function Sidebar() {
                       (conv.detached ? " detached" : "")}
                   >
                     <a
-                      href={path}
+                      href={at(path)}
                       onContextMenu={(e) => {
                         e.preventDefault();
                         openConvMenu(conv.connection_id, conv.conversation_id, e);
