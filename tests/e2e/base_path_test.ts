@@ -79,6 +79,24 @@ Deno.test("web client: under a path of another host, behind a proxy", async (t) 
       await assertOnScreen(page, page.getByRole("heading", { name: "Log in" }));
     });
 
+    await t.step("the service worker is Parley's, with the path as its scope", async () => {
+      const own = await browser.newContext();
+      try {
+        const p = await own.newPage();
+        await p.goto(`${home}/login`);
+        const scope = await p.evaluate(() =>
+          Promise.race([
+            navigator.serviceWorker.ready.then((r) => r.scope),
+            new Promise((r) => setTimeout(() => r("no worker within 10 s"), 10_000)),
+          ])
+        );
+        assertEquals(scope, `${home}/`);
+        assertEquals(proxy.outside, []);
+      } finally {
+        await own.close();
+      }
+    });
+
     await t.step("the page asked for nothing outside its path", () => {
       assertEquals(proxy.outside, []);
       const elsewhere = asked.filter((u) => !u.startsWith(`${home}/`) && !u.startsWith("data:"));

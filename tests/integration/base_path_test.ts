@@ -53,6 +53,16 @@ Deno.test("a base URL with a path: served under it, with or without the path pas
       }
     });
 
+    await t.step("an irc:// link opened in Parley leads on under the path", async () => {
+      const uri = encodeURIComponent("irc://irc.example.com/%23x");
+      const res = await app.request(`/parley/register?uri=${uri}`, { headers: { cookie } });
+      assertEquals(res.status, 302);
+      assert(
+        res.headers.get("location")?.startsWith("/parley/settings/"),
+        res.headers.get("location") ?? "",
+      );
+    });
+
     await t.step("logging out leads to the login page under the path", async () => {
       const csrf = (await app.request("/parley/api/user", { headers: { cookie } })).body.csrf;
       const res = await app.request(`/parley/api/user/logout?csrf=${csrf}`, {
