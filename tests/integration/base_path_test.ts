@@ -31,6 +31,9 @@ Deno.test("a base URL with a path: served under it, with or without the path pas
       const doc = await app.request("/parley/api");
       assertEquals(doc.body.basePath, "/parley/api");
       assertEquals((await app.request("/parley/nothing-here")).status, 404);
+      // The IRC clients' WebSocket: its own answer to a request that is not one.
+      const socket = await app.request("/parley/socket");
+      assertEquals(socket.body.errors[0].message, "The IRC listener is off (PARLEY_IRC_LISTEN).");
     });
 
     let cookie = "";
