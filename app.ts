@@ -32,7 +32,8 @@ import { updatesRoutes } from "./routes/updates.ts";
 import { embedRoutes } from "./routes/embed.ts";
 import { webhookRoutes } from "./routes/webhook.ts";
 import { i18nRoutes } from "./routes/i18n.ts";
-import { webRoutes } from "./routes/web.ts";
+import { assetRoutes, webRoutes } from "./routes/web.ts";
+import type { Config } from "./config.ts";
 import { noteSessionClient, sessionRoutes } from "./routes/sessions.ts";
 import { appTokenRoutes } from "./routes/app_tokens.ts";
 import { certfpRoutes } from "./routes/certfps.ts";
@@ -68,6 +69,24 @@ function decodable(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * What answers while the daemon starts: `/healthz`, the web client's files (routes/web.ts) and, to
+ * everything else, 503 "Parley is starting." (the port is open at once, so a client never meets a
+ * refused socket).
+ */
+export function createStartingApp(config: Config): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ getPath: routedPath(basePath(config.baseUrl)) });
+  app.use("*", async (c, next) => {
+    const foreign = foreignHost(c, config);
+    if (foreign) return c.json(errorBody([{ message: foreign, path: "/header/host" }]), 403);
+    await next();
+  });
+  app.get("/healthz", (c) => c.json({ status: "ok" }, 200, { "Cache-Control": "no-store" }));
+  app.route("/", assetRoutes());
+  app.notFound((c) => c.json(errorBody([{ message: "Parley is starting.", path: "/" }]), 503));
+  return app;
 }
 
 /** Creates the whole HTTP application. */

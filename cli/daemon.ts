@@ -14,7 +14,7 @@ import {
 } from "../config.ts";
 import type { AppDeps } from "../http/env.ts";
 import type { Bouncer } from "../bouncer/mod.ts";
-import { createApp } from "../app.ts";
+import { createApp, createStartingApp } from "../app.ts";
 import { serveMetrics } from "../routes/metrics.ts";
 import { wireDeps } from "../deps.ts";
 import { ensureBot, loadBotConfig } from "../irc/bot/bot.ts";
@@ -22,7 +22,6 @@ import { configureLog, log } from "../lib/log.ts";
 import { idleGc } from "../lib/idle_gc.ts";
 import { catchStrayErrors } from "../lib/stray_errors.ts";
 import { secretWeakness } from "../lib/secret_strength.ts";
-import { errorBody } from "../http/errors.ts";
 import { databaseError, lockHome } from "./home.ts";
 import { openCheckedStore } from "./start_checks.ts";
 import { VERSION } from "./help.ts";
@@ -141,10 +140,8 @@ export async function daemon(args: string[]): Promise<void> {
 
   // Listen at once and answer 503 until the app is ready, so a client never sees a refused socket.
   // The process answers from here on (`/healthz`); it is ready once the app takes over.
-  let handler: Handler = (req) =>
-    new URL(req.url).pathname === "/healthz"
-      ? Response.json({ status: "ok" }, { headers: { "Cache-Control": "no-store" } })
-      : Response.json(errorBody([{ message: "Parley is starting.", path: "/" }]), { status: 503 });
+  const starting = createStartingApp(config);
+  let handler: Handler = (req, info) => starting.fetch(req, { remoteAddr: info.remoteAddr });
   const web = listenWeb({
     hostname: config.listen.hostname,
     port: listenPort(config.listen),

@@ -188,6 +188,18 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
     );
   });
 
+  app.route("/", assetRoutes());
+  return app;
+}
+
+/**
+ * The files below static/ but the page (the bundle and its chunks, the style sheet, the icon, the
+ * manifest, the service worker). They need nothing of the app, so they are served while the
+ * daemon starts too: a page open across a restart may fetch a chunk then.
+ */
+export function assetRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const cache = new Map<string, Asset & { mtime: number }>();
   app.get("/*", async (c, next) => {
     const rel = decodeURIComponent(c.req.path).slice(1);
     if (rel === "" || rel === "index.html" || rel.startsWith("app/")) return await next();
