@@ -7,7 +7,7 @@ import { ApiError, errorBody, fromDomain } from "./http/errors.ts";
 import { loadSession } from "./http/session.ts";
 import { requestOrigin } from "./http/client.ts";
 import { foreignRequest } from "./http/origin.ts";
-import { foreignHost } from "./http/host.ts";
+import { refuseForeignHost } from "./http/host.ts";
 import { log } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
 import { API, apiDocument } from "./protocol/contract/mod.ts";
@@ -78,11 +78,7 @@ function decodable(path: string): boolean {
  */
 export function createStartingApp(config: Config): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ getPath: routedPath(basePath(config.baseUrl)) });
-  app.use("*", async (c, next) => {
-    const foreign = foreignHost(c, config);
-    if (foreign) return c.json(errorBody([{ message: foreign, path: "/header/host" }]), 403);
-    await next();
-  });
+  app.use("*", refuseForeignHost(config));
   app.get("/healthz", (c) => c.json({ status: "ok" }, 200, { "Cache-Control": "no-store" }));
   app.route("/", assetRoutes());
   app.notFound((c) => c.json(errorBody([{ message: "Parley is starting.", path: "/" }]), 503));
@@ -114,11 +110,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   // A page of another site that reaches a loopback Parley by a name pointed at 127.0.0.1 (DNS
   // rebinding) is refused before anything: http/host.ts.
-  app.use("*", async (c, next) => {
-    const foreign = foreignHost(c, deps.config);
-    if (foreign) throw new ApiError(403, foreign, "/header/host");
-    await next();
-  });
+  app.use("*", refuseForeignHost(deps.config));
   if (deps.config.metrics) app.use("*", requestMetrics());
 
   app.use("/api/*", async (c, next) => {

@@ -8,7 +8,8 @@
  * give. A listener on other interfaces is reached by names of the network's own, which Parley
  * cannot know; set PARLEY_BASE_URL there and the reverse proxy in front checks the names it serves.
  */
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { errorBody } from "./errors.ts";
 import { type Config, LOOPBACK } from "../config.ts";
 import { log } from "../lib/log.ts";
 
@@ -23,6 +24,8 @@ function checksHost(config: Config): boolean {
  * Why a request's Host is not one of Parley's names, or undefined when it is (or when this
  * listener does not check: `checksHost`). A request without Host (HTTP/1.0 from a script) is no
  * browser's.
+ *
+ * @internal test seam
  */
 export function foreignHost(c: Context, config: Config): string | undefined {
   if (!checksHost(config)) return undefined;
@@ -52,3 +55,12 @@ export function foreignHost(c: Context, config: Config): string | undefined {
 const FIX = "set PARLEY_BASE_URL to the URL people use, or PARLEY_REVERSE_PROXY=1 behind a proxy";
 /** The names refused so far (each is logged once). */
 const told = new Set<string>();
+
+/** Refuses a request whose Host names another site (403 at `/header/host`), before anything else. */
+export function refuseForeignHost(config: Config): MiddlewareHandler {
+  return async (c, next) => {
+    const foreign = foreignHost(c, config);
+    if (foreign) return c.json(errorBody([{ message: foreign, path: "/header/host" }]), 403);
+    await next();
+  };
+}
