@@ -69,6 +69,8 @@ type Refusal = "throttled" | "invalid" | "no-network";
 export interface AuthDeps {
   store: Store;
   loginThrottle: LoginThrottle;
+  /** Run at every accepted login before its network is looked up (an owed default connection). */
+  loggedIn?: (user: UserRecord) => Promise<void>;
 }
 
 /** Checks a username and password from `address`. */
@@ -102,6 +104,7 @@ export async function authenticate(
   }
   attempt.succeed();
   credential ??= { kind: "password", generation: await passwordGeneration(user.passwordHash) };
+  await deps.loggedIn?.(user);
   if (!identity.network) return { user, identity, credential };
   const connection = await deps.store.connections.get(user.id, identity.network);
   if (!connection) return "no-network";
@@ -135,6 +138,7 @@ export async function authenticateCertificate(
   }
   attempt.succeed();
   const credential: Credential = { kind: "certificate", fingerprint };
+  await deps.loggedIn?.(user);
   if (!identity.network) return { user, identity, credential };
   const connection = await deps.store.connections.get(user.id, identity.network);
   if (!connection) return "no-network";

@@ -20,6 +20,7 @@ import { relayServerNotices } from "./service/irc.ts";
 import { relayConnectionStates } from "./state_notices.ts";
 import { startWebPush } from "./webpush.ts";
 import { filehostUrl } from "./filehost.ts";
+import { settleDefaultConnection } from "../irc/default_connection.ts";
 
 /**
  * A read marker that moved (in the web client, through the API, or by an attached client's
@@ -122,6 +123,7 @@ export function startBouncer(
   const cx: BouncerContext = {
     store: deps.store,
     loginThrottle: deps.loginThrottle!,
+    loggedIn: (user) => settleDefaultConnection(deps, user),
     irc: deps.irc,
     relay,
     history: opts.history ?? historyService(deps) ?? unavailableHistory,

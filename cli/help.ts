@@ -72,6 +72,7 @@ ${SECRETS_NOTE}
 export const USER_USAGE = `Usage:
   parley user list                        list users and their roles (tab-separated)
   parley user add EMAIL [ROLE...]         create a user; the password is read from stdin
+                                          (their first login adds the default connection)
   parley user delete EMAIL                delete a user with their connections and history
   parley user set-password EMAIL          read a new password from stdin; ends their sessions
                                           (on SQLite, with the daemon stopped)

@@ -170,7 +170,8 @@ export async function userCommand(args: string[]): Promise<void> {
     } else if (sub === "add") {
       if (await store.users.byEmail(email)) throw new ConfigError(`${email} already exists`);
       const password = await readPassword();
-      await store.users.create(email, await hashPassword(password), roles);
+      // Owed its default connection: the daemon adds it at the first login (nothing here can).
+      await store.users.create(email, await hashPassword(password), roles, true);
       console.log(`added ${email}`);
     } else if (sub === "delete") {
       const user = await existing(store, email);

@@ -31,7 +31,7 @@ async function mayReachPrivate(
 
 /**
  * Whether the default connection's server is exactly `target` (host and port): an admin chose it
- * for every new user (routes/default_connection.ts adds it on their behalf), so anyone's
+ * for every new user (default_connection.ts adds it on their behalf), so anyone's
  * connection may reach it, private or not.
  */
 async function isDefaultServer(

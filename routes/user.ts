@@ -22,7 +22,7 @@ import { log } from "../lib/log.ts";
 import type { UserRecord } from "../store/users.ts";
 import { createInvite, inviteToken } from "./invite.ts";
 import { userJson } from "./user_json.ts";
-import { addDefaultConnection } from "./default_connection.ts";
+import { addDefaultConnection, settleDefaultConnection } from "../irc/default_connection.ts";
 import { passwordGeneration } from "../bouncer/credentials.ts";
 import { checkDeletable, checkRoles } from "../store/user_rules.ts";
 
@@ -85,6 +85,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     }
     attempt.succeed();
     await startSession(c, deps, user, wallNow(deps));
+    await settleDefaultConnection(deps, user);
     return c.json(await withCsrf(c, await userJson(deps, user, own(c))));
   });
 

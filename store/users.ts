@@ -21,6 +21,11 @@ export interface UserRecord {
   highlightKeywords: string[];
   /** Registration time in microseconds. */
   registered: number;
+  /**
+   * Whether the account is owed the default connection: made where no connection could be added
+   * (from the shell), it gets one at its first login.
+   */
+  defaultConnectionDue: boolean;
 }
 
 /** Changes to a user; absent fields stay as they are. */
@@ -35,7 +40,18 @@ export interface UserStore {
   /** Bumped on every update or removal, so that callers caching a user know to read again. */
   readonly generation: number;
   count(): Promise<number>;
-  create(email: string, passwordHash: string, roles: string[]): Promise<UserRecord>;
+  /** `defaultConnectionDue`: the account's first login adds the default connection. */
+  create(
+    email: string,
+    passwordHash: string,
+    roles: string[],
+    defaultConnectionDue?: boolean,
+  ): Promise<UserRecord>;
+  /**
+   * Takes the account's owed default connection: true for the one caller that clears the mark (two
+   * logins at once, on one node or two, add it once).
+   */
+  takeDefaultConnectionDue(id: number): Promise<boolean>;
   /**
    * Registers a person without an invite. In one transaction, so that concurrent first
    * registrations cannot all see an empty install: the first person (no account with a password

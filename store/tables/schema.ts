@@ -28,6 +28,8 @@ export interface UsersTable {
   registered: number;
   /** JSON object text. */
   client_settings: Generated<string>;
+  /** 1 while the default connection is owed (an account made from the shell, before its login). */
+  default_connection_due: Generated<number>;
 }
 
 interface SessionsTable {

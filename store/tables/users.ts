@@ -23,6 +23,7 @@ function toRecord(row: Selectable<UsersTable> | undefined): UserRecord | undefin
     roles: JSON.parse(row.roles),
     highlightKeywords: JSON.parse(row.highlight_keywords),
     registered: row.registered,
+    defaultConnectionDue: row.default_connection_due === 1,
   };
 }
 
@@ -35,7 +36,7 @@ export function userStore(db: TableDb): SharedUserStore {
     q.selectFrom("users").selectAll().where("id", "=", id)
   );
   const byId = async (id: number) => toRecord(await db.first(selectById(id)));
-  const insert = async (on: Queries, email: string, hash: string, roles: string[]) =>
+  const insert = async (on: Queries, email: string, hash: string, roles: string[], due = false) =>
     toRecord(
       await on.first(
         q.insertInto("users").values({
@@ -43,6 +44,7 @@ export function userStore(db: TableDb): SharedUserStore {
           password_hash: hash,
           roles: JSON.stringify(roles),
           registered: nowMicros(),
+          default_connection_due: due ? 1 : 0,
         }).returningAll(),
       ),
     )!;
@@ -62,7 +64,13 @@ export function userStore(db: TableDb): SharedUserStore {
         (await db.first(q.selectFrom("users").select((e) => e.fn.countAll<number>().as("n"))))!
           .n,
       ),
-    create: (email, passwordHash, roles) => insert(db, email, passwordHash, roles),
+    create: (email, passwordHash, roles, due) => insert(db, email, passwordHash, roles, due),
+    // A copy of the record that still says due only costs a take that returns false.
+    takeDefaultConnectionDue: async (id) =>
+      (await db.run(
+        q.updateTable("users").set({ default_connection_due: 0 })
+          .where("id", "=", id).where("default_connection_due", "=", 1),
+      )) > 0,
     register: (email, passwordHash, open) =>
       db.transaction(async (tx): Promise<Registration> => {
         await tx.exclusive(REGISTER_LOCK);

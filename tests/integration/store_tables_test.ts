@@ -71,6 +71,19 @@ forEachStore("store: users, registration and roles", async (store, _b, t) => {
     assertEquals(await store.users.byId(u.id), undefined);
     assertEquals(await store.users.remove(u.id), false);
   });
+  await t.step("an owed default connection is taken once, by one of racing logins", async () => {
+    const owed = await store.users.create("owed@example.org", "hash", [], true);
+    assertEquals(owed.defaultConnectionDue, true);
+    assertEquals((await store.users.byId(owed.id))?.defaultConnectionDue, true);
+    const plain = await store.users.create("plain@example.org", "hash", []);
+    assertEquals(plain.defaultConnectionDue, false);
+    const takes = await Promise.all(
+      Array.from({ length: 4 }, () => store.users.takeDefaultConnectionDue(owed.id)),
+    );
+    assertEquals(takes.filter(Boolean).length, 1, JSON.stringify(takes));
+    assertEquals((await store.users.byId(owed.id))?.defaultConnectionDue, false);
+    assertEquals(await store.users.takeDefaultConnectionDue(plain.id), false);
+  });
 });
 
 forEachStore("store: sessions, settings, profiles and push", async (store, _b, t) => {

@@ -1,10 +1,18 @@
 /** The connection every new user starts with: the server's default connection, connected. */
-import type { AppDeps } from "../http/env.ts";
-import { DEFAULT_CONNECTION } from "../config.ts";
-import { nickFromEmail, parseIrcUrl } from "../irc/url.ts";
+import { type Config, DEFAULT_CONNECTION } from "../config.ts";
+import { nickFromEmail, parseIrcUrl } from "./url.ts";
 import { isChannel } from "../lib/casefold.ts";
 import { log } from "../lib/log.ts";
+import type { Store } from "../store/mod.ts";
 import type { UserRecord } from "../store/users.ts";
+import type { ConnectionService } from "./connection_service.ts";
+
+/** What adding the default connection needs. */
+interface DefaultConnectionDeps {
+  config: Config;
+  store: Store;
+  connections: ConnectionService;
+}
 
 /**
  * The default connection's URL for one user: the email's local part as nick, and `tls` spelled
@@ -44,7 +52,10 @@ function defaultChannels(url: URL): string[] {
  * is a choice made: connected at once, as Convos does. A failure (a bad setting, an unreachable
  * host) is logged; the registration itself stands.
  */
-export async function addDefaultConnection(deps: AppDeps, user: UserRecord): Promise<void> {
+export async function addDefaultConnection(
+  deps: DefaultConnectionDeps,
+  user: UserRecord,
+): Promise<void> {
   if (!deps.config.newUserConnection) return;
   try {
     const settings = await deps.store.settings.current(deps.config.defaultConnection);
@@ -60,4 +71,19 @@ export async function addDefaultConnection(deps: AppDeps, user: UserRecord): Pro
   } catch (err) {
     log.warn("default connection not added", { uid: user.id, error: String(err) });
   }
+}
+
+/**
+ * At a login (the web's or an IRC client's): adds the default connection an account made from the
+ * shell is owed. `parley user add` cannot reach the daemon that would connect it (on SQLite it
+ * runs beside it; on PostgreSQL no node is told), so the account keeps a mark and its first login
+ * pays it, once however many logins race.
+ */
+export async function settleDefaultConnection(
+  deps: DefaultConnectionDeps,
+  user: UserRecord,
+): Promise<void> {
+  if (!user.defaultConnectionDue) return;
+  if (!(await deps.store.users.takeDefaultConnectionDue(user.id))) return;
+  await addDefaultConnection(deps, user);
 }
