@@ -3,6 +3,7 @@
  * `NNN_name.sql`), each applied in its own transaction as store/sqlite/migrate.ts does for SQLite.
  */
 import postgres from "postgres";
+import { log } from "../../lib/log.ts";
 import { tolerate } from "../../lib/stray_errors.ts";
 import { unanswered } from "./unanswered.ts";
 import { loadMigrations, logMigrated, type Migration, refuseNewer } from "../migration_files.ts";
@@ -29,6 +30,15 @@ export function reconnectDelay(refusals: number): number {
 }
 
 /**
+ * Seconds a connection may take until the server is ready for queries (the TCP connect, TLS, the
+ * login); past it the connection fails with CONNECT_TIMEOUT. A server that accepts and never
+ * answers (a stopped VM behind a live proxy, a full listen queue) is so bounded.
+ */
+const CONNECT_TIMEOUT_S = 30;
+/** How long the first answer may take before the log says what is waited for. */
+const FIRST_ANSWER_NOTE_MS = 5000;
+
+/**
  * Opens a pool on `url`. int8 columns come back as numbers: every id and timestamp the store
  * keeps is a safe integer (timestamps are bounded far below 2^53, see timestamps.ts).
  */
@@ -36,6 +46,7 @@ export function connectPg(url: string, max = 4): Sql {
   survivesClientFaults();
   return postgres(url, {
     max,
+    connect_timeout: CONNECT_TIMEOUT_S,
     onnotice: () => {},
     backoff: reconnectDelay,
     // The store's queries read a page of rows. A parallel plan starts fresh worker processes for
@@ -102,7 +113,10 @@ const MIGRATION_LOCK = 0x706172_6c6579;
 export async function migratePg(sql: Sql, migrations?: Migration[]): Promise<number[]> {
   migrations ??= await loadMigrations(PG_MIGRATIONS_DIR);
   const started = performance.now();
-  const [{ table }] = await sql`SELECT to_regclass('schema_migrations')::text AS table`;
+  const [{ table }] = await firstAnswer(
+    sql,
+    sql`SELECT to_regclass('schema_migrations')::text AS table`,
+  );
   const stored = table
     ? (await sql<{ v: number | null }[]>`SELECT max(version) AS v FROM schema_migrations`)[0].v ?? 0
     : 0;
@@ -126,6 +140,26 @@ export async function migratePg(sql: Sql, migrations?: Migration[]): Promise<num
   }
   logMigrated(stored, applied, performance.now() - started);
   return applied;
+}
+
+/**
+ * The first query's answer. Until the server answers, a start shows nothing but its listening
+ * port's 503s; a server that is slow to answer (or never does, until CONNECT_TIMEOUT_S) is named in
+ * the log once the wait is noticeable, so an operator knows what the start waits for.
+ */
+async function firstAnswer<T>(sql: Sql, query: Promise<T>): Promise<T> {
+  const timer = setTimeout(() => {
+    const { host, port } = sql.options;
+    log.warn("waiting for the database to answer", {
+      at: host.map((h, i) => `${h}:${port[i] ?? port[0]}`).join(","),
+      gives_up_after_s: CONNECT_TIMEOUT_S,
+    });
+  }, FIRST_ANSWER_NOTE_MS);
+  try {
+    return await query;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -2,9 +2,9 @@
  * While the daemon starts (here held there by a database that takes the connection and never
  * answers, a small silent server on loopback), its port is open: `/healthz` and the web client's
  * files are answered, everything else is 503 "Parley is starting.". A page open across a restart
- * may fetch a chunk in that window.
+ * may fetch a chunk in that window. After a few seconds the log names the database it waits for.
  */
-import { assertEquals } from "../support/assert.ts";
+import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { daemonProcess } from "../support/daemon_process.ts";
 import { freePort } from "../support/ports.ts";
 import { poll } from "../support/poll.ts";
@@ -41,6 +41,10 @@ Deno.test("a starting daemon serves the web client's files and says it is starti
       assertEquals(JSON.parse(res.text).errors[0].message, "Parley is starting.");
     }
     assertEquals(d.output().includes(" ready "), false, "still starting");
+    // The log says what the start waits for, and for how long it will (the port alone says 503).
+    const port = (silent.addr as Deno.NetAddr).port;
+    await poll("the wait named in the log", () => d.output().includes("waiting for the database"));
+    assertStringIncludes(d.output(), `at=127.0.0.1:${port} gives_up_after_s=30`);
   } finally {
     d.signal("SIGKILL");
     await d.exited();
