@@ -34,6 +34,7 @@ import {
 } from "./web_listener.ts";
 import { ReloadableTls, type TlsPem } from "../bouncer/tls_reload.ts";
 import { startRetention } from "../store/retention.ts";
+import { underBaseUrl } from "../lib/base_url.ts";
 
 /** Time after start by which connections are usually made and channels joined. */
 const STARTUP_QUIET_MS = 3000;
@@ -182,7 +183,7 @@ export async function daemon(args: string[]): Promise<void> {
   log.info("open Parley", { url: config.baseUrl.href });
   if (people === 0) {
     log.info("fresh install: the first account registered becomes the admin", {
-      url: new URL("register", config.baseUrl.href.replace(/\/?$/, "/")).href,
+      url: underBaseUrl(config.baseUrl, "register").href,
     });
   }
   irc.start().catch((err) => log.error("irc start failed", { error: err }));

@@ -24,6 +24,7 @@ import { FILEHOST_PATH } from "../bouncer/filehost.ts";
 import { cleanFileName, Spool, UploadTooLarge } from "../files/upload.ts";
 import { FileQuotaError, FileTooLargeError } from "../store/files.ts";
 import { head, uploadName } from "./files.ts";
+import { underBaseUrl } from "../lib/base_url.ts";
 
 /** The uploaded file's name from `Content-Disposition` (`filename*` first), else "upload". */
 function dispositionName(header: string | undefined): string {
@@ -128,9 +129,9 @@ export function filehostRoutes(deps: AppDeps): Hono<AppEnv> {
         max,
       );
       const ext = /\.[A-Za-z0-9]{1,10}$/.exec(saved.name)?.[0].toLowerCase() ?? "";
-      const url = new URL(
+      const url = underBaseUrl(
+        deps.config.baseUrl,
         `api/files/${saved.userId}/${encodeURIComponent(saved.id)}${ext}`,
-        deps.config.baseUrl.href.replace(/\/?$/, "/"),
       ).href;
       log.debug("filehost upload", { uid: userId, bytes: saved.size });
       c.header("Location", url);

@@ -2,6 +2,7 @@
 import type { AppDeps } from "../http/env.ts";
 import { hmac } from "../lib/crypto.ts";
 import { formatMicros } from "../protocol/time.ts";
+import { underBaseUrl } from "../lib/base_url.ts";
 
 /** How long an invite link stays valid. */
 const INVITE_TTL_S = 24 * 3600;
@@ -21,7 +22,7 @@ export async function createInvite(deps: AppDeps, email: string) {
   const existing = await deps.store.users.byEmail(email);
   const exp = String(Math.floor(Date.now() / 1000) + INVITE_TTL_S);
   const token = await inviteToken(deps, email, exp, existing?.passwordHash ?? "");
-  const url = new URL("register", deps.config.baseUrl.href.replace(/\/?$/, "/"));
+  const url = underBaseUrl(deps.config.baseUrl, "register");
   url.search = new URLSearchParams({ email, exp, token }).toString();
   return {
     url: url.href,

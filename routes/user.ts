@@ -25,6 +25,7 @@ import { userJson } from "./user_json.ts";
 import { addDefaultConnection, settleDefaultConnection } from "../irc/default_connection.ts";
 import { passwordGeneration } from "../bouncer/credentials.ts";
 import { checkDeletable, checkRoles } from "../store/user_rules.ts";
+import { underBaseUrl } from "../lib/base_url.ts";
 
 const NOT_OPEN = "Convos registration is not open to public.";
 const BAD_INVITE = "Invalid token. You have to ask your Convos admin for a new link.";
@@ -150,7 +151,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     }
     await endSession(c, deps);
     return c.redirect(
-      new URL("login", deps.config.baseUrl.href.replace(/\/?$/, "/")).pathname,
+      underBaseUrl(deps.config.baseUrl, "login").pathname,
       302,
     );
   };

@@ -11,6 +11,7 @@ import { getMimeType, mimes } from "hono/utils/mime";
 import denoJson from "../deno.json" with { type: "json" };
 import { ircLinkPath } from "./irc_link.ts";
 import { basePath } from "../http/base_path.ts";
+import { underBaseUrl } from "../lib/base_url.ts";
 
 const STATIC = join(import.meta.dirname ?? ".", "..", "static");
 
@@ -149,7 +150,7 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
     const path = uri && user ? await ircLinkPath(deps.store, user.id, uri) : undefined;
     if (!path) return await next();
     return c.redirect(
-      new URL(path, deps.config.baseUrl.href.replace(/\/?$/, "/")).href.slice(
+      underBaseUrl(deps.config.baseUrl, path).href.slice(
         deps.config.baseUrl.origin.length,
       ),
       302,
@@ -166,7 +167,7 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
     const path = `api/files/${encodeURIComponent(c.req.param("uid"))}/${
       encodeURIComponent(c.req.param("fid"))
     }`;
-    return c.redirect(new URL(path, deps.config.baseUrl.href.replace(/\/?$/, "/")).pathname, 302);
+    return c.redirect(underBaseUrl(deps.config.baseUrl, path).pathname, 302);
   });
 
   // Convos's logout link. A GET that ends a session must come from Parley's own page: it carries
@@ -183,7 +184,7 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
       await endSession(c, deps);
     }
     return c.redirect(
-      new URL("login", deps.config.baseUrl.href.replace(/\/?$/, "/")).pathname,
+      underBaseUrl(deps.config.baseUrl, "login").pathname,
       302,
     );
   });

@@ -2,6 +2,7 @@
  * Uploaded files: their records and the interface of their store (written once for every
  * backend in store/tables/files.ts, over each backend's contents).
  */
+import { underBaseUrl } from "../lib/base_url.ts";
 
 /** A file as stored. */
 export interface FileRecord {
@@ -52,7 +53,7 @@ export interface FilePage {
  * it redirects to the API's URL of the file (routes/web.ts).
  */
 export function fileUrl(baseUrl: URL, file: Pick<FileRecord, "userId" | "id">): string {
-  return new URL(`file/${file.userId}/${file.id}`, baseUrl.href.replace(/\/?$/, "/")).href;
+  return underBaseUrl(baseUrl, `file/${file.userId}/${file.id}`).href;
 }
 
 /** Thrown by `save` when the contents exceed the limit; nothing of them is left stored. */
