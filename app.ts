@@ -8,6 +8,7 @@ import { loadSession } from "./http/session.ts";
 import { requestOrigin } from "./http/client.ts";
 import { foreignRequest } from "./http/origin.ts";
 import { refuseForeignHost } from "./http/host.ts";
+import { noteRequestBase } from "./http/request_base.ts";
 import { log } from "./lib/log.ts";
 import { randomId } from "./lib/crypto.ts";
 import { API, apiDocument } from "./protocol/contract/mod.ts";
@@ -111,6 +112,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // A page of another site that reaches a loopback Parley by a name pointed at 127.0.0.1 (DNS
   // rebinding) is refused before anything: http/host.ts.
   app.use("*", refuseForeignHost(deps.config));
+  // A proxy set up for Convos may name another base URL than Parley's (http/request_base.ts).
+  app.use("*", noteRequestBase(deps.config));
   if (deps.config.metrics) app.use("*", requestMetrics());
 
   app.use("/api/*", async (c, next) => {
