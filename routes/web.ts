@@ -194,17 +194,22 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
 }
 
 /**
+ * The files read for assetRoutes, by path: one cache for the starting app and the app (the files
+ * are the same, whatever the base path), so the files served during a start are not held twice.
+ */
+const ASSETS = new Map<string, Asset & { mtime: number }>();
+
+/**
  * The files below static/ but the page (the bundle and its chunks, the style sheet, the icon, the
  * manifest, the service worker). They need nothing of the app, so they are served while the
  * daemon starts too: a page open across a restart may fetch a chunk then.
  */
 export function assetRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const cache = new Map<string, Asset & { mtime: number }>();
   app.get("/*", async (c, next) => {
     const rel = decodeURIComponent(c.req.path).slice(1);
     if (rel === "" || rel === "index.html" || rel.startsWith("app/")) return await next();
-    const asset = await readAsset(cache, rel);
+    const asset = await readAsset(ASSETS, rel);
     if (!asset) return await next();
     // The bundle keeps its name across builds, so browsers revalidate with the ETag.
     return await send(c, asset, rel, "no-cache");
