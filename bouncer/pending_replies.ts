@@ -293,10 +293,16 @@ export interface Pending<C> {
   upstreamLabel?: string;
   /** The labeled-response batch opened for it; "-" when its one line carried the label. */
   batch?: string;
+  /** Its command was written to the server: only then may a reply be its. */
+  sent: boolean;
   /** Lines it was given. */
   given: number;
   endsLeft: number;
-  /** When it times out (pushed back by every reply). */
+  /**
+   * When it times out (pushed back by every reply); Infinity until its command is written: a
+   * command may wait minutes for the network's flood control (a client's sync of every channel
+   * after it attaches), and its answer cannot come before.
+   */
   deadline: number;
 }
 
@@ -305,6 +311,13 @@ export interface Routed<C> {
   entry: Pending<C>;
   ends: boolean;
 }
+
+/**
+ * Most commands waiting at once on one connection, written or still behind its flood control. A
+ * client's sync after it attaches asks a WHO and a MODE of every channel at once (up to 200 lines
+ * of one client may wait to be written): each must find its entry when its answer comes.
+ */
+const MAX_PENDING = 512;
 
 /** Options (tests set the clock). */
 interface PendingOptions {
@@ -325,7 +338,7 @@ export class PendingReplies<C> {
   readonly #now: () => number;
 
   constructor(opts: PendingOptions = {}) {
-    this.#max = opts.max ?? 64;
+    this.#max = opts.max ?? MAX_PENDING;
     this.#timeoutMs = opts.timeoutMs ?? 30_000;
     this.#now = opts.now ?? Date.now;
   }
@@ -361,9 +374,10 @@ export class PendingReplies<C> {
       subjects,
       label,
       upstreamLabel,
+      sent: false,
       given: 0,
       endsLeft: spec.endsNeeded ?? 1,
-      deadline: this.#now() + this.#timeoutMs,
+      deadline: Infinity,
     };
     this.#entries.push(entry);
     return entry;
@@ -372,9 +386,10 @@ export class PendingReplies<C> {
   /**
    * The entry's command was written to the server: its answer may take the timeout from now. A
    * command waits for the network's flood control first, minutes behind a client's resync; timed
-   * from when it was asked, it ran out before the server saw it, and the answer went to everyone.
+   * from when it was asked, it ran out before the server saw it, and its answer went to nobody.
    */
   written(entry: Pending<C>): void {
+    entry.sent = true;
     entry.deadline = this.#now() + this.#timeoutMs;
   }
 
@@ -388,9 +403,10 @@ export class PendingReplies<C> {
       ended.given++;
       return { entry: ended, ends: false };
     }
-    // An entry sent with a label is answered by its label (see Hub), not here.
+    // An entry sent with a label is answered by its label (see Hub), not here; one still behind
+    // the flood control has no answer yet (a reply naming the same channel is an earlier one's).
     const at = this.#entries.findIndex((e) =>
-      !e.upstreamLabel && (standard ? standardFor(e, m) : takes(e, m))
+      e.sent && !e.upstreamLabel && (standard ? standardFor(e, m) : takes(e, m))
     );
     if (at < 0) return undefined;
     const entry = this.#entries[at];

@@ -12,9 +12,12 @@ const line = (raw: string) => parseMessage(raw)!;
 
 function queue(now = () => 0) {
   const q = new PendingReplies<string>({ now, timeoutMs: 1000 });
+  /** A client's command, written to the server at once (as with no flood control to wait for). */
   const ask = (client: string, raw: string, label?: string) => {
     const m = line(raw);
-    return q.add(client, m.command, m.params, replySpec(m.command, m.params, isChannel), label);
+    const e = q.add(client, m.command, m.params, replySpec(m.command, m.params, isChannel), label);
+    if (e) q.written(e);
+    return e;
   };
   /** Who gets the reply ("" for nobody's: every client), and whether it ended its entry. */
   const to = (raw: string) => {

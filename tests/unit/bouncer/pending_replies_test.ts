@@ -11,10 +11,13 @@ const isChannel = (n: string) => n.startsWith("#");
 
 function queue(opts: { max?: number; now?: () => number } = {}) {
   const q = new PendingReplies<string>({ timeoutMs: 1000, now: () => 0, ...opts });
+  /** A client's command, written to the server at once (as with no flood control to wait for). */
   const ask = (client: string, raw: string, upstreamLabel?: string) => {
     const m = parseMessage(raw)!;
     const spec = replySpec(m.command, m.params, isChannel);
-    return q.add(client, m.command, m.params, spec, undefined, upstreamLabel);
+    const e = q.add(client, m.command, m.params, spec, undefined, upstreamLabel);
+    if (e) q.written(e);
+    return e;
   };
   /** Who gets the reply ("" when it is everyone's), and "(end)" when it ended its entry. */
   const to = (raw: string) => {
@@ -172,4 +175,57 @@ Deno.test("pending replies: every entry that ends otherwise still lets later ans
   assertEquals(to(":s 251 me :There are 3 users"), "b");
   assertEquals(to(":s 266 me :Current global users"), "b (end)");
   assertEquals(to(":s 250 me :Highest connection count"), "b", "its trail");
+});
+
+Deno.test("pending replies: a command behind the flood control waits for its answer however long", () => {
+  let now = 0;
+  const q = new PendingReplies<string>({ timeoutMs: 1000, now: () => now });
+  const add = (client: string, raw: string) => {
+    const m = parseMessage(raw)!;
+    return q.add(client, m.command, m.params, replySpec(m.command, m.params, isChannel), "")!;
+  };
+  const to = (raw: string) => q.route(parseMessage(raw)!)?.entry.client ?? "";
+  // A client's sync after it attaches: two WHOs of one channel, the second still unwritten
+  // (behind the network's flood control) when the first's answer comes.
+  const first = add("a", "WHO #c");
+  q.written(first);
+  const second = add("b", "WHO #c");
+  assertEquals(to(":s 352 me #c u h s bob H :0 Bob"), "a");
+  assertEquals(to(":s 315 me #c :End of WHO list"), "a", "not taken for the unwritten one");
+  // Minutes in the queue: it does not time out before the server has seen it.
+  now = 600_000;
+  assertEquals(q.expired(), []);
+  q.written(second);
+  assertEquals(to(":s 352 me #c u h s bob H :0 Bob"), "b");
+  assertEquals(to(":s 315 me #c :End of WHO list"), "b");
+  assertEquals(q.size, 0);
+  // Once written, it times out as any other.
+  q.written(add("b", "WHO #d"));
+  now += 1000;
+  assertEquals(q.expired().map((e) => e.client), ["b"]);
+});
+
+Deno.test("pending replies: a sync of 100 channels waits whole (a WHO and a MODE each)", () => {
+  const q = new PendingReplies<string>();
+  for (let i = 0; i < 100; i++) {
+    for (const raw of [`WHO #c${i}`, `MODE #c${i}`]) {
+      const m = parseMessage(raw)!;
+      assert(q.add("a", m.command, m.params, replySpec(m.command, m.params, isChannel)), raw);
+    }
+  }
+  assertEquals(q.size, 200);
+});
+
+Deno.test("pending replies: a reply is never taken for a command not yet written", () => {
+  const q = new PendingReplies<string>();
+  const add = (client: string, raw: string) => {
+    const m = parseMessage(raw)!;
+    return q.add(client, m.command, m.params, replySpec(m.command, m.params, isChannel))!;
+  };
+  // b asked first, but its WHO still waits to be written; a's went out ahead of it.
+  add("b", "WHO #c");
+  q.written(add("a", "WHO #c"));
+  assertEquals(q.route(parseMessage(":s 352 me #c u h s bob H :0 Bob")!)?.entry.client, "a");
+  assertEquals(q.route(parseMessage(":s 315 me #c :End of WHO list")!)?.entry.client, "a");
+  assertEquals(q.size, 1);
 });
