@@ -84,14 +84,10 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   if (echo.upstreamLabel) sent.set("label", echo.upstreamLabel);
   return await s.sendOn(async () => {
     try {
-      await s.cx.irc.send(
-        hub.userId,
-        hub.connectionId,
-        target,
-        message,
-        sent.size ? Object.fromEntries(sent) : undefined,
-        echo.id,
-      );
+      await s.cx.irc.send(hub.userId, hub.connectionId, target, message, {
+        tags: sent.size ? Object.fromEntries(sent) : undefined,
+        origin: echo.id,
+      });
       // Every part of it is stored by now, or written: an echo told by Parley's label is still
       // to come; one told by the server's order has its place among the lines written.
       if (!hub.serverEchoes || !echo.upstreamLabel) hub.forgetEcho(echo);
@@ -134,9 +130,13 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
     return s.numeric(ERR_UNKNOWNERROR, m.command, "Too many queries waiting for an answer");
   }
   const tag = typeof wait === "object" && wait.upstreamLabel ? `@label=${wait.upstreamLabel} ` : "";
+  // A query waits behind what anyone says (a client's sync of every channel asks two of each).
+  const background = typeof wait === "object" && wait.spec.answered;
   return await s.sendOn(async () => {
     try {
-      await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${tag}${line}`);
+      await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${tag}${line}`, {
+        background,
+      });
       if (wait !== "unanswered") hub.sentExpected(wait);
     } catch (err) {
       if (wait !== "unanswered") hub.forgetExpected(wait);
@@ -146,7 +146,7 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
       return;
     }
     if (l && (wait === "unanswered" || !wait.spec.answered) && !action) s.reply("ACK", [], l);
-  });
+  }, background ? "queries" : "lines");
 }
 
 /** The tags a client may send the server: client-only ones (`+name`), bounded. */
@@ -188,7 +188,7 @@ async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void>
     : undefined;
   return await s.sendOn(async () => {
     try {
-      await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`, undefined, echo?.id);
+      await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`, { origin: echo?.id });
     } catch (err) {
       if (echo) hub.forgetEcho(echo);
       const why = err instanceof DomainError ? err.message : "Not sent";

@@ -102,8 +102,12 @@ export class Session {
   #command = new AsyncLocalStorage<{ label?: string; owned: boolean }>();
   /** Inside one of this client's sends to the server (`sendOn`). */
   #inSend = new AsyncLocalStorage<true>();
-  /** This client's sends to the server not done yet, in its order (each chained to the last). */
-  #sending: Promise<void>[] = [];
+  /**
+   * This client's sends to the server not done yet, in its order (each chained to the last): its
+   * queries apart from the rest, so that what it says does not wait behind its sync of every
+   * channel (the connection writes queries after everyone's other lines).
+   */
+  #sending: Record<SendChain, Promise<void>[]> = { lines: [], queries: [] };
 
   constructor(
     readonly cx: BouncerContext,
@@ -268,7 +272,7 @@ export class Session {
     } finally {
       clearTimeout(timer);
       // What the client sent before it left still goes to the server.
-      await this.#sending.at(-1);
+      await Promise.all([this.#sending.lines.at(-1), this.#sending.queries.at(-1)]);
       this.detach();
     }
   }
@@ -310,17 +314,18 @@ export class Session {
    * answered meanwhile, as a server answers it. Past MAX_SENDING waiting, the command waits for
    * them (and reading the client with it).
    */
-  sendOn(run: () => Promise<void>): Promise<void> {
+  sendOn(run: () => Promise<void>, chain: SendChain = "lines"): Promise<void> {
     if (this.#inSend.getStore()) return run(); // a send that turned into another
     const running = this.#command.getStore();
-    const step: Promise<void> = (this.#sending.at(-1) ?? Promise.resolve()).then(() =>
+    const sending = this.#sending[chain];
+    const step: Promise<void> = (sending.at(-1) ?? Promise.resolve()).then(() =>
       this.#inSend.run(true, () => running ? this.#command.run(running, run) : run())
     ).catch((err) => {
       log.warn("bouncer: a client's send failed", { error: String(err) });
-    }).finally(() => void this.#sending.shift());
-    this.#sending.push(step);
+    }).finally(() => void sending.shift());
+    sending.push(step);
     // Past the bound, until the oldest is done.
-    return this.#sending.length > MAX_SENDING ? this.#sending[0] : Promise.resolve();
+    return sending.length > MAX_SENDING ? sending[0] : Promise.resolve();
   }
 
   async #run(m: IrcMessage): Promise<void> {
@@ -511,9 +516,12 @@ export class Session {
   }
 }
 
+/** A client's sends to the server in order: its queries, and the rest (Session.sendOn). */
+type SendChain = "lines" | "queries";
+
 /**
- * A client's sends to the server that may wait for its flood control while the client's next
- * commands run; past them reading the client waits (each holds one line of at most 8 KB).
+ * A client's sends to the server (of each chain) that may wait for its flood control while the
+ * client's next commands run; past them reading the client waits (each holds one line of at most 8 KB).
  */
 const MAX_SENDING = 200;
 

@@ -5,7 +5,13 @@
  */
 import { missing } from "../lib/errors.ts";
 import { log } from "../lib/log.ts";
-import type { FirstConversation, IrcControl, IrcStats, LiveView } from "../irc/control.ts";
+import type {
+  FirstConversation,
+  IrcControl,
+  IrcStats,
+  LiveView,
+  SendOptions,
+} from "../irc/control.ts";
 import type { IrcManager } from "../irc/manager.ts";
 import type { CommandResult } from "../irc/chat/commands.ts";
 import type { EventBus } from "../lib/bus.ts";
@@ -107,11 +113,10 @@ export class ClusterIrc implements IrcControl {
         connectionId: string,
         conversationId: string,
         message: string,
-        tags?: Record<string, string>,
-        origin?: string | null,
+        opts?: SendOptions | null,
       ) => {
         mine(userId);
-        return local.send(userId, connectionId, conversationId, message, tags, origin ?? undefined);
+        return local.send(userId, connectionId, conversationId, message, opts ?? undefined);
       },
     });
   }
@@ -277,14 +282,13 @@ export class ClusterIrc implements IrcControl {
     connectionId: string,
     conversationId: string,
     message: string,
-    tags?: Record<string, string>,
-    origin?: string,
+    opts?: SendOptions,
   ): Promise<CommandResult> {
     return this.#route(
       userId,
       "send",
-      [userId, connectionId, conversationId, message, tags, origin],
-      () => this.#local.send(userId, connectionId, conversationId, message, tags, origin),
+      [userId, connectionId, conversationId, message, opts],
+      () => this.#local.send(userId, connectionId, conversationId, message, opts),
     );
   }
 

@@ -27,6 +27,19 @@ export interface IrcStats {
   sendQueueMax: number;
 }
 
+/** How a line an attached IRC client sent goes out (IrcControl.send). */
+export interface SendOptions {
+  /** The client's client-only tags, on the line it sends. */
+  tags?: Record<string, string>;
+  /** The sender's token, on the bus events of the lines it stores (BusMessageEvent). */
+  origin?: string;
+  /**
+   * A client's query (WHO, MODE of a channel, ...): written after the user's own lines, so what
+   * anyone says does not wait behind a client's sync of every channel for the flood control.
+   */
+  background?: boolean;
+}
+
 /** The IRC side of the app. Errors are DomainErrors. */
 export interface IrcControl {
   /** Starts the connections this node runs (all of them, on one machine). */
@@ -52,18 +65,13 @@ export interface IrcControl {
   drop(record: ConnectionRecord): Promise<void>;
   /** Stops every connection of a user (before the user is deleted). */
   userDeleted(userId: number): Promise<void>;
-  /**
-   * Sends what the user typed in a conversation (see IrcManager.send); `tags`, an attached
-   * client's client-only tags, go on the line it sends; `origin`, the sender's token, on the
-   * bus events of the lines it stores (protocol/events.ts BusMessageEvent).
-   */
+  /** Sends what the user typed in a conversation (see IrcManager.send). */
   send(
     userId: number,
     connectionId: string,
     conversationId: string,
     message: string,
-    tags?: Record<string, string>,
-    origin?: string,
+    opts?: SendOptions,
   ): Promise<CommandResult>;
   /** The state of a connection this node runs ("disconnected" when it runs none). */
   state(connectionRowId: number): string;

@@ -32,7 +32,7 @@ import { webircFor } from "./webirc.ts";
 import { parseIrcUrl, targetKey } from "./url.ts";
 import { connectGap } from "./engine/backoff.ts";
 import { type IrcLine, ircLine } from "./protocol/message.ts";
-import type { FirstConversation, IrcControl, IrcStats, LiveView } from "./control.ts";
+import type { FirstConversation, IrcControl, IrcStats, LiveView, SendOptions } from "./control.ts";
 import { patientStore } from "../store/patient.ts";
 
 /** What the manager is built from. */
@@ -551,14 +551,13 @@ export class IrcManager implements IrcControl {
     connectionId: string,
     conversationId: string,
     message: string,
-    tags?: Record<string, string>,
-    origin?: string,
+    opts: SendOptions = {},
   ): Promise<CommandResult> {
     const record = await this.#deps.store.connections.get(userId, connectionId);
     if (!record) throw missing("No such connection.");
     try {
       await this.#openPrivate(record, conversationId, message);
-      return await this.#run(record, ircLower(conversationId), message, tags, origin);
+      return await this.#run(record, ircLower(conversationId), message, opts);
     } catch (err) {
       // Not written (the connection closed, or the line was refused): never answer "Sent".
       if (err instanceof SendError) throw invalid(err.message, "/body/message");
@@ -581,8 +580,7 @@ export class IrcManager implements IrcControl {
     record: ConnectionRecord,
     conversationId: string,
     message: string,
-    tags?: Record<string, string>,
-    origin?: string,
+    { tags, origin, background }: SendOptions = {},
   ): Promise<CommandResult> {
     const { store } = this.#deps;
     const conversation = await store.conversations.get(record.id, conversationId);
@@ -599,6 +597,7 @@ export class IrcManager implements IrcControl {
       conversation,
       tags,
       origin,
+      background,
       paste: (text) => pasteIfLong(this.#deps, userId, parseIrcUrl(record.url).host, text),
       control: {
         connect: () => this.#setWanted(record, "connected"),

@@ -44,6 +44,8 @@ interface CommandContext {
    * (chat/record.ts), and told with each of its lines as written (engine/outlet.ts `wrote`).
    */
   origin?: string;
+  /** An attached client's query: written after everyone's own lines (IrcConnection.send). */
+  background?: boolean;
   /** Saves an over-long message as a file and returns the line to send instead (chat/paste.ts). */
   paste?: (text: string) => Promise<string | undefined>;
   /** Connection control, from the manager. */
@@ -687,7 +689,10 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   },
   quote: async (ctx, args) => {
     if (!args.trim()) usage("quote");
-    await live(ctx).send(line(() => quotedLine(args)), { origin: ctx.origin });
+    await live(ctx).send(line(() => quotedLine(args)), {
+      origin: ctx.origin,
+      background: ctx.background,
+    });
     return {};
   },
   connect: async (ctx) => (await ctx.control.connect(), {}),

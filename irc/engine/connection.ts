@@ -186,6 +186,12 @@ export class IrcConnection {
   #answers: Pending[] = [];
   /** Queries a client asks on its own (a channel's modes): ahead of the queue, on their own budget. */
   #queries: Pending[] = [];
+  /**
+   * Queries of attached IRC clients (a client's sync of every channel after it attaches: a WHO
+   * and a MODE each): behind the user's lines and the automatic answers, so that what the user
+   * says does not wait minutes behind them for the flood control.
+   */
+  #clientQueries: Pending[] = [];
   #queryBucket: TokenBucket;
   #ctcpBucket: TokenBucket;
   #pumpTimer: Timer | undefined;
@@ -668,14 +674,17 @@ export class IrcConnection {
    * Sends one line behind the token bucket; resolves when it is written. An `answer` (an
    * automatic answer) goes out only when none of the user's lines are waiting; a `query` (what a
    * client asks on its own when a channel opens, such as its modes) goes ahead of the queue on a
-   * small budget of its own, so it does not wait behind flood control for the user's lines.
+   * small budget of its own, so it does not wait behind flood control for the user's lines; a
+   * `background` line (an attached IRC client's query) goes after all of them.
    * `origin` is the sender's token, told with a chat line when it is written (`wrote`).
    */
   send(
     line: IrcLine,
-    { answer = false, query = false, origin }: {
+    { answer = false, query = false, background = false, origin }: {
       answer?: boolean;
       query?: boolean;
+      /** An attached IRC client's query: after everything else (`#clientQueries`). */
+      background?: boolean;
       origin?: string;
     } = {},
   ): Promise<void> {
@@ -693,7 +702,16 @@ export class IrcConnection {
     if (query && this.#queries.length >= MAX_ANSWERS) {
       return Promise.reject(new SendError("Too many queries waiting."));
     }
-    if (!query && !answer && this.#userLines.length >= MAX_USER_LINES) {
+    const queue = query
+      ? this.#queries
+      : answer
+      ? this.#answers
+      : background
+      ? this.#clientQueries
+      : this.#userLines;
+    if (
+      (queue === this.#userLines || queue === this.#clientQueries) && queue.length >= MAX_USER_LINES
+    ) {
       return Promise.reject(
         new SendError(
           `${MAX_USER_LINES} lines are waiting to be sent already: try again once they are out.`,
@@ -701,7 +719,7 @@ export class IrcConnection {
       );
     }
     return new Promise((resolve, reject) => {
-      (query ? this.#queries : answer ? this.#answers : this.#userLines).push({
+      queue.push({
         line,
         origin,
         resolve,
@@ -711,9 +729,9 @@ export class IrcConnection {
     });
   }
 
-  /** Lines waiting for the token bucket (the user's and automatic answers), for tests and views. */
+  /** Lines waiting for the token bucket (all but those on the queries' budget), for views. */
   get queued(): number {
-    return this.#userLines.length + this.#answers.length;
+    return this.#userLines.length + this.#answers.length + this.#clientQueries.length;
   }
 
   #pump(): void {
@@ -725,13 +743,19 @@ export class IrcConnection {
       }
       this.#write(this.#queries.shift()!);
     }
-    while (this.#userLines.length || this.#answers.length) {
+    for (;;) {
+      const next = this.#userLines.length
+        ? this.#userLines
+        : this.#answers.length
+        ? this.#answers
+        : this.#clientQueries;
+      if (!next.length) return;
       const wait = this.#bucket.take();
       if (wait > 0) {
         this.#pumpIn(wait);
         return;
       }
-      this.#write((this.#userLines.length ? this.#userLines : this.#answers).shift()!);
+      this.#write(next.shift()!);
     }
   }
 
@@ -776,6 +800,7 @@ export class IrcConnection {
       ...this.#userLines.splice(0),
       ...this.#answers.splice(0),
       ...this.#queries.splice(0),
+      ...this.#clientQueries.splice(0),
     ];
     for (const item of all) item.reject(new SendError(reason));
   }
