@@ -139,6 +139,9 @@ const REGAIN_REFUSALS = new Set([
  */
 export const MAX_USER_LINES = 1000;
 
+/** While other lines wait, one line in this many is a waiting client's query. */
+const QUERY_SHARE = 5;
+
 const PERMANENT_ERROR = /k-?lined|g-?lined|z-?lined|\bbanned\b|akill|password/i;
 
 /** One live IRC connection. */
@@ -192,6 +195,8 @@ export class IrcConnection {
    * says does not wait minutes behind them for the flood control.
    */
   #clientQueries: Pending[] = [];
+  /** Other lines written since a client's query last was, while one waited. */
+  #passedQueries = 0;
   #queryBucket: TokenBucket;
   #ctcpBucket: TokenBucket;
   #pumpTimer: Timer | undefined;
@@ -744,7 +749,12 @@ export class IrcConnection {
       this.#write(this.#queries.shift()!);
     }
     for (;;) {
-      const next = this.#userLines.length
+      // Clients' queries go last, but get every QUERY_SHARE-th line while others keep waiting:
+      // a connection that never pauses does not hold them back for ever.
+      const due = this.#clientQueries.length > 0 && this.#passedQueries >= QUERY_SHARE - 1;
+      const next = due
+        ? this.#clientQueries
+        : this.#userLines.length
         ? this.#userLines
         : this.#answers.length
         ? this.#answers
@@ -755,6 +765,8 @@ export class IrcConnection {
         this.#pumpIn(wait);
         return;
       }
+      if (next === this.#clientQueries) this.#passedQueries = 0;
+      else if (this.#clientQueries.length) this.#passedQueries++;
       this.#write(next.shift()!);
     }
   }

@@ -32,3 +32,29 @@ Deno.test("the send queue refuses lines with CR, LF or NUL and never writes them
     await irc.close();
   }
 });
+
+Deno.test("the send queue writes clients' queries last, but one in five while lines keep waiting", async () => {
+  const irc = startHostileIrc();
+  const { conn, registered } = bareConnection(`${irc.url}?nick=queue`);
+  try {
+    conn.connect();
+    await registered;
+    const client = await irc.registered();
+    const from = client.lines.length;
+    // No token: everything waits until the test gives some.
+    conn.setBurst(0);
+    const sent = [conn.send(ircLine("WHO", "#q"), { background: true })];
+    for (let i = 1; i <= 7; i++) sent.push(conn.send(ircLine("PRIVMSG", "#x", `line ${i}`)));
+    conn.setBurst(20);
+    sent.push(conn.send(ircLine("PRIVMSG", "#x", "line 8")));
+    await Promise.all(sent);
+    await client.waitFor((l) => l === "PRIVMSG #x :line 8");
+    const order = client.lines.slice(from).filter((l) => /^(WHO|PRIVMSG) /.test(l))
+      .map((l) => l.startsWith("WHO") ? "WHO" : l.slice(l.lastIndexOf(" ") + 1));
+    assertEquals(order, ["1", "2", "3", "4", "WHO", "5", "6", "7", "8"]);
+  } finally {
+    await conn.stop();
+    conn.dispose();
+    await irc.close();
+  }
+});
