@@ -16,7 +16,7 @@ import {
 } from "../support/browser.ts";
 import { poll } from "../support/poll.ts";
 import { startIrcServer } from "../support/ngircd.ts";
-import { registerAndConnect, sendLine } from "../support/chat_page.ts";
+import { goLive, registerAndConnect, sendLine } from "../support/chat_page.ts";
 
 async function registerAdmin(page: Page, url: string) {
   await page.goto(url + "/register");
@@ -180,7 +180,8 @@ Deno.test("retention: set on the admin screen, told on the search screen", async
           password: "a long enough password",
           channel: "#kept",
         });
-        await page.goto(server.url + "/chat/irc-localhost/%23kept");
+        // A line typed before the page's socket is open is refused ("Not connected to Parley").
+        await goLive(page, server.url + "/chat/irc-localhost/%23kept");
         await sendLine(page, "a line to have history");
         await page.locator(".line", { hasText: "a line to have history" }).waitFor();
         // The start of a conversation's history is where retention cut it, and says so.

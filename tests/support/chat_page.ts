@@ -94,7 +94,8 @@ export async function openConversation(page: Page, name: string): Promise<void> 
  */
 export async function goLive(page: Page, url: string): Promise<void> {
   await page.goto(url);
-  await page.locator(".sidebar .socket.open").waitFor();
+  // Attached, not visible: on a phone the sidebar that shows it is closed.
+  await page.locator(".sidebar .socket.open").waitFor({ state: "attached" });
 }
 
 /** The newest line in the open conversation that has `text`. */
