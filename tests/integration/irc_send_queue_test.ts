@@ -1,20 +1,32 @@
 /**
  * The send queue of one IRC connection, in process against a small IRC server on loopback: the
- * last line of defence against injected lines.
+ * last line of defence against injected lines, and the order its queues write in.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { startHostileIrc } from "../support/hostile_irc.ts";
-import { SendError } from "../../irc/engine/connection.ts";
+import { type HostileClient, startHostileIrc } from "../support/hostile_irc.ts";
+import { type IrcConnection, SendError } from "../../irc/engine/connection.ts";
 import { bareConnection } from "../support/bare_connection.ts";
 import { type IrcLine, ircLine } from "../../irc/protocol/message.ts";
 
-Deno.test("the send queue refuses lines with CR, LF or NUL and never writes them", async () => {
+/** Runs `test` with a registered connection and the server's side of it (`lines`, `waitFor`). */
+async function withQueue(
+  test: (conn: IrcConnection, client: HostileClient) => Promise<void>,
+): Promise<void> {
   const irc = startHostileIrc();
   const { conn, registered } = bareConnection(`${irc.url}?nick=queue`);
   try {
     conn.connect();
     await registered;
-    const client = await irc.registered();
+    await test(conn, await irc.registered());
+  } finally {
+    await conn.stop();
+    conn.dispose();
+    await irc.close();
+  }
+}
+
+Deno.test("the send queue refuses lines with CR, LF or NUL and never writes them", async () => {
+  await withQueue(async (conn, client) => {
     for (
       const line of ["PRIVMSG #x :a\r\nINJECTED", "PRIVMSG #x :a\nINJECTED", "PRIVMSG #x :a\0"]
     ) {
@@ -26,20 +38,11 @@ Deno.test("the send queue refuses lines with CR, LF or NUL and never writes them
     await client.waitFor((l) => l === "PRIVMSG #x fine");
     assertEquals(client.lines.filter((l) => l.startsWith("PRIVMSG")), ["PRIVMSG #x fine"]);
     assert(!client.lines.some((l) => l.includes("INJECTED")));
-  } finally {
-    await conn.stop();
-    conn.dispose();
-    await irc.close();
-  }
+  });
 });
 
 Deno.test("the send queue writes clients' queries last, but one in five while lines keep waiting", async () => {
-  const irc = startHostileIrc();
-  const { conn, registered } = bareConnection(`${irc.url}?nick=queue`);
-  try {
-    conn.connect();
-    await registered;
-    const client = await irc.registered();
+  await withQueue(async (conn, client) => {
     const from = client.lines.length;
     // No token: everything waits until the test gives some.
     conn.setBurst(0);
@@ -52,9 +55,5 @@ Deno.test("the send queue writes clients' queries last, but one in five while li
     const order = client.lines.slice(from).filter((l) => /^(WHO|PRIVMSG) /.test(l))
       .map((l) => l.startsWith("WHO") ? "WHO" : l.slice(l.lastIndexOf(" ") + 1));
     assertEquals(order, ["1", "2", "3", "4", "WHO", "5", "6", "7", "8"]);
-  } finally {
-    await conn.stop();
-    conn.dispose();
-    await irc.close();
-  }
+  });
 });
