@@ -147,17 +147,24 @@ export class EventSocket {
     this.request({ method: "ping" });
   }
 
-  /** Sends a request and resolves with its answer (or an error frame when disconnected). */
-  request<M extends keyof AnswerTo>(frame: RequestOf<M>): Promise<Answer<M>> {
+  /**
+   * Sends a request and resolves with its answer (or an error frame when disconnected). While
+   * the socket is opening (a page just loaded, a reconnect under way) it waits for it, up to 5 s:
+   * a line typed at once is sent, not refused.
+   */
+  async request<M extends keyof AnswerTo>(frame: RequestOf<M>): Promise<Answer<M>> {
+    for (let i = 0; i < 100 && socketState.value === "connecting"; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const ws = this.#ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {
-      return Promise.resolve({
+      return {
         // The socket comes back by itself, but this line is not sent again without the user.
         errors: [{
           message: t("Not connected to Parley: press Enter to send it again."),
           path: "/",
         }],
-      });
+      };
     }
     const id = this.#nextId++;
     return new Promise((resolve) => {

@@ -73,6 +73,22 @@ Deno.test("web client: under a path of another host, behind a proxy", async (t) 
       await assertOnScreen(page, lineWith(page, "and back to you"));
     });
 
+    await t.step("a line typed while the page's socket opens is sent once it is open", async () => {
+      // The proxy holds the socket's handshake: the page is loaded, its socket still opening.
+      proxy.holdSockets(true);
+      try {
+        await page.goto(`${home}/chat/irc-localhost/%23base`);
+        await assertOnScreen(page, lineWith(page, "and back to you"));
+        await sendLine(page, "typed while opening");
+        await new Promise((r) => setTimeout(r, 500));
+        assertEquals(await page.getByText("Not connected to Parley").count(), 0, "not refused");
+      } finally {
+        proxy.holdSockets(false);
+      }
+      await bob.waitFor((l) => / PRIVMSG #base :typed while opening$/.test(l.raw));
+      await assertOnScreen(page, lineWith(page, "typed while opening"));
+    });
+
     await t.step("logging out leads to the login page under the path", async () => {
       await page.getByRole("button", { name: "Log out" }).click();
       await page.waitForURL(`${home}/login`);

@@ -27,6 +27,8 @@ export interface PathProxy {
   url: string;
   /** Paths asked for outside the proxy's path. */
   outside: string[];
+  /** While on, a WebSocket's handshake waits (the page's socket stays opening) until it is off. */
+  holdSockets(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -43,7 +45,15 @@ export function startPathProxy(path: string, target: () => string): Promise<Path
     return headers;
   };
 
-  const passSocket = (req: Request, rest: string) => {
+  let held: Promise<void> = Promise.resolve();
+  let release = () => {};
+  const holdSockets = (on: boolean) => {
+    release();
+    held = on ? new Promise((r) => (release = r)) : Promise.resolve();
+  };
+
+  const passSocket = async (req: Request, rest: string) => {
+    await held;
     // Read before the upgrade, which ends the request.
     const headers = Object.fromEntries(forwarded(req));
     const { socket, response } = Deno.upgradeWebSocket(req);
@@ -78,7 +88,9 @@ export function startPathProxy(path: string, target: () => string): Promise<Path
         resolve({
           url: `http://127.0.0.1:${port}`,
           outside,
-          close: () => server.shutdown(),
+          holdSockets,
+          // A held handshake would hold the shutdown.
+          close: () => (holdSockets(false), server.shutdown()),
         }),
     }, async (req) => {
       const url = new URL(req.url);
