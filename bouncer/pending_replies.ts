@@ -293,8 +293,6 @@ export interface Pending<C> {
   upstreamLabel?: string;
   /** The labeled-response batch opened for it; "-" when its one line carried the label. */
   batch?: string;
-  /** Its command was written to the server: only then may a reply be its. */
-  sent: boolean;
   /** Lines it was given. */
   given: number;
   endsLeft: number;
@@ -374,7 +372,6 @@ export class PendingReplies<C> {
       subjects,
       label,
       upstreamLabel,
-      sent: false,
       given: 0,
       endsLeft: spec.endsNeeded ?? 1,
       deadline: Infinity,
@@ -389,7 +386,6 @@ export class PendingReplies<C> {
    * from when it was asked, it ran out before the server saw it, and its answer went to nobody.
    */
   written(entry: Pending<C>): void {
-    entry.sent = true;
     entry.deadline = this.#now() + this.#timeoutMs;
   }
 
@@ -406,7 +402,7 @@ export class PendingReplies<C> {
     // An entry sent with a label is answered by its label (see Hub), not here; one still behind
     // the flood control has no answer yet (a reply naming the same channel is an earlier one's).
     const at = this.#entries.findIndex((e) =>
-      e.sent && !e.upstreamLabel && (standard ? standardFor(e, m) : takes(e, m))
+      isWritten(e) && !e.upstreamLabel && (standard ? standardFor(e, m) : takes(e, m))
     );
     if (at < 0) return undefined;
     const entry = this.#entries[at];
@@ -479,6 +475,9 @@ export class PendingReplies<C> {
     return this.#entries.splice(0);
   }
 }
+
+/** Whether an entry's command was written to the server: only then may a reply be its. */
+const isWritten = (e: Pending<unknown>) => e.deadline !== Infinity;
 
 /** Whether an entry takes a numeric. */
 function takes(e: Pending<unknown>, m: Message): boolean {
