@@ -5,6 +5,7 @@ import { requestId } from "hono/request-id";
 import type { AppDeps, AppEnv } from "./http/env.ts";
 import { ApiError, errorBody, fromDomain } from "./http/errors.ts";
 import { loadSession } from "./http/session.ts";
+import { proxyLogin } from "./http/proxy_login.ts";
 import { requestOrigin } from "./http/client.ts";
 import { foreignRequest } from "./http/origin.ts";
 import { refuseForeignHost } from "./http/host.ts";
@@ -128,6 +129,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await next();
   });
   app.use("/api/*", loadSession(deps));
+  if (deps.config.authHeader) app.use("/api/*", proxyLogin(deps));
   app.use("/api/*", noteSessionClient(deps));
   // Every other JSON operation reads at most JSON_BODY_LIMIT (http/body.ts).
   app.use(`/api${honoPath(API.sendMessage.path)}`, async (c, next) => {
@@ -135,6 +137,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await next();
   });
   app.use("/events", loadSession(deps));
+  if (deps.config.authHeader) app.use("/events", proxyLogin(deps));
 
   // `host` as Convos gives it: where this client reached the server (X-Forwarded-Host behind a
   // trusted proxy), so that a client can build URLs.

@@ -17,6 +17,13 @@ export interface Config {
   /** External URL used in links (invites, files); defaults to `listen`. */
   baseUrl: URL;
   reverseProxy: boolean;
+  /**
+   * A header the reverse proxy sets to the email of the person it has authenticated (lower-case
+   * name): requests bearing it are logged in as that user, who is registered on first sight.
+   */
+  authHeader?: string;
+  /** With `authHeader`: the only email the proxy may register as the first user (the admin). */
+  admin?: string;
   secret: string;
   maxUploadSize: number;
   /** Milliseconds between two connects to the same IRC host. */
@@ -98,6 +105,16 @@ export const OPTIONS: readonly Option[] = [
   },
   { flag: "base-url", env: "PARLEY_BASE_URL", help: "external URL used in links" },
   { flag: "reverse-proxy", env: "PARLEY_REVERSE_PROXY", help: "trust X-Forwarded-* headers (0/1)" },
+  {
+    flag: "auth-header",
+    env: "PARLEY_AUTH_HEADER",
+    help: "header in which the reverse proxy names the logged-in user's email",
+  },
+  {
+    flag: "admin",
+    env: "PARLEY_ADMIN",
+    help: "with --auth-header: the email the proxy may register as the first user",
+  },
   {
     flag: "secret",
     env: "PARLEY_SECRET",
@@ -449,6 +466,8 @@ export function parseConfig(
   if (retention !== undefined && messageRetentionDays === undefined) {
     throw new ConfigError(`PARLEY_MESSAGE_RETENTION: ${RETENTION_ERROR} Not "${retention}".`);
   }
+  const reverseProxy = parseBool("PARLEY_REVERSE_PROXY", env.PARLEY_REVERSE_PROXY);
+  const { authHeader, admin } = parseAuthHeader(env, reverseProxy);
   const secret = env.PARLEY_SECRET || undefined;
   if (secret !== undefined && secret.length < 16) {
     throw new ConfigError("PARLEY_SECRET must be at least 16 characters");
@@ -457,7 +476,9 @@ export function parseConfig(
     home,
     listen,
     baseUrl,
-    reverseProxy: parseBool("PARLEY_REVERSE_PROXY", env.PARLEY_REVERSE_PROXY),
+    reverseProxy,
+    authHeader,
+    admin,
     secret,
     maxUploadSize: parseNumber("PARLEY_MAX_UPLOAD_SIZE", valueOf(env, "max-upload-size"), 1),
     connectDelay: parseNumber("PARLEY_CONNECT_DELAY", valueOf(env, "connect-delay"), 0) * 1000,
@@ -490,6 +511,38 @@ export function parseConfig(
       ? FAST_TIMING
       : DEFAULT_TIMING,
   };
+}
+
+/** An HTTP header's name: a token (RFC 9110). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * PARLEY_AUTH_HEADER and PARLEY_ADMIN. The header is trusted only from a proxy: anyone who can
+ * reach Parley directly could name any user in it.
+ */
+function parseAuthHeader(
+  env: Record<string, string | undefined>,
+  reverseProxy: boolean,
+): { authHeader?: string; admin?: string } {
+  const header = env.PARLEY_AUTH_HEADER?.trim() || undefined;
+  const admin = env.PARLEY_ADMIN?.trim().toLowerCase() || undefined;
+  if (header === undefined) {
+    if (admin !== undefined) throw new ConfigError("PARLEY_ADMIN needs PARLEY_AUTH_HEADER");
+    return {};
+  }
+  if (!HEADER_NAME.test(header)) {
+    throw new ConfigError(`PARLEY_AUTH_HEADER: "${header}" is not a header name`);
+  }
+  if (!reverseProxy) {
+    throw new ConfigError(
+      "PARLEY_AUTH_HEADER needs PARLEY_REVERSE_PROXY=1: the header is trusted only from a proxy " +
+        "that sets it on every request",
+    );
+  }
+  if (admin !== undefined && !/^[^\s@]+@[^\s@]+$/.test(admin)) {
+    throw new ConfigError(`PARLEY_ADMIN: "${admin}" is not an email address`);
+  }
+  return { authHeader: header.toLowerCase(), admin };
 }
 
 /** Variables of the test and bench harnesses, which no command reads. */

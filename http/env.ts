@@ -52,6 +52,8 @@ export interface AppEnv {
     user?: UserRecord;
     /** Hash of the session id, when there is a valid session. */
     sessionHash?: string;
+    /** The reverse proxy's header named the user (PARLEY_AUTH_HEADER): it vouches for them. */
+    proxyLogin?: boolean;
     /** The body limit of this operation when it needs more than JSON_BODY_LIMIT. */
     bodyLimit?: number;
   };

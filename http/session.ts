@@ -110,6 +110,8 @@ export async function startSession(
 
 /** When the user of the current session last gave their password in it; 0 when never. */
 export async function sessionPasswordAt(c: Context<AppEnv>, deps: AppDeps): Promise<number> {
+  // The proxy that logged this request in is the account's login, and has just been passed.
+  if (c.get("proxyLogin")) return wallNow(deps);
   const idHash = c.get("sessionHash");
   return idHash ? (await deps.store.sessions.get(idHash))?.passwordAt ?? 0 : 0;
 }

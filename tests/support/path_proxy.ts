@@ -3,7 +3,8 @@
  * off before passing a request on, as nginx does with `location /parley/ { proxy_pass
  * http://127.0.0.1:3000/; }`: the Host it was asked by goes on as X-Forwarded-Host, and WebSockets
  * are passed on too. A request outside the path is answered 404 and kept in `outside`, so a page
- * that asks for anything outside its path fails and says what.
+ * that asks for anything outside its path fails and says what. Headers set by `setHeader` go on
+ * every request passed on, replacing the client's, as a login proxy's (forward auth) do.
  */
 
 const HOP_BY_HOP = [
@@ -29,15 +30,19 @@ export interface PathProxy {
   outside: string[];
   /** While on, a WebSocket's handshake waits (the page's socket stays opening) until it is off. */
   holdSockets(on: boolean): void;
+  /** Sets `name` on every request passed on from now, whatever the client sent. */
+  setHeader(name: string, value: string): void;
   close(): Promise<void>;
 }
 
 /** Serves `target()` (an origin, asked per request: it may start after the proxy) under `path`. */
 export function startPathProxy(path: string, target: () => string): Promise<PathProxy> {
   const outside: string[] = [];
+  const set = new Headers();
   const forwarded = (req: Request) => {
     const headers = new Headers(req.headers);
     for (const h of HOP_BY_HOP) headers.delete(h);
+    for (const [name, value] of set) headers.set(name, value);
     headers.set("accept-encoding", "identity");
     headers.set("x-forwarded-host", new URL(req.url).host);
     headers.set("x-forwarded-proto", "http");
@@ -89,6 +94,7 @@ export function startPathProxy(path: string, target: () => string): Promise<Path
           url: `http://127.0.0.1:${port}`,
           outside,
           holdSockets,
+          setHeader: (name, value) => set.set(name, value),
           // A held handshake would hold the shutdown.
           close: () => (holdSockets(false), server.shutdown()),
         }),

@@ -83,12 +83,31 @@ Deno.test("config: bad values give a message naming the variable", () => {
     [{ PARLEY_REVERSE_PROXY: "maybe" }, "PARLEY_REVERSE_PROXY"],
     [{ PARLEY_SECRET: "short" }, "PARLEY_SECRET"],
     [{ PARLEY_DEFAULT_CONNECTION: "http://x" }, "PARLEY_DEFAULT_CONNECTION"],
+    // Trusted only from a proxy: without one, anyone could name any user in it.
+    [{ PARLEY_AUTH_HEADER: "X-User" }, "PARLEY_REVERSE_PROXY"],
+    [{ PARLEY_AUTH_HEADER: "X User", PARLEY_REVERSE_PROXY: "1" }, "PARLEY_AUTH_HEADER"],
+    [{ PARLEY_ADMIN: "root@example.com" }, "PARLEY_AUTH_HEADER"],
+    [
+      { PARLEY_AUTH_HEADER: "X-User", PARLEY_REVERSE_PROXY: "1", PARLEY_ADMIN: "root" },
+      "PARLEY_ADMIN",
+    ],
   ];
   for (const [env, name] of cases) {
     const err = assertThrows(() => parseConfig(env));
     assert(err instanceof ConfigError, JSON.stringify(env));
     assert(err.message.includes(name), `${err.message} should name ${name}`);
   }
+});
+
+Deno.test("config: PARLEY_AUTH_HEADER and PARLEY_ADMIN", () => {
+  assertEquals(parseConfig({}).authHeader, undefined);
+  const c = parseConfig({
+    PARLEY_REVERSE_PROXY: "1",
+    PARLEY_AUTH_HEADER: " X-Authenticated-User ",
+    PARLEY_ADMIN: "Root@Example.com",
+  });
+  // Hono reads request headers by their lower-case name; emails identify users lower-cased.
+  assertEquals([c.authHeader, c.admin], ["x-authenticated-user", "root@example.com"]);
 });
 
 Deno.test("config: PARLEY_METRICS is 0, 1, or an address of the metrics' own", () => {

@@ -1,0 +1,56 @@
+/**
+ * Login by the reverse proxy's header, in real Chromium behind a small real proxy on loopback that
+ * names the person it has authenticated in `X-Authenticated-User` (as Authelia, authentik or
+ * oauth2-proxy do): the page opens on the chat without a login form, its socket opens, and when
+ * the proxy names someone else the page is theirs.
+ */
+import { assertEquals } from "../support/assert.ts";
+import { startServer } from "../support/server.ts";
+import { startPathProxy } from "../support/path_proxy.ts";
+import { assertOnScreen, launchBrowser } from "../support/browser.ts";
+import { deskPage, goLive } from "../support/chat_page.ts";
+
+const HEADER = "X-Authenticated-User";
+
+Deno.test("web client: logged in by the proxy's header", async (t) => {
+  let parley = "";
+  const proxy = await startPathProxy("/parley", () => parley);
+  const home = `${proxy.url}/parley`;
+  const server = await startServer({
+    env: {
+      PARLEY_BASE_URL: `${home}/`,
+      PARLEY_REVERSE_PROXY: "1",
+      PARLEY_AUTH_HEADER: HEADER,
+      PARLEY_ADMIN: "ann@example.com",
+    },
+  });
+  parley = server.url;
+  const browser = await launchBrowser();
+  const { page, errors } = await deskPage(browser);
+  try {
+    await t.step("the admin the proxy names opens on the app, not on a form", async () => {
+      proxy.setHeader(HEADER, "ann@example.com");
+      await page.goto(`${home}/`);
+      await page.waitForURL((u) => /^\/parley\/(chat|settings)/.test(u.pathname));
+      await goLive(page, `${home}/settings/account`);
+      await assertOnScreen(page, page.getByText("ann@example.com").first());
+      assertEquals(await page.getByRole("button", { name: "Log in" }).count(), 0);
+      await assertOnScreen(page, page.getByRole("link", { name: "Administration" }));
+    });
+
+    await t.step("the proxy names another person: the page is theirs", async () => {
+      proxy.setHeader(HEADER, "bo@example.com");
+      await goLive(page, `${home}/settings/account`);
+      await assertOnScreen(page, page.getByText("bo@example.com").first());
+      assertEquals(await page.getByText("ann@example.com").count(), 0);
+      // Registered without a role: the admin's pages are not offered.
+      assertEquals(await page.getByRole("link", { name: "Administration" }).count(), 0);
+    });
+
+    assertEquals(errors, []);
+  } finally {
+    await browser.close();
+    await proxy.close();
+    await server.close();
+  }
+});

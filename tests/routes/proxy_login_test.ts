@@ -1,0 +1,150 @@
+// deno-lint-ignore-file no-explicit-any -- answers are read field by field
+/**
+ * Login by the reverse proxy's header (PARLEY_AUTH_HEADER): the user it names is logged in and,
+ * when new, registered; the first only when the operator named them (PARLEY_ADMIN); a header
+ * that names nobody usable logs nobody in, whatever session the browser holds; the proxy's login
+ * counts as a fresh password; the password login stays.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { captureErrors, startApp } from "../support/app.ts";
+import { ManualClock } from "../support/manual_clock.ts";
+import { RECENT_PASSWORD_MS } from "../../http/session.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { poll } from "../support/poll.ts";
+
+const HEADER = "X-Authenticated-User";
+
+Deno.test("proxy login: the header's user is logged in, registered on first sight", async (t) => {
+  const irc = await startIrcServer();
+  const a = await startApp({
+    PARLEY_REVERSE_PROXY: "1",
+    PARLEY_AUTH_HEADER: HEADER,
+    PARLEY_ADMIN: "root@example.com",
+    PARLEY_NEW_USER_CONNECTION: "1",
+    PARLEY_DEFAULT_CONNECTION: `irc://127.0.0.1:${irc.port}/%23lobby`,
+  });
+  const clock = new ManualClock();
+  clock.advance(Date.now());
+  a.deps.wallClock = clock;
+  /** A request through the proxy: the header it sets, and the browser's cookie if any. */
+  const as = (email: string | undefined, path: string, cookie?: string, init: RequestInit = {}) =>
+    a.request(path, {
+      ...init,
+      headers: {
+        ...(email === undefined ? {} : { [HEADER]: email }),
+        ...(cookie ? { cookie } : {}),
+        ...(init.body ? { "content-type": "application/json" } : {}),
+      },
+    });
+  const cookieOf = (res: { headers: Headers }) =>
+    res.headers.getSetCookie().find((c) => c.startsWith("parley="))?.split(";")[0];
+  let rootCookie = "";
+  try {
+    await t.step("on an empty install, only PARLEY_ADMIN is registered, as the admin", async () => {
+      const { value: bob, lines } = await captureErrors(() => as("bob@example.com", "/api/user"));
+      assertEquals(bob.status, 401);
+      assert(lines.some((l) => l.includes("PARLEY_ADMIN")), lines.join("\n"));
+      assertEquals((await as(undefined, "/api/install")).body.first_user, true);
+
+      const root = await as("Root@Example.com", "/api/user");
+      assertEquals(root.status, 200, JSON.stringify(root.body));
+      assertEquals([root.body.email, root.body.roles], ["root@example.com", ["admin"]]);
+      rootCookie = cookieOf(root) ?? "";
+      assert(rootCookie, "a session cookie");
+    });
+
+    await t.step("the cookie with the same header is the same session", async () => {
+      const again = await as("root@example.com", "/api/user/sessions", rootCookie);
+      assertEquals(again.status, 200);
+      assertEquals(cookieOf(again), undefined, "no new session");
+      assertEquals(again.body.sessions.length, 1);
+      assertEquals(again.body.sessions[0].current, true);
+    });
+
+    await t.step(
+      "a later person is registered without a role, with the default connection",
+      async () => {
+        const bob = await as("bob@example.com", "/api/user");
+        assertEquals([bob.status, bob.body.email, bob.body.roles], [200, "bob@example.com", []]);
+        const conn = await poll("bob's default connection connected", async () => {
+          const res = await as("bob@example.com", "/api/connections", cookieOf(bob));
+          const c = res.body.connections?.[0];
+          return c?.state === "connected" ? c : undefined;
+        }, 30_000);
+        assertEquals(conn.info.nick, "bob");
+        const users = await as("root@example.com", "/api/users", rootCookie);
+        assertEquals(users.body.users.map((u: any) => u.email).sort(), [
+          "bob@example.com",
+          "root@example.com",
+        ]);
+      },
+    );
+
+    await t.step("the header names someone else: the browser's session is theirs", async () => {
+      const bob = await as("bob@example.com", "/api/user", rootCookie);
+      assertEquals(bob.body.email, "bob@example.com");
+      const bobCookie = cookieOf(bob);
+      assert(bobCookie && bobCookie !== rootCookie, "a session of bob's");
+      // Root's session in this browser is gone: the cookie alone no longer logs anyone in.
+      assertEquals((await as(undefined, "/api/user", rootCookie)).status, 401);
+      rootCookie = cookieOf(await as("root@example.com", "/api/user")) ?? "";
+    });
+
+    await t.step("a header that names no email logs nobody in, cookie or not", async () => {
+      const { value: res, lines } = await captureErrors(() =>
+        as("not an email", "/api/user", rootCookie)
+      );
+      assertEquals(res.status, 401);
+      assert(lines.some((l) => l.includes("names no email")), lines.join("\n"));
+      // The session is not ended by it: the proxy's next good request goes on with it.
+      assertEquals((await as("root@example.com", "/api/user", rootCookie)).status, 200);
+    });
+
+    await t.step("the bot's account is nobody's to log in to", async () => {
+      await a.deps.store.users.create("bot@example.com", "!unusable!", ["bot"]);
+      const { value: res, lines } = await captureErrors(() => as("bot@example.com", "/api/user"));
+      assertEquals(res.status, 401);
+      assert(lines.some((l) => l.includes("the bot's account")), lines.join("\n"));
+    });
+
+    await t.step("the proxy's login counts as the password just given", async () => {
+      // Long after the session opened: a password login's session would be asked for it again.
+      clock.advance(RECENT_PASSWORD_MS + 1000);
+      const token = await as("root@example.com", "/api/tokens", rootCookie, {
+        method: "POST",
+        body: JSON.stringify({ name: "irssi" }),
+      });
+      assertEquals(token.status, 201, JSON.stringify(token.body));
+      const set = await as("root@example.com", "/api/user/root%40example.com", rootCookie, {
+        method: "POST",
+        body: JSON.stringify({ password: "a password of root's own" }),
+      });
+      assertEquals(set.status, 200, JSON.stringify(set.body));
+    });
+
+    await t.step("without the header, the password login works as ever", async () => {
+      assertEquals((await as(undefined, "/api/user")).status, 401);
+      const login = await a.post("/api/user/login", {
+        email: "root@example.com",
+        password: "a password of root's own",
+      });
+      assertEquals(login.status, 200, JSON.stringify(login.body));
+      const res = await as(undefined, "/api/user", cookieOf(login));
+      assertEquals(res.body.email, "root@example.com");
+    });
+  } finally {
+    await a.close();
+    await irc.close();
+  }
+});
+
+Deno.test("proxy login: without PARLEY_AUTH_HEADER the header means nothing", async () => {
+  const a = await startApp({ PARLEY_REVERSE_PROXY: "1" });
+  try {
+    await a.register("root@example.com");
+    const res = await a.request("/api/user", { headers: { [HEADER]: "root@example.com" } });
+    assertEquals(res.status, 401);
+  } finally {
+    await a.close();
+  }
+});
