@@ -24,6 +24,8 @@ export interface Config {
   authHeader?: string;
   /** With `authHeader`: the only email the proxy may register as the first user (the admin). */
   admin?: string;
+  /** With `authHeader`: where logging out sends the browser (the proxy's own logout). */
+  authLogoutUrl?: string;
   secret: string;
   maxUploadSize: number;
   /** Milliseconds between two connects to the same IRC host. */
@@ -114,6 +116,11 @@ export const OPTIONS: readonly Option[] = [
     flag: "admin",
     env: "PARLEY_ADMIN",
     help: "with --auth-header: the email the proxy may register as the first user",
+  },
+  {
+    flag: "auth-logout-url",
+    env: "PARLEY_AUTH_LOGOUT_URL",
+    help: "with --auth-header: where logging out sends the browser (the proxy's logout)",
   },
   {
     flag: "secret",
@@ -467,7 +474,7 @@ export function parseConfig(
     throw new ConfigError(`PARLEY_MESSAGE_RETENTION: ${RETENTION_ERROR} Not "${retention}".`);
   }
   const reverseProxy = parseBool("PARLEY_REVERSE_PROXY", env.PARLEY_REVERSE_PROXY);
-  const { authHeader, admin } = parseAuthHeader(env, reverseProxy);
+  const { authHeader, admin, authLogoutUrl } = parseAuthHeader(env, reverseProxy);
   const secret = env.PARLEY_SECRET || undefined;
   if (secret !== undefined && secret.length < 16) {
     throw new ConfigError("PARLEY_SECRET must be at least 16 characters");
@@ -479,6 +486,7 @@ export function parseConfig(
     reverseProxy,
     authHeader,
     admin,
+    authLogoutUrl,
     secret,
     maxUploadSize: parseNumber("PARLEY_MAX_UPLOAD_SIZE", valueOf(env, "max-upload-size"), 1),
     connectDelay: parseNumber("PARLEY_CONNECT_DELAY", valueOf(env, "connect-delay"), 0) * 1000,
@@ -517,17 +525,20 @@ export function parseConfig(
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
- * PARLEY_AUTH_HEADER and PARLEY_ADMIN. The header is trusted only from a proxy: anyone who can
- * reach Parley directly could name any user in it.
+ * PARLEY_AUTH_HEADER, PARLEY_ADMIN and PARLEY_AUTH_LOGOUT_URL. The header is trusted only from a
+ * proxy: anyone who can reach Parley directly could name any user in it.
  */
 function parseAuthHeader(
   env: Record<string, string | undefined>,
   reverseProxy: boolean,
-): { authHeader?: string; admin?: string } {
+): Pick<Config, "authHeader" | "admin" | "authLogoutUrl"> {
   const header = env.PARLEY_AUTH_HEADER?.trim() || undefined;
   const admin = env.PARLEY_ADMIN?.trim().toLowerCase() || undefined;
+  const logout = env.PARLEY_AUTH_LOGOUT_URL?.trim() || undefined;
   if (header === undefined) {
-    if (admin !== undefined) throw new ConfigError("PARLEY_ADMIN needs PARLEY_AUTH_HEADER");
+    for (const [name, value] of [["PARLEY_ADMIN", admin], ["PARLEY_AUTH_LOGOUT_URL", logout]]) {
+      if (value !== undefined) throw new ConfigError(`${name} needs PARLEY_AUTH_HEADER`);
+    }
     return {};
   }
   if (!HEADER_NAME.test(header)) {
@@ -542,7 +553,11 @@ function parseAuthHeader(
   if (admin !== undefined && !/^[^\s@]+@[^\s@]+$/.test(admin)) {
     throw new ConfigError(`PARLEY_ADMIN: "${admin}" is not an email address`);
   }
-  return { authHeader: header.toLowerCase(), admin };
+  // A path on this host (oauth2-proxy's /oauth2/sign_out), or a URL of the proxy's own.
+  const authLogoutUrl = logout === undefined || /^\/(?!\/)\S*$/.test(logout)
+    ? logout
+    : parseUrl("PARLEY_AUTH_LOGOUT_URL", logout, ["http", "https"]).href;
+  return { authHeader: header.toLowerCase(), admin, authLogoutUrl };
 }
 
 /** Variables of the test and bench harnesses, which no command reads. */

@@ -7,6 +7,8 @@ import type { UserRecord } from "../store/users.ts";
 import type { AppDeps, AppEnv } from "./env.ts";
 import { forbidden, unauthorized } from "./errors.ts";
 import { isHttps } from "./client.ts";
+import type { Config } from "../config.ts";
+import { underBaseUrl } from "../lib/base_url.ts";
 
 /** The session cookie's name. */
 const COOKIE = "parley";
@@ -114,6 +116,14 @@ export async function sessionPasswordAt(c: Context<AppEnv>, deps: AppDeps): Prom
   if (c.get("proxyLogin")) return wallNow(deps);
   const idHash = c.get("sessionHash");
   return idHash ? (await deps.store.sessions.get(idHash))?.passwordAt ?? 0 : 0;
+}
+
+/**
+ * Where a logout sends the browser: the login page, or the reverse proxy's own logout when the
+ * proxy logs people in (its login would open another session at once).
+ */
+export function afterLogout(config: Config): string {
+  return config.authLogoutUrl ?? underBaseUrl(config.baseUrl, "login").pathname;
 }
 
 /** Ends the current session and clears the cookie. */

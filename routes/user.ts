@@ -6,6 +6,7 @@ import { ApiError, badRequest, forbidden, notFound } from "../http/errors.ts";
 import { jsonBody, queryParams, validate } from "../http/validate.ts";
 import { API, bodyOf } from "../protocol/contract/mod.ts";
 import {
+  afterLogout,
   csrfToken,
   currentUser,
   endSession,
@@ -25,7 +26,6 @@ import { userJson } from "./user_json.ts";
 import { addDefaultConnection, settleDefaultConnection } from "../irc/default_connection.ts";
 import { passwordGeneration } from "../bouncer/credentials.ts";
 import { checkDeletable, checkRoles } from "../store/user_rules.ts";
-import { underBaseUrl } from "../lib/base_url.ts";
 
 const NOT_OPEN = "Convos registration is not open to public.";
 const BAD_INVITE = "Invalid token. You have to ask your Convos admin for a new link.";
@@ -150,10 +150,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
       throw badRequest("Invalid csrf token.", "/query/csrf");
     }
     await endSession(c, deps);
-    return c.redirect(
-      underBaseUrl(deps.config.baseUrl, "login").pathname,
-      302,
-    );
+    return c.redirect(afterLogout(deps.config), 302);
   };
   bind(app, "logoutUser", requireUser, logout);
 

@@ -5,7 +5,7 @@ import { extname, join, normalize } from "node:path";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { requestOrigin } from "../http/client.ts";
 import { badRequest } from "../http/errors.ts";
-import { csrfToken, endSession, loadSession } from "../http/session.ts";
+import { afterLogout, csrfToken, endSession, loadSession } from "../http/session.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { getMimeType, mimes } from "hono/utils/mime";
 import denoJson from "../deno.json" with { type: "json" };
@@ -78,6 +78,15 @@ function underBase(html: Uint8Array<ArrayBuffer>, base: string): Uint8Array<Arra
   return new TextEncoder().encode(text.replace(/ (href|src)="\//g, ` $1="${base}/`));
 }
 
+/** The page names where logging out leads when that is not the login page (see afterLogout). */
+function withLogout(html: Uint8Array<ArrayBuffer>, to: string | undefined) {
+  if (!to) return html;
+  const escaped = to.replace(/[&"<>]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  const text = new TextDecoder().decode(html);
+  const meta = `<meta name="parley-logout" content="${escaped}" />`;
+  return new TextEncoder().encode(text.replace("</head>", `  ${meta}\n  </head>`));
+}
+
 /**
  * Reads one file below static/, refusing anything that escapes it; cached by modification time.
  * `transform` makes the body served from the file's (index.html under a base path).
@@ -132,7 +141,11 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   const base = basePath(deps.config.baseUrl);
 
   const page = async (c: Context<AppEnv>) => {
-    const asset = await readAsset(cache, "index.html", (html) => underBase(html, base));
+    const asset = await readAsset(
+      cache,
+      "index.html",
+      (html) => withLogout(underBase(html, base), deps.config.authLogoutUrl),
+    );
     if (!asset) return c.text("The web client is missing.", 500);
     // The Host header is the client's word: anything but a plain origin falls back to the base URL.
     const origin = requestOrigin(c, deps.config);
@@ -183,10 +196,7 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
       }
       await endSession(c, deps);
     }
-    return c.redirect(
-      underBaseUrl(deps.config.baseUrl, "login").pathname,
-      302,
-    );
+    return c.redirect(afterLogout(deps.config), 302);
   });
 
   app.route("/", assetRoutes());

@@ -121,6 +121,9 @@ export async function logout(): Promise<void> {
   await fetch(at(`/api/user/logout?csrf=${encodeURIComponent(csrf)}`), { redirect: "manual" })
     .catch((err) => console.warn("logout not sent; the session ends here only", err));
   expire();
+  // The login is a reverse proxy's: its own logout, or its login would open a session again.
+  const away = document.querySelector<HTMLMetaElement>('meta[name="parley-logout"]')?.content;
+  if (away) location.assign(away);
 }
 
 async function onOpen(reconnect: boolean): Promise<void> {

@@ -2,7 +2,7 @@
  * Login by the reverse proxy's header, in real Chromium behind a small real proxy on loopback that
  * names the person it has authenticated in `X-Authenticated-User` (as Authelia, authentik or
  * oauth2-proxy do): the page opens on the chat without a login form, its socket opens, and when
- * the proxy names someone else the page is theirs.
+ * the proxy names someone else the page is theirs; logging out leads to the proxy's logout.
  */
 import { assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
@@ -22,6 +22,8 @@ Deno.test("web client: logged in by the proxy's header", async (t) => {
       PARLEY_REVERSE_PROXY: "1",
       PARLEY_AUTH_HEADER: HEADER,
       PARLEY_ADMIN: "ann@example.com",
+      // Outside the proxy's path: the small proxy answers it 404, and notes it was asked.
+      PARLEY_AUTH_LOGOUT_URL: `${proxy.url}/signed-out`,
     },
   });
   parley = server.url;
@@ -47,7 +49,14 @@ Deno.test("web client: logged in by the proxy's header", async (t) => {
       assertEquals(await page.getByRole("link", { name: "Administration" }).count(), 0);
     });
 
-    assertEquals(errors, []);
+    await t.step("logging out leads to the proxy's own logout", async () => {
+      await page.getByRole("button", { name: "Log out" }).click();
+      await page.waitForURL(`${proxy.url}/signed-out`);
+      assertEquals(proxy.outside, ["/signed-out"]);
+    });
+
+    // The proxy's logout page is its 404 (a real proxy's would be its own page).
+    assertEquals(errors.filter((e) => !e.includes("404")), []);
   } finally {
     await browser.close();
     await proxy.close();

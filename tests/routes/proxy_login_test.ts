@@ -13,6 +13,7 @@ import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 
 const HEADER = "X-Authenticated-User";
+const LOGOUT = 'https://auth.example.com/logout?rd=https%3A%2F%2Fchat.example.com&x="1"';
 
 Deno.test("proxy login: the header's user is logged in, registered on first sight", async (t) => {
   const irc = await startIrcServer();
@@ -22,6 +23,7 @@ Deno.test("proxy login: the header's user is logged in, registered on first sigh
     PARLEY_ADMIN: "root@example.com",
     PARLEY_NEW_USER_CONNECTION: "1",
     PARLEY_DEFAULT_CONNECTION: `irc://127.0.0.1:${irc.port}/%23lobby`,
+    PARLEY_AUTH_LOGOUT_URL: LOGOUT,
   });
   const clock = new ManualClock();
   clock.advance(Date.now());
@@ -120,6 +122,21 @@ Deno.test("proxy login: the header's user is logged in, registered on first sigh
         body: JSON.stringify({ password: "a password of root's own" }),
       });
       assertEquals(set.status, 200, JSON.stringify(set.body));
+      // A new password ends the old sessions and opens one for this browser.
+      rootCookie = cookieOf(set) ?? "";
+    });
+
+    await t.step("logging out leads to the proxy's logout, which the page names", async () => {
+      const user = await as("root@example.com", "/api/user", rootCookie);
+      const csrf = encodeURIComponent(user.body.csrf);
+      const out = await as("root@example.com", `/api/user/logout?csrf=${csrf}`, rootCookie);
+      assertEquals([out.status, out.headers.get("location")], [302, new URL(LOGOUT).href]);
+      // Convos's client leaves by the page's own /logout.
+      const page = await as("root@example.com", "/logout", rootCookie);
+      assertEquals([page.status, page.headers.get("location")], [302, new URL(LOGOUT).href]);
+      const html = (await as("root@example.com", "/chat")).body as string;
+      const meta = /<meta name="parley-logout" content="([^"]*)"/.exec(html)?.[1];
+      assertEquals(meta, new URL(LOGOUT).href.replaceAll("&", "&#38;"));
     });
 
     await t.step("without the header, the password login works as ever", async () => {

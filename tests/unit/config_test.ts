@@ -87,6 +87,15 @@ Deno.test("config: bad values give a message naming the variable", () => {
     [{ PARLEY_AUTH_HEADER: "X-User" }, "PARLEY_REVERSE_PROXY"],
     [{ PARLEY_AUTH_HEADER: "X User", PARLEY_REVERSE_PROXY: "1" }, "PARLEY_AUTH_HEADER"],
     [{ PARLEY_ADMIN: "root@example.com" }, "PARLEY_AUTH_HEADER"],
+    [{ PARLEY_AUTH_LOGOUT_URL: "https://auth.example.com/logout" }, "PARLEY_AUTH_HEADER"],
+    [
+      {
+        PARLEY_AUTH_HEADER: "X-User",
+        PARLEY_REVERSE_PROXY: "1",
+        PARLEY_AUTH_LOGOUT_URL: "ftp://x",
+      },
+      "PARLEY_AUTH_LOGOUT_URL",
+    ],
     [
       { PARLEY_AUTH_HEADER: "X-User", PARLEY_REVERSE_PROXY: "1", PARLEY_ADMIN: "root" },
       "PARLEY_ADMIN",
@@ -108,6 +117,17 @@ Deno.test("config: PARLEY_AUTH_HEADER and PARLEY_ADMIN", () => {
   });
   // Hono reads request headers by their lower-case name; emails identify users lower-cased.
   assertEquals([c.authHeader, c.admin], ["x-authenticated-user", "root@example.com"]);
+  const logout = (url: string) =>
+    parseConfig({
+      PARLEY_REVERSE_PROXY: "1",
+      PARLEY_AUTH_HEADER: "X-User",
+      PARLEY_AUTH_LOGOUT_URL: url,
+    })
+      .authLogoutUrl;
+  // oauth2-proxy's sign-out is a path of the same host; Authelia's, a URL of its own.
+  assertEquals(logout("/oauth2/sign_out"), "/oauth2/sign_out");
+  assertEquals(logout("https://auth.example.com/logout"), "https://auth.example.com/logout");
+  assertEquals(parseConfig({}).authLogoutUrl, undefined);
 });
 
 Deno.test("config: PARLEY_METRICS is 0, 1, or an address of the metrics' own", () => {
