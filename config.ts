@@ -22,10 +22,14 @@ export interface Config {
    * name): requests bearing it are logged in as that user, who is registered on first sight.
    */
   authHeader?: string;
-  /** With `authHeader`: the only email the proxy may register as the first user (the admin). */
+  /** With an outside login: the only email it may register as the first user (the admin). */
   admin?: string;
   /** With `authHeader`: where logging out sends the browser (the proxy's own logout). */
   authLogoutUrl?: string;
+  /** An LDAP server that password logins are checked against first (`ldap://` or `ldaps://`). */
+  ldapUrl?: string;
+  /** The DN a login binds as, from its email: `%uid`, `%domain`, `%tld` and `%email` filled in. */
+  ldapDn: string;
   secret: string;
   maxUploadSize: number;
   /** Milliseconds between two connects to the same IRC host. */
@@ -93,6 +97,9 @@ interface Option {
   secret?: boolean;
 }
 
+/** Convos's: `ann@example.com` binds as `uid=ann,dc=example,dc=com`. */
+const DEFAULT_LDAP_DN = "uid=%uid,dc=%domain,dc=%tld";
+
 /** The default URL offered to new users when nothing else is configured. */
 export const DEFAULT_CONNECTION = "ircs://irc.libera.chat:6697/%23parley";
 
@@ -115,12 +122,23 @@ export const OPTIONS: readonly Option[] = [
   {
     flag: "admin",
     env: "PARLEY_ADMIN",
-    help: "with --auth-header: the email the proxy may register as the first user",
+    help: "with --auth-header or --auth-ldap-url: the email they may register as the first user",
   },
   {
     flag: "auth-logout-url",
     env: "PARLEY_AUTH_LOGOUT_URL",
     help: "with --auth-header: where logging out sends the browser (the proxy's logout)",
+  },
+  {
+    flag: "auth-ldap-url",
+    env: "PARLEY_AUTH_LDAP_URL",
+    help: "ldap:// or ldaps:// server that password logins are checked against first",
+  },
+  {
+    flag: "auth-ldap-dn",
+    env: "PARLEY_AUTH_LDAP_DN",
+    default: DEFAULT_LDAP_DN,
+    help: "the DN a login binds as (%uid, %domain, %tld, %email from its email)",
   },
   {
     flag: "secret",
@@ -474,7 +492,14 @@ export function parseConfig(
     throw new ConfigError(`PARLEY_MESSAGE_RETENTION: ${RETENTION_ERROR} Not "${retention}".`);
   }
   const reverseProxy = parseBool("PARLEY_REVERSE_PROXY", env.PARLEY_REVERSE_PROXY);
-  const { authHeader, admin, authLogoutUrl } = parseAuthHeader(env, reverseProxy);
+  const ldapUrl = env.PARLEY_AUTH_LDAP_URL?.trim()
+    ? parseUrl("PARLEY_AUTH_LDAP_URL", env.PARLEY_AUTH_LDAP_URL.trim(), ["ldap", "ldaps"]).href
+    : undefined;
+  const ldapDn = valueOf(env, "auth-ldap-dn");
+  if (!/%(uid|email)/.test(ldapDn)) {
+    throw new ConfigError(`PARLEY_AUTH_LDAP_DN: "${ldapDn}" names nobody: it needs %uid or %email`);
+  }
+  const { authHeader, admin, authLogoutUrl } = parseAuthHeader(env, reverseProxy, !!ldapUrl);
   const secret = env.PARLEY_SECRET || undefined;
   if (secret !== undefined && secret.length < 16) {
     throw new ConfigError("PARLEY_SECRET must be at least 16 characters");
@@ -487,6 +512,8 @@ export function parseConfig(
     authHeader,
     admin,
     authLogoutUrl,
+    ldapUrl,
+    ldapDn,
     secret,
     maxUploadSize: parseNumber("PARLEY_MAX_UPLOAD_SIZE", valueOf(env, "max-upload-size"), 1),
     connectDelay: parseNumber("PARLEY_CONNECT_DELAY", valueOf(env, "connect-delay"), 0) * 1000,
@@ -526,20 +553,28 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * PARLEY_AUTH_HEADER, PARLEY_ADMIN and PARLEY_AUTH_LOGOUT_URL. The header is trusted only from a
- * proxy: anyone who can reach Parley directly could name any user in it.
+ * proxy: anyone who can reach Parley directly could name any user in it. PARLEY_ADMIN serves the
+ * LDAP login too (`ldap`).
  */
 function parseAuthHeader(
   env: Record<string, string | undefined>,
   reverseProxy: boolean,
+  ldap: boolean,
 ): Pick<Config, "authHeader" | "admin" | "authLogoutUrl"> {
   const header = env.PARLEY_AUTH_HEADER?.trim() || undefined;
   const admin = env.PARLEY_ADMIN?.trim().toLowerCase() || undefined;
   const logout = env.PARLEY_AUTH_LOGOUT_URL?.trim() || undefined;
+  if (admin !== undefined && !/^[^\s@]+@[^\s@]+$/.test(admin)) {
+    throw new ConfigError(`PARLEY_ADMIN: "${admin}" is not an email address`);
+  }
   if (header === undefined) {
-    for (const [name, value] of [["PARLEY_ADMIN", admin], ["PARLEY_AUTH_LOGOUT_URL", logout]]) {
-      if (value !== undefined) throw new ConfigError(`${name} needs PARLEY_AUTH_HEADER`);
+    if (admin !== undefined && !ldap) {
+      throw new ConfigError("PARLEY_ADMIN needs PARLEY_AUTH_HEADER or PARLEY_AUTH_LDAP_URL");
     }
-    return {};
+    if (logout !== undefined) {
+      throw new ConfigError("PARLEY_AUTH_LOGOUT_URL needs PARLEY_AUTH_HEADER");
+    }
+    return { admin };
   }
   if (!HEADER_NAME.test(header)) {
     throw new ConfigError(`PARLEY_AUTH_HEADER: "${header}" is not a header name`);
@@ -549,9 +584,6 @@ function parseAuthHeader(
       "PARLEY_AUTH_HEADER needs PARLEY_REVERSE_PROXY=1: the header is trusted only from a proxy " +
         "that sets it on every request",
     );
-  }
-  if (admin !== undefined && !/^[^\s@]+@[^\s@]+$/.test(admin)) {
-    throw new ConfigError(`PARLEY_ADMIN: "${admin}" is not an email address`);
   }
   // A path on this host (oauth2-proxy's /oauth2/sign_out), or a URL of the proxy's own.
   const authLogoutUrl = logout === undefined || /^\/(?!\/)\S*$/.test(logout)

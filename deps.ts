@@ -47,6 +47,10 @@ export async function wireDeps(
     lines: manager,
     loginThrottle,
     revocations,
+    // Loaded only then: most installs have no directory, and never load its client.
+    directory: config.ldapUrl
+      ? new (await import("./auth/ldap.ts")).DirectoryLogin({ config, store, connections })
+      : undefined,
     userDeleted: [
       (uid) => irc.userDeleted(uid),
       // Their IRC clients too, those without a connection (managing networks) included.

@@ -7,6 +7,7 @@
  * CLIENT.
  */
 import { createHash } from "node:crypto";
+import type { DirectoryLogin } from "../auth/ldap.ts";
 import type { LoginThrottle } from "../http/throttle.ts";
 import { verifyPassword } from "../lib/password.ts";
 import { appTokenHash, looksLikeAppToken } from "../lib/app_token.ts";
@@ -71,6 +72,8 @@ export interface AuthDeps {
   loginThrottle: LoginThrottle;
   /** Run at every accepted login before its network is looked up (an owed default connection). */
   loggedIn?: (user: UserRecord) => Promise<void>;
+  /** The LDAP directory, asked before the account's own password. */
+  directory?: DirectoryLogin;
 }
 
 /** Checks a username and password from `address`. */
@@ -84,7 +87,7 @@ export async function authenticate(
   const email = identity?.email ?? username.slice(0, 320);
   const attempt = deps.loginThrottle.begin(email, address);
   if ("wait" in attempt) return "throttled";
-  const user = identity ? await deps.store.users.byEmail(identity.email) : undefined;
+  let user = identity ? await deps.store.users.byEmail(identity.email) : undefined;
   // An app token (made on the account page, revocable) or the account password; the password is
   // always verified otherwise (a decoy hash without a user), so an unknown email takes as long.
   let ok = false;
@@ -97,6 +100,11 @@ export async function authenticate(
       await deps.store.appTokens.used(id, Date.now());
     }
   }
+  // The directory's word first, where there is one (never given an app token).
+  const vouched = !ok && identity && !looksLikeAppToken(password)
+    ? await deps.directory?.login(identity.email, password)
+    : undefined;
+  if (vouched) [ok, user] = [true, vouched];
   if (!ok) ok = await verifyPassword(user?.passwordHash, password);
   if (!ok || !user || !identity) {
     attempt.fail();

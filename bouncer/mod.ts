@@ -100,6 +100,7 @@ export function startBouncer(
     | "bus"
     | "irc"
     | "loginThrottle"
+    | "directory"
     | "connections"
     | "revocations"
     | "config"
@@ -124,6 +125,7 @@ export function startBouncer(
     store: deps.store,
     loginThrottle: deps.loginThrottle!,
     loggedIn: (user) => settleDefaultConnection(deps, user),
+    directory: deps.directory,
     irc: deps.irc,
     relay,
     history: opts.history ?? historyService(deps) ?? unavailableHistory,

@@ -1,4 +1,5 @@
 /** The typed Hono environment and the dependencies every route is built from. */
+import type { DirectoryLogin } from "../auth/ldap.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../store/mod.ts";
 import type { EventBus } from "../lib/bus.ts";
@@ -35,6 +36,8 @@ export interface AppDeps {
   wallClock?: { now(): number };
   /** Failed logins, counted over every node of a cluster. */
   loginThrottle: LoginThrottle;
+  /** The LDAP directory password logins are checked against first (PARLEY_AUTH_LDAP_URL). */
+  directory?: DirectoryLogin;
   /** The bot configured by bot.json, once started; absent without a bot.json. */
   bot?: Bot;
   /** The IRC listener (PARLEY_IRC_LISTEN), which also takes IRC clients from `GET /socket`. */

@@ -78,8 +78,11 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
       const wait = seconds === 1 ? "1 second" : `${seconds} seconds`;
       throw new ApiError(429, `Too many failed logins. Try again in ${wait}.`);
     }
-    const user = await store.users.byEmail(body.email);
-    if (!(await verifyPassword(user?.passwordHash, body.password)) || !user) {
+    // The directory's word first, where there is one; else, or when it says no, the account's own.
+    const vouched = await deps.directory?.login(body.email, body.password);
+    const user = vouched ?? await store.users.byEmail(body.email);
+    const ok = vouched !== undefined || await verifyPassword(user?.passwordHash, body.password);
+    if (!ok || !user) {
       attempt.fail();
       log.info("login failed", { email: body.email, addr });
       throw badRequest("Invalid email or password.");

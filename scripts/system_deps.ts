@@ -1,6 +1,6 @@
 /**
  * Finds or installs the Debian packages a task needs (ngircd, ircd-hybrid, chromium, postgresql,
- * irssi, weechat, tmux, systemd, znc), naming them when it cannot.
+ * irssi, weechat, tmux, systemd, znc, slapd), naming them when it cannot.
  */
 import { removeLeftover } from "../lib/remove.ts";
 
@@ -52,6 +52,8 @@ export const LIBFAKETIME: SystemTool = {
 /** A terminal IRC client the bouncer's tests attach with, and the terminal it runs in. */
 export const IRSSI: SystemTool = { paths: ["/usr/bin/irssi"], pkg: "irssi" };
 export const TMUX: SystemTool = { paths: ["/usr/bin/tmux"], pkg: "tmux" };
+/** OpenLDAP's server, the directory the tests of the LDAP login bind against. */
+export const SLAPD: SystemTool = { paths: ["/usr/sbin/slapd"], pkg: "slapd" };
 /** ZNC 1.8, run by the tests of `parley import znc` to write a real data folder. */
 export const ZNC: SystemTool = { paths: ["/usr/bin/znc"], pkg: "znc" };
 /** The other terminal client the bouncer's tests attach with (its curses build, for tmux). */

@@ -23,6 +23,7 @@ import {
   LIBFAKETIME,
   NGIRCD,
   POSTGRES,
+  SLAPD,
   SYSTEMD_ANALYZE,
   TMUX,
   WEECHAT,
@@ -256,6 +257,7 @@ if (import.meta.main) {
     TMUX,
     ZNC,
     LIBFAKETIME,
+    SLAPD,
   ]);
   await ensureTools([SYSTEMD_ANALYZE]).catch((err) =>
     console.log(`${err.message}: the unit file checks are skipped`)

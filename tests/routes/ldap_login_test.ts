@@ -1,0 +1,86 @@
+/**
+ * The LDAP login (PARLEY_AUTH_LDAP_URL) against a real OpenLDAP on loopback: the directory's
+ * password logs a person in and registers them, the first only when PARLEY_ADMIN names them; the
+ * directory's password is never kept, so a change there counts at once; with the directory down,
+ * the account's own password still works; IRC clients of the listener log in the same way.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { captureErrors, startApp } from "../support/app.ts";
+import { type Directory, startDirectory } from "../support/slapd.ts";
+import { authenticate } from "../../bouncer/auth.ts";
+
+const ANN = "ann's directory password";
+
+Deno.test("ldap login: the directory's password logs people in", async (t) => {
+  const directory: Directory = await startDirectory();
+  const a = await startApp({
+    PARLEY_AUTH_LDAP_URL: directory.url,
+    PARLEY_ADMIN: "ann@example.com",
+  });
+  const login = (email: string, password: string) => a.post("/api/user/login", { email, password });
+  try {
+    await directory.addPerson("ann", ANN);
+    await directory.addPerson("bo", "bo's directory password");
+
+    await t.step("on an empty install, only PARLEY_ADMIN is registered, as the admin", async () => {
+      const { value: bo, lines } = await captureErrors(() =>
+        login("bo@example.com", "bo's directory password")
+      );
+      assertEquals(bo.status, 400);
+      assert(lines.some((l) => l.includes("PARLEY_ADMIN")), lines.join("\n"));
+      const ann = await login("ann@example.com", ANN);
+      assertEquals(ann.status, 200, JSON.stringify(ann.body));
+      assertEquals([ann.body.email, ann.body.roles], ["ann@example.com", ["admin"]]);
+    });
+
+    await t.step("a later person is registered without a role", async () => {
+      const bo = await login("Bo@Example.com", "bo's directory password");
+      assertEquals([bo.status, bo.body.email, bo.body.roles], [200, "bo@example.com", []]);
+    });
+
+    await t.step("a wrong password, or someone the directory lacks, is refused", async () => {
+      assertEquals((await login("ann@example.com", "not ann's password")).status, 400);
+      assertEquals((await login("cy@example.com", "cy's password here")).status, 400);
+      // An empty password would be an anonymous bind, which the directory accepts.
+      assertEquals((await login("ann@example.com", "")).status, 400);
+      assertEquals((await a.request("/api/users")).status, 401);
+    });
+
+    await t.step(
+      "the directory's password is not kept: a change there counts at once",
+      async () => {
+        await directory.setPassword("ann", "ann's newer password");
+        assertEquals((await login("ann@example.com", ANN)).status, 400);
+        assertEquals((await login("ann@example.com", "ann's newer password")).status, 200);
+      },
+    );
+
+    await t.step("IRC clients of the listener log in with it too", async () => {
+      const deps = a.deps;
+      const ok = await authenticate(deps, "bo@example.com", "bo's directory password", "::1");
+      assert(typeof ok === "object" && ok.user.email === "bo@example.com", String(ok));
+      assertEquals(await authenticate(deps, "bo@example.com", "wrong password", "::1"), "invalid");
+      assertEquals(await authenticate(deps, "bo@example.com", "", "::1"), "invalid");
+    });
+
+    await t.step("with the directory down, the account's own password still works", async () => {
+      // Bo sets a password of Parley's own, in a session the directory's password opened.
+      const bo = await login("bo@example.com", "bo's directory password");
+      const cookie = bo.headers.getSetCookie()[0].split(";")[0];
+      const set = await a.post("/api/user/bo%40example.com", {
+        password: "bo's own parley password",
+      }, { cookie });
+      assertEquals(set.status, 200, JSON.stringify(set.body));
+      await directory.stop();
+      const { value: down, lines } = await captureErrors(() =>
+        login("bo@example.com", "bo's directory password")
+      );
+      assertEquals(down.status, 400);
+      assert(lines.some((l) => l.includes("did not answer")), lines.join("\n"));
+      assertEquals((await login("bo@example.com", "bo's own parley password")).status, 200);
+    });
+  } finally {
+    await a.close();
+    await directory.close();
+  }
+});

@@ -1,0 +1,124 @@
+/**
+ * A real OpenLDAP server on loopback for the tests of the LDAP login: its own configuration and
+ * database in a temporary folder, the suffix `dc=example,dc=com`, and people added as
+ * `uid=NAME,dc=example,dc=com` (the DN Parley builds from NAME@example.com by default).
+ */
+import { Client } from "ldapts";
+import { ensureTools, SLAPD } from "../../scripts/system_deps.ts";
+import { freePort } from "./ports.ts";
+
+const SUFFIX = "dc=example,dc=com";
+const ROOT_DN = `cn=admin,${SUFFIX}`;
+const ROOT_PASSWORD = "the directory's own password";
+
+export interface Directory {
+  /** `ldap://127.0.0.1:PORT` */
+  url: string;
+  /** Adds a person who binds as `uid=NAME,dc=example,dc=com` with `password`. */
+  addPerson(name: string, password: string): Promise<void>;
+  /** Sets a person's password. */
+  setPassword(name: string, password: string): Promise<void>;
+  /** Stops the server (binds fail to connect); `start()` brings it back on the same port. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts slapd (installed first when missing) and adds the suffix's own entry. */
+export async function startDirectory(): Promise<Directory> {
+  const [bin] = await ensureTools([SLAPD]);
+  const dir = await Deno.makeTempDir({ prefix: "parley-slapd-" });
+  await Deno.mkdir(`${dir}/db`);
+  await Deno.writeTextFile(
+    `${dir}/slapd.conf`,
+    [
+      ...["core", "cosine", "inetorgperson"].map((s) => `include /etc/ldap/schema/${s}.schema`),
+      "modulepath /usr/lib/ldap",
+      "moduleload back_mdb",
+      `pidfile ${dir}/slapd.pid`,
+      "database mdb",
+      `suffix "${SUFFIX}"`,
+      `rootdn "${ROOT_DN}"`,
+      `rootpw "${ROOT_PASSWORD}"`,
+      `directory ${dir}/db`,
+      "maxsize 10485760",
+      "",
+    ].join("\n"),
+  );
+  const port = freePort();
+  const url = `ldap://127.0.0.1:${port}`;
+  let child: Deno.ChildProcess | undefined;
+
+  async function start() {
+    // -d 0: in the foreground, so that the test owns the process; no debug output.
+    child = new Deno.Command(bin, {
+      args: ["-f", `${dir}/slapd.conf`, "-h", `${url}/`, "-d", "0"],
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      try {
+        (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+        return;
+      } catch { /* not listening yet */ }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`slapd did not start on ${url}`);
+  }
+
+  async function stop() {
+    if (!child) return;
+    child.kill("SIGTERM");
+    await child.stderr.cancel();
+    await child.status;
+    child = undefined;
+  }
+
+  /** Runs `fn` bound as the directory's admin. */
+  async function asAdmin(fn: (c: Client) => Promise<void>) {
+    const client = new Client({ url, timeout: 5_000, connectTimeout: 5_000 });
+    try {
+      await client.bind(ROOT_DN, ROOT_PASSWORD);
+      await fn(client);
+    } finally {
+      await client.unbind();
+    }
+  }
+
+  await start();
+  await asAdmin((c) =>
+    c.add(SUFFIX, { objectClass: ["dcObject", "organization"], dc: "example", o: "Example" })
+  );
+  return {
+    url,
+    addPerson: (name, password) =>
+      asAdmin((c) =>
+        c.add(`uid=${name},${SUFFIX}`, {
+          objectClass: ["inetOrgPerson"],
+          uid: name,
+          cn: name,
+          sn: name,
+          mail: `${name}@example.com`,
+          userPassword: password,
+        })
+      ),
+    setPassword: (name, password) =>
+      asAdmin(async (c) => {
+        const { Change, Attribute } = await import("ldapts");
+        await c.modify(
+          `uid=${name},${SUFFIX}`,
+          new Change({
+            operation: "replace",
+            modification: new Attribute({ type: "userPassword", values: [password] }),
+          }),
+        );
+      }),
+    stop,
+    start,
+    async close() {
+      await stop();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
+  };
+}
