@@ -30,6 +30,11 @@ export interface Config {
   ldapUrl?: string;
   /** The DN a login binds as, from its email: `%uid`, `%domain`, `%tld` and `%email` filled in. */
   ldapDn: string;
+  /**
+   * Where a login's entry is searched for instead (its DN is then the entry's): the base, the
+   * filter (`%email` filled in), and the account that searches (anonymous when unset).
+   */
+  ldapSearch?: { base: string; filter: string; bindDn?: string; bindPassword?: string };
   secret: string;
   maxUploadSize: number;
   /** Milliseconds between two connects to the same IRC host. */
@@ -139,6 +144,28 @@ export const OPTIONS: readonly Option[] = [
     env: "PARLEY_AUTH_LDAP_DN",
     default: DEFAULT_LDAP_DN,
     help: "the DN a login binds as (%uid, %domain, %tld, %email from its email)",
+  },
+  {
+    flag: "auth-ldap-search-base",
+    env: "PARLEY_AUTH_LDAP_SEARCH_BASE",
+    help: "search for a login's entry under this DN instead of building its DN",
+  },
+  {
+    flag: "auth-ldap-search-filter",
+    env: "PARLEY_AUTH_LDAP_SEARCH_FILTER",
+    default: "(mail=%email)",
+    help: "the search's filter (%email: the login's email)",
+  },
+  {
+    flag: "auth-ldap-bind-dn",
+    env: "PARLEY_AUTH_LDAP_BIND_DN",
+    help: "the DN that searches (else an anonymous search)",
+  },
+  {
+    flag: "auth-ldap-bind-password",
+    env: "PARLEY_AUTH_LDAP_BIND_PASSWORD",
+    help: "the searching DN's password",
+    secret: true,
   },
   {
     flag: "secret",
@@ -499,6 +526,10 @@ export function parseConfig(
   if (!/%(uid|email)/.test(ldapDn)) {
     throw new ConfigError(`PARLEY_AUTH_LDAP_DN: "${ldapDn}" names nobody: it needs %uid or %email`);
   }
+  const ldapSearch = parseLdapSearch(env, valueOf(env, "auth-ldap-search-filter"));
+  if (ldapSearch && !ldapUrl) {
+    throw new ConfigError("PARLEY_AUTH_LDAP_SEARCH_BASE needs PARLEY_AUTH_LDAP_URL");
+  }
   const { authHeader, admin, authLogoutUrl } = parseAuthHeader(env, reverseProxy, !!ldapUrl);
   const secret = env.PARLEY_SECRET || undefined;
   if (secret !== undefined && secret.length < 16) {
@@ -514,6 +545,7 @@ export function parseConfig(
     authLogoutUrl,
     ldapUrl,
     ldapDn,
+    ldapSearch,
     secret,
     maxUploadSize: parseNumber("PARLEY_MAX_UPLOAD_SIZE", valueOf(env, "max-upload-size"), 1),
     connectDelay: parseNumber("PARLEY_CONNECT_DELAY", valueOf(env, "connect-delay"), 0) * 1000,
@@ -546,6 +578,35 @@ export function parseConfig(
       ? FAST_TIMING
       : DEFAULT_TIMING,
   };
+}
+
+/** PARLEY_AUTH_LDAP_SEARCH_BASE and the options of the search it turns on. */
+function parseLdapSearch(
+  env: Record<string, string | undefined>,
+  filter: string,
+): Config["ldapSearch"] {
+  const base = env.PARLEY_AUTH_LDAP_SEARCH_BASE?.trim() || undefined;
+  const bindDn = env.PARLEY_AUTH_LDAP_BIND_DN?.trim() || undefined;
+  const bindPassword = env.PARLEY_AUTH_LDAP_BIND_PASSWORD || undefined;
+  if (base === undefined) {
+    if (bindDn !== undefined || bindPassword !== undefined) {
+      throw new ConfigError(
+        "PARLEY_AUTH_LDAP_BIND_DN is for the search: set PARLEY_AUTH_LDAP_SEARCH_BASE",
+      );
+    }
+    return undefined;
+  }
+  if (!/^\(.*%email.*\)$/.test(filter)) {
+    throw new ConfigError(
+      `PARLEY_AUTH_LDAP_SEARCH_FILTER: "${filter}" must be a filter in parentheses naming %email`,
+    );
+  }
+  if ((bindDn === undefined) !== (bindPassword === undefined)) {
+    throw new ConfigError(
+      "PARLEY_AUTH_LDAP_BIND_DN and PARLEY_AUTH_LDAP_BIND_PASSWORD go together",
+    );
+  }
+  return { base, filter, bindDn, bindPassword };
 }
 
 /** An HTTP header's name: a token (RFC 9110). */

@@ -1,11 +1,13 @@
 /**
  * The LDAP login (PARLEY_AUTH_LDAP_URL), as Convos's: a password login binds to the directory as
- * the DN its email names (PARLEY_AUTH_LDAP_DN); a bind that succeeds logs the person in, and
+ * the DN its email names (PARLEY_AUTH_LDAP_DN), or, as The Lounge can, as the one entry a search
+ * by its email finds (PARLEY_AUTH_LDAP_SEARCH_BASE); a bind that succeeds logs the person in, and
  * registers them the first time. The directory is the authority: its password is never kept, so a
  * password changed or an account locked there counts at the next login. A bind refused, or a
  * directory that does not answer, leaves the account's own password to be tried.
  */
-import { Client, InvalidCredentialsError } from "ldapts";
+import { Client, InvalidCredentialsError, SizeLimitExceededError } from "ldapts";
+import type { Config } from "../config.ts";
 import type { UserRecord } from "../store/users.ts";
 import { OutsideLogin, type OutsideLoginDeps } from "./outside_login.ts";
 
@@ -50,32 +52,79 @@ export function bindDn(template: string, email: string): string {
   return template.replace(/%(uid|domain|tld|email)/g, (_, k: string) => escapeDnValue(parts[k]));
 }
 
-/** A simple bind as `dn` with `password`, then an unbind. */
-async function simpleBind(url: string, dn: string, password: string): Promise<BindResult> {
-  // An empty password is an unauthenticated bind, which directories accept for anyone.
-  if (!password || password.length > MAX_PASSWORD) return "refused";
+/**
+ * A value placed in a search filter, escaped (RFC 4515): `*` `(` `)` `\` and NUL, so that an
+ * email cannot widen the filter (`*@example.com` would match everyone).
+ *
+ * @internal test seam
+ */
+export function escapeFilterValue(value: string): string {
+  return value.replace(/[*()\\\0]/g, (ch) => `\\${ch.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+/** Runs `fn` on a client of the directory, unbound after. */
+async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ url, timeout: BIND_TIMEOUT_MS, connectTimeout: BIND_TIMEOUT_MS });
   try {
-    await client.bind(dn, password);
-    return "ok";
-  } catch (err) {
-    if (err instanceof InvalidCredentialsError) return "refused";
-    throw err;
+    return await fn(client);
   } finally {
-    await client.unbind().catch(() => {/* why: the bind's answer is what counts */});
+    await client.unbind().catch(() => {/* why: the answer before it is what counts */});
   }
+}
+
+/** A simple bind as `dn` with `password`. */
+function simpleBind(url: string, dn: string, password: string): Promise<BindResult> {
+  return withClient(url, async (client) => {
+    try {
+      await client.bind(dn, password);
+      return "ok";
+    } catch (err) {
+      if (err instanceof InvalidCredentialsError) return "refused";
+      throw err;
+    }
+  });
 }
 
 /** Password logins checked against the directory. */
 export class DirectoryLogin {
   readonly #url: string;
   readonly #template: string;
+  readonly #search: Config["ldapSearch"];
   readonly #outside: OutsideLogin;
 
-  constructor(deps: OutsideLoginDeps & { config: { ldapUrl?: string; ldapDn: string } }) {
+  constructor(deps: OutsideLoginDeps) {
     this.#url = deps.config.ldapUrl ?? "";
     this.#template = deps.config.ldapDn;
+    this.#search = deps.config.ldapSearch;
     this.#outside = new OutsideLogin(deps, "ldap");
+  }
+
+  /** The DN `email` binds as: built from it, or the one entry the search finds (else undefined). */
+  async #dnOf(email: string): Promise<string | undefined> {
+    const search = this.#search;
+    if (!search) return bindDn(this.#template, email);
+    return await withClient(this.#url, async (client) => {
+      if (search.bindDn) await client.bind(search.bindDn, search.bindPassword);
+      const filter = search.filter.replaceAll("%email", escapeFilterValue(email));
+      let found: { dn: string }[] = [];
+      let several = false;
+      try {
+        const answer = await client.search(search.base, {
+          scope: "sub",
+          filter,
+          attributes: ["dn"],
+          sizeLimit: 2,
+        });
+        found = answer.searchEntries;
+        several = found.length > 1;
+      } catch (err) {
+        if (!(err instanceof SizeLimitExceededError)) throw err;
+        several = true;
+      }
+      // Two people with one email: which one logs in is not Parley's to guess.
+      if (several) this.#outside.warn("the LDAP search found several entries", { filter });
+      return several ? undefined : found[0]?.dn;
+    });
   }
 
   /**
@@ -83,15 +132,20 @@ export class DirectoryLogin {
    * when it does not say so, and the account's own password is to be tried.
    */
   async login(email: string, password: string): Promise<UserRecord | undefined> {
-    const dn = bindDn(this.#template, email);
+    // An empty password is an unauthenticated bind, which directories accept for anyone.
+    if (!password || password.length > MAX_PASSWORD) return undefined;
     let result: BindResult;
     try {
-      result = await simpleBind(this.#url, dn, password);
+      const dn = await this.#dnOf(email);
+      result = dn === undefined ? "refused" : await simpleBind(this.#url, dn, password);
     } catch (err) {
-      this.#outside.warn("the LDAP server did not answer; logins use Parley's own passwords", {
-        url: this.#url,
-        error: err,
-      });
+      this.#outside.warn(
+        "the LDAP directory could not be asked; logins use Parley's own passwords",
+        {
+          url: this.#url,
+          error: err,
+        },
+      );
       result = "unreachable";
     }
     return result === "ok" ? await this.#outside.person(email) : undefined;

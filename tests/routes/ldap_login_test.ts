@@ -76,11 +76,64 @@ Deno.test("ldap login: the directory's password logs people in", async (t) => {
         login("bo@example.com", "bo's directory password")
       );
       assertEquals(down.status, 400);
-      assert(lines.some((l) => l.includes("did not answer")), lines.join("\n"));
+      assert(lines.some((l) => l.includes("could not be asked")), lines.join("\n"));
       assertEquals((await login("bo@example.com", "bo's own parley password")).status, 200);
     });
   } finally {
     await a.close();
+    await directory.close();
+  }
+});
+
+Deno.test("ldap login: the entry a search by the email finds", async (t) => {
+  const directory: Directory = await startDirectory();
+  const settings = {
+    PARLEY_AUTH_LDAP_URL: directory.url,
+    PARLEY_AUTH_LDAP_SEARCH_BASE: "dc=example,dc=com",
+    PARLEY_AUTH_LDAP_BIND_DN: directory.admin.dn,
+    PARLEY_AUTH_LDAP_BIND_PASSWORD: directory.admin.password,
+    PARLEY_ADMIN: "john.doe@example.com",
+  };
+  const a = await startApp(settings);
+  const login = (email: string, password: string) => a.post("/api/user/login", { email, password });
+  try {
+    // Names that the email does not give: only a search finds them.
+    await directory.addPerson("jdoe", "john's directory password", "john.doe@example.com");
+    await directory.addPerson("twin1", "the twins' password", "twin@example.com");
+    await directory.addPerson("twin2", "the twins' password", "twin@example.com");
+
+    await t.step("the one entry with the email binds, and is registered", async () => {
+      const john = await login("john.doe@example.com", "john's directory password");
+      assertEquals(john.status, 200, JSON.stringify(john.body));
+      assertEquals([john.body.email, john.body.roles], ["john.doe@example.com", ["admin"]]);
+      assertEquals((await login("john.doe@example.com", "not john's")).status, 400);
+    });
+
+    await t.step("two entries with one email: nobody is guessed", async () => {
+      const { value: twin, lines } = await captureErrors(() =>
+        login("twin@example.com", "the twins' password")
+      );
+      assertEquals(twin.status, 400);
+      assert(lines.some((l) => l.includes("several entries")), lines.join("\n"));
+    });
+  } finally {
+    await a.close();
+  }
+
+  const wrong = await startApp({ ...settings, PARLEY_AUTH_LDAP_BIND_PASSWORD: "not the password" });
+  try {
+    await t.step("a search account the directory refuses is warned of", async () => {
+      const { value: john, lines } = await captureErrors(() =>
+        wrong.post("/api/user/login", {
+          email: "john.doe@example.com",
+          password: "john's directory password",
+        })
+      );
+      assertEquals(john.status, 400);
+      assert(lines.some((l) => l.includes("could not be asked")), lines.join("\n"));
+    });
+  } finally {
+    await wrong.close();
     await directory.close();
   }
 });

@@ -14,8 +14,13 @@ const ROOT_PASSWORD = "the directory's own password";
 export interface Directory {
   /** `ldap://127.0.0.1:PORT` */
   url: string;
-  /** Adds a person who binds as `uid=NAME,dc=example,dc=com` with `password`. */
-  addPerson(name: string, password: string): Promise<void>;
+  /** The directory's admin, who may search it. */
+  admin: { dn: string; password: string };
+  /**
+   * Adds a person who binds as `uid=NAME,dc=example,dc=com` with `password`, their `mail`
+   * NAME@example.com unless given.
+   */
+  addPerson(name: string, password: string, mail?: string): Promise<void>;
   /** Sets a person's password. */
   setPassword(name: string, password: string): Promise<void>;
   /** Stops the server (binds fail to connect); `start()` brings it back on the same port. */
@@ -92,14 +97,15 @@ export async function startDirectory(): Promise<Directory> {
   );
   return {
     url,
-    addPerson: (name, password) =>
+    admin: { dn: ROOT_DN, password: ROOT_PASSWORD },
+    addPerson: (name, password, mail = `${name}@example.com`) =>
       asAdmin((c) =>
         c.add(`uid=${name},${SUFFIX}`, {
           objectClass: ["inetOrgPerson"],
           uid: name,
           cn: name,
           sn: name,
-          mail: `${name}@example.com`,
+          mail,
           userPassword: password,
         })
       ),

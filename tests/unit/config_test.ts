@@ -88,6 +88,29 @@ Deno.test("config: bad values give a message naming the variable", () => {
     [{ PARLEY_AUTH_HEADER: "X User", PARLEY_REVERSE_PROXY: "1" }, "PARLEY_AUTH_HEADER"],
     [{ PARLEY_ADMIN: "root@example.com" }, "PARLEY_AUTH_HEADER"],
     [{ PARLEY_AUTH_LOGOUT_URL: "https://auth.example.com/logout" }, "PARLEY_AUTH_HEADER"],
+    [{ PARLEY_AUTH_LDAP_URL: "http://ldap.example.com" }, "PARLEY_AUTH_LDAP_URL"],
+    [
+      { PARLEY_AUTH_LDAP_URL: "ldap://ldap", PARLEY_AUTH_LDAP_DN: "dc=example" },
+      "PARLEY_AUTH_LDAP_DN",
+    ],
+    [{ PARLEY_AUTH_LDAP_SEARCH_BASE: "dc=example,dc=com" }, "PARLEY_AUTH_LDAP_URL"],
+    [{ PARLEY_AUTH_LDAP_BIND_DN: "cn=admin" }, "PARLEY_AUTH_LDAP_SEARCH_BASE"],
+    [
+      {
+        PARLEY_AUTH_LDAP_URL: "ldap://ldap",
+        PARLEY_AUTH_LDAP_SEARCH_BASE: "dc=example",
+        PARLEY_AUTH_LDAP_SEARCH_FILTER: "(uid=ann)",
+      },
+      "PARLEY_AUTH_LDAP_SEARCH_FILTER",
+    ],
+    [
+      {
+        PARLEY_AUTH_LDAP_URL: "ldap://ldap",
+        PARLEY_AUTH_LDAP_SEARCH_BASE: "dc=example",
+        PARLEY_AUTH_LDAP_BIND_DN: "cn=admin",
+      },
+      "PARLEY_AUTH_LDAP_BIND_PASSWORD",
+    ],
     [
       {
         PARLEY_AUTH_HEADER: "X-User",
@@ -128,6 +151,11 @@ Deno.test("config: PARLEY_AUTH_HEADER and PARLEY_ADMIN", () => {
   assertEquals(logout("/oauth2/sign_out"), "/oauth2/sign_out");
   assertEquals(logout("https://auth.example.com/logout"), "https://auth.example.com/logout");
   assertEquals(parseConfig({}).authLogoutUrl, undefined);
+  // PARLEY_ADMIN serves the LDAP login too.
+  assertEquals(
+    parseConfig({ PARLEY_AUTH_LDAP_URL: "ldaps://ldap.example.com", PARLEY_ADMIN: "a@b.c" }).admin,
+    "a@b.c",
+  );
 });
 
 Deno.test("config: PARLEY_METRICS is 0, 1, or an address of the metrics' own", () => {

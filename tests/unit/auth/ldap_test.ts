@@ -1,5 +1,5 @@
 import { assertEquals } from "../../support/assert.ts";
-import { bindDn, escapeDnValue } from "../../../auth/ldap.ts";
+import { bindDn, escapeDnValue, escapeFilterValue } from "../../../auth/ldap.ts";
 
 Deno.test("ldap: the DN an email binds as, as Convos builds it", () => {
   const convos = "uid=%uid,dc=%domain,dc=%tld";
@@ -23,4 +23,10 @@ Deno.test("ldap: an email cannot name another entry", () => {
   assertEquals(escapeDnValue("#root"), "\\#root");
   assertEquals(escapeDnValue(" ann "), "\\ ann\\ ");
   assertEquals(escapeDnValue("a\0b"), "a\\00b");
+});
+
+Deno.test("ldap: an email cannot widen the search's filter", () => {
+  assertEquals(escapeFilterValue("*@example.com"), "\\2a@example.com");
+  assertEquals(escapeFilterValue("a)(uid=*"), "a\\29\\28uid=\\2a");
+  assertEquals(escapeFilterValue("a\\b\0"), "a\\5cb\\00");
 });
