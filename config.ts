@@ -35,6 +35,8 @@ export interface Config {
    * filter (`%email` filled in), and the account that searches (anonymous when unset).
    */
   ldapSearch?: { base: string; filter: string; bindDn?: string; bindPassword?: string };
+  /** PEM file of the CA(s) an `ldaps://` directory's certificate is checked against, besides the usual. */
+  ldapCa?: string;
   secret: string;
   maxUploadSize: number;
   /** Milliseconds between two connects to the same IRC host. */
@@ -144,6 +146,11 @@ export const OPTIONS: readonly Option[] = [
     env: "PARLEY_AUTH_LDAP_DN",
     default: DEFAULT_LDAP_DN,
     help: "the DN a login binds as (%uid, %domain, %tld, %email from its email)",
+  },
+  {
+    flag: "auth-ldap-ca",
+    env: "PARLEY_AUTH_LDAP_CA",
+    help: "PEM file of the CA that signed the ldaps:// directory's certificate",
   },
   {
     flag: "auth-ldap-search-base",
@@ -546,6 +553,7 @@ export function parseConfig(
     ldapUrl,
     ldapDn,
     ldapSearch,
+    ldapCa: env.PARLEY_AUTH_LDAP_CA?.trim() || undefined,
     secret,
     maxUploadSize: parseNumber("PARLEY_MAX_UPLOAD_SIZE", valueOf(env, "max-upload-size"), 1),
     connectDelay: parseNumber("PARLEY_CONNECT_DELAY", valueOf(env, "connect-delay"), 0) * 1000,

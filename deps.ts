@@ -49,7 +49,7 @@ export async function wireDeps(
     revocations,
     // Loaded only then: most installs have no directory, and never load its client.
     directory: config.ldapUrl
-      ? new (await import("./auth/ldap.ts")).DirectoryLogin({ config, store, connections })
+      ? await (await import("./auth/ldap.ts")).DirectoryLogin.open({ config, store, connections })
       : undefined,
     userDeleted: [
       (uid) => irc.userDeleted(uid),

@@ -7,7 +7,7 @@
  * directory that does not answer, leaves the account's own password to be tried.
  */
 import { Client, InvalidCredentialsError, SizeLimitExceededError } from "ldapts";
-import type { Config } from "../config.ts";
+import { type Config, ConfigError } from "../config.ts";
 import type { UserRecord } from "../store/users.ts";
 import { OutsideLogin, type OutsideLoginDeps } from "./outside_login.ts";
 
@@ -62,9 +62,20 @@ export function escapeFilterValue(value: string): string {
   return value.replace(/[*()\\\0]/g, (ch) => `\\${ch.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
+/** Where the directory is: its URL, and the CAs its `ldaps://` certificate may be signed by. */
+interface Server {
+  url: string;
+  ca?: string;
+}
+
 /** Runs `fn` on a client of the directory, unbound after. */
-async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ url, timeout: BIND_TIMEOUT_MS, connectTimeout: BIND_TIMEOUT_MS });
+async function withClient<T>(server: Server, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({
+    url: server.url,
+    timeout: BIND_TIMEOUT_MS,
+    connectTimeout: BIND_TIMEOUT_MS,
+    tlsOptions: server.ca ? { ca: [server.ca] } : undefined,
+  });
   try {
     return await fn(client);
   } finally {
@@ -73,8 +84,8 @@ async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): P
 }
 
 /** A simple bind as `dn` with `password`. */
-function simpleBind(url: string, dn: string, password: string): Promise<BindResult> {
-  return withClient(url, async (client) => {
+function simpleBind(server: Server, dn: string, password: string): Promise<BindResult> {
+  return withClient(server, async (client) => {
     try {
       await client.bind(dn, password);
       return "ok";
@@ -87,13 +98,25 @@ function simpleBind(url: string, dn: string, password: string): Promise<BindResu
 
 /** Password logins checked against the directory. */
 export class DirectoryLogin {
-  readonly #url: string;
+  readonly #server: Server;
   readonly #template: string;
   readonly #search: Config["ldapSearch"];
   readonly #outside: OutsideLogin;
 
-  constructor(deps: OutsideLoginDeps) {
-    this.#url = deps.config.ldapUrl ?? "";
+  /** The directory login of the configuration, its CA file read (a configuration error if not). */
+  static async open(deps: OutsideLoginDeps): Promise<DirectoryLogin> {
+    const path = deps.config.ldapCa;
+    let ca: string | undefined;
+    try {
+      ca = path === undefined ? undefined : await Deno.readTextFile(path);
+    } catch (err) {
+      throw new ConfigError(`PARLEY_AUTH_LDAP_CA: cannot read ${path} (${(err as Error).name})`);
+    }
+    return new DirectoryLogin(deps, ca);
+  }
+
+  constructor(deps: OutsideLoginDeps, ca?: string) {
+    this.#server = { url: deps.config.ldapUrl ?? "", ca };
     this.#template = deps.config.ldapDn;
     this.#search = deps.config.ldapSearch;
     this.#outside = new OutsideLogin(deps, "ldap");
@@ -103,7 +126,7 @@ export class DirectoryLogin {
   async #dnOf(email: string): Promise<string | undefined> {
     const search = this.#search;
     if (!search) return bindDn(this.#template, email);
-    return await withClient(this.#url, async (client) => {
+    return await withClient(this.#server, async (client) => {
       if (search.bindDn) await client.bind(search.bindDn, search.bindPassword);
       const filter = search.filter.replaceAll("%email", escapeFilterValue(email));
       let found: { dn: string }[] = [];
@@ -137,12 +160,12 @@ export class DirectoryLogin {
     let result: BindResult;
     try {
       const dn = await this.#dnOf(email);
-      result = dn === undefined ? "refused" : await simpleBind(this.#url, dn, password);
+      result = dn === undefined ? "refused" : await simpleBind(this.#server, dn, password);
     } catch (err) {
       this.#outside.warn(
         "the LDAP directory could not be asked; logins use Parley's own passwords",
         {
-          url: this.#url,
+          url: this.#server.url,
           error: err,
         },
       );

@@ -4,10 +4,12 @@
  * directory's password is never kept, so a change there counts at once; with the directory down,
  * the account's own password still works; IRC clients of the listener log in the same way.
  */
-import { assert, assertEquals } from "../support/assert.ts";
+import { assert, assertEquals, assertRejects } from "../support/assert.ts";
+import { ConfigError } from "../../config.ts";
 import { captureErrors, startApp } from "../support/app.ts";
 import { type Directory, startDirectory } from "../support/slapd.ts";
 import { authenticate } from "../../bouncer/auth.ts";
+import { DirectoryLogin } from "../../auth/ldap.ts";
 
 const ANN = "ann's directory password";
 
@@ -134,6 +136,43 @@ Deno.test("ldap login: the entry a search by the email finds", async (t) => {
     });
   } finally {
     await wrong.close();
+    await directory.close();
+  }
+});
+
+Deno.test("ldap login: ldaps:// with a CA of one's own", async (t) => {
+  const directory: Directory = await startDirectory({ tls: true });
+  const ldaps = directory.ldaps!;
+  await directory.addPerson("ann", ANN);
+  const settings = { PARLEY_AUTH_LDAP_URL: ldaps.url, PARLEY_ADMIN: "ann@example.com" };
+  try {
+    await t.step("a certificate no known CA signed is not trusted", async () => {
+      const a = await startApp(settings);
+      try {
+        const { value: ann, lines } = await captureErrors(() =>
+          a.post("/api/user/login", { email: "ann@example.com", password: ANN })
+        );
+        assertEquals(ann.status, 400);
+        assert(lines.some((l) => l.includes("could not be asked")), lines.join("\n"));
+      } finally {
+        await a.close();
+      }
+    });
+
+    await t.step("with PARLEY_AUTH_LDAP_CA naming its CA, the login binds", async () => {
+      const a = await startApp({ ...settings, PARLEY_AUTH_LDAP_CA: ldaps.caFile });
+      try {
+        const ann = await a.post("/api/user/login", { email: "ann@example.com", password: ANN });
+        assertEquals([ann.status, ann.body.email], [200, "ann@example.com"]);
+        // A CA file that cannot be read stops the start, naming the setting.
+        const config = { ...a.deps.config, ldapCa: `${ldaps.caFile}.missing` };
+        const err = await assertRejects(() => DirectoryLogin.open({ ...a.deps, config }));
+        assert(err instanceof ConfigError && err.message.includes("PARLEY_AUTH_LDAP_CA"), `${err}`);
+      } finally {
+        await a.close();
+      }
+    });
+  } finally {
     await directory.close();
   }
 });

@@ -14,6 +14,8 @@ const ROOT_PASSWORD = "the directory's own password";
 export interface Directory {
   /** `ldap://127.0.0.1:PORT` */
   url: string;
+  /** With `{ tls: true }`: `ldaps://127.0.0.1:PORT`, and the PEM file of the CA that signed it. */
+  ldaps?: { url: string; caFile: string };
   /** The directory's admin, who may search it. */
   admin: { dn: string; password: string };
   /**
@@ -29,11 +31,77 @@ export interface Directory {
   close(): Promise<void>;
 }
 
-/** Starts slapd (installed first when missing) and adds the suffix's own entry. */
-export async function startDirectory(): Promise<Directory> {
+/** Runs openssl with `args` in `dir`. */
+async function openssl(dir: string, args: string[]): Promise<void> {
+  const made = await new Deno.Command("openssl", {
+    args,
+    cwd: dir,
+    stdout: "null",
+    stderr: "piped",
+  })
+    .output();
+  if (!made.success) throw new Error(new TextDecoder().decode(made.stderr));
+}
+
+/**
+ * A CA of the test's own and a certificate it signed for 127.0.0.1 (a certificate that is its own
+ * CA is refused as a server's by rustls, which Deno's TLS is).
+ */
+async function makeCertificates(dir: string): Promise<void> {
+  const key = ["-newkey", "rsa:2048", "-nodes", "-days", "1"];
+  await openssl(dir, [
+    "req",
+    "-x509",
+    ...key,
+    "-subj",
+    "/CN=Parley test CA",
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.pem",
+  ]);
+  await openssl(dir, [
+    "req",
+    ...key.slice(0, 3),
+    "-subj",
+    "/CN=127.0.0.1",
+    "-keyout",
+    "key.pem",
+    "-out",
+    "req.csr",
+  ]);
+  await Deno.writeTextFile(
+    `${dir}/ext.cnf`,
+    "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+  );
+  await openssl(dir, [
+    "x509",
+    "-req",
+    "-in",
+    "req.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-days",
+    "1",
+    "-extfile",
+    "ext.cnf",
+    "-out",
+    "cert.pem",
+  ]);
+}
+
+/**
+ * Starts slapd (installed first when missing) and adds the suffix's own entry; with `tls`, it
+ * also listens for `ldaps://` with a certificate of a CA of the test's own.
+ */
+export async function startDirectory(opts: { tls?: boolean } = {}): Promise<Directory> {
   const [bin] = await ensureTools([SLAPD]);
   const dir = await Deno.makeTempDir({ prefix: "parley-slapd-" });
   await Deno.mkdir(`${dir}/db`);
+  if (opts.tls) await makeCertificates(dir);
   await Deno.writeTextFile(
     `${dir}/slapd.conf`,
     [
@@ -47,17 +115,30 @@ export async function startDirectory(): Promise<Directory> {
       `rootpw "${ROOT_PASSWORD}"`,
       `directory ${dir}/db`,
       "maxsize 10485760",
+      ...(opts.tls
+        ? [`TLSCertificateFile ${dir}/cert.pem`, `TLSCertificateKeyFile ${dir}/key.pem`]
+        : []),
       "",
     ].join("\n"),
   );
   const port = freePort();
   const url = `ldap://127.0.0.1:${port}`;
+  const ldaps = opts.tls
+    ? { url: `ldaps://127.0.0.1:${freePort()}`, caFile: `${dir}/ca.pem` }
+    : undefined;
   let child: Deno.ChildProcess | undefined;
 
   async function start() {
     // -d 0: in the foreground, so that the test owns the process; no debug output.
     child = new Deno.Command(bin, {
-      args: ["-f", `${dir}/slapd.conf`, "-h", `${url}/`, "-d", "0"],
+      args: [
+        "-f",
+        `${dir}/slapd.conf`,
+        "-h",
+        [url, ldaps?.url].filter(Boolean).join("/ ") + "/",
+        "-d",
+        "0",
+      ],
       stdout: "null",
       stderr: "piped",
     }).spawn();
@@ -97,6 +178,7 @@ export async function startDirectory(): Promise<Directory> {
   );
   return {
     url,
+    ldaps,
     admin: { dn: ROOT_DN, password: ROOT_PASSWORD },
     addPerson: (name, password, mail = `${name}@example.com`) =>
       asAdmin((c) =>
