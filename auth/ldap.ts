@@ -26,11 +26,12 @@ type BindResult = "ok" | "refused" | "unreachable";
  * @internal test seam
  */
 export function escapeDnValue(value: string): string {
-  return value
-    .replace(/[\\,+"<>;=]/g, (ch) => `\\${ch}`)
-    .replace(/\0/g, "\\00")
-    .replace(/^[ #]/, (ch) => `\\${ch}`)
-    .replace(/ $/, "\\ ");
+  const chars = [...value];
+  return chars.map((ch, i) => {
+    if (ch === "\0") return "\\00";
+    const edge = (i === 0 && (ch === " " || ch === "#")) || (i === chars.length - 1 && ch === " ");
+    return edge || '\\,+"<>;='.includes(ch) ? `\\${ch}` : ch;
+  }).join("");
 }
 
 /**

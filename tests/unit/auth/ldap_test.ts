@@ -23,6 +23,9 @@ Deno.test("ldap: an email cannot name another entry", () => {
   assertEquals(escapeDnValue("#root"), "\\#root");
   assertEquals(escapeDnValue(" ann "), "\\ ann\\ ");
   assertEquals(escapeDnValue("a\0b"), "a\\00b");
+  // One space is both the first and the last: escaped once.
+  assertEquals(escapeDnValue(" "), "\\ ");
+  assertEquals(escapeDnValue("a\\ "), "a\\\\\\ ");
 });
 
 Deno.test("ldap: an email cannot widen the search's filter", () => {
