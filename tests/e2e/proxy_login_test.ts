@@ -4,7 +4,7 @@
  * oauth2-proxy do): the page opens on the chat without a login form, its socket opens, and when
  * the proxy names someone else the page is theirs; logging out leads to the proxy's logout.
  */
-import { assertEquals } from "../support/assert.ts";
+import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
 import { startPathProxy } from "../support/path_proxy.ts";
 import { assertOnScreen, launchBrowser } from "../support/browser.ts";
@@ -52,7 +52,8 @@ Deno.test("web client: logged in by the proxy's header", async (t) => {
     await t.step("logging out leads to the proxy's own logout", async () => {
       await page.getByRole("button", { name: "Log out" }).click();
       await page.waitForURL(`${proxy.url}/signed-out`);
-      assertEquals(proxy.outside, ["/signed-out"]);
+      // Asked of the proxy itself (the browser may ask for its icon there too).
+      assert(proxy.outside.includes("/signed-out"), proxy.outside.join(" "));
     });
 
     // The proxy's logout page is its 404 (a real proxy's would be its own page).
