@@ -248,11 +248,30 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await bob!.send("PRIVMSG #test :the quick zebra crossing");
       for (let i = 1; i <= 300; i++) await bob!.send(`PRIVMSG #test :line ${i}`);
       await page.locator(".line", { hasText: "line 300" }).waitFor();
+      // The history asked for after the reload, to name the cause if more than a page comes.
+      const asked: string[] = [];
+      const noteAsked = (r: { url(): string }) => {
+        if (r.url().includes("/messages")) asked.push(new URL(r.url()).search);
+      };
+      page.on("request", noteAsked);
       await page.reload();
       await page.locator(".line", { hasText: "line 300" }).waitFor();
       const count = () => page.locator(".line:not(.event)").count();
-      assert((await count()) <= 60, "the first page is one page");
       const list = page.locator(".messages");
+      const shown = await count();
+      page.off("request", noteAsked);
+      if (shown > 60) {
+        const seen = await list.evaluate((el) => ({
+          scrollTop: el.scrollTop,
+          scrollHeight: el.scrollHeight,
+          clientHeight: el.clientHeight,
+        }));
+        throw new Error(
+          `the first page is one page: ${shown} lines, asked ${asked.join(" ")}, ${
+            JSON.stringify(seen)
+          }`,
+        );
+      }
       for (let pages = 0; pages < 10; pages++) {
         if (await page.locator(".history-start").isVisible()) break;
         const first = page.locator(".line:not(.event)").first();
