@@ -661,6 +661,15 @@ function parseAuthHeader(
   return { authHeader: header.toLowerCase(), admin, authLogoutUrl };
 }
 
+/** A file named by setting `variable` (a PEM file); one that cannot be read is a configuration error. */
+export async function readSettingFile(path: string, variable: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (err) {
+    throw new ConfigError(`${variable}: cannot read ${path} (${(err as Error).name})`);
+  }
+}
+
 /** Variables of the test and bench harnesses, which no command reads. */
 const HARNESS_VARIABLES = /^PARLEY_(?:TEST|BENCH|COMPAT)_/;
 /** Variables a command reads besides the options (the store copy's target). */

@@ -7,7 +7,7 @@
  * directory that does not answer, leaves the account's own password to be tried.
  */
 import { Client, InvalidCredentialsError, SizeLimitExceededError } from "ldapts";
-import { type Config, ConfigError } from "../config.ts";
+import { type Config, readSettingFile } from "../config.ts";
 import type { UserRecord } from "../store/users.ts";
 import { OutsideLogin, type OutsideLoginDeps } from "./outside_login.ts";
 
@@ -15,9 +15,6 @@ import { OutsideLogin, type OutsideLoginDeps } from "./outside_login.ts";
 const BIND_TIMEOUT_MS = 10_000;
 /** Longest password sent to the directory (the API's own limit). */
 const MAX_PASSWORD = 1024;
-
-/** What a bind said: the password is the person's, it is not, or the directory did not answer. */
-type BindResult = "ok" | "refused" | "unreachable";
 
 /**
  * A value placed in a DN, escaped (RFC 4514): `,` `+` `"` `\` `<` `>` `;` `=`, a leading `#` or
@@ -84,14 +81,14 @@ async function withClient<T>(server: Server, fn: (client: Client) => Promise<T>)
   }
 }
 
-/** A simple bind as `dn` with `password`. */
-function simpleBind(server: Server, dn: string, password: string): Promise<BindResult> {
+/** Whether a simple bind as `dn` with `password` succeeds; a directory that does not answer throws. */
+function simpleBind(server: Server, dn: string, password: string): Promise<boolean> {
   return withClient(server, async (client) => {
     try {
       await client.bind(dn, password);
-      return "ok";
+      return true;
     } catch (err) {
-      if (err instanceof InvalidCredentialsError) return "refused";
+      if (err instanceof InvalidCredentialsError) return false;
       throw err;
     }
   });
@@ -107,12 +104,7 @@ export class DirectoryLogin {
   /** The directory login of the configuration, its CA file read (a configuration error if not). */
   static async open(deps: OutsideLoginDeps): Promise<DirectoryLogin> {
     const path = deps.config.ldapCa;
-    let ca: string | undefined;
-    try {
-      ca = path === undefined ? undefined : await Deno.readTextFile(path);
-    } catch (err) {
-      throw new ConfigError(`PARLEY_AUTH_LDAP_CA: cannot read ${path} (${(err as Error).name})`);
-    }
+    const ca = path === undefined ? undefined : await readSettingFile(path, "PARLEY_AUTH_LDAP_CA");
     return new DirectoryLogin(deps, ca);
   }
 
@@ -158,20 +150,17 @@ export class DirectoryLogin {
   async login(email: string, password: string): Promise<UserRecord | undefined> {
     // An empty password is an unauthenticated bind, which directories accept for anyone.
     if (!password || password.length > MAX_PASSWORD) return undefined;
-    let result: BindResult;
     try {
       const dn = await this.#dnOf(email);
-      result = dn === undefined ? "refused" : await simpleBind(this.#server, dn, password);
+      if (dn !== undefined && await simpleBind(this.#server, dn, password)) {
+        return await this.#outside.person(email);
+      }
     } catch (err) {
       this.#outside.warn(
         "the LDAP directory could not be asked; logins use Parley's own passwords",
-        {
-          url: this.#server.url,
-          error: err,
-        },
+        { url: this.#server.url, error: err },
       );
-      result = "unreachable";
     }
-    return result === "ok" ? await this.#outside.person(email) : undefined;
+    return undefined;
   }
 }

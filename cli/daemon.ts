@@ -11,6 +11,7 @@ import {
   homeError,
   listenPort,
   loadConfig,
+  readSettingFile,
 } from "../config.ts";
 import type { AppDeps } from "../http/env.ts";
 import type { Bouncer } from "../bouncer/mod.ts";
@@ -39,22 +40,16 @@ import { underBaseUrl } from "../lib/base_url.ts";
 /** Time after start by which connections are usually made and channels joined. */
 const STARTUP_QUIET_MS = 3000;
 
-/** A PEM file named by `variable`; one that cannot be read is a configuration error. */
-async function readPem(path: string, variable: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (err) {
-    throw new ConfigError(`${variable}: cannot read ${path} (${(err as Error).name})`);
-  }
-}
-
 /** The certificate and key of `https://` (web) or `ircs://` (irc), read from their files. */
 async function readTls(config: Config, which: "web" | "irc"): Promise<TlsPem | undefined> {
   const [cert, key, prefix] = which === "web"
     ? [config.tlsCert, config.tlsKey, "PARLEY_TLS"]
     : [config.ircTlsCert, config.ircTlsKey, "PARLEY_IRC_TLS"];
   if (!cert || !key) return undefined;
-  return { cert: await readPem(cert, `${prefix}_CERT`), key: await readPem(key, `${prefix}_KEY`) };
+  return {
+    cert: await readSettingFile(cert, `${prefix}_CERT`),
+    key: await readSettingFile(key, `${prefix}_KEY`),
+  };
 }
 
 /**

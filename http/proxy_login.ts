@@ -20,7 +20,13 @@ export function proxyLogin(deps: AppDeps): MiddlewareHandler<AppEnv> {
     const raw = header ? c.req.header(header) : undefined;
     if (raw === undefined || raw.trim() === "") return await next();
     const parsed = email.safeParse(raw);
-    const user = parsed.success ? await outside.person(parsed.data) : undefined;
+    // Most requests come with the session of the user named: loadSession has read them already.
+    const current = c.get("user");
+    const user = !parsed.success
+      ? undefined
+      : current?.email === parsed.data
+      ? current
+      : await outside.person(parsed.data);
     if (!parsed.success) {
       outside.warn("the proxy's header names no email; the request is not logged in", {
         header,
