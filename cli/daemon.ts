@@ -183,8 +183,7 @@ export async function daemon(args: string[]): Promise<void> {
   }
   irc.start().catch((err) => log.error("irc start failed", { error: err }));
   if (botConfig) {
-    ensureBot(deps, botConfig).then((bot) => (deps.bot = bot))
-      .catch((err) => log.error("bot start failed", { error: err }));
+    ensureBot(deps, botConfig).catch((err) => log.error("bot start failed", { error: err }));
   }
 
   const purge = setInterval(

@@ -109,9 +109,13 @@ function joinCommands(channels: string[]): string[] {
  * Makes the configuration true: the bot user exists with role `bot` (its password is random and
  * never told, so nobody logs in as it), and each configured connection exists, wants to be
  * connected and joins its channels. Connections go through the connection service, as a user's do.
+ *
+ * `deps.bot` is set once the user exists, before any connection is made: a webhook that arrives
+ * while the bot is still connecting is answered per target, never "no bot" by a bot already in
+ * its channels.
  */
 export async function ensureBot(
-  deps: { store: Store; connections: ConnectionService },
+  deps: { store: Store; connections: ConnectionService; bot?: Bot },
   config: BotConfig,
 ): Promise<Bot> {
   const { store, connections } = deps;
@@ -123,6 +127,8 @@ export async function ensureBot(
   } else if (!user.roles.includes("bot")) {
     user = (await store.users.update(user.id, { roles: [...user.roles, "bot"] }))!;
   }
+  const bot = { config, user };
+  deps.bot = bot;
   const existing = await store.connections.list(user.id);
   for (const want of config.connections) {
     try {
@@ -147,5 +153,5 @@ export async function ensureBot(
       log.error("bot connection not started", { error: String(err) });
     }
   }
-  return { config, user };
+  return bot;
 }
