@@ -15,6 +15,7 @@ import { bouncerServ } from "./service/irc.ts";
 import { changeDetach } from "./detached.ts";
 import { webpushCommand } from "./webpush.ts";
 import { refusalText, type Session } from "./session.ts";
+import { SERVER_NAME } from "./burst.ts";
 import { actionText, isCtcp } from "../irc/protocol/ctcp.ts";
 import { formatMessage, type IrcMessage, tagString } from "../irc/protocol/message.ts";
 import {
@@ -31,6 +32,8 @@ import {
   ERR_TOOMANYTARGETS,
   ERR_UNKNOWNCOMMAND,
   ERR_UNKNOWNERROR,
+  RPL_CHANNELMODEIS,
+  RPL_CREATIONTIME,
   RPL_LOGGEDIN,
   RPL_SASLMECHS,
   RPL_SASLSUCCESS,
@@ -147,6 +150,27 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
     }
     if (l && (wait === "unanswered" || !wait.spec.answered) && !action) s.reply("ACK", [], l);
   }, background ? "queries" : "lines");
+}
+
+/**
+ * `MODE #chan` asks a joined channel's modes: answered from what the server last said of them
+ * (Parley asks after each join, and follows every change), as a client's sync asks it of every
+ * channel: under the network's flood control, 100 channels' questions took minutes. Sent to the
+ * server when the modes are not known, or while this client's own lines (a mode change among them)
+ * still wait to go there. Anything else about modes is the server's.
+ */
+function mode(s: Session, m: IrcMessage): Promise<void> {
+  const [target] = m.params;
+  const ch = m.params.length === 1 && s.hub?.isChannel(target)
+    ? s.hub.state.channel(target)
+    : undefined;
+  if (!ch?.modes || s.linesWaiting) return upstream(s, m);
+  const said = (command: string, params: string[]) =>
+    formatMessage({ prefix: SERVER_NAME, command, params: [s.target, ch.name, ...params] });
+  const lines = [said(RPL_CHANNELMODEIS, ch.modes.split(" "))];
+  if (ch.created) lines.push(said(RPL_CREATIONTIME, [ch.created]));
+  s.writeHistory(lines);
+  return Promise.resolve();
 }
 
 /** The tags a client may send the server: client-only ones (`+name`), bounded. */
@@ -475,7 +499,7 @@ export const COMMANDS: Record<string, Command> = {
   PING: {
     early: true,
     min: 1,
-    run: (s, m) => s.reply("PONG", [SERVER, m.params[0]]),
+    run: (s, m) => s.reply("PONG", [SERVER_NAME, m.params[0]]),
   },
   PONG: { early: true, run: () => {} },
   QUIT: { early: true, run: (s) => s.quit("Client quit") },
@@ -487,7 +511,7 @@ export const COMMANDS: Record<string, Command> = {
   KICK: { min: 2, run: (s, m) => upstream(s, m) },
   INVITE: { min: 2, run: (s, m) => upstream(s, m) },
   AWAY: { run: (s, m) => upstream(s, m) },
-  MODE: passOn,
+  MODE: { min: 1, run: mode },
   WHOIS: passOn,
   WHOWAS: passOn,
   WHO: passOn,
@@ -540,5 +564,3 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 };
-
-const SERVER = "parley";

@@ -299,6 +299,11 @@ export class Session {
     if (running.label && !running.owned && !this.#closed) this.reply("ACK", [], running.label);
   }
 
+  /** Whether lines this client sent (not its queries) still wait to go to the server. */
+  get linesWaiting(): boolean {
+    return this.#sending.lines.length > 0;
+  }
+
   /** The running command's label; the command answers it (with an ACK when nothing else). */
   ownLabel(): string | undefined {
     const running = this.#command.getStore();

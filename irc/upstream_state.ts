@@ -10,8 +10,11 @@
  */
 import { type CaseMapping, ircLower } from "../lib/casefold.ts";
 import { type IrcMessage, nickOf } from "./protocol/message.ts";
+import { applyChannelModes, DEFAULT_CHANMODES, modeChanges } from "./protocol/modes.ts";
 import {
   ERR_NOMOTD,
+  RPL_CHANNELMODEIS,
+  RPL_CREATIONTIME,
   RPL_ENDOFMOTD,
   RPL_ISUPPORT,
   RPL_MOTD,
@@ -33,6 +36,13 @@ interface ChannelState {
   topic: string;
   topicBy: string;
   topicAt: string;
+  /**
+   * Its modes as RPL_CHANNELMODEIS gives them (`+ntk key`), kept up to date by MODE lines; ""
+   * until the server told them (Parley asks after each join), or once a change could not be read.
+   */
+  modes: string;
+  /** When the channel was made (RPL_CREATIONTIME, Unix seconds), "" when not told. */
+  created: string;
 }
 
 /** A mode that ranks channel members and its sign (ISUPPORT PREFIX `(ov)@+`). */
@@ -56,6 +66,7 @@ interface Parsed {
   chantypes: string[] | undefined;
   prefix: readonly PrefixMode[];
   prefixSymbols: string;
+  chanmodes: readonly string[];
 }
 
 /** A server's state as its lines show it. */
@@ -96,6 +107,11 @@ export class UpstreamState {
   /** PREFIX: the modes that rank members, strongest first, with their signs. */
   get prefix(): readonly PrefixMode[] {
     return this.#values().prefix;
+  }
+
+  /** CHANMODES' four lists (lists, parameter always, parameter when set, none), or the usual. */
+  get chanmodes(): readonly string[] {
+    return this.#values().chanmodes;
   }
 
   /** LINELEN, when the server gave a number. */
@@ -239,7 +255,14 @@ export class UpstreamState {
       case "JOIN": {
         const name = p[0] ?? "";
         if (me && this.channels.size < MAX_CHANNELS) {
-          this.channels.set(ircLower(name), { name, topic: "", topicBy: "", topicAt: "" });
+          this.channels.set(ircLower(name), {
+            name,
+            topic: "",
+            topicBy: "",
+            topicAt: "",
+            modes: "",
+            created: "",
+          });
         }
         break;
       }
@@ -261,6 +284,21 @@ export class UpstreamState {
         if (ch) [ch.topicBy, ch.topicAt] = [p[2] ?? "", p[3] ?? ""];
         break;
       }
+      case RPL_CHANNELMODEIS: {
+        const ch = this.channel(p[1] ?? "");
+        if (ch) ch.modes = this.#modesAfter("+", p[2] ?? "", p.slice(3));
+        break;
+      }
+      case RPL_CREATIONTIME: {
+        const ch = this.channel(p[1] ?? "");
+        if (ch && /^[0-9]{1,12}$/.test(p[2] ?? "")) ch.created = p[2];
+        break;
+      }
+      case "MODE": {
+        const ch = this.channel(p[0] ?? "");
+        if (ch?.modes) ch.modes = this.#modesAfter(ch.modes, p[1] ?? "", p.slice(2));
+        break;
+      }
       case "TOPIC": {
         const ch = this.channel(p[0] ?? "");
         if (ch) {
@@ -271,6 +309,23 @@ export class UpstreamState {
         break;
       }
     }
+  }
+
+  /** A channel's modes `current` after the mode string `change` and its parameters. */
+  #modesAfter(current: string, change: string, params: string[]): string {
+    const prefixModes = this.prefix.map((p) => p.mode);
+    const { chanmodes } = this.#values();
+    return applyChannelModes(
+      current,
+      modeChanges(
+        change.startsWith("+") || change.startsWith("-") ? change : `+${change}`,
+        params,
+        chanmodes,
+        prefixModes,
+      ),
+      chanmodes,
+      prefixModes,
+    );
   }
 
   /** `CAP * LS` starts a new negotiation; ACK, NEW-then-ACK and DEL change what is on. */
@@ -321,6 +376,7 @@ export class UpstreamState {
       chantypes: types === undefined ? undefined : types.split(""),
       prefix: parsePrefix(this.#token("PREFIX") === undefined ? undefined : prefix ?? ""),
       prefixSymbols: /^\([^)]*\)(.*)$/.exec(prefix ?? "(ov)@+")?.[1] ?? "@+",
+      chanmodes: this.isupportValue("CHANMODES")?.split(",") ?? DEFAULT_CHANMODES,
     };
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { HandlerTable, Inbound } from "./context.ts";
 import { sourceOf } from "../../protocol/message.ts";
+import { type ModeChange, modeChanges } from "../../protocol/modes.ts";
 import {
   RPL_CHANNELMODEIS,
   RPL_NOTOPIC,
@@ -17,40 +18,9 @@ import { topicChanged, topicSetBy, topicTold } from "../topics.ts";
 import { last } from "./answers.ts";
 import { prefixOf } from "./membership.ts";
 
-/** One change of a mode string: `+o` and its parameter. */
-type ModeChange = { mode: string; param?: string };
-
-/**
- * Each change of a mode string with its parameter: `+o bob` -> `{mode: "+o", param: "bob"}`. Which
- * modes take a parameter is the server's: CHANMODES' lists A and B always, C when set, and the
- * prefix modes.
- *
- * @internal test seam
- */
-function modeChanges(
-  modes: string,
-  params: string[],
-  chanmodes: unknown,
-  prefixModes: string[],
-): ModeChange[] {
-  const lists = Array.isArray(chanmodes) ? chanmodes.map(String) : [];
-  const always = (lists[0] ?? "") + (lists[1] ?? "") + prefixModes.join("");
-  const whenSet = lists[2] ?? "";
-  const out: ModeChange[] = [];
-  let sign = "+";
-  let next = 0;
-  for (const c of modes.slice(0, 100)) {
-    if (c === "+" || c === "-") sign = c;
-    else if (always.includes(c) || (sign === "+" && whenSet.includes(c))) {
-      out.push({ mode: sign + c, param: params[next++] });
-    } else out.push({ mode: sign + c });
-  }
-  return out;
-}
-
 /** A channel mode string's changes, by the server's CHANMODES and PREFIX. */
 function changesOf(cx: Inbound, modes: string, params: string[]) {
-  return modeChanges(modes, params, chanmodes(cx), rank(cx));
+  return modeChanges(modes, params, cx.conn.upstream.chanmodes, rank(cx));
 }
 
 /** The prefix modes, highest first (`o`, `v`...). */
@@ -64,11 +34,6 @@ function trackPrefixModes(cx: Inbound, channel: string, changes: ModeChange[]): 
     if (!param || !modes.includes(letter)) continue;
     cx.presence.mode(cx.convId(channel), cx.convId(param), letter, mode.startsWith("+"), modes);
   }
-}
-
-/** The lists of CHANMODES the server gave, else the usual ones (`k` takes a parameter). */
-function chanmodes(cx: Inbound): string[] {
-  return cx.conn.upstream.isupportValue("CHANMODES")?.split(",") ?? ["beI", "k", "l", "imnpst"];
 }
 
 /**

@@ -33,10 +33,45 @@ Deno.test("upstream state: channels, topics and the user's source from the serve
   assertEquals(ch.name, "#Parley");
   assertEquals([ch.topic, ch.topicBy], ["the topic", "bob"]);
   // Members are the connection's (irc/chat/presence.ts), not kept here a second time.
-  assertEquals(Object.keys(ch).sort(), ["name", "topic", "topicAt", "topicBy"]);
+  assertEquals(Object.keys(ch).sort(), ["created", "modes", "name", "topic", "topicAt", "topicBy"]);
   assertEquals(s.source, "alice2!a@h");
   s.see(parseMessage(":op!o@h KICK #parley alice2 :out")!);
   assertEquals(s.channel("#parley"), undefined);
+});
+
+Deno.test("upstream state: a channel's modes, from its 324 on, follow every MODE line", () => {
+  const s = new UpstreamState();
+  const see = (...lines: string[]) => lines.forEach((l) => s.see(parseMessage(l)!));
+  see(
+    ":srv 001 alice :Welcome",
+    ":srv 005 alice PREFIX=(qov)~@+ CHANMODES=beI,k,lj,imnpstz :are supported",
+    ":alice!a@h JOIN #chan",
+    // Before the server said what they are, a change says nothing of the rest.
+    ":bob!b@h MODE #chan +m",
+  );
+  const ch = s.channel("#chan")!;
+  assertEquals(ch.modes, "");
+  see(":srv 324 alice #chan +ntk secret", ":srv 329 alice #chan 1700000000");
+  assertEquals([ch.modes, ch.created], ["+ntk secret", "1700000000"]);
+  // Lists and members' ranks are not the channel's modes; a parameter is taken by its mode.
+  see(":bob!b@h MODE #chan +bol *!*@spam alice 25");
+  assertEquals(ch.modes, "+ntkl secret 25");
+  see(":bob!b@h MODE #chan -k+m-v secret alice");
+  assertEquals(ch.modes, "+ntlm 25");
+  see(":bob!b@h MODE #chan +l 30");
+  assertEquals(ch.modes, "+ntml 30");
+  // -l takes no parameter: the next mode's is still read right.
+  see(":bob!b@h MODE #chan -l+k other");
+  assertEquals(ch.modes, "+ntmk other");
+  // A mode CHANMODES does not name: its parameter cannot be told, the modes are unknown again.
+  see(":bob!b@h MODE #chan +X maybe");
+  assertEquals(ch.modes, "");
+  see(":srv 324 alice #chan +", ":srv 329 alice #chan notatime");
+  assertEquals([ch.modes, ch.created], ["+", "1700000000"]);
+  // Another channel's, or one not joined, changes nothing here.
+  see(":srv 324 alice #other +s", ":bob!b@h MODE #other +i");
+  assertEquals(s.channel("#other"), undefined);
+  assertEquals(ch.modes, "+");
 });
 
 Deno.test("upstream state: the server's capabilities from its CAP lines", () => {
