@@ -6,6 +6,10 @@
  * - `bouncer_attach_fetch_*`: the same for a client with chat history that then fetches each
  *   channel's history as gamja and Goguma do (`CHATHISTORY LATEST <channel> * 50`, all 100 sent
  *   at once), ready when the 100th batch has ended. Target: under 1 s.
+ * - `bouncer_attach_sync_*`: the same for a client that then asks each channel's modes as irssi
+ *   and weechat sync a channel (`MODE <channel>`, all 100 sent at once), ready when the 100th
+ *   answer (324) came. The network's flood control (a line every 2 s after 5) would make it
+ *   minutes if each went to the server.
  * - `bouncer_relay_*`: the listener's cost on the line path. A speaker on ngircd says
  *   PARLEY_BENCH_RELAY_RATE lines/s (default 1,000) for PARLEY_BENCH_RELAY_SECONDS (default 20) in
  *   one of those channels, with 0, 1 and 3 clients attached (registered as gamja registers), then
@@ -101,6 +105,7 @@ try {
     await watcher.send(`JOIN ${channels.slice(i, i + 25).join(",")}`);
   }
   await setup.waitFor((l) => l.command === "366" && l.params[1] === channels.at(-1), 0, 60_000);
+  const joinedAt = performance.now();
   await speaker.join(channels[0]);
   for (const ch of channels) {
     await speaker.send(`JOIN ${ch}`);
@@ -115,8 +120,12 @@ try {
       ["chathistory", CHAT_CAPS],
       ["replay", PLAIN_CAPS],
       ["fetch", CHAT_CAPS],
+      ["sync", PLAIN_CAPS],
     ] as const;
     for (const [kind, caps] of kinds) {
+      // The daemon asks each channel's modes after joining it, five at once and then one a
+      // second, so it knows all 100 about 100 s after the joins; asking itself would teach it.
+      if (kind === "sync") await sleep(joinedAt + (CHANNELS + 10) * 1000 - performance.now());
       const times: number[] = [];
       for (let i = 0; i < ATTACHES; i++) {
         const started = performance.now();
@@ -132,6 +141,11 @@ try {
             at,
             60_000,
           );
+        } else if (kind === "sync") {
+          const at = c.lines.length;
+          await c.send(channels.map((ch) => `MODE ${ch}`).join("\r\n"));
+          let told = 0;
+          await c.waitFor((l) => l.command === "324" && ++told === CHANNELS, at, 300_000);
         } else {
           await c.send("PING :ready");
           await c.waitFor((l) => l.command === "PONG" && l.params[1] === "ready", 0, 60_000);

@@ -33,26 +33,30 @@ export const DEFAULT_LIMITS: BouncerLimits = {
 
 /**
  * What one line of a client costs against its pacing. Pacing keeps a client from flooding the
- * server through the user's connection; CHATHISTORY is answered here, one request at a time,
- * and a client on attach asks it for every channel (gamja and Goguma: 100 channels, 100
- * requests), so it costs a twentieth: 400 at once, then 100 a second.
+ * server through the user's connection; what Parley answers itself costs a twentieth (400 at once,
+ * then 100 a second): CHATHISTORY, which a client on attach asks for every channel (gamja and
+ * Goguma: 100 channels, 100 requests), and a channel's modes (`MODE #chan`, answered from the
+ * connection's state), which irssi and weechat ask of every channel. A `MODE #chan` that goes to
+ * the server after all waits for its flood control there, behind a bound of its own.
  */
 export function lineCost(line: string): number {
-  return LOCAL_COSTS[commandOf(line)] ?? 1;
+  const [command, rest] = commandOf(line);
+  if (command === "MODE") return /^\s*\S+\s*$/.test(rest) ? LOCAL : 1;
+  return command === "CHATHISTORY" ? LOCAL : 1;
 }
 
-const LOCAL_COSTS: Record<string, number> = { CHATHISTORY: 0.05 };
+const LOCAL = 0.05;
 
-/** The command word of a raw line (after its tags and source), upper-cased. */
-function commandOf(line: string): string {
+/** The command word of a raw line (after its tags and source), upper-cased, and what follows it. */
+function commandOf(line: string): [string, string] {
   let i = 0;
   for (const lead of ["@", ":"]) {
     if (line[i] !== lead) continue;
     const sp = line.indexOf(" ", i);
-    if (sp < 0) return "";
+    if (sp < 0) return ["", ""];
     i = sp + 1;
     while (line[i] === " ") i++;
   }
   const sp = line.indexOf(" ", i);
-  return line.slice(i, sp < 0 ? undefined : sp).toUpperCase();
+  return [line.slice(i, sp < 0 ? undefined : sp).toUpperCase(), sp < 0 ? "" : line.slice(sp + 1)];
 }

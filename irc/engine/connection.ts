@@ -116,6 +116,12 @@ export class SendError extends Error {}
 
 /** Most automatic answers waiting to be sent at once. */
 const MAX_ANSWERS = 10;
+/**
+ * Most of Parley's own queries waiting (a channel's modes after each join, one per channel): as
+ * many as the channels a connection keeps, so that a join of 100 channels learns every one's
+ * modes (and key), a line a second, not the first few only.
+ */
+const MAX_QUERIES = 1000;
 
 /** What a TLS client says when the server at the other end does not speak TLS. */
 // Not a closed handshake ("unexpected eof"): a TLS server that throttles or bans closes so too.
@@ -704,7 +710,7 @@ export class IrcConnection {
     if (answer && this.#answers.length >= MAX_ANSWERS) {
       return Promise.reject(new SendError("Too many automatic answers waiting."));
     }
-    if (query && this.#queries.length >= MAX_ANSWERS) {
+    if (query && this.#queries.length >= MAX_QUERIES) {
       return Promise.reject(new SendError("Too many queries waiting."));
     }
     const queue = query
@@ -732,6 +738,11 @@ export class IrcConnection {
       });
       this.#pump();
     });
+  }
+
+  /** Parley's own queries waiting for their budget. */
+  get queriesWaiting(): number {
+    return this.#queries.length;
   }
 
   /** Lines waiting for the token bucket (all but those on the queries' budget), for views. */

@@ -84,6 +84,17 @@ Deno.test("bouncer: MODE #chan is answered from the channel's known modes", asyn
       const end = await a.waitFor((l) => l.command === "368", from);
       assert(end.prefix !== "parley", `answered by ${end.prefix}`);
     });
+
+    await t.step("a join of many channels asks every one's modes, none dropped", async () => {
+      conn.setBurst(20);
+      const many = Array.from({ length: 40 }, (_, i) => `#many${i}`);
+      const from = a.lines.length;
+      await a.send(`JOIN ${many.join(",")}`);
+      await a.waitFor((l) => l.command === "366" && l.params[1] === many.at(-1), from);
+      // Five at once, then one a second: the rest wait their turn rather than being dropped.
+      await poll("the modes of the rest asked in turn", () => conn.queriesWaiting >= 30);
+      await poll("the first ones told", () => conn.upstream.channel(many[0])?.modes);
+    });
   } finally {
     a.close();
     await s.close();
