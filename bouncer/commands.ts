@@ -153,10 +153,10 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
 }
 
 /**
- * `MODE #chan` asks a joined channel's modes: answered from what the server last said of them
- * (Parley asks after each join, and follows every change), as a client's sync asks it of every
- * channel: under the network's flood control, 100 channels' questions took minutes. Sent to the
- * server when the modes are not known, or while this client's own lines (a mode change among them)
+ * `MODE #chan` asks a joined channel's modes, as a client's sync does of every channel: answered
+ * from what the server last said of them (Parley asks after each join, and follows every change),
+ * since each sent to the server would wait for its flood control, minutes for 100 channels. Sent
+ * there when the modes are not known, or while this client's own lines (a mode change among them)
  * still wait to go there. Anything else about modes is the server's.
  */
 function mode(s: Session, m: IrcMessage): Promise<void> {
