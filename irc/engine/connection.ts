@@ -116,12 +116,6 @@ export class SendError extends Error {}
 
 /** Most automatic answers waiting to be sent at once. */
 const MAX_ANSWERS = 10;
-/**
- * Most of Parley's own queries waiting (a channel's modes after each join, one per channel): as
- * many as the channels a connection keeps, so that a join of 100 channels learns every one's
- * modes (and key), a line a second, not the first few only.
- */
-const MAX_QUERIES = 1000;
 
 /** What a TLS client says when the server at the other end does not speak TLS. */
 // Not a closed handshake ("unexpected eof"): a TLS server that throttles or bans closes so too.
@@ -710,14 +704,15 @@ export class IrcConnection {
     if (answer && this.#answers.length >= MAX_ANSWERS) {
       return Promise.reject(new SendError("Too many automatic answers waiting."));
     }
-    if (query && this.#queries.length >= MAX_QUERIES) {
-      return Promise.reject(new SendError("Too many queries waiting."));
-    }
-    const queue = query
+    // Past its small budget's queue, a query of Parley's own (a join of 100 channels asks 100
+    // channels' modes) waits with the clients' queries, behind the flood control: learned a
+    // little later, none dropped, and never more lines a second than the server takes.
+    const overflow = query && this.#queries.length >= MAX_ANSWERS;
+    const queue = query && !overflow
       ? this.#queries
       : answer
       ? this.#answers
-      : background
+      : background || overflow
       ? this.#clientQueries
       : this.#userLines;
     if (
@@ -738,11 +733,6 @@ export class IrcConnection {
       });
       this.#pump();
     });
-  }
-
-  /** Parley's own queries waiting for their budget. */
-  get queriesWaiting(): number {
-    return this.#queries.length;
   }
 
   /** Lines waiting for the token bucket (all but those on the queries' budget), for views. */
