@@ -52,21 +52,20 @@ export function applyChannelModes(
   if (!current.startsWith("+")) return "";
   const [lists = "", withParam = "", whenSet = "", flags = ""] = chanmodes;
   const [letters, ...params] = current.slice(1).split(" ");
-  /** Each mode set, in the order set, with its parameter. */
-  const set = new Map<string, string | undefined>();
-  let next = 0;
-  for (const c of letters) {
-    set.set(c, withParam.includes(c) || whenSet.includes(c) ? params[next++] : undefined);
-  }
+  /** Each mode set, in the order set, with its parameter: the modes as read like a change. */
+  const set = new Map(
+    modeChanges(`+${letters}`, params, chanmodes, prefixModes).map((m) => [m.mode[1], m.param]),
+  );
   for (const { mode, param } of changes) {
     const c = mode[1];
     if (lists.includes(c) || prefixModes.includes(c)) continue;
-    if (!withParam.includes(c) && !whenSet.includes(c) && !flags.includes(c)) return "";
+    const takesParam = withParam.includes(c) || whenSet.includes(c);
+    if (!takesParam && !flags.includes(c)) return "";
     if (mode[0] === "-") set.delete(c);
-    else if ((withParam.includes(c) || whenSet.includes(c)) && param === undefined) return "";
+    else if (takesParam && param === undefined) return "";
     else {
       set.delete(c); // a new parameter moves the mode last, as a server lists it
-      set.set(c, flags.includes(c) ? undefined : param);
+      set.set(c, takesParam ? param : undefined);
     }
   }
   const args = [...set.values()].filter((v) => v !== undefined);
