@@ -83,6 +83,31 @@ Deno.test("history: scrolling up reaches the start through pages of joins and pa
       );
     };
 
+    await t.step("a conversation opens on its newest page alone, load after load", async () => {
+      await open();
+      // The list's effects run after a frame; the first page's signals can be set in between. An
+      // older page asked for then (at the top of the still empty list) came on a few loads in
+      // ten: repeated, so that the race is run often enough to show.
+      const older: string[] = [];
+      const noteOlder = (r: { url(): string }) => {
+        if (r.url().includes("/messages") && r.url().includes("before=")) older.push(r.url());
+      };
+      page.on("request", noteOlder);
+      try {
+        for (let i = 0; i < 30 && !older.length; i++) {
+          await page.reload();
+          await page.locator(".line", { hasText: "recent line 70" }).waitFor();
+          await page.evaluate(async () => {
+            for (let f = 0; f < 3; f++) await new Promise((r) => requestAnimationFrame(r));
+          });
+          await page.locator(".messages .loading").waitFor({ state: "detached" });
+          assert(!older.length, `load ${i}: an older page was asked for by itself: ${older}`);
+        }
+      } finally {
+        page.off("request", noteOlder);
+      }
+    });
+
     await t.step("the mouse wheel", async () => {
       await open();
       const box = (await list.boundingBox())!;

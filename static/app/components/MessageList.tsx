@@ -324,6 +324,8 @@ export function MessageList() {
     atBottom: true,
     lastTop: 0,
     jumped: "",
+    /** The messages the list last laid out: measures taken before it shows them say nothing. */
+    shown: [] as readonly Message[],
   });
   const [unseen, setUnseen] = useState(0);
   /** The newest line's words, for screen readers (a polite live region). */
@@ -412,10 +414,16 @@ export function MessageList() {
   // until the reader moves.
   const loadIfNearTop = () => {
     const el = ref.current;
-    if (!el || el.scrollTop >= NEAR_TOP || !olderCursor.value || loading.value) return;
+    if (!el || el.scrollTop >= NEAR_TOP || !canLoadOlder()) return;
     if (loadError.value) return;
     void loadOlder();
   };
+  // The cursor and the loading flag are read as they are now, the list's measures as it was last
+  // laid out: an effect of the empty list before the first page, run after that page's signals
+  // were set but before it was rendered, saw the top of an empty list and asked for a second page
+  // at once, leaving the reader a page further back than opened.
+  const canLoadOlder = () =>
+    !!olderCursor.value && !loading.value && state.current.shown === messages.value;
 
   useEffect(() => {
     // Previews, images and tables change height after the scroll was set: while the reader is at
@@ -480,6 +488,7 @@ export function MessageList() {
     s.first = first;
     s.last = last;
     s.count = list.length;
+    s.shown = list;
     s.height = el.scrollHeight;
     s.atBottom = atBottom();
     s.lastTop = el.scrollTop;
@@ -573,7 +582,7 @@ export function MessageList() {
     checkMarker();
     if (s.atBottom && !newerCursor.value) setUnseen(0);
     keepPosition();
-    if (el.scrollTop < NEAR_TOP && olderCursor.value && !loading.value) await loadOlder();
+    if (el.scrollTop < NEAR_TOP && canLoadOlder()) await loadOlder();
   };
 
   const jump = async () => {
