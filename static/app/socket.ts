@@ -52,7 +52,7 @@ export class EventSocket {
       this.#watching = true;
       // A phone that loses its network keeps a dead socket for a long time: drop it at once,
       // and try again as soon as the network (or the tab) is back instead of waiting out a backoff.
-      addEventListener("offline", () => this.#ws?.close());
+      addEventListener("offline", () => this.#drop());
       addEventListener("online", () => this.#retryNow());
       document.addEventListener("visibilitychange", () => {
         if (document.visibilityState === "visible") this.#retryNow();
@@ -87,6 +87,8 @@ export class EventSocket {
     const ws = new WebSocket(url);
     this.#ws = ws;
     ws.onmessage = (e) => {
+      // A socket given up still closing: what it says now is caught up after the reconnect.
+      if (this.#ws !== ws) return;
       let frame: ServerFrame<User>;
       try {
         frame = JSON.parse(e.data);
@@ -119,29 +121,45 @@ export class EventSocket {
       if (frame.event === "error") return;
       this.onEvent(frame);
     };
-    ws.onclose = (e) => {
-      if (this.#ws !== ws) return;
-      clearInterval(this.#ping);
-      for (const [, resolve] of this.#pending) {
-        resolve({ errors: [{ message: "The connection to the server was lost.", path: "/" }] });
-      }
-      this.#pending.clear();
-      if (this.#stopped) return;
-      if (e.code === 1008) {
-        this.stop();
-        this.onRefused();
-        return;
-      }
-      socketState.value = "closed";
-      // Backoff: 0.5 s, 1 s, 2 s ... up to 15 s, with jitter so many tabs do not reconnect at once.
-      const delay = Math.min(15_000, 500 * 2 ** this.#attempt++) * (0.75 + Math.random() / 2);
-      this.#timer = setTimeout(() => this.#connect(true), delay);
-    };
+    ws.onclose = (e) => this.#lost(ws, e.code);
+  }
+
+  /**
+   * Gives up the socket at once, without waiting for the server's side of the closing handshake:
+   * a peer that is gone (no network, a frozen server) never answers it, and the browser would show
+   * the socket open until its own timeout gives up on the handshake.
+   */
+  #drop(): void {
+    const ws = this.#ws;
+    if (!ws) return;
+    ws.close();
+    this.#lost(ws, 1006);
+  }
+
+  /** The socket `ws` closed (or was given up) with `code`: requests fail, a reconnect is due. */
+  #lost(ws: WebSocket, code: number): void {
+    if (this.#ws !== ws) return;
+    this.#ws = null;
+    clearInterval(this.#ping);
+    for (const [, resolve] of this.#pending) {
+      resolve({ errors: [{ message: "The connection to the server was lost.", path: "/" }] });
+    }
+    this.#pending.clear();
+    if (this.#stopped) return;
+    if (code === 1008) {
+      this.stop();
+      this.onRefused();
+      return;
+    }
+    socketState.value = "closed";
+    // Backoff: 0.5 s, 1 s, 2 s ... up to 15 s, with jitter so many tabs do not reconnect at once.
+    const delay = Math.min(15_000, 500 * 2 ** this.#attempt++) * (0.75 + Math.random() / 2);
+    this.#timer = setTimeout(() => this.#connect(true), delay);
   }
 
   #keepAlive(): void {
     if (Date.now() - this.#lastPong > 70_000) {
-      this.#ws?.close(); // no pong for too long: the socket is dead
+      this.#drop(); // no pong for too long: the socket is dead
       return;
     }
     this.request({ method: "ping" });

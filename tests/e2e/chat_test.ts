@@ -363,6 +363,24 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await assertOnScreen(page, page.locator(".line", { hasText: "said while you were away" }));
     });
 
+    await t.step("going offline from a server that answers nothing shows it at once", async () => {
+      await page.locator(".socket.open").waitFor();
+      // A frozen daemon never answers the socket's closing handshake, as a peer behind a lost
+      // network does not: the page must not wait for the browser to give up on it.
+      const pid = server.pid!()!;
+      down = true;
+      Deno.kill(pid, "SIGSTOP");
+      try {
+        await context.setOffline(true);
+        await page.locator(".socket:not(.open)").waitFor({ timeout: 5_000 });
+      } finally {
+        Deno.kill(pid, "SIGCONT");
+        await context.setOffline(false);
+      }
+      await page.locator(".socket.open").waitFor({ timeout: 30_000 });
+      down = false;
+    });
+
     await t.step("an admin's invite link registers a second user", async () => {
       await page.goto(server.url + "/settings/users");
       await page.getByLabel("Email").fill("carol@example.com");
