@@ -17,6 +17,7 @@ import { webpushCommand } from "./webpush.ts";
 import { refusalText, type Session } from "./session.ts";
 import { SERVER_NAME } from "./burst.ts";
 import { actionText, isCtcp } from "../irc/protocol/ctcp.ts";
+import { CHANNEL_LISTS, listMode } from "../irc/channel_lists.ts";
 import { formatMessage, type IrcMessage, tagString } from "../irc/protocol/message.ts";
 import {
   ERR_ALREADYREGISTERED,
@@ -153,20 +154,30 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
 }
 
 /**
- * `MODE #chan` asks a joined channel's modes, as a client's sync does of every channel: answered
- * from what the server last said of them (Parley asks after each join, and follows every change),
- * since each sent to the server would wait for its flood control, minutes for 100 channels. Sent
- * there when the modes are not known, or while this client's own lines (a mode change among them)
- * still wait to go there. Anything else about modes is the server's.
+ * `MODE #chan` asks a joined channel's modes, and `MODE #chan b` its bans, as a client's sync does
+ * of every channel: answered from what the server last said of them (Parley asks the modes after
+ * each join; a list is learned when anyone asks for it; every change is followed), since each sent
+ * to the server would wait for its flood control, minutes for 100 channels. Sent there when they
+ * are not known, or while this client's own lines (a mode change among them) still wait to go
+ * there. Anything else about modes is the server's.
  */
 function mode(s: Session, m: IrcMessage): Promise<void> {
-  const [target] = m.params;
-  const ch = m.params.length === 1 && s.hub?.isChannel(target)
+  const [target, asked] = m.params;
+  const ch = m.params.length <= 2 && s.hub?.isChannel(target)
     ? s.hub.state.channel(target)
     : undefined;
-  if (!ch?.modes || s.linesWaiting) return upstream(s, m);
-  const said = (command: string, params: string[]) =>
+  if (!ch || s.linesWaiting) return upstream(s, m);
+  const said = (command: string, params: readonly string[]) =>
     formatMessage({ prefix: SERVER_NAME, command, params: [s.target, ch.name, ...params] });
+  if (asked !== undefined) {
+    const list = listMode(asked);
+    const entries = list && ch.lists?.[list];
+    if (!entries) return upstream(s, m);
+    const { entry, end, endText } = CHANNEL_LISTS[list];
+    s.writeHistory([...entries.map((e) => said(entry, e)), said(end, [endText])]);
+    return Promise.resolve();
+  }
+  if (!ch.modes) return upstream(s, m);
   const lines = [said(RPL_CHANNELMODEIS, ch.modes.split(" "))];
   if (ch.created) lines.push(said(RPL_CREATIONTIME, [ch.created]));
   s.writeHistory(lines);

@@ -1,3 +1,5 @@
+import { listMode } from "../irc/channel_lists.ts";
+
 /** The bounds of the listener, in one place; tests shorten the times. */
 export interface BouncerLimits {
   /** A client that has not registered by then is dropped (ms). */
@@ -35,13 +37,16 @@ export const DEFAULT_LIMITS: BouncerLimits = {
  * What one line of a client costs against its pacing. Pacing keeps a client from flooding the
  * server through the user's connection; what Parley answers itself costs a twentieth (400 at once,
  * then 100 a second): CHATHISTORY, which a client on attach asks for every channel (gamja and
- * Goguma: 100 channels, 100 requests), and a channel's modes (`MODE #chan`, answered from the
- * connection's state), which irssi and weechat ask of every channel. A `MODE #chan` that goes to
- * the server after all waits for its flood control there, behind a bound of its own.
+ * Goguma: 100 channels, 100 requests), and a channel's modes and lists (`MODE #chan`, `MODE #chan
+ * b`, answered from the connection's state), which irssi and weechat ask of every channel. One
+ * that goes to the server after all waits for its flood control there, behind a bound of its own.
  */
 export function lineCost(line: string): number {
   const [command, rest] = commandOf(line);
-  if (command === "MODE") return /^\s*\S+\s*$/.test(rest) ? LOCAL : 1;
+  if (command === "MODE") {
+    const [target, asked, more] = rest.trim().split(/\s+/);
+    return target && !more && (asked === undefined || listMode(asked)) ? LOCAL : 1;
+  }
   return command === "CHATHISTORY" ? LOCAL : 1;
 }
 

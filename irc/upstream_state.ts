@@ -10,7 +10,21 @@
  */
 import { type CaseMapping, ircLower } from "../lib/casefold.ts";
 import { type IrcMessage, nickOf } from "./protocol/message.ts";
-import { applyChannelModes, DEFAULT_CHANMODES, modeChanges } from "./protocol/modes.ts";
+import {
+  applyChannelModes,
+  DEFAULT_CHANMODES,
+  type ModeChange,
+  modeChanges,
+} from "./protocol/modes.ts";
+import {
+  applyListChanges,
+  entryOf,
+  hasRoom,
+  type ListEntry,
+  listLine,
+  type ListMode,
+  type Lists,
+} from "./channel_lists.ts";
 import {
   ERR_NOMOTD,
   RPL_CHANNELMODEIS,
@@ -43,7 +57,12 @@ interface ChannelState {
   modes: string;
   /** When the channel was made (RPL_CREATIONTIME, Unix seconds), "" when not told. */
   created: string;
+  /** Its lists the server gave whole (channel_lists.ts); none until one is. */
+  lists?: Lists;
 }
+
+/** Lists being received at once, at most: a server's unended lists are not kept. */
+const MAX_LISTS_FILLING = 10;
 
 /** A mode that ranks channel members and its sign (ISUPPORT PREFIX `(ov)@+`). */
 interface PrefixMode {
@@ -92,6 +111,12 @@ export class UpstreamState {
   source = "";
   /** A multi-line `CAP LS` is being read. */
   #lsOpen = false;
+  /** Lists being received (`channel mode`), their entries so far; null past their bound. */
+  #filling: Map<string, ListEntry[] | null> | undefined; // made when a list first comes
+  /** Some list's entries went unseen, the lists being received at their bound. */
+  #fillingLost = false;
+  /** Entries of every channel's known lists. */
+  #listEntries = 0;
   #parsed: Parsed | undefined;
 
   /** The server's casemapping (rfc1459 unless it says ascii or strict-rfc1459). */
@@ -181,6 +206,49 @@ export class UpstreamState {
     return this.channels.get(ircLower(name));
   }
 
+  /** A joined channel's list (bans: `b`) as the server last gave it whole; undefined if not. */
+  list(channel: string, mode: ListMode): readonly ListEntry[] | undefined {
+    return this.channel(channel)?.lists?.[mode];
+  }
+
+  /** Forgets the channel, its lists with it. */
+  #leave(key: string): void {
+    const lists = this.channels.get(key)?.lists;
+    for (const list of Object.values(lists ?? {})) this.#listEntries -= list.length;
+    this.channels.delete(key);
+  }
+
+  /** A list line (an entry, or the end that makes the entries so far the channel's list). */
+  #listLine(line: { mode: ListMode; end: boolean }, p: string[]): void {
+    const ch = this.channel(p[1] ?? "");
+    const key = `${ircLower(p[1] ?? "")} ${line.mode}`;
+    const under = this.#filling ??= new Map();
+    const filling = under.get(key);
+    if (!line.end) {
+      if (!ch || filling === null) return;
+      if (filling === undefined && under.size >= MAX_LISTS_FILLING) {
+        // Its entries go unseen: an end with none seen may not be taken for an empty list.
+        this.#fillingLost = true;
+        return;
+      }
+      const entries = filling ?? [];
+      const kept = hasRoom(entries, this.#listEntries);
+      if (kept) entries.push(entryOf(p.slice(2)));
+      under.set(key, kept ? entries : null);
+      return;
+    }
+    under.delete(key);
+    const lost = filling === null || (filling === undefined && this.#fillingLost);
+    if (!under.size) this.#fillingLost = false;
+    if (!ch) return;
+    const lists = ch.lists ??= {};
+    this.#listEntries -= lists[line.mode]?.length ?? 0;
+    delete lists[line.mode];
+    if (lost) return;
+    lists[line.mode] = filling ?? [];
+    this.#listEntries += filling?.length ?? 0;
+  }
+
   /** The user's source as the server shows it, else `nick!parley@<fallback host>`. */
   sourceOf(nick: string, host: string): string {
     return this.source && ircLower(nickOf(this.source)) === ircLower(nick)
@@ -224,6 +292,9 @@ export class UpstreamState {
         this.#isupport = "";
         this.#parsed = undefined;
         this.channels.clear();
+        this.#filling = undefined;
+        this.#fillingLost = false;
+        this.#listEntries = 0;
         this.motd = [];
         this.noMotd = false;
         break;
@@ -255,6 +326,7 @@ export class UpstreamState {
       case "JOIN": {
         const name = p[0] ?? "";
         if (me && this.channels.size < MAX_CHANNELS) {
+          this.#leave(ircLower(name));
           this.channels.set(ircLower(name), {
             name,
             topic: "",
@@ -267,12 +339,10 @@ export class UpstreamState {
         break;
       }
       case "PART":
-        if (me) this.channels.delete(ircLower(p[0] ?? ""));
+        if (me) this.#leave(ircLower(p[0] ?? ""));
         break;
       case "KICK":
-        if (ircLower(p[1] ?? "") === ircLower(this.nick)) {
-          this.channels.delete(ircLower(p[0] ?? ""));
-        }
+        if (ircLower(p[1] ?? "") === ircLower(this.nick)) this.#leave(ircLower(p[0] ?? ""));
         break;
       case RPL_TOPIC: {
         const ch = this.channel(p[1] ?? "");
@@ -286,7 +356,7 @@ export class UpstreamState {
       }
       case RPL_CHANNELMODEIS: {
         const ch = this.channel(p[1] ?? "");
-        if (ch) ch.modes = this.#modesAfter("+", p[2] ?? "", p.slice(3));
+        if (ch) ch.modes = this.#modesAfter("+", this.#changes(p[2] ?? "", p.slice(3)));
         break;
       }
       case RPL_CREATIONTIME: {
@@ -296,7 +366,20 @@ export class UpstreamState {
       }
       case "MODE": {
         const ch = this.channel(p[0] ?? "");
-        if (ch?.modes) ch.modes = this.#modesAfter(ch.modes, p[1] ?? "", p.slice(2));
+        if (!ch || (!ch.modes && !ch.lists)) break;
+        const changes = this.#changes(p[1] ?? "", p.slice(2));
+        if (ch.modes) ch.modes = this.#modesAfter(ch.modes, changes);
+        if (ch.lists) {
+          const now = String(Math.floor(Date.now() / 1000));
+          this.#listEntries = applyListChanges(
+            ch.lists,
+            changes,
+            m.prefix.slice(0, 300),
+            now,
+            ircLower,
+            this.#listEntries,
+          );
+        }
         break;
       }
       case "TOPIC": {
@@ -308,23 +391,30 @@ export class UpstreamState {
         }
         break;
       }
+      default: {
+        const line = listLine(command);
+        if (line) this.#listLine(line, p);
+      }
     }
   }
 
-  /** A channel's modes `current` after the mode string `change` and its parameters. */
-  #modesAfter(current: string, change: string, params: string[]): string {
-    const prefixModes = this.prefix.map((p) => p.mode);
-    const { chanmodes } = this.#values();
+  /** The changes of a mode string and its parameters, read by the server's CHANMODES. */
+  #changes(change: string, params: string[]): ModeChange[] {
+    return modeChanges(
+      change.startsWith("+") || change.startsWith("-") ? change : `+${change}`,
+      params,
+      this.#values().chanmodes,
+      this.prefix.map((p) => p.mode),
+    );
+  }
+
+  /** A channel's modes `current` after `changes`. */
+  #modesAfter(current: string, changes: ModeChange[]): string {
     return applyChannelModes(
       current,
-      modeChanges(
-        change.startsWith("+") || change.startsWith("-") ? change : `+${change}`,
-        params,
-        chanmodes,
-        prefixModes,
-      ),
-      chanmodes,
-      prefixModes,
+      changes,
+      this.#values().chanmodes,
+      this.prefix.map((p) => p.mode),
     );
   }
 

@@ -85,6 +85,51 @@ Deno.test("bouncer: MODE #chan is answered from the channel's known modes", asyn
       assert(end.prefix !== "parley", `answered by ${end.prefix}`);
     });
 
+    await t.step(
+      "a list the server gave whole is answered from then on, changes followed",
+      async () => {
+        // The step before asked the server for the bans: its (empty) list was learned then.
+        conn.setBurst(20);
+        await a.send("MODE #modes +bb bad!*@* worse!*@*");
+        await poll(
+          "the bans followed",
+          () => conn.upstream.list("#modes", "b")?.length === 2,
+        );
+        await a.send("MODE #modes -b bad!*@*");
+        await poll("the unban followed", () => conn.upstream.list("#modes", "b")?.length === 1);
+        conn.setBurst(0);
+        const from = a.lines.length;
+        await a.send("@label=b1 MODE #modes b");
+        const entry = await a.waitFor((l) => l.command === "367", from);
+        assertEquals(entry.prefix, "parley");
+        assertEquals(entry.params.slice(1, 3), ["#modes", "worse!*@*"]);
+        assertEquals(
+          entry.params[3],
+          conn.upstream.source,
+          "set by the user, as the server shows them",
+        );
+        assert(/^[0-9]+$/.test(entry.params[4] ?? ""), `when: ${entry.params[4]}`);
+        const end = await a.waitFor((l) => l.command === "368", from);
+        assertEquals(end.prefix, "parley");
+        assertEquals(end.tags.get("batch"), entry.tags.get("batch"));
+        assert(entry.tags.get("batch"), "in the labeled batch");
+        assertEquals(conn.queued, 0, "nothing was sent upstream for it");
+        // `+b` asks the same, as some clients spell it.
+        await a.send("MODE #modes +b");
+        const again = await a.waitFor((l) => l.command === "368", a.lines.indexOf(end) + 1);
+        assertEquals(again.prefix, "parley");
+        conn.setBurst(20);
+      },
+    );
+
+    await t.step("a channel left forgets its lists", async () => {
+      await a.send("PART #modes");
+      await poll("left", () => !conn.upstream.channel("#modes"));
+      await a.send("JOIN #modes");
+      await poll("back, its modes told", () => modesOf() !== "");
+      assertEquals(conn.upstream.list("#modes", "b"), undefined);
+    });
+
     await t.step("a join of many channels asks every one's modes, none dropped", async () => {
       conn.setBurst(20);
       const many = Array.from({ length: 40 }, (_, i) => `#many${i}`);

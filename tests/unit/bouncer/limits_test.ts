@@ -51,11 +51,12 @@ Deno.test("lineCost: CHATHISTORY is cheap, with tags, a source or in lower case"
   assertEquals(lineCost(""), 1);
 });
 
-Deno.test("lineCost: a channel's modes asked is cheap; a mode change or a list is not", () => {
-  for (const line of ["MODE #a", "@label=7 MODE #a", "mode #a ", ":me MODE  #a"]) {
+Deno.test("lineCost: a channel's modes or lists asked is cheap; a mode change is not", () => {
+  const asked = ["MODE #a", "@label=7 MODE #a", "mode #a ", ":me MODE  #a", "MODE #a b"];
+  for (const line of [...asked, "MODE #a +b", "MODE #a e", "MODE #a I"]) {
     assertEquals(lineCost(line), 0.05, line);
   }
-  for (const line of ["MODE #a +k key", "MODE #a b", "MODE #a :+i", "MODE", "MODE "]) {
+  for (const line of ["MODE #a +k key", "MODE #a +b x!*@*", "MODE #a :+i", "MODE", "MODE "]) {
     assertEquals(lineCost(line), 1, line);
   }
 });

@@ -74,6 +74,95 @@ Deno.test("upstream state: a channel's modes, from its 324 on, follow every MODE
   assertEquals(ch.modes, "+");
 });
 
+Deno.test("upstream state: a channel's lists, once the server gave one whole, follow MODE lines", () => {
+  const s = new UpstreamState();
+  const see = (...lines: string[]) => lines.forEach((l) => s.see(parseMessage(l)!));
+  see(
+    ":srv 001 alice :Welcome",
+    ":srv 005 alice PREFIX=(ov)@+ CHANMODES=beI,k,l,imnpst :are supported",
+    ":alice!a@h JOIN #chan",
+    // Before the server gave the list, a change says nothing of the rest of it.
+    ":bob!b@h MODE #chan +b early!*@*",
+  );
+  assertEquals(s.list("#chan", "b"), undefined);
+  see(
+    ":srv 367 alice #chan one!*@* bob!b@h 1700000000",
+    ":srv 367 alice #chan two!*@* carol 1700000001",
+  );
+  assertEquals(s.list("#chan", "b"), undefined, "known only once the list ends");
+  see(":srv 368 alice #chan :End of channel ban list", ":srv 349 alice #chan :End");
+  assertEquals(s.list("#chan", "b"), [
+    ["one!*@*", "bob!b@h", "1700000000"],
+    ["two!*@*", "carol", "1700000001"],
+  ]);
+  assertEquals(s.list("#chan", "e"), [], "an end alone is an empty list");
+  assertEquals(s.list("#chan", "I"), undefined);
+  // Added last (a mask already there is not added twice), removed as the server folds nicks.
+  see(":bob!b@h MODE #chan +bo-b three!*@* alice ONE!*@*", ":bob!b@h MODE #chan +b two!*@*");
+  const now = Math.floor(Date.now() / 1000);
+  const bans = s.list("#chan", "b")!;
+  assertEquals(bans.map((e) => e[0]), ["two!*@*", "three!*@*"]);
+  assertEquals(bans[1][1], "bob!b@h");
+  assert(Math.abs(Number(bans[1][2]) - now) <= 2, `set now: ${bans[1][2]}`);
+  // A change without its mask cannot be followed: that list is unknown again, the others stay.
+  see(":bob!b@h MODE #chan +b");
+  assertEquals(s.list("#chan", "b"), undefined);
+  assertEquals(s.list("#chan", "e"), []);
+  // Given again, it replaces what was known; a channel left forgets its lists.
+  see(":srv 368 alice #chan :End");
+  assertEquals(s.list("#chan", "b"), []);
+  see(":alice!a@h PART #chan");
+  see(":alice!a@h JOIN #chan");
+  assertEquals(s.list("#chan", "e"), undefined);
+  // A list of a channel not joined is not kept.
+  see(":srv 367 alice #other x!*@*", ":srv 368 alice #other :End");
+  assertEquals(s.list("#other", "b"), undefined);
+});
+
+Deno.test("upstream state: channel lists bounded against a hostile server", () => {
+  const s = new UpstreamState();
+  const see = (...lines: string[]) => lines.forEach((l) => s.see(parseMessage(l)!));
+  see(":srv 001 alice :Welcome");
+  for (let c = 0; c < 20; c++) see(`:alice!a@h JOIN #c${c}`);
+  // A list longer than 500 entries is the server's to give.
+  for (let i = 0; i < 501; i++) see(`:srv 367 alice #c0 m${i}!*@*`);
+  see(":srv 368 alice #c0 :End");
+  assertEquals(s.list("#c0", "b"), undefined);
+  for (let i = 0; i < 500; i++) see(`:srv 367 alice #c0 m${i}!*@*`);
+  see(":srv 368 alice #c0 :End");
+  assertEquals(s.list("#c0", "b")?.length, 500);
+  // One more by a MODE line: past the bound, unknown.
+  see(":bob!b@h MODE #c0 +b more!*@*");
+  assertEquals(s.list("#c0", "b"), undefined);
+  // 5,000 entries over the connection's channels at most.
+  for (let c = 0; c < 11; c++) {
+    for (let i = 0; i < 500; i++) see(`:srv 367 alice #c${c} m${i}!*@*`);
+    see(`:srv 368 alice #c${c} :End`);
+  }
+  assertEquals(s.list("#c9", "b")?.length, 500);
+  assertEquals(s.list("#c10", "b"), undefined, "past the connection's bound");
+  // Leaving a channel gives its room back.
+  see(":alice!a@h PART #c0");
+  for (let i = 0; i < 500; i++) see(`:srv 367 alice #c10 m${i}!*@*`);
+  see(":srv 368 alice #c10 :End");
+  assertEquals(s.list("#c10", "b")?.length, 500);
+  // Lists never ended: ten are received at once at most, and an end whose entries went unseen
+  // is not taken for an empty list until every list under way has ended.
+  for (let c = 1; c <= 5; c++) see(`:alice!a@h PART #c${c}`);
+  for (let c = 11; c <= 16; c++) see(`:srv 367 alice #c${c} x!*@*`, `:srv 346 alice #c${c} y!*@*`);
+  see(":srv 368 alice #c11 :End", ":srv 368 alice #c16 :End");
+  assertEquals(s.list("#c11", "b"), [["x!*@*"]]);
+  assertEquals(s.list("#c16", "b"), undefined, "its entry went unseen");
+  see(":srv 347 alice #c11 :End");
+  for (let c = 12; c <= 15; c++) see(`:srv 368 alice #c${c} :End`, `:srv 347 alice #c${c} :End`);
+  assertEquals(s.list("#c15", "I"), [["y!*@*"]]);
+  see(":srv 368 alice #c17 :End");
+  assertEquals(s.list("#c17", "b"), [], "nothing under way: an end alone is an empty list again");
+  // The welcome of a new connection starts afresh.
+  see(":srv 001 alice :Welcome", ":alice!a@h JOIN #c1", ":srv 347 alice #c1 :End");
+  assertEquals(s.list("#c1", "I"), []);
+});
+
 Deno.test("upstream state: the server's capabilities from its CAP lines", () => {
   const s = new UpstreamState();
   const see = (raw: string) => s.see(parseMessage(raw)!);
