@@ -161,6 +161,16 @@ Deno.test("history: scrolling up reaches the start through pages of joins and pa
             });
             assert(left > 40, `try ${i}: back at the newest line (${left}px below)`);
           }
+          // At the top while lines keep coming (each frame's render has new ones at the end): the
+          // page before it comes in all the same.
+          const top = () => page.locator(".line[data-ts]").first().getAttribute("data-ts");
+          const was = await top();
+          await drag();
+          await page.waitForFunction(
+            (ts) => document.querySelector(".line[data-ts]")?.getAttribute("data-ts") !== ts,
+            was,
+            { timeout: 10_000 },
+          );
           // Following the newest line again: the oldest lines go as new ones come.
           await list.evaluate((el) => void (el.scrollTop = el.scrollHeight));
           const from = sent;

@@ -324,8 +324,6 @@ export function MessageList() {
     atBottom: true,
     lastTop: 0,
     jumped: "",
-    /** The messages the list last laid out: measures taken before it shows them say nothing. */
-    shown: [] as readonly Message[],
   });
   const [unseen, setUnseen] = useState(0);
   /** The newest line's words, for screen readers (a polite live region). */
@@ -418,12 +416,13 @@ export function MessageList() {
     if (loadError.value) return;
     void loadOlder();
   };
-  // The cursor and the loading flag are read as they are now, the list's measures as it was last
-  // laid out: an effect of the empty list before the first page, run after that page's signals
-  // were set but before it was rendered, saw the top of an empty list and asked for a second page
-  // at once, leaving the reader a page further back than opened.
+  // The cursor and the loading flag are read as they are now, the list's top as it was last laid
+  // out: an effect of the empty list before the first page, run after that page's signals were set
+  // but before it was rendered, saw the top of an empty list and asked for a second page at once,
+  // leaving the reader a page further back than opened. Lines arriving at the end change nothing
+  // at the top: a busy channel still pages in.
   const canLoadOlder = () =>
-    !!olderCursor.value && !loading.value && state.current.shown === messages.value;
+    !!olderCursor.value && !loading.value && state.current.first === (messages.value[0]?.ts ?? "");
 
   useEffect(() => {
     // Previews, images and tables change height after the scroll was set: while the reader is at
@@ -488,7 +487,6 @@ export function MessageList() {
     s.first = first;
     s.last = last;
     s.count = list.length;
-    s.shown = list;
     s.height = el.scrollHeight;
     s.atBottom = atBottom();
     s.lastTop = el.scrollTop;
