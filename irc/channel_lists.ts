@@ -37,14 +37,17 @@ const MAX_TOTAL = 5000;
 /** Longest mask, setter or time kept of an entry. */
 const MAX_FIELD = 300;
 
+/** Each list's numerics: its mode letter, and whether the line ends the list. */
+const LIST_LINES = new Map<string, { mode: ListMode; end: boolean }>(
+  (Object.keys(CHANNEL_LISTS) as ListMode[]).flatMap((mode) => [
+    [CHANNEL_LISTS[mode].entry, { mode, end: false }],
+    [CHANNEL_LISTS[mode].end, { mode, end: true }],
+  ]),
+);
+
 /** A list line's mode letter and whether it ends the list; undefined for any other command. */
 export function listLine(command: string): { mode: ListMode; end: boolean } | undefined {
-  for (const mode of Object.keys(CHANNEL_LISTS) as ListMode[]) {
-    const spec = CHANNEL_LISTS[mode];
-    if (command === spec.entry) return { mode, end: false };
-    if (command === spec.end) return { mode, end: true };
-  }
-  return undefined;
+  return LIST_LINES.get(command);
 }
 
 /** A list's mode letter when `letter` names one kept (`b`, `+b`); undefined otherwise. */
@@ -58,9 +61,12 @@ export function entryOf(params: readonly string[]): ListEntry {
   return params.slice(0, 3).map((p) => p.slice(0, MAX_FIELD));
 }
 
-/** Whether a list being received may take one more entry, `total` being kept already. */
-export function hasRoom(list: readonly ListEntry[], total: number): boolean {
-  return list.length < MAX_ENTRIES && total + list.length < MAX_TOTAL;
+/**
+ * Whether a list of `length` entries may take one more, `kept` entries being kept over the
+ * connection's channels with it.
+ */
+export function hasRoom(length: number, kept: number): boolean {
+  return length < MAX_ENTRIES && kept < MAX_TOTAL;
 }
 
 /**
@@ -81,14 +87,14 @@ export function applyListChanges(
     const letter = listMode(mode[1]);
     const list = letter && lists[letter];
     if (!list) continue;
-    const mask = param ? lower(param) : undefined;
-    const at = mask === undefined ? -1 : list.findIndex((e) => lower(e[0]) === mask);
-    if (mask !== undefined && mode[0] === "-") {
+    const mask = param && lower(param);
+    const at = mask ? list.findIndex((e) => lower(e[0]) === mask) : -1;
+    if (param && mode[0] === "-") {
       if (at >= 0) list.splice(at, 1), total--;
-    } else if (mask !== undefined && at >= 0) {
+    } else if (param && at >= 0) {
       // Already there: the server's list keeps the first setting.
-    } else if (mask !== undefined && list.length < MAX_ENTRIES && total < MAX_TOTAL) {
-      list.push(entryOf([param!, setter, time]));
+    } else if (param && hasRoom(list.length, total)) {
+      list.push(entryOf([param, setter, time]));
       total++;
     } else {
       total -= list.length;

@@ -232,7 +232,7 @@ export class UpstreamState {
         return;
       }
       const entries = filling ?? [];
-      const kept = hasRoom(entries, this.#listEntries);
+      const kept = hasRoom(entries.length, this.#listEntries + entries.length);
       if (kept) entries.push(entryOf(p.slice(2)));
       under.set(key, kept ? entries : null);
       return;
@@ -374,7 +374,7 @@ export class UpstreamState {
           this.#listEntries = applyListChanges(
             ch.lists,
             changes,
-            m.prefix.slice(0, 300),
+            m.prefix,
             now,
             ircLower,
             this.#listEntries,
@@ -398,13 +398,18 @@ export class UpstreamState {
     }
   }
 
+  /** PREFIX's modes alone, as the mode string readers take them (read on MODE lines only). */
+  #prefixModes(): string[] {
+    return this.prefix.map((p) => p.mode);
+  }
+
   /** The changes of a mode string and its parameters, read by the server's CHANMODES. */
   #changes(change: string, params: string[]): ModeChange[] {
     return modeChanges(
       change.startsWith("+") || change.startsWith("-") ? change : `+${change}`,
       params,
       this.#values().chanmodes,
-      this.prefix.map((p) => p.mode),
+      this.#prefixModes(),
     );
   }
 
@@ -414,7 +419,7 @@ export class UpstreamState {
       current,
       changes,
       this.#values().chanmodes,
-      this.prefix.map((p) => p.mode),
+      this.#prefixModes(),
     );
   }
 

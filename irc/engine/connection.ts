@@ -116,6 +116,8 @@ export class SendError extends Error {}
 
 /** Most automatic answers waiting to be sent at once. */
 const MAX_ANSWERS = 10;
+/** Most of Parley's own queries on their budget; more wait behind the flood control. */
+const MAX_QUERIES = 10;
 
 /** What a TLS client says when the server at the other end does not speak TLS. */
 // Not a closed handshake ("unexpected eof"): a TLS server that throttles or bans closes so too.
@@ -707,7 +709,7 @@ export class IrcConnection {
     // Past its small budget's queue, a query of Parley's own (a join of 100 channels asks 100
     // channels' modes) waits with the clients' queries, behind the flood control: learned a
     // little later, none dropped, and never more lines a second than the server takes.
-    const overflow = query && this.#queries.length >= MAX_ANSWERS;
+    const overflow = query && this.#queries.length >= MAX_QUERIES;
     const queue = query && !overflow
       ? this.#queries
       : answer
