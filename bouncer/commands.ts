@@ -86,17 +86,21 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   const echo = hub.awaitEcho({ client: s, conversation: target, label: l, tags });
   const sent = new Map(tags);
   if (echo.upstreamLabel) sent.set("label", echo.upstreamLabel);
+  // Its refusal (401, 404) names the target: this client's alone (by Parley's label, when it has one).
+  const wait = echo.upstreamLabel ? "unanswered" : hub.expect(s, kind, [target]);
   return await s.sendOn(async () => {
     try {
       await s.cx.irc.send(hub.userId, hub.connectionId, target, message, {
         tags: sent.size ? Object.fromEntries(sent) : undefined,
         origin: echo.id,
       });
+      if (typeof wait === "object") hub.sentExpected(wait);
       // Every part of it is stored by now, or written: an echo told by Parley's label is still
       // to come; one told by the server's order has its place among the lines written.
       if (!hub.serverEchoes || !echo.upstreamLabel) hub.forgetEcho(echo);
     } catch (err) {
       hub.forgetEcho(echo);
+      if (typeof wait === "object") hub.forgetExpected(wait);
       if (err instanceof DomainError && err.kind === "not_found" && hub.isChannel(target)) {
         // A channel Parley has no conversation for (one without +n takes messages from
         // outside): the line goes to the server as the client wrote it, and it decides.
@@ -125,8 +129,8 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
   }
   const hub = s.hub!;
   const l = s.ownLabel();
-  const action = !!l && labeledAction(s, m, l);
-  // JOIN and PART answer everyone (the join is everyone's); the rest answer the asker.
+  const action = expectJoinOrPart(s, m, l);
+  // A JOIN or PART is answered by the server's line, everyone's news, or by a refusal (above).
   const wait = m.command === "JOIN" || m.command === "PART"
     ? "unanswered"
     : hub.expect(s, m.command, m.params, l);
@@ -144,7 +148,7 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
       if (wait !== "unanswered") hub.sentExpected(wait);
     } catch (err) {
       if (wait !== "unanswered") hub.forgetExpected(wait);
-      if (action) hub.forgetLabeled(s, l!);
+      hub.forgetJoinOrPart(s, m.command, l);
       const why = err instanceof DomainError ? err.message : "Not sent";
       s.numeric(ERR_UNKNOWNERROR, m.command, why);
       return;
@@ -249,16 +253,24 @@ function tagmsg(s: Session, m: IrcMessage): Promise<void> | void {
 }
 
 /**
- * A labeled JOIN or PART of one channel is answered by the server's JOIN or PART (or its refusal)
- * with the label. A JOIN of a channel already joined gets no answer from the server: an ACK then.
+ * A client's JOIN or PART is answered by the server's JOIN or PART, everyone's news, or by a
+ * refusal naming the channel, which is this client's alone: with its label when it named one
+ * channel. A JOIN of a channel already joined gets no answer from the server (a labeled one is
+ * ACKed then). True when the label waits for the server's answer.
  */
-function labeledAction(s: Session, m: IrcMessage, label: string): boolean {
+function expectJoinOrPart(s: Session, m: IrcMessage, label: string | undefined): boolean {
   const hub = s.hub!;
-  if (m.command !== "JOIN" && m.command !== "PART") return false;
-  const channel = m.params[0];
-  if (!channel || channel.includes(",") || !hub.isChannel(channel)) return false;
-  if (m.command === "JOIN" && hub.state.channel(channel)) return false;
-  return hub.expectLabeled({ client: s, command: m.command, channel: ircLower(channel), label });
+  const command = m.command;
+  if (command !== "JOIN" && command !== "PART") return false;
+  const named = (m.params[0] ?? "").split(",");
+  const one = named.length === 1 ? label : undefined;
+  let waits = false;
+  for (const channel of named) {
+    if (!hub.isChannel(channel) || (command === "JOIN" && hub.state.channel(channel))) continue;
+    const a = { client: s, command, channel: ircLower(channel), label: one } as const;
+    if (hub.expectJoinOrPart(a) && one) waits = true;
+  }
+  return waits;
 }
 
 /** A client bound to no network (it manages networks) cannot talk on one. */
@@ -525,8 +537,8 @@ export const COMMANDS: Record<string, Command> = {
   MODE: { min: 1, run: mode },
   WHOIS: passOn,
   WHOWAS: passOn,
-  WHO: passOn,
-  NAMES: passOn,
+  WHO: PASS_THROUGH,
+  NAMES: PASS_THROUGH,
   TAGMSG: { min: 1, run: tagmsg },
   // Not offered (draft/multiline): a client's BATCH would leave the server's half open.
   BATCH: { run: (s, m) => s.numeric(ERR_UNKNOWNCOMMAND, m.command, "Unknown command") },

@@ -25,6 +25,8 @@ interface ReplySpec {
   endsNeeded?: number;
   /** More numerics whose parameter at this place must be a name it gave (352 of `WHO #chan`). */
   subjectAt?: Readonly<Record<string, number>>;
+  /** It named nothing (`NAMES`, `WHO`): the server's answer names what it chose. */
+  anySubject?: boolean;
   /** An answer always comes (a query): a label waits for it. Else the command may get none. */
   answered: boolean;
 }
@@ -189,7 +191,58 @@ const SPECS: Record<string, ReplySpec> = {
   HELP: spec([N.RPL_HELPSTART, N.RPL_HELPTXT], [N.RPL_ENDOFHELP]),
   KNOCK: spec([], [N.RPL_KNOCKDLVR, N.ERR_TOOMANYKNOCK, N.ERR_CHANOPEN, N.ERR_KNOCKONCHAN]),
   INVITE: spec([], [N.RPL_INVITING]),
+  TRACE: spec(
+    [
+      N.RPL_TRACELINK,
+      N.RPL_TRACECONNECTING,
+      N.RPL_TRACEHANDSHAKE,
+      N.RPL_TRACEUNKNOWN,
+      N.RPL_TRACEOPERATOR,
+      N.RPL_TRACEUSER,
+      N.RPL_TRACESERVER,
+      N.RPL_TRACESERVICE,
+      N.RPL_TRACENEWTYPE,
+      N.RPL_TRACECLASS,
+      N.RPL_TRACERECONNECT,
+      N.RPL_TRACELOG,
+    ],
+    [N.RPL_TRACEEND],
+  ),
+  SERVLIST: spec([N.RPL_SERVLIST], [N.RPL_SERVLISTEND]),
+  USERS: spec([N.RPL_USERSSTART, N.RPL_USERS], [
+    N.RPL_ENDOFUSERS,
+    N.RPL_NOUSERS,
+    N.ERR_USERSDISABLED,
+  ]),
+  SUMMON: spec([], [N.RPL_SUMMONING, N.ERR_SUMMONDISABLED]),
+  OPER: spec([], [N.RPL_YOUREOPER, N.ERR_PASSWDMISMATCH, N.ERR_NOOPERHOST]),
+  REHASH: spec([], [N.RPL_REHASHING, N.ERR_NOPRIVILEGES, N.ERR_NOPRIVS]),
 };
+
+/** The refusals of an operator's command to a user who is not one, which name nothing. */
+const NOT_AN_OPERATOR = [N.ERR_NOPRIVILEGES, N.ERR_NOPRIVS, N.ERR_CANTKILLSERVER];
+
+/**
+ * Operators' commands, answered when refused (or by nothing but their effect): a refusal names no
+ * command, so it is the first waiting one's of these.
+ */
+const OPERATOR_COMMANDS = new Set([
+  "KILL",
+  "WALLOPS",
+  "DIE",
+  "RESTART",
+  "SQUIT",
+  "CONNECT",
+  "KLINE",
+  "UNKLINE",
+  "DLINE",
+  "UNDLINE",
+  "GLINE",
+  "ZLINE",
+  "LOCOPS",
+  "GLOBOPS",
+  "OPERWALL",
+]);
 
 /** The refusals of a NICK, each naming the nick refused after the user's own. */
 const NICK_REFUSALS = [
@@ -211,8 +264,10 @@ export function replySpec(
   isChannel: (name: string) => boolean,
 ): ReplySpec {
   const [target = "", modes, ...rest] = params;
+  if (OPERATOR_COMMANDS.has(command)) return { ...ERRORS_ONLY, ends: set(NOT_AN_OPERATOR) };
   switch (command) {
     case "WHO":
+      if (!target) return { ...SPECS.WHO, anySubject: true };
       // Each 352 of a channel's WHO names the channel: Parley's own WHO of another channel, sent
       // meanwhile, is not this client's. (A nick's may name any channel the person is in.)
       return isChannel(target)
@@ -221,6 +276,7 @@ export function replySpec(
         })
         : SPECS.WHO;
     case "NAMES":
+      if (!target) return spec([N.RPL_NAMREPLY], [N.RPL_ENDOFNAMES], { anySubject: true });
       return spec([N.RPL_NAMREPLY], [N.RPL_ENDOFNAMES], {
         endsNeeded: Math.max(1, target.split(",").length),
       });
@@ -302,6 +358,8 @@ export interface Pending<C> {
    * after it attaches), and its answer cannot come before.
    */
   deadline: number;
+  /** Its place in the order the commands were written to the server (0: not yet). */
+  order: number;
 }
 
 /** Where one reply goes, and whether it ends its entry. */
@@ -331,6 +389,13 @@ export class PendingReplies<C> {
   #batches = new Map<string, Pending<C>>();
   /** The entry that just ended, whose trail may follow. */
   #ended?: Pending<C>;
+  /** Commands written so far, for each entry's `order`. */
+  #writes = 0;
+  /**
+   * No entry's deadline is before this (replies push deadlines back, so it may be earlier than
+   * the soonest): `expired`, asked for every line the server sends, looks at the entries only then.
+   */
+  #soonest = Infinity;
   readonly #max: number;
   readonly #timeoutMs: number;
   readonly #now: () => number;
@@ -375,6 +440,7 @@ export class PendingReplies<C> {
       given: 0,
       endsLeft: spec.endsNeeded ?? 1,
       deadline: Infinity,
+      order: 0,
     };
     this.#entries.push(entry);
     return entry;
@@ -387,6 +453,8 @@ export class PendingReplies<C> {
    */
   written(entry: Pending<C>): void {
     entry.deadline = this.#now() + this.#timeoutMs;
+    entry.order = ++this.#writes;
+    this.#soonest = Math.min(this.#soonest, entry.deadline);
   }
 
   /** The entry a numeric (or a FAIL, WARN or NOTE) answers, taken off when it ends it. */
@@ -408,18 +476,35 @@ export class PendingReplies<C> {
     const entry = this.#entries[at];
     entry.given++;
     entry.deadline = this.#now() + this.#timeoutMs;
+    this.#settle(entry);
     if (!endsWith(entry, m) || --entry.endsLeft > 0) return { entry, ends: false };
-    this.#entries.splice(at, 1);
+    this.#entries.splice(this.#entries.indexOf(entry), 1);
     if (entry.spec.trail) this.#ended = entry;
     return { entry, ends: true };
+  }
+
+  /**
+   * A server answers a client's commands in the order they came, and refuses a command while it
+   * handles it: once a later command is answered, an earlier one that may get no answer (a KICK,
+   * a mode change) has had whatever refusal it was going to get. It is taken off, so a refusal of
+   * the same name meant for a later command is not taken for it.
+   */
+  #settle(answered: Pending<C>): void {
+    const done = (e: Pending<C>) =>
+      e !== answered && isWritten(e) && !e.spec.answered && !e.upstreamLabel &&
+      e.order < answered.order;
+    if (this.#entries.some(done)) this.#entries = this.#entries.filter((e) => !done(e));
   }
 
   /** Takes off the entries whose answer did not come in time. */
   expired(): Pending<C>[] {
     const now = this.#now();
-    if (!this.#entries.some((e) => e.deadline <= now)) return [];
+    if (now < this.#soonest) return [];
+    this.#soonest = Math.min(Infinity, ...this.#entries.map((e) => e.deadline));
+    if (now < this.#soonest) return [];
     const gone = this.#entries.filter((e) => e.deadline <= now);
     this.#entries = this.#entries.filter((e) => e.deadline > now);
+    this.#soonest = Math.min(Infinity, ...this.#entries.map((e) => e.deadline));
     for (const e of gone) this.remove(e);
     return gone;
   }
@@ -485,6 +570,7 @@ function takes(e: Pending<unknown>, m: Message): boolean {
   const s = e.spec;
   const listed = s.replies.has(n) || s.ends.has(n) || !!s.errorsBeforeEnd?.has(n);
   if (!listed && !ERROR_ENDS.has(n)) return false;
+  if (s.anySubject) return listed;
   const at = s.subjectAt?.[n] ?? SUBJECT_AT[n];
   const subject = at === undefined ? undefined : m.params[at];
   // A numeric that names nothing is taken by the first entry that lists it.

@@ -109,13 +109,16 @@ const NEVER = new Set([
   ...Array.from({ length: 9 }, (_, i) => String(900 + i)),
 ]);
 
-/** A client's JOIN or PART with a label: the server's answer to it carries the label. */
+/**
+ * A client's JOIN or PART of a channel, waiting for the server's answer: a refusal is the
+ * client's alone; the answer carries the client's label when it gave one.
+ */
 interface LabeledAction {
   client: Downstream;
   command: "JOIN" | "PART";
   /** Casefolded. */
   channel: string;
-  label: string;
+  label?: string;
 }
 
 /** The numerics that refuse a JOIN or a PART, naming the channel (their second parameter). */
@@ -420,18 +423,25 @@ export class Hub {
   }
 
   /**
-   * The answer to a client's labeled JOIN or PART of one channel goes to it with its label;
-   * false when too many wait (the client gets a plain ACK).
+   * A client's JOIN or PART of a channel: a refusal goes to it alone, the answer with its label
+   * when it has one. False when too many wait: an unlabeled one, which a server may never answer
+   * (a JOIN it ignores), gives way first; a labeled client then gets a plain ACK.
    */
-  expectLabeled(a: LabeledAction): boolean {
-    if (this.#labeled.length >= MAX_LABELED) return false;
+  expectJoinOrPart(a: LabeledAction): boolean {
+    if (this.#labeled.length >= MAX_LABELED) {
+      const at = this.#labeled.findIndex((x) => x.label === undefined);
+      if (at < 0) return false;
+      this.#labeled.splice(at, 1);
+    }
     this.#labeled.push(a);
     return true;
   }
 
-  /** The labeled JOIN or PART was not sent after all: no answer will come. */
-  forgetLabeled(client: Downstream, label: string): void {
-    this.#labeled = this.#labeled.filter((a) => a.client !== client || a.label !== label);
+  /** The client's JOIN or PART was not sent after all: no answer will come. */
+  forgetJoinOrPart(client: Downstream, command: string, label: string | undefined): void {
+    this.#labeled = this.#labeled.filter((a) =>
+      a.client !== client || a.command !== command || a.label !== label
+    );
   }
 
   /** A client joins the stream (after its burst). */
@@ -522,14 +532,22 @@ export class Hub {
     const labeled = labeledFirst ?? this.#labeledAnswer(m, meBefore);
     const echo = this.#rawEcho(m, meBefore);
     this.#later(() => {
-      if (!labeled && /^\d{3}$/.test(m.command) && this.#unasked(m)) return;
+      const numeric = /^\d{3}$/.test(m.command);
+      if (!labeled && numeric && this.#unasked(m)) return;
+      // A JOIN or PART refused is its asker's answer; the JOIN or PART itself everyone's news.
+      if (labeled && numeric) {
+        if (!this.clients.has(labeled.client)) return;
+        const tags = new Map(m.tags);
+        if (labeled.label !== undefined) tags.set("label", labeled.label);
+        return this.#send(labeled.client, { ...m, tags });
+      }
       for (const c of this.clients) {
         if (c === echo?.client) {
           // The sender sees its own line only with echo-message, and then with its label.
           if (!c.caps.has("echo-message")) continue;
           if (echo.label) this.#send(c, { ...m, tags: new Map(m.tags).set("label", echo.label) });
           else this.#send(c, m);
-        } else if (c !== labeled?.client) this.#send(c, m);
+        } else if (c !== labeled?.client || labeled.label === undefined) this.#send(c, m);
         else this.#send(c, { ...m, tags: new Map(m.tags).set("label", labeled.label) });
       }
     });

@@ -11,6 +11,21 @@ export const RPL_CREATED = "003";
 export const RPL_MYINFO = "004";
 export const RPL_ISUPPORT = "005";
 
+// TRACE (RFC 2812)
+export const RPL_TRACELINK = "200";
+export const RPL_TRACECONNECTING = "201";
+export const RPL_TRACEHANDSHAKE = "202";
+export const RPL_TRACEUNKNOWN = "203";
+export const RPL_TRACEOPERATOR = "204";
+export const RPL_TRACEUSER = "205";
+export const RPL_TRACESERVER = "206";
+export const RPL_TRACESERVICE = "207";
+export const RPL_TRACENEWTYPE = "208";
+export const RPL_TRACECLASS = "209";
+export const RPL_TRACERECONNECT = "210";
+export const RPL_TRACELOG = "261";
+export const RPL_TRACEEND = "262";
+
 // STATS
 export const RPL_STATSLINKINFO = "211";
 export const RPL_STATSCOMMANDS = "212";
@@ -47,6 +62,10 @@ export const RPL_TRYAGAIN = "263";
 export const RPL_LOCALUSERS = "265";
 export const RPL_GLOBALUSERS = "266";
 
+// SERVLIST
+export const RPL_SERVLIST = "234";
+export const RPL_SERVLISTEND = "235";
+
 // WHOIS, WHOWAS, away, ISON, USERHOST
 export const RPL_WHOISCERTFP = "276";
 export const RPL_AWAY = "301";
@@ -82,6 +101,7 @@ export const RPL_NOTOPIC = "331";
 export const RPL_TOPIC = "332";
 export const RPL_TOPICWHOTIME = "333";
 export const RPL_INVITING = "341";
+export const RPL_SUMMONING = "342";
 export const RPL_INVITELIST = "346";
 export const RPL_ENDOFINVITELIST = "347";
 export const RPL_EXCEPTLIST = "348";
@@ -103,7 +123,13 @@ export const RPL_INFOSTART = "373";
 export const RPL_ENDOFINFO = "374";
 export const RPL_MOTDSTART = "375";
 export const RPL_ENDOFMOTD = "376";
+export const RPL_YOUREOPER = "381";
+export const RPL_REHASHING = "382";
 export const RPL_TIME = "391";
+export const RPL_USERSSTART = "392";
+export const RPL_USERS = "393";
+export const RPL_ENDOFUSERS = "394";
+export const RPL_NOUSERS = "395";
 
 // Errors
 export const ERR_UNKNOWNERROR = "400";
@@ -133,6 +159,8 @@ export const ERR_NICKTOOFAST = "438";
 export const ERR_USERNOTINCHANNEL = "441";
 export const ERR_NOTONCHANNEL = "442";
 export const ERR_USERONCHANNEL = "443";
+export const ERR_SUMMONDISABLED = "445";
+export const ERR_USERSDISABLED = "446";
 export const ERR_NOTREGISTERED = "451";
 export const ERR_NEEDMOREPARAMS = "461";
 export const ERR_ALREADYREGISTERED = "462";
@@ -150,9 +178,12 @@ export const ERR_BANLISTFULL = "478";
 export const ERR_BADCHANNAME = "479";
 /** Also ERR_THROTTLE or ERR_NOULINE on some servers: a refusal either way. */
 export const ERR_CANNOTKNOCK = "480";
+export const ERR_NOPRIVILEGES = "481";
 export const ERR_CHANOPRIVSNEEDED = "482";
+export const ERR_CANTKILLSERVER = "483";
 /** A channel for TLS users only (+z on InspIRCd and UnrealIRCd). */
 export const ERR_SECUREONLYCHAN = "489";
+export const ERR_NOOPERHOST = "491";
 export const ERR_UMODEUNKNOWNFLAG = "501";
 export const ERR_USERSDONTMATCH = "502";
 export const ERR_HELPNOTFOUND = "524";
@@ -172,6 +203,8 @@ export const RPL_MONOFFLINE = "731";
 export const RPL_MONLIST = "732";
 export const RPL_ENDOFMONLIST = "733";
 export const ERR_MONLISTFULL = "734";
+/** An operator's command refused for want of a privilege (solanum, charybdis). */
+export const ERR_NOPRIVS = "723";
 
 // SASL (IRCv3)
 export const RPL_LOGGEDIN = "900";

@@ -115,6 +115,45 @@ Deno.test("bouncer passthrough: query errors, passed-through commands, answers t
       assertEquals(got(b, fromB, "433"), [], "the other client was not told");
     });
 
+    await t.step(
+      "refused JOIN, PART, PRIVMSG, operators' commands, TRACE, NAMES, WHO: the asker's",
+      async () => {
+        // Made invite-only by bob, who made it: alice's JOIN is refused.
+        await bob.send("MODE #outside +i");
+        await bob.waitFor((l) => l.command === "MODE" && l.params[1] === "+i");
+        const fromA = a.lines.length;
+        const fromB = b.lines.length;
+        await a.send("JOIN #outside");
+        await a.waitFor((l) => l.command === "473" && l.params[1] === "#outside", fromA);
+        await a.send("PART #nowhere");
+        await a.waitFor((l) => l.command === "403" && l.params[1] === "#nowhere", fromA);
+        await a.send("OPER alice wrong");
+        await a.waitFor((l) => l.command === "464", fromA);
+        await b.send("KILL bob :out");
+        await b.waitFor((l) => l.command === "481", fromB);
+        await a.send("TRACE");
+        await a.waitFor((l) => l.command === "262", fromA);
+        // Of nothing named, the server's answer names every channel, and then `*`.
+        await b.send("NAMES");
+        const names = await b.waitFor((l) => l.command === "366", fromB);
+        assertEquals(names.params[1], "*");
+        assert(got(b, fromB, "353").some((l) => l.params[2] === "#outside"), "b got the names");
+        await a.send("WHO");
+        await a.waitFor((l) => l.command === "315", fromA);
+        assert(got(a, fromA, "352").some((l) => l.params[5] === "bob"), "a got the WHO");
+        // A message to a nick not on IRC: the other client sees the line, not its refusal.
+        await a.send("PRIVMSG nobody :are you there");
+        await a.waitFor((l) => l.command === "401" && l.params[1] === "nobody", fromA);
+        await b.waitFor((l) => l.command === "PRIVMSG" && l.params[0] === "nobody", fromB);
+        await sync(a, "after-refusals");
+        await sync(b, "after-refusals");
+        const raw = (ls: Received[]) => ls.map((l) => l.raw);
+        assertEquals(raw(got(b, fromB, "473", "403", "464", "262", "352", "315", "401")), []);
+        assertEquals(raw(got(a, fromA, "481", "353", "366")), []);
+        assertEquals(raw([...got(a, fromA, "461"), ...got(b, fromB, "461")]), []);
+      },
+    );
+
     await t.step("the regain's tries while the nick is held: told to no one", async () => {
       const { api, cid } = s;
       const mine = async () =>

@@ -178,3 +178,52 @@ Deno.test("pending replies: a NICK's refusal is its asker's; one it got is done"
   q.done("NICK", "averyvery");
   assertEquals(q.size, 0);
 });
+
+Deno.test("pending replies: operators' commands, TRACE, USERS, SUMMON answer their asker", () => {
+  const { ask, to } = queue();
+  ask("a", "OPER name wrong");
+  ask("b", "KILL bob :out");
+  assertEquals(to(":s 464 me :Invalid password"), "a (end)");
+  assertEquals(to(":s 481 me :Permission denied"), "b (end)", "a refusal naming nothing");
+  ask("b", "WALLOPS :hello");
+  assertEquals(to(":s 723 me wallops :Insufficient oper privileges."), "b (end)");
+  ask("a", "TRACE");
+  assertEquals(to(":s 205 me User users bob"), "a");
+  assertEquals(to(":s 262 me s ngIRCd :End of TRACE"), "a (end)");
+  ask("b", "USERS");
+  assertEquals(to(":s 446 me :USERS has been disabled"), "b (end)");
+  ask("a", "SUMMON bob");
+  assertEquals(to(":s 445 me :SUMMON has been disabled"), "a (end)");
+  ask("b", "SERVLIST");
+  assertEquals(to(":s 235 me * 0 :End of service listing"), "b (end)");
+  // With nothing waiting, such a refusal is everyone's (the web client's /quote).
+  assertEquals(to(":s 481 me :Permission denied"), "");
+});
+
+Deno.test("pending replies: NAMES and WHO of nothing named take what the server names", () => {
+  const { ask, to } = queue();
+  ask("a", "NAMES");
+  assertEquals(to(":s 353 me = #y :@carol"), "a");
+  assertEquals(to(":s 353 me = #x :@dave"), "a");
+  assertEquals(to(":s 366 me * :End of NAMES list"), "a (end)");
+  ask("b", "WHO");
+  assertEquals(to(":s 352 me * ~dave h s dave H :0 dave"), "b");
+  assertEquals(to(":s 315 me * :End of WHO list"), "b (end)");
+});
+
+Deno.test("pending replies: a later command's answer settles the earlier ones that get none", () => {
+  const { q, ask, to } = queue();
+  // a's KICK went through (the server's KICK line is everyone's): no numeric answers it.
+  ask("a", "KICK #room bob");
+  ask("b", "WHOIS carol");
+  assertEquals(to(":s 318 me carol :End of WHOIS list"), "b (end)");
+  assertEquals(q.size, 0, "the server answered b's later command: a's had its answer");
+  // The web client's message to bob, refused: no attached client asked.
+  assertEquals(to(":s 401 me bob :No such nick"), "");
+  // An entry written after the one answered is not settled by it.
+  ask("a", "WHOIS bob");
+  ask("b", "KICK #room carol");
+  assertEquals(to(":s 311 me bob u h * :Bob"), "a");
+  assertEquals(to(":s 401 me carol :No such nick"), "b (end)");
+  assertEquals(to(":s 318 me bob :End of WHOIS list"), "a (end)");
+});
