@@ -17,6 +17,49 @@ const BIND_TIMEOUT_MS = 10_000;
 const MAX_PASSWORD = 1024;
 
 /**
+ * Logins asking the directory at once, and logins waiting for a turn (at most BIND_TIMEOUT_MS):
+ * the login throttle counts per address, and a flood from many addresses must not open a
+ * connection to the directory each. A login past them does not ask it: the account's own
+ * password is tried, as while the directory is down.
+ *
+ * @internal test seam
+ */
+export const DIRECTORY_TURNS = { atOnce: 8, waiting: 100, waitMs: BIND_TIMEOUT_MS };
+
+/** Turns to ask the directory: `run` gives `busy` when none comes in time. */
+class Turns {
+  #running = 0;
+  #waiting: (() => void)[] = [];
+
+  async run<T>(fn: () => Promise<T>): Promise<T | "busy"> {
+    if (this.#running >= DIRECTORY_TURNS.atOnce) {
+      if (this.#waiting.length >= DIRECTORY_TURNS.waiting) return "busy";
+      const turn = new Promise<boolean>((resolve) => {
+        const go = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        // Out of the queue in the same step: a turn is never handed to a login that gave up.
+        const timer = setTimeout(() => {
+          this.#waiting = this.#waiting.filter((w) => w !== go);
+          resolve(false);
+        }, DIRECTORY_TURNS.waitMs);
+        this.#waiting.push(go);
+      });
+      if (!await turn) return "busy";
+    } else this.#running++;
+    try {
+      return await fn();
+    } finally {
+      // The turn passes to the next waiting login, or is given back.
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
+    }
+  }
+}
+
+/**
  * A value placed in a DN, escaped (RFC 4514): `,` `+` `"` `\` `<` `>` `;` `=`, a leading `#` or
  * space, a trailing space and NUL, so that an email cannot name another entry.
  *
@@ -100,6 +143,7 @@ export class DirectoryLogin {
   readonly #template: string;
   readonly #search: Config["ldapSearch"];
   readonly #outside: OutsideLogin;
+  readonly #turns = new Turns();
 
   /** The directory login of the configuration, its CA file read (a configuration error if not). */
   static async open(deps: OutsideLoginDeps): Promise<DirectoryLogin> {
@@ -151,10 +195,15 @@ export class DirectoryLogin {
     // An empty password is an unauthenticated bind, which directories accept for anyone.
     if (!password || password.length > MAX_PASSWORD) return undefined;
     try {
-      const dn = await this.#dnOf(email);
-      if (dn !== undefined && await simpleBind(this.#server, dn, password)) {
-        return await this.#outside.person(email);
-      }
+      const bound = await this.#turns.run(async () => {
+        const dn = await this.#dnOf(email);
+        return dn !== undefined && await simpleBind(this.#server, dn, password);
+      });
+      if (bound === "busy") {
+        this.#outside.warn("too many logins at once: the LDAP directory was not asked", {
+          url: this.#server.url,
+        });
+      } else if (bound) return await this.#outside.person(email);
     } catch (err) {
       this.#outside.warn(
         "the LDAP directory could not be asked; logins use Parley's own passwords",

@@ -2,14 +2,15 @@
  * The LDAP login (PARLEY_AUTH_LDAP_URL) against a real OpenLDAP on loopback: the directory's
  * password logs a person in and registers them, the first only when PARLEY_ADMIN names them; the
  * directory's password is never kept, so a change there counts at once; with the directory down,
- * the account's own password still works; IRC clients of the listener log in the same way.
+ * the account's own password still works; IRC clients of the listener log in the same way; many
+ * logins at once ask the directory a few at a time.
  */
 import { assert, assertEquals, assertRejects } from "../support/assert.ts";
 import { ConfigError } from "../../config.ts";
 import { captureErrors, startApp } from "../support/app.ts";
 import { type Directory, startDirectory } from "../support/slapd.ts";
 import { authenticate } from "../../bouncer/auth.ts";
-import { DirectoryLogin } from "../../auth/ldap.ts";
+import { DIRECTORY_TURNS, DirectoryLogin } from "../../auth/ldap.ts";
 
 const ANN = "ann's directory password";
 
@@ -173,6 +174,93 @@ Deno.test("ldap login: ldaps:// with a CA of one's own", async (t) => {
       }
     });
   } finally {
+    await directory.close();
+  }
+});
+
+/**
+ * A TCP proxy in front of the directory that counts the logins through it: a connection waits
+ * for the directory from when it is made until the directory first answers (the bind's answer:
+ * no search is made here). How many waited at once at most, and how many connections in all.
+ */
+function countingProxy(port: number) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const seen = { waiting: 0, most: 0, all: 0 };
+  const piped: Promise<unknown>[] = [];
+  const pipe = async (down: Deno.Conn) => {
+    seen.all++;
+    seen.most = Math.max(seen.most, ++seen.waiting);
+    const up = await Deno.connect({ hostname: "127.0.0.1", port });
+    let answered = false;
+    const firstAnswer = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, out) {
+        if (!answered) seen.waiting--;
+        answered = true;
+        out.enqueue(chunk);
+      },
+    });
+    await Promise.allSettled([
+      down.readable.pipeTo(up.writable),
+      up.readable.pipeThrough(firstAnswer).pipeTo(down.writable),
+    ]);
+    if (!answered) seen.waiting--;
+  };
+  (async () => {
+    // Each connection on its own: the directory is connected to for all of them at once.
+    for await (const down of listener) piped.push(pipe(down));
+  })().catch(() => {/* closed */});
+  return {
+    url: `ldap://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    seen,
+    close: async () => {
+      listener.close();
+      await Promise.allSettled(piped);
+    },
+  };
+}
+
+Deno.test("ldap login: many logins at once ask the directory a few at a time", async (t) => {
+  const directory: Directory = await startDirectory();
+  const proxy = countingProxy(Number(new URL(directory.url).port));
+  const a = await startApp({ PARLEY_AUTH_LDAP_URL: proxy.url, PARLEY_ADMIN: "ann@example.com" });
+  const saved = { ...DIRECTORY_TURNS };
+  try {
+    await directory.addPerson("ann", ANN);
+    const ldap = await DirectoryLogin.open(a.deps);
+    // A flood of wrong passwords, as from many addresses (the throttle counts per address).
+    const flood = (n: number) =>
+      Promise.all(Array.from({ length: n }, (_, i) => ldap.login("ann@example.com", `guess ${i}`)));
+
+    await t.step("at most a few binds at once; the others wait their turn", async () => {
+      assertEquals((await flood(40)).filter(Boolean), []);
+      assertEquals(proxy.seen.all, 40, "every login asked the directory in its turn");
+      assert(proxy.seen.most <= DIRECTORY_TURNS.atOnce, `${proxy.seen.most} at once`);
+      assert(proxy.seen.most > 1, "several at once");
+      assertEquals((await ldap.login("ann@example.com", ANN))?.email, "ann@example.com");
+    });
+
+    await t.step("past the waiting room, the directory is not asked", async () => {
+      DIRECTORY_TURNS.waiting = 2;
+      const before = proxy.seen.all;
+      const { value, lines } = await captureErrors(() => flood(30));
+      assertEquals(value.filter(Boolean), []);
+      assertEquals(proxy.seen.all - before, DIRECTORY_TURNS.atOnce + 2);
+      assert(lines.some((l) => l.includes("too many logins at once")), lines.join("\n"));
+      // The turns were all given back.
+      assertEquals((await ldap.login("ann@example.com", ANN))?.email, "ann@example.com");
+    });
+
+    await t.step("a login that waits too long for its turn does not ask", async () => {
+      Object.assign(DIRECTORY_TURNS, saved, { waitMs: 0 });
+      const before = proxy.seen.all;
+      await flood(30);
+      assert(proxy.seen.all - before < 30, `${proxy.seen.all - before} asked`);
+      assertEquals((await ldap.login("ann@example.com", ANN))?.email, "ann@example.com");
+    });
+  } finally {
+    Object.assign(DIRECTORY_TURNS, saved);
+    await a.close();
+    await proxy.close();
     await directory.close();
   }
 });
