@@ -38,6 +38,7 @@ import {
   ERR_NOSUCHCHANNEL,
   ERR_NOSUCHNICK,
   ERR_NOTONCHANNEL,
+  ERR_LINKCHANNEL,
   ERR_SECUREONLYCHAN,
   ERR_TOOMANYCHANNELS,
   ERR_UNAVAILRESOURCE,
@@ -134,6 +135,8 @@ const REFUSALS: Record<LabeledAction["command"], ReadonlySet<string>> = {
     ERR_BADCHANMASK,
     ERR_NOCHANMODES,
     ERR_SECUREONLYCHAN,
+    // Forwarded: the server's JOIN of the other channel follows, everyone's news.
+    ERR_LINKCHANNEL,
   ]),
   PART: new Set([ERR_NOSUCHCHANNEL, ERR_NOTONCHANNEL]),
 };

@@ -167,6 +167,8 @@ export const ERR_ALREADYREGISTERED = "462";
 export const ERR_PASSWDMISMATCH = "464";
 export const ERR_YOUREBANNEDCREEP = "465";
 export const ERR_KEYSET = "467";
+/** A JOIN forwarded to another channel (the channel's +f on solanum and charybdis). */
+export const ERR_LINKCHANNEL = "470";
 export const ERR_CHANNELISFULL = "471";
 export const ERR_INVITEONLYCHAN = "473";
 export const ERR_BANNEDFROMCHAN = "474";

@@ -308,6 +308,21 @@ Deno.test("bouncer passthrough: capabilities asked upstream, TAGMSG, CHGHOST, SE
       await sync(b, "after-monitor");
       assertEquals(got(b, fromB, "732", "733", "711"), [], "the other client saw no answer");
     });
+
+    await t.step("a JOIN forwarded elsewhere: its 470 to the asker, the JOIN to all", async () => {
+      const [fromA, fromB] = [a.lines.length, b.lines.length];
+      await a.send("JOIN #full");
+      await server.waitFor((l) => l === "JOIN #full");
+      await server.send(
+        ":irc.hostile.test 470 alice #full #overflow :Forwarding to another channel",
+      );
+      await server.send(":alice!alice@host JOIN #overflow");
+      await a.waitFor((l) => l.command === "470", fromA);
+      await b.waitFor((l) => l.command === "JOIN" && l.params[0] === "#overflow", fromB);
+      await a.waitFor((l) => l.command === "JOIN" && l.params[0] === "#overflow", fromA);
+      await sync(b, "after-forward");
+      assertEquals(got(b, fromB, "470"), [], "the other client saw the JOIN, not the 470");
+    });
     for (const c of [a, b, plain]) c.close();
   } finally {
     await s.close();
