@@ -86,7 +86,8 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   const echo = hub.awaitEcho({ client: s, conversation: target, label: l, tags });
   const sent = new Map(tags);
   if (echo.upstreamLabel) sent.set("label", echo.upstreamLabel);
-  // Its refusal (401, 404) names the target: this client's alone (by Parley's label, when it has one).
+  // Its refusal (401, 404) names the target: this client's alone (told by Parley's label when
+  // the line carries one).
   const wait = echo.upstreamLabel ? "unanswered" : hub.expect(s, kind, [target]);
   return await s.sendOn(async () => {
     try {

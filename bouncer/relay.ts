@@ -33,12 +33,12 @@ import {
   ERR_CANNOTSENDTOCHAN,
   ERR_CHANNELISFULL,
   ERR_INVITEONLYCHAN,
+  ERR_LINKCHANNEL,
   ERR_NOCHANMODES,
   ERR_NOMOTD,
   ERR_NOSUCHCHANNEL,
   ERR_NOSUCHNICK,
   ERR_NOTONCHANNEL,
-  ERR_LINKCHANNEL,
   ERR_SECUREONLYCHAN,
   ERR_TOOMANYCHANNELS,
   ERR_UNAVAILRESOURCE,
@@ -114,7 +114,7 @@ const NEVER = new Set([
  * A client's JOIN or PART of a channel, waiting for the server's answer: a refusal is the
  * client's alone; the answer carries the client's label when it gave one.
  */
-interface LabeledAction {
+interface AwaitedJoinOrPart {
   client: Downstream;
   command: "JOIN" | "PART";
   /** Casefolded. */
@@ -123,7 +123,7 @@ interface LabeledAction {
 }
 
 /** The numerics that refuse a JOIN or a PART, naming the channel (their second parameter). */
-const REFUSALS: Record<LabeledAction["command"], ReadonlySet<string>> = {
+const REFUSALS: Record<AwaitedJoinOrPart["command"], ReadonlySet<string>> = {
   JOIN: new Set([
     ERR_NOSUCHCHANNEL,
     ERR_TOOMANYCHANNELS,
@@ -215,7 +215,8 @@ const MAX_ORDER = 10_000;
 const MAX_ECHOES = 256;
 /** Recent lines whose server msgid a reply or reaction may name (per connection). */
 const MAX_IDS = 4096;
-const MAX_LABELED = 32;
+/** Clients' JOINs and PARTs waiting for the server's answer (per connection). */
+const MAX_JOINS_AND_PARTS = 32;
 /** Channels joined whose NAMES reply has not ended, at most (see `Hub.#join`). */
 const MAX_JOINING = 100;
 let upstreamLabels = 0;
@@ -249,7 +250,7 @@ export class Hub {
    */
   #ownIds = new Map<string, string>();
   #serverIds = new Map<string, string>();
-  #labeled: LabeledAction[] = [];
+  #joinsAndParts: AwaitedJoinOrPart[] = [];
   /** Channels the user just joined, whose NAMES reply is the join's (casefolded). */
   #joining = new Set<string>();
   /** Lines in the server's order held behind a read marker being looked up. */
@@ -430,19 +431,19 @@ export class Hub {
    * when it has one. False when too many wait: an unlabeled one, which a server may never answer
    * (a JOIN it ignores), gives way first; a labeled client then gets a plain ACK.
    */
-  expectJoinOrPart(a: LabeledAction): boolean {
-    if (this.#labeled.length >= MAX_LABELED) {
-      const at = this.#labeled.findIndex((x) => x.label === undefined);
+  expectJoinOrPart(a: AwaitedJoinOrPart): boolean {
+    if (this.#joinsAndParts.length >= MAX_JOINS_AND_PARTS) {
+      const at = this.#joinsAndParts.findIndex((x) => x.label === undefined);
       if (at < 0) return false;
-      this.#labeled.splice(at, 1);
+      this.#joinsAndParts.splice(at, 1);
     }
-    this.#labeled.push(a);
+    this.#joinsAndParts.push(a);
     return true;
   }
 
   /** The client's JOIN or PART was not sent after all: no answer will come. */
   forgetJoinOrPart(client: Downstream, command: string, label: string | undefined): void {
-    this.#labeled = this.#labeled.filter((a) =>
+    this.#joinsAndParts = this.#joinsAndParts.filter((a) =>
       a.client !== client || a.command !== command || a.label !== label
     );
   }
@@ -462,7 +463,7 @@ export class Hub {
     // Its written lines keep their place in the order: their echoes still come, to everyone.
     this.#sent.forget((e) => e.client === client);
     this.#rawEchoes = this.#rawEchoes.filter((e) => e.client !== client);
-    this.#labeled = this.#labeled.filter((a) => a.client !== client);
+    this.#joinsAndParts = this.#joinsAndParts.filter((a) => a.client !== client);
   }
 
   /** Follows the user's nick through the lines relayed (the welcome, the user's own NICK). */
@@ -495,8 +496,8 @@ export class Hub {
     }
     for (const e of this.#pending.expired()) this.#later(() => this.#close(e));
     if (!m.tags.has("time")) m.tags.set("time", new Date().toISOString());
-    const labeledFirst = this.#labeled.length > 0 && /^\d{3}$/.test(m.command)
-      ? this.#labeledAnswer(m, meBefore)
+    const askerFirst = this.#joinsAndParts.length > 0 && /^\d{3}$/.test(m.command)
+      ? this.#joinOrPartAnswer(m, meBefore)
       : undefined;
     const byLabel = this.#byUpstreamLabel(m);
     if (byLabel) return this.#later(byLabel);
@@ -511,7 +512,7 @@ export class Hub {
       const refused = this.#refusedEcho(m, upLabel);
       if (refused) return this.#later(refused);
     }
-    const routed = labeledFirst ? undefined : this.#pending.route(m);
+    const routed = askerFirst ? undefined : this.#pending.route(m);
     if (routed) {
       const first = routed.entry.given === 1;
       return this.#later(() => this.#answer(routed, m, first));
@@ -532,17 +533,17 @@ export class Hub {
     // An event history kept as one row carries that row's msgid and time, as CHATHISTORY gives
     // it: whichever command it is, so a newly kept event needs nothing here.
     if (produced?.kind === "stored") stamp(m, produced);
-    const labeled = labeledFirst ?? this.#labeledAnswer(m, meBefore);
+    const asker = askerFirst ?? this.#joinOrPartAnswer(m, meBefore);
     const echo = this.#rawEcho(m, meBefore);
     this.#later(() => {
       const numeric = /^\d{3}$/.test(m.command);
-      if (!labeled && numeric && this.#unasked(m)) return;
+      if (!asker && numeric && this.#unasked(m)) return;
       // A JOIN or PART refused is its asker's answer; the JOIN or PART itself everyone's news.
-      if (labeled && numeric) {
-        if (!this.clients.has(labeled.client)) return;
+      if (asker && numeric) {
+        if (!this.clients.has(asker.client)) return;
         const tags = new Map(m.tags);
-        if (labeled.label !== undefined) tags.set("label", labeled.label);
-        return this.#send(labeled.client, { ...m, tags });
+        if (asker.label !== undefined) tags.set("label", asker.label);
+        return this.#send(asker.client, { ...m, tags });
       }
       for (const c of this.clients) {
         if (c === echo?.client) {
@@ -550,8 +551,8 @@ export class Hub {
           if (!c.caps.has("echo-message")) continue;
           if (echo.label) this.#send(c, { ...m, tags: new Map(m.tags).set("label", echo.label) });
           else this.#send(c, m);
-        } else if (c !== labeled?.client || labeled.label === undefined) this.#send(c, m);
-        else this.#send(c, { ...m, tags: new Map(m.tags).set("label", labeled.label) });
+        } else if (c !== asker?.client || asker.label === undefined) this.#send(c, m);
+        else this.#send(c, { ...m, tags: new Map(m.tags).set("label", asker.label) });
       }
     });
     if (ownJoin) this.#readMarkers(m.params[0] ?? "");
@@ -707,11 +708,11 @@ export class Hub {
   }
 
   /**
-   * The labeled JOIN or PART this line answers (the user's own JOIN or PART of the channel, or a
+   * The client's JOIN or PART this line answers (the user's own JOIN or PART of the channel, or a
    * numeric refusing it), taken off the list.
    */
-  #labeledAnswer(m: IrcMessage, me: string): LabeledAction | undefined {
-    if (!this.#labeled.length) return undefined;
+  #joinOrPartAnswer(m: IrcMessage, me: string): AwaitedJoinOrPart | undefined {
+    if (!this.#joinsAndParts.length) return undefined;
     let command: string;
     let channel: string;
     if ((m.command === "JOIN" || m.command === "PART") && m.prefix.includes("!")) {
@@ -720,14 +721,14 @@ export class Hub {
       channel = ircLower(m.params[0] ?? "");
     } else if (/^\d{3}$/.test(m.command)) {
       channel = ircLower(m.params[1] ?? "");
-      const a = this.#labeled.find((a) =>
+      const a = this.#joinsAndParts.find((a) =>
         a.channel === channel && REFUSALS[a.command].has(m.command)
       );
       if (!a) return undefined;
       command = a.command;
     } else return undefined;
-    const at = this.#labeled.findIndex((a) => a.command === command && a.channel === channel);
-    return at < 0 ? undefined : this.#labeled.splice(at, 1)[0];
+    const at = this.#joinsAndParts.findIndex((a) => a.command === command && a.channel === channel);
+    return at < 0 ? undefined : this.#joinsAndParts.splice(at, 1)[0];
   }
 
   /**
