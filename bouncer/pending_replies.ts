@@ -219,9 +219,6 @@ const SPECS: Record<string, ReplySpec> = {
   REHASH: spec([], [N.RPL_REHASHING, N.ERR_NOPRIVILEGES, N.ERR_NOPRIVS]),
 };
 
-/** The refusals of an operator's command to a user who is not one, which name nothing. */
-const NOT_AN_OPERATOR = [N.ERR_NOPRIVILEGES, N.ERR_NOPRIVS, N.ERR_CANTKILLSERVER];
-
 /**
  * Operators' commands, answered when refused (or by nothing but their effect): a refusal names no
  * command, so it is the first waiting one's of these.
@@ -257,6 +254,15 @@ const NICK_REFUSALS = [
 /** A command whose answer, if any, is only an error. */
 const ERRORS_ONLY: ReplySpec = { replies: new Set(), ends: new Set(), answered: false };
 
+/**
+ * An operator's command (OPERATOR_COMMANDS): answered only when refused to a user who is not one,
+ * by a refusal that names nothing.
+ */
+const OPERATORS_ONLY: ReplySpec = {
+  ...ERRORS_ONLY,
+  ends: set([N.ERR_NOPRIVILEGES, N.ERR_NOPRIVS, N.ERR_CANTKILLSERVER]),
+};
+
 /** What answers a client's command (`isChannel` tells a channel's name from a nick). */
 export function replySpec(
   command: string,
@@ -264,7 +270,7 @@ export function replySpec(
   isChannel: (name: string) => boolean,
 ): ReplySpec {
   const [target = "", modes, ...rest] = params;
-  if (OPERATOR_COMMANDS.has(command)) return { ...ERRORS_ONLY, ends: set(NOT_AN_OPERATOR) };
+  if (OPERATOR_COMMANDS.has(command)) return OPERATORS_ONLY;
   switch (command) {
     case "WHO":
       if (!target) return { ...SPECS.WHO, anySubject: true };

@@ -496,7 +496,9 @@ export class Hub {
     }
     for (const e of this.#pending.expired()) this.#later(() => this.#close(e));
     if (!m.tags.has("time")) m.tags.set("time", new Date().toISOString());
-    const askerFirst = this.#joinsAndParts.length > 0 && /^\d{3}$/.test(m.command)
+    const numeric = /^\d{3}$/.test(m.command);
+    // A refusal of a client's JOIN or PART is looked for once, before any query may take it.
+    const askerFirst = this.#joinsAndParts.length > 0 && numeric
       ? this.#joinOrPartAnswer(m, meBefore)
       : undefined;
     const byLabel = this.#byUpstreamLabel(m);
@@ -529,14 +531,13 @@ export class Hub {
       ) this.onDetachChange(target, false);
       return this.#chat(m, produced, meBefore, upLabel);
     }
-    if (!/^\d{3}$/.test(m.command) && !m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
+    if (!numeric && !m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
     // An event history kept as one row carries that row's msgid and time, as CHATHISTORY gives
     // it: whichever command it is, so a newly kept event needs nothing here.
     if (produced?.kind === "stored") stamp(m, produced);
-    const asker = askerFirst ?? this.#joinOrPartAnswer(m, meBefore);
+    const asker = askerFirst ?? (numeric ? undefined : this.#joinOrPartAnswer(m, meBefore));
     const echo = this.#rawEcho(m, meBefore);
     this.#later(() => {
-      const numeric = /^\d{3}$/.test(m.command);
       if (!asker && numeric && this.#unasked(m)) return;
       // A JOIN or PART refused is its asker's answer; the JOIN or PART itself everyone's news.
       if (asker && numeric) {
