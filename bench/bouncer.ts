@@ -14,13 +14,17 @@
  *   PARLEY_BENCH_RELAY_RATE lines/s (default 1,000) for PARLEY_BENCH_RELAY_SECONDS (default 20) in
  *   one of those channels, with 0, 1 and 3 clients attached (registered as gamja registers), then
  *   on a second daemon without the listener (`_off`). Each phase prints the daemon's CPU (utime +
- *   stime from /proc) per upstream line and as a share of a core, the lines lost (not stored, or
+ *   stime from /proc) per upstream line and as a share of a core, the lines per socket read (each
+ *   read costs on its own in every thread: how many lines ngircd's writes carry decides much of a
+ *   line's cost; docs/performance.md), the lines lost (not stored, or
  *   not received by an attached client: 0 expected), and with clients the latency from ngircd to
  *   an attached client (a plain client on ngircd in the same channel receives each line too; the
  *   difference of the two arrival times). Target: 3 clients cost under 10% of a core more than
  *   none, and no more CPU per line than before a change of the line path.
- * PARLEY_BENCH_ATTACH=0 skips the attach figures (and their history), for the relay alone. Each
- * figure is printed with the load average, since the machine may be shared.
+ * PARLEY_BENCH_ATTACH=0 skips the attach figures (and their history), for the relay alone;
+ * PARLEY_BENCH_RELAY_IDLE_S makes the daemon sit that long with no traffic before the relay (as a
+ * real one mostly sits). Each figure is printed with the load average, since the machine may be
+ * shared.
  */
 import { ApiClient } from "../tests/support/api.ts";
 import { BouncerClient } from "../tests/support/bouncer_client.ts";
@@ -37,6 +41,7 @@ const CHANNELS = 100;
 const ATTACHES = 5;
 const rate = Number(Deno.env.get("PARLEY_BENCH_RELAY_RATE") ?? 1000);
 const seconds = Number(Deno.env.get("PARLEY_BENCH_RELAY_SECONDS") ?? 20);
+const idleSeconds = Number(Deno.env.get("PARLEY_BENCH_RELAY_IDLE_S") ?? 0);
 const ATTACH = Deno.env.get("PARLEY_BENCH_ATTACH") !== "0";
 const EMAIL = "bench@example.com";
 const PASSWORD = "correct horse battery";
@@ -89,7 +94,11 @@ async function daemonWith(server: TestServer, nick: string, join = false) {
 }
 
 const server = await startServer({
-  env: { PARLEY_LOG_LEVEL: "warn", PARLEY_IRC_LISTEN: `irc://127.0.0.1:${ircPort}` },
+  env: {
+    PARLEY_LOG_LEVEL: "warn",
+    PARLEY_IRC_LISTEN: `irc://127.0.0.1:${ircPort}`,
+    PARLEY_METRICS: "1",
+  },
 });
 let off: TestServer | undefined;
 const speaker = await RawIrcClient.connect(irc.port, "speaker");
@@ -165,6 +174,7 @@ try {
     }
   }
 
+  if (idleSeconds > 0) await sleep(idleSeconds * 1000);
   // Two seconds unmeasured first: the daemon's code for the line path compiled, as it would be.
   await relay(server, "warm", [], rate * 2);
   const none = await relay(server, "none", []);
@@ -182,7 +192,7 @@ try {
   await server.close();
 
   // The same connection and load on a daemon without the listener.
-  off = await startServer({ env: { PARLEY_LOG_LEVEL: "warn" } });
+  off = await startServer({ env: { PARLEY_LOG_LEVEL: "warn", PARLEY_METRICS: "1" } });
   await daemonWith(off, "quiet", true);
   await watcher.waitFor(
     (l) => l.command === "JOIN" && l.nick === "quiet" && l.params[0] === channels.at(-1),
@@ -210,6 +220,8 @@ interface Relayed {
   core: number;
   /** Lines a second the speaker reached. */
   rate: number;
+  /** Upstream lines per socket read the daemon handed to its main thread. */
+  linesPerRead: number;
   /** Lines not stored. */
   lostStored: number;
   /** Lines the attached client that received the fewest did not receive. */
@@ -261,6 +273,7 @@ async function relay(
     .all(channels[0]) as { id: number }[]).map((r) => r.id);
   const rows = new StoredRows(db, convs, "speaker", 20);
 
+  const readsBefore = await readsOf(d);
   const before = cpuSeconds(pid);
   const started = performance.now();
   for (let i = 0; i < total; i++) {
@@ -275,6 +288,7 @@ async function relay(
   await rows.until(total, 60_000);
   await Promise.all(received);
   const cpu = cpuSeconds(pid) - before;
+  const readsAfter = await readsOf(d);
   const elapsed = (performance.now() - started) / 1000;
   await watched;
   db.close();
@@ -292,9 +306,20 @@ async function relay(
     perLine: cpu / total,
     core: cpu / elapsed,
     rate: total / ((sent - started) / 1000),
+    linesPerRead: (readsAfter.lines - readsBefore.lines) / (readsAfter.reads - readsBefore.reads),
     lostStored,
     lostClient,
     latency,
+  };
+}
+
+/** The daemon's IRC lines received and the socket reads they came in, from its /metrics. */
+async function readsOf(d: TestServer): Promise<{ lines: number; reads: number }> {
+  const text = await (await fetch(`${d.url}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]);
+  return {
+    lines: value("parley_irc_lines_received_total"),
+    reads: value("parley_irc_reads_total"),
   };
 }
 
@@ -302,6 +327,7 @@ function printRelay(name: string, r: Relayed) {
   const at = `${r.rate.toFixed(0)} lines/s, load ${load()}`;
   console.log(`bouncer_relay_cpu_per_line_${name}: ${(r.perLine * 1e6).toFixed(1)} µs (${at})`);
   console.log(`bouncer_relay_cpu_${name}: ${(r.core * 100).toFixed(1)} % of a core (${at})`);
+  console.log(`bouncer_relay_lines_per_read_${name}: ${r.linesPerRead.toFixed(2)} lines`);
   console.log(
     `bouncer_relay_lost_${name}: ${r.lostStored + r.lostClient} lines ` +
       `(${r.lostStored} not stored, ${r.lostClient} not received by a client)`,

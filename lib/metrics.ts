@@ -7,8 +7,12 @@
  * Nothing here may carry user data: operations are route patterns, never paths with their values.
  */
 
-/** IRC lines read from and written to servers by this process, since it started. */
-export const ircLines = { in: 0, out: 0 };
+/**
+ * IRC lines read from and written to servers by this process, since it started, and the reads
+ * (socket reads handed to the main thread) the lines came in: each read has a cost of its own
+ * in every thread, so lines per read says much of what a line costs (docs/performance.md).
+ */
+export const ircLines = { in: 0, out: 0, reads: 0 };
 
 /** Timings and sizes that go into histograms when metrics are on. */
 interface Observers {

@@ -59,6 +59,11 @@ export function prometheus(deps: AppDeps): Prometheus {
       ["parley_irc_lines_received_total", "IRC lines read from servers", () => ircLines.in],
       ["parley_irc_lines_sent_total", "IRC lines written to servers", () => ircLines.out],
       [
+        "parley_irc_reads_total",
+        "Reads of IRC servers' sockets the received lines came in",
+        () => ircLines.reads,
+      ],
+      [
         "parley_uncaught_errors_total",
         "Errors no code caught, logged and survived (each is a fault to report)",
         () => strayErrors.count,

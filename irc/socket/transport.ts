@@ -209,6 +209,7 @@ export class LineTransport extends EventEmitter {
    */
   #data(chunk: Uint8Array): void {
     idleGc.read(chunk.length);
+    ircLines.reads++;
     let last = chunk.lastIndexOf(0x0a);
     if (last === -1) return this.#keepPartial(chunk, 0);
     // Line lengths are checked in bytes, one native search per line.

@@ -62,6 +62,7 @@ Deno.test("/metrics counts what happened and names no user, nick, channel or mes
 
     assert(sample(text, "parley_irc_lines_received_total")! > 0, "lines in");
     assert(sample(text, "parley_irc_lines_sent_total")! > 0, "lines out");
+    assert(sample(text, "parley_irc_reads_total")! > 0, "reads");
     assertEquals(sample(text, 'parley_irc_connections{state="queued"}'), 0);
     assertEquals(sample(text, "parley_irc_send_queue_lines"), 0);
     assertEquals(sample(text, "parley_event_sockets"), 1);
