@@ -31,6 +31,14 @@ export type FromWorker =
 
 /** How long a search waits for the index before answering from what is indexed. */
 const SEARCH_WAIT_MS = 2000;
+/**
+ * Shortest time between two "work" messages to the worker while commits keep coming. The writer
+ * commits up to a hundred times a second under steady traffic, and each indexing step has a cost
+ * of its own whatever it carries (a transaction of search.db, a new index segment to merge
+ * later, a message each way), so steady traffic is indexed in steps of a tenth of a second
+ * instead. A search waiting for the index has the held message sent at once.
+ */
+const WORK_PACE_MS = 100;
 /** Delay before a failed worker is started again. */
 const RESTART_MS = 5000;
 
@@ -39,8 +47,12 @@ const RESTART_MS = 5000;
  * `Checkpointer` side): one thread and one JavaScript engine for both.
  */
 export interface SearchIndexer extends Checkpointer {
-  /** Messages with ids up to `id` are committed (or some deleted): bring the index up to date. */
-  committed(id: number): void;
+  /**
+   * Messages with ids up to `id` are committed (or some deleted): bring the index up to date.
+   * The worker is told at its pace, or at once with `now` (deletions: what waits for them
+   * should not wait for the pace too).
+   */
+  committed(id: number, now?: boolean): void;
   /**
    * Resolves once every message up to `id` is searchable, or after `waitMs` (a rebuild of a
    * large index, a failed worker): search then answers from what is indexed.
@@ -55,6 +67,18 @@ export interface SearchIndexer extends Checkpointer {
 }
 
 /**
+ * How the indexer paces its worker; tests shorten or lengthen it.
+ *
+ * @internal test seam
+ */
+export interface IndexerPace {
+  /** Shortest time between two "work" messages (WORK_PACE_MS). */
+  workPaceMs?: number;
+  /** Told of every "work" message sent, with the id it carries (tests count them). */
+  onWork?: (committed: number) => void;
+}
+
+/**
  * The indexer for `parley.db` at `dbPath` and its index at `searchPath`. Its worker (a JavaScript
  * engine of ~10 MB) starts at once only when `behind` (the index lacks committed messages or
  * deletions); otherwise with the first commit, so a daemon with nothing to index has none.
@@ -64,6 +88,7 @@ export function startSearchIndexer(
   searchPath: string,
   committedId: number,
   behind = true,
+  { workPaceMs = WORK_PACE_MS, onWork }: IndexerPace = {},
 ): SearchIndexer {
   let worker: Worker | undefined;
   let committed = committedId;
@@ -157,15 +182,42 @@ export function startSearchIndexer(
     worker?.postMessage(msg);
   }
 
+  /** When the last "work" message went, and the timer of the one held back (if any). */
+  let workSentAt = -Infinity;
+  let workTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Tells the worker how far messages are committed, at most once per `workPaceMs`. */
+  function tellWork() {
+    if (workTimer !== undefined) return;
+    const wait = workSentAt + workPaceMs - performance.now();
+    if (wait <= 0) sendWork();
+    else workTimer = setTimeout(sendWork, wait);
+  }
+
+  function sendWork() {
+    if (workTimer !== undefined) clearTimeout(workTimer);
+    workTimer = undefined;
+    workSentAt = performance.now();
+    onWork?.(committed);
+    send({ kind: "work", committed });
+  }
+
+  /** The held "work" message, if any, goes now (someone waits for the index). */
+  function flushWork() {
+    if (workTimer !== undefined) sendWork();
+  }
+
   if (behind) start();
   return {
-    committed(id) {
+    committed(id, now = false) {
       committed = Math.max(committed, id);
       if (!started) return start(); // its start message carries `committed`
-      send({ kind: "work", committed });
+      if (now) sendWork();
+      else tellWork();
     },
     searchable(id, waitMs = SEARCH_WAIT_MS) {
       if (id <= indexed || !worker || full) return Promise.resolve();
+      flushWork();
       return new Promise((resolve) => {
         const waiter = { id, done: () => (clearTimeout(timer), resolve()) };
         const timer = Number.isFinite(waitMs)
@@ -189,12 +241,16 @@ export function startSearchIndexer(
     settled() {
       if (!worker || full) return Promise.resolve();
       const done = new Promise<void>((resolve) => settleWaiters.push(resolve));
+      flushWork();
       send({ kind: "settle" });
       return done;
     },
     close() {
       closing = true;
       if (restartTimer !== undefined) clearTimeout(restartTimer);
+      // What is not indexed yet is indexed at the next start.
+      if (workTimer !== undefined) clearTimeout(workTimer);
+      workTimer = undefined;
       release(true);
       for (const done of checkpoints.splice(0)) done();
       if (!worker) return Promise.resolve();

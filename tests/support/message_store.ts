@@ -5,15 +5,19 @@
  */
 import { openDatabase } from "../../store/sqlite/db.ts";
 import { migrate, sqliteMigrations } from "../../store/sqlite/migrate.ts";
-import { openSearch, startSearchIndexer } from "../../store/sqlite/search_index.ts";
+import {
+  type IndexerPace,
+  openSearch,
+  startSearchIndexer,
+} from "../../store/sqlite/search_index.ts";
 import { sqliteMessageStore } from "../../store/sqlite/messages/mod.ts";
 
-export async function openMessageStore(dbPath: string, searchPath: string) {
+export async function openMessageStore(dbPath: string, searchPath: string, pace?: IndexerPace) {
   const db = openDatabase(dbPath);
   migrate(db, await sqliteMigrations());
   db.exec("PRAGMA foreign_keys = OFF"); // rows of a conversation that is not there
   const searchDb = await openSearch(searchPath, 1, 0);
-  const indexer = startSearchIndexer(dbPath, searchPath, 0, false);
+  const indexer = startSearchIndexer(dbPath, searchPath, 0, false, pace);
   const parts = sqliteMessageStore(db, searchDb, indexer, indexer);
   return {
     db,

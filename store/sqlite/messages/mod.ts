@@ -84,7 +84,7 @@ export function sqliteMessageStore(
     clear(conversation) {
       commit();
       clear.run(conversation); // the trigger logs the ids for the indexer to remove
-      indexer.committed(writer.lastId());
+      indexer.committed(writer.lastId(), true);
       return Promise.resolve();
     },
     search: {
@@ -109,7 +109,7 @@ export function sqliteMessageStore(
       idle: () => writer.pacing.idle(),
       deleted() {
         writer.pacing.afterCommit();
-        indexer.committed(writer.lastId());
+        indexer.committed(writer.lastId(), true);
       },
       removedUpTo: () => indexer.deletedUpTo(),
     }),
