@@ -14,16 +14,17 @@
  *   PARLEY_BENCH_RELAY_RATE lines/s (default 1,000) for PARLEY_BENCH_RELAY_SECONDS (default 20) in
  *   one of those channels, with 0, 1 and 3 clients attached (registered as gamja registers), then
  *   on a second daemon without the listener (`_off`). Each phase prints the daemon's CPU (utime +
- *   stime from /proc) per upstream line and as a share of a core, the lines per socket read (each
- *   read costs on its own in every thread: how many lines ngircd's writes carry decides much of a
- *   line's cost; docs/performance.md), the lines lost (not stored, or
- *   not received by an attached client: 0 expected), and with clients the latency from ngircd to
+ *   stime from /proc) per upstream line, as a share of a core and split by thread, the lines per
+ *   socket read (each read costs on its own in every thread: how many lines ngircd's writes carry
+ *   decides much of a line's cost; docs/performance.md), the lines lost (not stored, or not
+ *   received by an attached client: 0 expected), and with clients the latency from ngircd to
  *   an attached client (a plain client on ngircd in the same channel receives each line too; the
  *   difference of the two arrival times). Target: 3 clients cost under 10% of a core more than
  *   none, and no more CPU per line than before a change of the line path.
  * PARLEY_BENCH_ATTACH=0 skips the attach figures (and their history), for the relay alone;
  * PARLEY_BENCH_RELAY_IDLE_S makes the daemon sit that long with no traffic before the relay (as a
- * real one mostly sits). Each figure is printed with the load average, since the machine may be
+ * real one mostly sits); PARLEY_BENCH_DENO_FLAGS adds flags to the listener's daemon's `deno run`
+ * (`--cpu-prof --cpu-prof-dir=DIR` for a CPU profile per thread). Each figure is printed with the load average, since the machine may be
  * shared.
  */
 import { ApiClient } from "../tests/support/api.ts";
@@ -35,7 +36,7 @@ import { startServer, type TestServer } from "../tests/support/server.ts";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { attachAsGamja } from "./bouncer_support.ts";
-import { cpuSeconds, p, StoredRows } from "./scale_support.ts";
+import { cpuSeconds, p, StoredRows, threadCpu, threadSplit } from "./scale_support.ts";
 
 const CHANNELS = 100;
 const ATTACHES = 5;
@@ -93,12 +94,15 @@ async function daemonWith(server: TestServer, nick: string, join = false) {
   return cid;
 }
 
+/** Flags for the listener's daemon's `deno run` (e.g. `--cpu-prof --cpu-prof-dir=DIR`). */
+const extraFlags = (Deno.env.get("PARLEY_BENCH_DENO_FLAGS") ?? "").split(" ").filter(Boolean);
 const server = await startServer({
   env: {
     PARLEY_LOG_LEVEL: "warn",
     PARLEY_IRC_LISTEN: `irc://127.0.0.1:${ircPort}`,
     PARLEY_METRICS: "1",
   },
+  ...(extraFlags.length ? { permissions: ["-A", ...extraFlags] } : {}),
 });
 let off: TestServer | undefined;
 const speaker = await RawIrcClient.connect(irc.port, "speaker");
@@ -222,6 +226,8 @@ interface Relayed {
   rate: number;
   /** Upstream lines per socket read the daemon handed to its main thread. */
   linesPerRead: number;
+  /** The CPU a line per thread of the daemon, µs (`deno=... worker-1=...`). */
+  threads: string;
   /** Lines not stored. */
   lostStored: number;
   /** Lines the attached client that received the fewest did not receive. */
@@ -275,6 +281,7 @@ async function relay(
 
   const readsBefore = await readsOf(d);
   const before = cpuSeconds(pid);
+  const threadsBefore = threadCpu(pid);
   const started = performance.now();
   for (let i = 0; i < total; i++) {
     const due = started + (i * 1000) / rate;
@@ -288,6 +295,7 @@ async function relay(
   await rows.until(total, 60_000);
   await Promise.all(received);
   const cpu = cpuSeconds(pid) - before;
+  const threads = threadSplit(threadsBefore, threadCpu(pid), 1e6 / total, 0);
   const readsAfter = await readsOf(d);
   const elapsed = (performance.now() - started) / 1000;
   await watched;
@@ -307,6 +315,7 @@ async function relay(
     core: cpu / elapsed,
     rate: total / ((sent - started) / 1000),
     linesPerRead: (readsAfter.lines - readsBefore.lines) / (readsAfter.reads - readsBefore.reads),
+    threads,
     lostStored,
     lostClient,
     latency,
@@ -328,6 +337,7 @@ function printRelay(name: string, r: Relayed) {
   console.log(`bouncer_relay_cpu_per_line_${name}: ${(r.perLine * 1e6).toFixed(1)} µs (${at})`);
   console.log(`bouncer_relay_cpu_${name}: ${(r.core * 100).toFixed(1)} % of a core (${at})`);
   console.log(`bouncer_relay_lines_per_read_${name}: ${r.linesPerRead.toFixed(2)} lines`);
+  console.log(`bouncer_relay_threads_${name}: ${r.threads} (µs per line)`);
   console.log(
     `bouncer_relay_lost_${name}: ${r.lostStored + r.lostClient} lines ` +
       `(${r.lostStored} not stored, ${r.lostClient} not received by a client)`,

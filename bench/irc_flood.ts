@@ -27,6 +27,7 @@ import { ApiClient } from "../tests/support/api.ts";
 import { Flooder, floodText } from "../tests/support/flood.ts";
 import { startIrcServer } from "../tests/support/ngircd.ts";
 import { startServer } from "../tests/support/server.ts";
+import { threadCpu, threadSplit } from "./scale_support.ts";
 
 const total = Number(Deno.env.get("PARLEY_BENCH_FLOOD") ?? 200_000);
 const settleMs = Number(Deno.env.get("PARLEY_BENCH_FLOOD_SETTLE_MS") ?? 30_000);
@@ -69,26 +70,6 @@ function statCpu(stat: string): number {
 /** CPU seconds the process has used (user + system, all its threads: the search worker too). */
 function cpuSeconds(pid: number): number {
   return statCpu(Deno.readTextFileSync(`/proc/${pid}/stat`));
-}
-
-/** CPU seconds so far of each of the process's threads, summed by thread name. */
-function threadCpu(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      out.set(name, (out.get(name) ?? 0) + statCpu(stat));
-    } catch { /* the thread ended */ }
-  }
-  return out;
-}
-
-/** Where a process's CPU went between two `threadCpu` readings, busiest first. */
-function threadDelta(before: Map<string, number>, after: Map<string, number>): string {
-  return [...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const)
-    .filter(([, v]) => v >= 0.01).sort((a, b) => b[1] - a[1])
-    .map(([k, v]) => `${k.replace(/\s+/g, "_")}=${v.toFixed(2)}`).join(" ");
 }
 
 /**
@@ -290,7 +271,7 @@ try {
     line("irc_flood_machine_busy_pct", (busy / all * 100).toFixed(1), "%");
     line("irc_flood_daemon_cpu_to_stored_s", (daemonDone - cpuBefore).toFixed(2), "s");
     line("irc_flood_others_cpu_s", (busy - (daemonDone - cpuBefore)).toFixed(2), "s");
-    line("irc_flood_daemon_threads_s", threadDelta(threadsBefore, threadsDone));
+    line("irc_flood_daemon_threads_s", threadSplit(threadsBefore, threadsDone));
   }
   line("rss_peak_mb", statusMb(pid, "VmHWM"), "MB");
   line("rss_after_flood_now_mb", statusMb(pid, "VmRSS"), "MB");

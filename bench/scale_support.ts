@@ -91,6 +91,25 @@ export function threadCpu(pid: number): Map<string, number> {
   }
   return out;
 }
+/**
+ * Where a process's CPU went between two `threadCpu` readings, summed by thread name (`deno` the
+ * main thread, `worker-1` the first worker...), busiest first: `name=seconds` pairs.
+ */
+export function threadSplit(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  scale = 1,
+  digits = 2,
+): string {
+  const sums = new Map<string, number>();
+  for (const [key, v] of after) {
+    const name = key.slice(0, key.lastIndexOf(" ")).replace(/\s+/g, "_");
+    sums.set(name, (sums.get(name) ?? 0) + (v - (before.get(key) ?? 0)) * scale);
+  }
+  return [...sums].filter(([, v]) => v >= 0.5 * 10 ** -digits).sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k}=${v.toFixed(digits)}`).join(" ");
+}
+
 /** CPU time (s) of a process or thread, from /proc. */
 export function cpuSeconds(pid: number | string): number {
   const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
