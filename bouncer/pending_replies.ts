@@ -156,6 +156,9 @@ const WHOIS = spec(
   { errorsBeforeEnd: set([N.ERR_NOSUCHNICK, N.ERR_NOSUCHSERVER]) },
 );
 
+const AWAY = spec([], [N.RPL_NOWAWAY]);
+const BACK = spec([], [N.RPL_UNAWAY]);
+
 /** Commands whose answers are known, by command. */
 const SPECS: Record<string, ReplySpec> = {
   WHOIS,
@@ -296,6 +299,9 @@ export function replySpec(
       if (list === "I") return spec([N.RPL_INVITELIST], [N.RPL_ENDOFINVITELIST]);
       return ERRORS_ONLY;
     }
+    case "AWAY":
+      // With a message the server says 306 (away now), without one 305 (back).
+      return target ? AWAY : BACK;
     case "TOPIC":
       return params.length === 1
         ? spec([N.RPL_TOPIC], [N.RPL_NOTOPIC, N.RPL_TOPICWHOTIME])

@@ -83,6 +83,11 @@ Deno.test("bouncer passthrough: query errors, passed-through commands, answers t
       assert(version.at(-1)?.params[1].startsWith("ngIRCd"), version.at(-1)?.raw);
     });
 
+    await t.step("AWAY and back: 306 and 305 to the asker", async () => {
+      await passes("AWAY :lunch", [], "306");
+      await passes("AWAY", [], "305");
+    });
+
     await t.step("a command the server does not know: its 421, to the asker", async () => {
       const fromB = b.lines.length;
       await a.send("FROBNICATE x");

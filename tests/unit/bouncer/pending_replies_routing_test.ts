@@ -227,3 +227,15 @@ Deno.test("pending replies: a later command's answer settles the earlier ones th
   assertEquals(to(":s 401 me carol :No such nick"), "b (end)");
   assertEquals(to(":s 318 me bob :End of WHOIS list"), "a (end)");
 });
+
+Deno.test("pending replies: AWAY is answered by 306, and back by 305", () => {
+  const { q, ask, to } = queue();
+  ask("a", "AWAY");
+  ask("b", "AWAY :lunch");
+  // Each by the numeric its AWAY asks for, whatever the order.
+  assertEquals(to(":s 306 me :You have been marked as being away"), "b (end)");
+  assertEquals(to(":s 305 me :You are no longer marked as being away"), "a (end)");
+  assertEquals(q.size, 0);
+  // Parley's own AWAY (automatic away, the web client) is nobody's here: every client is told.
+  assertEquals(to(":s 306 me :You have been marked as being away"), "");
+});
