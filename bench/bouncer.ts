@@ -24,8 +24,8 @@
  * PARLEY_BENCH_ATTACH=0 skips the attach figures (and their history), for the relay alone;
  * PARLEY_BENCH_RELAY_IDLE_S makes the daemon sit that long with no traffic before the relay (as a
  * real one mostly sits); PARLEY_BENCH_DENO_FLAGS adds flags to the listener's daemon's `deno run`
- * (`--cpu-prof --cpu-prof-dir=DIR` for a CPU profile per thread). Each figure is printed with the load average, since the machine may be
- * shared.
+ * (`--cpu-prof --cpu-prof-dir=DIR` for a CPU profile per thread). Each figure is printed with the
+ * load average, since the machine may be shared.
  */
 import { ApiClient } from "../tests/support/api.ts";
 import { BouncerClient } from "../tests/support/bouncer_client.ts";

@@ -91,6 +91,7 @@ export function threadCpu(pid: number): Map<string, number> {
   }
   return out;
 }
+
 /**
  * Where a process's CPU went between two `threadCpu` readings, summed by thread name (`deno` the
  * main thread, `worker-1` the first worker...), busiest first: `name=seconds` pairs.
