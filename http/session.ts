@@ -51,8 +51,7 @@ export function loadSession(deps: AppDeps): MiddlewareHandler<AppEnv> {
         if (user) {
           c.set("user", user);
           c.set("sessionHash", idHash);
-          if (now + SESSION_TTL_MS - session.expires > TOUCH_AFTER_MS) {
-            await deps.store.sessions.touch(idHash, now + SESSION_TTL_MS);
+          if (await markUsed(deps, idHash, session.expires, now)) {
             setCookie(c, COOKIE, id, cookieOptions(c, deps));
           }
         }
@@ -62,6 +61,23 @@ export function loadSession(deps: AppDeps): MiddlewareHandler<AppEnv> {
     }
     await next();
   };
+}
+
+/**
+ * Records a use of a live session whose expiry was last moved over a minute ago: its expiry moves
+ * on and its time of use is now. True when it did (an HTTP answer then renews the cookie). An open
+ * page's `/events` socket counts as a use: a page left open for days is not logged out under its
+ * user, and its session is not the least recently used one when a new session ends the oldest.
+ */
+export async function markUsed(
+  deps: AppDeps,
+  idHash: string,
+  expires: number,
+  now = Date.now(),
+): Promise<boolean> {
+  if (now + SESSION_TTL_MS - expires <= TOUCH_AFTER_MS) return false;
+  await deps.store.sessions.touch(idHash, now + SESSION_TTL_MS);
+  return true;
 }
 
 /** Refuses callers without a session (401), before any input is looked at. */

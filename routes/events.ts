@@ -9,6 +9,7 @@ import type { WSContext } from "hono/ws";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, type ErrorItem, fromDomain } from "../http/errors.ts";
 import { isCrossSite } from "../http/client.ts";
+import { markUsed } from "../http/session.ts";
 import { log } from "../lib/log.ts";
 import type { UserRecord } from "../store/users.ts";
 import { userJson } from "./user_json.ts";
@@ -228,10 +229,13 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
       let checker: ReturnType<typeof setInterval> | undefined;
       let answering = 0;
       // A socket lives only as long as its session: logout, a password change or the user's
-      // deletion ends the session, and the socket closes at the next check.
+      // deletion ends the session, and the socket closes at the next check. While it is open, its
+      // session is in use.
       const sessionAlive = async () => {
         const s = sessionHash ? await deps.store.sessions.get(sessionHash) : undefined;
-        return !!s && s.expires > Date.now();
+        if (!s || s.expires <= Date.now()) return false;
+        await markUsed(deps, sessionHash!, s.expires);
+        return true;
       };
       const endIfGone = async (ws: WSContext) => {
         if (await sessionAlive()) return true;
