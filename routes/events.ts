@@ -234,7 +234,10 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
       const sessionAlive = async () => {
         const s = sessionHash ? await deps.store.sessions.get(sessionHash) : undefined;
         if (!s || s.expires <= Date.now()) return false;
-        await markUsed(deps, sessionHash!, s.expires);
+        // Recording the use is not worth a refused frame (a full disk refuses the write).
+        await markUsed(deps, sessionHash!, s.expires).catch((err) =>
+          log.debug("events: session use not recorded", { error: String(err) })
+        );
         return true;
       };
       const endIfGone = async (ws: WSContext) => {
