@@ -83,9 +83,29 @@ Deno.test("bouncer passthrough: query errors, passed-through commands, answers t
       assert(version.at(-1)?.params[1].startsWith("ngIRCd"), version.at(-1)?.raw);
     });
 
-    await t.step("AWAY and back: 306 and 305 to the asker", async () => {
+    await t.step("AWAY and back: 306 and 305 to the asker, with its label", async () => {
       await passes("AWAY :lunch", [], "306");
       await passes("AWAY", [], "305");
+      const l = await BouncerClient.attach(
+        s.port,
+        `${user}@l`,
+        PASSWORD,
+        ["labeled-response"],
+        "l",
+      );
+      try {
+        await sync(l, "ready");
+        const from = l.lines.length;
+        await l.send("@label=aw1 AWAY :brb");
+        const away = await l.waitFor((x) => x.command === "306", from);
+        assertEquals(away.tags.get("label"), "aw1");
+        await l.send("@label=aw2 AWAY");
+        const back = await l.waitFor((x) => x.command === "305", from);
+        assertEquals(back.tags.get("label"), "aw2");
+        assertEquals(got(l, from, "ACK"), [], "answered by the server's reply, not an ACK");
+      } finally {
+        l.close();
+      }
     });
 
     await t.step("a command the server does not know: its 421, to the asker", async () => {
