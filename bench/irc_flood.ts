@@ -27,7 +27,7 @@ import { ApiClient } from "../tests/support/api.ts";
 import { Flooder, floodText } from "../tests/support/flood.ts";
 import { startIrcServer } from "../tests/support/ngircd.ts";
 import { startServer } from "../tests/support/server.ts";
-import { threadCpu, threadSplit } from "./scale_support.ts";
+import { cpuSeconds, threadCpu, threadSplit } from "./scale_support.ts";
 
 const total = Number(Deno.env.get("PARLEY_BENCH_FLOOD") ?? 200_000);
 const settleMs = Number(Deno.env.get("PARLEY_BENCH_FLOOD_SETTLE_MS") ?? 30_000);
@@ -58,18 +58,6 @@ function statusMb(pid: number, field: "VmRSS" | "VmHWM"): number {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
   const kb = Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))?.[1] ?? NaN);
   return Math.round(kb / 1024);
-}
-
-/** User + system CPU seconds of a /proc `stat` file (a process's or one thread's). */
-function statCpu(stat: string): number {
-  // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) / 100; // clock ticks (USER_HZ = 100)
-}
-
-/** CPU seconds the process has used (user + system, all its threads: the search worker too). */
-function cpuSeconds(pid: number): number {
-  return statCpu(Deno.readTextFileSync(`/proc/${pid}/stat`));
 }
 
 /**
