@@ -78,8 +78,6 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   const l = s.ownLabel();
   // The client's own tags go with the line to a server that carries them, and to the others.
   const tags = hub.state.caps.has("message-tags") ? clientTags(m) : new Map<string, string>();
-  const replyTo = tags.get("+draft/reply");
-  if (replyTo) tags.set("+draft/reply", hub.serverMsgid(replyTo));
   // Its copy comes back to this client by a handle, never by its text: Parley's label on the line
   // (a server echoing with labels), the server's order of echoes, or the origin token its stored
   // copy carries (a server that does not echo).
@@ -91,6 +89,9 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   const wait = echo.upstreamLabel ? "unanswered" : hub.expect(s, kind, [target]);
   return await s.sendOn(async () => {
     try {
+      // The client names a line by the id it was told; the server knows it by its own.
+      const replyTo = sent.get("+draft/reply");
+      if (replyTo) sent.set("+draft/reply", await hub.serverMsgid(replyTo));
       await s.cx.irc.send(hub.userId, hub.connectionId, target, message, {
         tags: sent.size ? Object.fromEntries(sent) : undefined,
         origin: echo.id,
@@ -207,17 +208,14 @@ async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void>
   const hub = s.hub!;
   const l = s.ownLabel();
   const tags = hub.state.caps.has("message-tags") ? clientTags(m) : new Map<string, string>();
-  // The client names a line by the id it was told; the server knows it by its own.
-  const replyTo = tags.get("+draft/reply");
-  if (replyTo) tags.set("+draft/reply", hub.serverMsgid(replyTo));
   if (m.command === "TAGMSG" && !tags.size) {
     // Nothing the server can carry (it has no message-tags): there is nothing to send.
     if (l) s.reply("ACK", [], l);
     return;
   }
-  let line: string;
+  const params = [target, ...m.params.slice(1)];
   try {
-    line = formatMessage({ command: m.command, params: [target, ...m.params.slice(1)], tags });
+    formatMessage({ command: m.command, params, tags });
   } catch {
     return s.numeric(ERR_UNKNOWNERROR, m.command, "Not a line Parley can send");
   }
@@ -228,6 +226,11 @@ async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void>
     : undefined;
   return await s.sendOn(async () => {
     try {
+      // The client names a line by the id it was told; the server knows it by its own.
+      const up = new Map(tags);
+      const replyTo = up.get("+draft/reply");
+      if (replyTo) up.set("+draft/reply", await hub.serverMsgid(replyTo));
+      const line = formatMessage({ command: m.command, params, tags: up });
       await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`, { origin: echo?.id });
     } catch (err) {
       if (echo) hub.forgetEcho(echo);
@@ -237,11 +240,7 @@ async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void>
     }
     // Written: its place among the lines written holds it (hub.wrote).
     if (echo) return hub.forgetEcho(echo);
-    hub.ownLine(
-      s,
-      { tags, prefix: "", command: m.command, params: [target, ...m.params.slice(1)] },
-      l,
-    );
+    hub.ownLine(s, { tags, prefix: "", command: m.command, params }, l);
   });
 }
 

@@ -19,6 +19,7 @@ import { forClient } from "./filter.ts";
 import { passingMsgid } from "../lib/msgid.ts";
 import { SERVER_NAME } from "./burst.ts";
 import { SentOrder } from "./sent_order.ts";
+import { ReplyIds } from "./reply_ids.ts";
 import { changeDetach, DetachedChannels, relayNotice } from "./detached.ts";
 import type { DetachState } from "../protocol/detach.ts";
 import type { Store } from "../store/mod.ts";
@@ -213,8 +214,6 @@ const DEFAULT_CHANTYPES = ["#", "&"];
 /** Lines held in order at most; past that, nothing waits. */
 const MAX_ORDER = 10_000;
 const MAX_ECHOES = 256;
-/** Recent lines whose server msgid a reply or reaction may name (per connection). */
-const MAX_IDS = 4096;
 /** Clients' JOINs and PARTs waiting for the server's answer (per connection). */
 const MAX_JOINS_AND_PARTS = 32;
 /** Channels joined whose NAMES reply has not ended, at most (see `Hub.#join`). */
@@ -245,11 +244,10 @@ export class Hub {
   #sent = new SentOrder<PendingEcho>();
   #rawEchoes: RawEcho[] = [];
   /**
-   * The server's msgid of recent stored lines and their own (the one clients see): replies and
-   * reactions name the server's, and are told to clients with the line's own, and back.
+   * The server's msgid of stored lines and their own (the one clients see): replies and reactions
+   * name the server's, and are told to clients with the line's own, and back.
    */
-  #ownIds = new Map<string, string>();
-  #serverIds = new Map<string, string>();
+  readonly ids: ReplyIds;
   #joinsAndParts: AwaitedJoinOrPart[] = [];
   /** Channels the user just joined, whose NAMES reply is the join's (casefolded). */
   #joining = new Set<string>();
@@ -267,7 +265,11 @@ export class Hub {
     readonly connectionId: string,
     /** Told when a client attaches (+1) or leaves (-1). */
     readonly onClients: (userId: number, change: number) => void = () => {},
-  ) {}
+    /** Where the ids of lines not relayed lately are looked up. */
+    store?: Store,
+  ) {
+    this.ids = new ReplyIds(store);
+  }
 
   /** Binds the hub to its live connection; the nick it follows starts from the connection's. */
   use(conn: IrcConnection | undefined): void {
@@ -484,9 +486,8 @@ export class Hub {
     const m: IrcMessage = { ...out.message, tags: new Map(out.message.tags) };
     const produced = out.produced;
     if (produced?.kind === "own") return;
-    const replyTo = m.tags.get("+draft/reply");
-    if (replyTo) m.tags.set("+draft/reply", this.#ownIds.get(replyTo) ?? replyTo);
     const meBefore = this.#me ?? this.state.nick;
+    if (m.tags.has("+draft/reply")) this.#ownReply(m, this.#conversationOf(m, meBefore));
     this.#follow(m, meBefore);
     // Registered again: the answers still awaited will never come.
     if (m.command === RPL_WELCOME) {
@@ -576,7 +577,7 @@ export class Hub {
       if (!serverMsgid) m.tags.set("msgid", passingMsgid());
       return this.#later(() => this.clients.forEach((c) => this.#send(c, m)));
     }
-    if (serverMsgid) this.#rememberIds(serverMsgid, produced.msgid);
+    if (serverMsgid) this.ids.remember(serverMsgid, produced.msgid);
     stamp(m, produced);
     this.#later(() => this.#toAll(m, echo));
   }
@@ -833,18 +834,36 @@ export class Hub {
   }
 
   /** The server's msgid a client's `+draft/reply` names (it names the line's own). */
-  serverMsgid(own: string): string {
-    return this.#serverIds.get(own) ?? own;
+  serverMsgid(own: string): Promise<string> {
+    const row = this.conn?.record.id;
+    return row === undefined ? Promise.resolve(own) : this.ids.server(row, own);
   }
 
-  #rememberIds(server: string, own: string): void {
-    this.#ownIds.set(server, own);
-    this.#serverIds.set(own, server);
-    if (this.#ownIds.size > MAX_IDS) {
-      const [oldest, ownOfIt] = this.#ownIds.entries().next().value!;
-      this.#ownIds.delete(oldest);
-      this.#serverIds.delete(ownOfIt);
-    }
+  /** The conversation a person's line belongs to: its channel, or the other person. */
+  #conversationOf(m: IrcMessage, me: string): string {
+    const target = m.params[0] ?? "";
+    const from = nickOf(m.prefix);
+    return this.isChannel(target) || ircLower(from) === ircLower(me) ? target : from;
+  }
+
+  /**
+   * A line's `+draft/reply` (the server's msgid) as clients know the line: remembered, else
+   * looked up in the store while the line waits in the server's order.
+   */
+  #ownReply(m: IrcMessage, conversation: string): void {
+    const server = m.tags.get("+draft/reply");
+    if (!server) return;
+    const known = this.ids.ownNow(server);
+    if (known) return void m.tags.set("+draft/reply", known);
+    const row = this.conn?.record.id;
+    if (row === undefined || !this.ids.canLook) return;
+    const item: OrderItem = { done: false };
+    this.#enqueue(item);
+    this.ids.own(row, conversation, server).then((own) => {
+      if (own) m.tags.set("+draft/reply", own);
+      item.done = true;
+      this.#flush();
+    });
   }
 
   /**
@@ -927,11 +946,9 @@ export class Hub {
       // The stored line's own id (lib/msgid.ts), so live, history and the API agree.
       ["msgid", ev.msgid],
     ]);
-    if (ev.reply_to) tags.set("+draft/reply", this.#ownIds.get(ev.reply_to) ?? ev.reply_to);
-    // The sender's client-only tags, after the server's (the reply named by the id clients know).
-    for (const [k, v] of echo?.tags ?? []) {
-      if (!tags.has(k)) tags.set(k, k === "+draft/reply" ? this.#ownIds.get(v) ?? v : v);
-    }
+    if (ev.reply_to) tags.set("+draft/reply", ev.reply_to);
+    // The sender's client-only tags, after the server's (its reply names the id clients know).
+    for (const [k, v] of echo?.tags ?? []) if (!tags.has(k)) tags.set(k, v);
     const prefix = this.#ownSource(ev.from);
     const command = ev.type === "notice" ? "NOTICE" : "PRIVMSG";
     try {
@@ -940,6 +957,7 @@ export class Hub {
       return;
     }
     const m: IrcMessage = { tags, prefix, command, params: [target, text] };
+    if (ev.reply_to) this.#ownReply(m, ev.conversation_id);
     this.#later(() => this.#toAll(m, echo));
   }
 }
@@ -1181,7 +1199,7 @@ export class Relay implements Outlet {
         const n = (this.#clients.get(uid) ?? 0) + change;
         if (n > 0) this.#clients.set(uid, n);
         else this.#clients.delete(uid);
-      });
+      }, this.store);
       if (rowId !== undefined) hub.use(this.#live(rowId));
       const k = key(userId, connectionId);
       this.#hubs.set(k, hub);

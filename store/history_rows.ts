@@ -11,10 +11,12 @@ export interface LineRow {
   sender: string;
   text: string;
   fields: string | null;
+  server_msgid: string | null;
+  reply_to: string | null;
 }
 
 /** The columns of a LineRow. */
-export const LINE_COLUMNS = "conversation, ts, type, sender, text, fields";
+export const LINE_COLUMNS = "conversation, ts, type, sender, text, fields, server_msgid, reply_to";
 
 /** A stored row as a HistoryLine. */
 export function toLine(r: LineRow): HistoryLine {
@@ -28,6 +30,8 @@ export function toLine(r: LineRow): HistoryLine {
   };
   const fields = r.fields ? keptFields(type, r.sender, r.fields) : undefined;
   if (fields) line.fields = fields;
+  if (r.server_msgid) line.serverMsgid = r.server_msgid;
+  if (r.reply_to) line.replyTo = r.reply_to;
   return line;
 }
 

@@ -16,6 +16,10 @@ export interface HistoryLine {
   text: string;
   /** A channel event's fields (store/event_fields.ts); absent for a line kept as text. */
   fields?: KeptFields;
+  /** The IRC server's msgid of the line, when it gave one. */
+  serverMsgid?: string;
+  /** The server msgid of the line this one replies (a reaction: reacts) to. */
+  replyTo?: string;
 }
 
 /** Lines of one conversation strictly between two times. */
@@ -66,6 +70,13 @@ export interface MessageHistory {
    * to the messages after the marker; undefined when no such conversation.
    */
   markRead(conversation: number, ts: number): Promise<ReadMarker | undefined>;
+  /**
+   * The server's msgid of the connection's line stored in millisecond `ms` of the conversation;
+   * undefined when the server gave none, or the conversation is not the connection's.
+   */
+  serverMsgid(connection: number, conversation: number, ms: number): Promise<string | undefined>;
+  /** The times (µs) of the conversation's messages that the server named by these msgids. */
+  byServerMsgid(conversation: number, ids: readonly string[]): Promise<Map<string, number>>;
   /** Where an attached client (by its name) last was in a connection's history (µs). */
   position(connection: number, client: string): Promise<number | undefined>;
   /** Moves the client's place forward to `ts` (never back). */

@@ -17,6 +17,7 @@ import {
 } from "./mod.ts";
 import { echo, isTargetWord, parseLimit, parseRef, type Ref } from "./refs.ts";
 import { conversationOf, lineTarget } from "./target.ts";
+import { repliesOf } from "./replies.ts";
 
 /** Thrown to answer with a FAIL line. */
 class Fail extends Error {
@@ -152,7 +153,8 @@ async function lines(
     }
   }
   const t = lineTarget(conv, scope);
-  const body = got.map((l) => historyLine(l, t, batch)).filter((l): l is string => !!l);
+  const replies = await repliesOf(parts.history, conv.id, got);
+  const body = got.map((l) => historyLine(l, t, batch, replies)).filter((l): l is string => !!l);
   return inBatch(batch, "chathistory", [t.name], body);
 }
 

@@ -2,11 +2,12 @@
  * Stored lines as IRC lines for an attached client: messages as PRIVMSG and NOTICE, channel
  * events as the JOIN, PART, KICK, QUIT, NICK, TOPIC and MODE they were (made from the row's
  * fields as their `LINE_KINDS` row's `irc` says, by one builder with no code per kind; never read
- * back from a sentence), each with its `time` (milliseconds) and `msgid` tags, inside a batch when
- * the client takes them.
+ * back from a sentence), reactions as the TAGMSG they came as, each with its `time` (milliseconds)
+ * and `msgid` tags, a reply's `+draft/reply` naming the line's own msgid, inside a batch when the
+ * client takes them.
  */
 import { actionWrap } from "../../irc/protocol/ctcp.ts";
-import { ircLine } from "../../irc/protocol/message.ts";
+import { ircLine, tagString } from "../../irc/protocol/message.ts";
 import { msgidOf } from "../../lib/msgid.ts";
 import type { HistoryLine } from "../../store/history_types.ts";
 import { CHANNEL, LINE_KINDS, type LineKind } from "../../protocol/events.ts";
@@ -70,10 +71,22 @@ function eventLine(l: HistoryLine, t: LineTarget): string[] | undefined {
 /** A last parameter of an `irc` row, whatever its kind's fields. */
 type IrcLast = { text: string; optional?: true } | { words: string };
 
-/** The line of one stored line, tagged; undefined for one that cannot be told as IRC. */
-export function historyLine(l: HistoryLine, t: LineTarget, batch?: string): string | undefined {
+/**
+ * The line of one stored line, tagged; undefined for one that cannot be told as IRC. `replies`
+ * gives the own msgid of a line the server named by its msgid (repliesOf): a reply names that.
+ */
+export function historyLine(
+  l: HistoryLine,
+  t: LineTarget,
+  batch?: string,
+  replies?: ReadonlyMap<string, string>,
+): string | undefined {
   let source = word(l.from);
   let words: string[] | undefined;
+  const tags = new Map<string, string>();
+  if (batch) tags.set("batch", batch);
+  tags.set("time", ircTime(l.ts));
+  tags.set("msgid", msgidOf(l.conversation, l.ts));
   if (l.type === "gap") {
     // A stretch Parley was not connected: said by Parley itself, in the conversation.
     source = GAP_SOURCE;
@@ -82,21 +95,31 @@ export function historyLine(l: HistoryLine, t: LineTarget, batch?: string): stri
     l.type === "private" || l.type === "action" || l.type === "notice" || l.type === "error"
   ) {
     const command = l.type === "notice" || l.type === "error" ? "NOTICE" : "PRIVMSG";
-    // In a private conversation the other person's lines were sent to the user's nick, the
-    // user's own to the other person. Told by the user's nick: the conversation follows the other
-    // person's nick changes, so their lines from before one (as bobby, now bob) are theirs too.
-    const own = t.fold(l.from) === t.fold(t.nick) && t.fold(l.from) !== t.conversationId;
-    const to = t.isChannel || own ? t.name : t.nick;
     const text = l.type === "action" ? actionWrap(oneLine(l.text)) : oneLine(l.text);
-    words = [command, word(to), text];
+    words = [command, word(to(l, t)), text];
+  } else if (l.type === "react") {
+    // Said as it came: tags alone, to the line it reacts to.
+    if (!l.replyTo || !l.text) return undefined;
+    tags.set("+draft/react", l.text);
+    words = ["TAGMSG", word(to(l, t))];
   } else {
     words = eventLine(l, t);
   }
   if (!words) return undefined;
-  const tags = [`time=${ircTime(l.ts)}`, `msgid=${msgidOf(l.conversation, l.ts)}`];
-  if (batch) tags.unshift(`batch=${batch}`);
+  if (l.replyTo) tags.set("+draft/reply", replies?.get(l.replyTo) ?? l.replyTo);
   const [command, ...params] = words;
-  return `@${tags.join(";")} :${source} ${ircLine(command, ...params)}`;
+  return `${tagString(tags)}:${source} ${ircLine(command, ...params)}`;
+}
+
+/**
+ * Where a person's line went: a channel's to the channel; in a private conversation the other
+ * person's to the user's nick, the user's own to the other person. Told by the user's nick: the
+ * conversation follows the other person's nick changes, so their lines from before one (as
+ * bobby, now bob) are theirs too.
+ */
+function to(l: HistoryLine, t: LineTarget): string {
+  const own = t.fold(l.from) === t.fold(t.nick) && t.fold(l.from) !== t.conversationId;
+  return t.isChannel || own ? t.name : t.nick;
 }
 
 /**

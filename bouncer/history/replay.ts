@@ -17,6 +17,7 @@ import {
   REPLAY_UNKNOWN_PRIVATE_US,
 } from "./mod.ts";
 import { lineTarget } from "./target.ts";
+import { repliesOf } from "./replies.ts";
 
 /** The client name a place is kept under ("" is every client without one: none is kept). */
 const keyOf = (scope: HistoryScope) => scope.client.slice(0, 100);
@@ -70,7 +71,9 @@ export async function replay(
     seen = Math.max(seen, lines.at(-1)!.ts);
     const t = lineTarget(conv, scope);
     const batch = batchId();
-    const body = lines.map((l) => historyLine(l, t, batch)).filter((l): l is string => !!l);
+    const replies = await repliesOf(parts.history, conv.id, lines);
+    const body = lines.map((l) => historyLine(l, t, batch, replies))
+      .filter((l): l is string => !!l);
     if (since !== undefined && lines.length === limit) {
       const skipped = await parts.history.lines(conv.id, {
         after: since,

@@ -67,6 +67,28 @@ export function pgHistory(
       if (set) unread.set([set]);
       return marker;
     },
+    async serverMsgid(connection, conversation, ms) {
+      await settled();
+      const [row] = await sql`SELECT m.server_msgid FROM messages m
+        JOIN conversations c ON c.id = m.conversation
+        WHERE m.conversation = ${conversation} AND c.connection = ${connection}
+          AND m.ts >= ${ms * 1000} AND m.ts < ${ms * 1000 + 1000}
+          AND m.server_msgid IS NOT NULL LIMIT 1`;
+      return row?.server_msgid as string | undefined;
+    },
+    async byServerMsgid(conversation, ids) {
+      const out = new Map<string, number>();
+      if (!ids.length) return out;
+      await settled();
+      const rows = await sql`SELECT server_msgid, min(ts) AS ts FROM messages
+        WHERE conversation = ${conversation} AND server_msgid = ANY(${
+        [...new Set(ids)].map(pgString)
+      }::text[])
+          AND type < ${FIRST_EVENT_CODE}
+        GROUP BY server_msgid`;
+      for (const r of rows) out.set(r.server_msgid as string, Number(r.ts));
+      return out;
+    },
     async position(connection, client) {
       const [row] = await sql`SELECT ts FROM client_positions
         WHERE connection = ${connection} AND client = ${pgString(client)}`;

@@ -198,3 +198,61 @@ forEachBackend(
     assertEquals(await h.position(f.connection, "phone"), T0 + 8 * SEC);
   },
 );
+
+forEachBackend(
+  "history: lines by the server's msgid and back, within a conversation and its connection",
+  async (b, t) => {
+    const h = historyOf(b);
+    const f = await fixture(b);
+    const add = (text: string, ts: number, more: Record<string, unknown>) =>
+      b.messages.append({
+        conversation: f.test,
+        userId: f.userId,
+        from: "bob",
+        type: "private",
+        text,
+        ts,
+        ...more,
+      });
+    await add("q", T0 + 40 * SEC + 250, { serverMsgid: "srv-q" });
+    await add("a", T0 + 41 * SEC, { serverMsgid: "srv-a", replyTo: "srv-q" });
+    // A reaction carrying an id of its own is no line a reply names.
+    await add("👍", T0 + 39 * SEC, { type: "react", serverMsgid: "srv-a", replyTo: "srv-q" });
+
+    await t.step("the lines carry their server's ids", async () => {
+      const got = await h.lines(f.test, {
+        after: T0 + 39 * SEC,
+        before: T0 + 50 * SEC,
+        limit: 5,
+        newest: true,
+        events: false,
+      });
+      assertEquals(got.map((l) => [l.text, l.serverMsgid, l.replyTo]), [
+        ["q", "srv-q", undefined],
+        ["a", "srv-a", "srv-q"],
+      ]);
+    });
+    await t.step("a millisecond's line gives its server msgid", async () => {
+      assertEquals(await h.serverMsgid(f.connection, f.test, (T0 + 40 * SEC) / 1000), "srv-q");
+      assertEquals(await h.serverMsgid(f.connection, f.test, (T0 + 41 * SEC) / 1000), "srv-a");
+      // The line next to it, one the server gave no id, another connection's: none.
+      assertEquals(
+        await h.serverMsgid(f.connection, f.test, (T0 + 40 * SEC) / 1000 + 1),
+        undefined,
+      );
+      assertEquals(await h.serverMsgid(f.connection, f.test, (T0 + 5 * SEC) / 1000), undefined);
+      const second = await b.connection(f.userId, "irc-second");
+      assertEquals(await h.serverMsgid(second, f.test, (T0 + 40 * SEC) / 1000), undefined);
+    });
+    await t.step("server msgids give their messages' times", async () => {
+      const got = await h.byServerMsgid(f.test, ["srv-q", "srv-a", "srv-none", "srv-q"]);
+      assertEquals(
+        [...got].sort(),
+        // Stored at its whole millisecond.
+        [["srv-a", T0 + 41 * SEC], ["srv-q", T0 + 40 * SEC]],
+      );
+      assertEquals((await h.byServerMsgid(f.other, ["srv-q"])).size, 0, "another conversation");
+      assertEquals((await h.byServerMsgid(f.test, [])).size, 0);
+    });
+  },
+);

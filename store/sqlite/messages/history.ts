@@ -30,6 +30,15 @@ export function sqliteHistory(db: DatabaseSync, commit: () => void): MessageHist
       WHERE conversation = ? AND ts > ? AND type < ${FIRST_EVENT_CODE} LIMIT ?)`,
   );
   const read = db.prepare("UPDATE conversations SET last_read = ?, unread = ? WHERE id = ?");
+  const serverIdAt = db.prepare(
+    `SELECT m.server_msgid FROM messages m JOIN conversations c ON c.id = m.conversation
+      WHERE m.conversation = ? AND c.connection = ? AND m.ts >= ? AND m.ts < ?
+        AND m.server_msgid IS NOT NULL LIMIT 1`,
+  );
+  const byServerId = db.prepare(
+    `SELECT min(ts) AS ts FROM messages
+      WHERE conversation = ? AND server_msgid = ? AND type < ${FIRST_EVENT_CODE}`,
+  );
   const position = db.prepare(
     "SELECT ts FROM client_positions WHERE connection = ? AND client = ?",
   );
@@ -71,6 +80,22 @@ export function sqliteHistory(db: DatabaseSync, commit: () => void): MessageHist
       const { n } = after.get(conversation, ts, row.unread) as { n: number };
       read.run(ts, n, conversation);
       return Promise.resolve({ lastRead: ts, unread: n });
+    },
+    serverMsgid(connection, conversation, ms) {
+      commit();
+      const row = serverIdAt.get(conversation, connection, ms * 1000, ms * 1000 + 1000) as
+        | { server_msgid: string }
+        | undefined;
+      return Promise.resolve(row?.server_msgid);
+    },
+    byServerMsgid(conversation, ids) {
+      commit();
+      const out = new Map<string, number>();
+      for (const id of new Set(ids)) {
+        const row = byServerId.get(conversation, id) as { ts: number | null };
+        if (row.ts !== null) out.set(id, row.ts);
+      }
+      return Promise.resolve(out);
     },
     position(connection, client) {
       const row = position.get(connection, client) as { ts: number } | undefined;

@@ -110,3 +110,28 @@ Deno.test("history lines: a batch goes first among the tags, and around the line
   assertEquals(inBatch(undefined, "chathistory", ["#Chan"], ["x"]), ["x"]);
   assertEquals(ircTime(TS), "2026-01-01T00:00:00.123Z");
 });
+
+Deno.test("history lines: a reply names its line's own msgid, a reaction is its TAGMSG", () => {
+  const replies = new Map([["srv-q", "7.abc"]]);
+  const reply = { ...row("private", "bob", "yes, sure"), replyTo: "srv-q" };
+  assertEquals(
+    historyLine(reply, channel, undefined, replies),
+    `${TAGS};+draft/reply=7.abc :bob PRIVMSG #Chan :yes, sure`,
+  );
+  // A line the store does not have: the server's id, escaped as a tag value.
+  assertEquals(
+    historyLine({ ...reply, replyTo: "a b;c" }, channel, undefined, replies),
+    `${TAGS};+draft/reply=a\\sb\\:c :bob PRIVMSG #Chan :yes, sure`,
+  );
+  const react = { ...row("react", "bob", "👍"), replyTo: "srv-q" };
+  assertEquals(
+    historyLine(react, channel, undefined, replies),
+    `${TAGS};+draft/react=👍;+draft/reply=7.abc :bob TAGMSG #Chan`,
+  );
+  assertEquals(
+    historyLine(react, privateWith, undefined, replies),
+    `${TAGS};+draft/react=👍;+draft/reply=7.abc :bob TAGMSG jane`,
+  );
+  // A reaction kept without the line it names has nothing to say.
+  assertEquals(historyLine(row("react", "bob", "👍"), channel), undefined);
+});

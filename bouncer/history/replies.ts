@@ -1,0 +1,29 @@
+/**
+ * The ids replies name in history. The server names the line a reply or reaction answers by its
+ * own msgid; attached clients know every stored line by Parley's (lib/msgid.ts). So a history
+ * line's `+draft/reply` is the answered line's own msgid: found among the lines given out with
+ * it, else in the store; a line the store does not have keeps the server's id.
+ */
+import { msgidOf } from "../../lib/msgid.ts";
+import type { HistoryLine, MessageHistory } from "../../store/history_types.ts";
+
+/** The own msgid of each server msgid the lines of `conversation` reply or react to. */
+export async function repliesOf(
+  history: MessageHistory,
+  conversation: number,
+  lines: readonly HistoryLine[],
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (!lines.some((l) => l.replyTo)) return out;
+  for (const l of lines) {
+    if (l.serverMsgid && !out.has(l.serverMsgid)) {
+      out.set(l.serverMsgid, msgidOf(l.conversation, l.ts));
+    }
+  }
+  const missing = [...new Set(lines.map((l) => l.replyTo!).filter((id) => id && !out.has(id)))];
+  if (!missing.length) return out;
+  for (const [id, ts] of await history.byServerMsgid(conversation, missing)) {
+    out.set(id, msgidOf(conversation, ts));
+  }
+  return out;
+}
