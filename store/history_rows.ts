@@ -13,10 +13,12 @@ export interface LineRow {
   fields: string | null;
   server_msgid: string | null;
   reply_to: string | null;
+  sender_host: string | null;
 }
 
 /** The columns of a LineRow. */
-export const LINE_COLUMNS = "conversation, ts, type, sender, text, fields, server_msgid, reply_to";
+export const LINE_COLUMNS =
+  "conversation, ts, type, sender, text, fields, server_msgid, reply_to, sender_host";
 
 /** A stored row as a HistoryLine. */
 export function toLine(r: LineRow): HistoryLine {
@@ -32,6 +34,7 @@ export function toLine(r: LineRow): HistoryLine {
   if (fields) line.fields = fields;
   if (r.server_msgid) line.serverMsgid = r.server_msgid;
   if (r.reply_to) line.replyTo = r.reply_to;
+  if (r.sender_host) line.fromHost = r.sender_host;
   return line;
 }
 

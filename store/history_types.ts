@@ -20,6 +20,8 @@ export interface HistoryLine {
   serverMsgid?: string;
   /** The server msgid of the line this one replies (a reaction: reacts) to. */
   replyTo?: string;
+  /** The rest of the sender's source (`user@host`), when the server showed it. */
+  fromHost?: string;
 }
 
 /** Lines of one conversation strictly between two times. */

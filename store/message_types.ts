@@ -34,6 +34,11 @@ export interface NewMessage {
   serverMsgid?: string;
   /** The server msgid the line replies (or, for a `react`, reacts) to: its `+draft/reply`. */
   replyTo?: string;
+  /**
+   * The rest of the sender's source (`user@host`) as the server showed it, for IRC clients'
+   * history: their lines come from `nick!user@host` as they did live. At most 200 characters.
+   */
+  senderHost?: string;
 }
 
 /** A page of a conversation's history (already validated; times in µs). */

@@ -2,9 +2,9 @@
  * Stored lines as IRC lines for an attached client: messages as PRIVMSG and NOTICE, channel
  * events as the JOIN, PART, KICK, QUIT, NICK, TOPIC and MODE they were (made from the row's
  * fields as their `LINE_KINDS` row's `irc` says, by one builder with no code per kind; never read
- * back from a sentence), reactions as the TAGMSG they came as, each with its `time` (milliseconds)
- * and `msgid` tags, a reply's `+draft/reply` naming the line's own msgid, inside a batch when the
- * client takes them.
+ * back from a sentence), reactions as the TAGMSG they came as, each from its sender's whole source
+ * when it was kept (`nick!user@host`), with its `time` (milliseconds) and `msgid` tags, a reply's
+ * `+draft/reply` naming the line's own msgid, inside a batch when the client takes them.
  */
 import { actionWrap } from "../../irc/protocol/ctcp.ts";
 import { ircLine, tagString } from "../../irc/protocol/message.ts";
@@ -82,6 +82,8 @@ export function historyLine(
   replies?: ReadonlyMap<string, string>,
 ): string | undefined {
   let source = word(l.from);
+  const host = l.fromHost?.replace(/[\s\0]/g, "").slice(0, 200);
+  if (host && source !== "*") source += `!${host}`;
   let words: string[] | undefined;
   const tags = new Map<string, string>();
   if (batch) tags.set("batch", batch);

@@ -23,6 +23,10 @@ export interface RecordDeps {
   bus: EventBus;
 }
 
+/** The rest of a source (`user@host`), when it has both parts. */
+export const userHost = (user: string | undefined, host: string | undefined): string | undefined =>
+  user && host ? `${user}@${host}` : undefined;
+
 /** A message to record. */
 export interface SeenMessage {
   /** The conversation's name as IRC spells it (channel or nick); "" for the server. */
@@ -37,6 +41,8 @@ export interface SeenMessage {
   /** The IRC server's `msgid` tag of the line, and its `+draft/reply` (the msgid it answers). */
   serverMsgid?: string;
   replyTo?: string;
+  /** The rest of the sender's source (`user@host`), when the server showed it. */
+  senderHost?: string;
   /** The sender's token for its send, carried on the bus event (protocol/events.ts BusMessageEvent). */
   origin?: string;
 }
@@ -318,6 +324,7 @@ export async function recordMessage(
     unread: counts,
     serverMsgid: m.serverMsgid,
     replyTo: m.replyTo,
+    senderHost: m.senderHost,
   });
   // Nobody to receive them (no /events socket open, no bus tap that wants them): a burst skips
   // building the events. Web Push taps notifications (push/notify.ts), so those still go out.

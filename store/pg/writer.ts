@@ -65,6 +65,7 @@ interface Row {
   server_msgid: string | null;
   reply_to: string | null;
   fields: string | null;
+  sender_host: string | null;
   words: string;
   /** Its id was taken before it was spooled: it may be stored already. */
   again?: boolean;
@@ -82,6 +83,7 @@ const COLUMNS: (keyof Row)[] = [
   "server_msgid",
   "reply_to",
   "fields",
+  "sender_host",
   "words",
 ];
 
@@ -105,6 +107,7 @@ function spilled(p: Pending, id?: number): Spilled {
     ...(p.fields !== null ? { fields: p.fields } : {}),
     ...(p.server_msgid !== null ? { serverMsgid: p.server_msgid } : {}),
     ...(p.reply_to !== null ? { replyTo: p.reply_to } : {}),
+    ...(p.sender_host !== null ? { senderHost: p.sender_host } : {}),
     ...((id ?? p.id) !== undefined ? { id: id ?? p.id } : {}),
   };
 }
@@ -180,16 +183,17 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
     // (The client sends a list of booleans as one boolean: highlights go as 0 and 1.)
     await tx`INSERT INTO messages (${tx(COLUMNS)})
       SELECT id, conversation, user_id, ts, type, highlight <> 0, sender, text, server_msgid,
-        reply_to, fields, words
+        reply_to, fields, sender_host, words
       FROM unnest(
         ${one.map((r) => r.id)}::bigint[], ${one.map((r) => r.conversation)}::bigint[],
         ${one.map((r) => r.user_id)}::bigint[], ${one.map((r) => r.ts)}::bigint[],
         ${one.map((r) => r.type)}::smallint[], ${one.map((r) => r.highlight ? 1 : 0)}::int[],
         ${one.map((r) => r.sender)}::text[], ${one.map((r) => r.text)}::text[],
         ${one.map((r) => r.server_msgid)}::text[], ${one.map((r) => r.reply_to)}::text[],
-        ${one.map((r) => r.fields)}::text[], ${one.map((r) => r.words)}::tsvector[]
+        ${one.map((r) => r.fields)}::text[], ${one.map((r) => r.sender_host)}::text[],
+        ${one.map((r) => r.words)}::tsvector[]
       ) AS t(id, conversation, user_id, ts, type, highlight, sender, text, server_msgid,
-        reply_to, fields, words)
+        reply_to, fields, sender_host, words)
       ${again ? tx`ON CONFLICT (id) DO NOTHING` : tx``}`;
   }
 
@@ -341,6 +345,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
       server_msgid: msg.serverMsgid ? pgString(msg.serverMsgid) : null,
       reply_to: msg.replyTo ? pgString(msg.replyTo) : null,
       fields,
+      sender_host: msg.senderHost ? pgString(msg.senderHost.slice(0, 200)) : null,
     });
     if (pending.length >= BATCH) commit();
     else timer ??= setTimeout(commit, WRITE_WINDOW_MS);

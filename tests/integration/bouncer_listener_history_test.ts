@@ -69,6 +69,39 @@ Deno.test("bouncer: CHATHISTORY and read markers through the listener", async (t
       assert(marker.params[1].startsWith("timestamp="), marker.raw);
       d.close();
     });
+
+    await t.step("history's lines come from the source they had live", async () => {
+      // A join after the user's (bob's first may have come before it, then NAMES told it).
+      await bob.send("PART #hist");
+      await bob.join("#hist");
+      const rejoined = await c.waitFor((l) => l.command === "JOIN" && l.prefix.startsWith("bob!"));
+      await s.app.deps.irc.send(1, s.cid, "#hist", "mine");
+      const mine = await c.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "mine");
+      assert(mine.prefix.startsWith("alice!"), mine.raw);
+      assert(third.prefix.startsWith("bob!"), third.raw);
+      const e = await BouncerClient.attach(
+        s.port,
+        `${EMAIL}/${s.cid}@events`,
+        PASSWORD,
+        [...CAPS, "draft/event-playback"],
+      );
+      try {
+        await e.waitFor((l) => l.command === "366" && l.params[1] === "#hist");
+        const from = e.lines.length;
+        await e.send("CHATHISTORY LATEST #hist * 30");
+        await e.waitFor((l) => l.command === "BATCH" && l.params[0]?.startsWith("-"), from);
+        const got = e.lines.slice(from);
+        const said = (text: string) => got.find((l) => l.params[1] === text)?.prefix;
+        assertEquals([said("third"), said("mine")], [third.prefix, mine.prefix]);
+        const sourceOf = (command: string, nick: string) =>
+          got.findLast((l) => l.command === command && l.prefix.startsWith(`${nick}!`))?.prefix;
+        assertEquals(sourceOf("JOIN", "bob"), rejoined.prefix, "someone's join");
+        assertEquals(sourceOf("PART", "bob"), rejoined.prefix, "someone's part");
+        assertEquals(sourceOf("JOIN", "alice"), mine.prefix, "the user's own join");
+      } finally {
+        e.close();
+      }
+    });
     c.close();
   } finally {
     await bob.close();

@@ -62,13 +62,14 @@ Deno.test("reply ids: lines stored before a client attached are named by their o
 
       await t.step("CHATHISTORY: a reply names the line's own msgid", () => {
         assertEquals(answer.tags.get("+draft/reply"), own, answer.raw);
+        assertEquals(answer.prefix, "bob!bob@host", "from its whole source, as it came");
         assertEquals(lines.filter((l) => l.command === "TAGMSG"), [], "no events asked for");
       });
 
       await t.step("CHATHISTORY with event-playback: a reaction is its TAGMSG", async () => {
         const react = (await history(b)).find((l) => l.command === "TAGMSG");
         assert(react, "the reaction is played back");
-        assertEquals(react.prefix, "bob");
+        assertEquals(react.prefix, "bob!bob@host", "from its whole source, as it came");
         assertEquals(react.params, ["#chan"]);
         assertEquals(react.tags.get("+draft/react"), "👍");
         assertEquals(react.tags.get("+draft/reply"), own);

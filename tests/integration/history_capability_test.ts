@@ -200,7 +200,7 @@ forEachBackend(
 );
 
 forEachBackend(
-  "history: lines by the server's msgid and back, within a conversation and its connection",
+  "history: lines by the server's msgid and back, within a conversation and its connection; the sender's host",
   async (b, t) => {
     const h = historyOf(b);
     const f = await fixture(b);
@@ -214,7 +214,7 @@ forEachBackend(
         ts,
         ...more,
       });
-    await add("q", T0 + 40 * SEC + 250, { serverMsgid: "srv-q" });
+    await add("q", T0 + 40 * SEC + 250, { serverMsgid: "srv-q", senderHost: "~bob@2001:db8::1" });
     await add("a", T0 + 41 * SEC, { serverMsgid: "srv-a", replyTo: "srv-q" });
     // A reaction carrying an id of its own is no line a reply names.
     await add("👍", T0 + 39 * SEC, { type: "react", serverMsgid: "srv-a", replyTo: "srv-q" });
@@ -227,9 +227,9 @@ forEachBackend(
         newest: true,
         events: false,
       });
-      assertEquals(got.map((l) => [l.text, l.serverMsgid, l.replyTo]), [
-        ["q", "srv-q", undefined],
-        ["a", "srv-a", "srv-q"],
+      assertEquals(got.map((l) => [l.text, l.serverMsgid, l.replyTo, l.fromHost]), [
+        ["q", "srv-q", undefined, "~bob@2001:db8::1"],
+        ["a", "srv-a", "srv-q", undefined],
       ]);
     });
     await t.step("a millisecond's line gives its server msgid", async () => {

@@ -13,7 +13,7 @@ import type { LineOut, Outlet } from "../../engine/outlet.ts";
 import type { LineSink } from "../../socket/transport.ts";
 import { type IrcMessage as Message, sourceOf } from "../../protocol/message.ts";
 import { actionText, isWholeCtcp } from "../../protocol/ctcp.ts";
-import { recordMessage } from "../record.ts";
+import { recordMessage, userHost } from "../record.ts";
 import { isIgnored } from "../ignore.ts";
 import { lineTime, serverTimeEnabled } from "../server_time.ts";
 import type { Serial } from "./serial.ts";
@@ -62,6 +62,7 @@ async function said(cx: Inbound, ev: Said): Promise<void> {
     own,
     serverMsgid: tagOf(ev.tags.get("msgid")),
     replyTo: tagOf(ev.tags.get("+draft/reply")),
+    senderHost: userHost(ev.user, ev.host),
   });
   if (out) {
     out.produced = stored
@@ -113,7 +114,7 @@ export const CHAT: HandlerTable = {
 
 /** A line the lean path took: a chat line, or someone's join; `out` when an outlet takes it. */
 type Lean =
-  & (Said | { type: "join"; nick: string; channel: string; ts: number })
+  & (Said | { type: "join"; nick: string; user: string; host: string; channel: string; ts: number })
   & { out?: LineOut };
 
 /** Records a line the lean path took, with the handler its command has. */
@@ -200,7 +201,7 @@ export function leanPath(
     }
     // The user's own join goes to the JOIN handler, which starts the channel's list afresh.
     if (conn.isMe(nick) || !conn.isChannel(target)) return undefined;
-    return { type: "join", nick, channel: target, ts, out };
+    return { type: "join", nick, user, host, channel: target, ts, out };
   };
   const take = (m: Message) => {
     const ev = lean(m);
@@ -214,12 +215,17 @@ export function leanPath(
         // Lines pushed while the step runs are still iterated; one failing does not stop the rest.
         for (const line of lines) {
           cx.out = line.out;
+          // A chat line's row takes its sender's host itself (said); a join's is kept by `keep`.
+          if (line.type === "join") {
+            cx.sender = { nick: line.nick, host: userHost(line.user, line.host) };
+          }
           try {
             await record(cx, line);
           } catch (err) {
             log.error("irc event failed", { label: conn.id, error: err });
           }
           cx.out = undefined;
+          cx.sender = undefined;
           try {
             if (line.out) outlet()?.line(conn, line.out);
           } catch (err) {

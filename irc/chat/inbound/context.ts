@@ -19,6 +19,7 @@ import { Presence } from "../presence.ts";
 import type { LineOut } from "../../engine/outlet.ts";
 import { msgidOf } from "../../../lib/msgid.ts";
 import { formatMicros } from "../../../protocol/time.ts";
+import { ircLower } from "../../../lib/casefold.ts";
 
 /** The handlers' view of one client of one connection. */
 export interface Inbound {
@@ -59,6 +60,11 @@ export interface Inbound {
    * handler says what it made of it (a stored row's msgid, or not stored).
    */
   out?: LineOut;
+  /**
+   * Who sent the line being handled, while its handler runs: a kept row whose sender is this nick
+   * keeps the rest of the source (`user@host`) too.
+   */
+  sender?: { nick: string; host?: string };
 }
 
 /** A kept reaction: who, what, and the server msgid of the message. */
@@ -113,6 +119,10 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
         : { ...storedFields(kind as KeptKind, fields as KeptFields), text: "" };
       // From the cache: in channels of hundreds, joins and quits are most of what is stored, and
       // reading the conversation for each was the largest part of storing them.
+      const sender = this.sender;
+      const senderHost = sender && ircLower(sender.nick) === ircLower(row.from)
+        ? sender.host
+        : undefined;
       const conv = await cachedConversation(deps, conn, name, false);
       if (!conv) {
         if (out) out.produced = { kind: "unstored" };
@@ -125,6 +135,7 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
         ts,
         highlight: false,
         ...row,
+        senderHost,
       });
       if (out) {
         out.produced = out.produced?.kind === "stored" || out.produced?.kind === "spread"

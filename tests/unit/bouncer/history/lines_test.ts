@@ -135,3 +135,13 @@ Deno.test("history lines: a reply names its line's own msgid, a reaction is its 
   // A reaction kept without the line it names has nothing to say.
   assertEquals(historyLine(row("react", "bob", "👍"), channel), undefined);
 });
+
+Deno.test("history lines: from the sender's whole source when it was kept", () => {
+  const from = (fromHost: string) =>
+    historyLine({ ...row("private", "bob", "hi there"), fromHost }, channel);
+  assertEquals(from("~bob@host.example"), `${TAGS} :bob!~bob@host.example PRIVMSG #Chan :hi there`);
+  assertEquals(from("bob@2001:db8::1"), `${TAGS} :bob!bob@2001:db8::1 PRIVMSG #Chan :hi there`);
+  // Nothing kept can break the line or add a word to it.
+  assertEquals(from("a b\r\n@c"), `${TAGS} :bob!ab@c PRIVMSG #Chan :hi there`);
+  assertEquals(from(""), `${TAGS} :bob PRIVMSG #Chan :hi there`);
+});
