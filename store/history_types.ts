@@ -69,9 +69,10 @@ export interface MessageHistory {
   ): Promise<HistoryTarget[]>;
   /**
    * Moves the conversation's read marker forward to `ts` (never back) and lowers its unread count
-   * to the messages after the marker; undefined when no such conversation.
+   * to the messages after the marker that are not the user's own (from `own`, the user's nick);
+   * undefined when no such conversation.
    */
-  markRead(conversation: number, ts: number): Promise<ReadMarker | undefined>;
+  markRead(conversation: number, ts: number, own?: string): Promise<ReadMarker | undefined>;
   /**
    * The server's msgid of the connection's line stored in millisecond `ms` of the conversation;
    * undefined when the server gave none, or the conversation is not the connection's.

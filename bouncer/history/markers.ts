@@ -57,7 +57,7 @@ export async function markRead(
   const wanted = ms * 1000 + 999;
   let marker;
   try {
-    marker = await parts.history.markRead(conv.id, wanted);
+    marker = await parts.history.markRead(conv.id, wanted, scope.nick);
   } catch {
     return [`FAIL MARKREAD INTERNAL_ERROR ${echo(target)} :The read marker could not be set`];
   }

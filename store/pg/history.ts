@@ -45,7 +45,7 @@ export function pgHistory(
       const out = rows as unknown as HistoryTarget[];
       return r.newest ? out.reverse() : out;
     },
-    async markRead(conversation, ts) {
+    async markRead(conversation, ts, own = "") {
       await settled();
       /** The count the marker set, told to the writer once committed. */
       let set: UnreadEntry | undefined;
@@ -54,10 +54,11 @@ export function pgHistory(
           WHERE id = ${conversation} FOR UPDATE`;
         if (!row) return undefined;
         if (ts <= row.last_read) return { lastRead: row.last_read, unread: row.unread };
-        // Unread is what came after the marker, counted no further than the count already kept:
-        // the user's own lines never counted, and a marker never adds unread messages.
+        // Unread is what came after the marker but the user's own lines (those from its nick now),
+        // counted no further than the count already kept: a marker never adds unread messages.
         const [{ n }] = await tx`SELECT count(*)::int AS n FROM (SELECT 1 FROM messages
           WHERE conversation = ${conversation} AND ts > ${ts} AND type < ${FIRST_EVENT_CODE}
+            AND lower(sender) != ${pgString(own.toLowerCase())}
           LIMIT ${row.unread}) x`;
         await tx`UPDATE conversations SET last_read = ${ts}, unread = ${n} WHERE id = ${conversation}`;
         set = [conversation, n];

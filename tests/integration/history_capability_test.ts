@@ -181,6 +181,25 @@ forEachBackend("history: a read marker only moves forward and lowers unread", as
   assertEquals(await h.markRead(f.other, T0 + SEC), { lastRead: T0 + SEC, unread: 2 });
 });
 
+forEachBackend("history: the user's own lines after a read marker are not unread", async (b) => {
+  const h = historyOf(b);
+  const f = await fixture(b);
+  // The user (Jane, as the server spells her nick) answered after m7: not unread.
+  await b.messages.append({
+    conversation: f.test,
+    userId: f.userId,
+    from: "Jane",
+    type: "private",
+    text: "mine",
+    ts: T0 + 7.5 * SEC,
+  });
+  assertEquals(await h.markRead(f.test, T0 + 7 * SEC, "jane"), {
+    lastRead: T0 + 7 * SEC,
+    unread: 2,
+  });
+  assertEquals(await b.unread(f.test), 2);
+});
+
 forEachBackend(
   "history: a client's place only moves forward, per connection and name",
   async (b) => {

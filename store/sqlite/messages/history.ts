@@ -27,7 +27,8 @@ export function sqliteHistory(db: DatabaseSync, commit: () => void): MessageHist
   const marker = db.prepare("SELECT last_read, unread FROM conversations WHERE id = ?");
   const after = db.prepare(
     `SELECT count(*) AS n FROM (SELECT 1 FROM messages
-      WHERE conversation = ? AND ts > ? AND type < ${FIRST_EVENT_CODE} LIMIT ?)`,
+      WHERE conversation = ? AND ts > ? AND type < ${FIRST_EVENT_CODE} AND lower(sender) != ?
+      LIMIT ?)`,
   );
   const read = db.prepare("UPDATE conversations SET last_read = ?, unread = ? WHERE id = ?");
   const serverIdAt = db.prepare(
@@ -68,16 +69,16 @@ export function sqliteHistory(db: DatabaseSync, commit: () => void): MessageHist
       const out = rows as HistoryTarget[];
       return Promise.resolve(r.newest ? out.reverse() : out);
     },
-    markRead(conversation, ts) {
+    markRead(conversation, ts, own = "") {
       commit();
       const row = marker.get(conversation) as { last_read: number; unread: number } | undefined;
       if (!row) return Promise.resolve(undefined);
       if (ts <= row.last_read) {
         return Promise.resolve({ lastRead: row.last_read, unread: row.unread });
       }
-      // Unread is what came after the marker, counted no further than the count already kept:
-      // the user's own lines never counted, and a marker never adds unread messages.
-      const { n } = after.get(conversation, ts, row.unread) as { n: number };
+      // Unread is what came after the marker but the user's own lines (those from its nick now),
+      // counted no further than the count already kept: a marker never adds unread messages.
+      const { n } = after.get(conversation, ts, own.toLowerCase(), row.unread) as { n: number };
       read.run(ts, n, conversation);
       return Promise.resolve({ lastRead: ts, unread: n });
     },
