@@ -178,7 +178,7 @@ export function pgWriter(sql: Sql, vocabulary: Vocabulary, spool?: string) {
     // A row back from a spool may be there already (its first commit went through late): its id
     // says so, and it is not stored twice.
     const again = one.some((r) => r.again);
-    // A column an array: nine parameters for the batch instead of nine a row, which
+    // A column an array: a parameter a column for the batch instead of one a column a row, which
     // PostgreSQL parsed and planned for each batch anew.
     // (The client sends a list of booleans as one boolean: highlights go as 0 and 1.)
     await tx`INSERT INTO messages (${tx(COLUMNS)})

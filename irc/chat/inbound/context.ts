@@ -117,12 +117,13 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
       const row = react
         ? { from: react.nick.slice(0, 100), text: react.react, replyTo: react.reply_to }
         : { ...storedFields(kind as KeptKind, fields as KeptFields), text: "" };
-      // From the cache: in channels of hundreds, joins and quits are most of what is stored, and
-      // reading the conversation for each was the largest part of storing them.
+      // The line's sender is most often the row's (not a topic a join tells, set by another).
       const sender = this.sender;
       const senderHost = sender && ircLower(sender.nick) === ircLower(row.from)
         ? sender.host
         : undefined;
+      // From the cache: in channels of hundreds, joins and quits are most of what is stored, and
+      // reading the conversation for each was the largest part of storing them.
       const conv = await cachedConversation(deps, conn, name, false);
       if (!conv) {
         if (out) out.produced = { kind: "unstored" };
