@@ -11,6 +11,9 @@ import { parseAttributes } from "./networks.ts";
 import { formatMessage } from "../irc/protocol/message.ts";
 import { actionWrap } from "../irc/protocol/ctcp.ts";
 import { batchId } from "./batch_id.ts";
+import { parseMsgid } from "../lib/msgid.ts";
+import { repliesOf } from "./history/replies.ts";
+import type { MessageJson } from "../protocol/messages.ts";
 
 /** The most messages one SEARCH returns. */
 const SEARCH_LIMIT = 100;
@@ -57,6 +60,7 @@ export async function search(store: Store, scope: SearchScope, text: string): Pr
   const batch = batchId("search");
   const out = [`BATCH +${batch} soju.im/search`];
   const messages = [...page.messages].sort((a, b) => a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0);
+  const replies = await repliesIn(store, messages);
   for (const m of messages) {
     const folded = m.conversation_id ?? "";
     if (!folded || m.type === "error") continue;
@@ -70,6 +74,7 @@ export async function search(store: Store, scope: SearchScope, text: string): Pr
       ["time", new Date(Math.floor(ts / 1000)).toISOString()],
     ]);
     if (m.msgid) tags.set("msgid", m.msgid);
+    if (m.reply_to) tags.set("+draft/reply", replies.get(m.reply_to) ?? m.reply_to);
     try {
       out.push(formatMessage({
         tags,
@@ -82,6 +87,33 @@ export async function search(store: Store, scope: SearchScope, text: string): Pr
     }
   }
   out.push(`BATCH -${batch}`);
+  return out;
+}
+
+/**
+ * The own msgid of each server msgid the messages reply to, as history gives them: a reply names
+ * its line by the id clients know it by (history/replies.ts), conversation by conversation.
+ */
+async function repliesIn(store: Store, messages: MessageJson[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const history = store.messages.history;
+  if (!history || !messages.some((m) => m.reply_to)) return out;
+  const byConversation = new Map<number, Parameters<typeof repliesOf>[2][number][]>();
+  for (const m of messages) {
+    const ref = m.msgid ? parseMsgid(m.msgid) : undefined;
+    if (!ref) continue;
+    const lines = byConversation.get(ref.conversation) ?? [];
+    byConversation.set(ref.conversation, lines);
+    lines.push({
+      conversation: ref.conversation,
+      ts: ref.ms * 1000,
+      serverMsgid: m.server_msgid,
+      replyTo: m.reply_to,
+    });
+  }
+  for (const [conversation, lines] of byConversation) {
+    for (const [server, own] of await repliesOf(history, conversation, lines)) out.set(server, own);
+  }
   return out;
 }
 

@@ -121,6 +121,32 @@ Deno.test("reply ids: lines stored before a client attached are named by their o
         },
       );
 
+      await t.step("SEARCH: a reply names the line's own msgid", async () => {
+        await s.app.searchable();
+        const d = await BouncerClient.attach(
+          s.port,
+          `${user}@d`,
+          PASSWORD,
+          ["soju.im/search", "batch", "server-time", "message-tags"],
+          "d",
+        );
+        try {
+          await d.waitFor((l) => l.command === "366");
+          await d.send("SEARCH in=#chan;text=answer");
+          const open = await d.waitFor((l) =>
+            l.command === "BATCH" && l.params[1] === "soju.im/search"
+          );
+          const id = open.params[0].slice(1);
+          // In the search's batch (the replay on attach has the line too).
+          const found = await d.waitFor((l) =>
+            l.tags.get("batch") === id && l.params[1] === "its answer"
+          );
+          assertEquals(found.tags.get("+draft/reply"), own, found.raw);
+        } finally {
+          d.close();
+        }
+      });
+
       await t.step("an id the store does not have is passed on as it is", async () => {
         await a.send("@+draft/reply=zz.zzzz PRIVMSG #chan :to nothing");
         const up = await server.waitFor((l) => l.endsWith("PRIVMSG #chan :to nothing"));
