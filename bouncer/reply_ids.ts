@@ -12,6 +12,25 @@ import type { Store } from "../store/mod.ts";
 
 /** Lines remembered per connection, the server's id with the own one. */
 const MAX_IDS = 4096;
+/**
+ * How long a live line waits for its reply's lookup at most (the lines after it wait too): a
+ * database that is away (PostgreSQL restarting) must not stall the stream; the line then keeps
+ * the server's id.
+ *
+ * @internal test seam
+ */
+export const LOOKUP = { ms: 2000 };
+
+/** `work`'s answer, or undefined once `ms` passed first. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)));
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** One connection's ids: remembered, else read from the store (when it keeps history). */
 export class ReplyIds {
@@ -51,13 +70,15 @@ export class ReplyIds {
     const known = this.#own.get(server);
     const history = this.store?.messages.history;
     if (known || !history) return known;
-    try {
+    const lookup = async () => {
       const conv = await this.store!.conversations.get(connection, ircLower(name));
       if (!conv) return undefined;
       const ts = (await history.byServerMsgid(conv.id, [server])).get(server);
-      if (ts === undefined) return undefined;
-      const own = msgidOf(conv.id, ts);
-      this.remember(server, own);
+      return ts === undefined ? undefined : msgidOf(conv.id, ts);
+    };
+    try {
+      const own = await within(lookup(), LOOKUP.ms);
+      if (own) this.remember(server, own);
       return own;
     } catch (err) {
       log.debug("bouncer: a reply's line not looked up", { error: String(err) });
@@ -67,7 +88,8 @@ export class ReplyIds {
 
   /**
    * The server's msgid of the connection's line a client named `own`; the id itself when it
-   * names no stored line the server gave an id (the server's, or one Parley never stored).
+   * names no stored line the server gave an id (the server's, or one Parley never stored), or the
+   * store did not answer in time.
    */
   async server(connection: number, own: string): Promise<string> {
     const known = this.#server.get(own);
@@ -75,7 +97,10 @@ export class ReplyIds {
     const history = this.store?.messages.history;
     if (known || !ref || !history) return known ?? own;
     try {
-      const server = await history.serverMsgid(connection, ref.conversation, ref.ms);
+      const server = await within(
+        history.serverMsgid(connection, ref.conversation, ref.ms),
+        LOOKUP.ms,
+      );
       if (!server) return own;
       this.remember(server, own);
       return server;
