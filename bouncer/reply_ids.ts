@@ -42,7 +42,13 @@ export class ReplyIds {
 
   /** A stored line the server named `server` is `own` to clients. */
   remember(server: string, own: string): void {
-    this.#own.delete(server); // to the end: the newest
+    // To the end, the newest; a server that gives an id again (a hostile one, every line) keeps
+    // one pair for it, so both maps stay within the bound.
+    const before = this.#own.get(server);
+    if (before !== undefined) {
+      this.#own.delete(server);
+      this.#server.delete(before);
+    }
     this.#own.set(server, own);
     this.#server.set(own, server);
     if (this.#own.size > MAX_IDS) {

@@ -12,7 +12,7 @@ import { formatMessage } from "../irc/protocol/message.ts";
 import { actionWrap } from "../irc/protocol/ctcp.ts";
 import { batchId } from "./batch_id.ts";
 import { parseMsgid } from "../lib/msgid.ts";
-import { repliesOf } from "./history/replies.ts";
+import { type Named, repliesOf } from "./history/replies.ts";
 import type { MessageJson } from "../protocol/messages.ts";
 
 /** The most messages one SEARCH returns. */
@@ -98,7 +98,7 @@ async function repliesIn(store: Store, messages: MessageJson[]): Promise<Map<str
   const out = new Map<string, string>();
   const history = store.messages.history;
   if (!history || !messages.some((m) => m.reply_to)) return out;
-  const byConversation = new Map<number, Parameters<typeof repliesOf>[2][number][]>();
+  const byConversation = new Map<number, Named[]>();
   for (const m of messages) {
     const ref = m.msgid ? parseMsgid(m.msgid) : undefined;
     if (!ref) continue;

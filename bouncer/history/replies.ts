@@ -8,7 +8,7 @@ import { msgidOf } from "../../lib/msgid.ts";
 import type { HistoryLine, MessageHistory } from "../../store/history_types.ts";
 
 /** What of a line names another or is named: where it is, its server's msgid, the one it answers. */
-type Named = Pick<HistoryLine, "conversation" | "ts" | "serverMsgid" | "replyTo">;
+export type Named = Pick<HistoryLine, "conversation" | "ts" | "serverMsgid" | "replyTo">;
 
 /** The own msgid of each server msgid the lines of `conversation` reply or react to. */
 export async function repliesOf(

@@ -37,6 +37,14 @@ Deno.test("reply ids: remembered lines, the oldest forgotten past 4,096", async 
   assertEquals(await ids.own(1, "#chan", "srv-0"), undefined);
 });
 
+Deno.test("reply ids: a server giving one id again and again keeps one pair", async () => {
+  const ids = new ReplyIds();
+  for (let i = 0; i < 10_000; i++) ids.remember("srv-same", `own-${i}`);
+  assertEquals(ids.ownNow("srv-same"), "own-9999");
+  assertEquals(await ids.server(1, "own-9999"), "srv-same");
+  assertEquals(await ids.server(1, "own-0"), "own-0", "the earlier pairs are gone");
+});
+
 Deno.test("reply ids: a line not remembered is found in the store, both ways", async () => {
   await withStore(async (store) => {
     const { connection, own } = await seeded(store);
