@@ -18,6 +18,7 @@ import { refusalText, type Session } from "./session.ts";
 import { SERVER_NAME } from "./burst.ts";
 import { actionText, isCtcp } from "../irc/protocol/ctcp.ts";
 import { CHANNEL_LISTS, listMode } from "../irc/channel_lists.ts";
+import type { Hub } from "./relay.ts";
 import { formatMessage, type IrcMessage, tagString } from "../irc/protocol/message.ts";
 import {
   ERR_ALREADYREGISTERED,
@@ -89,11 +90,9 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   const wait = echo.upstreamLabel ? "unanswered" : hub.expect(s, kind, [target]);
   return await s.sendOn(async () => {
     try {
-      // The client names a line by the id it was told; the server knows it by its own.
-      const replyTo = sent.get("+draft/reply");
-      if (replyTo) sent.set("+draft/reply", await hub.serverMsgid(replyTo));
+      const up = await upstreamTags(hub, sent);
       await s.cx.irc.send(hub.userId, hub.connectionId, target, message, {
-        tags: sent.size ? Object.fromEntries(sent) : undefined,
+        tags: up.size ? Object.fromEntries(up) : undefined,
         origin: echo.id,
       });
       if (typeof wait === "object") hub.sentExpected(wait);
@@ -201,6 +200,16 @@ function clientTags(m: IrcMessage): Map<string, string> {
 const MAX_CLIENT_TAGS = 4094;
 
 /**
+ * A client's tags as the server is sent them: the client names a line by the id it was told, the
+ * server knows it by its own.
+ */
+async function upstreamTags(hub: Hub, tags: Map<string, string>): Promise<Map<string, string>> {
+  const replyTo = tags.get("+draft/reply");
+  if (!replyTo) return tags;
+  return new Map(tags).set("+draft/reply", await hub.serverMsgid(replyTo));
+}
+
+/**
  * A line Parley does not store (TAGMSG, a message to a channel not joined): sent upstream with
  * the client's own tags, and shown to the other attached clients (hub.ownLine).
  */
@@ -226,10 +235,7 @@ async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void>
     : undefined;
   return await s.sendOn(async () => {
     try {
-      // The client names a line by the id it was told; the server knows it by its own.
-      const up = new Map(tags);
-      const replyTo = up.get("+draft/reply");
-      if (replyTo) up.set("+draft/reply", await hub.serverMsgid(replyTo));
+      const up = await upstreamTags(hub, tags);
       const line = formatMessage({ command: m.command, params, tags: up });
       await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`, { origin: echo?.id });
     } catch (err) {

@@ -957,7 +957,7 @@ export class Hub {
       return;
     }
     const m: IrcMessage = { tags, prefix, command, params: [target, text] };
-    if (ev.reply_to) this.#ownReply(m, ev.conversation_id);
+    this.#ownReply(m, ev.conversation_id);
     this.#later(() => this.#toAll(m, echo));
   }
 }

@@ -60,7 +60,9 @@ export async function search(store: Store, scope: SearchScope, text: string): Pr
   const batch = batchId("search");
   const out = [`BATCH +${batch} soju.im/search`];
   const messages = [...page.messages].sort((a, b) => a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0);
-  const replies = await repliesIn(store, messages);
+  const replies = store.messages.history
+    ? await repliesOf(store.messages.history, named(messages))
+    : new Map<string, string>();
   for (const m of messages) {
     const folded = m.conversation_id ?? "";
     if (!folded || m.type === "error") continue;
@@ -90,31 +92,19 @@ export async function search(store: Store, scope: SearchScope, text: string): Pr
   return out;
 }
 
-/**
- * The own msgid of each server msgid the messages reply to, as history gives them: a reply names
- * its line by the id clients know it by (history/replies.ts), conversation by conversation.
- */
-async function repliesIn(store: Store, messages: MessageJson[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const history = store.messages.history;
-  if (!history || !messages.some((m) => m.reply_to)) return out;
-  const byConversation = new Map<number, Named[]>();
-  for (const m of messages) {
+/** The messages as lines history names replies by (history/replies.ts): their msgid says where. */
+function named(messages: MessageJson[]): Named[] {
+  return messages.flatMap((m) => {
     const ref = m.msgid ? parseMsgid(m.msgid) : undefined;
-    if (!ref) continue;
-    const lines = byConversation.get(ref.conversation) ?? [];
-    byConversation.set(ref.conversation, lines);
-    lines.push({
-      conversation: ref.conversation,
-      ts: ref.ms * 1000,
-      serverMsgid: m.server_msgid,
-      replyTo: m.reply_to,
-    });
-  }
-  for (const [conversation, lines] of byConversation) {
-    for (const [server, own] of await repliesOf(history, conversation, lines)) out.set(server, own);
-  }
-  return out;
+    return ref
+      ? [{
+        conversation: ref.conversation,
+        ts: ref.ms * 1000,
+        serverMsgid: m.server_msgid,
+        replyTo: m.reply_to,
+      }]
+      : [];
+  });
 }
 
 /** The bound connection's conversations: their folded ids to their names as IRC spells them. */

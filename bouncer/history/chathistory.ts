@@ -153,7 +153,7 @@ async function lines(
     }
   }
   const t = lineTarget(conv, scope);
-  const replies = await repliesOf(parts.history, conv.id, got);
+  const replies = await repliesOf(parts.history, got);
   const body = got.map((l) => historyLine(l, t, batch, replies)).filter((l): l is string => !!l);
   return inBatch(batch, "chathistory", [t.name], body);
 }

@@ -71,7 +71,7 @@ export async function replay(
     seen = Math.max(seen, lines.at(-1)!.ts);
     const t = lineTarget(conv, scope);
     const batch = batchId();
-    const replies = await repliesOf(parts.history, conv.id, lines);
+    const replies = await repliesOf(parts.history, lines);
     const body = lines.map((l) => historyLine(l, t, batch, replies))
       .filter((l): l is string => !!l);
     if (since !== undefined && lines.length === limit) {

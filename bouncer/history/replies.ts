@@ -10,10 +10,12 @@ import type { HistoryLine, MessageHistory } from "../../store/history_types.ts";
 /** What of a line names another or is named: where it is, its server's msgid, the one it answers. */
 export type Named = Pick<HistoryLine, "conversation" | "ts" | "serverMsgid" | "replyTo">;
 
-/** The own msgid of each server msgid the lines of `conversation` reply or react to. */
+/**
+ * The own msgid of each server msgid the lines reply or react to; a reply's line is looked for in
+ * the reply's conversation.
+ */
 export async function repliesOf(
   history: MessageHistory,
-  conversation: number,
   lines: readonly Named[],
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
@@ -23,10 +25,16 @@ export async function repliesOf(
       out.set(l.serverMsgid, msgidOf(l.conversation, l.ts));
     }
   }
-  const missing = [...new Set(lines.map((l) => l.replyTo!).filter((id) => id && !out.has(id)))];
-  if (!missing.length) return out;
-  for (const [id, ts] of await history.byServerMsgid(conversation, missing)) {
-    out.set(id, msgidOf(conversation, ts));
+  const missing = new Map<number, Set<string>>();
+  for (const l of lines) {
+    if (!l.replyTo || out.has(l.replyTo)) continue;
+    const ids = missing.get(l.conversation) ?? new Set();
+    missing.set(l.conversation, ids.add(l.replyTo));
+  }
+  for (const [conversation, ids] of missing) {
+    for (const [id, ts] of await history.byServerMsgid(conversation, [...ids])) {
+      out.set(id, msgidOf(conversation, ts));
+    }
   }
   return out;
 }

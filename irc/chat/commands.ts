@@ -3,7 +3,6 @@
  * The commands are listed once, in protocol/command_table.ts (usage, description, who and where);
  * here is one small handler per entry, and runCommand checks who and where before it runs.
  */
-import { ircLower } from "../../lib/casefold.ts";
 import type { SendResult } from "../../protocol/events.ts";
 import { denied, invalid } from "../../lib/errors.ts";
 import type { ConnectionRecord } from "../../store/connections.ts";
@@ -17,21 +16,14 @@ import {
   type TopicSetter,
   topicSetter,
 } from "./topics.ts";
-import { conversationFor, isService, type RecordDeps, recordMessage, userHost } from "./record.ts";
+import { conversationFor, hostOf, isService, type RecordDeps, recordMessage } from "./record.ts";
 import {
   type CommandSpec,
   findCommand,
   mayUse,
   type ServerCommandName,
 } from "../../protocol/command_table.ts";
-import {
-  type IrcLine,
-  ircLine,
-  LineError,
-  nickOf,
-  quotedLine,
-  sourceOf,
-} from "../protocol/message.ts";
+import { type IrcLine, ircLine, LineError, quotedLine } from "../protocol/message.ts";
 import { isPlainNick, maskMatches, normalizeMask, type Who } from "../mask.ts";
 import { ignore, unignore } from "./ignore.ts";
 
@@ -182,10 +174,7 @@ async function keepSaid(
 ): Promise<void> {
   if (conn.echoes) return;
   // The user's own source as the server shows it, as an echo would have carried it.
-  const source = conn.upstream.source;
-  const own = source && ircLower(nickOf(source)) === ircLower(conn.nick)
-    ? sourceOf(source)
-    : undefined;
+  const senderHost = hostOf(conn.upstream.source, conn.nick);
   for (const line of lines) {
     await recordMessage(ctx.deps, conn, {
       name: target,
@@ -194,7 +183,7 @@ async function keepSaid(
       text: line,
       own: true,
       origin: ctx.origin,
-      senderHost: userHost(own?.user, own?.host),
+      senderHost,
     });
   }
 }

@@ -16,6 +16,7 @@ import type { IrcConnection } from "../engine/connection.ts";
 import { isHighlight } from "./highlight.ts";
 import { ircLower, isChannel } from "../../lib/casefold.ts";
 import { conversationJson } from "../resources.ts";
+import { sourceOf } from "../protocol/message.ts";
 
 /** What recording needs. */
 export interface RecordDeps {
@@ -26,6 +27,13 @@ export interface RecordDeps {
 /** The rest of a source (`user@host`), when it has both parts. */
 export const userHost = (user: string | undefined, host: string | undefined): string | undefined =>
   user && host ? `${user}@${host}` : undefined;
+
+/** The rest of `source` (`nick!user@host`) when it is `nick`'s; else undefined. */
+export function hostOf(source: string | undefined, nick: string): string | undefined {
+  if (!source) return undefined;
+  const s = sourceOf(source);
+  return ircLower(s.nick) === ircLower(nick) ? userHost(s.user, s.host) : undefined;
+}
 
 /** A message to record. */
 export interface SeenMessage {

@@ -114,7 +114,7 @@ export const CHAT: HandlerTable = {
 
 /** A line the lean path took: a chat line, or someone's join; `out` when an outlet takes it. */
 type Lean =
-  & (Said | { type: "join"; nick: string; user: string; host: string; channel: string; ts: number })
+  & (Said | { type: "join"; nick: string; source: string; channel: string; ts: number })
   & { out?: LineOut };
 
 /** Records a line the lean path took, with the handler its command has. */
@@ -201,7 +201,7 @@ export function leanPath(
     }
     // The user's own join goes to the JOIN handler, which starts the channel's list afresh.
     if (conn.isMe(nick) || !conn.isChannel(target)) return undefined;
-    return { type: "join", nick, user, host, channel: target, ts, out };
+    return { type: "join", nick, source: m.prefix, channel: target, ts, out };
   };
   const take = (m: Message) => {
     const ev = lean(m);
@@ -216,16 +216,14 @@ export function leanPath(
         for (const line of lines) {
           cx.out = line.out;
           // A chat line's row takes its sender's host itself (said); a join's is kept by `keep`.
-          if (line.type === "join") {
-            cx.sender = { nick: line.nick, host: userHost(line.user, line.host) };
-          }
+          if (line.type === "join") cx.source = line.source;
           try {
             await record(cx, line);
           } catch (err) {
             log.error("irc event failed", { label: conn.id, error: err });
           }
           cx.out = undefined;
-          cx.sender = undefined;
+          cx.source = undefined;
           try {
             if (line.out) outlet()?.line(conn, line.out);
           } catch (err) {

@@ -14,12 +14,11 @@ import type { IrcConnection } from "../../engine/connection.ts";
 import type { IrcClient } from "../../engine/client.ts";
 import type { IrcMessage as Message } from "../../protocol/message.ts";
 import type { Gathered } from "./replies.ts";
-import { cachedConversation, type RecordDeps, recordMessage } from "../record.ts";
+import { cachedConversation, hostOf, type RecordDeps, recordMessage } from "../record.ts";
 import { Presence } from "../presence.ts";
 import type { LineOut } from "../../engine/outlet.ts";
 import { msgidOf } from "../../../lib/msgid.ts";
 import { formatMicros } from "../../../protocol/time.ts";
-import { ircLower } from "../../../lib/casefold.ts";
 
 /** The handlers' view of one client of one connection. */
 export interface Inbound {
@@ -61,10 +60,10 @@ export interface Inbound {
    */
   out?: LineOut;
   /**
-   * Who sent the line being handled, while its handler runs: a kept row whose sender is this nick
-   * keeps the rest of the source (`user@host`) too.
+   * The source of the line being handled, while its handler runs: a kept row whose sender is its
+   * nick keeps the rest of it (`user@host`) too.
    */
-  sender?: { nick: string; host?: string };
+  source?: string;
 }
 
 /** A kept reaction: who, what, and the server msgid of the message. */
@@ -117,11 +116,6 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
       const row = react
         ? { from: react.nick.slice(0, 100), text: react.react, replyTo: react.reply_to }
         : { ...storedFields(kind as KeptKind, fields as KeptFields), text: "" };
-      // The line's sender is most often the row's (not a topic a join tells, set by another).
-      const sender = this.sender;
-      const senderHost = sender && ircLower(sender.nick) === ircLower(row.from)
-        ? sender.host
-        : undefined;
       // From the cache: in channels of hundreds, joins and quits are most of what is stored, and
       // reading the conversation for each was the largest part of storing them.
       const conv = await cachedConversation(deps, conn, name, false);
@@ -136,7 +130,8 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
         ts,
         highlight: false,
         ...row,
-        senderHost,
+        // The line's sender is most often the row's (not a topic a join tells, set by another).
+        senderHost: hostOf(this.source, row.from),
       });
       if (out) {
         out.produced = out.produced?.kind === "stored" || out.produced?.kind === "spread"

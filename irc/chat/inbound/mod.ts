@@ -9,9 +9,9 @@ import type { InboundLines, IrcConnection } from "../../engine/connection.ts";
 import type { LineOut, Outlet } from "../../engine/outlet.ts";
 import type { IrcClient } from "../../engine/client.ts";
 import { REGISTRATION_COMMANDS } from "../../engine/registration.ts";
-import { type IrcMessage as Message, sourceOf } from "../../protocol/message.ts";
+import type { IrcMessage as Message } from "../../protocol/message.ts";
 import { log } from "../../../lib/log.ts";
-import { type RecordDeps, userHost } from "../record.ts";
+import type { RecordDeps } from "../record.ts";
 import { lineTime, serverTimeEnabled } from "../server_time.ts";
 import { answersOf, type AnswerState } from "./answers.ts";
 import { CHAT, leanPath, tagTime } from "./chat.ts";
@@ -118,15 +118,14 @@ export function attachInbound(
       const ts = timeOf(m);
       run(async () => {
         cx.out = out;
-        const { nick, user, host } = sourceOf(m.prefix);
-        cx.sender = nick ? { nick, host: userHost(user, host) } : undefined;
+        cx.source = m.prefix;
         try {
           await handler?.(cx, m, ts, got);
         } catch (err) {
           log.error("irc event failed", { label: conn.id, command: m.command, error: err });
         } finally {
           cx.out = undefined;
-          cx.sender = undefined;
+          cx.source = undefined;
         }
         if (out) outlet()?.line(conn, out);
       });
