@@ -137,7 +137,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await next();
   });
   app.use("/events", loadSession(deps));
-  if (deps.config.authHeader) app.use("/events", proxyLogin(deps));
+  if (deps.config.authHeader) app.use("/events", proxyLogin(deps, true));
 
   // `host` as Convos gives it: where this client reached the server (X-Forwarded-Host behind a
   // trusted proxy), so that a client can build URLs.

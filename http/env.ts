@@ -51,9 +51,9 @@ export interface AppDeps {
 export interface AppEnv {
   Variables: {
     requestId: string;
-    /** The logged-in user, when there is a valid session. */
+    /** The logged-in user: a valid session's, or the one the proxy's header vouches for. */
     user?: UserRecord;
-    /** Hash of the session id, when there is a valid session. */
+    /** Hash of the session id, when there is a valid session (a script's proxy login has none). */
     sessionHash?: string;
     /** The reverse proxy's header named the user (PARLEY_AUTH_HEADER): it vouches for them. */
     proxyLogin?: boolean;

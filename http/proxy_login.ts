@@ -2,9 +2,13 @@
  * Login by a reverse proxy (PARLEY_AUTH_HEADER): a proxy that authenticates people itself
  * (Authelia, authentik, oauth2-proxy, a web server's own login) names the person's email in a
  * header on every request, and Parley takes the request as that user's, registering them the first
- * time it sees them, as Convos's header login does. A session is still opened (the page's socket,
- * its csrf value and its push subscription hang on one), and another user named by the header
- * replaces it. Without the header, the password login works as ever.
+ * time it sees them, as Convos's header login does. A browser's request opens a session (the page's
+ * socket, its csrf value and its push subscription hang on one), and another user named by the
+ * header replaces it. A script's request (no cookie, no `Sec-Fetch-Site`: no browser leaves it out)
+ * is answered as the user without one: a session for each request of a script that polls would
+ * fill the account's list and end the user's real sessions, the least recently used first. What
+ * needs a session (the `/events` socket, a push subscription) opens one then (`sessionFor`).
+ * Without the header, the password login works as ever.
  */
 import type { MiddlewareHandler } from "hono";
 import { email } from "../protocol/contract/fields.ts";
@@ -12,8 +16,11 @@ import { OutsideLogin } from "../auth/outside_login.ts";
 import type { AppDeps, AppEnv } from "./env.ts";
 import { startSession, wallNow } from "./session.ts";
 
-/** Logs the request in as the user the proxy's header names; runs after loadSession. */
-export function proxyLogin(deps: AppDeps): MiddlewareHandler<AppEnv> {
+/**
+ * Logs the request in as the user the proxy's header names; runs after loadSession. `always`: the
+ * request needs a session whoever sent it (a socket lives as long as its session).
+ */
+export function proxyLogin(deps: AppDeps, always = false): MiddlewareHandler<AppEnv> {
   const header = deps.config.authHeader;
   const outside = new OutsideLogin(deps, "proxy header");
   return async (c, next) => {
@@ -21,11 +28,11 @@ export function proxyLogin(deps: AppDeps): MiddlewareHandler<AppEnv> {
     if (raw === undefined || raw.trim() === "") return await next();
     const parsed = email.safeParse(raw);
     // Most requests come with the session of the user named: loadSession has read them already.
-    const current = c.get("user");
+    const known = c.get("user");
     const user = !parsed.success
       ? undefined
-      : current?.email === parsed.data
-      ? current
+      : known?.email === parsed.data
+      ? known
       : await outside.person(parsed.data);
     if (!parsed.success) {
       outside.warn("the proxy's header names no email; the request is not logged in", {
@@ -40,9 +47,13 @@ export function proxyLogin(deps: AppDeps): MiddlewareHandler<AppEnv> {
       c.set("sessionHash", undefined);
       return await next();
     }
-    if (c.get("user")?.id !== user.id) await startSession(c, deps, user, wallNow(deps));
     // What asks for the password again (a new password, an app token) asks the proxy's login.
     c.set("proxyLogin", true);
+    if (known?.id !== user.id) {
+      if (always || known || c.req.header("sec-fetch-site") !== undefined) {
+        await startSession(c, deps, user, wallNow(deps));
+      } else c.set("user", user); // a script's request: no session
+    }
     await next();
   };
 }

@@ -126,6 +126,17 @@ export async function startSession(
   c.set("sessionHash", idHash);
 }
 
+/**
+ * The request's session, opened now for a user the proxy's header vouched for without one (a
+ * script's request: http/proxy_login.ts); only for handlers behind requireUser.
+ */
+export async function sessionFor(c: Context<AppEnv>, deps: AppDeps): Promise<string> {
+  const hash = c.get("sessionHash");
+  if (hash) return hash;
+  await startSession(c, deps, currentUser(c), wallNow(deps));
+  return c.get("sessionHash")!;
+}
+
 /** When the user of the current session last gave their password in it; 0 when never. */
 export async function sessionPasswordAt(c: Context<AppEnv>, deps: AppDeps): Promise<number> {
   // The proxy that logged this request in is the account's login, and has just been passed.

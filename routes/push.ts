@@ -5,7 +5,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { jsonBody } from "../http/validate.ts";
 import { bodyOf } from "../protocol/contract/mod.ts";
-import { currentUser, requireUser } from "../http/session.ts";
+import { currentUser, requireUser, sessionFor } from "../http/session.ts";
 import { pushFor } from "../push/mod.ts";
 import { PUSH_LIMITS } from "../push/notify.ts";
 import { endpointProblem } from "../push/endpoint.ts";
@@ -34,7 +34,7 @@ export function pushRoutes(deps: AppDeps): Hono<AppEnv> {
     const saved = await store.push.saveWithin({
       endpoint: body.endpoint,
       userId: user.id,
-      sessionHash: c.get("sessionHash")!,
+      sessionHash: await sessionFor(c, deps),
       p256dh: body.keys.p256dh,
       auth: body.keys.auth,
     }, PUSH_LIMITS.subscriptions);

@@ -11,6 +11,8 @@ import { ManualClock } from "../support/manual_clock.ts";
 import { RECENT_PASSWORD_MS } from "../../http/session.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
+import { EventSocket } from "../support/events.ts";
+import type { ApiClient } from "../support/api.ts";
 
 const HEADER = "X-Authenticated-User";
 const LOGOUT = 'https://auth.example.com/logout?rd=https%3A%2F%2Fchat.example.com&x="1"';
@@ -28,13 +30,26 @@ Deno.test("proxy login: the header's user is logged in, registered on first sigh
   const clock = new ManualClock();
   clock.advance(Date.now());
   a.deps.wallClock = clock;
-  /** A request through the proxy: the header it sets, and the browser's cookie if any. */
+  /**
+   * A browser's request through the proxy (a page's fetch: Sec-Fetch-Site), the header the proxy
+   * sets and the browser's cookie if any.
+   */
   const as = (email: string | undefined, path: string, cookie?: string, init: RequestInit = {}) =>
     a.request(path, {
       ...init,
       headers: {
+        "sec-fetch-site": "same-origin",
         ...(email === undefined ? {} : { [HEADER]: email }),
         ...(cookie ? { cookie } : {}),
+        ...(init.body ? { "content-type": "application/json" } : {}),
+      },
+    });
+  /** A script's request through the proxy: the header only, no cookie, no Sec-Fetch-Site. */
+  const script = (path: string, init: RequestInit = {}) =>
+    a.request(path, {
+      ...init,
+      headers: {
+        [HEADER]: "root@example.com",
         ...(init.body ? { "content-type": "application/json" } : {}),
       },
     });
@@ -62,6 +77,46 @@ Deno.test("proxy login: the header's user is logged in, registered on first sigh
       assertEquals(again.body.sessions.length, 1);
       assertEquals(again.body.sessions[0].current, true);
     });
+
+    await t.step(
+      "a script's requests open no session; a socket and a push subscription do",
+      async () => {
+        const sessions = async () =>
+          (await as("root@example.com", "/api/user/sessions", rootCookie)).body.sessions.length;
+        for (let i = 0; i < 3; i++) {
+          const res = await script("/api/user");
+          assertEquals([res.status, res.body.email], [200, "root@example.com"]);
+          assertEquals(cookieOf(res), undefined, "no session for a script's request");
+        }
+        assertEquals(await sessions(), 1, "the browser's session only");
+
+        const pushed = await script("/api/push/subscriptions", {
+          method: "POST",
+          body: JSON.stringify({
+            endpoint: "https://8.8.8.8/send/script", // a literal address: no DNS
+            keys: { p256dh: "B".repeat(87), auth: "A".repeat(22) },
+          }),
+        });
+        assertEquals(pushed.status, 201, JSON.stringify(pushed.body));
+        assertEquals(await sessions(), 2, "a subscription hangs on a session");
+
+        // A socket lives as long as its session, checked before each request is answered: a
+        // script's socket opens one.
+        const server = await a.listen();
+        const socket = await EventSocket.open(
+          { base: `http://127.0.0.1:${server.port}`, cookieHeader: "" } as ApiClient,
+          { [HEADER]: "root@example.com" },
+        );
+        try {
+          assertEquals((await socket.request({ method: "load" })).user?.email, "root@example.com");
+          assertEquals(socket.ws.readyState, WebSocket.OPEN);
+          assertEquals(await sessions(), 3);
+        } finally {
+          await socket.close();
+          await server.stop();
+        }
+      },
+    );
 
     await t.step(
       "a later person is registered without a role, with the default connection",
