@@ -213,6 +213,22 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
       const list = page.getByRole("table", { name: "Channels" });
       await list.waitFor();
       assertStringIncludes((await list.textContent()) ?? "", "#busy");
+      // A row reads as one line: the channel's name (a button) on the count's baseline, the
+      // counts under their heading's right edge.
+      const at = await list.evaluate((table) => {
+        const words = (el: Element) => {
+          const r = document.createRange();
+          r.selectNodeContents(el);
+          return r.getBoundingClientRect();
+        };
+        const row = table.querySelector("tbody tr")!;
+        const name = words(row.querySelector(".join-link")!);
+        const users = words(row.querySelector("td.num")!);
+        const heading = words(table.querySelectorAll("thead th")[1]);
+        return { name: name.bottom, users: users.bottom, right: [heading.right, users.right] };
+      });
+      assert(Math.abs(at.name - at.users) < 2, `one baseline: ${JSON.stringify(at)}`);
+      assert(Math.abs(at.right[0] - at.right[1]) < 2, `counts under their heading: ${at.right}`);
 
       await send("/names");
       await page.getByText("3 members in #busy").waitFor();
@@ -418,7 +434,15 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
         assertStringIncludes((await alert.textContent()) ?? "", words);
         const entry = page.locator(`.conn h2 a[href="/chat/${encodeURIComponent(cid)}"]`);
         assertStringIncludes((await entry.getAttribute("title")) ?? "", words);
-        if (tls) assertStringIncludes((await entry.textContent()) ?? "", "Work bouncer");
+        if (tls) {
+          // The whole name in view: the state and the reason are on the line below it.
+          const label = entry.locator(".label");
+          assertEquals(await label.textContent(), "Work bouncer");
+          const cut = await label.evaluate((el) => el.scrollWidth > el.clientWidth);
+          assert(!cut, "the connection's name is not cut short");
+          const why = page.locator(".sidebar .conn-why", { hasText: "disconnected · TLS" });
+          await assertOnScreen(page, why);
+        }
         if (tls) await screenshot(page, "connection-error");
         assertEquals(await api(page, "DELETE", `/connection/${encodeURIComponent(cid)}`), 200);
       }

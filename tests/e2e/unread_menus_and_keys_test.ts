@@ -463,7 +463,7 @@ Deno.test("web client: unread line, nick menu, keys, closing", async (t) => {
       assert(!(await sub.textContent())!.includes("irc-localhost"), "no id in settings");
       await goLive(page, server.url + "/chat/irc-localhost/%23busy");
       await send("/disconnect");
-      await page.locator(".sidebar .conn h2 .state", { hasText: "disconnected" }).waitFor();
+      await assertOnScreen(page, page.locator(".sidebar .conn-why", { hasText: "disconnected" }));
       const problem = page.locator(".conn-problem");
       await assertOnScreen(page, problem);
       assertEquals(

@@ -98,9 +98,10 @@ function AccountPanel() {
           cancel={() => setPending(null)}
         />
       )}
-      <div class="checks">
+      {/* Set as it is ticked, not by the form's Save: apart from the form. */}
+      <div class="checks apart">
         <Check
-          label={t("Away on IRC when no browser is open")}
+          label={t("Away on IRC when no browser or IRC client is open")}
           name="auto_away"
           checked={autoAway}
           onChange={toggleAway}

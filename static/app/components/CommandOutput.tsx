@@ -99,7 +99,7 @@ export function ChannelTable(p: { channels: ListedChannel[] }) {
         <thead>
           <tr>
             <th scope="col">{t("Channel")}</th>
-            <th scope="col">{t("Users")}</th>
+            <th scope="col" class="num">{t("Users")}</th>
             <th scope="col">{t("Topic")}</th>
           </tr>
         </thead>

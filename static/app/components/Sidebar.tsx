@@ -96,10 +96,8 @@ export function Sidebar() {
                 <span class={"dot " + (c.state ?? "disconnected")} aria-hidden="true" />
                 <span class="label">{connectionTitle(c, c.connection_id)}</span>
               </a>
-              {/* A healthy connection needs no words: the green dot says it. */}
-              <span class={"state" + (c.state === "connected" ? " visually-hidden" : "")}>
-                {t(c.state ?? "disconnected")}
-              </span>
+              {/* For screen readers, in the heading; the eye reads it on the line below. */}
+              <span class="state visually-hidden">{t(c.state ?? "disconnected")}</span>
               <a
                 class="icon-button"
                 href={at(`/settings/connection/${encodeURIComponent(c.connection_id)}`)}
@@ -116,9 +114,19 @@ export function Sidebar() {
               </a>
               <JoinControl cid={c.connection_id} network={connectionTitle(c, c.connection_id)} />
             </h2>
-            {/* Why it is not connected (and is tried again, later and later), in plain words. */}
-            {connectionProblem(c.connection_id) && (
-              <p class="conn-why">{connectionProblem(c.connection_id)}</p>
+            {
+              /* A healthy connection needs no words: the green dot says it. Else its state and why
+                (tried again, later and later), in plain words, under the name: beside it, they
+                left the name a few letters. */
+            }
+            {(c.state !== "connected" || connectionProblem(c.connection_id)) && (
+              <p class="conn-why">
+                <span aria-hidden="true">
+                  {t(c.state ?? "disconnected")}
+                  {connectionProblem(c.connection_id) ? " · " : ""}
+                </span>
+                {connectionProblem(c.connection_id)}
+              </p>
             )}
             <ul>
               {detachedLast(pinnedFirst(conversations)).map((conv) => {
