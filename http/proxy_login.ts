@@ -4,17 +4,26 @@
  * header on every request, and Parley takes the request as that user's, registering them the first
  * time it sees them, as Convos's header login does. A browser's request opens a session (the page's
  * socket, its csrf value and its push subscription hang on one), and another user named by the
- * header replaces it. A script's request (no cookie, no `Sec-Fetch-Site`: no browser leaves it out)
- * is answered as the user without one: a session for each request of a script that polls would
+ * header replaces it. A script's request (no cookie, and nothing a browser sends of the page it
+ * came from) is answered as the user without one: a session for each request of a script that polls would
  * fill the account's list and end the user's real sessions, the least recently used first. What
  * needs a session (the `/events` socket, a push subscription) opens one then (`sessionFor`).
  * Without the header, the password login works as ever.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { email } from "../protocol/contract/fields.ts";
 import { OutsideLogin } from "../auth/outside_login.ts";
 import type { AppDeps, AppEnv } from "./env.ts";
 import { startSession, wallNow } from "./session.ts";
+
+/**
+ * Whether a browser sent the request: it says which site's page did (`Sec-Fetch-Site`, sent over
+ * HTTPS and to localhost), or names the page (the Referer Parley's pages keep for their own origin,
+ * over plain HTTP too). A script does neither.
+ */
+function fromBrowser(c: Context): boolean {
+  return c.req.header("sec-fetch-site") !== undefined || c.req.header("referer") !== undefined;
+}
 
 /**
  * Logs the request in as the user the proxy's header names; runs after loadSession. `always`: the
@@ -50,7 +59,7 @@ export function proxyLogin(deps: AppDeps, always = false): MiddlewareHandler<App
     // What asks for the password again (a new password, an app token) asks the proxy's login.
     c.set("proxyLogin", true);
     if (known?.id !== user.id) {
-      if (always || known || c.req.header("sec-fetch-site") !== undefined) {
+      if (always || known || fromBrowser(c)) {
         await startSession(c, deps, user, wallNow(deps));
       } else c.set("user", user); // a script's request: no session
     }

@@ -89,6 +89,12 @@ Deno.test("proxy login: the header's user is logged in, registered on first sigh
           assertEquals(cookieOf(res), undefined, "no session for a script's request");
         }
         assertEquals(await sessions(), 1, "the browser's session only");
+        // Over plain HTTP a browser sends no Sec-Fetch-Site, but its page's Referer.
+        const page = await a.request("/api/user", {
+          headers: { [HEADER]: "root@example.com", referer: "http://chat.example.com/chat" },
+        });
+        assert(cookieOf(page), "a session for a browser's request over plain HTTP");
+        assertEquals(await sessions(), 2);
 
         const pushed = await script("/api/push/subscriptions", {
           method: "POST",
@@ -98,7 +104,7 @@ Deno.test("proxy login: the header's user is logged in, registered on first sigh
           }),
         });
         assertEquals(pushed.status, 201, JSON.stringify(pushed.body));
-        assertEquals(await sessions(), 2, "a subscription hangs on a session");
+        assertEquals(await sessions(), 3, "a subscription hangs on a session");
 
         // A socket lives as long as its session, checked before each request is answered: a
         // script's socket opens one.
@@ -110,7 +116,7 @@ Deno.test("proxy login: the header's user is logged in, registered on first sigh
         try {
           assertEquals((await socket.request({ method: "load" })).user?.email, "root@example.com");
           assertEquals(socket.ws.readyState, WebSocket.OPEN);
-          assertEquals(await sessions(), 3);
+          assertEquals(await sessions(), 4);
         } finally {
           await socket.close();
           await server.stop();

@@ -96,7 +96,7 @@ export function Sidebar() {
                 <span class={"dot " + (c.state ?? "disconnected")} aria-hidden="true" />
                 <span class="label">{connectionTitle(c, c.connection_id)}</span>
               </a>
-              {/* For screen readers, in the heading; the eye reads it on the line below. */}
+              {/* For screen readers, in the heading; the eye has the dot, and the line below. */}
               <span class="state visually-hidden">{t(c.state ?? "disconnected")}</span>
               <a
                 class="icon-button"
@@ -114,11 +114,7 @@ export function Sidebar() {
               </a>
               <JoinControl cid={c.connection_id} network={connectionTitle(c, c.connection_id)} />
             </h2>
-            {
-              /* A healthy connection needs no words: the green dot says it. Else its state and why
-                (tried again, later and later), in plain words, under the name: beside it, they
-                left the name a few letters. */
-            }
+            {/* Not connected: the state and why, under the name (beside it, they hid the name). */}
             {(c.state !== "connected" || connectionProblem(c.connection_id)) && (
               <p class="conn-why">
                 <span aria-hidden="true">
