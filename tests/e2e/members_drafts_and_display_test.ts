@@ -372,7 +372,9 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
         await page.goto(server.url + "/chat/irc-localhost/%23busy");
         await page.locator(".line", { hasText: "new three" }).waitFor();
         assertEquals(await run.count(), 0);
-        assertEquals(await page.locator(".line.join, .line.part, .line.event.join").count(), 0);
+        // Their words, not a count: a line that shows anyway says which it is.
+        const quiet = page.locator(".line.join, .line.part, .line.event.join");
+        assertEquals(await quiet.allTextContents(), []);
         await page.goto(server.url + "/settings/account");
         await joinParts("show");
         await page.goto(server.url + "/chat/irc-localhost/%23busy");
@@ -445,6 +447,39 @@ Deno.test("web client: members, drafts, command output, errors, display", async 
         }
         if (tls) await screenshot(page, "connection-error");
         assertEquals(await api(page, "DELETE", `/connection/${encodeURIComponent(cid)}`), 200);
+      }
+    });
+
+    await steps.step("a connection on its way adds no line to the sidebar", async () => {
+      // A server that takes the connection and never answers: Parley waits for its welcome. A
+      // line under the name while connecting would go again at the welcome, moving every entry
+      // below it under the pointer.
+      const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      const held: Deno.Conn[] = [];
+      const accepting = (async () => {
+        for await (const conn of silent) held.push(conn);
+      })();
+      try {
+        await page.goto(server.url + "/settings/connection/add");
+        await page.getByLabel("Host", { exact: true }).fill("127.0.0.1");
+        await page.getByLabel("Port").fill(String(silent.addr.port));
+        await page.getByLabel("Use TLS").uncheck();
+        await page.getByLabel("Connection name").fill("Quiet network");
+        await page.getByRole("button", { name: "Connect" }).click();
+        await page.waitForURL(/\/chat\/irc-[^/]+$/);
+        const cid = decodeURIComponent(new URL(page.url()).pathname.split("/")[2]);
+        const section = page.locator(".sidebar .conn", {
+          has: page.locator(`h2 a[href="/chat/${encodeURIComponent(cid)}"]`),
+        });
+        await section.locator(".dot.connecting").waitFor();
+        await poll("the server has the connection", () => held.length > 0);
+        await assertOnScreen(page, section.locator(".label", { hasText: "Quiet network" }));
+        assertEquals(await section.locator(".conn-why").count(), 0);
+        assertEquals(await api(page, "DELETE", `/connection/${encodeURIComponent(cid)}`), 200);
+      } finally {
+        silent.close();
+        for (const conn of held) conn.close();
+        await accepting.catch(() => {});
       }
     });
 

@@ -96,7 +96,7 @@ export function Sidebar() {
                 <span class={"dot " + (c.state ?? "disconnected")} aria-hidden="true" />
                 <span class="label">{connectionTitle(c, c.connection_id)}</span>
               </a>
-              {/* For screen readers, in the heading; the eye has the dot, and the line below. */}
+              {/* For screen readers, in the heading; the eye has the dot (and the line below). */}
               <span class="state visually-hidden">{t(c.state ?? "disconnected")}</span>
               <a
                 class="icon-button"
@@ -114,13 +114,10 @@ export function Sidebar() {
               </a>
               <JoinControl cid={c.connection_id} network={connectionTitle(c, c.connection_id)} />
             </h2>
-            {/* Not connected: the state and why, under the name (beside it, they hid the name). */}
-            {(c.state !== "connected" || connectionProblem(c.connection_id)) && (
+            {/* State and why, under the name, on a problem only: not a line per connect. */}
+            {connectionProblem(c.connection_id) && (
               <p class="conn-why">
-                <span aria-hidden="true">
-                  {t(c.state ?? "disconnected")}
-                  {connectionProblem(c.connection_id) ? " · " : ""}
-                </span>
+                <span aria-hidden="true">{t(c.state ?? "disconnected")} ·</span>{" "}
                 {connectionProblem(c.connection_id)}
               </p>
             )}
