@@ -63,8 +63,11 @@ export interface Login {
   connection?: ConnectionRecord;
 }
 
-/** Why a login was refused, said to the client in its 904 line. */
-type Refusal = "throttled" | "invalid" | "no-network";
+/**
+ * Why a login was refused, said to the client in its 904 line. `suspended` is said only to a
+ * client whose credentials were right: a guess learns nothing of the account.
+ */
+export type Refusal = "throttled" | "invalid" | "no-network" | "suspended";
 
 /** What checking needs. */
 export interface AuthDeps {
@@ -111,6 +114,7 @@ export async function authenticate(
     return "invalid";
   }
   attempt.succeed();
+  if (user.suspended) return "suspended";
   credential ??= { kind: "password", generation: await passwordGeneration(user.passwordHash) };
   await deps.loggedIn?.(user);
   if (!identity.network) return { user, identity, credential };
@@ -145,6 +149,7 @@ export async function authenticateCertificate(
     return "invalid";
   }
   attempt.succeed();
+  if (user.suspended) return "suspended";
   const credential: Credential = { kind: "certificate", fingerprint };
   await deps.loggedIn?.(user);
   if (!identity.network) return { user, identity, credential };

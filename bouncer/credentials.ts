@@ -1,6 +1,6 @@
 /**
  * What an IRC client logged in with, and what ends its session: an app token revoked, the password
- * changed or reset, the account deleted. A revocation is acted on by every node (the cluster
+ * changed or reset, the account suspended or deleted. A revocation is acted on by every node (the cluster
  * carries it, cluster/irc.ts), so a session ends wherever its client is attached.
  */
 import { sha256Hex } from "../lib/crypto.ts";
@@ -24,6 +24,8 @@ export type Revocation =
   | { userId: number; kind: "password"; generation: string }
   /** The account was deleted: every session ends. */
   | { userId: number; kind: "user" }
+  /** The account was suspended: every session ends. */
+  | { userId: number; kind: "suspended" }
   /** This certificate no longer logs the user in. */
   | { userId: number; kind: "certificate"; fingerprint: string };
 
@@ -35,7 +37,7 @@ export async function passwordGeneration(passwordHash: string): Promise<string> 
 /** Whether `r` ends a session of `userId` that logged in with `c` (undefined: not known). */
 export function ends(r: Revocation, userId: number, c: Credential | undefined): boolean {
   if (r.userId !== userId) return false;
-  if (r.kind === "user") return true;
+  if (r.kind === "user" || r.kind === "suspended") return true;
   if (r.kind === "token") return c?.kind === "token" && c.id === r.id;
   if (r.kind === "certificate") return c?.kind === "certificate" && c.fingerprint === r.fingerprint;
   return c?.kind === "password" && c.generation !== r.generation;
@@ -46,6 +48,7 @@ export function endedText(r: Revocation): string {
   if (r.kind === "token") return "The app token was revoked";
   if (r.kind === "password") return "The password was changed";
   if (r.kind === "certificate") return "The certificate was removed";
+  if (r.kind === "suspended") return "The account was suspended";
   return "The account was deleted";
 }
 
@@ -68,6 +71,7 @@ export async function credentialHolds(
   user: UserRecord,
   c: Credential | undefined,
 ): Promise<boolean> {
+  if (user.suspended) return false;
   if (c?.kind === "token") return (await store.appTokens.list(user.id)).some((t) => t.id === c.id);
   if (c?.kind === "password") return c.generation === await passwordGeneration(user.passwordHash);
   if (c?.kind === "certificate") return await store.certfp.owner(c.fingerprint) === user.id;

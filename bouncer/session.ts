@@ -6,7 +6,7 @@
 import type { IrcControl } from "../irc/control.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { log } from "../lib/log.ts";
-import { type AuthDeps, authenticate, type Login } from "./auth.ts";
+import { type AuthDeps, authenticate, type Login, type Refusal } from "./auth.ts";
 import { burstLines, channelBurst, controlBurst, SERVER_NAME } from "./burst.ts";
 import type { ConnectionService } from "../irc/connection_service.ts";
 import { Caps } from "./caps.ts";
@@ -534,8 +534,9 @@ const MAX_SENDING = 200;
 const MAX_HELD = 10_000;
 
 /** What a refused client is told. */
-export function refusalText(r: "throttled" | "invalid" | "no-network"): string {
+export function refusalText(r: Refusal): string {
   if (r === "throttled") return "Too many failed logins; try again later";
+  if (r === "suspended") return "This account is suspended";
   if (r === "no-network") return "No such connection";
   return "Invalid email or password";
 }

@@ -108,6 +108,10 @@ export class ClusterIrc implements IrcControl {
         await local.stopUser(userId, "Connection removed.");
         await this.#ownership.retire(userId);
       },
+      userSuspended: (userId: number, suspended: boolean) => {
+        mine(userId);
+        return local.userSuspended(userId, suspended);
+      },
       send: (
         userId: number,
         connectionId: string,
@@ -275,6 +279,20 @@ export class ClusterIrc implements IrcControl {
       await this.#local.userDeleted(userId);
       await this.#ownership.retire(userId);
     }, false);
+  }
+
+  /**
+   * On the node that runs the user. A suspended user's lock stays where it is (nothing of theirs
+   * runs, and no scan takes them); a user back is taken by this node when nobody runs them.
+   */
+  userSuspended(userId: number, suspended: boolean): Promise<void> {
+    return this.#route(
+      userId,
+      "userSuspended",
+      [userId, suspended],
+      () => this.#local.userSuspended(userId, suspended),
+      !suspended,
+    );
   }
 
   send(

@@ -249,8 +249,10 @@ export class Ownership {
     this.#sessionOpen = true;
     const nodes = await liveNodes(this.#sql, scope.prefix);
     if (!nodes.includes(this.nodeId)) nodes.push(this.nodeId);
+    // A suspended user is run by nobody (their connections wait for the account's return).
     const wanted = (await this.#sql`SELECT DISTINCT user_id FROM connections
-      WHERE wanted_state = 'connected'`).map((r) => Number(r.user_id));
+      WHERE wanted_state = 'connected'
+        AND user_id IN (SELECT id FROM users WHERE suspended = 0)`).map((r) => Number(r.user_id));
     for (const [userId, until] of this.#retired) {
       if (!wanted.includes(userId) || Date.now() > until) await this.#unlock(userId);
     }

@@ -49,7 +49,7 @@ export function proxyLogin(deps: AppDeps, always = false): MiddlewareHandler<App
         value: raw.slice(0, 100),
       });
     }
-    if (!user) {
+    if (!user || user.suspended) {
       // The proxy vouches for someone Parley will not take: a session of another's (this
       // browser's earlier user) does not stand in for them.
       c.set("user", undefined);

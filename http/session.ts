@@ -48,7 +48,8 @@ export function loadSession(deps: AppDeps): MiddlewareHandler<AppEnv> {
       const now = Date.now();
       if (session && session.expires > now) {
         const user = await deps.store.users.byId(session.userId);
-        if (user) {
+        // A suspension ends the account's sessions; one opened in the same moment ends here.
+        if (user && !user.suspended) {
           c.set("user", user);
           c.set("sessionHash", idHash);
           if (await markUsed(deps, idHash, session.expires, now)) {
@@ -106,9 +107,12 @@ export function currentUser(c: Context<AppEnv>): UserRecord {
   return user;
 }
 
+/** What a suspended account's login is answered (only once its password was right). */
+export const SUSPENDED = "This account is suspended.";
+
 /**
- * Starts a new session for a user and sets the cookie; `passwordAt` is when the user gave their
- * password for it (`wallNow`), 0 when they did not (an invite link).
+ * Starts a new session for a user and sets the cookie (403 for a suspended account); `passwordAt`
+ * is when the user gave their password for it (`wallNow`), 0 when they did not (an invite link).
  */
 export async function startSession(
   c: Context<AppEnv>,
@@ -116,6 +120,7 @@ export async function startSession(
   user: UserRecord,
   passwordAt: number,
 ): Promise<void> {
+  if (user.suspended) throw forbidden(SUSPENDED);
   const old = c.get("sessionHash");
   if (old) await deps.store.sessions.remove(old);
   const id = randomId(32);

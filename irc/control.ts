@@ -65,6 +65,11 @@ export interface IrcControl {
   drop(record: ConnectionRecord): Promise<void>;
   /** Stops every connection of a user (before the user is deleted). */
   userDeleted(userId: number): Promise<void>;
+  /**
+   * A user was suspended (their connections stop, their records kept as they are) or is back
+   * (those wanted connected connect again).
+   */
+  userSuspended(userId: number, suspended: boolean): Promise<void>;
   /** Sends what the user typed in a conversation (see IrcManager.send). */
   send(
     userId: number,

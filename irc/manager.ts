@@ -541,6 +541,13 @@ export class IrcManager implements IrcControl {
     for (const record of await this.#deps.store.connections.list(userId)) await this.drop(record);
   }
 
+  /** Stops a suspended user's connections, or connects those wanted connected once back. */
+  async userSuspended(userId: number, suspended: boolean): Promise<void> {
+    if (suspended) return await this.stopUser(userId, "Account suspended.");
+    const records = await this.#deps.store.connections.list(userId);
+    this.#startAll(records.filter((r) => r.wantedState === "connected"));
+  }
+
   /**
    * Sends what the user typed in a conversation: a plain message or a slash command. Throws a
    * DomainError: not_found for an unknown connection, invalid (at `/body/message`, the send

@@ -60,6 +60,8 @@ export type UserJson = {
   video_service: string;
   /** Messages older than this many days are deleted; absent while none are (as Convos's user). */
   message_retention_days?: number;
+  /** Present while an admin has suspended the account. */
+  suspended?: true;
   connections?: ConnectionJson[];
   conversations?: ConversationJson[];
 };

@@ -99,6 +99,9 @@ export function filehostRoutes(deps: AppDeps): Hono<AppEnv> {
     if (login === "throttled") {
       return fail(429, "Too many failed logins: wait a minute.", "/header/authorization");
     }
+    if (login === "suspended") {
+      return fail(403, "This account is suspended.", "/header/authorization");
+    }
     if (typeof login === "string") {
       return fail(401, "Wrong username or password.", "/header/authorization");
     }

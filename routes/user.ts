@@ -13,6 +13,7 @@ import {
   requireAdmin,
   requireUser,
   startSession,
+  SUSPENDED,
   wallNow,
 } from "../http/session.ts";
 import { clientAddress } from "../http/client.ts";
@@ -25,6 +26,7 @@ import { createInvite, inviteToken } from "./invite.ts";
 import { userJson } from "./user_json.ts";
 import { addDefaultConnection, settleDefaultConnection } from "../irc/default_connection.ts";
 import { passwordGeneration } from "../bouncer/credentials.ts";
+import { setSuspended } from "../auth/suspension.ts";
 import { checkDeletable, checkRoles } from "../store/user_rules.ts";
 
 const NOT_OPEN = "Convos registration is not open to public.";
@@ -106,6 +108,8 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
       }
       const expected = await inviteToken(deps, body.email, body.exp, existing?.passwordHash ?? "");
       if (!safeEqual(body.token, expected)) throw new ApiError(401, BAD_INVITE);
+      // A reset link made before the suspension does not open the account.
+      if (existing?.suspended) throw forbidden(SUSPENDED);
       const hash = await hashPassword(body.password);
       if (existing) {
         // An invite for an existing user is a password reset; it ends every old session.
@@ -168,6 +172,9 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     const body = await jsonBody(c, bodyOf("updateUser"));
     // As Convos: roles from a non-admin are ignored, not refused.
     const roles = caller.roles.includes("admin") ? body.roles : undefined;
+    if (body.suspended !== undefined && !caller.roles.includes("admin")) {
+      throw forbidden("Only an admin may suspend an account.");
+    }
     if (roles !== undefined) await checkRoles(store.users, user, roles, "/body/roles");
     // One's own new password needs the current one, unless this session was opened with it
     // within RECENT_PASSWORD_MS (Convos's client never sends it). An admin setting someone else's
@@ -196,7 +203,10 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
       // The new session is as fresh as the password last given: now, when it came with this.
       if (ownPassword) await startSession(c, deps, updated, givenAt);
     }
-    return c.json(await userJson(deps, updated, user.id === caller.id ? own(c) : {}));
+    const after = body.suspended === undefined
+      ? updated
+      : await setSuspended(deps, updated, body.suspended, caller, "/body/suspended");
+    return c.json(await userJson(deps, after, user.id === caller.id ? own(c) : {}));
   });
 
   bind(app, "deleteUser", requireUser, async (c) => {

@@ -28,6 +28,7 @@ export async function userJson(
     registered: formatMicros(user.registered),
     ...(opts.remoteAddress ? { remote_address: opts.remoteAddress } : {}),
     roles: user.roles,
+    ...(user.suspended ? { suspended: true as const } : {}),
     highlight_keywords: user.highlightKeywords,
     unread: await deps.store.messages.notifications?.unread(user.id) ?? 0,
     // Shown to every user: without the password or a channel key an admin may have put in it.

@@ -74,7 +74,10 @@ export interface ConnectionStore {
    */
   highestNumber(userId: number, base: string): Promise<number>;
   byId(id: number): Promise<ConnectionRecord | undefined>;
-  /** Every connection whose wanted state is `connected` (reconnected at start). */
+  /**
+   * Every connection whose wanted state is `connected` (reconnected at start), but for those of
+   * suspended users.
+   */
   wanted(): Promise<ConnectionRecord[]>;
   update(id: number, patch: ConnectionPatch): Promise<ConnectionRecord | undefined>;
   /** Deletes the connection; its conversations and messages go with it (foreign keys). */

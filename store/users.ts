@@ -26,6 +26,8 @@ export interface UserRecord {
    * (from the shell), it gets one at its first login.
    */
   defaultConnectionDue: boolean;
+  /** Suspended by an admin: nobody logs in to the account and its IRC connections do not run. */
+  suspended: boolean;
 }
 
 /** Changes to a user; absent fields stay as they are. */
@@ -33,6 +35,7 @@ interface UserPatch {
   passwordHash?: string;
   roles?: string[];
   highlightKeywords?: string[];
+  suspended?: boolean;
 }
 
 /** Storage of users. */

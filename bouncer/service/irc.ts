@@ -69,6 +69,7 @@ export async function bouncerServ(s: Session, m: IrcMessage): Promise<boolean> {
       store: s.cx.store,
       connections: s.cx.connections,
       bus: s.cx.relay.bus,
+      irc: s.cx.irc,
       ...s.cx.accounts,
     },
     user,

@@ -5,6 +5,7 @@
  * with lines of text; an error answers with its message and what to type.
  */
 import type { ConnectionService } from "../../irc/connection_service.ts";
+import type { IrcControl } from "../../irc/control.ts";
 import type { EventBus } from "../../lib/bus.ts";
 import { DomainError } from "../../lib/errors.ts";
 import { log } from "../../lib/log.ts";
@@ -24,6 +25,8 @@ export interface ServiceDeps {
   revocations?: Revocations;
   /** What runs before a user is deleted (the routes' hooks: IRC connections, files, push). */
   userDeleted?: ((userId: number) => Promise<void>)[];
+  /** Stops and starts a suspended user's IRC connections (on whichever node runs them). */
+  irc: Pick<IrcControl, "userSuspended">;
 }
 
 /** One call of the service. */

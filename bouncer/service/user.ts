@@ -1,7 +1,8 @@
 /**
  * `user status`, and for admins `user create|update|delete`: the same rules as the account
  * routes (a valid email and password, the last admin stays one, the only user stays, a new
- * password ends the old sessions and the IRC clients logged in with it).
+ * password ends the old sessions and the IRC clients logged in with it, `-enabled false` suspends
+ * the account as the API's `suspended` does).
  */
 import { email as emailSchema } from "../../protocol/contract/fields.ts";
 import { password as passwordSchema } from "../../protocol/contract/fields.ts";
@@ -10,7 +11,8 @@ import { hashPassword } from "../../lib/password.ts";
 import { log } from "../../lib/log.ts";
 import type { UserRecord } from "../../store/users.ts";
 import { passwordGeneration } from "../credentials.ts";
-import { checkDeletable, checkRoles } from "../../store/user_rules.ts";
+import { checkDeletable, checkRoles, checkSuspendable } from "../../store/user_rules.ts";
+import { setSuspended } from "../../auth/suspension.ts";
 import { boolFlag, parseArgs } from "./args.ts";
 import { register, type ServiceCall, UsageError } from "./table.ts";
 import { t } from "./words.ts";
@@ -34,7 +36,11 @@ async function existing(call: ServiceCall, email: string): Promise<UserRecord> {
 }
 
 const line = (u: UserRecord) =>
-  t("{email}: {roles}", { email: u.email, roles: u.roles.join(", ") || t("no roles") });
+  t("{email}: {roles}", {
+    email: u.email,
+    roles: [u.roles.join(", ") || t("no roles"), ...u.suspended ? [t("suspended")] : []]
+      .join("; "),
+  });
 
 register(
   {
@@ -69,11 +75,11 @@ register(
   },
   {
     name: "user update",
-    usage: "<email> [-password <password>] [-admin true|false]",
-    description: "Changes a user's password or admin role",
+    usage: "<email> [-password <password>] [-admin true|false] [-enabled true|false]",
+    description: "Changes a user's password or admin role, or suspends the account",
     admin: true,
     async run(call, args) {
-      const p = parseArgs(args, ["password"], ["admin"]);
+      const p = parseArgs(args, ["password"], ["admin", "enabled"]);
       if (p.positional.length !== 1) throw new UsageError(t("Name the user by email."));
       const user = await existing(call, p.positional[0]);
       const admin = boolFlag(p, "admin");
@@ -86,7 +92,8 @@ register(
           ),
         ];
       }
-      if (admin === undefined && newPassword === undefined) {
+      const enabled = boolFlag(p, "enabled");
+      if (admin === undefined && newPassword === undefined && enabled === undefined) {
         throw new UsageError(t("Say what to change."));
       }
       const roles = admin === undefined
@@ -96,6 +103,7 @@ register(
         : user.roles.filter((r) => r !== "admin");
       const { store, revocations } = call.deps;
       if (roles) await checkRoles(store.users, user, roles);
+      if (enabled === false) await checkSuspendable(store.users, user, call.user);
       const updated = await store.users.update(user.id, {
         roles,
         passwordHash: newPassword === undefined
@@ -108,6 +116,14 @@ register(
         await store.sessions.removeForUser(user.id);
         const generation = await passwordGeneration(updated.passwordHash);
         await revocations?.revoke({ userId: user.id, kind: "password", generation });
+      }
+      if (enabled !== undefined) {
+        await setSuspended(
+          { store, revocations, irc: call.deps.irc },
+          updated,
+          !enabled,
+          call.user,
+        );
       }
       return [t("Updated user {email}.", { email: user.email })];
     },

@@ -275,6 +275,11 @@ export const User = z.object({
   roles: z.array(z.enum(ROLES)).meta({
     description: "Parley: the user's roles; the first registered user is admin.",
   }).optional(),
+  suspended: z.literal(true).meta({
+    description:
+      "Parley: present while an admin has suspended the account: nobody logs in to it and its IRC connections do not run.",
+    readOnly: true,
+  }).optional(),
   csrf: z.string().meta({
     description:
       "Parley: the token logoutUser asks for; on the caller's own account (getUser, loginUser, registerUser).",

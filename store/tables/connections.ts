@@ -97,7 +97,11 @@ export function connectionStore(db: TableDb): ConnectionStore {
       return n;
     },
     wanted: async () =>
-      (await db.all(all.where("wanted_state", "=", "connected").orderBy("id"))).map(toRecord),
+      (await db.all(
+        all.where("wanted_state", "=", "connected")
+          .where("user_id", "in", q.selectFrom("users").select("id").where("suspended", "=", 0))
+          .orderBy("id"),
+      )).map(toRecord),
     async update(id, patch) {
       const set = {
         url: patch.url,

@@ -30,6 +30,8 @@ export interface UsersTable {
   client_settings: Generated<string>;
   /** 1 while the default connection is owed (an account made from the shell, before its login). */
   default_connection_due: Generated<number>;
+  /** When the account was suspended (ms); 0 while it is not. */
+  suspended: Generated<number>;
 }
 
 interface SessionsTable {

@@ -24,6 +24,7 @@ function toRecord(row: Selectable<UsersTable> | undefined): UserRecord | undefin
     highlightKeywords: JSON.parse(row.highlight_keywords),
     registered: row.registered,
     defaultConnectionDue: row.default_connection_due === 1,
+    suspended: Number(row.suspended) > 0,
   };
 }
 
@@ -102,6 +103,7 @@ export function userStore(db: TableDb): SharedUserStore {
         password_hash: patch.passwordHash,
         roles: patch.roles && JSON.stringify(patch.roles),
         highlight_keywords: patch.highlightKeywords && JSON.stringify(patch.highlightKeywords),
+        suspended: patch.suspended === undefined ? undefined : patch.suspended ? Date.now() : 0,
       };
       if (Object.values(set).every((v) => v === undefined)) return byId(id);
       const row = await db.transaction(async (tx) => {

@@ -418,7 +418,25 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       await carol2.getByLabel("Password", { exact: true }).fill("carol's new password!");
       await carol2.getByRole("button", { name: "Log in" }).click();
       await carol2.waitForURL(/\/(chat|settings)/);
-      assertEquals([...carolErrors, ...carol2Errors], []);
+
+      // Suspended from the users page: carol's session ends, and her login says why.
+      const row = page.locator(".user-list li", { hasText: "carol@example.com" });
+      page.once("dialog", (d) => d.accept());
+      await row.getByRole("button", { name: "Suspend" }).click();
+      await assertOnScreen(page, row.getByText("user · suspended"));
+      await carol2.reload();
+      await carol2.waitForURL("**/login");
+      await carol2.getByLabel("Email").fill("carol@example.com");
+      await carol2.getByLabel("Password", { exact: true }).fill("carol's new password!");
+      await carol2.getByRole("button", { name: "Log in" }).click();
+      await assertOnScreen(carol2, carol2.getByText("This account is suspended."));
+      await row.getByRole("button", { name: "End suspension" }).click();
+      await assertOnScreen(page, row.getByRole("button", { name: "Suspend" }));
+      assertEquals(await row.locator(".muted").textContent(), "user");
+      await carol2.getByRole("button", { name: "Log in" }).click();
+      await carol2.waitForURL(/\/(chat|settings)/);
+      // But for the refused login's 403, as the browser reports it.
+      assertEquals([...carolErrors, ...carol2Errors.filter((e) => !e.includes("403"))], []);
       await again.close();
     });
 

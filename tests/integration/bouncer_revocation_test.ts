@@ -4,8 +4,9 @@
  * it; a new password (set on the account page, or through an invite link) ends those that logged
  * in with the old one, and not those of an app token; a client managing networks acts as the user
  * is now (a demoted admin is held to the connection limit; a deleted user's client is ended);
- * `parley user delete` with another secret than the nodes' says no node heard it and deletes
- * nothing; and the sessions a node served for a node that died end, so the user's clients count
+ * a suspension asked of one node ends the user's clients and stops their connection on the node
+ * that runs them, and the return starts it there again; `parley user delete` with another secret
+ * than the nodes' says no node heard it and deletes nothing; and the sessions a node served for a node that died end, so the user's clients count
  * no more. On one node (SQLite, the app in process) the same revocations end sessions without a
  * cluster; and on PostgreSQL a node that listens again after its session was lost checks its
  * sessions, so a revocation it did not hear still ends them.
@@ -28,21 +29,6 @@ const SECRET = "one secret for both nodes";
 const OWNER = "owner@example.org";
 const PASSWORD = "correct horse battery";
 const NETWORKS = ["soju.im/bouncer-networks"];
-
-/** Registers with SASL PLAIN; "ok" at 001, "refused" at ERROR (nothing else is waited for). */
-async function tryAttach(port: number, username: string, password: string) {
-  const c = await BouncerClient.connect(port, "try");
-  await c.send("CAP LS 302");
-  await c.send("NICK whoever");
-  await c.send("USER u 0 * :Some One");
-  await c.send("CAP REQ :sasl");
-  await c.send("AUTHENTICATE PLAIN");
-  await c.waitFor((l) => l.command === "AUTHENTICATE");
-  await c.send(`AUTHENTICATE ${btoa(`${username}\0${username}\0${password}`)}`);
-  await c.send("CAP END");
-  const end = await c.waitFor((l) => l.command === "001" || l.command === "ERROR");
-  return { client: c, ok: end.command === "001", line: end.raw };
-}
 
 /** Whether the client still answers (its session is alive). */
 async function alive(c: BouncerClient, token: string): Promise<void> {
@@ -109,7 +95,7 @@ Deno.test("bouncer on two nodes: revoked credentials and deleted users end sessi
       assert((await ended(far, why)).includes("revoked"));
       assert((await ended(manager, why)).includes("revoked"));
       await alive(kept, "after the revocation");
-      const again = await tryAttach(portA, `${net}@phone`, phone.token);
+      const again = await BouncerClient.tryAttach(portA, `${net}@phone`, phone.token);
       assert(!again.ok, again.line);
     });
 
@@ -181,6 +167,43 @@ Deno.test("bouncer on two nodes: revoked credentials and deleted users end sessi
       assert((await ended(m, why)).includes("deleted"));
     });
 
+    await t.step("a suspension and the return reach the node that runs the user", async () => {
+      const email = "fourth@example.org";
+      const invite = await onA.post(`/api/user/${email}/invite`);
+      const params = new URL(invite.body.url).searchParams;
+      const fourth = new ApiClient(b.url);
+      const uid = (await fourth.register(email, PASSWORD, {
+        exp: params.get("exp")!,
+        token: params.get("token")!,
+      })).uid;
+      // An admin, so that the connection may reach the loopback server.
+      assertEquals((await onA.post(`/api/user/${email}`, { roles: ["admin"] })).status, 200);
+      const made = await fourth.post("/api/connections", { url: `${irc.url}?nick=fourth` });
+      assertEquals(made.status, 200, JSON.stringify(made.body));
+      await poll("fourth is on IRC", () => bob!.online("fourth")).catch((err) => {
+        throw new Error(`${err.message}\n${why()}`);
+      });
+      const attached = keep(
+        await BouncerClient.attach(portA, `${email}/${made.body.connection_id}`, PASSWORD),
+      );
+      // Asked of the node that does not run the user, so that it is carried to the one that does.
+      const runs = (n: TestServer) => n.output().includes(`uid=${uid} nick=fourth`);
+      const other = runs(a) ? new ApiClient(b.url) : onA;
+      if (other !== onA) await other.login(OWNER, PASSWORD);
+      const suspended = await other.post(`/api/user/${email}`, { suspended: true });
+      assertEquals(suspended.status, 200, JSON.stringify(suspended.body));
+      assert((await ended(attached, why)).includes("suspended"));
+      await poll("fourth left IRC", async () => !(await bob!.online("fourth")));
+      const tried = await BouncerClient.tryAttach(portB, email, PASSWORD);
+      keep(tried.client);
+      assert(tried.line.includes("This account is suspended"), tried.line);
+      const back = await other.post(`/api/user/${email}`, { suspended: false });
+      assertEquals(back.status, 200, JSON.stringify(back.body));
+      await poll("fourth is back on IRC", () => bob!.online("fourth")).catch((err) => {
+        throw new Error(`${err.message}\n${why()}`);
+      });
+    });
+
     await t.step(
       "`parley user`: set-password ends sessions; delete with another secret, nothing",
       async () => {
@@ -234,14 +257,14 @@ Deno.test("bouncer on two nodes: revoked credentials and deleted users end sessi
       // Node b carries every client it can to node a, which runs the user, up to the cap.
       let refused = "";
       for (let i = 0; i < 25 && !refused; i++) {
-        const tried = await tryAttach(portB, `${net}@c${i}`, laptop.token);
+        const tried = await BouncerClient.tryAttach(portB, `${net}@c${i}`, laptop.token);
         keep(tried.client);
         if (!tried.ok) refused = tried.line;
       }
       assert(refused.includes("Too many clients"), refused || "never refused");
       await b.kill();
       await poll("a client attaches to node a again", async () => {
-        const tried = await tryAttach(portA, `${net}@again`, laptop.token);
+        const tried = await BouncerClient.tryAttach(portA, `${net}@again`, laptop.token);
         tried.client.close();
         return tried.ok;
       }, 60_000).catch((err) => {

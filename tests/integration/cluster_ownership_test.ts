@@ -1,7 +1,7 @@
 /**
  * Which node runs which user, on a real PostgreSQL that other databases and roles share: sessions
  * elsewhere on the server that look like nodes (same name, same advisory locks) do not count, and
- * a node that runs nobody yet is counted alive from its start.
+ * a node that runs nobody yet is counted alive from its start; a suspended user is run by nobody.
  */
 import postgres from "postgres";
 import { assertEquals } from "../support/assert.ts";
@@ -181,6 +181,30 @@ Deno.test("cluster ownership: a deleted user's lock is held until their rows are
     assertEquals(await other.ownership.ownerOf(gone), undefined);
   } finally {
     for (const n of nodes) await n.ownership.stop();
+    await store.close();
+    await pg.close();
+  }
+});
+
+Deno.test("cluster ownership: no node takes a suspended user, until the suspension ends", async () => {
+  const pg = await startPostgres();
+  const url = await pg.database();
+  const store = await openPgStore(url);
+  let ownership: Ownership | undefined;
+  try {
+    await seedUsers(store);
+    const [held] = (await store.users.list(undefined, 10)).map((u) => u.id);
+    await store.users.update(held, { suspended: true });
+    const a = node(url, store, "nodea");
+    ownership = a.ownership;
+    await ownership.start();
+    assertEquals(a.acquired.length, USERS - 1);
+    assertEquals(a.acquired.includes(held), false, "a suspended user was started");
+    await store.users.update(held, { suspended: false });
+    await ownership.scan();
+    assertEquals(a.acquired.includes(held), true, "the user back was not started");
+  } finally {
+    await ownership?.stop();
     await store.close();
     await pg.close();
   }

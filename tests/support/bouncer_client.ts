@@ -80,6 +80,28 @@ export class BouncerClient {
     );
   }
 
+  /**
+   * Registers with SASL PLAIN, waiting for 001 or ERROR only: `ok` at 001, else the refusing ERROR
+   * line. The client stays open either way (the caller closes it).
+   */
+  static async tryAttach(
+    port: number,
+    username: string,
+    password: string,
+  ): Promise<{ client: BouncerClient; ok: boolean; line: string }> {
+    const c = await BouncerClient.connect(port, "try");
+    await c.send("CAP LS 302");
+    await c.send("NICK whoever");
+    await c.send("USER u 0 * :Some One");
+    await c.send("CAP REQ :sasl");
+    await c.send("AUTHENTICATE PLAIN");
+    await c.waitFor((l) => l.command === "AUTHENTICATE");
+    await c.send(`AUTHENTICATE ${plain(username, password)}`);
+    await c.send("CAP END");
+    const end = await c.waitFor((l) => l.command === "001" || l.command === "ERROR");
+    return { client: c, ok: end.command === "001", line: end.raw };
+  }
+
   /** Connects over TLS, trusting `caCert` (PEM), presenting `client`'s certificate when given. */
   static async connectTls(
     port: number,

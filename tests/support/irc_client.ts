@@ -117,6 +117,14 @@ export class RawIrcClient {
     });
   }
 
+  /** Whether `nick` is on the server now (ISON). */
+  async online(nick: string): Promise<boolean> {
+    const from = this.lines.length;
+    await this.send(`ISON ${nick}`);
+    const reply = await this.waitFor((l) => l.command === "303" && this.lines.indexOf(l) >= from);
+    return reply.params[1].split(" ").includes(nick);
+  }
+
   /** Joins a channel and waits until the server confirms it. */
   async join(channel: string): Promise<void> {
     await this.send(`JOIN ${channel}`);

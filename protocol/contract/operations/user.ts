@@ -116,6 +116,10 @@ export const USER = operations({
       }).optional(),
       roles: z.array(z.enum(D.ROLES, { error: "Unknown role." }))
         .meta({ description: "User roles, such as admin and bot." }).optional(),
+      suspended: z.boolean({ error: "suspended is true or false." }).meta({
+        description:
+          "Parley, admins only, not on one's own account: true suspends the account (its sessions and IRC clients end, its IRC connections stop, nobody logs in to it until false brings it back; 403 for a login to it); the last admin cannot be suspended.",
+      }).optional(),
     }),
     params: z.object({
       email: P.email_in_path,

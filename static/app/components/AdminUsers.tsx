@@ -1,4 +1,4 @@
-/** The users of this server: invite and password reset links, admin role, deletion. */
+/** The users of this server: invite and password reset links, admin role, suspension, deletion. */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { t } from "../i18n.ts";
@@ -28,6 +28,21 @@ export function Users() {
       : [...(u.roles ?? []), "admin"];
     return run(async () => {
       await api("updateUser", { params: { email: u.email }, body: { roles } });
+      await load();
+    });
+  };
+  const suspend = async (u: User) => {
+    const suspended = !u.suspended;
+    if (
+      suspended && !confirm(
+        t(
+          "Suspend {name}? They are logged out, their IRC connections stop, and nobody can log in to the account until you end the suspension.",
+          { name: u.email },
+        ),
+      )
+    ) return;
+    await run(async () => {
+      await api("updateUser", { params: { email: u.email }, body: { suspended } });
       await load();
     });
   };
@@ -78,7 +93,10 @@ export function Users() {
             <li key={u.email}>
               <span class="who">
                 <strong>{u.email}</strong>
-                <span class="muted">{(u.roles ?? []).join(", ") || t("user")}</span>
+                <span class="muted">
+                  {[(u.roles ?? []).join(", ") || t("user"), ...u.suspended ? [t("suspended")] : []]
+                    .join(" · ")}
+                </span>
               </span>
               <span class="buttons">
                 <button type="button" class="small" onClick={() => run(() => getInvite(u.email))}>
@@ -88,6 +106,9 @@ export function Users() {
                   <>
                     <button type="button" class="small" onClick={() => toggleAdmin(u)}>
                       {u.roles?.includes("admin") ? t("Remove admin") : t("Make admin")}
+                    </button>
+                    <button type="button" class="small" onClick={() => suspend(u)}>
+                      {u.suspended ? t("End suspension") : t("Suspend")}
                     </button>
                     <button type="button" class="small danger" onClick={() => remove(u)}>
                       {t("Delete")}

@@ -150,6 +150,10 @@ export function fakeIrc() {
       return Promise.resolve();
     },
     userDeleted: () => Promise.resolve(),
+    userSuspended(userId: number, suspended: boolean) {
+      calls.push(`${suspended ? "suspend" : "resume"} ${userId}`);
+      return Promise.resolve();
+    },
     send: () => Promise.reject(new DomainError("invalid", "Not connected")),
     state: () => "disconnected",
   };

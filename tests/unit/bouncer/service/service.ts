@@ -21,6 +21,7 @@ export function service(store: Store) {
     connections,
     bus,
     revocations,
+    irc: fake.irc,
     userDeleted: [(id) => Promise.resolve(void deleted.push(id))],
   };
   /** Lines as `user` would send them; `passwordGiven` false: logged in by a token or certificate. */

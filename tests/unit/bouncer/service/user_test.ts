@@ -94,6 +94,39 @@ Deno.test("bouncerserv user update: roles, a new password that ends the old sess
   });
 });
 
+Deno.test("bouncerserv user update -enabled: suspends an account and brings it back", async () => {
+  await withStore(async (store) => {
+    const { as, revoked, fake } = service(store);
+    const root = await store.users.create("root@example.com", "x", ["admin"]);
+    const jane = await store.users.create("jane@example.com", "x", ["admin"]);
+    await store.sessions.create("session-hash", jane.id, Date.now() + 60_000);
+    const run = as(root);
+    assertEquals(await run("user update root@example.com -enabled false"), [
+      "You cannot suspend yourself.",
+    ]);
+    assertEquals(await run("user update jane@example.com -enabled false"), [
+      "Updated user jane@example.com.",
+    ]);
+    assert((await store.users.byId(jane.id))!.suspended);
+    assertEquals(await store.sessions.get("session-hash"), undefined, "her sessions end");
+    assertEquals(revoked, [{ userId: jane.id, kind: "suspended" }]);
+    assertEquals(fake.calls, [`suspend ${jane.id}`]);
+    assertEquals((await run("user status")).sort(), [
+      "jane@example.com: admin; suspended",
+      "root@example.com: admin",
+    ]);
+    // Jane is an admin, but cannot log in: root is the last one who can.
+    assertEquals(await run("user update root@example.com -admin false"), [
+      "The last admin cannot give up the admin role.",
+    ]);
+    assertEquals(await run("user update jane@example.com -enabled true"), [
+      "Updated user jane@example.com.",
+    ]);
+    assert(!(await store.users.byId(jane.id))!.suspended);
+    assertEquals(fake.calls, [`suspend ${jane.id}`, `resume ${jane.id}`]);
+  });
+});
+
 Deno.test("bouncerserv user delete: not the only user, not the last admin; hooks and revocation", async () => {
   await withStore(async (store) => {
     const { as, revoked, deleted } = service(store);
