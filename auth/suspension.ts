@@ -7,6 +7,8 @@
 import { log } from "../lib/log.ts";
 import { missing } from "../lib/errors.ts";
 import type { Store } from "../store/mod.ts";
+import type { EventBus } from "../lib/bus.ts";
+import { SESSIONS_ENDED } from "../protocol/events.ts";
 import type { UserRecord } from "../store/users.ts";
 import type { Revocations } from "../bouncer/credentials.ts";
 import type { IrcControl } from "../irc/control.ts";
@@ -15,6 +17,7 @@ import { checkSuspendable } from "../store/user_rules.ts";
 /** What a suspension reaches. */
 interface SuspensionDeps {
   store: Store;
+  bus: EventBus;
   revocations?: Revocations;
   irc: Pick<IrcControl, "userSuspended">;
 }
@@ -39,6 +42,7 @@ export async function setSuspended(
   if (!updated) throw missing("No such user.");
   if (suspended) {
     await deps.store.sessions.removeForUser(user.id);
+    deps.bus.publish(user.id, SESSIONS_ENDED);
     await deps.revocations?.revoke({ userId: user.id, kind: "suspended" });
   }
   await deps.irc.userSuspended(user.id, suspended);

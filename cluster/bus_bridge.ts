@@ -6,7 +6,7 @@
  * published, once; they see every node's sockets through the bus's remote count.
  */
 import type { EventBus } from "../lib/bus.ts";
-import type { PushedEvent } from "../protocol/events.ts";
+import type { BusEvent } from "../protocol/events.ts";
 import { log } from "../lib/log.ts";
 import type { PgChannel } from "./channel.ts";
 
@@ -16,7 +16,7 @@ const LISTENERS = "parley_listeners";
 interface EventMessage {
   node: string;
   user: number;
-  ev: PushedEvent;
+  ev: BusEvent;
 }
 
 interface ListenersMessage {

@@ -9,6 +9,7 @@ import { forbidden, unauthorized } from "./errors.ts";
 import { isHttps } from "./client.ts";
 import type { Config } from "../config.ts";
 import { underBaseUrl } from "../lib/base_url.ts";
+import { SESSIONS_ENDED } from "../protocol/events.ts";
 
 /** The session cookie's name. */
 const COOKIE = "parley";
@@ -122,7 +123,11 @@ export async function startSession(
 ): Promise<void> {
   if (user.suspended) throw forbidden(SUSPENDED);
   const old = c.get("sessionHash");
-  if (old) await deps.store.sessions.remove(old);
+  if (old) {
+    await deps.store.sessions.remove(old);
+    const before = c.get("user");
+    if (before) deps.bus.publish(before.id, SESSIONS_ENDED);
+  }
   const id = randomId(32);
   const idHash = await sha256Hex(id);
   await deps.store.sessions.create(idHash, user.id, Date.now() + SESSION_TTL_MS, passwordAt);
@@ -161,7 +166,11 @@ export function afterLogout(config: Config): string {
 /** Ends the current session and clears the cookie. */
 export async function endSession(c: Context<AppEnv>, deps: AppDeps): Promise<void> {
   const idHash = c.get("sessionHash");
-  if (idHash) await deps.store.sessions.remove(idHash);
+  if (idHash) {
+    await deps.store.sessions.remove(idHash);
+    const user = c.get("user");
+    if (user) deps.bus.publish(user.id, SESSIONS_ENDED);
+  }
   deleteCookie(c, COOKIE, {
     path: basePath(deps.config.baseUrl) + "/",
     secure: isHttps(c, deps.config),

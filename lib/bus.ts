@@ -1,14 +1,14 @@
 /** The in-process event bus: IRC and the store publish per-user events, `/events` sockets listen. */
 import type {
+  BusEvent,
   DetachEvent,
   DetachMissedEvent,
   EventKind,
   ListenersEvent,
-  PushedEvent,
   TapEvent,
 } from "../protocol/events.ts";
 
-type Listener = (ev: PushedEvent) => void;
+type Listener = (ev: BusEvent) => void;
 /**
  * Sees every user's events without counting as a socket (push notifications, automatic away),
  * plus `{event: "listeners", count}` whenever a user's sockets come or go.
@@ -23,7 +23,7 @@ interface BusRelay {
   /** This node's open sockets of a user changed to `count`. */
   localCount(userId: number, count: number): void;
   /** An event published on this node for a user who has sockets on other nodes. */
-  relay(userId: number, ev: PushedEvent): void;
+  relay(userId: number, ev: BusEvent): void;
 }
 
 /** Fans events out to the listeners of one user. */
@@ -83,7 +83,7 @@ export class EventBus {
   }
 
   /** Delivers an event that was published on another node to this node's sockets only. */
-  deliverLocal(userId: number, ev: PushedEvent): void {
+  deliverLocal(userId: number, ev: BusEvent): void {
     const set = this.#listeners.get(userId);
     if (!set) return;
     for (const fn of set) {
@@ -111,7 +111,7 @@ export class EventBus {
   }
 
   /** Delivers an event to every listener of a user; one failing listener does not stop the rest. */
-  publish(userId: number, ev: PushedEvent): void {
+  publish(userId: number, ev: BusEvent): void {
     this.#toTaps(userId, ev);
     if (this.#relay && this.#remote.has(userId)) this.#relay.relay(userId, ev);
     this.deliverLocal(userId, ev);
@@ -123,7 +123,7 @@ export class EventBus {
   }
 
   /** Delivers an event to every listener of every user (server shutdown). */
-  broadcast(ev: PushedEvent): void {
+  broadcast(ev: BusEvent): void {
     // This node's sockets only: another node is not shutting down.
     for (const userId of [...this.#listeners.keys()]) {
       this.#toTaps(userId, ev);
@@ -150,7 +150,7 @@ export class EventBus {
    * Whether an event of this kind for this user would reach anyone: an open socket of theirs, or
    * a tap that wants the kind. A publisher may skip building events that reach nobody.
    */
-  wouldReceive(userId: number, kind: PushedEvent["event"]): boolean {
+  wouldReceive(userId: number, kind: BusEvent["event"]): boolean {
     if (this.listenerCount(userId) > 0) return true;
     for (const [fn, kinds] of this.#taps) {
       if ((!kinds || kinds.has(kind)) && this.#tapUsers.get(fn)?.(userId) !== false) return true;

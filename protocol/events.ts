@@ -115,6 +115,18 @@ interface ShutdownEvent {
   event: "shutdown";
 }
 
+/**
+ * Sessions of the user ended (a logout, one removed on the sessions page, a new password, a
+ * suspension, the account's deletion): each of their sockets, on every node, checks its own
+ * session at once and closes when it is gone. Never sent to a page (not a PushedEvent).
+ */
+interface SessionsEndedEvent {
+  event: "sessions_ended";
+}
+
+/** The one SessionsEndedEvent, published wherever sessions are removed. */
+export const SESSIONS_ENDED: SessionsEndedEvent = { event: "sessions_ended" };
+
 interface State<T extends string> {
   event: "state";
   type: T;
@@ -502,6 +514,9 @@ export type PushedEvent =
   | ServerNoticeEvent
   | ShutdownEvent;
 
+/** What the bus carries to a user's sockets: the pushed events, and what only the sockets act on. */
+export type BusEvent = PushedEvent | SessionsEndedEvent;
+
 /** Seen only by bus taps (never on a socket): the user's open sockets, after one came or went. */
 export interface ListenersEvent {
   event: "listeners";
@@ -532,7 +547,7 @@ export interface DetachMissedEvent {
 }
 
 /** Everything a bus tap sees. */
-export type TapEvent = PushedEvent | ListenersEvent | DetachEvent | DetachMissedEvent;
+export type TapEvent = BusEvent | ListenersEvent | DetachEvent | DetachMissedEvent;
 
 /** The kind of a bus event (its `event`). */
 export type EventKind = TapEvent["event"];

@@ -228,9 +228,10 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
       let unsubscribe: (() => void) | undefined;
       let checker: ReturnType<typeof setInterval> | undefined;
       let answering = 0;
-      // A socket lives only as long as its session: logout, a password change or the user's
-      // deletion ends the session, and the socket closes at the next check. While it is open, its
-      // session is in use.
+      // A socket lives only as long as its session: logout, a password change, a suspension or the
+      // user's deletion ends the session, and the socket closes when told (SESSIONS_ENDED) or at
+      // the next check (a session that expired, or one removed where no bus reaches: the shell).
+      // While it is open, its session is in use.
       const sessionAlive = async () => {
         const s = sessionHash ? await deps.store.sessions.get(sessionHash) : undefined;
         if (!s || s.expires <= Date.now()) return false;
@@ -275,7 +276,15 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
             return;
           }
           send(ws, { event: "handshake", uid: String(user.id) });
+          const check = () =>
+            void endIfGone(ws).catch((err) =>
+              log.debug("events: session check failed; checked again later", {
+                uid: user?.id,
+                error: String(err),
+              })
+            );
           unsubscribe = deps.bus.subscribe(user.id, (ev) => {
+            if (ev.event === "sessions_ended") return check();
             // A sender's origin token and a line's first target (protocol/events.ts
             // BusMessageEvent) are the server's only.
             if (ev.event === "message" && ("origin" in ev || "to" in ev)) {
@@ -285,16 +294,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
             // A clean "going away" close, so that clients reconnect quietly after a restart.
             if (ev.event === "shutdown") ws.close(GOING_AWAY, "Parley is shutting down.");
           });
-          checker = setInterval(
-            () =>
-              void endIfGone(ws).catch((err) =>
-                log.debug("events: session check failed; checked again later", {
-                  uid: user?.id,
-                  error: String(err),
-                })
-              ),
-            deps.config.ircTiming.sessionCheck,
-          );
+          checker = setInterval(check, deps.config.ircTiming.sessionCheck);
         },
         async onMessage(ev, ws) {
           if (!user || refusal) return;

@@ -9,6 +9,7 @@ import type { AppDeps, AppEnv } from "../http/env.ts";
 import { notFound } from "../http/errors.ts";
 import { validate } from "../http/validate.ts";
 import { currentUser, requireUser } from "../http/session.ts";
+import { SESSIONS_ENDED } from "../protocol/events.ts";
 import { clientAddress } from "../http/client.ts";
 import { API } from "../protocol/contract/mod.ts";
 
@@ -62,9 +63,11 @@ export function sessionRoutes(deps: AppDeps): Hono<AppEnv> {
   bind(app, "removeSession", requireUser, async (c) => {
     const id = validate(API.removeSession.params.shape.id, c.req.param("id"), "/params/id");
     // Another user's id is "no such session" too: ids of others are not confirmed.
-    if (!(await store.sessions.removePublic(currentUser(c).id, id))) {
+    const userId = currentUser(c).id;
+    if (!(await store.sessions.removePublic(userId, id))) {
       throw notFound("No such session.");
     }
+    deps.bus.publish(userId, SESSIONS_ENDED);
     return c.json({});
   });
 

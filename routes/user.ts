@@ -27,6 +27,7 @@ import { userJson } from "./user_json.ts";
 import { addDefaultConnection, settleDefaultConnection } from "../irc/default_connection.ts";
 import { passwordGeneration } from "../bouncer/credentials.ts";
 import { setSuspended } from "../auth/suspension.ts";
+import { SESSIONS_ENDED } from "../protocol/events.ts";
 import { checkDeletable, checkRoles } from "../store/user_rules.ts";
 
 const NOT_OPEN = "Convos registration is not open to public.";
@@ -114,6 +115,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
       if (existing) {
         // An invite for an existing user is a password reset; it ends every old session.
         await store.sessions.removeForUser(existing.id);
+        deps.bus.publish(existing.id, SESSIONS_ENDED);
         user = (await store.users.update(existing.id, { passwordHash: hash }))!;
         await passwordChanged(user);
       } else {
@@ -199,6 +201,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     if (!updated) throw notFound("No such user.");
     if (body.password !== undefined) {
       await store.sessions.removeForUser(user.id);
+      deps.bus.publish(user.id, SESSIONS_ENDED);
       await passwordChanged(updated);
       // The new session is as fresh as the password last given: now, when it came with this.
       if (ownPassword) await startSession(c, deps, updated, givenAt);
@@ -214,6 +217,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     await checkDeletable(store.users, user, "/params/email");
     for (const hook of deps.userDeleted ?? []) await hook(user.id);
     await store.users.remove(user.id);
+    deps.bus.publish(user.id, SESSIONS_ENDED);
     log.info("user deleted", { uid: user.id });
     return c.json({ message: "Deleted." });
   });

@@ -13,6 +13,7 @@ import type { UserRecord } from "../../store/users.ts";
 import { passwordGeneration } from "../credentials.ts";
 import { checkDeletable, checkRoles, checkSuspendable } from "../../store/user_rules.ts";
 import { setSuspended } from "../../auth/suspension.ts";
+import { SESSIONS_ENDED } from "../../protocol/events.ts";
 import { boolFlag, parseArgs } from "./args.ts";
 import { register, type ServiceCall, UsageError } from "./table.ts";
 import { t } from "./words.ts";
@@ -101,7 +102,7 @@ register(
         : admin
         ? [...new Set([...user.roles, "admin"])]
         : user.roles.filter((r) => r !== "admin");
-      const { store, revocations } = call.deps;
+      const { store, revocations, bus } = call.deps;
       if (roles) await checkRoles(store.users, user, roles);
       if (enabled === false) await checkSuspendable(store.users, user, call.user);
       const updated = await store.users.update(user.id, {
@@ -114,12 +115,13 @@ register(
       if (newPassword !== undefined) {
         // As the account route: the old password's web sessions and IRC clients end.
         await store.sessions.removeForUser(user.id);
+        bus.publish(user.id, SESSIONS_ENDED);
         const generation = await passwordGeneration(updated.passwordHash);
         await revocations?.revoke({ userId: user.id, kind: "password", generation });
       }
       if (enabled !== undefined) {
         await setSuspended(
-          { store, revocations, irc: call.deps.irc },
+          { store, bus, revocations, irc: call.deps.irc },
           updated,
           !enabled,
           call.user,
@@ -140,6 +142,7 @@ register(
       await checkDeletable(store.users, user);
       for (const hook of userDeleted ?? []) await hook(user.id);
       await store.users.remove(user.id);
+      call.deps.bus.publish(user.id, SESSIONS_ENDED);
       await revocations?.revoke({ userId: user.id, kind: "user" });
       log.info("user deleted", { uid: user.id, by: call.user.id });
       return [t("Deleted user {email}.", { email: user.email })];

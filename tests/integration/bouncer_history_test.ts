@@ -5,7 +5,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { forEachStore, idleConnection } from "../support/backends.ts";
 import { EventBus } from "../../lib/bus.ts";
-import type { PushedEvent } from "../../protocol/events.ts";
+import type { BusEvent } from "../../protocol/events.ts";
 import type { Store } from "../../store/mod.ts";
 import type { MessageType } from "../../protocol/events.ts";
 import {
@@ -51,7 +51,7 @@ interface World {
   h: HistoryService;
   scope: HistoryScope;
   test: number;
-  events: PushedEvent[];
+  events: BusEvent[];
   add(conv: number, text: string, ts?: number, type?: MessageType, from?: string): Promise<void>;
 }
 
@@ -84,7 +84,7 @@ async function world(store: Store): Promise<World> {
   };
   for (let i = 0; i < 10; i++) await add(test, `m${i}`, T0 + i * SEC);
   await add(test, "bob joined.", T0 + 4.5 * SEC, "join", "bob");
-  const events: PushedEvent[] = [];
+  const events: BusEvent[] = [];
   bus.subscribe(user.id, (ev) => events.push(ev));
   const scope: HistoryScope = {
     userId: user.id,

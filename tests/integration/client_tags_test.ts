@@ -9,13 +9,13 @@ import { EMAIL, PASSWORD, setupBouncerOn } from "../support/bouncer.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
 import { startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
-import type { PushedEvent } from "../../protocol/events.ts";
+import type { BusEvent } from "../../protocol/events.ts";
 
 Deno.test("client tags: typing, reactions and replies in both directions", async (t) => {
   const irc = startHostileIrc({ caps: ["message-tags", "echo-message"] });
   const s = await setupBouncerOn(irc.url);
   const server = irc.clients[0];
-  const events: PushedEvent[] = [];
+  const events: BusEvent[] = [];
   const unsubscribe = s.app.deps.bus.subscribe(1, (ev) => void events.push(ev));
   const state = (type: string) =>
     events.filter((e) => e.event === "state" && e.type === type) as unknown as Record<

@@ -3,6 +3,8 @@
 import { assert, assertEquals, assertNotEquals } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
+import type { ApiClient } from "../support/api.ts";
+import { EventSocket } from "../support/events.ts";
 
 Deno.test("sessions: listed with their client, signed out one by one, by public id", async (t) => {
   const t0 = await startApp();
@@ -73,6 +75,28 @@ Deno.test("sessions: listed with their client, signed out one by one, by public 
       assertEquals((await as(phone, "GET", "/api/user")).status, 401);
       assertEquals((await as(desk, "GET", "/api/user")).status, 200);
       assertEquals((await as(desk)).body.sessions.length, 1);
+    });
+
+    await t.step("a session signed out closes its open sockets at once, not others'", async () => {
+      const tablet = (await t0.post("/api/user/login", {
+        email: "alice@example.com",
+        password: "correct horse battery",
+      })).headers.getSetCookie()[0].split(";")[0];
+      const server = await t0.listen();
+      const base = `http://127.0.0.1:${server.port}`;
+      const open = (cookieHeader: string) => EventSocket.open({ base, cookieHeader } as ApiClient);
+      const [onDesk, onTablet] = [await open(desk), await open(tablet)];
+      try {
+        const tabletId = (await as(desk)).body.sessions.find((s: any) => !s.current).id;
+        assertEquals((await as(desk, "DELETE", `/api/user/sessions/${tabletId}`)).status, 200);
+        // Well before the periodic check (every 30 s): told by the bus.
+        assertEquals((await onTablet.closedWithin(5000))?.reason, "The session has ended.");
+        assertEquals((await onDesk.request({ method: "ping" })).event, "pong");
+      } finally {
+        await onDesk.close();
+        await onTablet.close();
+        await server.stop();
+      }
     });
   } finally {
     await t0.close();

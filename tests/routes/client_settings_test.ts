@@ -7,14 +7,14 @@ import { assertEquals } from "../support/assert.ts";
 import { adminAndUser } from "../support/api.ts";
 import { startApp } from "../support/app.ts";
 import { DEFAULT_CLIENT_SETTINGS } from "../../protocol/client_settings.ts";
-import type { PushedEvent } from "../../protocol/events.ts";
+import type { BusEvent } from "../../protocol/events.ts";
 
 Deno.test("web client settings follow the user", async (t) => {
   const a = await startApp();
   try {
     const { admin, user } = await adminAndUser(a);
     const owner = (await a.deps.store.users.byEmail("admin@example.com"))!;
-    const told: PushedEvent[] = [];
+    const told: BusEvent[] = [];
     const stop = a.deps.bus.subscribe(owner.id, (ev) => void told.push(ev));
 
     await t.step("the defaults before anything is saved", async () => {

@@ -170,6 +170,33 @@ Deno.test("proxy login: the header's user is logged in, registered on first sigh
       assert(lines.some((l) => l.includes("the bot's account")), lines.join("\n"));
     });
 
+    await t.step("a suspended account is nobody's, to a browser or a script", async () => {
+      const bob = await as("bob@example.com", "/api/user");
+      const bobCookie = cookieOf(bob);
+      const suspended = await as("root@example.com", "/api/user/bob%40example.com", rootCookie, {
+        method: "POST",
+        body: JSON.stringify({ suspended: true }),
+      });
+      assertEquals(suspended.status, 200, JSON.stringify(suspended.body));
+      const { value: res, lines } = await captureErrors(() =>
+        as("bob@example.com", "/api/user", bobCookie)
+      );
+      assertEquals(res.status, 401);
+      assertEquals(cookieOf(res), undefined, "a session for a suspended account");
+      assert(lines.some((l) => l.includes("a suspended account")), lines.join("\n"));
+      assertEquals(
+        (await a.request("/api/user", { headers: { [HEADER]: "bob@example.com" } }))
+          .status,
+        401,
+      );
+      const back = await as("root@example.com", "/api/user/bob%40example.com", rootCookie, {
+        method: "POST",
+        body: JSON.stringify({ suspended: false }),
+      });
+      assertEquals(back.status, 200, JSON.stringify(back.body));
+      assertEquals((await as("bob@example.com", "/api/user")).body.email, "bob@example.com");
+    });
+
     await t.step("the proxy's login counts as the password just given", async () => {
       // Long after the session opened: a password login's session would be asked for it again.
       clock.advance(RECENT_PASSWORD_MS + 1000);

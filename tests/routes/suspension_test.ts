@@ -1,14 +1,16 @@
 /**
  * Suspending an account, in process against a real ngircd with the IRC listener on: what the
- * suspended user can no longer do (web sessions, logins, invite links, IRC clients), their IRC
- * connection leaving the server and coming back with the account, and the rules (admins only,
- * not oneself, never the last admin who can log in).
+ * suspended user can no longer do (web sessions and their open tabs, logins, invite links, IRC
+ * clients), their IRC connection leaving the server and coming back with the account, and the
+ * rules (admins only, not oneself, never the last admin who can log in).
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
 import { EMAIL, setupBouncer } from "../support/bouncer.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { poll } from "../support/poll.ts";
+import type { ApiClient } from "../support/api.ts";
+import { EventSocket } from "../support/events.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
 
 const BOB = "bob@example.com";
@@ -25,6 +27,7 @@ Deno.test("suspension: an admin suspends an account and brings it back", async (
   const s = await setupBouncer();
   const asker = await RawIrcClient.connect(s.ngircd.port, "asker");
   const clients: BouncerClient[] = [];
+  const stops: (() => Promise<void>)[] = [];
   try {
     const admin = s.api;
     const invite = await admin.post(`/api/user/${BOB}/invite`);
@@ -43,6 +46,12 @@ Deno.test("suspension: an admin suspends an account and brings it back", async (
     await poll("bob's connection is on IRC", () => asker.online("bobby"));
     const attached = await BouncerClient.attach(s.port, `${BOB}/${cid}@phone`, PASSWORD);
     clients.push(attached);
+    const server = await s.app.listen();
+    stops.push(server.stop);
+    const tab = await EventSocket.open(
+      { base: `http://127.0.0.1:${server.port}`, cookieHeader: bob.cookieHeader } as ApiClient,
+    );
+    stops.push(() => tab.close());
 
     await t.step("only an admin suspends, and never themselves", async () => {
       const self = await admin.post(`/api/user/${EMAIL}`, { suspended: true });
@@ -66,6 +75,8 @@ Deno.test("suspension: an admin suspends an account and brings it back", async (
       assertEquals(res.status, 200, JSON.stringify(res.body));
       assertEquals(res.body.suspended, true);
       assertEquals((await bob.get("/api/user")).status, 401);
+      // The open tab is told at once (the periodic check is every 30 s).
+      assertEquals((await tab.closedWithin(5000))?.reason, "The session has ended.");
       // A session that slipped in as the suspension began (a login on another node checked just
       // before it) does not let its holder in either.
       const id = "a session opened in the same moment";
@@ -135,6 +146,7 @@ Deno.test("suspension: an admin suspends an account and brings it back", async (
       assertEquals(await refusal(s.port, `${BOB}/${cid}`, PASSWORD), "");
     });
   } finally {
+    for (const stop of stops.reverse()) await stop();
     for (const c of clients) c.close();
     await asker.close();
     await s.close();

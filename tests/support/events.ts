@@ -62,6 +62,17 @@ export class EventSocket {
     return this.waitFor((e) => e.id === id);
   }
 
+  /** How the socket closed, if it did within `ms`. */
+  async closedWithin(ms: number): Promise<CloseEvent | undefined> {
+    let timer = 0;
+    const closed = await Promise.race([
+      this.closed,
+      new Promise<undefined>((resolve) => timer = setTimeout(resolve, ms)),
+    ]);
+    clearTimeout(timer);
+    return closed;
+  }
+
   /** Closes the socket. */
   async close(): Promise<void> {
     if (this.ws.readyState < 2) this.ws.close();

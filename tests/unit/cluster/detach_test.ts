@@ -10,7 +10,7 @@ import { openPgStore } from "../../../store/pg/mod.ts";
 import { PgChannel } from "../../../cluster/channel.ts";
 import { shareDetach } from "../../../cluster/detach.ts";
 import { EventBus } from "../../../lib/bus.ts";
-import type { DetachEvent, PushedEvent } from "../../../protocol/events.ts";
+import type { BusEvent, DetachEvent } from "../../../protocol/events.ts";
 
 const SECRET = "one secret for every node";
 
@@ -34,7 +34,7 @@ Deno.test("detach changes: told on one node, heard once by every node's taps", a
     bus.tap((user, ev) => {
       if (ev.event === "detach") heard.push([user, `${ev.channel} ${ev.state.detached}`]);
     }, ["detach"]);
-    const sockets: PushedEvent[] = [];
+    const sockets: BusEvent[] = [];
     bus.subscribe(5, (ev) => void sockets.push(ev));
     stops.push(await shareDetach(new PgChannel(store.sql, secret), id, bus)());
     return { bus, heard, sockets };

@@ -116,8 +116,10 @@ Deno.test("events doc: every request method and every answer is described", () =
     assert(requests.includes(`| \`${method}\` |`), `the requests table has ${method}`);
   }
   const pushed = new Set(union("PushedEvent").map((n) => declared.get(n)?.event));
-  // Bus taps only (in TapEvent beside PushedEvent): never sent on a socket.
-  const tapOnly = new Set(union("TapEvent").map((n) => declared.get(n)?.event));
+  // The bus's own (in TapEvent and BusEvent beside PushedEvent): never sent on a socket.
+  const tapOnly = new Set(
+    [...union("TapEvent"), ...union("BusEvent")].map((n) => declared.get(n)?.event),
+  );
   assert(tapOnly.has("listeners") && tapOnly.has("detach"), "the taps' own events are read");
   for (const [, event] of source.matchAll(/\bevent: "(\w+)"/g)) {
     if (tapOnly.has(event) || pushed.has(event)) continue;

@@ -9,7 +9,7 @@ import { assertEquals } from "../../../../support/assert.ts";
 import { openStore } from "../../../../../store/mod.ts";
 import { aliceRecord, fakeConnection } from "../../../../support/fake_connection.ts";
 import { EventBus } from "../../../../../lib/bus.ts";
-import type { PushedEvent } from "../../../../../protocol/events.ts";
+import type { BusEvent } from "../../../../../protocol/events.ts";
 import { attachInbound, serial } from "../../../../../irc/chat/inbound/mod.ts";
 import { MAX_WHO_MEMBERS } from "../../../../../irc/chat/presence.ts";
 import type { IrcConnection } from "../../../../../irc/engine/connection.ts";
@@ -22,7 +22,7 @@ Deno.test("inbound: who is away, from WHO after joining and from AWAY lines", as
   try {
     const { user, record } = await aliceRecord(store);
     const bus = new EventBus();
-    const seen: PushedEvent[] = [];
+    const seen: BusEvent[] = [];
     bus.subscribe(user.id, (ev) => seen.push(ev));
     const client = Object.assign(new EventEmitter(), {
       network: { options: {}, cap: { isEnabled: () => false, enabled: [] } },

@@ -9,7 +9,7 @@ import { assert, assertEquals } from "../../../../support/assert.ts";
 import { openStore, type Store } from "../../../../../store/mod.ts";
 import { aliceRecord, fakeConnection } from "../../../../support/fake_connection.ts";
 import { EventBus } from "../../../../../lib/bus.ts";
-import type { PushedEvent } from "../../../../../protocol/events.ts";
+import type { BusEvent } from "../../../../../protocol/events.ts";
 import { attachInbound, serial } from "../../../../../irc/chat/inbound/mod.ts";
 import type { IrcConnection } from "../../../../../irc/engine/connection.ts";
 import type { IrcClient } from "../../../../../irc/engine/client.ts";
@@ -21,7 +21,7 @@ Deno.test("inbound: channel keys asked, kept, forgotten; a refused join said", a
   try {
     const { user, record } = await aliceRecord(store);
     const bus = new EventBus();
-    const seen: PushedEvent[] = [];
+    const seen: BusEvent[] = [];
     bus.subscribe(user.id, (ev) => seen.push(ev));
     const client = new EventEmitter();
     const sent: string[] = [];

@@ -9,7 +9,7 @@ import { assert, assertEquals } from "../../../../support/assert.ts";
 import { openStore } from "../../../../../store/mod.ts";
 import { aliceRecord, fakeConnection } from "../../../../support/fake_connection.ts";
 import { EventBus } from "../../../../../lib/bus.ts";
-import type { PushedEvent } from "../../../../../protocol/events.ts";
+import type { BusEvent } from "../../../../../protocol/events.ts";
 import { attachInbound, COMMANDS, HANDLERS, serial } from "../../../../../irc/chat/inbound/mod.ts";
 import {
   ERR_BADCHANNELKEY,
@@ -68,7 +68,7 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
   try {
     const { user, record } = await aliceRecord(store);
     const bus = new EventBus();
-    const seen: PushedEvent[] = [];
+    const seen: BusEvent[] = [];
     bus.subscribe(user.id, (ev) => seen.push(ev));
     const { conn, settle, run, line } = attached(store, record, bus, ["PREFIX=(o)@"]);
 

@@ -9,7 +9,7 @@ import { assert, assertEquals } from "../../../../support/assert.ts";
 import { openStore, type Store } from "../../../../../store/mod.ts";
 import { aliceRecord, fakeConnection } from "../../../../support/fake_connection.ts";
 import { EventBus } from "../../../../../lib/bus.ts";
-import type { PushedEvent } from "../../../../../protocol/events.ts";
+import type { BusEvent } from "../../../../../protocol/events.ts";
 import { attachInbound, serial } from "../../../../../irc/chat/inbound/mod.ts";
 import {
   MAX_AGE_MS,
@@ -59,7 +59,7 @@ Deno.test("inbound table: each command's line updates state, keeps its row, tell
   try {
     const { user, record } = await aliceRecord(store);
     const bus = new EventBus();
-    const seen: PushedEvent[] = [];
+    const seen: BusEvent[] = [];
     bus.subscribe(user.id, (ev) => seen.push(ev));
     const { client, lines, line, settle } = attached(store, record, bus);
     const states = (type: string) =>
