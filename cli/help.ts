@@ -70,13 +70,18 @@ ${SECRETS_NOTE}
 
 /** `parley user --help`. */
 export const USER_USAGE = `Usage:
-  parley user list                        list users and their roles (tab-separated)
+  parley user list                        list users and their roles (tab-separated; a third
+                                          column says "suspended")
   parley user add EMAIL [ROLE...]         create a user; the password is read from stdin
                                           (their first login adds the default connection)
   parley user delete EMAIL                delete a user with their connections and history
   parley user set-password EMAIL          read a new password from stdin; ends their sessions
                                           (on SQLite, with the daemon stopped)
   parley user set-role EMAIL [ROLE...]    replace a user's roles (admin, bot; none clears them)
+  parley user suspend EMAIL               end their sessions and stop their IRC connections;
+                                          nobody logs in until resume (on SQLite, with the
+                                          daemon stopped: the Users page does it while it runs)
+  parley user resume EMAIL                end the suspension; their connections start again
   parley user invite EMAIL                print an invite link (a password reset for a user)
 
 ${CONFIG_NOTE}

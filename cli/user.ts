@@ -11,7 +11,7 @@ import type { AppDeps } from "../http/env.ts";
 import { baseUrlNote, commandConfig, databaseError, lockHome } from "./home.ts";
 import { USER_USAGE } from "./help.ts";
 import { passwordGeneration, type Revocation } from "../bouncer/credentials.ts";
-import { checkDeletable, checkRoles } from "../store/user_rules.ts";
+import { checkDeletable, checkRoles, checkSuspendable } from "../store/user_rules.ts";
 import { DomainError } from "../lib/errors.ts";
 
 /** The roles an account can hold. */
@@ -132,22 +132,35 @@ export async function userCommand(args: string[]): Promise<void> {
     console.log(USER_USAGE);
     return;
   }
-  const known = ["list", "add", "delete", "set-password", "set-role", "invite"];
+  const known = [
+    "list",
+    "add",
+    "delete",
+    "set-password",
+    "set-role",
+    "invite",
+    "suspend",
+    "resume",
+  ];
   if (!known.includes(sub)) throw new ConfigError(`unknown user command "${sub}"\n\n${USER_USAGE}`);
   // Arguments first, so that a typo costs nothing and reads no password.
   const email = sub === "list" ? "" : validEmail(address);
   const roles = sub === "add" || sub === "set-role" ? validRoles(rest) : [];
   const config = await commandConfig(parsed.env);
-  // On SQLite, deleting a user or setting a password while the daemon runs would leave IRC
-  // connections and the IRC clients that logged in open there (nothing reaches it); on
+  // On SQLite, deleting or suspending a user or setting a password while the daemon runs would
+  // leave IRC connections and the IRC clients that logged in open there (nothing reaches it); on
   // PostgreSQL every node is told (tellNodes).
-  const lock = !config.databaseUrl && (sub === "delete" || sub === "set-password")
+  const reachesDaemon = ["delete", "set-password", "suspend", "resume"].includes(sub);
+  const lock = !config.databaseUrl && reachesDaemon
     ? await lockHome(
       config.home,
       sub === "delete"
         ? "deleting a user"
-        : `setting a password (or reset it while it runs: \`parley user invite ${email}\` ` +
-          "prints a link)",
+        : sub === "set-password"
+        ? `setting a password (or reset it while it runs: \`parley user invite ${email}\` ` +
+          "prints a link)"
+        : `changing a suspension (or do it while it runs: the Users page, or BouncerServ's ` +
+          `\`user update ${email} -enabled ${sub === "resume"}\`)`,
     )
     : undefined;
   // A database that cannot be used is one line (databaseError), here and while the command runs.
@@ -160,12 +173,12 @@ export async function userCommand(args: string[]): Promise<void> {
   try {
     // Commands that sign (links, messages to the nodes) do so with the nodes' secret, or refuse
     // before anything is changed.
-    const signing = sub === "delete" || sub === "set-password" || sub === "invite"
+    const signing = reachesDaemon || sub === "invite"
       ? { ...config, secret: await nodesSecret(config, store, parsed.env) }
       : config;
     if (sub === "list") {
       for (const u of await store.users.list(undefined, 1_000_000)) {
-        console.log(`${u.email}\t${u.roles.join(",")}`);
+        console.log(`${u.email}\t${u.roles.join(",")}${u.suspended ? "\tsuspended" : ""}`);
       }
     } else if (sub === "add") {
       if (await store.users.byEmail(email)) throw new ConfigError(`${email} already exists`);
@@ -217,6 +230,42 @@ export async function userCommand(args: string[]): Promise<void> {
       await checkRoles(store.users, user, roles);
       await store.users.update(user.id, { roles });
       console.log(`${email}: ${roles.join(",") || "(no roles)"}`);
+    } else if (sub === "suspend") {
+      const user = await existing(store, email);
+      await checkSuspendable(store.users, user, undefined);
+      // The mark first: a login checked after it is refused, wherever it comes.
+      await store.users.update(user.id, { suspended: true });
+      await store.sessions.removeForUser(user.id);
+      await tellNodes(
+        signing,
+        store,
+        { userId: user.id, kind: "suspended" },
+        `${email} suspended, but`,
+      );
+      if (config.databaseUrl) {
+        const { tellSuspension } = await import("../cluster/remote.ts");
+        await tellSuspension(store as PgStore, signing.secret, user.id, true).catch((err) => {
+          throw new ConfigError(
+            `${email} suspended, but the node running them did not stop their IRC connections ` +
+              `(${err.message}); they stop at its restart`,
+          );
+        });
+      }
+      console.log(`suspended ${email}`);
+    } else if (sub === "resume") {
+      const user = await existing(store, email);
+      await store.users.update(user.id, { suspended: false });
+      if (config.databaseUrl) {
+        // The node that kept the user starts them; with none, a node's next scan takes them.
+        const { tellSuspension } = await import("../cluster/remote.ts");
+        await tellSuspension(store as PgStore, signing.secret, user.id, false).catch((err) => {
+          throw new ConfigError(
+            `${email} may log in again, but the node running them did not start their IRC ` +
+              `connections (${err.message}); they start at its restart`,
+          );
+        });
+      }
+      console.log(`${email} may log in again`);
     } else if (sub === "invite") {
       // A new address gets a registration link; an existing user a password reset.
       console.log(await printInvite(signing, store, email));

@@ -35,13 +35,13 @@ export async function checkDeletable(
   if (await isLastAdmin(users, user)) throw invalid("The last admin cannot be deleted.", path);
 }
 
-/** Refuses to suspend `user` when `by` is them, or they are the last admin. */
+/** Refuses to suspend `user` when `by` (absent: the shell) is them, or they are the last admin. */
 export async function checkSuspendable(
   users: UserStore,
   user: UserRecord,
-  by: UserRecord,
+  by: UserRecord | undefined,
   path?: string,
 ): Promise<void> {
-  if (user.id === by.id) throw invalid("You cannot suspend yourself.", path);
+  if (user.id === by?.id) throw invalid("You cannot suspend yourself.", path);
   if (await isLastAdmin(users, user)) throw invalid("The last admin cannot be suspended.", path);
 }

@@ -63,7 +63,26 @@ import {
 } from "./members.ts";
 
 /** The one socket of this tab. */
-export const socket = new EventSocket(onEvent, onOpen, () => expire());
+export const socket = new EventSocket(onEvent, onOpen, () => void refused());
+
+/** When `refused` last asked whether this browser is still logged in. */
+let lastAsked = -Infinity;
+
+/**
+ * The socket was refused, or its session ended. A password set on this page ends every old
+ * session and gives this browser a new one: then the page goes on over a new socket. Otherwise it
+ * is logged out (at once when it asked less than 10 s ago, so that a refusal cannot loop).
+ */
+async function refused(): Promise<void> {
+  const email = user.value?.email;
+  if (email && Date.now() - lastAsked > 10_000) {
+    lastAsked = Date.now();
+    // why: a 401 logs out through the API's handler; any other failure logs out below.
+    const me = await api("getUser").catch(() => undefined);
+    if (me?.email === email) return socket.start();
+  }
+  expire();
+}
 
 /** Checks the session at start; shows the login screen without one. */
 export async function boot(): Promise<void> {

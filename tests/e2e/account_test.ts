@@ -168,6 +168,11 @@ Deno.test("account: fresh install, service worker, notification settings, sessio
       assertEquals(res.request().postDataJSON().current_password, KIM);
       await dialog.waitFor({ state: "detached" });
       await kim.getByText("Saved").first().waitFor();
+      // Every old session ended, this page's socket's with them: the page goes on in the session
+      // the new password opened, over a new socket, and is not sent to the login.
+      await kim.locator(".socket.open").waitFor();
+      await assertOnScreen(kim, kim.getByLabel("New password"));
+      assertEquals(new URL(kim.url()).pathname, "/settings/account");
       await new ApiClient(server.url).login("kim@example.com", "kim's newer password");
       assertEquals(kimErrors.filter((e) => !e.includes("400")), []);
     });

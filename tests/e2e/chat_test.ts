@@ -424,8 +424,8 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
       page.once("dialog", (d) => d.accept());
       await row.getByRole("button", { name: "Suspend" }).click();
       await assertOnScreen(page, row.getByText("user · suspended"));
-      await carol2.reload();
-      await carol2.waitForURL("**/login");
+      // Her open page is told at once, and leaves for the login.
+      await carol2.waitForURL("**/login", { timeout: 5000 });
       await carol2.getByLabel("Email").fill("carol@example.com");
       await carol2.getByLabel("Password", { exact: true }).fill("carol's new password!");
       await carol2.getByRole("button", { name: "Log in" }).click();

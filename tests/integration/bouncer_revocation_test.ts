@@ -202,6 +202,31 @@ Deno.test("bouncer on two nodes: revoked credentials and deleted users end sessi
       await poll("fourth is back on IRC", () => bob!.online("fourth")).catch((err) => {
         throw new Error(`${err.message}\n${why()}`);
       });
+
+      // From the shell, signed with the nodes' secret: the same, through the node that runs them.
+      const cli = (sub: string) =>
+        parley(["user", sub, email], {
+          env: { PARLEY_HOME: cliHome, PARLEY_DATABASE_URL: url, PARLEY_SECRET: SECRET },
+        });
+      const again = keep(
+        await BouncerClient.attach(portB, `${email}/${made.body.connection_id}`, PASSWORD),
+      );
+      const off = await cli("suspend");
+      assertEquals(off.code, 0, off.stderr);
+      assert((await ended(again, why)).includes("suspended"));
+      await poll("fourth left IRC again", async () => !(await bob!.online("fourth")));
+      const on = await cli("resume");
+      assertEquals(on.code, 0, on.stderr);
+      await poll("fourth is on IRC again", () => bob!.online("fourth")).catch((err) => {
+        throw new Error(`${err.message}\n${why()}`);
+      });
+      const back2 = await BouncerClient.tryAttach(
+        portA,
+        `${email}/${made.body.connection_id}`,
+        PASSWORD,
+      );
+      keep(back2.client);
+      assert(back2.ok, back2.line);
     });
 
     await t.step(

@@ -1,7 +1,7 @@
 /**
- * `parley user set-role` and `delete` keep the rules the API and BouncerServ keep: a server always
- * has an admin, and someone left (with nobody, the next visitor to /register becomes the admin).
- * Refused in the API's words, exit code 2, nothing changed.
+ * `parley user set-role`, `delete` and `suspend` keep the rules the API and BouncerServ keep: a
+ * server always has an admin who can log in, and someone left (with nobody, the next visitor to
+ * /register becomes the admin). Refused in the API's words, exit code 2, nothing changed.
  */
 import { assertEquals } from "../support/assert.ts";
 import { parley } from "../support/cli.ts";
@@ -40,12 +40,30 @@ Deno.test("parley user: the last admin and the only user stay", async (t) => {
         "The last admin cannot give up the admin role.",
       );
       await refused(["delete", "admin@example.com"], "The last admin cannot be deleted.");
+      await refused(["suspend", "admin@example.com"], "The last admin cannot be suspended.");
       // Other roles beside admin are fine.
       const bot = await parley(["user", "set-role", "admin@example.com", "admin", "bot"], { env });
       assertEquals(bot.code, 0, bot.stderr);
     });
     await t.step("with a second admin, either may go", async () => {
       await add("carol@example.com", "admin");
+      // Suspended, carol cannot log in to act as one: admin stays the last who can.
+      const suspended = await parley(["user", "suspend", "carol@example.com"], { env });
+      assertEquals([suspended.code, suspended.stdout], [0, "suspended carol@example.com\n"]);
+      assertEquals(
+        (await list()).split("\n").find((l) => l.startsWith("carol")),
+        "carol@example.com\tadmin\tsuspended",
+      );
+      await refused(
+        ["set-role", "admin@example.com"],
+        "The last admin cannot give up the admin role.",
+      );
+      const resumed = await parley(["user", "resume", "carol@example.com"], { env });
+      assertEquals(resumed.code, 0, resumed.stderr);
+      assertEquals(
+        (await list()).split("\n").find((l) => l.startsWith("carol")),
+        "carol@example.com\tadmin",
+      );
       const demoted = await parley(["user", "set-role", "admin@example.com"], { env });
       assertEquals(demoted.code, 0, demoted.stderr);
       await refused(["delete", "carol@example.com"], "The last admin cannot be deleted.");
