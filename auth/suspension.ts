@@ -8,7 +8,7 @@ import { log } from "../lib/log.ts";
 import { missing } from "../lib/errors.ts";
 import type { Store } from "../store/mod.ts";
 import type { EventBus } from "../lib/bus.ts";
-import { SESSIONS_ENDED } from "../protocol/events.ts";
+import { endSessions } from "./sessions.ts";
 import type { UserRecord } from "../store/users.ts";
 import type { Revocations } from "../bouncer/credentials.ts";
 import type { IrcControl } from "../irc/control.ts";
@@ -41,8 +41,7 @@ export async function setSuspended(
   const updated = await deps.store.users.update(user.id, { suspended });
   if (!updated) throw missing("No such user.");
   if (suspended) {
-    await deps.store.sessions.removeForUser(user.id);
-    deps.bus.publish(user.id, SESSIONS_ENDED);
+    await endSessions(deps, user.id);
     await deps.revocations?.revoke({ userId: user.id, kind: "suspended" });
   }
   await deps.irc.userSuspended(user.id, suspended);

@@ -49,12 +49,12 @@ export function proxyLogin(deps: AppDeps, always = false): MiddlewareHandler<App
         value: raw.slice(0, 100),
       });
     }
-    if (user?.suspended) {
-      outside.warn("the proxy's header names a suspended account; not logged in", {
-        email: user.email,
-      });
-    }
     if (!user || user.suspended) {
+      if (user) {
+        outside.warn("the proxy's header names a suspended account; not logged in", {
+          email: user.email,
+        });
+      }
       // The proxy vouches for someone Parley will not take: a session of another's (this
       // browser's earlier user) does not stand in for them.
       c.set("user", undefined);

@@ -108,6 +108,15 @@ export function currentUser(c: Context<AppEnv>): UserRecord {
   return user;
 }
 
+/** Removes the request's session, if any, and tells its user's open sockets to check theirs. */
+async function endThisSession(c: Context<AppEnv>, deps: AppDeps): Promise<void> {
+  const idHash = c.get("sessionHash");
+  if (!idHash) return;
+  await deps.store.sessions.remove(idHash);
+  const user = c.get("user");
+  if (user) deps.bus.publish(user.id, SESSIONS_ENDED);
+}
+
 /** What a suspended account's login is answered (only once its password was right). */
 export const SUSPENDED = "This account is suspended.";
 
@@ -122,12 +131,7 @@ export async function startSession(
   passwordAt: number,
 ): Promise<void> {
   if (user.suspended) throw forbidden(SUSPENDED);
-  const old = c.get("sessionHash");
-  if (old) {
-    await deps.store.sessions.remove(old);
-    const before = c.get("user");
-    if (before) deps.bus.publish(before.id, SESSIONS_ENDED);
-  }
+  await endThisSession(c, deps);
   const id = randomId(32);
   const idHash = await sha256Hex(id);
   await deps.store.sessions.create(idHash, user.id, Date.now() + SESSION_TTL_MS, passwordAt);
@@ -165,12 +169,7 @@ export function afterLogout(config: Config): string {
 
 /** Ends the current session and clears the cookie. */
 export async function endSession(c: Context<AppEnv>, deps: AppDeps): Promise<void> {
-  const idHash = c.get("sessionHash");
-  if (idHash) {
-    await deps.store.sessions.remove(idHash);
-    const user = c.get("user");
-    if (user) deps.bus.publish(user.id, SESSIONS_ENDED);
-  }
+  await endThisSession(c, deps);
   deleteCookie(c, COOKIE, {
     path: basePath(deps.config.baseUrl) + "/",
     secure: isHttps(c, deps.config),

@@ -181,6 +181,11 @@ export class IrcManager implements IrcControl {
   /** Connects a user's connections that are wanted connected (this node took the user over). */
   async startUser(userId: number): Promise<void> {
     this.#stopped = false;
+    await this.#startWanted(userId);
+  }
+
+  /** Connects a user's connections whose wanted state is `connected`. */
+  async #startWanted(userId: number): Promise<void> {
     const records = await this.#deps.store.connections.list(userId);
     this.#startAll(records.filter((r) => r.wantedState === "connected"));
   }
@@ -543,9 +548,8 @@ export class IrcManager implements IrcControl {
 
   /** Stops a suspended user's connections, or connects those wanted connected once back. */
   async userSuspended(userId: number, suspended: boolean): Promise<void> {
-    if (suspended) return await this.stopUser(userId, "Account suspended.");
-    const records = await this.#deps.store.connections.list(userId);
-    this.#startAll(records.filter((r) => r.wantedState === "connected"));
+    if (suspended) await this.stopUser(userId, "Account suspended.");
+    else await this.#startWanted(userId);
   }
 
   /**

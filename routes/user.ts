@@ -27,6 +27,7 @@ import { userJson } from "./user_json.ts";
 import { addDefaultConnection, settleDefaultConnection } from "../irc/default_connection.ts";
 import { passwordGeneration } from "../bouncer/credentials.ts";
 import { setSuspended } from "../auth/suspension.ts";
+import { endSessions } from "../auth/sessions.ts";
 import { SESSIONS_ENDED } from "../protocol/events.ts";
 import { checkDeletable, checkRoles } from "../store/user_rules.ts";
 
@@ -114,8 +115,7 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
       const hash = await hashPassword(body.password);
       if (existing) {
         // An invite for an existing user is a password reset; it ends every old session.
-        await store.sessions.removeForUser(existing.id);
-        deps.bus.publish(existing.id, SESSIONS_ENDED);
+        await endSessions(deps, existing.id);
         user = (await store.users.update(existing.id, { passwordHash: hash }))!;
         await passwordChanged(user);
       } else {
@@ -193,6 +193,10 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     ) {
       throw badRequest("The current password is wrong.", "/body/current_password");
     }
+    // Before the other changes: a suspension the rules refuse changes nothing.
+    if (body.suspended !== undefined) {
+      await setSuspended(deps, user, body.suspended, caller, "/body/suspended");
+    }
     const updated = await store.users.update(user.id, {
       roles: roles ? [...new Set(roles)] : undefined,
       highlightKeywords: body.highlight_keywords,
@@ -200,16 +204,12 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
     });
     if (!updated) throw notFound("No such user.");
     if (body.password !== undefined) {
-      await store.sessions.removeForUser(user.id);
-      deps.bus.publish(user.id, SESSIONS_ENDED);
+      await endSessions(deps, user.id);
       await passwordChanged(updated);
       // The new session is as fresh as the password last given: now, when it came with this.
       if (ownPassword) await startSession(c, deps, updated, givenAt);
     }
-    const after = body.suspended === undefined
-      ? updated
-      : await setSuspended(deps, updated, body.suspended, caller, "/body/suspended");
-    return c.json(await userJson(deps, after, user.id === caller.id ? own(c) : {}));
+    return c.json(await userJson(deps, updated, user.id === caller.id ? own(c) : {}));
   });
 
   bind(app, "deleteUser", requireUser, async (c) => {

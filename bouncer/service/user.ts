@@ -11,8 +11,9 @@ import { hashPassword } from "../../lib/password.ts";
 import { log } from "../../lib/log.ts";
 import type { UserRecord } from "../../store/users.ts";
 import { passwordGeneration } from "../credentials.ts";
-import { checkDeletable, checkRoles, checkSuspendable } from "../../store/user_rules.ts";
+import { checkDeletable, checkRoles } from "../../store/user_rules.ts";
 import { setSuspended } from "../../auth/suspension.ts";
+import { endSessions } from "../../auth/sessions.ts";
 import { SESSIONS_ENDED } from "../../protocol/events.ts";
 import { boolFlag, parseArgs } from "./args.ts";
 import { register, type ServiceCall, UsageError } from "./table.ts";
@@ -102,30 +103,21 @@ register(
         : admin
         ? [...new Set([...user.roles, "admin"])]
         : user.roles.filter((r) => r !== "admin");
-      const { store, revocations, bus } = call.deps;
+      const password = newPassword === undefined ? undefined : validPassword(newPassword);
+      const { store, revocations } = call.deps;
       if (roles) await checkRoles(store.users, user, roles);
-      if (enabled === false) await checkSuspendable(store.users, user, call.user);
+      // Before the other changes: a suspension the rules refuse changes nothing.
+      if (enabled !== undefined) await setSuspended(call.deps, user, !enabled, call.user);
       const updated = await store.users.update(user.id, {
         roles,
-        passwordHash: newPassword === undefined
-          ? undefined
-          : await hashPassword(validPassword(newPassword)),
+        passwordHash: password === undefined ? undefined : await hashPassword(password),
       });
       if (!updated) throw missing(t("No such user."));
-      if (newPassword !== undefined) {
+      if (password !== undefined) {
         // As the account route: the old password's web sessions and IRC clients end.
-        await store.sessions.removeForUser(user.id);
-        bus.publish(user.id, SESSIONS_ENDED);
+        await endSessions(call.deps, user.id);
         const generation = await passwordGeneration(updated.passwordHash);
         await revocations?.revoke({ userId: user.id, kind: "password", generation });
-      }
-      if (enabled !== undefined) {
-        await setSuspended(
-          { store, bus, revocations, irc: call.deps.irc },
-          updated,
-          !enabled,
-          call.user,
-        );
       }
       return [t("Updated user {email}.", { email: user.email })];
     },

@@ -123,13 +123,29 @@ Deno.test("cluster ownership: only this database's nodes count, and each from it
   }
 });
 
-Deno.test("cluster ownership: a scan takes every free user's lock before it starts the first", async () => {
+/**
+ * Runs `fn` on a fresh database with USERS seeded; the nodes it puts in `nodes` are stopped after,
+ * then the database.
+ */
+async function seeded(
+  fn: (url: string, store: PgStore, nodes: ReturnType<typeof node>[]) => Promise<void>,
+): Promise<void> {
   const pg = await startPostgres();
   const url = await pg.database();
   const store = await openPgStore(url);
-  let ownership: Ownership | undefined;
+  const nodes: ReturnType<typeof node>[] = [];
   try {
     await seedUsers(store);
+    await fn(url, store, nodes);
+  } finally {
+    for (const n of nodes) await n.ownership.stop();
+    await store.close();
+    await pg.close();
+  }
+}
+
+Deno.test("cluster ownership: a scan takes every free user's lock before it starts the first", async () => {
+  await seeded(async (url, store, nodes) => {
     const scope = await nodeScope(SECRET);
     // At each start, how many of the users' locks the node holds (starting a user is slow on a
     // busy node; the users after it are run by nobody until their lock is taken).
@@ -139,23 +155,14 @@ Deno.test("cluster ownership: a scan takes every free user's lock before it star
         WHERE locktype = 'advisory' AND classid::bigint = ${scope.lockClass} AND granted`;
       heldAtStart.push(n);
     });
-    ownership = a.ownership;
-    await ownership.start();
+    nodes.push(a);
+    await a.ownership.start();
     assertEquals(heldAtStart, Array(USERS).fill(USERS));
-  } finally {
-    await ownership?.stop();
-    await store.close();
-    await pg.close();
-  }
+  });
 });
 
 Deno.test("cluster ownership: a deleted user's lock is held until their rows are gone", async () => {
-  const pg = await startPostgres();
-  const url = await pg.database();
-  const store = await openPgStore(url);
-  const nodes: ReturnType<typeof node>[] = [];
-  try {
-    await seedUsers(store);
+  await seeded(async (url, store, nodes) => {
     const a = node(url, store, "nodea");
     nodes.push(a);
     await a.ownership.start();
@@ -179,33 +186,20 @@ Deno.test("cluster ownership: a deleted user's lock is held until their rows are
     await store.users.remove(gone);
     await holder.ownership.scan();
     assertEquals(await other.ownership.ownerOf(gone), undefined);
-  } finally {
-    for (const n of nodes) await n.ownership.stop();
-    await store.close();
-    await pg.close();
-  }
+  });
 });
 
 Deno.test("cluster ownership: no node takes a suspended user, until the suspension ends", async () => {
-  const pg = await startPostgres();
-  const url = await pg.database();
-  const store = await openPgStore(url);
-  let ownership: Ownership | undefined;
-  try {
-    await seedUsers(store);
+  await seeded(async (url, store, nodes) => {
     const [held] = (await store.users.list(undefined, 10)).map((u) => u.id);
     await store.users.update(held, { suspended: true });
     const a = node(url, store, "nodea");
-    ownership = a.ownership;
-    await ownership.start();
+    nodes.push(a);
+    await a.ownership.start();
     assertEquals(a.acquired.length, USERS - 1);
     assertEquals(a.acquired.includes(held), false, "a suspended user was started");
     await store.users.update(held, { suspended: false });
-    await ownership.scan();
+    await a.ownership.scan();
     assertEquals(a.acquired.includes(held), true, "the user back was not started");
-  } finally {
-    await ownership?.stop();
-    await store.close();
-    await pg.close();
-  }
+  });
 });

@@ -4,6 +4,7 @@ import { api } from "../api.ts";
 import { t } from "../i18n.ts";
 import { user as me } from "../state.ts";
 import type { User } from "../types.ts";
+import type { RequestBody } from "../../../protocol/contract/types.ts";
 import { useForm } from "../form.ts";
 import { Field, FormErrors, Panel, toErrors } from "./Field.tsx";
 
@@ -22,15 +23,18 @@ export function Users() {
   }, []);
   const getInvite = async (address: string) =>
     setInvite(await api("inviteUser", { params: { email: address } }));
-  const toggleAdmin = (u: User) => {
-    const roles: User["roles"] = u.roles?.includes("admin")
-      ? (u.roles ?? []).filter((r) => r !== "admin")
-      : [...(u.roles ?? []), "admin"];
-    return run(async () => {
-      await api("updateUser", { params: { email: u.email }, body: { roles } });
+  /** Changes a user, then shows the list as it is now. */
+  const update = (u: User, body: RequestBody<"updateUser">) =>
+    run(async () => {
+      await api("updateUser", { params: { email: u.email }, body });
       await load();
     });
-  };
+  const toggleAdmin = (u: User) =>
+    update(u, {
+      roles: u.roles?.includes("admin")
+        ? (u.roles ?? []).filter((r) => r !== "admin")
+        : [...(u.roles ?? []), "admin"],
+    });
   const suspend = async (u: User) => {
     const suspended = !u.suspended;
     if (
@@ -41,10 +45,7 @@ export function Users() {
         ),
       )
     ) return;
-    await run(async () => {
-      await api("updateUser", { params: { email: u.email }, body: { suspended } });
-      await load();
-    });
+    await update(u, { suspended });
   };
   const remove = async (u: User) => {
     if (!confirm(t("Delete {name} and all their data?", { name: u.email }))) return;
