@@ -67,6 +67,22 @@ export const socket = new EventSocket(onEvent, onOpen, () => void refused());
 
 /** When `refused` last asked whether this browser is still logged in. */
 let lastAsked = -Infinity;
+/** A request of this page's that ends its session and opens another (its own new password). */
+let renewal: Promise<unknown> | undefined;
+
+/**
+ * Sends `request`, which ends this page's session and gives the browser a new one: the socket's
+ * end, which may come before the answer with the new cookie, waits for that answer.
+ */
+export async function renewingSession<T>(request: () => Promise<T>): Promise<T> {
+  const sent = request();
+  renewal = sent;
+  try {
+    return await sent;
+  } finally {
+    if (renewal === sent) renewal = undefined;
+  }
+}
 
 /**
  * The socket was refused, or its session ended. A password set on this page ends every old
@@ -74,6 +90,8 @@ let lastAsked = -Infinity;
  * is logged out (at once when it asked less than 10 s ago, so that a refusal cannot loop).
  */
 async function refused(): Promise<void> {
+  // why: a renewal that failed is said where it was sent; the session is asked about below.
+  await renewal?.catch(() => {});
   const email = user.value?.email;
   if (email && Date.now() - lastAsked > 10_000) {
     lastAsked = Date.now();

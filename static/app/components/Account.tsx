@@ -11,6 +11,7 @@ import { useForm } from "../form.ts";
 import { Check, Field, FormErrors, Panel, Saved } from "./Field.tsx";
 import { asksCurrentPassword, CurrentPasswordDialog } from "./CurrentPasswordDialog.tsx";
 import { TopBar } from "./ChatView.tsx";
+import { renewingSession } from "../session.ts";
 import { Sessions } from "./Sessions.tsx";
 import { AppTokens } from "./AppTokens.tsx";
 import { Certificates } from "./Certificates.tsx";
@@ -48,7 +49,9 @@ function AccountPanel() {
   };
 
   const send = async (body: Body<"updateUser">) => {
-    const next = await api("updateUser", { params: { email: u.email }, body });
+    const request = () => api("updateUser", { params: { email: u.email }, body });
+    // A new password of one's own ends this page's session and opens another.
+    const next = body.password ? await renewingSession(request) : await request();
     applyUser({ ...u, ...next, connections: undefined, conversations: undefined });
     form.set("password")("");
     setPending(null);
