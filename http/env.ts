@@ -57,6 +57,8 @@ export interface AppEnv {
     sessionHash?: string;
     /** The reverse proxy's header named the user (PARLEY_AUTH_HEADER): it vouches for them. */
     proxyLogin?: boolean;
+    /** The proxy's header named a suspended account: what needs a user says so (403), not 401. */
+    suspendedLogin?: boolean;
     /** The body limit of this operation when it needs more than JSON_BODY_LIMIT. */
     bodyLimit?: number;
   };

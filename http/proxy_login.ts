@@ -54,6 +54,8 @@ export function proxyLogin(deps: AppDeps, always = false): MiddlewareHandler<App
         outside.warn("the proxy's header names a suspended account; not logged in", {
           email: user.email,
         });
+        // Its person has no password to try: the page says why instead of asking for one.
+        c.set("suspendedLogin", true);
       }
       // The proxy vouches for someone Parley will not take: a session of another's (this
       // browser's earlier user) does not stand in for them.

@@ -82,9 +82,16 @@ export async function markUsed(
   return true;
 }
 
+/** What a suspended account's login is answered (only once its password was right). */
+export const SUSPENDED = "This account is suspended.";
+
+/** What a request without a user is answered: 401, or 403 for a suspended account's proxy login. */
+const noUser = (c: Context<AppEnv>) =>
+  c.get("suspendedLogin") ? forbidden(SUSPENDED) : unauthorized();
+
 /** Refuses callers without a session (401), before any input is looked at. */
 export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!c.get("user")) throw unauthorized();
+  if (!c.get("user")) throw noUser(c);
   await next();
 };
 
@@ -92,7 +99,7 @@ export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
 export function adminOnly(message?: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const user = c.get("user");
-    if (!user) throw unauthorized();
+    if (!user) throw noUser(c);
     if (!user.roles.includes("admin")) throw forbidden(message);
     await next();
   };
@@ -104,7 +111,7 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = adminOnly();
 /** The logged-in user; only for handlers behind requireUser. */
 export function currentUser(c: Context<AppEnv>): UserRecord {
   const user = c.get("user");
-  if (!user) throw unauthorized();
+  if (!user) throw noUser(c);
   return user;
 }
 
@@ -116,9 +123,6 @@ async function endThisSession(c: Context<AppEnv>, deps: AppDeps): Promise<void> 
   const user = c.get("user");
   if (user) deps.bus.publish(user.id, SESSIONS_ENDED);
 }
-
-/** What a suspended account's login is answered (only once its password was right). */
-export const SUSPENDED = "This account is suspended.";
 
 /**
  * Starts a new session for a user and sets the cookie (403 for a suspended account); `passwordAt`

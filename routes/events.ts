@@ -9,7 +9,7 @@ import type { WSContext } from "hono/ws";
 import type { AppDeps, AppEnv } from "../http/env.ts";
 import { ApiError, type ErrorItem, fromDomain } from "../http/errors.ts";
 import { isCrossSite } from "../http/client.ts";
-import { markUsed } from "../http/session.ts";
+import { markUsed, SUSPENDED } from "../http/session.ts";
 import { log } from "../lib/log.ts";
 import type { UserRecord } from "../store/users.ts";
 import { userJson } from "./user_json.ts";
@@ -221,7 +221,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
       const user = c.get("user");
       const sessionHash = c.get("sessionHash");
       const refusal = !user
-        ? "Need to log in first."
+        ? c.get("suspendedLogin") ? SUSPENDED : "Need to log in first."
         : isCrossSite(c, deps.config)
         ? "Cross-site WebSocket connections are not allowed."
         : undefined;

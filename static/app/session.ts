@@ -1,5 +1,6 @@
 /** Logging in and out, loading the user, and applying the socket's events to the state. */
-import { api, setUnauthorizedHandler } from "./api.ts";
+import { signal } from "@preact/signals";
+import { api, ApiFailure, setUnauthorizedHandler } from "./api.ts";
 import { EventSocket } from "./socket.ts";
 import { sayWords } from "./line_words.ts";
 import {
@@ -85,6 +86,18 @@ export async function renewingSession<T>(request: () => Promise<T>): Promise<T> 
 }
 
 /**
+ * Why the server refuses this browser's person though it knows them (the login proxy vouches for
+ * a suspended account): the login screen says it, since such a person has no password to try.
+ */
+export const refusal = signal<string | null>(null);
+
+/** Keeps a 403 of the user's own page as the refusal; anything else is left to its caller. */
+function noteRefusal(e: unknown): undefined {
+  if (e instanceof ApiFailure && e.status === 403) refusal.value = e.errors[0]?.message ?? null;
+  return undefined;
+}
+
+/**
  * The socket was refused, or its session ended. A password set on this page ends every old
  * session and gives this browser a new one: then the page goes on over a new socket. Otherwise it
  * is logged out (at once when it asked less than 10 s ago, so that a refusal cannot loop).
@@ -96,7 +109,7 @@ async function refused(): Promise<void> {
   if (email && Date.now() - lastAsked > 10_000) {
     lastAsked = Date.now();
     // why: a 401 logs out through the API's handler; any other failure logs out below.
-    const me = await api("getUser").catch(() => undefined);
+    const me = await api("getUser").catch(noteRefusal);
     if (me?.email === email) return socket.start();
   }
   expire();
@@ -109,7 +122,8 @@ export async function boot(): Promise<void> {
   try {
     const u = await api("getUser", { query: { connections: true, conversations: true } });
     await loggedIn(u);
-  } catch {
+  } catch (e) {
+    noteRefusal(e);
     await freshInstall(asked);
     user.value = null;
   }
@@ -131,6 +145,7 @@ async function freshInstall(asked: string): Promise<void> {
 
 /** Called after login or registration, or at start with a session. */
 export async function loggedIn(u: User): Promise<void> {
+  refusal.value = null;
   applyUser(u);
   if (!u.connections) {
     applyUser(await api("getUser", { query: { connections: true, conversations: true } }));

@@ -2,7 +2,8 @@
  * Login by the reverse proxy's header, in real Chromium behind a small real proxy on loopback that
  * names the person it has authenticated in `X-Authenticated-User` (as Authelia, authentik or
  * oauth2-proxy do): the page opens on the chat without a login form, its socket opens, and when
- * the proxy names someone else the page is theirs; logging out leads to the proxy's logout.
+ * the proxy names someone else the page is theirs; a suspended person's page says so; logging out
+ * leads to the proxy's logout.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
@@ -49,6 +50,27 @@ Deno.test("web client: logged in by the proxy's header", async (t) => {
       assertEquals(await page.getByRole("link", { name: "Administration" }).count(), 0);
     });
 
+    await t.step("a suspended person is told so, not asked for a password", async () => {
+      /** Sets bo's suspension as the admin, by a script's request through the proxy. */
+      const suspend = async (suspended: boolean) => {
+        proxy.setHeader(HEADER, "ann@example.com");
+        const res = await fetch(`${home}/api/user/bo%40example.com`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ suspended }),
+        });
+        assertEquals(res.status, 200, await res.text());
+        proxy.setHeader(HEADER, "bo@example.com");
+      };
+      await suspend(true);
+      await page.goto(`${home}/`);
+      await assertOnScreen(page, page.getByRole("alert").getByText("This account is suspended."));
+      await suspend(false);
+      await goLive(page, `${home}/settings/account`);
+      await assertOnScreen(page, page.getByText("bo@example.com").first());
+      assertEquals(await page.getByText("This account is suspended.").count(), 0);
+    });
+
     await t.step("logging out leads to the proxy's own logout", async () => {
       await page.getByRole("button", { name: "Log out" }).click();
       await page.waitForURL(`${proxy.url}/signed-out`);
@@ -56,8 +78,9 @@ Deno.test("web client: logged in by the proxy's header", async (t) => {
       assert(proxy.outside.includes("/signed-out"), proxy.outside.join(" "));
     });
 
-    // The proxy's logout page is its 404 (a real proxy's would be its own page).
-    assertEquals(errors.filter((e) => !e.includes("404")), []);
+    // The proxy's logout page is its 404 (a real proxy's would be its own page); the suspended
+    // person's page was refused its user.
+    assertEquals(errors.filter((e) => !/ 404 |status of 403 .*\/api\/user\?/.test(e)), []);
   } finally {
     await browser.close();
     await proxy.close();

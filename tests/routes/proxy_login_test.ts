@@ -170,7 +170,7 @@ Deno.test("proxy login: the header's user is logged in, registered on first sigh
       assert(lines.some((l) => l.includes("the bot's account")), lines.join("\n"));
     });
 
-    await t.step("a suspended account is nobody's, to a browser or a script", async () => {
+    await t.step("a suspended account is nobody's, and is told why", async () => {
       const bob = await as("bob@example.com", "/api/user");
       const bobCookie = cookieOf(bob);
       const suspended = await as("root@example.com", "/api/user/bob%40example.com", rootCookie, {
@@ -181,14 +181,29 @@ Deno.test("proxy login: the header's user is logged in, registered on first sigh
       const { value: res, lines } = await captureErrors(() =>
         as("bob@example.com", "/api/user", bobCookie)
       );
-      assertEquals(res.status, 401);
+      // Its person has no password to try: the answer says why, not "log in".
+      assertEquals(res.status, 403);
+      assertEquals(res.body.errors, [{ message: "This account is suspended.", path: "/" }]);
       assertEquals(cookieOf(res), undefined, "a session for a suspended account");
       assert(lines.some((l) => l.includes("a suspended account")), lines.join("\n"));
-      assertEquals(
-        (await a.request("/api/user", { headers: { [HEADER]: "bob@example.com" } }))
-          .status,
-        401,
-      );
+      const script = await a.request("/api/user", { headers: { [HEADER]: "bob@example.com" } });
+      assertEquals(script.status, 403);
+      // An admin's operation too; and without the header, the session is still nobody's.
+      assertEquals((await as("bob@example.com", "/api/users", bobCookie)).status, 403);
+      assertEquals((await as(undefined, "/api/user", bobCookie)).status, 401);
+      // The page's socket is refused with the same words.
+      const server = await a.listen();
+      try {
+        const socket = await EventSocket.open(
+          { base: `http://127.0.0.1:${server.port}`, cookieHeader: "" } as ApiClient,
+          { [HEADER]: "bob@example.com" },
+        );
+        const refused = await socket.waitFor((e) => e.event === "handshake");
+        assertEquals(refused.errors, [{ message: "This account is suspended.", path: "/" }]);
+        await socket.closed;
+      } finally {
+        await server.stop();
+      }
       const back = await as("root@example.com", "/api/user/bob%40example.com", rootCookie, {
         method: "POST",
         body: JSON.stringify({ suspended: false }),

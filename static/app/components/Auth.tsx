@@ -2,7 +2,7 @@
 import { api, ApiFailure } from "../api.ts";
 import { t } from "../i18n.ts";
 import { linkClick, navigate, route } from "../router.ts";
-import { loggedIn } from "../session.ts";
+import { loggedIn, refusal } from "../session.ts";
 import { connections } from "../state.ts";
 import { Field, FormErrors } from "./Field.tsx";
 import { useForm } from "../form.ts";
@@ -25,6 +25,11 @@ export function Login() {
       <form class="card" onSubmit={submit} noValidate>
         <Logo />
         <h1>{t("Log in")}</h1>
+        {refusal.value && (
+          <div class="form-error" role="alert">
+            <p>{refusal.value}</p>
+          </div>
+        )}
         <Field {...form.field("email", t("Email"), EMAIL)} autofocus />
         <Field
           {...form.field("password", t("Password"), PASSWORD)}
