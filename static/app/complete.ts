@@ -10,6 +10,8 @@ export interface Completion {
   suffix: string;
   candidates: string[];
   index: number;
+  /** What the candidates are, when the popup's list gave them (Tab's own guesses by their sign). */
+  kind?: "command" | "nick" | "channel" | "emoji";
 }
 
 /**
@@ -84,7 +86,9 @@ export function startCompletion(
 export function applyCompletion(c: Completion): { text: string; cursor: number } {
   const word = c.candidates[c.index];
   // A nick at the start of a line is addressed: "bob: " (the suffix is the user's setting).
-  const isNick = !word.startsWith("/") && !word.startsWith("#") && !word.startsWith("&");
+  const isNick = c.kind
+    ? c.kind === "nick"
+    : !word.startsWith("/") && !word.startsWith("#") && !word.startsWith("&");
   const tail = c.prefix.trim() === "" && isNick ? nickSuffix.value : " ";
   const head = c.prefix + word + (c.suffix.startsWith(" ") ? "" : tail);
   return { text: head + c.suffix, cursor: head.length };

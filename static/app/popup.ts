@@ -17,7 +17,7 @@ interface PopupItem {
 
 /** What the popup offers for the word at the cursor, and which item is chosen (-1: none). */
 export interface Popup {
-  kind: "command" | "nick" | "channel";
+  kind: "command" | "nick" | "channel" | "emoji";
   /** Where the word being completed starts in the text. */
   start: number;
   items: PopupItem[];
@@ -32,6 +32,13 @@ interface PopupCommand {
   description: string;
 }
 
+/** An emoji, its short names (`thumbsup`) and the words it is found by (`approve`). */
+export interface EmojiName {
+  emoji: string;
+  names: readonly string[];
+  tags: readonly string[];
+}
+
 /**
  * The most items the popup shows: more is noise, the user types on.
  *
@@ -40,10 +47,33 @@ interface PopupCommand {
 export const POPUP_LIMIT = 8;
 
 /**
+ * The emoji whose short name is `part`, then those a name of which starts with it, then those with
+ * a word of a name (`_up` of `thumbs_up`) or a keyword starting with it; each once, shown with
+ * the name that found it.
+ */
+function emojiMatches(emojis: readonly EmojiName[], part: string): PopupItem[] {
+  const found = new Map<string, string>();
+  const pass = (match: (e: EmojiName) => string | undefined) => {
+    for (const e of emojis) {
+      if (found.size >= POPUP_LIMIT) return;
+      if (found.has(e.emoji)) continue;
+      const name = match(e);
+      if (name !== undefined) found.set(e.emoji, name);
+    }
+  };
+  pass((e) => e.names.find((n) => n === part));
+  pass((e) => e.names.find((n) => n.startsWith(part)));
+  pass((e) => e.names.find((n) => n.includes("_" + part)));
+  pass((e) => e.tags.some((t) => t.startsWith(part)) ? e.names[0] : undefined);
+  return [...found].map(([emoji, name]) => ({ value: emoji, label: `${emoji} :${name}:` }));
+}
+
+/**
  * The popup for the word before `cursor`, or null: `/` at the start of the line lists commands
  * with their usage, `#` channels, `@` or the first two letters of a nick the nicks present (in
- * `nicks`' order, most recent speaker first). After `/`, `#` and `@` the first item is chosen,
- * so Enter takes it; after bare letters none is, so Enter still sends the line.
+ * `nicks`' order, most recent speaker first), `:` and two letters of a name the emoji (once
+ * `emojis` are loaded). After `/`, `#`, `@` and `:` the first item is chosen, so Enter takes it;
+ * after bare letters none is, so Enter still sends the line.
  */
 export function popupFor(
   text: string,
@@ -51,6 +81,7 @@ export function popupFor(
   nicks: readonly string[],
   channels: readonly string[],
   commands: readonly PopupCommand[],
+  emojis: readonly EmojiName[] | null = null,
 ): Popup | null {
   // Only at the end of a word: a popup in the middle of one would replace half of it.
   if (cursor < text.length && !/\s/.test(text[cursor])) return null;
@@ -88,6 +119,10 @@ export function popupFor(
       .map((c) => ({ value: c, label: c }));
     return popup("channel", items, 0);
   }
+  const named = /^:([\w+-]{2,})$/.exec(word);
+  if (named) {
+    return emojis && popup("emoji", emojiMatches(emojis, named[1].toLowerCase()), 0);
+  }
   const at = word.startsWith("@");
   const part = at ? lower.slice(1) : lower;
   if (!at && part.length < 2) return null;
@@ -103,5 +138,6 @@ export function choosePopup(text: string, cursor: number, p: Popup, index: numbe
     suffix: text.slice(cursor),
     candidates: p.items.map((i) => i.value),
     index,
+    kind: p.kind,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Typing and finding one's way, in real Chromium against the real daemon and a real ngircd: the
- * completion popup for commands, nicks and channels (at desktop and phone size), opening Parley
+ * completion popup for commands, nicks, channels and emoji (at desktop and phone size), opening Parley
  * where the user left off, the nick menu by keyboard, and the tab's title.
  */
 import { assert, assertEquals } from "../support/assert.ts";
@@ -144,6 +144,19 @@ Deno.test("composer and navigation: popup, last conversation, nick menu keys, ti
         await box.fill("");
       },
     );
+
+    await t.step("`:` and a name's first letters show the emoji; Enter puts it in", async () => {
+      await box.pressSequentially("well done :tad");
+      const list = page.getByRole("listbox", { name: "Emoji" });
+      await assertOnScreen(page, list);
+      assertEquals(await chosen(page), "🎉 :tada:", "the first chosen");
+      await box.press("Enter");
+      assertEquals(await valueIs(page, "well done 🎉 "), "well done 🎉 ", "in place of its name");
+      await list.waitFor({ state: "detached" });
+      await box.press("Enter");
+      await bea.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "well done 🎉");
+      await assertOnScreen(page, page.locator(".line", { hasText: "well done 🎉" }));
+    });
 
     await t.step("11: the popup at phone size, above the box and inside the screen", async () => {
       const phone = await browser.newContext({

@@ -21,6 +21,8 @@ export function CompletionPopup(p: { popup: Popup; choose: (index: number) => vo
     ? t("Commands")
     : kind === "channel"
     ? t("Channels")
+    : kind === "emoji"
+    ? t("Emoji")
     : t("Nicks");
   return (
     <ul ref={ref} id={POPUP_ID} class="completion-popup" role="listbox" aria-label={label}>

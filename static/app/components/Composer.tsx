@@ -204,7 +204,9 @@ export function Composer(p: { cid: string; conv: string }) {
   let popup: Popup | null = null;
   if (chunk && focused && closedAt !== text) {
     const { nickList, channels } = sources(chunk);
-    popup = chunk.popupFor(text, cursor, nickList, channels, commandsFor(user.value?.roles ?? []));
+    const commands = commandsFor(user.value?.roles ?? []);
+    const emojis = chunk.emojisFor(text.slice(0, cursor));
+    popup = chunk.popupFor(text, cursor, nickList, channels, commands, emojis);
     if (popup && choice !== null && choice < popup.items.length) {
       popup = { ...popup, index: choice };
     }

@@ -1,8 +1,12 @@
-/** The completion popup's choices (static/app/popup.ts) and the tab's title (title.ts); pure. */
+/**
+ * The completion popup's choices (static/app/popup.ts, with the real emoji table) and the tab's
+ * title (title.ts); pure.
+ */
 import { assertEquals } from "../../../support/assert.ts";
 import { applyCompletion, completionNicks } from "../../../../static/app/complete.ts";
 import { choosePopup, POPUP_LIMIT, popupFor } from "../../../../static/app/popup.ts";
 import { tabTitle } from "../../../../static/app/title.ts";
+import { EMOJI } from "../../../../static/app/emoji_table.ts";
 import { COMMAND_TABLE } from "../../../../protocol/command_table.ts";
 
 // In the order completionNicks gives: the most recent speaker first, then the silent members.
@@ -51,6 +55,33 @@ Deno.test("popup: # lists the connection's channels", () => {
   assertEquals(popup("see #tea"), null, "complete already");
 });
 
+Deno.test("popup: `:` and two letters of a name list the emoji, the first chosen", () => {
+  const emoji = (text: string) =>
+    popupFor(text, text.length, NICKS, CHANNELS, COMMAND_TABLE, EMOJI);
+  const labels = (text: string) => emoji(text)?.items.map((i) => i.label);
+  // The name itself first, then names starting so, then a word of a name, then a keyword.
+  assertEquals(labels("nice :thumbs"), ["👍 :thumbsup:", "👎 :thumbsdown:"]);
+  assertEquals(labels("nice :thumbsup"), ["👍 :thumbsup:"]);
+  assertEquals(labels(":up")?.slice(0, 4), [
+    "🆙 :up:",
+    "🙃 :upside_down_face:",
+    "🫴 :palm_up_hand:",
+    "👆 :point_up_2:",
+  ]);
+  assertEquals(labels(":+1"), ["👍 :+1:"]);
+  assertEquals(emoji("hi :tada")?.items[0].value, "🎉");
+  assertEquals(emoji("hi :tada")?.kind, "emoji");
+  assertEquals(emoji("hi :tada")?.index, 0);
+  assertEquals(labels(":approve"), ["👍 :+1:"], "found by a keyword");
+  assertEquals(emoji(":heart")?.items.length, POPUP_LIMIT, "a screenful");
+  assertEquals(new Set(emoji(":heart")!.items.map((i) => i.value)).size, POPUP_LIMIT, "each once");
+  assertEquals(emoji(":HEART")?.items[0].value, "❤️", "case does not matter");
+  assertEquals(emoji("hi :t"), null, "one letter is too little (`:D`, `:P`)");
+  assertEquals(emoji("see http://x:thumbsup"), null, "only a word of its own");
+  assertEquals(emoji(":zzzzqq"), null, "no such name");
+  assertEquals(popup("hi :tada"), null, "none before the table is loaded");
+});
+
 Deno.test("popup: taking an item completes its word, as Tab does", () => {
   const at = (text: string, index: number, cursor = text.length) =>
     applyCompletion(choosePopup(text, cursor, popup(text, cursor)!, index));
@@ -58,6 +89,13 @@ Deno.test("popup: taking an item completes its word, as Tab does", () => {
   assertEquals(at("hi @b", 0), { text: "hi bob ", cursor: 7 });
   assertEquals(at("/jo", 0), { text: "/join ", cursor: 6 });
   assertEquals(at("see #b and", 1, 6), { text: "see #busy and", cursor: 9 });
+  // An emoji at the start of a line is not a nick addressed.
+  const withEmoji = (text: string) =>
+    applyCompletion(
+      choosePopup(text, text.length, popupFor(text, text.length, [], [], [], EMOJI)!, 0),
+    );
+  assertEquals(withEmoji(":tada"), { text: "🎉 ", cursor: 3 });
+  assertEquals(withEmoji("so :tada"), { text: "so 🎉 ", cursor: 6 });
 });
 
 Deno.test("title: the open conversation and the unread mentions, muted ones left out", () => {
