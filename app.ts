@@ -15,6 +15,7 @@ import { randomId } from "./lib/crypto.ts";
 import { API, apiDocument } from "./protocol/contract/mod.ts";
 import { honoPath } from "./http/bind.ts";
 import { basePath, withinBase } from "./http/base_path.ts";
+import { notFoundPage, opensPage } from "./http/not_found_page.ts";
 import { userRoutes } from "./routes/user.ts";
 import { usersRoutes } from "./routes/users.ts";
 import { settingsRoutes } from "./routes/settings.ts";
@@ -195,6 +196,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     if (c.req.path === "/api" || c.req.path.startsWith("/api/")) {
       return c.json(errorBody([{ message: "Unknown operation.", path: "/" }]), 501);
     }
+    if (opensPage(c)) return notFoundPage(c, basePath(deps.config.baseUrl));
     return c.json(errorBody([{ message: "Not found.", path: "/" }]), 404);
   });
 
