@@ -14,6 +14,8 @@ import { appendLive, isOpen, messages, openConv } from "./view.ts";
 import type { PushedEvent } from "../../protocol/events.ts";
 import { stripFormatting } from "./irc_format.ts";
 import type { Message } from "./types.ts";
+import { allEmoji } from "./emoji.ts";
+import { findEmoji } from "./popup.ts";
 
 /** Who is typing where: conversation key -> nick -> until when (ms) it shows. */
 const typing = signal<Record<string, Record<string, number>>>({});
@@ -195,6 +197,57 @@ const gist = (m: Message) => {
   return text.length > 80 ? text.slice(0, 79) + "…" : text;
 };
 
+/** Most emoji the picker's search shows. */
+const FOUND_LIMIT = 8;
+
+/**
+ * The reactions offered: the common ones, and a search of every emoji by name or keyword
+ * (`rocket`, `approve`); Enter in it takes the first found, Escape closes the picker.
+ */
+function ReactionPicker(p: { pick: (emoji: string) => void; close: () => void }) {
+  const [query, setQuery] = useState("");
+  const table = allEmoji();
+  const part = query.trim().toLowerCase().replace(/^:|:$/g, "");
+  const found = table && part.length >= 2 ? findEmoji(table, part, FOUND_LIMIT) : [];
+  const button = (emoji: string, name?: string) => (
+    <button
+      type="button"
+      class="reaction pick"
+      key={emoji}
+      title={name && `:${name}:`}
+      onClick={() => p.pick(emoji)}
+    >
+      {emoji}
+    </button>
+  );
+  return (
+    <>
+      {(part.length >= 2 ? [] : EMOJI).map((emoji) => button(emoji))}
+      <input
+        type="search"
+        class="emoji-search"
+        aria-label={t("Find an emoji")}
+        placeholder={t("Find an emoji")}
+        value={query}
+        onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && found[0]) {
+            e.preventDefault();
+            p.pick(found[0].emoji);
+          } else if (e.key === "Escape") {
+            e.stopPropagation(); // the picker closes, not the drawer or an overlay
+            p.close();
+          }
+        }}
+      />
+      {found.map((f) => button(f.emoji, f.name))}
+      {part.length >= 2 && table && !found.length && (
+        <span class="muted">{t("No emoji found.")}</span>
+      )}
+    </>
+  );
+}
+
 /** Under a line: the message it replies to, its reactions, and the reply and react actions. */
 export function LineExtras(p: { m: Message }) {
   const { m } = p;
@@ -245,19 +298,15 @@ export function LineExtras(p: { m: Message }) {
           >
             {t("React")}
           </button>
-          {picking && EMOJI.map((emoji) => (
-            <button
-              type="button"
-              class="reaction pick"
-              key={emoji}
-              onClick={() => {
+          {picking && (
+            <ReactionPicker
+              close={() => setPicking(false)}
+              pick={(emoji) => {
                 setPicking(false);
                 void react(o.cid, o.conv, id, emoji);
               }}
-            >
-              {emoji}
-            </button>
-          ))}
+            />
+          )}
         </span>
       )}
     </>

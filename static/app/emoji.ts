@@ -1,8 +1,8 @@
 /**
- * Emoji by their short names (`:thumbsup:`), for the message box's popup: GitHub's names, the ones
- * chat users know from GitHub, Slack and Convos, with their keywords (the `gemoji` package). About
- * 1,900 of them make a chunk of their own, fetched the first time a `:name` is typed. This module
- * comes with the chat's after-paint chunk, as the popup does.
+ * Emoji by their short names (`:thumbsup:`), for the message box's popup and the reaction picker's
+ * search: GitHub's names, the ones chat users know from GitHub, Slack and Convos, with their
+ * keywords (the `gemoji` package). About 1,900 of them make a chunk of their own, fetched the first
+ * time a `:name` is typed or the picker is opened. This module comes with the chunks that use it.
  */
 import { signal } from "@preact/signals";
 import type { EmojiName } from "./popup.ts";
@@ -30,6 +30,11 @@ function loadEmojis(): Promise<void> {
  * signal renders the box again when the table comes.
  */
 export function emojisFor(before: string): readonly EmojiName[] | null {
-  if (!emojiTable.value && /(?:^|\s):[\w+-]{2,}$/.test(before)) void loadEmojis();
+  return /(?:^|\s):[\w+-]{2,}$/.test(before) ? allEmoji() : emojiTable.value;
+}
+
+/** The table, fetched now if it is not yet; null until it comes (read while rendering, as above). */
+export function allEmoji(): readonly EmojiName[] | null {
+  if (!emojiTable.value) void loadEmojis();
   return emojiTable.value;
 }

@@ -47,15 +47,19 @@ export interface EmojiName {
 export const POPUP_LIMIT = 8;
 
 /**
- * The emoji whose short name is `part`, then those a name of which starts with it, then those with
- * a word of a name (`_up` of `thumbs_up`) or a keyword starting with it; each once, shown with
- * the name that found it.
+ * The emoji whose short name is `part` (lower case), then those a name of which starts with it,
+ * then those with a word of a name (`_up` of `thumbs_up`) or a keyword starting with it; each
+ * once, with the name that found it; at most `limit`.
  */
-function emojiMatches(emojis: readonly EmojiName[], part: string): PopupItem[] {
+export function findEmoji(
+  emojis: readonly EmojiName[],
+  part: string,
+  limit = POPUP_LIMIT,
+): { emoji: string; name: string }[] {
   const found = new Map<string, string>();
   const pass = (match: (e: EmojiName) => string | undefined) => {
     for (const e of emojis) {
-      if (found.size >= POPUP_LIMIT) return;
+      if (found.size >= limit) return;
       if (found.has(e.emoji)) continue;
       const name = match(e);
       if (name !== undefined) found.set(e.emoji, name);
@@ -65,7 +69,7 @@ function emojiMatches(emojis: readonly EmojiName[], part: string): PopupItem[] {
   pass((e) => e.names.find((n) => n.startsWith(part)));
   pass((e) => e.names.find((n) => n.includes("_" + part)));
   pass((e) => e.tags.some((t) => t.startsWith(part)) ? e.names[0] : undefined);
-  return [...found].map(([emoji, name]) => ({ value: emoji, label: `${emoji} :${name}:` }));
+  return [...found].map(([emoji, name]) => ({ emoji, name }));
 }
 
 /**
@@ -121,7 +125,9 @@ export function popupFor(
   }
   const named = /^:([\w+-]{2,})$/.exec(word);
   if (named) {
-    return emojis && popup("emoji", emojiMatches(emojis, named[1].toLowerCase()), 0);
+    const items = emojis && findEmoji(emojis, named[1].toLowerCase())
+      .map(({ emoji, name }) => ({ value: emoji, label: `${emoji} :${name}:` }));
+    return items && popup("emoji", items, 0);
   }
   const at = word.startsWith("@");
   const part = at ? lower.slice(1) : lower;

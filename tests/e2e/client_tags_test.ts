@@ -2,7 +2,8 @@
  * Typing, reactions and replies over IRCv3 client tags, in real Chromium against the real daemon
  * and a scripted server that offers message-tags and echo-message (as a real one would, it echoes
  * the user's lines back with their tags): bob's typing shows under the messages, his reaction
- * under his message, and the user's reply and reaction go out tagged.
+ * under his message, and the user's reply and reactions (a common one, one found by name) go out
+ * tagged.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
@@ -52,6 +53,24 @@ Deno.test("client tags: bob's typing and reaction in view; a reply and a reactio
     await bobsLine.getByRole("button", { name: "🎉" }).click();
     const reacted = await up.waitFor((l) => l.includes("+draft/react="));
     assertEquals(reacted, "@+draft/react=🎉;+draft/reply=srv1 TAGMSG #chan");
+    // Any emoji, found by its name: the common ones give way to what is found.
+    await bobsLine.getByRole("button", { name: "React" }).click();
+    const search = bobsLine.getByRole("searchbox", { name: "Find an emoji" });
+    await assertOnScreen(page, search);
+    await search.fill("rocket");
+    const rocket = bobsLine.getByRole("button", { name: "🚀" });
+    await assertOnScreen(page, rocket);
+    assertEquals(await rocket.getAttribute("title"), ":rocket:");
+    assertEquals(await bobsLine.locator(".reaction.pick", { hasText: "🎉" }).count(), 0);
+    await search.press("Enter");
+    const found = await up.waitFor((l) => l.includes("+draft/react=🚀"));
+    assertEquals(found, "@+draft/react=🚀;+draft/reply=srv1 TAGMSG #chan");
+    assertEquals(await search.count(), 0, "the picker closed");
+    await bobsLine.getByRole("button", { name: "React" }).click();
+    await search.fill("zzqqxx");
+    await assertOnScreen(page, bobsLine.getByText("No emoji found."));
+    await search.press("Escape");
+    assertEquals(await search.count(), 0, "Escape closes the picker");
 
     // The user replies to bob's message: the box says so, and the line goes out tagged.
     await bobsLine.getByRole("button", { name: "Reply" }).click();
