@@ -28,7 +28,7 @@ import { addDefaultConnection, settleDefaultConnection } from "../irc/default_co
 import { passwordGeneration } from "../bouncer/credentials.ts";
 import { setSuspended } from "../auth/suspension.ts";
 import { endSessions } from "../auth/sessions.ts";
-import { SESSIONS_ENDED } from "../protocol/events.ts";
+import { deleteAccount } from "../auth/deletion.ts";
 import { checkDeletable, checkRoles } from "../store/user_rules.ts";
 
 const NOT_OPEN = "Convos registration is not open to public.";
@@ -213,12 +213,10 @@ export function userRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   bind(app, "deleteUser", requireUser, async (c) => {
-    const user = await target(currentUser(c), c.req.param("email"), "delete");
+    const caller = currentUser(c);
+    const user = await target(caller, c.req.param("email"), "delete");
     await checkDeletable(store.users, user, "/params/email");
-    for (const hook of deps.userDeleted ?? []) await hook(user.id);
-    await store.users.remove(user.id);
-    deps.bus.publish(user.id, SESSIONS_ENDED);
-    log.info("user deleted", { uid: user.id });
+    await deleteAccount(deps, user, caller);
     return c.json({ message: "Deleted." });
   });
 

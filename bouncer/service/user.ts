@@ -14,7 +14,7 @@ import { passwordGeneration } from "../credentials.ts";
 import { checkDeletable, checkRoles } from "../../store/user_rules.ts";
 import { setSuspended } from "../../auth/suspension.ts";
 import { endSessions } from "../../auth/sessions.ts";
-import { SESSIONS_ENDED } from "../../protocol/events.ts";
+import { deleteAccount } from "../../auth/deletion.ts";
 import { boolFlag, parseArgs } from "./args.ts";
 import { register, type ServiceCall, UsageError } from "./table.ts";
 import { t } from "./words.ts";
@@ -130,13 +130,8 @@ register(
     async run(call, args) {
       if (args.length !== 1) throw new UsageError(t("Name the user by email."));
       const user = await existing(call, args[0]);
-      const { store, revocations, userDeleted } = call.deps;
-      await checkDeletable(store.users, user);
-      for (const hook of userDeleted ?? []) await hook(user.id);
-      await store.users.remove(user.id);
-      call.deps.bus.publish(user.id, SESSIONS_ENDED);
-      await revocations?.revoke({ userId: user.id, kind: "user" });
-      log.info("user deleted", { uid: user.id, by: call.user.id });
+      await checkDeletable(call.deps.store.users, user);
+      await deleteAccount(call.deps, user, call.user);
       return [t("Deleted user {email}.", { email: user.email })];
     },
   },

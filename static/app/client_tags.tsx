@@ -61,8 +61,8 @@ export function outgoing(cid: string, conv: string, message: string): string {
   return replyCommand(conv, r.msgid, message);
 }
 
-/** The reactions offered: a few common ones. */
-export const EMOJI = ["👍", "❤️", "😂", "🎉", "👀"];
+/** The reactions offered at once: a few common ones. */
+const QUICK_REACTIONS = ["👍", "❤️", "😂", "🎉", "👀"];
 
 /** An IRCv3 tag value, escaped. */
 const esc = (v: string) =>
@@ -208,7 +208,8 @@ function ReactionPicker(p: { pick: (emoji: string) => void; close: () => void })
   const [query, setQuery] = useState("");
   const table = allEmoji();
   const part = query.trim().toLowerCase().replace(/^:|:$/g, "");
-  const found = table && part.length >= 2 ? findEmoji(table, part, FOUND_LIMIT) : [];
+  const searching = part.length >= 2;
+  const found = table && searching ? findEmoji(table, part, FOUND_LIMIT) : [];
   const button = (emoji: string, name?: string) => (
     <button
       type="button"
@@ -222,7 +223,7 @@ function ReactionPicker(p: { pick: (emoji: string) => void; close: () => void })
   );
   return (
     <>
-      {(part.length >= 2 ? [] : EMOJI).map((emoji) => button(emoji))}
+      {(searching ? [] : QUICK_REACTIONS).map((emoji) => button(emoji))}
       <input
         type="search"
         class="emoji-search"
@@ -241,9 +242,7 @@ function ReactionPicker(p: { pick: (emoji: string) => void; close: () => void })
         }}
       />
       {found.map((f) => button(f.emoji, f.name))}
-      {part.length >= 2 && table && !found.length && (
-        <span class="muted">{t("No emoji found.")}</span>
-      )}
+      {searching && table && !found.length && <span class="muted">{t("No emoji found.")}</span>}
     </>
   );
 }

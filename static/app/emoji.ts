@@ -5,7 +5,7 @@
  * time a `:name` is typed or the picker is opened. This module comes with the chunks that use it.
  */
 import { signal } from "@preact/signals";
-import type { EmojiName } from "./popup.ts";
+import { emojiAsked, type EmojiName } from "./popup.ts";
 
 /** The table once fetched; null until then. */
 const emojiTable = signal<readonly EmojiName[] | null>(null);
@@ -30,7 +30,7 @@ function loadEmojis(): Promise<void> {
  * signal renders the box again when the table comes.
  */
 export function emojisFor(before: string): readonly EmojiName[] | null {
-  return /(?:^|\s):[\w+-]{2,}$/.test(before) ? allEmoji() : emojiTable.value;
+  return emojiAsked(/\S*$/.exec(before)![0]) === undefined ? emojiTable.value : allEmoji();
 }
 
 /** The table, fetched now if it is not yet; null until it comes (read while rendering, as above). */

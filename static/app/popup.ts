@@ -46,6 +46,9 @@ export interface EmojiName {
  */
 export const POPUP_LIMIT = 8;
 
+/** The name a word asks emoji for (`:tad`: "tad"): `:` and two letters or more; else undefined. */
+export const emojiAsked = (word: string): string | undefined => /^:([\w+-]{2,})$/.exec(word)?.[1];
+
 /**
  * The emoji whose short name is `part` (lower case), then those a name of which starts with it,
  * then those with a word of a name (`_up` of `thumbs_up`) or a keyword starting with it; each
@@ -123,9 +126,9 @@ export function popupFor(
       .map((c) => ({ value: c, label: c }));
     return popup("channel", items, 0);
   }
-  const named = /^:([\w+-]{2,})$/.exec(word);
-  if (named) {
-    const items = emojis && findEmoji(emojis, named[1].toLowerCase())
+  const named = emojiAsked(word);
+  if (named !== undefined) {
+    const items = emojis && findEmoji(emojis, named.toLowerCase())
       .map(({ emoji, name }) => ({ value: emoji, label: `${emoji} :${name}:` }));
     return items && popup("emoji", items, 0);
   }

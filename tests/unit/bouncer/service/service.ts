@@ -22,7 +22,11 @@ export function service(store: Store) {
     bus,
     revocations,
     irc: fake.irc,
-    userDeleted: [(id) => Promise.resolve(void deleted.push(id))],
+    // As the daemon wires them (deps.ts): the IRC clients' logins end with the account.
+    userDeleted: [
+      (id) => Promise.resolve(void deleted.push(id)),
+      (id) => revocations.revoke({ userId: id, kind: "user" }),
+    ],
   };
   /** Lines as `user` would send them; `passwordGiven` false: logged in by a token or certificate. */
   const as =
