@@ -34,7 +34,8 @@ export type CapName =
   | "soju.im/bouncer-networks"
   | "soju.im/bouncer-networks-notify"
   | "soju.im/search"
-  | "soju.im/webpush";
+  | "soju.im/webpush"
+  | "draft/pre-away";
 
 /** What filtering a line needs to know of the client's connection. */
 export interface FilterContext {
@@ -224,6 +225,12 @@ export const CAPABILITIES: readonly CapRow[] = [
     offered: true,
     upstream: null, // Parley delivers the pushes itself, as for the web client
     without: "no VAPID token; WEBPUSH is refused",
+  },
+  {
+    name: "draft/pre-away",
+    offered: true,
+    upstream: null, // presence is Parley's: `AWAY *` never reaches the server
+    without: "AWAY before registration is 451; AWAY * goes to the server as written",
   },
 ];
 

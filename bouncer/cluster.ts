@@ -36,6 +36,8 @@ interface Hello {
   address: string;
   /** What the client logged in with (a revocation ends the session on both nodes). */
   credential?: Credential;
+  /** An AWAY it sent before registration (draft/pre-away), its parameters. */
+  away?: string[];
 }
 
 type Message =
@@ -287,6 +289,7 @@ export class BouncerCluster {
       s.nick = hello.nick;
       s.username = hello.username;
       s.caps.restore(hello.caps, hello.capVersion);
+      s.earlyAway = hello.away;
       await s.attach();
       await s.run();
     } catch (err) {

@@ -37,8 +37,10 @@ import {
   RPL_CHANNELMODEIS,
   RPL_CREATIONTIME,
   RPL_LOGGEDIN,
+  RPL_NOWAWAY,
   RPL_SASLMECHS,
   RPL_SASLSUCCESS,
+  RPL_UNAWAY,
 } from "../irc/protocol/numerics.ts";
 
 /** One command a client may send. */
@@ -54,6 +56,33 @@ interface Command {
 export function labelOf(m: IrcMessage): string | undefined {
   const l = m.tags.get("label");
   return l && new TextEncoder().encode(l).length <= 64 && !/[\s;]/.test(l) ? l : undefined;
+}
+
+/**
+ * AWAY. With draft/pre-away, `AWAY *` says this client is not there (a phone app put in the
+ * background): it stays in Parley, where automatic away stops counting the client, and the
+ * server never shows `*` as the user's away message; a bare AWAY after it counts the client
+ * again. Before registration only a client with the capability may send it, kept for the attach.
+ * Every other AWAY is the user's own, for the server.
+ */
+function away(s: Session, m: IrcMessage): Promise<void> | void {
+  const pre = s.caps.has("draft/pre-away");
+  if (!s.registered) {
+    if (!pre) return s.numeric(ERR_NOTREGISTERED, "You have not registered");
+    s.earlyAway = m.params.slice(0, 1);
+    return;
+  }
+  const text = m.params[0] ?? "";
+  if (pre && text === "*") {
+    s.setAbsent(true);
+    return s.numeric(RPL_NOWAWAY, "You have been marked as being away");
+  }
+  if (pre && text === "" && s.absent) {
+    s.setAbsent(false);
+    return s.numeric(RPL_UNAWAY, "You are no longer marked as being away");
+  }
+  s.setAbsent(false);
+  return upstream(s, m);
 }
 
 /** A client's chat line: sent as the user typed it in the web client would be. */
@@ -539,7 +568,7 @@ export const COMMANDS: Record<string, Command> = {
   TOPIC: passOn,
   KICK: { min: 2, run: (s, m) => upstream(s, m) },
   INVITE: { min: 2, run: (s, m) => upstream(s, m) },
-  AWAY: { run: (s, m) => upstream(s, m) },
+  AWAY: { early: true, run: away },
   MODE: { min: 1, run: mode },
   WHOIS: passOn,
   WHOWAS: passOn,

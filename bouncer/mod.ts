@@ -131,8 +131,9 @@ export function startBouncer(
     history: opts.history ?? historyService(deps) ?? unavailableHistory,
     limits: { ...DEFAULT_LIMITS, ...opts.limits },
     version: opts.version ?? "dev",
+    attached: new Map(),
     // Automatic away counts attached IRC clients as present, as it counts browsers.
-    attached: new Counts((userId, count) => away.ircClients(userId, count)),
+    present: new Counts((userId, count) => away.ircClients(userId, count)),
     logins: new Map(),
     networkWatchers: new Set(),
     connections: deps.connections,

@@ -41,6 +41,11 @@ export interface BouncerContext extends AuthDeps {
   /** Attached clients per user. */
   attached: Map<number, number>;
   /**
+   * Attached clients per user that say the user is there: all but those that said `AWAY *`
+   * (draft/pre-away), a phone app in the background. Automatic away counts these.
+   */
+  present: Map<number, number>;
+  /**
    * Logged-in sessions per user, whether this node runs them or carries their lines to another:
    * a revocation ends them (credentials.ts).
    */
@@ -86,6 +91,15 @@ export class Session {
   login?: Login;
   hub?: Hub;
   saslFailures = 0;
+  /**
+   * An AWAY sent before registration (draft/pre-away), its parameters: applied once attached, a
+   * `*` before the client is counted as there, a message sent to the server.
+   */
+  earlyAway?: string[];
+  /** Said `AWAY *`: attached, but not there (draft/pre-away). */
+  absent = false;
+  /** Counted in `cx.present`. */
+  #counted = false;
   #closed = false;
   #tokens: number;
   #last = Date.now();
@@ -420,6 +434,12 @@ export class Session {
     const count = this.cx.attached.get(uid) ?? 0;
     if (count >= this.cx.limits.clientsPerUser) return this.quit("Too many clients attached");
     this.cx.attached.set(uid, count + 1);
+    // An `AWAY *` before registration holds from the start: counted as there for a moment, the
+    // client would end the automatic away it means to leave alone.
+    const early = this.earlyAway;
+    this.earlyAway = undefined;
+    if (early?.[0] === "*") this.absent = true;
+    this.#count(!this.absent);
     if (this.caps.has("soju.im/bouncer-networks-notify")) this.cx.networkWatchers.add(this);
     if (!login.connection) {
       this.control = true;
@@ -446,6 +466,26 @@ export class Session {
     else await this.#attachAfterReplay(hub);
     this.onAttached();
     log.info("bouncer client attached", { uid, connection: login.connection.connectionId });
+    // A message set before registration is the user's away, for the server to say.
+    if (early?.[0]) {
+      await this.#handle({ tags: new Map(), prefix: "", command: "AWAY", params: early });
+    }
+  }
+
+  /** The client said `AWAY *` (true) or came back from it (false). */
+  setAbsent(absent: boolean): void {
+    this.absent = absent;
+    if (this.hub || this.control) this.#count(!absent);
+  }
+
+  /** Counts this session as there for automatic away, or stops counting it. */
+  #count(there: boolean): void {
+    const uid = this.login?.user.id;
+    if (there === this.#counted || uid === undefined) return;
+    this.#counted = there;
+    const count = (this.cx.present.get(uid) ?? 0) + (there ? 1 : -1);
+    if (count > 0) this.cx.present.set(uid, count);
+    else this.cx.present.delete(uid);
   }
 
   /**
@@ -486,6 +526,7 @@ export class Session {
         username: this.username,
         address: this.transport.address,
         credential: login.credential,
+        away: this.earlyAway,
       },
       (line) => this.write(line),
       () => this.close(),
@@ -514,6 +555,7 @@ export class Session {
       );
     }
     this.control = false;
+    this.#count(false);
     const count = (this.cx.attached.get(uid!) ?? 1) - 1;
     if (count > 0) this.cx.attached.set(uid!, count);
     else this.cx.attached.delete(uid!);

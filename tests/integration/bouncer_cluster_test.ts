@@ -4,7 +4,8 @@
  * It gets the burst, the live lines, and what it says reaches IRC; QUIT detaches it there. When
  * the owner is killed, the session ends, and the client attaching again is served by the node
  * that took the user over. A channel detached or reattached through another node's API reaches
- * the clients of the node that runs the connection.
+ * the clients of the node that runs the connection. An away set before registering
+ * (draft/pre-away) goes with the hand-over.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
@@ -85,14 +86,16 @@ Deno.test("bouncer on two nodes: a client on the other node is served by the own
       poll("node b's listener is open", () => b.output().includes("irc listening")),
     );
 
+    // With an away message set before registering (draft/pre-away): node b hands it over.
     c = await waited(
       "the first attach to node b",
-      BouncerClient.attach(portB, `${EMAIL}/irc-localhost@far`, PASSWORD, [
-        "server-time",
-        "message-tags",
-        "echo-message",
-        "batch",
-      ]),
+      BouncerClient.register(
+        await BouncerClient.connect(portB, "far"),
+        `${EMAIL}/irc-localhost@far`,
+        PASSWORD,
+        ["server-time", "message-tags", "echo-message", "batch", "draft/pre-away"],
+        ["AWAY :away on node b"],
+      ),
     );
     // The burst comes from node a, which is in the channel.
     const join = await waited(
@@ -108,6 +111,20 @@ Deno.test("bouncer on two nodes: a client on the other node is served by the own
       line((l) => l.command === "PRIVMSG" && l.params[1] === "live to node b"),
     );
     assert(live.tags.get("msgid"), live.raw);
+
+    // The away set before registering reached the server through node a.
+    const awayText = async () => {
+      const from = bob!.lines.length;
+      await bob!.send("WHOIS owner");
+      await bob!.waitFor((l) => l.command === "318" && bob!.lines.indexOf(l) >= from);
+      return bob!.lines.slice(from).find((l) => l.command === "301")?.params.at(-1);
+    };
+    await waited(
+      "the early away on the server",
+      poll("owner away", async () => (await awayText()) === "away on node b"),
+    );
+    await c.send("AWAY");
+    await waited("the 305 of the return", line((l) => l.command === "305"));
 
     await c.send("PRIVMSG #nodes :said on node b");
     const heard = await waited(

@@ -118,12 +118,16 @@ export class BouncerClient {
     return new BouncerClient(conn, name);
   }
 
-  /** Registers a connected client with SASL PLAIN, as `attach` does. */
+  /**
+   * Registers a connected client with SASL PLAIN, as `attach` does; `early` lines go once the
+   * capabilities are acknowledged (an AWAY of draft/pre-away).
+   */
   static async register(
     c: BouncerClient,
     username: string,
     password: string,
     caps: string[] = [],
+    early: string[] = [],
   ): Promise<BouncerClient> {
     await c.send("CAP LS 302");
     await c.send("NICK whoever");
@@ -131,6 +135,7 @@ export class BouncerClient {
     await c.waitFor((l) => l.command === "CAP" && l.params[1] === "LS" && l.params[2] !== "*");
     await c.send(`CAP REQ :${["sasl", ...caps].join(" ")}`);
     await c.waitFor((l) => l.command === "CAP" && l.params[1] === "ACK");
+    for (const line of early) await c.send(line);
     await c.send("AUTHENTICATE PLAIN");
     await c.waitFor((l) => l.command === "AUTHENTICATE");
     await c.send(`AUTHENTICATE ${plain(username, password)}`);

@@ -36,6 +36,7 @@ Deno.test("commands: what comes before registration, and the fewest parameters",
   const early = Object.entries(COMMANDS).filter(([, c]) => c.early).map(([n]) => n).sort();
   assertEquals(early, [
     "AUTHENTICATE",
+    "AWAY",
     "BOUNCER",
     "CAP",
     "NICK",
@@ -269,4 +270,47 @@ Deno.test("commands: what a client without the capability or a network is refuse
     `400 jane WHOIS ${bind}`,
     "421 jane BATCH Unknown command",
   ]);
+});
+
+Deno.test("commands: AWAY with and without draft/pre-away", async () => {
+  const f = fakeSession();
+  const absent: boolean[] = [];
+  const s = Object.assign(f.s, {
+    earlyAway: undefined as string[] | undefined,
+    absent: false,
+    setAbsent(v: boolean) {
+      s.absent = v;
+      absent.push(v);
+    },
+  });
+  // Before registration: refused without the capability, kept for the attach with it.
+  await run(f, "AWAY", "*");
+  assertEquals([said(f), s.earlyAway], [["451 * You have not registered"], undefined]);
+  f.s.caps.request("draft/pre-away");
+  await run(f, "AWAY", "*");
+  await run(f, "AWAY", "on the train", "extra");
+  assertEquals(s.earlyAway, ["on the train"]);
+  // Registered, bound to no network: `*` and the bare AWAY after it stay here; a message is
+  // the server's (refused here: no network to send it to).
+  f.sent.length = 0;
+  s.nick = "jane";
+  s.registered = true;
+  s.control = true;
+  await run(f, "AWAY", "*");
+  await run(f, "AWAY");
+  await run(f, "AWAY");
+  await run(f, "AWAY", "lunch");
+  const bind = "Bind a network first (BOUNCER BIND, or EMAIL/NETWORK)";
+  assertEquals(said(f), [
+    "306 jane You have been marked as being away",
+    "305 jane You are no longer marked as being away",
+    `400 jane AWAY ${bind}`,
+    `400 jane AWAY ${bind}`,
+  ]);
+  assertEquals(absent, [true, false, false, false]);
+  // Without the capability `*` is an away message like any other, for the server.
+  const g = fakeSession();
+  Object.assign(g.s, { nick: "jane", registered: true, control: true, setAbsent() {} });
+  await run(g, "AWAY", "*");
+  assertEquals(said(g), [`400 jane AWAY ${bind}`]);
 });
