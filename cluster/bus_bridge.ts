@@ -1,6 +1,7 @@
 /**
  * Events across nodes. Each node tells the others how many event sockets each user has open on
- * it (`parley_listeners`, and the table `cluster_listeners` for nodes that start later); an event
+ * it, and of which login sessions (`parley_listeners`, and the table `cluster_listeners` for
+ * nodes that start later); an event
  * published on a node for a user with sockets elsewhere is sent on `parley_events` and delivered
  * there to the sockets only. Taps (push notifications, automatic away) run where the event was
  * published, once; they see every node's sockets through the bus's remote count.
@@ -23,7 +24,19 @@ interface ListenersMessage {
   node: string;
   user: number;
   count: number;
+  /** The login sessions (hashes) of those sockets; absent from a node that does not say them. */
+  sessions?: string[];
 }
+
+/** One node's sockets of a user. */
+interface Sockets {
+  count: number;
+  sessions: readonly string[];
+}
+
+/** The sessions column: hashes separated by spaces. */
+const sessionsOf = (column: string | null | undefined): string[] =>
+  column ? column.split(" ").filter(Boolean) : [];
 
 /** Connects a node's bus to the other nodes. */
 export class BusBridge {
@@ -31,7 +44,7 @@ export class BusBridge {
   #channel: PgChannel;
   #node: string;
   /** Sockets per user per other node. */
-  #remote = new Map<number, Map<string, number>>();
+  #remote = new Map<number, Map<string, Sockets>>();
   /** Sockets told by the other nodes so far, and per user the number of the last telling. */
   #told = 0;
   #toldAt = new Map<number, number>();
@@ -57,64 +70,85 @@ export class BusBridge {
         if (msg.node === this.#node) return;
         // Only a node's sockets said, not a dead one's withdrawn: those a scan reads as well.
         if (msg.count > 0) this.#toldAt.set(msg.user, ++this.#told);
-        this.#setRemote(msg.node, msg.user, msg.count);
+        this.#setRemote(msg.node, msg.user, { count: msg.count, sessions: msg.sessions ?? [] });
       }),
     );
     const { others } = await this.#readTable();
     for (const [user, nodes] of others) this.#countRemote(user, nodes);
     this.#bus.setRelay({
-      localCount: (user, count) => this.#announce(user, count),
+      localCount: (user, count, sessions) => this.#announce(user, count, sessions),
       relay: (user, ev) => {
         this.#channel.send(EVENTS, { node: this.#node, user, ev } satisfies EventMessage)
           .catch((err) => log.warn("cluster: event not relayed", { error: String(err) }));
       },
     });
-    for (const user of this.#bus.localUsers()) this.#announce(user, this.#bus.localCount(user));
+    for (const user of this.#bus.localUsers()) this.#announceLocal(user);
   }
 
-  #setRemote(node: string, user: number, count: number): void {
-    const nodes = this.#remote.get(user) ?? new Map<string, number>();
-    if (count > 0) nodes.set(node, count);
+  #setRemote(node: string, user: number, sockets: Sockets): void {
+    const nodes = this.#remote.get(user) ?? new Map<string, Sockets>();
+    if (sockets.count > 0) nodes.set(node, sockets);
     else nodes.delete(node);
     this.#countRemote(user, nodes);
   }
 
   /** Counts `nodes` (node to sockets) as the user's sockets on the other nodes. */
-  #countRemote(user: number, nodes: Map<string, number>): void {
+  #countRemote(user: number, nodes: Map<string, Sockets>): void {
     if (nodes.size) this.#remote.set(user, nodes);
     else this.#remote.delete(user);
     let sum = 0;
-    for (const n of nodes.values()) sum += n;
-    this.#bus.setRemoteCount(user, sum);
+    const sessions = new Set<string>();
+    for (const n of nodes.values()) {
+      sum += n.count;
+      for (const h of n.sessions) sessions.add(h);
+    }
+    this.#bus.setRemoteCount(user, sum, [...sessions]);
   }
 
   /** The table's counts: this node's own rows, and per user the other nodes' sockets. */
   async #readTable() {
-    const mine = new Map<number, number>();
-    const others = new Map<number, Map<string, number>>();
-    for (const row of await this.#channel.sql`SELECT node, user_id, count FROM cluster_listeners`) {
+    /** This node's rows: the count and the sessions column as written. */
+    const mine = new Map<number, string>();
+    const others = new Map<number, Map<string, Sockets>>();
+    const rows = await this.#channel.sql`SELECT node, user_id, count, sessions
+      FROM cluster_listeners`;
+    for (const row of rows) {
       const user = Number(row.user_id);
-      if (row.node === this.#node) mine.set(user, row.count);
+      if (row.node === this.#node) mine.set(user, `${row.count} ${row.sessions}`);
       else if (row.count > 0) {
         let nodes = others.get(user);
         if (!nodes) others.set(user, nodes = new Map());
-        nodes.set(row.node, row.count);
+        nodes.set(row.node, { count: row.count, sessions: sessionsOf(row.sessions) });
       }
     }
     return { mine, others };
   }
 
-  #announce(user: number, count: number): void {
+  /** This node's sockets of a user, as the table's row says them. */
+  #localRow(user: number): string {
+    return `${this.#bus.localCount(user)} ${this.#bus.localSessions(user).join(" ")}`;
+  }
+
+  #announceLocal(user: number): void {
+    this.#announce(user, this.#bus.localCount(user), this.#bus.localSessions(user));
+  }
+
+  #announce(user: number, count: number, sessions: readonly string[]): void {
     const sql = this.#channel.sql;
     const node = this.#node;
+    const column = sessions.join(" ");
     this.#writes = this.#writes.then(async () => {
       if (count > 0) {
-        await sql`INSERT INTO cluster_listeners (node, user_id, count) VALUES (${node}, ${user},
-          ${count}) ON CONFLICT (node, user_id) DO UPDATE SET count = excluded.count`;
+        await sql`INSERT INTO cluster_listeners (node, user_id, count, sessions) VALUES (${node},
+          ${user}, ${count}, ${column}) ON CONFLICT (node, user_id)
+          DO UPDATE SET count = excluded.count, sessions = excluded.sessions`;
       } else {
         await sql`DELETE FROM cluster_listeners WHERE node = ${node} AND user_id = ${user}`;
       }
-      await this.#channel.send(LISTENERS, { node, user, count } satisfies ListenersMessage);
+      await this.#channel.send(
+        LISTENERS,
+        { node, user, count, sessions: [...sessions] } satisfies ListenersMessage,
+      );
     }).catch((err) => log.warn("cluster: socket count not shared", { error: String(err) }));
   }
 
@@ -140,14 +174,13 @@ export class BusBridge {
     const toldBefore = this.#told;
     const { mine, others } = await this.#readTable();
     for (const user of this.#bus.localUsers()) {
-      const count = this.#bus.localCount(user);
-      if (mine.get(user) !== count) this.#announce(user, count);
+      if (mine.get(user) !== this.#localRow(user)) this.#announceLocal(user);
       mine.delete(user);
     }
-    for (const user of mine.keys()) this.#announce(user, 0);
+    for (const user of mine.keys()) this.#announce(user, 0, []);
     for (const user of new Set([...this.#remote.keys(), ...others.keys()])) {
       if ((this.#toldAt.get(user) ?? 0) > toldBefore) continue;
-      this.#countRemote(user, others.get(user) ?? new Map());
+      this.#countRemote(user, others.get(user) ?? new Map<string, Sockets>());
     }
     // Kept only as long as a read under way can predate them.
     for (const [user, at] of this.#toldAt) if (at <= toldBefore) this.#toldAt.delete(user);

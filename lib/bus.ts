@@ -20,8 +20,8 @@ type Tap = (userId: number, ev: TapEvent) => void;
  * counts, and given the events published here for users with sockets elsewhere.
  */
 interface BusRelay {
-  /** This node's open sockets of a user changed to `count`. */
-  localCount(userId: number, count: number): void;
+  /** This node's open sockets of a user changed to `count`, of the login sessions `sessions`. */
+  localCount(userId: number, count: number, sessions: readonly string[]): void;
   /** An event published on this node for a user who has sockets on other nodes. */
   relay(userId: number, ev: BusEvent): void;
 }
@@ -31,6 +31,12 @@ export class EventBus {
   #listeners = new Map<number, Set<Listener>>();
   /** Sockets of each user on other nodes (a cluster's bridge keeps it). */
   #remote = new Map<number, number>();
+  /**
+   * The login sessions (their hashes) that have sockets open, per user: on this node, with how
+   * many sockets each, and on the others. Push skips the browsers a session has open.
+   */
+  #sessions = new Map<number, Map<string, number>>();
+  #remoteSessions = new Map<number, ReadonlySet<string>>();
   #relay?: BusRelay;
   /** Each tap with the event kinds it wants (undefined: all). */
   #taps = new Map<Tap, ReadonlySet<EventKind> | undefined>();
@@ -73,8 +79,13 @@ export class EventBus {
     this.#relay = relay;
   }
 
-  /** A user's sockets on other nodes now number `count` (from the cluster's bridge). */
-  setRemoteCount(userId: number, count: number): void {
+  /**
+   * A user's sockets on other nodes now number `count`, of the login sessions `sessions` (from
+   * the cluster's bridge).
+   */
+  setRemoteCount(userId: number, count: number, sessions: readonly string[] = []): void {
+    if (sessions.length) this.#remoteSessions.set(userId, new Set(sessions));
+    else this.#remoteSessions.delete(userId);
     const before = this.#remote.get(userId) ?? 0;
     if (count === before) return;
     if (count > 0) this.#remote.set(userId, count);
@@ -95,19 +106,43 @@ export class EventBus {
     }
   }
 
-  /** Registers a listener for a user's events; returns the function that removes it. */
-  subscribe(userId: number, fn: Listener): () => void {
+  /**
+   * Registers a listener for a user's events, a socket of the login session `session` when
+   * given; returns the function that removes it.
+   */
+  subscribe(userId: number, fn: Listener, session?: string): () => void {
     let set = this.#listeners.get(userId);
     if (!set) this.#listeners.set(userId, set = new Set());
     set.add(fn);
-    this.#relay?.localCount(userId, set.size);
+    if (session !== undefined) this.#countSession(userId, session, 1);
+    this.#relay?.localCount(userId, set.size, this.localSessions(userId));
     this.#listenersChanged(userId);
     return () => {
       if (!set.delete(fn)) return;
       if (set.size === 0) this.#listeners.delete(userId);
-      this.#relay?.localCount(userId, set.size);
+      if (session !== undefined) this.#countSession(userId, session, -1);
+      this.#relay?.localCount(userId, set.size, this.localSessions(userId));
       this.#listenersChanged(userId);
     };
+  }
+
+  #countSession(userId: number, session: string, by: number): void {
+    let counts = this.#sessions.get(userId);
+    if (!counts) this.#sessions.set(userId, counts = new Map());
+    const n = (counts.get(session) ?? 0) + by;
+    if (n > 0) counts.set(session, n);
+    else counts.delete(session);
+    if (!counts.size) this.#sessions.delete(userId);
+  }
+
+  /** The login sessions with sockets of a user open on this node. */
+  localSessions(userId: number): string[] {
+    return [...this.#sessions.get(userId)?.keys() ?? []];
+  }
+
+  /** The login sessions with sockets of a user open on this node or, in a cluster, the others. */
+  openSessions(userId: number): Set<string> {
+    return new Set([...this.localSessions(userId), ...this.#remoteSessions.get(userId) ?? []]);
   }
 
   /** Delivers an event to every listener of a user; one failing listener does not stop the rest. */

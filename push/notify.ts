@@ -106,7 +106,10 @@ export interface PushTarget {
  */
 export type PushSource = (userId: number, ev: NotificationEvent) => Promise<PushTarget[]>;
 
-/** Sends pushes for the bus's `notification` events (browsers': only without an open socket). */
+/**
+ * Sends pushes for the bus's `notification` events (a browser's: only while its session has no
+ * socket open).
+ */
 export class PushNotifier {
   /** Which addresses deliveries (and new subscriptions) may reach. */
   readonly policy: EndpointPolicy;
@@ -124,9 +127,7 @@ export class PushNotifier {
   start(): void {
     this.#untap ??= this.deps.bus.tap((userId, ev) => {
       if (ev.event !== "notification") return;
-      const browsers = this.deps.bus.listenerCount(userId) === 0;
-      if (!browsers && this.sources.size === 0) return;
-      const job = this.#notifyEvent(userId, ev, browsers).catch((err) =>
+      const job = this.#notifyEvent(userId, ev).catch((err) =>
         log.warn("push failed", { uid: userId, error: err })
       );
       this.#inFlight.add(job);
@@ -158,10 +159,18 @@ export class PushNotifier {
     return true;
   }
 
-  /** The browsers' subscriptions as deliveries of `payload`. */
-  async #browserTargets(userId: number, payload: string): Promise<PushTarget[]> {
+  /**
+   * The browsers' subscriptions as deliveries of `payload`, but for those whose login session has
+   * Parley open (`open`): that page shows the notification itself.
+   */
+  async #browserTargets(
+    userId: number,
+    payload: string,
+    open: ReadonlySet<string> = new Set(),
+  ): Promise<PushTarget[]> {
     const store = this.deps.store.push;
-    return (await store.forUser(userId)).map((s: PushSubscriptionRecord) => ({
+    const subscriptions = (await store.forUser(userId)).filter((s) => !open.has(s.sessionHash));
+    return subscriptions.map((s: PushSubscriptionRecord) => ({
       endpoint: s.endpoint,
       p256dh: s.p256dh,
       auth: s.auth,
@@ -171,9 +180,13 @@ export class PushNotifier {
     }));
   }
 
-  /** A notification: the browsers' (when `browsers`) and every source's subscriptions. */
-  async #notifyEvent(userId: number, ev: NotificationEvent, browsers: boolean): Promise<number> {
-    const targets = browsers ? await this.#browserTargets(userId, payloadOf(ev)) : [];
+  /**
+   * A notification: every browser's subscription but those of a session with Parley open (a
+   * phone is told while the tab at the desk is open), and every source's subscriptions.
+   */
+  async #notifyEvent(userId: number, ev: NotificationEvent): Promise<number> {
+    const open = this.deps.bus.openSessions(userId);
+    const targets = await this.#browserTargets(userId, payloadOf(ev), open);
     for (const source of this.sources) targets.push(...await source(userId, ev));
     return await this.#deliver(userId, targets);
   }

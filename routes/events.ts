@@ -293,7 +293,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
             } else send(ws, ev);
             // A clean "going away" close, so that clients reconnect quietly after a restart.
             if (ev.event === "shutdown") ws.close(GOING_AWAY, "Parley is shutting down.");
-          });
+          }, sessionHash);
           checker = setInterval(check, deps.config.ircTiming.sessionCheck);
         },
         async onMessage(ev, ws) {

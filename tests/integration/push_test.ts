@@ -16,6 +16,8 @@ import { loadVapidKeys, VAPID_FILE } from "../../push/vapid.ts";
 import { payloadOf, PUSH_LIMITS } from "../../push/notify.ts";
 import type { NotificationEvent } from "../../protocol/events.ts";
 import { browserKeys, checkVapid, decrypt, pushService } from "../support/push_service.ts";
+import { EventSocket } from "../support/events.ts";
+import type { ApiClient } from "../support/api.ts";
 
 const enc = new TextEncoder();
 
@@ -125,18 +127,51 @@ Deno.test("push: mentions and private messages reach the browser's push service,
       assertEquals(payload.url, `/chat/${created.body.connection_id}/bob`);
     });
 
-    await t.step("nothing is pushed while a browser socket is open", async () => {
+    await t.step("nothing is pushed to a browser that has Parley open", async () => {
       const before = service.received.length;
-      let seen = false;
-      // What /events does for each open socket.
-      const socket = t0.deps.bus.subscribe(uid, (ev) => seen ||= ev.event === "notification");
+      const server = await t0.listen();
+      const tab = await EventSocket.open(
+        { base: `http://127.0.0.1:${server.port}`, cookieHeader: cookie } as ApiClient,
+      );
       try {
         await bob!.say("alice", "seen in the browser");
-        await poll("the socket to get it", () => seen); // pushing is decided before sockets get it
+        await tab.waitFor((e) => e.event === "notification"); // decided before sockets get it
         await push.notifier.settled();
         assertEquals(service.received.length, before);
       } finally {
-        socket();
+        await tab.close();
+        await server.stop();
+      }
+    });
+
+    await t.step("a phone is pushed to while the tab at the desk is open", async () => {
+      const phoneCookie = await t0.login("alice@example.com");
+      const phone = await browserKeys();
+      const sub = await t0.request("/api/push/subscriptions", {
+        method: "POST",
+        body: JSON.stringify({
+          endpoint: service.url("/push/alice-phone"),
+          keys: { p256dh: phone.p256dh, auth: phone.authB64 },
+        }),
+        headers: { cookie: phoneCookie, "content-type": "application/json" },
+      });
+      assertEquals(sub.status, 201, JSON.stringify(sub.body));
+      const before = service.received.length;
+      const server = await t0.listen();
+      const desk = await EventSocket.open(
+        { base: `http://127.0.0.1:${server.port}`, cookieHeader: cookie } as ApiClient,
+      );
+      try {
+        await bob!.say("alice", "where are you?");
+        const got = await poll("the phone's push", () => service.received[before]);
+        await desk.waitFor((e) => e.event === "notification");
+        await push.notifier.settled();
+        assertEquals(service.received.slice(before).map((r) => r.path), ["/push/alice-phone"]);
+        assertStringIncludes(await decrypt(got.body, phone), "where are you?");
+      } finally {
+        await desk.close();
+        await server.stop();
+        await t0.deps.store.push.remove(service.url("/push/alice-phone"));
       }
     });
 
@@ -159,8 +194,8 @@ Deno.test("push: mentions and private messages reach the browser's push service,
         );
       }
       await push.notifier.settled();
-      // One went out in the IRC step: the window holds perWindow in all.
-      assertEquals(service.received.length - before, PUSH_LIMITS.perWindow - 1);
+      // Two went out before (the IRC step's and the phone's): the window holds perWindow in all.
+      assertEquals(service.received.length - before, PUSH_LIMITS.perWindow - 2);
     });
 
     await t.step("a subscription the push service calls gone (410) is removed", async () => {

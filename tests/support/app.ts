@@ -62,6 +62,8 @@ export interface TestApp {
   client(opts?: { addr?: string; observe?: Observer }): ApiClient;
   /** Registers a user (the first becomes admin) and returns its session cookie. */
   register(email: string, password?: string): Promise<string>;
+  /** Logs in again: a new session of its own (another browser); returns its cookie. */
+  login(email: string, password?: string): Promise<string>;
   /** Serves the app on a free loopback port; the returned function stops it. */
   listen(): Promise<{ port: number; stop: () => Promise<void> }>;
   close(): Promise<void>;
@@ -148,6 +150,16 @@ export async function startApp(
         headers: { "content-type": "application/json" },
       });
       if (res.status !== 200) throw new Error(`register ${email}: ${await res.text()}`);
+      await res.body?.cancel();
+      return res.headers.getSetCookie()[0].split(";")[0];
+    },
+    async login(email, password = "correct horse battery") {
+      const res = await app.request("/api/user/login", {
+        method: "POST",
+        body: JSON.stringify({ email, password }),
+        headers: { "content-type": "application/json" },
+      });
+      if (res.status !== 200) throw new Error(`login ${email}: ${await res.text()}`);
       await res.body?.cancel();
       return res.headers.getSetCookie()[0].split(";")[0];
     },

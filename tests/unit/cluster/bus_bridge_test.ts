@@ -3,7 +3,7 @@
  * node's sockets of a user (including those of a node started later, from the table), an event
  * published on one node reaches the user's sockets on the others and only there, a node that
  * stops or is gone is no longer counted, and one counted as gone while it was there says its
- * sockets again at its next scan.
+ * sockets again at its next scan; each node knows the login sessions of the others' sockets.
  */
 import { assertEquals } from "../../support/assert.ts";
 import { poll } from "../../support/poll.ts";
@@ -136,6 +136,31 @@ Deno.test("bus bridge: socket counts and events cross nodes", async (t) => {
         un();
       }
     });
+    await t.step("a node knows which login sessions have sockets on the others", async () => {
+      const desk = b.bus.subscribe(ALICE, () => {}, "desk");
+      const sessions = (n: { bus: EventBus }) => [...n.bus.openSessions(ALICE)].sort().join(",");
+      try {
+        await poll("node a sees the desk's session", () => sessions(a) === "desk");
+        // One socket closes and another of a new session opens: the count stays, the sessions
+        // change.
+        const laptop = b.bus.subscribe(ALICE, () => {}, "laptop");
+        desk();
+        await poll("node a sees the laptop's session alone", () => sessions(a) === "laptop");
+        assertEquals(a.bus.listenerCount(ALICE), 1);
+        // A node started later reads them from the table.
+        const e = node("node-e");
+        await e.bridge.start();
+        try {
+          assertEquals(sessions(e), "laptop");
+        } finally {
+          await e.bridge.stop();
+        }
+        laptop();
+        await poll("node a sees none", () => sessions(a) === "");
+      } finally {
+        desk();
+      }
+    });
   } finally {
     await a.bridge.stop();
     await b.bridge.stop();
@@ -154,7 +179,7 @@ function heldChannel() {
   const sql = Object.assign(
     (strings: TemplateStringsArray) => {
       const text = strings.join("?");
-      if (text.startsWith("SELECT node, user_id, count FROM cluster_listeners")) {
+      if (/^SELECT node, user_id, count\b[\s\S]*FROM cluster_listeners/.test(text)) {
         return new Promise((resolve) => reads.push({ resolve }));
       }
       return Promise.resolve([]); // the deletion of dead nodes' rows: none
