@@ -5,7 +5,7 @@
  */
 import type { HistoryScope, HistoryService } from "./history.ts";
 import type { Hub } from "./relay.ts";
-import type { Caps } from "./caps.ts";
+import { type Caps, noImplicitNames } from "./caps.ts";
 import { forClient } from "./filter.ts";
 import { formatMessage, type IrcMessage } from "../irc/protocol/message.ts";
 import {
@@ -102,7 +102,10 @@ export async function burstLines(
   return out;
 }
 
-/** A channel's lines as if just joined: JOIN, topic (332/333), names (353/366), read marker. */
+/**
+ * A channel's lines as if just joined: JOIN, topic (332/333), names (353/366, unless the client
+ * took no-implicit-names), read marker (before the 366).
+ */
 export async function channelBurst(
   hub: Hub,
   caps: Caps,
@@ -136,8 +139,9 @@ export async function channelBurst(
     num(RPL_TOPIC, ch.name, ch.topic);
     if (ch.topicBy) num(RPL_TOPICWHOTIME, ch.name, ch.topicBy, ch.topicAt || "0");
   }
+  const names = !noImplicitNames(caps);
   // The connection's own list (irc/chat/presence.ts, shared per network), once its NAMES ended.
-  const members = await hub.conn?.members(ch.name) ?? [{ nick, modes: [] }];
+  const members = names ? await hub.conn?.members(ch.name) ?? [{ nick, modes: [] }] : [];
   const words = members.map(({ nick: n, modes }) => {
     const mode = symbolsOf(modes);
     return caps.has("multi-prefix") ? mode + n : (mode[0] ?? "") + n;
@@ -155,7 +159,7 @@ export async function channelBurst(
     const marker = await history.marker(scope, ch.name);
     if (marker) out.push(marker);
   }
-  num(RPL_ENDOFNAMES, ch.name, "End of /NAMES list");
+  if (names) num(RPL_ENDOFNAMES, ch.name, "End of /NAMES list");
   return out;
 }
 

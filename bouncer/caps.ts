@@ -35,7 +35,9 @@ export type CapName =
   | "soju.im/bouncer-networks-notify"
   | "soju.im/search"
   | "soju.im/webpush"
-  | "draft/pre-away";
+  | "draft/pre-away"
+  | "no-implicit-names"
+  | "draft/no-implicit-names";
 
 /** What filtering a line needs to know of the client's connection. */
 export interface FilterContext {
@@ -232,7 +234,26 @@ export const CAPABILITIES: readonly CapRow[] = [
     upstream: null, // presence is Parley's: `AWAY *` never reaches the server
     without: "AWAY before registration is 451; AWAY * goes to the server as written",
   },
+  {
+    name: "no-implicit-names",
+    offered: true,
+    // Never asked of the server: Parley keeps every channel's members for itself.
+    upstream: null,
+    without: "NAMES (353, 366) after each JOIN, in the attach burst too",
+  },
+  {
+    // The name before the specification was ratified, which clients still ask for.
+    name: "draft/no-implicit-names",
+    offered: true,
+    upstream: null,
+    without: "NAMES (353, 366) after each JOIN, in the attach burst too",
+  },
 ];
+
+/** The client asked not to be sent a channel's NAMES after its JOIN (no-implicit-names). */
+export function noImplicitNames(caps: Caps): boolean {
+  return caps.has("no-implicit-names") || caps.has("draft/no-implicit-names");
+}
 
 /**
  * The offered rows, in the order CAP LS lists them.

@@ -14,7 +14,7 @@ import { parseMicros } from "../protocol/time.ts";
 import { ircLower } from "../lib/casefold.ts";
 import type { IrcConnection } from "../irc/engine/connection.ts";
 import type { LineOut, Outlet, Produced } from "../irc/engine/outlet.ts";
-import type { Caps } from "./caps.ts";
+import { type Caps, noImplicitNames } from "./caps.ts";
 import { forClient } from "./filter.ts";
 import { passingMsgid } from "../lib/msgid.ts";
 import { SERVER_NAME } from "./burst.ts";
@@ -540,6 +540,8 @@ export class Hub {
     const echo = this.#rawEcho(m, meBefore);
     this.#later(() => {
       if (!asker && numeric && this.#unasked(m)) return;
+      // Left: the names of the user's own JOIN, which a client with no-implicit-names is not sent.
+      const joinNames = !asker && (m.command === RPL_NAMREPLY || m.command === RPL_ENDOFNAMES);
       // A JOIN or PART refused is its asker's answer; the JOIN or PART itself everyone's news.
       if (asker && numeric) {
         if (!this.clients.has(asker.client)) return;
@@ -548,6 +550,7 @@ export class Hub {
         return this.#send(asker.client, { ...m, tags });
       }
       for (const c of this.clients) {
+        if (joinNames && noImplicitNames(c.caps)) continue;
         if (c === echo?.client) {
           // The sender sees its own line only with echo-message, and then with its label.
           if (!c.caps.has("echo-message")) continue;
