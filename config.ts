@@ -69,6 +69,8 @@ export interface Config {
   clusterScanMs: number;
   /** Where IRC clients attach (the bouncer listener); empty: off. */
   ircListen: IrcListenAddress[];
+  /** Where the ident server listens (irc/identd.ts); undefined: off. */
+  identdListen?: { hostname: string; port: number };
   /** PEM files of the `ircs://` listener. */
   ircTlsCert?: string;
   ircTlsKey?: string;
@@ -262,6 +264,11 @@ export const OPTIONS: readonly Option[] = [
     flag: "irc-listen-plain-anywhere",
     env: "PARLEY_IRC_LISTEN_PLAIN_ANYWHERE",
     help: "let irc:// (no TLS) listen beyond loopback (0/1)",
+  },
+  {
+    flag: "identd-listen",
+    env: "PARLEY_IDENTD_LISTEN",
+    help: "answer IRC servers' ident queries (RFC 1413) on HOST[:PORT], port 113 by default",
   },
   {
     flag: "message-retention",
@@ -578,6 +585,7 @@ export function parseConfig(
       100,
     ),
     ircListen,
+    identdListen: parseIdentdListen(valueOf(env, "identd-listen")),
     ircTlsCert: env.PARLEY_IRC_TLS_CERT || undefined,
     ircTlsKey: env.PARLEY_IRC_TLS_KEY || undefined,
     messageRetentionDays,
@@ -710,6 +718,20 @@ export function configWarnings(
  * answers only to its own names (http/host.ts).
  */
 export const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
+
+/** PARLEY_IDENTD_LISTEN: `HOST`, `HOST:PORT` or `[IPv6]:PORT`; the port is 113 unless given. */
+function parseIdentdListen(value: string): Config["identdListen"] {
+  const text = value.trim();
+  if (!text) return undefined;
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s\[\]]+))(?::(\d{1,5}))?$/.exec(text);
+  const port = Number(m?.[3] ?? 113);
+  if (!m || port < 1 || port > 65535) {
+    throw new ConfigError(
+      `PARLEY_IDENTD_LISTEN: "${text}" is not HOST or HOST:PORT (0.0.0.0:113, [::]:113)`,
+    );
+  }
+  return { hostname: m[1] ?? m[2], port };
+}
 
 /**
  * PARLEY_IRC_LISTEN: comma-separated `ircs://HOST:PORT` (needs PARLEY_IRC_TLS_CERT and _KEY) and

@@ -45,6 +45,7 @@ export async function wireDeps(
     connections,
     // The lines of the connections this node runs (the bouncer's relay takes them).
     lines: manager,
+    ident: manager.ident,
     loginThrottle,
     revocations,
     // Loaded only then: most installs have no directory, and never load its client.

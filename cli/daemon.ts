@@ -3,6 +3,7 @@
  * Everything the configuration can get wrong (the data folder, the database, the ports) fails
  * before "ready" is logged, in one line naming the variable, with exit code 2.
  */
+import { type Identd, serveIdent } from "../irc/identd.ts";
 import {
   type Config,
   ConfigError,
@@ -79,6 +80,17 @@ async function startIrcListener(
   } catch (err) {
     const where = config.ircListen.map((a) => `${a.hostname}:${a.port}`).join(", ");
     throw listenError("PARLEY_IRC_LISTEN", where, config.ircListen.some((a) => a.port < 1024), err);
+  }
+}
+
+/** The ident server when PARLEY_IDENTD_LISTEN asks for it; a port it may not take stops the start. */
+function startIdentd(config: Config, deps: AppDeps): Identd | undefined {
+  const at = config.identdListen;
+  if (!at || !deps.ident) return undefined;
+  try {
+    return serveIdent(deps.ident, at.hostname, at.port);
+  } catch (err) {
+    throw listenError("PARLEY_IDENTD_LISTEN", `${at.hostname}:${at.port}`, at.port < 1024, err);
   }
 }
 
@@ -168,6 +180,7 @@ export async function daemon(args: string[]): Promise<void> {
   const bouncer = await startIrcListener(config, deps, ircTls);
   deps.bouncer = bouncer;
   const metrics = config.metricsListen && serveMetrics(config.metricsListen, deps);
+  const identd = startIdentd(config, deps);
   // Starting grows the heap (modules compiled, the store opened, connections made): give it back
   // once things are quiet, as after a burst.
   idleGc.burstFor(STARTUP_QUIET_MS);
@@ -222,6 +235,7 @@ export async function daemon(args: string[]): Promise<void> {
       ["the web listener", () => web.stop()],
       ["the IRC listener", () => bouncer?.close()],
       ["the metrics listener", () => metrics?.shutdown()],
+      ["the ident server", () => identd?.close()],
       ["the IRC connections", () => irc.stop()],
       ["retention", () => retention.stop()],
       ["the store", () => store.close()],

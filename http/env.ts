@@ -1,4 +1,5 @@
 /** The typed Hono environment and the dependencies every route is built from. */
+import type { IdentTable } from "../irc/identd.ts";
 import type { DirectoryLogin } from "../auth/ldap.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../store/mod.ts";
@@ -22,6 +23,8 @@ export interface AppDeps {
   connections: ConnectionService;
   /** Where this node's connections send each line once handled (the bouncer listener's relay). */
   lines?: { setOutlet(outlet: Outlet | undefined): void };
+  /** Which of this node's connections registered as whom (the ident server answers from it). */
+  ident?: IdentTable;
   /** Called before a user is deleted, to stop what runs for them and remove their files. */
   userDeleted?: ((userId: number) => Promise<void>)[];
   /**

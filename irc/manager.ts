@@ -29,6 +29,7 @@ import { mayReachTarget } from "./trust.ts";
 import { type Clock, realClock } from "../lib/clock.ts";
 import { clientCertificate } from "./certificate.ts";
 import { webircFor } from "./webirc.ts";
+import { IdentTable } from "./identd.ts";
 import { parseIrcUrl, targetKey } from "./url.ts";
 import { connectGap } from "./engine/backoff.ts";
 import { type IrcLine, ircLine } from "./protocol/message.ts";
@@ -123,6 +124,8 @@ export class IrcManager implements IrcControl {
   #hosts = new Map<string, HostTurns>();
   /** The turn each registering connection holds, given back when it registered or failed. */
   #registering = new Map<IrcConnection, HostTurns>();
+  /** Which of this node's connections registered as whom, for the ident server (identd.ts). */
+  readonly ident = new IdentTable();
   #stopped = false;
   #listener: ConnectionListener;
   #outlet: Outlet | undefined;
@@ -261,6 +264,7 @@ export class IrcManager implements IrcControl {
       listener: this.#listener,
       version: this.#deps.version ? `Parley ${this.#deps.version}` : "Parley",
       timing: this.#deps.config.ircTiming,
+      ident: this.ident,
     });
     this.#live.set(record.id, conn);
     return conn;

@@ -36,6 +36,7 @@ import type { LineSink, SocketSettings } from "../socket/transport.ts";
 import { type IrcUrl, LINE_BREAKING, parseIrcUrl } from "../url.ts";
 import type { ConnectionState } from "../../protocol/resources.ts";
 import { UpstreamState } from "../upstream_state.ts";
+import type { IdentTable } from "../identd.ts";
 import {
   ERR_BANNICKCHANGE,
   ERR_ERRONEUSNICKNAME,
@@ -99,6 +100,8 @@ interface ConnectionOptions {
   interval?: number;
   version?: string;
   timing?: IrcTiming;
+  /** Where the ident server learns which connection registered as whom. */
+  ident?: IdentTable;
 }
 
 interface Pending {
@@ -215,6 +218,7 @@ export class IrcConnection {
   #permanent: string | undefined;
   #closed: (() => void) | undefined;
   #version: string;
+  #ident?: IdentTable;
 
   constructor(public record: ConnectionRecord, opts: ConnectionOptions) {
     this.#listener = opts.listener;
@@ -224,6 +228,7 @@ export class IrcConnection {
       opts.interval ?? this.#timing.sendInterval,
     );
     this.#version = opts.version ?? "Parley";
+    this.#ident = opts.ident;
     this.#ctcpBucket = new TokenBucket(this.#timing.ctcpBurst, this.#timing.ctcpInterval);
     this.#queryBucket = new TokenBucket(this.#timing.queryBurst, this.#timing.queryInterval);
     this.url = parseIrcUrl(record.url);
@@ -349,6 +354,8 @@ export class IrcConnection {
       room: (max) => inbound.room(max),
     };
     const u = this.url;
+    const registration = this.#registration();
+    const ident = this.#ident;
     const socket: SocketSettings = {
       cert: certificate && { cert: certificate.cert, key: certificate.key },
       address: allowPrivate ? undefined : (host: string) => publicAddress(host),
@@ -365,10 +372,12 @@ export class IrcConnection {
           lines: n,
         }),
       lines,
+      connected: ident &&
+        ((address, local, remote) => ident.hold(address, local, remote, registration.username)),
     };
     client.connect({
       target: { host: u.host, port: u.port, tls: u.tls, rejectUnauthorized: u.tlsVerify },
-      registration: { ...this.#registration(), ...(webirc ? { webirc } : {}) },
+      registration: { ...registration, ...(webirc ? { webirc } : {}) },
       socket,
       capEnabled: (name) => upstream.capEnabled(name),
     });

@@ -38,7 +38,9 @@ export type ToSocketThread =
 
 /** The socket thread tells. */
 export type FromSocketThread =
-  | { id: number; ev: "connect" | "secureConnect" | "timeout" | "close" }
+  /** Connected, from our `localPort` (the ident server names a connection by it). */
+  | { id: number; ev: "connect"; localPort?: number }
+  | { id: number; ev: "secureConnect" | "timeout" | "close" }
   | { id: number; ev: "data"; chunk: Uint8Array }
   | { id: number; ev: "error"; message: string; code?: string }
   | { id: number; ev: "written"; cb: number };

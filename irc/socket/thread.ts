@@ -50,6 +50,8 @@ export class ThreadSocket extends EventEmitter {
   #closed = false;
   /** Bytes taken and not yet told to the thread. */
   #taken = 0;
+  /** Our port of the connection, once connected. */
+  localPort?: number;
 
   constructor(options: SocketTarget) {
     super();
@@ -86,6 +88,9 @@ export class ThreadSocket extends EventEmitter {
         }
         break;
       case "connect":
+        this.localPort = msg.localPort;
+        this.emit("connect");
+        break;
       case "secureConnect":
       case "timeout":
         this.emit(msg.ev);

@@ -95,6 +95,11 @@ export interface SocketSettings {
   address?: (host: string) => Promise<string>;
   /** Where the lines go; without one, every line is emitted as "line". */
   lines?: LineSink;
+  /**
+   * Told of the connection's ports and the server's address once connected (the ident server
+   * answers for it); what it returns is called when the socket closes.
+   */
+  connected?: (address: string, localPort: number, remotePort: number) => () => void;
 }
 
 /**
@@ -183,9 +188,11 @@ export class LineTransport extends EventEmitter {
     });
     this.#socket = socket;
     const mine = () => this.#socket === socket;
+    let release: (() => void) | undefined;
     socket.on("connect", () => {
       if (!mine()) return;
       this.#connected = true;
+      if (socket.localPort) release = p.connected?.(address, socket.localPort, o.port);
       if (!o.tls) this.emit("open");
     });
     if (o.tls) socket.on("secureConnect", () => mine() && this.emit("open"));
@@ -195,6 +202,8 @@ export class LineTransport extends EventEmitter {
     });
     socket.on("timeout", () => mine() && this.close(true));
     socket.on("close", () => {
+      release?.();
+      release = undefined;
       if (!mine()) return;
       this.#connected = false;
       this.#closedWith = this.#error ?? false;

@@ -30,7 +30,7 @@ interface Stream {
 
 /** A socket's events, as node:net names them. */
 interface Events {
-  connect(): void;
+  connect(localPort?: number): void;
   data(chunk: Uint8Array): void;
   error(err: Error & { code?: string }): void;
   timeout(): void;
@@ -85,7 +85,7 @@ class PlainSocket implements Stream {
     const conn = await this.#connected;
     try {
       if (!conn) return;
-      this.#events.connect();
+      this.#events.connect((conn.localAddr as Deno.NetAddr).port);
       this.#lastData = performance.now();
       this.#armIdle(this.#nextCheck());
       let buf = new Uint8Array(READ_MIN);
@@ -226,7 +226,7 @@ function open(m: Extract<ToSocketThread, { op: "open" }>): void {
   sockets.set(id, s);
   const batch = new ReadBatcher((chunk) => post({ id, ev: "data", chunk }, [chunk.buffer]));
   const events: Events = {
-    connect: () => post({ id, ev: "connect" }),
+    connect: (localPort) => post({ id, ev: "connect", localPort }),
     data(chunk: Uint8Array) {
       s.untaken += chunk.length;
       if (s.untaken >= MAX_UNTAKEN && !s.full) {
@@ -273,7 +273,7 @@ function open(m: Extract<ToSocketThread, { op: "open" }>): void {
     if (m.idleMs > 0 && performance.now() - lastRead >= m.idleMs - 50) events.timeout();
     else if (keepaliveMs > 0) socket.write("PING :keepalive\r\n");
   });
-  socket.on("connect", events.connect);
+  socket.on("connect", () => events.connect(socket.localPort));
   socket.on("secureConnect", () => post({ id, ev: "secureConnect" }));
   // A copy of its own, so that its buffer can be transferred: the socket's chunk may be a view on
   // a pooled buffer (a Buffer's slice() is a view too), and transferring that would detach the

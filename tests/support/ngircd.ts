@@ -22,11 +22,16 @@ export interface IrcServer {
 export interface IrcServerOptions {
   /** Also listen with TLS on `tlsPort`, with a fresh self-signed certificate (needs openssl). */
   tls?: boolean;
+  /**
+   * Ask each client's port 113 who it is (RFC 1413), as networks do (ngircd asks only beside its
+   * DNS lookup, so that is on too).
+   */
+  ident?: boolean;
 }
 
 /**
  * Starts ngircd with flood throttling off (MaxPenaltyTime = 0), its whole channel list answered
- * (it sends at most 100 by default) and no DNS or ident lookups.
+ * (it sends at most 100 by default) and no DNS or (unless asked) ident lookups.
  */
 export async function startIrcServer(opts: IrcServerOptions = {}): Promise<IrcServer> {
   const [bin] = await ensureTools([NGIRCD]);
@@ -77,8 +82,8 @@ MaxJoins = 0
 MaxNickLength = 30
 MaxListSize = 100000
 [Options]
-DNS = no
-Ident = no
+DNS = ${opts.ident ? "yes" : "no"}
+Ident = ${opts.ident ? "yes" : "no"}
 PAM = no
 ${ssl}`,
   );

@@ -302,3 +302,19 @@ Deno.test("config: a port past 65535 and a bad PARLEY_METRICS say what is wrong"
     'PARLEY_METRICS must be 0, 1 or the http://HOST:PORT of a listener of its own, not "2"',
   );
 });
+
+Deno.test("config: PARLEY_IDENTD_LISTEN", () => {
+  const at = (v: string) => parseConfig({ PARLEY_IDENTD_LISTEN: v }).identdListen;
+  assertEquals(parseConfig({}).identdListen, undefined);
+  assertEquals(at(""), undefined);
+  assertEquals(at("0.0.0.0"), { hostname: "0.0.0.0", port: 113 });
+  assertEquals(at("0.0.0.0:1113"), { hostname: "0.0.0.0", port: 1113 });
+  assertEquals(at("[::]:113"), { hostname: "::", port: 113 });
+  assertEquals(at("localhost"), { hostname: "localhost", port: 113 });
+  for (const bad of ["0.0.0.0:0", "0.0.0.0:70000", "ident://0.0.0.0:113", "a b", ":113"]) {
+    const err = assertThrows(() => at(bad));
+    assert(err instanceof ConfigError, bad);
+    assert(String(err.message).startsWith("PARLEY_IDENTD_LISTEN:"), err.message);
+  }
+  assertEquals(flagsToEnv(["--identd-listen", "0.0.0.0:113"]).PARLEY_IDENTD_LISTEN, "0.0.0.0:113");
+});

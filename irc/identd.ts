@@ -1,0 +1,151 @@
+/**
+ * An ident server (RFC 1413) for the IRC connections this node runs. An IRC server that asks who
+ * owns a connection (port 113 of the address it came from) is told the username that connection
+ * registered with, so each user of a shared Parley shows their own verified ident (`alice`, not
+ * `~alice`) and a network can tell them apart, ban one, or trust them, as it does users of a
+ * shell host. Only connections open now are answered; the question is a line from the network,
+ * bounded in size, time and count like every other input from it.
+ */
+import { log } from "../lib/log.ts";
+
+/** Longest question read (RFC 1413 asks for two numbers and a comma). */
+const MAX_QUESTION = 1000;
+/** How long a question may take to arrive. */
+const QUESTION_MS = 10_000;
+/** Questions answered at once; more are closed unanswered (a server asks once per connect). */
+const MAX_OPEN = 64;
+
+/** An IPv4 address as the kernel may show it on a dual-stack socket, bare. */
+function bareAddress(address: string): string {
+  const a = address.toLowerCase().replace(/^\[|\]$/g, "");
+  return a.startsWith("::ffff:") && a.includes(".") ? a.slice(7) : a;
+}
+
+/** What an ident answer may carry: the letters of a Unix username, at most 32. */
+function identOf(username: string): string | undefined {
+  return username.replace(/[^A-Za-z0-9._-]/g, "").slice(0, 32) || undefined;
+}
+
+/**
+ * The connections open now: the server's address, their ports, and the username they gave. A
+ * question is answered only for a connection to the address that asks (RFC 1413: the host at the
+ * other end), so no server learns who is connected elsewhere.
+ */
+export class IdentTable {
+  /** `address localPort,remotePort` to the username (an object: a later holder is not undone). */
+  #held = new Map<string, { ident: string }>();
+
+  /**
+   * A connection to `address` from our `localPort` to its `remotePort` is open, registered as
+   * `username`; returns what forgets it when it closes.
+   */
+  hold(address: string, localPort: number, remotePort: number, username: string): () => void {
+    const ident = identOf(username);
+    if (!ident) return () => {};
+    const key = `${bareAddress(address)} ${localPort},${remotePort}`;
+    const entry = { ident };
+    this.#held.set(key, entry);
+    return () => {
+      if (this.#held.get(key) === entry) this.#held.delete(key);
+    };
+  }
+
+  /** The ident of the connection from our `localPort` to `remotePort` of the server at `from`. */
+  lookup(from: string, localPort: number, remotePort: number): string | undefined {
+    return this.#held.get(`${bareAddress(from)} ${localPort},${remotePort}`)?.ident;
+  }
+
+  /** Connections held. */
+  get size(): number {
+    return this.#held.size;
+  }
+}
+
+/**
+ * The answer to one question from `from`: `<our port> , <their port> : USERID : UNIX : <ident>`,
+ * or an ERROR (RFC 1413's words) for a question that is not two ports or names no connection.
+ *
+ * @internal test seam
+ */
+export function identAnswer(table: IdentTable, from: string, question: string): string {
+  const m = /^\s*(\d{1,5})\s*,\s*(\d{1,5})\s*$/.exec(question);
+  if (!m) return "0 , 0 : ERROR : INVALID-PORT";
+  const [local, remote] = [Number(m[1]), Number(m[2])];
+  const ports = `${local} , ${remote}`;
+  if (local < 1 || local > 65535 || remote < 1 || remote > 65535) {
+    return `${ports} : ERROR : INVALID-PORT`;
+  }
+  const ident = table.lookup(from, local, remote);
+  return ident ? `${ports} : USERID : UNIX : ${ident}` : `${ports} : ERROR : NO-USER`;
+}
+
+/** A running ident server. */
+export interface Identd {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `table` on `hostname:port` (113 is where servers ask; below 1024 needs the right).
+ * `bounds` are the defaults but in tests.
+ */
+export function serveIdent(
+  table: IdentTable,
+  hostname: string,
+  port: number,
+  bounds: { questionMs?: number; maxOpen?: number } = {},
+): Identd {
+  const { questionMs = QUESTION_MS, maxOpen = MAX_OPEN } = bounds;
+  const listener = Deno.listen({ hostname, port, transport: "tcp" });
+  const open = new Set<Deno.Conn>();
+  const answer = async (conn: Deno.Conn) => {
+    const from = (conn.remoteAddr as Deno.NetAddr).hostname;
+    const timer = setTimeout(() => conn.close(), questionMs);
+    try {
+      const buf = new Uint8Array(MAX_QUESTION);
+      let got = 0;
+      let end = -1;
+      while (end < 0 && got < buf.length) {
+        const n = await conn.read(buf.subarray(got));
+        if (n === null) return;
+        got += n;
+        end = buf.subarray(0, got).indexOf(0x0a);
+      }
+      const question = new TextDecoder().decode(buf.subarray(0, end < 0 ? got : end));
+      const reply = identAnswer(table, from, question.replace(/\r$/, ""));
+      await conn.write(new TextEncoder().encode(reply + "\r\n"));
+    } catch (err) {
+      // Closed by the timer, or by the asker: nothing to answer.
+      log.debug("identd: a question went unanswered", { from, error: String(err) });
+    } finally {
+      clearTimeout(timer);
+      open.delete(conn);
+      try {
+        conn.close();
+      } catch { /* why: already closed by the timer */ }
+    }
+  };
+  const accepting = (async () => {
+    for await (const conn of listener) {
+      if (open.size >= maxOpen) {
+        conn.close();
+        continue;
+      }
+      open.add(conn);
+      void answer(conn);
+    }
+  })().catch((err) => log.debug("identd: stopped accepting", { error: String(err) }));
+  log.info("identd listening", { address: `${hostname}:${(listener.addr as Deno.NetAddr).port}` });
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    async close() {
+      listener.close();
+      for (const conn of open) {
+        try {
+          conn.close();
+        } catch { /* why: closing as it answered */ }
+      }
+      await accepting;
+    },
+  };
+}
