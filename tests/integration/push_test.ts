@@ -57,6 +57,13 @@ Deno.test("push: mentions and private messages reach the browser's push service,
       body: body === undefined ? undefined : JSON.stringify(body),
       headers: { cookie, "content-type": "application/json" },
     });
+  /** A Parley page open in the browser of the session `cookie`: its /events socket. */
+  const openTab = async (cookie: string) => {
+    const server = await t0.listen();
+    const base = `http://127.0.0.1:${server.port}`;
+    const tab = await EventSocket.open({ base, cookieHeader: cookie } as ApiClient);
+    return { tab, server };
+  };
   try {
     await t.step("the VAPID keys are made once, kept private in the data folder", async () => {
       const res = await json("GET", "/api/push");
@@ -129,10 +136,7 @@ Deno.test("push: mentions and private messages reach the browser's push service,
 
     await t.step("nothing is pushed to a browser that has Parley open", async () => {
       const before = service.received.length;
-      const server = await t0.listen();
-      const tab = await EventSocket.open(
-        { base: `http://127.0.0.1:${server.port}`, cookieHeader: cookie } as ApiClient,
-      );
+      const { tab, server } = await openTab(cookie);
       try {
         await bob!.say("alice", "seen in the browser");
         await tab.waitFor((e) => e.event === "notification"); // decided before sockets get it
@@ -157,10 +161,7 @@ Deno.test("push: mentions and private messages reach the browser's push service,
       });
       assertEquals(sub.status, 201, JSON.stringify(sub.body));
       const before = service.received.length;
-      const server = await t0.listen();
-      const desk = await EventSocket.open(
-        { base: `http://127.0.0.1:${server.port}`, cookieHeader: cookie } as ApiClient,
-      );
+      const { tab: desk, server } = await openTab(cookie);
       try {
         await bob!.say("alice", "where are you?");
         const got = await poll("the phone's push", () => service.received[before]);

@@ -132,6 +132,22 @@ export async function startApp(
     });
   }
 
+  /** Registers or logs in through the API; the new session's cookie. */
+  const sessionCookie = async (
+    how: "register" | "login",
+    email: string,
+    password = "correct horse battery",
+  ) => {
+    const res = await app.request(`/api/user/${how}`, {
+      method: "POST",
+      body: JSON.stringify({ email, password }),
+      headers: { "content-type": "application/json" },
+    });
+    if (res.status !== 200) throw new Error(`${how} ${email}: ${await res.text()}`);
+    await res.body?.cancel();
+    return res.headers.getSetCookie()[0].split(";")[0];
+  };
+
   return {
     app,
     deps,
@@ -143,26 +159,8 @@ export async function startApp(
     request,
     post,
     client,
-    async register(email, password = "correct horse battery") {
-      const res = await app.request("/api/user/register", {
-        method: "POST",
-        body: JSON.stringify({ email, password }),
-        headers: { "content-type": "application/json" },
-      });
-      if (res.status !== 200) throw new Error(`register ${email}: ${await res.text()}`);
-      await res.body?.cancel();
-      return res.headers.getSetCookie()[0].split(";")[0];
-    },
-    async login(email, password = "correct horse battery") {
-      const res = await app.request("/api/user/login", {
-        method: "POST",
-        body: JSON.stringify({ email, password }),
-        headers: { "content-type": "application/json" },
-      });
-      if (res.status !== 200) throw new Error(`login ${email}: ${await res.text()}`);
-      await res.body?.cancel();
-      return res.headers.getSetCookie()[0].split(";")[0];
-    },
+    register: (email, password) => sessionCookie("register", email, password),
+    login: (email, password) => sessionCookie("login", email, password),
     listen() {
       return new Promise((resolve) => {
         const server = Deno.serve({
