@@ -1,7 +1,7 @@
 /**
  * Events across nodes. Each node tells the others how many event sockets each user has open on
- * it, and of which login sessions (`parley_listeners`, and the table `cluster_listeners` for
- * nodes that start later); an event
+ * it, of which login sessions, and how many of their pages are not looked at (`parley_listeners`,
+ * and the table `cluster_listeners` for nodes that start later); an event
  * published on a node for a user with sockets elsewhere is sent on `parley_events` and delivered
  * there to the sockets only. Taps (push notifications, automatic away) run where the event was
  * published, once; they see every node's sockets through the bus's remote count.
@@ -26,12 +26,15 @@ interface ListenersMessage {
   count: number;
   /** The login sessions (hashes) of those sockets; absent from a node that does not say them. */
   sessions?: string[];
+  /** How many of them are pages not looked at; absent: none. */
+  away?: number;
 }
 
 /** One node's sockets of a user. */
 interface Sockets {
   count: number;
   sessions: readonly string[];
+  away: number;
 }
 
 /** The sessions column: hashes separated by spaces. */
@@ -70,13 +73,17 @@ export class BusBridge {
         if (msg.node === this.#node) return;
         // Only a node's sockets said, not a dead one's withdrawn: those a scan reads as well.
         if (msg.count > 0) this.#toldAt.set(msg.user, ++this.#told);
-        this.#setRemote(msg.node, msg.user, { count: msg.count, sessions: msg.sessions ?? [] });
+        this.#setRemote(msg.node, msg.user, {
+          count: msg.count,
+          sessions: msg.sessions ?? [],
+          away: msg.away ?? 0,
+        });
       }),
     );
     const { others } = await this.#readTable();
     for (const [user, nodes] of others) this.#countRemote(user, nodes);
     this.#bus.setRelay({
-      localCount: (user, count, sessions) => this.#announce(user, count, sessions),
+      localCount: (user, count, sessions, away) => this.#announce(user, count, sessions, away),
       relay: (user, ev) => {
         this.#channel.send(EVENTS, { node: this.#node, user, ev } satisfies EventMessage)
           .catch((err) => log.warn("cluster: event not relayed", { error: String(err) }));
@@ -97,28 +104,34 @@ export class BusBridge {
     if (nodes.size) this.#remote.set(user, nodes);
     else this.#remote.delete(user);
     let sum = 0;
+    let away = 0;
     const sessions = new Set<string>();
     for (const n of nodes.values()) {
       sum += n.count;
+      away += n.away;
       for (const h of n.sessions) sessions.add(h);
     }
-    this.#bus.setRemoteCount(user, sum, [...sessions]);
+    this.#bus.setRemoteCount(user, sum, [...sessions], away);
   }
 
   /** The table's counts: this node's own rows, and per user the other nodes' sockets. */
   async #readTable() {
-    /** This node's rows: the count and the sessions column as written. */
+    /** This node's rows, as `#localRow` writes them. */
     const mine = new Map<number, string>();
     const others = new Map<number, Map<string, Sockets>>();
-    const rows = await this.#channel.sql`SELECT node, user_id, count, sessions
+    const rows = await this.#channel.sql`SELECT node, user_id, count, sessions, away
       FROM cluster_listeners`;
     for (const row of rows) {
       const user = Number(row.user_id);
-      if (row.node === this.#node) mine.set(user, `${row.count} ${row.sessions}`);
+      if (row.node === this.#node) mine.set(user, `${row.count} ${row.away} ${row.sessions}`);
       else if (row.count > 0) {
         let nodes = others.get(user);
         if (!nodes) others.set(user, nodes = new Map());
-        nodes.set(row.node, { count: row.count, sessions: sessionsOf(row.sessions) });
+        nodes.set(row.node, {
+          count: row.count,
+          sessions: sessionsOf(row.sessions),
+          away: row.away ?? 0,
+        });
       }
     }
     return { mine, others };
@@ -126,28 +139,30 @@ export class BusBridge {
 
   /** This node's sockets of a user, as the table's row says them. */
   #localRow(user: number): string {
-    return `${this.#bus.localCount(user)} ${this.#bus.localSessions(user).join(" ")}`;
+    const b = this.#bus;
+    return `${b.localCount(user)} ${b.localAway(user)} ${b.localSessions(user).join(" ")}`;
   }
 
   #announceLocal(user: number): void {
-    this.#announce(user, this.#bus.localCount(user), this.#bus.localSessions(user));
+    const b = this.#bus;
+    this.#announce(user, b.localCount(user), b.localSessions(user), b.localAway(user));
   }
 
-  #announce(user: number, count: number, sessions: readonly string[]): void {
+  #announce(user: number, count: number, sessions: readonly string[], away: number): void {
     const sql = this.#channel.sql;
     const node = this.#node;
     const column = sessions.join(" ");
     this.#writes = this.#writes.then(async () => {
       if (count > 0) {
-        await sql`INSERT INTO cluster_listeners (node, user_id, count, sessions) VALUES (${node},
-          ${user}, ${count}, ${column}) ON CONFLICT (node, user_id)
-          DO UPDATE SET count = excluded.count, sessions = excluded.sessions`;
+        await sql`INSERT INTO cluster_listeners (node, user_id, count, sessions, away)
+          VALUES (${node}, ${user}, ${count}, ${column}, ${away}) ON CONFLICT (node, user_id)
+          DO UPDATE SET count = excluded.count, sessions = excluded.sessions, away = excluded.away`;
       } else {
         await sql`DELETE FROM cluster_listeners WHERE node = ${node} AND user_id = ${user}`;
       }
       await this.#channel.send(
         LISTENERS,
-        { node, user, count, sessions: [...sessions] } satisfies ListenersMessage,
+        { node, user, count, sessions: [...sessions], away } satisfies ListenersMessage,
       );
     }).catch((err) => log.warn("cluster: socket count not shared", { error: String(err) }));
   }
@@ -177,7 +192,7 @@ export class BusBridge {
       if (mine.get(user) !== this.#localRow(user)) this.#announceLocal(user);
       mine.delete(user);
     }
-    for (const user of mine.keys()) this.#announce(user, 0, []);
+    for (const user of mine.keys()) this.#announce(user, 0, [], 0);
     for (const user of new Set([...this.#remote.keys(), ...others.keys()])) {
       if ((this.#toldAt.get(user) ?? 0) > toldBefore) continue;
       this.#countRemote(user, others.get(user) ?? new Map<string, Sockets>());

@@ -20,8 +20,11 @@ type Tap = (userId: number, ev: TapEvent) => void;
  * counts, and given the events published here for users with sockets elsewhere.
  */
 interface BusRelay {
-  /** This node's open sockets of a user changed to `count`, of the login sessions `sessions`. */
-  localCount(userId: number, count: number, sessions: readonly string[]): void;
+  /**
+   * This node's open sockets of a user changed to `count`, of the login sessions `sessions`,
+   * `away` of them pages not looked at.
+   */
+  localCount(userId: number, count: number, sessions: readonly string[], away: number): void;
   /** An event published on this node for a user who has sockets on other nodes. */
   relay(userId: number, ev: BusEvent): void;
 }
@@ -37,6 +40,9 @@ export class EventBus {
    */
   #sessions = new Map<number, Map<string, number>>();
   #remoteSessions = new Map<number, ReadonlySet<string>>();
+  /** Sockets whose page said it is not looked at (`setHere`), here and on the other nodes. */
+  #away = new Map<number, Set<Listener>>();
+  #remoteAway = new Map<number, number>();
   #relay?: BusRelay;
   /** Each tap with the event kinds it wants (undefined: all). */
   #taps = new Map<Tap, ReadonlySet<EventKind> | undefined>();
@@ -83,11 +89,22 @@ export class EventBus {
    * A user's sockets on other nodes now number `count`, of the login sessions `sessions` (from
    * the cluster's bridge).
    */
-  setRemoteCount(userId: number, count: number, sessions: readonly string[] = []): void {
+  setRemoteCount(
+    userId: number,
+    count: number,
+    sessions: readonly string[] = [],
+    away = 0,
+  ): void {
     if (sessions.length) this.#remoteSessions.set(userId, new Set(sessions));
     else this.#remoteSessions.delete(userId);
     const before = this.#remote.get(userId) ?? 0;
-    if (count === before) return;
+    const awayBefore = this.#remoteAway.get(userId) ?? 0;
+    if (away > 0) this.#remoteAway.set(userId, away);
+    else this.#remoteAway.delete(userId);
+    if (count === before) {
+      if (away !== awayBefore) this.#listenersChanged(userId);
+      return;
+    }
     if (count > 0) this.#remote.set(userId, count);
     else this.#remote.delete(userId);
     this.#listenersChanged(userId);
@@ -115,15 +132,55 @@ export class EventBus {
     if (!set) this.#listeners.set(userId, set = new Set());
     set.add(fn);
     if (session !== undefined) this.#countSession(userId, session, 1);
-    this.#relay?.localCount(userId, set.size, this.localSessions(userId));
-    this.#listenersChanged(userId);
+    this.#told(userId);
     return () => {
       if (!set.delete(fn)) return;
       if (set.size === 0) this.#listeners.delete(userId);
       if (session !== undefined) this.#countSession(userId, session, -1);
-      this.#relay?.localCount(userId, set.size, this.localSessions(userId));
-      this.#listenersChanged(userId);
+      this.#setAway(userId, fn, false);
+      this.#told(userId);
     };
+  }
+
+  /**
+   * The page of the socket `fn` is looked at (`here`) or has been out of view a while: automatic
+   * away counts only the first (`hereCount`).
+   */
+  setHere(userId: number, fn: Listener, here: boolean): void {
+    if (!this.#listeners.get(userId)?.has(fn)) return;
+    if (this.#setAway(userId, fn, !here)) this.#told(userId);
+  }
+
+  /** Whether the socket's mark changed. */
+  #setAway(userId: number, fn: Listener, away: boolean): boolean {
+    let set = this.#away.get(userId);
+    if (away === (set?.has(fn) ?? false)) return false;
+    if (away) {
+      if (!set) this.#away.set(userId, set = new Set());
+      set.add(fn);
+    } else {
+      set!.delete(fn);
+      if (!set!.size) this.#away.delete(userId);
+    }
+    return true;
+  }
+
+  /** This node's sockets of a user changed: the other nodes and the taps are told. */
+  #told(userId: number): void {
+    const count = this.#listeners.get(userId)?.size ?? 0;
+    this.#relay?.localCount(userId, count, this.localSessions(userId), this.localAway(userId));
+    this.#listenersChanged(userId);
+  }
+
+  /** This node's sockets of a user whose page is not looked at. */
+  localAway(userId: number): number {
+    return this.#away.get(userId)?.size ?? 0;
+  }
+
+  /** A user's sockets whose page is looked at, on this node and the others. */
+  hereCount(userId: number): number {
+    return this.listenerCount(userId) - this.localAway(userId) -
+      (this.#remoteAway.get(userId) ?? 0);
   }
 
   #countSession(userId: number, session: string, by: number): void {

@@ -37,6 +37,16 @@ export const SendRequest = z.object({
 });
 
 /**
+ * Whether the page is looked at: `false` once it has been out of view a while, `true` when it is
+ * back (automatic away counts only pages looked at). A socket starts as looked at.
+ */
+export const PresenceRequest = z.object({
+  method: z.literal("presence"),
+  id: OptionalId,
+  here: z.boolean(INVALID),
+});
+
+/**
  * What every frame is read as first: a JSON object whose `id` (kept when it is a string or a
  * number) and `method` (a string, at most 64 characters kept) say what to answer; anything else
  * in them is read as absent, as Convos does.
@@ -51,10 +61,16 @@ export const RequestHead = z.looseObject({
  *
  * @internal test seam
  */
-export const REQUESTS = { ping: PingRequest, load: LoadRequest, send: SendRequest };
+export const REQUESTS = {
+  ping: PingRequest,
+  load: LoadRequest,
+  send: SendRequest,
+  presence: PresenceRequest,
+};
 
 /** Every request a client sends. */
 export type ClientRequest =
   | z.output<typeof PingRequest>
   | z.output<typeof LoadRequest>
-  | z.output<typeof SendRequest>;
+  | z.output<typeof SendRequest>
+  | z.output<typeof PresenceRequest>;

@@ -636,6 +636,23 @@ interface SentErrorFrame {
   errors: EventError[];
 }
 
+/** The answer to `presence`: what the server now counts this page as. */
+interface PresenceFrame {
+  event: "presence";
+  id: RequestId;
+  method: "presence";
+  here: boolean;
+  errors?: undefined;
+}
+
+/** A presence request without its `here`. */
+interface PresenceErrorFrame {
+  event: "presence";
+  id: RequestId;
+  method: "presence";
+  errors: EventError[];
+}
+
 /** Not JSON, or the session has ended; no `id`. */
 interface ErrorFrame {
   event: "error";
@@ -655,6 +672,7 @@ export interface AnswerTo<User = Record<string, unknown>> {
   ping: PongFrame;
   load: LoadFrame<User>;
   send: SentFrame | SentErrorFrame;
+  presence: PresenceFrame | PresenceErrorFrame;
 }
 
 /** Every frame the server sends (besides an unknown method's answer, named after the method). */

@@ -1,6 +1,6 @@
 /**
  * Automatic away (a per-user setting, off by default): once none of the user's clients (browser
- * sockets, and IRC clients attached through the listener) has been there for a grace period,
+ * pages looked at, and IRC clients attached through the listener) has been there for a grace period,
  * every connected IRC connection of theirs is marked away; the first client that comes marks them
  * back, and so does turning the setting off. Connections that come up meanwhile are marked too.
  */
@@ -88,9 +88,12 @@ export class AutoAway {
     if (this.#away.delete(userId)) await this.#all(userId, "/away");
   }
 
-  /** Browser sockets and IRC clients the user has now. */
+  /**
+   * Browser pages looked at (a page out of view a while says so: `presence` on its socket) and
+   * IRC clients (but those that said `AWAY *`) the user has now.
+   */
   #present(userId: number): number {
-    return this.deps.bus.listenerCount(userId) + (this.#ircClients.get(userId) ?? 0);
+    return this.deps.bus.hereCount(userId) + (this.#ircClients.get(userId) ?? 0);
   }
 
   #presence(userId: number): void {

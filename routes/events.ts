@@ -15,12 +15,13 @@ import type { UserRecord } from "../store/users.ts";
 import { userJson } from "./user_json.ts";
 import type {
   AnswerTo,
+  BusEvent,
   BusMessageEvent,
   RequestId,
   ServerFrame,
   UnknownMethodFrame,
 } from "../protocol/events.ts";
-import { RequestHead, SendRequest } from "../protocol/event_requests.ts";
+import { PresenceRequest, RequestHead, SendRequest } from "../protocol/event_requests.ts";
 
 /** Close code for a refused socket (policy violation). */
 const POLICY_VIOLATION = 1008;
@@ -133,10 +134,18 @@ function unanswered(req: Request | undefined, errors: ErrorItem[]): Answer {
   return { event: method ?? "error", id, ...(method ? { method } : {}), errors };
 }
 
-/** Answers one request from the client; the answer carries the request's `id` and `method`. */
-function answer(deps: AppDeps, user: UserRecord, req: Request): Promise<Answer> {
+/**
+ * Answers one request from the client; the answer carries the request's `id` and `method`.
+ * `setHere` marks this socket's page as looked at or not (`presence`).
+ */
+function answer(
+  deps: AppDeps,
+  user: UserRecord,
+  req: Request,
+  setHere: (here: boolean) => void = () => {},
+): Promise<Answer> {
   const head = RequestHead.parse(req);
-  return answerMethod(deps, user, req, head.id ?? String(++lastId), head.method);
+  return answerMethod(deps, user, req, head.id ?? String(++lastId), head.method, setHere);
 }
 
 async function answerMethod(
@@ -145,8 +154,23 @@ async function answerMethod(
   req: Request,
   id: RequestId,
   method: string | undefined,
+  setHere: (here: boolean) => void,
 ): Promise<Answer> {
   switch (method) {
+    case "presence": {
+      const parsed = PresenceRequest.safeParse(req);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return {
+          event: "presence",
+          id,
+          method,
+          errors: [{ message: issue.message, path: `/${issue.path.join("/")}` }],
+        };
+      }
+      setHere(parsed.data.here);
+      return { event: "presence", id, method, here: parsed.data.here };
+    }
     // Convos's client sends `{}` as its keepalive: a frame without a method is a ping.
     case undefined:
     case "ping":
@@ -206,7 +230,7 @@ async function answerMethod(
         event: method,
         id,
         method,
-        errors: [{ message: "Unknown method: use ping, load or send.", path: "/method" }],
+        errors: [{ message: "Unknown method: use ping, load, send or presence.", path: "/method" }],
       };
   }
 }
@@ -226,6 +250,11 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
         ? "Cross-site WebSocket connections are not allowed."
         : undefined;
       let unsubscribe: (() => void) | undefined;
+      /** This socket's listener on the bus (what `presence` marks). */
+      let listener: ((ev: BusEvent) => void) | undefined;
+      const setHere = (here: boolean) => {
+        if (listener && user) deps.bus.setHere(user.id, listener, here);
+      };
       let checker: ReturnType<typeof setInterval> | undefined;
       let answering = 0;
       // A socket lives only as long as its session: logout, a password change, a suspension or the
@@ -283,7 +312,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
                 error: String(err),
               })
             );
-          unsubscribe = deps.bus.subscribe(user.id, (ev) => {
+          listener = (ev) => {
             if (ev.event === "sessions_ended") return check();
             // A sender's origin token and a line's first target (protocol/events.ts
             // BusMessageEvent) are the server's only.
@@ -293,7 +322,8 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
             } else send(ws, ev);
             // A clean "going away" close, so that clients reconnect quietly after a restart.
             if (ev.event === "shutdown") ws.close(GOING_AWAY, "Parley is shutting down.");
-          }, sessionHash);
+          };
+          unsubscribe = deps.bus.subscribe(user.id, listener, sessionHash);
           checker = setInterval(check, deps.config.ircTiming.sessionCheck);
         },
         async onMessage(ev, ws) {
@@ -335,7 +365,7 @@ export function eventRoutes(deps: AppDeps): Hono<AppEnv> {
               send(ws, INVALID_JSON);
               return;
             }
-            send(ws, await answer(deps, user, req));
+            send(ws, await answer(deps, user, req, setHere));
           } catch (thrown) {
             send(ws, unanswered(req, failure(deps, user, thrown)));
           } finally {

@@ -83,7 +83,9 @@ Deno.test("account: fresh install, service worker, notification settings, sessio
         await box.scrollIntoViewIfNeeded();
         await assertOnScreen(page, box);
       }
-      const away = page.getByLabel("Away on IRC when no browser or IRC client is open");
+      const away = page.getByLabel(
+        "Away on IRC while no Parley page is in view and no IRC client is attached",
+      );
       await away.scrollIntoViewIfNeeded();
       await assertOnScreen(page, away);
       await away.check();

@@ -104,7 +104,7 @@ function AccountPanel() {
       {/* Set as it is ticked, not by the form's Save: apart from the form. */}
       <div class="checks apart">
         <Check
-          label={t("Away on IRC when no browser or IRC client is open")}
+          label={t("Away on IRC while no Parley page is in view and no IRC client is attached")}
           name="auto_away"
           checked={autoAway}
           onChange={toggleAway}

@@ -3,7 +3,8 @@
  * node's sockets of a user (including those of a node started later, from the table), an event
  * published on one node reaches the user's sockets on the others and only there, a node that
  * stops or is gone is no longer counted, and one counted as gone while it was there says its
- * sockets again at its next scan; each node knows the login sessions of the others' sockets.
+ * sockets again at its next scan; each node knows the login sessions of the others' sockets and
+ * how many of their pages are not looked at.
  */
 import { assertEquals } from "../../support/assert.ts";
 import { poll } from "../../support/poll.ts";
@@ -136,31 +137,50 @@ Deno.test("bus bridge: socket counts and events cross nodes", async (t) => {
         un();
       }
     });
-    await t.step("a node knows which login sessions have sockets on the others", async () => {
-      const desk = b.bus.subscribe(ALICE, () => {}, "desk");
-      const sessions = (n: { bus: EventBus }) => [...n.bus.openSessions(ALICE)].sort().join(",");
-      try {
-        await poll("node a sees the desk's session", () => sessions(a) === "desk");
-        // One socket closes and another of a new session opens: the count stays, the sessions
-        // change.
-        const laptop = b.bus.subscribe(ALICE, () => {}, "laptop");
-        desk();
-        await poll("node a sees the laptop's session alone", () => sessions(a) === "laptop");
-        assertEquals(a.bus.listenerCount(ALICE), 1);
-        // A node started later reads them from the table.
-        const e = node("node-e");
-        await e.bridge.start();
+    await t.step(
+      "a node knows the others' sockets: their login sessions, their pages out of view",
+      async () => {
+        const desk = b.bus.subscribe(ALICE, () => {}, "desk");
+        const sessions = (n: { bus: EventBus }) => [...n.bus.openSessions(ALICE)].sort().join(",");
         try {
-          assertEquals(sessions(e), "laptop");
+          await poll("node a sees the desk's session", () => sessions(a) === "desk");
+          // One socket closes and another of a new session opens: the count stays, the sessions
+          // change.
+          const laptop = b.bus.subscribe(ALICE, () => {}, "laptop");
+          desk();
+          await poll("node a sees the laptop's session alone", () => sessions(a) === "laptop");
+          assertEquals(a.bus.listenerCount(ALICE), 1);
+          // A node started later reads them from the table.
+          const e = node("node-e");
+          await e.bridge.start();
+          try {
+            assertEquals(sessions(e), "laptop");
+          } finally {
+            await e.bridge.stop();
+          }
+          // Its page out of view: node a counts it as not looked at, as does a node started later.
+          const fn = () => {};
+          const tablet = b.bus.subscribe(ALICE, fn, "tablet");
+          await poll("node a counts the tablet", () => a.bus.listenerCount(ALICE) === 2);
+          b.bus.setHere(ALICE, fn, false);
+          await poll("node a: one page looked at", () => a.bus.hereCount(ALICE) === 1);
+          const f = node("node-f");
+          await f.bridge.start();
+          try {
+            assertEquals([f.bus.listenerCount(ALICE), f.bus.hereCount(ALICE)], [2, 1]);
+          } finally {
+            await f.bridge.stop();
+          }
+          b.bus.setHere(ALICE, fn, true);
+          await poll("node a: both looked at", () => a.bus.hereCount(ALICE) === 2);
+          tablet();
+          laptop();
+          await poll("node a sees none", () => sessions(a) === "");
         } finally {
-          await e.bridge.stop();
+          desk();
         }
-        laptop();
-        await poll("node a sees none", () => sessions(a) === "");
-      } finally {
-        desk();
-      }
-    });
+      },
+    );
   } finally {
     await a.bridge.stop();
     await b.bridge.stop();

@@ -60,3 +60,31 @@ Deno.test("bus: the login sessions with sockets open, here and on other nodes", 
   assertEquals([open(), bus.listenerCount(1)], ["", 0]);
   assertEquals(told, ["1:1:a", "1:2:a", "1:3:a,b", "1:4:a,b", "1:3:a,b", "1:2:b", "1:1:", "1:0:"]);
 });
+
+Deno.test("bus: pages not looked at, here and on other nodes", () => {
+  const bus = new EventBus();
+  const told: number[] = [];
+  bus.setRelay({ localCount: (_uid, _count, _sessions, away) => told.push(away), relay: () => {} });
+  const events: number[] = [];
+  bus.tap((_, ev) => ev.event === "listeners" && events.push(bus.hereCount(1)), ["listeners"]);
+  const desk = () => {};
+  const stopDesk = bus.subscribe(1, desk, "a");
+  const stopLaptop = bus.subscribe(1, () => {}, "b");
+  assertEquals(bus.hereCount(1), 2);
+  bus.setHere(1, desk, false);
+  assertEquals([bus.hereCount(1), bus.localAway(1), bus.listenerCount(1)], [1, 1, 2]);
+  bus.setHere(1, desk, false); // told again: no change
+  bus.setHere(1, () => {}, false); // not a socket of the user's: nothing
+  bus.setRemoteCount(1, 3, ["c"], 2);
+  assertEquals([bus.hereCount(1), bus.listenerCount(1)], [2, 5]);
+  bus.setRemoteCount(1, 3, ["c"], 3); // the same sockets, one more out of view
+  assertEquals(bus.hereCount(1), 1);
+  stopDesk(); // a page out of view that closes is no longer counted either way
+  assertEquals([bus.hereCount(1), bus.localAway(1)], [1, 0]);
+  bus.setRemoteCount(1, 0);
+  stopLaptop();
+  assertEquals(bus.hereCount(1), 0);
+  assertEquals(told, [0, 0, 1, 0, 0]);
+  // A change of only the other nodes' pages out of view is told to the taps too.
+  assertEquals(events, [1, 2, 1, 2, 1, 1, 1, 0]);
+});

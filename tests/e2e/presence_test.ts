@@ -1,0 +1,80 @@
+/**
+ * The page tells the server whether it is looked at, for automatic away (static/app/presence.ts),
+ * in real Chromium against the real daemon: out of view for ten minutes it sends
+ * `{"method": "presence", "here": false}` on its socket, and `here: true` as soon as it is in
+ * view again; out of view for less, nothing. The page's clock is Playwright's, moved on by hand;
+ * the page is put out of view as the browser tells it (`visibilityState` and its event), since
+ * headless Chromium shows every page. What the server does with it: events_presence_test.ts.
+ */
+import { assertEquals } from "../support/assert.ts";
+import { startServer } from "../support/server.ts";
+import { startIrcServer } from "../support/ngircd.ts";
+import { launchBrowser } from "../support/browser.ts";
+import { deskPage, IrcPeople, registerAndConnect } from "../support/chat_page.ts";
+import { poll } from "../support/poll.ts";
+import type { Page } from "../support/browser.ts";
+
+/** Tells the page it is in view or not, as the browser does when a tab is left or comes back. */
+async function setVisible(page: Page, visible: boolean): Promise<void> {
+  await page.evaluate((v) => {
+    Object.defineProperty(document, "visibilityState", {
+      configurable: true,
+      get: () => v ? "visible" : "hidden",
+    });
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, visible);
+}
+
+Deno.test("web client: a page out of view says so, for automatic away", async (t) => {
+  const irc = await startIrcServer();
+  const server = await startServer({ env: { PARLEY_TEST_FAST_IRC: "1" } });
+  const browser = await launchBrowser();
+  const { context, page, errors } = await deskPage(browser);
+  const people = new IrcPeople(irc.port);
+  /** What the page said about itself on its sockets, in order. */
+  const said: boolean[] = [];
+  page.on("websocket", (ws) =>
+    ws.on("framesent", (f) => {
+      const frame = typeof f.payload === "string" ? JSON.parse(f.payload) : {};
+      if (frame.method === "presence") said.push(frame.here);
+    }));
+  try {
+    await page.clock.install();
+    const chunk = page.waitForResponse((r) => /\/after_load-[^/]*\.js$/.test(r.url()));
+    const bob = await people.add("bob");
+    await bob.join("#room");
+    await registerAndConnect(page, server.url, irc.port, {
+      email: "erin.k@example.com",
+      password: "erin's long password",
+      nick: "erin",
+      channel: "#room",
+    });
+    await bob.waitForMember("#room", "erin");
+    await chunk; // what watches the page comes a second after login
+
+    await t.step("out of view for less than ten minutes: nothing is said", async () => {
+      await setVisible(page, false);
+      await page.clock.fastForward("09:00");
+      await setVisible(page, true);
+      // Had it said anything, the next step would see it first.
+      assertEquals(said, []);
+    });
+
+    await t.step("ten minutes out of view: here false; back in view: here true", async () => {
+      await setVisible(page, false);
+      await page.clock.fastForward("10:01");
+      await poll("here: false sent", () => said.length === 1);
+      assertEquals(said, [false]);
+      await setVisible(page, true);
+      await poll("here: true sent", () => said.length === 2);
+      assertEquals(said, [false, true]);
+    });
+    assertEquals(errors, []);
+  } finally {
+    await context.close();
+    await browser.close();
+    await people.close();
+    await server.close();
+    await irc.close();
+  }
+});
