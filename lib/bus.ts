@@ -86,8 +86,8 @@ export class EventBus {
   }
 
   /**
-   * A user's sockets on other nodes now number `count`, of the login sessions `sessions` (from
-   * the cluster's bridge).
+   * A user's sockets on other nodes now number `count`, of the login sessions `sessions`, `away`
+   * of them pages not looked at (from the cluster's bridge).
    */
   setRemoteCount(
     userId: number,
