@@ -5,6 +5,7 @@
  * silent sockets from holding memory or the door.
  */
 import { log } from "../lib/log.ts";
+import { plainAddress } from "../lib/address.ts";
 import { type BouncerContext, Session } from "./session.ts";
 import { type ClientTransport, type SocketConn, SocketTransport } from "./transport.ts";
 import { acceptLoop } from "../lib/accept_loop.ts";
@@ -24,9 +25,7 @@ export interface ListenAddress {
  * @internal test seam
  */
 export function addressGroup(address: string): string {
-  const a = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(a);
-  if (mapped) return mapped[1];
+  const a = plainAddress(address);
   if (!a.includes(":")) return a;
   const [head, tail] = a.includes("::") ? a.split("::") : [a, undefined];
   const left = head ? head.split(":") : [];

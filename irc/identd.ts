@@ -7,6 +7,8 @@
  * bounded in size, time and count like every other input from it.
  */
 import { log } from "../lib/log.ts";
+import { acceptLoop } from "../lib/accept_loop.ts";
+import { plainAddress } from "../lib/address.ts";
 
 /** Longest question read (RFC 1413 asks for two numbers and a comma). */
 const MAX_QUESTION = 1000;
@@ -14,12 +16,6 @@ const MAX_QUESTION = 1000;
 const QUESTION_MS = 10_000;
 /** Questions answered at once; more are closed unanswered (a server asks once per connect). */
 const MAX_OPEN = 64;
-
-/** An IPv4 address as the kernel may show it on a dual-stack socket, bare. */
-function bareAddress(address: string): string {
-  const a = address.toLowerCase().replace(/^\[|\]$/g, "");
-  return a.startsWith("::ffff:") && a.includes(".") ? a.slice(7) : a;
-}
 
 /** What an ident answer may carry: the letters of a Unix username, at most 32. */
 function identOf(username: string): string | undefined {
@@ -42,7 +38,7 @@ export class IdentTable {
   hold(address: string, localPort: number, remotePort: number, username: string): () => void {
     const ident = identOf(username);
     if (!ident) return () => {};
-    const key = `${bareAddress(address)} ${localPort},${remotePort}`;
+    const key = `${plainAddress(address)} ${localPort},${remotePort}`;
     const entry = { ident };
     this.#held.set(key, entry);
     return () => {
@@ -52,7 +48,7 @@ export class IdentTable {
 
   /** The ident of the connection from our `localPort` to `remotePort` of the server at `from`. */
   lookup(from: string, localPort: number, remotePort: number): string | undefined {
-    return this.#held.get(`${bareAddress(from)} ${localPort},${remotePort}`)?.ident;
+    return this.#held.get(`${plainAddress(from)} ${localPort},${remotePort}`)?.ident;
   }
 
   /** Connections held. */
@@ -125,20 +121,23 @@ export function serveIdent(
       } catch { /* why: already closed by the timer */ }
     }
   };
-  const accepting = (async () => {
-    for await (const conn of listener) {
-      if (open.size >= maxOpen) {
-        conn.close();
-        continue;
-      }
+  let closed = false;
+  // Through a failed accept (out of descriptors), as the other listeners.
+  const accepting = acceptLoop(
+    listener,
+    (conn) => {
+      if (open.size >= maxOpen) return conn.close();
       open.add(conn);
       void answer(conn);
-    }
-  })().catch((err) => log.debug("identd: stopped accepting", { error: String(err) }));
+    },
+    () => closed,
+    "the ident server",
+  );
   log.info("identd listening", { address: `${hostname}:${(listener.addr as Deno.NetAddr).port}` });
   return {
     port: (listener.addr as Deno.NetAddr).port,
     async close() {
+      closed = true;
       listener.close();
       for (const conn of open) {
         try {

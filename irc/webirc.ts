@@ -7,6 +7,7 @@
 import { lookup, lookupService } from "node:dns";
 import { isIP } from "node:net";
 import { log } from "../lib/log.ts";
+import { plainAddress } from "../lib/address.ts";
 import type { SessionStore } from "../store/sessions.ts";
 import { WEBIRC_PASSWORD } from "../protocol/limits.ts";
 
@@ -70,8 +71,7 @@ export function resolvesTo(name: string, address: string, ms: number): Promise<b
 
 /** One address written two ways (`::ffff:127.0.0.1` and `127.0.0.1`). */
 function sameAddress(a: string, b: string): boolean {
-  const plain = (x: string) => x.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
-  return plain(a) === plain(b);
+  return plainAddress(a) === plainAddress(b);
 }
 
 /** An IPv6 address starting with ":" would read as a line's last parameter: "0" goes first. */

@@ -112,6 +112,12 @@ function errorsOf(err: unknown): ErrorItem[] {
   return [{ message: "Internal server error.", path: "/" }];
 }
 
+/** A request's first wrong field, as the socket words it (the request object is the root). */
+function firstIssue(error: z.ZodError): ErrorItem[] {
+  const issue = error.issues[0];
+  return [{ message: issue.message, path: `/${issue.path.join("/")}` }];
+}
+
 /** A frame must be a JSON object (not null, an array or a scalar). */
 const FrameObject = z.record(z.string(), z.unknown());
 
@@ -160,13 +166,7 @@ async function answerMethod(
     case "presence": {
       const parsed = PresenceRequest.safeParse(req);
       if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return {
-          event: "presence",
-          id,
-          method,
-          errors: [{ message: issue.message, path: `/${issue.path.join("/")}` }],
-        };
+        return { event: "presence", id, method, errors: firstIssue(parsed.error) };
       }
       setHere(parsed.data.here);
       return { event: "presence", id, method, here: parsed.data.here };
@@ -191,15 +191,8 @@ async function answerMethod(
       };
       const parsed = SendRequest.safeParse(req);
       if (!parsed.success) {
-        // Convos's words for a request that is not a send, at the first field it gets wrong.
-        const issue = parsed.error.issues[0];
-        return {
-          event: "sent",
-          id,
-          method: "send",
-          ...where,
-          errors: [{ message: issue.message, path: `/${issue.path.join("/")}` }],
-        };
+        // Convos's words for a request that is not a send.
+        return { event: "sent", id, method: "send", ...where, errors: firstIssue(parsed.error) };
       }
       const send = parsed.data;
       try {

@@ -6,7 +6,6 @@
  */
 import { assertEquals } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
-import type { ApiClient } from "../support/api.ts";
 import { EventSocket } from "../support/events.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { startIrcServer } from "../support/ngircd.ts";
@@ -21,14 +20,9 @@ Deno.test("events: a page out of view does not count for automatic away", async 
   const tabs: EventSocket[] = [];
   let bob: RawIrcClient | undefined;
   try {
-    const cookie = await app.register("alice@example.com");
-    const call = (method: string, path: string, body?: unknown) =>
-      app.request(path, {
-        method,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headers: { cookie, "content-type": "application/json" },
-      });
-    const made = await call("POST", "/api/connections", {
+    const api = app.client();
+    await api.register("alice@example.com");
+    const made = await api.post("/api/connections", {
       url: `irc://127.0.0.1:${irc.port}?nick=alice`,
     });
     assertEquals(made.status, 200, JSON.stringify(made.body));
@@ -44,14 +38,14 @@ Deno.test("events: a page out of view does not count for automatic away", async 
     };
     const open = async () => {
       const base = `http://127.0.0.1:${server.port}`;
-      const tab = await EventSocket.open({ base, cookieHeader: cookie } as ApiClient);
+      const tab = await EventSocket.open({ base, cookieHeader: api.cookieHeader });
       tabs.push(tab);
       return tab;
     };
     const desk = await open();
     await poll("alice on IRC", async () => (await away()) !== undefined);
     pushFor(app.deps).away.graceMs = 0;
-    assertEquals((await call("POST", "/api/push/settings", { auto_away: true })).status, 200);
+    assertEquals((await api.post("/api/push/settings", { auto_away: true })).status, 200);
     assertEquals(await away(), null, "the desk's page is looked at");
 
     await t.step("out of view: alice goes away", async () => {

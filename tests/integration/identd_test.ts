@@ -67,14 +67,9 @@ Deno.test("identd: a connection is held while open, and forgotten when it closes
   const irc = await startIrcServer();
   const app = await startApp({ PARLEY_IRC_ALLOW_PRIVATE: "1", PARLEY_TEST_FAST_IRC: "1" });
   try {
-    const cookie = await app.register("alice@example.com");
-    const call = (method: string, path: string, body?: unknown) =>
-      app.request(path, {
-        method,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headers: { cookie, "content-type": "application/json" },
-      });
-    const made = await call("POST", "/api/connections", {
+    const api = app.client();
+    await api.register("alice@example.com");
+    const made = await api.post("/api/connections", {
       url: `irc://127.0.0.1:${irc.port}?nick=alice&username=alice`,
     });
     assertEquals(made.status, 200, JSON.stringify(made.body));
@@ -92,7 +87,7 @@ Deno.test("identd: a connection is held while open, and forgotten when it closes
     await app.deps.irc.send(1, cid, "", "/reconnect");
     await poll("the new socket held", () => held.length === 1);
     await poll("the old one forgotten", () => ident.size === 1);
-    const removed = await call("DELETE", `/api/connection/${cid}`);
+    const removed = await api.delete(`/api/connection/${cid}`);
     assertEquals(removed.status, 200);
     await poll("forgotten once closed", () => ident.size === 0);
   } finally {

@@ -317,7 +317,7 @@ Deno.test("IRC: connect, receive, notify, send, reconnect, restart, isolate, rem
     );
 
     await t.step("the socket refuses anonymous and cross-site clients", async () => {
-      const anon = await EventSocket.open({ base: server.url, cookieHeader: "" } as ApiClient);
+      const anon = await EventSocket.open({ base: server.url, cookieHeader: "" });
       const hs = await anon.waitFor((e) => e.event === "handshake");
       assert(hs.errors?.length);
       assertEquals((await anon.closed).code, 1008);

@@ -17,7 +17,6 @@ import { payloadOf, PUSH_LIMITS } from "../../push/notify.ts";
 import type { NotificationEvent } from "../../protocol/events.ts";
 import { browserKeys, checkVapid, decrypt, pushService } from "../support/push_service.ts";
 import { EventSocket } from "../support/events.ts";
-import type { ApiClient } from "../support/api.ts";
 
 const enc = new TextEncoder();
 
@@ -61,7 +60,7 @@ Deno.test("push: mentions and private messages reach the browser's push service,
   const openTab = async (cookie: string) => {
     const server = await t0.listen();
     const base = `http://127.0.0.1:${server.port}`;
-    const tab = await EventSocket.open({ base, cookieHeader: cookie } as ApiClient);
+    const tab = await EventSocket.open({ base, cookieHeader: cookie });
     return { tab, server };
   };
   try {

@@ -3,7 +3,6 @@
 import { assert, assertEquals, assertNotEquals } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
-import type { ApiClient } from "../support/api.ts";
 import { EventSocket } from "../support/events.ts";
 
 Deno.test("sessions: listed with their client, signed out one by one, by public id", async (t) => {
@@ -84,7 +83,7 @@ Deno.test("sessions: listed with their client, signed out one by one, by public 
       })).headers.getSetCookie()[0].split(";")[0];
       const server = await t0.listen();
       const base = `http://127.0.0.1:${server.port}`;
-      const open = (cookieHeader: string) => EventSocket.open({ base, cookieHeader } as ApiClient);
+      const open = (cookieHeader: string) => EventSocket.open({ base, cookieHeader });
       const [onDesk, onTablet] = [await open(desk), await open(tablet)];
       try {
         const tabletId = (await as(desk)).body.sessions.find((s: any) => !s.current).id;

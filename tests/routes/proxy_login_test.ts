@@ -12,7 +12,6 @@ import { RECENT_PASSWORD_MS } from "../../http/session.ts";
 import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { EventSocket } from "../support/events.ts";
-import type { ApiClient } from "../support/api.ts";
 
 const HEADER = "X-Authenticated-User";
 const LOGOUT = 'https://auth.example.com/logout?rd=https%3A%2F%2Fchat.example.com&x="1"';
@@ -110,7 +109,7 @@ Deno.test("proxy login: the header's user is logged in, registered on first sigh
         // script's socket opens one.
         const server = await a.listen();
         const socket = await EventSocket.open(
-          { base: `http://127.0.0.1:${server.port}`, cookieHeader: "" } as ApiClient,
+          { base: `http://127.0.0.1:${server.port}`, cookieHeader: "" },
           { [HEADER]: "root@example.com" },
         );
         try {
@@ -195,7 +194,7 @@ Deno.test("proxy login: the header's user is logged in, registered on first sigh
       const server = await a.listen();
       try {
         const socket = await EventSocket.open(
-          { base: `http://127.0.0.1:${server.port}`, cookieHeader: "" } as ApiClient,
+          { base: `http://127.0.0.1:${server.port}`, cookieHeader: "" },
           { [HEADER]: "bob@example.com" },
         );
         const refused = await socket.waitFor((e) => e.event === "handshake");

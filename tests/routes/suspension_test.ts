@@ -9,7 +9,6 @@ import { BouncerClient } from "../support/bouncer_client.ts";
 import { EMAIL, setupBouncer } from "../support/bouncer.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { poll } from "../support/poll.ts";
-import type { ApiClient } from "../support/api.ts";
 import { EventSocket } from "../support/events.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
 
@@ -49,7 +48,7 @@ Deno.test("suspension: an admin suspends an account and brings it back", async (
     const server = await s.app.listen();
     stops.push(server.stop);
     const tab = await EventSocket.open(
-      { base: `http://127.0.0.1:${server.port}`, cookieHeader: bob.cookieHeader } as ApiClient,
+      { base: `http://127.0.0.1:${server.port}`, cookieHeader: bob.cookieHeader },
     );
     stops.push(() => tab.close());
 

@@ -18,8 +18,14 @@ export class EventSocket {
     this.closed = new Promise((resolve) => ws.addEventListener("close", (e) => resolve(e)));
   }
 
-  /** Opens /events with the client's session cookie (and extra headers, e.g. Origin). */
-  static async open(api: ApiClient, headers: Record<string, string> = {}): Promise<EventSocket> {
+  /**
+   * Opens /events at the client's base with its session cookie (and extra headers, e.g. Origin);
+   * a base and a cookie alone do for an in-process app served on a port.
+   */
+  static async open(
+    api: Pick<ApiClient, "base" | "cookieHeader">,
+    headers: Record<string, string> = {},
+  ): Promise<EventSocket> {
     const url = api.base.replace(/^http/, "ws") + "/events";
     const ws = new WebSocket(url, {
       headers: { ...(api.cookieHeader ? { cookie: api.cookieHeader } : {}), ...headers },
