@@ -36,6 +36,8 @@ export type CapName =
   | "soju.im/search"
   | "soju.im/webpush"
   | "draft/pre-away"
+  | "extended-monitor"
+  | "draft/extended-monitor"
   | "no-implicit-names"
   | "draft/no-implicit-names";
 
@@ -235,6 +237,20 @@ export const CAPABILITIES: readonly CapRow[] = [
     without: "AWAY before registration is 451; AWAY * goes to the server as written",
   },
   {
+    name: "extended-monitor",
+    offered: true,
+    upstream: "extended-monitor",
+    // Not a filter of lines alone: the relay tells by the client's MONITOR list (monitor.ts).
+    without: "AWAY, ACCOUNT, CHGHOST and SETNAME only of people in the user's channels",
+  },
+  {
+    // The name before the specification was ratified, which servers and clients still use.
+    name: "draft/extended-monitor",
+    offered: true,
+    upstream: "draft/extended-monitor",
+    without: "AWAY, ACCOUNT, CHGHOST and SETNAME only of people in the user's channels",
+  },
+  {
     name: "no-implicit-names",
     offered: true,
     // Never asked of the server: Parley keeps every channel's members for itself.
@@ -249,6 +265,11 @@ export const CAPABILITIES: readonly CapRow[] = [
     without: "NAMES (353, 366) after each JOIN, in the attach burst too",
   },
 ];
+
+/** The client takes news of the people it watches (extended-monitor, under either name). */
+export function extendedMonitor(caps: Caps): boolean {
+  return caps.has("extended-monitor") || caps.has("draft/extended-monitor");
+}
 
 /** The client asked not to be sent a channel's NAMES after its JOIN (no-implicit-names). */
 export function noImplicitNames(caps: Caps): boolean {

@@ -13,6 +13,7 @@ import { credentialHolds } from "./credentials.ts";
 import { search } from "./search.ts";
 import { bouncerServ } from "./service/irc.ts";
 import { changeDetach } from "./detached.ts";
+import { MONITOR_CAP, MonitorLists, targetLines } from "./monitor.ts";
 import { webpushCommand } from "./webpush.ts";
 import { refusalText, type Session } from "./session.ts";
 import { SERVER_NAME } from "./burst.ts";
@@ -25,6 +26,7 @@ import {
   ERR_CANNOTSENDTOCHAN,
   ERR_ERRONEUSNICKNAME,
   ERR_INVALIDCAPCMD,
+  ERR_MONLISTFULL,
   ERR_NOSUCHCHANNEL,
   ERR_NOTEXTTOSEND,
   ERR_NOTREGISTERED,
@@ -36,7 +38,11 @@ import {
   ERR_UNKNOWNERROR,
   RPL_CHANNELMODEIS,
   RPL_CREATIONTIME,
+  RPL_ENDOFMONLIST,
   RPL_LOGGEDIN,
+  RPL_MONLIST,
+  RPL_MONOFFLINE,
+  RPL_MONONLINE,
   RPL_NOWAWAY,
   RPL_SASLMECHS,
   RPL_SASLSUCCESS,
@@ -216,6 +222,51 @@ function mode(s: Session, m: IrcMessage): Promise<void> {
   if (ch.created) lines.push(said(RPL_CREATIONTIME, [ch.created]));
   s.writeHistory(lines);
   return Promise.resolve();
+}
+
+/**
+ * MONITOR: each client watches nicks of its own (monitor.ts), the server the union of them, when
+ * the server says MONITOR; for any other server, and any other subcommand, the server's.
+ */
+function monitor(s: Session, m: IrcMessage): Promise<void> | void {
+  const hub = s.hub;
+  const sub = m.params[0].toUpperCase();
+  if (!hub?.state.isupportHas("MONITOR") || !["+", "-", "C", "L", "S"].includes(sub)) {
+    return upstream(s, m);
+  }
+  const said = (code: string, ...params: string[]) =>
+    formatMessage({ prefix: SERVER_NAME, command: code, params: [s.target, ...params] });
+  const each = (code: string, targets: string[]) => targetLines(targets).map((t) => said(code, t));
+  const targets = MonitorLists.targets(m.params[1]);
+  switch (sub) {
+    case "+": {
+      const limit = Number(hub.state.isupportValue("MONITOR")) || 0;
+      const r = hub.monitor.add(s, targets, limit);
+      hub.watch("+", r.ask);
+      // What the server said already of nicks another client watches; the rest when it tells.
+      const lines = [...each(RPL_MONONLINE, r.online), ...each(RPL_MONOFFLINE, r.offline)];
+      if (r.full.length) {
+        const bound = String(limit || MONITOR_CAP);
+        lines.push(said(ERR_MONLISTFULL, bound, r.full.join(","), "Monitor list is full"));
+      }
+      return s.writeHistory(lines);
+    }
+    case "-":
+      hub.watch("-", hub.monitor.remove(s, targets));
+      return s.writeHistory([]);
+    case "C":
+      hub.watch("-", hub.monitor.clear(s));
+      return s.writeHistory([]);
+    case "L":
+      return s.writeHistory([
+        ...each(RPL_MONLIST, hub.monitor.list(s)),
+        said(RPL_ENDOFMONLIST, "End of MONITOR list"),
+      ]);
+    default: {
+      const { online, offline } = hub.monitor.statuses(s);
+      return s.writeHistory([...each(RPL_MONONLINE, online), ...each(RPL_MONOFFLINE, offline)]);
+    }
+  }
 }
 
 /** The tags a client may send the server: client-only ones (`+name`), bounded. */
@@ -575,6 +626,7 @@ export const COMMANDS: Record<string, Command> = {
   WHO: PASS_THROUGH,
   NAMES: PASS_THROUGH,
   TAGMSG: { min: 1, run: tagmsg },
+  MONITOR: { min: 1, run: monitor },
   // Not offered (draft/multiline): a client's BATCH would leave the server's half open.
   BATCH: { run: (s, m) => s.numeric(ERR_UNKNOWNCOMMAND, m.command, "Unknown command") },
   BOUNCER: { early: true, min: 1, run: bouncer },

@@ -14,12 +14,13 @@ import { parseMicros } from "../protocol/time.ts";
 import { ircLower } from "../lib/casefold.ts";
 import type { IrcConnection } from "../irc/engine/connection.ts";
 import type { LineOut, Outlet, Produced } from "../irc/engine/outlet.ts";
-import { type Caps, noImplicitNames } from "./caps.ts";
+import { type Caps, extendedMonitor, noImplicitNames } from "./caps.ts";
 import { forClient } from "./filter.ts";
 import { passingMsgid } from "../lib/msgid.ts";
 import { SERVER_NAME } from "./burst.ts";
 import { SentOrder } from "./sent_order.ts";
 import { ReplyIds } from "./reply_ids.ts";
+import { MonitorLists, targetLines } from "./monitor.ts";
 import { changeDetach, DetachedChannels, relayNotice } from "./detached.ts";
 import type { DetachState } from "../protocol/detach.ts";
 import type { Store } from "../store/mod.ts";
@@ -35,6 +36,7 @@ import {
   ERR_CHANNELISFULL,
   ERR_INVITEONLYCHAN,
   ERR_LINKCHANNEL,
+  ERR_MONLISTFULL,
   ERR_NOCHANMODES,
   ERR_NOMOTD,
   ERR_NOSUCHCHANNEL,
@@ -61,6 +63,8 @@ import {
   RPL_LIST,
   RPL_LISTEND,
   RPL_LISTSTART,
+  RPL_MONOFFLINE,
+  RPL_MONONLINE,
   RPL_MOTD,
   RPL_MOTDSTART,
   RPL_MYINFO,
@@ -209,6 +213,9 @@ interface OrderItem {
   deliver?: () => void;
 }
 
+/** What extended-monitor tells of a watched person outside the user's channels. */
+const MONITOR_NEWS = new Set(["AWAY", "ACCOUNT", "CHGHOST", "SETNAME"]);
+
 /** Channel prefixes of a server that did not say (CHANTYPES). */
 const DEFAULT_CHANTYPES = ["#", "&"];
 /** Lines held in order at most; past that, nothing waits. */
@@ -259,6 +266,12 @@ export class Hub {
   loaded: Promise<void> = Promise.resolve();
   /** Stores a detachment the hub decided (detach-after ran out, or a message reattaches). */
   onDetachChange: (channel: string, detached: boolean) => void = () => {};
+  /** The nicks each client watches (MONITOR), asked of the server as one list. */
+  readonly monitor = new MonitorLists<Downstream>();
+  /** The server registered again: the watched nicks are asked again once it is ready. */
+  #monitorAgain = false;
+  /** Writes a line of Parley's own to the server (set by the first client that attaches). */
+  quote: ((line: string) => Promise<unknown>) | undefined;
 
   constructor(
     readonly userId: number,
@@ -460,12 +473,60 @@ export class Hub {
   /** A client left: its queries' replies go nowhere, its echoes and labels to nobody. */
   detach(client: Downstream): void {
     if (this.clients.delete(client)) this.onClients(this.userId, -1);
+    this.watch("-", this.monitor.clear(client));
     this.#pending.replace(client, NOBODY);
     this.#echoes = this.#echoes.filter((e) => e.client !== client);
     // Its written lines keep their place in the order: their echoes still come, to everyone.
     this.#sent.forget((e) => e.client === client);
     this.#rawEchoes = this.#rawEchoes.filter((e) => e.client !== client);
     this.#joinsAndParts = this.#joinsAndParts.filter((a) => a.client !== client);
+  }
+
+  /** Asks the server to watch nicks for the clients, or to forget them (MONITOR + or -). */
+  watch(sign: "+" | "-", nicks: string[]): void {
+    if (!nicks.length || !this.quote) return;
+    for (const t of targetLines(nicks)) {
+      this.quote(`MONITOR ${sign} ${t}`).catch((err) =>
+        // Asked again after the next registration, where a reconnect is what failed it.
+        log.debug("bouncer: MONITOR not sent", { error: String(err) })
+      );
+    }
+  }
+
+  /**
+   * The server's 730 or 731 (statuses) or 734 (not added) while it watches for the clients: each
+   * client is told of the nicks on its own list only.
+   */
+  #monitorReply(m: IrcMessage): () => void {
+    const full = m.command === ERR_MONLISTFULL;
+    const targets = (m.params[full ? 2 : 1] ?? "").split(",").filter(Boolean);
+    const shares = full
+      ? this.monitor.refused(targets)
+      : this.monitor.told(m.command === RPL_MONONLINE, targets);
+    return () => {
+      for (const [c, mine] of shares) {
+        for (const t of targetLines(mine)) {
+          const me = m.params[0] ?? this.nick;
+          const params = full ? [me, m.params[1], t, m.params[3]] : [me, t];
+          this.#send(c, { ...m, tags: new Map(m.tags), params });
+        }
+      }
+    };
+  }
+
+  /**
+   * News of someone the user shares no channel with comes only because clients watch them
+   * (extended-monitor): it goes to those clients, when they took the capability; undefined when
+   * the line is everyone's.
+   */
+  #watchersOnly(m: IrcMessage, me: string): Set<Downstream> | undefined {
+    if (!this.monitor.active || !MONITOR_NEWS.has(m.command)) return undefined;
+    const nick = nickOf(m.prefix);
+    if (!nick || !m.prefix.includes("!") || ircLower(nick) === ircLower(me)) return undefined;
+    if (!this.conn || this.conn.sees(nick)) return undefined;
+    return new Set(
+      [...this.clients].filter((c) => extendedMonitor(c.caps) && this.monitor.watches(c, nick)),
+    );
   }
 
   /** Follows the user's nick through the lines relayed (the welcome, the user's own NICK). */
@@ -494,6 +555,13 @@ export class Hub {
       this.#pending.clear().forEach((e) => this.#later(() => this.#close(e)));
       // Nor the echoes of lines written before.
       this.#sent.clear();
+      // The new registration's server watches nothing yet.
+      this.monitor.reconnected();
+      this.#monitorAgain = this.monitor.active;
+    }
+    if (this.#monitorAgain && (m.command === RPL_ENDOFMOTD || m.command === ERR_NOMOTD)) {
+      this.#monitorAgain = false;
+      if (this.state.isupportHas("MONITOR")) this.watch("+", this.monitor.watched());
     }
     for (const e of this.#pending.expired()) this.#later(() => this.#close(e));
     if (!m.tags.has("time")) m.tags.set("time", new Date().toISOString());
@@ -515,6 +583,10 @@ export class Hub {
       const refused = this.#refusedEcho(m, upLabel);
       if (refused) return this.#later(refused);
     }
+    if (
+      this.monitor.active &&
+      (m.command === RPL_MONONLINE || m.command === RPL_MONOFFLINE || m.command === ERR_MONLISTFULL)
+    ) return this.#later(this.#monitorReply(m));
     const routed = askerFirst ? undefined : this.#pending.route(m);
     if (routed) {
       const first = routed.entry.given === 1;
@@ -538,6 +610,7 @@ export class Hub {
     if (produced?.kind === "stored") stamp(m, produced);
     const asker = askerFirst ?? (numeric ? undefined : this.#joinOrPartAnswer(m, meBefore));
     const echo = this.#rawEcho(m, meBefore);
+    const watchers = this.#watchersOnly(m, meBefore);
     this.#later(() => {
       if (!asker && numeric && this.#unasked(m)) return;
       // Left: the names of the user's own JOIN, which a client with no-implicit-names is not sent.
@@ -551,6 +624,7 @@ export class Hub {
       }
       for (const c of this.clients) {
         if (joinNames && noImplicitNames(c.caps)) continue;
+        if (watchers && !watchers.has(c)) continue;
         if (c === echo?.client) {
           // The sender sees its own line only with echo-message, and then with its label.
           if (!c.caps.has("echo-message")) continue;

@@ -243,6 +243,19 @@ export class Presence {
     return view.overflow || (m !== undefined && has(m.seen, view.slot));
   }
 
+  /**
+   * Whether someone (casefolded nick `id`) is in a channel of the user's, as far as this
+   * connection has seen; a channel with more members than are kept may hold anyone.
+   */
+  sees(id: string): boolean {
+    for (const { channel, slot, overflow } of this.#views.values()) {
+      if (overflow) return true;
+      const m = channel.members.get(id);
+      if (m && has(m.seen, slot)) return true;
+    }
+    return false;
+  }
+
   /** Adds `nick` (casefolded `id`) to `channel`. */
   join(channel: string, id: string, nick = id): void {
     const view = this.#view(channel);

@@ -83,6 +83,8 @@ export interface InboundLines extends LineSink {
    * it does not know the whole list.
    */
   members(channel: string): Promise<{ nick: string; modes: string[] }[] | undefined>;
+  /** Whether someone is in one of the user's channels, as far as this client has seen. */
+  sees(nick: string): boolean;
   /**
    * The channels about to be joined again after a reconnect: until each one's NAMES has ended,
    * `members` waits for it (a client asking on reconnect must not get the list without the user).
@@ -650,6 +652,11 @@ export class IrcConnection {
    */
   members(channel: string): Promise<{ nick: string; modes: string[] }[] | undefined> {
     return this.#inbound?.members(channel) ?? Promise.resolve(undefined);
+  }
+
+  /** Whether someone shares a channel with the user, as far as this connection has seen. */
+  sees(nick: string): boolean {
+    return this.#inbound?.sees(nick) ?? false;
   }
 
   /**

@@ -67,6 +67,9 @@ const WANTED: ReadonlySet<string> = new Set([
   "chghost",
   "setname",
   "echo-message",
+  // News of the people the listener's clients watch (MONITOR), outside the user's channels.
+  "extended-monitor",
+  "draft/extended-monitor",
   // The listener sends a client's query with a label of its own, to tell its answer.
   "labeled-response",
   "znc.in/server-time-iso",

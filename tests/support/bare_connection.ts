@@ -32,6 +32,7 @@ export function bareConnection(
         take: opts.take ?? (() => false),
         room: () => undefined,
         members: () => Promise.resolve(undefined),
+        sees: () => false,
         rejoining() {},
         released() {},
       }),

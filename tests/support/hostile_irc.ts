@@ -32,6 +32,10 @@ export interface HostileIrc {
   readonly clients: HostileClient[];
   /** Resolves with the next client once it has registered (001 sent). */
   registered(): Promise<HostileClient>;
+  /** Someone is on the network (their source) or not (undefined): watchers are told (MONITOR). */
+  presence(nick: string, source: string | undefined): Promise<void>;
+  /** The nicks a client's MONITOR list holds, casefolded (MONITOR). */
+  watching(client: HostileClient): string[];
   close(): Promise<void>;
 }
 
@@ -45,6 +49,11 @@ export interface HostileOptions {
   sasl?: { account: string; password: string };
   /** Nicks already in use: answered 433. */
   taken?: string[];
+  /**
+   * MONITOR as a server keeps it (`MONITOR=<limit>` in ISUPPORT, one list per client, 730/731
+   * when `HostileIrc.presence` changes a watched nick).
+   */
+  monitor?: { limit: number };
 }
 
 const SERVER = "irc.hostile.test";
@@ -57,6 +66,9 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
   const clients: HostileClient[] = [];
   const sockets = new Set<Deno.Conn>();
   let waiting: ((c: HostileClient) => void)[] = [];
+  /** Who is online (casefolded nick to source), and each client's MONITOR list. */
+  const people = new Map<string, string>();
+  const lists = new Map<HostileClient, Set<string>>();
   const ready: HostileClient[] = [];
 
   function onRegistered(client: HostileClient) {
@@ -116,7 +128,8 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
       welcomed = true;
       const n = client.nick;
       await client.send(`:${SERVER} 001 ${n} :Welcome to the hostile test network ${n}`);
-      const isupport = opts.isupport ?? "CHANTYPES=# NETWORK=Hostile";
+      const isupport = (opts.isupport ?? "CHANTYPES=# NETWORK=Hostile") +
+        (opts.monitor ? ` MONITOR=${opts.monitor.limit}` : "");
       await client.send(`:${SERVER} 005 ${n} ${isupport} :are supported`);
       await client.send(`:${SERVER} 422 ${n} :MOTD File is missing`);
       onRegistered(client);
@@ -171,6 +184,9 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
         case "PING":
           await client.send(`:${SERVER} PONG ${SERVER} ${params.join(" ")}`);
           break;
+        case "MONITOR":
+          if (opts.monitor) await monitor(client, params[0], params[1]?.replace(/^:/, ""));
+          break;
       }
     };
     (async () => {
@@ -190,8 +206,47 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
         }
       } catch { /* closed */ }
       sockets.delete(conn);
+      lists.delete(client);
       closedResolve();
     })();
+  }
+
+  async function monitor(client: HostileClient, sub: string, arg = "") {
+    const n = client.nick;
+    let list = lists.get(client);
+    if (!list) lists.set(client, list = new Set());
+    const targets = arg.split(",").filter(Boolean);
+    switch (sub.toUpperCase()) {
+      case "+": {
+        const over = targets.filter((t) => !list.has(t.toLowerCase())).slice(
+          Math.max(0, opts.monitor!.limit - list.size),
+        );
+        if (over.length) {
+          await client.send(`:${SERVER} 734 ${n} ${opts.monitor!.limit} ${over.join(",")} :full`);
+        }
+        const added = targets.filter((t) => !over.includes(t));
+        for (const t of added) list.add(t.toLowerCase());
+        const on = added.filter((t) => people.has(t.toLowerCase()));
+        const off = added.filter((t) => !people.has(t.toLowerCase()));
+        if (on.length) {
+          await client.send(
+            `:${SERVER} 730 ${n} :${on.map((t) => people.get(t.toLowerCase())).join(",")}`,
+          );
+        }
+        if (off.length) await client.send(`:${SERVER} 731 ${n} :${off.join(",")}`);
+        break;
+      }
+      case "-":
+        for (const t of targets) list.delete(t.toLowerCase());
+        break;
+      case "C":
+        list.clear();
+        break;
+      case "L":
+        if (list.size) await client.send(`:${SERVER} 732 ${n} :${[...list].join(",")}`);
+        await client.send(`:${SERVER} 733 ${n} :End of MONITOR list`);
+        break;
+    }
   }
 
   const accepting = (async () => {
@@ -209,6 +264,18 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
       if (c) return Promise.resolve(c);
       return new Promise((resolve) => waiting.push(resolve));
     },
+    async presence(nick, source) {
+      const k = nick.toLowerCase();
+      if (source) people.set(k, source);
+      else people.delete(k);
+      for (const [c, list] of lists) {
+        if (!list.has(k)) continue;
+        await c.send(
+          `:${SERVER} ${source ? `730 ${c.nick} :${source}` : `731 ${c.nick} :${nick}`}`,
+        );
+      }
+    },
+    watching: (client) => [...lists.get(client) ?? []].sort(),
     async close() {
       listener.close();
       for (const s of sockets) {

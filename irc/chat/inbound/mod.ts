@@ -134,6 +134,7 @@ export function attachInbound(
     room: lean.room,
     // `/names` answers from what this client has seen (chat/presence.ts).
     members: (channel) => cx.presence.members(cx.convId(channel)),
+    sees: (nick) => cx.presence.sees(cx.convId(nick)),
     rejoining(channels) {
       for (const name of channels) {
         cx.presence.joined(cx.convId(name));

@@ -57,6 +57,7 @@ Deno.test("record: with no socket open, a tap that wants messages still gets the
           take: () => false,
           room: () => undefined,
           members: () => Promise.resolve(undefined),
+          sees: () => false,
           rejoining() {},
           released() {},
         }),

@@ -91,3 +91,13 @@ Deno.test("shared presence: a released connection frees its slot, late events ta
   b.release();
   c.release();
 });
+
+Deno.test("shared presence: whom a connection sees in its channels, its own view only", () => {
+  const { a, b } = pair();
+  a.join("#c", "op", "Op");
+  assertEquals([a.sees("bob"), a.sees("op"), a.sees("zed")], [true, true, false]);
+  assertEquals(b.sees("op"), false, "b was not shown op's join");
+  a.part("#c", "alice", true);
+  assertEquals(a.sees("bob"), false, "a left the channel");
+  assertEquals(b.sees("bob"), true);
+});
