@@ -6,7 +6,7 @@ import { connections, key, myNick } from "../state.ts";
 import { members, parsePrefix, rank } from "../members.ts";
 import { runCommand } from "../actions.ts";
 import { closeOverlay, type NickMenuAt, overlay } from "../overlays.ts";
-import { switcherEntries, switcherMatches } from "../keys.ts";
+import { switcherEntries, switcherMatches } from "../shortcuts.ts";
 import { ConvMenu } from "./ConvMenu.tsx";
 import { useMenuPlace } from "./use_menu_place.ts";
 
