@@ -546,7 +546,7 @@ export class Hub {
     // The message is shared with the connection's handlers: the stream's copy has its own tags.
     const m: IrcMessage = { ...out.message, tags: new Map(out.message.tags) };
     const produced = out.produced;
-    if (produced?.kind === "own") return;
+    if (produced?.kind === "own" || produced?.kind === "history") return;
     const meBefore = this.#me ?? this.state.nick;
     if (m.tags.has("+draft/reply")) this.#ownReply(m, this.#conversationOf(m, meBefore));
     this.#follow(m, meBefore);

@@ -53,6 +53,8 @@ export interface SeenMessage {
   senderHost?: string;
   /** The sender's token for its send, carried on the bus event (protocol/events.ts BusMessageEvent). */
   origin?: string;
+  /** A line of the server's history, stored after a gap: unread and a mention, never notified. */
+  history?: boolean;
 }
 
 /**
@@ -342,7 +344,7 @@ export async function recordMessage(
   // The conversation's level decides what notifies (desktop notifications and pushes): every
   // message, mentions only (a channel's default), or nothing.
   const level = notifyLevel(conv.notify, !isPrivate && !fromServer);
-  const notifies = level === "all" ? counts : level === "mentions" && highlight;
+  const notifies = !m.history && (level === "all" ? counts : level === "mentions" && highlight);
   const toNotification = notifies && deps.bus.wouldReceive(uid, "notification");
   // The row's place, not its msgid: a msgid (base 36 of a large number) takes ~250 ns to make,
   // spent on every line of a burst that nobody reads live.

@@ -18,7 +18,9 @@ export type Produced =
   /** A line Parley does not store after all (past the conversation limit). */
   | { kind: "unstored" }
   /** The answer to a question of Parley's own (its nick regain): shown to no one. */
-  | { kind: "own" };
+  | { kind: "own" }
+  /** A line of the server's history that Parley asked for: stored, not news for IRC clients. */
+  | { kind: "history" };
 
 /** One line on its way: the handlers fill `produced`. */
 export interface LineOut {

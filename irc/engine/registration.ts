@@ -67,6 +67,8 @@ const WANTED: ReadonlySet<string> = new Set([
   "chghost",
   "setname",
   "echo-message",
+  // What a gap cost, asked of a server that keeps history (irc/chat/inbound/backfill.ts).
+  "draft/chathistory",
   // News of the people the listener's clients watch (MONITOR), outside the user's channels.
   "extended-monitor",
   "draft/extended-monitor",

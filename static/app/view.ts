@@ -269,13 +269,18 @@ function takeArriving(): void {
   arriving = [];
   arrivingFor = -1;
   if (gen !== generation || newerCursor.value) return; // a jump shows the past
-  const list = [...messages.value];
+  let list = [...messages.value];
+  let late = false;
   for (const m of batch) {
     if (!m.event && list.some((x) => x.ts === m.ts && x.from === m.from && !x.event)) continue;
     // An event line with its stored time that a page of history brought already.
     if (m.event && list.some((x) => x.ts === m.ts && (x.event ?? x.type) === m.event)) continue;
+    // A line older than the newest shown (the server's history of a gap, filled in) goes in
+    // its place.
+    late ||= list.length > 0 && m.ts < list[list.length - 1].ts;
     list.push(m);
   }
+  if (late) list = byTime(list);
   // Not while a page loads: it goes in front of the first line it was asked before.
   if (list.length > LIVE_KEEP + PAGE && !loading.value && !focusTs.value && following()) {
     const kept = list.slice(list.length - LIVE_KEEP);

@@ -34,6 +34,10 @@ export interface HostileIrc {
   registered(): Promise<HostileClient>;
   /** Someone is on the network (their source) or not (undefined): watchers are told (MONITOR). */
   presence(nick: string, source: string | undefined): Promise<void>;
+  /** Registrations from now on wait this long before the welcome (a gap longer than a reconnect). */
+  delayWelcome(ms: number): void;
+  /** Keeps a line for CHATHISTORY (not sent to anyone now). */
+  remember(line: RememberedLine): void;
   /** The nicks a client's MONITOR list holds, casefolded (MONITOR). */
   watching(client: HostileClient): string[];
   close(): Promise<void>;
@@ -54,6 +58,24 @@ export interface HostileOptions {
    * when `HostileIrc.presence` changes a watched nick).
    */
   monitor?: { limit: number };
+  /**
+   * draft/chathistory as a server keeps it: `CHATHISTORY=<limit>` in ISUPPORT, and BETWEEN and
+   * TARGETS answered from the lines `HostileIrc.remember` was given (the capability itself is
+   * offered only when `caps` names it).
+   */
+  history?: { limit: number };
+}
+
+/** A line the server keeps for CHATHISTORY. */
+export interface RememberedLine {
+  /** ISO 8601, the line's `time`. */
+  time: string;
+  msgid: string;
+  /** `nick!user@host` */
+  source: string;
+  command: "PRIVMSG" | "NOTICE";
+  target: string;
+  text: string;
 }
 
 const SERVER = "irc.hostile.test";
@@ -69,6 +91,9 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
   /** Who is online (casefolded nick to source), and each client's MONITOR list. */
   const people = new Map<string, string>();
   const lists = new Map<HostileClient, Set<string>>();
+  const kept: RememberedLine[] = [];
+  let welcomeDelay = 0;
+  let batches = 0;
   const ready: HostileClient[] = [];
 
   function onRegistered(client: HostileClient) {
@@ -126,10 +151,12 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
     const welcome = async () => {
       if (welcomed || !client.nick || !gotUser || capPending) return;
       welcomed = true;
+      if (welcomeDelay) await new Promise((r) => setTimeout(r, welcomeDelay));
       const n = client.nick;
       await client.send(`:${SERVER} 001 ${n} :Welcome to the hostile test network ${n}`);
       const isupport = (opts.isupport ?? "CHANTYPES=# NETWORK=Hostile") +
-        (opts.monitor ? ` MONITOR=${opts.monitor.limit}` : "");
+        (opts.monitor ? ` MONITOR=${opts.monitor.limit}` : "") +
+        (opts.history ? ` CHATHISTORY=${opts.history.limit}` : "");
       await client.send(`:${SERVER} 005 ${n} ${isupport} :are supported`);
       await client.send(`:${SERVER} 422 ${n} :MOTD File is missing`);
       onRegistered(client);
@@ -186,6 +213,9 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
           break;
         case "MONITOR":
           if (opts.monitor) await monitor(client, params[0], params[1]?.replace(/^:/, ""));
+          break;
+        case "CHATHISTORY":
+          if (opts.history) await history(client, params);
           break;
       }
     };
@@ -249,6 +279,47 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
     }
   }
 
+  /** BETWEEN (exclusive bounds, oldest first) and TARGETS, as draft/chathistory answers them. */
+  async function history(client: HostileClient, params: string[]) {
+    const n = client.nick.toLowerCase();
+    const time = (p: string) => Date.parse(p.replace(/^timestamp=/, ""));
+    const between = (l: RememberedLine, a: number, b: number) => {
+      const t = Date.parse(l.time);
+      return t > Math.min(a, b) && t < Math.max(a, b);
+    };
+    /** The conversation a line is in, as the client sees it. */
+    const where = (l: RememberedLine) =>
+      l.target.startsWith("#")
+        ? l.target.toLowerCase()
+        : l.target.toLowerCase() === n
+        ? l.source.split("!")[0].toLowerCase()
+        : l.target.toLowerCase();
+    const id = `h${++batches}`;
+    const [sub, ...rest] = params;
+    if (sub === "BETWEEN") {
+      const [target, a, b, limit] = rest;
+      const lines = kept.filter((l) =>
+        where(l) === target.toLowerCase() && between(l, time(a), time(b))
+      ).slice(0, Math.min(Number(limit), opts.history!.limit));
+      await client.send(`:${SERVER} BATCH +${id} chathistory ${target}`);
+      for (const l of lines) {
+        await client.send(
+          `@batch=${id};time=${l.time};msgid=${l.msgid} :${l.source} ${l.command} ${l.target} :${l.text}`,
+        );
+      }
+      await client.send(`:${SERVER} BATCH -${id}`);
+    } else if (sub === "TARGETS") {
+      const [a, b, limit] = rest;
+      const last = new Map<string, string>();
+      for (const l of kept) if (between(l, time(a), time(b))) last.set(where(l), l.time);
+      await client.send(`:${SERVER} BATCH +${id} draft/chathistory-targets`);
+      for (const [target, t] of [...last].slice(0, Number(limit))) {
+        await client.send(`@batch=${id} :${SERVER} CHATHISTORY TARGETS ${target} ${t}`);
+      }
+      await client.send(`:${SERVER} BATCH -${id}`);
+    }
+  }
+
   const accepting = (async () => {
     try {
       for await (const conn of listener) serve(conn);
@@ -276,6 +347,8 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
       }
     },
     watching: (client) => [...lists.get(client) ?? []].sort(),
+    remember: (line) => void kept.push(line),
+    delayWelcome: (ms) => void (welcomeDelay = ms),
     async close() {
       listener.close();
       for (const s of sockets) {

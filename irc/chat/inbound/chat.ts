@@ -19,6 +19,7 @@ import { lineTime, serverTimeEnabled } from "../server_time.ts";
 import type { Serial } from "./serial.ts";
 import type { HandlerTable, Inbound } from "./context.ts";
 import { join, prefixOf } from "./membership.ts";
+import { historyOf, keeps } from "./backfill.ts";
 
 /** A chat line as it is recorded: who said what to whom, when. */
 interface Said {
@@ -31,6 +32,8 @@ interface Said {
   text: string;
   ts: number;
   tags: ReadonlyMap<string, string>;
+  /** A line of the server's history Parley asked for after a gap (backfill.ts). */
+  history?: boolean;
 }
 
 /** Records a PRIVMSG, NOTICE or ACTION in its conversation (or the server's). */
@@ -63,11 +66,27 @@ async function said(cx: Inbound, ev: Said): Promise<void> {
     serverMsgid: tagOf(ev.tags.get("msgid")),
     replyTo: tagOf(ev.tags.get("+draft/reply")),
     senderHost: userHost(ev.user, ev.host),
+    history: ev.history,
   });
-  if (out) {
+  if (out && !ev.history) {
     out.produced = stored
       ? { kind: "stored", msgid: msgidOf(stored.conversation, stored.ts), ts: stored.ts }
       : { kind: "unstored" };
+  }
+}
+
+/**
+ * A PRIVMSG or NOTICE: said now, or a line of the history asked after a gap (backfill.ts), kept
+ * when it lies in the gap and did not come live already.
+ */
+async function chat(cx: Inbound, m: Message, ts: number): Promise<void> {
+  const batch = historyOf(cx, m);
+  if (batch && cx.out) cx.out.produced = { kind: "history" };
+  const line = chatLine(cx, m, ts);
+  if (!line) return;
+  if (!batch) return await said(cx, line);
+  if (keeps(cx, batch, line.ts, tagOf(m.tags.get("msgid")))) {
+    await said(cx, { ...line, history: true });
   }
 }
 
@@ -101,16 +120,7 @@ function chatLine(cx: Inbound, m: Message, ts: number): Said | undefined {
   return { type, nick, user, host, target, text, ts, tags: m.tags };
 }
 
-export const CHAT: HandlerTable = {
-  PRIVMSG: async (cx, m, ts) => {
-    const line = chatLine(cx, m, ts);
-    if (line) await said(cx, line);
-  },
-  NOTICE: async (cx, m, ts) => {
-    const line = chatLine(cx, m, ts);
-    if (line) await said(cx, line);
-  },
-};
+export const CHAT: HandlerTable = { PRIVMSG: chat, NOTICE: chat };
 
 /** A line the lean path took: a chat line, or someone's join; `out` when an outlet takes it. */
 type Lean =

@@ -10,6 +10,7 @@ import type { IrcClient } from "../../engine/client.ts";
 import type { ConversationRecord } from "../../../store/conversations.ts";
 import { isListed } from "../record.ts";
 import type { HandlerTable, Inbound } from "./context.ts";
+import { fillGap } from "./backfill.ts";
 import { RPL_WELCOME } from "../../protocol/numerics.ts";
 
 /** When this process started: for a connection not seen down since, Parley was down before. */
@@ -80,6 +81,7 @@ export const GAP: HandlerTable = {
     const start = await gapStart(cx, listed, end);
     wentDown.delete(conn);
     if (start === undefined || start >= end) return;
+    fillGap(conn, start, end, listed.map((c) => c.conversationId));
     const text = gapText(start, end);
     for (const conv of listed.filter(isListed)) {
       const { ts } = await deps.store.messages.append({

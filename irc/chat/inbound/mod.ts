@@ -22,6 +22,7 @@ import { Replies } from "./replies.ts";
 import { SERVER } from "./server.ts";
 import { TAGS } from "./tags.ts";
 import { GAP, watchForGap } from "./gap.ts";
+import { BACKFILL, historyOf } from "./backfill.ts";
 import { RPL_WELCOME } from "../../protocol/numerics.ts";
 import type { Serial } from "./serial.ts";
 
@@ -32,7 +33,16 @@ export { type Serial, serial } from "./serial.ts";
  *
  * @internal test seam
  */
-export const HANDLERS: readonly HandlerTable[] = [CHAT, MEMBERSHIP, CHANNEL, SERVER, GAP, TAGS];
+export const HANDLERS: readonly HandlerTable[] = [
+  CHAT,
+  MEMBERSHIP,
+  CHANNEL,
+  SERVER,
+  GAP,
+  TAGS,
+  // After MEMBERSHIP: a channel's names have been taken when its history is asked.
+  BACKFILL,
+];
 
 /**
  * The one table: each command's handler. A command two concerns handle (001: the greeting, then
@@ -110,9 +120,17 @@ export function attachInbound(
       // Parley's own try to regain the wanted nick, refused while someone holds it: tried again
       // in a minute, and said to no one each time (not in history, nor to an IRC client).
       const own = conn.refusesRegain(m);
-      const handler = gathered || own ? undefined : COMMANDS.get(m.command);
+      // A line of history Parley asked for that is not a message (a JOIN, a TAGMSG) is not news:
+      // nothing handles it, and no IRC client is sent it.
+      const past = m.tags.has("batch") && m.command !== "PRIVMSG" && m.command !== "NOTICE" &&
+        historyOf(cx, m) !== undefined;
+      const handler = gathered || own || past ? undefined : COMMANDS.get(m.command);
       const out: LineOut | undefined = outlet()
-        ? { message: m, ...(own ? { produced: { kind: "own" } as const } : {}) }
+        ? {
+          message: m,
+          ...(own ? { produced: { kind: "own" } as const } : {}),
+          ...(past ? { produced: { kind: "history" } as const } : {}),
+        }
         : undefined;
       if (!handler && !out) return !registration;
       const ts = timeOf(m);

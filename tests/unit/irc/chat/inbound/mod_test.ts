@@ -17,6 +17,7 @@ import {
   ERR_CHANNELISFULL,
   ERR_INVITEONLYCHAN,
   ERR_NOCHANMODES,
+  ERR_NOMOTD,
   ERR_NOSUCHNICK,
   ERR_SECUREONLYCHAN,
   ERR_TOOMANYCHANNELS,
@@ -208,14 +209,18 @@ Deno.test("inbound: the table is keyed by IRC command or numeric, one handler ea
   for (const n of [RPL_ENDOFMOTD, RPL_ENDOFNAMES, RPL_ENDOFWHO, RPL_WELCOME, ERR_NOSUCHNICK]) {
     assert(COMMANDS.has(n), n);
   }
-  // Handled by two concerns: the welcome (the greeting, then the gap marker) and the refusals of
-  // a join (said in the server conversation, then the channel no longer looks joined).
+  // Handled by two concerns: the welcome (the greeting, then the gap marker), the refusals of
+  // a join (said in the server conversation, then the channel no longer looks joined), and the
+  // end of the MOTD and of a join's names (then a gap's history is asked of the server).
   const names = HANDLERS.flatMap((table) => Object.keys(table));
   const twice = names.filter((n, i) => names.indexOf(n) !== i);
   assertEquals(
     twice.sort(),
     [
       RPL_WELCOME,
+      RPL_ENDOFMOTD,
+      ERR_NOMOTD,
+      RPL_ENDOFNAMES,
       ERR_CHANNELISFULL,
       ERR_INVITEONLYCHAN,
       ERR_BANNEDFROMCHAN,

@@ -1,0 +1,202 @@
+/**
+ * What a gap cost, asked of a server that keeps history (draft/chathistory: Ergo, or a bouncer in
+ * front of the network): once a connection is back after a gap (gap.ts), each channel once its
+ * join's names have ended, and each private conversation the server names (`CHATHISTORY
+ * TARGETS`), gets `CHATHISTORY BETWEEN` the gap's start and end. What comes back is stored where
+ * it belongs, at its own time and once (a line whose msgid is stored already is left out); it is
+ * history, not news: counted unread, kept as a mention, but not notified, pushed, or relayed live
+ * to IRC clients (they read it with CHATHISTORY, as any stored line).
+ */
+import { log } from "../../../lib/log.ts";
+import { ircLine, type IrcMessage as Message } from "../../protocol/message.ts";
+import { ERR_NOMOTD, RPL_ENDOFMOTD, RPL_ENDOFNAMES } from "../../protocol/numerics.ts";
+import type { IrcConnection } from "../../engine/connection.ts";
+import { cachedConversation } from "../record.ts";
+import type { HandlerTable, Inbound } from "./context.ts";
+
+/** Most lines asked per conversation (less when the server's ISUPPORT CHATHISTORY says so). */
+const MAX_LINES = 1000;
+/** Most private conversations asked after one gap. */
+const MAX_TARGETS = 50;
+/** Most history batches open at once (a server that never ends them holds no more). */
+const MAX_BATCHES = 64;
+/** Most msgids told apart per conversation's history. */
+const MAX_KNOWN = 2000;
+/** Most conversations asked after one gap. */
+const MAX_ASKED = 1000;
+/** How long after the welcome a channel's join still asks (a join may wait for its turn). */
+const ASK_FOR_MS = 10 * 60_000;
+
+/** One gap being filled. */
+interface Fill {
+  /** The gap, in µs. */
+  start: number;
+  end: number;
+  /** When its channels stop being asked (ms, `Date.now()`). */
+  until: number;
+  /** The channels the gap was marked in (casefolded): those asked once joined again. */
+  channels: Set<string>;
+  /** Conversations asked (casefolded). */
+  asked: Set<string>;
+  /** Batches being received, by id: a conversation's history, or (null) TARGETS' list. */
+  batches: Map<string, HistoryBatch | null>;
+  /** Private conversations TARGETS named. */
+  targets: string[];
+}
+
+/** One conversation's history being received. */
+interface HistoryBatch {
+  /** The conversation, casefolded. */
+  conversation: string;
+  /** The server's msgids of its lines stored since the gap began: a line among them is not
+   * stored again (it came live, the server's clock ahead of Parley's). */
+  known: Set<string>;
+}
+
+const fills = new WeakMap<IrcConnection, Fill>();
+
+/**
+ * The connection came back after a gap (`start` to `end`, µs) in these conversations: their
+ * history is asked of a server that keeps it. A later registration's gap replaces it.
+ */
+export function fillGap(
+  conn: IrcConnection,
+  start: number,
+  end: number,
+  conversations: string[],
+): void {
+  if (!conn.upstream.capEnabled("draft/chathistory") || !conn.upstream.capEnabled("batch")) {
+    fills.delete(conn);
+    return;
+  }
+  fills.set(conn, {
+    start,
+    end,
+    until: Date.now() + ASK_FOR_MS,
+    channels: new Set(conversations.filter((c) => conn.isChannel(c))),
+    asked: new Set(),
+    batches: new Map(),
+    targets: [],
+  });
+}
+
+/** The server's time form: whole milliseconds. */
+const stamp = (us: number) => `timestamp=${new Date(Math.floor(us / 1000)).toISOString()}`;
+
+/** Asks one conversation's lines in the gap. */
+function ask(cx: Inbound, fill: Fill, target: string): void {
+  const id = cx.convId(target);
+  if (fill.asked.has(id) || fill.asked.size >= MAX_ASKED) return;
+  fill.asked.add(id);
+  const said = Number(cx.conn.upstream.isupportValue("CHATHISTORY"));
+  const limit = said > 0 ? Math.min(said, MAX_LINES) : MAX_LINES;
+  send(cx, "CHATHISTORY", "BETWEEN", target, stamp(fill.start), stamp(fill.end), String(limit));
+}
+
+function send(cx: Inbound, command: string, ...params: string[]): void {
+  const lost = (err: unknown) =>
+    log.debug("history not asked", { connection: cx.conn.id, error: String(err) });
+  try {
+    cx.conn.send(ircLine(command, ...params), { query: true }).catch(lost);
+  } catch (err) {
+    // A name that cannot be sent back.
+    lost(err);
+  }
+}
+
+/** The history batch `m` is a line of, when it is one Parley asked for. */
+export function historyOf(cx: Inbound, m: Message): HistoryBatch | undefined {
+  const id = m.tags.get("batch");
+  if (id === undefined) return undefined;
+  return fills.get(cx.conn)?.batches.get(id) ?? undefined;
+}
+
+/**
+ * Whether a line of `batch` is kept: its time (µs) lies in the gap (a server's line outside it
+ * is not), and its msgid is not stored already. A kept msgid is known from then on.
+ */
+export function keeps(cx: Inbound, batch: HistoryBatch, ts: number, msgid?: string): boolean {
+  const fill = fills.get(cx.conn);
+  if (!fill || ts <= fill.start || ts >= fill.end) return false;
+  if (msgid === undefined) return true;
+  if (batch.known.has(msgid)) return false;
+  if (batch.known.size < MAX_KNOWN) batch.known.add(msgid);
+  return true;
+}
+
+/** The server's msgids of the conversation's lines stored since the gap began. */
+async function storedSince(cx: Inbound, name: string, start: number): Promise<Set<string>> {
+  const conv = await cachedConversation(cx.deps, cx.conn, name, false);
+  if (!conv) return new Set();
+  const page = await cx.deps.store.messages.historyOf(conv.id, {
+    after: start - 1,
+    limit: MAX_KNOWN,
+  });
+  return new Set(page.messages.flatMap((m) => m.server_msgid ? [m.server_msgid] : []));
+}
+
+/** Marks the line being handled as asked history: no IRC client gets it live. */
+function asked(cx: Inbound): void {
+  if (cx.out) cx.out.produced = { kind: "history" };
+}
+
+/** Registration ended: the server names the private conversations with lines in the gap. */
+function askTargets(cx: Inbound): void {
+  const fill = fills.get(cx.conn);
+  if (!fill || fill.asked.has("\0targets")) return;
+  fill.asked.add("\0targets");
+  send(cx, "CHATHISTORY", "TARGETS", stamp(fill.start), stamp(fill.end), String(MAX_TARGETS));
+}
+
+export const BACKFILL: HandlerTable = {
+  [RPL_ENDOFMOTD]: (cx) => askTargets(cx),
+  [ERR_NOMOTD]: (cx) => askTargets(cx),
+  // The user's join of a channel has ended (its names): its lines in the gap.
+  [RPL_ENDOFNAMES]: (cx, m) => {
+    const fill = fills.get(cx.conn);
+    const channel = m.params[1] ?? "";
+    if (!fill || Date.now() > fill.until || !fill.channels.has(cx.convId(channel))) return;
+    if (!cx.presence.isIn(cx.convId(channel), cx.convId(cx.conn.nick))) return;
+    ask(cx, fill, channel);
+  },
+  BATCH: async (cx, m) => {
+    const fill = fills.get(cx.conn);
+    const ref = m.params[0] ?? "";
+    if (!fill || ref.length < 2) return;
+    const id = ref.slice(1);
+    if (ref[0] === "+") {
+      const [, type, target] = m.params;
+      if (fill.batches.size >= MAX_BATCHES) return;
+      if (type === "chathistory" && target && fill.asked.has(cx.convId(target))) {
+        asked(cx);
+        const known = await storedSince(cx, target, fill.start);
+        fill.batches.set(id, { conversation: cx.convId(target), known });
+      } else if (type === "draft/chathistory-targets" && fill.asked.has("\0targets")) {
+        asked(cx);
+        fill.batches.set(id, null);
+      }
+      return;
+    }
+    if (ref[0] !== "-" || !fill.batches.has(id)) return;
+    const targets = fill.batches.get(id) === null;
+    fill.batches.delete(id);
+    asked(cx);
+    if (targets) { for (const t of fill.targets.splice(0)) ask(cx, fill, t); }
+  },
+  // A refusal of a history Parley asked (clients' CHATHISTORY is answered by Parley, never sent
+  // on): nobody's news.
+  FAIL: (cx, m) => {
+    if (m.params[0] === "CHATHISTORY" && fills.has(cx.conn)) asked(cx);
+  },
+  // One of TARGETS' list: a private conversation with lines in the gap (channels are asked as
+  // they are joined).
+  CHATHISTORY: (cx, m) => {
+    const fill = fills.get(cx.conn);
+    const id = m.tags.get("batch");
+    if (!fill || id === undefined || fill.batches.get(id) !== null) return;
+    asked(cx);
+    const target = m.params[1] ?? "";
+    if (m.params[0] !== "TARGETS" || !target || cx.conn.isChannel(target)) return;
+    if (fill.targets.length < MAX_TARGETS) fill.targets.push(target);
+  },
+};

@@ -1,0 +1,67 @@
+/**
+ * A gap filled from the server's history while the conversation is open, in real Chromium: the
+ * lines the server kept arrive after the gap's marker and the rejoin, and are shown in their
+ * place, before the marker, not at the end.
+ */
+import { assert } from "../support/assert.ts";
+import { startServer } from "../support/server.ts";
+import { type HostileClient, startHostileIrc } from "../support/hostile_irc.ts";
+import { assertOnScreen, launchBrowser } from "../support/browser.ts";
+import { connect, deskPage, fillConnection, register } from "../support/chat_page.ts";
+
+Deno.test("web client: a gap's lines from the server's history are shown in their place", async () => {
+  const irc = startHostileIrc({
+    caps: ["draft/chathistory", "batch", "server-time", "message-tags"],
+    history: { limit: 100 },
+  });
+  const server = await startServer();
+  const browser = await launchBrowser();
+  const { context, page, errors } = await deskPage(browser);
+  const joined = async (up: HostileClient) => {
+    await up.waitFor((l) => l.startsWith("JOIN #chan"));
+    await up.send(":alice!alice@host JOIN #chan");
+    await up.send(":irc.hostile.test 353 alice = #chan :alice bob");
+    await up.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
+  };
+  try {
+    await register(page, server.url, { email: "ann@example.com", password: "ann's long password" });
+    await fillConnection(page, irc.port, { nick: "alice", channel: "#chan" });
+    await connect(page);
+    let up = await irc.registered();
+    await joined(up);
+    await page.getByRole("link", { name: "#chan" }).click();
+    await page.waitForURL("**/chat/irc-localhost/%23chan");
+    await up.send(":bob!bob@host PRIVMSG #chan :before the gap");
+    await assertOnScreen(page, page.locator(".line", { hasText: "before the gap" }));
+
+    // Down for more than a second; the server keeps what bob said meanwhile.
+    irc.delayWelcome(2500);
+    up.close();
+    irc.remember({
+      time: new Date(Date.now() + 200).toISOString(),
+      msgid: "kept1",
+      source: "bob!bob@host",
+      command: "PRIVMSG",
+      target: "#chan",
+      text: "said while the connection was down",
+    });
+    up = await irc.registered();
+    await joined(up);
+
+    const filled = page.locator(".messages .line", { hasText: "said while the connection was" });
+    await assertOnScreen(page, filled);
+    const gap = page.locator(".messages .line.look-gap").last();
+    await assertOnScreen(page, gap);
+    const before = await filled.evaluate(
+      (el, g) => !!(el.compareDocumentPosition(g as Node) & Node.DOCUMENT_POSITION_FOLLOWING),
+      await gap.elementHandle(),
+    );
+    assert(before, "the filled line is shown before the gap's marker");
+    assert(errors.length === 0, errors.join("\n"));
+  } finally {
+    await context.close();
+    await browser.close();
+    await server.close();
+    await irc.close();
+  }
+});

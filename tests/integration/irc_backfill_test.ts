@@ -1,0 +1,141 @@
+/**
+ * What a gap cost, filled from a server that keeps history (draft/chathistory): after the
+ * connection comes back, the channel's lines and the private conversations of the gap are asked
+ * (`CHATHISTORY BETWEEN`, `TARGETS`) and stored in place, once; an attached IRC client is not sent
+ * them as news. Against a small server on loopback that keeps the lines it is given.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { EMAIL, PASSWORD, setupBouncerOn } from "../support/bouncer.ts";
+import { BouncerClient } from "../support/bouncer_client.ts";
+import { type HostileClient, startHostileIrc } from "../support/hostile_irc.ts";
+import { poll } from "../support/poll.ts";
+
+const CAPS = ["draft/chathistory", "batch", "server-time", "message-tags"];
+
+interface Line {
+  from: string;
+  message: string;
+  ts: string;
+  type: string;
+  highlight?: boolean;
+}
+
+Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps history", async () => {
+  const irc = startHostileIrc({ caps: CAPS, history: { limit: 100 } });
+  const s = await setupBouncerOn(irc.url);
+  let server = await irc.registered();
+  const lines = async (conv: string): Promise<Line[]> => {
+    const r = await s.api.get(
+      `/api/connection/${s.cid}/conversation/${encodeURIComponent(conv)}/messages`,
+    );
+    return r.body.messages ?? [];
+  };
+  const joined = async (c: HostileClient) => {
+    await c.waitFor((l) => l === "JOIN #chan");
+    await c.send(":alice!alice@host JOIN #chan");
+    await c.send(":irc.hostile.test 353 alice = #chan :alice bob");
+    await c.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
+  };
+  let client: BouncerClient | undefined;
+  // What a browser's socket would be told.
+  const told: { event: string; message?: string }[] = [];
+  const unsubscribe = s.app.deps.bus.subscribe(1, (ev) => void told.push(ev as typeof told[0]));
+  try {
+    await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
+    await joined(server);
+    // The server's clock runs ahead of Parley's: its time for this line will lie in the gap.
+    const before = new Date(Date.now() + 1500).toISOString();
+    await server.send(`@time=${before};msgid=m1 :bob!b@h PRIVMSG #chan :said live`);
+    await poll(
+      "the live line stored",
+      async () => (await lines("#chan")).some((l) => l.message === "said live"),
+    );
+    client = await BouncerClient.attach(
+      s.port,
+      `${EMAIL}/${s.cid}@term`,
+      PASSWORD,
+      ["batch", "server-time", "message-tags"],
+      "term",
+    );
+
+    // What it was sent on attach (a replay of the channel's last lines) is not this test's.
+    await client.send("PING :attached");
+    await client.waitFor((l) => l.command === "PONG" && l.params[1] === "attached");
+    const fromAttach = client.lines.length;
+    // Down for a while (longer than a second: a line less than that before the newest is filed
+    // after it): the server keeps what was said meanwhile.
+    irc.delayWelcome(2500);
+    server.close();
+    const at = (ms: number) => new Date(Date.now() + ms).toISOString();
+    const missed = [
+      { time: at(100), msgid: "m2", text: "said while you were away" },
+      { time: at(200), msgid: "m3", text: "alice: are you there?" },
+      // The live line again, at the time the server gave it, in the gap: kept once.
+      { time: before, msgid: "m1", text: "said live" },
+    ];
+    for (const m of missed) {
+      irc.remember({ ...m, source: "bob!b@h", command: "PRIVMSG", target: "#chan" });
+    }
+    irc.remember({
+      time: at(150),
+      msgid: "m4",
+      source: "carol!c@h",
+      command: "PRIVMSG",
+      target: "alice",
+      text: "psst, a private word",
+    });
+    server = await irc.registered();
+    await joined(server);
+
+    await poll(
+      "the gap's lines are stored",
+      async () => (await lines("#chan")).some((l) => l.message === "alice: are you there?"),
+      20_000,
+    );
+    const chan = await lines("#chan");
+    const texts = chan.filter((l) => l.type === "private").map((l) => l.message);
+    assertEquals(
+      texts.filter((t) => t !== "said live"),
+      ["said while you were away", "alice: are you there?"],
+      JSON.stringify(chan),
+    );
+    assertEquals(texts.filter((t) => t === "said live").length, 1, "a line is kept once");
+    // In their place: before the gap's marker, at their own times.
+    const gap = chan.findIndex((l) => l.type === "gap");
+    assert(gap > chan.findIndex((l) => l.message === "alice: are you there?"), "before the gap");
+    assertEquals(chan.find((l) => l.message === "alice: are you there?")?.highlight, true);
+    // Shown where it belongs, kept as a mention, but no notification (nor a push) hours late.
+    assert(told.some((e) => e.event === "message" && e.message === "alice: are you there?"));
+    assertEquals(told.filter((e) => e.event === "notification").map((e) => e.message), []);
+    const asked = server.lines.filter((l) => l.startsWith("CHATHISTORY"));
+    assert(asked.some((l) => l.startsWith("CHATHISTORY TARGETS timestamp=")), asked.join("\n"));
+    assert(
+      asked.some((l) => l.startsWith("CHATHISTORY BETWEEN #chan timestamp=")),
+      asked.join("\n"),
+    );
+
+    await poll(
+      "the private conversation is filled",
+      async () => (await lines("carol")).some((l) => l.message === "psst, a private word"),
+      20_000,
+    );
+    const conversations = (await s.api.get("/api/conversations")).body.conversations as {
+      name: string;
+      unread: number;
+    }[];
+    assert(conversations.find((c) => c.name === "carol")!.unread >= 1, "counted unread");
+
+    // History, not news: the attached client got none of it live.
+    await client.send("PING :after");
+    await client.waitFor((l) => l.command === "PONG" && l.params[1] === "after");
+    const news = client.lines.slice(fromAttach).filter((l) =>
+      ["BATCH", "CHATHISTORY", "PRIVMSG"].includes(l.command)
+    ).map((l) => l.raw);
+    assertEquals(news, []);
+  } finally {
+    unsubscribe();
+    client?.close();
+    await s.close();
+    await irc.close();
+  }
+});
