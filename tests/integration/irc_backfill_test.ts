@@ -139,3 +139,58 @@ Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps 
     await irc.close();
   }
 });
+
+Deno.test("irc backfill: a server that answers past what was asked is not followed", async () => {
+  // It says 3 lines at most, and answers with all it has.
+  const irc = startHostileIrc({ caps: CAPS, history: { limit: 3, unbounded: true } });
+  const s = await setupBouncerOn(irc.url);
+  let server = await irc.registered();
+  const joined = async (c: HostileClient) => {
+    await c.waitFor((l) => l === "JOIN #chan");
+    await c.send(":alice!alice@host JOIN #chan");
+    await c.send(":irc.hostile.test 353 alice = #chan :alice bob");
+    await c.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
+  };
+  try {
+    await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
+    await joined(server);
+    await server.send(":bob!b@h PRIVMSG #chan :said live");
+    irc.delayWelcome(2500);
+    server.close();
+    const base = Date.now();
+    for (let i = 1; i <= 6; i++) {
+      irc.remember({
+        time: new Date(base + 50 * i).toISOString(),
+        msgid: `x${i}`,
+        source: "bob!b@h",
+        command: "PRIVMSG",
+        target: "#chan",
+        text: `missed ${i}`,
+      });
+    }
+    server = await irc.registered();
+    await joined(server);
+    const asked = await server.waitFor((l) => l.startsWith("CHATHISTORY BETWEEN #chan"));
+    assert(asked.endsWith(" 3"), asked);
+    await poll("the first three stored", async () => {
+      const r = await s.api.get(`/api/connection/${s.cid}/conversation/%23chan/messages`);
+      return (r.body.messages as Line[]).some((l) => l.message === "missed 3");
+    }, 20_000);
+    // Everything the server sent is handled by now: a line after it is stored after them.
+    await server.send(":bob!b@h PRIVMSG #chan :said after");
+    await poll("the next live line stored", async () => {
+      const r = await s.api.get(`/api/connection/${s.cid}/conversation/%23chan/messages`);
+      return (r.body.messages as Line[]).some((l) => l.message === "said after");
+    });
+    const r = await s.api.get(`/api/connection/${s.cid}/conversation/%23chan/messages`);
+    assertEquals(
+      (r.body.messages as Line[]).filter((l) => l.message.startsWith("missed")).map((l) =>
+        l.message
+      ),
+      ["missed 1", "missed 2", "missed 3"],
+    );
+  } finally {
+    await s.close();
+    await irc.close();
+  }
+});

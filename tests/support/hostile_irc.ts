@@ -63,7 +63,11 @@ export interface HostileOptions {
    * TARGETS answered from the lines `HostileIrc.remember` was given (the capability itself is
    * offered only when `caps` names it).
    */
-  history?: { limit: number };
+  history?: {
+    limit: number;
+    /** Answers with every line it has, past the limit asked (a server not to be followed). */
+    unbounded?: boolean;
+  };
 }
 
 /** A line the server keeps for CHATHISTORY. */
@@ -300,7 +304,10 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
       const [target, a, b, limit] = rest;
       const lines = kept.filter((l) =>
         where(l) === target.toLowerCase() && between(l, time(a), time(b))
-      ).slice(0, Math.min(Number(limit), opts.history!.limit));
+      ).slice(
+        0,
+        opts.history!.unbounded ? undefined : Math.min(Number(limit), opts.history!.limit),
+      );
       await client.send(`:${SERVER} BATCH +${id} chathistory ${target}`);
       for (const l of lines) {
         await client.send(

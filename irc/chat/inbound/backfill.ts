@@ -51,6 +51,8 @@ interface HistoryBatch {
   /** The server's msgids of its lines stored since the gap began: a line among them is not
    * stored again (it came live, the server's clock ahead of Parley's). */
   known: Set<string>;
+  /** Lines it may still keep: what was asked (a server that sends more is not followed). */
+  room: number;
 }
 
 const fills = new WeakMap<IrcConnection, Fill>();
@@ -83,14 +85,19 @@ export function fillGap(
 /** The server's time form: whole milliseconds. */
 const stamp = (us: number) => `timestamp=${new Date(Math.floor(us / 1000)).toISOString()}`;
 
+/** Lines asked per conversation: Parley's bound, or the server's when it is lower. */
+function linesAsked(cx: Inbound): number {
+  const said = Number(cx.conn.upstream.isupportValue("CHATHISTORY"));
+  return said > 0 ? Math.min(said, MAX_LINES) : MAX_LINES;
+}
+
 /** Asks one conversation's lines in the gap. */
 function ask(cx: Inbound, fill: Fill, target: string): void {
   const id = cx.convId(target);
   if (fill.asked.has(id) || fill.asked.size >= MAX_ASKED) return;
   fill.asked.add(id);
-  const said = Number(cx.conn.upstream.isupportValue("CHATHISTORY"));
-  const limit = said > 0 ? Math.min(said, MAX_LINES) : MAX_LINES;
-  send(cx, "CHATHISTORY", "BETWEEN", target, stamp(fill.start), stamp(fill.end), String(limit));
+  const limit = String(linesAsked(cx));
+  send(cx, "CHATHISTORY", "BETWEEN", target, stamp(fill.start), stamp(fill.end), limit);
 }
 
 function send(cx: Inbound, command: string, ...params: string[]): void {
@@ -117,10 +124,12 @@ export function historyOf(cx: Inbound, m: Message): HistoryBatch | undefined {
  */
 export function keeps(cx: Inbound, batch: HistoryBatch, ts: number, msgid?: string): boolean {
   const fill = fills.get(cx.conn);
-  if (!fill || ts <= fill.start || ts >= fill.end) return false;
-  if (msgid === undefined) return true;
-  if (batch.known.has(msgid)) return false;
-  if (batch.known.size < MAX_KNOWN) batch.known.add(msgid);
+  if (!fill || ts <= fill.start || ts >= fill.end || batch.room <= 0) return false;
+  if (msgid !== undefined) {
+    if (batch.known.has(msgid)) return false;
+    if (batch.known.size < MAX_KNOWN) batch.known.add(msgid);
+  }
+  batch.room--;
   return true;
 }
 
@@ -170,7 +179,7 @@ export const BACKFILL: HandlerTable = {
       if (type === "chathistory" && target && fill.asked.has(cx.convId(target))) {
         asked(cx);
         const known = await storedSince(cx, target, fill.start);
-        fill.batches.set(id, { conversation: cx.convId(target), known });
+        fill.batches.set(id, { conversation: cx.convId(target), known, room: linesAsked(cx) });
       } else if (type === "draft/chathistory-targets" && fill.asked.has("\0targets")) {
         asked(cx);
         fill.batches.set(id, null);
