@@ -5,7 +5,7 @@
  */
 import { assert } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
-import { type HostileClient, startHostileIrc } from "../support/hostile_irc.ts";
+import { answerJoin, startHostileIrc } from "../support/hostile_irc.ts";
 import { assertOnScreen, launchBrowser } from "../support/browser.ts";
 import { connect, deskPage, fillConnection, register } from "../support/chat_page.ts";
 
@@ -17,18 +17,12 @@ Deno.test("web client: a gap's lines from the server's history are shown in thei
   const server = await startServer();
   const browser = await launchBrowser();
   const { context, page, errors } = await deskPage(browser);
-  const joined = async (up: HostileClient) => {
-    await up.waitFor((l) => l.startsWith("JOIN #chan"));
-    await up.send(":alice!alice@host JOIN #chan");
-    await up.send(":irc.hostile.test 353 alice = #chan :alice bob");
-    await up.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
-  };
   try {
     await register(page, server.url, { email: "ann@example.com", password: "ann's long password" });
     await fillConnection(page, irc.port, { nick: "alice", channel: "#chan" });
     await connect(page);
     let up = await irc.registered();
-    await joined(up);
+    await answerJoin(up);
     await page.getByRole("link", { name: "#chan" }).click();
     await page.waitForURL("**/chat/irc-localhost/%23chan");
     await up.send(":bob!bob@host PRIVMSG #chan :before the gap");
@@ -46,7 +40,7 @@ Deno.test("web client: a gap's lines from the server's history are shown in thei
       text: "said while the connection was down",
     });
     up = await irc.registered();
-    await joined(up);
+    await answerJoin(up);
 
     const filled = page.locator(".messages .line", { hasText: "said while the connection was" });
     await assertOnScreen(page, filled);

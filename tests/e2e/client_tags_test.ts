@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
-import { startHostileIrc } from "../support/hostile_irc.ts";
+import { answerJoin, startHostileIrc } from "../support/hostile_irc.ts";
 import { assertOnScreen, launchBrowser, screenshot } from "../support/browser.ts";
 import { composer, connect, deskPage, fillConnection, register } from "../support/chat_page.ts";
 
@@ -21,10 +21,7 @@ Deno.test("client tags: bob's typing and reaction in view; a reply and a reactio
     await fillConnection(page, irc.port, { nick: "alice", channel: "#chan" });
     await connect(page);
     const up = await irc.registered();
-    await up.waitFor((l) => l.startsWith("JOIN #chan"));
-    await up.send(":alice!alice@host JOIN #chan");
-    await up.send(":irc.hostile.test 353 alice = #chan :alice bob");
-    await up.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
+    await answerJoin(up);
     await page.getByRole("link", { name: "#chan" }).click();
     await page.waitForURL("**/chat/irc-localhost/%23chan");
 

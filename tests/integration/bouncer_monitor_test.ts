@@ -7,7 +7,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncerOn } from "../support/bouncer.ts";
 import { BouncerClient, type Received } from "../support/bouncer_client.ts";
-import { startHostileIrc } from "../support/hostile_irc.ts";
+import { answerJoin, startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
 
 /** Waits until everything the bouncer sent a client before now has arrived (PING, then PONG). */
@@ -179,10 +179,7 @@ Deno.test("bouncer extended-monitor: news of a watched person outside the user's
       () => server.lines.some((l) => l.startsWith("CAP REQ") && l.includes("extended-monitor")),
     );
     await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
-    await server.waitFor((l) => l === "JOIN #chan");
-    await server.send(":alice!alice@host JOIN #chan");
-    await server.send(":irc.hostile.test 353 alice = #chan :alice bob");
-    await server.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
+    await answerJoin(server);
     for (const x of [a, b, c]) await x.waitFor((l) => l.command === "366");
 
     for (const x of [a, b]) await x.send("MONITOR + zed,bob");

@@ -8,7 +8,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncer, setupBouncerOn } from "../support/bouncer.ts";
 import { BouncerClient, type Received } from "../support/bouncer_client.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
-import { startHostileIrc } from "../support/hostile_irc.ts";
+import { answerJoin, startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
 import { lineProxy } from "../support/line_proxy.ts";
 
@@ -260,10 +260,7 @@ Deno.test("bouncer passthrough: capabilities asked upstream, TAGMSG, CHGHOST, SE
     });
 
     await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
-    await server.waitFor((l) => l === "JOIN #chan");
-    await server.send(":alice!alice@host JOIN #chan");
-    await server.send(":irc.hostile.test 353 alice = #chan :alice bob");
-    await server.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
+    await answerJoin(server);
     await poll("alice is in #chan", async () => {
       const r = await s.api.get("/api/conversations");
       return r.body.conversations.some((c: { name: string }) => c.name === "#chan");

@@ -6,7 +6,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncerOn } from "../support/bouncer.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
-import { startHostileIrc } from "../support/hostile_irc.ts";
+import { answerJoin, startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
 import { got, sync } from "../support/spec_client.ts";
 
@@ -20,10 +20,7 @@ Deno.test("spec message-tags: client tags relayed as they are, server tags first
   const user = `${EMAIL}/${s.cid}`;
   try {
     await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
-    await server.waitFor((l) => l === "JOIN #chan");
-    await server.send(":alice!alice@host JOIN #chan");
-    await server.send(":irc.hostile.test 353 alice = #chan :alice bob");
-    await server.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
+    await answerJoin(server);
     await poll("alice is in #chan", async () => {
       const r = await s.api.get("/api/conversations");
       return r.body.conversations.some((c: { name: string }) => c.name === "#chan");

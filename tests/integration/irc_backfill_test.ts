@@ -7,7 +7,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncerOn } from "../support/bouncer.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
-import { type HostileClient, startHostileIrc } from "../support/hostile_irc.ts";
+import { answerJoin, startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
 
 const CAPS = ["draft/chathistory", "batch", "server-time", "message-tags"];
@@ -30,19 +30,13 @@ Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps 
     );
     return r.body.messages ?? [];
   };
-  const joined = async (c: HostileClient) => {
-    await c.waitFor((l) => l === "JOIN #chan");
-    await c.send(":alice!alice@host JOIN #chan");
-    await c.send(":irc.hostile.test 353 alice = #chan :alice bob");
-    await c.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
-  };
   let client: BouncerClient | undefined;
   // What a browser's socket would be told.
   const told: { event: string; message?: string }[] = [];
   const unsubscribe = s.app.deps.bus.subscribe(1, (ev) => void told.push(ev as typeof told[0]));
   try {
     await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
-    await joined(server);
+    await answerJoin(server);
     // The server's clock runs ahead of Parley's: its time for this line will lie in the gap.
     const before = new Date(Date.now() + 1500).toISOString();
     await server.send(`@time=${before};msgid=m1 :bob!b@h PRIVMSG #chan :said live`);
@@ -85,7 +79,7 @@ Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps 
       text: "psst, a private word",
     });
     server = await irc.registered();
-    await joined(server);
+    await answerJoin(server);
 
     await poll(
       "the gap's lines are stored",
@@ -145,15 +139,9 @@ Deno.test("irc backfill: a server that answers past what was asked is not follow
   const irc = startHostileIrc({ caps: CAPS, history: { limit: 3, unbounded: true } });
   const s = await setupBouncerOn(irc.url);
   let server = await irc.registered();
-  const joined = async (c: HostileClient) => {
-    await c.waitFor((l) => l === "JOIN #chan");
-    await c.send(":alice!alice@host JOIN #chan");
-    await c.send(":irc.hostile.test 353 alice = #chan :alice bob");
-    await c.send(":irc.hostile.test 366 alice #chan :End of /NAMES list.");
-  };
   try {
     await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
-    await joined(server);
+    await answerJoin(server);
     await server.send(":bob!b@h PRIVMSG #chan :said live");
     irc.delayWelcome(2500);
     server.close();
@@ -169,7 +157,7 @@ Deno.test("irc backfill: a server that answers past what was asked is not follow
       });
     }
     server = await irc.registered();
-    await joined(server);
+    await answerJoin(server);
     const asked = await server.waitFor((l) => l.startsWith("CHATHISTORY BETWEEN #chan"));
     assert(asked.endsWith(" 3"), asked);
     await poll("the first three stored", async () => {

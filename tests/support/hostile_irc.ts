@@ -83,6 +83,21 @@ export interface RememberedLine {
 }
 
 const SERVER = "irc.hostile.test";
+
+/**
+ * Answers the user's next JOIN of `channel` as a server does: the JOIN, the names (`members`,
+ * the user among them), their end.
+ */
+export async function answerJoin(
+  c: HostileClient,
+  channel = "#chan",
+  members = "alice bob",
+): Promise<void> {
+  await c.waitFor((l) => l.startsWith("JOIN ") && l.split(" ")[1] === channel);
+  await c.send(`:alice!alice@host JOIN ${channel}`);
+  await c.send(`:${SERVER} 353 alice = ${channel} :${members}`);
+  await c.send(`:${SERVER} 366 alice ${channel} :End of /NAMES list.`);
+}
 const encoder = new TextEncoder();
 
 /** Starts the server on 127.0.0.1 on a free port. */
