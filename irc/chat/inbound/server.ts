@@ -1,7 +1,7 @@
 /**
  * The server speaking: its greeting (001-004) and MOTD in the server conversation, its refusals
- * (answers.ts's ERRORS) there and on the bus, the PREFIX it ranks members by, and the account
- * login.
+ * (answers.ts's ERRORS, and standard replies: FAIL, WARN, NOTE) there and on the bus, the PREFIX
+ * it ranks members by, and the account login.
  */
 import { infoStateEvent } from "../../resources.ts";
 import type { Handler, HandlerTable, Inbound } from "./context.ts";
@@ -76,7 +76,34 @@ const refused: Handler = async (cx, m, ts) => {
   });
 };
 
+/** Most characters of a standard reply's description kept. */
+const MAX_DESCRIPTION = 512;
+
+/**
+ * A standard reply (`FAIL NICK NICKNAME_RESERVED bob :Nickname is reserved`): "NICK: Nickname is
+ * reserved" in the server conversation, as a numeric refusal is; a FAIL also on the bus, in the
+ * channel its context names or where the user is. The answers to Parley's own CHATHISTORY are
+ * its own (backfill.ts): nobody asked them.
+ */
+const standardReply: Handler = async (cx, m, ts) => {
+  const [command = "*", code = ""] = m.params;
+  if (command === "CHATHISTORY" || m.params.length < 3) return;
+  const description = last(m).replace(/[\x00-\x1f]/g, " ").trim().slice(0, MAX_DESCRIPTION) || code;
+  await cx.server(command === "*" ? description : `${command}: ${description}`, ts);
+  if (m.command !== "FAIL") return;
+  const channel = m.params.slice(2, -1).find((p) => cx.conn.isChannel(p));
+  cx.publish({
+    type: "error",
+    conversation_id: channel ? cx.convId(channel) : "",
+    message: description,
+    error: code.toLowerCase().slice(0, 64),
+  });
+};
+
 export const SERVER: HandlerTable = {
+  FAIL: standardReply,
+  WARN: standardReply,
+  NOTE: standardReply,
   [RPL_WELCOME]: greeting,
   [RPL_YOURHOST]: greeting,
   [RPL_CREATED]: greeting,

@@ -193,6 +193,30 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       assertEquals(conn.info.prefix, "(o)@");
       assertEquals(seen.filter((e) => e.event === "state" && e.type === "info").length, 1);
     });
+
+    await t.step("standard replies: in the server conversation; a FAIL on the bus", async () => {
+      const from = seen.length;
+      line(":irc.test FAIL NICK NICKNAME_RESERVED bob :Nickname is reserved by an account");
+      line(":irc.test WARN REHASH CERTS_EXPIRED :Certificate [xyz] has expired");
+      line(":irc.test FAIL JOIN CHANNEL_RENAMED #old #new :The channel was renamed");
+      // The answer to Parley's own history query (backfill.ts) is nobody's news.
+      line(":irc.test FAIL CHATHISTORY INVALID_TARGET #gone :Messages could not be retrieved");
+      await settle();
+      const server = (await store.conversations.get(record.id, ""))!;
+      const page = await store.messages.historyOf(server.id, { limit: 10 });
+      assertEquals(page.messages.slice(-3).map((m) => m.message), [
+        "NICK: Nickname is reserved by an account",
+        "REHASH: Certificate [xyz] has expired",
+        "JOIN: The channel was renamed",
+      ]);
+      const errors = seen.slice(from).flatMap((e) =>
+        e.event === "state" && e.type === "error" ? [[e.conversation_id, e.error, e.message]] : []
+      );
+      assertEquals(errors, [
+        ["", "nickname_reserved", "Nickname is reserved by an account"],
+        ["#old", "channel_renamed", "The channel was renamed"],
+      ]);
+    });
   } finally {
     await store.close();
     await Deno.remove(dir, { recursive: true });
@@ -211,7 +235,8 @@ Deno.test("inbound: the table is keyed by IRC command or numeric, one handler ea
   }
   // Handled by two concerns: the welcome (the greeting, then the gap marker), the refusals of
   // a join (said in the server conversation, then the channel no longer looks joined), and the
-  // end of the MOTD and of a join's names (then a gap's history is asked of the server).
+  // end of the MOTD and of a join's names (then a gap's history is asked of the server), and a
+  // FAIL (shown; one answering that history is nobody's news).
   const names = HANDLERS.flatMap((table) => Object.keys(table));
   const twice = names.filter((n, i) => names.indexOf(n) !== i);
   assertEquals(
@@ -221,6 +246,7 @@ Deno.test("inbound: the table is keyed by IRC command or numeric, one handler ea
       RPL_ENDOFMOTD,
       ERR_NOMOTD,
       RPL_ENDOFNAMES,
+      "FAIL",
       ERR_CHANNELISFULL,
       ERR_INVITEONLYCHAN,
       ERR_BANNEDFROMCHAN,
