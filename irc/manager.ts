@@ -152,7 +152,7 @@ export class IrcManager implements IrcControl {
       retry: (conn) => this.#awaitTurn(conn),
       gone: (conn) => this.#outlet?.gone(conn),
       wrote: (conn, target, origin) => this.#outlet?.wrote?.(conn, target, origin),
-      clientsAnswerCtcp: (conn) => this.#outlet?.attached?.(conn) ?? false,
+      clientsAttached: (conn) => this.#outlet?.attached?.(conn) ?? false,
       nickTaken: (conn, nick) => {
         this.#keepNick(conn.record, nick).catch((err) => {
           log.warn("nick not kept", { connection: conn.id, error: String(err) });

@@ -68,10 +68,11 @@ export interface ConnectionListener {
    */
   wrote?(conn: IrcConnection, target: string, origin: string | undefined): void;
   /**
-   * Whether IRC clients attached to the connection answer CTCP requests themselves: Parley then
-   * does not answer too (the asker would get one answer more than there are clients).
+   * Whether IRC clients are attached to the connection through the listener: they answer CTCP
+   * requests themselves (Parley answering too would give the asker one answer more than there
+   * are clients), and a reply nothing handles is likely one of theirs.
    */
-  clientsAnswerCtcp?(conn: IrcConnection): boolean;
+  clientsAttached?(conn: IrcConnection): boolean;
   /** The server gave the user the nick they asked for (`askNick`): it is the one wanted now. */
   nickTaken?(conn: IrcConnection, nick: string): void;
 }
@@ -527,7 +528,7 @@ export class IrcConnection {
     if (!nick) return;
     const body = text.slice(1, -1);
     const type = body.split(" ")[0].toUpperCase();
-    if (type === "ACTION" || this.#listener.clientsAnswerCtcp?.(this)) return;
+    if (type === "ACTION" || this.clientsAttached()) return;
     const answer = ctcpAnswer(type, body.slice(type.length + 1), this.#version);
     // Anyone can ask: past the budget requests go unanswered rather than flood the server.
     if (!answer || this.#ctcpBucket.take() > 0) return;
@@ -652,6 +653,11 @@ export class IrcConnection {
    */
   members(channel: string): Promise<{ nick: string; modes: string[] }[] | undefined> {
     return this.#inbound?.members(channel) ?? Promise.resolve(undefined);
+  }
+
+  /** Whether IRC clients are attached to the connection through the listener. */
+  clientsAttached(): boolean {
+    return this.#listener.clientsAttached?.(this) ?? false;
   }
 
   /** Whether someone shares a channel with the user, as far as this connection has seen. */

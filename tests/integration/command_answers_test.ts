@@ -2,7 +2,8 @@
 /**
  * Commands that answer, against a real ngircd: `/topic` and `/mode` alone tell the current topic
  * and modes, `/invite` says the server confirmed, `/join name` joins `#name`, `/msg` to a nick
- * nobody has leaves no conversation behind, and one to a service opens none.
+ * nobody has leaves no conversation behind, one to a service opens none, and `/quote`'s answers
+ * that nothing else takes are shown.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
@@ -83,6 +84,17 @@ Deno.test("commands answer: /topic, /mode, /invite, /join name, /msg to nobody",
       [["alice", "identify s3cret"], ["NickServ", "You are now identified."]],
     );
     assert(!(await conversations()).includes("nickserv"), "no conversation of its own");
+
+    // A raw line's answer that nothing else handles (ngircd's 391 to TIME, its 481 to KILL) is
+    // shown in the server's conversation, as Convos shows it.
+    await send("/quote TIME");
+    await send("/quote KILL bob :no");
+    await poll("the answers in the server's conversation", async () => {
+      const lines = await server_();
+      return lines.some((m) => m.type === "error" && /permission denied/i.test(m.message));
+    });
+    const time = (await server_()).find((m) => m.type === "notice" && /^irc\.\S+ /.test(m.message));
+    assert(time, "the server's time");
   } finally {
     await services?.close();
     await bob?.close();

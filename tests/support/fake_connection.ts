@@ -56,5 +56,6 @@ export function fakeConnection(
     same: (a: string, b: string) => ircLower(a) === ircLower(b),
     // No regain runs here: every refusal is an answer to someone else's NICK.
     refusesRegain: () => false,
+    clientsAttached: () => false,
   };
 }

@@ -19,7 +19,7 @@ import { CHANNEL } from "./channel.ts";
 import { type Handler, type HandlerTable, inbound } from "./context.ts";
 import { MEMBERSHIP, prefixOf } from "./membership.ts";
 import { Replies } from "./replies.ts";
-import { SERVER } from "./server.ts";
+import { SERVER, showsUnhandled, unhandled } from "./server.ts";
 import { TAGS } from "./tags.ts";
 import { GAP, watchForGap } from "./gap.ts";
 import { BACKFILL, historyOf } from "./backfill.ts";
@@ -114,8 +114,12 @@ export function attachInbound(
       const gathered = replies.gather(m);
       const got = gathered ? undefined : replies.end(m);
       // Answers are told now, in the server's order (answers.ts); registration tells its own.
+      let answered = false;
       if (!gathered && !registration) {
-        for (const [event, ev] of answersOf(m, got, answers, prefix)) client.emit(event, ev);
+        for (const [event, ev] of answersOf(m, got, answers, prefix)) {
+          client.emit(event, ev);
+          answered = true;
+        }
       }
       // Parley's own try to regain the wanted nick, refused while someone holds it: tried again
       // in a minute, and said to no one each time (not in history, nor to an IRC client).
@@ -124,7 +128,11 @@ export function attachInbound(
       // nothing handles it, and no IRC client is sent it.
       const past = m.tags.has("batch") && m.command !== "PRIVMSG" && m.command !== "NOTICE" &&
         historyOf(cx, m) !== undefined;
-      const handler = gathered || own || past ? undefined : COMMANDS.get(m.command);
+      const handler = gathered || own || past ? undefined : COMMANDS.get(m.command) ??
+        // A numeric nothing takes: shown, as Convos shows it (server.ts).
+        (!answered && !registration && got === undefined && showsUnhandled(cx, m)
+          ? unhandled
+          : undefined);
       const out: LineOut | undefined = outlet()
         ? {
           message: m,

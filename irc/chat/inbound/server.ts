@@ -7,12 +7,19 @@ import { infoStateEvent } from "../../resources.ts";
 import type { Handler, HandlerTable, Inbound } from "./context.ts";
 import type { IrcMessage as Message } from "../../protocol/message.ts";
 import {
+  ERR_MONLISTFULL,
   ERR_NOMOTD,
   RPL_CREATED,
+  RPL_CREATIONTIME,
+  RPL_ENDOFMONLIST,
   RPL_ENDOFMOTD,
   RPL_ISUPPORT,
+  RPL_LISTSTART,
   RPL_LOGGEDIN,
   RPL_LOGGEDOUT,
+  RPL_MONLIST,
+  RPL_MONOFFLINE,
+  RPL_MONONLINE,
   RPL_MOTD,
   RPL_MYINFO,
   RPL_WELCOME,
@@ -74,6 +81,43 @@ const refused: Handler = async (cx, m, ts) => {
     message: String(ev.reason ?? ev.error),
     error: ev.error ?? "",
   });
+};
+
+/**
+ * Numerics nothing handles that answer Parley's own queries (a channel's creation time after its
+ * modes, the header of /list's table) or the listener's clients (MONITOR): never shown.
+ */
+const QUIET = new Set([
+  RPL_CREATIONTIME,
+  RPL_LISTSTART,
+  RPL_MONONLINE,
+  RPL_MONOFFLINE,
+  RPL_MONLIST,
+  RPL_ENDOFMONLIST,
+  ERR_MONLISTFULL,
+]);
+
+/**
+ * Whether a numeric no handler takes is shown (`unhandled`): one the server sends once the
+ * connection is registered, not a quiet one, while no IRC client is attached through the listener (an answer is
+ * then likely one of theirs, and goes to whoever asked).
+ */
+export function showsUnhandled(cx: Inbound, m: Message): boolean {
+  return /^\d{3}$/.test(m.command) && !QUIET.has(m.command) && cx.conn.state === "connected" &&
+    !cx.conn.clientsAttached();
+}
+
+/**
+ * A numeric nothing else takes (the answer to a `/quote`, the server's user counts at connect),
+ * in the server conversation as Convos shows it: its parameters after the user's nick, an error
+ * from 400 to 599.
+ */
+export const unhandled: Handler = (cx, m, ts) => {
+  const params = cx.conn.isMe(m.params[0]) || m.params[0] === "*" ? m.params.slice(1) : m.params;
+  const text = params.join(" ").replace(/[\x00-\x1f]/g, " ").trim().slice(0, 1024);
+  if (!text) return;
+  const code = Number(m.command);
+  return cx.server(text, ts, code >= 400 && code < 600 ? "error" : "notice");
 };
 
 /** Most characters of a standard reply's description kept. */

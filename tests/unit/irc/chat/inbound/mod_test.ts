@@ -194,6 +194,33 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       assertEquals(seen.filter((e) => e.event === "state" && e.type === "info").length, 1);
     });
 
+    await t.step("a numeric nothing takes is shown in the server conversation", async () => {
+      const registered = conn as unknown as { clientsAttached(): boolean };
+      const server = async () => {
+        const conv = (await store.conversations.get(record.id, ""))!;
+        const page = await store.messages.historyOf(conv.id, { limit: 50 });
+        return page.messages.map((m) => [m.type, m.message]);
+      };
+      const before = (await server()).length;
+      line(":irc.test 391 alice irc.test :Wednesday December 2 2026 -- 12:00 +00:00");
+      line(":irc.test 481 alice :Permission Denied- You're not an IRC operator");
+      // Quiet: the creation time Parley's own MODE after a join brings.
+      line(":irc.test 329 alice #test 1700000000");
+      // Told as an answer (a topic): not again as text.
+      line(":irc.test 332 alice #test :the topic");
+      await settle();
+      assertEquals((await server()).slice(before), [
+        ["notice", "irc.test Wednesday December 2 2026 -- 12:00 +00:00"],
+        ["error", "Permission Denied- You're not an IRC operator"],
+      ]);
+      // With IRC clients attached, such a line is likely one of theirs: relayed, not shown.
+      registered.clientsAttached = () => true;
+      line(":irc.test 391 alice irc.test :Wednesday December 2 2026 -- 12:01 +00:00");
+      await settle();
+      registered.clientsAttached = () => false;
+      assertEquals((await server()).length, before + 2);
+    });
+
     await t.step("standard replies: in the server conversation; a FAIL on the bus", async () => {
       const from = seen.length;
       line(":irc.test FAIL NICK NICKNAME_RESERVED bob :Nickname is reserved by an account");
