@@ -29,10 +29,11 @@ Deno.test("web client: a gap's lines from the server's history are shown in thei
     await assertOnScreen(page, page.locator(".line", { hasText: "before the gap" }));
 
     // Down for more than a second; the server keeps what bob said meanwhile.
-    irc.delayWelcome(2500);
+    // Long enough that the line said in it comes well after Parley saw the connection go.
+    irc.delayWelcome(4000);
     up.close();
     irc.remember({
-      time: new Date(Date.now() + 200).toISOString(),
+      time: new Date(Date.now() + 1500).toISOString(),
       msgid: "kept1",
       source: "bob!bob@host",
       command: "PRIVMSG",

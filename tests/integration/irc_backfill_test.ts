@@ -9,6 +9,7 @@ import { EMAIL, PASSWORD, setupBouncerOn } from "../support/bouncer.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
 import { answerJoin, startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
+import type { ApiClient } from "../support/api.ts";
 
 const CAPS = ["draft/chathistory", "batch", "server-time", "message-tags"];
 
@@ -18,6 +19,15 @@ interface Line {
   ts: string;
   type: string;
   highlight?: boolean;
+}
+
+/** Waits until Parley has seen its connection go down. */
+async function down(s: { api: ApiClient; cid: string }): Promise<void> {
+  await poll("the connection is down", async () => {
+    const r = await s.api.get("/api/connections");
+    const c = r.body.connections.find((c: { connection_id: string }) => c.connection_id === s.cid);
+    return c?.state !== "connected";
+  });
 }
 
 Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps history", async () => {
@@ -60,6 +70,8 @@ Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps 
     // after it): the server keeps what was said meanwhile.
     irc.delayWelcome(2500);
     server.close();
+    // The gap starts when Parley sees the connection go: the lines said in it come after that.
+    await down(s);
     const at = (ms: number) => new Date(Date.now() + ms).toISOString();
     const missed = [
       { time: at(100), msgid: "m2", text: "said while you were away" },
@@ -145,6 +157,7 @@ Deno.test("irc backfill: a server that answers past what was asked is not follow
     await server.send(":bob!b@h PRIVMSG #chan :said live");
     irc.delayWelcome(2500);
     server.close();
+    await down(s);
     const base = Date.now();
     for (let i = 1; i <= 6; i++) {
       irc.remember({
