@@ -62,6 +62,14 @@ export class IrcClient {
     transport.connect();
   }
 
+  /**
+   * When the server last sent anything (ms since the epoch; 0 before it did): a connection that
+   * died silently was gone from then, not from when its silence was noticed.
+   */
+  get lastRead(): number {
+    return this.#transport?.lastRead ?? 0;
+  }
+
   /** Writes one line; before the socket is open, or after it closed, the line is dropped. */
   raw(line: string): void {
     if (this.#open) this.#transport!.writeLine(line);

@@ -126,6 +126,8 @@ export class LineTransport extends EventEmitter {
   #burst = false;
   /** Reading is paused because the queue is full. */
   #paused = false;
+  /** When the server last sent anything (ms since the epoch; 0 before it did). */
+  lastRead = 0;
   /** The socket closed; "close" is emitted once the queue is processed. */
   #closedWith: Error | false | undefined;
   /** Bumped on every connect and dispose, so a late DNS answer knows it is stale. */
@@ -217,6 +219,7 @@ export class LineTransport extends EventEmitter {
    * string (a decoder call and a copy per line cost more than the rest of reading).
    */
   #data(chunk: Uint8Array): void {
+    this.lastRead = Date.now();
     idleGc.read(chunk.length);
     ircLines.reads++;
     let last = chunk.lastIndexOf(0x0a);

@@ -34,6 +34,8 @@ export function fakeConnection(
   tokens: string[] = [],
 ) {
   const upstream = new UpstreamState();
+  /** The lines Parley's own handlers sent the server (`send`). */
+  const sent: string[] = [];
   upstream.see(parseMessage(":irc.example.test 001 alice :Welcome")!);
   if (tokens.length) {
     upstream.see(parseMessage(`:irc.example.test 005 alice ${tokens.join(" ")} :are supported`)!);
@@ -57,5 +59,10 @@ export function fakeConnection(
     // No regain runs here: every refusal is an answer to someone else's NICK.
     refusesRegain: () => false,
     clientsAttached: () => false,
+    sent,
+    send: (line: string) => {
+      sent.push(line);
+      return Promise.resolve();
+    },
   };
 }

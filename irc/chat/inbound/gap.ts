@@ -18,6 +18,11 @@ const STARTED = nowMicros();
 
 /** When each connection last went down while this process ran. */
 const wentDown = new WeakMap<IrcConnection, number>();
+/**
+ * When each connection last heard its server before it went down (µs): a connection that died
+ * silently (a ping timeout notices it minutes later) missed what was said from then.
+ */
+const lastHeard = new WeakMap<IrcConnection, number>();
 /** Each connection's client that registered and has not gone down yet. */
 const upClient = new WeakMap<IrcConnection, IrcClient>();
 
@@ -29,7 +34,11 @@ export function watchForGap(conn: IrcConnection, client: IrcClient): void {
   const down = (was: IrcClient) => {
     if (upClient.get(conn) !== was) return;
     upClient.delete(conn);
-    wentDown.set(conn, nowMicros());
+    const now = nowMicros();
+    wentDown.set(conn, now);
+    const heard = was.lastRead * 1000;
+    if (heard > 0 && heard < now) lastHeard.set(conn, heard);
+    else lastHeard.delete(conn);
   };
   const previous = upClient.get(conn);
   if (previous) down(previous);
@@ -79,9 +88,14 @@ export const GAP: HandlerTable = {
     }))
       .filter((c) => isListed(c) || c.conversationId === "");
     const start = await gapStart(cx, listed, end);
+    const heard = wentDown.has(conn) ? lastHeard.get(conn) : undefined;
     wentDown.delete(conn);
+    lastHeard.delete(conn);
     if (start === undefined || start >= end) return;
-    fillGap(conn, start, end, listed.map((c) => c.conversationId));
+    // The server's history is asked from when it was last heard: what was said while the
+    // silence went unnoticed was missed too.
+    const from = heard !== undefined && heard < start ? heard : start;
+    fillGap(conn, from, end, listed.map((c) => c.conversationId));
     const text = gapText(start, end);
     for (const conv of listed.filter(isListed)) {
       const { ts } = await deps.store.messages.append({

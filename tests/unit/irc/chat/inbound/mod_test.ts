@@ -250,6 +250,35 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
   }
 });
 
+Deno.test("inbound: a gap's history is asked from when the server was last heard", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "parley-inbound-" });
+  const store = await openStore(dir);
+  try {
+    const { record } = await aliceRecord(store);
+    const { client, conn, settle, line } = attached(store, record, new EventBus(), []);
+    conn.upstream.see(
+      parseMessage(":irc.example.test CAP alice ACK :draft/chathistory batch server-time")!,
+    );
+    const asked = (from: number) =>
+      conn.sent.find((l) => l.startsWith("CHATHISTORY TARGETS"))?.split(" ")[2] ===
+        `timestamp=${new Date(from).toISOString()}`;
+    // Registered, then silent for a while before the socket was seen to close (a ping timeout):
+    // what was said from the last line heard was missed.
+    client.emit("registered");
+    const heard = Date.now() - 90_000;
+    (client as unknown as { lastRead: number }).lastRead = heard;
+    client.emit("socket close", new Error("Ping timeout"));
+    await new Promise((r) => setTimeout(r, 5));
+    line(":irc.example.test 001 alice :Welcome back");
+    line(":irc.example.test 422 alice :MOTD File is missing");
+    await settle();
+    assert(asked(heard), conn.sent.join("\n"));
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("inbound: the table is keyed by IRC command or numeric, one handler each", () => {
   for (const command of COMMANDS.keys()) {
     assert(/^(?:[A-Z]+|\d{3})$/.test(command), `not a command: ${command}`);
