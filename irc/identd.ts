@@ -16,6 +16,12 @@ const MAX_QUESTION = 1000;
 const QUESTION_MS = 10_000;
 /** Questions answered at once; more are closed unanswered (a server asks once per connect). */
 const MAX_OPEN = 64;
+/**
+ * How long a question about a connection not held yet waits for it: the server may ask before
+ * the socket's thread has told this one that the connection is open (both race on a busy
+ * machine), and servers wait seconds for an answer.
+ */
+const HOLD_WAIT_MS = 2_000;
 
 /** What an ident answer may carry: the letters of a Unix username, at most 32. */
 function identOf(username: string): string | undefined {
@@ -30,6 +36,8 @@ function identOf(username: string): string | undefined {
 export class IdentTable {
   /** `address localPort,remotePort` to the username (an object: a later holder is not undone). */
   #held = new Map<string, { ident: string }>();
+  /** Questions waiting for their connection to be held, by key (at most the questions open). */
+  #waiting = new Map<string, Set<() => void>>();
 
   /**
    * A connection to `address` from our `localPort` to its `remotePort` is open, registered as
@@ -41,6 +49,8 @@ export class IdentTable {
     const key = `${plainAddress(address)} ${localPort},${remotePort}`;
     const entry = { ident };
     this.#held.set(key, entry);
+    for (const wake of this.#waiting.get(key) ?? []) wake();
+    this.#waiting.delete(key);
     return () => {
       if (this.#held.get(key) === entry) this.#held.delete(key);
     };
@@ -49,6 +59,27 @@ export class IdentTable {
   /** The ident of the connection from our `localPort` to `remotePort` of the server at `from`. */
   lookup(from: string, localPort: number, remotePort: number): string | undefined {
     return this.#held.get(`${plainAddress(from)} ${localPort},${remotePort}`)?.ident;
+  }
+
+  /**
+   * Resolves once the connection from our `localPort` to `remotePort` of `from` is held, or
+   * after `ms`: whether it is.
+   */
+  held(from: string, localPort: number, remotePort: number, ms: number): Promise<boolean> {
+    if (this.lookup(from, localPort, remotePort)) return Promise.resolve(true);
+    const key = `${plainAddress(from)} ${localPort},${remotePort}`;
+    return new Promise((resolve) => {
+      let waiters = this.#waiting.get(key);
+      if (!waiters) this.#waiting.set(key, waiters = new Set());
+      const done = () => {
+        clearTimeout(timer);
+        waiters!.delete(done);
+        if (!waiters!.size && this.#waiting.get(key) === waiters) this.#waiting.delete(key);
+        resolve(!!this.lookup(from, localPort, remotePort));
+      };
+      const timer = setTimeout(done, ms);
+      waiters.add(done);
+    });
   }
 
   /** Connections held. */
@@ -89,9 +120,9 @@ export function serveIdent(
   table: IdentTable,
   hostname: string,
   port: number,
-  bounds: { questionMs?: number; maxOpen?: number } = {},
+  bounds: { questionMs?: number; maxOpen?: number; holdWaitMs?: number } = {},
 ): Identd {
-  const { questionMs = QUESTION_MS, maxOpen = MAX_OPEN } = bounds;
+  const { questionMs = QUESTION_MS, maxOpen = MAX_OPEN, holdWaitMs = HOLD_WAIT_MS } = bounds;
   const listener = Deno.listen({ hostname, port, transport: "tcp" });
   const open = new Set<Deno.Conn>();
   const answer = async (conn: Deno.Conn) => {
@@ -107,8 +138,12 @@ export function serveIdent(
         got += n;
         end = buf.subarray(0, got).indexOf(0x0a);
       }
-      const question = new TextDecoder().decode(buf.subarray(0, end < 0 ? got : end));
-      const reply = identAnswer(table, from, question.replace(/\r$/, ""));
+      const question = new TextDecoder().decode(buf.subarray(0, end < 0 ? got : end))
+        .replace(/\r$/, "");
+      // A connection being opened now may not be held yet: its question waits for it.
+      const ports = /^\s*(\d{1,5})\s*,\s*(\d{1,5})\s*$/.exec(question);
+      if (ports) await table.held(from, Number(ports[1]), Number(ports[2]), holdWaitMs);
+      const reply = identAnswer(table, from, question);
       await conn.write(new TextEncoder().encode(reply + "\r\n"));
     } catch (err) {
       // Closed by the timer, or by the asker: nothing to answer.

@@ -61,13 +61,24 @@ async function ask(port: number, question: string | undefined): Promise<string> 
 Deno.test("identd: the server on a socket, and its bounds", async () => {
   const table = new IdentTable();
   table.hold("127.0.0.1", 40001, 6667, "alice");
-  const server = serveIdent(table, "127.0.0.1", 0, { questionMs: 300, maxOpen: 2 });
+  const server = serveIdent(table, "127.0.0.1", 0, {
+    questionMs: 1000,
+    maxOpen: 2,
+    holdWaitMs: 200,
+  });
   try {
     assertEquals(
       await ask(server.port, "40001 , 6667\r\n"),
       "40001 , 6667 : USERID : UNIX : alice\r\n",
     );
     assertEquals(await ask(server.port, "40001 , 6668\n"), "40001 , 6668 : ERROR : NO-USER\r\n");
+    // Asked before the connection is held (the socket's thread has not told of it yet): the
+    // question waits for it.
+    const early = ask(server.port, "40002 , 6667\n");
+    await new Promise((r) => setTimeout(r, 50));
+    const release = table.hold("127.0.0.1", 40002, 6667, "bob");
+    assertEquals(await early, "40002 , 6667 : USERID : UNIX : bob\r\n");
+    release();
     // A line past the bound is not read to its end: what was read is no question.
     assertEquals(await ask(server.port, "4".repeat(5000)), "0 , 0 : ERROR : INVALID-PORT\r\n");
     // One that never asks is closed unanswered (else this would wait for the test's end).
