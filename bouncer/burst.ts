@@ -68,8 +68,7 @@ export async function burstLines(
   const nick = hub.nick;
   const s = hub.state;
   const out: string[] = [];
-  const num = (code: string, ...params: string[]) =>
-    out.push(formatMessage({ prefix: SERVER_NAME, command: code, params: [nick, ...params] }));
+  const num = (code: string, ...params: string[]) => out.push(numericLine(nick, code, ...params));
   num(RPL_WELCOME, `Welcome to Parley, ${nick}`);
   num(RPL_YOURHOST, `Your host is ${SERVER_NAME}, relaying ${s.server || "an IRC server"}`);
   num(RPL_CREATED, "This server is Parley, a bouncer with a web client");
@@ -118,8 +117,7 @@ export async function channelBurst(
   const ch = s.channel(channel);
   const out: string[] = [];
   if (!ch) return out;
-  const num = (code: string, ...params: string[]) =>
-    out.push(formatMessage({ prefix: SERVER_NAME, command: code, params: [nick, ...params] }));
+  const num = (code: string, ...params: string[]) => out.push(numericLine(nick, code, ...params));
   const me = s.sourceOf(nick, SERVER_NAME);
   const prefix = /^\(([^)]*)\)(.*)$/.exec(s.isupportValue("PREFIX") ?? "(ov)@+");
   /** A member's prefix symbols (strongest first) from its mode letters. */
@@ -163,10 +161,14 @@ export async function channelBurst(
   return out;
 }
 
+/** A numeric from Parley to the client known as `nick`. */
+export function numericLine(nick: string, code: string, ...params: string[]): string {
+  return formatMessage({ prefix: SERVER_NAME, command: code, params: [nick, ...params] });
+}
+
 /** The burst of a client that manages networks and is bound to none. */
 export function controlBurst(nick: string, version: string, extra: string[] = []): string[] {
-  const num = (code: string, ...params: string[]) =>
-    formatMessage({ prefix: SERVER_NAME, command: code, params: [nick, ...params] });
+  const num = (code: string, ...params: string[]) => numericLine(nick, code, ...params);
   return [
     num(RPL_WELCOME, `Welcome to Parley, ${nick}`),
     num(RPL_YOURHOST, `Your host is ${SERVER_NAME}`),

@@ -16,7 +16,7 @@ import { changeDetach } from "./detached.ts";
 import { MONITOR_CAP, MonitorLists, targetLines } from "./monitor.ts";
 import { webpushCommand } from "./webpush.ts";
 import { refusalText, type Session } from "./session.ts";
-import { SERVER_NAME } from "./burst.ts";
+import { numericLine, SERVER_NAME } from "./burst.ts";
 import { actionText, isCtcp } from "../irc/protocol/ctcp.ts";
 import { CHANNEL_LISTS, listMode } from "../irc/channel_lists.ts";
 import type { Hub } from "./relay.ts";
@@ -208,7 +208,7 @@ function mode(s: Session, m: IrcMessage): Promise<void> {
     : undefined;
   if (!ch || s.linesWaiting) return upstream(s, m);
   const said = (command: string, params: readonly string[]) =>
-    formatMessage({ prefix: SERVER_NAME, command, params: [s.target, ch.name, ...params] });
+    numericLine(s.target, command, ch.name, ...params);
   if (asked !== undefined) {
     const list = listMode(asked);
     const entries = list && ch.lists?.[list];
@@ -234,8 +234,7 @@ function monitor(s: Session, m: IrcMessage): Promise<void> | void {
   if (!hub?.state.isupportHas("MONITOR") || !["+", "-", "C", "L", "S"].includes(sub)) {
     return upstream(s, m);
   }
-  const said = (code: string, ...params: string[]) =>
-    formatMessage({ prefix: SERVER_NAME, command: code, params: [s.target, ...params] });
+  const said = (code: string, ...params: string[]) => numericLine(s.target, code, ...params);
   const each = (code: string, targets: string[]) => targetLines(targets).map((t) => said(code, t));
   const targets = MonitorLists.targets(m.params[1]);
   switch (sub) {

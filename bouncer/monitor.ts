@@ -14,6 +14,7 @@ export const MONITOR_CAP = 1_000;
 const MAX_TARGET = 64;
 /** Bytes of targets in one line Parley writes (a line is 512 with its command and nick). */
 const TARGETS_PER_LINE = 400;
+const encoder = new TextEncoder();
 
 /** What a client's `MONITOR +` did. */
 interface Added {
@@ -61,13 +62,16 @@ export class MonitorLists<C> {
       if (!this.#asked.has(k)) {
         this.#asked.set(k, t);
         out.ask.push(t);
-      } else {
-        const s = this.#status.get(k);
-        if (s) out.online.push(s);
-        else if (s === null) out.offline.push(t);
-      }
+      } else this.#tell(k, t, out);
     }
     return out;
+  }
+
+  /** What the server last said of a nick, into `into`'s online or offline (nothing if unknown). */
+  #tell(k: string, nick: string, into: { online: string[]; offline: string[] }): void {
+    const s = this.#status.get(k);
+    if (s) into.online.push(s);
+    else if (s === null) into.offline.push(nick);
   }
 
   /** Takes nicks off a client's list: those nobody else watches, for the server to forget. */
@@ -91,7 +95,7 @@ export class MonitorLists<C> {
   #unwatched(folded: string[]): string[] {
     const forget: string[] = [];
     for (const k of folded) {
-      if ([...this.#lists.values()].some((l) => l.has(k))) continue;
+      if (this.#anyWatches(k)) continue;
       const nick = this.#asked.get(k);
       if (nick === undefined) continue;
       this.#asked.delete(k);
@@ -99,6 +103,11 @@ export class MonitorLists<C> {
       forget.push(nick);
     }
     return forget;
+  }
+
+  #anyWatches(k: string): boolean {
+    for (const list of this.#lists.values()) if (list.has(k)) return true;
+    return false;
   }
 
   /** Whether a client watches a nick. */
@@ -113,14 +122,9 @@ export class MonitorLists<C> {
 
   /** The known statuses of a client's nicks (`MONITOR S`); those not known yet come when told. */
   statuses(client: C): { online: string[]; offline: string[] } {
-    const online: string[] = [];
-    const offline: string[] = [];
-    for (const [k, nick] of this.#lists.get(client) ?? []) {
-      const s = this.#status.get(k);
-      if (s) online.push(s);
-      else if (s === null) offline.push(nick);
-    }
-    return { online, offline };
+    const out = { online: [] as string[], offline: [] as string[] };
+    for (const [k, nick] of this.#lists.get(client) ?? []) this.#tell(k, nick, out);
+    return out;
   }
 
   /**
@@ -177,15 +181,18 @@ export class MonitorLists<C> {
   }
 }
 
-/** Targets joined by commas, as few lines' worth as fit (each at most ~400 bytes). */
+/** Targets joined by commas, as few lines' worth as fit (each at most 400 bytes). */
 export function targetLines(targets: string[]): string[] {
   const out: string[] = [];
   let line = "";
+  let bytes = 0;
   for (const t of targets) {
-    if (line && line.length + 1 + t.length > TARGETS_PER_LINE) {
+    const size = encoder.encode(t).length;
+    if (line && bytes + 1 + size > TARGETS_PER_LINE) {
       out.push(line);
       line = "";
     }
+    bytes = line ? bytes + 1 + size : size;
     line = line ? `${line},${t}` : t;
   }
   if (line) out.push(line);

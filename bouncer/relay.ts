@@ -27,7 +27,7 @@ import type { Store } from "../store/mod.ts";
 import { type Pending, PendingReplies, replySpec, type Routed } from "./pending_replies.ts";
 import { UpstreamState } from "../irc/upstream_state.ts";
 import { actionWrap, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
-import { formatMessage, type IrcMessage, nickOf } from "../irc/protocol/message.ts";
+import { formatMessage, ircLine, type IrcMessage, nickOf } from "../irc/protocol/message.ts";
 import {
   ERR_BADCHANMASK,
   ERR_BADCHANNELKEY,
@@ -270,8 +270,6 @@ export class Hub {
   readonly monitor = new MonitorLists<Downstream>();
   /** The server registered again: the watched nicks are asked again once it is ready. */
   #monitorAgain = false;
-  /** Writes a line of Parley's own to the server (set by the first client that attaches). */
-  quote: ((line: string) => Promise<unknown>) | undefined;
 
   constructor(
     readonly userId: number,
@@ -484,12 +482,17 @@ export class Hub {
 
   /** Asks the server to watch nicks for the clients, or to forget them (MONITOR + or -). */
   watch(sign: "+" | "-", nicks: string[]): void {
-    if (!nicks.length || !this.quote) return;
+    if (!nicks.length || !this.conn) return;
+    // Asked again after the next registration, where a reconnect is what failed it.
+    const lost = (err: unknown) => log.debug("bouncer: MONITOR not sent", { error: String(err) });
     for (const t of targetLines(nicks)) {
-      this.quote(`MONITOR ${sign} ${t}`).catch((err) =>
-        // Asked again after the next registration, where a reconnect is what failed it.
-        log.debug("bouncer: MONITOR not sent", { error: String(err) })
-      );
+      try {
+        // With the clients' queries, behind what anyone says.
+        this.conn.send(ircLine("MONITOR", sign, t), { background: true }).catch(lost);
+      } catch (err) {
+        // A nick no line can carry.
+        lost(err);
+      }
     }
   }
 

@@ -451,8 +451,6 @@ export class Session {
     }
     const hub = this.cx.relay.hub(uid, login.connection.connectionId, login.connection.id);
     hub.recordNick = login.connection.nick;
-    const cid = login.connection.connectionId;
-    hub.quote ??= (line) => this.cx.irc.send(uid, cid, "", `/quote ${line}`, { background: true });
     this.hub = hub;
     await hub.loaded;
     const lines = await burstLines(

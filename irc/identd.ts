@@ -23,6 +23,16 @@ const MAX_OPEN = 64;
  */
 const HOLD_WAIT_MS = 2_000;
 
+/** A connection's key in the table: the server's address, our port, its port. */
+const keyOf = (address: string, localPort: number, remotePort: number) =>
+  `${plainAddress(address)} ${localPort},${remotePort}`;
+
+/** The two ports a question names (ours, then the server's), as written; undefined if not. */
+function portsOf(question: string): [number, number] | undefined {
+  const m = /^\s*(\d{1,5})\s*,\s*(\d{1,5})\s*$/.exec(question);
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
 /** What an ident answer may carry: the letters of a Unix username, at most 32. */
 function identOf(username: string): string | undefined {
   return username.replace(/[^A-Za-z0-9._-]/g, "").slice(0, 32) || undefined;
@@ -46,7 +56,7 @@ export class IdentTable {
   hold(address: string, localPort: number, remotePort: number, username: string): () => void {
     const ident = identOf(username);
     if (!ident) return () => {};
-    const key = `${plainAddress(address)} ${localPort},${remotePort}`;
+    const key = keyOf(address, localPort, remotePort);
     const entry = { ident };
     this.#held.set(key, entry);
     for (const wake of this.#waiting.get(key) ?? []) wake();
@@ -58,7 +68,7 @@ export class IdentTable {
 
   /** The ident of the connection from our `localPort` to `remotePort` of the server at `from`. */
   lookup(from: string, localPort: number, remotePort: number): string | undefined {
-    return this.#held.get(`${plainAddress(from)} ${localPort},${remotePort}`)?.ident;
+    return this.#held.get(keyOf(from, localPort, remotePort))?.ident;
   }
 
   /**
@@ -67,7 +77,7 @@ export class IdentTable {
    */
   held(from: string, localPort: number, remotePort: number, ms: number): Promise<boolean> {
     if (this.lookup(from, localPort, remotePort)) return Promise.resolve(true);
-    const key = `${plainAddress(from)} ${localPort},${remotePort}`;
+    const key = keyOf(from, localPort, remotePort);
     return new Promise((resolve) => {
       let waiters = this.#waiting.get(key);
       if (!waiters) this.#waiting.set(key, waiters = new Set());
@@ -95,15 +105,15 @@ export class IdentTable {
  * @internal test seam
  */
 export function identAnswer(table: IdentTable, from: string, question: string): string {
-  const m = /^\s*(\d{1,5})\s*,\s*(\d{1,5})\s*$/.exec(question);
-  if (!m) return "0 , 0 : ERROR : INVALID-PORT";
-  const [local, remote] = [Number(m[1]), Number(m[2])];
-  const ports = `${local} , ${remote}`;
+  const ports = portsOf(question);
+  if (!ports) return "0 , 0 : ERROR : INVALID-PORT";
+  const [local, remote] = ports;
+  const said = `${local} , ${remote}`;
   if (local < 1 || local > 65535 || remote < 1 || remote > 65535) {
-    return `${ports} : ERROR : INVALID-PORT`;
+    return `${said} : ERROR : INVALID-PORT`;
   }
   const ident = table.lookup(from, local, remote);
-  return ident ? `${ports} : USERID : UNIX : ${ident}` : `${ports} : ERROR : NO-USER`;
+  return ident ? `${said} : USERID : UNIX : ${ident}` : `${said} : ERROR : NO-USER`;
 }
 
 /** A running ident server. */
@@ -141,8 +151,8 @@ export function serveIdent(
       const question = new TextDecoder().decode(buf.subarray(0, end < 0 ? got : end))
         .replace(/\r$/, "");
       // A connection being opened now may not be held yet: its question waits for it.
-      const ports = /^\s*(\d{1,5})\s*,\s*(\d{1,5})\s*$/.exec(question);
-      if (ports) await table.held(from, Number(ports[1]), Number(ports[2]), holdWaitMs);
+      const ports = portsOf(question);
+      if (ports) await table.held(from, ...ports, holdWaitMs);
       const reply = identAnswer(table, from, question);
       await conn.write(new TextEncoder().encode(reply + "\r\n"));
     } catch (err) {

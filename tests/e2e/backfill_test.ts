@@ -7,7 +7,7 @@ import { assert } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
 import { answerJoin, startHostileIrc } from "../support/hostile_irc.ts";
 import { assertOnScreen, launchBrowser } from "../support/browser.ts";
-import { connect, deskPage, fillConnection, register } from "../support/chat_page.ts";
+import { deskPage, openConversation, registerAndConnect } from "../support/chat_page.ts";
 
 Deno.test("web client: a gap's lines from the server's history are shown in their place", async () => {
   const irc = startHostileIrc({
@@ -18,13 +18,15 @@ Deno.test("web client: a gap's lines from the server's history are shown in thei
   const browser = await launchBrowser();
   const { context, page, errors } = await deskPage(browser);
   try {
-    await register(page, server.url, { email: "ann@example.com", password: "ann's long password" });
-    await fillConnection(page, irc.port, { nick: "alice", channel: "#chan" });
-    await connect(page);
+    await registerAndConnect(page, server.url, irc.port, {
+      email: "ann@example.com",
+      password: "ann's long password",
+      nick: "alice",
+      channel: "#chan",
+    });
     let up = await irc.registered();
     await answerJoin(up);
-    await page.getByRole("link", { name: "#chan" }).click();
-    await page.waitForURL("**/chat/irc-localhost/%23chan");
+    await openConversation(page, "#chan");
     await up.send(":bob!bob@host PRIVMSG #chan :before the gap");
     await assertOnScreen(page, page.locator(".line", { hasText: "before the gap" }));
 

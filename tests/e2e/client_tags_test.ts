@@ -9,7 +9,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
 import { answerJoin, startHostileIrc } from "../support/hostile_irc.ts";
 import { assertOnScreen, launchBrowser, screenshot } from "../support/browser.ts";
-import { composer, connect, deskPage, fillConnection, register } from "../support/chat_page.ts";
+import { composer, deskPage, openConversation, registerAndConnect } from "../support/chat_page.ts";
 
 Deno.test("client tags: bob's typing and reaction in view; a reply and a reaction go out", async () => {
   const irc = startHostileIrc({ caps: ["message-tags", "echo-message", "server-time"] });
@@ -17,13 +17,15 @@ Deno.test("client tags: bob's typing and reaction in view; a reply and a reactio
   const browser = await launchBrowser();
   const { context, page, errors } = await deskPage(browser);
   try {
-    await register(page, server.url, { email: "ann@example.com", password: "ann's long password" });
-    await fillConnection(page, irc.port, { nick: "alice", channel: "#chan" });
-    await connect(page);
+    await registerAndConnect(page, server.url, irc.port, {
+      email: "ann@example.com",
+      password: "ann's long password",
+      nick: "alice",
+      channel: "#chan",
+    });
     const up = await irc.registered();
     await answerJoin(up);
-    await page.getByRole("link", { name: "#chan" }).click();
-    await page.waitForURL("**/chat/irc-localhost/%23chan");
+    await openConversation(page, "#chan");
 
     await up.send("@msgid=srv1 :bob!bob@host PRIVMSG #chan :shall we ship it?");
     const bobsLine = page.locator(".line", { hasText: "shall we ship it?" }).last();

@@ -2,9 +2,10 @@
  * The page tells the server whether it is looked at, for automatic away (static/app/presence.ts),
  * in real Chromium against the real daemon: out of view for ten minutes it sends
  * `{"method": "presence", "here": false}` on its socket (and on a socket opened meanwhile), and
- * `here: true` as soon as it is in view again; out of view for less, nothing. The page's clock is Playwright's, moved on by hand;
- * the page is put out of view as the browser tells it (`visibilityState` and its event), since
- * headless Chromium shows every page. What the server does with it: events_presence_test.ts.
+ * `here: true` as soon as it is in view again; out of view for less, nothing. The page's clock
+ * is Playwright's, moved on by hand; the page is put out of view as the browser tells it
+ * (`visibilityState` and its event), since headless Chromium shows every page. What the server
+ * does with it: events_presence_test.ts.
  */
 import { assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";

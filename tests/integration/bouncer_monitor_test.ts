@@ -22,6 +22,14 @@ const told = (c: BouncerClient, from: number): string[] =>
     `${l.command} ${l.params.slice(1).join(" ")}`
   );
 
+/** A client's MONITOR list as the bouncer answers `MONITOR L`: each 732's targets. */
+async function listed(c: BouncerClient): Promise<string[]> {
+  const from = c.lines.length;
+  await c.send("MONITOR L");
+  await c.waitFor((l) => l.command === "733", from);
+  return c.lines.slice(from).filter((l) => l.command === "732").map((l) => l.params[1]);
+}
+
 Deno.test("bouncer MONITOR: a list per client, statuses to its watchers, asked again after a reconnect", async (t) => {
   const irc = startHostileIrc({ monitor: { limit: 4 } });
   const s = await setupBouncerOn(irc.url);
@@ -72,12 +80,7 @@ Deno.test("bouncer MONITOR: a list per client, statuses to its watchers, asked a
       assertEquals(batch?.tags.get("label"), "l1", "the answer is the labeled command's");
       assertEquals(list[0].tags.get("batch"), batch?.params[0].slice(1));
       const fromB = b.lines.length;
-      await b.send("MONITOR L");
-      await b.waitFor((l) => l.command === "733", fromB);
-      assertEquals(
-        b.lines.slice(fromB).filter((l) => l.command === "732").map((l) => l.params[1]),
-        ["BOB,dave"],
-      );
+      assertEquals(await listed(b), ["BOB,dave"]);
       await b.send("MONITOR S");
       await sync(b, "b2");
       assertEquals(told(b, fromB), [
@@ -106,13 +109,7 @@ Deno.test("bouncer MONITOR: a list per client, statuses to its watchers, asked a
       await a.send("MONITOR C");
       await poll("carol forgotten", () => server.lines.slice(sent).includes("MONITOR - carol"));
       assertEquals(irc.watching(server), ["bob", "dave"]);
-      const fromB = b.lines.length;
-      await b.send("MONITOR L");
-      await b.waitFor((l) => l.command === "733", fromB);
-      assertEquals(
-        b.lines.slice(fromB).filter((l) => l.command === "732").map((l) => l.params[1]),
-        ["BOB,dave"],
-      );
+      assertEquals(await listed(b), ["BOB,dave"]);
     });
 
     await t.step(

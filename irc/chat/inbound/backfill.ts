@@ -38,6 +38,8 @@ interface Fill {
   channels: Set<string>;
   /** Conversations asked (casefolded). */
   asked: Set<string>;
+  /** TARGETS was asked (once registration ended). */
+  targetsAsked: boolean;
   /** Batches being received, by id: a conversation's history, or (null) TARGETS' list. */
   batches: Map<string, HistoryBatch | null>;
   /** Private conversations TARGETS named. */
@@ -46,8 +48,6 @@ interface Fill {
 
 /** One conversation's history being received. */
 interface HistoryBatch {
-  /** The conversation, casefolded. */
-  conversation: string;
   /** The server's msgids of its lines stored since the gap began: a line among them is not
    * stored again (it came live, the server's clock ahead of Parley's). */
   known: Set<string>;
@@ -77,6 +77,7 @@ export function fillGap(
     until: Date.now() + ASK_FOR_MS,
     channels: new Set(conversations.filter((c) => conn.isChannel(c))),
     asked: new Set(),
+    targetsAsked: false,
     batches: new Map(),
     targets: [],
   });
@@ -152,8 +153,8 @@ function asked(cx: Inbound): void {
 /** Registration ended: the server names the private conversations with lines in the gap. */
 function askTargets(cx: Inbound): void {
   const fill = fills.get(cx.conn);
-  if (!fill || fill.asked.has("\0targets")) return;
-  fill.asked.add("\0targets");
+  if (!fill || fill.targetsAsked) return;
+  fill.targetsAsked = true;
   send(cx, "CHATHISTORY", "TARGETS", stamp(fill.start), stamp(fill.end), String(MAX_TARGETS));
 }
 
@@ -179,8 +180,8 @@ export const BACKFILL: HandlerTable = {
       if (type === "chathistory" && target && fill.asked.has(cx.convId(target))) {
         asked(cx);
         const known = await storedSince(cx, target, fill.start);
-        fill.batches.set(id, { conversation: cx.convId(target), known, room: linesAsked(cx) });
-      } else if (type === "draft/chathistory-targets" && fill.asked.has("\0targets")) {
+        fill.batches.set(id, { known, room: linesAsked(cx) });
+      } else if (type === "draft/chathistory-targets" && fill.targetsAsked) {
         asked(cx);
         fill.batches.set(id, null);
       }

@@ -16,13 +16,12 @@ import { RPL_WELCOME } from "../../protocol/numerics.ts";
 /** When this process started: for a connection not seen down since, Parley was down before. */
 const STARTED = nowMicros();
 
-/** When each connection last went down while this process ran. */
-const wentDown = new WeakMap<IrcConnection, number>();
 /**
- * When each connection last heard its server before it went down (µs): a connection that died
- * silently (a ping timeout notices it minutes later) missed what was said from then.
+ * When each connection last went down while this process ran (µs), and when it last heard its
+ * server before (at most then): a connection that died silently, noticed when a ping timed out
+ * minutes later, missed what was said from its last line.
  */
-const lastHeard = new WeakMap<IrcConnection, number>();
+const wentDown = new WeakMap<IrcConnection, { at: number; heard: number }>();
 /** Each connection's client that registered and has not gone down yet. */
 const upClient = new WeakMap<IrcConnection, IrcClient>();
 
@@ -34,11 +33,9 @@ export function watchForGap(conn: IrcConnection, client: IrcClient): void {
   const down = (was: IrcClient) => {
     if (upClient.get(conn) !== was) return;
     upClient.delete(conn);
-    const now = nowMicros();
-    wentDown.set(conn, now);
+    const at = nowMicros();
     const heard = was.lastRead * 1000;
-    if (heard > 0 && heard < now) lastHeard.set(conn, heard);
-    else lastHeard.delete(conn);
+    wentDown.set(conn, { at, heard: heard > 0 && heard < at ? heard : at });
   };
   const previous = upClient.get(conn);
   if (previous) down(previous);
@@ -65,7 +62,7 @@ async function gapStart(
   end: number,
 ): Promise<number | undefined> {
   const down = wentDown.get(cx.conn);
-  if (down !== undefined) return down;
+  if (down !== undefined) return down.at;
   let last: number | undefined;
   for (const c of conversations) {
     const before = c.conversationId === "" ? Math.min(STARTED, end) : end;
@@ -87,15 +84,13 @@ export const GAP: HandlerTable = {
       unread: false,
     }))
       .filter((c) => isListed(c) || c.conversationId === "");
+    const down = wentDown.get(conn);
     const start = await gapStart(cx, listed, end);
-    const heard = wentDown.has(conn) ? lastHeard.get(conn) : undefined;
     wentDown.delete(conn);
-    lastHeard.delete(conn);
     if (start === undefined || start >= end) return;
     // The server's history is asked from when it was last heard: what was said while the
     // silence went unnoticed was missed too.
-    const from = heard !== undefined && heard < start ? heard : start;
-    fillGap(conn, from, end, listed.map((c) => c.conversationId));
+    fillGap(conn, down?.heard ?? start, end, listed.map((c) => c.conversationId));
     const text = gapText(start, end);
     for (const conv of listed.filter(isListed)) {
       const { ts } = await deps.store.messages.append({

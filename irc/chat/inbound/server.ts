@@ -70,18 +70,36 @@ export function prefixString(prefix: unknown): string | undefined {
   return `(${modes})${signs}`;
 }
 
-/** A refusal in the server conversation and on the bus. */
-const refused: Handler = async (cx, m, ts) => {
+/**
+ * A refusal: `text` in the server conversation, and an `error` event for the conversation it
+ * concerns ("" for where the user is).
+ */
+async function refusal(
+  cx: Inbound,
+  text: string,
+  ts: number,
+  ev: { conversation_id: string; message: string; error: string },
+): Promise<void> {
+  await cx.server(text, ts);
+  cx.publish({ type: "error", ...ev });
+}
+
+/** A numeric refusal (answers.ts's ERRORS). */
+const refused: Handler = (cx, m, ts) => {
   const ev = ircError(m)!;
   const text = [ev.error, ev.channel ?? ev.nick, ev.reason].filter(Boolean).join(": ");
-  await cx.server(text, ts);
-  cx.publish({
-    type: "error",
+  return refusal(cx, text, ts, {
     conversation_id: ev.channel ? cx.convId(ev.channel) : ev.nick ? cx.convId(ev.nick) : "",
     message: String(ev.reason ?? ev.error),
     error: ev.error ?? "",
   });
 };
+
+/** A server's words as one line of at most `max` characters: control characters as spaces. */
+function oneLine(text: string, max: number): string {
+  // deno-lint-ignore no-control-regex -- control characters are what it replaces
+  return text.replace(/[\x00-\x1f]/g, " ").trim().slice(0, max);
+}
 
 /**
  * Numerics nothing handles that answer Parley's own queries (a channel's creation time after its
@@ -99,8 +117,8 @@ const QUIET = new Set([
 
 /**
  * Whether a numeric no handler takes is shown (`unhandled`): one the server sends once the
- * connection is registered, not a quiet one, while no IRC client is attached through the listener (an answer is
- * then likely one of theirs, and goes to whoever asked).
+ * connection is registered, not a quiet one, while no IRC client is attached through the
+ * listener (an answer is then likely one of theirs, and goes to whoever asked).
  */
 export function showsUnhandled(cx: Inbound, m: Message): boolean {
   return /^\d{3}$/.test(m.command) && !QUIET.has(m.command) && cx.conn.state === "connected" &&
@@ -114,7 +132,7 @@ export function showsUnhandled(cx: Inbound, m: Message): boolean {
  */
 export const unhandled: Handler = (cx, m, ts) => {
   const params = cx.conn.isMe(m.params[0]) || m.params[0] === "*" ? m.params.slice(1) : m.params;
-  const text = params.join(" ").replace(/[\x00-\x1f]/g, " ").trim().slice(0, 1024);
+  const text = oneLine(params.join(" "), 1024);
   if (!text) return;
   const code = Number(m.command);
   return cx.server(text, ts, code >= 400 && code < 600 ? "error" : "notice");
@@ -129,15 +147,14 @@ const MAX_DESCRIPTION = 512;
  * channel its context names or where the user is. The answers to Parley's own CHATHISTORY are
  * its own (backfill.ts): nobody asked them.
  */
-const standardReply: Handler = async (cx, m, ts) => {
+const standardReply: Handler = (cx, m, ts) => {
   const [command = "*", code = ""] = m.params;
   if (command === "CHATHISTORY" || m.params.length < 3) return;
-  const description = last(m).replace(/[\x00-\x1f]/g, " ").trim().slice(0, MAX_DESCRIPTION) || code;
-  await cx.server(command === "*" ? description : `${command}: ${description}`, ts);
-  if (m.command !== "FAIL") return;
+  const description = oneLine(last(m), MAX_DESCRIPTION) || code;
+  const text = command === "*" ? description : `${command}: ${description}`;
+  if (m.command !== "FAIL") return cx.server(text, ts);
   const channel = m.params.slice(2, -1).find((p) => cx.conn.isChannel(p));
-  cx.publish({
-    type: "error",
+  return refusal(cx, text, ts, {
     conversation_id: channel ? cx.convId(channel) : "",
     message: description,
     error: code.toLowerCase().slice(0, 64),
