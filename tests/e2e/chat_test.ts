@@ -19,6 +19,17 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
   const browser = await launchBrowser();
   // These tests take the network away; account_test covers the service worker.
   const { context, page, errors } = await deskPage(browser);
+  // The page's sockets, for a step that acts the moment a line arrives.
+  await page.addInitScript(() => {
+    const Native = WebSocket;
+    const g = globalThis as { sockets?: WebSocket[] };
+    globalThis.WebSocket = class extends Native {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols);
+        (g.sockets ??= []).push(this);
+      }
+    };
+  });
   // Network failures, each with the request it failed and whether the test had the daemon down
   // or the page offline then: only those are the test's doing.
   let down = false;
@@ -208,9 +219,25 @@ Deno.test("web client: register, connect, chat live, mention badge, narrow scree
     );
 
     await t.step("a mention elsewhere shows a badge that reading clears", async () => {
-      await page.locator(".conn h2 a").first().click();
-      await page.waitForURL("**/chat/irc-localhost");
+      // The user leaves #test just as bob's line arrives: right after the page takes the line in,
+      // before what follows it over the socket (its unread count, its mention) and before the
+      // next frame. What follows is for a conversation no longer open: it stays unread.
+      await page.evaluate(() => {
+        const g = globalThis as { sockets?: WebSocket[]; left?: Promise<void> };
+        const socket = g.sockets!.at(-1)!;
+        g.left = new Promise((resolve) => {
+          const leave = (e: MessageEvent) => {
+            if (!String(e.data).includes("are you there?")) return;
+            socket.removeEventListener("message", leave);
+            document.querySelector<HTMLElement>(".conn h2 a")!.click();
+            resolve();
+          };
+          socket.addEventListener("message", leave);
+        });
+      });
       await bob!.send("PRIVMSG #test :alice: are you there?");
+      await page.evaluate(() => (globalThis as { left?: Promise<void> }).left);
+      await page.waitForURL("**/chat/irc-localhost");
       const badge = page.locator(".conv", { hasText: "#test" }).locator(".badge.mention");
       await badge.waitFor();
       assertEquals(await badge.textContent(), "@1");

@@ -1,5 +1,5 @@
 /** The top-level component: picks the screen from the route and the login state. */
-import { useEffect } from "preact/hooks";
+import { useEffect, useLayoutEffect } from "preact/hooks";
 import { t } from "../i18n.ts";
 import {
   chatPath,
@@ -122,7 +122,8 @@ export function App() {
   const u = user.value;
   const { parts } = parseRoute(route.value);
   const area = parts[0] ?? "";
-  useEffect(() => {
+  // In the render that follows the route (as the open conversation does, ChatView.tsx).
+  useLayoutEffect(() => {
     if (u === null && area !== "login" && area !== "register") navigate("/login", true);
     if (
       u &&

@@ -1,5 +1,5 @@
 /** One conversation: header with name and topic, the message list and the composer. */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { linkClick } from "../router.ts";
 import {
@@ -148,7 +148,9 @@ function ChannelTopic(p: { cid: string; conv: string; topic: string }) {
 /** The conversation screen. */
 export function ChatView(p: { cid: string; conv: string; around?: string }) {
   const channel = /^[#&!+]/.test(p.conv);
-  useEffect(() => {
+  // In the render that follows the route, not after the next paint: an event handled in between
+  // (an unread count, a line) would be taken for the conversation just left, as if it was read.
+  useLayoutEffect(() => {
     void openConversation(p.cid, p.conv, p.around);
   }, [p.cid, p.conv, p.around]);
   // A channel waiting for its (re)join is frozen: the server's list of it would not have the user
