@@ -50,10 +50,16 @@ Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps 
     // The server's clock runs ahead of Parley's: its time for this line will lie in the gap.
     const before = new Date(Date.now() + 1500).toISOString();
     await server.send(`@time=${before};msgid=m1 :bob!b@h PRIVMSG #chan :said live`);
+    // A private conversation with nothing said in the gap.
+    await server.send(":dave!d@h PRIVMSG alice :hello before");
     await poll(
-      "the live line stored",
-      async () => (await lines("#chan")).some((l) => l.message === "said live"),
+      "the live lines stored",
+      async () =>
+        (await lines("#chan")).some((l) => l.message === "said live") &&
+        (await lines("dave")).length > 0,
     );
+    // What the web is told from here on is about the gap.
+    told.length = 0;
     client = await BouncerClient.attach(
       s.port,
       `${EMAIL}/${s.cid}@term`,
@@ -106,9 +112,6 @@ Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps 
       JSON.stringify(chan),
     );
     assertEquals(texts.filter((t) => t === "said live").length, 1, "a line is kept once");
-    // In their place: before the gap's marker, at their own times.
-    const gap = chan.findIndex((l) => l.type === "gap");
-    assert(gap > chan.findIndex((l) => l.message === "alice: are you there?"), "before the gap");
     assertEquals(chan.find((l) => l.message === "alice: are you there?")?.highlight, true);
     // Shown where it belongs, kept as a mention, but no notification (nor a push) hours late.
     assert(told.some((e) => e.event === "message" && e.message === "alice: are you there?"));
@@ -138,6 +141,19 @@ Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps 
       ["BATCH", "CHATHISTORY", "PRIVMSG"].includes(l.command)
     ).map((l) => l.raw);
     assertEquals(news, []);
+
+    // Filled whole, the gap left nothing missing: no conversation marks it (#chan got fewer
+    // lines than asked, carol's too, and TARGETS did not name dave). Everything the server sent
+    // before this line is handled once it is stored.
+    await server.send(":bob!b@h PRIVMSG #chan :said after");
+    await poll(
+      "the next live line stored",
+      async () => (await lines("#chan")).some((l) => l.message === "said after"),
+    );
+    for (const conv of ["#chan", "carol", "dave"]) {
+      const gaps = (await lines(conv)).filter((l) => l.type === "gap");
+      assertEquals(gaps, [], conv);
+    }
   } finally {
     unsubscribe();
     client?.close();
@@ -184,12 +200,14 @@ Deno.test("irc backfill: a server that answers past what was asked is not follow
       return (r.body.messages as Line[]).some((l) => l.message === "said after");
     });
     const r = await s.api.get(`/api/connection/${s.cid}/conversation/%23chan/messages`);
+    const chan = r.body.messages as Line[];
     assertEquals(
-      (r.body.messages as Line[]).filter((l) => l.message.startsWith("missed")).map((l) =>
-        l.message
-      ),
+      chan.filter((l) => l.message.startsWith("missed")).map((l) => l.message),
       ["missed 1", "missed 2", "missed 3"],
     );
+    // As many lines as asked came: there may be more, so the gap is marked, after them.
+    const gap = chan.findIndex((l) => l.type === "gap");
+    assert(gap > chan.findIndex((l) => l.message === "missed 3"), JSON.stringify(chan));
   } finally {
     await s.close();
     await irc.close();

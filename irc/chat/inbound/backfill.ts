@@ -6,6 +6,10 @@
  * it belongs, at its own time and once (a line whose msgid is stored already is left out); it is
  * history, not news: counted unread, kept as a mention, but not notified, pushed, or relayed live
  * to IRC clients (they read it with CHATHISTORY, as any stored line).
+ *
+ * A conversation's gap marker waits for its fill: a fill that came whole (fewer lines than asked,
+ * or, for a private conversation, not named by a TARGETS list that was not cut) leaves no gap to
+ * mark. One cut, refused, unanswered in ANSWER_MS, or not asked by ASK_FOR_MS is marked.
  */
 import { log } from "../../../lib/log.ts";
 import { ircLine, type IrcMessage as Message } from "../../protocol/message.ts";
@@ -26,6 +30,8 @@ const MAX_KNOWN = 2000;
 const MAX_ASKED = 1000;
 /** How long after the welcome a channel's join still asks (a join may wait for its turn). */
 const ASK_FOR_MS = 10 * 60_000;
+/** How long an asked history may take before its conversation's gap is marked anyway. */
+const ANSWER_MS = 30_000;
 
 /** One gap being filled. */
 interface Fill {
@@ -44,6 +50,15 @@ interface Fill {
   batches: Map<string, HistoryBatch | null>;
   /** Private conversations TARGETS named. */
   targets: string[];
+  /** Lines of TARGETS' list received, and whether the list was ended (or refused, or late). */
+  targetLines: number;
+  targetsDone: boolean;
+  /** Conversations (casefolded) whose gap marker waits for their fill. */
+  waiting: Set<string>;
+  /** Marks the gap in these conversations: their fill did not come whole. */
+  mark: (conversations: string[]) => void;
+  /** Its timers, cleared once nothing waits. */
+  timers: ReturnType<typeof setTimeout>[];
 }
 
 /** One conversation's history being received. */
@@ -53,25 +68,35 @@ interface HistoryBatch {
   known: Set<string>;
   /** Lines it may still keep: what was asked (a server that sends more is not followed). */
   room: number;
+  /** Its conversation (casefolded). */
+  conversation: string;
+  /** Lines asked, and lines received: as many as asked may not be all. */
+  asked: number;
+  received: number;
 }
 
 const fills = new WeakMap<IrcConnection, Fill>();
 
 /**
  * The connection came back after a gap (`start` to `end`, µs) in these conversations: their
- * history is asked of a server that keeps it. A later registration's gap replaces it.
+ * history is asked of a server that keeps it, and `mark` is called with those it does not fill
+ * whole. False (nothing asked, nothing marked) when the server keeps no history. A later
+ * registration's gap replaces it; what the earlier one had not decided is marked.
  */
 export function fillGap(
   conn: IrcConnection,
   start: number,
   end: number,
   conversations: string[],
-): void {
+  mark: (conversations: string[]) => void,
+): boolean {
+  const earlier = fills.get(conn);
+  fills.delete(conn);
+  if (earlier) decideAll(earlier);
   if (!conn.upstream.capEnabled("draft/chathistory") || !conn.upstream.capEnabled("batch")) {
-    fills.delete(conn);
-    return;
+    return false;
   }
-  fills.set(conn, {
+  const fill: Fill = {
     start,
     end,
     until: Date.now() + ASK_FOR_MS,
@@ -80,7 +105,37 @@ export function fillGap(
     targetsAsked: false,
     batches: new Map(),
     targets: [],
-  });
+    targetLines: 0,
+    targetsDone: false,
+    waiting: new Set(conversations),
+    mark,
+    timers: [],
+  };
+  fills.set(conn, fill);
+  later(fill, ASK_FOR_MS, () => decideAll(fill));
+  return true;
+}
+
+/** Runs `fn` after `ms` unless everything is decided first; never keeps the process up. */
+function later(fill: Fill, ms: number, fn: () => void): void {
+  const timer = setTimeout(fn, ms);
+  Deno.unrefTimer(timer);
+  fill.timers.push(timer);
+}
+
+/** The fill of `conversation` is over: its gap is marked unless it came whole. */
+function decide(fill: Fill, conversation: string, whole: boolean): void {
+  if (!fill.waiting.delete(conversation)) return;
+  if (!whole) fill.mark([conversation]);
+  if (fill.waiting.size === 0) { for (const t of fill.timers.splice(0)) clearTimeout(t); }
+}
+
+/** Whatever still waits is marked: its fill did not come in time. */
+function decideAll(fill: Fill): void {
+  const rest = [...fill.waiting];
+  fill.waiting.clear();
+  for (const t of fill.timers.splice(0)) clearTimeout(t);
+  if (rest.length) fill.mark(rest);
 }
 
 /** The server's time form: whole milliseconds. */
@@ -99,6 +154,7 @@ function ask(cx: Inbound, fill: Fill, target: string): void {
   fill.asked.add(id);
   const limit = String(linesAsked(cx));
   send(cx, "CHATHISTORY", "BETWEEN", target, stamp(fill.start), stamp(fill.end), limit);
+  if (fill.waiting.has(id)) later(fill, ANSWER_MS, () => decide(fill, id, false));
 }
 
 function send(cx: Inbound, command: string, ...params: string[]): void {
@@ -112,11 +168,16 @@ function send(cx: Inbound, command: string, ...params: string[]): void {
   }
 }
 
-/** The history batch `m` is a line of, when it is one Parley asked for. */
+/**
+ * The history batch `m` is a line of, when it is one Parley asked for (the line is counted as
+ * received in it: each line is looked up once).
+ */
 export function historyOf(cx: Inbound, m: Message): HistoryBatch | undefined {
   const id = m.tags.get("batch");
   if (id === undefined) return undefined;
-  return fills.get(cx.conn)?.batches.get(id) ?? undefined;
+  const batch = fills.get(cx.conn)?.batches.get(id) ?? undefined;
+  if (batch) batch.received++;
+  return batch;
 }
 
 /**
@@ -156,6 +217,21 @@ function askTargets(cx: Inbound): void {
   if (!fill || fill.targetsAsked) return;
   fill.targetsAsked = true;
   send(cx, "CHATHISTORY", "TARGETS", stamp(fill.start), stamp(fill.end), String(MAX_TARGETS));
+  later(fill, ANSWER_MS, () => targetsDecided(cx, fill, false));
+}
+
+/**
+ * TARGETS' list has ended (`whole`: not cut), or was refused or not answered: a private
+ * conversation it did not name had nothing in the gap when the list is whole; otherwise it is
+ * marked. Those it named are decided by their own history.
+ */
+function targetsDecided(cx: Inbound, fill: Fill, whole: boolean): void {
+  if (fill.targetsDone) return;
+  fill.targetsDone = true;
+  const named = new Set(fill.targets.map((t) => cx.convId(t)));
+  for (const id of [...fill.waiting]) {
+    if (!cx.conn.isChannel(id) && !named.has(id)) decide(fill, id, whole);
+  }
 }
 
 export const BACKFILL: HandlerTable = {
@@ -180,7 +256,9 @@ export const BACKFILL: HandlerTable = {
       if (type === "chathistory" && target && fill.asked.has(cx.convId(target))) {
         asked(cx);
         const known = await storedSince(cx, target, fill.start);
-        fill.batches.set(id, { known, room: linesAsked(cx) });
+        const limit = linesAsked(cx);
+        const conversation = cx.convId(target);
+        fill.batches.set(id, { known, room: limit, conversation, asked: limit, received: 0 });
       } else if (type === "draft/chathistory-targets" && fill.targetsAsked) {
         asked(cx);
         fill.batches.set(id, null);
@@ -188,15 +266,22 @@ export const BACKFILL: HandlerTable = {
       return;
     }
     if (ref[0] !== "-" || !fill.batches.has(id)) return;
-    const targets = fill.batches.get(id) === null;
+    const batch = fill.batches.get(id);
     fill.batches.delete(id);
     asked(cx);
-    if (targets) { for (const t of fill.targets.splice(0)) ask(cx, fill, t); }
+    if (batch) return decide(fill, batch.conversation, batch.received < batch.asked);
+    targetsDecided(cx, fill, fill.targetLines < MAX_TARGETS);
+    for (const t of fill.targets.splice(0)) ask(cx, fill, t);
   },
   // A refusal of a history Parley asked (clients' CHATHISTORY is answered by Parley, never sent
-  // on): nobody's news.
+  // on): nobody's news. The conversation it names (or TARGETS' private ones) is marked.
   FAIL: (cx, m) => {
-    if (m.params[0] === "CHATHISTORY" && fills.has(cx.conn)) asked(cx);
+    const fill = fills.get(cx.conn);
+    if (m.params[0] !== "CHATHISTORY" || !fill) return;
+    asked(cx);
+    const context = m.params.slice(2, -1);
+    if (context.includes("TARGETS")) targetsDecided(cx, fill, false);
+    for (const p of context) if (fill.asked.has(cx.convId(p))) decide(fill, cx.convId(p), false);
   },
   // One of TARGETS' list: a private conversation with lines in the gap (channels are asked as
   // they are joined).
@@ -205,6 +290,7 @@ export const BACKFILL: HandlerTable = {
     const id = m.tags.get("batch");
     if (!fill || id === undefined || fill.batches.get(id) !== null) return;
     asked(cx);
+    fill.targetLines++;
     const target = m.params[1] ?? "";
     if (m.params[0] !== "TARGETS" || !target || cx.conn.isChannel(target)) return;
     if (fill.targets.length < MAX_TARGETS) fill.targets.push(target);

@@ -1,9 +1,11 @@
 /**
  * The gap marker: when a connection comes back after it was down (lost, disconnected, or Parley
  * itself stopped), each of its conversations keeps a line saying from when to when, so that
- * nobody mistakes the missing messages for silence.
+ * nobody mistakes the missing messages for silence. On a server that keeps history the marker
+ * waits for the gap's fill (backfill.ts), and a conversation filled whole gets none.
  */
 import { nowMicros } from "../../../lib/time.ts";
+import { log } from "../../../lib/log.ts";
 import { formatMicros, parseMicros } from "../../../protocol/time.ts";
 import type { IrcConnection } from "../../engine/connection.ts";
 import type { IrcClient } from "../../engine/client.ts";
@@ -88,28 +90,47 @@ export const GAP: HandlerTable = {
     const start = await gapStart(cx, listed, end);
     wentDown.delete(conn);
     if (start === undefined || start >= end) return;
+    const marked = listed.filter(isListed);
+    const mark = (ids: string[]) => {
+      const which = new Set(ids);
+      const convs = marked.filter((c) => which.has(c.conversationId));
+      markGap(cx, convs, start, end).catch((err) =>
+        log.warn("gap not marked", { connection: conn.id, error: String(err) })
+      );
+    };
     // The server's history is asked from when it was last heard: what was said while the
     // silence went unnoticed was missed too.
-    fillGap(conn, down?.heard ?? start, end, listed.map((c) => c.conversationId));
-    const text = gapText(start, end);
-    for (const conv of listed.filter(isListed)) {
-      const { ts } = await deps.store.messages.append({
-        conversation: conv.id,
-        userId: conn.userId,
-        from: "",
-        type: "gap",
-        text,
-        ts: end,
-        highlight: false,
-      });
-      cx.publish({
-        type: "gap",
-        conversation_id: conv.conversationId,
-        from: formatMicros(start),
-        to: formatMicros(end),
-        message: text,
-        ts: formatMicros(ts),
-      });
-    }
+    const ids = marked.map((c) => c.conversationId);
+    if (!fillGap(conn, down?.heard ?? start, end, ids, mark)) await markGap(cx, marked, start, end);
   },
 };
+
+/** Keeps the gap's marker in each of `conversations`, at the gap's end, and tells the web. */
+async function markGap(
+  cx: Inbound,
+  conversations: ConversationRecord[],
+  start: number,
+  end: number,
+): Promise<void> {
+  const { conn, deps } = cx;
+  const text = gapText(start, end);
+  for (const conv of conversations) {
+    const { ts } = await deps.store.messages.append({
+      conversation: conv.id,
+      userId: conn.userId,
+      from: "",
+      type: "gap",
+      text,
+      ts: end,
+      highlight: false,
+    });
+    cx.publish({
+      type: "gap",
+      conversation_id: conv.conversationId,
+      from: formatMicros(start),
+      to: formatMicros(end),
+      message: text,
+      ts: formatMicros(ts),
+    });
+  }
+}
