@@ -82,6 +82,11 @@ export interface NotificationEvent extends Where {
   ts: string;
   type: ChatType;
   highlight?: boolean;
+  /**
+   * A mention in the server's history, stored after a gap: counted as any other, but news no
+   * longer (no desktop notification, sound or push).
+   */
+  history?: true;
 }
 
 /** The user's count of unread notifications (the User's `unread`) is now `unread`. */

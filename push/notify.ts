@@ -126,7 +126,8 @@ export class PushNotifier {
   /** Starts listening to the bus. */
   start(): void {
     this.#untap ??= this.deps.bus.tap((userId, ev) => {
-      if (ev.event !== "notification") return;
+      // A mention of the server's history, filled in after a gap, is no news to push.
+      if (ev.event !== "notification" || ev.history) return;
       const job = this.#notifyEvent(userId, ev).catch((err) =>
         log.warn("push failed", { uid: userId, error: err })
       );

@@ -53,7 +53,7 @@ export interface SeenMessage {
   senderHost?: string;
   /** The sender's token for its send, carried on the bus event (protocol/events.ts BusMessageEvent). */
   origin?: string;
-  /** A line of the server's history, stored after a gap: unread and a mention, never notified. */
+  /** A line of the server's history, stored after a gap: unread and a mention, never news. */
   history?: boolean;
 }
 
@@ -344,8 +344,10 @@ export async function recordMessage(
   // The conversation's level decides what notifies (desktop notifications and pushes): every
   // message, mentions only (a channel's default), or nothing.
   const level = notifyLevel(conv.notify, !isPrivate && !fromServer);
-  const notifies = !m.history && (level === "all" ? counts : level === "mentions" && highlight);
-  const toNotification = notifies && deps.bus.wouldReceive(uid, "notification");
+  const notifies = level === "all" ? counts : level === "mentions" && highlight;
+  // A mention of the server's history still counts on every device, but is news to none.
+  const toNotification = notifies && (!m.history || highlight) &&
+    deps.bus.wouldReceive(uid, "notification");
   // The row's place, not its msgid: a msgid (base 36 of a large number) takes ~250 ns to make,
   // spent on every line of a burst that nobody reads live.
   const stored = { conversation: conv.id, ts };
@@ -372,7 +374,13 @@ export async function recordMessage(
   }
   if (toUnread) deps.bus.publish(uid, { event: "unread", ...where, unread: unread ?? 0 });
   if (toNotification) {
-    deps.bus.publish(uid, { event: "notification", ...where, ...message, highlight });
+    deps.bus.publish(uid, {
+      event: "notification",
+      ...where,
+      ...message,
+      highlight,
+      ...(m.history ? { history: true as const } : {}),
+    });
   }
   return stored;
 }

@@ -304,6 +304,8 @@ function onEvent(f: PushedEvent): void {
         mentions.value = { ...mentions.value, [k]: (mentions.value[k] ?? 0) + 1 };
         if (user.value) user.value = { ...user.value, unread: user.value.unread + 1 };
       }
+      // Filled in from the server's history after a gap: counted above, but news no longer.
+      if (f.history) break;
       desktopNotify(f);
       if (f.highlight !== false) mentionSound();
       break;

@@ -1,9 +1,10 @@
 /**
  * A gap filled from the server's history while the conversation is open, in real Chromium: the
  * lines the server kept arrive after a line said since the connection came back, and are shown in
- * their place, before it, not at the end; filled whole, the gap is not marked.
+ * their place, before it, not at the end; filled whole, the gap is not marked; a mention in them
+ * shows on its conversation's badge at once.
  */
-import { assert } from "../support/assert.ts";
+import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
 import { answerJoin, startHostileIrc } from "../support/hostile_irc.ts";
 import { assertOnScreen, launchBrowser } from "../support/browser.ts";
@@ -18,6 +19,23 @@ Deno.test("web client: a gap's lines from the server's history are shown in thei
   const browser = await launchBrowser();
   const { context, page, errors } = await deskPage(browser);
   try {
+    // Desktop notifications on, each one shown counted.
+    await context.grantPermissions(["notifications"], { origin: server.url });
+    await context.addInitScript(() => {
+      const g = globalThis as unknown as { shown: string[]; Notification: typeof Notification };
+      g.shown = [];
+      g.Notification = class extends g.Notification {
+        constructor(title: string, options?: NotificationOptions) {
+          super(title, options);
+          g.shown.push(title);
+        }
+      };
+      try {
+        localStorage.setItem("parley.notify", "on");
+      } catch {
+        // about:blank has no storage.
+      }
+    });
     await registerAndConnect(page, server.url, irc.port, {
       email: "ann@example.com",
       password: "ann's long password",
@@ -26,6 +44,10 @@ Deno.test("web client: a gap's lines from the server's history are shown in thei
     });
     let up = await irc.registered();
     await answerJoin(up);
+    // A second channel, joined by the server, not open.
+    await up.send(":alice!alice@host JOIN #other");
+    await up.send(":irc.hostile.test 366 alice #other :End of /NAMES list.");
+    await page.locator(".conv", { hasText: "#other" }).waitFor();
     await openConversation(page, "#chan");
     await up.send(":bob!bob@host PRIVMSG #chan :before the gap");
     await assertOnScreen(page, page.locator(".line", { hasText: "before the gap" }));
@@ -42,12 +64,21 @@ Deno.test("web client: a gap's lines from the server's history are shown in thei
       target: "#chan",
       text: "said while the connection was down",
     });
+    irc.remember({
+      time: new Date(Date.now() + 1600).toISOString(),
+      msgid: "kept2",
+      source: "bob!bob@host",
+      command: "PRIVMSG",
+      target: "#other",
+      text: "alice: a mention from the gap",
+    });
     up = await irc.registered();
     // Said once the connection is back, before the rejoin asks the server's history.
     await up.send(":carol!c@host PRIVMSG #chan :said since the connection came back");
     const since = page.locator(".messages .line", { hasText: "said since the connection" });
     await assertOnScreen(page, since);
     await answerJoin(up);
+    await answerJoin(up, "#other");
 
     const filled = page.locator(".messages .line", { hasText: "said while the connection was" });
     await assertOnScreen(page, filled);
@@ -61,6 +92,18 @@ Deno.test("web client: a gap's lines from the server's history are shown in thei
     await up.send(":carol!c@host PRIVMSG #chan :said after the fill");
     await assertOnScreen(page, page.locator(".messages .line", { hasText: "after the fill" }));
     assert(await page.locator(".messages .line.look-gap").count() === 0, "no gap marker");
+    // A mention in the other channel's filled history shows on its badge now, not at a reload.
+    const badge = page.locator(".conv", { hasText: "#other" }).locator(".badge.mention");
+    await assertOnScreen(page, badge);
+    assertEquals(await badge.textContent(), "@1");
+    // Counted, but no news: no desktop notification for it, where a live mention shows one.
+    await up.send(":bob!bob@host PRIVMSG #other :alice: said live");
+    await page.waitForFunction(() =>
+      document.querySelector(".conv:has(.badge.mention) .badge.mention")?.textContent === "@2"
+    );
+    assertEquals(await page.evaluate(() => (globalThis as unknown as { shown: string[] }).shown), [
+      "bob (#other)",
+    ]);
     assert(errors.length === 0, errors.join("\n"));
   } finally {
     await context.close();

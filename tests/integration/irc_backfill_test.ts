@@ -42,7 +42,7 @@ Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps 
   };
   let client: BouncerClient | undefined;
   // What a browser's socket would be told.
-  const told: { event: string; message?: string }[] = [];
+  const told: { event: string; message?: string; history?: boolean }[] = [];
   const unsubscribe = s.app.deps.bus.subscribe(1, (ev) => void told.push(ev as typeof told[0]));
   try {
     await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
@@ -113,9 +113,12 @@ Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps 
     );
     assertEquals(texts.filter((t) => t === "said live").length, 1, "a line is kept once");
     assertEquals(chan.find((l) => l.message === "alice: are you there?")?.highlight, true);
-    // Shown where it belongs, kept as a mention, but no notification (nor a push) hours late.
+    // Shown where it belongs and counted as a mention on every device, but as history: no
+    // desktop notification (nor a push) hours late.
     assert(told.some((e) => e.event === "message" && e.message === "alice: are you there?"));
-    assertEquals(told.filter((e) => e.event === "notification").map((e) => e.message), []);
+    const notified = told.filter((e) => e.event === "notification");
+    assert(notified.some((e) => e.message === "alice: are you there?"), JSON.stringify(told));
+    assertEquals(notified.filter((e) => !e.history), []);
     const asked = server.lines.filter((l) => l.startsWith("CHATHISTORY"));
     assert(asked.some((l) => l.startsWith("CHATHISTORY TARGETS timestamp=")), asked.join("\n"));
     assert(

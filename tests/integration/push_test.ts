@@ -185,6 +185,17 @@ Deno.test("push: mentions and private messages reach the browser's push service,
       assertStringIncludes(JSON.parse(text).body, "ü😀");
     });
 
+    await t.step("a mention from the server's history is not pushed", async () => {
+      const before = service.received.length;
+      t0.deps.bus.publish(uid, notification({ history: true }));
+      await push.notifier.settled();
+      assertEquals(service.received.length, before);
+      // The same notification as news is.
+      t0.deps.bus.publish(uid, notification());
+      await push.notifier.settled();
+      assertEquals(service.received.length, before + 1);
+    });
+
     await t.step("pushes per user are rate limited", async () => {
       const before = service.received.length;
       for (let i = 0; i < PUSH_LIMITS.perWindow + 5; i++) {
@@ -194,8 +205,9 @@ Deno.test("push: mentions and private messages reach the browser's push service,
         );
       }
       await push.notifier.settled();
-      // Two went out before (the IRC step's and the phone's): the window holds perWindow in all.
-      assertEquals(service.received.length - before, PUSH_LIMITS.perWindow - 2);
+      // Three went out before (the IRC step's, the phone's and the news one above): the window
+      // holds perWindow in all.
+      assertEquals(service.received.length - before, PUSH_LIMITS.perWindow - 3);
     });
 
     await t.step("a subscription the push service calls gone (410) is removed", async () => {

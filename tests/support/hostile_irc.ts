@@ -93,7 +93,8 @@ export async function answerJoin(
   channel = "#chan",
   members = "alice bob",
 ): Promise<void> {
-  await c.waitFor((l) => l.startsWith("JOIN ") && l.split(" ")[1] === channel);
+  // One channel of a list (`JOIN #a,#b`: a rejoin) counts.
+  await c.waitFor((l) => l.startsWith("JOIN ") && l.split(" ")[1].split(",").includes(channel));
   await c.send(`:alice!alice@host JOIN ${channel}`);
   await c.send(`:${SERVER} 353 alice = ${channel} :${members}`);
   await c.send(`:${SERVER} 366 alice ${channel} :End of /NAMES list.`);
