@@ -129,6 +129,7 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
       await s.cx.irc.send(hub.userId, hub.connectionId, target, message, {
         tags: up.size ? Object.fromEntries(up) : undefined,
         origin: echo.id,
+        relayed: true,
       });
       if (typeof wait === "object") hub.sentExpected(wait);
       // Every part of it is stored by now, or written: an echo told by Parley's label is still
@@ -180,6 +181,7 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
     try {
       await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${tag}${line}`, {
         background,
+        relayed: true,
       });
       if (wait !== "unanswered") hub.sentExpected(wait);
     } catch (err) {
@@ -316,7 +318,10 @@ async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void>
     try {
       const up = await upstreamTags(hub, tags);
       const line = formatMessage({ command: m.command, params, tags: up });
-      await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`, { origin: echo?.id });
+      await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`, {
+        origin: echo?.id,
+        relayed: true,
+      });
     } catch (err) {
       if (echo) hub.forgetEcho(echo);
       const why = err instanceof DomainError ? err.message : "Not sent";
@@ -435,7 +440,7 @@ async function command(s: Session, m: IrcMessage, text: string, answered = false
   const wait = answered ? hub.expect(s, m.command, m.params) : "unanswered";
   return await s.sendOn(async () => {
     try {
-      await s.cx.irc.send(hub.userId, hub.connectionId, "", text);
+      await s.cx.irc.send(hub.userId, hub.connectionId, "", text, { relayed: true });
       if (typeof wait === "object") hub.sentExpected(wait);
     } catch (err) {
       if (typeof wait === "object") hub.forgetExpected(wait);

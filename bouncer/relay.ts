@@ -14,7 +14,7 @@ import { parseMicros } from "../protocol/time.ts";
 import { ircLower } from "../lib/casefold.ts";
 import type { IrcConnection } from "../irc/engine/connection.ts";
 import type { LineOut, Outlet, Produced } from "../irc/engine/outlet.ts";
-import { type Caps, extendedMonitor, noImplicitNames } from "./caps.ts";
+import { Caps, extendedMonitor, noImplicitNames } from "./caps.ts";
 import { forClient } from "./filter.ts";
 import { passingMsgid } from "../lib/msgid.ts";
 import { SERVER_NAME } from "./burst.ts";
@@ -27,7 +27,13 @@ import type { Store } from "../store/mod.ts";
 import { type Pending, PendingReplies, replySpec, type Routed } from "./pending_replies.ts";
 import { UpstreamState } from "../irc/upstream_state.ts";
 import { actionWrap, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
-import { formatMessage, ircLine, type IrcMessage, nickOf } from "../irc/protocol/message.ts";
+import {
+  formatMessage,
+  ircLine,
+  type IrcMessage,
+  nickOf,
+  parseMessage,
+} from "../irc/protocol/message.ts";
 import {
   ERR_BADCHANMASK,
   ERR_BADCHANNELKEY,
@@ -246,6 +252,11 @@ export class Hub {
   /** The stored connection's nick, for a connection that has not spoken since Parley started. */
   recordNick = "";
   #pending = new PendingReplies<Downstream>();
+  /**
+   * The web client as an asker (its `/quote`, its on-connect commands): its answers go to no IRC
+   * client and are shown to the web, as they would be with none attached.
+   */
+  readonly #web: Downstream = { caps: new Caps(), write() {}, quit() {} };
   #echoes: PendingEcho[] = [];
   /** Chat lines written whose echo is told by the server's order (`wrote`). */
   #sent = new SentOrder<PendingEcho>();
@@ -405,6 +416,15 @@ export class Hub {
     // Its echo carries Parley's label, and is told by it.
     if (echo?.upstreamLabel !== undefined) return;
     this.#sent.wrote(target, echo);
+  }
+
+  /** The web client's raw line was written to the server: its answers are the web's. */
+  asked(line: string): void {
+    const m = parseMessage(line);
+    if (!m) return;
+    const spec = replySpec(m.command, m.params, (n) => this.isChannel(n));
+    const entry = this.#pending.add(this.#web, m.command, m.params, spec);
+    if (entry) this.#pending.written(entry);
   }
 
   /**
@@ -591,6 +611,7 @@ export class Hub {
       (m.command === RPL_MONONLINE || m.command === RPL_MONOFFLINE || m.command === ERR_MONLISTFULL)
     ) return this.#later(this.#monitorReply(m));
     const routed = askerFirst ? undefined : this.#pending.route(m);
+    if (routed?.entry.client === this.#web) return out.show?.();
     if (routed) {
       const first = routed.entry.given === 1;
       return this.#later(() => this.#answer(routed, m, first));
@@ -1104,6 +1125,15 @@ export class Relay implements Outlet {
     }
     hub.use(conn);
     hub.line(out);
+  }
+
+  /** The web client's raw line written to a connection's server: to its hub, when it has one. */
+  asked(conn: IrcConnection, line: string): void {
+    if (this.#stopped) return;
+    const hub = this.#hubs.get(key(conn.userId, conn.id));
+    if (!hub) return;
+    hub.use(conn);
+    hub.asked(line);
   }
 
   /** A chat line of a connection written to its server: to its hub, when it has one. */

@@ -38,6 +38,11 @@ export interface SendOptions {
    * anyone says does not wait behind a client's sync of every channel for the flood control.
    */
   background?: boolean;
+  /**
+   * Written by an attached IRC client, whose answers the listener routes itself: a raw line
+   * without it is the web client's, whose answers are shown to the web.
+   */
+  relayed?: boolean;
 }
 
 /** The IRC side of the app. Errors are DomainErrors. */

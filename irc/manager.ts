@@ -152,6 +152,7 @@ export class IrcManager implements IrcControl {
       retry: (conn) => this.#awaitTurn(conn),
       gone: (conn) => this.#outlet?.gone(conn),
       wrote: (conn, target, origin) => this.#outlet?.wrote?.(conn, target, origin),
+      asked: (conn, line) => this.#outlet?.asked?.(conn, line),
       clientsAttached: (conn) => this.#outlet?.attached?.(conn) ?? false,
       nickTaken: (conn, nick) => {
         this.#keepNick(conn.record, nick).catch((err) => {
@@ -595,7 +596,7 @@ export class IrcManager implements IrcControl {
     record: ConnectionRecord,
     conversationId: string,
     message: string,
-    { tags, origin, background }: SendOptions = {},
+    { tags, origin, background, relayed }: SendOptions = {},
   ): Promise<CommandResult> {
     const { store } = this.#deps;
     const conversation = await store.conversations.get(record.id, conversationId);
@@ -613,6 +614,7 @@ export class IrcManager implements IrcControl {
       tags,
       origin,
       background,
+      relayed,
       paste: (text) => pasteIfLong(this.#deps, userId, parseIrcUrl(record.url).host, text),
       control: {
         connect: () => this.#setWanted(record, "connected"),

@@ -46,6 +46,8 @@ interface CommandContext {
   origin?: string;
   /** An attached client's query: written after everyone's own lines (IrcConnection.send). */
   background?: boolean;
+  /** An attached IRC client's line: its answers are routed by the listener, not the web's. */
+  relayed?: boolean;
   /** Saves an over-long message as a file and returns the line to send instead (chat/paste.ts). */
   paste?: (text: string) => Promise<string | undefined>;
   /** Connection control, from the manager. */
@@ -695,6 +697,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     await live(ctx).send(line(() => quotedLine(args)), {
       origin: ctx.origin,
       background: ctx.background,
+      asked: !ctx.relayed,
     });
     return {};
   },

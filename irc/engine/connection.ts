@@ -67,6 +67,8 @@ export interface ConnectionListener {
    * echo-message echoes in that order): its target, and the `origin` token it was sent with.
    */
   wrote?(conn: IrcConnection, target: string, origin: string | undefined): void;
+  /** A raw line of the web client's is being written to the server (`send`'s `asked`). */
+  asked?(conn: IrcConnection, line: string): void;
   /**
    * Whether IRC clients are attached to the connection through the listener: they answer CTCP
    * requests themselves (Parley answering too would give the asker one answer more than there
@@ -111,6 +113,8 @@ interface Pending {
   line: IrcLine;
   /** The sender's token (a PRIVMSG or NOTICE an attached client sent), told when written. */
   origin?: string;
+  /** A raw line of the web client's, told when written (`asked`). */
+  asked?: boolean;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -709,12 +713,14 @@ export class IrcConnection {
    */
   send(
     line: IrcLine,
-    { answer = false, query = false, background = false, origin }: {
+    { answer = false, query = false, background = false, origin, asked = false }: {
       answer?: boolean;
       query?: boolean;
       /** An attached IRC client's query: after everything else (`#clientQueries`). */
       background?: boolean;
       origin?: string;
+      /** A raw line of the web client's: its answers are the web's (told when written). */
+      asked?: boolean;
     } = {},
   ): Promise<void> {
     if (this.state !== "connected" || !this.client) {
@@ -752,6 +758,7 @@ export class IrcConnection {
       queue.push({
         line,
         origin,
+        ...(asked ? { asked } : {}),
         resolve,
         reject,
       });
@@ -814,6 +821,7 @@ export class IrcConnection {
       return;
     }
     if (this.#listener.wrote) this.#wroteChat(item);
+    if (item.asked) this.#listener.asked?.(this, item.line);
     this.client.raw(item.line);
     item.resolve();
   }

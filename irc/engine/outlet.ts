@@ -26,6 +26,12 @@ export type Produced =
 export interface LineOut {
   message: Message;
   produced?: Produced;
+  /**
+   * A numeric nothing handled, not shown in the server conversation because IRC clients are
+   * attached (it is likely one of theirs): shows it, for the outlet to call when the line
+   * answers the web client's own raw line (`asked`).
+   */
+  show?: () => void;
 }
 
 export interface Outlet {
@@ -41,6 +47,12 @@ export interface Outlet {
    * attached client, Parley itself), in the socket's order; `origin` is its sender's token.
    */
   wrote?(conn: IrcConnection, target: string, origin: string | undefined): void;
+  /**
+   * A raw line of the web client's (`/quote`, an on-connect command) was written to `conn`'s
+   * server, in the socket's order: the server's answers to it are the web client's, no IRC
+   * client's.
+   */
+  asked?(conn: IrcConnection, line: string): void;
   /** Whether an IRC client is attached to `conn` now (it answers CTCP requests itself). */
   attached?(conn: IrcConnection): boolean;
   /** The connection is stopped for good (removed, its user deleted, or moved away). */

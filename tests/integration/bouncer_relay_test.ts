@@ -1,6 +1,6 @@
 /**
- * The listener's finer points against a real ngircd: replies to the web client's own queries reach
- * no attached client, a line Parley will not store holds nothing back, a labeled JOIN or PART is
+ * The listener's finer points against a real ngircd: replies to the web client's own queries and
+ * raw lines reach no attached client (the raw lines' are shown to the web), a line Parley will not store holds nothing back, a labeled JOIN or PART is
  * answered by the server's own answer, a live channel event carries its stored msgid, a removed
  * connection's hub is freed, and a gap in history is replayed as a NOTICE from Parley.
  */
@@ -36,6 +36,37 @@ Deno.test("bouncer: the web client's queries, unstored lines, labels, removal, g
       await sync(c, "whois");
       const seen = c.lines.slice(from).filter((l) => /^3(11|18)$/.test(l.command));
       assertEquals(seen.map((l) => l.raw), []);
+    });
+
+    await t.step("a /quote of the web client's is answered to it alone, and back", async () => {
+      const server = async () =>
+        ((await s.api.get(`/api/connection/${s.cid}/messages`)).body.messages ?? []) as {
+          message: string;
+        }[];
+      // ngircd's 391 (TIME) names the server, then the time.
+      const times = async () => (await server()).filter((m) => /\d\d:\d\d/.test(m.message));
+      const before = (await times()).length;
+      const from = c.lines.length;
+      await s.app.deps.irc.send(1, s.cid, "", "/quote TIME");
+      await poll("the web client shows the answer", async () => (await times()).length > before);
+      // The client's own TIME, twice, answered after the web's: each answer is the client's
+      // alone (its lines leave the web nothing to wait for that would take the second).
+      const theirs = () => c.lines.slice(from).filter((l) => l.command === "391").length;
+      await c.send("TIME");
+      await poll("the client's first answer", () => theirs() === 1);
+      await c.send("TIME");
+      await poll("the client's second answer", () => theirs() === 2);
+      // ngircd's 351 (VERSION) names it, and comes after the client's answer: that one was
+      // handled once this one shows.
+      const versions = async () => (await server()).filter((m) => /ngircd/i.test(m.message));
+      const known = (await versions()).length;
+      await s.app.deps.irc.send(1, s.cid, "", "/quote VERSION");
+      await poll("the web client shows the version", async () => (await versions()).length > known);
+      assertEquals((await times()).length, before + 1, "the client's answers shown to the web");
+      assertEquals(theirs(), 2);
+      await sync(c, "quote");
+      const versionsSent = c.lines.slice(from).filter((l) => l.command === "351");
+      assertEquals(versionsSent.map((l) => l.raw), [], "the web's answer sent to the client");
     });
 
     await t.step("an ignored person's line holds back none of the lines after it", async () => {

@@ -117,12 +117,11 @@ const QUIET = new Set([
 
 /**
  * Whether a numeric no handler takes is shown (`unhandled`): one the server sends once the
- * connection is registered, not a quiet one, while no IRC client is attached through the
- * listener (an answer is then likely one of theirs, and goes to whoever asked).
+ * connection is registered, not a quiet one. While IRC clients are attached through the listener
+ * it is likely one of theirs, and is shown only when it answers the web client's own line.
  */
 export function showsUnhandled(cx: Inbound, m: Message): boolean {
-  return /^\d{3}$/.test(m.command) && !QUIET.has(m.command) && cx.conn.state === "connected" &&
-    !cx.conn.clientsAttached();
+  return /^\d{3}$/.test(m.command) && !QUIET.has(m.command) && cx.conn.state === "connected";
 }
 
 /**
