@@ -566,10 +566,17 @@ export class Hub {
    * what became of it (stored with its row's msgid and time, ignored, or not stored).
    */
   line(out: LineOut): void {
+    // A server's answer the web client would show (LineOut.show) is shown unless it answered
+    // an IRC client's command: then it is that client's alone.
+    if (!this.#relay(out)) out.show?.();
+  }
+
+  /** Relays one line (see `line`); true when it answered an IRC client's command. */
+  #relay(out: LineOut): boolean {
     // The message is shared with the connection's handlers: the stream's copy has its own tags.
     const m: IrcMessage = { ...out.message, tags: new Map(out.message.tags) };
     const produced = out.produced;
-    if (produced?.kind === "own" || produced?.kind === "history") return;
+    if (produced?.kind === "own" || produced?.kind === "history") return false;
     const meBefore = this.#me ?? this.state.nick;
     if (m.tags.has("+draft/reply")) this.#ownReply(m, this.#conversationOf(m, meBefore));
     this.#follow(m, meBefore);
@@ -594,29 +601,40 @@ export class Hub {
       ? this.#joinOrPartAnswer(m, meBefore)
       : undefined;
     const byLabel = this.#byUpstreamLabel(m);
-    if (byLabel) return this.#later(byLabel);
+    if (byLabel) {
+      this.#later(byLabel);
+      return true;
+    }
     // Any other label is one Parley put on a client's chat line: its echo is matched by it, and
     // no client sees it.
     const upLabel = m.tags.get("label");
     if (upLabel !== undefined) {
       m.tags.delete("label");
-      if (m.command === "ACK") return;
+      if (m.command === "ACK") return false;
     }
     if (m.command === ERR_CANNOTSENDTOCHAN || m.command === ERR_NOSUCHNICK) {
       const refused = this.#refusedEcho(m, upLabel);
-      if (refused) return this.#later(refused);
+      if (refused) {
+        this.#later(refused);
+        return true;
+      }
     }
     if (
       this.monitor.active &&
       (m.command === RPL_MONONLINE || m.command === RPL_MONOFFLINE || m.command === ERR_MONLISTFULL)
-    ) return this.#later(this.#monitorReply(m));
+    ) {
+      this.#later(this.#monitorReply(m));
+      return true;
+    }
     const routed = askerFirst ? undefined : this.#pending.route(m);
-    if (routed?.entry.client === this.#web) return out.show?.();
+    // The web client's: shown there, sent to no IRC client.
+    if (routed?.entry.client === this.#web) return false;
     if (routed) {
       const first = routed.entry.given === 1;
-      return this.#later(() => this.#answer(routed, m, first));
+      this.#later(() => this.#answer(routed, m, first));
+      return true;
     }
-    if (NEVER.has(m.command)) return;
+    if (NEVER.has(m.command)) return false;
     const ownJoin = m.command === "JOIN" && !!meBefore &&
       ircLower(nickOf(m.prefix)) === ircLower(meBefore);
     if (ownJoin) this.#join(ircLower(m.params[0] ?? ""));
@@ -626,7 +644,8 @@ export class Hub {
         produced?.kind !== "ignored" && this.isChannel(target) &&
         this.detached.seen(target, m.params[1] ?? "", meBefore)
       ) this.onDetachChange(target, false);
-      return this.#chat(m, produced, meBefore, upLabel);
+      this.#chat(m, produced, meBefore, upLabel);
+      return false;
     }
     if (!numeric && !m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
     // An event history kept as one row carries that row's msgid and time, as CHATHISTORY gives
@@ -659,6 +678,7 @@ export class Hub {
       }
     });
     if (ownJoin) this.#readMarkers(m.params[0] ?? "");
+    return !!asker && numeric;
   }
 
   /**
@@ -1113,13 +1133,13 @@ export class Relay implements Outlet {
    * else nothing is kept (the connection's own state has seen the line).
    */
   line(conn: IrcConnection, out: LineOut): void {
-    if (this.#stopped) return;
+    if (this.#stopped) return void out.show?.();
     const k = key(conn.userId, conn.id);
     let hub = this.#hubs.get(k);
     if (!hub) {
       if (!this.#detaching.delete(k)) {
         if (this.#inFlight.size) this.#echoed(k, conn, out.message);
-        return;
+        return void out.show?.();
       }
       hub = this.hub(conn.userId, conn.id);
     }

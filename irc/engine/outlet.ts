@@ -27,9 +27,10 @@ export interface LineOut {
   message: Message;
   produced?: Produced;
   /**
-   * A numeric nothing handled, not shown in the server conversation because IRC clients are
-   * attached (it is likely one of theirs): shows it, for the outlet to call when the line
-   * answers the web client's own raw line (`asked`).
+   * The server's answer to a command, not shown to the web yet because IRC clients are attached
+   * (a refusal, a standard reply, a numeric nothing else takes): shows it. The outlet calls it
+   * unless the line answered one of their commands, which is theirs alone (the web client's own
+   * raw lines are told by `asked`).
    */
   show?: () => void;
 }

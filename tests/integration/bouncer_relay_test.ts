@@ -69,6 +69,30 @@ Deno.test("bouncer: the web client's queries, unstored lines, labels, removal, g
       assertEquals(versionsSent.map((l) => l.raw), [], "the web's answer sent to the client");
     });
 
+    await t.step("a refusal is shown to whoever asked: a client, or the web client", async () => {
+      // bob's channel: alice is no operator there.
+      await bob.join("#bobs");
+      await s.app.deps.irc.send(1, s.cid, "", "/join #bobs");
+      await c.waitFor((l) => l.command === "366" && l.params[1] === "#bobs");
+      const server = async () =>
+        ((await s.api.get(`/api/connection/${s.cid}/messages`)).body.messages ?? []) as {
+          message: string;
+        }[];
+      const refusals = async () =>
+        (await server()).filter((m) => m.message.startsWith("chanop_privs_needed: #bobs"));
+      const from = c.lines.length;
+      const theirs = () => c.lines.slice(from).filter((l) => l.command === "482").length;
+      await c.send("KICK #bobs bob");
+      await poll("the client's refusal", () => theirs() === 1);
+      // The web client's own refusal comes after the client's: that one was handled once this
+      // one shows.
+      await s.app.deps.irc.send(1, s.cid, "", "/quote KICK #bobs bob :again");
+      await poll("the web client's refusal shown", async () => (await refusals()).length > 0);
+      assertEquals((await refusals()).length, 1, "the client's refusal shown to the web");
+      await sync(c, "refusals");
+      assertEquals(theirs(), 1, "the web client's refusal sent to the client");
+    });
+
     await t.step("an ignored person's line holds back none of the lines after it", async () => {
       await s.app.deps.irc.send(1, s.cid, "", "/ignore bob");
       const from = c.lines.length;

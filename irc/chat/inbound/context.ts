@@ -34,6 +34,12 @@ export interface Inbound {
   /** Stores a line of the server's own conversation. */
   server(text: string, ts: number, type?: ChatType): Promise<void>;
   /**
+   * Shows the server's answer to a command (`show`): now, or, while IRC clients are attached
+   * through the listener, once the outlet has found whose command it answered (LineOut.show):
+   * an IRC client's answer is that client's alone.
+   */
+  answer(show: () => Promise<void>): Promise<void>;
+  /**
    * Keeps a channel event in the history of an existing conversation: never unread, notified or
    * searchable. Its kind is one of protocol/events.ts's LINE_KINDS, kept with its fields (as data, no
    * sentence: store/event_fields.ts). Resolves with the stored line's time as the history API
@@ -105,6 +111,11 @@ export function inbound(deps: RecordDeps, conn: IrcConnection, client: IrcClient
     convId,
     server: async (text, ts, type = "notice") =>
       void await recordMessage(deps, conn, { name: "", from: conn.url.host, type, text, ts }),
+    answer(show) {
+      if (!this.out || !conn.clientsAttached()) return show();
+      this.out.show = show;
+      return Promise.resolve();
+    },
     async keep(
       name: string,
       kind: KeptKind | "react",

@@ -128,24 +128,20 @@ export function attachInbound(
       // nothing handles it, and no IRC client is sent it.
       const past = m.tags.has("batch") && m.command !== "PRIVMSG" && m.command !== "NOTICE" &&
         historyOf(cx, m) !== undefined;
-      const ts = timeOf(m);
-      // A numeric nothing takes: shown, as Convos shows it (server.ts); while IRC clients are
-      // attached, only once the outlet finds it answers the web client's own line.
-      const shows = !gathered && !own && !past && !COMMANDS.has(m.command) && !answered &&
-        !registration && got === undefined && showsUnhandled(cx, m);
-      const held = shows && conn.clientsAttached();
-      const handler = gathered || own || past
-        ? undefined
-        : COMMANDS.get(m.command) ?? (shows && !held ? unhandled : undefined);
+      const handler = gathered || own || past ? undefined : COMMANDS.get(m.command) ??
+        // A numeric nothing takes: shown, as Convos shows it (server.ts).
+        (!answered && !registration && got === undefined && showsUnhandled(cx, m)
+          ? unhandled
+          : undefined);
       const out: LineOut | undefined = outlet()
         ? {
           message: m,
           ...(own ? { produced: { kind: "own" } as const } : {}),
           ...(past ? { produced: { kind: "history" } as const } : {}),
-          ...(held ? { show: () => run(async () => await unhandled(cx, m, ts)) } : {}),
         }
         : undefined;
       if (!handler && !out) return !registration;
+      const ts = timeOf(m);
       run(async () => {
         cx.out = out;
         cx.source = m.prefix;
@@ -157,6 +153,9 @@ export function attachInbound(
           cx.out = undefined;
           cx.source = undefined;
         }
+        // An answer held for the outlet (Inbound.answer) is shown in this queue, in turn.
+        const show = out?.show;
+        if (show) out.show = () => run(async () => await show());
         if (out) outlet()?.line(conn, out);
       });
       return !registration;

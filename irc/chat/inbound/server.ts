@@ -80,8 +80,10 @@ async function refusal(
   ts: number,
   ev: { conversation_id: string; message: string; error: string },
 ): Promise<void> {
-  await cx.server(text, ts);
-  cx.publish({ type: "error", ...ev });
+  await cx.answer(async () => {
+    await cx.server(text, ts);
+    cx.publish({ type: "error", ...ev });
+  });
 }
 
 /** A numeric refusal (answers.ts's ERRORS). */
@@ -117,8 +119,8 @@ const QUIET = new Set([
 
 /**
  * Whether a numeric no handler takes is shown (`unhandled`): one the server sends once the
- * connection is registered, not a quiet one. While IRC clients are attached through the listener
- * it is likely one of theirs, and is shown only when it answers the web client's own line.
+ * connection is registered, not a quiet one (and, as every answer, not one that answered an
+ * attached IRC client's command: `Inbound.answer`).
  */
 export function showsUnhandled(cx: Inbound, m: Message): boolean {
   return /^\d{3}$/.test(m.command) && !QUIET.has(m.command) && cx.conn.state === "connected";
@@ -134,7 +136,7 @@ export const unhandled: Handler = (cx, m, ts) => {
   const text = oneLine(params.join(" "), 1024);
   if (!text) return;
   const code = Number(m.command);
-  return cx.server(text, ts, code >= 400 && code < 600 ? "error" : "notice");
+  return cx.answer(() => cx.server(text, ts, code >= 400 && code < 600 ? "error" : "notice"));
 };
 
 /** Most characters of a standard reply's description kept. */
@@ -151,7 +153,7 @@ const standardReply: Handler = (cx, m, ts) => {
   if (command === "CHATHISTORY" || m.params.length < 3) return;
   const description = oneLine(last(m), MAX_DESCRIPTION) || code;
   const text = command === "*" ? description : `${command}: ${description}`;
-  if (m.command !== "FAIL") return cx.server(text, ts);
+  if (m.command !== "FAIL") return cx.answer(() => cx.server(text, ts));
   const channel = m.params.slice(2, -1).find((p) => cx.conn.isChannel(p));
   return refusal(cx, text, ts, {
     conversation_id: channel ? cx.convId(channel) : "",

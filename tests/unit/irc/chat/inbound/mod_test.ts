@@ -28,6 +28,7 @@ import {
 } from "../../../../../irc/protocol/numerics.ts";
 import type { IrcConnection } from "../../../../../irc/engine/connection.ts";
 import type { IrcClient } from "../../../../../irc/engine/client.ts";
+import type { LineOut, Outlet } from "../../../../../irc/engine/outlet.ts";
 import type { Store } from "../../../../../store/mod.ts";
 import type { ConnectionRecord } from "../../../../../store/connections.ts";
 import { parseMessage } from "../../../../../irc/protocol/message.ts";
@@ -43,6 +44,8 @@ function attached(
   record: ConnectionRecord,
   bus: EventBus,
   tokens: string[],
+  /** Where each handled line goes (the listener's relay, when it runs). */
+  outlet?: Outlet,
 ) {
   const client = new EventEmitter();
   const conn = fakeConnection(record, client, tokens);
@@ -52,6 +55,7 @@ function attached(
     conn as unknown as IrcConnection,
     client as unknown as IrcClient,
     run,
+    () => outlet,
   );
   const settle = async () => {
     await new Promise((r) => setTimeout(r, 0));
@@ -71,7 +75,10 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
     const bus = new EventBus();
     const seen: BusEvent[] = [];
     bus.subscribe(user.id, (ev) => seen.push(ev));
-    const { conn, settle, run, line } = attached(store, record, bus, ["PREFIX=(o)@"]);
+    // The lines as an outlet gets them once handled.
+    const outs: LineOut[] = [];
+    const outlet: Outlet = { line: (_conn, out) => void outs.push(out), gone: () => {} };
+    const { conn, settle, run, line } = attached(store, record, bus, ["PREFIX=(o)@"], outlet);
 
     await t.step("a channel message is stored and published in its channel", async () => {
       line(":bob!b@h PRIVMSG #Test :hello alice");
@@ -213,12 +220,26 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
         ["notice", "irc.test Wednesday December 2 2026 -- 12:00 +00:00"],
         ["error", "Permission Denied- You're not an IRC operator"],
       ]);
-      // With IRC clients attached, such a line is likely one of theirs: relayed, not shown.
+      // With IRC clients attached, an answer (a numeric nothing takes, a refusal) waits for the
+      // outlet: shown once it finds the line answered none of their commands, else never.
       registered.clientsAttached = () => true;
+      const from = outs.length;
       line(":irc.test 391 alice irc.test :Wednesday December 2 2026 -- 12:01 +00:00");
+      line(":irc.test 482 alice #test :You're not channel operator");
+      line(":irc.test 391 alice irc.test :Wednesday December 2 2026 -- 12:02 +00:00");
       await settle();
       registered.clientsAttached = () => false;
-      assertEquals((await server()).length, before + 2);
+      assertEquals((await server()).length, before + 2, "nothing shown before the outlet says");
+      const held = outs.slice(from).filter((o) => o.show);
+      assertEquals(held.map((o) => o.message.command), ["391", "482", "391"]);
+      // The first two answered nobody's (or the web client's) command; the last a client's.
+      held[0].show!();
+      held[1].show!();
+      await settle();
+      assertEquals((await server()).slice(before + 2), [
+        ["notice", "irc.test Wednesday December 2 2026 -- 12:01 +00:00"],
+        ["notice", "chanop_privs_needed: #test: You're not channel operator"],
+      ]);
     });
 
     await t.step("standard replies: in the server conversation; a FAIL on the bus", async () => {
