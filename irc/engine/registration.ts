@@ -67,8 +67,10 @@ const WANTED: ReadonlySet<string> = new Set([
   "chghost",
   "setname",
   "echo-message",
-  // What a gap cost, asked of a server that keeps history (irc/chat/inbound/backfill.ts).
+  // What a gap cost, asked of a server that keeps history (irc/chat/inbound/backfill.ts), with
+  // the channel events in it (backfill_events.ts).
   "draft/chathistory",
+  "draft/event-playback",
   // News of the people the listener's clients watch (MONITOR), outside the user's channels.
   "extended-monitor",
   "draft/extended-monitor",

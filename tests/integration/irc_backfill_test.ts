@@ -7,7 +7,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncerOn } from "../support/bouncer.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
-import { answerJoin, startHostileIrc } from "../support/hostile_irc.ts";
+import { answerJoin, type RememberedLine, startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
 import type { ApiClient } from "../support/api.ts";
 
@@ -212,6 +212,99 @@ Deno.test("irc backfill: a server that answers past what was asked is not follow
     const gap = chan.findIndex((l) => l.type === "gap");
     assert(gap > chan.findIndex((l) => l.message === "missed 3"), JSON.stringify(chan));
   } finally {
+    await s.close();
+    await irc.close();
+  }
+});
+
+Deno.test("irc backfill: a gap's channel events are kept in place (draft/event-playback)", async () => {
+  const irc = startHostileIrc({
+    caps: [...CAPS, "draft/event-playback"],
+    history: { limit: 100 },
+  });
+  const s = await setupBouncerOn(irc.url);
+  let server = await irc.registered();
+  let client: BouncerClient | undefined;
+  const lines = async (): Promise<Line[]> =>
+    (await s.api.get(`/api/connection/${s.cid}/conversation/%23chan/messages`)).body.messages;
+  try {
+    assert(server.caps.has("draft/event-playback"), "asked of a server that offers it");
+    await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
+    await answerJoin(server);
+    await server.send(":bob!b@h PRIVMSG #chan :said live");
+    await poll("the live line stored", async () => (await lines()).length > 0);
+    client = await BouncerClient.attach(
+      s.port,
+      `${EMAIL}/${s.cid}@term`,
+      PASSWORD,
+      ["batch", "server-time", "message-tags"],
+      "term",
+    );
+    await client.send("PING :attached");
+    await client.waitFor((l) => l.command === "PONG" && l.params[1] === "attached");
+    const fromAttach = client.lines.length;
+    irc.delayWelcome(2500);
+    server.close();
+    await down(s);
+    const base = Date.now();
+    const events: [string, RememberedLine["command"], string[] | undefined, string?][] = [
+      ["carol!c@h", "JOIN", ["#chan"]],
+      ["carol!c@h", "PRIVMSG", undefined, "hello all"],
+      ["carol!c@h", "TOPIC", ["#chan", "a topic of the gap"]],
+      ["carol!c@h", "KICK", ["#chan", "dave", "out"]],
+      ["carol!c@h", "MODE", ["#chan", "+m"]],
+      ["bob!b@h", "NICK", ["bobby"]],
+      ["bobby!b@h", "QUIT", ["gone"]],
+      ["carol!c@h", "PART", ["#chan", "bye"]],
+    ];
+    events.forEach(([source, command, params, text], i) =>
+      irc.remember({
+        time: new Date(base + 100 + 50 * i).toISOString(),
+        msgid: `e${i}`,
+        source,
+        command,
+        target: "#chan",
+        params,
+        text,
+      })
+    );
+    server = await irc.registered();
+    await answerJoin(server);
+    await poll(
+      "the gap's last event stored",
+      async () => (await lines()).some((l) => l.type === "part" && l.message.includes("carol")),
+      20_000,
+    );
+    const gap = (await lines()).filter((l) => Date.parse(l.ts) > base);
+    assertEquals(
+      gap.filter((l) => l.type !== "gap" && l.type !== "join" || l.message.includes("carol"))
+        .map((l) => [l.type, l.from]),
+      [
+        ["join", "carol"],
+        ["private", "carol"],
+        ["topic", "carol"],
+        ["kick", "carol"],
+        ["mode", "carol"],
+        ["nick_change", "bob"],
+        ["quit", "bobby"],
+        ["part", "carol"],
+      ],
+      JSON.stringify(gap),
+    );
+    // History, not news: the channel's topic is what the rejoin told (none), and the attached
+    // client was sent none of it.
+    const conv = (await s.api.get("/api/conversations")).body.conversations.find((
+      c: { name: string },
+    ) => c.name === "#chan");
+    assertEquals(conv.topic, "");
+    await client.send("PING :after");
+    await client.waitFor((l) => l.command === "PONG" && l.params[1] === "after");
+    const told = client.lines.slice(fromAttach).filter((l) =>
+      ["TOPIC", "KICK", "MODE", "NICK", "QUIT", "PART", "PRIVMSG"].includes(l.command)
+    ).map((l) => l.raw);
+    assertEquals(told, []);
+  } finally {
+    client?.close();
     await s.close();
     await irc.close();
   }

@@ -12,6 +12,8 @@ export interface HostileClient {
   nick: string;
   /** The account it logged in to by SASL, if it did. */
   saslAccount?: string;
+  /** The capabilities it was acknowledged. */
+  readonly caps: Set<string>;
   /** Sends one line (CR LF added). */
   send(line: string): Promise<void>;
   /** Sends raw bytes as they are. */
@@ -70,16 +72,23 @@ export interface HostileOptions {
   };
 }
 
-/** A line the server keeps for CHATHISTORY. */
+/**
+ * A line the server keeps for CHATHISTORY: a message, or (played back only to a client with
+ * draft/event-playback) a channel event.
+ */
 export interface RememberedLine {
   /** ISO 8601, the line's `time`. */
   time: string;
   msgid: string;
   /** `nick!user@host` */
   source: string;
-  command: "PRIVMSG" | "NOTICE";
+  command: "PRIVMSG" | "NOTICE" | "JOIN" | "PART" | "KICK" | "QUIT" | "NICK" | "TOPIC" | "MODE";
+  /** The conversation it is in (a QUIT's or a NICK's: a channel the person was in). */
   target: string;
-  text: string;
+  /** A message's text. */
+  text?: string;
+  /** An event's parameters, the last one trailing (`["#chan", "bye"]` for a PART). */
+  params?: string[];
 }
 
 const SERVER = "irc.hostile.test";
@@ -132,6 +141,7 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
     const client: HostileClient = {
       lines,
       nick: "",
+      caps: new Set(),
       send: (line) => client.write(encoder.encode(line + "\r\n")),
       write(bytes) {
         // Writes are chained so lines never interleave.
@@ -191,6 +201,7 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
           } else if (params[0] === "REQ") {
             const wanted = params.slice(1).join(" ").replace(/^:/, "").split(" ");
             const ok = wanted.every((c) => offered.some((o) => capName(o) === c));
+            if (ok) { for (const c of wanted) client.caps.add(c); }
             await client.send(`:${SERVER} CAP * ${ok ? "ACK" : "NAK"} :${wanted.join(" ")}`);
           } else if (params[0] === "END") {
             capPending = false;
@@ -318,16 +329,20 @@ export function startHostileIrc(opts: HostileOptions = {}): HostileIrc {
     const [sub, ...rest] = params;
     if (sub === "BETWEEN") {
       const [target, a, b, limit] = rest;
+      const events = client.caps.has("draft/event-playback");
       const lines = kept.filter((l) =>
-        where(l) === target.toLowerCase() && between(l, time(a), time(b))
+        where(l) === target.toLowerCase() && between(l, time(a), time(b)) &&
+        (events || l.command === "PRIVMSG" || l.command === "NOTICE")
       ).slice(
         0,
         opts.history!.unbounded ? undefined : Math.min(Number(limit), opts.history!.limit),
       );
       await client.send(`:${SERVER} BATCH +${id} chathistory ${target}`);
       for (const l of lines) {
+        const params = l.params ?? [l.target, l.text ?? ""];
+        const rest = params.map((p, i) => i === params.length - 1 ? `:${p}` : p).join(" ");
         await client.send(
-          `@batch=${id};time=${l.time};msgid=${l.msgid} :${l.source} ${l.command} ${l.target} :${l.text}`,
+          `@batch=${id};time=${l.time};msgid=${l.msgid} :${l.source} ${l.command} ${rest}`,
         );
       }
       await client.send(`:${SERVER} BATCH -${id}`);

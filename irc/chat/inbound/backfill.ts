@@ -5,7 +5,8 @@
  * TARGETS`), gets `CHATHISTORY BETWEEN` the gap's start and end. What comes back is stored where
  * it belongs, at its own time and once (a line whose msgid is stored already is left out); it is
  * history, not news: counted unread, kept as a mention, but not notified, pushed, or relayed live
- * to IRC clients (they read it with CHATHISTORY, as any stored line).
+ * to IRC clients (they read it with CHATHISTORY, as any stored line). A channel's events in it
+ * (draft/event-playback) are kept by backfill_events.ts.
  *
  * A conversation's gap marker waits for its fill: a fill that came whole (fewer lines than asked,
  * or, for a private conversation, not named by a TARGETS list that was not cut) leaves no gap to
@@ -62,7 +63,7 @@ interface Fill {
 }
 
 /** One conversation's history being received. */
-interface HistoryBatch {
+export interface HistoryBatch {
   /** The server's msgids of its lines stored since the gap began: a line among them is not
    * stored again (it came live, the server's clock ahead of Parley's). */
   known: Set<string>;

@@ -23,6 +23,7 @@ import { SERVER, showsUnhandled, unhandled } from "./server.ts";
 import { TAGS } from "./tags.ts";
 import { GAP, watchForGap } from "./gap.ts";
 import { BACKFILL, historyOf } from "./backfill.ts";
+import { keepPastEvent } from "./backfill_events.ts";
 import { RPL_WELCOME } from "../../protocol/numerics.ts";
 import type { Serial } from "./serial.ts";
 
@@ -68,6 +69,20 @@ export const COMMANDS: ReadonlyMap<string, Handler> = (() => {
   }
   return table;
 })();
+
+/**
+ * A line of a batch that is not a message: when the batch is history Parley asked for (known only
+ * once the batch's start has been handled, so decided in turn), the line is not news: a channel
+ * event is kept in its place (backfill_events.ts), and no IRC client is sent it. Else `live`.
+ */
+function pastOrLive(live: Handler | undefined): Handler {
+  return async (cx, m, ts, got) => {
+    const batch = historyOf(cx, m);
+    if (!batch) return await live?.(cx, m, ts, got);
+    if (cx.out) cx.out.produced = { kind: "history" };
+    await keepPastEvent(cx, m, ts, batch);
+  };
+}
 
 /**
  * Attaches the handlers of incoming lines to a fresh client of `conn`; what it returns takes the
@@ -124,21 +139,15 @@ export function attachInbound(
       // Parley's own try to regain the wanted nick, refused while someone holds it: tried again
       // in a minute, and said to no one each time (not in history, nor to an IRC client).
       const own = conn.refusesRegain(m);
-      // A line of history Parley asked for that is not a message (a JOIN, a TAGMSG) is not news:
-      // nothing handles it, and no IRC client is sent it.
-      const past = m.tags.has("batch") && m.command !== "PRIVMSG" && m.command !== "NOTICE" &&
-        historyOf(cx, m) !== undefined;
-      const handler = gathered || own || past ? undefined : COMMANDS.get(m.command) ??
+      const live = gathered || own ? undefined : COMMANDS.get(m.command) ??
         // A numeric nothing takes: shown, as Convos shows it (server.ts).
         (!answered && !registration && got === undefined && showsUnhandled(cx, m)
           ? unhandled
           : undefined);
+      const batched = m.tags.has("batch") && m.command !== "PRIVMSG" && m.command !== "NOTICE";
+      const handler = batched ? pastOrLive(live) : live;
       const out: LineOut | undefined = outlet()
-        ? {
-          message: m,
-          ...(own ? { produced: { kind: "own" } as const } : {}),
-          ...(past ? { produced: { kind: "history" } as const } : {}),
-        }
+        ? { message: m, ...(own ? { produced: { kind: "own" } as const } : {}) }
         : undefined;
       if (!handler && !out) return !registration;
       const ts = timeOf(m);

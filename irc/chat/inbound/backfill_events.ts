@@ -1,0 +1,74 @@
+/**
+ * The channel events of a gap, from a server that plays them back in its history
+ * (draft/event-playback): joins, parts, kicks, quits, nick changes, topics and modes, kept in the
+ * channel's history at their own times, as the live handlers keep them. History, not news: the
+ * channel's members and topic are what the rejoin told, so nothing is changed, published or
+ * relayed live; the web client shows them when it next reads the channel's history.
+ */
+import { type IrcMessage as Message, sourceOf } from "../../protocol/message.ts";
+import { type HistoryBatch, keeps } from "./backfill.ts";
+import { tagOf } from "./chat.ts";
+import type { Inbound } from "./context.ts";
+
+/** The commands of a history batch that are kept as events. */
+const PAST_EVENTS: ReadonlySet<string> = new Set([
+  "JOIN",
+  "PART",
+  "KICK",
+  "QUIT",
+  "NICK",
+  "TOPIC",
+  "MODE",
+]);
+
+const reasonOf = (reason: string) => (reason ? { message: reason } : {});
+
+/** Keeps one event line of `batch`, a channel's history, when it lies in the gap. */
+export async function keepPastEvent(
+  cx: Inbound,
+  m: Message,
+  ts: number,
+  batch: HistoryBatch,
+): Promise<void> {
+  const channel = batch.conversation;
+  const nick = sourceOf(m.prefix).nick;
+  // A private conversation's history has no channel events to keep; a line without its source
+  // or parameters (a broken or hostile server) is no event.
+  if (!cx.conn.isChannel(channel) || !nick || !PAST_EVENTS.has(m.command)) return;
+  const [first = "", second = "", third = ""] = m.params;
+  const inChannel = (name: string) => cx.convId(name) === channel;
+  if (["JOIN", "PART", "KICK", "TOPIC", "MODE"].includes(m.command) && !inChannel(first)) return;
+  if (m.command === "KICK" && !second) return;
+  if (m.command === "NICK" && !first) return;
+  if (!keeps(cx, batch, ts, tagOf(m.tags.get("msgid")))) return;
+  // Kept with no line handed on: the line stays asked history, never relayed live.
+  const out = cx.out;
+  cx.out = undefined;
+  try {
+    switch (m.command) {
+      case "JOIN":
+        await cx.keep(channel, "join", { nick }, ts);
+        break;
+      case "PART":
+        await cx.keep(channel, "part", { nick, ...reasonOf(second) }, ts);
+        break;
+      case "KICK":
+        await cx.keep(channel, "kick", { nick: second, kicker: nick, ...reasonOf(third) }, ts);
+        break;
+      case "QUIT":
+        await cx.keep(channel, "quit", { nick, ...reasonOf(first) }, ts);
+        break;
+      case "NICK":
+        await cx.keep(channel, "nick_change", { old_nick: nick, new_nick: first }, ts);
+        break;
+      case "TOPIC":
+        await cx.keep(channel, "topic", { nick, topic: second }, ts);
+        break;
+      case "MODE":
+        await cx.keep(channel, "mode", { nick, mode: m.params.slice(1).join(" ") }, ts);
+        break;
+    }
+  } finally {
+    cx.out = out;
+  }
+}
