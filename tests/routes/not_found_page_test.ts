@@ -49,6 +49,35 @@ Deno.test("an unknown page: a browser gets a page, a script the error body", asy
   }
 });
 
+Deno.test("an unknown page speaks the browser's language when Parley has it", async () => {
+  const a = await startApp();
+  try {
+    const page = async (language?: string) => {
+      const headers = { ...NAVIGATE, ...language ? { "accept-language": language } : {} };
+      const res = await a.request("/nope", { headers });
+      assertEquals(res.status, 404);
+      return { html: String(res.body), lang: res.headers.get("content-language") };
+    };
+    const de = await page("de-AT,de;q=0.9,en;q=0.5");
+    assertEquals(de.lang, "de");
+    assertStringIncludes(de.html, '<html lang="de">');
+    assertStringIncludes(de.html, "<h1>Seite nicht gefunden</h1>");
+    assertStringIncludes(de.html, '<a href="/">Parley öffnen</a>');
+    // The first language Parley has, by the browser's weights.
+    const fr = await page("ja;q=0.9, fr;q=0.8, es;q=0.7");
+    assertStringIncludes(fr.html, "<h1>Page introuvable</h1>");
+    assertStringIncludes(fr.html, "<p>Parley n'a aucune page à cette adresse.</p>");
+    // None it has, none asked, or nonsense: English.
+    for (const language of ["ja, zh-CN", undefined, ";;,q=x", "fr;q=0"]) {
+      const en = await page(language);
+      assertEquals(en.lang, "en", String(language));
+      assertStringIncludes(en.html, "<h1>Page not found</h1>");
+    }
+  } finally {
+    await a.close();
+  }
+});
+
 Deno.test("an unknown page under a base path links to the app there", async () => {
   const a = await startApp({ PARLEY_BASE_URL: "https://example.org/chat-room/" });
   try {
