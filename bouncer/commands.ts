@@ -151,6 +151,9 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   });
 }
 
+/** Commands some servers answer with notices alone, no end marked (ngircd's HELP). */
+const FENCED: ReadonlySet<string> = new Set(["HELP", "HELPOP"]);
+
 /**
  * Sends the client's line upstream, rebuilt by the writer (so it is one line, and bounded as the
  * client's lines are), to the client's own connection behind its flood control. Its answer goes
@@ -184,6 +187,16 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
         relayed: true,
       });
       if (wait !== "unanswered") hub.sentExpected(wait);
+      // Answered by server notices with no end of their own (ngircd): a PING behind it ends them.
+      const fence = FENCED.has(m.command) && !tag ? hub.fence(s) : undefined;
+      if (fence) {
+        await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote PING :${fence}`, {
+          background,
+          relayed: true,
+        }).catch(() => {
+          // why: the connection went; the fence holds nothing past its time
+        });
+      }
     } catch (err) {
       if (wait !== "unanswered") hub.forgetExpected(wait);
       hub.forgetJoinOrPart(s, m.command, l);

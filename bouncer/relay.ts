@@ -233,6 +233,21 @@ const MAX_JOINS_AND_PARTS = 32;
 const MAX_JOINING = 100;
 let upstreamLabels = 0;
 let echoIds = 0;
+let fenceTokens = 0;
+
+/**
+ * A client's command whose answer is server notices with no end of their own (ngircd's HELP): the
+ * server's notices to the user are the client's until the PONG of the PING written after it.
+ */
+interface Fence {
+  client: Downstream;
+  token: string;
+  /** Past this (ms), a PONG that never came holds nothing any longer. */
+  deadline: number;
+}
+/** Fences waiting at once, at most, and how long one holds the server's notices. */
+const MAX_FENCES = 16;
+const FENCE_MS = 30_000;
 
 /**
  * One connection's live stream and the clients attached to it: made when the first IRC client
@@ -258,6 +273,8 @@ export class Hub {
    */
   readonly #web: Downstream = { caps: new Caps(), write() {}, quit() {} };
   #echoes: PendingEcho[] = [];
+  /** Commands answered by server notices, oldest first (`fence`). */
+  #fences: Fence[] = [];
   /** Chat lines written whose echo is told by the server's order (`wrote`). */
   #sent = new SentOrder<PendingEcho>();
   #rawEchoes: RawEcho[] = [];
@@ -416,6 +433,47 @@ export class Hub {
     // Its echo carries Parley's label, and is told by it.
     if (echo?.upstreamLabel !== undefined) return;
     this.#sent.wrote(target, echo);
+  }
+
+  /**
+   * `client`'s command answered by server notices (HELP) was just written: those to the user are
+   * its own until the server's PONG of the token returned, which the caller PINGs next. Undefined
+   * when too many wait (its answer then goes to every client, as the server sent it).
+   */
+  fence(client: Downstream): string | undefined {
+    if (this.#fences.length >= MAX_FENCES) return undefined;
+    const token = `parley-fence-${++fenceTokens}`;
+    this.#fences.push({ client, token, deadline: Date.now() + FENCE_MS });
+    return token;
+  }
+
+  /**
+   * A line while a fence waits: the PONG that ends it (no client's news, as every PONG), or a
+   * server's notice to the user, the fence's client's alone; undefined for any other line.
+   */
+  #fenced(m: IrcMessage, produced: Produced | undefined, me: string): boolean | undefined {
+    const now = Date.now();
+    if (this.#fences[0].deadline <= now) {
+      this.#fences = this.#fences.filter((f) => f.deadline > now);
+    }
+    if (m.command === "PONG") {
+      // The server answers in order: a fence before this one whose PONG did not come is over too.
+      const at = this.#fences.findIndex((f) => f.token === m.params[1]);
+      if (at < 0) return undefined;
+      this.#fences.splice(0, at + 1);
+      return false;
+    }
+    const fence = this.#fences[0];
+    if (
+      !fence || m.command !== "NOTICE" || !m.prefix || m.prefix.includes("!") ||
+      ircLower(m.params[0] ?? "") !== ircLower(me)
+    ) return undefined;
+    if (produced?.kind === "stored") stamp(m, produced);
+    else if (!m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
+    this.#later(() => {
+      if (this.clients.has(fence.client)) this.#send(fence.client, m);
+    });
+    return true;
   }
 
   /** The web client's raw line was written to the server: its answers are the web's. */
@@ -625,6 +683,10 @@ export class Hub {
     ) {
       this.#later(this.#monitorReply(m));
       return true;
+    }
+    if (this.#fences.length) {
+      const fenced = this.#fenced(m, produced, meBefore);
+      if (fenced !== undefined) return fenced;
     }
     const routed = askerFirst ? undefined : this.#pending.route(m);
     // The web client's: shown there, sent to no IRC client.

@@ -93,6 +93,35 @@ Deno.test("bouncer: the web client's queries, unstored lines, labels, removal, g
       assertEquals(theirs(), 1, "the web client's refusal sent to the client");
     });
 
+    await t.step("ngircd's HELP (notices, no end) is answered to the client alone", async () => {
+      const other = await BouncerClient.attach(
+        s.port,
+        `${EMAIL}/${s.cid}@other`,
+        PASSWORD,
+        CAPS,
+        "other",
+      );
+      try {
+        await other.waitFor((l) => l.command === "366" && l.params[1] === "#loose");
+        const [from, fromOther] = [c.lines.length, other.lines.length];
+        // The server's notices (its name as their source).
+        const help = (l: { command: string; prefix: string }) =>
+          l.command === "NOTICE" && !!l.prefix && !l.prefix.includes("!");
+        await c.send("HELP PRIVMSG");
+        await c.waitFor((l) => help(l) && /<target>/.test(l.params[1] ?? ""));
+        // Said after the help's last notice: once the other client has it, it had the help too.
+        await bob.send("PRIVMSG #loose :after the help");
+        await other.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "after the help");
+        await c.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "after the help");
+        assertEquals(other.lines.slice(fromOther).filter(help).map((l) => l.raw), []);
+        assert(c.lines.slice(from).filter(help).length > 20, "the whole help");
+        // The PING that ends it is Parley's: its PONG goes to nobody.
+        assert(!c.lines.slice(from).some((l) => l.command === "PONG"), "the fence's PONG");
+      } finally {
+        other.close();
+      }
+    });
+
     await t.step("an ignored person's line holds back none of the lines after it", async () => {
       await s.app.deps.irc.send(1, s.cid, "", "/ignore bob");
       const from = c.lines.length;
