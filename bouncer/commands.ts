@@ -20,6 +20,7 @@ import { numericLine, SERVER_NAME } from "./burst.ts";
 import { actionText, isCtcp } from "../irc/protocol/ctcp.ts";
 import { CHANNEL_LISTS, listMode } from "../irc/channel_lists.ts";
 import type { Hub } from "./relay.ts";
+import { NOTICE_ANSWERED } from "./pending_replies.ts";
 import { formatMessage, type IrcMessage, tagString } from "../irc/protocol/message.ts";
 import {
   ERR_ALREADYREGISTERED,
@@ -151,9 +152,6 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   });
 }
 
-/** Commands some servers answer with notices alone, no end marked (ngircd's HELP). */
-const FENCED: ReadonlySet<string> = new Set(["HELP", "HELPOP"]);
-
 /**
  * Sends the client's line upstream, rebuilt by the writer (so it is one line, and bounded as the
  * client's lines are), to the client's own connection behind its flood control. Its answer goes
@@ -188,7 +186,7 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
       });
       if (wait !== "unanswered") hub.sentExpected(wait);
       // Answered by server notices with no end of their own (ngircd): a PING behind it ends them.
-      const fence = FENCED.has(m.command) && !tag ? hub.fence(s) : undefined;
+      const fence = NOTICE_ANSWERED.has(m.command) && !tag ? hub.fence(s) : undefined;
       if (fence) {
         await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote PING :${fence}`, {
           background,

@@ -266,6 +266,12 @@ const OPERATORS_ONLY: ReplySpec = {
   ends: set([N.ERR_NOPRIVILEGES, N.ERR_NOPRIVS, N.ERR_CANTKILLSERVER]),
 };
 
+/**
+ * Commands some servers answer with notices alone and no end (ngircd's HELP): a PING written
+ * after one tells where its answer ends (Hub.fence).
+ */
+export const NOTICE_ANSWERED: ReadonlySet<string> = new Set(["HELP", "HELPOP"]);
+
 /** What answers a client's command (`isChannel` tells a channel's name from a nick). */
 export function replySpec(
   command: string,

@@ -24,7 +24,13 @@ import { MonitorLists, targetLines } from "./monitor.ts";
 import { changeDetach, DetachedChannels, relayNotice } from "./detached.ts";
 import type { DetachState } from "../protocol/detach.ts";
 import type { Store } from "../store/mod.ts";
-import { type Pending, PendingReplies, replySpec, type Routed } from "./pending_replies.ts";
+import {
+  NOTICE_ANSWERED,
+  type Pending,
+  PendingReplies,
+  replySpec,
+  type Routed,
+} from "./pending_replies.ts";
 import { UpstreamState } from "../irc/upstream_state.ts";
 import { actionWrap, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
 import {
@@ -483,6 +489,13 @@ export class Hub {
     const spec = replySpec(m.command, m.params, (n) => this.isChannel(n));
     const entry = this.#pending.add(this.#web, m.command, m.params, spec);
     if (entry) this.#pending.written(entry);
+    // Answered by notices with no end (ngircd's HELP): a PING behind it tells where they end.
+    const fence = NOTICE_ANSWERED.has(m.command) ? this.fence(this.#web) : undefined;
+    if (fence && this.conn) {
+      this.conn.send(ircLine("PING", fence)).catch((err) =>
+        log.debug("bouncer: fence not sent", { error: String(err) })
+      );
+    }
   }
 
   /**

@@ -821,8 +821,9 @@ export class IrcConnection {
       return;
     }
     if (this.#listener.wrote) this.#wroteChat(item);
-    if (item.asked) this.#listener.asked?.(this, item.line);
     this.client.raw(item.line);
+    // After the line: what the listener writes in turn (a PING behind a HELP) goes after it.
+    if (item.asked) this.#listener.asked?.(this, item.line);
     item.resolve();
   }
 

@@ -117,6 +117,26 @@ Deno.test("bouncer: the web client's queries, unstored lines, labels, removal, g
         assert(c.lines.slice(from).filter(help).length > 20, "the whole help");
         // The PING that ends it is Parley's: its PONG goes to nobody.
         assert(!c.lines.slice(from).some((l) => l.command === "PONG"), "the fence's PONG");
+        // A HELP typed in the web client: shown there, sent to no client.
+        const [fromC, fromO] = [c.lines.length, other.lines.length];
+        // ngircd's help of PRIVMSG opens with its syntax: once for the client's, once for this.
+        const shown = async () => {
+          const r = await s.api.get(`/api/connection/${s.cid}/messages?limit=200`);
+          return (r.body.messages as { message: string }[]).filter((m) =>
+            m.message.startsWith("PRIVMSG <target>")
+          ).length;
+        };
+        const before = await shown();
+        await s.app.deps.irc.send(1, s.cid, "", "/quote HELP PRIVMSG");
+        await poll("the web client shows the help", async () => (await shown()) > before);
+        await bob.send("PRIVMSG #loose :after the web's help");
+        for (const client of [c, other]) {
+          await client.waitFor((l) =>
+            l.command === "PRIVMSG" && l.params[1] === "after the web's help"
+          );
+        }
+        assertEquals(c.lines.slice(fromC).filter(help).map((l) => l.raw), []);
+        assertEquals(other.lines.slice(fromO).filter(help).map((l) => l.raw), []);
       } finally {
         other.close();
       }
