@@ -67,7 +67,7 @@ export interface ConnectionListener {
    * echo-message echoes in that order): its target, and the `origin` token it was sent with.
    */
   wrote?(conn: IrcConnection, target: string, origin: string | undefined): void;
-  /** A raw line of the web client's is being written to the server (`send`'s `asked`). */
+  /** A raw line of the web client's was just written to the server (`send`'s `asked`). */
   asked?(conn: IrcConnection, line: string): void;
   /**
    * Whether IRC clients are attached to the connection through the listener: they answer CTCP

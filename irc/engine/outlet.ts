@@ -49,9 +49,9 @@ export interface Outlet {
    */
   wrote?(conn: IrcConnection, target: string, origin: string | undefined): void;
   /**
-   * A raw line of the web client's (`/quote`, an on-connect command) was written to `conn`'s
+   * A raw line of the web client's (`/quote`, an on-connect command) was just written to `conn`'s
    * server, in the socket's order: the server's answers to it are the web client's, no IRC
-   * client's.
+   * client's. A line the outlet writes now goes after it.
    */
   asked?(conn: IrcConnection, line: string): void;
   /** Whether an IRC client is attached to `conn` now (it answers CTCP requests itself). */
