@@ -217,7 +217,7 @@ Deno.test("irc backfill: a server that answers past what was asked is not follow
   }
 });
 
-Deno.test("irc backfill: a gap's channel events are kept in place (draft/event-playback)", async () => {
+Deno.test("irc backfill: a gap's events are kept in place (draft/event-playback)", async () => {
   const irc = startHostileIrc({
     caps: [...CAPS, "draft/event-playback"],
     history: { limit: 100 },
@@ -268,6 +268,23 @@ Deno.test("irc backfill: a gap's channel events are kept in place (draft/event-p
         text,
       })
     );
+    // In carol's private conversation: a word, then her quit (its history holds her own events).
+    irc.remember({
+      time: new Date(base + 600).toISOString(),
+      msgid: "p1",
+      source: "carol!c@h",
+      command: "PRIVMSG",
+      target: "alice",
+      text: "a word in private",
+    });
+    irc.remember({
+      time: new Date(base + 650).toISOString(),
+      msgid: "p2",
+      source: "carol!c@h",
+      command: "QUIT",
+      target: "alice",
+      params: ["gone home"],
+    });
     server = await irc.registered();
     await answerJoin(server);
     await poll(
@@ -297,6 +314,14 @@ Deno.test("irc backfill: a gap's channel events are kept in place (draft/event-p
       c: { name: string },
     ) => c.name === "#chan");
     assertEquals(conv.topic, "");
+    const privately = async () =>
+      ((await s.api.get(`/api/connection/${s.cid}/conversation/carol/messages`)).body.messages ??
+        []) as Line[];
+    await poll("the private conversation's quit", async () => (await privately()).length >= 2);
+    assertEquals((await privately()).map((l) => [l.type, l.from]), [
+      ["private", "carol"],
+      ["quit", "carol"],
+    ]);
     await client.send("PING :after");
     await client.waitFor((l) => l.command === "PONG" && l.params[1] === "after");
     const told = client.lines.slice(fromAttach).filter((l) =>

@@ -1,9 +1,10 @@
 /**
- * The channel events of a gap, from a server that plays them back in its history
- * (draft/event-playback): joins, parts, kicks, quits, nick changes, topics and modes, kept in the
- * channel's history at their own times, as the live handlers keep them. History, not news: the
- * channel's members and topic are what the rejoin told, so nothing is changed, published or
- * relayed live; the web client shows them when it next reads the channel's history.
+ * The events of a gap, from a server that plays them back in its history (draft/event-playback):
+ * a channel's joins, parts, kicks, quits, nick changes, topics and modes, and a private
+ * conversation's quits and nick changes of the person, kept at their own times as the live
+ * handlers keep them. History, not news: members, topics and names are what the reconnect told,
+ * so nothing is changed, published or relayed live; the web client shows them when it next reads
+ * the conversation's history.
  */
 import { type IrcMessage as Message, sourceOf } from "../../protocol/message.ts";
 import { type HistoryBatch, keeps } from "./backfill.ts";
@@ -23,7 +24,10 @@ const PAST_EVENTS: ReadonlySet<string> = new Set([
 
 const reasonOf = (reason: string) => (reason ? { message: reason } : {});
 
-/** Keeps one event line of `batch`, a channel's history, when it lies in the gap. */
+/** What a private conversation's history keeps of them: the person's own. */
+const PRIVATE_EVENTS: ReadonlySet<string> = new Set(["QUIT", "NICK"]);
+
+/** Keeps one event line of `batch`, a conversation's history, when it lies in the gap. */
 export async function keepPastEvent(
   cx: Inbound,
   m: Message,
@@ -32,9 +36,12 @@ export async function keepPastEvent(
 ): Promise<void> {
   const channel = batch.conversation;
   const nick = sourceOf(m.prefix).nick;
-  // A private conversation's history has no channel events to keep; a line without its source
-  // or parameters (a broken or hostile server) is no event.
-  if (!cx.conn.isChannel(channel) || !nick || !PAST_EVENTS.has(m.command)) return;
+  // A line without its source or parameters (a broken or hostile server) is no event.
+  if (!nick || !PAST_EVENTS.has(m.command)) return;
+  if (!cx.conn.isChannel(channel)) {
+    // Only the person's own quits and nick changes belong to a private conversation.
+    if (!PRIVATE_EVENTS.has(m.command) || cx.convId(nick) !== channel) return;
+  }
   const [first = "", second = "", third = ""] = m.params;
   const inChannel = (name: string) => cx.convId(name) === channel;
   if (["JOIN", "PART", "KICK", "TOPIC", "MODE"].includes(m.command) && !inChannel(first)) return;
