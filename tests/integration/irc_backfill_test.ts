@@ -7,7 +7,13 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { EMAIL, PASSWORD, setupBouncerOn } from "../support/bouncer.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
-import { answerJoin, type RememberedLine, startHostileIrc } from "../support/hostile_irc.ts";
+import {
+  answerJoin,
+  type HostileClient,
+  type HostileIrc,
+  type RememberedLine,
+  startHostileIrc,
+} from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
 import type { ApiClient } from "../support/api.ts";
 
@@ -21,13 +27,40 @@ interface Line {
   highlight?: boolean;
 }
 
-/** Waits until Parley has seen its connection go down. */
-async function down(s: { api: ApiClient; cid: string }): Promise<void> {
+/**
+ * Closes the server's side of the connection and waits until Parley has seen it go: the gap
+ * starts then, and the lines a test says in it come after. The server welcomes the reconnect
+ * after 2.5 s (longer than a second: a line less than that before the newest is filed after it).
+ */
+async function goDown(
+  irc: HostileIrc,
+  server: HostileClient,
+  s: { api: ApiClient; cid: string },
+): Promise<void> {
+  irc.delayWelcome(2500);
+  server.close();
   await poll("the connection is down", async () => {
     const r = await s.api.get("/api/connections");
     const c = r.body.connections.find((c: { connection_id: string }) => c.connection_id === s.cid);
     return c?.state !== "connected";
   });
+}
+
+/**
+ * An IRC client attached through the listener, and how many lines it had once what the attach sent
+ * (a replay of the channel's last lines, not these tests') has come.
+ */
+async function attachTerm(s: { port: number; cid: string }) {
+  const client = await BouncerClient.attach(
+    s.port,
+    `${EMAIL}/${s.cid}@term`,
+    PASSWORD,
+    ["batch", "server-time", "message-tags"],
+    "term",
+  );
+  await client.send("PING :attached");
+  await client.waitFor((l) => l.command === "PONG" && l.params[1] === "attached");
+  return { client, from: client.lines.length };
 }
 
 Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps history", async () => {
@@ -60,24 +93,11 @@ Deno.test("irc backfill: lines missed in a gap are asked of a server that keeps 
     );
     // What the web is told from here on is about the gap.
     told.length = 0;
-    client = await BouncerClient.attach(
-      s.port,
-      `${EMAIL}/${s.cid}@term`,
-      PASSWORD,
-      ["batch", "server-time", "message-tags"],
-      "term",
-    );
-
-    // What it was sent on attach (a replay of the channel's last lines) is not this test's.
-    await client.send("PING :attached");
-    await client.waitFor((l) => l.command === "PONG" && l.params[1] === "attached");
-    const fromAttach = client.lines.length;
-    // Down for a while (longer than a second: a line less than that before the newest is filed
-    // after it): the server keeps what was said meanwhile.
-    irc.delayWelcome(2500);
-    server.close();
-    // The gap starts when Parley sees the connection go: the lines said in it come after that.
-    await down(s);
+    const attached = await attachTerm(s);
+    client = attached.client;
+    const fromAttach = attached.from;
+    // Down for a while: the server keeps what was said meanwhile.
+    await goDown(irc, server, s);
     const at = (ms: number) => new Date(Date.now() + ms).toISOString();
     const missed = [
       { time: at(100), msgid: "m2", text: "said while you were away" },
@@ -174,9 +194,7 @@ Deno.test("irc backfill: a server that answers past what was asked is not follow
     await s.app.deps.irc.send(1, s.cid, "", "/join #chan");
     await answerJoin(server);
     await server.send(":bob!b@h PRIVMSG #chan :said live");
-    irc.delayWelcome(2500);
-    server.close();
-    await down(s);
+    await goDown(irc, server, s);
     const base = Date.now();
     for (let i = 1; i <= 6; i++) {
       irc.remember({
@@ -233,19 +251,10 @@ Deno.test("irc backfill: a gap's events are kept in place (draft/event-playback)
     await answerJoin(server);
     await server.send(":bob!b@h PRIVMSG #chan :said live");
     await poll("the live line stored", async () => (await lines()).length > 0);
-    client = await BouncerClient.attach(
-      s.port,
-      `${EMAIL}/${s.cid}@term`,
-      PASSWORD,
-      ["batch", "server-time", "message-tags"],
-      "term",
-    );
-    await client.send("PING :attached");
-    await client.waitFor((l) => l.command === "PONG" && l.params[1] === "attached");
-    const fromAttach = client.lines.length;
-    irc.delayWelcome(2500);
-    server.close();
-    await down(s);
+    const attached = await attachTerm(s);
+    client = attached.client;
+    const fromAttach = attached.from;
+    await goDown(irc, server, s);
     const base = Date.now();
     const events: [string, RememberedLine["command"], string[] | undefined, string?][] = [
       ["carol!c@h", "JOIN", ["#chan"]],
