@@ -34,7 +34,7 @@ import { filesRoutes } from "./routes/files.ts";
 import { updatesRoutes } from "./routes/updates.ts";
 import { embedRoutes } from "./routes/embed.ts";
 import { webhookRoutes } from "./routes/webhook.ts";
-import { i18nRoutes } from "./routes/i18n.ts";
+import { dictionaries, i18nRoutes } from "./routes/i18n.ts";
 import { assetRoutes, webRoutes } from "./routes/web.ts";
 import type { Config } from "./config.ts";
 import { noteSessionClient, sessionRoutes } from "./routes/sessions.ts";
@@ -192,11 +192,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // web client: static files and the single-page app (mounted after /api)
   app.route("/", webRoutes(deps));
 
-  app.notFound((c) => {
+  app.notFound(async (c) => {
     if (c.req.path === "/api" || c.req.path.startsWith("/api/")) {
       return c.json(errorBody([{ message: "Unknown operation.", path: "/" }]), 501);
     }
-    if (opensPage(c)) return notFoundPage(c, basePath(deps.config.baseUrl));
+    if (opensPage(c)) {
+      return notFoundPage(c, basePath(deps.config.baseUrl), (await dictionaries()).dictionaries);
+    }
     return c.json(errorBody([{ message: "Not found.", path: "/" }]), 404);
   });
 

@@ -20,7 +20,6 @@ import { numericLine, SERVER_NAME } from "./burst.ts";
 import { actionText, isCtcp } from "../irc/protocol/ctcp.ts";
 import { CHANNEL_LISTS, listMode } from "../irc/channel_lists.ts";
 import type { Hub } from "./relay.ts";
-import { NOTICE_ANSWERED } from "./pending_replies.ts";
 import { formatMessage, type IrcMessage, tagString } from "../irc/protocol/message.ts";
 import {
   ERR_ALREADYREGISTERED,
@@ -185,16 +184,6 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
         relayed: true,
       });
       if (wait !== "unanswered") hub.sentExpected(wait);
-      // Answered by server notices with no end of their own (ngircd): a PING behind it ends them.
-      const fence = NOTICE_ANSWERED.has(m.command) && !tag ? hub.fence(s) : undefined;
-      if (fence) {
-        await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote PING :${fence}`, {
-          background,
-          relayed: true,
-        }).catch(() => {
-          // why: the connection went; the fence holds nothing past its time
-        });
-      }
     } catch (err) {
       if (wait !== "unanswered") hub.forgetExpected(wait);
       hub.forgetJoinOrPart(s, m.command, l);

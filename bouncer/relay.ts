@@ -373,6 +373,7 @@ export class Hub {
   /** The command was written to the server: its answer's time runs from now. */
   sentExpected(entry: Pending<Downstream>): void {
     this.#pending.written(entry);
+    if (!entry.upstreamLabel) this.#fenceBehind(entry.client, entry.command);
   }
 
   /** The command was not sent after all: no answer will come. */
@@ -442,44 +443,34 @@ export class Hub {
   }
 
   /**
-   * `client`'s command answered by server notices (HELP) was just written: those to the user are
-   * its own until the server's PONG of the token returned, which the caller PINGs next. Undefined
-   * when too many wait (its answer then goes to every client, as the server sent it).
+   * `client`'s command was just written: one some servers answer with notices alone and no end
+   * (HELP) gets a PING of Parley's behind it, and the server's notices to the user are the
+   * client's until that PING's PONG (the server answers in order). With too many waiting, or no
+   * connection to write on, its answer goes to every client, as the server sent it.
    */
-  fence(client: Downstream): string | undefined {
-    if (this.#fences.length >= MAX_FENCES) return undefined;
+  #fenceBehind(client: Downstream, command: string): void {
+    if (!NOTICE_ANSWERED.has(command) || !this.conn || this.#fences.length >= MAX_FENCES) return;
     const token = `parley-fence-${++fenceTokens}`;
     this.#fences.push({ client, token, deadline: Date.now() + FENCE_MS });
-    return token;
+    this.conn.send(ircLine("PING", token)).catch((err) =>
+      log.debug("bouncer: fence not sent", { error: String(err) })
+    );
   }
 
-  /**
-   * A line while a fence waits: the PONG that ends it (no client's news, as every PONG), or a
-   * server's notice to the user, the fence's client's alone; undefined for any other line.
-   */
-  #fenced(m: IrcMessage, produced: Produced | undefined, me: string): boolean | undefined {
+  /** The client a server's notice to the user belongs to, while a fence waits (`#fenceBehind`). */
+  #fenceOf(m: IrcMessage, me: string): Downstream | undefined {
     const now = Date.now();
     if (this.#fences[0].deadline <= now) {
       this.#fences = this.#fences.filter((f) => f.deadline > now);
     }
-    if (m.command === "PONG") {
-      // The server answers in order: a fence before this one whose PONG did not come is over too.
-      const at = this.#fences.findIndex((f) => f.token === m.params[1]);
-      if (at < 0) return undefined;
-      this.#fences.splice(0, at + 1);
-      return false;
-    }
-    const fence = this.#fences[0];
-    if (
-      !fence || m.command !== "NOTICE" || !m.prefix || m.prefix.includes("!") ||
-      ircLower(m.params[0] ?? "") !== ircLower(me)
-    ) return undefined;
-    if (produced?.kind === "stored") stamp(m, produced);
-    else if (!m.tags.has("msgid")) m.tags.set("msgid", passingMsgid());
-    this.#later(() => {
-      if (this.clients.has(fence.client)) this.#send(fence.client, m);
-    });
-    return true;
+    if (m.command !== "NOTICE" || !m.prefix || m.prefix.includes("!")) return undefined;
+    return ircLower(m.params[0] ?? "") === ircLower(me) ? this.#fences[0]?.client : undefined;
+  }
+
+  /** A PONG ends its fence, and any before it whose PONG did not come (the server's order). */
+  #fenceEnded(token: string | undefined): void {
+    const at = this.#fences.findIndex((f) => f.token === token);
+    if (at >= 0) this.#fences.splice(0, at + 1);
   }
 
   /** The web client's raw line was written to the server: its answers are the web's. */
@@ -488,14 +479,7 @@ export class Hub {
     if (!m) return;
     const spec = replySpec(m.command, m.params, (n) => this.isChannel(n));
     const entry = this.#pending.add(this.#web, m.command, m.params, spec);
-    if (entry) this.#pending.written(entry);
-    // Answered by notices with no end (ngircd's HELP): a PING behind it tells where they end.
-    const fence = NOTICE_ANSWERED.has(m.command) ? this.fence(this.#web) : undefined;
-    if (fence && this.conn) {
-      this.conn.send(ircLine("PING", fence)).catch((err) =>
-        log.debug("bouncer: fence not sent", { error: String(err) })
-      );
-    }
+    if (entry) this.sentExpected(entry);
   }
 
   /**
@@ -697,10 +681,6 @@ export class Hub {
       this.#later(this.#monitorReply(m));
       return true;
     }
-    if (this.#fences.length) {
-      const fenced = this.#fenced(m, produced, meBefore);
-      if (fenced !== undefined) return fenced;
-    }
     const routed = askerFirst ? undefined : this.#pending.route(m);
     // The web client's: shown there, sent to no IRC client.
     if (routed?.entry.client === this.#web) return false;
@@ -709,6 +689,7 @@ export class Hub {
       this.#later(() => this.#answer(routed, m, first));
       return true;
     }
+    if (m.command === "PONG" && this.#fences.length) this.#fenceEnded(m.params[1]);
     if (NEVER.has(m.command)) return false;
     const ownJoin = m.command === "JOIN" && !!meBefore &&
       ircLower(nickOf(m.prefix)) === ircLower(meBefore);
@@ -726,6 +707,14 @@ export class Hub {
     // An event history kept as one row carries that row's msgid and time, as CHATHISTORY gives
     // it: whichever command it is, so a newly kept event needs nothing here.
     if (produced?.kind === "stored") stamp(m, produced);
+    // A server's notice answering a fenced command (ngircd's HELP) is its asker's alone.
+    const fenced = this.#fences.length ? this.#fenceOf(m, meBefore) : undefined;
+    if (fenced) {
+      this.#later(() => {
+        if (this.clients.has(fenced)) this.#send(fenced, m);
+      });
+      return true;
+    }
     const asker = askerFirst ?? (numeric ? undefined : this.#joinOrPartAnswer(m, meBefore));
     const echo = this.#rawEcho(m, meBefore);
     const watchers = this.#watchersOnly(m, meBefore);

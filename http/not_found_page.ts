@@ -6,9 +6,6 @@
  * web client does until the user picks another.
  */
 import type { Context } from "hono";
-import { loadDictionaries } from "../routes/i18n.ts";
-
-let dictionaries: ReturnType<typeof loadDictionaries> | undefined;
 
 /**
  * The first language of an `Accept-Language` header that `available` has (by its whole tag, then
@@ -39,10 +36,15 @@ export function opensPage(c: Context): boolean {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
-/** The page, its link to the app under `base` (the base URL's path, "" at the root). */
-export async function notFoundPage(c: Context, base: string): Promise<Response> {
-  dictionaries ??= loadDictionaries();
-  const { dictionaries: all } = await dictionaries;
+/**
+ * The page, its link to the app under `base` (the base URL's path, "" at the root), in the
+ * language of `all` (the web client's dictionaries, by code) the browser asks for first.
+ */
+export function notFoundPage(
+  c: Context,
+  base: string,
+  all: ReadonlyMap<string, Record<string, string>>,
+): Response {
   const lang = chooseLanguage(c.req.header("accept-language"), new Set(all.keys()));
   const words = all.get(lang) ?? {};
   const t = (text: string) => escapeHtml(words[text] || text);

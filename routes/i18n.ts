@@ -32,14 +32,19 @@ export async function loadDictionaries(dir = DIR) {
   return { dictionaries, languages };
 }
 
+let loaded: ReturnType<typeof loadDictionaries> | undefined;
+
+/** The shipped dictionaries, read once (the first time anything asks for them). */
+export function dictionaries(): ReturnType<typeof loadDictionaries> {
+  return loaded ??= loadDictionaries();
+}
+
 /** The router for `GET /i18n/:lang`. */
 export function i18nRoutes(_deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  let loaded: ReturnType<typeof loadDictionaries> | undefined;
   bind(app, "getDictionary", async (c) => {
-    loaded ??= loadDictionaries();
-    const { dictionaries, languages } = await loaded;
-    const dictionary = dictionaries.get(c.req.param("lang"));
+    const { dictionaries: all, languages } = await dictionaries();
+    const dictionary = all.get(c.req.param("lang"));
     if (!dictionary) throw notFound("No such language.");
     c.header("Cache-Control", "public, max-age=86400");
     return c.json({ dictionary, available_languages: languages });

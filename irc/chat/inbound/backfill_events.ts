@@ -11,21 +11,22 @@ import { type HistoryBatch, keeps } from "./backfill.ts";
 import { tagOf } from "./chat.ts";
 import type { Inbound } from "./context.ts";
 
-/** The commands of a history batch that are kept as events. */
-const PAST_EVENTS: ReadonlySet<string> = new Set([
-  "JOIN",
-  "PART",
-  "KICK",
-  "QUIT",
-  "NICK",
-  "TOPIC",
-  "MODE",
+/**
+ * The commands of a history batch kept as events, and whether their first parameter names the
+ * channel. Those that name none (a quit, a nick change) are the person's own, and a private
+ * conversation with them keeps them too.
+ */
+const PAST_EVENTS: ReadonlyMap<string, boolean> = new Map([
+  ["JOIN", true],
+  ["PART", true],
+  ["KICK", true],
+  ["TOPIC", true],
+  ["MODE", true],
+  ["QUIT", false],
+  ["NICK", false],
 ]);
 
 const reasonOf = (reason: string) => (reason ? { message: reason } : {});
-
-/** What a private conversation's history keeps of them: the person's own. */
-const PRIVATE_EVENTS: ReadonlySet<string> = new Set(["QUIT", "NICK"]);
 
 /** Keeps one event line of `batch`, a conversation's history, when it lies in the gap. */
 export async function keepPastEvent(
@@ -36,15 +37,15 @@ export async function keepPastEvent(
 ): Promise<void> {
   const channel = batch.conversation;
   const nick = sourceOf(m.prefix).nick;
+  const namesChannel = PAST_EVENTS.get(m.command);
   // A line without its source or parameters (a broken or hostile server) is no event.
-  if (!nick || !PAST_EVENTS.has(m.command)) return;
-  if (!cx.conn.isChannel(channel)) {
-    // Only the person's own quits and nick changes belong to a private conversation.
-    if (!PRIVATE_EVENTS.has(m.command) || cx.convId(nick) !== channel) return;
-  }
+  if (!nick || namesChannel === undefined) return;
   const [first = "", second = "", third = ""] = m.params;
-  const inChannel = (name: string) => cx.convId(name) === channel;
-  if (["JOIN", "PART", "KICK", "TOPIC", "MODE"].includes(m.command) && !inChannel(first)) return;
+  // A channel's event names the channel; a private conversation keeps the person's own alone.
+  const belongs = cx.conn.isChannel(channel)
+    ? !namesChannel || cx.convId(first) === channel
+    : !namesChannel && cx.convId(nick) === channel;
+  if (!belongs) return;
   if (m.command === "KICK" && !second) return;
   if (m.command === "NICK" && !first) return;
   if (!keeps(cx, batch, ts, tagOf(m.tags.get("msgid")))) return;
