@@ -709,6 +709,8 @@ export class Hub {
     if (produced?.kind === "stored") stamp(m, produced);
     // A server's notice answering a fenced command (ngircd's HELP) is its asker's alone.
     const fenced = this.#fences.length ? this.#fenceOf(m, meBefore) : undefined;
+    // The web client's: shown there, sent to no IRC client.
+    if (fenced === this.#web) return false;
     if (fenced) {
       this.#later(() => {
         if (this.clients.has(fenced)) this.#send(fenced, m);

@@ -41,7 +41,9 @@ async function said(cx: Inbound, ev: Said): Promise<void> {
   const { conn } = cx;
   const { type, nick, target, text } = ev;
   if (!nick || target === "*" || (!conn.nick && type === "notice")) {
-    await cx.server(text, ev.ts);
+    // The server's words may answer an IRC client's command (ngircd's HELP), then theirs alone.
+    if (ev.history) await cx.server(text, ev.ts);
+    else await cx.answer(() => cx.server(text, ev.ts));
     return;
   }
   const own = conn.isMe(nick);

@@ -220,25 +220,28 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
         ["notice", "irc.test Wednesday December 2 2026 -- 12:00 +00:00"],
         ["error", "Permission Denied- You're not an IRC operator"],
       ]);
-      // With IRC clients attached, an answer (a numeric nothing takes, a refusal) waits for the
-      // outlet: shown once it finds the line answered none of their commands, else never.
+      // With IRC clients attached, an answer (a numeric nothing takes, a refusal, the server's
+      // notice) waits for the outlet: shown once it finds the line answered none of their commands, else never.
       registered.clientsAttached = () => true;
       const from = outs.length;
       line(":irc.test 391 alice irc.test :Wednesday December 2 2026 -- 12:01 +00:00");
       line(":irc.test 482 alice #test :You're not channel operator");
+      line(":irc.test NOTICE alice :PRIVMSG <target> <text>");
       line(":irc.test 391 alice irc.test :Wednesday December 2 2026 -- 12:02 +00:00");
       await settle();
       registered.clientsAttached = () => false;
       assertEquals((await server()).length, before + 2, "nothing shown before the outlet says");
       const held = outs.slice(from).filter((o) => o.show);
-      assertEquals(held.map((o) => o.message.command), ["391", "482", "391"]);
-      // The first two answered nobody's (or the web client's) command; the last a client's.
+      assertEquals(held.map((o) => o.message.command), ["391", "482", "NOTICE", "391"]);
+      // The first three answered nobody's (or the web client's) command; the last a client's.
       held[0].show!();
       held[1].show!();
+      held[2].show!();
       await settle();
       assertEquals((await server()).slice(before + 2), [
         ["notice", "irc.test Wednesday December 2 2026 -- 12:01 +00:00"],
         ["notice", "chanop_privs_needed: #test: You're not channel operator"],
+        ["notice", "PRIVMSG <target> <text>"],
       ]);
     });
 
