@@ -89,6 +89,21 @@ export interface NotificationEvent extends Where {
   history?: true;
 }
 
+/**
+ * A channel event of the server's history, kept after a gap (a join, part, kick, quit, nick
+ * change, topic or mode the server played back): its line as a history page gives it, for a
+ * client that has the conversation open to show in its place. Unlike the `state` event of a live
+ * one it changes nothing: members and topic are what the reconnect told.
+ */
+interface PastEvent extends Where {
+  event: "past";
+  type: KeptKind;
+  from: string;
+  fields: KeptFields;
+  /** The line's time in the history (its identity there). */
+  ts: string;
+}
+
 /** The user's count of unread notifications (the User's `unread`) is now `unread`. */
 interface NotificationsEvent {
   event: "notifications";
@@ -513,6 +528,7 @@ export type PushedEvent =
   | UnreadEvent
   | ReadEvent
   | NotificationEvent
+  | PastEvent
   | NotificationsEvent
   | ClientSettingsEvent
   | StateEvent

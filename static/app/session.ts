@@ -310,6 +310,12 @@ function onEvent(f: PushedEvent): void {
       if (f.highlight !== false) mentionSound();
       break;
     }
+    case "past":
+      // A channel event of the server's history after a gap: in its place, changing nothing.
+      if (isOpen(f.connection_id, f.conversation_id)) {
+        appendLive({ from: f.from, message: "", ts: f.ts, type: f.type, fields: f.fields });
+      }
+      break;
     case "notifications":
       // Read on another tab or device (or this one): the notification badge follows, and the
       // conversations' mention badges with it (the notifications page showed them).

@@ -1,8 +1,8 @@
 /**
  * A gap filled from the server's history while the conversation is open, in real Chromium: the
  * lines the server kept arrive after a line said since the connection came back, and are shown in
- * their place, before it, not at the end; filled whole, the gap is not marked; a mention in them
- * shows on its conversation's badge at once.
+ * their place, before it, not at the end, the channel's events among them too (changing nothing);
+ * filled whole, the gap is not marked; a mention in them shows on its conversation's badge at once.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
@@ -12,7 +12,7 @@ import { deskPage, openConversation, registerAndConnect } from "../support/chat_
 
 Deno.test("web client: a gap's lines from the server's history are shown in their place", async () => {
   const irc = startHostileIrc({
-    caps: ["draft/chathistory", "batch", "server-time", "message-tags"],
+    caps: ["draft/chathistory", "draft/event-playback", "batch", "server-time", "message-tags"],
     history: { limit: 100 },
   });
   const server = await startServer();
@@ -64,6 +64,16 @@ Deno.test("web client: a gap's lines from the server's history are shown in thei
       target: "#chan",
       text: "said while the connection was down",
     });
+    // An event of the gap: shown in its place too, and changing nothing (the topic is what the
+    // rejoin tells).
+    irc.remember({
+      time: new Date(Date.now() + 1550).toISOString(),
+      msgid: "kept3",
+      source: "carol!c@host",
+      command: "TOPIC",
+      target: "#chan",
+      params: ["#chan", "a topic of the gap"],
+    });
     irc.remember({
       time: new Date(Date.now() + 1600).toISOString(),
       msgid: "kept2",
@@ -87,11 +97,27 @@ Deno.test("web client: a gap's lines from the server's history are shown in thei
       await since.elementHandle(),
     );
     assert(before, "the filled line is shown before the line said after the gap");
+    const topic = page.locator(".messages .line", {
+      hasText: "carol changed the topic to: a topic of the gap",
+    });
+    await assertOnScreen(page, topic);
+    const topicFirst = await filled.evaluate(
+      (el, g) => !!(el.compareDocumentPosition(g as Node) & Node.DOCUMENT_POSITION_FOLLOWING),
+      await topic.elementHandle(),
+    );
+    assert(topicFirst, "the gap's topic is shown after the line said before it");
+    const topicBefore = await topic.evaluate(
+      (el, g) => !!(el.compareDocumentPosition(g as Node) & Node.DOCUMENT_POSITION_FOLLOWING),
+      await since.elementHandle(),
+    );
+    assert(topicBefore, "the gap's topic is shown before the line said after the gap");
     // Everything the server sent before this line was handled once it shows: the gap was filled
     // whole, and no marker says lines may be missing.
     await up.send(":carol!c@host PRIVMSG #chan :said after the fill");
     await assertOnScreen(page, page.locator(".messages .line", { hasText: "after the fill" }));
     assert(await page.locator(".messages .line.look-gap").count() === 0, "no gap marker");
+    const header = await page.locator(".channel-topic .topic-text").textContent();
+    assert(!header?.includes("a topic of the gap"), "the channel's topic changed");
     // A mention in the other channel's filled history shows on its badge now, not at a reload.
     const badge = page.locator(".conv", { hasText: "#other" }).locator(".badge.mention");
     await assertOnScreen(page, badge);

@@ -16,6 +16,7 @@ import {
 } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
 import type { ApiClient } from "../support/api.ts";
+import type { BusEvent } from "../../protocol/events.ts";
 
 const CAPS = ["draft/chathistory", "batch", "server-time", "message-tags"];
 
@@ -254,6 +255,11 @@ Deno.test("irc backfill: a gap's events are kept in place (draft/event-playback)
     const attached = await attachTerm(s);
     client = attached.client;
     const fromAttach = attached.from;
+    // What the web client is told: each event in its place, and no live change of the channel.
+    const told: BusEvent[] = [];
+    const unsubscribe = s.app.deps.bus.subscribe(1, (ev) => {
+      if (ev.event === "past" || ev.event === "state") told.push(ev);
+    });
     await goDown(irc, server, s);
     const base = Date.now();
     const events: [string, RememberedLine["command"], string[] | undefined, string?][] = [
@@ -331,12 +337,40 @@ Deno.test("irc backfill: a gap's events are kept in place (draft/event-playback)
       ["private", "carol"],
       ["quit", "carol"],
     ]);
+    unsubscribe();
+    assertEquals(
+      told.flatMap((ev) => ev.event === "past" ? [[ev.conversation_id, ev.type, ev.from]] : []),
+      [
+        ["#chan", "join", "carol"],
+        ["#chan", "topic", "carol"],
+        ["#chan", "kick", "carol"],
+        ["#chan", "mode", "carol"],
+        ["#chan", "nick_change", "bob"],
+        ["#chan", "quit", "bobby"],
+        ["#chan", "part", "carol"],
+        ["carol", "quit", "carol"],
+      ],
+    );
+    const kick = told.find((ev) => ev.event === "past" && ev.type === "kick");
+    assertEquals(kick?.event === "past" && kick.fields, {
+      nick: "dave",
+      kicker: "carol",
+      message: "out",
+    });
+    // Stored at the time the history page gives it: its identity there.
+    const stored = (await lines()).find((l) => l.type === "kick");
+    assertEquals(kick?.event === "past" && kick.ts, stored?.ts);
+    assertEquals(
+      told.filter((ev) => ev.event === "state" && "nick" in ev && ev.nick === "carol"),
+      [],
+      "a live change for a past event",
+    );
     await client.send("PING :after");
     await client.waitFor((l) => l.command === "PONG" && l.params[1] === "after");
-    const told = client.lines.slice(fromAttach).filter((l) =>
+    const sentToClient = client.lines.slice(fromAttach).filter((l) =>
       ["TOPIC", "KICK", "MODE", "NICK", "QUIT", "PART", "PRIVMSG"].includes(l.command)
     ).map((l) => l.raw);
-    assertEquals(told, []);
+    assertEquals(sentToClient, []);
   } finally {
     client?.close();
     await s.close();

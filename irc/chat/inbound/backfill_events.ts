@@ -3,13 +3,14 @@
  * a channel's joins, parts, kicks, quits, nick changes, topics and modes, and a private
  * conversation's quits and nick changes of the person, kept at their own times as the live
  * handlers keep them. History, not news: members, topics and names are what the reconnect told,
- * so nothing is changed, published or relayed live; the web client shows them when it next reads
- * the conversation's history.
+ * so nothing is changed or relayed live; each is published as a `past` event, which the web
+ * client shows in its place where the conversation is open.
  */
 import { type IrcMessage as Message, sourceOf } from "../../protocol/message.ts";
 import { type HistoryBatch, keeps } from "./backfill.ts";
 import { tagOf } from "./chat.ts";
 import type { Inbound } from "./context.ts";
+import { type KeptFields, type KeptKind, LINE_KINDS } from "../../../protocol/events.ts";
 
 /**
  * The commands of a history batch kept as events, and whether their first parameter names the
@@ -49,31 +50,46 @@ export async function keepPastEvent(
   if (m.command === "KICK" && !second) return;
   if (m.command === "NICK" && !first) return;
   if (!keeps(cx, batch, ts, tagOf(m.tags.get("msgid")))) return;
-  // Kept with no line handed on: the line stays asked history, never relayed live.
+  // Kept, and shown where the conversation is open; changing nothing, and with no line handed
+  // on: the line stays asked history, never relayed live.
+  const keep = async <K extends KeptKind>(kind: K, fields: KeptFields<K>) => {
+    const at = await cx.keep(channel, kind, fields, ts);
+    if (at === undefined) return;
+    const from = (fields as Record<string, string | undefined>)[LINE_KINDS[kind].from] ?? "";
+    cx.deps.bus.publish(cx.conn.userId, {
+      event: "past",
+      connection_id: cx.conn.id,
+      conversation_id: cx.convId(channel),
+      type: kind,
+      from,
+      fields,
+      ts: at,
+    });
+  };
   const out = cx.out;
   cx.out = undefined;
   try {
     switch (m.command) {
       case "JOIN":
-        await cx.keep(channel, "join", { nick }, ts);
+        await keep("join", { nick });
         break;
       case "PART":
-        await cx.keep(channel, "part", { nick, ...reasonOf(second) }, ts);
+        await keep("part", { nick, ...reasonOf(second) });
         break;
       case "KICK":
-        await cx.keep(channel, "kick", { nick: second, kicker: nick, ...reasonOf(third) }, ts);
+        await keep("kick", { nick: second, kicker: nick, ...reasonOf(third) });
         break;
       case "QUIT":
-        await cx.keep(channel, "quit", { nick, ...reasonOf(first) }, ts);
+        await keep("quit", { nick, ...reasonOf(first) });
         break;
       case "NICK":
-        await cx.keep(channel, "nick_change", { old_nick: nick, new_nick: first }, ts);
+        await keep("nick_change", { old_nick: nick, new_nick: first });
         break;
       case "TOPIC":
-        await cx.keep(channel, "topic", { nick, topic: second }, ts);
+        await keep("topic", { nick, topic: second });
         break;
       case "MODE":
-        await cx.keep(channel, "mode", { nick, mode: m.params.slice(1).join(" ") }, ts);
+        await keep("mode", { nick, mode: m.params.slice(1).join(" ") });
         break;
     }
   } finally {
