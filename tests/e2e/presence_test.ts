@@ -1,8 +1,9 @@
 /**
  * The page tells the server whether it is looked at, for automatic away (static/app/presence.ts),
- * in real Chromium against the real daemon: out of view for ten minutes it sends
- * `{"method": "presence", "here": false}` on its socket (and on a socket opened meanwhile), and
- * `here: true` as soon as it is in view again; out of view for less, nothing. The page's clock
+ * in real Chromium against the real daemon: out of view for ten minutes, or in view and untouched
+ * for thirty, it sends `{"method": "presence", "here": false}` on its socket (and on a socket
+ * opened meanwhile), and `here: true` as soon as it is in view or touched again; for less,
+ * nothing. The page's clock
  * is Playwright's, moved on by hand; the page is put out of view as the browser tells it
  * (`visibilityState` and its event), since headless Chromium shows every page. What the server
  * does with it: events_presence_test.ts.
@@ -77,6 +78,20 @@ Deno.test("web client: a page out of view says so, for automatic away", async (t
       await poll("here: false said", () => !here());
       assertEquals(everSaid()[0], false);
       await setVisible(page, true);
+      await poll("here: true said, or a new socket", () => here());
+    });
+
+    await t.step("in view, untouched for thirty minutes: here false; touched: here", async () => {
+      const said = everSaid().length;
+      await page.clock.fastForward("20:00");
+      // A pointer move counts as the user there: thirty more minutes from it.
+      await page.mouse.move(200, 200);
+      await page.mouse.move(210, 220);
+      await page.clock.fastForward("29:00");
+      assertEquals(everSaid().slice(said), [], "said not there while touched");
+      await page.clock.fastForward("01:01");
+      await poll("here: false said", () => !here());
+      await page.keyboard.press("Shift");
       await poll("here: true said, or a new socket", () => here());
     });
     assertEquals(errors, []);
