@@ -20,13 +20,15 @@ export function conversationPrefsRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { store } = deps;
 
-  async function conversationOf(c: Context<AppEnv>) {
+  /** The conversation of the request's path, if any: 404 when the connection is not the user's. */
+  async function conversationIfAny(c: Context<AppEnv>) {
     const record = await store.connections.get(currentUser(c).id, c.req.param("connection_id")!);
     if (!record) throw notFound("No such connection.");
-    const conv = await store.conversations.get(
-      record.id,
-      ircLower(c.req.param("conversation_id") ?? ""),
-    );
+    return await store.conversations.get(record.id, ircLower(c.req.param("conversation_id") ?? ""));
+  }
+
+  async function conversationOf(c: Context<AppEnv>) {
+    const conv = await conversationIfAny(c);
     if (!conv) throw notFound("No such conversation.");
     return conv;
   }
@@ -63,8 +65,10 @@ export function conversationPrefsRoutes(deps: AppDeps): Hono<AppEnv> {
 
   bind(app, "saveConversationDraft", requireUser, async (c) => {
     const { draft } = await jsonBody(c, bodyOf("saveConversationDraft"));
-    const conv = await conversationOf(c);
-    await store.conversations.setDraft(conv.id, draft);
+    // A conversation closed while its draft's clearing was on the way (its line was `/close`)
+    // has no draft left to clear: done, not an error.
+    const conv = draft === "" ? await conversationIfAny(c) : await conversationOf(c);
+    if (conv) await store.conversations.setDraft(conv.id, draft);
     return c.json({ draft });
   });
 

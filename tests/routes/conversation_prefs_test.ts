@@ -86,6 +86,11 @@ Deno.test("conversation notification levels and drafts", async (t) => {
 
     await t.step("unknown conversations and other users' are 404", async () => {
       assertEquals((await admin.get(`${base}/%23nope/draft`)).status, 404);
+      assertEquals((await admin.post(`${base}/%23nope/draft`, { draft: "a line" })).status, 404);
+      // Clearing the draft of a conversation closed meanwhile: nothing to clear, done.
+      const cleared = await admin.post(`${base}/%23nope/draft`, { draft: "" });
+      assertEquals([cleared.status, cleared.body], [200, { draft: "" }]);
+      assertEquals((await user.post(`${base}/%23tea/draft`, { draft: "" })).status, 404);
       assertEquals((await user.get(`${base}/%23tea/draft`)).status, 404);
       assertEquals((await user.post(`${base}/%23tea/notify`, { notify: "all" })).status, 404);
     });

@@ -61,7 +61,8 @@ export const CONVERSATION_PREFS = operations({
     method: "post",
     path: "/connection/{connection_id}/conversation/{conversation_id}/draft",
     summary: "Keep the line the user has half typed in a conversation; empty clears it.",
-    description: "Parley addition (not in Convos 8.07).",
+    description: "Parley addition (not in Convos 8.07). Clearing the draft of a conversation " +
+      "that no longer exists (closed meanwhile) succeeds: there is nothing to clear.",
     tags: ["conversation"],
     params: where,
     body: z.object({ draft }),
