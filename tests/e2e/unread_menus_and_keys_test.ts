@@ -263,7 +263,13 @@ Deno.test("web client: unread line, nick menu, keys, closing", async (t) => {
       await menu.getByRole("menuitem", { name: "Who is this?" }).click();
       const whois = page.getByRole("table", { name: "Whois bob" });
       // In view with no scrolling: the list follows the newest line (following_test.ts).
-      await assertOnScreen(page, whois);
+      await assertOnScreen(page, whois).catch(async (e) => {
+        // What was shown instead (an answer that came too late says so in a line).
+        const last = await page.locator(".messages .line").evaluateAll((ls) =>
+          ls.slice(-4).map((l) => l.textContent)
+        );
+        throw new Error(`${e.message}\nthe last lines: ${JSON.stringify(last)}`);
+      });
       assertEquals(here(), "/chat/irc-localhost/#busy", "shown where the user is");
 
       await bob.send("MODE #busy +o erin");
