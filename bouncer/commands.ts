@@ -179,11 +179,14 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
   const background = typeof wait === "object" && wait.spec.answered;
   return await s.sendOn(async () => {
     try {
+      // Told as it is written: a fence behind it (HELP) goes with nothing between.
+      let told = false;
       await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${tag}${line}`, {
         background,
         relayed: true,
+        written: wait === "unanswered" ? undefined : () => (told = true, hub.writing(wait)),
       });
-      if (wait !== "unanswered") hub.sentExpected(wait);
+      if (wait !== "unanswered" && !told) hub.sentExpected(wait);
     } catch (err) {
       if (wait !== "unanswered") hub.forgetExpected(wait);
       hub.forgetJoinOrPart(s, m.command, l);

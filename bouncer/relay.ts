@@ -35,6 +35,7 @@ import { UpstreamState } from "../irc/upstream_state.ts";
 import { actionWrap, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
 import {
   formatMessage,
+  type IrcLine,
   ircLine,
   type IrcMessage,
   nickOf,
@@ -373,7 +374,15 @@ export class Hub {
   /** The command was written to the server: its answer's time runs from now. */
   sentExpected(entry: Pending<Downstream>): void {
     this.#pending.written(entry);
-    if (!entry.upstreamLabel) this.#fenceBehind(entry.client, entry.command);
+  }
+
+  /**
+   * The command is being written to the server (`IrcConnection.send`'s `written`): its answer's
+   * time runs from now, and the line to write right after it, if any, is returned (a fence).
+   */
+  writing(entry: Pending<Downstream>): IrcLine | undefined {
+    this.sentExpected(entry);
+    return entry.upstreamLabel ? undefined : this.#fenceBehind(entry.client, entry.command);
   }
 
   /** The command was not sent after all: no answer will come. */
@@ -443,18 +452,17 @@ export class Hub {
   }
 
   /**
-   * `client`'s command was just written: one some servers answer with notices alone and no end
-   * (HELP) gets a PING of Parley's behind it, and the server's notices to the user are the
-   * client's until that PING's PONG (the server answers in order). With too many waiting, or no
-   * connection to write on, its answer goes to every client, as the server sent it.
+   * `client`'s command is being written: one some servers answer with notices alone and no end
+   * (HELP) gets a PING of Parley's right behind it (the line returned, written next with nothing
+   * between), and the server's notices to the user are the client's until that PING's PONG (the
+   * server answers in order). With too many waiting, its answer goes to every client, as the
+   * server sent it.
    */
-  #fenceBehind(client: Downstream, command: string): void {
-    if (!NOTICE_ANSWERED.has(command) || !this.conn || this.#fences.length >= MAX_FENCES) return;
+  #fenceBehind(client: Downstream, command: string): IrcLine | undefined {
+    if (!NOTICE_ANSWERED.has(command) || this.#fences.length >= MAX_FENCES) return undefined;
     const token = `parley-fence-${++fenceTokens}`;
     this.#fences.push({ client, token, deadline: Date.now() + FENCE_MS });
-    this.conn.send(ircLine("PING", token)).catch((err) =>
-      log.debug("bouncer: fence not sent", { error: String(err) })
-    );
+    return ircLine("PING", token);
   }
 
   /** The client a server's notice to the user belongs to, while a fence waits (`#fenceBehind`). */
@@ -473,13 +481,16 @@ export class Hub {
     if (at >= 0) this.#fences.splice(0, at + 1);
   }
 
-  /** The web client's raw line was written to the server: its answers are the web's. */
-  asked(line: string): void {
+  /**
+   * The web client's raw line was written to the server: its answers are the web's. Returns the
+   * line to write right after it, if any (a fence).
+   */
+  asked(line: string): IrcLine | undefined {
     const m = parseMessage(line);
-    if (!m) return;
+    if (!m) return undefined;
     const spec = replySpec(m.command, m.params, (n) => this.isChannel(n));
     const entry = this.#pending.add(this.#web, m.command, m.params, spec);
-    if (entry) this.sentExpected(entry);
+    return entry ? this.writing(entry) : undefined;
   }
 
   /**
@@ -1213,13 +1224,16 @@ export class Relay implements Outlet {
     hub.line(out);
   }
 
-  /** The web client's raw line written to a connection's server: to its hub, when it has one. */
-  asked(conn: IrcConnection, line: string): void {
-    if (this.#stopped) return;
+  /**
+   * The web client's raw line written to a connection's server: to its hub, when it has one;
+   * the line to write right after it, if any (a fence).
+   */
+  asked(conn: IrcConnection, line: string): IrcLine | undefined {
+    if (this.#stopped) return undefined;
     const hub = this.#hubs.get(key(conn.userId, conn.id));
-    if (!hub) return;
+    if (!hub) return undefined;
     hub.use(conn);
-    hub.asked(line);
+    return hub.asked(line);
   }
 
   /** A chat line of a connection written to its server: to its hub, when it has one. */

@@ -5,6 +5,7 @@
  */
 import type { ConnectionRecord } from "../store/connections.ts";
 import type { CommandResult } from "./chat/commands.ts";
+import type { IrcLine } from "./protocol/message.ts";
 
 /** A conversation a new connection starts with: a channel's key when its URL gave one. */
 export interface FirstConversation {
@@ -43,6 +44,12 @@ export interface SendOptions {
    * without it is the web client's, whose answers are shown to the web.
    */
   relayed?: boolean;
+  /**
+   * A raw line's: told as it is written, before any other line, on the node that runs the
+   * connection (not carried to another node); a line it returns is written right after it
+   * (`IrcConnection.send`).
+   */
+  written?: () => IrcLine | undefined;
 }
 
 /** The IRC side of the app. Errors are DomainErrors. */

@@ -596,7 +596,7 @@ export class IrcManager implements IrcControl {
     record: ConnectionRecord,
     conversationId: string,
     message: string,
-    { tags, origin, background, relayed }: SendOptions = {},
+    { tags, origin, background, relayed, written }: SendOptions = {},
   ): Promise<CommandResult> {
     const { store } = this.#deps;
     const conversation = await store.conversations.get(record.id, conversationId);
@@ -615,6 +615,7 @@ export class IrcManager implements IrcControl {
       origin,
       background,
       relayed,
+      written,
       paste: (text) => pasteIfLong(this.#deps, userId, parseIrcUrl(record.url).host, text),
       control: {
         connect: () => this.#setWanted(record, "connected"),

@@ -48,6 +48,8 @@ interface CommandContext {
   background?: boolean;
   /** An attached IRC client's line: its answers are routed by the listener, not the web's. */
   relayed?: boolean;
+  /** A raw line's: told as it is written; a line it returns goes right after it. */
+  written?: () => IrcLine | undefined;
   /** Saves an over-long message as a file and returns the line to send instead (chat/paste.ts). */
   paste?: (text: string) => Promise<string | undefined>;
   /** Connection control, from the manager. */
@@ -698,6 +700,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
       origin: ctx.origin,
       background: ctx.background,
       asked: !ctx.relayed,
+      written: ctx.written,
     });
     return {};
   },

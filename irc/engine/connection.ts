@@ -67,8 +67,11 @@ export interface ConnectionListener {
    * echo-message echoes in that order): its target, and the `origin` token it was sent with.
    */
   wrote?(conn: IrcConnection, target: string, origin: string | undefined): void;
-  /** A raw line of the web client's was just written to the server (`send`'s `asked`). */
-  asked?(conn: IrcConnection, line: string): void;
+  /**
+   * A raw line of the web client's was just written to the server (`send`'s `asked`): a line it
+   * returns is written right after it.
+   */
+  asked?(conn: IrcConnection, line: string): IrcLine | undefined;
   /**
    * Whether IRC clients are attached to the connection through the listener: they answer CTCP
    * requests themselves (Parley answering too would give the asker one answer more than there
@@ -115,6 +118,8 @@ interface Pending {
   origin?: string;
   /** A raw line of the web client's, told when written (`asked`). */
   asked?: boolean;
+  /** Told as the line is written (`send`'s `written`). */
+  written?: () => IrcLine | undefined;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -713,7 +718,7 @@ export class IrcConnection {
    */
   send(
     line: IrcLine,
-    { answer = false, query = false, background = false, origin, asked = false }: {
+    { answer = false, query = false, background = false, origin, asked = false, written }: {
       answer?: boolean;
       query?: boolean;
       /** An attached IRC client's query: after everything else (`#clientQueries`). */
@@ -721,6 +726,12 @@ export class IrcConnection {
       origin?: string;
       /** A raw line of the web client's: its answers are the web's (told when written). */
       asked?: boolean;
+      /**
+       * Told as the line is written, before any other line: a line it returns (a PING that ends
+       * the answer of a command answered without an end) is written right after it, past the
+       * flood control, so that nothing another sender wrote comes between.
+       */
+      written?: () => IrcLine | undefined;
     } = {},
   ): Promise<void> {
     if (this.state !== "connected" || !this.client) {
@@ -759,6 +770,7 @@ export class IrcConnection {
         line,
         origin,
         ...(asked ? { asked } : {}),
+        ...(written ? { written } : {}),
         resolve,
         reject,
       });
@@ -822,8 +834,9 @@ export class IrcConnection {
     }
     if (this.#listener.wrote) this.#wroteChat(item);
     this.client.raw(item.line);
-    // After the line: what the listener writes in turn (a PING behind a HELP) goes after it.
-    if (item.asked) this.#listener.asked?.(this, item.line);
+    // What the listener or the sender writes in turn (a PING behind a HELP) goes right after it.
+    const next = item.asked ? this.#listener.asked?.(this, item.line) : item.written?.();
+    if (next) this.client.raw(next);
     item.resolve();
   }
 

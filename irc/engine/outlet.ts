@@ -4,7 +4,7 @@
  * relay is the outlet (bouncer/relay.ts): it passes the line to every attached client, a stored
  * line with the msgid and time of its row. The manager is given it when the listener starts.
  */
-import type { IrcMessage as Message } from "../protocol/message.ts";
+import type { IrcLine, IrcMessage as Message } from "../protocol/message.ts";
 import type { IrcConnection } from "./connection.ts";
 
 /** What handling a line made of it. */
@@ -51,9 +51,9 @@ export interface Outlet {
   /**
    * A raw line of the web client's (`/quote`, an on-connect command) was just written to `conn`'s
    * server, in the socket's order: the server's answers to it are the web client's, no IRC
-   * client's. A line the outlet writes now goes after it.
+   * client's. A line it returns (a PING fencing the answer) is written right after it.
    */
-  asked?(conn: IrcConnection, line: string): void;
+  asked?(conn: IrcConnection, line: string): IrcLine | undefined;
   /** Whether an IRC client is attached to `conn` now (it answers CTCP requests itself). */
   attached?(conn: IrcConnection): boolean;
   /** The connection is stopped for good (removed, its user deleted, or moved away). */

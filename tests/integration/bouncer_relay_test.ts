@@ -9,6 +9,7 @@ import { EMAIL, PASSWORD, setupBouncer } from "../support/bouncer.ts";
 import { BouncerClient } from "../support/bouncer_client.ts";
 import { RawIrcClient } from "../support/irc_client.ts";
 import { poll } from "../support/poll.ts";
+import type { IrcManager } from "../../irc/manager.ts";
 
 const CAPS = ["server-time", "message-tags", "labeled-response", "batch", "echo-message"];
 
@@ -140,6 +141,30 @@ Deno.test("bouncer: the web client's queries, unstored lines, labels, removal, g
         }
         assertEquals(c.lines.slice(fromC).filter(help).map((l) => l.raw), []);
         assertEquals(other.lines.slice(fromO).filter(help).map((l) => l.raw), []);
+
+        // Two clients' HELPs held by the flood control, then written in one turn: each one's
+        // fence right behind it, so each gets its own help.
+        const record = (await s.app.deps.store.connections.get(1, s.cid))!;
+        const conn = (s.app.deps.irc as IrcManager).live(record.id)!;
+        const [fromC2, fromO2] = [c.lines.length, other.lines.length];
+        conn.setBurst(0);
+        await c.send("HELP PRIVMSG");
+        await other.send("HELP JOIN");
+        await sync(c, "queued");
+        await sync(other, "queued");
+        conn.setBurst(20);
+        await s.app.deps.irc.send(1, s.cid, "#loose", "the flood control opens");
+        await c.waitFor((l) => help(l) && /<target>/.test(l.params[1] ?? ""), fromC2);
+        await other.waitFor((l) => help(l) && /^JOIN /.test(l.params[1] ?? ""), fromO2);
+        await bob.send("PRIVMSG #loose :after both helps");
+        for (const client of [c, other]) {
+          await client.waitFor((l) =>
+            l.command === "PRIVMSG" && l.params[1] === "after both helps"
+          );
+        }
+        const texts = (lines: typeof c.lines) => lines.filter(help).map((l) => l.params[1] ?? "");
+        assertEquals(texts(c.lines.slice(fromC2)).filter((t) => /^JOIN /.test(t)), []);
+        assertEquals(texts(other.lines.slice(fromO2)).filter((t) => /<target>/.test(t)), []);
       } finally {
         other.close();
       }

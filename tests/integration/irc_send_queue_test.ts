@@ -57,3 +57,25 @@ Deno.test("the send queue writes clients' queries last, but one in five while li
     assertEquals(order, ["1", "2", "3", "4", "WHO", "5", "6", "7", "8"]);
   });
 });
+
+Deno.test("a line told as written has the line it returns written right after it", async () => {
+  await withQueue(async (conn, client) => {
+    const from = client.lines.length;
+    // Both wait for tokens, then go out in one turn: each one's PING must follow it at once.
+    conn.setBurst(0);
+    const fenced = (topic: string, token: string) =>
+      conn.send(ircLine("HELP", topic), {
+        background: true,
+        written: () => ircLine("PING", token),
+      });
+    const sent = [fenced("PRIVMSG", "a"), fenced("JOIN", "b")];
+    conn.setBurst(20);
+    sent.push(conn.send(ircLine("PRIVMSG", "#x", "after")));
+    await Promise.all(sent);
+    await client.waitFor((l) => l === "PING b");
+    assertEquals(
+      client.lines.slice(from).filter((l) => /^(HELP|PING|PRIVMSG) /.test(l)),
+      ["PRIVMSG #x after", "HELP PRIVMSG", "PING a", "HELP JOIN", "PING b"],
+    );
+  });
+});
