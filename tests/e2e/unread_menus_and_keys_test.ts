@@ -268,7 +268,7 @@ Deno.test("web client: unread line, nick menu, keys, closing", async (t) => {
         const last = await page.locator(".messages .line").evaluateAll((ls) =>
           ls.slice(-4).map((l) => l.textContent)
         );
-        throw new Error(`${e.message}\nthe last lines: ${JSON.stringify(last)}`);
+        throw new Error(`${e.message}\nat ${here()}, the last lines: ${JSON.stringify(last)}`);
       });
       assertEquals(here(), "/chat/irc-localhost/#busy", "shown where the user is");
 
