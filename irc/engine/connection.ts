@@ -133,6 +133,11 @@ export class SendError extends Error {}
 const MAX_ANSWERS = 10;
 /** Most of Parley's own queries on their budget; more wait behind the flood control. */
 const MAX_QUERIES = 10;
+/**
+ * The longest a WHOIS is waited for from when it is asked: past its answer's own wait, the time
+ * the query may wait for its budget behind others (MAX_QUERIES, one a second).
+ */
+const WHOIS_QUEUED_MS = 30_000;
 
 /** What a TLS client says when the server at the other end does not speak TLS. */
 // Not a closed handshake ("unexpected eof"): a TLS server that throttles or bans closes so too.
@@ -910,7 +915,11 @@ export class IrcConnection {
     return !!this.client && this.upstream.capEnabled("echo-message");
   }
 
-  /** Sends WHOIS and resolves with the reply (or undefined after a timeout). */
+  /**
+   * Sends WHOIS and resolves with the reply, or undefined when the server has not answered
+   * `timeoutMs` after the line was written (the wait for the flood control does not count; at
+   * most WHOIS_QUEUED_MS in all).
+   */
   whois(nick: string, timeoutMs = 5000): Promise<WhoisReply | undefined> {
     const client = this.client;
     if (!client || this.state !== "connected") {
@@ -918,15 +927,21 @@ export class IrcConnection {
     }
     // The answer is told by irc/chat/inbound/answers.ts when its 318 is read.
     return new Promise((resolve) => {
+      let timer = setTimeout(() => done(undefined), WHOIS_QUEUED_MS);
+      let over = false;
       const done = (ev: WhoisReply | undefined) => {
+        over = true;
         clearTimeout(timer);
         client.off("whois", told);
         resolve(ev);
       };
       const told = (ev: WhoisReply) => this.same(String(ev.nick ?? ""), nick) && done(ev);
-      const timer = setTimeout(() => done(undefined), timeoutMs);
       client.on("whois", told);
-      this.send(ircLine("WHOIS", nick), { query: true }).catch(() => done(undefined));
+      this.send(ircLine("WHOIS", nick), { query: true }).then(() => {
+        if (over) return;
+        clearTimeout(timer);
+        timer = setTimeout(() => done(undefined), timeoutMs);
+      }, () => done(undefined));
     });
   }
 }
