@@ -6,7 +6,7 @@
  * counts the MODE lines it is sent.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { startApp } from "../support/app.ts";
+import { setupBouncerOn } from "../support/bouncer.ts";
 import { answerJoin, startHostileIrc } from "../support/hostile_irc.ts";
 import { poll } from "../support/poll.ts";
 import type { IrcManager } from "../../irc/manager.ts";
@@ -14,18 +14,10 @@ import { ircLine } from "../../irc/protocol/message.ts";
 
 Deno.test("a joined channel's modes are answered from what the server said", async () => {
   const irc = startHostileIrc();
-  const a = await startApp({ PARLEY_TEST_FAST_IRC: "1" });
+  const s = await setupBouncerOn(irc.url);
+  const { app: a, cid } = s;
   try {
-    const api = a.client();
-    await api.register("modes@example.com");
-    const made = await api.post("/api/connections", { url: `${irc.url}?nick=alice` });
-    assertEquals(made.status, 200, JSON.stringify(made.body));
-    const cid = made.body.connection_id as string;
     const server = await irc.registered();
-    await poll(
-      "connected",
-      async () => (await api.get("/api/connections")).body.connections[0]?.state === "connected",
-    );
     const send = (message: string) => a.deps.irc.send(1, cid, "#chan", message);
     await a.deps.irc.send(1, cid, "", "/join #chan");
     await answerJoin(server);
@@ -65,7 +57,7 @@ Deno.test("a joined channel's modes are answered from what the server said", asy
     const answer = (await whois) as { whois?: { nick?: string; error?: string } };
     assertEquals([answer.whois?.nick, answer.whois?.error], ["bob", undefined]);
   } finally {
-    await a.close();
+    await s.close();
     await irc.close();
   }
 });

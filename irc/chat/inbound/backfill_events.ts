@@ -10,7 +10,8 @@ import { type IrcMessage as Message, sourceOf } from "../../protocol/message.ts"
 import { type HistoryBatch, keeps } from "./backfill.ts";
 import { tagOf } from "./chat.ts";
 import type { Inbound } from "./context.ts";
-import { type KeptFields, type KeptKind, LINE_KINDS } from "../../../protocol/events.ts";
+import type { KeptFields, KeptKind } from "../../../protocol/events.ts";
+import { keptFields, storedFields } from "../../../store/event_fields.ts";
 
 /**
  * The commands of a history batch kept as events, and whether their first parameter names the
@@ -55,14 +56,15 @@ export async function keepPastEvent(
   const keep = async <K extends KeptKind>(kind: K, fields: KeptFields<K>) => {
     const at = await cx.keep(channel, kind, fields, ts);
     if (at === undefined) return;
-    const from = (fields as Record<string, string | undefined>)[LINE_KINDS[kind].from] ?? "";
+    // The row as a history page gives it: its sender and fields, bounded as they are stored.
+    const row = storedFields(kind, fields);
     cx.deps.bus.publish(cx.conn.userId, {
       event: "past",
       connection_id: cx.conn.id,
       conversation_id: cx.convId(channel),
       type: kind,
-      from,
-      fields,
+      from: row.from,
+      fields: keptFields(kind, row.from, row.fields) ?? fields,
       ts: at,
     });
   };
