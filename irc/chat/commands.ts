@@ -569,8 +569,8 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
       // Asking a channel's modes: the answer carries them (RPL_CHANNELMODEIS), as Convos's does.
       const channel = channelHere(ctx, "/mode");
       // A joined channel's are known (asked after the join, every change followed): the web
-      // client asks on every open, and each asked of the server took the query budget a /whois
-      // needs. Asked while the user's own lines (a change among them) still wait to go out.
+      // client asks on every open, and each asked of the server would take the query budget a
+      // /whois needs. Asked while the user's own lines (a change among them) still wait to go out.
       const known = conn.upstream.channel(channel)?.modes;
       if (known && conn.queued === 0) {
         return { conversation_id: conn.conversationId(channel), modes: known };
