@@ -317,16 +317,22 @@ async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void>
   const echo = m.command !== "TAGMSG" && hub.state.caps.has("echo-message")
     ? hub.awaitEcho({ client: s, conversation: target, label: l }, true)
     : undefined;
+  // Its refusal (401 of a channel that is not there, 404) names the target: this client's alone.
+  const wait = hub.expect(s, m.command, [target]);
   return await s.sendOn(async () => {
     try {
       const up = await upstreamTags(hub, tags);
       const line = formatMessage({ command: m.command, params, tags: up });
+      let told = false;
       await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`, {
         origin: echo?.id,
         relayed: true,
+        written: typeof wait === "object" ? () => (told = true, hub.writing(wait)) : undefined,
       });
+      if (typeof wait === "object" && !told) hub.sentExpected(wait);
     } catch (err) {
       if (echo) hub.forgetEcho(echo);
+      if (typeof wait === "object") hub.forgetExpected(wait);
       const why = err instanceof DomainError ? err.message : "Not sent";
       s.numeric(ERR_CANNOTSENDTOCHAN, target, why);
       return;

@@ -130,6 +130,25 @@ Deno.test("bouncer passthrough: query errors, passed-through commands, answers t
       assertEquals(got(a, 0, "404"), []);
     });
 
+    await t.step(
+      "a message to a channel that is not there: its refusal to the asker alone",
+      async () => {
+        const [fromA, fromB] = [a.lines.length, b.lines.length];
+        await a.send("PRIVMSG #nowhere-at-all :anyone?");
+        const refused = await a.waitFor(
+          (l) => (l.command === "401" || l.command === "403") && l.params[1] === "#nowhere-at-all",
+          fromA,
+        );
+        assert(refused.prefix === "irc.parley.test", refused.raw);
+        await sync(b, "after-nowhere");
+        assertEquals(got(b, fromB, "401", "403").map((l) => l.raw), [], "b was not told");
+        // Nor the web client: the user did not say it there.
+        const server = await s.api.get(`/api/connection/${s.cid}/messages`);
+        const said: string[] = server.body.messages.map((m: { message: string }) => m.message);
+        assertEquals(said.filter((m) => m.includes("#nowhere-at-all")), []);
+      },
+    );
+
     await t.step("a refused NICK: its 433 to the asker alone", async () => {
       const fromA = a.lines.length;
       const fromB = b.lines.length;
