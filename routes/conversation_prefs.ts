@@ -14,17 +14,29 @@ import { ircLower, isChannel } from "../lib/casefold.ts";
 import { type NotifyLevel } from "../protocol/limits.ts";
 import { notifyLevel } from "../store/conversations.ts";
 import { changeDetach } from "../bouncer/detached.ts";
+import { parseIrcUrl } from "../irc/url.ts";
 
 /** Routes under /api/connection/{id}/conversation/{id}/notify and .../draft. */
 export function conversationPrefsRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { store } = deps;
 
-  /** The conversation of the request's path, if any: 404 when the connection is not the user's. */
+  /**
+   * The conversation of the request's path, if any: 404 when the connection is not the user's.
+   * The server conversation ("") is every connection's, made on its first connect; one never
+   * connected yet has it made here (its draft, typed before the first connect, is kept).
+   */
   async function conversationIfAny(c: Context<AppEnv>) {
     const record = await store.connections.get(currentUser(c).id, c.req.param("connection_id")!);
     if (!record) throw notFound("No such connection.");
-    return await store.conversations.get(record.id, ircLower(c.req.param("conversation_id") ?? ""));
+    const id = ircLower(c.req.param("conversation_id") ?? "");
+    const conv = await store.conversations.get(record.id, id);
+    if (conv || id !== "") return conv;
+    let host = record.connectionId;
+    try {
+      host = parseIrcUrl(record.url).host;
+    } catch { /* why: a stored URL no longer valid names no host; the connection's id will do */ }
+    return await store.conversations.ensure(record.id, "", host);
   }
 
   async function conversationOf(c: Context<AppEnv>) {

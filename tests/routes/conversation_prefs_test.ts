@@ -94,6 +94,17 @@ Deno.test("conversation notification levels and drafts", async (t) => {
       assertEquals((await user.get(`${base}/%23tea/draft`)).status, 404);
       assertEquals((await user.post(`${base}/%23tea/notify`, { notify: "all" })).status, 404);
     });
+
+    await t.step(
+      "a connection never connected: its server conversation keeps a draft",
+      async () => {
+        const saved = await admin.post(`${base}//draft`, { draft: "/nick ad" });
+        assertEquals([saved.status, saved.body], [200, { draft: "/nick ad" }]);
+        assertEquals((await admin.get(`${base}//draft`)).body, { draft: "/nick ad" });
+        assertEquals(Object.keys(await listed()).sort(), ["#tea", "bob"], "not listed");
+        assertEquals((await user.post(`${base}//draft`, { draft: "" })).status, 404);
+      },
+    );
   } finally {
     await a.close();
   }
