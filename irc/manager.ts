@@ -30,7 +30,7 @@ import { type Clock, realClock } from "../lib/clock.ts";
 import { clientCertificate } from "./certificate.ts";
 import { webircFor } from "./webirc.ts";
 import { IdentTable } from "./identd.ts";
-import { parseIrcUrl, targetKey } from "./url.ts";
+import { parseIrcUrl, targetKey, withNick } from "./url.ts";
 import { connectGap } from "./engine/backoff.ts";
 import { type IrcLine, ircLine } from "./protocol/message.ts";
 import type { FirstConversation, IrcControl, IrcStats, LiveView, SendOptions } from "./control.ts";
@@ -634,14 +634,17 @@ export class IrcManager implements IrcControl {
 
   /** Stores the nick the user wants on a connection: the one regained and used at each connect. */
   async #keepNick(record: ConnectionRecord, nick: string): Promise<void> {
-    // The nick kept beside a URL that names none is part of the connection's target.
+    // A URL that names a nick names this one from now on (the settings show it, a save keeps
+    // it); one that names none keeps it beside. Either way it is the connection's target.
     const url = parseIrcUrl(record.url);
-    const target = url.nick ? undefined : targetKey({ ...url, nick });
-    await this.#deps.store.connections.update(record.id, { nick, target });
+    const named = url.nick && url.nick !== nick ? withNick(record.url, nick) : undefined;
+    const target = targetKey({ ...url, nick });
+    await this.#deps.store.connections.update(record.id, { nick, target, url: named });
     const c = this.#live.get(record.id);
     if (c) {
       c.wantedNick = nick;
       c.record.nick = nick;
+      if (named) c.record.url = named;
     }
   }
 

@@ -164,6 +164,18 @@ export function publicUrl(text: string): string {
   return `${scheme}//${user}${url.hostname}${port}${path}${search}`;
 }
 
+/**
+ * The URL with its `nick` set to `nick`, everything else as it was (password included): the nick
+ * a URL names follows the one the user took with /nick, as the connection's settings show it.
+ */
+export function withNick(text: string, nick: string): string {
+  const url = new URL(text.trim());
+  // The other parameters as they were written (URLSearchParams would spell them again).
+  const parts = url.search.slice(1).split("&").filter((p) => p && !/^nick(=|$)/.test(p));
+  url.search = [`nick=${encodeURIComponent(nick)}`, ...parts].join("&");
+  return url.toString();
+}
+
 /** What makes two connections of one user the same: host, port and nick. */
 export function sameTarget(a: IrcUrl, b: IrcUrl): boolean {
   return targetKey(a) === targetKey(b);

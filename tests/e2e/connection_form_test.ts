@@ -1,12 +1,14 @@
 /**
  * The connection form in real Chromium: editing a connection's server, port or TLS setting says in
  * plain words that the saved password stays behind and must be typed again; going back to the
- * same server takes the words away again.
+ * same server takes the words away again. The form shows the connection as stored when it opens:
+ * a nick taken with /nick since the page loaded is the one in it.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
 import { assertOnScreen, launchBrowser } from "../support/browser.ts";
-import { deskPage, register, untilApi } from "../support/chat_page.ts";
+import { deskPage, register, sendLine, untilApi } from "../support/chat_page.ts";
+import { poll } from "../support/poll.ts";
 import { ApiClient } from "../support/api.ts";
 
 const NOTE =
@@ -76,6 +78,34 @@ Deno.test("connection form: a changed server asks for the password again", async
       const listed = await api.get("/api/connections");
       const url = (listed.body as Listed).connections.find((c) => c.connection_id === cid)!.url;
       assert(url.toLowerCase().startsWith("irc://jo:@irc.example.com:7000"), url);
+    });
+
+    await t.step("a nick taken with /nick is the form's, opened without a reload", async () => {
+      await sendLine(page, "/nick jo3");
+      type Listed = { connections: { connection_id: string; url: string }[] };
+      await untilApi<Listed>(
+        page,
+        "/api/connections",
+        (b) => b.connections.some((c) => c.connection_id === cid && c.url.includes("nick=jo3")),
+      );
+      await page.getByRole("link", { name: /^Edit connection/ }).first().click();
+      await page.waitForURL(`**/settings/connection/${cid}`);
+      const nick = page.getByLabel("Nick");
+      await assertOnScreen(page, nick);
+      await poll("the form shows jo3", async () => (await nick.inputValue()) === "jo3");
+      // Saved with the port changed back, the nick stays the one taken.
+      await page.getByLabel("Port").fill("6667");
+      await page.getByRole("button", { name: "Save" }).click();
+      await page.waitForURL(`**/chat/${cid}`);
+      await untilApi<Listed>(
+        page,
+        "/api/connections",
+        (b) => b.connections.some((c) => c.connection_id === cid && c.url.includes(":6667")),
+      );
+      const listed = await api.get("/api/connections");
+      const url = (listed.body as Listed).connections.find((c) => c.connection_id === cid)!.url;
+      assert(url.includes("nick=jo3"), url);
+      assertEquals(errors, []);
     });
   } finally {
     await context.close();

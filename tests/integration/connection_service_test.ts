@@ -7,6 +7,7 @@ import type { IrcManager } from "../../irc/manager.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { startApp } from "../support/app.ts";
 import { DomainError } from "../../lib/errors.ts";
+import { publicUrl } from "../../irc/url.ts";
 import type { Store } from "../../store/mod.ts";
 
 async function refusal(p: Promise<unknown>): Promise<[string, string, string]> {
@@ -125,6 +126,25 @@ Deno.test("connection service: creating one never reads all of the user's connec
     await a.deps.irc.send(user.id, plain.connection_id, "", "/nick joe");
     const again = connections.create(user, { url: "irc://irc.plain.example?nick=Joe" }, "/body");
     assertEquals(await refusal(again), ["invalid", "Connection already exists.", "/body/url"]);
+    // One whose URL names a nick names the new one: the settings show it, and saving them with
+    // another part changed keeps it.
+    const named = await connections.create(
+      user,
+      {
+        url: "irc://:secret@irc.named.example?nick=jane&realname=Jane%20Doe",
+        wanted_state: "disconnected",
+      },
+      "/",
+    );
+    await a.deps.irc.send(user.id, named.connection_id, "", "/nick jane_away");
+    const stored = await store.connections.get(user.id, named.connection_id);
+    assertEquals(
+      publicUrl(stored!.url),
+      "irc://irc.named.example?nick=jane_away&realname=Jane%20Doe",
+    );
+    assertEquals(new URL(stored!.url).password, "secret", "the password stays");
+    const [renamed] = await store.connections.byTarget(user.id, "irc.named.example:6667 jane_away");
+    assertEquals(renamed?.connectionId, named.connection_id);
 
     // A URL changed to another's target is refused; one of its own is not.
     const taken = connections.update(user.id, "irc-example-3", {

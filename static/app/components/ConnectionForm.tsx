@@ -90,6 +90,41 @@ function useDefaultProfile(
   return ready;
 }
 
+/**
+ * The URL as stored now, read when the form opens: it moves without this page's doing (a /nick
+ * names the new nick in it; an IRC client's BouncerServ or another device edits it). Fields the
+ * user has not changed yet take the stored values.
+ */
+function useStoredUrl(
+  cid: string | undefined,
+  replace: (next: (now: Values) => Values) => void,
+): void {
+  useEffect(() => {
+    if (!cid) return;
+    let live = true;
+    api("listConnections")
+      .then((r) => {
+        const known = connections.value[cid];
+        const fresh = r.connections?.find((c) => c.connection_id === cid);
+        if (!live || !known || !fresh || fresh.url === known.url) return;
+        const [was, now] = [fieldsFromUrl(known.url), fieldsFromUrl(fresh.url)];
+        patchConnection(cid, { url: fresh.url });
+        replace((f) => {
+          const out = { ...f };
+          for (const k of Object.keys(now) as (keyof ConnFields)[]) {
+            if (f[k] === was[k]) (out as Record<string, unknown>)[k] = now[k];
+          }
+          return out;
+        });
+      })
+      // why: unread, the form keeps what this page knew; saving still works
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, [cid]);
+}
+
 /** A saved connection's state and, if any, what keeps it from connecting. */
 function LiveState(p: { c: Connection }) {
   const problem = connectionProblem(p.c.connection_id);
@@ -114,6 +149,7 @@ export function ConnectionForm(p: { cid?: string; uri?: string }) {
   useEffect(() => {
     if (existing) form.replace(valuesOf(existing, ""));
   }, [p.cid, !!existing]);
+  useStoredUrl(p.cid, form.replace);
   const ready = useDefaultProfile(
     !existing,
     p.cid,
