@@ -452,9 +452,13 @@ export class IrcConnection {
     });
     client.on("irc error", (ev) => {
       if (!mine()) return;
-      if (ev.error === "password_mismatch") this.#permanent = "Bad password.";
-      else if (ev.error === "banned_from_network") {
-        this.#permanent = `Banned: ${ev.reason ?? "by the server"}`;
+      // Refusals of the connection itself count only while it registers: once connected, a 464
+      // answers a command (OPER's wrong password) and the connection is still good.
+      const registering = this.state !== "connected";
+      if (ev.error === "password_mismatch") {
+        if (registering) this.#permanent = "Bad password.";
+      } else if (ev.error === "banned_from_network") {
+        if (registering) this.#permanent = `Banned: ${ev.reason ?? "by the server"}`;
       } else if (ev.error === "irc") {
         const reason = String(ev.reason ?? "");
         if (PERMANENT_ERROR.test(reason) && !this.#stopping) this.#permanent ??= reason;

@@ -1,7 +1,8 @@
 /**
  * Registration as a connection does it (irc/engine/registration.ts through the connection's own
  * client), against a small IRC server on loopback: SASL PLAIN logs in before the greeting, a wrong
- * password stops the connection for good, a nick in use is tried again with an underscore.
+ * password stops the connection for good (a 464 once connected, OPER's, does not), a nick in use is
+ * tried again with an underscore.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { poll } from "../support/poll.ts";
@@ -86,6 +87,29 @@ Deno.test("IRC registration: a nick in use is tried again with an underscore", a
     assertEquals(conn.nick, "alice_");
     assertEquals(conn.wantedNick, "alice", "the wanted nick is kept, to regain");
     assertEquals(client.lines.filter((l) => l.startsWith("NICK")), ["NICK alice", "NICK alice_"]);
+  } finally {
+    await conn.stop();
+    conn.dispose();
+    await irc.close();
+  }
+});
+
+Deno.test("IRC registration: a 464 once connected (OPER's wrong password) leaves reconnects on", async () => {
+  const irc = startHostileIrc();
+  const { conn, registered } = connection(`${irc.url}?nick=jane`);
+  try {
+    conn.connect();
+    await registered;
+    const client = await irc.registered();
+    await client.send(":irc.hostile.test 464 jane :Password incorrect");
+    // Answered in order: the PONG says the 464 was read.
+    await client.send("PING :after-464");
+    await client.waitFor((l) => l.startsWith("PONG") && l.includes("after-464"));
+    // The server goes away: the connection is to try again, as after any drop.
+    client.close();
+    await poll("down", () => conn.state === "disconnected");
+    assert(conn.info.reason !== "Bad password.", String(conn.info.reason));
+    assert(typeof conn.info.retry_in_ms === "number", "a retry is planned");
   } finally {
     await conn.stop();
     conn.dispose();
