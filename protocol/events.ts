@@ -626,6 +626,9 @@ export interface SendResult {
   /** ...and in Parley's. */
   names?: { nick: string; modes: string[]; away?: boolean }[];
   cleared?: boolean;
+  /** `/ison`: the nick asked, and whether it is on IRC (Convos's fields). */
+  nick?: string;
+  online?: boolean;
   /** `/invite`: whom the server confirms it invited, and where. */
   invited?: { nick: string; channel: string };
   /** `/msg` to a nick the server does not know: nothing was kept. */

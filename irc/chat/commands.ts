@@ -409,6 +409,22 @@ async function unbanMasks(
   return [...new Set(out)];
 }
 
+/** What /shrug ends the line with. */
+const SHRUG = "¯\\_(ツ)_/¯";
+
+/**
+ * `/ns <command>` and the other services' shortcuts: the server's own command for the service
+ * (NICKSERV...), as Convos's client sends it, rather than a PRIVMSG: a password said to NickServ
+ * is then kept in no conversation, and reaches no one but services on a network that has them
+ * (elsewhere the server refuses an unknown command).
+ */
+function service(name: ServerCommandName, command: string): Command {
+  return (ctx, args) => {
+    if (!args.trim()) usage(name);
+    return HANDLERS.quote(ctx, `${command} ${args.trim()}`);
+  };
+}
+
 /**
  * The handler of every command the server runs, keyed by protocol/command_table.ts.
  *
@@ -417,6 +433,8 @@ async function unbanMasks(
 export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   say: (ctx, args) => say(ctx, here(ctx), args, "privmsg"),
   me: (ctx, args) => say(ctx, here(ctx), args, "action"),
+  shrug: (ctx, args) =>
+    say(ctx, here(ctx), [args.trim(), SHRUG].filter(Boolean).join(" "), "privmsg"),
   msg: async (ctx, args) => {
     const [target, text] = firstWord(args);
     if (!target) usage("msg");
@@ -701,6 +719,31 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
       })),
     };
   },
+  ison: async (ctx, args) => {
+    const [nick] = firstWord(args);
+    if (!nick || !NICK.test(nick)) usage("ison");
+    const conn = live(ctx);
+    // The server answers in order: a 303 naming the nick before the PONG says it is on IRC (an
+    // IRC client's ISON answered meanwhile names it only when it is).
+    const told = await answerBeforePong(
+      conn,
+      "ison",
+      (ev) => ev.nicks.some((n) => conn.same(n, nick)),
+      () => conn.send(line(() => ircLine("ISON", nick)), { query: true }),
+    );
+    return { nick, online: !!told };
+  },
+  oper: (ctx, args) => {
+    const [name, password] = words(args);
+    if (!name || !password) usage("oper");
+    return send(ctx, "OPER", name, password);
+  },
+  ns: service("ns", "NICKSERV"),
+  cs: service("cs", "CHANSERV"),
+  ms: service("ms", "MEMOSERV"),
+  hs: service("hs", "HOSTSERV"),
+  bs: service("bs", "BOTSERV"),
+  os: service("os", "OPERSERV"),
   quote: async (ctx, args) => {
     if (!args.trim()) usage("quote");
     await live(ctx).send(line(() => quotedLine(args)), {

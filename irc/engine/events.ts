@@ -45,6 +45,8 @@ export interface IrcEvents {
   "channel info": Base & { channel?: string; raw_modes?: string; raw_params?: string[] };
   /** The answer to a PING the client sent. */
   pong: Base & { message?: string };
+  /** RPL_ISON (303): which of the nicks an ISON named are on IRC. */
+  ison: Base & { nicks: string[] };
   /** The server confirms an INVITE (341). */
   invited: Base & { nick?: string; channel?: string };
   /** A channel's ban list (367s up to 368). */

@@ -68,6 +68,13 @@ export function showAnswer(
     );
   }
   if (answer.invited) localLine(t("Invited {nick} to {channel}.", answer.invited), "info");
+  if (parsed.command === "ison" && answer.nick && answer.online !== undefined) {
+    const nick = answer.nick;
+    localLine(
+      answer.online ? t("{nick} is on IRC.", { nick }) : t("{nick} is not on IRC.", { nick }),
+      "info",
+    );
+  }
   if (answer.ignored) {
     localLine(
       t("Ignoring {mask}: their messages are hidden on every device.", { mask: answer.ignored }),

@@ -82,7 +82,7 @@ Deno.test("web client: operator commands, ignore, answers, gap marker", async (t
       },
     );
 
-    await t.step("commands answer: /topic, /mode, /invite, /msg to nobody", async () => {
+    await t.step("commands answer: /topic, /mode, /invite, /ison, /msg to nobody", async () => {
       await send("/topic");
       await assertOnScreen(page, line("#room has no topic."));
       await send("/topic all about rooms");
@@ -95,6 +95,10 @@ Deno.test("web client: operator commands, ignore, answers, gap marker", async (t
       await send("/invite carol");
       await assertOnScreen(page, line("Invited carol to #room."));
       await carol.waitFor((l) => l.command === "INVITE");
+      await send("/ison bob");
+      await assertOnScreen(page, line("bob is on IRC."));
+      await send("/ison nobody");
+      await assertOnScreen(page, line("nobody is not on IRC."));
       await send("/msg nobody are you there");
       await assertOnScreen(page, line(/nobody: No such nick/));
       assert(page.url().endsWith("/chat/irc-localhost/%23room"), "the user stays where they were");

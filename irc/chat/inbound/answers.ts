@@ -37,6 +37,7 @@ import {
   RPL_ENDOFWHO,
   RPL_ENDOFWHOIS,
   RPL_INVITING,
+  RPL_ISON,
   RPL_LIST,
   RPL_LISTEND,
   RPL_NAMREPLY,
@@ -232,6 +233,8 @@ export function answersOf(
       return [["channel info", { channel: p[1], raw_modes: p[2], raw_params: p.slice(3) }]];
     case RPL_INVITING:
       return [["invited", { nick: p[1], channel: p[2] }]];
+    case RPL_ISON:
+      return [["ison", { nicks: last(m).split(" ").filter(Boolean).slice(0, 1000) }]];
     case RPL_LIST: {
       state.list.push({ channel: p[1], num_users: parseInt(p[2], 10), topic: p[3] ?? "" });
       if (state.list.length < LIST_CHUNK) return [];
