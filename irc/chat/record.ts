@@ -14,6 +14,7 @@ import { type ConversationRecord, notifyLevel } from "../../store/conversations.
 import type { ChatType } from "../../protocol/events.ts";
 import type { IrcConnection } from "../engine/connection.ts";
 import { isHighlight } from "./highlight.ts";
+import { hideServicePassword } from "./service_secrets.ts";
 import { ircLower, isChannel } from "../../lib/casefold.ts";
 import { conversationJson } from "../resources.ts";
 import { sourceOf } from "../protocol/message.ts";
@@ -305,7 +306,9 @@ export async function recordMessage(
   m: SeenMessage,
 ): Promise<{ conversation: number; ts: number } | undefined> {
   let to: string | undefined;
-  if (isService(conn, m.name) && !await cachedConversation(deps, conn, m.name, false)) {
+  const service = isService(conn, m.name);
+  if (service && m.own) m = { ...m, text: hideServicePassword(m.text) };
+  if (service && !await cachedConversation(deps, conn, m.name, false)) {
     to = m.name;
     m = { ...m, name: "" };
   }

@@ -107,15 +107,22 @@ Deno.test("web client: operator commands, ignore, answers, gap marker", async (t
     });
 
     await t.step(
-      "/msg NickServ: the line and its answer in the server's conversation",
+      "/msg NickServ: the line, its password hidden, and its answer in the server's conversation",
       async () => {
         const services = await people.add("NickServ", "#services");
         await send("/msg NickServ identify s3cret");
-        await services.waitFor((l) => l.command === "PRIVMSG" && l.params[0] === "NickServ");
+        await services.waitFor((l) =>
+          l.command === "PRIVMSG" && l.params[0] === "NickServ" && l.params[1] === "identify s3cret"
+        );
         await services.send("NOTICE dana :You are now identified.");
         await page.waitForURL("**/chat/irc-localhost");
         await assertOnScreen(page, line("You are now identified."));
-        await assertOnScreen(page, line("identify s3cret"));
+        // The server got the password; what is kept (and shown on every device) hides it.
+        await assertOnScreen(page, line("identify ********"));
+        const kept = await page.evaluate(async () =>
+          (await (await fetch("/api/search?match=s3cret")).json()).messages.length
+        );
+        assertEquals(kept, 0, "the password is nowhere in history");
         const sidebar = (await page.locator(".sidebar").textContent()) ?? "";
         assert(!/nickserv/i.test(sidebar), `no conversation of NickServ's: ${sidebar}`);
         await openConversation(page, "#room");
