@@ -81,7 +81,7 @@ Deno.test("commands answer: /topic, /mode, /invite, /join name, /msg to nobody",
     );
     assertEquals(
       (await server_()).filter((m) => /identif/.test(m.message)).map((m) => [m.from, m.message]),
-      [["alice", "identify s3cret"], ["NickServ", "You are now identified."]],
+      [["alice", "identify ********"], ["NickServ", "You are now identified."]],
     );
     assert(!(await conversations()).includes("nickserv"), "no conversation of its own");
 

@@ -370,14 +370,14 @@ Deno.test("inbound: services talk in the server's conversation unless one with t
     };
     line(":NickServ!NickServ@services. NOTICE alice :This nickname is registered.");
     line(":ChanServ!ChanServ@services. PRIVMSG alice :service stuff");
-    // The user's own line to a service (echoed by the server).
+    // The user's own line to a service (echoed by the server): its password kept hidden.
     line(":alice!a@h PRIVMSG NickServ :identify secret");
     line(":bob!b@h NOTICE alice :not a service");
     await settle();
     assertEquals(await said(""), [
       ["NickServ", "This nickname is registered."],
       ["ChanServ", "service stuff"],
-      ["alice", "identify secret"],
+      ["alice", "identify ********"],
     ]);
     assertEquals([await said("nickserv"), await said("chanserv")], [undefined, undefined]);
     assertEquals(await said("bob"), [["bob", "not a service"]], "others open their own");
