@@ -79,8 +79,7 @@ Deno.test("bouncer: the web client's queries, unstored lines, labels, removal, g
         ((await s.api.get(`/api/connection/${s.cid}/messages`)).body.messages ?? []) as {
           message: string;
         }[];
-      const refusals = async () =>
-        (await server()).filter((m) => m.message.startsWith("chanop_privs_needed: #bobs"));
+      const refusals = async () => (await server()).filter((m) => m.message.startsWith("#bobs: "));
       const from = c.lines.length;
       const theirs = () => c.lines.slice(from).filter((l) => l.command === "482").length;
       await c.send("KICK #bobs bob");

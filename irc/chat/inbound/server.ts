@@ -86,10 +86,14 @@ async function refusal(
   });
 }
 
-/** A numeric refusal (answers.ts's ERRORS). */
+/**
+ * A numeric refusal (answers.ts's ERRORS), in the server conversation as the server said it: what
+ * it concerns, then its words (`#chan: You're not channel operator`, `FOO: Unknown command`).
+ */
 const refused: Handler = (cx, m, ts) => {
   const ev = ircError(m)!;
-  const text = [ev.error, ev.channel ?? ev.nick, ev.reason].filter(Boolean).join(": ");
+  const said = cx.conn.isMe(m.params[0]) || m.params[0] === "*" ? m.params.slice(1) : m.params;
+  const text = oneLine([said.slice(0, -1).join(" "), said.at(-1)].filter(Boolean).join(": "), 1024);
   return refusal(cx, text, ts, {
     conversation_id: ev.channel ? cx.convId(ev.channel) : ev.nick ? cx.convId(ev.nick) : "",
     message: String(ev.reason ?? ev.error),

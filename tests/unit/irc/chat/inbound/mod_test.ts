@@ -240,7 +240,7 @@ Deno.test("inbound: messages, joins and the server's PREFIX, with a fake connect
       await settle();
       assertEquals((await server()).slice(before + 2), [
         ["notice", "irc.test Wednesday December 2 2026 -- 12:01 +00:00"],
-        ["notice", "chanop_privs_needed: #test: You're not channel operator"],
+        ["notice", "#test: You're not channel operator"],
         ["notice", "PRIVMSG <target> <text>"],
       ]);
     });

@@ -162,7 +162,7 @@ Deno.test("inbound table: each command's line updates state, keeps its row, tell
         }]);
         assertEquals(
           (await rows("")).at(-1)?.message,
-          "no_such_nick: nobody: No such nick/channel",
+          "nobody: No such nick/channel",
         );
         const error = states("error").at(-1);
         assertEquals([error?.conversation_id, error?.error], ["nobody", "no_such_nick"]);
