@@ -499,7 +499,21 @@ const joinOrPart: Command = {
 };
 
 /**
- * What Parley does not handle itself (MONITOR, ISON, MOTD, VERSION, KNOCK, SETNAME, a command it
+ * SETNAME (setname): a client is offered the capability whatever the server, so it may ask; a
+ * server without it would answer 421, which a client that negotiated setname does not expect.
+ * The specification's refusal says it instead.
+ */
+function setname(s: Session, m: IrcMessage): Promise<void> | void {
+  if (!s.hub || s.hub.state.caps.has("setname")) return upstream(s, m);
+  s.reply(
+    "FAIL",
+    ["SETNAME", "CANNOT_CHANGE_REALNAME", "This network cannot change the real name"],
+    s.ownLabel(),
+  );
+}
+
+/**
+ * What Parley does not handle itself (MONITOR, ISON, MOTD, VERSION, KNOCK, a command it
  * has never heard of...) goes to the server as the client wrote it: a bouncer is transparent.
  */
 export const PASS_THROUGH: Command = { run: (s, m) => upstream(s, m) };
@@ -640,6 +654,7 @@ export const COMMANDS: Record<string, Command> = {
   NAMES: PASS_THROUGH,
   TAGMSG: { min: 1, run: tagmsg },
   MONITOR: { min: 1, run: monitor },
+  SETNAME: { min: 1, run: setname },
   // Not offered (draft/multiline): a client's BATCH would leave the server's half open.
   BATCH: { run: (s, m) => s.numeric(ERR_UNKNOWNCOMMAND, m.command, "Unknown command") },
   BOUNCER: { early: true, min: 1, run: bouncer },

@@ -83,6 +83,20 @@ Deno.test("bouncer passthrough: query errors, passed-through commands, answers t
       assert(version.at(-1)?.params[1].startsWith("ngIRCd"), version.at(-1)?.raw);
     });
 
+    await t.step(
+      "SETNAME where the server cannot: the specification's FAIL, not a 421",
+      async () => {
+        const [fromA, fromB] = [a.lines.length, b.lines.length];
+        await a.send("SETNAME :A New Name");
+        const fail = await a.waitFor((l) => l.command === "FAIL", fromA);
+        assertEquals(fail.params.slice(0, 2), ["SETNAME", "CANNOT_CHANGE_REALNAME"]);
+        await sync(a, "after-setname");
+        assertEquals(got(a, fromA, "421"), []);
+        await sync(b, "after-setname");
+        assertEquals(got(b, fromB, "FAIL", "421"), [], "the other client was not told");
+      },
+    );
+
     await t.step("AWAY and back: 306 and 305 to the asker, with its label", async () => {
       await passes("AWAY :lunch", [], "306");
       await passes("AWAY", [], "305");
