@@ -280,6 +280,12 @@ interface ReactStateEvent extends State<"react">, Where {
   ts?: string;
 }
 
+/** `nick` invited the user to the channel `name` (its `conversation_id`, which may not exist). */
+interface InviteStateEvent extends State<"invite">, Where {
+  name: string;
+  nick: string;
+}
+
 /** The server refused something (`cannot_send_to_channel`, `no_such_nick`...). */
 interface ErrorStateEvent extends State<"error">, Where {
   message: string;
@@ -303,6 +309,7 @@ export type StateEvent =
   | GapStateEvent
   | TypingStateEvent
   | ReactStateEvent
+  | InviteStateEvent
   | ErrorStateEvent;
 
 /** A state event of a connection's channels and people, as IRC tells it (irc/chat/inbound/). */

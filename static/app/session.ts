@@ -223,12 +223,19 @@ const now = () => new Date().toISOString();
  * history (the event's `ts`), which is its identity there, so that a page of history holding it
  * does not show it twice; a line of the client's own is placed after the newest shown.
  */
-function eventLine(cid: string, conv: string, text: string, event: string, stored?: string): void {
+function eventLine(
+  cid: string,
+  conv: string,
+  text: string,
+  event: string,
+  stored?: string,
+  data?: unknown,
+): void {
   if (!isOpen(cid, conv)) return;
   const last = messages.value[messages.value.length - 1];
   const ts = stored ??
     (last && last.ts > new Date().toISOString() ? last.ts : new Date().toISOString());
-  appendLive({ from: "", message: text, ts, event });
+  appendLive({ from: "", message: text, ts, event, ...(data ? { data } : {}) });
 }
 
 /** Shows a desktop notification for a mention when the tab is hidden and the user allows it. */
@@ -427,6 +434,13 @@ function onState(f: StateEvent): void {
         const prefix = parsePrefix(connections.value[cid]?.info?.prefix);
         updateMembers((l) => moded(l, f.mode ?? "", prefix), (k) => k === key(cid, conv));
       }
+      break;
+    }
+    case "invite": {
+      // For the user wherever they are (the server conversation keeps it): its line joins.
+      const o = openConv.value;
+      const text = t("{nick} invites you to {channel}.", { nick: f.nick, channel: f.name });
+      if (o) eventLine(o.cid, o.conv, text, "invite", undefined, { cid, channel: f.name });
       break;
     }
     case "error": {

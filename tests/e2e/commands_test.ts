@@ -106,6 +106,19 @@ Deno.test("web client: operator commands, ignore, answers, gap marker", async (t
       assert(!sidebar.includes("nobody"), `no conversation with nobody: ${sidebar}`);
     });
 
+    await t.step("an invitation shows where the user is; its button joins", async () => {
+      const host = await raw("hostess", "#secret");
+      await host.send("MODE #secret +i");
+      await host.waitFor((l) => l.command === "MODE" && l.params[1] === "+i");
+      await host.send("INVITE dana #secret");
+      const invite = line("hostess invites you to #secret.");
+      await assertOnScreen(page, invite);
+      await invite.getByRole("button", { name: "Join #secret" }).click();
+      await host.waitFor((l) => l.command === "JOIN" && l.nick === "dana");
+      await assertOnScreen(page, page.locator(".sidebar .conv", { hasText: "#secret" }));
+      await openConversation(page, "#room");
+    });
+
     await t.step(
       "/msg NickServ: the line, its password hidden, and its answer in the server's conversation",
       async () => {

@@ -4,7 +4,7 @@
  * the channel's history; the topic the server tells on every join is not news.
  */
 import type { HandlerTable, Inbound } from "./context.ts";
-import { sourceOf } from "../../protocol/message.ts";
+import { type IrcMessage, sourceOf } from "../../protocol/message.ts";
 import { type ModeChange, modeChanges } from "../../protocol/modes.ts";
 import {
   RPL_CHANNELMODEIS,
@@ -83,7 +83,21 @@ async function topic(cx: Inbound, channel: string, text: string, nick: string, t
   if (nick && cx.conn.isMe(nick)) topicChanged(cx.conn, cx.convId(channel));
 }
 
+/**
+ * An invitation to the user (another's, told to channel operators by invite-notify, is the IRC
+ * clients' news only): said in the server conversation, where it stays, and as an `invite` event,
+ * which the web client shows where the user is, with a button that joins.
+ */
+async function invited(cx: Inbound, m: IrcMessage, ts: number): Promise<void> {
+  const [whom = "", channel = ""] = m.params;
+  const nick = sourceOf(m.prefix).nick;
+  if (!nick || !cx.conn.isMe(whom) || !cx.conn.isChannel(channel) || channel.length > 200) return;
+  await cx.server(`${nick} invited you to ${channel}.`, ts);
+  cx.publish({ type: "invite", conversation_id: cx.convId(channel), name: channel, nick });
+}
+
 export const CHANNEL: HandlerTable = {
+  INVITE: invited,
   TOPIC: (cx, m, ts) =>
     topic(cx, m.params[0] ?? "", m.params[1] ?? "", sourceOf(m.prefix).nick, ts),
   [RPL_TOPIC]: (cx, m, ts) => topic(cx, m.params[1] ?? "", last(m), "", ts),

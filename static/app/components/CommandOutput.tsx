@@ -66,6 +66,32 @@ export function WhoisTable(p: { w: Whois }) {
   );
 }
 
+/** Where an invitation is to: the connection and the channel. */
+export interface Invitation {
+  cid: string;
+  channel: string;
+}
+
+/** An invitation, with a button that joins the channel (a refusal shows as a toast). */
+export function InviteLine(p: { text: string; to: Invitation }) {
+  const { cid, channel } = p.to;
+  return (
+    <span class="text">
+      {p.text}{" "}
+      <button
+        type="button"
+        class="join-link"
+        onClick={async () => {
+          const refused = await joinChannel(cid, channel);
+          if (refused) showToast(refused);
+        }}
+      >
+        {t("Join {channel}", { channel })}
+      </button>
+    </span>
+  );
+}
+
 /** One channel of a /list answer. */
 export interface ListedChannel {
   name: string;

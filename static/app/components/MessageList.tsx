@@ -30,7 +30,7 @@ import { LINE_KINDS, type LineKind, type LineLook } from "../../../protocol/even
 import { MessageText } from "./MessageText.tsx";
 import { storedLine } from "../line_words.ts";
 import { allowFileDrop, dropOnComposer } from "../file_drop.ts";
-import type { ListedChannel, Whois } from "./CommandOutput.tsx";
+import type { Invitation, ListedChannel, Whois } from "./CommandOutput.tsx";
 import { afterLoad } from "../lazy.tsx";
 import { tagsChunk } from "../tags_state.ts";
 
@@ -83,13 +83,15 @@ export function storedWords(m: Message): string {
 function EventBody(p: { m: Message }) {
   const m = p.m;
   const table = (m.event === "whois" && !!m.data) ||
-    (m.event === "list" && Array.isArray(m.data)) || (m.event === "help" && !m.message);
+    (m.event === "list" && Array.isArray(m.data)) || (m.event === "help" && !m.message) ||
+    (m.event === "invite" && !!m.data);
   if (table) {
     afterLoad.load();
     const o = afterLoad.get();
     if (!o) return <span class="text" aria-busy="true" />;
     if (m.event === "whois") return <o.WhoisTable w={m.data as Whois} />;
     if (m.event === "list") return <o.ChannelTable channels={m.data as ListedChannel[]} />;
+    if (m.event === "invite") return <o.InviteLine text={m.message} to={m.data as Invitation} />;
     return <o.HelpTable />;
   }
   return <span class="text">{storedWords(m)}</span>;

@@ -6,7 +6,7 @@
  */
 export { Overlays } from "./Overlays.tsx";
 export { Embed } from "./Embed.tsx";
-export { ChannelTable, HelpTable, WhoisTable } from "./CommandOutput.tsx";
+export { ChannelTable, HelpTable, InviteLine, WhoisTable } from "./CommandOutput.tsx";
 export { choosePopup, popupFor } from "../popup.ts";
 export { emojisFor } from "../emoji.ts";
 export { applyCompletion, completionNicks, nextCompletion, startCompletion } from "../complete.ts";

@@ -169,6 +169,19 @@ Deno.test("inbound table: each command's line updates state, keeps its row, tell
       },
     );
 
+    await t.step("INVITE of the user: said in the server conversation and told", async () => {
+      line(":bob!b@h INVITE alice #secret");
+      // Another's, told to a channel operator by invite-notify: not the user's invitation.
+      line(":bob!b@h INVITE carol #secret");
+      line(":bob!b@h INVITE alice notachannel");
+      await settle();
+      assertEquals((await rows("")).at(-1)?.message, "bob invited you to #secret.");
+      assertEquals(
+        states("invite").map((e) => [e.conversation_id, e.name, e.nick]),
+        [["#secret", "#secret", "bob"]],
+      );
+    });
+
     await t.step("WHOIS: its lines gathered to 318, told as one answer", async () => {
       const told: WhoisReply[] = [];
       client.on("whois", (ev) => told.push(ev));
