@@ -20,6 +20,7 @@ import { numericLine, SERVER_NAME } from "./burst.ts";
 import { actionText, isCtcp } from "../irc/protocol/ctcp.ts";
 import { CHANNEL_LISTS, listMode } from "../irc/channel_lists.ts";
 import type { Hub } from "./relay.ts";
+import { isService } from "../irc/chat/record.ts";
 import { formatMessage, type IrcMessage, tagString } from "../irc/protocol/message.ts";
 import {
   ERR_ALREADYREGISTERED,
@@ -103,14 +104,23 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   // Another CTCP, or a client's answer to one (a NOTICE): passed on as it is, not stored.
   if (isCtcp(text) && (kind === "NOTICE" || action === undefined)) return upstream(s, m);
   const body = action ?? text;
+  const hub = s.hub!;
+  // A service with no conversation open (`/msg NickServ identify ...`): sent as the web client's
+  // /msg is, from the server conversation, so that the line and its answer land there and no
+  // conversation is opened for the service.
+  const conn = hub.conn;
+  const toService = kind === "PRIVMSG" && action === undefined && !!conn &&
+    isService(conn, target) &&
+    !(await s.cx.store.conversations.get(conn.record.id, ircLower(target)));
   const message = kind === "NOTICE"
     ? `/notice ${target} ${body}`
+    : toService
+    ? `/msg ${target} ${body}`
     : action
     ? `/me ${body}`
     : body.startsWith("/")
     ? `/${body}`
     : body;
-  const hub = s.hub!;
   const l = s.ownLabel();
   // The client's own tags go with the line to a server that carries them, and to the others.
   const tags = hub.state.caps.has("message-tags") ? clientTags(m) : new Map<string, string>();
@@ -126,7 +136,7 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   return await s.sendOn(async () => {
     try {
       const up = await upstreamTags(hub, sent);
-      await s.cx.irc.send(hub.userId, hub.connectionId, target, message, {
+      await s.cx.irc.send(hub.userId, hub.connectionId, toService ? "" : target, message, {
         tags: up.size ? Object.fromEntries(up) : undefined,
         origin: echo.id,
         relayed: true,

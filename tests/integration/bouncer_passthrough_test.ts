@@ -163,6 +163,22 @@ Deno.test("bouncer passthrough: query errors, passed-through commands, answers t
       },
     );
 
+    await t.step("a line to a service opens no conversation, as the web's /msg", async () => {
+      const fromB = b.lines.length;
+      await a.send("PRIVMSG NickServ :identify s3cret");
+      const seen = await b.waitFor(
+        (l) => l.command === "PRIVMSG" && l.params[0] === "NickServ",
+        fromB,
+      );
+      assert(seen.prefix.startsWith("alice"), seen.raw);
+      const listed = (await s.api.get("/api/conversations")).body.conversations
+        .map((c: { conversation_id: string }) => c.conversation_id);
+      assert(!listed.includes("nickserv"), listed.join(" "));
+      const server = await s.api.get(`/api/connection/${s.cid}/messages`);
+      const said: string[] = server.body.messages.map((m: { message: string }) => m.message);
+      assert(said.includes("identify ********"), said.join("\n"));
+    });
+
     await t.step("a refused NICK: its 433 to the asker alone", async () => {
       const fromA = a.lines.length;
       const fromB = b.lines.length;
