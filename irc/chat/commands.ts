@@ -482,9 +482,12 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const conn = live(ctx);
     // A key is one word: "/join #a key with spaces" is a mistake, not four parameters.
     if (!typed || /\s/.test(key)) usage("join");
-    const channel = asChannel(conn, typed);
-    await conn.send(line(() => ircLine("JOIN", channel, ...(key ? [key] : []))));
-    return { conversation_id: conn.conversationId(channel) };
+    // Several at once (`/join #a,b`): each a channel; the answer names the first, where the
+    // client goes.
+    const channels = typed.split(",").filter(Boolean).map((c) => asChannel(conn, c));
+    if (!channels.length) usage("join");
+    await conn.send(line(() => ircLine("JOIN", channels.join(","), ...(key ? [key] : []))));
+    return { conversation_id: conn.conversationId(channels[0]) };
   },
   part: async (ctx, args) => {
     const [first, rest] = firstWord(args);

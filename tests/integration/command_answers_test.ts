@@ -55,6 +55,13 @@ Deno.test("commands answer: /topic, /mode, /invite, /join name, /msg to nobody",
     const joined = await send("/join plain");
     assertEquals(joined.conversation_id, "#plain");
     await poll("#plain joined", async () => (await conversations()).includes("#plain"));
+    // Several at once: each name a channel, the answer the first's.
+    const both = await send("/join first,#second");
+    assertEquals(both.conversation_id, "#first");
+    await poll("both joined", async () => {
+      const now = await conversations();
+      return now.includes("#first") && now.includes("#second");
+    });
 
     const missing = await send("/msg nobody are you there?");
     assertEquals(missing.no_such_nick, "nobody");
