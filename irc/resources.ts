@@ -8,7 +8,7 @@ import { isChannel } from "../lib/casefold.ts";
 import type { IrcConnection } from "./engine/connection.ts";
 import type { InfoStateEvent } from "../protocol/events.ts";
 import type { ConnectionJson, ConversationCore, ConversationJson } from "../protocol/resources.ts";
-import { parseIrcUrl, publicUrl } from "./url.ts";
+import { parseIrcUrl, publicUrl, withNick } from "./url.ts";
 import type { LiveView } from "./control.ts";
 
 /** Services Convos assumes on a network without a connection profile. */
@@ -56,6 +56,17 @@ function urlNick(record: ConnectionRecord): string {
   }
 }
 
+/**
+ * The stored URL with the nick the connection uses: the one kept beside it wins (a `/nick`), and a
+ * URL stored before the two were kept alike may still name the old one.
+ */
+function shownUrl(record: ConnectionRecord): string {
+  const named = urlNick(record);
+  return named && record.nick && named !== record.nick
+    ? withNick(record.url, record.nick)
+    : record.url;
+}
+
 /** The Connection resource of a stored connection with its live state (irc/control.ts). */
 export function connectionJson(
   record: ConnectionRecord,
@@ -65,7 +76,7 @@ export function connectionJson(
   return {
     connection_id: record.connectionId,
     name: record.name,
-    url: publicUrl(record.url),
+    url: publicUrl(shownUrl(record)),
     info: live.info,
     on_connect_commands: record.onConnectCommands,
     service_accounts: serviceAccounts,
