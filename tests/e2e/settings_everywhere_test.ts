@@ -97,11 +97,46 @@ Deno.test("settings: every device of the user shows the same", async (t) => {
     });
 
     await t.step("17: the nick completion suffix is the chosen one", async () => {
+      // Completion knows the channel's members once they have come.
+      await two.getByRole("button", { name: "2 members" }).waitFor();
       await composer(two).fill("bo");
       await composer(two).press("Tab");
+      await two.waitForFunction(
+        () => (document.querySelector("#composer-input") as HTMLTextAreaElement).value !== "bo",
+      );
       assertEquals(await composer(two).inputValue(), "bob, ");
       await composer(two).fill("");
     });
+
+    await t.step(
+      "Tab before completion's code has come: the focus stays, the word completes",
+      async () => {
+        // The chunk that completes is fetched after the first paint: held back here, as a slow
+        // link holds it, while the user types a nick's start and presses Tab.
+        const { page: three } = await newPage(desk);
+        let release = () => {};
+        const held = new Promise<void>((r) => (release = r));
+        await three.route("**/after_load-*.js", async (route) => {
+          await held;
+          await route.continue();
+        });
+        await live(three, server.url + "/chat/irc-localhost/%23tea");
+        await three.getByRole("button", { name: "2 members" }).waitFor();
+        await composer(three).fill("bo");
+        await composer(three).press("Tab");
+        assertEquals(await composer(three).inputValue(), "bo", "not completed yet");
+        assertEquals(
+          await three.evaluate(() => document.activeElement?.id),
+          "composer-input",
+          "the focus stayed in the box",
+        );
+        release();
+        await three.waitForFunction(() =>
+          (document.querySelector("#composer-input") as HTMLTextAreaElement).value === "bob, "
+        );
+        await three.close();
+      },
+    );
 
     await t.step("17: after a reload with nothing kept in the browser, the same", async () => {
       await two.evaluate(() => localStorage.clear());

@@ -11,6 +11,7 @@ import type { Completion, completionNicks } from "../complete.ts";
 import type { Popup } from "../popup.ts";
 import { commandsFor } from "../../../protocol/command_table.ts";
 import { afterLoad } from "../lazy.tsx";
+
 import { tagsChunk } from "../tags_state.ts";
 import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
@@ -19,6 +20,9 @@ import { showKeys } from "../overlays.ts";
 import { Icon } from "./Icon.tsx";
 import { withConnectionName } from "../conn_status.ts";
 import { clearDraft, draftChanged, flushDraft, loadDraft } from "../conv_prefs.ts";
+
+/** The after-paint chunk, once it has come: completion is in it. */
+type AfterLoad = NonNullable<ReturnType<typeof afterLoad.get>>;
 
 const history: string[] = [];
 
@@ -269,6 +273,30 @@ export function Composer(p: { cid: string; conv: string }) {
     return false;
   };
 
+  /** Completes the word at the cursor (or steps to the next match); false when nothing matches. */
+  const complete = (done: AfterLoad, el: HTMLTextAreaElement, back: boolean): boolean => {
+    const { nickList, channels } = sources(done);
+    let c = completion.current;
+    if (c) c = done.nextCompletion(c, back ? -1 : 1);
+    else {
+      const commands = completableCommands(user.value?.roles ?? []);
+      c = done.startCompletion(
+        el.value,
+        el.selectionStart ?? el.value.length,
+        nickList,
+        channels,
+        commands,
+      );
+    }
+    if (!c) return false;
+    completion.current = c;
+    const out = done.applyCompletion(c);
+    setText(out.text);
+    setCursor(out.cursor);
+    requestAnimationFrame(() => el.setSelectionRange(out.cursor, out.cursor));
+    return true;
+  };
+
   const onKeyDown = (e: KeyboardEvent) => {
     const el = ref.current!;
     if (popup && popupKey(e, popup)) {
@@ -292,26 +320,21 @@ export function Composer(p: { cid: string; conv: string }) {
     // Completion comes with the after-paint chunk (fetched when the box is first focused).
     const done = afterLoad.get();
     if (e.key === "Tab" && !e.ctrlKey && !e.altKey && done) {
-      const { nickList, channels } = sources(done);
-      let c = completion.current;
-      if (c) c = done.nextCompletion(c, e.shiftKey ? -1 : 1);
-      else {
-        const commands = completableCommands(user.value?.roles ?? []);
-        c = done.startCompletion(
-          text,
-          el.selectionStart ?? text.length,
-          nickList,
-          channels,
-          commands,
-        );
-      }
-      if (!c) return; // nothing to complete: let Tab move the focus
+      // Nothing to complete: Tab moves the focus on.
+      if (complete(done, el, e.shiftKey)) e.preventDefault();
+      return;
+    }
+    if (
+      e.key === "Tab" && !e.ctrlKey && !e.altKey &&
+      /\S$/.test(el.value.slice(0, el.selectionStart ?? undefined))
+    ) {
+      // A word typed and Tab pressed before the chunk came (a slow link, the first seconds): the
+      // focus stays in the box, and the word completes once the chunk is here.
       e.preventDefault();
-      completion.current = c;
-      const out = done.applyCompletion(c);
-      setText(out.text);
-      setCursor(out.cursor);
-      requestAnimationFrame(() => el.setSelectionRange(out.cursor, out.cursor));
+      const typed = el.value;
+      void afterLoad.load().then((m) => {
+        if (m && el.value === typed) complete(m, el, e.shiftKey);
+      });
       return;
     }
     completion.current = null;
