@@ -105,13 +105,11 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   if (isCtcp(text) && (kind === "NOTICE" || action === undefined)) return upstream(s, m);
   const body = action ?? text;
   const hub = s.hub!;
-  // A service with no conversation open (`/msg NickServ identify ...`): sent as the web client's
-  // /msg is, from the server conversation, so that the line and its answer land there and no
-  // conversation is opened for the service.
-  const conn = hub.conn;
-  const toService = kind === "PRIVMSG" && action === undefined && !!conn &&
-    isService(conn, target) &&
-    !(await s.cx.store.conversations.get(conn.record.id, ircLower(target)));
+  // To a service (`/msg NickServ identify ...`): sent as the web client's /msg is, which keeps
+  // it in the service's conversation when one is open, else in the server conversation, and
+  // opens none for it.
+  const toService = kind === "PRIVMSG" && action === undefined && !!hub.conn &&
+    isService(hub.conn, target);
   const message = kind === "NOTICE"
     ? `/notice ${target} ${body}`
     : toService
@@ -133,6 +131,7 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   // Its refusal (401, 404) names the target: this client's alone (told by Parley's label when
   // the line carries one).
   const wait = echo.upstreamLabel ? "unanswered" : hub.expect(s, kind, [target]);
+  const write = hub.writeOf(wait);
   return await s.sendOn(async () => {
     try {
       const up = await upstreamTags(hub, sent);
@@ -140,8 +139,9 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
         tags: up.size ? Object.fromEntries(up) : undefined,
         origin: echo.id,
         relayed: true,
+        written: write.written,
       });
-      if (typeof wait === "object") hub.sentExpected(wait);
+      write.sent();
       // Every part of it is stored by now, or written: an echo told by Parley's label is still
       // to come; one told by the server's order has its place among the lines written.
       if (!hub.serverEchoes || !echo.upstreamLabel) hub.forgetEcho(echo);
@@ -187,16 +187,16 @@ async function upstream(s: Session, m: IrcMessage): Promise<void> {
   const tag = typeof wait === "object" && wait.upstreamLabel ? `@label=${wait.upstreamLabel} ` : "";
   // A query waits behind what anyone says (a client's sync of every channel asks two of each).
   const background = typeof wait === "object" && wait.spec.answered;
+  // Told as it is written: a fence behind it (HELP) goes with nothing between.
+  const write = hub.writeOf(wait);
   return await s.sendOn(async () => {
     try {
-      // Told as it is written: a fence behind it (HELP) goes with nothing between.
-      let told = false;
       await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${tag}${line}`, {
         background,
         relayed: true,
-        written: wait === "unanswered" ? undefined : () => (told = true, hub.writing(wait)),
+        written: write.written,
       });
-      if (wait !== "unanswered" && !told) hub.sentExpected(wait);
+      write.sent();
     } catch (err) {
       if (wait !== "unanswered") hub.forgetExpected(wait);
       hub.forgetJoinOrPart(s, m.command, l);
@@ -329,17 +329,17 @@ async function ownLine(s: Session, m: IrcMessage, target: string): Promise<void>
     : undefined;
   // Its refusal (401 of a channel that is not there, 404) names the target: this client's alone.
   const wait = hub.expect(s, m.command, [target]);
+  const write = hub.writeOf(wait);
   return await s.sendOn(async () => {
     try {
       const up = await upstreamTags(hub, tags);
       const line = formatMessage({ command: m.command, params, tags: up });
-      let told = false;
       await s.cx.irc.send(hub.userId, hub.connectionId, "", `/quote ${line}`, {
         origin: echo?.id,
         relayed: true,
-        written: typeof wait === "object" ? () => (told = true, hub.writing(wait)) : undefined,
+        written: write.written,
       });
-      if (typeof wait === "object" && !told) hub.sentExpected(wait);
+      write.sent();
     } catch (err) {
       if (echo) hub.forgetEcho(echo);
       if (typeof wait === "object") hub.forgetExpected(wait);
@@ -457,10 +457,14 @@ async function command(s: Session, m: IrcMessage, text: string, answered = false
   const hub = s.hub;
   const l = s.ownLabel();
   const wait = answered ? hub.expect(s, m.command, m.params) : "unanswered";
+  const write = hub.writeOf(wait);
   return await s.sendOn(async () => {
     try {
-      await s.cx.irc.send(hub.userId, hub.connectionId, "", text, { relayed: true });
-      if (typeof wait === "object") hub.sentExpected(wait);
+      await s.cx.irc.send(hub.userId, hub.connectionId, "", text, {
+        relayed: true,
+        written: write.written,
+      });
+      write.sent();
     } catch (err) {
       if (typeof wait === "object") hub.forgetExpected(wait);
       s.numeric(

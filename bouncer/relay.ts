@@ -385,6 +385,25 @@ export class Hub {
     return entry.upstreamLabel ? undefined : this.#fenceBehind(entry.client, entry.command);
   }
 
+  /**
+   * How a command that waits for its answer is sent: `written`, the send's option, starts its
+   * answer's time as it is written and gives the line to write behind it (a fence); `sent`, called
+   * once the send resolved, does the same when the write was never told (a send routed to another
+   * node carries no function). Nothing for a command that waits for nothing.
+   */
+  writeOf(
+    wait: Pending<Downstream> | "unanswered" | "full",
+  ): { written?: () => IrcLine | undefined; sent(): void } {
+    if (typeof wait !== "object") return { sent: () => {} };
+    let told = false;
+    return {
+      written: () => (told = true, this.writing(wait)),
+      sent: () => {
+        if (!told) this.sentExpected(wait);
+      },
+    };
+  }
+
   /** The command was not sent after all: no answer will come. */
   forgetExpected(entry: Pending<Downstream>): void {
     this.#pending.remove(entry);

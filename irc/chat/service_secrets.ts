@@ -41,8 +41,7 @@ const SECRET_AT: Readonly<Record<string, (args: string[]) => number | undefined>
 
 /** `text` said to a service as it is kept: its password hidden, if it carries one. */
 export function hideServicePassword(text: string): string {
-  const words = text.trim().split(/\s+/);
-  const [command = "", ...args] = words;
+  const [command = "", ...args] = text.trim().split(/\s+/);
   const at = SECRET_AT[command.toLowerCase()]?.(args);
   if (at === undefined) return text;
   args[at] = HIDDEN;

@@ -92,7 +92,7 @@ async function refusal(
  */
 const refused: Handler = (cx, m, ts) => {
   const ev = ircError(m)!;
-  const said = cx.conn.isMe(m.params[0]) || m.params[0] === "*" ? m.params.slice(1) : m.params;
+  const said = afterNick(cx, m);
   const text = oneLine([said.slice(0, -1).join(" "), said.at(-1)].filter(Boolean).join(": "), 1024);
   return refusal(cx, text, ts, {
     conversation_id: ev.channel ? cx.convId(ev.channel) : ev.nick ? cx.convId(ev.nick) : "",
@@ -100,6 +100,11 @@ const refused: Handler = (cx, m, ts) => {
     error: ev.error ?? "",
   });
 };
+
+/** A numeric's parameters after the user's nick (or `*`, before registration), which it names first. */
+function afterNick(cx: Inbound, m: Message): string[] {
+  return cx.conn.isMe(m.params[0]) || m.params[0] === "*" ? m.params.slice(1) : m.params;
+}
 
 /** A server's words as one line of at most `max` characters: control characters as spaces. */
 function oneLine(text: string, max: number): string {
@@ -136,7 +141,7 @@ export function showsUnhandled(cx: Inbound, m: Message): boolean {
  * from 400 to 599.
  */
 export const unhandled: Handler = (cx, m, ts) => {
-  const params = cx.conn.isMe(m.params[0]) || m.params[0] === "*" ? m.params.slice(1) : m.params;
+  const params = afterNick(cx, m);
   const text = oneLine(params.join(" "), 1024);
   if (!text) return;
   const code = Number(m.command);

@@ -11,7 +11,6 @@ import type { Completion, completionNicks } from "../complete.ts";
 import type { Popup } from "../popup.ts";
 import { commandsFor } from "../../../protocol/command_table.ts";
 import { afterLoad } from "../lazy.tsx";
-
 import { tagsChunk } from "../tags_state.ts";
 import { navigate } from "../router.ts";
 import { socket } from "../session.ts";
@@ -319,23 +318,22 @@ export function Composer(p: { cid: string; conv: string }) {
     }
     // Completion comes with the after-paint chunk (fetched when the box is first focused).
     const done = afterLoad.get();
-    if (e.key === "Tab" && !e.ctrlKey && !e.altKey && done) {
-      // Nothing to complete: Tab moves the focus on.
-      if (complete(done, el, e.shiftKey)) e.preventDefault();
-      return;
-    }
-    if (
-      e.key === "Tab" && !e.ctrlKey && !e.altKey &&
-      /\S$/.test(el.value.slice(0, el.selectionStart ?? undefined))
-    ) {
+    if (e.key === "Tab" && !e.ctrlKey && !e.altKey) {
+      if (done) {
+        // Nothing to complete: Tab moves the focus on.
+        if (complete(done, el, e.shiftKey)) e.preventDefault();
+        return;
+      }
       // A word typed and Tab pressed before the chunk came (a slow link, the first seconds): the
       // focus stays in the box, and the word completes once the chunk is here.
-      e.preventDefault();
-      const typed = el.value;
-      void afterLoad.load().then((m) => {
-        if (m && el.value === typed) complete(m, el, e.shiftKey);
-      });
-      return;
+      if (/\S$/.test(el.value.slice(0, el.selectionStart ?? undefined))) {
+        e.preventDefault();
+        const typed = el.value;
+        void afterLoad.load().then((m) => {
+          if (m && el.value === typed) complete(m, el, e.shiftKey);
+        });
+        return;
+      }
     }
     completion.current = null;
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
