@@ -89,6 +89,7 @@ export const COMMAND_TABLE = [
   entry("list", "/list [/text/] [refresh] [mask]", "Lists the channels of the server"),
   entry("names", "/names [#channel]", "Shows the members of a channel"),
   entry("ison", "/ison <nick>", "Tells whether someone is on IRC"),
+  entry("ctcp", "/ctcp <nick> <request> [text]", "Asks someone's IRC client, e.g. VERSION or PING"),
   entry("oper", "/oper <name> <password>", "Logs in as an IRC operator"),
   entry("ns", "/ns <command>", "Sends a command to NickServ"),
   entry("cs", "/cs <command>", "Sends a command to ChanServ"),

@@ -636,6 +636,11 @@ export interface SendResult {
   /** `/ison`: the nick asked, and whether it is on IRC (Convos's fields). */
   nick?: string;
   online?: boolean;
+  /**
+   * `/ctcp`: whom it asked and what, and the answer's text (`seconds`: a PING's round trip), or
+   * `error: "timeout"` when none came.
+   */
+  ctcp?: { nick: string; type: string; reply?: string; seconds?: number; error?: "timeout" };
   /** `/invite`: whom the server confirms it invited, and where. */
   invited?: { nick: string; channel: string };
   /** `/msg` to a nick the server does not know: nothing was kept. */

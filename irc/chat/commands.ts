@@ -67,6 +67,8 @@ export type CommandResult = SendResult;
 type Command = (ctx: CommandContext, args: string) => Promise<CommandResult>;
 
 const NICK = /^[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}-]{0,29}$/;
+/** A CTCP request's type as `/ctcp` takes it: VERSION, PING, TIME, CLIENTINFO... */
+const CTCP_TYPE = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 
 // The message is the input at fault; the HTTP edge maps the pointer for REST and the socket.
 function fail(message: string): never {
@@ -735,6 +737,26 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
       () => conn.send(line(() => ircLine("ISON", nick)), { query: true }),
     );
     return { nick, online: !!told };
+  },
+  ctcp: async (ctx, args) => {
+    const [nick, rest] = firstWord(args);
+    const [typed, text] = firstWord(rest);
+    if (!NICK.test(nick) || !CTCP_TYPE.test(typed)) usage("ctcp");
+    const type = typed.toUpperCase();
+    if (type === "ACTION") fail("Use /me for an action.");
+    const conn = live(ctx);
+    // A PING without text carries the time it was sent: its echo measures the round trip.
+    const sent = Date.now();
+    // No control character (line break, CTCP delimiter): the text stays one request's argument.
+    const arg = type === "PING" && !text
+      ? String(sent)
+      : [...text].map((c) => c < " " ? " " : c).join("");
+    const reply = await conn.ctcp(nick, type, arg);
+    if (reply === undefined) return { ctcp: { nick, type, error: "timeout" } };
+    const seconds = type === "PING" && reply === String(sent)
+      ? Math.max(0, Date.now() - sent) / 1000
+      : undefined;
+    return { ctcp: { nick, type, reply, ...(seconds === undefined ? {} : { seconds }) } };
   },
   oper: (ctx, args) => {
     const [name, password] = words(args);

@@ -8,7 +8,7 @@ import { log } from "../../lib/log.ts";
 import { backoffDelay } from "./backoff.ts";
 import { type CaseMapping, ircLower, isChannel } from "../../lib/casefold.ts";
 import { IrcClient } from "./client.ts";
-import type { WhoisReply } from "./events.ts";
+import type { IrcEvents, WhoisReply } from "./events.ts";
 import type { RegistrationOptions } from "./registration.ts";
 import type { Webirc } from "../webirc.ts";
 import { LINE_LIMIT, splitText, textBudget } from "./split.ts";
@@ -18,6 +18,7 @@ import {
   ACTION_OVERHEAD,
   actionWrap,
   ctcpAnswer,
+  ctcpParts,
   ctcpWrap,
   isWholeCtcp,
 } from "../protocol/ctcp.ts";
@@ -544,10 +545,10 @@ export class IrcConnection {
   #ctcp(prefix: string, text: string): void {
     const nick = sourceOf(prefix).nick;
     if (!nick) return;
-    const body = text.slice(1, -1);
-    const type = body.split(" ")[0].toUpperCase();
-    if (type === "ACTION" || this.clientsAttached()) return;
-    const answer = ctcpAnswer(type, body.slice(type.length + 1), this.#version);
+    const ctcp = ctcpParts(text);
+    if (!ctcp || ctcp.type === "ACTION" || this.clientsAttached()) return;
+    const { type } = ctcp;
+    const answer = ctcpAnswer(type, ctcp.arg, this.#version);
     // Anyone can ask: past the budget requests go unanswered rather than flood the server.
     if (!answer || this.#ctcpBucket.take() > 0) return;
     this.send(ircLine("NOTICE", nick, ctcpWrap(answer)), { answer: true }).catch((err) => {
@@ -925,23 +926,59 @@ export class IrcConnection {
    * most WHOIS_QUEUED_MS in all).
    */
   whois(nick: string, timeoutMs = 5000): Promise<WhoisReply | undefined> {
+    // The answer is told by irc/chat/inbound/answers.ts when its 318 is read.
+    return this.#ask(
+      "whois",
+      (ev) => this.same(String(ev.nick ?? ""), nick),
+      ircLine("WHOIS", nick),
+      timeoutMs,
+      true,
+    );
+  }
+
+  /**
+   * Sends a CTCP request (`\x01TYPE arg\x01`) to `nick`, as one of the user's lines, and resolves
+   * with its answer's text, or undefined when none came `ctcpWait` ms after the line was written.
+   */
+  async ctcp(nick: string, type: string, arg: string): Promise<string | undefined> {
+    const answer = await this.#ask(
+      "ctcp reply",
+      (ev) => ev.type === type && this.same(ev.nick, nick),
+      ircLine("PRIVMSG", nick, ctcpWrap(type, arg)),
+      this.#timing.ctcpWait,
+      false,
+    );
+    return answer?.text;
+  }
+
+  /**
+   * Writes `line` and resolves with the first `event` that passes `test`, or undefined when none
+   * came `timeoutMs` after the line was written (the wait for the flood control does not count;
+   * at most WHOIS_QUEUED_MS in all), or could not be sent.
+   */
+  #ask<K extends "whois" | "ctcp reply">(
+    event: K,
+    test: (ev: IrcEvents[K]) => boolean,
+    line: IrcLine,
+    timeoutMs: number,
+    query: boolean,
+  ): Promise<IrcEvents[K] | undefined> {
     const client = this.client;
     if (!client || this.state !== "connected") {
       return Promise.reject(new SendError(`${this.id} is not connected.`));
     }
-    // The answer is told by irc/chat/inbound/answers.ts when its 318 is read.
     return new Promise((resolve) => {
       let timer = setTimeout(() => done(undefined), WHOIS_QUEUED_MS);
       let over = false;
-      const done = (ev: WhoisReply | undefined) => {
+      const done = (ev: IrcEvents[K] | undefined) => {
         over = true;
         clearTimeout(timer);
-        client.off("whois", told);
+        client.off(event, told);
         resolve(ev);
       };
-      const told = (ev: WhoisReply) => this.same(String(ev.nick ?? ""), nick) && done(ev);
-      client.on("whois", told);
-      this.send(ircLine("WHOIS", nick), { query: true }).then(() => {
+      const told = (ev: IrcEvents[K]) => test(ev) && done(ev);
+      client.on(event, told);
+      this.send(line, { query }).then(() => {
         if (over) return;
         clearTimeout(timer);
         timer = setTimeout(() => done(undefined), timeoutMs);

@@ -45,6 +45,8 @@ export interface IrcEvents {
   "channel info": Base & { channel?: string; raw_modes?: string; raw_params?: string[] };
   /** The answer to a PING the client sent. */
   pong: Base & { message?: string };
+  /** A CTCP answer (a NOTICE `\x01TYPE text\x01`): who answered, the request's type and the text. */
+  "ctcp reply": Base & { nick: string; type: string; text: string };
   /** RPL_ISON (303): which of the nicks an ISON named are on IRC. */
   ison: Base & { nicks: string[] };
   /** The server confirms an INVITE (341). */

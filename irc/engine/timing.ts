@@ -28,6 +28,8 @@ export interface IrcTiming {
   ctcpBurst: number;
   /** ms per CTCP answer regained (3 per 10 s). */
   ctcpInterval: number;
+  /** How long `/ctcp` waits for the other client's answer (ms). */
+  ctcpWait: number;
   /** Queries a client asks on its own (a channel's modes) that may go ahead of the queue at once. */
   queryBurst: number;
   /** ms per such query regained. */
@@ -54,6 +56,7 @@ export const FAST_TIMING: IrcTiming = {
   nickRegainInterval: 500,
   quitTimeout: 300,
   sessionCheck: 200,
+  ctcpWait: 1500,
   ...CTCP,
   ...QUERIES,
 };
@@ -69,6 +72,7 @@ export const DEFAULT_TIMING: IrcTiming = {
   nickRegainInterval: 60_000,
   quitTimeout: 2000,
   sessionCheck: 30_000,
+  ctcpWait: 10_000,
   ...CTCP,
   ...QUERIES,
 };

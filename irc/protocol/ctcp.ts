@@ -24,6 +24,16 @@ export function isWholeCtcp(text: string): boolean {
   return text.length > 1 && text.charCodeAt(0) === 1 && text.charCodeAt(text.length - 1) === 1;
 }
 
+/** A whole CTCP's type (upper case) and its argument; undefined for any other text. */
+export function ctcpParts(text: string): { type: string; arg: string } | undefined {
+  if (!isWholeCtcp(text)) return undefined;
+  const body = text.slice(1, -1);
+  const space = body.indexOf(" ");
+  return space < 0
+    ? { type: body.toUpperCase(), arg: "" }
+    : { type: body.slice(0, space).toUpperCase(), arg: body.slice(space + 1) };
+}
+
 /** An ACTION's text (`\x01ACTION waves\x01` -> `waves`), else undefined. */
 export function actionText(text: string): string | undefined {
   if (!text.startsWith(ACTION_OPEN)) return undefined;

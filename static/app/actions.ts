@@ -1,6 +1,6 @@
 /** Running a server command from anywhere in the client and showing its answer where the user is. */
 import { api } from "./api.ts";
-import { t } from "./i18n.ts";
+import { language, t } from "./i18n.ts";
 import type { Parsed } from "./commands.ts";
 import { parseInput } from "./commands.ts";
 import type { SentFrame } from "../../protocol/events.ts";
@@ -35,6 +35,20 @@ export async function runBouncerServ(cid: string, command: string): Promise<void
   } catch (e) {
     localLine(t("Not sent: {error}", { error: (e as Error).message }));
   }
+}
+
+/** Seconds to the millisecond, in the reader's language's digits. */
+const seconds = (s: number) =>
+  s.toLocaleString(language.value, { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+
+/** A `/ctcp` answer in words: the text, a PING's round trip, or that none came. */
+function ctcpWords(c: NonNullable<SentFrame["ctcp"]>): string {
+  const { nick, type } = c;
+  if (c.reply === undefined) return t("No answer to {type} from {nick}.", { nick, type });
+  if (c.seconds !== undefined) {
+    return t("{nick} answered PING in {seconds} s.", { nick, seconds: seconds(c.seconds) });
+  }
+  return t("{nick} answered {type}: {reply}", { nick, type, reply: c.reply });
 }
 
 /** Shows what a command answered, readably: tables, the member list, confirmations. */
@@ -75,6 +89,7 @@ export function showAnswer(
       "info",
     );
   }
+  if (answer.ctcp) localLine(ctcpWords(answer.ctcp), "info");
   if (answer.ignored) {
     localLine(
       t("Ignoring {mask}: their messages are hidden on every device.", { mask: answer.ignored }),

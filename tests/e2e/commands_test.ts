@@ -82,29 +82,40 @@ Deno.test("web client: operator commands, ignore, answers, gap marker", async (t
       },
     );
 
-    await t.step("commands answer: /topic, /mode, /invite, /ison, /msg to nobody", async () => {
-      await send("/topic");
-      await assertOnScreen(page, line("#room has no topic."));
-      await send("/topic all about rooms");
-      await page.locator(".line", { hasText: "changed the topic" }).last().waitFor();
-      await send("/topic");
-      await assertOnScreen(page, line("Topic of #room: all about rooms"));
-      await send("/mode");
-      await assertOnScreen(page, line(/^.*(Modes of #room|No modes are set on #room)/));
-      const carol = await raw("carol", "#elsewhere");
-      await send("/invite carol");
-      await assertOnScreen(page, line("Invited carol to #room."));
-      await carol.waitFor((l) => l.command === "INVITE");
-      await send("/ison bob");
-      await assertOnScreen(page, line("bob is on IRC."));
-      await send("/ison nobody");
-      await assertOnScreen(page, line("nobody is not on IRC."));
-      await send("/msg nobody are you there");
-      await assertOnScreen(page, line(/nobody: No such nick/));
-      assert(page.url().endsWith("/chat/irc-localhost/%23room"), "the user stays where they were");
-      const sidebar = (await page.locator(".sidebar").textContent()) ?? "";
-      assert(!sidebar.includes("nobody"), `no conversation with nobody: ${sidebar}`);
-    });
+    await t.step(
+      "commands answer: /topic, /mode, /invite, /ison, /ctcp, /msg to nobody",
+      async () => {
+        await send("/topic");
+        await assertOnScreen(page, line("#room has no topic."));
+        await send("/topic all about rooms");
+        await page.locator(".line", { hasText: "changed the topic" }).last().waitFor();
+        await send("/topic");
+        await assertOnScreen(page, line("Topic of #room: all about rooms"));
+        await send("/mode");
+        await assertOnScreen(page, line(/^.*(Modes of #room|No modes are set on #room)/));
+        const carol = await raw("carol", "#elsewhere");
+        await send("/invite carol");
+        await assertOnScreen(page, line("Invited carol to #room."));
+        await carol.waitFor((l) => l.command === "INVITE");
+        await send("/ison bob");
+        await assertOnScreen(page, line("bob is on IRC."));
+        await send("/ison nobody");
+        await assertOnScreen(page, line("nobody is not on IRC."));
+        // bob's client answers a CTCP request as IRC clients do, with a NOTICE.
+        await send("/ctcp bob version");
+        await bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1] === "\x01VERSION\x01");
+        await bob.send("NOTICE dana :\x01VERSION rawbot 1.0\x01");
+        await assertOnScreen(page, line("bob answered VERSION: rawbot 1.0"));
+        await send("/msg nobody are you there");
+        await assertOnScreen(page, line(/nobody: No such nick/));
+        assert(
+          page.url().endsWith("/chat/irc-localhost/%23room"),
+          "the user stays where they were",
+        );
+        const sidebar = (await page.locator(".sidebar").textContent()) ?? "";
+        assert(!sidebar.includes("nobody"), `no conversation with nobody: ${sidebar}`);
+      },
+    );
 
     await t.step("an invitation shows where the user is; its button joins", async () => {
       const host = await raw("hostess", "#secret");

@@ -61,6 +61,44 @@ Deno.test("Convos's commands: /j, /shrug, /ison, /oper, /ns and the other servic
       assertEquals(bad.status, 400, JSON.stringify(bad.body));
     });
 
+    await t.step("/ctcp asks someone's client and answers with what it said", async () => {
+      // bob answers as an IRC client does: a NOTICE with the request's type.
+      const answered = (type: string, text: (asked: string) => string) =>
+        bob.waitFor((l) => l.command === "PRIVMSG" && l.params[1].startsWith(`\x01${type}`)).then(
+          (l) => bob.send(`NOTICE alice :\x01${type} ${text(l.params[1].slice(1, -1))}\x01`),
+        );
+      const [version] = await Promise.all([
+        send("/ctcp bob version"),
+        answered("VERSION", () => "rawbot 1.0"),
+      ]);
+      assertEquals(version.ctcp, { nick: "bob", type: "VERSION", reply: "rawbot 1.0" });
+      // A PING's text comes back: the round trip is measured from it.
+      const [ping] = await Promise.all([
+        send("/ctcp bob ping"),
+        answered("PING", (asked) => asked.slice(5)),
+      ]);
+      assertEquals(Object.keys(ping.ctcp), ["nick", "type", "reply", "seconds"]);
+      assert(ping.ctcp.seconds >= 0 && ping.ctcp.seconds < 10, JSON.stringify(ping.ctcp));
+      // Nobody answers TIME: after the wait, the answer says so.
+      assertEquals((await send("/ctcp bob time")).ctcp, {
+        nick: "bob",
+        type: "TIME",
+        error: "timeout",
+      });
+      assertEquals(wrote("PRIVMSG bob"), [
+        "PRIVMSG bob \x01VERSION\x01",
+        `PRIVMSG bob :\x01PING ${ping.ctcp.reply}\x01`,
+        "PRIVMSG bob \x01TIME\x01",
+      ]);
+      for (const bad of ["/ctcp", "/ctcp bob", "/ctcp #convos version", "/ctcp bob act!on"]) {
+        const res = await api.post(`${base}/conversation/%23convos/messages`, { message: bad });
+        assertEquals(res.status, 400, `${bad}: ${JSON.stringify(res.body)}`);
+        assertEquals(res.body.errors[0].path, "/body/message");
+      }
+      const kept = (await history("%23convos")).map((m) => String(m.message)).join("\n");
+      assert(!kept.includes("rawbot"), "the answers are kept in no conversation");
+    });
+
     await t.step(
       "/ns and /cs go to the server as its services' commands, kept nowhere",
       async () => {

@@ -61,6 +61,7 @@ import {
   RPL_WHOREPLY,
 } from "../../protocol/numerics.ts";
 import type { Gathered } from "./replies.ts";
+import { ctcpParts } from "../../protocol/ctcp.ts";
 
 /** The last parameter (a reply's text). */
 export const last = (m: Message): string => m.params[m.params.length - 1] ?? "";
@@ -221,6 +222,12 @@ export function answersOf(
   switch (m.command) {
     case "PONG":
       return [["pong", { message: p[1] }]];
+    case "NOTICE": {
+      // Someone's client answering a CTCP request (`/ctcp`); a plain notice answers nothing.
+      const ctcp = p.length === 2 ? ctcpParts(p[1]) : undefined;
+      const nick = sourceOf(m.prefix).nick;
+      return ctcp && nick ? [["ctcp reply", { nick, type: ctcp.type, text: ctcp.arg }]] : [];
+    }
     case "TOPIC":
       return [["topic", { nick: sourceOf(m.prefix).nick, channel: p[0], topic: last(m) }]];
     case RPL_TOPIC:
