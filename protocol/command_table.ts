@@ -61,6 +61,9 @@ export const COMMAND_TABLE = [
   entry("query", "/query <nick>", "Opens a private conversation"),
   entry("join", "/join <#channel> [key]", "Joins a channel", { aliases: ["j"] }),
   entry("part", "/part [#channel] [reason]", "Leaves a channel or closes a private conversation"),
+  entry("cycle", "/cycle [#channel] [reason]", "Leaves a channel and joins it again", {
+    aliases: ["rejoin"],
+  }),
   entry("close", "/close [#channel|nick]", "Leaves and removes a conversation, on every device"),
   entry("nick", "/nick <nick>", "Changes your nick"),
   entry("topic", "/topic [text]", "Sets or shows the topic of this channel", {
@@ -81,6 +84,9 @@ export const COMMAND_TABLE = [
   entry("devoice", "/devoice <nick> [nick...]", "Takes the voice away", { where: "channel" }),
   entry("ban", "/ban <nick|mask> [...]", "Bans people from this channel", { where: "channel" }),
   entry("unban", "/unban <nick|mask> [...]", "Lifts bans in this channel", { where: "channel" }),
+  entry("kickban", "/kickban <nick> [reason]", "Bans someone from this channel and removes them", {
+    where: "channel",
+  }),
   entry("invite", "/invite <nick> [#channel]", "Invites someone to a channel"),
   entry("ignore", "/ignore [nick|mask]", "Hides someone's messages everywhere; lists who without"),
   entry("unignore", "/unignore <nick|mask>", "Shows someone's messages again"),

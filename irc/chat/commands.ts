@@ -510,6 +510,19 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     }
     return { conversation_id: id };
   },
+  cycle: async (ctx, args) => {
+    const conn = live(ctx);
+    const [first, rest] = firstWord(args);
+    const named = first && conn.isChannel(first) ? first : "";
+    const channel = named || channelHere(ctx, "/cycle");
+    const reason = named ? rest : args.trim();
+    const id = conn.conversationId(channel);
+    // The key it was joined with: a channel with +k would refuse the join without it.
+    const key = (await ctx.deps.store.conversations.get(ctx.record.id, id))?.key ?? "";
+    await conn.send(line(() => ircLine("PART", channel, ...(reason ? [reason] : []))));
+    await conn.send(line(() => ircLine("JOIN", channel, ...(key ? [key] : []))));
+    return { conversation_id: id };
+  },
   // Closing leaves the channel (while in it) and removes the conversation, as Convos's /close
   // does: a channel left with /part stays listed, read-only, until it is closed.
   close: async (ctx, args) => {
@@ -627,6 +640,16 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
   unban: async (ctx, args) => {
     const { channel, targets } = modeTargets(ctx, "unban", args);
     return modeEach(ctx, channel, "-", "b", await unbanMasks(live(ctx), channel, targets));
+  },
+  kickban: async (ctx, args) => {
+    const conn = live(ctx); // "not connected" before any usage error, as the other commands do
+    const [nick, reason] = firstWord(args);
+    if (!NICK.test(nick)) usage("kickban");
+    const channel = channelHere(ctx, "/kickban");
+    // Banned first: kicked, they could rejoin before the ban is set.
+    await modeEach(ctx, channel, "+", "b", [await banMask(conn, nick)]);
+    await conn.send(line(() => ircLine("KICK", channel, nick, ...(reason ? [reason] : []))));
+    return { conversation_id: conn.conversationId(channel) };
   },
   invite: async (ctx, args) => {
     const conn = live(ctx); // "not connected" before any usage error, as the other commands do

@@ -2,7 +2,8 @@
 /**
  * Operator commands against a real ngircd: /op, /deop, /voice and /devoice name several people
  * in one MODE line, /ban bans the person by the host the server tells (so they cannot come back
- * under another nick), and /unban lifts every ban on the list that matches them.
+ * under another nick), /unban lifts every ban on the list that matches them, /kickban bans then
+ * kicks, and /cycle leaves and joins again with the channel's key.
  */
 import { assertEquals } from "../support/assert.ts";
 import { ApiClient } from "../support/api.ts";
@@ -11,7 +12,7 @@ import { startIrcServer } from "../support/ngircd.ts";
 import { poll } from "../support/poll.ts";
 import { startServer } from "../support/server.ts";
 
-Deno.test("operator commands: /op, /deop, /voice, /devoice, /ban, /unban", async () => {
+Deno.test("operator commands: /op, /deop, /voice, /devoice, /ban, /unban, /kickban, /cycle", async () => {
   const irc = await startIrcServer();
   const server = await startServer({ env: { PARLEY_TEST_FAST_IRC: "1" } });
   const api = new ApiClient(server.url);
@@ -33,7 +34,7 @@ Deno.test("operator commands: /op, /deop, /voice, /devoice, /ban, /unban", async
       clients.push(c);
       await c.join("#ops");
     }
-    const [bob, _carol, dave] = clients;
+    const [bob, carol, dave] = clients;
     await bob.waitForMember("#ops", "alice");
     const send = async (message: string) => {
       const res = await api.post("/api/connection/irc-localhost/conversation/%23ops/messages", {
@@ -86,6 +87,42 @@ Deno.test("operator commands: /op, /deop, /voice, /devoice, /ban, /unban", async
     });
     assertEquals(empty.status, 400);
     assertEquals(empty.body.errors[0].message, "Usage: /op <nick> [nick...]");
+
+    // /kickban: the ban goes first, then the kick; carol cannot come back.
+    const kickFrom = bob.lines.length;
+    await send("/kickban carol enough now");
+    const kick = await bob.waitFor((l) => l.command === "KICK" && bob.lines.indexOf(l) >= kickFrom);
+    assertEquals(kick.params, ["#ops", "carol", "enough now"]);
+    const kickban = bob.lines.slice(kickFrom).filter((l) =>
+      l.command === "MODE" || l.command === "KICK"
+    );
+    assertEquals(kickban.map((l) => l.command), ["MODE", "KICK"]);
+    assertEquals(kickban[0].params.slice(1, 2), ["+b"]);
+    await carol.send("JOIN #ops");
+    await carol.waitFor((l) => l.command === "474");
+
+    // /cycle: out and in again, with the key the channel has now (else ngircd refuses: 475).
+    await send("/mode +k sekrit");
+    await bob.waitFor((l) => l.command === "MODE" && l.params[1] === "+k");
+    // Parley keeps the key as it reads the change, before the change is in history.
+    await poll(
+      "+k read",
+      async () => (await history()).some((m) => m.type === "mode" && /\+k/.test(m.message)),
+    );
+    const cycleFrom = bob.lines.length;
+    await send("/cycle back soon");
+    const after = (l: { nick?: string }) => l.nick === "alice";
+    const part = await bob.waitFor((l) =>
+      l.command === "PART" && after(l) && bob.lines.indexOf(l) >= cycleFrom
+    );
+    assertEquals(part.params, ["#ops", "back soon"]);
+    await bob.waitFor((l) =>
+      l.command === "JOIN" && after(l) && bob.lines.indexOf(l) > bob.lines.indexOf(part)
+    );
+    const outside = await api.post("/api/connection/irc-localhost/conversation//messages", {
+      message: "/cycle",
+    });
+    assertEquals(outside.status, 400, "/cycle in the server conversation names a channel");
   } finally {
     for (const c of clients) await c.close().catch(() => {});
     await server.close();
