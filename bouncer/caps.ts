@@ -6,6 +6,11 @@
  * carry anything (asked of the server when the connection registers), and what a client without it
  * gets instead: the commands it is not sent, the tags stripped, and a rewrite of the line. A new
  * capability is one row; filter.ts applies the rows a client did not ask for.
+ *
+ * A row `fromServer` carries only what the server sends: it is offered before the login (the
+ * connection is not known yet), then withdrawn from a client told of changes (cap-notify) while the
+ * connection's server does not have it on, with `CAP DEL`, and offered again (`CAP NEW`) when a
+ * server that has it registers.
  */
 import { RPL_NAMREPLY, RPL_WHOREPLY } from "../irc/protocol/numerics.ts";
 import { type IrcMessage } from "../irc/protocol/message.ts";
@@ -60,6 +65,8 @@ export interface CapRow {
    * gives it itself (its own times, batches, history, echo).
    */
   upstream: CapName | null;
+  /** It carries only what the server sends (`upstream`): withdrawn while the server lacks it. */
+  fromServer?: true;
   /** Commands a client without it is not sent. */
   drops?: readonly string[];
   /** Tags a client without it does not get. `message-tags` owns every tag no other row names. */
@@ -142,6 +149,7 @@ export const CAPABILITIES: readonly CapRow[] = [
   {
     name: "away-notify",
     offered: true,
+    fromServer: true,
     upstream: "away-notify",
     drops: ["AWAY"],
     without: "no AWAY lines",
@@ -149,6 +157,7 @@ export const CAPABILITIES: readonly CapRow[] = [
   {
     name: "account-notify",
     offered: true,
+    fromServer: true,
     upstream: "account-notify",
     drops: ["ACCOUNT"],
     without: "no ACCOUNT lines",
@@ -163,6 +172,7 @@ export const CAPABILITIES: readonly CapRow[] = [
   {
     name: "extended-join",
     offered: true,
+    fromServer: true,
     upstream: "extended-join",
     rewrite: (m) =>
       m.command === "JOIN" && m.params.length >= 3 ? { ...m, params: m.params.slice(0, 1) } : m,
@@ -185,6 +195,7 @@ export const CAPABILITIES: readonly CapRow[] = [
   {
     name: "setname",
     offered: true,
+    fromServer: true,
     upstream: "setname",
     drops: ["SETNAME"],
     without: "no SETNAME lines",
@@ -192,6 +203,7 @@ export const CAPABILITIES: readonly CapRow[] = [
   {
     name: "invite-notify",
     offered: true,
+    fromServer: true,
     upstream: "invite-notify",
     rewrite: (m, ctx) =>
       m.command === "INVITE" && (m.params[0] ?? "").toLowerCase() !== ctx.myNick.toLowerCase()
@@ -202,6 +214,7 @@ export const CAPABILITIES: readonly CapRow[] = [
   {
     name: "chghost",
     offered: true,
+    fromServer: true,
     upstream: "chghost",
     drops: ["CHGHOST"],
     without: "no CHGHOST lines",
@@ -239,6 +252,7 @@ export const CAPABILITIES: readonly CapRow[] = [
   {
     name: "extended-monitor",
     offered: true,
+    fromServer: true,
     upstream: "extended-monitor",
     // Not a filter of lines alone: the relay tells by the client's MONITOR list (monitor.ts).
     without: "AWAY, ACCOUNT, CHGHOST and SETNAME only of people in the user's channels",
@@ -247,6 +261,7 @@ export const CAPABILITIES: readonly CapRow[] = [
     // The name before the specification was ratified, which servers and clients still use.
     name: "draft/extended-monitor",
     offered: true,
+    fromServer: true,
     upstream: "draft/extended-monitor",
     without: "AWAY, ACCOUNT, CHGHOST and SETNAME only of people in the user's channels",
   },
@@ -294,6 +309,9 @@ export const UPSTREAM_CAPS: readonly string[] = [
 
 const NAMES = new Set<string>(OFFERED.map((o) => o.name));
 
+/** The offered rows that carry only what the server sends. */
+const FROM_SERVER = OFFERED.filter((o) => o.fromServer && o.upstream);
+
 /** Whether a word is an offered capability's name. */
 function isOffered(name: string): name is CapName {
   return NAMES.has(name);
@@ -337,6 +355,8 @@ const LS_LINE_BYTES = 380;
 /** One client's negotiated capabilities. */
 export class Caps {
   #on = new Set<CapName>();
+  /** Offered rows withdrawn: the connection's server does not have them on. */
+  #withdrawn = new Set<CapName>();
   /** The CAP version the client announced (302 gives values and cap-notify). */
   version = 0;
   /** Negotiation began and has not ended: registration waits for CAP END. */
@@ -366,7 +386,7 @@ export class Caps {
   ls(version: number): string[][] {
     if (version > this.version) this.version = version;
     if (this.version >= 302) this.#on.add("cap-notify"); // implied by 302
-    const words = OFFERED.map((o) => {
+    const words = OFFERED.filter((o) => !this.#withdrawn.has(o.name)).map((o) => {
       const value = o.name === "sasl" ? this.saslMechanisms() : o.value;
       return this.version >= 302 && value ? `${o.name}=${value}` : o.name;
     });
@@ -384,13 +404,37 @@ export class Caps {
   }
 
   /**
+   * Follows the capabilities the connection's server has on: a `fromServer` row is withdrawn (and
+   * turned off) while its server capability is off, and offered again once it is on. Only for a
+   * client told of such changes (cap-notify); returns what to tell it, `CAP DEL` and `CAP NEW`.
+   */
+  followServer(server: ReadonlySet<string>): { removed: CapName[]; added: CapName[] } {
+    const removed: CapName[] = [];
+    const added: CapName[] = [];
+    if (!this.has("cap-notify")) return { removed, added };
+    for (const row of FROM_SERVER) {
+      const on = server.has(row.upstream!);
+      if (on && this.#withdrawn.delete(row.name)) added.push(row.name);
+      else if (!on && !this.#withdrawn.has(row.name)) {
+        this.#withdrawn.add(row.name);
+        this.#on.delete(row.name);
+        removed.push(row.name);
+      }
+    }
+    return { removed, added };
+  }
+
+  /**
    * Applies a REQ: every named capability offered (and `-name` to turn one off), else none of
    * them. Returns whether it was acknowledged.
    */
   request(text: string): boolean {
     const words = text.split(" ").filter(Boolean);
     if (!words.length || words.length > OFFERED.length * 2) return false;
-    const ok = words.every((w) => isOffered(w.replace(/^-/, "")));
+    const ok = words.every((w) => {
+      const name = w.replace(/^-/, "");
+      return isOffered(name) && !this.#withdrawn.has(name);
+    });
     if (!ok) return false;
     for (const w of words) {
       if (w.startsWith("-")) this.#on.delete(w.slice(1) as CapName);

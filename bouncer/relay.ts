@@ -106,6 +106,8 @@ export interface Downstream {
   readMarker?(channel: string): Promise<string | undefined>;
   /** The lines of a channel as if just joined (JOIN, topic, names, read marker): a reattach. */
   channelBurst?(channel: string): Promise<string[]>;
+  /** The server registered, or changed its capabilities: what the client is offered follows. */
+  followServer?(server: ReadonlySet<string>): void;
 }
 
 /** Lines of the server's own that no client is sent: registration, SASL, pings. */
@@ -673,6 +675,11 @@ export class Hub {
       // The new registration's server watches nothing yet.
       this.monitor.reconnected();
       this.#monitorAgain = this.monitor.active;
+    }
+    // What the server has on is known at its welcome, and changes with a CAP NEW or DEL after it
+    // (a registration's CAP lines would take everything off before putting it back).
+    if (m.command === RPL_WELCOME || (m.command === "CAP" && this.conn?.state === "connected")) {
+      for (const c of this.clients) c.followServer?.(this.state.caps);
     }
     if (this.#monitorAgain && (m.command === RPL_ENDOFMOTD || m.command === ERR_NOMOTD)) {
       this.#monitorAgain = false;

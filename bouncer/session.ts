@@ -462,6 +462,8 @@ export class Session {
       serviceTokens(this.cx, this.caps),
     );
     for (const l of lines) this.write(l);
+    // A server not registered yet tells what it has on at its welcome (Hub, `followServer`).
+    if (hub.conn?.state === "connected") this.followServer(hub.state.caps);
     if (this.caps.has("draft/chathistory")) hub.attach(this);
     else await this.#attachAfterReplay(hub);
     this.onAttached();
@@ -470,6 +472,23 @@ export class Session {
     if (early?.[0]) {
       await this.#handle({ tags: new Map(), prefix: "", command: "AWAY", params: early });
     }
+  }
+
+  /**
+   * Offers what the connection's server can carry: a capability only its lines give is withdrawn
+   * (`CAP DEL`) while the server does not have it on, and offered again (`CAP NEW`) once it has.
+   */
+  followServer(server: ReadonlySet<string>): void {
+    const { removed, added } = this.caps.followServer(server);
+    const tell = (sub: string, names: string[]) =>
+      names.length &&
+      this.write(formatMessage({
+        command: "CAP",
+        params: [this.target, sub, names.join(" ")],
+        prefix: SERVER_NAME,
+      }));
+    tell("DEL", removed);
+    tell("NEW", added);
   }
 
   /** The client said `AWAY *` (true) or came back from it (false). */

@@ -52,6 +52,33 @@ Deno.test("caps: REQ is all or nothing, and bounded", () => {
   assertEquals(c.request("-nonsense"), false);
 });
 
+Deno.test("caps: what only the server's lines carry follows the server, for a client told of it", () => {
+  const c = new Caps();
+  c.ls(302); // cap-notify is implied
+  assert(c.request("extended-join away-notify server-time"));
+  // A server with none of them: withdrawn, and those the client had turned off.
+  const none = c.followServer(new Set(["multi-prefix"]));
+  assertEquals(none.added, []);
+  assertEquals(
+    none.removed.sort(),
+    CAPABILITIES.filter((r) => r.fromServer).map((r) => r.name).sort(),
+  );
+  assertEquals(c.list().sort(), ["cap-notify", "server-time"]);
+  const offered = c.ls(302).flat();
+  assert(!offered.includes("extended-join") && offered.includes("server-time"), offered.join(" "));
+  assertEquals(c.request("away-notify"), false, "withdrawn: not offered");
+  assertEquals(c.followServer(new Set(["multi-prefix"])), { removed: [], added: [] }, "said once");
+  // A server that has away-notify registers: offered again, for the client to ask for.
+  assertEquals(c.followServer(new Set(["away-notify"])), { removed: [], added: ["away-notify"] });
+  assert(c.request("away-notify"));
+  // A client not told of changes (no cap-notify) keeps what it negotiated.
+  const old = new Caps();
+  old.ls(0);
+  assert(old.request("extended-join"));
+  assertEquals(old.followServer(new Set()), { removed: [], added: [] });
+  assert(old.has("extended-join"));
+});
+
 Deno.test("caps: a handed-over client's capabilities come back, unknown ones left out", () => {
   const c = new Caps();
   c.restore(["batch", "echo-message", "account-tag", "bogus"], 302);
