@@ -69,6 +69,8 @@ type Command = (ctx: CommandContext, args: string) => Promise<CommandResult>;
 const NICK = /^[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}-]{0,29}$/;
 /** A CTCP request's type as `/ctcp` takes it: VERSION, PING, TIME, CLIENTINFO... */
 const CTCP_TYPE = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
+/** The longest text `/ctcp` sends: with the nick and the type, the line stays within 512 bytes. */
+const CTCP_TEXT = 300;
 
 // The message is the input at fault; the HTTP edge maps the pointer for REST and the socket.
 function fail(message: string): never {
@@ -774,6 +776,10 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const arg = type === "PING" && !text
       ? String(sent)
       : [...text].map((c) => c < " " ? " " : c).join("");
+    // One request is one line: its text is not split, as a message's is.
+    if (new TextEncoder().encode(arg).length > CTCP_TEXT) {
+      fail(`A CTCP request's text is at most ${CTCP_TEXT} bytes.`);
+    }
     const reply = await conn.ctcp(nick, type, arg);
     if (reply === undefined) return { ctcp: { nick, type, error: "timeout" } };
     const seconds = type === "PING" && reply === String(sent)

@@ -90,7 +90,15 @@ Deno.test("Convos's commands: /j, /shrug, /ison, /oper, /ns and the other servic
         `PRIVMSG bob :\x01PING ${ping.ctcp.reply}\x01`,
         "PRIVMSG bob \x01TIME\x01",
       ]);
-      for (const bad of ["/ctcp", "/ctcp bob", "/ctcp #convos version", "/ctcp bob act!on"]) {
+      for (
+        const bad of [
+          "/ctcp",
+          "/ctcp bob",
+          "/ctcp #convos version",
+          "/ctcp bob act!on",
+          `/ctcp bob ping ${"x".repeat(301)}`,
+        ]
+      ) {
         const res = await api.post(`${base}/conversation/%23convos/messages`, { message: bad });
         assertEquals(res.status, 400, `${bad}: ${JSON.stringify(res.body)}`);
         assertEquals(res.body.errors[0].path, "/body/message");
