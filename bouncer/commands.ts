@@ -101,8 +101,12 @@ async function say(s: Session, m: IrcMessage, kind: "PRIVMSG" | "NOTICE"): Promi
   if (!text) return s.numeric(ERR_NOTEXTTOSEND, "No text to send");
   if (target.includes(",")) return s.numeric(ERR_TOOMANYTARGETS, target, "One target at a time");
   const action = actionText(text);
-  // Another CTCP, or a client's answer to one (a NOTICE): passed on as it is, not stored.
-  if (isCtcp(text) && (kind === "NOTICE" || action === undefined)) return upstream(s, m);
+  // Another CTCP, or a client's answer to one (a NOTICE): passed on as it is, not stored. A
+  // request's answer is then this client's.
+  if (isCtcp(text) && (kind === "NOTICE" || action === undefined)) {
+    if (kind === "PRIVMSG") s.hub.askedCtcp(s, target, text);
+    return upstream(s, m);
+  }
   const body = action ?? text;
   const hub = s.hub!;
   // To a service (`/msg NickServ identify ...`): sent as the web client's /msg is, which keeps

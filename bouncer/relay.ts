@@ -32,7 +32,8 @@ import {
   type Routed,
 } from "./pending_replies.ts";
 import { UpstreamState } from "../irc/upstream_state.ts";
-import { actionWrap, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
+import { actionWrap, ctcpParts, isAction, isCtcp } from "../irc/protocol/ctcp.ts";
+import { CtcpAsks } from "./ctcp_asks.ts";
 import {
   formatMessage,
   type IrcLine,
@@ -307,6 +308,8 @@ export class Hub {
   readonly monitor = new MonitorLists<Downstream>();
   /** The server registered again: the watched nicks are asked again once it is ready. */
   #monitorAgain = false;
+  /** CTCP requests waiting for their answer, by who sent them. */
+  readonly #ctcpAsks = new CtcpAsks<Downstream>();
 
   constructor(
     readonly userId: number,
@@ -509,9 +512,28 @@ export class Hub {
   asked(line: string): IrcLine | undefined {
     const m = parseMessage(line);
     if (!m) return undefined;
+    if (m.command === "PRIVMSG") this.askedCtcp(this.#web, m.params[0] ?? "", m.params[1] ?? "");
     const spec = replySpec(m.command, m.params, (n) => this.isChannel(n));
     const entry = this.#pending.add(this.#web, m.command, m.params, spec);
     return entry ? this.writing(entry) : undefined;
+  }
+
+  /**
+   * `client` sent `text` to `target`: a CTCP request to someone (not an ACTION, not to a
+   * channel, whose members would each answer) makes its answer that client's alone.
+   */
+  askedCtcp(client: Downstream, target: string, text: string): void {
+    const ctcp = ctcpParts(text);
+    if (!ctcp || ctcp.type === "ACTION" || !target || this.isChannel(target)) return;
+    this.#ctcpAsks.add(client, ircLower(target), ctcp.type);
+  }
+
+  /** Who asked for the CTCP answer `m` is (a NOTICE to the user), if anyone waits for it. */
+  #ctcpAsker(m: IrcMessage, me: string): Downstream | undefined {
+    if (m.command !== "NOTICE" || ircLower(m.params[0] ?? "") !== ircLower(me)) return undefined;
+    const ctcp = ctcpParts(m.params[1] ?? "");
+    const nick = nickOf(m.prefix);
+    return ctcp && nick ? this.#ctcpAsks.take(ircLower(nick), ctcp.type) : undefined;
   }
 
   /**
@@ -744,6 +766,15 @@ export class Hub {
     // An event history kept as one row carries that row's msgid and time, as CHATHISTORY gives
     // it: whichever command it is, so a newly kept event needs nothing here.
     if (produced?.kind === "stored") stamp(m, produced);
+    // A CTCP answer is its asker's: the web client's waits for it (and shows it) itself.
+    const ctcpAsker = this.#ctcpAsker(m, meBefore);
+    if (ctcpAsker === this.#web) return false;
+    if (ctcpAsker) {
+      this.#later(() => {
+        if (this.clients.has(ctcpAsker)) this.#send(ctcpAsker, m);
+      });
+      return true;
+    }
     // A server's notice answering a fenced command (ngircd's HELP) is its asker's alone.
     const fenced = this.#fences.length ? this.#fenceOf(m, meBefore) : undefined;
     // The web client's: shown there, sent to no IRC client.

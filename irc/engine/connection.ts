@@ -932,7 +932,7 @@ export class IrcConnection {
       (ev) => this.same(String(ev.nick ?? ""), nick),
       ircLine("WHOIS", nick),
       timeoutMs,
-      true,
+      { query: true },
     );
   }
 
@@ -946,7 +946,8 @@ export class IrcConnection {
       (ev) => ev.type === type && this.same(ev.nick, nick),
       ircLine("PRIVMSG", nick, ctcpWrap(type, arg)),
       this.#timing.ctcpWait,
-      false,
+      // The web client's question: its answer (and a refusal) reach no IRC client attached.
+      { asked: true },
     );
     return answer?.text;
   }
@@ -961,7 +962,7 @@ export class IrcConnection {
     test: (ev: IrcEvents[K]) => boolean,
     line: IrcLine,
     timeoutMs: number,
-    query: boolean,
+    how: { query?: boolean; asked?: boolean },
   ): Promise<IrcEvents[K] | undefined> {
     const client = this.client;
     if (!client || this.state !== "connected") {
@@ -978,7 +979,7 @@ export class IrcConnection {
       };
       const told = (ev: IrcEvents[K]) => test(ev) && done(ev);
       client.on(event, told);
-      this.send(line, { query }).then(() => {
+      this.send(line, how).then(() => {
         if (over) return;
         clearTimeout(timer);
         timer = setTimeout(() => done(undefined), timeoutMs);

@@ -55,6 +55,38 @@ Deno.test("bouncer passthrough: query errors, passed-through commands, answers t
       },
     );
 
+    await t.step("a CTCP answer goes to whoever asked: one client, or the web client", async () => {
+      /** bob's client answers the next VERSION request, as IRC clients do. */
+      const answerNext = async (from: number, reply: string) => {
+        const req = await bob.waitFor((l) =>
+          l.command === "PRIVMSG" && l.params[1] === "\x01VERSION\x01" &&
+          bob.lines.indexOf(l) >= from
+        );
+        await bob.send(`NOTICE ${req.nick} :\x01VERSION ${reply}\x01`);
+      };
+      const answers = (c: BouncerClient, from: number) =>
+        got(c, from, "NOTICE").map((l) => l.params[1]).filter((t) => t.startsWith("\x01VERSION"));
+      let [fromA, fromB] = [a.lines.length, b.lines.length];
+      await a.send("PRIVMSG bob :\x01VERSION\x01");
+      await answerNext(0, "bobclient 1");
+      await a.waitFor((l) => l.command === "NOTICE" && l.params[1].includes("bobclient 1"), fromA);
+      await sync(b, "after-ctcp");
+      assertEquals(answers(b, fromB), [], "b did not ask");
+
+      // The web client's /ctcp: its answer is the web's alone.
+      [fromA, fromB] = [a.lines.length, b.lines.length];
+      const fromBob = bob.lines.length;
+      const asked = s.app.deps.irc.send(1, s.cid, "", "/ctcp bob version");
+      await answerNext(fromBob, "bobclient 2");
+      assertEquals((await asked).ctcp?.reply, "bobclient 2");
+      // An answer nobody waits for still goes to everyone, as any notice.
+      await bob.send("NOTICE alice :\x01VERSION unasked\x01");
+      for (const [c, from] of [[a, fromA], [b, fromB]] as const) {
+        await c.waitFor((l) => l.command === "NOTICE" && l.params[1].includes("unasked"), from);
+        assertEquals(answers(c, from), ["\x01VERSION unasked\x01"], "not the web's answer");
+      }
+    });
+
     const passes = async (command: string, answer: string[], end: string) => {
       const fromA = a.lines.length;
       const fromB = b.lines.length;
