@@ -480,15 +480,12 @@ export class Session {
    */
   followServer(server: ReadonlySet<string>): void {
     const { removed, added } = this.caps.followServer(server);
-    const tell = (sub: string, names: string[]) =>
-      names.length &&
-      this.write(formatMessage({
-        command: "CAP",
-        params: [this.target, sub, names.join(" ")],
-        prefix: SERVER_NAME,
-      }));
-    tell("DEL", removed);
-    tell("NEW", added);
+    // Not `reply`: no label of the command running now belongs on it.
+    for (const [sub, names] of [["DEL", removed], ["NEW", added]] as const) {
+      if (!names.length) continue;
+      const params = [this.target, sub, names.join(" ")];
+      this.write(formatMessage({ command: "CAP", params, prefix: SERVER_NAME }));
+    }
   }
 
   /** The client said `AWAY *` (true) or came back from it (false). */

@@ -521,8 +521,8 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const id = conn.conversationId(channel);
     // The key it was joined with: a channel with +k would refuse the join without it.
     const key = (await ctx.deps.store.conversations.get(ctx.record.id, id))?.key ?? "";
-    await conn.send(line(() => ircLine("PART", channel, ...(reason ? [reason] : []))));
-    await conn.send(line(() => ircLine("JOIN", channel, ...(key ? [key] : []))));
+    await send(ctx, "PART", channel, ...(reason ? [reason] : []));
+    await send(ctx, "JOIN", channel, ...(key ? [key] : []));
     return { conversation_id: id };
   },
   // Closing leaves the channel (while in it) and removes the conversation, as Convos's /close
@@ -650,7 +650,7 @@ export const HANDLERS: Readonly<Record<ServerCommandName, Command>> = {
     const channel = channelHere(ctx, "/kickban");
     // Banned first: kicked, they could rejoin before the ban is set.
     await modeEach(ctx, channel, "+", "b", [await banMask(conn, nick)]);
-    await conn.send(line(() => ircLine("KICK", channel, nick, ...(reason ? [reason] : []))));
+    await send(ctx, "KICK", channel, nick, ...(reason ? [reason] : []));
     return { conversation_id: conn.conversationId(channel) };
   },
   invite: async (ctx, args) => {
